@@ -1,0 +1,64 @@
+"""torchlike: PyTorch's programming model on JAX.
+
+>>> import torchlike as torch
+>>> x = torch.arange(3)
+>>> x.dtype, (x * 2.5).dtype
+(torch.int64, torch.float32)
+"""
+from __future__ import annotations
+
+import jax as _jax
+
+# torch's dtypes need real int64/float64; every op passes its result dtype explicitly.
+_jax.config.update("jax_enable_x64", True)
+
+from . import _dtype  # noqa: E402
+from ._dtype import (bfloat16, bool, cdouble, cfloat, chalf, complex32, complex64, complex128, double,  # noqa
+                     dtype, finfo, float, float16, float32, float64, get_default_dtype, half, iinfo, int,
+                     int8, int16, int32, int64, long, promote_types, result_type, can_cast, set_default_dtype,
+                     short, uint8, uint16, uint32, uint64)
+from ._device import device, get_default_device, set_default_device  # noqa: E402
+from .tensor import Size, Tensor  # noqa: E402
+from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
+                                 is_inference_mode_enabled, no_grad, set_grad_enabled)
+from . import autograd  # noqa: E402
+from ._creation import (arange, as_tensor, asarray, empty, empty_like, empty_strided, eye, from_numpy,  # noqa
+                        from_jax, frombuffer, full, full_like, linspace, logspace, ones, ones_like, range,
+                        scalar_tensor, tensor, tril_indices, triu_indices, zeros, zeros_like)
+from ._random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,  # noqa: E402
+                      seed, set_rng_state)
+from ._printing import set_printoptions  # noqa: E402
+from . import _ops  # noqa: E402
+from . import linalg, special, fft  # noqa: E402
+from ._ops import registry as _registry  # noqa: E402
+import sys as _sys  # noqa: E402
+
+_registry.install({"torch": _sys.modules[__name__], "linalg": linalg, "special": special, "fft": fft,
+                   "nn.functional": None}, Tensor)
+
+from . import compile as _compile_pkg  # noqa: E402,F401
+from . import nn  # noqa: E402,F401
+
+
+def is_tensor(obj) -> bool:
+    """True if ``obj`` is a torchlike Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input) -> bool:
+    return input.dtype.is_floating_point
+
+
+def is_complex(input) -> bool:
+    return input.dtype.is_complex
+
+
+def numel(input) -> int:
+    return input.numel()
+
+
+def typename(obj) -> str:
+    return obj.type() if isinstance(obj, Tensor) else type(obj).__name__
+
+
+__version__ = "2.13.0+torchlike"

@@ -1,0 +1,396 @@
+"""Tensor creation: tensor/as_tensor/from_numpy, zeros/ones/empty/full (+_like, new_*), ranges, eye."""
+from __future__ import annotations
+
+import math
+import numbers
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import _dtype
+from ._device import canonical, of_array
+from .tensor import Tensor
+
+__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
+           "ones_like", "empty_like", "full_like", "arange", "range", "linspace", "logspace", "eye",
+           "scalar_tensor", "empty_strided", "from_jax", "frombuffer", "tril_indices", "triu_indices"]
+
+_pyrange = range
+
+
+def _infer_np(data):
+    """numpy array + torch dtype for Python/numpy data, with torch's inference rules."""
+    if isinstance(data, np.ndarray) or isinstance(data, np.generic):
+        arr = np.asarray(data)
+        if arr.dtype.kind == "U" or arr.dtype == object:
+            raise TypeError(f"can't convert np.ndarray of type {arr.dtype}.")
+        return arr, _dtype.from_np(arr.dtype)
+    if isinstance(data, Tensor):
+        return np.asarray(data._value), data.dtype
+    if isinstance(data, (list, tuple)):
+        flat = []
+        _flatten(data, flat)
+        if any(isinstance(x, Tensor) and x.ndim for x in flat):
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        kinds = set()
+        tdt = None
+        for x in flat:
+            if isinstance(x, Tensor):
+                tdt = x.dtype if tdt is None else _dtype.promote_types(tdt, x.dtype)
+            elif isinstance(x, (bool, np.bool_)):
+                kinds.add(0)
+            elif isinstance(x, numbers.Integral):
+                kinds.add(1)
+            elif isinstance(x, numbers.Real):
+                kinds.add(2)
+            elif isinstance(x, numbers.Complex):
+                kinds.add(3)
+            else:
+                raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+        k = max(kinds) if kinds else -1
+        d = {0: _dtype.bool, 1: _dtype.int64, 2: _dtype.get_default_dtype(), 3: _dtype.default_complex(),
+             -1: _dtype.get_default_dtype()}[k]
+        if tdt is not None:
+            d = tdt if k < 0 else _dtype.promote_types(tdt, d) if k >= tdt._kind else tdt
+        vals = [complex(x.item()) if isinstance(x, Tensor) and x.dtype.is_complex else
+                (x.item() if isinstance(x, Tensor) else x) for x in flat]
+        try:
+            arr = np.asarray(_rebuild(data, iter(vals)), dtype=d.np)
+        except ValueError as e:
+            raise ValueError(f"expected sequence of length {len(data[0]) if data and hasattr(data[0], '__len__') else 0}"
+                             f" at dim 1 (got {len(data[-1]) if hasattr(data[-1], '__len__') else 0})") from e
+        return arr, d
+    if isinstance(data, bool):
+        return np.asarray(data), _dtype.bool
+    if isinstance(data, numbers.Integral):
+        return np.asarray(data, dtype=np.int64), _dtype.int64
+    if isinstance(data, numbers.Real):
+        d = _dtype.get_default_dtype()
+        return np.asarray(data, dtype=d.np), d
+    if isinstance(data, numbers.Complex):
+        d = _dtype.default_complex()
+        return np.asarray(data, dtype=d.np), d
+    if hasattr(data, "__array__") or hasattr(data, "__dlpack__"):
+        return _infer_np(np.asarray(data))
+    raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+
+
+def _flatten(data, out):
+    for x in data:
+        if isinstance(x, (list, tuple)):
+            _flatten(x, out)
+        elif isinstance(x, np.ndarray):
+            _flatten(x.tolist(), out) if x.ndim else out.append(x.item())
+        else:
+            out.append(x)
+
+
+def _rebuild(data, it):
+    out = []
+    for x in data:
+        if isinstance(x, (list, tuple)):
+            out.append(_rebuild(x, it))
+        elif isinstance(x, np.ndarray) and x.ndim:
+            out.append(_rebuild(x.tolist(), it))
+        else:
+            out.append(next(it))
+    return out
+
+
+def _put(arr, dev):
+    dev = canonical(dev)
+    if dev.type == "cpu":
+        return jnp.asarray(arr), dev
+    return jax.device_put(arr, dev.jax_device()), dev
+
+
+def _finish(x, dev, requires_grad):
+    t = Tensor._wrap(x, dev)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor copying ``data`` (nested lists, numpy arrays, scalars, tensors).
+
+    >>> import torchlike
+    >>> torchlike.tensor([[1, 2], [3, 4]]).dtype
+    torch.int64
+    """
+    if isinstance(data, Tensor) and dtype is None and device is None:
+        out = Tensor._wrap(jnp.array(data._value, copy=True), data._dev)
+        return _finish(out._x, out._dev, requires_grad)
+    arr, d = _infer_np(data)
+    if dtype is not None:
+        d = _dtype.to_dtype(dtype)
+        arr = _np_cast(arr, d)
+    x, dev = _put(arr, device if device is not None else
+                  (data._dev if isinstance(data, Tensor) else None))
+    return _finish(x, dev, requires_grad)
+
+
+def _np_cast(arr, d):
+    if arr.dtype.kind == "c" and not d.is_complex:
+        arr = arr.real
+    return arr.astype(d.np)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like tensor(), but reuses a Tensor's data when dtype and device already match."""
+    if isinstance(data, Tensor):
+        return data.to(device=device, dtype=dtype) if (dtype is not None or device is not None) else data
+    if isinstance(data, jax.Array):
+        return from_jax(data).to(dtype=dtype) if dtype is not None else from_jax(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    t = as_tensor(obj, dtype=dtype, device=device)
+    if copy and t is obj:
+        t = t.clone()
+    if requires_grad:
+        t = t.detach().requires_grad_(True)
+    return t
+
+
+def from_numpy(ndarray):
+    """A tensor from a numpy array (a copy: JAX arrays are immutable; see docs/differences.md)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    arr, d = _infer_np(ndarray)
+    return Tensor._wrap(jnp.asarray(arr), canonical(None))
+
+
+def from_jax(x):
+    """Wrap a ``jax.Array`` (zero-copy) as a tensor."""
+    return Tensor._wrap(x, of_array(x))
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    d = _dtype.to_dtype(dtype)
+    arr = np.frombuffer(buffer, dtype=d.np, count=count, offset=offset)
+    return _finish(jnp.asarray(arr), canonical(None), requires_grad)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = s.item()
+        if not isinstance(s, (numbers.Integral, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"zeros(): argument 'size' (position 1) must be tuple of ints, but found element of "
+                            f"type {type(s).__name__} at pos 0")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _filled(size, value, dtype, device, requires_grad):
+    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    dev = canonical(device)
+    with jax.default_device(dev.jax_device()):
+        x = jnp.full(size, value, dtype=d.np)
+    return _finish(x, dev, requires_grad)
+
+
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+          memory_format=None):
+    """A tensor of zeros. ``torchlike.zeros(2, 3)`` or ``zeros((2, 3))``."""
+    return _out(_filled(_size(size), 0, dtype, device, requires_grad), out)
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+         memory_format=None):
+    """A tensor of ones."""
+    return _out(_filled(_size(size), 1, dtype, device, requires_grad), out)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+          memory_format=None):
+    """An 'uninitialised' tensor (zeros: JAX has no uninitialised memory)."""
+    return _out(_filled(_size(size), 0, dtype, device, requires_grad), out)
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    return empty(tuple(size), dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False):
+    """A tensor filled with ``fill_value`` (dtype inferred from it like torch)."""
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    if dtype is None:
+        dtype = _dtype.scalar_dtype(fill_value)
+    return _out(_filled(_size((size,) if isinstance(size, int) else tuple(size)), fill_value, dtype, device,
+                        requires_grad), out)
+
+
+def _out(t, out):
+    if out is None:
+        return t
+    from ._ops.registry import write_out
+    return write_out(out, t)
+
+
+def _like(input, dtype, device):
+    return (dtype if dtype is not None else input.dtype), (device if device is not None else input.device)
+
+
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    d, dev = _like(input, dtype, device)
+    return _filled(tuple(input.shape), 0, d, dev, requires_grad)
+
+
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    d, dev = _like(input, dtype, device)
+    return _filled(tuple(input.shape), 1, d, dev, requires_grad)
+
+
+empty_like = zeros_like
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
+    d, dev = _like(input, dtype, device)
+    return _filled(tuple(input.shape), fill_value, d, dev, requires_grad)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    return full((), s, dtype=dtype or _dtype.get_default_dtype(), device=device, requires_grad=requires_grad)
+
+
+def _num(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 when all are ints.
+
+    >>> import torchlike
+    >>> torchlike.arange(3).dtype
+    torch.int64
+    """
+    start, end, step = _num(start), _num(end), _num(step)
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0 and end != start:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        allint = all(isinstance(v, numbers.Integral) for v in (start, end, step))
+        dtype = _dtype.int64 if allint else _dtype.get_default_dtype()
+    d = _dtype.to_dtype(dtype)
+    n = max(0, math.ceil((end - start) / step))
+    vals = start + np.arange(n, dtype=np.float64 if not d.is_complex else np.complex128) * step \
+        if not all(isinstance(v, numbers.Integral) for v in (start, end, step)) else \
+        np.arange(start, end, step, dtype=np.int64)
+    return _out(_finish(_put(vals.astype(d.np), device)[0], canonical(device), requires_grad), out)
+
+
+def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """Deprecated torch.range: inclusive of ``end``; float by default."""
+    if end is None:
+        start, end = 0, start
+    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    n = int(math.floor((end - start) / step)) + 1
+    vals = start + np.arange(n, dtype=np.float64) * step
+    return _out(_finish(_put(vals.astype(d.np), device)[0], canonical(device), requires_grad), out)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """``steps`` evenly spaced values from start to end inclusive."""
+    start, end = _num(start), _num(end)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    d = _dtype.to_dtype(dtype) if dtype is not None else (
+        _dtype.default_complex() if isinstance(start, complex) or isinstance(end, complex)
+        else _dtype.get_default_dtype())
+    if d.is_floating_point or d.is_complex:
+        # torch computes from both ends for symmetry: first half from start, second half from end
+        step = (end - start) / (steps - 1) if steps > 1 else 0
+        i = np.arange(steps, dtype=np.float64)
+        half = steps // 2
+        vals = np.where(i < half, start + step * i, end - step * (steps - 1 - i)) if steps > 1 else \
+            np.full(steps, start, dtype=np.float64 if not d.is_complex else np.complex128)
+    else:
+        vals = np.linspace(start, end, steps)
+        vals = np.trunc(vals) if d._kind == 1 else vals
+    return _out(_finish(_put(np.asarray(vals).astype(d.np), device)[0], canonical(device), requires_grad), out)
+
+
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    """``base ** linspace(start, end, steps)``."""
+    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    lin = np.linspace(_num(start), _num(end), steps) if steps != 1 else np.asarray([_num(start)], np.float64)
+    vals = np.power(float(base), lin)
+    return _out(_finish(_put(vals.astype(d.np), device)[0], canonical(device), requires_grad), out)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """The identity matrix (n x m)."""
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    m = n if m is None else m
+    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    return _out(_finish(_put(np.eye(n, m, dtype=d.np), device)[0], canonical(device), requires_grad), out)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    r, c = np.tril_indices(row, offset, col)
+    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
+    return _finish(_put(np.stack([r, c]).astype(d.np), device)[0], canonical(device), False)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    r, c = np.triu_indices(row, offset, col)
+    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
+    return _finish(_put(np.stack([r, c]).astype(d.np), device)[0], canonical(device), False)
+
+
+# --- new_* methods -----------------------------------------------------------------------------
+def _new_kw(self, dtype, device):
+    return dict(dtype=dtype if dtype is not None else self.dtype, device=device if device is not None else
+                self.device)
+
+
+def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    return tensor(data, requires_grad=requires_grad, **_new_kw(self, dtype, device))
+
+
+def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    return zeros(*size, requires_grad=requires_grad, **_new_kw(self, dtype, device))
+
+
+def _new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    return ones(*size, requires_grad=requires_grad, **_new_kw(self, dtype, device))
+
+
+def _new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    return empty(*size, requires_grad=requires_grad, **_new_kw(self, dtype, device))
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
+              pin_memory=False):
+    return full(size, fill_value, requires_grad=requires_grad, **_new_kw(self, dtype, device))
+
+
+def _new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False, **kw):
+    return empty(tuple(size), requires_grad=requires_grad, **_new_kw(self, dtype, device))
+
+
+Tensor.new_tensor = _new_tensor
+Tensor.new_zeros = _new_zeros
+Tensor.new_ones = _new_ones
+Tensor.new_empty = _new_empty
+Tensor.new_full = _new_full
+Tensor.new_empty_strided = _new_empty_strided
+Tensor.new = lambda self, *args, **kw: (_new_empty(self, *args) if not args or isinstance(args[0], int)
+                                          else _new_tensor(self, args[0]))

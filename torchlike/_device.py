@@ -1,0 +1,115 @@
+"""torch.device over JAX devices: 'cpu' is JAX's CPU, 'cuda:i' is JAX's i-th GPU."""
+from __future__ import annotations
+
+import jax
+
+__all__ = ["device", "get_default_device", "set_default_device"]
+
+
+class device:
+    """A device a tensor lives on.
+
+    >>> import torchlike
+    >>> torchlike.device('cuda:1')
+    device(type='cuda', index=1)
+    """
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type, index=None):
+        if isinstance(type, device):
+            self.type, self.index = type.type, type.index
+            return
+        if isinstance(type, int) and index is None:
+            type, index = "cuda", type
+        if not isinstance(type, str):
+            raise TypeError(f"device() received an invalid combination of arguments - got ({type!r})")
+        if ":" in type:
+            if index is not None:
+                raise RuntimeError(f"type (string) must not include an index because index was passed "
+                                   f"explicitly: {type}")
+            type, _, idx = type.partition(":")
+            try:
+                index = int(idx)
+            except ValueError:
+                raise RuntimeError(f"Invalid device string: '{type}:{idx}'") from None
+        if type not in ("cpu", "cuda", "meta", "mps", "xla", "tpu"):
+            raise RuntimeError(f"Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, "
+                               f"fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device "
+                               f"type at start of device string: {type}")
+        self.type, self.index = type, index
+
+    def __repr__(self):
+        return f"device(type='{self.type}')" if self.index is None else \
+            f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and self.type == other.type and self.index == other.index
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
+
+    def jax_device(self):
+        """The JAX device this names (raises torch's error when there is no GPU)."""
+        if self.type == "cpu":
+            return jax.devices("cpu")[0]
+        if self.type == "cuda":
+            gpus = _gpus()
+            if not gpus:
+                raise AssertionError("Torch not compiled with CUDA enabled")
+            i = self.index or 0
+            if i >= len(gpus):
+                raise RuntimeError("CUDA error: invalid device ordinal")
+            return gpus[i]
+        raise RuntimeError(f"device type '{self.type}' is not supported by torchlike")
+
+
+def _gpus():
+    try:
+        return jax.devices("gpu")
+    except RuntimeError:
+        return []
+
+
+CPU = device("cpu")
+_default = [CPU]
+
+
+def canonical(d) -> device:
+    """A device with an index for cuda ('cuda' -> 'cuda:0'), as tensors report it."""
+    if d is None:
+        return _default[0]
+    if not isinstance(d, device):
+        d = device(d)
+    if d.type == "cuda" and d.index is None:
+        return device("cuda", 0)
+    return d
+
+
+def get_default_device() -> device:
+    return _default[0]
+
+
+def set_default_device(d) -> None:
+    """Tensors are created on this device unless told otherwise."""
+    _default[0] = canonical(d if d is not None else "cpu")
+
+
+def of_array(arr) -> device:
+    """The torch device of a concrete JAX array (CPU for tracers and numpy)."""
+    try:
+        devs = arr.devices()
+    except Exception:
+        return CPU
+    d = next(iter(devs))
+    if d.platform == "cpu":
+        return CPU
+    return device("cuda", _gpus().index(d) if d in _gpus() else 0)

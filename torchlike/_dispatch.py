@@ -1,0 +1,99 @@
+"""The eager dispatcher: run an op's JAX function (one cached ``jax.jit`` per function + static
+arguments), wrap the results as Tensors, and record a tape node when gradients are needed."""
+from __future__ import annotations
+
+import jax
+import numpy as np
+
+from . import _dtype
+from ._device import CPU
+from .autograd import grad_mode
+from .autograd.graph import AccumulateGrad, Node
+
+__all__ = ["dispatch", "forward_fn"]
+
+_fwd_cache: dict = {}
+_state = grad_mode._state
+Tensor = None  # set by tensor.py (import cycle)
+
+
+def forward_fn(f, statics, jit=True):
+    """The cached forward function for ``f`` with static kwargs ``statics``."""
+    key = (f, statics)
+    fn = _fwd_cache.get(key)
+    if fn is None:
+        kw = dict(statics)
+        raw = (lambda *a: f(*a, **kw)) if kw else f
+        fn = _fwd_cache[key] = jax.jit(raw) if jit else raw
+    return fn
+
+
+def _diff_dtype(np_dtype):
+    return np_dtype.kind in "fcV"  # V: bfloat16 and friends from ml_dtypes
+
+
+def _mixed_devices(devs):
+    a, b = devs[0], devs[1]
+    raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                       f"{a} and {b}!")
+
+
+def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True):
+    """Apply ``f(*arrays, **dict(statics))`` to Tensors/scalars in ``args``; returns Tensor(s).
+
+    ``diff=False`` marks the op non-differentiable; ``saves=False`` marks an op whose gradient does
+    not need its inputs' values (linear ops), so later in-place writes to them are not errors.
+    """
+    arrays = []
+    need_grad = False
+    dev = None
+    for a in args:
+        if isinstance(a, Tensor):
+            arrays.append(a._value)
+            if a._rg or a._grad_fn is not None:
+                need_grad = True
+            d = a._dev
+            if dev is None:
+                dev = d
+            elif d is not dev and d != dev and a.ndim:
+                _mixed_devices((dev, d))
+        else:
+            arrays.append(a)
+    out = forward_fn(f, statics, jit)(*arrays)
+    dev = dev or CPU
+    record = need_grad and diff and _state.enabled
+    if type(out) is tuple or type(out) is list:
+        outs = [Tensor._wrap(o, dev) for o in out]
+        if record:
+            _record(f, statics, args, arrays, outs, name, saves)
+        return tuple(outs)
+    t = Tensor._wrap(out, dev)
+    if record:
+        _record(f, statics, args, arrays, [t], name, saves)
+    return t
+
+
+def _record(f, statics, args, arrays, outs, name, saves):
+    diff_in, inputs, saved = [], [], []
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            if (a._rg or a._grad_fn is not None):
+                diff_in.append(i)
+                gf = a._grad_fn
+                inputs.append((gf, a._oi) if gf is not None else (a._accumulator(), 0))
+            else:
+                inputs.append(None)
+            if saves:
+                saved.append((a, a._ver[0]))
+        else:
+            inputs.append(None)
+    diff_out = tuple(j for j, o in enumerate(outs) if _diff_dtype(o._x.dtype))
+    if not diff_out:
+        return
+    out_meta = tuple((outs[j]._x.shape, outs[j]._x.dtype) for j in diff_out)
+    node = Node(f, statics, tuple(arrays), tuple(inputs), tuple(diff_in), diff_out, out_meta,
+                name, tuple(saved))
+    for k, j in enumerate(diff_out):
+        o = outs[j]
+        o._grad_fn = node
+        o._oi = k

@@ -1,0 +1,3 @@
+"""Op declarations.  Importing this package fills ``registry.TABLE``."""
+from . import registry  # noqa: F401
+from . import basic, views, pointwise, shape, reduction  # noqa: F401

@@ -1,0 +1,145 @@
+"""Helpers shared by op declarations: argument normalisation and pointwise op builders."""
+from __future__ import annotations
+
+import numbers
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from .. import _dtype
+from .._dispatch import dispatch
+from ..tensor import Tensor, _wrap_dim
+from .registry import register
+
+__all__ = ["as_tensor_arg", "wrap_dim", "dims_arg", "cast", "camel", "unary", "binary", "is_tensor",
+           "float_dtype_for", "dispatch", "Tensor", "register", "shape_arg"]
+
+is_tensor = lambda x: isinstance(x, Tensor)  # noqa: E731
+wrap_dim = _wrap_dim
+
+
+def camel(name):
+    return "".join(p.capitalize() for p in name.strip("_").split("_")) + "Backward0"
+
+
+def cast(x, dt):
+    """Cast an array or Python scalar to numpy dtype ``dt`` (inside a traced op function)."""
+    if isinstance(x, (bool, int, float, complex)):
+        return jnp.asarray(x, dtype=dt)
+    return x if x.dtype == dt else lax.convert_element_type(x, dt) if not (
+        jnp.issubdtype(x.dtype, jnp.complexfloating) and not jnp.issubdtype(dt, jnp.complexfloating)
+    ) else jnp.real(x).astype(dt)
+
+
+def as_tensor_arg(x, dtype=None):
+    """A Tensor for a tensor-or-scalar argument."""
+    if isinstance(x, Tensor):
+        return x
+    from .._creation import tensor
+    return tensor(x, dtype=dtype)
+
+
+def dims_arg(dim, ndim):
+    """Normalise ``dim`` (None, int, or sequence) to a sorted tuple of non-negative dims, or None."""
+    if dim is None:
+        return None
+    if isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):
+        return (_wrap_dim(int(dim), ndim),)
+    dims = tuple(_wrap_dim(int(d), ndim) for d in dim)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
+    return tuple(sorted(dims))
+
+
+def shape_arg(args):
+    """``f(2, 3)`` or ``f((2, 3))`` or ``f(torch.Size)`` -> (2, 3)."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = args[0]
+    out = []
+    for a in args:
+        if isinstance(a, Tensor):
+            a = int(a.item())
+        if not isinstance(a, (numbers.Integral, np.integer)) or isinstance(a, bool):
+            raise TypeError(f"expected a sequence of integers or a single integer, got '{a!r}'")
+        out.append(int(a))
+    return tuple(out)
+
+
+def float_dtype_for(d):
+    """Result dtype of a float-valued op on dtype ``d`` (ints and bools go to the default float)."""
+    return d if (d.is_floating_point or d.is_complex) else _dtype.get_default_dtype()
+
+
+def _dt_of(x):
+    return x.dtype if isinstance(x, Tensor) else _dtype.scalar_dtype(x)
+
+
+def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, namespaces=("torch",),
+          differentiable=True, saves=True, int_ok=True, dunders=(), aliases=(), doc=None):
+    """Declare a pointwise unary op ``name`` computing ``jfn`` in the result dtype."""
+    def impl(x, dt):
+        return jfn(cast(x, dt))
+    impl.__name__ = f"{name}_impl"
+    node_name = camel(name)
+
+    def fn(input, *, out_dt=None):
+        d = input.dtype
+        if promote == "float":
+            d = float_dtype_for(d)
+        elif promote == "bool":
+            d = d
+        elif not int_ok and not (d.is_floating_point or d.is_complex):
+            raise RuntimeError(f'"{name}_impl" not implemented for \'{_dtype._CAP[d.name]}\'')
+        return dispatch(impl, (input,), (("dt", d.np),), name=node_name, diff=differentiable, saves=saves)
+    fn.__name__ = name
+    fn.__doc__ = doc or f"Elementwise ``{name}`` (torch.{name}).\n\n    >>> import torchlike\n    >>> " \
+                        f"torchlike.{name}(torchlike.tensor([0.5])).shape\n    torch.Size([1])\n    "
+
+    def public(input, *, out=None):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
+        return fn(input)
+    public.__name__ = name
+    public.__doc__ = fn.__doc__
+    register(name, namespaces=namespaces, method=method, inplace=inplace, out=out, promote=promote,
+             differentiable=differentiable, dunders=dunders, aliases=aliases)(public)
+    return public
+
+
+def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=True, namespaces=("torch",),
+           differentiable=True, saves=True, dunders=(), rdunders=(), aliases=(), int_only=False, doc=None):
+    """Declare a pointwise binary op: torch promotion over tensors/scalars, then ``jfn`` in that dtype."""
+    def impl(x, y, dt, out_dt):
+        r = jfn(cast(x, dt), cast(y, dt))
+        return r if out_dt is None else cast(r, out_dt)
+    impl.__name__ = f"{name}_impl"
+    node_name = camel(name)
+
+    def fn(input, other, *, out=None):
+        if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
+        d = _dtype.result_type(input, other)
+        out_dt = None
+        if promote == "float":
+            d = float_dtype_for(d)
+        elif promote == "bool":
+            out_dt = np.dtype(bool)
+        elif int_only and (d.is_floating_point or d.is_complex):
+            raise RuntimeError(f'"{name}_cpu" not implemented for \'{_dtype._CAP[d.name]}\'')
+        return dispatch(impl, (input, other), (("dt", d.np), ("out_dt", out_dt)), name=node_name,
+                        diff=differentiable, saves=saves)
+    fn.__name__ = name
+    fn.__doc__ = doc or f"Elementwise ``{name}`` with broadcasting and torch type promotion.\n\n" \
+                        f"    >>> import torchlike\n    >>> torchlike.{name}(torchlike.tensor([1., 2.]), " \
+                        f"torchlike.tensor([3., 4.])).shape\n    torch.Size([2])\n    "
+    register(name, namespaces=namespaces, method=method, inplace=inplace, out=out, promote=promote,
+             differentiable=differentiable, dunders=dunders, aliases=aliases)(fn)
+    for rd in rdunders:
+        def rfn(self, other, _fn=fn):
+            return _fn(other, self)
+        rfn.__name__ = rd
+        setattr(Tensor, rd, rfn)
+    return fn

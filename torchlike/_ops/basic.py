@@ -1,0 +1,107 @@
+"""Casts, device moves, copies and fills."""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from .. import _dtype
+from ._util import Tensor, as_tensor_arg, cast, dispatch, register
+
+__all__ = ["to_dtype_op", "to_device_op", "clone", "contiguous", "copy_"]
+
+
+def _cast_impl(x, dt):
+    return cast(x, dt)
+
+
+def to_dtype_op(t, dt):
+    """``t`` cast to dtype ``dt`` (differentiable between float types)."""
+    return dispatch(_cast_impl, (t,), (("dt", dt.np),), name="ToCopyBackward0", saves=False)
+
+
+def _device_impl(x, dev):
+    return jax.device_put(x, dev)
+
+
+def to_device_op(t, dev):
+    out = dispatch(_device_impl, (t,), (("dev", dev.jax_device()),), name="ToCopyBackward0", saves=False,
+                   jit=False)
+    out._dev = dev
+    return out
+
+
+def _clone_impl(x):
+    return jnp.array(x, copy=True)
+
+
+@register(promote="none")
+def clone(input, *, memory_format=None):
+    """A copy with its own storage (differentiable)."""
+    return dispatch(_clone_impl, (input,), (), name="CloneBackward0", saves=False)
+
+
+@register(method=True, namespaces=())
+def contiguous(input, memory_format=None):
+    """self if contiguous, else a contiguous copy."""
+    return input if input.is_contiguous() else clone(input)
+
+
+def _copy_impl(dst, src, dt):
+    return jnp.broadcast_to(cast(src, dt), dst.shape)
+
+
+def copy_(self, src, non_blocking=False):
+    """Copy ``src`` (broadcast, cast) into self in place."""
+    src = as_tensor_arg(src)
+    try:
+        jnp.broadcast_shapes(tuple(src.shape), tuple(self.shape))
+        if jnp.broadcast_shapes(tuple(src.shape), tuple(self.shape)) != tuple(self.shape):
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+                           f"{list(jnp.broadcast_shapes(tuple(src.shape), tuple(self.shape)))}"
+                           if _broadcastable(src.shape, self.shape) else
+                           f"The size of tensor a ({self.shape[-1] if self.ndim else 1}) must match the size of "
+                           f"tensor b ({src.shape[-1] if src.ndim else 1}) at non-singleton dimension "
+                           f"{max(self.ndim, src.ndim) - 1}") from None
+    if src._dev != self._dev:
+        src = src.to(self._dev)
+    new = dispatch(_copy_impl, (self, src), (("dt", self.dtype.np),), name="CopyBackwards", saves=False)
+    return self._inplace_update(new)
+
+
+def _broadcastable(a, b):
+    try:
+        jnp.broadcast_shapes(tuple(a), tuple(b))
+        return True
+    except ValueError:
+        return False
+
+
+Tensor.copy_ = copy_
+
+
+def _fill_impl(x, v, dt):
+    return jnp.full(x.shape, cast(v, dt), dt)
+
+
+def fill_(self, value):
+    """Fill self with a scalar (or 0-dim tensor) in place."""
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
+                           "dimensions.")
+    new = dispatch(_fill_impl, (self, value), (("dt", self.dtype.np),), name="FillBackward0", saves=False)
+    return self._inplace_update(new)
+
+
+def zero_(self):
+    return fill_(self, 0)
+
+
+Tensor.fill_ = fill_
+Tensor.zero_ = zero_
+
+
+@register(promote="none", namespaces=("torch",), method=False)
+def fill(input, value):
+    return dispatch(_fill_impl, (input, value), (("dt", input.dtype.np),), name="FillBackward0", saves=False)

@@ -1,0 +1,277 @@
+"""Pointwise math: one declaration per op; surfaces come from the op table."""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.special as jss
+import numpy as np
+from jax import lax
+
+from .. import _dtype
+from ._util import Tensor, binary, cast, dispatch, float_dtype_for, register, unary, camel
+
+# --- unary, float-valued (ints promote to the default float) -----------------------------------
+for _n, _f in [("sin", jnp.sin), ("cos", jnp.cos), ("tan", jnp.tan), ("asin", jnp.arcsin),
+               ("acos", jnp.arccos), ("atan", jnp.arctan), ("sinh", jnp.sinh), ("cosh", jnp.cosh),
+               ("tanh", jnp.tanh), ("asinh", jnp.arcsinh), ("acosh", jnp.arccosh), ("atanh", jnp.arctanh),
+               ("exp", jnp.exp), ("exp2", jnp.exp2), ("expm1", jnp.expm1), ("log", jnp.log),
+               ("log2", jnp.log2), ("log10", jnp.log10), ("log1p", jnp.log1p), ("sqrt", jnp.sqrt),
+               ("rsqrt", lax.rsqrt), ("sigmoid", jax.nn.sigmoid), ("erf", jss.erf), ("erfc", jss.erfc),
+               ("erfinv", jss.erfinv), ("lgamma", jss.gammaln), ("digamma", jss.digamma),
+               ("reciprocal", lambda x: 1 / x), ("sinc", jnp.sinc), ("deg2rad", jnp.deg2rad),
+               ("rad2deg", jnp.rad2deg), ("i0", jss.i0)]:
+    unary(_n, _f, promote="float",
+          aliases={"asin": ("arcsin",), "acos": ("arccos",), "atan": ("arctan",), "asinh": ("arcsinh",),
+                   "acosh": ("arccosh",), "atanh": ("arctanh",)}.get(_n, ()))
+
+# --- unary, dtype-preserving -------------------------------------------------------------------
+unary("neg", jnp.negative, dunders=("__neg__",), aliases=("negative",))
+unary("abs", jnp.abs, dunders=("__abs__",), aliases=("absolute",))
+unary("square", jnp.square)
+unary("positive", lambda x: x, inplace=False, dunders=("__pos__",))
+
+
+def _sign(x):
+    return jnp.sign(x) if x.dtype != jnp.bool_ else x
+
+
+unary("sign", _sign)
+unary("sgn", lambda x: jnp.where(x == 0, 0, x / jnp.abs(x)).astype(x.dtype) if jnp.iscomplexobj(x) else _sign(x))
+unary("signbit", jnp.signbit, promote="bool", differentiable=False, inplace=False)
+for _n, _f in [("floor", jnp.floor), ("ceil", jnp.ceil), ("trunc", jnp.trunc)]:
+    unary(_n, lambda x, _f=_f: _f(x) if jnp.issubdtype(x.dtype, jnp.floating) else x,
+          aliases=("fix",) if _n == "trunc" else ())
+unary("frac", lambda x: x - jnp.trunc(x), int_ok=False)
+unary("bitwise_not", lambda x: jnp.logical_not(x) if x.dtype == jnp.bool_ else jnp.bitwise_not(x),
+      dunders=("__invert__",), differentiable=False)
+unary("logical_not", lambda x: jnp.logical_not(x), promote="bool", differentiable=False)
+unary("isnan", jnp.isnan, promote="bool", differentiable=False, inplace=False, out=False)
+unary("isinf", jnp.isinf, promote="bool", differentiable=False, inplace=False, out=False)
+unary("isfinite", jnp.isfinite, promote="bool", differentiable=False, inplace=False, out=False)
+unary("isposinf", jnp.isposinf, promote="bool", differentiable=False, inplace=False)
+unary("isneginf", jnp.isneginf, promote="bool", differentiable=False, inplace=False)
+unary("isreal", lambda x: jnp.imag(x) == 0 if jnp.iscomplexobj(x) else jnp.ones(x.shape, bool),
+      promote="bool", differentiable=False, inplace=False, out=False)
+unary("conj_physical", jnp.conj)
+unary("relu", jax.nn.relu, namespaces=("torch",))
+unary("angle", lambda x: jnp.angle(x).astype(jnp.real(x).dtype) if jnp.iscomplexobj(x) else
+      jnp.where(x < 0, jnp.pi, 0.0).astype(x.dtype) if jnp.issubdtype(x.dtype, jnp.floating)
+      else jnp.where(x < 0, jnp.pi, 0.0), promote="float", inplace=False)
+
+
+# --- isnan etc. need their own functional names; logical ops produce bool ----------------------
+def _round_impl(x, decimals):
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        return x
+    if decimals == 0:
+        return jnp.round(x)
+    return jnp.round(x, decimals)
+
+
+@register(inplace=True, out=True)
+def round(input, *, decimals=0):
+    """Round half to even (torch.round), optionally to ``decimals`` places."""
+    return dispatch(_round_impl, (input,), (("decimals", int(decimals)),), name="RoundBackward0")
+
+
+# --- binary arithmetic -------------------------------------------------------------------------
+def _add(x, y):
+    return jnp.add(x, y) if x.dtype != jnp.bool_ else jnp.logical_or(x, y)
+
+
+def _sub(x, y):
+    return jnp.subtract(x, y)
+
+
+def _alpha_impl(x, y, alpha, dt, sub):
+    x, y = cast(x, dt), cast(y, dt)
+    if alpha != 1:
+        y = y * cast(alpha, dt)
+    if sub:
+        return x - y
+    return x + y if dt != np.bool_ else jnp.logical_or(x, y)
+
+
+def _alpha_op(name, sub):
+    def fn(input, other, *, alpha=1):
+        d = _dtype.result_type(input, other)
+        if sub and d is _dtype.bool:
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+                               "`^` or `logical_xor()` operator instead.")
+        if alpha != 1:
+            if isinstance(alpha, float) and not (d.is_floating_point or d.is_complex):
+                raise RuntimeError(f"For integral input tensors, argument alpha must not be a floating point "
+                                   "number.")
+        return dispatch(_alpha_impl, (input, other), (("alpha", alpha), ("dt", d.np), ("sub", sub)), name=camel(name),
+                        saves=False)
+    fn.__name__ = name
+    fn.__doc__ = f"``input {'-' if sub else '+'} alpha * other`` with broadcasting and type promotion.\n\n" \
+                 f"    >>> import torchlike\n    >>> torchlike.{name}(torchlike.tensor([1, 2]), 1)\n" \
+                 f"    tensor([{'0, 1' if sub else '2, 3'}])\n    "
+    return fn
+
+
+add = register("add", inplace=True, out=True, promote="result_type", dunders=("__add__", "__radd__"))(
+    _alpha_op("add", False))
+sub = register("sub", inplace=True, out=True, promote="result_type", dunders=("__sub__",),
+               aliases=("subtract",))(_alpha_op("sub", True))
+Tensor.__rsub__ = lambda self, other: sub(other, self)
+Tensor.__iadd__ = lambda self, other: self.add_(other)
+Tensor.__isub__ = lambda self, other: self.sub_(other)
+
+
+def _rsub(input, other, *, alpha=1):
+    return sub(other, input, alpha=alpha)
+
+
+register("rsub", method=False)(_rsub)
+
+mul = binary("mul", jnp.multiply, dunders=("__mul__", "__rmul__"), aliases=("multiply",))
+
+
+def _true_div(x, y):
+    return jnp.true_divide(x, y)
+
+
+def _div_impl(x, y, dt, mode):
+    x, y = cast(x, dt), cast(y, dt)
+    if mode is None:
+        return x / y
+    if jnp.issubdtype(dt, jnp.integer):
+        if mode == "trunc":
+            return lax.div(x, y)
+        return jnp.floor_divide(x, y)
+    q = x / y
+    return jnp.trunc(q) if mode == "trunc" else jnp.floor(q)
+
+
+@register(inplace=True, out=True, promote="float", dunders=("__truediv__",), aliases=("divide", "true_divide"))
+def div(input, other, *, rounding_mode=None):
+    """Division; true division (ints -> float) unless ``rounding_mode`` is 'trunc' or 'floor'."""
+    d = _dtype.result_type(input, other)
+    if rounding_mode is None:
+        d = float_dtype_for(d)
+    elif rounding_mode not in ("trunc", "floor"):
+        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                         f"'{rounding_mode}'")
+    elif d._kind == 1 and _has_zero_int(other):
+        raise RuntimeError("ZeroDivisionError")
+    return dispatch(_div_impl, (input, other), (("dt", d.np), ("mode", rounding_mode)), name="DivBackward0")
+
+
+def _has_zero_int(other):
+    if isinstance(other, Tensor):
+        if isinstance(other._value, jax.core.Tracer):
+            return False
+        return bool(np.any(np.asarray(other._value) == 0))
+    return other == 0
+
+
+Tensor.__rtruediv__ = lambda self, other: div(other, self)
+Tensor.__itruediv__ = lambda self, other: self.div_(other)
+Tensor.__imul__ = lambda self, other: self.mul_(other)
+
+
+@register(inplace=True, out=True, dunders=("__floordiv__",))
+def floor_divide(input, other):
+    """Floor division (torch.floor_divide)."""
+    return div(input, other, rounding_mode="floor")
+
+
+Tensor.__rfloordiv__ = lambda self, other: floor_divide(other, self)
+Tensor.__ifloordiv__ = lambda self, other: self.floor_divide_(other)
+
+
+def _pow_impl(x, y, dt):
+    x, y = cast(x, dt), cast(y, dt)
+    if jnp.issubdtype(dt, jnp.integer):
+        return jnp.power(x, y)
+    return jnp.power(x, y)
+
+
+@register(inplace=True, out=True, promote="result_type", dunders=("__pow__",))
+def pow(input, exponent):
+    """``input ** exponent`` with torch promotion (int tensors with negative int powers raise)."""
+    d = _dtype.result_type(input, exponent)
+    if d._kind == 1 and not isinstance(exponent, Tensor) and isinstance(exponent, int) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if isinstance(exponent, (int, float)) and not isinstance(exponent, bool) and isinstance(input, Tensor):
+        return dispatch(_pow_scalar_impl, (input,), (("dt", d.np), ("e", exponent)), name="PowBackward0")
+    return dispatch(_pow_impl, (input, exponent), (("dt", d.np),), name="PowBackward1")
+
+
+def _pow_scalar_impl(x, dt, e):
+    x = cast(x, dt)
+    if isinstance(e, int) or float(e).is_integer() and abs(e) < 64:
+        e = int(e)
+        if e >= 0 or not jnp.issubdtype(dt, jnp.integer):
+            return lax.integer_pow(x, e) if e >= 0 else 1 / lax.integer_pow(x, -e)
+    return jnp.power(x, cast(e, dt))
+
+
+Tensor.__rpow__ = lambda self, other: pow(other, self)
+Tensor.__ipow__ = lambda self, other: self.pow_(other)
+
+
+def _float_power(input, exponent):
+    d = _dtype.complex128 if _dtype.result_type(input, exponent).is_complex else _dtype.float64
+    return dispatch(_pow_impl, (input, exponent), (("dt", d.np),), name="PowBackward1")
+
+
+register("float_power", promote="float", out=True)(_float_power)
+
+
+def _fmod(x, y):
+    return jnp.fmod(x, y)
+
+
+def _remainder(x, y):
+    if jnp.issubdtype(x.dtype, jnp.integer):
+        return jnp.remainder(x, y)
+    r = jnp.fmod(x, y)
+    return jnp.where((r != 0) & ((r < 0) != (y < 0)), r + y, r)
+
+
+binary("fmod", _fmod)
+binary("remainder", _remainder, dunders=("__mod__",))
+Tensor.__rmod__ = lambda self, other: Tensor.remainder(other if isinstance(other, Tensor) else
+                                                       self.new_tensor(other), self)
+binary("atan2", jnp.arctan2, promote="float", aliases=("arctan2",))
+binary("hypot", jnp.hypot)
+binary("copysign", jnp.copysign, promote="float")
+binary("nextafter", jnp.nextafter)
+binary("ldexp", lambda x, y: x * jnp.exp2(y), promote="float")
+binary("xlogy", jss.xlogy, promote="float")
+binary("logaddexp", jnp.logaddexp)
+binary("logaddexp2", jnp.logaddexp2)
+binary("maximum", jnp.maximum, inplace=False)
+binary("minimum", jnp.minimum, inplace=False)
+binary("fmax", jnp.fmax, inplace=False)
+binary("fmin", jnp.fmin, inplace=False)
+binary("heaviside", lambda x, y: jnp.where(x == 0, y, (x > 0).astype(x.dtype)), differentiable=False)
+
+# --- comparisons and logic (bool results) ------------------------------------------------------
+for _n, _f, _d, _al in [("eq", jnp.equal, "__eq__", ()), ("ne", jnp.not_equal, "__ne__", ("not_equal",)),
+                        ("lt", jnp.less, "__lt__", ("less",)), ("le", jnp.less_equal, "__le__", ("less_equal",)),
+                        ("gt", jnp.greater, "__gt__", ("greater",)),
+                        ("ge", jnp.greater_equal, "__ge__", ("greater_equal",))]:
+    binary(_n, _f, promote="bool", differentiable=False, dunders=(_d,), aliases=_al)
+for _n, _f in [("logical_and", jnp.logical_and), ("logical_or", jnp.logical_or),
+               ("logical_xor", jnp.logical_xor)]:
+    binary(_n, _f, promote="bool", differentiable=False)
+for _n, _f, _d, _r in [("bitwise_and", jnp.bitwise_and, "__and__", "__rand__"),
+                       ("bitwise_or", jnp.bitwise_or, "__or__", "__ror__"),
+                       ("bitwise_xor", jnp.bitwise_xor, "__xor__", "__rxor__"),
+                       ("bitwise_left_shift", jnp.left_shift, "__lshift__", "__rlshift__"),
+                       ("bitwise_right_shift", jnp.right_shift, "__rshift__", "__rrshift__")]:
+    binary(_n, _f, differentiable=False, int_only=True, dunders=(_d,), rdunders=(_r,))
+Tensor.__iand__ = lambda self, o: self.bitwise_and_(o)
+Tensor.__ior__ = lambda self, o: self.bitwise_or_(o)
+Tensor.__ixor__ = lambda self, o: self.bitwise_xor_(o)
+Tensor.__ilshift__ = lambda self, o: self.bitwise_left_shift_(o)
+Tensor.__irshift__ = lambda self, o: self.bitwise_right_shift_(o)
+Tensor.__imod__ = lambda self, o: self.remainder_(o)
+Tensor.__matmul__ = lambda self, o: self.matmul(o)
+Tensor.__rmatmul__ = lambda self, o: o.matmul(self) if isinstance(o, Tensor) else NotImplemented
+binary("gcd", jnp.gcd, differentiable=False, int_only=True)
+binary("lcm", jnp.lcm, differentiable=False, int_only=True)

@@ -1,0 +1,105 @@
+"""The op table: every operator is declared once and its surfaces are generated from it.
+
+An entry is a Python function with torch's signature (it computes the result dtype with
+``_dtype.result_type`` and calls ``dispatch`` with a JAX function) plus flags that say which
+surfaces it has: ``torchlike.X`` (or another namespace), ``Tensor.X``, ``Tensor.X_`` and ``out=``.
+``install()`` generates those surfaces; the conformance harness reads ``TABLE``.
+
+    >>> import torchlike
+    >>> torchlike._ops.registry.TABLE['add'].inplace
+    True
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Callable
+
+from .. import _dtype
+
+__all__ = ["OpEntry", "TABLE", "register", "install", "write_out"]
+
+
+@dataclasses.dataclass
+class OpEntry:
+    name: str
+    fn: Callable
+    namespaces: tuple = ("torch",)
+    method: bool = True
+    inplace: bool = False
+    out: bool = False
+    promote: str = "same"  # same | float | result_type | bool | int | none: documentation + harness
+    differentiable: bool = True
+    dunders: tuple = ()
+
+
+TABLE: dict[str, OpEntry] = {}
+
+
+def register(name=None, *, namespaces=("torch",), method=True, inplace=False, out=False, promote="same",
+             differentiable=True, dunders=(), aliases=()):
+    """Declare an op.  The decorated function is torch's functional form."""
+    def deco(fn):
+        n = name or fn.__name__
+        entry = OpEntry(n, fn, tuple(namespaces), method, inplace, out, promote, differentiable, tuple(dunders))
+        TABLE[n] = entry
+        for a in aliases:
+            TABLE[a] = dataclasses.replace(entry, name=a)
+        return fn
+    return deco
+
+
+def write_out(out, result):
+    """Store ``result`` into the ``out=`` tensor(s) as torch does (cast, resize) and return ``out``."""
+    from ..autograd import grad_mode
+    if isinstance(out, (tuple, list)):
+        for o, r in zip(out, result):
+            write_out(o, r)
+        return out
+    if grad_mode.is_grad_enabled() and (out.requires_grad or result.requires_grad):
+        raise RuntimeError(f"{'add'}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    if result.dtype is not out.dtype:
+        if not _dtype.can_cast(result.dtype, out.dtype):
+            raise RuntimeError(f"result type {_dtype._CAP[result.dtype.name]} can't be cast to the desired "
+                               f"output type {_dtype._CAP[out.dtype.name]}")
+        result = result.to(out.dtype)
+    if tuple(out.shape) == tuple(result.shape):
+        out._set_value(result._value)
+    else:
+        if out._vbase is not None:
+            raise RuntimeError("cannot resize variables that require grad" if out.requires_grad else
+                               f"Trying to resize storage that is not resizable")
+        out._x = result._value
+        out._ver[0] += 1
+    return out
+
+
+def _with_out(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, out=None, **kwargs):
+        r = fn(*args, **kwargs)
+        return r if out is None else write_out(out, r)
+    return wrapper
+
+
+def _make_inplace(fn, name):
+    def inplace(self, *args, **kwargs):
+        return self._inplace_update(fn(self, *args, **kwargs))
+    inplace.__name__ = name + "_"
+    inplace.__doc__ = f"In-place version of :meth:`Tensor.{name}`."
+    return inplace
+
+
+def install(namespaces: dict, tensor_cls):
+    """Generate every surface in TABLE: namespace functions, methods, in-place methods, dunders."""
+    for name, e in TABLE.items():
+        public = _with_out(e.fn) if e.out else e.fn
+        for ns in e.namespaces:
+            setattr(namespaces[ns], name, public)
+        if e.method and name not in tensor_cls.__dict__:
+            setattr(tensor_cls, name, e.fn)
+        if e.inplace and name + "_" not in tensor_cls.__dict__:
+            setattr(tensor_cls, name + "_", _make_inplace(e.fn, name))
+        for d in e.dunders:
+            setattr(tensor_cls, d, e.fn)

@@ -1,0 +1,66 @@
+"""Shape ops that copy: cat/stack and friends."""
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from .. import _dtype
+from ._util import Tensor, cast, dispatch, register, wrap_dim
+
+__all__ = ["cat", "stack"]
+
+
+def _cat_impl(*xs, dim, dt):
+    return jnp.concatenate([cast(x, dt) for x in xs], axis=dim)
+
+
+def _check_seq(tensors, name):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{type(tensors).__name__}")
+    if len(tensors) == 0:
+        raise ValueError(f"{name}(): expected a non-empty list of Tensors") if name == "stack" else \
+            RuntimeError(f"torch.{name}(): expected a non-empty list of Tensors")
+
+
+@register(method=False, out=True, aliases=("concat", "concatenate"))
+def cat(tensors, dim=0):
+    """Concatenate along an existing dim (legacy 1-D empty tensors are skipped, as in torch)."""
+    _check_seq(tensors, "cat")
+    ts = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or list(tensors[:1])
+    d = wrap_dim(dim, ts[0].ndim)
+    ref = ts[0].shape
+    for i, t in enumerate(ts):
+        if t.ndim != len(ref):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} and {t.ndim}")
+        for k in range(len(ref)):
+            if k != d and t.shape[k] != ref[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {ref[k]} "
+                                   f"but got size {t.shape[k]} for tensor number {i} in the list.")
+    dt = _dtype.result_type(*[_Dim(t.dtype) for t in ts])
+    return dispatch(_cat_impl, tuple(ts), (("dim", d), ("dt", dt.np)), name="CatBackward0", saves=False)
+
+
+class _Dim:
+    """A stand-in with ndim 1 so cat promotes like torch (all inputs count as dimensioned)."""
+    ndim = 1
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+
+def _stack_impl(*xs, dim, dt):
+    return jnp.stack([cast(x, dt) for x in xs], axis=dim)
+
+
+@register(method=False, out=True)
+def stack(tensors, dim=0):
+    """Stack tensors of equal shape along a new dim."""
+    _check_seq(tensors, "stack")
+    d = wrap_dim(dim, tensors[0].ndim + 1)
+    for i, t in enumerate(tensors):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
+                               f"entry 0 and {list(t.shape)} at entry {i}")
+    dt = _dtype.result_type(*[_Dim(t.dtype) for t in tensors])
+    return dispatch(_stack_impl, tuple(tensors), (("dim", d), ("dt", dt.np)), name="StackBackward0",
+                    saves=False)

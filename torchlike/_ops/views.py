@@ -1,0 +1,424 @@
+"""View ops: results share their root's storage (see ``_views``) and are differentiable."""
+from __future__ import annotations
+
+import math
+import numbers
+
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _dtype, _views
+from ._util import Tensor, dispatch, register, shape_arg, wrap_dim
+
+__all__ = ["view_step", "view_of_root", "copy_slices", "alias_op"]
+
+
+def _read_impl(x, step):
+    return _views.read(x, step)
+
+
+def _chain_impl(x, chain):
+    return _views.apply_chain(x, chain)
+
+
+def _write_impl(root, new, chain):
+    return _views.write_back(root, new, chain)
+
+
+_NAMES = {"reshape": "ViewBackward0", "permute": "PermuteBackward0", "index": "SliceBackward0",
+          "expand": "ExpandBackward0", "diagonal": "DiagonalBackward0", "unfold": "UnfoldBackward0",
+          "as_strided": "AsStridedBackward0", "real": "RealBackward0", "imag": "ImagBackward0",
+          "alias": "AliasBackward0", "view_dtype": "ViewBackward0"}
+
+
+def view_step(t, step):
+    """Apply one view step to tensor ``t``; the result aliases t's root."""
+    src = t
+    if step[0] == "as_strided" and t._vbase is not None:
+        src = t._vbase
+    out = dispatch(_read_impl, (src,), (("step", step),), name=_NAMES[step[0]], saves=False,
+                   jit=step[0] != "index", diff=step[0] != "view_dtype")
+    return t._make_view(out, step)
+
+
+def view_of_root(root, chain):
+    """Re-derive a view of ``root`` (used when a view goes stale after an in-place write)."""
+    return dispatch(_chain_impl, (root,), (("chain", chain),), name="AsStridedBackward0", saves=False)
+
+
+def copy_slices(root, new, chain):
+    """The root after writing ``new`` into its view ``chain`` (torch's CopySlices node)."""
+    return dispatch(_write_impl, (root, new), (("chain", chain),), name="CopySlices", saves=False)
+
+
+def _alias_impl(x):
+    return x
+
+
+def alias_op(t):
+    return dispatch(_alias_impl, (t,), (), name="AliasBackward0", saves=False)
+
+
+# --- shape views -------------------------------------------------------------------------------
+def _infer_shape(shape, numel):
+    shape = list(shape)
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for s in shape:
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s}")
+    if neg:
+        rest = math.prod(s for s in shape if s != -1)
+        if rest == 0 or numel % rest:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape[neg[0]] = numel // rest
+    if math.prod(shape) != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def _viewable(t, shape):
+    if t._vbase is None:
+        return True
+    return _views.compute_view_strides(tuple(t.shape), t.stride(), shape) is not None
+
+
+@register(promote="none")
+def view(input, *shape):
+    """A view with a new shape (torch.Tensor.view); ``view(dtype)`` reinterprets bits."""
+    if len(shape) == 1 and isinstance(shape[0], (_dtype.dtype, type)) and not isinstance(shape[0], tuple):
+        return _view_dtype(input, _dtype.to_dtype(shape[0]))
+    shape = _infer_shape(shape_arg(shape), input.numel())
+    if not _viewable(input, shape):
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    if shape == tuple(input.shape):
+        return view_step(input, ("reshape", shape))
+    return view_step(input, ("reshape", shape))
+
+
+def _view_dtype(input, dt):
+    if dt.itemsize != input.dtype.itemsize:
+        raise RuntimeError("view(dtype) with a different element size is not supported by torchlike")
+    return view_step(input, ("view_dtype", dt.np))
+
+
+@register(promote="none")
+def reshape(input, *shape):
+    """Like view when the strides allow it, otherwise a copy (torch.reshape)."""
+    shape = _infer_shape(shape_arg(shape), input.numel())
+    if _viewable(input, shape):
+        return view_step(input, ("reshape", shape))
+    from .basic import clone
+    return view_step(clone(input), ("reshape", shape))
+
+
+def view_as(input, other):
+    return view(input, tuple(other.shape))
+
+
+def reshape_as(input, other):
+    return reshape(input, tuple(other.shape))
+
+
+register("view_as", namespaces=())(view_as)
+register("reshape_as", namespaces=())(reshape_as)
+
+
+@register()
+def flatten(input, start_dim=0, end_dim=-1):
+    """Flatten dims ``start_dim..end_dim`` into one."""
+    nd = input.ndim
+    if nd == 0:
+        return reshape(input, (1,))
+    s, e = wrap_dim(start_dim, nd), wrap_dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    sh = tuple(input.shape)
+    return reshape(input, sh[:s] + (math.prod(sh[s:e + 1]),) + sh[e + 1:])
+
+
+@register()
+def unflatten(input, dim, sizes):
+    """Split dim ``dim`` into ``sizes``."""
+    d = wrap_dim(dim, input.ndim)
+    sh = tuple(input.shape)
+    sizes = _infer_shape(tuple(sizes), sh[d]) if sizes else sizes
+    return view(input, sh[:d] + tuple(sizes) + sh[d + 1:])
+
+
+@register()
+def squeeze(input, dim=None):
+    """Remove size-1 dims (all, or those in ``dim``)."""
+    sh = tuple(input.shape)
+    if dim is None:
+        dims = {i for i, s in enumerate(sh) if s == 1}
+    else:
+        dd = (dim,) if isinstance(dim, int) else tuple(dim)
+        dims = {wrap_dim(d, len(sh)) for d in dd if sh and sh[wrap_dim(d, len(sh))] == 1} if sh else set()
+        if not sh:
+            for d in dd:
+                wrap_dim(d, 0)
+    return view_step(input, ("reshape", tuple(s for i, s in enumerate(sh) if i not in dims)))
+
+
+@register()
+def unsqueeze(input, dim):
+    """Insert a size-1 dim at ``dim``."""
+    sh = tuple(input.shape)
+    d = wrap_dim(dim, len(sh) + 1)
+    return view_step(input, ("reshape", sh[:d] + (1,) + sh[d:]))
+
+
+@register()
+def permute(input, *dims):
+    """Reorder dims."""
+    dims = shape_arg(dims) if not (len(dims) == 1 and isinstance(dims[0], (tuple, list))) else tuple(dims[0])
+    nd = input.ndim
+    if len(dims) != nd:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                           f"length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal "
+                           f"to len(dims) = {len(dims)}")
+    p = tuple(wrap_dim(d, nd) for d in dims)
+    if len(set(p)) != nd:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return view_step(input, ("permute", p))
+
+
+@register(aliases=("swapaxes", "swapdims"))
+def transpose(input, dim0, dim1):
+    """Swap two dims."""
+    nd = input.ndim
+    p = list(range(nd))
+    if nd == 0:
+        wrap_dim(dim0, 0), wrap_dim(dim1, 0)
+        return view_step(input, ("permute", ()))
+    a, b = wrap_dim(dim0, nd), wrap_dim(dim1, nd)
+    p[a], p[b] = p[b], p[a]
+    return view_step(input, ("permute", tuple(p)))
+
+
+@register()
+def t(input):
+    """Transpose a tensor of at most 2 dims."""
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    return transpose(input, 0, -1) if input.ndim == 2 else view_step(input, ("permute", tuple(range(input.ndim))))
+
+
+@register(aliases=("moveaxis",))
+def movedim(input, source, destination):
+    """Move dims ``source`` to positions ``destination``."""
+    nd = input.ndim
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
+                           f"contain the same number of dims as destination ({list(dst)} dims)")
+    src = [wrap_dim(s, nd) for s in src]
+    dst = [wrap_dim(d, nd) for d in dst]
+    order = [n for n in range(nd) if n not in src]
+    perm = [None] * nd
+    for s, d in sorted(zip(dst, src)):
+        perm[s] = d
+    it = iter(order)
+    perm = tuple(p if p is not None else next(it) for p in perm)
+    return view_step(input, ("permute", perm))
+
+
+@register()
+def expand(input, *sizes):
+    """Broadcast size-1 dims to ``sizes`` without copying (-1 keeps a dim)."""
+    sizes = shape_arg(sizes)
+    sh = tuple(input.shape)
+    if len(sizes) < len(sh):
+        raise RuntimeError(f"expand(torch.FloatTensor{{{list(sh)}}}, size=[{', '.join(map(str, sizes))}]): the "
+                           f"number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({len(sh)})")
+    lead = len(sizes) - len(sh)
+    out = []
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
+                                   f"non-existing dimension {i}")
+            out.append(s)
+        else:
+            cur = sh[i - lead]
+            if s == -1:
+                s = cur
+            if cur != s and cur != 1:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({cur}) "
+                                   f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor "
+                                   f"sizes: {list(sh)}")
+            out.append(s)
+    out = tuple(out)
+    if out == sh:
+        return view_step(input, ("reshape", sh))
+    return view_step(input, ("expand", out))
+
+
+def expand_as(input, other):
+    return expand(input, tuple(other.shape))
+
+
+register("expand_as", namespaces=())(expand_as)
+
+
+@register()
+def broadcast_to(input, size):
+    return expand(input, tuple(size))
+
+
+@register()
+def narrow(input, dim, start, length):
+    """Slice ``length`` elements of ``dim`` starting at ``start``."""
+    d = wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    start = int(start)
+    if start < 0:
+        start += n
+    if not 0 <= start <= n or length < 0 or start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    idx = (("s", None, None, None),) * d + (("s", start, start + length, 1),)
+    return view_step(input, ("index", idx))
+
+
+@register()
+def select(input, dim, index):
+    """Index ``dim`` at ``index``, removing the dim."""
+    d = wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    index = int(index)
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
+                         f"dimension {d}")
+    idx = (("s", None, None, None),) * d + (index % n,)
+    return view_step(input, ("index", idx))
+
+
+@register()
+def unbind(input, dim=0):
+    """All slices along ``dim``, as views."""
+    d = wrap_dim(dim, input.ndim)
+    return tuple(select(input, d, i) for i in range(input.shape[d]))
+
+
+@register()
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The diagonal of dims (dim1, dim2), moved to the last dim."""
+    nd = input.ndim
+    a, b = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
+    if a == b:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return view_step(input, ("diagonal", int(offset), a, b))
+
+
+@register()
+def as_strided(input, size, stride, storage_offset=None):
+    """A view with explicit sizes and strides over the root's storage."""
+    off = input.storage_offset() if storage_offset is None else int(storage_offset)
+    return view_step(input, ("as_strided", tuple(int(s) for s in size), tuple(int(s) for s in stride), off))
+
+
+@register(namespaces=())
+def unfold(input, dimension, size, step):
+    """All windows of ``size`` along ``dimension`` with stride ``step`` (a new last dim)."""
+    d = wrap_dim(dimension, input.ndim)
+    n = input.shape[d] if input.ndim else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return view_step(input, ("unfold", d, int(size), int(step)))
+
+
+def _real(input):
+    if not input.dtype.is_complex:
+        return input
+    return view_step(input, ("real",))
+
+
+def _imag(input):
+    if not input.dtype.is_complex:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return view_step(input, ("imag",))
+
+
+register("real", method=False)(_real)
+register("imag", method=False)(_imag)
+Tensor.real = property(_real)
+Tensor.imag = property(_imag)
+Tensor.T = property(lambda self: permute(self, tuple(reversed(range(self.ndim)))))
+Tensor.mT = property(lambda self: transpose(self, -2, -1))
+
+
+def _split_sizes(n, split_size_or_sections):
+    if isinstance(split_size_or_sections, numbers.Integral):
+        s = int(split_size_or_sections)
+        if s == 0 and n != 0 or s < 0:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        if n == 0:
+            return [0]
+        return [min(s, n - i) for i in range(0, n, s)]
+    sizes = [int(x) for x in split_size_or_sections]
+    if sum(sizes) != n:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                           f"dimension 0), but got split_sizes={sizes}")
+    return sizes
+
+
+def _slices(input, d, bounds):
+    out = []
+    for a, b in bounds:
+        idx = (("s", None, None, None),) * d + (("s", a, b, 1),)
+        out.append(view_step(input, ("index", idx)))
+    return tuple(out)
+
+
+@register()
+def split(input, split_size_or_sections, dim=0):
+    """Split into chunks of a size, or of the given sizes, along ``dim`` (views)."""
+    d = wrap_dim(dim, input.ndim)
+    sizes = _split_sizes(input.shape[d], split_size_or_sections)
+    starts = np.cumsum([0] + sizes[:-1])
+    return _slices(input, d, [(int(s), int(s) + n) for s, n in zip(starts, sizes)])
+
+
+@register()
+def split_with_sizes(input, split_sizes, dim=0):
+    return split(input, list(split_sizes), dim)
+
+
+@register()
+def chunk(input, chunks, dim=0):
+    """Split into ``chunks`` nearly equal pieces (views)."""
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    return split(input, -(-n // chunks), d)
+
+
+@register()
+def tensor_split(input, indices_or_sections, dim=0):
+    """numpy.array_split semantics along ``dim`` (views)."""
+    d = wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        indices_or_sections = indices_or_sections.tolist()
+    if isinstance(indices_or_sections, numbers.Integral):
+        k = int(indices_or_sections)
+        if k <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {k}")
+        q, r = divmod(n, k)
+        sizes = [q + 1] * r + [q] * (k - r)
+        starts = np.cumsum([0] + sizes[:-1])
+        bounds = [(int(s), int(s) + z) for s, z in zip(starts, sizes)]
+    else:
+        idx = [int(i) for i in indices_or_sections]
+        edges = [0] + idx + [n]
+        bounds = [(min(max(a, 0), n), min(max(b, a, 0), n)) for a, b in zip(edges[:-1], edges[1:])]
+    return _slices(input, d, bounds)
+

@@ -1,0 +1,93 @@
+"""torchlike.autograd: define-by-run reverse-mode differentiation over a tape of JAX ops.
+
+>>> import torchlike
+>>> x = torchlike.tensor(3.0, requires_grad=True)
+>>> (g,) = torchlike.autograd.grad(x ** 2, x, create_graph=True)
+>>> torchlike.autograd.grad(g, x)[0]
+tensor(2.)
+"""
+from __future__ import annotations
+
+from . import graph
+from .engine import run_backward
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                        set_grad_enabled)
+from .function import Function, FunctionCtx, once_differentiable
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
+from . import functional
+from .gradcheck import gradcheck, gradgradcheck
+
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled",
+           "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "functional", "gradcheck",
+           "gradgradcheck", "detect_anomaly", "set_detect_anomaly", "Variable", "graph", "once_differentiable"]
+
+
+def _seq(x):
+    if x is None:
+        return None
+    from ..tensor import Tensor
+    return (x,) if isinstance(x, Tensor) else tuple(x)
+
+
+def _make_grads(outputs, grad_outputs, create_graph):
+    from .. import _creation
+    from ..tensor import Tensor
+    out = []
+    for i, (o, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None:
+            if o.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not (o.dtype.is_floating_point or o.dtype.is_complex):
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
+                                   f"{o.dtype}")
+            g = _creation.ones_like(o)
+        elif not isinstance(g, Tensor):
+            g = _creation.tensor(g, dtype=o.dtype)
+        if tuple(g.shape) != tuple(o.shape):
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
+                               f"has a shape of {o.shape}.")
+        if g.dtype is not o.dtype:
+            g = g.to(o.dtype)
+        out.append(g if create_graph else g._value)
+    return out
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
+             inputs=None):
+    """Accumulate gradients of ``tensors`` into the leaves' ``.grad``."""
+    tensors = _seq(tensors)
+    grad_tensors = _seq(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if inputs is not None:
+        inputs = _seq(inputs)
+        if len(inputs) == 0:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    grads = _make_grads(tensors, grad_tensors, create_graph)
+    run_backward(tensors, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Gradients of ``outputs`` with respect to ``inputs`` (returned, not accumulated)."""
+    outputs = _seq(outputs)
+    inputs = _seq(inputs)
+    grad_outputs = _seq(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    grads = _make_grads(outputs, grad_outputs, create_graph)
+    res = run_backward(outputs, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs,
+                       capture=True, allow_unused=allow_unused, accumulate=False)
+    if materialize_grads:
+        from .. import _creation
+        res = tuple(_creation.zeros_like(i) if r is None else r for r, i in zip(res, inputs))
+    return res
+
+
+def Variable(data, requires_grad=False, volatile=False):
+    """Legacy ``torch.autograd.Variable``: returns the tensor itself (Variables are Tensors)."""
+    if requires_grad:
+        data.requires_grad_(True)
+    return data

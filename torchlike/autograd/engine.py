@@ -1,0 +1,226 @@
+"""The backward engine: one reverse topological walk over the recorded nodes.
+
+Gradients travel as raw ``jax.Array`` (fast path, jitted pullbacks) or, with ``create_graph=True``,
+as Tensors through the dispatcher so the backward pass is itself recorded.
+"""
+from __future__ import annotations
+
+import heapq
+
+import jax.numpy as jnp
+
+from . import grad_mode
+from .graph import AccumulateGrad
+
+__all__ = ["run_backward"]
+
+
+def _edge_of(t):
+    gf = t.grad_fn
+    if gf is not None:
+        return gf, t._oi
+    if t._rg:
+        return t._accumulator(), 0
+    return None
+
+
+def _zeros(meta):
+    shape, dt = meta
+    return jnp.zeros(shape, dt)
+
+
+def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, capture=False,
+                 allow_unused=False, accumulate=True):
+    """Propagate ``grads`` from ``tensors`` backwards.
+
+    With ``capture=True`` returns the gradients at ``inputs`` (autograd.grad) instead of accumulating.
+    """
+    from ..tensor import Tensor
+    roots = []
+    for i, (t, g) in enumerate(zip(tensors, grads)):
+        e = _edge_of(t)
+        if e is None:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        roots.append((e, g))
+
+    targets = None
+    if inputs is not None:
+        targets = {}
+        for k, t in enumerate(inputs):
+            e = _edge_of(t)
+            if e is None:
+                if capture:
+                    raise RuntimeError("One of the differentiated Tensors does not require grad")
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            targets.setdefault((id(e[0]), e[1]), []).append(k)
+        target_nodes = {}
+        for t in inputs:
+            e = _edge_of(t)
+            target_nodes[id(e[0])] = e[0]
+
+    # discover the graph and count dependencies
+    deps, nodes, needed = {}, {}, {}
+    stack = [e[0] for e, _ in roots]
+    for n in stack:
+        nodes[id(n)] = n
+    order = []
+    seen = set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        order.append(n)
+        for i in n.diff_in:
+            e = n.inputs[i]
+            if e is None:
+                continue
+            m = e[0]
+            deps[id(m)] = deps.get(id(m), 0) + 1
+            if id(m) not in nodes:
+                nodes[id(m)] = m
+                stack.append(m)
+    if targets is not None:
+        # a node is needed if a target is reachable from it (post-order over the discovered DAG)
+        for n in sorted(order, key=lambda n: n.seq):
+            nd = id(n) in target_nodes
+            if not nd:
+                for i in n.diff_in:
+                    e = n.inputs[i]
+                    if e is not None and needed.get(id(e[0])):
+                        nd = True
+                        break
+            needed[id(n)] = nd
+
+    buffers = {}
+    for (node, idx), g in roots:
+        buf = buffers.setdefault(id(node), [None] * len(node.diff_out))
+        buf[idx] = g if buf[idx] is None else buf[idx] + g
+
+    results = [None] * (len(inputs) if inputs is not None else 0)
+    heap = [(-n.seq, id(n), n) for n in (e[0] for e, _ in roots) if deps.get(id(n), 0) == 0]
+    heapq.heapify(heap)
+    queued = {id(n) for _, _, n in heap}
+    as_tensor = (lambda g: g) if create_graph else (lambda g: Tensor._wrap(g) if g is not None else None)
+
+    prev = grad_mode._state.enabled
+    grad_mode._state.enabled = create_graph
+    try:
+        while heap:
+            _, _, node = heapq.heappop(heap)
+            cts = buffers.pop(id(node), [None] * len(node.diff_out))
+            if targets is not None and not needed.get(id(node)):
+                _release(node, deps, heap, queued)
+                continue
+            cts = _tensor_hooks(node, cts, as_tensor, create_graph)
+            if targets is not None:
+                for idx, g in enumerate(cts):
+                    for k in targets.get((id(node), idx), ()):
+                        results[k] = g
+            if node._pre_hooks:
+                tcts = tuple(as_tensor(g) for g in cts)
+                for h in node._pre_hooks:
+                    r = h(tcts)
+                    if r is not None:
+                        tcts = r
+                cts = [(_raw(g) if not create_graph else g) for g in tcts]
+            if isinstance(node, AccumulateGrad):
+                if accumulate and (targets is None or (id(node), 0) in targets) and cts[0] is not None:
+                    _accumulate(node, cts[0], create_graph)
+                continue
+            if all(g is None for g in cts):
+                _release(node, deps, heap, queued)
+                continue
+            node._check_saved()
+            cts = [g if g is not None else (_zeros(m) if not create_graph else Tensor._wrap(_zeros(m)))
+                   for g, m in zip(cts, node.out_meta)]
+            grads_in = node.apply_recorded(cts) if create_graph else node.apply(cts)
+            if node._hooks:
+                gi = tuple(as_tensor(g) for g in grads_in)
+                for h in node._hooks:
+                    r = h(gi, tuple(as_tensor(g) for g in cts))
+                    if r is not None:
+                        gi = tuple(r)
+                grads_in = [(_raw(g) if not create_graph else g) for g in gi]
+            if not retain_graph:
+                node.free()
+            for i, g in zip(node.diff_in, grads_in):
+                e = node.inputs[i]
+                m, idx = e
+                buf = buffers.setdefault(id(m), [None] * len(m.diff_out))
+                if g is not None:
+                    buf[idx] = g if buf[idx] is None else buf[idx] + g
+                deps[id(m)] -= 1
+                if deps[id(m)] == 0 and id(m) not in queued:
+                    queued.add(id(m))
+                    heapq.heappush(heap, (-m.seq, id(m), m))
+    finally:
+        grad_mode._state.enabled = prev
+
+    if inputs is not None and capture:
+        out = []
+        for k, (t, r) in enumerate(zip(inputs, results)):
+            if r is None and not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
+            out.append(None if r is None else (r if create_graph else Tensor._wrap(r, t._dev)))
+        return tuple(out)
+    return None
+
+
+def _raw(g):
+    from ..tensor import Tensor
+    return g._value if isinstance(g, Tensor) else g
+
+
+def _release(node, deps, heap, queued):
+    for i in node.diff_in:
+        e = node.inputs[i]
+        if e is None:
+            continue
+        m = e[0]
+        deps[id(m)] -= 1
+        if deps[id(m)] == 0 and id(m) not in queued:
+            queued.add(id(m))
+            heapq.heappush(heap, (-m.seq, id(m), m))
+
+
+def _tensor_hooks(node, cts, as_tensor, create_graph):
+    th, ret = node._tensor_hooks, node._retained
+    if not th and not ret:
+        return cts
+    cts = list(cts)
+    for idx in range(len(cts)):
+        if cts[idx] is None:
+            continue
+        for h in (th or {}).get(idx, ()):
+            r = h(as_tensor(cts[idx]))
+            if r is not None:
+                cts[idx] = r if create_graph else _raw(r)
+        if ret and idx in ret:
+            t = ret[idx]()
+            if t is not None:
+                g = as_tensor(cts[idx])
+                if create_graph:
+                    t._grad = g if t._grad is None else t._grad + g
+                else:
+                    t._grad = g.detach() if t._grad is None else t._grad.__class__._wrap(t._grad._value + g._value)
+    return cts
+
+
+def _accumulate(node, g, create_graph):
+    from ..tensor import Tensor
+    v = node.variable
+    if create_graph:
+        v._grad = g if v._grad is None else v._grad + g
+    elif v._grad is None:
+        v._grad = Tensor._wrap(g, v._dev)
+    else:
+        old = v._grad
+        if old.requires_grad:
+            v._grad = Tensor._wrap(old._value + g, v._dev)
+        else:
+            old._set_value(old._value + g)
+    if node._hooks:
+        for h in node._hooks:
+            h((), ())

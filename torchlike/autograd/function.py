@@ -1,0 +1,187 @@
+"""torchlike.autograd.Function: user-defined forward/backward recorded as one tape node."""
+from __future__ import annotations
+
+import functools
+
+from . import grad_mode
+from .graph import Node
+
+__all__ = ["Function", "FunctionCtx", "once_differentiable"]
+
+
+class FunctionCtx:
+    """The ``ctx`` passed to ``forward``/``backward``: save tensors and flags for backward."""
+
+    def __init__(self):
+        self.to_save = ()
+        self._saved = None
+        self._saved_versions = ()
+        self.needs_input_grad = ()
+        self.non_differentiable = set()
+        self.dirty = set()
+        self.materialize_grads = True
+
+    def save_for_backward(self, *tensors):
+        self.to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        self.saved_for_forward = tensors
+
+    @property
+    def saved_tensors(self):
+        node = getattr(self, "_node", None)
+        if node is not None:
+            node._check_saved()
+        return tuple(self.to_save)
+
+    def mark_non_differentiable(self, *tensors):
+        self.non_differentiable.update(id(t) for t in tensors)
+
+    def mark_dirty(self, *tensors):
+        self.dirty.update(id(t) for t in tensors)
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = bool(value)
+
+
+class _FunctionNode(Node):
+    __slots__ = ("cls", "ctx", "n_inputs", "all_meta", "in_shapes")
+
+    def apply(self, cts):
+        from ..tensor import Tensor
+        with grad_mode.no_grad():
+            res = self._call(tuple(Tensor._wrap(c) for c in cts))
+        return [None if r is None else r._value for r in res]
+
+    def apply_recorded(self, cts):
+        with grad_mode.enable_grad():
+            return self._call(tuple(cts))
+
+    def _call(self, cts):
+        from .. import _creation
+        full = [None] * self.n_outputs
+        for k, j in enumerate(self.diff_out):
+            full[j] = cts[k]
+        if self.ctx.materialize_grads:
+            full = [c if c is not None else _creation.zeros(m[0], dtype=m[1]) for c, m in
+                    zip(full, self.all_meta)]
+        res = self.cls.backward(self.ctx, *full)
+        if not isinstance(res, tuple):
+            res = (res,)
+        if len(res) < self.n_inputs:
+            raise RuntimeError(f"function {self._name} returned an incorrect number of gradients (expected "
+                               f"{self.n_inputs}, got {len(res)})")
+        out = []
+        for i in self.diff_in:
+            g = res[i]
+            if g is not None and tuple(g.shape) != tuple(self.in_shapes[i]):
+                try:
+                    g = g.sum_to_size(self.in_shapes[i])
+                except Exception:
+                    raise RuntimeError(f"Function {self._name} returned an invalid gradient at index {i} - got "
+                                       f"{list(g.shape)} but expected shape compatible with "
+                                       f"{list(self.in_shapes[i])}") from None
+            out.append(g)
+        return out
+
+    @property
+    def n_outputs(self):
+        return len(self.all_meta)
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        cls._backward_cls = cls
+
+
+class Function(metaclass=_FunctionMeta):
+    """Subclass with static ``forward(ctx, ...)`` and ``backward(ctx, *grads)``; call ``.apply``.
+
+    >>> import torchlike
+    >>> class Square(torchlike.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x * x
+    ...     @staticmethod
+    ...     def backward(ctx, g):
+    ...         (x,) = ctx.saved_tensors
+    ...         return 2 * x * g
+    >>> x = torchlike.tensor([3.0], requires_grad=True)
+    >>> Square.apply(x).backward(torchlike.ones(1)); x.grad
+    tensor([6.])
+    """
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        from ..tensor import Tensor
+        ctx = FunctionCtx()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        with grad_mode.no_grad():
+            if cls.setup_context is not Function.setup_context:
+                out = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, out)
+            else:
+                out = cls.forward(ctx, *args, **kwargs)
+        is_tuple = isinstance(out, tuple)
+        outs = list(out) if is_tuple else [out]
+        # outputs that alias inputs get fresh handles, as torch does for non-dirty outputs
+        for k, o in enumerate(outs):
+            if isinstance(o, Tensor) and any(o is a for a in args) and id(o) not in ctx.dirty:
+                outs[k] = o.detach() if o._vbase is None else o.view_as(o)
+        needs = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
+        if needs:
+            inputs, diff_in, shapes = [], [], []
+            for i, a in enumerate(args):
+                if isinstance(a, Tensor) and a.requires_grad:
+                    diff_in.append(i)
+                    gf = a.grad_fn
+                    inputs.append((gf, a._oi) if gf is not None else (a._accumulator(), 0))
+                else:
+                    inputs.append(None)
+                shapes.append(tuple(a.shape) if isinstance(a, Tensor) else ())
+            diff_out = tuple(j for j, o in enumerate(outs) if isinstance(o, Tensor) and
+                             (o.dtype.is_floating_point or o.dtype.is_complex) and
+                             id(o) not in ctx.non_differentiable)
+            all_meta = tuple((tuple(o.shape), o.dtype) if isinstance(o, Tensor) else ((), None) for o in outs)
+            saved = tuple((t, t._version) for t in ctx.to_save if isinstance(t, Tensor))
+            node = _FunctionNode(None, (), None, tuple(inputs), tuple(diff_in), diff_out,
+                                 tuple((tuple(outs[j].shape), outs[j]._value.dtype) for j in diff_out),
+                                 cls.__name__ + "Backward", saved)
+            node.cls, node.ctx, node.n_inputs = cls, ctx, len(args)
+            node.all_meta, node.in_shapes = all_meta, shapes
+            ctx._node = node
+            for k, j in enumerate(diff_out):
+                o = outs[j]
+                if id(o) in ctx.dirty:
+                    o._grad_fn, o._oi = node, k
+                    o._ver[0] += 1
+                else:
+                    new = Tensor._wrap(o._value, o._dev)
+                    new._grad_fn, new._oi = node, k
+                    outs[j] = new
+        return tuple(outs) if is_tuple else outs[0]
+
+
+def once_differentiable(fn):
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with grad_mode.no_grad():
+            return fn(ctx, *args)
+    return wrapper

@@ -1,0 +1,1 @@
+"""Data parallelism on JAX's distributed runtime (see the distributed issue)."""

@@ -1,0 +1,1 @@
+"""torchlike.fft: functions are attached from the op table."""

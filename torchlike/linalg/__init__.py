@@ -1,0 +1,1 @@
+"""torchlike.linalg: functions are attached from the op table."""

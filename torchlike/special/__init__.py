@@ -1,0 +1,1 @@
+"""torchlike.special: functions are attached from the op table."""

@@ -1,0 +1,701 @@
+"""The torchlike Tensor: a mutable handle on an immutable ``jax.Array``.
+
+Mutation rebinds the handle (and, for a view, functionally rewrites its root: see ``_views``).
+Operators, methods and in-place variants are attached from the op table (``_ops``).
+"""
+from __future__ import annotations
+
+import numbers
+import weakref
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import _dispatch, _dtype, _views
+from ._device import CPU, canonical, device as _device_cls
+from .autograd import grad_mode
+from .autograd.graph import AccumulateGrad
+
+__all__ = ["Tensor", "Size"]
+
+_state = grad_mode._state
+
+
+class Size(tuple):
+    """torch.Size: a tuple of ints with torch's repr.
+
+    >>> import torchlike
+    >>> torchlike.zeros(2, 3).shape
+    torch.Size([2, 3])
+    """
+
+    def __repr__(self):
+        return f"torch.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, i):
+        r = tuple.__getitem__(self, i)
+        return Size(r) if isinstance(i, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+def _is_tracer(x):
+    return isinstance(x, jax.core.Tracer)
+
+
+class Tensor:
+    """A multi-dimensional array with torch semantics, backed by a ``jax.Array``.
+
+    >>> import torchlike
+    >>> t = torchlike.tensor([1.0, 2.0], requires_grad=True)
+    >>> (t * t).sum().backward()
+    >>> t.grad
+    tensor([2., 4.])
+    """
+
+    __slots__ = ("_x", "_vbase", "_chain", "_seen", "_ver", "_rg", "_grad", "_grad_fn", "_oi", "_acc",
+                 "_retains", "_dev", "__weakref__", "__dict__")
+    __array_priority__ = 1000
+
+    # ---- construction -------------------------------------------------------------------------
+    def __new__(cls, *args, device=None, dtype=None):
+        """Legacy ``torch.Tensor(2, 3)`` (uninitialised float) / ``torch.Tensor([1, 2])`` constructor."""
+        from . import _creation
+        dt = _dtype.get_default_dtype() if dtype is None else dtype
+        if len(args) == 1 and not isinstance(args[0], numbers.Integral):
+            src = args[0]
+            if isinstance(src, Tensor):
+                return src
+            t = _creation.tensor(src, dtype=dt, device=device)
+        else:
+            shape = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+            t = _creation.zeros(*shape, dtype=dt, device=device)
+        if cls is not Tensor:
+            t = t.as_subclass(cls)
+        return t
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    @classmethod
+    def _wrap(cls, x, dev=CPU):
+        t = object.__new__(cls)
+        t._x = x
+        t._vbase = None
+        t._chain = None
+        t._seen = 0
+        t._ver = [0]
+        t._rg = False
+        t._grad = None
+        t._grad_fn = None
+        t._oi = 0
+        t._acc = None
+        t._retains = False
+        t._dev = dev
+        return t
+
+    def as_subclass(self, cls):
+        """The same data and autograd history viewed as an instance of ``cls``."""
+        t = object.__new__(cls)
+        for s in Tensor.__slots__:
+            if s not in ("__weakref__", "__dict__"):
+                object.__setattr__(t, s, getattr(self, s))
+        return t
+
+    # ---- the value, views and versions --------------------------------------------------------
+    @property
+    def _value(self):
+        b = self._vbase
+        if b is None or self._seen == self._ver[0]:
+            return self._x
+        self._refresh()
+        return self._x
+
+    def _refresh(self):
+        """Re-read a view from its root after some alias was written."""
+        b = self._vbase
+        if (b._rg or b._grad_fn is not None) and self._chain and self._chain[0][0] != "alias":
+            from ._ops.views import view_of_root
+            with grad_mode.enable_grad():
+                fresh = view_of_root(b, self._chain)
+            self._grad_fn, self._oi = fresh._grad_fn, fresh._oi
+            self._x = fresh._x
+        else:
+            self._x = _views.chain_fn(self._chain)(b._x)
+        self._seen = self._ver[0]
+
+    def _make_view(self, out, step):
+        """Mark ``out`` (the result of view op ``step`` on self) as a view sharing self's root."""
+        root = self._vbase if self._vbase is not None else self
+        chain = (self._chain or ()) + (step,) if step[0] != "as_strided" else (step,)
+        if chain and chain[0][0] == "alias" and len(chain) > 1:
+            chain = chain[1:]
+        out._vbase = root
+        out._chain = chain
+        out._ver = root._ver
+        out._seen = root._ver[0]
+        return out
+
+    @property
+    def _version(self):
+        return self._ver[0]
+
+    @property
+    def _base(self):
+        b = self._vbase
+        if b is None or self._chain[0][0] == "alias":
+            return None
+        return b
+
+    def _is_view(self):
+        return self._base is not None
+
+    def _set_value(self, new):
+        """Write array ``new`` (same shape) into this tensor's storage, without autograd."""
+        b = self._vbase
+        if b is None:
+            self._x = new
+            self._ver[0] += 1
+            return
+        b._x = _views.write_back_fn(self._chain)(b._x, new)
+        self._ver[0] += 1
+        self._x = new.astype(self._x.dtype)
+        self._seen = self._ver[0]
+
+    def _inplace_update(self, new):
+        """Make ``new`` (a Tensor computed from self) the value of self, in place, with autograd."""
+        if new is self:
+            return self
+        if _state.enabled:
+            self._check_inplace_leaf()
+        if new.dtype is not self.dtype:
+            if not _dtype.can_cast(new.dtype, self.dtype):
+                raise RuntimeError(f"result type {_dtype._CAP[new.dtype.name]} can't be cast to the desired "
+                                   f"output type {_dtype._CAP[self.dtype.name]}")
+            new = new.to(self.dtype)
+        if tuple(new.shape) != tuple(self.shape):
+            try:
+                new = new.expand(self.shape)
+            except RuntimeError:
+                raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+                                   f"{list(new.shape)}") from None
+        gf = new._grad_fn
+        if gf is not None and gf.saved:
+            # the op saw self's old (immutable) array, so overwriting self can't corrupt its gradient
+            gf.saved = tuple((t, v) for t, v in gf.saved if t._ver is not self._ver)
+        b = self._vbase
+        track = _state.enabled and (new._grad_fn is not None or new._rg)
+        if b is None:
+            self._x = new._value
+            self._ver[0] += 1
+            if track:
+                self._grad_fn, self._oi = new._grad_fn, new._oi
+                if new._grad_fn is None:  # new is a leaf that requires grad: route through an identity
+                    from ._ops.views import alias_op
+                    a = alias_op(new)
+                    self._grad_fn, self._oi = a._grad_fn, a._oi
+            return self
+        chain = self._chain
+        root_tracks = b._rg or b._grad_fn is not None
+        if chain[0][0] == "alias":  # detach()/.data alias: never recorded
+            self._set_value(new._value)
+            return self
+        if _state.enabled and (track or root_tracks):
+            from ._ops.views import copy_slices
+            r = copy_slices(b, new, chain)
+            b._x = r._x
+            b._grad_fn, b._oi = r._grad_fn, r._oi
+        else:
+            b._x = _views.write_back_fn(chain)(b._x, new._value)
+        self._ver[0] += 1
+        if not (track or root_tracks):
+            self._x = new._value
+            self._seen = self._ver[0]
+        return self
+
+    def _check_inplace_leaf(self):
+        if self._grad_fn is None and self._rg:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        b = self._vbase
+        if b is not None and b._grad_fn is None and b._rg and self._chain[0][0] != "alias":
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+
+    # ---- metadata -----------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._value.shape)
+
+    def size(self, dim=None):
+        s = self._value.shape
+        if dim is None:
+            return Size(s)
+        return s[_wrap_dim(dim, len(s))]
+
+    @property
+    def dtype(self):
+        return _dtype.from_np(self._value.dtype)
+
+    @property
+    def device(self):
+        return self._dev
+
+    @property
+    def is_cuda(self):
+        return self._dev.type == "cuda"
+
+    @property
+    def is_cpu(self):
+        return self._dev.type == "cpu"
+
+    @property
+    def is_meta(self):
+        return False
+
+    is_sparse = False
+    is_quantized = False
+    is_mkldnn = False
+    is_nested = False
+    layout = "torch.strided"
+
+    @property
+    def ndim(self):
+        return self._value.ndim
+
+    def dim(self):
+        return self._value.ndim
+
+    ndimension = dim
+
+    def numel(self):
+        return int(self._value.size)
+
+    nelement = numel
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.numel() * self.dtype.itemsize
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def is_complex(self):
+        return self.dtype.is_complex
+
+    def is_signed(self):
+        return self.dtype.is_signed
+
+    def get_device(self):
+        return -1 if self._dev.type == "cpu" else (self._dev.index or 0)
+
+    def stride(self, dim=None):
+        if self._vbase is None:
+            st = _views.contiguous_strides(self._x.shape)
+        else:
+            st = _views.strides_of(self._chain, tuple(self._vbase._x.shape))[0]
+        return st if dim is None else st[_wrap_dim(dim, len(st))]
+
+    def storage_offset(self):
+        if self._vbase is None:
+            return 0
+        return _views.strides_of(self._chain, tuple(self._vbase._x.shape))[1]
+
+    def is_contiguous(self, memory_format=None):
+        if self._vbase is None:
+            return True
+        shape, st = self.shape, self.stride()
+        expected = 1
+        for n, s in zip(reversed(shape), reversed(st)):
+            if n != 1:
+                if s != expected:
+                    return False
+                expected *= n
+        return True
+
+    def data_ptr(self):
+        root = self._vbase if self._vbase is not None else self
+        return id(root) * 64 + self.storage_offset() * self.dtype.itemsize
+
+    def untyped_storage(self):
+        from ._storage import UntypedStorage
+        return UntypedStorage._of(self)
+
+    # ---- autograd -----------------------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        if self._vbase is not None and self._seen != self._ver[0]:
+            self._refresh()
+        return self._rg or self._grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        if self._grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to "
+                                   "use a computed variable in a subgraph that doesn't require differentiation "
+                                   "use var_no_grad = var.detach().")
+            return self
+        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._rg = bool(requires_grad)
+        return self
+
+    @property
+    def grad_fn(self):
+        if self._vbase is not None and self._seen != self._ver[0]:
+            self._refresh()
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, g):
+        if g is not None:
+            if not isinstance(g, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(g).__name__}")
+            if tuple(g.shape) != tuple(self.shape):
+                raise RuntimeError("assigned grad has data of a different size")
+            if g.dtype is not self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+        self._grad = g
+
+    @property
+    def retains_grad(self):
+        return self._retains
+
+    def _accumulator(self):
+        acc = self._acc
+        if acc is None or acc() is None:
+            node = AccumulateGrad(self)
+            self._acc = weakref.ref(node)
+            return node
+        return acc()
+
+    def retain_grad(self):
+        """Keep ``.grad`` for this non-leaf tensor after backward."""
+        if self.grad_fn is None:
+            if not self._rg:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        if self._retains:
+            return
+        self._retains = True
+        node = self._grad_fn
+        if node._retained is None:
+            node._retained = {}
+        node._retained[self._oi] = weakref.ref(self)
+
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; may return a new gradient."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is None:
+            return self._accumulator_strong()._add_tensor_hook(0, hook)
+        return self._grad_fn._add_tensor_hook(self._oi, hook)
+
+    def _accumulator_strong(self):
+        node = self._accumulator()
+        self.__dict__["_acc_keep"] = node  # hooks must outlive the graph
+        return node
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after the gradient is accumulated into this leaf's ``.grad``."""
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        node = self._accumulator_strong()
+        return node.register_hook(lambda gi, go, _t=self: hook(_t))
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate gradients of this tensor into the ``.grad`` of the leaves it depends on."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        """A tensor sharing storage with self, outside the autograd graph."""
+        out = Tensor._wrap(self._value, self._dev)
+        return self._make_view(out, ("alias",))
+
+    def detach_(self):
+        if self._vbase is not None and self._chain[0][0] != "alias":
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using "
+                               "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is "
+                               "set as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                               "called on these gradients. To fix this error, please refer to the Optimizer."
+                               "zero_grad() function in torch/optim/optimizer.py as the solution.")
+        self._grad_fn = None
+        self._rg = False
+        return self
+
+    @property
+    def data(self):
+        # torch's .data has its own version counter; ours shares it (docs/differences.md), because
+        # views refresh from the shared counter.
+        return self.detach()
+
+    @data.setter
+    def data(self, new):
+        if not isinstance(new, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
+        self._x = new._value
+        self._dev = new._dev
+        self._vbase = None
+        self._chain = None
+        self._ver = [self._ver[0]]
+
+    # ---- conversion to Python / numpy ---------------------------------------------------------
+    def item(self):
+        x = self._value
+        if _is_tracer(x):
+            raise _concrete_error("item")
+        if x.size != 1:
+            raise RuntimeError(f"a Tensor with {x.size} elements cannot be converted to Scalar")
+        return np.asarray(x).reshape(()).item()
+
+    def tolist(self):
+        x = self._value
+        if _is_tracer(x):
+            raise _concrete_error("tolist")
+        return np.asarray(x).tolist()
+
+    def numpy(self, *, force=False):
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        if self._dev.type != "cpu" and not force:
+            raise TypeError(f"can't convert {self._dev.type}:{self._dev.index or 0} device type tensor to "
+                            "numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
+        return np.asarray(self._value)
+
+    def __array__(self, dtype=None, copy=None):
+        a = np.asarray(self._value)
+        return a.astype(dtype) if dtype is not None else a
+
+    def __dlpack__(self, stream=None, **kw):
+        return self._value.__dlpack__(**({"stream": stream} if stream is not None else {}))
+
+    def __dlpack_device__(self):
+        return self._value.__dlpack_device__()
+
+    def __jax_array__(self):
+        return self._value
+
+    def __bool__(self):
+        x = self._value
+        if _is_tracer(x):
+            raise _concrete_error("__bool__")
+        if x.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(np.asarray(x).reshape(()))
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self.dtype.is_complex or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __len__(self):
+        if self._value.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if self._value.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self, *, tensor_contents=None):
+        from ._printing import tensor_repr
+        return tensor_repr(self)
+
+    def __format__(self, spec):
+        if self.ndim == 0 and not _is_tracer(self._value):
+            return self.item().__format__(spec)
+        return object.__format__(self, spec) if not spec else repr(self).__format__(spec)
+
+    def __reduce_ex__(self, proto):
+        from ._storage import reduce_tensor
+        return reduce_tensor(self)
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
+                               "deepcopy protocol at the moment.  If you were attempting to deepcopy a module, "
+                               "this may be because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        new = Tensor._wrap(self._value, self._dev)
+        new = new.as_subclass(type(self)) if type(self) is not Tensor else new
+        new._rg = self._rg
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        for k, v in self.__dict__.items():
+            if not k.startswith("_acc"):
+                import copy
+                new.__dict__[k] = copy.deepcopy(v, memo)
+        memo[id(self)] = new
+        return new
+
+    # ---- device / dtype moves -----------------------------------------------------------------
+    def to(self, *args, **kwargs):
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``; copy only if needed."""
+        dev, dt, copy = None, None, kwargs.pop("copy", False)
+        kwargs.pop("non_blocking", None)
+        kwargs.pop("memory_format", None)
+        for a in list(args) + list(kwargs.values()):
+            if isinstance(a, Tensor):
+                dev, dt = a._dev, a.dtype
+            elif isinstance(a, _dtype.dtype) or a in (float, int, bool, complex):
+                dt = _dtype.to_dtype(a)
+            elif isinstance(a, (str, _device_cls, int)) and not isinstance(a, bool):
+                dev = canonical(a)
+            elif a is None:
+                continue
+            else:
+                raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
+        out = self
+        if dt is not None and dt is not self.dtype:
+            from ._ops.basic import to_dtype_op
+            out = to_dtype_op(out, dt)
+        if dev is not None and dev != self._dev:
+            from ._ops.basic import to_device_op
+            out = to_device_op(out, dev)
+        if copy and out is self:
+            out = self.clone()
+        return out
+
+    def cpu(self, memory_format=None):
+        return self.to("cpu")
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        return self.to(canonical("cuda" if device is None else (device if not isinstance(device, int)
+                                                                  else f"cuda:{device}")))
+
+    def type(self, dtype=None, non_blocking=False, **kw):
+        if dtype is None:
+            return _legacy_type_name(self.dtype, self._dev)
+        if isinstance(dtype, str):
+            from ._legacy import dtype_of_type_name
+            dtype = dtype_of_type_name(dtype)
+        elif isinstance(dtype, type):
+            from ._legacy import dtype_of_type_name
+            dtype = dtype_of_type_name(dtype.__name__)
+        return self.to(dtype)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    def float(self, memory_format=None):
+        return self.to(_dtype.float32)
+
+    def double(self, memory_format=None):
+        return self.to(_dtype.float64)
+
+    def half(self, memory_format=None):
+        return self.to(_dtype.float16)
+
+    def bfloat16(self, memory_format=None):
+        return self.to(_dtype.bfloat16)
+
+    def long(self, memory_format=None):
+        return self.to(_dtype.int64)
+
+    def int(self, memory_format=None):
+        return self.to(_dtype.int32)
+
+    def short(self, memory_format=None):
+        return self.to(_dtype.int16)
+
+    def char(self, memory_format=None):
+        return self.to(_dtype.int8)
+
+    def byte(self, memory_format=None):
+        return self.to(_dtype.uint8)
+
+    def bool(self, memory_format=None):
+        return self.to(_dtype.bool)
+
+    def cfloat(self):
+        return self.to(_dtype.complex64)
+
+    def cdouble(self):
+        return self.to(_dtype.complex128)
+
+    def pin_memory(self, device=None):
+        return self
+
+    def is_pinned(self, device=None):
+        return False
+
+    def share_memory_(self):
+        return self
+
+    def is_shared(self):
+        return False
+
+    def record_stream(self, stream):
+        return None
+
+
+def _legacy_type_name(dt, dev):
+    names = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+             "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+             "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
+             "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
+    prefix = "torch.cuda." if dev.type == "cuda" else "torch."
+    return prefix + names.get(dt.name, dt.name)
+
+
+def _wrap_dim(dim, ndim):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+def _concrete_error(what):
+    from .compile._errors import GraphBreak
+    return GraphBreak(f"Tensor.{what}() needs a concrete value, but the tensor is being traced "
+                      f"(inside torchlike.compile / jax.jit)")
+
+
+_dispatch.Tensor = Tensor
