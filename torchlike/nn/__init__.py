@@ -1,1 +1,24 @@
-"""torchlike.nn."""
+"""torchlike.nn: torch.nn's modules, parameters, functional API, init and utils.
+
+>>> import torchlike as torch
+>>> m = torch.nn.Linear(3, 2)
+>>> m(torch.zeros(4, 3)).shape
+torch.Size([4, 2])
+"""
+import importlib as _importlib
+import warnings as _warnings
+
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from . import functional  # noqa: F401
+
+for _name in ("init", "utils", "parallel"):
+    try:
+        _importlib.import_module(f"{__name__}.{_name}")
+    except ImportError as _e:  # pragma: no cover - partially written tree
+        _warnings.warn(f"torchlike.nn: could not import {_name}: {_e!r}", ImportWarning)
+
+try:
+    from .parallel import DataParallel  # noqa: F401
+except ImportError:  # pragma: no cover
+    pass

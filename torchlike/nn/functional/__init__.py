@@ -1,0 +1,19 @@
+"""torchlike.nn.functional: torch.nn.functional.  Each family lives in a submodule; all are
+re-exported here.
+
+>>> import torchlike as torch
+>>> import torchlike.nn.functional as F
+>>> F.relu(torch.tensor([-1.0, 2.0]))
+tensor([0., 2.])
+"""
+from .._loader import star_import as _star_import
+
+__all__: list = []
+
+_star_import(__name__, [
+    # nn core helper
+    "_activation", "_loss", "_linear", "_dropout", "_embedding", "_misc",
+    # layers helper
+    "_conv", "_pooling", "_normalization", "_rnn", "_attention", "_padding", "_upsampling", "_fold",
+    "_vision", "_pixelshuffle", "_embeddingbag",
+], globals(), __all__)

@@ -1,0 +1,13 @@
+"""All nn module classes.  Each family lives in its own file; the list below star-imports them."""
+from .._loader import star_import as _star_import
+
+__all__: list = []
+
+_star_import(__name__, [
+    # core (nn core helper)
+    "module", "container", "linear", "activation", "loss", "dropout", "sparse", "flatten", "lazy",
+    # heavy layers (layers helper)
+    "conv", "pooling", "normalization", "batchnorm", "instancenorm", "rnn", "transformer",
+    "activation_attn", "padding", "upsampling", "fold", "pixelshuffle", "channelshuffle", "distance",
+    "adaptive", "embeddingbag",
+], globals(), __all__)

@@ -1,0 +1,187 @@
+"""nn.Parameter, nn.Buffer and their uninitialised (lazy) forms.
+
+A Parameter is a Tensor subclass that Module registers automatically.  Unlike torch, it does not
+share storage with the tensor it was made from (torchlike tensors are handles on immutable arrays),
+which only matters if the source tensor is later modified in place.
+
+>>> import torchlike as torch
+>>> p = torch.nn.Parameter(torch.ones(2))
+>>> p
+Parameter containing:
+tensor([1., 1.], requires_grad=True)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor
+
+__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer", "is_lazy"]
+
+
+def _fresh(cls, data, requires_grad):
+    """A new leaf of class ``cls`` holding ``data``'s current value (no autograd history)."""
+    t = Tensor._wrap(data._value, data._dev)
+    if cls is not Tensor:
+        t = t.as_subclass(cls)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+class _ParameterMeta(type):
+    # isinstance(t, Parameter) is also True for tensors flagged _is_param (as in torch)
+    def __instancecheck__(self, instance):
+        if self is Parameter and isinstance(instance, Tensor) and getattr(instance, "_is_param", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Parameter(Tensor, metaclass=_ParameterMeta):
+    """A Tensor that is a module parameter: assigning it to a Module attribute registers it.
+
+    >>> import torchlike as torch
+    >>> torch.nn.Parameter(torch.zeros(3)).requires_grad
+    True
+    """
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            from .._creation import empty
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}")
+        return _fresh(cls, data, requires_grad)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.detach().clone(), self.requires_grad)
+        for k, v in self.__dict__.items():
+            if not k.startswith("_acc"):
+                import copy
+                result.__dict__[k] = copy.deepcopy(v, memo)
+        memo[id(self)] = result
+        return result
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild_parameter, (np.asarray(self._value), str(self._dev), self.requires_grad))
+
+    __hash__ = Tensor.__hash__
+
+
+def _rebuild_parameter(array, device, requires_grad):
+    from .._creation import from_numpy
+    t = from_numpy(np.array(array))
+    if device != "cpu":
+        t = t.to(device)
+    return Parameter(t, requires_grad)
+
+
+class _BufferMeta(type):
+    def __instancecheck__(self, instance):
+        if isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """A marker: ``module.x = nn.Buffer(t, persistent=True)`` registers ``t`` as a buffer.
+
+    >>> import torchlike as torch
+    >>> m = torch.nn.Module(); m.b = torch.nn.Buffer(torch.ones(1))
+    >>> list(m.state_dict())
+    ['b']
+    """
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            from .._creation import empty
+            data = empty(0)
+        t = _fresh(Tensor, data, data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
+
+
+class UninitializedTensorMixin:
+    """Shared behaviour of lazy parameters/buffers: a placeholder until ``materialize(shape)``."""
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Give this placeholder real (uninitialised) storage of ``shape`` and become ``cls_to_become``."""
+        from .._creation import empty
+        if device is None:
+            device = self.device
+        if dtype is None:
+            dtype = self.dtype
+        if isinstance(shape, int):
+            shape = (shape,)
+        new = empty(tuple(shape), device=device, dtype=dtype)
+        self._x = new._value
+        self._dev = new._dev
+        self._ver[0] += 1
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually happens "
+            "in `load_state_dict` when trying to load an uninitialized parameter into an initialized one. "
+            "Call `forward` to initialize the parameters before accessing their attributes.")
+
+    def share_memory_(self):
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. Call `forward` to initialize the "
+            "parameters before calling `module.share_memory()`.")
+
+    def __repr__(self):
+        return f"<{self.__class__.__name__}>"
+
+    def __reduce_ex__(self, proto):
+        return (self.__class__, (self.requires_grad,))
+
+
+def is_lazy(param) -> bool:
+    """True if ``param`` is an uninitialised (lazy) parameter or buffer."""
+    return isinstance(param, UninitializedTensorMixin)
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A parameter whose shape is not known yet (used by lazy modules such as LazyLinear)."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        from .._creation import empty
+        data = empty(0, device=device, dtype=dtype)
+        return _fresh(cls, data, requires_grad)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.requires_grad, self.device, self.dtype)
+        memo[id(self)] = result
+        return result
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer whose shape is not known yet."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        from .._creation import empty
+        data = empty(0, device=device, dtype=dtype)
+        t = _fresh(cls, data, requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
+
+    def __init__(self, *args, **kwargs):
+        pass
