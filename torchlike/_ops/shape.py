@@ -64,3 +64,61 @@ def stack(tensors, dim=0):
     dt = _dtype.result_type(*[_Dim(t.dtype) for t in tensors])
     return dispatch(_stack_impl, tuple(tensors), (("dim", d), ("dt", dt.np)), name="StackBackward0",
                     saves=False)
+
+
+def _stack_seq(tensors, name):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{type(tensors).__name__}")
+    if len(tensors) == 0:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return list(tensors)
+
+
+@register(method=False, out=True)
+def hstack(tensors):
+    """Concatenate horizontally: along dim 0 for 1-D inputs, else dim 1.
+
+    >>> import torchlike
+    >>> torchlike.hstack([torchlike.tensor([1]), torchlike.tensor([2, 3])])
+    tensor([1, 2, 3])
+    """
+    from .shape2 import atleast_1d
+    ts = [atleast_1d(t) for t in _stack_seq(tensors, "hstack")]
+    return cat(ts, 0 if ts[0].ndim == 1 else 1)
+
+
+@register(method=False, out=True, aliases=("row_stack",))
+def vstack(tensors):
+    """Concatenate vertically (inputs viewed as at least 2-D), along dim 0.
+
+    >>> import torchlike
+    >>> torchlike.vstack([torchlike.tensor([1, 2]), torchlike.tensor([3, 4])]).shape
+    torch.Size([2, 2])
+    """
+    from .shape2 import atleast_2d
+    return cat([atleast_2d(t) for t in _stack_seq(tensors, "vstack")], 0)
+
+
+@register(method=False, out=True)
+def dstack(tensors):
+    """Concatenate depthwise (inputs viewed as at least 3-D), along dim 2.
+
+    >>> import torchlike
+    >>> torchlike.dstack([torchlike.tensor([1, 2]), torchlike.tensor([3, 4])]).shape
+    torch.Size([1, 2, 2])
+    """
+    from .shape2 import atleast_3d
+    return cat([atleast_3d(t) for t in _stack_seq(tensors, "dstack")], 2)
+
+
+@register(method=False, out=True)
+def column_stack(tensors):
+    """Stack 0-/1-D inputs as columns (others are concatenated along dim 1).
+
+    >>> import torchlike
+    >>> torchlike.column_stack([torchlike.tensor([1, 2]), torchlike.tensor([3, 4])]).tolist()
+    [[1, 3], [2, 4]]
+    """
+    ts = _stack_seq(tensors, "column_stack")
+    return cat([t.reshape(t.numel(), 1) if t.ndim <= 1 else t for t in ts], 1)
