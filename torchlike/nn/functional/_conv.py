@@ -1,0 +1,215 @@
+"""Convolutions (torch.nn.functional.conv*d / conv_transpose*d) on ``lax.conv_general_dilated``.
+
+Layout is torch's NC(D)(H)W with OI(D)(H)W weights; one jitted function per configuration, gradients
+from ``jax.vjp`` of that function.
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..._dispatch import dispatch
+from ...tensor import Tensor
+
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+           ]
+
+_HI = lax.Precision.HIGHEST
+_SPATIAL = {1: "H", 2: "HW", 3: "DHW"}
+_CAP = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+        "complex64": "ComplexFloat", "complex128": "ComplexDouble", "int64": "Long", "int32": "Int"}
+
+
+def ntuple(v, n, name="kernel_size"):
+    """``3`` -> ``(3, 3)``; a sequence of length 1 is broadcast too; checked to be length ``n``."""
+    if isinstance(v, Tensor):
+        v = v.tolist()
+    if isinstance(v, (list, tuple)):
+        v = tuple(int(a) for a in v)
+        if len(v) == 1 and n > 1:
+            v = v * n
+        if len(v) != n:
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values to "
+                               f"match the convolution dimensions, but got {name}={list(v)}")
+        return v
+    return (int(v),) * n
+
+
+def check_same_dtype(input, *others):
+    for o in others:
+        if o is not None and o.dtype is not input.dtype:
+            raise RuntimeError(f"expected scalar type {_CAP.get(input.dtype.name, input.dtype.name)} but found "
+                               f"{_CAP.get(o.dtype.name, o.dtype.name)}")
+
+
+def _dn(n):
+    s = _SPATIAL[n]
+    return ("NC" + s, "OI" + s, "NC" + s)
+
+
+def _conv_impl(x, w, b, stride, padding, dilation, groups, unbatched):
+    n = w.ndim - 2
+    if unbatched:
+        x = x[None]
+    y = lax.conv_general_dilated(x, w, stride, padding, rhs_dilation=dilation, feature_group_count=groups,
+                                 dimension_numbers=_dn(n), precision=_HI)
+    if b is not None:
+        y = y + b.reshape((1, -1) + (1,) * n)
+    y = y.astype(x.dtype)
+    return y[0] if unbatched else y
+
+
+def _prep(input, weight, n, name):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({type(input).__name__}, ...)")
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got input "
+                           f"of size: {list(input.shape)}")
+    return input.ndim == n + 1
+
+
+def _conv(input, weight, bias, stride, padding, dilation, groups, n, name):
+    unbatched = _prep(input, weight, n, name)
+    check_same_dtype(input, weight, bias)
+    stride, dilation = ntuple(stride, n, "stride"), ntuple(dilation, n, "dilation")
+    k = tuple(weight.shape[2:])
+    shape = (1,) + tuple(input.shape) if unbatched else tuple(input.shape)
+    if isinstance(padding, str):
+        if padding == "valid":
+            pads = ((0, 0),) * n
+        elif padding == "same":
+            if any(s != 1 for s in stride):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            tot = [d * (kk - 1) for d, kk in zip(dilation, k)]
+            pads = tuple((t // 2, t - t // 2) for t in tot)
+        else:
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+    else:
+        pads = tuple((p, p) for p in ntuple(padding, n, "padding"))
+    if shape[1] != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(shape)} to have {weight.shape[1] * groups} channels, but got {shape[1]} "
+                           f"channels instead")
+    padded = [s + a + b for s, (a, b) in zip(shape[2:], pads)]
+    eff = [d * (kk - 1) + 1 for d, kk in zip(dilation, k)]
+    if any(p < e for p, e in zip(padded, eff)):
+        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
+                           f"size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than actual "
+                           f"input size")
+    return dispatch(_conv_impl, (input, weight, bias),
+                    (("stride", stride), ("padding", pads), ("dilation", dilation), ("groups", int(groups)),
+                     ("unbatched", unbatched)), name="ConvolutionBackward0", saves=True)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D convolution over (N, C, L) input.
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.conv1d(torchlike.ones(1, 2, 5), torchlike.ones(3, 2, 3)).shape
+    torch.Size([1, 3, 3])
+    """
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution over (N, C, H, W) input.
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.conv2d(torchlike.ones(1, 2, 5, 5), torchlike.ones(3, 2, 3, 3), padding='same').shape
+    torch.Size([1, 3, 5, 5])
+    """
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution over (N, C, D, H, W) input.
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.conv3d(torchlike.ones(1, 2, 4, 4, 4), torchlike.ones(3, 2, 3, 3, 3)).shape
+    torch.Size([1, 3, 2, 2, 2])
+    """
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
+
+
+def _convT_impl(x, w, b, stride, pads, dilation, groups, unbatched):
+    # conv_transpose = a convolution of the stride-dilated input with the flipped, in/out-swapped kernel
+    n = w.ndim - 2
+    if unbatched:
+        x = x[None]
+    cin, cout_g = w.shape[0], w.shape[1]
+    k = w.shape[2:]
+    wg = w.reshape((groups, cin // groups, cout_g) + k)
+    wg = jnp.swapaxes(wg, 1, 2).reshape((groups * cout_g, cin // groups) + k)
+    wg = jnp.flip(wg, axis=tuple(range(2, 2 + n)))
+    y = lax.conv_general_dilated(x, wg, (1,) * n, pads, lhs_dilation=stride, rhs_dilation=dilation,
+                                 feature_group_count=groups, dimension_numbers=_dn(n), precision=_HI)
+    if b is not None:
+        y = y + b.reshape((1, -1) + (1,) * n)
+    y = y.astype(x.dtype)
+    return y[0] if unbatched else y
+
+
+def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, n, name,
+                    output_size=None):
+    unbatched = _prep(input, weight, n, name)
+    check_same_dtype(input, weight, bias)
+    if isinstance(padding, str):
+        raise RuntimeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
+    stride, dilation = ntuple(stride, n, "stride"), ntuple(dilation, n, "dilation")
+    padding, output_padding = ntuple(padding, n, "padding"), ntuple(output_padding, n, "output_padding")
+    k = tuple(weight.shape[2:])
+    shape = (1,) + tuple(input.shape) if unbatched else tuple(input.shape)
+    if shape[1] != weight.shape[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input"
+                           f"{list(shape)} to have {weight.shape[0]} channels, but got {shape[1]} channels "
+                           f"instead")
+    for op, s, d in zip(output_padding, stride, dilation):
+        if op >= s and op >= d:
+            raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
+                               f"output_padding_height: {op} output_padding_width: {op} stride_height: {s} "
+                               f"stride_width: {s} dilation_height: {d} dilation_width: {d}")
+    pads = tuple((d * (kk - 1) - p, d * (kk - 1) - p + op)
+                 for kk, p, op, d in zip(k, padding, output_padding, dilation))
+    return dispatch(_convT_impl, (input, weight, bias),
+                    (("stride", stride), ("pads", pads), ("dilation", dilation), ("groups", int(groups)),
+                     ("unbatched", unbatched)), name="ConvolutionBackward0", saves=True)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """1-D transposed convolution; weight is (C_in, C_out/groups, k).
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.conv_transpose1d(torchlike.ones(1, 2, 4), torchlike.ones(2, 3, 3), stride=2).shape
+    torch.Size([1, 3, 9])
+    """
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 1,
+                           "conv_transpose1d")
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """2-D transposed convolution; weight is (C_in, C_out/groups, kH, kW).
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.conv_transpose2d(torchlike.ones(1, 2, 4, 4), torchlike.ones(2, 3, 3, 3), stride=2).shape
+    torch.Size([1, 3, 9, 9])
+    """
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2,
+                           "conv_transpose2d")
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """3-D transposed convolution; weight is (C_in, C_out/groups, kD, kH, kW).
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.conv_transpose3d(torchlike.ones(1, 2, 2, 2, 2), torchlike.ones(2, 3, 3, 3, 3)).shape
+    torch.Size([1, 3, 4, 4, 4])
+    """
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 3,
+                           "conv_transpose3d")
