@@ -14,6 +14,9 @@ def make(name, fields=("values", "indices")):
     if cls is None:
         cls = collections.namedtuple(name, fields)
         cls.__module__ = "torch.return_types"
+        # torch's repr: "torch.return_types.max(\nvalues=tensor(...),\nindices=tensor(...))"
+        cls.__repr__ = lambda self: f"torch.return_types.{type(self).__name__}(\n" + ",\n".join(
+            f"{k}={v!r}" for k, v in zip(self._fields, self)) + ")"
         _TYPES[name] = cls
         globals()[name] = cls
     return cls
