@@ -1,33 +1,101 @@
-"""Reductions."""
+"""Reductions: sum/mean/prod/var/std, max/min/arg*, logsumexp, all/any, norms.
+
+Order statistics (median, mode, quantile) and scans (cumsum, cummax, ...) live in reduction2.py.
+
+    >>> import torchlike
+    >>> torchlike.tensor([[1., 5.], [3., 2.]]).max(dim=1)
+    torch.return_types.max(
+    values=tensor([5., 3.]),
+    indices=tensor([1, 0]))
+"""
 from __future__ import annotations
 
+import builtins as _b
+import math
+
+import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _dtype
+from ..return_types import make
 from ._util import Tensor, cast, dims_arg, dispatch, float_dtype_for, register
 
-__all__ = ["sum", "mean"]
+__all__ = ["sum", "nansum", "mean", "nanmean", "prod", "var", "std", "var_mean", "std_mean", "max", "min",
+           "amax", "amin", "aminmax", "argmax", "argmin", "logsumexp", "all", "any", "count_nonzero", "norm",
+           "dist", "rdims", "check_nonempty", "real_of"]
+
+_I64 = np.dtype(np.int64)
 
 
-def _sum_impl(x, dims, keepdim, dt):
-    return jnp.sum(cast(x, dt), axis=dims, keepdims=keepdim)
+def rdims(dim, ndim):
+    """torch's reduction ``dim``: None or ``[]`` -> None (all dims); a 0-dim tensor reduces over ()."""
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return None
+    dims = dims_arg(dim, ndim)
+    return () if ndim == 0 else dims
 
 
-def _sum_dtype(d, dtype):
+def check_nonempty(input, dims, name, sep="():"):
+    """torch's IndexError for reducing a zero-size dim with an op that has no identity."""
+    if input.numel() == 0:
+        shape = input.shape
+        for d in (range(input.ndim) if dims is None else dims):
+            if shape[d] == 0:
+                raise IndexError(f"{name}{sep} Expected reduction dim {d} to have non-zero size.")
+
+
+def real_of(d):
+    return d.to_real() if d.is_complex else d
+
+
+def _int_acc(d, dtype):
+    """Accumulation dtype of sum/prod/cumsum: an explicit dtype, else int64 for ints and bools."""
     if dtype is not None:
         return _dtype.to_dtype(dtype)
     return _dtype.int64 if d._kind <= 1 else d
 
 
+# --- sum / nansum / mean / nanmean / prod -----------------------------------------------------
+def _sum_impl(x, dims, keepdim, dt):
+    return jnp.sum(cast(x, dt), axis=dims, keepdims=keepdim)
+
+
 @register(out=True)
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """Sum over ``dim`` (all dims by default); ints and bools accumulate in int64."""
-    dims = dims_arg(dim, input.ndim)
-    if dims == ():
-        dims = None
-    dt = _sum_dtype(input.dtype, dtype)
+    """Sum over ``dim`` (all dims by default); ints and bools accumulate in int64.
+
+    >>> import torchlike
+    >>> torchlike.tensor([[1, 2], [3, 4]]).sum(0)
+    tensor([4, 6])
+    """
+    dims = rdims(dim, input.ndim)
+    dt = _int_acc(input.dtype, dtype)
     return dispatch(_sum_impl, (input,), (("dims", dims), ("keepdim", bool(keepdim)), ("dt", dt.np)),
                     name="SumBackward0" if dims is None else "SumBackward1", saves=False)
+
+
+def _nansum_impl(x, dims, keepdim, dt):
+    x = cast(x, dt)
+    if jnp.issubdtype(dt, jnp.inexact):
+        x = jnp.where(jnp.isnan(x), jnp.zeros((), dt), x)
+    return jnp.sum(x, axis=dims, keepdims=keepdim)
+
+
+@register(out=True)
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """Sum treating NaN as zero.
+
+    >>> import torchlike
+    >>> torchlike.nansum(torchlike.tensor([1., float('nan'), 2.]))
+    tensor(3.)
+    """
+    if input.dtype.is_complex:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
+    dims = rdims(dim, input.ndim)
+    dt = _int_acc(input.dtype, dtype)
+    return dispatch(_nansum_impl, (input,), (("dims", dims), ("keepdim", bool(keepdim)), ("dt", dt.np)),
+                    name="NansumBackward0")
 
 
 def _mean_impl(x, dims, keepdim, dt):
@@ -36,13 +104,437 @@ def _mean_impl(x, dims, keepdim, dt):
 
 @register(out=True)
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    """Mean over ``dim``; integer inputs need an explicit float ``dtype``, as in torch."""
+    """Mean over ``dim``; integer inputs need an explicit float ``dtype``, as in torch.
+
+    >>> import torchlike
+    >>> torchlike.tensor([1., 2., 6.]).mean()
+    tensor(3.)
+    """
     d = _dtype.to_dtype(dtype) if dtype is not None else input.dtype
     if not (d.is_floating_point or d.is_complex):
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
                            f"or complex dtype. Got: {_dtype._CAP[d.name]}")
-    dims = dims_arg(dim, input.ndim)
-    if dims == ():
-        dims = None
+    dims = rdims(dim, input.ndim)
     return dispatch(_mean_impl, (input,), (("dims", dims), ("keepdim", bool(keepdim)), ("dt", d.np)),
                     name="MeanBackward0" if dims is None else "MeanBackward1", saves=False)
+
+
+def _nanmean_impl(x, dims, keepdim, dt):
+    x = cast(x, dt)
+    nan = jnp.isnan(x)
+    s = jnp.sum(jnp.where(nan, jnp.zeros((), dt), x), axis=dims, keepdims=keepdim)
+    n = jnp.sum(~nan, axis=dims, keepdims=keepdim)
+    return s / n.astype(dt)
+
+
+@register(out=True)
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """Mean ignoring NaNs (all-NaN slices give NaN).
+
+    >>> import torchlike
+    >>> torchlike.nanmean(torchlike.tensor([1., float('nan'), 3.]))
+    tensor(2.)
+    """
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{_dtype._CAP[input.dtype.name]}")
+    d = _dtype.to_dtype(dtype) if dtype is not None else input.dtype
+    dims = rdims(dim, input.ndim)
+    return dispatch(_nanmean_impl, (input,), (("dims", dims), ("keepdim", bool(keepdim)), ("dt", d.np)),
+                    name="DivBackward0")
+
+
+def _prod_impl(x, dims, keepdim, dt):
+    return jnp.prod(cast(x, dt), axis=dims, keepdims=keepdim)
+
+
+@register(out=True)
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """Product over all elements or one ``dim`` (ints and bools accumulate in int64).
+
+    >>> import torchlike
+    >>> torchlike.tensor([[1, 2], [3, 4]]).prod(1)
+    tensor([ 2, 12])
+    """
+    if dim is not None and not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"prod() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(dim).__name__}), but expected one of:\n * (Tensor input, *, torch.dtype dtype = "
+                        "None)\n * (Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None, "
+                        "Tensor out = None)\n")
+    dims = rdims(dim, input.ndim)
+    dt = _int_acc(input.dtype, dtype)
+    return dispatch(_prod_impl, (input,), (("dims", dims), ("keepdim", bool(keepdim)), ("dt", dt.np)),
+                    name="ProdBackward0" if dims is None else "ProdBackward1")
+
+
+# --- var / std -------------------------------------------------------------------------------
+def _var_impl(x, c, dims, keepdim, sq, with_mean):
+    m = jnp.mean(x, axis=dims, keepdims=True)
+    d = x - m
+    sqd = jnp.real(d * jnp.conj(d)) if jnp.iscomplexobj(d) else d * d
+    s = jnp.sum(sqd, axis=dims, keepdims=keepdim)
+    n = math.prod(x.shape[i] for i in (range(x.ndim) if dims is None else dims))
+    v = s / jnp.maximum(n - c, 0).astype(s.dtype)
+    r = jnp.sqrt(v) if sq else v
+    if with_mean:
+        return r, (m if keepdim else jnp.squeeze(m, axis=dims))
+    return r
+
+
+def _var_args(name, input, dim, unbiased, correction):
+    if isinstance(dim, bool):  # the legacy var(input, unbiased) overload
+        unbiased, dim = dim, None
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got both 'unbiased' and "
+                        "'correction'")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    d = input.dtype
+    if not (d.is_floating_point or d.is_complex):
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    return rdims(dim, input.ndim), correction
+
+
+def _var_like(name, sq, with_mean):
+    def fn(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        dims, c = _var_args(name, input, dim, unbiased, correction)
+        return dispatch(_var_impl, (input, c), (("dims", dims), ("keepdim", bool(keepdim)), ("sq", sq),
+                                                ("with_mean", with_mean)),
+                        name=("Std" if sq else "Var") + ("Mean" if with_mean else "") + "Backward0")
+    fn.__name__ = name
+    what = "standard deviation" if sq else "variance"
+    fn.__doc__ = (f"The {what} over ``dim`` with Bessel ``correction`` (default 1; legacy ``unbiased``)"
+                  f"{', and the mean, as a tuple' if with_mean else ''}.\n\n    >>> import torchlike\n"
+                  f"    >>> torchlike.{name}(torchlike.tensor([1., 3.]), correction=0)\n"
+                  f"    {'(tensor(1.), tensor(2.))' if with_mean else 'tensor(1.)'}\n    ")
+    return fn
+
+
+var = register("var", out=True)(_var_like("var", False, False))
+std = register("std", out=True)(_var_like("std", True, False))
+var_mean = register("var_mean", method=False)(_var_like("var_mean", False, True))
+std_mean = register("std_mean", method=False)(_var_like("std_mean", True, True))
+
+
+# --- max / min / amax / amin / aminmax / argmax / argmin --------------------------------------
+def _no_complex(input, name):
+    if input.dtype.is_complex:
+        raise NotImplementedError(f'"{name}" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+
+
+def _full_impl(x, kind):
+    # jnp.max/min propagate NaN, and their vjp spreads the gradient evenly over tied extrema,
+    # which is torch's evenly_distribute_backward for full-reduction max()/min().
+    return jnp.max(x) if kind == "max" else jnp.min(x)
+
+
+def _arg_impl(x, dim, keepdim, kind):
+    # jnp.argmax/argmin pick the first occurrence and treat NaN as the extremum, like torch.
+    return (jnp.argmax if kind == "max" else jnp.argmin)(x, axis=dim, keepdims=keepdim).astype(jnp.int64)
+
+
+def _dim_impl(x, dim, keepdim, kind):
+    # Values are gathered at the selected indices (not jnp.max) so that jax.vjp sends the whole
+    # gradient to that one index, as torch's value_selecting_reduction_backward does.
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    idx = (jnp.argmax if kind == "max" else jnp.argmin)(x, axis=dim, keepdims=True)
+    vals = jnp.take_along_axis(x, idx, axis=dim)
+    if not keepdim:
+        vals, idx = jnp.squeeze(vals, dim), jnp.squeeze(idx, dim)
+    return vals, idx.astype(jnp.int64)
+
+
+def _minmax(kind):
+    def fn(input, dim=None, keepdim=False, *, other=None):
+        if isinstance(dim, Tensor):
+            other, dim = dim, None
+        if other is not None:
+            from .registry import TABLE
+            return TABLE["maximum" if kind == "max" else "minimum"].fn(input, other)
+        _no_complex(input, f"{kind}_all" if dim is None else f"{kind}_cpu")
+        if dim is None:
+            if input.numel() == 0:
+                raise RuntimeError(f"{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
+                                   "Specify the reduction dim with the 'dim' argument.")
+            return dispatch(_full_impl, (input,), (("kind", kind),), name=f"{kind.capitalize()}Backward1")
+        d = dims_arg(dim, input.ndim)[0]
+        check_nonempty(input, (d,), kind)
+        v, i = dispatch(_dim_impl, (input,), (("dim", d), ("keepdim", bool(keepdim)), ("kind", kind)),
+                        name=f"{kind.capitalize()}Backward0")
+        return make(kind)(v, i)
+    fn.__name__ = kind
+    fn.__doc__ = (f"``{kind}(input)``: the {kind}imum (NaN propagates); ``{kind}(input, dim, keepdim)``: "
+                  f"(values, indices) with the first index of the {kind}imum; ``{kind}(input, other)``: "
+                  f"elementwise {kind}imum.\n\n    >>> import torchlike\n    >>> torchlike.{kind}("
+                  f"torchlike.tensor([1, 3, 3]))\n    tensor({1 if kind == 'min' else 3})\n    ")
+    return fn
+
+
+max = register("max", out=True)(_minmax("max"))
+min = register("min", out=True)(_minmax("min"))
+
+
+def _amax_impl(x, dims, keepdim, kind):
+    return (jnp.max if kind == "max" else jnp.min)(x, axis=dims, keepdims=keepdim)
+
+
+def _amaxmin(kind):
+    def fn(input, dim=(), keepdim=False):
+        _no_complex(input, f"a{kind}_cpu")
+        dims = rdims(dim, input.ndim)
+        if dims is None and input.numel() == 0:
+            raise RuntimeError(f"a{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        check_nonempty(input, dims, f"a{kind}")
+        return dispatch(_amax_impl, (input,), (("dims", dims), ("keepdim", bool(keepdim)), ("kind", kind)),
+                        name=f"A{kind}Backward0")
+    fn.__name__ = "a" + kind
+    fn.__doc__ = (f"The {kind}imum over ``dim`` (all dims by default); the gradient is shared evenly "
+                  f"between tied elements.\n\n    >>> import torchlike\n    >>> torchlike.a{kind}("
+                  f"torchlike.tensor([[1, 4], [3, 2]]), 1)\n    tensor({'[1, 2]' if kind == 'min' else '[4, 3]'})\n"
+                  "    ")
+    return fn
+
+
+amax = register("amax", out=True)(_amaxmin("max"))
+amin = register("amin", out=True)(_amaxmin("min"))
+
+
+def _aminmax_impl(x, dims, keepdim):
+    return jnp.min(x, axis=dims, keepdims=keepdim), jnp.max(x, axis=dims, keepdims=keepdim)
+
+
+@register(out=True)
+def aminmax(input, *, dim=None, keepdim=False):
+    """(min, max) over ``dim`` (all elements by default).
+
+    >>> import torchlike
+    >>> torchlike.aminmax(torchlike.tensor([3, 1, 2]))
+    torch.return_types.aminmax(
+    min=tensor(1),
+    max=tensor(3))
+    """
+    _no_complex(input, "aminmax_cpu")
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has "
+                               "no identity.")
+        dims = None
+    else:
+        dims = dims_arg(dim, input.ndim)
+        dims = () if input.ndim == 0 else dims
+        check_nonempty(input, dims, "aminmax", ":")
+    lo, hi = dispatch(_aminmax_impl, (input,), (("dims", dims), ("keepdim", bool(keepdim))),
+                      name="AminmaxBackward0")
+    return make("aminmax")(lo, hi)
+
+
+def _argminmax(kind):
+    def fn(input, dim=None, keepdim=False):
+        _no_complex(input, f"arg{kind}_cpu")
+        if dim is None:
+            if input.numel() == 0:
+                raise IndexError(f"arg{kind}(): Expected reduction dim to be specified for input.numel() == 0.")
+            r = dispatch(_arg_impl, (input.reshape(-1),), (("dim", 0), ("keepdim", False), ("kind", kind)),
+                         diff=False)
+            return r.reshape((1,) * input.ndim) if keepdim else r
+        d = dims_arg(dim, input.ndim)[0]
+        check_nonempty(input, (d,), f"arg{kind}")
+        if input.ndim == 0:
+            return dispatch(_arg_impl, (input.reshape(1),), (("dim", 0), ("keepdim", False), ("kind", kind)),
+                            diff=False)
+        return dispatch(_arg_impl, (input,), (("dim", d), ("keepdim", bool(keepdim)), ("kind", kind)),
+                        diff=False)
+    fn.__name__ = "arg" + kind
+    fn.__doc__ = (f"Index of the first {kind}imum (over the flattened tensor when ``dim`` is None).\n\n"
+                  f"    >>> import torchlike\n    >>> torchlike.arg{kind}(torchlike.tensor([2, 5, 5, 1]))\n"
+                  f"    tensor({3 if kind == 'min' else 1})\n    ")
+    return fn
+
+
+argmax = register("argmax", out=True, differentiable=False)(_argminmax("max"))
+argmin = register("argmin", out=True, differentiable=False)(_argminmax("min"))
+
+
+# --- logsumexp ---------------------------------------------------------------------------------
+def _logsumexp_impl(x, dims, keepdim, dt):
+    return jax.nn.logsumexp(cast(x, dt), axis=dims, keepdims=keepdim)
+
+
+@register(out=True, promote="float")
+def logsumexp(input, dim, keepdim=False):
+    """``log(sum(exp(input), dim))`` computed stably; integer inputs give the default float dtype.
+
+    >>> import torchlike
+    >>> torchlike.logsumexp(torchlike.tensor([0., 0.]), 0)
+    tensor(0.6931)
+    """
+    dims = rdims(dim, input.ndim)
+    return dispatch(_logsumexp_impl, (input,), (("dims", dims), ("keepdim", bool(keepdim)),
+                                                ("dt", float_dtype_for(input.dtype).np)),
+                    name="LogsumexpBackward0")
+
+
+# --- all / any / count_nonzero -----------------------------------------------------------------
+def _allany_impl(x, dims, keepdim, kind, dt):
+    nz = x != 0
+    r = (jnp.all if kind == "all" else jnp.any)(nz, axis=dims, keepdims=keepdim)
+    return r.astype(dt)
+
+
+def _allany(kind):
+    def fn(input, dim=None, keepdim=False):
+        dims = rdims(dim, input.ndim)
+        dt = np.dtype(np.uint8) if input.dtype is _dtype.uint8 else np.dtype(bool)
+        return dispatch(_allany_impl, (input,), (("dims", dims), ("keepdim", bool(keepdim)), ("kind", kind),
+                                                 ("dt", dt)), diff=False)
+    fn.__name__ = kind
+    fn.__doc__ = (f"Whether {'all' if kind == 'all' else 'any'} elements over ``dim`` are nonzero (bool result; "
+                  f"uint8 inputs give uint8, as torch).\n\n    >>> import torchlike\n    >>> torchlike.{kind}("
+                  f"torchlike.tensor([1, 0]))\n    tensor({kind == 'any'})\n    ")
+    return fn
+
+
+all = register("all", out=True, promote="bool", differentiable=False)(_allany("all"))
+any = register("any", out=True, promote="bool", differentiable=False)(_allany("any"))
+
+
+def _count_nonzero_impl(x, dims):
+    return jnp.sum(x != 0, axis=dims, dtype=jnp.int64)
+
+
+@register(promote="int", differentiable=False)
+def count_nonzero(input, dim=None):
+    """Number of nonzero elements over ``dim`` (int64).
+
+    >>> import torchlike
+    >>> torchlike.count_nonzero(torchlike.tensor([[0, 1], [2, 0]]), dim=0)
+    tensor([1, 1])
+    """
+    return dispatch(_count_nonzero_impl, (input,), (("dims", rdims(dim, input.ndim)),), diff=False)
+
+
+# --- norms -------------------------------------------------------------------------------------
+def _vnorm(x, p, dims, keepdim, kind):
+    """Vector p-norm with torch's subgradients: 0 where the norm (or an element, for p < 1) is zero.
+
+    The 'double where' keeps jax.vjp from producing 0 * inf = NaN at zero."""
+    ax = jnp.abs(x)
+    rd = ax.dtype
+    if kind == "inf":
+        return jnp.max(ax, axis=dims, keepdims=keepdim)
+    if kind == "-inf":
+        return jnp.min(ax, axis=dims, keepdims=keepdim)
+    if kind == "0":
+        return jnp.sum((ax != 0).astype(rd), axis=dims, keepdims=keepdim)
+    if kind == "1":
+        return jnp.sum(ax, axis=dims, keepdims=keepdim)
+    if kind == "2":
+        s = jnp.sum(jnp.real(x * jnp.conj(x)) if jnp.iscomplexobj(x) else x * x, axis=dims, keepdims=keepdim)
+        zero = s == 0
+        return jnp.where(zero, jnp.zeros((), rd), jnp.sqrt(jnp.where(zero, jnp.ones((), rd), s)))
+    p = cast(p, rd)
+    z = ax == 0
+    axp = jnp.where(z, jnp.zeros((), rd), jnp.where(z, jnp.ones((), rd), ax) ** p)
+    s = jnp.sum(axp, axis=dims, keepdims=keepdim)
+    zero = s == 0
+    return jnp.where(zero, jnp.zeros((), rd), jnp.where(zero, jnp.ones((), rd), s) ** (1 / p))
+
+
+def _norm_kind(p):
+    if p == math.inf:
+        return "inf"
+    if p == -math.inf:
+        return "-inf"
+    if p in (0, 1, 2):
+        return str(int(p))
+    return "p"
+
+
+def _vnorm_impl(x, p, dims, keepdim, kind, dt):
+    return _vnorm(cast(x, dt), p, dims, keepdim, kind)
+
+
+def _nuc_impl(x, dims, keepdim, dt):
+    x = jnp.moveaxis(cast(x, dt), dims, (-2, -1))
+    r = jnp.sum(jnp.linalg.svd(x, compute_uv=False), axis=-1)
+    if keepdim:
+        for d in dims:
+            r = jnp.expand_dims(r, d)
+    return r
+
+
+def vector_norm_op(input, p, dims, keepdim, dtype, name="linalg.vector_norm"):
+    """Shared by norm/dist (and usable by linalg.vector_norm): p-norm over ``dims`` (None = all)."""
+    d = _dtype.to_dtype(dtype) if dtype is not None else input.dtype
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
+                           f"{_dtype._CAP[input.dtype.name]}")
+    kind = _norm_kind(p)
+    if kind in ("inf", "-inf") and input.numel() == 0:
+        check_nonempty(input, dims, name, ":")
+    return dispatch(_vnorm_impl, (input, float(p)), (("dims", dims), ("keepdim", bool(keepdim)), ("kind", kind),
+                                                     ("dt", d.np)), name="LinalgVectorNormBackward0")
+
+
+@register(promote="float")
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """torch.norm: 'fro' / numbers give vector norms over ``dim`` (all dims by default), 'nuc' the nuclear
+    norm of the matrices in ``dim`` (the last two dims of a 2-D input by default).
+
+    >>> import torchlike
+    >>> torchlike.tensor([3., 4.]).norm()
+    tensor(5.)
+    """
+    if isinstance(dim, (int, np.integer)):
+        dim = (int(dim),)
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or len(dim) <= 2):
+            r = vector_norm_op(input, 2, rdims(dim, input.ndim), keepdim, dtype)
+        elif p == "nuc":
+            if input.ndim < 2:
+                raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+            dims = tuple(range(input.ndim)) if dim is None else dims_arg(dim, input.ndim)
+            if len(dims) != 2:
+                raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dims))}")
+            if not (input.dtype.is_floating_point or input.dtype.is_complex):
+                raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. "
+                                   f"Got {_dtype._CAP[input.dtype.name]}")
+            d = real_of(_dtype.to_dtype(dtype) if dtype is not None else input.dtype)
+            r = dispatch(_nuc_impl, (input,), (("dims", tuple(dims_arg(dim, input.ndim) if dim is not None
+                                                               else dims)),
+                                               ("keepdim", bool(keepdim)), ("dt", input.dtype.np)),
+                         name="LinalgMatrixNormBackward0")
+            r = r if r.dtype is d else r.to(d)
+        else:
+            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    else:
+        r = vector_norm_op(input, 2.0 if p is None else p, rdims(dim, input.ndim), keepdim, dtype)
+    if out is not None:
+        from .registry import write_out
+        return write_out(out, r)
+    return r
+
+
+@register(promote="float")
+def dist(input, other, p=2):
+    """``norm(input - other, p)`` with broadcasting.
+
+    >>> import torchlike
+    >>> torchlike.dist(torchlike.tensor([1., 1.]), torchlike.tensor([4., 5.]))
+    tensor(5.)
+    """
+    d = _dtype.result_type(input, other)
+    if not (d.is_floating_point or d.is_complex):
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
+                           f"{_dtype._CAP[d.name]} instead.")
+    if isinstance(p, Tensor):
+        p = p.item()
+    return dispatch(_dist_impl, (input, other, float(p)), (("kind", _norm_kind(p)), ("dt", d.np)),
+                    name="DistBackward0")
+
+
+def _dist_impl(x, y, p, kind, dt):
+    return _vnorm(cast(x, dt) - cast(y, dt), p, None, False, kind)
+
