@@ -1,0 +1,220 @@
+"""Matrix products compared with torch: values, dtypes, shapes, gradients, error types/messages."""
+import numpy as np
+import pytest
+import torch
+
+import torchlike
+from conftest import assert_same
+
+RNG = np.random.default_rng(0)
+
+
+def arr(*shape, dtype=np.float32):
+    if np.dtype(dtype).kind in "iu":
+        return RNG.integers(-5, 6, shape).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        return (RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)).astype(dtype)
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def _mk(lib, a, grad):
+    t = lib.tensor(a)
+    if grad and a.dtype.kind in "fc":
+        t.requires_grad_(True)
+    return t
+
+
+def check(fn, *arrays, grad=True, rtol=1e-5, atol=1e-5, kw=None):
+    """Run fn(lib, *tensors) on both libraries; compare results and (optionally) input gradients."""
+    kw = kw or {}
+    tt = [_mk(torch, a, grad) if isinstance(a, np.ndarray) else a for a in arrays]
+    ll = [_mk(torchlike, a, grad) if isinstance(a, np.ndarray) else a for a in arrays]
+    rt, rl = fn(torch, *tt), fn(torchlike, *ll)
+    outs_t = rt if isinstance(rt, (tuple, list)) else (rt,)
+    outs_l = rl if isinstance(rl, (tuple, list)) else (rl,)
+    for o, t in zip(outs_l, outs_t):
+        assert_same(o, t, rtol=rtol, atol=atol)
+    if grad and any(isinstance(x, torch.Tensor) and x.requires_grad for x in tt):
+        w = [arr(*o.shape) for o in outs_t if o.dtype.is_floating_point or o.dtype.is_complex]
+        lt = sum((o * torch.tensor(wi).to(o.dtype)).real.sum() for o, wi in zip(outs_t, w))
+        ll_ = None
+        for o, wi in zip(outs_l, w):
+            term = (o * torchlike.tensor(wi).to(o.dtype)).real.sum()
+            ll_ = term if ll_ is None else ll_ + term
+        lt.backward()
+        ll_.backward()
+        for x, y in zip(tt, ll):
+            if isinstance(x, torch.Tensor) and x.requires_grad:
+                assert_same(y.grad, x.grad, rtol=rtol * 10, atol=atol * 10)
+    return rl
+
+
+@pytest.mark.parametrize("sa,sb", [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)),
+                                   ((5, 2, 3), (3, 4)), ((3,), (5, 3, 4)), ((5, 2, 3), (3,)),
+                                   ((2, 1, 2, 3), (5, 3, 4)), ((0, 3), (3, 2))])
+def test_matmul_shapes_and_grads(sa, sb):
+    a, b = arr(*sa), arr(*sb)
+    check(lambda lib, x, y: lib.matmul(x, y), a, b)
+    check(lambda lib, x, y: x @ y, a, b)
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.int64, np.int32, np.complex64])
+def test_matmul_dtypes(dt):
+    a, b = arr(4, 3, dtype=dt), arr(3, 2, dtype=dt)
+    check(lambda lib, x, y: lib.matmul(x, y), a, b)
+    check(lambda lib, x, y: lib.matmul(x.select(0, 0), y), a, b)
+
+
+def test_mm_bmm_mv_dot_vdot():
+    check(lambda lib, x, y: lib.mm(x, y), arr(2, 3), arr(3, 4))
+    check(lambda lib, x, y: x.mm(y), arr(2, 3), arr(3, 4))
+    check(lambda lib, x, y: lib.bmm(x, y), arr(4, 2, 3), arr(4, 3, 5))
+    check(lambda lib, x, y: lib.mv(x, y), arr(2, 3), arr(3))
+    check(lambda lib, x, y: lib.dot(x, y), arr(3), arr(3))
+    check(lambda lib, x, y: lib.dot(x, y), arr(3, dtype=np.int64), arr(3, dtype=np.int64))
+    check(lambda lib, x, y: lib.vdot(x, y), arr(3, dtype=np.complex128), arr(3, dtype=np.complex128))
+    check(lambda lib, x, y: lib.vdot(x, y), arr(3), arr(3))
+
+
+def test_inner_outer_kron():
+    check(lambda lib, x, y: lib.inner(x, y), arr(2, 3), arr(4, 3))
+    check(lambda lib, x, y: lib.inner(x, y), arr(3), arr(3))
+    check(lambda lib, x, y: lib.inner(x, y), arr(), arr(2, 3))
+    check(lambda lib, x, y: lib.outer(x, y), arr(2), arr(3))
+    check(lambda lib, x, y: lib.ger(x, y), arr(2), arr(3))
+    check(lambda lib, x, y: lib.outer(x, y), arr(2), arr(3, dtype=np.int64))
+    check(lambda lib, x, y: lib.outer(x, y), arr(2, dtype=np.float64), arr(3))
+    check(lambda lib, x, y: lib.kron(x, y), arr(2, 3), arr(3, 2))
+    check(lambda lib, x, y: lib.kron(x, y), arr(2, 3), arr(3, dtype=np.int64))
+    check(lambda lib, x, y: lib.kron(x, y), arr(2, 1, 3), arr(2, 2))
+
+
+@pytest.mark.parametrize("eq,shapes", [("ij,jk->ik", [(2, 3), (3, 4)]), ("ij,jk", [(2, 3), (3, 4)]),
+                                       ("ii->i", [(3, 3)]), ("ii", [(3, 3)]), ("bij,bjk->bik", [(2, 2, 3), (2, 3, 4)]),
+                                       ("...ij,...jk->...ik", [(5, 2, 3), (3, 4)]), ("i,j->ij", [(2,), (3,)]),
+                                       ("ij->", [(2, 3)]), ("i j , j k -> i k", [(2, 3), (3, 4)]),
+                                       ("bn,anm,bm->ba", [(2, 3), (4, 3, 5), (2, 5)]), ("i,i", [(3,), (3,)]),
+                                       ("ij,j->i", [(2, 3), (1,)])])
+def test_einsum(eq, shapes):
+    arrays = [arr(*s) for s in shapes]
+    check(lambda lib, *xs: lib.einsum(eq, *xs), *arrays)
+    check(lambda lib, *xs: lib.einsum(eq, list(xs)), *arrays)
+
+
+def test_einsum_sublist_and_int():
+    a, b = arr(2, 3), arr(3, 4)
+    check(lambda lib, x, y: lib.einsum(x, [0, 1], y, [1, 2], [0, 2]), a, b)
+    check(lambda lib, x, y: lib.einsum(x, [Ellipsis, 1], y, [1, 2]), a, b)
+    check(lambda lib, x, y: lib.einsum("ij,jk->ik", x, y), arr(2, 3, dtype=np.int64), arr(3, 4, dtype=np.int64))
+
+
+@pytest.mark.parametrize("dims", [0, 2, ([1, 2], [0, 1]), ([2, 1], [1, 0]), ([-1], [1]), ([0], [2])])
+def test_tensordot(dims):
+    check(lambda lib, x, y: lib.tensordot(x, y, dims=dims), arr(3, 3, 4), arr(3, 4, 3))
+    check(lambda lib, x, y: lib.tensordot(x, y, dims=1), arr(2, 3), arr(3, 4))
+
+
+@pytest.mark.parametrize("beta,alpha", [(1, 1), (0.5, 2.0), (0, 1), (2, 0)])
+def test_add_family(beta, alpha):
+    kw = dict(beta=beta, alpha=alpha)
+    check(lambda lib, i, x, y: lib.addmm(i, x, y, **kw), arr(2, 4), arr(2, 3), arr(3, 4))
+    check(lambda lib, i, x, y: lib.addmm(i, x, y, **kw), arr(4), arr(2, 3), arr(3, 4))
+    check(lambda lib, i, x, y: lib.addmv(i, x, y, **kw), arr(2), arr(2, 3), arr(3))
+    check(lambda lib, i, x, y: lib.baddbmm(i, x, y, **kw), arr(5, 2, 4), arr(5, 2, 3), arr(5, 3, 4))
+    check(lambda lib, i, x, y: lib.addbmm(i, x, y, **kw), arr(2, 4), arr(5, 2, 3), arr(5, 3, 4))
+    check(lambda lib, i, x, y: lib.addr(i, x, y, **kw), arr(2, 3), arr(2), arr(3))
+    check(lambda lib, i, x, y: i.addmm(x, y, **kw), arr(2, 4), arr(2, 3), arr(3, 4))
+
+
+def test_add_family_nan_with_beta_zero_and_ints():
+    inp = np.full((2, 4), np.nan, np.float32)
+    check(lambda lib, i, x, y: lib.addmm(i, x, y, beta=0), inp, arr(2, 3), arr(3, 4), grad=False)
+    ints = [arr(2, 4, dtype=np.int64), arr(2, 3, dtype=np.int64), arr(3, 4, dtype=np.int64)]
+    check(lambda lib, i, x, y: lib.addmm(i, x, y, beta=2, alpha=3), *ints)
+    check(lambda lib, i, x, y: lib.addr(i, x, y), arr(2, 3, dtype=np.int64), arr(2), arr(3))
+
+
+def test_add_family_inplace():
+    for name, shapes in [("addmm_", [(2, 4), (2, 3), (3, 4)]), ("addmv_", [(2,), (2, 3), (3,)]),
+                         ("baddbmm_", [(5, 2, 4), (5, 2, 3), (5, 3, 4)]), ("addbmm_", [(2, 4), (5, 2, 3), (5, 3, 4)]),
+                         ("addr_", [(2, 3), (2,), (3,)])]:
+        arrays = [arr(*s) for s in shapes]
+        res = []
+        for lib in (torch, torchlike):
+            i, x, y = [lib.tensor(a) for a in arrays]
+            out = getattr(i, name)(x, y, beta=0.5, alpha=1.5)
+            assert out is i
+            res.append(i)
+        assert_same(res[1], res[0])
+
+
+def test_out_variants():
+    a, b = arr(2, 3), arr(3, 4)
+    for name in ("matmul", "mm"):
+        o1, o2 = torch.empty(0), torchlike.empty(0)
+        getattr(torch, name)(torch.tensor(a), torch.tensor(b), out=o1)
+        getattr(torchlike, name)(torchlike.tensor(a), torchlike.tensor(b), out=o2)
+        assert_same(o2, o1)
+
+
+def test_cross():
+    check(lambda lib, x, y: lib.linalg.cross(x, y), arr(4, 3), arr(4, 3))
+    check(lambda lib, x, y: lib.linalg.cross(x, y), arr(1, 3), arr(4, 3))
+    check(lambda lib, x, y: lib.linalg.cross(x, y, dim=0), arr(3, 2), arr(3, 2))
+    check(lambda lib, x, y: lib.cross(x, y, dim=1), arr(2, 3), arr(2, 3))
+    check(lambda lib, x, y: lib.cross(x, y, dim=0), arr(3, dtype=np.int64), arr(3, dtype=np.int64))
+    with pytest.warns(UserWarning):
+        check(lambda lib, x, y: lib.cross(x, y), arr(2, 3), arr(2, 3))
+    check(lambda lib, x, y: x.cross(y, dim=1), arr(2, 3), arr(2, 3))
+
+
+def test_trace_chain_multi_dot_vecdot():
+    check(lambda lib, x: lib.trace(x), arr(3, 4))
+    check(lambda lib, x: x.trace(), arr(3, 3, dtype=np.int32))
+    with pytest.warns(UserWarning):
+        check(lambda lib, *xs: lib.chain_matmul(*xs), arr(2, 3), arr(3, 4), arr(4, 1))
+    check(lambda lib, *xs: lib.linalg.multi_dot(xs), arr(3), arr(3, 4), arr(4, 5), arr(5))
+    check(lambda lib, *xs: lib.linalg.multi_dot(list(xs)), arr(2, 3), arr(3, 4), arr(4, 5))
+    check(lambda lib, x, y: lib.linalg.vecdot(x, y), arr(2, 3), arr(3))
+    check(lambda lib, x, y: lib.linalg.vecdot(x, y, dim=0), arr(3, 2), arr(3, 2))
+    check(lambda lib, x, y: lib.linalg.vecdot(x, y), arr(2, 3, dtype=np.complex64), arr(3, dtype=np.complex64))
+    check(lambda lib, x, y: lib.linalg.matmul(x, y), arr(2, 3), arr(3))
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, 2.0, 3.0, 0.5, float("inf")])
+def test_cdist(p):
+    grad = p not in (0.0,)
+    check(lambda lib, x, y: lib.cdist(x, y, p=p), arr(4, 3), arr(5, 3), grad=grad, rtol=1e-4, atol=1e-5)
+    check(lambda lib, x, y: lib.cdist(x, y, p=p), arr(2, 4, 3), arr(1, 5, 3), grad=grad, rtol=1e-4, atol=1e-5)
+
+
+def test_cdist_zero_distance_grad():
+    a = arr(3, 2)
+    check(lambda lib, x, y: lib.cdist(x, y), a, a.copy())
+
+
+@pytest.mark.parametrize("expr", [
+    "lib.mm(f(2,3), f(4,5))", "lib.mm(f(2,3), f(3,5).double())", "lib.matmul(f(2,3), f(3,5).double())",
+    "lib.matmul(f(3), f(3).double())", "lib.matmul(f(3), f(4))", "lib.matmul(f(2,3), f(4))",
+    "lib.matmul(f(3), f(4,5))", "lib.matmul(f(2,2,3), f(4,5))", "lib.bmm(f(2,2,3), f(3,3,5))",
+    "lib.bmm(f(2,3), f(3,3,5))", "lib.mv(f(2,3), f(4))", "lib.mv(f(2,3), f(3,1))", "lib.dot(f(3), f(4))",
+    "lib.dot(f(3,1), f(3))", "lib.mm(f(3), f(3))", "lib.matmul(f(()), f(3))",
+    "lib.matmul(lib.arange(6).reshape(2,3), f(3))", "lib.inner(f(2,3), f(4))", "lib.outer(f(2,1), f(3))",
+    "lib.linalg.cross(f(4,2), f(4,2))", "lib.trace(f(2,3,3))", "lib.cdist(f(3,2), f(4,3))",
+    "lib.cdist(f(2), f(4,2))", "lib.tensordot(f(2,3), f(4,4), dims=1)", "lib.einsum('ij,jk', f(2,3), f(4,4))",
+    "lib.einsum('ij,jk', f(2,3), f(3,4).double())", "lib.addmm(f(2,4).double(), f(2,3), f(3,4))",
+    "lib.linalg.multi_dot([f(3,3)])", "lib.linalg.vecdot(f(3), lib.arange(3))",
+    "lib.matmul(f(2,3).to(lib.complex64), f(3,2))", "lib.mm(f(2,3), lib.arange(12).reshape(3,4))",
+    "lib.bmm(f(2,2,3), f(2,3,4).double())", "lib.cdist(lib.arange(6).reshape(3,2), lib.arange(6).reshape(3,2))",
+    "lib.mm(lib.ones(2,3,dtype=lib.bool), lib.ones(3,2,dtype=lib.bool))",
+])
+def test_errors_match_torch(expr):
+    msgs = []
+    for lib in (torch, torchlike):
+        def f(*s, lib=lib):
+            return lib.ones(*s)
+        with pytest.raises(Exception) as ei:
+            eval(expr, {"lib": lib, "f": f})
+        msgs.append(ei.value)
+    assert type(msgs[1]) is type(msgs[0])
+    assert str(msgs[1]).split("\n")[0] == str(msgs[0]).split("\n")[0]

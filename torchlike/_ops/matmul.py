@@ -1,0 +1,774 @@
+"""Matrix products: matmul/mm/bmm/mv/dot, einsum, tensordot, the add* family, kron, cross, trace, cdist.
+
+torch requires equal dtypes for matrix products (no promotion); float32 products run at HIGHEST
+precision so results match torch's CPU kernels closely.
+
+    >>> import torchlike as torch
+    >>> (torch.ones(2, 3) @ torch.ones(3)).tolist()
+    [3.0, 3.0]
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from .. import _dtype
+from .. import linalg as _linalg_ns
+from ._util import Tensor, as_tensor_arg, cast, dispatch, register, wrap_dim
+
+__all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "einsum", "tensordot", "addmm",
+           "addbmm", "baddbmm", "addmv", "addr", "kron", "cross", "trace", "cdist", "chain_matmul"]
+
+HI = lax.Precision.HIGHEST
+
+# C++ scalar-type names used in torch's "expected m1 and m2 to have the same dtype" message
+_CNAME = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
+          "int8": "signed char", "uint8": "unsigned char", "bool": "bool", "float16": "c10::Half",
+          "bfloat16": "c10::BFloat16", "complex64": "c10::complex<float>",
+          "complex128": "c10::complex<double>"}
+
+
+def _cap(d):
+    return _dtype._CAP[d.name]
+
+
+def _acc(dt):
+    """Accumulation dtype for a product in dtype ``dt`` (half types accumulate in float32 like torch)."""
+    return np.dtype(np.float32) if dt in (np.float16, _dtype.bfloat16.np) else None
+
+
+def _mm(a, b):
+    pe = _acc(a.dtype)
+    r = jnp.matmul(a, b, precision=HI, preferred_element_type=pe)
+    return r.astype(a.dtype) if pe is not None else r
+
+
+def _check_tensor(x, name, pos, argname):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument '{argname}' (position {pos}) must be Tensor, not "
+                        f"{type(x).__name__}")
+
+
+def _check_not_bool(d, kernel="addmm_impl_cpu_"):
+    if d is _dtype.bool:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
+def _same_mm(a, b):
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_CNAME.get(a.dtype.name)} != "
+                           f"{_CNAME.get(b.dtype.name)}")
+    _check_not_bool(a.dtype)
+
+
+def _same_dot(a, b):
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_cap(a.dtype)} and "
+                           f"{_cap(b.dtype)}")
+
+
+def _dims_msg(a, b):
+    return f"({a[0]}x{a[1]} and {b[0]}x{b[1]})"
+
+
+# --- matmul ------------------------------------------------------------------------------------
+def _matmul_impl(a, b):
+    return _mm(a, b)
+
+
+@register(out=True, namespaces=("torch", "linalg"))
+def matmul(input, other):
+    """Matrix product with torch's 1-D / 2-D / batched broadcasting rules.
+
+    >>> import torchlike as torch
+    >>> torch.matmul(torch.ones(5, 2, 3), torch.ones(3, 4)).shape
+    torch.Size([5, 2, 4])
+    """
+    _check_tensor(input, "matmul", 1, "input")
+    _check_tensor(other, "matmul", 2, "other")
+    a, b = input.shape, other.shape
+    na, nb = len(a), len(b)
+    if na == 0 or nb == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D")
+    if na == 1 and nb == 1:
+        return dot(input, other)
+    if na == 2 and nb == 1:
+        return mv(input, other)
+    if na == 1:
+        if a[0] != b[-2]:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied {_dims_msg((1, a[0]), b[-2:])}")
+    elif nb == 1:
+        if a[-1] != b[0]:
+            raise RuntimeError(f"size mismatch, got input ({math.prod(a[:-1])}), mat ({math.prod(a[:-1])}x{a[-1]}), "
+                               f"vec ({b[0]})")
+    elif a[-1] != b[-2]:
+        if nb == 2:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                               f"{_dims_msg((math.prod(a[:-1]), a[-1]), b)}")
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{math.prod(a[:-2]) if na > 2 else 1}, {a[-1]}] but got: "
+                           f"[{math.prod(b[:-2])}, {b[-2]}].")
+    else:
+        try:
+            np.broadcast_shapes(tuple(a[:-2]), tuple(b[:-2]))
+        except ValueError:
+            x, y = tuple(a[:-2]), tuple(b[:-2])
+            n = max(len(x), len(y))
+            x, y = (1,) * (n - len(x)) + x, (1,) * (n - len(y)) + y
+            k = max(i for i in range(n) if x[i] != y[i] and 1 not in (x[i], y[i]))
+            raise RuntimeError(f"The size of tensor a ({x[k]}) must match the size of tensor b ({y[k]}) at "
+                               f"non-singleton dimension {k}") from None
+    _same_mm(input, other)
+    return dispatch(_matmul_impl, (input, other), (), name="MmBackward0" if na == nb == 2 else
+                    "UnsafeViewBackward0")
+
+
+Tensor.__matmul__ = lambda self, o: matmul(self, o) if isinstance(o, Tensor) else NotImplemented
+Tensor.__rmatmul__ = lambda self, o: matmul(o, self) if isinstance(o, Tensor) else NotImplemented
+
+
+@register(out=True)
+def mm(input, mat2):
+    """2-D matrix product (no broadcasting).
+
+    >>> import torchlike as torch
+    >>> torch.mm(torch.ones(2, 3), torch.ones(3, 4)).shape
+    torch.Size([2, 4])
+    """
+    if input.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if input.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied {_dims_msg(input.shape, mat2.shape)}")
+    _same_mm(input, mat2)
+    return dispatch(_matmul_impl, (input, mat2), (), name="MmBackward0")
+
+
+def _check_bmm(b1, b2, n1="batch1", n2="batch2"):
+    if b1.ndim != 3:
+        raise RuntimeError(f"{n1} must be a 3D tensor")
+    if b2.ndim != 3:
+        raise RuntimeError(f"{n2} must be a 3D tensor")
+    if b2.shape[0] != b1.shape[0] or b2.shape[1] != b1.shape[2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{b1.shape[0]}, {b1.shape[2]}] but got: [{b2.shape[0]}, {b2.shape[1]}].")
+    if b1.dtype is not b2.dtype:
+        raise RuntimeError(f"expected scalar type {_cap(b1.dtype)} but found {_cap(b2.dtype)}")
+    _check_not_bool(b1.dtype, "bmm")
+
+
+@register(out=True)
+def bmm(input, mat2):
+    """Batched 3-D matrix product.
+
+    >>> import torchlike as torch
+    >>> torch.bmm(torch.ones(4, 2, 3), torch.ones(4, 3, 5)).shape
+    torch.Size([4, 2, 5])
+    """
+    _check_bmm(input, mat2)
+    return dispatch(_matmul_impl, (input, mat2), (), name="BmmBackward0")
+
+
+def _mv_check(mat, vec, out_dt=None):
+    if mat.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.ndim}, {vec.ndim}")
+    if mat.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({mat.shape[0]}), mat ({mat.shape[0]}x{mat.shape[1]}), "
+                           f"vec ({vec.shape[0]})")
+    o = out_dt or vec.dtype
+    if not (mat.dtype is vec.dtype is o):
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_cap(o)}, {_cap(mat.dtype)}, "
+                           f"and {_cap(vec.dtype)}")
+    _check_not_bool(mat.dtype, "addmv_impl_cpu")
+
+
+@register(out=True)
+def mv(input, vec):
+    """Matrix-vector product.
+
+    >>> import torchlike as torch
+    >>> torch.mv(torch.ones(2, 3), torch.ones(3)).tolist()
+    [3.0, 3.0]
+    """
+    _mv_check(input, vec)
+    return dispatch(_matmul_impl, (input, vec), (), name="MvBackward0")
+
+
+def _dot_check(a, b, name="dot"):
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
+                           f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
+                           "respectively")
+    _same_dot(a, b)
+
+
+def _dot_impl(a, b):
+    if a.dtype == np.bool_:
+        return jnp.any(a & b)
+    pe = _acc(a.dtype)
+    r = jnp.dot(a, b, precision=HI, preferred_element_type=pe)
+    return r.astype(a.dtype) if pe is not None else r
+
+
+@register(out=True)
+def dot(input, tensor):
+    """Dot product of two 1-D tensors of the same dtype.
+
+    >>> import torchlike as torch
+    >>> torch.dot(torch.tensor([1, 2]), torch.tensor([3, 4])).item()
+    11
+    """
+    _dot_check(input, tensor)
+    return dispatch(_dot_impl, (input, tensor), (), name="DotBackward0")
+
+
+def _vdot_impl(a, b):
+    return _dot_impl(jnp.conj(a), b)
+
+
+@register(out=True)
+def vdot(input, other):
+    """Dot product conjugating the first argument.
+
+    >>> import torchlike as torch
+    >>> torch.vdot(torch.tensor([1j]), torch.tensor([1j])).item()
+    (1+0j)
+    """
+    _dot_check(input, other, "vdot")
+    return dispatch(_vdot_impl, (input, other), (), name="VdotBackward0")
+
+
+def _inner_impl(a, b):
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    return jnp.tensordot(a, b, axes=((a.ndim - 1,), (b.ndim - 1,)), precision=HI)
+
+
+@register(out=True)
+def inner(input, other):
+    """Inner product over the last dims (torch.inner).
+
+    >>> import torchlike as torch
+    >>> torch.inner(torch.ones(2, 3), torch.ones(4, 3)).shape
+    torch.Size([2, 4])
+    """
+    if input.ndim == 0 or other.ndim == 0:
+        from .pointwise import mul
+        return mul(input, other)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    if input.dtype is not other.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    return dispatch(_inner_impl, (input, other), (), name="InnerBackward0")
+
+
+def _outer_impl(a, b, dt):
+    return jnp.outer(cast(a, dt), cast(b, dt)) if dt != np.bool_ else jnp.outer(a, b).astype(bool)
+
+
+@register(out=True, aliases=("ger",))
+def outer(input, vec2):
+    """Outer product of two 1-D tensors (with type promotion).
+
+    >>> import torchlike as torch
+    >>> torch.outer(torch.arange(2), torch.arange(3)).shape
+    torch.Size([2, 3])
+    """
+    if input.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.ndim}-D")
+    if vec2.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2.ndim}-D")
+    dt = _dtype.result_type(input, vec2)
+    return dispatch(_outer_impl, (input, vec2), (("dt", dt.np),), name="MulBackward0")
+
+
+# --- einsum / tensordot ------------------------------------------------------------------------
+def _einsum_impl(*ops, eq):
+    pe = _acc(ops[0].dtype)
+    r = jnp.einsum(eq, *ops, precision=HI, preferred_element_type=pe)
+    return r.astype(ops[0].dtype) if pe is not None else r
+
+
+def _sublist_to_eq(args):
+    """einsum(op0, [0, 1], op1, [1, 2], [0, 2]) -> ('ab,bc->ac', [op0, op1])."""
+    def letters(sub):
+        return "".join("..." if s is Ellipsis else
+                       (chr(ord("a") + s) if s < 26 else chr(ord("A") + s - 26)) for s in sub)
+    ops, subs = list(args[0::2]), list(args[1::2])
+    out = None
+    if len(ops) > len(subs):  # trailing output sublist
+        out = ops.pop()
+    eq = ",".join(letters(s) for s in subs)
+    if out is not None:
+        eq += "->" + letters(out)
+    return eq, ops
+
+
+@register(method=False)
+def einsum(*args):
+    """Einstein summation: ``einsum(eq, *operands)``, ``einsum(eq, [operands])`` or sublist format.
+
+    >>> import torchlike as torch
+    >>> torch.einsum('ij,jk->ik', torch.ones(2, 3), torch.ones(3, 4)).shape
+    torch.Size([2, 4])
+    """
+    if not args:
+        raise TypeError("einsum(): must specify the equation string and at least one operand, or at least one "
+                        "operand and its subscripts list")
+    if isinstance(args[0], str):
+        eq = args[0].replace(" ", "")
+        ops = list(args[1][0:]) if len(args) == 2 and isinstance(args[1], (list, tuple)) else list(args[1:])
+    else:
+        eq, ops = _sublist_to_eq(args)
+    if not ops:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    lhs = eq.split("->")[0].split(",")
+    if len(lhs) != len(ops):
+        raise RuntimeError(f"einsum(): more operands were provided than specified in the equation"
+                           if len(ops) > len(lhs) else
+                           "einsum(): fewer operands were provided than specified in the equation")
+    sizes = {}
+    for i, (sub, op) in enumerate(zip(lhs, ops)):
+        if op.dtype is not ops[0].dtype:
+            raise RuntimeError(f"expected scalar type {_cap(ops[0].dtype)} but found {_cap(op.dtype)}")
+        labels = sub.replace("...", "")
+        nell = op.ndim - len(labels)
+        if nell < 0 or (nell > 0 and "..." not in sub):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(labels)}) does not match "
+                               f"the number of dimensions ({op.ndim}) for operand {i}"
+                               + ("" if "..." in sub else " and no ellipsis was given"))
+        shp = list(op.shape)
+        pre = sub.split("...")[0] if "..." in sub else sub
+        dims = list(range(len(pre))) + list(range(op.ndim - (len(labels) - len(pre)), op.ndim))
+        for c, d in zip(labels, dims):
+            s = shp[d]
+            if c in sizes and sizes[c] != s and 1 not in (s, sizes[c]):
+                raise RuntimeError(f"einsum(): subscript {c} has size {s} for operand {i} which does not broadcast "
+                                   f"with previously seen size {sizes[c]}")
+            if c not in sizes or sizes[c] == 1:
+                sizes[c] = s
+    _check_not_bool(ops[0].dtype, "einsum")
+    return dispatch(_einsum_impl, tuple(ops), (("eq", eq),), name="EinsumBackward")
+
+
+def _tensordot_impl(a, b, axes):
+    return jnp.tensordot(a, b, axes=axes, precision=HI)
+
+
+@register(method=False, out=True)
+def tensordot(a, b, dims=2, out=None):
+    """Contract ``dims`` (an int, or a pair of dim lists) of ``a`` and ``b``.
+
+    >>> import torchlike as torch
+    >>> torch.tensordot(torch.ones(2, 3, 4), torch.ones(3, 4, 5), dims=2).shape
+    torch.Size([2, 5])
+    """
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, (int, np.integer)):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.ndim, b.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        da = list(range(a.ndim - dims, a.ndim))
+        db = list(range(dims))
+    else:
+        da, db = dims
+        da = [da] if isinstance(da, int) else list(da)
+        db = [db] if isinstance(db, int) else list(db)
+        if len(da) != len(db):
+            raise RuntimeError(f"both dimension lists should have same length, but got {len(da)} and {len(db)}")
+    da_w = tuple(wrap_dim(d, a.ndim) for d in da)
+    db_w = tuple(wrap_dim(d, b.ndim) for d in db)
+    for x, y, x0, y0 in zip(da_w, db_w, da, db):
+        if a.shape[x] != b.shape[y]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[x]} in dim "
+                               f"{x0 if not isinstance(dims, int) else x - a.ndim} and second has size "
+                               f"{b.shape[y]} in dim {y0}")
+    if a.dtype is not b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    return dispatch(_tensordot_impl, (a, b), (("axes", (da_w, db_w)),), name="TensordotBackward")
+
+
+# --- add* family: beta * input + alpha * product -----------------------------------------------
+def _axpby_impl(inp, x, y, beta, alpha, kind, beta_zero):
+    if kind == "mm" or kind == "mv":
+        p = _mm(x, y)
+    elif kind == "bmm_sum":
+        p = jnp.sum(_mm(x, y), axis=0)
+    else:  # outer
+        p = jnp.outer(x, y)
+    dt = p.dtype
+    if dt == np.bool_:
+        p = p if alpha else jnp.zeros_like(p)
+        return p if beta_zero else (p | (inp & bool(beta)))
+    p = p * cast(alpha, dt)
+    if beta_zero:
+        return jnp.broadcast_to(p, p.shape)
+    return cast(inp, dt) * cast(beta, dt) + p
+
+
+def _check_scalars(d, beta, alpha):
+    if d._kind <= 1:
+        for nm, v in (("beta", beta), ("alpha", alpha)):
+            if isinstance(v, float) or isinstance(v, complex):
+                if d is _dtype.bool:
+                    raise RuntimeError(f"Boolean {nm} only supported for Boolean results.")
+                # torch silently truncates for addmm; for integral addr it raises
+    if not d.is_complex:
+        for v in (beta, alpha):
+            if isinstance(v, complex):
+                raise RuntimeError("value cannot be converted to type without overflow")
+
+
+def _addx(input, x, y, beta, alpha, kind, name):
+    if isinstance(beta, Tensor):
+        beta = beta.item()
+    if isinstance(alpha, Tensor):
+        alpha = alpha.item()
+    bz = beta == 0
+    return dispatch(_axpby_impl, (input, x, y, beta, alpha), (("kind", kind), ("beta_zero", bool(bz))),
+                    name=name)
+
+
+def _bcast_check(input, shape, name):
+    try:
+        if np.broadcast_shapes(tuple(input.shape), tuple(shape)) != tuple(shape):
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(f"The expanded size of the tensor ({shape[-1]}) must match the existing size "
+                           f"({input.shape[-1]}) at non-singleton dimension {len(shape) - 1}.  Target sizes: "
+                           f"{list(shape)}.  Tensor sizes: {list(input.shape)}") from None
+
+
+@register(out=True, inplace=True)
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)``.
+
+    >>> import torchlike as torch
+    >>> torch.addmm(torch.zeros(2, 4), torch.ones(2, 3), torch.ones(3, 4), alpha=2)[0, 0].item()
+    6.0
+    """
+    if mat1.ndim != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor")
+    if mat2.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied {_dims_msg(mat1.shape, mat2.shape)}")
+    if input.dtype is not mat2.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_cap(input.dtype)} and "
+                           f"{_cap(mat2.dtype)}")
+    _same_mm(mat1, mat2)
+    _bcast_check(input, (mat1.shape[0], mat2.shape[1]), "addmm")
+    return _addx(input, mat1, mat2, beta, alpha, "mm", "AddmmBackward0")
+
+
+@register(out=True, inplace=True)
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat @ vec)``.
+
+    >>> import torchlike as torch
+    >>> torch.addmv(torch.ones(2), torch.ones(2, 3), torch.ones(3)).tolist()
+    [4.0, 4.0]
+    """
+    _mv_check(mat, vec, input.dtype)
+    _bcast_check(input, (mat.shape[0],), "addmv")
+    return _addx(input, mat, vec, beta, alpha, "mv", "AddmvBackward0")
+
+
+@register(out=True, inplace=True)
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * bmm(batch1, batch2)``.
+
+    >>> import torchlike as torch
+    >>> torch.baddbmm(torch.zeros(4, 2, 5), torch.ones(4, 2, 3), torch.ones(4, 3, 5)).shape
+    torch.Size([4, 2, 5])
+    """
+    _check_bmm(batch1, batch2)
+    if input.dtype is not batch1.dtype:
+        raise RuntimeError(f"expected scalar type {_cap(batch1.dtype)} but found {_cap(input.dtype)}")
+    _bcast_check(input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]), "baddbmm")
+    return _addx(input, batch1, batch2, beta, alpha, "mm", "BaddbmmBackward0")
+
+
+@register(out=True, inplace=True)
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``.
+
+    >>> import torchlike as torch
+    >>> torch.addbmm(torch.zeros(2, 5), torch.ones(4, 2, 3), torch.ones(4, 3, 5))[0, 0].item()
+    12.0
+    """
+    _check_bmm(batch1, batch2)
+    if input.dtype is not batch1.dtype:
+        raise RuntimeError(f"expected scalar type {_cap(batch1.dtype)} but found {_cap(input.dtype)}")
+    _bcast_check(input, (batch1.shape[1], batch2.shape[2]), "addbmm")
+    return _addx(input, batch1, batch2, beta, alpha, "bmm_sum", "AddbmmBackward0")
+
+
+def _addr_impl(inp, x, y, beta, alpha, dt, beta_zero):
+    x, y = cast(x, dt), cast(y, dt)
+    if dt == np.bool_:
+        p = jnp.outer(x, y) & bool(alpha)
+        return p if beta_zero else p | (cast(inp, dt) & bool(beta))
+    p = jnp.outer(x, y) * cast(alpha, dt)
+    return p if beta_zero else cast(inp, dt) * cast(beta, dt) + p
+
+
+@register(out=True, inplace=True)
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """``beta * input + alpha * outer(vec1, vec2)`` (with type promotion).
+
+    >>> import torchlike as torch
+    >>> torch.addr(torch.zeros(2, 3), torch.ones(2), torch.ones(3)).shape
+    torch.Size([2, 3])
+    """
+    if vec1.ndim != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.ndim}-D")
+    if vec2.ndim != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec2, but got {vec2.ndim}-D")
+    dt = _dtype.result_type(input, vec1, vec2)
+    if dt is _dtype.bool:
+        for nm, v in (("beta", beta), ("alpha", alpha)):
+            if not isinstance(v, bool):
+                raise RuntimeError(f"Boolean {nm} only supported for Boolean results.")
+    elif not (dt.is_floating_point or dt.is_complex):
+        for nm, v in (("beta", beta), ("alpha", alpha)):
+            if isinstance(v, (float, complex)):
+                raise RuntimeError(f"For integral input tensors, argument {nm} must not be a floating point "
+                                   "number.")
+    _bcast_check(input, (vec1.shape[0], vec2.shape[0]), "addr")
+    return dispatch(_addr_impl, (input, vec1, vec2, beta, alpha), (("dt", dt.np), ("beta_zero", beta == 0)),
+                    name="AddrBackward0")
+
+
+# --- kron, cross, trace, chain_matmul ----------------------------------------------------------
+def _kron_impl(a, b, dt):
+    return jnp.kron(cast(a, dt), cast(b, dt))
+
+
+@register(out=True)
+def kron(input, other):
+    """Kronecker product (with type promotion).
+
+    >>> import torchlike as torch
+    >>> torch.kron(torch.eye(2), torch.ones(2, 2)).shape
+    torch.Size([4, 4])
+    """
+    dt = _dtype.result_type(input, other)
+    return dispatch(_kron_impl, (input, other), (("dt", dt.np),), name="KronBackward0")
+
+
+def _cross_impl(a, b, dim):
+    a, b = jnp.broadcast_arrays(a, b)
+    a0, a1, a2 = (jnp.take(a, i, axis=dim) for i in range(3))
+    b0, b1, b2 = (jnp.take(b, i, axis=dim) for i in range(3))
+    return jnp.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=dim)
+
+
+def _cross(input, other, dim, linalg):
+    if input.ndim != other.ndim:
+        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions." if linalg else
+                           "linalg.cross: inputs must have the same number of dimensions.")
+    try:
+        shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+    except ValueError:
+        raise RuntimeError("linalg.cross: inputs cannot be broadcast") from None
+    if dim is None:
+        ds = [i for i, s in enumerate(shape) if s == 3]
+        if not ds:
+            raise RuntimeError("no dimension of size 3 in input")
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
+                      "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to "
+                      "agree with that of linalg.cross in a future release.", UserWarning, stacklevel=3)
+        d = ds[0]
+    else:
+        d = wrap_dim(dim, len(shape))
+        if input.shape[d] != 3 or other.shape[d] != 3:
+            raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
+                               f"{other.shape[d]}")
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"expected scalar type {_cap(input.dtype)} but found {_cap(other.dtype)}")
+    return dispatch(_cross_impl, (input, other), (("dim", d),), name="LinalgCrossBackward0")
+
+
+@register(out=True)
+def cross(input, other, dim=None):
+    """Cross product along ``dim`` (default: the first dim of size 3, deprecated).
+
+    >>> import torchlike as torch
+    >>> torch.cross(torch.tensor([1., 0, 0]), torch.tensor([0., 1, 0]), dim=0).tolist()
+    [0.0, 0.0, 1.0]
+    """
+    return _cross(input, other, dim, False)
+
+
+def linalg_cross(input, other, *, dim=-1):
+    """torch.linalg.cross: cross product along ``dim`` (default -1), broadcasting.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.cross(torch.eye(3), torch.eye(3)).abs().sum().item()
+    0.0
+    """
+    return _cross(input, other, dim, True)
+
+
+linalg_cross.__name__ = "cross"
+_linalg_ns.cross = linalg_cross  # linalg.cross differs from torch.cross, so it is not a TABLE alias
+
+
+def _trace_impl(x, dt):
+    return jnp.trace(cast(x, dt))
+
+
+@register()
+def trace(input):
+    """Sum of the main diagonal of a 2-D tensor (integers accumulate in int64).
+
+    >>> import torchlike as torch
+    >>> torch.trace(torch.eye(3)).item()
+    3.0
+    """
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    dt = _dtype.int64 if input.dtype._kind <= 1 else input.dtype
+    return dispatch(_trace_impl, (input,), (("dt", dt.np),), name="TraceBackward0", saves=False)
+
+
+def _multi_dot_impl(*xs):
+    return jnp.linalg.multi_dot(xs, precision=HI)
+
+
+def _multi_dot(tensors, name):
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"{name}(): expected at least 2 tensors but got {n}")
+    for i, t in enumerate(tensors):
+        lim_ok = t.ndim == 2 or (t.ndim == 1 and i in (0, n - 1) and name == "multi_dot")
+        if not lim_ok:
+            if i in (0, n - 1) and name == "multi_dot":
+                raise RuntimeError(f"{name}(): the {'first' if i == 0 else 'last'} tensor must be 1D or 2D but "
+                                   f"got {t.ndim}D")
+            raise RuntimeError(f"{name}(): tensor {i} must be 2D but got {t.ndim}D")
+        if t.dtype is not tensors[0].dtype:
+            raise RuntimeError(f"{name}(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{_cap(tensors[0].dtype)} and tensor {i} {_cap(t.dtype)}")
+    for i in range(n - 1):
+        a, b = tensors[i], tensors[i + 1]
+        if a.shape[-1] != b.shape[0]:
+            sa = (1, a.shape[0]) if a.ndim == 1 else tuple(a.shape)
+            sb = (b.shape[0], 1) if b.ndim == 1 else tuple(b.shape)
+            raise RuntimeError(f"{name}(): tensors {i} and {i + 1} with shapes {sa[0]}x{sa[1]} and "
+                               f"{sb[0]}x{sb[1]} cannot be multiplied")
+    return dispatch(_multi_dot_impl, tuple(tensors), (), name="MmBackward0")
+
+
+@register(method=False)
+def chain_matmul(*matrices, out=None):
+    """Product of 2-D matrices (deprecated: use linalg.multi_dot).
+
+    >>> import torchlike as torch
+    >>> torch.chain_matmul(torch.ones(2, 3), torch.ones(3, 4)).shape
+    torch.Size([2, 4])
+    """
+    if len(matrices) == 1:
+        if matrices[0].ndim != 2:
+            raise RuntimeError(f"chain_matmul(): tensor 0 must be 2D but got {matrices[0].ndim}D")
+        return matrices[0].clone()
+    r = _multi_dot(list(matrices), "chain_matmul")
+    if out is not None:
+        from .registry import write_out
+        return write_out(out, r)
+    return r
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def multi_dot(tensors):
+    """Product of a chain of matrices (first/last may be 1-D), in the cheapest order.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.multi_dot([torch.ones(3), torch.ones(3, 4), torch.ones(4)]).item()
+    12.0
+    """
+    return _multi_dot(list(tensors), "multi_dot")
+
+
+def _vecdot_impl(x, y, dim):
+    return jnp.sum(jnp.conj(x) * y, axis=dim)
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def vecdot(x, y, *, dim=-1):
+    """Batched conjugated dot product along ``dim``.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.vecdot(torch.ones(2, 3), torch.ones(3)).tolist()
+    [3.0, 3.0]
+    """
+    if x.dtype is not y.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{_cap(x.dtype)} and y of type {_cap(y.dtype)} instead")
+    shape = np.broadcast_shapes(tuple(x.shape), tuple(y.shape))
+    d = wrap_dim(dim, len(shape)) - len(shape)
+    return dispatch(_vecdot_impl, (x, y), (("dim", d),), name="LinalgVecdotBackward0")
+
+
+# --- cdist -------------------------------------------------------------------------------------
+def _cdist_impl(x1, x2, p, kind):
+    diff = x1[..., :, None, :] - x2[..., None, :, :]
+    a = jnp.abs(diff)
+    if kind == "zero":
+        return jnp.sum((a != 0).astype(x1.dtype), axis=-1)
+    if kind == "inf":
+        return jnp.max(a, axis=-1) if a.shape[-1] else jnp.zeros(a.shape[:-1], x1.dtype)
+    if kind == "one":
+        return jnp.sum(a, axis=-1)
+    # safe power: gradient 0 where the distance is 0 (torch's convention)
+    s = jnp.sum(a * a, axis=-1) if kind == "two" else jnp.sum(a ** p, axis=-1)
+    nz = s > 0
+    s_safe = jnp.where(nz, s, 1)
+    r = jnp.sqrt(s_safe) if kind == "two" else s_safe ** (1 / p)
+    return jnp.where(nz, r, 0)
+
+
+@register(method=False)
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """Batched pairwise p-norm distances between the rows of ``x1`` and ``x2``.
+
+    >>> import torchlike as torch
+    >>> torch.cdist(torch.zeros(2, 3), torch.ones(4, 3)).shape
+    torch.Size([2, 4])
+    """
+    if x1.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
+    if x2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X2 got: {x2.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
+                           f"{x2.shape[-1]}")
+    if not x1.dtype.is_floating_point:
+        raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {_cap(x1.dtype)}")
+    if not x2.dtype.is_floating_point:
+        raise RuntimeError(f"cdist only supports floating-point dtypes, X2 got: {_cap(x2.dtype)}")
+    if x1.dtype is not x2.dtype:
+        raise RuntimeError(f"expected scalar type {_cap(x1.dtype)} but found {_cap(x2.dtype)}")
+    if p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values")
+    kind = {0: "zero", 1: "one", 2: "two"}.get(p, "inf" if p == math.inf else "p")
+    bs = np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
+    if tuple(x1.shape[:-2]) != bs:
+        x1 = x1.expand(bs + tuple(x1.shape[-2:]))
+    if tuple(x2.shape[:-2]) != bs:
+        x2 = x2.expand(bs + tuple(x2.shape[-2:]))
+    return dispatch(_cdist_impl, (x1, x2, float(p)), (("kind", kind),), name="CdistBackward0")
+
+
+__all__ += ["multi_dot", "vecdot", "linalg_cross"]
