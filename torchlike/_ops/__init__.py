@@ -1,5 +1,5 @@
 """Op declarations.  Importing this package fills ``registry.TABLE``."""
 from . import registry  # noqa: F401
-from . import basic, views, pointwise, shape, reduction  # noqa: F401
+from . import basic, views, pointwise, shape, reduction, indexing, scatter  # noqa: F401
 from . import matmul  # noqa: F401
 from . import shape2, pointwise2, special, random_ops  # noqa: F401

@@ -1,0 +1,660 @@
+"""``Tensor.__getitem__`` / ``__setitem__``, index_put, index_select, take, masked ops, nonzero, where.
+
+Indexing follows torch, which differs from numpy in one way: integers are applied as ``select``
+*before* advanced indexing, so they never count as advanced indices for numpy's "separated
+advanced indices move to the front" rule.  An index expression is therefore split into
+
+* a basic part (ints, slices, None; Ellipsis expanded), applied as a view step ``("index", idx)``;
+* an advanced part: integer index arrays for some dims of the basic result (bool masks become their
+  ``nonzero`` arrays, computed eagerly with numpy), applied by a jitted gather that takes the arrays
+  as dynamic arguments, so new index values never recompile.
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _dtype
+from .._creation import tensor as _tensor
+from ._util import Tensor, as_tensor_arg, cast, dispatch, register, wrap_dim
+from .views import view_step
+
+__all__ = ["getitem", "setitem", "index_put", "index_select", "take", "take_along_dim", "masked_fill",
+           "masked_select", "masked_scatter", "nonzero", "argwhere", "where", "concrete_index",
+           "check_index_dtype", "c_type_name"]
+
+_FULL = ("s", None, None, None)
+_C_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+            "uint8": "unsigned char", "float32": "float", "float64": "double", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16", "bool": "bool", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}
+
+
+def c_type_name(dt):
+    """The C++ type name torch prints for a dtype in some messages ("long int", "float")."""
+    return _C_NAMES.get(dt.name, dt.name)
+
+
+def _is_tracer(x):
+    return isinstance(x, jax.core.Tracer)
+
+
+def concrete_index(t):
+    """The values of index tensor ``t`` as a numpy array, or None while tracing (no eager checks)."""
+    x = t._value if isinstance(t, Tensor) else t
+    if _is_tracer(x):
+        return None
+    return np.asarray(x)
+
+
+def check_index_dtype(index, name, allow32=True):
+    d = index.dtype
+    if d is _dtype.int64 or (allow32 and d is _dtype.int32):
+        return
+    raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index" if allow32 else
+                       f"{name}(): Expected dtype int64 for index")
+
+
+# --- parsing an index expression ---------------------------------------------------------------
+def _as_tuple(index):
+    """torch's treatSequenceAsTuple: a short list holding slices/None/sequences/tensors is a tuple."""
+    if isinstance(index, tuple):
+        return index
+    if isinstance(index, list) and len(index) < 32:
+        for e in index:
+            if e is None or e is Ellipsis or isinstance(e, (slice, Tensor, list, tuple, np.ndarray)):
+                warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and will "
+                              "be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq].", UserWarning,
+                              stacklevel=3)
+                return tuple(index)
+    return (index,)
+
+
+def _slice_part(v):
+    if v is None:
+        return None
+    if isinstance(v, Tensor):
+        return v.__index__()
+    if isinstance(v, (numbers.Integral, np.integer)):
+        return int(v)
+    if hasattr(v, "__index__"):
+        return v.__index__()
+    raise TypeError("slice indices must be integers or None or have an __index__ method")
+
+
+def _classify(e):
+    """(kind, value) for one index entry: int, slice, none, ellipsis, bool, mask, array."""
+    if e is None:
+        return "none", None
+    if e is Ellipsis:
+        return "ellipsis", None
+    if isinstance(e, (bool, np.bool_)):
+        return "bool", bool(e)
+    if isinstance(e, (numbers.Integral, np.integer)):
+        return "int", int(e)
+    if isinstance(e, slice):
+        return "slice", e
+    if isinstance(e, Tensor):
+        d = e.dtype
+        if d is _dtype.bool or d is _dtype.uint8:
+            if d is _dtype.uint8:
+                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                              "instead.", UserWarning, stacklevel=3)
+            if e.ndim == 0:
+                v = concrete_index(e)
+                if v is None:
+                    raise IndexError("indexing with a 0-dim bool tensor needs a concrete value")
+                return "bool", bool(v)
+            return "mask", e
+        if d.is_floating_point or d.is_complex or d not in (_dtype.int64, _dtype.int32):
+            if e.ndim == 0 and not (d.is_floating_point or d.is_complex):
+                return "int", e.__index__()
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        if e.ndim == 0:
+            return "int", e.__index__()
+        return "array", e
+    if isinstance(e, (list, tuple, np.ndarray)):
+        try:
+            arr = np.asarray(e)
+        except Exception:
+            raise TypeError("new(): invalid data type") from None
+        if arr.dtype.kind in "US":
+            raise TypeError("new(): invalid data type 'str'")
+        if arr.size == 0 and arr.dtype.kind == "f" and not isinstance(e, np.ndarray):
+            arr = arr.astype(np.int64)
+        if arr.dtype.kind == "b":
+            return ("bool", bool(arr)) if arr.ndim == 0 else ("mask", arr)
+        if arr.dtype.kind not in "iu" or arr.dtype == np.uint8:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return ("int", int(arr)) if arr.ndim == 0 else ("array", arr.astype(np.int64))
+    if isinstance(e, str):
+        raise TypeError(f"new(): invalid data type 'str'")
+    name = {float: "float", complex: "complex"}.get(type(e), type(e).__name__)
+    raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+                     f"indices (got {name})")
+
+
+def _norm_slice(s, n):
+    if s.step is not None and _slice_part(s.step) == 0:
+        raise ValueError("slice step cannot be zero")
+    step = _slice_part(s.step)
+    if step is not None and step < 0:
+        raise ValueError("step must be greater than zero")
+    start, stop, step = slice(_slice_part(s.start), _slice_part(s.stop), step).indices(n)
+    return ("s", start, max(stop, start), step)
+
+
+def parse_index(shape, index):
+    """Split ``index`` over a tensor of ``shape`` into (basic, adv, res_shape).
+
+    basic: tuple for the ("index", basic) view step, or None when it is the identity;
+    adv: list of (dim of the basic result, index array (Tensor, numpy or traced jax array));
+    res_shape: shape of the basic result.
+    """
+    entries = [_classify(e) for e in _as_tuple(index)]
+    ndim = len(shape)
+    consumed = 0
+    n_ell = 0
+    for k, v in entries:
+        if k in ("int", "slice", "array"):
+            consumed += 1
+        elif k == "mask":
+            consumed += v.ndim
+        elif k == "ellipsis":
+            n_ell += 1
+    if n_ell > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if consumed > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    basic, adv, res_shape = [], [], []
+    src = 0
+    trivial = True
+    for pos, (k, v) in enumerate(entries):
+        if k == "int":
+            n = shape[src]
+            if not -n <= v < n:
+                raise IndexError(f"index {v} is out of bounds for dimension {pos} with size {n}")
+            basic.append(v % n)
+            src += 1
+            trivial = False
+        elif k == "slice":
+            n = shape[src]
+            s = _norm_slice(v, n)
+            res_shape.append(len(range(*s[1:])))
+            if s == ("s", 0, n, 1):
+                s = _FULL
+            else:
+                trivial = False
+            basic.append(s)
+            src += 1
+        elif k == "none":
+            basic.append(None)
+            res_shape.append(1)
+            trivial = False
+        elif k == "ellipsis":
+            for _ in range(ndim - consumed):
+                basic.append(_FULL)
+                res_shape.append(shape[src])
+                src += 1
+        elif k == "bool":
+            basic.append(None)
+            adv.append((len(res_shape), np.arange(1 if v else 0, dtype=np.int64)))
+            res_shape.append(1)
+            trivial = False
+        elif k == "mask":
+            m = concrete_index(v)
+            if m is None:
+                raise IndexError("boolean mask indexing needs concrete values (it has a data-dependent shape)")
+            base = len(res_shape)
+            for j in range(m.ndim):
+                basic.append(_FULL)
+                res_shape.append(shape[src + j])
+            for j in range(m.ndim):
+                if m.shape[j] != shape[src + j]:
+                    full = res_shape + list(shape[src + m.ndim:])
+                    raise IndexError(f"The shape of the mask {list(m.shape)} at index {j} does not match the shape "
+                                     f"of the indexed tensor {full} at index {base + j}")
+            for j, nz in enumerate(np.nonzero(m)):
+                adv.append((base + j, nz.astype(np.int64)))
+            src += m.ndim
+        else:  # array
+            basic.append(_FULL)
+            adv.append((len(res_shape), v))
+            res_shape.append(shape[src])
+            src += 1
+    for n in shape[src:]:
+        basic.append(_FULL)
+        res_shape.append(n)
+    basic = None if trivial else tuple(basic)
+    return basic, adv, tuple(res_shape)
+
+
+def prepare_adv(adv, res_shape):
+    """Bounds-check, wrap negatives and broadcast-check advanced index arrays.
+
+    Returns (positions, arrays, broadcast shape of the index arrays)."""
+    pos, arrays, shapes = [], [], []
+    for k, (d, a) in enumerate(adv):
+        n = res_shape[d]
+        v = concrete_index(a)
+        if v is None:  # traced: no eager checks possible; wrap negatives inside the trace
+            v = a._value if isinstance(a, Tensor) else a
+            v = jnp.where(v < 0, v + n, v).astype(jnp.int64)
+        else:
+            v = v.astype(np.int64, copy=False)
+            bad = (v < -n) | (v >= n)
+            if bad.any():
+                raise IndexError(f"index {int(v[bad].reshape(-1)[0])} is out of bounds for dimension {k} with "
+                                 f"size {n}")
+            v = np.where(v < 0, v + n, v) if (v < 0).any() else v
+        pos.append(d)
+        arrays.append(v)
+        shapes.append(tuple(v.shape))
+    try:
+        bshape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                         + ", ".join(str(list(s)) for s in shapes)) from None
+    return tuple(pos), arrays, tuple(bshape)
+
+
+def indexed_shape(shape, pos, bshape):
+    """Shape of ``x[key]`` with index arrays at dims ``pos`` (sorted) broadcasting to ``bshape``."""
+    rest = [n for i, n in enumerate(shape) if i not in pos]
+    if list(pos) == list(range(pos[0], pos[0] + len(pos))):
+        return tuple(shape[:pos[0]]) + bshape + tuple(shape[pos[-1] + 1:])
+    return bshape + tuple(rest)
+
+
+def _key(ndim, pos, idx):
+    key = [slice(None)] * ndim
+    for p, i in zip(pos, idx):
+        key[p] = i
+    return tuple(key)
+
+
+def _adv_get_impl(x, *idx, pos):
+    return x.at[_key(x.ndim, pos, idx)].get(mode="promise_in_bounds")
+
+
+def _adv_put_impl(x, v, *idx, pos, accumulate):
+    ref = x.at[_key(x.ndim, pos, idx)]
+    v = cast(v, x.dtype)
+    if accumulate:
+        if x.dtype == jnp.bool_:
+            return ref.max(v, mode="promise_in_bounds")
+        return ref.add(v, mode="promise_in_bounds")
+    return ref.set(v, mode="promise_in_bounds")
+
+
+def getitem(self, index):
+    """``self[index]`` with torch semantics: basic indexing is a view, advanced indexing a copy.
+
+    >>> import torchlike
+    >>> a = torchlike.arange(6).reshape(2, 3)
+    >>> a[1, ::2]
+    tensor([3, 5])
+    >>> a[a > 2]
+    tensor([3, 4, 5])
+    """
+    basic, adv, res_shape = parse_index(tuple(self.shape), index)
+    if basic is None and not adv:
+        basic = (_FULL,) * self.ndim
+    t = view_step(self, ("index", basic)) if basic is not None else self
+    if not adv:
+        return t
+    pos, arrays, _ = prepare_adv(adv, res_shape)
+    return dispatch(_adv_get_impl, (t, *arrays), (("pos", pos),), name="IndexBackward0", saves=False)
+
+
+def _strip_leading_ones(v, ndim):
+    while v.ndim > ndim and v.shape[0] == 1:
+        v = v.reshape(tuple(v.shape[1:]))
+    return v
+
+
+def _value_tensor(value, dtype):
+    if isinstance(value, Tensor):
+        return value
+    return _tensor(value, dtype=dtype)
+
+
+def setitem(self, index, value):
+    """``self[index] = value``: basic index -> write through the view; advanced -> index_put."""
+    basic, adv, res_shape = parse_index(tuple(self.shape), index)
+    target = view_step(self, ("index", basic)) if basic is not None else self
+    v = _value_tensor(value, self.dtype)
+    if v._dev != self._dev:
+        v = v.to(self._dev)
+    if not adv:
+        v = _strip_leading_ones(v, target.ndim)
+        target.copy_(v.expand(tuple(target.shape)) if tuple(v.shape) != tuple(target.shape) else v)
+        return
+    pos, arrays, bshape = prepare_adv(adv, res_shape)
+    if v.dtype is not self.dtype:
+        v = v.to(self.dtype)
+    new = _index_put_checked(target, pos, arrays, bshape, v, False)
+    target._inplace_update(new)
+
+
+def _index_put_checked(x, pos, arrays, bshape, values, accumulate):
+    out_shape = indexed_shape(tuple(x.shape), pos, bshape)
+    values = _strip_leading_ones(values, len(out_shape))
+    try:
+        if np.broadcast_shapes(tuple(values.shape), out_shape) != out_shape:
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
+                           f"indexing result of shape {list(out_shape)}") from None
+    return dispatch(_adv_put_impl, (x, values, *arrays), (("pos", pos), ("accumulate", bool(accumulate))),
+                    name="IndexPutBackward0", saves=False)
+
+
+@register(inplace=True, promote="none")
+def index_put(input, indices, values, accumulate=False):
+    """``input`` with ``values`` put at ``indices`` (a tuple of index tensors), optionally accumulated.
+
+    >>> import torchlike
+    >>> torchlike.zeros(3).index_put((torchlike.tensor([0, 0]),), torchlike.tensor(1.), accumulate=True)
+    tensor([2., 0., 0.])
+    """
+    if isinstance(indices, Tensor):
+        raise TypeError("index_put(): argument 'indices' must be tuple of Tensors, not Tensor")
+    indices = tuple(indices)
+    for i, t in enumerate(indices):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(t).__name__}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"index_put(): argument 'values' must be Tensor, not {type(values).__name__}")
+    if values.dtype is not input.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_dtype._CAP[input.dtype.name]} for the destination and "
+                           f"{_dtype._CAP[values.dtype.name]} for the source.")
+    if not indices:
+        return dispatch(_copy_like_impl, (input, values), (), name="IndexPutBackward0", saves=False) \
+            if not accumulate else input + values
+    adv = _put_indices(tuple(input.shape), indices)
+    pos, arrays, bshape = prepare_adv(adv, tuple(input.shape))
+    return _index_put_checked(input, pos, arrays, bshape, values, accumulate)
+
+
+def _put_indices(shape, indices):
+    """index_put's indices: every tensor (0-dim ones too) is an advanced index; masks expand."""
+    adv, d = [], 0
+    for t in indices:
+        dt = t.dtype
+        if dt is _dtype.bool or dt is _dtype.uint8:
+            m = concrete_index(t)
+            if m is None:
+                raise IndexError("boolean mask indexing needs concrete values (it has a data-dependent shape)")
+            if m.ndim == 0:
+                raise IndexError("index_put with a 0-dim boolean index is not supported")
+            for j in range(m.ndim):
+                if d + j >= len(shape) or m.shape[j] != shape[d + j]:
+                    if d + j >= len(shape):
+                        break
+                    raise IndexError(f"The shape of the mask {list(m.shape)} at index {j} does not match the "
+                                     f"shape of the indexed tensor {list(shape)} at index {d + j}")
+            for j, nz in enumerate(np.nonzero(m)):
+                adv.append((d + j, nz.astype(np.int64)))
+            d += m.ndim
+        elif dt is _dtype.int64 or dt is _dtype.int32:
+            adv.append((d, t))
+            d += 1
+        else:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if d > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    return adv
+
+
+def _copy_like_impl(x, v):
+    return jnp.broadcast_to(v, x.shape).astype(x.dtype)
+
+
+Tensor.__getitem__ = getitem
+Tensor.__setitem__ = setitem
+
+
+# --- index_select / take / take_along_dim -------------------------------------------------------
+def _take_axis_impl(x, idx, dim):
+    return jnp.take(x, idx, axis=dim, mode="promise_in_bounds") if x.ndim else jnp.take(x.reshape(1), idx)
+
+
+@register(out=True, promote="none")
+def index_select(input, dim, index):
+    """Entries of ``input`` along ``dim`` at the positions in the 1-D ``index``.
+
+    >>> import torchlike
+    >>> torchlike.arange(6).reshape(2, 3).index_select(1, torchlike.tensor([2, 0]))
+    tensor([[2, 0],
+            [5, 3]])
+    """
+    d = wrap_dim(dim, input.ndim)
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if index.dtype not in (_dtype.int64, _dtype.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    n = input.shape[d] if input.ndim else 1
+    v = concrete_index(index)
+    if v is not None and v.size and (v.min() < 0 or v.max() >= n):
+        raise IndexError("index out of range in self")
+    return dispatch(_take_axis_impl, (input, index.reshape(-1)), (("dim", d),), name="IndexSelectBackward0",
+                    saves=False)
+
+
+def _take_impl(x, idx):
+    n = x.size
+    return x.reshape(-1).at[jnp.where(idx < 0, idx + n, idx)].get(mode="promise_in_bounds")
+
+
+@register(out=True, promote="none")
+def take(input, index):
+    """``input`` treated as 1-D, read at ``index`` (negative indices count from the end).
+
+    >>> import torchlike
+    >>> torchlike.tensor([[4, 3], [5, 6]]).take(torchlike.tensor([0, -1]))
+    tensor([4, 6])
+    """
+    if index.dtype is not _dtype.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {_dtype._CAP[index.dtype.name]}")
+    n = input.numel()
+    v = concrete_index(index)
+    if v is not None and v.size:
+        bad = (v < -n) | (v >= n)
+        if bad.any():
+            raise IndexError(f"out of range: tried to access index {int(v[bad][0])} on a tensor of {n} elements.")
+    return dispatch(_take_impl, (input, index), (), name="TakeBackward0", saves=False)
+
+
+@register(out=True, promote="none")
+def take_along_dim(input, indices, dim=None):
+    """Gather along ``dim`` with ``indices`` broadcast against ``input`` (flattened when dim is None).
+
+    >>> import torchlike
+    >>> x = torchlike.tensor([[10, 30, 20], [60, 40, 50]])
+    >>> torchlike.take_along_dim(x, x.argmax(1, keepdim=True), 1)
+    tensor([[30],
+            [60]])
+    """
+    if indices.dtype is not _dtype.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{_dtype._CAP[indices.dtype.name]}")
+    from .scatter import gather
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    if input.ndim != indices.ndim:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
+    d = wrap_dim(dim, input.ndim)
+    si, sx = list(indices.shape), list(input.shape)
+    si[d] = sx[d] = 1
+    b = list(np.broadcast_shapes(tuple(si), tuple(sx)))
+    bi, bx = list(b), list(b)
+    bi[d], bx[d] = indices.shape[d], input.shape[d]
+    return gather(input.expand(tuple(bx)), d, indices.expand(tuple(bi)))
+
+
+# --- masked ops -------------------------------------------------------------------------------
+def _masked_fill_impl(x, m, v):
+    return jnp.where(m, cast(v, x.dtype), x)
+
+
+@register(inplace=True, promote="none")
+def masked_fill(input, mask, value):
+    """``input`` with ``value`` where ``mask`` is True (mask broadcasts).
+
+    >>> import torchlike
+    >>> torchlike.zeros(3).masked_fill(torchlike.tensor([True, False, True]), 5.)
+    tensor([5., 0., 5.])
+    """
+    if mask.dtype is not _dtype.bool:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{c_type_name(mask.dtype)}")
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.ndim} dimension(s).")
+    elif not isinstance(value, (bool, numbers.Number, np.generic)):
+        raise TypeError(f"masked_fill() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(value).__name__})")
+    return dispatch(_masked_fill_impl, (input, mask, value), (), name="MaskedFillBackward0", saves=False)
+
+
+def _masked_select_impl(x, flat, shape):
+    return jnp.broadcast_to(x, shape).reshape(-1)[flat]
+
+
+def _bool_mask(mask, what):
+    if mask.dtype is not _dtype.bool:
+        raise RuntimeError(what)
+    m = concrete_index(mask)
+    if m is None:
+        raise RuntimeError(f"{what.split(':')[0]} has a data-dependent output shape and needs concrete values")
+    return m
+
+
+@register(out=True, promote="none")
+def masked_select(input, mask):
+    """The 1-D tensor of ``input`` entries where ``mask`` (broadcast) is True.
+
+    >>> import torchlike
+    >>> torchlike.tensor([1, 2, 3]).masked_select(torchlike.tensor([True, False, True]))
+    tensor([1, 3])
+    """
+    m = _bool_mask(mask, "masked_select: expected BoolTensor for mask")
+    shape = tuple(np.broadcast_shapes(tuple(input.shape), m.shape))
+    flat = np.flatnonzero(np.broadcast_to(m, shape))
+    return dispatch(_masked_select_impl, (input, flat), (("shape", shape),), name="MaskedSelectBackward0",
+                    saves=False)
+
+
+def _masked_scatter_impl(x, m, src, srcidx, shape, empty):
+    x = jnp.broadcast_to(x, shape)
+    if empty:
+        return x
+    return jnp.where(m, src.reshape(-1)[srcidx].astype(x.dtype), x)
+
+
+@register(inplace=True, promote="none")
+def masked_scatter(input, mask, source):
+    """``input`` with consecutive ``source`` elements written where ``mask`` is True.
+
+    >>> import torchlike
+    >>> torchlike.zeros(3).masked_scatter(torchlike.tensor([True, False, True]), torchlike.tensor([1., 2.]))
+    tensor([1., 0., 2.])
+    """
+    if mask.dtype is not _dtype.bool:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{c_type_name(mask.dtype)}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
+                           f"{_dtype._CAP[input.dtype.name]} and {_dtype._CAP[source.dtype.name]}")
+    m = _bool_mask(mask, "masked_scatter: expected BoolTensor for mask")
+    shape = tuple(np.broadcast_shapes(tuple(input.shape), m.shape))
+    mb = np.broadcast_to(m, shape)
+    count = int(mb.sum())
+    if source.numel() < count:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    srcidx = np.maximum(np.cumsum(mb.reshape(-1)) - 1, 0).reshape(shape)
+    return dispatch(_masked_scatter_impl, (input, mb, source, srcidx),
+                    (("shape", shape), ("empty", count == 0)), name="MaskedScatterBackward0", saves=False)
+
+
+# --- nonzero / argwhere / where ------------------------------------------------------------------
+def _nonzero_np(input):
+    x = concrete_index(input)
+    if x is None:
+        raise RuntimeError("nonzero() has a data-dependent output shape and needs concrete values")
+    return np.argwhere(x).astype(np.int64)
+
+
+def _wrap_np(a, like):
+    return Tensor._wrap(jnp.asarray(a), like._dev)
+
+
+@register(out=True, differentiable=False, promote="none")
+def nonzero(input, *, as_tuple=False):
+    """Indices of the non-zero entries: an (n, ndim) int64 tensor, or one 1-D tensor per dim.
+
+    >>> import torchlike
+    >>> torchlike.tensor([0, 3, 0, 4]).nonzero()
+    tensor([[1],
+            [3]])
+    """
+    nz = _nonzero_np(input)
+    if as_tuple:
+        if input.ndim == 0:
+            return (_wrap_np(nz[:, :1].reshape(-1) if nz.shape[0] == 0 else np.zeros(1, np.int64), input),)
+        return tuple(_wrap_np(np.ascontiguousarray(nz[:, d]), input) for d in range(input.ndim))
+    return _wrap_np(nz, input)
+
+
+@register(differentiable=False, promote="none")
+def argwhere(input):
+    """Same as ``nonzero(input)``: an (n, ndim) tensor of the indices of non-zero entries.
+
+    >>> import torchlike
+    >>> torchlike.argwhere(torchlike.tensor([1, 0, 1]))
+    tensor([[0],
+            [2]])
+    """
+    return _wrap_np(_nonzero_np(input), input)
+
+
+def _where_impl(c, x, y, dt):
+    return jnp.where(c, cast(x, dt), cast(y, dt))
+
+
+@register(method=False, out=True, promote="result_type")
+def where(condition, input=None, other=None):
+    """``input`` where ``condition`` else ``other`` (broadcast, torch promotion); one argument ->
+    ``nonzero(condition, as_tuple=True)``.
+
+    >>> import torchlike
+    >>> torchlike.where(torchlike.tensor([True, False]), torchlike.tensor([1, 2]), 0.5)
+    tensor([1.0000, 0.5000])
+    """
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where() received an invalid combination of arguments - got (Tensor, Tensor)")
+    if not isinstance(condition, Tensor):
+        raise TypeError(f"where(): argument 'condition' (position 1) must be Tensor, not "
+                        f"{type(condition).__name__}")
+    if condition.dtype is not _dtype.bool and condition.dtype is not _dtype.uint8:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{_dtype._CAP[condition.dtype.name]}")
+    dt = _dtype.result_type(input, other)
+    return dispatch(_where_impl, (condition, input, other), (("dt", dt.np),), name="WhereBackward0", saves=False)
+
+
+def _where_method(self, condition, y):
+    return where(condition, self, y)
+
+
+Tensor.where = _where_method

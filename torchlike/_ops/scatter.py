@@ -1,0 +1,485 @@
+"""gather / scatter families, index_add/copy/fill/reduce, put, and the *_scatter view inverses.
+
+Everything is one jitted JAX function per op: index tensors travel as dynamic arguments, bounds are
+checked eagerly with numpy (torch raises on out-of-range indices; XLA would clamp).  Gradients come
+from ``jax.vjp``, except scatter with ``prod``, whose JAX gradient is missing for repeated indices:
+it gets torch's formula through a ``jax.custom_vjp``.
+"""
+from __future__ import annotations
+
+import numbers
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from .. import _dtype, _views
+from ._util import Tensor, cast, dispatch, register, wrap_dim
+from .indexing import c_type_name, concrete_index
+
+__all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill",
+           "index_reduce", "put", "diagonal_scatter", "select_scatter", "slice_scatter"]
+
+
+def _cap(dt):
+    return _dtype._CAP[dt.name]
+
+
+def _check_bounds(index, n, dim, exc=RuntimeError, msg=None, allow_negative=False):
+    v = concrete_index(index)
+    if v is None or v.size == 0:
+        return
+    lo = -n if allow_negative else 0
+    bad = (v < lo) | (v >= n)
+    if bad.any():
+        i = int(v[bad].reshape(-1)[0])
+        raise exc(msg.format(i=i) if msg else f"index {i} is out of bounds for dimension {dim} with size {n}")
+
+
+def _full_index(idx, dim):
+    """Index arrays addressing, for every element of ``idx``, position ``idx`` along ``dim``."""
+    return tuple(idx.astype(jnp.int64) if d == dim else lax.broadcasted_iota(jnp.int64, idx.shape, d)
+                 for d in range(idx.ndim))
+
+
+def _lead(x, shape):
+    return x[tuple(slice(0, s) for s in shape)]
+
+
+# --- scatter-prod with torch's gradient ----------------------------------------------------------
+@jax.custom_vjp
+def _scatter_prod(x, src, full):
+    return x.at[full].multiply(src, mode="promise_in_bounds")
+
+
+def _scatter_prod_fwd(x, src, full):
+    r = _scatter_prod(x, src, full)
+    return r, (x, src, full, r)
+
+
+def _scatter_prod_bwd(res, g):
+    x, src, full, r = res
+    masked_x = jnp.where(x == 0, jnp.ones_like(x), x)
+    gx = g * masked_x.at[full].multiply(src, mode="promise_in_bounds") / masked_x
+    src_zero = src == 0
+    nzeros = jnp.zeros(x.shape, jnp.int32).at[full].add(src_zero.astype(jnp.int32))[full]
+    single = src_zero & (nzeros == 1)
+    masked_src = jnp.where(single, jnp.ones_like(src), src)
+    msr = x.at[full].multiply(masked_src, mode="promise_in_bounds")
+    gsrc = jnp.where(single, (g * msr)[full], (g * r)[full] / jnp.where(src_zero, jnp.ones_like(src), src))
+    return gx, gsrc, None
+
+
+_scatter_prod.defvjp(_scatter_prod_fwd, _scatter_prod_bwd)
+
+
+def _lowest(dt):
+    return -jnp.inf if jnp.issubdtype(dt, jnp.inexact) else (
+        False if dt == jnp.bool_ else jnp.iinfo(dt).min)
+
+
+def _highest(dt):
+    return jnp.inf if jnp.issubdtype(dt, jnp.inexact) else (
+        True if dt == jnp.bool_ else jnp.iinfo(dt).max)
+
+
+def _reduce_into(x, full, src, reduce, include_self):
+    """x with src scatter-reduced into positions ``full`` (torch.scatter_reduce semantics)."""
+    dt = x.dtype
+    src = cast(src, dt)
+    at = lambda a: a.at[full]  # noqa: E731
+    if reduce in ("sum", "mean"):
+        base = x if include_self else at(x).set(jnp.zeros((), dt), mode="promise_in_bounds")
+        s = at(base).add(src, mode="promise_in_bounds") if dt != jnp.bool_ else \
+            at(base).max(src, mode="promise_in_bounds")
+        if reduce == "sum":
+            return s
+        cnt = jnp.zeros(x.shape, jnp.int64).at[full].add(1, mode="promise_in_bounds") + int(include_self)
+        cnt = jnp.maximum(cnt, 1)
+        if jnp.issubdtype(dt, jnp.inexact):
+            return s / cnt.astype(dt)
+        return jnp.floor_divide(s, cnt.astype(dt))
+    if reduce == "prod":
+        base = x if include_self else at(x).set(jnp.ones((), dt), mode="promise_in_bounds")
+        if dt == jnp.bool_:
+            return at(base).min(src, mode="promise_in_bounds")
+        if jnp.issubdtype(dt, jnp.inexact):
+            return _scatter_prod(base, src, full)
+        return at(base).multiply(src, mode="promise_in_bounds")
+    if reduce == "amax":
+        base = x if include_self else at(x).set(_lowest(dt), mode="promise_in_bounds")
+        return at(base).max(src, mode="promise_in_bounds")
+    if reduce == "amin":
+        base = x if include_self else at(x).set(_highest(dt), mode="promise_in_bounds")
+        return at(base).min(src, mode="promise_in_bounds")
+    raise AssertionError(reduce)
+
+
+# --- gather ---------------------------------------------------------------------------------------
+def _gather_impl(x, idx, dim):
+    shape = tuple(s if d != dim else x.shape[d] for d, s in enumerate(idx.shape))
+    return jnp.take_along_axis(_lead(x, shape), idx.astype(jnp.int64), axis=dim, mode="promise_in_bounds")
+
+
+def _check_same_ndim(input, index, what):
+    if index.ndim != input.ndim and not (index.ndim <= 1 and input.ndim <= 1):
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as {what} tensor")
+
+
+def _as1d(t):
+    return t.reshape(1) if t.ndim == 0 else t
+
+
+@register(out=True, promote="none")
+def gather(input, dim, index, *, sparse_grad=False):
+    """``out[i][j] = input[index[i][j]][j]`` (for dim=0): values along ``dim`` picked by ``index``.
+
+    >>> import torchlike
+    >>> torchlike.tensor([[1, 2], [3, 4]]).gather(1, torchlike.tensor([[0, 0], [1, 0]]))
+    tensor([[1, 1],
+            [4, 3]])
+    """
+    if not isinstance(index, Tensor):
+        raise TypeError(f"gather(): argument 'index' (position 3) must be Tensor, not {type(index).__name__}")
+    if index.dtype not in (_dtype.int64, _dtype.int32):
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    _check_same_ndim(input, index, "input")
+    d = wrap_dim(dim, input.ndim)
+    zero_d = index.ndim == 0
+    x, idx = _as1d(input), _as1d(index)
+    for k in range(idx.ndim):
+        if k != d and idx.shape[k] > x.shape[k]:
+            raise RuntimeError(f"Size does not match at dimension {k} expected index {list(index.shape)} to be no "
+                               f"larger than self {list(input.shape)} apart from dimension {d}")
+    _check_bounds(idx, x.shape[d], d)
+    out = dispatch(_gather_impl, (x, idx), (("dim", d),), name="GatherBackward0", saves=False)
+    return out.reshape(()) if zero_d else out
+
+
+# --- scatter / scatter_add / scatter_reduce -------------------------------------------------------
+def _scatter_impl(x, idx, src, dim, reduce, scalar, include_self=True):
+    full = _full_index(idx, dim)
+    src = jnp.broadcast_to(cast(src, x.dtype), idx.shape) if scalar else _lead(src, idx.shape)
+    if reduce is None:
+        return x.at[full].set(cast(src, x.dtype), mode="promise_in_bounds")
+    return _reduce_into(x, full, src, reduce, include_self)
+
+
+def _scatter_checks(name, input, dim, index, src):
+    if index.dtype not in (_dtype.int64, _dtype.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    if isinstance(src, Tensor) and src.dtype is not input.dtype:
+        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+    _check_same_ndim(input, index, "self")
+    d = wrap_dim(dim, input.ndim)
+    x, idx = _as1d(input), _as1d(index)
+    s = _as1d(src) if isinstance(src, Tensor) else None
+    for k in range(idx.ndim):
+        if (k != d and idx.shape[k] > x.shape[k]) or (s is not None and idx.shape[k] > s.shape[k]):
+            raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self {list(input.shape)} "
+                               f"apart from dimension {d}" + (f" and to be no larger size than src "
+                                                             f"{list(src.shape)}" if s is not None else ""))
+    _check_bounds(idx, x.shape[d], d)
+    return d, x, idx, s
+
+
+def _run_scatter(name, node, input, dim, index, src, reduce, include_self=True):
+    d, x, idx, s = _scatter_checks(name, input, dim, index, src)
+    scalar = s is None
+    out = dispatch(_scatter_impl, (x, idx, src if scalar else s),
+                   (("dim", d), ("reduce", reduce), ("scalar", scalar), ("include_self", bool(include_self))),
+                   name=node, saves=reduce in ("prod", "amax", "amin", "mean"))
+    return out.reshape(()) if input.ndim == 0 else out
+
+
+@register(inplace=True, out=True, promote="none")
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    """``input`` with ``src`` (a tensor or a scalar ``value``) written at ``index`` along ``dim``;
+    ``reduce='add'|'multiply'`` combines instead of overwriting.
+
+    >>> import torchlike
+    >>> torchlike.zeros(2, 3).scatter(1, torchlike.tensor([[2], [0]]), 1.)
+    tensor([[0., 0., 1.],
+            [1., 0., 0.]])
+    """
+    if src is None:
+        src = value
+    if src is None:
+        raise TypeError("scatter() missing required argument 'src' or 'value'")
+    if not isinstance(src, (Tensor, bool, numbers.Number, np.generic)):
+        raise TypeError(f"scatter(): argument 'src' must be Tensor or Number, not {type(src).__name__}")
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError("reduce argument must be either add or multiply.")
+        reduce = "sum" if reduce == "add" else "prod"
+    return _run_scatter("scatter", "ScatterBackward0" if reduce is None else "ScatterReduceBackward0",
+                        input, dim, index, src, reduce)
+
+
+@register(inplace=True, out=True, promote="none")
+def scatter_add(input, dim, index, src):
+    """``input`` with ``src`` added at ``index`` along ``dim`` (repeated indices accumulate).
+
+    >>> import torchlike
+    >>> torchlike.zeros(3).scatter_add(0, torchlike.tensor([0, 0, 2]), torchlike.ones(3))
+    tensor([2., 0., 1.])
+    """
+    return _run_scatter("scatter_add", "ScatterAddBackward0", input, dim, index, src, "sum")
+
+
+_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+
+
+@register(inplace=True, out=True, promote="none")
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """Reduce ``src`` into ``input`` at ``index`` along ``dim`` with sum/prod/mean/amax/amin.
+
+    >>> import torchlike
+    >>> torchlike.zeros(2).scatter_reduce(0, torchlike.tensor([0, 0, 1]), torchlike.tensor([1., 3., 2.]),
+    ...                                   "amax", include_self=False)
+    tensor([3., 2.])
+    """
+    if reduce not in _REDUCES:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_reduce(): argument 'src' (position 4) must be Tensor, not {type(src).__name__}")
+    return _run_scatter("scatter_reduce", "ScatterReduceBackward0", input, dim, index, src, reduce, include_self)
+
+
+# --- index_add / index_copy / index_fill / index_reduce ---------------------------------------------
+def _index_checks(name, input, dim, index, source=None, int32_ok=True):
+    d = wrap_dim(dim, input.ndim)
+    if index.ndim > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector")
+    if index.dtype is not _dtype.int64 and not (int32_ok and index.dtype is _dtype.int32):
+        raise IndexError(f"{name}(): Expected dtype int64 for index.") if name == "index_fill_" else \
+            RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    if source is not None:
+        n_idx = index.numel()
+        ssrc = tuple(source.shape) if source.ndim else (1,)
+        sself = tuple(input.shape) if input.ndim else (1,)
+        if len(ssrc) != len(sself) or any(a != b for k, (a, b) in enumerate(zip(ssrc, sself)) if k != d):
+            raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified "
+                               f"dimension. Got self.shape = {list(input.shape)} source.shape = "
+                               f"{list(source.shape)}")
+        if ssrc[d] != n_idx:
+            raise RuntimeError(f"{name}(): Number of indices ({n_idx}) should be equal to source.size(dim): "
+                               f"({ssrc[d]}), for dim: {d}")
+    return d
+
+
+def _index_impl(x, idx, src, dim, mode, alpha=None, include_self=True):
+    shp = x.shape
+    x = x.reshape(shp or (1,))
+    if mode == "fill":
+        key = (slice(None),) * dim + (idx,)
+        out = x.at[key].set(cast(src, x.dtype), mode="promise_in_bounds")
+        return out.reshape(shp)
+    src = src.reshape(src.shape or (1,))
+    if mode == "add":
+        s = cast(src, x.dtype)
+        if alpha is not None:
+            s = s * cast(alpha, x.dtype) if x.dtype != jnp.bool_ else s & cast(alpha, x.dtype)
+        key = (slice(None),) * dim + (idx,)
+        out = x.at[key].add(s, mode="promise_in_bounds") if x.dtype != jnp.bool_ else \
+            x.at[key].max(s, mode="promise_in_bounds")
+    elif mode == "copy":
+        key = (slice(None),) * dim + (idx,)
+        out = x.at[key].set(cast(src, x.dtype), mode="promise_in_bounds")
+    else:
+        shape = [1] * src.ndim
+        shape[dim] = idx.shape[0]
+        full_idx = jnp.broadcast_to(idx.reshape(shape), src.shape)
+        out = _reduce_into(x, _full_index(full_idx, dim), src, mode, include_self)
+    return out.reshape(shp)
+
+
+def _src_dtype_check(name, input, source):
+    if source.dtype is not input.dtype:
+        if name == "index_add_":
+            raise RuntimeError(f"index_add_(): self ({_cap(input.dtype)}) and source ({_cap(source.dtype)}) must "
+                               "have the same scalar type")
+        if name == "index_copy_":
+            raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
+                               f"{_cap(input.dtype)} and (source) {_cap(source.dtype)}")
+        raise RuntimeError(f"{name}(): self ({_cap(input.dtype)}) and source ({_cap(source.dtype)}) must have the "
+                           "same scalar type")
+
+
+@register(inplace=True, out=True, promote="none")
+def index_add(input, dim, index, source, *, alpha=1):
+    """``input`` with ``alpha * source`` added at rows ``index`` of ``dim``.
+
+    >>> import torchlike
+    >>> torchlike.zeros(3).index_add(0, torchlike.tensor([0, 0]), torchlike.tensor([1., 2.]))
+    tensor([3., 0., 0.])
+    """
+    _src_dtype_check("index_add_", input, source)
+    d = _index_checks("index_add_", input, dim, index, source)
+    _check_bounds(index, input.shape[d] if input.ndim else 1, d, IndexError, "index out of range in self")
+    alpha = None if (alpha == 1 and not isinstance(alpha, bool)) else alpha
+    return dispatch(_index_impl, (input, index.reshape(-1), source, alpha),
+                    (("dim", d), ("mode", "add")), name="IndexAddBackward0", saves=False) if alpha is not None \
+        else dispatch(_index_impl, (input, index.reshape(-1), source), (("dim", d), ("mode", "add")),
+                      name="IndexAddBackward0", saves=False)
+
+
+@register(inplace=True, out=True, promote="none")
+def index_copy(input, dim, index, source):
+    """``input`` with rows ``index`` of ``dim`` replaced by ``source``.
+
+    >>> import torchlike
+    >>> torchlike.zeros(3).index_copy(0, torchlike.tensor([2]), torchlike.tensor([7.]))
+    tensor([0., 0., 7.])
+    """
+    _src_dtype_check("index_copy_", input, source)
+    d = _index_checks("index_copy_", input, dim, index, source)
+    n = input.shape[d] if input.ndim else 1
+    _check_bounds(index, n, d, IndexError,
+                  "index_copy_(): index {i} is out of bounds for dimension " + f"{d} with size {n}")
+    return dispatch(_index_impl, (input, index.reshape(-1), source), (("dim", d), ("mode", "copy")),
+                    name="IndexCopyBackward0", saves=False)
+
+
+@register(inplace=True, promote="none")
+def index_fill(input, dim, index, value):
+    """``input`` with rows ``index`` of ``dim`` set to the scalar ``value``.
+
+    >>> import torchlike
+    >>> torchlike.zeros(3).index_fill(0, torchlike.tensor([0, -1]), 2.)
+    tensor([2., 0., 2.])
+    """
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.ndim} dimension(s).")
+    d = _index_checks("index_fill_", input, dim, index, int32_ok=False)
+    n = input.shape[d] if input.ndim else 1
+    _check_bounds(index, n, d, IndexError, allow_negative=True)
+    idx = index.reshape(-1)
+    v = concrete_index(idx)
+    if v is not None and (v < 0).any():
+        from .._creation import tensor
+        idx = tensor(np.where(v < 0, v + n, v).astype(np.int64))
+    return dispatch(_index_impl, (input, idx, value), (("dim", d), ("mode", "fill")),
+                    name="IndexFillBackward1" if isinstance(value, Tensor) else "IndexFillBackward0", saves=False)
+
+
+@register(inplace=True, out=True, promote="none")
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """Reduce rows of ``source`` into rows ``index`` of ``input`` with prod/mean/amax/amin.
+
+    >>> import torchlike
+    >>> torchlike.ones(2).index_reduce(0, torchlike.tensor([0, 0]), torchlike.tensor([2., 3.]), "prod")
+    tensor([6., 1.])
+    """
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
+                           f"{reduce}.")
+    _src_dtype_check("index_reduce_", input, source)
+    d = _index_checks("index_reduce_", input, dim, index, source)
+    _check_bounds(index, input.shape[d] if input.ndim else 1, d, IndexError, "index out of range in self")
+    return dispatch(_index_impl, (input, index.reshape(-1), source),
+                    (("dim", d), ("mode", reduce), ("include_self", bool(include_self))),
+                    name="IndexReduceBackward0")
+
+
+# --- put ------------------------------------------------------------------------------------------
+def _put_impl(x, idx, src, accumulate):
+    n = x.size
+    flat = x.reshape(-1)
+    i = jnp.where(idx < 0, idx + n, idx).reshape(-1)
+    s = cast(src, x.dtype).reshape(-1)
+    out = flat.at[i].add(s, mode="promise_in_bounds") if accumulate else flat.at[i].set(s, mode="promise_in_bounds")
+    return out.reshape(x.shape)
+
+
+@register(inplace=True, promote="none")
+def put(input, index, source, accumulate=False):
+    """``input`` (as 1-D) with ``source`` written (or accumulated) at ``index``.
+
+    >>> import torchlike
+    >>> torchlike.zeros(2, 2).put(torchlike.tensor([0, 3]), torchlike.tensor([1., 2.]))
+    tensor([[1., 0.],
+            [0., 2.]])
+    """
+    if index.dtype is not _dtype.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_cap(index.dtype)}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{_cap(input.dtype)} and source.dtype = {_cap(source.dtype)}")
+    if source.numel() != index.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    n = input.numel()
+    _check_bounds(index, n, 0, IndexError, "out of range: tried to access index {i} on a tensor of " + f"{n} "
+                  "elements.", allow_negative=True)
+    return dispatch(_put_impl, (input, index, source), (("accumulate", bool(accumulate)),), name="PutBackward0",
+                    saves=False)
+
+
+# --- *_scatter: the out-of-place inverses of view ops --------------------------------------------
+def _write_step_impl(x, src, step):
+    return _views.write_back(x, cast(src, x.dtype), (step,))
+
+
+def _step_scatter(input, src, step, node):
+    want = _views.index_map((step,), tuple(input.shape)).shape
+    if tuple(src.shape) != tuple(want):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(want)}")
+    return dispatch(_write_step_impl, (input, src), (("step", step),), name=node, saves=False)
+
+
+@register(out=True, promote="none")
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """``input`` with its diagonal (``offset``, ``dim1``, ``dim2``) replaced by ``src``.
+
+    >>> import torchlike
+    >>> torchlike.diagonal_scatter(torchlike.zeros(2, 2), torchlike.ones(2))
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    nd = input.ndim
+    a, b = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
+    if a == b:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return _step_scatter(input, src, ("diagonal", int(offset), a, b), "DiagonalScatterBackward0")
+
+
+@register(out=True, promote="none")
+def select_scatter(input, src, dim, index):
+    """``input`` with ``input.select(dim, index)`` replaced by ``src``.
+
+    >>> import torchlike
+    >>> torchlike.select_scatter(torchlike.zeros(2, 2), torchlike.ones(2), 0, 0)
+    tensor([[1., 1.],
+            [0., 0.]])
+    """
+    d = wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    index = int(index)
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
+                         f"dimension {d}")
+    step = ("index", (("s", None, None, None),) * d + (index % n,))
+    return _step_scatter(input, src, step, "SelectScatterBackward0")
+
+
+@register(out=True, promote="none")
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """``input`` with ``input[..., start:end:step, ...]`` (along ``dim``) replaced by ``src``.
+
+    >>> import torchlike
+    >>> torchlike.slice_scatter(torchlike.zeros(4), torchlike.ones(2), 0, 0, 4, 2)
+    tensor([1., 0., 1., 0.])
+    """
+    d = wrap_dim(dim, input.ndim)
+    if step is None:
+        step = 1
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    n = input.shape[d]
+    s, e, st = slice(start, end, step).indices(n)
+    sl = ("index", (("s", None, None, None),) * d + (("s", s, max(e, s), st),))
+    return _step_scatter(input, src, sl, "SliceScatterBackward0")
