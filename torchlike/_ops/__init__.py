@@ -3,3 +3,4 @@ from . import registry  # noqa: F401
 from . import basic, views, pointwise, shape, reduction, indexing, scatter  # noqa: F401
 from . import matmul  # noqa: F401
 from . import shape2, pointwise2, special, random_ops  # noqa: F401
+from . import reduction2, sorting  # noqa: F401

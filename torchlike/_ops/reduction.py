@@ -222,10 +222,22 @@ def _no_complex(input, name):
         raise NotImplementedError(f'"{name}" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
 
 
+def _evenly(x, val):
+    """``val`` (a value of ``x``) whose gradient is shared evenly by all elements equal to it (NaN
+    matching NaN): torch's evenly_distribute_backward for full-reduction median()/max()/min()."""
+    if not jnp.issubdtype(x.dtype, jnp.inexact):
+        return val
+    mask = (x == val) | (jnp.isnan(x) & jnp.isnan(val))
+    zero = jnp.zeros((), x.dtype)
+    # x - stop_gradient(x) is exactly 0 forward, so the value is exactly val; backward it is 1 / count.
+    sg = jax.lax.stop_gradient
+    return sg(val) + jnp.sum(jnp.where(mask, x - sg(x), zero)) / jnp.sum(mask).astype(x.dtype)
+
+
 def _full_impl(x, kind):
-    # jnp.max/min propagate NaN, and their vjp spreads the gradient evenly over tied extrema,
-    # which is torch's evenly_distribute_backward for full-reduction max()/min().
-    return jnp.max(x) if kind == "max" else jnp.min(x)
+    # NaN propagates; the gradient is shared evenly by the tied extrema (NaNs when the result is NaN),
+    # torch's evenly_distribute_backward for full-reduction max()/min().
+    return _evenly(x, jnp.max(x) if kind == "max" else jnp.min(x))
 
 
 def _arg_impl(x, dim, keepdim, kind):

@@ -1,0 +1,390 @@
+"""Order statistics (median, nanmedian, mode, quantile, nanquantile), scans (cumsum, cumprod, cummax,
+cummin, logcumsumexp), diff, trace, renorm.
+
+    >>> import torchlike
+    >>> torchlike.tensor([1, 5, 2]).cumsum(0)
+    tensor([1, 6, 8])
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from .. import _dtype
+from ..return_types import make
+from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
+from .reduction import _evenly, _int_acc, _norm_kind, _vnorm, check_nonempty, rdims
+
+__all__ = ["median", "nanmedian", "mode", "quantile", "nanquantile", "cumsum", "cumprod", "cummax", "cummin",
+           "logcumsumexp", "diff", "trace", "renorm"]
+
+_sg = lax.stop_gradient
+
+
+def _stable_argsort(x, axis):
+    # Float keys + 0.0 turn -0.0 into 0.0 so they tie (torch compares, lax.sort orders the bits);
+    # lax.sort puts NaN last, like torch.
+    k = x + jnp.zeros((), x.dtype) if jnp.issubdtype(x.dtype, jnp.floating) else x
+    return jnp.argsort(k, axis=axis, stable=True)
+
+
+def _kth_index(x, axis, nan_mode):
+    """Index (keepdims) along ``axis`` of the lower median: 'propagate' picks the first NaN when any,
+    'ignore' the lower median of the non-NaN values."""
+    order = _stable_argsort(x, axis)
+    n = x.shape[axis]
+    if jnp.issubdtype(x.dtype, jnp.inexact):
+        nn = jnp.sum(jnp.isnan(x), axis=axis, keepdims=True)
+        if nan_mode == "propagate":
+            k = jnp.where(nn > 0, n - nn, (n - 1) // 2)
+        else:
+            k = jnp.maximum((n - nn - 1) // 2, 0)
+    else:
+        k = jnp.full([1 if i == axis else s for i, s in enumerate(x.shape)], (n - 1) // 2)
+    return jnp.take_along_axis(order, k, axis=axis)
+
+
+def _median_all_impl(x, nan_mode):
+    x = x.reshape(-1)
+    if x.size == 0:
+        return jnp.full((), jnp.nan, x.dtype)
+    val = x[_kth_index(x, 0, nan_mode)[0]]
+    return _evenly(x, val)
+
+
+def _median_dim_impl(x, dim, keepdim, nan_mode):
+    # Values are gathered at the chosen index so jax.vjp routes the gradient to that index only, as
+    # torch's value_selecting_reduction_backward does.
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    idx = _kth_index(x, dim, nan_mode)
+    vals = jnp.take_along_axis(x, idx, axis=dim)
+    if not keepdim:
+        vals, idx = jnp.squeeze(vals, dim), jnp.squeeze(idx, dim)
+    return vals, idx.astype(jnp.int64)
+
+
+def _median(name, nan_mode):
+    def fn(input, dim=None, keepdim=False):
+        if input.dtype is _dtype.bool or input.dtype.is_complex:
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+        if dim is None:
+            return dispatch(_median_all_impl, (input,), (("nan_mode", nan_mode),),
+                            name=f"{name.capitalize()}Backward0")
+        d = dims_arg(dim, input.ndim)[0]
+        check_nonempty(input, (d,), name)
+        v, i = dispatch(_median_dim_impl, (input,), (("dim", d), ("keepdim", bool(keepdim)),
+                                                     ("nan_mode", nan_mode)), name=f"{name.capitalize()}Backward1")
+        return make(name)(v, i)
+    fn.__name__ = name
+    fn.__doc__ = (f"The lower median{' ignoring NaNs' if nan_mode == 'ignore' else ' (NaN if any NaN)'}; with "
+                  f"``dim`` returns (values, indices).\n\n    >>> import torchlike\n    >>> torchlike.{name}("
+                  f"torchlike.tensor([4., 1., 3., 2.]))\n    tensor(2.)\n    ")
+    return fn
+
+
+median = register("median", out=True)(_median("median", "propagate"))
+nanmedian = register("nanmedian", out=True)(_median("nanmedian", "ignore"))
+
+
+# --- mode --------------------------------------------------------------------------------------
+def _mode_impl(x, dim, keepdim):
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    x = jnp.moveaxis(x, dim, -1)
+    order = _stable_argsort(x, -1)
+    s = jnp.take_along_axis(x, order, axis=-1)
+    n = s.shape[-1]
+    pos = jnp.arange(n)
+    start = jnp.concatenate([jnp.ones(s.shape[:-1] + (1,), bool), s[..., 1:] != s[..., :-1]], axis=-1)
+    run_start = lax.cummax(jnp.where(start, pos, 0), axis=s.ndim - 1)
+    count = pos - run_start + 1
+    # The first position reaching the top count ends the run of the smallest most-frequent value; with a
+    # stable sort that position holds its last occurrence, which is the index torch returns.
+    best = jnp.argmax(count, axis=-1, keepdims=True)
+    idx = jnp.take_along_axis(order, best, axis=-1)
+    vals = jnp.take_along_axis(x, idx, axis=-1)
+    vals, idx = jnp.moveaxis(vals, -1, dim), jnp.moveaxis(idx, -1, dim)
+    if not keepdim:
+        vals, idx = jnp.squeeze(vals, dim), jnp.squeeze(idx, dim)
+    return vals, idx.astype(jnp.int64)
+
+
+@register(out=True)
+def mode(input, dim=-1, keepdim=False):
+    """(values, indices) of the most frequent value along ``dim`` (smallest on ties, last index).
+
+    >>> import torchlike
+    >>> torchlike.mode(torchlike.tensor([1, 2, 2, 1, 3])).values
+    tensor(1)
+    """
+    d = dims_arg(dim, input.ndim)[0]
+    check_nonempty(input, (d,), "mode")
+    v, i = dispatch(_mode_impl, (input,), (("dim", d), ("keepdim", bool(keepdim))), name="ModeBackward0")
+    return make("mode")(v, i)
+
+
+# --- quantile ----------------------------------------------------------------------------------
+_INTERP = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _lerp(a, b, w):
+    # torch's lerp formula, for bit-identical results.
+    return jnp.where(w < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
+
+
+def _quantile_impl(x, q, dim, keepdim, interp, ignore_nan, q_scalar):
+    dt = x.dtype
+    nd = x.ndim
+    if dim is None:
+        x = x.reshape(-1)
+        ax = 0
+    else:
+        ax = dim
+        x = jnp.moveaxis(x, dim, -1) if nd else x.reshape(1)
+    q = jnp.reshape(cast(q, dt), (-1,))
+    order = _stable_argsort(x, -1)
+    s = jnp.take_along_axis(x, order, axis=-1)
+    n = s.shape[-1]
+    nan_cnt = jnp.sum(jnp.isnan(s), axis=-1, keepdims=True)
+    last = jnp.asarray(n - 1, dt)
+    if ignore_nan:
+        cnt = (n - nan_cnt).astype(dt)
+        ranks = q * (cnt - 1)
+        ranks = jnp.where(cnt == 0, last, ranks)  # all-NaN rows read the (NaN) last element
+    else:
+        ranks = q * last
+        ranks = jnp.where(nan_cnt > 0, last, ranks)  # any NaN: the result is NaN (the last element)
+    ranks = jnp.broadcast_to(ranks, s.shape[:-1] + (q.shape[0],))
+    if interp == "lower":
+        ranks = jnp.floor(ranks)
+    elif interp == "higher":
+        ranks = jnp.ceil(ranks)
+    elif interp == "nearest":
+        ranks = jnp.round(ranks)
+    below = jnp.clip(_sg(ranks).astype(jnp.int64), 0, n - 1)
+    lo = jnp.take_along_axis(s, below, axis=-1)
+    if interp in ("linear", "midpoint"):
+        above = jnp.clip(jnp.ceil(_sg(ranks)).astype(jnp.int64), 0, n - 1)
+        hi = jnp.take_along_axis(s, above, axis=-1)
+        w = jnp.full_like(ranks, 0.5) if interp == "midpoint" else ranks - below.astype(dt)
+        r = _lerp(lo, hi, w)
+    else:
+        r = lo
+    r = jnp.moveaxis(r, -1, 0)  # (Q, *reduced)
+    if keepdim:
+        if dim is None:
+            r = r.reshape((r.shape[0],) + (1,) * nd)
+        elif nd:
+            r = jnp.expand_dims(r, ax + 1)
+    if q_scalar:
+        r = r[0]
+    return r
+
+
+def _quantile(name, ignore_nan):
+    def fn(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+        d = input.dtype
+        if d not in (_dtype.float32, _dtype.float64):
+            raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+        if input.numel() == 0:
+            raise RuntimeError(f"{name}() input tensor must be non-empty")
+        if isinstance(q, Tensor):
+            if q.ndim > 1:
+                raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+            if q.dtype is not d:
+                raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+            qa = np.asarray(q._value)
+            if not np.all((qa >= 0) & (qa <= 1)):
+                raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+            q_scalar = q.ndim == 0
+        else:
+            if not 0 <= q <= 1:
+                raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+            q, q_scalar = float(q), True
+        if interpolation not in _INTERP:
+            raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or "
+                               f"nearest, but got {interpolation}")
+        dim = None if dim is None else dims_arg(dim, input.ndim)[0]
+        return dispatch(_quantile_impl, (input, q), (("dim", dim), ("keepdim", bool(keepdim)),
+                                                     ("interp", interpolation), ("ignore_nan", ignore_nan),
+                                                     ("q_scalar", q_scalar)), name="QuantileBackward0")
+    fn.__name__ = name
+    fn.__doc__ = (f"The ``q``-quantile(s) over ``dim`` (flattened when None){', ignoring NaNs' if ignore_nan else ''}"
+                  f"; a 1-D ``q`` adds a leading dim.\n\n    >>> import torchlike\n    >>> torchlike.{name}("
+                  f"torchlike.tensor([1., 2., 3., 4.]), 0.5)\n    tensor(2.5000)\n    ")
+    return fn
+
+
+quantile = register("quantile", out=True)(_quantile("quantile", False))
+nanquantile = register("nanquantile", out=True)(_quantile("nanquantile", True))
+
+
+# --- scans -------------------------------------------------------------------------------------
+def _cumsum_impl(x, dim, dt, kind):
+    x = cast(x, dt)
+    if x.ndim == 0:
+        return x
+    return jnp.cumsum(x, axis=dim) if kind == "sum" else jnp.cumprod(x, axis=dim)
+
+
+def _cum(kind):
+    def fn(input, dim, *, dtype=None):
+        d = dims_arg(dim, input.ndim)[0]
+        dt = _int_acc(input.dtype, dtype)
+        return dispatch(_cumsum_impl, (input,), (("dim", d), ("dt", dt.np), ("kind", kind)),
+                        name=f"Cum{kind}Backward0", saves=kind == "prod")
+    fn.__name__ = "cum" + kind
+    fn.__doc__ = (f"Cumulative {kind} along ``dim`` (ints and bools accumulate in int64).\n\n    >>> import "
+                  f"torchlike\n    >>> torchlike.cum{kind}(torchlike.tensor([1, 2, 3]), 0)\n    tensor("
+                  f"{'[1, 3, 6]' if kind == 'sum' else '[1, 2, 6]'})\n    ")
+    return fn
+
+
+cumsum = register("cumsum", out=True, inplace=True)(_cum("sum"))
+cumprod = register("cumprod", out=True, inplace=True)(_cum("prod"))
+
+
+def _cummax_impl(x, dim, kind):
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    inexact = jnp.issubdtype(x.dtype, jnp.inexact)
+
+    def combine(a, b):
+        # Sequential torch semantics: a later element wins when NaN or >= (<=) the running value
+        # (so ties take the latest index); a NaN running value is sticky until the next NaN.
+        av, ai = a
+        bv, bi = b
+        better = (bv >= av) if kind == "max" else (bv <= av)
+        if inexact:
+            take_b = jnp.isnan(bv) | (~jnp.isnan(av) & better)
+        else:
+            take_b = better
+        return jnp.where(take_b, bv, av), jnp.where(take_b, bi, ai)
+
+    iota = lax.broadcasted_iota(jnp.int64, x.shape, dim)
+    _, idx = lax.associative_scan(combine, (_sg(x), iota), axis=dim)
+    # values gathered at the indices so the gradient goes to the selected elements (torch's
+    # cummaxmin_backward scatter-adds into indices).
+    return jnp.take_along_axis(x, idx, axis=dim), idx
+
+
+def _cummaxmin(kind):
+    def fn(input, dim):
+        d = dims_arg(dim, input.ndim)[0]
+        v, i = dispatch(_cummax_impl, (input,), (("dim", d), ("kind", kind)), name=f"Cum{kind}Backward0")
+        return make("cum" + kind)(v, i)
+    fn.__name__ = "cum" + kind
+    fn.__doc__ = (f"(values, indices) of the running {kind}imum along ``dim`` (ties take the latest index).\n\n"
+                  f"    >>> import torchlike\n    >>> torchlike.cum{kind}(torchlike.tensor([2, 1, 3]), 0).values\n"
+                  f"    tensor({'[2, 2, 3]' if kind == 'max' else '[2, 1, 1]'})\n    ")
+    return fn
+
+
+cummax = register("cummax", out=True)(_cummaxmin("max"))
+cummin = register("cummin", out=True)(_cummaxmin("min"))
+
+
+def _logcumsumexp_impl(x, dim):
+    if x.ndim == 0:
+        return x
+    return lax.cumlogsumexp(x, axis=dim)
+
+
+@register(out=True)
+def logcumsumexp(input, dim):
+    """``log(cumsum(exp(input), dim))`` computed stably (floating inputs only).
+
+    >>> import torchlike
+    >>> torchlike.logcumsumexp(torchlike.tensor([0., 0.]), 0)
+    tensor([0.0000, 0.6931])
+    """
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+    d = dims_arg(dim, input.ndim)[0]
+    return dispatch(_logcumsumexp_impl, (input,), (("dim", d),), name="LogcumsumexpBackward0")
+
+
+# --- diff / trace / renorm ---------------------------------------------------------------------
+def _diff_impl(x, *extra, n, dim, dt, has_pre):
+    parts = [cast(e, dt) for e in extra]
+    x = cast(x, dt)
+    if parts:
+        parts = ([parts[0], x] + parts[1:]) if has_pre else [x] + parts
+        x = jnp.concatenate(parts, axis=dim)
+    for _ in range(n):
+        m = x.shape[dim]
+        if m == 0:
+            break
+        a, b = lax.slice_in_dim(x, 1, m, axis=dim), lax.slice_in_dim(x, 0, m - 1, axis=dim)
+        x = (a != b) if dt == np.bool_ else a - b
+    return x
+
+
+@register(out=True)
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The ``n``-th forward difference along ``dim``, after optional ``prepend``/``append``.
+
+    >>> import torchlike
+    >>> torchlike.diff(torchlike.tensor([1, 3, 6, 10]))
+    tensor([2, 3, 4])
+    """
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = dims_arg(dim, input.ndim)[0]
+    extra = tuple(as_tensor_arg(e) for e in (prepend, append) if e is not None)
+    extra = tuple(e if e.ndim else e.expand(*[1 if i == d else s for i, s in enumerate(input.shape)])
+                  for e in extra)
+    dt = _dtype.result_type(input, *extra) if extra else input.dtype
+    return dispatch(_diff_impl, (input,) + extra, (("n", int(n)), ("dim", d), ("dt", dt.np),
+                                                   ("has_pre", prepend is not None)), name="DiffBackward0",
+                    saves=False)
+
+
+def _trace_impl(x, dt):
+    return jnp.trace(cast(x, dt))
+
+
+@register()
+def trace(input):
+    """Sum of the main diagonal of a 2-D tensor (ints accumulate in int64).
+
+    >>> import torchlike
+    >>> torchlike.trace(torchlike.tensor([[1, 2], [3, 4]]))
+    tensor(5)
+    """
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    return dispatch(_trace_impl, (input,), (("dt", _int_acc(input.dtype, None).np),), name="TraceBackward0",
+                    saves=False)
+
+
+def _renorm_impl(x, p, maxnorm, dim, kind):
+    dims = tuple(i for i in range(x.ndim) if i != dim)
+    nrm = _vnorm(x, p, dims, True, kind)
+    factor = jnp.where(nrm > maxnorm, maxnorm / (nrm + 1e-7), jnp.ones((), nrm.dtype))
+    return x * factor.astype(x.dtype)
+
+
+@register(out=True, inplace=True)
+def renorm(input, p, dim, maxnorm):
+    """Rescale each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` to norm ``maxnorm``.
+
+    >>> import torchlike
+    >>> torchlike.renorm(torchlike.tensor([[3., 4.], [0.3, 0.4]]), 2, 0, 1.)
+    tensor([[0.6000, 0.8000],
+            [0.3000, 0.4000]])
+    """
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f'"renorm_out" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    d = dims_arg(dim, input.ndim)[0]
+    return dispatch(_renorm_impl, (input, float(p), float(maxnorm)), (("dim", d), ("kind", _norm_kind(p))),
+                    name="RenormBackward0")
+

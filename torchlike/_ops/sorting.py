@@ -1,0 +1,1 @@
+"""Sorting and searching."""
