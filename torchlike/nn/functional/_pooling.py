@@ -1,0 +1,573 @@
+"""Pooling: max/avg/lp/adaptive/fractional pools and max_unpool, torch's NC* layout and index rules.
+
+Plain max and average pools use ``lax.reduce_window``.  Pools that return indices gather each
+window's elements (static index tables built with numpy at trace time), take the argmax and read the
+value back through that argmax, so the gradient goes to the one element torch picks.
+"""
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..._dispatch import dispatch
+from ...tensor import Tensor
+from ._conv import ntuple
+
+__all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
+           "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "max_unpool1d", "max_unpool2d",
+           "max_unpool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
+           "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+           "adaptive_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+           "fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
+           "fractional_max_pool3d_with_indices"]
+
+_HI = lax.Precision.HIGHEST
+
+
+def _neg_inf(dt):
+    return -jnp.inf if jnp.issubdtype(dt, jnp.floating) else jnp.iinfo(dt).min
+
+
+def _out_size(L, k, s, p, d, ceil):
+    num = L + 2 * p - d * (k - 1) - 1
+    o = (num + (s - 1 if ceil else 0)) // s + 1
+    if ceil and (o - 1) * s >= L + p:
+        o -= 1
+    return o
+
+
+def _pool_args(input, kernel_size, stride, padding, dilation, ceil_mode, n, name):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"{name}: Expected {n + 1}D or {n + 2}D (batch mode) tensor for input, but got: "
+                           f"{list(input.shape)}" if n > 1 else
+                           f"{name}() Expected 2D or 3D input tensor, but got {list(input.shape)}")
+    k = ntuple(kernel_size, n, "kernel_size")
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else \
+        ntuple(stride, n, "stride")
+    p, d = ntuple(padding, n, "padding"), ntuple(dilation, n, "dilation")
+    for kk, pp, dd in zip(k, p, d):
+        if pp > (dd * (kk - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pp}, "
+                               f"kernel_size={kk} and dilation={dd}")
+    S = tuple(input.shape[-n:])
+    out = tuple(_out_size(L, kk, ss, pp, dd, ceil_mode) for L, kk, ss, pp, dd in zip(S, k, s, p, d))
+    if any(o <= 0 for o in out):
+        c = input.shape[-n - 1]
+        raise RuntimeError(f"Given input size: ({c}x{'x'.join(map(str, S))}). Calculated output size: "
+                           f"({c}x{'x'.join(map(str, out))}). Output size is too small")
+    return k, s, p, d, S, out
+
+
+def _windows(S, out, k, s, p, d):
+    """Per spatial dim: clipped input indices (o, k) of each window element and their validity."""
+    idxs, valids = [], []
+    for L, o, kk, ss, pp, dd in zip(S, out, k, s, p, d):
+        idx = (np.arange(o) * ss - pp)[:, None] + np.arange(kk)[None, :] * dd
+        valids.append((idx >= 0) & (idx < L))
+        idxs.append(np.clip(idx, 0, L - 1))
+    return idxs, valids
+
+
+def _gather_patches(x, idxs):
+    """x: (B, *S) -> (B, *out, K) window elements; idxs: per-dim (o, k) index tables."""
+    n = len(idxs)
+    for j, idx in enumerate(idxs):
+        ax = 1 + 2 * j
+        x = jnp.take(x, jnp.asarray(idx.reshape(-1)), axis=ax)
+        x = x.reshape(x.shape[:ax] + idx.shape + x.shape[ax + 1:])
+    perm = [0] + [1 + 2 * j for j in range(n)] + [2 + 2 * j for j in range(n)]
+    x = x.transpose(perm)
+    return x.reshape(x.shape[:1 + n] + (-1,))
+
+
+def _table_flat(idxs, valids, S):
+    """(*out, K) flat input index and validity of each window element (numpy)."""
+    n = len(idxs)
+    strides = [int(np.prod(S[j + 1:])) for j in range(n)]
+    flat = np.zeros((), np.int64)
+    ok = np.ones((), bool)
+    for j, (idx, v) in enumerate(zip(idxs, valids)):
+        shp = [1] * (2 * n)
+        shp[j], shp[n + j] = idx.shape
+        flat = flat + idx.reshape(shp) * strides[j]
+        ok = ok & v.reshape(shp)
+    outs = tuple(i.shape[0] for i in idxs)
+    full = outs + tuple(i.shape[1] for i in idxs)
+    flat = np.broadcast_to(flat, full).reshape(outs + (-1,))
+    ok = np.broadcast_to(ok, full).reshape(outs + (-1,))
+    return flat, ok
+
+
+def _argmax_pool(x, idxs, valids, S):
+    lead = x.shape[:-len(S)]
+    xb = x.reshape((-1,) + tuple(S))
+    pt = _gather_patches(xb, idxs)
+    flat, ok = _table_flat(idxs, valids, S)
+    pt = jnp.where(jnp.asarray(ok), pt, _neg_inf(x.dtype))
+    # NaN wins like torch's `val > max || isnan(val)`
+    am = jnp.argmax(jnp.where(jnp.isnan(pt), jnp.inf, pt) if jnp.issubdtype(x.dtype, jnp.floating) else pt,
+                    axis=-1)
+    val = jnp.take_along_axis(pt, am[..., None], axis=-1)[..., 0]
+    ind = jnp.take_along_axis(jnp.broadcast_to(jnp.asarray(flat), pt.shape), am[..., None], axis=-1)[..., 0]
+    outs = pt.shape[1:-1]
+    return val.reshape(lead + outs), ind.reshape(lead + outs).astype(jnp.int64)
+
+
+def _max_pool_impl(x, k, s, p, d, S, out, indices):
+    n = len(k)
+    if indices or any(dd != 1 for dd in d):  # XLA has no max-pool VJP with window dilation
+        idxs, valids = _windows(S, out, k, s, p, d)
+        v, i = _argmax_pool(x, idxs, valids, S)
+        return (v, i) if indices else v
+    lead = x.ndim - n
+    pads = [(0, 0)] * lead
+    for L, o, kk, ss, pp, dd in zip(S, out, k, s, p, d):
+        need = (o - 1) * ss + dd * (kk - 1) + 1
+        pads.append((pp, max(0, need - L - pp)))
+    y = lax.reduce_window(x, np.array(_neg_inf(x.dtype), x.dtype), lax.max, (1,) * lead + k, (1,) * lead + s,
+                          pads, window_dilation=(1,) * lead + d)
+    return y[(Ellipsis,) + tuple(slice(0, o) for o in out)]
+
+
+def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, n, name):
+    k, s, p, d, S, out = _pool_args(input, kernel_size, stride, padding, dilation, ceil_mode, n, name)
+    r = dispatch(_max_pool_impl, (input,), (("k", k), ("s", s), ("p", p), ("d", d), ("S", S), ("out", out),
+                                            ("indices", bool(return_indices))),
+                 name=f"MaxPool{n}DWithIndicesBackward0")
+    return r
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """1-D max pooling over (N, C, L).
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.max_pool1d(torchlike.arange(6.).view(1, 1, 6), 2)
+    tensor([[[1., 3., 5.]]])
+    """
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 1, "max_pool1d")
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """2-D max pooling over (N, C, H, W); ``return_indices`` gives flat ``h * W + w`` indices.
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.max_pool2d(torchlike.arange(16.).view(1, 1, 4, 4), 2)
+    tensor([[[[ 5.,  7.],
+              [13., 15.]]]])
+    """
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2, "max_pool2d")
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """3-D max pooling over (N, C, D, H, W).
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.max_pool3d(torchlike.ones(1, 1, 4, 4, 4), 2).shape
+    torch.Size([1, 1, 2, 2, 2])
+    """
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 3, "max_pool3d")
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+# --- average pooling ----------------------------------------------------------------------------
+def _avg_divisor(S, out, k, s, p, count_include_pad):
+    div = np.ones((), np.float64)
+    for j, (L, o, kk, ss, pp) in enumerate(zip(S, out, k, s, p)):
+        start = np.arange(o) * ss - pp
+        end = np.minimum(start + kk, L + pp)
+        pool = end - start
+        cnt = np.minimum(end, L) - np.maximum(start, 0)
+        v = pool if count_include_pad else cnt
+        shp = [1] * len(S)
+        shp[j] = o
+        div = div * v.reshape(shp)
+    return div
+
+
+def _avg_pool_impl(x, divisor_override, k, s, p, S, out, count_include_pad):
+    n = len(k)
+    lead = x.ndim - n
+    pads = [(0, 0)] * lead
+    for L, o, kk, ss, pp in zip(S, out, k, s, p):
+        pads.append((pp, max(0, (o - 1) * ss + kk - L - pp)))
+    acc = x.dtype if jnp.issubdtype(x.dtype, jnp.inexact) else jnp.int64
+    tot = lax.reduce_window(x.astype(acc), np.array(0, acc), lax.add, (1,) * lead + k, (1,) * lead + s, pads)
+    tot = tot[(Ellipsis,) + tuple(slice(0, o) for o in out)]
+    if divisor_override is not None:
+        div = divisor_override
+    else:
+        div = jnp.asarray(_avg_divisor(S, out, k, s, p, count_include_pad))
+    if jnp.issubdtype(x.dtype, jnp.inexact):
+        return (tot / jnp.asarray(div, x.dtype)).astype(x.dtype)
+    return (tot // jnp.asarray(div, jnp.int64)).astype(x.dtype)
+
+
+def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, n, name):
+    k, s, p, _, S, out = _pool_args(input, kernel_size, stride, padding, 1, ceil_mode, n, name)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    return dispatch(_avg_pool_impl, (input, divisor_override),
+                    (("k", k), ("s", s), ("p", p), ("S", S), ("out", out),
+                     ("count_include_pad", bool(count_include_pad))), name=f"AvgPool{n}DBackward0", saves=False)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """1-D average pooling.
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.avg_pool1d(torchlike.arange(4.).view(1, 1, 4), 2)
+    tensor([[[0.5000, 2.5000]]])
+    """
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1, "avg_pool1d")
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """2-D average pooling (``count_include_pad``, ``divisor_override`` as in torch).
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.avg_pool2d(torchlike.ones(1, 1, 4, 4), 2, padding=1, count_include_pad=False).shape
+    torch.Size([1, 1, 3, 3])
+    """
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2,
+                     "avg_pool2d")
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """3-D average pooling.
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.avg_pool3d(torchlike.ones(1, 1, 4, 4, 4), 2).shape
+    torch.Size([1, 1, 2, 2, 2])
+    """
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3,
+                     "avg_pool3d")
+
+
+# --- lp pooling ---------------------------------------------------------------------------------
+def _lp_impl(x, norm_type, k, s, S, out, ceil_mode):
+    # torch: avg_pool(x^p) * prod(k), then sign(out) * relu(|out|) ^ (1/p)
+    y = _avg_pool_impl(x ** norm_type, None, k, s, (0,) * len(k), S, out, True)
+    y = jnp.sign(y) * jax.nn.relu(jnp.abs(y)) * math.prod(k)
+    return (y ** (1.0 / norm_type)).astype(x.dtype)
+
+
+def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n, name):
+    k, s, _, _, S, out = _pool_args(input, kernel_size, stride, 0, 1, ceil_mode, n, name)
+    return dispatch(_lp_impl, (input, float(norm_type)),
+                    (("k", k), ("s", s), ("S", S), ("out", out), ("ceil_mode", bool(ceil_mode))),
+                    name="PowBackward0")
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """Power-average pooling: ``(sum x^p)^(1/p)`` over windows.
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.lp_pool1d(torchlike.ones(1, 1, 4), 2, 2)
+    tensor([[[1.4142, 1.4142]]])
+    """
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1, "lp_pool1d")
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """2-D power-average pooling."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2, "lp_pool2d")
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """3-D power-average pooling."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3, "lp_pool3d")
+
+
+# --- adaptive pooling ---------------------------------------------------------------------------
+def _adaptive_ranges(L, o):
+    i = np.arange(o)
+    return (i * L) // o, -((-(i + 1) * L) // o)  # floor(i L / o), ceil((i + 1) L / o)
+
+
+def _adaptive_out(input, output_size, n, name):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got {list(input.shape)}")
+    S = tuple(input.shape[-n:])
+    if isinstance(output_size, (list, tuple)):
+        if len(output_size) == 1 and n > 1:
+            output_size = tuple(output_size) * n
+        out = tuple(S[j] if o is None else int(o) for j, o in enumerate(output_size))
+    else:
+        out = (int(output_size),) * n
+    if len(out) != n:
+        raise RuntimeError(f"{name}: internal error: output_size.size() must be {n}")
+    return S, out
+
+
+def _adaptive_avg_impl(x, S, out):
+    # average over [start, end) per dim is separable: one small averaging matrix per spatial dim
+    n = len(S)
+    y = x
+    for j, (L, o) in enumerate(zip(S, out)):
+        st, en = _adaptive_ranges(L, o)
+        A = np.zeros((o, L))
+        for i in range(o):
+            A[i, st[i]:en[i]] = 1.0 / (en[i] - st[i])
+        ax = x.ndim - n + j
+        y = jnp.moveaxis(jnp.tensordot(y, jnp.asarray(A, y.dtype), axes=([ax], [1]), precision=_HI), -1, ax)
+    return y.astype(x.dtype)
+
+
+def _adaptive_avg(input, output_size, n, name):
+    S, out = _adaptive_out(input, output_size, n, name)
+    return dispatch(_adaptive_avg_impl, (input,), (("S", S), ("out", out)),
+                    name=f"AdaptiveAvgPool{n}DBackward0", saves=False)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Average pooling to a fixed output length (torch's floor/ceil window bounds).
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.adaptive_avg_pool1d(torchlike.arange(5.).view(1, 1, 5), 2)
+    tensor([[[1.0000, 3.0000]]])
+    """
+    return _adaptive_avg(input, output_size, 1, "adaptive_avg_pool1d")
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """2-D adaptive average pooling; ``None`` in ``output_size`` keeps that dim."""
+    return _adaptive_avg(input, output_size, 2, "adaptive_avg_pool2d")
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """3-D adaptive average pooling."""
+    return _adaptive_avg(input, output_size, 3, "adaptive_avg_pool3d")
+
+
+def _adaptive_max_impl(x, S, out):
+    idxs, valids = [], []
+    for L, o in zip(S, out):
+        st, en = _adaptive_ranges(L, o)
+        km = int((en - st).max())
+        idx = st[:, None] + np.arange(km)[None, :]
+        valids.append(idx < en[:, None])
+        idxs.append(np.clip(idx, 0, L - 1))
+    return _argmax_pool(x, idxs, valids, S)
+
+
+def _adaptive_max(input, output_size, return_indices, n, name):
+    S, out = _adaptive_out(input, output_size, n, name)
+    v, i = dispatch(_adaptive_max_impl, (input,), (("S", S), ("out", out)),
+                    name=f"AdaptiveMaxPool{n}DBackward0")
+    return (v, i) if return_indices else v
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Max pooling to a fixed output length.
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.adaptive_max_pool1d(torchlike.arange(5.).view(1, 1, 5), 2)
+    tensor([[[2., 4.]]])
+    """
+    return _adaptive_max(input, output_size, return_indices, 1, "adaptive_max_pool1d")
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """2-D adaptive max pooling."""
+    return _adaptive_max(input, output_size, return_indices, 2, "adaptive_max_pool2d")
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """3-D adaptive max pooling."""
+    return _adaptive_max(input, output_size, return_indices, 3, "adaptive_max_pool3d")
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+    return adaptive_max_pool3d(input, output_size, True)
+
+
+# --- fractional max pooling ---------------------------------------------------------------------
+def _frac_impl(x, samples, k, S, out):
+    # torch's generate_intervals: start_i = int((i + u) * alpha) - int(u * alpha), last = L - k
+    n = len(k)
+    lead = x.shape[:-n]
+    xb = x.reshape((-1, math.prod(S)))
+    u = samples.reshape((-1, n)).astype(x.dtype)
+    strides = [math.prod(S[j + 1:]) for j in range(n)]
+    flat = jnp.zeros((xb.shape[0],) + (1,) * (2 * n), jnp.int64)
+    for j in range(n):
+        L, o, kk = S[j], out[j], k[j]
+        uj = u[:, 1 - j if n == 2 else j][:, None]  # 2d: samples[..., 0] is width; 3d: (T, H, W) order
+        i = jnp.arange(o, dtype=x.dtype)[None, :]
+        if o > 1:
+            alpha = jnp.asarray((L - kk) / (o - 1), x.dtype)
+            st = (jnp.floor((i + uj) * alpha) - jnp.floor(uj * alpha)).astype(jnp.int64)
+            st = st.at[:, o - 1].set(L - kk)
+        else:
+            st = jnp.full((xb.shape[0], o), L - kk, jnp.int64)
+        idx = st[:, :, None] + jnp.arange(kk)[None, None, :]
+        shp = [xb.shape[0]] + [1] * (2 * n)
+        shp[1 + j], shp[1 + n + j] = o, kk
+        flat = flat + idx.reshape(shp) * strides[j]
+    flat = jnp.broadcast_to(flat, (xb.shape[0],) + tuple(out) + tuple(k)).reshape(xb.shape[0], -1)
+    pt = jnp.take_along_axis(xb, flat, axis=1).reshape((xb.shape[0], math.prod(out), math.prod(k)))
+    fl = flat.reshape(pt.shape)
+    am = jnp.argmax(jnp.where(jnp.isnan(pt), jnp.inf, pt), axis=-1)[..., None]
+    val = jnp.take_along_axis(pt, am, axis=-1)[..., 0]
+    ind = jnp.take_along_axis(fl, am, axis=-1)[..., 0]
+    return val.reshape(lead + tuple(out)), ind.reshape(lead + tuple(out))
+
+
+def _fractional(input, kernel_size, output_size, output_ratio, return_indices, _random_samples, n, name):
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got: {list(input.shape)}")
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    k = ntuple(kernel_size, n, "kernel_size")
+    S = tuple(input.shape[-n:])
+    if output_size is None:
+        ratio = ntuple_f(output_ratio, n)
+        out = tuple(int(L * r) for L, r in zip(S, ratio))
+    else:
+        out = ntuple(output_size, n, "output_size")
+    for L, o, kk in zip(S, out, k):
+        if o + kk - 1 > L:
+            raise RuntimeError(f"{name}(): pool size {kk} too large relative to input size {L} and output "
+                               f"size {o}")
+    batch = input.shape[0] if input.ndim == n + 2 else 1
+    C = input.shape[-n - 1]
+    if _random_samples is None:
+        from ..._random import draw
+        samples = draw("uniform", (batch, C, n), input.dtype.np, None, (0.0, 1.0))
+    else:
+        samples = _random_samples
+    v, i = dispatch(_frac_impl, (input, samples), (("k", k), ("S", S), ("out", out)),
+                    name=f"FractionalMaxPool{n}DBackward0")
+    return (v, i) if return_indices else v
+
+
+def ntuple_f(v, n):
+    return tuple(float(a) for a in v) * (n if len(v) == 1 else 1) if isinstance(v, (list, tuple)) else \
+        (float(v),) * n
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    """Fractional max pooling (Graham, 2014) with torch's pseudo-random window starts.
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.fractional_max_pool2d(torchlike.ones(1, 1, 8, 8), 2, output_size=5).shape
+    torch.Size([1, 1, 5, 5])
+    """
+    return _fractional(input, kernel_size, output_size, output_ratio, return_indices, _random_samples, 2,
+                       "fractional_max_pool2d")
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    """3-D fractional max pooling."""
+    return _fractional(input, kernel_size, output_size, output_ratio, return_indices, _random_samples, 3,
+                       "fractional_max_pool3d")
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=True, _random_samples=None):
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=True, _random_samples=None):
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+# --- max_unpool ---------------------------------------------------------------------------------
+def _unpool_impl(x, ind, out):
+    n = len(out)
+    lead = x.shape[:-n]
+    xb = x.reshape((-1, math.prod(x.shape[-n:])))
+    ib = ind.reshape(xb.shape).astype(jnp.int64)
+    rows = jnp.arange(xb.shape[0])[:, None]
+    y = jnp.zeros((xb.shape[0], math.prod(out)), x.dtype).at[rows, ib].set(xb, mode="drop")
+    return y.reshape(lead + tuple(out))
+
+
+def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, name):
+    k = ntuple(kernel_size, n, "kernel_size")
+    s = k if stride is None else ntuple(stride, n, "stride")
+    p = ntuple(padding, n, "padding")
+    S = tuple(input.shape[-n:])
+    default = tuple((L - 1) * ss - 2 * pp + kk for L, ss, pp, kk in zip(S, s, p, k))
+    if output_size is None:
+        out = default
+    else:
+        out = tuple(int(o) for o in output_size)
+        if len(out) == n + 2 or len(out) == n + 1:
+            out = out[-n:]
+        if len(out) != n:
+            raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a "
+                             f"length of '{len(out)}'")
+        for o, dflt, ss in zip(out, default, s):
+            if not dflt - ss < o < dflt + ss:
+                raise ValueError(f"invalid output_size \"{list(out)}\" (dim 0 must be between {dflt - ss} and "
+                                 f"{dflt + ss})")
+    return dispatch(_unpool_impl, (input, indices), (("out", out),), name=f"MaxUnpool{n}DBackward0", saves=False)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of max_pool1d: scatter values back to their argmax positions.
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> v, i = F.max_pool1d(torchlike.tensor([[[1., 3., 2., 0.]]]), 2, return_indices=True)
+    >>> F.max_unpool1d(v, i, 2)
+    tensor([[[0., 3., 2., 0.]]])
+    """
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1, "max_unpool1d")
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of max_pool2d."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of max_pool3d."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3, "max_unpool3d")
