@@ -1,0 +1,244 @@
+"""Normalization functionals: batch/instance/layer/group/RMS norm and local response norm.
+
+Statistics are computed in at least float32 (torch's CPU opmath for half types).  Training-mode
+batch/instance norm update ``running_mean``/``running_var`` in place (unbiased variance), as torch does.
+"""
+from __future__ import annotations
+
+import math
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..._dispatch import dispatch
+from ...autograd import grad_mode
+from ...tensor import Tensor
+
+__all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "local_response_norm"]
+
+
+def _acc(dt):
+    return jnp.promote_types(dt, jnp.float32)
+
+
+def _bn_impl(x, w, b, rm, rv, momentum, eps, training, update, instance):
+    acc = _acc(x.dtype)
+    xf = x.astype(acc)
+    C = x.shape[1]
+    shp = (1, C) + (1,) * (x.ndim - 2)
+    if training:
+        axes = tuple(range(2, x.ndim)) if instance else (0,) + tuple(range(2, x.ndim))
+        mean = xf.mean(axes, keepdims=True)
+        var = jnp.square(xf - mean).mean(axes, keepdims=True)
+        y = (xf - mean) * lax.rsqrt(var + eps)
+    else:
+        y = (xf - rm.astype(acc).reshape(shp)) * lax.rsqrt(rv.astype(acc).reshape(shp) + eps)
+    if w is not None:
+        y = y * w.astype(acc).reshape(shp)
+    if b is not None:
+        y = y + b.astype(acc).reshape(shp)
+    y = y.astype(x.dtype)
+    if not update:
+        return y
+    n = x.size // (C * (x.shape[0] if instance else 1))
+    m = mean.reshape(-1, C).mean(0) if instance else mean.reshape(C)
+    v = var.reshape(-1, C).mean(0) if instance else var.reshape(C)
+    v = v * (n / max(n - 1, 1))
+    new_rm = (1 - momentum) * rm.astype(acc) + momentum * m
+    new_rv = (1 - momentum) * rv.astype(acc) + momentum * v
+    return y, new_rm.astype(rm.dtype), new_rv.astype(rv.dtype)
+
+
+def _arr(t):
+    return None if t is None else t._value
+
+
+def _norm_with_stats(input, running_mean, running_var, weight, bias, training, momentum, eps, instance):
+    update = bool(training) and running_mean is not None and running_var is not None
+    r = dispatch(_bn_impl, (input, weight, bias, _arr(running_mean), _arr(running_var),
+                            0.0 if momentum is None else float(momentum), float(eps)),
+                 (("training", bool(training)), ("update", update), ("instance", instance)),
+                 name="NativeBatchNormBackward0")
+    if update:
+        y, nm, nv = r
+        with grad_mode.no_grad():
+            running_mean._set_value(nm._value)
+            running_var._set_value(nv._value)
+        return y
+    return r
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
+               eps=1e-05):
+    """Batch normalization over dim 1; in training updates the running stats in place.
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> rm, rv = torchlike.zeros(2), torchlike.ones(2)
+    >>> F.batch_norm(torchlike.tensor([[1., 2.], [3., 4.]]), rm, rv, training=True)
+    tensor([[-1.0000, -1.0000],
+            [ 1.0000,  1.0000]])
+    >>> rm
+    tensor([0.2000, 0.3000])
+    """
+    if training:
+        size = tuple(input.shape)
+        if math.prod(size) // size[1] <= 1 if len(size) > 1 else True:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                             f"torch.Size({list(size)})")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    C = input.shape[1] if input.ndim > 1 else None
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        if t is not None and C is not None and t.numel() != C:
+            raise RuntimeError(f"{name} should contain {C} elements not {t.numel()}")
+    return _norm_with_stats(input, running_mean, running_var, weight, bias, training, momentum, eps, False)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-05):
+    """Per-sample, per-channel normalization over the spatial dims.
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.instance_norm(torchlike.tensor([[[1., 3.]]]))
+    tensor([[[-1.0000,  1.0000]]])
+    """
+    if use_input_stats:
+        size = tuple(input.shape)
+        if math.prod(size[2:]) <= 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                             f"torch.Size({list(size)})")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    return _norm_with_stats(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps, True)
+
+
+def _ln_impl(x, w, b, eps, nd):
+    acc = _acc(x.dtype)
+    xf = x.astype(acc)
+    axes = tuple(range(x.ndim - nd, x.ndim))
+    mean = xf.mean(axes, keepdims=True)
+    var = jnp.square(xf - mean).mean(axes, keepdims=True)
+    y = (xf - mean) * lax.rsqrt(var + eps)
+    if w is not None:
+        y = y * w.astype(acc)
+    if b is not None:
+        y = y + b.astype(acc)
+    return y.astype(x.dtype)
+
+
+def _check_normalized(input, normalized_shape):
+    ns = (int(normalized_shape),) if isinstance(normalized_shape, (int, np.integer)) else \
+        tuple(int(s) for s in normalized_shape)
+    if len(ns) == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           "element, but got normalized_shape = []")
+    if tuple(input.shape[input.ndim - len(ns):]) != ns or input.ndim < len(ns):
+        raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape [*, "
+                           f"{', '.join(map(str, ns))}], but got input of size{list(input.shape)}")
+    return ns
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    """Normalize over the trailing ``normalized_shape`` dims.
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.layer_norm(torchlike.tensor([[1., 3.]]), (2,))
+    tensor([[-1.0000,  1.0000]])
+    """
+    ns = _check_normalized(input, normalized_shape)
+    return dispatch(_ln_impl, (input, weight, bias, float(eps)), (("nd", len(ns)),),
+                    name="NativeLayerNormBackward0")
+
+
+def _rms_impl(x, w, eps, nd):
+    acc = _acc(x.dtype)
+    xf = x.astype(acc)
+    axes = tuple(range(x.ndim - nd, x.ndim))
+    y = xf * lax.rsqrt(jnp.square(xf).mean(axes, keepdims=True) + eps)
+    if w is not None:
+        y = y * w.astype(acc)
+    return y.astype(x.dtype)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """Root-mean-square normalization; ``eps`` defaults to ``finfo(input.dtype).eps``.
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.rms_norm(torchlike.tensor([[3., 4.]]), (2,))
+    tensor([[0.8485, 1.1314]])
+    """
+    ns = _check_normalized(input, normalized_shape)
+    if eps is None:
+        eps = float(np.finfo(input.dtype.np).eps) if input.dtype.is_floating_point else 1.1920928955078125e-07
+    return dispatch(_rms_impl, (input, weight, float(eps)), (("nd", len(ns)),), name="RmsNormBackward0")
+
+
+def _gn_impl(x, w, b, eps, G):
+    acc = _acc(x.dtype)
+    N, C = x.shape[0], x.shape[1]
+    xf = x.astype(acc).reshape(N, G, -1)
+    mean = xf.mean(-1, keepdims=True)
+    var = jnp.square(xf - mean).mean(-1, keepdims=True)
+    y = ((xf - mean) * lax.rsqrt(var + eps)).reshape(x.shape)
+    shp = (1, C) + (1,) * (x.ndim - 2)
+    if w is not None:
+        y = y * w.astype(acc).reshape(shp)
+    if b is not None:
+        y = y + b.astype(acc).reshape(shp)
+    return y.astype(x.dtype)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    """Normalize over groups of channels (and all spatial dims) per sample.
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.group_norm(torchlike.tensor([[1., 3.]]), 1)
+    tensor([[-1.0000,  1.0000]])
+    """
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    C = input.shape[1]
+    if C % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input "
+                           f"of shape {list(input.shape)} and num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.ndim != 1 or t.numel() != C):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {list(t.shape)} and input of shape "
+                               f"{list(input.shape)}")
+    return dispatch(_gn_impl, (input, weight, bias, float(eps)), (("G", int(num_groups)),),
+                    name="NativeGroupNormBackward0")
+
+
+def _lrn_impl(x, alpha, beta, k, size):
+    sq = jnp.square(x)
+    pads = [(0, 0)] * x.ndim
+    pads[1] = (size // 2, (size - 1) // 2)
+    win = [1] * x.ndim
+    win[1] = size
+    s = lax.reduce_window(sq, np.array(0, x.dtype), lax.add, tuple(win), (1,) * x.ndim, pads)
+    div = (s / size * alpha + k) ** beta
+    return x / div
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Normalize each element by the sum of squares over ``size`` neighbouring channels.
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> F.local_response_norm(torchlike.ones(1, 3, 2), 2).shape
+    torch.Size([1, 3, 2])
+    """
+    if input.ndim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} dimensions)")
+    if input.numel() == 0:
+        return input
+    return dispatch(_lrn_impl, (input, float(alpha), float(beta), float(k)), (("size", int(size)),),
+                    name="DivBackward0")
