@@ -1,1 +1,420 @@
-"""Sorting and searching."""
+"""Sorting and searching: sort/argsort/msort, topk, kthvalue, unique(_consecutive), searchsorted,
+bucketize, bincount, histc, histogram.
+
+    >>> import torchlike
+    >>> torchlike.tensor([3, 1, 2]).sort()
+    torch.return_types.sort(
+    values=tensor([1, 2, 3]),
+    indices=tensor([1, 2, 0]))
+"""
+from __future__ import annotations
+
+import builtins as _b
+import numbers
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _dtype
+from ..return_types import make
+from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
+from .reduction import check_nonempty
+
+__all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive", "searchsorted",
+           "bucketize", "bincount", "histc", "histogram"]
+
+
+def _no_complex(input):
+    if input.dtype.is_complex:
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
+
+
+def _order(x, axis, descending):
+    """Stable argsort along ``axis`` with torch's order: NaN is the largest value, -0.0 ties 0.0,
+    equal elements keep their input order (also when descending)."""
+    k = x + jnp.zeros((), x.dtype) if jnp.issubdtype(x.dtype, jnp.floating) else x
+    if k.dtype == jnp.bool_:
+        k = k.astype(jnp.uint8)
+    return jnp.argsort(k, axis=axis, stable=True, descending=descending)
+
+
+def _sort_impl(x, dim, descending):
+    # Values gathered at the sort indices: jax.vjp scatters the gradient back through the indices,
+    # as torch's sort backward does.
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    idx = _order(x, dim, descending)
+    return jnp.take_along_axis(x, idx, axis=dim), idx.astype(jnp.int64)
+
+
+@register(out=True)
+def sort(input, dim=-1, descending=False, stable=False):
+    """(values, indices) sorted along ``dim``; always stable; NaN sorts as the largest value.
+
+    >>> import torchlike
+    >>> torchlike.sort(torchlike.tensor([2., float('nan'), 1.]), descending=True).indices
+    tensor([1, 0, 2])
+    """
+    _no_complex(input)
+    d = dims_arg(dim, input.ndim)[0]
+    v, i = dispatch(_sort_impl, (input,), (("dim", d), ("descending", bool(descending))), name="SortBackward0")
+    return make("sort")(v, i)
+
+
+def _argsort_impl(x, dim, descending):
+    if x.ndim == 0:
+        return jnp.zeros((), jnp.int64)
+    return _order(x, dim, descending).astype(jnp.int64)
+
+
+@register(differentiable=False)
+def argsort(input, dim=-1, descending=False, stable=False):
+    """Indices that sort ``input`` along ``dim`` (stable).
+
+    >>> import torchlike
+    >>> torchlike.argsort(torchlike.tensor([3, 1, 2]))
+    tensor([1, 2, 0])
+    """
+    _no_complex(input)
+    d = dims_arg(dim, input.ndim)[0]
+    return dispatch(_argsort_impl, (input,), (("dim", d), ("descending", bool(descending))), diff=False)
+
+
+@register(out=True)
+def msort(input):
+    """``sort(input, dim=0).values``.
+
+    >>> import torchlike
+    >>> torchlike.msort(torchlike.tensor([[3, 1], [1, 2]]))
+    tensor([[1, 1],
+            [3, 2]])
+    """
+    return sort(input, 0).values
+
+
+def _topk_impl(x, k, dim, largest):
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    idx = jax.lax.slice_in_dim(_order(x, dim, largest), 0, k, axis=dim)
+    return jnp.take_along_axis(x, idx, axis=dim), idx.astype(jnp.int64)
+
+
+@register(out=True)
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    """(values, indices) of the ``k`` largest (or smallest) elements along ``dim``, in sorted order.
+
+    >>> import torchlike
+    >>> torchlike.topk(torchlike.tensor([1., 5., 3.]), 2).values
+    tensor([5., 3.])
+    """
+    _no_complex(input)
+    d = dims_arg(dim, input.ndim)[0]
+    size = input.shape[d] if input.ndim else 1
+    if not 0 <= k <= size:
+        raise RuntimeError("selected index k out of range")
+    v, i = dispatch(_topk_impl, (input,), (("k", int(k)), ("dim", d), ("largest", bool(largest))),
+                    name="TopkBackward0")
+    return make("topk")(v, i)
+
+
+def _kth_impl(x, k, dim, keepdim):
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    idx = jax.lax.slice_in_dim(_order(x, dim, False), k - 1, k, axis=dim)
+    v = jnp.take_along_axis(x, idx, axis=dim)
+    if not keepdim:
+        v, idx = jnp.squeeze(v, dim), jnp.squeeze(idx, dim)
+    return v, idx.astype(jnp.int64)
+
+
+@register(out=True)
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """(values, indices) of the ``k``-th smallest element (1-based) along ``dim``.
+
+    >>> import torchlike
+    >>> torchlike.kthvalue(torchlike.tensor([4., 1., 3.]), 2).values
+    tensor(3.)
+    """
+    _no_complex(input)
+    d = dims_arg(dim, input.ndim)[0]
+    check_nonempty(input, (d,), "kthvalue")
+    size = input.shape[d] if input.ndim else 1
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    v, i = dispatch(_kth_impl, (input,), (("k", int(k)), ("dim", d), ("keepdim", bool(keepdim))),
+                    name="KthvalueBackward0")
+    return make("kthvalue")(v, i)
+
+
+# --- unique (data-dependent shapes: computed eagerly with numpy) ------------------------------
+def _np(t):
+    return np.asarray(t._value)
+
+
+def _wrap_np(a, like, dtype=None):
+    return Tensor._wrap(jnp.asarray(a, dtype=dtype if dtype is not None else like.dtype.np), like._dev)
+
+
+def _unique_result(input, vals, inverse, counts, return_inverse, return_counts, inv_shape):
+    out = _wrap_np(vals, input)
+    if not (return_inverse or return_counts):
+        return out
+    res = [out]
+    if return_inverse:
+        res.append(_wrap_np(np.asarray(inverse, np.int64).reshape(inv_shape), input, np.int64))
+    if return_counts:
+        res.append(_wrap_np(np.asarray(counts, np.int64), input, np.int64))
+    return tuple(res)
+
+
+@register(differentiable=False)
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The sorted unique elements (or slices along ``dim``), optionally with inverse indices and counts.
+
+    >>> import torchlike
+    >>> torchlike.unique(torchlike.tensor([3, 1, 3, 2]), return_counts=True)
+    (tensor([1, 2, 3]), tensor([1, 1, 2]))
+    """
+    a = _np(input)
+    if dim is None:
+        flat = a.reshape(-1)
+        vals, inv, cnt = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
+        return _unique_result(input, vals, inv, cnt, return_inverse, return_counts, a.shape)
+    d = dims_arg(dim, input.ndim)[0]
+    moved = np.moveaxis(a, d, 0)
+    n = moved.shape[0]
+    if n == 0:
+        return _unique_result(input, a, np.zeros(0), np.zeros(0), return_inverse, return_counts, (0,))
+    rows = moved.reshape(n, -1)
+    # lexicographic order of the slices (torch sorts slices the same way), stable
+    order = np.lexsort(rows.T[::-1]) if rows.shape[1] else np.arange(n)
+    sr = rows[order]
+    new = np.ones(n, bool)
+    if rows.shape[1]:
+        new[1:] = np.any(sr[1:] != sr[:-1], axis=1)
+    else:
+        new[1:] = False
+    grp = np.cumsum(new) - 1
+    inv = np.empty(n, np.int64)
+    inv[order] = grp
+    starts = np.flatnonzero(new)
+    cnt = np.diff(np.append(starts, n))
+    vals = np.moveaxis(moved[order[starts]], 0, d)
+    return _unique_result(input, vals, inv, cnt, return_inverse, return_counts, (n,))
+
+
+@register(differentiable=False)
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapse runs of equal consecutive elements (or slices along ``dim``).
+
+    >>> import torchlike
+    >>> torchlike.unique_consecutive(torchlike.tensor([1, 1, 2, 2, 1]))
+    tensor([1, 2, 1])
+    """
+    a = _np(input)
+    if dim is None:
+        moved, inv_shape = a.reshape(-1, 1), a.shape
+        d = None
+    else:
+        d = dims_arg(dim, input.ndim)[0]
+        moved = np.moveaxis(a, d, 0)
+        inv_shape = (moved.shape[0],)
+    n = moved.shape[0]
+    rows = moved.reshape(n, -1)
+    new = np.ones(n, bool)
+    if n:
+        new[1:] = np.any(rows[1:] != rows[:-1], axis=1) if rows.shape[1] else False
+    inv = np.cumsum(new) - 1
+    starts = np.flatnonzero(new)
+    cnt = np.diff(np.append(starts, n))
+    vals = a.reshape(-1)[starts] if d is None else np.moveaxis(moved[starts], 0, d)
+    return _unique_result(input, vals, inv, cnt, return_inverse, return_counts, inv_shape)
+
+
+# --- searchsorted / bucketize ------------------------------------------------------------------
+def _searchsorted_impl(seq, v, sorter, side, dt, out_dt, nd):
+    seq, v = cast(seq, dt), cast(v, dt)
+    if sorter is not None:
+        seq = jnp.take_along_axis(seq, sorter, axis=-1)
+    if nd == 1:
+        r = jnp.searchsorted(seq, v, side=side)
+    else:
+        lead = seq.shape[:-1]
+        s2 = seq.reshape((-1, seq.shape[-1]))
+        v2 = v.reshape((s2.shape[0], -1))
+        r = jax.vmap(lambda s, x: jnp.searchsorted(s, x, side=side))(s2, v2).reshape(lead + v.shape[-1:])
+    return r.astype(out_dt)
+
+
+def _searchsorted_call(seq, values, right, side, sorter, out_int32, name):
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"{name}(): side can only be 'left' or 'right' but got {side}")
+        if right and side == "left":
+            raise RuntimeError(f"{name}(): side and right can't be set to opposites, got side of left while "
+                               "right was True")
+        right = side == "right"
+    if seq.ndim == 0:
+        raise RuntimeError(f"{name}(): boundaries tensor should have positive dimension, but got 0 dimension")
+    scalar = not isinstance(values, Tensor)
+    v = as_tensor_arg(values)
+    if seq.ndim > 1 and (scalar or tuple(seq.shape[:-1]) != tuple(v.shape[:-1])):
+        raise RuntimeError(f"{name}(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
+                           f"boundaries tensor and input value tensor must match, but we got boundaries tensor "
+                           f"{list(seq.shape)} and input value tensor {list(v.shape)}")
+    if sorter is not None:
+        if sorter.dtype is not _dtype.int64:
+            raise RuntimeError(f"{name}(): sorter must be a tensor of long dtype but got "
+                               f"{_dtype._CAP[sorter.dtype.name]}")
+        if tuple(sorter.shape) != tuple(seq.shape):
+            raise RuntimeError(f"{name}(): boundary and sorter must have the same size, but got boundary tensor "
+                               f"{list(seq.shape)}and got sorter tensor {list(sorter.shape)}")
+    dt = _dtype.result_type(seq, values)
+    out_dt = np.dtype(np.int32 if out_int32 else np.int64)
+    return dispatch(_searchsorted_impl, (seq, v, sorter), (("side", "right" if right else "left"), ("dt", dt.np),
+                                                          ("out_dt", out_dt), ("nd", seq.ndim)), diff=False)
+
+
+@register(method=False, out=True, differentiable=False)
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
+    """Insertion indices of ``input`` into the innermost dim of ``sorted_sequence``.
+
+    >>> import torchlike
+    >>> torchlike.searchsorted(torchlike.tensor([1, 3, 5]), torchlike.tensor([3, 6]))
+    tensor([1, 3])
+    """
+    return _searchsorted_call(sorted_sequence, input, right, side, sorter, out_int32, "torch.searchsorted")
+
+
+@register(out=True, differentiable=False)
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    """Bucket index of each element for 1-D ``boundaries`` (``right=False``: b[i-1] < x <= b[i]).
+
+    >>> import torchlike
+    >>> torchlike.bucketize(torchlike.tensor([1, 4]), torchlike.tensor([1, 3, 5]))
+    tensor([0, 2])
+    """
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return _searchsorted_call(boundaries, input, right, None, None, out_int32, "torch.bucketize")
+
+
+# --- bincount / histc / histogram --------------------------------------------------------------
+def _bincount_impl(x, w, length, dt):
+    return jnp.bincount(x, None if w is None else cast(w, dt), length=length).astype(dt)
+
+
+@register(differentiable=False)
+def bincount(input, weights=None, minlength=0):
+    """Counts (or summed ``weights``) of each non-negative integer; length max(input) + 1 or ``minlength``.
+
+    >>> import torchlike
+    >>> torchlike.bincount(torchlike.tensor([0, 2, 2]))
+    tensor([1, 0, 2])
+    """
+    if input.ndim != 1 or input.dtype._kind != 1:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is not None and (weights.ndim != 1 or weights.shape[0] != input.shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    a = _np(input)
+    if a.size and a.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    length = _b.max(int(a.max()) + 1 if a.size else 0, int(minlength))
+    if weights is None:
+        dt = np.dtype(np.int64)
+    else:
+        dt = np.dtype(np.float32 if weights.dtype is _dtype.float32 else np.float64)
+    return dispatch(_bincount_impl, (input, weights), (("length", length), ("dt", dt)), diff=False)
+
+
+def _outer_edges(input, lo, hi, name):
+    """torch's select_outer_bin_edges: the data range when lo == hi, widened by 1 when degenerate."""
+    lo, hi = float(lo), float(hi)
+    if lo > hi:
+        raise RuntimeError(f"{name}: max must be larger than min")
+    if lo == hi and input.numel():
+        a = _np(input)
+        lo, hi = float(a.min()), float(a.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise RuntimeError(f"{name}: range of [{lo}, {hi}] is not finite")
+    return lo, hi
+
+
+def _histc_impl(x, lo, hi, bins):
+    dt = x.dtype
+    x = x.reshape(-1)
+    lo, hi = cast(lo, dt), cast(hi, dt)
+    inside = (x >= lo) & (x <= hi)
+    # torch: pos = (elt - leftmost) * bins / (rightmost - leftmost), in the input dtype
+    pos = ((x - lo) * cast(bins, dt) / (hi - lo))
+    pos = jnp.where(inside, pos, 0).astype(jnp.int64)
+    pos = jnp.where(pos == bins, bins - 1, pos)
+    return jnp.zeros(bins, dt).at[pos].add(inside.astype(dt))
+
+
+@register(out=True, differentiable=False)
+def histc(input, bins=100, min=0, max=0):
+    """Histogram with ``bins`` equal bins over [min, max] (the data range when min == max).
+
+    >>> import torchlike
+    >>> torchlike.histc(torchlike.tensor([1., 2., 1.]), bins=4, min=0, max=3)
+    tensor([0., 2., 1., 0.])
+    """
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"histogram_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+    if bins <= 0:
+        raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dim 0")
+    lo, hi = _outer_edges(input, min, max, "torch.histc")
+    # edges are stored in the input dtype, so the range is rounded to it first
+    lo, hi = float(np.asarray(lo, input.dtype.np)), float(np.asarray(hi, input.dtype.np))
+    return dispatch(_histc_impl, (input, lo, hi), (("bins", int(bins)),), diff=False)
+
+
+def _linspace_np(lo, hi, n, dt):
+    # torch.linspace's formula: the first half steps up from start, the second half down from end
+    step = (np.asarray(hi, dt) - np.asarray(lo, dt)) / np.asarray(n - 1, dt) if n > 1 else np.asarray(0, dt)
+    i = np.arange(n)
+    half = n // 2
+    return np.where(i < half, np.asarray(lo, dt) + step * i.astype(dt),
+                    np.asarray(hi, dt) - step * (n - 1 - i).astype(dt)).astype(dt)
+
+
+def _histogram_impl(x, edges, w, density):
+    dt = x.dtype
+    x = x.reshape(-1)
+    nb = edges.shape[0] - 1
+    inside = (x >= edges[0]) & (x <= edges[-1])
+    pos = jnp.searchsorted(edges, x, side="right") - 1
+    pos = jnp.clip(jnp.where(pos == nb, nb - 1, pos), 0, nb - 1)
+    wt = inside.astype(dt) if w is None else jnp.where(inside, cast(w.reshape(-1), dt), 0)
+    hist = jnp.zeros(nb, dt).at[pos].add(wt)
+    if density:
+        hist = hist / (jnp.sum(hist) * (edges[1:] - edges[:-1]))
+    return hist
+
+
+@register(differentiable=False)
+def histogram(input, bins, *, range=None, weight=None, density=False):
+    """(hist, bin_edges): ``bins`` equal bins over ``range`` (default: data range), or explicit edges.
+
+    >>> import torchlike
+    >>> torchlike.histogram(torchlike.tensor([1., 2., 1.]), bins=2).hist
+    tensor([2., 1.])
+    """
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"histogram_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+    if isinstance(bins, Tensor):
+        edges = bins
+    else:
+        if not isinstance(bins, numbers.Integral) or bins <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dim 0")
+        lo, hi = (0.0, 0.0) if range is None else range
+        lo, hi = _outer_edges(input, lo, hi, "torch.histogram")
+        edges = _wrap_np(_linspace_np(lo, hi, int(bins) + 1, input.dtype.np), input)
+    hist = dispatch(_histogram_impl, (input, edges, weight), (("density", bool(density)),), diff=False)
+    return make("histogram")(hist, edges)
