@@ -1,0 +1,24 @@
+"""torchlike.optim: torch.optim's optimizers and LR schedulers on JAX (one jitted update per group per step).
+
+>>> import torchlike as torch
+>>> p = torch.tensor([1.0, -1.0], requires_grad=True)
+>>> opt = torch.optim.Adam([p], lr=0.1)
+>>> p.grad = torch.tensor([1.0, -1.0]); opt.step()
+>>> p
+tensor([ 0.9000, -0.9000], requires_grad=True)
+"""
+from .optimizer import Optimizer, register_optimizer_step_post_hook, register_optimizer_step_pre_hook  # noqa
+from .adadelta_adagrad import Adadelta, Adagrad  # noqa: F401
+from .adafactor import Adafactor  # noqa: F401
+from .adam import Adam, AdamW  # noqa: F401
+from .adamax import Adamax, NAdam, RAdam  # noqa: F401
+from .asgd import ASGD  # noqa: F401
+from .lbfgs import LBFGS  # noqa: F401
+from .muon import Muon  # noqa: F401
+from .rmsprop import RMSprop, Rprop  # noqa: F401
+from .sgd import SGD  # noqa: F401
+from .sparse_adam import SparseAdam  # noqa: F401
+from . import lr_scheduler  # noqa: F401
+
+__all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "Muon", "NAdam",
+           "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "lr_scheduler"]

@@ -1,0 +1,80 @@
+"""torch.optim.SGD."""
+from __future__ import annotations
+
+from .optimizer import _FusedOptimizer, _float, c, check_lr, required
+
+__all__ = ["SGD"]
+
+
+def _sgd_kernel(hp, p, g, st, maximize, wd, momentum, nesterov):
+    if maximize:
+        g = -g
+    if wd:
+        g = g + c(hp["weight_decay"], p) * p
+    new = {}
+    if momentum:
+        buf = st.get("momentum_buffer")
+        if buf is None:
+            buf = g
+        else:
+            buf = buf * c(hp["momentum"], p) + c(1 - hp["dampening"], p) * g
+        new["momentum_buffer"] = buf
+        g = g + c(hp["momentum"], p) * buf if nesterov else buf
+    return p + c(-hp["lr"], p) * g, new
+
+
+class SGD(_FusedOptimizer):
+    """Stochastic gradient descent (optionally with momentum), exactly as torch.optim.SGD.
+
+    >>> import torchlike as torch
+    >>> p = torch.tensor([1.0], requires_grad=True)
+    >>> opt = torch.optim.SGD([p], lr=0.5, momentum=0.9)
+    >>> p.grad = torch.tensor([1.0]); opt.step(); opt.step()
+    >>> p
+    tensor([-0.4500], requires_grad=True)
+    """
+
+    _name = "SGD"
+    _kernel = staticmethod(_sgd_kernel)
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
+                 maximize=False, foreach=None, differentiable=False, fused=None):
+        if lr is not required:
+            check_lr(lr)
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if _float(weight_decay) < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                        nesterov=nesterov, maximize=maximize, foreach=foreach, differentiable=differentiable,
+                        fused=fused)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+        if fused:
+            self._step_supports_amp_scaling = True
+            self._need_device_dtype_check_for_fused = True
+            if differentiable:
+                raise RuntimeError("`fused` does not support `differentiable`")
+            if foreach:
+                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("nesterov", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", False)
+
+    def _init_state(self, p, group):
+        return {}
+
+    def _hparams(self, group):
+        return dict(lr=_float(group["lr"]), weight_decay=_float(group["weight_decay"]),
+                    momentum=_float(group["momentum"]), dampening=_float(group["dampening"]))
+
+    def _statics(self, group):
+        return (("maximize", bool(group["maximize"])), ("wd", _float(group["weight_decay"]) != 0),
+                ("momentum", _float(group["momentum"]) != 0), ("nesterov", bool(group["nesterov"])))
