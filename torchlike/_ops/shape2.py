@@ -15,7 +15,7 @@ from ..tensor import Size
 from ._util import Tensor, cast, dispatch, register, shape_arg, wrap_dim
 
 __all__ = ["repeat", "tile", "repeat_interleave", "flip", "fliplr", "flipud", "roll", "rot90", "tril", "triu",
-           "diag", "diag_embed", "diagflat", "trace", "block_diag", "cartesian_prod", "combinations",
+           "diag", "diag_embed", "diagflat", "block_diag", "cartesian_prod", "combinations",
            "broadcast_tensors", "broadcast_shapes", "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d"]
 
 
@@ -46,14 +46,14 @@ def repeat(input, *sizes):
 
 
 @register()
-def tile(input, dims):
+def tile(input, *dims):
     """Like ``repeat`` but ``dims`` may be shorter than ``input.ndim`` (leading ones are implied).
 
     >>> import torchlike
     >>> torchlike.tile(torchlike.tensor([[1, 2]]), (2,)).shape
     torch.Size([1, 4])
     """
-    dims = shape_arg((dims,) if isinstance(dims, int) else tuple(dims))
+    dims = shape_arg(dims)
     if len(dims) < input.ndim:
         dims = (1,) * (input.ndim - len(dims)) + dims
     return repeat(input, dims)
@@ -78,7 +78,8 @@ def _rep_counts(repeats):
     else:
         r = np.asarray([int(repeats)], dtype=np.int64)
     if (r < 0).any():
-        raise RuntimeError("repeats can not be negative")
+        raise RuntimeError("repeats can not be negative" if isinstance(repeats, Tensor) else
+                           "Repeats must be non-negative")
     return r
 
 
@@ -298,24 +299,6 @@ def diagflat(input, offset=0):
     return dispatch(_diag_impl, (input.reshape(-1),), (("k", int(offset)),), name="DiagflatBackward0", saves=False)
 
 
-def _trace_impl(x, dt):
-    return jnp.trace(cast(x, dt))
-
-
-@register()
-def trace(input):
-    """Sum of the main diagonal of a 2-D tensor (ints accumulate in int64).
-
-    >>> import torchlike
-    >>> torchlike.trace(torchlike.tensor([[1, 2], [3, 4]]))
-    tensor(5)
-    """
-    if input.ndim != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
-    dt = _dtype.int64 if input.dtype._kind <= 1 else input.dtype
-    return dispatch(_trace_impl, (input,), (("dt", dt.np),), name="TraceBackward0", saves=False)
-
-
 def _block_diag_impl(*xs, dt):
     rows = sum(x.shape[0] for x in xs)
     cols = sum(x.shape[1] for x in xs)
@@ -426,6 +409,9 @@ def meshgrid(*tensors, indexing=None):
     """
     ts = _tensors_arg(tensors)
     if indexing is None:
+        import warnings
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+                      UserWarning, stacklevel=2)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
@@ -492,9 +478,8 @@ def combinations(input, r=2, with_replacement=False):
     gen = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     idx = np.asarray(list(gen(range(n), r)), dtype=np.int64).reshape(-1, r)
     if idx.shape[0] == 0:
-        return Tensor._wrap(jnp.zeros((0, r) if r > 1 else (0,), input.dtype.np), input._dev)
-    out = dispatch(_take_impl, (input, _index_tensor(idx)), (("dim", 0),), name="IndexBackward0", saves=False)
-    return out.reshape(-1) if r == 1 else out
+        return Tensor._wrap(jnp.zeros((0, r), input.dtype.np), input._dev)
+    return dispatch(_take_impl, (input, _index_tensor(idx)), (("dim", 0),), name="IndexBackward0", saves=False)
 
 
 def _atleast(n):
