@@ -1,0 +1,476 @@
+"""Activation functions (torch.nn.functional.relu ... softmax, glu, gumbel_softmax).
+
+Each is one jitted JAX function through ``dispatch``; scalar hyper-parameters travel as dynamic
+arguments (no recompiles).  Half-precision inputs are computed in float32 and rounded, as torch's
+CPU kernels do.  Where torch's gradient at a kink differs from a naive formula, the formula is
+written with ``jnp.where`` on torch's side of the kink (see comments).
+
+>>> import torchlike as torch
+>>> import torchlike.nn.functional as F
+>>> F.leaky_relu(torch.tensor([-2.0, 3.0]), 0.5)
+tensor([-1.,  3.])
+"""
+from __future__ import annotations
+
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ... import _dtype
+from ..._dispatch import dispatch
+from ...tensor import Tensor, _wrap_dim
+
+__all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrelu", "rrelu_", "elu", "elu_",
+           "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_",
+           "hardsigmoid", "hardswish", "hardshrink", "softshrink", "tanhshrink", "softplus", "softsign",
+           "threshold", "threshold_", "logsigmoid", "softmax", "softmin", "log_softmax", "glu",
+           "gumbel_softmax"]
+
+_HALF = (np.dtype("float16"), np.dtype(jnp.bfloat16))
+
+
+def _up(x):
+    """Compute half types in float32 (torch's opmath type)."""
+    return x.astype(jnp.float32) if x.dtype in _HALF else x
+
+
+def _s(v, x):
+    """A scalar hyper-parameter in x's compute dtype."""
+    return jnp.asarray(v).astype(x.dtype)
+
+
+def _check_float(x, kernel):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{kernel.split('_')[0]}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")
+    d = x.dtype
+    if not (d.is_floating_point or d.is_complex):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype._CAP[d.name]}\'')
+
+
+def _ret(x, out, inplace):
+    return x._inplace_update(out) if inplace else out
+
+
+# ---- jax implementations (module level: one jit cache entry each) -------------------------------
+def _relu(x):
+    # where(x > 0) gives gradient 0 at x == 0, torch's convention (maximum would give 0.5)
+    return jnp.where(x > 0, x, jnp.zeros((), x.dtype))
+
+
+def _hardtanh(x, lo, hi):
+    # torch's gradient is 0 at and beyond the bounds: select the clamped constant there
+    y = _up(x)
+    lo, hi = _s(lo, y), _s(hi, y)
+    return jnp.where(y <= lo, lo, jnp.where(y >= hi, hi, y)).astype(x.dtype)
+
+
+def _leaky_relu(x, slope):
+    y = _up(x)
+    return jnp.where(y > 0, y, y * _s(slope, y)).astype(x.dtype)
+
+
+def _prelu(x, w):
+    y, wv = _up(x), _up(w)
+    if x.ndim >= 2 and wv.size > 1:
+        wv = wv.reshape((1, -1) + (1,) * (x.ndim - 2))
+    elif wv.ndim > 0 and wv.size == 1:
+        wv = wv.reshape(())
+    return jnp.where(y > 0, y, wv * y).astype(x.dtype)
+
+
+def _rrelu_train(x, noise):
+    y = _up(x)
+    return jnp.where(y >= 0, y, y * noise.astype(y.dtype)).astype(x.dtype)
+
+
+def _elu(x, alpha, scale, input_scale):
+    y = _up(x)
+    a, s, i = _s(alpha, y), _s(scale, y), _s(input_scale, y)
+    return (s * jnp.where(y > 0, y, a * jnp.expm1(y * i))).astype(x.dtype)
+
+
+def _gelu(x, approximate):
+    y = _up(x)
+    if approximate == "tanh":
+        k = np.sqrt(2.0 / np.pi).astype(y.dtype)
+        r = 0.5 * y * (1 + jnp.tanh(k * (y + 0.044715 * y * y * y)))
+    else:
+        r = 0.5 * y * (1 + lax.erf(y * np.asarray(1 / np.sqrt(2.0), y.dtype)))
+    return r.astype(x.dtype)
+
+
+def _silu(x):
+    y = _up(x)
+    return (y * jax.nn.sigmoid(y)).astype(x.dtype)
+
+
+def _softplus_raw(y, beta, threshold):
+    b = _s(beta, y)
+    z = y * b
+    # torch switches to the identity when beta*x > threshold (gradient exactly 1 there)
+    return jnp.where(z > _s(threshold, y), y, jnp.log1p(jnp.exp(jnp.minimum(z, _s(threshold, y)))) / b)
+
+
+def _softplus(x, beta, threshold):
+    return _softplus_raw(_up(x), beta, threshold).astype(x.dtype)
+
+
+def _mish(x):
+    y = _up(x)
+    return (y * jnp.tanh(_softplus_raw(y, 1.0, 20.0))).astype(x.dtype)
+
+
+def _sigmoid(x):
+    y = _up(x)
+    return jax.nn.sigmoid(y).astype(x.dtype)
+
+
+def _tanh(x):
+    return jnp.tanh(_up(x)).astype(x.dtype)
+
+
+def _hardsigmoid(x):
+    y = _up(x)
+    # gradient 1/6 strictly inside (-3, 3), 0 at the bounds (torch)
+    return jnp.where(y <= -3, jnp.zeros((), y.dtype),
+                     jnp.where(y >= 3, jnp.ones((), y.dtype), y / 6 + 0.5)).astype(x.dtype)
+
+
+def _hardswish(x):
+    y = _up(x)
+    # torch's backward: 0 for x < -3, x/3 + 1/2 for -3 <= x <= 3, 1 above
+    return jnp.where(y < -3, jnp.zeros((), y.dtype), jnp.where(y <= 3, y * (y + 3) / 6, y)).astype(x.dtype)
+
+
+def _hardshrink(x, lambd):
+    y = _up(x)
+    la = _s(lambd, y)
+    return jnp.where((y > la) | (y < -la), y, jnp.zeros((), y.dtype)).astype(x.dtype)
+
+
+def _softshrink(x, lambd):
+    y = _up(x)
+    la = _s(lambd, y)
+    return jnp.where(y > la, y - la, jnp.where(y < -la, y + la, jnp.zeros((), y.dtype))).astype(x.dtype)
+
+
+def _tanhshrink(x):
+    y = _up(x)
+    return (y - jnp.tanh(y)).astype(x.dtype)
+
+
+def _softsign(x):
+    y = _up(x)
+    return (y / (1 + jnp.abs(y))).astype(x.dtype)
+
+
+def _threshold(x, th, value):
+    y = _up(x) if x.dtype in _HALF else x
+    return jnp.where(y > _s(th, y), y, _s(value, y)).astype(x.dtype)
+
+
+def _logsigmoid(x):
+    y = _up(x)
+    return jax.nn.log_sigmoid(y).astype(x.dtype)
+
+
+def _softmax(x, dim, dt, log, neg):
+    y = x.astype(dt) if dt is not None else x
+    if y.dtype in _HALF:
+        z = y.astype(jnp.float32)
+    else:
+        z = y
+    if neg:
+        z = -z
+    r = jax.nn.log_softmax(z, axis=dim) if log else jax.nn.softmax(z, axis=dim)
+    return r.astype(y.dtype)
+
+
+def _glu(x, dim):
+    a, b = jnp.split(_up(x), 2, axis=dim)
+    return (a * jax.nn.sigmoid(b)).astype(x.dtype)
+
+
+# ---- public API ---------------------------------------------------------------------------------
+def relu(input, inplace=False):
+    """max(0, x) elementwise (gradient 0 at 0, as torch).
+
+    >>> import torchlike as torch
+    >>> torch.nn.functional.relu(torch.tensor([-1.0, 0.0, 2.0]))
+    tensor([0., 0., 2.])
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"relu(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input.dtype is _dtype.bool:
+        raise RuntimeError('"clamp_min_scalar_cpu" not implemented for \'Bool\'')
+    return _ret(input, dispatch(_relu, (input,), name="ReluBackward0"), inplace)
+
+
+def relu_(input):
+    return relu(input, inplace=True)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """Clamp to [min_val, max_val] (gradient 0 at the bounds, as torch)."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if input.dtype is _dtype.bool:
+        raise NotImplementedError('"hardtanh_cpu" not implemented for \'Bool\'')
+    return _ret(input, dispatch(_hardtanh, (input, min_val, max_val), name="HardtanhBackward0"), inplace)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input, inplace=False):
+    """min(max(0, x), 6)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x if x > 0 else negative_slope * x."""
+    _check_float(input, "leaky_relu_cpu")
+    return _ret(input, dispatch(_leaky_relu, (input, negative_slope), name="LeakyReluBackward0"), inplace)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def prelu(input, weight):
+    """x if x > 0 else weight * x, ``weight`` broadcast over the channel dim (dim 1)."""
+    _check_float(input, "prelu_cpu")
+    n = weight.numel()
+    if n != 1:
+        if input.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        ch = input.shape[1] if input.ndim >= 2 else 1
+        if n != ch:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers "
+                               f"= {n} and channel size = {ch}.")
+    return dispatch(_prelu, (input, weight), name="PreluKernelBackward0")
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU: slopes ~ U(lower, upper) in training, (lower+upper)/2 in eval."""
+    _check_float(input, "rrelu_with_noise_cpu")
+    if not training:
+        return _ret(input, dispatch(_leaky_relu, (input, (lower + upper) / 2), name="LeakyReluBackward0"),
+                    inplace)
+    from ..._random import draw
+    noise = Tensor._wrap(draw("uniform", input.shape, input.dtype.np, None, args=(lower, upper)), input.device)
+    return _ret(input, dispatch(_rrelu_train, (input, noise), name="RreluWithNoiseBackward0"), inplace)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """x if x > 0 else alpha * (exp(x) - 1)."""
+    _check_float(input, "elu_cpu")
+    return _ret(input, dispatch(_elu, (input, alpha, 1.0, 1.0), name="EluBackward0"), inplace)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    """scale * elu(x, alpha) with the self-normalising constants."""
+    _check_float(input, "elu_cpu")
+    return _ret(input, dispatch(_elu, (input, _SELU_ALPHA, _SELU_SCALE, 1.0), name="EluBackward0"), inplace)
+
+
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    _check_float(input, "elu_cpu")
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    return _ret(input, dispatch(_elu, (input, alpha, 1.0, 1.0 / alpha), name="EluBackward0"), inplace)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
+
+
+def gelu(input, approximate="none"):
+    """Gaussian error linear unit; ``approximate='tanh'`` uses the tanh approximation."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh.")
+    _check_float(input, "GeluKernelImpl")
+    return dispatch(_gelu, (input,), (("approximate", approximate),), name="GeluBackward0")
+
+
+def silu(input, inplace=False):
+    """x * sigmoid(x)."""
+    _check_float(input, "silu_cpu")
+    return _ret(input, dispatch(_silu, (input,), name="SiluBackward0"), inplace)
+
+
+def mish(input, inplace=False):
+    """x * tanh(softplus(x))."""
+    _check_float(input, "mish_cpu")
+    return _ret(input, dispatch(_mish, (input,), name="MishBackward0"), inplace)
+
+
+def _int_to_float(input):
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        return input.to(_dtype.get_default_dtype())
+    return input
+
+
+def sigmoid(input):
+    """1 / (1 + exp(-x)); integer inputs give the default float dtype."""
+    return dispatch(_sigmoid, (_int_to_float(input),), name="SigmoidBackward0")
+
+
+def tanh(input):
+    """Hyperbolic tangent; integer inputs give the default float dtype."""
+    return dispatch(_tanh, (_int_to_float(input),), name="TanhBackward0")
+
+
+def hardsigmoid(input, inplace=False):
+    """relu6(x + 3) / 6."""
+    _check_float(input, "hardsigmoid_cpu")
+    return _ret(input, dispatch(_hardsigmoid, (input,), name="HardsigmoidBackward0"), inplace)
+
+
+def hardswish(input, inplace=False):
+    """x * relu6(x + 3) / 6."""
+    _check_float(input, "hardswish_cpu")
+    return _ret(input, dispatch(_hardswish, (input,), name="HardswishBackward0"), inplace)
+
+
+def hardshrink(input, lambd=0.5):
+    """x where |x| > lambd, else 0."""
+    _check_float(input, "hardshrink_cpu")
+    return dispatch(_hardshrink, (input, lambd), name="HardshrinkBackward0")
+
+
+def softshrink(input, lambd=0.5):
+    """x - lambd, x + lambd or 0 (shrink towards 0 by lambd)."""
+    _check_float(input, "softshrink_check")
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    return dispatch(_softshrink, (input, lambd), name="SoftshrinkBackward0")
+
+
+def tanhshrink(input):
+    """x - tanh(x)."""
+    return dispatch(_tanhshrink, (_int_to_float(input),), name="SubBackward0")
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta * x)) / beta, linear above ``threshold``."""
+    _check_float(input, "softplus_cpu")
+    return dispatch(_softplus, (input, beta, threshold), name="SoftplusBackward0")
+
+
+def softsign(input):
+    """x / (1 + |x|)."""
+    return dispatch(_softsign, (_int_to_float(input),), name="DivBackward0")
+
+
+def threshold(input, threshold, value, inplace=False):
+    """x if x > threshold else value."""
+    if input.dtype is _dtype.bool:
+        raise NotImplementedError('"threshold_cpu" not implemented for \'Bool\'')
+    return _ret(input, dispatch(_threshold, (input, threshold, value), name="ThresholdBackward0"), inplace)
+
+
+def threshold_(input, threshold, value):
+    return globals()["threshold"](input, threshold, value, inplace=True)
+
+
+def logsigmoid(input):
+    """log(sigmoid(x)), computed stably."""
+    _check_float(input, "log_sigmoid_cpu")
+    return dispatch(_logsigmoid, (input,), name="LogSigmoidBackward0")
+
+
+def _get_softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  "as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _softmax_common(input, dim, dtype, log, neg, name, node):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if dim is None:
+        dim = _get_softmax_dim(name, input.ndim, 4)
+    dim = _wrap_dim(dim, input.ndim)
+    dt = None
+    if dtype is not None:
+        dt = _dtype.to_dtype(dtype).np if not isinstance(dtype, _dtype.dtype) else dtype.np
+    else:
+        d = input.dtype
+        if not (d.is_floating_point or d.is_complex):
+            k = "log_softmax_lastdim_kernel_impl" if log else "softmax_lastdim_kernel_impl"
+            raise NotImplementedError(f'"{k}" not implemented for \'{_dtype._CAP[d.name]}\'')
+    return dispatch(_softmax, (input,), (("dim", dim), ("dt", dt), ("log", log), ("neg", neg)), name=node)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(x) / sum(exp(x)) along ``dim``; ``dtype`` casts the input first.
+
+    >>> import torchlike as torch
+    >>> torch.nn.functional.softmax(torch.zeros(2), dim=0)
+    tensor([0.5000, 0.5000])
+    """
+    return _softmax_common(input, dim, dtype, False, False, "softmax", "SoftmaxBackward0")
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-x) along ``dim``."""
+    return _softmax_common(input, dim, dtype, False, True, "softmin", "SoftmaxBackward0")
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """log(softmax(x)) along ``dim``, computed stably."""
+    return _softmax_common(input, dim, dtype, True, False, "log_softmax", "LogSoftmaxBackward0")
+
+
+def glu(input, dim=-1):
+    """a * sigmoid(b) where a, b are the two halves of ``input`` along ``dim``."""
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = _wrap_dim(dim, input.ndim)
+    if input.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}")
+    _check_float(input, "glu_cpu")
+    return dispatch(_glu, (input,), (("dim", d),), name="GluBackward0")
+
+
+def _gumbel(logits, g, tau, dim, hard):
+    y = jax.nn.softmax((logits + g.astype(logits.dtype)) / _s(tau, logits), axis=dim)
+    if not hard:
+        return y
+    idx = jnp.argmax(y, axis=dim, keepdims=True)
+    onehot = (jnp.arange(y.shape[dim]).reshape([-1 if i == dim else 1 for i in range(y.ndim)]) == idx)
+    hardy = onehot.astype(y.dtype)
+    # straight-through estimator: forward = one-hot, gradient = softmax's
+    return hardy - lax.stop_gradient(y) + y
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """Sample from the Gumbel-softmax distribution; ``hard=True`` returns one-hot (straight-through)."""
+    from ..._random import draw
+    e = draw("exponential", logits.shape, logits.dtype.np, None, args=(1.0,))
+    g = Tensor._wrap(-jnp.log(e), logits.device)
+    d = _wrap_dim(dim, logits.ndim)
+    return dispatch(_gumbel, (logits, g, tau), (("dim", d), ("hard", bool(hard))), name="SoftmaxBackward0")

@@ -1,0 +1,89 @@
+"""linear / bilinear (torch.nn.functional.linear, bilinear): one jitted function each.
+
+>>> import torchlike as torch
+>>> torch.nn.functional.linear(torch.ones(2, 3), torch.ones(4, 3)).shape
+torch.Size([2, 4])
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+from jax import lax
+
+from ... import _dtype
+from ..._dispatch import dispatch
+from ...tensor import Tensor
+
+__all__ = ["linear", "bilinear"]
+
+_HI = lax.Precision.HIGHEST
+
+
+def _linear(x, w, b):
+    if x.ndim == 1:
+        y = jnp.matmul(w, x, precision=_HI)
+    else:
+        y = jnp.matmul(x, w.T, precision=_HI)
+    return y if b is None else y + b
+
+
+def _bilinear(x1, x2, w, b):
+    y = jnp.einsum("...i,oij,...j->...o", x1, w, x2, precision=_HI)
+    return y if b is None else y + b
+
+
+def _cap(d):
+    return _dtype._CAP[d.name]
+
+
+def linear(input, weight, bias=None):
+    """y = input @ weight.T + bias.
+
+    >>> import torchlike as torch
+    >>> torch.nn.functional.linear(torch.ones(3), torch.ones(2, 3), torch.ones(2))
+    tensor([4., 4.])
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"linear(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input.dtype is not weight.dtype or (bias is not None and bias.dtype is not input.dtype):
+        other = weight.dtype if input.dtype is not weight.dtype else bias.dtype
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_cap(input.dtype)} and "
+                           f"{_cap(other)}")
+    wshape = weight.shape
+    k = input.shape[-1] if input.ndim else 1
+    if weight.ndim == 1:
+        if k != wshape[0]:
+            raise RuntimeError(f"size mismatch, got input ({k}), mat ({wshape[0]}), vec ({k})")
+    elif input.ndim == 0 or k != wshape[-1]:
+        rows = 1
+        for s in input.shape[:-1]:
+            rows *= s
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and "
+                           f"{wshape[-1]}x{wshape[0]})")
+    if weight.ndim == 1:
+        return dispatch(_linear_vec, (input, weight, bias), name="AddmmBackward0" if bias is not None
+                        else "MvBackward0")
+    return dispatch(_linear, (input, weight, bias), name="AddmmBackward0" if bias is not None else "MmBackward0")
+
+
+def _linear_vec(x, w, b):
+    y = jnp.matmul(x, w, precision=_HI)
+    return y if b is None else y + b
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] + bias[o]."""
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
+    if tuple(input1.shape[:-1]) != tuple(input2.shape[:-1]):
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {list(input1.shape[:-1])} "
+                           f"and {list(input2.shape[:-1])}")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but "
+                           f"expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
+                           f"expected {weight.shape[2]}")
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but "
+                           f"expected {weight.shape[0]}")
+    return dispatch(_bilinear, (input1, input2, weight, bias), name="ViewBackward0")

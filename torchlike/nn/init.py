@@ -1,0 +1,246 @@
+"""torch.nn.init: in-place parameter initialisers (all run without recording autograd).
+
+Values come from torchlike's generators (so they differ from torch's numbers, but follow the same
+distributions and bounds).
+
+>>> import torchlike as torch
+>>> w = torch.empty(3, 5)
+>>> _ = torch.nn.init.constant_(w, 0.5); float(w.sum())
+7.5
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+from jax.scipy.special import erfinv
+
+from .. import _random
+from ..autograd import grad_mode
+from ..tensor import Tensor
+
+__all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
+           "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",
+           "sparse_", "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal",
+           "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse"]
+
+
+def _write(tensor, array):
+    """Overwrite ``tensor``'s values in place (no autograd, like torch's init under no_grad)."""
+    with grad_mode.no_grad():
+        tensor._inplace_update(Tensor._wrap(jnp.asarray(array).astype(tensor._value.dtype), tensor.device))
+    return tensor
+
+
+def _draw(kind, tensor, generator, args):
+    np_dt = tensor._value.dtype
+    # draw in a wide float type then round: works for every float dtype
+    work = np.float64 if np_dt == np.float64 else np.float32
+    return _random.draw(kind, tuple(tensor.shape), work, generator, args=args)
+
+
+def calculate_gain(nonlinearity, param=None):
+    """The recommended gain for ``nonlinearity`` (torch.nn.init.calculate_gain).
+
+    >>> import torchlike as torch
+    >>> torch.nn.init.calculate_gain('tanh')
+    1.6666666666666667
+    """
+    linear_fns = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                  "conv_transpose3d"]
+    if nonlinearity in linear_fns or nonlinearity == "sigmoid":
+        return 1
+    elif nonlinearity == "tanh":
+        return 5.0 / 3
+    elif nonlinearity == "relu":
+        return math.sqrt(2.0)
+    elif nonlinearity == "leaky_relu":
+        if param is None:
+            negative_slope = 0.01
+        elif not isinstance(param, bool) and isinstance(param, (int, float)):
+            negative_slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + negative_slope ** 2))
+    elif nonlinearity == "selu":
+        return 3.0 / 4
+    else:
+        raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Fill with U(a, b)."""
+    return _write(tensor, _draw("uniform", tensor, generator, (a, b)))
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Fill with N(mean, std^2)."""
+    return _write(tensor, _draw("normal", tensor, generator, (mean, std)))
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """Fill with N(mean, std^2) truncated to [a, b] (inverse-CDF method, as torch)."""
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
+                      "may be incorrect.", stacklevel=2)
+
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+    lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
+    u = _draw("uniform", tensor, generator, (2 * lo - 1, 2 * hi - 1))
+    x = erfinv(u) * (std * math.sqrt(2.0)) + mean
+    return _write(tensor, jnp.clip(x, a, b))
+
+
+def constant_(tensor, val):
+    """Fill with ``val``."""
+    return _write(tensor, jnp.full(tuple(tensor.shape), val, dtype=tensor._value.dtype))
+
+
+def ones_(tensor):
+    return constant_(tensor, 1.0)
+
+
+def zeros_(tensor):
+    return constant_(tensor, 0.0)
+
+
+def eye_(tensor):
+    """Fill a 2-D tensor with the identity (as many ones as fit)."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    return _write(tensor, jnp.eye(*tensor.shape, dtype=tensor._value.dtype))
+
+
+def dirac_(tensor, groups=1):
+    """Fill a 3/4/5-D conv weight with the Dirac delta (identity convolution) per group."""
+    dims = tensor.ndim
+    if dims not in [3, 4, 5]:
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.shape
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per = sizes[0] // groups
+    min_dim = min(per, sizes[1])
+    out = np.zeros(tuple(sizes), dtype=np.float64)
+    center = tuple(s // 2 for s in sizes[2:])
+    for g in range(groups):
+        for d in range(min_dim):
+            out[(g * per + d, d) + center] = 1
+    return _write(tensor, out)
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    dimensions = tensor.dim()
+    if dimensions < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
+    num_input_fmaps = tensor.size(1)
+    num_output_fmaps = tensor.size(0)
+    receptive_field_size = 1
+    if tensor.dim() > 2:
+        for s in tensor.shape[2:]:
+            receptive_field_size *= s
+    return num_input_fmaps * receptive_field_size, num_output_fmaps * receptive_field_size
+
+
+def _calculate_correct_fan(tensor, mode):
+    mode = mode.lower()
+    valid_modes = ["fan_in", "fan_out"]
+    if mode not in valid_modes:
+        raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    """Glorot uniform: U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out))."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = math.sqrt(3.0) * std
+    return uniform_(tensor, -a, a, generator)
+
+
+def xavier_normal_(tensor, gain=1.0, generator=None):
+    """Glorot normal: N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out))."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """He uniform: U(-b, b), b = gain * sqrt(3 / fan)."""
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    bound = math.sqrt(3.0) * gain / math.sqrt(fan)
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """He normal: N(0, std^2), std = gain / sqrt(fan)."""
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    return normal_(tensor, 0, gain / math.sqrt(fan), generator)
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """Fill with a (semi-)orthogonal matrix (QR of a Gaussian matrix, sign-corrected), times ``gain``."""
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+    g = _random.draw("normal", (rows, cols), np.float64 if tensor._value.dtype == np.float64 else np.float32,
+                     generator, args=(0.0, 1.0))
+    if rows < cols:
+        g = g.T
+    q, r = jnp.linalg.qr(g)
+    q = q * jnp.sign(jnp.diagonal(r))
+    if rows < cols:
+        q = q.T
+    return _write(tensor, (q * gain).reshape(tuple(tensor.shape)))
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """2-D tensor: N(0, std^2) with ceil(sparsity * rows) zeros per column."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = int(math.ceil(sparsity * rows))
+    vals = _draw("normal", tensor, generator, (0.0, std))
+    keys = _random.draw("uniform", (rows, cols), np.float32, generator, args=(0.0, 1.0))
+    # a random permutation per column: zero the rows whose rank is < num_zeros
+    ranks = jnp.argsort(jnp.argsort(keys, axis=0), axis=0)
+    return _write(tensor, jnp.where(ranks < num_zeros, 0.0, vals))
+
+
+def _deprecated(new):
+    def old(*args, **kwargs):
+        warnings.warn(f"`nn.init.{new.__name__[:-1]}` is now deprecated in favor of `nn.init.{new.__name__}`.",
+                      FutureWarning, stacklevel=2)
+        return new(*args, **kwargs)
+    old.__name__ = new.__name__[:-1]
+    old.__doc__ = f"Deprecated alias of :func:`{new.__name__}`."
+    return old
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)
