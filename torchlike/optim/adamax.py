@@ -117,7 +117,7 @@ class NAdam(_AdamFamily):
     >>> opt = torch.optim.NAdam([p], lr=0.1)
     >>> p.grad = torch.tensor([2.0]); opt.step()
     >>> round(p.item(), 4)
-    0.8
+    0.8944
     """
 
     _name = "NAdam"
