@@ -39,6 +39,7 @@ _registry.install({"torch": _sys.modules[__name__], "linalg": linalg, "special":
 
 from . import compile as _compile_pkg  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
+from . import optim  # noqa: E402,F401
 
 
 def is_tensor(obj) -> bool:
