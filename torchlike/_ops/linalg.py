@@ -1,0 +1,683 @@
+"""torchlike.linalg, part 1: inverses, solves, determinants, LU and Cholesky.
+
+Singular / non-positive-definite inputs raise ``torchlike.linalg.LinAlgError`` (a RuntimeError) with
+torch's message; the check reads a small ``info`` array the jitted kernel returns.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.inv(2 * torch.eye(2)).tolist()
+    [[0.5, 0.0], [0.0, 0.5]]
+"""
+from __future__ import annotations
+
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from .. import _dtype, return_types
+from .. import linalg as _ns
+from ._util import Tensor, dispatch, register, wrap_dim
+
+__all__ = ["LinAlgError", "inv", "inv_ex", "solve", "solve_ex", "solve_triangular", "det", "slogdet", "logdet",
+           "cholesky", "cholesky_ex", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "lu_unpack",
+           "cholesky_solve", "cholesky_inverse", "triangular_solve", "inverse"]
+
+HI = lax.Precision.HIGHEST
+
+
+class LinAlgError(RuntimeError):
+    """Raised for singular / non-positive-definite inputs (torch.linalg.LinAlgError)."""
+
+
+LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
+_ns.LinAlgError = LinAlgError
+
+
+def _linalg(name):
+    """Attach ``fn`` as ``torchlike.linalg.<name>`` (for names whose torch.<name> differs)."""
+    def deco(fn):
+        setattr(_ns, name, fn)
+        return fn
+    return deco
+
+
+# --- argument checks (torch's wording) ---------------------------------------------------------
+def check_matrix(A, fname, arg="A"):
+    if A.ndim < 2:
+        raise RuntimeError(f"{fname}: The input tensor {arg} must have at least 2 dimensions.")
+
+
+def check_square(A, fname, arg="A"):
+    check_matrix(A, fname, arg)
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{fname}: {arg} must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+
+
+def check_float(A, fname):
+    d = A.dtype
+    if not (d.is_floating_point or d.is_complex):
+        raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as input. Got "
+                           f"{_dtype._CAP[d.name]}")
+    if d in (_dtype.float16, _dtype.bfloat16, _dtype.complex32):
+        raise RuntimeError(f"{fname}: Low precision dtypes not supported. Got {_dtype._CAP[d.name]}")
+
+
+def check_same(A, B, fname):
+    if A.dtype is not B.dtype:
+        raise RuntimeError(f"{fname}: Expected A and B to have the same dtype, but found A of type "
+                           f"{_dtype._CAP[A.dtype.name]} and B of type {_dtype._CAP[B.dtype.name]} instead")
+
+
+def raise_info(info, msg):
+    """Raise LinAlgError if any entry of the int ``info`` tensor is non-zero; ``msg(k)`` words it."""
+    v = info._value
+    if isinstance(v, jax.core.Tracer):
+        return
+    a = np.asarray(v)
+    if not a.any():
+        return
+    if a.ndim == 0:
+        raise LinAlgError(msg(int(a)))
+    idx = int(np.flatnonzero(a.reshape(-1))[0])
+    raise LinAlgError(msg(int(a.reshape(-1)[idx]), f"(Batch element {idx}): "))
+
+
+def mT(x):
+    return jnp.swapaxes(x, -1, -2)
+
+
+def mH(x):
+    return jnp.conj(mT(x))
+
+
+# --- LU core -----------------------------------------------------------------------------------
+def _lu_info(lu):
+    """LAPACK getrf's info: 1-based index of the first exactly-zero pivot, 0 if none."""
+    d = jnp.diagonal(lu, axis1=-2, axis2=-1) == 0
+    return jnp.where(jnp.any(d, -1), jnp.argmax(d, -1) + 1, 0).astype(np.int32)
+
+
+def lu_solve_core(lu, perm, b, trans=0):
+    """Solve with an LU factorisation ``A[perm] = L U``; trans 0: A, 1: A^T, 2: A^H."""
+    if trans == 0:
+        y = jnp.take_along_axis(b, jnp.broadcast_to(perm[..., :, None], b.shape[:-1] + (1,)), axis=-2)
+        y = lax.linalg.triangular_solve(lu, y, left_side=True, lower=True, unit_diagonal=True)
+        return lax.linalg.triangular_solve(lu, y, left_side=True, lower=False)
+    conj = trans == 2
+    z = lax.linalg.triangular_solve(lu, b, left_side=True, lower=False, transpose_a=True, conjugate_a=conj)
+    w = lax.linalg.triangular_solve(lu, z, left_side=True, lower=True, unit_diagonal=True, transpose_a=True,
+                                    conjugate_a=conj)
+    inv_perm = jnp.argsort(perm, axis=-1)
+    return jnp.take_along_axis(w, jnp.broadcast_to(inv_perm[..., :, None], w.shape[:-1] + (1,)), axis=-2)
+
+
+def _eye_like(a):
+    n = a.shape[-1]
+    return jnp.broadcast_to(jnp.eye(n, dtype=a.dtype), a.shape)
+
+
+def _inv_impl(a):
+    if a.shape[-1] == 0:
+        return a, jnp.zeros(a.shape[:-2], np.int32)
+    lu, _, perm = lax.linalg.lu(a)
+    return lu_solve_core(lu, perm, _eye_like(a)), _lu_info(lu)
+
+
+def _inv_msg(k, pre=""):
+    return (f"linalg.inv: {pre}The diagonal element {k} is zero, the inversion could not be completed because "
+            "the input matrix is singular.")
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def inv(A):
+    """Inverse of a square matrix (batched); singular input raises LinAlgError.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.inv(torch.tensor([[2., 0.], [0., 4.]])).tolist()
+    [[0.5, 0.0], [0.0, 0.25]]
+    """
+    check_square(A, "linalg.inv")
+    check_float(A, "linalg.inv")
+    X, info = dispatch(_inv_impl, (A,), (), name="LinalgInvExBackward0")
+    raise_info(info, _inv_msg)
+    return X
+
+
+@register(method=True, namespaces=("torch",), out=True)
+def inverse(input):
+    """torch.inverse: alias of linalg.inv.
+
+    >>> import torchlike as torch
+    >>> torch.inverse(torch.eye(2)).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    return inv(input)
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def inv_ex(A, *, check_errors=False):
+    """(inverse, info) without raising unless ``check_errors``.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.inv_ex(torch.zeros(2, 2)).info.item()
+    1
+    """
+    check_square(A, "linalg.inv_ex")
+    check_float(A, "linalg.inv_ex")
+    X, info = dispatch(_inv_impl, (A,), (), name="LinalgInvExBackward0")
+    if check_errors:
+        raise_info(info, _inv_msg)
+    return return_types.linalg_inv_ex(X, info)
+
+
+# --- solve -------------------------------------------------------------------------------------
+def _solve_impl(a, b, vector, left):
+    if not left:
+        a = mT(a)
+        if not vector:
+            b = mT(b)
+    if vector:
+        b = b[..., None]
+    batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = jnp.broadcast_to(a, batch + a.shape[-2:])
+    b = jnp.broadcast_to(b, batch + b.shape[-2:])
+    if a.shape[-1] == 0:
+        x = b
+        info = jnp.zeros(batch, np.int32)
+    else:
+        lu, _, perm = lax.linalg.lu(a)
+        x = lu_solve_core(lu, perm, b)
+        info = _lu_info(lu)
+    if vector:
+        x = x[..., 0]
+    elif not left:
+        x = mT(x)
+    return x, info
+
+
+def _solve_common(A, B, left, fname):
+    check_square(A, fname)
+    check_float(A, fname)
+    check_same(A, B, fname)
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    n = A.shape[-1]
+    if vector:
+        ok = B.shape[-1] == n
+        bs = f"{B.shape[-1]}x1" if left else f"1x{B.shape[-1]}"
+    else:
+        ok = (B.shape[-2] if left else B.shape[-1]) == n
+        bs = f"{B.shape[-2]}x{B.shape[-1]}"
+    if not ok:
+        raise RuntimeError(f"{fname}: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{n} and {bs})")
+    batch_b = B.shape[:-1] if vector else B.shape[:-2]
+    try:
+        np.broadcast_shapes(tuple(A.shape[:-2]), tuple(batch_b))
+    except ValueError:
+        raise RuntimeError(f"{fname}: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{n} and {bs})") from None
+    return dispatch(_solve_impl, (A, B), (("vector", vector), ("left", bool(left))), name="LinalgSolveExBackward0")
+
+
+def _solve_msg(k, pre=""):
+    return f"torch.linalg.solve: {pre}The solver failed because the input matrix is singular."
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def solve(A, B, *, left=True):
+    """Solve ``A X = B`` (or ``X A = B`` with ``left=False``), batched and broadcasting.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.solve(2 * torch.eye(2), torch.ones(2)).tolist()
+    [0.5, 0.5]
+    """
+    X, info = _solve_common(A, B, left, "linalg.solve")
+    raise_info(info, _solve_msg)
+    return X
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def solve_ex(A, B, *, left=True, check_errors=False):
+    """(result, info) version of linalg.solve.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.solve_ex(torch.eye(2), torch.ones(2)).info.item()
+    0
+    """
+    X, info = _solve_common(A, B, left, "linalg.solve_ex")
+    if check_errors:
+        raise_info(info, _solve_msg)
+    return return_types.make("linalg_solve_ex", ("result", "info"))(X, info)
+
+
+def _solve_tri_impl(a, b, upper, left, unitriangular):
+    batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = jnp.broadcast_to(a, batch + a.shape[-2:])
+    b = jnp.broadcast_to(b, batch + b.shape[-2:])
+    a = jnp.triu(a) if upper else jnp.tril(a)  # torch reads one triangle only (and so does the gradient)
+    return lax.linalg.triangular_solve(a, b, left_side=left, lower=not upper, unit_diagonal=unitriangular)
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """Solve a triangular system ``A X = B`` (``X A = B`` with ``left=False``).
+
+    >>> import torchlike as torch
+    >>> torch.linalg.solve_triangular(2 * torch.eye(2), torch.ones(2, 1), upper=True).tolist()
+    [[0.5], [0.5]]
+    """
+    fn = "linalg.solve_triangular"
+    check_matrix(A, fn)
+    check_matrix(B, fn, "B")
+    check_square(A, fn)
+    check_float(A, fn)
+    check_same(A, B, fn)
+    n = A.shape[-1]
+    if (B.shape[-2] if left else B.shape[-1]) != n:
+        raise RuntimeError(f"{fn}: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} "
+                           f"({A.shape[-2]}x{n} and {B.shape[-2]}x{B.shape[-1]})")
+    return dispatch(_solve_tri_impl, (A, B), (("upper", bool(upper)), ("left", bool(left)),
+                                              ("unitriangular", bool(unitriangular))),
+                    name="LinalgSolveTriangularBackward0")
+
+
+@register(method=True, namespaces=("torch",))
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
+    """Deprecated torch.triangular_solve(b, A): returns (solution, cloned_coefficient).
+
+    >>> import torchlike as torch
+    >>> torch.triangular_solve(torch.ones(2, 1), 2 * torch.eye(2)).solution.tolist()
+    [[0.5], [0.5]]
+    """
+    A2 = A.mT if transpose else A
+    X = solve_triangular(A2, input, upper=(not upper) if transpose else upper, unitriangular=unitriangular)
+    return return_types.make("triangular_solve", ("solution", "cloned_coefficient"))(X, A.clone())
+
+
+# --- determinants ------------------------------------------------------------------------------
+def _det_impl(a):
+    if a.shape[-1] == 0:
+        return jnp.ones(a.shape[:-2], a.dtype)
+    return jnp.linalg.det(a)
+
+
+@register(method=True, namespaces=("torch", "linalg"), out=True)
+def det(A):
+    """Determinant (batched).
+
+    >>> import torchlike as torch
+    >>> torch.linalg.det(2 * torch.eye(2)).item()
+    4.0
+    """
+    check_square(A, "linalg.det")
+    check_float(A, "linalg.det")
+    return dispatch(_det_impl, (A,), (), name="LinalgDetBackward0")
+
+
+def _slogdet_impl(a):
+    if a.shape[-1] == 0:
+        return jnp.ones(a.shape[:-2], a.dtype), jnp.zeros(a.shape[:-2], jnp.real(a).dtype)
+    s, l = jnp.linalg.slogdet(a)
+    return s.astype(a.dtype), l
+
+
+def _slogdet(A, fname):
+    check_square(A, fname)
+    check_float(A, fname)
+    return dispatch(_slogdet_impl, (A,), (), name="LinalgSlogdetBackward0")
+
+
+@register(method=True, namespaces=("torch",))
+def slogdet(input):
+    """(sign, log|det|) as torch.return_types.slogdet.
+
+    >>> import torchlike as torch
+    >>> torch.slogdet(-torch.eye(3)).sign.item()
+    -1.0
+    """
+    return return_types.slogdet(*_slogdet(input, "linalg.slogdet"))
+
+
+@_linalg("slogdet")
+def linalg_slogdet(A, *, out=None):
+    """(sign, log|det|) as torch.return_types.linalg_slogdet.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.slogdet(2 * torch.eye(2)).logabsdet.item() > 1.38
+    True
+    """
+    r = return_types.linalg_slogdet(*_slogdet(A, "linalg.slogdet"))
+    if out is not None:
+        from .registry import write_out
+        return write_out(out, r)
+    return r
+
+
+linalg_slogdet.__name__ = "slogdet"
+
+
+def _logdet_impl(a):
+    s, l = _slogdet_impl(a)
+    if jnp.iscomplexobj(a):
+        return jnp.log(s) + l.astype(a.dtype)
+    return jnp.where(s < 0, jnp.nan, l).astype(a.dtype)
+
+
+@register(method=True, namespaces=("torch",))
+def logdet(input):
+    """log(det(A)); nan for a negative determinant, -inf for zero.
+
+    >>> import torchlike as torch
+    >>> torch.logdet(torch.eye(2)).item()
+    0.0
+    """
+    check_square(input, "linalg.slogdet")
+    check_float(input, "linalg.slogdet")
+    return dispatch(_logdet_impl, (input,), (), name="LogdetBackward0")
+
+
+# --- Cholesky ----------------------------------------------------------------------------------
+def _chol_impl(a, upper):
+    # torch reads the lower triangle only, but its gradient is the Hermitian one: value from the
+    # lower triangle, derivative through the symmetrised matrix
+    low = jnp.tril(a) + mH(jnp.tril(a, -1))
+    sym = (a + mH(a)) / 2
+    eff = sym + lax.stop_gradient(low - sym)
+    if a.shape[-1] == 0:
+        return a, jnp.zeros(a.shape[:-2], np.int32)
+    L = lax.linalg.cholesky(eff, symmetrize_input=False)
+    bad = jnp.any(jnp.isnan(jnp.diagonal(L, axis1=-2, axis2=-1)), -1)
+    L = mH(L) if upper else L
+    return L, bad.astype(np.int32)
+
+
+def _chol_orders(A, bad):
+    """The 'leading minor of order k' for the failed matrices (error path only, eager numpy)."""
+    a = np.asarray(A._value).reshape((-1,) + tuple(A.shape[-2:]))
+    b = np.asarray(bad._value).reshape(-1)
+    out = np.zeros(b.shape, np.int32)
+    for i in np.flatnonzero(b):
+        m = np.tril(a[i]) + np.conj(np.tril(a[i], -1)).T
+        for k in range(1, m.shape[-1] + 1):
+            try:
+                np.linalg.cholesky(m[:k, :k])
+            except np.linalg.LinAlgError:
+                out[i] = k
+                break
+        else:
+            out[i] = m.shape[-1]
+    return out.reshape(bad.shape)
+
+
+def _chol_msg(fname):
+    return lambda k, pre="": (f"{fname}: {pre}The factorization could not be completed because the input is not "
+                              f"positive-definite (the leading minor of order {k} is not positive-definite).")
+
+
+def _cholesky(A, upper, fname):
+    check_square(A, fname)
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{_dtype._CAP[A.dtype.name]}'")
+    check_float(A, fname)
+    L, bad = dispatch(_chol_impl, (A,), (("upper", bool(upper)),), name="LinalgCholeskyExBackward0")
+    return L, bad
+
+
+def _info_tensor(A, bad):
+    v = bad._value
+    if isinstance(v, jax.core.Tracer) or not np.asarray(v).any():
+        return bad
+    return Tensor._wrap(jnp.asarray(_chol_orders(A, bad)), bad._dev)
+
+
+@_linalg("cholesky")
+def linalg_cholesky(A, *, upper=False, out=None):
+    """Cholesky factor L (``A = L L^H``; ``upper=True`` gives ``L^H``).
+
+    >>> import torchlike as torch
+    >>> torch.linalg.cholesky(4 * torch.eye(2)).tolist()
+    [[2.0, 0.0], [0.0, 2.0]]
+    """
+    L, bad = _cholesky(A, upper, "linalg.cholesky")
+    raise_info(_info_tensor(A, bad), _chol_msg("linalg.cholesky"))
+    if out is not None:
+        from .registry import write_out
+        return write_out(out, L)
+    return L
+
+
+linalg_cholesky.__name__ = "cholesky"
+
+
+@register(method=True, namespaces=("torch",), out=True)
+def cholesky(input, upper=False):
+    """Deprecated torch.cholesky (use torch.linalg.cholesky).
+
+    >>> import torchlike as torch
+    >>> torch.cholesky(torch.eye(2)).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
+                  "PyTorch release.", UserWarning, stacklevel=2)
+    L, bad = _cholesky(input, upper, "cholesky")
+    raise_info(_info_tensor(input, bad), _chol_msg("cholesky"))
+    return L
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    """(L, info) version of linalg.cholesky; info is the failing leading-minor order (0 = success).
+
+    >>> import torchlike as torch
+    >>> torch.linalg.cholesky_ex(-torch.eye(2)).info.item()
+    1
+    """
+    L, bad = _cholesky(A, upper, "linalg.cholesky_ex")
+    info = _info_tensor(A, bad)
+    if check_errors:
+        raise_info(info, _chol_msg("linalg.cholesky"))
+    return return_types.linalg_cholesky_ex(L, info)
+
+
+def _chol_solve_impl(b, l, upper):
+    batch = jnp.broadcast_shapes(b.shape[:-2], l.shape[:-2])
+    b = jnp.broadcast_to(b, batch + b.shape[-2:])
+    l = jnp.broadcast_to(l, batch + l.shape[-2:])
+    L = mH(l) if upper else l
+    y = lax.linalg.triangular_solve(L, b, left_side=True, lower=True)
+    return lax.linalg.triangular_solve(L, y, left_side=True, lower=True, transpose_a=True, conjugate_a=True)
+
+
+@register(method=True, namespaces=("torch",), out=True)
+def cholesky_solve(input, input2, upper=False):
+    """Solve ``A X = B`` given B=input and A's Cholesky factor input2.
+
+    >>> import torchlike as torch
+    >>> torch.cholesky_solve(torch.ones(2, 1), torch.eye(2)).tolist()
+    [[1.0], [1.0]]
+    """
+    return dispatch(_chol_solve_impl, (input, input2), (("upper", bool(upper)),), name="CholeskySolveBackward0")
+
+
+def _chol_inv_impl(l, upper):
+    return _chol_solve_impl(_eye_like(l), l, upper)
+
+
+@register(method=True, namespaces=("torch",), out=True)
+def cholesky_inverse(input, upper=False):
+    """Inverse of A from its Cholesky factor.
+
+    >>> import torchlike as torch
+    >>> torch.cholesky_inverse(2 * torch.eye(2)).tolist()
+    [[0.25, 0.0], [0.0, 0.25]]
+    """
+    return dispatch(_chol_inv_impl, (input,), (("upper", bool(upper)),), name="CholeskyInverseBackward0")
+
+
+# --- LU ----------------------------------------------------------------------------------------
+def _lu_factor_impl(a):
+    lu, piv, _ = lax.linalg.lu(a)
+    return lu, (piv + 1).astype(np.int32), _lu_info(lu)
+
+
+def _lu_factor(A, fname, pivot):
+    check_matrix(A, fname)
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_dtype._CAP[A.dtype.name]}'")
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    return dispatch(_lu_factor_impl, (A,), (), name="LinalgLuFactorExBackward0")
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def lu_factor(A, *, pivot=True):
+    """Compact LU factorisation (LU, 1-based int32 pivots), as LAPACK's getrf.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.lu_factor(torch.eye(2)).pivots.tolist()
+    [1, 2]
+    """
+    LU, piv, info = _lu_factor(A, "linalg.lu_factor", pivot)
+    raise_info(info, lambda k, pre="": f"torch.linalg.lu_factor: {pre}U[{k},{k}] is zero and using it on "
+                                       "lu_solve would result in a division by zero. If you still want to perform "
+                                       "the factorization, consider calling linalg.lu(A, pivot) or "
+                                       "linalg.lu_factor_ex(A, pivot)")
+    return return_types.linalg_lu_factor(LU, piv)
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """(LU, pivots, info) version of lu_factor.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.lu_factor_ex(torch.eye(2)).info.item()
+    0
+    """
+    LU, piv, info = _lu_factor(A, "linalg.lu_factor_ex", pivot)
+    return return_types.make("linalg_lu_factor_ex", ("LU", "pivots", "info"))(LU, piv, info)
+
+
+def _pivots_to_perm(piv, m):
+    """LAPACK row swaps (0-based) -> permutation with A[perm] = L U."""
+    return lax.linalg.lu_pivots_to_permutation(piv, m)
+
+
+def _lu_unpack_impl(lu, piv, unpack_data, unpack_pivots):
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    outs = []
+    if unpack_pivots:
+        perm = _pivots_to_perm(piv.astype(np.int32) - 1, m)
+        P = jnp.swapaxes(jax.nn.one_hot(perm, m, dtype=lu.dtype), -1, -2)
+    else:
+        P = jnp.zeros((0,), lu.dtype)
+    if unpack_data:
+        L = jnp.tril(lu[..., :, :k], -1) + jnp.eye(m, k, dtype=lu.dtype)
+        U = jnp.triu(lu[..., :k, :])
+    else:
+        L = U = jnp.zeros((0,), lu.dtype)
+    return P, L, U
+
+
+@register(method=False, namespaces=("torch",))
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    """(P, L, U) from lu_factor's output.
+
+    >>> import torchlike as torch
+    >>> [t.shape for t in torch.lu_unpack(*torch.linalg.lu_factor(torch.eye(2)))]
+    [torch.Size([2, 2]), torch.Size([2, 2]), torch.Size([2, 2])]
+    """
+    r = dispatch(_lu_unpack_impl, (LU_data, LU_pivots), (("unpack_data", bool(unpack_data)),
+                                                         ("unpack_pivots", bool(unpack_pivots))),
+                 name="LuUnpackBackward0")
+    return return_types.lu_unpack(*r)
+
+
+def _lu_impl(a):
+    lu, _, perm = lax.linalg.lu(a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    P = jnp.swapaxes(jax.nn.one_hot(perm, m, dtype=a.dtype), -1, -2)
+    L = jnp.tril(lu[..., :, :k], -1) + jnp.eye(m, k, dtype=a.dtype)
+    U = jnp.triu(lu[..., :k, :])
+    return P, L, U
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def lu(A, *, pivot=True):
+    """LU decomposition with partial pivoting: ``A = P L U``.
+
+    >>> import torchlike as torch
+    >>> [t.shape for t in torch.linalg.lu(torch.ones(3, 2))]
+    [torch.Size([3, 3]), torch.Size([3, 2]), torch.Size([2, 2])]
+    """
+    check_matrix(A, "linalg.lu")
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_dtype._CAP[A.dtype.name]}'")
+    return return_types.linalg_lu(*dispatch(_lu_impl, (A,), (), name="LinalgLuBackward0"))
+
+
+def _lu_solve_impl(lu, piv, b, left, adjoint):
+    n = lu.shape[-1]
+    batch = jnp.broadcast_shapes(lu.shape[:-2], b.shape[:-2])
+    lu = jnp.broadcast_to(lu, batch + lu.shape[-2:])
+    piv = jnp.broadcast_to(piv, batch + piv.shape[-1:])
+    b = jnp.broadcast_to(b, batch + b.shape[-2:])
+    perm = _pivots_to_perm(piv.astype(np.int32) - 1, n)
+    if left:
+        return lu_solve_core(lu, perm, b, 2 if adjoint else 0)
+    # X A = B  <=>  A^T X^T = B^T ;  X A^H = B  <=>  A X^H = B^H
+    if adjoint:
+        return mH(lu_solve_core(lu, perm, mH(b), 0))
+    return mT(lu_solve_core(lu, perm, mT(b), 1))
+
+
+@_linalg("lu_solve")
+def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """Solve ``A X = B`` from lu_factor's (LU, pivots).
+
+    >>> import torchlike as torch
+    >>> LU, piv = torch.linalg.lu_factor(2 * torch.eye(2))
+    >>> torch.linalg.lu_solve(LU, piv, torch.ones(2, 1)).tolist()
+    [[0.5], [0.5]]
+    """
+    r = dispatch(_lu_solve_impl, (LU, pivots, B), (("left", bool(left)), ("adjoint", bool(adjoint))),
+                 name="LinalgLuSolveBackward0")
+    if out is not None:
+        from .registry import write_out
+        return write_out(out, r)
+    return r
+
+
+linalg_lu_solve.__name__ = "lu_solve"
+
+
+@register(method=True, namespaces=("torch",), out=True)
+def lu_solve(input, LU_data, LU_pivots):
+    """Deprecated torch.lu_solve(b, LU_data, LU_pivots).
+
+    >>> import torchlike as torch
+    >>> LU, piv = torch.linalg.lu_factor(2 * torch.eye(2))
+    >>> torch.lu_solve(torch.ones(2, 1), LU, piv).tolist()
+    [[0.5], [0.5]]
+    """
+    return linalg_lu_solve(LU_data, LU_pivots, input)
+
+
+@_linalg("diagonal")
+def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """Batched diagonals (a view), defaulting to the last two dims.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.diagonal(torch.eye(2)).tolist()
+    [1.0, 1.0]
+    """
+    from .views import diagonal
+    return diagonal(A, offset, dim1, dim2)
+
+
+linalg_diagonal.__name__ = "diagonal"
+__all__ += ["check_square", "check_float", "check_matrix", "raise_info", "mH", "mT", "wrap_dim"]

@@ -1,0 +1,311 @@
+"""torchlike.linalg, part 2: spectral and orthogonal decompositions (svd, qr, eigh, eig), matrix_exp.
+
+Eigen/singular vectors are defined up to sign/phase; gradients agree with torch on gauge-invariant
+losses (torch raises for gauge-dependent ones, we don't check).
+
+    >>> import torchlike as torch
+    >>> torch.linalg.svdvals(torch.diag(torch.tensor([3., 1.]))).tolist()
+    [3.0, 1.0]
+"""
+from __future__ import annotations
+
+import warnings
+
+import jax.numpy as jnp
+import jax.scipy.linalg as jsl
+import numpy as np
+from jax import lax
+
+from .. import _dtype, return_types
+from ._util import dispatch, register
+from .linalg import _linalg, check_float, check_matrix, check_square, mH
+
+__all__ = ["svd", "svdvals", "qr", "eigh", "eigvalsh", "eig", "eigvals", "householder_product", "matrix_exp"]
+
+
+def _check_decomp(A, fname, kernel=None):
+    check_matrix(A, fname)
+    if kernel and not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype._CAP[A.dtype.name]}'")
+    check_float(A, fname)
+
+
+# --- SVD ---------------------------------------------------------------------------------------
+def _svd_impl(a, full):
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    if k == 0:
+        real = jnp.real(a).dtype
+        return (jnp.broadcast_to(jnp.eye(m, m if full else k, dtype=a.dtype), a.shape[:-2] + (m, m if full else k)),
+                jnp.zeros(a.shape[:-2] + (0,), real),
+                jnp.broadcast_to(jnp.eye(n if full else k, n, dtype=a.dtype), a.shape[:-2] + (n if full else k, n)))
+    u, s, vh = jnp.linalg.svd(a, full_matrices=False)
+    if full and m != n:
+        # JAX differentiates only the reduced SVD: complete the bases without a gradient
+        uf, _, vhf = jnp.linalg.svd(lax.stop_gradient(a), full_matrices=True)
+        u = jnp.concatenate([u, uf[..., :, k:]], axis=-1)
+        vh = jnp.concatenate([vh, vhf[..., k:, :]], axis=-2)
+    return u, s, vh
+
+
+@_linalg("svd")
+def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
+    """Singular value decomposition ``A = U diag(S) Vh`` (torch.return_types.linalg_svd).
+
+    >>> import torchlike as torch
+    >>> [t.shape for t in torch.linalg.svd(torch.ones(2, 3), full_matrices=False)]
+    [torch.Size([2, 2]), torch.Size([2]), torch.Size([2, 3])]
+    """
+    _check_decomp(A, "linalg.svd")
+    r = return_types.linalg_svd(*dispatch(_svd_impl, (A,), (("full", bool(full_matrices)),),
+                                          name="LinalgSvdBackward0"))
+    if out is not None:
+        from .registry import write_out
+        return write_out(out, r)
+    return r
+
+
+linalg_svd.__name__ = "svd"
+
+
+def _svd_old_impl(a, some, compute_uv):
+    u, s, vh = _svd_impl(a, not some)
+    if not compute_uv:
+        m, n = a.shape[-2:]
+        return (jnp.zeros(a.shape[:-2] + (m, m), a.dtype), s, jnp.zeros(a.shape[:-2] + (n, n), a.dtype))
+    return u, s, mH(vh)
+
+
+@register(method=True, namespaces=("torch",), out=True)
+def svd(input, some=True, compute_uv=True):
+    """Deprecated torch.svd: returns (U, S, V) with V = Vh^H; ``some=True`` is the reduced SVD.
+
+    >>> import torchlike as torch
+    >>> torch.svd(torch.ones(2, 3)).V.shape
+    torch.Size([3, 2])
+    """
+    _check_decomp(input, "linalg.svd")
+    return return_types.svd(*dispatch(_svd_old_impl, (input,), (("some", bool(some)),
+                                                                ("compute_uv", bool(compute_uv))),
+                                      name="LinalgSvdBackward0"))
+
+
+def _svdvals_impl(a):
+    if min(a.shape[-2:]) == 0:
+        return jnp.zeros(a.shape[:-2] + (0,), jnp.real(a).dtype)
+    return jnp.linalg.svd(a, compute_uv=False)
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def svdvals(A, *, driver=None):
+    """Singular values, descending (real dtype).
+
+    >>> import torchlike as torch
+    >>> torch.linalg.svdvals(2 * torch.eye(2)).tolist()
+    [2.0, 2.0]
+    """
+    _check_decomp(A, "linalg.svd")
+    return dispatch(_svdvals_impl, (A,), (), name="LinalgSvdBackward0")
+
+
+# --- QR ----------------------------------------------------------------------------------------
+def _qr_impl(a, mode):
+    if mode == "r":
+        return jnp.zeros((0,), a.dtype), jnp.linalg.qr(a, mode="r")
+    return tuple(jnp.linalg.qr(a, mode=mode))
+
+
+def _qr(A, mode, fname):
+    check_matrix(A, fname)
+    check_float(A, fname)
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
+                           "or 'complete'")
+    return dispatch(_qr_impl, (A,), (("mode", mode),), name="LinalgQrBackward0")
+
+
+@_linalg("qr")
+def linalg_qr(A, mode="reduced", *, out=None):
+    """QR decomposition (modes 'reduced', 'complete', 'r').
+
+    >>> import torchlike as torch
+    >>> [t.shape for t in torch.linalg.qr(torch.ones(4, 3))]
+    [torch.Size([4, 3]), torch.Size([3, 3])]
+    """
+    r = return_types.linalg_qr(*_qr(A, mode, "linalg.qr"))
+    if out is not None:
+        from .registry import write_out
+        return write_out(out, r)
+    return r
+
+
+linalg_qr.__name__ = "qr"
+
+
+@register(method=True, namespaces=("torch",), out=True)
+def qr(input, some=True):
+    """Deprecated torch.qr(input, some=True).
+
+    >>> import torchlike as torch
+    >>> torch.qr(torch.ones(4, 3)).Q.shape
+    torch.Size([4, 3])
+    """
+    warnings.warn("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
+                  "release.", UserWarning, stacklevel=2)
+    return return_types.qr(*_qr(input, "reduced" if some else "complete", "linalg.qr"))
+
+
+# --- Hermitian eigendecomposition --------------------------------------------------------------
+def _herm_input(a, lower):
+    """The Hermitian matrix torch sees (one triangle) with the derivative of the symmetrised input."""
+    t = jnp.tril(a, -1) if lower else jnp.triu(a, 1)
+    d = jnp.real(jnp.diagonal(a, axis1=-2, axis2=-1)).astype(a.dtype)
+    full = t + mH(t) + jnp.eye(a.shape[-1], dtype=a.dtype) * d[..., None, :]
+    sym = (a + mH(a)) / 2
+    return sym + lax.stop_gradient(full - sym)
+
+
+def _eigh_impl(a, lower, vectors):
+    if a.shape[-1] == 0:
+        w = jnp.zeros(a.shape[:-1], jnp.real(a).dtype)
+        return (w, a) if vectors else w
+    v, w = lax.linalg.eigh(_herm_input(a, lower), lower=lower, symmetrize_input=False)
+    return (w, v) if vectors else w
+
+
+def _check_uplo(UPLO):
+    if not isinstance(UPLO, str) or UPLO.upper() not in ("L", "U") or len(UPLO) != 1:
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return UPLO.upper() == "L"
+
+
+def _check_eigh(A, fname):
+    check_square(A, fname)
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{_dtype._CAP[A.dtype.name]}'")
+    check_float(A, fname)
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def eigh(A, UPLO="L"):
+    """Eigenvalues (ascending, real) and eigenvectors of a Hermitian matrix (reads one triangle).
+
+    >>> import torchlike as torch
+    >>> torch.linalg.eigh(torch.diag(torch.tensor([2., 1.]))).eigenvalues.tolist()
+    [1.0, 2.0]
+    """
+    lower = _check_uplo(UPLO)
+    _check_eigh(A, "linalg.eigh")
+    return return_types.linalg_eigh(*dispatch(_eigh_impl, (A,), (("lower", lower), ("vectors", True)),
+                                              name="LinalgEighBackward0"))
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def eigvalsh(A, UPLO="L"):
+    """Eigenvalues of a Hermitian matrix, ascending.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.eigvalsh(torch.eye(2)).tolist()
+    [1.0, 1.0]
+    """
+    lower = _check_uplo(UPLO)
+    _check_eigh(A, "linalg.eigh")
+    return dispatch(_eigh_impl, (A,), (("lower", lower), ("vectors", False)), name="LinalgEighBackward0")
+
+
+# --- general eigendecomposition (complex results) ----------------------------------------------
+def _eig_impl(a, cdt, vectors):
+    a = a.astype(cdt) if jnp.iscomplexobj(a) else a
+    if a.shape[-1] == 0:
+        w = jnp.zeros(a.shape[:-1], cdt)
+        return (w, a.astype(cdt)) if vectors else w
+    if vectors:
+        w, v = jnp.linalg.eig(a)
+        return w.astype(cdt), v.astype(cdt)
+    return jnp.linalg.eigvals(a).astype(cdt)
+
+
+def _check_eig(A, fname):
+    check_square(A, fname)
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"Unknown Complex ScalarType for {_dtype._CAP[A.dtype.name]}")
+    check_float(A, fname)
+    return A.dtype.to_complex()
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def eig(A):
+    """Eigenvalues and (unit-norm) eigenvectors of a general square matrix, as complex tensors.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.eig(torch.eye(2)).eigenvalues.dtype
+    torch.complex64
+    """
+    cdt = _check_eig(A, "linalg.eig")
+    return return_types.linalg_eig(*dispatch(_eig_impl, (A,), (("cdt", cdt.np), ("vectors", True)),
+                                             name="LinalgEigBackward0"))
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def eigvals(A):
+    """Eigenvalues of a general square matrix (complex).
+
+    >>> import torchlike as torch
+    >>> torch.linalg.eigvals(2 * torch.eye(2)).tolist()
+    [(2+0j), (2+0j)]
+    """
+    cdt = _check_eig(A, "linalg.eigvals")
+    return dispatch(_eig_impl, (A,), (("cdt", cdt.np), ("vectors", False)), name="LinalgEigBackward0")
+
+
+# --- Householder product, matrix exponential ---------------------------------------------------
+def _hh_impl(a, tau):
+    return lax.linalg.householder_product(a, tau)
+
+
+@register(method=False, namespaces=("linalg",), out=True, aliases=("orgqr",))
+def householder_product(A, tau):
+    """First n columns of the product of Householder reflectors (LAPACK orgqr).
+
+    >>> import torchlike as torch
+    >>> torch.linalg.householder_product(torch.zeros(3, 2), torch.zeros(2)).tolist()
+    [[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]
+    """
+    fn = "torch.linalg.householder_product"
+    if A.ndim < 2:
+        raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
+    if tau.ndim < 1:
+        raise RuntimeError(f"{fn}: tau must have at least 1 dimension.")
+    if A.shape[-2] < A.shape[-1]:
+        raise RuntimeError(f"{fn}: input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if tau.shape[-1] > A.shape[-1]:
+        raise RuntimeError(f"{fn}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    if A.dtype is not tau.dtype:
+        raise RuntimeError(f"{fn}: tau dtype {tau.dtype} does not match input dtype {A.dtype}")
+    return dispatch(_hh_impl, (A, tau), (), name="LinalgHouseholderProductBackward0")
+
+
+def _expm_impl(a):
+    if a.shape[-1] == 0:
+        return a
+    if a.ndim == 2:
+        return jsl.expm(a)
+    flat = a.reshape((-1,) + a.shape[-2:])
+    import jax
+    return jax.vmap(jsl.expm)(flat).reshape(a.shape)
+
+
+@register(method=True, namespaces=("torch", "linalg"))
+def matrix_exp(A):
+    """Matrix exponential (batched).
+
+    >>> import torchlike as torch
+    >>> torch.linalg.matrix_exp(torch.zeros(2, 2)).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    check_square(A, "linalg.matrix_exp")
+    check_float(A, "linalg.matrix_exp")
+    return dispatch(_expm_impl, (A,), (), name="LinalgMatrixExpBackward0")
+
+
+__all__ += ["linalg_svd", "linalg_qr", "np"]

@@ -1,0 +1,489 @@
+"""torchlike.linalg, part 3: norms, pinv, matrix_rank, lstsq, matrix_power, cond, tensorinv/solve, vander.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.vector_norm(torch.tensor([3., 4.])).item()
+    5.0
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from .. import _dtype, return_types
+from ._util import Tensor, cast, dims_arg, dispatch, register, wrap_dim
+from .linalg import _inv_msg, _linalg, _lu_info, check_float, check_matrix, check_square, lu_solve_core, mH, \
+    raise_info
+
+__all__ = ["vector_norm", "matrix_norm", "linalg_norm", "pinv", "pinverse", "matrix_rank", "lstsq",
+           "matrix_power", "cond", "tensorinv", "tensorsolve", "vander"]
+
+HI = lax.Precision.HIGHEST
+
+
+def _real_dt(d):
+    return d.to_real()
+
+
+# --- vector norms ------------------------------------------------------------------------------
+def _vnorm(x, ord, dims, keepdim, kind):
+    """p-norm of ``x`` over ``dims`` with torch's gradients (0 at the origin)."""
+    if jnp.iscomplexobj(x):
+        sq = jnp.real(x) ** 2 + jnp.imag(x) ** 2
+    else:
+        sq = x * x
+    if kind == "two":
+        s = jnp.sum(sq, axis=dims, keepdims=keepdim)
+        nz = s > 0
+        return jnp.where(nz, jnp.sqrt(jnp.where(nz, s, 1)), 0)
+    a = jnp.abs(x)
+    if kind == "inf":
+        return jnp.max(a, axis=dims, keepdims=keepdim)
+    if kind == "-inf":
+        return jnp.min(a, axis=dims, keepdims=keepdim)
+    if kind == "zero":
+        return jnp.sum((a != 0).astype(a.dtype), axis=dims, keepdims=keepdim)
+    if kind == "one":
+        return jnp.sum(a, axis=dims, keepdims=keepdim)
+    nz_el = a > 0
+    ap = jnp.where(nz_el, jnp.where(nz_el, a, 1) ** ord, 0)
+    s = jnp.sum(ap, axis=dims, keepdims=keepdim)
+    nz = s > 0
+    return jnp.where(nz, jnp.where(nz, s, 1) ** (1 / ord), 0 if ord > 0 else jnp.inf)
+
+
+def _vnorm_impl(x, ord, dims, keepdim, dt, kind):
+    return _vnorm(cast(x, dt), ord, dims, keepdim, kind)
+
+
+def _kind(ord):
+    if ord == math.inf:
+        return "inf"
+    if ord == -math.inf:
+        return "-inf"
+    return {0: "zero", 1: "one", 2: "two"}.get(ord, "p")
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """Vector p-norm over ``dim`` (all elements by default); result has a real dtype.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.vector_norm(torch.tensor([[3., 4.]]), ord=1, dim=1).tolist()
+    [7.0]
+    """
+    if isinstance(ord, str) or not isinstance(ord, numbers.Number):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
+    d = _dtype.to_dtype(dtype) if dtype is not None else x.dtype
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_dtype._CAP[x.dtype.name]}")
+    dims = dims_arg(dim, x.ndim)
+    if dims == ():
+        dims = None
+    if ord in (math.inf, -math.inf) or ord < 0:
+        red = x.shape if dims is None else [x.shape[i] for i in dims]
+        if x.numel() == 0 and (dims is None or 0 in red):
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
+                               "operation does not have an identity")
+    kind = _kind(ord)
+    return dispatch(_vnorm_impl, (x, float(ord)), (("dims", dims), ("keepdim", bool(keepdim)), ("dt", d.np),
+                                                   ("kind", kind)), name="LinalgVectorNormBackward0")
+
+
+# --- matrix norms ------------------------------------------------------------------------------
+def _mnorm_impl(a, dims, keepdim, dt, ord):
+    a = cast(a, dt)
+    a = jnp.moveaxis(a, dims, (-2, -1))
+    if ord == "fro":
+        r = _vnorm(a, 2.0, (-2, -1), False, "two")
+    elif ord in ("nuc", 2.0, -2.0):
+        s = jnp.linalg.svd(a, compute_uv=False)
+        r = jnp.sum(s, -1) if ord == "nuc" else jnp.max(s, -1) if ord == 2.0 else jnp.min(s, -1)
+    else:
+        ab = jnp.abs(a)
+        sums = jnp.sum(ab, axis=-2) if abs(ord) == 1 else jnp.sum(ab, axis=-1)
+        r = jnp.max(sums, -1) if ord > 0 else jnp.min(sums, -1)
+    if keepdim:
+        for d in sorted(dims):
+            r = jnp.expand_dims(r, d)
+    return r
+
+
+def _matrix_norm(A, ord, dim, keepdim, dtype, fname="linalg.matrix_norm"):
+    if A.ndim < 2:
+        raise RuntimeError(f"{fname}: The input tensor A must have at least 2 dimensions.")
+    if isinstance(dim, (int, np.integer)) or len(dim) != 2:
+        raise RuntimeError(f"{fname}: dim must be a 2-tuple. Got {dim if isinstance(dim, int) else ' '.join(map(str, dim))}")
+    dims = (wrap_dim(dim[0], A.ndim), wrap_dim(dim[1], A.ndim))
+    if dims[0] == dims[1]:
+        raise RuntimeError(f"{fname}: dims must be different. Got ({dims[0]}, {dims[1]})")
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"{fname}: Order {ord} not supported.")
+    elif ord not in (1, -1, 2, -2, math.inf, -math.inf):
+        raise RuntimeError(f"{fname}: Order {ord:g} not supported." if isinstance(ord, float) else
+                           f"{fname}: Order {ord} not supported.")
+    else:
+        ord = float(ord)
+    d = _dtype.to_dtype(dtype) if dtype is not None else A.dtype
+    check_float(A, fname)
+    return dispatch(_mnorm_impl, (A,), (("dims", dims), ("keepdim", bool(keepdim)), ("dt", d.np), ("ord", ord)),
+                    name="LinalgMatrixNormBackward0")
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """Matrix norm: 'fro', 'nuc', 1, -1, 2, -2, inf, -inf over the two dims ``dim``.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.matrix_norm(torch.eye(2), ord='nuc').item()
+    2.0
+    """
+    return _matrix_norm(A, ord, dim, keepdim, dtype)
+
+
+@_linalg("norm")
+def linalg_norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
+    """torch.linalg.norm: vector or matrix norm depending on ``ord`` / ``dim``.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.norm(torch.tensor([[3., 4.]])).item()
+    5.0
+    """
+    if dim is not None:
+        dim = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    if isinstance(ord, str) or (dim is not None and len(dim) != 1) or (dim is None and ord is not None
+                                                                         and A.ndim == 2):
+        r = _matrix_norm(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim, keepdim, dtype)
+    elif dim is None and ord is not None and A.ndim != 1:
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                           f"{A.ndim}D.")
+    else:
+        r = vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+    return r if out is None else _write(out, r)
+
+
+linalg_norm.__name__ = "norm"
+
+
+def _write(out, r):
+    from .registry import write_out
+    return write_out(out, r)
+
+
+# --- pseudo-inverse and rank -------------------------------------------------------------------
+def _tols(s_max, atol, rtol, mn, dt, atol_given, rtol_given):
+    eps = jnp.finfo(dt).eps
+    default = eps * mn
+    atol_v = jnp.asarray(atol, dt) if atol_given else jnp.zeros((), dt)
+    if rtol_given:
+        rtol_v = jnp.asarray(rtol, dt)
+    elif atol_given:
+        rtol_v = jnp.where(atol_v > 0, 0, default).astype(dt)
+    else:
+        rtol_v = jnp.asarray(default, dt)
+    return jnp.maximum(atol_v, rtol_v * s_max)
+
+
+def _pinv_value(a, atol, rtol, hermitian, atol_given, rtol_given):
+    m, n = a.shape[-2:]
+    rd = jnp.real(a).dtype
+    if hermitian:
+        w, v = jnp.linalg.eigh(a)
+        aw = jnp.abs(w)
+        tol = _tols(jnp.max(aw, -1), atol, rtol, max(m, n), rd, atol_given, rtol_given)
+        winv = jnp.where(aw > tol[..., None], 1 / jnp.where(aw > tol[..., None], w, 1), 0).astype(a.dtype)
+        return jnp.matmul(v * winv[..., None, :], mH(v), precision=HI)
+    u, s, vh = jnp.linalg.svd(a, full_matrices=False)
+    tol = _tols(jnp.max(s, -1, initial=0), atol, rtol, max(m, n), rd, atol_given, rtol_given)
+    keep = s > tol[..., None]
+    sinv = jnp.where(keep, 1 / jnp.where(keep, s, 1), 0).astype(a.dtype)
+    return jnp.matmul(mH(vh) * sinv[..., None, :], mH(u), precision=HI)
+
+
+_pinv_core = jax.custom_jvp(_pinv_value, nondiff_argnums=(3, 4, 5))
+
+
+@_pinv_core.defjvp
+def _pinv_jvp(hermitian, atol_given, rtol_given, primals, tangents):
+    # Golub & Pereyra's derivative of the pseudo-inverse (constant rank), as jnp.linalg.pinv
+    a, atol, rtol = primals
+    a_dot = tangents[0]
+    p = _pinv_core(a, atol, rtol, hermitian, atol_given, rtol_given)
+    mm = lambda x, y: jnp.matmul(x, y, precision=HI)  # noqa: E731
+    s = mm(mm(p, mH(p)), mH(a_dot))
+    t = mm(mm(mH(a_dot), mH(p)), p)
+    p_dot = -mm(mm(p, a_dot), p) + s - mm(mm(s, a), p) + t - mm(mm(p, a), t)
+    return p, p_dot
+
+
+def _pinv_impl(a, atol, rtol, hermitian, atol_given, rtol_given):
+    m, n = a.shape[-2:]
+    if m == 0 or n == 0:
+        return jnp.zeros(a.shape[:-2] + (n, m), a.dtype)
+    rd = jnp.real(a).dtype
+    atol = jnp.asarray(atol, rd)
+    rtol = jnp.asarray(rtol, rd)
+    return _pinv_core(a, atol, rtol, hermitian, atol_given, rtol_given)
+
+
+def _tol_arg(v):
+    return 0.0 if v is None else (v if isinstance(v, Tensor) else float(v))
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
+    """Moore-Penrose pseudo-inverse; singular values <= max(atol, rtol * s_max) are dropped.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.pinv(2 * torch.eye(2)).tolist()
+    [[0.5, 0.0], [0.0, 0.5]]
+    """
+    if rcond is not None:
+        rtol = rcond
+    if not (A.dtype.is_floating_point or A.dtype.is_complex) or A.ndim < 2:
+        raise RuntimeError(f"linalg.pinv({_dtype._CAP[A.dtype.name]}{list(A.shape)}): expected a tensor with 2 or "
+                           "more dimensions of float, double, cfloat or cdouble types")
+    if hermitian:
+        check_square(A, "linalg.eigh")
+    return dispatch(_pinv_impl, (A, _tol_arg(atol), _tol_arg(rtol)),
+                    (("hermitian", bool(hermitian)), ("atol_given", atol is not None),
+                     ("rtol_given", rtol is not None)), name="LinalgPinvBackward0")
+
+
+@register(method=True, namespaces=("torch",))
+def pinverse(input, rcond=1e-15):
+    """torch.pinverse: pinv with relative cutoff ``rcond``.
+
+    >>> import torchlike as torch
+    >>> torch.pinverse(torch.eye(2)).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    return pinv(input, rtol=rcond)
+
+
+def _rank_impl(a, atol, rtol, hermitian, atol_given, rtol_given):
+    m, n = a.shape[-2:]
+    rd = jnp.real(a).dtype
+    if m == 0 or n == 0:
+        return jnp.zeros(a.shape[:-2], np.int64)
+    s = jnp.abs(jnp.linalg.eigvalsh(a)) if hermitian else jnp.linalg.svd(a, compute_uv=False)
+    tol = _tols(jnp.max(s, -1), jnp.asarray(atol, rd), jnp.asarray(rtol, rd), max(m, n), rd, atol_given,
+                rtol_given)
+    return jnp.sum(s > tol[..., None], -1).astype(np.int64)
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
+    """Numerical rank: the number of singular values above max(atol, rtol * s_max).
+
+    >>> import torchlike as torch
+    >>> torch.linalg.matrix_rank(torch.ones(3, 3)).item()
+    1
+    """
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    check_matrix(A, "linalg.matrix_rank")
+    return dispatch(_rank_impl, (A, _tol_arg(atol), _tol_arg(rtol)),
+                    (("hermitian", bool(hermitian)), ("atol_given", atol is not None),
+                     ("rtol_given", rtol is not None)), name="LinalgMatrixRankBackward0", diff=False)
+
+
+# --- least squares -----------------------------------------------------------------------------
+def _lstsq_impl(a, b, rcond, vector, driver, rcond_given):
+    if vector:
+        b = b[..., None]
+    batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = jnp.broadcast_to(a, batch + a.shape[-2:])
+    b = jnp.broadcast_to(b, batch + b.shape[-2:])
+    m, n = a.shape[-2:]
+    rd = jnp.real(a).dtype
+    rc = jnp.asarray(rcond, rd)
+    x = jnp.matmul(_pinv_core(a, jnp.zeros((), rd), rc, False, False, rcond_given), b, precision=HI)
+    s = jnp.linalg.svd(a, compute_uv=False) if min(m, n) else jnp.zeros(batch + (0,), rd)
+    tol = _tols(jnp.max(s, -1, initial=0), jnp.zeros((), rd), rc, max(m, n), rd, False, rcond_given)
+    rank = jnp.sum(s > tol[..., None], -1).astype(np.int64)
+    res = jnp.sum(jnp.abs(jnp.matmul(a, x, precision=HI) - b) ** 2, axis=-2)
+    if vector:
+        x = x[..., 0]
+        res = res[..., 0]
+    return x, res, rank, s
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def lstsq(A, B, rcond=None, *, driver=None):
+    """Least-squares solution of ``A X = B`` (torch.return_types.linalg_lstsq).
+
+    Which of residuals / rank / singular_values are filled depends on ``driver`` as in torch
+    (default 'gelsy': rank only).
+
+    >>> import torchlike as torch
+    >>> torch.linalg.lstsq(torch.eye(2), torch.ones(2, 1)).solution.tolist()
+    [[1.0], [1.0]]
+    """
+    driver = driver or "gelsy"
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    check_matrix(A, "torch.linalg.lstsq")
+    if A.dtype is not B.dtype:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
+                           f"input's dtype {A.dtype} and other's dtype {B.dtype}")
+    vector = B.ndim == A.ndim - 1
+    if (B.shape[-1] if vector else B.shape[-2]) != A.shape[-2]:
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2)" if not vector else
+                           f"torch.linalg.lstsq: input.size(-2) should match other.size(-1)")
+    x, res, rank, s = dispatch(_lstsq_impl, (A, B, 0.0 if rcond is None else float(rcond)),
+                               (("vector", vector), ("driver", driver), ("rcond_given", rcond is not None)),
+                               name="LinalgLstsqBackward0")
+    m, n = A.shape[-2:]
+    empty = lambda dt: Tensor._wrap(jnp.zeros((0,), dt), x._dev)  # noqa: E731
+    full_rank = not isinstance(rank._value, jax.core.Tracer) and bool(np.all(np.asarray(rank._value) == n))
+    if driver == "gelsy" or not (m > n and full_rank):
+        res = empty(res.dtype.np)
+    if driver == "gels":
+        rank = empty(np.int64)
+    if driver not in ("gelsd", "gelss"):
+        s = empty(s.dtype.np)
+    return return_types.linalg_lstsq(x, res, rank, s)
+
+
+# --- matrix_power, cond ------------------------------------------------------------------------
+def _mpow_impl(a, n):
+    if n < 0:
+        lu, _, perm = lax.linalg.lu(a)
+        a = lu_solve_core(lu, perm, jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape))
+        info = _lu_info(lu)
+        n = -n
+    else:
+        info = jnp.zeros(a.shape[:-2], np.int32)
+    mm = lambda x, y: jnp.matmul(x, y, precision=HI)  # noqa: E731
+    result = None
+    base = a
+    while n:
+        if n & 1:
+            result = base if result is None else mm(result, base)
+        n >>= 1
+        if n:
+            base = mm(base, base)
+    if result is None:
+        result = jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    return result, info
+
+
+@register(method=True, namespaces=("torch", "linalg"), out=True)
+def matrix_power(A, n):
+    """``A`` to the integer power ``n`` (negative powers invert first).
+
+    >>> import torchlike as torch
+    >>> torch.linalg.matrix_power(2 * torch.eye(2), -1).tolist()
+    [[0.5, 0.0], [0.0, 0.5]]
+    """
+    check_square(A, "linalg.matrix_power")
+    n = int(n)
+    if n < 0:
+        check_float(A, "linalg.inv")
+    elif A.dtype is _dtype.bool:
+        raise RuntimeError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+    r, info = dispatch(_mpow_impl, (A,), (("n", n),), name="LinalgMatrixPowerBackward0")
+    if n < 0:
+        raise_info(info, _inv_msg)
+    return r
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def cond(A, p=None):
+    """Condition number in the ``p`` norm (2-norm by default: s_max / s_min).
+
+    >>> import torchlike as torch
+    >>> torch.linalg.cond(torch.diag(torch.tensor([4., 2.]))).item()
+    2.0
+    """
+    check_matrix(A, "linalg.cond")
+    check_float(A, "linalg.cond")
+    if p is None or p in (2, -2):
+        s = dispatch(_svdvals_for_cond, (A,), (), name="LinalgCondBackward0")
+        smax, smin = s.select(-1, 0), s.select(-1, -1)
+        return smax / smin if p in (None, 2) else smin / smax
+    check_square(A, "linalg.cond")
+    from .linalg import inv
+    return matrix_norm(A, p) * matrix_norm(inv(A), p)
+
+
+def _svdvals_for_cond(a):
+    return jnp.linalg.svd(a, compute_uv=False)
+
+
+# --- tensorinv / tensorsolve / vander ----------------------------------------------------------
+@register(method=False, namespaces=("linalg",), out=True)
+def tensorinv(A, ind=2):
+    """Inverse with respect to tensordot over the first ``ind`` dims.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.tensorinv(torch.eye(4).reshape(4, 2, 2), ind=1).shape
+    torch.Size([2, 2, 4])
+    """
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    out_shape = tuple(A.shape[ind:]) + tuple(A.shape[:ind])
+    rows, cols = math.prod(A.shape[:ind]), math.prod(A.shape[ind:])
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
+    from .linalg import inv
+    return inv(A.reshape(rows, cols)).reshape(out_shape)
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def tensorsolve(A, B, dims=None):
+    """Solve ``tensordot(A, X, X.ndim) = B`` for X.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.tensorsolve(torch.eye(6).reshape(2, 3, 6), torch.ones(2, 3)).shape
+    torch.Size([6])
+    """
+    if dims is not None:
+        nd = A.ndim
+        dd = [wrap_dim(d, nd) for d in dims]
+        rest = [i for i in range(nd) if i not in dd]
+        A = A.permute(*(rest + dd))
+    out_shape = tuple(A.shape[B.ndim:])
+    rows, cols = math.prod(A.shape[:B.ndim]), math.prod(out_shape)
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                           f"prod(self.shape[:other.ndim]), but got {cols} != {rows}")
+    from .linalg import solve
+    return solve(A.reshape(rows, cols), B.reshape(rows)).reshape(out_shape)
+
+
+def _vander_impl(x, N):
+    p = jnp.concatenate([jnp.ones(x.shape + (1,), x.dtype),
+                         jnp.cumprod(jnp.broadcast_to(x[..., None], x.shape + (max(N - 1, 0),)), axis=-1)], -1)
+    return p[..., :N]
+
+
+@register(method=False, namespaces=("linalg",))
+def vander(x, *, N=None):
+    """Vandermonde matrix with increasing powers ``x**0 ... x**(N-1)``.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.vander(torch.tensor([2, 3])).tolist()
+    [[1, 2], [1, 3]]
+    """
+    if x.ndim < 1:
+        raise RuntimeError("linalg.vander: x must have at least one dimension.")
+    N = x.shape[-1] if N is None else int(N)
+    if N <= 1:
+        if N < 0:
+            raise RuntimeError("N must be greater than 1.")
+    dt = _dtype.int64 if x.dtype._kind <= 1 else x.dtype
+    return dispatch(_vander_impl, (x.to(dt) if dt is not x.dtype else x,), (("N", N),),
+                    name="LinalgVanderBackward0")
