@@ -1,0 +1,242 @@
+"""Attention: scaled_dot_product_attention and multi_head_attention_forward, each one jitted function.
+
+Dropout masks are drawn from torchlike's generator before the call and passed in as arrays, so the
+jitted function stays pure and is differentiated by ``jax.vjp``.
+"""
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..._dispatch import dispatch
+from ...tensor import Tensor
+
+__all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
+
+_HI = lax.Precision.HIGHEST
+
+
+def _mm(a, b):
+    return jnp.matmul(a, b, precision=_HI)
+
+
+def _safe_softmax(s):
+    # torch's math SDPA returns 0 (not NaN) for rows whose every score is -inf
+    m = jnp.max(s, axis=-1, keepdims=True)
+    full = jnp.isneginf(m)
+    e = jnp.exp(s - jnp.where(full, 0, m))
+    d = jnp.sum(e, axis=-1, keepdims=True)
+    return jnp.where(full, 0, e / jnp.where(full, 1, d))
+
+
+def _bias_from_mask(mask, dt):
+    if mask is None:
+        return None
+    if mask.dtype == jnp.bool_:
+        return jnp.where(mask, jnp.array(0, dt), jnp.array(-jnp.inf, dt))
+    return mask.astype(dt)
+
+
+def _sdpa_core(q, k, v, mask, keep, scale, is_causal, gqa, safe=True):
+    acc = jnp.promote_types(q.dtype, jnp.float32)
+    L, S = q.shape[-2], k.shape[-2]
+    if gqa and k.shape[-3] != q.shape[-3]:
+        r = q.shape[-3] // k.shape[-3]
+        k, v = jnp.repeat(k, r, axis=-3), jnp.repeat(v, r, axis=-3)
+    s = _mm(q.astype(acc), jnp.swapaxes(k.astype(acc), -1, -2)) * scale
+    if is_causal:
+        s = jnp.where(jnp.asarray(np.tril(np.ones((L, S), bool))), s, -jnp.inf)
+    b = _bias_from_mask(mask, acc)
+    if b is not None:
+        s = s + b
+    w = _safe_softmax(s) if safe else jax.nn.softmax(s, axis=-1)
+    if keep is not None:
+        w = w * keep
+    return _mm(w, v.astype(acc)).astype(q.dtype), w
+
+
+def _sdpa_impl(q, k, v, mask, keep, scale, is_causal, gqa):
+    return _sdpa_core(q, k, v, mask, keep, scale, is_causal, gqa)[0]
+
+
+def _keep_mask(shape, p, dt):
+    """Inverted-dropout multipliers (0 or 1/(1-p)) drawn from the default generator."""
+    from ..._random import draw
+    if p >= 1:
+        return jnp.zeros(shape, dt)
+    return draw("bernoulli", shape, dt, None, (1.0 - p,)) / jnp.asarray(1.0 - p, dt)
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """``softmax(q k^T * scale + mask) v`` over the last two dims (torch's math reference).
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> q = torchlike.ones(1, 2, 3, 4)
+    >>> F.scaled_dot_product_attention(q, q, q, is_causal=True).shape
+    torch.Size([1, 2, 3, 4])
+    """
+    for n, t in (("query", query), ("key", key), ("value", value)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"scaled_dot_product_attention(): argument '{n}' must be Tensor, not "
+                            f"{type(t).__name__}")
+    if not (query.dtype is key.dtype is value.dtype):
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
+                           f"{query.dtype} key.dtype: {key.dtype} and value.dtype: {value.dtype} instead.")
+    if query.shape[-1] != key.shape[-1]:
+        raise RuntimeError(f"Expected query and key to have the same embedding dimension, got "
+                           f"{query.shape[-1]} and {key.shape[-1]}")
+    if not enable_gqa and query.ndim >= 3 and key.ndim >= 3 and query.shape[-3] != key.shape[-3] and \
+            key.shape[-3] != 1:
+        raise RuntimeError(f"The size of tensor a ({query.shape[-3]}) must match the size of tensor b "
+                           f"({key.shape[-3]}) at non-singleton dimension {query.ndim - 3}")
+    sc = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
+    keep = None
+    if dropout_p > 0:
+        shp = tuple(query.shape[:-1]) + (key.shape[-2],)
+        keep = _keep_mask(shp, float(dropout_p), np.dtype(np.promote_types(query.dtype.np, np.float32)))
+    return dispatch(_sdpa_impl, (query, key, value, attn_mask, keep, sc),
+                    (("is_causal", bool(is_causal)), ("gqa", bool(enable_gqa))),
+                    name="ScaledDotProductAttentionBackward0")
+
+
+def _linear(x, w, b):
+    y = jnp.matmul(x, w.T, precision=_HI)
+    return y if b is None else y + b
+
+
+def _mha_impl(query, key, value, in_w, in_b, bias_k, bias_v, out_w, out_b, kpm, attn_mask, q_w, k_w, v_w,
+              static_k, static_v, keep, *, H, add_zero_attn, need_weights, average, is_causal, separate, batched):
+    dt = query.dtype
+    if not batched:
+        query, key, value = query[:, None], key[:, None], value[:, None]
+        if kpm is not None:
+            kpm = kpm[None]
+    L, N, E = query.shape
+    hd = E // H
+    # masks become float biases; for MHA a True entry means "masked out" (the opposite of SDPA's bool mask)
+    kpm = None if kpm is None else _bias_from_mask(~kpm if kpm.dtype == jnp.bool_ else kpm, dt)
+    attn_mask = None if attn_mask is None else _bias_from_mask(
+        ~attn_mask if attn_mask.dtype == jnp.bool_ else attn_mask, dt)
+    if separate:
+        bq = bk = bv = None
+        if in_b is not None:
+            bq, bk, bv = in_b[:E], in_b[E:2 * E], in_b[2 * E:]
+        q, k, v = _linear(query, q_w, bq), _linear(key, k_w, bk), _linear(value, v_w, bv)
+    else:
+        ws = (in_w[:E], in_w[E:2 * E], in_w[2 * E:])
+        bs = (None, None, None) if in_b is None else (in_b[:E], in_b[E:2 * E], in_b[2 * E:])
+        q, k, v = _linear(query, ws[0], bs[0]), _linear(key, ws[1], bs[1]), _linear(value, ws[2], bs[2])
+    if attn_mask is not None and attn_mask.ndim == 2:
+        attn_mask = attn_mask[None]
+    if bias_k is not None:
+        k = jnp.concatenate([k, jnp.broadcast_to(bias_k.reshape(1, 1, E), (1, N, E))], 0)
+        v = jnp.concatenate([v, jnp.broadcast_to(bias_v.reshape(1, 1, E), (1, N, E))], 0)
+        if attn_mask is not None:
+            attn_mask = jnp.pad(attn_mask, ((0, 0), (0, 0), (0, 1)))
+        if kpm is not None:
+            kpm = jnp.pad(kpm, ((0, 0), (0, 1)))
+    q = q.reshape(L, N * H, hd).transpose(1, 0, 2)
+    k = k.reshape(k.shape[0], N * H, hd).transpose(1, 0, 2) if static_k is None else static_k
+    v = v.reshape(v.shape[0], N * H, hd).transpose(1, 0, 2) if static_v is None else static_v
+    if add_zero_attn:
+        k = jnp.concatenate([k, jnp.zeros((N * H, 1, hd), k.dtype)], 1)
+        v = jnp.concatenate([v, jnp.zeros((N * H, 1, hd), v.dtype)], 1)
+        if attn_mask is not None:
+            attn_mask = jnp.pad(attn_mask, ((0, 0), (0, 0), (0, 1)))
+        if kpm is not None:
+            kpm = jnp.pad(kpm, ((0, 0), (0, 1)))
+    S = k.shape[1]
+    if kpm is not None:
+        kb = jnp.broadcast_to(kpm.reshape(N, 1, 1, S), (N, H, 1, S)).reshape(N * H, 1, S)
+        attn_mask = kb if attn_mask is None else attn_mask + kb
+    if need_weights:
+        s = _mm(q * math.sqrt(1.0 / hd), jnp.swapaxes(k, 1, 2))
+        if attn_mask is not None:
+            s = s + attn_mask
+        w = jax.nn.softmax(s, axis=-1)
+        if keep is not None:
+            w = w * keep.reshape(w.shape)
+        o = _mm(w, v)
+        o = o.transpose(1, 0, 2).reshape(L * N, E)
+        o = _linear(o, out_w, out_b).reshape(L, N, E)
+        w = w.reshape(N, H, L, S)
+        if average:
+            w = w.mean(1)
+        if not batched:
+            o, w = o[:, 0], w[0]
+        return o, w
+    if attn_mask is not None:
+        attn_mask = attn_mask[None] if attn_mask.shape[0] == 1 else attn_mask.reshape(N, H, -1, S)
+    o, _ = _sdpa_core(q.reshape(N, H, L, hd), k.reshape(N, H, S, hd), v.reshape(N, H, S, hd), attn_mask,
+                      None if keep is None else keep.reshape(N, H, L, S), 1.0 / math.sqrt(hd),
+                      is_causal and attn_mask is None, False)
+    o = o.transpose(2, 0, 1, 3).reshape(L * N, E)
+    o = _linear(o, out_w, out_b).reshape(L, N, E)
+    return o[:, 0] if not batched else o
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
+                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
+                                 training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
+                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
+                                 is_causal=False):
+    """The functional core of ``nn.MultiheadAttention`` (sequence-first (L, N, E) inputs).
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> x = torchlike.ones(3, 2, 4)
+    >>> o, w = F.multi_head_attention_forward(x, x, x, 4, 2, torchlike.ones(12, 4), None, None, None, False,
+    ...                                        0.0, torchlike.ones(4, 4), None)
+    >>> o.shape, w.shape
+    (torch.Size([3, 2, 4]), torch.Size([2, 3, 3]))
+    """
+    batched = query.ndim == 3
+    if query.ndim not in (2, 3):
+        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D "
+                             f"query tensor")
+    E = query.shape[-1]
+    if E != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {E}")
+    if E % num_heads:
+        raise AssertionError(f"embed_dim {E} not divisible by num_heads {num_heads}")
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None  # the sdpa call applies the causal mask itself
+    else:
+        if key_padding_mask is not None:
+            is_causal = False
+    if (bias_k is None) != (bias_v is None):
+        raise AssertionError("bias_k and bias_v must both be given or both be None")
+    if key_padding_mask is not None and key_padding_mask.dtype.is_floating_point is False and \
+            key_padding_mask.dtype.name != "bool":
+        raise AssertionError("only bool and floating types of key_padding_mask are supported")
+    L = query.shape[0]
+    N = query.shape[1] if batched else 1
+    S = key.shape[0]
+    if attn_mask is not None:
+        want = (L, S) if attn_mask.ndim == 2 else (N * num_heads, L, S)
+        if tuple(attn_mask.shape) != want and attn_mask.ndim in (2, 3):
+            sz = "2D" if attn_mask.ndim == 2 else "3D"
+            raise RuntimeError(f"The shape of the {sz} attn_mask is torch.Size({list(attn_mask.shape)}), but "
+                               f"should be {want}.")
+    keep = None
+    if training and dropout_p > 0:
+        S_full = (S if static_k is None else static_k.shape[1]) + (bias_k is not None) + bool(add_zero_attn)
+        keep = _keep_mask((N * num_heads, L, S_full), float(dropout_p), np.dtype(query.dtype.np))
+    r = dispatch(_mha_impl, (query, key, value, in_proj_weight, in_proj_bias, bias_k, bias_v, out_proj_weight,
+                             out_proj_bias, key_padding_mask, attn_mask, q_proj_weight, k_proj_weight,
+                             v_proj_weight, static_k, static_v, keep),
+                 (("H", int(num_heads)), ("add_zero_attn", bool(add_zero_attn)),
+                  ("need_weights", bool(need_weights)), ("average", bool(average_attn_weights)),
+                  ("is_causal", bool(is_causal)), ("separate", bool(use_separate_proj_weight)),
+                  ("batched", batched)), name="MultiHeadAttentionBackward0")
+    return r if need_weights else (r, None)
