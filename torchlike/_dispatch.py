@@ -42,7 +42,8 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
     """Apply ``f(*arrays, **dict(statics))`` to Tensors/scalars in ``args``; returns Tensor(s).
 
     ``diff=False`` marks the op non-differentiable; ``saves=False`` marks an op whose gradient does
-    not need its inputs' values (linear ops), so later in-place writes to them are not errors.
+    not need its inputs' values (linear ops), so later in-place writes to them are not errors;
+    ``saves="out"`` one whose torch formula reads its result instead of its inputs.
     """
     arrays = []
     need_grad = False
@@ -83,13 +84,15 @@ def _record(f, statics, args, arrays, outs, name, saves):
                 inputs.append((gf, a._oi) if gf is not None else (a._accumulator(), 0))
             else:
                 inputs.append(None)
-            if saves:
+            if saves is True:
                 saved.append((a, a._ver[0]))
         else:
             inputs.append(None)
     diff_out = tuple(j for j, o in enumerate(outs) if _diff_dtype(o._x.dtype))
     if not diff_out:
         return
+    if saves == "out":  # torch's formula uses the result (exp, tanh, sigmoid, ...): guard that instead
+        saved = [(o, o._ver[0]) for o in outs]
     out_meta = tuple((outs[j]._x.shape, outs[j]._x.dtype) for j in diff_out)
     node = Node(f, statics, tuple(arrays), tuple(inputs), tuple(diff_in), diff_out, out_meta,
                 name, tuple(saved))

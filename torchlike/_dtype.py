@@ -231,6 +231,15 @@ def result_type(*args) -> dtype:
     >>> torchlike.result_type(torchlike.tensor([1, 2]), 2.5)
     torch.float32
     """
+    if len(args) == 2:  # fast paths for the common binary cases
+        a, b = args
+        da, db = getattr(a, "dtype", None), getattr(b, "dtype", None)
+        if da is db and da.__class__ is dtype:
+            return da
+        if da.__class__ is dtype and db is None:
+            tb = type(b)
+            if (tb is _builtin_float and da._kind >= 2) or (tb is _builtin_int and da._kind >= 1):
+                return da
     dim_r = zero_r = wrap_r = None
     for a in args:
         d = getattr(a, "dtype", None)

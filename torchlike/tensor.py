@@ -20,6 +20,7 @@ from .autograd.graph import AccumulateGrad
 __all__ = ["Tensor", "Size"]
 
 _state = grad_mode._state
+_NP2DT = _dtype._BY_NP
 
 
 class Size(tuple):
@@ -245,7 +246,10 @@ class Tensor:
 
     @property
     def dtype(self):
-        return _dtype.from_np(self._value.dtype)
+        try:
+            return _NP2DT[self._value.dtype]
+        except KeyError:
+            return _dtype.from_np(self._value.dtype)
 
     @property
     def device(self):

@@ -11,6 +11,7 @@ from .. import _dtype
 from ._util import Tensor, binary, cast, dispatch, float_dtype_for, register, unary, camel
 
 # --- unary, float-valued (ints promote to the default float) -----------------------------------
+_SAVES_OUT = {"exp", "exp2", "expm1", "sigmoid", "tanh", "sqrt", "rsqrt", "reciprocal"}
 for _n, _f in [("sin", jnp.sin), ("cos", jnp.cos), ("tan", jnp.tan), ("asin", jnp.arcsin),
                ("acos", jnp.arccos), ("atan", jnp.arctan), ("sinh", jnp.sinh), ("cosh", jnp.cosh),
                ("tanh", jnp.tanh), ("asinh", jnp.arcsinh), ("acosh", jnp.arccosh), ("atanh", jnp.arctanh),
@@ -20,7 +21,7 @@ for _n, _f in [("sin", jnp.sin), ("cos", jnp.cos), ("tan", jnp.tan), ("asin", jn
                ("erfinv", jss.erfinv), ("lgamma", jss.gammaln), ("digamma", jss.digamma),
                ("reciprocal", lambda x: 1 / x), ("sinc", jnp.sinc), ("deg2rad", jnp.deg2rad),
                ("rad2deg", jnp.rad2deg), ("i0", jss.i0)]:
-    unary(_n, _f, promote="float",
+    unary(_n, _f, promote="float", saves="out" if _n in _SAVES_OUT else True,
           aliases={"asin": ("arcsin",), "acos": ("arccos",), "atan": ("arctan",), "asinh": ("arcsinh",),
                    "acosh": ("arccosh",), "atanh": ("arctanh",)}.get(_n, ()))
 
@@ -53,7 +54,7 @@ unary("isneginf", jnp.isneginf, promote="bool", differentiable=False, inplace=Fa
 unary("isreal", lambda x: jnp.imag(x) == 0 if jnp.iscomplexobj(x) else jnp.ones(x.shape, bool),
       promote="bool", differentiable=False, inplace=False, out=False)
 unary("conj_physical", jnp.conj)
-unary("relu", jax.nn.relu, namespaces=("torch",))
+unary("relu", jax.nn.relu, namespaces=("torch",), saves="out")
 unary("angle", lambda x: jnp.angle(x).astype(jnp.real(x).dtype) if jnp.iscomplexobj(x) else
       jnp.where(x < 0, jnp.pi, 0.0).astype(x.dtype) if jnp.issubdtype(x.dtype, jnp.floating)
       else jnp.where(x < 0, jnp.pi, 0.0), promote="float", inplace=False)
@@ -93,6 +94,8 @@ def _alpha_impl(x, y, alpha, dt, sub):
 
 
 def _alpha_op(name, sub):
+    node_name = camel(name)
+
     def fn(input, other, *, alpha=1):
         d = _dtype.result_type(input, other)
         if sub and d is _dtype.bool:
@@ -102,7 +105,7 @@ def _alpha_op(name, sub):
             if isinstance(alpha, float) and not (d.is_floating_point or d.is_complex):
                 raise RuntimeError(f"For integral input tensors, argument alpha must not be a floating point "
                                    "number.")
-        return dispatch(_alpha_impl, (input, other), (("alpha", alpha), ("dt", d.np), ("sub", sub)), name=camel(name),
+        return dispatch(_alpha_impl, (input, other), (("alpha", alpha), ("dt", d.np), ("sub", sub)), name=node_name,
                         saves=False)
     fn.__name__ = name
     fn.__doc__ = f"``input {'-' if sub else '+'} alpha * other`` with broadcasting and type promotion.\n\n" \

@@ -132,13 +132,11 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
                 _release(node, deps, heap, queued)
                 continue
             node._check_saved()
-            cts = [g if g is not None else (_zeros(m) if not create_graph else Tensor._wrap(_zeros(m)))
-                   for g, m in zip(cts, node.out_meta)]
             grads_in = node.apply_recorded(cts) if create_graph else node.apply(cts)
             if node._hooks:
                 gi = tuple(as_tensor(g) for g in grads_in)
                 for h in node._hooks:
-                    r = h(gi, tuple(as_tensor(g) for g in cts))
+                    r = h(gi, tuple(as_tensor(g) if g is not None else None for g in cts))
                     if r is not None:
                         gi = tuple(r)
                 grads_in = [(_raw(g) if not create_graph else g) for g in gi]

@@ -1,6 +1,8 @@
 """torchlike.autograd.functional: jacobian, hessian, vjp, jvp, hvp, vhp over the tape."""
 from __future__ import annotations
 
+import numpy as np
+
 from . import grad_mode
 
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
@@ -81,8 +83,9 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
             flat = o.reshape(-1)
             per_in = [[] for _ in ins]
             for k in range(flat.numel()):
-                e = _creation.zeros_like(flat)
-                e = e.index_fill(0, _creation.tensor([k]), 1.0) if flat.numel() else e
+                onehot = np.zeros(flat.numel(), dtype=flat.dtype.np)
+                onehot[k] = 1
+                e = _creation.tensor(onehot, device=flat.device)
                 g = _grad((flat,), ins, (e,), create_graph)
                 for j, gj in enumerate(g):
                     per_in[j].append(gj)

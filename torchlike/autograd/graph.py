@@ -128,13 +128,15 @@ class Node:
                     "torch.autograd.set_detect_anomaly(True).")
 
     def apply(self, cts):
-        """Input cotangents (arrays) for output cotangents ``cts`` (arrays, one per diff output)."""
+        """Input cotangents (arrays) for output cotangents ``cts`` (arrays or None, one per diff output)."""
+        cts = [c if c is not None else jnp.zeros(m[0], m[1]) for c, m in zip(cts, self.out_meta)]
         return pullback_fn(self.f, self.statics, self.diff_in, self.diff_out)(self.primals, tuple(cts))
 
     def apply_recorded(self, cts):
         """The same, through the dispatcher so the backward is itself recorded (create_graph)."""
         from .._dispatch import dispatch
         from ..tensor import Tensor
+        cts = [c if c is not None else Tensor._wrap(jnp.zeros(m[0], m[1])) for c, m in zip(cts, self.out_meta)]
         prims = []
         for a, e in zip(self.primals, self.inputs):
             t = Tensor._wrap(a)

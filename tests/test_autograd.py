@@ -1,0 +1,265 @@
+"""Autograd semantics compared with torch: accumulation, retain_graph, create_graph, hooks, Function, modes."""
+import threading
+
+import numpy as np
+import pytest
+import torch
+
+import torchlike
+from conftest import assert_same, to_tl
+
+
+def _pair(shape=(3,), seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape).astype(np.float32)
+    return torch.tensor(a, requires_grad=True), torchlike.tensor(a, requires_grad=True)
+
+
+def test_accumulation_over_two_backwards():
+    a, b = _pair()
+    for x in (a, b):
+        (x * 2).sum().backward()
+        (x * x).sum().backward()
+    assert_same(b.grad, a.grad)
+
+
+def test_second_backward_without_retain_raises():
+    for lib, (x, _) in ((torch, _pair()), (torchlike, _pair()[::-1])):
+        y = (x.exp() * 2).sum()
+        y.backward()
+        with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+            y.backward()
+
+
+def test_retain_graph_allows_second_backward():
+    a, b = _pair()
+    for x in (a, b):
+        y = (x.sin() * x).sum()
+        y.backward(retain_graph=True)
+        y.backward()
+    assert_same(b.grad, a.grad)
+
+
+def test_backward_without_grad_fn_and_nonscalar_errors():
+    for lib in (torch, torchlike):
+        with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
+            lib.ones(2).sum().backward()
+        x = lib.ones(2, requires_grad=True)
+        with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+            (x * 2).backward()
+
+
+def test_gradient_argument_and_shape_mismatch():
+    a, b = _pair()
+    (a * a).backward(torch.tensor([1.0, 2.0, 3.0]))
+    (b * b).backward(torchlike.tensor([1.0, 2.0, 3.0]))
+    assert_same(b.grad, a.grad)
+    with pytest.raises(RuntimeError, match="Mismatch in shape"):
+        (b * 2).backward(torchlike.ones(2))
+
+
+def test_create_graph_second_and_third_derivatives():
+    a, b = _pair()
+    outs = []
+    for lib, x in ((torch, a), (torchlike, b)):
+        y = (x ** 3 * x.sin()).sum()
+        (g,) = lib.autograd.grad(y, x, create_graph=True)
+        (h,) = lib.autograd.grad(g.sum(), x, create_graph=True)
+        (k,) = lib.autograd.grad(h.sum(), x)
+        outs.append((g, h, k))
+    for ours, theirs in zip(outs[1], outs[0]):
+        assert_same(ours, theirs, rtol=1e-4, atol=1e-5)
+
+
+def test_grad_allow_unused_and_inputs_restriction():
+    a, b = _pair()
+    for lib, x in ((torch, a), (torchlike, b)):
+        z = lib.ones(3, requires_grad=True)
+        y = (x * 2).sum()
+        with pytest.raises(RuntimeError, match="appears to not have been used"):
+            lib.autograd.grad(y, [x, z], retain_graph=True)
+        gx, gz = lib.autograd.grad(y, [x, z], allow_unused=True)
+        assert gz is None
+    a2, b2 = _pair(seed=1)
+    w1, w2 = _pair(seed=2)
+    (a2 * w1).sum().backward(inputs=[a2])
+    (b2 * w2).sum().backward(inputs=[b2])
+    assert w1.grad is None and w2.grad is None
+    assert_same(b2.grad, a2.grad)
+
+
+def test_hooks_order_and_replacement():
+    logs = {}
+    for lib, x in ((torch, _pair()[0]), (torchlike, _pair()[1])):
+        log = logs[lib.__name__] = []
+        y = x * 2
+        y.register_hook(lambda g: log.append("y1") or g * 10)
+        y.register_hook(lambda g: log.append(("y2", g.sum().item())))
+        x.register_hook(lambda g: log.append(("x", round(g.sum().item(), 3))))
+        y.retain_grad()
+        y.sum().backward()
+        log.append(("ygrad", y.grad.sum().item()))
+        log.append(("xgrad", round(x.grad.sum().item(), 3)))
+    assert logs["torchlike"] == logs["torch"]
+
+
+def test_function_ctx_features():
+    results = []
+    for lib in (torch, torchlike):
+        class MulConst(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k, idx):
+                ctx.save_for_backward(x)
+                ctx.k = k
+                ctx.mark_non_differentiable(idx)
+                return x * k, idx
+
+            @staticmethod
+            def backward(ctx, g, gidx):
+                (x,) = ctx.saved_tensors
+                assert ctx.needs_input_grad[0]
+                return g * ctx.k + x * 0, None, None
+
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y, idx = MulConst.apply(x, 3.0, lib.tensor([0, 1]))
+        assert not idx.requires_grad
+        (y * y).sum().backward()
+        results.append(x.grad)
+    assert_same(results[1], results[0])
+
+
+def test_function_set_materialize_grads():
+    for lib in (torch, torchlike):
+        class Two(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.set_materialize_grads(False)
+                return x * 1, x * 2
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                assert g2 is None
+                return g1
+
+        x = lib.ones(2, requires_grad=True)
+        a, _ = Two.apply(x)
+        a.sum().backward()
+        assert x.grad.tolist() == [1.0, 1.0]
+
+
+def test_no_grad_inside_enable_grad_and_decorators():
+    for lib in (torch, torchlike):
+        x = lib.ones(2, requires_grad=True)
+        with lib.no_grad():
+            assert (x * 2).requires_grad is False
+            with lib.enable_grad():
+                assert (x * 2).requires_grad is True
+
+        @lib.no_grad()
+        def f(t):
+            return t * 2
+
+        @lib.no_grad
+        def g(t):
+            return t * 2
+        assert not f(x).requires_grad and not g(x).requires_grad
+        with lib.set_grad_enabled(False):
+            assert not (x * 2).requires_grad
+        assert lib.is_grad_enabled()
+        with lib.inference_mode():
+            assert not (x * 2).requires_grad
+            assert lib.is_inference_mode_enabled()
+
+
+def test_grad_mode_is_thread_local():
+    seen = []
+    with torchlike.no_grad():
+        t = threading.Thread(target=lambda: seen.append(torchlike.is_grad_enabled()))
+        t.start()
+        t.join()
+    assert seen == [True]
+
+
+def test_detach_shares_storage_and_requires_grad_errors():
+    x = torchlike.ones(3, requires_grad=True)
+    y = x * 2
+    d = y.detach()
+    assert not d.requires_grad and d._base is None
+    with pytest.raises(RuntimeError, match="only Tensors of floating point"):
+        torchlike.ones(2, dtype=torchlike.int64).requires_grad_()
+    with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf variables"):
+        y.requires_grad_(False)
+
+
+def test_inplace_on_leaf_and_modified_saved_tensor_errors():
+    for lib in (torch, torchlike):
+        x = lib.ones(2, requires_grad=True)
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+            x.mul_(2)
+        with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+            x[0:1].mul_(2) if lib is torch else x.narrow(0, 0, 1).mul_(2)
+        y = x.exp()
+        z = y.sin()
+        y.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            z.sum().backward()
+
+
+def test_inplace_on_nonleaf_through_views_matches_torch():
+    a, b = _pair((4, 3))
+    grads = []
+    for lib, x in ((torch, a), (torchlike, b)):
+        y = x * 1.5
+        v = y.t().narrow(0, 1, 2)  # a view of a view
+        v.mul_(v.exp())
+        y.narrow(1, 0, 1).add_(1)
+        (y ** 2).sum().backward()
+        grads.append(x.grad)
+    assert_same(grads[1], grads[0], rtol=1e-5)
+
+
+def test_setting_view_of_nonleaf_from_tensor_that_requires_grad():
+    a, b = _pair((3,))
+    w1, w2 = _pair((1,), seed=5)
+    for x, w in ((a, w1), (b, w2)):
+        y = x * 2
+        y.narrow(0, 1, 1).copy_(w * 3)
+        y.sum().backward()
+    assert_same(b.grad, a.grad)
+    assert_same(w2.grad, w1.grad)
+
+
+def test_gradcheck_and_functional():
+    x = torchlike.tensor([0.3, -0.7], dtype=torchlike.float64, requires_grad=True)
+    assert torchlike.autograd.gradcheck(lambda t: (t.sin() * t).sum(), (x,))
+    f = lambda t: t ** 2 * 3  # noqa: E731
+    xt = torch.tensor([1.0, 2.0])
+    jt = torch.autograd.functional.jacobian(f, xt)
+    jo = torchlike.autograd.functional.jacobian(f, torchlike.tensor([1.0, 2.0]))
+    assert_same(jo, jt)
+    g = lambda t: (t ** 3).sum()  # noqa: E731
+    assert_same(torchlike.autograd.functional.hessian(g, torchlike.tensor([1.0, 2.0])),
+                torch.autograd.functional.hessian(g, torch.tensor([1.0, 2.0])))
+    vo = torchlike.autograd.functional.vjp(f, torchlike.tensor([1.0, 2.0]), torchlike.tensor([1.0, 1.0]))[1]
+    vt = torch.autograd.functional.vjp(f, torch.tensor([1.0, 2.0]), torch.tensor([1.0, 1.0]))[1]
+    assert_same(vo, vt)
+    jo = torchlike.autograd.functional.jvp(f, torchlike.tensor([1.0, 2.0]), torchlike.tensor([1.0, 0.0]))[1]
+    jt = torch.autograd.functional.jvp(f, torch.tensor([1.0, 2.0]), torch.tensor([1.0, 0.0]))[1]
+    assert_same(jo, jt)
+
+
+def test_grad_fn_names_and_next_functions():
+    x = torchlike.ones(2, requires_grad=True)
+    y = x * 2
+    assert y.grad_fn.name() == "MulBackward0"
+    (acc, idx), = y.grad_fn.next_functions
+    assert acc.variable is x and idx == 0
+
+
+def test_complex_gradient_convention_matches_torch():
+    data = np.array([1 + 2j, -0.5 + 0.25j], dtype=np.complex64)
+    xt = torch.tensor(data, requires_grad=True)
+    xo = torchlike.tensor(data, requires_grad=True)
+    (xt * xt.conj() * xt).real.sum().backward() if False else (xt.abs() ** 2 * xt.real).sum().backward()
+    (xo.abs() ** 2 * xo.real).sum().backward()
+    assert_same(xo.grad, xt.grad, rtol=1e-5)
