@@ -1,0 +1,32 @@
+"""``python -m torchlike run script.py [args...]`` runs an unmodified PyTorch script on torchlike;
+``python -m torchlike demo`` runs the demo."""
+from __future__ import annotations
+
+import sys
+
+USAGE = "usage: python -m torchlike run SCRIPT [ARGS...]\n       python -m torchlike demo"
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE)
+        return 0
+    cmd, rest = argv[0], argv[1:]
+    if cmd == "run":
+        if not rest:
+            print(USAGE, file=sys.stderr)
+            return 2
+        from ._runner import run
+        run(rest[0], rest[1:])
+        return 0
+    if cmd == "demo":
+        from .demo import main as demo
+        demo(rest)
+        return 0
+    print(USAGE, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,21 @@
+"""A clear error for torch APIs torchlike does not have (yet).
+
+``MissingAPI`` is a NotImplementedError (what users see) and an AttributeError (so ``hasattr`` and
+``getattr(mod, name, default)`` keep working).
+"""
+from __future__ import annotations
+
+__all__ = ["MissingAPI", "module_getattr"]
+
+
+class MissingAPI(NotImplementedError, AttributeError):
+    pass
+
+
+def module_getattr(public_name: str):
+    """A module-level ``__getattr__`` raising MissingAPI for ``<public_name>.<attr>``."""
+    def __getattr__(name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        raise MissingAPI(f"{public_name}.{name} is not implemented in torchlike")
+    return __getattr__

@@ -1,0 +1,72 @@
+"""The drop-in runner: run an unmodified PyTorch script with ``torch`` resolving to torchlike.
+
+    python -m torchlike run train.py --epochs 3
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import runpy
+import sys
+import types
+
+from ._missing import module_getattr
+
+__all__ = ["install", "run"]
+
+# torch submodule -> torchlike module, where the names differ
+_RENAMES = {"torch.nn.parallel": "torchlike.nn.parallel", "torch.cuda.amp": "torchlike.cuda.amp",
+            "torch._C": None, "torch.version": None}
+
+
+class _Alias(importlib.abc.Loader):
+    def __init__(self, target, public):
+        self.target, self.public = target, public
+
+    def create_module(self, spec):
+        if self.target is not None:
+            try:
+                return importlib.import_module(self.target)
+            except ModuleNotFoundError as e:
+                if e.name != self.target:
+                    raise
+        mod = types.ModuleType(self.public)
+        mod.__getattr__ = module_getattr(self.public)
+        if self.public == "torch.version":
+            mod.__version__ = mod.__getattr__ = None
+            mod.cuda = None
+            mod.__dict__.pop("__getattr__")
+        mod.__path__ = []
+        return mod
+
+    def exec_module(self, module):
+        pass
+
+
+class TorchFinder(importlib.abc.MetaPathFinder):
+    """Resolves ``torch`` and ``torch.*`` imports to torchlike (a stub raising NotImplementedError when
+    torchlike has no such module)."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "torch" and not fullname.startswith("torch."):
+            return None
+        tgt = _RENAMES.get(fullname, "torchlike" + fullname[len("torch"):])
+        spec = importlib.machinery.ModuleSpec(fullname, _Alias(tgt, fullname), is_package=True)
+        return spec
+
+
+def install():
+    """Make ``import torch`` import torchlike in this process."""
+    if not any(isinstance(f, TorchFinder) for f in sys.meta_path):
+        for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
+            del sys.modules[name]
+        sys.meta_path.insert(0, TorchFinder())
+
+
+def run(script, args):
+    """Run ``script`` as ``__main__`` with ``sys.argv = [script, *args]`` and torch -> torchlike."""
+    install()
+    sys.argv = [script] + list(args)
+    runpy.run_path(script, run_name="__main__")
