@@ -42,6 +42,13 @@ from . import nn  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
 
 
+from ._misc_api import *  # noqa: E402,F401,F403
+from . import cuda, amp, backends, utils, jit, onnx, accelerator, distributed  # noqa: E402,F401
+from ._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch")
+
+
 def is_tensor(obj) -> bool:
     """True if ``obj`` is a torchlike Tensor."""
     return isinstance(obj, Tensor)

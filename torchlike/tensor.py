@@ -546,6 +546,13 @@ class Tensor:
     def __hash__(self):
         return id(self)
 
+    def __getattr__(self, name):
+        # only reached when normal lookup fails: name a missing torch API clearly
+        if name.startswith("_"):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        from ._missing import MissingAPI
+        raise MissingAPI(f"Tensor.{name} is not implemented in torchlike")
+
     def __repr__(self, *, tensor_contents=None):
         from ._printing import tensor_repr
         return tensor_repr(self)

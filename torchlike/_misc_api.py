@@ -1,0 +1,102 @@
+"""Top-level odds and ends torch scripts call: thread settings, determinism flags, legacy tensor types."""
+from __future__ import annotations
+
+import functools
+import warnings
+
+from . import _dtype
+from ._legacy import LEGACY, make_legacy_constructor
+
+__all__ = ["get_num_threads", "set_num_threads", "get_num_interop_threads", "set_num_interop_threads",
+           "use_deterministic_algorithms", "are_deterministic_algorithms_enabled", "set_float32_matmul_precision",
+           "get_float32_matmul_precision", "compile", "autocast", "set_default_tensor_type", "set_warn_always",
+           "is_warn_always_enabled", "is_nonzero", "is_same_size", "typename_of"] + list(LEGACY)
+
+_threads = [2]
+_det = [False]
+_prec = ["highest"]
+
+
+def get_num_threads() -> int:
+    return _threads[0]
+
+
+def set_num_threads(n: int) -> None:
+    """Accepted (XLA manages its own thread pool)."""
+    _threads[0] = int(n)
+
+
+get_num_interop_threads = get_num_threads
+set_num_interop_threads = set_num_threads
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False) -> None:
+    _det[0] = bool(mode)
+
+
+def are_deterministic_algorithms_enabled() -> bool:
+    return _det[0]
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    if precision not in ("highest", "high", "medium"):
+        raise RuntimeError(f"Invalid precision: {precision}")
+    _prec[0] = precision
+
+
+def get_float32_matmul_precision() -> str:
+    return _prec[0]
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
+            disable=False):
+    """torch.compile: returns the model/function unchanged until torchlike.compile lands."""
+    try:
+        from .compile import compile as real
+    except ImportError:
+        real = None
+    if real is not None:
+        return real(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options,
+                    disable=disable)
+    if model is None:
+        return lambda m: m
+    return model
+
+
+def autocast(device_type="cuda", dtype=None, enabled=True, cache_enabled=None):
+    from .amp import autocast as ac
+    return ac(device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+
+def set_default_tensor_type(t):
+    name = t if isinstance(t, str) else getattr(t, "__name__", str(t))
+    _dtype.set_default_dtype(LEGACY[name.split(".")[-1]])
+
+
+_warn_always = [False]
+
+
+def set_warn_always(b: bool) -> None:
+    _warn_always[0] = bool(b)
+
+
+def is_warn_always_enabled() -> bool:
+    return _warn_always[0]
+
+
+def is_nonzero(input) -> bool:
+    if input.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input.item())
+
+
+def is_same_size(a, b) -> bool:
+    return tuple(a.shape) == tuple(b.shape)
+
+
+def typename_of(x):
+    return x.type()
+
+
+for _name, _dt in LEGACY.items():
+    globals()[_name] = make_legacy_constructor(_name, _dt)
