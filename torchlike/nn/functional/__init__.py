@@ -12,7 +12,7 @@ __all__: list = []
 
 _star_import(__name__, [
     # nn core helper
-    "_activation", "_loss", "_linear", "_dropout", "_embedding", "_misc",
+    "_activation", "_loss", "_linear", "_dropout", "_embedding", "_misc", "_ctc",
     # layers helper
     "_conv", "_pooling", "_normalization", "_rnn", "_attention", "_padding", "_upsampling", "_fold",
     "_vision", "_pixelshuffle", "_embeddingbag",

@@ -1,0 +1,106 @@
+"""embedding and one_hot.
+
+>>> import torchlike as torch
+>>> torch.nn.functional.one_hot(torch.tensor([0, 2]))
+tensor([[1, 0, 0],
+        [0, 0, 1]])
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ... import _dtype
+from ..._dispatch import dispatch
+from ...autograd import grad_mode
+from ...tensor import Tensor
+
+__all__ = ["embedding", "one_hot"]
+
+
+def _embedding(w, idx, padding_idx, scale_by_freq):
+    out = jnp.take(w, idx, axis=0)
+    if scale_by_freq:
+        # gradient of each row divided by how often its index occurs in the batch (torch)
+        counts = jnp.zeros((w.shape[0],), w.dtype).at[idx.reshape(-1)].add(1)
+        c = counts[idx][..., None]
+        sg = jax.lax.stop_gradient(out)
+        out = sg + (out - sg) / c
+    if padding_idx >= 0:
+        # the padding row gets no gradient
+        out = jnp.where((idx == padding_idx)[..., None], jax.lax.stop_gradient(out), out)
+    return out
+
+
+def _renorm_rows(w, idx, max_norm, norm_type):
+    rows = w[idx]
+    if norm_type == 2:
+        n = jnp.sqrt(jnp.sum(rows.astype(jnp.float64 if w.dtype == jnp.float64 else jnp.float32) ** 2, -1))
+    else:
+        n = jnp.sum(jnp.abs(rows) ** norm_type, -1) ** (1.0 / norm_type)
+    scale = jnp.where(n > max_norm, max_norm / (n + 1e-7), 1.0).astype(w.dtype)
+    return w.at[idx].set(rows * scale[:, None])
+
+
+def _check_index(input, num):
+    if input.dtype not in (_dtype.int64, _dtype.int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    if input.device.type != "cuda" and input.numel():
+        a = np.asarray(input._value)
+        if a.min() < 0 or a.max() >= num:
+            raise IndexError("index out of range in self")
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    """Rows of ``weight`` at integer ``input``; ``padding_idx`` rows get no gradient.
+
+    >>> import torchlike as torch
+    >>> torch.nn.functional.embedding(torch.tensor([1]), torch.eye(3))
+    tensor([[0., 1., 0.]])
+    """
+    n = weight.shape[0]
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= n:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -n:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = n + padding_idx
+    else:
+        padding_idx = -1
+    _check_index(input, n)
+    if max_norm is not None:
+        # torch renormalises the referenced rows of weight in place, outside autograd
+        with grad_mode.no_grad():
+            idx = Tensor._wrap(jnp.unique(input._value.reshape(-1)), input.device)
+            new = dispatch(_renorm_rows, (weight, idx, float(max_norm)), (("norm_type", float(norm_type)),),
+                           diff=False)
+            weight._set_value(new._value)
+    return dispatch(_embedding, (weight, input), (("padding_idx", int(padding_idx)),
+                                                  ("scale_by_freq", bool(scale_grad_by_freq))),
+                    name="EmbeddingBackward0", saves=False)
+
+
+def _one_hot(t, num_classes):
+    return (t[..., None] == jnp.arange(num_classes)).astype(jnp.int64)
+
+
+def one_hot(tensor, num_classes=-1):
+    """int64 one-hot encoding with a new last dim of size ``num_classes`` (max + 1 when -1)."""
+    if tensor.dtype is not _dtype.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    a = np.asarray(tensor._value)
+    if num_classes == -1:
+        if a.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(a.max()) + 1
+    if a.size:
+        if a.min() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if a.max() >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    return dispatch(_one_hot, (tensor,), (("num_classes", int(num_classes)),), diff=False)

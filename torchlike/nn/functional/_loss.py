@@ -1,0 +1,629 @@
+"""Loss functions (torch.nn.functional.*_loss, cross_entropy, ...).
+
+Each loss is one jitted JAX function (elementwise loss + reduction fused) called through
+``dispatch``; the reduction is a static argument, scalar hyper-parameters are dynamic.  Hinges use
+``jnp.where(z >= 0, z, 0)`` so the gradient at the kink is torch's ``clamp_min`` gradient (1).
+
+>>> import torchlike as torch
+>>> import torchlike.nn.functional as F
+>>> F.mse_loss(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 4.0]))
+tensor(2.)
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ... import _dtype
+from ..._dispatch import dispatch
+from ...tensor import Tensor
+
+__all__ = ["l1_loss", "mse_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss", "binary_cross_entropy",
+           "binary_cross_entropy_with_logits", "kl_div", "nll_loss", "cross_entropy",
+           "multilabel_soft_margin_loss", "multilabel_margin_loss", "multi_margin_loss", "cosine_embedding_loss",
+           "margin_ranking_loss", "hinge_embedding_loss", "triplet_margin_loss",
+           "triplet_margin_with_distance_loss", "poisson_nll_loss", "gaussian_nll_loss"]
+
+
+# ---- reduction helpers --------------------------------------------------------------------------
+def legacy_get_string(size_average, reduce, emit_warning=True):
+    warning = "size_average and reduce args will be deprecated, please use reduction='{}' instead."
+    if size_average is None:
+        size_average = True
+    if reduce is None:
+        reduce = True
+    if size_average and reduce:
+        ret = "mean"
+    elif reduce:
+        ret = "sum"
+    else:
+        ret = "none"
+    if emit_warning:
+        warnings.warn(warning.format(ret), stacklevel=3)
+    return ret
+
+
+def _red(reduction, size_average=None, reduce=None, allowed=("none", "mean", "sum")):
+    if size_average is not None or reduce is not None:
+        return legacy_get_string(size_average, reduce)
+    if reduction not in allowed:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(l, reduction):
+    if reduction == "mean":
+        return jnp.mean(l)
+    if reduction == "sum":
+        return jnp.sum(l)
+    return l
+
+
+_HALF = (np.dtype("float16"), np.dtype(jnp.bfloat16))
+
+
+def _up(x):
+    return x.astype(jnp.float32) if x.dtype in _HALF else x
+
+
+def _s(v, x):
+    return jnp.asarray(v).astype(x.dtype)
+
+
+def _hinge(z):
+    # clamp_min(z, 0) with torch's gradient (1 at z == 0)
+    return jnp.where(z >= 0, z, jnp.zeros((), z.dtype))
+
+
+def _size_warn(input, target):
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size "
+                      f"({input.size()}). This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=3)
+
+
+def _common_float(*ts):
+    d = _dtype.result_type(*[t for t in ts if t is not None])
+    return d if d.is_floating_point or d.is_complex else _dtype.get_default_dtype()
+
+
+# ---- pointwise regression losses ----------------------------------------------------------------
+def _pointwise_loss(x, y, w, *scal, kind, reduction, dt):
+    x, y = _up(x.astype(dt)), _up(y.astype(dt))
+    d = x - y
+    if kind == "l1":
+        l = jnp.abs(d)
+    elif kind == "mse":
+        l = d * d
+    elif kind == "huber":
+        delta = _s(scal[0], d)
+        z = jnp.abs(d)
+        l = jnp.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
+    elif kind == "smooth_l1":
+        beta = _s(scal[0], d)
+        z = jnp.abs(d)
+        l = jnp.where(z < beta, 0.5 * z * z / jnp.where(beta > 0, beta, 1), z - 0.5 * beta)
+    else:  # soft margin: log(1 + exp(-y x))
+        l = jnp.logaddexp(jnp.zeros((), x.dtype), -y * x)
+    if w is not None:
+        wv = _up(w.astype(dt))
+        l = l * wv
+        if reduction == "mean" and kind != "huber":
+            return (jnp.sum(l) / jnp.sum(wv)).astype(dt)
+    return _reduce(l, reduction).astype(dt)
+
+
+def _pw(input, target, weight, scal, kind, reduction, node):
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    dt = _common_float(input, target)
+    if kind != "soft_margin":
+        try:
+            np.broadcast_shapes(tuple(input.shape), tuple(target.shape))
+        except ValueError:
+            raise RuntimeError(f"The size of tensor a ({input.shape[-1]}) must match the size of tensor b "
+                               f"({target.shape[-1]}) at non-singleton dimension {max(input.ndim, target.ndim) - 1}"
+                               ) from None
+    return dispatch(_pointwise_loss, (input, target, weight) + tuple(scal),
+                    (("kind", kind), ("reduction", reduction), ("dt", dt.np)), name=node)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean absolute error.
+
+    >>> import torchlike as torch
+    >>> torch.nn.functional.l1_loss(torch.tensor([0.0, 2.0]), torch.tensor([1.0, 1.0]))
+    tensor(1.)
+    """
+    _size_warn(input, target)
+    return _pw(input, target, weight, (), "l1", _red(reduction, size_average, reduce), "MeanBackward0")
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean squared error."""
+    _size_warn(input, target)
+    return _pw(input, target, weight, (), "mse", _red(reduction, size_average, reduce), "MseLossBackward0")
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """Quadratic below ``delta``, linear (slope delta) above."""
+    _size_warn(input, target)
+    return _pw(input, target, weight, (delta,), "huber", _red(reduction), "HuberLossBackward0")
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """Quadratic (divided by beta) below ``beta``, L1 above."""
+    _size_warn(input, target)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    return _pw(input, target, None, (beta,), "smooth_l1", _red(reduction, size_average, reduce),
+               "SmoothL1LossBackward0")
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """mean(log(1 + exp(-y * x)))."""
+    return _pw(input, target, None, (), "soft_margin", _red(reduction, size_average, reduce),
+               "SoftMarginLossBackward0")
+
+
+# ---- binary cross entropy -----------------------------------------------------------------------
+def _bce(x, y, w, reduction):
+    xd = _up(x)
+    yd = _up(y)
+    # torch clamps each log at -100 so that log(0) stays finite
+    l = -(yd * jnp.maximum(jnp.log(xd), -100.0) + (1 - yd) * jnp.maximum(jnp.log1p(-xd), -100.0))
+    if w is not None:
+        l = l * _up(w)
+    return _reduce(l, reduction).astype(x.dtype)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """-w * (y log x + (1 - y) log(1 - x)) for probabilities ``input``."""
+    reduction = _red(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
+                         f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        weight = weight.expand(np.broadcast_shapes(tuple(target.shape), tuple(weight.shape)))
+    return dispatch(_bce, (input, target, weight), (("reduction", reduction),), name="BinaryCrossEntropyBackward0")
+
+
+def _bce_logits(x, y, w, pw, reduction):
+    xd, yd = _up(x), _up(y)
+    sp = jnp.log1p(jnp.exp(-jnp.abs(xd))) + jnp.maximum(-xd, 0)  # softplus(-x), stable
+    if pw is not None:
+        lw = 1 + (_up(pw) - 1) * yd
+        l = (1 - yd) * xd + lw * sp
+    else:
+        l = (1 - yd) * xd + sp
+    if w is not None:
+        l = l * _up(w)
+    return _reduce(l, reduction).astype(x.dtype)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """Sigmoid + BCE in one numerically stable step; ``pos_weight`` weights positive examples."""
+    reduction = _red(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    return dispatch(_bce_logits, (input, target, weight, pos_weight), (("reduction", reduction),),
+                    name="BinaryCrossEntropyWithLogitsBackward0")
+
+
+# ---- KL divergence ------------------------------------------------------------------------------
+def _kl(x, t, reduction, log_target, batch):
+    xd, td = _up(x), _up(t)
+    if log_target:
+        l = jnp.exp(td) * (td - xd)
+    else:
+        l = jax.scipy.special.xlogy(td, td) - td * xd
+    if reduction == "batchmean":
+        r = jnp.sum(l) / batch
+    else:
+        r = _reduce(l, reduction)
+    return r.astype(jnp.result_type(x.dtype, t.dtype))
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """KL(target || exp(input)) pointwise; ``reduction='batchmean'`` is the mathematical KL."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                          stacklevel=2)
+        if reduction not in ("none", "mean", "sum", "batchmean"):
+            raise ValueError(f"{reduction} is not a valid value for reduction")
+    if reduction == "batchmean" and input.dim() == 0:
+        reduction = "sum"
+    batch = input.shape[0] if input.dim() else 1
+    return dispatch(_kl, (input, target), (("reduction", reduction), ("log_target", bool(log_target)),
+                                           ("batch", batch)), name="KlDivBackward0")
+
+
+# ---- NLL / cross entropy ------------------------------------------------------------------------
+def _class_nll(logp, t, w, ignore_index, label_smoothing, reduction, cdim):
+    """NLL of integer targets ``t`` under log-probabilities ``logp`` (class dim ``cdim``)."""
+    C = logp.shape[cdim]
+    valid = t != ignore_index
+    tc = jnp.where(valid, t, 0)
+    picked = jnp.take_along_axis(logp, jnp.expand_dims(tc, cdim), axis=cdim).squeeze(cdim)
+    if w is not None:
+        wt = jnp.where(valid, w[tc], 0).astype(logp.dtype)
+    else:
+        wt = valid.astype(logp.dtype)
+    nll = -picked * wt
+    if reduction == "mean":
+        denom = jnp.sum(wt)
+        nll_r = jnp.sum(nll) / denom
+    else:
+        nll_r = _reduce(nll, reduction)
+    if label_smoothing is None:
+        return nll_r
+    if w is not None:
+        shape = [1] * logp.ndim
+        shape[cdim] = C
+        smooth = -jnp.sum(logp * w.reshape(shape).astype(logp.dtype), axis=cdim)
+    else:
+        smooth = -jnp.sum(logp, axis=cdim)
+    smooth = jnp.where(valid, smooth, 0)
+    if reduction == "mean":
+        smooth_r = jnp.sum(smooth) / denom
+    else:
+        smooth_r = _reduce(smooth, reduction)
+    eps = jnp.asarray(label_smoothing).astype(logp.dtype)
+    return (1 - eps) * nll_r + smooth_r * (eps / C)
+
+
+def _nll(x, t, w, ignore_index, reduction, cdim):
+    xd = _up(x)
+    return _class_nll(xd, t, w, ignore_index, None, reduction, cdim).astype(x.dtype)
+
+
+def _ce_index(x, t, w, ignore_index, label_smoothing, reduction, cdim, smoothing):
+    logp = jax.nn.log_softmax(_up(x), axis=cdim)
+    return _class_nll(logp, t, w, ignore_index, label_smoothing if smoothing else None, reduction,
+                      cdim).astype(x.dtype)
+
+
+def _ce_probs(x, t, w, label_smoothing, reduction, cdim):
+    xd = _up(x)
+    logp = jax.nn.log_softmax(xd, axis=cdim)
+    C = x.shape[cdim]
+    td = _up(t).astype(logp.dtype)
+    eps = jnp.asarray(label_smoothing).astype(logp.dtype)
+    td = td * (1 - eps) + eps / C
+    prod = logp * td
+    if w is not None:
+        shape = [1] * x.ndim
+        shape[cdim] = C
+        prod = prod * w.reshape(shape).astype(logp.dtype)
+    l = -jnp.sum(prod, axis=cdim)
+    if reduction == "mean":
+        r = jnp.sum(l) / (x.size // C if x.size else 1) if x.ndim > 1 else jnp.sum(l)
+    else:
+        r = _reduce(l, reduction)
+    return r.astype(x.dtype)
+
+
+def _check_targets(input, target, weight, cdim, ignore_index):
+    if target.dtype.is_floating_point:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_dtype._CAP[target.dtype.name]}")
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if input.ndim > 1 and target.ndim >= 1 and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
+    C = input.shape[cdim]
+    if weight is not None and weight.numel() != C:
+        raise RuntimeError(f"weight tensor should be defined either for all {C} classes or no classes but got "
+                           f"weight tensor of shape: {list(weight.shape)}")
+    if target.device.type != "cuda" and target.numel():
+        # torch's CPU kernels raise on out-of-range classes (CUDA asserts asynchronously instead)
+        t = np.asarray(target._value)
+        bad = (t != ignore_index) & ((t < 0) | (t >= C))
+        if bad.any():
+            raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """Negative log-likelihood of class indices; input holds log-probabilities (N, C, ...)."""
+    reduction = _red(reduction, size_average, reduce)
+    cdim = 1 if input.ndim > 1 else 0
+    _check_targets(input, target, weight, cdim, ignore_index)
+    return dispatch(_nll, (input, target, weight, ignore_index), (("reduction", reduction), ("cdim", cdim)),
+                    name="NllLossBackward0")
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """log_softmax + NLL fused; targets are class indices or class probabilities.
+
+    >>> import torchlike as torch
+    >>> torch.nn.functional.cross_entropy(torch.zeros(2, 4), torch.tensor([0, 3]))
+    tensor(1.3863)
+    """
+    reduction = _red(reduction, size_average, reduce)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"cross_entropy_loss(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if label_smoothing < 0.0 or label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    cdim = 1 if input.ndim > 1 else 0
+    if target.dtype.is_floating_point:
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                               f"{_dtype._CAP[target.dtype.name]}")
+        return dispatch(_ce_probs, (input, target, weight, label_smoothing),
+                        (("reduction", reduction), ("cdim", cdim)), name="SumBackward1")
+    _check_targets(input, target, weight, cdim, ignore_index)
+    return dispatch(_ce_index, (input, target, weight, ignore_index, label_smoothing),
+                    (("reduction", reduction), ("cdim", cdim), ("smoothing", label_smoothing > 0)),
+                    name="NllLossBackward0")
+
+
+# ---- margin losses ------------------------------------------------------------------------------
+def _mlsm(x, t, w, reduction):
+    xd, td = _up(x), _up(t)
+    l = -(td * jax.nn.log_sigmoid(xd) + (1 - td) * jax.nn.log_sigmoid(-xd))
+    if w is not None:
+        l = l * _up(w)
+    l = jnp.sum(l, axis=-1) / x.shape[-1]
+    return _reduce(l, reduction).astype(x.dtype)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """Multi-label one-vs-all logistic loss, averaged over classes."""
+    reduction = _red(reduction, size_average, reduce)
+    return dispatch(_mlsm, (input, target, weight), (("reduction", reduction),),
+                    name="MultilabelSoftMarginLossBackward0")
+
+
+def _mlm(x, t, reduction):
+    xd = _up(x)
+    squeeze = x.ndim <= 1
+    if squeeze:
+        xd, t = xd.reshape(1, -1), t.reshape(1, -1)
+    C = xd.shape[-1]
+    valid = jnp.cumprod(t != -1, axis=-1).astype(bool)
+    onehot = (t[..., None] == jnp.arange(C)) & valid[..., None]  # (N, S, C)
+    cnt = jnp.sum(onehot, axis=1).astype(xd.dtype)  # times each class is listed
+    is_t = cnt > 0
+    z = 1 - xd[:, :, None] + xd[:, None, :]  # [n, j, i] = 1 - (x_j - x_i)
+    h = _hinge_strict(z) * (~is_t)[:, None, :].astype(xd.dtype)
+    l = jnp.sum(cnt[:, :, None] * h, axis=(1, 2)) / C
+    if squeeze:
+        l = l.reshape(())
+    return _reduce(l, reduction).astype(x.dtype)
+
+
+def _hinge_strict(z):
+    # torch's margin kernels test `z > 0`: gradient 0 at the kink
+    return jnp.where(z > 0, z, jnp.zeros((), z.dtype))
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Multi-class multi-label hinge loss; target lists class indices, terminated by -1."""
+    reduction = _red(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    return dispatch(_mlm, (input, target), (("reduction", reduction),), name="MultilabelMarginLossBackward0")
+
+
+def _mm(x, t, w, margin, p, reduction):
+    xd = _up(x)
+    squeeze = x.ndim <= 1
+    if squeeze:
+        xd, t = xd.reshape(1, -1), t.reshape(1)
+    C = xd.shape[-1]
+    xy = jnp.take_along_axis(xd, t[:, None], axis=1)
+    z = _s(margin, xd) - xy + xd
+    h = _hinge_strict(z)
+    if p == 2:
+        h = h * h
+    if w is not None:
+        h = h * _up(w)[t][:, None]
+    h = jnp.where(jnp.arange(C)[None, :] == t[:, None], 0, h)
+    l = jnp.sum(h, axis=1) / C
+    if squeeze:
+        l = l.reshape(())
+    return _reduce(l, reduction).astype(x.dtype)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    """Multi-class hinge loss: sum_i max(0, margin - x[y] + x[i])^p / C."""
+    reduction = _red(reduction, size_average, reduce)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    return dispatch(_mm, (input, target, weight, margin), (("p", int(p)), ("reduction", reduction)),
+                    name="MultiMarginLossBackward0")
+
+
+def _cos_emb(x1, x2, y, margin, reduction, dim):
+    a, b = _up(x1), _up(x2)
+    eps = 1e-12
+    prod = jnp.sum(a * b, axis=dim)
+    m1 = jnp.sum(a * a, axis=dim) + eps
+    m2 = jnp.sum(b * b, axis=dim) + eps
+    cos = prod / jnp.sqrt(m1 * m2)
+    yv = y.astype(cos.dtype)
+    l = jnp.where(yv == 1, 1 - cos, 0) + jnp.where(yv == -1, _hinge(cos - _s(margin, cos)), 0)
+    return _reduce(l, reduction).astype(x1.dtype)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """1 - cos(x1, x2) for y = 1, max(0, cos - margin) for y = -1."""
+    reduction = _red(reduction, size_average, reduce)
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"cosine_embedding_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    dim = 1 if input1.dim() == 2 else 0
+    return dispatch(_cos_emb, (input1, input2, target, margin), (("reduction", reduction), ("dim", dim)),
+                    name="MeanBackward0")
+
+
+def _margin_rank(x1, x2, y, margin, reduction):
+    a, b, yv = _up(x1), _up(x2), _up(y)
+    l = _hinge(-yv * (a - b) + _s(margin, a))
+    return _reduce(l, reduction).astype(jnp.result_type(x1.dtype, x2.dtype))
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """max(0, -y * (x1 - x2) + margin)."""
+    reduction = _red(reduction, size_average, reduce)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    return dispatch(_margin_rank, (input1, input2, target, margin), (("reduction", reduction),),
+                    name="MeanBackward0")
+
+
+def _hinge_emb(x, y, margin, reduction):
+    xd, yv = _up(x), _up(y)
+    l = jnp.where(yv != 1, _hinge(_s(margin, xd) - xd), 0) + jnp.where(yv != -1, xd, 0)
+    return _reduce(l, reduction).astype(x.dtype)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """x for y = 1, max(0, margin - x) for y = -1."""
+    reduction = _red(reduction, size_average, reduce)
+    return dispatch(_hinge_emb, (input, target, margin), (("reduction", reduction),), name="MeanBackward0")
+
+
+def _pdist_lastdim(d, p):
+    """||d||_p over the last dim with torch's zero gradient at d == 0."""
+    if p == 2:
+        s = jnp.sum(d * d, axis=-1)
+        pos = s > 0
+        return jnp.where(pos, jnp.sqrt(jnp.where(pos, s, 1)), 0)
+    if p == float("inf"):
+        return jnp.max(jnp.abs(d), axis=-1)
+    if p == 0:
+        return jnp.sum(d != 0, axis=-1).astype(d.dtype)
+    if p == 1:
+        return jnp.sum(jnp.abs(d), axis=-1)
+    s = jnp.sum(jnp.abs(d) ** p, axis=-1)
+    pos = s > 0
+    return jnp.where(pos, jnp.where(pos, s, 1) ** (1.0 / p), 0)
+
+
+def _triplet(a, pz, n, margin, eps, p, swap, reduction):
+    A, P, N = _up(a), _up(pz), _up(n)
+    e = _s(eps, A)
+    dp = _pdist_lastdim(A - P + e, p)
+    dn = _pdist_lastdim(A - N + e, p)
+    if swap:
+        dn = jnp.minimum(dn, _pdist_lastdim(P - N + e, p))
+    l = _hinge(_s(margin, A) + dp - dn)
+    return _reduce(l, reduction).astype(a.dtype)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """max(0, margin + d(a, p) - d(a, n)) with the p-norm pairwise distance."""
+    reduction = _red(reduction, size_average, reduce)
+    a_dim, p_dim, n_dim = anchor.ndim, positive.ndim, negative.ndim
+    if not (a_dim == p_dim and p_dim == n_dim):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs")
+    if margin <= 0:
+        raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
+    return dispatch(_triplet, (anchor, positive, negative, margin, eps),
+                    (("p", float(p)), ("swap", bool(swap)), ("reduction", reduction)),
+                    name="MeanBackward0")
+
+
+def _triplet_combine(dp, dn, ds, margin, reduction):
+    d = dn if ds is None else jnp.minimum(dn, ds)
+    l = _hinge(_s(margin, dp) + dp - d)
+    return _reduce(l, reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
+                                      swap=False, reduction="mean"):
+    """Triplet loss with a custom ``distance_function`` (default: pairwise_distance)."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
+                         "instead")
+    a_dim, p_dim, n_dim = anchor.ndim, positive.ndim, negative.ndim
+    if not (a_dim == p_dim and p_dim == n_dim):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs")
+    if distance_function is None:
+        from ._misc import pairwise_distance
+        distance_function = pairwise_distance
+    dist_pos = distance_function(anchor, positive)
+    dist_neg = distance_function(anchor, negative)
+    dist_swap = distance_function(positive, negative) if swap else None
+    return dispatch(_triplet_combine, (dist_pos, dist_neg, dist_swap, margin), (("reduction", reduction),),
+                    name="MeanBackward0")
+
+
+def _poisson_nll(x, t, eps, log_input, full, reduction):
+    xd, td = _up(x), _up(t)
+    if log_input:
+        l = jnp.exp(xd) - td * xd
+    else:
+        l = xd - td * jnp.log(xd + _s(eps, xd))
+    if full:
+        safe = jnp.where(td > 1, td, 2)
+        st = safe * jnp.log(safe) - safe + 0.5 * jnp.log(2 * math.pi * safe)
+        l = l + jnp.where(td > 1, st, 0)
+    return _reduce(l, reduction).astype(x.dtype)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    """Poisson negative log likelihood (``log_input``: input is log-rate)."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    return dispatch(_poisson_nll, (input, target, eps), (("log_input", bool(log_input)), ("full", bool(full)),
+                                                          ("reduction", reduction)), name="MeanBackward0")
+
+
+def _gauss_nll(x, t, v, eps, full, reduction):
+    xd, td, vd = _up(x), _up(t), _up(v)
+    # torch clamps a clone of var under no_grad: value clamped, gradient passes straight through
+    vc = vd + jax.lax.stop_gradient(jnp.maximum(vd, _s(eps, vd)) - vd)
+    l = 0.5 * (jnp.log(vc) + (xd - td) ** 2 / vc)
+    if full:
+        l = l + 0.5 * math.log(2 * math.pi)
+    return _reduce(l, reduction).astype(x.dtype)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """Gaussian negative log likelihood with predicted variance ``var``."""
+    if isinstance(var, (int, float)):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        from ..._creation import full as _full
+        var = _full(tuple(input.shape), float(var), dtype=input.dtype)
+    elif bool(np.any(np.asarray(var._value) < 0)):
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif input.ndim == var.ndim and sum(y for x, y in zip(input.shape, var.shape) if x != y) == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    return dispatch(_gauss_nll, (input, target, var, eps), (("full", bool(full)), ("reduction", reduction)),
+                    name="MeanBackward0")

@@ -1,0 +1,107 @@
+"""Distances and normalisation: normalize, cosine_similarity, pairwise_distance, pdist.
+
+Norms use torch's gradient convention at zero (0, not NaN).
+
+>>> import torchlike as torch
+>>> torch.nn.functional.normalize(torch.tensor([[3.0, 4.0]]))
+tensor([[0.6000, 0.8000]])
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ... import _dtype
+from ..._dispatch import dispatch
+from ...tensor import Tensor, _wrap_dim
+from ._loss import _pdist_lastdim
+
+__all__ = ["normalize", "cosine_similarity", "pairwise_distance", "pdist"]
+
+_HALF = (np.dtype("float16"), np.dtype(jnp.bfloat16))
+
+
+def _up(x):
+    return x.astype(jnp.float32) if x.dtype in _HALF else x
+
+
+def _pnorm(x, p, axis):
+    return _pdist_lastdim(jnp.moveaxis(x, axis, -1), p)
+
+
+def _normalize(x, eps, p, dim):
+    xd = _up(x)
+    n = jnp.expand_dims(_pnorm(xd, p, dim), dim)
+    return (xd / jnp.maximum(n, jnp.asarray(eps).astype(xd.dtype))).astype(x.dtype)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p along dim, eps)."""
+    d = _wrap_dim(dim, input.ndim)
+    r = dispatch(_normalize, (input, eps), (("p", float(p)), ("dim", d)), name="DivBackward0")
+    if out is not None:
+        out._set_value(r._value)
+        return out
+    return r
+
+
+def _cos_sim(a, b, eps, dim):
+    x1, x2 = _up(a), _up(b)
+    x1, x2 = jnp.broadcast_arrays(x1, x2)
+    n1 = _pnorm(x1, 2.0, dim)
+    n2 = _pnorm(x2, 2.0, dim)
+    e = jnp.asarray(eps).astype(x1.dtype)
+    # torch clamps the norms in place under no_grad: clamped value, unclamped gradient
+    n1 = n1 + jax.lax.stop_gradient(jnp.maximum(n1, e) - n1)
+    n2 = n2 + jax.lax.stop_gradient(jnp.maximum(n2, e) - n2)
+    r = jnp.sum((x1 / jnp.expand_dims(n1, dim)) * (x2 / jnp.expand_dims(n2, dim)), axis=dim)
+    return r.astype(jnp.result_type(a.dtype, b.dtype))
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """Cosine of the angle between x1 and x2 along ``dim`` (broadcasting)."""
+    nd = max(x1.ndim, x2.ndim)
+    d = _wrap_dim(dim, nd)
+    dt = _dtype.result_type(x1, x2)
+    if not dt.is_floating_point:
+        x1, x2 = x1.to(_dtype.get_default_dtype()), x2.to(_dtype.get_default_dtype())
+    try:
+        np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({x1.shape[d] if x1.ndim > d else 1}) must match the size of "
+                           f"tensor b ({x2.shape[d] if x2.ndim > d else 1}) at non-singleton dimension {d}") from None
+    return dispatch(_cos_sim, (x1, x2, eps), (("dim", d),), name="SumBackward1")
+
+
+def _pairwise(a, b, eps, p, keepdim):
+    x1, x2 = _up(a), _up(b)
+    d = x1 - x2 + jnp.asarray(eps).astype(x1.dtype)
+    if d.ndim == 0:
+        d = d.reshape(1)
+    r = _pdist_lastdim(d, p)
+    if keepdim:
+        r = r[..., None]
+    return r.astype(jnp.result_type(a.dtype, b.dtype))
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """||x1 - x2 + eps||_p over the last dim."""
+    return dispatch(_pairwise, (x1, x2, eps), (("p", float(p)), ("keepdim", bool(keepdim))),
+                    name="NormBackward1")
+
+
+def _pdist(x, p):
+    n = x.shape[0]
+    i, j = np.triu_indices(n, 1)
+    xd = _up(x)
+    return _pdist_lastdim(xd[i] - xd[j], p).astype(x.dtype)
+
+
+def pdist(input, p=2):
+    """Distances between all row pairs i < j of a 2-D input (condensed, row-major)."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    return dispatch(_pdist, (input,), (("p", float(p)),), name="PdistBackward0")
