@@ -563,8 +563,10 @@ class Tensor:
         return object.__format__(self, spec) if not spec else repr(self).__format__(spec)
 
     def __reduce_ex__(self, proto):
-        from ._storage import reduce_tensor
-        return reduce_tensor(self)
+        # plain pickling (multiprocessing, copy): a numpy copy of the data; torchlike.save writes torch's format
+        extra = {k: v for k, v in self.__dict__.items() if not k.startswith("_acc")}
+        return (_rebuild_pickled, (type(self), np.asarray(self._value), self._rg and self._grad_fn is None,
+                                   str(self._dev), extra))
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
@@ -685,6 +687,16 @@ class Tensor:
 
     def record_stream(self, stream):
         return None
+
+
+def _rebuild_pickled(cls, arr, requires_grad, dev, extra):
+    from ._device import device
+    t = Tensor._wrap(jnp.asarray(arr), canonical(device(dev)))
+    if cls is not Tensor:
+        t = t.as_subclass(cls)
+    t._rg = requires_grad
+    t.__dict__.update(extra)
+    return t
 
 
 def _legacy_type_name(dt, dev):

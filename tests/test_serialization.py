@@ -1,0 +1,107 @@
+"""torchlike.save/load speak torch's zip format in both directions."""
+import io
+import os
+import pickle
+
+import numpy as np
+import pytest
+import torch
+
+import torchlike
+from conftest import assert_same
+
+
+def test_torchlike_file_loads_in_torch_with_shared_storage(tmp_path):
+    a = torchlike.arange(12.0).reshape(3, 4)
+    obj = {"a": a, "row": a.select(0, 1), "colT": a.t().narrow(0, 1, 2), "i": torchlike.tensor([1, 2]),
+           "bf": torchlike.ones(3, dtype=torchlike.bfloat16), "c": torchlike.tensor([1 + 2j]),
+           "b": torchlike.tensor([True, False]), "h": torchlike.ones(2, dtype=torchlike.float16),
+           "meta": [1, "x", (2.5, None)], "dt": torchlike.float64, "size": torchlike.Size([2, 3])}
+    path = tmp_path / "ours.pt"
+    torchlike.save(obj, path)
+    t = torch.load(path)
+    for k in ("a", "row", "colT", "i", "bf", "c", "b", "h"):
+        assert_same(obj[k], t[k])
+    assert t["row"].untyped_storage().data_ptr() == t["a"].untyped_storage().data_ptr()
+    assert t["colT"].stride() == obj["colT"].stride()
+    assert t["meta"] == [1, "x", (2.5, None)]
+    assert t["dt"] is torch.float64 and t["size"] == torch.Size([2, 3])
+
+
+def test_torch_file_loads_here_with_views_aliasing(tmp_path):
+    base = torch.arange(10.0)
+    sd = {"w": torch.randn(3, 4, dtype=torch.float64), "v": base[2:6], "base": base,
+          "bf": torch.ones(2, dtype=torch.bfloat16), "n": torch.tensor(7), "lst": [torch.zeros(1)]}
+    path = tmp_path / "theirs.pt"
+    torch.save(sd, path)
+    o = torchlike.load(path)
+    for k in ("w", "v", "base", "bf", "n"):
+        assert_same(o[k], sd[k])
+    o["v"].fill_(-1)
+    assert o["base"][2:6].tolist() == [-1.0] * 4  # same storage as in torch
+
+
+def test_module_state_dict_and_parameter_roundtrip(tmp_path):
+    lin = torch.nn.Linear(3, 2)
+    torch.save(lin.state_dict(), tmp_path / "sd.pt")
+    sd = torchlike.load(tmp_path / "sd.pt")
+    assert list(sd) == ["weight", "bias"]
+    assert_same(sd["weight"], lin.weight)
+    p = torchlike.nn.Parameter(torchlike.ones(2))
+    torchlike.save(p, tmp_path / "p.pt")
+    tp = torch.load(tmp_path / "p.pt")
+    assert isinstance(tp, torch.nn.Parameter) and tp.requires_grad
+
+
+def test_weights_only_refuses_unknown_globals_and_safe_globals_allow(tmp_path):
+    torch.save({"x": torch.ones(1), "cls": collections_counter()}, tmp_path / "bad.pt")
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        torchlike.load(tmp_path / "bad.pt")
+    import collections
+    with torchlike.serialization.safe_globals([collections.Counter]):
+        out = torchlike.load(tmp_path / "bad.pt")
+    assert out["cls"] == collections.Counter("ab")
+    assert torchlike.load(tmp_path / "bad.pt", weights_only=False)["cls"] == collections.Counter("ab")
+
+
+def collections_counter():
+    import collections
+    return collections.Counter("ab")
+
+
+def test_failed_save_keeps_existing_file(tmp_path):
+    path = tmp_path / "ckpt.pt"
+    torchlike.save({"a": torchlike.ones(2)}, path)
+    before = path.read_bytes()
+    with pytest.raises(Exception):
+        torchlike.save({"a": torchlike.zeros(2), "bad": lambda: 0}, path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["ckpt.pt"]
+
+
+def test_file_objects_mmap_and_map_location(tmp_path):
+    buf = io.BytesIO()
+    torchlike.save([torchlike.arange(4)], buf)
+    buf.seek(0)
+    assert torch.load(buf)[0].tolist() == [0, 1, 2, 3]
+    torch.save({"w": torch.arange(5.0)}, tmp_path / "m.pt")
+    assert torchlike.load(tmp_path / "m.pt", mmap=True)["w"].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    assert torchlike.load(tmp_path / "m.pt", map_location="cpu")["w"].device == torchlike.device("cpu")
+    with pytest.raises(FileNotFoundError):
+        torchlike.load(tmp_path / "missing.pt")
+
+
+def test_plain_pickle_of_tensors():
+    t = torchlike.tensor([1.0, 2.0], requires_grad=True)
+    u = pickle.loads(pickle.dumps(t))
+    assert u.tolist() == [1.0, 2.0] and u.requires_grad
+
+
+def test_safetensors_roundtrip(tmp_path):
+    from safetensors.numpy import load_file
+    sd = {"a": torchlike.arange(6.0).reshape(2, 3), "b": torchlike.ones(2, dtype=torchlike.bfloat16)}
+    torchlike.safetensors.save_file(sd, str(tmp_path / "w.safetensors"))
+    raw = load_file(str(tmp_path / "w.safetensors"))
+    np.testing.assert_array_equal(raw["a"], np.arange(6.0, dtype=np.float32).reshape(2, 3))
+    back = torchlike.safetensors.load_file(str(tmp_path / "w.safetensors"))
+    assert back["b"].dtype is torchlike.bfloat16 and back["a"].tolist() == sd["a"].tolist()
