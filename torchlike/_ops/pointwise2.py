@@ -1,1 +1,434 @@
-"""(in progress)"""
+"""More pointwise ops: clamp family, lerp, addcmul/addcdiv, nan_to_num, logit, polygamma, mvlgamma,
+frexp and the conjugation helpers."""
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.special as jss
+import numpy as np
+
+from .. import _dtype, return_types
+from ._util import Tensor, cast, dispatch, float_dtype_for, register, unary
+
+__all__ = ["clamp", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv", "nan_to_num", "logit", "polygamma",
+           "mvlgamma", "frexp", "conj", "resolve_conj", "resolve_neg"]
+
+
+# --- clamp ---------------------------------------------------------------------------------------
+def _clamp_impl(x, lo, hi, has_lo, has_hi, dt):
+    # where-based so the gradient is 1 on the closed interval [min, max], like torch (not 0.5 at ties)
+    y = cast(x, dt)
+    if has_lo:
+        lo = cast(lo, dt)
+        y = jnp.where(y < lo, lo, y)
+    if has_hi:
+        hi = cast(hi, dt)
+        y = jnp.where(y > hi, hi, y)
+    if has_lo or has_hi:
+        if jnp.issubdtype(dt, jnp.floating):
+            # a NaN bound gives NaN, as in torch
+            if has_lo:
+                y = jnp.where(jnp.isnan(lo), lo, y)
+            if has_hi:
+                y = jnp.where(jnp.isnan(hi), hi, y)
+    return y
+
+
+def _clamp_core(input, min, max, name):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if input.dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
+    parts = [input] + [v for v in (min, max) if v is not None]
+    d = _dtype.result_type(*parts)
+    lo = 0 if min is None else min
+    hi = 0 if max is None else max
+    return dispatch(_clamp_impl, (input, lo, hi),
+                    (("has_lo", min is not None), ("has_hi", max is not None), ("dt", d.np)),
+                    name="ClampBackward1" if not isinstance(min, Tensor) and not isinstance(max, Tensor)
+                    else "ClampBackward0")
+
+
+@register(inplace=True, out=True, promote="result_type", aliases=("clip",))
+def clamp(input, min=None, max=None):
+    """Clamp every element into ``[min, max]`` (scalars or tensors; either may be None).
+
+    >>> import torchlike
+    >>> torchlike.clamp(torchlike.tensor([-2., 0.5, 3.]), min=0, max=1)
+    tensor([0.0000, 0.5000, 1.0000])
+    """
+    return _clamp_core(input, min, max, "clamp")
+
+
+@register(inplace=True, out=True, promote="result_type")
+def clamp_min(input, min):
+    """``clamp(input, min=min)``."""
+    return _clamp_core(input, min, None, "clamp_min")
+
+
+@register(inplace=True, out=True, promote="result_type")
+def clamp_max(input, max):
+    """``clamp(input, max=max)``."""
+    return _clamp_core(input, None, max, "clamp_max")
+
+
+# --- lerp / addcmul / addcdiv ----------------------------------------------------------------------
+def _lerp_impl(x, y, w, dt):
+    x, y, w = cast(x, dt), cast(y, dt), cast(w, dt)
+    diff = y - x
+    return jnp.where(jnp.abs(w) < 0.5, x + w * diff, y - diff * (1 - w))
+
+
+@register(inplace=True, out=True, promote="same")
+def lerp(input, end, weight):
+    """``input + weight * (end - input)`` (torch's numerically symmetric form).
+
+    >>> import torchlike
+    >>> torchlike.lerp(torchlike.tensor([0., 1.]), torchlike.tensor([2., 3.]), 0.5)
+    tensor([1., 2.])
+    """
+    if end.dtype is not input.dtype:
+        raise RuntimeError(f"expected dtype {input.dtype.name.replace('float32', 'float').replace('float64', 'double')}"
+                           f" for `end` but got dtype {end.dtype.name.replace('float32', 'float').replace('float64', 'double')}")
+    d = input.dtype
+    if not (d.is_floating_point or d.is_complex):
+        raise NotImplementedError(f'"lerp_kernel_scalar" not implemented for \'{_dtype._CAP[d.name]}\'')
+    return dispatch(_lerp_impl, (input, end, weight), (("dt", d.np),), name="LerpBackward0" if not isinstance(
+        weight, Tensor) else "LerpBackward1")
+
+
+def _addc_impl(x, a, b, v, dt, div):
+    x, a, b = cast(x, dt), cast(a, dt), cast(b, dt)
+    return x + cast(v, dt) * (a / b if div else a * b)
+
+
+def _addc(name, div):
+    def fn(input, tensor1, tensor2, *, value=1):
+        d = _dtype.result_type(input, tensor1, tensor2)
+        if div and not (tensor1.dtype.is_floating_point or tensor1.dtype.is_complex or
+                        tensor2.dtype.is_floating_point or tensor2.dtype.is_complex):
+            raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future  release "
+                               "addcdiv will perform a true division of tensor1 and tensor2. The historic "
+                               "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+                               "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+                               "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+                               "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+        return dispatch(_addc_impl, (input, tensor1, tensor2, value), (("dt", d.np), ("div", div)),
+                        name=name.capitalize() + "Backward0")
+    fn.__name__ = name
+    op = "/" if div else "*"
+    fn.__doc__ = (f"``input + value * tensor1 {op} tensor2``.\n\n    >>> import torchlike\n    >>> x = "
+                  f"torchlike.ones(2)\n    >>> torchlike.{name}(x, x, x, value=2)\n    tensor([3., 3.])\n    ")
+    return register(name, inplace=True, out=True, promote="result_type")(fn)
+
+
+addcmul = _addc("addcmul", False)
+addcdiv = _addc("addcdiv", True)
+
+
+# --- nan_to_num, logit --------------------------------------------------------------------------------
+def _n2n_impl(x, nan, pos, neg):
+    def fix(v):
+        return jnp.where(jnp.isnan(v), cast(nan, v.dtype),
+                         jnp.where(v == jnp.inf, cast(pos, v.dtype), jnp.where(v == -jnp.inf, cast(neg, v.dtype), v)))
+    if jnp.iscomplexobj(x):
+        return jax.lax.complex(fix(jnp.real(x)), fix(jnp.imag(x)))
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        return x
+    return fix(x)
+
+
+@register(inplace=True, out=True)
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """Replace NaN, +inf and -inf (defaults: 0, the dtype's max and min).
+
+    >>> import torchlike
+    >>> torchlike.nan_to_num(torchlike.tensor([float('nan'), 1.]))
+    tensor([0., 1.])
+    """
+    d = input.dtype.to_real()
+    if d.is_floating_point:
+        fi = _dtype.finfo(d)
+        posinf = fi.max if posinf is None else posinf
+        neginf = fi.min if neginf is None else neginf
+    else:
+        posinf = 0 if posinf is None else posinf
+        neginf = 0 if neginf is None else neginf
+    return dispatch(_n2n_impl, (input, float(nan), float(posinf), float(neginf)), (), name="NanToNumBackward0")
+
+
+def _logit_impl(x, eps, dt, has_eps):
+    x = cast(x, dt)
+    if has_eps:
+        e = cast(eps, dt)
+        x = jnp.clip(x, e, 1 - e)
+    return jnp.log(x / (1 - x))
+
+
+@register(inplace=True, out=True, promote="float")
+def logit(input, eps=None):
+    """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given.
+
+    >>> import torchlike
+    >>> torchlike.logit(torchlike.tensor([0.5]))
+    tensor([0.])
+    """
+    if input.dtype.is_complex:
+        raise NotImplementedError(f'"logit_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+    d = float_dtype_for(input.dtype)
+    return dispatch(_logit_impl, (input, 0.0 if eps is None else float(eps)),
+                    (("dt", d.np), ("has_eps", eps is not None)), name="LogitBackward0")
+
+
+# --- polygamma, mvlgamma ---------------------------------------------------------------------------------
+def _polygamma_impl(x, n, dt):
+    x = cast(x, dt)
+    if n == 0:
+        return jss.digamma(x)
+    return jss.polygamma(n, x).astype(dt)
+
+
+def polygamma(n, input, *, out=None):
+    """The ``n``-th derivative of the digamma function (``torch.polygamma(n, input)``).
+
+    >>> import torchlike
+    >>> torchlike.polygamma(1, torchlike.tensor([1.])).item() > 1.64
+    True
+    """
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    d = float_dtype_for(input.dtype)
+    r = dispatch(_polygamma_impl, (input,), (("n", int(n)), ("dt", d.np)), name="PolygammaBackward0")
+    if out is not None:
+        from .registry import write_out
+        return write_out(out, r)
+    return r
+
+
+register("polygamma", method=False, promote="float")(polygamma)
+Tensor.polygamma = lambda self, n: polygamma(n, self)
+Tensor.polygamma_ = lambda self, n: self._inplace_update(polygamma(n, self))
+
+
+def _mvlgamma_impl(x, p, dt):
+    x = cast(x, dt)
+    i = jnp.arange(p, dtype=dt) / 2
+    return jnp.sum(jss.gammaln(x[..., None] - i), axis=-1) + cast(p * (p - 1) / 4 * math.log(math.pi), dt)
+
+
+@register(inplace=True, out=True, promote="float")
+def mvlgamma(input, p):
+    """The multivariate log-gamma function of dimension ``p``.
+
+    >>> import torchlike
+    >>> torchlike.mvlgamma(torchlike.tensor([2.5]), 2).shape
+    torch.Size([1])
+    """
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    d = float_dtype_for(input.dtype)
+    if input.dtype.is_complex:
+        raise NotImplementedError(f'"arange_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+    return dispatch(_mvlgamma_impl, (input,), (("p", int(p)), ("dt", d.np)), name="MvlgammaBackward0")
+
+
+# --- frexp ---------------------------------------------------------------------------------------------
+def _frexp_impl(x):
+    m, e = jnp.frexp(x)
+    return m, e.astype(jnp.int32)
+
+
+def frexp(input, *, out=None):
+    """Split into mantissa in ``[0.5, 1)`` and integer exponent (int32): ``input = m * 2**e``.
+
+    >>> import torchlike
+    >>> torchlike.frexp(torchlike.tensor([8.]))
+    torch.return_types.frexp(
+    mantissa=tensor([0.5000]),
+    exponent=tensor([4], dtype=torch.int32))
+    """
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    m, e = dispatch(_frexp_impl, (input,), (), name="FrexpBackward0", diff=False)
+    if out is not None:
+        from .registry import write_out
+        write_out(out[0], m)
+        write_out(out[1], e)
+        m, e = out
+    return return_types.make("frexp", ("mantissa", "exponent"))(m, e)
+
+
+register("frexp", promote="none", differentiable=False)(frexp)
+
+
+# --- conjugation helpers: conj/neg bits are never set here, so the resolve_* are identities ---------------
+def _conj_impl(x):
+    return jnp.conj(x)
+
+
+@register(promote="none")
+def conj(input):
+    """The complex conjugate (``input`` itself for non-complex tensors).
+
+    >>> import torchlike
+    >>> torchlike.conj(torchlike.tensor([1 + 2j]))
+    tensor([1.-2.j])
+    """
+    if not input.dtype.is_complex:
+        return input
+    return dispatch(_conj_impl, (input,), (), name="ConjBackward0", saves=False)
+
+
+@register(promote="none")
+def resolve_conj(input):
+    """``input`` (torchlike never sets a lazy conjugate bit)."""
+    return input
+
+
+@register(promote="none")
+def resolve_neg(input):
+    """``input`` (torchlike never sets a lazy negative bit)."""
+    return input
+
+
+@register(promote="none", differentiable=False)
+def is_conj(input):
+    """False: conjugation is always materialised."""
+    return False
+
+
+@register(promote="none", differentiable=False)
+def is_neg(input):
+    """False: negation is always materialised."""
+    return False
+
+
+@register(promote="none", differentiable=False)
+def is_nonzero(input):
+    """The truth value of a one-element tensor."""
+    if input.numel() == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if input.numel() > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input.item())
+
+
+
+# --- torch's dtype restrictions for existing pointwise ops ------------------------------------------------
+# JAX happily computes e.g. floor of a bool or sign of a complex; torch refuses with specific errors.  The
+# guards below run before the op and raise torch's exception type and message.
+def _cap(d):
+    return _dtype._CAP[d.name]
+
+
+def _ni(kernel, d):
+    return NotImplementedError(f'"{kernel}" not implemented for \'{_cap(d)}\'')
+
+
+def _guard(names, check):
+    import functools
+    from .registry import TABLE
+    for n in names:
+        e = TABLE.get(n)
+        if e is None:
+            continue
+        orig = e.fn
+
+        @functools.wraps(orig)
+        def guarded(*args, _orig=orig, _n=n, **kwargs):
+            r = check(_n, *args, **kwargs)
+            return _orig(*args, **kwargs) if r is None else r(_orig)
+        e.fn = guarded
+
+
+def _unary_kinds(bad, err):
+    def check(n, input, *a, **k):
+        if isinstance(input, Tensor) and input.dtype._kind in bad:
+            raise err(n, input.dtype)
+    return check
+
+
+_guard(["abs", "absolute"], _unary_kinds({0}, lambda n, d: _ni("abs_cpu", d)))
+_guard(["neg", "negative"], _unary_kinds({0}, lambda n, d: RuntimeError(
+    "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the "
+    "`~` or `logical_not()` operator instead.")))
+_guard(["positive"], _unary_kinds({0}, lambda n, d: RuntimeError(
+    "The `+` operator, on a bool tensor is not supported.")))
+_guard(["floor", "ceil", "trunc", "fix", "round"], _unary_kinds({0, 3}, lambda n, d: _ni(
+    f"{'trunc' if n == 'fix' else n}_vml_cpu", d) if d._kind == 0 or n == "round" else NotImplementedError(
+    f"{'trunc' if n == 'fix' else n} is not supported for complex inputs")))
+_guard(["frac"], _unary_kinds({0, 1, 3}, lambda n, d: _ni("frac_cpu", d)))
+_guard(["sign"], _unary_kinds({3}, lambda n, d: NotImplementedError(
+    "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.")))
+_guard(["erf", "erfc", "erfinv", "lgamma", "i0"], _unary_kinds({3}, lambda n, d: _ni(f"{n}_vml_cpu", d)))
+_guard(["digamma"], _unary_kinds({3}, lambda n, d: _ni("digamma", d)))
+_guard(["deg2rad", "rad2deg"], _unary_kinds({3}, lambda n, d: RuntimeError(
+    f"{n} is not supported for complex tensors.")))
+_guard(["bitwise_not"], _unary_kinds({2, 3}, lambda n, d: _ni("bitwise_not_cpu", d)))
+_guard(["isposinf", "isneginf"], _unary_kinds({3}, lambda n, d: RuntimeError(f"{n} does not support complex inputs.")))
+_guard(["signbit"], _unary_kinds({3}, lambda n, d: NotImplementedError(
+    "signbit is not implemented for complex tensors.")))
+_guard(["relu"], _unary_kinds({0, 3}, lambda n, d: RuntimeError("Boolean inputs not supported for relu") if
+                                d._kind == 0 else NotImplementedError("clamp is not supported for complex types")))
+
+
+def _square_check(n, input, *a, **k):
+    if isinstance(input, Tensor) and input.dtype is _dtype.bool:
+        return lambda orig: orig(input.to(_dtype.int64))  # torch.square(bool) is pow(x, 2): int64
+
+
+_guard(["square"], _square_check)
+
+_KERNEL = {"bitwise_and": "bitwise_and_cpu", "bitwise_or": "bitwise_or_cpu", "bitwise_xor": "bitwise_xor_cpu",
+           "bitwise_left_shift": "lshift_cpu", "bitwise_right_shift": "rshift_cpu", "gcd": "gcd_cpu",
+           "lcm": "lcm_cpu", "hypot": "hypot_cpu", "logaddexp": "logaddexp_cpu", "logaddexp2": "logaddexp2_cpu",
+           "floor_divide": "div_floor_cpu", "remainder": "remainder_cpu", "fmod": "fmod_cpu", "pow": "pow",
+           "atan2": "atan2_cpu", "arctan2": "atan2_cpu", "copysign": "copysign_cpu"}
+
+
+def _binary_kinds(bad, tensors_only=False):
+    def check(n, input, other, *a, **k):
+        if tensors_only and not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+            return
+        d = _dtype.result_type(input, other)
+        if d._kind in bad:
+            raise _ni(_KERNEL[n], d)
+    return check
+
+
+_guard(["bitwise_and", "bitwise_or", "bitwise_xor"], _binary_kinds({2, 3}))
+_guard(["bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm"], _binary_kinds({0, 2, 3}))
+_guard(["hypot", "logaddexp", "logaddexp2"], _binary_kinds({0, 1}))
+_guard(["floor_divide", "remainder", "fmod"], _binary_kinds({0}))
+_guard(["atan2", "arctan2", "copysign"], _binary_kinds({3}))
+
+
+def _pow_check(n, input, exponent, *a, **k):
+    if isinstance(exponent, Tensor) and _dtype.result_type(input, exponent) is _dtype.bool:
+        raise _ni("pow", _dtype.bool)
+
+
+_guard(["pow"], _pow_check)
+
+
+def _tensors_only(n, input, other, *a, **k):
+    for pos, (arg, v) in enumerate((("input", input), ("other", other))):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"{n}(): argument '{arg}' (position {pos + 1}) must be Tensor, not {type(v).__name__}")
+
+
+_guard(["maximum", "minimum", "fmax", "fmin"], _tensors_only)
+
+
+def _heaviside_check(n, input, values, *a, **k):
+    if not isinstance(values, Tensor):
+        raise TypeError(f"heaviside(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+    if input.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
+_guard(["heaviside"], _heaviside_check)
