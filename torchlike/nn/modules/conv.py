@@ -1,0 +1,230 @@
+"""Convolution modules: Conv1d/2d/3d and ConvTranspose1d/2d/3d with torch's init, repr and state_dict.
+
+>>> import torchlike as torch
+>>> torch.nn.Conv2d(3, 8, 3, stride=2, padding=1)
+Conv2d(3, 8, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1))
+"""
+from __future__ import annotations
+
+import math
+
+from ... import _creation
+from .. import init
+from ..functional import _conv as Fc
+from ..functional import _vision as Fv
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
+
+_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+class _ConvNd(Module):
+    __constants__ = ["stride", "padding", "dilation", "groups", "padding_mode", "output_padding", "in_channels",
+                     "out_channels", "kernel_size"]
+    _n = 2
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed,
+                 output_padding, groups, bias, padding_mode, device=None, dtype=None):
+        super().__init__()
+        n = self._n
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        valid_padding_strings = {"same", "valid"}
+        if isinstance(padding, str):
+            if padding not in valid_padding_strings:
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {valid_padding_strings}")
+            if padding == "same" and any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding_mode not in _MODES:
+            raise ValueError(f"padding_mode must be one of {list(_MODES)}, but got padding_mode='{padding_mode}'")
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.padding = padding
+        self.dilation = dilation
+        self.transposed = transposed
+        self.output_padding = output_padding
+        self.groups = groups
+        self.padding_mode = padding_mode
+        if isinstance(self.padding, str):
+            self._reversed_padding_repeated_twice = [0, 0] * n
+            if padding == "same":
+                for d, k, i in zip(dilation, kernel_size, range(n - 1, -1, -1)):
+                    total = d * (k - 1)
+                    left = total // 2
+                    self._reversed_padding_repeated_twice[2 * i] = left
+                    self._reversed_padding_repeated_twice[2 * i + 1] = total - left
+        else:
+            self._reversed_padding_repeated_twice = [p for p in reversed(self.padding) for _ in range(2)]
+        shape = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
+        self.weight = Parameter(_creation.empty(shape + tuple(kernel_size), device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(_creation.empty(out_channels, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        # kaiming_uniform(a=sqrt(5)) == U(-1/sqrt(fan_in), 1/sqrt(fan_in)), as torch
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self):
+        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
+        if self.padding != (0,) * len(self.padding):
+            s += ", padding={padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            s += ", dilation={dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += ", output_padding={output_padding}"
+        if self.groups != 1:
+            s += ", groups={groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += ", padding_mode={padding_mode}"
+        return s.format(**self.__dict__)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if not hasattr(self, "padding_mode"):
+            self.padding_mode = "zeros"
+
+
+def _tup(v, n):
+    return Fc.ntuple(v, n) if not isinstance(v, str) else v
+
+
+class _Conv(_ConvNd):
+    _fn = None
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        n = self._n
+        super().__init__(in_channels, out_channels, _tup(kernel_size, n), _tup(stride, n), _tup(padding, n),
+                         _tup(dilation, n), False, _tup(0, n), groups, bias, padding_mode, device, dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        fn = type(self)._fn
+        if self.padding_mode != "zeros":
+            return fn(Fv.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
+                      self.stride, _tup(0, self._n), self.dilation, self.groups)
+        return fn(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class Conv1d(_Conv):
+    """1-D convolution over (N, C_in, L).
+
+    >>> import torchlike as torch
+    >>> torch.nn.Conv1d(2, 4, 3)(torch.zeros(1, 2, 8)).shape
+    torch.Size([1, 4, 6])
+    """
+    _n = 1
+    _fn = staticmethod(Fc.conv1d)
+
+
+class Conv2d(_Conv):
+    """2-D convolution over (N, C_in, H, W).
+
+    >>> import torchlike as torch
+    >>> torch.nn.Conv2d(2, 4, 3, padding='same')(torch.zeros(1, 2, 8, 8)).shape
+    torch.Size([1, 4, 8, 8])
+    """
+    _n = 2
+    _fn = staticmethod(Fc.conv2d)
+
+
+class Conv3d(_Conv):
+    """3-D convolution over (N, C_in, D, H, W).
+
+    >>> import torchlike as torch
+    >>> torch.nn.Conv3d(2, 4, 3)(torch.zeros(1, 2, 5, 5, 5)).shape
+    torch.Size([1, 4, 3, 3, 3])
+    """
+    _n = 3
+    _fn = staticmethod(Fc.conv3d)
+
+
+class _ConvTransposeNd(_ConvNd):
+    _fn = None
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        n = self._n
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
+        super().__init__(in_channels, out_channels, _tup(kernel_size, n), _tup(stride, n), _tup(padding, n),
+                         _tup(dilation, n), True, _tup(output_padding, n), groups, bias, padding_mode, device,
+                         dtype)
+
+    def _output_padding(self, input, output_size, stride, padding, kernel_size, num_spatial_dims,
+                        dilation=None):
+        if output_size is None:
+            return self.output_padding
+        has_batch = input.dim() == num_spatial_dims + 2
+        output_size = list(output_size)
+        if len(output_size) == num_spatial_dims + (2 if has_batch else 1):
+            output_size = output_size[-num_spatial_dims:]
+        if len(output_size) != num_spatial_dims:
+            raise ValueError(f"ConvTranspose{num_spatial_dims}D: for {input.dim()}D input, output_size must have "
+                             f"{num_spatial_dims} or {num_spatial_dims + 2} elements (got {len(output_size)})")
+        res = []
+        for d in range(num_spatial_dims):
+            dim_size = input.size(d + input.dim() - num_spatial_dims)
+            min_size = ((dim_size - 1) * stride[d] - 2 * padding[d] +
+                        (dilation[d] if dilation is not None else 1) * (kernel_size[d] - 1) + 1)
+            max_size = min_size + stride[d] - 1
+            if not min_size <= output_size[d] <= max_size:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from "
+                                 f"{[min_size]} to {[max_size]} (for an input of {list(input.size())[2:]})")
+            res.append(output_size[d] - min_size)
+        return tuple(res)
+
+    def forward(self, input, output_size=None):
+        n = self._n
+        op = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, n,
+                                  self.dilation)
+        return type(self)._fn(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
+                              self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-D transposed convolution.
+
+    >>> import torchlike as torch
+    >>> torch.nn.ConvTranspose1d(2, 4, 3, stride=2)(torch.zeros(1, 2, 5)).shape
+    torch.Size([1, 4, 11])
+    """
+    _n = 1
+    _fn = staticmethod(Fc.conv_transpose1d)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """2-D transposed convolution; ``forward(input, output_size=...)`` picks the output padding.
+
+    >>> import torchlike as torch
+    >>> torch.nn.ConvTranspose2d(2, 4, 3, stride=2)(torch.zeros(1, 2, 5, 5), output_size=(12, 12)).shape
+    torch.Size([1, 4, 12, 12])
+    """
+    _n = 2
+    _fn = staticmethod(Fc.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution."""
+    _n = 3
+    _fn = staticmethod(Fc.conv_transpose3d)
