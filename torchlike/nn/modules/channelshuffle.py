@@ -1,0 +1,27 @@
+"""ChannelShuffle.
+
+>>> import torchlike as torch
+>>> torch.nn.ChannelShuffle(2)
+ChannelShuffle(groups=2)
+"""
+from __future__ import annotations
+
+from ..functional import _vision as Fv
+from .module import Module
+
+__all__ = ["ChannelShuffle"]
+
+
+class ChannelShuffle(Module):
+    """Interleave channels across ``groups``."""
+    __constants__ = ["groups"]
+
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input):
+        return Fv.channel_shuffle(input, self.groups)
+
+    def extra_repr(self):
+        return f"groups={self.groups}"

@@ -1,0 +1,42 @@
+"""PixelShuffle / PixelUnshuffle.
+
+>>> import torchlike as torch
+>>> torch.nn.PixelShuffle(2)(torch.zeros(1, 8, 3, 3)).shape
+torch.Size([1, 2, 6, 6])
+"""
+from __future__ import annotations
+
+from ..functional import _vision as Fv
+from .module import Module
+
+__all__ = ["PixelShuffle", "PixelUnshuffle"]
+
+
+class PixelShuffle(Module):
+    """(*, C r^2, H, W) -> (*, C, H r, W r)."""
+    __constants__ = ["upscale_factor"]
+
+    def __init__(self, upscale_factor):
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, input):
+        return Fv.pixel_shuffle(input, self.upscale_factor)
+
+    def extra_repr(self):
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    """(*, C, H r, W r) -> (*, C r^2, H, W)."""
+    __constants__ = ["downscale_factor"]
+
+    def __init__(self, downscale_factor):
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, input):
+        return Fv.pixel_unshuffle(input, self.downscale_factor)
+
+    def extra_repr(self):
+        return f"downscale_factor={self.downscale_factor}"
