@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins as _b
 import math
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -58,7 +59,7 @@ def _int_acc(d, dtype):
 
 # --- sum / nansum / mean / nanmean / prod -----------------------------------------------------
 def _sum_impl(x, dims, keepdim, dt):
-    return jnp.sum(cast(x, dt), axis=dims, keepdims=keepdim)
+    return jnp.sum(cast(x, dt), axis=dims, keepdims=keepdim, dtype=dt)
 
 
 @register(out=True)
@@ -75,11 +76,31 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
                     name="SumBackward0" if dims is None else "SumBackward1", saves=False)
 
 
+@jax.custom_vjp
+def _nan_to_zero(x):
+    return jnp.where(jnp.isnan(x), jnp.zeros((), x.dtype), x)
+
+
+def _nan_to_zero_fwd(x):
+    return _nan_to_zero(x), jnp.isnan(x)
+
+
+def _nan_to_zero_bwd(nan, g):
+    # torch multiplies by the mask (so an inf upstream gradient becomes NaN at NaN inputs, e.g. for
+    # all-NaN rows of nanmean) where jnp.where would give exact zeros.  Written as selects because
+    # XLA folds g * convert(mask) into a select, losing the 0 * inf = NaN.
+    zero = jnp.zeros((), g.dtype)
+    return (jnp.where(nan, jnp.where(jnp.isfinite(g), zero, jnp.full((), jnp.nan, g.dtype)), g),)
+
+
+_nan_to_zero.defvjp(_nan_to_zero_fwd, _nan_to_zero_bwd)
+
+
 def _nansum_impl(x, dims, keepdim, dt):
     x = cast(x, dt)
     if jnp.issubdtype(dt, jnp.inexact):
-        x = jnp.where(jnp.isnan(x), jnp.zeros((), dt), x)
-    return jnp.sum(x, axis=dims, keepdims=keepdim)
+        x = _nan_to_zero(x)
+    return jnp.sum(x, axis=dims, keepdims=keepdim, dtype=dt)
 
 
 @register(out=True)
@@ -122,7 +143,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 def _nanmean_impl(x, dims, keepdim, dt):
     x = cast(x, dt)
     nan = jnp.isnan(x)
-    s = jnp.sum(jnp.where(nan, jnp.zeros((), dt), x), axis=dims, keepdims=keepdim)
+    s = jnp.sum(_nan_to_zero(x), axis=dims, keepdims=keepdim)
     n = jnp.sum(~nan, axis=dims, keepdims=keepdim)
     return s / n.astype(dt)
 
@@ -145,7 +166,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def _prod_impl(x, dims, keepdim, dt):
-    return jnp.prod(cast(x, dt), axis=dims, keepdims=keepdim)
+    return jnp.prod(cast(x, dt), axis=dims, keepdims=keepdim, dtype=dt)
 
 
 @register(out=True)
@@ -173,12 +194,16 @@ def _var_impl(x, c, dims, keepdim, sq, with_mean):
     d = x - m
     sqd = jnp.real(d * jnp.conj(d)) if jnp.iscomplexobj(d) else d * d
     s = jnp.sum(sqd, axis=dims, keepdims=keepdim)
-    n = math.prod(x.shape[i] for i in (range(x.ndim) if dims is None else dims))
+    n = _count(x, dims)
     v = s / jnp.maximum(n - c, 0).astype(s.dtype)
     r = jnp.sqrt(v) if sq else v
     if with_mean:
         return r, (m if keepdim else jnp.squeeze(m, axis=dims))
     return r
+
+
+def _count(x, dims):
+    return math.prod(x.shape[i] for i in (range(x.ndim) if dims is None else dims))
 
 
 def _var_args(name, input, dim, unbiased, correction):
@@ -198,6 +223,9 @@ def _var_args(name, input, dim, unbiased, correction):
 def _var_like(name, sq, with_mean):
     def fn(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
         dims, c = _var_args(name, input, dim, unbiased, correction)
+        if _count(input, dims) - c <= 0:
+            warnings.warn(f"{name.split('_')[0]}(): degrees of freedom is <= 0. Correction should be strictly "
+                          "less than the reduction factor (input numel divided by output numel).", stacklevel=2)
         return dispatch(_var_impl, (input, c), (("dims", dims), ("keepdim", bool(keepdim)), ("sq", sq),
                                                 ("with_mean", with_mean)),
                         name=("Std" if sq else "Var") + ("Mean" if with_mean else "") + "Backward0")
@@ -345,6 +373,8 @@ def aminmax(input, *, dim=None, keepdim=False):
 def _argminmax(kind):
     def fn(input, dim=None, keepdim=False):
         _no_complex(input, f"arg{kind}_cpu")
+        if input.dtype is _dtype.bool:
+            raise RuntimeError(f"arg{kind}(): does not support bool input")
         if dim is None:
             if input.numel() == 0:
                 raise IndexError(f"arg{kind}(): Expected reduction dim to be specified for input.numel() == 0.")
@@ -432,7 +462,9 @@ def _vnorm(x, p, dims, keepdim, kind):
     """Vector p-norm with torch's subgradients: 0 where the norm (or an element, for p < 1) is zero.
 
     The 'double where' keeps jax.vjp from producing 0 * inf = NaN at zero."""
-    ax = jnp.abs(x)
+    nz = x != 0
+    # |x| with torch's subgradient sgn(0) = 0 (jnp.abs's derivative at 0 is 1)
+    ax = jnp.where(nz, jnp.abs(jnp.where(nz, x, jnp.ones((), x.dtype))), jnp.zeros((), jnp.abs(x).dtype))
     rd = ax.dtype
     if kind == "inf":
         return jnp.max(ax, axis=dims, keepdims=keepdim)
@@ -483,6 +515,9 @@ def vector_norm_op(input, p, dims, keepdim, dtype, name="linalg.vector_norm"):
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{_dtype._CAP[input.dtype.name]}")
+    if dtype is not None and _dtype.promote_types(input.dtype, d) is not d:
+        raise RuntimeError(f"{name}: the dtype of the input ({_dtype._CAP[input.dtype.name]}) should be convertible "
+                           f"without narrowing to the specified dtype ({_dtype._CAP[d.name]})")
     kind = _norm_kind(p)
     if kind in ("inf", "-inf") and input.numel() == 0:
         check_nonempty(input, dims, name, ":")

@@ -226,7 +226,7 @@ def _cumsum_impl(x, dim, dt, kind):
     x = cast(x, dt)
     if x.ndim == 0:
         return x
-    return jnp.cumsum(x, axis=dim) if kind == "sum" else jnp.cumprod(x, axis=dim)
+    return jnp.cumsum(x, axis=dim, dtype=dt) if kind == "sum" else jnp.cumprod(x, axis=dim, dtype=dt)
 
 
 def _cum(kind):
@@ -345,7 +345,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 
 def _trace_impl(x, dt):
-    return jnp.trace(cast(x, dt))
+    return jnp.trace(cast(x, dt), dtype=dt)
 
 
 @register()

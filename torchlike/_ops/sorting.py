@@ -109,6 +109,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     tensor([5., 3.])
     """
     _no_complex(input)
+    if input.dtype is _dtype.bool:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     d = dims_arg(dim, input.ndim)[0]
     size = input.shape[d] if input.ndim else 1
     if not 0 <= k <= size:
@@ -137,6 +139,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     tensor(3.)
     """
     _no_complex(input)
+    if input.dtype is _dtype.bool:
+        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
     d = dims_arg(dim, input.ndim)[0]
     check_nonempty(input, (d,), "kthvalue")
     size = input.shape[d] if input.ndim else 1

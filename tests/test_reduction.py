@@ -1,0 +1,202 @@
+"""Reductions compared with torch: values, dtypes, keepdim/dim forms, empty tensors, errors, gradients."""
+import numpy as np
+import pytest
+import torch
+
+import torchlike
+from _reduce_helpers import NAN, arr, both
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*degrees of freedom")
+
+DIMS = [None, 0, -1, (0, 2), ()]
+DT_ALL = ["float32", "float64", "int64", "int32", "uint8", "bool"]
+
+
+# --- sum / nansum / mean / nanmean / prod -----------------------------------------------------
+@pytest.mark.parametrize("dt", DT_ALL)
+@pytest.mark.parametrize("dim", DIMS)
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_sum_forms(dt, dim, keepdim):
+    a = arr((2, 3, 4), dt)
+    if dim is None:
+        both(lambda L, x: L.sum(x), a)
+        both(lambda L, x: x.sum(), a)
+    else:
+        both(lambda L, x: L.sum(x, dim, keepdim), a, grad=True)
+        both(lambda L, x: x.nansum(dim, keepdim=keepdim), a, grad=True)
+
+
+@pytest.mark.parametrize("dt", ["float32", "int32", "bool"])
+def test_sum_prod_dtype_kwarg(dt):
+    a = arr((3, 4), dt)
+    both(lambda L, x: L.sum(x, 1, dtype=L.float64), a)
+    both(lambda L, x: L.prod(x, 1, dtype=L.int32), a)
+    both(lambda L, x: L.prod(x), a)
+    both(lambda L, x: x.prod(0, True), a)
+    both(lambda L, x: L.cumsum(x, 1, dtype=L.float64), a)
+
+
+def test_scalar_and_empty():
+    for f in (lambda L, x: L.sum(x, 0), lambda L, x: x.mean(-1), lambda L, x: x.prod(0),
+              lambda L, x: x.max(0), lambda L, x: x.argmax(0), lambda L, x: x.amax(0), lambda L, x: x.var(0),
+              lambda L, x: x.logsumexp(0), lambda L, x: x.all(0), lambda L, x: x.cumsum(0),
+              lambda L, x: x.cummax(0), lambda L, x: x.median(0), lambda L, x: x.norm(dim=0)):
+        both(f, np.array(2.5, np.float32), grad=True)
+    e = np.zeros((0, 3), np.float32)
+    for f in (lambda L, x: x.sum(), lambda L, x: x.sum(0), lambda L, x: x.mean(), lambda L, x: x.mean(1),
+              lambda L, x: x.prod(), lambda L, x: x.prod(0), lambda L, x: x.var(), lambda L, x: x.std(0),
+              lambda L, x: x.max(), lambda L, x: x.max(0), lambda L, x: x.max(1), lambda L, x: x.min(0),
+              lambda L, x: x.amax(), lambda L, x: x.amax(0), lambda L, x: x.amin(1), lambda L, x: x.argmax(),
+              lambda L, x: x.argmin(0), lambda L, x: L.aminmax(x), lambda L, x: L.aminmax(x, dim=0),
+              lambda L, x: L.aminmax(x, dim=1), lambda L, x: x.all(), lambda L, x: x.any(1),
+              lambda L, x: x.logsumexp(1), lambda L, x: x.norm(), lambda L, x: L.count_nonzero(x, 0),
+              lambda L, x: x.median(), lambda L, x: x.median(0), lambda L, x: x.nanmedian(),
+              lambda L, x: L.mode(x, 0), lambda L, x: x.cumsum(0), lambda L, x: x.cumprod(1),
+              lambda L, x: x.nansum(), lambda L, x: x.nanmean(1)):
+        both(f, e)
+
+
+def test_mean_family():
+    a = arr((3, 4, 2), "float64")
+    for dim in DIMS:
+        both(lambda L, x: L.mean(x, dim), a, grad=True)
+        both(lambda L, x: x.mean(dim, keepdim=True), a, grad=True)
+    both(lambda L, x: L.mean(x), arr((3,), "int64"))
+    both(lambda L, x: L.mean(x, dtype=L.float32), arr((3,), "int64"))
+    both(lambda L, x: L.nanmean(x), arr((3,), "int64"))
+    b = np.array([[1., NAN, 3.], [NAN, NAN, NAN]], np.float32)
+    both(lambda L, x: L.nanmean(x, 1), b, grad=True)
+    both(lambda L, x: L.nanmean(x), b)
+    both(lambda L, x: L.nansum(x, 0), b, grad=True)
+    both(lambda L, x: L.nansum(x), np.array([1 + 1j], np.complex64))
+
+
+def test_prod_grad_with_zeros():
+    a = np.array([[0., 2., 3.], [0., 0., 1.], [1., 2., 4.]], np.float64)
+    both(lambda L, x: x.prod(1), a, grad=True)
+    both(lambda L, x: x.prod(), np.array([0., 2., 3.]), grad=True)
+    both(lambda L, x: L.prod(x, (0, 1)), a)
+
+
+# --- var / std ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_var_std_forms(name):
+    a = arr((3, 4), "float64")
+    f = lambda L: getattr(L, name)  # noqa: E731
+    both(lambda L, x: f(L)(x), a, grad=True)
+    both(lambda L, x: f(L)(x, 0), a, grad=True)
+    both(lambda L, x: f(L)(x, 0, True), a)
+    both(lambda L, x: f(L)(x, 0, False, True), a)
+    both(lambda L, x: f(L)(x, False), a)
+    both(lambda L, x: f(L)(x, dim=(0, 1), correction=0), a, grad=True)
+    both(lambda L, x: f(L)(x, 1, correction=2.5, keepdim=True), a, grad=True)
+    both(lambda L, x: f(L)(x, unbiased=False), a)
+    both(lambda L, x: getattr(x, name)(1, keepdim=True), a, grad=True)
+    both(lambda L, x: f(L)(x, 1), np.ones((2, 1)), grad=False)  # N - correction == 0 -> nan
+    both(lambda L, x: f(L)(x), arr((3,), "int64"))
+    both(lambda L, x: f(L)(x, 0), (arr((3, 2)) + 1j * arr((3, 2), seed=3)).astype(np.complex64))
+    both(lambda L, x: getattr(L, name + "_mean")(x, 1), a, grad=True)
+    both(lambda L, x: getattr(L, name + "_mean")(x, (0, 1), correction=0, keepdim=True), a, grad=True)
+    both(lambda L, x: getattr(L, name + "_mean")(x), a)
+
+
+# --- max / min / amax / amin / aminmax / argmax / argmin --------------------------------------
+@pytest.mark.parametrize("dt", ["float32", "int64", "uint8", "bool"])
+@pytest.mark.parametrize("kind", ["max", "min"])
+def test_max_min_forms(dt, kind):
+    a = arr((3, 5), dt, ties=True, lo=0, hi=3)
+    both(lambda L, x: getattr(L, kind)(x), a, grad=True)
+    for dim in (0, 1, -1):
+        both(lambda L, x: getattr(L, kind)(x, dim), a, grad=True)
+        both(lambda L, x: getattr(x, kind)(dim, keepdim=True), a, grad=True)
+        both(lambda L, x: getattr(L, "arg" + kind)(x, dim), a)
+        both(lambda L, x: getattr(L, "arg" + kind)(x, dim, True), a)
+        both(lambda L, x: getattr(L, "a" + kind)(x, dim), a, grad=True)
+    both(lambda L, x: getattr(L, "arg" + kind)(x), a)
+    both(lambda L, x: getattr(L, "arg" + kind)(x, keepdim=True), a)
+    both(lambda L, x: getattr(L, "a" + kind)(x), a, grad=True)
+    both(lambda L, x: getattr(L, "a" + kind)(x, (0, 1), True), a, grad=True)
+    both(lambda L, x: getattr(L, kind)(x, x.flip(0)), a)
+
+
+def test_max_binary_and_out():
+    a, b = arr((2, 3)), arr((3,), seed=2)
+    both(lambda L, x, y: L.max(x, y), a, b, grad=True)
+    both(lambda L, x, y: L.min(x, other=y), a, b)
+    both(lambda L, x, y: x.max(y), a, b)
+
+    def with_out(L, x):
+        v, i = L.empty(0), L.empty(0, dtype=L.int64)
+        r = L.max(x, 1, out=(v, i))
+        return v, i, tuple(r)
+    both(with_out, a)
+
+
+def test_max_nan_and_ties():
+    a = np.array([[1., NAN, 3., NAN], [2., 2., 1., 2.], [0., -1., -1., 5.]], np.float32)
+    for kind in ("max", "min"):
+        both(lambda L, x: getattr(L, kind)(x), a, grad=True)
+        both(lambda L, x: getattr(L, kind)(x, 1), a, grad=True)
+        both(lambda L, x: getattr(L, "arg" + kind)(x, 1), a)
+        both(lambda L, x: getattr(L, "arg" + kind)(x), a)
+        both(lambda L, x: getattr(L, "a" + kind)(x, 1), a)
+        both(lambda L, x: getattr(L, kind)(x[1:]), a, grad=True)  # tie: gradient split evenly
+        both(lambda L, x: getattr(L, "a" + kind)(x[1:], 1), a, grad=True)
+    both(lambda L, x: L.aminmax(x, dim=1, keepdim=True), a)
+    both(lambda L, x: L.aminmax(x[1:]), a, grad=True)
+
+
+def test_max_errors():
+    both(lambda L, x: L.max(x), np.array([1 + 1j], np.complex64))
+    both(lambda L, x: L.max(x, 2), arr((2, 3)))
+    both(lambda L, x: L.argmax(x, 2), arr((2, 3)))
+
+
+# --- logsumexp / all / any / count_nonzero ----------------------------------------------------
+def test_logsumexp():
+    a = arr((3, 4), "float64")
+    both(lambda L, x: L.logsumexp(x, 1), a, grad=True)
+    both(lambda L, x: x.logsumexp((0, 1), keepdim=True), a, grad=True)
+    both(lambda L, x: L.logsumexp(x, 0), arr((3, 4), "int64"))
+    inf = np.array([[-np.inf, -np.inf], [np.inf, 1.], [np.inf, np.inf]], np.float32)
+    both(lambda L, x: L.logsumexp(x, 1), inf)
+
+
+@pytest.mark.parametrize("dt", DT_ALL)
+def test_all_any_count(dt):
+    a = arr((2, 3, 4), dt, lo=0, hi=2)
+    for dim in (None, 0, -1, (0, 2)):
+        both(lambda L, x: L.all(x) if dim is None else L.all(x, dim), a)
+        both(lambda L, x: x.any() if dim is None else x.any(dim, keepdim=True), a)
+        both(lambda L, x: L.count_nonzero(x, dim), a)
+
+
+# --- norms -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("p", ["fro", 2, 1, 3, 0.5, 0, float("inf"), -float("inf"), None])
+def test_norm(p):
+    a = arr((3, 4), "float64")
+    a[0, 1] = 0
+    both(lambda L, x: L.norm(x, p), a, grad=p not in (0,))
+    both(lambda L, x: x.norm(p, 1), a, grad=p not in (0,))
+    both(lambda L, x: x.norm(p, (0, 1), keepdim=True), a)
+    both(lambda L, x: L.norm(x, p, dim=0, dtype=L.float32), a)
+    both(lambda L, x: L.norm(x, p, dim=0, dtype=L.float64), a.astype(np.float32))
+
+
+def test_norm_special():
+    a = arr((3, 4), "float64")
+    both(lambda L, x: L.norm(x, "nuc"), a, grad=True, rtol=1e-4)
+    both(lambda L, x: L.norm(x, "nuc", dim=(1, 0), keepdim=True), arr((3, 4, 2), "float64"), rtol=1e-4)
+    both(lambda L, x: L.norm(x, "nuc"), arr((3,)))
+    both(lambda L, x: L.norm(x), arr((3,), "int64"))
+    both(lambda L, x: L.norm(x), (arr((3,)) + 1j * arr((3,), seed=4)).astype(np.complex64))
+    both(lambda L, x: x.norm(), np.zeros(3, np.float32), grad=True)  # zero norm: zero gradient
+    both(lambda L, x: x.norm(3), np.zeros(3, np.float32), grad=True)
+
+
+def test_dist():
+    a, b = arr((3, 4), "float64"), arr((4,), "float64", seed=3)
+    for p in (2, 1, 0, 3.5, float("inf")):
+        both(lambda L, x, y: L.dist(x, y, p), a, b, grad=p != 0)
+    both(lambda L, x, y: x.dist(y), a, a.copy(), grad=True)
+    both(lambda L, x, y: L.dist(x, y), arr((2,), "int64"), arr((2,), "int64", seed=2))
