@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from .optimizer import _FusedOptimizer, _float, c, check_betas, check_lr, f32, lerp, step_state, zeros_state
+from .optimizer import _FusedOptimizer, _float, c, check_betas, check_lr, lerp, step_state, zeros_state
 
 __all__ = ["Adamax", "NAdam", "RAdam"]
 
@@ -97,7 +97,7 @@ def _nadam_kernel(hp, p, g, st, maximize, wd, decoupled):
     mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * md)))
     mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * md)))
     # mu_product is a float32 0-dim tensor in torch: keep its float32 rounding
-    mu_product = st["mu_product"] * f32(mu)
+    mu_product = st["mu_product"] * jnp.asarray(mu, st["mu_product"].dtype)
     exp_avg = lerp(st["exp_avg"], g, 1 - beta1)
     exp_avg_sq = st["exp_avg_sq"] * c(beta2, p) + c(1 - beta2, p) * g * g
     denom = jnp.sqrt(exp_avg_sq / c(bias_correction2, p))

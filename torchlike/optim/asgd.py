@@ -4,7 +4,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from ..tensor import Tensor
-from .optimizer import _FusedOptimizer, _float, c, check_lr, f32, step_state, zeros_state
+from .optimizer import _FusedOptimizer, _float, c, check_lr, step_state, zeros_state
 
 __all__ = ["ASGD"]
 
@@ -23,8 +23,8 @@ def _asgd_kernel(hp, p, g, st, maximize, wd):
     ax = st["ax"]
     ax = jnp.where(mu != 1, ax + (p - ax) * c(mu, p), p)
     step = step_t.astype(jnp.float64)
-    eta = f32(lr / ((1 + lambd * lr * step) ** alpha))
-    mu = f32(1 / jnp.maximum(1.0, step - t0))
+    eta = jnp.asarray(lr / ((1 + lambd * lr * step) ** alpha), st["eta"].dtype)
+    mu = jnp.asarray(1 / jnp.maximum(1.0, step - t0), st["mu"].dtype)
     return p, {"step": step_t, "eta": eta, "mu": mu, "ax": ax}
 
 

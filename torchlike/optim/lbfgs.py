@@ -200,7 +200,9 @@ class LBFGS(Optimizer):
                 return closure(*a)
 
         group = self.param_groups[0]
-        lr = _float(group["lr"])
+        lr = group["lr"]
+        # a Tensor lr stays a (0-dim) array, so torch's Tensor-valued ``t`` state is reproduced
+        lr = lr._value.reshape(()) if isinstance(lr, Tensor) else lr
         max_iter, max_eval = group["max_iter"], group["max_eval"]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         line_search_fn, history_size = group["line_search_fn"], group["history_size"]
@@ -243,6 +245,7 @@ class LBFGS(Optimizer):
                 num_old = len(old_dirs)
                 if al is None:
                     al = [None] * history_size
+                    state["al"] = None  # torch creates 'al' here: keep its key order
                 q = -flat_grad
                 for i in range(num_old - 1, -1, -1):
                     al[i] = jnp.dot(old_stps[i], q) * ro[i]

@@ -416,8 +416,10 @@ def _group_fn(kernel, statics, complex_as_real):
                     st2.update(conv)
                     np_, nst = kernel(hp, _to_real(p), _to_real(g), st2, **kw)
                     np_ = _to_complex(np_, dt)
-                    nst = {k: (_to_complex(v, st[k].dtype) if k in conv else v) for k, v in nst.items()}
-                    del shp
+                    # state created by the kernel with the real view's shape is complex like the param
+                    nst = {k: (_to_complex(v, st[k].dtype if k in conv else dt)
+                               if k in conv or (k not in st and v.shape == shp + (2,)) else v)
+                           for k, v in nst.items()}
                 else:
                     np_, nst = kernel(hp, p, g, st, **kw)
                 new_ps.append(np_)
@@ -511,9 +513,14 @@ def full_state(p, v):
     return Tensor._wrap(jnp.full_like(p._value, v), p._dev)
 
 
+def _scalar_dtype():
+    """torch's ``_get_scalar_dtype()``: float64 when the default dtype is float64, else float32."""
+    return np.float64 if _dtype.get_default_dtype() is _dtype.float64 else np.float32
+
+
 def step_state(v=0.0):
-    """torch's ``state['step']``: a float32 0-dim tensor."""
-    return _scalar_tensor(v)
+    """torch's ``state['step']`` (and other scalar state): a 0-dim float32 (or float64) tensor."""
+    return _scalar_tensor(v, _scalar_dtype())
 
 
 def check_lr(lr):

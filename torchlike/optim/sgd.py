@@ -35,6 +35,7 @@ class SGD(_FusedOptimizer):
     """
 
     _name = "SGD"
+    _complex_as_real = False  # torch's SGD works on complex tensors directly
     _kernel = staticmethod(_sgd_kernel)
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
