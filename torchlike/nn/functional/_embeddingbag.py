@@ -1,0 +1,93 @@
+"""embedding_bag: sums / means / maxes of embedding rows per bag, as one segment reduction."""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from ..._dispatch import dispatch
+from ...autograd import grad_mode
+
+__all__ = ["embedding_bag"]
+
+
+def _bag_impl(idx, weight, offsets, psw, mode, num_bags, padding_idx, include_last):
+    n = idx.shape[0]
+    seg = jnp.searchsorted(offsets, jnp.arange(n), side="right") - 1
+    keep = jnp.ones((n,), bool) if padding_idx is None else idx != padding_idx
+    seg = jnp.where(keep, seg, num_bags)  # padding entries go to a dropped segment
+    cnt_seg = jnp.minimum(seg, num_bags)  # torch's mean divides the last bag by the count up to the end
+    if include_last:
+        seg = jnp.where(jnp.arange(n) >= offsets[-1], num_bags, seg)
+    rows = jnp.take(weight, idx, axis=0)
+    if psw is not None:
+        rows = rows * psw[:, None].astype(rows.dtype)
+    if mode == "max":
+        m = jax.ops.segment_max(rows, seg, num_segments=num_bags)
+        cnt = jax.ops.segment_sum(keep.astype(jnp.int32), seg, num_segments=num_bags)
+        return jnp.where((cnt > 0)[:, None], m, 0).astype(weight.dtype)
+    s = jax.ops.segment_sum(rows, seg, num_segments=num_bags)
+    if mode == "mean":
+        cnt = jax.ops.segment_sum(keep.astype(rows.dtype), cnt_seg, num_segments=num_bags)
+        s = s / jnp.maximum(cnt, 1)[:, None]
+    return s.astype(weight.dtype)
+
+
+def _renorm_impl(weight, idx, max_norm, norm_type):
+    rows = jnp.take(weight, idx, axis=0)
+    norms = jnp.sum(jnp.abs(rows) ** norm_type, axis=-1) ** (1.0 / norm_type)
+    scale = jnp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+    return weight.at[idx].set((rows * scale[:, None]).astype(weight.dtype))
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """Reduce bags of embedding rows (mode 'sum', 'mean' or 'max') without materialising them.
+
+    >>> import torchlike
+    >>> import torchlike.nn.functional as F
+    >>> w = torchlike.arange(6.).view(3, 2)
+    >>> F.embedding_bag(torchlike.tensor([0, 2, 1]), w, torchlike.tensor([0, 1]), mode='sum')
+    tensor([[0., 1.],
+            [6., 8.]])
+    """
+    from ..._creation import arange
+    if weight.ndim != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
+    if input.dtype.is_floating_point or input.dtype.is_complex:
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for "
+                           f"embedding_bag)")
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             "fixed length sequences. However, found offsets of type "
+                             f"{type(offsets).__name__}")
+        B, L = input.shape
+        offsets = arange(0, B * L, max(L, 1), dtype=input.dtype)
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"mode has to be one of sum, mean or max, but got {mode}")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  f"the Pytorch GitHub.")
+    if padding_idx is not None:
+        if padding_idx < 0:
+            padding_idx += weight.shape[0]
+    num_bags = offsets.shape[0] - (1 if include_last_offset else 0)
+    if max_norm is not None:
+        with grad_mode.no_grad():
+            new = dispatch(_renorm_impl, (weight, input, float(max_norm), float(norm_type)), (), diff=False)
+            weight._set_value(new._value)
+    return dispatch(_bag_impl, (input, weight, offsets, per_sample_weights),
+                    (("mode", mode), ("num_bags", int(num_bags)), ("padding_idx", padding_idx),
+                     ("include_last", bool(include_last_offset))), name="EmbeddingBagBackward0")
