@@ -78,9 +78,13 @@ def _cmp_value(tv, lv, path, errs):
             return
         # a list of tensors (LBFGS history) is compared as one entry, relative to its largest element:
         # converged history slots hold rounding noise (~1e-14 next to entries ~1e2)
+        if [a is None for a in tv] != [b is None for b in lv]:
+            errs[path] = "None pattern mismatch in list"
+            return
         ta = [_np(a) for a in tv if isinstance(a, torch.Tensor)]
         la = [_np(b) for b in lv if isinstance(b, tl.Tensor)]
-        if len(ta) == len(tv) and len(la) == len(lv) and ta and all(a.shape == b.shape for a, b in zip(ta, la)):
+        n_set = sum(a is not None for a in tv)
+        if len(ta) == len(la) == n_set and ta and all(a.shape == b.shape for a, b in zip(ta, la)):
             if any(str(a.dtype) != str(b.dtype) for a, b in zip(ta, la)):
                 errs[path] = "dtype mismatch in list"
                 return
