@@ -112,7 +112,9 @@ def _softplus_raw(y, beta, threshold):
     b = _s(beta, y)
     z = y * b
     # torch switches to the identity when beta*x > threshold (gradient exactly 1 there)
-    return jnp.where(z > _s(threshold, y), y, jnp.log1p(jnp.exp(jnp.minimum(z, _s(threshold, y)))) / b)
+    th = _s(threshold, y)
+    zc = jnp.where(z > th, th, z)  # not jnp.minimum: its gradient is split 1/2 at a tie
+    return jnp.where(z > th, y, jnp.log1p(jnp.exp(zc)) / b)
 
 
 def _softplus(x, beta, threshold):
@@ -142,8 +144,8 @@ def _hardsigmoid(x):
 
 def _hardswish(x):
     y = _up(x)
-    # torch's backward: 0 for x < -3, x/3 + 1/2 for -3 <= x <= 3, 1 above
-    return jnp.where(y < -3, jnp.zeros((), y.dtype), jnp.where(y <= 3, y * (y + 3) / 6, y)).astype(x.dtype)
+    # torch's backward: 0 for x <= -3, x/3 + 1/2 for -3 < x < 3, 1 from 3 on
+    return jnp.where(y <= -3, jnp.zeros((), y.dtype), jnp.where(y < 3, y * (y + 3) / 6, y)).astype(x.dtype)
 
 
 def _hardshrink(x, lambd):

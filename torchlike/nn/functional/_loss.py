@@ -91,21 +91,26 @@ def _common_float(*ts):
     return d if d.is_floating_point or d.is_complex else _dtype.get_default_dtype()
 
 
+def _abs0(d):
+    # |d| with torch's gradient sign(d) (0 at d == 0)
+    return d * jnp.sign(d)
+
+
 # ---- pointwise regression losses ----------------------------------------------------------------
 def _pointwise_loss(x, y, w, *scal, kind, reduction, dt):
     x, y = _up(x.astype(dt)), _up(y.astype(dt))
     d = x - y
     if kind == "l1":
-        l = jnp.abs(d)
+        l = _abs0(d)
     elif kind == "mse":
         l = d * d
     elif kind == "huber":
         delta = _s(scal[0], d)
-        z = jnp.abs(d)
+        z = _abs0(d)
         l = jnp.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
     elif kind == "smooth_l1":
         beta = _s(scal[0], d)
-        z = jnp.abs(d)
+        z = _abs0(d)
         l = jnp.where(z < beta, 0.5 * z * z / jnp.where(beta > 0, beta, 1), z - 0.5 * beta)
     else:  # soft margin: log(1 + exp(-y x))
         l = jnp.logaddexp(jnp.zeros((), x.dtype), -y * x)
@@ -508,13 +513,14 @@ def _pdist_lastdim(d, p):
         s = jnp.sum(d * d, axis=-1)
         pos = s > 0
         return jnp.where(pos, jnp.sqrt(jnp.where(pos, s, 1)), 0)
+    a = _abs0(d)  # jnp.abs has gradient 1 at 0; torch's is 0
     if p == float("inf"):
-        return jnp.max(jnp.abs(d), axis=-1)
+        return jnp.max(a, axis=-1)
     if p == 0:
         return jnp.sum(d != 0, axis=-1).astype(d.dtype)
     if p == 1:
-        return jnp.sum(jnp.abs(d), axis=-1)
-    s = jnp.sum(jnp.abs(d) ** p, axis=-1)
+        return jnp.sum(a, axis=-1)
+    s = jnp.sum(a ** p, axis=-1)
     pos = s > 0
     return jnp.where(pos, jnp.where(pos, s, 1) ** (1.0 / p), 0)
 

@@ -1,0 +1,119 @@
+"""ctc_loss: the CTC forward (alpha) recursion as one ``lax.scan``, gradients by ``jax.vjp``.
+
+torch's CTC backward returns ``exp(log_probs) - occupancy / p``: the gradient with respect to the
+logits *assuming* ``log_probs`` came from ``log_softmax``.  A value-neutral term reproduces that
+convention exactly (through a log_softmax both conventions give the same logits gradient).
+
+>>> import torchlike as torch
+>>> lp = torch.zeros(4, 1, 3).log_softmax(-1) if hasattr(torch.Tensor, 'log_softmax') else None
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..._dispatch import dispatch
+from ...tensor import Tensor
+
+__all__ = ["ctc_loss"]
+
+_NEG = -1e30  # finite "log 0" keeps the recursion and its gradient free of inf - inf
+
+
+def _lse3(a, b, c):
+    m = jnp.maximum(jnp.maximum(a, b), c)
+    return m + jnp.log(jnp.exp(a - m) + jnp.exp(b - m) + jnp.exp(c - m))
+
+
+def _ctc(lp, targets, il, tl, blank, reduction, zero_infinity):
+    T, N, C = lp.shape
+    S = targets.shape[1]
+    L = 2 * S + 1
+    work = lp.astype(jnp.float32) if lp.dtype in (jnp.float16, jnp.bfloat16) else lp
+    dt = work.dtype
+    neg = jnp.asarray(_NEG, dt)
+    ext = jnp.full((N, L), blank, targets.dtype).at[:, 1::2].set(targets)
+    prev2 = jnp.concatenate([jnp.full((N, 2), blank, ext.dtype), ext[:, :-2]], axis=1)
+    skip = (jnp.arange(L)[None, :] >= 2) & (ext != blank) & (ext != prev2)
+    lpe = jnp.take_along_axis(work, jnp.broadcast_to(ext[None], (T, N, L)), axis=2)  # (T, N, L)
+    pos = jnp.arange(L)[None, :]
+    alpha0 = jnp.where(pos == 0, lpe[0], jnp.where((pos == 1) & (tl[:, None] > 0), lpe[0], neg))
+    alpha0 = jnp.where(il[:, None] > 0, alpha0, jnp.where(pos == 0, 0.0, neg).astype(dt))
+
+    def step(alpha, xs):
+        t, lpt = xs
+        a1 = jnp.concatenate([jnp.full((N, 1), neg, dt), alpha[:, :-1]], axis=1)
+        a2 = jnp.where(skip, jnp.concatenate([jnp.full((N, 2), neg, dt), alpha[:, :-2]], axis=1), neg)
+        new = _lse3(alpha, a1, a2) + lpt
+        return jnp.where((t < il)[:, None], new, alpha), None
+
+    alpha, _ = jax.lax.scan(step, alpha0, (jnp.arange(1, T), lpe[1:]))
+    end = 2 * tl
+    a_end = jnp.take_along_axis(alpha, end[:, None], axis=1)[:, 0]
+    a_end1 = jnp.where(tl > 0, jnp.take_along_axis(alpha, jnp.maximum(end - 1, 0)[:, None], axis=1)[:, 0], neg)
+    ll = jnp.logaddexp(a_end, a_end1)
+    impossible = ll < _NEG / 2
+    # torch's gradient convention: + exp(log_probs) for every frame inside the input length
+    e = jnp.exp(work)
+    valid_t = (jnp.arange(T)[:, None] < il[None, :]).astype(dt)  # (T, N)
+    corr = jnp.sum((e - jax.lax.stop_gradient(e)) * valid_t[:, :, None], axis=(0, 2))
+    loss = -ll + corr
+    inf = jnp.asarray(jnp.inf, dt)
+    loss = jnp.where(impossible, jnp.zeros((), dt) if zero_infinity else inf, loss)
+    if reduction == "mean":
+        r = jnp.mean(loss / jnp.maximum(tl, 1).astype(dt))
+    elif reduction == "sum":
+        r = jnp.sum(loss)
+    else:
+        r = loss
+    return r.astype(lp.dtype)
+
+
+def _as_np_int(x):
+    if isinstance(x, Tensor):
+        return np.asarray(x._value).astype(np.int64).reshape(-1)
+    return np.asarray(x, dtype=np.int64).reshape(-1)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """Connectionist temporal classification loss of ``log_probs`` (T, N, C) against ``targets``.
+
+    ``targets`` is (N, S) padded or the 1-D concatenation of all target sequences.
+    """
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    unbatched = log_probs.ndim == 2
+    if unbatched:
+        log_probs = log_probs.unsqueeze(1)
+    T, N, C = log_probs.shape
+    il = _as_np_int(input_lengths)
+    tl = _as_np_int(target_lengths)
+    if il.shape[0] != N:
+        raise RuntimeError(f"input_lengths must be of size batch_size")
+    if tl.shape[0] != N:
+        raise RuntimeError(f"target_lengths must be of size batch_size")
+    if np.any(il > T):
+        bad = int(np.argmax(il > T))
+        raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {il[bad]} (while "
+                           f"checking arguments for ctc_loss_cpu)")
+    tg = np.asarray(targets._value if isinstance(targets, Tensor) else targets).astype(np.int64)
+    S = max(int(tl.max()) if tl.size else 0, 1)
+    if tg.ndim == 1 and not unbatched:
+        padded = np.full((N, S), blank, np.int64)
+        off = 0
+        for n in range(N):
+            padded[n, :tl[n]] = tg[off:off + tl[n]]
+            off += tl[n]
+    else:
+        tg = tg.reshape(N, -1)
+        padded = np.full((N, S), blank, np.int64)
+        w = min(S, tg.shape[1])
+        padded[:, :w] = tg[:, :w]
+    pt = Tensor._wrap(jnp.asarray(padded), log_probs.device)
+    out = dispatch(_ctc, (log_probs, pt, Tensor._wrap(jnp.asarray(il)), Tensor._wrap(jnp.asarray(tl))),
+                   (("blank", int(blank)), ("reduction", reduction), ("zero_infinity", bool(zero_infinity))),
+                   name="CtcLossBackward0")
+    if unbatched and reduction == "none":
+        out = out.squeeze(0)
+    return out
