@@ -1,0 +1,346 @@
+"""Recurrent layers: RNN, LSTM (with proj_size), GRU and their cells, torch's parameter names and init.
+
+The whole stack (all layers and directions, dropout between layers) is one jitted ``lax.scan``
+function; PackedSequence inputs run as a padded batch with per-sequence lengths.
+
+>>> import torchlike as torch
+>>> lstm = torch.nn.LSTM(3, 4, num_layers=2, batch_first=True)
+>>> out, (h, c) = lstm(torch.zeros(2, 5, 3))
+>>> out.shape, h.shape
+(torch.Size([2, 5, 4]), torch.Size([2, 2, 4]))
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+
+from ... import _creation
+from ..._dispatch import dispatch
+from .. import init
+from ..functional import _rnn as K
+from ..functional._attention import _keep_mask
+from ..parameter import Parameter
+from ..utils.rnn import PackedSequence, packed_to_padded, padded_to_packed_data
+from .module import Module
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
+
+class RNNBase(Module):
+    """Base class of RNN/LSTM/GRU: parameters ``weight_ih_l{k}[_reverse]`` etc. in torch's order."""
+    __constants__ = ["mode", "input_size", "hidden_size", "num_layers", "bias", "batch_first", "dropout",
+                     "bidirectional", "proj_size"]
+
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__()
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        num_directions = 2 if bidirectional else 1
+        if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 or isinstance(dropout, bool):
+            raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
+                             "element being zeroed")
+        if dropout > 0 and num_layers == 1:
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
+                          f"expects num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}")
+        if not isinstance(hidden_size, int):
+            raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
+        if hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if mode not in K.GATES:
+            raise ValueError("Unrecognized RNN mode: " + mode)
+        gate_size = K.GATES[mode] * hidden_size
+        self._flat_weights_names = []
+        self._all_weights = []
+        for layer in range(num_layers):
+            for direction in range(num_directions):
+                real_hidden_size = proj_size if proj_size > 0 else hidden_size
+                layer_input_size = input_size if layer == 0 else real_hidden_size * num_directions
+                suffix = "_reverse" if direction == 1 else ""
+                params = [("weight_ih_l{}{}", (gate_size, layer_input_size)),
+                          ("weight_hh_l{}{}", (gate_size, real_hidden_size))]
+                if bias:
+                    params += [("bias_ih_l{}{}", (gate_size,)), ("bias_hh_l{}{}", (gate_size,))]
+                if proj_size > 0:
+                    params += [("weight_hr_l{}{}", (proj_size, hidden_size))]
+                names = []
+                for fmt, shape in params:
+                    name = fmt.format(layer, suffix)
+                    setattr(self, name, Parameter(_creation.empty(shape, device=device, dtype=dtype)))
+                    names.append(name)
+                self._flat_weights_names.extend(names)
+                self._all_weights.append(names)
+        self.reset_parameters()
+
+    @property
+    def _flat_weights(self):
+        return [getattr(self, n) for n in self._flat_weights_names]
+
+    @property
+    def all_weights(self):
+        return [[getattr(self, w) for w in ws] for ws in self._all_weights]
+
+    def flatten_parameters(self):
+        pass
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def extra_repr(self):
+        s = "{input_size}, {hidden_size}"
+        if self.proj_size != 0:
+            s += ", proj_size={proj_size}"
+        if self.num_layers != 1:
+            s += ", num_layers={num_layers}"
+        if self.bias is not True:
+            s += ", bias={bias}"
+        if self.batch_first is not False:
+            s += ", batch_first={batch_first}"
+        if self.dropout != 0:
+            s += ", dropout={dropout}"
+        if self.bidirectional is not False:
+            s += ", bidirectional={bidirectional}"
+        return s.format(**self.__dict__)
+
+    def _run(self, input, hx):
+        """Shared forward: returns (output, h_n[, c_n]) in the caller's layout."""
+        lstm = self.mode == "LSTM"
+        D = 2 if self.bidirectional else 1
+        Hout = self.proj_size if self.proj_size > 0 else self.hidden_size
+        packed = isinstance(input, PackedSequence)
+        lengths = None
+        if packed:
+            x, lengths = packed_to_padded(input, sorted_order=True)
+            batched, B = True, x.shape[1]
+            if hx is not None and input.sorted_indices is not None:
+                idx = input.sorted_indices
+                hx = tuple(h.index_select(1, idx) for h in hx) if lstm else hx.index_select(1, idx)
+        else:
+            if input.dim() not in (2, 3):
+                raise ValueError(f"{self.mode.split('_')[0]}: Expected input to be 2D or 3D, got {input.dim()}D "
+                                 f"instead")
+            batched = input.dim() == 3
+            x = input if batched else input.unsqueeze(1)
+            if batched and self.batch_first:
+                x = x.transpose(0, 1)
+            B = x.shape[1]
+        if x.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
+                               f"{x.shape[-1]}")
+        if hx is None:
+            h0 = _creation.zeros((self.num_layers * D, B, Hout), dtype=x.dtype, device=x.device)
+            c0 = _creation.zeros((self.num_layers * D, B, self.hidden_size), dtype=x.dtype,
+                                 device=x.device) if lstm else None
+        else:
+            h0, c0 = hx if lstm else (hx, None)
+            if not batched and not packed:
+                want = 2
+                for h in (h0,) + ((c0,) if lstm else ()):
+                    if h.dim() != want:
+                        raise RuntimeError(f"For unbatched 2-D input, hx and cx should also be 2-D but got "
+                                           f"({h0.dim()}-D, {c0.dim() if lstm else h0.dim()}-D) tensors" if lstm
+                                           else f"For unbatched 2-D input, hx should also be 2-D but got "
+                                           f"{h0.dim()}-D tensor")
+                h0 = h0.unsqueeze(1)
+                c0 = c0.unsqueeze(1) if lstm else None
+            elif h0.dim() != 3:
+                raise RuntimeError(f"For batched 3-D input, hx and cx should also be 3-D but got ({h0.dim()}-D, "
+                                   f"{c0.dim() if lstm else h0.dim()}-D) tensors" if lstm else
+                                   f"For batched 3-D input, hx should also be 3-D but got {h0.dim()}-D tensor")
+            exp_h = (self.num_layers * D, B, Hout)
+            if tuple(h0.shape) != exp_h:
+                raise RuntimeError(f"Expected hidden{'[0]' if lstm else ''} size {exp_h}, got {list(h0.shape)}")
+            if lstm and tuple(c0.shape) != (self.num_layers * D, B, self.hidden_size):
+                raise RuntimeError(f"Expected hidden[1] size {(self.num_layers * D, B, self.hidden_size)}, got "
+                                   f"{list(c0.shape)}")
+        drop = None
+        if self.training and self.dropout > 0 and self.num_layers > 1:
+            drop = _keep_mask((self.num_layers - 1, x.shape[0], B, D * Hout), self.dropout, np.dtype(x.dtype.np))
+        lens = None if lengths is None else K.np_index(lengths)
+        outs = dispatch(K.rnn_impl, (x, h0, c0, lens, drop) + tuple(self._flat_weights),
+                        (("mode", self.mode), ("num_layers", self.num_layers),
+                         ("bidirectional", bool(self.bidirectional)), ("has_bias", bool(self.bias)),
+                         ("proj", self.proj_size > 0)), name=f"{self.mode.split('_')[0]}Backward0")
+        out, hs = outs[0], outs[1:]
+        if packed:
+            out = PackedSequence(padded_to_packed_data(out, lengths), input.batch_sizes, input.sorted_indices,
+                                 input.unsorted_indices)
+            if input.unsorted_indices is not None:
+                hs = tuple(h.index_select(1, input.unsorted_indices) for h in hs)
+        elif not batched:
+            out = out.squeeze(1)
+            hs = tuple(h.squeeze(1) for h in hs)
+        elif self.batch_first:
+            out = out.transpose(0, 1)
+        return out, (hs if lstm else hs[0])
+
+    def forward(self, input, hx=None):
+        return self._run(input, hx)
+
+
+class RNN(RNNBase):
+    """Elman RNN: ``h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)`` (or relu).
+
+    >>> import torchlike as torch
+    >>> torch.nn.RNN(3, 4, nonlinearity='relu')(torch.zeros(5, 2, 3))[0].shape
+    torch.Size([5, 2, 4])
+    """
+
+    def __init__(self, *args, **kwargs):
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        if len(args) > 3:
+            self.nonlinearity = args[3]
+            args = args[:3] + args[4:]
+        else:
+            self.nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if self.nonlinearity == "tanh":
+            mode = "RNN_TANH"
+        elif self.nonlinearity == "relu":
+            mode = "RNN_RELU"
+        else:
+            raise ValueError(f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' or 'relu'.")
+        super().__init__(mode, *args, **kwargs)
+
+
+class LSTM(RNNBase):
+    """Long short-term memory (gates i, f, g, o), optional ``proj_size`` projection of h.
+
+    >>> import torchlike as torch
+    >>> torch.nn.LSTM(3, 4, proj_size=2)
+    LSTM(3, 4, proj_size=2)
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__("LSTM", *args, **kwargs)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit (gates r, z, n).
+
+    >>> import torchlike as torch
+    >>> torch.nn.GRU(3, 4, bidirectional=True)(torch.zeros(5, 3))[1].shape
+    torch.Size([2, 4])
+    """
+
+    def __init__(self, *args, **kwargs):
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        super().__init__("GRU", *args, **kwargs)
+
+
+class RNNCellBase(Module):
+    __constants__ = ["input_size", "hidden_size", "bias"]
+
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        self.weight_ih = Parameter(_creation.empty((num_chunks * hidden_size, input_size), device=device,
+                                                   dtype=dtype))
+        self.weight_hh = Parameter(_creation.empty((num_chunks * hidden_size, hidden_size), device=device,
+                                                   dtype=dtype))
+        if bias:
+            self.bias_ih = Parameter(_creation.empty(num_chunks * hidden_size, device=device, dtype=dtype))
+            self.bias_hh = Parameter(_creation.empty(num_chunks * hidden_size, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def extra_repr(self):
+        s = "{input_size}, {hidden_size}"
+        if "bias" in self.__dict__ and self.bias is not True:
+            s += ", bias={bias}"
+        if "nonlinearity" in self.__dict__ and self.nonlinearity != "tanh":
+            s += ", nonlinearity={nonlinearity}"
+        return s.format(**self.__dict__)
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def _cell(self, mode, input, hx):
+        lstm = mode == "LSTM"
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        if hx is not None:
+            for h in (hx if lstm else (hx,)):
+                if h.dim() not in (1, 2):
+                    raise ValueError(f"{type(self).__name__}: Expected hidden to be 1D or 2D, got {h.dim()}D "
+                                     f"instead")
+        batched = input.dim() == 2
+        x = input if batched else input.unsqueeze(0)
+        if hx is None:
+            z = _creation.zeros((x.shape[0], self.hidden_size), dtype=x.dtype, device=x.device)
+            h, c = z, (z if lstm else None)
+        else:
+            h, c = hx if lstm else (hx, None)
+            if not batched:
+                h = h.unsqueeze(0)
+                c = c.unsqueeze(0) if lstm else None
+        if x.shape[1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {x.shape[1]} expected {self.input_size}")
+        r = dispatch(K.cell_impl, (x, h, c, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh),
+                     (("mode", mode),), name=f"{type(self).__name__}Backward0")
+        if not batched:
+            r = tuple(t.squeeze(0) for t in r) if lstm else r.squeeze(0)
+        return r
+
+
+class RNNCell(RNNCellBase):
+    """One Elman RNN step.
+
+    >>> import torchlike as torch
+    >>> torch.nn.RNNCell(3, 4)(torch.zeros(2, 3)).shape
+    torch.Size([2, 4])
+    """
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        if self.nonlinearity not in ("tanh", "relu"):
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        return self._cell("RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU", input, hx)
+
+
+class LSTMCell(RNNCellBase):
+    """One LSTM step; returns ``(h, c)``."""
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        return self._cell("LSTM", input, hx)
+
+
+class GRUCell(RNNCellBase):
+    """One GRU step."""
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        return self._cell("GRU", input, hx)
