@@ -1,1 +1,386 @@
-"""(in progress)"""
+"""Random sampling: rand/randn/randint/randperm, normal, bernoulli, multinomial, poisson, the *_like
+factories and the in-place samplers (uniform_, normal_, random_, ...).
+
+Every function takes ``generator=`` (a :class:`torchlike.Generator`; default: the global one seeded by
+``torchlike.manual_seed``).  Values differ from torch's, distributions do not.
+
+    >>> import torchlike
+    >>> _ = torchlike.manual_seed(0)
+    >>> torchlike.rand(2, 3).shape
+    torch.Size([2, 3])
+"""
+from __future__ import annotations
+
+import numbers
+
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _dtype
+from .._creation import _finish, _out, _size
+from .._device import canonical
+from .._random import draw
+from ..autograd import grad_mode
+from ._util import Tensor, dispatch, register
+
+__all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson", "rand_like",
+           "randn_like", "randint_like"]
+
+
+def _g(v):
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _new(x, dev, requires_grad=False):
+    dev = canonical(dev)
+    if dev.type != "cpu":
+        import jax
+        x = jax.device_put(x, dev.jax_device())
+    return _finish(x, dev, requires_grad)
+
+
+def _float_dtype(dtype, kernel):
+    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    if not (d.is_floating_point or d.is_complex):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype._CAP[d.name]}\'')
+    return d
+
+
+def _shape(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    return _size(size)
+
+
+# --- factories ---------------------------------------------------------------------------------------------
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False):
+    """Uniform samples on ``[0, 1)``.
+
+    >>> import torchlike
+    >>> bool(((torchlike.rand(100) >= 0) & (torchlike.rand(100) < 1)).all())
+    True
+    """
+    d = _float_dtype(dtype, "check_uniform_bounds")
+    x = draw("uniform", _shape(size), d.np, generator, args=(0.0, 1.0))
+    return _out(_new(x, device, requires_grad), out)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False):
+    """Standard normal samples.
+
+    >>> import torchlike
+    >>> torchlike.randn(2, 3).dtype
+    torch.float32
+    """
+    d = _float_dtype(dtype, "normal_kernel_cpu")
+    x = draw("normal", _shape(size), d.np, generator, args=(0.0, 1.0))
+    return _out(_new(x, device, requires_grad), out)
+
+
+def _check_from_to(low, high):
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+
+
+def _randint_array(low, high, shape, d, generator):
+    _check_from_to(low, high)
+    return draw("randint", shape, d.np, generator, args=(int(low), int(high)))
+
+
+def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+            requires_grad=False, pin_memory=False, low=None, high=None):
+    """Integers uniform on ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)``.
+
+    >>> import torchlike
+    >>> torchlike.randint(3, 10, (4,)).dtype
+    torch.int64
+    """
+    args = list(args)
+    if size is None:
+        if not args:
+            raise TypeError("randint() missing required argument 'size'")
+        size = args.pop()
+    if high is None:
+        high = args.pop() if args else None
+    if low is None:
+        low = args.pop() if args else 0
+    if high is None:
+        raise TypeError("randint() missing required argument 'high'")
+    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
+    shape = _size((size,) if isinstance(size, numbers.Integral) else tuple(size))
+    return _out(_new(_randint_array(int(low), int(high), shape, d, generator), device, requires_grad), out)
+
+
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+             pin_memory=False):
+    """A random permutation of ``0 .. n-1``.
+
+    >>> import torchlike
+    >>> sorted(torchlike.randperm(4).tolist())
+    [0, 1, 2, 3]
+    """
+    n = int(n)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
+    x = draw("perm", (n,), d.np, generator) if n else jnp.zeros((0,), d.np)
+    return _out(_new(x, device, requires_grad), out)
+
+
+def _like_dev(input, device):
+    return device if device is not None else input.device
+
+
+def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+              generator=None):
+    """``rand`` with ``input``'s shape (and dtype/device unless given)."""
+    return rand(tuple(input.shape), dtype=dtype or input.dtype, device=_like_dev(input, device),
+                requires_grad=requires_grad, generator=generator)
+
+
+def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+               generator=None):
+    """``randn`` with ``input``'s shape (and dtype/device unless given)."""
+    return randn(tuple(input.shape), dtype=dtype or input.dtype, device=_like_dev(input, device),
+                 requires_grad=requires_grad, generator=generator)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
+                 memory_format=None, generator=None):
+    """``randint`` with ``input``'s shape: ``randint_like(x, high)`` or ``randint_like(x, low, high)``."""
+    if high is None:
+        low, high = 0, low
+    return randint(int(low), int(high), tuple(input.shape), dtype=dtype or input.dtype,
+                   device=_like_dev(input, device), requires_grad=requires_grad, generator=generator)
+
+
+# --- normal / bernoulli / multinomial / poisson ------------------------------------------------------------
+def _affine_impl(z, mean, std):
+    return (mean + std * z).astype(z.dtype)
+
+
+def _concrete(t):
+    return np.asarray(t._value)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False, pin_memory=False):
+    """Normal samples; ``mean``/``std`` are tensors (broadcast) or floats (then ``size`` is required).
+
+    >>> import torchlike
+    >>> torchlike.normal(torchlike.zeros(3), 1.0).shape
+    torch.Size([3])
+    """
+    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not st and std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
+    if st and bool((_concrete(std) < 0).any()):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    if not mt and not st:
+        if size is None:
+            raise TypeError("normal() received an invalid combination of arguments - got (float, float), but "
+                            "expected (float mean, float std, tuple of ints size, ...)")
+        d = _float_dtype(dtype, "normal_kernel_cpu")
+        x = draw("normal", _shape((size,)), d.np, generator, args=(float(mean), float(std)))
+        return _out(_new(x, device, requires_grad), out)
+    ref = mean if mt else std
+    d = _dtype.result_type(*[v for v in (mean, std) if isinstance(v, Tensor)]) if mt and st else ref.dtype
+    if not (d.is_floating_point or d.is_complex):
+        raise NotImplementedError(f'"normal_kernel_cpu" not implemented for \'{_dtype._CAP[d.name]}\'')
+    shape = tuple(jnp.broadcast_shapes(tuple(mean.shape) if mt else (), tuple(std.shape) if st else ()))
+    z = Tensor._wrap(draw("normal", shape, d.np, generator, args=(0.0, 1.0)), ref._dev)
+    with grad_mode.no_grad():
+        r = dispatch(_affine_impl, (z, mean, std), (), name="NormalBackward", diff=False)
+    return _out(r, out)
+
+
+def _check_p(v):
+    if bool(((v < 0) | (v > 1) | np.isnan(v)).any()):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
+                           "be improved?  If so, please report an enhancement request to PyTorch.)")
+
+
+@register(inplace=False, out=True, differentiable=False)
+def bernoulli(input, p=None, *, generator=None):
+    """0/1 samples with probabilities ``input`` (or the scalar ``p``), in ``input``'s dtype and shape.
+
+    >>> import torchlike
+    >>> torchlike.bernoulli(torchlike.ones(3))
+    tensor([1., 1., 1.])
+    """
+    if p is None:
+        probs = _concrete(input)
+        _check_p(probs)
+        arg = input._value.astype(jnp.float64)
+    else:
+        _check_p(np.asarray(float(p)))
+        arg = float(p)
+    x = draw("bernoulli", tuple(input.shape), input.dtype.np, generator, args=(arg,))
+    return Tensor._wrap(x, input._dev)
+
+
+@register(out=True, differentiable=False)
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    """Category indices drawn from the rows of ``input`` (unnormalised probabilities; 1-D or 2-D).
+
+    >>> import torchlike
+    >>> torchlike.multinomial(torchlike.tensor([0., 1., 0.]), 2, replacement=True)
+    tensor([1, 1])
+    """
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{_dtype._CAP[input.dtype.name]}")
+    if input.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    n = int(num_samples)
+    if n <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    k = input.shape[-1]
+    if not replacement and n > k:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    p = _concrete(input).astype(np.float64)
+    if not np.isfinite(p).all() or (p < 0).any():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (p.sum(-1) <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    shape = tuple(input.shape[:-1]) + (n,)
+    x = draw("multinomial", shape, np.dtype(np.int64), generator, args=(jnp.asarray(p),),
+             params=(("n", n), ("replacement", bool(replacement))))
+    return Tensor._wrap(x, input._dev)
+
+
+@register(method=False, differentiable=False)
+def poisson(input, generator=None):
+    """Poisson samples with rates ``input`` (same dtype and shape).
+
+    >>> import torchlike
+    >>> torchlike.poisson(torchlike.zeros(2))
+    tensor([0., 0.])
+    """
+    r = _concrete(input)
+    if (r < 0).any():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    x = draw("poisson", tuple(input.shape), input.dtype.np, generator, args=(input._value.astype(jnp.float64),))
+    return Tensor._wrap(x, input._dev)
+
+
+# --- in-place samplers -------------------------------------------------------------------------------------
+def _fill(self, x):
+    return self._inplace_update(Tensor._wrap(x, self._dev))
+
+
+def _need_float(self, kernel):
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype._CAP[self.dtype.name]}\'')
+
+
+def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
+    """Fill with uniform samples on ``[from, to)``."""
+    from_ = kw.pop("from", from_)
+    _need_float(self, "check_uniform_bounds")
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_g(from_)} > to={_g(to)}")
+    return _fill(self, draw("uniform", tuple(self.shape), self.dtype.np, generator, args=(float(from_), float(to))))
+
+
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    """Fill with normal samples."""
+    _need_float(self, "normal_kernel_cpu")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
+    return _fill(self, draw("normal", tuple(self.shape), self.dtype.np, generator, args=(float(mean), float(std))))
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    """Fill with 0/1 samples of probability ``p`` (a float or a broadcastable tensor)."""
+    if isinstance(p, Tensor):
+        _check_p(_concrete(p))
+        arg = jnp.broadcast_to(p._value.astype(jnp.float64), tuple(self.shape))
+    else:
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
+        arg = float(p)
+    return _fill(self, draw("bernoulli", tuple(self.shape), self.dtype.np, generator, args=(arg,)))
+
+
+def _random_bounds(d):
+    """torch's default ``random_()`` range for dtype ``d``: [0, 2**mantissa] for floats, [0, max] for ints."""
+    if d is _dtype.bool:
+        return 0, 2
+    if d.is_floating_point:
+        digits = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[d.name]
+        return 0, 2 ** digits + 1
+    return 0, int(np.iinfo(d.np).max)  # jax's randint clips the (exclusive) bound to int64
+
+
+def random_(self, *args, generator=None, **kw):
+    """Fill with integers uniform on ``[from, to)`` (``random_(to)``; ``random_()``: the dtype's range)."""
+    if len(args) == 1:  # random_(to)
+        from_, to = 0, args[0]
+    elif len(args) == 2:
+        from_, to = args
+    elif args:
+        raise TypeError(f"random_() takes at most 2 positional arguments ({len(args)} given)")
+    else:
+        from_, to = kw.pop("from", None), kw.pop("to", None)
+    d = self.dtype
+    if d.is_complex:
+        raise NotImplementedError(f'"random_from_to" not implemented for \'{_dtype._CAP[d.name]}\'')
+    if from_ is None and to is None:
+        low, high = _random_bounds(d)
+    elif to is None:
+        low, high = int(from_), _random_bounds(d)[1]
+        _check_from_to(low, high)
+    else:
+        low, high = int(from_ or 0), int(to)
+        _check_from_to(low, high)
+        if not d.is_floating_point and d is not _dtype.bool:
+            info = np.iinfo(d.np)
+            if high - 1 > info.max or high - 1 < info.min:
+                raise RuntimeError(f"to - 1 is out of bounds for {_CNAME.get(d.name, d.name)}")
+            if low < info.min or low > info.max:
+                raise RuntimeError(f"from is out of bounds for {_CNAME.get(d.name, d.name)}")
+    return _fill(self, _randint_array(low, min(high, 2 ** 63 - 1), tuple(self.shape), d, generator))
+
+
+_CNAME = {"int8": "signed char", "uint8": "unsigned char", "int16": "short", "int32": "int", "int64": "long",
+          "bool": "bool", "uint16": "unsigned short", "uint32": "unsigned int", "uint64": "unsigned long"}
+
+
+def exponential_(self, lambd=1.0, *, generator=None):
+    """Fill with exponential samples of rate ``lambd``."""
+    _need_float(self, "exponential_cpu")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
+    return _fill(self, draw("exponential", tuple(self.shape), self.dtype.np, generator, args=(float(lambd),)))
+
+
+def geometric_(self, p, *, generator=None):
+    """Fill with geometric samples (trials until the first success, >= 1)."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_g(p)}")
+    return _fill(self, draw("geometric", tuple(self.shape), self.dtype.np, generator, args=(float(p),)))
+
+
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """Fill with Cauchy samples."""
+    _need_float(self, "cauchy_cpu")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_g(sigma)}")
+    return _fill(self, draw("cauchy", tuple(self.shape), self.dtype.np, generator, args=(float(median), float(sigma))))
+
+
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """Fill with samples whose log is normal(mean, std)."""
+    _need_float(self, "log_normal_cpu")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(std)}")
+    return _fill(self, draw("lognormal", tuple(self.shape), self.dtype.np, generator, args=(float(mean), float(std))))
+
+
+for _f in (uniform_, normal_, bernoulli_, random_, exponential_, geometric_, cauchy_, log_normal_):
+    setattr(Tensor, _f.__name__, _f)
+for _f in (rand, randn, randint, randperm, rand_like, randn_like, randint_like, normal):
+    register(_f.__name__, method=False, promote="none", differentiable=False)(_f)
