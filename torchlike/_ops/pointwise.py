@@ -10,6 +10,12 @@ from jax import lax
 from .. import _dtype
 from ._util import Tensor, binary, cast, dispatch, float_dtype_for, register, unary, camel
 
+
+def _digamma(x):
+    # torch: digamma(+0) = -inf, digamma(-0) = +inf (JAX gives nan)
+    return jnp.where(x == 0, -jnp.copysign(jnp.inf, x).astype(x.dtype), jss.digamma(x))
+
+
 # --- unary, float-valued (ints promote to the default float) -----------------------------------
 _SAVES_OUT = {"exp", "exp2", "expm1", "sigmoid", "tanh", "sqrt", "rsqrt", "reciprocal"}
 for _n, _f in [("sin", jnp.sin), ("cos", jnp.cos), ("tan", jnp.tan), ("asin", jnp.arcsin),
@@ -18,7 +24,7 @@ for _n, _f in [("sin", jnp.sin), ("cos", jnp.cos), ("tan", jnp.tan), ("asin", jn
                ("exp", jnp.exp), ("exp2", jnp.exp2), ("expm1", jnp.expm1), ("log", jnp.log),
                ("log2", jnp.log2), ("log10", jnp.log10), ("log1p", jnp.log1p), ("sqrt", jnp.sqrt),
                ("rsqrt", lax.rsqrt), ("sigmoid", jax.nn.sigmoid), ("erf", jss.erf), ("erfc", jss.erfc),
-               ("erfinv", jss.erfinv), ("lgamma", jss.gammaln), ("digamma", jss.digamma),
+               ("erfinv", jss.erfinv), ("lgamma", jss.gammaln), ("digamma", _digamma),
                ("reciprocal", lambda x: 1 / x), ("sinc", jnp.sinc), ("deg2rad", jnp.deg2rad),
                ("rad2deg", jnp.rad2deg), ("i0", jss.i0)]:
     unary(_n, _f, promote="float", saves="out" if _n in _SAVES_OUT else True,
@@ -101,6 +107,10 @@ def _alpha_op(name, sub):
         if sub and d is _dtype.bool:
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
                                "`^` or `logical_xor()` operator instead.")
+        if sub and any(a.dtype is _dtype.bool if isinstance(a, Tensor) else isinstance(a, bool)
+                       for a in (input, other)):
+            raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                               "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
         if alpha != 1:
             if isinstance(alpha, float) and not (d.is_floating_point or d.is_complex):
                 raise RuntimeError(f"For integral input tensors, argument alpha must not be a floating point "
@@ -187,6 +197,8 @@ Tensor.__ifloordiv__ = lambda self, other: self.floor_divide_(other)
 
 def _pow_impl(x, y, dt):
     x, y = cast(x, dt), cast(y, dt)
+    if dt == np.bool_:
+        return jnp.logical_or(x, jnp.logical_not(y))
     if jnp.issubdtype(dt, jnp.integer):
         return jnp.power(x, y)
     return jnp.power(x, y)
@@ -205,6 +217,8 @@ def pow(input, exponent):
 
 def _pow_scalar_impl(x, dt, e):
     x = cast(x, dt)
+    if dt == np.bool_:  # bool ** bool stays bool: x ** 1 == x, x ** 0 == True
+        return x if e else jnp.ones_like(x)
     if isinstance(e, int) or float(e).is_integer() and abs(e) < 64:
         e = int(e)
         if e >= 0 or not jnp.issubdtype(dt, jnp.integer):
