@@ -166,8 +166,12 @@ def parse_index(shape, index):
             consumed += v.ndim
         elif k == "ellipsis":
             n_ell += 1
-    if n_ell > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
+    if ndim == 0 and len(entries) == 1:
+        if entries[0][0] == "int":
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                             "in C++ to convert a 0-dim tensor to a number")
+        if entries[0][0] == "slice":
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     basic, adv, res_shape = [], [], []
@@ -175,7 +179,7 @@ def parse_index(shape, index):
     trivial = True
     for pos, (k, v) in enumerate(entries):
         if k == "int":
-            n = shape[src]
+            n = shape[src] if src < ndim else 0
             if not -n <= v < n:
                 raise IndexError(f"index {v} is out of bounds for dimension {pos} with size {n}")
             basic.append(v % n)
@@ -196,7 +200,8 @@ def parse_index(shape, index):
             res_shape.append(1)
             trivial = False
         elif k == "ellipsis":
-            for _ in range(ndim - consumed):
+            # torch: every ellipsis skips (ndim - consumed) dims, as far as there are dims left
+            for _ in range(min(ndim - consumed, ndim - src)):
                 basic.append(_FULL)
                 res_shape.append(shape[src])
                 src += 1
@@ -317,31 +322,59 @@ def _strip_leading_ones(v, ndim):
     return v
 
 
-def _value_tensor(value, dtype):
+def _value_tensor(value, self):
     if isinstance(value, Tensor):
         return value
-    return _tensor(value, dtype=dtype)
+    if not isinstance(value, (bool, int, float, complex, np.integer)):
+        tp = type(value)
+        name = tp.__name__ if tp.__module__ == "builtins" else f"{tp.__module__}.{tp.__name__}"
+        raise TypeError(f"can't assign a {name} to a {self.type()}")
+    return _tensor(value, dtype=self.dtype)
 
 
 def setitem(self, index, value):
     """``self[index] = value``: basic index -> write through the view; advanced -> index_put."""
     basic, adv, res_shape = parse_index(tuple(self.shape), index)
     target = view_step(self, ("index", basic)) if basic is not None else self
-    v = _value_tensor(value, self.dtype)
+    v = _value_tensor(value, self)
     if v._dev != self._dev:
         v = v.to(self._dev)
     if not adv:
         v = _strip_leading_ones(v, target.ndim)
-        target.copy_(v.expand(tuple(target.shape)) if tuple(v.shape) != tuple(target.shape) else v)
+        if tuple(v.shape) != tuple(target.shape):
+            _check_expand(tuple(v.shape), tuple(target.shape))
+            v = v.expand(tuple(target.shape))
+        target.copy_(v)
         return
     pos, arrays, bshape = prepare_adv(adv, res_shape)
     if v.dtype is not self.dtype:
+        # torch casts Python scalars, and 0-dim values written through a lone bool mask (its
+        # masked_fill fast path); any other tensor value must already have self's dtype (index_put_)
+        lone_mask = isinstance(index, Tensor) and index.dtype is _dtype.bool
+        if isinstance(value, Tensor) and not (lone_mask and v.ndim == 0):
+            _check_put_shape(target, pos, bshape, v)
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{_dtype._CAP[self.dtype.name]} for the destination and "
+                               f"{_dtype._CAP[v.dtype.name]} for the source.")
         v = v.to(self.dtype)
     new = _index_put_checked(target, pos, arrays, bshape, v, False)
     target._inplace_update(new)
 
 
-def _index_put_checked(x, pos, arrays, bshape, values, accumulate):
+def _check_expand(src, dst):
+    """torch's expand check (from the last dim backwards) with its message."""
+    if len(src) > len(dst):
+        raise RuntimeError(f"expand(torch.FloatTensor{{{list(src)}}}, size={list(dst)}): the number of sizes "
+                           f"provided ({len(dst)}) must be greater or equal to the number of dimensions in the "
+                           f"tensor ({len(src)})")
+    for i in range(1, len(src) + 1):
+        if src[-i] != dst[-i] and src[-i] != 1:
+            raise RuntimeError(f"The expanded size of the tensor ({dst[-i]}) must match the existing size "
+                               f"({src[-i]}) at non-singleton dimension {len(dst) - i}.  Target sizes: "
+                               f"{list(dst)}.  Tensor sizes: {list(src)}")
+
+
+def _check_put_shape(x, pos, bshape, values):
     out_shape = indexed_shape(tuple(x.shape), pos, bshape)
     values = _strip_leading_ones(values, len(out_shape))
     try:
@@ -350,6 +383,11 @@ def _index_put_checked(x, pos, arrays, bshape, values, accumulate):
     except ValueError:
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
                            f"indexing result of shape {list(out_shape)}") from None
+    return values
+
+
+def _index_put_checked(x, pos, arrays, bshape, values, accumulate):
+    values = _check_put_shape(x, pos, bshape, values)
     return dispatch(_adv_put_impl, (x, values, *arrays), (("pos", pos), ("accumulate", bool(accumulate))),
                     name="IndexPutBackward0", saves=False)
 
@@ -370,15 +408,16 @@ def index_put(input, indices, values, accumulate=False):
             raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(t).__name__}")
     if not isinstance(values, Tensor):
         raise TypeError(f"index_put(): argument 'values' must be Tensor, not {type(values).__name__}")
-    if values.dtype is not input.dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{_dtype._CAP[input.dtype.name]} for the destination and "
-                           f"{_dtype._CAP[values.dtype.name]} for the source.")
     if not indices:
         return dispatch(_copy_like_impl, (input, values), (), name="IndexPutBackward0", saves=False) \
             if not accumulate else input + values
     adv = _put_indices(tuple(input.shape), indices)
     pos, arrays, bshape = prepare_adv(adv, tuple(input.shape))
+    if values.dtype is not input.dtype:
+        _check_put_shape(input, pos, bshape, values)
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_dtype._CAP[input.dtype.name]} for the destination and "
+                           f"{_dtype._CAP[values.dtype.name]} for the source.")
     return _index_put_checked(input, pos, arrays, bshape, values, accumulate)
 
 
@@ -422,7 +461,7 @@ Tensor.__setitem__ = setitem
 
 # --- index_select / take / take_along_dim -------------------------------------------------------
 def _take_axis_impl(x, idx, dim):
-    return jnp.take(x, idx, axis=dim, mode="promise_in_bounds") if x.ndim else jnp.take(x.reshape(1), idx)
+    return jnp.take(x, idx, axis=dim, mode="clip") if x.ndim else jnp.take(x.reshape(1), idx)
 
 
 @register(out=True, promote="none")
@@ -442,7 +481,10 @@ def index_select(input, dim, index):
     n = input.shape[d] if input.ndim else 1
     v = concrete_index(index)
     if v is not None and v.size and (v.min() < 0 or v.max() >= n):
-        raise IndexError("index out of range in self")
+        if d == 0 or input.ndim <= 1:
+            raise IndexError("index out of range in self")
+        bad = v[(v < 0) | (v >= n)].reshape(-1)[0]
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad)} axis_dim={n}")
     return dispatch(_take_axis_impl, (input, index.reshape(-1)), (("dim", d),), name="IndexSelectBackward0",
                     saves=False)
 

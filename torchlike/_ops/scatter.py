@@ -74,6 +74,40 @@ def _scatter_prod_bwd(res, g):
 _scatter_prod.defvjp(_scatter_prod_fwd, _scatter_prod_bwd)
 
 
+def _make_extremal(is_max, include_self):
+    """scatter amax/amin with torch's gradient: ties (self included whenever it equals the result,
+    even with include_self=False, as torch does) share the gradient evenly."""
+    @jax.custom_vjp
+    def f(x, src, full):
+        dt = x.dtype
+        base = x if include_self else x.at[full].set(_lowest(dt) if is_max else _highest(dt),
+                                                      mode="promise_in_bounds")
+        ref = base.at[full]
+        return ref.max(src, mode="promise_in_bounds") if is_max else ref.min(src, mode="promise_in_bounds")
+
+    def fwd(x, src, full):
+        r = f(x, src, full)
+        return r, (x, src, full, r)
+
+    def bwd(res, g):
+        x, src, full, r = res
+        dt = x.dtype
+        value = r[full]
+        self_is = (x == r).astype(dt)
+        src_is = (src == value).astype(dt)
+        gd = g / self_is.at[full].add(src_is, mode="promise_in_bounds")
+        gx = self_is * gd
+        if not include_self:
+            gx = gx.at[full].set(jnp.zeros((), dt), mode="promise_in_bounds")
+        return gx, src_is * gd[full], None
+
+    f.defvjp(fwd, bwd)
+    return f
+
+
+_EXTREMAL = {(m, i): _make_extremal(m, i) for m in (True, False) for i in (True, False)}
+
+
 def _lowest(dt):
     return -jnp.inf if jnp.issubdtype(dt, jnp.inexact) else (
         False if dt == jnp.bool_ else jnp.iinfo(dt).min)
@@ -107,6 +141,8 @@ def _reduce_into(x, full, src, reduce, include_self):
         if jnp.issubdtype(dt, jnp.inexact):
             return _scatter_prod(base, src, full)
         return at(base).multiply(src, mode="promise_in_bounds")
+    if reduce in ("amax", "amin") and jnp.issubdtype(dt, jnp.inexact):
+        return _EXTREMAL[(reduce == "amax", bool(include_self))](x, src, full)
     if reduce == "amax":
         base = x if include_self else at(x).set(_lowest(dt), mode="promise_in_bounds")
         return at(base).max(src, mode="promise_in_bounds")
@@ -269,7 +305,7 @@ def _index_checks(name, input, dim, index, source=None, int32_ok=True):
     return d
 
 
-def _index_impl(x, idx, src, dim, mode, alpha=None, include_self=True):
+def _index_impl(x, idx, src, alpha=None, *, dim, mode, include_self=True):
     shp = x.shape
     x = x.reshape(shp or (1,))
     if mode == "fill":
@@ -317,7 +353,10 @@ def index_add(input, dim, index, source, *, alpha=1):
     """
     _src_dtype_check("index_add_", input, source)
     d = _index_checks("index_add_", input, dim, index, source)
-    _check_bounds(index, input.shape[d] if input.ndim else 1, d, IndexError, "index out of range in self")
+    if input.ndim > 1:
+        _check_bounds(index, input.shape[d], d)
+    else:
+        _check_bounds(index, input.shape[d] if input.ndim else 1, d, IndexError, "index out of range in self")
     alpha = None if (alpha == 1 and not isinstance(alpha, bool)) else alpha
     return dispatch(_index_impl, (input, index.reshape(-1), source, alpha),
                     (("dim", d), ("mode", "add")), name="IndexAddBackward0", saves=False) if alpha is not None \

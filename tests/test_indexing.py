@@ -1,0 +1,478 @@
+"""Indexing, scatter/gather, masked ops and where, compared with torch on the same inputs."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings, strategies as st, HealthCheck
+
+import torchlike
+from conftest import assert_same
+
+warnings.filterwarnings("ignore", message=".*non-tuple sequence.*")
+warnings.filterwarnings("ignore", message=".*uint8.*")
+
+RNG = np.random.default_rng(0)
+
+
+def _conv(v, mod):
+    """Build the same argument for torch / torchlike: numpy arrays become tensors of that module."""
+    if isinstance(v, np.ndarray):
+        return mod.tensor(v)
+    if isinstance(v, tuple):
+        return tuple(_conv(e, mod) for e in v)
+    if isinstance(v, list):
+        return [_conv(e, mod) for e in v]
+    return v
+
+
+def _cmp(ours, theirs):
+    if isinstance(theirs, (tuple, list)):
+        assert isinstance(ours, (tuple, list)) and len(ours) == len(theirs)
+        for o, t in zip(ours, theirs):
+            _cmp(o, t)
+    else:
+        assert_same(ours, theirs)
+
+
+def both(f, *args, grad=False):
+    """Run ``f(mod, *tensors)`` for torch and torchlike; compare results or exceptions (and grads)."""
+    res, errs, grads = [], [], []
+    for mod in (torch, torchlike):
+        ts = [_conv(a, mod) for a in args]
+        if grad:
+            ts[0] = ts[0].clone().requires_grad_(True) if not isinstance(ts[0], list) else ts[0]
+        try:
+            out = f(mod, *ts)
+            errs.append(None)
+        except Exception as e:  # noqa: BLE001
+            errs.append(e)
+            res.append(None)
+            continue
+        res.append(out)
+        if grad and isinstance(out, (torch.Tensor, torchlike.Tensor)) and out.requires_grad:
+            g = np.linspace(0.5, 2.0, max(out.numel(), 1))[:out.numel()].reshape(tuple(out.shape))
+            out.backward(mod.tensor(g.astype(np.float32)).to(out.dtype))
+            grads.append(ts[0].grad)
+    if errs[0] is not None or errs[1] is not None:
+        assert type(errs[1]) is type(errs[0]), (errs[0], errs[1])
+        assert str(errs[1]) == str(errs[0]), (str(errs[0]), str(errs[1]))
+        return None
+    _cmp(res[1], res[0])
+    if grad:
+        assert len(grads) in (0, 2)
+        if grads:
+            _cmp(grads[1], grads[0])
+    return res
+
+
+def arr(*shape, dtype=np.float32):
+    n = int(np.prod(shape))
+    return (np.arange(n) * 1.5 - 3).astype(dtype).reshape(shape)
+
+
+A = arr(2, 3, 4)
+MASK = RNG.random((2, 3)) > 0.4
+IDX = np.array([0, 2, -1, 1])
+
+GET_CASES = [
+    1, -1, (0, 1), (1, -1, 2), slice(None), slice(1, None), slice(None, None, 2), (slice(None), slice(0, 3, 2)),
+    (Ellipsis, 1), (None, 0), (0, None, Ellipsis, None), Ellipsis, (), (None,), (Ellipsis, None),
+    (slice(5, 10),), (slice(-10, 1),), (1, slice(2, 1)), (slice(None), slice(None), slice(1, 3)),
+    [0, 1], [[0, 1]], (IDX[:2],), (slice(None), IDX[:3]), (IDX[:2], IDX[1:3]), (0, slice(None), [0, 3]),
+    (IDX[:2], slice(None), IDX[1:3]), (slice(None), [[0], [2]], [1, 3]), (None, [0, 1], None, [1, 2]),
+    (Ellipsis, [0, 3]), (MASK,), (MASK[0],), (slice(None), MASK[0]), (MASK, [0, 1, 0, 1][:1]),
+    True, False, (True, [0, 1]), (0, False), [], (slice(None), []), np.array([1, 0]), [True, False],
+    ([0, 1], Ellipsis, [2, 3]), (slice(None), None, [0, 2], slice(None)),
+    # errors
+    5, (0, 5), (-3,), (slice(None), 3), (0, 0, 0, 0), (Ellipsis, Ellipsis), ([0, 5],), (slice(None), [0, 7]),
+    ([0, 1], [0, 5]), ([0, 1, 0], [0, 1]), (MASK[:1, :2],), 1.5, (slice(None, None, -1),),
+    (slice(None, None, 0),), ("a",),
+]
+
+
+@pytest.mark.parametrize("idx", GET_CASES, ids=[repr(c)[:40] for c in GET_CASES])
+def test_getitem_matches_torch(idx):
+    both(lambda m, a: a[_conv(idx, m)], A, grad=True)
+
+
+@pytest.mark.parametrize("make", [
+    lambda m: m.tensor([0, 1]), lambda m: m.tensor([0, 1], dtype=m.int32), lambda m: m.tensor(1),
+    lambda m: m.tensor([True, False]), lambda m: m.tensor(True), lambda m: m.tensor([1, 0], dtype=m.uint8),
+    lambda m: m.tensor([0.]), lambda m: m.tensor([0, 1], dtype=m.int16),
+    lambda m: (m.tensor([[0], [1]]), m.tensor([1, 2, 0])),
+    lambda m: (slice(m.tensor(0), m.tensor(2)), Ellipsis),
+])
+def test_getitem_tensor_indices(make):
+    both(lambda m, a: a[make(m)], A, grad=True)
+
+
+def test_basic_getitem_is_view_and_aliases():
+    ta, oa = torch.tensor(A), torchlike.tensor(A)
+    for a in (ta, oa):
+        v = a[1:, ::2]
+        assert v._base is a
+        v.mul_(-1)
+        a[0][1] = 100.
+        a[None, 0, ..., 3] = a[1, :, 0]
+        assert a[0, 1]._base is a and a[[0, 1]]._base is None
+        assert a[torch.tensor(1) if a is ta else torchlike.tensor(1)]._base is a
+        assert a[[0, 1]]._base is None and a[MASK if a is oa else torch.tensor(MASK)]._base is None
+    assert_same(oa, ta)
+    assert oa[:, 1:, ::2].stride() == ta[:, 1:, ::2].stride()
+    assert oa[:, 1:, ::2].storage_offset() == ta[:, 1:, ::2].storage_offset()
+
+
+def test_0dim_getitem():
+    s = np.array(3.5, dtype=np.float32)
+    for idx in [(), None, Ellipsis, (None, None), True, False, (Ellipsis, None), 0]:
+        both(lambda m, a: a[idx], s, grad=True)
+
+
+def _set(idx, value, dtype=np.float32):
+    def f(m, a):
+        a = a.clone()
+        a[_conv(idx, m)] = _conv(value, m)
+        return a
+    return f
+
+
+SET_CASES = [
+    (0, 1.0), (0, np.ones(4, np.float32)), ((0, 1), np.arange(4.).astype(np.float32)), (slice(1, None), 2),
+    ((slice(None), slice(None, None, 2)), np.ones((2, 1, 4), np.float32)), (Ellipsis, 0.5), ((None, 1), 3),
+    (0, np.ones((1, 1, 3, 4), np.float32)), (0, np.ones((2, 3), np.float32)), (0, np.ones((2, 3, 4), np.float32)),
+    ([0, 1], 7.), ([1, 0], np.arange(24.).astype(np.float32).reshape(2, 3, 4)), (MASK, -1.),
+    (MASK, np.arange(4.).astype(np.float32)), ((0, slice(None), [0, 2]), np.ones((3, 2), np.float32)),
+    (([0, 1], slice(None), [1, 2]), np.array([[5.], [6.], [7.]], np.float32).T),
+    ((Ellipsis, [1]), np.ones((1, 1, 3, 1), np.float32)), ([0, 1], np.ones((2, 2, 3, 4), np.float32)),
+    ([0, 1], np.ones(3, np.float32)), (0, np.arange(12).reshape(3, 4)), (5, 1.), (True, 2.), (False, 2.),
+    ([0, 5], 1.), (0, True),
+]
+
+
+@pytest.mark.parametrize("idx,value", SET_CASES, ids=[f"{c[0]!r}"[:30] for c in SET_CASES])
+def test_setitem_matches_torch(idx, value):
+    both(_set(idx, value), A)
+
+
+def test_setitem_int_tensor_casts_and_scalar_tensor_value():
+    both(_set((0, [1, 2]), 2.7), arr(2, 4, dtype=np.int64))
+    both(lambda m, a: _set([0], m.tensor(9.))(m, a), arr(2, 4, dtype=np.int64))
+    both(lambda m, a: _set((slice(None), 1), m.tensor([1, 2]))(m, a), arr(2, 4))
+    both(_set(np.array([True, False]), 3), arr(2, dtype=np.int32))
+
+
+def test_setitem_on_nonleaf_gradients():
+    for idx, val in [((0, slice(1, 3)), "v"), (([0, 1], [1, 2]), "v"), (MASK, "s"), ((Ellipsis, 0), "s")]:
+        grads = []
+        for m in (torch, torchlike):
+            x = m.tensor(arr(2, 3)).requires_grad_()
+            v = m.tensor([10., 20.]).requires_grad_()
+            y = x * 2
+            y[_conv(idx, m)] = v if val == "v" else 5.
+            (y * m.tensor(arr(2, 3))).sum().backward()
+            grads.append((x.grad, v.grad))
+        assert_same(grads[1][0], grads[0][0])
+        if val == "v":
+            assert_same(grads[1][1], grads[0][1])
+
+
+def test_setitem_leaf_requires_grad_errors():
+    for m in (torch, torchlike):
+        x = m.zeros(3, requires_grad=True)
+        with pytest.raises(RuntimeError, match="leaf Variable"):
+            x[0] = 1.
+        with pytest.raises(RuntimeError, match="leaf Variable"):
+            x[[0, 1]] = 1.
+
+
+# --- index_put ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("case", range(8))
+def test_index_put(case):
+    idx = [([np.array([0, 1, 0])], np.float32(1.5), True), ([np.array([0, 1, 0])], np.ones((3, 3, 4), np.float32), False),
+           ([np.array([1]), np.array([2])], np.arange(4.).astype(np.float32), True), ([MASK], np.float32(3), False),
+           ([np.array(1)], np.ones(4, np.float32), False), ([np.array([0, 1])], np.ones(3, np.float32), False),
+           ([np.array([0, 1])], np.ones((2, 4), np.int64), False), ([np.array([0, 4])], np.float32(1), False)][case]
+    ind, val, acc = idx
+    both(lambda m, a: m.index_put(a, tuple(_conv(ind, m)), m.tensor(val), accumulate=acc), A, grad=True)
+    both(lambda m, a: a.clone().index_put_(tuple(_conv(ind, m)), m.tensor(val), accumulate=acc), A)
+
+
+# --- gather / scatter -----------------------------------------------------------------------------
+G_IDX = np.array([[0, 2, 1, 0], [2, 2, 0, 1]])
+
+
+@pytest.mark.parametrize("dim,index", [(1, G_IDX), (0, np.array([[1, 0, 1]])), (-1, np.array([[3], [0]])),
+                                       (1, G_IDX.astype(np.int32)), (1, np.array([[0, 3]])), (1, G_IDX[:, :1, None]),
+                                       (0, np.array([[1, 0, 0], [0, 0, 0], [1, 1, 1]])), (1, G_IDX.astype(np.float32)),
+                                       (1, np.array([[-1]]))])
+def test_gather(dim, index):
+    both(lambda m, x, i: m.gather(x, dim, i), arr(2, 3), index, grad=True)
+    both(lambda m, x, i: x.gather(dim, i), arr(2, 3), index)
+
+
+def test_gather_0dim_and_empty():
+    both(lambda m, x, i: x.gather(0, i), np.array(2., np.float32), np.array(0))
+    both(lambda m, x, i: x.gather(0, i), arr(3), np.zeros(0, np.int64))
+
+
+S_IDX = np.array([[0, 1, 0], [2, 0, 0]])
+S_SRC = np.array([[1., 2., 3.], [4., 0., 6.]], np.float32)
+
+
+@pytest.mark.parametrize("kind", ["src", "value", "add", "multiply", "scatter_add", "int32", "bad_dtype",
+                                  "oob", "too_big", "bad_reduce"])
+def test_scatter(kind):
+    x = arr(3, 3)
+    if kind == "src":
+        both(lambda m, x, i, s: m.scatter(x, 0, i, s), x, S_IDX[:, :2], S_SRC, grad=True)
+    elif kind == "value":
+        both(lambda m, x, i: x.scatter(1, i, 2.5), x, S_IDX, grad=True)
+        both(lambda m, x, i: x.clone().scatter_(1, i, value=-1), x, S_IDX)
+    elif kind in ("add", "multiply"):
+        both(lambda m, x, i, s: x.clone().scatter_(0, i, s, reduce=kind), x, S_IDX, S_SRC)
+    elif kind == "scatter_add":
+        both(lambda m, x, i, s: m.scatter_add(x, 0, i, s), x, S_IDX, S_SRC, grad=True)
+        both(lambda m, x, i, s: x.clone().scatter_add_(1, i, s), x, S_IDX, S_SRC)
+    elif kind == "int32":
+        both(lambda m, x, i, s: x.scatter(0, i, s), x, S_IDX.astype(np.int32), S_SRC)
+    elif kind == "bad_dtype":
+        both(lambda m, x, i, s: x.scatter(0, i, s), x, S_IDX, S_SRC.astype(np.int64))
+        both(lambda m, x, i, s: x.scatter(0, i, s), x, S_IDX.astype(np.float32), S_SRC)
+    elif kind == "oob":
+        both(lambda m, x, i, s: x.scatter(0, i, s), x, S_IDX + 1, S_SRC)
+    elif kind == "too_big":
+        both(lambda m, x, i, s: x.scatter(0, i, s), x, S_IDX, S_SRC[:, :2])
+    else:
+        both(lambda m, x, i, s: x.scatter(0, i, s, reduce="mean"), x, S_IDX, S_SRC)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_values_and_grads(reduce, include_self):
+    x = np.array([[1., 0., 3.], [2., 2., 5.], [0., 4., 1.]], np.float32)
+    src = np.array([[5., 0., 3., 0.], [2., 2., 0., 7.]], np.float32)
+    idx = np.array([[0, 1, 0, 0], [2, 1, 1, 0]])
+    # gradient with respect to self, then src
+    both(lambda m, x, i, s: m.scatter_reduce(x, 1, i, s, reduce, include_self=include_self), x, idx, src,
+         grad=True)
+    both(lambda m, s, x, i: m.scatter_reduce(x, 1, i, s, reduce, include_self=include_self), src, x, idx,
+         grad=True)
+    xi = np.array([3, -4, 7], np.int64)
+    both(lambda m, x, i, s: x.scatter_reduce(0, i, s, reduce, include_self=include_self), xi,
+         np.array([0, 0, 2, 0]), np.array([-3, 4, 5, 8], np.int64))
+
+
+def test_scatter_reduce_bad_reduce():
+    both(lambda m, x, i, s: x.scatter_reduce(0, i, s, "foo"), arr(3), np.array([0]), arr(1))
+
+
+# --- index_* -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dim,index", [(0, np.array([1, 0, 1])), (1, np.array([2])), (1, np.array(0)),
+                                       (-1, np.array([0, 2], np.int32)), (0, np.array([3])), (1, np.array([3])), (0, np.array([[0]])),
+                                       (0, np.array([0.]))])
+def test_index_select(dim, index):
+    both(lambda m, x, i: m.index_select(x, dim, i), arr(2, 3), index, grad=True)
+
+
+def test_index_add_copy_fill():
+    x, src = arr(3, 2), arr(2, 2) + 10
+    i = np.array([2, 2])
+    both(lambda m, x, i, s: m.index_add(x, 0, i, s), x, i, src, grad=True)
+    both(lambda m, s, x, i: m.index_add(x, 0, i, s, alpha=-2), src, x, i, grad=True)
+    both(lambda m, x, i, s: x.clone().index_add_(1, i[:1] - 1, s[:, :1] * 0 + 1), x, i, arr(3, 1))
+    both(lambda m, x, i, s: m.index_add(x, 0, i, s), x, np.array([0, 3]), src)
+    both(lambda m, x, i, s: m.index_add(x, 0, i, s), x[:, 0], np.array([0, 3]), src[:, 0])
+    both(lambda m, x, i, s: m.index_add(x, 0, i, s), x, i, arr(3, 2))
+    both(lambda m, x, i, s: m.index_add(x, 0, i, s), x, i, arr(2, 3))
+    both(lambda m, x, i, s: m.index_add(x, 0, i, s), x, i, src.astype(np.int64))
+    both(lambda m, x, i, s: x.index_add(0, i, s, alpha=2), arr(3, 2, dtype=np.int64), i,
+         arr(2, 2, dtype=np.int64))
+    both(lambda m, x, i, s: m.index_copy(x, 0, i, s), x, np.array([2, 0]), src, grad=True)
+    both(lambda m, s, x, i: m.index_copy(x, 0, i, s), src, x, np.array([2, 0]), grad=True)
+    both(lambda m, x, i, s: x.index_copy(0, i, s), x, np.array([-1, 0]), src)
+    both(lambda m, x, i: m.index_fill(x, 1, i, -2.), x, np.array([1, -1]), grad=True)
+    both(lambda m, x, i: x.clone().index_fill_(0, i, m.tensor(7.)), x, np.array([1]))
+    both(lambda m, x, i: x.index_fill(0, i, m.tensor([7.])), x, np.array([1]))
+    both(lambda m, x, i: x.index_fill(0, i, 1), x, np.array([1], np.int32))
+    both(lambda m, x, i: x.index_fill(0, i, 1), x, np.array([5]))
+    both(lambda m, x, i, s: x.index_reduce(0, i, s, "amax"), x, np.array([0, 3]), src)
+
+
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin", "sum"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_index_reduce(reduce, include_self):
+    x = np.array([[1., 2.], [0., 3.], [4., -1.]], np.float32)
+    src = np.array([[2., 0.], [3., 5.], [-1., 2.]], np.float32)
+    i = np.array([0, 2, 0])
+    both(lambda m, x, i, s: m.index_reduce(x, 0, i, s, reduce, include_self=include_self), x, i, src, grad=True)
+    both(lambda m, s, x, i: x.index_reduce(0, i, s, reduce, include_self=include_self), src, x, i, grad=True)
+    both(lambda m, x, i, s: x.clone().index_reduce_(1, i[:2] - i[:2], s[:, :2], reduce), x, i, src)
+
+
+# --- masked ops ------------------------------------------------------------------------------------
+def test_masked_fill():
+    x = arr(2, 3)
+    m3 = np.array([True, False, True])
+    both(lambda m, x, k: x.masked_fill(k, 9.), x, MASK, grad=True)
+    both(lambda m, x, k: m.masked_fill(x, k, -1), x, m3, grad=True)
+    both(lambda m, x, k: x.masked_fill(k, 2.5), arr(3, dtype=np.int64), m3)
+    both(lambda m, x, k: x.masked_fill(k, m.tensor(2.5, dtype=m.float64)), arr(3), m3)
+    both(lambda m, x, k: x.masked_fill(k, m.tensor([1.])), arr(3), m3)
+    both(lambda m, x, k: x.masked_fill(k, 1.), arr(3), m3.astype(np.int64))
+    both(lambda m, x, k: x.masked_fill(k, 1.), arr(3), m3[None])
+    both(lambda m, x, k: x.clone().masked_fill_(k, 1.), arr(3), m3[None])
+    both(lambda m, x, k: x.clone().masked_fill_(k, 1.), arr(2, 3), m3)
+    # gradient with respect to a 0-dim value tensor
+    grads = []
+    for mod in (torch, torchlike):
+        v = mod.tensor(2.0, requires_grad=True)
+        (mod.tensor(x).masked_fill(mod.tensor(MASK), v) * 3).sum().backward()
+        grads.append(v.grad)
+    assert_same(grads[1], grads[0])
+
+
+def test_masked_select_and_scatter():
+    x = arr(2, 3)
+    both(lambda m, x, k: x.masked_select(k), x, MASK, grad=True)
+    both(lambda m, x, k: m.masked_select(x, k), x, np.array([True, False, True]), grad=True)
+    both(lambda m, x, k: m.masked_select(x, k), x[0], MASK, grad=True)
+    both(lambda m, x, k: x.masked_select(k), x, MASK.astype(np.int64))
+    src = arr(6) + 100
+    both(lambda m, x, k, s: x.masked_scatter(k, s), x, MASK, src, grad=True)
+    both(lambda m, s, x, k: x.masked_scatter(k, s), src, x, MASK, grad=True)
+    both(lambda m, x, k, s: x.clone().masked_scatter_(k, s), x, np.array([True, False, True]), src)
+    both(lambda m, x, k, s: x.masked_scatter(k, s), x, np.zeros((2, 3), bool), src)
+    both(lambda m, x, k, s: x.masked_scatter(k, s), x, np.ones((2, 3), bool), src[:2])
+    both(lambda m, x, k, s: x.masked_scatter(k, s), x, MASK, src.astype(np.int64))
+
+
+# --- take / put / take_along_dim ------------------------------------------------------------------------
+def test_take_put():
+    x = arr(2, 3)
+    both(lambda m, x, i: m.take(x, i), x, np.array([[0, -1], [5, 2]]), grad=True)
+    both(lambda m, x, i: x.take(i), x, np.array([6]))
+    both(lambda m, x, i: x.take(i), x, np.array([0], np.int32))
+    both(lambda m, x, i, s: x.put(i, s), x, np.array([0, -1, 0]), np.array([1., 2., 3.], np.float32), grad=True)
+    both(lambda m, x, i, s: x.clone().put_(i, s, accumulate=True), x, np.array([0, -1, 0]),
+         np.array([1., 2., 3.], np.float32))
+    both(lambda m, x, i, s: x.put(i, s, True), x, np.array([[1, 1]]), np.array([1., 2.], np.float32),
+         grad=True)
+    both(lambda m, x, i, s: x.put(i, s), x, np.array([6]), np.array([1.], np.float32))
+    both(lambda m, x, i, s: x.put(i, s), x, np.array([1, 2]), np.array([1.], np.float32))
+    both(lambda m, x, i, s: x.put(i, s), x, np.array([1]), np.array([1]))
+
+
+def test_take_along_dim():
+    x = arr(2, 3)
+    both(lambda m, x, i: m.take_along_dim(x, i, 1), x, np.array([[0, 2], [1, 1]]), grad=True)
+    both(lambda m, x, i: m.take_along_dim(x, i, 0), x, np.array([[1, 0, 1]]), grad=True)
+    both(lambda m, x, i: m.take_along_dim(x, i, 1), x, np.array([[2]]), grad=True)
+    both(lambda m, x, i: m.take_along_dim(x, i), x, np.array([5, 0]), grad=True)
+    both(lambda m, x, i: x.take_along_dim(i, 1), x, np.array([[0]], np.int32))
+    both(lambda m, x, i: x.take_along_dim(i, 1), x, np.array([0]))
+
+
+# --- nonzero / argwhere / where ----------------------------------------------------------------------------
+@pytest.mark.parametrize("v", [np.array([0, 3, 0, 4]), np.array([[0., 1.], [2., 0.]]), np.array(3.), np.array(0),
+                               np.zeros((2, 0)), np.array([[True, False, True]])])
+def test_nonzero_argwhere(v):
+    both(lambda m, x: m.nonzero(x), v)
+    both(lambda m, x: x.nonzero(as_tuple=True), v)
+    both(lambda m, x: m.argwhere(x), v)
+    both(lambda m, x: m.where(x), v)
+
+
+@pytest.mark.parametrize("make", [
+    lambda m, c, x, y: m.where(c, x, y), lambda m, c, x, y: m.where(c, x, 2.5), lambda m, c, x, y: m.where(c, 1, 2.),
+    lambda m, c, x, y: m.where(c, 1, 2), lambda m, c, x, y: m.where(c, True, False),
+    lambda m, c, x, y: m.where(c, x.to(m.int32), 2), lambda m, c, x, y: m.where(c, x.to(m.int64), y.double()),
+    lambda m, c, x, y: x.where(c, y), lambda m, c, x, y: m.where(c.to(m.int64), x, y),
+    lambda m, c, x, y: m.where(c.to(m.uint8), x, y), lambda m, c, x, y: m.where(c[0], x, y[:1]),
+    lambda m, c, x, y: m.where(c, x, y[:2]),
+])
+def test_where(make):
+    c = np.array([[True, False, True], [False, False, True]])
+    both(lambda m, x, c, y: make(m, c, x, y), arr(2, 3), c, arr(2, 3) * -1, grad=True)
+    both(lambda m, y, c, x: make(m, c, x, y), arr(2, 3) * -1, c, arr(2, 3), grad=True)
+
+
+# --- *_scatter ------------------------------------------------------------------------------------------
+def test_view_scatters():
+    x = arr(3, 4)
+    both(lambda m, x, s: m.diagonal_scatter(x, s), x, arr(3) + 10, grad=True)
+    both(lambda m, s, x: m.diagonal_scatter(x, s, 1), arr(3) + 10, x, grad=True)
+    both(lambda m, x, s: m.diagonal_scatter(x, s, -1, 1, 0), x, arr(3) + 10, grad=True)
+    both(lambda m, x, s: m.diagonal_scatter(x, s), x, arr(4))
+    both(lambda m, x, s: m.select_scatter(x, s, 1, -1), x, arr(3) + 10, grad=True)
+    both(lambda m, s, x: x.select_scatter(s, 0, 2), arr(4) + 10, x, grad=True)
+    both(lambda m, x, s: m.select_scatter(x, s, 0, 3), x, arr(4))
+    both(lambda m, x, s: m.slice_scatter(x, s, 1, 0, 4, 2), x, arr(3, 2) + 10, grad=True)
+    both(lambda m, s, x: m.slice_scatter(x, s, 0, 1), arr(2, 4) + 10, x, grad=True)
+    both(lambda m, x, s: m.slice_scatter(x, s, end=2), x, arr(2, 4, dtype=np.int64))
+    both(lambda m, x, s: m.slice_scatter(x, s), x, arr(2, 4))
+
+
+# --- gradients through chains ------------------------------------------------------------------------------
+def test_gradient_chain_getitem_gather_scatter():
+    grads = []
+    for m in (torch, torchlike):
+        x = m.tensor(arr(3, 4)).requires_grad_()
+        y = x[[0, 2, 0]] * 2                              # duplicate rows accumulate
+        z = y.gather(1, m.tensor([[0, 0], [3, 1], [2, 2]]))
+        w = m.zeros(3, 4).scatter(1, m.tensor([[1, 0], [2, 3], [0, 1]]), z)
+        v = w[x.detach() > 0].sum() + w.index_select(0, m.tensor([1, 1])).pow(2).sum()
+        v.backward()
+        grads.append(x.grad)
+    assert_same(grads[1], grads[0])
+
+
+# --- hypothesis: random basic + advanced index expressions ---------------------------------------------------
+@st.composite
+def index_exprs(draw):
+    ndim = draw(st.integers(1, 3))
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=ndim, max_size=ndim)))
+
+    def item(d):
+        n = shape[d]
+        k = draw(st.sampled_from(["int", "slice", "list", "mask", "full"]))
+        if k == "int":
+            return draw(st.integers(-n, n - 1))
+        if k == "slice":
+            a = draw(st.one_of(st.none(), st.integers(-n - 1, n + 1)))
+            b = draw(st.one_of(st.none(), st.integers(-n - 1, n + 1)))
+            return slice(a, b, draw(st.one_of(st.none(), st.integers(1, 3))))
+        if k == "list":
+            ln = draw(st.integers(1, 3))
+            return np.array(draw(st.lists(st.integers(-n, n - 1), min_size=ln, max_size=ln)))
+        if k == "mask":
+            return np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+        return slice(None)
+
+    p = draw(st.integers(0, ndim))
+    items = [item(d) for d in range(p)]
+    if draw(st.booleans()):
+        q = draw(st.integers(p, ndim))
+        items += [Ellipsis] + [item(d) for d in range(q, ndim)]
+    for _ in range(draw(st.integers(0, 2))):
+        items.insert(draw(st.integers(0, len(items))), None)
+    return shape, tuple(items)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(index_exprs(), st.booleans())
+def test_hypothesis_index_expressions(case, do_set):
+    shape, idx = case
+    x = arr(*shape)
+
+    def get(m, a):
+        return a[_conv(idx, m)]
+
+    res = both(get, x, grad=True)
+    if res is None or not do_set:
+        return
+    out_shape = tuple(res[0].shape)
+    val = (np.arange(int(np.prod(out_shape))).reshape(out_shape) + 100).astype(np.float32)
+    both(_set(idx, val), x)
+    both(_set(idx, -7.0), x)
+    both(_set(idx, np.float32(1)), x)
