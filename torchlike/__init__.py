@@ -37,12 +37,13 @@ import sys as _sys  # noqa: E402
 _registry.install({"torch": _sys.modules[__name__], "linalg": linalg, "special": special, "fft": fft,
                    "nn.functional": None}, Tensor)
 
-from . import compile as _compile_pkg  # noqa: E402,F401
+from . import compile  # noqa: E402,F401  (callable: torchlike.compile(fn) and torchlike.compile.explain)
 from . import nn  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
 
 
 from ._misc_api import *  # noqa: E402,F401,F403
+from . import compile  # noqa: E402,F811
 from . import cuda, amp, backends, utils, jit, onnx, accelerator, distributed  # noqa: E402,F401
 from . import serialization, safetensors  # noqa: E402
 from .serialization import load, save  # noqa: E402,F401

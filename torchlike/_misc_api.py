@@ -9,7 +9,7 @@ from ._legacy import LEGACY, make_legacy_constructor
 
 __all__ = ["get_num_threads", "set_num_threads", "get_num_interop_threads", "set_num_interop_threads",
            "use_deterministic_algorithms", "are_deterministic_algorithms_enabled", "set_float32_matmul_precision",
-           "get_float32_matmul_precision", "compile", "autocast", "set_default_tensor_type", "set_warn_always",
+           "get_float32_matmul_precision", "autocast", "set_default_tensor_type", "set_warn_always",
            "is_warn_always_enabled", "is_nonzero", "is_same_size", "typename_of"] + list(LEGACY)
 
 _threads = [2]
@@ -46,21 +46,6 @@ def set_float32_matmul_precision(precision: str) -> None:
 
 def get_float32_matmul_precision() -> str:
     return _prec[0]
-
-
-def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
-            disable=False):
-    """torch.compile: returns the model/function unchanged until torchlike.compile lands."""
-    try:
-        from .compile import compile as real
-    except ImportError:
-        real = None
-    if real is not None:
-        return real(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options,
-                    disable=disable)
-    if model is None:
-        return lambda m: m
-    return model
 
 
 def autocast(device_type="cuda", dtype=None, enabled=True, cache_enabled=None):

@@ -133,7 +133,7 @@ class Tensor:
             self._grad_fn, self._oi = fresh._grad_fn, fresh._oi
             self._x = fresh._x
         else:
-            self._x = _views.chain_fn(self._chain)(b._x)
+            self._x = _views.chain_fn(self._chain)(b._value)
         self._seen = self._ver[0]
 
     def _make_view(self, out, step):
@@ -169,7 +169,7 @@ class Tensor:
             self._x = new
             self._ver[0] += 1
             return
-        b._x = _views.write_back_fn(self._chain)(b._x, new)
+        b._x = _views.write_back_fn(self._chain)(b._value, new)
         self._ver[0] += 1
         self._x = new.astype(self._x.dtype)
         self._seen = self._ver[0]
@@ -218,7 +218,7 @@ class Tensor:
             b._x = r._x
             b._grad_fn, b._oi = r._grad_fn, r._oi
         else:
-            b._x = _views.write_back_fn(chain)(b._x, new._value)
+            b._x = _views.write_back_fn(chain)(b._value, new._value)
         self._ver[0] += 1
         if not (track or root_tracks):
             self._x = new._value

@@ -154,6 +154,7 @@ class Node:
 
     def free(self):
         self.primals = None
+        self.saved = ()
         self._freed = True
 
 

@@ -1,4 +1,85 @@
-"""torchlike.compile: lowers functions and modules through jax.jit (identity until the compile issue lands)."""
-from ._errors import GraphBreak
+"""torchlike.compile: trace functions and modules into one XLA program each (``jax.jit``).
 
-__all__ = ["GraphBreak"]
+Parameters, buffers, optimizer and RNG state are lifted to program inputs and written back after
+each call, so an unmodified training step compiles into one computation.
+
+>>> import torchlike
+>>> w = torchlike.ones(3)
+>>> @torchlike.compile
+... def f(x):
+...     w.add_(x)          # a write to captured state is written back
+...     return w.sum()
+>>> f(torchlike.ones(3)).item(), w.tolist()
+(6.0, [2.0, 2.0, 2.0])
+"""
+from __future__ import annotations
+
+from ._compiled import CompiledFunction, Unsupported, config, set_logs
+from ._errors import GraphBreak
+from ._trace import is_tracing, lift_scalar
+
+__all__ = ["compile", "GraphBreak", "Unsupported", "config", "set_logs", "is_compiling", "explain",
+           "CompiledFunction"]
+
+
+def is_compiling() -> bool:
+    """True while torchlike.compile is tracing (torch.compiler.is_compiling)."""
+    return is_tracing()
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
+            disable=False):
+    """Same call shapes as ``torch.compile``: ``compile(fn)``, ``compile(module)``, ``@compile(...)``."""
+    if model is None:
+        return lambda m: compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
+                                 options=options, disable=disable)
+    kw = dict(fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options, disable=disable)
+    try:
+        from ..nn.modules.module import Module
+    except ImportError:
+        Module = ()
+    if isinstance(model, Module):
+        return _compile_module(model, kw)
+    return CompiledFunction(model, **kw)
+
+
+def _compile_module(module, kw):
+    """A module whose calls run the compiled forward (torch returns an OptimizedModule wrapper)."""
+    from ._module import OptimizedModule
+    return OptimizedModule(module, CompiledFunction(module._call_impl if hasattr(module, "_call_impl")
+                                                    else module.__call__, **kw))
+
+
+class _Explain:
+    def __init__(self, breaks, graphs):
+        self.graph_break_count = len(breaks)
+        self.break_reasons = breaks
+        self.graph_count = graphs
+
+    def __repr__(self):
+        lines = [f"Graph Count: {self.graph_count}", f"Graph Break Count: {self.graph_break_count}",
+                 "Break Reasons:"]
+        lines += [f"  {i + 1}. {b}" for i, b in enumerate(self.break_reasons)]
+        return "\n".join(lines)
+
+    __str__ = __repr__
+
+
+def explain(fn, *args, **kwargs):
+    """Trace ``fn(*args)`` once and report graph breaks with file:line and reason."""
+    import warnings
+    cf = CompiledFunction(fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cf(*args, **kwargs)
+    return _Explain(list(cf.breaks), cf.compile_count)
+
+
+class _CallableModule(type(__import__("sys"))):
+    """Lets ``torchlike.compile`` be both the function and the package (``torchlike.compile.explain``)."""
+
+    def __call__(self, *args, **kwargs):
+        return compile(*args, **kwargs)
+
+
+__import__("sys").modules[__name__].__class__ = _CallableModule

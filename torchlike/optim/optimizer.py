@@ -26,6 +26,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..compile._trace import lift_scalar
+
 from .. import _dtype
 from ..autograd import grad_mode
 from ..tensor import Tensor
@@ -468,7 +470,9 @@ class _FusedOptimizer(Optimizer):
             states.append((p, state))
         if not ps:
             return
-        hp = {k: np.float64(v) for k, v in self._hparams(group).items()}
+        # hyperparameters are dynamic inputs, also under torchlike.compile (no recompiles when lr changes)
+        hp = {k: lift_scalar((id(group), k), lambda k=k, g=group: self._hparams(g)[k])
+              for k in self._hparams(group)}
         fn = _group_fn(type(self)._kernel, self._statics(group), self._complex_as_real)
         new_ps, new_sts = fn(hp, ps, gs, sts)
         for (p, state), np_, nst in zip(states, new_ps, new_sts):

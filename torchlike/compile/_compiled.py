@@ -1,0 +1,389 @@
+"""Compiled functions: guards, a per-function cache of XLA programs, graph breaks, write-back."""
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import traceback
+import warnings
+import weakref
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _dtype
+from ..autograd import grad_mode
+from ..tensor import Tensor
+from . import _trace
+from ._errors import GraphBreak
+
+__all__ = ["CompiledFunction", "config", "set_logs", "Unsupported"]
+
+log = logging.getLogger("torchlike.compile")
+
+
+class config:
+    """Knobs like torch._dynamo.config."""
+    cache_size_limit = 8
+    log_recompiles = "recompiles" in os.environ.get("TORCHLIKE_LOGS", "")
+
+
+def set_logs(recompiles=False):
+    """Log each (re)compilation with its reason (also ``TORCHLIKE_LOGS=recompiles``)."""
+    config.log_recompiles = bool(recompiles)
+
+
+class Unsupported(RuntimeError):
+    """Raised with ``fullgraph=True`` when the function cannot be captured in one graph."""
+
+
+_BREAK_ERRORS = (GraphBreak, jax.errors.ConcretizationTypeError, jax.errors.TracerBoolConversionError,
+                 jax.errors.TracerIntegerConversionError, jax.errors.TracerArrayConversionError)
+
+
+def _user_frame(tb):
+    """file:line of the innermost frame outside torchlike and jax (where the user's code broke)."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    best = None
+    for fr in traceback.extract_tb(tb):
+        f = os.path.abspath(fr.filename)
+        if not f.startswith(here) and "/jax/" not in f and "/jaxlib/" not in f and "/site-packages/" not in f:
+            best = f"{fr.filename}:{fr.lineno}"
+    return best or "<unknown>"
+
+
+# ---- guards --------------------------------------------------------------------------------------
+def _leaf_key(x):
+    if isinstance(x, Tensor):
+        return ("T", tuple(x.shape), x.dtype.name, x.requires_grad, str(x.device))
+    if isinstance(x, (int, float, bool, str, type(None), complex)):
+        return ("S", type(x).__name__, x)
+    if isinstance(x, _dtype.dtype):
+        return ("D", x.name)
+    try:
+        hash(x)
+        return ("O", id(x))
+    except TypeError:
+        return ("O", id(x))
+
+
+def _flatten(obj, leaves):
+    """Flatten nested tuples/lists/dicts; returns a hashable structure description."""
+    if isinstance(obj, (list, tuple)) and not hasattr(obj, "_fields"):
+        return (type(obj).__name__, tuple(_flatten(o, leaves) for o in obj))
+    if isinstance(obj, dict):
+        keys = list(obj.keys())
+        return ("dict", tuple(keys), tuple(_flatten(obj[k], leaves) for k in keys))
+    leaves.append(obj)
+    return ("leaf",)
+
+
+def _unflatten(struct, it):
+    kind = struct[0]
+    if kind == "leaf":
+        return next(it)
+    if kind == "dict":
+        return {k: _unflatten(s, it) for k, s in zip(struct[1], struct[2])}
+    seq = [_unflatten(s, it) for s in struct[1]]
+    return tuple(seq) if kind == "tuple" else seq
+
+
+class _Entry:
+    """One compiled program for one guard key."""
+
+    def __init__(self):
+        self.eager = False
+        self.reason = None
+        self.run = None
+
+
+class CompiledFunction:
+    """``torchlike.compile(fn)``: trace ``fn`` on first call per guard key into one XLA program."""
+
+    def __init__(self, fn, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
+                 disable=False):
+        self._fn = fn
+        self.fullgraph = fullgraph
+        self.dynamic = dynamic
+        self.disable = disable
+        self._cache = {}
+        self._warned = set()
+        self.compile_count = 0
+        self.breaks = []
+        functools.update_wrapper(self, fn, updated=())
+        if backend not in ("inductor", "eager", "aot_eager", "cudagraphs", "openxla", "xla", "jax") and \
+                not callable(backend):
+            _notice(f"backend={backend!r} is accepted and ignored: torchlike always lowers through XLA")
+        if mode not in (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"):
+            _notice(f"mode={mode!r} is accepted and ignored")
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self.__call__, obj)
+
+    # -- guards
+    def _guard(self, args, kwargs):
+        leaves = []
+        struct = _flatten((args, kwargs), leaves)
+        return (struct, tuple(_leaf_key(x) for x in leaves), grad_mode.is_grad_enabled(),
+                _dtype.get_default_dtype().name), leaves
+
+    def __call__(self, *args, **kwargs):
+        if self.disable or _trace.is_tracing():
+            return self._fn(*args, **kwargs)
+        key, leaves = self._guard(args, kwargs)
+        entries = self._cache.get(key)
+        if entries is not None:
+            entries[:] = [e for e in entries if e.eager or e.run is not None]
+            for e in entries:
+                if e.eager:
+                    return self._fn(*args, **kwargs)
+                if e.valid():
+                    return e.run(leaves)
+        reason = "first call" if not any(self._cache.values()) else (
+            "state created by the previous call" if key in self._cache else self._why(key))
+        if sum(len(v) for v in self._cache.values()) >= config.cache_size_limit:
+            if "limit" not in self._warned:
+                self._warned.add("limit")
+                warnings.warn(f"torchlike.compile: {getattr(self._fn, '__name__', self._fn)} hit the cache size "
+                              f"limit ({config.cache_size_limit}) (last recompile reason: {reason}); "
+                              "falling back to eager for new guard keys")
+            return self._fn(*args, **kwargs)
+        if config.log_recompiles:
+            log.warning("torchlike.compile: compiling %s (%s)", getattr(self._fn, "__qualname__", self._fn), reason)
+        entry, result = self._compile(args, kwargs, leaves)
+        self._cache.setdefault(key, []).append(entry)
+        return result
+
+    def _why(self, key):
+        for old in self._cache:
+            if old[0] != key[0]:
+                return "argument structure changed"
+            for a, b in zip(old[1], key[1]):
+                if a != b:
+                    return f"guard failed: {a} -> {b}"
+            if old[2] != key[2]:
+                return "grad mode changed"
+        return "lifted state changed (shape/dtype of a captured tensor, or a module's training flag)"
+
+    # -- tracing
+    def _compile(self, args, kwargs, leaves):
+        struct = _flatten((args, kwargs), [])
+        tensor_pos = [i for i, x in enumerate(leaves) if isinstance(x, Tensor)]
+        arg_arrays = [leaves[i]._value for i in tensor_pos]
+        entry = _Entry()
+        tr = _trace.Trace()
+        info = {}
+
+        def traced(arrays):
+            new_leaves = list(leaves)
+            for i, a in zip(tensor_pos, arrays):
+                src = leaves[i]
+                t = Tensor._wrap(a, src._dev)
+                t._rg = src.requires_grad
+                new_leaves[i] = t
+            a2, k2 = _unflatten(struct, iter(new_leaves))
+            out = self._fn(*a2, **k2)
+            out_leaves = []
+            info["out_struct"] = _flatten(out, out_leaves)
+            info["out_tensors"] = [isinstance(o, Tensor) for o in out_leaves]
+            info["out_static"] = [None if isinstance(o, Tensor) else o for o in out_leaves]
+            for o in out_leaves:
+                if not isinstance(o, Tensor) and not isinstance(o, (int, float, bool, str, type(None))):
+                    raise GraphBreak(f"compiled function returned a {type(o).__name__}")
+            outs = [o._value for o in out_leaves if isinstance(o, Tensor)]
+            info["out_meta"] = [(o.requires_grad, o._dev) for o in out_leaves if isinstance(o, Tensor)]
+            # writes: pre-existing tensors whose array is now a tracer, and kept new tensors
+            mutated = [t for t in tr.order if t._vbase is None and _trace._is_tracer(t._x)]
+            grad_slots = [t for t in tr.order if isinstance(t._grad, Tensor) and _trace._is_tracer(t._grad._x)]
+            returned = {id(o) for o in out_leaves}
+            for o in out_leaves:  # the trace's tape is discarded: it must not keep intermediates alive
+                if isinstance(o, Tensor):
+                    o._grad_fn = None
+            del out
+            mutated_ids = {id(t) for t in mutated} | {id(t._grad) for t in grad_slots}
+            escaped = []
+            import gc
+            gc.collect()
+            for r in tr.created:
+                t = r()
+                if t is not None and t._vbase is None and _trace._is_tracer(t._x) and id(t) not in returned \
+                        and id(t) not in mutated_ids:
+                    escaped.append(t)
+            info["mutated"], info["grad_slots"], info["escaped"] = mutated, grad_slots, escaped
+            return (outs, [t._x for t in mutated], [t._grad._x for t in grad_slots], [t._x for t in escaped])
+
+        module_hook = _module_recorder(tr)
+        try:
+            with tr:
+                closed = jax.make_jaxpr(traced)(arg_arrays)
+        except _BREAK_ERRORS as e:
+            tr.restore()
+            where = _user_frame(e.__traceback__)
+            msg = f"graph break at {where}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            self.breaks.append(msg)
+            if self.fullgraph:
+                raise Unsupported(f"torchlike.compile(fullgraph=True) could not capture "
+                                  f"{getattr(self._fn, '__qualname__', self._fn)}: {msg}") from e
+            if "break" not in self._warned:
+                self._warned.add("break")
+                warnings.warn(f"torchlike.compile: {msg}; running {getattr(self._fn, '__name__', 'fn')} eagerly")
+            entry.eager = True
+            entry.reason = msg
+            return entry, self._fn(*args, **kwargs)
+        finally:
+            module_hook.remove()
+            # pre-existing tensors go back to their pre-trace state (the first run applies the writes);
+            # no tape node built during the trace may survive it (its arrays are tracers)
+            tr.restore()
+            for r in tr.created:
+                t = r()
+                if t is not None and _poisoned(t._grad_fn):
+                    t._grad_fn = None
+        self.compile_count += 1
+        prog = _Program(closed, tr, info, tensor_pos)
+        result = prog.run(leaves)
+        if prog.escaped:
+            # the call created state (e.g. optimizer moments on the first step): the program made it from
+            # scratch, so the next call must retrace to read it as state instead
+            entry.eager = False
+            entry.valid = lambda: False
+            entry.run = None
+            return entry, result
+        entry.valid = prog.valid
+        entry.run = prog.run
+        return entry, result
+
+
+class _Program:
+    """A traced jaxpr with its lifted inputs and write-back plan."""
+
+    def __init__(self, closed, tr, info, tensor_pos):
+        self.info = info
+        self.tensor_pos = tensor_pos
+        jaxpr, consts = closed.jaxpr, list(closed.consts)
+        # map each closed-over constant to the tensors it came from (lifted) or keep it baked in
+        self.lifted = []  # per const: list of tensors, a scalar getter, or None (baked)
+        scalar_by_id = {id(arr): getter for _, getter, arr in tr.scalars}
+        for c in consts:
+            ts = tr.reads.get(id(c))
+            if ts:
+                self.lifted.append(("t", [weakref.ref(t) for t in ts], tuple(c.shape), c.dtype))
+            elif id(c) in scalar_by_id:
+                self.lifted.append(("s", scalar_by_id[id(c)]))
+            else:
+                self.lifted.append(("c", c))
+        self.modules = [(weakref.ref(m), training) for m, training in tr.modules.values()]
+        mutated = info["mutated"]
+        self.mutated = [weakref.ref(t) for t in mutated]
+        self.grad_owners = [weakref.ref(t) for t in info["grad_slots"]]
+        self.escaped = info["escaped"]  # strong: they are state the program owns (e.g. new optimizer state)
+        for t in self.escaped:
+            t._grad_fn = None
+        n_out = len([1 for x in info["out_tensors"] if x])
+        self.n = (n_out, len(mutated), len(self.grad_owners), len(self.escaped))
+        # donate the old arrays of mutated state when nothing else needs them
+        mutated_ids = {id(t) for t in mutated}
+        donate = []
+        for i, l in enumerate(self.lifted):
+            if l[0] == "t" and all(id(r()) in mutated_ids for r in l[1]) and len(l[1]) == 1:
+                donate.append(i)
+        self.donate = tuple(donate)
+        self.fn = jax.jit(functools.partial(_eval, jaxpr=jaxpr))
+        self._jaxpr = jaxpr
+
+    def valid(self):
+        for l in self.lifted:
+            if l[0] == "t":
+                t = l[1][0]()
+                if t is None:
+                    return False
+                x = t._value
+                if tuple(x.shape) != l[2] or x.dtype != l[3]:
+                    return False
+        for r, training in self.modules:
+            m = r()
+            if m is None or m.training != training:
+                return False
+        return True
+
+    def _const_values(self):
+        vals = []
+        for l in self.lifted:
+            if l[0] == "t":
+                vals.append(l[1][0]()._value)
+            elif l[0] == "s":
+                vals.append(jnp.asarray(np.float64(l[1]())))
+            else:
+                vals.append(l[1])
+        return vals
+
+    def run(self, leaves):
+        args = [leaves[i]._value for i in self.tensor_pos]
+        consts = self._const_values()
+        flat = self.fn(consts, args)
+        n0, n1, n2, _ = self.n
+        outs, muts, grads, escs = flat[:n0], flat[n0:n0 + n1], flat[n0 + n1:n0 + n1 + n2], flat[n0 + n1 + n2:]
+        info = self.info
+        for r, new in zip(self.mutated, muts):
+            t = r()
+            if t is not None:
+                t._x = new
+                t._ver[0] += 1
+        for r, new in zip(self.grad_owners, grads):
+            t = r()
+            if t is not None:
+                g = t._grad
+                if isinstance(g, Tensor) and tuple(g.shape) == tuple(new.shape):
+                    g._x = new
+                    g._ver[0] += 1
+                else:
+                    t._grad = Tensor._wrap(new, t._dev)
+        for t, new in zip(self.escaped, escs):
+            t._x = new
+            t._ver[0] += 1
+        out_it = iter(outs)
+        meta_it = iter(info["out_meta"])
+        results = []
+        for is_t, static in zip(info["out_tensors"], info["out_static"]):
+            if is_t:
+                rg, dev = next(meta_it)
+                results.append(Tensor._wrap(next(out_it), dev))
+            else:
+                results.append(static)
+        return _unflatten(info["out_struct"], iter(results))
+
+
+def _eval(consts, args, jaxpr):
+    """Run the traced jaxpr with the lifted constants passed in as arguments."""
+    return jax.core.eval_jaxpr(jaxpr, consts, *args)
+
+
+def _poisoned(node):
+    prims = getattr(node, "primals", None)
+    return bool(prims) and any(_trace._is_tracer(p) for p in prims)
+
+
+def _module_recorder(tr):
+    try:
+        from ..nn.modules.module import register_module_forward_pre_hook
+    except ImportError:
+        class _Nop:
+            def remove(self):
+                pass
+        return _Nop()
+
+    def hook(module, args):
+        tr.modules.setdefault(id(module), (module, module.training))
+    return register_module_forward_pre_hook(hook)
+
+
+_noticed = set()
+
+
+def _notice(msg):
+    if msg not in _noticed:
+        _noticed.add(msg)
+        warnings.warn(f"torchlike.compile: {msg}")
