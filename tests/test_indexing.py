@@ -101,7 +101,9 @@ def test_getitem_matches_torch(idx):
     lambda m: m.tensor([True, False]), lambda m: m.tensor(True), lambda m: m.tensor([1, 0], dtype=m.uint8),
     lambda m: m.tensor([0.]), lambda m: m.tensor([0, 1], dtype=m.int16),
     lambda m: (m.tensor([[0], [1]]), m.tensor([1, 2, 0])),
-    lambda m: (slice(m.tensor(0), m.tensor(2)), Ellipsis),
+    lambda m: (slice(m.tensor(0), m.tensor(2)), Ellipsis), lambda m: m.tensor(1, dtype=m.int16),
+    lambda m: m.tensor(1.), lambda m: np.array([1, 0], np.uint8), lambda m: np.array([1, 0], np.int8),
+    lambda m: [np.int64(1)], lambda m: m.tensor(1, dtype=m.uint8),
 ])
 def test_getitem_tensor_indices(make):
     both(lambda m, a: a[make(m)], A, grad=True)
@@ -121,6 +123,28 @@ def test_basic_getitem_is_view_and_aliases():
     assert_same(oa, ta)
     assert oa[:, 1:, ::2].stride() == ta[:, 1:, ::2].stride()
     assert oa[:, 1:, ::2].storage_offset() == ta[:, 1:, ::2].storage_offset()
+
+
+def test_index_put_inplace_forms_and_augmented_assignment():
+    res = []
+    for m in (torch, torchlike):
+        x = m.arange(6.).reshape(2, 3)
+        x[[0, 1], [1, 2]] += 10
+        x[0] += 1
+        x[:, 1] *= 2
+        x[x > 20] -= 100
+        m.index_put_(x, (m.tensor([1]),), m.tensor(0.))
+        x.index_put_((m.tensor([0, 0]), m.tensor([2, 2])), m.tensor(1.), accumulate=True)
+        res.append(x)
+    assert_same(res[1], res[0])
+
+
+@pytest.mark.parametrize("v", [np.array([0, 3, 4]), np.array([[1, 0], [0, 2]]), np.array(3), np.array(0),
+                               np.zeros((0, 2))])
+def test_nonzero_static(v):
+    for size in (0, 1, 3):
+        both(lambda m, x: x.nonzero_static(size=size, fill_value=-5), v)
+        both(lambda m, x: m.nonzero_static(x, size=size), v)
 
 
 def test_0dim_getitem():
@@ -459,7 +483,7 @@ def index_exprs(draw):
     return shape, tuple(items)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(index_exprs(), st.booleans())
 def test_hypothesis_index_expressions(case, do_set):
     shape, idx = case

@@ -112,7 +112,7 @@ def _classify(e):
             return "mask", e
         if d.is_floating_point or d.is_complex or d not in (_dtype.int64, _dtype.int32):
             if e.ndim == 0 and not (d.is_floating_point or d.is_complex):
-                return "int", e.__index__()
+                return "array", e.to(_dtype.int64)  # torch: an advanced index of shape (), not a select
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         if e.ndim == 0:
             return "int", e.__index__()
@@ -126,9 +126,9 @@ def _classify(e):
             raise TypeError("new(): invalid data type 'str'")
         if arr.size == 0 and arr.dtype.kind == "f" and not isinstance(e, np.ndarray):
             arr = arr.astype(np.int64)
-        if arr.dtype.kind == "b":
-            return ("bool", bool(arr)) if arr.ndim == 0 else ("mask", arr)
-        if arr.dtype.kind not in "iu" or arr.dtype == np.uint8:
+        if arr.dtype.kind == "b" or (arr.dtype == np.uint8 and isinstance(e, np.ndarray)):
+            return ("bool", bool(arr)) if arr.ndim == 0 else ("mask", arr.astype(bool))
+        if arr.dtype.kind not in "iu":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return ("int", int(arr)) if arr.ndim == 0 else ("array", arr.astype(np.int64))
     if isinstance(e, str):
@@ -421,6 +421,12 @@ def index_put(input, indices, values, accumulate=False):
     return _index_put_checked(input, pos, arrays, bshape, values, accumulate)
 
 
+@register(method=False, namespaces=("torch",), differentiable=True, promote="none")
+def index_put_(input, indices, values, accumulate=False):
+    """In-place :func:`index_put` (torch.index_put_)."""
+    return input._inplace_update(index_put(input, indices, values, accumulate))
+
+
 def _put_indices(shape, indices):
     """index_put's indices: every tensor (0-dim ones too) is an advanced index; masks expand."""
     adv, d = [], 0
@@ -654,6 +660,31 @@ def nonzero(input, *, as_tuple=False):
             return (_wrap_np(nz[:, :1].reshape(-1) if nz.shape[0] == 0 else np.zeros(1, np.int64), input),)
         return tuple(_wrap_np(np.ascontiguousarray(nz[:, d]), input) for d in range(input.ndim))
     return _wrap_np(nz, input)
+
+
+def _nonzero_static_impl(x, fill, size):
+    nd = max(x.ndim, 1)
+    idx = jnp.nonzero(x.reshape(x.shape or (1,)), size=size, fill_value=-1)
+    out = jnp.stack(idx, axis=1).astype(jnp.int64) if size else jnp.zeros((0, nd), jnp.int64)
+    valid = jnp.arange(size) < jnp.count_nonzero(x)
+    out = jnp.where(valid[:, None], out, jnp.asarray(fill, jnp.int64))
+    return out if x.ndim else out[:, :0]
+
+
+@register(differentiable=False, promote="none")
+def nonzero_static(input, *, size, fill_value=-1):
+    """``nonzero`` padded with ``fill_value`` (or truncated) to exactly ``size`` rows; traceable.
+
+    >>> import torchlike
+    >>> torchlike.tensor([0, 3, 4]).nonzero_static(size=3)
+    tensor([[ 1],
+            [ 2],
+            [-1]])
+    """
+    if int(size) < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got size: {size}")
+    return dispatch(_nonzero_static_impl, (input, int(fill_value)), (("size", int(size)),), name="NonzeroStatic",
+                    diff=False)
 
 
 @register(differentiable=False, promote="none")
