@@ -182,15 +182,16 @@ def _solve_impl(a, b, vector, left):
     if vector:
         b = b[..., None]
     batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a = jnp.broadcast_to(a, batch + a.shape[-2:])
     b = jnp.broadcast_to(b, batch + b.shape[-2:])
     if a.shape[-1] == 0:
         x = b
-        info = jnp.zeros(batch, np.int32)
+        info = jnp.zeros(a.shape[:-2], np.int32)
     else:
-        lu, _, perm = lax.linalg.lu(a)
-        x = lu_solve_core(lu, perm, b)
+        lu, _, perm = lax.linalg.lu(a)  # factor A once, before broadcasting; info has A's batch shape
         info = _lu_info(lu)
+        lu = jnp.broadcast_to(lu, batch + lu.shape[-2:])
+        perm = jnp.broadcast_to(perm, batch + perm.shape[-1:])
+        x = lu_solve_core(lu, perm, b)
     if vector:
         x = x[..., 0]
     elif not left:
@@ -380,15 +381,35 @@ def logdet(input):
 
 
 # --- Cholesky ----------------------------------------------------------------------------------
+@jax.custom_vjp
+def _chol_core(a):
+    """Cholesky of the Hermitian matrix given by a's lower triangle (as LAPACK potrf reads it)."""
+    return lax.linalg.cholesky(jnp.tril(a) + mH(jnp.tril(a, -1)), symmetrize_input=False)
+
+
+def _chol_fwd(a):
+    L = _chol_core(a)
+    return L, L
+
+
+def _chol_bwd(L, g):
+    # torch's cholesky_backward (its gradient is not exactly Hermitian for complex inputs); JAX's
+    # cotangents are the conjugates of torch's gradients
+    gL = jnp.conj(g)
+    gA = jnp.tril(jnp.matmul(mH(L), gL, precision=HI))
+    gA = 0.5 * (gA + mH(jnp.tril(gA, -1)))
+    gA = lax.linalg.triangular_solve(L, gA, left_side=True, lower=True, transpose_a=True, conjugate_a=True)
+    gA = lax.linalg.triangular_solve(L, gA, left_side=False, lower=True)
+    return (jnp.conj(gA),)
+
+
+_chol_core.defvjp(_chol_fwd, _chol_bwd)
+
+
 def _chol_impl(a, upper):
-    # torch reads the lower triangle only, but its gradient is the Hermitian one: value from the
-    # lower triangle, derivative through the symmetrised matrix
-    low = jnp.tril(a) + mH(jnp.tril(a, -1))
-    sym = (a + mH(a)) / 2
-    eff = sym + lax.stop_gradient(low - sym)
     if a.shape[-1] == 0:
         return a, jnp.zeros(a.shape[:-2], np.int32)
-    L = lax.linalg.cholesky(eff, symmetrize_input=False)
+    L = _chol_core(a)
     bad = jnp.any(jnp.isnan(jnp.diagonal(L, axis1=-2, axis2=-1)), -1)
     L = mH(L) if upper else L
     return L, bad.astype(np.int32)
@@ -488,7 +509,10 @@ def _chol_solve_impl(b, l, upper):
     l = jnp.broadcast_to(l, batch + l.shape[-2:])
     L = mH(l) if upper else l
     y = lax.linalg.triangular_solve(L, b, left_side=True, lower=True)
-    return lax.linalg.triangular_solve(L, y, left_side=True, lower=True, transpose_a=True, conjugate_a=True)
+    x = lax.linalg.triangular_solve(L, y, left_side=True, lower=True, transpose_a=True, conjugate_a=True)
+    # torch differentiates as if A = L L^H with the full (not masked) factor: route the gradient there
+    xg = jnp.linalg.solve(jnp.matmul(L, mH(L), precision=HI), b)
+    return lax.stop_gradient(x) + (xg - lax.stop_gradient(xg))
 
 
 @register(method=True, namespaces=("torch",), out=True)

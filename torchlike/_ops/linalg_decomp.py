@@ -260,10 +260,18 @@ def eigvals(A):
 
 # --- Householder product, matrix exponential ---------------------------------------------------
 def _hh_impl(a, tau):
-    return lax.linalg.householder_product(a, tau)
+    # explicit reflector products (differentiable; lax.linalg.householder_product has no JVP)
+    m, n = a.shape[-2:]
+    q = jnp.broadcast_to(jnp.eye(m, n, dtype=a.dtype), a.shape)
+    rows = jnp.arange(m)
+    for i in reversed(range(tau.shape[-1])):
+        v = jnp.where(rows > i, a[..., :, i], (rows == i).astype(a.dtype))
+        t = tau[..., i, None, None]
+        q = q - t * v[..., :, None] * jnp.matmul(jnp.conj(v)[..., None, :], q, precision=lax.Precision.HIGHEST)
+    return q
 
 
-@register(method=False, namespaces=("linalg",), out=True, aliases=("orgqr",))
+@register(method=False, namespaces=("linalg",), out=True)
 def householder_product(A, tau):
     """First n columns of the product of Householder reflectors (LAPACK orgqr).
 
@@ -283,6 +291,17 @@ def householder_product(A, tau):
     if A.dtype is not tau.dtype:
         raise RuntimeError(f"{fn}: tau dtype {tau.dtype} does not match input dtype {A.dtype}")
     return dispatch(_hh_impl, (A, tau), (), name="LinalgHouseholderProductBackward0")
+
+
+@register(method=True, namespaces=("torch",), out=True)
+def orgqr(input, tau):
+    """torch.orgqr: alias of linalg.householder_product.
+
+    >>> import torchlike as torch
+    >>> torch.orgqr(torch.zeros(2, 2), torch.zeros(1)).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    return householder_product(input, tau)
 
 
 def _expm_impl(a):

@@ -50,10 +50,11 @@ def _vnorm(x, ord, dims, keepdim, kind):
     if kind == "one":
         return jnp.sum(a, axis=dims, keepdims=keepdim)
     nz_el = a > 0
-    ap = jnp.where(nz_el, jnp.where(nz_el, a, 1) ** ord, 0)
+    ap = jnp.where(nz_el, jnp.where(nz_el, a, 1) ** ord, jnp.where(ord > 0, 0, jnp.inf))
     s = jnp.sum(ap, axis=dims, keepdims=keepdim)
-    nz = s > 0
-    return jnp.where(nz, jnp.where(nz, s, 1) ** (1 / ord), 0 if ord > 0 else jnp.inf)
+    good = (s > 0) & jnp.isfinite(s)
+    # s == inf only for negative ord with a zero entry: the norm is 0 there
+    return jnp.where(good, jnp.where(good, s, 1) ** (1 / ord), jnp.where(s == 0, jnp.where(ord > 0, 0, jnp.inf), 0))
 
 
 def _vnorm_impl(x, ord, dims, keepdim, dt, kind):
@@ -247,7 +248,7 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     if rcond is not None:
         rtol = rcond
     if not (A.dtype.is_floating_point or A.dtype.is_complex) or A.ndim < 2:
-        raise RuntimeError(f"linalg.pinv({_dtype._CAP[A.dtype.name]}{list(A.shape)}): expected a tensor with 2 or "
+        raise RuntimeError(f"linalg.pinv({_dtype._CAP[A.dtype.name]}{{{list(A.shape)}}}): expected a tensor with 2 or "
                            "more dimensions of float, double, cfloat or cdouble types")
     if hermitian:
         check_square(A, "linalg.eigh")
@@ -456,7 +457,7 @@ def tensorsolve(A, B, dims=None):
         rest = [i for i in range(nd) if i not in dd]
         A = A.permute(*(rest + dd))
     out_shape = tuple(A.shape[B.ndim:])
-    rows, cols = math.prod(A.shape[:B.ndim]), math.prod(out_shape)
+    rows, cols = B.numel(), math.prod(out_shape)
     if rows != cols:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
                            f"prod(self.shape[:other.ndim]), but got {cols} != {rows}")

@@ -1,0 +1,344 @@
+"""torchlike.linalg compared with torch: values, dtypes, named tuples, gradients (gauge-invariant), errors."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import torchlike
+from conftest import assert_same
+from test_matmul import arr, check
+
+F64 = np.float64
+
+
+def spd(n, batch=(), dtype=F64):
+    x = arr(*batch, n, n, dtype=dtype)
+    xt = np.swapaxes(x, -1, -2).conj()
+    return (x @ xt + n * np.eye(n)).astype(dtype)
+
+
+def wellcond(*shape, dtype=F64):
+    return (arr(*shape, dtype=dtype) + 3 * np.eye(shape[-1])).astype(dtype)
+
+
+# --- inverses, solves, determinants ------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [np.float32, F64, np.complex128])
+def test_inv_det(dtype):
+    a = wellcond(2, 3, 3, dtype=dtype)
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == np.float32 else {}
+    check(lambda lib, x: lib.linalg.inv(x), a, **tol)
+    check(lambda lib, x: lib.inverse(x), a, **tol)
+    check(lambda lib, x: lib.linalg.det(x), a, **tol)
+    check(lambda lib, x: x.det(), a, **tol)
+    check(lambda lib, x: tuple(lib.linalg.inv_ex(x)), a, grad=False, **tol)
+
+
+def test_slogdet_logdet():
+    a = wellcond(2, 3, 3)
+    a[0] *= -1
+    check(lambda lib, x: tuple(lib.linalg.slogdet(x)), a)
+    check(lambda lib, x: tuple(lib.slogdet(x)), a)
+    check(lambda lib, x: lib.logdet(x), a)
+    check(lambda lib, x: tuple(lib.linalg.slogdet(x)), wellcond(3, 3, dtype=np.complex128))
+    r = torchlike.slogdet(torchlike.eye(2))
+    assert type(r).__name__ == "slogdet" and type(torchlike.linalg.slogdet(torchlike.eye(2))).__name__ == \
+        "linalg_slogdet"
+
+
+@pytest.mark.parametrize("ashape,bshape,left", [((3, 3), (3,), True), ((3, 3), (3, 2), True),
+                                                ((2, 3, 3), (3,), True), ((2, 3, 3), (2, 3), True),
+                                                ((2, 3, 3), (5, 1, 3, 2), True), ((3, 3), (2, 3), False),
+                                                ((2, 3, 3), (3, 4), True)])
+def test_solve(ashape, bshape, left):
+    check(lambda lib, x, y: lib.linalg.solve(x, y, left=left), wellcond(*ashape), arr(*bshape, dtype=F64))
+    check(lambda lib, x, y: tuple(lib.linalg.solve_ex(x, y, left=left)), wellcond(*ashape), arr(*bshape, dtype=F64),
+          grad=False)
+
+
+@pytest.mark.parametrize("upper,left,unit", [(True, True, False), (False, True, True), (True, False, False),
+                                             (False, False, True)])
+def test_solve_triangular(upper, left, unit):
+    a = wellcond(2, 3, 3)
+    b = arr(2, 3, 4, dtype=F64) if left else arr(2, 4, 3, dtype=F64)
+    check(lambda lib, x, y: lib.linalg.solve_triangular(x, y, upper=upper, left=left, unitriangular=unit), a, b)
+
+
+def test_triangular_solve_old_api():
+    with pytest.warns(UserWarning) if False else _nullctx():
+        check(lambda lib, b, a: tuple(lib.triangular_solve(b, a, upper=False, transpose=True)),
+              arr(3, 2, dtype=F64), wellcond(3, 3))
+
+
+class _nullctx:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+# --- Cholesky, LU ------------------------------------------------------------------------------
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky(upper):
+    a = spd(3, (2,))
+    check(lambda lib, x: lib.linalg.cholesky(x, upper=upper), a)
+    check(lambda lib, x: tuple(lib.linalg.cholesky_ex(x, upper=upper)), a, grad=False)
+    check(lambda lib, x: lib.linalg.cholesky(x), spd(3, dtype=np.complex128))
+    # only the lower triangle is read
+    b = spd(3)
+    b[0, 2] = 100.0
+    check(lambda lib, x: lib.linalg.cholesky(x), b, grad=False)
+
+
+def test_cholesky_errors_and_info():
+    bad = np.stack([np.eye(3), np.diag([1.0, -1.0, 1.0])])
+    for lib in (torch, torchlike):
+        r = lib.linalg.cholesky_ex(lib.tensor(bad))
+        assert r.info.tolist() == [0, 2]
+        with pytest.raises(lib.linalg.LinAlgError, match=r"\(Batch element 1\): The factorization could not be "
+                                                          r"completed .* leading minor of order 2"):
+            lib.linalg.cholesky(lib.tensor(bad))
+
+
+def test_cholesky_solve_inverse():
+    L = np.linalg.cholesky(spd(3))
+    check(lambda lib, b, l: lib.cholesky_solve(b, l), arr(3, 2, dtype=F64), L)
+    check(lambda lib, b, l: lib.cholesky_solve(b, l, upper=True), arr(3, 2, dtype=F64), L.T.copy())
+    check(lambda lib, l: lib.cholesky_inverse(l), L)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 3), (3, 5)])
+def test_lu(shape):
+    a = arr(*shape, dtype=F64)
+    check(lambda lib, x: tuple(lib.linalg.lu_factor(x)), a, grad=False)
+    check(lambda lib, x: tuple(lib.linalg.lu(x)), a, grad=len(set(shape[-2:])) == 1)
+    check(lambda lib, x: tuple(lib.lu_unpack(*lib.linalg.lu_factor(x))), a, grad=False)
+
+
+@pytest.mark.parametrize("left,adjoint", [(True, False), (True, True), (False, False), (False, True)])
+def test_lu_solve(left, adjoint):
+    a = wellcond(2, 3, 3)
+    b = arr(2, 3, 2, dtype=F64) if left else arr(2, 2, 3, dtype=F64)
+    check(lambda lib, x, y: lib.linalg.lu_solve(*lib.linalg.lu_factor(x), y, left=left, adjoint=adjoint), a, b)
+    check(lambda lib, x, y: lib.lu_solve(arr_fix(lib, y), *lib.linalg.lu_factor(x)), a, b, grad=False)
+
+
+def arr_fix(lib, y):
+    return y.mT.contiguous() if y.shape[-1] == 3 and y.shape[-2] == 2 else y
+
+
+# --- decompositions ----------------------------------------------------------------------------
+@pytest.mark.parametrize("shape", [(3, 3), (4, 3), (2, 3, 5)])
+@pytest.mark.parametrize("full", [True, False])
+def test_svd(shape, full):
+    a = arr(*shape, dtype=F64)
+    res = []
+    for lib in (torch, torchlike):
+        U, S, Vh = lib.linalg.svd(lib.tensor(a), full_matrices=full)
+        res.append((U, S, Vh))
+        k = min(shape[-2:])
+        rec = (U[..., :, :k] * S.unsqueeze(-2)) @ Vh[..., :k, :]
+        assert np.allclose(rec.numpy() if lib is torch else np.asarray(rec._value), a, atol=1e-10)
+        assert type(lib.linalg.svd(lib.tensor(a))).__name__ == "linalg_svd"
+    for o, t in zip(res[1], res[0]):
+        assert tuple(o.shape) == tuple(t.shape) and str(o.dtype) == str(t.dtype)
+    assert_same(res[1][1], res[0][1])
+    # gauge-invariant losses: singular values, and |U S Vh| via the reduced factors
+    check(lambda lib, x: lib.linalg.svdvals(x), a)
+    check(lambda lib, x: lib.linalg.svd(x, full_matrices=full).S, a)
+
+    def recon(lib, x):
+        U, S, Vh = lib.linalg.svd(x, full_matrices=False)
+        return (U * S.unsqueeze(-2)) @ Vh
+    check(recon, a)
+
+
+def test_svd_old_api_and_complex():
+    a = arr(4, 3, dtype=F64)
+    for some in (True, False):
+        r_t = torch.svd(torch.tensor(a), some=some)
+        r_l = torchlike.svd(torchlike.tensor(a), some=some)
+        assert [tuple(x.shape) for x in r_l] == [tuple(x.shape) for x in r_t]
+        assert_same(r_l.S, r_t.S)
+    check(lambda lib, x: lib.svd(x).S, a)
+    check(lambda lib, x: lib.svd(x, compute_uv=False).S, a, grad=False)
+    c = arr(3, 3, dtype=np.complex128)
+    check(lambda lib, x: lib.linalg.svdvals(x), c)
+
+
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+def test_qr(mode):
+    a = arr(4, 3, dtype=F64)
+    r_t = torch.linalg.qr(torch.tensor(a), mode=mode)
+    r_l = torchlike.linalg.qr(torchlike.tensor(a), mode=mode)
+    assert type(r_l).__name__ == "linalg_qr"
+    for o, t in zip(r_l, r_t):
+        assert tuple(o.shape) == tuple(t.shape)
+        torch.testing.assert_close(torch.tensor(np.abs(np.asarray(o._value))), t.abs(), rtol=1e-6, atol=1e-8)
+    if mode != "r":
+        check(lambda lib, x: (lambda q, r: q @ r)(*lib.linalg.qr(x, mode="reduced")), a)
+        check(lambda lib, x: lib.linalg.qr(x).R.abs(), arr(3, 3, dtype=F64))
+    with pytest.warns(UserWarning):
+        assert tuple(torchlike.qr(torchlike.tensor(a)).Q.shape) == (4, 3)
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_eigh(uplo):
+    a = arr(2, 3, 3, dtype=F64)  # not symmetric: only one triangle is read
+    check(lambda lib, x: lib.linalg.eigvalsh(x, UPLO=uplo), a)
+    check(lambda lib, x: lib.linalg.eigh(x, UPLO=uplo).eigenvalues, a)
+
+    def proj(lib, x):  # V diag(w^2) V^H is gauge-invariant
+        w, v = lib.linalg.eigh(x, UPLO=uplo)
+        return (v * (w * w).unsqueeze(-2)) @ v.mT
+    check(proj, a)
+    check(lambda lib, x: lib.linalg.eigvalsh(x), arr(3, 3, dtype=np.complex128))
+
+
+def test_eig():
+    a = arr(3, 3, dtype=F64)
+    w_t = torch.linalg.eigvals(torch.tensor(a))
+    w_l = torchlike.linalg.eigvals(torchlike.tensor(a))
+    assert str(w_l.dtype) == "torch.complex128"
+    key = lambda w: np.lexsort((np.round(w.imag, 8), np.round(w.real, 8)))  # noqa: E731
+    wl, wt = np.asarray(w_l._value), w_t.numpy()
+    np.testing.assert_allclose(wl[key(wl)], wt[key(wt)], rtol=1e-8)
+    r = torchlike.linalg.eig(torchlike.tensor(a.astype(np.float32)))
+    assert str(r.eigenvalues.dtype) == "torch.complex64" and str(r.eigenvectors.dtype) == "torch.complex64"
+    # A v = w v
+    v, w = np.asarray(r.eigenvectors._value), np.asarray(r.eigenvalues._value)
+    np.testing.assert_allclose(a @ v, v * w, atol=1e-4)
+    # gradient of a symmetric function of the eigenvalues
+    check(lambda lib, x: (lib.linalg.eigvals(x) ** 2).sum().real, a)
+
+
+def test_householder_matrix_exp():
+    a, tau = arr(4, 3, dtype=F64), arr(2, dtype=F64)
+    check(lambda lib, x, t: lib.linalg.householder_product(x, t), a, tau)
+    check(lambda lib, x, t: lib.orgqr(x, t), a, tau, grad=False)
+    check(lambda lib, x: lib.linalg.matrix_exp(x), arr(2, 3, 3, dtype=F64) / 2)
+    check(lambda lib, x: lib.matrix_exp(x), arr(3, 3) / 2, rtol=1e-4, atol=1e-5)
+
+
+# --- norms -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("ord", [2, 1, 0, 3.5, 0.5, math.inf, -math.inf, -1])
+def test_vector_norm(ord):
+    x = arr(3, 4, dtype=F64)
+    check(lambda lib, t: lib.linalg.vector_norm(t, ord=ord), x, grad=ord != 0)
+    check(lambda lib, t: lib.linalg.vector_norm(t, ord=ord, dim=1, keepdim=True), x, grad=ord != 0)
+    check(lambda lib, t: lib.linalg.vector_norm(t, ord=ord, dim=(0, 1)), x, grad=ord != 0)
+    check(lambda lib, t: lib.linalg.vector_norm(t, ord), arr(5, dtype=np.complex64), grad=ord != 0, rtol=1e-4)
+
+
+def test_vector_norm_zero_grad_and_dtype():
+    check(lambda lib, t: lib.linalg.vector_norm(t), np.zeros(3))
+    check(lambda lib, t: lib.linalg.vector_norm(t, dtype=lib.float64), arr(3))
+
+
+@pytest.mark.parametrize("ord", ["fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf])
+def test_matrix_norm(ord):
+    x = arr(2, 3, 4, dtype=F64)
+    check(lambda lib, t: lib.linalg.matrix_norm(t, ord=ord), x)
+    check(lambda lib, t: lib.linalg.matrix_norm(t, ord=ord, dim=(0, 2), keepdim=True), x)
+    check(lambda lib, t: lib.linalg.norm(t, ord=ord), x[0])
+
+
+@pytest.mark.parametrize("kw", [{}, {"dim": 1}, {"dim": (0, 1)}, {"ord": 3, "dim": 0}, {"keepdim": True},
+                                {"ord": "nuc", "dim": (1, 0)}])
+def test_linalg_norm(kw):
+    check(lambda lib, t: lib.linalg.norm(t, **kw), arr(3, 4, dtype=F64))
+    check(lambda lib, t: lib.linalg.norm(t), arr(2, 3, 4))
+
+
+# --- pinv, rank, lstsq, powers -----------------------------------------------------------------
+@pytest.mark.parametrize("shape", [(3, 4), (4, 3), (2, 3, 3)])
+def test_pinv(shape):
+    a = arr(*shape, dtype=F64)
+    check(lambda lib, x: lib.linalg.pinv(x), a)
+    check(lambda lib, x: lib.pinverse(x), a)
+    check(lambda lib, x: lib.linalg.pinv(x, atol=0.5, rtol=0.1), a, grad=False)
+
+
+def test_pinv_hermitian_and_rank():
+    s = spd(3)
+    check(lambda lib, x: lib.linalg.pinv(x, hermitian=True), s)
+    low = arr(4, 2, dtype=F64) @ arr(2, 5, dtype=F64)
+    check(lambda lib, x: lib.linalg.matrix_rank(x), low, grad=False)
+    check(lambda lib, x: lib.linalg.matrix_rank(x, atol=1.0, rtol=0.0), low, grad=False)
+    check(lambda lib, x: lib.linalg.matrix_rank(x, hermitian=True), s, grad=False)
+    check(lambda lib, x: lib.linalg.matrix_rank(x, atol=lib.tensor([0.1, 1e3], dtype=lib.float64)),
+          np.stack([low, low]), grad=False)
+    check(lambda lib, x: lib.linalg.pinv(x), low)
+
+
+@pytest.mark.parametrize("driver", [None, "gels", "gelsd", "gelss"])
+def test_lstsq(driver):
+    a, b = arr(5, 3, dtype=F64), arr(5, 2, dtype=F64)
+    r_t = torch.linalg.lstsq(torch.tensor(a), torch.tensor(b), driver=driver)
+    r_l = torchlike.linalg.lstsq(torchlike.tensor(a), torchlike.tensor(b), driver=driver)
+    assert type(r_l).__name__ == "linalg_lstsq"
+    for o, t in zip(r_l, r_t):
+        assert_same(o, t, rtol=1e-6, atol=1e-8)
+    check(lambda lib, x, y: lib.linalg.lstsq(x, y, driver=driver).solution, a, b)
+    check(lambda lib, x, y: lib.linalg.lstsq(x, y).solution, arr(2, 5, 3, dtype=F64), arr(1, 5, 2, dtype=F64))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5, -1, -3])
+def test_matrix_power(n):
+    check(lambda lib, x: lib.linalg.matrix_power(x, n), wellcond(2, 3, 3) / 3)
+    if n >= 0:
+        check(lambda lib, x: lib.matrix_power(x, n), arr(3, 3, dtype=np.int64))
+
+
+@pytest.mark.parametrize("p", [None, 2, -2, "fro", "nuc", 1, math.inf])
+def test_cond(p):
+    # torch's own backward fails for the inverse-based norms ("modified by an inplace operation")
+    check(lambda lib, x: lib.linalg.cond(x, p), wellcond(2, 3, 3), grad=p in (None, 2, -2, "nuc"))
+
+
+def test_tensorinv_tensorsolve_vander_diagonal_vecdot():
+    a = wellcond(6, 6).reshape(6, 2, 3)
+    check(lambda lib, x: lib.linalg.tensorinv(x, ind=1), a)
+    check(lambda lib, x, y: lib.linalg.tensorsolve(x, y), wellcond(6, 6).reshape(2, 3, 6), arr(2, 3, dtype=F64))
+    check(lambda lib, x: lib.linalg.vander(x), arr(4, dtype=F64))
+    check(lambda lib, x: lib.linalg.vander(x, N=2), arr(2, 3, dtype=np.int64))
+    check(lambda lib, x: lib.linalg.diagonal(x), arr(2, 3, 3))
+    check(lambda lib, x: lib.linalg.diagonal(x, offset=1, dim1=0, dim2=2), arr(3, 2, 3))
+
+
+# --- errors ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("expr", [
+    "L.inv(f(2,3))", "L.inv(z(3,3))", "L.inv(z(2,3,3))", "L.inv(lib.ones(3,3,dtype=lib.int64))", "L.inv(f(3))",
+    "L.det(f(2,3))", "L.solve(f(3,3),f(2,3))", "L.solve(z(3,3),f(3))", "L.solve(z(2,3,3),f(3))", "L.solve(f(3,3),f(4))",
+    "L.solve(f(3,3),f(3,3).double())", "L.solve(f(3,3),f(3,2),left=False)", "L.cholesky(-lib.eye(3))",
+    "L.cholesky(z(2,3,3))", "L.eigh(f(2,3))", "L.qr(f(4,3),mode='x')", "L.matrix_power(f(3,4),2)",
+    "L.matrix_power(z(3,3),-2)", "L.matrix_power(lib.ones(3,3,dtype=lib.int64),-1)",
+    "L.matrix_exp(lib.ones(3,3,dtype=lib.int64))", "L.vector_norm(lib.arange(4))", "L.matrix_norm(f(3))",
+    "L.norm(f(2,3,4),ord=2)", "L.norm(f(2,3),ord='fro',dim=0)", "L.norm(f(3),ord='fro')",
+    "L.vector_norm(f(3),ord='fro')", "L.matrix_norm(f(3,3),ord=3)", "L.solve_triangular(f(3,3),f(3),upper=True)",
+    "L.solve_triangular(f(3,3),f(3,2),upper=True,left=False)", "L.eigh(f(3,3),UPLO='X')",
+    "L.inv(f(3,3).half())", "L.vector_norm(f(0),ord=float('inf'))", "L.householder_product(f(3,4),f(2))",
+    "L.tensorsolve(f(2,3,6),f(2,4))", "L.eigh(f(3,3).to(lib.int64))", "L.eig(f(3,3).to(lib.int64))",
+    "L.solve(lib.ones(3,3,dtype=lib.int64),lib.ones(3,dtype=lib.int64))", "L.qr(f(3,3).to(lib.int64))",
+    "L.pinv(f(3,3).to(lib.int64))", "L.matrix_rank(f(3,3).to(lib.int64))", "L.svdvals(f(3,3).to(lib.int64))",
+    "L.lu_factor(f(3,3).to(lib.int64))", "lib.det(f(3,3).to(lib.int64))", "lib.inverse(z(3,3))",
+    "L.pinv(f(3,4),hermitian=True)", "L.lstsq(f(3,3).to(lib.int64),f(3,3).to(lib.int64))",
+])
+def test_errors_match_torch(expr):
+    errs = []
+    for lib in (torch, torchlike):
+        env = {"lib": lib, "L": lib.linalg, "f": lambda *s, lib=lib: lib.ones(*s) + lib.eye(*s[-2:]) if len(s) >= 2
+               else lib.ones(*s), "z": lambda *s, lib=lib: lib.zeros(*s)}
+        with pytest.raises(Exception) as ei:
+            eval(expr, env)
+        errs.append(ei.value)
+    assert type(errs[1]).__name__ == type(errs[0]).__name__
+    assert isinstance(errs[1], RuntimeError) == isinstance(errs[0], RuntimeError)
+    assert str(errs[1]).split("\n")[0] == str(errs[0]).split("\n")[0]
+
+
+def test_linalg_error_is_runtime_error():
+    assert issubclass(torchlike.linalg.LinAlgError, RuntimeError)
+    with pytest.raises(RuntimeError):
+        torchlike.linalg.inv(torchlike.zeros(2, 2))
