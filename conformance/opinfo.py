@@ -492,11 +492,16 @@ def run_op(op, *, max_samples=8, max_samples_other=4, time_limit=20.0, checks=("
     res["inplace"] = None if op.inplace_variant is None else (idesc if ifn else f"missing {idesc}")
     tallies = collections.defaultdict(Tally)
     values = op.name not in RANDOM_OPS
-    old = signal.signal(signal.SIGALRM, _on_alarm) if time_limit else None
+    # time_limit is CPU seconds (fair on a loaded machine); wall clock gets 4x as a safety net for hangs
+    old = (signal.signal(signal.SIGALRM, _on_alarm), signal.signal(signal.SIGPROF, _on_alarm)) \
+        if time_limit else None
     if time_limit:
-        signal.setitimer(signal.ITIMER_REAL, time_limit)
+        signal.setitimer(signal.ITIMER_PROF, time_limit)
+        signal.setitimer(signal.ITIMER_REAL, 4 * time_limit)
+    sup = op.supported_dtypes("cpu")
+    res["dtypes"] = [d for d, dt in DTYPES if dt in sup]
+    res["done_dtypes"] = []
     try:
-        sup = op.supported_dtypes("cpu")
         for dname, dt in DTYPES:
             if dt not in sup:
                 continue
@@ -524,6 +529,7 @@ def run_op(op, *, max_samples=8, max_samples_other=4, time_limit=20.0, checks=("
                     tallies[("inplace", dname)].add(
                         _skip("sample broadcasts input") if s.broadcasts_input else
                         check_variant(op, ifn, s, tol, values, True))
+            res["done_dtypes"].append(dname)
         if "errors" in checks and fn is not None:
             errs = {"total": 0, "type_match": 0, "regex_match": 0, "skipped": 0, "examples": []}
             res["errors"] = errs
@@ -551,7 +557,9 @@ def run_op(op, *, max_samples=8, max_samples_other=4, time_limit=20.0, checks=("
     finally:
         if time_limit:
             signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, old)
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGALRM, old[0])
+            signal.signal(signal.SIGPROF, old[1])
     res["checks"] = {f"{c}:{d}": t.to_json() for (c, d), t in tallies.items()}
     res["time"] = round(time.perf_counter() - t0, 2)
     res["cpu"] = round(time.process_time() - c0, 2)  # CPU seconds: comparable across loaded machines

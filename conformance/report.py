@@ -51,9 +51,13 @@ def statuses(r):
             st[v] = "missing"
         else:
             st[v] = _combine(ts)
-    if r.get("timeout") or r.get("crash"):  # partial results: anything not failed is unknown
+    if r.get("timeout") or r.get("crash"):  # partial results: unfinished dtypes are unknown unless failed
+        done = set(r.get("done_dtypes", ()))
+        todo = set(r.get("dtypes", DT_NAMES)) - done
+        col_dts = {f"forward_{d}": {d} for d in DT_NAMES}
+        col_dts.update(grad={"float32", "float64"}, method=set(DT_NAMES), inplace=set(DT_NAMES))
         for c in CHECK_COLUMNS:
-            if st[c] == "pass" or st[c] == "skip":
+            if col_dts[c] & todo and (st[c] in ("pass", "skip") or st[c] == "n/a" and c.startswith("forward")):
                 st[c] = "timeout" if r.get("timeout") else "crash"
     # a lambda-based op whose every forward sample died on a missing attribute is a missing op
     f32 = checks.get("forward:float32")
@@ -66,10 +70,8 @@ def statuses(r):
 
 
 def family(name):
-    for pre in ("linalg.", "special.", "fft.", "nn.functional.", "Tensor."):
-        if name.startswith(pre):
-            return pre[:-1]
-    return "torch"
+    """'nn.functional' for 'nn.functional.relu', 'Tensor' for 'Tensor.lu', 'torch' for 'isin'."""
+    return name.rsplit(".", 1)[0] if "." in name else "torch"
 
 
 def summarize(results):
@@ -194,6 +196,10 @@ def write_markdown(path, results, summary, meta):
     L.append("\n### Skipped samples by reason\n")
     L.append("| reason | samples |\n|---|---|")
     for k, v in list(summary["sample_skip_reasons"].items())[:30]:
+        L.append(f"| {k} | {v} |")
+    L.append("\n### Exceptions raised by torchlike where torch succeeded (samples)\n")
+    L.append("| exception | samples |\n|---|---|")
+    for k, v in summary["torchlike_exceptions"].items():
         L.append(f"| {k} | {v} |")
     L.append("\n### Missing in torchlike, by family\n")
     for fam, names in summary["missing_by_family"].items():
