@@ -68,7 +68,7 @@ def _median_dim_impl(x, dim, keepdim, nan_mode):
 def _median(name, nan_mode):
     def fn(input, dim=None, keepdim=False):
         if input.dtype is _dtype.bool or input.dtype.is_complex:
-            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+            raise NotImplementedError(f'"median_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
         if dim is None:
             return dispatch(_median_all_impl, (input,), (("nan_mode", nan_mode),),
                             name=f"{name.capitalize()}Backward0")
@@ -152,7 +152,7 @@ def _quantile_impl(x, q, dim, keepdim, interp, ignore_nan, q_scalar):
     if ignore_nan:
         cnt = (n - nan_cnt).astype(dt)
         ranks = q * (cnt - 1)
-        ranks = jnp.where(cnt == 0, last, ranks)  # all-NaN rows read the (NaN) last element
+        ranks = jnp.where(ranks < 0, jnp.zeros((), dt), ranks)  # all-NaN rows read element 0 (NaN), as torch
     else:
         ranks = q * last
         ranks = jnp.where(nan_cnt > 0, last, ranks)  # any NaN: the result is NaN (the last element)
@@ -187,24 +187,24 @@ def _quantile(name, ignore_nan):
     def fn(input, q, dim=None, keepdim=False, *, interpolation="linear"):
         d = input.dtype
         if d not in (_dtype.float32, _dtype.float64):
-            raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+            raise RuntimeError("quantile() input tensor must be either float or double dtype")
         if input.numel() == 0:
-            raise RuntimeError(f"{name}() input tensor must be non-empty")
+            raise RuntimeError("quantile() input tensor must be non-empty")
         if isinstance(q, Tensor):
             if q.ndim > 1:
-                raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+                raise RuntimeError("quantile() q must be a scalar or 1D tensor")
             if q.dtype is not d:
-                raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+                raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
             qa = np.asarray(q._value)
             if not np.all((qa >= 0) & (qa <= 1)):
-                raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+                raise RuntimeError("quantile() q values must be in the range [0, 1]")
             q_scalar = q.ndim == 0
         else:
             if not 0 <= q <= 1:
-                raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+                raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
             q, q_scalar = float(q), True
         if interpolation not in _INTERP:
-            raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or "
+            raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, midpoint or "
                                f"nearest, but got {interpolation}")
         dim = None if dim is None else dims_arg(dim, input.ndim)[0]
         return dispatch(_quantile_impl, (input, q), (("dim", dim), ("keepdim", bool(keepdim)),
@@ -242,8 +242,23 @@ def _cum(kind):
     return fn
 
 
-cumsum = register("cumsum", out=True, inplace=True)(_cum("sum"))
-cumprod = register("cumprod", out=True, inplace=True)(_cum("prod"))
+cumsum = register("cumsum", out=True)(_cum("sum"))
+cumprod = register("cumprod", out=True)(_cum("prod"))
+
+
+def _cum_(kind):
+    def fn(self, dim, *, dtype=None):
+        if self.dtype is _dtype.bool:
+            raise NotImplementedError(f'"cum{kind}_out_cpu" not implemented for \'Bool\'')
+        # in place, the scan runs in self's dtype (no int64 accumulation)
+        return self._inplace_update(_cum(kind)(self, dim, dtype=dtype or self.dtype))
+    fn.__name__ = f"cum{kind}_"
+    fn.__doc__ = f"In-place :meth:`Tensor.cum{kind}`."
+    return fn
+
+
+Tensor.cumsum_ = _cum_("sum")
+Tensor.cumprod_ = _cum_("prod")
 
 
 def _cummax_impl(x, dim, kind):
