@@ -11,6 +11,9 @@ advanced indices move to the front" rule.  An index expression is therefore spli
 """
 from __future__ import annotations
 
+from ..compile._errors import GraphBreak
+
+import functools
 import numbers
 import warnings
 
@@ -107,7 +110,7 @@ def _classify(e):
             if e.ndim == 0:
                 v = concrete_index(e)
                 if v is None:
-                    raise IndexError("indexing with a 0-dim bool tensor needs a concrete value")
+                    raise GraphBreak("indexing with a 0-dim bool tensor needs a concrete value")
                 return "bool", bool(v)
             return "mask", e
         if d.is_floating_point or d.is_complex or d not in (_dtype.int64, _dtype.int32):
@@ -213,7 +216,7 @@ def parse_index(shape, index):
         elif k == "mask":
             m = concrete_index(v)
             if m is None:
-                raise IndexError("boolean mask indexing needs concrete values (it has a data-dependent shape)")
+                raise GraphBreak("boolean mask indexing needs concrete values (it has a data-dependent shape)")
             base = len(res_shape)
             for j in range(m.ndim):
                 basic.append(_FULL)
@@ -286,14 +289,36 @@ def _adv_get_impl(x, *idx, pos):
     return x.at[_key(x.ndim, pos, idx)].get(mode="promise_in_bounds")
 
 
+@functools.partial(jax.custom_vjp, nondiff_argnums=(3,))
+def set_all(x, v, arrays, pos):
+    """``x.at[key].set(v)`` (``v`` already of the indexed shape) with torch's gradient: every
+    writer of a repeated index receives the gradient of that position, not just the one that won."""
+    return x.at[_key(x.ndim, pos, arrays)].set(v, mode="promise_in_bounds")
+
+
+def _set_all_fwd(x, v, arrays, pos):
+    return set_all(x, v, arrays, pos), arrays
+
+
+def _set_all_bwd(pos, arrays, g):
+    key = _key(g.ndim, pos, arrays)
+    return (g.at[key].set(jnp.zeros((), g.dtype), mode="promise_in_bounds"),
+            g.at[key].get(mode="promise_in_bounds"), tuple(None for _ in arrays))
+
+
+set_all.defvjp(_set_all_fwd, _set_all_bwd)
+
+
 def _adv_put_impl(x, v, *idx, pos, accumulate):
-    ref = x.at[_key(x.ndim, pos, idx)]
+    key = _key(x.ndim, pos, idx)
+    ref = x.at[key]
     v = cast(v, x.dtype)
     if accumulate:
         if x.dtype == jnp.bool_:
             return ref.max(v, mode="promise_in_bounds")
         return ref.add(v, mode="promise_in_bounds")
-    return ref.set(v, mode="promise_in_bounds")
+    shape = jax.eval_shape(lambda a: a[key], x).shape
+    return set_all(x, jnp.broadcast_to(v, shape), tuple(idx), pos)
 
 
 def getitem(self, index):
@@ -435,7 +460,7 @@ def _put_indices(shape, indices):
         if dt is _dtype.bool or dt is _dtype.uint8:
             m = concrete_index(t)
             if m is None:
-                raise IndexError("boolean mask indexing needs concrete values (it has a data-dependent shape)")
+                raise GraphBreak("boolean mask indexing needs concrete values (it has a data-dependent shape)")
             if m.ndim == 0:
                 raise IndexError("index_put with a 0-dim boolean index is not supported")
             for j in range(m.ndim):
@@ -582,7 +607,7 @@ def _bool_mask(mask, what):
         raise RuntimeError(what)
     m = concrete_index(mask)
     if m is None:
-        raise RuntimeError(f"{what.split(':')[0]} has a data-dependent output shape and needs concrete values")
+        raise GraphBreak(f"{what.split(':')[0]} has a data-dependent output shape and needs concrete values")
     return m
 
 
@@ -637,7 +662,7 @@ def masked_scatter(input, mask, source):
 def _nonzero_np(input):
     x = concrete_index(input)
     if x is None:
-        raise RuntimeError("nonzero() has a data-dependent output shape and needs concrete values")
+        raise GraphBreak("nonzero() has a data-dependent output shape and needs concrete values")
     return np.argwhere(x).astype(np.int64)
 
 

@@ -36,6 +36,10 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
     With ``capture=True`` returns the gradients at ``inputs`` (autograd.grad) instead of accumulating.
     """
     from ..tensor import Tensor
+    import sys
+    _tr = sys.modules.get("torchlike.compile._trace")
+    if _tr is not None and _tr.current() is not None:
+        _tr.current().backward_ran = True  # a compiled step that runs backward owns its gradients
     roots = []
     for i, (t, g) in enumerate(zip(tensors, grads)):
         e = _edge_of(t)

@@ -198,7 +198,7 @@ class CompiledFunction:
             # writes: pre-existing tensors whose array is now a tracer, and kept new tensors
             mutated = [t for t in tr.order if t._vbase is None and _trace._is_tracer(t._x)]
             grad_slots = [t for t in tr.order if isinstance(t._grad, Tensor) and _trace._is_tracer(t._grad._x)]
-            returned = {id(o) for o in out_leaves}
+            returned = {id(o) for o in out_leaves} | {id(new_leaves[i]) for i in tensor_pos}
             for o in out_leaves:  # the trace's tape is discarded: it must not keep intermediates alive
                 if isinstance(o, Tensor):
                     o._grad_fn = None
@@ -293,6 +293,10 @@ class _Program:
         self.donate = tuple(donate)
         self.fn = jax.jit(functools.partial(_eval, jaxpr=jaxpr))
         self._jaxpr = jaxpr
+        self._key = _ProgKey(jaxpr, len(consts))
+        # a program that ran backward itself (a training step) returns plain values; otherwise its
+        # outputs get one tape node so eager code can backward through it
+        self.differentiable = not tr.backward_ran
 
     def valid(self):
         for l in self.lifted:
@@ -309,6 +313,29 @@ class _Program:
                 return False
         return True
 
+    def _needs_tape(self, leaves):
+        for i in self.tensor_pos:
+            if leaves[i].requires_grad:
+                return True
+        for l in self.lifted:
+            if l[0] == "t":
+                t = l[1][0]()
+                if t is not None and t.requires_grad:
+                    return True
+        return False
+
+    def _run_recorded(self, leaves):
+        """Run through the dispatcher: one tape node for the whole program, its pullback compiled."""
+        from .._dispatch import dispatch
+        ins = []
+        for l in self.lifted:
+            ins.append(l[1][0]() if l[0] == "t" else (jnp.asarray(np.float64(l[1]())) if l[0] == "s" else l[1]))
+        ins += [leaves[i] for i in self.tensor_pos]
+        outs = dispatch(_pure_call, tuple(ins), (("prog", self._key),), name="CompiledFunctionBackward",
+                        saves=False)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        return [o._value for o in outs], list(outs[:self.n[0]])
+
     def _const_values(self):
         vals = []
         for l in self.lifted:
@@ -321,9 +348,11 @@ class _Program:
         return vals
 
     def run(self, leaves):
-        args = [leaves[i]._value for i in self.tensor_pos]
-        consts = self._const_values()
-        flat = self.fn(consts, args)
+        if self.differentiable and grad_mode.is_grad_enabled() and self._needs_tape(leaves):
+            flat, out_tensors = self._run_recorded(leaves)
+        else:
+            args = [leaves[i]._value for i in self.tensor_pos]
+            flat, out_tensors = self.fn(self._const_values(), args), None
         n0, n1, n2, _ = self.n
         outs, muts, grads, escs = flat[:n0], flat[n0:n0 + n1], flat[n0 + n1:n0 + n1 + n2], flat[n0 + n1 + n2:]
         info = self.info
@@ -347,13 +376,27 @@ class _Program:
         out_it = iter(outs)
         meta_it = iter(info["out_meta"])
         results = []
+        k = 0
         for is_t, static in zip(info["out_tensors"], info["out_static"]):
             if is_t:
                 rg, dev = next(meta_it)
-                results.append(Tensor._wrap(next(out_it), dev))
+                new = next(out_it)
+                results.append(out_tensors[k] if out_tensors is not None else Tensor._wrap(new, dev))
+                k += 1
             else:
                 results.append(static)
         return _unflatten(info["out_struct"], iter(results))
+
+
+class _ProgKey:
+    """Hashable by identity: the static argument naming a program in the dispatcher's caches."""
+
+    def __init__(self, jaxpr, n_consts):
+        self.jaxpr, self.n_consts = jaxpr, n_consts
+
+
+def _pure_call(*arrays, prog):
+    return tuple(jax.core.eval_jaxpr(prog.jaxpr, list(arrays[:prog.n_consts]), *arrays[prog.n_consts:]))
 
 
 def _eval(consts, args, jaxpr):

@@ -93,7 +93,8 @@ class Trace:
         for k, _, arr in self.scalars:
             if k == key:
                 return arr
-        arr = jnp.asarray(np.float64(getter()))
+        with jax.ensure_compile_time_eval():  # a concrete array, so it becomes a jaxpr constant we can swap
+            arr = jnp.asarray(np.float64(getter()))
         self.scalars.append((key, getter, arr))
         return arr
 

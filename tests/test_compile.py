@@ -1,0 +1,155 @@
+"""torchlike.compile: same results as eager, state lifted and written back, guards, breaks."""
+import warnings
+
+import numpy as np
+import pytest
+
+import torchlike as torch
+import torchlike.nn as nn
+import torchlike.nn.functional as F
+
+
+def _model(seed=0):
+    torch.manual_seed(seed)
+    return nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Dropout(0.0), nn.Linear(16, 3))
+
+
+@pytest.mark.parametrize("opt_name,kw", [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=1e-2)),
+                                         ("AdamW", dict(lr=1e-2, weight_decay=0.1)),
+                                         ("RMSprop", dict(lr=1e-2, centered=True))])
+def test_compiled_train_step_matches_eager(opt_name, kw):
+    x = torch.randn(8, 6)
+    y = torch.randint(0, 3, (8,))
+    runs = []
+    for compiled in (False, True):
+        m = _model()
+        opt = getattr(torch.optim, opt_name)(m.parameters(), **kw)
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+
+        def step():
+            opt.zero_grad()
+            loss = F.cross_entropy(m(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+        fn = torch.compile(step) if compiled else step
+        losses = []
+        for _ in range(6):
+            losses.append(fn().item())
+            sched.step()  # changes lr outside the compiled function
+        runs.append((losses, [p.detach().numpy().copy() for p in m.parameters()], fn))
+    (l0, p0, _), (l1, p1, cf) = runs
+    np.testing.assert_allclose(l1, l0, rtol=1e-6)
+    for a, b in zip(p1, p0):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    assert cf.compile_count == 2  # first call + once more after the optimizer created its state
+
+
+def test_compiled_module_backward_and_new_parameter_values():
+    m = _model()
+    cm = torch.compile(m)
+    x = torch.randn(4, 6, requires_grad=True)
+    cm(x).pow(2).sum().backward()
+    g = [p.grad.clone() for p in m.parameters()]
+    gx = x.grad.clone()
+    m.zero_grad()
+    x.grad = None
+    m(x).pow(2).sum().backward()
+    for a, p in zip(g, m.parameters()):
+        np.testing.assert_allclose(a.numpy(), p.grad.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(gx.numpy(), x.grad.numpy(), rtol=1e-6)
+    with torch.no_grad():
+        m[0].weight.mul_(2)
+    np.testing.assert_allclose(cm(x).detach().numpy(), m(x).detach().numpy(), rtol=1e-6)
+    m.load_state_dict(_model(seed=3).state_dict())
+    np.testing.assert_allclose(cm(x).detach().numpy(), m(x).detach().numpy(), rtol=1e-6)
+    assert cm._compiled.compile_count == 1
+
+
+def test_buffers_written_back_and_train_eval_guard():
+    torch.manual_seed(0)
+    bn = nn.BatchNorm1d(3)
+    ref = nn.BatchNorm1d(3)
+    cbn = torch.compile(bn)
+    x = torch.randn(5, 3)
+    for _ in range(3):
+        cbn(x)
+        ref(x)
+    np.testing.assert_allclose(bn.running_mean.numpy(), ref.running_mean.numpy(), rtol=1e-6)
+    assert int(bn.num_batches_tracked.item()) == 3
+    bn.eval()
+    ref.eval()
+    np.testing.assert_allclose(cbn(x).detach().numpy(), ref(x).detach().numpy(), rtol=1e-5)
+
+
+def test_rng_is_threaded_through():
+    f = torch.compile(lambda t: F.dropout(t, 0.5, training=True))
+    torch.manual_seed(1)
+    a, b = f(torch.ones(64)), f(torch.ones(64))
+    torch.manual_seed(1)
+    c = f(torch.ones(64))
+    assert (a == c).all().item() and (a != b).any().item()
+
+
+def test_graph_break_falls_back_and_explain_names_the_line():
+    def f(x):
+        y = x * 2
+        if y.sum().item() > 0:  # needs a concrete value
+            return y + 1
+        return y - 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cf = torch.compile(f)
+        assert cf(torch.ones(2)).tolist() == [3.0, 3.0]
+        assert cf(-torch.ones(2)).tolist() == [-3.0, -3.0]
+        ex = torch.compile.explain(f, torch.ones(2))
+    assert ex.graph_break_count == 1 and "test_compile.py" in ex.break_reasons[0]
+    assert "item()" in ex.break_reasons[0]
+    with pytest.raises(torch.compile.Unsupported, match="test_compile.py"):
+        torch.compile(f, fullgraph=True)(torch.ones(2))
+
+
+def test_data_dependent_shape_breaks_not_crashes():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g = torch.compile(lambda x: x[x > 0] * 2)
+        assert g(torch.tensor([1.0, -1.0, 2.0])).tolist() == [2.0, 4.0]
+
+
+def test_recompile_on_shape_change_and_cache_limit():
+    h = torch.compile(lambda x: x.sum())
+    h(torch.ones(2))
+    h(torch.ones(2))
+    assert h.compile_count == 1
+    h(torch.ones(3))
+    assert h.compile_count == 2
+    with pytest.warns(UserWarning, match="cache size limit"):
+        for n in range(4, 14):
+            assert h(torch.ones(n)).item() == n
+
+
+def test_decorator_forms_and_unknown_backend_notice():
+    @torch.compile(fullgraph=True, mode="max-autotune")
+    def f(x):
+        return x * 3
+    assert f(torch.ones(1)).item() == 3.0
+    with pytest.warns(UserWarning, match="backend"):
+        g = torch.compile(lambda x: x, backend="my_backend")
+    assert g(torch.ones(1)).item() == 1.0
+    m = _model()
+    m.compile()
+    assert m(torch.ones(2, 6)).shape == (2, 3)
+
+
+def test_compiled_function_closing_over_tensors_mutates_them():
+    w = torch.ones(3)
+    acc = torch.zeros(3)
+
+    @torch.compile
+    def f(x):
+        acc.add_(x * w)
+        w.mul_(2)
+        return acc.sum()
+    assert f(torch.ones(3)).item() == 3.0
+    assert f(torch.ones(3)).item() == 9.0
+    assert w.tolist() == [4.0, 4.0, 4.0]
