@@ -201,6 +201,16 @@ def test_setitem_on_nonleaf_gradients():
             assert_same(grads[1][1], grads[0][1])
 
 
+def test_duplicate_writers_all_get_gradient_like_torch():
+    i = np.array([0, 0, 2])
+    w = np.array([1., 2., 3.], np.float32)
+    for f in [lambda m, v, x, i: _set(i, v)(m, x * 1), lambda m, v, x, i: x.scatter(0, i, v),
+              lambda m, v, x, i: x.index_copy(0, i, v), lambda m, v, x, i: x.put(i, v),
+              lambda m, v, x, i: m.index_put(x, (i,), v)]:
+        both(lambda m, v, x, i: f(m, v, x, i) * m.tensor(w), w, np.zeros(3, np.float32), i, grad=True)
+        both(lambda m, x, v, i: f(m, v, x, i) * m.tensor(w), np.zeros(3, np.float32), w, i, grad=True)
+
+
 def test_setitem_leaf_requires_grad_errors():
     for m in (torch, torchlike):
         x = m.zeros(3, requires_grad=True)

@@ -16,7 +16,7 @@ from jax import lax
 
 from .. import _dtype, _views
 from ._util import Tensor, cast, dispatch, register, wrap_dim
-from .indexing import c_type_name, concrete_index
+from .indexing import concrete_index, set_all
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill",
            "index_reduce", "put", "diagonal_scatter", "select_scatter", "slice_scatter"]
@@ -198,7 +198,7 @@ def _scatter_impl(x, idx, src, dim, reduce, scalar, include_self=True):
     full = _full_index(idx, dim)
     src = jnp.broadcast_to(cast(src, x.dtype), idx.shape) if scalar else _lead(src, idx.shape)
     if reduce is None:
-        return x.at[full].set(cast(src, x.dtype), mode="promise_in_bounds")
+        return set_all(x, cast(src, x.dtype), full, tuple(range(x.ndim)))
     return _reduce_into(x, full, src, reduce, include_self)
 
 
@@ -321,8 +321,7 @@ def _index_impl(x, idx, src, alpha=None, *, dim, mode, include_self=True):
         out = x.at[key].add(s, mode="promise_in_bounds") if x.dtype != jnp.bool_ else \
             x.at[key].max(s, mode="promise_in_bounds")
     elif mode == "copy":
-        key = (slice(None),) * dim + (idx,)
-        out = x.at[key].set(cast(src, x.dtype), mode="promise_in_bounds")
+        out = set_all(x, cast(src, x.dtype), (idx,), (dim,))
     else:
         shape = [1] * src.ndim
         shape[dim] = idx.shape[0]
@@ -429,7 +428,7 @@ def _put_impl(x, idx, src, accumulate):
     flat = x.reshape(-1)
     i = jnp.where(idx < 0, idx + n, idx).reshape(-1)
     s = cast(src, x.dtype).reshape(-1)
-    out = flat.at[i].add(s, mode="promise_in_bounds") if accumulate else flat.at[i].set(s, mode="promise_in_bounds")
+    out = flat.at[i].add(s, mode="promise_in_bounds") if accumulate else set_all(flat, s, (i,), (0,))
     return out.reshape(x.shape)
 
 
