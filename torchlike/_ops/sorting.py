@@ -317,7 +317,9 @@ def bincount(input, weights=None, minlength=0):
     >>> torchlike.bincount(torchlike.tensor([0, 2, 2]))
     tensor([1, 0, 2])
     """
-    if input.ndim != 1 or input.dtype._kind != 1:
+    if input.dtype._kind != 1:
+        raise NotImplementedError(f'"bincount_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+    if input.ndim != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")

@@ -1,0 +1,116 @@
+"""Sorting and searching compared with torch: values, indices (stability, NaN order), dtypes, grads, errors."""
+import numpy as np
+import pytest
+
+from _reduce_helpers import NAN, arr, both
+
+
+def _distinct(shape, seed=0, dtype="float32"):
+    rng = np.random.default_rng(seed)
+    return (rng.permutation(int(np.prod(shape))).reshape(shape) - 4).astype(dtype)
+
+
+@pytest.mark.parametrize("dt", ["float32", "int64", "uint8", "bool"])
+def test_sort_ties_stable(dt):
+    a = arr((3, 7), dt, ties=True, lo=0, hi=3)
+    for dim in (0, -1):
+        for desc in (False, True):
+            both(lambda L, x: L.sort(x, dim, desc), a, grad=True)
+            both(lambda L, x: x.sort(dim=dim, descending=desc, stable=True), a)
+            both(lambda L, x: L.argsort(x, dim, desc), a)
+            both(lambda L, x: x.argsort(stable=True, dim=dim, descending=desc), a)
+    both(lambda L, x: L.msort(x), a, grad=True)
+
+
+def test_sort_nan_and_signed_zero():
+    a = np.array([[1., NAN, -0., 0., 3., NAN, -np.inf, np.inf, -0.]], np.float32)
+    for desc in (False, True):
+        both(lambda L, x: L.sort(x, descending=desc, stable=True), a, grad=True)
+        both(lambda L, x: L.argsort(x, descending=desc, stable=True), a)
+    both(lambda L, x: L.sort(x), np.array([1 + 1j], np.complex64))
+    both(lambda L, x: L.sort(x), np.array(2.0, np.float32))
+    both(lambda L, x: L.sort(x, 0), np.zeros((0, 2), np.float32))
+
+
+def test_topk_kthvalue():
+    a = _distinct((4, 6))
+    for k in (1, 3, 6):
+        both(lambda L, x: L.topk(x, k), a, grad=True)
+        both(lambda L, x: x.topk(k, 1, largest=False), a, grad=True)
+    both(lambda L, x: L.topk(x, 2, 0), a, grad=True)
+    both(lambda L, x: L.topk(x, 7), a)
+    both(lambda L, x: L.topk(x, 0), a)
+    n = np.array([1., NAN, 3., 2.], np.float32)
+    both(lambda L, x: L.topk(x, 2), n, grad=True)
+    both(lambda L, x: L.topk(x, 2, largest=False), n)
+    both(lambda L, x: L.topk(x, 1), np.array([True, False]))
+    for k in (1, 4):
+        both(lambda L, x: L.kthvalue(x, k, 0), a, grad=True)
+        both(lambda L, x: x.kthvalue(k, keepdim=True), a, grad=True)
+    both(lambda L, x: L.kthvalue(x, 4), n)
+    both(lambda L, x: L.kthvalue(x, 5), n)
+    both(lambda L, x: L.kthvalue(x, 1), np.zeros(0, np.float32))
+    both(lambda L, x: L.kthvalue(x, 2, 1), _distinct((3, 4), dtype="int64"))
+
+
+def test_unique():
+    a = np.array([[3, 1, 2], [1, 3, 3], [3, 1, 2]], np.int64)
+    for ri in (False, True):
+        for rc in (False, True):
+            both(lambda L, x: L.unique(x, return_inverse=ri, return_counts=rc), a)
+            both(lambda L, x: x.unique(sorted=True, return_inverse=ri, return_counts=rc, dim=0), a)
+            both(lambda L, x: L.unique(x, return_inverse=ri, return_counts=rc, dim=1), a)
+            both(lambda L, x: L.unique_consecutive(x, return_inverse=ri, return_counts=rc), a)
+            both(lambda L, x: L.unique_consecutive(x, return_inverse=ri, return_counts=rc, dim=0), a)
+    both(lambda L, x: L.unique(x), np.array([1., NAN, NAN, 1., -0., 0.], np.float32))
+    both(lambda L, x: L.unique(x, return_counts=True), np.array([True, False, True]))
+    both(lambda L, x: L.unique(x, return_inverse=True), np.zeros((0, 2), np.float32))
+    both(lambda L, x: x.unique_consecutive(return_counts=True), np.array([1., 1., 2., 2., 1.]))
+
+
+def test_searchsorted_bucketize():
+    seq = np.array([1, 3, 3, 5, 7], np.int64)
+    v = np.array([[0, 3, 4], [7, 8, 5]], np.int64)
+    for right in (False, True):
+        both(lambda L, s, x: L.searchsorted(s, x, right=right), seq, v)
+        both(lambda L, s, x: L.searchsorted(s, x, side="right" if right else "left", out_int32=True), seq, v)
+        both(lambda L, s, x: L.bucketize(x, s, right=right), seq, v)
+        both(lambda L, s, x: L.bucketize(x, s, right=right, out_int32=True), seq, v)
+    both(lambda L, s: L.searchsorted(s, 3), seq)
+    both(lambda L, s: L.bucketize(4, s), seq)
+    both(lambda L, s, x: L.searchsorted(s, x), seq, v.astype(np.float32) + 0.5)
+    s2 = np.array([[1., 2., 3.], [2., 4., 6.]], np.float64)
+    both(lambda L, s, x: L.searchsorted(s, x, right=True), s2, np.array([[2., 0.5], [5., 6.]]))
+    srt = np.array([3, 1, 2, 0], np.int64)
+    both(lambda L, s, o, x: L.searchsorted(s, x, sorter=o), np.array([7, 3, 5, 1], np.int64), srt, v)
+    both(lambda L, s, x: L.searchsorted(s, x, side="left", right=True), seq, v)
+    both(lambda L, s, x: L.searchsorted(s, x), s2, v)
+    both(lambda L, s, x: L.bucketize(x, s), s2, v)
+
+
+def test_bincount():
+    x = np.array([0, 2, 2, 5, 1], np.int64)
+    both(lambda L, a: L.bincount(a), x)
+    both(lambda L, a: a.bincount(minlength=9), x)
+    for wdt in ("float32", "float64", "int64", "float16"):
+        both(lambda L, a, w: L.bincount(a, w), x, arr((5,), wdt))
+    both(lambda L, a: L.bincount(a), np.zeros(0, np.int64))
+    both(lambda L, a: L.bincount(a, minlength=3), np.zeros(0, np.int64))
+    both(lambda L, a: L.bincount(a), np.array([1, -1]))
+    both(lambda L, a: L.bincount(a), np.array([1., 2.]))
+    both(lambda L, a: L.bincount(a), np.array([[1, 2]]))
+
+
+def test_histc_histogram():
+    a = arr((50,), "float32", seed=3)
+    for bins, lo, hi in ((10, 0, 0), (4, -1, 1), (7, -2.5, 3.0), (1, 0, 0)):
+        both(lambda L, x: L.histc(x, bins, lo, hi), a)
+    both(lambda L, x: x.histc(bins=4, min=0, max=3), np.array([1., 2., 1., 3., 0.], np.float64))
+    both(lambda L, x: L.histc(x, 5), np.full(3, 2.0, np.float32))
+    both(lambda L, x: L.histc(x, 5, 3, 1), a)
+    both(lambda L, x: L.histc(x), np.array([1, 2]))
+    for bins in (4, 9):
+        both(lambda L, x: L.histogram(x, bins), a)
+        both(lambda L, x: L.histogram(x, bins, range=(-1., 1.), density=True), a)
+    both(lambda L, x, w: L.histogram(x, 5, weight=w), a, arr((50,), "float32", seed=4))
+    both(lambda L, x: L.histogram(x, L.tensor([-1., 0., 0.5, 2.])), a)
