@@ -291,8 +291,14 @@ class _Program:
             if l[0] == "t" and all(id(r()) in mutated_ids for r in l[1]) and len(l[1]) == 1:
                 donate.append(i)
         self.donate = tuple(donate)
-        self.fn = jax.jit(functools.partial(_eval, jaxpr=jaxpr))
+        self._donate_set = frozenset(donate)
         self._jaxpr = jaxpr
+        if not tr.backward_ran:
+            self.donate = ()  # outputs may be differentiated later: the tape keeps the old arrays
+            self._donate_set = frozenset()
+        n_c = len(consts)
+        self.fn = jax.jit(functools.partial(_eval_donating, jaxpr=jaxpr, donate=self.donate, n_consts=n_c),
+                          donate_argnums=(0,) if self.donate else ())
         self._key = _ProgKey(jaxpr, len(consts))
         # a program that ran backward itself (a training step) returns plain values; otherwise its
         # outputs get one tape node so eager code can backward through it
@@ -352,7 +358,10 @@ class _Program:
             flat, out_tensors = self._run_recorded(leaves)
         else:
             args = [leaves[i]._value for i in self.tensor_pos]
-            flat, out_tensors = self.fn(self._const_values(), args), None
+            consts = self._const_values()
+            don = [consts[i] for i in self.donate]
+            keep = [c for i, c in enumerate(consts) if i not in self._donate_set]
+            flat, out_tensors = self.fn(don, keep, args), None
         n0, n1, n2, _ = self.n
         outs, muts, grads, escs = flat[:n0], flat[n0:n0 + n1], flat[n0 + n1:n0 + n1 + n2], flat[n0 + n1 + n2:]
         info = self.info
@@ -397,6 +406,15 @@ class _ProgKey:
 
 def _pure_call(*arrays, prog):
     return tuple(jax.core.eval_jaxpr(prog.jaxpr, list(arrays[:prog.n_consts]), *arrays[prog.n_consts:]))
+
+
+def _eval_donating(don, keep, args, jaxpr, donate, n_consts):
+    """Reassemble the constants (the donated old state arrays first) and run the jaxpr."""
+    consts, di, ki = [], iter(don), iter(keep)
+    dset = set(donate)
+    for i in range(n_consts):
+        consts.append(next(di) if i in dset else next(ki))
+    return jax.core.eval_jaxpr(jaxpr, consts, *args)
 
 
 def _eval(consts, args, jaxpr):
