@@ -327,6 +327,7 @@ def test_index_add_copy_fill():
     both(lambda m, x, i, s: x.index_copy(0, i, s), x, np.array([-1, 0]), src)
     both(lambda m, x, i: m.index_fill(x, 1, i, -2.), x, np.array([1, -1]), grad=True)
     both(lambda m, x, i: x.clone().index_fill_(0, i, m.tensor(7.)), x, np.array([1]))
+    both(lambda m, v, x, i: x.index_fill(1, i, v) * 2, np.array(3., np.float32), x, np.array([1, 1, 0]), grad=True)
     both(lambda m, x, i: x.index_fill(0, i, m.tensor([7.])), x, np.array([1]))
     both(lambda m, x, i: x.index_fill(0, i, 1), x, np.array([1], np.int32))
     both(lambda m, x, i: x.index_fill(0, i, 1), x, np.array([5]))
