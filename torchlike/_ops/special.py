@@ -18,7 +18,7 @@ import jax.scipy.special as jss
 import numpy as np
 
 from .. import _dtype
-from ._util import Tensor, binary, cast, dispatch, float_dtype_for, unary, wrap_dim
+from ._util import Tensor, binary, cast, dispatch, float_dtype_for, register, unary, wrap_dim
 from .registry import TABLE, write_out
 
 __all__ = ["expit", "erfcx", "i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "entr", "xlog1py", "zeta",
@@ -91,8 +91,16 @@ def _zeta(x, q):
 
 for _n, _f in [("xlog1py", _xlog1py), ("zeta", _zeta), ("gammainc", jss.gammainc), ("gammaincc", jss.gammaincc)]:
     binary(_n, _f, promote="float", inplace=False, method=False, namespaces=_SP)
-binary("igamma", jss.gammainc, promote="float")
-binary("igammac", jss.gammaincc, promote="float")
+@register(inplace=True, out=True, promote="float")
+def igamma(input, other):
+    """The regularized lower incomplete gamma function (same as ``torchlike.special.gammainc``)."""
+    return TABLE["gammainc"].fn(input, other)
+
+
+@register(inplace=True, out=True, promote="float")
+def igammac(input, other):
+    """The regularized upper incomplete gamma function (same as ``torchlike.special.gammaincc``)."""
+    return TABLE["gammaincc"].fn(input, other)
 
 
 # --- aliases of top-level ops ------------------------------------------------------------------------------
