@@ -283,7 +283,8 @@ class Tensor:
     ndimension = dim
 
     def numel(self):
-        return int(self._value.size)
+        n = self._value.size
+        return n if not isinstance(n, (int, np.integer)) and jax.export.is_symbolic_dim(n) else int(n)
 
     nelement = numel
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numbers
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -13,7 +14,7 @@ from ..tensor import Tensor, _wrap_dim
 from .registry import register
 
 __all__ = ["as_tensor_arg", "wrap_dim", "dims_arg", "cast", "camel", "unary", "binary", "is_tensor",
-           "float_dtype_for", "dispatch", "Tensor", "register", "shape_arg"]
+           "float_dtype_for", "is_symbolic", "dispatch", "Tensor", "register", "shape_arg"]
 
 is_tensor = lambda x: isinstance(x, Tensor)  # noqa: E731
 wrap_dim = _wrap_dim
@@ -60,10 +61,18 @@ def shape_arg(args):
     for a in args:
         if isinstance(a, Tensor):
             a = int(a.item())
+        if is_symbolic(a):  # a symbolic dimension (torchlike.export with dynamic shapes)
+            out.append(a)
+            continue
         if not isinstance(a, (numbers.Integral, np.integer)) or isinstance(a, bool):
             raise TypeError(f"expected a sequence of integers or a single integer, got '{a!r}'")
         out.append(int(a))
     return tuple(out)
+
+
+def is_symbolic(d):
+    """True for a symbolic dimension of ``jax.export`` shape polymorphism."""
+    return not isinstance(d, (int, np.integer)) and jax.export.is_symbolic_dim(d)
 
 
 def float_dtype_for(d):

@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype, _views
-from ._util import Tensor, dispatch, register, shape_arg, wrap_dim
+from ._util import Tensor, dispatch, is_symbolic, register, shape_arg, wrap_dim
 
 __all__ = ["view_step", "view_of_root", "copy_slices", "alias_op"]
 
@@ -62,6 +62,12 @@ def alias_op(t):
 # --- shape views -------------------------------------------------------------------------------
 def _infer_shape(shape, numel):
     shape = list(shape)
+    if any(is_symbolic(s) for s in shape) or is_symbolic(numel):
+        neg = [i for i, s in enumerate(shape) if not is_symbolic(s) and s == -1]
+        if neg:
+            rest = math.prod(s for s in shape if is_symbolic(s) or s != -1)
+            shape[neg[0]] = numel // rest
+        return tuple(shape)
     neg = [i for i, s in enumerate(shape) if s == -1]
     if len(neg) > 1:
         raise RuntimeError("only one dimension can be inferred")

@@ -1,0 +1,179 @@
+"""torchlike.export: a module's forward as a serializable StableHLO program (on ``jax.export``).
+
+The program takes the module's state (parameters and buffers, in ``state_dict`` order) and the inputs;
+the state travels with the saved file, and loading needs neither the model's Python code nor its class.
+
+>>> import torchlike, torchlike.nn as nn
+>>> ep = torchlike.export.export(nn.Linear(3, 2), (torchlike.ones(4, 3),), dynamic_shapes={"input": {0: "batch"}})
+>>> ep(torchlike.ones(7, 3)).shape
+torch.Size([7, 2])
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import tempfile
+import zipfile
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _dtype
+from ..autograd import grad_mode
+from ..tensor import Tensor
+
+__all__ = ["export", "ExportedProgram", "save", "load", "Dim"]
+
+
+class Dim:
+    """A named symbolic dimension (``Dim("batch")``), as in torch.export."""
+
+    def __init__(self, name, *, min=None, max=None):
+        self.name, self.min, self.max = name, min, max
+
+    def __repr__(self):
+        return f"Dim({self.name!r})"
+
+
+def _state(module):
+    sd = module.state_dict(keep_vars=True)
+    names = list(sd)
+    return names, [sd[n] for n in names]
+
+
+def _pure(module, names, tensors, n_out):
+    def fn(state, *args):
+        saved = [(t._x, t._vbase, t._chain) for t in tensors]
+        try:
+            for t, a in zip(tensors, state):
+                t._x, t._vbase, t._chain = a, None, None
+            with grad_mode.no_grad():
+                out = module(*[Tensor._wrap(a) for a in args])
+        finally:
+            for t, (x, vb, ch) in zip(tensors, saved):
+                t._x, t._vbase, t._chain = x, vb, ch
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        n_out.append((isinstance(out, (tuple, list)), len(outs)))
+        return tuple(o._value for o in outs)
+    return fn
+
+
+def _arg_specs(args, dynamic_shapes, arg_names):
+    """ShapeDtypeStructs for the inputs, with symbolic dims where ``dynamic_shapes`` asks."""
+    specs = []
+    scope = jax.export.SymbolicScope()
+    for i, a in enumerate(args):
+        dyn = None
+        if isinstance(dynamic_shapes, dict):
+            dyn = dynamic_shapes.get(arg_names[i] if i < len(arg_names) else str(i), dynamic_shapes.get(i))
+        elif isinstance(dynamic_shapes, (list, tuple)):
+            dyn = dynamic_shapes[i] if i < len(dynamic_shapes) else None
+        dims = [str(s) for s in a.shape]
+        if dyn:
+            for d, name in dyn.items():
+                dims[d] = name.name if isinstance(name, Dim) else str(name)
+        shape = jax.export.symbolic_shape(",".join(dims), scope=scope) if dims else ()
+        specs.append(jax.ShapeDtypeStruct(shape, a._value.dtype))
+    return specs
+
+
+class ExportedProgram:
+    """A callable, printable, serializable export of a module's forward."""
+
+    def __init__(self, exported, state_names, state_arrays, multi_out):
+        self.exported = exported
+        self.state_names = list(state_names)
+        self._state = list(state_arrays)
+        self._multi = multi_out
+
+    def state_dict(self):
+        return {n: Tensor._wrap(a) for n, a in zip(self.state_names, self._state)}
+
+    def __call__(self, *args, state_dict=None):
+        state = self._state if state_dict is None else [state_dict[n]._value for n in self.state_names]
+        outs = self.exported.call(state, *[a._value if isinstance(a, Tensor) else jnp.asarray(a) for a in args])
+        res = [Tensor._wrap(o) for o in outs]
+        return tuple(res) if self._multi else res[0]
+
+    def module(self):
+        return self
+
+    def mlir_text(self) -> str:
+        """The program as StableHLO text."""
+        return self.exported.mlir_module()
+
+    def __str__(self):
+        return self.mlir_text()
+
+    def __repr__(self):
+        ins = ", ".join(str(a) for a in self.exported.in_avals[len(self._state):])
+        return f"ExportedProgram(inputs=[{ins}], state={len(self._state)} tensors)"
+
+    def serialize(self) -> bytes:
+        """Program and state as bytes (a zip: StableHLO program + state arrays)."""
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
+            zf.writestr("program.bin", bytes(self.exported.serialize()))
+            meta = {"state_names": self.state_names, "multi": self._multi,
+                    "dtypes": [str(np.dtype(a.dtype)) for a in self._state]}
+            zf.writestr("meta.json", json.dumps(meta))
+            for i, a in enumerate(self._state):
+                arr = np.asarray(a)
+                zf.writestr(f"state/{i}", arr.tobytes())
+                zf.writestr(f"state/{i}.shape", json.dumps(list(arr.shape)))
+        return buf.getvalue()
+
+    @classmethod
+    def deserialize(cls, data: bytes):
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            exported = jax.export.deserialize(bytearray(zf.read("program.bin")))
+            meta = json.loads(zf.read("meta.json"))
+            state = []
+            for i, dt in enumerate(meta["dtypes"]):
+                shape = json.loads(zf.read(f"state/{i}.shape"))
+                np_dt = _dtype._BY_NAME[dt].np if dt in _dtype._BY_NAME else np.dtype(dt)
+                state.append(jnp.asarray(np.frombuffer(zf.read(f"state/{i}"), dtype=np_dt).reshape(shape)))
+        return cls(exported, meta["state_names"], state, meta["multi"])
+
+
+def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False):
+    """Export ``mod.forward`` for inputs like ``args``; ``dynamic_shapes`` marks symbolic dims, e.g.
+    ``{"x": {0: "batch"}}`` (names of forward's parameters, or positions)."""
+    import inspect
+    if kwargs:
+        raise NotImplementedError("torchlike.export: keyword inputs are not supported yet")
+    try:
+        arg_names = list(inspect.signature(mod.forward).parameters)
+    except (TypeError, ValueError):
+        arg_names = []
+    names, tensors = _state(mod)
+    n_out = []
+    fn = _pure(mod, names, tensors, n_out)
+    specs = _arg_specs(args, dynamic_shapes, arg_names)
+    state_specs = [jax.ShapeDtypeStruct(t._value.shape, t._value.dtype) for t in tensors]
+    exported = jax.export.export(jax.jit(fn))(state_specs, *specs)
+    multi = n_out[-1][0] if n_out else False
+    return ExportedProgram(exported, names, [t.detach()._value for t in tensors], multi)
+
+
+def save(ep, f):
+    """Write an ExportedProgram to a path (atomically) or a binary file object."""
+    data = ep.serialize()
+    if isinstance(f, (str, os.PathLike)):
+        folder = os.path.dirname(os.path.abspath(f))
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, f)
+    else:
+        f.write(data)
+
+
+def load(f):
+    """Read an ExportedProgram written by ``save`` (no model code needed)."""
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as fh:
+            return ExportedProgram.deserialize(fh.read())
+    return ExportedProgram.deserialize(f.read())
