@@ -80,6 +80,8 @@ def main(argv=None):
     p.add_argument("--write", action="store_true", help="write REPORT.md/report.json even with -k")
     p.add_argument("--no-write", action="store_true", help="do not write REPORT.md/report.json")
     p.add_argument("--out-dir", default=HERE)
+    p.add_argument("--from-json", metavar="REPORT_JSON",
+                   help="do not run: rebuild REPORT.md / expected / regression check from a report.json")
     p.add_argument("--quiet", "-q", action="store_true")
     p.add_argument("--verbose", "-v", action="store_true", help="print an example failure per check")
     a = p.parse_args(argv)
@@ -90,15 +92,22 @@ def main(argv=None):
         opts["filter"] = a.k
     t0 = time.time()
     progress = _progress_fn(a.quiet, a.verbose)
-    if a.inline:
+    old_meta = None
+    if a.from_json:
+        with open(a.from_json) as f:
+            data = json.load(f)
+        results, old_meta = data["ops"], data["meta"]
+        if a.k:
+            results = [r for r in results if any(k in r["key"] for k in a.k)]
+    elif a.inline:
         results = runner.run_inline(dict(opts), progress)
     else:
         total = len(runner.load_ops(a.k))
         results = runner.run_all(dict(opts), jobs=max(1, a.jobs), budget=a.budget, progress=progress, total=total)
-    elapsed = time.time() - t0
+    elapsed = time.time() - t0 if old_meta is None else old_meta["elapsed"]
     import torch
     summary = report.summarize(results)
-    meta = {"date": report.now(), "torch": torch.__version__, "elapsed": round(elapsed, 1), "jobs": a.jobs,
+    meta = old_meta or {"date": report.now(), "torch": torch.__version__, "elapsed": round(elapsed, 1), "jobs": a.jobs,
             "filter": a.k, "options": opts,
             "method": METHOD_DOC.format(budget=a.budget, jobs=a.jobs, **{k: v for k, v in opts.items()
                                                                          if k != "filter"})}

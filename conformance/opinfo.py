@@ -166,8 +166,17 @@ def _assert_close_category(msg):
     return "value mismatch"
 
 
+def _fields(x):
+    if not isinstance(x, tuple):
+        return None
+    return getattr(x, "_fields", None) or getattr(x, "__match_args__", None)
+
+
 def compare(actual_tl, expected, tol, values=True):
     """Raise Mismatch unless torchlike's output equals torch's (values only when ``values``)."""
+    ef, af = _fields(expected), _fields(actual_tl)
+    if ef and tuple(ef) != tuple(af or ()):
+        raise Mismatch("output type/structure mismatch", f"named tuple fields {af} != {tuple(ef)}")
     try:
         actual = to_torch(actual_tl)
     except Exception as e:  # noqa: BLE001
@@ -212,9 +221,26 @@ def _compare(actual, expected, tol, values):
                                    check_stride=False, **tol)
     except AssertionError as e:
         msg = str(e)
-        raise Mismatch(_assert_close_category(msg), _short(msg, 300)) from None
+        cat = _assert_close_category(msg)
+        if cat == "value mismatch" and _close_loosely(actual, expected, tol):
+            cat = "small numerical difference (within 10x tolerance)"
+        raise Mismatch(cat, _short(msg, 300)) from None
     except Exception as e:  # noqa: BLE001
         raise Mismatch("output type/structure mismatch", f"{type(e).__name__}: {_short(e)}") from None
+
+
+def _close_loosely(actual, expected, tol):
+    """True when the mismatch disappears at 10x the tolerance (numerics, not a wrong formula)."""
+    if not (isinstance(expected, torch.Tensor) and (expected.is_floating_point() or expected.is_complex())):
+        return False
+    rtol = tol.get("rtol") or {torch.float64: 1e-7, torch.float32: 1.3e-6}.get(expected.dtype, 1e-3)
+    atol = tol.get("atol") or {torch.float64: 1e-7, torch.float32: 1e-5}.get(expected.dtype, 1e-5)
+    try:
+        torch.testing.assert_close(actual, expected, rtol=10 * rtol, atol=10 * atol, equal_nan=True,
+                                   check_device=False, check_layout=False, check_stride=False)
+        return True
+    except Exception:  # noqa: BLE001
+        return False
 
 
 # --- running --------------------------------------------------------------------------------------
@@ -492,12 +518,12 @@ def run_op(op, *, max_samples=8, max_samples_other=4, time_limit=20.0, checks=("
     res["inplace"] = None if op.inplace_variant is None else (idesc if ifn else f"missing {idesc}")
     tallies = collections.defaultdict(Tally)
     values = op.name not in RANDOM_OPS
-    # time_limit is CPU seconds (fair on a loaded machine); wall clock gets 4x as a safety net for hangs
+    # time_limit is CPU seconds (fair on a loaded machine); wall clock gets 10x as a safety net for hangs
     old = (signal.signal(signal.SIGALRM, _on_alarm), signal.signal(signal.SIGPROF, _on_alarm)) \
         if time_limit else None
     if time_limit:
         signal.setitimer(signal.ITIMER_PROF, time_limit)
-        signal.setitimer(signal.ITIMER_REAL, 4 * time_limit)
+        signal.setitimer(signal.ITIMER_REAL, 10 * time_limit)
     sup = op.supported_dtypes("cpu")
     res["dtypes"] = [d for d, dt in DTYPES if dt in sup]
     res["done_dtypes"] = []

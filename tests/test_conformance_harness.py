@@ -75,3 +75,12 @@ def test_report_and_expected(tmp_path):
     results[0]["checks"]["forward:float32"]["fail"] = 1
     reg, _ = report.regressions(results, exp)
     assert reg == ["neg: forward_float32 is fail"]
+
+
+def test_cli_inline_filter(capsys):
+    from conformance.__main__ import main
+    rc = main(["-k", "nn.functional.relu6", "--inline", "--no-write", "--max-samples", "2",
+               "--max-samples-other", "1"])
+    out = capsys.readouterr().out
+    assert "nn.functional.relu6" in out and "forward pass float32" in out
+    assert rc == 0
