@@ -503,3 +503,108 @@ def test_data_parallel_wrapper():
     assert list(dp.state_dict()) == ["module.weight", "module.bias"]
     ddp = nn.parallel.DistributedDataParallel(m)
     assert ddp.module is m
+
+
+# ---- nn.utils ----------------------------------------------------------------------------------
+def _grads_pair(shapes, scale=3.0):
+    po, pt = [], []
+    for s in shapes:
+        g = (RNG.standard_normal(s) * scale).astype(np.float32)
+        a, b = nn.Parameter(torchlike.zeros(s)), TN.Parameter(torch.zeros(s))
+        a.grad, b.grad = torchlike.from_numpy(g.copy()), torch.from_numpy(g.copy())
+        po.append(a)
+        pt.append(b)
+    return po, pt
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, float("inf"), 3.0])
+def test_clip_grad_norm(norm_type):
+    po, pt = _grads_pair([(3, 4), (5,), (2, 2)])
+    to = nn.utils.clip_grad_norm_(po, 1.5, norm_type=norm_type)
+    tt = TN.utils.clip_grad_norm_(pt, 1.5, norm_type=norm_type)
+    assert_same(to, tt, 1e-5, 1e-5)
+    for a, b in zip(po, pt):
+        assert_same(a.grad, b.grad, 1e-5, 1e-6)
+    po, pt = _grads_pair([(3,)])
+    po[0].grad = torchlike.tensor([float("inf"), 1.0, 1.0])
+    with pytest.raises(RuntimeError, match="is non-finite, so it cannot be clipped"):
+        nn.utils.clip_grad_norm_(po, 1.0, error_if_nonfinite=True)
+
+
+def test_clip_grad_value_and_vector_conversion():
+    po, pt = _grads_pair([(3, 4), (5,)])
+    nn.utils.clip_grad_value_(po, 0.7)
+    TN.utils.clip_grad_value_(pt, 0.7)
+    for a, b in zip(po, pt):
+        assert_same(a.grad, b.grad)
+    mo, mt = nn.Linear(3, 2), TN.Linear(3, 2)
+    copy_params(mo, mt)
+    vo, vt = nn.utils.parameters_to_vector(mo.parameters()), TN.utils.parameters_to_vector(mt.parameters())
+    assert_same(vo, vt)
+    w = mo.weight
+    nn.utils.vector_to_parameters(vo * 2, mo.parameters())
+    TN.utils.vector_to_parameters(vt * 2, mt.parameters())
+    assert mo.weight is w
+    assert_same(mo.weight.detach(), mt.weight.detach())
+    with pytest.raises(TypeError, match="expected torch.Tensor"):
+        nn.utils.vector_to_parameters([1.0], mo.parameters())
+
+
+def test_weight_norm_both_styles():
+    for fo, ft in [(nn.utils.weight_norm, TN.utils.weight_norm),
+                   (nn.utils.parametrizations.weight_norm, TN.utils.parametrizations.weight_norm)]:
+        mo, mt = nn.Linear(4, 3), TN.Linear(4, 3)
+        copy_params(mo, mt)
+        fo(mo)
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ft(mt)
+        assert list(mo.state_dict()) == list(mt.state_dict())
+        assert repr(mo) == repr(mt)
+        compare_forward_backward(mo, mt, RNG.standard_normal((5, 4)).astype(np.float32))
+    mo = nn.utils.weight_norm(nn.Linear(4, 3), dim=None)
+    nn.utils.remove_weight_norm(mo)
+    assert list(mo.state_dict()) == ["bias", "weight"]
+
+
+def test_spectral_norm_both_styles():
+    for fo, ft in [(nn.utils.spectral_norm, TN.utils.spectral_norm),
+                   (nn.utils.parametrizations.spectral_norm, TN.utils.parametrizations.spectral_norm)]:
+        mo, mt = nn.Linear(4, 3), TN.Linear(4, 3)
+        fo(mo)
+        ft(mt)
+        assert list(mo.state_dict()) == list(mt.state_dict())
+        copy_params(mo, mt)  # includes torch's u, v so the power iteration matches
+        compare_forward_backward(mo, mt, RNG.standard_normal((5, 4)).astype(np.float32), rtol=1e-4, atol=1e-4)
+        for (k, a), b in zip(mo.state_dict().items(), mt.state_dict().values()):
+            assert_same(a, b, 1e-4, 1e-4)
+
+
+def test_parametrize_register_remove_cached():
+    from torchlike.nn.utils import parametrize as P
+    from torch.nn.utils import parametrize as PT
+
+    class SymO(nn.Module):
+        def forward(self, X):
+            return X.triu() + X.triu(1).transpose(-1, -2)
+
+    class SymT(TN.Module):
+        def forward(self, X):
+            return X.triu() + X.triu(1).transpose(-1, -2)
+    mo, mt = nn.Linear(3, 3), TN.Linear(3, 3)
+    copy_params(mo, mt)
+    P.register_parametrization(mo, "weight", SymO())
+    PT.register_parametrization(mt, "weight", SymT())
+    assert type(mo).__name__ == type(mt).__name__ == "ParametrizedLinear"
+    assert list(mo.state_dict()) == list(mt.state_dict())
+    assert repr(mo).replace("SymO", "Sym") == repr(mt).replace("SymT", "Sym")
+    assert P.is_parametrized(mo) and P.is_parametrized(mo, "weight") and not P.is_parametrized(mo, "bias")
+    compare_forward_backward(mo, mt, RNG.standard_normal((2, 3)).astype(np.float32))
+    with P.cached():
+        assert mo.weight is mo.weight
+    P.remove_parametrizations(mo, "weight")
+    PT.remove_parametrizations(mt, "weight")
+    assert type(mo) is nn.Linear and isinstance(mo.weight, nn.Parameter)
+    assert_same(mo.weight.detach(), mt.weight.detach())
+    assert P.type_before_parametrizations(mo) is nn.Linear

@@ -1,0 +1,109 @@
+"""Gradient clipping: clip_grad_norm_, clip_grad_value_, get_total_norm, clip_grads_with_norm_.
+
+Each is one jitted function over all gradients (no per-tensor Python loop of ops).
+
+>>> import torchlike as torch
+>>> p = torch.nn.Parameter(torch.ones(4)); p.grad = torch.full((4,), 3.0)
+>>> torch.nn.utils.clip_grad_norm_([p], 1.0)
+tensor(6.)
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from ... import _dtype
+from ..._dispatch import dispatch
+from ...autograd import grad_mode
+from ...tensor import Tensor
+
+__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
+
+
+def _vnorm(x, p):
+    a = jnp.abs(x)
+    if p == float("inf"):
+        return jnp.max(a) if a.size else jnp.zeros((), a.dtype)
+    if p == float("-inf"):
+        return jnp.min(a)
+    if p == 0:
+        return jnp.sum(a != 0).astype(a.dtype)
+    if p == 2:
+        return jnp.sqrt(jnp.sum(a * a))
+    return jnp.sum(a ** p) ** (1.0 / p)
+
+
+def _total_f(*gs, p):
+    norms = jnp.stack([_vnorm(g, p).astype(gs[0].dtype) for g in gs])
+    return _vnorm(norms, p)
+
+
+def _clip_f(*args, n):
+    gs, total, max_norm = args[:n], args[n], args[n + 1]
+    coef = jnp.minimum(max_norm / (total + 1e-6), 1.0)
+    return tuple(g * coef.astype(g.dtype) for g in gs)
+
+
+def _as_list(tensors):
+    if isinstance(tensors, Tensor):
+        return [tensors]
+    return list(tensors)
+
+
+def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """The ``norm_type`` norm of the norms of ``tensors`` (as if concatenated)."""
+    ts = [t for t in _as_list(tensors) if t is not None]
+    norm_type = float(norm_type)
+    if not ts:
+        from ..._creation import tensor
+        return tensor(0.0)
+    total = dispatch(_total_f, tuple(ts), (("p", norm_type),), diff=False)
+    if error_if_nonfinite and not bool(np.isfinite(np.asarray(total._value))):
+        raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so "
+                           "it cannot be clipped. To disable this error and scale the gradients by the non-finite "
+                           "norm anyway, set `error_if_nonfinite=False`")
+    return total
+
+
+def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
+    """Scale gradients in place by min(1, max_norm / (total_norm + 1e-6))."""
+    grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
+    if not grads:
+        return
+    with grad_mode.no_grad():
+        new = dispatch(_clip_f, tuple(grads) + (total_norm, float(max_norm)), (("n", len(grads)),), diff=False)
+        for g, v in zip(grads, new):
+            g._set_value(v._value)
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Clip the gradients' total ``norm_type`` norm to ``max_norm`` in place; returns the total norm."""
+    params = _as_list(parameters)
+    grads = [p.grad for p in params if p.grad is not None]
+    total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
+    clip_grads_with_norm_(params, max_norm, total, foreach)
+    return total
+
+
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Deprecated alias of :func:`clip_grad_norm_`."""
+    import warnings
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
+                  FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+
+
+def _clamp_f(*args, n):
+    v = args[n]
+    return tuple(jnp.clip(g, -v, v).astype(g.dtype) for g in args[:n])
+
+
+def clip_grad_value_(parameters, clip_value, foreach=None):
+    """Clamp every gradient to [-clip_value, clip_value] in place."""
+    grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
+    if not grads:
+        return
+    with grad_mode.no_grad():
+        new = dispatch(_clamp_f, tuple(grads) + (float(clip_value),), (("n", len(grads)),), diff=False)
+        for g, v in zip(grads, new):
+            g._set_value(v._value)
