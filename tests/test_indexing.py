@@ -103,7 +103,8 @@ def test_getitem_matches_torch(idx):
     lambda m: (m.tensor([[0], [1]]), m.tensor([1, 2, 0])),
     lambda m: (slice(m.tensor(0), m.tensor(2)), Ellipsis), lambda m: m.tensor(1, dtype=m.int16),
     lambda m: m.tensor(1.), lambda m: np.array([1, 0], np.uint8), lambda m: np.array([1, 0], np.int8),
-    lambda m: [np.int64(1)], lambda m: m.tensor(1, dtype=m.uint8),
+    lambda m: [np.int64(1)], lambda m: m.tensor(1, dtype=m.uint8), lambda m: range(1, 3),
+    lambda m: (slice(None), range(0, 3, 2)),
 ])
 def test_getitem_tensor_indices(make):
     both(lambda m, a: a[make(m)], A, grad=True)

@@ -120,6 +120,8 @@ def _classify(e):
         if e.ndim == 0:
             return "int", e.__index__()
         return "array", e
+    if isinstance(e, range):
+        e = list(e)
     if isinstance(e, (list, tuple, np.ndarray)):
         try:
             arr = np.asarray(e)
