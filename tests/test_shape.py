@@ -144,6 +144,11 @@ CASES = [
     (lambda m, x: m.tensor_split(x, m.tensor([2, 1]), 2), F234),
     (lambda m, x: m.unbind(x, 1), F234),
     (lambda m, x: x.unbind(-1), A23),
+    (lambda m, x: m.chunk(x, 3), np.zeros(0, np.float32)),
+    (lambda m, x: m.flip(x, [0]), np.array(3.0)),
+    (lambda m, x: m.roll(x, 1), np.array(3.0)),
+    (lambda m, x: m.rot90(x, -3), A23),
+    (lambda m, x: m.block_diag(), A23),
 ]
 
 

@@ -43,6 +43,11 @@ def _clamp_core(input, min, max, name):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if input.dtype.is_complex:
         raise NotImplementedError("clamp is not supported for complex types")
+    if min is not None and max is not None and isinstance(min, Tensor) != isinstance(max, Tensor):
+        kinds = ", ".join(type(v).__name__ for v in (input, min, max))
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({kinds}), but expected one "
+                        f"of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n * "
+                        f"(Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
     parts = [input] + [v for v in (min, max) if v is not None]
     d = _dtype.result_type(*parts)
     lo = 0 if min is None else min

@@ -122,7 +122,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 # --- flips, rolls, rotations -------------------------------------------------------------------
 def _flip_impl(x, dims):
-    return jnp.flip(x, axis=dims) if dims else x
+    return jnp.flip(x, axis=dims) if dims and x.ndim else x
 
 
 def _dims_list(dims, nd):

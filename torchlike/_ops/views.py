@@ -404,6 +404,8 @@ def chunk(input, chunks, dim=0):
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = wrap_dim(dim, input.ndim)
     n = input.shape[d]
+    if n == 0:  # torch returns `chunks` empty pieces
+        return _slices(input, d, [(0, 0)] * chunks)
     return split(input, -(-n // chunks), d)
 
 
