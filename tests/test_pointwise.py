@@ -77,7 +77,7 @@ CASES = [
     (lambda m, x: m.clamp_min(x, 0.5), I),
     (lambda m, x: m.clamp(x), F),
     (lambda m, x: m.clamp(x, None, None), F),
-    (lambda m, x, lo: m.clamp(x, min=lo, max=2.5), F, P),
+    (lambda m, x, lo: m.clamp(x, lo, 2.5), F, P),
     (lambda m, x, y: m.lerp(x, y, 0.3), F, P),
     (lambda m, x, y: m.lerp(x, y, 0.7), F, P),
     (lambda m, x, y, w: m.lerp(x, y, w), F, P, POS - 2),
