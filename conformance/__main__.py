@@ -107,10 +107,11 @@ def main(argv=None):
     elapsed = time.time() - t0 if old_meta is None else old_meta["elapsed"]
     import torch
     summary = report.summarize(results)
-    meta = old_meta or {"date": report.now(), "torch": torch.__version__, "elapsed": round(elapsed, 1), "jobs": a.jobs,
-            "filter": a.k, "options": opts,
-            "method": METHOD_DOC.format(budget=a.budget, jobs=a.jobs, **{k: v for k, v in opts.items()
-                                                                         if k != "filter"})}
+    meta = old_meta or {"date": report.now(), "torch": torch.__version__, "elapsed": round(elapsed, 1),
+                        "jobs": a.jobs, "filter": a.k, "options": opts}
+    if not meta.get("method"):
+        meta["method"] = METHOD_DOC.format(budget=a.budget, jobs=a.jobs, **{k: v for k, v in opts.items()
+                                                                            if k != "filter"})
     c = summary["columns"]
     e = summary["errors"]
     print(f"\n{summary['opinfo_entries']} OpInfo entries, {summary['in_scope']} in scope, "

@@ -9,7 +9,6 @@ that its global ``torch`` means ``torchlike``.
 """
 from __future__ import annotations
 
-import collections
 import types
 
 import numpy as np
@@ -251,10 +250,3 @@ def resolve_name(name):
         if obj is None:
             return None
     return obj
-
-
-def namedtuple_fields(x):
-    return getattr(type(x), "_fields", None) or (getattr(x, "_fields", None) if isinstance(x, tuple) else None)
-
-
-Cot = collections.namedtuple("Cot", "torch tl")
