@@ -256,6 +256,21 @@ def _gather2d(flat, W, H, yi, xi):
     return jnp.where(ok[:, None, :], v, 0)
 
 
+def _taps(flat, W, H, yy, xx, wts):
+    """Sum over taps of value(yy, xx) * wts; yy/xx/wts: (N, P, T) -> (N, C, P). One gather for all taps."""
+    N, C = flat.shape[:2]
+    P, T = yy.shape[1], yy.shape[2]
+    v = _gather2d(flat, W, H, yy.reshape(N, P * T).astype(jnp.int64), xx.reshape(N, P * T).astype(jnp.int64))
+    return jnp.sum(v.reshape(N, C, P, T) * wts[:, None], axis=-1)
+
+
+def _cubic_coeffs(t):
+    A = -0.75
+    c1 = lambda z: ((A + 2) * z - (A + 3)) * z * z + 1  # noqa: E731
+    c2 = lambda z: ((A * z - 5 * A) * z + 8 * A) * z - 4 * A  # noqa: E731
+    return jnp.stack([c2(t + 1), c1(t), c1(1 - t), c2(2 - t)], -1)
+
+
 def _grid_sample_impl(x, grid, mode, padding, align):
     N, C, H, W = x.shape
     Ho, Wo = grid.shape[1], grid.shape[2]
@@ -265,23 +280,14 @@ def _grid_sample_impl(x, grid, mode, padding, align):
     if mode == "bicubic":
         ix, iy = _unnormalize(gx, W, align), _unnormalize(gy, H, align)
         x0, y0 = jnp.floor(ix), jnp.floor(iy)
-        tx, ty = ix - x0, iy - y0
-        A = -0.75
-
-        def coeffs(t):
-            c1 = lambda z: ((A + 2) * z - (A + 3)) * z * z + 1  # noqa: E731
-            c2 = lambda z: ((A * z - 5 * A) * z + 8 * A) * z - 4 * A  # noqa: E731
-            return (c2(t + 1), c1(t), c1(1 - t), c2(2 - t))
-        cx, cy = coeffs(tx), coeffs(ty)
-        out = 0
-        for i in range(4):
-            yy = _compute_coords(y0 - 1 + i, H, padding, align)
-            row = 0
-            for j in range(4):
-                xx = _compute_coords(x0 - 1 + j, W, padding, align)
-                v = _gather2d(flat, W, H, yy.astype(jnp.int64), xx.astype(jnp.int64))
-                row = row + v * cx[j][:, None, :]
-            out = out + row * cy[i][:, None, :]
+        off = jnp.arange(-1, 3, dtype=x.dtype)
+        # padding is applied to each tap's integer coordinate (torch's get_value_bounded)
+        yy = _compute_coords(y0[..., None] + off, H, padding, align)[..., :, None]
+        xx = _compute_coords(x0[..., None] + off, W, padding, align)[..., None, :]
+        wts = _cubic_coeffs(iy - y0)[..., :, None] * _cubic_coeffs(ix - x0)[..., None, :]
+        shp = yy.shape[:2] + (16,)
+        out = _taps(flat, W, H, jnp.broadcast_to(yy, yy.shape[:2] + (4, 4)).reshape(shp),
+                    jnp.broadcast_to(xx, xx.shape[:2] + (4, 4)).reshape(shp), wts.reshape(shp))
         return out.reshape(N, C, Ho, Wo)
     ix = _compute_coords(_unnormalize(gx, W, align), W, padding, align)
     iy = _compute_coords(_unnormalize(gy, H, align), H, padding, align)
@@ -290,12 +296,10 @@ def _grid_sample_impl(x, grid, mode, padding, align):
         return v.reshape(N, C, Ho, Wo)
     x0, y0 = jnp.floor(ix), jnp.floor(iy)
     x1, y1 = x0 + 1, y0 + 1
-    out = 0
-    for yy, wy in ((y0, y1 - iy), (y1, iy - y0)):
-        for xx, wx in ((x0, x1 - ix), (x1, ix - x0)):
-            v = _gather2d(flat, W, H, yy.astype(jnp.int64), xx.astype(jnp.int64))
-            out = out + v * (wx * wy)[:, None, :]
-    return out.reshape(N, C, Ho, Wo)
+    yy = jnp.stack([y0, y0, y1, y1], -1)
+    xx = jnp.stack([x0, x1, x0, x1], -1)
+    wts = jnp.stack([(x1 - ix) * (y1 - iy), (ix - x0) * (y1 - iy), (x1 - ix) * (iy - y0), (ix - x0) * (iy - y0)], -1)
+    return _taps(flat, W, H, yy, xx, wts).reshape(N, C, Ho, Wo)
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
