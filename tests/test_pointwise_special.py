@@ -111,3 +111,19 @@ def test_grads():
         assert_same(gs[1], gs[0])
     x = torchlike.tensor(F64, requires_grad=True)
     assert torchlike.special.bessel_j0(x).grad_fn is None
+
+
+@pytest.mark.parametrize("name", ["erfcx", "i0e", "i1", "ndtr", "log_ndtr", "entr", "bessel_j0", "xlog1py",
+                                  "zeta", "gammainc"])
+def test_dtype_errors(name):
+    for dt in ("complex64", "int64"):
+        args_t = [torch.ones(2, dtype=getattr(torch, dt))] * (2 if name in BINARY else 1)
+        args_o = [torchlike.ones(2, dtype=getattr(torchlike, dt))] * len(args_t)
+        try:
+            t = getattr(torch.special, name)(*args_t)
+        except Exception as e:  # noqa: BLE001
+            with pytest.raises(type(e)) as eo:
+                getattr(torchlike.special, name)(*args_o)
+            assert str(eo.value) == str(e)
+        else:
+            assert_same(getattr(torchlike.special, name)(*args_o), t)

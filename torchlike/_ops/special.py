@@ -198,3 +198,25 @@ def _install():
 
 
 _install()
+
+
+def _install_guards():
+    # torch's special kernels reject complex inputs (and igamma rejects integer ones) by kernel name
+    from .pointwise2 import _guard, _ni
+
+    def unary_check(n, input, *a, **k):
+        if isinstance(input, Tensor) and input.dtype.is_complex:
+            raise _ni({"ndtr": "erf_vml_cpu"}.get(n, f"{n}_cpu"), input.dtype)
+
+    def binary_check(n, input, other, *a, **k):
+        d = _dtype.result_type(input, other)
+        kernel = {"gammainc": "igamma_cpu", "gammaincc": "igammac_cpu", "igamma": "igamma_cpu",
+                  "igammac": "igammac_cpu"}.get(n, f"{n}_cpu")
+        if d.is_complex or (n in ("gammainc", "gammaincc", "igamma", "igammac") and d._kind <= 1):
+            raise _ni(kernel, d)
+
+    _guard(["erfcx", "i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "entr", "bessel_j0", "bessel_j1"], unary_check)
+    _guard(["xlog1py", "zeta", "gammainc", "gammaincc", "igamma", "igammac"], binary_check)
+
+
+_install_guards()
