@@ -47,7 +47,7 @@ def _check_index(input, num):
     if input.dtype not in (_dtype.int64, _dtype.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
-    if input.device.type != "cuda" and input.numel():
+    if input.device.type != "cuda" and input.numel() and not isinstance(input._value, jax.core.Tracer):
         a = np.asarray(input._value)
         if a.min() < 0 or a.max() >= num:
             raise IndexError("index out of range in self")
@@ -93,6 +93,8 @@ def one_hot(tensor, num_classes=-1):
     """int64 one-hot encoding with a new last dim of size ``num_classes`` (max + 1 when -1)."""
     if tensor.dtype is not _dtype.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes != -1 and isinstance(tensor._value, jax.core.Tracer):
+        return dispatch(_one_hot, (tensor,), (("num_classes", int(num_classes)),), diff=False)
     a = np.asarray(tensor._value)
     if num_classes == -1:
         if a.size == 0:

@@ -330,7 +330,7 @@ def _check_targets(input, target, weight, cdim, ignore_index):
     if weight is not None and weight.numel() != C:
         raise RuntimeError(f"weight tensor should be defined either for all {C} classes or no classes but got "
                            f"weight tensor of shape: {list(weight.shape)}")
-    if target.device.type != "cuda" and target.numel():
+    if target.device.type != "cuda" and target.numel() and not isinstance(target._value, jax.core.Tracer):
         # torch's CPU kernels raise on out-of-range classes (CUDA asserts asynchronously instead)
         t = np.asarray(target._value)
         bad = (t != ignore_index) & ((t < 0) | (t >= C))
@@ -620,7 +620,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
             raise ValueError("var has negative entry/entries")
         from ..._creation import full as _full
         var = _full(tuple(input.shape), float(var), dtype=input.dtype)
-    elif bool(np.any(np.asarray(var._value) < 0)):
+    elif not isinstance(var._value, jax.core.Tracer) and bool(np.any(np.asarray(var._value) < 0)):
         raise ValueError("var has negative entry/entries")
     if tuple(var.shape) != tuple(input.shape):
         if tuple(input.shape[:-1]) == tuple(var.shape):

@@ -1,0 +1,110 @@
+"""The reference workloads (../shared/reference/workloads.py) written in torchlike.
+
+Prints one JSON line like the reference: {"impl", "workload", "ms_per_step", "first_step_s", "peak_rss_mb"}.
+
+    python bench/workloads_torchlike.py --workload mlp [--compile]
+"""
+import argparse
+import json
+import resource
+import statistics
+import time
+
+import torchlike as torch
+import torchlike.nn as nn
+import torchlike.nn.functional as F
+
+MLP = dict(B=128, D=784, H=512, C=10)
+GPT = dict(V=256, T=64, B=16, L=4, E=128, NH=4)
+
+
+def build(name):
+    torch.manual_seed(0)
+    if name == "mlp":
+        c = MLP
+        m = nn.Sequential(nn.Linear(c["D"], c["H"]), nn.ReLU(), nn.Linear(c["H"], c["H"]), nn.ReLU(),
+                          nn.Linear(c["H"], c["C"]))
+        opt = torch.optim.Adam(m.parameters(), 1e-3)
+        x, y = torch.randn(c["B"], c["D"]), torch.randint(0, c["C"], (c["B"],))
+        return lambda: F.cross_entropy(m(x), y), opt
+    c = GPT
+    E, NH = c["E"], c["NH"]
+
+    class Block(nn.Module):
+        def __init__(s):
+            super().__init__()
+            s.ln1 = nn.LayerNorm(E)
+            s.att = nn.Linear(E, 3 * E)
+            s.proj = nn.Linear(E, E)
+            s.ln2 = nn.LayerNorm(E)
+            s.fc = nn.Linear(E, 4 * E)
+            s.fc2 = nn.Linear(4 * E, E)
+
+        def forward(s, x):
+            B, T, C = x.shape
+            q, k, v = s.att(s.ln1(x)).split(E, dim=2)
+            q, k, v = (t.view(B, T, NH, C // NH).transpose(1, 2) for t in (q, k, v))
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + s.proj(y.transpose(1, 2).contiguous().view(B, T, C))
+            return x + s.fc2(F.gelu(s.fc(s.ln2(x))))
+
+    class GPTm(nn.Module):
+        def __init__(s):
+            super().__init__()
+            s.wte = nn.Embedding(c["V"], E)
+            s.wpe = nn.Embedding(c["T"], E)
+            s.blocks = nn.ModuleList([Block() for _ in range(c["L"])])
+            s.ln = nn.LayerNorm(E)
+            s.head = nn.Linear(E, c["V"], bias=False)
+
+        def forward(s, idx, tgt):
+            x = s.wte(idx) + s.wpe(torch.arange(idx.shape[1]))
+            for b in s.blocks:
+                x = b(x)
+            return F.cross_entropy(s.head(s.ln(x)).view(-1, c["V"]), tgt.view(-1))
+
+    m = GPTm()
+    opt = torch.optim.AdamW(m.parameters(), 3e-4)
+    idx, tgt = torch.randint(0, c["V"], (c["B"], c["T"])), torch.randint(0, c["V"], (c["B"], c["T"]))
+    return lambda: m(idx, tgt), opt
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--workload", choices=["mlp", "gpt"], required=True)
+    ap.add_argument("--compile", action="store_true", help="compile the whole step (fwd+bwd+opt) into one program")
+    ap.add_argument("--steps", type=int, default=0)
+    a = ap.parse_args()
+    loss_fn, opt = build(a.workload)
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn()
+        loss.backward()
+        opt.step()
+        return loss
+
+    fn = torch.compile(step) if a.compile else step
+    t = time.perf_counter()
+    fn().item()
+    first = time.perf_counter() - t
+    if a.compile:  # the optimizer creates its state on the first call; the second call compiles the steady step
+        t = time.perf_counter()
+        fn().item()
+        first += time.perf_counter() - t
+    n = a.steps or (200 if a.workload == "mlp" else 30)
+    for _ in range(3):
+        fn().item()
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        fn().item()
+        times.append((time.perf_counter() - t) * 1e3)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    impl = "torchlike-compile" if a.compile else "torchlike-eager"
+    print(json.dumps(dict(impl=impl, workload=a.workload, ms_per_step=round(statistics.median(times), 3),
+                          first_step_s=round(first, 3), peak_rss_mb=round(rss, 1))))
+
+
+if __name__ == "__main__":
+    main()
