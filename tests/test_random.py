@@ -29,6 +29,8 @@ META = [
     lambda m: m.rand(()),
     lambda m: m.rand(0, 2),
     lambda m: m.randn(3, 1),
+    lambda m: m.rand(size=(3, 1)),
+    lambda m: m.randn(size=[2, 1], dtype=m.float64),
     lambda m: m.randn([2], dtype=m.float64),
     lambda m: m.randint(10, (3,)),
     lambda m: m.randint(-5, 5, (2, 2)),

@@ -53,7 +53,7 @@ def _shape(size):
 
 
 # --- factories ---------------------------------------------------------------------------------------------
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     """Uniform samples on ``[0, 1)``.
 
@@ -62,11 +62,11 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
     True
     """
     d = _float_dtype(dtype, "check_uniform_bounds")
-    x = draw("uniform", _shape(size), d.np, generator, args=(0.0, 1.0))
+    x = draw("uniform", _shape(args if size is None else (size,)), d.np, generator, args=(0.0, 1.0))
     return _out(_new(x, device, requires_grad), out)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
     """Standard normal samples.
 
@@ -75,7 +75,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     torch.float32
     """
     d = _float_dtype(dtype, "normal_kernel_cpu")
-    x = draw("normal", _shape(size), d.np, generator, args=(0.0, 1.0))
+    x = draw("normal", _shape(args if size is None else (size,)), d.np, generator, args=(0.0, 1.0))
     return _out(_new(x, device, requires_grad), out)
 
 
