@@ -412,6 +412,24 @@ def test_dataloader_iterable_single_process():
         assert list(dl) == [0, 1, 2, 3]
 
 
+def test_dataloader_signature_and_module_paths():
+    import inspect
+    assert list(inspect.signature(lud.DataLoader).parameters) == list(inspect.signature(tud.DataLoader).parameters)
+    for name in ("RandomSampler", "WeightedRandomSampler", "BatchSampler", "DistributedSampler", "random_split"):
+        assert list(inspect.signature(getattr(lud, name)).parameters) == \
+            list(inspect.signature(getattr(tud, name)).parameters), name
+    from torchlike.utils.data._utils.collate import default_collate, default_collate_fn_map  # noqa: F401
+    from torchlike.utils.data._utils.worker import get_worker_info  # noqa: F401
+    from torchlike.utils.data.dataloader import default_convert  # noqa: F401
+    from torchlike.utils.data.sampler import Sampler  # noqa: F401
+    from torchlike.utils.data.distributed import DistributedSampler  # noqa: F401
+    datapipes = {"IterDataPipe", "MapDataPipe", "DFIterDataPipe", "DataChunk", "functional_datapipe",
+                 "guaranteed_datapipes_determinism", "non_deterministic", "argument_validation",
+                 "runtime_validation", "runtime_validation_disabled", "_DatasetKind"}
+    assert set(tud.__all__) - set(lud.__all__) <= datapipes  # only the (deprecated) DataPipes are missing
+    assert lud._DatasetKind.Map == tud._DatasetKind.Map and lud._DatasetKind.Iterable == tud._DatasetKind.Iterable
+
+
 def test_dataloader_misc():
     assert lud_dataloader.DataLoader is lud.DataLoader and lud_dataloader.default_collate is lud.default_collate
     assert lud_dataloader.get_worker_info() is None
