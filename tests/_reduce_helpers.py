@@ -70,10 +70,8 @@ def both(f, *arrays, grad=False, rtol=1e-5, atol=1e-6, match=True, seed=1):
         if outs_t:
             rng = np.random.default_rng(seed)
             gs = [rng.standard_normal(tuple(o.shape)).astype(np.float64) for o in outs_t]
-            st = sum((o * torch.tensor(g, dtype=o.dtype)).sum() for o, g in zip(outs_t, gs))
-            sl = sum((o * torchlike.tensor(g, dtype=o.dtype)).sum() for o, g in zip(outs_l, gs))
-            st.backward()
-            sl.backward()
+            torch.autograd.backward(outs_t, [torch.tensor(g, dtype=o.dtype) for o, g in zip(outs_t, gs)])
+            torchlike.autograd.backward(outs_l, [torchlike.tensor(g, dtype=o.dtype) for o, g in zip(outs_l, gs)])
             for a, b in zip(tt, lt):
                 if isinstance(a, torch.Tensor) and a.requires_grad:
                     if a.grad is None:

@@ -14,16 +14,13 @@ DT_ALL = ["float32", "float64", "int64", "int32", "uint8", "bool"]
 
 # --- sum / nansum / mean / nanmean / prod -----------------------------------------------------
 @pytest.mark.parametrize("dt", DT_ALL)
-@pytest.mark.parametrize("dim", DIMS)
-@pytest.mark.parametrize("keepdim", [False, True])
-def test_sum_forms(dt, dim, keepdim):
+def test_sum_forms(dt):
     a = arr((2, 3, 4), dt)
-    if dim is None:
-        both(lambda L, x: L.sum(x), a)
-        both(lambda L, x: x.sum(), a)
-    else:
-        both(lambda L, x: L.sum(x, dim, keepdim), a, grad=True)
-        both(lambda L, x: x.nansum(dim, keepdim=keepdim), a, grad=True)
+    both(lambda L, x: L.sum(x), a)
+    both(lambda L, x: x.sum(), a)
+    for dim, keepdim in ((0, False), (-1, True), ((0, 2), False), ((), True)):
+        both(lambda L, x: L.sum(x, dim, keepdim), a, grad=dt == "float32")
+    both(lambda L, x: x.nansum((0, 2), keepdim=True), a, grad=dt == "float32")
 
 
 @pytest.mark.parametrize("dt", ["float32", "int32", "bool"])
@@ -59,8 +56,8 @@ def test_scalar_and_empty():
 def test_mean_family():
     a = arr((3, 4, 2), "float64")
     for dim in DIMS:
-        both(lambda L, x: L.mean(x, dim), a, grad=True)
-        both(lambda L, x: x.mean(dim, keepdim=True), a, grad=True)
+        both(lambda L, x: L.mean(x, dim), a, grad=dim in (None, (0, 2)))
+    both(lambda L, x: x.mean(1, keepdim=True), a, grad=True)
     both(lambda L, x: L.mean(x), arr((3,), "int64"))
     both(lambda L, x: L.mean(x, dtype=L.float32), arr((3,), "int64"))
     both(lambda L, x: L.nanmean(x), arr((3,), "int64"))
@@ -84,18 +81,18 @@ def test_var_std_forms(name):
     a = arr((3, 4), "float64")
     f = lambda L: getattr(L, name)  # noqa: E731
     both(lambda L, x: f(L)(x), a, grad=True)
-    both(lambda L, x: f(L)(x, 0), a, grad=True)
+    both(lambda L, x: f(L)(x, 0), a)
     both(lambda L, x: f(L)(x, 0, True), a)
     both(lambda L, x: f(L)(x, 0, False, True), a)
     both(lambda L, x: f(L)(x, False), a)
-    both(lambda L, x: f(L)(x, dim=(0, 1), correction=0), a, grad=True)
+    both(lambda L, x: f(L)(x, dim=(0, 1), correction=0), a)
     both(lambda L, x: f(L)(x, 1, correction=2.5, keepdim=True), a, grad=True)
     both(lambda L, x: f(L)(x, unbiased=False), a)
-    both(lambda L, x: getattr(x, name)(1, keepdim=True), a, grad=True)
+    both(lambda L, x: getattr(x, name)(1, keepdim=True), a)
     both(lambda L, x: f(L)(x, 1), np.ones((2, 1)), grad=False)  # N - correction == 0 -> nan
     both(lambda L, x: f(L)(x), arr((3,), "int64"))
     both(lambda L, x: f(L)(x, 0), (arr((3, 2)) + 1j * arr((3, 2), seed=3)).astype(np.complex64))
-    both(lambda L, x: getattr(L, name + "_mean")(x, 1), a, grad=True)
+    both(lambda L, x: getattr(L, name + "_mean")(x, 1), a)
     both(lambda L, x: getattr(L, name + "_mean")(x, (0, 1), correction=0, keepdim=True), a, grad=True)
     both(lambda L, x: getattr(L, name + "_mean")(x), a)
 
@@ -105,17 +102,17 @@ def test_var_std_forms(name):
 @pytest.mark.parametrize("kind", ["max", "min"])
 def test_max_min_forms(dt, kind):
     a = arr((3, 5), dt, ties=True, lo=0, hi=3)
-    both(lambda L, x: getattr(L, kind)(x), a, grad=True)
-    for dim in (0, 1, -1):
-        both(lambda L, x: getattr(L, kind)(x, dim), a, grad=True)
-        both(lambda L, x: getattr(x, kind)(dim, keepdim=True), a, grad=True)
-        both(lambda L, x: getattr(L, "arg" + kind)(x, dim), a)
-        both(lambda L, x: getattr(L, "arg" + kind)(x, dim, True), a)
-        both(lambda L, x: getattr(L, "a" + kind)(x, dim), a, grad=True)
+    g = dt == "float32"
+    both(lambda L, x: getattr(L, kind)(x), a, grad=g)
+    for dim in (0, -1):
+        both(lambda L, x: getattr(L, kind)(x, dim), a, grad=g and dim == 0)
+        both(lambda L, x: getattr(x, kind)(dim, keepdim=True), a)
+        both(lambda L, x: getattr(L, "arg" + kind)(x, dim, dim == 0), a)
+        both(lambda L, x: getattr(L, "a" + kind)(x, dim), a, grad=g and dim == 0)
     both(lambda L, x: getattr(L, "arg" + kind)(x), a)
     both(lambda L, x: getattr(L, "arg" + kind)(x, keepdim=True), a)
-    both(lambda L, x: getattr(L, "a" + kind)(x), a, grad=True)
-    both(lambda L, x: getattr(L, "a" + kind)(x, (0, 1), True), a, grad=True)
+    both(lambda L, x: getattr(L, "a" + kind)(x), a)
+    both(lambda L, x: getattr(L, "a" + kind)(x, (0, 1), True), a, grad=g)
     both(lambda L, x: getattr(L, kind)(x, x.flip(0)), a)
 
 
@@ -176,11 +173,10 @@ def test_all_any_count(dt):
 def test_norm(p):
     a = arr((3, 4), "float64")
     a[0, 1] = 0
-    both(lambda L, x: L.norm(x, p), a, grad=p not in (0,))
     both(lambda L, x: x.norm(p, 1), a, grad=p not in (0,))
+    both(lambda L, x: L.norm(x, p), a)
     both(lambda L, x: x.norm(p, (0, 1), keepdim=True), a)
     both(lambda L, x: L.norm(x, p, dim=0, dtype=L.float32), a)
-    both(lambda L, x: L.norm(x, p, dim=0, dtype=L.float64), a.astype(np.float32))
 
 
 def test_norm_special():
@@ -192,11 +188,12 @@ def test_norm_special():
     both(lambda L, x: L.norm(x), (arr((3,)) + 1j * arr((3,), seed=4)).astype(np.complex64))
     both(lambda L, x: x.norm(), np.zeros(3, np.float32), grad=True)  # zero norm: zero gradient
     both(lambda L, x: x.norm(3), np.zeros(3, np.float32), grad=True)
+    both(lambda L, x: L.norm(x, 2, dim=0, dtype=L.float64), arr((3,), "float32"))
 
 
 def test_dist():
     a, b = arr((3, 4), "float64"), arr((4,), "float64", seed=3)
     for p in (2, 1, 0, 3.5, float("inf")):
-        both(lambda L, x, y: L.dist(x, y, p), a, b, grad=p != 0)
+        both(lambda L, x, y: L.dist(x, y, p), a, b, grad=p in (2, 3.5))
     both(lambda L, x, y: x.dist(y), a, a.copy(), grad=True)
     both(lambda L, x, y: L.dist(x, y), arr((2,), "int64"), arr((2,), "int64", seed=2))

