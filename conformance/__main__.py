@@ -80,6 +80,8 @@ def main(argv=None):
     p.add_argument("--write", action="store_true", help="write REPORT.md/report.json even with -k")
     p.add_argument("--no-write", action="store_true", help="do not write REPORT.md/report.json")
     p.add_argument("--out-dir", default=HERE)
+    p.add_argument("--resume", metavar="PATH", help="reuse results of an interrupted run (report.json or "
+                                                    "a worker-log directory) and run only the other ops")
     p.add_argument("--from-json", metavar="REPORT_JSON",
                    help="do not run: rebuild REPORT.md / expected / regression check from a report.json")
     p.add_argument("--quiet", "-q", action="store_true")
@@ -102,8 +104,15 @@ def main(argv=None):
     elif a.inline:
         results = runner.run_inline(dict(opts), progress)
     else:
+        prev = runner.load_previous(a.resume) if a.resume else {}
+        if a.k:
+            prev = {i: r for i, r in prev.items() if any(k in r["key"] for k in a.k)}
         total = len(runner.load_ops(a.k))
-        results = runner.run_all(dict(opts), jobs=max(1, a.jobs), budget=a.budget, progress=progress, total=total)
+        results = runner.run_all(dict(opts, skip_indices=sorted(prev)), jobs=max(1, a.jobs), budget=a.budget,
+                                 progress=progress, total=total - len(prev))
+        if prev:
+            keys = {r["key"] for r in results}
+            results = sorted(results + [r for r in prev.values() if r["key"] not in keys], key=lambda r: r["index"])
     elapsed = time.time() - t0 if old_meta is None else old_meta["elapsed"]
     import torch
     summary = report.summarize(results)

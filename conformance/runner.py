@@ -42,6 +42,8 @@ def worker_main(argv):
     torch.set_num_threads(1)
     from .opinfo import op_key, run_op
     ops = load_ops(opts.pop("filter", None))
+    done_before = set(opts.pop("skip_indices", ()))
+    ops = [(i, op) for i, op in ops if i not in done_before]
     with open(log, "a", buffering=1) as f:
         for pos, (i, op) in enumerate(ops):
             if pos % nshards != shard or i <= resume_after:
@@ -125,6 +127,19 @@ def run_all(opts, *, jobs=2, budget=840.0, progress=print, total=None):
                 else:
                     sys.stderr.write(f"conformance worker {shard} failed (exit {p.returncode}):\n{err[-3000:]}\n")
     return [results[i] for i in sorted(results)]
+
+
+def load_previous(path):
+    """Results of an interrupted run: a report.json, or a directory of worker shard logs."""
+    if os.path.isdir(path):
+        out = {}
+        for name in sorted(os.listdir(path)):
+            if name.endswith(".jsonl"):
+                out.update(_read_log(os.path.join(path, name))[0])
+        return out
+    with open(path) as f:
+        return {r["index"]: r for r in json.load(f)["ops"] if not str(r.get("skip", "")).startswith(
+            ("global time budget", "not run"))}
 
 
 def run_inline(opts, progress=print):
