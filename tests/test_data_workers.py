@@ -4,6 +4,7 @@ This module deliberately does not import torch: spawned workers import it to unp
 defined here, and importing torch would add seconds to every worker start. References come from
 torchlike's own single-process DataLoader, whose outputs tests/test_data.py checks against torch.
 """
+import random
 import threading
 
 import numpy as np
@@ -29,7 +30,8 @@ class WorkerDS(lud.Dataset):
         info = lud.get_worker_info()
         return {"x": torchlike.full((2,), float(i)), "i": i, "worker": -1 if info is None else info.id,
                 "seed": 0 if info is None else info.seed, "np": np.array([i], dtype=np.int16),
-                "tag": _INIT_TAG.get("tag", "none"), "rand": float(torchlike.rand(()).item())}
+                "tag": _INIT_TAG.get("tag", "none"), "rand": float(torchlike.rand(()).item()),
+                "nprand": np.random.rand(), "pyrand": random.random()}
 
 
 _INIT_TAG = {}
@@ -69,7 +71,14 @@ def test_dataloader_workers_map_style():
             assert len(set(b["seed"].tolist())) == 1
     seeds = {e[0]["seed"][0].item() for e in epochs} | {e[1]["seed"][0].item() for e in epochs}
     assert len(seeds) == 2  # base_seed + worker_id, per worker
-    assert epochs[0][0]["rand"].tolist() != epochs[0][1]["rand"].tolist()  # workers' RNGs differ
+    first0, first1 = epochs[0][0], epochs[0][1]  # the first batch each worker produced
+    assert first0["rand"][0].item() != first1["rand"][0].item()  # workers' torchlike RNGs differ
+    # torch's seeding scheme: random.seed(base_seed + id), numpy seeded with _generate_state(base_seed, id)
+    from torchlike.utils.data._worker import _generate_state
+    for wid, first in ((0, first0), (1, first1)):
+        seed = first["seed"][0].item()
+        assert first["pyrand"][0].item() == random.Random(seed).random()
+        assert first["nprand"][0].item() == np.random.RandomState(_generate_state(seed - wid, wid)).rand()
 
     # an exception in a worker surfaces in the main process with the worker's traceback
     dl.batch_sampler.append([10])

@@ -19,8 +19,11 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "emp
 _pyrange = range
 
 
-def _infer_np(data):
-    """numpy array + torch dtype for Python/numpy data, with torch's inference rules."""
+def _infer_np(data, wide=False):
+    """numpy array + torch dtype for Python/numpy data, with torch's inference rules.
+
+    ``wide``: keep Python floats at double precision in the array (the caller casts to an explicit dtype,
+    so ``tensor(0.1, dtype=float64)`` is not rounded through float32 first)."""
     if isinstance(data, np.ndarray) or isinstance(data, np.generic):
         arr = np.asarray(data)
         if arr.dtype.kind == "U" or arr.dtype == object:
@@ -56,7 +59,7 @@ def _infer_np(data):
         vals = [complex(x.item()) if isinstance(x, Tensor) and x.dtype.is_complex else
                 (x.item() if isinstance(x, Tensor) else x) for x in flat]
         try:
-            arr = np.asarray(_rebuild(data, iter(vals)), dtype=d.np)
+            arr = np.asarray(_rebuild(data, iter(vals)), dtype=_wide_np(d) if wide else d.np)
         except ValueError as e:
             raise ValueError(f"expected sequence of length {len(data[0]) if data and hasattr(data[0], '__len__') else 0}"
                              f" at dim 1 (got {len(data[-1]) if hasattr(data[-1], '__len__') else 0})") from e
@@ -67,13 +70,17 @@ def _infer_np(data):
         return np.asarray(data, dtype=np.int64), _dtype.int64
     if isinstance(data, numbers.Real):
         d = _dtype.get_default_dtype()
-        return np.asarray(data, dtype=d.np), d
+        return np.asarray(data, dtype=_wide_np(d) if wide else d.np), d
     if isinstance(data, numbers.Complex):
         d = _dtype.default_complex()
-        return np.asarray(data, dtype=d.np), d
+        return np.asarray(data, dtype=_wide_np(d) if wide else d.np), d
     if hasattr(data, "__array__") or hasattr(data, "__dlpack__"):
         return _infer_np(np.asarray(data))
     raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+
+
+def _wide_np(d):
+    return np.complex128 if d.is_complex else np.float64 if d.is_floating_point else d.np
 
 
 def _flatten(data, out):
@@ -122,7 +129,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if isinstance(data, Tensor) and dtype is None and device is None:
         out = Tensor._wrap(jnp.array(data._value, copy=True), data._dev)
         return _finish(out._x, out._dev, requires_grad)
-    arr, d = _infer_np(data)
+    arr, d = _infer_np(data, wide=dtype is not None)
     if dtype is not None:
         d = _dtype.to_dtype(dtype)
         arr = _np_cast(arr, d)
