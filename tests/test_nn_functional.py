@@ -55,10 +55,15 @@ ACTS = [
 
 
 @pytest.mark.parametrize("name,kw", ACTS, ids=[f"{n}-{k}" for n, k in ACTS])
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_activations(name, kw, dtype):
-    x = np.concatenate([KINKS, randn(14) * 3]).astype(dtype)
+def test_activations(name, kw):
+    x = np.concatenate([KINKS, randn(14) * 3]).astype(np.float32)
     check(lambda a: getattr(F, name)(a, **kw), lambda a: getattr(TF, name)(a, **kw), [x])
+
+
+@pytest.mark.parametrize("name", ["gelu", "softplus", "elu", "hardswish"])
+def test_activations_float64(name):
+    x = np.concatenate([KINKS, randn(14) * 3]).astype(np.float64)
+    check(getattr(F, name), getattr(TF, name), [x])
 
 
 def test_threshold_and_rrelu_eval_and_prelu():

@@ -79,7 +79,7 @@ def test_random_inits_bounds_and_moments():
 
 
 def test_orthogonal_and_sparse():
-    for shape in [(6, 4), (4, 6), (3, 2, 2)]:
+    for shape in [(6, 4), (2, 3, 2)]:
         w = torchlike.empty(shape)
         init.orthogonal_(w, gain=2.0)
         m = arr(w).reshape(shape[0], -1)
