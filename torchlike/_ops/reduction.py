@@ -50,6 +50,11 @@ def real_of(d):
     return d.to_real() if d.is_complex else d
 
 
+def acc_np(dt):
+    """Accumulation dtype: torch reduces half and bfloat16 in float32."""
+    return np.dtype(np.float32) if dt.itemsize == 2 and jnp.issubdtype(dt, jnp.floating) else dt
+
+
 def _int_acc(d, dtype):
     """Accumulation dtype of sum/prod/cumsum: an explicit dtype, else int64 for ints and bools."""
     if dtype is not None:
@@ -59,7 +64,7 @@ def _int_acc(d, dtype):
 
 # --- sum / nansum / mean / nanmean / prod -----------------------------------------------------
 def _sum_impl(x, dims, keepdim, dt):
-    return jnp.sum(cast(x, dt), axis=dims, keepdims=keepdim, dtype=dt)
+    return cast(jnp.sum(cast(x, acc_np(dt)), axis=dims, keepdims=keepdim, dtype=acc_np(dt)), dt)
 
 
 @register(out=True)
@@ -100,7 +105,7 @@ def _nansum_impl(x, dims, keepdim, dt):
     x = cast(x, dt)
     if jnp.issubdtype(dt, jnp.inexact):
         x = _nan_to_zero(x)
-    return jnp.sum(x, axis=dims, keepdims=keepdim, dtype=dt)
+    return cast(jnp.sum(cast(x, acc_np(dt)), axis=dims, keepdims=keepdim, dtype=acc_np(dt)), dt)
 
 
 @register(out=True)
@@ -166,7 +171,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def _prod_impl(x, dims, keepdim, dt):
-    return jnp.prod(cast(x, dt), axis=dims, keepdims=keepdim, dtype=dt)
+    return cast(jnp.prod(cast(x, acc_np(dt)), axis=dims, keepdims=keepdim, dtype=acc_np(dt)), dt)
 
 
 @register(out=True)

@@ -7,6 +7,7 @@ cummin, logcumsumexp), diff, trace, renorm.
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -14,7 +15,7 @@ from jax import lax
 from .. import _dtype
 from ..return_types import make
 from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
-from .reduction import _evenly, _int_acc, _norm_kind, _vnorm, check_nonempty, rdims
+from .reduction import acc_np, _evenly, _int_acc, _norm_kind, _vnorm, check_nonempty, rdims
 
 __all__ = ["median", "nanmedian", "mode", "quantile", "nanquantile", "cumsum", "cumprod", "cummax", "cummin",
            "logcumsumexp", "diff", "trace", "renorm"]
@@ -195,8 +196,8 @@ def _quantile(name, ignore_nan):
                 raise RuntimeError("quantile() q must be a scalar or 1D tensor")
             if q.dtype is not d:
                 raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
-            qa = np.asarray(q._value)
-            if not np.all((qa >= 0) & (qa <= 1)):
+            qa = q._value
+            if not isinstance(qa, jax.core.Tracer) and not np.all((np.asarray(qa) >= 0) & (np.asarray(qa) <= 1)):
                 raise RuntimeError("quantile() q values must be in the range [0, 1]")
             q_scalar = q.ndim == 0
         else:
@@ -226,7 +227,11 @@ def _cumsum_impl(x, dim, dt, kind):
     x = cast(x, dt)
     if x.ndim == 0:
         return x
-    return jnp.cumsum(x, axis=dim, dtype=dt) if kind == "sum" else jnp.cumprod(x, axis=dim, dtype=dt)
+    # torch accumulates half/bfloat16 scans in float32
+    acc = np.dtype(np.float32) if dt.itemsize == 2 and jnp.issubdtype(dt, jnp.floating) else dt
+    x = cast(x, acc)
+    r = jnp.cumsum(x, axis=dim, dtype=acc) if kind == "sum" else jnp.cumprod(x, axis=dim, dtype=acc)
+    return cast(r, dt)
 
 
 def _cum(kind):
@@ -304,7 +309,7 @@ cummin = register("cummin", out=True)(_cummaxmin("min"))
 def _logcumsumexp_impl(x, dim):
     if x.ndim == 0:
         return x
-    return lax.cumlogsumexp(x, axis=dim)
+    return cast(lax.cumlogsumexp(cast(x, acc_np(x.dtype)), axis=dim), x.dtype)
 
 
 @register(out=True)

@@ -291,7 +291,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return _searchsorted_call(sorted_sequence, input, right, side, sorter, out_int32, "torch.searchsorted")
 
 
-@register(out=True, differentiable=False)
+@register(method=False, out=True, differentiable=False)
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     """Bucket index of each element for 1-D ``boundaries`` (``right=False``: b[i-1] < x <= b[i]).
 
