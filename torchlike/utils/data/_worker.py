@@ -1,8 +1,8 @@
 """DataLoader worker processes: the loop run in each child, fetchers, error wrapping and batch transport.
 
 Workers are started with the ``spawn`` start method (JAX deadlocks in forked children). The dataset,
-``collate_fn`` and ``worker_init_fn`` travel once as a pickled blob (cloudpickle when installed, so lambdas
-and classes defined in ``__main__`` work too); batches come back as numpy arrays (``_pack``) and are
+``collate_fn`` and ``worker_init_fn`` travel once as a pickled blob (plain pickle, or cloudpickle when
+installed for what pickle refuses, such as lambdas); batches come back as numpy arrays (``_pack``) and are
 rebuilt as Tensors in the parent (``_unpack``).
 """
 from __future__ import annotations
@@ -267,11 +267,26 @@ def _generate_state(base_seed, worker_id):
 
 
 def _dumps(obj):
+    """Pickle by reference like torch's spawn path (so classes from ``__main__`` stay the same classes);
+    fall back to cloudpickle, when installed, for what plain pickle refuses (lambdas, local classes)."""
+    try:
+        return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as e:
+        err = e
     try:
         import cloudpickle
-    except ImportError:  # plain pickle: module-level classes and functions only
-        return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    except ImportError:
+        raise err from None
     return cloudpickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _serialize_result(idx, data, worker_id):
+    # pickled here rather than in the queue's feeder thread, where a failure would be printed and the
+    # batch silently lost (the main process would then wait forever)
+    try:
+        return _dumps((idx, data))
+    except Exception:
+        return pickle.dumps((idx, ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")))
 
 
 # ---- the worker process ------------------------------------------------------------------------
@@ -333,10 +348,7 @@ def _worker_loop(dataset_kind, payload, index_queue, data_queue, done_event, aut
                         iteration_end = True
                     else:
                         data = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
-            try:
-                data_queue.put((idx, data))
-            except Exception:  # the batch itself does not pickle: report it instead of dying
-                data_queue.put((idx, ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")))
+            data_queue.put(_serialize_result(idx, data, worker_id))
             del data, idx, index, r
     except KeyboardInterrupt:
         pass

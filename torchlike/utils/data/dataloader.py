@@ -61,7 +61,7 @@ class DataLoader:
 
     Arguments and behaviour follow ``torch.utils.data.DataLoader``. ``num_workers > 0`` starts real
     processes with the ``spawn`` start method: datasets, ``collate_fn`` and ``worker_init_fn`` must be
-    picklable (cloudpickle is used when installed, which also handles lambdas) and scripts need an
+    picklable (cloudpickle, when installed, covers lambdas and local functions) and scripts need an
     ``if __name__ == "__main__":`` guard. ``pin_memory`` is accepted and has no effect.
 
     >>> import torchlike
@@ -382,7 +382,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def _try_get_data(self, timeout=MP_STATUS_CHECK_INTERVAL):
         try:
-            return True, self._data_queue.get(timeout=timeout)
+            msg = self._data_queue.get(timeout=timeout)
+            return True, pickle.loads(msg) if isinstance(msg, bytes) else msg
         except Exception as e:
             failed = []
             for worker_id, w in enumerate(self._workers):
