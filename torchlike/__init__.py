@@ -53,6 +53,37 @@ from ._missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("torch")
 
 
+def _nn_methods():
+    """Tensor methods and torch.X functions whose implementation lives in nn.functional."""
+    from .nn import functional as F
+
+    def softmax(input, dim=None, dtype=None, _stacklevel=3):
+        """softmax along ``dim`` (torch.softmax / Tensor.softmax)."""
+        return F.softmax(input, dim=dim, dtype=dtype)
+
+    def log_softmax(input, dim=None, dtype=None, _stacklevel=3):
+        """log-softmax along ``dim`` (torch.log_softmax / Tensor.log_softmax)."""
+        return F.log_softmax(input, dim=dim, dtype=dtype)
+    for f in (softmax, log_softmax):
+        globals()[f.__name__] = f
+        setattr(Tensor, f.__name__, f)
+    for name in ("relu", "sigmoid", "tanh", "dropout", "celu", "selu", "prelu", "rrelu", "hardshrink",
+                 "threshold", "pixel_shuffle", "pixel_unshuffle", "conv1d", "conv2d", "conv3d",
+                 "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "layer_norm", "group_norm",
+                 "batch_norm", "instance_norm", "embedding", "bilinear", "cosine_similarity",
+                 "pairwise_distance", "pdist", "cdist", "alpha_dropout", "feature_alpha_dropout",
+                 "dropout1d", "dropout2d", "dropout3d", "max_pool1d", "max_pool2d", "max_pool3d",
+                 "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "channel_shuffle",
+                 "native_layer_norm", "hinge_embedding_loss", "kl_div", "margin_ranking_loss",
+                 "poisson_nll_loss", "cosine_embedding_loss", "triplet_margin_loss", "ctc_loss",
+                 "binary_cross_entropy_with_logits", "embedding_bag", "rms_norm", "softmin"):
+        if name not in globals() and hasattr(F, name):
+            globals()[name] = getattr(F, name)
+
+
+_nn_methods()
+
+
 def is_tensor(obj) -> bool:
     """True if ``obj`` is a torchlike Tensor."""
     return isinstance(obj, Tensor)

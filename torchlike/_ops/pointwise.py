@@ -33,7 +33,14 @@ for _n, _f in [("sin", jnp.sin), ("cos", jnp.cos), ("tan", jnp.tan), ("asin", jn
 
 # --- unary, dtype-preserving -------------------------------------------------------------------
 unary("neg", jnp.negative, dunders=("__neg__",), aliases=("negative",))
-unary("abs", jnp.abs, dunders=("__abs__",), aliases=("absolute",))
+def _abs(x):
+    # torch's gradient of abs is sign(x): 0 at 0 (jnp.abs's is 1 there)
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        return x * jnp.sign(x)
+    return jnp.abs(x)
+
+
+unary("abs", _abs, dunders=("__abs__",), aliases=("absolute",))
 unary("square", jnp.square)
 unary("positive", lambda x: x, inplace=False, dunders=("__pos__",))
 

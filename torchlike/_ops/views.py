@@ -31,12 +31,12 @@ _NAMES = {"reshape": "ViewBackward0", "permute": "PermuteBackward0", "index": "S
           "alias": "AliasBackward0", "view_dtype": "ViewBackward0"}
 
 
-def view_step(t, step):
+def view_step(t, step, name=None):
     """Apply one view step to tensor ``t``; the result aliases t's root."""
     src = t
     if step[0] == "as_strided" and t._vbase is not None:
         src = t._vbase
-    out = dispatch(_read_impl, (src,), (("step", step),), name=_NAMES[step[0]], saves=False,
+    out = dispatch(_read_impl, (src,), (("step", step),), name=name or _NAMES[step[0]], saves=False,
                    jit=step[0] != "index", diff=step[0] != "view_dtype")
     return t._make_view(out, step)
 
@@ -301,7 +301,7 @@ def select(input, dim, index):
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
                          f"dimension {d}")
     idx = (("s", None, None, None),) * d + (index % n,)
-    return view_step(input, ("index", idx))
+    return view_step(input, ("index", idx), name="SelectBackward0")
 
 
 @register()
