@@ -1,4 +1,17 @@
 """torchlike.utils: data loading (utils.data), checkpointing, tensorboard, dlpack."""
+import importlib
+
 from .._missing import module_getattr
 
-__getattr__ = module_getattr("torch.utils")
+_SUBMODULES = ("data", "checkpoint", "tensorboard", "dlpack", "hooks")
+_missing = module_getattr("torch.utils")
+
+
+def __getattr__(name):
+    # submodules load on first use (torch.utils.data.DataLoader works after a plain `import torch`)
+    if name in _SUBMODULES:
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError:
+            pass
+    return _missing(name)
