@@ -5,6 +5,7 @@ import torch
 
 import torchlike
 from _reduce_helpers import NAN, arr, both
+from conftest import assert_same
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*degrees of freedom")
 
@@ -140,6 +141,7 @@ def test_max_nan_and_ties():
         both(lambda L, x: getattr(L, kind)(x[1:]), a, grad=True)  # tie: gradient split evenly
         both(lambda L, x: getattr(L, "a" + kind)(x[1:], 1), a, grad=True)
     both(lambda L, x: L.aminmax(x, dim=1, keepdim=True), a)
+    both(lambda L, x: L.max(x[1]), a, grad=True)  # three tied maxima share the gradient
     both(lambda L, x: L.aminmax(x[1:]), a, grad=True)
 
 
@@ -197,3 +199,17 @@ def test_dist():
         both(lambda L, x, y: L.dist(x, y, p), a, b, grad=p in (2, 3.5))
     both(lambda L, x, y: x.dist(y), a, a.copy(), grad=True)
     both(lambda L, x, y: L.dist(x, y), arr((2,), "int64"), arr((2,), "int64", seed=2))
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_half_accumulates_in_float32(dt):
+    a = torchlike.tensor(arr((2, 300), "float32")).to(getattr(torchlike, dt))
+    b = torch.tensor(np.asarray(a.float()._value)).to(getattr(torch, dt))
+    for f in (lambda x: x.sum(1), lambda x: x.mean(1), lambda x: x.nansum(1), lambda x: x.cumsum(1),
+              lambda x: x.var(1), lambda x: x.logsumexp(1), lambda x: x.norm(dim=1)):
+        assert_same(f(a), f(b), rtol=1e-2, atol=1e-2)
+        np.testing.assert_array_equal(np.asarray(f(a).float()._value), f(b).float().numpy())
+
+
+def test_special_logsumexp():
+    both(lambda L, x: L.special.logsumexp(x, 0), arr((3,), "float32"))

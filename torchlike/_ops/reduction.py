@@ -195,6 +195,10 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 
 # --- var / std -------------------------------------------------------------------------------
 def _var_impl(x, c, dims, keepdim, sq, with_mean):
+    dt = x.dtype
+    if acc_np(dt) != dt:  # half / bfloat16: compute in float32 as torch does
+        r = _var_impl(cast(x, acc_np(dt)), c, dims, keepdim, sq, with_mean)
+        return tuple(cast(t, dt) for t in r) if with_mean else cast(r, dt)
     m = jnp.mean(x, axis=dims, keepdims=True)
     d = x - m
     sqd = jnp.real(d * jnp.conj(d)) if jnp.iscomplexobj(d) else d * d
@@ -409,7 +413,7 @@ def _logsumexp_impl(x, dims, keepdim, dt):
     return jax.nn.logsumexp(cast(x, dt), axis=dims, keepdims=keepdim)
 
 
-@register(out=True, promote="float")
+@register(out=True, promote="float", namespaces=("torch", "special"))
 def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input), dim))`` computed stably; integer inputs give the default float dtype.
 
@@ -502,7 +506,12 @@ def _norm_kind(p):
 
 
 def _vnorm_impl(x, p, dims, keepdim, kind, dt):
-    return _vnorm(cast(x, dt), p, dims, keepdim, kind)
+    r = _vnorm(cast(cast(x, dt), acc_np(dt)), p, dims, keepdim, kind)  # half: float32 accumulation
+    return cast(r, real_of_np(dt))
+
+
+def real_of_np(dt):
+    return jnp.real(jnp.zeros((), dt)).dtype
 
 
 def _nuc_impl(x, dims, keepdim, dt):
