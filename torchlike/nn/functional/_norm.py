@@ -84,7 +84,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """
     if training:
         size = tuple(input.shape)
-        if math.prod(size) // size[1] <= 1 if len(size) > 1 else True:
+        if size[0] * math.prod(size[2:]) == 1:  # torch's _verify_batch_size (empty batches are fine)
             raise ValueError(f"Expected more than 1 value per channel when training, got input size "
                              f"torch.Size({list(size)})")
     elif running_mean is None or running_var is None:
@@ -94,6 +94,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                     ("bias", bias)):
         if t is not None and C is not None and t.numel() != C:
             raise RuntimeError(f"{name} should contain {C} elements not {t.numel()}")
+    if training and input.numel() == 0:  # torch leaves the running statistics alone for an empty batch
+        running_mean = running_var = None
     return _norm_with_stats(input, running_mean, running_var, weight, bias, training, momentum, eps, False)
 
 
