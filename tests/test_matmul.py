@@ -35,14 +35,12 @@ def check(fn, *arrays, grad=True, rtol=1e-5, atol=1e-5, kw=None):
     for o, t in zip(outs_l, outs_t):
         assert_same(o, t, rtol=rtol, atol=atol)
     if grad and any(isinstance(x, torch.Tensor) and x.requires_grad for x in tt):
-        w = [arr(*o.shape) for o in outs_t if o.dtype.is_floating_point or o.dtype.is_complex]
-        lt = sum((o * torch.tensor(wi).to(o.dtype)).real.sum() for o, wi in zip(outs_t, w))
-        ll_ = None
-        for o, wi in zip(outs_l, w):
-            term = (o * torchlike.tensor(wi).to(o.dtype)).real.sum()
-            ll_ = term if ll_ is None else ll_ + term
-        lt.backward()
-        ll_.backward()
+        pairs = [(o, l_, arr(*o.shape, dtype=np.complex128 if o.dtype.is_complex else np.float64))
+                 for o, l_ in zip(outs_t, outs_l) if (o.dtype.is_floating_point or o.dtype.is_complex)
+                 and o.requires_grad]
+        torch.autograd.backward([o for o, _, _ in pairs], [torch.tensor(w).to(o.dtype) for o, _, w in pairs])
+        torchlike.autograd.backward([l_ for _, l_, _ in pairs],
+                                    [torchlike.tensor(w).to(l_.dtype) for _, l_, w in pairs])
         for x, y in zip(tt, ll):
             if isinstance(x, torch.Tensor) and x.requires_grad:
                 assert_same(y.grad, x.grad, rtol=rtol * 10, atol=atol * 10)
