@@ -357,7 +357,7 @@ def adaptive_avg_pool1d(input, output_size):
     >>> import torchlike
     >>> import torchlike.nn.functional as F
     >>> F.adaptive_avg_pool1d(torchlike.arange(5.).view(1, 1, 5), 2)
-    tensor([[[1.0000, 3.0000]]])
+    tensor([[[1., 3.]]])
     """
     return _adaptive_avg(input, output_size, 1, "adaptive_avg_pool1d")
 
@@ -429,7 +429,7 @@ def _frac_impl(x, samples, k, S, out):
     n = len(k)
     lead = x.shape[:-n]
     xb = x.reshape((-1, math.prod(S)))
-    u = samples.reshape((-1, n)).astype(x.dtype)
+    u = samples.reshape((-1, n))[: xb.shape[0]].astype(x.dtype)  # torch reads samples[b, c]: extra rows unused
     strides = [math.prod(S[j + 1:]) for j in range(n)]
     flat = jnp.zeros((xb.shape[0],) + (1,) * (2 * n), jnp.int64)
     for j in range(n):

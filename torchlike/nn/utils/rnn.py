@@ -105,7 +105,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     >>> import torchlike as torch
     >>> from torchlike.nn.utils.rnn import pack_padded_sequence
     >>> pack_padded_sequence(torch.tensor([[1, 2], [3, 0]]), [2, 1]).batch_sizes
-    tensor([2])
+    tensor([2, 1])
     """
     lengths = _lengths_list(lengths)
     if enforce_sorted:
