@@ -12,6 +12,11 @@ class MissingAPI(NotImplementedError, AttributeError):
     pass
 
 
+# tracebacks show what users should catch: "NotImplementedError: torch.X is not implemented in torchlike"
+MissingAPI.__module__ = "builtins"
+MissingAPI.__qualname__ = MissingAPI.__name__ = "NotImplementedError"
+
+
 def module_getattr(public_name: str):
     """A module-level ``__getattr__`` raising MissingAPI for ``<public_name>.<attr>``."""
     def __getattr__(name):

@@ -92,7 +92,7 @@ def index_map(chain, root_shape):
     idx = np.arange(int(np.prod(root_shape, dtype=np.int64)), dtype=np.int64).reshape(root_shape)
     for step in chain:
         idx = read(idx, step, np)
-    return np.ascontiguousarray(idx)
+    return np.array(idx, order="C")  # (ascontiguousarray would turn 0-d into 1-d)
 
 
 def _put(base, step, new):
