@@ -1,0 +1,10 @@
+"""torch.backends.mkldnn (not available under torchlike)."""
+enabled = True
+
+
+def is_available() -> bool:
+    return False
+
+
+def is_built() -> bool:
+    return False
