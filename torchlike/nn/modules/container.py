@@ -1,7 +1,8 @@
-"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict.
+"""Modules that hold other modules or parameters: Sequential, ModuleList, ModuleDict,
+ParameterList, ParameterDict (and the deprecated Container).
 
-Adapted from torch.nn.modules.container (BSD licence) so indexing, slicing, reprs and error text
-match torch exactly.
+Children live in the ordinary ``Module._modules`` / ``_parameters`` tables, keyed ``"0"``, ``"1"``...
+for the list-like containers, so state_dict keys, reprs and attribute access are those of torch.
 
 >>> import torchlike as torch
 >>> torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.ReLU())
@@ -11,536 +12,559 @@ Sequential(
 )
 """
 from __future__ import annotations
+
 import operator
 import warnings
-from collections import abc as container_abcs, OrderedDict
-from collections.abc import Iterable, Iterator, Mapping
-from itertools import chain, islice
-from typing import Any, Self, TypeVar
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from itertools import groupby
+
 from ...tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _typename
-__all__ = ['Container', 'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict']
-T = TypeVar('T', bound=Module)
-_V = TypeVar('_V')
 
-def _addindent(s_, numSpaces):
-    s = s_.split('\n')
-    if len(s) == 1:
-        return s_
-    first = s.pop(0)
-    s = [numSpaces * ' ' + line for line in s]
-    s = '\n'.join(s)
-    s = first + '\n' + s
-    return s
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+
+
+# ---- helpers shared by the containers ----------------------------------------------------------
+def _position(idx, length):
+    """``idx`` (anything with __index__) as a position in ``[0, length)``; IndexError when outside."""
+    pos = operator.index(idx)
+    if pos < -length or pos >= length:
+        raise IndexError(f"index {pos} is out of range")
+    return pos + length if pos < 0 else pos
+
+
+def _indent_tail(text, width=2):
+    """Indent every line of ``text`` but the first (nested reprs)."""
+    head, *tail = text.split("\n")
+    pad = " " * width
+    return head + "".join("\n" + pad + line for line in tail)
+
+
+def _renumber(owner):
+    """Re-key ``owner._modules`` as "0", "1", ... keeping the order (after deletions)."""
+    kept = list(owner._modules.values())
+    owner._modules.clear()
+    owner._modules.update((str(n), m) for n, m in enumerate(kept))
+
+
+def _shift_up(table, start):
+    """Move the entries keyed str(start)..str(len-1) one key higher, highest first, freeing str(start)."""
+    for src in range(len(table) - 1, start - 1, -1):
+        table[str(src + 1)] = table[str(src)]
+
+
+def _numeric_free_dir(module):
+    # children keyed by position are not attribute names a user would type
+    return [name for name in Module.__dir__(module) if not name.isdigit()]
+
+
+def _as_parameter(value):
+    """Plain tensors stored in a parameter container become Parameters; anything else is kept."""
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+def _entry_line(key, value, dtype_text):
+    if not isinstance(value, Tensor):
+        return f"  ({key}): Object of type: {type(value).__name__}"
+    kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
+    shape = "x".join(str(n) for n in value.size())
+    where = f" ({value.device})" if value.device.type in ("cuda", "privateuseone") else ""
+    return f"  ({key}): {kind} containing: [{dtype_text(value)} of size {shape}{where}]"
+
+
+def _pair_items(pairs, owner):
+    """Yield (key, value) from a sequence of 2-item iterables, checking each as torch does."""
+    for n, pair in enumerate(pairs):
+        if not isinstance(pair, Iterable):
+            raise TypeError(f"{owner} update sequence element #{n} should be Iterable; is"
+                            + type(pair).__name__)
+        if len(pair) != 2:
+            raise ValueError(f"{owner} update sequence element #{n} has length {len(pair)}; 2 is required")
+        yield pair[0], pair[1]
+
+
+def _concat_error(other):
+    return ValueError("add operator supports only objects of Sequential class, but "
+                      f"{type(other)} is given.")
+
+
+def _check_factor(seq, factor):
+    if not isinstance(factor, int):
+        raise TypeError(f"unsupported operand type(s) for *: {type(seq)} and {type(factor)}")
+    if factor <= 0:
+        raise ValueError(f"Non-positive multiplication factor {factor} for {type(seq)}")
+
 
 class Container(Module):
+    """Deprecated: keyword arguments become submodules. Subclass Module instead."""
 
-    def __init__(self, **kwargs: Any) -> None:
-        warnings.warn('`nn.Container` is deprecated. All of its functionality is now implemented in `nn.Module`. Subclass that instead.', FutureWarning, stacklevel=2)
+    def __init__(self, **kwargs):
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented in "
+                      "`nn.Module`. Subclass that instead.", FutureWarning, stacklevel=2)
         super().__init__()
-        for key, value in kwargs.items():
-            self.add_module(key, value)
+        for name, child in kwargs.items():
+            self.add_module(name, child)
+
 
 class Sequential(Module):
-    _modules: dict[str, Module]
+    """Runs its children one after another, each feeding the next.
+
+    Built from positional modules (keys "0", "1", ...) or from one OrderedDict of named modules.
+
+    >>> import torchlike as torch
+    >>> net = torch.nn.Sequential(torch.nn.Linear(4, 2), torch.nn.Tanh())
+    >>> net(torch.zeros(3, 4)).shape, len(net), type(net[1]).__name__
+    (torch.Size([3, 2]), 2, 'Tanh')
+    """
 
     def __init__(self, *args):
         super().__init__()
-        if len(args) == 1 and isinstance(args[0], OrderedDict):
-            for key, module in args[0].items():
-                self.add_module(key, module)
-        else:
-            for idx, module in enumerate(args):
-                self.add_module(str(idx), module)
+        named = len(args) == 1 and isinstance(args[0], OrderedDict)
+        pairs = args[0].items() if named else ((str(n), m) for n, m in enumerate(args))
+        for name, child in pairs:
+            self.add_module(name, child)
 
-    def _get_item_by_idx(self, iterator: Iterable[_V], idx: int) -> _V:
-        size = len(self)
-        idx = operator.index(idx)
-        if not -size <= idx < size:
-            raise IndexError(f'index {idx} is out of range')
-        idx %= size
-        return next(islice(iterator, idx, None))
+    def _key_at(self, idx):
+        keys = list(self._modules)
+        return keys[_position(idx, len(keys))]
 
-    def __getitem__(self, idx: slice | int) -> Sequential | Module:
+    def __getitem__(self, idx):
         if isinstance(idx, slice):
-            return self.__class__(OrderedDict(list(self._modules.items())[idx]))
-        else:
-            return self._get_item_by_idx(self._modules.values(), idx)
+            chosen = list(self._modules.items())[idx]
+            return type(self)(OrderedDict(chosen))
+        return self._modules[self._key_at(idx)]
 
-    def __setitem__(self, idx: int, module: Module) -> None:
-        key: str = self._get_item_by_idx(self._modules.keys(), idx)
-        return setattr(self, key, module)
+    def __setitem__(self, idx, module):
+        setattr(self, self._key_at(idx), module)
 
-    def __delitem__(self, idx: slice | int) -> None:
-        if isinstance(idx, slice):
-            for key in list(self._modules.keys())[idx]:
-                delattr(self, key)
-        else:
-            key = self._get_item_by_idx(self._modules.keys(), idx)
+    def __delitem__(self, idx):
+        doomed = list(self._modules)[idx] if isinstance(idx, slice) else [self._key_at(idx)]
+        for key in doomed:
             delattr(self, key)
-        str_indices = [str(i) for i in range(len(self._modules))]
-        self._modules = OrderedDict(zip(str_indices, self._modules.values(), strict=True))
+        _renumber(self)
 
-    def __len__(self) -> int:
+    def __len__(self):
         return len(self._modules)
 
-    def __add__(self, other) -> Sequential:
-        if isinstance(other, Sequential):
-            ret = Sequential()
-            for layer in self:
-                ret.append(layer)
-            for layer in other:
-                ret.append(layer)
-            return ret
-        else:
-            raise ValueError(f'add operator supports only objects of Sequential class, but {str(type(other))} is given.')
-
-    def pop(self, key: int | slice) -> Module:
-        v = self[key]
-        del self[key]
-        return v
-
-    def __iadd__(self, other) -> Self:
-        if isinstance(other, Sequential):
-            offset = len(self)
-            for i, module in enumerate(other):
-                self.add_module(str(i + offset), module)
-            return self
-        else:
-            raise ValueError(f'add operator supports only objects of Sequential class, but {str(type(other))} is given.')
-
-    def __mul__(self, other: int) -> Sequential:
-        if not isinstance(other, int):
-            raise TypeError(f'unsupported operand type(s) for *: {type(self)} and {type(other)}')
-        elif other <= 0:
-            raise ValueError(f'Non-positive multiplication factor {other} for {type(self)}')
-        else:
-            combined = Sequential()
-            offset = 0
-            for _ in range(other):
-                for module in self:
-                    combined.add_module(str(offset), module)
-                    offset += 1
-            return combined
-
-    def __rmul__(self, other: int) -> Sequential:
-        return self.__mul__(other)
-
-    def __imul__(self, other: int) -> Self:
-        if not isinstance(other, int):
-            raise TypeError(f'unsupported operand type(s) for *: {type(self)} and {type(other)}')
-        elif other <= 0:
-            raise ValueError(f'Non-positive multiplication factor {other} for {type(self)}')
-        else:
-            len_original = len(self)
-            offset = len(self)
-            for _ in range(other - 1):
-                for i in range(len_original):
-                    self.add_module(str(i + offset), self._modules[str(i)])
-                offset += len_original
-            return self
-
-    def __dir__(self) -> list[str]:
-        keys = super().__dir__()
-        keys = [key for key in keys if not key.isdigit()]
-        return keys
-
-    def __iter__(self) -> Iterator[Module]:
+    def __iter__(self):
         return iter(self._modules.values())
+
+    def __dir__(self):
+        return _numeric_free_dir(self)
+
+    def __add__(self, other):
+        if not isinstance(other, Sequential):
+            raise _concat_error(other)
+        joined = Sequential()
+        joined.extend(self)
+        return joined.extend(other)
+
+    def __iadd__(self, other):
+        if not isinstance(other, Sequential):
+            raise _concat_error(other)
+        base = len(self)
+        for n, child in enumerate(other):
+            self.add_module(str(base + n), child)
+        return self
+
+    def __mul__(self, other):
+        _check_factor(self, other)
+        repeated = Sequential()
+        for child in list(self) * other:
+            repeated.append(child)
+        return repeated
+
+    def __rmul__(self, other):
+        return self * other
+
+    def __imul__(self, other):
+        _check_factor(self, other)
+        count = len(self)
+        # torch looks the originals up by their positional keys (a KeyError for OrderedDict-named ones)
+        originals = [self._modules[str(n)] for n in range(count)] if other > 1 else []
+        for rep in range(1, other):
+            for n, child in enumerate(originals):
+                self.add_module(str(rep * count + n), child)
+        return self
+
+    def pop(self, key):
+        """Remove and return the module (or Sequential, for a slice) at ``key``."""
+        taken = self[key]
+        del self[key]
+        return taken
+
+    def append(self, module):
+        """Add ``module`` at the end; returns self."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def insert(self, index, module):
+        """Put ``module`` before position ``index`` (negative counts from the end); returns self."""
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        count = len(self._modules)
+        if index < -count or index > count:
+            raise IndexError(f"Index out of range: {index}")
+        if index < 0:
+            index += count
+        _shift_up(self._modules, index)
+        self._modules[str(index)] = module
+        return self
+
+    def extend(self, sequential):
+        """Append every module of an iterable; returns self."""
+        for child in sequential:
+            self.append(child)
+        return self
 
     def forward(self, input):
-        for module in self:
-            input = module(input)
-        return input
+        value = input
+        for child in self:
+            value = child(value)
+        return value
 
-    def append(self, module: Module) -> Self:
-        self.add_module(str(len(self)), module)
-        return self
-
-    def insert(self, index: int, module: Module) -> Self:
-        if not isinstance(module, Module):
-            raise AssertionError(f'module should be of type: {Module}')
-        n = len(self._modules)
-        if not -n <= index <= n:
-            raise IndexError(f'Index out of range: {index}')
-        if index < 0:
-            index += n
-        for i in range(n, index, -1):
-            self._modules[str(i)] = self._modules[str(i - 1)]
-        self._modules[str(index)] = module
-        return self
-
-    def extend(self, sequential: Iterable[Module]) -> Self:
-        for layer in sequential:
-            self.append(layer)
-        return self
 
 class ModuleList(Module):
-    _modules: dict[str, Module]
+    """A list of submodules, registered so parameters, ``.to()`` and state_dict see them.
 
-    def __init__(self, modules: Iterable[Module] | None=None) -> None:
+    >>> import torchlike as torch
+    >>> heads = torch.nn.ModuleList([torch.nn.Linear(3, 1) for _ in range(2)])
+    >>> len(heads), [k for k in heads.state_dict()]
+    (2, ['0.weight', '0.bias', '1.weight', '1.bias'])
+    """
+
+    def __init__(self, modules=None):
         super().__init__()
         if modules is not None:
-            self += modules
+            self.extend(modules)
 
-    def _get_abs_string_index(self, idx):
-        idx = operator.index(idx)
-        if not -len(self) <= idx < len(self):
-            raise IndexError(f'index {idx} is out of range')
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+    def _key_at(self, idx):
+        return str(_position(idx, len(self)))
 
-    def __getitem__(self, idx: int | slice) -> Module | ModuleList:
+    def __getitem__(self, idx):
         if isinstance(idx, slice):
-            return self.__class__(list(self._modules.values())[idx])
-        else:
-            return self._modules[self._get_abs_string_index(idx)]
+            return type(self)(list(self._modules.values())[idx])
+        return self._modules[self._key_at(idx)]
 
-    def __setitem__(self, idx: int, module: Module) -> None:
-        idx = self._get_abs_string_index(idx)
-        return setattr(self, str(idx), module)
+    def __setitem__(self, idx, module):
+        setattr(self, self._key_at(idx), module)
 
-    def __delitem__(self, idx: int | slice) -> None:
+    def __delitem__(self, idx):
         if isinstance(idx, slice):
-            for k in range(len(self._modules))[idx]:
-                delattr(self, str(k))
+            doomed = [str(n) for n in range(len(self._modules))[idx]]
         else:
-            delattr(self, self._get_abs_string_index(idx))
-        str_indices = [str(i) for i in range(len(self._modules))]
-        self._modules = OrderedDict(zip(str_indices, self._modules.values(), strict=True))
+            doomed = [self._key_at(idx)]
+        for key in doomed:
+            delattr(self, key)
+        _renumber(self)
 
-    def __len__(self) -> int:
+    def __len__(self):
         return len(self._modules)
 
-    def __iter__(self) -> Iterator[Module]:
+    def __iter__(self):
         return iter(self._modules.values())
 
-    def __iadd__(self, modules: Iterable[Module]) -> Self:
+    def __dir__(self):
+        return _numeric_free_dir(self)
+
+    def __iadd__(self, modules):
         return self.extend(modules)
 
-    def __add__(self, other: Iterable[Module]) -> ModuleList:
-        combined = ModuleList()
-        for i, module in enumerate(chain(self, other)):
-            combined.add_module(str(i), module)
-        return combined
+    def __add__(self, other):
+        return ModuleList(list(self) + list(other))
 
-    def __repr__(self) -> str:
-        list_of_reprs = [repr(item) for item in self]
-        if len(list_of_reprs) == 0:
-            return self._get_name() + '()'
-        start_end_indices = [[0, 0]]
-        repeated_blocks = [list_of_reprs[0]]
-        for i, r in enumerate(list_of_reprs[1:], 1):
-            if r == repeated_blocks[-1]:
-                start_end_indices[-1][1] += 1
-                continue
-            start_end_indices.append([i, i])
-            repeated_blocks.append(r)
-        lines = []
-        main_str = self._get_name() + '('
-        for (start_id, end_id), b in zip(start_end_indices, repeated_blocks, strict=True):
-            local_repr = f'({start_id}): {b}'
-            if start_id != end_id:
-                n = end_id - start_id + 1
-                local_repr = f'({start_id}-{end_id}): {n} x {b}'
-            local_repr = _addindent(local_repr, 2)
-            lines.append(local_repr)
-        main_str += '\n  ' + '\n  '.join(lines) + '\n'
-        main_str += ')'
-        return main_str
+    def __repr__(self):
+        # consecutive children with identical reprs are folded into one "(i-j): n x child" line
+        shown = [repr(child) for child in self]
+        if not shown:
+            return self._get_name() + "()"
+        body, pos = [], 0
+        for text, run in groupby(shown):
+            size = len(list(run))
+            label = f"({pos})" if size == 1 else f"({pos}-{pos + size - 1}): {size} x"
+            body.append(_indent_tail(f"{label}: {text}" if size == 1 else f"{label} {text}"))
+            pos += size
+        return self._get_name() + "(\n  " + "\n  ".join(body) + "\n)"
 
-    def __dir__(self) -> list[str]:
-        keys = super().__dir__()
-        keys = [key for key in keys if not key.isdigit()]
-        return keys
-
-    def insert(self, index: int, module: Module) -> None:
-        for i in range(len(self._modules), index, -1):
-            self._modules[str(i)] = self._modules[str(i - 1)]
+    def insert(self, index, module):
+        """Put ``module`` before position ``index``."""
+        _shift_up(self._modules, index)
         self._modules[str(index)] = module
 
-    def append(self, module: Module) -> Self:
+    def append(self, module):
+        """Add ``module`` at the end; returns self."""
         self.add_module(str(len(self)), module)
         return self
 
-    def pop(self, key: int | slice) -> Module:
-        v = self[key]
+    def pop(self, key):
+        """Remove and return the module at ``key``."""
+        taken = self[key]
         del self[key]
-        return v
+        return taken
 
-    def extend(self, modules: Iterable[Module]) -> Self:
-        if not isinstance(modules, container_abcs.Iterable):
-            raise TypeError('ModuleList.extend should be called with an iterable, but got ' + type(modules).__name__)
-        offset = len(self)
-        for i, module in enumerate(modules):
-            self.add_module(str(offset + i), module)
+    def extend(self, modules):
+        """Append every module of an iterable; returns self."""
+        if not isinstance(modules, Iterable):
+            raise TypeError("ModuleList.extend should be called with an iterable, but got "
+                            + type(modules).__name__)
+        base = len(self)
+        for n, child in enumerate(modules):
+            self.add_module(str(base + n), child)
         return self
 
-class ModuleDict(Module):
-    _modules: dict[str, Module]
 
-    def __init__(self, modules: Mapping[str, Module] | None=None) -> None:
+class ModuleDict(Module):
+    """An ordered mapping of names to submodules.
+
+    >>> import torchlike as torch
+    >>> acts = torch.nn.ModuleDict({"relu": torch.nn.ReLU(), "tanh": torch.nn.Tanh()})
+    >>> list(acts), "relu" in acts
+    (['relu', 'tanh'], True)
+    """
+
+    def __init__(self, modules=None):
         super().__init__()
         if modules is not None:
             self.update(modules)
 
-    def __getitem__(self, key: str) -> Module:
+    def __getitem__(self, key):
         return self._modules[key]
 
-    def __setitem__(self, key: str, module: Module) -> None:
+    def __setitem__(self, key, module):
         self.add_module(key, module)
 
-    def __delitem__(self, key: str) -> None:
+    def __delitem__(self, key):
         del self._modules[key]
 
-    def __len__(self) -> int:
+    def __len__(self):
         return len(self._modules)
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self):
         return iter(self._modules)
 
-    def __contains__(self, key: str) -> bool:
+    def __contains__(self, key):
         return key in self._modules
 
-    def clear(self) -> None:
-        self._modules.clear()
-
-    def pop(self, key: str) -> Module:
-        v = self[key]
-        del self[key]
-        return v
-
-    def keys(self) -> container_abcs.KeysView[str]:
+    def keys(self):
         return self._modules.keys()
 
-    def items(self) -> container_abcs.ItemsView[str, Module]:
-        return self._modules.items()
-
-    def values(self) -> container_abcs.ValuesView[Module]:
+    def values(self):
         return self._modules.values()
 
-    def update(self, modules: Mapping[str, Module]) -> None:
-        if not isinstance(modules, container_abcs.Iterable):
-            raise TypeError('ModuleDict.update should be called with an iterable of key/value pairs, but got ' + type(modules).__name__)
-        if isinstance(modules, (OrderedDict, ModuleDict, container_abcs.Mapping)):
-            for key, module in modules.items():
-                self[key] = module
+    def items(self):
+        return self._modules.items()
+
+    def clear(self):
+        """Drop every entry."""
+        self._modules.clear()
+
+    def pop(self, key):
+        """Remove ``key`` and return its module."""
+        taken = self[key]
+        del self[key]
+        return taken
+
+    def update(self, modules):
+        """Add entries from a mapping (its own order) or from an iterable of (name, module) pairs."""
+        if not isinstance(modules, Iterable):
+            raise TypeError("ModuleDict.update should be called with an iterable of key/value pairs, but got "
+                            + type(modules).__name__)
+        if isinstance(modules, (Mapping, ModuleDict)):
+            entries = modules.items()
         else:
-            for j, m in enumerate(modules):
-                if not isinstance(m, container_abcs.Iterable):
-                    raise TypeError('ModuleDict update sequence element #' + str(j) + ' should be Iterable; is' + type(m).__name__)
-                if not len(m) == 2:
-                    raise ValueError('ModuleDict update sequence element #' + str(j) + ' has length ' + str(len(m)) + '; 2 is required')
-                self[m[0]] = m[1]
+            entries = _pair_items(modules, "ModuleDict")
+        for name, child in entries:
+            self[name] = child
+
 
 class ParameterList(Module):
+    """A list of parameters (plain tensors are wrapped as Parameters; other objects kept as they are).
 
-    def __init__(self, values: Iterable[Any] | None=None) -> None:
+    >>> import torchlike as torch
+    >>> ps = torch.nn.ParameterList([torch.ones(2), torch.zeros(3)])
+    >>> [type(p).__name__ for p in ps], list(ps.state_dict())
+    (['Parameter', 'Parameter'], ['0', '1'])
+    """
+
+    def __init__(self, values=None):
         super().__init__()
         self._size = 0
         if values is not None:
-            self += values
-
-    def _get_abs_string_index(self, idx):
-        idx = operator.index(idx)
-        if not -len(self) <= idx < len(self):
-            raise IndexError(f'index {idx} is out of range')
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+            self.extend(values)
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
-            start, stop, step = idx.indices(len(self))
-            out = self.__class__()
-            for i in range(start, stop, step):
-                out.append(self[i])
-            return out
-        else:
-            idx = self._get_abs_string_index(idx)
-            return getattr(self, str(idx))
+            part = type(self)()
+            for n in range(len(self))[idx]:
+                part.append(self[n])
+            return part
+        return getattr(self, str(_position(idx, len(self))))
 
-    def __setitem__(self, idx: int, param: Any) -> None:
-        idx = self._get_abs_string_index(idx)
-        if isinstance(param, Tensor) and (not isinstance(param, Parameter)):
-            param = Parameter(param)
-        return setattr(self, str(idx), param)
+    def __setitem__(self, idx, param):
+        setattr(self, str(_position(idx, len(self))), _as_parameter(param))
 
-    def __len__(self) -> int:
+    def __len__(self):
         return self._size
 
-    def __iter__(self) -> Iterator[Any]:
-        return iter((self[i] for i in range(len(self))))
+    def __iter__(self):
+        return (self[n] for n in range(len(self)))
 
-    def __iadd__(self, parameters: Iterable[Any]) -> Self:
+    def __iadd__(self, parameters):
         return self.extend(parameters)
 
-    def __dir__(self) -> list[str]:
-        keys = super().__dir__()
-        keys = [key for key in keys if not key.isdigit()]
-        return keys
+    def __dir__(self):
+        return _numeric_free_dir(self)
 
-    def append(self, value: Any) -> Self:
-        new_idx = len(self)
-        self._size += 1
-        self[new_idx] = value
+    def append(self, value):
+        """Add ``value`` at the end; returns self."""
+        slot = self._size
+        self._size = slot + 1
+        self[slot] = value
         return self
 
-    def extend(self, values: Iterable[Any]) -> Self:
-        if not isinstance(values, container_abcs.Iterable) or isinstance(values, Tensor):
-            raise TypeError('ParameterList.extend should be called with an iterable, but got ' + type(values).__name__)
+    def extend(self, values):
+        """Append every item of an iterable (a single tensor is refused); returns self."""
+        if isinstance(values, Tensor) or not isinstance(values, Iterable):
+            raise TypeError("ParameterList.extend should be called with an iterable, but got "
+                            + type(values).__name__)
         for value in values:
             self.append(value)
         return self
 
-    def extra_repr(self) -> str:
-        child_lines = []
-        for k, p in enumerate(self):
-            if isinstance(p, Tensor):
-                size_str = 'x'.join((str(size) for size in p.size()))
-                if p.device.type in ['cuda', 'privateuseone']:
-                    device_str = f' ({p.device})'
-                else:
-                    device_str = ''
-                parastr = '{} containing: [{} of size {}{}]'.format('Parameter' if isinstance(p, Parameter) else 'Tensor', p.dtype, size_str, device_str)
-                child_lines.append('  (' + str(k) + '): ' + parastr)
-            else:
-                child_lines.append('  (' + str(k) + '): Object of type: ' + type(p).__name__)
-        tmpstr = '\n'.join(child_lines)
-        return tmpstr
+    def extra_repr(self):
+        return "\n".join(_entry_line(n, value, lambda t: t.dtype) for n, value in enumerate(self))
 
     def __call__(self, *args, **kwargs):
-        raise RuntimeError('ParameterList should not be called.')
+        raise RuntimeError("ParameterList should not be called.")
+
 
 class ParameterDict(Module):
+    """An ordered mapping of string keys to parameters (plain tensors become Parameters).
 
-    def __init__(self, parameters: Any=None) -> None:
+    A plain ``dict`` argument is added in sorted key order; OrderedDicts, ParameterDicts and
+    sequences of pairs keep their own order.
+
+    >>> import torchlike as torch
+    >>> pd = torch.nn.ParameterDict({"b": torch.ones(1), "a": torch.zeros(2)})
+    >>> list(pd), type(pd["a"]).__name__
+    (['a', 'b'], 'Parameter')
+    """
+
+    def __init__(self, parameters=None):
         super().__init__()
-        self._keys: dict[str, None] = {}
+        self._keys = {}
         if parameters is not None:
             self.update(parameters)
 
-    def _key_to_attr(self, key: str) -> str:
+    @staticmethod
+    def _attr_name(key):
         if not isinstance(key, str):
-            raise TypeError(f"Index given to ParameterDict cannot be used as a key as it is not a string (type is '{type(key).__name__}'). Open an issue on github if you need non-string keys.")
-        else:
-            return key
+            raise TypeError("Index given to ParameterDict cannot be used as a key as it is not a string "
+                            f"(type is '{type(key).__name__}'). Open an issue on github if you need "
+                            "non-string keys.")
+        return key
 
-    def __getitem__(self, key: str) -> Any:
-        attr = self._key_to_attr(key)
-        return getattr(self, attr)
+    def __getitem__(self, key):
+        return getattr(self, self._attr_name(key))
 
-    def __setitem__(self, key: str, value: Any) -> None:
+    def __setitem__(self, key, value):
+        # torch records the key before validating it; a rejected key still counts in len()
         self._keys[key] = None
-        attr = self._key_to_attr(key)
-        if isinstance(value, Tensor) and (not isinstance(value, Parameter)):
-            value = Parameter(value)
-        setattr(self, attr, value)
+        setattr(self, self._attr_name(key), _as_parameter(value))
 
-    def __delitem__(self, key: str) -> None:
+    def __delitem__(self, key):
         del self._keys[key]
-        attr = self._key_to_attr(key)
-        delattr(self, attr)
+        delattr(self, self._attr_name(key))
 
-    def __len__(self) -> int:
+    def __len__(self):
         return len(self._keys)
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self):
         return iter(self._keys)
 
-    def __reversed__(self) -> Iterator[str]:
+    def __reversed__(self):
         return reversed(self._keys)
 
-    def copy(self) -> ParameterDict:
-        return ParameterDict(OrderedDict(((k, self[k]) for k in self._keys)))
-
-    def __contains__(self, key: str) -> bool:
+    def __contains__(self, key):
         return key in self._keys
 
-    def setdefault(self, key: str, default: Any | None=None) -> Any:
+    def keys(self):
+        return self._keys.keys()
+
+    def values(self):
+        return (self[k] for k in self._keys)
+
+    def items(self):
+        return ((k, self[k]) for k in self._keys)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def copy(self):
+        """A new ParameterDict holding the same objects."""
+        return ParameterDict(OrderedDict(self.items()))
+
+    def setdefault(self, key, default=None):
         if key not in self:
             self[key] = default
         return self[key]
 
-    def clear(self) -> None:
-        for k in self._keys.copy():
-            del self[k]
+    def clear(self):
+        """Drop every entry."""
+        for key in list(self._keys):
+            del self[key]
 
-    def pop(self, key: str) -> Any:
-        v = self[key]
+    def pop(self, key):
+        """Remove ``key`` and return its value."""
+        taken = self[key]
         del self[key]
-        return v
+        return taken
 
-    def popitem(self) -> tuple[str, Any]:
-        k, _ = self._keys.popitem()
-        self._keys[k] = None
-        val = self[k]
-        del self[k]
-        return (k, val)
+    def popitem(self):
+        """Remove and return the most recently inserted (key, value)."""
+        if not self._keys:
+            raise KeyError("popitem(): dictionary is empty")
+        last = next(reversed(self._keys))
+        return last, self.pop(last)
 
-    def get(self, key: str, default: Any | None=None) -> Any:
-        return self[key] if key in self else default
+    def fromkeys(self, keys, default=None):
+        """A new ParameterDict with ``keys`` all mapped to ``default``."""
+        return ParameterDict([(k, default) for k in keys])
 
-    def fromkeys(self, keys: Iterable[str], default: Any | None=None) -> ParameterDict:
-        return ParameterDict(((k, default) for k in keys))
-
-    def keys(self) -> container_abcs.KeysView[str]:
-        return self._keys.keys()
-
-    def items(self) -> Iterable[tuple[str, Any]]:
-        return ((k, self[k]) for k in self._keys)
-
-    def values(self) -> Iterable[Any]:
-        return (self[k] for k in self._keys)
-
-    def update(self, parameters: Mapping[str, Any] | ParameterDict) -> None:
-        if not isinstance(parameters, container_abcs.Iterable):
-            raise TypeError('ParametersDict.update should be called with an iterable of key/value pairs, but got ' + type(parameters).__name__)
+    def update(self, parameters):
+        """Add entries from a mapping or an iterable of (key, value) pairs."""
+        if not isinstance(parameters, Iterable):
+            raise TypeError("ParametersDict.update should be called with an iterable of key/value pairs, "
+                            "but got " + type(parameters).__name__)
         if isinstance(parameters, (OrderedDict, ParameterDict)):
-            for key, parameter in parameters.items():
-                self[key] = parameter
-        elif isinstance(parameters, container_abcs.Mapping):
-            for key, parameter in sorted(parameters.items()):
-                self[key] = parameter
+            entries = parameters.items()
+        elif isinstance(parameters, Mapping):
+            entries = sorted(parameters.items())
         else:
-            for j, p in enumerate(parameters):
-                if not isinstance(p, container_abcs.Iterable):
-                    raise TypeError('ParameterDict update sequence element #' + str(j) + ' should be Iterable; is' + type(p).__name__)
-                if not len(p) == 2:
-                    raise ValueError('ParameterDict update sequence element #' + str(j) + ' has length ' + str(len(p)) + '; 2 is required')
-                self[p[0]] = p[1]
+            entries = _pair_items(parameters, "ParameterDict")
+        for key, value in entries:
+            self[key] = value
 
-    def extra_repr(self) -> str:
-        child_lines = []
-        for k, p in self.items():
-            if isinstance(p, Tensor):
-                size_str = 'x'.join((str(size) for size in p.size()))
-                if p.device.type in ['cuda', 'privateuseone']:
-                    device_str = f' ({p.device})'
-                else:
-                    device_str = ''
-                parastr = '{} containing: [{} of size {}{}]'.format('Parameter' if isinstance(p, Parameter) else 'Tensor', _typename(p), size_str, device_str)
-                child_lines.append('  (' + str(k) + '): ' + parastr)
-            else:
-                child_lines.append('  (' + str(k) + '): Object of type: ' + type(p).__name__)
-        tmpstr = '\n'.join(child_lines)
-        return tmpstr
+    def extra_repr(self):
+        return "\n".join(_entry_line(k, value, _typename) for k, value in self.items())
 
     def __call__(self, input):
-        raise RuntimeError('ParameterDict should not be called.')
+        raise RuntimeError("ParameterDict should not be called.")
 
-    def __or__(self, other: ParameterDict) -> ParameterDict:
-        copy = self.copy()
-        copy.update(other)
-        return copy
+    def __or__(self, other):
+        merged = self.copy()
+        merged.update(other)
+        return merged
 
-    def __ror__(self, other: ParameterDict) -> ParameterDict:
-        copy = other.copy()
-        copy.update(self)
-        return copy
+    def __ror__(self, other):
+        merged = other.copy()
+        merged.update(self)
+        return merged
 
-    def __ior__(self, other: ParameterDict) -> Self:
+    def __ior__(self, other):
         self.update(other)
         return self
