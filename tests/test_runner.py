@@ -39,3 +39,22 @@ def test_missing_api_is_a_clear_not_implemented_error(tmp_path):
                          timeout=300)
     assert out.returncode != 0
     assert "NotImplementedError" in out.stderr and "torch.some_future_api" in out.stderr
+
+
+def test_dataloader_workers_under_the_runner_see_torchlike():
+    script = os.path.join(HERE, "scripts", "loader_workers.py")
+    out = subprocess.run([sys.executable, "-m", "torchlike", "run", script], capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = out.stdout.strip().splitlines()
+    assert lines[0] == "torchlike.tensor [0.0, 1.0, 2.0, 3.0] [0, 1, 4, 9]" and len(lines) == 4
+
+
+def test_nanogpt_style_script_trains_and_samples():
+    script = os.path.join(HERE, "scripts", "nanogpt_like.py")
+    out = subprocess.run([sys.executable, "-m", "torchlike", "run", script], capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    losses = [float(line.split()[-1]) for line in out.stdout.splitlines() if line.startswith("iter")]
+    assert len(losses) == 4 and losses[-1] < losses[0]
+    assert out.stdout.strip().splitlines()[-1].startswith("[[0, ")

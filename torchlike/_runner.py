@@ -67,6 +67,12 @@ def install():
 
 def run(script, args):
     """Run ``script`` as ``__main__`` with ``sys.argv = [script, *args]`` and torch -> torchlike."""
+    import os
     install()
+    # child processes (spawned DataLoader workers, multiprocessing) resolve torch the same way
+    site = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_runner_site")
+    os.environ["TORCHLIKE_AS_TORCH"] = "1"
+    os.environ["PYTHONPATH"] = site + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     sys.argv = [script] + list(args)
     runpy.run_path(script, run_name="__main__")

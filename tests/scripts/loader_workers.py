@@ -1,0 +1,11 @@
+import torch
+from torch.utils.data import Dataset, DataLoader
+
+class Squares(Dataset):
+    def __len__(self): return 16
+    def __getitem__(self, i): return torch.tensor([float(i)]), i * i
+
+if __name__ == "__main__":
+    dl = DataLoader(Squares(), batch_size=4, num_workers=2)
+    for x, y in dl:
+        print(type(x).__module__, x.view(-1).tolist(), y.tolist())
