@@ -1,0 +1,1 @@
+"""Start-up hook directory for the drop-in runner (see sitecustomize.py)."""
