@@ -3,12 +3,16 @@
 Worker processes are started with ``spawn`` by default, never ``fork``: JAX's runtime is multithreaded
 and any JAX computation in a forked child hangs. Workers run on JAX's CPU backend
 (``JAX_PLATFORMS=cpu``) and send batches back as numpy arrays; see ``_worker.py``.
+
+Layout: ``DataLoader`` only validates options and decides *what* to index (sampler / batch sampler);
+an iterator object made per epoch (or once, with persistent workers) decides *where* the indexing runs:
+``_SingleProcessDataLoaderIter`` here, ``_MultiProcessingDataLoaderIter`` in worker processes.
 """
 from __future__ import annotations
 
 import atexit
 import itertools
-import multiprocessing as python_multiprocessing
+import multiprocessing
 import os
 import pickle
 import queue
@@ -22,38 +26,110 @@ from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"]
 
-_python_exit_status = False
-
-
-def _set_python_exit_flag():
-    global _python_exit_status
-    _python_exit_status = True
-
-
-atexit.register(_set_python_exit_flag)
+# Flipped when the interpreter starts exiting. By then multiprocessing reaps daemonic workers itself,
+# and talking to their queues from a finalizer can block forever.
+_interpreter_exiting = [False]
+atexit.register(_interpreter_exiting.__setitem__, 0, True)
 
 
 class _DatasetKind:
-    Map = 0
-    Iterable = 1
+    """Map-style or iterable-style dataset (the numeric values are torch's)."""
 
-    @staticmethod
-    def create_fetcher(kind, dataset, auto_collation, collate_fn, drop_last):
-        return _worker._make_fetcher(kind, dataset, auto_collation, collate_fn, drop_last)
+    Map, Iterable = 0, 1
+    create_fetcher = staticmethod(_worker._make_fetcher)
 
 
 class _InfiniteConstantSampler(Sampler):
-    """Yields ``None`` forever: the index stream for iterable-style datasets."""
+    """The index stream of an iterable-style dataset: ``None``, forever (the dataset decides when to stop)."""
 
     def __iter__(self):
-        while True:
-            yield None
+        return itertools.repeat(None)
 
 
-def _get_context(ctx):
-    if ctx is None:
-        return python_multiprocessing.get_context("spawn")
+# options that define the sequence of batches; changing them on a built loader would desynchronise
+# its sampler and batch sampler, so torch forbids it
+_FIXED_AFTER_INIT = frozenset({"batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
+                               "persistent_workers"})
+
+
+def _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers):
+    """Validate the multi-process options; returns the effective ``prefetch_factor``."""
+    if num_workers < 0:
+        raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
+                         "multiprocessing.")
+    if timeout < 0:
+        raise ValueError("timeout option should be non-negative")
+    if prefetch_factor is None:
+        prefetch_factor = 2 if num_workers > 0 else None
+    elif num_workers == 0:
+        raise ValueError("prefetch_factor option could only be specified in multiprocessing.let "
+                         "num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to None.")
+    elif prefetch_factor < 0:
+        raise ValueError("prefetch_factor option should be non-negative")
+    if persistent_workers and not num_workers:
+        raise ValueError("persistent_workers option needs num_workers > 0")
+    return prefetch_factor
+
+
+def _check_iterable_options(shuffle, sampler, batch_sampler):
+    # an IterableDataset yields its own order: nothing may index it
+    given = (("shuffle", shuffle, shuffle not in {False, None}), ("sampler", sampler, sampler is not None),
+             ("batch_sampler", batch_sampler, batch_sampler is not None))
+    for name, value, bad in given:
+        if bad:
+            raise ValueError(f"DataLoader with IterableDataset: expected unspecified {name} option, "
+                             f"but got {name}={value}")
+
+
+def _plan_indices(dataset, iterable, batch_size, shuffle, sampler, batch_sampler, drop_last, generator):
+    """Resolve the sampling options into ``(batch_size, drop_last, sampler, batch_sampler)``."""
+    if shuffle and sampler is not None:
+        raise ValueError("sampler option is mutually exclusive with shuffle")
+    if batch_sampler is not None:
+        if sampler is not None or shuffle or drop_last or batch_size != 1:
+            raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, "
+                             "and drop_last")
+        # the batch sampler decides batch sizes; the loader's own options are neutralised
+        batch_size, drop_last = None, False
+    elif batch_size is None and drop_last:
+        raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with "
+                         "drop_last")
+    if sampler is None:
+        if iterable:
+            sampler = _InfiniteConstantSampler()
+        else:
+            sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+    if batch_sampler is None and batch_size is not None:
+        batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+    return batch_size, drop_last, sampler, batch_sampler
+
+
+def _resolve_context(ctx, num_workers):
+    """A ``multiprocessing_context`` option (start-method name or context object) as a context object."""
+    if num_workers <= 0:
+        raise ValueError(f"multiprocessing_context can only be used with multi-process loading "
+                         f"(num_workers > 0), but got num_workers={num_workers}")
+    if isinstance(ctx, str):
+        methods = multiprocessing.get_all_start_methods()
+        if ctx not in methods:
+            raise ValueError(f"multiprocessing_context option should specify a valid start method in "
+                             f"{methods!r}, but got multiprocessing_context={ctx!r}")
+        ctx = multiprocessing.get_context(ctx)
+    if not isinstance(ctx, multiprocessing.context.BaseContext):
+        raise TypeError(f"multiprocessing_context option should be a valid context object or a "
+                        f"string specifying the start method, but got multiprocessing_context={ctx}")
+    if ctx.get_start_method() == "fork":
+        warnings.warn("DataLoader workers started with 'fork' hang as soon as they run JAX code "
+                      "(JAX's runtime is multithreaded); use 'spawn' or 'forkserver'.",
+                      RuntimeWarning, stacklevel=4)
     return ctx
+
+
+def _usable_cpus():
+    """(CPUs this process may run on, whether CPU affinity was taken into account)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)), True
+    return os.cpu_count(), False
 
 
 class DataLoader:
@@ -72,236 +148,106 @@ class DataLoader:
     [(4,), (4,), (2,)]
     """
 
+    # torch's (name-mangled) "construction finished" flag; some libraries reset it to edit a loader
     _DataLoader__initialized = False
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
                  multiprocessing_context=None, generator=None, *, prefetch_factor=None,
                  persistent_workers=False, pin_memory_device="", in_order=True):
-        if num_workers < 0:
-            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
-                             "multiprocessing.")
-        if timeout < 0:
-            raise ValueError("timeout option should be non-negative")
-        if num_workers == 0 and prefetch_factor is not None:
-            raise ValueError("prefetch_factor option could only be specified in multiprocessing.let "
-                             "num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to None.")
-        elif num_workers > 0 and prefetch_factor is None:
-            prefetch_factor = 2
-        elif prefetch_factor is not None and prefetch_factor < 0:
-            raise ValueError("prefetch_factor option should be non-negative")
-        if persistent_workers and num_workers == 0:
-            raise ValueError("persistent_workers option needs num_workers > 0")
+        prefetch_factor = _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers)
+        process_options = dict(dataset=dataset, num_workers=num_workers, timeout=timeout,
+                               prefetch_factor=prefetch_factor, worker_init_fn=worker_init_fn,
+                               pin_memory=pin_memory, pin_memory_device=pin_memory_device, in_order=in_order)
+        for name, value in process_options.items():
+            setattr(self, name, value)
+        self.multiprocessing_context = multiprocessing_context  # validated by the property setter
 
-        self.dataset = dataset
-        self.num_workers = num_workers
-        self.prefetch_factor = prefetch_factor
-        self.pin_memory = pin_memory
-        self.pin_memory_device = pin_memory_device
-        self.timeout = timeout
-        self.worker_init_fn = worker_init_fn
-        self.multiprocessing_context = multiprocessing_context
-        self.in_order = in_order
-
-        if isinstance(dataset, IterableDataset):
-            self._dataset_kind = _DatasetKind.Iterable
-            if shuffle not in {False, None}:
-                raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got "
-                                 f"shuffle={shuffle}")
-            if sampler is not None:
-                raise ValueError(f"DataLoader with IterableDataset: expected unspecified sampler option, but got "
-                                 f"sampler={sampler}")
-            if batch_sampler is not None:
-                raise ValueError(f"DataLoader with IterableDataset: expected unspecified batch_sampler option, "
-                                 f"but got batch_sampler={batch_sampler}")
+        iterable = isinstance(dataset, IterableDataset)
+        if iterable:
+            _check_iterable_options(shuffle, sampler, batch_sampler)
         else:
             shuffle = bool(shuffle)
-            self._dataset_kind = _DatasetKind.Map
+        self._dataset_kind = _DatasetKind.Iterable if iterable else _DatasetKind.Map
+        batch_size, drop_last, sampler, batch_sampler = _plan_indices(
+            dataset, iterable, batch_size, shuffle, sampler, batch_sampler, drop_last, generator)
 
-        if sampler is not None and shuffle:
-            raise ValueError("sampler option is mutually exclusive with shuffle")
-        if batch_sampler is not None:
-            if batch_size != 1 or shuffle or sampler is not None or drop_last:
-                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, "
-                                 "and drop_last")
-            batch_size = None
-            drop_last = False
-        elif batch_size is None:
-            if drop_last:
-                raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with "
-                                 "drop_last")
-
-        if sampler is None:
-            if self._dataset_kind == _DatasetKind.Iterable:
-                sampler = _InfiniteConstantSampler()
-            elif shuffle:
-                sampler = RandomSampler(dataset, generator=generator)
-            else:
-                sampler = SequentialSampler(dataset)
-        if batch_size is not None and batch_sampler is None:
-            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
-
-        self.batch_size = batch_size
-        self.drop_last = drop_last
-        self.sampler = sampler
-        self.batch_sampler = batch_sampler
         self.generator = generator
-        if collate_fn is None:
-            collate_fn = default_collate if self._auto_collation else default_convert
-        self.collate_fn = collate_fn
+        self.batch_size, self.drop_last = batch_size, drop_last
+        self.sampler, self.batch_sampler = sampler, batch_sampler
         self.persistent_workers = persistent_workers
-        self.__initialized = True
-        self._IterableDataset_len_called = None
-        self._iterator = None
+        if collate_fn is None:
+            # batches are stacked; single samples (batch_size=None) only get numpy -> Tensor conversion
+            collate_fn = default_collate if batch_sampler is not None else default_convert
+        self.collate_fn = collate_fn
+        self._DataLoader__initialized = True
+        self._IterableDataset_len_called = None  # set by len(): lets iterators warn when a dataset overruns
+        self._iterator = None  # the reused iterator when persistent_workers=True
         self.check_worker_number_rationality()
 
-    def _get_iterator(self):
-        if self.num_workers == 0:
-            return _SingleProcessDataLoaderIter(self)
-        self.check_worker_number_rationality()
-        return _MultiProcessingDataLoaderIter(self)
-
+    # ---- attributes ------------------------------------------------------------------------------
     @property
     def multiprocessing_context(self):
-        return self.__multiprocessing_context
+        return self._mp_context
 
     @multiprocessing_context.setter
     def multiprocessing_context(self, multiprocessing_context):
-        if multiprocessing_context is not None:
-            if self.num_workers > 0:
-                if isinstance(multiprocessing_context, str):
-                    valid = python_multiprocessing.get_all_start_methods()
-                    if multiprocessing_context not in valid:
-                        raise ValueError(f"multiprocessing_context option should specify a valid start method in "
-                                         f"{valid!r}, but got multiprocessing_context={multiprocessing_context!r}")
-                    multiprocessing_context = python_multiprocessing.get_context(multiprocessing_context)
-                if not isinstance(multiprocessing_context, python_multiprocessing.context.BaseContext):
-                    raise TypeError(f"multiprocessing_context option should be a valid context object or a "
-                                    f"string specifying the start method, but got "
-                                    f"multiprocessing_context={multiprocessing_context}")
-                if multiprocessing_context.get_start_method() == "fork":
-                    warnings.warn("DataLoader workers started with 'fork' hang as soon as they run JAX code "
-                                  "(JAX's runtime is multithreaded); use 'spawn' or 'forkserver'.",
-                                  RuntimeWarning, stacklevel=3)
-            else:
-                raise ValueError(f"multiprocessing_context can only be used with multi-process loading "
-                                 f"(num_workers > 0), but got num_workers={self.num_workers}")
-        self.__multiprocessing_context = multiprocessing_context
+        ctx = multiprocessing_context
+        self._mp_context = None if ctx is None else _resolve_context(ctx, self.num_workers)
 
     def __setattr__(self, attr, val):
-        if self.__initialized and attr in ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
-                                           "persistent_workers"):
+        if attr in _FIXED_AFTER_INIT and self._DataLoader__initialized:
             raise ValueError(f"{attr} attribute should not be set after {self.__class__.__name__} is "
                              f"initialized")
         super().__setattr__(attr, val)
 
+    # with a batch sampler the fetcher receives lists of indices and collates; without, single indices
+    _auto_collation = property(lambda self: self.batch_sampler is not None)
+    _index_sampler = property(lambda self: self.sampler if self.batch_sampler is None else self.batch_sampler)
+
+    # ---- iteration -------------------------------------------------------------------------------
+    def _get_iterator(self):
+        if not self.num_workers:
+            return _SingleProcessDataLoaderIter(self)
+        self.check_worker_number_rationality()
+        return _MultiProcessingDataLoaderIter(self)
+
     def __iter__(self):
-        # persistent workers: one iterator (and its worker processes) reused across epochs
-        if self.persistent_workers and self.num_workers > 0:
-            if self._iterator is None:
-                self._iterator = self._get_iterator()
-            else:
-                self._iterator._reset(self)
-            return self._iterator
-        return self._get_iterator()
-
-    @property
-    def _auto_collation(self):
-        return self.batch_sampler is not None
-
-    @property
-    def _index_sampler(self):
-        return self.batch_sampler if self._auto_collation else self.sampler
+        if not (self.persistent_workers and self.num_workers > 0):
+            return self._get_iterator()
+        # persistent workers: one iterator, and so one set of processes, serves every epoch
+        it = self._iterator
+        if it is not None:
+            it._reset(self)
+        else:
+            it = self._iterator = self._get_iterator()
+        return it
 
     def __len__(self):
-        if self._dataset_kind == _DatasetKind.Iterable:
-            length = self._IterableDataset_len_called = len(self.dataset)
-            if self.batch_size is not None:
-                if self.drop_last:
-                    length = length // self.batch_size
-                else:
-                    length = -(-length // self.batch_size)
-            return length
-        return len(self._index_sampler)
+        if self._dataset_kind != _DatasetKind.Iterable:
+            return len(self._index_sampler)
+        n = self._IterableDataset_len_called = len(self.dataset)
+        if self.batch_size is None:
+            return n
+        full, partial = divmod(n, self.batch_size)
+        return full + int(bool(partial) and not self.drop_last)
 
     def check_worker_number_rationality(self):
         if not self.num_workers:
             return
-        try:
-            suggest = len(os.sched_getaffinity(0))
-            cpuset_checked = True
-        except AttributeError:
-            suggest, cpuset_checked = os.cpu_count(), False
-        if suggest is None or self.num_workers > suggest:
-            if suggest is not None:
-                msg = (f"Our suggested max number of worker in current system is {suggest}"
-                       f"{'' if cpuset_checked else ' (`cpuset` is not taken into account)'}, which is smaller "
-                       f"than what this DataLoader is going to create.")
-            else:
-                msg = "DataLoader is not able to compute a suggested max number of worker in current system."
-            warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in total. {msg} "
-                          "Please be aware that excessive worker creation might get DataLoader running slow or "
-                          "even freeze, lower the worker number to avoid potential slowness/freeze if "
-                          "necessary.", stacklevel=2)
-
-
-class _BaseDataLoaderIter:
-    def __init__(self, loader):
-        import torchlike
-        self._dataset = loader.dataset
-        self._dataset_kind = loader._dataset_kind
-        self._IterableDataset_len_called = loader._IterableDataset_len_called
-        self._auto_collation = loader._auto_collation
-        self._drop_last = loader.drop_last
-        self._index_sampler = loader._index_sampler
-        self._num_workers = loader.num_workers
-        if loader.pin_memory and not _accelerator_available():
-            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device "
-                          "pinned memory won't be used.", stacklevel=3)
-        self._pin_memory = False  # JAX manages host<->device transfers; pinning is a no-op here
-        self._timeout = loader.timeout
-        self._collate_fn = loader.collate_fn
-        self._sampler_iter = iter(self._index_sampler)
-        self._base_seed = torchlike.empty((), dtype=torchlike.int64).random_(generator=loader.generator).item()
-        self._persistent_workers = loader.persistent_workers
-        self._num_yielded = 0
-
-    def __iter__(self):
-        return self
-
-    def _reset(self, loader, first_iter=False):
-        self._sampler_iter = iter(self._index_sampler)
-        self._num_yielded = 0
-        self._IterableDataset_len_called = loader._IterableDataset_len_called
-
-    def _next_index(self):
-        return next(self._sampler_iter)
-
-    def _next_data(self):
-        raise NotImplementedError
-
-    def __next__(self):
-        if self._sampler_iter is None:
-            self._reset()
-        data = self._next_data()
-        self._num_yielded += 1
-        if (self._dataset_kind == _DatasetKind.Iterable and self._IterableDataset_len_called is not None
-                and self._num_yielded > self._IterableDataset_len_called):
-            msg = (f"Length of IterableDataset {self._dataset} was reported to be "
-                   f"{self._IterableDataset_len_called}(when accessing len(dataloader)), but {self._num_yielded} "
-                   f"samples have been fetched. ")
-            if self._num_workers > 0:
-                msg += ("For multiprocessing data-loading, this could be caused by not properly configuring the "
-                        "IterableDataset replica at each worker. Please see "
-                        "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset for examples.")
-            warnings.warn(msg, stacklevel=2)
-        return data
-
-    def __len__(self):
-        return len(self._index_sampler)
-
-    def __getstate__(self):
-        raise NotImplementedError("{} cannot be pickled", self.__class__.__name__)
+        cpus, affinity_known = _usable_cpus()
+        if cpus is not None and self.num_workers <= cpus:
+            return
+        if cpus is None:
+            why = "DataLoader is not able to compute a suggested max number of worker in current system."
+        else:
+            note = "" if affinity_known else " (`cpuset` is not taken into account)"
+            why = (f"Our suggested max number of worker in current system is {cpus}{note}, which is smaller "
+                   f"than what this DataLoader is going to create.")
+        warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in total. {why} "
+                      "Please be aware that excessive worker creation might get DataLoader running slow or "
+                      "even freeze, lower the worker number to avoid potential slowness/freeze if "
+                      "necessary.", stacklevel=2)
 
 
 def _accelerator_available():
@@ -312,198 +258,280 @@ def _accelerator_available():
         return False
 
 
-class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
+class _BaseDataLoaderIter:
+    """What both iterators share: the index stream, the epoch's base seed and the overrun warning."""
+
     def __init__(self, loader):
-        super().__init__(loader)
-        if self._timeout != 0:
-            raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
-        self._dataset_fetcher = _DatasetKind.create_fetcher(self._dataset_kind, self._dataset,
-                                                            self._auto_collation, self._collate_fn,
-                                                            self._drop_last)
+        import torchlike
+        self._dataset = loader.dataset
+        self._kind = loader._dataset_kind
+        self._index_sampler = loader._index_sampler
+        self._batched = loader._auto_collation
+        self._collate_fn = loader.collate_fn
+        self._drop_last = loader.drop_last
+        self._num_workers = loader.num_workers
+        self._persistent_workers = loader.persistent_workers
+        self._timeout = loader.timeout
+        self._claimed_len = loader._IterableDataset_len_called
+        if loader.pin_memory:
+            if loader.pin_memory_device:
+                warnings.warn("pin_memory_device is deprecated, the current accelerator will be used as the "
+                              f"device,ignore pin_memory_device='{loader.pin_memory_device}'.", stacklevel=3)
+            if not _accelerator_available():
+                warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device "
+                              "pinned memory won't be used.", stacklevel=3)
+        self._pin_memory = False  # JAX manages host<->device transfers; pinning is a no-op here
+        self._sampler_iter = iter(self._index_sampler)
+        # drawn even without workers, as torch does, so the loader's generator advances identically
+        self._base_seed = torchlike.empty((), dtype=torchlike.int64).random_(generator=loader.generator).item()
+        self._num_yielded = 0
+
+    def __iter__(self):
+        return self
+
+    def __len__(self):
+        return len(self._index_sampler)
+
+    def __getstate__(self):
+        raise NotImplementedError("{} cannot be pickled", type(self).__name__)
+
+    def _reset(self, loader, first_iter=False):
+        """Start a new epoch over the same loader."""
+        self._claimed_len = loader._IterableDataset_len_called
+        self._num_yielded = 0
+        self._sampler_iter = iter(self._index_sampler)
+
+    def _next_index(self):
+        return next(self._sampler_iter)  # StopIteration ends the epoch
 
     def _next_data(self):
-        index = self._next_index()
-        return self._dataset_fetcher.fetch(index)
+        raise NotImplementedError
 
+    def __next__(self):
+        batch = self._next_data()
+        self._num_yielded += 1
+        claimed = self._claimed_len
+        if claimed is not None and self._kind == _DatasetKind.Iterable and self._num_yielded > claimed:
+            self._warn_overrun(claimed)
+        return batch
+
+    def _warn_overrun(self, claimed):
+        msg = (f"Length of IterableDataset {self._dataset} was reported to be {claimed}(when accessing "
+               f"len(dataloader)), but {self._num_yielded} samples have been fetched. ")
+        if self._num_workers > 0:
+            msg += ("For multiprocessing data-loading, this could be caused by not properly configuring the "
+                    "IterableDataset replica at each worker. Please see "
+                    "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset for examples.")
+        warnings.warn(msg, stacklevel=3)
+
+
+class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
+    """Indexes and collates in the calling process."""
+
+    def __init__(self, loader):
+        super().__init__(loader)
+        if self._timeout:
+            raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
+        self._fetcher = _DatasetKind.create_fetcher(self._kind, self._dataset, self._batched, self._collate_fn,
+                                                    self._drop_last)
+
+    def _next_data(self):
+        return self._fetcher.fetch(self._next_index())
+
+
+
+
+_NOTHING = object()  # what _poll returns when no message arrived in time
 
 
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
-    """Batches from ``num_workers`` spawned processes; tasks go round-robin to per-worker index queues,
-    results come back on one queue and are re-ordered (``in_order``) by task number, like torch."""
+    """Batches computed by ``num_workers`` spawned processes.
+
+    Every index (or list of indices) becomes a numbered task sent to one worker's own queue, round-robin;
+    all results come back on one shared queue tagged with their task number. Up to
+    ``prefetch_factor * num_workers`` tasks are in flight; each batch handed out sends one more. With
+    ``in_order`` results are released by task number (early ones wait in ``_early``); without it, as they
+    arrive, and new tasks go to workers with less than their share of the outstanding ones.
+    """
 
     def __init__(self, loader):
         super().__init__(loader)
-        self._prefetch_factor = loader.prefetch_factor
         self._in_order = loader.in_order
+        self._prefetch_factor = loader.prefetch_factor
         if self._prefetch_factor <= 0:
             raise AssertionError("prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter")
-        ctx = _get_context(loader.multiprocessing_context)
         self._shutdown = False
-        self._workers = []
-        self._index_queues = []
-        self._workers_status = []
-        payload = _pickle_worker_args(loader.dataset, self._collate_fn, loader.worker_init_fn, ctx)
-        self._worker_result_queue = ctx.Queue()
-        self._workers_done_event = ctx.Event()
-        self._data_queue = self._worker_result_queue
-        for i in range(self._num_workers):
-            index_queue = ctx.Queue()
-            index_queue.cancel_join_thread()
-            w = ctx.Process(target=_worker._worker_loop,
-                            args=(self._dataset_kind, payload, index_queue, self._worker_result_queue,
-                                  self._workers_done_event, self._auto_collation, self._drop_last,
-                                  self._base_seed, i, self._num_workers, self._persistent_workers))
-            w.daemon = True
-            _start_on_cpu(w)
-            self._index_queues.append(index_queue)
-            self._workers.append(w)
+        self._workers, self._index_queues, self._stopped = [], [], set()
+        self._active = []
+        ctx = loader.multiprocessing_context or multiprocessing.get_context("spawn")
+        blob = _pickle_worker_args(loader.dataset, self._collate_fn, loader.worker_init_fn, ctx)
+        self._results = ctx.Queue()
+        self._done = ctx.Event()
+        for wid in range(self._num_workers):
+            tasks = ctx.Queue()
+            tasks.cancel_join_thread()  # a worker may exit without draining it; don't block our exit on it
+            proc = ctx.Process(target=_worker._worker_loop, daemon=True,
+                               args=(self._kind, blob, tasks, self._results, self._done, self._batched,
+                                     self._drop_last, self._base_seed, wid, self._num_workers,
+                                     self._persistent_workers))
+            _start_on_cpu(proc)
+            self._workers.append(proc)
+            self._index_queues.append(tasks)
         self._reset(loader, first_iter=True)
 
+    # ---- epochs ----------------------------------------------------------------------------------
     def _reset(self, loader, first_iter=False):
         super()._reset(loader, first_iter)
-        self._send_idx = 0  # next task number to send
-        self._rcvd_idx = 0  # next task number to return
-        # task number -> (worker_id,) while outstanding, (worker_id, data) once received out of order
-        self._task_info = {}
-        self._tasks_outstanding = 0
-        self._workers_status = [True] * self._num_workers
-        self._workers_num_tasks = [0] * self._num_workers
-        self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
+        n = self._num_workers
+        self._sent = 0  # number of the next task to send
+        self._next_out = 0  # number of the next task to hand out (in_order)
+        self._owner = {}  # task number -> worker, until the task's batch is handed out
+        self._early = {}  # task number -> batch that arrived before its turn
+        self._active = [True] * n  # workers still serving this epoch (iterable ones stop when dry)
+        self._load = [0] * n  # tasks each worker holds
+        self._turn = itertools.cycle(range(n))
         if not first_iter:
-            for idx in range(self._num_workers):
-                self._index_queues[idx].put(_worker._ResumeIteration())
-            remaining = self._num_workers
-            while remaining > 0:
-                return_idx, _ = self._get_data()
-                if isinstance(return_idx, _worker._ResumeIteration):
-                    remaining -= 1
-        for _ in range(self._prefetch_factor * self._num_workers):
-            self._try_put_index()
+            # persistent workers: rewind every worker and drop whatever the last epoch left in flight
+            for tasks in self._index_queues:
+                tasks.put(_worker._ResumeIteration())
+            acks = 0
+            while acks < n:
+                if isinstance(self._get_data()[0], _worker._ResumeIteration):
+                    acks += 1
+        for _ in range(self._prefetch_factor * n):
+            self._dispatch()
 
-    def _try_get_data(self, timeout=MP_STATUS_CHECK_INTERVAL):
+    def _dispatch(self):
+        """Send the next index to a worker; nothing happens once the sampler is exhausted or no worker
+        may take another task (the index is consumed all the same, as in torch)."""
+        index = next(self._sampler_iter, _NOTHING)
+        if index is _NOTHING:
+            return
+        wid = self._choose_worker()
+        if wid is None:
+            return
+        task = self._sent
+        self._index_queues[wid].put((task, index))
+        self._owner[task] = wid
+        self._load[wid] += 1
+        self._sent = task + 1
+
+    def _choose_worker(self):
+        share = self._prefetch_factor * self._num_workers
+        for _ in range(self._num_workers):
+            wid = next(self._turn)
+            if not self._active[wid]:
+                continue
+            if self._in_order or self._load[wid] < share // sum(self._active):
+                return wid
+        return None
+
+    # ---- receiving -------------------------------------------------------------------------------
+    def _poll(self, timeout):
         try:
-            msg = self._data_queue.get(timeout=timeout)
-            return True, pickle.loads(msg) if isinstance(msg, bytes) else msg
-        except Exception as e:
-            failed = []
-            for worker_id, w in enumerate(self._workers):
-                if self._workers_status[worker_id] and not w.is_alive():
-                    failed.append(w)
-                    self._mark_worker_as_unavailable(worker_id)
-            if failed:
-                pids = ", ".join(str(w.pid) for w in failed)
+            msg = self._results.get(timeout=timeout)
+            # batches come pickled by the worker itself; control replies come as plain tuples
+            return pickle.loads(msg) if isinstance(msg, bytes) else msg
+        except Exception as exc:
+            lost = [wid for wid, proc in enumerate(self._workers) if self._active[wid] and not proc.is_alive()]
+            for wid in lost:
+                self._stop_worker(wid)
+            if lost:
+                pids = ", ".join(str(self._workers[wid].pid) for wid in lost)
                 raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly. Workers are started "
                                    f"with 'spawn': see the worker's stderr; a script that starts DataLoader "
-                                   f"workers needs an `if __name__ == '__main__':` guard") from e
-            if isinstance(e, queue.Empty):
-                return False, None
+                                   f"workers needs an `if __name__ == '__main__':` guard") from exc
+            if isinstance(exc, queue.Empty):
+                return _NOTHING
             raise
 
     def _get_data(self):
+        """The next ``(task, payload)`` message; waits ``timeout`` seconds, or forever when it is 0 (waking
+        regularly to notice dead workers)."""
         if self._timeout > 0:
-            success, data = self._try_get_data(self._timeout)
-            if success:
-                return data
-            raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
-        while True:
-            success, data = self._try_get_data()
-            if success:
-                return data
+            msg = self._poll(self._timeout)
+            if msg is _NOTHING:
+                raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
+            return msg
+        msg = _NOTHING
+        while msg is _NOTHING:
+            msg = self._poll(MP_STATUS_CHECK_INTERVAL)
+        return msg
+
+    def _awaited_task(self):
+        """The task whose batch comes next in order, or None when the epoch is over. Tasks already handed
+        out (in_order=False) and tasks of workers that ran dry are passed over."""
+        while self._next_out < self._sent:
+            task = self._next_out
+            if task in self._early:
+                return task
+            wid = self._owner.get(task)
+            if wid is not None and self._active[wid]:
+                return task
+            self._owner.pop(task, None)
+            self._next_out += 1
+        return None
 
     def _next_data(self):
         while True:
-            # skip tasks whose worker ran out of (iterable) data before serving them
-            while self._rcvd_idx < self._send_idx:
-                info = self._task_info.get(self._rcvd_idx, None)
-                if info:
-                    worker_id = info[0]
-                    if len(info) == 2 or self._workers_status[worker_id]:
-                        break
-                    del self._task_info[self._rcvd_idx]
-                self._rcvd_idx += 1
-            else:
+            task = self._awaited_task()
+            if task is None:
                 if not self._persistent_workers:
                     self._shutdown_workers()
                 raise StopIteration
-
-            if len(self._task_info[self._rcvd_idx]) == 2:
-                worker_id, data = self._task_info.pop(self._rcvd_idx)
-                self._rcvd_idx += 1
-                return self._process_data(data, worker_id)
-
-            idx, data = self._get_data()
-            self._tasks_outstanding -= 1
-            if self._dataset_kind == _DatasetKind.Iterable and \
-                    isinstance(data, _worker._IterableDatasetStopIteration):
+            if task in self._early:
+                self._next_out += 1
+                return self._hand_out(task, self._early.pop(task))
+            got, payload = self._get_data()
+            if self._kind == _DatasetKind.Iterable and isinstance(payload, _worker._IterableDatasetStopIteration):
+                # that worker's dataset replica is exhausted; the others carry on
                 if self._persistent_workers:
-                    self._workers_status[data.worker_id] = False
+                    self._active[payload.worker_id] = False
                 else:
-                    self._mark_worker_as_unavailable(data.worker_id)
-                self._try_put_index()
-                continue
-            if idx != self._rcvd_idx:
-                if not self._in_order:
-                    worker_id = self._task_info.pop(idx)[0]
-                    return self._process_data(data, worker_id)
-                self._task_info[idx] += (data,)
+                    self._stop_worker(payload.worker_id)
+                self._dispatch()
+            elif got == task:
+                self._next_out += 1
+                return self._hand_out(got, payload)
+            elif not self._in_order:
+                return self._hand_out(got, payload)
             else:
-                worker_id = self._task_info.pop(idx)[0]
-                self._rcvd_idx += 1
-                return self._process_data(data, worker_id)
+                self._early[got] = payload
 
-    def _try_put_index(self):
-        max_tasks = self._prefetch_factor * self._num_workers
-        try:
-            index = self._next_index()
-        except StopIteration:
-            return
-        for _ in range(self._num_workers):  # the next active worker, if any
-            worker_queue_idx = next(self._worker_queue_idx_cycle)
-            if self._workers_status[worker_queue_idx]:
-                if self._in_order:
-                    break
-                if self._workers_num_tasks[worker_queue_idx] < max_tasks // sum(self._workers_status):
-                    break
-        else:
-            return
-        self._index_queues[worker_queue_idx].put((self._send_idx, index))
-        self._task_info[self._send_idx] = (worker_queue_idx,)
-        self._workers_num_tasks[worker_queue_idx] += 1
-        self._tasks_outstanding += 1
-        self._send_idx += 1
+    def _hand_out(self, task, payload):
+        wid = self._owner.pop(task)
+        self._load[wid] -= 1
+        self._dispatch()  # keep the pipeline full before (possibly) raising the worker's error
+        if isinstance(payload, ExceptionWrapper):
+            payload.reraise()
+        return _worker._unpack(payload)
 
-    def _process_data(self, data, worker_idx):
-        self._workers_num_tasks[worker_idx] -= 1
-        self._try_put_index()
-        if isinstance(data, ExceptionWrapper):
-            data.reraise()
-        return _worker._unpack(data)
-
-    def _mark_worker_as_unavailable(self, worker_id, shutdown=False):
-        self._index_queues[worker_id].put(None)
-        self._workers_status[worker_id] = False
+    # ---- shutdown --------------------------------------------------------------------------------
+    def _stop_worker(self, wid):
+        """Tell worker ``wid`` to exit (once) and stop giving it tasks."""
+        if wid not in self._stopped:
+            self._stopped.add(wid)
+            self._index_queues[wid].put(None)
+        self._active[wid] = False
 
     def _shutdown_workers(self):
-        if _python_exit_status or self._shutdown:
-            return  # at interpreter exit multiprocessing terminates the daemonic workers itself
+        if self._shutdown or _interpreter_exiting[0]:
+            return
         self._shutdown = True
         try:
-            self._workers_done_event.set()
-            for worker_id in range(len(self._workers)):
-                if self._persistent_workers or self._workers_status[worker_id]:
-                    self._mark_worker_as_unavailable(worker_id, shutdown=True)
-            for w in self._workers:
-                w.join(timeout=MP_STATUS_CHECK_INTERVAL)
-            for q in self._index_queues:
-                q.cancel_join_thread()
-                q.close()
-            self._worker_result_queue.cancel_join_thread()
-            self._worker_result_queue.close()
+            self._done.set()
+            for wid in range(len(self._workers)):
+                self._stop_worker(wid)
+            for proc in self._workers:
+                proc.join(timeout=MP_STATUS_CHECK_INTERVAL)
+            for channel in (*self._index_queues, self._results):
+                channel.cancel_join_thread()
+                channel.close()
         finally:
-            for w in self._workers:
-                if w.is_alive():
-                    w.terminate()
-                    w.join(timeout=MP_STATUS_CHECK_INTERVAL)
+            for proc in self._workers:
+                if proc.is_alive():  # stuck (e.g. in user code): don't leave it behind
+                    proc.terminate()
+                    proc.join(timeout=MP_STATUS_CHECK_INTERVAL)
 
     def __del__(self):
         try:
