@@ -1,8 +1,11 @@
-"""torch.nn.utils.parametrize: register_parametrization, remove_parametrizations, cached.
+"""Parametrizations (torch.nn.utils.parametrize): make ``module.<name>`` a computed tensor.
 
-Adapted from torch.nn.utils.parametrize (BSD licence): the module's class is swapped for a
-``Parametrized<Class>`` subclass with a property that evaluates the parametrization; originals live
-in ``module.parametrizations[name].original`` (so state_dict keys match torch).
+How torchlike does it: the module's class is replaced by a one-off subclass named
+``Parametrized<Class>`` that carries a property per parametrized tensor. Reading the property runs
+the ``ParametrizationList`` stored at ``module.parametrizations[name]`` on the stored originals
+(``original``, or ``original0``, ``original1``... when ``right_inverse`` returns several tensors);
+assigning to it pushes the value back through each ``right_inverse``. State-dict keys therefore are
+``parametrizations.<name>.original*``, as in torch.
 
 >>> import torchlike as torch
 >>> from torchlike.nn.utils import parametrize
@@ -12,301 +15,383 @@ in ``module.parametrizations[name].original`` (so state_dict keys match torch).
 >>> m = parametrize.register_parametrization(torch.nn.Linear(3, 3), "weight", Sym())
 >>> list(m.state_dict())
 ['bias', 'parametrizations.weight.original']
+>>> bool((m.weight == m.weight.T).all())
+True
 """
-import collections
+from __future__ import annotations
+
+import copy
 import copyreg
 from collections.abc import Sequence
 from contextlib import contextmanager
-from copy import deepcopy
 
-from ... import autograd as _autograd
+from ...autograd import grad_mode
 from ...tensor import Tensor
 from ..modules.container import Module, ModuleDict, ModuleList
 from ..parameter import Parameter
 
+__all__ = ["cached", "ParametrizationList", "register_parametrization", "is_parametrized",
+           "remove_parametrizations", "type_before_parametrizations", "transfer_parametrizations_and_params"]
 
-class _NS:
-    no_grad = _autograd.no_grad
-    Tensor = Tensor
+# ---- caching -----------------------------------------------------------------------------------
+# Inside `cached()` each parametrized tensor is computed once per (module, name); the table is
+# emptied when the outermost `cached()` block exits.
+_cache_depth = 0
+_cached_values: dict = {}
 
-
-torch = _NS()
-__all__ = ['cached', 'ParametrizationList', 'register_parametrization', 'is_parametrized', 'remove_parametrizations', 'type_before_parametrizations', 'transfer_parametrizations_and_params']
-_cache_enabled = 0
-_cache: dict[tuple[int, str], Tensor | None] = {}
 
 @contextmanager
 def cached():
-    global _cache
-    global _cache_enabled
-    _cache_enabled += 1
+    """Within the block, each parametrized tensor is evaluated once and reused.
+
+    >>> import torchlike as torch
+    >>> from torchlike.nn.utils import parametrize
+    >>> class Double(torch.nn.Module):
+    ...     def forward(self, X):
+    ...         return 2 * X
+    >>> m = parametrize.register_parametrization(torch.nn.Linear(2, 2), "weight", Double())
+    >>> with parametrize.cached():
+    ...     same = m.weight is m.weight
+    >>> same, m.weight is m.weight
+    (True, False)
+    """
+    global _cache_depth, _cached_values
+    _cache_depth += 1
     try:
         yield
     finally:
-        _cache_enabled -= 1
-        if not _cache_enabled:
-            _cache = {}
+        _cache_depth -= 1
+        if _cache_depth == 0:
+            _cached_values = {}
 
-def _register_parameter_or_buffer(module, name, X) -> None:
-    if isinstance(X, Parameter):
-        module.register_parameter(name, X)
+
+def _evaluate(module, name):
+    plist = module.parametrizations[name]
+    if not _cache_depth:
+        return plist()
+    key = (id(module), name)
+    value = _cached_values.get(key)
+    if value is None:
+        value = _cached_values[key] = plist()
+    return value
+
+
+# ---- small helpers -----------------------------------------------------------------------------
+def _store(owner, name, tensor):
+    """Register ``tensor`` on ``owner`` as a parameter if it is one, else as a buffer."""
+    if isinstance(tensor, Parameter):
+        owner.register_parameter(name, tensor)
     else:
-        module.register_buffer(name, X)
+        owner.register_buffer(name, tensor)
 
-def _maybe_set(dest: Tensor, src: Tensor) -> None:
-    # torch's dest.set_(src): dest keeps its identity and takes src's value
+
+def _overwrite(dest, src):
+    # stands in for torch's dest.set_(src): the original keeps its identity (optimizers hold it)
     dest.data = src.detach()
 
+
+def _not_tensor_or_sequence(got):
+    return ValueError("'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
+                      f"Got {got}")
+
+
+def _check_registration(value, dtype, shape, what_before, what_after, clause):
+    """Errors for a parametrization that changed the tensor it parametrizes (torch's wording)."""
+    if not isinstance(value, Tensor):
+        raise ValueError(f"A parametrization must return a tensor. Got {type(value).__name__}.")
+    for attr, before in (("dtype", dtype), ("shape", shape)):
+        after = getattr(value, attr)
+        if after != before:
+            raise ValueError(f"Registering a parametrization may not change the {attr} of the tensor, unless "
+                             f"{clause} flag is enabled.\n{what_before(attr)}: {before}\n"
+                             f"{what_after(attr)}: {after}")
+
+
 class ParametrizationList(ModuleList):
+    """The chain of parametrizations for one tensor, plus the stored original(s) it is computed from.
+
+    Calling it with no arguments gives the parametrized tensor: the first module receives the
+    originals, each later module the previous result.
+
+    >>> import torchlike as torch
+    >>> from torchlike.nn.utils.parametrize import ParametrizationList
+    >>> class Double(torch.nn.Module):
+    ...     def forward(self, X):
+    ...         return 2 * X
+    >>> ParametrizationList([Double()], torch.nn.Parameter(torch.ones(2)))().tolist()
+    [2.0, 2.0]
+    """
+
     original: Tensor
     unsafe: bool
 
-    def __init__(self, modules: Sequence[Module], original: Tensor | Parameter, unsafe: bool=False) -> None:
+    def __init__(self, modules, original, unsafe=False):
         if len(modules) == 0:
-            raise ValueError('ParametrizationList requires one or more modules.')
+            raise ValueError("ParametrizationList requires one or more modules.")
         super().__init__(modules)
         self.unsafe = unsafe
-        original_shape = original.shape
-        original_dtype = original.dtype
-        with torch.no_grad():
-            new = original
-            for module in reversed(self):
-                if hasattr(module, 'right_inverse'):
-                    try:
-                        new = module.right_inverse(new)
-                    except NotImplementedError:
-                        pass
-        if not isinstance(new, Tensor) and (not isinstance(new, Sequence)):
-            raise ValueError(f"'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). Got {type(new).__name__}")
-        self.is_tensor = isinstance(new, Tensor)
-        self.ntensors = 1 if self.is_tensor else len(new)
+        dtype, shape = original.dtype, original.shape
+        stored = self._pull_back(original)
+        if not isinstance(stored, (Tensor, Sequence)):
+            raise _not_tensor_or_sequence(type(stored).__name__)
+        self.is_tensor = isinstance(stored, Tensor)
+        self.ntensors = 1 if self.is_tensor else len(stored)
         if self.is_tensor:
-            if original.dtype != new.dtype:
-                raise ValueError(f'When `right_inverse` outputs one tensor, it may not change the dtype.\noriginal.dtype: {original.dtype}\nright_inverse(original).dtype: {new.dtype}')
-            if original.device != new.device:
-                raise ValueError(f'When `right_inverse` outputs one tensor, it may not change the device.\noriginal.device: {original.device}\nright_inverse(original).device: {new.device}')
-            with torch.no_grad():
-                _maybe_set(original, new)
-            _register_parameter_or_buffer(self, 'original', original)
+            self._keep_single(original, stored)
         else:
-            for i, originali in enumerate(new):
-                if isinstance(originali, Tensor):
-                    if isinstance(original, Parameter):
-                        originali = Parameter(originali, original.requires_grad)
-                    originali.requires_grad_(original.requires_grad)
-                    _register_parameter_or_buffer(self, f'original{i}', originali)
-                else:
-                    raise ValueError(f"'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). Got element {i} of the sequence with type {type(originali).__name__}.")
-        if not self.unsafe:
-            Z = self()
-            if not isinstance(Z, Tensor):
-                raise ValueError(f'A parametrization must return a tensor. Got {type(Z).__name__}.')
-            if Z.dtype != original_dtype:
-                raise ValueError(f'Registering a parametrization may not change the dtype of the tensor, unless `unsafe` flag is enabled.\nunparametrized dtype: {original_dtype}\nparametrized dtype: {Z.dtype}')
-            if Z.shape != original_shape:
-                raise ValueError(f'Registering a parametrization may not change the shape of the tensor, unless `unsafe` flag is enabled.\nunparametrized shape: {original_shape}\nparametrized shape: {Z.shape}')
+            self._keep_several(original, stored)
+        if not unsafe:
+            _check_registration(self(), dtype, shape, lambda a: f"unparametrized {a}",
+                                lambda a: f"parametrized {a}", "`unsafe`")
 
-    def right_inverse(self, value: Tensor) -> None:
-        with torch.no_grad():
-            for module in reversed(self):
-                if hasattr(module, 'right_inverse'):
-                    value = module.right_inverse(value)
-                else:
-                    raise RuntimeError(f'parametrization {type(module).__name__} does not implement right_inverse.')
+    def _pull_back(self, original):
+        """Run ``original`` backwards through the chain; modules without a usable right_inverse pass it on."""
+        value = original
+        with grad_mode.no_grad():
+            for step in reversed(self):
+                inverse = getattr(step, "right_inverse", None)
+                if inverse is None:
+                    continue
+                try:
+                    value = inverse(value)
+                except NotImplementedError:
+                    pass
+        return value
+
+    def _keep_single(self, original, value):
+        for attr in ("dtype", "device"):
+            if getattr(original, attr) != getattr(value, attr):
+                raise ValueError(f"When `right_inverse` outputs one tensor, it may not change the {attr}.\n"
+                                 f"original.{attr}: {getattr(original, attr)}\n"
+                                 f"right_inverse(original).{attr}: {getattr(value, attr)}")
+        with grad_mode.no_grad():
+            _overwrite(original, value)
+        _store(self, "original", original)
+
+    def _keep_several(self, original, values):
+        for n, piece in enumerate(values):
+            if not isinstance(piece, Tensor):
+                raise _not_tensor_or_sequence(f"element {n} of the sequence with type {type(piece).__name__}.")
+            if isinstance(original, Parameter):
+                piece = Parameter(piece, original.requires_grad)
+            piece.requires_grad_(original.requires_grad)
+            _store(self, f"original{n}", piece)
+
+    def right_inverse(self, value):
+        """Store ``value`` as the originals, inverting every parametrization (last to first)."""
+        with grad_mode.no_grad():
+            for step in reversed(self):
+                if not hasattr(step, "right_inverse"):
+                    raise RuntimeError(f"parametrization {type(step).__name__} does not implement right_inverse.")
+                value = step.right_inverse(value)
             if self.is_tensor:
-                if not isinstance(value, Tensor):
-                    raise ValueError(f'`right_inverse` should return a tensor. Got {type(value).__name__}')
-                if value.dtype != self.original.dtype:
-                    raise ValueError(f'The tensor returned by `right_inverse` has dtype {value.dtype} while `original` has dtype {self.original.dtype}')
-                _maybe_set(self.original, value)
+                self._assign_single(value)
             else:
-                if not isinstance(value, collections.abc.Sequence):
-                    raise ValueError(f"'right_inverse' must return a sequence of tensors. Got {type(value).__name__}.")
-                if len(value) != self.ntensors:
-                    raise ValueError(f"'right_inverse' must return a sequence of tensors of length {self.ntensors}. Got a sequence of length {len(value)}.")
-                for i, tensor in enumerate(value):
-                    original_i = getattr(self, f'original{i}')
-                    if isinstance(tensor, Tensor):
-                        if original_i.dtype != tensor.dtype:
-                            raise ValueError(f'Tensor {i} returned by `right_inverse` has dtype {tensor.dtype} while `original{i}` has dtype {original_i.dtype}')
-                        _maybe_set(original_i, tensor)
-                        continue
-                    raise ValueError(f"'right_inverse' must return a sequence of tensors or reference-type opaques. Got element {i} of type {type(tensor).__name__}.")
+                self._assign_several(value)
 
-    def forward(self) -> Tensor:
+    def _assign_single(self, value):
+        if not isinstance(value, Tensor):
+            raise ValueError(f"`right_inverse` should return a tensor. Got {type(value).__name__}")
+        if value.dtype != self.original.dtype:
+            raise ValueError(f"The tensor returned by `right_inverse` has dtype {value.dtype} while `original` "
+                             f"has dtype {self.original.dtype}")
+        _overwrite(self.original, value)
+
+    def _assign_several(self, values):
+        if not isinstance(values, Sequence):
+            raise ValueError(f"'right_inverse' must return a sequence of tensors. Got {type(values).__name__}.")
+        if len(values) != self.ntensors:
+            raise ValueError(f"'right_inverse' must return a sequence of tensors of length {self.ntensors}. "
+                             f"Got a sequence of length {len(values)}.")
+        for n, piece in enumerate(values):
+            target = getattr(self, f"original{n}")
+            if not isinstance(piece, Tensor):
+                raise ValueError("'right_inverse' must return a sequence of tensors or reference-type opaques. "
+                                 f"Got element {n} of type {type(piece).__name__}.")
+            if piece.dtype != target.dtype:
+                raise ValueError(f"Tensor {n} returned by `right_inverse` has dtype {piece.dtype} while "
+                                 f"`original{n}` has dtype {target.dtype}")
+            _overwrite(target, piece)
+
+    def _originals(self):
         if self.is_tensor:
-            x = self[0](self.original)
-        else:
-            originals = (getattr(self, f'original{i}') for i in range(self.ntensors))
-            x = self[0](*originals)
-        curr_idx = 1
-        while hasattr(self, str(curr_idx)):
-            x = self[curr_idx](x)
-            curr_idx += 1
-        return x
+            return (self.original,)
+        return tuple(getattr(self, f"original{n}") for n in range(self.ntensors))
 
-def _inject_new_class(module: Module) -> None:
-    cls = module.__class__
+    def forward(self):
+        first, *rest = list(self)
+        result = first(*self._originals())
+        for step in rest:
+            result = step(result)
+        return result
 
-    def default_deepcopy(self, memo):
-        obj = memo.get(id(self), None)
-        if obj is not None:
-            return obj
-        replica = self.__new__(self.__class__)
-        memo[id(self)] = replica
-        replica.__dict__ = deepcopy(self.__dict__, memo)
-        slots_to_save = copyreg._slotnames(self.__class__)
-        for slot in slots_to_save:
-            if hasattr(self, slot):
-                setattr(replica, slot, deepcopy(getattr(self, slot), memo))
-        return replica
 
-    def getstate(self):
-        raise RuntimeError('Serialization of parametrized modules is only supported through state_dict(). See:\nhttps://pytorch.org/tutorials/beginner/saving_loading_models.html#saving-loading-a-general-checkpoint-for-inference-and-or-resuming-training')
-    dct = {'__getstate__': getstate}
-    if not hasattr(cls, '__deepcopy__'):
-        dct['__deepcopy__'] = default_deepcopy
-    param_cls = type(f'Parametrized{cls.__name__}', (cls,), dct)
-    module.__class__ = param_cls
+# ---- class swapping ----------------------------------------------------------------------------
+def _refuse_pickle(self):
+    raise RuntimeError("Serialization of parametrized modules is only supported through state_dict(). See:\n"
+                       "https://pytorch.org/tutorials/beginner/saving_loading_models.html"
+                       "#saving-loading-a-general-checkpoint-for-inference-and-or-resuming-training")
 
-def _inject_property(module: Module, tensor_name: str) -> None:
-    if hasattr(module, tensor_name):
-        raise AssertionError(f"Module already has an attribute named '{tensor_name}'")
 
-    def get_cached_parametrization(parametrization) -> Tensor:
-        global _cache
-        key = (id(module), tensor_name)
-        tensor = _cache.get(key)
-        if tensor is None:
-            tensor = parametrization()
-            _cache[key] = tensor
-        return tensor
+def _copy_without_pickle(self, memo):
+    # deepcopy would otherwise go through __getstate__, which parametrized modules refuse
+    if id(self) in memo:
+        return memo[id(self)]
+    clone = type(self).__new__(type(self))
+    memo[id(self)] = clone
+    object.__setattr__(clone, "__dict__", copy.deepcopy(self.__dict__, memo))
+    for slot in copyreg._slotnames(type(self)):
+        if hasattr(self, slot):
+            setattr(clone, slot, copy.deepcopy(getattr(self, slot), memo))
+    return clone
 
-    def get_parametrized(self) -> Tensor:
-        parametrization = self.parametrizations[tensor_name]
-        if _cache_enabled:
-            return get_cached_parametrization(parametrization)
-        else:
-            return parametrization()
 
-    def set_original(self, value: Tensor) -> None:
-        self.parametrizations[tensor_name].right_inverse(value)
-    setattr(module.__class__, tensor_name, property(get_parametrized, set_original))
+def _swap_class(module):
+    """Give ``module`` a private subclass of its class, so per-tensor properties touch no one else."""
+    base = type(module)
+    body = {"__getstate__": _refuse_pickle}
+    if not hasattr(base, "__deepcopy__"):
+        body["__deepcopy__"] = _copy_without_pickle
+    module.__class__ = type("Parametrized" + base.__name__, (base,), body)
 
-def register_parametrization(module: Module, tensor_name: str, parametrization: Module, *, unsafe: bool=False) -> Module:
+
+def _add_property(module, name):
+    if hasattr(module, name):
+        raise AssertionError(f"Module already has an attribute named '{name}'")
+
+    def read(self):
+        return _evaluate(self, name)
+
+    def write(self, value):
+        self.parametrizations[name].right_inverse(value)
+
+    setattr(type(module), name, property(read, write))
+
+
+def _checked_table(module, label="module"):
+    table = module.parametrizations
+    if not isinstance(table, ModuleDict):
+        raise AssertionError(f"Expected {label}.parametrizations to be a ModuleDict, got {type(table).__name__}")
+    return table
+
+
+def _check_extra_step(module, name, step):
+    """A parametrization added on top of others must keep module.<name>'s dtype and shape (torch's checks)."""
+    current = getattr(module, name)
+    produced = step(current)
+    _check_registration(produced, current.dtype, current.shape, lambda a: f"module.{name}.{a}",
+                        lambda a: f"parametrization(module.{name}).{a}", "the `unsafe`")
+    if not hasattr(step, "right_inverse"):
+        return
+    try:
+        back = step.right_inverse(produced)
+    except NotImplementedError:
+        return
+    if not isinstance(back, Tensor):
+        raise ValueError(f"parametrization.right_inverse must return a tensor. Got: {type(back).__name__}")
+    for attr in ("dtype", "shape"):
+        if getattr(back, attr) != getattr(current, attr):
+            raise ValueError(f"The tensor returned by parametrization.right_inverse must have the same {attr} as "
+                             f"module.{name}, unless the `unsafe` flag is enabled.\nmodule.{name}.{attr}: "
+                             f"{getattr(current, attr)}\nreturned {attr}: {getattr(back, attr)}")
+
+
+# ---- public API --------------------------------------------------------------------------------
+def register_parametrization(module, tensor_name, parametrization, *, unsafe=False):
+    """Make ``module.<tensor_name>`` equal ``parametrization(original)``; returns ``module``.
+
+    Registering again on the same name chains the new parametrization after the existing ones.
+    With ``unsafe=True`` the dtype/shape consistency checks are skipped.
+
+    >>> import torchlike as torch
+    >>> from torchlike.nn.utils import parametrize
+    >>> class Double(torch.nn.Module):
+    ...     def forward(self, X):
+    ...         return 2 * X
+    >>> m = parametrize.register_parametrization(torch.nn.Linear(2, 2), "bias", Double())
+    >>> type(m).__name__, parametrize.is_parametrized(m, "bias")
+    ('ParametrizedLinear', True)
+    """
     parametrization.train(module.training)
     if is_parametrized(module, tensor_name):
         if not unsafe:
-            Y = getattr(module, tensor_name)
-            X = parametrization(Y)
-            if not isinstance(X, Tensor):
-                raise ValueError(f'A parametrization must return a tensor. Got {type(X).__name__}.')
-            if X.dtype != Y.dtype:
-                raise ValueError(f'Registering a parametrization may not change the dtype of the tensor, unless the `unsafe` flag is enabled.\nmodule.{tensor_name}.dtype: {Y.dtype}\nparametrization(module.{tensor_name}).dtype: {X.dtype}')
-            if X.shape != Y.shape:
-                raise ValueError(f'Registering a parametrization may not change the shape of the tensor, unless the `unsafe` flag is enabled.\nmodule.{tensor_name}.shape: {Y.shape}\nparametrization(module.{tensor_name}).shape: {X.shape}')
-            if hasattr(parametrization, 'right_inverse'):
-                try:
-                    Z = parametrization.right_inverse(X)
-                except NotImplementedError:
-                    pass
-                else:
-                    if not isinstance(Z, Tensor):
-                        raise ValueError(f'parametrization.right_inverse must return a tensor. Got: {type(Z).__name__}')
-                    if Z.dtype != Y.dtype:
-                        raise ValueError(f'The tensor returned by parametrization.right_inverse must have the same dtype as module.{tensor_name}, unless the `unsafe` flag is enabled.\nmodule.{tensor_name}.dtype: {Y.dtype}\nreturned dtype: {Z.dtype}')
-                    if Z.shape != Y.shape:
-                        raise ValueError(f'The tensor returned by parametrization.right_inverse must have the same shape as module.{tensor_name}, unless the `unsafe` flag is enabled.\nmodule.{tensor_name}.shape: {Y.shape}\nreturned shape: {Z.shape}')
-        if not isinstance(module.parametrizations, ModuleDict):
-            raise AssertionError(f'Expected module.parametrizations to be a ModuleDict, got {type(module.parametrizations).__name__}')
-        module.parametrizations[tensor_name].append(parametrization)
-        module.parametrizations[tensor_name].unsafe |= unsafe
-    elif tensor_name in module._buffers or tensor_name in module._parameters:
-        original = getattr(module, tensor_name)
-        parametrizations = ParametrizationList([parametrization], original, unsafe=unsafe)
-        delattr(module, tensor_name)
-        if not is_parametrized(module):
-            _inject_new_class(module)
-            module.parametrizations = ModuleDict()
-        _inject_property(module, tensor_name)
-        if not isinstance(module.parametrizations, ModuleDict):
-            raise AssertionError(f'Expected module.parametrizations to be a ModuleDict, got {type(module.parametrizations).__name__}')
-        module.parametrizations[tensor_name] = parametrizations
-    else:
-        raise ValueError(f"Module '{module}' does not have a parameter, a buffer, or a parametrized element with name '{tensor_name}'")
-    return module
-
-def is_parametrized(module: Module, tensor_name: str | None=None) -> bool:
-    parametrizations = getattr(module, 'parametrizations', None)
-    if parametrizations is None or not isinstance(parametrizations, ModuleDict):
-        return False
-    if tensor_name is None:
-        return len(parametrizations) > 0
-    else:
-        return tensor_name in parametrizations
-
-def remove_parametrizations(module: Module, tensor_name: str, leave_parametrized: bool=True) -> Module:
-    if not is_parametrized(module, tensor_name):
-        raise ValueError(f'Module {module} does not have a parametrization on {tensor_name}')
-    if not isinstance(module.parametrizations, ModuleDict):
-        raise AssertionError(f'Expected module.parametrizations to be a ModuleDict, got {type(module.parametrizations).__name__}')
-    parametrizations = module.parametrizations[tensor_name]
-    if parametrizations.is_tensor:
-        original = parametrizations.original
-        if not isinstance(original, Tensor):
-            raise AssertionError(f'Expected original to be a Tensor (is_tensor promised us a Tensor), got {type(original).__name__}')
-        if leave_parametrized:
-            with torch.no_grad():
-                t = getattr(module, tensor_name)
-            with torch.no_grad():
-                if type(original) is Tensor:
-                    _maybe_set(original, t)
-                else:
-                    try:
-                        _maybe_set(original, t)
-                    except RuntimeError as e:
-                        raise RuntimeError('Calling remove_parametrizations() with leave_parametrized=True for a parameter that is an instance of a tensor subclass requires set_() to be implemented correctly for the tensor subclass.Alternatively, one can opt into the swap_tensors pathEither set leave_parametrized=False or provide a working implementationfor set_() in the tensor subclass or set torch.__future__.set_swap_module_params_on_conversion(True).') from e
-    elif leave_parametrized:
-        t = getattr(module, tensor_name)
-        original = Parameter(t) if t.requires_grad else t
-    else:
-        raise ValueError('Cannot leave unparametrized (`leave_parametrized=False`) a tensor that is parametrized in terms of a sequence of tensors.')
-    delattr(module.__class__, tensor_name)
-    del module.parametrizations[tensor_name]
-    _register_parameter_or_buffer(module, tensor_name, original)
+            _check_extra_step(module, tensor_name, parametrization)
+        chain = _checked_table(module)[tensor_name]
+        chain.append(parametrization)
+        chain.unsafe |= unsafe
+        return module
+    if tensor_name not in module._parameters and tensor_name not in module._buffers:
+        raise ValueError(f"Module '{module}' does not have a parameter, a buffer, or a parametrized element with "
+                         f"name '{tensor_name}'")
+    chain = ParametrizationList([parametrization], getattr(module, tensor_name), unsafe=unsafe)
+    delattr(module, tensor_name)
     if not is_parametrized(module):
-        delattr(module, 'parametrizations')
-        orig_cls = module.__class__.__bases__[0]
-        module.__class__ = orig_cls
+        _swap_class(module)
+        module.parametrizations = ModuleDict()
+    _add_property(module, tensor_name)
+    _checked_table(module)[tensor_name] = chain
     return module
 
-def type_before_parametrizations(module: Module) -> type:
-    if is_parametrized(module):
-        return module.__class__.__bases__[0]
-    else:
-        return type(module)
 
-def transfer_parametrizations_and_params(from_module: Module, to_module: Module, tensor_name: str | None=None) -> Module:
-    if is_parametrized(from_module):
-        if not isinstance(from_module.parametrizations, ModuleDict):
-            raise AssertionError(f'Expected from_module.parametrizations to be a ModuleDict, got {type(from_module.parametrizations).__name__}')
-        parameters_to_transfer: list | ModuleDict = from_module.parametrizations if tensor_name is None else [tensor_name]
-        if not hasattr(parameters_to_transfer, '__iter__'):
-            raise AssertionError(f'Expected parameters_to_transfer to be iterable, got {type(parameters_to_transfer).__name__}')
-        for parameter_name in parameters_to_transfer:
-            if not hasattr(to_module, parameter_name):
-                setattr(to_module, parameter_name, Parameter(getattr(from_module, parameter_name)))
-            for param_func in from_module.parametrizations[parameter_name]:
-                register_parametrization(to_module, parameter_name, param_func)
-            if not isinstance(to_module.parametrizations, ModuleDict):
-                raise AssertionError(f'Expected to_module.parametrizations to be a ModuleDict, got {type(to_module.parametrizations).__name__}')
-            if hasattr(from_module.parametrizations[parameter_name], 'original'):
-                to_module.parametrizations[parameter_name].original = from_module.parametrizations[parameter_name].original
-            else:
-                num = 0
-                orig_num = 'original' + str(num)
-                while hasattr(from_module.parametrizations[parameter_name], orig_num):
-                    setattr(to_module.parametrizations[parameter_name], orig_num, getattr(from_module.parametrizations[parameter_name], orig_num))
-                    num = num + 1
-                    orig_num = 'original' + str(num)
+def is_parametrized(module, tensor_name=None):
+    """Whether ``module`` has any parametrization (or one on ``tensor_name``)."""
+    table = getattr(module, "parametrizations", None)
+    if not isinstance(table, ModuleDict):
+        return False
+    return len(table) > 0 if tensor_name is None else tensor_name in table
+
+
+def remove_parametrizations(module, tensor_name, leave_parametrized=True):
+    """Undo the parametrizations on ``tensor_name``.
+
+    ``leave_parametrized=True`` keeps the current computed value; ``False`` restores the stored original
+    (only possible when there is a single original tensor). The module gets its own class back once no
+    parametrization is left.
+    """
+    if not is_parametrized(module, tensor_name):
+        raise ValueError(f"Module {module} does not have a parametrization on {tensor_name}")
+    chain = _checked_table(module)[tensor_name]
+    if chain.is_tensor:
+        keep = chain.original
+        if leave_parametrized:
+            with grad_mode.no_grad():
+                _overwrite(keep, getattr(module, tensor_name))
+    elif leave_parametrized:
+        current = getattr(module, tensor_name)
+        keep = Parameter(current) if current.requires_grad else current
+    else:
+        raise ValueError("Cannot leave unparametrized (`leave_parametrized=False`) a tensor that is parametrized "
+                         "in terms of a sequence of tensors.")
+    delattr(type(module), tensor_name)
+    del module.parametrizations[tensor_name]
+    _store(module, tensor_name, keep)
+    if not is_parametrized(module):
+        delattr(module, "parametrizations")
+        module.__class__ = type(module).__bases__[0]
+    return module
+
+
+def type_before_parametrizations(module):
+    """The class ``module`` had before any parametrization was registered."""
+    return type(module).__bases__[0] if is_parametrized(module) else type(module)
+
+
+def transfer_parametrizations_and_params(from_module, to_module, tensor_name=None):
+    """Copy the parametrizations (all, or those on ``tensor_name``) and their originals to ``to_module``."""
+    if not is_parametrized(from_module):
+        return to_module
+    source = _checked_table(from_module, "from_module")
+    for name in (list(source) if tensor_name is None else [tensor_name]):
+        if not hasattr(to_module, name):
+            setattr(to_module, name, Parameter(getattr(from_module, name)))
+        for step in source[name]:
+            register_parametrization(to_module, name, step)
+        target = _checked_table(to_module, "to_module")[name]
+        if hasattr(source[name], "original"):
+            target.original = source[name].original
+            continue
+        n = 0
+        while hasattr(source[name], f"original{n}"):
+            setattr(target, f"original{n}", getattr(source[name], f"original{n}"))
+            n += 1
     return to_module
