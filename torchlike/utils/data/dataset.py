@@ -1,10 +1,10 @@
 """Datasets (torch.utils.data.dataset): map-style, iterable-style, and their combinators."""
 from __future__ import annotations
 
-import bisect
-import itertools
 import math
 import warnings
+from bisect import bisect_right
+from itertools import accumulate
 from typing import Generic, Iterable, TypeVar
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset",
@@ -59,15 +59,23 @@ class TensorDataset(Dataset):
     """
 
     def __init__(self, *tensors):
-        if any(tensors[0].size(0) != tensor.size(0) for tensor in tensors):
+        if len({t.size(0) for t in tensors}) > 1:
             raise AssertionError("Size mismatch between tensors")
         self.tensors = tensors
 
     def __getitem__(self, index):
-        return tuple(tensor[index] for tensor in self.tensors)
+        return tuple(t[index] for t in self.tensors)
 
     def __len__(self):
         return self.tensors[0].size(0)
+
+
+def _fetch_many(dataset, indices):
+    """``[dataset[i] for i in indices]``, through the dataset's batched ``__getitems__`` when it has one."""
+    batched = getattr(dataset, "__getitems__", None)
+    if callable(batched):
+        return batched(indices)
+    return [dataset[i] for i in indices]
 
 
 class StackDataset(Dataset):
@@ -79,46 +87,38 @@ class StackDataset(Dataset):
     """
 
     def __init__(self, *args, **kwargs):
-        if args:
-            if kwargs:
-                raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
-                                 "input/output, but both types are given.")
-            self._length = len(args[0])
-            if any(self._length != len(dataset) for dataset in args):
-                raise ValueError("Size mismatch between datasets")
-            self.datasets = args
-        elif kwargs:
-            tmp = list(kwargs.values())
-            self._length = len(tmp[0])
-            if any(self._length != len(dataset) for dataset in tmp):
-                raise ValueError("Size mismatch between datasets")
-            self.datasets = kwargs
-        else:
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                             "input/output, but both types are given.")
+        if not (args or kwargs):
             raise ValueError("At least one dataset should be passed")
+        members = args or tuple(kwargs.values())
+        self._length = len(members[0])
+        if any(len(m) != self._length for m in members):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = args or kwargs
 
     def __getitem__(self, index):
-        if isinstance(self.datasets, dict):
-            return {k: dataset[index] for k, dataset in self.datasets.items()}
-        return tuple(dataset[index] for dataset in self.datasets)
-
-    def _column(self, dataset, indices):
-        if callable(getattr(dataset, "__getitems__", None)):
-            items = dataset.__getitems__(indices)
-            if len(items) != len(indices):
-                raise ValueError(f"Nested dataset's output size mismatch. Expected {len(indices)}, "
-                                 f"got {len(items)}")
-            return items
-        return [dataset[idx] for idx in indices]
+        parts = self.datasets
+        if isinstance(parts, dict):
+            return {name: part[index] for name, part in parts.items()}
+        return tuple(part[index] for part in parts)
 
     def __getitems__(self, indices):
-        if isinstance(self.datasets, dict):
-            out = [{} for _ in indices]
-            for k, dataset in self.datasets.items():
-                for data, sample in zip(self._column(dataset, indices), out):
-                    sample[k] = data
-            return out
-        cols = [self._column(dataset, indices) for dataset in self.datasets]
-        return [tuple(sample) for sample in zip(*cols)] if cols else [() for _ in indices]
+        # one batched fetch per member dataset, then transposed into per-sample tuples / dicts
+        parts = self.datasets
+        names = list(parts) if isinstance(parts, dict) else None
+        columns = []
+        for part in (parts.values() if names is not None else parts):
+            column = _fetch_many(part, indices)
+            if len(column) != len(indices):
+                raise ValueError(f"Nested dataset's output size mismatch. Expected {len(indices)}, "
+                                 f"got {len(column)}")
+            columns.append(column)
+        rows = zip(*columns) if columns else ([] for _ in indices)
+        if names is None:
+            return [tuple(row) for row in rows]
+        return [dict(zip(names, row)) for row in rows]
 
     def __len__(self):
         return self._length
@@ -135,20 +135,16 @@ class ConcatDataset(Dataset):
 
     @staticmethod
     def cumsum(sequence):
-        r, s = [], 0
-        for e in sequence:
-            s += len(e)
-            r.append(s)
-        return r
+        """Running totals of the lengths: where each dataset ends in the concatenation."""
+        return list(accumulate(len(d) for d in sequence))
 
     def __init__(self, datasets):
         super().__init__()
         self.datasets = list(datasets)
-        if len(self.datasets) == 0:
+        if not self.datasets:
             raise AssertionError("datasets should not be an empty iterable")
-        for d in self.datasets:
-            if isinstance(d, IterableDataset):
-                raise AssertionError("ConcatDataset does not support IterableDataset")
+        if any(isinstance(d, IterableDataset) for d in self.datasets):
+            raise AssertionError("ConcatDataset does not support IterableDataset")
         self.cumulative_sizes = self.cumsum(self.datasets)
 
     def __len__(self):
@@ -156,18 +152,27 @@ class ConcatDataset(Dataset):
 
     def __getitem__(self, idx):
         if idx < 0:
-            if -idx > len(self):
+            total = len(self)
+            if idx < -total:
                 raise ValueError("absolute value of index should not exceed dataset length")
-            idx = len(self) + idx
-        dataset_idx = bisect.bisect_right(self.cumulative_sizes, idx)
-        sample_idx = idx if dataset_idx == 0 else idx - self.cumulative_sizes[dataset_idx - 1]
-        return self.datasets[dataset_idx][sample_idx]
+            idx += total
+        part = bisect_right(self.cumulative_sizes, idx)
+        offset = self.cumulative_sizes[part - 1] if part > 0 else 0
+        return self.datasets[part][idx - offset]
 
     @property
     def cummulative_sizes(self):
         warnings.warn("`cummulative_sizes` attribute is renamed to `cumulative_sizes`", FutureWarning,
                       stacklevel=2)
         return self.cumulative_sizes
+
+
+def _only_iterables(datasets):
+    # checked lazily, one member at a time, so an error surfaces where the bad member is reached
+    for member in datasets:
+        if not isinstance(member, IterableDataset):
+            raise AssertionError("ChainDataset only supports IterableDataset")
+        yield member
 
 
 class ChainDataset(IterableDataset):
@@ -186,18 +191,11 @@ class ChainDataset(IterableDataset):
         self.datasets = datasets
 
     def __iter__(self):
-        for d in self.datasets:
-            if not isinstance(d, IterableDataset):
-                raise AssertionError("ChainDataset only supports IterableDataset")
-            yield from d
+        for member in _only_iterables(self.datasets):
+            yield from member
 
     def __len__(self):
-        total = 0
-        for d in self.datasets:
-            if not isinstance(d, IterableDataset):
-                raise AssertionError("ChainDataset only supports IterableDataset")
-            total += len(d)
-        return total
+        return sum(len(member) for member in _only_iterables(self.datasets))
 
 
 class Subset(Dataset):
@@ -212,28 +210,43 @@ class Subset(Dataset):
     def __init__(self, dataset, indices):
         self.dataset = dataset
         self.indices = indices
-        if type(self).__getitem__ is not Subset.__getitem__ and type(self).__getitems__ is Subset.__getitems__:
+        cls = type(self)
+        # the DataLoader fetches batches through __getitems__, which would bypass a custom __getitem__
+        if cls.__getitem__ is not Subset.__getitem__ and cls.__getitems__ is Subset.__getitems__:
             raise NotImplementedError(
-                f"{type(self).__name__} overrides __getitem__ but not __getitems__. When subclassing Subset and "
+                f"{cls.__name__} overrides __getitem__ but not __getitems__. When subclassing Subset and "
                 "overriding __getitem__, you must also override __getitems__ to ensure DataLoader works "
                 "correctly with your custom logic. A simple implementation:\n\n"
                 "def __getitems__(self, indices):\n    return [self.__getitem__(idx) for idx in indices]")
 
     def __getitem__(self, idx):
-        if isinstance(idx, list):
-            return self.dataset[[self.indices[i] for i in idx]]
-        return self.dataset[self.indices[idx]]
+        # a list of positions maps to a list of the parent's indices (one fancy-indexing call)
+        where = [self.indices[i] for i in idx] if isinstance(idx, list) else self.indices[idx]
+        return self.dataset[where]
 
     def __getitems__(self, indices):
-        if callable(getattr(self.dataset, "__getitems__", None)):
-            return self.dataset.__getitems__([self.indices[idx] for idx in indices])
-        return [self.dataset[self.indices[idx]] for idx in indices]
+        return _fetch_many(self.dataset, [self.indices[i] for i in indices])
 
     def __len__(self):
         return len(self.indices)
 
 
 _DEFAULT = object()
+
+
+def _split_sizes(fractions, n):
+    """Whole split sizes for ``fractions`` of ``n`` items: floors, then the leftover items one at a time
+    to the splits in turn (torch's rule)."""
+    for i, frac in enumerate(fractions):
+        if not 0 <= frac <= 1:
+            raise ValueError(f"Fraction at index {i} is not between 0 and 1")
+    sizes = [math.floor(n * frac) for frac in fractions]
+    for k in range(n - sum(sizes)):
+        sizes[k % len(sizes)] += 1
+    for i in (i for i, size in enumerate(sizes) if size == 0):
+        warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.",
+                      stacklevel=3)
+    return sizes
 
 
 def random_split(dataset, lengths, generator=_DEFAULT):
@@ -250,22 +263,11 @@ def random_split(dataset, lengths, generator=_DEFAULT):
     import torchlike
     if generator is _DEFAULT:
         generator = torchlike.default_generator
-    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
-        subset_lengths = []
-        for i, frac in enumerate(lengths):
-            if frac < 0 or frac > 1:
-                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
-            subset_lengths.append(math.floor(len(dataset) * frac))
-        remainder = len(dataset) - sum(subset_lengths)
-        for i in range(remainder):
-            subset_lengths[i % len(subset_lengths)] += 1
-        lengths = subset_lengths
-        for i, length in enumerate(lengths):
-            if length == 0:
-                warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.",
-                              stacklevel=2)
+    total = sum(lengths)
+    if math.isclose(total, 1) and total <= 1:
+        lengths = _split_sizes(lengths, len(dataset))
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    indices = torchlike.randperm(sum(lengths), generator=generator).tolist()
-    return [Subset(dataset, indices[offset - length:offset])
-            for offset, length in zip(itertools.accumulate(lengths), lengths)]
+    order = torchlike.randperm(sum(lengths), generator=generator).tolist()
+    ends = list(accumulate(lengths))
+    return [Subset(dataset, order[end - size:end]) for end, size in zip(ends, lengths)]
