@@ -188,6 +188,9 @@ def _softmax(x, dim, dt, log, neg):
         z = y
     if neg:
         z = -z
+    if z.ndim == 0:  # a 0-d input is a single-element softmax (dim 0 / -1 allowed, like torch)
+        r = jax.nn.log_softmax(z[None], axis=0)[0] if log else jax.nn.softmax(z[None], axis=0)[0]
+        return r.astype(y.dtype)
     r = jax.nn.log_softmax(z, axis=dim) if log else jax.nn.softmax(z, axis=dim)
     return r.astype(y.dtype)
 

@@ -276,7 +276,8 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def _lp_impl(x, norm_type, k, s, S, out, ceil_mode):
     # torch: avg_pool(x^p) * prod(k), then sign(out) * relu(|out|) ^ (1/p)
     y = _avg_pool_impl(x ** norm_type, None, k, s, (0,) * len(k), S, out, True)
-    y = jnp.sign(y) * jax.nn.relu(jnp.abs(y)) * math.prod(k)
+    a = jnp.abs(y)  # torch's relu backward passes NaN gradients through (jax.nn.relu's masks them to 0)
+    y = jnp.sign(y) * jnp.where(a <= 0, jnp.zeros_like(a), a) * math.prod(k)
     return (y ** (1.0 / norm_type)).astype(x.dtype)
 
 
