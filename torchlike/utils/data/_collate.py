@@ -23,8 +23,43 @@ default_collate_err_msg_format = (
 
 
 def _torch():
-    import torchlike
+    import torchlike  # deferred: this module is imported while torchlike itself is loading
     return torchlike
+
+
+def _holds_text_or_objects(dtype):
+    # numpy kinds that have no Tensor equivalent: bytes (S/a), unicode (U), Python objects (O)
+    return np_str_obj_array_pattern.search(dtype.str) is not None
+
+
+def _like_mapping(template, values):
+    """A mapping of ``template``'s type (a shallow copy when mutable, so extra state such as a
+    defaultdict's factory survives) holding ``values``; a plain dict when the type won't rebuild."""
+    try:
+        if isinstance(template, collections.abc.MutableMapping):
+            out = copy.copy(template)
+            out.update(values)
+            return out
+        return type(template)(values)
+    except TypeError:
+        return dict(values)
+
+
+def _like_sequence(template, values):
+    """A sequence of ``template``'s type holding ``values``, as ``_like_mapping`` does for mappings."""
+    try:
+        if isinstance(template, collections.abc.MutableSequence):
+            out = copy.copy(template)
+            for pos, value in enumerate(values):
+                out[pos] = value
+            return out
+        return type(template)(values)
+    except TypeError:
+        return list(values)
+
+
+def _is_namedtuple(x):
+    return isinstance(x, tuple) and hasattr(x, "_fields")
 
 
 def default_convert(data):
@@ -38,105 +73,83 @@ def default_convert(data):
     [tensor([0, 1]), 3]
     """
     torch = _torch()
-    elem_type = type(data)
     if isinstance(data, torch.Tensor):
         return data
-    if elem_type.__module__ == "numpy" and elem_type.__name__ not in ("str_", "string_"):
-        if elem_type.__name__ == "ndarray" and np_str_obj_array_pattern.search(data.dtype.str) is not None:
+    kind = type(data)
+    if kind.__module__ == "numpy" and kind.__name__ not in ("str_", "string_"):
+        # numpy arrays and scalars become Tensors, except arrays of strings / objects
+        if kind.__name__ == "ndarray" and _holds_text_or_objects(data.dtype):
             return data
         return torch.as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
-        try:
-            if isinstance(data, collections.abc.MutableMapping):
-                clone = copy.copy(data)
-                clone.update({key: default_convert(data[key]) for key in data})
-                return clone
-            return elem_type({key: default_convert(data[key]) for key in data})
-        except TypeError:
-            return {key: default_convert(data[key]) for key in data}
-    if isinstance(data, tuple) and hasattr(data, "_fields"):  # namedtuple
-        return elem_type(*(default_convert(d) for d in data))
+        return _like_mapping(data, {k: default_convert(data[k]) for k in data})
+    if _is_namedtuple(data):
+        return kind(*map(default_convert, data))
     if isinstance(data, tuple):
-        return [default_convert(d) for d in data]  # torch: tuples become lists
+        return list(map(default_convert, data))  # torch turns plain tuples into lists
     if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
-        try:
-            if isinstance(data, collections.abc.MutableSequence):
-                clone = copy.copy(data)
-                for i, d in enumerate(data):
-                    clone[i] = default_convert(d)
-                return clone
-            return elem_type([default_convert(d) for d in data])
-        except TypeError:
-            return [default_convert(d) for d in data]
+        return _like_sequence(data, list(map(default_convert, data)))
     return data
+
+
+def _registered_fn(fn_map, elem):
+    """The collate function for ``elem``: its exact type's entry, else the first entry it is an instance of."""
+    if fn_map is None:
+        return None
+    kind = type(elem)
+    if kind in fn_map:
+        return fn_map[kind]
+    return next((fn for key, fn in fn_map.items() if isinstance(elem, key)), None)
 
 
 def collate(batch, *, collate_fn_map=None):
     """Collate a batch, dispatching on the first element's type through ``collate_fn_map``.
 
+    Containers are collated field by field: a batch of dicts gives a dict of batches, a batch of
+    sequences a sequence (a list, for tuples) of batches.
+
     >>> from torchlike.utils.data._collate import collate, default_collate_fn_map
     >>> collate([(1, 2.0), (3, 4.0)], collate_fn_map=default_collate_fn_map)
     [tensor([1, 3]), tensor([2., 4.], dtype=torch.float64)]
     """
-    elem = batch[0]
-    elem_type = type(elem)
-    if collate_fn_map is not None:
-        if elem_type in collate_fn_map:
-            return collate_fn_map[elem_type](batch, collate_fn_map=collate_fn_map)
-        for collate_type in collate_fn_map:
-            if isinstance(elem, collate_type):
-                return collate_fn_map[collate_type](batch, collate_fn_map=collate_fn_map)
-    if isinstance(elem, collections.abc.Mapping):
-        try:
-            if isinstance(elem, collections.abc.MutableMapping):
-                clone = copy.copy(elem)
-                clone.update({key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map)
-                              for key in elem})
-                return clone
-            return elem_type({key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map)
-                              for key in elem})
-        except TypeError:
-            return {key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map) for key in elem}
-    if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
-        return elem_type(*(collate(samples, collate_fn_map=collate_fn_map) for samples in zip(*batch)))
-    if isinstance(elem, collections.abc.Sequence):
-        it = iter(batch)
-        elem_size = len(next(it))
-        if not all(len(e) == elem_size for e in it):
+    first = batch[0]
+    fn = _registered_fn(collate_fn_map, first)
+    if fn is not None:
+        return fn(batch, collate_fn_map=collate_fn_map)
+
+    def field(samples):
+        return collate(samples, collate_fn_map=collate_fn_map)
+
+    if isinstance(first, collections.abc.Mapping):
+        return _like_mapping(first, {k: field([sample[k] for sample in batch]) for k in first})
+    if _is_namedtuple(first):
+        return type(first)(*map(field, zip(*batch)))
+    if isinstance(first, collections.abc.Sequence):
+        width = len(first)
+        if any(len(sample) != width for sample in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        transposed = list(zip(*batch))
-        if isinstance(elem, tuple):
-            return [collate(samples, collate_fn_map=collate_fn_map) for samples in transposed]
-        try:
-            if isinstance(elem, collections.abc.MutableSequence):
-                clone = copy.copy(elem)
-                for i, samples in enumerate(transposed):
-                    clone[i] = collate(samples, collate_fn_map=collate_fn_map)
-                return clone
-            return elem_type([collate(samples, collate_fn_map=collate_fn_map) for samples in transposed])
-        except TypeError:
-            return [collate(samples, collate_fn_map=collate_fn_map) for samples in transposed]
-    raise TypeError(default_collate_err_msg_format.format(elem_type))
+        columns = [field(column) for column in zip(*batch)]
+        return columns if isinstance(first, tuple) else _like_sequence(first, columns)
+    raise TypeError(default_collate_err_msg_format.format(type(first)))
 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
-    torch = _torch()
-    elem = batch[0]
-    if getattr(elem, "is_sparse", False) is True:
+    if getattr(batch[0], "is_sparse", False) is True:
         raise RuntimeError("Batches of sparse tensors are not currently supported by the default collate_fn; "
                            "please provide a custom collate_fn to handle them appropriately.")
-    return torch.stack(list(batch), 0)
+    return _torch().stack(list(batch), 0)
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
-    elem = batch[0]
-    if np_str_obj_array_pattern.search(elem.dtype.str) is not None:
-        raise TypeError(default_collate_err_msg_format.format(elem.dtype))
     torch = _torch()
-    if all(isinstance(b, np.ndarray) and b.shape == elem.shape and b.dtype == elem.dtype for b in batch):
+    dtype, shape = batch[0].dtype, batch[0].shape
+    if _holds_text_or_objects(dtype):
+        raise TypeError(default_collate_err_msg_format.format(dtype))
+    if all(isinstance(a, np.ndarray) for a in batch) and \
+            all(a.shape == shape and a.dtype == dtype for a in batch):
         # one host-side stack and one transfer instead of a device op per element
         return torch.as_tensor(np.stack(batch))
-    return collate([torch.as_tensor(b) for b in batch], collate_fn_map=collate_fn_map)
+    return collate([torch.as_tensor(a) for a in batch], collate_fn_map=collate_fn_map)
 
 
 def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
@@ -145,7 +158,7 @@ def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
 
 def collate_float_fn(batch, *, collate_fn_map=None):
     torch = _torch()
-    return torch.tensor(batch, dtype=torch.float64)
+    return torch.tensor(batch, dtype=torch.float64)  # Python floats are doubles
 
 
 def collate_int_fn(batch, *, collate_fn_map=None):
@@ -153,17 +166,18 @@ def collate_int_fn(batch, *, collate_fn_map=None):
 
 
 def collate_str_fn(batch, *, collate_fn_map=None):
-    return batch
+    return batch  # strings and bytes stay a list
 
 
-def _build_map():
-    torch = _torch()
-    return {torch.Tensor: collate_tensor_fn, np.ndarray: collate_numpy_array_fn,
-         (np.bool_, np.number, np.object_): collate_numpy_scalar_fn,
-         float: collate_float_fn, int: collate_int_fn, str: collate_str_fn, bytes: collate_str_fn}
-
-
-default_collate_fn_map = _build_map()
+default_collate_fn_map = {
+    _torch().Tensor: collate_tensor_fn,
+    np.ndarray: collate_numpy_array_fn,
+    (np.bool_, np.number, np.object_): collate_numpy_scalar_fn,
+    float: collate_float_fn,
+    int: collate_int_fn,
+    str: collate_str_fn,
+    bytes: collate_str_fn,
+}
 
 
 def default_collate(batch):
