@@ -1,7 +1,7 @@
 """DistributedSampler (torch.utils.data.distributed): each replica reads its own slice of the indices."""
 from __future__ import annotations
 
-import math
+from itertools import cycle, islice
 
 from .sampler import Sampler
 
@@ -20,53 +20,42 @@ class DistributedSampler(Sampler):
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
         if num_replicas is None or rank is None:
+            # unspecified: take them from the initialised process group
             from ... import distributed as dist
             if not dist.is_available():
                 raise RuntimeError("Requires distributed package to be available")
-            if num_replicas is None:
-                num_replicas = dist.get_world_size()
-            if rank is None:
-                rank = dist.get_rank()
-        if rank >= num_replicas or rank < 0:
+            num_replicas = dist.get_world_size() if num_replicas is None else num_replicas
+            rank = dist.get_rank() if rank is None else rank
+        if not 0 <= rank < num_replicas:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
-        self.dataset = dataset
-        self.num_replicas = num_replicas
-        self.rank = rank
+        self.dataset, self.num_replicas, self.rank = dataset, num_replicas, rank
+        self.shuffle, self.seed, self.drop_last = shuffle, seed, drop_last
         self.epoch = 0
-        self.drop_last = drop_last
-        if self.drop_last and len(self.dataset) % self.num_replicas != 0:
-            # drop the tail so every replica gets the same number of samples
-            self.num_samples = math.ceil((len(self.dataset) - self.num_replicas) / self.num_replicas)
-        else:
-            self.num_samples = math.ceil(len(self.dataset) / self.num_replicas)
-        self.total_size = self.num_samples * self.num_replicas
-        self.shuffle = shuffle
-        self.seed = seed
+        n = len(dataset)
+        # every replica gets the same count: drop the tail (drop_last) or round up and pad by wrapping
+        self.num_samples = n // num_replicas if drop_last else -(-n // num_replicas)
+        self.total_size = self.num_samples * num_replicas
+
+    def _order(self):
+        """All dataset indices, shuffled with ``seed + epoch`` when ``shuffle``."""
+        n = len(self.dataset)
+        if not self.shuffle:
+            return list(range(n))
+        import torchlike
+        g = torchlike.Generator().manual_seed(self.seed + self.epoch)
+        return torchlike.randperm(n, generator=g).tolist()
 
     def __iter__(self):
-        if self.shuffle:
-            import torchlike
-            g = torchlike.Generator()
-            g.manual_seed(self.seed + self.epoch)
-            indices = torchlike.randperm(len(self.dataset), generator=g).tolist()
-        else:
-            indices = list(range(len(self.dataset)))
-        if not self.drop_last:
-            padding_size = self.total_size - len(indices)
-            if padding_size <= len(indices):
-                indices += indices[:padding_size]
-            else:
-                indices += (indices * math.ceil(padding_size / len(indices)))[:padding_size]
-        else:
-            indices = indices[:self.total_size]
-        if len(indices) != self.total_size:
-            raise AssertionError(f"Number of indices ({len(indices)}) does not match total_size "
+        # repeating the order cyclically covers both padding (short) and dropping (long)
+        order = list(islice(cycle(self._order()), self.total_size))
+        if len(order) != self.total_size:
+            raise AssertionError(f"Number of indices ({len(order)}) does not match total_size "
                                  f"({self.total_size})")
-        indices = indices[self.rank:self.total_size:self.num_replicas]
-        if len(indices) != self.num_samples:
-            raise AssertionError(f"Number of subsampled indices ({len(indices)}) does not match num_samples "
+        mine = order[self.rank::self.num_replicas]
+        if len(mine) != self.num_samples:
+            raise AssertionError(f"Number of subsampled indices ({len(mine)}) does not match num_samples "
                                  f"({self.num_samples})")
-        return iter(indices)
+        return iter(mine)
 
     def __len__(self):
         return self.num_samples
