@@ -84,6 +84,9 @@ def _nn_methods():
 _nn_methods()
 
 
+from .utils.dlpack import from_dlpack  # noqa: E402,F401
+
+
 def is_tensor(obj) -> bool:
     """True if ``obj`` is a torchlike Tensor."""
     return isinstance(obj, Tensor)
