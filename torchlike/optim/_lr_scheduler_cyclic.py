@@ -1,22 +1,40 @@
-"""The second half of torch.optim.lr_scheduler: Chained, ReduceLROnPlateau, CyclicLR, SGDR, OneCycleLR."""
+"""The schedulers that are not ``base_lr * f(k)``: chaining, plateau detection, cycles and restarts.
+
+Imported into (and documented by) :mod:`torchlike.optim.lr_scheduler`.
+"""
 from __future__ import annotations
 
+import functools
 import math
-import types
 import warnings
-from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
-from functools import partial
-from math import inf
-from typing import Any, Literal, SupportsFloat, TypedDict, cast
-from weakref import ref
 
-from ..tensor import Tensor
-from .optimizer import Optimizer, _to_scalar
-from .lr_scheduler import (EPOCH_DEPRECATION_WARNING, LRScheduler, _enable_get_lr_call, _format_param,
-                           _param_groups_val_list, _update_param_group_val, _warn_get_lr_called_within_step)
-class ChainedScheduler(LRScheduler):
-    """Step several schedulers together (their effects multiply).
+from .lr_scheduler import (EPOCH_DEPRECATION_WARNING, LRScheduler, _Composite, _assign, _callable_state,
+                           _check_members, _group_values, _note_direct_call, _per_group, _raised, _require_optimizer)
+
+
+def _uses_betas(optimizer):
+    """Where the optimizer keeps its momentum: ``betas[0]`` (Adam family, True) or ``momentum`` (False)."""
+    if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+        raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+    return "betas" in optimizer.defaults
+
+
+def _set_momentum(group, value, in_betas):
+    if in_betas:
+        group["betas"] = (value, *group["betas"][1:])
+    else:
+        group["momentum"] = value
+
+
+def _seed_momentum(optimizer, high, low, in_betas):
+    """Start every group at its high momentum and record the range in the group (torch's keys)."""
+    for g, hi, lo in zip(optimizer.param_groups, high, low, strict=True):
+        _set_momentum(g, hi, in_betas)
+        g["max_momentum"], g["base_momentum"] = hi, lo
+
+
+class ChainedScheduler(_Composite):
+    """Step all ``schedulers`` together; their chainable ratios multiply on the shared lr.
 
     >>> import torchlike as torch
     >>> lrs = torch.optim.lr_scheduler
@@ -26,62 +44,29 @@ class ChainedScheduler(LRScheduler):
     [0.25]
     """
 
-
-    def __init__(
-        self, schedulers: Sequence[LRScheduler], optimizer: Optimizer | None = None
-    ) -> None:
+    def __init__(self, schedulers, optimizer=None):
         if len(schedulers) < 1:
-            raise ValueError(
-                f"{self.__class__.__name__} expects at least one scheduler to be chained, but got no scheduler."
-            )
+            raise ValueError(f"{type(self).__name__} expects at least one scheduler to be chained, "
+                             "but got no scheduler.")
         optimizer = optimizer or schedulers[0].optimizer
-        for scheduler_idx, scheduler in enumerate(schedulers):
-            if not hasattr(scheduler, "optimizer"):
-                raise TypeError(
-                    f"{self.__class__.__name__} at index {scheduler_idx} should have `optimizer` as its attribute."
-                )
-            if isinstance(scheduler, ReduceLROnPlateau):
-                raise ValueError(
-                    f"{self.__class__.__name__} does not support `ReduceLROnPlateau` scheduler as it "
-                    "requires additional kwargs to be specified when calling `step`, "
-                    f"but got one at index {scheduler_idx} in the given schedulers sequence."
-                )
-            if optimizer != scheduler.optimizer:
-                raise ValueError(
-                    f"{self.__class__.__name__} expects all schedulers to belong to the same optimizer, but "
-                    f"got scheduler {scheduler.__class__.__name__} at index {scheduler_idx} has {scheduler.optimizer}, "
-                    f"which is different from {optimizer.__class__.__name__}."
-                )
+        _check_members(self, optimizer, schedulers)
         self._schedulers = schedulers
         self.optimizer = optimizer
-        self._last_lr = _param_groups_val_list(self._schedulers[-1].optimizer, "lr")
+        self._last_lr = _group_values(schedulers[-1].optimizer, "lr")
 
-    def step(self) -> None:  # type: ignore[override]
-        for scheduler in self._schedulers:
-            scheduler.step()
-        self._last_lr = _param_groups_val_list(self._schedulers[-1].optimizer, "lr")
-
-    def state_dict(self) -> dict[str, Any]:
-        state_dict = {
-            key: value
-            for key, value in self.__dict__.items()
-            if key not in ("optimizer", "_schedulers")
-        }
-        state_dict["_schedulers"] = [None] * len(self._schedulers)
-        for idx, s in enumerate(self._schedulers):
-            state_dict["_schedulers"][idx] = s.state_dict()
-        return state_dict
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        _schedulers = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        state_dict["_schedulers"] = _schedulers
-        for idx, s in enumerate(_schedulers):
-            self._schedulers[idx].load_state_dict(s)
+    def step(self):
+        for member in self._schedulers:
+            member.step()
+        self._last_lr = _group_values(self._schedulers[-1].optimizer, "lr")
 
 
 class ReduceLROnPlateau(LRScheduler):
-    """Reduce lr when a metric has stopped improving.
+    """Multiply the lr by ``factor`` (not below ``min_lr``) once the metric has failed to improve for
+    more than ``patience`` steps in a row; then ignore ``cooldown`` steps.
+
+    "Improves" means beating ``best`` by the threshold: in ``min`` mode ``a < best (1 - threshold)``
+    (``rel``) or ``a < best - threshold`` (``abs``); ``max`` mode mirrors it. Reductions smaller than
+    ``eps`` are skipped.
 
     >>> import torchlike as torch
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
@@ -90,130 +75,106 @@ class ReduceLROnPlateau(LRScheduler):
     [0.1]
     """
 
-
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        mode: Literal["min", "max"] = "min",
-        factor: float = 0.1,
-        patience: int = 10,
-        threshold: float = 1e-4,
-        threshold_mode: Literal["rel", "abs"] = "rel",
-        cooldown: int = 0,
-        min_lr: list[float] | float = 0,
-        eps: float = 1e-8,
-    ) -> None:
+    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
+                 cooldown=0, min_lr=0, eps=1e-8):
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
         self.factor = factor
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        self.optimizer = optimizer
+        self.optimizer = _require_optimizer(optimizer)
+        n = len(optimizer.param_groups)
         if isinstance(min_lr, (list, tuple)):
-            if len(min_lr) != len(optimizer.param_groups):
-                raise ValueError(
-                    f"expected {len(optimizer.param_groups)} min_lrs, got {len(min_lr)}"
-                )
-            self.default_min_lr = None
-            self.min_lrs = list(min_lr)
+            if len(min_lr) != n:
+                raise ValueError(f"expected {n} min_lrs, got {len(min_lr)}")
+            self.default_min_lr, self.min_lrs = None, list(min_lr)
         else:
-            self.default_min_lr = min_lr
-            self.min_lrs = [min_lr] * len(optimizer.param_groups)
-        self.patience = patience
-        self.cooldown = cooldown
-        self.eps = eps
+            self.default_min_lr, self.min_lrs = min_lr, [min_lr] * n
+        self.patience, self.cooldown, self.eps = patience, cooldown, eps
         self.last_epoch = 0
-        self._last_lr = _param_groups_val_list(self.optimizer, "lr")
-        self._init_is_better(
-            mode=mode, threshold=threshold, threshold_mode=threshold_mode
-        )
-        self._reset()
-
-    def _reset(self) -> None:
+        self._last_lr = _group_values(optimizer, "lr")
+        self._configure(mode, threshold, threshold_mode)
         self.best = self.mode_worse
-        self.cooldown_counter = 0
-        self.num_bad_epochs = 0
+        self.cooldown_counter = self.num_bad_epochs = 0
 
-    def step(self, metrics: SupportsFloat, epoch=None) -> None:  # type: ignore[override]
-        current = float(metrics)
-        if epoch is None:
-            epoch = self.last_epoch + 1
-        else:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
-        self.last_epoch = epoch
-        if self._is_better(current, self.best):
-            self.best = current
-            self.num_bad_epochs = 0
-        else:
-            self.num_bad_epochs += 1
-        if self.in_cooldown:
-            self.cooldown_counter -= 1
-            self.num_bad_epochs = 0  # ignore any bad epochs in cooldown
-        if self.num_bad_epochs > self.patience:
-            self._reduce_lr(epoch)
-            self.cooldown_counter = self.cooldown
-            self.num_bad_epochs = 0
-        self._last_lr = _param_groups_val_list(self.optimizer, "lr")
-
-    def _reduce_lr(self, epoch) -> None:
-        if len(self.optimizer.param_groups) != len(self.min_lrs):
-            if self.default_min_lr is None:
-                raise RuntimeError(
-                    "The number of param groups in the `optimizer` "
-                    f"({len(self.optimizer.param_groups)}) differs "
-                    f"from when `ReduceLROnPlateau` was initialized "
-                    f"({len(self.min_lrs)}), usually due to a new "
-                    "param group being added to the optimizer. Please "
-                    "modify the `min_lrs` field to match the length "
-                    "of the `optimizer` param groups."
-                )
-            else:
-                self.min_lrs = [self.default_min_lr] * len(self.optimizer.param_groups)
-        for i, param_group in enumerate(self.optimizer.param_groups):
-            old_lr = float(param_group["lr"])
-            new_lr = max(old_lr * self.factor, self.min_lrs[i])
-            if old_lr - new_lr > self.eps:
-                _update_param_group_val(param_group, "lr", new_lr)
-
-    @property
-
-    def in_cooldown(self):
-        return self.cooldown_counter > 0
-
-    def _is_better(self, a, best):
-        if self.mode == "min" and self.threshold_mode == "rel":
-            rel_epsilon = 1.0 - self.threshold
-            return a < best * rel_epsilon
-        elif self.mode == "min" and self.threshold_mode == "abs":
-            return a < best - self.threshold
-        elif self.mode == "max" and self.threshold_mode == "rel":
-            rel_epsilon = self.threshold + 1.0
-            return a > best * rel_epsilon
-        else:  # mode == 'max' and epsilon_mode == 'abs':
-            return a > best + self.threshold
-
-    def _init_is_better(self, mode, threshold, threshold_mode) -> None:
+    def _configure(self, mode, threshold, threshold_mode):
         if mode not in {"min", "max"}:
             raise ValueError("mode " + mode + " is unknown!")
         if threshold_mode not in {"rel", "abs"}:
             raise ValueError("threshold mode " + threshold_mode + " is unknown!")
-        if mode == "min":
-            self.mode_worse = inf
-        else:  # mode == 'max':
-            self.mode_worse = -inf
-        self.mode = mode
-        self.threshold = threshold
-        self.threshold_mode = threshold_mode
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
 
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        self.__dict__.update(state_dict)
-        self._init_is_better(
-            mode=self.mode, threshold=self.threshold, threshold_mode=self.threshold_mode
-        )
+    def _after_load(self):
+        self._configure(self.mode, self.threshold, self.threshold_mode)
+
+    @property
+    def in_cooldown(self):
+        return self.cooldown_counter > 0
+
+    def _improves(self, value):
+        best, th, relative = self.best, self.threshold, self.threshold_mode == "rel"
+        if self.mode == "min":
+            return value < (best * (1.0 - th) if relative else best - th)
+        return value > (best * (th + 1.0) if relative else best + th)
+
+    def step(self, metrics, epoch=None):
+        """Record one value of the monitored metric."""
+        value = float(metrics)
+        if epoch is not None:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        if self._improves(value):
+            self.best, self.num_bad_epochs = value, 0
+        else:
+            self.num_bad_epochs += 1
+        if self.in_cooldown:   # bad steps during the cooldown do not count
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            self._shrink()
+            self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
+        self._last_lr = _group_values(self.optimizer, "lr")
+
+    def _shrink(self):
+        groups = self.optimizer.param_groups
+        if len(groups) != len(self.min_lrs):
+            if self.default_min_lr is None:
+                raise RuntimeError(
+                    f"The number of param groups in the `optimizer` ({len(groups)}) differs from when "
+                    f"`ReduceLROnPlateau` was initialized ({len(self.min_lrs)}), usually due to a new param "
+                    "group being added to the optimizer. Please modify the `min_lrs` field to match the length "
+                    "of the `optimizer` param groups.")
+            self.min_lrs = [self.default_min_lr] * len(groups)
+        for g, floor in zip(groups, self.min_lrs):
+            old = float(g["lr"])
+            new = max(old * self.factor, floor)
+            if old - new > self.eps:
+                _assign(g, "lr", new)
+
+
+# CyclicLR amplitude scalings by mode: (function of the scale argument, what the argument is)
+def _constant_scale(x):
+    return 1.0
+
+
+def _halving_scale(x):
+    return 1 / (2.0 ** (x - 1))
+
+
+_CYCLE_MODES = ("triangular", "triangular2", "exp_range")
 
 
 class CyclicLR(LRScheduler):
-    """Cyclical learning rate (triangular, triangular2, exp_range), optionally cycling momentum.
+    """Triangular cycles between ``base_lr`` and ``max_lr`` (momentum runs the opposite way).
+
+    With a cycle of ``P = step_size_up + step_size_down`` positions and ``u = step_size_up / P``,
+    at position ``k``: cycle ``c = floor(1 + k / P)``, phase ``x = 1 + k / P - c`` in ``[0, 1)``,
+    height ``h = x / u`` while rising (``x <= u``) else ``(x - 1) / (u - 1)``, and
+
+        lr = base_lr + (max_lr - base_lr) * h * s,   momentum = max_m - (max_m - base_m) * h * s
+
+    with the amplitude scale ``s = scale_fn(c)`` (``scale_mode="cycle"``) or ``scale_fn(k)``
+    (``"iterations"``). Built-in modes: ``triangular`` s = 1, ``triangular2`` s = 2^(1-c),
+    ``exp_range`` s = gamma^k.
 
     >>> import torchlike as torch
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0, momentum=0.9)
@@ -222,166 +183,89 @@ class CyclicLR(LRScheduler):
     [0.55]
     """
 
+    _transient = ("optimizer", "_mode_scale")
+    _special = ("_scale_fn_custom",)
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        base_lr: float | list[float],
-        max_lr: float | list[float],
-        step_size_up: int = 2000,
-        step_size_down: int | None = None,
-        mode: Literal["triangular", "triangular2", "exp_range"] = "triangular",
-        gamma: float = 1.0,
-        scale_fn: Callable[[float], float] | None = None,
-        scale_mode: Literal["cycle", "iterations"] = "cycle",
-        cycle_momentum: bool = True,
-        base_momentum: float = 0.8,
-        max_momentum: float = 0.9,
-        last_epoch: int = -1,
-    ) -> None:
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        self.optimizer = optimizer
-        base_lrs = _format_param("base_lr", optimizer, base_lr)
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None, mode="triangular",
+                 gamma=1.0, scale_fn=None, scale_mode="cycle", cycle_momentum=True, base_momentum=0.8,
+                 max_momentum=0.9, last_epoch=-1):
+        self.optimizer = _require_optimizer(optimizer)
+        lows = _per_group("base_lr", optimizer, base_lr)
         if last_epoch == -1:
-            for lr, group in zip(base_lrs, optimizer.param_groups, strict=True):
-                _update_param_group_val(group, "lr", lr)
-        self.max_lrs = _format_param("max_lr", optimizer, max_lr)
-        step_size_up = float(step_size_up)
-        step_size_down = (
-            float(step_size_down) if step_size_down is not None else step_size_up
-        )
-        self.total_size = step_size_up + step_size_down
-        self.step_ratio = step_size_up / self.total_size
-        if mode not in ["triangular", "triangular2", "exp_range"] and scale_fn is None:
+            for g, lr in zip(optimizer.param_groups, lows, strict=True):
+                _assign(g, "lr", lr)
+        self.max_lrs = _per_group("max_lr", optimizer, max_lr)
+        up = float(step_size_up)
+        down = up if step_size_down is None else float(step_size_down)
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+        if mode not in _CYCLE_MODES and scale_fn is None:
             raise ValueError("mode is invalid and scale_fn is None")
-        self.mode = mode
-        self.gamma = gamma
-        self._scale_fn_ref: Callable[[float], float]
+        self.mode, self.gamma = mode, gamma
         self._scale_fn_custom = scale_fn
         self.scale_mode = scale_mode
-        self._init_scale_fn()
+        self._pick_mode_scale()
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            if (
-                "momentum" not in optimizer.defaults
-                and "betas" not in optimizer.defaults
-            ):
-                raise ValueError(
-                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
-                )
-            self.use_beta1 = "betas" in self.optimizer.defaults
-            self.base_momentums = _format_param(
-                "base_momentum", optimizer, base_momentum
-            )
-            self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+            self.use_beta1 = _uses_betas(optimizer)
+            self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
             if last_epoch == -1:
-                for m_momentum, b_momentum, group in zip(
-                    self.max_momentums,
-                    self.base_momentums,
-                    optimizer.param_groups,
-                    strict=True,
-                ):
-                    if self.use_beta1:
-                        group["betas"] = (m_momentum, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m_momentum
-                    group["max_momentum"] = m_momentum
-                    group["base_momentum"] = b_momentum
+                _seed_momentum(optimizer, self.max_momentums, self.base_momentums, self.use_beta1)
         super().__init__(optimizer, last_epoch)
-        self.base_lrs = base_lrs
+        # the constructor's step read base_lrs from initial_lr (as torch does); from now on the cycle floor
+        self.base_lrs = lows
 
-    def _init_scale_fn(self) -> None:
+    def _pick_mode_scale(self):
+        """Bind the built-in scale of ``mode`` (gamma frozen now, as in torch); it fixes ``scale_mode``."""
         if self._scale_fn_custom is not None:
             return
-        if self.mode == "triangular":
-            self._scale_fn_ref = self._triangular_scale_fn
+        if self.mode == "exp_range":
+            self._mode_scale, self.scale_mode = functools.partial(pow, self.gamma), "iterations"
+        elif self.mode in _CYCLE_MODES:
+            self._mode_scale = _constant_scale if self.mode == "triangular" else _halving_scale
             self.scale_mode = "cycle"
-        elif self.mode == "triangular2":
-            self._scale_fn_ref = self._triangular2_scale_fn
-            self.scale_mode = "cycle"
-        elif self.mode == "exp_range":
-            self._scale_fn_ref = partial(self._exp_range_scale_fn, self.gamma)
-            self.scale_mode = "iterations"
 
-    def scale_fn(self, x) -> float:
-        if self._scale_fn_custom is not None:
-            return self._scale_fn_custom(x)
-        else:
-            return self._scale_fn_ref(x)  # static method
+    def scale_fn(self, x):
+        """The amplitude scale at ``x`` (a cycle number or a position, see ``scale_mode``)."""
+        fn = self._scale_fn_custom
+        return fn(x) if fn is not None else self._mode_scale(x)
 
-    @staticmethod
-
-    def _triangular_scale_fn(x: float) -> float:
-        return 1.0
-
-    @staticmethod
-
-    def _triangular2_scale_fn(x: float) -> float:
-        return 1 / (2.0 ** (x - 1))
-
-    @staticmethod
-
-    def _exp_range_scale_fn(gamma: float, x: float) -> float:
-        return gamma**x
-
-    def get_lr(self) -> list[float | Tensor]:
-        _warn_get_lr_called_within_step(self)
-        cycle = math.floor(1 + self.last_epoch / self.total_size)
-        x = 1.0 + self.last_epoch / self.total_size - cycle
-        if x <= self.step_ratio:
-            scale_factor = x / self.step_ratio
-        else:
-            scale_factor = (x - 1) / (self.step_ratio - 1)
-        lrs = []
-        for base_lr, max_lr in zip(self.base_lrs, self.max_lrs, strict=True):
-            base_height = (max_lr - base_lr) * scale_factor
-            if self.scale_mode == "cycle":
-                lr = base_lr + base_height * self.scale_fn(cycle)
-            else:
-                lr = base_lr + base_height * self.scale_fn(self.last_epoch)
-            lrs.append(lr)
+    def get_lr(self):
+        _note_direct_call(self)
+        k, period, u = self.last_epoch, self.total_size, self.step_ratio
+        cycle = math.floor(1 + k / period)
+        x = 1.0 + k / period - cycle
+        h = x / u if x <= u else (x - 1) / (u - 1)
+        arg = cycle if self.scale_mode == "cycle" else k
+        lrs = [low + (high - low) * h * self.scale_fn(arg)
+               for low, high in zip(self.base_lrs, self.max_lrs, strict=True)]
         if self.cycle_momentum:
-            momentums = []
-            for base_momentum, max_momentum in zip(
-                self.base_momentums, self.max_momentums, strict=True
-            ):
-                base_height = (max_momentum - base_momentum) * scale_factor
-                if self.scale_mode == "cycle":
-                    momentum = max_momentum - base_height * self.scale_fn(cycle)
-                else:
-                    momentum = max_momentum - base_height * self.scale_fn(
-                        self.last_epoch
-                    )
-                momentums.append(momentum)
-            for param_group, momentum in zip(
-                self.optimizer.param_groups, momentums, strict=True
-            ):
-                if self.use_beta1:
-                    param_group["betas"] = (momentum, *param_group["betas"][1:])
-                else:
-                    param_group["momentum"] = momentum
+            moms = [high - (high - low) * h * self.scale_fn(arg)
+                    for low, high in zip(self.base_momentums, self.max_momentums, strict=True)]
+            for g, m in zip(self.optimizer.param_groups, moms, strict=True):
+                _set_momentum(g, m, self.use_beta1)
         return lrs
 
-    def state_dict(self) -> dict[str, Any]:
-        state = super().state_dict()
-        state.pop("_scale_fn_ref", None)
-        fn = state.pop("_scale_fn_custom")
-        state["_scale_fn_custom"] = None
-        if fn is not None and not isinstance(fn, types.FunctionType):
-            state["_scale_fn_custom"] = fn.__dict__.copy()
-        return state
+    def _save_special(self, key, fn):
+        return None if fn is None else _callable_state(fn)
 
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        fn = state_dict.pop("_scale_fn_custom")
-        super().load_state_dict(state_dict)
-        if fn is not None:
-            self._scale_fn_custom.__dict__.update(fn)
-        self._init_scale_fn()
+    def _load_special(self, key, saved):
+        if saved is not None:
+            self._scale_fn_custom.__dict__.update(saved)
+
+    def _after_load(self):
+        self._pick_mode_scale()
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
-    """Cosine annealing with warm restarts (SGDR).
+    """SGDR: cosine decay that restarts, each period ``T_mult`` times longer than the last.
+
+    In a period of length ``T_i`` (``T_0``, ``T_0 T_mult``, ...), ``T_cur`` steps in:
+    ``lr = eta_min + (base_lr - eta_min) * (1 + cos(pi T_cur / T_i)) / 2``.
+    ``step(epoch)`` takes any (even fractional) epoch and finds its period directly: with
+    ``n = floor(log_{T_mult}(epoch (T_mult - 1) / T_0 + 1))``, ``T_i = T_0 T_mult^n`` and
+    ``T_cur = epoch - T_0 (T_mult^n - 1) / (T_mult - 1)``.
 
     >>> import torchlike as torch
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
@@ -390,87 +274,74 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     [0.5]
     """
 
-
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        T_0: int,
-        T_mult: int = 1,
-        eta_min: float = 0.0,
-        last_epoch: int = -1,
-    ) -> None:
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
         if T_0 <= 0 or not isinstance(T_0, int):
             raise ValueError(f"Expected positive integer T_0, but got {T_0}")
         if T_mult < 1 or not isinstance(T_mult, int):
             raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
         if not isinstance(eta_min, (float, int)):
-            raise ValueError(
-                f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}"
-            )
-        self.T_0 = T_0
-        self.T_i = T_0
-        self.T_mult = T_mult
-        self.eta_min = eta_min
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
+        self.T_0 = self.T_i = T_0
+        self.T_mult, self.eta_min = T_mult, eta_min
         self.T_cur = last_epoch
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self) -> list[float | Tensor]:
-        _warn_get_lr_called_within_step(self)
-        return [
-            self.eta_min
-            + (base_lr - self.eta_min)
-            * (1 + math.cos(math.pi * self.T_cur / self.T_i))
-            / 2
-            for base_lr in self.base_lrs
-        ]
+    def get_lr(self):
+        _note_direct_call(self)
+        lo, c = self.eta_min, 1 + math.cos(math.pi * self.T_cur / self.T_i)
+        return [lo + (base - lo) * c / 2 for base in self.base_lrs]
 
-    def step(self, epoch=None) -> None:
+    def _jump_to(self, epoch):
+        if epoch < 0:
+            raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+        T0, m = self.T_0, self.T_mult
+        if epoch < T0:
+            self.T_i, self.T_cur = T0, epoch
+        elif m == 1:
+            self.T_cur = epoch % T0
+        else:
+            n = int(math.log(epoch / T0 * (m - 1) + 1, m))
+            self.T_cur = epoch - T0 * (m ** n - 1) / (m - 1)
+            self.T_i = T0 * m ** n
+
+    def step(self, epoch=None):
+        """Advance one position, or jump to ``epoch`` (no deprecation here: fractional epochs are the point)."""
         if epoch is None and self.last_epoch < 0:
-            epoch = 0
+            epoch = 0   # the constructor's step
         if epoch is None:
             epoch = self.last_epoch + 1
-            self.T_cur = self.T_cur + 1
-            if self.T_cur >= self.T_i:
-                self.T_cur = self.T_cur % self.T_i
-                self.T_i = self.T_i * self.T_mult
+            self.T_cur += 1
+            if self.T_cur >= self.T_i:   # period over: restart in a longer one
+                self.T_cur %= self.T_i
+                self.T_i *= self.T_mult
         else:
-            if epoch < 0:
-                raise ValueError(f"Expected non-negative epoch, but got {epoch}")
-            if epoch >= self.T_0:
-                if self.T_mult == 1:
-                    self.T_cur = epoch % self.T_0
-                else:
-                    n = int(
-                        math.log(
-                            (epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult
-                        )
-                    )
-                    self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (
-                        self.T_mult - 1
-                    )
-                    self.T_i = self.T_0 * self.T_mult ** (n)
-            else:
-                self.T_i = self.T_0
-                self.T_cur = epoch
+            self._jump_to(epoch)
         self.last_epoch = math.floor(epoch)
-        with _enable_get_lr_call(self):
-            for param_group, lr in zip(
-                self.optimizer.param_groups, self.get_lr(), strict=True
-            ):
-                _update_param_group_val(param_group, "lr", lr)
-        self._last_lr = _param_groups_val_list(self.optimizer, "lr")
+        with _raised(self, "_get_lr_called_within_step"):
+            lrs = self.get_lr()
+        self._publish(lrs)
 
 
-class _SchedulePhase(TypedDict):
-    end_step: float
-    start_lr: str
-    end_lr: str
-    start_momentum: str
-    end_momentum: str
+def _cos_anneal(start, end, pct):
+    return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+
+
+def _linear_anneal(start, end, pct):
+    return (end - start) * pct + start
+
+
+_ANNEALERS = {"cos": _cos_anneal, "linear": _linear_anneal}
 
 
 class OneCycleLR(LRScheduler):
-    """The 1cycle policy (cos or linear annealing, optional three phases and momentum/beta1 cycling).
+    """The 1cycle policy over ``total_steps`` positions.
+
+    The lr travels through group keys ``initial_lr = max_lr / div_factor -> max_lr -> min_lr =
+    initial_lr / final_div_factor`` (``three_phase``: ``initial_lr -> max_lr -> initial_lr -> min_lr``),
+    each leg ending at a position stored in ``_schedule_phases``; momentum (or beta1) moves the other
+    way between ``max_momentum`` and ``base_momentum``. Within a leg from position ``a`` to ``b`` the
+    fraction ``pct = (k - a) / (b - a)`` is annealed by ``cos``:
+    ``end + (start - end)(1 + cos(pi pct)) / 2``, or ``linear``: ``start + (end - start) pct``.
 
     >>> import torchlike as torch
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0, momentum=0.9)
@@ -479,179 +350,86 @@ class OneCycleLR(LRScheduler):
     [0.04]
     """
 
-
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        max_lr: float | list[float],
-        total_steps: int | None = None,
-        epochs: int | None = None,
-        steps_per_epoch: int | None = None,
-        pct_start: float = 0.3,
-        anneal_strategy: Literal["cos", "linear"] = "cos",
-        cycle_momentum: bool = True,
-        base_momentum: float | list[float] = 0.85,
-        max_momentum: float | list[float] = 0.95,
-        div_factor: float = 25.0,
-        final_div_factor: float = 1e4,
-        three_phase: bool = False,
-        last_epoch: int = -1,
-    ) -> None:
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        self.optimizer = optimizer
-        if total_steps is not None:
-            if total_steps <= 0 or not isinstance(total_steps, int):
-                raise ValueError(
-                    f"Expected positive integer total_steps, but got {total_steps}"
-                )
-            self.total_steps = total_steps
-        elif epochs is not None and steps_per_epoch is not None:
-            if not isinstance(epochs, int) or epochs <= 0:
-                raise ValueError(f"Expected positive integer epochs, but got {epochs}")
-            if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
-                raise ValueError(
-                    f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}"
-                )
-            self.total_steps = epochs * steps_per_epoch
-        else:
-            raise ValueError(
-                "You must define either total_steps OR (epochs AND steps_per_epoch)"
-            )
-        self._schedule_phases: list[_SchedulePhase]
-        if three_phase:
-            self._schedule_phases = [
-                {
-                    "end_step": float(pct_start * self.total_steps) - 1,
-                    "start_lr": "initial_lr",
-                    "end_lr": "max_lr",
-                    "start_momentum": "max_momentum",
-                    "end_momentum": "base_momentum",
-                },
-                {
-                    "end_step": float(2 * pct_start * self.total_steps) - 2,
-                    "start_lr": "max_lr",
-                    "end_lr": "initial_lr",
-                    "start_momentum": "base_momentum",
-                    "end_momentum": "max_momentum",
-                },
-                {
-                    "end_step": self.total_steps - 1,
-                    "start_lr": "initial_lr",
-                    "end_lr": "min_lr",
-                    "start_momentum": "max_momentum",
-                    "end_momentum": "max_momentum",
-                },
-            ]
-        else:
-            self._schedule_phases = [
-                {
-                    "end_step": float(pct_start * self.total_steps) - 1,
-                    "start_lr": "initial_lr",
-                    "end_lr": "max_lr",
-                    "start_momentum": "max_momentum",
-                    "end_momentum": "base_momentum",
-                },
-                {
-                    "end_step": self.total_steps - 1,
-                    "start_lr": "max_lr",
-                    "end_lr": "min_lr",
-                    "start_momentum": "base_momentum",
-                    "end_momentum": "max_momentum",
-                },
-            ]
+    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,
+                 anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85, max_momentum=0.95,
+                 div_factor=25.0, final_div_factor=1e4, three_phase=False, last_epoch=-1):
+        self.optimizer = _require_optimizer(optimizer)
+        self.total_steps = self._count_steps(total_steps, epochs, steps_per_epoch)
+        self._schedule_phases = self._legs(pct_start, self.total_steps, three_phase)
         if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
-            raise ValueError(
-                f"Expected float between 0 and 1 pct_start, but got {pct_start}"
-            )
-        if anneal_strategy not in ["cos", "linear"]:
-            raise ValueError(
-                f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}"
-            )
-        else:
-            self._anneal_func_type = anneal_strategy
-        max_lrs = _format_param("max_lr", self.optimizer, max_lr)
+            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
+        self._anneal_func_type = anneal_strategy
+        peaks = _per_group("max_lr", optimizer, max_lr)
         if last_epoch == -1:
-            for idx, group in enumerate(self.optimizer.param_groups):
-                group["initial_lr"] = max_lrs[idx] / div_factor
-                group["max_lr"] = max_lrs[idx]
-                group["min_lr"] = group["initial_lr"] / final_div_factor
+            for g, peak in zip(optimizer.param_groups, peaks):
+                g["initial_lr"] = peak / div_factor
+                g["max_lr"] = peak
+                g["min_lr"] = g["initial_lr"] / final_div_factor
         self.cycle_momentum = cycle_momentum
-        if self.cycle_momentum:
-            if (
-                "momentum" not in self.optimizer.defaults
-                and "betas" not in self.optimizer.defaults
-            ):
-                raise ValueError(
-                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
-                )
-            self.use_beta1 = "betas" in self.optimizer.defaults
-            max_momentums = _format_param("max_momentum", optimizer, max_momentum)
-            base_momentums = _format_param("base_momentum", optimizer, base_momentum)
+        if cycle_momentum:
+            self.use_beta1 = _uses_betas(optimizer)
+            high = _per_group("max_momentum", optimizer, max_momentum)
+            low = _per_group("base_momentum", optimizer, base_momentum)
             if last_epoch == -1:
-                for m_momentum, b_momentum, group in zip(
-                    max_momentums, base_momentums, optimizer.param_groups, strict=True
-                ):
-                    if self.use_beta1:
-                        group["betas"] = (m_momentum, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m_momentum
-                    group["max_momentum"] = m_momentum
-                    group["base_momentum"] = b_momentum
+                _seed_momentum(optimizer, high, low, self.use_beta1)
         super().__init__(optimizer, last_epoch)
 
-    def _anneal_func(self, *args, **kwargs):
-        if hasattr(self, "_anneal_func_type"):
-            if self._anneal_func_type == "cos":
-                return self._annealing_cos(*args, **kwargs)
-            elif self._anneal_func_type == "linear":
-                return self._annealing_linear(*args, **kwargs)
-            else:
-                raise ValueError(f"Unknown _anneal_func_type: {self._anneal_func_type}")
+    @staticmethod
+    def _count_steps(total_steps, epochs, steps_per_epoch):
+        if total_steps is not None:
+            if total_steps <= 0 or not isinstance(total_steps, int):
+                raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+            return total_steps
+        if epochs is None or steps_per_epoch is None:
+            raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
+        if not isinstance(epochs, int) or epochs <= 0:
+            raise ValueError(f"Expected positive integer epochs, but got {epochs}")
+        if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
+            raise ValueError(f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}")
+        return epochs * steps_per_epoch
+
+    @staticmethod
+    def _legs(pct_start, total, three_phase):
+        """The legs as torch stores them: last position of each, group keys to travel between."""
+        warm_end = float(pct_start * total) - 1
+        if three_phase:
+            ends = [warm_end, float(2 * pct_start * total) - 2, total - 1]
+            lr_path = ["initial_lr", "max_lr", "initial_lr", "min_lr"]
+            mom_path = ["max_momentum", "base_momentum", "max_momentum", "max_momentum"]
         else:
-            return self.anneal_func(*args, **kwargs)  # type: ignore[attr-defined]
+            ends = [warm_end, total - 1]
+            lr_path = ["initial_lr", "max_lr", "min_lr"]
+            mom_path = ["max_momentum", "base_momentum", "max_momentum"]
+        return [dict(end_step=e, start_lr=lr_path[i], end_lr=lr_path[i + 1], start_momentum=mom_path[i],
+                     end_momentum=mom_path[i + 1]) for i, e in enumerate(ends)]
 
-    @staticmethod
+    def _anneal(self, start, end, pct):
+        if not hasattr(self, "_anneal_func_type"):   # a scheduler pickled by an old torch
+            return self.anneal_func(start, end, pct)
+        fn = _ANNEALERS.get(self._anneal_func_type)
+        if fn is None:
+            raise ValueError(f"Unknown _anneal_func_type: {self._anneal_func_type}")
+        return fn(start, end, pct)
 
-    def _annealing_cos(start, end, pct):
-        cos_out = math.cos(math.pi * pct) + 1
-        return end + (start - end) / 2.0 * cos_out
-
-    @staticmethod
-
-    def _annealing_linear(start, end, pct):
-        return (end - start) * pct + start
-
-    def get_lr(self) -> list[float | Tensor]:
-        _warn_get_lr_called_within_step(self)
+    def get_lr(self):
+        _note_direct_call(self)
+        k = self.last_epoch
+        if k > self.total_steps:
+            raise ValueError(f"Tried to step {k} times. The specified number of total steps is {self.total_steps}")
+        legs = self._schedule_phases
+        begin, leg = 0.0, legs[-1]
+        for candidate in legs[:-1]:
+            if k <= candidate["end_step"]:
+                leg = candidate
+                break
+            begin = candidate["end_step"]
         lrs = []
-        step_num = self.last_epoch
-        if step_num > self.total_steps:
-            raise ValueError(
-                f"Tried to step {step_num} times. The specified number of total steps is {self.total_steps}"
-            )
-        for group in self.optimizer.param_groups:
-            start_step = 0.0
-            for i, phase in enumerate(self._schedule_phases):
-                end_step = phase["end_step"]
-                if step_num <= end_step or i == len(self._schedule_phases) - 1:
-                    pct = (step_num - start_step) / (end_step - start_step)
-                    computed_lr = self._anneal_func(
-                        group[phase["start_lr"]], group[phase["end_lr"]], pct
-                    )
-                    if self.cycle_momentum:
-                        computed_momentum = self._anneal_func(
-                            group[phase["start_momentum"]],
-                            group[phase["end_momentum"]],
-                            pct,
-                        )
-                    break
-                start_step = phase["end_step"]
-            lrs.append(computed_lr)  # type: ignore[possibly-undefined]
+        for g in self.optimizer.param_groups:
+            pct = (k - begin) / (leg["end_step"] - begin)
+            lrs.append(self._anneal(g[leg["start_lr"]], g[leg["end_lr"]], pct))
             if self.cycle_momentum:
-                if self.use_beta1:
-                    group["betas"] = (computed_momentum, *group["betas"][1:])  # type: ignore[possibly-undefined]
-                else:
-                    group["momentum"] = computed_momentum  # type: ignore[possibly-undefined]
+                m = self._anneal(g[leg["start_momentum"]], g[leg["end_momentum"]], pct)
+                _set_momentum(g, m, self.use_beta1)
         return lrs
-

@@ -1,4 +1,14 @@
-"""torch.optim.lr_scheduler: learning-rate schedulers (ported from torch; same formulas and state).
+"""torch.optim.lr_scheduler: learning-rate schedules that rewrite each ``param_group["lr"]``.
+
+A schedule is a function of one integer, the position ``k`` (``last_epoch``). The constructor
+takes position 0; every ``step()`` moves to ``k + 1``. Most schedules are ``lr_k = base_lr * f(k)``
+and are evaluated in one of two ways:
+
+* chainable (``step()``): ``lr_k = lr_{k-1} * r(k)`` with the one-step ratio ``r(k) = f(k) / f(k-1)``
+  applied to whatever the group holds now, so schedulers sharing an optimizer multiply;
+* closed form (the deprecated ``step(epoch)``): ``lr_k = base_lr * f(k)`` straight from ``base_lrs``.
+
+Each class docstring states its ``f`` (and ``r`` where it is not just the quotient).
 
 >>> import torchlike as torch
 >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
@@ -9,241 +19,265 @@
 [0.1]
 """
 from __future__ import annotations
+
+import functools
 import math
 import types
 import warnings
+import weakref
 from bisect import bisect_right
 from collections import Counter
-from functools import partial, wraps
-from typing import Any, cast, Literal, SupportsFloat, TYPE_CHECKING, TypedDict
-from weakref import ref
-from math import inf
+from contextlib import contextmanager
 
 import jax.numpy as jnp
 
 from ..tensor import Tensor
-from .optimizer import _to_scalar, Optimizer
-from collections.abc import Callable, Iterable, Sequence
-__all__ = [
-    "LambdaLR",
-    "MultiplicativeLR",
-    "StepLR",
-    "MultiStepLR",
-    "ConstantLR",
-    "LinearLR",
-    "ExponentialLR",
-    "SequentialLR",
-    "CosineAnnealingLR",
-    "ChainedScheduler",
-    "ReduceLROnPlateau",
-    "CyclicLR",
-    "CosineAnnealingWarmRestarts",
-    "OneCycleLR",
-    "PolynomialLR",
-    "LRScheduler",
-]
+from .optimizer import Optimizer
+
+__all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
+           "ExponentialLR", "PolynomialLR", "CosineAnnealingLR", "SequentialLR", "ChainedScheduler",
+           "ReduceLROnPlateau", "CyclicLR", "CosineAnnealingWarmRestarts", "OneCycleLR"]
+
+# User-visible texts below are torch's, word for word (people filter and match on them).
 EPOCH_DEPRECATION_WARNING = (
-    "The epoch parameter in `scheduler.step()` was not necessary and is being "
-    "deprecated where possible. Please use `scheduler.step()` to step the "
-    "scheduler. During the deprecation, if epoch is different from None, the "
-    "closed form is used instead of the new chainable form, where available. "
-    "Please open an issue if you are unable to replicate your use case: "
-    "https://github.com/pytorch/pytorch/issues/new/choose."
+    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where possible. "
+    "Please use `scheduler.step()` to step the scheduler. During the deprecation, if epoch is different "
+    "from None, the closed form is used instead of the new chainable form, where available. Please open "
+    "an issue if you are unable to replicate your use case: https://github.com/pytorch/pytorch/issues/new/choose."
 )
+_HOW_TO = "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate"
+_STEP_REPLACED = (
+    "Seems like `optimizer.step()` has been overridden after learning rate scheduler initialization. Please, "
+    f"make sure to call `optimizer.step()` before `lr_scheduler.step()`. See more details at {_HOW_TO}")
+_WRONG_ORDER = (
+    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and later, you should "
+    "call them in the opposite order: `optimizer.step()` before `lr_scheduler.step()`.  Failure to do this will "
+    f"result in PyTorch skipping the first value of the learning rate schedule. See more details at {_HOW_TO}")
+_MISSING_INITIAL_LR = (
+    "param 'initial_lr' is not specified in param_groups[{}] when resuming scheduler with last_epoch >= 0.\n"
+    "This typically happens when:\n1. You're trying to resume training from a checkpoint but haven't "
+    "properly loaded the optimizer state\n2. You're using last_epoch >= 0 for a fresh training run (not recommended)")
 
 
-def _clone(t):
-    return Tensor._wrap(t._value, t._dev)
+# ---------------------------------------------------------------- reading and writing group values
+
+def _detached(v):
+    """A group value as handed out: a Tensor is copied, so nobody can alias a group's lr through it."""
+    return Tensor._wrap(v._value, v._dev) if isinstance(v, Tensor) else v
 
 
+def _group_values(optimizer, key):
+    return [_detached(g[key]) for g in optimizer.param_groups]
 
 
-def _format_param(name: str, optimizer: Optimizer, param):
-
-    def _copy(_param):
-        return _clone(_param) if isinstance(_param, Tensor) else _param
-    if isinstance(param, (list, tuple)):
-        if len(param) != len(optimizer.param_groups):
-            raise ValueError(
-                f"{name} must have the same length as optimizer.param_groups. "
-                f"{name} has {len(param)} values, param_groups has {len(optimizer.param_groups)}."
-            )
-    else:
-        param = [param] * len(optimizer.param_groups)
-    return list(map(_copy, param))
+def _assign(group, key, value):
+    """Set ``group[key]``; a Tensor entry keeps its identity and is overwritten in place (like torch)."""
+    held = group[key]
+    if not isinstance(held, Tensor):
+        group[key] = value
+        return
+    scalar = value._value.reshape(()) if isinstance(value, Tensor) else value
+    held._set_value(jnp.full(held._value.shape, scalar, held._value.dtype))
 
 
-def _param_groups_val_list(optimizer: Optimizer, key: str) -> list[Any]:
-    return [
-        _clone(group[key]) if isinstance(group[key], Tensor) else group[key]
-        for group in optimizer.param_groups
-    ]
+def _per_group(name, optimizer, value):
+    """``value`` spread over the param groups: a list/tuple must have one entry per group."""
+    n = len(optimizer.param_groups)
+    if not isinstance(value, (list, tuple)):
+        return [_detached(value) for _ in range(n)]
+    if len(value) != n:
+        raise ValueError(f"{name} must have the same length as optimizer.param_groups. "
+                         f"{name} has {len(value)} values, param_groups has {n}.")
+    return [_detached(v) for v in value]
 
 
-def _update_param_group_val(
-    param_group: dict[str, Any], key: str, val: float | Tensor
-) -> None:
-    if isinstance(param_group[key], Tensor):
-        t = param_group[key]
-        v = val._value if isinstance(val, Tensor) else val
-        t._set_value(jnp.full(t._value.shape, v, t._value.dtype))
-    else:
-        param_group[key] = val
+def _require_optimizer(optimizer):
+    if not isinstance(optimizer, Optimizer):
+        raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+    return optimizer
 
+
+def _callable_state(fn):
+    """What a checkpoint keeps of a user callable: the attributes of a callable object, nothing of a function."""
+    return None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+
+
+@contextmanager
+def _raised(obj, flag):
+    setattr(obj, flag, True)
+    try:
+        yield
+    finally:
+        setattr(obj, flag, False)
+
+
+def _note_direct_call(sched):
+    """``get_lr()`` outside ``step()`` is almost always a mistake for ``get_last_lr()``."""
+    if not sched._get_lr_called_within_step:
+        warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                      UserWarning, stacklevel=2)
+
+
+def _watch_optimizer_step(opt):
+    """Route ``opt.step`` (once per optimizer) through a shim that records ``opt._opt_called``, which
+    lets the first ``scheduler.step()`` spot the pre-1.1 call order. Marker names are torch's."""
+    if hasattr(opt.step, "_wrapped_by_lr_sched"):
+        return
+    unbound = opt.step.__func__
+    owner = weakref.ref(opt)
+
+    @functools.wraps(unbound)
+    def step(*args, **kwargs):
+        target = owner()
+        target._opt_called = True
+        return unbound.__get__(target, type(target))(*args, **kwargs)
+
+    step._wrapped_by_lr_sched = True
+    opt.step = step
+
+
+# ---------------------------------------------------------------- the base class
 
 class LRScheduler:
-    _get_lr_called_within_step: bool = False
-    _is_initial: bool = False
+    """Base class of the schedulers.
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        last_epoch: int = -1,
-    ) -> None:
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        self.optimizer = optimizer
+    State, i.e. what ``state_dict()`` returns: every instance attribute except ``optimizer``. The
+    attribute names are torch's, so a checkpoint written by either library loads into the other:
+
+    * ``last_epoch``: the position ``k`` (``-1`` before the constructor has run);
+    * ``base_lrs``: every group's ``initial_lr`` (the ``lr`` it had when the first scheduler attached);
+    * ``_last_lr``: copies of the group lrs after the latest step (``get_last_lr()``);
+    * ``_step_count``: steps taken, the constructor's included (drives the call-order warning);
+    * ``_is_initial`` / ``_get_lr_called_within_step``: True only during the constructor's step /
+      during any step;
+    * plus each schedule's own hyperparameters.
+
+    A subclass implements ``get_lr()`` (the chainable form at ``last_epoch``) and may add
+    ``_get_closed_form_lr()``, which ``step(epoch)`` prefers.
+    """
+
+    _get_lr_called_within_step = False
+    _is_initial = False
+    # attributes a checkpoint leaves out / stores through _save_special and _load_special
+    _transient = ("optimizer",)
+    _special = ()
+
+    def __init__(self, optimizer, last_epoch=-1):
+        self.optimizer = _require_optimizer(optimizer)
+        groups = optimizer.param_groups
         if last_epoch == -1:
-            for group in optimizer.param_groups:
-                initial_lr = group["lr"]
-                if isinstance(initial_lr, Tensor):
-                    initial_lr = _clone(initial_lr)
-                group.setdefault("initial_lr", initial_lr)
+            for g in groups:
+                g.setdefault("initial_lr", _detached(g["lr"]))
         else:
-            for i, group in enumerate(optimizer.param_groups):
-                if "initial_lr" not in group:
-                    raise KeyError(
-                        f"param 'initial_lr' is not specified in param_groups[{i}] when resuming scheduler with last_epoch >= 0.\n"
-                        "This typically happens when:\n"
-                        "1. You're trying to resume training from a checkpoint but haven't properly loaded the optimizer state\n"
-                        "2. You're using last_epoch >= 0 for a fresh training run (not recommended)"
-                    )
-        self.base_lrs: list[float | Tensor] = _param_groups_val_list(
-            optimizer, "initial_lr"
-        )
+            for i, g in enumerate(groups):
+                if "initial_lr" not in g:
+                    raise KeyError(_MISSING_INITIAL_LR.format(i))
+        self.base_lrs = _group_values(optimizer, "initial_lr")
         self.last_epoch = last_epoch
-        def patch_track_step_called(opt: Optimizer):
-            if hasattr(opt.step, "_wrapped_by_lr_sched"):
-                return opt.step
-            def wrap_step(step_fn):
-                opt_ref = ref(self.optimizer)
-                func = step_fn.__func__
-                @wraps(func)
-                def wrapper(*args, **kwargs):
-                    opt = opt_ref()
-                    opt._opt_called = True  # type: ignore[union-attr]
-                    return func.__get__(opt, opt.__class__)(*args, **kwargs)
-                wrapper._wrapped_by_lr_sched = True  # type: ignore[attr-defined]
-                return wrapper
-            opt.step = wrap_step(opt.step)  # type: ignore[method-assign]
-        patch_track_step_called(self.optimizer)
+        _watch_optimizer_step(optimizer)
         self._initial_step()
 
-    def _initial_step(self) -> None:
+    def _initial_step(self):
+        """The constructor's step: position ``last_epoch + 1`` with ``_is_initial`` raised."""
         self._step_count = 0
-        with _initial_mode(self):
+        with _raised(self, "_is_initial"):
             self.step()
 
-    def state_dict(self) -> dict[str, Any]:
-        return {
-            key: value for key, value in self.__dict__.items() if key != "optimizer"
-        }
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        self.__dict__.update(state_dict)
-
-    def get_last_lr(self) -> list[float | Tensor]:
-        return self._last_lr
-
-    def get_lr(self) -> list[float | Tensor]:
-        raise NotImplementedError
-
-    def step(self, epoch: int | None = None) -> None:
+    # -- stepping
+    def step(self, epoch=None):
+        """Advance the schedule by one; call it after ``optimizer.step()``."""
         if self._step_count == 1:
             if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
-                warnings.warn(
-                    "Seems like `optimizer.step()` has been overridden after learning rate scheduler "
-                    "initialization. Please, make sure to call `optimizer.step()` before "
-                    "`lr_scheduler.step()`. See more details at "
-                    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
-                    UserWarning,
-                    stacklevel=2,
-                )
+                warnings.warn(_STEP_REPLACED, UserWarning, stacklevel=2)
             elif not getattr(self.optimizer, "_opt_called", False):
-                warnings.warn(
-                    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. "
-                    "In PyTorch 1.1.0 and later, you should call them in the opposite order: "
-                    "`optimizer.step()` before `lr_scheduler.step()`.  Failure to do this "
-                    "will result in PyTorch skipping the first value of the learning rate schedule. "
-                    "See more details at "
-                    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
-                    UserWarning,
-                    stacklevel=2,
-                )
+                warnings.warn(_WRONG_ORDER, UserWarning, stacklevel=2)
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
-        self._update_lr(epoch)
+        self._advance(epoch)
 
-    def _update_lr(self, epoch: int | None = None) -> None:
-        with _enable_get_lr_call(self):
+    def _advance(self, epoch=None):
+        """Go to ``epoch`` (closed form when the class has one) or to the next position (chainable)."""
+        with _raised(self, "_get_lr_called_within_step"):
             if epoch is None:
                 self.last_epoch += 1
-                values = self.get_lr()
+                lrs = self.get_lr()
             else:
                 self.last_epoch = epoch
-                if hasattr(self, "_get_closed_form_lr"):
-                    values = cast(list[float | Tensor], self._get_closed_form_lr())
-                else:
-                    values = self.get_lr()
-        for param_group, lr in zip(self.optimizer.param_groups, values, strict=True):
-            _update_param_group_val(param_group, "lr", lr)
-        self._last_lr: list[float | Tensor] = _param_groups_val_list(
-            self.optimizer, "lr"
-        )
+                closed = getattr(self, "_get_closed_form_lr", None)
+                lrs = self.get_lr() if closed is None else closed()
+        self._publish(lrs)
 
+    def _publish(self, lrs):
+        for g, lr in zip(self.optimizer.param_groups, lrs, strict=True):
+            _assign(g, "lr", lr)
+        self._last_lr = _group_values(self.optimizer, "lr")
 
-def _warn_get_lr_called_within_step(lr_scheduler: LRScheduler) -> None:
-    if not lr_scheduler._get_lr_called_within_step:
-        warnings.warn(
-            "To get the last learning rate computed by the scheduler, "
-            "please use `get_last_lr()`.",
-            UserWarning,
-            stacklevel=2,
-        )
+    def get_lr(self):
+        """The learning rates at ``last_epoch``; use :meth:`get_last_lr` to read the current ones."""
+        raise NotImplementedError
+
+    def get_last_lr(self):
+        """Copies of the group learning rates after the latest step."""
+        return self._last_lr
+
+    # -- checkpoints
+    def state_dict(self):
+        """The scheduler's state (see the class docstring); callables are kept as their ``__dict__``."""
+        sd = {k: v for k, v in self.__dict__.items() if k not in self._transient}
+        for key in self._special:
+            sd[key] = self._save_special(key, sd.pop(key))
+        return sd
+
+    def load_state_dict(self, state_dict):
+        """Restore a ``state_dict()`` (from torchlike or torch)."""
+        extra = {key: state_dict[key] for key in self._special}
+        self.__dict__.update({k: v for k, v in state_dict.items() if k not in extra})
+        for key, saved in extra.items():
+            self._load_special(key, saved)
+        self._after_load()
+
+    def _save_special(self, key, value):
+        return value
+
+    def _load_special(self, key, saved):
+        pass
+
+    def _after_load(self):
+        pass
 
 
 class _LRScheduler(LRScheduler):
-    pass
+    """Old name of :class:`LRScheduler`, kept for code that subclasses it."""
 
 
-class _enable_get_lr_call:
+# ---------------------------------------------------------------- user-function schedules
 
-    def __init__(self, o: LRScheduler) -> None:
-        self.o = o
+class _UserFactors(LRScheduler):
+    """Holds ``lr_lambdas``, one user function per group; a checkpoint keeps callable objects' attributes."""
 
-    def __enter__(self) :
-        self.o._get_lr_called_within_step = True
-        return self
+    _special = ("lr_lambdas",)
 
-    def __exit__(self, type, value, traceback) -> None:
-        self.o._get_lr_called_within_step = False
+    def _adopt(self, optimizer, lr_lambda):
+        self.optimizer = optimizer
+        n = len(optimizer.param_groups)
+        if not isinstance(lr_lambda, (list, tuple)):
+            return [lr_lambda] * n
+        if len(lr_lambda) != n:
+            raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
+        return list(lr_lambda)
+
+    def _save_special(self, key, fns):
+        return [_callable_state(fn) for fn in fns]
+
+    def _load_special(self, key, saved):
+        for fn, attrs in zip(self.lr_lambdas, saved):
+            if attrs is not None:
+                fn.__dict__.update(attrs)
 
 
-class _initial_mode:
-
-    def __init__(self, o: LRScheduler) -> None:
-        self.o = o
-
-    def __enter__(self):
-        self.o._is_initial = True
-
-    def __exit__(self, type, value, traceback):
-        self.o._is_initial = False
-
-
-class LambdaLR(LRScheduler):
-    """lr = initial_lr * lr_lambda(epoch).
+class LambdaLR(_UserFactors):
+    """``f(k) = lr_lambda(k)``, evaluated directly: ``lr_k = base_lr * lr_lambda(k)``.
 
     >>> import torchlike as torch
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
@@ -252,55 +286,18 @@ class LambdaLR(LRScheduler):
     [0.5]
     """
 
-
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
-        last_epoch: int = -1,
-    ) -> None:
-        self.optimizer = optimizer
-        self.lr_lambdas: list[Callable[[int], float]]
-        if not isinstance(lr_lambda, list) and not isinstance(lr_lambda, tuple):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(
-                    f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}"
-                )
-            self.lr_lambdas = list(lr_lambda)
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self.lr_lambdas = self._adopt(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
-    def state_dict(self) -> dict[str, Any]:
-        state_dict = {
-            key: value
-            for key, value in self.__dict__.items()
-            if key not in ("optimizer", "lr_lambdas")
-        }
-        state_dict["lr_lambdas"] = [None] * len(self.lr_lambdas)
-        for idx, fn in enumerate(self.lr_lambdas):
-            if not isinstance(fn, types.FunctionType):
-                state_dict["lr_lambdas"][idx] = fn.__dict__.copy()
-        return state_dict
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        lr_lambdas = state_dict.pop("lr_lambdas")
-        self.__dict__.update(state_dict)
-        state_dict["lr_lambdas"] = lr_lambdas
-        for idx, fn in enumerate(lr_lambdas):
-            if fn is not None:
-                self.lr_lambdas[idx].__dict__.update(fn)
-
-    def get_lr(self) -> list[float | Tensor]:
-        _warn_get_lr_called_within_step(self)
-        return [
-            base_lr * lmbda(self.last_epoch)
-            for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs, strict=True)
-        ]
+    def get_lr(self):
+        _note_direct_call(self)
+        k = self.last_epoch
+        return [base * fn(k) for fn, base in zip(self.lr_lambdas, self.base_lrs, strict=True)]
 
 
-class MultiplicativeLR(LRScheduler):
-    """lr *= lr_lambda(epoch) at every step.
+class MultiplicativeLR(_UserFactors):
+    """``r(k) = lr_lambda(k)``: every step multiplies the current lr (the constructor leaves it alone).
 
     >>> import torchlike as torch
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
@@ -309,65 +306,41 @@ class MultiplicativeLR(LRScheduler):
     [0.5]
     """
 
-
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
-        last_epoch: int = -1,
-    ) -> None:
-        self.optimizer = optimizer
-        self.lr_lambdas: list[Callable[[int], float]]
-        if not isinstance(lr_lambda, list) and not isinstance(lr_lambda, tuple):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(
-                    f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}"
-                )
-            self.lr_lambdas = list(lr_lambda)
-        for lr_lambda in self.lr_lambdas:
-            if not callable(lr_lambda):
-                raise TypeError(
-                    f"lr_lambda should be a function, but got {type(lr_lambda).__name__}"
-                )
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self.lr_lambdas = self._adopt(optimizer, lr_lambda)
+        for fn in self.lr_lambdas:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
         super().__init__(optimizer, last_epoch)
 
-    def state_dict(self) -> dict[str, Any]:
-        state_dict = {
-            key: value
-            for key, value in self.__dict__.items()
-            if key not in ("optimizer", "lr_lambdas")
-        }
-        state_dict["lr_lambdas"] = [None] * len(self.lr_lambdas)
-        for idx, fn in enumerate(self.lr_lambdas):
-            if not isinstance(fn, types.FunctionType):
-                state_dict["lr_lambdas"][idx] = fn.__dict__.copy()
-        return state_dict
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        lr_lambdas = state_dict.pop("lr_lambdas")
-        self.__dict__.update(state_dict)
-        state_dict["lr_lambdas"] = lr_lambdas
-        for idx, fn in enumerate(lr_lambdas):
-            if fn is not None:
-                self.lr_lambdas[idx].__dict__.update(fn)
-
-    def get_lr(self) -> list[float | Tensor]:
-        _warn_get_lr_called_within_step(self)
-        if not self._is_initial:
-            return [
-                group["lr"] * lmbda(self.last_epoch)
-                for lmbda, group in zip(
-                    self.lr_lambdas, self.optimizer.param_groups, strict=True
-                )
-            ]
-        else:
-            return _param_groups_val_list(self.optimizer, "lr")
+    def get_lr(self):
+        _note_direct_call(self)
+        if self._is_initial:
+            return _group_values(self.optimizer, "lr")
+        k = self.last_epoch
+        return [g["lr"] * fn(k) for fn, g in zip(self.lr_lambdas, self.optimizer.param_groups, strict=True)]
 
 
-class StepLR(LRScheduler):
-    """Decay lr by ``gamma`` every ``step_size`` epochs.
+# ---------------------------------------------------------------- lr_k = base_lr * f(k)
+
+class _Factored(LRScheduler):
+    """A schedule ``lr_k = base_lr * f(k)``: subclasses give ``_f(k)`` and the one-step ratio
+    ``_ratio(k)`` (``None`` when the lr stays as it is, so no rounding creeps in)."""
+
+    def get_lr(self):
+        _note_direct_call(self)
+        r = self._ratio(self.last_epoch)
+        if r is None:
+            return _group_values(self.optimizer, "lr")
+        return [g["lr"] * r for g in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        scale = self._f(self.last_epoch)
+        return [base * scale for base in self.base_lrs]
+
+
+class StepLR(_Factored):
+    """``f(k) = gamma ** (k // step_size)``: one decay every ``step_size`` positions.
 
     >>> import torchlike as torch
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
@@ -376,33 +349,19 @@ class StepLR(LRScheduler):
     [0.5]
     """
 
-
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        step_size: int,
-        gamma: float = 0.1,
-        last_epoch: int = -1,
-    ) -> None:
-        self.step_size = step_size
-        self.gamma = gamma
+    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
+        self.step_size, self.gamma = step_size, gamma
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self) -> list[float | Tensor]:
-        _warn_get_lr_called_within_step(self)
-        if (self.last_epoch == 0) or (self.last_epoch % self.step_size != 0):
-            return _param_groups_val_list(self.optimizer, "lr")
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+    def _f(self, k):
+        return self.gamma ** (k // self.step_size)
 
-    def _get_closed_form_lr(self) -> list[float | Tensor]:
-        return [
-            base_lr * self.gamma ** (self.last_epoch // self.step_size)
-            for base_lr in self.base_lrs
-        ]
+    def _ratio(self, k):
+        return self.gamma if k != 0 and k % self.step_size == 0 else None
 
 
-class MultiStepLR(LRScheduler):
-    """Decay lr by ``gamma`` at each milestone.
+class MultiStepLR(_Factored):
+    """``f(k) = gamma ** #{milestones m <= k}`` (a milestone listed twice counts twice).
 
     >>> import torchlike as torch
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
@@ -411,37 +370,19 @@ class MultiStepLR(LRScheduler):
     [0.5]
     """
 
-
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        milestones: Iterable[int],
-        gamma: float = 0.1,
-        last_epoch: int = -1,
-    ) -> None:
-        self.milestones = Counter(milestones)
-        self.gamma = gamma
+    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
+        self.milestones, self.gamma = Counter(milestones), gamma
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self) -> list[float | Tensor]:
-        _warn_get_lr_called_within_step(self)
-        if self.last_epoch not in self.milestones:
-            return _param_groups_val_list(self.optimizer, "lr")
-        return [
-            group["lr"] * self.gamma ** self.milestones[self.last_epoch]
-            for group in self.optimizer.param_groups
-        ]
+    def _f(self, k):
+        return self.gamma ** bisect_right(sorted(self.milestones.elements()), k)
 
-    def _get_closed_form_lr(self):
-        milestones = sorted(self.milestones.elements())
-        return [
-            base_lr * self.gamma ** bisect_right(milestones, self.last_epoch)
-            for base_lr in self.base_lrs
-        ]
+    def _ratio(self, k):
+        return self.gamma ** self.milestones[k] if k in self.milestones else None
 
 
-class ConstantLR(LRScheduler):
-    """Multiply lr by ``factor`` until ``total_iters`` epochs have passed.
+class ConstantLR(_Factored):
+    """``f(k) = factor`` for ``k < total_iters``, then 1.
 
     >>> import torchlike as torch
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
@@ -449,42 +390,25 @@ class ConstantLR(LRScheduler):
     [0.5]
     """
 
-
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        factor: float = 1.0 / 3,
-        total_iters: int = 5,
-        last_epoch: int = -1,
-    ) -> None:
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
         if factor > 1.0 or factor < 0:
-            raise ValueError(
-                "Constant multiplicative factor expected to be between 0 and 1."
-            )
-        self.factor = factor
-        self.total_iters = total_iters
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor, self.total_iters = factor, total_iters
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self) -> list[float | Tensor]:
-        _warn_get_lr_called_within_step(self)
-        if self.last_epoch == 0:
-            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
-        if self.last_epoch != self.total_iters:
-            return _param_groups_val_list(self.optimizer, "lr")
-        return [
-            group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups
-        ]
+    def _f(self, k):
+        return self.factor + (k >= self.total_iters) * (1 - self.factor)
 
-    def _get_closed_form_lr(self):
-        return [
-            base_lr
-            * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
-            for base_lr in self.base_lrs
-        ]
+    def _ratio(self, k):
+        # torch applies these two jumps even in the constructor's step (no _is_initial test)
+        if k == 0:
+            return self.factor
+        return 1.0 / self.factor if k == self.total_iters else None
 
 
-class LinearLR(LRScheduler):
-    """Linearly change the lr factor from ``start_factor`` to ``end_factor`` over ``total_iters``.
+class LinearLR(_Factored):
+    """``f(k) = s + (e - s) * min(k, T) / T`` for start/end factors ``s``/``e`` and ``T = total_iters``;
+    ``r(k) = 1 + (e - s) / (T s + (k - 1)(e - s))`` for ``0 < k <= T``.
 
     >>> import torchlike as torch
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
@@ -492,64 +416,29 @@ class LinearLR(LRScheduler):
     [0.5]
     """
 
-
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        start_factor: float = 1.0 / 3,
-        end_factor: float = 1.0,
-        total_iters: int = 5,
-        last_epoch: int = -1,
-    ) -> None:
+    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1):
         if start_factor > 1.0 or start_factor <= 0:
-            raise ValueError(
-                "Starting multiplicative factor expected to be greater than 0 and less or equal to 1."
-            )
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
         if end_factor > 1.0 or end_factor < 0:
-            raise ValueError(
-                "Ending multiplicative factor expected to be between 0 and 1."
-            )
-        self.start_factor = start_factor
-        self.end_factor = end_factor
-        self.total_iters = total_iters
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self) -> list[float | Tensor]:
-        _warn_get_lr_called_within_step(self)
-        if self.last_epoch == 0:
-            return [
-                group["lr"] * self.start_factor for group in self.optimizer.param_groups
-            ]
-        if self._is_initial or self.last_epoch > self.total_iters:
-            return _param_groups_val_list(self.optimizer, "lr")
-        return [
-            group["lr"]
-            * (
-                1.0
-                + (self.end_factor - self.start_factor)
-                / (
-                    self.total_iters * self.start_factor
-                    + (self.last_epoch - 1) * (self.end_factor - self.start_factor)
-                )
-            )
-            for group in self.optimizer.param_groups
-        ]
+    def _f(self, k):
+        span = self.end_factor - self.start_factor
+        return self.start_factor + span * min(self.total_iters, k) / self.total_iters
 
-    def _get_closed_form_lr(self):
-        return [
-            base_lr
-            * (
-                self.start_factor
-                + (self.end_factor - self.start_factor)
-                * min(self.total_iters, self.last_epoch)
-                / self.total_iters
-            )
-            for base_lr in self.base_lrs
-        ]
+    def _ratio(self, k):
+        if k == 0:
+            return self.start_factor
+        if self._is_initial or k > self.total_iters:
+            return None
+        span = self.end_factor - self.start_factor
+        return 1.0 + span / (self.total_iters * self.start_factor + (k - 1) * span)
 
 
-class ExponentialLR(LRScheduler):
-    """Decay lr by ``gamma`` every epoch.
+class ExponentialLR(_Factored):
+    """``f(k) = gamma ** k``, ``r = gamma``.
 
     >>> import torchlike as torch
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
@@ -558,28 +447,116 @@ class ExponentialLR(LRScheduler):
     [0.5]
     """
 
-
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        gamma: float,
-        last_epoch: int = -1,
-    ) -> None:
+    def __init__(self, optimizer, gamma, last_epoch=-1):
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self) -> list[float | Tensor]:
-        _warn_get_lr_called_within_step(self)
+    def _f(self, k):
+        return self.gamma ** k
+
+    def _ratio(self, k):
+        return None if self._is_initial else self.gamma
+
+
+class PolynomialLR(_Factored):
+    """``f(k) = (1 - min(k, T) / T) ** power`` with ``T = total_iters``; 0 from ``T`` on.
+
+    >>> import torchlike as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> s = torch.optim.lr_scheduler.PolynomialLR(opt, total_iters=2, power=1.0)
+    >>> opt.step(); s.step(); s.get_last_lr()
+    [0.5]
+    """
+
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+        self.total_iters, self.power = total_iters, power
+        super().__init__(optimizer, last_epoch)
+
+    def _f(self, k):
+        return (1.0 - min(self.total_iters, k) / self.total_iters) ** self.power
+
+    def _ratio(self, k):
+        if self._is_initial or k > self.total_iters:
+            return None
+        now, before = 1.0 - k / self.total_iters, 1.0 - (k - 1) / self.total_iters
+        return (now / before) ** self.power
+
+
+class CosineAnnealingLR(LRScheduler):
+    """``lr_k = eta_min + (base_lr - eta_min) * (1 + cos(pi k / T_max)) / 2`` (period ``2 T_max``).
+
+    The chainable form scales the distance to ``eta_min``:
+    ``lr_k - eta_min = (lr_{k-1} - eta_min) * c(k) / c(k-1)`` with ``c(k) = 1 + cos(pi k / T_max)``.
+    Right after a trough ``c(k-1) = 0``, so that step adds the rise ``(base_lr - eta_min)(1 - cos(pi / T_max)) / 2``.
+
+    >>> import torchlike as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> s = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=2)
+    >>> opt.step(); s.step(); [round(v, 6) for v in s.get_last_lr()]
+    [0.5]
+    """
+
+    def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
+        self.T_max, self.eta_min = T_max, eta_min
+        super().__init__(optimizer, last_epoch)
+
+    def _c(self, k):
+        return 1 + math.cos(math.pi * k / self.T_max)
+
+    def get_lr(self):
+        _note_direct_call(self)
+        k, lo, groups = self.last_epoch, self.eta_min, self.optimizer.param_groups
         if self._is_initial:
-            return _param_groups_val_list(self.optimizer, "lr")
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+            return _group_values(self.optimizer, "lr")
+        if self._step_count == 1 and k > 0:
+            # first step of a resumed schedule: nothing to chain from yet (zip: group count must match)
+            return [lo + (base - lo) * (1 + math.cos(k * math.pi / self.T_max)) / 2
+                    for base, _ in zip(self.base_lrs, groups, strict=True)]
+        if (k - 1 - self.T_max) % (2 * self.T_max) == 0:
+            rise = (1 - math.cos(math.pi / self.T_max)) / 2
+            return [g["lr"] + (base - lo) * rise for base, g in zip(self.base_lrs, groups, strict=True)]
+        ratio = self._c(k) / self._c(k - 1)
+        return [ratio * (g["lr"] - lo) + lo for g in groups]
 
     def _get_closed_form_lr(self):
-        return [base_lr * self.gamma**self.last_epoch for base_lr in self.base_lrs]
+        lo, c = self.eta_min, self._c(self.last_epoch)
+        return [lo + (base - lo) * c / 2 for base in self.base_lrs]
 
 
-class SequentialLR(LRScheduler):
-    """Run schedulers one after another, switching at ``milestones``.
+# ---------------------------------------------------------------- schedulers of schedulers
+
+def _check_members(owner, optimizer, schedulers):
+    """The member checks SequentialLR and ChainedScheduler share (torch's messages)."""
+    name = type(owner).__name__
+    for i, s in enumerate(schedulers):
+        if not hasattr(s, "optimizer"):
+            raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")
+        if isinstance(s, ReduceLROnPlateau):
+            raise ValueError(f"{name} does not support `ReduceLROnPlateau` scheduler as it requires additional "
+                             f"kwargs to be specified when calling `step`, but got one at index {i} in the "
+                             "given schedulers sequence.")
+        if optimizer != s.optimizer:
+            raise ValueError(f"{name} expects all schedulers to belong to the same optimizer, but got scheduler "
+                             f"{type(s).__name__} at index {i} has {s.optimizer}, which is different from "
+                             f"{type(optimizer).__name__}.")
+
+
+class _Composite(LRScheduler):
+    """Checkpoints of a scheduler made of schedulers: ``_schedulers`` holds each member's state_dict."""
+
+    _special = ("_schedulers",)
+
+    def _save_special(self, key, members):
+        return [m.state_dict() for m in members]
+
+    def _load_special(self, key, saved):
+        for i, sd in enumerate(saved):
+            self._schedulers[i].load_state_dict(sd)
+
+
+class SequentialLR(_Composite):
+    """Hand the optimizer from one scheduler to the next at ``milestones``: scheduler ``i`` runs while
+    ``milestones[i-1] <= k < milestones[i]`` and starts over from its own position 0 when it takes over.
 
     >>> import torchlike as torch
     >>> lrs = torch.optim.lr_scheduler
@@ -589,192 +566,45 @@ class SequentialLR(LRScheduler):
     [1.0]
     """
 
-
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        schedulers: list[LRScheduler],
-        milestones: list[int],
-        last_epoch: int = -1,
-    ) -> None:
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
         if len(schedulers) < 1:
-            raise ValueError(
-                f"{self.__class__.__name__} expects at least one scheduler, but got no scheduler."
-            )
-        for scheduler_idx, scheduler in enumerate(schedulers):
-            if not hasattr(scheduler, "optimizer"):
-                raise TypeError(
-                    f"{self.__class__.__name__} at index {scheduler_idx} should have `optimizer` as its attribute."
-                )
-            if isinstance(scheduler, ReduceLROnPlateau):
-                raise ValueError(
-                    f"{self.__class__.__name__} does not support `ReduceLROnPlateau` scheduler as it "
-                    "requires additional kwargs to be specified when calling `step`, "
-                    f"but got one at index {scheduler_idx} in the given schedulers sequence."
-                )
-            if optimizer != scheduler.optimizer:
-                raise ValueError(
-                    f"{self.__class__.__name__} expects all schedulers to belong to the same optimizer, but "
-                    f"got scheduler {scheduler.__class__.__name__} at index {scheduler_idx} has {scheduler.optimizer}, "
-                    f"which is different from {optimizer.__class__.__name__}."
-                )
+            raise ValueError(f"{type(self).__name__} expects at least one scheduler, but got no scheduler.")
+        _check_members(self, optimizer, schedulers)
         if len(milestones) != len(schedulers) - 1:
-            raise ValueError(
-                "Sequential Schedulers expects number of schedulers provided to be one more "
-                f"than the number of milestone points, but got number of schedulers {len(schedulers)} and the "
-                f"number of milestones to be equal to {len(milestones)}"
-            )
-        self._schedulers = schedulers
-        self._milestones = milestones
+            raise ValueError("Sequential Schedulers expects number of schedulers provided to be one more than the "
+                             f"number of milestone points, but got number of schedulers {len(schedulers)} and the "
+                             f"number of milestones to be equal to {len(milestones)}")
+        self._schedulers, self._milestones = schedulers, milestones
         self.last_epoch = last_epoch + 1
         self.optimizer = optimizer
-        for group in self.optimizer.param_groups:
-            _update_param_group_val(group, "lr", group["initial_lr"])
+        # each member's constructor already took its position 0 and moved the lr: undo both
+        for g in optimizer.param_groups:
+            _assign(g, "lr", g["initial_lr"])
         self.recursive_undo()
-        idx = bisect_right(self._milestones, 0)
-        self._schedulers[idx]._initial_step()
-        self._last_lr = schedulers[idx].get_last_lr()
+        active = self._schedulers[bisect_right(milestones, 0)]
+        active._initial_step()
+        self._last_lr = active.get_last_lr()
 
-    def recursive_undo(self, sched=None) -> None:
-        scheds = self if sched is None else sched
-        if hasattr(scheds, "_schedulers"):
-            for s in scheds._schedulers:
-                self.recursive_undo(s)
-        elif hasattr(scheds, "last_epoch"):
-            scheds.last_epoch -= 1
+    def recursive_undo(self, sched=None):
+        """Move every (nested) member scheduler one position back."""
+        pending = [self if sched is None else sched]
+        while pending:
+            node = pending.pop()
+            if hasattr(node, "_schedulers"):
+                pending.extend(reversed(node._schedulers))
+            elif hasattr(node, "last_epoch"):
+                node.last_epoch -= 1
 
-    def step(self) -> None:  # type: ignore[override]
+    def step(self):
         self.last_epoch += 1
-        idx = bisect_right(self._milestones, self.last_epoch)
-        scheduler = self._schedulers[idx]
-        if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
-            scheduler._update_lr(0)
+        k = self.last_epoch
+        i = bisect_right(self._milestones, k)
+        active = self._schedulers[i]
+        if i > 0 and self._milestones[i - 1] == k:
+            active._advance(0)   # just took over: its position 0, in closed form
         else:
-            scheduler.step()
-        self._last_lr = scheduler.get_last_lr()
-
-    def state_dict(self) -> dict[str, Any]:
-        state_dict = {
-            key: value
-            for key, value in self.__dict__.items()
-            if key not in ("optimizer", "_schedulers")
-        }
-        state_dict["_schedulers"] = [None] * len(self._schedulers)
-        for idx, s in enumerate(self._schedulers):
-            state_dict["_schedulers"][idx] = s.state_dict()
-        return state_dict
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        _schedulers = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        state_dict["_schedulers"] = _schedulers
-        for idx, s in enumerate(_schedulers):
-            self._schedulers[idx].load_state_dict(s)
-
-
-class PolynomialLR(LRScheduler):
-    """Polynomial decay of lr to 0 over ``total_iters``.
-
-    >>> import torchlike as torch
-    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
-    >>> s = torch.optim.lr_scheduler.PolynomialLR(opt, total_iters=2, power=1.0)
-    >>> opt.step(); s.step(); s.get_last_lr()
-    [0.5]
-    """
-
-
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        total_iters: int = 5,
-        power: float = 1.0,
-        last_epoch: int = -1,
-    ) -> None:
-        self.total_iters = total_iters
-        self.power = power
-        super().__init__(optimizer, last_epoch)
-
-    def get_lr(self) -> list[float | Tensor]:
-        _warn_get_lr_called_within_step(self)
-        if self._is_initial or self.last_epoch > self.total_iters:
-            return _param_groups_val_list(self.optimizer, "lr")
-        decay_factor = (
-            (1.0 - self.last_epoch / self.total_iters)
-            / (1.0 - (self.last_epoch - 1) / self.total_iters)
-        ) ** self.power
-        return [group["lr"] * decay_factor for group in self.optimizer.param_groups]
-
-    def _get_closed_form_lr(self) -> list[float | Tensor]:
-        return [
-            (
-                base_lr
-                * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters)
-                ** self.power
-            )
-            for base_lr in self.base_lrs
-        ]
-
-
-class CosineAnnealingLR(LRScheduler):
-    """Cosine annealing (torch's recursive form).
-
-    >>> import torchlike as torch
-    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
-    >>> s = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=2)
-    >>> opt.step(); s.step(); [round(v, 6) for v in s.get_last_lr()]
-    [0.5]
-    """
-
-
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        T_max: int,
-        eta_min: float = 0.0,
-        last_epoch: int = -1,
-    ) -> None:
-        self.T_max = T_max
-        self.eta_min = eta_min
-        super().__init__(optimizer, last_epoch)
-
-    def get_lr(self) -> list[float | Tensor]:
-        _warn_get_lr_called_within_step(self)
-        if self._is_initial:
-            return _param_groups_val_list(self.optimizer, "lr")
-        elif self._step_count == 1 and self.last_epoch > 0:
-            return [
-                self.eta_min
-                + (base_lr - self.eta_min)
-                * (1 + math.cos((self.last_epoch) * math.pi / self.T_max))
-                / 2
-                for base_lr, group in zip(
-                    self.base_lrs, self.optimizer.param_groups, strict=True
-                )
-            ]
-        elif (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
-            return [
-                group["lr"]
-                + (base_lr - self.eta_min) * (1 - math.cos(math.pi / self.T_max)) / 2
-                for base_lr, group in zip(
-                    self.base_lrs, self.optimizer.param_groups, strict=True
-                )
-            ]
-        return [
-            (1 + math.cos(math.pi * self.last_epoch / self.T_max))
-            / (1 + math.cos(math.pi * (self.last_epoch - 1) / self.T_max))
-            * (group["lr"] - self.eta_min)
-            + self.eta_min
-            for group in self.optimizer.param_groups
-        ]
-
-    def _get_closed_form_lr(self) -> list[float | Tensor]:
-        return [
-            self.eta_min
-            + (base_lr - self.eta_min)
-            * (1 + math.cos(math.pi * self.last_epoch / self.T_max))
-            / 2
-            for base_lr in self.base_lrs
-        ]
+            active.step()
+        self._last_lr = active.get_last_lr()
 
 
 from ._lr_scheduler_cyclic import (ChainedScheduler, CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR,  # noqa: E402
