@@ -35,7 +35,7 @@ defaults).  When torch raises on a sample, torchlike must raise the same excepti
   instance of the ErrorInput's `error_type`; regex matches of the message are reported separately.
 - Random ops (dropout, bernoulli, normal, ...) and uninitialised ones (empty*) are compared on shapes
   and dtypes only, and have no grad check.
-- Per-op time limit {time_limit:.0f} s (SIGALRM); global budget {budget:.0f} s; {jobs} worker processes
+- Per-op limit {time_limit:.0f} CPU seconds (SIGPROF; 10x that in wall time); global budget {budget:.0f} s; {jobs} worker processes
   (a crashing op is recorded and its worker restarted).
 """
 

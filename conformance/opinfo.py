@@ -120,8 +120,8 @@ def resolve_variant(v):
         return None, None
     if isinstance(v, types.FunctionType) and (v.__module__ or "").startswith("torch.testing._internal"):
         return rebind(v), "lambda"
-    name = getattr(v, "__name__", None)
-    return (_tensor_method(name) if name else None), f"Tensor.{name}"
+    name = getattr(v, "__name__", None) or getattr(getattr(v, "func", None), "__name__", None)
+    return (_tensor_method(name) if name else None), f"Tensor.{name or repr(v)[:40]}"
 
 
 def tolerances(op, dtype):
