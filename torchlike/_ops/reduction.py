@@ -10,7 +10,6 @@ Order statistics (median, mode, quantile) and scans (cumsum, cummax, ...) live i
 """
 from __future__ import annotations
 
-import builtins as _b
 import math
 import warnings
 
