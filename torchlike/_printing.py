@@ -79,10 +79,6 @@ class _Formatter:
         return self._fmt(v).rjust(self.max_width)
 
 
-def _fmt_complex(v, p):
-    return f"{v.real:.{p}f}{'+' if v.imag >= 0 else '-'}{abs(v.imag):.{p}f}j"
-
-
 def _body(a, fmt, indent, summarize):
     if a.ndim == 0:
         return fmt(a.item() if not isinstance(a, np.ndarray) else a.reshape(()).item()) if False else fmt(a[()])
@@ -127,10 +123,15 @@ def tensor_repr(t, prefix="tensor("):
     else:
         summarize = a.size > _opts["threshold"]
         if dt.is_complex:
-            p = _opts["precision"]
-            fmtc = lambda v: _fmt_complex(complex(v), p)  # noqa: E731
-            w = max(len(fmtc(v)) for v in a.reshape(-1))
-            body = _body(a, lambda v: fmtc(v).rjust(w), len(prefix), summarize)
+            # torch formats the real and imaginary parts each with its own float formatter
+            real_dt = dt.to_real()
+            fr, fi = _Formatter(a.real, real_dt), _Formatter(np.abs(a.imag), real_dt)
+
+            def fmtc(v):
+                im = fi.format(abs(v.imag)).strip() if not np.isnan(v.imag) else "nan"
+                sign = "-" if (v.imag < 0 or (v.imag == 0 and np.signbit(v.imag))) else "+"
+                return f"{fr.format(v.real)}{sign}{im}j"
+            body = _body(a, fmtc, len(prefix), summarize)
         else:
             sample = a
             if summarize:
