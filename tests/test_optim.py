@@ -1,5 +1,6 @@
 """torchlike.optim against torch.optim on identical params/gradients."""
 import copy
+import math
 import warnings
 
 import numpy as np
@@ -237,3 +238,64 @@ def test_tensor_lr_and_warnings_free():
         to.step()
         lo.step()
     np.testing.assert_allclose(lp.detach().numpy(), tp.detach().numpy(), rtol=1e-6)
+
+
+def _lbfgs_state_view(st):
+    """LBFGS state as (key, kind, value) rows: kinds must agree with torch (Tensor vs Python number vs list)."""
+    def one(v):
+        if isinstance(v, (torch.Tensor, tl.Tensor)):
+            return ("T", str(v.dtype).split(".")[-1], np.asarray(v.detach().numpy() if isinstance(v, torch.Tensor)
+                                                                 else v.numpy(), dtype=np.float64))
+        if isinstance(v, list):
+            return ("L", [one(a) for a in v])
+        return (type(v).__name__ if v is not None else "None", v)
+    return [(k, one(v)) for k, v in st.items()]
+
+
+def _assert_same_state(a, b):
+    assert [k for k, _ in a] == [k for k, _ in b]
+    def eq(x, y):
+        assert x[0] == y[0], (x, y)
+        if x[0] == "T":
+            assert x[1] == y[1]
+            np.testing.assert_allclose(y[2], x[2], rtol=1e-7, atol=1e-9 * max(1.0, float(np.abs(x[2]).max(initial=0))))
+        elif x[0] == "L":
+            assert len(x[1]) == len(y[1])
+            for u, v in zip(x[1], y[1]):
+                eq(u, v)
+        elif x[0] == "float":
+            assert math.isclose(x[1], y[1], rel_tol=1e-7, abs_tol=1e-12)
+        else:
+            assert x[1] == y[1]
+    for (_, x), (_, y) in zip(a, b):
+        eq(x, y)
+
+
+@pytest.mark.parametrize("kw", [dict(line_search_fn="strong_wolfe", history_size=2, max_iter=7),
+                                dict(line_search_fn="strong_wolfe", max_iter=3, max_eval=4),   # line search runs dry
+                                dict(line_search_fn="strong_wolfe", lr=2.0, max_iter=12, tolerance_change=1e-14),
+                                dict(lr=0.5, history_size=3)])
+def test_lbfgs_rosenbrock_state_and_resume(kw):
+    """Rosenbrock exercises the zoom phase; state (key order, kinds, values) and a state_dict resume match torch."""
+    x0 = np.array([-1.2, 1.0, 0.3, -0.5])
+    st = []
+    for lib in (torch, tl):
+        x = lib.tensor(x0, requires_grad=True)
+        o = lib.optim.LBFGS([x], **kw)
+
+        def closure():
+            o.zero_grad()
+            loss = (100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2).sum()
+            loss.backward()
+            return loss
+        for _ in range(2):
+            o.step(closure)
+        # resume from a checkpoint in a fresh optimizer
+        x2 = lib.tensor(x.detach().numpy(), requires_grad=True)
+        o2 = lib.optim.LBFGS([x2], **kw)
+        o2.load_state_dict(o.state_dict())
+        x, o = x2, o2
+        o.step(closure)
+        st.append((x.detach().numpy(), _lbfgs_state_view(o.state[x])))
+    np.testing.assert_allclose(st[1][0], st[0][0], rtol=1e-9, atol=1e-12)
+    _assert_same_state(st[0][1], st[1][1])

@@ -1,5 +1,22 @@
-"""torch.optim.LBFGS (a line-by-line port of torch's algorithm on flat JAX vectors)."""
+"""torch.optim.LBFGS: limited-memory BFGS on the parameters seen as one flat real vector.
+
+Each outer iteration (Nocedal & Wright, Numerical Optimization, 2nd ed.):
+
+1. store the newest curvature pair ``s = x_k - x_{k-1}``, ``y = g_k - g_{k-1}`` when ``y.s > 1e-10``
+   (keeping the last ``history_size``), with ``rho = 1 / y.s`` and the initial scaling
+   ``gamma = y.s / y.y``;
+2. direction ``d = -H g`` by the two-loop recursion (Alg. 7.4);
+3. step length ``t``: fixed (``lr``; the first iteration uses ``min(1, 1/|g|_1) lr``) or a strong-Wolfe
+   line search (Alg. 3.5 bracketing + Alg. 3.6 zoom, cubic interpolation, eq. 3.59);
+4. ``x += t d`` and stop on: the iteration / evaluation budget, ``max|g| <= tolerance_grad``,
+   ``max|t d| <= tolerance_change`` or a loss change below ``tolerance_change``.
+
+The arithmetic runs on JAX arrays; scalars that torch keeps as 0-dim tensors stay 0-dim arrays here
+(and become Tensors in ``state``), Python floats stay floats, so ``state`` matches torch's entry for entry.
+"""
 from __future__ import annotations
+
+from collections import namedtuple
 
 import jax.numpy as jnp
 
@@ -9,114 +26,131 @@ from .optimizer import Optimizer, _float
 
 __all__ = ["LBFGS"]
 
-
-def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
-    if bounds is not None:
-        xmin_bound, xmax_bound = bounds
-    else:
-        xmin_bound, xmax_bound = (x1, x2) if x1 <= x2 else (x2, x1)
-    d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2)
-    d2_square = d1 ** 2 - g1 * g2
-    if d2_square >= 0:
-        d2 = jnp.sqrt(d2_square)
-        if x1 <= x2:
-            min_pos = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
-        else:
-            min_pos = x1 - (x1 - x2) * ((g1 + d2 - d1) / (g1 - g2 + 2 * d2))
-        return min(max(min_pos, xmin_bound), xmax_bound)
-    return (xmin_bound + xmax_bound) / 2.0
+# one evaluation of the objective along the search line: step, loss, flat gradient, slope g.d
+_Probe = namedtuple("_Probe", "t f g slope")
 
 
-def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9, max_ls=25):
-    d_norm = jnp.max(jnp.abs(d))
-    f_new, g_new = obj_func(x, t, d)
-    ls_func_evals = 1
-    gtd_new = jnp.dot(g_new, d)
-    t_prev, f_prev, g_prev, gtd_prev = 0, f, g, gtd
-    done = False
-    ls_iter = 0
-    while ls_iter < max_ls:
-        if f_new > (f + c1 * t * gtd) or (ls_iter > 1 and f_new >= f_prev):
-            bracket, bracket_f, bracket_g = [t_prev, t], [f_prev, f_new], [g_prev, g_new]
-            bracket_gtd = [gtd_prev, gtd_new]
+def _sup(v):
+    return jnp.max(jnp.abs(v))
+
+
+def _cubic_minimizer(p, q, bounds=None):
+    """Minimizer of the cubic matching value and slope at probes ``p`` and ``q`` (N&W eq. 3.59),
+    clipped to ``bounds`` (default: between the two steps); the midpoint when the cubic has no minimum."""
+    a, b = (q, p) if p.t > q.t else (p, q)   # a.t <= b.t
+    lo, hi = bounds if bounds is not None else (a.t, b.t)
+    d1 = a.slope + b.slope - 3 * (a.f - b.f) / (a.t - b.t)
+    disc = d1 ** 2 - a.slope * b.slope
+    if not disc >= 0:
+        return (lo + hi) / 2.0
+    d2 = jnp.sqrt(disc)
+    x = b.t - (b.t - a.t) * ((b.slope + d2 - d1) / (b.slope - a.slope + 2 * d2))
+    return min(max(x, lo), hi)
+
+
+def _wolfe_line_search(probe_at, start, t, gtd, d_sup, max_ls, c1=1e-4, c2=0.9, tolerance_change=1e-9):
+    """Strong-Wolfe step along ``d``: ``probe_at(t)`` evaluates the objective there, ``start`` is the
+    probe at ``t = 0``, ``d_sup = max|d|`` converts step widths into parameter changes. (Like torch,
+    LBFGS does not pass its own ``tolerance_change`` here.) Returns (accepted probe, number of evaluations)."""
+
+    def sufficient_decrease(pr):
+        return not pr.f > start.f + c1 * pr.t * gtd
+
+    def curvature_ok(pr):
+        return abs(pr.slope) <= -c2 * gtd
+
+    # Alg. 3.5: walk outwards until an interval [lo, hi] is known to hold an acceptable step
+    prev, cur = start, probe_at(t)
+    evals, tries, found = 1, 0, False
+    pair = None
+    while tries < max_ls:
+        if not sufficient_decrease(cur) or (tries > 1 and cur.f >= prev.f):
+            pair = [prev, cur]
             break
-        if abs(gtd_new) <= -c2 * gtd:
-            bracket, bracket_f, bracket_g = [t], [f_new], [g_new]
-            done = True
+        if curvature_ok(cur):
+            pair, found = [cur], True
             break
-        if gtd_new >= 0:
-            bracket, bracket_f, bracket_g = [t_prev, t], [f_prev, f_new], [g_prev, g_new]
-            bracket_gtd = [gtd_prev, gtd_new]
+        if cur.slope >= 0:
+            pair = [prev, cur]
             break
-        min_step = t + 0.01 * (t - t_prev)
-        max_step = t * 10
-        tmp = t
-        t = _cubic_interpolate(t_prev, f_prev, gtd_prev, t, f_new, gtd_new, bounds=(min_step, max_step))
-        t_prev, f_prev, g_prev, gtd_prev = tmp, f_new, g_new, gtd_new
-        f_new, g_new = obj_func(x, t, d)
-        ls_func_evals += 1
-        gtd_new = jnp.dot(g_new, d)
-        ls_iter += 1
-    if ls_iter == max_ls:
-        bracket, bracket_f, bracket_g = [0, t], [f, f_new], [g, g_new]
-    insuf_progress = False
-    low_pos, high_pos = (0, 1) if bracket_f[0] <= bracket_f[-1] else (1, 0)
-    while not done and ls_iter < max_ls:
-        if abs(bracket[1] - bracket[0]) * d_norm < tolerance_change:
+        # extrapolate: between 1.01x and 10x the current step
+        nxt = _cubic_minimizer(prev, cur, bounds=(cur.t + 0.01 * (cur.t - prev.t), cur.t * 10))
+        prev, cur = cur, probe_at(nxt)
+        evals += 1
+        tries += 1
+    if tries == max_ls:   # budget spent while extrapolating
+        pair = [start, cur]
+
+    # Alg. 3.6: shrink the interval; `best` indexes the end with the lower loss
+    best = 0 if pair[0].f <= pair[-1].f else 1
+    stalled = False
+    while not found and tries < max_ls:
+        if abs(pair[1].t - pair[0].t) * d_sup < tolerance_change:
             break
-        t = _cubic_interpolate(bracket[0], bracket_f[0], bracket_gtd[0], bracket[1], bracket_f[1], bracket_gtd[1])
-        eps = 0.1 * (max(bracket) - min(bracket))
-        if min(max(bracket) - t, t - min(bracket)) < eps:
-            if insuf_progress or t >= max(bracket) or t <= min(bracket):
-                if abs(t - max(bracket)) < abs(t - min(bracket)):
-                    t = max(bracket) - eps
-                else:
-                    t = min(bracket) + eps
-                insuf_progress = False
+        t = _cubic_minimizer(pair[0], pair[1])
+        ts = [pair[0].t, pair[1].t]
+        top, bottom = max(ts), min(ts)
+        margin = 0.1 * (top - bottom)
+        # keep the trial step at least `margin` inside the interval when it stalls next to an end
+        if min(top - t, t - bottom) < margin:
+            if stalled or t >= top or t <= bottom:
+                t = top - margin if abs(t - top) < abs(t - bottom) else bottom + margin
+                stalled = False
             else:
-                insuf_progress = True
+                stalled = True
         else:
-            insuf_progress = False
-        f_new, g_new = obj_func(x, t, d)
-        ls_func_evals += 1
-        gtd_new = jnp.dot(g_new, d)
-        ls_iter += 1
-        if f_new > (f + c1 * t * gtd) or f_new >= bracket_f[low_pos]:
-            bracket[high_pos], bracket_f[high_pos] = t, f_new
-            bracket_g[high_pos], bracket_gtd[high_pos] = g_new, gtd_new
-            low_pos, high_pos = (0, 1) if bracket_f[0] <= bracket_f[1] else (1, 0)
-        else:
-            if abs(gtd_new) <= -c2 * gtd:
-                done = True
-            elif gtd_new * (bracket[high_pos] - bracket[low_pos]) >= 0:
-                bracket[high_pos] = bracket[low_pos]
-                bracket_f[high_pos] = bracket_f[low_pos]
-                bracket_g[high_pos] = bracket_g[low_pos]
-                bracket_gtd[high_pos] = bracket_gtd[low_pos]
-            bracket[low_pos], bracket_f[low_pos] = t, f_new
-            bracket_g[low_pos], bracket_gtd[low_pos] = g_new, gtd_new
-    return bracket_f[low_pos], bracket_g[low_pos], bracket[low_pos], ls_func_evals
+            stalled = False
+        trial = probe_at(t)
+        evals += 1
+        tries += 1
+        worst = 1 - best
+        if not sufficient_decrease(trial) or trial.f >= pair[best].f:
+            pair[worst] = trial
+            best = 0 if pair[0].f <= pair[1].f else 1
+            continue
+        if curvature_ok(trial):
+            found = True
+        elif trial.slope * (pair[worst].t - pair[best].t) >= 0:
+            pair[worst] = pair[best]
+        pair[best] = trial
+    return pair[best], evals
 
 
-def _arr(x):
-    """State values may be torchlike Tensors (e.g. after load_state_dict): work on their arrays."""
-    if isinstance(x, Tensor):
-        return x._value
+def _two_loop(grad, pairs, gamma, alphas):
+    """``-H grad`` for the L-BFGS inverse Hessian ``H`` (N&W Alg. 7.4). ``pairs`` is the history
+    ``(s, y, rho)``, oldest first; ``alphas`` is filled in place (its older entries stay, as in torch)."""
+    q = -grad
+    for i in reversed(range(len(pairs))):
+        s, y, rho = pairs[i]
+        alphas[i] = jnp.dot(s, q) * rho
+        q = q - alphas[i] * y
+    r = q * gamma
+    for i, (s, y, rho) in enumerate(pairs):
+        beta = jnp.dot(y, r) * rho
+        r = r + (alphas[i] - beta) * s
+    return r
+
+
+def _raw(x):
+    """A state value as JAX data (state may hold Tensors, e.g. after load_state_dict)."""
     if isinstance(x, list):
-        return [_arr(v) for v in x]
-    return x
+        return [_raw(v) for v in x]
+    return x._value if isinstance(x, Tensor) else x
 
 
-def _wrap(x):
-    if isinstance(x, jnp.ndarray) and not isinstance(x, Tensor):
-        return Tensor._wrap(x)
+def _boxed(x):
+    """The inverse of _raw for storing: arrays become Tensors, numbers stay numbers."""
     if isinstance(x, list):
-        return [_wrap(v) for v in x]
-    return x
+        return [_boxed(v) for v in x]
+    return Tensor._wrap(x) if isinstance(x, jnp.ndarray) and not isinstance(x, Tensor) else x
+
+
+# state entries carried from one step() call to the next, in the order torch stores them
+_CARRIED = ("d", "t", "old_dirs", "old_stps", "ro", "H_diag", "prev_flat_grad", "prev_loss")
 
 
 class LBFGS(Optimizer):
-    """L-BFGS, exactly as torch.optim.LBFGS (one parameter group; ``step`` needs a closure).
+    """L-BFGS with optional strong-Wolfe line search (one parameter group; ``step`` needs a closure).
 
     >>> import torchlike as torch
     >>> x = torch.tensor([3.0, -2.0], requires_grad=True)
@@ -136,174 +170,136 @@ class LBFGS(Optimizer):
             raise ValueError(f"Invalid learning rate: {lr}")
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval, tolerance_grad=tolerance_grad,
-                        tolerance_change=tolerance_change, history_size=history_size, line_search_fn=line_search_fn)
-        super().__init__(params, defaults)
+        super().__init__(params, dict(lr=lr, max_iter=max_iter, max_eval=max_eval, tolerance_grad=tolerance_grad,
+                                      tolerance_change=tolerance_change, history_size=history_size,
+                                      line_search_fn=line_search_fn))
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
         self._params = self.param_groups[0]["params"]
-        self._numel_cache = None
 
-    def _numel(self):
-        if self._numel_cache is None:
-            self._numel_cache = sum(2 * p.numel() if p.is_complex() else p.numel() for p in self._params)
-        return self._numel_cache
-
-    def _gather_flat_grad(self):
-        views = []
+    # -- the parameters as one real vector (complex entries as (re, im) pairs)
+    def _flat_grad(self):
+        parts = []
         for p in self._params:
-            if p.grad is None:
-                v = jnp.zeros((p.numel(),), p._value.dtype)
-            else:
-                v = p.grad._value.reshape(-1)
-            if jnp.iscomplexobj(v):
-                v = jnp.stack([v.real, v.imag], -1).reshape(-1)
-            views.append(v)
-        return jnp.concatenate(views, 0)
+            g = jnp.zeros(p._value.size, p._value.dtype) if p.grad is None else p.grad._value.reshape(-1)
+            if jnp.iscomplexobj(g):
+                g = jnp.stack([g.real, g.imag], -1).reshape(-1)
+            parts.append(g)
+        return jnp.concatenate(parts)
 
-    def _add_grad(self, step_size, update):
-        offset = 0
+    def _move(self, t, direction):
+        """x += t * direction."""
+        at = 0
         for p in self._params:
             x = p._value
             if jnp.iscomplexobj(x):
-                n = x.size * 2
-                u = update[offset:offset + n].reshape(x.shape + (2,))
-                u = (u[..., 0] + 1j * u[..., 1]).astype(x.dtype)
+                chunk = direction[at:at + 2 * x.size].reshape(x.shape + (2,))
+                chunk, at = (chunk[..., 0] + 1j * chunk[..., 1]).astype(x.dtype), at + 2 * x.size
             else:
-                n = x.size
-                u = update[offset:offset + n].reshape(x.shape)
-            p._set_value(x + jnp.asarray(step_size, x.real.dtype) * u)
-            offset += n
+                chunk, at = direction[at:at + x.size].reshape(x.shape), at + x.size
+            p._set_value(x + jnp.asarray(t, x.real.dtype) * chunk)
 
-    def _clone_param(self):
-        return [p._value for p in self._params]
+    def _line_probe(self, closure, d):
+        """``probe(t)``: loss and gradient at ``x + t d``, leaving the parameters at ``x``."""
+        home = [p._value for p in self._params]
 
-    def _set_param(self, params_data):
-        for p, pdata in zip(self._params, params_data):
-            p._set_value(pdata)
+        def probe(t):
+            self._move(t, d)
+            f = float(closure())
+            g = self._flat_grad()
+            for p, v in zip(self._params, home):
+                p._set_value(v)
+            return _Probe(t, f, g, jnp.dot(g, d))
 
-    def _directional_evaluate(self, closure, x, t, d):
-        self._add_grad(t, d)
-        loss = float(closure())
-        flat_grad = self._gather_flat_grad()
-        self._set_param(x)
-        return loss, flat_grad
+        return probe
 
     def step(self, closure):
-        """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
-        with grad_mode.no_grad():
-            return self._step(closure)
-
-    def _step(self, closure):
-        def closure_(*a):
+        """One L-BFGS run of up to ``max_iter`` iterations; ``closure`` re-evaluates and returns the loss."""
+        def evaluate():
             with grad_mode.enable_grad():
-                return closure(*a)
+                return closure()
 
-        group = self.param_groups[0]
-        lr = group["lr"]
-        # a Tensor lr stays a (0-dim) array, so torch's Tensor-valued ``t`` state is reproduced
-        lr = lr._value.reshape(()) if isinstance(lr, Tensor) else lr
-        max_iter, max_eval = group["max_iter"], group["max_eval"]
-        tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
-        line_search_fn, history_size = group["line_search_fn"], group["history_size"]
-        state = self.state[self._params[0]]
-        state.setdefault("func_evals", 0)
-        state.setdefault("n_iter", 0)
-        orig_loss = closure_()
-        loss = float(orig_loss)
-        current_evals = 1
-        state["func_evals"] += 1
-        flat_grad = self._gather_flat_grad()
-        if jnp.max(jnp.abs(flat_grad)) <= tolerance_grad:
-            return orig_loss
-        d, t = _arr(state.get("d")), _arr(state.get("t"))
-        old_dirs, old_stps = _arr(state.get("old_dirs")), _arr(state.get("old_stps"))
-        ro, H_diag = _arr(state.get("ro")), _arr(state.get("H_diag"))
-        prev_flat_grad, prev_loss = _arr(state.get("prev_flat_grad")), _arr(state.get("prev_loss"))
-        al = _arr(state.get("al"))
-        n_iter = 0
-        while n_iter < max_iter:
-            n_iter += 1
-            state["n_iter"] += 1
-            if state["n_iter"] == 1:
-                d = -flat_grad
-                old_dirs, old_stps, ro = [], [], []
-                H_diag = 1
+        with grad_mode.no_grad():
+            return self._minimize(evaluate)
+
+    def _minimize(self, evaluate):
+        hp = self.param_groups[0]
+        lr = hp["lr"]
+        lr = lr._value.reshape(()) if isinstance(lr, Tensor) else lr   # a Tensor lr makes t a 0-dim array
+        budget, history = hp["max_eval"], hp["history_size"]
+        tol_grad, tol_change = hp["tolerance_grad"], hp["tolerance_change"]
+        st = self.state[self._params[0]]
+        st.setdefault("func_evals", 0)
+        st.setdefault("n_iter", 0)
+
+        first_loss = evaluate()
+        loss, evals = float(first_loss), 1
+        st["func_evals"] += 1
+        grad = self._flat_grad()
+        if _sup(grad) <= tol_grad:
+            return first_loss
+
+        mem = {k: _raw(st.get(k)) for k in _CARRIED}
+        d, t, gamma = mem["d"], mem["t"], mem["H_diag"]
+        prev_grad, prev_loss = mem["prev_flat_grad"], mem["prev_loss"]
+        pairs = None if mem["old_dirs"] is None else list(zip(mem["old_stps"], mem["old_dirs"], mem["ro"]))
+        alphas = _raw(st.get("al"))
+        it, converged = 0, False
+        while it < hp["max_iter"]:
+            it += 1
+            st["n_iter"] += 1
+            if st["n_iter"] == 1:
+                d, pairs, gamma = -grad, [], 1
             else:
-                y = flat_grad - prev_flat_grad
-                s = d * t
+                y, s = grad - prev_grad, d * t
                 ys = jnp.dot(y, s)
                 if ys > 1e-10:
-                    if len(old_dirs) == history_size:
-                        old_dirs.pop(0)
-                        old_stps.pop(0)
-                        ro.pop(0)
-                    old_dirs.append(y)
-                    old_stps.append(s)
-                    ro.append(1.0 / ys)
-                    H_diag = ys / jnp.dot(y, y)
-                num_old = len(old_dirs)
-                if al is None:
-                    al = [None] * history_size
-                    state["al"] = None  # torch creates 'al' here: keep its key order
-                q = -flat_grad
-                for i in range(num_old - 1, -1, -1):
-                    al[i] = jnp.dot(old_stps[i], q) * ro[i]
-                    q = q + (-al[i]) * old_dirs[i]
-                d = r = q * H_diag
-                for i in range(num_old):
-                    be_i = jnp.dot(old_dirs[i], r) * ro[i]
-                    r = r + (al[i] - be_i) * old_stps[i]
-                d = r
-            prev_flat_grad = flat_grad
-            prev_loss = loss
-            if state["n_iter"] == 1:
-                t = min(1.0, 1.0 / jnp.sum(jnp.abs(flat_grad))) * lr
-            else:
-                t = lr
-            gtd = jnp.dot(flat_grad, d)
-            if gtd > -tolerance_change:
+                    if len(pairs) == history:
+                        pairs.pop(0)   # forget the oldest pair
+                    pairs.append((s, y, 1.0 / ys))
+                    gamma = ys / jnp.dot(y, y)
+                if alphas is None:
+                    alphas = [None] * history
+                    st["al"] = None   # torch adds "al" to the state at this moment: same key order
+                d = _two_loop(grad, pairs, gamma, alphas)
+            prev_grad, prev_loss = grad, loss
+            t = min(1.0, 1.0 / jnp.sum(jnp.abs(grad))) * lr if st["n_iter"] == 1 else lr
+            gtd = jnp.dot(grad, d)
+            if gtd > -tol_change:   # not a descent direction
                 break
-            ls_func_evals = 0
-            if line_search_fn is not None:
-                if line_search_fn != "strong_wolfe":
+
+            used = 0
+            if hp["line_search_fn"] is not None:
+                if hp["line_search_fn"] != "strong_wolfe":
                     raise RuntimeError("only 'strong_wolfe' is supported")
-                x_init = self._clone_param()
-
-                def obj_func(x, t, d):
-                    return self._directional_evaluate(closure_, x, t, d)
-
-                loss, flat_grad, t, ls_func_evals = _strong_wolfe(obj_func, x_init, t, d, loss, flat_grad, gtd,
-                                                                  max_ls=max_eval - current_evals)
-                self._add_grad(t, d)
-                opt_cond = jnp.max(jnp.abs(flat_grad)) <= tolerance_grad
+                probe = self._line_probe(evaluate, d)
+                hit, used = _wolfe_line_search(probe, _Probe(0, loss, grad, gtd), t, gtd, _sup(d),
+                                               max_ls=budget - evals)
+                t, loss, grad = hit.t, hit.f, hit.g
+                self._move(t, d)
+                converged = _sup(grad) <= tol_grad
             else:
-                self._add_grad(t, d)
-                if n_iter != max_iter:
-                    loss = float(closure_())
-                    flat_grad = self._gather_flat_grad()
-                    opt_cond = jnp.max(jnp.abs(flat_grad)) <= tolerance_grad
-                    ls_func_evals = 1
-            current_evals += ls_func_evals
-            state["func_evals"] += ls_func_evals
-            if n_iter == max_iter:
+                self._move(t, d)
+                if it != hp["max_iter"]:   # the last iteration's point is not evaluated
+                    loss = float(evaluate())
+                    grad = self._flat_grad()
+                    converged = _sup(grad) <= tol_grad
+                    used = 1
+            evals += used
+            st["func_evals"] += used
+
+            if (it == hp["max_iter"] or evals >= budget or converged or _sup(d * t) <= tol_change
+                    or abs(loss - prev_loss) < tol_change):
                 break
-            if current_evals >= max_eval:
-                break
-            if opt_cond:
-                break
-            if jnp.max(jnp.abs(d * t)) <= tolerance_change:
-                break
-            if abs(loss - prev_loss) < tolerance_change:
-                break
-        state["d"] = _wrap(d)
-        state["t"] = _wrap(t)
-        state["old_dirs"] = _wrap(old_dirs)
-        state["old_stps"] = _wrap(old_stps)
-        state["ro"] = _wrap(ro)
-        state["H_diag"] = _wrap(H_diag)
-        state["prev_flat_grad"] = _wrap(prev_flat_grad)
-        state["prev_loss"] = prev_loss
-        if al is not None:
-            state["al"] = _wrap(al)
-        return orig_loss
+
+        if pairs is None:   # no iteration ever ran (max_iter == 0)
+            s_hist = y_hist = rhos = None
+        else:
+            s_hist, y_hist, rhos = [p[0] for p in pairs], [p[1] for p in pairs], [p[2] for p in pairs]
+        mem = dict(d=d, t=t, old_dirs=y_hist, old_stps=s_hist, ro=rhos, H_diag=gamma, prev_flat_grad=prev_grad,
+                   prev_loss=prev_loss)
+        for k in _CARRIED:
+            st[k] = _boxed(mem[k])
+        if alphas is not None:
+            st["al"] = _boxed(alphas)
+        return first_loss
