@@ -70,8 +70,9 @@ def _leaf_key(x):
 
 def _flatten(obj, leaves):
     """Flatten nested tuples/lists/dicts; returns a hashable structure description."""
-    if isinstance(obj, (list, tuple)) and not hasattr(obj, "_fields"):
-        return (type(obj).__name__, tuple(_flatten(o, leaves) for o in obj))
+    if isinstance(obj, (list, tuple)):
+        # the exact type is kept so named tuples (torch.return_types.max, ...) and Size come back as such
+        return ("seq", type(obj), tuple(_flatten(o, leaves) for o in obj))
     if isinstance(obj, dict):
         keys = list(obj.keys())
         return ("dict", tuple(keys), tuple(_flatten(obj[k], leaves) for k in keys))
@@ -85,8 +86,12 @@ def _unflatten(struct, it):
         return next(it)
     if kind == "dict":
         return {k: _unflatten(s, it) for k, s in zip(struct[1], struct[2])}
-    seq = [_unflatten(s, it) for s in struct[1]]
-    return tuple(seq) if kind == "tuple" else seq
+    typ, seq = struct[1], [_unflatten(s, it) for s in struct[2]]
+    if typ is list:
+        return seq
+    if typ is tuple:
+        return tuple(seq)
+    return typ(*seq) if hasattr(typ, "_fields") else typ(seq)
 
 
 class _Entry:
