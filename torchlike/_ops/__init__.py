@@ -7,3 +7,4 @@ from . import reduction2, sorting  # noqa: F401
 from . import linalg, linalg_decomp, linalg_norms  # noqa: F401
 from . import fft  # noqa: F401
 from . import misc  # noqa: F401
+from . import copies  # noqa: F401
