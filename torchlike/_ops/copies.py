@@ -278,6 +278,7 @@ def _rebind(self, v, keep_storage=False):
     storage root and becomes a view of it; squeeze_/unsqueeze_ simply reshape a root's array.  Views
     made of ``self`` before the call keep reading ``self``'s (new) value.
     """
+    val = v._value
     self._ver[0] += 1  # torch counts a metadata change as a write
     if self._vbase is None and keep_storage:
         root = Tensor._wrap(self._x, self._dev)
@@ -285,12 +286,12 @@ def _rebind(self, v, keep_storage=False):
         root._grad_fn, root._oi = self._grad_fn, self._oi
         self._vbase = root
     elif self._vbase is None:
-        self._x = v._value
+        self._x = val
         if v._grad_fn is not None:
             self._grad_fn, self._oi = v._grad_fn, v._oi
         return self
     self._chain = v._chain
-    self._x = v._value
+    self._x = val
     self._seen = self._ver[0]
     if v._grad_fn is not None:
         self._grad_fn, self._oi = v._grad_fn, v._oi
