@@ -857,6 +857,8 @@ class Module:
                     setattr(self, name, incoming)
                     return
                 if lazy:
+                    if is_lazy(incoming):
+                        return  # nothing known yet on either side (torch's copy_ of two empties)
                     current.materialize(incoming.shape, dtype=incoming.dtype)
                 current.copy_(incoming)
         except Exception as ex:
