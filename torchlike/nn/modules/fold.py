@@ -11,41 +11,43 @@ from .module import Module
 
 __all__ = ["Fold", "Unfold"]
 
+_WINDOW = ("kernel_size", "dilation", "padding", "stride")  # the sliding-block geometry both share
+
+
+def _set_window(module, kernel_size, dilation, padding, stride):
+    module.kernel_size, module.dilation, module.padding, module.stride = kernel_size, dilation, padding, stride
+
+
+def _describe(module, names):
+    return ", ".join(f"{name}={getattr(module, name)}" for name in names)
+
 
 class Fold(Module):
-    """Combine sliding local blocks into a tensor, summing overlaps."""
-    __constants__ = ["output_size", "kernel_size", "dilation", "padding", "stride"]
+    """Combine sliding local blocks (``N, C*prod(kernel_size), L``) into a tensor, summing overlaps."""
+    __constants__ = ["output_size", *_WINDOW]
 
     def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
         super().__init__()
         self.output_size = output_size
-        self.kernel_size = kernel_size
-        self.dilation = dilation
-        self.padding = padding
-        self.stride = stride
+        _set_window(self, kernel_size, dilation, padding, stride)
 
     def forward(self, input):
         return Fv.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
 
     def extra_repr(self):
-        return ("output_size={output_size}, kernel_size={kernel_size}, dilation={dilation}, padding={padding}, "
-                "stride={stride}".format(**self.__dict__))
+        return _describe(self, ("output_size", *_WINDOW))
 
 
 class Unfold(Module):
-    """Extract sliding local blocks."""
-    __constants__ = ["kernel_size", "dilation", "padding", "stride"]
+    """Extract sliding local blocks as columns (``N, C*prod(kernel_size), L``)."""
+    __constants__ = list(_WINDOW)
 
     def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
         super().__init__()
-        self.kernel_size = kernel_size
-        self.dilation = dilation
-        self.padding = padding
-        self.stride = stride
+        _set_window(self, kernel_size, dilation, padding, stride)
 
     def forward(self, input):
         return Fv.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
 
     def extra_repr(self):
-        return "kernel_size={kernel_size}, dilation={dilation}, padding={padding}, stride={stride}".format(
-            **self.__dict__)
+        return _describe(self, _WINDOW)

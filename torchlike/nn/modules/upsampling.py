@@ -12,21 +12,24 @@ from .module import Module
 __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
+def _float_scale(scale_factor):
+    # stored as floats (per dimension for tuples) so the repr reads like torch's; falsy means "unset"
+    if isinstance(scale_factor, tuple):
+        return tuple(map(float, scale_factor))
+    return float(scale_factor) if scale_factor else None
+
+
 class Upsample(Module):
-    """Resize with :func:`torchlike.nn.functional.interpolate`."""
+    """Resize with :func:`torchlike.nn.functional.interpolate`; give exactly one of ``size`` and
+    ``scale_factor``."""
     __constants__ = ["size", "scale_factor", "mode", "align_corners", "name", "recompute_scale_factor"]
 
     def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
                  recompute_scale_factor=None):
         super().__init__()
         self.name = type(self).__name__
-        self.size = size
-        if isinstance(scale_factor, tuple):
-            self.scale_factor = tuple(float(f) for f in scale_factor)
-        else:
-            self.scale_factor = float(scale_factor) if scale_factor else None
-        self.mode = mode
-        self.align_corners = align_corners
+        self.size, self.scale_factor = size, _float_scale(scale_factor)
+        self.mode, self.align_corners = mode, align_corners
         self.recompute_scale_factor = recompute_scale_factor
 
     def forward(self, input):
@@ -34,15 +37,12 @@ class Upsample(Module):
                               recompute_scale_factor=self.recompute_scale_factor)
 
     def extra_repr(self):
-        if self.scale_factor is not None:
-            info = "scale_factor=" + repr(self.scale_factor)
-        else:
-            info = "size=" + repr(self.size)
-        return info + ", mode=" + repr(self.mode)
+        target = f"size={self.size!r}" if self.scale_factor is None else f"scale_factor={self.scale_factor!r}"
+        return f"{target}, mode={self.mode!r}"
 
 
 class UpsamplingNearest2d(Upsample):
-    """Nearest-neighbour 2-D upsampling."""
+    """Nearest-neighbour 2-D upsampling (``Upsample`` with ``mode="nearest"``)."""
 
     def __init__(self, size=None, scale_factor=None):
         super().__init__(size, scale_factor, mode="nearest")
