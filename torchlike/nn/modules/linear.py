@@ -1,4 +1,4 @@
-"""Identity, Linear, Bilinear, LazyLinear with torch's default initialisation.
+"""Identity, Linear, Bilinear and LazyLinear, initialised as torch initialises them.
 
 >>> import torchlike as torch
 >>> torch.nn.Linear(3, 2, bias=False)
@@ -19,8 +19,30 @@ from .module import Module
 __all__ = ["Identity", "Linear", "Bilinear", "LazyLinear"]
 
 
+def _blank(shape, device, dtype):
+    """An uninitialised Parameter; ``reset_parameters`` fills it."""
+    return Parameter(_creation.empty(shape, device=device, dtype=dtype))
+
+
+def _set_bias(module, wanted, size, device, dtype):
+    # an absent bias is still a registered (None) parameter, as in torch
+    if wanted:
+        module.bias = _blank((size,), device, dtype)
+    else:
+        module.register_parameter("bias", None)
+
+
+def _uniform_pm(tensor, bound):
+    init.uniform_(tensor, -bound, bound)
+
+
 class Identity(Module):
-    """Returns its input; ignores constructor arguments."""
+    """Returns its input unchanged; any constructor arguments are ignored.
+
+    >>> import torchlike as torch
+    >>> torch.nn.Identity(54, unused="x")(torch.ones(2)).tolist()
+    [1.0, 1.0]
+    """
 
     def __init__(self, *args, **kwargs):
         super().__init__()
@@ -30,31 +52,31 @@ class Identity(Module):
 
 
 class Linear(Module):
-    """y = x W^T + b; W ~ kaiming_uniform(a=sqrt(5)), b ~ U(-1/sqrt(in), 1/sqrt(in)) as torch.
+    """``y = x W^T + b`` over the last dimension.
+
+    W (out x in) starts kaiming-uniform with ``a = sqrt(5)``, i.e. U(-1/sqrt(in), 1/sqrt(in)), and b
+    uniform on the same interval.
 
     >>> import torchlike as torch
     >>> torch.nn.Linear(3, 2)(torch.zeros(5, 3)).shape
     torch.Size([5, 2])
     """
+
     __constants__ = ["in_features", "out_features"]
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
-        self.in_features = in_features
-        self.out_features = out_features
-        self.weight = Parameter(_creation.empty((out_features, in_features), device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(_creation.empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        self.in_features, self.out_features = in_features, out_features
+        self.weight = _blank((out_features, in_features), device, dtype)
+        _set_bias(self, bias, out_features, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        if self.bias is None:
+            return
+        fan_in = init._calculate_fan_in_and_fan_out(self.weight)[0]
+        _uniform_pm(self.bias, 1 / math.sqrt(fan_in) if fan_in > 0 else 0)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)
@@ -64,29 +86,33 @@ class Linear(Module):
 
 
 class NonDynamicallyQuantizableLinear(Linear):
-    pass
+    """Linear under another name (torch uses it inside MultiheadAttention)."""
 
 
 class Bilinear(Module):
-    """y = x1^T A x2 + b."""
+    """``y_k = x1^T A_k x2 + b_k``; A and b start U(-1/sqrt(in1), 1/sqrt(in1)).
+
+    >>> import torchlike as torch
+    >>> torch.nn.Bilinear(3, 4, 5)(torch.ones(2, 3), torch.ones(2, 4)).shape
+    torch.Size([2, 5])
+    """
+
     __constants__ = ["in1_features", "in2_features", "out_features"]
 
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
-        self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
-        self.weight = Parameter(_creation.empty((out_features, in1_features, in2_features), device=device,
-                                                dtype=dtype))
-        if bias:
-            self.bias = Parameter(_creation.empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = _blank((out_features, in1_features, in2_features), device, dtype)
+        _set_bias(self, bias, out_features, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        bound = 1 / math.sqrt(self.weight.size(1))
-        init.uniform_(self.weight, -bound, bound)
-        if self.bias is not None:
-            init.uniform_(self.bias, -bound, bound)
+        limit = 1 / math.sqrt(self.weight.size(1))
+        for tensor in (self.weight, self.bias):
+            if tensor is not None:
+                _uniform_pm(tensor, limit)
 
     def forward(self, input1, input2):
         return F.bilinear(input1, input2, self.weight, self.bias)
@@ -97,12 +123,20 @@ class Bilinear(Module):
 
 
 class LazyLinear(LazyModuleMixin, Linear):
-    """A Linear whose ``in_features`` is inferred from the first input."""
+    """A Linear whose ``in_features`` is taken from the last dimension of the first input.
+
+    >>> import torchlike as torch
+    >>> m = torch.nn.LazyLinear(2)
+    >>> _ = m(torch.ones(1, 6)); m.in_features, type(m).__name__
+    (6, 'Linear')
+    """
+
     cls_to_become = Linear
     weight: UninitializedParameter
     bias: UninitializedParameter
 
     def __init__(self, out_features, bias=True, device=None, dtype=None):
+        # build an empty Linear, then swap in placeholders for the real shapes
         super().__init__(0, 0, False)
         self.weight = UninitializedParameter(device=device, dtype=dtype)
         self.out_features = out_features
@@ -110,14 +144,15 @@ class LazyLinear(LazyModuleMixin, Linear):
             self.bias = UninitializedParameter(device=device, dtype=dtype)
 
     def reset_parameters(self):
-        if not self.has_uninitialized_params() and self.in_features != 0:
+        if self.in_features != 0 and not self.has_uninitialized_params():
             super().reset_parameters()
 
     def initialize_parameters(self, input):
-        if self.has_uninitialized_params():
-            with grad_mode.no_grad():
-                self.in_features = input.shape[-1]
-                self.weight.materialize((self.out_features, self.in_features))
-                if self.bias is not None:
-                    self.bias.materialize((self.out_features,))
-                self.reset_parameters()
+        if not self.has_uninitialized_params():
+            return
+        with grad_mode.no_grad():
+            self.in_features = input.shape[-1]
+            self.weight.materialize((self.out_features, self.in_features))
+            if self.bias is not None:
+                self.bias.materialize((self.out_features,))
+            self.reset_parameters()
