@@ -30,7 +30,7 @@ from ._random import (Generator, default_generator, get_rng_state, initial_seed,
 from ._printing import set_printoptions  # noqa: E402
 from . import _ops  # noqa: E402
 from . import return_types  # noqa: E402,F401
-from . import linalg, special, fft, masked  # noqa: E402
+from . import linalg, special, fft, masked, signal  # noqa: E402
 from ._ops import registry as _registry  # noqa: E402
 import sys as _sys  # noqa: E402
 
