@@ -178,7 +178,15 @@ def constant_pad_nd(input, pad, value=0):
 
 def _ass_impl(x, src, size, stride, offset):
     idx = _views.index_map((("as_strided", size, stride, offset),), tuple(x.shape)).reshape(-1)
-    return x.reshape(-1).at[idx].set(src.reshape(-1).astype(x.dtype)).reshape(x.shape)
+    flat = x.reshape(-1)
+    real = flat.at[idx].set(src.reshape(-1).astype(x.dtype))
+    # torch's backward (as_strided_scatter_backward) gives ``input`` the gradient AT the written
+    # positions and ``src`` the gradient gathered there; reproduce it with stop_gradient terms.
+    pos = jnp.zeros(flat.shape, flat.dtype).at[idx].set(1)
+    xm = flat * pos
+    sa = jnp.zeros(flat.shape, flat.dtype).at[idx].add(src.reshape(-1).astype(x.dtype))
+    sg = lax.stop_gradient
+    return (sg(real) + (xm - sg(xm)) + (sa - sg(sa))).reshape(x.shape)
 
 
 @register()
@@ -404,6 +412,10 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         dims = (wrap_dim(dim, nd),)
     else:
         dims = tuple(wrap_dim(d, nd) for d in dim)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
+    if spacing is None:
+        spacing = 1
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     if isinstance(spacing, (list, tuple)):
