@@ -17,10 +17,51 @@ from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
-_MODES = ("zeros", "reflect", "replicate", "circular")
+# sets, shown in error messages as torch shows them (built in the same order, so they print alike)
+_MODES = {"zeros", "reflect", "replicate", "circular"}
+_PADDING_STRINGS = {"same", "valid"}
+
+
+def _check_conv_args(in_channels, out_channels, stride, padding, groups, padding_mode):
+    if groups <= 0:
+        raise ValueError("groups must be a positive integer")
+    for name, channels in (("in_channels", in_channels), ("out_channels", out_channels)):
+        if channels % groups != 0:
+            raise ValueError(f"{name} must be divisible by groups")
+    if isinstance(padding, str):
+        if padding not in _PADDING_STRINGS:
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of {_PADDING_STRINGS}")
+        if padding == "same" and any(s != 1 for s in stride):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+    if padding_mode not in _MODES:
+        raise ValueError(f"padding_mode must be one of {_MODES}, but got padding_mode='{padding_mode}'")
+
+
+def _explicit_pad(padding, kernel_size, dilation):
+    """``padding`` as ``F.pad`` amounts: (before, after) per spatial dimension, last dimension first.
+    Non-zero padding modes pad the input this way and then convolve without padding."""
+    if padding == "valid":
+        return [0, 0] * len(kernel_size)
+    if padding == "same":
+        # the receptive field minus one, split with the odd element after (as torch / TF do)
+        amounts = []
+        for d, k in zip(reversed(dilation), reversed(kernel_size)):
+            extent = d * (k - 1)
+            amounts += [extent // 2, extent - extent // 2]
+        return amounts
+    return tuple(p for p in reversed(padding) for _ in range(2))  # a tuple here, a list above, as torch
+
+
+def _differs(values, default):
+    return values != (default,) * len(values)
 
 
 class _ConvNd(Module):
+    """State and parameters shared by convolutions and transposed convolutions.
+
+    The weight is ``(out, in / groups, *kernel)`` (``(in, out / groups, *kernel)`` when transposed),
+    initialised like torch so seeded models start from the same distribution.
+    """
     __constants__ = ["stride", "padding", "dilation", "groups", "padding_mode", "output_padding", "in_channels",
                      "out_channels", "kernel_size"]
     _n = 2
@@ -28,78 +69,43 @@ class _ConvNd(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed,
                  output_padding, groups, bias, padding_mode, device=None, dtype=None):
         super().__init__()
-        n = self._n
-        if groups <= 0:
-            raise ValueError("groups must be a positive integer")
-        if in_channels % groups != 0:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups != 0:
-            raise ValueError("out_channels must be divisible by groups")
-        valid_padding_strings = {"same", "valid"}
-        if isinstance(padding, str):
-            if padding not in valid_padding_strings:
-                raise ValueError(f"Invalid padding string {padding!r}, should be one of {valid_padding_strings}")
-            if padding == "same" and any(s != 1 for s in stride):
-                raise ValueError("padding='same' is not supported for strided convolutions")
-        if padding_mode not in _MODES:
-            raise ValueError(f"padding_mode must be one of {list(_MODES)}, but got padding_mode='{padding_mode}'")
-        self.in_channels = in_channels
-        self.out_channels = out_channels
-        self.kernel_size = kernel_size
-        self.stride = stride
-        self.padding = padding
-        self.dilation = dilation
-        self.transposed = transposed
-        self.output_padding = output_padding
-        self.groups = groups
-        self.padding_mode = padding_mode
-        if isinstance(self.padding, str):
-            self._reversed_padding_repeated_twice = [0, 0] * n
-            if padding == "same":
-                for d, k, i in zip(dilation, kernel_size, range(n - 1, -1, -1)):
-                    total = d * (k - 1)
-                    left = total // 2
-                    self._reversed_padding_repeated_twice[2 * i] = left
-                    self._reversed_padding_repeated_twice[2 * i + 1] = total - left
-        else:
-            self._reversed_padding_repeated_twice = [p for p in reversed(self.padding) for _ in range(2)]
-        shape = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
-        self.weight = Parameter(_creation.empty(shape + tuple(kernel_size), device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(_creation.empty(out_channels, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        _check_conv_args(in_channels, out_channels, stride, padding, groups, padding_mode)
+        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel_size
+        self.stride, self.padding, self.dilation = stride, padding, dilation
+        self.transposed, self.output_padding = transposed, output_padding
+        self.groups, self.padding_mode = groups, padding_mode
+        self._reversed_padding_repeated_twice = _explicit_pad(padding, kernel_size, dilation)
+        channels = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
+        self.weight = Parameter(_creation.empty(channels + tuple(kernel_size), device=device, dtype=dtype))
+        self.register_parameter(
+            "bias", Parameter(_creation.empty(out_channels, device=device, dtype=dtype)) if bias else None)
         self.reset_parameters()
 
     def reset_parameters(self):
-        # kaiming_uniform(a=sqrt(5)) == U(-1/sqrt(fan_in), 1/sqrt(fan_in)), as torch
+        # kaiming_uniform with a=sqrt(5) is U(-1/sqrt(fan_in), 1/sqrt(fan_in)); the bias gets the same bound
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        if self.bias is None:
+            return
+        fan_in = init._calculate_fan_in_and_fan_out(self.weight)[0]
+        if fan_in != 0:
+            limit = 1 / math.sqrt(fan_in)
+            init.uniform_(self.bias, -limit, limit)
 
     def extra_repr(self):
-        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
-        if self.padding != (0,) * len(self.padding):
-            s += ", padding={padding}"
-        if self.dilation != (1,) * len(self.dilation):
-            s += ", dilation={dilation}"
-        if self.output_padding != (0,) * len(self.output_padding):
-            s += ", output_padding={output_padding}"
-        if self.groups != 1:
-            s += ", groups={groups}"
+        # defaults are left out, like torch's repr
+        text = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        shown = [("padding", _differs(self.padding, 0)), ("dilation", _differs(self.dilation, 1)),
+                 ("output_padding", _differs(self.output_padding, 0)), ("groups", self.groups != 1)]
+        text += "".join(f", {name}={getattr(self, name)}" for name, show in shown if show)
         if self.bias is None:
-            s += ", bias=False"
+            text += ", bias=False"
         if self.padding_mode != "zeros":
-            s += ", padding_mode={padding_mode}"
-        return s.format(**self.__dict__)
+            text += f", padding_mode={self.padding_mode}"
+        return text
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        if not hasattr(self, "padding_mode"):
-            self.padding_mode = "zeros"
+        self.__dict__.setdefault("padding_mode", "zeros")  # pickles from before padding modes existed
 
 
 def _tup(v, n):
