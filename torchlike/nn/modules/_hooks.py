@@ -1,12 +1,12 @@
-"""Hook plumbing for nn.Module: removable handles and full (module-level) backward hooks.
+"""Hook plumbing for nn.Module: removable handles and module-level ("full") backward hooks.
 
-Full backward hooks wrap a module's tensor inputs and outputs in identity autograd Functions (as
-torch's ``BackwardHook`` does): the output-side node sees ``grad_output`` and runs backward
-pre-hooks; the input-side node sees ``grad_input`` and runs the backward hooks.
+Full backward hooks work by routing a module's tensor inputs and outputs through an identity
+autograd Function (``_GradTap``). During backward the output-side tap sees ``grad_output`` first and
+runs the backward pre-hooks; the input-side tap then sees ``grad_input`` and runs the backward hooks,
+which may replace it.
 """
 from __future__ import annotations
 
-import itertools
 import warnings
 import weakref
 from collections import OrderedDict
@@ -19,7 +19,9 @@ __all__ = ["RemovableHandle", "BackwardHook"]
 
 
 class RemovableHandle:
-    """A handle that removes a hook from its dict(s) (torch.utils.hooks.RemovableHandle).
+    """Returned by every ``register_*hook``: ``remove()`` takes the hook out of the table(s) it is in.
+
+    Works as a context manager (the hook is removed on exit) and survives pickling with its module.
 
     >>> import torchlike as torch
     >>> m = torch.nn.Identity()
@@ -28,152 +30,147 @@ class RemovableHandle:
     """
 
     id: int
-    next_id: int = 0
+    next_id: int = 0  # ids are unique across all tables, so side tables can share them
 
     def __init__(self, hooks_dict, *, extra_dict=None):
         self.hooks_dict_ref = weakref.ref(hooks_dict)
         self.id = RemovableHandle.next_id
         RemovableHandle.next_id += 1
-        self.extra_dict_ref = ()
-        if isinstance(extra_dict, dict):
-            self.extra_dict_ref = (weakref.ref(extra_dict),)
-        elif isinstance(extra_dict, list):
-            self.extra_dict_ref = tuple(weakref.ref(d) for d in extra_dict)
+        extras = [extra_dict] if isinstance(extra_dict, dict) else (extra_dict or [])
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in extras)
+
+    def _tables(self):
+        for ref in (self.hooks_dict_ref, *self.extra_dict_ref):
+            table = ref()
+            if table is not None:
+                yield table
 
     def remove(self):
-        hooks_dict = self.hooks_dict_ref()
-        if hooks_dict is not None and self.id in hooks_dict:
-            del hooks_dict[self.id]
-        for ref in self.extra_dict_ref:
-            d = ref()
-            if d is not None and self.id in d:
-                del d[self.id]
+        for table in self._tables():
+            table.pop(self.id, None)
 
     def __getstate__(self):
         return (self.hooks_dict_ref(), self.id, tuple(ref() for ref in self.extra_dict_ref))
 
     def __setstate__(self, state):
-        self.hooks_dict_ref = weakref.ref(OrderedDict() if state[0] is None else state[0])
-        self.id = state[1]
+        table, self.id = state[0], state[1]
+        self.hooks_dict_ref = weakref.ref(OrderedDict() if table is None else table)
         RemovableHandle.next_id = max(RemovableHandle.next_id, self.id + 1)
-        self.extra_dict_ref = () if len(state) < 3 or state[2] is None else tuple(
-            weakref.ref(d) for d in state[2])
+        extras = state[2] if len(state) > 2 and state[2] is not None else ()
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in extras if d is not None)
 
     def __enter__(self):
         return self
 
-    def __exit__(self, *args):
+    def __exit__(self, *exc_info):
         self.remove()
 
 
-class _BackwardHookFunction(Function):
-    """Identity on tensors; its backward hands the incoming gradients to a callback."""
+class _GradTap(Function):
+    """Identity on tensors; in backward, passes their gradients through ``callback`` (which may change them)."""
 
     @staticmethod
     def forward(ctx, callback, *tensors):
         ctx.callback = callback
-        ctx.mark_non_differentiable(*[t for t in tensors if not t.requires_grad])
+        ctx.mark_non_differentiable(*(t for t in tensors if not t.requires_grad))
         return tensors
 
     @staticmethod
     def backward(ctx, *grads):
-        res = ctx.callback(grads)
-        return (None,) + tuple(res)
+        return (None, *ctx.callback(grads))
+
+
+def _spread(slots, values, width):
+    """A ``width``-tuple with ``values`` at positions ``slots`` and None elsewhere."""
+    full = [None] * width
+    for slot, value in zip(slots, values):
+        full[slot] = value
+    return tuple(full)
+
+
+def _tap(callback, items):
+    """Route the tensors among ``items`` through a _GradTap. Returns (new items, tensor positions), or
+    (items, None) when nothing needs a gradient."""
+    slots = [n for n, item in enumerate(items) if isinstance(item, Tensor)]
+    if not grad_mode.is_grad_enabled() or not any(items[n].requires_grad for n in slots):
+        return items, None
+    tapped = _GradTap.apply(callback, *(items[n] for n in slots))
+    if not tapped:
+        raise RuntimeError("Cannot set Module backward hook for a Module with no input Tensors.")
+    rebuilt = list(items)
+    for slot, value in zip(slots, tapped):
+        rebuilt[slot] = value
+    # keep the container type (plain tuple or a namedtuple)
+    return (tuple(rebuilt) if type(items) is tuple else type(items)(*rebuilt)), slots
 
 
 class BackwardHook:
-    """Collects grad_output at a module's outputs and grad_input at its inputs, then calls hooks."""
+    """Runs one module call's full backward hooks and backward pre-hooks.
+
+    ``setup_input_hook`` taps the positional inputs and ``setup_output_hook`` the outputs; gradients
+    are reported per argument position (None for non-tensor or non-differentiable ones).
+    """
 
     def __init__(self, module, user_hooks, user_pre_hooks):
-        self.user_hooks = user_hooks
-        self.user_pre_hooks = user_pre_hooks
         self.module = module
-        self.grad_outputs = None
-        self.n_outputs = -1
-        self.output_tensors_index = None
-        self.n_inputs = -1
-        self.input_tensors_index = None
+        self.hooks = user_hooks
+        self.pre_hooks = user_pre_hooks
+        self.pending_grad_output = None  # set by the output side, consumed by the input side
+        self.input_count = self.output_count = -1
+        self.input_slots = self.output_slots = None
 
-    @staticmethod
-    def _pack_with_none(indices, values, size):
-        res = [None] * size
-        for idx, val in zip(indices, values):
-            res[idx] = val
-        return tuple(res)
-
-    def _apply_on_tensors(self, callback, args):
-        idx, tensors, rg = [], [], False
-        for i, a in enumerate(args):
-            if isinstance(a, Tensor):
-                idx.append(i)
-                tensors.append(a)
-                rg |= a.requires_grad
-        if not (rg and grad_mode.is_grad_enabled()):
-            return args, None
-        new = _BackwardHookFunction.apply(callback, *tensors)
-        if len(new) == 0:
-            raise RuntimeError("Cannot set Module backward hook for a Module with no input Tensors.")
-        out = list(args)
-        for i, v in zip(idx, new):
-            out[i] = v
-        return (tuple(out) if type(args) is tuple else type(args)(*out)), idx
-
-    def _input_callback(self, grads):
-        if self.grad_outputs is None:
+    def _on_input_grads(self, grads):
+        if self.pending_grad_output is None:
             return grads
-        res = self._pack_with_none(self.input_tensors_index, grads, self.n_inputs)
-        for hook in self.user_hooks:
-            out = hook(self.module, res, self.grad_outputs)
-            if out is None:
+        grad_input = _spread(self.input_slots, grads, self.input_count)
+        for hook in self.hooks:
+            replaced = hook(self.module, grad_input, self.pending_grad_output)
+            if replaced is None:
                 continue
-            if len(out) != len(res):
+            if len(replaced) != len(grad_input):
                 raise RuntimeError("Backward hook returned an invalid number of grad_input, "
-                                   f"got {len(out)}, but expected {len(res)}")
-            res = out
-        self.grad_outputs = None
-        return tuple(res[i] for i in self.input_tensors_index)
+                                   f"got {len(replaced)}, but expected {len(grad_input)}")
+            grad_input = replaced
+        self.pending_grad_output = None
+        return tuple(grad_input[n] for n in self.input_slots)
 
-    def _output_callback(self, grads):
-        self.grad_outputs = self._pack_with_none(self.output_tensors_index, grads, self.n_outputs)
-        if self.user_pre_hooks:
-            expected = len(self.grad_outputs)
-            for pre in self.user_pre_hooks:
-                r = pre(self.module, self.grad_outputs)
-                if r is None:
-                    continue
-                if len(r) != expected:
-                    raise RuntimeError("Backward pre hook returned an invalid number of grad_output, "
-                                       f"got {len(r)}, but expected {expected}")
-                self.grad_outputs = r
-        local = self.grad_outputs
-        if self.input_tensors_index is None:
-            warnings.warn("Full backward hook is firing when gradients are computed with respect to module "
-                          "outputs since no inputs require gradients. See "
-                          "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module."
-                          "register_full_backward_hook for more details.", stacklevel=5)
-            grad_inputs = self._pack_with_none([], [], self.n_inputs)
-            for hook in self.user_hooks:
-                r = hook(self.module, grad_inputs, self.grad_outputs)
-                if r is not None and not (isinstance(r, tuple) and all(el is None for el in r)):
-                    raise RuntimeError("Backward hook for Modules where no input requires gradient should "
-                                       "always return None or None for all gradients.")
-            self.grad_outputs = None
-        return tuple(local[i] for i in self.output_tensors_index)
+    def _on_output_grads(self, grads):
+        grad_output = _spread(self.output_slots, grads, self.output_count)
+        for pre in self.pre_hooks:
+            replaced = pre(self.module, grad_output)
+            if replaced is None:
+                continue
+            if len(replaced) != len(grad_output):
+                raise RuntimeError("Backward pre hook returned an invalid number of grad_output, "
+                                   f"got {len(replaced)}, but expected {len(grad_output)}")
+            grad_output = replaced
+        self.pending_grad_output = grad_output
+        if self.input_slots is None:
+            # no input needs a gradient, so the input side never fires: call the hooks now
+            self._fire_without_inputs(grad_output)
+        return tuple(grad_output[n] for n in self.output_slots)
+
+    def _fire_without_inputs(self, grad_output):
+        warnings.warn("Full backward hook is firing when gradients are computed with respect to module outputs "
+                      "since no inputs require gradients. See https://docs.pytorch.org/docs/main/generated/"
+                      "torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more details.",
+                      stacklevel=5)
+        nothing = (None,) * self.input_count
+        for hook in self.hooks:
+            replaced = hook(self.module, nothing, grad_output)
+            if replaced is not None and not (isinstance(replaced, tuple) and all(g is None for g in replaced)):
+                raise RuntimeError("Backward hook for Modules where no input requires gradient should always "
+                                   "return None or None for all gradients.")
+        self.pending_grad_output = None
 
     def setup_input_hook(self, args):
-        res, idx = self._apply_on_tensors(self._input_callback, args)
-        self.n_inputs = len(args)
-        self.input_tensors_index = idx
-        return res
+        tapped, self.input_slots = _tap(self._on_input_grads, args)
+        self.input_count = len(args)
+        return tapped
 
-    def setup_output_hook(self, args):
-        is_tuple = isinstance(args, tuple)
-        if not is_tuple:
-            args = (args,)
-        res, idx = self._apply_on_tensors(self._output_callback, args)
-        self.n_outputs = len(args)
-        self.output_tensors_index = idx
-        return res if is_tuple else res[0]
-
-
-_ids = itertools.count()
+    def setup_output_hook(self, outputs):
+        single = not isinstance(outputs, tuple)
+        items = (outputs,) if single else outputs
+        tapped, self.output_slots = _tap(self._on_output_grads, items)
+        self.output_count = len(items)
+        return tapped[0] if single else tapped
