@@ -11,9 +11,10 @@ function; PackedSequence inputs run as a padded batch with per-sequence lengths.
 """
 from __future__ import annotations
 
+import itertools
 import math
-import numbers
 import warnings
+from numbers import Number
 
 import numpy as np
 
@@ -29,6 +30,47 @@ from .module import Module
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 
+def _check_rnn_args(mode, hidden_size, num_layers, dropout, proj_size):
+    # same checks, in the same order, as torch's RNNBase
+    if isinstance(dropout, bool) or not isinstance(dropout, Number) or not 0 <= dropout <= 1:
+        raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
+                         "element being zeroed")
+    if dropout > 0 and num_layers == 1:
+        warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
+                      f"expects num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}",
+                      stacklevel=3)
+    if not isinstance(hidden_size, int):
+        raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
+    for name, value in (("hidden_size", hidden_size), ("num_layers", num_layers)):
+        if value <= 0:
+            raise ValueError(f"{name} must be greater than zero")
+    if proj_size < 0:
+        raise ValueError("proj_size should be a positive integer or zero to disable projections")
+    if proj_size >= hidden_size:
+        raise ValueError("proj_size has to be smaller than hidden_size")
+    if mode not in K.GATES:
+        raise ValueError("Unrecognized RNN mode: " + mode)
+
+
+def _layer_param_specs(tag, gate_rows, in_features, hidden_size, proj_size, bias):
+    """``(name, shape)`` of one layer and direction's parameters, in torch's order (which is also the
+    order of the flat weight list the kernel receives)."""
+    h_out = proj_size if proj_size > 0 else hidden_size
+    specs = [("weight_ih" + tag, (gate_rows, in_features)), ("weight_hh" + tag, (gate_rows, h_out))]
+    if bias:
+        specs += [("bias_ih" + tag, (gate_rows,)), ("bias_hh" + tag, (gate_rows,))]
+    if proj_size > 0:
+        specs.append(("weight_hr" + tag, (proj_size, hidden_size)))
+    return specs
+
+
+def _uniform_reset(module):
+    # torch's recurrent init: every parameter ~ U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))
+    bound = 1.0 / math.sqrt(module.hidden_size) if module.hidden_size > 0 else 0
+    for p in module.parameters():
+        init.uniform_(p, -bound, bound)
+
+
 class RNNBase(Module):
     """Base class of RNN/LSTM/GRU: parameters ``weight_ih_l{k}[_reverse]`` etc. in torch's order."""
     __constants__ = ["mode", "input_size", "hidden_size", "num_layers", "bias", "batch_first", "dropout",
@@ -37,88 +79,47 @@ class RNNBase(Module):
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
                  bidirectional=False, proj_size=0, device=None, dtype=None):
         super().__init__()
-        self.mode = mode
-        self.input_size = input_size
-        self.hidden_size = hidden_size
-        self.num_layers = num_layers
-        self.bias = bias
-        self.batch_first = batch_first
-        self.dropout = float(dropout)
-        self.bidirectional = bidirectional
-        self.proj_size = proj_size
-        num_directions = 2 if bidirectional else 1
-        if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 or isinstance(dropout, bool):
-            raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
-                             "element being zeroed")
-        if dropout > 0 and num_layers == 1:
-            warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
-                          f"expects num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}")
-        if not isinstance(hidden_size, int):
-            raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
-        if hidden_size <= 0:
-            raise ValueError("hidden_size must be greater than zero")
-        if num_layers <= 0:
-            raise ValueError("num_layers must be greater than zero")
-        if proj_size < 0:
-            raise ValueError("proj_size should be a positive integer or zero to disable projections")
-        if proj_size >= hidden_size:
-            raise ValueError("proj_size has to be smaller than hidden_size")
-        if mode not in K.GATES:
-            raise ValueError("Unrecognized RNN mode: " + mode)
-        gate_size = K.GATES[mode] * hidden_size
-        self._flat_weights_names = []
-        self._all_weights = []
-        for layer in range(num_layers):
-            for direction in range(num_directions):
-                real_hidden_size = proj_size if proj_size > 0 else hidden_size
-                layer_input_size = input_size if layer == 0 else real_hidden_size * num_directions
-                suffix = "_reverse" if direction == 1 else ""
-                params = [("weight_ih_l{}{}", (gate_size, layer_input_size)),
-                          ("weight_hh_l{}{}", (gate_size, real_hidden_size))]
-                if bias:
-                    params += [("bias_ih_l{}{}", (gate_size,)), ("bias_hh_l{}{}", (gate_size,))]
-                if proj_size > 0:
-                    params += [("weight_hr_l{}{}", (proj_size, hidden_size))]
-                names = []
-                for fmt, shape in params:
-                    name = fmt.format(layer, suffix)
-                    setattr(self, name, Parameter(_creation.empty(shape, device=device, dtype=dtype)))
-                    names.append(name)
-                self._flat_weights_names.extend(names)
-                self._all_weights.append(names)
+        self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
+        self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
+        self.dropout = float(dropout)  # before validation, like torch (a non-number fails here first)
+        self.bidirectional, self.proj_size = bidirectional, proj_size
+        _check_rnn_args(mode, hidden_size, num_layers, dropout, proj_size)
+
+        directions = ("", "_reverse") if bidirectional else ("",)
+        gate_rows = K.GATES[mode] * hidden_size
+        # layers above the first read the (projected) hidden states of every direction, concatenated
+        upper_in = (proj_size if proj_size > 0 else hidden_size) * len(directions)
+        self._flat_weights_names, self._all_weights = [], []
+        for layer, suffix in itertools.product(range(num_layers), directions):
+            specs = _layer_param_specs(f"_l{layer}{suffix}", gate_rows, input_size if layer == 0 else upper_in,
+                                       hidden_size, proj_size, bias)
+            for name, shape in specs:
+                setattr(self, name, Parameter(_creation.empty(shape, device=device, dtype=dtype)))
+            self._all_weights.append([name for name, _ in specs])
+            self._flat_weights_names += self._all_weights[-1]
         self.reset_parameters()
 
     @property
     def _flat_weights(self):
-        return [getattr(self, n) for n in self._flat_weights_names]
+        return [getattr(self, name) for name in self._flat_weights_names]
 
     @property
     def all_weights(self):
-        return [[getattr(self, w) for w in ws] for ws in self._all_weights]
+        return [[getattr(self, name) for name in group] for group in self._all_weights]
 
     def flatten_parameters(self):
-        pass
+        pass  # no cuDNN weight buffer to compact here
 
     def reset_parameters(self):
-        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters():
-            init.uniform_(weight, -stdv, stdv)
+        _uniform_reset(self)
 
     def extra_repr(self):
-        s = "{input_size}, {hidden_size}"
-        if self.proj_size != 0:
-            s += ", proj_size={proj_size}"
-        if self.num_layers != 1:
-            s += ", num_layers={num_layers}"
-        if self.bias is not True:
-            s += ", bias={bias}"
-        if self.batch_first is not False:
-            s += ", batch_first={batch_first}"
-        if self.dropout != 0:
-            s += ", dropout={dropout}"
-        if self.bidirectional is not False:
-            s += ", bidirectional={bidirectional}"
-        return s.format(**self.__dict__)
+        # only settings that differ from their defaults are shown, like torch's repr
+        optional = (("proj_size", self.proj_size != 0), ("num_layers", self.num_layers != 1),
+                    ("bias", self.bias is not True), ("batch_first", self.batch_first is not False),
+                    ("dropout", self.dropout != 0), ("bidirectional", self.bidirectional is not False))
+        return f"{self.input_size}, {self.hidden_size}" + "".join(
+            f", {name}={getattr(self, name)}" for name, show in optional if show)
 
     def _run(self, input, hx):
         """Shared forward: returns (output, h_n[, c_n]) in the caller's layout."""
@@ -205,20 +206,18 @@ class RNN(RNNBase):
     """
 
     def __init__(self, *args, **kwargs):
-        if "proj_size" in kwargs:
-            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
-        if len(args) > 3:
-            self.nonlinearity = args[3]
-            args = args[:3] + args[4:]
-        else:
-            self.nonlinearity = kwargs.pop("nonlinearity", "tanh")
-        if self.nonlinearity == "tanh":
-            mode = "RNN_TANH"
-        elif self.nonlinearity == "relu":
-            mode = "RNN_RELU"
-        else:
+        _reject_proj_size(kwargs)
+        # nonlinearity is RNN's 4th positional parameter, between num_layers and bias
+        args = list(args)
+        self.nonlinearity = args.pop(3) if len(args) > 3 else kwargs.pop("nonlinearity", "tanh")
+        if self.nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' or 'relu'.")
-        super().__init__(mode, *args, **kwargs)
+        super().__init__("RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU", *args, **kwargs)
+
+
+def _reject_proj_size(kwargs):
+    if "proj_size" in kwargs:
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
 
 
 class LSTM(RNNBase):
@@ -242,43 +241,38 @@ class GRU(RNNBase):
     """
 
     def __init__(self, *args, **kwargs):
-        if "proj_size" in kwargs:
-            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        _reject_proj_size(kwargs)
         super().__init__("GRU", *args, **kwargs)
 
 
 class RNNCellBase(Module):
+    """One recurrent step; ``num_chunks`` gate blocks are stacked in the rows of each weight."""
     __constants__ = ["input_size", "hidden_size", "bias"]
 
     def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()
-        self.input_size = input_size
-        self.hidden_size = hidden_size
-        self.bias = bias
-        self.weight_ih = Parameter(_creation.empty((num_chunks * hidden_size, input_size), device=device,
-                                                   dtype=dtype))
-        self.weight_hh = Parameter(_creation.empty((num_chunks * hidden_size, hidden_size), device=device,
-                                                   dtype=dtype))
-        if bias:
-            self.bias_ih = Parameter(_creation.empty(num_chunks * hidden_size, device=device, dtype=dtype))
-            self.bias_hh = Parameter(_creation.empty(num_chunks * hidden_size, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias_ih", None)
-            self.register_parameter("bias_hh", None)
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        rows = num_chunks * hidden_size
+
+        def param(*shape):
+            return Parameter(_creation.empty(shape, device=device, dtype=dtype))
+        self.weight_ih = param(rows, input_size)
+        self.weight_hh = param(rows, hidden_size)
+        for name in ("bias_ih", "bias_hh"):
+            self.register_parameter(name, param(rows) if bias else None)
         self.reset_parameters()
 
     def extra_repr(self):
-        s = "{input_size}, {hidden_size}"
-        if "bias" in self.__dict__ and self.bias is not True:
-            s += ", bias={bias}"
-        if "nonlinearity" in self.__dict__ and self.nonlinearity != "tanh":
-            s += ", nonlinearity={nonlinearity}"
-        return s.format(**self.__dict__)
+        own = vars(self)  # RNNCell adds nonlinearity; the others have none to show
+        text = f"{self.input_size}, {self.hidden_size}"
+        if own.get("bias", True) is not True:
+            text += f", bias={self.bias}"
+        if own.get("nonlinearity", "tanh") != "tanh":
+            text += f", nonlinearity={self.nonlinearity}"
+        return text
 
     def reset_parameters(self):
-        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters():
-            init.uniform_(weight, -stdv, stdv)
+        _uniform_reset(self)
 
     def _cell(self, mode, input, hx):
         lstm = mode == "LSTM"
