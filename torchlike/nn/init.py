@@ -42,33 +42,31 @@ def _draw(kind, tensor, generator, args):
     return _random.draw(kind, tuple(tensor.shape), work, generator, args=args)
 
 
+# gains that do not depend on a parameter; leaky_relu's depends on its negative slope
+_FIXED_GAINS = {**dict.fromkeys(("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                                 "conv_transpose3d", "sigmoid"), 1),
+                "tanh": 5.0 / 3, "relu": math.sqrt(2.0), "selu": 3.0 / 4}
+
+
 def calculate_gain(nonlinearity, param=None):
     """The recommended gain for ``nonlinearity`` (torch.nn.init.calculate_gain).
 
     >>> import torchlike as torch
-    >>> torch.nn.init.calculate_gain('tanh')
-    1.6666666666666667
+    >>> torch.nn.init.calculate_gain('tanh'), torch.nn.init.calculate_gain('leaky_relu', 0.2)
+    (1.6666666666666667, 1.3867504905630728)
     """
-    linear_fns = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-                  "conv_transpose3d"]
-    if nonlinearity in linear_fns or nonlinearity == "sigmoid":
-        return 1
-    elif nonlinearity == "tanh":
-        return 5.0 / 3
-    elif nonlinearity == "relu":
-        return math.sqrt(2.0)
-    elif nonlinearity == "leaky_relu":
+    if nonlinearity == "leaky_relu":
         if param is None:
-            negative_slope = 0.01
-        elif not isinstance(param, bool) and isinstance(param, (int, float)):
-            negative_slope = param
+            slope = 0.01
+        elif isinstance(param, (int, float)) and not isinstance(param, bool):
+            slope = param
         else:
             raise ValueError(f"negative_slope {param} not a valid number")
-        return math.sqrt(2.0 / (1 + negative_slope ** 2))
-    elif nonlinearity == "selu":
-        return 3.0 / 4
-    else:
-        raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    try:
+        return _FIXED_GAINS[nonlinearity]
+    except (KeyError, TypeError):
+        raise ValueError(f"Unsupported nonlinearity {nonlinearity}") from None
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
@@ -134,61 +132,67 @@ def dirac_(tensor, groups=1):
 
 
 def _calculate_fan_in_and_fan_out(tensor):
-    dimensions = tensor.dim()
-    if dimensions < 2:
+    """(fan_in, fan_out): dims 1 and 0, each times the receptive field (the product of dims 2...)."""
+    if tensor.dim() < 2:
         raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
-    num_input_fmaps = tensor.size(1)
-    num_output_fmaps = tensor.size(0)
-    receptive_field_size = 1
-    if tensor.dim() > 2:
-        for s in tensor.shape[2:]:
-            receptive_field_size *= s
-    return num_input_fmaps * receptive_field_size, num_output_fmaps * receptive_field_size
+    field = math.prod(tensor.shape[2:])
+    return tensor.size(1) * field, tensor.size(0) * field
+
+
+_FAN_MODES = ["fan_in", "fan_out"]
 
 
 def _calculate_correct_fan(tensor, mode):
-    mode = mode.lower()
-    valid_modes = ["fan_in", "fan_out"]
-    if mode not in valid_modes:
-        raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
+    chosen = mode.lower()
+    if chosen not in _FAN_MODES:
+        raise ValueError(f"Mode {chosen} not supported, please use one of {_FAN_MODES}")
+    return _calculate_fan_in_and_fan_out(tensor)[_FAN_MODES.index(chosen)]
+
+
+def _glorot_std(tensor, gain):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    return fan_in if mode == "fan_in" else fan_out
+    return gain * math.sqrt(2.0 / float(fan_in + fan_out))
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
-    """Glorot uniform: U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out))."""
-    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    a = math.sqrt(3.0) * std
-    return uniform_(tensor, -a, a, generator)
+    """Glorot uniform: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out))."""
+    limit = math.sqrt(3.0) * _glorot_std(tensor, gain)
+    return uniform_(tensor, -limit, limit, generator)
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
-    """Glorot normal: N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out))."""
-    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return normal_(tensor, 0.0, std, generator)
+    """Glorot normal: N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
+    return normal_(tensor, 0.0, _glorot_std(tensor, gain), generator)
+
+
+def _he_std(tensor, a, mode, nonlinearity):
+    """gain / sqrt(fan), or None (after torch's warning) for a tensor with no elements."""
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+        return None
+    fan = _calculate_correct_fan(tensor, mode)  # mode is checked before the nonlinearity, as in torch
+    return calculate_gain(nonlinearity, a) / math.sqrt(fan)
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    """He uniform: U(-b, b), b = gain * sqrt(3 / fan)."""
-    if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+    """He uniform: U(-b, b) with b = sqrt(3) * gain / sqrt(fan).
+
+    >>> import torchlike as torch
+    >>> w = torch.nn.init.kaiming_uniform_(torch.empty(64, 16), nonlinearity="relu")
+    >>> bool(w.abs().max() <= (6 / 16) ** 0.5)
+    True
+    """
+    std = _he_std(tensor, a, mode, nonlinearity)
+    if std is None:
         return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    gain = calculate_gain(nonlinearity, a)
-    bound = math.sqrt(3.0) * gain / math.sqrt(fan)
-    return uniform_(tensor, -bound, bound, generator)
+    limit = math.sqrt(3.0) * std
+    return uniform_(tensor, -limit, limit, generator)
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    """He normal: N(0, std^2), std = gain / sqrt(fan)."""
-    if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
-        return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    gain = calculate_gain(nonlinearity, a)
-    return normal_(tensor, 0, gain / math.sqrt(fan), generator)
+    """He normal: N(0, std^2) with std = gain / sqrt(fan)."""
+    std = _he_std(tensor, a, mode, nonlinearity)
+    return tensor if std is None else normal_(tensor, 0, std, generator)
 
 
 def orthogonal_(tensor, gain=1, generator=None):
@@ -197,8 +201,8 @@ def orthogonal_(tensor, gain=1, generator=None):
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
-    rows = tensor.size(0)
-    cols = tensor.numel() // rows
+    # flatten trailing dims: a (rows, everything else) matrix is made orthogonal
+    rows, cols = tensor.shape[0], tensor.numel() // tensor.shape[0]
     g = _random.draw("normal", (rows, cols), np.float64 if tensor._value.dtype == np.float64 else np.float32,
                      generator, args=(0.0, 1.0))
     if rows < cols:
