@@ -33,6 +33,13 @@ defaults).  When torch raises on a sample, torchlike must raise the same excepti
   samples (in-place must also return `self` and leave the same values in it).
 - **error_inputs**: `op.error_inputs('cpu')` through the functional form; the exception must be an
   instance of the ErrorInput's `error_type`; regex matches of the message are reported separately.
+- **compile**: for ops whose float32 forward passes, the first {max_compile_samples} float32 samples (those
+  where torch did not raise) go through a fresh `torchlike.compile(lambda *a, **k: fn(*a, **k),
+  fullgraph=True)` of the same functional form (tensors are its arguments, everything else a static
+  guard; inputs do not require grad) and must give torchlike's eager result (same output type, shapes,
+  dtypes; values within the op's float32 tolerance).  *break*: the call cannot be captured in one graph
+  (`.item()`, data-dependent shapes...; torchlike.compile would run it eagerly), with the exception and
+  the torchlike source line; *error*: the compiled call raised.  Runs after the other checks.
 - Random ops (dropout, bernoulli, normal, ...) and uninitialised ones (empty*) are compared on shapes
   and dtypes only, and have no grad check.
 - Per-op limit {time_limit:.0f} CPU seconds (SIGPROF; 10x that in wall time); global budget {budget:.0f} s; {jobs} worker processes
@@ -51,7 +58,7 @@ def _progress_fn(quiet, verbose=False):
         e = r.get("errors") or {}
         es = f" err={e['type_match']}/{e['total']}" if e.get("total") else ""
         line = (f"[{n}/{total or '?'}] {r['key']:<45} fwd={st['forward_float32']:<7} grad={st['grad']:<7} "
-                f"method={st['method']:<7} inplace={st['inplace']:<7}{es} {tail}")
+                f"method={st['method']:<7} inplace={st['inplace']:<7} compile={st['compile']:<7}{es} {tail}")
         print(line, flush=True)
         if verbose:
             for key, t in r.get("checks", {}).items():
@@ -73,6 +80,8 @@ def main(argv=None):
     p.add_argument("--jobs", "-j", type=int, default=min(2, os.cpu_count() or 1))
     p.add_argument("--max-samples", type=int, default=8, help="samples per op for float32")
     p.add_argument("--max-samples-other", type=int, default=3, help="samples per op for other dtypes")
+    p.add_argument("--max-compile-samples", type=int, default=2,
+                   help="float32 samples per op run through torchlike.compile (0: no compile column)")
     p.add_argument("--time-limit", type=float, default=20.0, help="seconds per OpInfo")
     p.add_argument("--budget", type=float, default=14 * 60.0, help="seconds for the whole run")
     p.add_argument("--inline", action="store_true", help="run in this process (no workers)")
@@ -89,7 +98,8 @@ def main(argv=None):
     a = p.parse_args(argv)
 
     from . import report, runner
-    opts = dict(max_samples=a.max_samples, max_samples_other=a.max_samples_other, time_limit=a.time_limit)
+    opts = dict(max_samples=a.max_samples, max_samples_other=a.max_samples_other, time_limit=a.time_limit,
+                max_compile_samples=a.max_compile_samples)
     if a.k:
         opts["filter"] = a.k
     t0 = time.time()
@@ -128,6 +138,8 @@ def main(argv=None):
     print(f"forward pass float32: {c['forward_float32'].get('pass', 0)}   grad pass: {c['grad'].get('pass', 0)}   "
           f"method: {c['method'].get('pass', 0)}   inplace: {c['inplace'].get('pass', 0)}   "
           f"error_inputs type match: {e.get('type_match', 0)}/{e.get('total', 0)}")
+    print(report.compile_totals_line(summary) + f" (wrong result {c['compile'].get('fail', 0)}, "
+          f"error {c['compile'].get('error', 0)})")
     write = (a.write or not a.k) and not a.no_write
     if write:
         report.write_json(os.path.join(a.out_dir, "report.json"), results, summary, meta)

@@ -1,18 +1,23 @@
-"""Run one PyTorch OpInfo against torchlike: forward, gradient (VJP), method, in-place and error inputs.
+"""Run one PyTorch OpInfo against torchlike: forward, gradient (VJP), method, in-place, error inputs and
+``torchlike.compile`` (the first float32 samples of an op that passes eagerly, compiled vs eager).
 
 Each check runs the same SampleInput through torch (the oracle) and torchlike and compares the results
 with ``torch.testing.assert_close`` (values, shapes, dtypes; ``equal_nan=True``).  Every outcome is a
 ``pass``, a ``fail`` with a short *reason category* (used to aggregate the report) plus a detail
-message, or a ``skip`` with a reason.  Nothing raised by torchlike escapes a check.
+message, or a ``skip`` with a reason; the compile check also has ``break`` (torchlike.compile could not
+capture the call in one graph) and ``error`` (the compiled call raised).  Nothing raised by torchlike
+escapes a check.
 """
 from __future__ import annotations
 
 import collections
 import itertools
+import os
 import re
 import signal
 import time
 import types
+import warnings
 
 import numpy as np
 import torch
@@ -331,8 +336,11 @@ def _tl_args(sample, grad):
     return conv, conv((sample.input, tuple(sample.args), dict(sample.kwargs)))
 
 
-def check_forward_and_grad(op, fn, sample, dtype_name, tol, values, want_grad, seed):
-    """(forward Outcome, grad Outcome or None) for one sample through the functional form."""
+def check_forward_and_grad(op, fn, sample, dtype_name, tol, values, want_grad, seed, keep=None):
+    """(forward Outcome, grad Outcome or None) for one sample through the functional form.
+
+    ``keep``: a list; when the forward passes and torch did not raise, torchlike's output is appended
+    (the compile check compares the compiled call against it)."""
     try:
         conv, (li, la, lk) = _tl_args(sample, want_grad)
     except Unconvertible as e:
@@ -351,6 +359,8 @@ def check_forward_and_grad(op, fn, sample, dtype_name, tol, values, want_grad, s
     try:
         compare(l_out, t_out, tol, values)
         fwd = PASS
+        if keep is not None:
+            keep.append(l_out)
     except Mismatch as m:
         fwd = _fail(m.category, m.detail)
     if not want_grad:
@@ -463,43 +473,126 @@ def check_error_input(fn, ei):
     return tm, rm, None
 
 
+# --- torchlike.compile ---------------------------------------------------------------------------
+_TL_DIR = os.path.dirname(os.path.abspath(torchlike.__file__)) + os.sep
+_COMPILE_DIR = os.path.join(_TL_DIR, "compile") + os.sep
+
+
+def _torchlike_frame(tb):
+    """'_ops/indexing.py:667 (nonzero)': the innermost frame of torchlike proper (not its compiler)."""
+    import traceback
+    best = None
+    for fr in traceback.extract_tb(tb):
+        f = os.path.abspath(fr.filename)
+        if f.startswith(_TL_DIR) and not f.startswith(_COMPILE_DIR):
+            best = f"{f[len(_TL_DIR):]}:{fr.lineno} ({fr.name})"
+    return best
+
+
+def _break_outcome(e):
+    """A ``break`` Outcome for torchlike.compile's Unsupported: category = cause type + torchlike frame."""
+    cause = e.__cause__ or e
+    where = _torchlike_frame(cause.__traceback__)
+    first = (str(cause).strip().splitlines() or [""])[0]
+    if "compiled function returned a" in first:  # raised by the compiler itself: the message is the reason
+        return Outcome("break", _short(first, 80), first)
+    cat = f"{type(cause).__name__} at {where}" if where else f"{type(cause).__name__}: {_short(first, 80)}"
+    return Outcome("break", cat, f"{type(cause).__name__}: {_short(first, 200)}")
+
+
+def _compare_compiled(c_out, e_out, tol, values):
+    """Raise Mismatch unless the compiled output equals the eager torchlike output (same structure; the
+    eager output may come from inputs that required grad, so requires_grad is not compared)."""
+    if type(c_out) is not type(e_out):
+        raise Mismatch("output type/structure mismatch", f"compiled {type(c_out).__name__} vs eager "
+                                                         f"{type(e_out).__name__}")
+    compare(c_out, to_torch(e_out), tol, values)
+
+
+def check_compile(fn, sample, eager_out, tol, values):
+    """The sample through ``torchlike.compile`` (a fresh compiled function, tensors as its arguments,
+    everything else a static guard, fullgraph=True so a break is reported instead of run eagerly);
+    the result must equal torchlike's eager output ``eager_out`` within the op's float32 tolerance."""
+    try:
+        _, (li, la, lk) = _tl_args(sample, False)
+    except Unconvertible as e:
+        return _skip(f"sample not convertible: {e}")
+    cf = torchlike.compile(lambda *a, **k: fn(*a, **k), fullgraph=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            c_out = cf(li, *la, **lk)
+        except OpTimeout:
+            raise
+        except torchlike.compile.Unsupported as e:
+            return _break_outcome(e)
+        except Exception as e:  # noqa: BLE001
+            where = _torchlike_frame(e.__traceback__)
+            return Outcome("error", _exc_category(e, "compiled call raised"),
+                           f"{type(e).__name__}: {_short(e)}" + (f" [at {where}]" if where else ""))
+    if cf.breaks or cf.compile_count != 1:  # fullgraph=True: never expected, but never count it as compiled
+        return Outcome("break", "ran eagerly", "; ".join(cf.breaks) or f"compile_count={cf.compile_count}")
+    try:
+        _compare_compiled(c_out, eager_out, tol, values)
+    except Mismatch as m:
+        return _fail("compiled " + m.category, m.detail)
+    return PASS
+
+
 # --- one OpInfo ----------------------------------------------------------------------------------
 class Tally:
     """Counts for one (check, dtype): pass / fail / skip plus reasons."""
 
+    # worst first: the status of a check is the worst status of its samples
+    ORDER = ("fail", "error", "break", "pass", "skip")
+
     def __init__(self):
         self.n = collections.Counter()
-        self.fail_reasons = collections.Counter()
-        self.skip_reasons = collections.Counter()
+        self.reasons = collections.defaultdict(collections.Counter)  # status -> category -> samples
         self.example = None
+
+    @property
+    def fail_reasons(self):
+        return self.reasons["fail"]
+
+    @property
+    def skip_reasons(self):
+        return self.reasons["skip"]
 
     def add(self, o: Outcome):
         self.n[o.status] += 1
-        if o.status == "fail":
-            self.fail_reasons[o.category] += 1
-            if self.example is None:
-                self.example = f"{o.category}: {o.detail}" if o.detail else o.category
-        elif o.status == "skip":
-            self.skip_reasons[o.category] += 1
+        if o.status != "pass":
+            self.reasons[o.status][o.category] += 1
+        if o.status in ("fail", "error", "break") and self.example is None:
+            self.example = f"{o.category}: {o.detail}" if o.detail else o.category
 
     def status(self):
-        if self.n["fail"]:
-            return "fail"
+        for st in self.ORDER[:3]:
+            if self.n[st]:
+                return st
         return "pass" if self.n["pass"] else "skip"
 
     def to_json(self):
-        return {"pass": self.n["pass"], "fail": self.n["fail"], "skip": self.n["skip"], "status": self.status(),
-                "fail_reasons": dict(self.fail_reasons), "skip_reasons": dict(self.skip_reasons),
-                "example": self.example}
+        out = {"pass": self.n["pass"], "fail": self.n["fail"], "skip": self.n["skip"], "status": self.status(),
+               "fail_reasons": dict(self.fail_reasons), "skip_reasons": dict(self.skip_reasons),
+               "example": self.example}
+        for st in ("error", "break"):  # compile check only: absent elsewhere, keeping report.json small
+            if self.n[st]:
+                out[st] = self.n[st]
+                out[f"{st}_reasons"] = dict(self.reasons[st])
+        return out
 
 
 def _on_alarm(signum, frame):
     raise OpTimeout()
 
 
-def run_op(op, *, max_samples=8, max_samples_other=4, time_limit=20.0, checks=("forward", "grad", "method",
-                                                                                 "inplace", "errors")):
-    """Run every check for one OpInfo; returns a JSON-able dict (never raises)."""
+def run_op(op, *, max_samples=8, max_samples_other=4, time_limit=20.0, max_compile_samples=2,
+           checks=("forward", "grad", "method", "inplace", "errors", "compile")):
+    """Run every check for one OpInfo; returns a JSON-able dict (never raises).
+
+    The compile check runs last (so a slow compile can only time out itself), on the first
+    ``max_compile_samples`` float32 samples, and only when every float32 forward sample passed."""
     key = op_key(op)
     res = {"key": key, "name": op.name, "variant": op.variant_test_name, "skip": None, "resolved": None,
            "missing": False, "checks": {}, "errors": None, "time": 0.0, "timeout": False}
@@ -527,6 +620,8 @@ def run_op(op, *, max_samples=8, max_samples_other=4, time_limit=20.0, checks=("
     sup = op.supported_dtypes("cpu")
     res["dtypes"] = [d for d, dt in DTYPES if dt in sup]
     res["done_dtypes"] = []
+    want_compile = "compile" in checks and "forward" in checks and fn is not None and max_compile_samples > 0
+    compile_todo = []  # (sample, eager torchlike output) of passing float32 samples
     try:
         for dname, dt in DTYPES:
             if dt not in sup:
@@ -544,8 +639,11 @@ def run_op(op, *, max_samples=8, max_samples_other=4, time_limit=20.0, checks=("
                 continue
             for i, s in enumerate(samples):
                 if "forward" in checks and fn is not None:
-                    f, g = check_forward_and_grad(op, fn, s, dname, tol, values, want_grad, seed=i)
+                    keep = [] if want_compile and dname == "float32" and i < max_compile_samples else None
+                    f, g = check_forward_and_grad(op, fn, s, dname, tol, values, want_grad, seed=i, keep=keep)
                     tallies[("forward", dname)].add(f)
+                    if keep:
+                        compile_todo.append((s, keep[0]))
                     if g is not None:
                         tallies[("grad", dname)].add(g)
                 if "method" in checks and mfn is not None:
@@ -576,6 +674,16 @@ def run_op(op, *, max_samples=8, max_samples_other=4, time_limit=20.0, checks=("
                 errs["regex_match"] += bool(rm)
                 if not tm and len(errs["examples"]) < 2:
                     errs["examples"].append(f"expected {ei.error_type.__name__}: {ei.error_regex!r}")
+        f32 = tallies.get(("forward", "float32"))
+        if want_compile and f32 is not None and f32.status() == "pass":
+            tol, cc0 = tolerances(op, torch.float32), time.process_time()
+            res["compile_cpu"] = 0.0  # seconds of this op's CPU time spent on the compile check
+            for s, eager_out in compile_todo:
+                tallies[("compile", "float32")].add(check_compile(fn, s, eager_out, tol, values))
+                res["compile_cpu"] = round(time.process_time() - cc0, 2)
+            if not compile_todo:
+                tallies[("compile", "float32")].add(_skip("no float32 sample with a torch result"))
+            res["compile_done"] = True
     except OpTimeout:
         res["timeout"] = True
     except Exception as e:  # noqa: BLE001  (harness bug or sample generation crash: record, go on)

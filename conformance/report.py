@@ -7,7 +7,10 @@ import json
 
 DT_NAMES = ("float32", "float64", "int64", "bool")
 CHECK_COLUMNS = ("forward_float32", "forward_float64", "forward_int64", "forward_bool", "grad", "method",
-                 "inplace")
+                 "inplace", "compile")
+# compile column: pass = compiled result equals eager; fail = it does not; error = the compiled call raised;
+# break = torchlike.compile could not capture the call in one graph (it would run eagerly)
+COMPILE_BAD = ("fail", "error", "break")
 
 
 def _combine(tallies):
@@ -32,7 +35,7 @@ def missing_names(r):
 
 
 def statuses(r):
-    """Column -> status ('pass', 'fail', 'skip', 'missing', 'n/a', '-') for one op result."""
+    """Column -> status ('pass', 'fail', 'skip', 'missing', 'n/a', '-'; compile also 'error', 'break')."""
     st = {}
     checks = r.get("checks", {})
     if r.get("skip"):
@@ -56,17 +59,31 @@ def statuses(r):
         todo = set(r.get("dtypes", DT_NAMES)) - done
         col_dts = {f"forward_{d}": {d} for d in DT_NAMES}
         col_dts.update(grad={"float32", "float64"}, method=set(DT_NAMES), inplace=set(DT_NAMES))
-        for c in CHECK_COLUMNS:
+        for c in CHECK_COLUMNS[:-1]:
             if col_dts[c] & todo and (st[c] in ("pass", "skip") or st[c] == "n/a" and c.startswith("forward")):
                 st[c] = "timeout" if r.get("timeout") else "crash"
     # a lambda-based op whose every forward sample died on a missing attribute is a missing op
     f32 = checks.get("forward:float32")
     if f32 and f32["fail"] and not f32["pass"] and all(k.startswith("missing attribute")
                                                          for k in f32["fail_reasons"]):
-        for c in CHECK_COLUMNS:
+        for c in CHECK_COLUMNS[:-1]:
             if st[c] == "fail":
                 st[c] = "missing"
+    st["compile"] = _compile_status(r, st["forward_float32"])
     return st
+
+
+def _compile_status(r, fwd32):
+    """The compile column: only ops whose float32 forward passes eagerly are compiled."""
+    if r.get("missing"):
+        return "missing"
+    if fwd32 != "pass":
+        return "n/a"
+    t = r.get("checks", {}).get("compile:float32")
+    unfinished = (r.get("timeout") or r.get("crash")) and not r.get("compile_done")
+    if unfinished and (t is None or t["status"] not in COMPILE_BAD):
+        return "timeout" if r.get("timeout") else "crash"
+    return "n/a" if t is None else t["status"]  # n/a: a result from before the compile column existed
 
 
 def family(name):
@@ -124,6 +141,7 @@ def summarize(results):
                 op_primary[c][_coarse(reasons.most_common(1)[0][0]) if reasons else "unknown"] += 1
             elif st[c] in ("timeout", "crash"):
                 op_primary[c][st[c]] += 1
+    s["compile"] = _compile_summary(results)
     s["columns"] = {c: dict(v) for c, v in col.items()}
     s["errors"] = dict(err)
     s["sample_fail_reasons"] = {c: dict(v.most_common()) for c, v in sample_fail.items()}
@@ -133,6 +151,41 @@ def summarize(results):
     s["torchlike_exceptions"] = dict(lt_exc.most_common())
     s["skipped"] = dict(s["skipped"].most_common())
     return s
+
+
+def _compile_summary(results):
+    """Totals and per-op reasons of the compile column (over ops whose float32 forward passes)."""
+    out = {"eager_passing": 0, "status": collections.Counter(), "cpu": 0.0, "cpu_all": 0.0,
+           "ops": {k: {} for k in COMPILE_BAD}, "break_reasons": collections.defaultdict(list)}
+    for r in results:
+        out["cpu_all"] += r.get("cpu", 0.0) or 0.0
+        out["cpu"] += r.get("compile_cpu", 0.0) or 0.0
+        if r.get("skip"):
+            continue
+        st = statuses(r)
+        if st["forward_float32"] != "pass":
+            continue
+        out["eager_passing"] += 1
+        out["status"][st["compile"]] += 1
+        if st["compile"] in COMPILE_BAD:
+            t = r["checks"]["compile:float32"]
+            reasons = t.get(f"{st['compile']}_reasons" if st["compile"] != "fail" else "fail_reasons") or {}
+            reason = max(reasons, key=reasons.get) if reasons else "unknown"
+            out["ops"][st["compile"]][r["key"]] = t.get("example") or reason
+            if st["compile"] == "break":
+                out["break_reasons"][reason].append(r["key"])
+    out["status"] = dict(out["status"])
+    out["break_reasons"] = dict(sorted(out["break_reasons"].items(), key=lambda kv: -len(kv[1])))
+    out["cpu"], out["cpu_all"] = round(out["cpu"], 1), round(out["cpu_all"], 1)
+    return out
+
+
+def compile_totals_line(summary):
+    """'compile: N/M eager-passing ops give the same result; K graph breaks'."""
+    cs = summary["compile"]
+    st = cs["status"]
+    return (f"compile: {st.get('pass', 0)}/{cs['eager_passing']} eager-passing ops give the same result; "
+            f"{st.get('break', 0)} graph breaks")
 
 
 def _coarse(reason):
@@ -146,7 +199,7 @@ def _pct(a, b):
 
 
 _ICON = {"pass": "pass", "fail": "FAIL", "skip": "skip", "missing": "missing", "n/a": "", "-": "-",
-         "timeout": "timeout", "crash": "crash"}
+         "timeout": "timeout", "crash": "crash", "error": "ERROR", "break": "break"}
 
 
 def write_markdown(path, results, summary, meta):
@@ -174,6 +227,10 @@ def write_markdown(path, results, summary, meta):
              f"({e.get('type_match', 0)}/{e.get('total', 0)}) |")
     L.append(f"| error_inputs: message matches torch's regex | {_pct(e.get('regex_match', 0), e.get('total', 0))} "
              f"({e.get('regex_match', 0)}/{e.get('total', 0)}; {e.get('skipped', 0)} not convertible) |")
+    cst = summary["compile"]["status"]
+    L.append(f"| torchlike.compile vs eager (float32) | **{compile_totals_line(summary)}** "
+             f"(wrong result {cst.get('fail', 0)}, error {cst.get('error', 0)}, skip {cst.get('skip', 0)}, "
+             f"timeout {cst.get('timeout', 0) + cst.get('crash', 0)}) |")
     L.append("")
     L.append("### Skipped OpInfo entries\n")
     L.append("| reason | entries |\n|---|---|")
@@ -188,6 +245,7 @@ def write_markdown(path, results, summary, meta):
         for k, v in list(summary["op_primary_fail_reason"].get(col, {}).items())[:20]:
             L.append(f"| {k} | {v} |")
         L.append("")
+    L.extend(_compile_section(summary))
     L.append("### Failing samples by reason\n")
     L.append("| check | reason | samples |\n|---|---|---|")
     for chk, d in summary["sample_fail_reasons"].items():
@@ -205,10 +263,10 @@ def write_markdown(path, results, summary, meta):
     for fam, names in summary["missing_by_family"].items():
         L.append(f"- **{fam}** ({len(names)}): {', '.join(names)}")
     L.append("\n## Per op\n")
-    L.append("Columns: forward per dtype, grad (VJP, float32+float64), method, in-place, error_inputs "
-             "(type matches / total), first failure.\n")
-    L.append("| op | fwd f32 | f64 | i64 | bool | grad | method | inplace | errors | first failure |")
-    L.append("|---|---|---|---|---|---|---|---|---|---|")
+    L.append("Columns: forward per dtype, grad (VJP, float32+float64), method, in-place, compile (compiled vs "
+             "eager, float32), error_inputs (type matches / total), first failure.\n")
+    L.append("| op | fwd f32 | f64 | i64 | bool | grad | method | inplace | compile | errors | first failure |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         st = statuses(r)
         e = r.get("errors")
@@ -219,6 +277,31 @@ def write_markdown(path, results, summary, meta):
                  + f" | {es} | {note} |")
     with open(path, "w") as f:
         f.write("\n".join(L) + "\n")
+
+
+def _cell(x, n=160):
+    return str(x).replace("|", "\\|").replace("\n", " ")[:n]
+
+
+def _compile_section(summary):
+    cs = summary["compile"]
+    L = ["### torchlike.compile\n"]
+    share = f" ({_pct(cs['cpu'], cs['cpu_all'] - cs['cpu'])} on top of the other checks)" if cs["cpu_all"] else ""
+    L.append(f"{compile_totals_line(summary)}.  CPU time of the compile check: {cs['cpu']:.0f} s{share}.\n")
+    for st, title in (("fail", "Compiled result differs from eager"), ("error", "Compiled call raised"),
+                      ("break", "Graph breaks (the call cannot be captured in one graph; torchlike.compile "
+                                "would run it eagerly)")):
+        ops = cs["ops"].get(st) or {}
+        L.append(f"**{title}** ({len(ops)})\n")
+        if ops and st != "break":
+            L.append("| op | reason |\n|---|---|")
+            L.extend(f"| {k} | {_cell(v, 300)} |" for k, v in ops.items())
+        L.append("")
+    if cs["break_reasons"]:
+        L.append("| graph break reason | ops |\n|---|---|")
+        L.extend(f"| {_cell(k, 200)} | {', '.join(v)} |" for k, v in cs["break_reasons"].items())
+        L.append("")
+    return L
 
 
 def _first_failure(r):
@@ -258,6 +341,10 @@ def regressions(results, expected):
         st = statuses(r)
         for c in exp.get("pass", []):
             if st.get(c) == "pass":
+                continue
+            if c == "compile" and st.get(c) == "n/a":  # not compiled: the forward regression says why
+                if st.get("forward_float32") == "pass":
+                    not_run.append(f"{r['key']}: compile did not run")
                 continue
             (not_run if st.get(c) in ("skip", "timeout") else reg).append(f"{r['key']}: {c} is {st.get(c)}")
         e = r.get("errors") or {}
