@@ -136,14 +136,15 @@ def run_all(opts, *, jobs=2, budget=840.0, progress=print, total=None):
 def load_previous(path):
     """Results of an interrupted run: a report.json, or a directory of worker shard logs."""
     if os.path.isdir(path):
-        out = {}
+        recs = {}
         for name in sorted(os.listdir(path)):
             if name.endswith(".jsonl"):
-                out.update(_read_log(os.path.join(path, name))[0])
-        return out
-    with open(path) as f:
-        return {r["index"]: r for r in json.load(f)["ops"] if not str(r.get("skip", "")).startswith(
-            ("global time budget", "not run"))}
+                recs.update(_read_log(os.path.join(path, name))[0])
+    else:
+        with open(path) as f:
+            recs = {r["index"]: r for r in json.load(f)["ops"]}
+    # ops the budget never reached are not results
+    return {i: r for i, r in recs.items() if not str(r.get("skip", "")).startswith(("global time budget", "not run"))}
 
 
 def run_inline(opts, progress=print):
