@@ -8,3 +8,4 @@ from . import linalg, linalg_decomp, linalg_norms  # noqa: F401
 from . import fft  # noqa: F401
 from . import misc  # noqa: F401
 from . import copies  # noqa: F401
+from . import special2  # noqa: F401
