@@ -84,3 +84,69 @@ def test_cli_inline_filter(capsys):
     out = capsys.readouterr().out
     assert "nn.functional.relu6" in out and "forward pass float32" in out
     assert rc == 0
+
+
+# --- compile column ---------------------------------------------------------------------------------
+def _compile_run(name, variant="", **kw):
+    r = opinfo.run_op(_op(name, variant), max_samples=2, max_samples_other=1, time_limit=120,
+                      checks=("forward", "compile"), **kw)
+    return r, report.statuses(r)
+
+
+def test_compile_column_passes_with_named_tuple_output():
+    # torch.max(x, dim) returns torch.return_types.max: compiled and eager must both return it
+    r, st = _compile_run("max", "reduction_with_dim")
+    assert st["forward_float32"] == "pass", r["checks"]
+    t = r["checks"]["compile:float32"]
+    assert st["compile"] == "pass" and t["pass"] == 2, t
+    assert r.get("compile_done") and r["compile_cpu"] >= 0
+
+
+def test_compile_column_reports_graph_break_with_location():
+    r, st = _compile_run("nonzero")
+    assert st["forward_float32"] == "pass" and st["compile"] == "break", r["checks"]
+    reasons = r["checks"]["compile:float32"]["break_reasons"]
+    assert any(k.startswith("GraphBreak at _ops/") and "nonzero" in k for k in reasons), reasons
+    s = report.summarize([dict(r, index=0)])
+    assert report.compile_totals_line(s) == "compile: 0/1 eager-passing ops give the same result; 1 graph breaks"
+    assert list(s["compile"]["ops"]["break"]) == ["nonzero"]
+
+
+def test_compile_check_detects_wrong_result_and_errors():
+    op = _op("sin")
+    s = next(iter(op.sample_inputs("cpu", torch.float32)))
+    x = convert.Converter(grad=False)(s.input)
+    tol = opinfo.tolerances(op, torch.float32)
+    assert opinfo.check_compile(torchlike.sin, s, torchlike.sin(x), tol, True).status == "pass"
+    wrong = opinfo.check_compile(torchlike.sin, s, torchlike.cos(x), tol, True)
+    assert wrong.status == "fail" and wrong.category == "compiled value mismatch", wrong.detail
+
+    def only_eager(a):
+        if torchlike.compile.is_compiling():
+            raise ValueError("not while compiling")
+        return torchlike.sin(a)
+    err = opinfo.check_compile(only_eager, s, torchlike.sin(x), tol, True)
+    assert err.status == "error" and err.category == "compiled call raised ValueError", err.category
+
+
+def test_compile_column_in_report_and_gate(tmp_path, monkeypatch):
+    def compiled_wrong(a, *args, **kwargs):
+        return torchlike.cos(a) if torchlike.compile.is_compiling() else torchlike.sin(a)
+    good = opinfo.run_op(_op("sin"), max_samples=2, max_samples_other=1, time_limit=120,
+                         checks=("forward", "compile"))
+    monkeypatch.setattr(opinfo, "resolve", lambda o: (compiled_wrong, "sin, cos when compiled"))
+    bad = opinfo.run_op(_op("sin"), max_samples=2, max_samples_other=1, time_limit=120,
+                        checks=("forward", "compile"))
+    assert report.statuses(bad)["forward_float32"] == "pass" and report.statuses(bad)["compile"] == "fail"
+    good["index"] = bad["index"] = 0
+    exp = report.expected_from([good])
+    assert "compile" in exp["sin"]["pass"]
+    reg, _ = report.regressions([bad], exp)
+    assert reg == ["sin: compile is fail"]
+    s = report.summarize([bad])
+    assert s["compile"]["ops"]["fail"]["sin"].startswith("compiled value mismatch")
+    report.write_markdown(tmp_path / "R.md", [bad], s, {"date": "x", "torch": "t", "elapsed": 1, "jobs": 1,
+                                                        "method": "m"})
+    text = (tmp_path / "R.md").read_text()
+    assert "compile: 0/1 eager-passing ops give the same result; 0 graph breaks" in text
+    assert "| sin | pass |" in text and "| FAIL |" in text
