@@ -49,19 +49,18 @@ def _input_mask(input, mask):
 
 
 def _canonical_dim(dim, ndim):
-    if dim is None:
+    """torch.masked's dim normalisation: None or () means all dims; sorted, wrapped, no repeats."""
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, numbers.Integral) else tuple(dim)
-    out = []
-    for d in dims:
-        n = max(ndim, 1)
-        if not -n <= d < n:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
-        d = d % n
-        if d in out:
+    n = max(ndim, 1)
+    dims = []
+    for d in ((dim,) if isinstance(dim, numbers.Integral) else tuple(dim)):
+        if d in dims:
             raise RuntimeError(f"dim={d} appears multiple times in the list of dims")
-        out.append(d)
-    return tuple(out) if ndim else ()
+        if d >= n or d < -n:
+            raise IndexError(f"dim={d} is out of range for tensor of dimension {n}")
+        dims.append(d % n)
+    return tuple(sorted(dims))
 
 
 def _identity(op, dt, ord=None):
@@ -115,6 +114,8 @@ def prod(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     r = _combine("prod", input, mask)
     if dtype is not None:
         r = r.to(dtype)
+    if not dims:  # a 0-d input: still a product (ints and bools become int64)
+        return r.prod()
     for d in reversed(dims):
         r = r.prod(dim=d, keepdim=bool(keepdim))
     return r

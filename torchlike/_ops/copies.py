@@ -180,6 +180,8 @@ def _ass_impl(x, src, size, stride, offset):
     idx = _views.index_map((("as_strided", size, stride, offset),), tuple(x.shape)).reshape(-1)
     flat = x.reshape(-1)
     real = flat.at[idx].set(src.reshape(-1).astype(x.dtype))
+    if not jnp.issubdtype(flat.dtype, jnp.inexact):
+        return real.reshape(x.shape)
     # torch's backward (as_strided_scatter_backward) gives ``input`` the gradient AT the written
     # positions and ``src`` the gradient gathered there; reproduce it with stop_gradient terms.
     pos = jnp.zeros(flat.shape, flat.dtype).at[idx].set(1)

@@ -337,6 +337,8 @@ def unfold(input, dimension, size, step):
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
+    if input.ndim == 0:  # torch: a 0-d tensor unfolds to one window of size 1
+        return view_step(input, ("reshape", (1,)))
     return view_step(input, ("unfold", d, int(size), int(step)))
 
 
