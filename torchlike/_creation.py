@@ -39,8 +39,9 @@ def _infer_np(data, wide=False):
         kinds = set()
         tdt = None
         for x in flat:
-            if isinstance(x, Tensor):
-                tdt = x.dtype if tdt is None else _dtype.promote_types(tdt, x.dtype)
+            if isinstance(x, Tensor) or isinstance(x, np.generic):  # typed elements keep their dtype
+                xd = x.dtype if isinstance(x, Tensor) else _dtype.from_np(x.dtype)
+                tdt = xd if tdt is None else _dtype.promote_types(tdt, xd)
             elif isinstance(x, (bool, np.bool_)):
                 kinds.add(0)
             elif isinstance(x, numbers.Integral):
