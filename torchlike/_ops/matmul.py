@@ -517,8 +517,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def _addr_impl(inp, x, y, beta, alpha, dt, beta_zero):
     x, y = cast(x, dt), cast(y, dt)
     if dt == np.bool_:
-        p = jnp.outer(x, y) & bool(alpha)
-        return p if beta_zero else p | (cast(inp, dt) & bool(beta))
+        p = jnp.outer(x, y) & cast(alpha, dt)  # alpha/beta are traced scalars: cast, never bool()
+        return p if beta_zero else p | (cast(inp, dt) & cast(beta, dt))
     p = jnp.outer(x, y) * cast(alpha, dt)
     return p if beta_zero else cast(inp, dt) * cast(beta, dt) + p
 
@@ -536,11 +536,11 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     if vec2.ndim != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec2, but got {vec2.ndim}-D")
     dt = _dtype.result_type(input, vec1, vec2)
-    if dt is _dtype.bool:
+    if dt is not _dtype.bool:  # torch: bool scalars only for bool results (any scalar is fine for bool)
         for nm, v in (("beta", beta), ("alpha", alpha)):
-            if not isinstance(v, bool):
+            if isinstance(v, bool):
                 raise RuntimeError(f"Boolean {nm} only supported for Boolean results.")
-    elif not (dt.is_floating_point or dt.is_complex):
+    if dt is not _dtype.bool and not (dt.is_floating_point or dt.is_complex):
         for nm, v in (("beta", beta), ("alpha", alpha)):
             if isinstance(v, (float, complex)):
                 raise RuntimeError(f"For integral input tensors, argument {nm} must not be a floating point "

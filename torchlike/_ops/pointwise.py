@@ -159,7 +159,7 @@ def _div_impl(x, y, dt, mode):
         return x / y
     if jnp.issubdtype(dt, jnp.integer):
         if mode == "trunc":
-            return lax.div(x, y)
+            return lax.div(*jnp.broadcast_arrays(x, y))  # lax.div does not broadcast
         return jnp.floor_divide(x, y)
     q = x / y
     return jnp.trunc(q) if mode == "trunc" else jnp.floor(q)

@@ -31,6 +31,8 @@ def _pnorm(x, p, axis):
 
 
 def _normalize(x, eps, p, dim):
+    if x.ndim == 0:  # torch treats a 0-d input as one element along dim 0
+        return _normalize(x.reshape(1), eps, p, 0).reshape(())
     xd = _up(x)
     n = jnp.expand_dims(_pnorm(xd, p, dim), dim)
     return (xd / jnp.maximum(n, jnp.asarray(eps).astype(xd.dtype))).astype(x.dtype)
@@ -47,6 +49,8 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 
 def _cos_sim(a, b, eps, dim):
+    if a.ndim == 0 and b.ndim == 0:  # torch treats 0-d inputs as one element along dim 0
+        return _cos_sim(a.reshape(1), b.reshape(1), eps, 0)
     x1, x2 = _up(a), _up(b)
     x1, x2 = jnp.broadcast_arrays(x1, x2)
     n1 = _pnorm(x1, 2.0, dim)

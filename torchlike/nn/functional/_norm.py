@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ... import _dtype
 from ..._dispatch import dispatch
 from ...autograd import grad_mode
 from ...tensor import Tensor
@@ -219,13 +220,17 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
                     name="NativeGroupNormBackward0")
 
 
-def _lrn_impl(x, alpha, beta, k, size):
+def _lrn_impl(x, alpha, beta, k, size, out_dt):
     sq = jnp.square(x)
     pads = [(0, 0)] * x.ndim
     pads[1] = (size // 2, (size - 1) // 2)
     win = [1] * x.ndim
     win[1] = size
     s = lax.reduce_window(sq, np.array(0, x.dtype), lax.add, tuple(win), (1,) * x.ndim, pads)
+    if out_dt is not None:  # integer input: torch's avg_pool truncates, then the float math is in out_dt
+        s = lax.div(s, jnp.asarray(size, s.dtype)).astype(out_dt)
+        div = (s * jnp.asarray(alpha, out_dt) + jnp.asarray(k, out_dt)) ** jnp.asarray(beta, out_dt)
+        return x.astype(out_dt) / div
     div = (s / size * alpha + k) ** beta
     return x / div
 
@@ -242,5 +247,8 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
         raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} dimensions)")
     if input.numel() == 0:
         return input
-    return dispatch(_lrn_impl, (input, float(alpha), float(beta), float(k)), (("size", int(size)),),
+    out_dt = None if (input.dtype.is_floating_point or input.dtype.is_complex) else \
+        _dtype.get_default_dtype().np
+    return dispatch(_lrn_impl, (input, float(alpha), float(beta), float(k)), (("size", int(size)),
+                                                                             ("out_dt", out_dt)),
                     name="DivBackward0")

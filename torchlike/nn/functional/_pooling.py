@@ -223,7 +223,8 @@ def _avg_pool_impl(x, divisor_override, k, s, p, S, out, count_include_pad):
         div = jnp.asarray(_avg_divisor(S, out, k, s, p, count_include_pad))
     if jnp.issubdtype(x.dtype, jnp.inexact):
         return (tot / jnp.asarray(div, x.dtype)).astype(x.dtype)
-    return (tot // jnp.asarray(div, jnp.int64)).astype(x.dtype)
+    # torch divides integer sums in C: truncation toward zero, not floor
+    return lax.div(tot, jnp.broadcast_to(jnp.asarray(div, jnp.int64), tot.shape)).astype(x.dtype)
 
 
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, n, name):

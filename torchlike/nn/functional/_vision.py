@@ -32,6 +32,12 @@ def _pad_impl(x, value, pads, mode):
         cfg = [(0, 0, 0)] * (x.ndim - len(pads)) + [(a, b, 0) for a, b in pads]
         return lax.pad(x, jnp.asarray(value, x.dtype), cfg)
     jmode = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode]
+    lead = x.ndim - len(pads)
+    if mode == "circular" and any(a < 0 or b < 0 for a, b in pads):
+        # torch crops first and then wraps around the cropped tensor
+        x = x[(slice(None),) * lead + tuple(slice(-min(a, 0), x.shape[lead + i] + min(b, 0))
+                                            for i, (a, b) in enumerate(pads))]
+        pads = tuple((max(a, 0), max(b, 0)) for a, b in pads)
     full = [(0, 0)] * (x.ndim - len(pads)) + [(max(a, 0), max(b, 0)) for a, b in pads]
     y = jnp.pad(x, full, mode=jmode)
     # negative pads crop (torch allows them for circular/replicate)
