@@ -11,6 +11,18 @@ from .. import _dtype
 from ._util import Tensor, binary, cast, dispatch, float_dtype_for, register, unary, camel
 
 
+@jax.custom_jvp
+def _i0(x):
+    return jss.i0(x)
+
+
+@_i0.defjvp
+def _i0_jvp(primals, tangents):
+    # d/dx I0 = I1 (jss.i0 goes through exp(|x|), whose derivative at 0 is not 0)
+    (x,), (t,) = primals, tangents
+    return jss.i0(x), jss.i1(x) * t
+
+
 def _digamma(x):
     # torch: digamma(+0) = -inf, digamma(-0) = +inf (JAX gives nan)
     return jnp.where(x == 0, -jnp.copysign(jnp.inf, x).astype(x.dtype), jss.digamma(x))
@@ -26,7 +38,7 @@ for _n, _f in [("sin", jnp.sin), ("cos", jnp.cos), ("tan", jnp.tan), ("asin", jn
                ("rsqrt", lax.rsqrt), ("sigmoid", jax.nn.sigmoid), ("erf", jss.erf), ("erfc", jss.erfc),
                ("erfinv", jss.erfinv), ("lgamma", jss.gammaln), ("digamma", _digamma),
                ("reciprocal", lambda x: 1 / x), ("sinc", jnp.sinc), ("deg2rad", jnp.deg2rad),
-               ("rad2deg", jnp.rad2deg), ("i0", jss.i0)]:
+               ("rad2deg", jnp.rad2deg), ("i0", _i0)]:
     unary(_n, _f, promote="float", saves="out" if _n in _SAVES_OUT else True,
           aliases={"asin": ("arcsin",), "acos": ("arccos",), "atan": ("arctan",), "asinh": ("arcsinh",),
                    "acosh": ("arccosh",), "atanh": ("arctanh",)}.get(_n, ()))

@@ -563,6 +563,8 @@ def sum_to_size(self, *size):
     if not ok:
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(sh)}}}.")
     dims = tuple(range(lead)) + tuple(lead + i for i, (s, t) in enumerate(zip(size, sh[lead:])) if s == 1 and t != 1)
+    if not size:  # torch's sum_to: an empty target shape is a full sum (bool/int become int64)
+        return self.sum()
     if not dims:
         return self
     return dispatch(_sum_to_impl, (self,), (("dims", dims), ("lead", lead)), name="SumBackward1", saves=False)
