@@ -243,7 +243,12 @@ def mvlgamma(input, p):
 
 # --- frexp ---------------------------------------------------------------------------------------------
 def _frexp_impl(x):
-    m, e = jnp.frexp(x)
+    m, e = jnp.frexp(jax.lax.stop_gradient(x))
+    # torch's gradient of the mantissa is grad / 2**exponent: write m as x * 2**-e with e constant
+    # (in two factors, so subnormal inputs do not overflow 2**-e)
+    h = (-e) // 2
+    scaled = x * jnp.exp2(h.astype(x.dtype)) * jnp.exp2((-e - h).astype(x.dtype))
+    m = jnp.where(jnp.isfinite(x), scaled, m)
     return m, e.astype(jnp.int32)
 
 
@@ -258,7 +263,7 @@ def frexp(input, *, out=None):
     """
     if not input.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    m, e = dispatch(_frexp_impl, (input,), (), name="FrexpBackward0", diff=False)
+    m, e = dispatch(_frexp_impl, (input,), (), name="FrexpBackward0")
     if out is not None:
         from .registry import write_out
         write_out(out[0], m)
@@ -267,7 +272,7 @@ def frexp(input, *, out=None):
     return return_types.make("frexp", ("mantissa", "exponent"))(m, e)
 
 
-register("frexp", promote="none", differentiable=False)(frexp)
+register("frexp", promote="none")(frexp)
 
 
 # --- conjugation helpers: conj/neg bits are never set here, so the resolve_* are identities ---------------

@@ -477,8 +477,7 @@ def combinations(input, r=2, with_replacement=False):
     n = input.shape[0]
     gen = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     idx = np.asarray(list(gen(range(n), r)), dtype=np.int64).reshape(-1, r)
-    if idx.shape[0] == 0:
-        return Tensor._wrap(jnp.zeros((0, r), input.dtype.np), input._dev)
+    # (an empty index still goes through the gather, so the empty result is differentiable like torch's)
     return dispatch(_take_impl, (input, _index_tensor(idx)), (("dim", 0),), name="IndexBackward0", saves=False)
 
 
