@@ -317,3 +317,21 @@ def test_transformer_full():
     mask = N.Transformer.generate_square_subsequent_mask(5)
     check(tm, lm, [torch.tensor(src), torch.tensor(tgt)], [tl.tensor(src), tl.tensor(tgt)],
           t_kw=dict(tgt_mask=mask), l_kw=dict(tgt_mask=tl.tensor(mask.numpy())))
+
+
+def test_lazy_convolutions_match_torch():
+    import numpy as np
+    import torch
+    import torchlike as t
+    for name, shape in [("LazyConv2d", (1, 2, 5, 5)), ("LazyConv1d", (2, 4, 7)), ("LazyConvTranspose2d", (1, 2, 5, 5)),
+                        ("LazyConv2d", (2, 5, 5))]:
+        for kw in ({}, {"groups": 2, "padding": 1}, {"bias": False}):
+            a, b = getattr(torch.nn, name)(4, 3, **kw), getattr(t.nn, name)(4, 3, **kw)
+            assert repr(a) == repr(b)
+            x = torch.randn(*shape)
+            a(x)
+            b(t.tensor(x.numpy()))
+            assert repr(a) == repr(b) and type(b).__name__ == type(a).__name__
+            assert list(a.state_dict()) == list(b.state_dict())
+            b.load_state_dict({k: t.tensor(v.detach().numpy()) for k, v in a.state_dict().items()})
+            np.testing.assert_allclose(b(t.tensor(x.numpy())).detach().numpy(), a(x).detach().numpy(), atol=1e-5)
