@@ -61,8 +61,8 @@ for _name, _f in [("view_copy", _view), ("t_copy", _v.t), ("permute_copy", _v.pe
 # --- hsplit / vsplit / dsplit: views, numpy semantics -------------------------------------------------
 def _dir_split(name, input, indices_or_sections, min_dim, dim):
     if input.ndim < min_dim:
-        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension"
-                           f"{'s' if min_dim > 1 else ''}, but got a tensor with {input.ndim} dimensions!")
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, but got a tensor "
+                           f"with {input.ndim} dimensions!")
     if isinstance(indices_or_sections, numbers.Integral) and not isinstance(indices_or_sections, bool):
         k = int(indices_or_sections)
         n = input.shape[dim]

@@ -189,9 +189,8 @@ def _airy_ai(x):
     zeta = 2.0 / 3.0 * pos * jnp.sqrt(pos)
     kpos = jnp.sqrt(pos / 3) / np.pi * _k_scaled_integral(zeta, 1.0 / 3.0) * jnp.exp(-zeta)
     out = jnp.where(xd < _AI_NEG, asym, jnp.where(xd <= 1.0, ser, kpos))
-    # torch: Ai(+inf) is 0 in float64 but NaN in float32; Ai(-inf) is NaN
-    pinf = 0.0 if dt == np.float64 else jnp.nan
-    out = jnp.where(jnp.isinf(xd), jnp.where(xd > 0, pinf, jnp.nan), out)
+    # torch's Ai(+-inf) is NaN (its vectorised float64 path sometimes gives 0 for +inf)
+    out = jnp.where(jnp.isinf(xd), jnp.nan, out)
     return jnp.where(jnp.isnan(xd), jnp.nan, out).astype(dt)
 
 
