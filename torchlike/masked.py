@@ -189,7 +189,8 @@ def norm(input, ord=2.0, dim=None, *, keepdim=False, dtype=None, mask=None):
     """Vector ``ord``-norm of the unmasked elements."""
     dims = _canonical_dim(dim, input.ndim)
     x = _combine("norm", input, mask, ord)
-    return _t().linalg.vector_norm(x, ord, dims if dims else None, bool(keepdim), dtype=dtype)
+    # (a 0-d input has one element whichever dim names it)
+    return _t().linalg.vector_norm(x, ord, dims if dims and input.ndim else None, bool(keepdim), dtype=dtype)
 
 
 def _std_var(input, dim, unbiased, correction_opt, keepdim, dtype, mask, take_sqrt):
