@@ -305,3 +305,18 @@ def test_fixed_gradients():
         (m.combinations(z, 2) * m.arange(6.).reshape(3, 2)).sum().backward()
         grads.append((x.grad, y.grad, z.grad))
     close(grads[0], grads[1])
+
+
+def test_histogramdd():
+    x = RNG.standard_normal((20, 2)).astype(np.float32)
+    w = RNG.random(20).astype(np.float32)
+    for kw in ({"bins": [2, 3]}, {"bins": 4, "density": True}, {"bins": 2, "range": [-1., 1., -2., 2.]},
+               {"bins": "edges", "weight": "w"}):
+        kt, kl = dict(kw), dict(kw)
+        if kw["bins"] == "edges":
+            e0, e1 = np.array([-3., 0., 3.], np.float32), np.array([-1., 0., 0.5, 1.], np.float32)
+            kt["bins"], kl["bins"] = [T(e0), T(e1)], [L(e0), L(e1)]
+            kt["weight"], kl["weight"] = T(w), L(w)
+        r, l = torch.histogramdd(T(x), **kt), tl.histogramdd(L(x), **kl)
+        close(r.hist, l.hist, 1e-5, 1e-6)
+        close(tuple(r.bin_edges), tuple(l.bin_edges))

@@ -484,3 +484,83 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
                     (("dx", 1.0 if dx is None else float(dx)), ("dim", d), ("has_x", x is not None)),
                     name="CumulativeTrapezoidBackward0")
 
+
+
+# --- histogramdd --------------------------------------------------------------------------------------
+def _hdd_impl(x, w, *edges, density, has_w):
+    dt = x.dtype
+    n, D = x.shape
+    flat = jnp.zeros((n,), jnp.int64)
+    inside = jnp.ones((n,), bool)
+    nbs = []
+    for d, e in enumerate(edges):
+        nb = e.shape[0] - 1
+        col = x[:, d]
+        inside = inside & (col >= e[0]) & (col <= e[-1])
+        pos = jnp.clip(jnp.searchsorted(e, col, side="right") - 1, 0, nb - 1)  # the last edge is inclusive
+        flat = flat * nb + pos
+        nbs.append(nb)
+    wt = jnp.where(inside, cast(w, dt) if has_w else jnp.ones((n,), dt), 0)
+    hist = jnp.zeros((int(np.prod(nbs)),), dt).at[flat].add(wt).reshape(tuple(nbs))
+    if density:
+        vol = jnp.ones((), dt)
+        for d, e in enumerate(edges):
+            shp = [1] * D
+            shp[d] = -1
+            vol = vol * jnp.diff(e).reshape(shp)
+        hist = hist / (jnp.sum(hist) * vol)
+    return hist
+
+
+@register(method=False, differentiable=False, promote="none")
+def histogramdd(input, bins, *, range=None, weight=None, density=False):
+    """Multi-dimensional histogram of the rows of ``input`` (shape ``(..., D)``): (hist, bin_edges).
+
+    ``bins`` is an int, one int per dim, or one edge tensor per dim; ``range`` is
+    ``[lo0, hi0, lo1, hi1, ...]`` (default: each column's min and max).
+
+    >>> import torchlike
+    >>> torchlike.histogramdd(torchlike.tensor([[0., 1.], [1., 2.]]), bins=2).hist
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    from .. import return_types
+    from .sorting import _linspace_np
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"histogramdd" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+    if input.ndim < 2:
+        raise RuntimeError(f"torch.histogramdd: input tensor should have at least 2 dimensions, but got "
+                           f"{input.ndim}")
+    D = input.shape[-1]
+    x = input.reshape(-1, D)
+    w = None if weight is None else weight.reshape(-1)
+    if isinstance(bins, numbers.Integral):
+        bins = [int(bins)] * D
+    bins = list(bins)
+    if len(bins) != D:
+        raise RuntimeError(f"torch.histogramdd: expected {D} sequences of bin edges for each dimension, but got "
+                           f"{len(bins)}")
+    edges = []
+    data = np.asarray(x.detach()._value) if any(not isinstance(b, Tensor) for b in bins) else None
+    for d, b in enumerate(bins):
+        if isinstance(b, Tensor):
+            edges.append(b)
+            continue
+        if int(b) <= 0:
+            raise RuntimeError(f"torch.histogramdd: expected bin counts to be positive, but got {b} for dimension {d}")
+        if range is not None:
+            lo, hi = float(range[2 * d]), float(range[2 * d + 1])
+            if lo > hi:
+                raise RuntimeError(f"torch.histogramdd: expected leftmost_edge to be less than or equal to "
+                                   f"rightmost_edge, but got leftmost_edge {lo} > rightmost_edge {hi}")
+        elif data.shape[0]:
+            lo, hi = float(data[:, d].min()), float(data[:, d].max())
+        else:
+            lo, hi = 0.0, 0.0
+        if lo == hi:  # torch widens a degenerate range by 1/2 on each side
+            lo, hi = lo - 0.5, hi + 0.5
+        e = _linspace_np(lo, hi, int(b) + 1, input.dtype.np)
+        edges.append(Tensor._wrap(jnp.asarray(e), input._dev))
+    hist = dispatch(_hdd_impl, (x, w if w is not None else 0.0, *edges),
+                    (("density", bool(density)), ("has_w", w is not None)), diff=False)
+    return return_types.make("histogramdd", ("hist", "bin_edges"))(hist, tuple(edges))
