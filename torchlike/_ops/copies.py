@@ -53,9 +53,39 @@ for _name, _f in [("view_copy", _view), ("t_copy", _v.t), ("permute_copy", _v.pe
                   ("unsqueeze_copy", _v.unsqueeze), ("unbind_copy", _v.unbind), ("unfold_copy", _v.unfold),
                   ("alias_copy", _alias), ("as_strided_copy", _v.as_strided), ("diagonal_copy", _v.diagonal),
                   ("split_with_sizes_copy", _v.split_with_sizes), ("split_copy", _v.split),
-                  ("narrow_copy", _v.narrow), ("detach_copy", lambda t: t.detach())]:
+                  ("detach_copy", lambda t: t.detach())]:
     register(_name, method=_name == "narrow_copy", out=_name not in ("unbind_copy",),
              promote="none")(_copying(_name, _f))
+
+
+@register(out=True, promote="none")
+def narrow_copy(input, dim, start, length):
+    """A copy of ``input.narrow(dim, start, length)`` (torch.narrow_copy, with its own checks).
+
+    >>> import torchlike
+    >>> torchlike.narrow_copy(torchlike.arange(5), 0, 1, 2).tolist()
+    [1, 2]
+    """
+    nd = input.ndim
+    if nd == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if dim >= nd:
+        raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  "
+                           "(Could this error message be improved?  If so, please report an enhancement request "
+                           "to PyTorch.)")
+    d = wrap_dim(dim, nd)
+    n = input.shape[d]
+    start = int(start)
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
+    if start < 0:
+        start += n
+    if length < 0 or start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return clone(_v.narrow(input, d, start, length))
+
+
+Tensor.narrow_copy = narrow_copy
 
 
 # --- hsplit / vsplit / dsplit: views, numpy semantics -------------------------------------------------
@@ -255,6 +285,8 @@ def _chalf(self, memory_format=None):
 
 
 def _rdiv(self, other):
+    if not isinstance(self, Tensor):
+        raise TypeError(f"descriptor '__rdiv__' requires a 'Tensor' object but received a '{type(self).__name__}'")
     from .pointwise import div
     return div(other, self)
 

@@ -250,6 +250,9 @@ Tensor.__ipow__ = lambda self, other: self.pow_(other)
 
 
 def _float_power(input, exponent):
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError(f"float_power() received an invalid combination of arguments - got "
+                        f"({type(input).__name__}, {type(exponent).__name__})")
     d = _dtype.complex128 if _dtype.result_type(input, exponent).is_complex else _dtype.float64
     return dispatch(_pow_impl, (input, exponent), (("dt", d.np),), name="PowBackward1")
 
