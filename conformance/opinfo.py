@@ -479,14 +479,19 @@ _COMPILE_DIR = os.path.join(_TL_DIR, "compile") + os.sep
 
 
 def _torchlike_frame(tb):
-    """'_ops/indexing.py:667 (nonzero)': the innermost frame of torchlike proper (not its compiler)."""
+    """'_ops/indexing.py:667 (nonzero)': the innermost frame of torchlike proper (not its compiler);
+    when that is a Tensor method (``item``...), its caller too: 'tensor.py:482 (item) <- _ops/x.py:9 (f)'."""
     import traceback
-    best = None
+    frames = []
     for fr in traceback.extract_tb(tb):
         f = os.path.abspath(fr.filename)
         if f.startswith(_TL_DIR) and not f.startswith(_COMPILE_DIR):
-            best = f"{f[len(_TL_DIR):]}:{fr.lineno} ({fr.name})"
-    return best
+            frames.append(f"{f[len(_TL_DIR):]}:{fr.lineno} ({fr.name})")
+    if not frames:
+        return None
+    if frames[-1].startswith("tensor.py") and len(frames) > 1:
+        return f"{frames[-1]} <- {frames[-2]}"
+    return frames[-1]
 
 
 def _break_outcome(e):
