@@ -69,6 +69,8 @@ class Converter:
             raise Unconvertible(f"non-cpu input (device {t.device.type})")
         if type(t) not in (torch.Tensor, torch.nn.Parameter):
             raise Unconvertible(f"tensor subclass {type(t).__name__}")
+        if t.dim() > 64:  # numpy's limit (error_inputs of amax/amin test 65 dims)
+            raise Unconvertible(f"{t.dim()}-dimensional input (numpy allows 64)")
         if t.is_quantized:
             raise Unconvertible("quantized input")
         dt = tl_dtype(t.dtype)
