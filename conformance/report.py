@@ -209,6 +209,8 @@ def write_markdown(path, results, summary, meta):
     L.append("# torchlike conformance against PyTorch's OpInfo database\n")
     L.append(f"Generated {meta['date']} by `python -m conformance` (torch {meta['torch']}, "
              f"{meta['elapsed']:.0f} s, {meta['jobs']} worker(s)).\n")
+    if meta.get("note"):
+        L.append(f"Note: {meta['note']}\n")
     L.append("## Totals\n")
     L.append("| metric | value |\n|---|---|")
     L.append(f"| OpInfo entries | {summary['opinfo_entries']} ({summary['in_scope']} in scope, "
