@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import heapq
 
-import jax.numpy as jnp
 
 from . import grad_mode
 from .graph import AccumulateGrad
@@ -22,11 +21,6 @@ def _edge_of(t):
     if t._rg:
         return t._accumulator(), 0
     return None
-
-
-def _zeros(meta):
-    shape, dt = meta
-    return jnp.zeros(shape, dt)
 
 
 def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, capture=False,

@@ -61,11 +61,7 @@ def _leaf_key(x):
         return ("S", type(x).__name__, x)
     if isinstance(x, _dtype.dtype):
         return ("D", x.name)
-    try:
-        hash(x)
-        return ("O", id(x))
-    except TypeError:
-        return ("O", id(x))
+    return ("O", id(x))  # any other object: guarded by identity
 
 
 def _flatten(obj, leaves):
@@ -419,11 +415,6 @@ def _eval_donating(don, keep, args, jaxpr, donate, n_consts):
     dset = set(donate)
     for i in range(n_consts):
         consts.append(next(di) if i in dset else next(ki))
-    return jax.core.eval_jaxpr(jaxpr, consts, *args)
-
-
-def _eval(consts, args, jaxpr):
-    """Run the traced jaxpr with the lifted constants passed in as arguments."""
     return jax.core.eval_jaxpr(jaxpr, consts, *args)
 
 
