@@ -9,6 +9,7 @@ that its global ``torch`` means ``torchlike``.
 """
 from __future__ import annotations
 
+import dataclasses
 import types
 
 import numpy as np
@@ -116,6 +117,10 @@ class Converter:
         if isinstance(x, (types.FunctionType, types.BuiltinFunctionType)):
             return rebind(x) if _is_testing_fn(x) else x
         mod = type(x).__module__ or ""
+        if mod.startswith("torch") and dataclasses.is_dataclass(x) and hasattr(torchlike.nn, type(x).__name__):
+            # option records such as nn.LinearCrossEntropyOptions: same fields, converted values
+            fields = {f.name: self(getattr(x, f.name)) for f in dataclasses.fields(x)}
+            return getattr(torchlike.nn, type(x).__name__)(**fields)
         if mod.startswith("torch"):
             raise Unconvertible(f"argument of type {type(x).__module__}.{type(x).__qualname__}")
         return x

@@ -9,5 +9,5 @@ _star_import(__name__, [
     # heavy layers (layers helper)
     "conv", "pooling", "normalization", "batchnorm", "instancenorm", "rnn", "transformer",
     "activation_attn", "padding", "upsampling", "fold", "pixelshuffle", "channelshuffle", "distance",
-    "adaptive", "embeddingbag", "embedding_bag", "lazy_conv",
+    "adaptive", "embeddingbag", "embedding_bag", "lazy_conv", "linear_cross_entropy",
 ], globals(), __all__)
