@@ -42,7 +42,9 @@ def test_compiled_train_step_matches_eager(opt_name, kw):
     np.testing.assert_allclose(l1, l0, rtol=1e-6)
     for a, b in zip(p1, p0):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
-    assert cf.compile_count == 2  # first call + once more after the optimizer created its state
+    # optimizer state is created concrete during the first trace, so that program is already the steady
+    # step; SGD's momentum buffer starts as a copy of the first gradient, so SGD retraces once to read it
+    assert cf.compile_count == (2 if opt_name == "SGD" else 1)
 
 
 def test_compiled_module_backward_and_new_parameter_values():

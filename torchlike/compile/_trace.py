@@ -94,7 +94,7 @@ class Trace:
             if k == key:
                 return arr
         with jax.ensure_compile_time_eval():  # a concrete array, so it becomes a jaxpr constant we can swap
-            arr = jnp.asarray(np.float64(getter()))
+            arr = jax.device_put(np.float64(getter()))
         self.scalars.append((key, getter, arr))
         return arr
 

@@ -1,11 +1,12 @@
 """torch.optim.Adafactor."""
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizer import _FusedOptimizer, _float, c, lerp, step_state, zeros_state
+from .optimizer import _FusedOptimizer, _concrete, _float, c, lerp, step_state, zeros_state
 
 __all__ = ["Adafactor"]
 
@@ -100,8 +101,9 @@ class Adafactor(_FusedOptimizer):
             row_shape[-1] = 1
             col_shape = list(g.shape)
             col_shape[-2] = 1
-            st["row_var"] = Tensor._wrap(jnp.zeros(row_shape, g._value.dtype), p._dev)
-            st["col_var"] = Tensor._wrap(jnp.zeros(col_shape, g._value.dtype), p._dev)
+            dt = g._value.dtype
+            st["row_var"] = _concrete(np.zeros(row_shape, dt), p._dev)  # concrete while tracing: see zeros_state
+            st["col_var"] = _concrete(np.zeros(col_shape, dt), p._dev)
         else:
             st["variance"] = zeros_state(g)
         return st

@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 
 from ..tensor import Tensor
-from .optimizer import _FusedOptimizer, _float, c, lerp
+from .optimizer import _FusedOptimizer, _float, c, lerp, zeros_state
 
 __all__ = ["Muon"]
 
@@ -108,7 +108,7 @@ class Muon(_FusedOptimizer):
             raise ValueError("Coefficients must be a tuple of exactly 3 values")
 
     def _init_state(self, p, group):
-        return {"momentum_buffer": Tensor._wrap(jnp.zeros_like(p.grad._value), p._dev)}
+        return {"momentum_buffer": zeros_state(p.grad)}
 
     def _hparams(self, group):
         return dict(lr=_float(group["lr"]), weight_decay=_float(group["weight_decay"]),

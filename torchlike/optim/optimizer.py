@@ -100,7 +100,15 @@ def _float(x):
 
 
 def _scalar_tensor(v, np_dtype=np.float32):
-    return Tensor._wrap(jnp.asarray(v, dtype=np_dtype))
+    return _concrete(np.asarray(v, dtype=np_dtype))
+
+
+def _concrete(a, dev=None):
+    """A Tensor over numpy array ``a`` that is concrete even inside a ``torchlike.compile`` trace (a
+    device transfer, no XLA program per new shape)."""
+    with jax.ensure_compile_time_eval():
+        x = jax.device_put(a)
+    return Tensor._wrap(x, dev) if dev is not None else Tensor._wrap(x)
 
 
 class Optimizer:
@@ -510,11 +518,18 @@ def c(x, like):
 
 
 def zeros_state(p):
-    return Tensor._wrap(jnp.zeros_like(p._value), p._dev)
+    """New optimizer state: zeros shaped like ``p``.
+
+    State is created concrete even inside a ``torchlike.compile`` trace, so the traced step reads it as
+    lifted state (an input written back) rather than creating it: the first call's program is already
+    the steady-state program and the second call does not retrace.
+    """
+    return full_state(p, 0)
 
 
 def full_state(p, v):
-    return Tensor._wrap(jnp.full_like(p._value, v), p._dev)
+    x = p._value
+    return _concrete(np.full(x.shape, v, x.dtype), p._dev)
 
 
 def _scalar_dtype():
