@@ -155,3 +155,49 @@ def test_compiled_function_closing_over_tensors_mutates_them():
     assert f(torch.ones(3)).item() == 3.0
     assert f(torch.ones(3)).item() == 9.0
     assert w.tolist() == [4.0, 4.0, 4.0]
+
+
+def test_dynamic_true_traces_once_for_all_batch_sizes():
+    def make():
+        m = _model()
+        return m, torch.optim.AdamW(m.parameters(), lr=1e-2)
+    (m_c, opt_c), (m_e, opt_e) = make(), make()
+
+    def step(x, y, m, opt):
+        opt.zero_grad()
+        loss = F.cross_entropy(m(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    compiled = torch.compile(step, dynamic=True)
+    for batch in (4, 7, 4, 9, 2):
+        x, y = torch.randn(batch, 6), torch.randint(0, 3, (batch,))
+        np.testing.assert_allclose(compiled(x, y, m_c, opt_c).item(), step(x, y, m_e, opt_e).item(), rtol=1e-6)
+    assert compiled.compile_count == 1  # one symbolic program serves batch 2..9
+    for a, b in zip(m_c.parameters(), m_e.parameters()):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-5, atol=1e-6)
+    # size 1 is specialised, as in torch (broadcasting differs)
+    compiled(torch.randn(1, 6), torch.randint(0, 3, (1,)), m_c, opt_c)
+    assert compiled.compile_count == 2
+
+
+def test_dynamic_true_module_and_backward_through_it():
+    lin = nn.Linear(5, 3)
+    cm = torch.compile(lin, dynamic=True)
+    for batch in (3, 6):
+        x = torch.randn(batch, 5, requires_grad=True)
+        cm(x).sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), np.broadcast_to(lin.weight.detach().numpy().sum(0), (batch, 5)),
+                                   rtol=1e-6)
+    assert cm._compiled.compile_count == 1
+
+
+def test_dynamic_true_falls_back_to_per_shape_programs_when_sizes_are_needed():
+    def f(x):
+        # a Python branch on the size: JAX cannot decide it symbolically
+        return x * 2 if x.shape[0] > 4 else x - 1
+    cf = torch.compile(f, dynamic=True)
+    for batch in (3, 6, 3):
+        x = torch.randn(batch, 2)
+        np.testing.assert_allclose(cf(x).numpy(), f(x).numpy())
+    assert cf.compile_count == 2  # one program per shape, as without dynamic

@@ -17,7 +17,7 @@ import numpy as np
 from .. import _dtype
 from ..autograd import grad_mode
 from ..tensor import Tensor
-from . import _trace
+from . import _dynamic, _trace
 from ._errors import GraphBreak
 
 __all__ = ["CompiledFunction", "config", "set_logs", "Unsupported"]
@@ -137,14 +137,16 @@ class CompiledFunction:
         if self.disable or _trace.is_tracing():
             return self._fn(*args, **kwargs)
         key, leaves = self._guard(args, kwargs)
-        entries = self._cache.get(key)
-        if entries is not None:
-            entries[:] = [e for e in entries if e.eager or e.run is not None]
-            for e in entries:
-                if e.eager:
-                    return self._fn(*args, **kwargs)
-                if e.valid():
-                    return e.run(leaves)
+        keys = (key, _dynamic.dynamic_key(key, leaves)) if self.dynamic else (key,)
+        for k in keys:
+            entries = self._cache.get(k)
+            if entries is not None:
+                entries[:] = [e for e in entries if e.eager or e.run is not None]
+                for e in entries:
+                    if e.eager:
+                        return self._fn(*args, **kwargs)
+                    if e.valid():
+                        return e.run(leaves)
         reason = "first call" if not any(self._cache.values()) else (
             "state created by the previous call" if key in self._cache else self._why(key))
         if sum(len(v) for v in self._cache.values()) >= config.cache_size_limit:
@@ -156,6 +158,14 @@ class CompiledFunction:
             return self._fn(*args, **kwargs)
         if config.log_recompiles:
             log.warning("torchlike.compile: compiling %s (%s)", getattr(self._fn, "__qualname__", self._fn), reason)
+        if self.dynamic:
+            entry, result = self._compile(args, kwargs, leaves, symbolic=True)
+            if entry is not None:
+                self._cache.setdefault(keys[1], []).append(entry)
+                return result
+            if config.log_recompiles:
+                log.warning("torchlike.compile: %s needs concrete sizes; compiling for these shapes",
+                            getattr(self._fn, "__qualname__", self._fn))
         entry, result = self._compile(args, kwargs, leaves)
         self._cache.setdefault(key, []).append(entry)
         return result
@@ -172,10 +182,15 @@ class CompiledFunction:
         return "lifted state changed (shape/dtype of a captured tensor, or a module's training flag)"
 
     # -- tracing
-    def _compile(self, args, kwargs, leaves):
+    def _compile(self, args, kwargs, leaves, symbolic=False):
+        """Trace and compile for this call; with ``symbolic`` the tensor arguments' leading dims are
+        symbolic and ``(None, None)`` means the function needs concrete sizes."""
         struct = _flatten((args, kwargs), [])
         tensor_pos = [i for i, x in enumerate(leaves) if isinstance(x, Tensor)]
-        arg_arrays = [leaves[i]._value for i in tensor_pos]
+        if symbolic:
+            arg_arrays = _dynamic.symbolic_specs(leaves, tensor_pos)
+        else:
+            arg_arrays = [leaves[i]._value for i in tensor_pos]
         entry = _Entry()
         tr = _trace.Trace()
         info = {}
@@ -221,7 +236,12 @@ class CompiledFunction:
         try:
             with tr, _young_gc():
                 closed = jax.make_jaxpr(traced)(arg_arrays)
-        except _BREAK_ERRORS as e:
+        except Exception as e:
+            if symbolic:  # whatever failed, the per-shape trace that follows decides (and reports) it
+                tr.restore()
+                return None, None
+            if not isinstance(e, _BREAK_ERRORS):
+                raise
             tr.restore()
             where = _user_frame(e.__traceback__)
             msg = f"graph break at {where}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
@@ -244,8 +264,13 @@ class CompiledFunction:
                 t = r()
                 if t is not None and _poisoned(t._grad_fn):
                     t._grad_fn = None
+        try:
+            prog = _Program(closed, tr, info, tensor_pos, arg_arrays if symbolic else None)
+        except Exception:
+            if symbolic:  # jax.export refused the symbolic program
+                return None, None
+            raise
         self.compile_count += 1
-        prog = _Program(closed, tr, info, tensor_pos)
         result = prog.run(leaves)
         if prog.escaped:
             # the call created state (e.g. optimizer moments on the first step): the program made it from
@@ -262,7 +287,7 @@ class CompiledFunction:
 class _Program:
     """A traced jaxpr with its lifted inputs and write-back plan."""
 
-    def __init__(self, closed, tr, info, tensor_pos):
+    def __init__(self, closed, tr, info, tensor_pos, arg_specs=None):
         self.info = info
         self.tensor_pos = tensor_pos
         jaxpr, consts = closed.jaxpr, list(closed.consts)
@@ -295,14 +320,17 @@ class _Program:
                 donate.append(i)
         self.donate = tuple(donate)
         self._donate_set = frozenset(donate)
-        self._jaxpr = jaxpr
+        if arg_specs is None:
+            call = functools.partial(_call_jaxpr, jaxpr)
+        else:
+            call = _dynamic.export_program(jaxpr, consts, arg_specs)
         if not tr.backward_ran:
             self.donate = ()  # outputs may be differentiated later: the tape keeps the old arrays
             self._donate_set = frozenset()
         n_c = len(consts)
-        self.fn = jax.jit(functools.partial(_eval_donating, jaxpr=jaxpr, donate=self.donate, n_consts=n_c),
+        self.fn = jax.jit(functools.partial(_eval_donating, call=call, donate=self.donate, n_consts=n_c),
                           donate_argnums=(0,) if self.donate else ())
-        self._key = _ProgKey(jaxpr, len(consts))
+        self._key = _ProgKey(call, len(consts))
         # a program that ran backward itself (a training step) returns plain values; otherwise its
         # outputs get one tape node so eager code can backward through it
         self.differentiable = not tr.backward_ran
@@ -414,21 +442,25 @@ class _Program:
 class _ProgKey:
     """Hashable by identity: the static argument naming a program in the dispatcher's caches."""
 
-    def __init__(self, jaxpr, n_consts):
-        self.jaxpr, self.n_consts = jaxpr, n_consts
+    def __init__(self, call, n_consts):
+        self.call, self.n_consts = call, n_consts
+
+
+def _call_jaxpr(jaxpr, consts, args):
+    return jax.core.eval_jaxpr(jaxpr, list(consts), *args)
 
 
 def _pure_call(*arrays, prog):
-    return tuple(jax.core.eval_jaxpr(prog.jaxpr, list(arrays[:prog.n_consts]), *arrays[prog.n_consts:]))
+    return tuple(prog.call(arrays[:prog.n_consts], arrays[prog.n_consts:]))
 
 
-def _eval_donating(don, keep, args, jaxpr, donate, n_consts):
-    """Reassemble the constants (the donated old state arrays first) and run the jaxpr."""
+def _eval_donating(don, keep, args, call, donate, n_consts):
+    """Reassemble the constants (the donated old state arrays first) and run the program."""
     consts, di, ki = [], iter(don), iter(keep)
     dset = set(donate)
     for i in range(n_consts):
         consts.append(next(di) if i in dset else next(ki))
-    return jax.core.eval_jaxpr(jaxpr, consts, *args)
+    return call(consts, args)
 
 
 @contextlib.contextmanager
