@@ -591,21 +591,62 @@ class Tensor:
 
     # ---- device / dtype moves -----------------------------------------------------------------
     def to(self, *args, **kwargs):
-        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``; copy only if needed."""
-        dev, dt, copy = None, None, kwargs.pop("copy", False)
-        kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
-        for a in list(args) + list(kwargs.values()):
-            if isinstance(a, Tensor):
-                dev, dt = a._dev, a.dtype
-            elif isinstance(a, _dtype.dtype) or a in (float, int, bool, complex):
-                dt = _dtype.to_dtype(a)
-            elif isinstance(a, (str, _device_cls, int)) and not isinstance(a, bool):
-                dev = canonical(a)
-            elif a is None:
-                continue
-            else:
-                raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
+        """``to(dtype, non_blocking=False, copy=False)``, ``to(device=None, dtype=None, non_blocking=False,
+        copy=False)`` or ``to(other, non_blocking=False, copy=False)``; copies only if needed (or ``copy``).
+
+        >>> import torchlike as torch
+        >>> torch.ones(2).to(torch.float64, False, True).dtype
+        torch.float64
+        """
+        def bad():
+            def tn(a):
+                return "torch." + type(a).__name__ if isinstance(a, (_dtype.dtype, _device_cls)) else type(a).__name__
+            got = ", ".join([tn(a) for a in args] + [f"{k}={tn(v)}" for k, v in kwargs.items()])
+            raise TypeError(f"to() received an invalid combination of arguments - got ({got}, ), but expected one "
+                            "of:\n * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = "
+                            "False, bool copy = False, *, torch.memory_format memory_format = None)\n * (torch.dtype "
+                            "dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format "
+                            "memory_format = None)\n * (Tensor tensor, bool non_blocking = False, bool copy = False, "
+                            "*, torch.memory_format memory_format = None)\n")
+
+        def is_dt(a):
+            return isinstance(a, _dtype.dtype) or a in (float, int, bool, complex)
+
+        if len(args) > 4:
+            raise TypeError(f"to() takes from 0 to 4 positional arguments but {len(args)} were given")
+        kw = dict(kwargs)
+        kw.pop("memory_format", None)   # strides are not modelled: every layout is the same array
+        dev = dt = None
+        first = args[0] if args else kw.get("tensor", kw.get("dtype") if "device" not in kw else None)
+        if isinstance(first, Tensor):                      # to(tensor, non_blocking, copy)
+            names = ("tensor", "non_blocking", "copy")
+        elif first is not None and is_dt(first) and (args or "dtype" in kw):   # to(dtype, non_blocking, copy)
+            names = ("dtype", "non_blocking", "copy")
+        else:                                              # to(device, dtype, non_blocking, copy)
+            names = ("device", "dtype", "non_blocking", "copy")
+        if len(args) > len(names):
+            bad()
+        vals = dict(zip(names, args))
+        for k, v in kw.items():
+            if k not in names or k in vals:
+                bad()
+            vals[k] = v
+        for k in ("non_blocking", "copy"):
+            if not isinstance(vals.get(k, False), bool):
+                bad()
+        if "tensor" in vals:
+            dev, dt = vals["tensor"]._dev, vals["tensor"].dtype
+        else:
+            d = vals.get("dtype")
+            if d is not None:
+                if not is_dt(d):
+                    bad()
+                dt = _dtype.to_dtype(d)
+            d = vals.get("device")
+            if d is not None:
+                if isinstance(d, bool) or not isinstance(d, (str, _device_cls, int)):
+                    bad()
+                dev = canonical(d)
         out = self
         if dt is not None and dt is not self.dtype:
             from ._ops.basic import to_dtype_op
@@ -613,7 +654,7 @@ class Tensor:
         if dev is not None and dev != self._dev:
             from ._ops.basic import to_device_op
             out = to_device_op(out, dev)
-        if copy and out is self:
+        if vals.get("copy", False) and out is self:
             out = self.clone()
         return out
 
@@ -638,40 +679,40 @@ class Tensor:
     def type_as(self, other):
         return self.to(other.dtype)
 
-    def float(self, memory_format=None):
+    def float(self, *, memory_format=None):
         return self.to(_dtype.float32)
 
-    def double(self, memory_format=None):
+    def double(self, *, memory_format=None):
         return self.to(_dtype.float64)
 
-    def half(self, memory_format=None):
+    def half(self, *, memory_format=None):
         return self.to(_dtype.float16)
 
-    def bfloat16(self, memory_format=None):
+    def bfloat16(self, *, memory_format=None):
         return self.to(_dtype.bfloat16)
 
-    def long(self, memory_format=None):
+    def long(self, *, memory_format=None):
         return self.to(_dtype.int64)
 
-    def int(self, memory_format=None):
+    def int(self, *, memory_format=None):
         return self.to(_dtype.int32)
 
-    def short(self, memory_format=None):
+    def short(self, *, memory_format=None):
         return self.to(_dtype.int16)
 
-    def char(self, memory_format=None):
+    def char(self, *, memory_format=None):
         return self.to(_dtype.int8)
 
-    def byte(self, memory_format=None):
+    def byte(self, *, memory_format=None):
         return self.to(_dtype.uint8)
 
-    def bool(self, memory_format=None):
+    def bool(self, *, memory_format=None):
         return self.to(_dtype.bool)
 
-    def cfloat(self):
+    def cfloat(self, *, memory_format=None):
         return self.to(_dtype.complex64)
 
-    def cdouble(self):
+    def cdouble(self, *, memory_format=None):
         return self.to(_dtype.complex128)
 
     def pin_memory(self, device=None):
