@@ -518,8 +518,11 @@ def index_select(input, dim, index):
             raise IndexError("index out of range in self")
         bad = v[(v < 0) | (v >= n)].reshape(-1)[0]
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad)} axis_dim={n}")
-    return dispatch(_take_axis_impl, (input, index.reshape(-1)), (("dim", d),), name="IndexSelectBackward0",
-                    saves=False)
+    if input.ndim == 0 and index.numel() != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
+    out = dispatch(_take_axis_impl, (input, index.reshape(-1)), (("dim", d),), name="IndexSelectBackward0",
+                   saves=False)
+    return out.reshape(()) if input.ndim == 0 else out   # a scalar stays a scalar
 
 
 def _take_impl(x, idx):

@@ -167,8 +167,16 @@ def _as1d(t):
     return t.reshape(1) if t.ndim == 0 else t
 
 
-@register(out=True, promote="none")
-def gather(input, dim, index, *, sparse_grad=False):
+def _gather_empty(x, shape):
+    return jnp.zeros(shape, x.dtype)
+
+
+def _root(t):
+    return t._vbase if t._vbase is not None else t
+
+
+@register(promote="none")
+def gather(input, dim, index, *, sparse_grad=False, out=None):
     """``out[i][j] = input[index[i][j]][j]`` (for dim=0): values along ``dim`` picked by ``index``.
 
     >>> import torchlike
@@ -178,6 +186,19 @@ def gather(input, dim, index, *, sparse_grad=False):
     """
     if not isinstance(index, Tensor):
         raise TypeError(f"gather(): argument 'index' (position 3) must be Tensor, not {type(index).__name__}")
+    if out is not None:
+        if out.dtype is not input.dtype:
+            raise RuntimeError(f"gather(): Expected out tensor to have dtype {input.dtype}, but got {out.dtype} "
+                               "instead")
+        if _root(out) is _root(input) or _root(out) is _root(index):
+            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
+                               "refer to a single memory location. Please clone() the tensor before performing the "
+                               "operation.")
+        from .registry import write_out
+        return write_out(out, gather(input, dim, index, sparse_grad=sparse_grad))
+    if index.numel() == 0:   # torch returns an empty result for an empty index of any dtype or rank
+        return dispatch(_gather_empty, (input,), (("shape", tuple(index.shape)),), name="GatherBackward0",
+                        saves=False)
     if index.dtype not in (_dtype.int64, _dtype.int32):
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     _check_same_ndim(input, index, "input")
