@@ -1,0 +1,230 @@
+"""torch.testing.assert_close / make_tensor over torchlike tensors (numpy does the comparing)."""
+from __future__ import annotations
+
+import collections.abc
+import math
+
+import numpy as np
+
+from .. import _dtype
+from ..tensor import Tensor
+
+__all__ = ["assert_close", "assert_allclose", "make_tensor"]
+
+# default (rtol, atol) per dtype, as torch.testing documents them
+_TOLS = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6, 1e-5),
+         "float64": (1e-7, 1e-7), "complex32": (1e-3, 1e-5), "complex64": (1.3e-6, 1e-5),
+         "complex128": (1e-7, 1e-7)}
+
+
+def _tols(dtypes, rtol, atol):
+    if (rtol is None) != (atol is None):
+        raise ValueError(f"Both 'rtol' and 'atol' must be either specified or omitted, but got no "
+                         f"{'rtol' if rtol is None else 'atol'}.")
+    if rtol is not None:
+        return rtol, atol
+    pairs = [_TOLS.get(d.name, (0.0, 0.0)) for d in dtypes]
+    return max(p[0] for p in pairs), max(p[1] for p in pairs)
+
+
+def _fail(msg, default, path):
+    text = default
+    if msg is not None:
+        text = msg(default) if callable(msg) else msg
+    elif path:
+        text += "\n\nThe failure occurred for item " + "".join(f"[{p!r}]" for p in path)
+    raise AssertionError(text)
+
+
+def _fmt_index(i):
+    return "(" + ", ".join(str(int(v)) for v in i) + ("," if len(i) == 1 else "") + ")"
+
+
+def _compare_arrays(a, e, rtol, atol, equal_nan, exact, msg, path, scalar):
+    if scalar:  # compared as Python numbers
+        work = np.complex128 if np.iscomplexobj(a) or np.iscomplexobj(e) else np.float64
+    elif exact:  # integer / bool tensors: differences in int64, relative ones in float32 like torch
+        work = np.int64
+    else:  # float tensors: differences in the promoted dtype
+        work = np.result_type(a.dtype, e.dtype)
+    a64, e64 = a.astype(work), e.astype(work)
+    if exact:
+        ok = a64 == e64
+    else:
+        with np.errstate(invalid="ignore", over="ignore"):
+            ok = np.abs(a64 - e64) <= atol + rtol * np.abs(e64)
+        ok |= a64 == e64
+        if equal_nan:
+            ok |= np.isnan(a64) & np.isnan(e64)
+    if ok.all():
+        return
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        absdiff = np.abs(a64 - e64)
+        if work == np.int64:
+            reldiff = absdiff.astype(np.float32) / np.abs(e64).astype(np.float32)
+        else:
+            reldiff = absdiff / np.abs(e64)
+    if scalar:
+        av, ev = a64.reshape(-1)[0], e64.reshape(-1)[0]
+        cast = (lambda v: v) if np.iscomplexobj(a64) else float
+        kind = "equal" if exact else "close"
+        text = (f"Scalars are not {kind}!\n\nExpected {cast(ev)} but got {cast(av)}.\n"
+                f"Absolute difference: {cast(absdiff.reshape(-1)[0])}"
+                + ("" if exact else f" (up to {atol} allowed)")
+                + f"\nRelative difference: {cast(reldiff.reshape(-1)[0])}"
+                + ("" if exact else f" (up to {rtol} allowed)"))
+        _fail(msg, text, path)
+    bad = ~ok
+    n_bad, total = int(bad.sum()), ok.size
+    masked_abs = np.where(bad, np.nan_to_num(absdiff, nan=np.inf), -1)
+    masked_rel = np.where(bad, np.nan_to_num(reldiff, nan=np.inf), -1)
+    ia = np.unravel_index(int(np.argmax(masked_abs)), ok.shape)
+    ir = np.unravel_index(int(np.argmax(masked_rel)), ok.shape)
+
+    def show(v):
+        v = float(v)
+        return str(int(v)) if exact and v == int(v) and not math.isinf(v) else str(v)
+    kind = "equal" if exact else "close"
+    text = (f"Tensor-likes are not {kind}!\n\nMismatched elements: {n_bad} / {total} "
+            f"({100.0 * n_bad / total:.1f}%)\n"
+            f"Greatest absolute difference: {show(absdiff[ia])} at index {_fmt_index(ia)}"
+            + ("" if exact else f" (up to {atol} allowed)")
+            + f"\nGreatest relative difference: {float(reldiff[ir])} at index {_fmt_index(ir)}"
+            + ("" if exact else f" (up to {rtol} allowed)"))
+    _fail(msg, text, path)
+
+
+def _as_np(t):
+    x = np.asarray(t.detach()._value)
+    if x.dtype.name == "bfloat16":
+        x = x.astype(np.float32)
+    return x
+
+
+def _compare(actual, expected, path, opts):
+    msg = opts["msg"]
+    if isinstance(actual, Tensor) or isinstance(expected, Tensor):
+        if not (isinstance(actual, Tensor) and isinstance(expected, Tensor)):
+            raise TypeError(f"No comparison pair was able to handle inputs of type {type(actual)} and "
+                            f"{type(expected)}.")
+        for attr, a, e in (("shape", actual.shape, expected.shape),):
+            if a != e:
+                _fail(msg, f"The values for attribute '{attr}' do not match: {a} != {e}.", path)
+        if opts["check_device"] and actual.device != expected.device:
+            _fail(msg, f"The values for attribute 'device' do not match: {actual.device} != {expected.device}.",
+                  path)
+        if opts["check_dtype"] and actual.dtype is not expected.dtype:
+            _fail(msg, f"The values for attribute 'dtype' do not match: {actual.dtype} != {expected.dtype}.",
+                  path)
+        if opts["check_stride"] and actual.stride() != expected.stride():
+            _fail(msg, f"The values for attribute 'stride()' do not match: {actual.stride()} != "
+                       f"{expected.stride()}.", path)
+        dts = [actual.dtype, expected.dtype]
+        exact = all(not (d.is_floating_point or d.is_complex) for d in dts) and opts["rtol"] is None
+        rtol, atol = _tols(dts, opts["rtol"], opts["atol"])
+        _compare_arrays(_as_np(actual), _as_np(expected), rtol, atol, opts["equal_nan"], exact, msg, path,
+                        scalar=actual.ndim == 0)
+        return
+    numbers = (int, float, complex, bool, np.number, np.bool_)
+    if isinstance(actual, numbers) and isinstance(expected, numbers):
+        if opts["check_dtype"] and type(actual) is not type(expected) and not (
+                isinstance(actual, np.number) or isinstance(expected, np.number)):
+            _fail(msg, f"The values for attribute 'dtype' do not match: {type(actual)} != {type(expected)}.", path)
+        is_float = isinstance(actual, (float, complex, np.floating, np.complexfloating)) or \
+            isinstance(expected, (float, complex, np.floating, np.complexfloating))
+        rtol, atol = (opts["rtol"], opts["atol"]) if opts["rtol"] is not None else \
+            ((1e-7, 1e-7) if is_float else (0.0, 0.0))
+        _compare_arrays(np.asarray(actual), np.asarray(expected), rtol, atol, opts["equal_nan"],
+                        not is_float and opts["rtol"] is None, msg, path, scalar=True)
+        return
+    if isinstance(actual, np.ndarray) and isinstance(expected, np.ndarray):
+        from .._creation import from_numpy
+        return _compare(from_numpy(actual), from_numpy(expected), path, opts)
+    if isinstance(actual, collections.abc.Mapping) and isinstance(expected, collections.abc.Mapping):
+        if set(actual) != set(expected):
+            _fail(msg, f"The keys of the mappings do not match:\nMissing keys in the actual mapping: "
+                       f"{sorted(set(expected) - set(actual), key=str)}\nAdditional keys in the actual mapping: "
+                       f"{sorted(set(actual) - set(expected), key=str)}", path)
+        for k in expected:
+            _compare(actual[k], expected[k], path + [k], opts)
+        return
+    seq = collections.abc.Sequence
+    if isinstance(actual, seq) and isinstance(expected, seq) and not isinstance(actual, str) \
+            and not isinstance(expected, str):
+        if len(actual) != len(expected):
+            _fail(msg, f"The length of the sequences mismatch: {len(actual)} != {len(expected)}", path)
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            _compare(a, e, path + [i], opts)
+        return
+    if actual is None and expected is None:
+        return
+    if type(actual) is type(expected) and actual == expected:
+        return
+    raise TypeError(f"No comparison pair was able to handle inputs of type {type(actual)} and {type(expected)}.")
+
+
+def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=None, equal_nan=False,
+                 check_device=True, check_dtype=True, check_layout=True, check_stride=False, msg=None):
+    """Assert ``actual`` and ``expected`` are close (tensors, scalars, numpy arrays, nested
+    sequences/mappings), with torch's default tolerances per dtype and its failure messages.
+
+    >>> import torchlike as torch
+    >>> torch.testing.assert_close(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.0 + 1e-7]))
+    """
+    _compare(actual, expected, [], dict(rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=check_device,
+                                        check_dtype=check_dtype, check_stride=check_stride, msg=msg))
+
+
+def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
+    """Deprecated torch API: ``assert_close`` without the dtype check."""
+    from .._creation import as_tensor
+    if not isinstance(actual, Tensor):
+        actual = as_tensor(actual)
+    if not isinstance(expected, Tensor):
+        expected = as_tensor(expected, dtype=actual.dtype)
+    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_dtype=False,
+                 check_device=True, msg=msg or None)
+
+
+def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=False, noncontiguous=False,
+                exclude_zero=False, memory_format=None):
+    """A tensor of ``shape`` filled with uniform values in ``[low, high)`` (default ``[-9, 9)``; integers
+    and bools likewise), as ``torch.testing.make_tensor``.
+
+    >>> import torchlike as torch
+    >>> torch.testing.make_tensor(2, 3, dtype=torch.int64, low=0, high=4).shape
+    torch.Size([2, 3])
+    """
+    from .._creation import from_numpy
+    from .._ops.random_ops import randint
+    if len(shape) == 1 and isinstance(shape[0], collections.abc.Sequence):
+        shape = tuple(shape[0])
+    if low is not None and high is not None and low > high:
+        raise ValueError(f"`low` must be less than or equal to `high`, but got {low} > {high}")
+    rng = np.random.default_rng(int(randint(0, 2 ** 31, ()).item()))  # reproducible under manual_seed
+    if dtype is _dtype.bool:
+        arr = rng.integers(0, 2, shape).astype(bool)
+    elif dtype.is_floating_point or dtype.is_complex:
+        lo = -9.0 if low is None else low
+        hi = 9.0 if high is None else high
+        arr = rng.uniform(lo, hi, shape)
+        if dtype.is_complex:
+            arr = arr + 1j * rng.uniform(lo, hi, shape)
+        if exclude_zero:
+            arr = np.where(arr == 0, np.finfo(np.float32).tiny, arr)
+    else:
+        info = np.iinfo(dtype.np)
+        lo = -9 if low is None else math.ceil(low)
+        hi = 10 if high is None else math.ceil(high) if high != math.floor(high) else int(high)
+        lo, hi = max(lo, int(info.min)), min(hi, int(info.max) + 1)
+        if dtype.name == "uint8" and low is None:
+            lo = 0
+        arr = rng.integers(lo, max(hi, lo + 1), shape)
+        if exclude_zero:
+            arr = np.where(arr == 0, 1, arr)
+    t = from_numpy(np.asarray(arr).astype(dtype.np if dtype.name != "bfloat16" else np.float32)).to(dtype)
+    if device is not None:
+        t = t.to(device)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
