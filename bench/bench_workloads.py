@@ -58,8 +58,9 @@ def main():
                 print(f"{'':5}{k:<20} error: {r['error']}")
                 continue
             ms, first = r["ms_per_step"], r["first_step_s"]
+            second = f"  (2nd call {r['second_step_s'] * 1e3:.0f} ms)" if "second_step_s" in r else ""
             print(f"{'':5}{k:<20}{ms:>10.2f}{ms / jax_ms:>9.2f}{ms / torch_ms:>10.2f}{first:>9.2f}"
-                  f"{first / jax_first:>11.2f}{r.get('peak_rss_mb', 0):>9.0f}")
+                  f"{first / jax_first:>11.2f}{r.get('peak_rss_mb', 0):>9.0f}{second}")
     json.dump(results, open(os.path.join(HERE, "workloads.json"), "w"), indent=1)
     try:
         import matplotlib
