@@ -574,6 +574,8 @@ def take_along_dim(input, indices, dim=None):
     b = list(np.broadcast_shapes(tuple(si), tuple(sx)))
     bi, bx = list(b), list(b)
     bi[d], bx[d] = indices.shape[d], input.shape[d]
+    if input.shape[d]:   # with a dim, torch wraps every index modulo the size (negative ones included)
+        indices = indices.remainder(input.shape[d])
     return gather(input.expand(tuple(bx)), d, indices.expand(tuple(bi)))
 
 
