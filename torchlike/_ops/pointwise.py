@@ -5,6 +5,7 @@ import jax
 import jax.numpy as jnp
 import jax.scipy.special as jss
 import numpy as np
+from functools import partial
 from jax import lax
 
 from .. import _dtype
@@ -23,9 +24,59 @@ def _i0_jvp(primals, tangents):
     return jss.i0(x), jss.i1(x) * t
 
 
+def _trigamma(x):
+    # Reflection below 1/2 (as torch does): psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x). jss.polygamma is only
+    # right for x > 0; this also gives +inf at 0 and torch's huge finite values at negative integers.
+    # The sine is taken in the input's precision like torch (its rounding dominates near the poles); the
+    # smooth part in float64 (jss.polygamma loses ~1e-6 relative in float32, torch's is a few ulp).
+    neg = x < 0.5
+    xr = jnp.where(neg, 1 - x, x)
+    s = jnp.sin(jnp.pi * x)
+    r = jss.polygamma(1, xr.astype(np.float64)).astype(x.dtype)
+    return jnp.where(neg, jnp.pi ** 2 / (s * s) - r, r)
+
+
+def _polygamma_math(n, x):
+    """psi^(n)(x) for n >= 1 matching torch on the whole real line (jss.polygamma is nan/wrong for x < 0)."""
+    if n == 1:
+        return _trigamma(x)
+    dt, x = x.dtype, x.astype(np.float64)     # float64 inside, rounded once (see _trigamma)
+    # recurrence psi_n(x) = psi_n(x + m) - (-1)^n n! sum_{k<m} (x + k)^-(n+1), m = ceil(-x) for x < 0;
+    # the loop bound is the largest m in the array (a dynamic while loop: no recompiles)
+    m = jnp.where(x < 0, jnp.ceil(-x), 0).astype(x.dtype)
+    mmax = jnp.max(m, initial=0) if x.size else jnp.zeros((), x.dtype)
+
+    def body(c):
+        k, acc = c
+        acc = acc + jnp.where(k < m, (x + k) ** -(n + 1), 0)
+        return k + 1, acc
+
+    _, acc = lax.while_loop(lambda c: c[0] < mmax, body, (jnp.zeros((), x.dtype), jnp.zeros_like(x)))
+    fact = float(np.prod(np.arange(1, n + 1, dtype=np.float64)))
+    sign = -1.0 if n % 2 else 1.0                        # (-1)^n
+    r = jss.polygamma(n, x + m).astype(x.dtype) - sign * fact * acc
+    # torch: non-positive integers are poles with value (-1)^(n+1) * inf
+    pole = (x <= 0) & (x == jnp.floor(x))
+    return jnp.where(pole, jnp.asarray(-sign * jnp.inf, x.dtype), r).astype(dt)
+
+
+@partial(jax.custom_jvp, nondiff_argnums=(0,))
+def _polygamma(n, x):
+    if n == 0:
+        # torch: digamma(+0) = -inf, digamma(-0) = +inf (JAX gives nan)
+        return jnp.where(x == 0, -jnp.copysign(jnp.inf, x).astype(x.dtype), jss.digamma(x))
+    return _polygamma_math(n, x)
+
+
+@_polygamma.defjvp
+def _polygamma_jvp(n, primals, tangents):
+    # d/dx psi^(n) = psi^(n+1) (JAX's own derivative of digamma/polygamma is wrong for x < 0)
+    (x,), (t,) = primals, tangents
+    return _polygamma(n, x), _polygamma(n + 1, x) * t
+
+
 def _digamma(x):
-    # torch: digamma(+0) = -inf, digamma(-0) = +inf (JAX gives nan)
-    return jnp.where(x == 0, -jnp.copysign(jnp.inf, x).astype(x.dtype), jss.digamma(x))
+    return _polygamma(0, x)
 
 
 # --- unary, float-valued (ints promote to the default float) -----------------------------------

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import _dtype, return_types
 from ._util import Tensor, cast, dispatch, float_dtype_for, register, unary
+from .pointwise import _polygamma
 
 __all__ = ["clamp", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv", "nan_to_num", "logit", "polygamma",
            "mvlgamma", "frexp", "conj", "resolve_conj", "resolve_neg"]
@@ -191,10 +192,7 @@ def logit(input, eps=None):
 
 # --- polygamma, mvlgamma ---------------------------------------------------------------------------------
 def _polygamma_impl(x, n, dt):
-    x = cast(x, dt)
-    if n == 0:
-        return jss.digamma(x)
-    return jss.polygamma(n, x).astype(dt)
+    return _polygamma(n, cast(x, dt))
 
 
 def polygamma(n, input, *, out=None):
