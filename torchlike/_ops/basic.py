@@ -94,7 +94,14 @@ def fill_(self, value):
     return self._inplace_update(new)
 
 
+@register(promote="none", method=False)   # torch.zero_(t); Tensor.zero_ is set below
 def zero_(self):
+    """Fill ``self`` with zeros in place and return it.
+
+    >>> import torchlike
+    >>> torchlike.zero_(torchlike.ones(2))
+    tensor([0., 0.])
+    """
     return fill_(self, 0)
 
 

@@ -537,8 +537,14 @@ def resize_(self, *sizes, memory_format=None):
     return self
 
 
+@register(promote="none", method=False)   # torch.resize_as_(t, template); Tensor.resize_as_ is set below
 def resize_as_(self, the_template, memory_format=None):
-    """Resize in place to ``the_template``'s shape."""
+    """Resize in place to ``the_template``'s shape.
+
+    >>> import torchlike
+    >>> torchlike.resize_as_(torchlike.zeros(2), torchlike.ones(1, 3)).shape
+    torch.Size([1, 3])
+    """
     return resize_(self, tuple(the_template.shape))
 
 
