@@ -359,7 +359,9 @@ def einsum(*args):
     return dispatch(_einsum_impl, tuple(ops), (("eq", eq),), name="EinsumBackward")
 
 
-def _tensordot_impl(a, b, axes):
+def _tensordot_impl(a, b, axes, shapes=None):
+    if shapes is not None:   # size-1 contracted dims broadcast against the other operand's
+        a, b = jnp.broadcast_to(a, shapes[0]), jnp.broadcast_to(b, shapes[1])
     return jnp.tensordot(a, b, axes=axes, precision=HI)
 
 
@@ -388,14 +390,18 @@ def tensordot(a, b, dims=2, out=None):
             raise RuntimeError(f"both dimension lists should have same length, but got {len(da)} and {len(db)}")
     da_w = tuple(wrap_dim(d, a.ndim) for d in da)
     db_w = tuple(wrap_dim(d, b.ndim) for d in db)
+    sa, sb = list(a.shape), list(b.shape)
     for x, y, x0, y0 in zip(da_w, db_w, da, db):
-        if a.shape[x] != b.shape[y]:
+        if sa[x] == 1 or sb[y] == 1:   # torch broadcasts a size-1 contracted dim
+            sa[x] = sb[y] = max(sa[x], sb[y])
+        elif a.shape[x] != b.shape[y]:
             raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[x]} in dim "
                                f"{x0 if not isinstance(dims, int) else x - a.ndim} and second has size "
                                f"{b.shape[y]} in dim {y0}")
     if a.dtype is not b.dtype:
         raise RuntimeError("both inputs should have same dtype")
-    return dispatch(_tensordot_impl, (a, b), (("axes", (da_w, db_w)),), name="TensordotBackward")
+    shapes = None if (sa, sb) == (list(a.shape), list(b.shape)) else (tuple(sa), tuple(sb))
+    return dispatch(_tensordot_impl, (a, b), (("axes", (da_w, db_w)), ("shapes", shapes)), name="TensordotBackward")
 
 
 # --- add* family: beta * input + alpha * product -----------------------------------------------
