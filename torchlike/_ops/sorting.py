@@ -351,6 +351,37 @@ def _outer_edges(input, lo, hi, name):
     return lo, hi
 
 
+def _histogram_range(input, rng):
+    """torch.histogram's outer edges: ``range`` as given, else the data range ([0, 1] when empty);
+    a degenerate range is widened by 0.5 on each side (histc widens by 1)."""
+    if rng is None:
+        lo, hi = (float(_np(input).min()), float(_np(input).max())) if input.numel() else (0.0, 1.0)
+    else:
+        lo, hi = float(rng[0]), float(rng[1])
+        if lo > hi:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} for "
+                               "dimension 0")
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise RuntimeError(f"torch.histogramdd: dimension 0's range [{lo:g}, {hi:g}] is not finite")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return lo, hi
+
+
+def _auto_edges_impl(x, n):
+    """_histogram_range + _linspace_np for range=None, in JAX (no finiteness check: values are traced)."""
+    dt = x.dtype
+    if x.size:
+        lo, hi = jnp.min(x).astype(jnp.float64), jnp.max(x).astype(jnp.float64)
+    else:
+        lo, hi = jnp.float64(0.0), jnp.float64(1.0)
+    same = lo == hi
+    lo, hi = jnp.where(same, lo - 0.5, lo).astype(dt), jnp.where(same, hi + 0.5, hi).astype(dt)
+    step = (hi - lo) / jnp.asarray(n - 1, dt) if n > 1 else jnp.asarray(0, dt)
+    i = jnp.arange(n)
+    return jnp.where(i < n // 2, lo + step * i.astype(dt), hi - step * (n - 1 - i).astype(dt)).astype(dt)
+
+
 def _histc_impl(x, lo, hi, bins):
     dt = x.dtype
     x = x.reshape(-1)
@@ -419,8 +450,11 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
     else:
         if not isinstance(bins, numbers.Integral) or bins <= 0:
             raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dim 0")
-        lo, hi = (0.0, 0.0) if range is None else range
-        lo, hi = _outer_edges(input, lo, hi, "torch.histogram")
-        edges = _wrap_np(_linspace_np(lo, hi, int(bins) + 1, input.dtype.np), input)
+        if range is None and isinstance(input._value, jax.core.Tracer):
+            # under compile the data range stays on device: edges are computed in the same program
+            edges = dispatch(_auto_edges_impl, (input,), (("n", int(bins) + 1),), diff=False)
+        else:
+            lo, hi = _histogram_range(input, range)
+            edges = _wrap_np(_linspace_np(lo, hi, int(bins) + 1, input.dtype.np), input)
     hist = dispatch(_histogram_impl, (input, edges, weight), (("density", bool(density)),), diff=False)
     return make("histogram")(hist, edges)
