@@ -82,7 +82,8 @@ class _SpectralNorm(Module):
             return F.normalize(weight, dim=0, eps=self.eps)
         if self.training:
             self._power_method(weight, self.n_power_iterations)
-        return _norms.spectral_divide(weight, self._u.detach(), self._v.detach(), self.dim)
+        # clones, like torch: the next forward's power iteration rewrites the buffers in place
+        return _norms.spectral_divide(weight, self._u.detach().clone(), self._v.detach().clone(), self.dim)
 
     def right_inverse(self, value):
         return value

@@ -66,7 +66,8 @@ class SpectralNorm:
                 left._set_value(new_left._value)
                 right._set_value(new_right._value)
         # u and v enter as constants: the gradient flows through W only (torch clones them)
-        return _norms.spectral_divide(weight, left.detach(), right.detach(), self.dim)
+        # (clones, like torch: the next forward's power iteration rewrites the buffers in place)
+        return _norms.spectral_divide(weight, left.detach().clone(), right.detach().clone(), self.dim)
 
     def _v_for(self, matrix, u, sigma):
         """A v with u . (W v) == sigma, from the least-squares solution of W v = u (legacy checkpoints)."""
