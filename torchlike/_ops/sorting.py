@@ -368,7 +368,7 @@ def _histogram_range(input, rng):
     return lo, hi
 
 
-def _auto_edges_impl(x, n):
+def _auto_edges_impl(x, d, n):
     """_histogram_range + _linspace_np for range=None, in JAX (no finiteness check: values are traced)."""
     dt = x.dtype
     if x.size:
@@ -377,8 +377,9 @@ def _auto_edges_impl(x, n):
         lo, hi = jnp.float64(0.0), jnp.float64(1.0)
     same = lo == hi
     lo, hi = jnp.where(same, lo - 0.5, lo).astype(dt), jnp.where(same, hi + 0.5, hi).astype(dt)
-    step = (hi - lo) / jnp.asarray(n - 1, dt) if n > 1 else jnp.asarray(0, dt)
+    step = (hi - lo) / d.astype(dt) if n > 1 else jnp.asarray(0, dt)
     i = jnp.arange(n)
+    # (edges may differ from the eager numpy path by an ulp: torch's own linspace rounding varies too)
     return jnp.where(i < n // 2, lo + step * i.astype(dt), hi - step * (n - 1 - i).astype(dt)).astype(dt)
 
 
@@ -452,7 +453,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
             raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dim 0")
         if range is None and isinstance(input._value, jax.core.Tracer):
             # under compile the data range stays on device: edges are computed in the same program
-            edges = dispatch(_auto_edges_impl, (input,), (("n", int(bins) + 1),), diff=False)
+            edges = dispatch(_auto_edges_impl, (input, int(bins)), (("n", int(bins) + 1),), diff=False)
         else:
             lo, hi = _histogram_range(input, range)
             edges = _wrap_np(_linspace_np(lo, hi, int(bins) + 1, input.dtype.np), input)
