@@ -30,6 +30,12 @@ def _real_dt(d):
 
 
 # --- vector norms ------------------------------------------------------------------------------
+def _abs0(x):
+    """|x| whose (sub)gradient at 0 is 0, as torch's norm backward (sgn(x) there)."""
+    z = x == 0
+    return jnp.where(z, 0, jnp.abs(jnp.where(z, 1, x))).astype(jnp.real(x).dtype)
+
+
 def _vnorm(x, ord, dims, keepdim, kind):
     """p-norm of ``x`` over ``dims`` with torch's gradients (0 at the origin)."""
     if jnp.iscomplexobj(x):
@@ -40,7 +46,7 @@ def _vnorm(x, ord, dims, keepdim, kind):
         s = jnp.sum(sq, axis=dims, keepdims=keepdim)
         nz = s > 0
         return jnp.where(nz, jnp.sqrt(jnp.where(nz, s, 1)), 0)
-    a = jnp.abs(x)
+    a = _abs0(x)
     if kind == "inf":
         return jnp.max(a, axis=dims, keepdims=keepdim)
     if kind == "-inf":
@@ -97,6 +103,11 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 
 # --- matrix norms ------------------------------------------------------------------------------
+def _max0(x):
+    # torch: the 2 / inf / 1 matrix norms of an empty matrix are 0 (no `initial`: it would share ties)
+    return jnp.max(x, -1) if x.shape[-1] else jnp.zeros(x.shape[:-1], x.dtype)
+
+
 def _mnorm_impl(a, dims, keepdim, dt, ord):
     a = cast(a, dt)
     a = jnp.moveaxis(a, dims, (-2, -1))
@@ -104,11 +115,11 @@ def _mnorm_impl(a, dims, keepdim, dt, ord):
         r = _vnorm(a, 2.0, (-2, -1), False, "two")
     elif ord in ("nuc", 2.0, -2.0):
         s = jnp.linalg.svd(a, compute_uv=False)
-        r = jnp.sum(s, -1) if ord == "nuc" else jnp.max(s, -1) if ord == 2.0 else jnp.min(s, -1)
+        r = jnp.sum(s, -1) if ord == "nuc" else _max0(s) if ord == 2.0 else jnp.min(s, -1)
     else:
-        ab = jnp.abs(a)
+        ab = _abs0(a)
         sums = jnp.sum(ab, axis=-2) if abs(ord) == 1 else jnp.sum(ab, axis=-1)
-        r = jnp.max(sums, -1) if ord > 0 else jnp.min(sums, -1)
+        r = _max0(sums) if ord > 0 else jnp.min(sums, -1)
     if keepdim:
         for d in sorted(dims):
             r = jnp.expand_dims(r, d)
@@ -133,6 +144,15 @@ def _matrix_norm(A, ord, dim, keepdim, dtype, fname="linalg.matrix_norm"):
         ord = float(ord)
     d = _dtype.to_dtype(dtype) if dtype is not None else A.dtype
     check_float(A, fname)
+    if not isinstance(ord, str) and ord < 0:
+        # torch reduces with amin, which has no identity: name the dim it reduces (after the sum / svd)
+        if ord == -2.0:
+            if A.shape[dims[0]] == 0 or A.shape[dims[1]] == 0:
+                raise IndexError("amin(): Expected reduction dim -1 to have non-zero size.")
+        else:
+            summed, red = (dims[0], dims[1]) if ord == -1.0 else (dims[1], dims[0])
+            if A.shape[red] == 0:
+                raise IndexError(f"amin(): Expected reduction dim {red - (summed < red)} to have non-zero size.")
     return dispatch(_mnorm_impl, (A,), (("dims", dims), ("keepdim", bool(keepdim)), ("dt", d.np), ("ord", ord)),
                     name="LinalgMatrixNormBackward0")
 
@@ -195,7 +215,9 @@ def _pinv_value(a, atol, rtol, hermitian, atol_given, rtol_given):
     m, n = a.shape[-2:]
     rd = jnp.real(a).dtype
     if hermitian:
-        w, v = jnp.linalg.eigh(a)
+        # torch reads the lower triangle only (LAPACK syevd with UPLO='L'); its gradient is still the
+        # pseudo-inverse formula below evaluated with the full input, as here
+        v, w = lax.linalg.eigh(a, lower=True, symmetrize_input=False)
         aw = jnp.abs(w)
         tol = _tols(jnp.max(aw, -1), atol, rtol, max(m, n), rd, atol_given, rtol_given)
         winv = jnp.where(aw > tol[..., None], 1 / jnp.where(aw > tol[..., None], w, 1), 0).astype(a.dtype)
@@ -349,11 +371,11 @@ def lstsq(A, B, rcond=None, *, driver=None):
     empty = lambda dt: Tensor._wrap(jnp.zeros((0,), dt), x._dev)  # noqa: E731
     full_rank = not isinstance(rank._value, jax.core.Tracer) and bool(np.all(np.asarray(rank._value) == n))
     if driver == "gelsy" or not (m > n and full_rank):
-        res = empty(res.dtype.np)
+        res = res.reshape(-1)[:0]          # empty, but still an output of the differentiable op (as torch)
     if driver == "gels":
         rank = empty(np.int64)
-    if driver not in ("gelsd", "gelss"):
-        s = empty(s.dtype.np)
+    # torch: singular_values never require grad
+    s = s.detach() if driver in ("gelsd", "gelss") else empty(s.dtype.np)
     return return_types.linalg_lstsq(x, res, rank, s)
 
 
@@ -479,12 +501,13 @@ def vander(x, *, N=None):
     >>> torch.linalg.vander(torch.tensor([2, 3])).tolist()
     [[1, 2], [1, 3]]
     """
-    if x.ndim < 1:
-        raise RuntimeError("linalg.vander: x must have at least one dimension.")
+    if x.dtype is _dtype.bool:
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer tensors, but got Bool")
+    if x.ndim == 0:   # torch treats a scalar as a one-element vector
+        x = x.reshape(1)
     N = x.shape[-1] if N is None else int(N)
     if N <= 1:
-        if N < 0:
-            raise RuntimeError("N must be greater than 1.")
+        raise RuntimeError("N must be greater than 1.")
     dt = _dtype.int64 if x.dtype._kind <= 1 else x.dtype
     return dispatch(_vander_impl, (x.to(dt) if dt is not x.dtype else x,), (("N", N),),
                     name="LinalgVanderBackward0")
