@@ -28,6 +28,8 @@ from ._creation import (arange, as_tensor, asarray, empty, empty_like, empty_str
 from ._random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,  # noqa: E402
                       seed, set_rng_state)
 from ._printing import set_printoptions  # noqa: E402
+from ._memory_format import (channels_last, channels_last_3d, contiguous_format, memory_format,  # noqa
+                             preserve_format)
 from . import _ops  # noqa: E402
 from . import return_types  # noqa: E402,F401
 from . import linalg, special, fft, masked, signal  # noqa: E402
@@ -47,6 +49,7 @@ from . import compile  # noqa: E402,F811
 from . import export  # noqa: E402,F401
 from . import cuda, amp, backends, utils, jit, onnx, accelerator, distributed  # noqa: E402,F401
 from . import serialization, safetensors  # noqa: E402
+from . import distributions  # noqa: E402,F401  (pure Python, ~2 ms)
 from . import multiprocessing, random, testing  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401
 from ._missing import module_getattr as _module_getattr  # noqa: E402

@@ -1,0 +1,347 @@
+"""torchlike.distributions vs torch.distributions: densities, moments, KL, gradients, shapes, errors."""
+import numpy as np
+import pytest
+import torch
+
+import torchlike
+import torchlike.distributions as TD
+import torch.distributions as PD
+
+rng = np.random.default_rng(0)
+A = rng.uniform(0.5, 2.0, (3, 4)).astype(np.float32)
+B = rng.uniform(0.5, 2.0, (3, 4)).astype(np.float32)
+U = rng.uniform(0.1, 0.9, (3, 4)).astype(np.float32)
+N = rng.normal(size=(3, 4)).astype(np.float32)
+P = rng.dirichlet(np.ones(4), 3).astype(np.float32)
+
+
+def _both(a, grad=False):
+    return (torchlike.tensor(a, requires_grad=grad), torch.tensor(a, requires_grad=grad))
+
+
+def _close(x, y, tol=1e-5):
+    np.testing.assert_allclose(np.asarray(x.detach().numpy(), dtype=np.float64),
+                               y.detach().numpy().astype(np.float64), rtol=tol, atol=tol)
+    assert str(x.dtype) == str(y.dtype) and tuple(x.shape) == tuple(y.shape)
+
+
+# name -> (constructor args as numpy arrays (first one gets grad), value for log_prob)
+CASES = {
+    "Normal": ((N, A), N * 0.5),
+    "Laplace": ((N, A), N * 0.5),
+    "Cauchy": ((N, A), N * 0.5),
+    "Gumbel": ((N, A), N * 0.5),
+    "Uniform": ((N - 1.0, N + A), N),
+    "Exponential": ((A,), B),
+    "Gamma": ((A, B), U),
+    "Beta": ((A, B), U),
+    "LogNormal": ((N, A), B),
+    "Poisson": ((A * 3,), np.floor(B * 2)),
+    "Chi2": ((A * 2,), B),
+}
+PROPS = ("mean", "mode", "variance", "stddev")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_univariate_matches_torch(name):
+    args, value = CASES[name]
+    ours = [_both(a, grad=(i == 0 and name != "Uniform")) for i, a in enumerate(args)]
+    t = getattr(TD, name)(*[o[0] for o in ours])
+    p = getattr(PD, name)(*[o[1] for o in ours])
+    assert t.batch_shape == p.batch_shape and t.event_shape == p.event_shape
+    v = _both(value)
+    lt, lp = t.log_prob(v[0]), p.log_prob(v[1])
+    _close(lt, lp)
+    for prop in PROPS:
+        try:
+            expected = getattr(p, prop)
+        except NotImplementedError:
+            continue
+        _close(getattr(t, prop), expected)
+    for meth in ("entropy", "cdf"):
+        try:
+            expected = getattr(p, meth)() if meth == "entropy" else p.cdf(v[1])
+        except NotImplementedError:
+            continue
+        _close(getattr(t, meth)() if meth == "entropy" else t.cdf(v[0]), expected, 1e-4)
+    if name in ("Normal", "Laplace", "Cauchy", "Gumbel", "Uniform", "Exponential"):
+        q = torch.tensor(U)
+        _close(t.icdf(torchlike.tensor(U)), p.icdf(q), 1e-4)
+    if ours[0][0].requires_grad:
+        g1, = torchlike.autograd.grad(lt.sum(), ours[0][0])
+        g2, = torch.autograd.grad(lp.sum(), ours[0][1])
+        _close(g1, g2, 1e-4)
+    s = t.sample((5,))
+    assert tuple(s.shape) == (5, 3, 4) and str(s.dtype) == str(p.sample((5,)).dtype)
+    e = t.expand((2, 3, 4))
+    assert e.batch_shape == p.expand((2, 3, 4)).batch_shape
+    _close(e.log_prob(v[0]), p.expand((2, 3, 4)).log_prob(v[1]))
+
+
+@pytest.mark.parametrize("name,args,atol", [("Normal", (1.5, 2.0), 0.05), ("Gamma", (2.0, 3.0), 0.02),
+                                            ("Beta", (2.0, 5.0), 0.01), ("Exponential", (2.0,), 0.02),
+                                            ("Laplace", (1.0, 0.5), 0.03), ("Uniform", (-1.0, 3.0), 0.05),
+                                            ("Poisson", (3.0,), 0.05), ("LogNormal", (0.0, 0.5), 0.05)])
+def test_sample_statistics(name, args, atol):
+    torchlike.manual_seed(0)
+    t = getattr(TD, name)(*args)
+    p = getattr(PD, name)(*args)
+    s = t.sample((20000,))
+    assert s.shape == (20000,) and str(s.dtype) == str(p.sample().dtype)
+    assert abs(float(s.mean()) - float(p.mean)) < atol * 3
+    assert abs(float(s.var()) - float(p.variance)) < float(p.variance) * 0.1
+
+
+def test_rsample_gradients():
+    loc = torchlike.tensor([1.0, 2.0], requires_grad=True)
+    scale = torchlike.tensor([0.5, 1.5], requires_grad=True)
+    d = TD.Normal(loc, scale)
+    x = d.rsample((7,))
+    assert x.requires_grad and x.shape == (7, 2)
+    x.sum().backward()
+    np.testing.assert_allclose(loc.grad.numpy(), [7.0, 7.0])
+    eps = (x.detach() - loc.detach()) / scale.detach()
+    np.testing.assert_allclose(scale.grad.numpy(), eps.sum(0).numpy(), rtol=1e-5)
+    # gamma / dirichlet / beta rsample are reparameterized through the concentration
+    c = torchlike.tensor([2.0, 3.0], requires_grad=True)
+    for dist in (TD.Gamma(c, 1.0), TD.Beta(c, 2.0), TD.Dirichlet(c)):
+        g, = torchlike.autograd.grad(dist.rsample((4,)).sum(), c)
+        assert np.all(np.isfinite(g.numpy()))
+    torchlike.manual_seed(0)
+    big = TD.Gamma(torchlike.tensor(3.0, requires_grad=True), 1.0)
+    s = big.rsample((20000,))
+    g, = torchlike.autograd.grad(s.mean(), big.concentration)
+    assert abs(float(g) - 1.0) < 0.05  # d E[x] / d alpha = 1
+    assert not TD.Normal(loc, scale).sample().requires_grad
+
+
+def test_discrete_matches_torch():
+    for kw in ({"probs": U}, {"logits": N}):
+        t = TD.Bernoulli(**{k: torchlike.tensor(v) for k, v in kw.items()})
+        p = PD.Bernoulli(**{k: torch.tensor(v) for k, v in kw.items()})
+        val = (U > 0.5).astype(np.float32)
+        _close(t.log_prob(torchlike.tensor(val)), p.log_prob(torch.tensor(val)))
+        for prop in ("mean", "variance", "probs", "logits"):
+            _close(getattr(t, prop), getattr(p, prop))
+        _close(t.entropy(), p.entropy())
+        _close(t.enumerate_support(), p.enumerate_support())
+        tc = TD.Categorical(**{k: torchlike.tensor(v if k == "logits" else P) for k, v in kw.items()})
+        pc = PD.Categorical(**{k: torch.tensor(v if k == "logits" else P) for k, v in kw.items()})
+        idx = np.array([0, 3, 1])
+        _close(tc.log_prob(torchlike.tensor(idx)), pc.log_prob(torch.tensor(idx)))
+        _close(tc.entropy(), pc.entropy())
+        _close(tc.probs, pc.probs)
+        _close(tc.logits, pc.logits)
+        assert tc.batch_shape == pc.batch_shape
+        assert tc.sample((2, 5)).shape == pc.sample((2, 5)).shape
+        assert str(tc.sample().dtype) == str(pc.sample().dtype)
+        _close(tc.enumerate_support(), pc.enumerate_support())
+        _close(tc.mode, pc.mode)
+        to = TD.OneHotCategorical(**{k: torchlike.tensor(v if k == "logits" else P) for k, v in kw.items()})
+        po = PD.OneHotCategorical(**{k: torch.tensor(v if k == "logits" else P) for k, v in kw.items()})
+        oh = np.eye(4, dtype=np.float32)[idx]
+        _close(to.log_prob(torchlike.tensor(oh)), po.log_prob(torch.tensor(oh)))
+        _close(to.entropy(), po.entropy())
+        _close(to.mode, po.mode)
+        assert to.sample((6,)).shape == po.sample((6,)).shape
+    n = np.full((3, 4), 10.0, np.float32)
+    t, p = TD.Binomial(torchlike.tensor(n), torchlike.tensor(U)), PD.Binomial(torch.tensor(n), torch.tensor(U))
+    val = np.floor(U * 10)
+    _close(t.log_prob(torchlike.tensor(val)), p.log_prob(torch.tensor(val)))
+    _close(t.entropy(), p.entropy(), 1e-4)
+    _close(t.mean, p.mean)
+    _close(t.mode, p.mode)
+    s = t.sample((3,))
+    assert s.shape == (3, 3, 4) and float(s.max()) <= 10 and float(s.min()) >= 0
+
+
+def test_logits_gradients():
+    lt, lp = _both(N, grad=True)
+    idx = np.array([0, 3, 1])
+    a = TD.Categorical(logits=lt).log_prob(torchlike.tensor(idx)).sum() + TD.Bernoulli(logits=lt).entropy().sum()
+    b = PD.Categorical(logits=lp).log_prob(torch.tensor(idx)).sum() + PD.Bernoulli(logits=lp).entropy().sum()
+    _close(torchlike.autograd.grad(a, lt)[0], torch.autograd.grad(b, lp)[0], 1e-4)
+
+
+def _mvn_params():
+    m = rng.normal(size=(2, 3, 3))
+    cov = (m @ m.transpose(0, 2, 1) + 3 * np.eye(3)).astype(np.float64)
+    return rng.normal(size=(2, 3)), cov
+
+
+def test_multivariate_normal():
+    loc, cov = _mvn_params()
+    val = rng.normal(size=(5, 2, 3))
+    for kw in ("covariance_matrix", "scale_tril", "precision_matrix"):
+        m = {"covariance_matrix": cov, "scale_tril": np.linalg.cholesky(cov),
+             "precision_matrix": np.linalg.inv(cov)}[kw]
+        tl, pl = _both(loc, grad=True)
+        t = TD.MultivariateNormal(tl, **{kw: torchlike.tensor(m)})
+        p = PD.MultivariateNormal(pl, **{kw: torch.tensor(m)})
+        assert t.batch_shape == p.batch_shape and t.event_shape == p.event_shape
+        lt, lp = t.log_prob(torchlike.tensor(val)), p.log_prob(torch.tensor(val))
+        _close(lt, lp, 1e-8)
+        _close(torchlike.autograd.grad(lt.sum(), tl)[0], torch.autograd.grad(lp.sum(), pl)[0], 1e-8)
+        for prop in ("mean", "variance", "covariance_matrix", "scale_tril", "precision_matrix"):
+            _close(getattr(t, prop), getattr(p, prop), 1e-8)
+        _close(t.entropy(), p.entropy(), 1e-8)
+        assert t.rsample((4,)).shape == p.rsample((4,)).shape
+    # one loc, a batch of scales broadcast together
+    t = TD.MultivariateNormal(torchlike.tensor(loc[0]), torchlike.tensor(cov))
+    p = PD.MultivariateNormal(torch.tensor(loc[0]), torch.tensor(cov))
+    _close(t.log_prob(torchlike.tensor(val)), p.log_prob(torch.tensor(val)), 1e-8)
+    assert t.expand((4, 2)).batch_shape == p.expand((4, 2)).batch_shape
+
+
+def test_dirichlet_independent_relaxed():
+    ct, cp = _both(A, grad=True)
+    t, p = TD.Dirichlet(ct), PD.Dirichlet(cp)
+    lt, lp = t.log_prob(torchlike.tensor(P)), p.log_prob(torch.tensor(P))
+    _close(lt, lp, 1e-4)
+    _close(torchlike.autograd.grad(lt.sum(), ct)[0], torch.autograd.grad(lp.sum(), cp)[0], 1e-4)
+    for prop in ("mean", "variance", "mode"):
+        _close(getattr(t, prop), getattr(p, prop))
+    _close(TD.Dirichlet(torchlike.tensor(A * 0.3)).mode, PD.Dirichlet(torch.tensor(A * 0.3)).mode)
+    _close(t.entropy(), p.entropy(), 1e-4)
+    s = t.sample((2,))
+    assert s.shape == (2, 3, 4) and np.allclose(s.sum(-1).numpy(), 1, atol=1e-5)
+    ti = TD.Independent(TD.Normal(torchlike.tensor(N), torchlike.tensor(A)), 1)
+    pi = PD.Independent(PD.Normal(torch.tensor(N), torch.tensor(A)), 1)
+    assert ti.batch_shape == pi.batch_shape and ti.event_shape == pi.event_shape
+    _close(ti.log_prob(torchlike.tensor(B)), pi.log_prob(torch.tensor(B)))
+    _close(ti.entropy(), pi.entropy())
+    assert ti.expand((2, 3)).batch_shape == pi.expand((2, 3)).batch_shape
+    temp = 0.7
+    tr = TD.RelaxedOneHotCategorical(torchlike.tensor(temp), probs=torchlike.tensor(P))
+    pr = PD.RelaxedOneHotCategorical(torch.tensor(temp), probs=torch.tensor(P))
+    _close(tr.log_prob(torchlike.tensor(P)), pr.log_prob(torch.tensor(P)), 1e-4)
+    assert tr.rsample((2,)).shape == pr.rsample((2,)).shape
+    tb = TD.RelaxedBernoulli(torchlike.tensor(temp), probs=torchlike.tensor(U))
+    pb = PD.RelaxedBernoulli(torch.tensor(temp), probs=torch.tensor(U))
+    _close(tb.log_prob(torchlike.tensor(B / 3)), pb.log_prob(torch.tensor(B / 3)), 1e-4)
+
+
+def _pairs():
+    c1, c2 = (np.float32(1.3), A), (B, np.float32(0.7))
+    return {
+        "Normal": ((N, A), (N * 0.3, B)), "Laplace": ((N, A), (N * 0.3, B)), "Gumbel": ((N, A), (N * 0.3, B)),
+        "Exponential": ((A,), (B,)), "Gamma": ((A, B), (B, A)), "Beta": ((A, B), (B, A)),
+        "Poisson": ((A,), (B,)), "Uniform": ((N - 1, N + 1), (N - 2, N + 2)), "Dirichlet": ((A,), (B,)),
+        "Bernoulli": ((U,), (U[::-1].copy(),)), "Categorical": ((P,), (P[::-1].copy(),)),
+        "OneHotCategorical": ((P,), (P[::-1].copy(),)),
+    }, c1, c2
+
+
+@pytest.mark.parametrize("name", sorted(_pairs()[0]))
+def test_kl_matches_torch(name):
+    pa, qa = _pairs()[0][name]
+    tpa = [_both(a, grad=(i == 0 and name != "Uniform")) for i, a in enumerate(pa)]
+    kt = TD.kl_divergence(getattr(TD, name)(*[x[0] for x in tpa]), getattr(TD, name)(*[torchlike.tensor(a) for a in qa]))
+    kp = PD.kl_divergence(getattr(PD, name)(*[x[1] for x in tpa]), getattr(PD, name)(*[torch.tensor(a) for a in qa]))
+    _close(kt, kp, 1e-4)
+    if tpa[0][0].requires_grad:
+        _close(torchlike.autograd.grad(kt.sum(), tpa[0][0])[0], torch.autograd.grad(kp.sum(), tpa[0][1])[0], 1e-4)
+
+
+def test_kl_mvn_independent_and_registry():
+    loc, cov = _mvn_params()
+    loc2, cov2 = _mvn_params()
+    kt = TD.kl_divergence(TD.MultivariateNormal(torchlike.tensor(loc), torchlike.tensor(cov)),
+                          TD.MultivariateNormal(torchlike.tensor(loc2), torchlike.tensor(cov2)))
+    kp = PD.kl_divergence(PD.MultivariateNormal(torch.tensor(loc), torch.tensor(cov)),
+                          PD.MultivariateNormal(torch.tensor(loc2), torch.tensor(cov2)))
+    _close(kt, kp, 1e-8)
+    kt = TD.kl_divergence(TD.Independent(TD.Normal(torchlike.tensor(N), torchlike.tensor(A)), 2),
+                          TD.Independent(TD.Normal(torchlike.tensor(B), torchlike.tensor(B)), 2))
+    kp = PD.kl_divergence(PD.Independent(PD.Normal(torch.tensor(N), torch.tensor(A)), 2),
+                          PD.Independent(PD.Normal(torch.tensor(B), torch.tensor(B)), 2))
+    _close(kt, kp)
+    with pytest.raises(NotImplementedError, match="No KL"):
+        TD.kl_divergence(TD.Normal(0.0, 1.0), TD.Poisson(1.0))
+
+    class MyNormal(TD.Normal):
+        pass
+    assert float(TD.kl_divergence(MyNormal(0.0, 1.0), TD.Normal(1.0, 1.0))) == pytest.approx(0.5)
+
+
+def _err(fn_t, fn_p, exc=ValueError):
+    with pytest.raises(exc) as et:
+        fn_t()
+    with pytest.raises(exc) as ep:
+        fn_p()
+    return str(et.value), str(ep.value)
+
+
+def test_validation_errors_match_torch():
+    a, b = _err(lambda: TD.Normal(torchlike.tensor([0.0]), torchlike.tensor([-1.0])),
+                lambda: PD.Normal(torch.tensor([0.0]), torch.tensor([-1.0])))
+    assert a.split("\n")[0] == b.split("\n")[0]
+    a, b = _err(lambda: TD.Bernoulli(), lambda: PD.Bernoulli())
+    assert a == b
+    a, b = _err(lambda: TD.Uniform(1.0, 0.0), lambda: PD.Uniform(1.0, 0.0))
+    assert a == b
+    a, b = _err(lambda: TD.Categorical(torchlike.tensor(1.0)), lambda: PD.Categorical(torch.tensor(1.0)))
+    assert a == b
+    a, b = _err(lambda: TD.Exponential(torchlike.tensor([1.0])).log_prob(torchlike.tensor([-1.0])),
+                lambda: PD.Exponential(torch.tensor([1.0])).log_prob(torch.tensor([-1.0])))
+    assert a.split("\n")[0] == b.split("\n")[0]
+    a, b = _err(lambda: TD.Normal(torchlike.zeros(3), 1.0).log_prob(torchlike.zeros(2)),
+                lambda: PD.Normal(torch.zeros(3), 1.0).log_prob(torch.zeros(2)))
+    assert a == b
+    a, b = _err(lambda: TD.MultivariateNormal(torchlike.zeros(2)), lambda: PD.MultivariateNormal(torch.zeros(2)))
+    assert a == b
+    a, b = _err(lambda: TD.Independent(TD.Normal(0.0, 1.0), 1), lambda: PD.Independent(PD.Normal(0.0, 1.0), 1))
+    assert a == b
+    # validation off: no error, nan log_prob like torch
+    TD.Normal(torchlike.tensor([0.0]), torchlike.tensor([-1.0]), validate_args=False)
+    try:
+        TD.Distribution.set_default_validate_args(False)
+        TD.Normal(torchlike.tensor([0.0]), torchlike.tensor([-1.0]))
+    finally:
+        TD.Distribution.set_default_validate_args(True)
+
+
+def test_repr_and_constraints():
+    for args in ((0.0, 1.0), (torch.zeros(3), torch.ones(3))):
+        targs = [torchlike.tensor(a.numpy()) if isinstance(a, torch.Tensor) else a for a in args]
+        assert repr(TD.Normal(*targs)) == repr(PD.Normal(*args))
+    assert repr(TD.Independent(TD.Normal(torchlike.zeros(3), 1.0), 1)) == \
+        repr(PD.Independent(PD.Normal(torch.zeros(3), 1.0), 1))
+    assert repr(TD.Bernoulli(logits=torchlike.tensor(0.3))) == repr(PD.Bernoulli(logits=torch.tensor(0.3)))
+    C, PC = TD.constraints, PD.constraints
+    x = np.array([[-1.0, 0.0, 0.5, 2.0], [0.25, 0.25, 0.25, 0.25]], np.float32)
+    for name in ("real", "positive", "nonnegative", "unit_interval", "boolean", "nonnegative_integer",
+                 "simplex", "real_vector", "positive_integer"):
+        assert getattr(C, name).check(torchlike.tensor(x)).tolist() == getattr(PC, name).check(torch.tensor(x)).tolist()
+        assert repr(getattr(C, name)) == repr(getattr(PC, name))
+        assert getattr(C, name).event_dim == getattr(PC, name).event_dim
+    for make in (lambda c: c.interval(0.0, 1.0), lambda c: c.greater_than(0.5), lambda c: c.less_than(0.5),
+                 lambda c: c.integer_interval(0, 2), lambda c: c.half_open_interval(0.0, 0.5)):
+        assert make(C).check(torchlike.tensor(x)).tolist() == make(PC).check(torch.tensor(x)).tolist()
+        assert repr(make(C)) == repr(make(PC))
+    assert TD.Normal(0.0, 1.0).support is C.real
+    assert repr(TD.Uniform(0.0, 2.0).support) == repr(PD.Uniform(0.0, 2.0).support)
+
+
+def test_transforms():
+    T, PT = TD.transforms, PD.transforms
+    x = np.linspace(-2, 2, 7).astype(np.float32)
+    for mk in (lambda m: m.ExpTransform(), lambda m: m.SigmoidTransform(), lambda m: m.TanhTransform(),
+               lambda m: m.AffineTransform(1.0, -2.0), lambda m: m.ComposeTransform([m.ExpTransform(),
+                                                                                      m.AffineTransform(0.5, 3.0)])):
+        t, p = mk(T), mk(PT)
+        yt, yp = t(torchlike.tensor(x)), p(torch.tensor(x))
+        _close(yt, yp, 1e-5)
+        _close(t.inv(yt), p.inv(yp), 1e-4)
+        _close(t.log_abs_det_jacobian(torchlike.tensor(x), yt), p.log_abs_det_jacobian(torch.tensor(x), yp), 1e-4)
+    base_t, base_p = TD.Normal(torchlike.tensor(N), 1.0), PD.Normal(torch.tensor(N), 1.0)
+    dt = TD.TransformedDistribution(base_t, [T.AffineTransform(0.0, -2.0), T.ExpTransform()])
+    dp = PD.TransformedDistribution(base_p, [PT.AffineTransform(0.0, -2.0), PT.ExpTransform()])
+    _close(dt.log_prob(torchlike.tensor(A)), dp.log_prob(torch.tensor(A)))
+    _close(dt.cdf(torchlike.tensor(A)), dp.cdf(torch.tensor(A)), 1e-5)
+
+
+def test_drop_in_import():
+    import torchlike._runner as R
+    assert torchlike.distributions.Normal is TD.Normal
+    assert hasattr(R, "TorchFinder")

@@ -1,0 +1,32 @@
+"""Probability distributions (torch.distributions): parameters, sampling (``rsample`` is differentiable),
+log densities, moments and KL divergences, built from torchlike ops so autograd flows through them.
+
+Random draws come from torchlike's generator, so sampled values differ from torch's (their
+distribution does not).
+
+>>> import torchlike
+>>> from torchlike.distributions import Normal, kl_divergence
+>>> loc = torchlike.zeros(2, requires_grad=True)
+>>> d = Normal(loc, 1.0)
+>>> d.rsample((4,)).sum().backward()
+>>> loc.grad
+tensor([4., 4.])
+>>> kl_divergence(d, Normal(1.0, 1.0)).detach()
+tensor([0.5000, 0.5000])
+"""
+from . import constraints, transforms  # noqa: F401
+from .continuous import Beta, Cauchy, Chi2, Exponential, Gamma, Gumbel, Laplace, Normal, Uniform
+from .discrete import Bernoulli, Binomial, Categorical, OneHotCategorical, OneHotCategoricalStraightThrough, Poisson
+from .distribution import Distribution, ExponentialFamily
+from .kl import kl_divergence, register_kl
+from .multivariate import Dirichlet, Independent, MultivariateNormal
+from .transformed_distribution import TransformedDistribution
+from .relaxed import LogNormal, RelaxedBernoulli, RelaxedOneHotCategorical
+from .transforms import *  # noqa: F401,F403
+from . import transforms as _t
+
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
+           "ExponentialFamily", "Exponential", "Gamma", "Gumbel", "Independent", "Laplace", "LogNormal",
+           "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson",
+           "RelaxedBernoulli", "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "constraints",
+           "kl_divergence", "register_kl", "transforms", *_t.__all__]
