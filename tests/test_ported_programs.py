@@ -29,3 +29,19 @@ def test_spectral_norm_module_called_twice_before_backward(variant):
     ll.backward()
     for (name, p), (_, q) in zip(mt.named_parameters(), ml.named_parameters()):
         np.testing.assert_allclose(q.grad.numpy(), p.grad.numpy(), rtol=1e-4, atol=1e-6, err_msg=name)
+
+
+def test_memory_formats_are_accepted_like_torch():
+    import pickle
+    L = torchlike
+    for name in ("contiguous_format", "channels_last", "channels_last_3d", "preserve_format"):
+        assert repr(getattr(L, name)) == repr(getattr(torch, name))
+        assert pickle.loads(pickle.dumps(getattr(L, name))) is getattr(L, name)
+        assert isinstance(getattr(L, name), L.memory_format)
+    x = L.randn(2, 3, 4, 4)
+    for y in (x.contiguous(memory_format=L.channels_last), x.to(memory_format=L.channels_last),
+              x.clone(memory_format=L.preserve_format), L.empty_like(x, memory_format=L.channels_last),
+              x.float(memory_format=L.contiguous_format)):
+        assert y.shape == x.shape
+    m = L.nn.Conv2d(3, 2, 1).to(memory_format=L.channels_last)
+    assert m(x).shape == (2, 2, 4, 4)
