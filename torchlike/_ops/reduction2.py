@@ -306,10 +306,45 @@ cummax = register("cummax", out=True)(_cummaxmin("max"))
 cummin = register("cummin", out=True)(_cummaxmin("min"))
 
 
+def _cumlse(x, dim, reverse=False):
+    # torch's CPU scan accumulates real inputs in double and rounds each output once
+    wide = jnp.float64 if jnp.issubdtype(x.dtype, jnp.floating) else jnp.complex128
+    return lax.cumlogsumexp(x.astype(wide), axis=dim, reverse=reverse).astype(x.dtype)
+
+
+def _lcse_real(x, dim):
+    return _cumlse(x, dim)
+
+
+def _lcse_real_fwd(x, dim):
+    r = _cumlse(x, dim)
+    return r, (x, r)
+
+
+def _lcse_real_bwd(dim, res, g):
+    # torch's gradient (its rounding differs visibly from jax.vjp's in float32 with large inputs):
+    # grad_j = sum_{i >= j} g_i exp(x_j - out_i), with the positive and negative parts of g summed
+    # separately in log space by reverse cumulative logsumexps.
+    x, r = res
+    if x.shape[dim] <= 1:
+        return (g,)
+    low = jnp.finfo(x.dtype).min
+    lg = jnp.log(jnp.abs(g))
+    pos = _cumlse(jnp.where(g > 0, lg, low) - r, dim, reverse=True)
+    neg = _cumlse(jnp.where(g < 0, lg, low) - r, dim, reverse=True)
+    return (jnp.exp(pos + x) - jnp.exp(neg + x),)
+
+
+_lcse_real = jax.custom_vjp(_lcse_real, nondiff_argnums=(1,))
+_lcse_real.defvjp(_lcse_real_fwd, _lcse_real_bwd)
+
+
 def _logcumsumexp_impl(x, dim):
     if x.ndim == 0:
         return x
-    return cast(lax.cumlogsumexp(cast(x, acc_np(x.dtype)), axis=dim), x.dtype)
+    xa = cast(x, acc_np(x.dtype))
+    out = _lcse_real(xa, dim) if jnp.issubdtype(xa.dtype, jnp.floating) else lax.cumlogsumexp(xa, axis=dim)
+    return cast(out, x.dtype)
 
 
 @register(out=True)
