@@ -11,6 +11,7 @@ escapes a check.
 from __future__ import annotations
 
 import collections
+import functools
 import itertools
 import os
 import re
@@ -125,7 +126,14 @@ def resolve_variant(v):
         return None, None
     if isinstance(v, types.FunctionType) and (v.__module__ or "").startswith("torch.testing._internal"):
         return rebind(v), "lambda"
-    name = getattr(v, "__name__", None) or getattr(getattr(v, "func", None), "__name__", None)
+    func = getattr(v, "func", None)
+    ns = _NS_OF_MODULE.get(getattr(func, "__module__", None) or "")
+    if isinstance(v, functools.partial) and ns and getattr(func, "__name__", None):
+        # e.g. partial(F.mish, inplace=True): torchlike's function with the same bound arguments
+        r = resolve_name(f"{ns}.{func.__name__}")
+        desc = f"torchlike.{ns}.{func.__name__}({', '.join(f'{k}={x!r}' for k, x in v.keywords.items())})"
+        return (functools.partial(r, *v.args, **v.keywords) if callable(r) else None), desc
+    name = getattr(v, "__name__", None) or getattr(func, "__name__", None)
     return (_tensor_method(name) if name else None), f"Tensor.{name or repr(v)[:40]}"
 
 
