@@ -5,6 +5,7 @@ from . import matmul  # noqa: F401
 from . import shape2, pointwise2, special, random_ops  # noqa: F401
 from . import reduction2, sorting  # noqa: F401
 from . import linalg, linalg_decomp, linalg_norms  # noqa: F401
+from . import lowrank  # noqa: F401
 from . import fft  # noqa: F401
 from . import misc  # noqa: F401
 from . import copies  # noqa: F401
