@@ -601,8 +601,9 @@ class Tensor:
         def bad():
             def tn(a):
                 return "torch." + type(a).__name__ if isinstance(a, (_dtype.dtype, _device_cls)) else type(a).__name__
-            got = ", ".join([tn(a) for a in args] + [f"{k}={tn(v)}" for k, v in kwargs.items()])
-            raise TypeError(f"to() received an invalid combination of arguments - got ({got}, ), but expected one "
+            got = ", ".join([tn(a) for a in args] + [f"{k}={tn(kwargs[k])}" for k in sorted(kwargs)])
+            got += "" if args else ", "   # torch's formatting of a keyword-only call
+            raise TypeError(f"to() received an invalid combination of arguments - got ({got}), but expected one "
                             "of:\n * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = "
                             "False, bool copy = False, *, torch.memory_format memory_format = None)\n * (torch.dtype "
                             "dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format "

@@ -16,7 +16,7 @@ from jax import lax
 
 from .. import _dtype, _views
 from ._util import Tensor, cast, dispatch, register, wrap_dim
-from .indexing import concrete_index, set_all
+from .indexing import c_type_name, concrete_index, set_all
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill",
            "index_reduce", "put", "diagonal_scatter", "select_scatter", "slice_scatter"]
@@ -188,8 +188,8 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
         raise TypeError(f"gather(): argument 'index' (position 3) must be Tensor, not {type(index).__name__}")
     if out is not None:
         if out.dtype is not input.dtype:
-            raise RuntimeError(f"gather(): Expected out tensor to have dtype {input.dtype}, but got {out.dtype} "
-                               "instead")
+            raise RuntimeError(f"Expected out tensor to have dtype {c_type_name(input.dtype)}, but got "
+                               f"{c_type_name(out.dtype)} instead")
         if _root(out) is _root(input) or _root(out) is _root(index):
             raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
                                "refer to a single memory location. Please clone() the tensor before performing the "
