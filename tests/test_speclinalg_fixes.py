@@ -46,3 +46,56 @@ def test_polygamma_digamma_grad(n):
     xt = _tl(x, True)
     (gm,) = torchlike.autograd.grad(f(xt).sum(), xt)
     _close(gm, gt, 1e-9, 1e-9)
+
+
+# --- linalg: pinv(hermitian=True), lstsq differentiability, norm subgradients at zero ---------------------
+def _grad_pair(f_t, f_l, x, cot_seed=0):
+    xt = x.clone().requires_grad_(True)
+    xl = _tl(x, True)
+    yt, yl = f_t(xt), f_l(xl)
+    c = torch.from_numpy(np.random.default_rng(cot_seed).standard_normal(tuple(yt.shape))).to(yt.dtype)
+    (gt,) = torch.autograd.grad(yt, xt, c)
+    (gl,) = torchlike.autograd.grad(yl, xl, _tl(c))
+    return yt, yl, gt, gl
+
+
+def test_pinv_hermitian_reads_lower_triangle():
+    a = torch.randn(3, 4, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    yt, yl, gt, gl = _grad_pair(lambda t: torch.linalg.pinv(t, hermitian=True),
+                                lambda t: torchlike.linalg.pinv(t, hermitian=True), a)
+    _close(yl, yt, 1e-9, 1e-9)
+    _close(gl, gt, 1e-8, 1e-8)
+
+
+@pytest.mark.parametrize("driver", ["gels", "gelsy", "gelsd", "gelss"])
+def test_lstsq_outputs_differentiable(driver):
+    a = torch.randn(5, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    b = torch.randn(5, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    rt = torch.linalg.lstsq(a.requires_grad_(), b, driver=driver)
+    al = _tl(a, True)
+    rl = torchlike.linalg.lstsq(al, _tl(b), driver=driver)
+    for ft, fl in zip(rt, rl):
+        assert tuple(ft.shape) == tuple(fl.shape)
+        assert ft.requires_grad == fl.requires_grad
+    (gt,) = torch.autograd.grad(rt.solution.sum() + rt.residuals.sum(), a)
+    (gl,) = torchlike.autograd.grad(rl.solution.sum() + rl.residuals.sum(), al)
+    _close(gl, gt, 1e-8, 1e-8)
+
+
+@pytest.mark.parametrize("shape,ord", [((5,), 1), ((5,), float("inf")), ((5,), -float("inf")), ((5,), 2),
+                                       ((5,), 3.5), ((2, 3), 1), ((2, 3), -1), ((2, 3), float("inf")),
+                                       ((2, 3), "fro"), ((2, 3), 2)])
+def test_norm_subgradient_at_zero(shape, ord):
+    x = torch.zeros(shape, dtype=torch.float64)
+    yt, yl, gt, gl = _grad_pair(lambda t: torch.linalg.norm(t, ord), lambda t: torchlike.linalg.norm(t, ord), x)
+    _close(yl, yt, 0, 0)
+    _close(gl, gt, 1e-12, 1e-12)
+
+
+@pytest.mark.parametrize("shape,ord", [((3, 0), -1), ((0, 3), -float("inf")), ((0, 3), -2)])
+def test_matrix_norm_empty_min_raises(shape, ord):
+    with pytest.raises(IndexError) as et:
+        torch.linalg.matrix_norm(torch.zeros(shape), ord)
+    with pytest.raises(IndexError) as el:
+        torchlike.linalg.matrix_norm(torchlike.zeros(shape), ord)
+    assert str(el.value) == str(et.value)
