@@ -30,3 +30,7 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "constraints",
            "kl_divergence", "register_kl", "transforms", *_t.__all__]
+
+from .._missing import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.distributions")
