@@ -99,3 +99,16 @@ def test_matrix_norm_empty_min_raises(shape, ord):
     with pytest.raises(IndexError) as el:
         torchlike.linalg.matrix_norm(torchlike.zeros(shape), ord)
     assert str(el.value) == str(et.value)
+
+
+def test_eig_grad_phase_invariant_loss():
+    a = torch.randn(2, 4, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(4))
+    at = a.clone().requires_grad_(True)
+    al = _tl(a, True)
+    wt, vt = torch.linalg.eig(at)
+    wl, vl = torchlike.linalg.eig(al)
+    lt = wt.real.sum() + 2 * wt.imag.sum() + (vt.abs() * torch.arange(4.0)).sum()
+    ll = wl.real.sum() + 2 * wl.imag.sum() + (vl.abs() * torchlike.arange(4.0)).sum()
+    (gt,) = torch.autograd.grad(lt, at)
+    (gl,) = torchlike.autograd.grad(ll, al)
+    _close(gl, gt, 1e-8, 1e-8)

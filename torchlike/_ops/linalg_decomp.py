@@ -220,7 +220,9 @@ def _eig_impl(a, cdt, vectors):
         w = jnp.zeros(a.shape[:-1], cdt)
         return (w, a.astype(cdt)) if vectors else w
     if vectors:
-        w, v = jnp.linalg.eig(a)
+        # eigenvector derivatives under LAPACK's unit-norm normalisation; they agree with torch's for
+        # phase-invariant losses (torch raises for the others) when eigenvalues are distinct
+        w, v = lax.linalg.eig(a, compute_left_eigenvectors=False, enable_eigvec_derivs=True)
         return w.astype(cdt), v.astype(cdt)
     return jnp.linalg.eigvals(a).astype(cdt)
 
