@@ -90,11 +90,15 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                              f"torch.Size({list(size)})")
     elif running_mean is None or running_var is None:
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-    C = input.shape[1] if input.ndim > 1 else None
+    C = input.shape[1] if input.ndim > 1 else 0  # torch counts 0 channels for a 1-D input
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
-        if t is not None and C is not None and t.numel() != C:
+        if t is not None and t.numel() != C:
             raise RuntimeError(f"{name} should contain {C} elements not {t.numel()}")
+    if input.ndim < 2:
+        if input.numel() == 0:  # an empty 1-D input passes through unchanged
+            return input.clone()
+        raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if training and input.numel() == 0:  # torch leaves the running statistics alone for an empty batch
         running_mean = running_var = None
     return _norm_with_stats(input, running_mean, running_var, weight, bias, training, momentum, eps, False)

@@ -84,7 +84,7 @@ def _gather_patches(x, idxs):
         x = x.reshape(x.shape[:ax] + idx.shape + x.shape[ax + 1:])
     perm = [0] + [1 + 2 * j for j in range(n)] + [2 + 2 * j for j in range(n)]
     x = x.transpose(perm)
-    return x.reshape(x.shape[:1 + n] + (-1,))
+    return x.reshape(x.shape[:1 + n] + (math.prod(i.shape[1] for i in idxs),))  # no -1: B may be 0
 
 
 def _table_flat(idxs, valids, S):

@@ -488,7 +488,8 @@ def _unfold_impl(x, k, d, p, s):
     out, idxs = _im2col_tables(xp.shape[2:], k, d, (0, 0), s)
     pt = _gather_patches(xp.reshape((N * C,) + xp.shape[2:]), idxs)  # (N C, oh, ow, K)
     K = pt.shape[-1]
-    return pt.reshape(N, C, -1, K).transpose(0, 1, 3, 2).reshape(N, C * K, -1)
+    L = math.prod(out)  # explicit sizes: a -1 cannot be inferred when the batch is empty
+    return pt.reshape(N, C, L, K).transpose(0, 1, 3, 2).reshape(N, C * K, L)
 
 
 def _fold_impl(x, out_size, k, d, p, s):
@@ -498,7 +499,8 @@ def _fold_impl(x, out_size, k, d, p, s):
     Sp = tuple(o + 2 * pp for o, pp in zip(out_size, p))
     out, idxs = _im2col_tables(Sp, k, d, (0, 0), s)
     flat, _ = _table_flat(idxs, [np.ones(i.shape, bool) for i in idxs], Sp)  # (oh, ow, K)
-    v = x.reshape(N, C, K, -1).transpose(0, 1, 3, 2).reshape(N, C, -1)
+    L = math.prod(out)
+    v = x.reshape(N, C, K, L).transpose(0, 1, 3, 2).reshape(N, C, L * K)
     y = jnp.zeros((N, C, math.prod(Sp)), x.dtype).at[:, :, jnp.asarray(flat.reshape(-1))].add(v)
     y = y.reshape((N, C) + Sp)
     return y[(Ellipsis,) + tuple(slice(pp, pp + o) for pp, o in zip(p, out_size))]
