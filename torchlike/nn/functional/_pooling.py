@@ -6,6 +6,7 @@ value back through that argmax, so the gradient goes to the one element torch pi
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import jax
@@ -13,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ... import _dtype
 from ..._dispatch import dispatch
 from ...tensor import Tensor
 from ._conv import ntuple
@@ -521,20 +523,48 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
 
 
 # --- max_unpool ---------------------------------------------------------------------------------
+@functools.partial(jax.custom_vjp, nondiff_argnums=(2,))
+def _unpool_scatter(xb, ib, size):
+    rows = jnp.arange(xb.shape[0])[:, None]
+    return jnp.zeros((xb.shape[0], size), xb.dtype).at[rows, ib].set(xb, mode="drop")
+
+
+def _unpool_scatter_fwd(xb, ib, size):
+    return _unpool_scatter(xb, ib, size), ib
+
+
+def _unpool_scatter_bwd(size, ib, g):
+    # torch's backward gathers grad_output at every index, so inputs that share an index (the losers of
+    # the forward write too) all receive that position's gradient; JAX's scatter-set VJP would zero them
+    return jnp.take_along_axis(g, ib, axis=1, mode="fill", fill_value=0), None
+
+
+_unpool_scatter.defvjp(_unpool_scatter_fwd, _unpool_scatter_bwd)
+
+
 def _unpool_impl(x, ind, out):
     n = len(out)
     lead = x.shape[:-n]
-    xb = x.reshape((-1, math.prod(x.shape[-n:])))
+    xb = x.reshape((math.prod(x.shape[:-n]), math.prod(x.shape[-n:])))
     ib = ind.reshape(xb.shape).astype(jnp.int64)
-    rows = jnp.arange(xb.shape[0])[:, None]
-    y = jnp.zeros((xb.shape[0], math.prod(out)), x.dtype).at[rows, ib].set(xb, mode="drop")
-    return y.reshape(lead + tuple(out))
+    return _unpool_scatter(xb, ib, math.prod(out)).reshape(lead + tuple(out))
 
 
 def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, name):
     k = ntuple(kernel_size, n, "kernel_size")
     s = k if stride is None else ntuple(stride, n, "stride")
     p = ntuple(padding, n, "padding")
+    # torch runs the 1-d case as 2-d with a trailing unit dim, and its messages show that
+    nd, extra = max(n, 2), [1] * (2 - n) if n < 2 else []
+    if input.ndim + len(extra) not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Input to max_unpooling{nd}d should be a {nd + 1}d or {nd + 2}d Tensor, but got a "
+                           f"tensor with {input.ndim + len(extra)} dimensions.")
+    if tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({list(input.shape) + extra}) but got indices tensor with shape: "
+                           f"{list(indices.shape) + extra}")
+    if indices.dtype is not _dtype.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: {_dtype._CAP.get(indices.dtype.name, indices.dtype.name)}")
     S = tuple(input.shape[-n:])
     default = tuple((L - 1) * ss - 2 * pp + kk for L, ss, pp, kk in zip(S, s, p, k))
     if output_size is None:
