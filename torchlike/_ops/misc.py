@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -10,6 +11,13 @@ from .. import _dtype
 from ._util import Tensor, cast, dispatch, float_dtype_for, register, wrap_dim
 
 __all__ = []
+
+
+def _need_tensors(op, **args):
+    """torch's argument parser: these positional arguments must be Tensors (no Python scalars)."""
+    for pos, (name, v) in enumerate(args.items()):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' (position {pos + 1}) must be Tensor, not {type(v).__name__}")
 
 
 def _isclose_impl(a, b, dt, rtol, atol, equal_nan):
@@ -20,6 +28,10 @@ def _isclose_impl(a, b, dt, rtol, atol, equal_nan):
 @register(differentiable=False)
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Elementwise ``|input - other| <= atol + rtol * |other|`` (bool tensor)."""
+    _need_tensors("isclose", input=input, other=other)
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        if not tol >= 0:  # NaN fails too, as in torch
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {float(tol):g}")
     if isinstance(other, Tensor) and input.dtype is not other.dtype:
         raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
     d = _dtype.result_type(input, other)
@@ -83,6 +95,14 @@ def _polar_impl(abs, angle):
 @register(method=False, out=True)
 def polar(abs, angle):
     """``abs * (cos(angle) + i sin(angle))``."""
+    _need_tensors("polar", abs=abs, angle=angle)
+    if abs.dtype not in (_dtype.float32, _dtype.float64, _dtype.float16) or \
+            angle.dtype not in (_dtype.float32, _dtype.float64, _dtype.float16):
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{_dtype._CAP[abs.dtype.name]} and {_dtype._CAP[angle.dtype.name]}")
+    if abs.dtype is not angle.dtype:
+        raise RuntimeError(f"Expected object of scalar type {_dtype._CAP[abs.dtype.name]} but got scalar type "
+                           f"{_dtype._CAP[angle.dtype.name]} for second argument")
     return dispatch(_polar_impl, (abs, angle), (), name="PolarBackward0")
 
 
@@ -111,12 +131,36 @@ def _cov_impl(x, fw, aw, correction, has_fw, has_aw):
     return jnp.squeeze(c)
 
 
+def _check_cov_weights(name, w, n_obs):
+    """torch.cov's validation of ``fweights`` (integral counts) / ``aweights`` (float importances)."""
+    if w.ndim > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+                           f"{w.ndim} dimensions")
+    integral = not (w.dtype.is_floating_point or w.dtype.is_complex)
+    if name == "fweights" and not integral:
+        raise RuntimeError(f"cov(): expected fweights to have integral dtype but got fweights with "
+                           f"{_dtype._CAP[w.dtype.name]} dtype")
+    if name == "aweights" and not w.dtype.is_floating_point:
+        raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got aweights with "
+                           f"{_dtype._CAP[w.dtype.name]} dtype")
+    if w.numel() != n_obs:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the "
+                           f"input but got {w.numel()} != {n_obs}")
+    v = w._value
+    if not isinstance(v, jax.core.Tracer) and w.numel() and bool(np.any(np.asarray(v) < 0)):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
 @register()
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """Covariance matrix of the variables in the rows of ``input`` (torch.cov)."""
     if input.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                            f"{input.ndim} dimensions")
+    n_obs = 1 if input.ndim == 0 else input.shape[-1]
+    for name, w in (("fweights", fweights), ("aweights", aweights)):
+        if w is not None:
+            _check_cov_weights(name, w, n_obs)
     x = input if (input.dtype.is_floating_point or input.dtype.is_complex) else input.to(_dtype.get_default_dtype())
     args = (x, fweights if fweights is not None else 1.0, aweights if aweights is not None else 1.0)
     return dispatch(_cov_impl, args, (("correction", int(correction)), ("has_fw", fweights is not None),

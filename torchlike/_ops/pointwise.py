@@ -194,8 +194,18 @@ def _alpha_op(name, sub):
     return fn
 
 
-add = register("add", inplace=True, out=True, promote="result_type", dunders=("__add__", "__radd__"))(
+add = register("add", inplace=True, out=True, promote="result_type", dunders=("__add__",))(
     _alpha_op("add", False))
+
+
+def _radd(self, other):
+    if not isinstance(self, Tensor):  # Tensor.__radd__(2, t) is a descriptor misuse in torch
+        raise TypeError(f"descriptor '__radd__' for 'Tensor' objects doesn't apply to a '{type(self).__name__}' "
+                        "object")
+    return add(self, other)
+
+
+Tensor.__radd__ = _radd
 sub = register("sub", inplace=True, out=True, promote="result_type", dunders=("__sub__",),
                aliases=("subtract",))(_alpha_op("sub", True))
 Tensor.__rsub__ = lambda self, other: sub(other, self)

@@ -430,6 +430,30 @@ def _tensors_only(n, input, other, *a, **k):
 
 
 _guard(["maximum", "minimum", "fmax", "fmin"], _tensors_only)
+# Tensor-only overloads in torch (no Python scalar on either side)
+_guard(["atan2", "arctan2", "logical_and", "logical_or", "logical_xor", "ldexp", "gcd", "lcm", "nextafter"],
+       _tensors_only)
+
+
+def _invalid_combination(sigs, first_tensor=True):
+    """torch's parser error when ``input`` (or, with first_tensor=False, both arguments) is not a Tensor."""
+    def check(n, input, other, *a, **k):
+        if isinstance(input, Tensor) or (not first_tensor and isinstance(other, Tensor)):
+            return
+        got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (input, other))
+        raise TypeError(f"{n}() received an invalid combination of arguments - got ({got}), but expected one "
+                        "of:\n" + "".join(f" * ({sg})\n" for sg in sigs))
+    return check
+
+
+_guard(["eq", "ne", "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge", "greater_equal"],
+       _invalid_combination(["Tensor input, Tensor other, *, Tensor out = None",
+                             "Tensor input, Number other, *, Tensor out = None"]))
+_guard(["rsub"], _invalid_combination(["Tensor input, Tensor other, *, Number alpha = 1",
+                                       "Tensor input, Number other, Number alpha = 1"]))
+_guard(["pow"], _invalid_combination(["Tensor input, Tensor exponent, *, Tensor out = None",
+                                      "Number self, Tensor exponent, *, Tensor out = None",
+                                      "Tensor input, Number exponent, *, Tensor out = None"], first_tensor=False))
 
 
 def _heaviside_check(n, input, values, *a, **k):
