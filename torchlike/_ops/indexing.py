@@ -25,6 +25,7 @@ from .. import _dtype
 from .._creation import tensor as _tensor
 from ._util import Tensor, as_tensor_arg, cast, dispatch, register, wrap_dim
 from .views import view_step
+from .registry import check_no_overlap, write_out
 
 __all__ = ["getitem", "setitem", "index_put", "index_select", "take", "take_along_dim", "masked_fill",
            "masked_select", "masked_scatter", "nonzero", "argwhere", "where", "concrete_index",
@@ -530,8 +531,8 @@ def _take_impl(x, idx):
     return x.reshape(-1).at[jnp.where(idx < 0, idx + n, idx)].get(mode="promise_in_bounds")
 
 
-@register(out=True, promote="none")
-def take(input, index):
+@register(promote="none")
+def take(input, index, *, out=None):
     """``input`` treated as 1-D, read at ``index`` (negative indices count from the end).
 
     >>> import torchlike
@@ -546,7 +547,11 @@ def take(input, index):
         bad = (v < -n) | (v >= n)
         if bad.any():
             raise IndexError(f"out of range: tried to access index {int(v[bad][0])} on a tensor of {n} elements.")
-    return dispatch(_take_impl, (input, index), (), name="TakeBackward0", saves=False)
+    r = dispatch(_take_impl, (input, index), (), name="TakeBackward0", saves=False)
+    if out is None:
+        return r
+    check_no_overlap(out, (input, index), r.shape)
+    return write_out(out, r)
 
 
 @register(out=True, promote="none")
@@ -618,8 +623,8 @@ def _bool_mask(mask, what):
     return m
 
 
-@register(out=True, promote="none")
-def masked_select(input, mask):
+@register(promote="none")
+def masked_select(input, mask, *, out=None):
     """The 1-D tensor of ``input`` entries where ``mask`` (broadcast) is True.
 
     >>> import torchlike
@@ -629,8 +634,12 @@ def masked_select(input, mask):
     m = _bool_mask(mask, "masked_select: expected BoolTensor for mask")
     shape = tuple(np.broadcast_shapes(tuple(input.shape), m.shape))
     flat = np.flatnonzero(np.broadcast_to(m, shape))
-    return dispatch(_masked_select_impl, (input, flat), (("shape", shape),), name="MaskedSelectBackward0",
-                    saves=False)
+    r = dispatch(_masked_select_impl, (input, flat), (("shape", shape),), name="MaskedSelectBackward0",
+                 saves=False)
+    if out is None:
+        return r
+    check_no_overlap(out, (input, mask), r.shape)
+    return write_out(out, r)
 
 
 def _masked_scatter_impl(x, m, src, srcidx, shape, empty):

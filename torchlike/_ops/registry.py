@@ -17,7 +17,7 @@ from typing import Callable
 
 from .. import _dtype
 
-__all__ = ["OpEntry", "TABLE", "register", "install", "write_out"]
+__all__ = ["OpEntry", "TABLE", "register", "install", "write_out", "check_no_overlap"]
 
 
 @dataclasses.dataclass
@@ -73,6 +73,24 @@ def write_out(out, result):
         out._x = result._value
         out._ver[0] += 1
     return out
+
+
+def check_no_overlap(out, inputs, shape):
+    """torch's ``assert_no_internal_overlap(out)`` and ``assert_no_overlap(out, input)`` for ops whose
+    ``out=`` may not alias an input (cat, take, masked_select, ...; pointwise ops allow full overlap).
+    ``shape``: the result's; an ``out`` of another shape is resized (fresh memory) before the write."""
+    if tuple(out.shape) == tuple(shape) and out._vbase is not None and any(st == 0 and n > 1 for n, st in zip(out.shape, out.stride())):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+    root = out._vbase if out._vbase is not None else out
+    for t in inputs:
+        if t is out or (out.numel() and t.numel() and (t._vbase if t._vbase is not None else t) is root and
+                        out.is_contiguous() and t.is_contiguous() and
+                        out.storage_offset() < t.storage_offset() + t.numel() and
+                        t.storage_offset() < out.storage_offset() + out.numel()):
+            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
+                               "refer to a single memory location. Please clone() the tensor before performing "
+                               "the operation.")
 
 
 def _with_out(fn):

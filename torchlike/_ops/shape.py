@@ -5,6 +5,7 @@ import jax.numpy as jnp
 
 from .. import _dtype
 from ._util import Tensor, cast, dispatch, register, wrap_dim
+from .registry import check_no_overlap, write_out
 
 __all__ = ["cat", "stack"]
 
@@ -17,15 +18,25 @@ def _check_seq(tensors, name):
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
                         f"{type(tensors).__name__}")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
     if len(tensors) == 0:
         raise ValueError(f"{name}(): expected a non-empty list of Tensors") if name == "stack" else \
-            RuntimeError(f"torch.{name}(): expected a non-empty list of Tensors")
+            ValueError(f"torch.{name}(): expected a non-empty list of Tensors")
 
 
-@register(method=False, out=True, aliases=("concat", "concatenate"))
-def cat(tensors, dim=0):
+@register(method=False, aliases=("concat", "concatenate"))
+def cat(tensors, dim=0, *, out=None):
     """Concatenate along an existing dim (legacy 1-D empty tensors are skipped, as in torch)."""
     _check_seq(tensors, "cat")
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    if out is not None:
+        r = cat(tensors, dim)
+        check_no_overlap(out, tensors, r.shape)
+        return write_out(out, r)
     ts = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or list(tensors[:1])
     d = wrap_dim(dim, ts[0].ndim)
     ref = ts[0].shape
