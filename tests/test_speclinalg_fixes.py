@@ -112,3 +112,64 @@ def test_eig_grad_phase_invariant_loss():
     (gt,) = torch.autograd.grad(lt, at)
     (gl,) = torchlike.autograd.grad(ll, al)
     _close(gl, gt, 1e-8, 1e-8)
+
+
+# --- torch.lu, geqrf, ormqr --------------------------------------------------------------------------------
+@pytest.mark.parametrize("shape", [(4, 4), (2, 5, 3), (3, 5)])
+def test_torch_lu(shape):
+    a = torch.randn(*shape, dtype=torch.float64, generator=torch.Generator().manual_seed(5))
+    lt, pt = torch.lu(a)
+    ll, pl = torchlike.lu(_tl(a))
+    _close(ll, lt, 1e-10, 1e-10)
+    assert pl.dtype == torchlike.int32 and pl.tolist() == pt.tolist()
+    rt = torch.lu(a, get_infos=True)
+    rl = torchlike.lu(_tl(a), get_infos=True)
+    assert rl.info.tolist() == rt.info.tolist() and type(rl).__name__ == type(rt).__name__
+    mt, ml = a.lu(get_infos=True), _tl(a).lu(get_infos=True)
+    assert type(ml) is type(mt) is tuple and ml[1].tolist() == mt[1].tolist()
+    yt, yl, gt, gl = _grad_pair(lambda t: torch.lu(t)[0], lambda t: torchlike.lu(t)[0], a)
+    _close(gl, gt, 1e-8, 1e-8)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4), (0, 3)])
+def test_geqrf(shape):
+    a = torch.randn(*shape, dtype=torch.float64, generator=torch.Generator().manual_seed(6))
+    rt, rl = torch.geqrf(a), torchlike.geqrf(_tl(a))
+    _close(rl.a, rt.a, 1e-10, 1e-10)
+    _close(rl.tau, rt.tau, 1e-10, 1e-10)
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("transpose", [True, False])
+@pytest.mark.parametrize("mn", [(5, 3), (3, 5), (4, 4)])
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128])
+def test_ormqr(left, transpose, mn, dtype):
+    g = torch.Generator().manual_seed(7)
+    m, n = mn
+    a, tau = torch.geqrf(torch.randn(2, m, n, dtype=dtype, generator=g))
+    c = torch.randn(2, *((m, 2) if left else (2, m)), dtype=dtype, generator=g)
+    tau = tau[..., :min(m, n)]
+    if not left:
+        c = torch.randn(2, 2, m, dtype=dtype, generator=g)
+    yt = torch.ormqr(a, tau, c, left, transpose)
+    yl = torchlike.ormqr(_tl(a), _tl(tau), _tl(c), left, transpose)
+    np.testing.assert_allclose(yl.numpy(), yt.numpy(), rtol=1e-10, atol=1e-10)
+
+
+def test_ormqr_grad_and_errors():
+    g = torch.Generator().manual_seed(8)
+    a, tau = torch.geqrf(torch.randn(5, 3, dtype=torch.float64, generator=g))
+    c = torch.randn(5, 2, dtype=torch.float64, generator=g)
+    ins_t = [x.clone().requires_grad_() for x in (a, tau, c)]
+    ins_l = [_tl(x, True) for x in (a, tau, c)]
+    gt = torch.autograd.grad(torch.ormqr(*ins_t, transpose=True).sum(), ins_t)
+    gl = torchlike.autograd.grad(torchlike.ormqr(*ins_l, transpose=True).sum(), ins_l)
+    for x, y in zip(gl, gt):
+        _close(x, y, 1e-9, 1e-9)
+    for args in [((5, 0), (5,), (5, 5)), ((5, 3), (3,), (4, 2)), ((2, 5, 3), (3,), (2, 5, 2))]:
+        ta = [torch.ones(s) for s in args]
+        with pytest.raises(RuntimeError) as et:
+            torch.ormqr(*ta)
+        with pytest.raises(RuntimeError) as el:
+            torchlike.ormqr(*[torchlike.ones(s) for s in args])
+        assert str(el.value) == str(et.value)

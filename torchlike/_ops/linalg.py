@@ -630,8 +630,8 @@ def _lu_impl(a):
     return P, L, U
 
 
-@register(method=False, namespaces=("linalg",), out=True)
-def lu(A, *, pivot=True):
+@_linalg("lu")
+def linalg_lu(A, *, pivot=True, out=None):
     """LU decomposition with partial pivoting: ``A = P L U``.
 
     >>> import torchlike as torch
@@ -641,7 +641,38 @@ def lu(A, *, pivot=True):
     check_matrix(A, "linalg.lu")
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_dtype._CAP[A.dtype.name]}'")
-    return return_types.linalg_lu(*dispatch(_lu_impl, (A,), (), name="LinalgLuBackward0"))
+    r = return_types.linalg_lu(*dispatch(_lu_impl, (A,), (), name="LinalgLuBackward0"))
+    if out is not None:
+        from .registry import write_out
+        return write_out(out, r)
+    return r
+
+
+linalg_lu.__name__ = "lu"
+_lu_with_info = return_types.make("_lu_with_info", ("LU", "pivots", "info"))
+
+
+@register(method=False, namespaces=("torch",))
+def lu(A, pivot=True, get_infos=False, out=None):
+    """Deprecated torch.lu: ``(LU, pivots)`` (plus ``infos`` with ``get_infos=True``), as linalg.lu_factor.
+
+    >>> import torchlike as torch
+    >>> torch.lu(2 * torch.eye(2))[1].tolist()
+    [1, 2]
+    """
+    if A.ndim < 2:
+        raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} "
+                           "instead")
+    LU, piv, info = _lu_factor(A, "linalg.lu_factor", pivot)
+    r = _lu_with_info(LU, piv, info) if get_infos else (LU, piv)
+    if out is not None:
+        from .registry import write_out
+        return tuple(write_out(out, r))
+    return r
+
+
+# Tensor.lu returns a plain tuple even with get_infos=True
+Tensor.lu = lambda self, pivot=True, get_infos=False: tuple(lu(self, pivot, get_infos))
 
 
 def _lu_solve_impl(lu, piv, b, left, adjoint):

@@ -20,7 +20,8 @@ from .. import _dtype, return_types
 from ._util import dispatch, register
 from .linalg import _linalg, check_float, check_matrix, check_square, mH
 
-__all__ = ["svd", "svdvals", "qr", "eigh", "eigvalsh", "eig", "eigvals", "householder_product", "matrix_exp"]
+__all__ = ["svd", "svdvals", "qr", "eigh", "eigvalsh", "eig", "eigvals", "householder_product", "matrix_exp",
+           "geqrf", "ormqr"]
 
 
 def _check_decomp(A, fname, kernel=None):
@@ -304,6 +305,91 @@ def orgqr(input, tau):
     [[1.0, 0.0], [0.0, 1.0]]
     """
     return householder_product(input, tau)
+
+
+def _geqrf_impl(a):
+    m, n = a.shape[-2:]
+    if m == 0 or n == 0:
+        return a, jnp.zeros(a.shape[:-2] + (min(m, n),), a.dtype)
+    h, tau = jnp.linalg.qr(a, mode="raw")        # LAPACK geqrf; numpy's raw mode returns the transpose
+    return jnp.swapaxes(h, -1, -2), tau
+
+
+@register(method=True, namespaces=("torch",), out=True)
+def geqrf(input):
+    """LAPACK geqrf: R above the diagonal, Householder vectors below, and their scales ``tau``.
+
+    >>> import torchlike as torch
+    >>> torch.geqrf(torch.eye(2)).tau.shape
+    torch.Size([2])
+    """
+    if input.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(f"\"geqrf_cpu\" not implemented for '{_dtype._CAP[input.dtype.name]}'")
+    # torch's geqrf has no derivative
+    return return_types.geqrf(*dispatch(_geqrf_impl, (input,), (), name="GeqrfBackward0", diff=False))
+
+
+def _ormqr_impl(a, tau, c, left, transpose):
+    # Q = H_0 H_1 ... H_{k-1}, H_i = I - tau_i v_i v_i^H; apply the reflectors one by one (differentiable)
+    mn = a.shape[-2]
+    rows = jnp.arange(mn)
+    k = tau.shape[-1]
+    # order in which the reflectors act on c: Q c applies H_{k-1} first, Q^H c applies H_0^H first, ...
+    order = range(k) if left == transpose else reversed(range(k))
+    for i in order:
+        v = jnp.where(rows > i, a[..., :, i], (rows == i).astype(a.dtype))
+        t = tau[..., i, None, None]
+        if transpose:
+            t = jnp.conj(t)
+        if left:    # H c = c - t v (v^H c)
+            c = c - t * v[..., :, None] * jnp.matmul(jnp.conj(v)[..., None, :], c, precision=lax.Precision.HIGHEST)
+        else:       # c H = c - (c v) t v^H
+            c = c - jnp.matmul(c, v[..., :, None], precision=lax.Precision.HIGHEST) * t * jnp.conj(v)[..., None, :]
+    return c
+
+
+@register(method=True, namespaces=("torch",), out=True)
+def ormqr(input, tau, other, left=True, transpose=False):
+    """Multiply ``other`` by the Q of a geqrf factorisation (LAPACK ormqr): ``op(Q) @ other`` or
+    ``other @ op(Q)``, ``op`` the conjugate transpose when ``transpose``.
+
+    >>> import torchlike as torch
+    >>> a, tau = torch.geqrf(torch.tensor([[3., 0.], [4., 1.]]))
+    >>> torch.ormqr(a, tau, torch.eye(2)).abs().tolist()[0]
+    [0.6000000238418579, 0.800000011920929]
+    """
+    fn = "torch.ormqr"
+    if input.ndim < 2:
+        raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
+    if other.ndim < 2:
+        raise RuntimeError(f"{fn}: other must have at least 2 dimensions.")
+    lsc = -2 if left else -1
+    if other.shape[lsc] != input.shape[-2]:
+        raise RuntimeError(f"{fn}: other.shape[{lsc}] must be equal to input.shape[-2]")
+    if tau.ndim == 0 or tau.shape[-1] != min(other.shape[lsc], input.shape[-1]):
+        raise RuntimeError(f"{fn}: tau.shape[-1] must be equal to min(other.shape[{lsc}], input.shape[-1])")
+    if tau.ndim != input.ndim - 1:
+        raise RuntimeError(f"{fn}: Expected tau to have one dimension less than input, but got tau.ndim equal to "
+                           f"{tau.ndim} and input.ndim is equal to {input.ndim}")
+    if other.ndim != input.ndim:
+        raise RuntimeError(f"{fn}: Expected other to have the same number of dimensions as input, but got "
+                           f"other.ndim equal to {other.ndim} and input.ndim is equal to {input.ndim}")
+    if tuple(tau.shape[:-1]) != tuple(input.shape[:-2]):
+        raise RuntimeError(f"{fn}: Expected batch dimensions of tau to be equal to input.shape[:-2], but got "
+                           f"{list(tau.shape[:-1])}")
+    if tuple(other.shape[:-2]) != tuple(input.shape[:-2]):
+        raise RuntimeError(f"{fn}: Expected batch dimensions of other to be equal to input.shape[:-2], but got "
+                           f"{list(other.shape[:-2])}")
+    for name, t in (("tau", tau), ("other", other)):
+        if t.dtype is not input.dtype:
+            raise RuntimeError(f"{fn}: Expected input and {name} to have the same dtype, but input has dtype"
+                               f"{_dtype._CAP[input.dtype.name]} and {name} has dtype {_dtype._CAP[t.dtype.name]}")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(f"\"ormqr_cpu\" not implemented for '{_dtype._CAP[input.dtype.name]}'")
+    return dispatch(_ormqr_impl, (input, tau, other), (("left", bool(left)), ("transpose", bool(transpose))),
+                    name="OrmqrBackward0")
 
 
 def _expm_impl(a):
