@@ -280,12 +280,23 @@ def broadcast_to(input, size):
 @register()
 def narrow(input, dim, start, length):
     """Slice ``length`` elements of ``dim`` starting at ``start``."""
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if isinstance(start, Tensor):  # torch's Tensor-start overload (for XLA)
+        if start.ndim != 0 or start.dtype.is_floating_point or start.dtype.is_complex or \
+                start.dtype is _dtype.bool:
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        start = start.item()
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     d = wrap_dim(dim, input.ndim)
     n = input.shape[d]
     start = int(start)
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
     if start < 0:
         start += n
-    if not 0 <= start <= n or length < 0 or start + length > n:
+    if start + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     idx = (("s", None, None, None),) * d + (("s", start, start + length, 1),)
     return view_step(input, ("index", idx))
