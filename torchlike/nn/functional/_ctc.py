@@ -26,9 +26,27 @@ def _lse3(a, b, c):
     return m + jnp.log(jnp.exp(a - m) + jnp.exp(b - m) + jnp.exp(c - m))
 
 
-def _ctc(lp, targets, il, tl, blank, reduction, zero_infinity):
+def _pad_targets(targets, tl, N, S, blank, concat):
+    """(N, S) targets, blank past each target length (so padding values never index log_probs)."""
+    j = jnp.arange(S)[None, :]
+    tl = tl.astype(jnp.int64)
+    if concat:  # 1-D concatenation of all sequences: sample n starts at the sum of the earlier lengths
+        if targets.shape[0] == 0:
+            return jnp.full((N, S), blank, jnp.int64)
+        start = jnp.cumsum(tl) - tl
+        tg = targets.astype(jnp.int64)[jnp.clip(start[:, None] + j, 0, targets.shape[0] - 1)]
+    else:
+        tg = targets.astype(jnp.int64).reshape(N, -1)
+        w = tg.shape[1]
+        tg = tg[:, :S] if w >= S else jnp.pad(tg, ((0, 0), (0, S - w)), constant_values=blank)
+    return jnp.where(j < tl[:, None], tg, blank)
+
+
+def _ctc(lp, targets, il, tl, blank, reduction, zero_infinity, S, concat):
     T, N, C = lp.shape
-    S = targets.shape[1]
+    il = il.astype(jnp.int64)
+    tl = tl.astype(jnp.int64)
+    targets = _pad_targets(targets, tl, N, S, blank, concat)
     L = 2 * S + 1
     work = lp.astype(jnp.float32) if lp.dtype in (jnp.float16, jnp.bfloat16) else lp
     dt = work.dtype
@@ -70,16 +88,24 @@ def _ctc(lp, targets, il, tl, blank, reduction, zero_infinity):
     return r.astype(lp.dtype)
 
 
-def _as_np_int(x):
+def _traced(x):
+    return isinstance(x, Tensor) and isinstance(x._value, jax.core.Tracer)
+
+
+def _lengths(x):
+    """A length argument as an int64 Tensor, plus its numpy values when they are known (not traced)."""
     if isinstance(x, Tensor):
-        return np.asarray(x._value).astype(np.int64).reshape(-1)
-    return np.asarray(x, dtype=np.int64).reshape(-1)
+        t = x.reshape(-1)
+        return t, (None if _traced(x) else np.asarray(x._value).astype(np.int64).reshape(-1))
+    v = np.asarray(x, dtype=np.int64).reshape(-1)
+    return Tensor._wrap(jnp.asarray(v)), v
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
     """Connectionist temporal classification loss of ``log_probs`` (T, N, C) against ``targets``.
 
-    ``targets`` is (N, S) padded or the 1-D concatenation of all target sequences.
+    ``targets`` is (N, S) padded or the 1-D concatenation of all target sequences.  Everything runs in
+    one jitted function, so the loss also traces under ``torchlike.compile`` (lengths may be tensors).
     """
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
@@ -87,32 +113,28 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if unbatched:
         log_probs = log_probs.unsqueeze(1)
     T, N, C = log_probs.shape
-    il = _as_np_int(input_lengths)
-    tl = _as_np_int(target_lengths)
-    if il.shape[0] != N:
+    il_t, il = _lengths(input_lengths)
+    tl_t, tl = _lengths(target_lengths)
+    if il_t.shape[0] != N:
         raise RuntimeError(f"input_lengths must be of size batch_size")
-    if tl.shape[0] != N:
+    if tl_t.shape[0] != N:
         raise RuntimeError(f"target_lengths must be of size batch_size")
-    if np.any(il > T):
+    if il is not None and np.any(il > T):
         bad = int(np.argmax(il > T))
         raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {il[bad]} (while "
                            f"checking arguments for ctc_loss_cpu)")
-    tg = np.asarray(targets._value if isinstance(targets, Tensor) else targets).astype(np.int64)
-    S = max(int(tl.max()) if tl.size else 0, 1)
-    if tg.ndim == 1 and not unbatched:
-        padded = np.full((N, S), blank, np.int64)
-        off = 0
-        for n in range(N):
-            padded[n, :tl[n]] = tg[off:off + tl[n]]
-            off += tl[n]
+    if not isinstance(targets, Tensor):
+        targets = Tensor._wrap(jnp.asarray(np.asarray(targets, dtype=np.int64)), log_probs.device)
+    concat = targets.ndim == 1 and not unbatched
+    if concat:
+        # the padded width: the longest target when lengths are known, else the whole concatenation
+        S = int(tl.max()) if tl is not None and tl.size else targets.shape[0]
     else:
-        tg = tg.reshape(N, -1)
-        padded = np.full((N, S), blank, np.int64)
-        w = min(S, tg.shape[1])
-        padded[:, :w] = tg[:, :w]
-    pt = Tensor._wrap(jnp.asarray(padded), log_probs.device)
-    out = dispatch(_ctc, (log_probs, pt, Tensor._wrap(jnp.asarray(il)), Tensor._wrap(jnp.asarray(tl))),
-                   (("blank", int(blank)), ("reduction", reduction), ("zero_infinity", bool(zero_infinity))),
+        S = targets.shape[-1]
+    S = max(S, 1)
+    out = dispatch(_ctc, (log_probs, targets, il_t, tl_t),
+                   (("blank", int(blank)), ("reduction", reduction), ("zero_infinity", bool(zero_infinity)),
+                    ("S", S), ("concat", concat)),
                    name="CtcLossBackward0")
     if unbatched and reduction == "none":
         out = out.squeeze(0)
