@@ -95,9 +95,8 @@ class AveragedModel(Module):
         super().__init__()
         if avg_fn is not None and multi_avg_fn is not None:
             raise AssertionError("Only one of avg_fn and multi_avg_fn should be provided")
-        self.module = deepcopy(model)
-        if device is not None:
-            self.module = self.module.to(device)
+        copied = deepcopy(model)
+        self.module = copied if device is None else copied.to(device)
         self.register_buffer("n_averaged", tensor(0, dtype=_dtype.int64, device=device))
         self.avg_fn = avg_fn
         self.multi_avg_fn = multi_avg_fn
@@ -167,6 +166,10 @@ def update_bn(loader, model, device=None):
     model.train(was_training)
 
 
+# fraction t in [0, 1] of the annealing phase -> interpolation weight of swa_lr
+_ANNEAL = {"linear": lambda t: t, "cos": lambda t: (1 - math.cos(math.pi * t)) / 2}
+
+
 class SWALR(LRScheduler):
     """Anneal each group's learning rate to ``swa_lr`` over ``anneal_epochs`` steps (``"cos"`` or
     ``"linear"``), then hold it.
@@ -190,17 +193,9 @@ class SWALR(LRScheduler):
         self.anneal_epochs = anneal_epochs
         super().__init__(optimizer, last_epoch)
 
-    @staticmethod
-    def _linear_anneal(t):
-        return t
-
-    @staticmethod
-    def _cosine_anneal(t):
-        return (1 - math.cos(math.pi * t)) / 2
-
     def _set_anneal_func(self, strategy):
         self._anneal_strategy = strategy
-        self.anneal_func = self._cosine_anneal if strategy == "cos" else self._linear_anneal
+        self.anneal_func = _ANNEAL[strategy]
 
     def _fraction(self, step):
         return max(0, min(1, step / max(1, self.anneal_epochs)))
@@ -208,9 +203,8 @@ class SWALR(LRScheduler):
     def get_lr(self):
         from .lr_scheduler import _note_direct_call
         _note_direct_call(self)
-        step = self._step_count - 1
-        if self.anneal_epochs == 0:
-            step = max(1, step)
+        # steps taken since construction (with no annealing phase the first step already lands on swa_lr)
+        step = self._step_count - 1 if self.anneal_epochs else max(1, self._step_count - 1)
         prev_alpha = self.anneal_func(self._fraction(step - 1))
         alpha = self.anneal_func(self._fraction(step))
         out = []
