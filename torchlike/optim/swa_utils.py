@@ -166,8 +166,16 @@ def update_bn(loader, model, device=None):
     model.train(was_training)
 
 
-# fraction t in [0, 1] of the annealing phase -> interpolation weight of swa_lr
-_ANNEAL = {"linear": lambda t: t, "cos": lambda t: (1 - math.cos(math.pi * t)) / 2}
+def _anneal_linear(t):
+    return t
+
+
+def _anneal_cos(t):
+    return (1 - math.cos(math.pi * t)) / 2
+
+
+# fraction t in [0, 1] of the annealing phase -> interpolation weight of swa_lr (named functions pickle)
+_ANNEAL = {"linear": _anneal_linear, "cos": _anneal_cos}
 
 
 class SWALR(LRScheduler):
