@@ -173,3 +173,26 @@ def test_ormqr_grad_and_errors():
         with pytest.raises(RuntimeError) as el:
             torchlike.ormqr(*[torchlike.ones(s) for s in args])
         assert str(el.value) == str(et.value)
+
+
+# --- LDL^T (Bunch-Kaufman) ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ["spd", "indefinite", "batched", "hermitian"])
+def test_ldl_factor_and_solve(kind):
+    g = torch.Generator().manual_seed(9)
+    herm = kind == "hermitian"
+    if herm:
+        a = torch.randn(6, 6, dtype=torch.complex128, generator=g)
+        a = a + a.mH
+    else:
+        a = torch.randn(*((3,) if kind == "batched" else ()), 6, 6, dtype=torch.float64, generator=g)
+        a = a + a.mT
+        if kind == "spd":
+            a = a @ a.mT + torch.eye(6, dtype=torch.float64)
+    b = torch.randn(*a.shape[:-1], 2, dtype=a.dtype, generator=g)
+    rt = torch.linalg.ldl_factor_ex(a, hermitian=herm)
+    rl = torchlike.linalg.ldl_factor_ex(_tl(a), hermitian=herm)
+    np.testing.assert_allclose(rl.LD.numpy(), rt.LD.numpy(), rtol=1e-10, atol=1e-10)
+    assert rl.pivots.tolist() == rt.pivots.tolist() and rl.info.tolist() == rt.info.tolist()
+    xt = torch.linalg.ldl_solve(rt.LD, rt.pivots, b, hermitian=herm)
+    xl = torchlike.linalg.ldl_solve(_tl(rt.LD), _tl(rt.pivots), _tl(b), hermitian=herm)
+    np.testing.assert_allclose(xl.numpy(), xt.numpy(), rtol=1e-9, atol=1e-9)

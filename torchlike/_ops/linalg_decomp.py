@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import warnings
 
+import jax
 import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 import numpy as np
@@ -18,7 +19,7 @@ from jax import lax
 
 from .. import _dtype, return_types
 from ._util import dispatch, register
-from .linalg import _linalg, check_float, check_matrix, check_square, mH
+from .linalg import _linalg, check_float, check_matrix, check_square, mH, raise_info
 
 __all__ = ["svd", "svdvals", "qr", "eigh", "eigvalsh", "eig", "eigvals", "householder_product", "matrix_exp",
            "geqrf", "ormqr"]
@@ -416,3 +417,229 @@ def matrix_exp(A):
 
 
 __all__ += ["linalg_svd", "linalg_qr", "np"]
+
+
+# --- LDL^T (Bunch-Kaufman, as LAPACK sytrf/hetrf unblocked, lower) --------------------------------
+_BK_ALPHA = (1 + 17 ** 0.5) / 8
+
+
+def _abs1(x):
+    return jnp.abs(jnp.real(x)) + jnp.abs(jnp.imag(x)) if jnp.iscomplexobj(x) else jnp.abs(x)
+
+
+def _ldl_one(a, herm):
+    """One matrix: (LD, 1-based pivots, info). The trailing block is kept as a full symmetric/Hermitian
+    matrix so LAPACK's row/column interchanges become one symmetric permutation of that block."""
+    n = a.shape[-1]
+    idx = jnp.arange(n)
+    cj = jnp.conj if herm else (lambda x: x)
+    low = jnp.tril(a, -1)
+    d = jnp.real(jnp.diagonal(a)).astype(a.dtype) if herm else jnp.diagonal(a)
+    s = low + cj(low.T) + jnp.diag(d)
+    rdt = jnp.real(a).dtype
+    dabs = (lambda x: jnp.abs(jnp.real(x))) if herm else _abs1
+
+    def cond(c):
+        return c[0] < n
+
+    def body(c):
+        k, s, piv, info = c
+        absakk = dabs(s[k, k])
+        colv = jnp.where(idx > k, _abs1(s[:, k]), -1).astype(rdt)
+        imax = jnp.argmax(colv)
+        colmax = jnp.where(k < n - 1, colv[imax], 0).astype(rdt)
+        rowv = jnp.where((idx >= k) & (idx != imax), _abs1(s[imax, :]), -1).astype(rdt)
+        rowmax = jnp.max(rowv)
+        zero = jnp.maximum(absakk, colmax) == 0
+        one_a = absakk >= _BK_ALPHA * colmax
+        one_b = absakk * rowmax >= _BK_ALPHA * colmax * colmax
+        one_c = dabs(s[imax, imax]) >= _BK_ALPHA * rowmax
+        kp = jnp.where(zero | one_a | one_b, k, imax)
+        kstep = jnp.where(zero | one_a | one_b | one_c, 1, 2)
+        kstep = jnp.where(k >= n - 1, 1, kstep)
+        kk = k + kstep - 1
+        info = jnp.where(zero & (info == 0), k + 1, info)
+        # interchange kk <-> kp inside the trailing block (rows and columns >= k)
+        p = jnp.where(idx == kk, kp, jnp.where(idx == kp, kk, idx))
+        blk = (idx[:, None] >= k) & (idx[None, :] >= k)
+        s = jnp.where(blk, s[p][:, p], s)
+        trail = idx > k + kstep - 1
+        t2 = trail[:, None] & trail[None, :]
+
+        def step1(s):
+            r1 = 1 / (jnp.real(s[k, k]) if herm else s[k, k])
+            x = jnp.where(idx > k, s[:, k], 0)
+            s = s - jnp.where(t2, r1 * x[:, None] * cj(x)[None, :], 0)
+            col = jnp.where(idx > k, x * r1, s[:, k])
+            return s.at[:, k].set(col)
+
+        def step2(s):
+            k1 = jnp.minimum(k + 1, n - 1)
+            if herm:
+                dd = jnp.abs(s[k1, k])
+                d11 = jnp.real(s[k1, k1]) / dd
+                d22 = jnp.real(s[k, k]) / dd
+                d21 = s[k1, k] / dd
+                dd = (1 / (d11 * d22 - 1)) / dd
+                wk = dd * (d11 * s[:, k] - d21 * s[:, k1])
+                wkp1 = dd * (d22 * s[:, k1] - jnp.conj(d21) * s[:, k])
+            else:
+                d21 = s[k1, k]
+                d11 = s[k1, k1] / d21
+                d22 = s[k, k] / d21
+                d21 = (1 / (d11 * d22 - 1)) / d21
+                wk = d21 * (d11 * s[:, k] - s[:, k1])
+                wkp1 = d21 * (d22 * s[:, k1] - s[:, k])
+            upd = s[:, k][:, None] * cj(wk)[None, :] + s[:, k1][:, None] * cj(wkp1)[None, :]
+            s = s - jnp.where(t2, upd, 0)
+            s = s.at[:, k].set(jnp.where(trail, wk, s[:, k]))
+            return s.at[:, k1].set(jnp.where(trail, wkp1, s[:, k1]))
+
+        s = lax.cond(kstep == 1, step1, step2, s)
+        # keep the trailing block exactly symmetric (LAPACK only ever reads the lower triangle)
+        lt = jnp.tril(s, -1)
+        sym = lt + cj(lt.T) + jnp.diag(jnp.diagonal(s))
+        s = jnp.where(t2, sym, s)
+        pv = (kp + 1).astype(np.int32)
+        piv = jnp.where(kstep == 1, piv.at[k].set(pv),
+                        piv.at[k].set(-pv).at[jnp.minimum(k + 1, n - 1)].set(-pv))
+        return k + kstep, s, piv, info
+
+    k0 = jnp.zeros((), np.int32)
+    _, s, piv, info = lax.while_loop(cond, body, (k0, s, jnp.zeros(n, np.int32), k0))
+    return jnp.tril(s), piv, info
+
+
+def _ldl_impl(a, herm):
+    n = a.shape[-1]
+    if n == 0 or a.size == 0:
+        return a, jnp.zeros(a.shape[:-1], np.int32), jnp.zeros(a.shape[:-2], np.int32)
+    f = lambda m: _ldl_one(m, herm)  # noqa: E731
+    for _ in range(a.ndim - 2):
+        f = jax.vmap(f)
+    return f(a)
+
+
+def _ldl_check(A, fname):
+    check_square(A, fname)
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as input. Got "
+                           f"{_dtype._CAP[A.dtype.name]}")
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
+    """Bunch-Kaufman LDL^T factorisation (LAPACK sytrf, lower): (LD, pivots, info).
+
+    >>> import torchlike as torch
+    >>> torch.linalg.ldl_factor_ex(torch.tensor([[4., 2.], [2., 3.]])).LD.tolist()
+    [[4.0, 0.0], [0.5, 2.0]]
+    """
+    _ldl_check(A, "torch.linalg.ldl_factor_ex")
+    LD, piv, info = dispatch(_ldl_impl, (A,), (("herm", bool(hermitian) and A.dtype.is_complex),),
+                             name="LinalgLdlFactorExBackward0", diff=False)
+    if check_errors:
+        raise_info(info, lambda k, pre="": f"torch.linalg.ldl_factor_ex: {pre}The factorization could not be "
+                                           f"completed because the input is not invertible.")
+    return return_types.make("linalg_ldl_factor_ex", ("LD", "pivots", "info"))(LD, piv, info)
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def ldl_factor(A, *, hermitian=False):
+    """(LD, pivots) of ldl_factor_ex.
+
+    >>> import torchlike as torch
+    >>> torch.linalg.ldl_factor(torch.eye(2)).pivots.tolist()
+    [1, 2]
+    """
+    _ldl_check(A, "torch.linalg.ldl_factor_ex")
+    LD, piv, info = ldl_factor_ex(A, hermitian=hermitian)
+    return return_types.make("linalg_ldl_factor", ("LD", "pivots"))(LD, piv)
+
+
+def _ldl_solve_one(ld, piv, b, herm):
+    """LAPACK sytrs (lower): undo the interchanges and unit-L / block-D factors step by step."""
+    n = ld.shape[-1]
+    idx = jnp.arange(n)
+    cj = jnp.conj if herm else (lambda x: x)
+
+    def swap(b, i, j):
+        bi, bj = b[i], b[j]
+        return b.at[i].set(bj).at[j].set(bi)
+
+    def fwd(c):
+        k, b = c
+        two = piv[k] < 0
+        kp = jnp.where(two, -piv[k], piv[k]) - 1
+        k1 = jnp.minimum(k + 1, n - 1)
+
+        def one(b):
+            b = swap(b, k, kp)
+            b = b - jnp.where((idx > k)[:, None], ld[:, k][:, None] * b[k][None, :], 0)
+            return b.at[k].set(b[k] / ld[k, k])
+
+        def pair(b):
+            b = swap(b, k1, kp)
+            m = (idx > k1)[:, None]
+            b = b - jnp.where(m, ld[:, k][:, None] * b[k][None, :] + ld[:, k1][:, None] * b[k1][None, :], 0)
+            d11, d21, d22 = ld[k, k], ld[k1, k], ld[k1, k1]
+            d12 = jnp.conj(d21) if herm else d21
+            det = d11 * d22 - d12 * d21
+            x0 = (d22 * b[k] - d12 * b[k1]) / det
+            x1 = (d11 * b[k1] - d21 * b[k]) / det
+            return b.at[k].set(x0).at[k1].set(x1)
+
+        b = lax.cond(two, pair, one, b)
+        return k + jnp.where(two, 2, 1), b
+
+    def bwd(c):
+        k, b = c
+        two = piv[k] < 0
+        kp = jnp.where(two, -piv[k], piv[k]) - 1
+        below = (idx > k)[:, None]
+        b = b.at[k].add(-jnp.sum(jnp.where(below, cj(ld[:, k])[:, None] * b, 0), 0))
+        km = jnp.maximum(k - 1, 0)
+        b = jnp.where(two, b.at[km].add(-jnp.sum(jnp.where(below, cj(ld[:, km])[:, None] * b, 0), 0)), b)
+        b = swap(b, k, kp)
+        return k - jnp.where(two, 2, 1), b
+
+    k0 = jnp.zeros((), np.int32)
+    _, b = lax.while_loop(lambda c: c[0] < n, fwd, (k0, b))
+    _, b = lax.while_loop(lambda c: c[0] >= 0, bwd, (k0 + n - 1, b))
+    return b
+
+
+def _ldl_solve_impl(ld, piv, b, herm):
+    batch = jnp.broadcast_shapes(ld.shape[:-2], piv.shape[:-1], b.shape[:-2])
+    ld = jnp.broadcast_to(ld, batch + ld.shape[-2:])
+    piv = jnp.broadcast_to(piv, batch + piv.shape[-1:])
+    b = jnp.broadcast_to(b, batch + b.shape[-2:])
+    if ld.shape[-1] == 0 or b.size == 0:
+        return b
+    f = lambda l, p, x: _ldl_solve_one(l, p, x, herm)  # noqa: E731
+    for _ in batch:
+        f = jax.vmap(f)
+    return f(ld, piv.astype(np.int32), b)
+
+
+@register(method=False, namespaces=("linalg",), out=True)
+def ldl_solve(LD, pivots, B, *, hermitian=False):
+    """Solve ``A X = B`` from ldl_factor's (LD, pivots) (LAPACK sytrs).
+
+    >>> import torchlike as torch
+    >>> LD, piv = torch.linalg.ldl_factor(torch.tensor([[4., 2.], [2., 3.]]))
+    >>> torch.linalg.ldl_solve(LD, piv, torch.tensor([[6.], [5.]])).tolist()
+    [[1.0], [1.0]]
+    """
+    fn = "torch.linalg.ldl_solve"
+    check_square(LD, fn, "LD")
+    if B.ndim < 2:
+        raise RuntimeError(f"{fn}: The input tensor B must have at least 2 dimensions.")
+    if LD.dtype is not B.dtype:
+        raise RuntimeError(f"{fn}: Expected LD and B to have the same dtype, but got LD with dtype "
+                           f"{_dtype._CAP[LD.dtype.name]} and B with dtype {_dtype._CAP[B.dtype.name]} instead")
+    return dispatch(_ldl_solve_impl, (LD, pivots, B), (("herm", bool(hermitian) and LD.dtype.is_complex),),
+                    name="LinalgLdlSolveBackward0", diff=False)
+
+
+__all__ += ["ldl_factor", "ldl_factor_ex", "ldl_solve"]
