@@ -287,19 +287,41 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
-    if step == 0:
+    if not (step > 0 or step < 0):  # NaN too
         raise RuntimeError("step must be nonzero")
-    if (end - start) * step < 0 and end != start:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {_fmt_num(start)} -> {_fmt_num(end)}")
+    allint = all(isinstance(v, numbers.Integral) for v in (start, end, step))
     if dtype is None:
-        allint = all(isinstance(v, numbers.Integral) for v in (start, end, step))
-        dtype = _dtype.int64 if allint else _dtype.get_default_dtype()
+        dtype = out.dtype if out is not None else _dtype.int64 if allint else _dtype.get_default_dtype()
     d = _dtype.to_dtype(dtype)
-    n = max(0, math.ceil((end - start) / step))
-    vals = start + np.arange(n, dtype=np.float64 if not d.is_complex else np.complex128) * step \
-        if not all(isinstance(v, numbers.Integral) for v in (start, end, step)) else \
-        np.arange(start, end, step, dtype=np.int64)
+    if d is _dtype.bool:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    integral = not (d.is_floating_point or d.is_complex)
+    if d is _dtype.int64 or allint:
+        # torch truncates the bounds and step to integers first for int64 results (length included)
+        start, end, step = int(start), int(end), int(step)
+        if step == 0:
+            raise ValueError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if d is _dtype.int64 or allint:
+        n = (end - start + step - (1 if step > 0 else -1)) // step
+    else:
+        n = math.ceil((end - start) / step)
+    if n > 2 ** 63 - 1:
+        raise RuntimeError("invalid size, possible overflow?")
+    n = max(0, n)
+    if integral:  # values start + i * step with both truncated (other integer dtypes keep the float length)
+        vals = int(start) + np.arange(n, dtype=np.int64) * int(step)
+    else:
+        vals = start + np.arange(n, dtype=np.float64 if not d.is_complex else np.complex128) * step
     return _out(_finish(_put(vals.astype(d.np), device)[0], canonical(device), requires_grad), out)
+
+
+def _fmt_num(x):
+    """A number as torch's C++ messages print it (``1`` for 1.0, ``inf``, ``0.5``)."""
+    return f"{x:g}" if isinstance(x, float) else str(x)
 
 
 def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -336,6 +358,22 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     """``base ** linspace(start, end, steps)``."""
+    if not isinstance(steps, numbers.Integral) or isinstance(steps, bool):
+        got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (start, end, steps))
+        raise TypeError(f"logspace() received an invalid combination of arguments - got ({got}), but expected one "
+                        "of:\n * (Tensor start, Tensor end, int steps, float base = 10.0, *, Tensor out = None, "
+                        "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+                        "bool pin_memory = False, bool requires_grad = False)\n * (Number start, Number end, "
+                        "int steps, float base = 10.0, *, Tensor out = None, torch.dtype dtype = None, "
+                        "torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+                        "bool requires_grad = False)\n")
+    if isinstance(start, Tensor) or isinstance(end, Tensor):
+        nds = [v.ndim if isinstance(v, Tensor) else 0 for v in (start, end)]
+        if any(nds):
+            raise RuntimeError(f"logspace only supports 0-dimensional start and end tensors, but got start with "
+                               f"{nds[0]} dimension(s) and end with {nds[1]} dimension(s).")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
     lin = np.linspace(_num(start), _num(end), steps) if steps != 1 else np.asarray([_num(start)], np.float64)
     vals = np.power(float(base), lin)
