@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..compile._errors import GraphBreak
 
 import functools
+import math
 import numbers
 import warnings
 
@@ -41,6 +42,32 @@ _C_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "
 def c_type_name(dt):
     """The C++ type name torch prints for a dtype in some messages ("long int", "float")."""
     return _C_NAMES.get(dt.name, dt.name)
+
+
+_SCALAR_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t",
+                 "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
+
+
+def _check_fill_value(value, dt):
+    """c10's checked scalar conversion: a fill value that overflows ``dt`` (or has an imaginary part a real
+    ``dt`` would drop) raises instead of wrapping."""
+    if isinstance(value, Tensor):
+        if _is_tracer(value._value):
+            return
+        value = value.item()
+    if dt.is_complex or dt is _dtype.bool or isinstance(value, bool):
+        return
+    v = complex(value)
+    bad = v.imag != 0
+    if not bad and dt.is_floating_point:
+        bad = math.isfinite(v.real) and abs(v.real) > float(jnp.finfo(dt.np).max)
+    elif not bad:
+        info = np.iinfo(dt.np)
+        r = value if isinstance(value, numbers.Integral) else v.real
+        bad = r != r or (r > info.max or r < (-info.max if info.min == 0 else info.min))
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {_SCALAR_NAMES.get(dt.name, dt.name)} without "
+                           "overflow")
 
 
 def _is_tracer(x):
@@ -607,6 +634,7 @@ def masked_fill(input, mask, value):
     elif not isinstance(value, (bool, numbers.Number, np.generic)):
         raise TypeError(f"masked_fill() received an invalid combination of arguments - got (Tensor, "
                         f"{type(value).__name__})")
+    _check_fill_value(value, input.dtype)
     return dispatch(_masked_fill_impl, (input, mask, value), (), name="MaskedFillBackward0", saves=False)
 
 
