@@ -93,6 +93,12 @@ def _dir_split(name, input, indices_or_sections, min_dim, dim):
     if input.ndim < min_dim:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, but got a tensor "
                            f"with {input.ndim} dimensions!")
+    ios = indices_or_sections
+    if not (isinstance(ios, numbers.Integral) or isinstance(ios, (list, tuple)) and
+            all(isinstance(i, numbers.Integral) for i in ios)):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, {type(ios).__name__}), "
+                        "but expected one of:\n * (Tensor input, int sections)\n"
+                        " * (Tensor input, tuple of ints indices)\n")
     if isinstance(indices_or_sections, numbers.Integral) and not isinstance(indices_or_sections, bool):
         k = int(indices_or_sections)
         n = input.shape[dim]

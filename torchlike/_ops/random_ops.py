@@ -221,14 +221,34 @@ def bernoulli(input, p=None, *, generator=None):
     return Tensor._wrap(x, input._dev)
 
 
-@register(out=True, differentiable=False)
-def multinomial(input, num_samples, replacement=False, *, generator=None):
+def _check_rows_with_replacement(p):
+    """torch's with-replacement kernel validates row by row: the first bad entry of the first bad row
+    (negative or NaN: "< 0"; infinite: "= infinity or NaN"), or a row summing to <= 0."""
+    neg = ~(p >= 0)
+    bad = neg | ~np.isfinite(p)
+    rowbad = bad.any(1) | (np.where(bad, 0, p).sum(1) <= 0)
+    if rowbad.any():
+        i = int(np.argmax(rowbad))
+        if bad[i].any():
+            j = int(np.argmax(bad[i]))
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry "
+                               f"{'< 0' if neg[i, j] else '= infinity or NaN'})")
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+
+
+@register(differentiable=False)
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """Category indices drawn from the rows of ``input`` (unnormalised probabilities; 1-D or 2-D).
 
     >>> import torchlike
     >>> torchlike.multinomial(torchlike.tensor([0., 1., 0.]), 2, replacement=True)
     tensor([1, 1])
     """
+    if out is not None:
+        if out.dtype is not _dtype.int64:
+            raise RuntimeError(f"multinomial expects Long tensor out, got: {_dtype._CAP[out.dtype.name]}")
+        from .registry import write_out
+        return write_out(out, multinomial(input, num_samples, replacement, generator=generator))
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
                            f"{_dtype._CAP[input.dtype.name]}")
@@ -240,7 +260,11 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     k = input.shape[-1]
     if not replacement and n > k:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if k > 2 ** 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
     p = _concrete(input).astype(np.float64)
+    if replacement and n > 1:
+        _check_rows_with_replacement(p.reshape(-1, k))
     if not np.isfinite(p).all() or (p < 0).any():
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if (p.sum(-1) <= 0).any():

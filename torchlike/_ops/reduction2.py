@@ -435,10 +435,12 @@ def renorm(input, p, dim, maxnorm):
     """
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f'"renorm_out" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
-        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
     d = dims_arg(dim, input.ndim)[0]
     return dispatch(_renorm_impl, (input, float(p), float(maxnorm)), (("dim", d), ("kind", _norm_kind(p))),
                     name="RenormBackward0")

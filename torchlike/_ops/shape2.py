@@ -179,6 +179,8 @@ def roll(input, shifts, dims=None):
     tensor([3, 1, 2])
     """
     shifts = (shifts,) if isinstance(shifts, numbers.Integral) else tuple(shifts)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
     if dims is None:
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
@@ -187,6 +189,10 @@ def roll(input, shifts, dims=None):
         dl = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
         if len(shifts) != len(dl):
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dl)}")
+        if input.numel() == 0:
+            return input.clone()
+        if input.ndim == 0:  # torch wraps roll's dims without treating a scalar as 1-D
+            raise IndexError(f"Dimension specified as {dl[0]} but tensor has no dimensions")
         d = tuple(wrap_dim(x, input.ndim) for x in dl)
     if input.numel() == 0:
         return input.clone()

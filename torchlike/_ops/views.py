@@ -222,8 +222,12 @@ def movedim(input, source, destination):
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
                            f"contain the same number of dims as destination ({list(dst)} dims)")
-    src = [wrap_dim(s, nd) for s in src]
-    dst = [wrap_dim(d, nd) for d in dst]
+    wsrc = [wrap_dim(s, nd) for s in src]
+    wdst = [wrap_dim(d, nd) for d in dst]
+    for what, orig, w in (("source", src, wsrc), ("destination", dst, wdst)):
+        if len(set(w)) != len(w):
+            raise RuntimeError(f"movedim: repeated dim in `{what}` ({list(orig)})")
+    src, dst = wsrc, wdst
     order = [n for n in range(nd) if n not in src]
     perm = [None] * nd
     for s, d in sorted(zip(dst, src)):
