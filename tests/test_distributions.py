@@ -340,3 +340,117 @@ def test_drop_in_import():
     import torchlike._runner as R
     assert torchlike.distributions.Normal is TD.Normal
     assert hasattr(R, "TorchFinder")
+
+
+def _raises_same(fn_l, fn_t):
+    with pytest.raises(Exception) as e_t:
+        fn_t()
+    with pytest.raises(Exception) as e_l:
+        fn_l()
+    assert type(e_l.value) is type(e_t.value) and str(e_l.value) == str(e_t.value)
+
+
+def test_constraints_full_surface():
+    C, PC = TD.constraints, PD.constraints
+    assert set(PC.__all__) <= set(C.__all__)
+    vec = np.array([[-1.0, 0.0, 0.5, 2.0], [0.25, 0.25, 0.25, 0.25], [0.0, 1.0, 0.0, 0.0],
+                    [np.nan, 1.0, 3.0, 0.0]], np.float32)
+    mats = np.stack([np.eye(3), [[2.0, 0, 0], [1, 1, 0], [0, 1, 3]], [[1.0, 2, 0], [2, 1, 0], [0, 0, 1]],
+                     [[1.0, 0, 0], [0.6, 0.8, 0], [0, 0.6, 0.8]],
+                     [[1.0, 0, 0], [0, -1, 0], [0, 0, 1]]]).astype(np.float32)
+    singles = ("real", "positive", "nonnegative", "unit_interval", "boolean", "nonnegative_integer", "one_hot",
+               "simplex", "real_vector", "positive_integer", "lower_triangular", "lower_cholesky",
+               "corr_cholesky", "square", "symmetric", "positive_semidefinite", "positive_definite")
+    for name in singles:
+        c, pc = getattr(C, name), getattr(PC, name)
+        data = mats if c.event_dim == 2 else vec
+        assert c.check(torchlike.tensor(data)).tolist() == pc.check(torch.tensor(data)).tolist(), name
+        assert (repr(c), c.event_dim, c.is_discrete) == (repr(pc), pc.event_dim, pc.is_discrete), name
+    # square on a non-square batch short-circuits the later tests
+    rect = np.ones((2, 2, 3), np.float32)
+    for name in ("square", "symmetric", "positive_definite"):
+        assert getattr(C, name).check(torchlike.tensor(rect)).tolist() == \
+            getattr(PC, name).check(torch.tensor(rect)).tolist()
+    makers = (lambda c: c.greater_than_eq(0.0), lambda c: c.greater_than(lower_bound=0.5),
+              lambda c: c.interval(lower_bound=-1.0, upper_bound=0.5), lambda c: c.multinomial(3),
+              lambda c: c.independent(c.positive, 1), lambda c: c.independent(c.unit_interval, 2),
+              lambda c: c.cat([c.positive, c.real, c.unit_interval], dim=1, lengths=[1, 2, 1]),
+              lambda c: c.stack([c.positive, c.real, c.boolean, c.nonnegative], dim=-1),
+              lambda c: c.MixtureSameFamilyConstraint(c.real))
+    for make in makers:
+        c, pc = make(C), make(PC)
+        assert c.check(torchlike.tensor(vec)).tolist() == pc.check(torch.tensor(vec)).tolist()
+        assert (repr(c), c.event_dim, c.is_discrete) == (repr(pc), pc.event_dim, pc.is_discrete)
+    # torch's bound classes are unrelated (nonnegative is not a kind of positive)
+    assert isinstance(C.nonnegative, type(C.positive)) == isinstance(PC.nonnegative, type(PC.positive))
+    assert isinstance(C.positive_definite, type(C.symmetric)) == isinstance(PC.positive_definite, type(PC.symmetric))
+    # dependent placeholders
+    assert C.is_dependent(C.dependent) and not C.is_dependent(C.real)
+    assert C.is_dependent(TD.Uniform.support) and TD.Uniform.support.event_dim == PD.Uniform.support.event_dim
+    d, pd_ = C.dependent(is_discrete=True, event_dim=1), PC.dependent(is_discrete=True, event_dim=1)
+    assert (d.is_discrete, d.event_dim) == (pd_.is_discrete, pd_.event_dim)
+    _raises_same(lambda: C.dependent.event_dim, lambda: PC.dependent.event_dim)
+    _raises_same(lambda: C.dependent.is_discrete, lambda: PC.dependent.is_discrete)
+    _raises_same(lambda: C.dependent.check(torchlike.zeros(1)), lambda: PC.dependent.check(torch.zeros(1)))
+    _raises_same(lambda: C.independent(C.real, 2).check(torchlike.zeros(3)),
+                 lambda: PC.independent(PC.real, 2).check(torch.zeros(3)))
+    _raises_same(lambda: C.independent(C.real, -1), lambda: PC.independent(PC.real, -1))
+    _raises_same(lambda: C.independent(1.0, 1), lambda: PC.independent(1.0, 1))
+
+
+def test_transforms_full_surface():
+    T, PT = TD.transforms, PD.transforms
+    x = np.linspace(0.2, 2, 6).astype(np.float32).reshape(2, 3)
+    sc = np.array([1.5, -2.0, 0.5], np.float32)
+    mk = (lambda m, t: m.ExpTransform(), lambda m, t: m.SigmoidTransform(), lambda m, t: m.TanhTransform(),
+          lambda m, t: m.AbsTransform(), lambda m, t: m.PowerTransform(t(2.5)),
+          lambda m, t: m.AffineTransform(t(1.0), t(sc), event_dim=1),
+          lambda m, t: m.ComposeTransform([m.AffineTransform(0.0, t(sc), event_dim=1), m.ExpTransform()]),
+          lambda m, t: m.ComposeTransform([m.ExpTransform(), m.AffineTransform(1.0, -3.0)]).inv,
+          lambda m, t: m.identity_transform)
+    for make in mk:
+        t, p = make(T, torchlike.tensor), make(PT, torch.tensor)
+        assert repr(t) == repr(p) or isinstance(p, PT.PowerTransform)
+        assert (repr(t.domain), repr(t.codomain), t.bijective) == (repr(p.domain), repr(p.codomain), p.bijective)
+        assert t.domain.event_dim == p.domain.event_dim and t.codomain.event_dim == p.codomain.event_dim
+        assert t.forward_shape((4, 2, 3)) == p.forward_shape((4, 2, 3))
+        assert t.inverse_shape((2, 3)) == p.inverse_shape((2, 3))
+        yt, yp = t(torchlike.tensor(x)), p(torch.tensor(x))
+        _close(yt, yp, 1e-5)
+        _close(t.inv(yt), p.inv(yp), 1e-4)
+        if p.bijective:
+            _close(t.log_abs_det_jacobian(torchlike.tensor(x), yt), p.log_abs_det_jacobian(torch.tensor(x), yp), 1e-4)
+            st, sp = t.sign, p.sign
+            assert (st.tolist() if hasattr(st, "tolist") else st) == (sp.tolist() if hasattr(sp, "tolist") else sp)
+        assert t.inv.inv is t and (t == t.inv) == (p == p.inv) and (t != t) == (p != p)
+        with pytest.raises(TypeError):
+            hash(p)
+        with pytest.raises(TypeError):
+            hash(t)
+    # equality
+    assert T.ExpTransform() == T.ExpTransform() and T.ExpTransform().inv == T.ExpTransform().inv
+    assert T.AffineTransform(1.0, 2.0) == T.AffineTransform(1.0, 2.0) != T.AffineTransform(1.0, 3.0)
+    assert T.AffineTransform(torchlike.ones(2), 2.0) == T.AffineTransform(torchlike.ones(2), 2.0)
+    assert T.PowerTransform(torchlike.tensor(2.0)) != T.PowerTransform(torchlike.tensor(3.0))
+    assert T.ComposeTransform([T.ExpTransform()]) == T.ComposeTransform([T.ExpTransform()])
+    assert T.Transform() != T.Transform()
+    # caching: identity-based hits in both directions, through the inverse too
+    for cache in (0, 1):
+        t, p = T.SigmoidTransform(cache_size=cache), PT.SigmoidTransform(cache_size=cache)
+        xt, xp = torchlike.tensor(x), torch.tensor(x)
+        assert (t.inv(t(xt)) is xt) == (p.inv(p(xp)) is xp)
+        yt, yp = torchlike.tensor(x * 0.3), torch.tensor(x * 0.3)
+        assert (t(t.inv(yt)) is yt) == (p(p.inv(yp)) is yp)
+        c, pc = t.with_cache(1 - cache), p.with_cache(1 - cache)
+        assert type(c) is T.SigmoidTransform and c._cache_size == pc._cache_size
+        assert t.with_cache(cache) is t
+    ct = T.ComposeTransform([T.ExpTransform(), T.AffineTransform(0.0, 2.0)], cache_size=1)
+    assert all(p._cache_size == 1 for p in ct.parts) and ct.inv.with_cache(0)._cache_size == 0
+    _raises_same(lambda: T.ExpTransform(cache_size=2), lambda: PT.ExpTransform(cache_size=2))
+    assert T.ComposeTransform([T.AffineTransform(0.0, 1.0, event_dim=1), T.ExpTransform()]).event_dim == \
+        PT.ComposeTransform([PT.AffineTransform(0.0, 1.0, event_dim=1), PT.ExpTransform()]).event_dim
+    mixed = [type("Mixed", (m.Transform,), {"domain": c.real, "codomain": c.real_vector})
+             for m, c in ((T, TD.constraints), (PT, PD.constraints))]
+    _raises_same(lambda: mixed[0]().event_dim, lambda: mixed[1]().event_dim)
+    _raises_same(lambda: mixed[0]().with_cache(1).sign, lambda: mixed[1]().with_cache(1).sign)
+    assert T.AffineTransform(0.0, -0.0).sign == PT.AffineTransform(0.0, -0.0).sign
