@@ -4,7 +4,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from ..tensor import Tensor
-from .optimizer import _FusedOptimizer, _float, c, check_lr, lerp, step_state, zeros_state
+from .optimizer import (_FusedOptimizer, _float, c, check_betas, check_lr, check_options, lerp, nonneg, step_state,
+                        zeros_state)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -51,55 +52,34 @@ class Adam(_FusedOptimizer):
     _name = "Adam"
     _kernel = staticmethod(_adam_kernel)
 
+    _group_fallbacks = {"amsgrad": False, "maximize": False, "foreach": None, "capturable": False,
+                        "differentiable": False, "decoupled_weight_decay": False, "fused": None}
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
-        if isinstance(lr, Tensor):
-            if foreach and not capturable:
-                raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
+        # a Tensor hyperparameter needs capturable=True once foreach is asked for
+        tensor_needs_capturable = "as a Tensor is not supported for capturable=False and foreach=True"
+        if isinstance(lr, Tensor) and foreach and not capturable:
+            raise ValueError(f"lr {tensor_needs_capturable}")
         check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= _float(betas[0]) < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= _float(betas[1]) < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
-                or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
+        check_options(("epsilon value", eps, nonneg))
+        check_betas(betas)
+        check_options(("weight_decay value", weight_decay, nonneg))
+        if not any(isinstance(betas[0], kind) and isinstance(betas[1], kind) for kind in (float, Tensor)):
             raise ValueError("betas must be either both floats or both Tensors")
-        if isinstance(betas[0], Tensor):
-            if not capturable and foreach:
-                raise ValueError("betas[0] as a Tensor is not supported for capturable=False and foreach=True")
-            if betas[0].numel() != 1:
-                raise ValueError("Tensor betas[0] must be 1-element")
-        if isinstance(betas[1], Tensor):
-            if not capturable and foreach:
-                raise ValueError("betas[1] as a Tensor is not supported for capturable=False and foreach=True")
-            if betas[1].numel() != 1:
-                raise ValueError("Tensor betas[1] must be 1-element")
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
-                        foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
-                        decoupled_weight_decay=decoupled_weight_decay)
-        super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            self._step_supports_amp_scaling = True
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("fused", None)
+        for i in (0, 1):
+            if not isinstance(betas[i], Tensor):
+                continue
+            if foreach and not capturable:
+                raise ValueError(f"betas[{i}] {tensor_needs_capturable}")
+            if betas[i].numel() != 1:
+                raise ValueError(f"Tensor betas[{i}] must be 1-element")
+        options = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
+                       foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
+                       decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, options)
+        self._accept_fused(fused, foreach, differentiable)
 
     def _check_grad(self, p, group):
         if p.grad.is_sparse:
@@ -133,13 +113,10 @@ class AdamW(Adam):
     tensor([0.8500], requires_grad=True)
     """
 
+    _group_pinned = {"decoupled_weight_decay": True}
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
                  maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
                          capturable=capturable, differentiable=differentiable, fused=fused,
                          decoupled_weight_decay=True)
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group["decoupled_weight_decay"] = True

@@ -36,9 +36,9 @@ __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook", "registe
 
 
 class _RequiredParameter:
-    """Singleton class representing a required parameter for an Optimizer."""
+    """Marks an optimizer option that has no default (``torch.optim.optimizer.required``)."""
 
-    def __repr__(self) -> str:
+    def __repr__(self):
         return "<required parameter>"
 
 
@@ -111,6 +111,31 @@ def _concrete(a, dev=None):
     return Tensor._wrap(x, dev) if dev is not None else Tensor._wrap(x)
 
 
+# the per-optimizer hook tables, under the attribute names torch uses
+_HOOK_TABLES = tuple(f"_optimizer_{kind}_hooks" for kind in (
+    "step_pre", "step_post", "state_dict_pre", "state_dict_post", "load_state_dict_pre", "load_state_dict_post"))
+
+
+def _run_replacing_hooks(hooks, value, owner):
+    """Call ``hook(owner, value)`` for each hook in turn; a hook that returns something replaces ``value``."""
+    for hook in hooks.values():
+        replacement = hook(owner, value)
+        if replacement is not None:
+            value = replacement
+    return value
+
+
+def _cast_loaded(param, value, param_id, saved_groups, key=None):
+    """A loaded state entry, its Tensors converted for ``param`` (recursing into dicts, lists, tuples)."""
+    if isinstance(value, Tensor):
+        return Optimizer._process_value_according_to_param_policy(param, value, param_id, saved_groups, key)
+    if isinstance(value, dict):
+        return {k: _cast_loaded(param, v, param_id, saved_groups, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_loaded(param, v, param_id, saved_groups) for v in value)
+    return value
+
+
 class Optimizer:
     r"""Base class for all optimizers.
 
@@ -119,27 +144,27 @@ class Optimizer:
         defaults (dict): default values of optimization options.
     """
 
+    # options a subclass fills into param groups that lack them when an optimizer is unpickled or loaded
+    # (states saved by older versions), in this order
+    _group_fallbacks: dict = {}
+    # options whose value is fixed by the class (AdamW's decoupled weight decay), set on those groups too
+    _group_pinned: dict = {}
+
     def __init__(self, params, defaults):
         self.defaults = defaults
-        self._optimizer_step_pre_hooks = OrderedDict()
-        self._optimizer_step_post_hooks = OrderedDict()
-        self._optimizer_state_dict_pre_hooks = OrderedDict()
-        self._optimizer_state_dict_post_hooks = OrderedDict()
-        self._optimizer_load_state_dict_pre_hooks = OrderedDict()
-        self._optimizer_load_state_dict_post_hooks = OrderedDict()
+        for table in _HOOK_TABLES:
+            setattr(self, table, OrderedDict())
         self._patch_step_function()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
                             "but got " + params.type())
         self.state = defaultdict(dict)
         self.param_groups = []
-        param_groups = list(params)
-        if len(param_groups) == 0:
+        given = list(params)
+        if not given:
             raise ValueError("optimizer got an empty parameter list")
-        if not isinstance(param_groups[0], dict):
-            param_groups = [{"params": param_groups}]
-        for param_group in param_groups:
-            self.add_param_group(param_group)
+        for group in (given if isinstance(given[0], dict) else [{"params": given}]):
+            self.add_param_group(group)
         self._warned_capturable_if_run_uncaptured = True
 
     def __getstate__(self):
@@ -147,24 +172,23 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
-                     "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
-                     "_optimizer_load_state_dict_post_hooks"):
-            if name not in self.__dict__:
-                setattr(self, name, OrderedDict())
+        for table in _HOOK_TABLES:
+            if table not in self.__dict__:
+                setattr(self, table, OrderedDict())
         self._patch_step_function()
         self.defaults.setdefault("differentiable", False)
+        if self._group_fallbacks or self._group_pinned:
+            for group in self.param_groups:
+                for option, value in self._group_fallbacks.items():
+                    group.setdefault(option, value)
+                group.update(self._group_pinned)
 
     def __repr__(self):
-        format_string = self.__class__.__name__ + " ("
+        out = [type(self).__name__ + " ("]
         for i, group in enumerate(self.param_groups):
-            format_string += "\n"
-            format_string += f"Parameter Group {i}\n"
-            for key in sorted(group.keys()):
-                if key != "params":
-                    format_string += f"    {key}: {group[key]}\n"
-        format_string += ")"
-        return format_string
+            out.append(f"\nParameter Group {i}\n")
+            out.extend(f"    {k}: {group[k]}\n" for k in sorted(group) if k != "params")
+        return "".join(out) + ")"
 
     # ---- step hooks ------------------------------------------------------------------------------
     def _optimizer_step_code(self):
@@ -174,47 +198,43 @@ class Optimizer:
     def profile_hook_step(func):
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
-            self, *_ = args
-            for pre_hook in chain(_global_optimizer_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
-                result = pre_hook(self, args, kwargs)
-                if result is not None:
-                    if isinstance(result, tuple) and len(result) == 2:
-                        args, kwargs = result
-                    else:
-                        raise RuntimeError(f"{func} must return None or a tuple of (new_args, new_kwargs), "
-                                           f"but got {result}.")
+            opt, *_ = args
+            for hook in chain(_global_optimizer_pre_hooks.values(), opt._optimizer_step_pre_hooks.values()):
+                new = hook(opt, args, kwargs)
+                if new is None:
+                    continue
+                if not (isinstance(new, tuple) and len(new) == 2):
+                    raise RuntimeError(f"{func} must return None or a tuple of (new_args, new_kwargs), "
+                                       f"but got {new}.")
+                args, kwargs = new
             out = func(*args, **kwargs)
-            self._optimizer_step_code()
-            for post_hook in chain(self._optimizer_step_post_hooks.values(), _global_optimizer_post_hooks.values()):
-                post_hook(self, args, kwargs)
+            opt._optimizer_step_code()
+            for hook in chain(opt._optimizer_step_post_hooks.values(), _global_optimizer_post_hooks.values()):
+                hook(opt, args, kwargs)
             return out
         return wrapper
 
     def _patch_step_function(self):
-        self._zero_grad_profile_name = f"Optimizer.zero_grad#{self.__class__.__name__}.zero_grad"
-        hooked = getattr(self.__class__.step, "hooked", None)
-        if not hooked:
-            self.__class__.step = self.profile_hook_step(self.__class__.step)
-            self.__class__.step.hooked = True
+        cls = self.__class__
+        self._zero_grad_profile_name = f"Optimizer.zero_grad#{cls.__name__}.zero_grad"
+        if not getattr(cls.step, "hooked", None):
+            cls.step = self.profile_hook_step(cls.step)
+            cls.step.hooked = True
 
-    def register_step_pre_hook(self, hook):
-        """Register ``hook(optimizer, args, kwargs) -> None or (args, kwargs)`` run before ``step``."""
-        handle = RemovableHandle(self._optimizer_step_pre_hooks)
-        self._optimizer_step_pre_hooks[handle.id] = hook
-        return handle
-
-    def register_step_post_hook(self, hook):
-        """Register ``hook(optimizer, args, kwargs) -> None`` run after ``step``."""
-        handle = RemovableHandle(self._optimizer_step_post_hooks)
-        self._optimizer_step_post_hooks[handle.id] = hook
-        return handle
-
-    def _register(self, table, hook, prepend):
+    def _register(self, table, hook, prepend=False):
         handle = RemovableHandle(table)
         table[handle.id] = hook
         if prepend:
             table.move_to_end(handle.id, last=False)
         return handle
+
+    def register_step_pre_hook(self, hook):
+        """Register ``hook(optimizer, args, kwargs) -> None or (args, kwargs)`` run before ``step``."""
+        return self._register(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook):
+        """Register ``hook(optimizer, args, kwargs) -> None`` run after ``step``."""
+        return self._register(self._optimizer_step_post_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook, prepend=False):
         return self._register(self._optimizer_state_dict_pre_hooks, hook, prepend)
@@ -237,107 +257,75 @@ class Optimizer:
         >>> torch.optim.SGD([p], lr=0.1).state_dict()['param_groups'][0]['params']
         [0]
         """
-        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
-            pre_hook(self)
-        param_mappings = {}
-        start_index = 0
-
-        def pack_group(group):
-            nonlocal start_index
-            packed = {k: v for k, v in group.items() if k != "params"}
-            param_mappings.update({id(p): i for i, p in enumerate(group["params"], start_index)
-                                   if id(p) not in param_mappings})
-            packed["params"] = [param_mappings[id(p)] for p in group["params"]]
-            start_index += len(packed["params"])
-            return packed
-
-        param_groups = [pack_group(g) for g in self.param_groups]
-        packed_state = {(param_mappings[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
-        state_dict = {"state": packed_state, "param_groups": param_groups}
-        for post_hook in self._optimizer_state_dict_post_hooks.values():
-            hook_result = post_hook(self, state_dict)
-            if hook_result is not None:
-                state_dict = hook_result
-        return state_dict
+        for hook in self._optimizer_state_dict_pre_hooks.values():
+            hook(self)
+        # A param is numbered by its slot in the flattened list of all groups' params. As in torch, a param
+        # repeated inside one group takes its last slot there; one seen in an earlier group keeps that number.
+        index, offset, groups = {}, 0, []
+        for group in self.param_groups:
+            members = group["params"]
+            for pid, slot in {id(p): offset + k for k, p in enumerate(members)}.items():
+                index.setdefault(pid, slot)
+            offset += len(members)
+            groups.append({**{k: v for k, v in group.items() if k != "params"},
+                           "params": [index[id(p)] for p in members]})
+        state = {}
+        for key, value in self.state.items():
+            state[index[id(key)] if isinstance(key, Tensor) else key] = value
+        return _run_replacing_hooks(self._optimizer_state_dict_post_hooks, {"state": state, "param_groups": groups},
+                                    self)
 
     @staticmethod
     def _process_value_according_to_param_policy(param, value, param_id, param_groups, key=None):
-        fused = capturable = False
-        for pg in param_groups:
-            if param_id in pg["params"]:
-                fused = pg.get("fused", False)
-                capturable = pg.get("capturable", False)
-                break
+        # the first group listing param_id decides; step counters stay float32 for capturable/fused groups
+        owner = next((pg for pg in param_groups if param_id in pg["params"]), {})
         if key == "step":
-            if capturable or fused:
-                return value.to(dtype=_dtype.float32)
-            return value
-        if param.is_floating_point():
-            return value.to(dtype=param.dtype)
-        return value
+            as_f32 = owner.get("capturable", False) or owner.get("fused", False)
+            return value.to(dtype=_dtype.float32) if as_f32 else value
+        return value.to(dtype=param.dtype) if param.is_floating_point() else value
 
     def load_state_dict(self, state_dict):
         """Load an optimizer state produced by :meth:`state_dict` (also one converted from real torch)."""
-        state_dict = state_dict.copy()
-        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
-            hook_result = pre_hook(self, state_dict)
-            if hook_result is not None:
-                state_dict = hook_result
-        groups = self.param_groups
-        saved_groups = deepcopy(state_dict["param_groups"])
-        if len(groups) != len(saved_groups):
+        state_dict = _run_replacing_hooks(self._optimizer_load_state_dict_pre_hooks, state_dict.copy(), self)
+        mine = self.param_groups
+        theirs = deepcopy(state_dict["param_groups"])
+        if len(mine) != len(theirs):
             raise ValueError("loaded state dict has a different number of parameter groups")
-        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+        if any(len(a["params"]) != len(b["params"]) for a, b in zip(mine, theirs)):
             raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
                              "optimizer's group")
-        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
-                          chain.from_iterable(g["params"] for g in groups)))
-
-        def _cast(param, value, param_id=None, param_groups=None, key=None):
-            if isinstance(value, Tensor):
-                return Optimizer._process_value_according_to_param_policy(param, value, param_id, param_groups, key)
-            if isinstance(value, dict):
-                return {k: _cast(param, v, param_id=param_id, param_groups=param_groups, key=k)
-                        for k, v in value.items()}
-            if isinstance(value, (list, tuple)):
-                return type(value)(_cast(param, v, param_id=param_id, param_groups=param_groups) for v in value)
-            return value
-
+        param_of = dict(zip(chain.from_iterable(g["params"] for g in theirs),
+                            chain.from_iterable(g["params"] for g in mine)))
         state = defaultdict(dict)
-        for k, v in state_dict["state"].items():
-            if k in id_map:
-                param = id_map[k]
-                state[param] = _cast(param, v, param_id=k, param_groups=state_dict["param_groups"])
-            else:
-                state[k] = v
-
-        def update_group(group, new_group):
-            new_group["params"] = group["params"]
-            if "param_names" in group and "param_names" not in new_group:
-                new_group["param_names"] = group["param_names"]
-            return new_group
-
-        param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups)]
-        self.__setstate__({"state": state, "param_groups": param_groups})
-        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
-            post_hook(self)
+        for saved_id, entry in state_dict["state"].items():
+            if saved_id not in param_of:
+                state[saved_id] = entry  # not one of our params: kept as is
+                continue
+            p = param_of[saved_id]
+            state[p] = _cast_loaded(p, entry, saved_id, state_dict["param_groups"])
+        for cur, new in zip(mine, theirs):
+            new["params"] = cur["params"]
+            if "param_names" in cur:
+                new.setdefault("param_names", cur["param_names"])
+        self.__setstate__({"state": state, "param_groups": theirs})
+        for hook in self._optimizer_load_state_dict_post_hooks.values():
+            hook(self)
 
     # ---- grads and groups ------------------------------------------------------------------------
     def zero_grad(self, set_to_none: bool = True):
         """Reset the gradients of all optimized tensors (to None by default)."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    if set_to_none:
-                        p.grad = None
-                    else:
-                        g = p.grad
-                        if g.grad_fn is not None:
-                            g = g.detach()
-                            p.grad = g
-                        else:
-                            g.requires_grad_(False)
-                        g._set_value(jnp.zeros_like(g._value))
+        for p in chain.from_iterable(g["params"] for g in self.param_groups):
+            grad = p.grad
+            if grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+                continue
+            if grad.grad_fn is None:
+                grad.requires_grad_(False)
+            else:
+                grad = p.grad = grad.detach()
+            grad._set_value(jnp.zeros_like(grad._value))
 
     def step(self, closure=None):
         r"""Perform a single optimization step (to be overridden by subclasses)."""
@@ -347,52 +335,46 @@ class Optimizer:
         """Add a param group to the optimizer's ``param_groups`` (fills in defaults)."""
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
-        params = param_group["params"]
-        if isinstance(params, Tensor):
-            param_group["params"] = [params]
-        elif isinstance(params, set):
+        given = param_group["params"]
+        if isinstance(given, set):
             raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering "
                             "of tensors in sets will change between runs. Please use a list instead.")
-        else:
-            param_group["params"] = list(params)
-        tensors, names = [], []
-        for param in param_group["params"]:
-            if isinstance(param, tuple):
-                names.append(param[0])
-                tensors.append(param[1])
-            else:
-                tensors.append(param)
-        param_group["params"] = tensors
+        given = [given] if isinstance(given, Tensor) else list(given)
+        # entries may be (name, Tensor) pairs; either all are named or none
+        names = [e[0] for e in given if isinstance(e, tuple)]
+        param_group["params"] = [e[1] if isinstance(e, tuple) else e for e in given]
         if names:
-            if len(names) == len(tensors):
-                param_group["param_names"] = names
-            else:
+            if len(names) != len(given):
                 raise ValueError("all optimizer params should be with/without names. Some param names are missing")
-        for param in param_group["params"]:
-            if not isinstance(param, Tensor):
+            param_group["param_names"] = names
+        allow_non_leaf = self.defaults.get("differentiable", None)
+        for t in param_group["params"]:
+            if not isinstance(t, Tensor):
+                mod = type(t).__module__
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
-                                + type(param).__module__.replace("builtins", "").lstrip(".")
-                                + ("." if type(param).__module__ != "builtins" else "") + type(param).__name__)
-            if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
+                                + mod.replace("builtins", "").lstrip(".")
+                                + ("." if mod != "builtins" else "") + type(t).__name__)
+            if not allow_non_leaf and not (t.is_leaf or t.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
-        for name, default in self.defaults.items():
-            if default is required and name not in param_group:
-                raise ValueError(f"parameter group didn't specify a value of required optimization parameter "
-                                 f"{name}")
-            param_group.setdefault(name, default)
-        params = param_group["params"]
-        if len(params) != len({id(p) for p in params}):
+        for option, value in self.defaults.items():
+            if option not in param_group:
+                if value is required:
+                    raise ValueError("parameter group didn't specify a value of required optimization parameter "
+                                     f"{option}")
+                param_group[option] = value
+        members = param_group["params"]
+        if len({id(t) for t in members}) != len(members):
             warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
                           "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
                           stacklevel=3)
-        param_set = set()
-        for group in self.param_groups:
-            param_set.update(id(p) for p in group["params"])
-            if ("param_names" in param_group) != ("param_names" in group):
+        taken = set()
+        for other in self.param_groups:
+            taken.update(id(t) for t in other["params"])
+            if ("param_names" in param_group) != ("param_names" in other):
                 txt = "with names" if "param_names" in param_group else "without names"
                 raise ValueError("all optimizer param groups should be with/without names. "
                                  f"cannot add param group {txt} to the optimizer")
-        if not param_set.isdisjoint({id(p) for p in param_group["params"]}):
+        if not taken.isdisjoint(id(t) for t in members):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
 
@@ -456,6 +438,19 @@ class _FusedOptimizer(Optimizer):
 
     def _statics(self, group):
         return ()
+
+    def _accept_fused(self, fused, foreach, differentiable, device_dtype_check=False):
+        """torch's handling of ``fused=True``, done once the param groups exist (their errors come first)."""
+        if not fused:
+            return
+        self._step_supports_amp_scaling = True
+        if device_dtype_check:
+            self._need_device_dtype_check_for_fused = True
+        conflicts = ((differentiable, "`fused` does not support `differentiable`"),
+                     (foreach, "`fused` and `foreach` cannot be `True` together."))
+        for clash, message in conflicts:
+            if clash:
+                raise RuntimeError(message)
 
     def _run_group(self, group):
         ps, gs, sts, states = [], [], [], []
@@ -549,16 +544,54 @@ def check_lr(lr):
         raise ValueError(f"Invalid learning rate: {lr}")
 
 
+# ---- constructor argument checks ---------------------------------------------------------------
+# Each test takes the option exactly as the user passed it. torch words its checks two ways that differ
+# for NaN: ``not 0.0 <= v`` rejects NaN, ``v < 0.0`` lets it through; the tests keep that difference.
+def nonneg(v):
+    """``0.0 <= v`` on the value as given (a NaN fails)."""
+    return 0.0 <= v
+
+
+def nonneg_f(v):
+    """``0.0 <= v`` on the float value (float or 1-element Tensor; a NaN fails)."""
+    return 0.0 <= _float(v)
+
+
+def not_negative(v):
+    """Only a value below zero fails (a NaN passes)."""
+    return not v < 0.0
+
+
+def not_negative_f(v):
+    return not _float(v) < 0.0
+
+
+def in_unit(v):
+    """``0 <= v < 1`` on the float value (betas)."""
+    return 0.0 <= _float(v) < 1.0
+
+
+def check_options(*rules):
+    """Validate constructor options in the order given. A rule is ``(label, value, test)``; the first value
+    whose ``test`` is false raises torch's ``ValueError("Invalid <label>: <value>")``.
+
+    >>> check_options(("epsilon value", 1e-8, nonneg), ("momentum value", -1, not_negative))
+    Traceback (most recent call last):
+    ...
+    ValueError: Invalid momentum value: -1
+    """
+    for label, value, test in rules:
+        if not test(value):
+            raise ValueError(f"Invalid {label}: {value}")
+
+
 def check_betas(betas):
-    if not 0.0 <= _float(betas[0]) < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-    if not 0.0 <= _float(betas[1]) < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    for i in (0, 1):  # one at a time: betas[1] is not looked at when betas[0] is already invalid
+        check_options((f"beta parameter at index {i}", betas[i], in_unit))
 
 
 def check_nonneg(value, what):
-    if not 0.0 <= _float(value):
-        raise ValueError(f"Invalid {what}: {value}")
+    check_options((what, value, nonneg_f))
 
 
 def lerp(a, b, w):

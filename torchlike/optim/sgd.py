@@ -1,7 +1,7 @@
 """torch.optim.SGD."""
 from __future__ import annotations
 
-from .optimizer import _FusedOptimizer, _float, c, check_lr, required
+from .optimizer import _FusedOptimizer, _float, c, check_lr, check_options, not_negative, not_negative_f, required
 
 __all__ = ["SGD"]
 
@@ -38,36 +38,20 @@ class SGD(_FusedOptimizer):
     _complex_as_real = False  # torch's SGD works on complex tensors directly
     _kernel = staticmethod(_sgd_kernel)
 
+    _group_fallbacks = {"nesterov": False, "maximize": False, "foreach": None, "differentiable": False,
+                        "fused": False}
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
         if lr is not required:
             check_lr(lr)
-        if momentum < 0.0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if _float(weight_decay) < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
-                        nesterov=nesterov, maximize=maximize, foreach=foreach, differentiable=differentiable,
-                        fused=fused)
+        check_options(("momentum value", momentum, not_negative), ("weight_decay value", weight_decay, not_negative_f))
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        super().__init__(params, defaults)
-        if fused:
-            self._step_supports_amp_scaling = True
-            self._need_device_dtype_check_for_fused = True
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+        options = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov,
+                       maximize=maximize, foreach=foreach, differentiable=differentiable, fused=fused)
+        super().__init__(params, options)
+        self._accept_fused(fused, foreach, differentiable, device_dtype_check=True)
 
     def _init_state(self, p, group):
         return {}
