@@ -43,27 +43,84 @@ def _out_size(L, k, s, p, d, ceil):
     return o
 
 
-def _pool_args(input, kernel_size, stride, padding, dilation, ceil_mode, n, name):
+def _pool_args(input, kernel_size, stride, padding, dilation, ceil_mode, n, name, kind="max", native1d=False):
+    """Validate a pooling call the way torch does and return (k, s, p, d, S, out).
+
+    torch runs 1-d avg pooling and 1-d max pooling with indices as 2-d pools over (..., 1, L), so their
+    error messages show a leading unit kernel/stride dim and the unsqueezed shape; plain max_pool1d has
+    its own checks (``native1d``)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    shape = list(input.shape)
+    if native1d and (input.ndim not in (2, 3) or any(v == 0 for v in shape[-2:])):
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{shape}")
     if input.ndim not in (n + 1, n + 2):
-        raise RuntimeError(f"{name}: Expected {n + 1}D or {n + 2}D (batch mode) tensor for input, but got: "
-                           f"{list(input.shape)}" if n > 1 else
-                           f"{name}() Expected 2D or 3D input tensor, but got {list(input.shape)}")
+        if n == 1:
+            raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
+                               f"'self' (while checking arguments for {name})")
+        if kind == "avg" and n == 2:
+            raise IndexError(f"Dimension out of range (expected to be in range of [-{input.ndim}, "
+                             f"{input.ndim - 1}], but got -3)")
+        raise RuntimeError(f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for input")
     k = ntuple(kernel_size, n, "kernel_size")
     s = k if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else \
         ntuple(stride, n, "stride")
     p, d = ntuple(padding, n, "padding"), ntuple(dilation, n, "dilation")
+    S = tuple(input.shape[-n:])
+    if native1d:
+        for what, v, ok in (("kernel_size", k[0], k[0] > 0), ("stride", s[0], s[0] > 0)):
+            if not ok:
+                raise RuntimeError(f"max_pool1d() {what} must be greater than zero, but got {v}")
+        if p[0] < 0:
+            raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p[0]}")
+        if d[0] <= 0:
+            raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d[0]}")
+        if p[0] > k[0] // 2:
+            raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding="
+                               f"{p[0]} and kernel_size={k[0]}")
+        out = (_out_size(S[0], k[0], s[0], p[0], d[0], ceil_mode),)
+        if out[0] <= 0:
+            raise RuntimeError(f"max_pool1d() Invalid computed output size: {out[0]}")
+        return k, s, p, d, S, out
+    m = max(n, 2)
+    lead = (1,) * (m - n)
+    names = ("T", "H", "W")[3 - m:]
+    k2, d2 = lead + k, lead + d
+    shp = shape[:-n] + list(lead) + shape[-n:]  # the shape torch's 2-d path reports for a 1-d pool
+    if any(v == 0 for v in s):
+        raise RuntimeError("stride should not be zero")
+    if any(v <= 0 for v in k):
+        raise RuntimeError("kernel size should be greater than zero, but got " +
+                           " ".join(f"k{c}: {v}" for c, v in zip(names, k2)))
+    if any(v <= 0 for v in d):
+        raise RuntimeError("dilation should be greater than zero, but got " +
+                           " ".join(f"dilation{c}: {v}" for c, v in zip(names, d2)))
+    for pp in p:
+        if pp < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {pp}")
     for kk, pp, dd in zip(k, p, d):
         if pp > (dd * (kk - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pp}, "
                                f"kernel_size={kk} and dilation={dd}")
-    S = tuple(input.shape[-n:])
+    nonbatch = shp[1:] if len(shp) == m + 2 else shp
+    if any(v == 0 for v in nonbatch):
+        if m == 3:
+            fn = "max_pool3d_with_indices_out_cpu_template" if kind == "max" else "avg_pool3d"
+            raise RuntimeError(f"{fn}(): Expected input's non-batch dimensions to have positive length, but input "
+                               f"has a shape of {shp} and non-batch dimension {nonbatch.index(0)} has length zero!")
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+                           f"got:{shp}")
+    if kind == "avg" and m == 3 and any(L + 2 * pp < kk for L, kk, pp in zip(S, k, p)):
+        raise RuntimeError(f"input image (T: {S[0]} H: {S[1]} W: {S[2]}) smaller than kernel size (kT: {k[0]} "
+                           f"kH: {k[1]} kW: {k[2]})")
     out = tuple(_out_size(L, kk, ss, pp, dd, ceil_mode) for L, kk, ss, pp, dd in zip(S, k, s, p, d))
     if any(o <= 0 for o in out):
-        c = input.shape[-n - 1]
-        raise RuntimeError(f"Given input size: ({c}x{'x'.join(map(str, S))}). Calculated output size: "
-                           f"({c}x{'x'.join(map(str, out))}). Output size is too small")
+        c = shp[-m - 1]
+        sz = shp[-m:]
+        o2 = list(lead) + list(out)
+        raise RuntimeError(f"Given input size: ({c}x{'x'.join(map(str, sz))}). Calculated output size: "
+                           f"({c}x{'x'.join(map(str, o2))}). Output size is too small")
     return k, s, p, d, S, out
 
 
@@ -139,7 +196,8 @@ def _max_pool_impl(x, k, s, p, d, S, out, indices):
 
 
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, n, name):
-    k, s, p, d, S, out = _pool_args(input, kernel_size, stride, padding, dilation, ceil_mode, n, name)
+    k, s, p, d, S, out = _pool_args(input, kernel_size, stride, padding, dilation, ceil_mode, n, name,
+                                    native1d=n == 1 and not return_indices)
     r = dispatch(_max_pool_impl, (input,), (("k", k), ("s", s), ("p", p), ("d", d), ("S", S), ("out", out),
                                             ("indices", bool(return_indices))),
                  name=f"MaxPool{n}DWithIndicesBackward0")
@@ -230,7 +288,7 @@ def _avg_pool_impl(x, divisor_override, k, s, p, S, out, count_include_pad):
 
 
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, n, name):
-    k, s, p, _, S, out = _pool_args(input, kernel_size, stride, padding, 1, ceil_mode, n, name)
+    k, s, p, _, S, out = _pool_args(input, kernel_size, stride, padding, 1, ceil_mode, n, name, kind="avg")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     return dispatch(_avg_pool_impl, (input, divisor_override),
@@ -285,7 +343,7 @@ def _lp_impl(x, norm_type, k, s, S, out, ceil_mode):
 
 
 def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n, name):
-    k, s, _, _, S, out = _pool_args(input, kernel_size, stride, 0, 1, ceil_mode, n, name)
+    k, s, _, _, S, out = _pool_args(input, kernel_size, stride, 0, 1, ceil_mode, n, name, kind="avg")
     return dispatch(_lp_impl, (input, float(norm_type)),
                     (("k", k), ("s", s), ("S", S), ("out", out), ("ceil_mode", bool(ceil_mode))),
                     name="PowBackward0")
@@ -321,17 +379,38 @@ def _adaptive_ranges(L, o):
 def _adaptive_out(input, output_size, n, name):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    is_max = "max" in name
+    seq = isinstance(output_size, (list, tuple))
+    if seq and n == 1 and len(output_size) != 1:
+        raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got {len(output_size)})")
+    if seq and n > 1 and input.ndim <= len(output_size):  # torch's Python wrapper checks this first
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     if input.ndim not in (n + 1, n + 2):
-        raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got {list(input.shape)}")
+        raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got{':' if is_max and n > 1 else ''} "
+                           f"{list(input.shape)}")
     S = tuple(input.shape[-n:])
-    if isinstance(output_size, (list, tuple)):
+    if seq:
         if len(output_size) == 1 and n > 1:
             output_size = tuple(output_size) * n
         out = tuple(S[j] if o is None else int(o) for j, o in enumerate(output_size))
     else:
         out = (int(output_size),) * n
     if len(out) != n:
-        raise RuntimeError(f"{name}: internal error: output_size.size() must be {n}")
+        raise RuntimeError(f"{name}(): internal error: output_size.size() must be {n}" if is_max else
+                           f"{name}: output_size must be {n}")
+    if any(o < 0 for o in out):
+        # torch runs the 1-d pools as 2-d ones over (..., 1, L), which shows in its messages
+        full = out if n > 1 else (1,) + out
+        if is_max:
+            neg = next(o for o in out if o < 0)
+            raise RuntimeError(f"Trying to create tensor with negative dimension {neg}: "
+                               f"{list(input.shape[:-n]) + list(full)}")
+        sep = [", "] * (len(full) - 1)
+        if len(full) == 3:
+            sep[-1] = ","
+        body = str(full[0]) + "".join(sp + str(o) for sp, o in zip(sep, full[1:]))
+        raise RuntimeError(f"adaptive_avg_pool{len(full)}d: elements of output_size must be greater than or equal "
+                           f"to 0 but received {{{body}}}")
     return S, out
 
 
@@ -389,6 +468,11 @@ def _adaptive_max_impl(x, S, out):
 
 def _adaptive_max(input, output_size, return_indices, n, name):
     S, out = _adaptive_out(input, output_size, n, name)
+    if math.prod(out) == 0:  # empty output: no windows to reduce (kept differentiable via a slice)
+        shape = tuple(input.shape[:-n]) + out
+        v = input.reshape(-1)[:0].reshape(shape)
+        i = Tensor._wrap(jnp.zeros(shape, jnp.int64), input.device)
+        return (v, i) if return_indices else v
     v, i = dispatch(_adaptive_max_impl, (input,), (("S", S), ("out", out)),
                     name=f"AdaptiveMaxPool{n}DBackward0")
     return (v, i) if return_indices else v
