@@ -45,3 +45,13 @@ def test_memory_formats_are_accepted_like_torch():
         assert y.shape == x.shape
     m = L.nn.Conv2d(3, 2, 1).to(memory_format=L.channels_last)
     assert m(x).shape == (2, 2, 4, 4)
+
+
+@pytest.mark.parametrize("op", ["div", "mul"])
+def test_bool_times_nonfinite_keeps_ieee_nan(op):
+    """XLA rewrites convert(bool) * y into a select, losing False * inf = nan (and False / False)."""
+    a = np.array([True, True, False])
+    b = np.array([False]) if op == "div" else np.array([np.inf], np.float32)
+    expected = getattr(torch, op)(torch.from_numpy(a), torch.from_numpy(b))
+    ours = getattr(torchlike, op)(torchlike.from_numpy(a), torchlike.from_numpy(b))
+    np.testing.assert_array_equal(ours.numpy(), expected.numpy())

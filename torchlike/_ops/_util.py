@@ -28,6 +28,10 @@ def cast(x, dt):
     """Cast an array or Python scalar to numpy dtype ``dt`` (inside a traced op function)."""
     if isinstance(x, (bool, int, float, complex)):
         return jnp.asarray(x, dtype=dt)
+    if x.dtype == jnp.bool_ and jnp.issubdtype(dt, jnp.inexact):
+        # XLA rewrites convert(pred) * y and convert(pred) / y into select(pred, ..., 0), which gives 0
+        # instead of nan for False * inf and False / False; the barrier keeps IEEE semantics
+        return lax.optimization_barrier(lax.convert_element_type(x, dt))
     return x if x.dtype == dt else lax.convert_element_type(x, dt) if not (
         jnp.issubdtype(x.dtype, jnp.complexfloating) and not jnp.issubdtype(dt, jnp.complexfloating)
     ) else jnp.real(x).astype(dt)
