@@ -110,3 +110,16 @@ def test_adaptive_max_pool_empty_output():
     r = TF.adaptive_max_pool1d(x, 0, return_indices=True)
     o = LF.adaptive_max_pool1d(_tl(x), 0, return_indices=True)
     assert [tuple(t.shape) for t in o] == [tuple(t.shape) for t in r]
+
+
+@pytest.mark.parametrize("wshape,kw", [((1, 1, 2), dict(stride=(-1,))), ((1, 1, 2), dict(padding=(-1,))),
+                                       ((1, 1, 2), dict(dilation=(-1,))), ((1, 2), {}),
+                                       ((2, 2, 2), dict(groups=3)), ((2, 2, 2), dict(groups=0))])
+def test_conv1d_errors(wshape, kw):
+    x, w = torch.randn(1, 1, 4, dtype=torch.float64), torch.randn(wshape, dtype=torch.float64)
+    _raises_same(lambda: TF.conv1d(x, w, **kw), lambda: LF.conv1d(_tl(x), _tl(w), **kw))
+
+
+def test_conv_bias_dtype_error():
+    x, w, b = torch.randn(1, 1, 4, dtype=torch.float64), torch.randn(1, 1, 2, dtype=torch.float64), torch.randn(1)
+    _raises_same(lambda: TF.conv1d(x, w, b), lambda: LF.conv1d(_tl(x), _tl(w), _tl(b)))

@@ -69,10 +69,42 @@ def _prep(input, weight, n, name):
     return input.ndim == n + 1
 
 
+_CTYPE = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+          "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+          "float64": "double", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _conv_checks(input, weight, bias, stride, padding, dilation, groups):
+    # torch's convolution argument checks, in its order (before the channel-count check)
+    if bias is not None and bias.dtype is not input.dtype:
+        raise RuntimeError(f"Input type ({_CTYPE.get(input.dtype.name, input.dtype.name)}) and bias type "
+                           f"({_CTYPE.get(bias.dtype.name, bias.dtype.name)}) should be the same")
+    if weight.ndim < 3:
+        raise RuntimeError("weight should have at least three dimensions")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if any(v <= 0 for v in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if not isinstance(padding, str) and any(v < 0 for v in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(v <= 0 for v in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    if weight.shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {list(weight.shape)} instead")
+
+
 def _conv(input, weight, bias, stride, padding, dilation, groups, n, name):
     unbatched = _prep(input, weight, n, name)
-    check_same_dtype(input, weight, bias)
     stride, dilation = ntuple(stride, n, "stride"), ntuple(dilation, n, "dilation")
+    pad_t = padding if isinstance(padding, str) else ntuple(padding, n, "padding")
+    groups = int(groups)
+    _conv_checks(input, weight, bias, stride, pad_t, dilation, groups)
+    if weight.ndim != n + 2:
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight"
+                           f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size "
+                           f"{list(input.shape)} instead")
+    check_same_dtype(input, weight, bias)
     k = tuple(weight.shape[2:])
     shape = (1,) + tuple(input.shape) if unbatched else tuple(input.shape)
     if isinstance(padding, str):
