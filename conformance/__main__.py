@@ -41,7 +41,8 @@ defaults).  When torch raises on a sample, torchlike must raise the same excepti
   (`.item()`, data-dependent shapes...; torchlike.compile would run it eagerly), with the exception and
   the torchlike source line; *error*: the compiled call raised.  Runs after the other checks.
 - Random ops (dropout, bernoulli, normal, ...) and uninitialised ones (empty*) are compared on shapes
-  and dtypes only, and have no grad check.
+  and dtypes only, and have no grad check; so are the attention samples with active dropout
+  (`scaled_dot_product_attention` with `dropout_p > 0`, `multi_head_attention_forward` in training).
 - Per-op limit {time_limit:.0f} CPU seconds (SIGPROF; 10x that in wall time); global budget {budget:.0f} s; {jobs} worker processes
   (a crashing op is recorded and its worker restarted).
 """
