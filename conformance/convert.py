@@ -116,6 +116,17 @@ class Converter:
             return {k: self(v) for k, v in x.items()}
         if isinstance(x, (types.FunctionType, types.BuiltinFunctionType)):
             return rebind(x) if _is_testing_fn(x) else x
+        if isinstance(x, torch.nn.Module) and not any(True for _ in x.parameters()) \
+                and not any(True for _ in x.buffers()) and hasattr(torchlike.nn, type(x).__name__):
+            # a parameter-free module argument (PairwiseDistance as a distance_function): same class,
+            # same plain attributes
+            cls = getattr(torchlike.nn, type(x).__name__)
+            m = cls.__new__(cls)
+            torchlike.nn.Module.__init__(m)
+            for k, v in vars(x).items():
+                if not k.startswith("_") and isinstance(v, (bool, int, float, str, type(None), tuple)):
+                    object.__setattr__(m, k, v)
+            return m
         mod = type(x).__module__ or ""
         if mod.startswith("torch") and dataclasses.is_dataclass(x) and hasattr(torchlike.nn, type(x).__name__):
             # option records such as nn.LinearCrossEntropyOptions: same fields, converted values

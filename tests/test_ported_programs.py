@@ -55,3 +55,36 @@ def test_bool_times_nonfinite_keeps_ieee_nan(op):
     expected = getattr(torch, op)(torch.from_numpy(a), torch.from_numpy(b))
     ours = getattr(torchlike, op)(torchlike.from_numpy(a), torchlike.from_numpy(b))
     np.testing.assert_array_equal(ours.numpy(), expected.numpy())
+
+
+_F_ERRORS = [
+    ("embedding", lambda m: (m.tensor([1]), m.ones(3)), {}),
+    ("huber_loss", lambda m: (m.ones(2), m.ones(2)), {"delta": 0.0}),
+    ("rrelu", lambda m: (m.ones(2), 0.5, 0.1), {"training": True}),
+    ("prelu", lambda m: (m.ones(2, 3), m.ones(3, 1)), {}),
+    ("rms_norm", lambda m: (m.ones(2, 3), (3,), m.ones(2)), {}),
+    ("soft_margin_loss", lambda m: (m.ones(2, 4), m.ones(2, 5)), {}),
+    ("poisson_nll_loss", lambda m: (m.ones(2, 5), m.ones(2, 4)), {}),
+    ("gaussian_nll_loss", lambda m: (m.ones(2, 3, 3), m.ones(2, 3, 2), m.ones(2, 3, 3)), {}),
+    ("triplet_margin_loss", lambda m: (m.ones(2, 4), m.ones(2, 5), m.ones(2, 4)), {}),
+    ("triplet_margin_with_distance_loss", lambda m: (m.ones(2, 4), m.ones(2, 4), m.ones(2, 5)), {}),
+    ("pairwise_distance", lambda m: (m.ones(3, 4), m.ones(2, 4)), {}),
+]
+
+
+@pytest.mark.parametrize("name,args,kw", _F_ERRORS, ids=[c[0] for c in _F_ERRORS])
+def test_functional_errors_match_torch(name, args, kw):
+    with pytest.raises(Exception) as et:
+        getattr(torch.nn.functional, name)(*args(torch), **kw)
+    with pytest.raises(Exception) as eo:
+        getattr(torchlike.nn.functional, name)(*args(torchlike), **kw)
+    assert type(eo.value) is type(et.value)
+    assert str(eo.value) == str(et.value)
+
+
+def test_pairwise_distance_of_integers_is_default_float():
+    a, b = [[1, 2], [3, 4]], [[0, 2], [3, 1]]
+    expected = torch.nn.functional.pairwise_distance(torch.tensor(a), torch.tensor(b))
+    ours = torchlike.nn.functional.pairwise_distance(torchlike.tensor(a), torchlike.tensor(b))
+    assert str(ours.dtype) == str(expected.dtype)
+    np.testing.assert_allclose(ours.numpy(), expected.numpy(), rtol=1e-6)

@@ -250,6 +250,8 @@ def leaky_relu_(input, negative_slope=0.01):
 def prelu(input, weight):
     """x if x > 0 else weight * x, ``weight`` broadcast over the channel dim (dim 1)."""
     _check_float(input, "prelu_cpu")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
     n = weight.numel()
     if n != 1:
         if input.ndim == 0:
@@ -264,6 +266,8 @@ def prelu(input, weight):
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomized leaky ReLU: slopes ~ U(lower, upper) in training, (lower+upper)/2 in eval."""
     _check_float(input, "rrelu_with_noise_cpu")
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         return _ret(input, dispatch(_leaky_relu, (input, (lower + upper) / 2), name="LeakyReluBackward0"),
                     inplace)

@@ -61,6 +61,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     >>> torch.nn.functional.embedding(torch.tensor([1]), torch.eye(3))
     tensor([[0., 1., 0.]])
     """
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
     n = weight.shape[0]
     if padding_idx is not None:
         if padding_idx > 0:

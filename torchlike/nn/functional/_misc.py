@@ -78,20 +78,25 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return dispatch(_cos_sim, (x1, x2, eps), (("dim", d),), name="SumBackward1")
 
 
-def _pairwise(a, b, eps, p, keepdim):
-    x1, x2 = _up(a), _up(b)
+def _pairwise(a, b, eps, p, keepdim, dt):
+    x1, x2 = _up(a.astype(dt)), _up(b.astype(dt))
     d = x1 - x2 + jnp.asarray(eps).astype(x1.dtype)
     if d.ndim == 0:
         d = d.reshape(1)
     r = _pdist_lastdim(d, p)
     if keepdim:
         r = r[..., None]
-    return r.astype(jnp.result_type(a.dtype, b.dtype))
+    return r.astype(dt)
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    """||x1 - x2 + eps||_p over the last dim."""
-    return dispatch(_pairwise, (x1, x2, eps), (("p", float(p)), ("keepdim", bool(keepdim))),
+    """||x1 - x2 + eps||_p over the last dim (integer inputs give the default float dtype, as in torch)."""
+    from ._loss import _check_broadcast
+    _check_broadcast(x1, x2)
+    dt = _dtype.result_type(x1, x2)
+    if not (dt.is_floating_point or dt.is_complex):
+        dt = _dtype.get_default_dtype()
+    return dispatch(_pairwise, (x1, x2, eps), (("p", float(p)), ("keepdim", bool(keepdim)), ("dt", dt.np)),
                     name="NormBackward1")
 
 

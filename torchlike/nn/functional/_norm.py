@@ -181,6 +181,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     tensor([[0.8485, 1.1314]])
     """
     ns = _check_normalized(input, normalized_shape)
+    if weight is not None and tuple(weight.shape) != tuple(ns):
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(weight.shape)} and normalized_shape = {list(ns)}")
     if eps is None:
         eps = float(np.finfo(input.dtype.np).eps) if input.dtype.is_floating_point else 1.1920928955078125e-07
     return dispatch(_rms_impl, (input, weight, float(eps)), (("nd", len(ns)),), name="RmsNormBackward0")
