@@ -92,6 +92,10 @@ def matmul(input, other):
     _check_tensor(other, "matmul", 2, "other")
     a, b = input.shape, other.shape
     na, nb = len(a), len(b)
+    if na == 2 and nb == 2 and a[1] == b[0]:  # the common case, with the fewest Python checks
+        da = input.dtype
+        if da is other.dtype and da is not _dtype.bool:
+            return dispatch(_matmul_impl, (input, other), (), name="MmBackward0")
     if na == 0 or nb == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D")
     if na == 1 and nb == 1:
@@ -112,7 +116,7 @@ def matmul(input, other):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{math.prod(a[:-2]) if na > 2 else 1}, {a[-1]}] but got: "
                            f"[{math.prod(b[:-2])}, {b[-2]}].")
-    else:
+    elif na > 2 or nb > 2:
         try:
             np.broadcast_shapes(tuple(a[:-2]), tuple(b[:-2]))
         except ValueError:
