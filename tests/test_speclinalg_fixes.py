@@ -196,3 +196,10 @@ def test_ldl_factor_and_solve(kind):
     xt = torch.linalg.ldl_solve(rt.LD, rt.pivots, b, hermitian=herm)
     xl = torchlike.linalg.ldl_solve(_tl(rt.LD), _tl(rt.pivots), _tl(b), hermitian=herm)
     np.testing.assert_allclose(xl.numpy(), xt.numpy(), rtol=1e-9, atol=1e-9)
+
+
+def test_matrix_rank_hermitian_reads_the_lower_triangle():
+    for a in ([[1.0, 0.0], [1.0, 1.0]], [[1.0, 5.0], [0.0, 1.0]], [[2.0, 7j], [1j, 2.0]], [[0.0, 3.0], [0.0, 0.0]]):
+        expected = torch.linalg.matrix_rank(torch.tensor(a), hermitian=True)
+        ours = torchlike.linalg.matrix_rank(torchlike.tensor(a), hermitian=True)
+        assert ours.item() == expected.item(), a

@@ -295,7 +295,9 @@ def _rank_impl(a, atol, rtol, hermitian, atol_given, rtol_given):
     rd = jnp.real(a).dtype
     if m == 0 or n == 0:
         return jnp.zeros(a.shape[:-2], np.int64)
-    s = jnp.abs(jnp.linalg.eigvalsh(a)) if hermitian else jnp.linalg.svd(a, compute_uv=False)
+    # hermitian: only the lower triangle is read, as LAPACK (and torch) do
+    s = jnp.abs(jnp.linalg.eigvalsh(a, UPLO="L", symmetrize_input=False)) if hermitian else \
+        jnp.linalg.svd(a, compute_uv=False)
     tol = _tols(jnp.max(s, -1), jnp.asarray(atol, rd), jnp.asarray(rtol, rd), max(m, n), rd, atol_given,
                 rtol_given)
     return jnp.sum(s > tol[..., None], -1).astype(np.int64)
