@@ -88,3 +88,15 @@ def test_pairwise_distance_of_integers_is_default_float():
     ours = torchlike.nn.functional.pairwise_distance(torchlike.tensor(a), torchlike.tensor(b))
     assert str(ours.dtype) == str(expected.dtype)
     np.testing.assert_allclose(ours.numpy(), expected.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
+def test_integer_pow_wraps_and_negative_exponents_like_torch(dtype):
+    a = [-8, 6, 9, 0, 0, 1, -1, -1, 2, 3, -3, 7]
+    b = [6, -2, -1, -3, 2, -5, -3, -2, 100, 40, 41, 0]
+    if dtype == "uint8":
+        a, b = [abs(v) % 256 for v in a], [abs(v) for v in b]
+    expected = torch.pow(torch.tensor(a, dtype=getattr(torch, dtype)), torch.tensor(b, dtype=getattr(torch, dtype)))
+    ours = torchlike.pow(torchlike.tensor(a, dtype=getattr(torchlike, dtype)),
+                         torchlike.tensor(b, dtype=getattr(torchlike, dtype)))
+    assert ours.tolist() == expected.tolist()

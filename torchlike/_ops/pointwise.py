@@ -275,12 +275,29 @@ Tensor.__rfloordiv__ = lambda self, other: floor_divide(other, self)
 Tensor.__ifloordiv__ = lambda self, other: self.floor_divide_(other)
 
 
+def _int_pow(x, e):
+    """x ** e for integer arrays (e >= 0) by repeated squaring, wrapping around like torch's int64 math."""
+    x, e = jnp.broadcast_arrays(x, e)
+    bits = jnp.iinfo(e.dtype).bits
+
+    def body(_, carry):
+        r, b, k = carry
+        r = jnp.where((k & 1) == 1, r * b, r)
+        return r, b * b, k >> 1
+    return lax.fori_loop(0, bits, body, (jnp.ones_like(x), x, e))[0]
+
+
 def _pow_impl(x, y, dt):
     x, y = cast(x, dt), cast(y, dt)
     if dt == np.bool_:
         return jnp.logical_or(x, jnp.logical_not(y))
     if jnp.issubdtype(dt, jnp.integer):
-        return jnp.power(x, y)
+        pos = _int_pow(x, jnp.maximum(y, 0))
+        if not jnp.issubdtype(dt, jnp.signedinteger):
+            return pos
+        # torch's integer pow with a negative exponent: 1 for base 1, +-1 for base -1, else 0
+        neg = jnp.where(x == 1, 1, jnp.where(x == -1, jnp.where(y % 2 == 0, 1, -1), 0)).astype(dt)
+        return jnp.where(y < 0, neg, pos)
     return jnp.power(x, y)
 
 
