@@ -47,9 +47,7 @@ class _LocScale(Distribution):
         batch_shape = Size(batch_shape)
         new.loc = self.loc.expand(batch_shape)
         new.scale = self.scale.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._finish_expand(new, batch_shape)
 
 
 class Normal(_LocScale, ExponentialFamily):
@@ -283,9 +281,7 @@ class Uniform(Distribution):
         batch_shape = Size(batch_shape)
         new.low = self.low.expand(batch_shape)
         new.high = self.high.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._finish_expand(new, batch_shape)
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):
@@ -352,9 +348,7 @@ class Exponential(ExponentialFamily):
         new = self._get_checked_instance(Exponential, _instance)
         batch_shape = Size(batch_shape)
         new.rate = self.rate.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._finish_expand(new, batch_shape)
 
     @property
     def mean(self):
@@ -418,9 +412,7 @@ class Gamma(ExponentialFamily):
         batch_shape = Size(batch_shape)
         new.concentration = self.concentration.expand(batch_shape)
         new.rate = self.rate.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._finish_expand(new, batch_shape)
 
     @property
     def mean(self):
@@ -504,9 +496,7 @@ class Beta(ExponentialFamily):
         new = self._get_checked_instance(Beta, _instance)
         batch_shape = Size(batch_shape)
         new._dirichlet = self._dirichlet.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._finish_expand(new, batch_shape)
 
     @property
     def mean(self):

@@ -46,6 +46,17 @@ class _ProbsOrLogits(Distribution):
     def _new(self, *args, **kwargs):
         return self._param.new(*args, **kwargs)
 
+    def _init_binary(self, probs, logits, validate_args):
+        """Keep exactly one of ``probs``/``logits`` (broadcast to a tensor); a Python number gives an empty
+        batch shape."""
+        if (probs is None) == (logits is None):
+            raise ValueError(_ONE_OF)
+        given = probs if probs is not None else logits
+        (self._param,) = broadcast_all(given)
+        setattr(self, "probs" if probs is not None else "logits", self._param)
+        Distribution.__init__(self, Size() if isinstance(given, Number) else self._param.size(),
+                              validate_args=validate_args)
+
     def _expand_params(self, new, batch_shape, names):
         for name in names:
             if name in self.__dict__:
@@ -68,24 +79,13 @@ class Bernoulli(_ProbsOrLogits, ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError(_ONE_OF)
-        if probs is not None:
-            scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(Size() if scalar else self._param.size(), validate_args=validate_args)
+        self._init_binary(probs, logits, validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Bernoulli, _instance)
         batch_shape = Size(batch_shape)
         self._expand_params(new, batch_shape, ("probs", "logits"))
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._finish_expand(new, batch_shape)
 
     @property
     def mean(self):
@@ -156,9 +156,7 @@ class Binomial(_ProbsOrLogits):
         batch_shape = Size(batch_shape)
         new.total_count = self.total_count.expand(batch_shape)
         self._expand_params(new, batch_shape, ("probs", "logits"))
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._finish_expand(new, batch_shape)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
@@ -243,9 +241,7 @@ class Categorical(Distribution):
                 setattr(new, name, self.__dict__[name].expand(param_shape))
                 new._param = getattr(new, name)
         new._num_events = self._num_events
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._finish_expand(new, batch_shape)
 
     def _new(self, *args, **kwargs):
         return self._param.new(*args, **kwargs)
@@ -417,9 +413,7 @@ class Poisson(ExponentialFamily):
         new = self._get_checked_instance(Poisson, _instance)
         batch_shape = Size(batch_shape)
         new.rate = self.rate.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._finish_expand(new, batch_shape)
 
     @property
     def mean(self):

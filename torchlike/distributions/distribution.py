@@ -159,6 +159,12 @@ class Distribution:
                              f"to be within the support ({support!r}) of the distribution {self!r}, but "
                              f"found invalid values:\n{value}")
 
+    def _finish_expand(self, new, batch_shape):
+        """The end of every ``expand``: ``new`` gets the batch shape and this instance's validation flag."""
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls, _instance=None):
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a "

@@ -2,18 +2,16 @@
 Bernoulli and one-hot categorical."""
 from __future__ import annotations
 
-from numbers import Number
-
 import torchlike
 from torchlike.tensor import Size
 
 from . import constraints
 from .continuous import Normal
-from .discrete import Categorical
+from .discrete import Categorical, _ProbsOrLogits
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, clamp_probs
 
 __all__ = ["LogNormal", "LogitRelaxedBernoulli", "RelaxedBernoulli", "ExpRelaxedCategorical",
            "RelaxedOneHotCategorical"]
@@ -63,47 +61,21 @@ class LogNormal(TransformedDistribution):
         return self.base_dist.entropy() + self.loc
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(_ProbsOrLogits):
     """The logit of a RelaxedBernoulli sample."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(Size() if scalar else self._param.size(), validate_args=validate_args)
+        self._init_binary(probs, logits, validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
         batch_shape = Size(batch_shape)
         new.temperature = self.temperature
-        for name in ("probs", "logits"):
-            if name in self.__dict__:
-                setattr(new, name, self.__dict__[name].expand(batch_shape))
-                new._param = getattr(new, name)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
+        self._expand_params(new, batch_shape, ("probs", "logits"))
+        return self._finish_expand(new, batch_shape)
 
     def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
