@@ -124,15 +124,20 @@ def _as_torch(x):
     return torch.from_numpy(np.array(np.asarray(x._value)))
 
 
+def _same_meta(t_obj, l_obj, path):
+    """Raise Mismatch unless ``l_obj`` is a tensor with torch tensor ``t_obj``'s dtype and shape."""
+    if not isinstance(l_obj, tl.Tensor):
+        raise Mismatch(f"{path}: expected Tensor, got {type(l_obj).__name__}")
+    if str(t_obj.dtype).split(".")[-1] != str(l_obj.dtype).split(".")[-1]:
+        raise Mismatch(f"{path}: dtype {l_obj.dtype} != torch {t_obj.dtype}")
+    if tuple(t_obj.shape) != tuple(l_obj.shape):
+        raise Mismatch(f"{path}: shape {tuple(l_obj.shape)} != torch {tuple(t_obj.shape)}")
+
+
 def compare(t_obj, l_obj, tols, path="out"):
     """Raise Mismatch if torchlike's ``l_obj`` differs from torch's ``t_obj`` (recursively)."""
     if isinstance(t_obj, torch.Tensor):
-        if not isinstance(l_obj, tl.Tensor):
-            raise Mismatch(f"{path}: expected Tensor, got {type(l_obj).__name__}")
-        if str(t_obj.dtype).split(".")[-1] != str(l_obj.dtype).split(".")[-1]:
-            raise Mismatch(f"{path}: dtype {l_obj.dtype} != torch {t_obj.dtype}")
-        if tuple(t_obj.shape) != tuple(l_obj.shape):
-            raise Mismatch(f"{path}: shape {tuple(l_obj.shape)} != torch {tuple(t_obj.shape)}")
+        _same_meta(t_obj, l_obj, path)
         exp = t_obj.detach()
         act = _as_torch(l_obj)
         if exp.is_floating_point() or exp.is_complex():
@@ -175,12 +180,7 @@ def compare_structure(t_obj, l_obj, path="out"):
     """Stochastic outputs: same nesting, dtypes and shapes; finite where torch is finite; similar zero
     fraction and mean magnitude (dropout keeps scale)."""
     if isinstance(t_obj, torch.Tensor):
-        if not isinstance(l_obj, tl.Tensor):
-            raise Mismatch(f"{path}: expected Tensor, got {type(l_obj).__name__}")
-        if str(t_obj.dtype).split(".")[-1] != str(l_obj.dtype).split(".")[-1]:
-            raise Mismatch(f"{path}: dtype {l_obj.dtype} != torch {t_obj.dtype}")
-        if tuple(t_obj.shape) != tuple(l_obj.shape):
-            raise Mismatch(f"{path}: shape {tuple(l_obj.shape)} != torch {tuple(t_obj.shape)}")
+        _same_meta(t_obj, l_obj, path)
         act = _as_torch(l_obj)
         if t_obj.is_floating_point() and t_obj.numel():
             if bool(torch.isfinite(t_obj).all()) and not bool(torch.isfinite(act).all()):
