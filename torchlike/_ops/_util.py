@@ -13,7 +13,7 @@ from .._dispatch import dispatch
 from ..tensor import Tensor, _wrap_dim
 from .registry import register
 
-__all__ = ["as_tensor_arg", "wrap_dim", "dims_arg", "cast", "camel", "unary", "binary", "is_tensor",
+__all__ = ["as_tensor_arg", "check_broadcast", "wrap_dim", "dims_arg", "cast", "camel", "unary", "binary", "is_tensor",
            "float_dtype_for", "is_symbolic", "dispatch", "Tensor", "register", "shape_arg"]
 
 is_tensor = lambda x: isinstance(x, Tensor)  # noqa: E731
@@ -22,6 +22,17 @@ wrap_dim = _wrap_dim
 
 def camel(name):
     return "".join(p.capitalize() for p in name.strip("_").split("_")) + "Backward0"
+
+
+def check_broadcast(a_shape, b_shape):
+    """Raise torch's error when two shapes don't broadcast (it names the right-most clashing dimension)."""
+    x, y = tuple(a_shape), tuple(b_shape)
+    n = max(len(x), len(y))
+    x, y = (1,) * (n - len(x)) + x, (1,) * (n - len(y)) + y
+    for i in range(n - 1, -1, -1):
+        if x[i] != y[i] and x[i] != 1 and y[i] != 1:
+            raise RuntimeError(f"The size of tensor a ({x[i]}) must match the size of tensor b ({y[i]}) at "
+                               f"non-singleton dimension {i}")
 
 
 def cast(x, dt):

@@ -18,7 +18,7 @@ from jax import lax
 
 from .. import _dtype
 from .. import linalg as _linalg_ns
-from ._util import Tensor, as_tensor_arg, cast, dispatch, register, wrap_dim
+from ._util import Tensor, as_tensor_arg, cast, check_broadcast, dispatch, register, wrap_dim
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "einsum", "tensordot", "addmm",
            "addbmm", "baddbmm", "addmv", "addr", "kron", "cross", "trace", "cdist", "chain_matmul"]
@@ -117,15 +117,7 @@ def matmul(input, other):
                            f"[{math.prod(a[:-2]) if na > 2 else 1}, {a[-1]}] but got: "
                            f"[{math.prod(b[:-2])}, {b[-2]}].")
     elif na > 2 or nb > 2:
-        try:
-            np.broadcast_shapes(tuple(a[:-2]), tuple(b[:-2]))
-        except ValueError:
-            x, y = tuple(a[:-2]), tuple(b[:-2])
-            n = max(len(x), len(y))
-            x, y = (1,) * (n - len(x)) + x, (1,) * (n - len(y)) + y
-            k = max(i for i in range(n) if x[i] != y[i] and 1 not in (x[i], y[i]))
-            raise RuntimeError(f"The size of tensor a ({x[k]}) must match the size of tensor b ({y[k]}) at "
-                               f"non-singleton dimension {k}") from None
+        check_broadcast(a[:-2], b[:-2])  # the batch dimensions
     _same_mm(input, other)
     return dispatch(_matmul_impl, (input, other), (), name="MmBackward0" if na == nb == 2 else
                     "UnsafeViewBackward0")

@@ -20,6 +20,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._dispatch import dispatch
+from ..._ops._util import check_broadcast
 from ...tensor import Tensor
 
 __all__ = ["l1_loss", "mse_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss", "binary_cross_entropy",
@@ -86,17 +87,6 @@ def _size_warn(input, target):
                       "Please ensure they have the same size.", stacklevel=3)
 
 
-def _check_broadcast(a, b):
-    """torch's broadcasting error for tensors ``a`` and ``b`` (the right-most clashing dimension)."""
-    x, y = tuple(a.shape), tuple(b.shape)
-    n = max(len(x), len(y))
-    x, y = (1,) * (n - len(x)) + x, (1,) * (n - len(y)) + y
-    for i in range(n - 1, -1, -1):
-        if x[i] != y[i] and x[i] != 1 and y[i] != 1:
-            raise RuntimeError(f"The size of tensor a ({x[i]}) must match the size of tensor b ({y[i]}) at "
-                               f"non-singleton dimension {i}")
-
-
 def _common_float(*ts):
     d = _dtype.result_type(*[t for t in ts if t is not None])
     return d if d.is_floating_point or d.is_complex else _dtype.get_default_dtype()
@@ -137,7 +127,7 @@ def _pw(input, target, weight, scal, kind, reduction, node):
     if weight is not None and tuple(weight.shape) != tuple(input.shape):
         raise ValueError("Weights and input must have the same size.")
     dt = _common_float(input, target)
-    _check_broadcast(input, target)
+    check_broadcast(input.shape, target.shape)
     return dispatch(_pointwise_loss, (input, target, weight) + tuple(scal),
                     (("kind", kind), ("reduction", reduction), ("dt", dt.np)), name=node)
 
@@ -553,8 +543,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
                            f"dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs")
     if margin <= 0:
         raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
-    _check_broadcast(anchor, positive)
-    _check_broadcast(anchor, negative)
+    check_broadcast(anchor.shape, positive.shape)
+    check_broadcast(anchor.shape, negative.shape)
     return dispatch(_triplet, (anchor, positive, negative, margin, eps),
                     (("p", float(p)), ("swap", bool(swap)), ("reduction", reduction)),
                     name="MeanBackward0")
@@ -608,7 +598,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
         reduction = legacy_get_string(size_average, reduce)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")
-    _check_broadcast(target, input)  # torch's first mixed op is target * input
+    check_broadcast(target.shape, input.shape)  # torch's first mixed op is target * input
     return dispatch(_poisson_nll, (input, target, eps), (("log_input", bool(log_input)), ("full", bool(full)),
                                                           ("reduction", reduction)), name="MeanBackward0")
 
@@ -641,6 +631,6 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
-    _check_broadcast(input, target)
+    check_broadcast(input.shape, target.shape)
     return dispatch(_gauss_nll, (input, target, var, eps), (("full", bool(full)), ("reduction", reduction)),
                     name="MeanBackward0")

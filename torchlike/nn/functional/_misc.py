@@ -14,6 +14,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._dispatch import dispatch
+from ..._ops._util import check_broadcast
 from ...tensor import Tensor, _wrap_dim
 from ._loss import _pdist_lastdim
 
@@ -91,8 +92,7 @@ def _pairwise(a, b, eps, p, keepdim, dt):
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """||x1 - x2 + eps||_p over the last dim (integer inputs give the default float dtype, as in torch)."""
-    from ._loss import _check_broadcast
-    _check_broadcast(x1, x2)
+    check_broadcast(x1.shape, x2.shape)
     dt = _dtype.result_type(x1, x2)
     if not (dt.is_floating_point or dt.is_complex):
         dt = _dtype.get_default_dtype()
