@@ -16,13 +16,12 @@ import warnings
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax import lax
 
 from ... import _dtype
 from ..._dispatch import dispatch
 from ._linear import linear
-from ._loss import _red, cross_entropy
+from ._loss import _red, check_class_range, cross_entropy
 
 __all__ = ["linear_cross_entropy"]
 
@@ -55,15 +54,6 @@ def _chunked(x, w, t, b, cw, ignore_index, reduction, rows, acc):
     return (total / jnp.sum(wt) if reduction == "mean" else total).astype(x.dtype)
 
 
-def _check_range(target, num_classes, ignore_index):
-    """torch's CPU kernels raise on out-of-range class indices (skipped while tracing)."""
-    if target.numel() and not isinstance(target._value, jax.core.Tracer):
-        t = np.asarray(target._value)
-        bad = (t != ignore_index) & ((t < 0) | (t >= num_classes))
-        if bad.any():
-            raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
-
-
 def _chunk_dispatch(input, linear_weight, target, linear_bias, weight, reduction, ignore_index, options):
     batched = input.dim() == 2
     x = input if batched else input.unsqueeze(0)
@@ -74,7 +64,7 @@ def _chunk_dispatch(input, linear_weight, target, linear_bias, weight, reduction
     if weight is not None and weight.numel() != num_classes:
         raise RuntimeError(f"weight tensor should be defined either for all {num_classes} classes or no classes "
                            f"but got weight tensor of shape: {list(weight.shape)}")
-    _check_range(t, num_classes, ignore_index)
+    check_class_range(t, num_classes, ignore_index)
     rows = options._chunk_rows(x.shape[0], in_features, num_classes)
     acc = options.acc_dtype
     if acc is None:

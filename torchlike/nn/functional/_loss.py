@@ -327,10 +327,15 @@ def _check_targets(input, target, weight, cdim, ignore_index):
     if weight is not None and weight.numel() != C:
         raise RuntimeError(f"weight tensor should be defined either for all {C} classes or no classes but got "
                            f"weight tensor of shape: {list(weight.shape)}")
-    if target.device.type != "cuda" and target.numel() and not isinstance(target._value, jax.core.Tracer):
-        # torch's CPU kernels raise on out-of-range classes (CUDA asserts asynchronously instead)
+    if target.device.type != "cuda":  # CUDA asserts asynchronously instead
+        check_class_range(target, C, ignore_index)
+
+
+def check_class_range(target, num_classes, ignore_index):
+    """torch's CPU kernels raise on out-of-range class indices (not checkable while tracing)."""
+    if target.numel() and not isinstance(target._value, jax.core.Tracer):
         t = np.asarray(target._value)
-        bad = (t != ignore_index) & ((t < 0) | (t >= C))
+        bad = (t != ignore_index) & ((t < 0) | (t >= num_classes))
         if bad.any():
             raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
 
