@@ -50,6 +50,8 @@ from . import export  # noqa: E402,F401
 from . import cuda, amp, backends, utils, jit, onnx, accelerator, distributed  # noqa: E402,F401
 from . import serialization, safetensors  # noqa: E402
 from . import distributions  # noqa: E402,F401  (pure Python, ~2 ms)
+from . import func  # noqa: E402,F401
+from .func import vmap  # noqa: E402,F401
 from . import multiprocessing, random, testing  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401
 from ._missing import module_getattr as _module_getattr  # noqa: E402

@@ -64,6 +64,8 @@ class Generator:
 
     def next_key(self):
         """A fresh subkey; advances the state."""
+        if vmap_modes and "error" in vmap_modes:
+            raise RuntimeError(_VMAP_RANDOM_ERROR)
         k = self._state._value
         new, sub = _split(k)
         self._state._set_value(new)
@@ -124,8 +126,15 @@ def _sampler(kind, shape, np_dtype, params):
     return jax.jit(f)
 
 
+vmap_modes = []  # randomness modes of the enclosing torchlike.func.vmap calls (innermost last)
+_VMAP_RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use the 'same' "
+                      "or 'different' randomness flags on vmap or perform the randomness operation out of vmap")
+
+
 def draw(kind, shape, dtype, generator=None, args=(), params=()):
     """Draw a sample array of ``kind`` with ``shape``/``dtype``; advances the generator."""
+    if vmap_modes and "error" in vmap_modes:
+        raise RuntimeError(_VMAP_RANDOM_ERROR)
     g = generator if generator is not None else default_generator
     new, x = _sampler(kind, tuple(shape), np.dtype(dtype), tuple(params))(g._state._value, *args)
     g._state._set_value(new)

@@ -1,0 +1,92 @@
+"""Shared plumbing of the torch.func transforms: pytrees of Tensors <-> pytrees of JAX arrays, the
+guard that runs a user function inside a JAX transform, and torch's error messages for values a
+transform cannot see (``.item()``, data-dependent control flow)."""
+from __future__ import annotations
+
+import jax
+
+from .._device import CPU
+from ..compile import _trace
+from ..compile._errors import GraphBreak
+from ..tensor import Tensor
+
+__all__ = ["is_leaf", "flatten", "to_arrays", "to_tensors", "inner", "tensor_device", "spec_repr"]
+
+
+def is_leaf(x):
+    return x is None or isinstance(x, Tensor)
+
+
+def flatten(tree):
+    """(leaves, treedef) with Tensors and None as leaves."""
+    return jax.tree_util.tree_flatten(tree, is_leaf=is_leaf)
+
+
+def to_arrays(tree):
+    return jax.tree_util.tree_map(lambda t: t._value if isinstance(t, Tensor) else t, tree, is_leaf=is_leaf)
+
+
+def to_tensors(tree, dev=CPU):
+    def w(x):
+        if isinstance(x, (jax.Array, jax.core.Tracer)):
+            return Tensor._wrap(x, dev)
+        return x
+    return jax.tree_util.tree_map(w, tree, is_leaf=is_leaf)
+
+
+def tensor_device(tree):
+    for t in flatten(tree)[0]:
+        if isinstance(t, Tensor):
+            return t._dev
+    return CPU
+
+
+_DATA_DEP = ("{t}: It looks like you're attempting to use a Tensor in some data-dependent control flow. "
+             "We don't support that yet, please file an issue at https://github.com/pytorch/pytorch/issues .")
+_ITEM = ("{t}: It looks like you're calling .item() on a Tensor. We don't support {t} over calling .item() on a "
+         "Tensor, please try to rewrite what you're doing with other operations. If error is occurring somewhere "
+         "inside PyTorch internals, please file a bug report.")
+
+
+class inner:
+    """Context for calling the user's function inside a JAX transform named ``what`` ('vmap', 'grad', ...).
+
+    Tensors made inside are dropped from an enclosing torchlike.compile trace's bookkeeping (they hold
+    the inner transform's tracers, which never escape), and a concrete-value request (``.item()``,
+    ``bool(t)``) becomes torch's RuntimeError for that transform.
+    """
+
+    def __init__(self, what):
+        self.what = what
+
+    def __enter__(self):
+        self.tr = _trace.current()
+        self.n = len(self.tr.created) if self.tr is not None else 0
+        return self
+
+    def __exit__(self, et, e, tb):
+        if self.tr is not None:
+            del self.tr.created[self.n:]
+        if et is None:
+            return False
+        if issubclass(et, GraphBreak) or issubclass(et, jax.errors.ConcretizationTypeError):
+            msg = str(e)
+            tmpl = _ITEM if (msg.startswith("Tensor.item()") or msg.startswith("Tensor.tolist()")) else _DATA_DEP
+            raise RuntimeError(tmpl.format(t=self.what)) from None
+        return False
+
+
+def spec_repr(tree, indent=0):
+    """torch.utils._pytree's TreeSpec repr of ``tree`` (Tensors and non-containers are leaves ``*``)."""
+    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
+        kids, ctx, name = list(tree), None, type(tree).__name__
+    elif isinstance(tree, dict):
+        kids, ctx, name = list(tree.values()), list(tree.keys()), type(tree).__name__
+    else:
+        return "*"
+    s = f"TreeSpec({name}, {ctx}, ["
+    if kids:
+        indent += 2
+        s += spec_repr(kids[0], indent) + ("," if len(kids) > 1 else "")
+        s += ",".join("\n" + " " * indent + spec_repr(k, indent) for k in kids[1:])
+    return s + "])"
