@@ -51,6 +51,9 @@ from . import cuda, amp, backends, utils, jit, onnx, accelerator, distributed  #
 from . import serialization, safetensors  # noqa: E402
 from . import distributions  # noqa: E402,F401  (pure Python, ~2 ms)
 from . import func  # noqa: E402,F401
+from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_dtype,  # noqa: E402,F401,F811
+                                is_autocast_cache_enabled, is_autocast_enabled, set_autocast_cache_enabled,
+                                set_autocast_dtype, set_autocast_enabled)
 from .func import vmap  # noqa: E402,F401
 from . import multiprocessing, random, testing  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401

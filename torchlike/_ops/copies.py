@@ -22,6 +22,7 @@ from .. import _dtype, _views
 from ._util import Tensor, cast, dispatch, float_dtype_for, register, wrap_dim
 from . import views as _v
 from .basic import clone
+from ..amp import _policy as _amp
 
 __all__ = ["hsplit", "vsplit", "dsplit", "unsafe_split", "unsafe_chunk", "unravel_index", "constant_pad_nd",
            "as_strided_scatter", "view_as_complex", "view_as_real", "gradient", "cumulative_trapezoid"]
@@ -256,6 +257,7 @@ def _v2r_impl(x):
 
 
 @register(method=False, promote="none")
+@_amp.fp32
 def view_as_complex(input):
     """A complex tensor from a float tensor whose last dim is (real, imag).
 

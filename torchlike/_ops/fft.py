@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _dtype
 from ._util import Tensor, dispatch, register, wrap_dim
+from ..amp import _policy as _amp
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "hfft2",
            "ihfft2", "fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift",
@@ -118,7 +119,7 @@ def _decl(name, doc, one=True, default_dim=None, real_in=False):
             return _many(input, s, dim, norm, base)
     fn.__name__ = name
     fn.__doc__ = doc
-    return register(name, namespaces=("fft",), method=False, out=True, promote="complex")(fn)
+    return register(name, namespaces=("fft",), method=False, out=True, promote="complex")(_amp.fp32(fn))
 
 
 _EX1 = "\n\n    >>> import torchlike as torch\n    >>> torch.fft.{0}(torch.ones(4)).shape\n    torch.Size([{1}])\n    "

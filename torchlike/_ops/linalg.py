@@ -19,6 +19,7 @@ from jax import lax
 from .. import _dtype, return_types
 from .. import linalg as _ns
 from ._util import Tensor, dispatch, register, wrap_dim
+from ..amp import _policy as _amp
 
 __all__ = ["LinAlgError", "inv", "inv_ex", "solve", "solve_ex", "solve_triangular", "det", "slogdet", "logdet",
            "cholesky", "cholesky_ex", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "lu_unpack",
@@ -132,6 +133,7 @@ def _inv_msg(k, pre=""):
 
 
 @register(method=False, namespaces=("linalg",), out=True)
+@_amp.fp32
 def inv(A):
     """Inverse of a square matrix (batched); singular input raises LinAlgError.
 
@@ -147,6 +149,7 @@ def inv(A):
 
 
 @register(method=True, namespaces=("torch",), out=True)
+@_amp.fp32
 def inverse(input):
     """torch.inverse: alias of linalg.inv.
 
@@ -158,6 +161,7 @@ def inverse(input):
 
 
 @register(method=False, namespaces=("linalg",), out=True)
+@_amp.fp32
 def inv_ex(A, *, check_errors=False):
     """(inverse, info) without raising unless ``check_errors``.
 
@@ -228,6 +232,7 @@ def _solve_msg(k, pre=""):
 
 
 @register(method=False, namespaces=("linalg",), out=True)
+@_amp.fp32
 def solve(A, B, *, left=True):
     """Solve ``A X = B`` (or ``X A = B`` with ``left=False``), batched and broadcasting.
 
@@ -241,6 +246,7 @@ def solve(A, B, *, left=True):
 
 
 @register(method=False, namespaces=("linalg",), out=True)
+@_amp.fp32
 def solve_ex(A, B, *, left=True, check_errors=False):
     """(result, info) version of linalg.solve.
 
@@ -474,6 +480,7 @@ linalg_cholesky.__name__ = "cholesky"
 
 
 @register(method=True, namespaces=("torch",), out=True)
+@_amp.fp32
 def cholesky(input, upper=False):
     """Deprecated torch.cholesky (use torch.linalg.cholesky).
 
@@ -489,6 +496,7 @@ def cholesky(input, upper=False):
 
 
 @register(method=False, namespaces=("linalg",), out=True)
+@_amp.fp32
 def cholesky_ex(A, *, upper=False, check_errors=False):
     """(L, info) version of linalg.cholesky; info is the failing leading-minor order (0 = success).
 
@@ -531,6 +539,7 @@ def _chol_inv_impl(l, upper):
 
 
 @register(method=True, namespaces=("torch",), out=True)
+@_amp.fp32
 def cholesky_inverse(input, upper=False):
     """Inverse of A from its Cholesky factor.
 

@@ -20,6 +20,7 @@ from jax import lax
 from .. import _dtype, return_types
 from ._util import dispatch, register
 from .linalg import _linalg, check_float, check_matrix, check_square, mH, raise_info
+from ..amp import _policy as _amp
 
 __all__ = ["svd", "svdvals", "qr", "eigh", "eigvalsh", "eig", "eigvals", "householder_product", "matrix_exp",
            "geqrf", "ormqr"]
@@ -79,6 +80,7 @@ def _svd_old_impl(a, some, compute_uv):
 
 
 @register(method=True, namespaces=("torch",), out=True)
+@_amp.fp32
 def svd(input, some=True, compute_uv=True):
     """Deprecated torch.svd: returns (U, S, V) with V = Vh^H; ``some=True`` is the reduced SVD.
 
@@ -99,6 +101,7 @@ def _svdvals_impl(a):
 
 
 @register(method=False, namespaces=("linalg",), out=True)
+@_amp.fp32
 def svdvals(A, *, driver=None):
     """Singular values, descending (real dtype).
 
@@ -145,6 +148,7 @@ linalg_qr.__name__ = "qr"
 
 
 @register(method=True, namespaces=("torch",), out=True)
+@_amp.fp32
 def qr(input, some=True):
     """Deprecated torch.qr(input, some=True).
 
@@ -189,6 +193,7 @@ def _check_eigh(A, fname):
 
 
 @register(method=False, namespaces=("linalg",), out=True)
+@_amp.fp32
 def eigh(A, UPLO="L"):
     """Eigenvalues (ascending, real) and eigenvectors of a Hermitian matrix (reads one triangle).
 
@@ -203,6 +208,7 @@ def eigh(A, UPLO="L"):
 
 
 @register(method=False, namespaces=("linalg",), out=True)
+@_amp.fp32
 def eigvalsh(A, UPLO="L"):
     """Eigenvalues of a Hermitian matrix, ascending.
 
@@ -238,6 +244,7 @@ def _check_eig(A, fname):
 
 
 @register(method=False, namespaces=("linalg",), out=True)
+@_amp.fp32
 def eig(A):
     """Eigenvalues and (unit-norm) eigenvectors of a general square matrix, as complex tensors.
 
@@ -251,6 +258,7 @@ def eig(A):
 
 
 @register(method=False, namespaces=("linalg",), out=True)
+@_amp.fp32
 def eigvals(A):
     """Eigenvalues of a general square matrix (complex).
 

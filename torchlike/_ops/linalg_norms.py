@@ -18,6 +18,7 @@ from .. import _dtype, return_types
 from ._util import Tensor, cast, dims_arg, dispatch, register, wrap_dim
 from .linalg import _inv_msg, _linalg, _lu_info, check_float, check_matrix, check_square, lu_solve_core, mH, \
     raise_info
+from ..amp import _policy as _amp
 
 __all__ = ["vector_norm", "matrix_norm", "linalg_norm", "pinv", "pinverse", "matrix_rank", "lstsq",
            "matrix_power", "cond", "tensorinv", "tensorsolve", "vander"]
@@ -260,6 +261,7 @@ def _tol_arg(v):
 
 
 @register(method=False, namespaces=("linalg",), out=True)
+@_amp.fp32
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     """Moore-Penrose pseudo-inverse; singular values <= max(atol, rtol * s_max) are dropped.
 
@@ -304,6 +306,7 @@ def _rank_impl(a, atol, rtol, hermitian, atol_given, rtol_given):
 
 
 @register(method=False, namespaces=("linalg",), out=True)
+@_amp.fp32
 def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     """Numerical rank: the number of singular values above max(atol, rtol * s_max).
 
@@ -343,6 +346,7 @@ def _lstsq_impl(a, b, rcond, vector, driver, rcond_given):
 
 
 @register(method=False, namespaces=("linalg",), out=True)
+@_amp.fp32
 def lstsq(A, B, rcond=None, *, driver=None):
     """Least-squares solution of ``A X = B`` (torch.return_types.linalg_lstsq).
 
@@ -405,6 +409,7 @@ def _mpow_impl(a, n):
 
 
 @register(method=True, namespaces=("torch", "linalg"), out=True)
+@_amp.lower
 def matrix_power(A, n):
     """``A`` to the integer power ``n`` (negative powers invert first).
 
@@ -425,6 +430,7 @@ def matrix_power(A, n):
 
 
 @register(method=False, namespaces=("linalg",), out=True)
+@_amp.fp32
 def cond(A, p=None):
     """Condition number in the ``p`` norm (2-norm by default: s_max / s_min).
 
@@ -449,6 +455,7 @@ def _svdvals_for_cond(a):
 
 # --- tensorinv / tensorsolve / vander ----------------------------------------------------------
 @register(method=False, namespaces=("linalg",), out=True)
+@_amp.fp32
 def tensorinv(A, ind=2):
     """Inverse with respect to tensordot over the first ``ind`` dims.
 

@@ -19,6 +19,7 @@ from jax import lax
 from .. import _dtype
 from .. import linalg as _linalg_ns
 from ._util import Tensor, as_tensor_arg, cast, check_broadcast, dispatch, register, wrap_dim
+from ..amp import _policy as _amp
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "einsum", "tensordot", "addmm",
            "addbmm", "baddbmm", "addmv", "addr", "kron", "cross", "trace", "cdist", "chain_matmul"]
@@ -81,6 +82,7 @@ def _matmul_impl(a, b):
 
 
 @register(out=True, namespaces=("torch", "linalg"))
+@_amp.lower
 def matmul(input, other):
     """Matrix product with torch's 1-D / 2-D / batched broadcasting rules.
 
@@ -128,6 +130,7 @@ Tensor.__rmatmul__ = lambda self, o: matmul(o, self) if isinstance(o, Tensor) el
 
 
 @register(out=True)
+@_amp.lower
 def mm(input, mat2):
     """2-D matrix product (no broadcasting).
 
@@ -159,6 +162,7 @@ def _check_bmm(b1, b2, n1="batch1", n2="batch2"):
 
 
 @register(out=True)
+@_amp.lower
 def bmm(input, mat2):
     """Batched 3-D matrix product.
 
@@ -248,6 +252,7 @@ def _inner_impl(a, b):
 
 
 @register(out=True)
+@_amp.lower
 def inner(input, other):
     """Inner product over the last dims (torch.inner).
 
@@ -308,7 +313,26 @@ def _sublist_to_eq(args):
     return eq, ops
 
 
+def _einsum_contracts(*args):
+    """torch autocasts einsum only when it runs as a batched matmul: two+ operands and a summed index."""
+    if not args or not isinstance(args[0], str):
+        return len(args) >= 4
+    ops = args[1:]
+    if len(ops) == 1 and isinstance(ops[0], (list, tuple)):
+        ops = ops[0]
+    if len(ops) < 2:
+        return False
+    eq = args[0].replace(" ", "")
+    lhs, _, rhs = eq.partition("->")
+    ins = set(lhs.replace(",", "").replace(".", ""))
+    if "->" not in eq:
+        flat = lhs.replace(",", "").replace(".", "")
+        rhs = "".join(c for c in ins if flat.count(c) == 1)
+    return bool(ins - set(rhs))
+
+
 @register(method=False)
+@_amp.lower_if(_einsum_contracts)
 def einsum(*args):
     """Einstein summation: ``einsum(eq, *operands)``, ``einsum(eq, [operands])`` or sublist format.
 
@@ -362,6 +386,7 @@ def _tensordot_impl(a, b, axes, shapes=None):
 
 
 @register(method=False, out=True)
+@_amp.lower
 def tensordot(a, b, dims=2, out=None):
     """Contract ``dims`` (an int, or a pair of dim lists) of ``a`` and ``b``.
 
@@ -452,6 +477,7 @@ def _bcast_check(input, shape, name):
 
 
 @register(out=True, inplace=True)
+@_amp.lower
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)``.
 
@@ -487,6 +513,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 
 @register(out=True, inplace=True)
+@_amp.lower
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * bmm(batch1, batch2)``.
 
@@ -502,6 +529,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 
 @register(out=True, inplace=True)
+@_amp.lower
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``.
 
@@ -632,6 +660,7 @@ def _trace_impl(x, dt):
 
 
 @register()
+@_amp.fp32
 def trace(input):
     """Sum of the main diagonal of a 2-D tensor (integers accumulate in int64).
 
@@ -674,6 +703,7 @@ def _multi_dot(tensors, name):
 
 
 @register(method=False)
+@_amp.lower
 def chain_matmul(*matrices, out=None):
     """Product of 2-D matrices (deprecated: use linalg.multi_dot).
 
@@ -693,6 +723,7 @@ def chain_matmul(*matrices, out=None):
 
 
 @register(method=False, namespaces=("linalg",), out=True)
+@_amp.lower
 def multi_dot(tensors):
     """Product of a chain of matrices (first/last may be 1-D), in the cheapest order.
 
@@ -708,6 +739,7 @@ def _vecdot_impl(x, y, dim):
 
 
 @register(method=False, namespaces=("linalg",), out=True)
+@_amp.lower
 def vecdot(x, y, *, dim=-1):
     """Batched conjugated dot product along ``dim``.
 
@@ -742,6 +774,7 @@ def _cdist_impl(x1, x2, p, kind):
 
 
 @register(method=False)
+@_amp.fp32
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """Batched pairwise p-norm distances between the rows of ``x1`` and ``x2``.
 

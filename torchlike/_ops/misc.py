@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import _dtype
 from ._util import Tensor, cast, dispatch, float_dtype_for, register, wrap_dim
+from ..amp import _policy as _amp
 
 __all__ = []
 
@@ -93,6 +94,7 @@ def _polar_impl(abs, angle):
 
 
 @register(method=False, out=True)
+@_amp.fp32
 def polar(abs, angle):
     """``abs * (cos(angle) + i sin(angle))``."""
     _need_tensors("polar", abs=abs, angle=angle)

@@ -20,6 +20,7 @@ import numpy as np
 from .. import _dtype
 from ..return_types import make
 from ._util import Tensor, cast, dims_arg, dispatch, float_dtype_for, register
+from ..amp import _policy as _amp
 
 __all__ = ["sum", "nansum", "mean", "nanmean", "prod", "var", "std", "var_mean", "std_mean", "max", "min",
            "amax", "amin", "aminmax", "argmax", "argmin", "logsumexp", "all", "any", "count_nonzero", "norm",
@@ -174,6 +175,7 @@ def _prod_impl(x, dims, keepdim, dt):
 
 
 @register(out=True)
+@_amp.fp32
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product over all elements or one ``dim`` (ints and bools accumulate in int64).
 

@@ -74,13 +74,16 @@ class _FunctionNode(Node):
         out = []
         for i in self.diff_in:
             g = res[i]
-            if g is not None and tuple(g.shape) != tuple(self.in_shapes[i]):
+            shape, dt = self.in_shapes[i]
+            if g is not None and tuple(g.shape) != shape:
                 try:
-                    g = g.sum_to_size(self.in_shapes[i])
+                    g = g.sum_to_size(shape)
                 except Exception:
                     raise RuntimeError(f"Function {self._name} returned an invalid gradient at index {i} - got "
                                        f"{list(g.shape)} but expected shape compatible with "
-                                       f"{list(self.in_shapes[i])}") from None
+                                       f"{list(shape)}") from None
+            if g is not None and dt is not None and g.dtype is not dt and dt.is_floating_point:
+                g = g.to(dt)  # the engine hands each input a gradient of its own dtype
             out.append(g)
         return out
 
@@ -155,7 +158,7 @@ class Function(metaclass=_FunctionMeta):
                     inputs.append((gf, a._oi) if gf is not None else (a._accumulator(), 0))
                 else:
                     inputs.append(None)
-                shapes.append(tuple(a.shape) if isinstance(a, Tensor) else ())
+                shapes.append((tuple(a.shape), a.dtype) if isinstance(a, Tensor) else ((), None))
             diff_out = tuple(j for j, o in enumerate(outs) if isinstance(o, Tensor) and
                              (o.dtype.is_floating_point or o.dtype.is_complex) and
                              id(o) not in ctx.non_differentiable)

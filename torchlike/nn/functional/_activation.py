@@ -22,6 +22,7 @@ from jax import lax
 from ... import _dtype
 from ..._dispatch import dispatch
 from ...tensor import Tensor, _wrap_dim
+from ...amp import _policy as _amp
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrelu", "rrelu_", "elu", "elu_",
            "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_",
@@ -247,6 +248,7 @@ def leaky_relu_(input, negative_slope=0.01):
     return leaky_relu(input, negative_slope, inplace=True)
 
 
+@_amp.lower
 def prelu(input, weight):
     """x if x > 0 else weight * x, ``weight`` broadcast over the channel dim (dim 1)."""
     _check_float(input, "prelu_cpu")

@@ -14,6 +14,7 @@ from jax import lax
 
 from ..._dispatch import dispatch
 from ...tensor import Tensor
+from ...amp import _policy as _amp
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -71,6 +72,7 @@ def _keep_mask(shape, p, dt):
     return draw("bernoulli", shape, dt, None, (1.0 - p,)) / jnp.asarray(1.0 - p, dt)
 
 
+@_amp.lower
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """``softmax(q k^T * scale + mask) v`` over the last two dims (torch's math reference).

@@ -11,6 +11,7 @@ from jax import lax
 
 from ..._dispatch import dispatch
 from ...tensor import Tensor
+from ...amp import _policy as _amp
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            ]
@@ -134,6 +135,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name):
                      ("unbatched", unbatched)), name="ConvolutionBackward0", saves=True)
 
 
+@_amp.lower
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-D convolution over (N, C, L) input.
 
@@ -145,6 +147,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
 
 
+@_amp.lower
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution over (N, C, H, W) input.
 
@@ -156,6 +159,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
+@_amp.lower
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """3-D convolution over (N, C, D, H, W) input.
 
@@ -211,6 +215,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
                      ("unbatched", unbatched)), name="ConvolutionBackward0", saves=True)
 
 
+@_amp.lower
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """1-D transposed convolution; weight is (C_in, C_out/groups, k).
 
@@ -223,6 +228,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
                            "conv_transpose1d")
 
 
+@_amp.lower
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """2-D transposed convolution; weight is (C_in, C_out/groups, kH, kW).
 
@@ -235,6 +241,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                            "conv_transpose2d")
 
 
+@_amp.lower
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """3-D transposed convolution; weight is (C_in, C_out/groups, kD, kH, kW).
 

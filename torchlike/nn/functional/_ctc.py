@@ -15,6 +15,7 @@ import numpy as np
 
 from ..._dispatch import dispatch
 from ...tensor import Tensor
+from ...amp import _policy as _amp
 
 __all__ = ["ctc_loss"]
 
@@ -101,6 +102,7 @@ def _lengths(x):
     return Tensor._wrap(jnp.asarray(v)), v
 
 
+@_amp.fp32
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
     """Connectionist temporal classification loss of ``log_probs`` (T, N, C) against ``targets``.
 

@@ -12,6 +12,7 @@ from jax import lax
 from ... import _dtype
 from ..._dispatch import dispatch
 from ...tensor import Tensor
+from ...amp import _policy as _amp
 
 __all__ = ["linear", "bilinear"]
 
@@ -35,6 +36,7 @@ def _cap(d):
     return _dtype._CAP[d.name]
 
 
+@_amp.lower
 def linear(input, weight, bias=None):
     """y = input @ weight.T + bias.
 

@@ -22,6 +22,7 @@ from ... import _dtype
 from ..._dispatch import dispatch
 from ..._ops._util import check_broadcast
 from ...tensor import Tensor
+from ...amp import _policy as _amp
 
 __all__ = ["l1_loss", "mse_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div", "nll_loss", "cross_entropy",
@@ -132,6 +133,7 @@ def _pw(input, target, weight, scal, kind, reduction, node):
                     (("kind", kind), ("reduction", reduction), ("dt", dt.np)), name=node)
 
 
+@_amp.fp32
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean absolute error.
 
@@ -143,12 +145,14 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _pw(input, target, weight, (), "l1", _red(reduction, size_average, reduce), "MeanBackward0")
 
 
+@_amp.fp32
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean squared error."""
     _size_warn(input, target)
     return _pw(input, target, weight, (), "mse", _red(reduction, size_average, reduce), "MseLossBackward0")
 
 
+@_amp.fp32
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """Quadratic below ``delta``, linear (slope delta) above."""
     if delta <= 0:
@@ -157,6 +161,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     return _pw(input, target, weight, (delta,), "huber", _red(reduction), "HuberLossBackward0")
 
 
+@_amp.fp32
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """Quadratic (divided by beta) below ``beta``, L1 above."""
     _size_warn(input, target)
@@ -166,6 +171,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
                "SmoothL1LossBackward0")
 
 
+@_amp.fp32
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """mean(log(1 + exp(-y * x)))."""
     return _pw(input, target, None, (), "soft_margin", _red(reduction, size_average, reduce),
@@ -183,6 +189,7 @@ def _bce(x, y, w, reduction):
     return _reduce(l, reduction).astype(x.dtype)
 
 
+@_amp.fp32
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-w * (y log x + (1 - y) log(1 - x)) for probabilities ``input``."""
     reduction = _red(reduction, size_average, reduce)
@@ -207,6 +214,7 @@ def _bce_logits(x, y, w, pw, reduction):
     return _reduce(l, reduction).astype(x.dtype)
 
 
+@_amp.fp32
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     """Sigmoid + BCE in one numerically stable step; ``pos_weight`` weights positive examples."""
@@ -231,6 +239,7 @@ def _kl(x, t, reduction, log_target, batch):
     return r.astype(jnp.result_type(x.dtype, t.dtype))
 
 
+@_amp.fp32
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """KL(target || exp(input)) pointwise; ``reduction='batchmean'`` is the mathematical KL."""
     if size_average is not None or reduce is not None:
@@ -341,6 +350,7 @@ def check_class_range(target, num_classes, ignore_index):
 
 
 
+@_amp.fp32
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """Negative log-likelihood of class indices; input holds log-probabilities (N, C, ...)."""
     reduction = _red(reduction, size_average, reduce)
@@ -350,6 +360,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                     name="NllLossBackward0")
 
 
+@_amp.fp32
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     """log_softmax + NLL fused; targets are class indices or class probabilities.
@@ -417,6 +428,7 @@ def _hinge_strict(z):
     return jnp.where(z > 0, z, jnp.zeros((), z.dtype))
 
 
+@_amp.fp32
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Multi-class multi-label hinge loss; target lists class indices, terminated by -1."""
     reduction = _red(reduction, size_average, reduce)
@@ -446,6 +458,7 @@ def _mm(x, t, w, margin, p, reduction):
     return _reduce(l, reduction).astype(x.dtype)
 
 
+@_amp.fp32
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
     """Multi-class hinge loss: sum_i max(0, margin - x[y] + x[i])^p / C."""
@@ -470,6 +483,7 @@ def _cos_emb(x1, x2, y, margin, reduction, dim):
     return _reduce(l, reduction).astype(x1.dtype)
 
 
+@_amp.fp32
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """1 - cos(x1, x2) for y = 1, max(0, cos - margin) for y = -1."""
     reduction = _red(reduction, size_average, reduce)
@@ -487,6 +501,7 @@ def _margin_rank(x1, x2, y, margin, reduction):
     return _reduce(l, reduction).astype(jnp.result_type(x1.dtype, x2.dtype))
 
 
+@_amp.fp32
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """max(0, -y * (x1 - x2) + margin)."""
     reduction = _red(reduction, size_average, reduce)
@@ -503,6 +518,7 @@ def _hinge_emb(x, y, margin, reduction):
     return _reduce(l, reduction).astype(x.dtype)
 
 
+@_amp.fp32
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """x for y = 1, max(0, margin - x) for y = -1."""
     reduction = _red(reduction, size_average, reduce)
@@ -538,6 +554,7 @@ def _triplet(a, pz, n, margin, eps, p, swap, reduction):
     return _reduce(l, reduction).astype(a.dtype)
 
 
+@_amp.fp32
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     """max(0, margin + d(a, p) - d(a, n)) with the p-norm pairwise distance."""
@@ -596,6 +613,7 @@ def _poisson_nll(x, t, eps, log_input, full, reduction):
     return _reduce(l, reduction).astype(x.dtype)
 
 
+@_amp.fp32
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     """Poisson negative log likelihood (``log_input``: input is log-rate)."""

@@ -15,6 +15,7 @@ from ... import _dtype
 from ..._dispatch import dispatch
 from ...autograd import grad_mode
 from ...tensor import Tensor
+from ...amp import _policy as _amp
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "local_response_norm"]
 
@@ -242,6 +243,7 @@ def _lrn_impl(x, alpha, beta, k, size, out_dt):
     return x / div
 
 
+@_amp.fp32
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """Normalize each element by the sum of squares over ``size`` neighbouring channels.
 

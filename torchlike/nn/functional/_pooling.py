@@ -18,6 +18,7 @@ from ... import _dtype
 from ..._dispatch import dispatch
 from ...tensor import Tensor
 from ._conv import ntuple
+from ...amp import _policy as _amp
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "max_unpool1d", "max_unpool2d",
@@ -227,6 +228,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2, "max_pool2d")
 
 
+@_amp.fp32
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """3-D max pooling over (N, C, D, H, W).
 
@@ -320,6 +322,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                      "avg_pool2d")
 
 
+@_amp.fp32
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """3-D average pooling.
@@ -450,6 +453,7 @@ def adaptive_avg_pool2d(input, output_size):
     return _adaptive_avg(input, output_size, 2, "adaptive_avg_pool2d")
 
 
+@_amp.fp32
 def adaptive_avg_pool3d(input, output_size):
     """3-D adaptive average pooling."""
     return _adaptive_avg(input, output_size, 3, "adaptive_avg_pool3d")
@@ -494,6 +498,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return _adaptive_max(input, output_size, return_indices, 2, "adaptive_max_pool2d")
 
 
+@_amp.fp32
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     """3-D adaptive max pooling."""
     return _adaptive_max(input, output_size, return_indices, 3, "adaptive_max_pool3d")
@@ -576,6 +581,7 @@ def ntuple_f(v, n):
         (float(v),) * n
 
 
+@_amp.fp32
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     """Fractional max pooling (Graham, 2014) with torch's pseudo-random window starts.
@@ -589,6 +595,7 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
                        "fractional_max_pool2d")
 
 
+@_amp.fp32
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     """3-D fractional max pooling."""
@@ -679,11 +686,13 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1, "max_unpool1d")
 
 
+@_amp.fp32
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Partial inverse of max_pool2d."""
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
 
 
+@_amp.fp32
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Partial inverse of max_pool3d."""
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3, "max_unpool3d")

@@ -18,6 +18,7 @@ from ..._dispatch import dispatch
 from ...tensor import Tensor
 from ._conv import ntuple
 from ._pooling import _gather_patches, _table_flat, adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
+from ...amp import _policy as _amp
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "grid_sample",
            "affine_grid", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold", "channel_shuffle",
@@ -46,6 +47,8 @@ def _pad_impl(x, value, pads, mode):
     return y[tuple(sl)]
 
 
+@_amp.fp32_if(lambda input, pad, mode="constant", value=None: mode == "replicate" or (
+    mode == "reflect" and len(pad) <= 4))
 def pad(input, pad, mode="constant", value=None):
     """Pad the last ``len(pad) // 2`` dims; ``pad`` lists (left, right) pairs from the last dim backwards.
 
@@ -308,6 +311,7 @@ def _grid_sample_impl(x, grid, mode, padding, align):
     return _taps(flat, W, H, yy, xx, wts).reshape(N, C, Ho, Wo)
 
 
+@_amp.fp32
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample ``input`` (N, C, H, W) at normalized ``grid`` (N, Ho, Wo, 2) locations (x first).
 
