@@ -223,3 +223,70 @@ def test_bf16_training_tracks_torch():
         losses[lib.__name__] = np.array(out)
     assert losses["torch"][-1] < losses["torch"][0] * 0.9
     np.testing.assert_allclose(losses["torchlike"], losses["torch"], rtol=2e-2, atol=2e-2)
+
+
+def _scaler_run(lib, state, steps, compiled=False, init_scale=2.0 ** 20):
+    lib.manual_seed(0)
+    m = lib.nn.Sequential(lib.nn.Linear(6, 8), lib.nn.ReLU(), lib.nn.Linear(8, 2))
+    m.load_state_dict({k: (v if lib is torch else to_tl(v)) for k, v in state.items()})
+    opt = lib.optim.Adam(m.parameters(), lr=0.01)
+    # scales kept well away from the overflow threshold, where float16 accumulation order decides
+    scaler = lib.amp.GradScaler("cpu", init_scale=init_scale, growth_factor=1.25, backoff_factor=1 / 16,
+                                growth_interval=4)
+    x = lib.tensor(np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 6) * 100)
+    y = lib.tensor(np.arange(8, dtype=np.float32).reshape(4, 2))
+
+    def step():
+        opt.zero_grad()
+        with lib.autocast("cpu", dtype=lib.float16):
+            loss = lib.nn.functional.mse_loss(m(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        return loss
+    if compiled:
+        step = lib.compile(step)
+    trace = []
+    for _ in range(steps):
+        loss = step()
+        trace.append((float(loss.item()), scaler.get_scale()))
+    return trace, scaler, [p.detach().float().numpy() if lib is torch else np.asarray(p.detach()._value)
+                           for p in m.parameters()]
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_grad_scaler_dynamic_scaling_matches_torch(compiled):
+    torch.manual_seed(0)
+    state = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2)).state_dict()
+    t_trace, t_scaler, t_params = _scaler_run(torch, state, 12)
+    l_trace, l_scaler, l_params = _scaler_run(torchlike, state, 12, compiled=compiled)
+    t_scales = [s for _, s in t_trace]
+    assert t_scales[0] < 2.0 ** 20 and t_scales[-1] > min(t_scales)  # overflow backoffs, then growth
+    assert [s for _, s in l_trace] == t_scales
+    np.testing.assert_allclose([v for v, _ in l_trace], [v for v, _ in t_trace], rtol=2e-2)
+    for a, b in zip(l_params, t_params):
+        np.testing.assert_allclose(a, b, rtol=2e-2, atol=2e-3)
+    assert l_scaler.state_dict() == t_scaler.state_dict()
+
+
+def test_grad_scaler_errors_and_state_dict():
+    m = torchlike.nn.Linear(2, 1)
+    opt = torchlike.optim.SGD(m.parameters(), lr=0.1)
+    s = torchlike.amp.GradScaler("cpu")
+    s.scale(m(torchlike.ones(1, 2)).sum()).backward()
+    s.unscale_(opt)
+    with pytest.raises(RuntimeError, match=r"unscale_\(\) has already been called on this optimizer since the last "
+                                           r"update\(\)."):
+        s.unscale_(opt)
+    s.step(opt)
+    with pytest.raises(RuntimeError, match=r"step\(\) has already been called since the last update\(\)."):
+        s.step(opt)
+    s.update()
+    t = torchlike.amp.GradScaler("cpu")
+    t.load_state_dict(s.state_dict())
+    assert t.state_dict() == s.state_dict() == {"scale": 65536.0, "growth_factor": 2.0, "backoff_factor": 0.5,
+                                                "growth_interval": 2000, "_growth_tracker": 1}
+    with pytest.raises(RuntimeError, match="The source state dict is empty"):
+        t.load_state_dict({})
+    with pytest.raises(ValueError, match="outputs must be a Tensor or an iterable of Tensors"):
+        s.scale(3.0)

@@ -1,112 +1,264 @@
-"""GradScaler: loss scaling for float16 training.  Disabled on CPU / without a GPU, as torch does."""
+"""GradScaler: dynamic loss scaling for float16 training (torch.amp.GradScaler).
+
+The scale and growth tracker are tensors updated with tensor ops, so a whole training step with
+``scale(loss).backward(); step(opt); update()`` also compiles: inside ``torchlike.compile`` the skip on
+inf/nan is a select between the stepped and the previous parameters and optimizer state instead of a
+Python branch on ``found_inf.item()``.
+"""
 from __future__ import annotations
 
 import warnings
+from collections import defaultdict
 
-__all__ = ["GradScaler"]
+__all__ = ["GradScaler", "OptState"]
+
+
+class OptState:
+    READY = 0
+    UNSCALED = 1
+    STEPPED = 2
+
+
+def _fresh():
+    return {"stage": OptState.READY, "found_inf_per_device": {}}
 
 
 class GradScaler:
-    """Dynamic loss scaler; with no GPU it warns once and every method passes through, like torch.
+    """Scale the loss so float16 gradients don't underflow; skip steps whose gradients overflowed.
 
     >>> import torchlike
-    >>> s = torchlike.amp.GradScaler("cpu", enabled=False)
-    >>> s.is_enabled()
-    False
+    >>> m = torchlike.nn.Linear(2, 1)
+    >>> opt = torchlike.optim.SGD(m.parameters(), lr=0.1)
+    >>> scaler = torchlike.amp.GradScaler("cpu", init_scale=1024.0)
+    >>> scaler.scale(m(torchlike.ones(1, 2)).sum()).backward()
+    >>> scaler.step(opt)
+    >>> scaler.update()
+    >>> scaler.get_scale()
+    1024.0
     """
 
     def __init__(self, device="cuda", init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5,
                  growth_interval=2000, enabled=True):
-        from .. import cuda
         self._device = device
         self._enabled = enabled
-        if enabled and device == "cuda" and not cuda.is_available():
-            warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.")
-            self._enabled = False
-        self._scale = init_scale
+        if enabled and device == "cuda":
+            from .. import cuda
+            if not cuda.is_available():
+                warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.")
+                self._enabled = False
+        if self._enabled:
+            if growth_factor <= 1.0:
+                raise AssertionError("The growth factor must be > 1.0.")
+            if backoff_factor >= 1.0:
+                raise AssertionError("The backoff factor must be < 1.0.")
+        self._init_scale = init_scale
+        self._scale = None
         self._growth_factor = growth_factor
         self._backoff_factor = backoff_factor
         self._growth_interval = growth_interval
-        self._growth_tracker = 0
-        self._found_inf = False
-        self._unscaled = set()
+        self._init_growth_tracker = 0
+        self._growth_tracker = None
+        self._per_optimizer_states = defaultdict(_fresh)
+
+    def _lazy_init(self):
+        from .. import _creation, _dtype
+        self._scale = _creation.full((), float(self._init_scale), dtype=_dtype.float32)
+        self._growth_tracker = _creation.full((), self._init_growth_tracker, dtype=_dtype.int32)
 
     def is_enabled(self):
         return self._enabled
 
     def scale(self, outputs):
+        """``outputs`` (a tensor or an iterable of tensors) multiplied by the scale factor."""
+        from ..tensor import Tensor
         if not self._enabled:
             return outputs
+        if self._scale is None:
+            self._lazy_init()
+        if isinstance(outputs, Tensor):
+            return outputs * self._scale
         if isinstance(outputs, (list, tuple)):
             return type(outputs)(self.scale(o) for o in outputs)
-        return outputs * self._scale
+        if hasattr(outputs, "__iter__"):
+            return map(self.scale, outputs)
+        raise ValueError("outputs must be a Tensor or an iterable of Tensors")
 
-    def unscale_(self, optimizer):
-        if not self._enabled:
-            return
-        import math
+    def _unscale_grads_(self, optimizer, inv_scale, allow_fp16):
+        from .. import _creation, _dtype
         from ..autograd import grad_mode
-        if id(optimizer) in self._unscaled:
-            raise RuntimeError("unscale_() has already been called on this optimizer since the last update().")
-        inv = 1.0 / self._scale
+        found = _creation.zeros((), dtype=_dtype.float32)
         with grad_mode.no_grad():
             for group in optimizer.param_groups:
                 for p in group["params"]:
-                    if p.grad is not None:
-                        p.grad.mul_(inv)
-                        s = float(p.grad.abs().sum().item())
-                        if not math.isfinite(s):
-                            self._found_inf = True
-        self._unscaled.add(id(optimizer))
+                    g = p.grad
+                    if g is None:
+                        continue
+                    if not allow_fp16 and g.dtype is _dtype.float16:
+                        raise ValueError("Attempting to unscale FP16 gradients.")
+                    g.mul_(inv_scale.to(g.dtype) if g.dtype.is_floating_point else inv_scale)
+                    found = found.maximum((~g.isfinite()).any().to(_dtype.float32))
+        return found
 
-    def step(self, optimizer, *args, **kwargs):
-        if not self._enabled:
-            return optimizer.step(*args, **kwargs)
-        if id(optimizer) not in self._unscaled:
-            self.unscale_(optimizer)
-        if self._found_inf:
-            return None
-        return optimizer.step(*args, **kwargs)
-
-    def update(self, new_scale=None):
+    def unscale_(self, optimizer):
+        """Divide ``optimizer``'s gradients by the scale (once per step), recording whether any is inf/nan."""
         if not self._enabled:
             return
-        if new_scale is not None:
-            self._scale = float(new_scale)
-        elif self._found_inf:
-            self._scale *= self._backoff_factor
-            self._growth_tracker = 0
+        if self._scale is None:
+            self._lazy_init()
+        state = self._per_optimizer_states[id(optimizer)]
+        if state["stage"] is OptState.UNSCALED:
+            raise RuntimeError("unscale_() has already been called on this optimizer since the last update().")
+        if state["stage"] is OptState.STEPPED:
+            raise RuntimeError("unscale_() is being called after step().")
+        from .. import _dtype
+        inv_scale = self._scale.to(_dtype.float64).reciprocal().to(_dtype.float32)
+        state["found_inf_per_device"] = {str(self._device): self._unscale_grads_(optimizer, inv_scale, False)}
+        state["stage"] = OptState.UNSCALED
+
+    def step(self, optimizer, *args, **kwargs):
+        """``optimizer.step()`` unless the (unscaled) gradients contain inf/nan; returns its result."""
+        if not self._enabled:
+            return optimizer.step(*args, **kwargs)
+        if "closure" in kwargs:
+            raise RuntimeError("Closure use is not currently supported if GradScaler is enabled.")
+        if self._scale is None:
+            self._lazy_init()
+        state = self._per_optimizer_states[id(optimizer)]
+        if state["stage"] is OptState.STEPPED:
+            raise RuntimeError("step() has already been called since the last update().")
+        if state["stage"] is OptState.READY:
+            self.unscale_(optimizer)
+        if not state["found_inf_per_device"]:
+            raise AssertionError("No inf checks were recorded for this optimizer.")
+        found = sum(v for v in state["found_inf_per_device"].values())
+        from ..compile import is_compiling
+        if is_compiling():
+            retval = _select_step(optimizer, found, args, kwargs)
         else:
-            self._growth_tracker += 1
-            if self._growth_tracker == self._growth_interval:
-                self._scale *= self._growth_factor
-                self._growth_tracker = 0
-        self._found_inf = False
-        self._unscaled.clear()
+            retval = None if found.item() else optimizer.step(*args, **kwargs)
+        state["stage"] = OptState.STEPPED
+        return retval
+
+    def update(self, new_scale=None):
+        """Set the next scale: back off after an overflow, grow after ``growth_interval`` clean steps."""
+        if not self._enabled:
+            return
+        from .. import _dtype
+        from ..autograd import grad_mode
+        from ..tensor import Tensor
+        if self._scale is None:
+            self._lazy_init()
+        with grad_mode.no_grad():
+            if new_scale is not None:
+                if isinstance(new_scale, float):
+                    self._scale.fill_(new_scale)
+                else:
+                    if not (isinstance(new_scale, Tensor) and new_scale.numel() == 1 and not new_scale.requires_grad
+                            and new_scale.dtype is _dtype.float32):
+                        raise AssertionError("new_scale should be a float or a 1-element torch.cuda.FloatTensor or "
+                                             "torch.FloatTensor with requires_grad=False.")
+                    self._scale.copy_(new_scale.reshape(()))
+            else:
+                found = [v for s in self._per_optimizer_states.values() for v in s["found_inf_per_device"].values()]
+                if not found:
+                    raise AssertionError("No inf checks were recorded prior to update.")
+                inf = sum(found) > 0
+                tracker = (self._growth_tracker + 1).where(~inf, 0)
+                grow = tracker == self._growth_interval
+                scale = self._scale * (self._backoff_factor * inf + (~inf) * (1.0 + (self._growth_factor - 1.0) * grow))
+                self._scale.copy_(scale.to(_dtype.float32))
+                self._growth_tracker.copy_(tracker.where(~grow, 0).to(_dtype.int32))
+        self._per_optimizer_states = defaultdict(_fresh)
+
+    def _get_scale_async(self):
+        return self._scale
 
     def get_scale(self):
-        return self._scale if self._enabled else 1.0
+        if not self._enabled:
+            return 1.0
+        return float(self._init_scale) if self._scale is None else self._scale.item()
 
     def get_growth_factor(self):
         return self._growth_factor
 
+    def set_growth_factor(self, new_factor):
+        self._growth_factor = new_factor
+
     def get_backoff_factor(self):
         return self._backoff_factor
+
+    def set_backoff_factor(self, new_factor):
+        self._backoff_factor = new_factor
 
     def get_growth_interval(self):
         return self._growth_interval
 
+    def set_growth_interval(self, new_interval):
+        self._growth_interval = new_interval
+
+    def _get_growth_tracker(self):
+        if not self._enabled:
+            return 0
+        return self._init_growth_tracker if self._growth_tracker is None else int(self._growth_tracker.item())
+
     def state_dict(self):
         if not self._enabled:
             return {}
-        return {"scale": self._scale, "growth_factor": self._growth_factor, "backoff_factor": self._backoff_factor,
-                "growth_interval": self._growth_interval, "_growth_tracker": self._growth_tracker}
+        return {"scale": self.get_scale(), "growth_factor": self._growth_factor,
+                "backoff_factor": self._backoff_factor, "growth_interval": self._growth_interval,
+                "_growth_tracker": self._get_growth_tracker()}
 
-    def load_state_dict(self, state):
+    def load_state_dict(self, state_dict):
         if not self._enabled:
             return
-        self._scale = state["scale"]
-        self._growth_factor = state["growth_factor"]
-        self._backoff_factor = state["backoff_factor"]
-        self._growth_interval = state["growth_interval"]
-        self._growth_tracker = state["_growth_tracker"]
+        if len(state_dict) == 0:
+            raise RuntimeError("The source state dict is empty, possibly because it was saved from a disabled "
+                               "instance of GradScaler.")
+        self._init_scale = state_dict["scale"]
+        if self._scale is not None:
+            self._scale.fill_(state_dict["scale"])
+        self._growth_factor = state_dict["growth_factor"]
+        self._backoff_factor = state_dict["backoff_factor"]
+        self._growth_interval = state_dict["growth_interval"]
+        self._init_growth_tracker = state_dict["_growth_tracker"]
+        if self._growth_tracker is not None:
+            self._growth_tracker.fill_(state_dict["_growth_tracker"])
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_per_optimizer_states"] = dict(state["_per_optimizer_states"])
+        return state
+
+    def __setstate__(self, state):
+        per = state.pop("_per_optimizer_states", {})
+        self.__dict__.update(state)
+        self._per_optimizer_states = defaultdict(_fresh, per)
+
+
+def _state_tensors(optimizer):
+    from ..tensor import Tensor
+    out = {}
+    for p, st in optimizer.state.items():
+        for k, v in st.items():
+            if isinstance(v, Tensor):
+                out[(id(p), k)] = v
+    return out
+
+
+def _select_step(optimizer, found, args, kwargs):
+    """A traced ``optimizer.step()`` whose effect is undone where ``found`` (inf/nan) is set."""
+    from .. import zeros_like
+    from ..autograd import grad_mode
+    params = [p for g in optimizer.param_groups for p in g["params"]]
+    with grad_mode.no_grad():
+        before = [p.detach().clone() for p in params]
+        old_state = {k: v.detach().clone() for k, v in _state_tensors(optimizer).items()}
+    retval = optimizer.step(*args, **kwargs)
+    skip = found > 0
+    with grad_mode.no_grad():
+        for p, old in zip(params, before):
+            p.copy_(old.where(skip, p))
+        for k, v in _state_tensors(optimizer).items():
+            old = old_state.get(k)
+            v.copy_((old if old is not None else zeros_like(v)).where(skip, v))
+    return retval
