@@ -512,6 +512,11 @@ class Tensor:
     def __jax_array__(self):
         return self._value
 
+    def jax(self):
+        """This tensor's ``jax.Array`` (no copy; JAX arrays are immutable, so a later in-place write to the
+        tensor rebinds it and leaves the returned array unchanged)."""
+        return self._value
+
     def __bool__(self):
         x = self._value
         if _is_tracer(x):

@@ -19,6 +19,8 @@ from .rmsprop import RMSprop, Rprop  # noqa: F401
 from .sgd import SGD  # noqa: F401
 from .sparse_adam import SparseAdam  # noqa: F401
 from . import lr_scheduler, swa_utils  # noqa: F401
+from .optax_bridge import OptaxOptimizer, from_optax  # noqa: F401
 
 __all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "Muon", "NAdam",
-           "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "lr_scheduler", "swa_utils"]
+           "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "lr_scheduler", "swa_utils",
+           "OptaxOptimizer", "from_optax"]
