@@ -22,7 +22,7 @@ def to_jax(module, *, buffers=False):
     >>> from torchlike.func import to_jax
     >>> lin = torchlike.nn.Linear(3, 1)
     >>> apply_fn, params = to_jax(lin)
-    >>> g = jax.grad(lambda p, x: apply_fn(p, x).sum())(params, jax.numpy.ones((2, 3)))
+    >>> g = jax.grad(lambda p, x: apply_fn(p, x).sum())(params, jax.numpy.ones((2, 3), "float32"))
     >>> g["weight"].tolist()
     [[2.0, 2.0, 2.0]]
     """
