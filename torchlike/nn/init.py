@@ -1,7 +1,7 @@
 """torch.nn.init: in-place parameter initialisers (all run without recording autograd).
 
-Values come from torchlike's generators (so they differ from torch's numbers, but follow the same
-distributions and bounds).
+Random initialisers draw exactly as torch's do (``tensor.uniform_``/``normal_`` in the tensor's dtype,
+in torch's order), so a seeded CPU program gets torch's weights.
 
 >>> import torchlike as torch
 >>> w = torch.empty(3, 5)
@@ -36,10 +36,7 @@ def _write(tensor, array):
 
 
 def _draw(kind, tensor, generator, args):
-    np_dt = tensor._value.dtype
-    # draw in a wide float type then round: works for every float dtype
-    work = np.float64 if np_dt == np.float64 else np.float32
-    return _random.draw(kind, tuple(tensor.shape), work, generator, args=args)
+    return _random.draw(kind, tuple(tensor.shape), tensor._value.dtype, generator, args=args)
 
 
 # gains that do not depend on a parameter; leaky_relu's depends on its negative slope
@@ -89,8 +86,10 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
     lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
     u = _draw("uniform", tensor, generator, (2 * lo - 1, 2 * hi - 1))
-    x = erfinv(u) * (std * math.sqrt(2.0)) + mean
-    return _write(tensor, jnp.clip(x, a, b))
+    dt = u.dtype
+    # torch: erfinv_, mul_(std * sqrt(2)), add_(mean), clamp_(a, b), each rounded to the tensor's dtype
+    x = (erfinv(u).astype(dt) * jnp.asarray(std * math.sqrt(2.0), dt)).astype(dt) + jnp.asarray(mean, dt)
+    return _write(tensor, jnp.clip(x.astype(dt), jnp.asarray(a, dt), jnp.asarray(b, dt)))
 
 
 def constant_(tensor, val):
@@ -203,8 +202,7 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor
     # flatten trailing dims: a (rows, everything else) matrix is made orthogonal
     rows, cols = tensor.shape[0], tensor.numel() // tensor.shape[0]
-    g = _random.draw("normal", (rows, cols), np.float64 if tensor._value.dtype == np.float64 else np.float32,
-                     generator, args=(0.0, 1.0))
+    g = _random.draw("normal", (rows, cols), tensor._value.dtype, generator, args=(0.0, 1.0))
     if rows < cols:
         g = g.T
     q, r = jnp.linalg.qr(g)
@@ -220,11 +218,12 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
-    vals = _draw("normal", tensor, generator, (0.0, std))
-    keys = _random.draw("uniform", (rows, cols), np.float32, generator, args=(0.0, 1.0))
-    # a random permutation per column: zero the rows whose rank is < num_zeros
-    ranks = jnp.argsort(jnp.argsort(keys, axis=0), axis=0)
-    return _write(tensor, jnp.where(ranks < num_zeros, 0.0, vals))
+    vals = np.array(_draw("normal", tensor, generator, (0.0, std)))
+    # torch: a fresh randperm(rows) from the default generator per column; its first rows are zeroed
+    for col in range(cols):
+        rows_zeroed = np.asarray(_random.draw("perm", (rows,), np.int64, None))[:num_zeros]
+        vals[rows_zeroed, col] = 0
+    return _write(tensor, vals)
 
 
 def _deprecated(new):
