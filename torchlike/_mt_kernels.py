@@ -10,7 +10,7 @@ array with the values torch's kernel writes (C order of a contiguous output):
   redraws the last 16); float32 uses torch's AVX2 polynomial log/sincos (emulated op for op), other
   dtypes libm.  Smaller tensors take the scalar path (two 53-bit uniforms per pair, the second normal
   cached in the generator).
-* integers: ``random() % range`` (or ``random64()`` for ranges >= 2**32); randperm swaps like torch.
+* integers: ``random() % range`` (or ``random64()`` for ranges >= 2**28); randperm swaps like torch.
 
 >>> from torchlike._mt import MTEngine
 >>> uniform(MTEngine(0), 3, np.float32, 0.0, 1.0)
@@ -201,9 +201,10 @@ def cast(x, dt):
 
 # --- integers -----------------------------------------------------------------------------------------------
 def random_from_to(e, n, low, high):
-    """Integers ``from + draw % (to - from)`` as int64 (``random()``, or ``random64()`` for ranges >= 2**32)."""
+    """Integers ``from + draw % (to - from)`` as int64: ``random()``, or ``random64()`` for ranges >= 2**28
+    (torch 2.13 switches there, measured, which keeps the modulo bias small)."""
     rng = int(high) - int(low)
-    w = e.words64(n) if rng >= 1 << 32 else e.words(n)
+    w = e.words64(n) if rng >= 1 << 28 else e.words(n)
     return ((w % np.uint64(rng)).astype(np.int64) + np.int64(low)) if rng < 1 << 63 else \
         ((w % np.uint64(rng)) + np.uint64(int(low) & 0xFFFF_FFFF_FFFF_FFFF)).view(np.int64)
 

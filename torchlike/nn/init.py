@@ -16,7 +16,6 @@ import warnings
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-from jax.scipy.special import erfinv
 
 from .. import _random
 from ..autograd import grad_mode
@@ -77,19 +76,47 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Fill with N(mean, std^2) truncated to [a, b] (inverse-CDF method, as torch)."""
+    """Fill with N(mean, std^2) truncated to [a, b], by rejection as torch 2.13 does: redraw whole normal
+    tensors where out of bounds when the window holds > 30% of the mass, else uniform candidates on
+    [a, b] accepted with probability pdf / peak."""
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
                       "may be incorrect.", stacklevel=2)
 
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
-    lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
-    u = _draw("uniform", tensor, generator, (2 * lo - 1, 2 * hi - 1))
-    dt = u.dtype
-    # torch: erfinv_, mul_(std * sqrt(2)), add_(mean), clamp_(a, b), each rounded to the tensor's dtype
-    x = (erfinv(u).astype(dt) * jnp.asarray(std * math.sqrt(2.0), dt)).astype(dt) + jnp.asarray(mean, dt)
-    return _write(tensor, jnp.clip(x.astype(dt), jnp.asarray(a, dt), jnp.asarray(b, dt)))
+    import torchlike
+    with grad_mode.no_grad():
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            lo, hi = (torchlike.tensor(v, dtype=tensor.dtype).item() for v in (a, b))
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not bool(mask.any()):
+                    break
+                result = torchlike.where(mask, torchlike.empty_like(result).normal_(mean, std, generator=generator),
+                                         result)
+            if tensor is not result:
+                tensor.copy_(result)
+            return tensor
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+        accept_buf = torchlike.empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        candidates = tensor.clone().sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        pending = accept_buf.uniform_(generator=generator).log_().gt(candidates)
+        if bool(pending.any()):
+            result = tensor
+            while True:
+                candidates = torchlike.empty_like(tensor).uniform_(a, b, generator=generator)
+                result = torchlike.where(pending, candidates, result)
+                candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+                pending = torchlike.where(pending, accept_buf.uniform_(generator=generator).log_().gt(candidates),
+                                          pending)
+                if not bool(pending.any()):
+                    break
+            tensor.copy_(result)
+        return tensor
 
 
 def constant_(tensor, val):

@@ -273,9 +273,11 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
                     inplace)
     from ... import _random
     if _random._torch_stream(_random.default_generator, (input._value,)):
-        # torch's CPU kernel draws one double uniform per element <= 0, in order, rounded to float
+        # torch's CPU kernel draws one double uniform per element <= 0, in order, between the bounds as
+        # floats (opmath), then rounds it to float
         neg = np.asarray(input._value) <= 0
-        r = np.asarray(_random.draw("uniform", (int(neg.sum()),), np.float64, None, args=(lower, upper)))
+        lo, hi = (float(np.float32(v)) for v in (lower, upper))
+        r = np.asarray(_random.draw("uniform", (int(neg.sum()),), np.float64, None, args=(lo, hi)))
         noise = np.ones(neg.shape, np.float32 if input.dtype.np != np.float64 else np.float64)
         noise[neg] = r
         noise = Tensor._wrap(jnp.asarray(noise), input.device)

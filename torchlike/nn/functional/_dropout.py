@@ -29,11 +29,9 @@ def _apply_mask(x, mask, scale):
     return x * (mask.astype(x.dtype) * jnp.asarray(scale).astype(x.dtype))
 
 
-def _apply_alpha(x, mask, a, c, b):
-    """torch: b = (noise - 1) * (alpha * a) + alpha * a * p; x * (noise * a) + b (scalars in x's dtype)."""
-    m = mask.astype(x.dtype)
-    av, cv, bv = (jnp.asarray(v).astype(x.dtype) for v in (a, c, b))
-    return x * (m * av) + ((m - 1) * cv + bv)
+def _alpha_terms(mask, a, c, b):
+    """torch's alpha-dropout tensors: noise = mask * a and b = (mask - 1) * (alpha * a) + alpha * a * p."""
+    return mask * a, (mask - 1) * c + b
 
 
 def _check_p(p):
@@ -59,9 +57,10 @@ def _impl(input, p, training, inplace, feature, alpha):
     mask = Tensor._wrap(_random.draw("bernoulli", shape, dt, None, args=(1.0 - p,)), input.device)
     if alpha:
         a = 1.0 / np.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p)) if p < 1 else 0.0
-        out = dispatch(_apply_alpha, (input, mask, float(a), float(_ALPHA * a), float(_ALPHA * a * p)),
-                       name="AddBackward0",
-                       saves=False)
+        dtv = mask._value.dtype
+        noise, shift = _alpha_terms(mask._value, *(jnp.asarray(v, dtv) for v in (a, _ALPHA * a, _ALPHA * a * p)))
+        # two ops, as in torch: input * noise, then + b (a fused multiply-add would round differently)
+        out = input * Tensor._wrap(noise, input.device) + Tensor._wrap(shift, input.device)
     else:
         work = np.float64 if dt == np.float64 else np.float32
         scale = work(1) / work(1.0 - p)  # torch: noise.div_(1 - p) with the divisor in the noise's dtype
