@@ -22,7 +22,6 @@ __all__ = ["MTEngine", "STATE_BYTES", "DEFAULT_SEED", "nondeterministic_seed"]
 
 N = 624
 STATE_BYTES = 5056  # sizeof(CPUGeneratorImplState): the legacy THGeneratorState (5048) + the float normal cache
-_LEGACY_BYTES = 5048
 DEFAULT_SEED = 67280421310721  # torch's default_rng_seed_val
 _HEAD = struct.Struct("<QiiQ")  # the_initial_seed, left, seeded, next
 _TAIL = struct.Struct("<dddi4xf?3x")  # normal_x, normal_y, normal_rho, normal_is_valid, float sample, valid
@@ -80,21 +79,14 @@ class MTEngine:
 
     def set_bytes(self, raw):
         raw = bytes(raw)
-        if len(raw) not in (_LEGACY_BYTES, STATE_BYTES):
-            raise RuntimeError(f"Expected either a THGeneratorState of size {_LEGACY_BYTES} or a CPUGeneratorImplState "
-                               f"of size {STATE_BYTES} but found the input RNG state size to be {len(raw)}"
-                               if len(raw) < _LEGACY_BYTES else
-                               f"Expected a CPUGeneratorImplState of size {STATE_BYTES} but found the input RNG "
+        if len(raw) != STATE_BYTES:  # torch 2.13 no longer takes the legacy 5048-byte layout
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {STATE_BYTES} but found the input RNG "
                                f"state size to be {len(raw)}")
         seed, left, seeded, nxt = _HEAD.unpack_from(raw, 0)
         if not (seeded and 0 < left <= N and nxt <= N):
             raise RuntimeError("Invalid mt19937 state")
         key = np.frombuffer(raw, "<u8", N, _HEAD.size).astype(np.uint32)
-        if len(raw) == STATE_BYTES:
-            _, y, _, valid, f, fvalid = _TAIL.unpack_from(raw, _HEAD.size + 8 * N)
-        else:
-            _, y, _, valid = struct.unpack_from("<dddi", raw, _HEAD.size + 8 * N)
-            f, fvalid = 0.0, False
+        _, y, _, valid, f, fvalid = _TAIL.unpack_from(raw, _HEAD.size + 8 * N)
         self.bitgen.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": N if left == 1 else nxt}}
         self.seed = seed
         self.fresh = left == 1 and nxt == 0
