@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numbers
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -160,18 +159,6 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
 
 
 # --- normal / bernoulli / multinomial / poisson ------------------------------------------------------------
-def _concrete_all(*vals):
-    return all(not isinstance(v, Tensor) or not isinstance(v._value, jax.core.Tracer) for v in vals)
-
-
-def _np_of(v, dt):
-    return np.asarray(v._value).astype(dt) if isinstance(v, Tensor) else np.asarray(v, dt)
-
-
-def _affine_impl(z, mean, std):
-    return (mean + std * z).astype(z.dtype)
-
-
 def _concrete(t):
     return np.asarray(t._value)
 
@@ -201,15 +188,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     if not (d.is_floating_point or d.is_complex):
         raise NotImplementedError(f'"normal_kernel_cpu" not implemented for \'{_dtype._CAP[d.name]}\'')
     shape = tuple(jnp.broadcast_shapes(tuple(mean.shape) if mt else (), tuple(std.shape) if st else ()))
-    zv = draw("normal", shape, d.np, generator, args=(0.0, 1.0))
-    if not isinstance(zv, jax.core.Tracer) and _concrete_all(mean, std):
-        # torch: output.mul_(std).add_(mean), two roundings (a jitted affine would fuse them into an FMA)
-        zn = np.asarray(zv)
-        r = (zn * _np_of(std, zn.dtype)).astype(zn.dtype) + _np_of(mean, zn.dtype)
-        return _out(Tensor._wrap(jnp.asarray(r.astype(zn.dtype)), ref._dev), out)
-    z = Tensor._wrap(zv, ref._dev)
+    z = Tensor._wrap(draw("normal", shape, d.np, generator, args=(0.0, 1.0)), ref._dev)
+    # torch: output.mul_(std).add_(mean): two ops, two roundings (one fused op would be an FMA)
     with grad_mode.no_grad():
-        r = dispatch(_affine_impl, (z, mean, std), (), name="NormalBackward", diff=False)
+        r = z * std + mean
     return _out(r, out)
 
 
