@@ -9,7 +9,7 @@ import sys
 import time
 
 
-def _median(fn, reps=5):
+def _median(fn, reps=3):
     fn()
     ts = []
     for _ in range(reps):
