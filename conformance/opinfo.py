@@ -40,6 +40,31 @@ RANDOM_OPS = {
     "empty", "empty_like", "new_empty", "new_empty_strided", "empty_strided", "empty_permuted",
 }
 
+# Random ops whose eager CPU streams are torch's: both frameworks are seeded identically before each call
+# and the values compared (their compiled forms draw from JAX keys: structure only there).
+SEEDED_OPS = {
+    "bernoulli", "cauchy", "exponential", "geometric", "log_normal", "normal", "uniform", "multinomial",
+    "randn", "randn_like", "rand_like", "randint", "randint_like",
+    "nn.functional.dropout", "nn.functional.dropout2d", "nn.functional.dropout3d",
+    "nn.functional.alpha_dropout", "nn.functional.feature_alpha_dropout", "nn.functional.rrelu",
+    "nn.functional.fractional_max_pool2d", "nn.functional.fractional_max_pool3d",
+}
+RANDOM_OPS -= SEEDED_OPS
+_SEED = 42  # the seed torch's OpInfos set inside their random ops (wrapper_set_seed)
+
+
+def _seeded(op, f):
+    """``f`` that first seeds both frameworks' default generators when ``op``'s stream is torch's."""
+    if op.name not in SEEDED_OPS:
+        return f
+
+    def call(*a, **k):
+        torch.manual_seed(_SEED)
+        torchlike.manual_seed(_SEED)
+        return f(*a, **k)
+    return call
+
+
 def random_sample(op, s):
     """Samples whose result is random although the op is not (attention with active dropout): values can't
     match torch's RNG, so they are compared on structure only, like the ops in RANDOM_OPS."""
@@ -367,8 +392,8 @@ def check_forward_and_grad(op, fn, sample, dtype_name, tol, values, want_grad, s
         return s, (s if want_grad else None)
     memo = {}
     ti, ta, tk = _torch_args(sample, want_grad, memo)
-    t_ok, t_out = _call(op.op, ti, ta, tk)
-    l_ok, l_out = _call(fn, li, la, lk)
+    t_ok, t_out = _call(_seeded(op, op.op), ti, ta, tk)
+    l_ok, l_out = _call(_seeded(op, fn), li, la, lk)
     if not t_ok:
         fwd = _exceptions_agree(t_out, None if l_ok else l_out)
         return fwd, (_skip("torch raised on this sample") if want_grad else None)
@@ -457,8 +482,8 @@ def check_variant(op, vfn, sample, tol, values, inplace):
         return _skip(f"sample not convertible: {e}")
     ti, ta, tk = _torch_args(sample, False, {})
     tv = op.inplace_variant if inplace else op.method_variant
-    t_ok, t_out = _call(tv, ti, ta, tk)
-    l_ok, l_out = _call(vfn, li, la, lk)
+    t_ok, t_out = _call(_seeded(op, tv), ti, ta, tk)
+    l_ok, l_out = _call(_seeded(op, vfn), li, la, lk)
     if not t_ok:
         return _exceptions_agree(t_out, None if l_ok else l_out)
     if not l_ok:
@@ -706,7 +731,8 @@ def run_op(op, *, max_samples=8, max_samples_other=4, time_limit=20.0, max_compi
             res["compile_cpu"] = 0.0  # seconds of this op's CPU time spent on the compile check
             for s, eager_out in compile_todo:
                 tallies[("compile", "float32")].add(check_compile(fn, s, eager_out, tol,
-                                                                  values and not random_sample(op, s)))
+                                                                  values and not random_sample(op, s)
+                                                                  and op.name not in SEEDED_OPS))
                 res["compile_cpu"] = round(time.process_time() - cc0, 2)
             if not compile_todo:
                 tallies[("compile", "float32")].add(_skip("no float32 sample with a torch result"))

@@ -1,69 +1,93 @@
-"""Random number generation: torch's Generator API over JAX PRNG keys.
+"""Random number generation: torch's Generator API.
 
-A Generator's state is a Tensor holding a raw threefry key, so compile can lift it like any other
-state.  Each draw splits the key inside one jitted function per (distribution, shape, dtype).
+On the CPU, in eager mode, a Generator is torch's: an MT19937 engine (``_mt.MTEngine``) whose words
+are turned into values by ports of torch's CPU kernels (``_mt_kernels``), so the same seed gives the
+same numbers as torch.  Inside ``torchlike.compile``d code (and for tensors on an accelerator) draws
+come from a JAX threefry key held in ``Generator._state`` (a Tensor, so compile lifts it like any
+other state); those streams are not torch's.
 """
 from __future__ import annotations
 
 import functools
-import time
+import zlib
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype
+from . import _mt_kernels as _K
 from ._device import canonical
+from ._mt import DEFAULT_SEED, STATE_BYTES, MTEngine, nondeterministic_seed
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "get_rng_state",
            "set_rng_state", "draw", "fork_rng"]
 
 
+def _check_seed(seed):
+    seed = int(seed)
+    if not -0x8000_0000_0000_0000 <= seed <= 0xffff_ffff_ffff_ffff:
+        raise ValueError("Overflow when unpacking long long")
+    return seed & 0xffff_ffff_ffff_ffff
+
+
 class Generator:
-    """A source of random numbers (torch.Generator).
+    """A source of random numbers (torch.Generator); on the CPU its streams are torch's.
 
     >>> import torchlike
     >>> g = torchlike.Generator().manual_seed(0)
-    >>> torchlike.rand(2, generator=g).shape
-    torch.Size([2])
+    >>> torchlike.rand(2, generator=g)
+    tensor([0.4963, 0.7682])
     """
 
     def __init__(self, device="cpu"):
         from .tensor import Tensor
         self.device = canonical(device)
-        self._seed = 67280421310721
-        self._state = Tensor._wrap(jax.random.PRNGKey(self._seed))
+        self._mt = MTEngine(DEFAULT_SEED)
+        self._state = Tensor._wrap(jax.random.PRNGKey(DEFAULT_SEED))
 
     def manual_seed(self, seed):
-        seed = int(seed)
-        if not -0x8000_0000_0000_0000 <= seed <= 0xffff_ffff_ffff_ffff:
-            raise RuntimeError(f"Overflow when unpacking long")
-        self._seed = seed & 0xffff_ffff_ffff_ffff
-        self._state._set_value(jax.random.PRNGKey(self._seed % (2 ** 63)))
+        """Seed the generator (as ``std::mt19937(seed)``: the low 32 bits pick the stream); returns it."""
+        seed = _check_seed(seed)
+        self._mt.manual_seed(seed)
+        self._state._set_value(jax.random.PRNGKey(seed % (2 ** 63)))
         return self
 
     def seed(self):
-        s = int(time.time_ns()) & 0x7fff_ffff_ffff_ffff
+        """Seed from the OS; returns the seed."""
+        s = nondeterministic_seed()
         self.manual_seed(s)
         return s
 
     def initial_seed(self):
-        return self._seed
+        return self._mt.seed
 
     def get_state(self):
+        """The state as torch's CPU layout: a uint8 tensor of 5056 bytes (words, position, seed, normal cache)."""
         from .tensor import Tensor
-        raw = np.asarray(self._state._value).astype(np.uint32).view(np.uint8).copy()
-        return Tensor._wrap(jnp.asarray(raw))
+        return Tensor._wrap(jnp.asarray(np.frombuffer(self._mt.get_bytes(), np.uint8).copy()))
 
-    def set_state(self, state):
-        raw = np.asarray(state._value).astype(np.uint8)
-        if raw.size != 8:
-            raise RuntimeError("Expected a ByteTensor of 8 bytes (a torchlike generator state)")
-        self._state._set_value(jnp.asarray(raw.view(np.uint32)))
+    def set_state(self, new_state):
+        """Restore a state from :meth:`get_state` (torch's or torchlike's bytes)."""
+        from .tensor import Tensor
+        if not isinstance(new_state, Tensor) or new_state.dtype is not _dtype.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        raw = np.asarray(new_state._value).reshape(-1).tobytes()
+        self._mt.set_bytes(raw)
+        self._state._set_value(jax.random.PRNGKey(zlib.crc32(raw)))
         return self
 
+    def clone_state(self):
+        g = Generator(self.device)
+        g._mt.copy_from(self._mt)
+        g._state._set_value(self._state._value)
+        return g
+
+    def __repr__(self):
+        return f"<torch._C.Generator object at {hex(id(self))}>"
+
     def next_key(self):
-        """A fresh subkey; advances the state."""
+        """A fresh JAX subkey; advances the key state (the non-torch path)."""
         if vmap_modes and "error" in vmap_modes:
             raise RuntimeError(_VMAP_RANDOM_ERROR)
         k = self._state._value
@@ -79,41 +103,156 @@ def _split(k):
 
 
 default_generator = Generator()
+default_generator.seed()  # like torch: an unseeded process draws its seed from the OS
 
 
 def manual_seed(seed):
-    """Seed the default generator; returns it."""
+    """Seed the default generator; returns it.
+
+    >>> import torchlike
+    >>> _ = torchlike.manual_seed(0); torchlike.randint(0, 10, (4,))
+    tensor([4, 9, 3, 0])
+    """
     return default_generator.manual_seed(seed)
 
 
 def seed():
+    """Seed the default generator from the OS; returns the seed."""
     return default_generator.seed()
 
 
 def initial_seed():
+    """The default generator's seed."""
     return default_generator.initial_seed()
 
 
 def get_rng_state():
+    """The default generator's state (torch's 5056-byte CPU layout)."""
     return default_generator.get_state()
 
 
-def set_rng_state(state):
-    default_generator.set_state(state)
+def set_rng_state(new_state):
+    """Restore the default generator's state (bytes from torch's or torchlike's ``get_rng_state``)."""
+    from .tensor import Tensor
+    if not isinstance(new_state, Tensor):
+        raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+    default_generator.set_state(new_state)
 
 
 class fork_rng:
-    """Context manager restoring the default generator's state on exit."""
+    """Context manager (or decorator) restoring the default generator's state on exit."""
 
-    def __init__(self, devices=None, enabled=True, **kw):
+    def __init__(self, devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type="cuda"):
         self.enabled = enabled
 
     def __enter__(self):
-        self.state = get_rng_state()
+        if self.enabled:
+            self.state = get_rng_state()
 
     def __exit__(self, *a):
         if self.enabled:
             set_rng_state(self.state)
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with fork_rng(enabled=self.enabled):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+# --- drawing ---------------------------------------------------------------------------------------------------
+_tracing = None
+
+
+def _is_tracing():
+    global _tracing
+    if _tracing is None:
+        from .compile._trace import current
+        _tracing = current
+    return _tracing() is not None
+
+
+vmap_modes = []  # randomness modes of the enclosing torchlike.func.vmap calls (innermost last)
+_VMAP_RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use the 'same' "
+                      "or 'different' randomness flags on vmap or perform the randomness operation out of vmap")
+
+
+def _torch_stream(g, args):
+    """Whether this draw follows torch's CPU stream (eager, CPU generator, concrete arguments, not vmapped)."""
+    if g.device.type != "cpu" or vmap_modes or _is_tracing():
+        return False
+    return not any(isinstance(a, jax.core.Tracer) for a in args)
+
+
+def draw(kind, shape, dtype, generator=None, args=(), params=()):
+    """Draw a sample array of ``kind`` with ``shape``/``dtype``; advances the generator.
+
+    Eager CPU draws reproduce torch's CPU kernels (values and generator advance); traced draws use the
+    generator's JAX key.
+    """
+    if vmap_modes and "error" in vmap_modes:
+        raise RuntimeError(_VMAP_RANDOM_ERROR)
+    g = generator if generator is not None else default_generator
+    if _torch_stream(g, args):
+        return jnp.asarray(torch_draw(g._mt, kind, tuple(shape), np.dtype(dtype), args, dict(params)))
+    if kind == "randint":  # jax's bounds are int64
+        args = (max(args[0], -2 ** 63), min(args[1], 2 ** 63 - 1))
+    new, x = _sampler(kind, tuple(shape), np.dtype(dtype), tuple(params))(g._state._value, *args)
+    g._state._set_value(new)
+    return x
+
+
+def _real_of(dt):
+    return np.dtype(dt).type(0).real.dtype
+
+
+def torch_draw(e, kind, shape, dt, args, params):
+    """numpy values of torch's CPU kernel for ``kind`` (C order), consuming ``e``'s words as torch does."""
+    n = int(np.prod(shape, dtype=np.int64))
+    if kind in ("uniform", "normal") and dt.kind == "c":  # torch samples the view_as_real float tensor
+        r = _real_of(dt)
+        if kind == "uniform":
+            x = _K.uniform(e, 2 * n, r, *args)
+        else:
+            mean, std = args
+            x = _K.normal(e, 2 * n, r, mean, std / np.sqrt(2.0))
+        return x.view(dt).reshape(shape)
+    if kind == "uniform":
+        x = _K.uniform(e, n, dt, *args)
+    elif kind == "normal":
+        x = _K.normal(e, n, dt, *args)
+    elif kind == "normal_scalar":
+        x = _K.cast(_K.normal_scalar(e, n, *args), dt)
+    elif kind == "randint":
+        x = _K.random_from_to(e, n, *args).astype(dt)
+    elif kind == "random":
+        x = _K.random_default(e, n, dt)
+    elif kind == "random_full64":
+        x = _K.random_full64(e, n).astype(dt)
+    elif kind == "bernoulli":
+        p = args[0]
+        if isinstance(p, (int, float)):
+            x = _K.bernoulli_scalar(e, n, p)
+        else:
+            x = _K.bernoulli_tensor(e, np.broadcast_to(np.asarray(p), shape))
+        x = x.astype(dt)
+    elif kind == "perm":
+        x = _K.randperm(e, shape[0]).astype(dt)
+    elif kind in ("exponential", "geometric", "cauchy", "lognormal"):
+        f = {"exponential": _K.exponential, "geometric": _K.geometric, "cauchy": _K.cauchy,
+             "lognormal": _K.log_normal}[kind]
+        x = _K.cast(f(e, n, *args), dt)
+    elif kind == "multinomial":
+        probs = np.asarray(args[0])
+        rows = probs.reshape(-1, probs.shape[-1])
+        x = _K.multinomial(e, rows, params["n"], params["replacement"]).astype(dt)
+    elif kind == "poisson":
+        x = _K.cast(_K.poisson(e, np.asarray(args[0])), dt)
+    else:
+        raise NotImplementedError(kind)
+    return np.asarray(x).reshape(shape)
 
 
 @functools.lru_cache(maxsize=None)
@@ -124,21 +263,6 @@ def _sampler(kind, shape, np_dtype, params):
         new, sub = jax.random.split(key)
         return new, _DRAW[kind](sub, shape, np_dtype, *args, **kw)
     return jax.jit(f)
-
-
-vmap_modes = []  # randomness modes of the enclosing torchlike.func.vmap calls (innermost last)
-_VMAP_RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use the 'same' "
-                      "or 'different' randomness flags on vmap or perform the randomness operation out of vmap")
-
-
-def draw(kind, shape, dtype, generator=None, args=(), params=()):
-    """Draw a sample array of ``kind`` with ``shape``/``dtype``; advances the generator."""
-    if vmap_modes and "error" in vmap_modes:
-        raise RuntimeError(_VMAP_RANDOM_ERROR)
-    g = generator if generator is not None else default_generator
-    new, x = _sampler(kind, tuple(shape), np.dtype(dtype), tuple(params))(g._state._value, *args)
-    g._state._set_value(new)
-    return x
 
 
 def _uniform(key, shape, dt, low, high):
@@ -200,6 +324,27 @@ def _poisson(key, shape, dt, rate):
     return jax.random.poisson(key, rate, shape).astype(dt)
 
 
-_DRAW = {"uniform": _uniform, "normal": _normal, "randint": _randint, "bernoulli": _bernoulli, "perm": _perm,
+_DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
+
+
+def _random_bits(key, shape, dt):
+    """``random_()`` without bounds: [0, 2**digits] for floats, [0, max] for integers, {0, 1} for bool."""
+    dt = np.dtype(dt)
+    if dt.kind == "b":
+        hi = 2
+    elif dt.name in _DIGITS:
+        hi = 2 ** _DIGITS[dt.name] + 1
+    else:
+        hi = int(np.iinfo(dt).max) + 1
+    if hi > 2 ** 62:
+        return (jax.random.bits(key, shape, jnp.uint64) >> 1).astype(dt)
+    return jax.random.randint(key, shape, 0, hi, dtype=jnp.int64).astype(dt)
+
+
+def _full64(key, shape, dt):
+    return jax.random.bits(key, shape, jnp.uint64).view(jnp.int64).astype(dt)
+
+
+_DRAW = {"random": _random_bits, "random_full64": _full64, "normal_scalar": _normal, "uniform": _uniform, "normal": _normal, "randint": _randint, "bernoulli": _bernoulli, "perm": _perm,
          "exponential": _exponential, "geometric": _geometric, "cauchy": _cauchy, "lognormal": _lognormal,
          "multinomial": _multinomial, "poisson": _poisson}

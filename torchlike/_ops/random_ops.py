@@ -2,12 +2,14 @@
 factories and the in-place samplers (uniform_, normal_, random_, ...).
 
 Every function takes ``generator=`` (a :class:`torchlike.Generator`; default: the global one seeded by
-``torchlike.manual_seed``).  Values differ from torch's, distributions do not.
+``torchlike.manual_seed``).  In eager CPU code the values are torch's CPU values for the same seed
+(see ``torchlike/_mt_kernels.py``); compiled code draws from JAX keys instead.
 
     >>> import torchlike
     >>> _ = torchlike.manual_seed(0)
-    >>> torchlike.rand(2, 3).shape
-    torch.Size([2, 3])
+    >>> torchlike.rand(2, 3)
+    tensor([[0.4963, 0.7682, 0.0885],
+            [0.1320, 0.3074, 0.6341]])
 """
 from __future__ import annotations
 
@@ -157,10 +159,6 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
 
 
 # --- normal / bernoulli / multinomial / poisson ------------------------------------------------------------
-def _affine_impl(z, mean, std):
-    return (mean + std * z).astype(z.dtype)
-
-
 def _concrete(t):
     return np.asarray(t._value)
 
@@ -191,8 +189,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         raise NotImplementedError(f'"normal_kernel_cpu" not implemented for \'{_dtype._CAP[d.name]}\'')
     shape = tuple(jnp.broadcast_shapes(tuple(mean.shape) if mt else (), tuple(std.shape) if st else ()))
     z = Tensor._wrap(draw("normal", shape, d.np, generator, args=(0.0, 1.0)), ref._dev)
+    # torch: output.mul_(std).add_(mean): two ops, two roundings (one fused op would be an FMA)
     with grad_mode.no_grad():
-        r = dispatch(_affine_impl, (z, mean, std), (), name="NormalBackward", diff=False)
+        r = z * std + mean
     return _out(r, out)
 
 
@@ -213,7 +212,7 @@ def bernoulli(input, p=None, *, generator=None):
     if p is None:
         probs = _concrete(input)
         _check_p(probs)
-        arg = input._value.astype(jnp.float64)
+        arg = input._value
     else:
         _check_p(np.asarray(float(p)))
         arg = float(p)
@@ -270,7 +269,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if (p.sum(-1) <= 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     shape = tuple(input.shape[:-1]) + (n,)
-    x = draw("multinomial", shape, np.dtype(np.int64), generator, args=(jnp.asarray(p),),
+    x = draw("multinomial", shape, np.dtype(np.int64), generator, args=(input._value,),
              params=(("n", n), ("replacement", bool(replacement))))
     return Tensor._wrap(x, input._dev)
 
@@ -321,7 +320,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 0/1 samples of probability ``p`` (a float or a broadcastable tensor)."""
     if isinstance(p, Tensor):
         _check_p(_concrete(p))
-        arg = jnp.broadcast_to(p._value.astype(jnp.float64), tuple(self.shape))
+        arg = jnp.broadcast_to(p._value, tuple(self.shape))
     else:
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
@@ -336,7 +335,7 @@ def _random_bounds(d):
     if d.is_floating_point:
         digits = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[d.name]
         return 0, 2 ** digits + 1
-    return 0, int(np.iinfo(d.np).max)  # jax's randint clips the (exclusive) bound to int64
+    return 0, int(np.iinfo(d.np).max) + 1
 
 
 def random_(self, *args, generator=None, **kw):
@@ -353,9 +352,11 @@ def random_(self, *args, generator=None, **kw):
     if d.is_complex:
         raise NotImplementedError(f'"random_from_to" not implemented for \'{_dtype._CAP[d.name]}\'')
     if from_ is None and to is None:
-        low, high = _random_bounds(d)
-    elif to is None:
+        return _fill(self, draw("random", tuple(self.shape), d.np, generator))
+    if to is None:
         low, high = int(from_), _random_bounds(d)[1]
+        if low == -2 ** 63 and d is _dtype.int64:  # torch's full 64-bit range kernel
+            return _fill(self, draw("random_full64", tuple(self.shape), d.np, generator))
         _check_from_to(low, high)
     else:
         low, high = int(from_ or 0), int(to)
@@ -366,7 +367,7 @@ def random_(self, *args, generator=None, **kw):
                 raise RuntimeError(f"to - 1 is out of bounds for {_CNAME.get(d.name, d.name)}")
             if low < info.min or low > info.max:
                 raise RuntimeError(f"from is out of bounds for {_CNAME.get(d.name, d.name)}")
-    return _fill(self, _randint_array(low, min(high, 2 ** 63 - 1), tuple(self.shape), d, generator))
+    return _fill(self, _randint_array(low, high, tuple(self.shape), d, generator))
 
 
 _CNAME = {"int8": "signed char", "uint8": "unsigned char", "int16": "short", "int32": "int", "int64": "long",

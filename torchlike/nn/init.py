@@ -1,7 +1,7 @@
 """torch.nn.init: in-place parameter initialisers (all run without recording autograd).
 
-Values come from torchlike's generators (so they differ from torch's numbers, but follow the same
-distributions and bounds).
+Random initialisers draw exactly as torch's do (``tensor.uniform_``/``normal_`` in the tensor's dtype,
+in torch's order), so a seeded CPU program gets torch's weights.
 
 >>> import torchlike as torch
 >>> w = torch.empty(3, 5)
@@ -16,7 +16,6 @@ import warnings
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-from jax.scipy.special import erfinv
 
 from .. import _random
 from ..autograd import grad_mode
@@ -36,10 +35,7 @@ def _write(tensor, array):
 
 
 def _draw(kind, tensor, generator, args):
-    np_dt = tensor._value.dtype
-    # draw in a wide float type then round: works for every float dtype
-    work = np.float64 if np_dt == np.float64 else np.float32
-    return _random.draw(kind, tuple(tensor.shape), work, generator, args=args)
+    return _random.draw(kind, tuple(tensor.shape), tensor._value.dtype, generator, args=args)
 
 
 # gains that do not depend on a parameter; leaky_relu's depends on its negative slope
@@ -80,17 +76,47 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Fill with N(mean, std^2) truncated to [a, b] (inverse-CDF method, as torch)."""
+    """Fill with N(mean, std^2) truncated to [a, b], by rejection as torch 2.13 does: redraw whole normal
+    tensors where out of bounds when the window holds > 30% of the mass, else uniform candidates on
+    [a, b] accepted with probability pdf / peak."""
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
                       "may be incorrect.", stacklevel=2)
 
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
-    lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
-    u = _draw("uniform", tensor, generator, (2 * lo - 1, 2 * hi - 1))
-    x = erfinv(u) * (std * math.sqrt(2.0)) + mean
-    return _write(tensor, jnp.clip(x, a, b))
+    import torchlike
+    with grad_mode.no_grad():
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            lo, hi = (torchlike.tensor(v, dtype=tensor.dtype).item() for v in (a, b))
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not bool(mask.any()):
+                    break
+                result = torchlike.where(mask, torchlike.empty_like(result).normal_(mean, std, generator=generator),
+                                         result)
+            if tensor is not result:
+                tensor.copy_(result)
+            return tensor
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+        accept_buf = torchlike.empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        candidates = tensor.clone().sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        pending = accept_buf.uniform_(generator=generator).log_().gt(candidates)
+        if bool(pending.any()):
+            result = tensor
+            while True:
+                candidates = torchlike.empty_like(tensor).uniform_(a, b, generator=generator)
+                result = torchlike.where(pending, candidates, result)
+                candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+                pending = torchlike.where(pending, accept_buf.uniform_(generator=generator).log_().gt(candidates),
+                                          pending)
+                if not bool(pending.any()):
+                    break
+            tensor.copy_(result)
+        return tensor
 
 
 def constant_(tensor, val):
@@ -203,8 +229,7 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor
     # flatten trailing dims: a (rows, everything else) matrix is made orthogonal
     rows, cols = tensor.shape[0], tensor.numel() // tensor.shape[0]
-    g = _random.draw("normal", (rows, cols), np.float64 if tensor._value.dtype == np.float64 else np.float32,
-                     generator, args=(0.0, 1.0))
+    g = _random.draw("normal", (rows, cols), tensor._value.dtype, generator, args=(0.0, 1.0))
     if rows < cols:
         g = g.T
     q, r = jnp.linalg.qr(g)
@@ -220,11 +245,12 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
-    vals = _draw("normal", tensor, generator, (0.0, std))
-    keys = _random.draw("uniform", (rows, cols), np.float32, generator, args=(0.0, 1.0))
-    # a random permutation per column: zero the rows whose rank is < num_zeros
-    ranks = jnp.argsort(jnp.argsort(keys, axis=0), axis=0)
-    return _write(tensor, jnp.where(ranks < num_zeros, 0.0, vals))
+    vals = np.array(_draw("normal", tensor, generator, (0.0, std)))
+    # torch: a fresh randperm(rows) from the default generator per column; its first rows are zeroed
+    for col in range(cols):
+        rows_zeroed = np.asarray(_random.draw("perm", (rows,), np.int64, None))[:num_zeros]
+        vals[rows_zeroed, col] = 0
+    return _write(tensor, vals)
 
 
 def _deprecated(new):

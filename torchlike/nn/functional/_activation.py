@@ -273,8 +273,19 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if not training:
         return _ret(input, dispatch(_leaky_relu, (input, (lower + upper) / 2), name="LeakyReluBackward0"),
                     inplace)
-    from ..._random import draw
-    noise = Tensor._wrap(draw("uniform", input.shape, input.dtype.np, None, args=(lower, upper)), input.device)
+    from ... import _random
+    if _random._torch_stream(_random.default_generator, (input._value,)):
+        # torch's CPU kernel draws one double uniform per element <= 0, in order, between the bounds as
+        # floats (opmath), then rounds it to float
+        neg = np.asarray(input._value) <= 0
+        lo, hi = (float(np.float32(v)) for v in (lower, upper))
+        r = np.asarray(_random.draw("uniform", (int(neg.sum()),), np.float64, None, args=(lo, hi)))
+        noise = np.ones(neg.shape, np.float32 if input.dtype.np != np.float64 else np.float64)
+        noise[neg] = r
+        noise = Tensor._wrap(jnp.asarray(noise), input.device)
+    else:
+        noise = Tensor._wrap(_random.draw("uniform", input.shape, input.dtype.np, None, args=(lower, upper)),
+                             input.device)
     return _ret(input, dispatch(_rrelu_train, (input, noise), name="RreluWithNoiseBackward0"), inplace)
 
 

@@ -1,7 +1,8 @@
 """Dropout family (dropout, dropout1d/2d/3d, alpha_dropout, feature_alpha_dropout).
 
-The Bernoulli mask is drawn from torchlike's generator (one jitted draw), then applied by one jitted
-function whose gradient is mask * scale.
+As in torch's CPU kernel, the noise is ``empty_like(input).bernoulli_(1 - p)`` (so in eager CPU code the
+mask is torch's for the same seed) divided by ``1 - p`` in the input's dtype, then multiplied in; the
+gradient is mask * scale.
 
 >>> import torchlike as torch
 >>> x = torch.ones(4)
@@ -28,11 +29,9 @@ def _apply_mask(x, mask, scale):
     return x * (mask.astype(x.dtype) * jnp.asarray(scale).astype(x.dtype))
 
 
-def _apply_alpha(x, mask, a, b):
-    m = mask.astype(x.dtype)
-    av = jnp.asarray(a).astype(x.dtype)
-    bv = jnp.asarray(b).astype(x.dtype)
-    return x * (m * av) + ((m - 1) * (_ALPHA * av) + bv)
+def _alpha_terms(mask, a, c, b):
+    """torch's alpha-dropout tensors: noise = mask * a and b = (mask - 1) * (alpha * a) + alpha * a * p."""
+    return mask * a, (mask - 1) * c + b
 
 
 def _check_p(p):
@@ -52,14 +51,19 @@ def _impl(input, p, training, inplace, feature, alpha):
     else:
         shape = tuple(input.shape)
     dt = input._value.dtype
-    work = np.float64 if dt == np.float64 else np.float32
-    mask = Tensor._wrap(_random.draw("bernoulli", shape, work, None, args=(1.0 - p,)), input.device)
+    if p == 1:  # torch multiplies by zero without drawing
+        out = dispatch(_apply_mask, (input, np.zeros((), bool), 0.0), name="MulBackward0", saves=False)
+        return input._inplace_update(out) if inplace else out
+    mask = Tensor._wrap(_random.draw("bernoulli", shape, dt, None, args=(1.0 - p,)), input.device)
     if alpha:
         a = 1.0 / np.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p)) if p < 1 else 0.0
-        out = dispatch(_apply_alpha, (input, mask, float(a), float(_ALPHA * a * p)), name="AddBackward0",
-                       saves=False)
+        dtv = mask._value.dtype
+        noise, shift = _alpha_terms(mask._value, *(jnp.asarray(v, dtv) for v in (a, _ALPHA * a, _ALPHA * a * p)))
+        # two ops, as in torch: input * noise, then + b (a fused multiply-add would round differently)
+        out = input * Tensor._wrap(noise, input.device) + Tensor._wrap(shift, input.device)
     else:
-        scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
+        work = np.float64 if dt == np.float64 else np.float32
+        scale = work(1) / work(1.0 - p)  # torch: noise.div_(1 - p) with the divisor in the noise's dtype
         out = dispatch(_apply_mask, (input, mask, scale), name="MulBackward0", saves=False)
     return input._inplace_update(out) if inplace else out
 

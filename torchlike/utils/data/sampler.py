@@ -8,6 +8,8 @@ __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "Sub
            "WeightedRandomSampler"]
 
 _T_co = TypeVar("_T_co", covariant=True)
+_EAGER_LIMIT = 1 << 24  # WeightedRandomSampler draws up to this many samples at once, like torch
+_CHUNK = 1 << 16
 
 
 class Sampler(Generic[_T_co]):
@@ -81,8 +83,10 @@ class RandomSampler(Sampler[int]):
         n = len(self.data_source)
         generator = _fresh_generator() if self.generator is None else self.generator
         if self.replacement:
-            # torch draws in chunks of 32; one draw of the whole length is equivalent in distribution
-            yield from torchlike.randint(high=n, size=(self.num_samples,), dtype=torchlike.int64,
+            # lazily, 32 at a time, as torch does (same values, same interleaving with other draws)
+            for _ in range(self.num_samples // 32):
+                yield from torchlike.randint(high=n, size=(32,), dtype=torchlike.int64, generator=generator).tolist()
+            yield from torchlike.randint(high=n, size=(self.num_samples % 32,), dtype=torchlike.int64,
                                          generator=generator).tolist()
         else:
             for _ in range(self.num_samples // n):
@@ -139,9 +143,17 @@ class WeightedRandomSampler(Sampler[int]):
 
     def __iter__(self):
         import torchlike
-        rand_tensor = torchlike.multinomial(self.weights, self.num_samples, self.replacement,
-                                            generator=self.generator)
-        yield from iter(rand_tensor.tolist())
+        n = self.num_samples
+        if n <= _EAGER_LIMIT or not self.replacement:
+            # torch draws every sample when iteration starts
+            yield from torchlike.multinomial(self.weights, n, self.replacement, generator=self.generator).tolist()
+            return
+        # more samples than torch could hold: the same stream, drawn lazily (with replacement each sample
+        # takes its own uniform, so chunking keeps the values; chunks of >= 2 keep multinomial's algorithm)
+        while n:
+            k = n if n < 2 * _CHUNK else _CHUNK
+            yield from torchlike.multinomial(self.weights, k, True, generator=self.generator).tolist()
+            n -= k
 
     def __len__(self):
         return self.num_samples
