@@ -13,6 +13,7 @@ import jax as _jax
 _jax.config.update("jax_enable_x64", True)
 
 from . import _dtype  # noqa: E402
+from ._dtype import (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz)  # noqa: F401,E402
 from ._dtype import (bfloat16, bool, cdouble, cfloat, chalf, complex32, complex64, complex128, double,  # noqa
                      dtype, finfo, float, float16, float32, float64, get_default_dtype, half, iinfo, int,
                      int8, int16, int32, int64, long, promote_types, result_type, can_cast, set_default_dtype,
@@ -52,6 +53,9 @@ from . import serialization, safetensors  # noqa: E402
 from . import distributions  # noqa: E402,F401  (pure Python, ~2 ms)
 from . import multiprocessing, random, testing  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401
+from . import compiler, library, fx, _dynamo, cpu, version  # noqa: E402,F401  (what libraries built on torch reach for)
+from .library import ops  # noqa: E402,F401
+from ._symbolic import *  # noqa: E402,F401,F403
 from ._missing import module_getattr as _module_getattr  # noqa: E402
 
 __getattr__ = _module_getattr("torch")
