@@ -3,7 +3,7 @@
 torch's ``SymInt``/``SymFloat``/``SymBool`` stand for sizes traced symbolically; torchlike's sizes are
 always concrete Python numbers, so ``sym_*`` helpers compute on plain values and the ``_check*`` family
 raises torch's errors when a condition fails.  Also: math constants (``torch.inf``, ``torch.pi``, ...),
-``torch.layout``/``torch.strided``, autocast queries and ``get_device_module``.
+autocast queries and ``get_device_module``.
 
 >>> import torchlike
 >>> torchlike.sym_max(2, 3), torchlike.sym_float(2), torchlike.inf
@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import builtins
 import math
+
+from ._layout import _mkldnn, jagged, layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 
 __all__ = ["SymInt", "SymFloat", "SymBool", "sym_int", "sym_float", "sym_not", "sym_max", "sym_min", "sym_ite",
            "sym_sum", "sym_sqrt", "_check", "_check_with", "_check_is_size", "_check_index", "_check_value",
@@ -134,25 +136,6 @@ def _check_tensor_all_with(error_type, cond, message=None):
 
 def _check_tensor_all(cond, message=None):
     _check_tensor_all_with(RuntimeError, cond, message)
-
-
-class layout:
-    """A tensor memory layout (``torchlike.strided`` for every dense tensor)."""
-
-    def __init__(self, name):
-        self._name = name
-
-    def __repr__(self):
-        return "torch." + self._name
-
-    def __reduce__(self):
-        return self._name
-
-
-strided, sparse_coo, sparse_csr, sparse_csc = layout("strided"), layout("sparse_coo"), layout("sparse_csr"), \
-    layout("sparse_csc")
-sparse_bsr, sparse_bsc, jagged, _mkldnn = layout("sparse_bsr"), layout("sparse_bsc"), layout("jagged"), \
-    layout("_mkldnn")
 
 
 def _legacy_contiguous_format():

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _dispatch, _dtype, _views
 from ._device import CPU, canonical, device as _device_cls
+from ._layout import strided as _strided
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad
 
@@ -271,7 +272,7 @@ class Tensor:
     is_quantized = False
     is_mkldnn = False
     is_nested = False
-    layout = "torch.strided"
+    layout = _strided
 
     @property
     def ndim(self):
