@@ -12,6 +12,10 @@ import jax as _jax
 # torch's dtypes need real int64/float64; every op passes its result dtype explicitly.
 _jax.config.update("jax_enable_x64", True)
 
+# a launched distributed worker must start JAX's runtime before any computation (see distributed/_runtime.py)
+from .distributed import _runtime as _dist_runtime  # noqa: E402
+_dist_runtime.start_from_env()
+
 from . import _dtype  # noqa: E402
 from ._dtype import (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz)  # noqa: F401,E402
 from ._dtype import (bfloat16, bool, cdouble, cfloat, chalf, complex32, complex64, complex128, double,  # noqa

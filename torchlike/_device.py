@@ -60,7 +60,7 @@ class device:
     def jax_device(self):
         """The JAX device this names (raises torch's error when there is no GPU)."""
         if self.type == "cpu":
-            return jax.devices("cpu")[0]
+            return jax.local_devices(backend="cpu")[0]
         if self.type == "cuda":
             gpus = _gpus()
             if not gpus:
@@ -74,7 +74,7 @@ class device:
 
 def _gpus():
     try:
-        return jax.devices("gpu")
+        return jax.local_devices(backend="gpu")
     except RuntimeError:
         return []
 
