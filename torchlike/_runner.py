@@ -27,15 +27,23 @@ class _Alias(importlib.abc.Loader):
         self.target, self.public = target, public
 
     def create_module(self, spec):
+        mod = None
         if self.target is not None:
             try:
-                return importlib.import_module(self.target)
+                mod = importlib.import_module(self.target)
             except ModuleNotFoundError as e:
-                if e.name != self.target:
+                # torchlike lacks the module: a stub that names what is missing (below a missing package only
+                # for the modules _distributed_compat fills; elsewhere that stays an ImportError)
+                from ._distributed_compat import known
+                if e.name != self.target and not (known(self.public) and self.target.startswith(e.name + ".")):
                     raise
-        mod = types.ModuleType(self.public)
-        mod.__getattr__ = module_getattr(self.public)
-        mod.__path__ = []
+        if mod is None:
+            mod = types.ModuleType(self.public)
+            mod.__getattr__ = module_getattr(self.public)
+            mod.__path__ = []
+        if self.public.startswith("torch.distributed"):
+            from ._distributed_compat import fill
+            fill(self.public, mod)
         return mod
 
     def exec_module(self, module):

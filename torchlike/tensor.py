@@ -337,8 +337,9 @@ class Tensor:
         return True
 
     def data_ptr(self):
+        from ._storage import buffer_address
         root = self._vbase if self._vbase is not None else self
-        return id(root) * 64 + self.storage_offset() * self.dtype.itemsize
+        return buffer_address(root) + self.storage_offset() * self.dtype.itemsize
 
     def untyped_storage(self):
         from ._storage import UntypedStorage
