@@ -2,13 +2,14 @@
 reload with save_pretrained/from_pretrained, generate.  Prints one line per measurement; run the same script
 with real torch and under ``python -m torchlike run`` and compare.
 
-usage: hf_tiny_models.py [gpt2|llama|bert|t5|vit ...]
+usage: hf_tiny_models.py [--init DIR] [gpt2|llama|bert|t5|vit ...]
+
+With ``--init DIR`` the initial weights come from DIR/<model> (written there by save_pretrained when absent), so a
+torch run and a torchlike run can start from the same weights and their losses compare step by step.
 """
+import os
 import sys
 import tempfile
-
-sys.path.insert(0, "/tmp/libs")
-# import prelude  # noqa  EXPLORATION ONLY
 
 import numpy as np
 import torch
@@ -23,7 +24,8 @@ def batch_tokens(seed, b, t, vocab):
 
 def build(name):
     if name == "gpt2":
-        cfg = transformers.GPT2Config(vocab_size=97, n_positions=32, n_embd=32, n_layer=2, n_head=4)
+        cfg = transformers.GPT2Config(vocab_size=97, n_positions=32, n_embd=32, n_layer=2, n_head=4, resid_pdrop=0.0,
+                                      embd_pdrop=0.0, attn_pdrop=0.0)
         return transformers.GPT2LMHeadModel(cfg), "causal"
     if name == "llama":
         cfg = transformers.LlamaConfig(vocab_size=97, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
@@ -31,15 +33,17 @@ def build(name):
         return transformers.LlamaForCausalLM(cfg), "causal"
     if name == "bert":
         cfg = transformers.BertConfig(vocab_size=97, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-                                      intermediate_size=64, max_position_embeddings=32)
+                                      intermediate_size=64, max_position_embeddings=32, hidden_dropout_prob=0.0,
+                                      attention_probs_dropout_prob=0.0)
         return transformers.BertForMaskedLM(cfg), "mlm"
     if name == "t5":
         cfg = transformers.T5Config(vocab_size=97, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4,
-                                    decoder_start_token_id=0, pad_token_id=0)
+                                    decoder_start_token_id=0, pad_token_id=0, dropout_rate=0.0)
         return transformers.T5ForConditionalGeneration(cfg), "seq2seq"
     if name == "vit":
         cfg = transformers.ViTConfig(image_size=16, patch_size=4, num_channels=3, hidden_size=32,
-                                     num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, num_labels=5)
+                                     num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, num_labels=5,
+                                     hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
         return transformers.ViTForImageClassification(cfg), "image"
     raise SystemExit(f"unknown model {name}")
 
@@ -60,9 +64,15 @@ def inputs(kind, step):
             "labels": torch.from_numpy(rng.integers(0, 5, (2,)))}
 
 
-def run(name):
+def run(name, init_dir=None):
     torch.manual_seed(0)
     model, kind = build(name)
+    if init_dir is not None:
+        path = os.path.join(init_dir, name)
+        if os.path.exists(path):
+            model = type(model).from_pretrained(path)
+        else:
+            model.save_pretrained(path)
     nparams = sum(p.numel() for p in model.parameters())
     print(f"{name} params {nparams}")
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
@@ -97,5 +107,9 @@ def run(name):
 if __name__ == "__main__":
     transformers.logging.set_verbosity_error()
     transformers.utils.logging.disable_progress_bar()
-    for n in sys.argv[1:] or ["gpt2", "llama", "bert", "t5", "vit"]:
-        run(n)
+    args = sys.argv[1:]
+    init = None
+    if args[:1] == ["--init"]:
+        init, args = args[1], args[2:]
+    for n in args or ["gpt2", "llama", "bert", "t5", "vit"]:
+        run(n, init)
