@@ -301,6 +301,8 @@ class finfo:
         if d in FLOAT8:  # 10 ** -(decimal digits of precision), as torch computes it
             import math
             self.resolution = 10.0 ** -math.floor(info.nmant * math.log10(2))
+            if d is float8_e5m2fnuz:  # torch's numeric_limits give this type eps 2**-3 (not 2**-2)
+                self.eps = 0.125
 
     def __repr__(self):
         return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
