@@ -12,7 +12,12 @@ import jax as _jax
 # torch's dtypes need real int64/float64; every op passes its result dtype explicitly.
 _jax.config.update("jax_enable_x64", True)
 
+# a launched distributed worker must start JAX's runtime before any computation (see distributed/_runtime.py)
+from .distributed import _runtime as _dist_runtime  # noqa: E402
+_dist_runtime.start_from_env()
+
 from . import _dtype  # noqa: E402
+from ._dtype import (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz)  # noqa: F401,E402
 from ._dtype import (bfloat16, bool, cdouble, cfloat, chalf, complex32, complex64, complex128, double,  # noqa
                      dtype, finfo, float, float16, float32, float64, get_default_dtype, half, iinfo, int,
                      int8, int16, int32, int64, long, promote_types, result_type, can_cast, set_default_dtype,
@@ -57,6 +62,10 @@ from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_dty
 from .func import vmap  # noqa: E402,F401
 from . import multiprocessing, random, testing  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401
+from . import compiler, library, fx, _dynamo, cpu, version  # noqa: E402,F401  (what libraries built on torch reach for)
+from .library import ops  # noqa: E402,F401
+from ._storage import UntypedStorage  # noqa: E402,F401
+from ._symbolic import *  # noqa: E402,F401,F403
 from ._missing import module_getattr as _module_getattr  # noqa: E402
 
 __getattr__ = _module_getattr("torch")

@@ -57,10 +57,21 @@ class device:
     def __reduce__(self):
         return (device, (self.type, self.index))
 
+    def __enter__(self):
+        """``with torchlike.device(d):`` makes ``d`` the default device of factory functions inside."""
+        _entered.append(_default[0])
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc):
+        _default[0] = _entered.pop()
+        return False
+
     def jax_device(self):
-        """The JAX device this names (raises torch's error when there is no GPU)."""
-        if self.type == "cpu":
-            return jax.devices("cpu")[0]
+        """The JAX device this names (raises torch's error when there is no GPU).  'meta' tensors are
+        materialized on the CPU (docs/differences.md)."""
+        if self.type in ("cpu", "meta"):
+            return jax.local_devices(backend="cpu")[0]
         if self.type == "cuda":
             gpus = _gpus()
             if not gpus:
@@ -74,13 +85,14 @@ class device:
 
 def _gpus():
     try:
-        return jax.devices("gpu")
+        return jax.local_devices(backend="gpu")
     except RuntimeError:
         return []
 
 
 CPU = device("cpu")
 _default = [CPU]
+_entered = []  # defaults to restore when ``with device(...)`` blocks exit
 
 
 def canonical(d) -> device:

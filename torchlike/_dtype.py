@@ -13,7 +13,8 @@ import numpy as np
 __all__ = [
     "dtype", "float32", "float", "float64", "double", "float16", "half", "bfloat16", "int8", "int16",
     "int32", "int", "int64", "long", "short", "uint8", "uint16", "uint32", "uint64", "bool",
-    "complex64", "cfloat", "complex128", "cdouble", "complex32", "chalf", "finfo", "iinfo",
+    "complex64", "cfloat", "complex128", "cdouble", "complex32", "chalf", "float8_e4m3fn", "float8_e5m2",
+    "float8_e4m3fnuz", "float8_e5m2fnuz", "finfo", "iinfo",
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast",
 ]
 
@@ -69,13 +70,20 @@ complex32 = dtype("complex32", np.complex64, 3, 1)  # storage approximated by co
 complex64 = dtype("complex64", np.complex64, 3, 2)
 complex128 = dtype("complex128", np.complex128, 3, 3)
 
+# 8-bit floats (storage/casts; torch promotes them with nothing but themselves)
+float8_e4m3fn = dtype("float8_e4m3fn", ml_dtypes.float8_e4m3fn, 2, 0)
+float8_e5m2 = dtype("float8_e5m2", ml_dtypes.float8_e5m2, 2, 0)
+float8_e4m3fnuz = dtype("float8_e4m3fnuz", ml_dtypes.float8_e4m3fnuz, 2, 0)
+float8_e5m2fnuz = dtype("float8_e5m2fnuz", ml_dtypes.float8_e5m2fnuz, 2, 0)
+FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz)
+
 half, double, short, long, cfloat, cdouble, chalf = float16, float64, int16, int64, complex64, complex128, complex32
 float, int = float32, int32  # torch.float is float32, torch.int is int32
 
 ALL = [bool, uint8, int8, int16, int32, int64, uint16, uint32, uint64, float16, bfloat16, float32, float64,
        complex64, complex128]
-_BY_NAME = {d.name: d for d in ALL + [complex32]}
-_BY_NP = {d.np: d for d in ALL}
+_BY_NAME = {d.name: d for d in ALL + [complex32, *FLOAT8]}
+_BY_NP = {d.np: d for d in ALL + list(FLOAT8)}
 _builtin_bool, _builtin_int, _builtin_float, _builtin_complex = type(True), type(1), type(1.0), type(1j)
 
 
@@ -138,6 +146,9 @@ def default_complex() -> dtype:
 def _promote_uncached(a: dtype, b: dtype) -> dtype:
     if a is b:
         return a
+    if a in FLOAT8 or b in FLOAT8:
+        raise RuntimeError(f"Promotion for Float8 Types is not supported, attempted to promote {_CAP[a.name]} and "
+                           f"{_CAP[b.name]}")
     if a._kind == 0:
         return b
     if b._kind == 0:
@@ -172,7 +183,7 @@ def _promote_uncached(a: dtype, b: dtype) -> dtype:
 _CAP = {"uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64", "int8": "Char", "uint8": "Byte",
         "int16": "Short", "int32": "Int", "int64": "Long", "bool": "Bool", "float16": "Half",
         "bfloat16": "BFloat16", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
-        "complex128": "ComplexDouble", "complex32": "ComplexHalf"}
+        "complex128": "ComplexDouble", "complex32": "ComplexHalf", **{d.name: "F" + d.name[1:] for d in FLOAT8}}
 _PROMOTE = {}
 
 
@@ -287,9 +298,14 @@ class finfo:
         self.min = _builtin_float(info.min)
         self.tiny = self.smallest_normal = _builtin_float(info.tiny)
         self.resolution = _builtin_float(info.resolution)
+        if d in FLOAT8:  # 10 ** -(decimal digits of precision), as torch computes it
+            import math
+            self.resolution = 10.0 ** -math.floor(info.nmant * math.log10(2))
+            if d is float8_e5m2fnuz:  # torch's numeric_limits give this type eps 2**-3 (not 2**-2)
+                self.eps = 0.125
 
     def __repr__(self):
-        return (f"finfo(resolution={self.resolution}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
                 f"smallest_normal={self.tiny:g}, tiny={self.tiny:g}, dtype={self.dtype})")
 
 

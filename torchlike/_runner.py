@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.metadata
 import importlib.util
 import runpy
 import sys
@@ -18,7 +19,7 @@ __all__ = ["install", "run"]
 
 # torch submodule -> torchlike module, where the names differ
 _RENAMES = {"torch.nn.parallel": "torchlike.nn.parallel", "torch.cuda.amp": "torchlike.cuda.amp",
-            "torch._C": None, "torch.version": None}
+            "torch._C": None}
 
 
 class _Alias(importlib.abc.Loader):
@@ -26,35 +27,68 @@ class _Alias(importlib.abc.Loader):
         self.target, self.public = target, public
 
     def create_module(self, spec):
+        mod = None
         if self.target is not None:
             try:
-                return importlib.import_module(self.target)
+                mod = importlib.import_module(self.target)
             except ModuleNotFoundError as e:
-                if e.name != self.target:
+                # torchlike lacks the module: a stub that names what is missing (below a missing package only
+                # for the modules _distributed_compat fills; elsewhere that stays an ImportError)
+                from ._distributed_compat import known
+                if e.name != self.target and not (known(self.public) and self.target.startswith(e.name + ".")):
                     raise
-        mod = types.ModuleType(self.public)
-        mod.__getattr__ = module_getattr(self.public)
-        if self.public == "torch.version":
-            mod.__version__ = mod.__getattr__ = None
-            mod.cuda = None
-            mod.__dict__.pop("__getattr__")
-        mod.__path__ = []
+        if mod is None:
+            mod = types.ModuleType(self.public)
+            mod.__getattr__ = module_getattr(self.public)
+            mod.__path__ = []
+        if self.public.startswith("torch.distributed"):
+            from ._distributed_compat import fill
+            fill(self.public, mod)
         return mod
 
     def exec_module(self, module):
         pass
 
 
+# the version an installed torch reports through its package metadata (``importlib.metadata.version``)
+TORCH_VERSION = "2.13.0"
+
+
+class _TorchDistribution(importlib.metadata.Distribution):
+    """The package metadata of the ``torch`` that torchlike stands in for: libraries (transformers,
+    accelerate, ...) ask ``importlib.metadata.version("torch")`` before they use torch."""
+
+    _FILES = {"METADATA": f"Metadata-Version: 2.1\nName: torch\nVersion: {TORCH_VERSION}\n"
+                          "Summary: torchlike (PyTorch's programming model on JAX) standing in for torch\n",
+              "top_level.txt": "torch\n", "INSTALLER": "torchlike\n"}
+
+    def read_text(self, filename):
+        return self._FILES.get(filename)
+
+    def locate_file(self, path):
+        import pathlib
+        return pathlib.Path(__file__).parent / path
+
+
 class TorchFinder(importlib.abc.MetaPathFinder):
     """Resolves ``torch`` and ``torch.*`` imports to torchlike (a stub raising NotImplementedError when
-    torchlike has no such module)."""
+    torchlike has no such module), and answers ``importlib.metadata`` queries for the ``torch`` package."""
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname != "torch" and not fullname.startswith("torch."):
             return None
         tgt = _RENAMES.get(fullname, "torchlike" + fullname[len("torch"):])
         spec = importlib.machinery.ModuleSpec(fullname, _Alias(tgt, fullname), is_package=True)
+        if fullname == "torch":  # where an installed torch's spec points (libraries read spec.origin)
+            import os
+            spec.origin = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__init__.py")
+            spec.has_location = True
         return spec
+
+    def find_distributions(self, context=importlib.metadata.DistributionFinder.Context()):
+        name = getattr(context, "name", None)
+        if name is None or name.lower().replace("-", "_").replace(".", "_") == "torch":
+            yield _TorchDistribution()
 
 
 def install():

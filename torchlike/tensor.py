@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _dispatch, _dtype, _views
 from ._device import CPU, canonical, device as _device_cls
+from ._layout import strided as _strided
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad
 
@@ -271,7 +272,7 @@ class Tensor:
     is_quantized = False
     is_mkldnn = False
     is_nested = False
-    layout = "torch.strided"
+    layout = _strided
 
     @property
     def ndim(self):
@@ -336,8 +337,9 @@ class Tensor:
         return True
 
     def data_ptr(self):
+        from ._storage import buffer_address
         root = self._vbase if self._vbase is not None else self
-        return id(root) * 64 + self.storage_offset() * self.dtype.itemsize
+        return buffer_address(root) + self.storage_offset() * self.dtype.itemsize
 
     def untyped_storage(self):
         from ._storage import UntypedStorage

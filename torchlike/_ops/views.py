@@ -91,8 +91,10 @@ def _viewable(t, shape):
 
 
 @register(promote="none")
-def view(input, *shape):
+def view(input, *shape, dtype=None, size=None):
     """A view with a new shape (torch.Tensor.view); ``view(dtype)`` reinterprets bits."""
+    if dtype is not None or size is not None:
+        shape = (dtype,) if dtype is not None else (size,)
     if len(shape) == 1 and isinstance(shape[0], (_dtype.dtype, type)) and not isinstance(shape[0], tuple):
         return _view_dtype(input, _dtype.to_dtype(shape[0]))
     shape = _infer_shape(shape_arg(shape), input.numel())
@@ -106,8 +108,34 @@ def view(input, *shape):
 
 def _view_dtype(input, dt):
     if dt.itemsize != input.dtype.itemsize:
-        raise RuntimeError("view(dtype) with a different element size is not supported by torchlike")
+        return _view_dtype_resized(input, dt)
     return view_step(input, ("view_dtype", dt.np))
+
+
+def _view_dtype_resized(input, dt):
+    """``view(dtype)`` across element sizes: torch's checks, then the bits reinterpreted along the last dim
+    (a new tensor: torchlike's views keep the element size)."""
+    a, b = input.dtype.itemsize, dt.itemsize
+    what = f"to view {_dtype._CAP[input.dtype.name]} as {_dtype._CAP[dt.name]} (different element sizes)"
+    if input.ndim == 0:
+        raise RuntimeError(f"self.dim() cannot be 0 {what}")
+    if input.stride(-1) != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {input.stride(-1)}")
+    if b > a:
+        ratio = b // a
+        if input.shape[-1] % ratio:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {input.shape[-1]}")
+        if input.storage_offset() % ratio:
+            raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got "
+                               f"{input.storage_offset()}")
+    from jax import lax
+    x = input._value
+    if b > a:
+        x = lax.bitcast_convert_type(x.reshape(x.shape[:-1] + (x.shape[-1] // (b // a), b // a)), dt.np)
+    else:
+        x = lax.bitcast_convert_type(x, dt.np)
+        x = x.reshape(x.shape[:-2] + (x.shape[-2] * x.shape[-1],))
+    return Tensor._wrap(x, input._dev)
 
 
 @register(promote="none")

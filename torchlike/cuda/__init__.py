@@ -10,6 +10,7 @@ import contextlib
 
 from .._device import _gpus, device as _device
 from . import amp  # noqa: F401
+from .graphs import CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing, make_graphed_callables  # noqa
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize", "manual_seed",
            "manual_seed_all", "is_bf16_supported", "get_device_name", "empty_cache", "memory_allocated",
@@ -150,6 +151,26 @@ def stream(s):
 
 def current_stream(device=None):
     return Stream()
+
+
+class StreamContext:
+    """``with torch.cuda.StreamContext(stream):`` selects a stream; XLA orders work itself."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def __enter__(self):
+        return self.stream
+
+    def __exit__(self, *exc):
+        return False
+
+
+def reset_max_memory_allocated(device=None) -> None:
+    return None
+
+
+default_generators = ()  # per-GPU generators: torchlike's RNG is one global generator
 
 
 default_stream = current_stream

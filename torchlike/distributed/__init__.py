@@ -1,66 +1,33 @@
-"""torchlike.distributed: process groups on JAX's distributed runtime (minimal for now: single process)."""
+"""torchlike.distributed: torch.distributed on JAX's distributed runtime.
+
+Process groups start ``jax.distributed`` (gloo collectives on CPU, NCCL on GPU); every collective is an XLA
+collective in a jitted ``shard_map`` over the group's devices. Launch with
+``python -m torchlike.distributed.run --nproc-per-node N script.py`` (torchrun's flags).
+
+>>> import torchlike.distributed as dist
+>>> dist.is_available(), dist.is_initialized()
+(True, False)
+"""
 from __future__ import annotations
 
 from .._missing import module_getattr
+from ._process_group import (Backend, GroupMember, ProcessGroup, Work, barrier, default_pg_timeout,
+                             destroy_process_group, get_backend, get_global_rank, get_group_rank,
+                             get_process_group_ranks, get_rank, get_world_size, group, init_process_group,
+                             is_available, is_gloo_available, is_initialized, is_mpi_available,
+                             is_nccl_available, is_torchelastic_launched, new_group)
+from ._collectives import (ReduceOp, _all_gather_base, _reduce_scatter_base, all_gather, all_gather_into_tensor,
+                           all_gather_object, all_reduce, all_to_all, all_to_all_single, broadcast,
+                           broadcast_object_list, gather, gather_object, irecv, isend, recv, reduce,
+                           reduce_scatter, reduce_scatter_tensor, scatter, scatter_object_list, send)
 
-__all__ = ["is_available", "is_initialized", "get_rank", "get_world_size", "init_process_group", "barrier",
-           "destroy_process_group", "ReduceOp", "all_reduce", "broadcast"]
-
-_state = {"initialized": False, "rank": 0, "world": 1}
-
-
-def is_available() -> bool:
-    return True
-
-
-def is_initialized() -> bool:
-    return _state["initialized"]
-
-
-def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1, store=None,
-                       group_name="", pg_options=None, device_id=None):
-    """Single-process groups work; multi-process groups arrive with the distributed issue."""
-    import os
-    ws = world_size if world_size != -1 else int(os.environ.get("WORLD_SIZE", 1))
-    if ws != 1:
-        raise NotImplementedError("multi-process torch.distributed is not implemented in torchlike yet")
-    _state.update(initialized=True, rank=0, world=1)
-
-
-def destroy_process_group(group=None):
-    _state.update(initialized=False)
-
-
-def _need():
-    if not _state["initialized"]:
-        raise ValueError("Default process group has not been initialized, please make sure to call "
-                         "init_process_group.")
-
-
-def get_rank(group=None) -> int:
-    _need()
-    return _state["rank"]
-
-
-def get_world_size(group=None) -> int:
-    _need()
-    return _state["world"]
-
-
-def barrier(group=None, async_op=False, device_ids=None):
-    _need()
-
-
-class ReduceOp:
-    SUM, PRODUCT, MIN, MAX, AVG = "sum", "product", "min", "max", "avg"
-
-
-def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
-    _need()  # one process: the reduction is the tensor itself
-
-
-def broadcast(tensor, src, group=None, async_op=False):
-    _need()
-
+__all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather", "all_gather_into_tensor",
+           "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single", "barrier", "broadcast",
+           "broadcast_object_list", "default_pg_timeout", "destroy_process_group", "gather", "gather_object",
+           "get_backend", "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_rank",
+           "get_world_size", "group", "init_process_group", "irecv", "is_available", "is_gloo_available",
+           "is_initialized", "is_mpi_available", "is_nccl_available", "is_torchelastic_launched", "isend",
+           "new_group", "recv", "reduce", "reduce_scatter", "reduce_scatter_tensor", "scatter",
+           "scatter_object_list", "send"]
 
 __getattr__ = module_getattr("torch.distributed")

@@ -12,7 +12,7 @@ from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedPara
 from .modules import *  # noqa: F401,F403
 from . import functional  # noqa: F401
 
-for _name in ("init", "utils", "parallel"):
+for _name in ("init", "utils", "parallel", "attention"):
     try:
         _importlib.import_module(f"{__name__}.{_name}")
     except ImportError as _e:  # pragma: no cover - partially written tree

@@ -3,7 +3,7 @@ import importlib
 
 from .._missing import module_getattr
 
-_SUBMODULES = ("data", "checkpoint", "tensorboard", "dlpack", "hooks")
+_SUBMODULES = ("data", "checkpoint", "tensorboard", "dlpack", "hooks", "_pytree")
 _missing = module_getattr("torch.utils")
 
 

@@ -1,0 +1,60 @@
+"""torchlike._dynamo.config: dynamo's configuration knobs; ``cache_size_limit`` is torchlike.compile's."""
+from __future__ import annotations
+
+import contextlib
+import sys
+import types
+
+from ..compile import config as _compile_config
+
+
+class _Config(types.ModuleType):
+    """A module whose attributes are settings; ``patch(...)`` sets some for a ``with`` block."""
+
+    _FORWARDED = ("cache_size_limit",)
+
+    def __getattr__(self, name):
+        if name in _Config._FORWARDED:
+            return getattr(_compile_config, name)
+        if name == "recompile_limit":
+            return _compile_config.cache_size_limit
+        raise AttributeError(f"torch._dynamo.config has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        if name in _Config._FORWARDED or name == "recompile_limit":
+            setattr(_compile_config, "cache_size_limit", value)
+        else:
+            super().__setattr__(name, value)
+
+    @contextlib.contextmanager
+    def patch(self, arg=None, value=None, **changes):
+        if isinstance(arg, dict):
+            changes.update(arg)
+        elif arg is not None:
+            changes[arg] = value
+        before = {k: getattr(self, k) for k in changes}
+        for k, v in changes.items():
+            setattr(self, k, v)
+        try:
+            yield
+        finally:
+            for k, v in before.items():
+                setattr(self, k, v)
+
+
+suppress_errors = False
+verbose = False
+capture_scalar_outputs = False
+capture_dynamic_output_shape_ops = False
+accumulated_cache_size_limit = 256
+accumulated_recompile_limit = 256
+optimize_ddp = True
+automatic_dynamic_shapes = True
+assume_static_by_default = True
+force_parameter_static_shapes = True
+inline_inbuilt_nn_modules = True
+error_on_recompile = False
+allow_unspec_int_on_nn_module = False
+specialize_int = False
+
+sys.modules[__name__].__class__ = _Config

@@ -1,0 +1,483 @@
+"""torch.distributed collectives as XLA collectives.
+
+Each rank's tensor becomes its block of a global array ``(group_size, *shape)`` sharded over the group's
+mesh (``jax.make_array_from_single_device_arrays``); a jitted ``shard_map`` runs ``psum``/``pmax``/
+``all_gather``/``psum_scatter``/``all_to_all``/``ppermute`` on it, and this rank's output block is written
+into the tensor passed in (torch's in-place contract). Programs are cached per (op, shape, dtype, group).
+Every rank must call the same collectives in the same order, as with NCCL.
+"""
+from __future__ import annotations
+
+import enum
+import pickle
+
+import numpy as np
+
+from ._process_group import GroupMember, Work, _group, _state, _wait_ready
+
+__all__ = ["ReduceOp", "all_reduce", "broadcast", "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor",
+           "reduce_scatter", "reduce", "gather", "scatter", "all_to_all_single", "all_to_all", "send", "recv",
+           "isend", "irecv", "broadcast_object_list", "all_gather_object", "gather_object",
+           "scatter_object_list", "_all_gather_base", "_reduce_scatter_base"]
+
+
+class ReduceOp:
+    """Reduction operations (``ReduceOp.SUM`` ...); ``AVG`` divides the sum by the group size."""
+
+    class RedOpType(enum.IntEnum):
+        SUM = 0
+        AVG = 1
+        PRODUCT = 2
+        MIN = 3
+        MAX = 4
+        BAND = 5
+        BOR = 6
+        BXOR = 7
+        PREMUL_SUM = 8
+        UNUSED = 9
+
+        def __repr__(self):
+            return f"<RedOpType.{self.name}: {self.value}>"
+
+    SUM, AVG, PRODUCT, MIN, MAX = RedOpType.SUM, RedOpType.AVG, RedOpType.PRODUCT, RedOpType.MIN, RedOpType.MAX
+    BAND, BOR, BXOR, PREMUL_SUM, UNUSED = (RedOpType.BAND, RedOpType.BOR, RedOpType.BXOR, RedOpType.PREMUL_SUM,
+                                           RedOpType.UNUSED)
+
+
+_CACHE: dict = {}
+
+
+def _op(op):
+    if isinstance(op, ReduceOp.RedOpType):
+        return op
+    if isinstance(op, str):
+        return ReduceOp.RedOpType[op.upper()]
+    return ReduceOp.RedOpType(int(op))
+
+
+def _reducer(op, n, dtype):
+    """(reduce a block over axis "r") for ``op``; bool is reduced as int32 and cast back."""
+    import jax
+    import jax.numpy as jnp
+    op = _op(op)
+    is_bool = dtype == np.bool_
+    if op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR) and jnp.issubdtype(dtype, jnp.floating):
+        raise RuntimeError(f"Cannot use ReduceOp.{op.name} with non-integral dtype")
+
+    def red(a):
+        x = a.astype(jnp.int32) if is_bool else a
+        if op == ReduceOp.SUM:
+            y = jax.lax.psum(x, "r")
+        elif op == ReduceOp.AVG:
+            s = jax.lax.psum(x, "r")
+            y = s // n if jnp.issubdtype(x.dtype, jnp.integer) else s / n
+        elif op == ReduceOp.MAX:
+            y = jax.lax.pmax(x, "r")
+        elif op == ReduceOp.MIN:
+            y = jax.lax.pmin(x, "r")
+        else:
+            g = jax.lax.all_gather(x, "r")
+            if op == ReduceOp.PRODUCT:
+                y = jnp.prod(g, axis=0, dtype=x.dtype)
+            else:
+                f = {ReduceOp.BAND: jnp.bitwise_and, ReduceOp.BOR: jnp.bitwise_or,
+                     ReduceOp.BXOR: jnp.bitwise_xor}[op]
+                y = g[0]
+                for i in range(1, n):
+                    y = f(y, g[i])
+        if is_bool:
+            y = (y % 2 != 0) if op == ReduceOp.BXOR else (y != 0)
+        return y.astype(a.dtype)
+    return red
+
+
+def _program(key, g, body):
+    """A cached jitted shard_map of ``body`` (block -> block) over the group's mesh."""
+    fn = _CACHE.get(key)
+    if fn is None:
+        import jax
+        from jax.sharding import PartitionSpec as P
+        fn = jax.jit(jax.shard_map(body, mesh=g.mesh, in_specs=P("r"), out_specs=P("r"), check_vma=False))
+        _CACHE[key] = fn
+    return fn
+
+
+def _to_global(x, g):
+    import jax
+    from jax.sharding import NamedSharding, PartitionSpec as P
+    dev = _state["devices"][_state["rank"]]
+    block = jax.device_put(x[None], dev)
+    return jax.make_array_from_single_device_arrays((g.size(),) + tuple(x.shape), NamedSharding(g.mesh, P("r")),
+                                                    [block])
+
+
+def _collective(name, g, x, body, extra=()):
+    """Run ``body`` (per-rank block of shape (1, *x.shape) -> (1, *out)) over the group; this rank's output."""
+    key = (name, extra, tuple(x.shape), str(x.dtype), g._id)
+    out = _program(key, g, body)(_to_global(x, g))
+    return out.addressable_data(0)[0]
+
+
+def _finish(outs, async_op, what):
+    if async_op:
+        return Work([o for o in outs])
+    _wait_ready(outs, what)
+    return None
+
+
+def _member(g):
+    return g is not GroupMember.NON_GROUP_MEMBER and g.rank() >= 0
+
+
+def _src_index(g, src, group_src, name="src"):
+    if group_src is not None:
+        return group_src
+    if src not in g.ranks:
+        raise ValueError(f"Global rank {src} is not part of group {g}")
+    return g.ranks.index(src)
+
+
+def _x(t):
+    return t._value
+
+
+def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
+    """Reduce ``tensor`` over all ranks, in place (every rank gets the result).
+
+    >>> import torchlike, torchlike.distributed as dist
+    >>> dist.init_process_group("gloo", rank=0, world_size=1, init_method="tcp://127.0.0.1:0")
+    >>> t = torchlike.tensor([1., 2.])
+    >>> dist.all_reduce(t, op=dist.ReduceOp.SUM); t
+    tensor([1., 2.])
+    >>> dist.destroy_process_group()
+    """
+    g = _group(group)
+    if not _member(g):
+        return None
+    x = _x(tensor)
+    red = _reducer(op, g.size(), x.dtype)
+    out = _collective("all_reduce", g, x, red, _op(op))
+    tensor._set_value(out)
+    return _finish([out], async_op, "all_reduce")
+
+
+def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
+    """Copy rank ``src``'s ``tensor`` into every rank's ``tensor``."""
+    import jax
+    import jax.numpy as jnp
+    g = _group(group)
+    if not _member(g):
+        return None
+    s = _src_index(g, src, group_src)
+    x = _x(tensor)
+    is_bool = x.dtype == np.bool_
+
+    def body(a):
+        v = a.astype(jnp.int32) if is_bool else a
+        v = jax.lax.psum(jnp.where(jax.lax.axis_index("r") == s, v, jnp.zeros_like(v)), "r")
+        return v.astype(a.dtype)
+
+    out = _collective("broadcast", g, x, body, s)
+    tensor._set_value(out)
+    return _finish([out], async_op, "broadcast")
+
+
+def _gathered(g, x):
+    import jax
+    return _collective("all_gather", g, x, lambda a: jax.lax.all_gather(a, "r", axis=1))
+
+
+def all_gather(tensor_list, tensor, group=None, async_op=False):
+    """Fill ``tensor_list[i]`` with rank i's ``tensor``."""
+    g = _group(group)
+    if not _member(g):
+        return None
+    if len(tensor_list) != g.size():
+        raise ValueError(f"tensor list size {len(tensor_list)} does not match the group size {g.size()}")
+    out = _gathered(g, _x(tensor))
+    for i, t in enumerate(tensor_list):
+        if tuple(t.shape) != tuple(tensor.shape):
+            raise RuntimeError("Input tensor and output tensor list have different sizes")
+        t._set_value(out[i].astype(t._value.dtype))
+    return _finish([out], async_op, "all_gather")
+
+
+def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+    """Rank i's ``input_tensor`` lands in block i of ``output_tensor`` (concatenated on dim 0, or stacked)."""
+    g = _group(group)
+    if not _member(g):
+        return None
+    x = _x(input_tensor)
+    n = g.size()
+    oshape = tuple(output_tensor.shape)
+    if oshape == (n,) + tuple(x.shape):
+        pass
+    elif x.ndim and oshape == (n * x.shape[0],) + tuple(x.shape[1:]):
+        pass
+    else:
+        raise ValueError(f"output tensor size must be equal to world_size times input tensor size "
+                         f"(got {list(oshape)} for input {list(x.shape)} and world size {n})")
+    out = _gathered(g, x)
+    output_tensor._set_value(out.reshape(oshape).astype(output_tensor._value.dtype))
+    return _finish([out], async_op, "all_gather_into_tensor")
+
+
+_all_gather_base = all_gather_into_tensor
+
+
+def _scatter_reduce(g, x, op, name):
+    import jax
+    import jax.numpy as jnp
+    n = g.size()
+    opn = _op(op)
+    if opn in (ReduceOp.SUM, ReduceOp.AVG) and x.dtype != np.bool_:
+        def body(a):
+            s = jax.lax.psum_scatter(a[0], "r", scatter_dimension=0, tiled=True)[None]
+            if opn == ReduceOp.AVG:
+                s = s // n if jnp.issubdtype(a.dtype, jnp.integer) else s / n
+            return s.astype(a.dtype)
+    else:
+        red = _reducer(op, n, x.dtype)
+
+        def body(a):
+            full = red(a)
+            k = a.shape[1] // n
+            return jax.lax.dynamic_slice_in_dim(full, jax.lax.axis_index("r") * k, k, axis=1)
+    return _collective(name, g, x, body, opn)
+
+
+def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    """Reduce ``input`` (group_size blocks on dim 0) over ranks; rank i gets block i in ``output``."""
+    g = _group(group)
+    if not _member(g):
+        return None
+    x = _x(input)
+    n = g.size()
+    if x.size != n * output.numel():
+        raise ValueError(f"input tensor must be the same size as output size times world size "
+                         f"(got {list(x.shape)} and {list(output.shape)})")
+    xs = x.reshape((n * (output.shape[0] if output.ndim else 1),) + tuple(output.shape[1:]))
+    out = _scatter_reduce(g, xs, op, "reduce_scatter")
+    output._set_value(out.reshape(tuple(output.shape)))
+    return _finish([out], async_op, "reduce_scatter_tensor")
+
+
+_reduce_scatter_base = reduce_scatter_tensor
+
+
+def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
+    """``reduce_scatter_tensor`` with the blocks given as a list."""
+    import jax.numpy as jnp
+    from ..tensor import Tensor
+    cat = Tensor._wrap(jnp.concatenate([_x(t).reshape((1,) + tuple(t.shape)) for t in input_list]))
+    return reduce_scatter_tensor(output, cat, op, group, async_op)
+
+
+def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
+    """Reduce ``tensor`` over ranks into rank ``dst``'s ``tensor`` (others' tensors are left as they are)."""
+    g = _group(group)
+    if not _member(g):
+        return None
+    d = _src_index(g, dst, group_dst, "dst")
+    x = _x(tensor)
+    out = _collective("all_reduce", g, x, _reducer(op, g.size(), x.dtype), _op(op))
+    if g.rank() == d:
+        tensor._set_value(out)
+    return _finish([out], async_op, "reduce")
+
+
+def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
+    """Rank ``dst`` receives every rank's ``tensor`` in ``gather_list``."""
+    g = _group(group)
+    if not _member(g):
+        return None
+    d = _src_index(g, 0 if dst is None and group_dst is None else dst, group_dst, "dst")
+    if g.rank() == d:
+        if gather_list is None or len(gather_list) != g.size():
+            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
+    elif gather_list:
+        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
+    out = _gathered(g, _x(tensor))
+    if g.rank() == d:
+        for i, t in enumerate(gather_list):
+            t._set_value(out[i].astype(t._value.dtype))
+    return _finish([out], async_op, "gather")
+
+
+def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
+    """Rank i's ``tensor`` receives ``scatter_list[i]`` of rank ``src``."""
+    import jax
+    import jax.numpy as jnp
+    g = _group(group)
+    if not _member(g):
+        return None
+    s = _src_index(g, 0 if src is None and group_src is None else src, group_src)
+    n = g.size()
+    x = _x(tensor)
+    if g.rank() == s:
+        if scatter_list is None or len(scatter_list) != n:
+            raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
+        stacked = jnp.stack([_x(t).astype(x.dtype) for t in scatter_list])
+    else:
+        if scatter_list:
+            raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+        stacked = jnp.zeros((n,) + tuple(x.shape), x.dtype)
+    is_bool = x.dtype == np.bool_
+
+    def body(a):
+        v = a.astype(jnp.int32) if is_bool else a
+        v = jnp.where(jax.lax.axis_index("r") == s, v, jnp.zeros_like(v))
+        return jax.lax.psum_scatter(v[0], "r", scatter_dimension=0, tiled=True).astype(a.dtype)
+
+    out = _collective("scatter", g, stacked, body, s)
+    tensor._set_value(out[0])
+    return _finish([out], async_op, "scatter")
+
+
+def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,
+                      async_op=False):
+    """Block j of rank i's ``input`` (dim 0) goes to block i of rank j's ``output`` (even splits)."""
+    import jax
+    g = _group(group)
+    if not _member(g):
+        return None
+    n = g.size()
+    x = _x(input)
+    for sizes in (output_split_sizes, input_split_sizes):
+        if sizes is not None and len(set(sizes)) > 1:
+            raise NotImplementedError("torchlike.distributed.all_to_all_single supports equal splits only")
+    if x.shape[0] % n:
+        raise ValueError(f"input dim 0 ({x.shape[0]}) must be divisible by the group size {n}")
+    out = _collective("all_to_all", g, x, lambda a: jax.lax.all_to_all(a, "r", 1, 1, tiled=True))
+    output._set_value(out.reshape(tuple(output.shape)).astype(output._value.dtype))
+    return _finish([out], async_op, "all_to_all_single")
+
+
+def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
+    """List form of ``all_to_all_single`` (all blocks the same shape)."""
+    import jax.numpy as jnp
+    from ..tensor import Tensor
+    inp = Tensor._wrap(jnp.stack([_x(t) for t in input_tensor_list]))
+    out = Tensor._wrap(jnp.zeros_like(inp._value))
+    w = all_to_all_single(out, inp, group=group, async_op=async_op)
+    for i, t in enumerate(output_tensor_list):
+        t._set_value(out._value[i].astype(t._value.dtype))
+    return w
+
+
+def _p2p(tensor, peer, group, sending):
+    """send/recv: a 2-device ppermute program that the sender and the receiver both run."""
+    import jax
+    g = _group(group)
+    me = g.ranks[g.rank()] if g.rank() >= 0 else _state["rank"]
+    peer_g = peer
+    if peer_g == me:
+        raise ValueError("Invalid destination rank: destination rank should not be the same as the rank of "
+                         "the current process.")
+    src, dst = (me, peer_g) if sending else (peer_g, me)
+    pair = _pair_group(src, dst)
+    x = _x(tensor)
+    i_src, i_dst = pair.ranks.index(src), pair.ranks.index(dst)
+    out = _collective("p2p", pair, x, lambda a: jax.lax.ppermute(a, "r", [(i_src, i_dst)]), (i_src, i_dst))
+    return out
+
+
+_PAIRS: dict = {}
+
+
+def _pair_group(a, b):
+    from ._process_group import ProcessGroup
+    key = (min(a, b), max(a, b))
+    if key not in _PAIRS:
+        _PAIRS[key] = ProcessGroup(key, _state["backend"])
+    return _PAIRS[key]
+
+
+def send(tensor, dst=None, group=None, tag=0, group_dst=None):
+    """Send ``tensor`` to rank ``dst`` (which must call ``recv`` with the same shape and dtype)."""
+    out = _p2p(tensor, dst, group, True)
+    _wait_ready([out], "send")
+
+
+def recv(tensor, src=None, group=None, tag=0, group_src=None):
+    """Receive into ``tensor`` from rank ``src``; returns ``src``."""
+    if src is None and group_src is None:
+        raise NotImplementedError("torchlike.distributed.recv needs src (receiving from any source is not "
+                                  "expressible as an XLA collective)")
+    out = _p2p(tensor, src, group, False)
+    _wait_ready([out], "recv")
+    tensor._set_value(out)
+    return src
+
+
+def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
+    out = _p2p(tensor, dst, group, True)
+    return Work([out])
+
+
+def irecv(tensor, src=None, group=None, tag=0, group_src=None):
+    if src is None:
+        raise NotImplementedError("torchlike.distributed.irecv needs src")
+    out = _p2p(tensor, src, group, False)
+    tensor._set_value(out)
+    return Work([out])
+
+
+# ---- picklable objects: bytes in uint8 tensors --------------------------------------------------------
+def _obj_bytes(obj):
+    return np.frombuffer(pickle.dumps(obj), dtype=np.uint8)
+
+
+def _gather_bytes(g, data):
+    import jax.numpy as jnp
+    sizes = np.asarray(_gathered(g, jnp.asarray([len(data)], jnp.int64)))[:, 0]
+    m = int(sizes.max())
+    buf = np.zeros(m, np.uint8)
+    buf[:len(data)] = data
+    allb = np.asarray(_gathered(g, jnp.asarray(buf)))
+    return [pickle.loads(allb[i, :sizes[i]].tobytes()) for i in range(g.size())]
+
+
+def all_gather_object(object_list, obj, group=None):
+    """``object_list[i]`` = rank i's ``obj`` (pickled)."""
+    g = _group(group)
+    if not _member(g):
+        return None
+    res = _gather_bytes(g, _obj_bytes(obj))
+    for i, o in enumerate(res):
+        object_list[i] = o
+
+
+def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=None):
+    """Rank ``dst``'s ``object_gather_list[i]`` = rank i's ``obj``."""
+    g = _group(group)
+    if not _member(g):
+        return None
+    d = _src_index(g, 0 if dst is None and group_dst is None else dst, group_dst, "dst")
+    res = _gather_bytes(g, _obj_bytes(obj))
+    if g.rank() == d:
+        for i, o in enumerate(res):
+            object_gather_list[i] = o
+
+
+def broadcast_object_list(object_list, src=None, group=None, device=None, group_src=None):
+    """Every rank's ``object_list`` becomes rank ``src``'s (pickled)."""
+    g = _group(group)
+    if not _member(g):
+        return None
+    s = _src_index(g, 0 if src is None and group_src is None else src, group_src)
+    data = _obj_bytes(list(object_list)) if g.rank() == s else np.zeros(0, np.uint8)
+    res = _gather_bytes(g, data)[s]
+    object_list[:] = res
+
+
+def scatter_object_list(scatter_object_output_list, scatter_object_input_list=None, src=None, group=None,
+                        group_src=None):
+    """Rank i's ``scatter_object_output_list[0]`` = rank ``src``'s ``scatter_object_input_list[i]``."""
+    g = _group(group)
+    if not _member(g):
+        return None
+    s = _src_index(g, 0 if src is None and group_src is None else src, group_src)
+    data = _obj_bytes(list(scatter_object_input_list)) if g.rank() == s else np.zeros(0, np.uint8)
+    res = _gather_bytes(g, data)[s]
+    scatter_object_output_list[0] = res[g.rank()]

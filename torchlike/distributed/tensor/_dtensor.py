@@ -1,0 +1,206 @@
+"""DTensor on JAX: the logical (global) tensor is one ``jax.Array`` laid out by a ``NamedSharding`` over the
+DeviceMesh's ``jax.sharding.Mesh``; placements say which mesh axis shards which tensor dim.
+
+Shard/Replicate map to the PartitionSpec directly. Partial(op) is logical: the array holds the reduced
+value (from_local reduces the per-rank pieces with one XLA program), and ``to_local`` gives this rank's
+share. A dim that the mesh does not divide evenly keeps a replicated JAX layout (JAX shardings are even);
+``to_local`` still returns torch's ``chunk`` piece.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...tensor import Tensor
+from .placement_types import Partial, Placement, Replicate, Shard
+
+__all__ = ["DTensor", "distribute_tensor"]
+
+
+def _norm_placements(mesh, placements, ndim):
+    if placements is None:
+        placements = [Replicate()] * mesh.ndim
+    placements = tuple(placements)
+    if len(placements) != mesh.ndim:
+        raise ValueError(f"`placements` must have the same length as `device_mesh.ndim`! Found placements "
+                         f"length: {len(placements)}, and device_mesh.ndim: {mesh.ndim}.")
+    out = []
+    for p in placements:
+        if not isinstance(p, Placement):
+            raise TypeError(f"expected a Placement, got {type(p).__name__}")
+        if isinstance(p, Shard):
+            d = p.dim + ndim if p.dim < 0 else p.dim
+            if not 0 <= d < max(ndim, 1) or ndim == 0:
+                raise AssertionError(f"Sharding dim {p.dim} greater than tensor ndim {ndim}")
+            p = Shard(d)
+        out.append(p)
+    return tuple(out)
+
+
+def _sharding(mesh, placements, shape):
+    from jax.sharding import NamedSharding, PartitionSpec as P
+    spec = [[] for _ in shape]
+    for i, p in enumerate(placements):
+        if isinstance(p, Shard):
+            spec[p.dim].append(mesh._axis_names[i])
+    parts = []
+    for d, axes in enumerate(spec):
+        n = int(np.prod([mesh.size(mesh._axis_names.index(a)) for a in axes])) if axes else 1
+        parts.append(None if not axes or shape[d] % n else (axes[0] if len(axes) == 1 else tuple(axes)))
+    return NamedSharding(mesh.jax_mesh, P(*parts))
+
+
+def _place(x, sharding):
+    """``x`` (a jax array) laid out by ``sharding``, also when the mesh spans processes."""
+    import jax
+    if getattr(x, "sharding", None) == sharding:
+        return x
+    if jax.process_count() == 1:
+        return jax.device_put(x, sharding)
+    if getattr(x, "is_fully_addressable", True):
+        host = np.asarray(x)
+        return jax.make_array_from_callback(host.shape, sharding, lambda idx: host[idx])
+    return jax.jit(lambda a: a, out_shardings=sharding)(x)
+
+
+class DTensor(Tensor):
+    """A tensor distributed over a :class:`DeviceMesh` by ``placements``.
+
+    >>> import torchlike
+    >>> from torchlike.distributed.device_mesh import init_device_mesh
+    >>> from torchlike.distributed.tensor import DTensor, Shard, distribute_tensor
+    >>> mesh = init_device_mesh("cpu", (1,))
+    >>> d = distribute_tensor(torchlike.arange(4.), mesh, [Shard(0)])
+    >>> d.placements, d.to_local(), d.full_tensor()
+    ((Shard(dim=0),), tensor([0., 1., 2., 3.]), tensor([0., 1., 2., 3.]))
+    """
+
+    @classmethod
+    def _make(cls, x, mesh, placements, requires_grad=False, local=None):
+        d = cls._wrap(_place(x, _sharding(mesh, placements, x.shape)))
+        d._rg = bool(requires_grad)
+        d.__dict__["_spec"] = (mesh, placements)
+        d.__dict__["_local"] = local
+        return d
+
+    @property
+    def device_mesh(self):
+        return self.__dict__["_spec"][0]
+
+    @property
+    def placements(self):
+        return self.__dict__["_spec"][1]
+
+    def __repr__(self):
+        return (f"DTensor(local_tensor={self.to_local()!r}, device_mesh={self.device_mesh!r}, "
+                f"placements={self.placements!r})")
+
+    # ---- to / from the per-rank pieces -----------------------------------------------------------------
+    def to_local(self, *, grad_placements=None):
+        """This rank's piece (for one process driving many devices: the piece of its first device)."""
+        x = self._value
+        if not getattr(x, "is_fully_addressable", True):
+            import jax
+            shard = x.addressable_shards[0]
+            return Tensor._wrap(jax.device_put(shard.data, jax.local_devices()[0]))
+        local = self.__dict__.get("_local")
+        if local is not None:
+            return local
+        coord = self.device_mesh.get_coordinate() or [0] * self.device_mesh.ndim
+        t = _alias(self)
+        for i, p in enumerate(self.placements):
+            n, c = self.device_mesh.size(i), coord[i]
+            if isinstance(p, Shard):
+                pieces = t.chunk(n, p.dim) if t.shape[p.dim] else [t] * n
+                t = pieces[c] if c < len(pieces) else t.narrow(p.dim, 0, 0)
+            elif isinstance(p, Partial) and p.reduce_op in ("sum",) and c != 0:
+                t = t * 0
+        return t
+
+    def full_tensor(self, *, grad_placements=None):
+        """The whole tensor on every rank (a plain Tensor)."""
+        x = self._value
+        if not getattr(x, "is_fully_addressable", True):
+            import jax
+            from jax.sharding import NamedSharding, PartitionSpec as P
+            rep = jax.jit(lambda a: a, out_shardings=NamedSharding(self.device_mesh.jax_mesh, P()))(x)
+            return Tensor._wrap(jax.device_put(rep.addressable_data(0), jax.local_devices()[0]))
+        return _alias(self)
+
+    @staticmethod
+    def from_local(local_tensor, device_mesh=None, placements=None, *, run_check=False, shape=None,
+                   stride=None):
+        """Build a DTensor from every rank's ``local_tensor`` (sharded dims concatenate, Partial dims reduce)."""
+        import jax
+        import jax.numpy as jnp
+        from jax.sharding import NamedSharding, PartitionSpec as P
+        mesh = device_mesh if device_mesh is not None else _default_mesh()
+        placements = _norm_placements(mesh, placements, local_tensor.ndim)
+        names = mesh._axis_names
+        lv = local_tensor._value
+        stacked_shape = tuple(mesh.shape) + tuple(lv.shape)
+        sh = NamedSharding(mesh.jax_mesh, P(*names))
+        ones = (1,) * mesh.ndim
+        pieces = [jax.device_put(lv.reshape(ones + lv.shape), d)
+                  for d in mesh.jax_mesh.devices.reshape(-1) if d.process_index == jax.process_index()]
+        stacked = jax.make_array_from_single_device_arrays(stacked_shape, sh, pieces)
+
+        def combine(s):
+            # s: (*mesh.shape, *local.shape); fold mesh dims from the last to the first
+            for i in reversed(range(mesh.ndim)):
+                p = placements[i]
+                if isinstance(p, Shard):
+                    s = jnp.concatenate(jnp.split(s, s.shape[i], axis=i), axis=i + 1 + p.dim)
+                    s = jnp.squeeze(s, i)
+                elif isinstance(p, Partial):
+                    f = {"sum": jnp.sum, "avg": jnp.mean, "max": jnp.max, "min": jnp.min}[p.reduce_op]
+                    s = f(s, axis=i).astype(s.dtype)
+                else:
+                    s = jnp.take(s, 0, axis=i)
+            return s
+
+        out_shape = jax.eval_shape(combine, jax.ShapeDtypeStruct(stacked_shape, lv.dtype)).shape
+        x = jax.jit(combine, out_shardings=_sharding(mesh, placements, out_shape))(stacked)
+        keep = local_tensor if any(isinstance(p, Partial) for p in placements) else None
+        d = DTensor._make(x, mesh, placements, local_tensor.requires_grad, keep)
+        return d
+
+    def redistribute(self, device_mesh=None, placements=None, *, async_op=False, forward_dtype=None,
+                     backward_dtype=None):
+        """The same logical tensor laid out by new ``placements`` (XLA moves the data)."""
+        mesh = device_mesh if device_mesh is not None else self.device_mesh
+        placements = _norm_placements(mesh, placements if placements is not None else self.placements, self.ndim)
+        return DTensor._make(self._value, mesh, placements, self._rg)
+
+
+def _alias(t):
+    """A plain Tensor with ``t``'s value, differentiable back to ``t``."""
+    from ..._ops.views import alias_op
+    out = alias_op(t)
+    return out if type(out) is Tensor else out.as_subclass(Tensor)
+
+
+def _default_mesh():
+    from ..device_mesh import init_device_mesh
+    from .. import get_world_size, init_process_group, is_initialized
+    if not is_initialized():
+        init_process_group()
+    return init_device_mesh("cpu", (get_world_size(),))
+
+
+def distribute_tensor(tensor, device_mesh=None, placements=None, *, src_data_rank=0):
+    """Lay out ``tensor`` (the same full value on every rank) over ``device_mesh`` by ``placements``.
+
+    >>> import torchlike
+    >>> from torchlike.distributed.device_mesh import init_device_mesh
+    >>> from torchlike.distributed.tensor import Replicate
+    >>> distribute_tensor(torchlike.ones(2), init_device_mesh("cpu", (1,)), [Replicate()]).full_tensor()
+    tensor([1., 1.])
+    """
+    mesh = device_mesh if device_mesh is not None else _default_mesh()
+    if isinstance(tensor, DTensor):
+        if tensor.device_mesh != mesh:
+            raise ValueError(f"Cannot distribute a DTensor with device mesh {tensor.device_mesh} to a different "
+                             f"device mesh {mesh}.")
+        return tensor.redistribute(mesh, placements)
+    placements = _norm_placements(mesh, placements, tensor.ndim)
+    return DTensor._make(tensor._value, mesh, placements, tensor.requires_grad)
