@@ -12,11 +12,30 @@ import sys
 import threading
 import time
 
-__all__ = ["Backend", "ProcessGroup", "GroupMember", "group", "Work", "is_available", "is_initialized",
-           "init_process_group", "destroy_process_group", "get_rank", "get_world_size", "get_backend",
-           "new_group", "barrier", "get_process_group_ranks", "get_group_rank", "get_global_rank",
-           "is_gloo_available", "is_nccl_available", "is_mpi_available", "is_torchelastic_launched",
-           "default_pg_timeout"]
+__all__ = [
+    "Backend",
+    "GroupMember",
+    "ProcessGroup",
+    "Work",
+    "barrier",
+    "default_pg_timeout",
+    "destroy_process_group",
+    "get_backend",
+    "get_global_rank",
+    "get_group_rank",
+    "get_process_group_ranks",
+    "get_rank",
+    "get_world_size",
+    "group",
+    "init_process_group",
+    "is_available",
+    "is_gloo_available",
+    "is_initialized",
+    "is_mpi_available",
+    "is_nccl_available",
+    "is_torchelastic_launched",
+    "new_group",
+]
 
 default_pg_timeout = datetime.timedelta(minutes=30)
 
@@ -76,7 +95,7 @@ class GroupMember:
     NON_GROUP_MEMBER = -100
 
 
-class group:  # noqa: N801 (torch's name)
+class group:
     WORLD = None
 
 
