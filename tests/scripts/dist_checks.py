@@ -168,10 +168,11 @@ for variant in ["plain", "no_sync", "unused", "syncbn", "hook"]:
     print(f"ddp {variant} {time.time() - T0:.1f}s", flush=True)
 
 # DistributedSampler with set_epoch
-sampler = torch.utils.data.DistributedSampler(list(range(10)), shuffle=True, seed=3)
-for ep in range(2):
-    sampler.set_epoch(ep)
-    res[f"sampler_{ep}"] = np.array(list(sampler))
+for shuffle in (False, True):
+    sampler = torch.utils.data.DistributedSampler(list(range(10)), shuffle=shuffle, seed=3)
+    for ep in range(2):
+        sampler.set_epoch(ep)
+        res[f"sampler_{shuffle}_{ep}"] = np.array(list(sampler))
 
 if rank == 0:
     torch.save(ddp.module.state_dict(), os.path.join(out_dir, "ckpt.pt"))

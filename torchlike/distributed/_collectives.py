@@ -13,6 +13,7 @@ import pickle
 
 import numpy as np
 
+from ..tensor import _is_tracer
 from ._process_group import GroupMember, Work, _group, _state, _wait_ready
 
 __all__ = [
@@ -186,7 +187,12 @@ def _src_index(g, src, group_src, name="src"):
 
 
 def _x(t):
-    return t._value
+    x = t._value
+    if _is_tracer(x):  # inside torchlike.compile
+        from ..compile._errors import GraphBreak
+        raise GraphBreak("torch.distributed collectives are not traced into compiled programs yet: the "
+                         "function runs eagerly")
+    return x
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
