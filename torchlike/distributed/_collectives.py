@@ -156,9 +156,21 @@ def _pad_cols(v):
 
 
 def _elementwise(name, g, x, body, extra=()):
-    """Run an elementwise collective on ``x`` flattened and padded; result in ``x``'s shape."""
-    v, m = _pad_cols(x.reshape(-1))
-    return _collective(name, g, v, body, extra)[:m].reshape(x.shape)
+    """Run an elementwise collective on ``x`` flattened and padded; result in ``x``'s shape. Rank blocks are
+    1-d, so a large 1-d tensor (a DDP bucket) goes in and out without a copy."""
+    import jax
+    from jax.sharding import NamedSharding, PartitionSpec as P
+    v, m = _pad_cols(x.reshape(-1) if x.ndim != 1 else x)
+    M = v.shape[0]
+    key = (name, extra, "flat", M, str(v.dtype), g._id)
+    dev = _state["devices"][_state["rank"]]
+    if v.devices() != {dev}:
+        v = jax.device_put(v, dev)
+    glob = jax.make_array_from_single_device_arrays((g.size() * M,), NamedSharding(g.mesh, P("r")), [v])
+    out = _program(key, g, body)(glob).addressable_data(0)
+    if M != m:
+        out = out[:m]
+    return out.reshape(x.shape) if x.ndim != 1 else out
 
 
 def _blockwise(name, g, x, n, body, extra=()):
