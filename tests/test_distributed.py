@@ -1,7 +1,6 @@
 """Multi-process torch.distributed on torchlike: one launcher run of tests/scripts/dist_checks.py (2 ranks,
 loopback gloo) checked against numpy (collectives) and torch (DDP training), plus launcher fault handling."""
 import os
-import signal
 import subprocess
 import sys
 import textwrap

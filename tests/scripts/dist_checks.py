@@ -5,13 +5,13 @@ import os
 import sys
 import time
 
-T0 = time.time()
-
 import numpy as np
 import torch
 import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
+
+T0 = time.time()
 
 out_dir = sys.argv[1]
 dist.init_process_group(backend="gloo")
