@@ -176,13 +176,15 @@ def test_sampler_and_checkpoint(ranks):
 
 
 FAIL = textwrap.dedent("""
-    import os, sys, time, torch, torch.distributed as dist
-    dist.init_process_group("gloo")
+    import datetime, os, sys, time, torch, torch.distributed as dist
+    dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=5))
     t = torch.ones(2)
     dist.all_reduce(t)
     if dist.get_rank() == 1:
         if sys.argv[1] == "raise":
             raise ValueError("boom on rank one")
+        if sys.argv[1] == "hang":
+            time.sleep(120)  # never joins: rank 0's collective times out
         os.kill(os.getpid(), 9)
     for _ in range(100):
         dist.all_reduce(t)
@@ -190,17 +192,21 @@ FAIL = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("how", ["raise", "kill"])
+@pytest.mark.parametrize("how", ["raise", "kill", "hang"])
 def test_launcher_failure_names_rank_and_leaves_no_process(tmp_path, how):
     script = tmp_path / "fail.py"
     script.write_text(FAIL)
     t0 = time.time()
     r = _launch(["--standalone", "--nproc-per-node", "2", str(script), how], timeout=300)
     assert r.returncode != 0
-    assert "worker rank 1" in r.stderr, r.stderr[-3000:]
+    if how == "hang":  # the rank stuck in the collective reports the timeout and where it was
+        assert "worker rank 0" in r.stderr and "Timeout (0:00:05)" in r.stderr and "in all_reduce" in r.stderr
+        assert time.time() - t0 < 100, r.stderr[-3000:]
+    else:
+        assert "worker rank 1" in r.stderr, r.stderr[-3000:]
     if how == "raise":
         assert "ValueError: boom on rank one" in r.stderr and "Traceback" in r.stderr
-    else:
+    elif how == "kill":
         assert "SIGKILL" in r.stderr
     assert time.time() - t0 < 240
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout

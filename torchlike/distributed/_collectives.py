@@ -14,7 +14,7 @@ import pickle
 import numpy as np
 
 from ..tensor import _is_tracer
-from ._process_group import GroupMember, Work, _group, _state, _wait_ready
+from ._process_group import GroupMember, Work, _arm, _disarm, _group, _state, _wait_ready
 
 __all__ = [
     "ReduceOp",
@@ -136,7 +136,12 @@ def _to_global(x, g):
 def _collective(name, g, x, body, extra=()):
     """Run ``body`` (per-rank block of shape (1, *x.shape) -> (1, *out)) over the group; this rank's output."""
     key = (name, extra, tuple(x.shape), str(x.dtype), g._id)
-    out = _program(key, g, body)(_to_global(x, g))
+    fn = _program(key, g, body)
+    _arm(name, g.size())
+    try:
+        out = fn(_to_global(x, g))
+    finally:
+        _disarm()
     return out.addressable_data(0)[0]
 
 
@@ -167,7 +172,12 @@ def _elementwise(name, g, x, body, extra=()):
     if v.devices() != {dev}:
         v = jax.device_put(v, dev)
     glob = jax.make_array_from_single_device_arrays((g.size() * M,), NamedSharding(g.mesh, P("r")), [v])
-    out = _program(key, g, body)(glob).addressable_data(0)
+    fn = _program(key, g, body)
+    _arm(name, g.size())
+    try:
+        out = fn(glob).addressable_data(0)
+    finally:
+        _disarm()
     if M != m:
         out = out[:m]
     return out.reshape(x.shape) if x.ndim != 1 else out

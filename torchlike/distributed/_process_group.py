@@ -374,6 +374,20 @@ def _wait_ready(arrays, what):
                                f"{_missing(g) if g else 'unknown'}")
 
 
+def _arm(what, group_size):
+    """Watch the collective about to block. XLA's CPU collectives block in C++ holding the GIL, so no Python
+    thread can interrupt them: faulthandler's C watchdog dumps every thread's stack (showing the collective)
+    and ends the process past the group timeout, and the launcher reports the rank instead of hanging."""
+    if group_size > 1:
+        import faulthandler
+        faulthandler.dump_traceback_later(_state["timeout"].total_seconds(), exit=True)
+
+
+def _disarm():
+    import faulthandler
+    faulthandler.cancel_dump_traceback_later()
+
+
 def _install_excepthook():
     """After a failed collective the runtime may hang at exit: print the error and leave at once."""
     if getattr(sys.excepthook, "_torchlike", False) or _state["world"] == 1:
