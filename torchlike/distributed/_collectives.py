@@ -140,9 +140,17 @@ def _collective(name, g, x, body, extra=()):
     _arm(name, g.size())
     try:
         out = fn(_to_global(x, g))
+    except Exception as e:  # a peer left, gloo failed: torch's type, not JAX's
+        raise _failed(name, e) from None
     finally:
         _disarm()
     return out.addressable_data(0)[0]
+
+
+def _failed(name, e):
+    msg = str(e).strip().splitlines()
+    return RuntimeError(f"torchlike.distributed: {name} failed on rank {_state['rank']}: "
+                        f"{msg[0] if msg else type(e).__name__}")
 
 
 def _padded(m):
@@ -176,6 +184,8 @@ def _elementwise(name, g, x, body, extra=()):
     _arm(name, g.size())
     try:
         out = fn(glob).addressable_data(0)
+    except Exception as e:
+        raise _failed(name, e) from None
     finally:
         _disarm()
     if M != m:

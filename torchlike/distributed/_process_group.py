@@ -295,17 +295,8 @@ def barrier(group=None, async_op=False, device_ids=None):
         jd.global_state.client.wait_at_barrier(f"tl_barrier_{g._id}_{_state['seq']}", ms, g.ranks)
     except Exception as e:
         raise RuntimeError(f"barrier timed out or failed after {ms} ms on rank {_state['rank']}: "
-                           f"{_short(e)}; ranks not arrived: {_missing(g)}") from None
+                           f"{_short(e)}; not every rank of {g.ranks} arrived") from None
     return Work(None) if async_op else None
-
-
-def _missing(g):
-    try:
-        from jax._src import distributed as jd
-        live = jd.global_state.client.get_live_nodes(list(g.ranks))
-        return [r for r in g.ranks if r not in live]
-    except Exception:
-        return "unknown"
 
 
 class Work:
@@ -368,10 +359,8 @@ def _wait_ready(arrays, what):
     while not ev.wait(0.5):
         if time.monotonic() > deadline:
             _state["broken"] = True
-            g = GroupMember.WORLD
             raise RuntimeError(f"{what} on rank {_state['rank']} timed out after "
-                               f"{_state['timeout'].total_seconds():g}s; ranks not arrived (not alive): "
-                               f"{_missing(g) if g else 'unknown'}")
+                               f"{_state['timeout'].total_seconds():g}s: not every rank joined it")
 
 
 def _arm(what, group_size):
