@@ -20,9 +20,11 @@ def _env():
     return env
 
 
-def _launch(args, timeout=420):
-    return subprocess.run([sys.executable, "-m", "torchlike.distributed.run", *args], env=_env(),
-                          capture_output=True, text=True, timeout=timeout)
+def _launch(args, timeout=420, via_runner=False):
+    # via_runner: `python -m torchlike run -m torch.distributed.run ...` (torchrun under the drop-in runner)
+    cmd = ["torchlike", "run", "-m", "torch.distributed.run"] if via_runner else ["torchlike.distributed.run"]
+    return subprocess.run([sys.executable, "-m", *cmd, *args], env=_env(), capture_output=True, text=True,
+                          timeout=timeout)
 
 
 @pytest.fixture(scope="module")
@@ -145,7 +147,7 @@ def _torch_reference(variant):
     return np.array(losses), {f"module.{k}": v.numpy() for k, v in model.state_dict().items()}
 
 
-@pytest.mark.parametrize("variant", ["plain", "no_sync", "unused", "syncbn", "hook"])
+@pytest.mark.parametrize("variant", ["plain", "no_sync", "unused", "syncbn", "hook", "compiled"])
 def test_ddp_equals_single_process_torch(ranks, variant):
     pytest.importorskip("torch", reason="torch is the oracle")
     res, _ = ranks
@@ -197,7 +199,7 @@ def test_launcher_failure_names_rank_and_leaves_no_process(tmp_path, how):
     script = tmp_path / "fail.py"
     script.write_text(FAIL)
     t0 = time.time()
-    r = _launch(["--standalone", "--nproc-per-node", "2", str(script), how], timeout=300)
+    r = _launch(["--standalone", "--nproc-per-node", "2", str(script), how], timeout=300, via_runner=how == "raise")
     assert r.returncode != 0
     if how == "hang":  # the rank stuck in the collective reports the timeout and where it was
         assert "worker rank 0" in r.stderr and "Timeout (0:00:05)" in r.stderr and "in all_reduce" in r.stderr

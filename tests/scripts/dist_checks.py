@@ -129,7 +129,7 @@ class WithUnused(nn.Module):
         return self.l2(torch.tanh(self.l1(x)))
 
 
-for variant in ["plain", "no_sync", "unused", "syncbn", "hook"]:
+for variant in ["plain", "no_sync", "unused", "syncbn", "hook", "compiled"]:
     if variant == "unused":
         model = WithUnused()
     elif variant == "syncbn":
@@ -145,9 +145,19 @@ for variant in ["plain", "no_sync", "unused", "syncbn", "hook"]:
         ddp.register_comm_hook(None, default_hooks.allreduce_hook)
     opt = torch.optim.AdamW(ddp.parameters(), lr=0.01)
     losses = []
-    for step in range(10):
+
+    def train_step(x, y):
         opt.zero_grad()
-        if variant == "no_sync":
+        loss = nn.functional.mse_loss(ddp(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    compiled_step = torch.compile(train_step) if variant == "compiled" else None
+    for step in range(10):
+        if compiled_step is not None:
+            loss = compiled_step(xs, ys)
+        elif variant == "no_sync":
+            opt.zero_grad()
             with ddp.no_sync():
                 l0 = nn.functional.mse_loss(ddp(xs[:4]), ys[:4]) / 2
                 l0.backward()
@@ -155,9 +165,11 @@ for variant in ["plain", "no_sync", "unused", "syncbn", "hook"]:
             l1.backward()
             loss = l0 + l1
         else:
+            opt.zero_grad()
             loss = nn.functional.mse_loss(ddp(xs), ys)
             loss.backward()
-        opt.step()
+        if compiled_step is None:
+            opt.step()
         lt = loss.detach().clone()
         dist.all_reduce(lt, op=dist.ReduceOp.AVG)
         losses.append(lt.item())

@@ -133,6 +133,12 @@ class DistributedDataParallel(Module):
 
     # ---- forward ------------------------------------------------------------------------------------------
     def forward(self, *inputs, **kwargs):
+        if self._world > 1:
+            from ...compile import is_compiling
+            if is_compiling():  # its collectives are not traced yet: leave before any state changes
+                from ...compile._errors import GraphBreak
+                raise GraphBreak("DistributedDataParallel over several processes runs eagerly under "
+                                 "torchlike.compile (its all-reduces are not traced into the program yet)")
         if self._world > 1 and self.broadcast_buffers and self.require_forward_param_sync:
             bufs = list(self.module.buffers())
             if bufs:
