@@ -34,6 +34,7 @@ def torch_world1():
     mesh = init_device_mesh("cpu", (1,), mesh_dim_names=("dp",))
     yield torch, mesh
     dist.destroy_process_group()
+    tl_dist.destroy_process_group()  # init_device_mesh started torchlike's default group too
     for k, v in old.items():
         if v is None:
             os.environ.pop(k, None)
