@@ -11,8 +11,8 @@ import pytest
 
 import torchlike
 import torchlike.distributed as tl_dist
-from torchlike.distributed.device_mesh import init_device_mesh as tl_mesh
 from torchlike.distributed import tensor as tl_dt
+from torchlike.distributed.device_mesh import init_device_mesh as tl_mesh
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -34,6 +34,7 @@ def torch_world1():
     mesh = init_device_mesh("cpu", (1,), mesh_dim_names=("dp",))
     yield torch, mesh
     dist.destroy_process_group()
+    tl_dist.destroy_process_group()  # init_device_mesh started torchlike's default group too
     for k, v in old.items():
         if v is None:
             os.environ.pop(k, None)
@@ -42,8 +43,8 @@ def torch_world1():
 
 
 def test_transformers_style_imports():
-    from torchlike.distributed.tensor import DTensor, Partial, Replicate, Shard  # noqa: F401
     from torchlike.distributed.device_mesh import DeviceMesh, init_device_mesh  # noqa: F401
+    from torchlike.distributed.tensor import DTensor, Partial, Replicate, Shard  # noqa: F401
     assert tl_dist.is_available() is True
 
 
@@ -73,7 +74,13 @@ def test_mesh_and_placements_match_torch(torch_world1):
 
 def test_distribute_tensor_matches_torch(torch_world1):
     torch, tmesh = torch_world1
-    from torch.distributed.tensor import DTensor, Partial, Replicate, Shard, distribute_tensor
+    from torch.distributed.tensor import (
+        DTensor,
+        Partial,
+        Replicate,
+        Shard,
+        distribute_tensor,
+    )
     a = np.arange(8.0, dtype=np.float32).reshape(4, 2)
     m = tl_mesh("cpu", (1,), mesh_dim_names=("dp",))
     for tp, lp in [(Shard(0), tl_dt.Shard(0)), (Shard(1), tl_dt.Shard(1)), (Replicate(), tl_dt.Replicate())]:

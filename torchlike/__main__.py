@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-USAGE = "usage: python -m torchlike run SCRIPT [ARGS...]\n       python -m torchlike demo"
+USAGE = "usage: python -m torchlike run SCRIPT [ARGS...]\n       python -m torchlike run -m MODULE [ARGS...]\n       python -m torchlike demo"
 
 
 def main(argv=None):
@@ -17,6 +17,13 @@ def main(argv=None):
         if not rest:
             print(USAGE, file=sys.stderr)
             return 2
+        if rest[0] == "-m":
+            if len(rest) < 2:
+                print(USAGE, file=sys.stderr)
+                return 2
+            from ._runner import run_module
+            run_module(rest[1], rest[2:])
+            return 0
         from ._runner import run
         run(rest[0], rest[1:])
         return 0

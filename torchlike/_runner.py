@@ -15,7 +15,7 @@ import types
 
 from ._missing import module_getattr
 
-__all__ = ["install", "run"]
+__all__ = ["install", "run", "run_module"]
 
 # torch submodule -> torchlike module, where the names differ
 _RENAMES = {"torch.nn.parallel": "torchlike.nn.parallel", "torch.cuda.amp": "torchlike.cuda.amp",
@@ -99,14 +99,30 @@ def install():
         sys.meta_path.insert(0, TorchFinder())
 
 
+def _alias_children():
+    """Child processes (spawned DataLoader workers, multiprocessing, launched ranks) resolve torch the same way."""
+    import os
+    site = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_runner_site")
+    os.environ["TORCHLIKE_AS_TORCH"] = "1"
+    os.environ["PYTHONPATH"] = site + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
+
+
+def run_module(name, args):
+    """``python -m torchlike run -m torch.distributed.run ...``: run module ``name`` (``torch.*`` names mean
+    torchlike's module) as ``__main__`` with torch -> torchlike."""
+    install()
+    _alias_children()
+    if name == "torch" or name.startswith("torch."):
+        name = "torchlike" + name[len("torch"):]
+    sys.argv = [name] + list(args)
+    runpy.run_module(name, run_name="__main__", alter_sys=True)
+
+
 def run(script, args):
     """Run ``script`` as ``__main__`` with ``sys.argv = [script, *args]`` and torch -> torchlike."""
     import os
     install()
-    # child processes (spawned DataLoader workers, multiprocessing) resolve torch the same way
-    site = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_runner_site")
-    os.environ["TORCHLIKE_AS_TORCH"] = "1"
-    os.environ["PYTHONPATH"] = site + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
+    _alias_children()
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     sys.argv = [script] + list(args)
     runpy.run_path(script, run_name="__main__")

@@ -1,5 +1,8 @@
-"""Data parallelism on JAX's distributed runtime (see the distributed issue; the public API is
-``torchlike.distributed``).
+"""SPMD data parallelism and sharded parameters over a ``jax.sharding.Mesh`` (the compile path); the torch
+API for multi-process training is ``torchlike.distributed``.
+
+``make_mesh``, ``replicate``, ``fully_shard`` (FSDP-style sharded parameters), ``data_parallel`` (a compiled
+step over the mesh) and ``bytes_per_device`` live in ``_spmd``.
 
 Importing this package makes ``torchlike.dist`` refer to it, but ``torch.dist`` is also an op (the
 p-norm distance), so the package is callable and calls that op:
@@ -11,6 +14,10 @@ tensor(5.)
 """
 import sys as _sys
 import types as _types
+
+from ._spmd import bytes_per_device, data_parallel, fully_shard, make_mesh, replicate
+
+__all__ = ["bytes_per_device", "data_parallel", "fully_shard", "make_mesh", "replicate"]
 
 
 class _CallableModule(_types.ModuleType):

@@ -11,15 +11,15 @@ collective in a jitted ``shard_map`` over the group's devices. Launch with
 from __future__ import annotations
 
 from .._missing import module_getattr
+from ._collectives import (ReduceOp, all_gather, all_gather_into_tensor, all_gather_object, all_reduce, all_to_all,
+                           all_to_all_single, broadcast, broadcast_object_list, gather, gather_object, irecv, isend,
+                           recv, reduce, reduce_scatter, reduce_scatter_tensor, scatter, scatter_object_list, send)
+from ._collectives import _all_gather_base, _reduce_scatter_base  # noqa: F401 (torch's private aliases)
 from ._process_group import (Backend, GroupMember, ProcessGroup, Work, barrier, default_pg_timeout,
                              destroy_process_group, get_backend, get_global_rank, get_group_rank,
                              get_process_group_ranks, get_rank, get_world_size, group, init_process_group,
-                             is_available, is_gloo_available, is_initialized, is_mpi_available,
-                             is_nccl_available, is_torchelastic_launched, new_group)
-from ._collectives import (ReduceOp, _all_gather_base, _reduce_scatter_base, all_gather, all_gather_into_tensor,
-                           all_gather_object, all_reduce, all_to_all, all_to_all_single, broadcast,
-                           broadcast_object_list, gather, gather_object, irecv, isend, recv, reduce,
-                           reduce_scatter, reduce_scatter_tensor, scatter, scatter_object_list, send)
+                             is_available, is_gloo_available, is_initialized, is_mpi_available, is_nccl_available,
+                             is_torchelastic_launched, new_group)
 
 __all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather", "all_gather_into_tensor",
            "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single", "barrier", "broadcast",

@@ -13,12 +13,33 @@ import pickle
 
 import numpy as np
 
-from ._process_group import GroupMember, Work, _group, _state, _wait_ready
+from ..tensor import _is_tracer
+from ._process_group import GroupMember, Work, _arm, _disarm, _group, _state, _wait_ready
 
-__all__ = ["ReduceOp", "all_reduce", "broadcast", "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor",
-           "reduce_scatter", "reduce", "gather", "scatter", "all_to_all_single", "all_to_all", "send", "recv",
-           "isend", "irecv", "broadcast_object_list", "all_gather_object", "gather_object",
-           "scatter_object_list", "_all_gather_base", "_reduce_scatter_base"]
+__all__ = [
+    "ReduceOp",
+    "_all_gather_base",
+    "_reduce_scatter_base",
+    "all_gather",
+    "all_gather_into_tensor",
+    "all_gather_object",
+    "all_reduce",
+    "all_to_all",
+    "all_to_all_single",
+    "broadcast",
+    "broadcast_object_list",
+    "gather",
+    "gather_object",
+    "irecv",
+    "isend",
+    "recv",
+    "reduce",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "scatter",
+    "scatter_object_list",
+    "send",
+]
 
 
 class ReduceOp:
@@ -104,7 +125,8 @@ def _program(key, g, body):
 
 def _to_global(x, g):
     import jax
-    from jax.sharding import NamedSharding, PartitionSpec as P
+    from jax.sharding import NamedSharding
+    from jax.sharding import PartitionSpec as P
     dev = _state["devices"][_state["rank"]]
     block = jax.device_put(x[None], dev)
     return jax.make_array_from_single_device_arrays((g.size(),) + tuple(x.shape), NamedSharding(g.mesh, P("r")),
@@ -114,8 +136,67 @@ def _to_global(x, g):
 def _collective(name, g, x, body, extra=()):
     """Run ``body`` (per-rank block of shape (1, *x.shape) -> (1, *out)) over the group; this rank's output."""
     key = (name, extra, tuple(x.shape), str(x.dtype), g._id)
-    out = _program(key, g, body)(_to_global(x, g))
+    fn = _program(key, g, body)
+    _arm(name, g.size())
+    try:
+        out = fn(_to_global(x, g))
+    except Exception as e:  # a peer left, gloo failed: torch's type, not JAX's
+        raise _failed(name, e) from None
+    finally:
+        _disarm()
     return out.addressable_data(0)[0]
+
+
+def _failed(name, e):
+    msg = str(e).strip().splitlines()
+    return RuntimeError(f"torchlike.distributed: {name} failed on rank {_state['rank']}: "
+                        f"{msg[0] if msg else type(e).__name__}")
+
+
+def _padded(m):
+    """Sizes are rounded up (small ones to a power of two) so few programs serve many shapes."""
+    if m <= 65536:
+        return max(64, 1 << (m - 1).bit_length())
+    return -(-m // 4096) * 4096
+
+
+def _pad_cols(v):
+    """(rows, m) -> (rows, M) zero-padded, and m."""
+    import jax.numpy as jnp
+    m = v.shape[-1]
+    M = _padded(m)
+    return (jnp.pad(v, [(0, 0)] * (v.ndim - 1) + [(0, M - m)]) if M != m else v), m
+
+
+def _elementwise(name, g, x, body, extra=()):
+    """Run an elementwise collective on ``x`` flattened and padded; result in ``x``'s shape. Rank blocks are
+    1-d, so a large 1-d tensor (a DDP bucket) goes in and out without a copy."""
+    import jax
+    from jax.sharding import NamedSharding, PartitionSpec as P
+    v, m = _pad_cols(x.reshape(-1) if x.ndim != 1 else x)
+    M = v.shape[0]
+    key = (name, extra, "flat", M, str(v.dtype), g._id)
+    dev = _state["devices"][_state["rank"]]
+    if v.devices() != {dev}:
+        v = jax.device_put(v, dev)
+    glob = jax.make_array_from_single_device_arrays((g.size() * M,), NamedSharding(g.mesh, P("r")), [v])
+    fn = _program(key, g, body)
+    _arm(name, g.size())
+    try:
+        out = fn(glob).addressable_data(0)
+    except Exception as e:
+        raise _failed(name, e) from None
+    finally:
+        _disarm()
+    if M != m:
+        out = out[:m]
+    return out.reshape(x.shape) if x.ndim != 1 else out
+
+
+def _blockwise(name, g, x, n, body, extra=()):
+    """Run a collective on ``x`` seen as ``n`` row blocks (n, m), padded; the (rows, m) result and m."""
+    v, m = _pad_cols(x.reshape(n, -1))
+    return _collective(name, g, v, body, extra), m
 
 
 def _finish(outs, async_op, what):
@@ -138,7 +219,12 @@ def _src_index(g, src, group_src, name="src"):
 
 
 def _x(t):
-    return t._value
+    x = t._value
+    if _is_tracer(x):  # inside torchlike.compile
+        from ..compile._errors import GraphBreak
+        raise GraphBreak("torch.distributed collectives are not traced into compiled programs yet: the "
+                         "function runs eagerly")
+    return x
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
@@ -155,36 +241,35 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     if not _member(g):
         return None
     x = _x(tensor)
-    red = _reducer(op, g.size(), x.dtype)
-    out = _collective("all_reduce", g, x, red, _op(op))
+    out = _all_reduce_value(g, x, op)
     tensor._set_value(out)
     return _finish([out], async_op, "all_reduce")
 
 
+def _all_reduce_value(g, x, op):
+    return _elementwise("all_reduce", g, x, _reducer(op, g.size(), x.dtype), _op(op))
+
+
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     """Copy rank ``src``'s ``tensor`` into every rank's ``tensor``."""
-    import jax
     import jax.numpy as jnp
     g = _group(group)
     if not _member(g):
         return None
     s = _src_index(g, src, group_src)
     x = _x(tensor)
-    is_bool = x.dtype == np.bool_
-
-    def body(a):
-        v = a.astype(jnp.int32) if is_bool else a
-        v = jax.lax.psum(jnp.where(jax.lax.axis_index("r") == s, v, jnp.zeros_like(v)), "r")
-        return v.astype(a.dtype)
-
-    out = _collective("broadcast", g, x, body, s)
+    if g.rank() != s:
+        x = jnp.zeros_like(x)
+    out = _all_reduce_value(g, x, ReduceOp.SUM)
     tensor._set_value(out)
     return _finish([out], async_op, "broadcast")
 
 
 def _gathered(g, x):
     import jax
-    return _collective("all_gather", g, x, lambda a: jax.lax.all_gather(a, "r", axis=1))
+    v, m = _pad_cols(x.reshape(-1))
+    out = _collective("all_gather", g, v, lambda a: jax.lax.all_gather(a, "r", axis=1))
+    return out[:, :m].reshape((g.size(),) + tuple(x.shape))
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -210,9 +295,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     x = _x(input_tensor)
     n = g.size()
     oshape = tuple(output_tensor.shape)
-    if oshape == (n,) + tuple(x.shape):
-        pass
-    elif x.ndim and oshape == (n * x.shape[0],) + tuple(x.shape[1:]):
+    if oshape == (n,) + tuple(x.shape) or x.ndim and oshape == (n * x.shape[0],) + tuple(x.shape[1:]):
         pass
     else:
         raise ValueError(f"output tensor size must be equal to world_size times input tensor size "
@@ -225,14 +308,15 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
 _all_gather_base = all_gather_into_tensor
 
 
-def _scatter_reduce(g, x, op, name):
+def _scatter_reduce(g, x, op):
+    """Reduce ``x`` (group_size row blocks) over ranks; this rank's reduced block, in one block's shape."""
     import jax
     import jax.numpy as jnp
     n = g.size()
     opn = _op(op)
     if opn in (ReduceOp.SUM, ReduceOp.AVG) and x.dtype != np.bool_:
         def body(a):
-            s = jax.lax.psum_scatter(a[0], "r", scatter_dimension=0, tiled=True)[None]
+            s = jax.lax.psum_scatter(a[0], "r", scatter_dimension=0, tiled=True)
             if opn == ReduceOp.AVG:
                 s = s // n if jnp.issubdtype(a.dtype, jnp.integer) else s / n
             return s.astype(a.dtype)
@@ -240,10 +324,9 @@ def _scatter_reduce(g, x, op, name):
         red = _reducer(op, n, x.dtype)
 
         def body(a):
-            full = red(a)
-            k = a.shape[1] // n
-            return jax.lax.dynamic_slice_in_dim(full, jax.lax.axis_index("r") * k, k, axis=1)
-    return _collective(name, g, x, body, opn)
+            return jax.lax.dynamic_slice_in_dim(red(a), jax.lax.axis_index("r"), 1, axis=1)[:, 0]
+    out, m = _blockwise("reduce_scatter", g, x, n, body, opn)
+    return out[:m].reshape(tuple(x.shape[1:]) if x.shape[0] == n else (x.shape[0] // n,) + tuple(x.shape[1:]))
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
@@ -257,7 +340,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
         raise ValueError(f"input tensor must be the same size as output size times world size "
                          f"(got {list(x.shape)} and {list(output.shape)})")
     xs = x.reshape((n * (output.shape[0] if output.ndim else 1),) + tuple(output.shape[1:]))
-    out = _scatter_reduce(g, xs, op, "reduce_scatter")
+    out = _scatter_reduce(g, xs, op)
     output._set_value(out.reshape(tuple(output.shape)))
     return _finish([out], async_op, "reduce_scatter_tensor")
 
@@ -268,6 +351,7 @@ _reduce_scatter_base = reduce_scatter_tensor
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
     """``reduce_scatter_tensor`` with the blocks given as a list."""
     import jax.numpy as jnp
+
     from ..tensor import Tensor
     cat = Tensor._wrap(jnp.concatenate([_x(t).reshape((1,) + tuple(t.shape)) for t in input_list]))
     return reduce_scatter_tensor(output, cat, op, group, async_op)
@@ -280,7 +364,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
         return None
     d = _src_index(g, dst, group_dst, "dst")
     x = _x(tensor)
-    out = _collective("all_reduce", g, x, _reducer(op, g.size(), x.dtype), _op(op))
+    out = _all_reduce_value(g, x, op)
     if g.rank() == d:
         tensor._set_value(out)
     return _finish([out], async_op, "reduce")
@@ -306,7 +390,6 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
     """Rank i's ``tensor`` receives ``scatter_list[i]`` of rank ``src``."""
-    import jax
     import jax.numpy as jnp
     g = _group(group)
     if not _member(g):
@@ -323,14 +406,9 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
             raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
         stacked = jnp.zeros((n,) + tuple(x.shape), x.dtype)
     is_bool = x.dtype == np.bool_
-
-    def body(a):
-        v = a.astype(jnp.int32) if is_bool else a
-        v = jnp.where(jax.lax.axis_index("r") == s, v, jnp.zeros_like(v))
-        return jax.lax.psum_scatter(v[0], "r", scatter_dimension=0, tiled=True).astype(a.dtype)
-
-    out = _collective("scatter", g, stacked, body, s)
-    tensor._set_value(out[0])
+    out = _scatter_reduce(g, stacked.astype(jnp.int32) if is_bool else stacked, ReduceOp.SUM)
+    out = out.astype(np.bool_) if is_bool else out
+    tensor._set_value(out)
     return _finish([out], async_op, "scatter")
 
 
@@ -348,14 +426,15 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
             raise NotImplementedError("torchlike.distributed.all_to_all_single supports equal splits only")
     if x.shape[0] % n:
         raise ValueError(f"input dim 0 ({x.shape[0]}) must be divisible by the group size {n}")
-    out = _collective("all_to_all", g, x, lambda a: jax.lax.all_to_all(a, "r", 1, 1, tiled=True))
-    output._set_value(out.reshape(tuple(output.shape)).astype(output._value.dtype))
+    out, m = _blockwise("all_to_all", g, x, n, lambda a: jax.lax.all_to_all(a, "r", 1, 1, tiled=True))
+    output._set_value(out[:, :m].reshape(tuple(output.shape)).astype(output._value.dtype))
     return _finish([out], async_op, "all_to_all_single")
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
     """List form of ``all_to_all_single`` (all blocks the same shape)."""
     import jax.numpy as jnp
+
     from ..tensor import Tensor
     inp = Tensor._wrap(jnp.stack([_x(t) for t in input_tensor_list]))
     out = Tensor._wrap(jnp.zeros_like(inp._value))
@@ -378,7 +457,7 @@ def _p2p(tensor, peer, group, sending):
     pair = _pair_group(src, dst)
     x = _x(tensor)
     i_src, i_dst = pair.ranks.index(src), pair.ranks.index(dst)
-    out = _collective("p2p", pair, x, lambda a: jax.lax.ppermute(a, "r", [(i_src, i_dst)]), (i_src, i_dst))
+    out = _elementwise("p2p", pair, x, lambda a: jax.lax.ppermute(a, "r", [(i_src, i_dst)]), (i_src, i_dst))
     return out
 
 
@@ -428,21 +507,22 @@ def _obj_bytes(obj):
     return np.frombuffer(pickle.dumps(obj), dtype=np.uint8)
 
 
-def _gather_bytes(g, data):
+def _gather_bytes(g, data, only=None):
     import jax.numpy as jnp
     sizes = np.asarray(_gathered(g, jnp.asarray([len(data)], jnp.int64)))[:, 0]
     m = int(sizes.max())
     buf = np.zeros(m, np.uint8)
     buf[:len(data)] = data
     allb = np.asarray(_gathered(g, jnp.asarray(buf)))
-    return [pickle.loads(allb[i, :sizes[i]].tobytes()) for i in range(g.size())]
+    return [pickle.loads(allb[i, :sizes[i]].tobytes()) if only is None or i == only else None
+            for i in range(g.size())]
 
 
 def all_gather_object(object_list, obj, group=None):
     """``object_list[i]`` = rank i's ``obj`` (pickled)."""
     g = _group(group)
     if not _member(g):
-        return None
+        return
     res = _gather_bytes(g, _obj_bytes(obj))
     for i, o in enumerate(res):
         object_list[i] = o
@@ -452,7 +532,7 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
     """Rank ``dst``'s ``object_gather_list[i]`` = rank i's ``obj``."""
     g = _group(group)
     if not _member(g):
-        return None
+        return
     d = _src_index(g, 0 if dst is None and group_dst is None else dst, group_dst, "dst")
     res = _gather_bytes(g, _obj_bytes(obj))
     if g.rank() == d:
@@ -464,10 +544,10 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
     """Every rank's ``object_list`` becomes rank ``src``'s (pickled)."""
     g = _group(group)
     if not _member(g):
-        return None
+        return
     s = _src_index(g, 0 if src is None and group_src is None else src, group_src)
     data = _obj_bytes(list(object_list)) if g.rank() == s else np.zeros(0, np.uint8)
-    res = _gather_bytes(g, data)[s]
+    res = _gather_bytes(g, data, s)[s]
     object_list[:] = res
 
 
@@ -476,8 +556,8 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
     """Rank i's ``scatter_object_output_list[0]`` = rank ``src``'s ``scatter_object_input_list[i]``."""
     g = _group(group)
     if not _member(g):
-        return None
+        return
     s = _src_index(g, 0 if src is None and group_src is None else src, group_src)
     data = _obj_bytes(list(scatter_object_input_list)) if g.rank() == s else np.zeros(0, np.uint8)
-    res = _gather_bytes(g, data)[s]
+    res = _gather_bytes(g, data, s)[s]
     scatter_object_output_list[0] = res[g.rank()]

@@ -19,7 +19,7 @@ import threading
 import time
 import uuid
 
-__all__ = ["get_args_parser", "parse_args", "run", "main"]
+__all__ = ["get_args_parser", "main", "parse_args", "run"]
 
 
 def get_args_parser():

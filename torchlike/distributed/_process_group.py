@@ -12,11 +12,30 @@ import sys
 import threading
 import time
 
-__all__ = ["Backend", "ProcessGroup", "GroupMember", "group", "Work", "is_available", "is_initialized",
-           "init_process_group", "destroy_process_group", "get_rank", "get_world_size", "get_backend",
-           "new_group", "barrier", "get_process_group_ranks", "get_group_rank", "get_global_rank",
-           "is_gloo_available", "is_nccl_available", "is_mpi_available", "is_torchelastic_launched",
-           "default_pg_timeout"]
+__all__ = [
+    "Backend",
+    "GroupMember",
+    "ProcessGroup",
+    "Work",
+    "barrier",
+    "default_pg_timeout",
+    "destroy_process_group",
+    "get_backend",
+    "get_global_rank",
+    "get_group_rank",
+    "get_process_group_ranks",
+    "get_rank",
+    "get_world_size",
+    "group",
+    "init_process_group",
+    "is_available",
+    "is_gloo_available",
+    "is_initialized",
+    "is_mpi_available",
+    "is_nccl_available",
+    "is_torchelastic_launched",
+    "new_group",
+]
 
 default_pg_timeout = datetime.timedelta(minutes=30)
 
@@ -76,7 +95,7 @@ class GroupMember:
     NON_GROUP_MEMBER = -100
 
 
-class group:  # noqa: N801 (torch's name)
+class group:
     WORLD = None
 
 
@@ -276,17 +295,8 @@ def barrier(group=None, async_op=False, device_ids=None):
         jd.global_state.client.wait_at_barrier(f"tl_barrier_{g._id}_{_state['seq']}", ms, g.ranks)
     except Exception as e:
         raise RuntimeError(f"barrier timed out or failed after {ms} ms on rank {_state['rank']}: "
-                           f"{_short(e)}; ranks not arrived: {_missing(g)}") from None
+                           f"{_short(e)}; not every rank of {g.ranks} arrived") from None
     return Work(None) if async_op else None
-
-
-def _missing(g):
-    try:
-        from jax._src import distributed as jd
-        live = jd.global_state.client.get_live_nodes(list(g.ranks))
-        return [r for r in g.ranks if r not in live]
-    except Exception:
-        return "unknown"
 
 
 class Work:
@@ -349,10 +359,22 @@ def _wait_ready(arrays, what):
     while not ev.wait(0.5):
         if time.monotonic() > deadline:
             _state["broken"] = True
-            g = GroupMember.WORLD
             raise RuntimeError(f"{what} on rank {_state['rank']} timed out after "
-                               f"{_state['timeout'].total_seconds():g}s; ranks not arrived (not alive): "
-                               f"{_missing(g) if g else 'unknown'}")
+                               f"{_state['timeout'].total_seconds():g}s: not every rank joined it")
+
+
+def _arm(what, group_size):
+    """Watch the collective about to block. XLA's CPU collectives block in C++ holding the GIL, so no Python
+    thread can interrupt them: faulthandler's C watchdog dumps every thread's stack (showing the collective)
+    and ends the process past the group timeout, and the launcher reports the rank instead of hanging."""
+    if group_size > 1:
+        import faulthandler
+        faulthandler.dump_traceback_later(_state["timeout"].total_seconds(), exit=True)
+
+
+def _disarm():
+    import faulthandler
+    faulthandler.cancel_dump_traceback_later()
 
 
 def _install_excepthook():

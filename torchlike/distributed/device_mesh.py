@@ -53,6 +53,7 @@ class DeviceMesh:
 
     def __init__(self, device_type, mesh, *, mesh_dim_names=None, _init_backend=True, _devices=None):
         import torchlike
+
         from ..tensor import Tensor
         arr = np.asarray(mesh._value if isinstance(mesh, Tensor) else mesh, dtype=np.int64)
         self.device_type = device_type

@@ -14,9 +14,24 @@ from . import placement_types
 from ._dtensor import DTensor, distribute_tensor
 from .placement_types import Partial, Placement, Replicate, Shard
 
-__all__ = ["DTensor", "DeviceMesh", "Partial", "Placement", "Replicate", "Shard", "distribute_module",
-           "distribute_tensor", "empty", "full", "init_device_mesh", "ones", "rand", "randn", "zeros",
-           "placement_types"]
+__all__ = [
+    "DTensor",
+    "DeviceMesh",
+    "Partial",
+    "Placement",
+    "Replicate",
+    "Shard",
+    "distribute_module",
+    "distribute_tensor",
+    "empty",
+    "full",
+    "init_device_mesh",
+    "ones",
+    "placement_types",
+    "rand",
+    "randn",
+    "zeros",
+]
 
 
 def _factory(fn, size, device_mesh, placements, requires_grad, kw):

@@ -37,7 +37,8 @@ def _norm_placements(mesh, placements, ndim):
 
 
 def _sharding(mesh, placements, shape):
-    from jax.sharding import NamedSharding, PartitionSpec as P
+    from jax.sharding import NamedSharding
+    from jax.sharding import PartitionSpec as P
     spec = [[] for _ in shape]
     for i, p in enumerate(placements):
         if isinstance(p, Shard):
@@ -121,7 +122,8 @@ class DTensor(Tensor):
         x = self._value
         if not getattr(x, "is_fully_addressable", True):
             import jax
-            from jax.sharding import NamedSharding, PartitionSpec as P
+            from jax.sharding import NamedSharding
+            from jax.sharding import PartitionSpec as P
             rep = jax.jit(lambda a: a, out_shardings=NamedSharding(self.device_mesh.jax_mesh, P()))(x)
             return Tensor._wrap(jax.device_put(rep.addressable_data(0), jax.local_devices()[0]))
         return _alias(self)
@@ -132,7 +134,8 @@ class DTensor(Tensor):
         """Build a DTensor from every rank's ``local_tensor`` (sharded dims concatenate, Partial dims reduce)."""
         import jax
         import jax.numpy as jnp
-        from jax.sharding import NamedSharding, PartitionSpec as P
+        from jax.sharding import NamedSharding
+        from jax.sharding import PartitionSpec as P
         mesh = device_mesh if device_mesh is not None else _default_mesh()
         placements = _norm_placements(mesh, placements, local_tensor.ndim)
         names = mesh._axis_names
@@ -180,8 +183,8 @@ def _alias(t):
 
 
 def _default_mesh():
-    from ..device_mesh import init_device_mesh
     from .. import get_world_size, init_process_group, is_initialized
+    from ..device_mesh import init_device_mesh
     if not is_initialized():
         init_process_group()
     return init_device_mesh("cpu", (get_world_size(),))

@@ -9,7 +9,7 @@
 """
 from __future__ import annotations
 
-__all__ = ["Placement", "Shard", "Replicate", "Partial"]
+__all__ = ["Partial", "Placement", "Replicate", "Shard"]
 
 
 class Placement:

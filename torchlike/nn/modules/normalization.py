@@ -124,13 +124,23 @@ class BatchNorm3d(_BatchNorm):
 
 
 class SyncBatchNorm(_BatchNorm):
-    """Batch norm; on one process it is exactly BatchNorm (statistics over the local batch)."""
+    """Batch norm whose training statistics are over every rank's batch (one process: exactly BatchNorm)."""
     _dims = tuple(range(2, 10))
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
                  process_group=None, device=None, dtype=None, *, bias=True):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
         self.process_group = process_group
+
+    def forward(self, input):
+        from ... import distributed as dist
+        if self.training and dist.is_initialized():
+            group = self.process_group if self.process_group is not None else dist.group.WORLD
+            if group.size() > 1:
+                self._check_input_dim(input)
+                from ..parallel._sync_batch_norm import sync_batch_norm
+                return sync_batch_norm(self, input, group)
+        return super().forward(input)
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):

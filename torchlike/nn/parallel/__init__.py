@@ -1,5 +1,5 @@
-"""DataParallel / DistributedDataParallel as thin single-device wrappers: they hold ``module`` and
-call it (JAX places the computation; there is one logical device here).
+"""DataParallel (a thin single-device wrapper: it holds ``module`` and calls it) and
+DistributedDataParallel (multi-process, ``distributed.py``).
 
 >>> import torchlike as torch
 >>> dp = torch.nn.DataParallel(torch.nn.Linear(2, 1))
@@ -8,9 +8,8 @@ call it (JAX places the computation; there is one logical device here).
 """
 from __future__ import annotations
 
-import contextlib
-
 from ..modules.module import Module
+from .distributed import DistributedDataParallel
 
 __all__ = ["DataParallel", "DistributedDataParallel", "data_parallel"]
 
@@ -27,34 +26,6 @@ class DataParallel(Module):
 
     def forward(self, *inputs, **kwargs):
         return self.module(*inputs, **kwargs)
-
-
-class DistributedDataParallel(Module):
-    """Wraps ``module``; gradients are not all-reduced (single process)."""
-
-    def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True,
-                 process_group=None, bucket_cap_mb=None, find_unused_parameters=False, check_reduction=False,
-                 gradient_as_bucket_view=False, static_graph=False, **kwargs):
-        super().__init__()
-        self.module = module
-        self.device_ids = device_ids
-        self.output_device = output_device
-        self.dim = dim
-        self.broadcast_buffers = broadcast_buffers
-        self.find_unused_parameters = find_unused_parameters
-
-    def forward(self, *inputs, **kwargs):
-        return self.module(*inputs, **kwargs)
-
-    @contextlib.contextmanager
-    def no_sync(self):
-        yield
-
-    def join(self, *args, **kwargs):
-        return contextlib.nullcontext()
-
-    def register_comm_hook(self, state, hook):
-        pass
 
 
 def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0, module_kwargs=None):

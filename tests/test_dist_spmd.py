@@ -1,0 +1,62 @@
+"""torchlike.dist: data_parallel and fully_shard train steps on 8 simulated devices equal the single-device
+compiled step; fully_shard's memory per device is 1/8 (subprocess: the test process's JAX is already up)."""
+import os
+import subprocess
+import sys
+import textwrap
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+SCRIPT = textwrap.dedent("""
+    import numpy as np, torchlike
+    import torchlike.dist
+    D = torchlike.dist
+    import jax
+    assert len(jax.devices()) == 8
+
+    def build():
+        torchlike.manual_seed(0)
+        return torchlike.nn.Sequential(torchlike.nn.Linear(16, 64), torchlike.nn.Tanh(), torchlike.nn.Linear(64, 8))
+
+    rs = np.random.RandomState(0)
+    X, Y = rs.randn(32, 16).astype(np.float32), rs.randn(32, 8).astype(np.float32)
+
+    def trainer(model, wrap):
+        opt = torchlike.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        def step(x, y):
+            opt.zero_grad()
+            loss = torchlike.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+        return wrap(step, opt), opt
+
+    ref = build()
+    s_ref, _ = trainer(ref, lambda f, o: torchlike.compile(f))
+    mesh = D.make_mesh()
+    dp = build()
+    s_dp, _ = trainer(dp, lambda f, o: D.data_parallel(f, mesh, module=dp, optimizer=o))
+    fs = D.fully_shard(build(), mesh)
+    s_fs, ofs = trainer(fs, lambda f, o: D.data_parallel(f, mesh, module=fs, optimizer=o))
+    for i in range(10):
+        a, b, c = (s(torchlike.tensor(X), torchlike.tensor(Y)).item() for s in (s_ref, s_dp, s_fs))
+        assert abs(a - b) <= 1e-6 and abs(a - c) <= 1e-6, (i, a, b, c)
+    for p, q, r in zip(ref.parameters(), dp.parameters(), fs.parameters()):
+        np.testing.assert_allclose(q.detach().numpy(), p.detach().numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(r.detach().numpy(), p.detach().numpy(), rtol=1e-5, atol=1e-6)
+        assert len(q._value.sharding.device_set) == 8
+    # every parameter of this model has dim 0 divisible by 8: 1/8 of the bytes on each device
+    full = D.bytes_per_device(list(ref.parameters()))
+    assert D.bytes_per_device(list(dp.parameters())) == full
+    assert D.bytes_per_device(list(fs.parameters())) * 8 == full
+    mom = [s["momentum_buffer"] for s in ofs.state.values()]
+    assert D.bytes_per_device(mom) * 8 == full
+    print("OK", full, D.bytes_per_device(list(fs.parameters())))
+""")
+
+
+def test_data_parallel_and_fully_shard_on_8_devices():
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", PYTHONPATH=ROOT,
+               JAX_PLATFORMS="cpu")
+    r = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=400)
+    assert r.returncode == 0 and "OK" in r.stdout, r.stdout[-2000:] + r.stderr[-4000:]
