@@ -9,6 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype
+from ._errors import check_alloc
 from ._device import canonical, of_array
 from .tensor import Tensor
 
@@ -201,6 +202,7 @@ def _size(size):
 def _filled(size, value, dtype, device, requires_grad):
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
     dev = canonical(device)
+    check_alloc(size, d)
     with jax.default_device(dev.jax_device()):
         x = jnp.full(size, value, dtype=d.np)
     return _finish(x, dev, requires_grad)
@@ -312,6 +314,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if n > 2 ** 63 - 1:
         raise RuntimeError("invalid size, possible overflow?")
     n = max(0, n)
+    check_alloc((n,), d)
     if integral:  # values start + i * step with both truncated (other integer dtypes keep the float length)
         vals = int(start) + np.arange(n, dtype=np.int64) * int(step)
     else:
@@ -330,6 +333,7 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
         start, end = 0, start
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
     n = int(math.floor((end - start) / step)) + 1
+    check_alloc((max(n, 0), 8), 8)  # built in float64 first
     vals = start + np.arange(n, dtype=np.float64) * step
     return _out(_finish(_put(vals.astype(d.np), device)[0], canonical(device), requires_grad), out)
 
@@ -342,6 +346,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     d = _dtype.to_dtype(dtype) if dtype is not None else (
         _dtype.default_complex() if isinstance(start, complex) or isinstance(end, complex)
         else _dtype.get_default_dtype())
+    check_alloc((steps,), d)
+    check_alloc((steps, 2), 16)  # the float64 index and value buffers built first
     if d.is_floating_point or d.is_complex:
         # torch computes from both ends for symmetry: first half from start, second half from end
         step = (end - start) / (steps - 1) if steps > 1 else 0
@@ -375,6 +381,8 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    check_alloc((steps,), d)
+    check_alloc((steps, 2), 8)  # the float64 buffers built first
     lin = np.linspace(_num(start), _num(end), steps) if steps != 1 else np.asarray([_num(start)], np.float64)
     vals = np.power(float(base), lin)
     return _out(_finish(_put(vals.astype(d.np), device)[0], canonical(device), requires_grad), out)
@@ -386,6 +394,9 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     m = n if m is None else m
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    if m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    check_alloc((n, m), d)
     return _out(_finish(_put(np.eye(n, m, dtype=d.np), device)[0], canonical(device), requires_grad), out)
 
 

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype
+from ._errors import check_alloc
 from ._device import canonical
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "get_rng_state",
@@ -127,6 +128,7 @@ def _sampler(kind, shape, np_dtype, params):
 def draw(kind, shape, dtype, generator=None, args=(), params=()):
     """Draw a sample array of ``kind`` with ``shape``/``dtype``; advances the generator."""
     g = generator if generator is not None else default_generator
+    check_alloc(shape, dtype)
     new, x = _sampler(kind, tuple(shape), np.dtype(dtype), tuple(params))(g._state._value, *args)
     g._state._set_value(new)
     return x

@@ -8,6 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype, _views
+from .._errors import check_alloc
 from ._util import Tensor, dispatch, is_symbolic, register, shape_arg, wrap_dim
 
 __all__ = ["view_step", "view_of_root", "copy_slices", "alias_op"]
@@ -266,6 +267,7 @@ def expand(input, *sizes):
     out = tuple(out)
     if out == sh:
         return view_step(input, ("reshape", sh))
+    check_alloc(out, input.dtype, overflow="numel")  # torch's view is free; JAX materialises it
     return view_step(input, ("expand", out))
 
 

@@ -1,0 +1,207 @@
+"""torch's exceptions for failures that JAX, XLA or numpy would otherwise report in their own words.
+
+Two halves, both off the hot path:
+
+* ``translate(exc, f, name, arrays)`` is called by the dispatcher only after an op's JAX function
+  raised.  A failure of torchlike's own code (or of user code) passes through untouched; a failure
+  raised inside JAX/XLA/numpy becomes torch's: a broadcasting clash becomes "The size of tensor a (3)
+  must match the size of tensor b (4) at non-singleton dimension 1", an exhausted allocator becomes
+  torch's ``DefaultCPUAllocator`` message, anything else a ``RuntimeError`` naming the op.
+* ``check_alloc(shape, dtype)`` is called by the few ops whose result can be far larger than their
+  inputs (factories, random draws, ``expand``, ``repeat``...) before the request reaches XLA, which
+  aborts the process on a shape whose element count overflows int64 and may be killed by the
+  system on a request larger than the machine's memory.
+
+    >>> import torchlike
+    >>> try:
+    ...     torchlike.zeros(2, 3) + torchlike.zeros(4)
+    ... except RuntimeError as e:
+    ...     print(e)
+    The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1
+"""
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+
+__all__ = ["translate", "to_host", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit"]
+
+_INT64_MAX = 2 ** 63 - 1
+_FOREIGN_MODULES = ("jax", "jaxlib", "numpy", "ml_dtypes", "opt_einsum")
+_FOREIGN_PATH = re.compile(r"[\\/](jax|jaxlib|numpy|ml_dtypes|opt_einsum)[\\/]")
+_FOREIGN_WORDS = re.compile(r"\b(jax|jaxlib|jnp|lax|xla|stablehlo)\b", re.I)
+_limit = None
+
+
+def memory_limit():
+    """Bytes above which a single allocation fails: the machine's memory plus swap, the bound Linux's
+    default overcommit heuristic applies to torch's ``malloc``."""
+    global _limit
+    if _limit is None:
+        total = 0
+        try:
+            with open("/proc/meminfo") as fh:
+                for line in fh:
+                    key, _, rest = line.partition(":")
+                    if key in ("MemTotal", "SwapTotal"):
+                        total += int(rest.split()[0]) * 1024
+        except (OSError, ValueError, IndexError):
+            total = 0
+        if not total:
+            try:
+                total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+            except (ValueError, OSError, AttributeError):
+                total = 1 << 40
+        _limit = total
+    return _limit
+
+
+def alloc_error(nbytes):
+    """torch's CPU allocator failure for a request of ``nbytes`` bytes."""
+    return RuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+                        f"memory: you tried to allocate {int(nbytes)} bytes. Error code 12 (Cannot allocate "
+                        f"memory)")
+
+
+def _itemsize(dtype):
+    if isinstance(dtype, int):
+        return dtype
+    np_dtype = getattr(dtype, "np", dtype)
+    return np.dtype(np_dtype).itemsize
+
+
+def check_alloc(shape, dtype, *, overflow="storage"):
+    """Raise torch's error if allocating ``shape`` x ``dtype`` overflows int64 or exceeds memory.
+
+    ``overflow="numel"`` gives the message torch uses where it only counts elements (``expand``).
+    Cheap: a product of Python ints.  Symbolic (export) dims are skipped."""
+    numel = 1
+    for s in shape:
+        if not isinstance(s, (int, np.integer)):
+            return
+        numel *= int(s)
+    if numel == 0:
+        return
+    if numel > _INT64_MAX:
+        if overflow == "numel":
+            raise RuntimeError("numel: integer multiplication overflow")
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={[int(s) for s in shape]}")
+    nbytes = numel * _itemsize(dtype)
+    if nbytes > _INT64_MAX:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={[int(s) for s in shape]}")
+    if nbytes > memory_limit():
+        raise alloc_error(nbytes)
+
+
+def broadcast_error(shapes):
+    """torch's error for the first pair of ``shapes`` (folded left to right) that don't broadcast, or None."""
+    acc = None
+    for sh in shapes:
+        sh = tuple(sh)
+        if acc is None:
+            acc = sh
+            continue
+        n = max(len(acc), len(sh))
+        x, y = (1,) * (n - len(acc)) + acc, (1,) * (n - len(sh)) + sh
+        out = []
+        for i in range(n - 1, -1, -1):
+            if x[i] != y[i] and x[i] != 1 and y[i] != 1:
+                return RuntimeError(f"The size of tensor a ({x[i]}) must match the size of tensor b ({y[i]}) at "
+                                    f"non-singleton dimension {i}")
+        for a, b in zip(x, y):
+            out.append(b if a == 1 else a)
+        acc = tuple(out)
+    return None
+
+
+def is_foreign(exc):
+    """True when ``exc`` was raised inside JAX, XLA or numpy (not by torchlike or user code)."""
+    mod = type(exc).__module__.split(".")[0]
+    if mod in _FOREIGN_MODULES or isinstance(exc, MemoryError):
+        return True
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    if last is not None and _FOREIGN_PATH.search(last.tb_frame.f_code.co_filename or ""):
+        return True
+    return bool(_FOREIGN_WORDS.search(str(exc)))
+
+
+def _op_name(f, name):
+    if name and name not in ("Op", "CopySlices") and name.endswith(("Backward0", "Backward1")):
+        base = name[:-len("Backward0")]
+        return re.sub(r"(?<!^)(?=[A-Z])", "_", base).lower()
+    fn = getattr(f, "__name__", "op")
+    return fn.strip("_").removesuffix("_impl") or "op"
+
+
+_SHAPES_IN_TEXT = re.compile(r"\((\d+(?:,\s*\d+)*,?)?\)")
+
+
+def _shapes_from_text(text):
+    """The shapes JAX lists in a broadcasting complaint, in its operand order."""
+    m = re.search(r"shapes?[^(\[]*[\[:]?\s*(\(.*)", text)
+    if not m:
+        return None
+    found = []
+    for g in _SHAPES_IN_TEXT.finditer(m.group(1).split("\n")[0]):
+        body = g.group(1)
+        found.append(tuple(int(v) for v in body.replace(" ", "").split(",") if v) if body else ())
+    return found or None
+
+
+def _bytes_in(text):
+    m = re.search(r"allocat\w*\s+(\d+)\s*bytes", text)
+    return int(m.group(1)) if m else None
+
+
+def _sanitize(text):
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    line = re.sub(r"https?://\S+", "", line)
+    line = re.sub(r"\b(?:jax|jaxlib|jnp|lax|xla|mlir|stablehlo)\b(?:\.\w+)*\.?", "", line, flags=re.I)
+    line = re.sub(r"\b(?:tracer|traced|jit(?:ted)?)\b", "", line, flags=re.I)
+    line = re.sub(r"^[\w.]*Error:\s*", "", line)
+    return re.sub(r"\s{2,}", " ", line).strip(" .:") or "invalid arguments"
+
+
+def translate(exc, f=None, name=None, arrays=()):
+    """torch's exception for ``exc``, raised while running an op's JAX function on ``arrays``; None
+    when ``exc`` is torchlike's or the user's own (it then propagates unchanged)."""
+    if not is_foreign(exc):
+        return None
+    text = str(exc)
+    low = text.lower()
+    if "resource_exhausted" in low or "out of memory" in low or isinstance(exc, MemoryError) or \
+            "array is too big" in low:
+        n = _bytes_in(text)
+        return alloc_error(n if n is not None else 0)
+    shapes = [tuple(a.shape) for a in arrays if hasattr(a, "shape")]
+    if "broadcast" in low or "same shape" in low or "incompatible shapes" in low:
+        err = None
+        parsed = _shapes_from_text(text)
+        if parsed and len(parsed) > 1:
+            err = broadcast_error(parsed)
+        if err is None:
+            err = broadcast_error(shapes)
+        if err is not None:
+            return err
+    op = _op_name(f, name)
+    detail = _sanitize(text)
+    where = ", ".join(str(list(s)) for s in shapes)
+    return RuntimeError(f"{op}(): {detail}" + (f" (got inputs of shapes {where})" if where else ""))
+
+
+def to_host(x):
+    """``np.asarray(x)`` for reading a value on the host; a computation that failed asynchronously
+    (XLA reports an exhausted allocator only when the result is read) raises torch's error here."""
+    try:
+        return np.asarray(x)
+    except Exception as e:
+        err = translate(e, None, "Op", ())
+        if err is None:
+            raise
+        raise err from None
