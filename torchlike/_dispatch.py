@@ -63,10 +63,7 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
     try:
         out = forward_fn(f, statics, jit)(*arrays)
     except Exception as e:  # JAX's complaint -> torch's (only on failure: no cost when the op succeeds)
-        err = _errors.translate(e, f, name, arrays)
-        if err is None:
-            raise
-        raise err from None
+        raise _errors.translate(e, f, name, arrays)
     dev = dev or CPU
     record = need_grad and diff and _state.enabled
     if type(out) is tuple or type(out) is list:

@@ -23,15 +23,16 @@ from __future__ import annotations
 
 import os
 import re
+import types
 
 import numpy as np
 
-__all__ = ["translate", "to_host", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit"]
+__all__ = ["translate", "to_host", "broadcast_shape", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit"]
 
 _INT64_MAX = 2 ** 63 - 1
 _FOREIGN_MODULES = ("jax", "jaxlib", "numpy", "ml_dtypes", "opt_einsum")
 _FOREIGN_PATH = re.compile(r"[\\/](jax|jaxlib|numpy|ml_dtypes|opt_einsum)[\\/]")
-_FOREIGN_WORDS = re.compile(r"\b(jax|jaxlib|jnp|lax|xla|stablehlo)\b", re.I)
+_FOREIGN_WORDS = re.compile(r"\b(jax\w*|jnp|lax|xla|stablehlo|mlir)\b", re.I)
 _limit = None
 
 
@@ -116,6 +117,20 @@ def broadcast_error(shapes):
     return None
 
 
+def broadcast_shape(*shapes):
+    """The shape ``shapes`` broadcast to, or torch's error naming the first clashing dimension."""
+    err = broadcast_error(shapes)
+    if err is not None:
+        raise err
+    n = max((len(s) for s in shapes), default=0)
+    out = [1] * n
+    for s in shapes:
+        for i, v in enumerate(s, n - len(s)):
+            if v != 1:
+                out[i] = v
+    return tuple(out)
+
+
 def is_foreign(exc):
     """True when ``exc`` was raised inside JAX, XLA or numpy (not by torchlike or user code)."""
     mod = type(exc).__module__.split(".")[0]
@@ -129,6 +144,29 @@ def is_foreign(exc):
     if last is not None and _FOREIGN_PATH.search(last.tb_frame.f_code.co_filename or ""):
         return True
     return bool(_FOREIGN_WORDS.search(str(exc)))
+
+
+def _clean(exc):
+    """Strip JAX's frames, notes and chained exceptions from an exception of torchlike's or the user's
+    own that passed through a JAX trace, so none of JAX's text reaches the user."""
+    notes = getattr(exc, "__notes__", None)
+    if notes:
+        exc.__notes__ = [n for n in notes if not _FOREIGN_WORDS.search(n)]
+    for attr in ("__cause__", "__context__"):
+        c = getattr(exc, attr)
+        if c is not None and is_foreign(c):
+            setattr(exc, attr, None)
+            exc.__suppress_context__ = True
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        if not _FOREIGN_PATH.search(tb.tb_frame.f_code.co_filename or ""):
+            frames.append(tb)
+        tb = tb.tb_next
+    new = None
+    for t in reversed(frames):
+        new = types.TracebackType(new, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return exc.with_traceback(new)
 
 
 def _op_name(f, name):
@@ -169,10 +207,10 @@ def _sanitize(text):
 
 
 def translate(exc, f=None, name=None, arrays=()):
-    """torch's exception for ``exc``, raised while running an op's JAX function on ``arrays``; None
-    when ``exc`` is torchlike's or the user's own (it then propagates unchanged)."""
+    """torch's exception for ``exc``, raised while running an op's JAX function on ``arrays``; ``exc``
+    itself (without JAX's frames and notes) when it is torchlike's or the user's own."""
     if not is_foreign(exc):
-        return None
+        return _clean(exc)
     text = str(exc)
     low = text.lower()
     if "resource_exhausted" in low or "out of memory" in low or isinstance(exc, MemoryError) or \
@@ -195,13 +233,25 @@ def translate(exc, f=None, name=None, arrays=()):
     return RuntimeError(f"{op}(): {detail}" + (f" (got inputs of shapes {where})" if where else ""))
 
 
+def _translated(fn):
+    def wrapper(exc, *a, **kw):
+        err = fn(exc, *a, **kw)
+        if err is not exc:
+            err.__cause__, err.__suppress_context__ = None, True
+        return err
+    wrapper.__name__, wrapper.__doc__ = fn.__name__, fn.__doc__
+    return wrapper
+
+
+translate = _translated(translate)
+
+
 def to_host(x):
     """``np.asarray(x)`` for reading a value on the host; a computation that failed asynchronously
     (XLA reports an exhausted allocator only when the result is read) raises torch's error here."""
     try:
+        if hasattr(x, "block_until_ready"):
+            x.block_until_ready()  # raises for a failed buffer, which np.asarray would abort the process on
         return np.asarray(x)
     except Exception as e:
-        err = translate(e, None, "Op", ())
-        if err is None:
-            raise
-        raise err from None
+        raise translate(e, None, "Op", ())
