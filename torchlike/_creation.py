@@ -211,6 +211,9 @@ def _filled(size, value, dtype, device, requires_grad):
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     """A tensor of zeros. ``torchlike.zeros(2, 3)`` or ``zeros((2, 3))``."""
+    if any(isinstance(s, (int, np.integer)) and s < 0 for s in (size[0] if len(size) == 1 and isinstance(
+            size[0], (tuple, list)) else size)):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _out(_filled(_size(size), 0, dtype, device, requires_grad), out)
 
 
@@ -423,7 +426,8 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, lay
 
 
 def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return zeros(*size, requires_grad=requires_grad, **_new_kw(self, dtype, device))
+    kw = _new_kw(self, dtype, device)
+    return _filled(_size(size), 0, kw["dtype"], kw["device"], requires_grad)
 
 
 def _new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):

@@ -27,7 +27,7 @@ import types
 
 import numpy as np
 
-__all__ = ["translate", "to_host", "broadcast_shape", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit"]
+__all__ = ["translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit"]
 
 _INT64_MAX = 2 ** 63 - 1
 _FOREIGN_MODULES = ("jax", "jaxlib", "numpy", "ml_dtypes", "opt_einsum")
@@ -117,6 +117,18 @@ def broadcast_error(shapes):
     return None
 
 
+def inplace_error(exc, self, args):
+    """For an in-place op: torch broadcasts the written-to tensor first, so a broadcasting clash names
+    ``self`` as tensor a.  Returns the error to raise (``exc`` when it is not a broadcasting clash)."""
+    if not str(exc).startswith("The size of tensor a"):
+        return exc
+    err = broadcast_error([tuple(self.shape)] + [tuple(a.shape) for a in args if hasattr(a, "shape")])
+    if err is None:
+        return exc
+    err.__cause__, err.__suppress_context__ = None, True
+    return err
+
+
 def broadcast_shape(*shapes):
     """The shape ``shapes`` broadcast to, or torch's error naming the first clashing dimension."""
     err = broadcast_error(shapes)
@@ -177,19 +189,8 @@ def _op_name(f, name):
     return fn.strip("_").removesuffix("_impl") or "op"
 
 
-_SHAPES_IN_TEXT = re.compile(r"\((\d+(?:,\s*\d+)*,?)?\)")
-
-
-def _shapes_from_text(text):
-    """The shapes JAX lists in a broadcasting complaint, in its operand order."""
-    m = re.search(r"shapes?[^(\[]*[\[:]?\s*(\(.*)", text)
-    if not m:
-        return None
-    found = []
-    for g in _SHAPES_IN_TEXT.finditer(m.group(1).split("\n")[0]):
-        body = g.group(1)
-        found.append(tuple(int(v) for v in body.replace(" ", "").split(",") if v) if body else ())
-    return found or None
+# ops whose torch kernel broadcasts its operands in another order than torchlike passes them
+_OPERAND_ORDER = {"MaskedFillBackward0": (1, 0)}  # masked_fill: expand_outplace(mask, self)
 
 
 def _bytes_in(text):
@@ -219,12 +220,8 @@ def translate(exc, f=None, name=None, arrays=()):
         return alloc_error(n if n is not None else 0)
     shapes = [tuple(a.shape) for a in arrays if hasattr(a, "shape")]
     if "broadcast" in low or "same shape" in low or "incompatible shapes" in low:
-        err = None
-        parsed = _shapes_from_text(text)
-        if parsed and len(parsed) > 1:
-            err = broadcast_error(parsed)
-        if err is None:
-            err = broadcast_error(shapes)
+        order = _OPERAND_ORDER.get(name)
+        err = broadcast_error([tuple(getattr(arrays[i], "shape", ())) for i in order] if order else shapes)
         if err is not None:
             return err
     op = _op_name(f, name)
