@@ -21,6 +21,7 @@ Two halves, both off the hot path:
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 import types
@@ -30,6 +31,7 @@ import numpy as np
 __all__ = ["translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit"]
 
 _INT64_MAX = 2 ** 63 - 1
+_SMALL = 2 ** 26
 _FOREIGN_MODULES = ("jax", "jaxlib", "numpy", "ml_dtypes", "opt_einsum")
 _FOREIGN_PATH = re.compile(r"[\\/](jax|jaxlib|numpy|ml_dtypes|opt_einsum)[\\/]")
 _FOREIGN_WORDS = re.compile(r"\b(jax\w*|jnp|lax|xla|stablehlo|mlir)\b", re.I)
@@ -77,14 +79,17 @@ def check_alloc(shape, dtype, *, overflow="storage"):
     """Raise torch's error if allocating ``shape`` x ``dtype`` overflows int64 or exceeds memory.
 
     ``overflow="numel"`` gives the message torch uses where it only counts elements (``expand``).
-    Cheap: a product of Python ints.  Symbolic (export) dims are skipped."""
-    numel = 1
-    for s in shape:
-        if not isinstance(s, (int, np.integer)):
+    Cheap: one ``math.prod`` and a comparison for any request under a gibibyte.  Symbolic (export) dims
+    are skipped."""
+    try:
+        numel = math.prod(shape)
+        if numel <= _SMALL:  # far below int64 and any machine's memory, at 16 bytes an element
             return
-        numel *= int(s)
-    if numel == 0:
+    except TypeError:
         return
+    if not all(isinstance(s, (int, np.integer)) for s in shape):
+        return
+    numel = math.prod(int(s) for s in shape)
     if numel > _INT64_MAX:
         if overflow == "numel":
             raise RuntimeError("numel: integer multiplication overflow")
