@@ -206,7 +206,7 @@ def _bytes_in(text):
 def _sanitize(text):
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     line = re.sub(r"https?://\S+", "", line)
-    line = re.sub(r"\b(?:jax|jaxlib|jnp|lax|xla|mlir|stablehlo)\b(?:\.\w+)*\.?", "", line, flags=re.I)
+    line = re.sub(r"\b(?:jax\w*|jnp|lax|xla|mlir|stablehlo)\b(?:\.\w+)*\.?", "", line, flags=re.I)
     line = re.sub(r"\b(?:tracer|traced|jit(?:ted)?)\b", "", line, flags=re.I)
     line = re.sub(r"^[\w.]*Error:\s*", "", line)
     return re.sub(r"\s{2,}", " ", line).strip(" .:") or "invalid arguments"
