@@ -224,3 +224,27 @@ def test_like_factories_check_size():
     for f in (torchlike.zeros_like, torchlike.ones_like, torchlike.empty_like, torchlike.rand_like,
               torchlike.randn_like):
         assert f(big).shape == (3,)
+
+
+GROWING = [
+    "t.nn.functional.one_hot(t.zeros(3, dtype=t.long), 2**62)",
+    "t.nn.functional.one_hot(t.zeros(10**6, dtype=t.long), 10**7)",
+    "t.nn.functional.pad(t.zeros(3), (2**62, 0))", "t.nn.functional.pad(t.zeros(3), (10**12, 0))",
+    "t.bincount(t.zeros(3, dtype=t.long), minlength=2**62)", "t.histc(t.zeros(3), bins=2**62)",
+    "t.zeros(3).as_strided((2**40, 2**40), (0, 0))", "t.zeros(3).as_strided((10**6, 10**6), (0, 0))",
+    "t.tril_indices(10**7, 10**7)", "t.kron(t.zeros(10**6), t.zeros(10**6))",
+    "t.cartesian_prod(t.zeros(10**6), t.zeros(10**6))",
+    "t.meshgrid(t.zeros(10**6), t.zeros(10**6), indexing='ij')[0]", "t.diag_embed(t.zeros(10**7))",
+    "t.diag(t.zeros(10**7))", "t.nn.functional.interpolate(t.zeros(1, 1, 10), scale_factor=10**12)",
+    "t.zeros(3).repeat(2**62)", "t.empty_strided((2**62, 4), (4, 1))", "t.zeros(2).resize_(2**62, 4)",
+    "t.zeros(10**6, 1).expand(10**6, 10**6)", "t.multinomial(t.ones(3), 2**62, replacement=True)",
+]
+
+
+@pytest.mark.parametrize("code", GROWING)
+def test_ops_with_large_results_raise_not_abort(code):
+    """Ops whose result can dwarf their inputs: too large a request is a RuntimeError in torch's words
+    (an overflowing size would abort the process inside XLA without the check)."""
+    kind, msg = _outcome(torchlike, code)
+    assert kind == "RuntimeError", msg
+    assert _ALLOC.search(msg) or "overflow" in msg, msg

@@ -404,12 +404,14 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    check_alloc((row, col), 8)
     r, c = np.tril_indices(row, offset, col)
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
     return _finish(_put(np.stack([r, c]).astype(d.np), device)[0], canonical(device), False)
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    check_alloc((row, col), 8)
     r, c = np.triu_indices(row, offset, col)
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
     return _finish(_put(np.stack([r, c]).astype(d.np), device)[0], canonical(device), False)

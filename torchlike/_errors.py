@@ -222,6 +222,8 @@ def translate(exc, f=None, name=None, arrays=()):
     if "resource_exhausted" in low or "out of memory" in low or isinstance(exc, MemoryError) or \
             "array is too big" in low:
         n = _bytes_in(text)
+        if n is None and getattr(exc, "shape", None) is not None:  # numpy's _ArrayMemoryError
+            n = math.prod(exc.shape) * _itemsize(exc.dtype)
         return alloc_error(n if n is not None else 0)
     shapes = [tuple(a.shape) for a in arrays if hasattr(a, "shape")]
     if "broadcast" in low or "same shape" in low or "incompatible shapes" in low:

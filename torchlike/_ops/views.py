@@ -342,6 +342,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def as_strided(input, size, stride, storage_offset=None):
     """A view with explicit sizes and strides over the root's storage."""
     off = input.storage_offset() if storage_offset is None else int(storage_offset)
+    check_alloc(tuple(int(s) for s in size), 8, overflow="numel")  # JAX materialises it (via an int64 index)
     return view_step(input, ("as_strided", tuple(int(s) for s in size), tuple(int(s) for s in stride), off))
 
 
