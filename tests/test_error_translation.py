@@ -248,3 +248,30 @@ def test_ops_with_large_results_raise_not_abort(code):
     kind, msg = _outcome(torchlike, code)
     assert kind == "RuntimeError", msg
     assert _ALLOC.search(msg) or "overflow" in msg, msg
+
+
+STATEMENTS = [
+    "x = t.zeros(2, 3); x[0] = t.zeros(5)",
+    "x = t.zeros(2, 3); x[:, 1:] = t.zeros(3, 2)",
+    "x = t.zeros(2, 3); x[t.tensor([0, 1])] = t.zeros(4)",
+    "x = t.zeros(3, requires_grad=True); (x * 2).backward(t.zeros(5))",
+    "x = t.zeros(2, 3); x.index_add_(0, t.tensor([0]), t.zeros(1, 4))",
+    "t.einsum('ij,jk->ik', t.zeros(2, 3), t.zeros(4, 5))",
+    "t.nn.Linear(3, 4)(t.zeros(2, 5))",
+    "t.nn.Conv2d(3, 4, 3)(t.zeros(1, 2, 8, 8))",
+]
+
+
+def _stmt_outcome(lib, code):
+    try:
+        exec(code, {"t": lib})
+    except Exception as e:  # noqa: BLE001 - the exception is what we compare
+        return type(e).__name__, str(e)
+    return "ok", ""
+
+
+@pytest.mark.parametrize("code", STATEMENTS)
+def test_setitem_backward_and_modules_errors_are_torchs(code):
+    expected = _stmt_outcome(torch, code)
+    assert expected[0] != "ok"
+    assert _stmt_outcome(torchlike, code) == expected
