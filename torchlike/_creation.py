@@ -9,6 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype
+from ._errors import check_alloc
 from ._device import canonical, of_array
 from .tensor import Tensor
 
@@ -201,6 +202,7 @@ def _size(size):
 def _filled(size, value, dtype, device, requires_grad):
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
     dev = canonical(device)
+    check_alloc(size, d)
     with jax.default_device(dev.jax_device()):
         x = jnp.full(size, value, dtype=d.np)
     return _finish(x, dev, requires_grad)
@@ -209,6 +211,9 @@ def _filled(size, value, dtype, device, requires_grad):
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     """A tensor of zeros. ``torchlike.zeros(2, 3)`` or ``zeros((2, 3))``."""
+    if any(isinstance(s, (int, np.integer)) and s < 0 for s in (size[0] if len(size) == 1 and isinstance(
+            size[0], (tuple, list)) else size)):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _out(_filled(_size(size), 0, dtype, device, requires_grad), out)
 
 
@@ -312,6 +317,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if n > 2 ** 63 - 1:
         raise RuntimeError("invalid size, possible overflow?")
     n = max(0, n)
+    check_alloc((n,), d)
     if integral:  # values start + i * step with both truncated (other integer dtypes keep the float length)
         vals = int(start) + np.arange(n, dtype=np.int64) * int(step)
     else:
@@ -330,6 +336,7 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
         start, end = 0, start
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
     n = int(math.floor((end - start) / step)) + 1
+    check_alloc((max(n, 0), 8), 8)  # built in float64 first
     vals = start + np.arange(n, dtype=np.float64) * step
     return _out(_finish(_put(vals.astype(d.np), device)[0], canonical(device), requires_grad), out)
 
@@ -342,6 +349,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     d = _dtype.to_dtype(dtype) if dtype is not None else (
         _dtype.default_complex() if isinstance(start, complex) or isinstance(end, complex)
         else _dtype.get_default_dtype())
+    check_alloc((steps,), d)
+    check_alloc((steps, 2), 16)  # the float64 index and value buffers built first
     if d.is_floating_point or d.is_complex:
         # torch computes from both ends for symmetry: first half from start, second half from end
         step = (end - start) / (steps - 1) if steps > 1 else 0
@@ -375,6 +384,8 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    check_alloc((steps,), d)
+    check_alloc((steps, 2), 8)  # the float64 buffers built first
     lin = np.linspace(_num(start), _num(end), steps) if steps != 1 else np.asarray([_num(start)], np.float64)
     vals = np.power(float(base), lin)
     return _out(_finish(_put(vals.astype(d.np), device)[0], canonical(device), requires_grad), out)
@@ -386,16 +397,21 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     m = n if m is None else m
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    if m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    check_alloc((n, m), d)
     return _out(_finish(_put(np.eye(n, m, dtype=d.np), device)[0], canonical(device), requires_grad), out)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    check_alloc((row, col), 8)
     r, c = np.tril_indices(row, offset, col)
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
     return _finish(_put(np.stack([r, c]).astype(d.np), device)[0], canonical(device), False)
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    check_alloc((row, col), 8)
     r, c = np.triu_indices(row, offset, col)
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
     return _finish(_put(np.stack([r, c]).astype(d.np), device)[0], canonical(device), False)
@@ -412,7 +428,8 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, lay
 
 
 def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return zeros(*size, requires_grad=requires_grad, **_new_kw(self, dtype, device))
+    kw = _new_kw(self, dtype, device)
+    return _filled(_size(size), 0, kw["dtype"], kw["device"], requires_grad)
 
 
 def _new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _errors
 from ._device import CPU
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad, Node
@@ -60,7 +60,10 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
                 _mixed_devices((dev, d))
         else:
             arrays.append(a)
-    out = forward_fn(f, statics, jit)(*arrays)
+    try:
+        out = forward_fn(f, statics, jit)(*arrays)
+    except Exception as e:  # JAX's complaint -> torch's (only on failure: no cost when the op succeeds)
+        raise _errors.translate(e, f, name, arrays)
     dev = dev or CPU
     record = need_grad and diff and _state.enabled
     if type(out) is tuple or type(out) is list:

@@ -110,7 +110,8 @@ def tensor_repr(t, prefix="tensor("):
         suffix.append(f"device='{t.device}'")
     if isinstance(x, jax.core.Tracer):
         return f"tensor(<traced {list(t.shape)} {dt}>)"
-    a = np.asarray(x)
+    from ._errors import to_host
+    a = to_host(x)
     if dt is _dtype.bfloat16:
         a = a.astype(np.float32)
     default_dtypes = (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool, _dtype.default_complex())

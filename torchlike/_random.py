@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _dtype
 from . import _mt_kernels as _K
+from ._errors import check_alloc
 from ._device import canonical
 from ._mt import DEFAULT_SEED, STATE_BYTES, MTEngine, nondeterministic_seed
 
@@ -194,6 +195,7 @@ def draw(kind, shape, dtype, generator=None, args=(), params=()):
     """
     if vmap_modes and "error" in vmap_modes:
         raise RuntimeError(_VMAP_RANDOM_ERROR)
+    check_alloc(shape, dtype)
     g = generator if generator is not None else default_generator
     if _torch_stream(g, args):
         return jnp.asarray(torch_draw(g._mt, kind, tuple(shape), np.dtype(dtype), args, dict(params)))

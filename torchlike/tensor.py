@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dispatch, _dtype, _views
+from ._errors import to_host
 from ._device import CPU, canonical, device as _device_cls
 from ._layout import strided as _strided
 from .autograd import grad_mode
@@ -484,13 +485,13 @@ class Tensor:
             raise _concrete_error("item")
         if x.size != 1:
             raise RuntimeError(f"a Tensor with {x.size} elements cannot be converted to Scalar")
-        return np.asarray(x).reshape(()).item()
+        return to_host(x).reshape(()).item()
 
     def tolist(self):
         x = self._value
         if _is_tracer(x):
             raise _concrete_error("tolist")
-        return np.asarray(x).tolist()
+        return to_host(x).tolist()
 
     def numpy(self, *, force=False):
         if self.requires_grad and not force:
@@ -499,10 +500,10 @@ class Tensor:
         if self._dev.type != "cpu" and not force:
             raise TypeError(f"can't convert {self._dev.type}:{self._dev.index or 0} device type tensor to "
                             "numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
-        return np.asarray(self._value)
+        return to_host(self._value)
 
     def __array__(self, dtype=None, copy=None):
-        a = np.asarray(self._value)
+        a = to_host(self._value)
         return a.astype(dtype) if dtype is not None else a
 
     def __dlpack__(self, stream=None, **kw):
@@ -525,7 +526,7 @@ class Tensor:
             raise _concrete_error("__bool__")
         if x.size != 1:
             raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
-        return bool(np.asarray(x).reshape(()))
+        return bool(to_host(x).reshape(()))
 
     def __float__(self):
         return float(self.item())

@@ -6,6 +6,7 @@ import jax.numpy as jnp
 
 from .. import _dtype
 from ._util import Tensor, as_tensor_arg, cast, dispatch, register
+from .._errors import broadcast_shape
 
 __all__ = ["to_dtype_op", "to_device_op", "clone", "contiguous", "copy_"]
 
@@ -53,29 +54,17 @@ def _copy_impl(dst, src, dt):
 def copy_(self, src, non_blocking=False):
     """Copy ``src`` (broadcast, cast) into self in place."""
     src = as_tensor_arg(src)
-    try:
-        jnp.broadcast_shapes(tuple(src.shape), tuple(self.shape))
-        if jnp.broadcast_shapes(tuple(src.shape), tuple(self.shape)) != tuple(self.shape):
-            raise ValueError
-    except ValueError:
-        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
-                           f"{list(jnp.broadcast_shapes(tuple(src.shape), tuple(self.shape)))}"
-                           if _broadcastable(src.shape, self.shape) else
-                           f"The size of tensor a ({self.shape[-1] if self.ndim else 1}) must match the size of "
-                           f"tensor b ({src.shape[-1] if src.ndim else 1}) at non-singleton dimension "
-                           f"{max(self.ndim, src.ndim) - 1}") from None
+    if tuple(src.shape) != tuple(self.shape):
+        shape = broadcast_shape(tuple(self.shape), tuple(src.shape))
+        if shape != tuple(self.shape):
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+                               f"{list(shape)}")
     if src._dev != self._dev:
         src = src.to(self._dev)
     new = dispatch(_copy_impl, (self, src), (("dt", self.dtype.np),), name="CopyBackwards", saves=False)
     return self._inplace_update(new)
 
 
-def _broadcastable(a, b):
-    try:
-        jnp.broadcast_shapes(tuple(a), tuple(b))
-        return True
-    except ValueError:
-        return False
 
 
 Tensor.copy_ = copy_

@@ -115,6 +115,7 @@ def matmul(input, other):
         if nb == 2:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                                f"{_dims_msg((math.prod(a[:-1]), a[-1]), b)}")
+        check_broadcast(a[:-2], b[:-2])  # torch checks the batch dimensions first
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{math.prod(a[:-2]) if na > 2 else 1}, {a[-1]}] but got: "
                            f"[{math.prod(b[:-2])}, {b[-2]}].")

@@ -24,6 +24,7 @@ from .._device import canonical
 from .._random import draw
 from ..autograd import grad_mode
 from ._util import Tensor, dispatch, register
+from .._errors import broadcast_shape
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson", "rand_like",
            "randn_like", "randint_like"]
@@ -187,7 +188,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     d = _dtype.result_type(*[v for v in (mean, std) if isinstance(v, Tensor)]) if mt and st else ref.dtype
     if not (d.is_floating_point or d.is_complex):
         raise NotImplementedError(f'"normal_kernel_cpu" not implemented for \'{_dtype._CAP[d.name]}\'')
-    shape = tuple(jnp.broadcast_shapes(tuple(mean.shape) if mt else (), tuple(std.shape) if st else ()))
+    shape = broadcast_shape(tuple(mean.shape) if mt else (), tuple(std.shape) if st else ())
     z = Tensor._wrap(draw("normal", shape, d.np, generator, args=(0.0, 1.0)), ref._dev)
     # torch: output.mul_(std).add_(mean): two ops, two roundings (one fused op would be an FMA)
     with grad_mode.no_grad():

@@ -16,6 +16,7 @@ import functools
 from typing import Callable
 
 from .. import _dtype
+from .._errors import inplace_error
 
 __all__ = ["OpEntry", "TABLE", "register", "install", "write_out", "check_no_overlap"]
 
@@ -103,7 +104,14 @@ def _with_out(fn):
 
 def _make_inplace(fn, name):
     def inplace(self, *args, **kwargs):
-        return self._inplace_update(fn(self, *args, **kwargs))
+        try:
+            r = fn(self, *args, **kwargs)
+        except RuntimeError as e:  # torch names the written-to tensor first in a broadcasting clash
+            err = inplace_error(e, self, args)
+            if err is e:
+                raise
+            raise err from None
+        return self._inplace_update(r)
     inplace.__name__ = name + "_"
     inplace.__doc__ = f"In-place version of :meth:`Tensor.{name}`."
     return inplace

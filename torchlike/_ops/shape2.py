@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
+from .._errors import check_alloc
 from ..tensor import Size
 from ._util import Tensor, cast, dispatch, register, shape_arg, wrap_dim
 
@@ -42,6 +43,8 @@ def repeat(input, *sizes):
         shape = (1,) * (len(reps) - input.ndim) + tuple(input.shape)
         raise RuntimeError(f"Trying to create tensor with negative dimension "
                            f"{min(s * r for s, r in zip(shape, reps))}: {[s * r for s, r in zip(shape, reps)]}")
+    shape = (1,) * (len(reps) - input.ndim) + tuple(input.shape)
+    check_alloc([s * r for s, r in zip(shape, reps)], input.dtype)
     return dispatch(_repeat_impl, (input,), (("reps", reps),), name="RepeatBackward0", saves=False)
 
 
@@ -95,6 +98,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """
     if repeats is None:  # the repeats-only overload
         r = _rep_counts(input)
+        check_alloc((int(r.sum()),), 8)
         idx = np.repeat(np.arange(r.size), r)
         if output_size is not None and output_size != idx.size:
             raise RuntimeError("allocated size does not match required size")
@@ -112,6 +116,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     elif r.size != n:
         raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
                            f"{r.size} and input.size({d}) = {n}")
+    total = int(r.sum())
+    check_alloc(x.shape[:d] + (total,) + x.shape[d + 1:], x.dtype)
+    check_alloc((total,), 8)  # the int64 index built first
     idx = np.repeat(np.arange(n), r)
     if output_size is not None and output_size != idx.size:
         raise RuntimeError("allocated size does not match required size")
@@ -534,6 +541,7 @@ def resize_(self, *sizes, memory_format=None):
         raise RuntimeError("cannot resize variables that require grad")
     if shape == tuple(self.shape):
         return self
+    check_alloc(shape, self.dtype)
     if self._vbase is not None and self._chain[0][0] != "alias":
         if math.prod(shape) > self.numel():
             raise RuntimeError("Trying to resize storage that is not resizable")

@@ -20,6 +20,7 @@ from .. import _dtype
 from ..return_types import make
 from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
 from .reduction import check_nonempty
+from .._errors import check_alloc
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive", "searchsorted",
            "bucketize", "bincount", "histc", "histogram"]
@@ -328,6 +329,7 @@ def bincount(input, weights=None, minlength=0):
     a = _np(input)
     if a.size and a.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    check_alloc((max(int(minlength), int(a.max()) + 1 if a.size else 0),), 8)
     length = _b.max(int(a.max()) + 1 if a.size else 0, int(minlength))
     if weights is None:
         dt = np.dtype(np.int64)
@@ -407,6 +409,7 @@ def histc(input, bins=100, min=0, max=0):
         raise NotImplementedError(f'"histogram_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
     if bins <= 0:
         raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dim 0")
+    check_alloc((int(bins),), input.dtype)
     lo, hi = _outer_edges(input, min, max, "torch.histc")
     # edges are stored in the input dtype, so the range is rounded to it first
     lo, hi = float(np.asarray(lo, input.dtype.np)), float(np.asarray(hi, input.dtype.np))

@@ -8,6 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype, _views
+from .._errors import check_alloc
 from ._util import Tensor, dispatch, is_symbolic, register, shape_arg, wrap_dim
 
 __all__ = ["view_step", "view_of_root", "copy_slices", "alias_op"]
@@ -294,6 +295,7 @@ def expand(input, *sizes):
     out = tuple(out)
     if out == sh:
         return view_step(input, ("reshape", sh))
+    check_alloc(out, input.dtype, overflow="numel")  # torch's view is free; JAX materialises it
     return view_step(input, ("expand", out))
 
 
@@ -368,6 +370,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def as_strided(input, size, stride, storage_offset=None):
     """A view with explicit sizes and strides over the root's storage."""
     off = input.storage_offset() if storage_offset is None else int(storage_offset)
+    check_alloc(tuple(int(s) for s in size), 8, overflow="numel")  # JAX materialises it (via an int64 index)
     return view_step(input, ("as_strided", tuple(int(s) for s in size), tuple(int(s) for s in stride), off))
 
 

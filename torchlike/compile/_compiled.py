@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _errors
 from ..autograd import grad_mode
 from ..tensor import Tensor
 from . import _dynamic, _trace
@@ -241,7 +241,7 @@ class CompiledFunction:
                 tr.restore()
                 return None, None
             if not isinstance(e, _BREAK_ERRORS):
-                raise
+                raise _errors.translate(e)  # torch's error, without JAX's frames and notes
             tr.restore()
             where = _user_frame(e.__traceback__)
             msg = f"graph break at {where}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"

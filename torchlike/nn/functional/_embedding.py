@@ -15,6 +15,7 @@ from ... import _dtype
 from ..._dispatch import dispatch
 from ...autograd import grad_mode
 from ...tensor import Tensor
+from ..._errors import check_alloc
 
 __all__ = ["embedding", "one_hot"]
 
@@ -95,6 +96,8 @@ def one_hot(tensor, num_classes=-1):
     """int64 one-hot encoding with a new last dim of size ``num_classes`` (max + 1 when -1)."""
     if tensor.dtype is not _dtype.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes != -1:
+        check_alloc(tuple(tensor.shape) + (int(num_classes),), 8)
     if num_classes != -1 and isinstance(tensor._value, jax.core.Tracer):
         return dispatch(_one_hot, (tensor,), (("num_classes", int(num_classes)),), diff=False)
     a = np.asarray(tensor._value)
@@ -107,4 +110,5 @@ def one_hot(tensor, num_classes=-1):
             raise RuntimeError("Class values must be non-negative.")
         if a.max() >= num_classes:
             raise RuntimeError("Class values must be smaller than num_classes.")
+    check_alloc(tuple(tensor.shape) + (int(num_classes),), 8)
     return dispatch(_one_hot, (tensor,), (("num_classes", int(num_classes)),), diff=False)

@@ -23,6 +23,7 @@ from ..._dispatch import dispatch
 from ..._ops._util import check_broadcast
 from ...tensor import Tensor
 from ...amp import _policy as _amp
+from ..._errors import broadcast_shape
 
 __all__ = ["l1_loss", "mse_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div", "nll_loss", "cross_entropy",
@@ -197,7 +198,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
                          f"({input.size()}) is deprecated. Please ensure they have the same size.")
     if weight is not None:
-        weight = weight.expand(np.broadcast_shapes(tuple(target.shape), tuple(weight.shape)))
+        weight = weight.expand(broadcast_shape(tuple(target.shape), tuple(weight.shape)))
     return dispatch(_bce, (input, target, weight), (("reduction", reduction),), name="BinaryCrossEntropyBackward0")
 
 

@@ -19,6 +19,7 @@ from ...tensor import Tensor
 from ._conv import ntuple
 from ._pooling import _gather_patches, _table_flat, adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from ...amp import _policy as _amp
+from ..._errors import check_alloc
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "grid_sample",
            "affine_grid", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold", "channel_shuffle",
@@ -65,6 +66,8 @@ def pad(input, pad, mode="constant", value=None):
                            f"got padding length {len(pad)} and input of dimension {input.ndim}")
     n = len(pad) // 2
     pairs = tuple((pad[2 * i], pad[2 * i + 1]) for i in range(n))[::-1]  # first dim .. last dim
+    check_alloc(tuple(input.shape)[:input.ndim - n] + tuple(s + a + b for s, (a, b) in zip(
+        tuple(input.shape)[input.ndim - n:], pairs)), input.dtype)
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if mode != "constant":

@@ -1,0 +1,261 @@
+"""torch's exceptions for failures that JAX, XLA or numpy would otherwise report in their own words.
+
+Two halves, both off the hot path:
+
+* ``translate(exc, f, name, arrays)`` is called by the dispatcher only after an op's JAX function
+  raised.  A failure of torchlike's own code (or of user code) passes through untouched; a failure
+  raised inside JAX/XLA/numpy becomes torch's: a broadcasting clash becomes "The size of tensor a (3)
+  must match the size of tensor b (4) at non-singleton dimension 1", an exhausted allocator becomes
+  torch's ``DefaultCPUAllocator`` message, anything else a ``RuntimeError`` naming the op.
+* ``check_alloc(shape, dtype)`` is called by the few ops whose result can be far larger than their
+  inputs (factories, random draws, ``expand``, ``repeat``...) before the request reaches XLA, which
+  aborts the process on a shape whose element count overflows int64 and may be killed by the
+  system on a request larger than the machine's memory.
+
+    >>> import torchlike
+    >>> try:
+    ...     torchlike.zeros(2, 3) + torchlike.zeros(4)
+    ... except RuntimeError as e:
+    ...     print(e)
+    The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+import types
+
+import numpy as np
+
+__all__ = ["translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit"]
+
+_INT64_MAX = 2 ** 63 - 1
+_SMALL = 2 ** 26
+_FOREIGN_MODULES = ("jax", "jaxlib", "numpy", "ml_dtypes", "opt_einsum")
+_FOREIGN_PATH = re.compile(r"[\\/](jax|jaxlib|numpy|ml_dtypes|opt_einsum)[\\/]")
+_FOREIGN_WORDS = re.compile(r"\b(jax\w*|jnp|lax|xla|stablehlo|mlir)\b", re.I)
+_limit = None
+
+
+def memory_limit():
+    """Bytes above which a single allocation fails: the machine's memory plus swap, the bound Linux's
+    default overcommit heuristic applies to torch's ``malloc``."""
+    global _limit
+    if _limit is None:
+        total = 0
+        try:
+            with open("/proc/meminfo") as fh:
+                for line in fh:
+                    key, _, rest = line.partition(":")
+                    if key in ("MemTotal", "SwapTotal"):
+                        total += int(rest.split()[0]) * 1024
+        except (OSError, ValueError, IndexError):
+            total = 0
+        if not total:
+            try:
+                total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+            except (ValueError, OSError, AttributeError):
+                total = 1 << 40
+        _limit = total
+    return _limit
+
+
+def alloc_error(nbytes):
+    """torch's CPU allocator failure for a request of ``nbytes`` bytes."""
+    return RuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+                        f"memory: you tried to allocate {int(nbytes)} bytes. Error code 12 (Cannot allocate "
+                        f"memory)")
+
+
+def _itemsize(dtype):
+    if isinstance(dtype, int):
+        return dtype
+    np_dtype = getattr(dtype, "np", dtype)
+    return np.dtype(np_dtype).itemsize
+
+
+def check_alloc(shape, dtype, *, overflow="storage"):
+    """Raise torch's error if allocating ``shape`` x ``dtype`` overflows int64 or exceeds memory.
+
+    ``overflow="numel"`` gives the message torch uses where it only counts elements (``expand``).
+    Cheap: one ``math.prod`` and a comparison for any request under a gibibyte.  Symbolic (export) dims
+    are skipped."""
+    try:
+        numel = math.prod(shape)
+        if numel <= _SMALL:  # far below int64 and any machine's memory, at 16 bytes an element
+            return
+    except TypeError:
+        return
+    if not all(isinstance(s, (int, np.integer)) for s in shape):
+        return
+    numel = math.prod(int(s) for s in shape)
+    if numel > _INT64_MAX:
+        if overflow == "numel":
+            raise RuntimeError("numel: integer multiplication overflow")
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={[int(s) for s in shape]}")
+    nbytes = numel * _itemsize(dtype)
+    if nbytes > _INT64_MAX:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={[int(s) for s in shape]}")
+    if nbytes > memory_limit():
+        raise alloc_error(nbytes)
+
+
+def broadcast_error(shapes):
+    """torch's error for the first pair of ``shapes`` (folded left to right) that don't broadcast, or None."""
+    acc = None
+    for sh in shapes:
+        sh = tuple(sh)
+        if acc is None:
+            acc = sh
+            continue
+        n = max(len(acc), len(sh))
+        x, y = (1,) * (n - len(acc)) + acc, (1,) * (n - len(sh)) + sh
+        out = []
+        for i in range(n - 1, -1, -1):
+            if x[i] != y[i] and x[i] != 1 and y[i] != 1:
+                return RuntimeError(f"The size of tensor a ({x[i]}) must match the size of tensor b ({y[i]}) at "
+                                    f"non-singleton dimension {i}")
+        for a, b in zip(x, y):
+            out.append(b if a == 1 else a)
+        acc = tuple(out)
+    return None
+
+
+def inplace_error(exc, self, args):
+    """For an in-place op: torch broadcasts the written-to tensor first, so a broadcasting clash names
+    ``self`` as tensor a.  Returns the error to raise (``exc`` when it is not a broadcasting clash)."""
+    if not str(exc).startswith("The size of tensor a"):
+        return exc
+    err = broadcast_error([tuple(self.shape)] + [tuple(a.shape) for a in args if hasattr(a, "shape")])
+    if err is None:
+        return exc
+    err.__cause__, err.__suppress_context__ = None, True
+    return err
+
+
+def broadcast_shape(*shapes):
+    """The shape ``shapes`` broadcast to, or torch's error naming the first clashing dimension."""
+    err = broadcast_error(shapes)
+    if err is not None:
+        raise err
+    n = max((len(s) for s in shapes), default=0)
+    out = [1] * n
+    for s in shapes:
+        for i, v in enumerate(s, n - len(s)):
+            if v != 1:
+                out[i] = v
+    return tuple(out)
+
+
+def is_foreign(exc):
+    """True when ``exc`` was raised inside JAX, XLA or numpy (not by torchlike or user code)."""
+    mod = type(exc).__module__.split(".")[0]
+    if mod in _FOREIGN_MODULES or isinstance(exc, MemoryError):
+        return True
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    if last is not None and _FOREIGN_PATH.search(last.tb_frame.f_code.co_filename or ""):
+        return True
+    return bool(_FOREIGN_WORDS.search(str(exc)))
+
+
+def _clean(exc):
+    """Strip JAX's frames, notes and chained exceptions from an exception of torchlike's or the user's
+    own that passed through a JAX trace, so none of JAX's text reaches the user."""
+    notes = getattr(exc, "__notes__", None)
+    if notes:
+        exc.__notes__ = [n for n in notes if not _FOREIGN_WORDS.search(n)]
+    for attr in ("__cause__", "__context__"):
+        c = getattr(exc, attr)
+        if c is not None and is_foreign(c):
+            setattr(exc, attr, None)
+            exc.__suppress_context__ = True
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        if not _FOREIGN_PATH.search(tb.tb_frame.f_code.co_filename or ""):
+            frames.append(tb)
+        tb = tb.tb_next
+    new = None
+    for t in reversed(frames):
+        new = types.TracebackType(new, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return exc.with_traceback(new)
+
+
+def _op_name(f, name):
+    if name and name not in ("Op", "CopySlices") and name.endswith(("Backward0", "Backward1")):
+        base = name[:-len("Backward0")]
+        return re.sub(r"(?<!^)(?=[A-Z])", "_", base).lower()
+    fn = getattr(f, "__name__", "op")
+    return fn.strip("_").removesuffix("_impl") or "op"
+
+
+# ops whose torch kernel broadcasts its operands in another order than torchlike passes them
+_OPERAND_ORDER = {"MaskedFillBackward0": (1, 0)}  # masked_fill: expand_outplace(mask, self)
+
+
+def _bytes_in(text):
+    m = re.search(r"allocat\w*\s+(\d+)\s*bytes", text)
+    return int(m.group(1)) if m else None
+
+
+def _sanitize(text):
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    line = re.sub(r"https?://\S+", "", line)
+    line = re.sub(r"\b(?:jax\w*|jnp|lax|xla|mlir|stablehlo)\b(?:\.\w+)*\.?", "", line, flags=re.I)
+    line = re.sub(r"\b(?:tracer|traced|jit(?:ted)?)\b", "", line, flags=re.I)
+    line = re.sub(r"^[\w.]*Error:\s*", "", line)
+    return re.sub(r"\s{2,}", " ", line).strip(" .:") or "invalid arguments"
+
+
+def translate(exc, f=None, name=None, arrays=()):
+    """torch's exception for ``exc``, raised while running an op's JAX function on ``arrays``; ``exc``
+    itself (without JAX's frames and notes) when it is torchlike's or the user's own."""
+    if not is_foreign(exc):
+        return _clean(exc)
+    text = str(exc)
+    low = text.lower()
+    if "resource_exhausted" in low or "out of memory" in low or isinstance(exc, MemoryError) or \
+            "array is too big" in low:
+        n = _bytes_in(text)
+        if n is None and getattr(exc, "shape", None) is not None:  # numpy's _ArrayMemoryError
+            n = math.prod(exc.shape) * _itemsize(exc.dtype)
+        return alloc_error(n if n is not None else 0)
+    shapes = [tuple(a.shape) for a in arrays if hasattr(a, "shape")]
+    if "broadcast" in low or "same shape" in low or "incompatible shapes" in low:
+        order = _OPERAND_ORDER.get(name)
+        err = broadcast_error([tuple(getattr(arrays[i], "shape", ())) for i in order] if order else shapes)
+        if err is not None:
+            return err
+    op = _op_name(f, name)
+    detail = _sanitize(text)
+    where = ", ".join(str(list(s)) for s in shapes)
+    return RuntimeError(f"{op}(): {detail}" + (f" (got inputs of shapes {where})" if where else ""))
+
+
+def _translated(fn):
+    def wrapper(exc, *a, **kw):
+        err = fn(exc, *a, **kw)
+        if err is not exc:
+            err.__cause__, err.__suppress_context__ = None, True
+        return err
+    wrapper.__name__, wrapper.__doc__ = fn.__name__, fn.__doc__
+    return wrapper
+
+
+translate = _translated(translate)
+
+
+def to_host(x):
+    """``np.asarray(x)`` for reading a value on the host; a computation that failed asynchronously
+    (XLA reports an exhausted allocator only when the result is read) raises torch's error here."""
+    try:
+        if hasattr(x, "block_until_ready"):
+            x.block_until_ready()  # raises for a failed buffer, which np.asarray would abort the process on
+        return np.asarray(x)
+    except Exception as e:
+        raise translate(e, None, "Op", ())
