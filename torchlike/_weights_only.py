@@ -375,7 +375,7 @@ class Unpickler:
         elif t is collections.OrderedDict:
             inst.__dict__.update(state)
         elif self._allowed(t, user):
-            if hasattr(inst, "__setstate__") and type(inst).__setstate__ is not object.__setstate__:
+            if hasattr(inst, "__setstate__"):
                 inst.__setstate__(state)
             else:
                 slotstate = None

@@ -19,6 +19,13 @@ from .rmsprop import RMSprop, Rprop  # noqa: F401
 from .sgd import SGD  # noqa: F401
 from .sparse_adam import SparseAdam  # noqa: F401
 from . import lr_scheduler, swa_utils  # noqa: F401
+from .._torch_paths import home as _home, mirror as _mirror  # noqa: E402
+import sys as _sys  # noqa: E402
+
+# torch's paths: Adafactor and Muon say torch.optim; the others have a module each
+_home(globals(), Adafactor, Muon)
+_mirror(_sys.modules[__name__], {"adadelta": [Adadelta], "adagrad": [Adagrad], "adamw": [AdamW], "nadam": [NAdam],
+                                 "radam": [RAdam], "rprop": [Rprop]})
 
 __all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "Muon", "NAdam",
            "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "lr_scheduler", "swa_utils"]

@@ -338,3 +338,14 @@ class GRUCell(RNNCellBase):
 
     def forward(self, input, hx=None):
         return self._cell("GRU", input, hx)
+
+
+def apply_permutation(tensor, permutation, dim=1):
+    """``tensor.index_select(dim, permutation)`` (torch's helper for packed-sequence state order).
+
+    >>> import torchlike as torch
+    >>> apply_permutation(torch.tensor([[1, 2], [3, 4]]), torch.tensor([1, 0]))
+    tensor([[2, 1],
+            [4, 3]])
+    """
+    return tensor.index_select(dim, permutation)
