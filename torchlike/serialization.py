@@ -83,7 +83,7 @@ class _Pickler(pickle._Pickler):
         return None
 
     def reducer_override(self, obj):
-        if isinstance(obj, Tensor):
+        if isinstance(obj, Tensor) and not _is_lazy(obj):
             return self._reduce_tensor(obj)
         return NotImplemented
 
@@ -168,6 +168,11 @@ class _StorageRef:
     def __init__(self, key, arr, dtype, location):
         self.key, self.arr, self.dtype, self.location = key, arr, dtype, location
         self.numel = int(np.prod(arr.shape, dtype=np.int64))
+
+
+def _is_lazy(t):
+    from .nn.parameter import is_lazy
+    return is_lazy(t)
 
 
 def _has_complex_step(chain):
