@@ -106,6 +106,10 @@ def user_allowed_globals():
             name = f"{g.__module__}.{g.__qualname__}"
             out[name] = g
             out.setdefault(_torch_name(name), g)
+            from .serialization import _torch_module_of
+            public = _torch_module_of(g)  # a function of a private file answers to its public path
+            if public is not None:
+                out.setdefault(f"{public}.{g.__qualname__}", g)
     return out
 
 

@@ -20,6 +20,7 @@ import os
 import pickle
 import struct
 import tempfile
+import types
 import warnings
 import zipfile
 
@@ -90,6 +91,13 @@ class _Pickler(pickle._Pickler):
     def save(self, obj, save_persistent_id=True):
         if isinstance(obj, _Global):
             self.save_global(obj)
+            return
+        if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType)) and _torch_module_of(obj) is not None:
+            memoized = self.memo.get(id(obj))
+            if memoized is not None:
+                self.write(self.get(memoized[0]))
+            else:
+                self.save_global(obj)  # pickle's function dispatch would bypass our save_global
             return
         if isinstance(obj, _dtype.dtype):
             self.save_global(_Global("torch", obj.name))

@@ -81,3 +81,18 @@ def custom_bwd(bwd=None, *, device_type="cuda"):
     if bwd is None:
         return functools.partial(custom_bwd, device_type=device_type)
     return bwd
+
+
+def autocast_decorator(autocast_instance, func):
+    """``func`` wrapped to run inside ``autocast_instance`` (what ``@autocast()`` applies).
+
+    >>> import torchlike as torch
+    >>> f = autocast_decorator(torch.autocast("cpu", enabled=False), lambda x: x + 1)
+    >>> f(1)
+    2
+    """
+    @functools.wraps(func)
+    def decorate_autocast(*args, **kwargs):
+        with autocast_instance:
+            return func(*args, **kwargs)
+    return decorate_autocast

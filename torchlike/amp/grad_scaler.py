@@ -2,8 +2,21 @@
 from __future__ import annotations
 
 import warnings
+from enum import Enum
 
-__all__ = ["GradScaler"]
+__all__ = ["GradScaler", "OptState"]
+
+
+class OptState(Enum):
+    """Where an optimizer is in GradScaler's step: READY, UNSCALED or STEPPED (torch's enum).
+
+    >>> OptState.UNSCALED.value
+    1
+    """
+
+    READY = 0
+    UNSCALED = 1
+    STEPPED = 2
 
 
 class GradScaler:
