@@ -52,3 +52,33 @@ def mirror(package, table):
             sys.modules[full] = mod
             setattr(package, sub, mod)
         home(vars(mod), *objs)
+
+
+def _missing_message(torch_path, why):
+    return f"{torch_path} is not implemented in torchlike ({why}); see docs/differences.md"
+
+
+def missing_function(namespace, name, why):
+    """A function ``name`` in ``namespace`` that raises torch-path-naming NotImplementedError when called."""
+    from ._missing import MissingAPI
+    torch_path = "torch" + namespace["__name__"][len("torchlike"):] + "." + name
+
+    def missing(*args, **kwargs):
+        raise MissingAPI(_missing_message(torch_path, why))
+    missing.__name__ = missing.__qualname__ = name
+    missing.__doc__ = f"Not implemented in torchlike ({why}): raises NotImplementedError; see docs/differences.md."
+    home(namespace, missing)
+    return missing
+
+
+def missing_class(namespace, name, why, bases=(object,)):
+    """A class ``name`` in ``namespace`` whose construction raises NotImplementedError (see ``missing_function``)."""
+    from ._missing import MissingAPI
+    torch_path = "torch" + namespace["__name__"][len("torchlike"):] + "." + name
+
+    def __init__(self, *args, **kwargs):
+        raise MissingAPI(_missing_message(torch_path, why))
+    cls = type(name, bases, {"__init__": __init__, "__doc__": f"Not implemented in torchlike ({why}): "
+                             "constructing it raises NotImplementedError; see docs/differences.md."})
+    home(namespace, cls)
+    return cls

@@ -357,9 +357,12 @@ class GRUCell(RNNCellBase):
 def apply_permutation(tensor, permutation, dim=1):
     """``tensor.index_select(dim, permutation)`` (torch's helper for packed-sequence state order).
 
-    >>> import torchlike as torch
+    >>> import torchlike as torch, warnings
+    >>> warnings.simplefilter("ignore", FutureWarning)
     >>> apply_permutation(torch.tensor([[1, 2], [3, 4]]), torch.tensor([1, 0]))
     tensor([[2, 1],
             [4, 3]])
     """
+    warnings.warn("`apply_permutation` is deprecated, please use `tensor.index_select(dim, permutation)` instead",
+                  FutureWarning, stacklevel=2)
     return tensor.index_select(dim, permutation)
