@@ -91,8 +91,8 @@ def _problems(modname):
     mirrored = "torchlike" + modname[len("torch"):]
     try:
         mod = importlib.import_module(mirrored)
-    except ImportError as e:
-        return [f"{mirrored}: module missing ({e})"]
+    except ImportError:
+        return [f"{mirrored}.{name}: missing (no module {mirrored})" for name, _ in TORCH_NAMES[modname]]
     out = []
     for name, qual in TORCH_NAMES[modname]:
         obj = getattr(mod, name, None)
