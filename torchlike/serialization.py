@@ -294,7 +294,7 @@ TENSOR_TYPE_NAMES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tenso
 
 def storage_types():
     """torch's storage class names -> torchlike dtype (``torch.FloatStorage`` -> float32)."""
-    return dict(_STORAGE_DTYPES, UntypedStorage=_dtype.uint8, TypedStorage=None)
+    return dict(_STORAGE_DTYPES, UntypedStorage=_dtype.uint8)
 
 
 def _get_layout(name):
@@ -378,9 +378,6 @@ class _Storage:
 
 def _storage_dtype(storage_type):
     return storage_type if isinstance(storage_type, _dtype.dtype) else _dtype.uint8
-
-
-_TORCH_DTYPE_NAMES = {f"torch.{n}" for n in dir(_dtype) if isinstance(getattr(_dtype, n), _dtype.dtype)}
 
 
 class _Unpickler(pickle.Unpickler):

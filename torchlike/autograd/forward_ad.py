@@ -25,7 +25,8 @@ class UnpackedDualTensor(NamedTuple):
 
 
 _WHY = "dual tensors for forward-mode AD; use torch.autograd.functional.jvp"
-for _name in ("enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual"):
-    missing_function(globals(), _name, _WHY)
-missing_class(globals(), "dual_level", _WHY)
-del _name
+enter_dual_level = missing_function(globals(), "enter_dual_level", _WHY)
+exit_dual_level = missing_function(globals(), "exit_dual_level", _WHY)
+make_dual = missing_function(globals(), "make_dual", _WHY)
+unpack_dual = missing_function(globals(), "unpack_dual", _WHY)
+dual_level = missing_class(globals(), "dual_level", _WHY)

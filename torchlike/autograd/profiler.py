@@ -77,4 +77,4 @@ class KinetoStepTracker:
         return cls._current_step
 
 
-missing_class(globals(), "profile", "the autograd profiler; use jax.profiler")
+profile = missing_class(globals(), "profile", "the autograd profiler; use jax.profiler")

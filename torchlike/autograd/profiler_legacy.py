@@ -8,4 +8,4 @@ from .._torch_paths import missing_class
 
 __all__ = ["profile"]
 
-missing_class(globals(), "profile", "the legacy autograd profiler; use jax.profiler")
+profile = missing_class(globals(), "profile", "the legacy autograd profiler; use jax.profiler")

@@ -51,6 +51,8 @@ class FormattedTimesMixin:
 
 
 _WHY = "the autograd profiler; use jax.profiler"
-for _name in ("EventList", "EventMetadata", "FunctionEvent", "FunctionEventAvg", "MemRecordsAcc"):
-    missing_class(globals(), _name, _WHY, bases=(list,) if _name == "EventList" else (object,))
-del _name
+EventList = missing_class(globals(), "EventList", _WHY, bases=(list,))
+EventMetadata = missing_class(globals(), "EventMetadata", _WHY)
+FunctionEvent = missing_class(globals(), "FunctionEvent", _WHY)
+FunctionEventAvg = missing_class(globals(), "FunctionEventAvg", _WHY)
+MemRecordsAcc = missing_class(globals(), "MemRecordsAcc", _WHY)
