@@ -101,3 +101,4 @@ _home(vars(graph), *[getattr(_graph_api, _n) for _n in _graph_api.__all__])
 _missing_function(vars(graph), "register_multi_grad_hook", "multi-tensor backward hooks")
 _missing_function(vars(graph), "set_override_stale_capture_stream", "CUDA graph capture streams")
 from . import forward_ad, profiler, profiler_util  # noqa: E402,F401  (attributes of torch.autograd too)
+from .grad_mode import set_multithreading_enabled  # noqa: E402,F401

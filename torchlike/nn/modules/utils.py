@@ -45,7 +45,7 @@ def consume_prefix_in_state_dict_if_present(state_dict, prefix):
     >>> sd = OrderedDict([("module.w", 1), ("b", 2)])
     >>> consume_prefix_in_state_dict_if_present(sd, "module.")
     >>> list(sd)
-    ['w', 'b']
+    ['b', 'w']
     """
     keys = list(state_dict.keys())
     for key in keys:
