@@ -198,3 +198,35 @@ def test_module_saved_by_one_library_computes_the_same_in_the_other(name):
                 out = mod(*[lib.tensor(x) for x in xs])
             outs.append(out[0] if isinstance(out, tuple) else out)
         np.testing.assert_allclose(_np(outs[0]), _np(outs[1]), rtol=1e-5, atol=1e-5, err_msg=name)
+
+
+_RUNNER_SCRIPT = '''
+import torch
+import torch.nn.functional as F
+allowed = [torch.nn.Sequential, torch.nn.Embedding, torch.nn.TransformerEncoder, torch.nn.TransformerEncoderLayer,
+           torch.nn.modules.activation.MultiheadAttention, torch.nn.modules.linear.NonDynamicallyQuantizableLinear,
+           torch.nn.Linear, torch.nn.LayerNorm, torch.nn.Dropout, torch.nn.ModuleList, F.relu]
+with torch.serialization.safe_globals(allowed):
+    m = torch.load("model.pt")
+print(m.eval()(torch.tensor([[1, 2, 3]]))[0, 0, :3].tolist())
+torch.save(m, "model2.pt")
+'''
+
+
+def test_word_language_model_idiom_under_the_runner(tmp_path):
+    """A script saves/loads a whole model inside safe_globals naming torch's paths, run unchanged."""
+    import subprocess
+    import sys
+    m = torch.nn.Sequential(torch.nn.Embedding(10, 4), torch.nn.TransformerEncoder(
+        torch.nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0), 1, enable_nested_tensor=False),
+        torch.nn.Linear(4, 10)).eval()
+    torch.save(m, tmp_path / "model.pt")
+    (tmp_path / "script.py").write_text(_RUNNER_SCRIPT)
+    out = subprocess.run([sys.executable, "-m", "torchlike", "run", "script.py"], capture_output=True, text=True,
+                         timeout=600, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    expected = m(torch.tensor([[1, 2, 3]]))[0, 0, :3]
+    np.testing.assert_allclose(eval(out.stdout.strip().splitlines()[-1]), expected.tolist(), rtol=1e-5, atol=1e-6)
+    back = torch.load(tmp_path / "model2.pt", weights_only=False).eval()  # written by torchlike, read by torch
+    np.testing.assert_allclose(back(torch.tensor([[1, 2, 3]]))[0, 0, :3].tolist(), expected.tolist(), rtol=1e-5,
+                               atol=1e-6)
