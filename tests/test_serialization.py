@@ -54,19 +54,20 @@ def test_module_state_dict_and_parameter_roundtrip(tmp_path):
 
 
 def test_weights_only_refuses_unknown_globals_and_safe_globals_allow(tmp_path):
-    torch.save({"x": torch.ones(1), "cls": collections_counter()}, tmp_path / "bad.pt")
-    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+    import fractions
+    torch.save({"x": torch.ones(1), "cls": fractions.Fraction(1, 3)}, tmp_path / "bad.pt")
+    with pytest.raises(pickle.UnpicklingError) as theirs:
+        torch.load(tmp_path / "bad.pt")
+    with pytest.raises(pickle.UnpicklingError) as ours:
         torchlike.load(tmp_path / "bad.pt")
-    import collections
-    with torchlike.serialization.safe_globals([collections.Counter]):
+    assert str(ours.value) == str(theirs.value)
+    with torch.serialization.safe_globals([fractions.Fraction]):
+        assert torch.load(tmp_path / "bad.pt")["cls"] == fractions.Fraction(1, 3)
+    with torchlike.serialization.safe_globals([fractions.Fraction]):
         out = torchlike.load(tmp_path / "bad.pt")
-    assert out["cls"] == collections.Counter("ab")
-    assert torchlike.load(tmp_path / "bad.pt", weights_only=False)["cls"] == collections.Counter("ab")
-
-
-def collections_counter():
-    import collections
-    return collections.Counter("ab")
+    assert out["cls"] == fractions.Fraction(1, 3)
+    assert torchlike.serialization.get_safe_globals() == []
+    assert torchlike.load(tmp_path / "bad.pt", weights_only=False)["cls"] == fractions.Fraction(1, 3)
 
 
 def test_failed_save_keeps_existing_file(tmp_path):

@@ -13,23 +13,26 @@ tensor([0, 1, 2])
 """
 from __future__ import annotations
 
+import _compat_pickle
 import collections
 import io
 import os
 import pickle
 import struct
 import tempfile
+import types
+import warnings
 import zipfile
 
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtype, _views
+from . import _dtype, _views, _weights_only
 from ._device import canonical, device as _device_cls
 from .tensor import Size, Tensor
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
-           "DEFAULT_PROTOCOL"]
+           "get_unsafe_globals_in_checkpoint", "DEFAULT_PROTOCOL"]
 
 DEFAULT_PROTOCOL = 2
 _ALIGN = 64
@@ -67,6 +70,11 @@ class _Pickler(pickle._Pickler):
         if isinstance(obj, _Global):
             self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
             return
+        module = _torch_module_of(obj, name)
+        if module is not None:
+            self.write(pickle.GLOBAL + f"{module}\n{name or obj.__qualname__}\n".encode())
+            self.memoize(obj)
+            return
         super().save_global(obj, name)
 
     def persistent_id(self, obj):
@@ -76,13 +84,20 @@ class _Pickler(pickle._Pickler):
         return None
 
     def reducer_override(self, obj):
-        if isinstance(obj, Tensor):
+        if isinstance(obj, Tensor) and not _is_lazy(obj):
             return self._reduce_tensor(obj)
         return NotImplemented
 
     def save(self, obj, save_persistent_id=True):
         if isinstance(obj, _Global):
             self.save_global(obj)
+            return
+        if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType)) and _torch_module_of(obj) is not None:
+            memoized = self.memo.get(id(obj))
+            if memoized is not None:
+                self.write(self.get(memoized[0]))
+            else:
+                self.save_global(obj)  # pickle's function dispatch would bypass our save_global
             return
         if isinstance(obj, _dtype.dtype):
             self.save_global(_Global("torch", obj.name))
@@ -128,6 +143,27 @@ class _Pickler(pickle._Pickler):
         return hit
 
 
+def _torch_module_of(obj, name=None):
+    """torch's module path for a torchlike class/function (pickles name torch's globals), else None.
+
+    A private module (``torchlike.nn.functional._activation``) is replaced by the nearest public
+    package that exports the same object (``torch.nn.functional``).
+    """
+    module = getattr(obj, "__module__", None)
+    qual = name or getattr(obj, "__qualname__", None)
+    if not isinstance(module, str) or not (module == "torchlike" or module.startswith("torchlike.")) \
+            or not qual or "." in qual:
+        return None
+    import sys
+    parts = module.split(".")
+    while any(p.startswith("_") for p in parts[1:]) and len(parts) > 1:
+        parts.pop()
+        mod = sys.modules.get(".".join(parts))
+        if mod is not None and getattr(mod, qual, None) is obj and not any(p.startswith("_") for p in parts[1:]):
+            break
+    return "torch" + ".".join(parts)[len("torchlike"):]
+
+
 class _TensorReduce:
     def __init__(self, args):
         self.args = args
@@ -140,6 +176,11 @@ class _StorageRef:
     def __init__(self, key, arr, dtype, location):
         self.key, self.arr, self.dtype, self.location = key, arr, dtype, location
         self.numel = int(np.prod(arr.shape, dtype=np.int64))
+
+
+def _is_lazy(t):
+    from .nn.parameter import is_lazy
+    return is_lazy(t)
 
 
 def _has_complex_step(chain):
@@ -202,49 +243,71 @@ def save(obj, f, pickle_module=None, pickle_protocol=DEFAULT_PROTOCOL, _use_new_
 
 
 # ---- reading ------------------------------------------------------------------------------------
-_safe_globals: list = []
+def add_safe_globals(safe_globals):
+    """Mark classes/functions (or ``(obj, "module.qualname")`` pairs) as safe for ``load(weights_only=True)``.
 
-
-def add_safe_globals(globals_list):
-    """Allow these classes/functions in ``load(weights_only=True)`` files."""
-    _safe_globals.extend(globals_list)
+    >>> import collections, torchlike
+    >>> torchlike.serialization.add_safe_globals([collections.Counter])
+    >>> collections.Counter in torchlike.serialization.get_safe_globals()
+    True
+    >>> torchlike.serialization.clear_safe_globals()
+    """
+    _weights_only.add_safe_globals(safe_globals)
 
 
 def get_safe_globals():
-    return list(_safe_globals)
+    """The user-added globals that are safe for ``weights_only`` load (see ``add_safe_globals``)."""
+    return _weights_only.get_safe_globals()
 
 
 def clear_safe_globals():
-    _safe_globals.clear()
+    """Forget every global added with ``add_safe_globals`` (see ``add_safe_globals``)."""
+    _weights_only.clear_safe_globals()
 
 
-class safe_globals:
-    """Context manager adding safe globals for the duration of a block."""
+class safe_globals(_weights_only.safe_globals_context):
+    """Context manager allowing these globals in ``load(weights_only=True)`` inside the block.
 
-    def __init__(self, globals_list):
-        self.globals_list = list(globals_list)
+    >>> import io, torchlike
+    >>> buf = io.BytesIO(); torchlike.save({1j}, buf); _ = buf.seek(0)
+    >>> with torchlike.serialization.safe_globals([]):
+    ...     torchlike.load(buf)
+    {1j}
+    """
 
-    def __enter__(self):
-        self.n = len(_safe_globals)
-        _safe_globals.extend(self.globals_list)
 
-    def __exit__(self, *a):
-        del _safe_globals[self.n:]
+def get_unsafe_globals_in_checkpoint(f):
+    """The GLOBALs of a ``save`` file that ``weights_only`` load would refuse (read statically)."""
+    with _open_read(f) as fh:
+        if not zipfile.is_zipfile(fh):
+            raise ValueError("Expected input to be a checkpoint returned by torch.save")
+        fh.seek(0)
+        with zipfile.ZipFile(fh) as zf:
+            found = _weights_only.globals_in_pickle(zf.read(_data_pkl_name(zf)))
+    safe = set(_weights_only.default_allowed_globals()) | set(_weights_only.user_allowed_globals())
+    return list(found - safe)
+
+
+TENSOR_TYPE_NAMES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
+                     "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor")
+
+
+def storage_types():
+    """torch's storage class names -> torchlike dtype (``torch.FloatStorage`` -> float32)."""
+    return dict(_STORAGE_DTYPES, UntypedStorage=_dtype.uint8)
+
+
+def _get_layout(name):
+    return name  # torchlike's layouts are their names (Tensor.layout == "torch.strided")
+
+
+def _rebuild_tensor(storage, storage_offset, size, stride):
+    return storage.view(storage_offset, tuple(size), tuple(stride))
 
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
                        metadata=None):
-    root = storage.tensor()
-    size, stride = tuple(size), tuple(stride)
-    numel = int(np.prod(size, dtype=np.int64))
-    if storage_offset == 0 and stride == _views.contiguous_strides(size) and numel == root.numel() \
-            and not storage.shared:
-        t = Tensor._wrap(root._value.reshape(size), root._dev)
-    elif numel == 0:
-        t = Tensor._wrap(jnp.zeros(size, root._value.dtype), root._dev)
-    else:
-        from ._ops.views import view_step
-        t = view_step(root, ("as_strided", size, stride, int(storage_offset)))
+    t = _rebuild_tensor(storage, storage_offset, size, stride)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -252,84 +315,127 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
 
 def _rebuild_parameter(data, requires_grad, backward_hooks, *state):
     from .nn.parameter import Parameter
-    return Parameter(data, requires_grad)
+    p = Parameter(data, requires_grad)
+    if state and isinstance(state[0], dict):
+        p.__dict__.update(state[0])
+    return p
+
+
+_rebuild_parameter_with_state = _rebuild_parameter
+
+
+def _rebuild_device_tensor_from_numpy(data, dtype, device, requires_grad):
+    t = Tensor._wrap(jnp.asarray(np.asarray(data)).astype(dtype.np), canonical(device))
+    return t.requires_grad_(requires_grad) if requires_grad else t
+
+
+def _rebuild_device_tensor_from_cpu_tensor(data, dtype, device, requires_grad):
+    t = data.to(dtype=dtype)
+    return t.requires_grad_(requires_grad) if requires_grad else t
+
+
+def _rebuild_from_type_v2(func, new_type, args, state):
+    ret = func(*args)
+    if type(ret) is not new_type:
+        ret = ret.as_subclass(new_type)
+    setstate = getattr(type(ret), "__setstate__", None)
+    if setstate is not None and setstate is not getattr(Tensor, "__setstate__", None):
+        ret.__setstate__(state)
+    elif isinstance(state, tuple) and len(state) == 2:
+        ret.__dict__.update(state[0] or {})
+        for k, v in (state[1] or {}).items():
+            setattr(ret, k, v)
+    elif state:
+        ret.__dict__.update(state)
+    return ret
 
 
 class _Storage:
-    def __init__(self, loader, key, dt, location, numel):
-        self.loader, self.key, self.dt, self.location, self.numel = loader, key, dt, location, numel
-        self._t = None
-        self.shared = False
+    """One saved storage; tensors over it are views of a single root so that writes are shared.
 
-    def tensor(self):
-        if self._t is None:
-            raw = self.loader.read(self.key, self.dt, self.numel)
-            self._t = Tensor._wrap(raw, self.loader.device_for(self.location))
-        else:
-            self.shared = True
-        return self._t
+    The root is the first tensor built over the storage when that tensor covers it contiguously from
+    offset 0; otherwise a hidden flat tensor holding all of it.
+    """
+
+    def __init__(self, read, key, dt, device, numel):
+        self.read, self.key, self.dt, self.device, self.numel = read, key, dt, device, numel
+        self.root = None
+
+    def view(self, offset, size, stride):
+        numel = int(np.prod(size, dtype=np.int64))
+        full = offset == 0 and stride == _views.contiguous_strides(size) and numel == self.numel
+        if self.root is None:
+            raw = self.read(self.key, self.dt, self.numel)
+            if full:
+                self.root = Tensor._wrap(raw.reshape(size), self.device)
+                return self.root
+            self.root = Tensor._wrap(raw, self.device)
+        if numel == 0:
+            return Tensor._wrap(jnp.zeros(size, self.dt.np), self.device)
+        from ._ops.views import view_step
+        return view_step(self.root, ("as_strided", size, stride, int(offset)))
 
 
-_ALLOWED = {("collections", "OrderedDict"): collections.OrderedDict,
-            ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
-            ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
-            ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter,
-            ("torch", "Size"): Size,
-            ("torch", "device"): _device_cls,
-            ("builtins", "set"): set, ("builtins", "frozenset"): frozenset, ("builtins", "complex"): complex,
-            ("builtins", "slice"): slice, ("builtins", "bytearray"): bytearray, ("builtins", "range"): range,
-            ("_codecs", "encode"): __import__("codecs").encode}
+def _storage_dtype(storage_type):
+    return storage_type if isinstance(storage_type, _dtype.dtype) else _dtype.uint8
 
 
 class _Unpickler(pickle.Unpickler):
-    def __init__(self, file, storages, weights_only):
-        super().__init__(file, encoding="utf-8")
-        self.storages, self.weights_only = storages, weights_only
+    """``weights_only=False``: any global, torch's names resolved to torchlike's objects."""
+
+    def __init__(self, file, persistent_load, **kwargs):
+        kwargs.setdefault("encoding", "utf-8")
+        super().__init__(file, **kwargs)
+        self._pload = persistent_load
 
     def find_class(self, module, name):
-        if (module, name) in _ALLOWED:
-            return _ALLOWED[(module, name)]
-        if module == "torch" and name in _STORAGE_DTYPES:
-            return _STORAGE_DTYPES[name]
-        if module == "torch" and isinstance(getattr(_dtype, name, None), _dtype.dtype):
-            return getattr(_dtype, name)
-        if module.startswith("torch") and not module.startswith("torchlike"):
+        if (module, name) in _compat_pickle.NAME_MAPPING:
+            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+        elif module in _compat_pickle.IMPORT_MAPPING:
+            module = _compat_pickle.IMPORT_MAPPING[module]
+        defaults = _weights_only.default_allowed_globals()
+        if f"{module}.{name}" in defaults:
+            return defaults[f"{module}.{name}"]
+        if module == "torch" or module.startswith("torch."):
             module = "torchlike" + module[len("torch"):]
-            if module == "torchlike.nn.parameter" and name == "Parameter":
-                from .nn.parameter import Parameter
-                return Parameter
-        for g in _safe_globals:
-            obj = g[0] if isinstance(g, tuple) else g
-            if getattr(obj, "__module__", None) in (module, module.replace("torchlike", "torch", 1)) and \
-                    getattr(obj, "__qualname__", getattr(obj, "__name__", None)) == name:
-                return obj
-        if self.weights_only:
-            raise pickle.UnpicklingError(
-                f"Weights only load failed. This file can still be loaded, to do so you have two options, do those "
-                f"steps only if you trust the source of the checkpoint. \n\t(1) In PyTorch 2.6, we changed the "
-                f"default value of the `weights_only` argument in `torch.load` from `False` to `True`. Re-running "
-                f"`torch.load` with `weights_only` set to `False` will likely succeed, but it can result in "
-                f"arbitrary code execution. Do it only if you got the file from a trusted source.\n\t(2) "
-                f"Alternatively, to load with `weights_only=True` please check the recommended steps in the "
-                f"following error message.\n\tWeightsUnpickler error: Unsupported global: GLOBAL {module}.{name} "
-                f"was not an allowed global by default. Please use `torch.serialization.add_safe_globals([{name}])`"
-                f" or the `torch.serialization.safe_globals([{name}])` context manager to allowlist this global "
-                f"if you trust this class/function.")
         return super().find_class(module, name)
 
     def persistent_load(self, pid):
-        if not (isinstance(pid, tuple) and pid and pid[0] == "storage"):
-            raise pickle.UnpicklingError(f"unsupported persistent id {pid!r}")
-        _, dt, key, location, numel = pid
-        st = self.storages.get(key)
-        if st is None:
-            st = self.storages[key] = _Storage(self.loader, key, dt, location, numel)
-        return st
+        return self._pload(pid)
+
+
+def _unpickle(data_file, persistent_load, weights_only, pickle_load_args):
+    if weights_only:
+        up = _weights_only.Unpickler(data_file, encoding=pickle_load_args.get("encoding", "utf-8"),
+                                     persistent_load=persistent_load)
+        try:
+            return up.load()
+        except pickle.UnpicklingError as e:
+            raise pickle.UnpicklingError(_weights_only.wo_message(str(e))) from None
+    return _Unpickler(data_file, persistent_load, **pickle_load_args).load()
+
+
+def _data_pkl_name(zf):
+    pkl = next((n for n in zf.namelist() if n.endswith("/data.pkl") and n.count("/") == 1), None)
+    if pkl is None:
+        raise RuntimeError("PytorchStreamReader failed locating file data.pkl: file not found")
+    return pkl
 
 
 class _Loader:
     def __init__(self, zf, prefix, map_location, mmap_path):
         self.zf, self.prefix, self.map_location, self.mmap_path = zf, prefix, map_location, mmap_path
+        self.storages = {}
+
+    def persistent_load(self, pid):
+        if not (isinstance(pid, tuple) and pid and _weights_only._ascii(pid[0]) == "storage"):
+            raise pickle.UnpicklingError(f"unsupported persistent id {pid!r}")
+        _, storage_type, key, location, numel = pid
+        st = self.storages.get(key)
+        if st is None:
+            dev = _device_for(self.map_location, _weights_only._ascii(location))
+            st = self.storages[key] = _Storage(self.read, key, _storage_dtype(storage_type), dev, numel)
+        return st
 
     def read(self, key, dt, numel):
         name = f"{self.prefix}/data/{key}"
@@ -346,63 +452,88 @@ class _Loader:
             arr = np.frombuffer(self.zf.read(name), dtype=np_dt, count=numel)
         return jnp.asarray(arr.astype(np.dtype(dt.np)))
 
-    def device_for(self, location):
-        ml = self.map_location
-        if callable(ml) and not isinstance(ml, (str, _device_cls)):
-            return canonical("cpu")
-        if isinstance(ml, dict):
-            location = ml.get(location, location)
-        elif ml is not None:
-            location = str(ml)
-        d = canonical(location)
-        if d.type == "cuda":
-            from . import cuda
-            if not cuda.is_available():
-                raise RuntimeError("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() "
-                                   "is False. If you are running on a CPU-only machine, please use torch.load with "
-                                   "map_location=torch.device('cpu') to map your storages to the CPU.")
-        return d
+
+def _device_for(ml, location):
+    """Where a storage saved at ``location`` goes under ``map_location``."""
+    if callable(ml) and not isinstance(ml, (str, _device_cls)):
+        return canonical("cpu")
+    if isinstance(ml, dict):
+        location = ml.get(location, location)
+    elif ml is not None:
+        location = str(ml)
+    d = canonical(location)
+    if d.type == "cuda":
+        from . import cuda
+        if not cuda.is_available():
+            raise RuntimeError("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() "
+                               "is False. If you are running on a CPU-only machine, please use torch.load with "
+                               "map_location=torch.device('cpu') to map your storages to the CPU.")
+    return d
+
+
+class _open_read:
+    def __init__(self, f):
+        self.f = f
+
+    def __enter__(self):
+        if isinstance(self.f, (str, os.PathLike)):
+            path = os.fspath(self.f)
+            if not os.path.exists(path):
+                raise FileNotFoundError(f"[Errno 2] No such file or directory: '{path}'")
+            self.fh = open(path, "rb")
+        else:
+            self.fh = self.f
+        return self.fh
+
+    def __exit__(self, *exc):
+        if self.fh is not self.f:
+            self.fh.close()
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
-    """Load an object saved by ``torch.save`` (or ``torchlike.save``).
+    """Load an object saved by ``torch.save`` (or ``torchlike.save``), zip or legacy (pre-1.6) format.
 
     ``weights_only=True`` (the default, as in torch) refuses any global outside tensors, containers,
     dtypes/devices/sizes and ``add_safe_globals`` entries — without executing anything.
     """
-    if weights_only is None:
-        weights_only = os.environ.get("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0") in ("0", "")
-    mmap_path = None
-    if isinstance(f, (str, os.PathLike)):
-        path = os.fspath(f)
-        if not os.path.exists(path):
-            raise FileNotFoundError(f"[Errno 2] No such file or directory: '{path}'")
-        mmap_path = path if mmap else None
-        fh = open(path, "rb")
-    else:
-        if mmap:
-            raise ValueError("f must be a file path in order to use the mmap argument")
-        fh = f
-    try:
-        if not zipfile.is_zipfile(fh):
-            raise RuntimeError("Invalid magic number; corrupt file? (torchlike reads torch's zip format, saved "
-                               "by torch >= 1.6)")
-        fh.seek(0)
-        with zipfile.ZipFile(fh) as zf:
-            names = zf.namelist()
-            pkl = next((n for n in names if n.endswith("/data.pkl") and n.count("/") == 1), None)
-            if pkl is None:
-                raise RuntimeError("PytorchStreamReader failed locating file data.pkl: file not found")
-            prefix = pkl.split("/")[0]
-            order = zf.read(f"{prefix}/byteorder").decode() if f"{prefix}/byteorder" in names else "little"
-            if order != "little":
-                raise RuntimeError("torchlike reads little-endian checkpoints only")
-            up = _Unpickler(io.BytesIO(zf.read(pkl)), {}, weights_only)
-            up.loader = _Loader(zf, prefix, map_location, mmap_path)
-            obj = up.load()
-    finally:
-        if fh is not f:
-            fh.close()
+    true_values = ("1", "y", "yes", "true")
+    force_wo = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in true_values
+    force_no_wo = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in true_values
+    if force_wo and force_no_wo:
+        raise RuntimeError("Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` "
+                           "should be set, but both were set.")
+    if force_wo:
+        weights_only = True
+    elif weights_only is None:
+        weights_only = not force_no_wo and pickle_module is None
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    if pickle_load_args and weights_only:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.")
+        pickle_load_args = {}
+    if not isinstance(f, (str, os.PathLike)) and mmap:
+        raise ValueError("f must be a file path in order to use the mmap argument")
+    with _open_read(f) as fh:
+        if zipfile.is_zipfile(fh):
+            fh.seek(0)
+            with zipfile.ZipFile(fh) as zf:
+                pkl = _data_pkl_name(zf)
+                prefix = pkl.split("/")[0]
+                names = zf.namelist()
+                order = zf.read(f"{prefix}/byteorder").decode() if f"{prefix}/byteorder" in names else "little"
+                if order != "little":
+                    raise RuntimeError("torchlike reads little-endian checkpoints only")
+                loader = _Loader(zf, prefix, map_location, os.fspath(f) if mmap else None)
+                obj = _unpickle(io.BytesIO(zf.read(pkl)), loader.persistent_load, weights_only, pickle_load_args)
+        else:
+            if mmap:
+                f_name = "" if not isinstance(f, str) else f"{f}, "
+                raise RuntimeError("mmap can only be used with files saved with `torch.save("
+                                   f"{f_name}_use_new_zipfile_serialization=True), please torch.save your "
+                                   "checkpoint with this option in order to use mmap.")
+            fh.seek(0)
+            from ._legacy_serialization import legacy_load
+            obj = legacy_load(fh, lambda loc: _device_for(map_location, loc), weights_only, pickle_load_args)
     if callable(map_location) and not isinstance(map_location, (str, _device_cls, dict)):
         obj = _apply_map_location(obj, map_location)
     return obj

@@ -184,3 +184,18 @@ def custom_bwd(bwd=None, *, device_type):
                       dtype=getattr(ctx, "_dtype", None)):
             return bwd(*args, **kwargs)
     return decorate_bwd
+
+
+def autocast_decorator(autocast_instance, func):
+    """``func`` wrapped to run inside ``autocast_instance`` (what ``@autocast()`` applies).
+
+    >>> import torchlike as torch
+    >>> f = autocast_decorator(torch.autocast("cpu", enabled=False), lambda x: x + 1)
+    >>> f(1)
+    2
+    """
+    @functools.wraps(func)
+    def decorate_autocast(*args, **kwargs):
+        with autocast_instance:
+            return func(*args, **kwargs)
+    return decorate_autocast

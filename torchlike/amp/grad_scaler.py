@@ -9,11 +9,18 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
+from enum import Enum
 
 __all__ = ["GradScaler", "OptState"]
 
 
-class OptState:
+class OptState(Enum):
+    """Where an optimizer is in GradScaler's step: READY, UNSCALED or STEPPED (torch's enum).
+
+    >>> OptState.UNSCALED.value
+    1
+    """
+
     READY = 0
     UNSCALED = 1
     STEPPED = 2

@@ -86,8 +86,19 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return res
 
 
-def Variable(data, requires_grad=False, volatile=False):
-    """Legacy ``torch.autograd.Variable``: returns the tensor itself (Variables are Tensors)."""
-    if requires_grad:
-        data.requires_grad_(True)
-    return data
+from .variable import Variable  # noqa: E402
+
+
+def variable(*args, **kwargs):
+    """Removed in torch: raises torch's RuntimeError (use ``torch.tensor``)."""
+    raise RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) instead")
+
+from . import _graph_api  # noqa: E402
+from .._torch_paths import home as _home, missing_function as _missing_function  # noqa: E402
+
+# torch.autograd.graph's user API lives in _graph_api (graph.py holds the engine's Node)
+_home(vars(graph), *[getattr(_graph_api, _n) for _n in _graph_api.__all__])
+_missing_function(vars(graph), "register_multi_grad_hook", "multi-tensor backward hooks")
+_missing_function(vars(graph), "set_override_stale_capture_stream", "CUDA graph capture streams")
+from . import forward_ad, profiler, profiler_util  # noqa: E402,F401  (attributes of torch.autograd too)
+from .grad_mode import set_multithreading_enabled  # noqa: E402,F401

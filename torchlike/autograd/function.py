@@ -188,3 +188,33 @@ def once_differentiable(fn):
         with grad_mode.no_grad():
             return fn(ctx, *args)
     return wrapper
+
+
+# ---- torch's other torch.autograd.function names ---------------------------------------------------
+FunctionMeta = _FunctionMeta  # Function's metaclass
+FunctionMeta.__name__ = FunctionMeta.__qualname__ = "FunctionMeta"
+
+
+class BackwardCFunction(FunctionCtx):
+    """The ``ctx`` class torch builds for each ``Function`` node (torchlike's is ``FunctionCtx``)."""
+
+    _is_legacy = False
+
+
+class InplaceFunction(Function):
+    """A ``Function`` that may work in place (``self.inplace``), as torch's base class.
+
+    >>> InplaceFunction(inplace=True).inplace
+    True
+    """
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+from .._torch_paths import missing_class as _missing_class  # noqa: E402
+
+_missing_class(globals(), "NestedIOFunction", "the legacy non-static Function API removed from torch's docs",
+               bases=(Function,))
+__all__ += ["FunctionMeta", "BackwardCFunction", "InplaceFunction"]

@@ -128,4 +128,11 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     return out, (h if was_tuple else h[0])
 
 
-hvp = vhp  # the Hessian is symmetric for the twice-differentiable functions this is used on
+def hvp(func, inputs, v=None, create_graph=False, strict=False):
+    """``(func(inputs), H @ v)``: the Hessian is symmetric for twice-differentiable ``func``, so this is ``vhp``.
+
+    >>> import torchlike as torch
+    >>> hvp(lambda x: (x ** 3).sum(), torch.tensor([1.0, 2.0]), torch.tensor([1.0, 1.0]))[1]
+    tensor([ 6., 12.])
+    """
+    return vhp(func, inputs, v, create_graph, strict)

@@ -146,3 +146,52 @@ class inference_mode(_DecoratorContextManager):
 
     def clone(self):
         return self.__class__(self.mode)
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """Turn multithreaded backwards on or off (torchlike's backward always runs on the calling thread,
+    so this only records the setting, as torch does on a build without threads).
+
+    >>> import torchlike as torch
+    >>> with torch.autograd.set_multithreading_enabled(False):
+    ...     pass
+    """
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = _state.__dict__.get("multithreading", True)
+        self.mode = bool(mode)
+        _state.multithreading = self.mode
+
+    def __enter__(self) -> None:
+        _state.multithreading = self.mode
+
+    def __exit__(self, *exc) -> None:
+        _state.multithreading = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class enforce_grad_layout_policy(_DecoratorContextManager):
+    """Turn the gradient-layout contract (grad strides follow the parameter's) on or off.
+
+    torchlike's gradients have no strides of their own, so the contract always holds; this records
+    the setting only.
+
+    >>> import torchlike as torch
+    >>> with torch.autograd.grad_mode.enforce_grad_layout_policy(False):
+    ...     pass
+    """
+
+    def __init__(self, enable: bool = True) -> None:
+        self.prev = _state.__dict__.get("grad_layout_policy", True)
+        self.enable = bool(enable)
+
+    def __enter__(self) -> None:
+        _state.grad_layout_policy = self.enable
+
+    def __exit__(self, *exc) -> None:
+        _state.grad_layout_policy = self.prev
+
+    def clone(self):
+        return self.__class__(self.enable)

@@ -92,3 +92,68 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         return tuple(gs)
 
     return gradcheck(first, inputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception)
+
+
+# ---- torch's deprecated Jacobian helpers ---------------------------------------------------------
+def _as_tuple(x):
+    return x if isinstance(x, tuple) else (x,)
+
+
+def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
+    """Deprecated torch API: central-difference Jacobians, one ``(input.numel(), output.numel())``
+    tensor per input that requires grad (``target`` defaults to ``inputs``).
+
+    >>> import torchlike as torch
+    >>> x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    >>> torch.allclose(get_numerical_jacobian(lambda t: t[0] * 3, (x,))[0], 3 * torch.eye(2, dtype=torch.float64))
+    True
+    """
+    if grad_out != 1.0:
+        raise ValueError("Expected grad_out to be 1.0. get_numerical_jacobian no longer supports values of "
+                         "grad_out != 1.0.")
+    from .. import _creation
+    inputs = _as_tuple(inputs)
+    target = inputs if target is None else _as_tuple(target)
+    out = []
+    for i, t in enumerate(inputs):
+        if not (getattr(t, "requires_grad", False) and any(t is s for s in target)):
+            continue
+        out.append(_creation.tensor(_numerical(lambda *a: fn(a), inputs, i, eps).real, dtype=t.dtype))
+    return tuple(out)
+
+
+def get_numerical_jacobian_wrt_specific_input(fn, input_idx, inputs, outputs, eps, input=None,
+                                              is_forward_ad=False):
+    """The numerical Jacobians of each output with respect to ``inputs[input_idx]``:
+    a tuple (one per output) of ``(input.numel(), output.numel())`` tensors."""
+    from .. import _creation
+    inputs = tuple(inputs)
+    full = _numerical(lambda *a: fn(*a), inputs, input_idx, eps)
+    res, start = [], 0
+    for o in _as_tuple(outputs):
+        n = o.numel()
+        res.append(_creation.tensor(full[:, start:start + n].real, dtype=inputs[input_idx].dtype))
+        start += n
+    return tuple(res)
+
+
+def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
+    """Deprecated torch API: (jacobians, reentrant, correct_grad_sizes, correct_grad_types) where each
+    jacobian is ``(input.numel(), output.numel())``, computed row by row with backward."""
+    if grad_out != 1.0:
+        raise ValueError("Expected grad_out to be 1.0. get_analytical_jacobian no longer supports values of "
+                         "grad_out != 1.0.")
+    from .. import _creation
+    from . import grad as _grad
+    inputs = [t for t in _as_tuple(inputs) if getattr(t, "requires_grad", False)]
+    n_out = output.numel()
+    cols = [[] for _ in inputs]
+    flat = output.reshape(-1)
+    for k in range(n_out):
+        gs = _grad((flat[k],), inputs, retain_graph=True, allow_unused=True)
+        for j, (g, t) in enumerate(zip(gs, inputs)):
+            cols[j].append(_creation.zeros(t.numel(), dtype=t.dtype) if g is None else g.reshape(-1))
+    import torchlike
+    jac = tuple(torchlike.stack(c, 1) if c else _creation.zeros(t.numel(), 0, dtype=t.dtype)
+                for c, t in zip(cols, inputs))
+    return jac, True, True, True

@@ -211,4 +211,3 @@ class _Handle:
     def __exit__(self, *a):
         self.remove()
 
-from ._saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks  # noqa: E402,F401

@@ -31,6 +31,20 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "constraints",
            "kl_divergence", "register_kl", "transforms", *_t.__all__]
 
+from . import relaxed as _relaxed  # noqa: E402
+from .._torch_paths import mirror as _mirror  # noqa: E402
+import sys as _sys  # noqa: E402
+
+# torch's one-module-per-distribution paths (pickles and safe_globals lists name them)
+_mirror(_sys.modules[__name__], {
+    "bernoulli": [Bernoulli], "beta": [Beta], "binomial": [Binomial], "categorical": [Categorical],
+    "cauchy": [Cauchy], "chi2": [Chi2], "dirichlet": [Dirichlet], "exp_family": [ExponentialFamily],
+    "exponential": [Exponential], "gamma": [Gamma], "gumbel": [Gumbel], "independent": [Independent],
+    "laplace": [Laplace], "log_normal": [LogNormal], "multivariate_normal": [MultivariateNormal], "normal": [Normal],
+    "one_hot_categorical": [OneHotCategorical, OneHotCategoricalStraightThrough], "poisson": [Poisson],
+    "relaxed_bernoulli": [_relaxed.LogitRelaxedBernoulli, RelaxedBernoulli],
+    "relaxed_categorical": [_relaxed.ExpRelaxedCategorical, RelaxedOneHotCategorical], "uniform": [Uniform]})
+
 from .._missing import module_getattr as _module_getattr  # noqa: E402
 
 __getattr__ = _module_getattr("torch.distributions")

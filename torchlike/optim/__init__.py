@@ -20,6 +20,22 @@ from .sgd import SGD  # noqa: F401
 from .sparse_adam import SparseAdam  # noqa: F401
 from . import lr_scheduler, swa_utils  # noqa: F401
 from .optax_bridge import OptaxOptimizer, from_optax  # noqa: F401
+from .._torch_paths import home as _home, mirror as _mirror  # noqa: E402
+import sys as _sys  # noqa: E402
+
+# torch's paths: Adafactor and Muon say torch.optim; the others have a module each
+_home(globals(), Adafactor, Muon)
+_mirror(_sys.modules[__name__], {"adadelta": [Adadelta], "adagrad": [Adagrad], "adamw": [AdamW], "nadam": [NAdam],
+                                 "radam": [RAdam], "rprop": [Rprop]})
+
+# torch's functional optimizer kernels (torch.optim.adam.adam(params, grads, exp_avgs, ...)): torchlike's
+# optimizers run one fused jitted update per group instead
+from .._torch_paths import missing_function as _missing_function  # noqa: E402
+
+for _mod in ("adadelta", "adagrad", "adam", "adamax", "adamw", "asgd", "nadam", "radam", "rmsprop", "rprop", "sgd"):
+    _missing_function(vars(_sys.modules[f"{__name__}.{_mod}"]), _mod, "functional optimizer kernels; use the "
+                      "optimizer classes")
+_missing_function(globals(), "swap_in_optimizer_params_and_state", "swapping optimizer parameters and state")
 
 __all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "Muon", "NAdam",
            "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "lr_scheduler", "swa_utils",

@@ -609,3 +609,6 @@ class SequentialLR(_Composite):
 
 from ._lr_scheduler_cyclic import (ChainedScheduler, CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR,  # noqa: E402
                                    ReduceLROnPlateau)
+from .._torch_paths import home as _home  # noqa: E402
+
+_home(globals(), ChainedScheduler, CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR, ReduceLROnPlateau)

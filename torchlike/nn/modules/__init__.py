@@ -11,3 +11,4 @@ _star_import(__name__, [
     "activation_attn", "padding", "upsampling", "fold", "pixelshuffle", "channelshuffle", "distance",
     "adaptive", "embeddingbag", "embedding_bag", "lazy_conv", "linear_cross_entropy",
 ], globals(), __all__)
+from . import utils  # noqa: E402,F401  (torch.nn.modules.utils is an attribute in torch too)

@@ -66,6 +66,9 @@ class RemovableHandle:
         self.remove()
 
 
+RemovableHandle.__module__ = "torchlike.utils.hooks"  # torch's path (pickles name it); re-exported there
+
+
 class _GradTap(Function):
     """Identity on tensors; in backward, passes their gradients through ``callback`` (which may change them)."""
 

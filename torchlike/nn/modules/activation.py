@@ -354,3 +354,9 @@ class Softmax2d(Module):
         if input.dim() not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
         return F.softmax(input, -3, _stacklevel=5)
+
+
+from .activation_attn import MultiheadAttention  # noqa: E402  (torch defines it in this module)
+from ..._torch_paths import home as _home  # noqa: E402
+
+_home(globals(), MultiheadAttention)

@@ -10,3 +10,8 @@ from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, LazyBatchNorm
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
            "SyncBatchNorm"]
+
+from ..._torch_paths import home as _home  # noqa: E402
+
+_home(globals(), BatchNorm1d, BatchNorm2d, BatchNorm3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d,
+      SyncBatchNorm, _BatchNorm, _LazyNormBase, _NormBase)

@@ -234,3 +234,10 @@ class ConvTranspose3d(_ConvTransposeNd):
     """3-D transposed convolution."""
     _n = 3
     _fn = staticmethod(Fc.conv_transpose3d)
+
+
+from .lazy_conv import (LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d,  # noqa: E402
+                        LazyConvTranspose2d, LazyConvTranspose3d)
+from ..._torch_paths import home as _home  # noqa: E402
+
+_home(globals(), LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d)

@@ -9,3 +9,8 @@ from .normalization import (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, Lazy
 
 __all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
            "LazyInstanceNorm3d"]
+
+from ..._torch_paths import home as _home  # noqa: E402
+
+_home(globals(), InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LazyInstanceNorm1d, LazyInstanceNorm2d,
+      LazyInstanceNorm3d, _InstanceNorm)

@@ -37,8 +37,8 @@ class LazyModuleMixin:
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._load_hook = self._register_load_state_dict_pre_hook(self._materialize_from_checkpoint)
-        self._initialize_hook = self.register_forward_pre_hook(self._first_call, with_kwargs=True)
+        self._load_hook = self._register_load_state_dict_pre_hook(self._lazy_load_hook)
+        self._initialize_hook = self.register_forward_pre_hook(self._infer_parameters, with_kwargs=True)
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         # placeholders cannot be detached, so they are saved as they are
@@ -48,7 +48,7 @@ class LazyModuleMixin:
                 continue
             destination[prefix + name] = value if (keep_vars or is_lazy(value)) else value.detach()
 
-    def _materialize_from_checkpoint(self, state_dict, prefix, local_metadata, strict, missing_keys,
+    def _lazy_load_hook(self, state_dict, prefix, local_metadata, strict, missing_keys,
                                      unexpected_keys, error_msgs):
         """Give each placeholder the shape of its checkpoint entry, so loading can then copy into it."""
         for name, value in _slots(self):
@@ -65,7 +65,7 @@ class LazyModuleMixin:
         """Whether any own parameter or buffer is still a placeholder."""
         return any(is_lazy(value) for _, value in _slots(self))
 
-    def _first_call(self, module, args, kwargs=None):
+    def _infer_parameters(self, module, args, kwargs=None):
         module.initialize_parameters(*args, **(kwargs or {}))
         if module.has_uninitialized_params():
             raise RuntimeError(f"module {self._get_name()} has not been fully initialized")

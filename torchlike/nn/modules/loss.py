@@ -271,3 +271,9 @@ class CTCLoss(_Loss):
     def forward(self, log_probs, targets, input_lengths, target_lengths):
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
                           self.zero_infinity)
+
+
+from .linear_cross_entropy import LinearCrossEntropyLoss  # noqa: E402  (torch defines it in this module)
+from ..._torch_paths import home as _home  # noqa: E402
+
+_home(globals(), LinearCrossEntropyLoss)

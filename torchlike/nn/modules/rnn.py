@@ -107,6 +107,20 @@ class RNNBase(Module):
     def all_weights(self):
         return [[getattr(self, name) for name in group] for group in self._all_weights]
 
+    def __getstate__(self):
+        # torch's pickles carry the flat weight list (torch's RNNBase.__setstate__ reads it)
+        state = super().__getstate__()
+        state["_flat_weights"] = [getattr(self, n, None) for n in self._flat_weights_names]
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        state.pop("_flat_weights", None)
+        state.pop("_flat_weight_refs", None)
+        super().__setstate__(state)
+        if "proj_size" not in state:
+            self.proj_size = 0
+
     def flatten_parameters(self):
         pass  # no cuDNN weight buffer to compact here
 
@@ -338,3 +352,17 @@ class GRUCell(RNNCellBase):
 
     def forward(self, input, hx=None):
         return self._cell("GRU", input, hx)
+
+
+def apply_permutation(tensor, permutation, dim=1):
+    """``tensor.index_select(dim, permutation)`` (torch's helper for packed-sequence state order).
+
+    >>> import torchlike as torch, warnings
+    >>> warnings.simplefilter("ignore", FutureWarning)
+    >>> apply_permutation(torch.tensor([[1, 2], [3, 4]]), torch.tensor([1, 0]))
+    tensor([[2, 1],
+            [4, 3]])
+    """
+    warnings.warn("`apply_permutation` is deprecated, please use `tensor.index_select(dim, permutation)` instead",
+                  FutureWarning, stacklevel=2)
+    return tensor.index_select(dim, permutation)

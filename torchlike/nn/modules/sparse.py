@@ -103,3 +103,9 @@ class Embedding(Module):
         num, width = embeddings.shape
         return cls(num, width, padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type,
                    scale_grad_by_freq=scale_grad_by_freq, sparse=sparse, _weight=embeddings, _freeze=freeze)
+
+
+from .embedding_bag import EmbeddingBag  # noqa: E402  (torch defines it in this module)
+from ..._torch_paths import home as _home  # noqa: E402
+
+_home(globals(), EmbeddingBag)

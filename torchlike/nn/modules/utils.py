@@ -36,3 +36,25 @@ def _list_with_default(out_size, defaults):
     if len(defaults) <= len(out_size):
         raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
     return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
+
+
+def consume_prefix_in_state_dict_if_present(state_dict, prefix):
+    """Strip ``prefix`` from the keys of ``state_dict`` (and its ``_metadata``) in place.
+
+    >>> from collections import OrderedDict
+    >>> sd = OrderedDict([("module.w", 1), ("b", 2)])
+    >>> consume_prefix_in_state_dict_if_present(sd, "module.")
+    >>> list(sd)
+    ['b', 'w']
+    """
+    keys = list(state_dict.keys())
+    for key in keys:
+        if key.startswith(prefix):
+            state_dict[key[len(prefix):]] = state_dict.pop(key)
+    metadata = getattr(state_dict, "_metadata", None)
+    if metadata is not None:
+        for key in list(metadata.keys()):
+            if len(key) == 0:
+                continue
+            if key == prefix.replace(".", "") or key.startswith(prefix):
+                metadata[key[len(prefix):]] = metadata.pop(key)

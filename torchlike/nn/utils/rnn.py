@@ -27,7 +27,18 @@ from ..functional._rnn import gather_rows, np_index
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
            "unpad_sequence", "pack_sequence", "unpack_sequence"]
 
-_Base = namedtuple("PackedSequence_", ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])
+PackedSequence_ = _Base = namedtuple("PackedSequence_", ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])
+
+
+def bind(optional, fn):
+    """``None`` if ``optional`` is None, else ``fn(optional)``.
+
+    >>> bind(None, abs), bind(-2, abs)
+    (None, 2)
+    """
+    if optional is None:
+        return None
+    return fn(optional)
 
 
 def invert_permutation(permutation):
