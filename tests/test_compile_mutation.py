@@ -139,3 +139,116 @@ def test_grad_set_to_none_and_mutated_grad_of_closure():
     p.grad = torchlike.ones(3)
     f()
     assert p.grad is None and f.compile_count == 1
+
+
+# ---- thread safety and nesting ---------------------------------------------------------------
+def _mlp(seed):
+    torchlike.manual_seed(seed)
+    return torchlike.nn.Sequential(torchlike.nn.Linear(4, 8), torchlike.nn.Tanh(), torchlike.nn.Linear(8, 2))
+
+
+class _Staggered(torchlike.nn.Module):
+    """Holds both threads inside their traces at once; thread 1 reads its parameters only after
+    thread 0's trace has finished."""
+
+    def __init__(self, mlp, k, barrier):
+        super().__init__()
+        self.mlp, self.k, self.barrier = mlp, k, barrier
+
+    def forward(self, x):
+        import time
+        if torchlike.compile.is_compiling():
+            self.barrier.wait()
+            time.sleep(0.3 * self.k)
+        return self.mlp(x)
+
+
+def test_two_threads_compile_at_once_match_eager():
+    import threading
+    barrier = threading.Barrier(2)
+    models = [_Staggered(_mlp(s), s, barrier) for s in (0, 1)]
+    xs = [torchlike.randn(5, 4), torchlike.randn(3, 4)]
+    cfs = [torchlike.compile(m) for m in models]
+    results, errors = [None, None], []
+
+    def work(k):
+        try:
+            results[k] = cfs[k](xs[k]).detach().numpy()
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for k in range(2):
+        np.testing.assert_allclose(results[k], models[k](xs[k]).detach().numpy(), rtol=1e-5, atol=1e-6)
+    # parameters were inputs, not baked-in constants: new weights are seen by the cached programs
+    with torchlike.no_grad():
+        for m in models:
+            m.mlp[0].weight.mul_(-0.5)
+    for k in range(2):
+        np.testing.assert_allclose(cfs[k](xs[k]).detach().numpy(), models[k](xs[k]).detach().numpy(),
+                                   rtol=1e-5, atol=1e-6)
+        assert cfs[k]._compiled.compile_count == 1
+
+
+def test_eager_thread_unaffected_while_another_traces():
+    import threading
+    stop = threading.Event()
+    errs = []
+    a = torchlike.arange(6.0, requires_grad=True)
+
+    def eager_loop():
+        while not stop.is_set():
+            v = a[1:4]  # views and autograd in a thread that is not tracing
+            (v * v).sum().backward()
+            if a.grad[0].item() != 0.0:
+                errs.append("grad")
+            a.grad = None
+
+    t = threading.Thread(target=eager_loop)
+    t.start()
+    try:
+        for n in range(1, 4):
+            f = torchlike.compile(lambda x: (x * 2).sum())
+            assert f(torchlike.ones(n)).item() == 2.0 * n
+    finally:
+        stop.set()
+        t.join()
+    assert not errs
+
+
+def test_nested_compile_matches_eager():
+    m = _mlp(3)
+    inner = torchlike.compile(m)
+    opt = torchlike.optim.SGD(m.parameters(), lr=0.1)
+    x, y = torchlike.randn(6, 4), torchlike.randn(6, 2)
+
+    def step(model):
+        opt.zero_grad()
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        return loss
+
+    outer = torchlike.compile(lambda: step(inner))
+    got = [outer().item() for _ in range(3)]
+    m2 = _mlp(3)
+    opt = torchlike.optim.SGD(m2.parameters(), lr=0.1)
+    want = [step(m2).item() for _ in range(3)]
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    for p, q in zip(m.parameters(), m2.parameters()):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_trace_inside_trace_restores_attributes():
+    from torchlike.compile import _trace
+    from torchlike.tensor import Tensor
+    plain = Tensor.__dict__["_value"]
+    with _trace.Trace() as outer:
+        with _trace.Trace() as inner:
+            assert _trace.current() is inner
+        assert _trace.current() is outer
+    assert _trace.current() is None and Tensor.__dict__["_value"] is plain
