@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _jit_cache
 from ._device import canonical
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "get_rng_state",
@@ -114,14 +114,20 @@ class fork_rng:
             set_rng_state(self.state)
 
 
-@functools.lru_cache(maxsize=None)
+_samplers = _jit_cache.Cache("random")
+
+
 def _sampler(kind, shape, np_dtype, params):
+    key = (kind, shape, np_dtype, params)
+    e = _samplers.get(key)
+    if e is not None:
+        return e
     kw = dict(params)
 
     def f(key, *args):
         new, sub = jax.random.split(key)
         return new, _DRAW[kind](sub, shape, np_dtype, *args, **kw)
-    return jax.jit(f)
+    return _samplers.add(key, jax.jit(f))
 
 
 def draw(kind, shape, dtype, generator=None, args=(), params=()):

@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _jit_cache
 from ..autograd import grad_mode
 from ..tensor import Tensor
 from . import _dynamic, _trace
@@ -354,9 +354,10 @@ class _Program:
             self.donate = ()  # outputs may be differentiated later: the tape keeps the old arrays
             self._donate_set = frozenset()
         n_c = len(consts)
-        self.fn = jax.jit(functools.partial(_eval_donating, call=call, donate=self.donate, n_consts=n_c),
-                          donate_argnums=(0,) if self.donate else ())
         self._key = _ProgKey(call, len(consts))
+        self.fn = _programs.add(self._key, jax.jit(
+            functools.partial(_eval_donating, call=call, donate=self.donate, n_consts=n_c),
+            donate_argnums=(0,) if self.donate else ()))
         # a program that ran backward itself (a training step) returns plain values; otherwise its
         # outputs get one tape node so eager code can backward through it
         self.differentiable = not tr.backward_ran
@@ -476,6 +477,9 @@ class _Program:
         return _unflatten(info["out_struct"], iter(results))
 
 
+_programs = _jit_cache.Cache("compiled")
+
+
 class _ProgKey:
     """Hashable by identity: the static argument naming a program in the dispatcher's caches."""
 
@@ -531,7 +535,8 @@ def _module_recorder(tr):
         return _Nop()
 
     def hook(module, args):
-        tr.modules.setdefault(id(module), (module, module.training))
+        if _trace.current() is tr:  # (the hook is global: other threads' modules are not this trace's)
+            tr.modules.setdefault(id(module), (module, module.training))
     return register_module_forward_pre_hook(hook)
 
 
