@@ -81,6 +81,17 @@ class Cache(dict):
         _shrink()
         return e
 
+    def discard(self, key):
+        """Drop ``key``'s entry (its owner is gone) and release its executables."""
+        e = self.get(key)
+        if e is not None:
+            with _Budget.lock:
+                if e in _Budget.clock:
+                    _evict(e)
+                    _Budget.evictions -= 1
+                else:
+                    self.pop(key, None)
+
 
 def counted(e):
     """Call after ``e.fn`` ran when its executable count may have grown (the miss path)."""

@@ -129,6 +129,7 @@ class CompiledFunction:
         self._fn = fn
         self.fullgraph = fullgraph
         self.dynamic = dynamic
+        self._auto_dynamic = False  # dynamic=None: becomes True after the first batch-size change
         self.disable = disable
         self._cache = {}
         self._warned = set()
@@ -157,7 +158,8 @@ class CompiledFunction:
         if self.disable or _trace.is_tracing():
             return self._fn(*args, **kwargs)
         key, leaves = self._guard(args, kwargs)
-        keys = (key, _dynamic.dynamic_key(key, leaves)) if self.dynamic else (key,)
+        dyn = self.dynamic or self._auto_dynamic
+        keys = (key, _dynamic.dynamic_key(key, leaves)) if dyn else (key,)
         for k in keys:
             entries = self._cache.get(k)
             if entries is not None:
@@ -178,7 +180,14 @@ class CompiledFunction:
             return self._fn(*args, **kwargs)
         if config.log_recompiles:
             log.warning("torchlike.compile: compiling %s (%s)", getattr(self._fn, "__qualname__", self._fn), reason)
-        if self.dynamic:
+        if self.dynamic is None and not dyn and self._only_dim0_changed(key):
+            # torch's "automatic dynamic": after the first size change, trace with a symbolic dim 0
+            self._auto_dynamic = dyn = True
+            keys = (key, _dynamic.dynamic_key(key, leaves))
+            if config.log_recompiles:
+                log.warning("torchlike.compile: %s: dim 0 changed, compiling a dynamic program",
+                            getattr(self._fn, "__qualname__", self._fn))
+        if dyn:
             entry, result = self._compile(args, kwargs, leaves, symbolic=True)
             if entry is not None:
                 self._cache.setdefault(keys[1], []).append(entry)
@@ -189,6 +198,23 @@ class CompiledFunction:
         entry, result = self._compile(args, kwargs, leaves)
         self._cache.setdefault(key, []).append(entry)
         return result
+
+    def _only_dim0_changed(self, key):
+        """Some cached key differs from ``key`` only in the leading size of tensor arguments."""
+        for old in self._cache:
+            if old[0] != key[0] or old[2:] != key[2:] or len(old[1]) != len(key[1]) or old[1] == key[1]:
+                continue
+            same = True
+            for a, b in zip(old[1], key[1]):
+                if a == b:
+                    continue
+                if a[0] != "T" or b[0] != "T" or a[2:] != b[2:] or len(a[1]) != len(b[1]) or \
+                        not a[1] or a[1][1:] != b[1][1:]:
+                    same = False
+                    break
+            if same:
+                return True
+        return False
 
     def _why(self, key):
         for old in self._cache:
@@ -358,6 +384,7 @@ class _Program:
         self.fn = _programs.add(self._key, jax.jit(
             functools.partial(_eval_donating, call=call, donate=self.donate, n_consts=n_c),
             donate_argnums=(0,) if self.donate else ()))
+        weakref.finalize(self, _programs.discard, self._key)  # a dead program's executables go with it
         # a program that ran backward itself (a training step) returns plain values; otherwise its
         # outputs get one tape node so eager code can backward through it
         self.differentiable = not tr.backward_ran
