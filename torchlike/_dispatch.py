@@ -5,27 +5,28 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from . import _dtype, _errors
+from . import _dtype, _errors, _jit_cache
 from ._device import CPU
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad, Node
 
 __all__ = ["dispatch", "forward_fn"]
 
-_fwd_cache: dict = {}
+_fwd_cache = _jit_cache.Cache("forward")  # (f, statics) -> Entry; bounded, see _jit_cache
 _state = grad_mode._state
 Tensor = None  # set by tensor.py (import cycle)
 
 
 def forward_fn(f, statics, jit=True):
-    """The cached forward function for ``f`` with static kwargs ``statics``."""
-    key = (f, statics)
-    fn = _fwd_cache.get(key)
-    if fn is None:
-        kw = dict(statics)
-        raw = (lambda *a: f(*a, **kw)) if kw else f
-        fn = _fwd_cache[key] = jax.jit(raw) if jit else raw
-    return fn
+    """The cached forward function for ``f`` with static kwargs ``statics`` (a callable Entry)."""
+    e = _fwd_cache.get((f, statics))
+    return e if e is not None else _new_forward(f, statics, jit)
+
+
+def _new_forward(f, statics, jit):
+    kw = dict(statics)
+    raw = (lambda *a: f(*a, **kw)) if kw else f
+    return _fwd_cache.add((f, statics), jax.jit(raw) if jit else raw, jit)
 
 
 def _diff_dtype(np_dtype):
@@ -60,10 +61,16 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
                 _mixed_devices((dev, d))
         else:
             arrays.append(a)
+    e = _fwd_cache.get((f, statics))
+    if e is None:
+        e = _new_forward(f, statics, jit)
     try:
-        out = forward_fn(f, statics, jit)(*arrays)
-    except Exception as e:  # JAX's complaint -> torch's (only on failure: no cost when the op succeeds)
-        raise _errors.translate(e, f, name, arrays)
+        out = e.fn(*arrays)
+    except Exception as err:  # JAX's complaint -> torch's (only on failure: no cost when the op succeeds)
+        raise _errors.translate(err, f, name, arrays)
+    e.used = True
+    if e.jitted and e.fn._cache_size() != e.n:  # a new shape was compiled: count it against the bound
+        _jit_cache.counted(e)
     dev = dev or CPU
     record = need_grad and diff and _state.enabled
     if type(out) is tuple or type(out) is list:

@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _jit_cache
 from . import _mt_kernels as _K
 from ._errors import check_alloc
 from ._device import canonical
@@ -257,14 +257,20 @@ def torch_draw(e, kind, shape, dt, args, params):
     return np.asarray(x).reshape(shape)
 
 
-@functools.lru_cache(maxsize=None)
+_samplers = _jit_cache.Cache("random")
+
+
 def _sampler(kind, shape, np_dtype, params):
+    key = (kind, shape, np_dtype, params)
+    e = _samplers.get(key)
+    if e is not None:
+        return e
     kw = dict(params)
 
     def f(key, *args):
         new, sub = jax.random.split(key)
         return new, _DRAW[kind](sub, shape, np_dtype, *args, **kw)
-    return jax.jit(f)
+    return _samplers.add(key, jax.jit(f))
 
 
 def _uniform(key, shape, dt, low, high):

@@ -17,6 +17,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from . import _jit_cache
+
 __all__ = ["read", "apply_chain", "write_back", "strides_of", "contiguous_strides", "compute_view_strides"]
 
 
@@ -80,13 +82,17 @@ def apply_chain(x, chain):
     return x
 
 
-@functools.lru_cache(maxsize=4096)
+_reads = _jit_cache.Cache("view read")
+_writes = _jit_cache.Cache("view write")
+
+
 def chain_fn(chain):
-    """A jitted function reading the view ``chain`` from a root array."""
-    return jax.jit(functools.partial(apply_chain, chain=chain))
+    """A jitted function reading the view ``chain`` from a root array (a bounded cache entry)."""
+    e = _reads.get(chain)
+    return e if e is not None else _reads.add(chain, jax.jit(functools.partial(apply_chain, chain=chain)))
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=512)
 def index_map(chain, root_shape):
     """For each element of the view, its flat index in the root (numpy int64 array)."""
     idx = np.arange(int(np.prod(root_shape, dtype=np.int64)), dtype=np.int64).reshape(root_shape)
@@ -124,9 +130,9 @@ def write_back(root, new, chain):
     return cur
 
 
-@functools.lru_cache(maxsize=4096)
 def write_back_fn(chain):
-    return jax.jit(functools.partial(write_back, chain=chain))
+    e = _writes.get(chain)
+    return e if e is not None else _writes.add(chain, jax.jit(functools.partial(write_back, chain=chain)))
 
 
 def contiguous_strides(shape):
@@ -137,7 +143,7 @@ def contiguous_strides(shape):
     return tuple(reversed(strides))
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=512)
 def strides_of(chain, root_shape):
     """(strides, storage_offset) of the view ``chain`` over a contiguous root of ``root_shape``."""
     idx = index_map(chain, root_shape)

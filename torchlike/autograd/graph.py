@@ -7,7 +7,6 @@ training loop pays jit dispatch, never an eager ``jax.vjp``.
 """
 from __future__ import annotations
 
-import functools
 import itertools
 
 import jax
@@ -38,11 +37,22 @@ def _vjp(f, statics, diff_in, diff_out, primals, cts):
     return tuple(_conj_if_complex(r) for r in pull(cts))
 
 
-@functools.lru_cache(maxsize=None)
+_pullbacks = None  # (f, statics, diff_in, diff_out) -> jit_cache Entry (bounded, see torchlike._jit_cache)
+
+
 def pullback_fn(f, statics, diff_in, diff_out):
-    """The jitted pullback for ``f`` with static kwargs ``statics`` (a tuple of pairs)."""
-    kw = dict(statics)
-    return jax.jit(lambda primals, cts: _vjp(f, kw, diff_in, diff_out, primals, cts))
+    """The jitted pullback for ``f`` with static kwargs ``statics`` (a tuple of pairs), as a callable
+    cache entry."""
+    global _pullbacks
+    if _pullbacks is None:
+        from .. import _jit_cache
+        _pullbacks = _jit_cache.Cache("pullback")
+    key = (f, statics, diff_in, diff_out)
+    e = _pullbacks.get(key)
+    if e is None:
+        kw = dict(statics)
+        e = _pullbacks.add(key, jax.jit(lambda primals, cts: _vjp(f, kw, diff_in, diff_out, primals, cts)))
+    return e
 
 
 def pullback_impl(*arrays, f, statics, diff_in, diff_out, n_primals):

@@ -14,10 +14,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtype, _errors
+from .. import _dtype, _errors, _jit_cache
 from ..autograd import grad_mode
 from ..tensor import Tensor
 from . import _dynamic, _trace
+from ._writeback import ArgPlan as _ArgPlan, apply_meta, pre_existing_writes as _pre_existing_writes
 from ._errors import GraphBreak
 
 __all__ = ["CompiledFunction", "config", "set_logs", "Unsupported"]
@@ -66,6 +67,25 @@ def _leaf_key(x):
     return ("O", id(x))  # any other object: guarded by identity
 
 
+def _leaf_keys(leaves):
+    """Guard keys of the leaves; tensors also record which argument storage (root) they share and, for
+    views, where in it they look, so aliasing between arguments is part of the guard."""
+    roots = {}
+    keys = []
+    for x in leaves:
+        if isinstance(x, Tensor):
+            b = x._vbase
+            r = x if b is None else b
+            slot = roots.setdefault(id(r), len(roots))
+            k = ("T", tuple(x.shape), x.dtype.name, x.requires_grad, str(x.device), slot)
+            if b is not None:
+                k += (x._chain, tuple(b.shape), b.dtype.name, b.requires_grad, x._rg)
+            keys.append(k)
+        else:
+            keys.append(_leaf_key(x))
+    return tuple(keys)
+
+
 def _flatten(obj, leaves):
     """Flatten nested tuples/lists/dicts; returns a hashable structure description."""
     if isinstance(obj, (list, tuple)):
@@ -109,6 +129,7 @@ class CompiledFunction:
         self._fn = fn
         self.fullgraph = fullgraph
         self.dynamic = dynamic
+        self._auto_dynamic = False  # dynamic=None: becomes True after the first batch-size change
         self.disable = disable
         self._cache = {}
         self._warned = set()
@@ -130,14 +151,15 @@ class CompiledFunction:
     def _guard(self, args, kwargs):
         leaves = []
         struct = _flatten((args, kwargs), leaves)
-        return (struct, tuple(_leaf_key(x) for x in leaves), grad_mode.is_grad_enabled(),
+        return (struct, _leaf_keys(leaves), grad_mode.is_grad_enabled(),
                 _dtype.get_default_dtype().name), leaves
 
     def __call__(self, *args, **kwargs):
         if self.disable or _trace.is_tracing():
             return self._fn(*args, **kwargs)
         key, leaves = self._guard(args, kwargs)
-        keys = (key, _dynamic.dynamic_key(key, leaves)) if self.dynamic else (key,)
+        dyn = self.dynamic or self._auto_dynamic
+        keys = (key, _dynamic.dynamic_key(key, leaves)) if dyn else (key,)
         for k in keys:
             entries = self._cache.get(k)
             if entries is not None:
@@ -158,7 +180,14 @@ class CompiledFunction:
             return self._fn(*args, **kwargs)
         if config.log_recompiles:
             log.warning("torchlike.compile: compiling %s (%s)", getattr(self._fn, "__qualname__", self._fn), reason)
-        if self.dynamic:
+        if self.dynamic is None and not dyn and self._only_dim0_changed(key):
+            # torch's "automatic dynamic": after the first size change, trace with a symbolic dim 0
+            self._auto_dynamic = dyn = True
+            keys = (key, _dynamic.dynamic_key(key, leaves))
+            if config.log_recompiles:
+                log.warning("torchlike.compile: %s: dim 0 changed, compiling a dynamic program",
+                            getattr(self._fn, "__qualname__", self._fn))
+        if dyn:
             entry, result = self._compile(args, kwargs, leaves, symbolic=True)
             if entry is not None:
                 self._cache.setdefault(keys[1], []).append(entry)
@@ -169,6 +198,23 @@ class CompiledFunction:
         entry, result = self._compile(args, kwargs, leaves)
         self._cache.setdefault(key, []).append(entry)
         return result
+
+    def _only_dim0_changed(self, key):
+        """Some cached key differs from ``key`` only in the leading size of tensor arguments."""
+        for old in self._cache:
+            if old[0] != key[0] or old[2:] != key[2:] or len(old[1]) != len(key[1]) or old[1] == key[1]:
+                continue
+            same = True
+            for a, b in zip(old[1], key[1]):
+                if a == b:
+                    continue
+                if a[0] != "T" or b[0] != "T" or a[2:] != b[2:] or len(a[1]) != len(b[1]) or \
+                        not a[1] or a[1][1:] != b[1][1:]:
+                    same = False
+                    break
+            if same:
+                return True
+        return False
 
     def _why(self, key):
         for old in self._cache:
@@ -187,21 +233,20 @@ class CompiledFunction:
         symbolic and ``(None, None)`` means the function needs concrete sizes."""
         struct = _flatten((args, kwargs), [])
         tensor_pos = [i for i, x in enumerate(leaves) if isinstance(x, Tensor)]
+        plan = _ArgPlan(leaves, tensor_pos)
         if symbolic:
-            arg_arrays = _dynamic.symbolic_specs(leaves, tensor_pos)
+            if plan.views:
+                return None, None
+            roots = plan.roots(leaves)
+            arg_arrays = _dynamic.symbolic_specs(roots, range(len(roots)))
         else:
-            arg_arrays = [leaves[i]._value for i in tensor_pos]
+            arg_arrays = plan.arrays(leaves)
         entry = _Entry()
         tr = _trace.Trace()
         info = {}
 
         def traced(arrays):
-            new_leaves = list(leaves)
-            for i, a in zip(tensor_pos, arrays):
-                src = leaves[i]
-                t = Tensor._wrap(a, src._dev)
-                t._rg = src.requires_grad
-                new_leaves[i] = t
+            rts, new_leaves = plan.build(leaves, arrays)
             a2, k2 = _unflatten(struct, iter(new_leaves))
             out = self._fn(*a2, **k2)
             out_leaves = []
@@ -213,10 +258,12 @@ class CompiledFunction:
                     raise GraphBreak(f"compiled function returned a {type(o).__name__}")
             outs = [o._value for o in out_leaves if isinstance(o, Tensor)]
             info["out_meta"] = [(o.requires_grad, o._dev) for o in out_leaves if isinstance(o, Tensor)]
-            # writes: pre-existing tensors whose array is now a tracer, and kept new tensors
-            mutated = [t for t in tr.order if t._vbase is None and _trace._is_tracer(t._x)]
+            # writes: pre-existing tensors whose array was replaced, and kept new tensors
+            arg_writes = plan.finish(new_leaves)
+            mutated, meta = _pre_existing_writes(tr)
             grad_slots = [t for t in tr.order if isinstance(t._grad, Tensor) and _trace._is_tracer(t._grad._x)]
-            returned = {id(o) for o in out_leaves} | {id(new_leaves[i]) for i in tensor_pos}
+            returned = {id(o) for o in out_leaves} | {id(new_leaves[i]) for i in tensor_pos} | \
+                {id(t) for t in rts} | {id(t._grad) for t in rts}
             for o in out_leaves:  # the trace's tape is discarded: it must not keep intermediates alive
                 if isinstance(o, Tensor):
                     o._grad_fn = None
@@ -230,7 +277,10 @@ class CompiledFunction:
                         and id(t) not in mutated_ids:
                     escaped.append(t)
             info["mutated"], info["grad_slots"], info["escaped"] = mutated, grad_slots, escaped
-            return (outs, [t._x for t in mutated], [t._grad._x for t in grad_slots], [t._x for t in escaped])
+            info["meta"] = meta
+            info["mutated_tracks"] = [t._grad_fn is not None for t in mutated]
+            return (outs, [t._x for t in mutated], [t._grad._x for t in grad_slots], [t._x for t in escaped],
+                    arg_writes)
 
         module_hook = _module_recorder(tr)
         try:
@@ -265,7 +315,7 @@ class CompiledFunction:
                 if t is not None and _poisoned(t._grad_fn):
                     t._grad_fn = None
         try:
-            prog = _Program(closed, tr, info, tensor_pos, arg_arrays if symbolic else None)
+            prog = _Program(closed, tr, info, plan, arg_arrays if symbolic else None)
         except Exception:
             if symbolic:  # jax.export refused the symbolic program
                 return None, None
@@ -287,9 +337,9 @@ class CompiledFunction:
 class _Program:
     """A traced jaxpr with its lifted inputs and write-back plan."""
 
-    def __init__(self, closed, tr, info, tensor_pos, arg_specs=None):
+    def __init__(self, closed, tr, info, plan, arg_specs=None):
         self.info = info
-        self.tensor_pos = tensor_pos
+        self.plan = plan
         jaxpr, consts = closed.jaxpr, list(closed.consts)
         # map each closed-over constant to the tensors it came from (lifted) or keep it baked in
         self.lifted = []  # per const: list of tensors, a scalar getter, or None (baked)
@@ -304,14 +354,16 @@ class _Program:
                 self.lifted.append(("c", c))
         self._scalars = {}  # lifted-scalar index -> (value, device array)
         self.modules = [(weakref.ref(m), training) for m, training in tr.modules.values()]
-        mutated = info["mutated"]
+        mutated = info.pop("mutated")
         self.mutated = [weakref.ref(t) for t in mutated]
-        self.grad_owners = [weakref.ref(t) for t in info["grad_slots"]]
+        self.mutated_tracks = info.pop("mutated_tracks")
+        self.meta = [(kind, weakref.ref(t), v) for kind, t, v in info.pop("meta")]
+        self.grad_owners = [weakref.ref(t) for t in info.pop("grad_slots")]
         self.escaped = info["escaped"]  # strong: they are state the program owns (e.g. new optimizer state)
         for t in self.escaped:
             t._grad_fn = None
         n_out = len([1 for x in info["out_tensors"] if x])
-        self.n = (n_out, len(mutated), len(self.grad_owners), len(self.escaped))
+        self.n = (n_out, len(mutated), len(self.grad_owners), len(self.escaped), len(plan.writes))
         # donate the old arrays of mutated state when nothing else needs them
         mutated_ids = {id(t) for t in mutated}
         donate = []
@@ -328,9 +380,11 @@ class _Program:
             self.donate = ()  # outputs may be differentiated later: the tape keeps the old arrays
             self._donate_set = frozenset()
         n_c = len(consts)
-        self.fn = jax.jit(functools.partial(_eval_donating, call=call, donate=self.donate, n_consts=n_c),
-                          donate_argnums=(0,) if self.donate else ())
         self._key = _ProgKey(call, len(consts))
+        self.fn = _programs.add(self._key, jax.jit(
+            functools.partial(_eval_donating, call=call, donate=self.donate, n_consts=n_c),
+            donate_argnums=(0,) if self.donate else ()))
+        weakref.finalize(self, _programs.discard, self._key)  # a dead program's executables go with it
         # a program that ran backward itself (a training step) returns plain values; otherwise its
         # outputs get one tape node so eager code can backward through it
         self.differentiable = not tr.backward_ran
@@ -351,8 +405,8 @@ class _Program:
         return True
 
     def _needs_tape(self, leaves):
-        for i in self.tensor_pos:
-            if leaves[i].requires_grad:
+        for t in self.plan.roots(leaves):
+            if t.requires_grad:
                 return True
         for l in self.lifted:
             if l[0] == "t":
@@ -367,11 +421,11 @@ class _Program:
         ins = []
         for i, l in enumerate(self.lifted):
             ins.append(l[1][0]() if l[0] == "t" else (self._scalar(i, l[1]) if l[0] == "s" else l[1]))
-        ins += [leaves[i] for i in self.tensor_pos]
+        ins += self.plan.tensors(leaves)
         outs = dispatch(_pure_call, tuple(ins), (("prog", self._key),), name="CompiledFunctionBackward",
                         saves=False)
         outs = outs if isinstance(outs, tuple) else (outs,)
-        return [o._value for o in outs], list(outs[:self.n[0]])
+        return [o._value for o in outs], list(outs)
 
     def _scalar(self, i, getter):
         """Lifted scalar ``i`` as a device array, transferred again only when its value changed."""
@@ -396,22 +450,33 @@ class _Program:
         return vals
 
     def run(self, leaves):
+        if self.meta:
+            apply_meta(self.meta, True)
+        if self.plan.meta:
+            self.plan.apply_flags(leaves)
         if self.differentiable and grad_mode.is_grad_enabled() and self._needs_tape(leaves):
             flat, out_tensors = self._run_recorded(leaves)
         else:
-            args = [leaves[i]._value for i in self.tensor_pos]
+            args = self.plan.arrays(leaves)
             consts = self._const_values()
             don = [consts[i] for i in self.donate]
             keep = [c for i, c in enumerate(consts) if i not in self._donate_set]
             flat, out_tensors = self.fn(don, keep, args), None
-        n0, n1, n2, _ = self.n
-        outs, muts, grads, escs = flat[:n0], flat[n0:n0 + n1], flat[n0 + n1:n0 + n1 + n2], flat[n0 + n1 + n2:]
+        n0, n1, n2, n3, _ = self.n
+        e1, e2, e3 = n0 + n1, n0 + n1 + n2, n0 + n1 + n2 + n3
+        outs, muts, grads, escs, argw = flat[:n0], flat[n0:e1], flat[e1:e2], flat[e2:e3], flat[e3:]
         info = self.info
-        for r, new in zip(self.mutated, muts):
+        if self.meta:
+            apply_meta(self.meta, False)
+        for k, (r, new) in enumerate(zip(self.mutated, muts)):
             t = r()
             if t is not None:
                 t._x = new
                 t._ver[0] += 1
+                if self.mutated_tracks[k] and out_tensors is not None:
+                    t._grad_fn, t._oi = out_tensors[n0 + k]._grad_fn, out_tensors[n0 + k]._oi
+        if argw:
+            self.plan.apply(leaves, argw, out_tensors[e3:] if out_tensors is not None else None)
         for r, new in zip(self.grad_owners, grads):
             t = r()
             if t is not None:
@@ -437,6 +502,9 @@ class _Program:
             else:
                 results.append(static)
         return _unflatten(info["out_struct"], iter(results))
+
+
+_programs = _jit_cache.Cache("compiled")
 
 
 class _ProgKey:
@@ -494,7 +562,8 @@ def _module_recorder(tr):
         return _Nop()
 
     def hook(module, args):
-        tr.modules.setdefault(id(module), (module, module.training))
+        if _trace.current() is tr:  # (the hook is global: other threads' modules are not this trace's)
+            tr.modules.setdefault(id(module), (module, module.training))
     return register_module_forward_pre_hook(hook)
 
 

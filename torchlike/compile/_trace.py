@@ -26,8 +26,9 @@ _local = threading.local()
 
 
 def current():
-    """The active Trace, or None."""
-    return getattr(_local, "trace", None)
+    """The active Trace of this thread, or None."""
+    stack = getattr(_local, "stack", None)
+    return stack[-1] if stack else None
 
 
 def is_tracing() -> bool:
@@ -36,6 +37,10 @@ def is_tracing() -> bool:
 
 _orig_value = Tensor.__dict__["_value"]
 _orig_wrap = Tensor.__dict__["_wrap"]
+_SLOT_X = Tensor.__dict__["_x"]
+_SLOT_RG = Tensor.__dict__["_rg"]
+_SLOT_GRAD = Tensor.__dict__["_grad"]
+_MISSING = object()
 
 
 def _is_tracer(x):
@@ -43,12 +48,15 @@ def _is_tracer(x):
 
 
 def _value_tracing(self):
-    """``Tensor._value`` while tracing: record concrete roots; views are re-read from their root."""
+    """``Tensor._value`` while tracing: record concrete roots; views are re-read from their root.
+    In a thread that is not tracing (while another one is), the ordinary property."""
     tr = current()
+    if tr is None:
+        return _orig_value.__get__(self)
     b = self._vbase
     if b is None:
-        x = self._x
-        if tr is not None and not _is_tracer(x):
+        x = _SLOT_X.__get__(self)
+        if not _is_tracer(x):
             tr.record_read(self, x)
         return x
     root = _value_tracing(b)
@@ -58,9 +66,56 @@ def _value_tracing(self):
 def _wrap_tracing(cls, x, dev=None):
     t = _orig_wrap.__func__(cls, x, dev) if dev is not None else _orig_wrap.__func__(cls, x)
     tr = current()
-    if tr is not None and _is_tracer(x):
-        tr.created.append(weakref.ref(t))
+    if tr is not None:
+        tr.created_ids.add(id(t))
+        if _is_tracer(x):
+            tr.created.append(weakref.ref(t))
     return t
+
+
+def _slot_property(slot):
+    """A property over a slot that, while this thread traces, records the first write to a tensor
+    that existed before the trace (so the write is restored after the trace and written back by the
+    compiled program), even when the tensor was never read."""
+    get = slot.__get__
+
+    def setter(self, v):
+        tr = current()
+        if tr is not None and id(self) not in tr.created_ids and id(self) not in tr.snap:
+            try:
+                get(self)
+            except AttributeError:  # the slot's first assignment: a tensor being constructed
+                pass
+            else:
+                tr.record_write(self)
+        slot.__set__(self, v)
+    return property(get, setter, slot.__delete__)
+
+
+_tracing_attrs = {"_value": property(_value_tracing), "_wrap": classmethod(_wrap_tracing),
+                  "_x": _slot_property(_SLOT_X), "_rg": _slot_property(_SLOT_RG),
+                  "_grad": _slot_property(_SLOT_GRAD)}
+_plain_attrs = {"_value": _orig_value, "_wrap": _orig_wrap, "_x": _SLOT_X, "_rg": _SLOT_RG, "_grad": _SLOT_GRAD}
+_install_lock = threading.Lock()
+_active = [0]  # traces running in any thread
+
+
+def _install():
+    """Tracing versions of Tensor's attributes stay installed while any thread traces (they fall back
+    to the plain behaviour in threads that are not tracing)."""
+    with _install_lock:
+        if _active[0] == 0:
+            for k, v in _tracing_attrs.items():
+                setattr(Tensor, k, v)
+        _active[0] += 1
+
+
+def _uninstall():
+    with _install_lock:
+        _active[0] -= 1
+        if _active[0] == 0:
+            for k, v in _plain_attrs.items():
+                setattr(Tensor, k, v)
 
 
 class Trace:
@@ -70,19 +125,30 @@ class Trace:
         self.reads = {}  # id(array) -> [tensor, ...] for concrete arrays read
         self.order = []  # tensors in first-read order
         self.snap = {}  # id(tensor) -> slot snapshot, to restore after a failed trace
-        self.created = []  # weakrefs to tensors created during the trace
+        self.created = []  # weakrefs to tensors created during the trace with a traced value
+        self.created_ids = set()  # ids of all tensors created during the trace
         self.modules = {}  # id(module) -> (module, training) for modules called
         self.scalars = []  # (key, getter, array): Python scalars lifted to inputs (optimizer hyperparameters)
         self.backward_ran = False
 
     def record_read(self, t, x):
+        snap = self.snap.get(id(t))
+        if snap is not None and snap[0] is not x:
+            return  # written earlier in this trace: its value is the program's own, not an input
         lst = self.reads.get(id(x))
         if lst is None:
             self.reads[id(x)] = [t]
-            self.order.append(t)
-            self.snap[id(t)] = _snapshot(t)
         elif all(o is not t for o in lst):
             lst.append(t)
+        else:
+            return
+        if id(t) not in self.snap:  # (a tensor written before it was read keeps its earlier snapshot)
+            self.order.append(t)
+            self.snap[id(t)] = _snapshot(t)
+
+    def record_write(self, t):
+        """``t`` (pre-existing) is about to be written: snapshot it so it can be restored and diffed."""
+        if id(t) not in self.snap:
             self.order.append(t)
             self.snap[id(t)] = _snapshot(t)
 
@@ -99,17 +165,18 @@ class Trace:
         return arr
 
     def __enter__(self):
-        if current() is not None:
-            raise RuntimeError("nested torchlike.compile traces are not supported")
-        _local.trace = self
-        Tensor._value = property(_value_tracing)
-        Tensor._wrap = classmethod(_wrap_tracing)
+        stack = getattr(_local, "stack", None)
+        if stack is None:
+            stack = _local.stack = []
+        _install()
+        stack.append(self)
         return self
 
     def __exit__(self, *exc):
-        Tensor._value = _orig_value
-        Tensor._wrap = _orig_wrap
-        _local.trace = None
+        stack = _local.stack
+        if stack and stack[-1] is self:
+            stack.pop()
+        _uninstall()
         return False
 
     def restore(self):
@@ -118,17 +185,24 @@ class Trace:
             _restore(t, self.snap[id(t)])
 
 
-_SLOTS = ("_x", "_grad", "_grad_fn", "_oi", "_rg", "_seen", "_vbase", "_chain")
+_SLOTS = ("_x", "_grad", "_grad_fn", "_oi", "_rg", "_seen", "_vbase", "_chain", "_dev")
+
+
+SNAP_X = 0  # index of ``_x`` in a snapshot
 
 
 def _snapshot(t):
-    return tuple(getattr(t, s) for s in _SLOTS) + (t._ver[0],)
+    ver = getattr(t, "_ver", None)
+    return tuple(getattr(t, s, _MISSING) for s in _SLOTS) + (ver, ver[0] if ver else None)
 
 
 def _restore(t, snap):
-    for s, v in zip(_SLOTS, snap[:-1]):
-        setattr(t, s, v)
-    t._ver[0] = snap[-1]
+    for s, v in zip(_SLOTS, snap[:-2]):
+        if v is not _MISSING:
+            setattr(t, s, v)
+    if snap[-2] is not None:
+        t._ver = snap[-2]
+        t._ver[0] = snap[-1]
 
 
 def lift_scalar(key, getter):

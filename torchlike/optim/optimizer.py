@@ -29,6 +29,7 @@ import numpy as np
 from ..compile._trace import lift_scalar
 
 from .. import _dtype
+from .. import _jit_cache as _jcache
 from ..autograd import grad_mode
 from ..tensor import Tensor
 
@@ -380,7 +381,7 @@ class Optimizer:
 
 
 # ---- the fused engine --------------------------------------------------------------------------
-_jit_cache: dict = {}
+_jit_cache = _jcache.Cache("optimizer")
 
 
 def _to_real(x):
@@ -418,7 +419,7 @@ def _group_fn(kernel, statics, complex_as_real):
                 new_sts.append(nst)
             return new_ps, new_sts
 
-        fn = _jit_cache[key] = jax.jit(run)
+        fn = _jit_cache.add(key, jax.jit(run))
     return fn
 
 

@@ -1,0 +1,61 @@
+"""Compiled-program caches are bounded (least-recently-used programs released) and stay correct."""
+import numpy as np
+import pytest
+
+import torchlike
+from torchlike import _jit_cache
+
+torch = pytest.importorskip("torch", reason="torch is the oracle for the values")
+
+
+def _live_programs():
+    return sum(e.fn._cache_size() for e in _jit_cache._Budget.clock if e.jitted)
+
+
+def test_cache_stays_under_bound_with_changing_shapes():
+    old = _jit_cache._Budget.limit
+    torchlike.set_cache_size(40)
+    try:
+        torchlike.manual_seed(0)
+        lin = torchlike.nn.Linear(3, 5)
+        tlin = torch.nn.Linear(3, 5)
+        with torch.no_grad():
+            tlin.weight.copy_(torch.tensor(lin.weight.detach().numpy()))
+            tlin.bias.copy_(torch.tensor(lin.bias.detach().numpy()))
+        before = torchlike.cache_info()["evictions"]
+        for n in range(1, 26):  # a new batch size every step
+            x = np.random.default_rng(n).standard_normal((n, 3)).astype(np.float32)
+            loss = lin(torchlike.tensor(x)).tanh().sum()
+            loss.backward()
+            tloss = tlin(torch.tensor(x)).tanh().sum()
+            tloss.backward()
+            np.testing.assert_allclose(loss.item(), tloss.item(), rtol=1e-5, atol=1e-5)
+            info = torchlike.cache_info()
+            assert info["programs"] + info["functions"] <= 40
+            assert _live_programs() <= 40
+        np.testing.assert_allclose(lin.weight.grad.numpy(), tlin.weight.grad.numpy(), rtol=1e-4, atol=1e-4)
+        assert torchlike.cache_info()["evictions"] > before
+    finally:
+        torchlike.set_cache_size(old)
+
+
+def test_set_cache_size_shrinks_and_clear_caches():
+    a = torchlike.ones(3)
+    for n in range(1, 6):
+        (torchlike.ones(n) * 2).sum()
+    torchlike.set_cache_size(3)
+    try:
+        info = torchlike.cache_info()
+        assert info["programs"] + info["functions"] <= 3 and info["limit"] == 3
+    finally:
+        torchlike.set_cache_size(None)
+    torchlike.clear_caches()
+    assert torchlike.cache_info()["programs"] == 0
+    assert (a + 1).tolist() == torch.tensor([1.0, 1, 1]).add(1).tolist()  # recompiled on demand
+
+
+def test_env_var_sets_default(monkeypatch):
+    monkeypatch.setenv("TORCHLIKE_CACHE_SIZE", "77")
+    assert _jit_cache._env_limit() == 77
+    monkeypatch.setenv("TORCHLIKE_CACHE_SIZE", "junk")
+    assert _jit_cache._env_limit() == _jit_cache._DEFAULT

@@ -1,0 +1,202 @@
+"""Bounded caches of compiled XLA programs (per-op forwards, pullbacks, view reads/writes, compiled
+functions' programs).
+
+Every cached ``jax.jit`` function keeps its own per-shape executables, so the bound is on the number
+of *executables* across all caches: after each call the owner compares ``fn._cache_size()`` with the
+count it knew (one C++ call), and only when a new shape was compiled does the bookkeeping run.  When
+the total passes the limit, whole cached functions are evicted least-recently-used first (a CLOCK
+sweep: a function used since the last sweep gets a second chance), their executables released with
+``clear_cache()``.  The hot path is a dict lookup, the call, a flag store and one integer compare.
+
+The limit is ``TORCHLIKE_CACHE_SIZE`` (executables, default 256) or :func:`set_cache_size`.
+
+>>> import torchlike
+>>> torchlike.set_cache_size(512)
+>>> torchlike.cache_info()["limit"]
+512
+>>> torchlike.set_cache_size(None)  # back to the default (or TORCHLIKE_CACHE_SIZE)
+"""
+from __future__ import annotations
+
+import collections
+import os
+import threading
+
+__all__ = ["Cache", "Entry", "set_cache_size", "cache_info", "clear_caches"]
+
+_DEFAULT = 256
+
+
+def _env_limit():
+    v = os.environ.get("TORCHLIKE_CACHE_SIZE", "")
+    try:
+        return max(int(v), 1) if v else _DEFAULT
+    except ValueError:
+        return _DEFAULT
+
+
+class _Budget:
+    limit = _env_limit()
+    total = 0  # executables (plus one per cached function) held by all caches
+    clock: collections.OrderedDict = collections.OrderedDict()  # entries, oldest first
+    evictions = 0
+    lock = threading.RLock()
+
+
+class Entry:
+    """A cached function: ``fn`` (a ``jax.jit`` object, or a plain function when ``jitted`` is False),
+    ``n`` its executables when last counted, ``used`` set on every call (cleared by the sweep)."""
+
+    __slots__ = ("fn", "n", "used", "key", "owner", "jitted", "__weakref__")
+
+    def __init__(self, fn, key, owner, jitted=True):
+        self.fn, self.key, self.owner, self.jitted = fn, key, owner, jitted
+        self.n = 0
+        self.used = True
+
+    def weight(self):
+        return self.n + 1
+
+    def __call__(self, *args):
+        out = self.fn(*args)
+        self.used = True
+        if self.jitted and self.fn._cache_size() != self.n:
+            counted(self)
+        return out
+
+
+class Cache(dict):
+    """One named cache (a dict key -> Entry) taking part in the global executable budget."""
+
+    def __init__(self, name):
+        super().__init__()
+        self.name = name
+
+    def add(self, key, fn, jitted=True):
+        e = Entry(fn, key, self, jitted)
+        with _Budget.lock:
+            self[key] = e
+            _Budget.clock[e] = None
+            _Budget.total += 1
+        _shrink()
+        return e
+
+    def discard(self, key):
+        """Drop ``key``'s entry (its owner is gone) and release its executables."""
+        e = self.get(key)
+        if e is not None:
+            with _Budget.lock:
+                if e in _Budget.clock:
+                    _evict(e)
+                    _Budget.evictions -= 1
+                else:
+                    self.pop(key, None)
+
+
+def counted(e):
+    """Call after ``e.fn`` ran when its executable count may have grown (the miss path)."""
+    n = e.fn._cache_size()
+    with _Budget.lock:
+        if e not in _Budget.clock:  # evicted while its owner still holds it (a compiled program)
+            _Budget.clock[e] = None
+            e.n = -1
+        _Budget.total += n - e.n
+        e.n = n
+    _shrink()
+
+
+def call(e, *args):
+    """Run a cached entry with the budget bookkeeping (for callers outside the dispatcher)."""
+    out = e.fn(*args)
+    e.used = True
+    if e.jitted and e.fn._cache_size() != e.n:
+        counted(e)
+    return out
+
+
+def _evict(e):
+    _Budget.clock.pop(e, None)
+    _Budget.total -= e.weight()
+    _Budget.evictions += 1
+    if e.owner.get(e.key) is e:
+        del e.owner[e.key]
+    if e.jitted:
+        try:
+            e.fn.clear_cache()  # release this function's executables (and JAX's tracing caches of it)
+        except Exception:  # pragma: no cover - older jax without clear_cache
+            pass
+    e.n = 0
+
+
+def _shrink():
+    if _Budget.total <= _Budget.limit:
+        return
+    with _Budget.lock:
+        clock = _Budget.clock
+        guard = 2 * len(clock) + 1
+        while _Budget.total > _Budget.limit and clock and guard:
+            guard -= 1
+            e = next(iter(clock))
+            if e.used:
+                e.used = False
+                clock.move_to_end(e)
+            else:
+                _evict(e)
+        while _Budget.total > _Budget.limit and clock:  # everything was in use: oldest first
+            _evict(next(iter(clock)))
+
+
+def set_cache_size(n):
+    """Bound the compiled programs torchlike keeps (executables over all its caches; ``None``: the
+    default, 256, or ``TORCHLIKE_CACHE_SIZE``).  Least-recently-used programs are released first."""
+    with _Budget.lock:
+        _Budget.limit = _env_limit() if n is None else max(int(n), 1)
+    _shrink()
+
+
+def cache_info():
+    """``{"limit", "programs", "functions", "evictions"}`` of torchlike's compiled-program caches."""
+    with _Budget.lock:
+        return {"limit": _Budget.limit, "programs": sum(e.n for e in _Budget.clock),
+                "functions": len(_Budget.clock), "evictions": _Budget.evictions}
+
+
+def clear_caches():
+    """Release every compiled program torchlike holds (they are recompiled on demand)."""
+    with _Budget.lock:
+        for e in list(_Budget.clock):
+            _evict(e)
+
+
+# ---- the persistent compilation cache -------------------------------------------------------------
+def _persistent_dir():
+    v = os.environ.get("TORCHLIKE_COMPILATION_CACHE", "")
+    if v.lower() in ("0", "off", "false", "no", "none"):
+        return None
+    if v and v.lower() not in ("1", "on", "true", "yes"):
+        return v
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "torchlike", "xla")
+
+
+def setup_persistent_cache():
+    """Turn on JAX's on-disk compilation cache (so a script's second run starts warm) unless the user
+    opted out (``TORCHLIKE_COMPILATION_CACHE=0``) or configured JAX's cache themselves.  The directory
+    is per user (``~/.cache/torchlike/xla``, or ``TORCHLIKE_COMPILATION_CACHE=/path``) and bounded by
+    ``TORCHLIKE_COMPILATION_CACHE_MB`` (default 512), least-recently-used entries deleted first."""
+    import jax
+    path = _persistent_dir()
+    if path is None or os.environ.get("JAX_COMPILATION_CACHE_DIR") or jax.config.jax_compilation_cache_dir:
+        return None
+    try:
+        mb = int(os.environ.get("TORCHLIKE_COMPILATION_CACHE_MB", "512"))
+    except ValueError:
+        mb = 512
+    try:
+        os.makedirs(path, exist_ok=True)
+        jax.config.update("jax_compilation_cache_dir", path)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+        jax.config.update("jax_compilation_cache_max_size", mb * 2**20)
+    except Exception:  # a read-only home, an older jax: run without the disk cache
+        return None
+    return path
