@@ -8,11 +8,12 @@ import numpy as np
 from . import _dtype
 from ._device import CPU
 from .autograd import grad_mode
-from .autograd.graph import AccumulateGrad, Node
+from .autograd.graph import _NODE_CLASSES, AccumulateGrad, node_class
 
 __all__ = ["dispatch", "forward_fn"]
 
 _fwd_cache: dict = {}
+_NO_EDGE = (None, 0)
 _state = grad_mode._state
 Tensor = None  # set by tensor.py (import cycle)
 
@@ -83,7 +84,7 @@ def _record(f, statics, args, arrays, outs, name, saves):
                 gf = a._grad_fn
                 inputs.append((gf, a._oi) if gf is not None else (a._accumulator(), 0))
             else:
-                inputs.append(None)
+                inputs.append(_NO_EDGE)  # a tensor input without grad: torch's (None, 0) edge
             if saves is True:
                 saved.append((a, a._ver[0]))
         else:
@@ -94,7 +95,7 @@ def _record(f, statics, args, arrays, outs, name, saves):
     if saves == "out":  # torch's formula uses the result (exp, tanh, sigmoid, ...): guard that instead
         saved = [(o, o._ver[0]) for o in outs]
     out_meta = tuple((outs[j]._x.shape, outs[j]._x.dtype) for j in diff_out)
-    node = Node(f, statics, tuple(arrays), tuple(inputs), tuple(diff_in), diff_out, out_meta,
+    node = (_NODE_CLASSES.get(name) or node_class(name))(f, statics, tuple(arrays), tuple(inputs), tuple(diff_in), diff_out, out_meta,
                 name, tuple(saved))
     for k, j in enumerate(diff_out):
         o = outs[j]

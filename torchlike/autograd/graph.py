@@ -13,7 +13,7 @@ import itertools
 import jax
 import jax.numpy as jnp
 
-__all__ = ["Node", "AccumulateGrad", "pullback_fn"]
+__all__ = ["Node", "AccumulateGrad", "pullback_fn", "node_class"]
 
 _seq = itertools.count()
 
@@ -83,11 +83,18 @@ class Node:
         return self._name
 
     def __repr__(self):
-        return f"<{self._name} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     @property
     def next_functions(self):
-        return tuple(self.inputs[i] if self.inputs[i] is not None else (None, 0) for i in self.diff_in)
+        return _next_functions(self)
+
+    @property
+    def requires_grad(self):
+        return True
+
+    def _sequence_nr(self):
+        return self.seq
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node computes its input gradients."""
@@ -140,7 +147,7 @@ class Node:
         prims = []
         for a, e in zip(self.primals, self.inputs):
             t = Tensor._wrap(a)
-            if e is not None:
+            if e is not None and e[0] is not None:
                 node, idx = e
                 if isinstance(node, AccumulateGrad):
                     t = node.variable
@@ -156,6 +163,24 @@ class Node:
         self.primals = None
         self.saved = ()
         self._freed = True
+
+
+_NODE_CLASSES: dict = {}
+
+
+def node_class(name):
+    """The ``Node`` subclass named ``name`` (``MulBackward0``, ...), made once and cached, so that
+    ``type(t.grad_fn).__name__`` is torch's backward node name."""
+    cls = _NODE_CLASSES.get(name)
+    if cls is None:
+        ident = name if name.isidentifier() else "".join(c if c.isalnum() else "_" for c in name)
+        cls = _NODE_CLASSES[name] = type(ident, (Node,), {"__slots__": (), "__module__": "builtins"})
+    return cls
+
+
+def _next_functions(node):
+    from ._node_names import edges
+    return edges(node)
 
 
 class AccumulateGrad(Node):
