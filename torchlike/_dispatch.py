@@ -84,7 +84,9 @@ def _record(f, statics, args, arrays, outs, name, saves):
                 gf = a._grad_fn
                 inputs.append((gf, a._oi) if gf is not None else (a._accumulator(), 0))
             else:
-                inputs.append(_NO_EDGE)  # a tensor input without grad: torch's (None, 0) edge
+                # a float tensor without grad: torch's (None, 0) edge; index/mask tensors are no edge
+                d = getattr(arrays[i], "dtype", None)
+                inputs.append(_NO_EDGE if d is not None and d.kind in "fcV" else None)
             if saves is True:
                 saved.append((a, a._ver[0]))
         else:

@@ -7,7 +7,7 @@ Python number into a tensor (``x * 2`` has two edges, the second ``(None, 0)``).
 """
 from __future__ import annotations
 
-__all__ = ["edges", "WRAPS_SCALARS"]
+__all__ = ["edges", "torch_name", "WRAPS_SCALARS", "TORCH_NAMES"]
 
 _NONE = (None, 0)
 
@@ -15,6 +15,24 @@ _NONE = (None, 0)
 WRAPS_SCALARS = frozenset({
     "AddBackward0", "SubBackward0", "MulBackward0", "DivBackward0", "RsubBackward0",
 })
+
+
+# Names the ops record under that torch spells differently (torch.special's own ATen ops carry a
+# ``Special`` prefix; aliases record their target's node).  Applied once, when a name's class is made.
+TORCH_NAMES = {
+    "I0EBackward0": "SpecialI0EBackward0", "I1Backward0": "SpecialI1Backward0", "I1EBackward0": "SpecialI1EBackward0",
+    "Xlog1PyBackward0": "SpecialXlog1PyBackward0", "EntrBackward0": "SpecialEntrBackward0",
+    "NdtriBackward0": "SpecialNdtriBackward0", "LogNdtrBackward0": "SpecialLogNdtrBackward0",
+    "ErfcxBackward0": "SpecialErfcxBackward0", "ExpitBackward0": "SigmoidBackward0",
+    "SquareBackward0": "PowBackward0", "CopyBackwards": "torch::autograd::CopyBackwards",
+    "CopySlices": "torch::autograd::CopySlices",
+}
+
+
+def torch_name(name):
+    """(class name, ``name()``) of the node recorded under ``name``."""
+    full = TORCH_NAMES.get(name, name)
+    return full.rsplit("::", 1)[-1], full
 
 
 def edges(node):

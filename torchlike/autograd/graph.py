@@ -79,8 +79,10 @@ class Node:
         self.metadata = {}
         self._freed = False
 
+    _display = None  # torch's name() where it differs from the class name (torch::autograd::CopySlices)
+
     def name(self):
-        return self._name
+        return type(self)._display or self._name
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
@@ -129,7 +131,7 @@ class Node:
             if t._version != v:
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by an inplace "
-                    f"operation: [{t.type()} {list(t.shape)}], which is output {0} of {self._name}, is at "
+                    f"operation: [{t.type()} {list(t.shape)}], which is output {0} of {self.name()}, is at "
                     f"version {t._version}; expected version {v} instead. Hint: enable anomaly detection to "
                     "find the operation that failed to compute its gradient, with "
                     "torch.autograd.set_detect_anomaly(True).")
@@ -173,8 +175,11 @@ def node_class(name):
     ``type(t.grad_fn).__name__`` is torch's backward node name."""
     cls = _NODE_CLASSES.get(name)
     if cls is None:
-        ident = name if name.isidentifier() else "".join(c if c.isalnum() else "_" for c in name)
-        cls = _NODE_CLASSES[name] = type(ident, (Node,), {"__slots__": (), "__module__": "builtins"})
+        from ._node_names import torch_name
+        ident, full = torch_name(name)
+        ident = ident if ident.isidentifier() else "".join(c if c.isalnum() else "_" for c in ident)
+        cls = _NODE_CLASSES[name] = type(ident, (Node,), {"__slots__": (), "__module__": "builtins",
+                                                           "_display": full})
     return cls
 
 
