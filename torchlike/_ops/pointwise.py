@@ -218,7 +218,8 @@ Tensor.__isub__ = lambda self, other: self.sub_(other)
 def _rsub(input, other, *, alpha=1):
     r = sub(other, input, alpha=alpha)
     if r.grad_fn is not None and type(r.grad_fn).__name__ == "SubBackward0":  # torch's own node: rsub
-        r.grad_fn.__class__ = node_class("RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1")
+        name = "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1"
+        r.grad_fn.__class__, r.grad_fn._name = node_class(name), name
     return r
 
 
