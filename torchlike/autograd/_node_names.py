@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import weakref
 
-__all__ = ["edges", "torch_name", "WRAPS_SCALARS", "TORCH_NAMES"]
+__all__ = ["edges", "torch_name", "relabel", "WRAPS_SCALARS", "TORCH_NAMES"]
 
 _NONE = (None, 0)
 
@@ -83,3 +83,17 @@ def edges(node):
     if name in WRAPS_SCALARS:
         return tuple(_NONE if e is None else e for e in ins)
     return tuple(e for e in ins if e is not None)
+
+
+def relabel(result, name, only=None):
+    """Give the node that produced ``result`` (a tensor or a tuple of them) torch's name ``name`` (a str,
+    or a function of the node's current class name), for ops composed of others whose ATen op is one node
+    (``t_copy`` -> ``TBackward0_copy``).  ``only``: relabel only nodes of that class name."""
+    from .graph import node_class
+    for t in (result if isinstance(result, tuple) else (result,)):
+        node = getattr(t, "_grad_fn", None)
+        if node is None or (only is not None and type(node).__name__ != only):
+            continue
+        new = name if isinstance(name, str) else name(type(node).__name__)
+        node.__class__, node._name = node_class(new), new
+    return result
