@@ -22,6 +22,9 @@ from .kl import kl_divergence, register_kl
 from .multivariate import Dirichlet, Independent, MultivariateNormal
 from .transformed_distribution import TransformedDistribution
 from .relaxed import LogNormal, RelaxedBernoulli, RelaxedOneHotCategorical
+from .transformed_univariate import HalfCauchy, HalfNormal, InverseGamma, Kumaraswamy, Pareto, Weibull
+from .heavy_tailed import FisherSnedecor, GeneralizedPareto, StudentT
+from .counting import Geometric, Multinomial, NegativeBinomial
 from .transforms import *  # noqa: F401,F403
 from . import transforms as _t
 
@@ -29,7 +32,9 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "ExponentialFamily", "Exponential", "Gamma", "Gumbel", "Independent", "Laplace", "LogNormal",
            "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "constraints",
-           "kl_divergence", "register_kl", "transforms", *_t.__all__]
+           "kl_divergence", "register_kl", "transforms", "HalfCauchy", "HalfNormal", "InverseGamma",
+           "Kumaraswamy", "Pareto", "Weibull", "FisherSnedecor", "GeneralizedPareto", "StudentT", "Geometric",
+           "Multinomial", "NegativeBinomial", *_t.__all__]
 
 from .._missing import module_getattr as _module_getattr  # noqa: E402
 

@@ -1,0 +1,96 @@
+"""The distributions added for API parity (StudentT, HalfNormal, Pareto, Geometric, ...): log_prob, cdf,
+entropy, mean, variance, mode and sample shapes compared with torch on the same parameters."""
+import math
+
+import numpy as np
+import pytest
+
+import torchlike
+from conftest import torch
+
+# (name, constructor args as a function of a framework T, values at which to evaluate log_prob)
+CASES = [
+    ("StudentT", lambda T: (T.tensor([3.0, 5.0, 1.5]), T.tensor([0.0, 1.0, -1.0]), T.tensor([1.0, 2.0, 0.5])),
+     [0.3, -1.0, 2.0]),
+    ("HalfNormal", lambda T: (T.tensor([1.0, 2.0, 0.5]),), [0.3, 1.0, 2.0]),
+    ("HalfCauchy", lambda T: (T.tensor([1.0, 2.0, 0.5]),), [0.3, 1.0, 2.0]),
+    ("Pareto", lambda T: (T.tensor([1.0, 2.0, 0.5]), T.tensor([3.0, 2.5, 1.5])), [1.3, 2.5, 2.0]),
+    ("Weibull", lambda T: (T.tensor([1.0, 2.0, 0.5]), T.tensor([3.0, 2.5, 1.5])), [0.3, 1.0, 2.0]),
+    ("Kumaraswamy", lambda T: (T.tensor([1.0, 2.0, 0.5]), T.tensor([3.0, 2.5, 1.5])), [0.3, 0.5, 0.9]),
+    ("InverseGamma", lambda T: (T.tensor([3.0, 2.5, 1.5]), T.tensor([1.0, 2.0, 0.5])), [0.3, 1.0, 2.0]),
+    ("FisherSnedecor", lambda T: (T.tensor([3.0, 5.0, 6.0]), T.tensor([5.0, 6.0, 9.0])), [0.3, 1.0, 2.0]),
+    ("GeneralizedPareto", lambda T: (T.tensor([0.0, 1.0, 0.0]), T.tensor([1.0, 2.0, 0.5]),
+                                     T.tensor([0.2, 0.0, -0.3])), [0.3, 1.5, 1.0]),
+    ("Geometric", lambda T: (T.tensor([0.2, 0.5, 0.9]),), [0.0, 2.0, 5.0]),
+    ("NegativeBinomial", lambda T: (T.tensor([3.0, 5.0, 1.0]), T.tensor([0.2, 0.5, 0.7])), [0.0, 2.0, 5.0]),
+]
+
+
+def _np(x):
+    return np.asarray(x.detach().tolist() if hasattr(x, "detach") else x, dtype=np.float64)
+
+
+def _close(a, b, what):
+    np.testing.assert_allclose(_np(a), _np(b), rtol=2e-5, atol=1e-6, equal_nan=True, err_msg=what)
+
+
+@pytest.mark.parametrize("name,args,vals", CASES, ids=[c[0] for c in CASES])
+def test_matches_torch(name, args, vals):
+    dt = getattr(torch.distributions, name)(*args(torch))
+    dl = getattr(torchlike.distributions, name)(*args(torchlike))
+    v_t, v_l = torch.tensor(vals), torchlike.tensor(vals)
+    _close(dl.log_prob(v_l), dt.log_prob(v_t), "log_prob")
+    for attr in ("mean", "variance", "mode", "stddev"):
+        try:
+            want = getattr(dt, attr)
+        except NotImplementedError:
+            continue
+        _close(getattr(dl, attr), want, attr)
+    for m in ("entropy",):
+        try:
+            want = getattr(dt, m)()
+        except NotImplementedError:
+            continue
+        _close(getattr(dl, m)(), want, m)
+    try:
+        want = dt.cdf(v_t)
+    except NotImplementedError:
+        want = None
+    if want is not None:
+        _close(dl.cdf(v_l), want, "cdf")
+    assert dl.batch_shape == dt.batch_shape and dl.event_shape == dt.event_shape
+    s = dl.sample((4,))
+    assert tuple(s.shape) == tuple(dt.sample((4,)).shape)
+    assert bool(torchlike.isfinite(dl.log_prob(s)).all())
+    e = dl.expand((2, 3))
+    assert tuple(e.sample().shape) == tuple(dt.expand((2, 3)).sample().shape)
+    assert type(dl).__name__ == type(dt).__name__
+    assert dl.has_rsample == dt.has_rsample
+
+
+def test_sample_moments():
+    torchlike.manual_seed(0)
+    d = torchlike.distributions.StudentT(torchlike.tensor(6.0), 1.0, 2.0)
+    s = d.sample((20000,))
+    assert abs(float(s.mean()) - 1.0) < 0.1 and abs(float(s.var()) / float(d.variance) - 1) < 0.15
+    g = torchlike.distributions.Geometric(torchlike.tensor(0.3)).sample((20000,))
+    assert abs(float(g.mean()) - (1 / 0.3 - 1)) < 0.15
+
+
+def test_rsample_gradient_flows():
+    scale = torchlike.tensor([1.5], requires_grad=True)
+    torchlike.distributions.HalfNormal(scale).rsample((10,)).sum().backward()
+    assert scale.grad is not None and bool(torchlike.isfinite(scale.grad).all())
+
+
+def test_multinomial_matches_torch():
+    p = [0.2, 0.3, 0.5]
+    dt = torch.distributions.Multinomial(5, torch.tensor(p))
+    dl = torchlike.distributions.Multinomial(5, torchlike.tensor(p))
+    v = [1.0, 1.0, 3.0]
+    _close(dl.log_prob(torchlike.tensor(v)), dt.log_prob(torch.tensor(v)), "log_prob")
+    _close(dl.mean, dt.mean, "mean")
+    _close(dl.variance, dt.variance, "variance")
+    _close(dl.entropy(), dt.entropy(), "entropy")
+    s = dl.sample((7,))
+    assert tuple(s.shape) == (7, 3) and bool((s.sum(-1) == 5).all())
