@@ -94,3 +94,58 @@ def test_multinomial_matches_torch():
     _close(dl.entropy(), dt.entropy(), "entropy")
     s = dl.sample((7,))
     assert tuple(s.shape) == (7, 3) and bool((s.sum(-1) == 5).all())
+
+
+# (transform constructor over a framework T, input x)
+TRANSFORMS = [
+    ("SoftplusTransform()", [[-1.0, 0.5, 2.0]]),
+    ("SoftmaxTransform()", [[-1.0, 0.5, 2.0]]),
+    ("StickBreakingTransform()", [[-1.0, 0.5, 2.0]]),
+    ("LowerCholeskyTransform()", [[[0.5, 2.0], [-1.0, 0.3]]]),
+    ("PositiveDefiniteTransform()", [[[0.5, 2.0], [-1.0, 0.3]]]),
+    ("CorrCholeskyTransform()", [[0.3, -0.4, 0.8]]),
+    ("ReshapeTransform((2, 3), (3, 2))", [[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]]),
+    ("IndependentTransform(D.ExpTransform(), 1)", [[0.1, 0.2, -0.3]]),
+    ("CatTransform([D.ExpTransform(), D.AffineTransform(1.0, 2.0)], 0, [1, 2])", [[0.1, 0.2, -0.3]]),
+    ("StackTransform([D.ExpTransform(), D.SigmoidTransform()], 0)", [[0.1, 0.2], [-0.3, 0.4]]),
+    ("CumulativeDistributionTransform(T.distributions.Normal(0.0, 1.0))", [[0.1, 0.2, -0.3]]),
+]
+
+
+@pytest.mark.parametrize("expr,x", TRANSFORMS, ids=[t[0].split("(")[0] for t in TRANSFORMS])
+def test_transform_matches_torch(expr, x):
+    outs = []
+    for T in (torch, torchlike):
+        D = T.distributions.transforms
+        t = eval("D." + expr, {"D": D, "T": T})  # noqa: S307
+        xx = T.tensor(x[0] if len(x) == 1 else x)
+        y = t(xx)
+        r = {"y": y, "domain": t.domain.event_dim, "codomain": t.codomain.event_dim, "bij": t.bijective,
+             "fs": tuple(t.forward_shape(tuple(xx.shape))), "is": tuple(t.inverse_shape(tuple(y.shape)))}
+        if t.bijective:
+            r["inv"] = t.inv(y)
+            r["ladj"] = t.log_abs_det_jacobian(xx, y)
+        outs.append(r)
+    tt, ll = outs
+    for k in tt:
+        if k in ("y", "inv", "ladj"):
+            _close(ll[k], tt[k], k)
+        else:
+            assert ll[k] == tt[k], k
+
+
+def test_biject_to_and_transform_to_match_torch():
+    for c in ["real", "positive", "nonnegative", "greater_than(1.0)", "less_than(2.0)", "unit_interval",
+              "interval(1.0, 3.0)", "simplex", "corr_cholesky", "real_vector", "independent(constraints.positive, 1)"]:
+        for reg in ("biject_to", "transform_to"):
+            res = []
+            for T in (torch, torchlike):
+                cons = eval("constraints." + c, {"constraints": T.distributions.constraints})  # noqa: S307
+                t = getattr(T.distributions, reg)(cons)
+                x = T.tensor([0.3, -0.2, 0.9])
+                y = t(x)
+                res.append((repr(t).replace(" ", "").replace("\n", ""), y))
+            assert res[0][0] == res[1][0], (c, reg)
+            _close(res[1][1], res[0][1], f"{reg}({c})")
+    with pytest.raises(NotImplementedError, match="Cannot transform _LowerCholesky constraints"):
+        torchlike.distributions.biject_to(torchlike.distributions.constraints.lower_cholesky)

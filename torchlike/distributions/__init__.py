@@ -25,6 +25,7 @@ from .relaxed import LogNormal, RelaxedBernoulli, RelaxedOneHotCategorical
 from .transformed_univariate import HalfCauchy, HalfNormal, InverseGamma, Kumaraswamy, Pareto, Weibull
 from .heavy_tailed import FisherSnedecor, GeneralizedPareto, StudentT
 from .counting import Geometric, Multinomial, NegativeBinomial
+from .constraint_registry import biject_to, transform_to
 from .transforms import *  # noqa: F401,F403
 from . import transforms as _t
 
@@ -34,7 +35,7 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "constraints",
            "kl_divergence", "register_kl", "transforms", "HalfCauchy", "HalfNormal", "InverseGamma",
            "Kumaraswamy", "Pareto", "Weibull", "FisherSnedecor", "GeneralizedPareto", "StudentT", "Geometric",
-           "Multinomial", "NegativeBinomial", *_t.__all__]
+           "Multinomial", "NegativeBinomial", "biject_to", "transform_to", *_t.__all__]
 
 from .._missing import module_getattr as _module_getattr  # noqa: E402
 

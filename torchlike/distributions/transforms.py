@@ -496,3 +496,9 @@ class AffineTransform(Transform):
         return torchlike.broadcast_shapes(shape, _param_shape(self.loc), _param_shape(self.scale))
 
     inverse_shape = forward_shape
+
+
+from .structured_transforms import *  # noqa: E402,F401,F403
+from . import structured_transforms as _st  # noqa: E402
+
+__all__ = __all__ + list(_st.__all__)
