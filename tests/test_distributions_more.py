@@ -149,3 +149,40 @@ def test_biject_to_and_transform_to_match_torch():
             _close(res[1][1], res[0][1], f"{reg}({c})")
     with pytest.raises(NotImplementedError, match="Cannot transform _LowerCholesky constraints"):
         torchlike.distributions.biject_to(torchlike.distributions.constraints.lower_cholesky)
+
+
+CASES2 = [
+    ("ContinuousBernoulli", lambda T: (T.tensor([0.2, 0.5, 0.9]),), [0.3, 0.5, 0.9]),
+    ("VonMises", lambda T: (T.tensor([0.0, 1.0, -1.0]), T.tensor([0.5, 2.0, 4.0])), [0.3, 1.0, -2.0]),
+    ("LogisticNormal", lambda T: (T.tensor([0.0, 1.0]), T.tensor([0.5, 2.0])), [[0.2, 0.3, 0.5]]),
+    ("LowRankMultivariateNormal", lambda T: (T.tensor([0.0, 1.0, 2.0]), T.tensor([[1.0], [0.5], [-1.0]]),
+                                             T.tensor([1.0, 2.0, 0.5])), [[0.3, 1.0, -2.0]]),
+]
+
+
+@pytest.mark.parametrize("name,args,vals", CASES2, ids=[c[0] for c in CASES2])
+def test_more_matches_torch(name, args, vals):
+    test_matches_torch(name, args, vals)
+
+
+def test_low_rank_mvn_matrices_match_torch():
+    a = lambda T: (T.tensor([0.0, 1.0, 2.0]), T.tensor([[1.0, 0.2], [0.5, 0.1], [-1.0, 0.3]]),  # noqa: E731
+                   T.tensor([1.0, 2.0, 0.5]))
+    dt = torch.distributions.LowRankMultivariateNormal(*a(torch))
+    dl = torchlike.distributions.LowRankMultivariateNormal(*a(torchlike))
+    for k in ("covariance_matrix", "precision_matrix", "scale_tril"):
+        _close(getattr(dl, k), getattr(dt, k), k)
+
+
+def test_mixture_same_family_matches_torch():
+    def make(T):
+        mix = T.distributions.Categorical(T.tensor([[0.3, 0.7], [0.5, 0.5]]))
+        comp = T.distributions.Normal(T.tensor([[-1.0, 1.0], [0.0, 2.0]]), T.tensor([[1.0, 0.5], [2.0, 1.0]]))
+        return T.distributions.MixtureSameFamily(mix, comp)
+    dt, dl = make(torch), make(torchlike)
+    v = [0.3, -0.5]
+    _close(dl.log_prob(torchlike.tensor(v)), dt.log_prob(torch.tensor(v)), "log_prob")
+    _close(dl.cdf(torchlike.tensor(v)), dt.cdf(torch.tensor(v)), "cdf")
+    _close(dl.mean, dt.mean, "mean")
+    _close(dl.variance, dt.variance, "variance")
+    assert tuple(dl.sample((5,)).shape) == tuple(dt.sample((5,)).shape) == (5, 2)

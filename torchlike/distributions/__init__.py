@@ -26,6 +26,9 @@ from .transformed_univariate import HalfCauchy, HalfNormal, InverseGamma, Kumara
 from .heavy_tailed import FisherSnedecor, GeneralizedPareto, StudentT
 from .counting import Geometric, Multinomial, NegativeBinomial
 from .constraint_registry import biject_to, transform_to
+from .mixture import MixtureSameFamily
+from .multivariate_extra import LogisticNormal, LowRankMultivariateNormal
+from .bounded_support import ContinuousBernoulli, VonMises
 from .transforms import *  # noqa: F401,F403
 from . import transforms as _t
 
@@ -35,7 +38,8 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "constraints",
            "kl_divergence", "register_kl", "transforms", "HalfCauchy", "HalfNormal", "InverseGamma",
            "Kumaraswamy", "Pareto", "Weibull", "FisherSnedecor", "GeneralizedPareto", "StudentT", "Geometric",
-           "Multinomial", "NegativeBinomial", "biject_to", "transform_to", *_t.__all__]
+           "Multinomial", "NegativeBinomial", "biject_to", "transform_to", "MixtureSameFamily", "LogisticNormal",
+           "LowRankMultivariateNormal", "ContinuousBernoulli", "VonMises", *_t.__all__]
 
 from .._missing import module_getattr as _module_getattr  # noqa: E402
 
