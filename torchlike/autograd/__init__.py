@@ -91,3 +91,19 @@ def Variable(data, requires_grad=False, volatile=False):
     if requires_grad:
         data.requires_grad_(True)
     return data
+
+
+# the rest of torch.autograd's / torch.autograd.graph's public names (see extras.py)
+from typing import Mapping, Sequence, cast, overload  # noqa: E402,F401  (torch.autograd re-exports them)
+from .extras import (DeviceType, NestedIOFunction, ProfilerActivity, ProfilerConfig, ProfilerEvent,  # noqa: E402
+                     ProfilerState, SavedTensor, enforce_grad_layout_policy, handle_torch_function,
+                     has_torch_function, is_multithreading_enabled, is_tensor_like, is_view_replay_enabled,
+                     kineto_available, set_multithreading_enabled, variable)
+from . import extras as _extras  # noqa: E402
+
+for _n in ("GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook",
+           "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "allow_mutation_on_saved_tensors",
+           "RemovableHandle"):
+    setattr(graph, _n, getattr(_extras, _n))
+graph.Variable = Variable
+del _n

@@ -29,6 +29,7 @@ from .constraint_registry import biject_to, transform_to
 from .mixture import MixtureSameFamily
 from .multivariate_extra import LogisticNormal, LowRankMultivariateNormal
 from .bounded_support import ContinuousBernoulli, VonMises
+from .not_implemented import LKJCholesky, Wishart
 from .transforms import *  # noqa: F401,F403
 from . import transforms as _t
 
@@ -39,7 +40,8 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "kl_divergence", "register_kl", "transforms", "HalfCauchy", "HalfNormal", "InverseGamma",
            "Kumaraswamy", "Pareto", "Weibull", "FisherSnedecor", "GeneralizedPareto", "StudentT", "Geometric",
            "Multinomial", "NegativeBinomial", "biject_to", "transform_to", "MixtureSameFamily", "LogisticNormal",
-           "LowRankMultivariateNormal", "ContinuousBernoulli", "VonMises", *_t.__all__]
+           "LowRankMultivariateNormal", "ContinuousBernoulli", "VonMises", "LKJCholesky", "Wishart",
+           *_t.__all__]
 
 from .._missing import module_getattr as _module_getattr  # noqa: E402
 
