@@ -3,7 +3,7 @@
 >>> import torchlike
 >>> from torchlike.distributions import StudentT
 >>> StudentT(torchlike.tensor(3.0)).log_prob(torchlike.tensor(0.0))
-tensor(-0.9854)
+tensor(-1.0009)
 """
 from __future__ import annotations
 

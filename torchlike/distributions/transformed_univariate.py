@@ -5,7 +5,7 @@ Weibull, Kumaraswamy, InverseGamma (torch.distributions builds them the same way
 >>> import torchlike
 >>> from torchlike.distributions import HalfNormal, Pareto
 >>> HalfNormal(torchlike.tensor([1.0])).log_prob(torchlike.tensor([0.5]))
-tensor([-0.3507])
+tensor([-0.3508])
 >>> Pareto(1.0, 3.0).mean
 tensor(1.5000)
 """
