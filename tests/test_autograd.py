@@ -252,8 +252,9 @@ def test_grad_fn_names_and_next_functions():
     x = torchlike.ones(2, requires_grad=True)
     y = x * 2
     assert y.grad_fn.name() == "MulBackward0"
-    (acc, idx), = y.grad_fn.next_functions
-    assert acc.variable is x and idx == 0
+    (acc, idx), (none, j) = y.grad_fn.next_functions  # torch wraps the 2 into a tensor: a (None, 0) edge
+    assert acc.variable is x and idx == 0 and none is None and j == 0
+    assert len((torch.ones(2, requires_grad=True) * 2).grad_fn.next_functions) == 2
 
 
 def test_complex_gradient_convention_matches_torch():

@@ -8,11 +8,12 @@ import numpy as np
 from . import _dtype, _errors, _jit_cache
 from ._device import CPU
 from .autograd import grad_mode
-from .autograd.graph import AccumulateGrad, Node
+from .autograd.graph import _NODE_CLASSES, AccumulateGrad, node_class
 
 __all__ = ["dispatch", "forward_fn"]
 
 _fwd_cache = _jit_cache.Cache("forward")  # (f, statics) -> Entry; bounded, see _jit_cache
+_NO_EDGE = (None, 0)
 _state = grad_mode._state
 Tensor = None  # set by tensor.py (import cycle)
 
@@ -93,7 +94,9 @@ def _record(f, statics, args, arrays, outs, name, saves):
                 gf = a._grad_fn
                 inputs.append((gf, a._oi) if gf is not None else (a._accumulator(), 0))
             else:
-                inputs.append(None)
+                # a float tensor without grad: torch's (None, 0) edge; index/mask tensors are no edge
+                d = getattr(arrays[i], "dtype", None)
+                inputs.append(_NO_EDGE if d is not None and d.kind in "fcV" else None)
             if saves is True:
                 saved.append((a, a._ver[0]))
         else:
@@ -104,7 +107,7 @@ def _record(f, statics, args, arrays, outs, name, saves):
     if saves == "out":  # torch's formula uses the result (exp, tanh, sigmoid, ...): guard that instead
         saved = [(o, o._ver[0]) for o in outs]
     out_meta = tuple((outs[j]._x.shape, outs[j]._x.dtype) for j in diff_out)
-    node = Node(f, statics, tuple(arrays), tuple(inputs), tuple(diff_in), diff_out, out_meta,
+    node = (_NODE_CLASSES.get(name) or node_class(name))(f, statics, tuple(arrays), tuple(inputs), tuple(diff_in), diff_out, out_meta,
                 name, tuple(saved))
     for k, j in enumerate(diff_out):
         o = outs[j]

@@ -3,7 +3,7 @@
 torch's ``SymInt``/``SymFloat``/``SymBool`` stand for sizes traced symbolically; torchlike's sizes are
 always concrete Python numbers, so ``sym_*`` helpers compute on plain values and the ``_check*`` family
 raises torch's errors when a condition fails.  Also: math constants (``torch.inf``, ``torch.pi``, ...),
-autocast queries and ``get_device_module``.
+``get_device_module``.
 
 >>> import torchlike
 >>> torchlike.sym_max(2, 3), torchlike.sym_float(2), torchlike.inf
@@ -21,8 +21,8 @@ __all__ = ["SymInt", "SymFloat", "SymBool", "sym_int", "sym_float", "sym_not", "
            "sym_sum", "sym_sqrt", "_check", "_check_with", "_check_is_size", "_check_index", "_check_value",
            "_check_type", "_check_not_implemented", "_check_tensor_all", "_check_tensor_all_with",
            "inf", "nan", "pi", "e", "newaxis", "layout", "strided", "sparse_coo", "sparse_csr", "sparse_csc",
-           "sparse_bsr", "sparse_bsc", "jagged", "_mkldnn", "legacy_contiguous_format", "is_autocast_enabled",
-           "get_autocast_dtype", "set_autocast_enabled", "get_device_module"]
+           "sparse_bsr", "sparse_bsc", "jagged", "_mkldnn", "legacy_contiguous_format",
+           "get_device_module"]
 
 inf, nan, pi, e = math.inf, math.nan, math.pi, math.e
 newaxis = None
@@ -144,23 +144,6 @@ def _legacy_contiguous_format():
 
 
 legacy_contiguous_format = _legacy_contiguous_format()
-
-
-def is_autocast_enabled(device_type=None) -> builtins.bool:
-    """True inside an enabled ``torchlike.autocast`` region."""
-    from .amp.autocast_mode import _state
-    return builtins.bool(_state.enabled)
-
-
-def set_autocast_enabled(device_type, enabled=None) -> None:
-    from .amp.autocast_mode import _state
-    _state.enabled = builtins.bool(device_type if enabled is None else enabled)
-
-
-def get_autocast_dtype(device_type):
-    """The dtype autocast casts to on ``device_type`` (bfloat16 on cpu, float16 elsewhere, unless set)."""
-    from .amp.autocast_mode import get_autocast_dtype as _get
-    return _get(device_type)
 
 
 def get_device_module(device=None):

@@ -10,3 +10,4 @@ from . import fft  # noqa: F401
 from . import misc  # noqa: F401
 from . import copies  # noqa: F401
 from . import special2  # noqa: F401
+from . import tensor_methods  # noqa: F401

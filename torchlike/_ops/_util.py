@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numbers
+import re
 
 import jax
 import jax.numpy as jnp
@@ -21,7 +22,10 @@ wrap_dim = _wrap_dim
 
 
 def camel(name):
-    return "".join(p.capitalize() for p in name.strip("_").split("_")) + "Backward0"
+    """torch's backward node name for op ``name``: ``log1p`` -> ``Log1PBackward0`` (a letter after a digit
+    is capitalised, as in torch's generated names)."""
+    s = "".join(p.capitalize() for p in name.strip("_").split("_"))
+    return re.sub(r"(?<=\d)[a-z]", lambda m: m.group(0).upper(), s) + "Backward0"
 
 
 def check_broadcast(a_shape, b_shape):
@@ -133,7 +137,8 @@ def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, nam
 
 
 def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=True, namespaces=("torch",),
-           differentiable=True, saves=True, dunders=(), rdunders=(), aliases=(), int_only=False, doc=None):
+           differentiable=True, saves=True, dunders=(), rdunders=(), aliases=(), int_only=False, doc=None,
+           tensor_node=None):
     """Declare a pointwise binary op: torch promotion over tensors/scalars, then ``jfn`` in that dtype."""
     def impl(x, y, dt, out_dt):
         r = jfn(cast(x, dt), cast(y, dt))
@@ -153,7 +158,8 @@ def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=T
             out_dt = np.dtype(bool)
         elif int_only and (d.is_floating_point or d.is_complex):
             raise RuntimeError(f'"{name}_cpu" not implemented for \'{_dtype._CAP[d.name]}\'')
-        return dispatch(impl, (input, other), (("dt", d.np), ("out_dt", out_dt)), name=node_name,
+        return dispatch(impl, (input, other), (("dt", d.np), ("out_dt", out_dt)),
+                        name=tensor_node if tensor_node and isinstance(other, Tensor) else node_name,
                         diff=differentiable, saves=saves)
     fn.__name__ = name
     fn.__doc__ = doc or f"Elementwise ``{name}`` with broadcasting and torch type promotion.\n\n" \

@@ -79,8 +79,12 @@ def fill_(self, value):
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                            "dimensions.")
-    new = dispatch(_fill_impl, (self, value), (("dt", self.dtype.np),), name="FillBackward0", saves=False)
+    new = dispatch(_fill_impl, (self, value), (("dt", self.dtype.np),),
+                   name=_FILL_NODE if isinstance(value, Tensor) else "FillBackward2", saves=False)
     return self._inplace_update(new)
+
+
+_FILL_NODE = "FillBackward3"
 
 
 @register(promote="none", method=False)   # torch.zero_(t); Tensor.zero_ is set below
@@ -91,7 +95,8 @@ def zero_(self):
     >>> torchlike.zero_(torchlike.ones(2))
     tensor([0., 0.])
     """
-    return fill_(self, 0)
+    new = dispatch(_fill_impl, (self, 0), (("dt", self.dtype.np),), name="ZeroBackward0", saves=False)
+    return self._inplace_update(new)
 
 
 Tensor.fill_ = fill_
@@ -100,4 +105,5 @@ Tensor.zero_ = zero_
 
 @register(promote="none", namespaces=("torch",), method=False)
 def fill(input, value):
-    return dispatch(_fill_impl, (input, value), (("dt", input.dtype.np),), name="FillBackward0", saves=False)
+    return dispatch(_fill_impl, (input, value), (("dt", input.dtype.np),),
+                    name="FillBackward1" if isinstance(value, Tensor) else "FillBackward0", saves=False)

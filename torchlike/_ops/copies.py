@@ -21,6 +21,7 @@ from jax import lax
 from .. import _dtype, _views
 from ._util import Tensor, cast, dispatch, float_dtype_for, register, wrap_dim
 from . import views as _v
+from ..autograd._node_names import relabel
 from .basic import clone
 from ..amp import _policy as _amp
 
@@ -32,9 +33,11 @@ __all__ = ["hsplit", "vsplit", "dsplit", "unsafe_split", "unsafe_chunk", "unrave
 def _copying(name, view_fn):
     def fn(input, *args, **kwargs):
         r = view_fn(input, *args, **kwargs)
+        # torch's node is the view's, suffixed: TBackward0_copy (its child here is the view node itself)
+        view_node = type(getattr(r[0] if isinstance(r, tuple) and r else r, "_grad_fn", None)).__name__
         if isinstance(r, tuple):
-            return tuple(clone(t) for t in r)
-        return clone(r)
+            return relabel(tuple(clone(t) for t in r), view_node + "_copy", only="CloneBackward0")
+        return relabel(clone(r), view_node + "_copy", only="CloneBackward0")
     fn.__name__ = name
     fn.__doc__ = (f"``torch.{name[:-5]}`` followed by a copy (torch.{name}).\n\n    >>> import torchlike\n"
                   f"    >>> torchlike.{name} is not None\n    True\n    ")
@@ -150,7 +153,7 @@ def unsafe_split(input, split_size, dim=0):
     >>> [p.tolist() for p in torchlike.unsafe_split(torchlike.arange(5), 2)]
     [[0, 1], [2, 3], [4]]
     """
-    return tuple(clone(p) for p in _v.split(input, split_size, dim))
+    return relabel(tuple(clone(p) for p in _v.split(input, split_size, dim)), "UnsafeSplitBackward0")
 
 
 @register()
@@ -161,13 +164,14 @@ def unsafe_chunk(input, chunks, dim=0):
     >>> len(torchlike.unsafe_chunk(torchlike.arange(5), 2))
     2
     """
-    return tuple(clone(p) for p in _v.chunk(input, chunks, dim))
+    return relabel(tuple(clone(p) for p in _v.chunk(input, chunks, dim)), "UnsafeSplitBackward0")
 
 
 @register()
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
     """torch.split_with_sizes whose pieces are copies."""
-    return tuple(clone(p) for p in _v.split_with_sizes(input, split_sizes, dim))
+    return relabel(tuple(clone(p) for p in _v.split_with_sizes(input, split_sizes, dim)),
+                   "UnsafeSplitWithSizesBackward0")
 
 
 # --- unravel_index ----------------------------------------------------------------------------------

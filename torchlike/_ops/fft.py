@@ -74,7 +74,22 @@ def _run(x, kind, s, axes, norm):
             if n < 1:
                 raise RuntimeError(f"Invalid number of data points ({n}) specified")
     return dispatch(_fft_impl, (x,), (("kind", kind), ("s", s), ("axes", axes), ("norm", _norm(norm)),
-                                      ("cdt", cdt.np)), name=f"Fft{kind.capitalize()}Backward0")
+                                      ("cdt", cdt.np)), name=_node_name(kind, x, axes))
+
+
+def _node_name(kind, x, axes):
+    """torch's backward node: ATen computes every transform as one of _fft_r2c / _fft_c2c / _fft_c2r
+    (ifft and ihfft of a real 1-D signal as the conjugate of an r2c)."""
+    if kind == "rfft":
+        return "FftR2CBackward0"
+    if kind in ("irfft", "hfft"):
+        return "FftC2RBackward0"
+    one = axes is not None and len(axes) == 1
+    if kind == "ihfft":
+        return "ConjBackward0" if one else "FftC2CBackward0"
+    if x.dtype.is_complex or not one:
+        return "FftC2CBackward0"
+    return "FftR2CBackward0" if kind == "fft" else "ConjBackward0"
 
 
 def _one(x, n, dim, norm, kind):

@@ -181,6 +181,16 @@ def _norm_slice(s, n):
     return ("s", start, max(stop, start), step)
 
 
+def _basic_node(basic):
+    """torch's node for a basic index: that of its last non-trivial part (select, slice, unsqueeze)."""
+    for b in reversed(basic):
+        if b is None:
+            return "UnsqueezeBackward0"
+        if b != _FULL:
+            return "SliceBackward0" if isinstance(b, tuple) else "SelectBackward0"
+    return "AliasBackward0"
+
+
 def parse_index(shape, index):
     """Split ``index`` over a tensor of ``shape`` into (basic, adv, res_shape).
 
@@ -364,7 +374,7 @@ def getitem(self, index):
     basic, adv, res_shape = parse_index(tuple(self.shape), index)
     if basic is None and not adv:
         basic = (_FULL,) * self.ndim
-    t = view_step(self, ("index", basic)) if basic is not None else self
+    t = view_step(self, ("index", basic), name=_basic_node(basic)) if basic is not None else self
     if not adv:
         return t
     pos, arrays, _ = prepare_adv(adv, res_shape)

@@ -18,6 +18,7 @@ from jax import lax
 
 from .. import _dtype, return_types
 from .. import linalg as _ns
+from ..autograd._node_names import relabel
 from ._util import Tensor, dispatch, register, wrap_dim
 from ..amp import _policy as _amp
 
@@ -301,6 +302,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
     """
     A2 = A.mT if transpose else A
     X = solve_triangular(A2, input, upper=(not upper) if transpose else upper, unitriangular=unitriangular)
+    X = relabel(X, "TriangularSolveBackward0", only="LinalgSolveTriangularBackward0")
     return return_types.make("triangular_solve", ("solution", "cloned_coefficient"))(X, A.clone())
 
 
@@ -492,7 +494,7 @@ def cholesky(input, upper=False):
                   "PyTorch release.", UserWarning, stacklevel=2)
     L, bad = _cholesky(input, upper, "cholesky")
     raise_info(_info_tensor(input, bad), _chol_msg("cholesky"))
-    return L
+    return relabel(L, "CholeskyBackward0", only="LinalgCholeskyExBackward0")
 
 
 @register(method=False, namespaces=("linalg",), out=True)

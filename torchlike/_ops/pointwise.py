@@ -9,6 +9,7 @@ from functools import partial
 from jax import lax
 
 from .. import _dtype
+from ..autograd.graph import node_class
 from ._util import Tensor, binary, cast, dispatch, float_dtype_for, register, unary, camel
 
 
@@ -148,7 +149,8 @@ def _round_impl(x, decimals):
 @register(inplace=True, out=True)
 def round(input, *, decimals=0):
     """Round half to even (torch.round), optionally to ``decimals`` places."""
-    return dispatch(_round_impl, (input,), (("decimals", int(decimals)),), name="RoundBackward0")
+    return dispatch(_round_impl, (input,), (("decimals", int(decimals)),),
+                    name="RoundBackward1" if decimals else "RoundBackward0")
 
 
 # --- binary arithmetic -------------------------------------------------------------------------
@@ -208,13 +210,17 @@ def _radd(self, other):
 Tensor.__radd__ = _radd
 sub = register("sub", inplace=True, out=True, promote="result_type", dunders=("__sub__",),
                aliases=("subtract",))(_alpha_op("sub", True))
-Tensor.__rsub__ = lambda self, other: sub(other, self)
+Tensor.__rsub__ = lambda self, other: _rsub(self, other)
 Tensor.__iadd__ = lambda self, other: self.add_(other)
 Tensor.__isub__ = lambda self, other: self.sub_(other)
 
 
 def _rsub(input, other, *, alpha=1):
-    return sub(other, input, alpha=alpha)
+    r = sub(other, input, alpha=alpha)
+    if r.grad_fn is not None and type(r.grad_fn).__name__ == "SubBackward0":  # torch's own node: rsub
+        name = "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1"
+        r.grad_fn.__class__, r.grad_fn._name = node_class(name), name
+    return r
 
 
 register("rsub", method=False)(_rsub)
@@ -249,7 +255,8 @@ def div(input, other, *, rounding_mode=None):
                          f"'{rounding_mode}'")
     elif d._kind == 1 and _has_zero_int(other):
         raise RuntimeError("ZeroDivisionError")
-    return dispatch(_div_impl, (input, other), (("dt", d.np), ("mode", rounding_mode)), name="DivBackward0")
+    return dispatch(_div_impl, (input, other), (("dt", d.np), ("mode", rounding_mode)),
+                    name="DivBackward0" if rounding_mode is None else "DivBackward2")
 
 
 def _has_zero_int(other):
@@ -309,7 +316,8 @@ def pow(input, exponent):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     if isinstance(exponent, (int, float)) and not isinstance(exponent, bool) and isinstance(input, Tensor):
         return dispatch(_pow_scalar_impl, (input,), (("dt", d.np), ("e", exponent)), name="PowBackward0")
-    return dispatch(_pow_impl, (input, exponent), (("dt", d.np),), name="PowBackward1")
+    return dispatch(_pow_impl, (input, exponent), (("dt", d.np),),
+                    name="PowBackward1" if isinstance(input, Tensor) else "PowBackward2")
 
 
 def _pow_scalar_impl(x, dt, e):
@@ -349,8 +357,8 @@ def _remainder(x, y):
     return jnp.where((r != 0) & ((r < 0) != (y < 0)), r + y, r)
 
 
-binary("fmod", _fmod)
-binary("remainder", _remainder, dunders=("__mod__",))
+binary("fmod", _fmod, tensor_node="FmodBackward1")
+binary("remainder", _remainder, dunders=("__mod__",), tensor_node="RemainderBackward1")
 Tensor.__rmod__ = lambda self, other: Tensor.remainder(other if isinstance(other, Tensor) else
                                                        self.new_tensor(other), self)
 binary("atan2", jnp.arctan2, promote="float", aliases=("arctan2",))

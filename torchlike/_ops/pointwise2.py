@@ -55,8 +55,13 @@ def _clamp_core(input, min, max, name):
     hi = 0 if max is None else max
     return dispatch(_clamp_impl, (input, lo, hi),
                     (("has_lo", min is not None), ("has_hi", max is not None), ("dt", d.np)),
-                    name="ClampBackward1" if not isinstance(min, Tensor) and not isinstance(max, Tensor)
-                    else "ClampBackward0")
+                    name=_CLAMP_NODES[name][isinstance(min, Tensor) or isinstance(max, Tensor)])
+
+
+# torch's node per overload: (scalar bounds, tensor bounds)
+_CLAMP_NODES = {"clamp": ("ClampBackward1", "ClampBackward0"), "clip": ("ClampBackward1", "ClampBackward0"),
+                "clamp_min": ("ClampMinBackward0", "ClampMinBackward1"),
+                "clamp_max": ("ClampMaxBackward0", "ClampMaxBackward1")}
 
 
 @register(inplace=True, out=True, promote="result_type", aliases=("clip",))

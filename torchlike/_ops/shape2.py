@@ -272,7 +272,8 @@ def diag(input, diagonal=0):
     """
     if input.ndim not in (1, 2):
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
-    return dispatch(_diag_impl, (input,), (("k", int(diagonal)),), name="DiagBackward0", saves=False)
+    return dispatch(_diag_impl, (input,), (("k", int(diagonal)),),
+                    name="DiagEmbedBackward0" if input.ndim == 1 else "DiagonalBackward0_copy", saves=False)
 
 
 def _diag_embed_impl(x, offset, d1, d2):
@@ -309,7 +310,7 @@ def diagflat(input, offset=0):
     >>> torchlike.diagflat(torchlike.tensor([[1, 2]])).shape
     torch.Size([2, 2])
     """
-    return dispatch(_diag_impl, (input.reshape(-1),), (("k", int(offset)),), name="DiagflatBackward0", saves=False)
+    return dispatch(_diag_impl, (input.reshape(-1),), (("k", int(offset)),), name="DiagEmbedBackward0", saves=False)
 
 
 def _block_diag_impl(*xs, dt):

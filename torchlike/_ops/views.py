@@ -195,7 +195,8 @@ def squeeze(input, dim=None):
         if not sh:
             for d in dd:
                 wrap_dim(d, 0)
-    return view_step(input, ("reshape", tuple(s for i, s in enumerate(sh) if i not in dims)))
+    node = "SqueezeBackward0" if dim is None else "SqueezeBackward1" if isinstance(dim, int) else "SqueezeBackward2"
+    return view_step(input, ("reshape", tuple(s for i, s in enumerate(sh) if i not in dims)), name=node)
 
 
 @register()
@@ -203,7 +204,7 @@ def unsqueeze(input, dim):
     """Insert a size-1 dim at ``dim``."""
     sh = tuple(input.shape)
     d = wrap_dim(dim, len(sh) + 1)
-    return view_step(input, ("reshape", sh[:d] + (1,) + sh[d:]))
+    return view_step(input, ("reshape", sh[:d] + (1,) + sh[d:]), name="UnsqueezeBackward0")
 
 
 @register()
@@ -224,6 +225,10 @@ def permute(input, *dims):
 @register(aliases=("swapaxes", "swapdims"))
 def transpose(input, dim0, dim1):
     """Swap two dims."""
+    return _transpose(input, dim0, dim1, "TransposeBackward0")
+
+
+def _transpose(input, dim0, dim1, node):
     nd = input.ndim
     p = list(range(nd))
     if nd == 0:
@@ -231,7 +236,7 @@ def transpose(input, dim0, dim1):
         return view_step(input, ("permute", ()))
     a, b = wrap_dim(dim0, nd), wrap_dim(dim1, nd)
     p[a], p[b] = p[b], p[a]
-    return view_step(input, ("permute", tuple(p)))
+    return view_step(input, ("permute", tuple(p)), name=node)
 
 
 @register()
@@ -239,7 +244,8 @@ def t(input):
     """Transpose a tensor of at most 2 dims."""
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
-    return transpose(input, 0, -1) if input.ndim == 2 else view_step(input, ("permute", tuple(range(input.ndim))))
+    return _transpose(input, 0, -1, "TBackward0") if input.ndim == 2 else \
+        view_step(input, ("permute", tuple(range(input.ndim))), name="TBackward0")
 
 
 @register(aliases=("moveaxis",))
@@ -339,6 +345,10 @@ def narrow(input, dim, start, length):
 @register()
 def select(input, dim, index):
     """Index ``dim`` at ``index``, removing the dim."""
+    return _select(input, dim, index, "SelectBackward0")
+
+
+def _select(input, dim, index, node):
     d = wrap_dim(dim, input.ndim)
     n = input.shape[d]
     index = int(index)
@@ -346,14 +356,14 @@ def select(input, dim, index):
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
                          f"dimension {d}")
     idx = (("s", None, None, None),) * d + (index % n,)
-    return view_step(input, ("index", idx), name="SelectBackward0")
+    return view_step(input, ("index", idx), name=node)
 
 
 @register()
 def unbind(input, dim=0):
     """All slices along ``dim``, as views."""
     d = wrap_dim(dim, input.ndim)
-    return tuple(select(input, d, i) for i in range(input.shape[d]))
+    return tuple(_select(input, d, i, "UnbindBackward0") for i in range(input.shape[d]))
 
 
 @register()
@@ -423,11 +433,11 @@ def _split_sizes(n, split_size_or_sections):
     return sizes
 
 
-def _slices(input, d, bounds):
+def _slices(input, d, bounds, node="SliceBackward0"):
     out = []
     for a, b in bounds:
         idx = (("s", None, None, None),) * d + (("s", a, b, 1),)
-        out.append(view_step(input, ("index", idx)))
+        out.append(view_step(input, ("index", idx), name=node))
     return tuple(out)
 
 
@@ -437,7 +447,9 @@ def split(input, split_size_or_sections, dim=0):
     d = wrap_dim(dim, input.ndim)
     sizes = _split_sizes(input.shape[d], split_size_or_sections)
     starts = np.cumsum([0] + sizes[:-1])
-    return _slices(input, d, [(int(s), int(s) + n) for s, n in zip(starts, sizes)])
+    return _slices(input, d, [(int(s), int(s) + n) for s, n in zip(starts, sizes)],
+                   "SplitBackward0" if isinstance(split_size_or_sections, numbers.Integral) else
+                   "SplitWithSizesBackward0")
 
 
 @register()
@@ -453,7 +465,7 @@ def chunk(input, chunks, dim=0):
     d = wrap_dim(dim, input.ndim)
     n = input.shape[d]
     if n == 0:  # torch returns `chunks` empty pieces
-        return _slices(input, d, [(0, 0)] * chunks)
+        return _slices(input, d, [(0, 0)] * chunks, "SplitBackward0")
     return split(input, -(-n // chunks), d)
 
 

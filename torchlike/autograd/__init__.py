@@ -98,7 +98,16 @@ from .._torch_paths import home as _home, missing_function as _missing_function 
 
 # torch.autograd.graph's user API lives in _graph_api (graph.py holds the engine's Node)
 _home(vars(graph), *[getattr(_graph_api, _n) for _n in _graph_api.__all__])
-_missing_function(vars(graph), "register_multi_grad_hook", "multi-tensor backward hooks")
 _missing_function(vars(graph), "set_override_stale_capture_stream", "CUDA graph capture streams")
 from . import forward_ad, profiler, profiler_util  # noqa: E402,F401  (attributes of torch.autograd too)
 from .grad_mode import set_multithreading_enabled  # noqa: E402,F401
+
+# the rest of torch.autograd's public names (extras.py)
+from typing import Mapping, Sequence, cast, overload  # noqa: E402,F401  (torch.autograd re-exports them)
+from .extras import (DeviceType, NestedIOFunction, ProfilerActivity, ProfilerConfig, ProfilerEvent,  # noqa: E402,F401
+                     ProfilerState, SavedTensor, enforce_grad_layout_policy, handle_torch_function,
+                     has_torch_function, is_multithreading_enabled, is_tensor_like, is_view_replay_enabled,
+                     kineto_available, register_multi_grad_hook)
+from . import function as _function  # noqa: E402
+_home(vars(_function), NestedIOFunction)
+_home(vars(graph), register_multi_grad_hook)

@@ -35,8 +35,7 @@ def get_gradient_edge(tensor):
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require "
                            "gradients")
     if tensor.grad_fn is None:
-        node = (tensor.view_as(tensor)).grad_fn.next_functions[0][0]
-        return GradientEdge(node, 0)
+        return GradientEdge(tensor._accumulator_strong(), 0)
     return GradientEdge(tensor.grad_fn, getattr(tensor, "_oi", 0))
 
 

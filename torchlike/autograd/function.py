@@ -44,8 +44,23 @@ class FunctionCtx:
         self.materialize_grads = bool(value)
 
 
+_FN_CLASSES: dict = {}
+
+
+def _function_node_class(name):
+    """``MyFnBackward``: the node class of a custom Function ``MyFn``, as torch names it."""
+    cls = _FN_CLASSES.get(name)
+    if cls is None:
+        cls = _FN_CLASSES[name] = type(name, (_FunctionNode,), {"__slots__": (), "__module__": "builtins"})
+    return cls
+
+
 class _FunctionNode(Node):
     __slots__ = ("cls", "ctx", "n_inputs", "all_meta", "in_shapes")
+
+    @property
+    def next_functions(self):  # one edge per tensor argument, as torch's BackwardCFunction
+        return tuple(e if e is not None else (None, 0) for e, m in zip(self.inputs, self.in_shapes) if m is not None)
 
     def apply(self, cts):
         from ..tensor import Tensor
@@ -158,13 +173,13 @@ class Function(metaclass=_FunctionMeta):
                     inputs.append((gf, a._oi) if gf is not None else (a._accumulator(), 0))
                 else:
                     inputs.append(None)
-                shapes.append((tuple(a.shape), a.dtype) if isinstance(a, Tensor) else ((), None))
+                shapes.append((tuple(a.shape), a.dtype) if isinstance(a, Tensor) else None)
             diff_out = tuple(j for j, o in enumerate(outs) if isinstance(o, Tensor) and
                              (o.dtype.is_floating_point or o.dtype.is_complex) and
                              id(o) not in ctx.non_differentiable)
             all_meta = tuple((tuple(o.shape), o.dtype) if isinstance(o, Tensor) else ((), None) for o in outs)
             saved = tuple((t, t._version) for t in ctx.to_save if isinstance(t, Tensor))
-            node = _FunctionNode(None, (), None, tuple(inputs), tuple(diff_in), diff_out,
+            node = _function_node_class(cls.__name__ + "Backward")(None, (), None, tuple(inputs), tuple(diff_in), diff_out,
                                  tuple((tuple(outs[j].shape), outs[j]._value.dtype) for j in diff_out),
                                  cls.__name__ + "Backward", saved)
             node.cls, node.ctx, node.n_inputs = cls, ctx, len(args)
@@ -213,8 +228,5 @@ class InplaceFunction(Function):
         self.inplace = inplace
 
 
-from .._torch_paths import missing_class as _missing_class  # noqa: E402
 
-_missing_class(globals(), "NestedIOFunction", "the legacy non-static Function API removed from torch's docs",
-               bases=(Function,))
 __all__ += ["FunctionMeta", "BackwardCFunction", "InplaceFunction"]

@@ -12,7 +12,7 @@ import itertools
 import jax
 import jax.numpy as jnp
 
-__all__ = ["Node", "AccumulateGrad", "pullback_fn"]
+__all__ = ["Node", "AccumulateGrad", "pullback_fn", "node_class"]
 
 _seq = itertools.count()
 
@@ -89,15 +89,24 @@ class Node:
         self.metadata = {}
         self._freed = False
 
+    _display = None  # torch's name() where it differs from the class name (torch::autograd::CopySlices)
+
     def name(self):
-        return self._name
+        return type(self)._display or self._name
 
     def __repr__(self):
-        return f"<{self._name} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     @property
     def next_functions(self):
-        return tuple(self.inputs[i] if self.inputs[i] is not None else (None, 0) for i in self.diff_in)
+        return _next_functions(self)
+
+    @property
+    def requires_grad(self):
+        return True
+
+    def _sequence_nr(self):
+        return self.seq
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node computes its input gradients."""
@@ -132,7 +141,7 @@ class Node:
             if t._version != v:
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by an inplace "
-                    f"operation: [{t.type()} {list(t.shape)}], which is output {0} of {self._name}, is at "
+                    f"operation: [{t.type()} {list(t.shape)}], which is output {0} of {self.name()}, is at "
                     f"version {t._version}; expected version {v} instead. Hint: enable anomaly detection to "
                     "find the operation that failed to compute its gradient, with "
                     "torch.autograd.set_detect_anomaly(True).")
@@ -150,7 +159,7 @@ class Node:
         prims = []
         for a, e in zip(self.primals, self.inputs):
             t = Tensor._wrap(a)
-            if e is not None:
+            if e is not None and e[0] is not None:
                 node, idx = e
                 if isinstance(node, AccumulateGrad):
                     t = node.variable
@@ -166,6 +175,27 @@ class Node:
         self.primals = None
         self.saved = ()
         self._freed = True
+
+
+_NODE_CLASSES: dict = {}
+
+
+def node_class(name):
+    """The ``Node`` subclass named ``name`` (``MulBackward0``, ...), made once and cached, so that
+    ``type(t.grad_fn).__name__`` is torch's backward node name."""
+    cls = _NODE_CLASSES.get(name)
+    if cls is None:
+        from ._node_names import torch_name
+        ident, full = torch_name(name)
+        ident = ident if ident.isidentifier() else "".join(c if c.isalnum() else "_" for c in ident)
+        cls = _NODE_CLASSES[name] = type(ident, (Node,), {"__slots__": (), "__module__": "builtins",
+                                                           "_display": full})
+    return cls
+
+
+def _next_functions(node):
+    from ._node_names import edges
+    return edges(node)
 
 
 class AccumulateGrad(Node):

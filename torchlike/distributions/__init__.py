@@ -22,6 +22,14 @@ from .kl import kl_divergence, register_kl
 from .multivariate import Dirichlet, Independent, MultivariateNormal
 from .transformed_distribution import TransformedDistribution
 from .relaxed import LogNormal, RelaxedBernoulli, RelaxedOneHotCategorical
+from .transformed_univariate import HalfCauchy, HalfNormal, InverseGamma, Kumaraswamy, Pareto, Weibull
+from .heavy_tailed import FisherSnedecor, GeneralizedPareto, StudentT
+from .counting import Geometric, Multinomial, NegativeBinomial
+from .constraint_registry import biject_to, transform_to
+from .mixture import MixtureSameFamily
+from .multivariate_extra import LogisticNormal, LowRankMultivariateNormal
+from .bounded_support import ContinuousBernoulli, VonMises
+from .not_implemented import LKJCholesky, Wishart
 from .transforms import *  # noqa: F401,F403
 from . import transforms as _t
 
@@ -29,7 +37,11 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "ExponentialFamily", "Exponential", "Gamma", "Gumbel", "Independent", "Laplace", "LogNormal",
            "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "constraints",
-           "kl_divergence", "register_kl", "transforms", *_t.__all__]
+           "kl_divergence", "register_kl", "transforms", "HalfCauchy", "HalfNormal", "InverseGamma",
+           "Kumaraswamy", "Pareto", "Weibull", "FisherSnedecor", "GeneralizedPareto", "StudentT", "Geometric",
+           "Multinomial", "NegativeBinomial", "biject_to", "transform_to", "MixtureSameFamily", "LogisticNormal",
+           "LowRankMultivariateNormal", "ContinuousBernoulli", "VonMises", "LKJCholesky", "Wishart",
+           *_t.__all__]
 
 from . import relaxed as _relaxed  # noqa: E402
 from .._torch_paths import mirror as _mirror  # noqa: E402

@@ -496,3 +496,16 @@ class AffineTransform(Transform):
         return torchlike.broadcast_shapes(shape, _param_shape(self.loc), _param_shape(self.scale))
 
     inverse_shape = forward_shape
+
+
+from .structured_transforms import *  # noqa: E402,F401,F403
+from . import structured_transforms as _st  # noqa: E402
+
+__all__ = __all__ + list(_st.__all__)
+
+# names torch.distributions.transforms also exposes (its module imports)
+from collections.abc import Sequence  # noqa: E402,F401
+from torchlike.nn.functional import pad, softplus  # noqa: E402,F401
+from torchlike.tensor import Tensor  # noqa: E402,F401
+from .distribution import Distribution  # noqa: E402,F401
+from .utils import tril_matrix_to_vec, vec_to_tril_matrix  # noqa: E402,F401

@@ -322,7 +322,7 @@ def celu(input, alpha=1.0, inplace=False):
     _check_float(input, "elu_cpu")
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
-    return _ret(input, dispatch(_elu, (input, alpha, 1.0, 1.0 / alpha), name="EluBackward0"), inplace)
+    return _ret(input, dispatch(_elu, (input, alpha, 1.0, 1.0 / alpha), name="CeluBackward0"), inplace)
 
 
 def celu_(input, alpha=1.0):

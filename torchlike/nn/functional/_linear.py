@@ -64,6 +64,9 @@ def linear(input, weight, bias=None):
     if weight.ndim == 1:
         return dispatch(_linear_vec, (input, weight, bias), name="AddmmBackward0" if bias is not None
                         else "MvBackward0")
+    if input.ndim == 2:  # torch: addmm(bias, input, weight.t()) / mm(input, weight.t())
+        return dispatch(_linear, (input, weight, bias),
+                        name="AddmmBackward0:linear" if bias is not None else "MmBackward0:linear")
     return dispatch(_linear, (input, weight, bias), name="AddmmBackward0" if bias is not None else "MmBackward0")
 
 

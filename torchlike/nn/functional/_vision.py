@@ -219,7 +219,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                   f"nearest-exact (got {mode})")
     return dispatch(_interp_impl, (input,), (("out", out), ("mode", mode), ("align_corners", bool(align_corners)),
                                              ("scales", scales)),
-                    name="Upsample" + mode.capitalize() + f"{n}DBackward0", saves=False)
+                    name="Upsample" + mode.replace("-", "_").title().replace("_", "") + f"{n}DBackward0", saves=False)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

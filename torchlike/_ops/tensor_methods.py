@@ -1,0 +1,183 @@
+"""``torch.Tensor`` methods and attributes that have no ``torch.X`` function: Python-callable maps
+(``apply_``, ``map_``), device predicates (``is_xpu``, ...), layout queries (``dim_order``), autograd
+bookkeeping (``output_nr``), the removed pre-1.9 linear algebra (they raise torch's messages) and the
+methods torchlike cannot provide (they raise NotImplementedError naming themselves).
+
+>>> import torchlike
+>>> x = torchlike.tensor([1.0, 2.0])
+>>> x.apply_(lambda v: v * 10)
+tensor([10., 20.])
+>>> x.is_same_size(torchlike.zeros(2)), x.t().dim_order()
+(True, (0,))
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import _dtype
+from .._missing import MissingAPI
+from ._util import Tensor
+
+__all__ = []
+
+_REMOVED = "This function was deprecated since version 1.9 and is now removed. "
+_EIG = (_REMOVED + "`torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather than real "
+        "tensors mimicking complex tensors.\n\nL, _ = torch.eig(A) should be replaced with:\nL_complex = "
+        "torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, eigenvectors=True) should be replaced with:\n"
+        "L_complex, V_complex = torch.linalg.eig(A)")
+_SYMEIG = (_REMOVED + "The default behavior has changed from using the upper triangular portion of the matrix by "
+           "default to using the lower triangular portion.\n\nL, _ = torch.symeig(A, upper=upper) should be "
+           "replaced with:\nL = torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\nL, V = "
+           "torch.symeig(A, eigenvectors=True) should be replaced with:\nL, V = torch.linalg.eigh(A, UPLO='U' if "
+           "upper else 'L')")
+_LSTSQ = (_REMOVED + "`torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq` has "
+          "reversed arguments and does not return the QR decomposition in the returned tuple (although it returns "
+          "other information about the problem).\n\nTo get the QR decomposition consider using `torch.linalg.qr`."
+          "\n\nThe returned solution in `torch.lstsq` stored the residuals of the solution in the last m - n "
+          "columns of the returned value whenever m > n. In torch.linalg.lstsq, the residuals are in the field "
+          "'residuals' of the returned named tuple.\n\nThe unpacking of the solution, as in\nX, _ = "
+          "torch.lstsq(B, A).solution[:A.size(1)]\nshould be replaced with:\nX = torch.linalg.lstsq(A, B).solution")
+_SOLVE = (_REMOVED + "`torch.solve` is deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve` has its "
+          "arguments reversed and does not return the LU factorization.\n\nTo get the LU factorization see "
+          "`torch.lu`, which can be used with `torch.lu_solve` or `torch.lu_unpack`.\nX = torch.solve(B, A)."
+          "solution should be replaced with:\nX = torch.linalg.solve(A, B)")
+_REINFORCE = ("reinforce() was removed.\nUse torch.distributions instead.\nSee "
+              "https://pytorch.org/docs/main/distributions.html\n\nInstead of:\n\nprobs = policy_network(state)\n"
+              "action = probs.multinomial()\nnext_state, reward = env.step(action)\naction.reinforce(reward)\n"
+              "action.backward()\n\nUse:\n\nprobs = policy_network(state)\n# NOTE: categorical is equivalent to "
+              "what used to be called multinomial\nm = torch.distributions.Categorical(probs)\naction = m.sample()\n"
+              "next_state, reward = env.step(action)\nloss = -m.log_prob(action) * reward\nloss.backward()\n")
+
+
+def _raiser(msg, nargs):
+    def f(self, *args, **kwargs):
+        if len(args) + len(kwargs) < nargs:
+            raise TypeError(f"missing {nargs - len(args)} required positional argument")
+        raise RuntimeError(msg)
+    return f
+
+
+def _python_map(self, fn, others):
+    """In-place ``self[i] = fn(self[i], *others[i])`` with Python scalars (torch: CPU tensors only)."""
+    if self.requires_grad and self.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    a = np.array(np.asarray(self.detach()._value))
+    bs = [np.broadcast_to(np.asarray(o.detach()._value), a.shape) for o in others]
+    flat = a.reshape(-1)
+    fb = [b.reshape(-1) for b in bs]
+    cast = bool if self.dtype is _dtype.bool else (complex if self.dtype.is_complex else
+                                                   float if self.dtype.is_floating_point else int)
+    for i in range(flat.size):
+        flat[i] = fn(cast(flat[i]), *(cast(b[i]) for b in fb))
+    from .basic import copy_
+    from .._creation import tensor
+    copy_(self, tensor(a, dtype=self.dtype))
+    return self
+
+
+def apply_(self, callable):
+    """Apply a Python function to every element in place (slow; CPU only, as in torch)."""
+    return _python_map(self, callable, ())
+
+
+def map_(self, tensor, callable):
+    """``self[i] = callable(self[i], tensor[i])`` in place, ``tensor`` broadcast to self."""
+    return _python_map(self, callable, (tensor,))
+
+
+def map2_(self, x, y, callable):
+    """``self[i] = callable(self[i], x[i], y[i])`` in place."""
+    return _python_map(self, callable, (x, y))
+
+
+def dim_order(self, *, ambiguity_check=False):
+    """Dims from outermost to innermost in memory (row-major here: stride order)."""
+    st = self.stride()
+    return tuple(sorted(range(self.ndim), key=lambda d: (-st[d], d)))
+
+
+def is_same_size(self, other):
+    return tuple(self.shape) == tuple(other.shape)
+
+
+def is_set_to(self, tensor):
+    """True when both tensors view the same memory with the same size, stride and offset."""
+    root = self._vbase if self._vbase is not None else self
+    oroot = tensor._vbase if tensor._vbase is not None else tensor
+    return (root is oroot and tuple(self.shape) == tuple(tensor.shape) and self.stride() == tensor.stride()
+            and self.storage_offset() == tensor.storage_offset())
+
+
+def module_load(self, other, assign=False):
+    """How ``load_state_dict`` turns ``other`` into this parameter's value: ``other.detach()`` when
+    ``assign``, else a copy into ``self``."""
+    if assign:
+        return other.detach()
+    return self.copy_(other).detach()
+
+
+def resize(self, *sizes):
+    warnings.warn("non-inplace resize is deprecated")
+    from .basic import clone
+    r = clone(self.detach())
+    return r.resize_(*sizes)
+
+
+def resize_as(self, tensor):
+    warnings.warn("non-inplace resize_as is deprecated")
+    return resize(self, *tensor.shape)
+
+
+def _volatile(self):
+    warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2)
+    return False
+
+
+def _unsupported_device(kind, exc=AssertionError, msg=None):
+    def f(self, *args, **kwargs):
+        raise exc(msg or f"Torch not compiled with {kind} enabled")
+    f.__name__ = kind.lower()
+    return f
+
+
+def _missing(name):
+    def f(self, *args, **kwargs):
+        raise MissingAPI(f"Tensor.{name} is not implemented in torchlike (see docs/differences.md)")
+    f.__name__ = name
+    return f
+
+
+for _k, _v in {"apply_": apply_, "map_": map_, "map2_": map2_, "dim_order": dim_order,
+               "is_same_size": is_same_size, "is_set_to": is_set_to, "module_load": module_load,
+               "resize": resize, "resize_as": resize_as,
+               "eig": _raiser(_EIG, 0), "symeig": _raiser(_SYMEIG, 0), "lstsq": _raiser(_LSTSQ, 1),
+               "solve": _raiser(_SOLVE, 1), "reinforce": _raiser(_REINFORCE, 1),
+               "xpu": _unsupported_device("XPU"), "mtia": _unsupported_device("MTIA"),
+               "ipu": _unsupported_device("IPU", RuntimeError, "PyTorch is not linked with support for ipu devices"),
+               "is_distributed": lambda self: False, "is_inference": lambda self: False,
+               "const_data_ptr": lambda self: self.data_ptr(),
+               "adjoint": lambda self: self.mH,
+               "hardshrink": lambda self, lambd=0.5: __import__("torchlike").nn.functional.hardshrink(self, lambd),
+               "prelu": lambda self, weight: __import__("torchlike").nn.functional.prelu(self, weight),
+               }.items():
+    if _k not in Tensor.__dict__:
+        setattr(Tensor, _k, _v)
+
+for _k in ("is_xpu", "is_mps", "is_vulkan", "is_xla", "is_ipu", "is_maia", "is_mtia"):
+    if _k not in Tensor.__dict__:
+        setattr(Tensor, _k, property(lambda self: False))
+
+_PROPS = {"volatile": _volatile, "output_nr": lambda self: self._oi if self._grad_fn is not None else 0,
+          "name": lambda self: None, "grad_dtype": lambda self: self.dtype}
+for _k, _v in _PROPS.items():
+    if _k not in Tensor.__dict__:
+        setattr(Tensor, _k, property(_v))
+
+# methods torchlike does not provide (yet): present, raising NotImplementedError that names them
+for _k in ("stft", "istft", "storage", "storage_type", "set_", "to_mkldnn", "to_padded_tensor", "slice_inverse",
+           "hash_tensor", "index"):
+    if _k not in Tensor.__dict__:
+        setattr(Tensor, _k, _missing(_k))
+del _k, _v
