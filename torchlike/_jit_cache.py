@@ -195,7 +195,9 @@ def setup_persistent_cache():
     try:
         os.makedirs(path, exist_ok=True)
         jax.config.update("jax_compilation_cache_dir", path)
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+        # only programs worth it (compiled steps): writing every per-op executable made the OpInfo
+        # conformance run ~3x slower (the size-bounded cache's eviction scans the directory on each put)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
         jax.config.update("jax_compilation_cache_max_size", mb * 2**20)
     except Exception:  # a read-only home, an older jax: run without the disk cache
         return None
