@@ -200,7 +200,7 @@ def test_changing_lr_does_not_recompile():
     opt = tl.optim.Adam([p], lr=0.1)
     p.grad = tl.ones(4)
     opt.step()
-    fn = om._group_fn(tl.optim.Adam._kernel, opt._statics(opt.param_groups[0]), True)
+    fn = om._group_fn(tl.optim.Adam._kernel, opt._statics(opt.param_groups[0]), True).fn  # the jax.jit object
     n = fn._cache_size()
     for lr in (0.2, 0.3, 0.05):
         opt.param_groups[0]["lr"] = lr
