@@ -55,7 +55,14 @@ _mirror(_sys.modules[__name__], {
     "laplace": [Laplace], "log_normal": [LogNormal], "multivariate_normal": [MultivariateNormal], "normal": [Normal],
     "one_hot_categorical": [OneHotCategorical, OneHotCategoricalStraightThrough], "poisson": [Poisson],
     "relaxed_bernoulli": [_relaxed.LogitRelaxedBernoulli, RelaxedBernoulli],
-    "relaxed_categorical": [_relaxed.ExpRelaxedCategorical, RelaxedOneHotCategorical], "uniform": [Uniform]})
+    "relaxed_categorical": [_relaxed.ExpRelaxedCategorical, RelaxedOneHotCategorical], "uniform": [Uniform],
+    "half_cauchy": [HalfCauchy], "half_normal": [HalfNormal], "inverse_gamma": [InverseGamma],
+    "kumaraswamy": [Kumaraswamy], "pareto": [Pareto], "weibull": [Weibull], "fishersnedecor": [FisherSnedecor],
+    "generalized_pareto": [GeneralizedPareto], "studentT": [StudentT], "geometric": [Geometric],
+    "multinomial": [Multinomial], "negative_binomial": [NegativeBinomial], "mixture_same_family": [MixtureSameFamily],
+    "logistic_normal": [LogisticNormal], "lowrank_multivariate_normal": [LowRankMultivariateNormal],
+    "continuous_bernoulli": [ContinuousBernoulli], "von_mises": [VonMises], "lkj_cholesky": [LKJCholesky],
+    "wishart": [Wishart]})
 
 from .._missing import module_getattr as _module_getattr  # noqa: E402
 

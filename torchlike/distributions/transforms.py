@@ -502,6 +502,8 @@ from .structured_transforms import *  # noqa: E402,F401,F403
 from . import structured_transforms as _st  # noqa: E402
 
 __all__ = __all__ + list(_st.__all__)
+for _name in _st.__all__:  # torch defines them all in torch.distributions.transforms (pickles name that path)
+    getattr(_st, _name).__module__ = __name__
 
 # names torch.distributions.transforms also exposes (its module imports)
 from collections.abc import Sequence  # noqa: E402,F401
