@@ -219,6 +219,17 @@ def _check_structured(t, dim):
         raise IndexError(f"Invalid index {dim} for tensor of size {t.shape}")
 
 
+def _unstructured_mask(t, default_mask, amount, scores, largest):
+    """``default_mask`` with the ``amount`` entries of highest (``largest``) or lowest ``scores(torch)``
+    zeroed; the scores are computed only when something is pruned (so no random draw is wasted)."""
+    torch = _torch()
+    n = _n_to_prune(amount, t.nelement())
+    mask = default_mask.clone()
+    if n != 0:
+        mask.view(-1)[torch.topk(scores(torch).view(-1), k=n, largest=largest).indices] = 0
+    return mask
+
+
 class RandomUnstructured(BasePruningMethod):
     """Zero ``amount`` (a count, or a fraction) of the unpruned entries, chosen at random."""
 
@@ -229,13 +240,7 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        torch = _torch()
-        n = _n_to_prune(self.amount, t.nelement())
-        mask = default_mask.clone()
-        if n != 0:
-            idx = torch.topk(torch.rand_like(t).view(-1), k=n).indices
-            mask.view(-1)[idx] = 0
-        return mask
+        return _unstructured_mask(t, default_mask, self.amount, lambda torch: torch.rand_like(t), largest=True)
 
     @classmethod
     def apply(cls, module, name, amount):
@@ -252,13 +257,7 @@ class L1Unstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        torch = _torch()
-        n = _n_to_prune(self.amount, t.nelement())
-        mask = default_mask.clone()
-        if n != 0:
-            idx = torch.topk(torch.abs(t).view(-1), k=n, largest=False).indices
-            mask.view(-1)[idx] = 0
-        return mask
+        return _unstructured_mask(t, default_mask, self.amount, lambda torch: torch.abs(t), largest=False)
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
