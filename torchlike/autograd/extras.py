@@ -14,6 +14,8 @@ from __future__ import annotations
 import enum
 import threading
 
+from .grad_mode import _state as _grad_state, enforce_grad_layout_policy
+
 __all__ = ["is_multithreading_enabled", "is_view_replay_enabled",
            "enforce_grad_layout_policy", "kineto_available", "has_torch_function", "handle_torch_function",
            "is_tensor_like", "DeviceType", "ProfilerActivity", "ProfilerState", "ProfilerConfig", "ProfilerEvent",
@@ -21,8 +23,9 @@ __all__ = ["is_multithreading_enabled", "is_view_replay_enabled",
 
 
 def is_multithreading_enabled():
-    """Whether the backward pass may use several threads (always True, as torch's default)."""
-    return _settings.multithreading
+    """Whether the backward pass may use several threads (the setting of ``set_multithreading_enabled``;
+    True by default, as torch's)."""
+    return getattr(_grad_state, "multithreading", True)
 
 
 def is_view_replay_enabled():
@@ -31,9 +34,7 @@ def is_view_replay_enabled():
 
 
 class _Settings(threading.local):
-    multithreading = True
     view_replay = False
-    grad_layout_policy = True
 
 
 _settings = _Settings()
@@ -59,14 +60,6 @@ class _Setting:
 
 class _set_view_replay_enabled(_Setting):
     _attr = "view_replay"
-
-
-class enforce_grad_layout_policy(_Setting):
-    """Whether accumulated ``.grad`` follows the parameter's strides (torchlike's gradients are row-major)."""
-    _attr = "grad_layout_policy"
-
-    def __init__(self, enable=True):
-        super().__init__(enable)
 
 
 def kineto_available():
