@@ -36,7 +36,6 @@ import signal
 import sys
 import time
 import traceback
-import types
 import warnings
 
 import numpy as np

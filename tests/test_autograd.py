@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import torchlike
-from conftest import assert_same, to_tl
+from conftest import assert_same
 
 
 def _pair(shape=(3,), seed=0):

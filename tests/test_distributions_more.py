@@ -1,6 +1,5 @@
 """The distributions added for API parity (StudentT, HalfNormal, Pareto, Geometric, ...): log_prob, cdf,
 entropy, mean, variance, mode and sample shapes compared with torch on the same parameters."""
-import math
 
 import numpy as np
 import pytest

@@ -8,7 +8,6 @@ import warnings
 warnings.filterwarnings('ignore', message='ComplexHalf')
 
 import torchlike
-from torchlike import _dtype
 
 NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
          "complex64", "complex128"]

@@ -1,5 +1,4 @@
 """repr(tensor) equals torch's for common shapes, dtypes and flags."""
-import numpy as np
 import pytest
 import torch
 

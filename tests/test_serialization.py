@@ -1,6 +1,5 @@
 """torchlike.save/load speak torch's zip format in both directions."""
 import io
-import os
 import pickle
 
 import numpy as np

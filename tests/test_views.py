@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import torchlike
-from conftest import assert_same, to_tl
+from conftest import assert_same
 
 
 def both(shape=(4, 5)):

@@ -78,11 +78,11 @@ def _nn_methods():
     """Tensor methods and torch.X functions whose implementation lives in nn.functional."""
     from .nn import functional as F
 
-    def softmax(input, dim=None, dtype=None, _stacklevel=3):
+    def softmax(input, dim=None, dtype=None, _stacklevel=3):  # noqa: F811  (torch's keyword shadows torchlike.dtype)
         """softmax along ``dim`` (torch.softmax / Tensor.softmax)."""
         return F.softmax(input, dim=dim, dtype=dtype)
 
-    def log_softmax(input, dim=None, dtype=None, _stacklevel=3):
+    def log_softmax(input, dim=None, dtype=None, _stacklevel=3):  # noqa: F811
         """log-softmax along ``dim`` (torch.log_softmax / Tensor.log_softmax)."""
         return F.log_softmax(input, dim=dim, dtype=dtype)
     for f in (softmax, log_softmax):

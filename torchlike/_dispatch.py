@@ -3,12 +3,11 @@ arguments), wrap the results as Tensors, and record a tape node when gradients a
 from __future__ import annotations
 
 import jax
-import numpy as np
 
-from . import _dtype, _errors, _jit_cache
+from . import _errors, _jit_cache
 from ._device import CPU
 from .autograd import grad_mode
-from .autograd.graph import _NODE_CLASSES, AccumulateGrad, node_class
+from .autograd.graph import _NODE_CLASSES, node_class
 
 __all__ = ["dispatch", "forward_fn"]
 

@@ -5,7 +5,6 @@ passes that dtype to JAX explicitly (x64 is enabled, so JAX's own defaults would
 """
 from __future__ import annotations
 
-import threading
 
 import ml_dtypes
 import numpy as np

@@ -1,8 +1,6 @@
 """Top-level odds and ends torch scripts call: thread settings, determinism flags, legacy tensor types."""
 from __future__ import annotations
 
-import functools
-import warnings
 
 from . import _dtype
 from ._legacy import LEGACY, make_legacy_constructor

@@ -291,7 +291,6 @@ def randperm(e, n):
 
 
 def _swap_jax(z, n):
-    import jax
     import jax.numpy as jnp
     size = 1 << (n - 1).bit_length()
     zz = np.zeros(size, np.int64)

@@ -147,6 +147,5 @@ def tensor_repr(t, prefix="tensor("):
     elif t.requires_grad:
         suffix.append("requires_grad=True")
     if suffix:
-        sep = ", " if "\n" not in body else ",\n" + " " * len(prefix)
         body = body + ", " + ", ".join(suffix)
     return prefix + body + ")"

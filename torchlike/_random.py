@@ -19,7 +19,7 @@ from . import _dtype, _jit_cache
 from . import _mt_kernels as _K
 from ._errors import check_alloc
 from ._device import canonical
-from ._mt import DEFAULT_SEED, STATE_BYTES, MTEngine, nondeterministic_seed
+from ._mt import DEFAULT_SEED, MTEngine, nondeterministic_seed
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "get_rng_state",
            "set_rng_state", "draw", "fork_rng"]

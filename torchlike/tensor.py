@@ -525,7 +525,7 @@ class Tensor:
         if _is_tracer(x):
             raise _concrete_error("__bool__")
         if x.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(to_host(x).reshape(()))
 
     def __float__(self):

@@ -4,7 +4,6 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from .. import _dtype
 from ._util import Tensor, as_tensor_arg, cast, dispatch, register
 from .._errors import broadcast_shape
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import _dtype
 from .._creation import tensor as _tensor
-from ._util import Tensor, as_tensor_arg, cast, dispatch, register, wrap_dim
+from ._util import Tensor, cast, dispatch, register, wrap_dim
 from .views import view_step
 from .registry import check_no_overlap, write_out
 
@@ -165,7 +165,7 @@ def _classify(e):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return ("int", int(arr)) if arr.ndim == 0 else ("array", arr.astype(np.int64))
     if isinstance(e, str):
-        raise TypeError(f"new(): invalid data type 'str'")
+        raise TypeError("new(): invalid data type 'str'")
     name = {float: "float", complex: "complex"}.get(type(e), type(e).__name__)
     raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
                      f"indices (got {name})")

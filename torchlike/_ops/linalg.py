@@ -603,7 +603,6 @@ def _pivots_to_perm(piv, m):
 def _lu_unpack_impl(lu, piv, unpack_data, unpack_pivots):
     m, n = lu.shape[-2:]
     k = min(m, n)
-    outs = []
     if unpack_pivots:
         perm = _pivots_to_perm(piv.astype(np.int32) - 1, m)
         P = jnp.swapaxes(jax.nn.one_hot(perm, m, dtype=lu.dtype), -1, -2)

@@ -359,7 +359,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     """
     driver = driver or "gelsy"
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
-        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError("This function doesn't handle types other than float and double")
     check_matrix(A, "torch.linalg.lstsq")
@@ -368,8 +368,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
                            f"input's dtype {A.dtype} and other's dtype {B.dtype}")
     vector = B.ndim == A.ndim - 1
     if (B.shape[-1] if vector else B.shape[-2]) != A.shape[-2]:
-        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2)" if not vector else
-                           f"torch.linalg.lstsq: input.size(-2) should match other.size(-1)")
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)" if not vector else
+                           "torch.linalg.lstsq: input.size(-2) should match other.size(-1)")
     x, res, rank, s = dispatch(_lstsq_impl, (A, B, 0.0 if rcond is None else float(rcond)),
                                (("vector", vector), ("driver", driver), ("rcond_given", rcond is not None)),
                                name="LinalgLstsqBackward0")

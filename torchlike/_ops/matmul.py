@@ -18,7 +18,7 @@ from jax import lax
 
 from .. import _dtype
 from .. import linalg as _linalg_ns
-from ._util import Tensor, as_tensor_arg, cast, check_broadcast, dispatch, register, wrap_dim
+from ._util import Tensor, cast, check_broadcast, dispatch, register, wrap_dim
 from ..amp import _policy as _amp
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "einsum", "tensordot", "addmm",
@@ -353,7 +353,7 @@ def einsum(*args):
         raise RuntimeError("einsum(): must provide at least one operand")
     lhs = eq.split("->")[0].split(",")
     if len(lhs) != len(ops):
-        raise RuntimeError(f"einsum(): more operands were provided than specified in the equation"
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation"
                            if len(ops) > len(lhs) else
                            "einsum(): fewer operands were provided than specified in the equation")
     sizes = {}
@@ -607,7 +607,7 @@ def _cross_impl(a, b, dim):
 
 def _cross(input, other, dim, linalg):
     if input.ndim != other.ndim:
-        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions." if linalg else
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions." if linalg else
                            "linalg.cross: inputs must have the same number of dimensions.")
     try:
         shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
@@ -797,7 +797,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if x1.dtype is not x2.dtype:
         raise RuntimeError(f"expected scalar type {_cap(x1.dtype)} but found {_cap(x2.dtype)}")
     if p < 0:
-        raise RuntimeError(f"cdist only supports non-negative p values")
+        raise RuntimeError("cdist only supports non-negative p values")
     kind = {0: "zero", 1: "one", 2: "two"}.get(p, "inf" if p == math.inf else "p")
     bs = np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
     if tuple(x1.shape[:-2]) != bs:

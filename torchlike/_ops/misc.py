@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
-from ._util import Tensor, cast, dispatch, float_dtype_for, register, wrap_dim
+from ._util import Tensor, cast, dispatch, register, wrap_dim
 from ..amp import _policy as _amp
 
 __all__ = []

@@ -185,7 +185,7 @@ def _alpha_op(name, sub):
                                "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
         if alpha != 1:
             if isinstance(alpha, float) and not (d.is_floating_point or d.is_complex):
-                raise RuntimeError(f"For integral input tensors, argument alpha must not be a floating point "
+                raise RuntimeError("For integral input tensors, argument alpha must not be a floating point "
                                    "number.")
         return dispatch(_alpha_impl, (input, other), (("alpha", alpha), ("dt", d.np), ("sub", sub)), name=node_name,
                         saves=False)

@@ -7,10 +7,9 @@ import math
 import jax
 import jax.numpy as jnp
 import jax.scipy.special as jss
-import numpy as np
 
 from .. import _dtype, return_types
-from ._util import Tensor, cast, dispatch, float_dtype_for, register, unary
+from ._util import Tensor, cast, dispatch, float_dtype_for, register
 from .pointwise import _polygamma
 
 __all__ = ["clamp", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv", "nan_to_num", "logit", "polygamma",

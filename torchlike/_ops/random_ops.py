@@ -23,7 +23,7 @@ from .._creation import _finish, _out, _size
 from .._device import canonical
 from .._random import draw
 from ..autograd import grad_mode
-from ._util import Tensor, dispatch, register
+from ._util import Tensor, register
 from .._errors import broadcast_shape
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson", "rand_like",

@@ -70,7 +70,7 @@ def write_out(out, result):
     else:
         if out._vbase is not None:
             raise RuntimeError("cannot resize variables that require grad" if out.requires_grad else
-                               f"Trying to resize storage that is not resizable")
+                               "Trying to resize storage that is not resizable")
         out._x = result._value
         out._ver[0] += 1
     return out

@@ -23,8 +23,8 @@ from jax import lax
 from .. import _dtype
 from ._util import Tensor, cast, dispatch, float_dtype_for, register, unary
 
-__all__ = ["airy_ai", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
-           "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0"]
+# every function here is a table entry in namespace "special"; the module exports none by name
+__all__ = []
 
 _SP = ("special",)
 _EULER = 0.57721566490153286061

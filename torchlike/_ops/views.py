@@ -4,7 +4,6 @@ from __future__ import annotations
 import math
 import numbers
 
-import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype, _views

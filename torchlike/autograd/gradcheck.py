@@ -77,7 +77,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     from . import grad as agrad
     from .. import _creation
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
-    diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
     with grad_mode.no_grad():
         out = func(*inputs)
     outs = out if isinstance(out, tuple) else (out,)

@@ -11,7 +11,6 @@ import warnings
 import weakref
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype, _errors, _jit_cache

@@ -155,7 +155,6 @@ class Trace:
     def lift_scalar(self, key, getter):
         """A concrete 0-d float64 array for ``getter()`` that becomes an input of the compiled program;
         each call re-evaluates ``getter`` (so e.g. a scheduler's new learning rate is used)."""
-        import jax.numpy as jnp
         for k, _, arr in self.scalars:
             if k == key:
                 return arr

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 
 import torchlike
-from torchlike.tensor import Size
 
 from . import constraints
 from .continuous import Cauchy, Exponential, Gamma, Normal, Uniform

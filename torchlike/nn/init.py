@@ -15,7 +15,6 @@ import warnings
 
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
 
 from .. import _random
 from ..autograd import grad_mode

@@ -1,7 +1,6 @@
 """torch.optim.Adafactor."""
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 

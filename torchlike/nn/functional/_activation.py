@@ -332,7 +332,7 @@ def celu_(input, alpha=1.0):
 def gelu(input, approximate="none"):
     """Gaussian error linear unit; ``approximate='tanh'`` uses the tanh approximation."""
     if approximate not in ("none", "tanh"):
-        raise RuntimeError(f"approximate argument must be either none or tanh.")
+        raise RuntimeError("approximate argument must be either none or tanh.")
     _check_float(input, "GeluKernelImpl")
     return dispatch(_gelu, (input,), (("approximate", approximate),), name="GeluBackward0")
 

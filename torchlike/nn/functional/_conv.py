@@ -6,7 +6,6 @@ from ``jax.vjp`` of that function.
 from __future__ import annotations
 
 import jax.numpy as jnp
-import numpy as np
 from jax import lax
 
 from ..._dispatch import dispatch

@@ -118,9 +118,9 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     il_t, il = _lengths(input_lengths)
     tl_t, tl = _lengths(target_lengths)
     if il_t.shape[0] != N:
-        raise RuntimeError(f"input_lengths must be of size batch_size")
+        raise RuntimeError("input_lengths must be of size batch_size")
     if tl_t.shape[0] != N:
-        raise RuntimeError(f"target_lengths must be of size batch_size")
+        raise RuntimeError("target_lengths must be of size batch_size")
     if il is not None and np.any(il > T):
         bad = int(np.argmax(il > T))
         raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {il[bad]} (while "

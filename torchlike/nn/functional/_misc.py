@@ -15,7 +15,7 @@ import numpy as np
 from ... import _dtype
 from ..._dispatch import dispatch
 from ..._ops._util import check_broadcast
-from ...tensor import Tensor, _wrap_dim
+from ...tensor import _wrap_dim
 from ._loss import _pdist_lastdim
 
 __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "pdist"]

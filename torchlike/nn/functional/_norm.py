@@ -14,7 +14,6 @@ from jax import lax
 from ... import _dtype
 from ..._dispatch import dispatch
 from ...autograd import grad_mode
-from ...tensor import Tensor
 from ...amp import _policy as _amp
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "local_response_norm"]
@@ -99,7 +98,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if input.ndim < 2:
         if input.numel() == 0:  # an empty 1-D input passes through unchanged
             return input.clone()
-        raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if training and input.numel() == 0:  # torch leaves the running statistics alone for an empty batch
         running_mean = running_var = None
     return _norm_with_stats(input, running_mean, running_var, weight, bias, training, momentum, eps, False)

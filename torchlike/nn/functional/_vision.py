@@ -8,14 +8,12 @@ time (in the input's precision, as torch computes its weights) and applied with 
 from __future__ import annotations
 
 import math
-import warnings
 
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
 from ..._dispatch import dispatch
-from ...tensor import Tensor
 from ._conv import ntuple
 from ._pooling import _gather_patches, _table_flat, adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from ...amp import _policy as _amp
@@ -74,8 +72,8 @@ def pad(input, pad, mode="constant", value=None):
         if value is not None and value != 0:
             raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
         if n > 3 or input.ndim < n + 1:
-            raise NotImplementedError(f"Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for "
-                                      f"now")
+            raise NotImplementedError("Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for "
+                                      "now")
         shp = tuple(input.shape)
         for i, (a, b) in enumerate(pairs):
             d = input.ndim - n + i

@@ -12,7 +12,6 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from ... import _dtype
 from ..._dispatch import dispatch
 from ...autograd import grad_mode
 from ...tensor import Tensor

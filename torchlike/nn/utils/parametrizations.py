@@ -7,7 +7,6 @@
 """
 from __future__ import annotations
 
-import numpy as np
 
 from ... import _random
 from ...autograd import grad_mode
@@ -104,7 +103,6 @@ class _Orthogonal(Module):
     """Q from the QR decomposition of the original (matrix_exp / cayley maps are not provided)."""
 
     def forward(self, X):
-        import jax.numpy as jnp
         from ..._dispatch import dispatch
         return dispatch(_orth_f, (X,), name="LinalgQrBackward0")
 

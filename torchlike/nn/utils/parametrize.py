@@ -27,7 +27,7 @@ from contextlib import contextmanager
 
 from ...autograd import grad_mode
 from ...tensor import Tensor
-from ..modules.container import Module, ModuleDict, ModuleList
+from ..modules.container import ModuleDict, ModuleList
 from ..parameter import Parameter
 
 __all__ = ["cached", "ParametrizationList", "register_parametrization", "is_parametrized",
