@@ -11,6 +11,7 @@ import warnings as _warnings
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from . import functional  # noqa: F401
+from ._from_jax import JaxModule, from_flax, from_jax  # noqa: F401  (torchlike-only: JAX/Flax models as Modules)
 
 for _name in ("init", "utils", "parallel", "attention"):
     try:
