@@ -55,6 +55,7 @@ from . import optim  # noqa: E402,F401
 from ._misc_api import *  # noqa: E402,F401,F403
 from . import compile  # noqa: E402,F811
 from . import export  # noqa: E402,F401
+from . import profiler  # noqa: E402,F401  (torch.profiler is an attribute of torch)
 from . import cuda, amp, backends, utils, jit, onnx, accelerator, distributed  # noqa: E402,F401
 from . import serialization, safetensors  # noqa: E402
 from . import distributions  # noqa: E402,F401  (pure Python, ~2 ms)

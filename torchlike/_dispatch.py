@@ -6,7 +6,7 @@ import jax
 
 from . import _errors, _jit_cache
 from ._device import CPU
-from .autograd import grad_mode
+from .autograd import _profiler_state as _prof, grad_mode
 from .autograd.graph import _NODE_CLASSES, node_class
 
 __all__ = ["dispatch", "forward_fn"]
@@ -46,6 +46,9 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
     not need its inputs' values (linear ops), so later in-place writes to them are not errors;
     ``saves="out"`` one whose torch formula reads its result instead of its inputs.
     """
+    if _prof._COLLECTING and not getattr(_prof._in_op, "on", False):  # a profiler is recording: time the op
+        return _prof.timed_op(lambda: dispatch(f, args, statics, name=name, diff=diff, jit=jit, saves=saves),
+                              f, args, name)
     arrays = []
     need_grad = False
     dev = None

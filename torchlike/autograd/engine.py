@@ -8,7 +8,7 @@ from __future__ import annotations
 import heapq
 
 
-from . import grad_mode
+from . import _profiler_state as _prof, grad_mode
 from .graph import AccumulateGrad
 
 __all__ = ["run_backward"]
@@ -130,7 +130,14 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
                 _release(node, deps, heap, queued)
                 continue
             node._check_saved()
-            grads_in = node.apply_recorded(cts) if create_graph else node.apply(cts)
+            if _prof._COLLECTING:   # a profiler is recording: the node's pullback as torch names it
+                tok = _prof.begin_range(f"autograd::engine::evaluate_function: {node.name()}")
+                inner = _prof.begin_range(node.name())
+                grads_in = node.apply_recorded(cts) if create_graph else node.apply(cts)
+                _prof.end_range(inner)
+                _prof.end_range(tok)
+            else:
+                grads_in = node.apply_recorded(cts) if create_graph else node.apply(cts)
             if node._hooks:
                 gi = tuple(as_tensor(g) for g in grads_in)
                 for h in node._hooks:

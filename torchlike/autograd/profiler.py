@@ -1,15 +1,19 @@
-"""torch.autograd.profiler: ``record_function`` labels work (they only annotate); the profiler that
-would collect them is not implemented in torchlike — use ``jax.profiler`` (see docs/differences.md).
+"""torch.autograd.profiler: ``record_function`` ranges and the (legacy) autograd ``profile``; both feed the
+event collector that ``torchlike.profiler.profile`` reads. Eager ops appear as ``aten::<op>`` events.
 
 >>> import torchlike
->>> with torchlike.autograd.profiler.record_function("step"):
-...     pass
+>>> with torchlike.autograd.profiler.profile() as prof:
+...     with torchlike.autograd.profiler.record_function("step"):
+...         y = torchlike.ones(2) + 1
+>>> sorted(e.key for e in prof.key_averages())
+['aten::add', 'step']
 """
 from __future__ import annotations
 
 import functools
 
-from .._torch_paths import missing_class
+from . import _profiler_state as _state
+from .profiler_util import EventList, events_from
 
 __all__ = ["profile", "record_function", "EnforceUnique", "KinetoStepTracker"]
 
@@ -23,9 +27,12 @@ class record_function:
         self.record = None
 
     def __enter__(self):
+        self.record = _state.begin_range(self.name)
         return self
 
     def __exit__(self, *exc):
+        _state.end_range(self.record)
+        self.record = None
         return False
 
     def __call__(self, fn):
@@ -77,4 +84,60 @@ class KinetoStepTracker:
         return cls._current_step
 
 
-profile = missing_class(globals(), "profile", "the autograd profiler; use jax.profiler")
+class profile:
+    """The autograd profiler (``torch.autograd.profiler.profile``): records eager ops and
+    ``record_function`` ranges on the CPU while the context is open.
+
+    >>> import torchlike
+    >>> with torchlike.autograd.profiler.profile(record_shapes=True) as prof:
+    ...     y = torchlike.ones(2, 3).sum()
+    >>> prof.function_events[0].name, prof.function_events[0].input_shapes
+    ('aten::sum', [[2, 3]])
+    """
+
+    def __init__(self, enabled=True, *, use_cuda=False, use_device=None, record_shapes=False, with_flops=False,
+                 profile_memory=False, with_stack=False, with_modules=False, use_kineto=False, use_cpu=True,
+                 experimental_config=None, acc_events=False, custom_trace_id_callback=None):
+        self.enabled, self.record_shapes = enabled, record_shapes
+        self.function_events = None
+        self.entered = False
+
+    def __enter__(self):
+        if not self.enabled:
+            return self
+        if self.entered:
+            raise RuntimeError("Profiler context manager is not reentrant")
+        self.entered = True
+        _state.start(self.record_shapes)
+        return self
+
+    def __exit__(self, *exc):
+        if not self.enabled:
+            return False
+        c = _state.stop()
+        self.function_events = events_from(c) if c is not None else EventList()
+        return False
+
+    def _check(self):
+        if self.function_events is None:
+            raise RuntimeError("Profiler didn't finish running")
+        return self.function_events
+
+    def key_averages(self, group_by_input_shape=False, group_by_stack_n=0, group_by_overload_name=False):
+        return self._check().key_averages(group_by_input_shape)
+
+    def table(self, sort_by=None, row_limit=100, **kwargs):
+        return self._check().table(sort_by=sort_by, row_limit=row_limit, **kwargs)
+
+    def total_average(self):
+        return self._check().total_average()
+
+    def export_chrome_trace(self, path):
+        return self._check().export_chrome_trace(path)
+
+    @property
+    def self_cpu_time_total(self):
+        return self._check().self_cpu_time_total
+
+    def __str__(self):
+        return self.table()

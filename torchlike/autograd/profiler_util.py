@@ -1,7 +1,7 @@
 """torch.autograd.profiler_util: the autograd profiler's result records.
 
-The profiler itself is not implemented in torchlike (see ``torchlike.autograd.profiler``); the plain
-data holders (``Interval``, ``Kernel``, ``StringTable``) are real, the event classes raise.
+Events of the profiler (``torchlike.profiler.profile``): ``FunctionEvent``, ``FunctionEventAvg``, ``EventList``
+with torch's ``key_averages``, ``table`` and ``export_chrome_trace``; and the plain data holders.
 
 >>> from torchlike.autograd.profiler_util import Interval
 >>> Interval(2, 7).elapsed_us()
@@ -50,9 +50,159 @@ class FormattedTimesMixin:
         return 0.0 if self.count == 0 else 1.0 * self.device_time_total / self.count
 
 
-_WHY = "the autograd profiler; use jax.profiler"
-EventList = missing_class(globals(), "EventList", _WHY, bases=(list,))
-EventMetadata = missing_class(globals(), "EventMetadata", _WHY)
-FunctionEvent = missing_class(globals(), "FunctionEvent", _WHY)
-FunctionEventAvg = missing_class(globals(), "FunctionEventAvg", _WHY)
-MemRecordsAcc = missing_class(globals(), "MemRecordsAcc", _WHY)
+def _fmt_time(us):
+    """torch's time format: us below 1 ms, ms below 1 s, else s (three decimals)."""
+    if us >= 1e6:
+        return f"{us / 1e6:.3f}s"
+    if us >= 1e3:
+        return f"{us / 1e3:.3f}ms"
+    return f"{us:.3f}us"
+
+
+class FunctionEvent(FormattedTimesMixin):
+    """One recorded range: an op (``aten::mul``) or a ``record_function`` label; times in microseconds."""
+
+    def __init__(self, id, name, thread, start_us, end_us, input_shapes=None, self_cpu_time_total=None,
+                 depth=0):
+        self.id, self.name, self.thread = id, name, thread
+        self.time_range = Interval(start_us, end_us)
+        self.input_shapes = input_shapes if input_shapes is not None else []
+        self.cpu_time_total = end_us - start_us
+        self.self_cpu_time_total = self.cpu_time_total if self_cpu_time_total is None else self_cpu_time_total
+        self.device_time_total = self.self_device_time_total = 0.0
+        self.count, self.depth = 1, depth
+        self.key = name
+        self.cpu_children, self.cpu_parent = [], None
+        self.is_async, self.is_remote = False, False
+
+    def __repr__(self):
+        return (f"<FunctionEvent id={self.id} name={self.name} cpu_time={_fmt_time(self.cpu_time_total)} "
+                f"input_shapes={self.input_shapes}>")
+
+
+class FunctionEventAvg(FormattedTimesMixin):
+    """Events with one key, summed (``key_averages``)."""
+
+    def __init__(self):
+        self.key, self.count, self.input_shapes = None, 0, None
+        self.cpu_time_total = self.self_cpu_time_total = 0.0
+        self.device_time_total = self.self_device_time_total = 0.0
+        self.node_id, self.is_legacy, self.is_remote = 0, False, False
+
+    def add(self, other):
+        if self.key is None:
+            self.key, self.input_shapes = other.key, other.input_shapes
+        self.count += other.count
+        self.cpu_time_total += other.cpu_time_total
+        self.self_cpu_time_total += other.self_cpu_time_total
+        return self
+
+    def __iadd__(self, other):
+        return self.add(other)
+
+    def __repr__(self):
+        return (f"<FunctionEventAvg key={self.key} self_cpu_time={_fmt_time(self.self_cpu_time_total)} "
+                f"cpu_time={_fmt_time(self.cpu_time)} input_shapes={self.input_shapes}>")
+
+
+_SORT_KEYS = {"cpu_time", "cpu_time_total", "self_cpu_time_total", "count", "device_time", "device_time_total",
+              "self_device_time_total", "cuda_time", "cuda_time_total", "self_cuda_time_total"}
+
+
+class EventList(list):
+    """The profiler's events, with torch's summaries (``key_averages``, ``table``, ``export_chrome_trace``).
+
+    >>> import torchlike
+    >>> from torchlike.profiler import profile
+    >>> with profile() as prof:
+    ...     y = torchlike.ones(3).mul(2)
+    >>> [e.key for e in prof.key_averages()]
+    ['aten::mul']
+    """
+
+    def key_averages(self, group_by_input_shapes=False, group_by_stack_n=0, group_by_overload_name=False):
+        groups = {}
+        for e in self:
+            key = "ProfilerStep*" if e.key.startswith("ProfilerStep#") else e.key   # torch folds the steps
+            k = (key, str(e.input_shapes)) if group_by_input_shapes else key
+            groups.setdefault(k, FunctionEventAvg()).add(e)
+            groups[k].key = key
+        out = EventList(groups.values())
+        out._with_shapes = group_by_input_shapes
+        return out
+
+    def total_average(self):
+        avg = FunctionEventAvg()
+        for e in self:
+            avg.add(e)
+        avg.key = "Total"
+        return avg
+
+    @property
+    def self_cpu_time_total(self):
+        return sum(e.self_cpu_time_total for e in self)
+
+    def table(self, sort_by=None, row_limit=100, max_src_column_width=75, max_name_column_width=55,
+              max_shapes_column_width=80, header=None, top_level_events_only=False, time_unit=None):
+        if sort_by is not None and sort_by not in _SORT_KEYS:
+            raise AttributeError(f"'FunctionEventAvg' object has no attribute '{sort_by}'")
+        rows = sorted(self, key=lambda e: getattr(e, sort_by, 0), reverse=True) if sort_by else list(self)
+        if row_limit is not None and row_limit > 0:
+            rows = rows[:row_limit]
+        shapes = getattr(self, "_with_shapes", False)
+        total = self.self_cpu_time_total or 1.0
+        name_w = max([len("Name")] + [len(str(e.key)) for e in rows])
+        name_w = min(name_w, max_name_column_width) + 2
+        cols = ["Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg", "# of Calls"]
+        widths = [name_w] + [12] * len(cols)
+        shape_w = 0
+        if shapes:
+            shape_w = min(max([len("Input Shapes")] + [len(str(e.input_shapes)) for e in rows]),
+                          max_shapes_column_width) + 2
+            cols.append("Input Shapes")
+            widths.append(shape_w)
+        line = "".join("-" * w + "  " for w in widths)
+        head = "".join(f"{c:>{w}}  " for c, w in zip(["Name"] + cols, widths))
+        out = [header] if header else []
+        out += [line, head, line]
+        for e in rows:
+            vals = [str(e.key)[:name_w - 2], f"{100 * e.self_cpu_time_total / total:.2f}%",
+                    _fmt_time(e.self_cpu_time_total), f"{100 * e.cpu_time_total / total:.2f}%",
+                    _fmt_time(e.cpu_time_total), _fmt_time(e.cpu_time), str(e.count)]
+            if shapes:
+                vals.append(str(e.input_shapes)[:shape_w - 2])
+            out.append("".join(f"{v:>{w}}  " for v, w in zip(vals, widths)))
+        out.append(line)
+        out.append(f"Self CPU time total: {_fmt_time(self.self_cpu_time_total)}")
+        return "\n".join(out) + "\n"
+
+    def export_chrome_trace(self, path):
+        """Write the events as a Chrome/Perfetto trace (JSON ``traceEvents``, complete events in us)."""
+        import json  # lazy: only exporting needs it
+        events = [{"name": e.name, "ph": "X", "ts": e.time_range.start, "dur": e.cpu_time_total, "pid": 0,
+                   "tid": e.thread, "cat": "cpu_op" if e.name.startswith("aten::") else "user_annotation",
+                   "args": {"Input Dims": e.input_shapes} if e.input_shapes else {}}
+                  for e in self if isinstance(e, FunctionEvent)]
+        with open(path, "w") as fh:
+            json.dump({"schemaVersion": 1, "traceEvents": events, "displayTimeUnit": "ms"}, fh)
+
+
+def events_from(collector):
+    """FunctionEvents (in start order) from a ``_profiler_state.Collector``."""
+    raw = sorted(collector.events, key=lambda ev: ev[1])
+    base = collector.origin_ns
+    out = EventList()
+    for i, (name, t0, t1, shapes, tid, depth, child_ns) in enumerate(raw):
+        out.append(FunctionEvent(i, name, tid, (t0 - base) / 1e3, (t1 - base) / 1e3, shapes,
+                                 (t1 - t0 - child_ns) / 1e3, depth))
+    return out
+
+
+MemRecordsAcc = missing_class(globals(), "MemRecordsAcc", "memory records of the autograd profiler")
+
+
+class EventMetadata:
+    """Metadata attached to an event (kept as given)."""
+
+    def __init__(self, **kwargs):
+        self.__dict__.update(kwargs)

@@ -1,0 +1,123 @@
+"""The running profiler's event collector (layer 0: imports nothing of torchlike).
+
+``_dispatch.dispatch`` checks ``collecting()`` (one global read) and, while a profiler records, routes the
+op through ``timed_op`` so each eager op becomes an ``aten::<name>`` event; ``record_function`` ranges
+open and close events around user code. Events nest by time (a range's self time excludes its children).
+"""
+from __future__ import annotations
+
+import re
+import threading
+import time
+
+__all__ = ["Collector", "start", "stop", "active", "timed_op", "begin_range", "end_range", "aten_name"]
+
+_COLLECTING = False     # read by the dispatcher on every op
+_active = None          # the Collector while a profiler records
+_lock = threading.Lock()
+_in_op = threading.local()
+
+
+class Collector:
+    """Raw events: [name, start_ns, end_ns, input_shapes, thread id, depth]; children subtract from self time."""
+
+    def __init__(self, record_shapes=False):
+        self.record_shapes = record_shapes
+        self.events = []
+        self.stack = []
+        self.origin_ns = time.perf_counter_ns()
+
+    def open(self, name, shapes=()):
+        ev = [name, time.perf_counter_ns(), None, list(shapes) if self.record_shapes else [],
+              threading.get_ident(), len(self.stack), 0]   # last: time spent in children
+        self.stack.append(ev)
+        return ev
+
+    def close(self, ev):
+        ev[2] = time.perf_counter_ns()
+        if self.stack and self.stack[-1] is ev:
+            self.stack.pop()
+        elif ev in self.stack:
+            self.stack.remove(ev)
+        if self.stack:
+            self.stack[-1][6] += ev[2] - ev[1]
+        self.events.append(ev)
+
+
+def start(record_shapes=False):
+    """Begin collecting into a new Collector (one profiler at a time, as torch)."""
+    global _COLLECTING, _active
+    with _lock:
+        if _active is not None:
+            raise RuntimeError("Profiler is already enabled on this thread")
+        _active = Collector(record_shapes)
+        _COLLECTING = True
+        return _active
+
+
+def stop():
+    """Stop collecting; returns the Collector (or None)."""
+    global _COLLECTING, _active
+    with _lock:
+        c, _active, _COLLECTING = _active, None, False
+        return c
+
+
+def active():
+    return _active
+
+
+def collecting():
+    return _COLLECTING
+
+
+_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def aten_name(name, f):
+    """``MulBackward0`` -> ``aten::mul``; functions without a node name use their own name."""
+    if name and ":" in name:   # "AddmmBackward0:linear": the public op is after the colon
+        name = name.rsplit(":", 1)[1]
+    base = re.sub(r"Backward\d*$", "", name) if name and name != "Op" else getattr(f, "__name__", "op")
+    base = base.strip("_")
+    if base.endswith("_impl"):
+        base = base[:-5]
+    return "aten::" + _CAMEL.sub("_", base).lower()
+
+
+def timed_op(run, f, args, name):
+    """Run ``run()`` (the dispatcher, with collection paused for its own nested calls) as one event."""
+    c = _active
+    if c is None or getattr(_in_op, "on", False):
+        return run()
+    shapes = [list(getattr(a, "shape", ())) for a in args] if c.record_shapes else ()
+    ev = c.open(aten_name(name, f), shapes)
+    _in_op.on = True
+    try:
+        out = run()
+        _block(out)
+        return out
+    finally:
+        _in_op.on = False
+        c.close(ev)
+
+
+def _block(out):
+    """Wait for the op's result so the event measures the computation, not only its launch."""
+    for t in (out if isinstance(out, tuple) else (out,)):
+        x = getattr(t, "_x", None)
+        if x is not None and hasattr(x, "block_until_ready"):
+            try:
+                x.block_until_ready()
+            except Exception:  # a tracer or a deleted buffer: nothing to wait for
+                pass
+
+
+def begin_range(name):
+    c = _active
+    return (c, c.open(name)) if c is not None else None
+
+
+def end_range(token):
+    if token is not None:
+        token[0].close(token[1])
