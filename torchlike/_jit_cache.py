@@ -201,4 +201,8 @@ def setup_persistent_cache():
         jax.config.update("jax_compilation_cache_max_size", mb * 2**20)
     except Exception:  # a read-only home, an older jax: run without the disk cache
         return None
+    # the cache is an optimisation: a busy lock (several processes at once) or an unreadable entry only
+    # means a recompilation, which JAX reports as a UserWarning a torch user should not see
+    import warnings
+    warnings.filterwarnings("ignore", message=r"Error (reading|writing) persistent compilation cache entry")
     return path
