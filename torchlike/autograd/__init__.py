@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import graph
 from .engine import run_backward
+from . import grad_mode
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
 from .function import Function, FunctionCtx, once_differentiable
@@ -64,7 +65,17 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         if len(inputs) == 0:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
     grads = _make_grads(tensors, grad_tensors, create_graph)
-    run_backward(tensors, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+    prev = _is_checkpoint_valid()
+    grad_mode._state.checkpoint_valid = inputs is None   # reentrant checkpoints need a plain backward()
+    try:
+        run_backward(tensors, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+    finally:
+        grad_mode._state.checkpoint_valid = prev
+
+
+def _is_checkpoint_valid():
+    """Whether the running backward pass may re-enter the engine (not autograd.grad, no ``inputs=``)."""
+    return getattr(grad_mode._state, "checkpoint_valid", True)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -78,8 +89,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if allow_unused is None:
         allow_unused = materialize_grads
     grads = _make_grads(outputs, grad_outputs, create_graph)
-    res = run_backward(outputs, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs,
-                       capture=True, allow_unused=allow_unused, accumulate=False)
+    prev = _is_checkpoint_valid()
+    grad_mode._state.checkpoint_valid = False
+    try:
+        res = run_backward(outputs, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs,
+                           capture=True, allow_unused=allow_unused, accumulate=False)
+    finally:
+        grad_mode._state.checkpoint_valid = prev
     if materialize_grads:
         from .. import _creation
         res = tuple(_creation.zeros_like(i) if r is None else r for r, i in zip(res, inputs))

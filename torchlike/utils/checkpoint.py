@@ -1,17 +1,193 @@
-"""Activation checkpointing.  Eagerly, torchlike keeps the forward's arrays on the tape either way, so
-``checkpoint`` runs the function once and returns its result (no memory saving in eager mode; under
-torchlike.compile XLA decides rematerialisation)."""
+"""Activation checkpointing (``torch.utils.checkpoint``).
+
+``use_reentrant=True`` (torch's default when the argument is omitted, with torch's warning) is torch's
+reentrant algorithm: the forward runs without recording, and the backward re-runs it with the CPU RNG state
+of the forward restored, then back-propagates through the recomputation (one ``CheckpointFunctionBackward``
+node; incompatible with ``autograd.grad`` as in torch). ``use_reentrant=False`` gives the same values and
+gradients with the ops' own nodes.
+
+Inside ``torchlike.compile``, a checkpointed Module (or a bound method of one) becomes one op whose gradient
+is taken through ``jax.checkpoint``: XLA recomputes its activations in the backward pass instead of keeping
+them (real rematerialization). Eagerly, the reentrant form keeps no activations of the region either.
+
+>>> import torchlike
+>>> from torchlike.utils.checkpoint import checkpoint
+>>> lin = torchlike.nn.Linear(3, 3)
+>>> x = torchlike.ones(2, 3, requires_grad=True)
+>>> y = checkpoint(lin, x, use_reentrant=True)
+>>> type(y.grad_fn).__name__
+'CheckpointFunctionBackward'
+>>> y.sum().backward(); x.grad.shape
+torch.Size([2, 3])
+"""
 from __future__ import annotations
 
-__all__ = ["checkpoint", "checkpoint_sequential"]
+import contextlib
+import warnings
+
+import jax
+
+from .. import _random
+from .._dispatch import dispatch
+from ..autograd import _is_checkpoint_valid, backward as _backward
+from ..autograd.function import Function
+from ..autograd.grad_mode import enable_grad, no_grad
+from ..tensor import Tensor
+
+__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointFunction", "noop_context_fn", "detach_variable",
+           "check_backward_validity", "CheckpointError"]
+
+_REENTRANT_WARNING = (
+    "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting in PyTorch 2.9, "
+    "calling checkpoint without use_reentrant will raise an exception. use_reentrant=False is recommended, but if "
+    "you need to preserve the current default behavior, you can pass use_reentrant=True. Refer to docs for more "
+    "details on the differences between the two variants.")
+_SEQUENTIAL_WARNING = (
+    "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be passed explicitly. In "
+    "version 2.9 we will raise an exception if use_reentrant is not passed. use_reentrant=False is recommended, "
+    "but if you need to preserve the current default behavior, you can pass use_reentrant=True. Refer to docs for "
+    "more details on the differences between the two variants.")
+_INVALID = ("When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing an `inputs` "
+            "parameter to .backward(). To resolve this error, you can either set use_reentrant=False, or call "
+            ".backward() without passing the `inputs` argument.")
 
 
-def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism_check="default", debug=False,
-               preserve_rng_state=True, **kwargs):
-    return function(*args, **kwargs)
+class CheckpointError(RuntimeError):
+    """Raised when the recomputation does not match the forward (torch's type)."""
+
+
+def noop_context_fn():
+    """The default ``context_fn``: no context around the forward and the recomputation."""
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+def detach_variable(inputs):
+    """Detached copies of the tensors in ``inputs`` keeping their ``requires_grad``."""
+    if not isinstance(inputs, tuple):
+        raise RuntimeError(f"Only tuple of tensors is supported. Got Unsupported input type: {type(inputs).__name__}")
+    return tuple(x.detach().requires_grad_(x.requires_grad) if isinstance(x, Tensor) else x for x in inputs)
+
+
+def check_backward_validity(inputs):
+    """Warn, as torch, when no input requires grad."""
+    if not any(isinstance(x, Tensor) and x.requires_grad for x in inputs):
+        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None")
+
+
+class CheckpointFunction(Function):
+    """torch's reentrant checkpoint: forward without recording, recompute and backpropagate in backward."""
+
+    @staticmethod
+    def forward(ctx, run_function, preserve_rng_state, *args):
+        check_backward_validity(args)
+        ctx.run_function, ctx.preserve_rng_state = run_function, preserve_rng_state
+        if preserve_rng_state:
+            ctx.fwd_cpu_state = _random.get_rng_state()
+        ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
+        ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
+        with no_grad():
+            return run_function(*args)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        if not _is_checkpoint_valid():
+            raise RuntimeError(_INVALID)
+        inputs = list(ctx.inputs)
+        for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
+            inputs[i] = t
+        detached = detach_variable(tuple(inputs))
+        with _random.fork_rng(enabled=ctx.preserve_rng_state, devices=[]):
+            if ctx.preserve_rng_state:
+                _random.set_rng_state(ctx.fwd_cpu_state)
+            with enable_grad():
+                outputs = ctx.run_function(*detached)
+        outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+        pairs = [(o, g) for o, g in zip(outputs, grads) if isinstance(o, Tensor) and o.requires_grad]
+        if not pairs:
+            raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not necessary")
+        _backward([o for o, _ in pairs], [g for _, g in pairs])
+        return (None, None) + tuple(x.grad if isinstance(x, Tensor) else None for x in detached)
+
+
+def _owner_module(function):
+    from ..nn.modules.module import Module   # lazy: nn (layer 5) sits above utils.checkpoint's users' core
+    if isinstance(function, Module):
+        return function
+    owner = getattr(function, "__self__", None)
+    return owner if isinstance(owner, Module) else None
+
+
+def _remat(module, function, args, kwargs):
+    """``function(*args)`` of ``module`` as one op differentiated through ``jax.checkpoint``, or None."""
+    from ..func import to_jax   # lazy: func is layer 5
+    if kwargs or not all(isinstance(a, Tensor) for a in args):
+        return None
+    apply_fn, params = to_jax(module)
+    names = list(params)
+    n = len(names)
+    structure = {}
+
+    def flat(*arrays):
+        out = apply_fn(dict(zip(names, arrays[:n])), *arrays[n:])
+        structure["tree"] = jax.tree_util.tree_structure(out)
+        return tuple(jax.tree_util.tree_leaves(out))
+
+    fn = jax.checkpoint(flat)
+    named = dict(module.named_parameters())
+    outs = dispatch(fn, tuple(named[k] for k in names) + tuple(args), name="CheckpointFunctionBackward")
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    return jax.tree_util.tree_unflatten(structure["tree"], list(outs))
+
+
+def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn, determinism_check="default",
+               debug=False, early_stop=True, **kwargs):
+    """Run ``function(*args)`` keeping no activations for backward; they are recomputed (see module doc)."""
+    if use_reentrant is None:
+        warnings.warn(_REENTRANT_WARNING, stacklevel=2)
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if use_reentrant:
+        if context_fn is not noop_context_fn or debug:
+            raise ValueError("Passing `context_fn` or `debug` is only supported when use_reentrant=False.")
+        if kwargs:
+            raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
+    from ..compile import is_compiling   # lazy: compile (layer 5) imports utils
+    module = _owner_module(function)
+    whole = module is not None and (function is module or getattr(function, "__name__", "") in ("__call__", "forward"))
+    if is_compiling() and whole:
+        out = _remat(module, function, args, kwargs)
+        if out is not None:
+            return out
+    if use_reentrant:
+        return CheckpointFunction.apply(function, preserve, *args)
+    forward_ctx, _ = context_fn()
+    with forward_ctx:
+        return function(*args, **kwargs)
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
-    for f in (functions if isinstance(functions, (list, tuple)) else list(functions.children())):
-        input = f(input)
-    return input
+    """Checkpoint a sequence of modules in ``segments`` chunks (the last chunk runs normally)."""
+    if use_reentrant is None:
+        warnings.warn(_SEQUENTIAL_WARNING, stacklevel=2)
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
+    from ..nn.modules.container import Sequential   # lazy: as above
+    if isinstance(functions, Sequential):
+        functions = list(functions.children())
+    functions = list(functions)
+    size = len(functions) // segments
+    end = -1
+
+    def run(start, stop):
+        def forward(x):
+            for j in range(start, stop + 1):
+                x = functions[j](x)
+            return x
+        return forward
+    for start in range(0, size * (segments - 1), size):
+        end = start + size - 1
+        input = checkpoint(run(start, end), input, use_reentrant=use_reentrant, preserve_rng_state=preserve)
+    return run(end + 1, len(functions) - 1)(input)

@@ -1,0 +1,91 @@
+"""torch.utils.checkpoint: values, gradients, RNG replay, errors and warnings as torch's; remat when compiled."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import torchlike
+
+
+def _model(T):
+    T.manual_seed(0)
+    return T.nn.Sequential(T.nn.Linear(4, 8), T.nn.Dropout(0.5), T.nn.Tanh(), T.nn.Linear(8, 2))
+
+
+@pytest.mark.parametrize("reentrant", [True, False])
+def test_checkpoint_matches_torch_with_dropout(reentrant):
+    def run(T):
+        m = _model(T)
+        x = T.randn(3, 4, requires_grad=True)
+        y = T.utils.checkpoint.checkpoint(m, x, use_reentrant=reentrant)
+        y.pow(2).sum().backward()
+        return y.detach().numpy(), x.grad.numpy(), m[0].weight.grad.numpy(), type(y.grad_fn).__name__
+    ours, theirs = run(torchlike), run(torch)
+    assert ours[3] == theirs[3]
+    for a, b in zip(ours[:3], theirs[:3]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_checkpoint_sequential_matches_torch():
+    def run(T):
+        m = _model(T)
+        x = T.randn(5, 4, requires_grad=True)
+        y = T.utils.checkpoint.checkpoint_sequential(m, 2, x, use_reentrant=True)
+        y.sum().backward()
+        return y.detach().numpy(), x.grad.numpy()
+    for a, b in zip(run(torchlike), run(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def _messages(T, fn):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        fn(T)
+    return [str(x.message) for x in w if issubclass(x.category, UserWarning)]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda T: T.utils.checkpoint.checkpoint(T.nn.Linear(2, 2), T.ones(1, 2, requires_grad=True)),
+    lambda T: T.utils.checkpoint.checkpoint_sequential(T.nn.Sequential(T.nn.Linear(2, 2)), 1,
+                                                       T.ones(1, 2, requires_grad=True)),
+    lambda T: T.utils.checkpoint.checkpoint(T.nn.Linear(2, 2), T.ones(1, 2), use_reentrant=True),
+])
+def test_warnings_match_torch(fn):
+    theirs = _messages(torch, fn)
+    assert theirs and _messages(torchlike, fn) == theirs
+
+
+def test_errors_match_torch():
+    for T in (torch, torchlike):
+        lin = T.nn.Linear(2, 2)
+        x = T.ones(1, 2, requires_grad=True)
+        y = T.utils.checkpoint.checkpoint(lin, x, use_reentrant=True)
+        with pytest.raises(RuntimeError, match="incompatible with .grad()"):
+            T.autograd.grad(y.sum(), x)
+        with pytest.raises(ValueError, match="Unexpected keyword arguments: foo"):
+            T.utils.checkpoint.checkpoint(lin, x, use_reentrant=True, foo=1)
+
+
+def test_compiled_checkpoint_rematerializes(monkeypatch):
+    import torchlike.utils.checkpoint as ck
+    calls = []
+    real = ck.jax.checkpoint
+    monkeypatch.setattr(ck.jax, "checkpoint", lambda f, *a, **k: calls.append(f) or real(f, *a, **k))
+    torchlike.manual_seed(0)
+    blk = torchlike.nn.Sequential(torchlike.nn.Linear(4, 8), torchlike.nn.Tanh(), torchlike.nn.Linear(8, 4))
+    head = torchlike.nn.Linear(4, 1)
+    x = torchlike.randn(3, 4)
+
+    def step(x):
+        for p in list(blk.parameters()) + list(head.parameters()):
+            p.grad = None
+        loss = head(ck.checkpoint(blk, x, use_reentrant=False)).pow(2).sum()
+        loss.backward()
+        return loss, blk[0].weight.grad.clone()
+    eager_loss, eager_grad = step(x)
+    assert not calls                              # eagerly: plain recording
+    loss, grad = torchlike.compile(step)(x)
+    assert calls                                  # compiled: the block is one jax.checkpoint region
+    np.testing.assert_allclose(loss.item(), eager_loss.item(), rtol=1e-6)
+    np.testing.assert_allclose(grad.numpy(), eager_grad.numpy(), rtol=1e-5, atol=1e-7)
