@@ -1,15 +1,61 @@
-"""torch.jit: scripting/tracing return the function or module unchanged (use torchlike.compile)."""
+"""torch.jit on torchlike: ``script``/``trace`` keep the module as it is (use ``torchlike.compile`` for speed),
+and ``jit.save``/``jit.load`` round-trip it — a traced module as an exported StableHLO program (loading needs
+no model code, other input batch sizes work), a scripted one as a whole-module pickle. A TorchScript archive
+written by real torch cannot run here: ``jit.load`` says so and names the alternatives.
+
+>>> import os, tempfile, torchlike
+>>> m = torchlike.jit.trace(torchlike.nn.Linear(3, 2), torchlike.ones(4, 3))
+>>> path = os.path.join(tempfile.mkdtemp(), "m.pt")
+>>> torchlike.jit.save(m, path)
+>>> loaded = torchlike.jit.load(path)
+>>> bool((loaded(torchlike.ones(5, 3)) == m(torchlike.ones(5, 3))).all())
+True
+"""
 from __future__ import annotations
 
-__all__ = ["script", "trace", "ignore", "unused", "export", "is_scripting", "is_tracing", "Final"]
+import io
+import json
+import os
+import tempfile
+import warnings
+import zipfile
+
+__all__ = ["script", "trace", "ignore", "unused", "export", "is_scripting", "is_tracing", "Final", "save", "load",
+           "ScriptModule", "freeze", "optimize_for_inference", "trace_module", "annotate", "fork", "wait"]
+
+_MARK = "torchlike_jit.json"
+_TORCHSCRIPT_HINT = (
+    "{what} is a TorchScript archive written by torch.jit.save; TorchScript programs cannot run on torchlike. "
+    "Export the model with torch.export.save(torch.export.export(model, args), path) and load it with "
+    "torchlike.export.load(path), or save model.state_dict() with torch.save and load it into the torchlike "
+    "module with load_state_dict (see docs/differences.md).")
+
+
+def _deprecated(name, instead="`torch.compile` or `torch.export`"):
+    warnings.warn(f"`torch.jit.{name}` is deprecated. Please switch to {instead}.", DeprecationWarning)
 
 
 def script(obj, *args, **kwargs):
+    """Return ``obj`` unchanged (TorchScript compilation has no meaning on JAX; see ``torchlike.compile``)."""
+    _deprecated("script")
     return obj
 
 
-def trace(func, example_inputs=None, *args, **kwargs):
+def trace(func, example_inputs=None, *args, example_kwarg_inputs=None, **kwargs):
+    """Return ``func`` unchanged, remembering ``example_inputs`` so ``jit.save`` can export it."""
+    _deprecated("trace")
+    if example_inputs is not None:
+        inputs = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
+        try:
+            func._torchlike_example_inputs = inputs
+        except (AttributeError, TypeError):   # builtins and the like: nothing to remember
+            pass
     return func
+
+
+def trace_module(mod, inputs, *args, **kwargs):
+    """``trace`` of ``mod.forward`` with ``inputs["forward"]``."""
+    return trace(mod, inputs.get("forward") if isinstance(inputs, dict) else inputs)
 
 
 def ignore(fn=None, **kw):
@@ -28,4 +74,140 @@ def is_tracing() -> bool:
     return False
 
 
+def annotate(the_type, the_value):
+    return the_value
+
+
+def fork(func, *args, **kwargs):
+    """Run ``func`` now; ``wait`` returns its result (torchlike runs futures synchronously)."""
+    return func(*args, **kwargs)
+
+
+def wait(future):
+    return future
+
+
+def freeze(mod, preserved_attrs=None, optimize_numerics=True):
+    warnings.warn("`torch.jit.freeze` is deprecated. Please use `torch.compile` instead.", DeprecationWarning)
+    return mod
+
+
+def optimize_for_inference(mod, other_methods=None):
+    return mod
+
+
 Final = object
+
+
+def _module_class():
+    from .nn.modules.module import Module   # lazy: nn is a higher layer than this entry point
+    return Module
+
+
+class ScriptModule:
+    """What ``jit.load`` returns for a traced program: call it like the module (state travels in the file)."""
+
+    def __init__(self, program):
+        self._program = program
+        self.training = False
+
+    def __call__(self, *args):
+        return self._program(*args)
+
+    forward = __call__
+
+    def state_dict(self):
+        return self._program.state_dict()
+
+    def eval(self):
+        return self
+
+    def train(self, mode=True):
+        return self
+
+    def to(self, *args, **kwargs):
+        return self
+
+    def __repr__(self):
+        return f"RecursiveScriptModule(original_name=ExportedProgram, {self._program!r})"
+
+
+def _export_bytes(m):
+    from . import export as _export   # lazy: export (layer 5) imports compile machinery
+    inputs = getattr(m, "_torchlike_example_inputs", None)
+    if inputs is None or not isinstance(m, _module_class()):
+        return None
+    try:    # the batch dimension symbolic, as a traced TorchScript graph accepts other batch sizes
+        dyn = [{0: "batch"} if getattr(a, "ndim", 0) else None for a in inputs]
+        ep = _export.export(m, inputs, dynamic_shapes=dyn)
+    except Exception:  # shape-dependent Python in forward: a fixed-shape program
+        ep = _export.export(m, inputs)
+    return ep.serialize()
+
+
+def save(m, f, _extra_files=None):
+    """Save a traced (or scripted) module for ``jit.load`` (atomically when ``f`` is a path)."""
+    _deprecated("save", "`torch.export`")
+    program = _export_bytes(m)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
+        if program is not None:
+            zf.writestr(_MARK, json.dumps({"kind": "exported"}))
+            zf.writestr("program.zip", program)
+        else:
+            from . import serialization   # lazy: as above
+            pickled = io.BytesIO()
+            serialization.save(m, pickled)
+            zf.writestr(_MARK, json.dumps({"kind": "module"}))
+            zf.writestr("module.pt", pickled.getvalue())
+        for name, data in (_extra_files or {}).items():
+            zf.writestr(f"extra/{name}", data if isinstance(data, bytes) else str(data).encode())
+    data = buf.getvalue()
+    if isinstance(f, (str, os.PathLike)):
+        folder = os.path.dirname(os.path.abspath(f))
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, f)
+    else:
+        f.write(data)
+
+
+def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
+    """Load what ``jit.save`` wrote; a real TorchScript archive raises NotImplementedError naming the
+    alternatives."""
+    _deprecated("load", "`torch.export`")
+    what = repr(os.fspath(f)) if isinstance(f, (str, os.PathLike)) else "the file"
+    if isinstance(f, (str, os.PathLike)):
+        if not os.path.exists(f):
+            raise ValueError(f"The provided filename {os.fspath(f)} does not exist")
+        if os.path.isdir(f):
+            raise ValueError(f"The provided filename {os.fspath(f)} is a directory")
+        with open(f, "rb") as fh:
+            data = fh.read()
+    else:
+        data = f.read()
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        why = "failed finding central directory" if data[:2] == b"PK" else (
+            "not a ZIP archive. This is an internal miniz error. If you are seeing this error, there is a high "
+            "likelihood that your checkpoint file is corrupted. This can happen if the checkpoint was not saved "
+            "properly, was transferred incorrectly, or the file was modified after saving.")
+        raise RuntimeError(f"PytorchStreamReader failed reading zip archive: {why}") from None
+    with zf:
+        names = zf.namelist()
+        if _MARK not in names:
+            if any(n.endswith("constants.pkl") or "/code/" in n for n in names):
+                raise NotImplementedError(_TORCHSCRIPT_HINT.format(what=what))
+            raise RuntimeError(f"{what} is not a torch.jit archive (no TorchScript program or torchlike export in it)")
+        kind = json.loads(zf.read(_MARK))["kind"]
+        if _extra_files is not None:
+            for name in list(_extra_files):
+                if f"extra/{name}" in names:
+                    _extra_files[name] = zf.read(f"extra/{name}")
+        if kind == "exported":
+            from .export import ExportedProgram   # lazy: as above
+            return ScriptModule(ExportedProgram.deserialize(zf.read("program.zip")))
+        from . import serialization   # lazy: as above
+        return serialization.load(io.BytesIO(zf.read("module.pt")), weights_only=False)

@@ -1,0 +1,89 @@
+"""torch.jit entry points: trace/script keep the module, save/load round-trip, torch's errors."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import torchlike
+
+
+def _mlp(T):
+    T.manual_seed(0)
+    return T.nn.Sequential(T.nn.Linear(3, 8), T.nn.ReLU(), T.nn.Linear(8, 2))
+
+
+def test_traced_module_round_trips_and_accepts_other_batches(tmp_path):
+    m = _mlp(torchlike)
+    traced = torchlike.jit.trace(m, torchlike.ones(4, 3))
+    assert traced is m
+    path = tmp_path / "traced.pt"
+    torchlike.jit.save(traced, str(path))
+    loaded = torchlike.jit.load(str(path))
+    # the reference is torch running the same weights
+    ref = _mlp(torch)
+    for n in (4, 7):
+        x = np.random.RandomState(n).randn(n, 3).astype(np.float32)
+        np.testing.assert_allclose(loaded(torchlike.tensor(x)).numpy(), ref(torch.tensor(x)).detach().numpy(),
+                                   rtol=1e-5, atol=1e-6)
+    assert sorted(loaded.state_dict()) == sorted(ref.state_dict())
+
+
+def test_loading_a_traced_program_needs_no_model_code(tmp_path):
+    path = tmp_path / "traced.pt"
+    torchlike.jit.save(torchlike.jit.trace(_mlp(torchlike), torchlike.ones(2, 3)), str(path))
+    code = ("import sys; sys.modules['torch'] = None\n"
+            "import torchlike\n"
+            f"m = torchlike.jit.load({str(path)!r})\n"
+            "print(tuple(m(torchlike.ones(5, 3)).shape))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip().endswith("(5, 2)")
+
+
+def test_scripted_module_round_trips(tmp_path):
+    m = torchlike.jit.script(_mlp(torchlike))
+    path = tmp_path / "scripted.pt"
+    torchlike.jit.save(m, str(path), _extra_files={"meta.txt": "v1"})
+    extra = {"meta.txt": ""}
+    loaded = torchlike.jit.load(str(path), _extra_files=extra)
+    assert extra["meta.txt"] == b"v1"
+    x = torchlike.ones(2, 3)
+    assert torchlike.equal(loaded(x), m(x))
+
+
+def test_real_torchscript_archive_names_the_alternatives(tmp_path):
+    path = tmp_path / "ts.pt"
+    torch.jit.save(torch.jit.trace(_mlp(torch), torch.ones(2, 3)), str(path))
+    with pytest.raises(NotImplementedError, match="TorchScript archive.*torch.export.save"):
+        torchlike.jit.load(str(path))
+
+
+@pytest.mark.parametrize("make", [
+    lambda d: os.path.join(d, "missing.pt"),
+    lambda d: d,
+    lambda d: open(os.path.join(d, "junk.pt"), "wb").write(b"hello") and os.path.join(d, "junk.pt"),
+])
+def test_bad_paths_raise_like_torch(tmp_path, make):
+    path = make(str(tmp_path))
+    with pytest.raises(Exception) as theirs:
+        torch.jit.load(path)
+    with pytest.raises(type(theirs.value)) as ours:
+        torchlike.jit.load(path)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_deprecation_warnings_match_torch(tmp_path):
+    import warnings
+
+    def messages(T):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            m = T.nn.Linear(2, 2)
+            T.jit.script(m)
+            T.jit.save(T.jit.script(m), str(tmp_path / f"{T.__name__}.pt"))
+            T.jit.load(str(tmp_path / f"{T.__name__}.pt"))
+        return sorted({(x.category, str(x.message)) for x in w if issubclass(x.category, DeprecationWarning)})
+    assert messages(torchlike) == messages(torch)
