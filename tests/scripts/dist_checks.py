@@ -173,6 +173,9 @@ for variant in ["plain", "no_sync", "unused", "syncbn", "hook", "compiled"]:
         lt = loss.detach().clone()
         dist.all_reduce(lt, op=dist.ReduceOp.AVG)
         losses.append(lt.item())
+        if variant == "plain" and step == 4 and rank == 0:  # a checkpoint that dist_resume.py continues from
+            torch.save({"model": ddp.module.state_dict(), "optimizer": opt.state_dict(), "epoch": step + 1},
+                       os.path.join(out_dir, "resume.pt"))
     res[f"ddp_{variant}_losses"] = np.array(losses)
     for k, v in ddp.state_dict().items():
         res[f"ddp_{variant}_sd_{k}"] = v.numpy()
