@@ -15,7 +15,8 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "scripts"))
 
 
 def _env():
-    env = dict(os.environ, PYTHONPATH=ROOT, JAX_PLATFORMS="cpu")
+    # no shared on-disk compilation cache: the ranks (and other jobs) would contend for its lock
+    env = dict(os.environ, PYTHONPATH=ROOT, JAX_PLATFORMS="cpu", TORCHLIKE_COMPILATION_CACHE="0")
     env.pop("XLA_FLAGS", None)
     return env
 
@@ -109,6 +110,16 @@ def test_p2p_async_groups_objects(ranks):
         assert str(res[r]["all_gather_object"]) == repr([("r", 0, [0, 0]), ("r", 1, [1, 1, 1])])
         assert str(res[r]["backend"]) == "gloo" and bool(res[r]["initialized"])
     assert str(res[0]["gather_object"]) == repr([{"x": 0}, {"x": 7}])
+
+
+def test_collectives_inside_compile(ranks):
+    res, _ = ranks
+    xs = [_inp(11, r, (2, 3), "float32") for r in range(W)]
+    y = sum(2 * x for x in xs)
+    for r in range(W):
+        _eq(res[r]["compiled_all_reduce"], y + 1)
+        _eq(res[r]["compiled_all_gather_into_tensor"], np.concatenate([y] * W))
+        _eq(res[r]["compiled_broadcast"], xs[1])
 
 
 def _torch_reference(variant):

@@ -104,6 +104,22 @@ if rank == 0:
     res["gather_object"] = np.array(repr(gl))
 
 
+
+@torch.compile(fullgraph=True)  # collectives inside a compiled function: no graph break
+def in_program(x):
+    y = x * 2
+    dist.all_reduce(y)
+    o = torch.zeros(2 * world, 3)
+    dist.all_gather_into_tensor(o, y)
+    b = x.clone()
+    dist.broadcast(b, src=1)
+    return y + 1, o, b
+
+
+for name, v in zip(["all_reduce", "all_gather_into_tensor", "broadcast"],
+                   in_program(torch.tensor(inp(11, rank, (2, 3), "float32")))):
+    res[f"compiled_{name}"] = v.numpy()
+
 # ---- DDP ----------------------------------------------------------------------------------------------
 def init_params(model):
     rs = np.random.RandomState(42)

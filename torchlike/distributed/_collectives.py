@@ -263,11 +263,37 @@ def _src_index(g, src, group_src, name="src"):
 
 def _x(t):
     x = t._value
-    if _is_tracer(x):  # inside torchlike.compile
+    if _is_tracer(x):  # inside torchlike.compile, for the collectives without _in_program
         from ..compile._errors import GraphBreak
-        raise GraphBreak("torch.distributed collectives are not traced into compiled programs yet: the "
+        raise GraphBreak("this torch.distributed collective is not traced into compiled programs: the "
                          "function runs eagerly")
     return x
+
+
+def _tracing(*tensors):
+    return any(_is_tracer(t._value) for t in tensors)
+
+
+def _in_program(run, tensors, outs, async_op):
+    """The collective inside a ``torchlike.compile``d function: an ordered ``io_callback`` of the compiled
+    program runs ``run`` (the eager collective) on this rank's values, so the function stays one program (no
+    graph break) and the collectives keep their order. ``outs``: positions in ``tensors`` written in place."""
+    import jax
+    import jax.numpy as jnp
+
+    from ..tensor import Tensor
+    from jax.experimental import io_callback
+    outs = list(outs)
+    shapes = tuple(jax.ShapeDtypeStruct(tuple(tensors[i].shape), tensors[i]._value.dtype) for i in outs)
+
+    def cb(*vals):
+        fresh = [Tensor._wrap(jnp.asarray(v)) for v in vals]
+        run(*fresh)
+        return tuple(np.asarray(fresh[i]._value) for i in outs)
+    ys = io_callback(cb, shapes, *[t._value for t in tensors], ordered=True)
+    for i, y in zip(outs, ys):
+        tensors[i]._set_value(y)
+    return Work(None) if async_op else None
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
@@ -280,6 +306,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     tensor([1., 2.])
     >>> dist.destroy_process_group()
     """
+    if _tracing(tensor):
+        return _in_program(lambda t: all_reduce(t, op, group), [tensor], [0], async_op)
     g = _group(group)
     if not _member(g):
         return None
@@ -294,6 +322,8 @@ def _all_reduce_call(g, x, op, name="all_reduce", op_type="ALLREDUCE"):
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     """Copy rank ``src``'s ``tensor`` into every rank's ``tensor``."""
     import jax.numpy as jnp
+    if _tracing(tensor):
+        return _in_program(lambda t: broadcast(t, src, group, group_src=group_src), [tensor], [0], async_op)
     g = _group(group)
     if not _member(g):
         return None
@@ -316,6 +346,9 @@ def _gathered(g, x, name="all_gather", op_type="ALLGATHER"):
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
     """Fill ``tensor_list[i]`` with rank i's ``tensor``."""
+    if _tracing(tensor, *tensor_list):
+        return _in_program(lambda t, *ts: all_gather(list(ts), t, group), [tensor, *tensor_list],
+                           range(1, len(tensor_list) + 1), async_op)
     g = _group(group)
     if not _member(g):
         return None
@@ -333,6 +366,9 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
     """Rank i's ``input_tensor`` lands in block i of ``output_tensor`` (concatenated on dim 0, or stacked)."""
+    if _tracing(output_tensor, input_tensor):
+        return _in_program(lambda o, i: all_gather_into_tensor(o, i, group), [output_tensor, input_tensor], [0],
+                           async_op)
     g = _group(group)
     if not _member(g):
         return None
@@ -374,6 +410,8 @@ def _scatter_reduce(g, x, op, name="reduce_scatter_tensor", op_type="_REDUCE_SCA
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduce ``input`` (group_size blocks on dim 0) over ranks; rank i gets block i in ``output``."""
+    if _tracing(output, input):
+        return _in_program(lambda o, i: reduce_scatter_tensor(o, i, op, group), [output, input], [0], async_op)
     g = _group(group)
     if not _member(g):
         return None
@@ -409,6 +447,8 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
     """Reduce ``tensor`` over ranks into rank ``dst``'s ``tensor`` (others' tensors are left as they are)."""
+    if _tracing(tensor):
+        return _in_program(lambda t: reduce(t, dst, op, group, group_dst=group_dst), [tensor], [0], async_op)
     g = _group(group)
     if not _member(g):
         return None
@@ -463,6 +503,9 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
                       async_op=False):
     """Block j of rank i's ``input`` (dim 0) goes to block i of rank j's ``output`` (even splits)."""
     import jax
+    if _tracing(output, input):
+        return _in_program(lambda o, i: all_to_all_single(o, i, output_split_sizes, input_split_sizes, group),
+                           [output, input], [0], async_op)
     g = _group(group)
     if not _member(g):
         return None
