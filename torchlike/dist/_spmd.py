@@ -99,6 +99,8 @@ def _place_optimizer(opt, module):
 def data_parallel(step_fn, mesh=None, module=None, optimizer=None, axis=None, compile=True):
     """``step_fn`` compiled as one SPMD program over ``mesh``: tensor arguments are split on dim 0 across
     ``axis``; ``module`` (replicated unless already ``fully_shard``-ed) and ``optimizer`` state live on the mesh.
+    With a mesh spanning several processes (after ``init_process_group`` under the launcher) each process passes
+    its own part of the batch, as with DDP; the global batch is the parts in process order.
 
     >>> import torchlike
     >>> model = torchlike.nn.Linear(3, 1)

@@ -15,6 +15,7 @@ different shapes, dtypes or collectives get torch's "Detected mismatch between c
 """
 from __future__ import annotations
 
+import os
 import queue
 import threading
 import time
@@ -74,12 +75,23 @@ def _diff(a, b, op_type):
     return "".join(out)
 
 
+def checks_enabled():
+    """The fingerprint exchange costs one small all-gather per collective (a network round trip: it dominates
+    small collectives); ``TORCHLIKE_DIST_CHECKS=0`` turns it off, as torch runs without its DETAIL checks. Then a
+    mismatch between ranks is not diagnosed (gloo fails, hangs into the timeout, or computes garbage)."""
+    return os.environ.get("TORCHLIKE_DIST_CHECKS", "1") != "0"
+
+
 def program(body, mesh, out_replicated=False):
     """``jit(shard_map)`` of ``body`` (rank block -> rank block) guarded by the fingerprint exchange: it returns
-    (this rank's output block, the (group_size, K) fingerprints of all ranks)."""
+    (this rank's output block, the (group_size, K) fingerprints of all ranks). Without checks it takes and returns
+    the block only."""
     import jax
     import jax.numpy as jnp
     from jax.sharding import PartitionSpec as P
+    if not checks_enabled():
+        return jax.jit(jax.shard_map(body, mesh=mesh, in_specs=P("r"), out_specs=P() if out_replicated else P("r"),
+                                     check_vma=False))
 
     def guarded(a, f):
         allf = jax.lax.all_gather(f, "r")
@@ -153,6 +165,9 @@ class Pending:
             msg = str(job.exc).strip().splitlines()
             raise RuntimeError(f"torchlike.distributed: {self.name} failed on rank {st['rank']}: "
                                f"{msg[0] if msg else type(job.exc).__name__}") from None
+        if self.fp is None:  # checks off
+            self._out = job.out
+            return job.out
         y, allf = job.out
         allf = np.asarray(allf.addressable_data(0))
         bad = [i for i in range(allf.shape[0]) if not np.array_equal(allf[i], self.fp)]
