@@ -5,6 +5,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SCRIPT = textwrap.dedent("""
@@ -60,3 +62,39 @@ def test_data_parallel_and_fully_shard_on_8_devices():
                JAX_PLATFORMS="cpu")
     r = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=400)
     assert r.returncode == 0 and "OK" in r.stdout, r.stdout[-2000:] + r.stderr[-4000:]
+
+
+def test_data_parallel_and_fully_shard_across_processes(tmp_path):
+    """The same API over 2 processes (a global mesh): each rank passes its half of the batch; losses and
+    parameters equal torch's single-process training on the whole batch, fully_shard halves parameter bytes."""
+    torch = pytest.importorskip("torch", reason="torch is the oracle")
+    import numpy as np
+    env = dict(os.environ, PYTHONPATH=ROOT, JAX_PLATFORMS="cpu", TORCHLIKE_COMPILATION_CACHE="0")
+    env.pop("XLA_FLAGS", None)
+    r = subprocess.run([sys.executable, "-m", "torchlike.distributed.run", "--standalone", "--nproc-per-node", "2",
+                        os.path.join(ROOT, "tests", "scripts", "dist_spmd_mp.py"), str(tmp_path)], env=env,
+                       capture_output=True, text=True, timeout=400)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
+    got = np.load(tmp_path / "spmd.npz")
+    rs = np.random.RandomState(0)
+    X, Y = torch.tensor(rs.randn(16, 6).astype(np.float32)), torch.tensor(rs.randn(16, 4).astype(np.float32))
+    m = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.Tanh(), torch.nn.Linear(8, 4))
+    prs = np.random.RandomState(42)
+    with torch.no_grad():
+        for p in m.parameters():
+            p.copy_(torch.tensor(prs.randn(*p.shape).astype(np.float32) * 0.3))
+    opt = torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+    losses = []
+    for _ in range(5):
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(m(X), Y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    full = sum(p.numel() * 4 for p in m.parameters())
+    for kind in ["data_parallel", "fully_shard"]:
+        np.testing.assert_allclose(got[f"{kind}_losses"], losses, rtol=1e-5, atol=1e-6)
+        for i, p in enumerate(m.parameters()):
+            np.testing.assert_allclose(got[f"{kind}_p{i}"], p.detach().numpy(), rtol=1e-5, atol=1e-6)
+    assert int(got["data_parallel_bytes"]) == full
+    assert int(got["fully_shard_bytes"]) * 2 == full  # every dim 0 here (8, 8, 4, 4) divides by 2

@@ -104,6 +104,22 @@ if rank == 0:
     res["gather_object"] = np.array(repr(gl))
 
 
+
+@torch.compile(fullgraph=True)  # collectives inside a compiled function: no graph break
+def in_program(x):
+    y = x * 2
+    dist.all_reduce(y)
+    o = torch.zeros(2 * world, 3)
+    dist.all_gather_into_tensor(o, y)
+    b = x.clone()
+    dist.broadcast(b, src=1)
+    return y + 1, o, b
+
+
+for name, v in zip(["all_reduce", "all_gather_into_tensor", "broadcast"],
+                   in_program(torch.tensor(inp(11, rank, (2, 3), "float32")))):
+    res[f"compiled_{name}"] = v.numpy()
+
 # ---- DDP ----------------------------------------------------------------------------------------------
 def init_params(model):
     rs = np.random.RandomState(42)
@@ -173,6 +189,9 @@ for variant in ["plain", "no_sync", "unused", "syncbn", "hook", "compiled"]:
         lt = loss.detach().clone()
         dist.all_reduce(lt, op=dist.ReduceOp.AVG)
         losses.append(lt.item())
+        if variant == "plain" and step == 4 and rank == 0:  # a checkpoint that dist_resume.py continues from
+            torch.save({"model": ddp.module.state_dict(), "optimizer": opt.state_dict(), "epoch": step + 1},
+                       os.path.join(out_dir, "resume.pt"))
     res[f"ddp_{variant}_losses"] = np.array(losses)
     for k, v in ddp.state_dict().items():
         res[f"ddp_{variant}_sd_{k}"] = v.numpy()

@@ -99,6 +99,8 @@ def _place_optimizer(opt, module):
 def data_parallel(step_fn, mesh=None, module=None, optimizer=None, axis=None, compile=True):
     """``step_fn`` compiled as one SPMD program over ``mesh``: tensor arguments are split on dim 0 across
     ``axis``; ``module`` (replicated unless already ``fully_shard``-ed) and ``optimizer`` state live on the mesh.
+    With a mesh spanning several processes (after ``init_process_group`` under the launcher) each process passes
+    its own part of the batch, as with DDP; the global batch is the parts in process order.
 
     >>> import torchlike
     >>> model = torchlike.nn.Linear(3, 1)
@@ -113,6 +115,8 @@ def data_parallel(step_fn, mesh=None, module=None, optimizer=None, axis=None, co
     >>> float(step(torchlike.ones(4, 3), torchlike.zeros(4, 1))) >= 0
     True
     """
+    import jax
+
     import torchlike
     from jax.sharding import NamedSharding, PartitionSpec as P
     from ..tensor import Tensor
@@ -123,9 +127,21 @@ def data_parallel(step_fn, mesh=None, module=None, optimizer=None, axis=None, co
     fn = torchlike.compile(step_fn) if compile else step_fn
     rep = NamedSharding(mesh, P())
 
+    multi = not all(d.process_index == jax.process_index() for d in mesh.devices.flat)
+
     def place_arg(a):
-        if isinstance(a, Tensor):
-            _place(a, _spec_for(a, mesh, axis, True))
+        if not isinstance(a, Tensor):
+            return a
+        if multi and getattr(a._value, "is_fully_addressable", True):
+            # several processes: each passes its own part of the batch (as with DDP); the global batch is the
+            # parts concatenated in process order
+            n_local = sum(d.process_index == jax.process_index() for d in mesh.devices.flat)
+            local_shard = a.ndim and a.shape[0] % n_local == 0 and a.shape[0] >= n_local
+            sh = NamedSharding(mesh, P(axis) if local_shard else P())
+            if local_shard:
+                a._x = jax.make_array_from_process_local_data(sh, np.asarray(a._value))
+                return a
+        _place(a, _spec_for(a, mesh, axis, True))
         return a
 
     def wrapped(*args, **kwargs):

@@ -14,7 +14,8 @@ import pickle
 import numpy as np
 
 from ..tensor import _is_tracer
-from ._process_group import GroupMember, Work, _arm, _disarm, _group, _state, _wait_ready
+from . import _engine
+from ._process_group import GroupMember, Work, _group, _state
 
 __all__ = [
     "ReduceOp",
@@ -66,6 +67,7 @@ class ReduceOp:
 
 
 _CACHE: dict = {}
+_COMPILED: dict = {}  # jitted program -> its compiled executable
 
 
 def _op(op):
@@ -112,15 +114,63 @@ def _reducer(op, n, dtype):
     return red
 
 
-def _program(key, g, body):
-    """A cached jitted shard_map of ``body`` (block -> block) over the group's mesh."""
+def _program(key, g, body, out_replicated=False):
+    """A cached jitted shard_map of ``body`` (block -> block) over the group's mesh, behind the fingerprint check."""
+    key = key + (_engine.checks_enabled(),)
     fn = _CACHE.get(key)
     if fn is None:
-        import jax
-        from jax.sharding import PartitionSpec as P
-        fn = jax.jit(jax.shard_map(body, mesh=g.mesh, in_specs=P("r"), out_specs=P("r"), check_vma=False))
+        fn = _engine.program(body, g.mesh, out_replicated)
         _CACHE[key] = fn
     return fn
+
+
+class _Call:
+    """A submitted collective and how to turn its output block into the result; ``result()`` waits."""
+
+    __slots__ = ("pending", "post", "_r", "_have")
+
+    def __init__(self, pending, post):
+        self.pending, self.post, self._have = pending, post, False
+
+    def done(self):
+        return self.pending.done()
+
+    def result(self):
+        if not self._have:
+            self._r = self.post(self.pending.wait())
+            self._have = True
+        return self._r
+
+    wait = result
+
+
+def _issue(name, op_type, g, fn, glob, x, post):
+    """Submit ``fn(glob)`` (and this rank's fingerprint of ``x``) to the collective thread."""
+    import jax
+    from jax.sharding import NamedSharding
+    from jax.sharding import PartitionSpec as P
+    if _state.get("broken"):
+        raise RuntimeError(f"torchlike.distributed: {name} on a process group that timed out earlier: "
+                           f"{_state['broken']}")
+    seq = g._seq
+    g._seq += 1
+    if _engine.checks_enabled():
+        fp = _engine.fingerprint(seq, op_type, x.dtype, x.shape)
+        dev = _state["devices"][_state["rank"]]
+        args = (glob, jax.make_array_from_single_device_arrays((g.size() * _engine.K,),
+                                                               NamedSharding(g.mesh, P("r")),
+                                                               [jax.device_put(fp, dev)]))
+    else:
+        fp, args = None, (glob,)
+    if fn in _COMPILED:
+        fn = _COMPILED[fn]
+    else:  # compile here, so that compiling is not counted in the collective's timeout
+        try:
+            fn = _COMPILED[fn] = fn.lower(*args).compile()
+        except Exception as e:  # noqa: BLE001
+            raise RuntimeError(f"torchlike.distributed: compiling {name} failed: {str(e).splitlines()[0]}") from None
+    job = _engine.submit(fn, *args)
+    return _Call(_engine.Pending(name, op_type, g, job, seq, fp, _state), post)
 
 
 def _to_global(x, g):
@@ -133,24 +183,16 @@ def _to_global(x, g):
                                                     [block])
 
 
-def _collective(name, g, x, body, extra=()):
-    """Run ``body`` (per-rank block of shape (1, *x.shape) -> (1, *out)) over the group; this rank's output."""
-    key = (name, extra, tuple(x.shape), str(x.dtype), g._id)
+def _collective(name, op_type, g, x, body, extra=(), fp_of=None, post=None):
+    """Submit ``body`` (per-rank block of shape (1, *x.shape) -> (1, *out)) over the group; the call's result
+    is this rank's output block, passed through ``post``."""
+    key = (extra or name, tuple(x.shape), str(x.dtype), g._id)
     fn = _program(key, g, body)
-    _arm(name, g.size())
-    try:
-        out = fn(_to_global(x, g))
-    except Exception as e:  # a peer left, gloo failed: torch's type, not JAX's
-        raise _failed(name, e) from None
-    finally:
-        _disarm()
-    return out.addressable_data(0)[0]
 
-
-def _failed(name, e):
-    msg = str(e).strip().splitlines()
-    return RuntimeError(f"torchlike.distributed: {name} failed on rank {_state['rank']}: "
-                        f"{msg[0] if msg else type(e).__name__}")
+    def block(y):
+        y = y.addressable_data(0)[0]
+        return post(y) if post is not None else y
+    return _issue(name, op_type, g, fn, _to_global(x, g), x if fp_of is None else fp_of, block)
 
 
 def _padded(m):
@@ -168,41 +210,47 @@ def _pad_cols(v):
     return (jnp.pad(v, [(0, 0)] * (v.ndim - 1) + [(0, M - m)]) if M != m else v), m
 
 
-def _elementwise(name, g, x, body, extra=()):
-    """Run an elementwise collective on ``x`` flattened and padded; result in ``x``'s shape. Rank blocks are
-    1-d, so a large 1-d tensor (a DDP bucket) goes in and out without a copy."""
+def _elementwise(name, op_type, g, x, body, extra=()):
+    """Submit an elementwise collective on ``x`` flattened and padded; the result has ``x``'s shape. Rank blocks
+    are 1-d, so a large 1-d tensor (a DDP bucket) goes in and out without a copy."""
     import jax
-    from jax.sharding import NamedSharding, PartitionSpec as P
+    from jax.sharding import NamedSharding
+    from jax.sharding import PartitionSpec as P
     v, m = _pad_cols(x.reshape(-1) if x.ndim != 1 else x)
     M = v.shape[0]
-    key = (name, extra, "flat", M, str(v.dtype), g._id)
+    key = ("flat", extra, M, str(v.dtype), g._id)
     dev = _state["devices"][_state["rank"]]
     if v.devices() != {dev}:
         v = jax.device_put(v, dev)
     glob = jax.make_array_from_single_device_arrays((g.size() * M,), NamedSharding(g.mesh, P("r")), [v])
     fn = _program(key, g, body)
-    _arm(name, g.size())
-    try:
-        out = fn(glob).addressable_data(0)
-    except Exception as e:
-        raise _failed(name, e) from None
-    finally:
-        _disarm()
-    if M != m:
-        out = out[:m]
-    return out.reshape(x.shape) if x.ndim != 1 else out
+    shape = tuple(x.shape)
+
+    def post(out):
+        out = out.addressable_data(0)
+        if M != m:
+            out = out[:m]
+        return out.reshape(shape) if len(shape) != 1 else out
+    return _issue(name, op_type, g, fn, glob, x, post)
 
 
-def _blockwise(name, g, x, n, body, extra=()):
-    """Run a collective on ``x`` seen as ``n`` row blocks (n, m), padded; the (rows, m) result and m."""
+def _blockwise(name, op_type, g, x, n, body, extra=(), fp_of=None, post=None):
+    """Submit a collective on ``x`` seen as ``n`` row blocks (n, m), padded; ``post`` gets the (rows, M) result
+    and m."""
     v, m = _pad_cols(x.reshape(n, -1))
-    return _collective(name, g, v, body, extra), m
+    return _collective(name, op_type, g, v, body, extra, fp_of=x if fp_of is None else fp_of,
+                       post=lambda y: post(y, m))
 
 
-def _finish(outs, async_op, what):
+def _done(call, async_op, finish=None):
+    """Complete ``call`` now (blocking, torch's errors) or hand back a ``Work`` that completes it on ``wait()``."""
+    def fin():
+        out = call.result()
+        if finish is not None:
+            finish(out)
     if async_op:
-        return Work([o for o in outs])
-    _wait_ready(outs, what)
+        return Work([call], fin)
+    fin()
     return None
 
 
@@ -220,11 +268,37 @@ def _src_index(g, src, group_src, name="src"):
 
 def _x(t):
     x = t._value
-    if _is_tracer(x):  # inside torchlike.compile
+    if _is_tracer(x):  # inside torchlike.compile, for the collectives without _in_program
         from ..compile._errors import GraphBreak
-        raise GraphBreak("torch.distributed collectives are not traced into compiled programs yet: the "
+        raise GraphBreak("this torch.distributed collective is not traced into compiled programs: the "
                          "function runs eagerly")
     return x
+
+
+def _tracing(*tensors):
+    return any(_is_tracer(t._value) for t in tensors)
+
+
+def _in_program(run, tensors, outs, async_op):
+    """The collective inside a ``torchlike.compile``d function: an ordered ``io_callback`` of the compiled
+    program runs ``run`` (the eager collective) on this rank's values, so the function stays one program (no
+    graph break) and the collectives keep their order. ``outs``: positions in ``tensors`` written in place."""
+    import jax
+    import jax.numpy as jnp
+
+    from ..tensor import Tensor
+    from jax.experimental import io_callback
+    outs = list(outs)
+    shapes = tuple(jax.ShapeDtypeStruct(tuple(tensors[i].shape), tensors[i]._value.dtype) for i in outs)
+
+    def cb(*vals):
+        fresh = [Tensor._wrap(jnp.asarray(v)) for v in vals]
+        run(*fresh)
+        return tuple(np.asarray(fresh[i]._value) for i in outs)
+    ys = io_callback(cb, shapes, *[t._value for t in tensors], ordered=True)
+    for i, y in zip(outs, ys):
+        tensors[i]._set_value(y)
+    return Work(None) if async_op else None
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
@@ -237,22 +311,24 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     tensor([1., 2.])
     >>> dist.destroy_process_group()
     """
+    if _tracing(tensor):
+        return _in_program(lambda t: all_reduce(t, op, group), [tensor], [0], async_op)
     g = _group(group)
     if not _member(g):
         return None
-    x = _x(tensor)
-    out = _all_reduce_value(g, x, op)
-    tensor._set_value(out)
-    return _finish([out], async_op, "all_reduce")
+    call = _all_reduce_call(g, _x(tensor), op)
+    return _done(call, async_op, tensor._set_value)
 
 
-def _all_reduce_value(g, x, op):
-    return _elementwise("all_reduce", g, x, _reducer(op, g.size(), x.dtype), _op(op))
+def _all_reduce_call(g, x, op, name="all_reduce", op_type="ALLREDUCE"):
+    return _elementwise(name, op_type, g, x, _reducer(op, g.size(), x.dtype), _op(op))
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     """Copy rank ``src``'s ``tensor`` into every rank's ``tensor``."""
     import jax.numpy as jnp
+    if _tracing(tensor):
+        return _in_program(lambda t: broadcast(t, src, group, group_src=group_src), [tensor], [0], async_op)
     g = _group(group)
     if not _member(g):
         return None
@@ -260,56 +336,63 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     x = _x(tensor)
     if g.rank() != s:
         x = jnp.zeros_like(x)
-    out = _all_reduce_value(g, x, ReduceOp.SUM)
-    tensor._set_value(out)
-    return _finish([out], async_op, "broadcast")
+    call = _all_reduce_call(g, x, ReduceOp.SUM, "broadcast", "BROADCAST")
+    return _done(call, async_op, tensor._set_value)
 
 
-def _gathered(g, x):
+def _gathered(g, x, name="all_gather", op_type="ALLGATHER"):
+    """A call whose result is (group_size, *x.shape): every rank's ``x``."""
     import jax
     v, m = _pad_cols(x.reshape(-1))
-    out = _collective("all_gather", g, v, lambda a: jax.lax.all_gather(a, "r", axis=1))
-    return out[:, :m].reshape((g.size(),) + tuple(x.shape))
+    shape = (g.size(),) + tuple(x.shape)
+    return _collective(name, op_type, g, v, lambda a: jax.lax.all_gather(a, "r", axis=1), ("ag",), fp_of=x,
+                       post=lambda out: out[:, :m].reshape(shape))
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
     """Fill ``tensor_list[i]`` with rank i's ``tensor``."""
+    if _tracing(tensor, *tensor_list):
+        return _in_program(lambda t, *ts: all_gather(list(ts), t, group), [tensor, *tensor_list],
+                           range(1, len(tensor_list) + 1), async_op)
     g = _group(group)
     if not _member(g):
         return None
     if len(tensor_list) != g.size():
         raise ValueError(f"tensor list size {len(tensor_list)} does not match the group size {g.size()}")
-    out = _gathered(g, _x(tensor))
-    for i, t in enumerate(tensor_list):
+    for t in tensor_list:
         if tuple(t.shape) != tuple(tensor.shape):
             raise RuntimeError("Input tensor and output tensor list have different sizes")
-        t._set_value(out[i].astype(t._value.dtype))
-    return _finish([out], async_op, "all_gather")
+
+    def finish(out):
+        for i, t in enumerate(tensor_list):
+            t._set_value(out[i].astype(t._value.dtype))
+    return _done(_gathered(g, _x(tensor)), async_op, finish)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
     """Rank i's ``input_tensor`` lands in block i of ``output_tensor`` (concatenated on dim 0, or stacked)."""
+    if _tracing(output_tensor, input_tensor):
+        return _in_program(lambda o, i: all_gather_into_tensor(o, i, group), [output_tensor, input_tensor], [0],
+                           async_op)
     g = _group(group)
     if not _member(g):
         return None
     x = _x(input_tensor)
     n = g.size()
     oshape = tuple(output_tensor.shape)
-    if oshape == (n,) + tuple(x.shape) or x.ndim and oshape == (n * x.shape[0],) + tuple(x.shape[1:]):
-        pass
-    else:
+    if not (oshape == (n,) + tuple(x.shape) or x.ndim and oshape == (n * x.shape[0],) + tuple(x.shape[1:])):
         raise ValueError(f"output tensor size must be equal to world_size times input tensor size "
                          f"(got {list(oshape)} for input {list(x.shape)} and world size {n})")
-    out = _gathered(g, x)
-    output_tensor._set_value(out.reshape(oshape).astype(output_tensor._value.dtype))
-    return _finish([out], async_op, "all_gather_into_tensor")
+    call = _gathered(g, x, "all_gather_into_tensor", "_ALLGATHER_BASE")
+    return _done(call, async_op,
+                 lambda out: output_tensor._set_value(out.reshape(oshape).astype(output_tensor._value.dtype)))
 
 
 _all_gather_base = all_gather_into_tensor
 
 
-def _scatter_reduce(g, x, op):
-    """Reduce ``x`` (group_size row blocks) over ranks; this rank's reduced block, in one block's shape."""
+def _scatter_reduce(g, x, op, name="reduce_scatter_tensor", op_type="_REDUCE_SCATTER_BASE", fp_of=None):
+    """Reduce ``x`` (group_size row blocks) over ranks; a call whose result is this rank's reduced block."""
     import jax
     import jax.numpy as jnp
     n = g.size()
@@ -325,12 +408,15 @@ def _scatter_reduce(g, x, op):
 
         def body(a):
             return jax.lax.dynamic_slice_in_dim(red(a), jax.lax.axis_index("r"), 1, axis=1)[:, 0]
-    out, m = _blockwise("reduce_scatter", g, x, n, body, opn)
-    return out[:m].reshape(tuple(x.shape[1:]) if x.shape[0] == n else (x.shape[0] // n,) + tuple(x.shape[1:]))
+    shape = tuple(x.shape[1:]) if x.shape[0] == n else (x.shape[0] // n,) + tuple(x.shape[1:])
+    return _blockwise(name, op_type, g, x, n, body, ("rs", opn), fp_of=fp_of,
+                      post=lambda out, m: out[:m].reshape(shape))
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduce ``input`` (group_size blocks on dim 0) over ranks; rank i gets block i in ``output``."""
+    if _tracing(output, input):
+        return _in_program(lambda o, i: reduce_scatter_tensor(o, i, op, group), [output, input], [0], async_op)
     g = _group(group)
     if not _member(g):
         return None
@@ -340,9 +426,9 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
         raise ValueError(f"input tensor must be the same size as output size times world size "
                          f"(got {list(x.shape)} and {list(output.shape)})")
     xs = x.reshape((n * (output.shape[0] if output.ndim else 1),) + tuple(output.shape[1:]))
-    out = _scatter_reduce(g, xs, op)
-    output._set_value(out.reshape(tuple(output.shape)))
-    return _finish([out], async_op, "reduce_scatter_tensor")
+    oshape = tuple(output.shape)
+    call = _scatter_reduce(g, xs, op, fp_of=x)
+    return _done(call, async_op, lambda out: output._set_value(out.reshape(oshape)))
 
 
 _reduce_scatter_base = reduce_scatter_tensor
@@ -351,23 +437,29 @@ _reduce_scatter_base = reduce_scatter_tensor
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
     """``reduce_scatter_tensor`` with the blocks given as a list."""
     import jax.numpy as jnp
-
-    from ..tensor import Tensor
-    cat = Tensor._wrap(jnp.concatenate([_x(t).reshape((1,) + tuple(t.shape)) for t in input_list]))
-    return reduce_scatter_tensor(output, cat, op, group, async_op)
+    g = _group(group)
+    if not _member(g):
+        return None
+    x = jnp.concatenate([_x(t).reshape((1,) + tuple(t.shape)) for t in input_list])
+    oshape = tuple(output.shape)
+    if x.size != g.size() * output.numel():
+        raise ValueError(f"input tensor must be the same size as output size times world size "
+                         f"(got {list(x.shape)} and {list(output.shape)})")
+    call = _scatter_reduce(g, x.reshape((g.size() * (oshape[0] if oshape else 1),) + oshape[1:]), op,
+                           "reduce_scatter", "REDUCE_SCATTER", fp_of=_x(output))
+    return _done(call, async_op, lambda out: output._set_value(out.reshape(oshape)))
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
     """Reduce ``tensor`` over ranks into rank ``dst``'s ``tensor`` (others' tensors are left as they are)."""
+    if _tracing(tensor):
+        return _in_program(lambda t: reduce(t, dst, op, group, group_dst=group_dst), [tensor], [0], async_op)
     g = _group(group)
     if not _member(g):
         return None
     d = _src_index(g, dst, group_dst, "dst")
-    x = _x(tensor)
-    out = _all_reduce_value(g, x, op)
-    if g.rank() == d:
-        tensor._set_value(out)
-    return _finish([out], async_op, "reduce")
+    call = _all_reduce_call(g, _x(tensor), op, "reduce", "REDUCE")
+    return _done(call, async_op, tensor._set_value if g.rank() == d else None)
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
@@ -381,11 +473,12 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
             raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
     elif gather_list:
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
-    out = _gathered(g, _x(tensor))
-    if g.rank() == d:
-        for i, t in enumerate(gather_list):
-            t._set_value(out[i].astype(t._value.dtype))
-    return _finish([out], async_op, "gather")
+
+    def finish(out):
+        if g.rank() == d:
+            for i, t in enumerate(gather_list):
+                t._set_value(out[i].astype(t._value.dtype))
+    return _done(_gathered(g, _x(tensor), "gather", "GATHER"), async_op, finish)
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
@@ -406,16 +499,18 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
             raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
         stacked = jnp.zeros((n,) + tuple(x.shape), x.dtype)
     is_bool = x.dtype == np.bool_
-    out = _scatter_reduce(g, stacked.astype(jnp.int32) if is_bool else stacked, ReduceOp.SUM)
-    out = out.astype(np.bool_) if is_bool else out
-    tensor._set_value(out)
-    return _finish([out], async_op, "scatter")
+    call = _scatter_reduce(g, stacked.astype(jnp.int32) if is_bool else stacked, ReduceOp.SUM, "scatter",
+                           "SCATTER", fp_of=x)
+    return _done(call, async_op, lambda out: tensor._set_value(out.astype(np.bool_) if is_bool else out))
 
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,
                       async_op=False):
     """Block j of rank i's ``input`` (dim 0) goes to block i of rank j's ``output`` (even splits)."""
     import jax
+    if _tracing(output, input):
+        return _in_program(lambda o, i: all_to_all_single(o, i, output_split_sizes, input_split_sizes, group),
+                           [output, input], [0], async_op)
     g = _group(group)
     if not _member(g):
         return None
@@ -426,9 +521,12 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
             raise NotImplementedError("torchlike.distributed.all_to_all_single supports equal splits only")
     if x.shape[0] % n:
         raise ValueError(f"input dim 0 ({x.shape[0]}) must be divisible by the group size {n}")
-    out, m = _blockwise("all_to_all", g, x, n, lambda a: jax.lax.all_to_all(a, "r", 1, 1, tiled=True))
-    output._set_value(out[:, :m].reshape(tuple(output.shape)).astype(output._value.dtype))
-    return _finish([out], async_op, "all_to_all_single")
+    oshape = tuple(output.shape)
+    call = _blockwise("all_to_all_single", "ALLTOALL_BASE", g, x, n,
+                      lambda a: jax.lax.all_to_all(a, "r", 1, 1, tiled=True), ("a2a",),
+                      post=lambda out, m: out[:, :m])
+    return _done(call, async_op,
+                 lambda out: output._set_value(out.reshape(oshape).astype(output._value.dtype)))
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
@@ -439,9 +537,14 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     inp = Tensor._wrap(jnp.stack([_x(t) for t in input_tensor_list]))
     out = Tensor._wrap(jnp.zeros_like(inp._value))
     w = all_to_all_single(out, inp, group=group, async_op=async_op)
-    for i, t in enumerate(output_tensor_list):
-        t._set_value(out._value[i].astype(t._value.dtype))
-    return w
+
+    def scatter_out():
+        for i, t in enumerate(output_tensor_list):
+            t._set_value(out._value[i].astype(t._value.dtype))
+    if w is None:
+        scatter_out()
+        return None
+    return Work([w], scatter_out)
 
 
 def _p2p(tensor, peer, group, sending):
@@ -457,8 +560,8 @@ def _p2p(tensor, peer, group, sending):
     pair = _pair_group(src, dst)
     x = _x(tensor)
     i_src, i_dst = pair.ranks.index(src), pair.ranks.index(dst)
-    out = _elementwise("p2p", pair, x, lambda a: jax.lax.ppermute(a, "r", [(i_src, i_dst)]), (i_src, i_dst))
-    return out
+    return _elementwise("send" if sending else "recv", "SEND" if sending else "RECV", pair, x,
+                        lambda a: jax.lax.ppermute(a, "r", [(i_src, i_dst)]), ("p2p", i_src, i_dst))
 
 
 _PAIRS: dict = {}
@@ -474,8 +577,7 @@ def _pair_group(a, b):
 
 def send(tensor, dst=None, group=None, tag=0, group_dst=None):
     """Send ``tensor`` to rank ``dst`` (which must call ``recv`` with the same shape and dtype)."""
-    out = _p2p(tensor, dst, group, True)
-    _wait_ready([out], "send")
+    _done(_p2p(tensor, dst, group, True), False)
 
 
 def recv(tensor, src=None, group=None, tag=0, group_src=None):
@@ -483,23 +585,18 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
     if src is None and group_src is None:
         raise NotImplementedError("torchlike.distributed.recv needs src (receiving from any source is not "
                                   "expressible as an XLA collective)")
-    out = _p2p(tensor, src, group, False)
-    _wait_ready([out], "recv")
-    tensor._set_value(out)
+    _done(_p2p(tensor, src, group, False), False, tensor._set_value)
     return src
 
 
 def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
-    out = _p2p(tensor, dst, group, True)
-    return Work([out])
+    return _done(_p2p(tensor, dst, group, True), True)
 
 
 def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     if src is None:
         raise NotImplementedError("torchlike.distributed.irecv needs src")
-    out = _p2p(tensor, src, group, False)
-    tensor._set_value(out)
-    return Work([out])
+    return _done(_p2p(tensor, src, group, False), True, tensor._set_value)
 
 
 # ---- picklable objects: bytes in uint8 tensors --------------------------------------------------------
@@ -509,11 +606,11 @@ def _obj_bytes(obj):
 
 def _gather_bytes(g, data, only=None):
     import jax.numpy as jnp
-    sizes = np.asarray(_gathered(g, jnp.asarray([len(data)], jnp.int64)))[:, 0]
+    sizes = np.asarray(_gathered(g, jnp.asarray([len(data)], jnp.int64)).result())[:, 0]
     m = int(sizes.max())
     buf = np.zeros(m, np.uint8)
     buf[:len(data)] = data
-    allb = np.asarray(_gathered(g, jnp.asarray(buf)))
+    allb = np.asarray(_gathered(g, jnp.asarray(buf)).result())
     return [pickle.loads(allb[i, :sizes[i]].tobytes()) if only is None or i == only else None
             for i in range(g.size())]
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 import datetime
 import os
 import sys
-import threading
-import time
 
 __all__ = [
     "Backend",
@@ -72,6 +70,7 @@ class ProcessGroup:
         self.ranks = list(ranks)
         self._backend = backend
         self._id = ProcessGroup._next_id
+        self._seq = 0  # collectives issued on this group: every member counts the same
         ProcessGroup._next_id += 1
         devs = _state["devices"]
         self.mesh = Mesh(np.array([devs[r] for r in self.ranks], dtype=object), ("r",))
@@ -210,7 +209,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         firsts.setdefault(d.process_index, d)
     devices = [firsts[p] for p in sorted(firsts)] if world_size > 1 else [jax.local_devices()[0]]
     _state.update(initialized=True, rank=rank, world=world_size, backend=backend, timeout=timeout,
-                  devices=devices, seq=0)
+                  devices=devices, seq=0, broken=None)
     group.WORLD = GroupMember.WORLD = ProcessGroup(range(world_size), backend)
     _install_excepthook()
 
@@ -223,10 +222,11 @@ def _short(e):
 def destroy_process_group(group=None):
     """Leave the default group (the JAX runtime stays up: it can only start once per process)."""
     if group is None or group is GroupMember.WORLD:
-        _state.update(initialized=False, rank=0, world=1, backend=None)
+        _state.update(initialized=False, rank=0, world=1, backend=None, broken=None)
         globals()["group"].WORLD = GroupMember.WORLD = None
         from . import _collectives
         _collectives._CACHE.clear()
+        _collectives._COMPILED.clear()
 
 
 def _need():
@@ -286,6 +286,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
 def barrier(group=None, async_op=False, device_ids=None):
     """Wait until every rank of ``group`` arrives (the JAX coordination service's barrier)."""
     g = _group(group)
+    g._seq += 1  # a barrier takes a sequence number, as in torch
     if g.size() == 1:
         return Work(None) if async_op else None
     from jax._src import distributed as jd
@@ -300,31 +301,39 @@ def barrier(group=None, async_op=False, device_ids=None):
 
 
 class Work:
-    """The handle of an ``async_op=True`` collective: ``wait()`` blocks until the result is in the tensor."""
+    """The handle of an ``async_op=True`` collective: ``wait()`` blocks until the result is in the tensor (or
+    raises torch's RuntimeError on a timeout or a mismatch between ranks)."""
 
-    def __init__(self, arrays, finish=None):
-        self._arrays = arrays
+    def __init__(self, calls, finish=None):
+        self._calls = calls or []
         self._finish = finish
-        self._done = arrays is None
+        self._done = not self._calls and finish is None
+        self._exc = None
 
     def wait(self, timeout=None):
         if not self._done:
-            _wait_ready(self._arrays, "collective")
-            if self._finish is not None:
-                self._finish()
-            self._done = True
+            try:
+                for c in self._calls:
+                    c.wait()
+                if self._finish is not None:
+                    self._finish()
+            except Exception as e:
+                self._exc = e
+                raise
+            finally:
+                self._done = True
+        elif self._exc is not None:
+            raise self._exc
         return True
 
     def is_completed(self):
-        if self._done:
-            return True
-        return all(a.is_ready() for a in self._arrays)
+        return self._done or all(c.done() for c in self._calls)
 
     def is_success(self):
-        return self.is_completed()
+        return self.is_completed() and self._exc is None
 
     def exception(self):
-        return None
+        return self._exc
 
     def result(self):
         self.wait()
@@ -339,42 +348,7 @@ class Work:
         f.value = f.result
         return f
 
-
-def _wait_ready(arrays, what):
-    """Block until ``arrays`` are computed, or raise RuntimeError after the group timeout."""
-    if all(a.is_ready() for a in arrays):
-        return
-    deadline = time.monotonic() + _state["timeout"].total_seconds()
-    ev = threading.Event()
-
-    def block():
-        try:
-            for a in arrays:
-                a.block_until_ready()
-        except Exception:
-            pass
-        ev.set()
-
-    threading.Thread(target=block, daemon=True).start()
-    while not ev.wait(0.5):
-        if time.monotonic() > deadline:
-            _state["broken"] = True
-            raise RuntimeError(f"{what} on rank {_state['rank']} timed out after "
-                               f"{_state['timeout'].total_seconds():g}s: not every rank joined it")
-
-
-def _arm(what, group_size):
-    """Watch the collective about to block. XLA's CPU collectives block in C++ holding the GIL, so no Python
-    thread can interrupt them: faulthandler's C watchdog dumps every thread's stack (showing the collective)
-    and ends the process past the group timeout, and the launcher reports the rank instead of hanging."""
-    if group_size > 1:
-        import faulthandler
-        faulthandler.dump_traceback_later(_state["timeout"].total_seconds(), exit=True)
-
-
-def _disarm():
-    import faulthandler
-    faulthandler.cancel_dump_traceback_later()
+    done = is_completed
 
 
 def _install_excepthook():

@@ -1,0 +1,43 @@
+"""Ranks that disagree: mismatched collectives and a rank that never arrives. tests/scripts/dist_faults.py runs
+under torch's torchrun (gloo, TORCH_DISTRIBUTED_DEBUG=DETAIL: torch's clear errors) and under torchlike's
+launcher; every attempt must raise the same exception type with the same message on every rank."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRIPT = os.path.join(ROOT, "tests", "scripts", "dist_faults.py")
+TIMEOUT_S = "6"
+
+
+def _run(cmd, out, extra_env):
+    env = dict(os.environ, PYTHONPATH=ROOT, JAX_PLATFORMS="cpu", TORCHLIKE_COMPILATION_CACHE="0", **extra_env)
+    env.pop("XLA_FLAGS", None)
+    try:  # the workers end with os._exit; the launcher's exit status is not what is compared
+        subprocess.run(cmd + ["--standalone", "--nproc-per-node", "2", SCRIPT, str(out), TIMEOUT_S], env=env,
+                       capture_output=True, text=True, timeout=240)
+    except subprocess.TimeoutExpired as e:  # the launcher's group was killed by subprocess.run
+        pytest.fail(f"launch hung: {e}")
+    return [json.load(open(out / f"faults{r}.json")) for r in range(2)]
+
+
+def test_mismatched_collectives_and_timeout_raise_torchs_errors(tmp_path):
+    pytest.importorskip("torch", reason="torch (torchrun, gloo) is the oracle")
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "tl").mkdir()
+    want = _run([sys.executable, "-m", "torch.distributed.run"], tmp_path / "torch",
+                {"TORCH_DISTRIBUTED_DEBUG": "DETAIL"})
+    got = _run([sys.executable, "-m", "torchlike.distributed.run"], tmp_path / "tl", {})
+    for r in range(2):
+        w, g = want[r], got[r]
+        for k in ["shape", "dtype", "shape_2d", "op", "all_gather"]:
+            assert w[k][0] == "RuntimeError" and w[k][1].startswith("Detected mismatch between collectives")
+            assert g[k] == w[k], (r, k)
+        assert g["after"] == w["after"] == [3.0, 3.0]  # the group still works
+    # rank 0 waited for rank 1, which never came: a RuntimeError naming rank 1 after the timeout, not a hang
+    assert got[0]["timeout"] == want[0]["timeout"] == ["RuntimeError",
+                                                       "[Rank 0]: Ranks 1 failed to pass monitoredBarrier in 6000 ms"]
+    assert 5.5 < got[0]["timeout_s"] < 15
