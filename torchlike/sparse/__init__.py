@@ -1,0 +1,206 @@
+"""torch.sparse: sparse COO/CSR tensors and their operations (``mm``, ``sum``, ``softmax``, ...).
+
+>>> import torchlike as torch
+>>> adj = torch.tensor([[0., 1.], [1., 0.]]).to_sparse()
+>>> x = torch.ones(2, 3, requires_grad=True)
+>>> y = torch.sparse.mm(adj, x)
+>>> y.sum().backward()
+>>> x.grad
+tensor([[1., 1., 1.],
+        [1., 1., 1.]])
+
+See docs/differences.md ("Sparse tensors") for what is supported.
+"""
+from __future__ import annotations
+
+import contextlib
+
+from .. import _dtype
+from .._missing import module_getattr
+from ..tensor import Tensor
+from . import _ops
+from ._ops import coalesce, log_softmax, softmax, sparse_coo_tensor, sparse_csr_tensor, sum, to_dense, to_sparse
+from ._tensor import SparseTensor, unsupported
+
+__all__ = ["mm", "sum", "softmax", "log_softmax", "addmm", "spmm", "check_sparse_tensor_invariants",
+           "FloatTensor", "DoubleTensor", "LongTensor"]
+
+
+def mm(mat1, mat2, reduce=None):
+    """Matrix product where ``mat1`` and/or ``mat2`` is sparse (2-D); sparse @ dense is dense.
+
+    >>> import torchlike as torch
+    >>> s = torch.sparse_coo_tensor([[0, 1], [1, 0]], [2., 3.], (2, 2))
+    >>> torch.sparse.mm(s, torch.ones(2, 1))
+    tensor([[2.],
+            [3.]])
+    """
+    if reduce is not None:
+        raise unsupported(f"_sparse_mm_reduce_impl (reduce={reduce!r})")
+    return _ops.mm(mat1, mat2)
+
+
+def spmm(input, mat2):
+    """torch.spmm: ``input @ mat2`` for a sparse (or dense) ``input``.
+
+    >>> import torchlike as torch
+    >>> torch.spmm(torch.eye(2).to_sparse(), torch.ones(2, 1))
+    tensor([[1.],
+            [1.]])
+    """
+    return _ops.mm(input, mat2)
+
+
+def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0):
+    """``beta * mat + alpha * (mat1 @ mat2)`` with a sparse ``mat1`` and dense ``mat``/``mat2``.
+
+    >>> import torchlike as torch
+    >>> torch.sparse.addmm(torch.ones(2, 1), torch.eye(2).to_sparse(), torch.ones(2, 1))
+    tensor([[2.],
+            [2.]])
+    """
+    p = _ops.mm(mat1, mat2)
+    return (mat if beta == 1 else mat * beta) + (p if alpha == 1 else p * alpha)
+
+
+class check_sparse_tensor_invariants(contextlib.ContextDecorator):
+    """torch.sparse.check_sparse_tensor_invariants: torchlike always checks the invariants it can (index
+    bounds, nnz agreement) when a sparse tensor is constructed, so this is a no-op context manager.
+
+    >>> import torchlike as torch
+    >>> with torch.sparse.check_sparse_tensor_invariants():
+    ...     torch.sparse_coo_tensor([[0]], [1.], (1,))._nnz()
+    1
+    """
+
+    _enabled = True
+
+    def __init__(self, enable=True):
+        self.enable = enable
+
+    @staticmethod
+    def is_enabled():
+        return check_sparse_tensor_invariants._enabled
+
+    @staticmethod
+    def enable():
+        check_sparse_tensor_invariants._enabled = True
+
+    @staticmethod
+    def disable():
+        check_sparse_tensor_invariants._enabled = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _legacy(dt):
+    def ctor(*args, **kwargs):
+        if len(args) == 3:
+            return sparse_coo_tensor(args[0], args[1], args[2], dtype=dt, **kwargs)
+        if len(args) == 2 and isinstance(args[0], Tensor) and isinstance(args[1], Tensor):
+            return sparse_coo_tensor(args[0], args[1], dtype=dt, **kwargs)
+        if all(isinstance(a, int) for a in args):
+            return sparse_coo_tensor(size=args, dtype=dt)
+        raise TypeError("torch.sparse legacy constructor: expected (indices, values[, size]) or sizes")
+    ctor.__doc__ = f"Legacy ``torch.sparse.{dt}``-typed constructor: ``(indices, values, size)`` -> COO tensor."
+    return ctor
+
+
+FloatTensor = _legacy(_dtype.float32)
+DoubleTensor = _legacy(_dtype.float64)
+LongTensor = _legacy(_dtype.int64)
+for _n, _f in (("FloatTensor", FloatTensor), ("DoubleTensor", DoubleTensor), ("LongTensor", LongTensor)):
+    _f.__name__ = _f.__qualname__ = _n
+
+__getattr__ = module_getattr("torch.sparse")
+
+
+# ---- methods of sparse tensors -------------------------------------------------------------------------
+def _matmul(a, b):
+    if isinstance(a, SparseTensor) and a.ndim == 2 and isinstance(b, Tensor) and b.ndim == 1:
+        return _ops.mm(a, b.unsqueeze(1)).squeeze(1)
+    return _ops.mm(a, b)
+
+
+def _t(self):
+    if self.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got "
+                           f"{self.sparse_dim()} sparse and {self.dense_dim()} dense dimensions")
+    return self if self.ndim < 2 else _ops.transpose(self, 0, 1)
+
+
+def _sub(a, b, alpha=1):
+    return _ops.add(a, b, alpha=-alpha)
+
+
+def _rsub(a, b):  # b - a (b dense or scalar)
+    if isinstance(b, Tensor):
+        return _ops.add(b, a, alpha=-1)
+    raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+
+
+def _sparse_sum(self, dim=None, keepdim=False, dtype=None):
+    if keepdim:
+        raise unsupported("sum (keepdim=True)")
+    return sum(self, dim, dtype)
+
+
+def _binop(fn):
+    def op(self, other):
+        if not isinstance(other, (Tensor, int, float, complex, bool)):
+            return NotImplemented
+        return fn(self, other)
+    return op
+
+
+_METHODS = {
+    "to_dense": to_dense, "to_sparse": to_sparse, "to_sparse_coo": lambda self: to_sparse(self),
+    "to_sparse_csr": _ops.to_sparse_csr, "coalesce": coalesce, "t": _t,
+    "transpose": lambda self, d0, d1: _ops.transpose(self, d0, d1), "mm": _ops.mm, "matmul": _matmul,
+    "smm": None, "sum": _sparse_sum, "add": _ops.add, "sub": _sub, "mul": _ops.mul, "div": _ops.div,
+    "neg": lambda self: _ops.mul(self, -1), "__neg__": lambda self: _ops.mul(self, -1),
+    "__matmul__": _binop(_matmul), "__rmatmul__": _binop(lambda self, o: _matmul(o, self)),
+    "__add__": _binop(_ops.add), "__radd__": _binop(lambda self, o: _ops.add(o, self)),
+    "__sub__": _binop(_sub), "__rsub__": _binop(_rsub),
+    "__mul__": _binop(_ops.mul), "__rmul__": _binop(_ops.mul),
+    "__truediv__": _binop(_ops.div), "__div__": _binop(_ops.div),
+    "softmax": lambda self, dim, dtype=None: softmax(self, dim, dtype),
+    "log_softmax": lambda self, dim, dtype=None: log_softmax(self, dim, dtype),
+}
+for _n, _f in _METHODS.items():
+    if _f is not None:
+        setattr(SparseTensor, _n, _f)
+
+
+# ---- hooks on dense tensors and on the torch namespace --------------------------------------------------
+def _install(torch_ns):
+    """Give dense Tensors their sparse conversions and let torch.mm/matmul/spmm take a sparse operand."""
+    Tensor.to_sparse = lambda self, sparse_dim=None, **kw: to_sparse(self, sparse_dim, **kw)
+    Tensor.to_sparse_coo = lambda self: to_sparse(self)
+    Tensor.to_sparse_csr = _ops.to_sparse_csr
+    Tensor.to_dense = lambda self, dtype=None, *, masked_grad=None: self if dtype is None else self.to(dtype)
+    Tensor.is_sparse_csr = False
+    for f in (Tensor.to_sparse, Tensor.to_sparse_coo, Tensor.to_dense):
+        f.__doc__ = "Sparse conversions of a strided tensor (see torchlike.sparse)."
+    dense_mm, dense_matmul = torch_ns.mm, torch_ns.matmul
+
+    def mm_(input, mat2, *, out=None):
+        if type(input) is SparseTensor or type(mat2) is SparseTensor:
+            return _ops.mm(input, mat2)
+        return dense_mm(input, mat2, out=out)
+
+    def matmul_(input, other, *, out=None):
+        if type(input) is SparseTensor or type(other) is SparseTensor:
+            return _matmul(input, other)
+        return dense_matmul(input, other, out=out)
+    for new, old in ((mm_, dense_mm), (matmul_, dense_matmul)):
+        new.__doc__, new.__name__, new.__qualname__, new.__module__ = old.__doc__, old.__name__, old.__name__, \
+            old.__module__
+    torch_ns.mm, torch_ns.matmul = mm_, matmul_
+    torch_ns.spmm = spmm
+    torch_ns.sparse_coo_tensor = sparse_coo_tensor
+    torch_ns.sparse_csr_tensor = sparse_csr_tensor
