@@ -15,7 +15,10 @@ def _field(name, t):
     pad = _INDENT + len(name) + 1
     text = tensor_repr(t.detach(), prefix=" " * pad + "tensor(")[pad:]
     tail = f", dtype={t.dtype})"  # torch names the dtype once, among the sparse tensor's own suffixes
-    return name + "=" + (text[:-len(tail)] + ")" if text.endswith(tail) else text)
+    text = text[:-len(tail)] + ")" if text.endswith(tail) else text
+    if t.numel() == 0 and text == "tensor([])":  # torch shows an empty part's size inside a sparse repr
+        text = f"tensor([], size={tuple(t.shape)})"
+    return name + "=" + text
 
 
 def _add_suffixes(text, suffixes, force_newline):
