@@ -262,3 +262,15 @@ def test_gcn_program_trains_like_torch():
         np.testing.assert_allclose(float(a[3]), float(b[3]), rtol=2e-4, atol=1e-6, err_msg=" ".join(a))
     gcn = [float(r[3]) for r in ours if r[0] == "gcn"]
     assert gcn[-1] < gcn[0]
+
+
+@pytest.mark.parametrize("weights_only", [True, False])
+def test_save_load_in_torch_format(tmp_path, weights_only):
+    s, c = both(torch), torch.sparse_csr_tensor([0, 1, 2], [1, 0], [1., 2.], (2, 2))
+    path = str(tmp_path / "sparse.pt")
+    torch.save({"s": s, "c": c}, path)
+    ours = torchlike.load(path, weights_only=weights_only)
+    assert repr(ours["s"]) == repr(s) and repr(ours["c"]) == repr(c)
+    torchlike.save(ours, path)
+    back = torch.load(path, weights_only=weights_only)
+    assert repr(back["s"]) == repr(s) and repr(back["c"]) == repr(c)
