@@ -13,7 +13,8 @@ torch = pytest.importorskip("torch", reason="the expected values come from torch
 import torchlike  # noqa: E402
 
 pytestmark = [pytest.mark.filterwarnings("ignore:Sparse invariant checks:UserWarning"),
-              pytest.mark.filterwarnings("ignore:Sparse CSR tensor support:UserWarning")]
+              pytest.mark.filterwarnings("ignore:Sparse CSR tensor support:UserWarning"),
+              pytest.mark.filterwarnings("ignore:torch.sparse.SparseTensor.* is deprecated:UserWarning")]
 
 RNG = np.random.default_rng(0)
 IDX = np.array([[0, 1, 1, 0, 2], [2, 0, 2, 2, 1]])  # (0, 2) appears twice: uncoalesced
@@ -212,9 +213,17 @@ def test_errors_match_torch():
         lambda L: both(L).reshape(9),
         lambda L: both(L).numpy(),
         lambda L: L.ones(3, 3).to_sparse(3),
+        lambda L: L.sparse_coo_tensor(L.tensor([0, 1, 2]), L.tensor([1., 2., 3.])),
+        lambda L: L.sparse_coo_tensor([[0, 1]], [[1., 2.], [3., 4.]], (2, 3)),
+        lambda L: L.sparse.mm(L.eye(2).to_sparse(), L.ones(2, 2, dtype=L.float64)),
+        lambda L: L.sparse.mm(L.ones(2, 2, 2).to_sparse(), L.ones(2, 2)),
+        # torch checks index bounds only under check_sparse_tensor_invariants; torchlike always does
+        lambda L: L.sparse_coo_tensor(L.tensor([[0, 5]]), L.tensor([1., 2.]), (3,)),
+        lambda L: L.sparse_coo_tensor(L.tensor([[-1, 1]]), L.tensor([1., 2.]), (3,)),
+        lambda L: L.sparse_csr_tensor([0, 1, 2], [1, 5], [1., 2.], (2, 2)),
     ]
     for case in cases:
-        with pytest.raises(Exception) as theirs:
+        with pytest.raises(Exception) as theirs, torch.sparse.check_sparse_tensor_invariants():
             case(torch)
         with pytest.raises(Exception) as ours:
             case(torchlike)
@@ -274,3 +283,35 @@ def test_save_load_in_torch_format(tmp_path, weights_only):
     torchlike.save(ours, path)
     back = torch.load(path, weights_only=weights_only)
     assert repr(back["s"]) == repr(s) and repr(back["c"]) == repr(c)
+
+
+def test_sum_add_and_to_dense_gradients_reach_values_and_dense():
+    def run(lib):
+        vals = lib.from_numpy(VAL.copy()).requires_grad_()
+        d = lib.from_numpy(RNG_W[:3, :3].copy()).requires_grad_()
+        s = lib.sparse_coo_tensor(lib.from_numpy(IDX.copy()), vals * 2, (3, 3))
+        w = lib.from_numpy(RNG_W[1:, 1:].copy())
+        loss = ((d + s) * w).sum() + lib.sparse.sum(s, 1).to_dense().pow(2).sum() + (s * d).to_dense().sum()
+        loss = loss + lib.sparse.sum(s.coalesce() * 0.5)
+        loss.backward()
+        return loss, vals.grad, d.grad
+    for a, b in zip(run(torchlike), run(torch)):
+        same(a, b, rtol=1e-5, atol=1e-5)
+
+
+def test_pygcn_style_adjacency_from_scipy_like_coo_arrays():
+    """pygcn builds its adjacency with the legacy torch.sparse.FloatTensor(indices, values, shape)."""
+    rows, cols = np.array([0, 1, 2, 2]), np.array([1, 0, 0, 2])
+    data = np.array([.5, .5, .25, .75], np.float32)
+
+    def build(lib):
+        idx = lib.from_numpy(np.vstack((rows, cols)).astype(np.int64))
+        adj = lib.sparse.FloatTensor(idx, lib.from_numpy(data.copy()), lib.Size((3, 3)))
+        x = lib.from_numpy(RNG_X.copy()).requires_grad_()
+        out = lib.spmm(adj, x)
+        out.sum().backward()
+        return adj, out, x.grad
+    (a, o, g), (at, ot, gt) = build(torchlike), build(torch)
+    assert repr(a) == repr(at)
+    same(o, ot)
+    same(g, gt)

@@ -14,6 +14,7 @@ See docs/differences.md ("Sparse tensors") for what is supported.
 from __future__ import annotations
 
 import contextlib
+import warnings
 
 from .. import _dtype
 from .._missing import module_getattr
@@ -99,14 +100,22 @@ class check_sparse_tensor_invariants(contextlib.ContextDecorator):
 
 def _legacy(dt):
     def ctor(*args, **kwargs):
-        if len(args) == 3:
-            return sparse_coo_tensor(args[0], args[1], args[2], dtype=dt, **kwargs)
+        if len(args) in (2, 3):
+            warnings.warn("torch.sparse.SparseTensor(indices, values, shape, *, device=) is deprecated.  Please "
+                          "use torch.sparse_coo_tensor(indices, values, shape, dtype=, device=).", UserWarning,
+                          stacklevel=2)
+        if len(args) == 3:  # torch keeps the values' dtype here
+            return sparse_coo_tensor(args[0], args[1], args[2], **kwargs)
         if len(args) == 2 and isinstance(args[0], Tensor) and isinstance(args[1], Tensor):
-            return sparse_coo_tensor(args[0], args[1], dtype=dt, **kwargs)
+            return sparse_coo_tensor(args[0], args[1], **kwargs)
         if all(isinstance(a, int) for a in args):
             return sparse_coo_tensor(size=args, dtype=dt)
         raise TypeError("torch.sparse legacy constructor: expected (indices, values[, size]) or sizes")
-    ctor.__doc__ = f"Legacy ``torch.sparse.{dt}``-typed constructor: ``(indices, values, size)`` -> COO tensor."
+    ctor.__doc__ = ("Legacy typed constructor: ``(indices, values, size)`` -> a COO tensor (the values keep their "
+                    "dtype, as in torch), or ``(*sizes)`` -> an empty one of this type.\n\n"
+                    "    >>> import torchlike as torch\n"
+                    "    >>> torch.sparse.FloatTensor(torch.tensor([[1]]), torch.tensor([2.]), torch.Size([2])).to_dense()\n"
+                    "    tensor([0., 2.])\n")
     return ctor
 
 
@@ -176,16 +185,45 @@ for _n, _f in _METHODS.items():
         setattr(SparseTensor, _n, _f)
 
 
+def _to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+    """Tensor.to_sparse: the sparse COO tensor holding this tensor's nonzeros (the first ``sparse_dim``
+    dimensions sparse; ``layout=torch.sparse_csr`` for CSR).
+
+    >>> import torchlike as torch
+    >>> torch.tensor([[0., 2.], [3., 0.]]).to_sparse().indices()
+    tensor([[0, 1],
+            [1, 0]])
+    """
+    return to_sparse(self, sparse_dim, layout=layout, blocksize=blocksize, dense_dim=dense_dim)
+
+
+def _to_sparse_coo(self):
+    """Tensor.to_sparse_coo: ``to_sparse()``.
+
+    >>> import torchlike as torch
+    >>> torch.eye(2).to_sparse_coo()._nnz()
+    2
+    """
+    return to_sparse(self)
+
+
+def _to_dense(self, dtype=None, *, masked_grad=None):
+    """Tensor.to_dense: a strided tensor is returned as is (cast to ``dtype`` if given).
+
+    >>> import torchlike as torch
+    >>> x = torch.ones(2)
+    >>> x.to_dense() is x
+    True
+    """
+    return self if dtype is None else self.to(dtype)
+
+
 # ---- hooks on dense tensors and on the torch namespace --------------------------------------------------
 def _install(torch_ns):
     """Give dense Tensors their sparse conversions and let torch.mm/matmul/spmm take a sparse operand."""
-    Tensor.to_sparse = lambda self, sparse_dim=None, **kw: to_sparse(self, sparse_dim, **kw)
-    Tensor.to_sparse_coo = lambda self: to_sparse(self)
-    Tensor.to_sparse_csr = _ops.to_sparse_csr
-    Tensor.to_dense = lambda self, dtype=None, *, masked_grad=None: self if dtype is None else self.to(dtype)
+    Tensor.to_sparse, Tensor.to_sparse_coo, Tensor.to_sparse_csr = _to_sparse, _to_sparse_coo, _ops.to_sparse_csr
+    Tensor.to_dense = _to_dense
     Tensor.is_sparse_csr = False
-    for f in (Tensor.to_sparse, Tensor.to_sparse_coo, Tensor.to_dense):
-        f.__doc__ = "Sparse conversions of a strided tensor (see torchlike.sparse)."
     dense_mm, dense_matmul = torch_ns.mm, torch_ns.matmul
 
     def mm_(input, mat2, *, out=None):

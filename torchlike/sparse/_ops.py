@@ -101,8 +101,8 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
     if i.ndim != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(i.shape)}")
     sd, nnz = i.shape
-    if v.ndim == 0:
-        raise RuntimeError("values must have at least one dimension (nnz), but got a 0-dim tensor")
+    if v.ndim == 0:  # torch reads a 0-d value as one value
+        v = v.reshape(1)
     if v.shape[0] != nnz:
         raise RuntimeError(f"indices and values must have same nnz, but got nnz from indices: {nnz}, nnz from "
                            f"values: {v.shape[0]}")
@@ -291,11 +291,10 @@ def mm(a, b):
         from .._ops.matmul import mm as dense_mm
         return dense_mm(a, b)
     if sa:
-        if a.ndim != 2 or a.sparse_dim() != 2:
-            raise RuntimeError(f"mm: expected a 2-D sparse matrix with two sparse dimensions, got size "
-                               f"{tuple(a.shape)} (sparse_dim {a.sparse_dim()})")
-        if b.ndim not in (1, 2):
-            raise RuntimeError(f"mm: expected a 1-D or 2-D dense operand, got {b.ndim}-D")
+        if a.ndim != 2 or b.ndim != 2:
+            raise RuntimeError(f"addmm: matrices expected, got {a.ndim if a.ndim != 2 else b.ndim}D tensor")
+        if a.sparse_dim() != 2:
+            raise unsupported("mm (of a hybrid sparse matrix)")
         if b.shape[0] != a.shape[1]:
             raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {a.shape[1]}, got {b.shape[0]}")
         _check_mm(a, b)
