@@ -315,3 +315,32 @@ def test_pygcn_style_adjacency_from_scipy_like_coo_arrays():
     assert repr(a) == repr(at)
     same(o, ot)
     same(g, gt)
+
+
+def test_sparse_buffer_in_a_module_moves_saves_and_loads():
+    def run(lib):
+        class M(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("adj", lib.from_numpy(np.eye(3, dtype=np.float32)).to_sparse())
+                self.lin = lib.nn.Linear(2, 2)
+
+            def forward(self, x):
+                return lib.sparse.mm(self.adj, self.lin(x))
+        lib.manual_seed(0)
+        m = M().double()
+        m2 = M().double()
+        m2.load_state_dict(m.state_dict())
+        x = lib.from_numpy(RNG_X[:, :2].astype(np.float64).copy())
+        return m.adj, m2.adj, m2(x)
+    ours, theirs = run(torchlike), run(torch)
+    for a, b in zip(ours, theirs):
+        assert repr(a.detach()) == repr(b.detach())
+
+
+def test_to_sparse_gradient_reaches_the_dense_source():
+    def run(lib):
+        x = lib.from_numpy(np.array([[0., 2.], [3., 0.]], np.float32)).requires_grad_()
+        lib.sparse.mm(x.to_sparse(), lib.from_numpy(RNG_X[:2].copy())).pow(2).sum().backward()
+        return x.grad
+    same(run(torchlike), run(torch))

@@ -298,8 +298,7 @@ def mm(a, b):
         if b.shape[0] != a.shape[1]:
             raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {a.shape[1]}, got {b.shape[0]}")
         _check_mm(a, b)
-        ii = a._host_indices()
-        rows, cols = _idx_tensor(ii[0], a.device), _idx_tensor(ii[1], a.device)
+        rows, cols = a._rows_cols()
         return dispatch(_spmm, (a._vals, b, rows, cols), (("m", a.shape[0]),), name="SparseAddmmBackward0")
     if b.ndim != 2 or b.sparse_dim() != 2:
         raise RuntimeError(f"mm: expected a 2-D sparse matrix with two sparse dimensions, got size "
@@ -310,8 +309,7 @@ def mm(a, b):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
                            f"{b.shape[0]}x{b.shape[1]})")
     _check_mm(a, b)
-    ii = b._host_indices()
-    rows, cols = _idx_tensor(ii[0], b.device), _idx_tensor(ii[1], b.device)
+    rows, cols = b._rows_cols()
     return dispatch(_dsmm, (a, b._vals, rows, cols), (("n", b.shape[1]),), name="MmBackward0")
 
 
@@ -389,7 +387,7 @@ def _softmax(x, dim, dtype, log):
         v = dispatch(_seg_softmax, (c._vals, _idx_tensor(inv.reshape(-1), c.device)),
                      (("n", len(uniq)), ("log", bool(log))), name=name)
     t = make_sparse(c._idx, v, c._size, sparse_coo, True)
-    t._np_idx = c._np_idx
+    t._np_idx, t._rc = c._np_idx, c._rc
     return t
 
 
@@ -414,7 +412,7 @@ def log_softmax(x, dim, dtype=None):
 # ---- elementwise -------------------------------------------------------------------------------------------
 def _with_values(x, v, coalesced=None):
     t = make_sparse(x._idx, v, x._size, x._lay, x._co if coalesced is None else coalesced, x._crow)
-    t._np_idx = x._np_idx
+    t._np_idx, t._rc = x._np_idx, x._rc
     return t
 
 

@@ -35,25 +35,33 @@ _WRAPPERS = frozenset(("op", "wrapper", "inplace", "_run", "dispatch", "fn", "f"
                        "guarded"))
 
 
+_OP_LAYER = ("torchlike._ops", "torchlike.tensor", "torchlike._dispatch", "torchlike._views", "torchlike.amp",
+             "torchlike.nn.functional", "torchlike._creation", "torchlike.functional")
+
+
 def _calling_op():
-    """The name of the op the user called: the outermost torchlike function on the stack with a specific
-    name, else the dispatcher's node name (``ExpBackward0`` -> ``exp``)."""
+    """The name of the op the user called: the outermost function with a specific name among the op-layer
+    frames on top of the stack, else the dispatcher's node name (``ExpBackward0`` -> ``exp``)."""
     f = sys._getframe(2)
-    name = node = None
+    node = name = None
     while f is not None:
         mod = f.f_globals.get("__name__", "")
-        if mod.startswith("torchlike.") and not mod.startswith("torchlike.sparse"):
-            n = f.f_code.co_name
-            if n == "dispatch" and node is None:
-                node = f.f_locals.get("name")
-            elif not n.startswith("<") and n not in _WRAPPERS:
-                name = n
-        elif mod != "torchlike" and (name is not None or node is not None):
+        if not mod.startswith(_OP_LAYER):
+            if mod.startswith("torchlike.sparse"):
+                f = f.f_back
+                continue
             break
+        n = f.f_code.co_name
+        if n == "dispatch":
+            node = f.f_locals.get("name")
+        elif n.startswith("__") and n.endswith("__"):
+            name = n.strip("_")
+        elif not n.startswith(("<", "_")) and n not in _WRAPPERS:
+            name = n
         f = f.f_back
     if name is None and isinstance(node, str):
         name = re.sub(r"(?<!^)(?=[A-Z])", "_", re.sub(r"Backward\d*$", "", node)).lower()
-    return (name or "op").strip("_")
+    return name or "op"
 
 
 def make_sparse(idx, vals, size, layout=sparse_coo, coalesced=False, crow=None):
@@ -75,6 +83,7 @@ def make_sparse(idx, vals, size, layout=sparse_coo, coalesced=False, crow=None):
     t._co = bool(coalesced)
     t._crow = crow
     t._np_idx = None
+    t._rc = None
     return t
 
 
@@ -90,7 +99,7 @@ class SparseTensor(Tensor):
             [4., 0.]])
     """
 
-    __slots__ = ("_idx", "_vals", "_size", "_lay", "_co", "_crow", "_np_idx")
+    __slots__ = ("_idx", "_vals", "_size", "_lay", "_co", "_crow", "_np_idx", "_rc")
 
     # ---- what dense code reads: not available on a sparse tensor ------------------------------
     @property
@@ -189,6 +198,15 @@ class SparseTensor(Tensor):
         if self._np_idx is None:
             self._np_idx = np.asarray(self._idx._value)
         return self._np_idx
+
+    def _rows_cols(self):
+        """Row and column indices of a 2-D tensor as int64 Tensors (cached: a fixed adjacency is reused
+        every step without copying its indices again)."""
+        if self._rc is None:
+            from .. import _creation
+            ii = self._host_indices()
+            self._rc = (_creation.tensor(ii[0], device=self._dev), _creation.tensor(ii[1], device=self._dev))
+        return self._rc
 
     # ---- storage ------------------------------------------------------------------------------
     def _check_coo(self, what):
@@ -320,6 +338,18 @@ class SparseTensor(Tensor):
 
     def __hash__(self):
         return id(self)
+
+    def copy_(self, src, non_blocking=False):
+        """Make this sparse tensor a copy of sparse ``src`` (indices, values cast to this dtype, size)."""
+        if not isinstance(src, SparseTensor):
+            raise unsupported("copy_ (from a dense tensor into a sparse one)")
+        from .. import autograd
+        with autograd.grad_mode.no_grad():
+            v = src._vals.to(dtype=self.dtype, device=self.device, copy=True)
+        v._rg = self._vals._rg
+        self._idx, self._vals, self._size, self._lay = src._idx, v, src._size, src._lay
+        self._co, self._crow, self._np_idx, self._rc = src._co, src._crow, src._np_idx, src._rc
+        return self
 
     def view(self, *shape):
         raise unsupported("view")
