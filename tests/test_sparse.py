@@ -344,3 +344,48 @@ def test_to_sparse_gradient_reaches_the_dense_source():
         lib.sparse.mm(x.to_sparse(), lib.from_numpy(RNG_X[:2].copy())).pow(2).sum().backward()
         return x.grad
     same(run(torchlike), run(torch))
+
+
+@pytest.mark.parametrize("name,args", [("abs", ()), ("sqrt", ()), ("relu", ()), ("tanh", ()), ("pow", (2,)),
+                                       ("sign", ()), ("isnan", ()), ("square", ())])
+def test_valuewise_ops_coalesce_like_torch(name, args):
+    def run(lib):
+        vals = lib.from_numpy(np.abs(VAL) + 0.5).requires_grad_()
+        s = lib.sparse_coo_tensor(lib.from_numpy(IDX.copy()), vals * 1.0, (3, 3))
+        y = getattr(s, name)(*args)
+        if y.dtype.is_floating_point and name not in ("sqrt", "tanh"):  # torch has no sparse backward for these
+            (y.to_dense() * lib.from_numpy(RNG_W[:3, :3].copy())).sum().backward()
+        return y, vals.grad
+    (yo, go), (yt, gt) = run(torchlike), run(torch)
+    assert yo.is_coalesced() == yt.is_coalesced()
+    assert repr(yo.detach()) == repr(yt.detach())
+    if gt is not None:
+        same(go, gt)
+
+
+def test_custom_function_saving_a_sparse_tensor_pygat_style():
+    """pyGAT's sparse layer: an autograd.Function builds a sparse matrix, saves it, multiplies with
+    torch.matmul, and in backward reads a._indices() and a.t().matmul(grad)."""
+    def run(lib):
+        class SpMM(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, indices, values, shape, b):
+                a = lib.sparse_coo_tensor(indices, values, shape)
+                ctx.save_for_backward(a, b)
+                ctx.N = shape[0]
+                return lib.matmul(a, b)
+
+            @staticmethod
+            def backward(ctx, g):
+                a, b = ctx.saved_tensors
+                dense = g.matmul(b.t())
+                edge = a._indices()[0, :] * ctx.N + a._indices()[1, :]
+                return None, dense.view(-1)[edge], None, a.t().matmul(g)
+        edge = lib.from_numpy(IDX[:, [0, 1, 2, 4]].copy())
+        e = lib.from_numpy(VAL[[0, 1, 2, 4]].copy()).requires_grad_()
+        h = lib.from_numpy(RNG_X[:3].copy()).requires_grad_()
+        out = SpMM.apply(edge, e.exp(), lib.Size([3, 3]), h)
+        (out * out).sum().backward()
+        return out, e.grad, h.grad
+    for a, b in zip(run(torchlike), run(torch)):
+        same(a, b, rtol=1e-5, atol=1e-5)

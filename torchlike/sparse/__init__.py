@@ -184,6 +184,24 @@ for _n, _f in _METHODS.items():
     if _f is not None:
         setattr(SparseTensor, _n, _f)
 
+# zero-preserving value-wise ops: torch coalesces, then applies the op to the values
+_VALUEWISE = ("abs", "sqrt", "sin", "tan", "tanh", "asin", "atan", "sinh", "asinh", "atanh", "arcsin", "arctan",
+              "relu", "sign", "sgn", "floor", "ceil", "round", "trunc", "expm1", "log1p", "square", "erf", "erfinv",
+              "frac", "deg2rad", "rad2deg", "signbit", "isnan", "isinf", "nan_to_num", "pow")
+
+
+def _valuewise(name):
+    def op(self, *args, **kwargs):
+        c = coalesce(self) if self.layout is _ops.sparse_coo else self
+        return _ops._with_values(c, getattr(c._vals, name)(*args, **kwargs), True)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"``{name}`` of the values of the coalesced sparse tensor (zeros stay zeros)."
+    return op
+
+
+for _n in _VALUEWISE:
+    setattr(SparseTensor, _n, _valuewise(_n))
+
 
 def _to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
     """Tensor.to_sparse: the sparse COO tensor holding this tensor's nonzeros (the first ``sparse_dim``
