@@ -59,6 +59,8 @@ from . import profiler  # noqa: E402,F401  (torch.profiler is an attribute of to
 from . import cuda, amp, backends, utils, jit, onnx, accelerator, distributed  # noqa: E402,F401
 from . import serialization, safetensors  # noqa: E402
 from . import distributions  # noqa: E402,F401  (pure Python, ~2 ms)
+from . import sparse  # noqa: E402  (torch.sparse; also gives torch.mm/matmul a sparse operand)
+sparse._install(_sys.modules[__name__])
 from . import func  # noqa: E402,F401
 from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_dtype,  # noqa: E402,F401,F811
                                 is_autocast_cache_enabled, is_autocast_enabled, set_autocast_cache_enabled,

@@ -116,7 +116,7 @@ def user_allowed_globals():
 # ---- torch's default allowlist -------------------------------------------------------------------
 def _unsupported_rebuild(name):
     def rebuild(*args, **kwargs):
-        raise RuntimeError(f"torchlike cannot load tensors rebuilt by torch._utils.{name} (quantized, sparse, "
+        raise RuntimeError(f"torchlike cannot load tensors rebuilt by torch._utils.{name} (quantized, "
                            f"nested or wrapper-subclass tensors); see docs/differences.md")
     rebuild.__name__ = name
     return rebuild
@@ -145,7 +145,9 @@ def default_allowed_globals():
                 "_rebuild_parameter_with_state": ser._rebuild_parameter_with_state,
                 "_rebuild_device_tensor_from_numpy": ser._rebuild_device_tensor_from_numpy,
                 "_rebuild_device_tensor_from_cpu_tensor": ser._rebuild_device_tensor_from_cpu_tensor}
-    for name in ("_rebuild_qtensor", "_rebuild_tensor_v3", "_rebuild_sparse_tensor",
+    from .sparse._serialization import rebuild_sparse_tensor
+    rebuilds["_rebuild_sparse_tensor"] = rebuild_sparse_tensor
+    for name in ("_rebuild_qtensor", "_rebuild_tensor_v3",
                  "_rebuild_meta_tensor_no_storage", "_rebuild_nested_tensor", "_rebuild_wrapper_subclass"):
         rebuilds[name] = _unsupported_rebuild(name)
     for name, fn in rebuilds.items():

@@ -29,6 +29,7 @@ import numpy as np
 
 from . import _dtype, _views, _weights_only
 from ._device import canonical, device as _device_cls
+from ._layout import strided as _strided
 from .tensor import Size, Tensor
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
@@ -85,6 +86,9 @@ class _Pickler(pickle._Pickler):
 
     def reducer_override(self, obj):
         if isinstance(obj, Tensor) and not _is_lazy(obj):
+            if obj.layout is not _strided:  # sparse: torch's _rebuild_sparse_tensor(layout, (indices, values, ...))
+                from .sparse._serialization import reduce_sparse
+                return reduce_sparse(obj, _Global)
             return self._reduce_tensor(obj)
         return NotImplemented
 

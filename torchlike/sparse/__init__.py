@@ -1,0 +1,262 @@
+"""torch.sparse: sparse COO/CSR tensors and their operations (``mm``, ``sum``, ``softmax``, ...).
+
+>>> import torchlike as torch
+>>> adj = torch.tensor([[0., 1.], [1., 0.]]).to_sparse()
+>>> x = torch.ones(2, 3, requires_grad=True)
+>>> y = torch.sparse.mm(adj, x)
+>>> y.sum().backward()
+>>> x.grad
+tensor([[1., 1., 1.],
+        [1., 1., 1.]])
+
+See docs/differences.md ("Sparse tensors") for what is supported.
+"""
+from __future__ import annotations
+
+import contextlib
+import warnings
+
+from .. import _dtype
+from .._missing import module_getattr
+from ..tensor import Tensor
+from . import _ops
+from ._ops import coalesce, log_softmax, softmax, sparse_coo_tensor, sparse_csr_tensor, sum, to_dense, to_sparse
+from ._tensor import SparseTensor, unsupported
+
+__all__ = ["mm", "sum", "softmax", "log_softmax", "addmm", "spmm", "check_sparse_tensor_invariants",
+           "FloatTensor", "DoubleTensor", "LongTensor"]
+
+
+def mm(mat1, mat2, reduce=None):
+    """Matrix product where ``mat1`` and/or ``mat2`` is sparse (2-D); sparse @ dense is dense.
+
+    >>> import torchlike as torch
+    >>> s = torch.sparse_coo_tensor([[0, 1], [1, 0]], [2., 3.], (2, 2))
+    >>> torch.sparse.mm(s, torch.ones(2, 1))
+    tensor([[2.],
+            [3.]])
+    """
+    if reduce is not None:
+        raise unsupported(f"_sparse_mm_reduce_impl (reduce={reduce!r})")
+    return _ops.mm(mat1, mat2)
+
+
+def spmm(input, mat2):
+    """torch.spmm: ``input @ mat2`` for a sparse (or dense) ``input``.
+
+    >>> import torchlike as torch
+    >>> torch.spmm(torch.eye(2).to_sparse(), torch.ones(2, 1))
+    tensor([[1.],
+            [1.]])
+    """
+    return _ops.mm(input, mat2)
+
+
+def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0):
+    """``beta * mat + alpha * (mat1 @ mat2)`` with a sparse ``mat1`` and dense ``mat``/``mat2``.
+
+    >>> import torchlike as torch
+    >>> torch.sparse.addmm(torch.ones(2, 1), torch.eye(2).to_sparse(), torch.ones(2, 1))
+    tensor([[2.],
+            [2.]])
+    """
+    p = _ops.mm(mat1, mat2)
+    return (mat if beta == 1 else mat * beta) + (p if alpha == 1 else p * alpha)
+
+
+class check_sparse_tensor_invariants(contextlib.ContextDecorator):
+    """torch.sparse.check_sparse_tensor_invariants: torchlike always checks the invariants it can (index
+    bounds, nnz agreement) when a sparse tensor is constructed, so this is a no-op context manager.
+
+    >>> import torchlike as torch
+    >>> with torch.sparse.check_sparse_tensor_invariants():
+    ...     torch.sparse_coo_tensor([[0]], [1.], (1,))._nnz()
+    1
+    """
+
+    _enabled = True
+
+    def __init__(self, enable=True):
+        self.enable = enable
+
+    @staticmethod
+    def is_enabled():
+        return check_sparse_tensor_invariants._enabled
+
+    @staticmethod
+    def enable():
+        check_sparse_tensor_invariants._enabled = True
+
+    @staticmethod
+    def disable():
+        check_sparse_tensor_invariants._enabled = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _legacy(dt):
+    def ctor(*args, **kwargs):
+        if len(args) in (2, 3):
+            warnings.warn("torch.sparse.SparseTensor(indices, values, shape, *, device=) is deprecated.  Please "
+                          "use torch.sparse_coo_tensor(indices, values, shape, dtype=, device=).", UserWarning,
+                          stacklevel=2)
+        if len(args) == 3:  # torch keeps the values' dtype here
+            return sparse_coo_tensor(args[0], args[1], args[2], **kwargs)
+        if len(args) == 2 and isinstance(args[0], Tensor) and isinstance(args[1], Tensor):
+            return sparse_coo_tensor(args[0], args[1], **kwargs)
+        if all(isinstance(a, int) for a in args):
+            return sparse_coo_tensor(size=args, dtype=dt)
+        raise TypeError("torch.sparse legacy constructor: expected (indices, values[, size]) or sizes")
+    ctor.__doc__ = ("Legacy typed constructor: ``(indices, values, size)`` -> a COO tensor (the values keep their "
+                    "dtype, as in torch), or ``(*sizes)`` -> an empty one of this type.\n\n"
+                    "    >>> import torchlike as torch\n"
+                    "    >>> torch.sparse.FloatTensor(torch.tensor([[1]]), torch.tensor([2.]), torch.Size([2])).to_dense()\n"
+                    "    tensor([0., 2.])\n")
+    return ctor
+
+
+FloatTensor = _legacy(_dtype.float32)
+DoubleTensor = _legacy(_dtype.float64)
+LongTensor = _legacy(_dtype.int64)
+for _n, _f in (("FloatTensor", FloatTensor), ("DoubleTensor", DoubleTensor), ("LongTensor", LongTensor)):
+    _f.__name__ = _f.__qualname__ = _n
+
+__getattr__ = module_getattr("torch.sparse")
+
+
+# ---- methods of sparse tensors -------------------------------------------------------------------------
+def _matmul(a, b):
+    if isinstance(a, SparseTensor) and a.ndim == 2 and isinstance(b, Tensor) and b.ndim == 1:
+        return _ops.mm(a, b.unsqueeze(1)).squeeze(1)
+    return _ops.mm(a, b)
+
+
+def _t(self):
+    if self.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got "
+                           f"{self.sparse_dim()} sparse and {self.dense_dim()} dense dimensions")
+    return self if self.ndim < 2 else _ops.transpose(self, 0, 1)
+
+
+def _sub(a, b, alpha=1):
+    return _ops.add(a, b, alpha=-alpha)
+
+
+def _rsub(a, b):  # b - a (b dense or scalar)
+    if isinstance(b, Tensor):
+        return _ops.add(b, a, alpha=-1)
+    raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+
+
+def _sparse_sum(self, dim=None, keepdim=False, dtype=None):
+    if keepdim:
+        raise unsupported("sum (keepdim=True)")
+    return sum(self, dim, dtype)
+
+
+def _binop(fn):
+    def op(self, other):
+        if not isinstance(other, (Tensor, int, float, complex, bool)):
+            return NotImplemented
+        return fn(self, other)
+    return op
+
+
+_METHODS = {
+    "to_dense": to_dense, "to_sparse": to_sparse, "to_sparse_coo": lambda self: to_sparse(self),
+    "to_sparse_csr": _ops.to_sparse_csr, "coalesce": coalesce, "t": _t,
+    "transpose": lambda self, d0, d1: _ops.transpose(self, d0, d1), "mm": _ops.mm, "matmul": _matmul,
+    "smm": None, "sum": _sparse_sum, "add": _ops.add, "sub": _sub, "mul": _ops.mul, "div": _ops.div,
+    "neg": lambda self: _ops.mul(self, -1), "__neg__": lambda self: _ops.mul(self, -1),
+    "__matmul__": _binop(_matmul), "__rmatmul__": _binop(lambda self, o: _matmul(o, self)),
+    "__add__": _binop(_ops.add), "__radd__": _binop(lambda self, o: _ops.add(o, self)),
+    "__sub__": _binop(_sub), "__rsub__": _binop(_rsub),
+    "__mul__": _binop(_ops.mul), "__rmul__": _binop(_ops.mul),
+    "__truediv__": _binop(_ops.div), "__div__": _binop(_ops.div),
+    "softmax": lambda self, dim, dtype=None: softmax(self, dim, dtype),
+    "log_softmax": lambda self, dim, dtype=None: log_softmax(self, dim, dtype),
+}
+for _n, _f in _METHODS.items():
+    if _f is not None:
+        setattr(SparseTensor, _n, _f)
+
+# zero-preserving value-wise ops: torch coalesces, then applies the op to the values
+_VALUEWISE = ("abs", "sqrt", "sin", "tan", "tanh", "asin", "atan", "sinh", "asinh", "atanh", "arcsin", "arctan",
+              "relu", "sign", "sgn", "floor", "ceil", "round", "trunc", "expm1", "log1p", "square", "erf", "erfinv",
+              "frac", "deg2rad", "rad2deg", "signbit", "isnan", "isinf", "nan_to_num", "pow")
+
+
+def _valuewise(name):
+    def op(self, *args, **kwargs):
+        c = coalesce(self) if self.layout is _ops.sparse_coo else self
+        return _ops._with_values(c, getattr(c._vals, name)(*args, **kwargs), True)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"``{name}`` of the values of the coalesced sparse tensor (zeros stay zeros)."
+    return op
+
+
+for _n in _VALUEWISE:
+    setattr(SparseTensor, _n, _valuewise(_n))
+
+
+def _to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+    """Tensor.to_sparse: the sparse COO tensor holding this tensor's nonzeros (the first ``sparse_dim``
+    dimensions sparse; ``layout=torch.sparse_csr`` for CSR).
+
+    >>> import torchlike as torch
+    >>> torch.tensor([[0., 2.], [3., 0.]]).to_sparse().indices()
+    tensor([[0, 1],
+            [1, 0]])
+    """
+    return to_sparse(self, sparse_dim, layout=layout, blocksize=blocksize, dense_dim=dense_dim)
+
+
+def _to_sparse_coo(self):
+    """Tensor.to_sparse_coo: ``to_sparse()``.
+
+    >>> import torchlike as torch
+    >>> torch.eye(2).to_sparse_coo()._nnz()
+    2
+    """
+    return to_sparse(self)
+
+
+def _to_dense(self, dtype=None, *, masked_grad=None):
+    """Tensor.to_dense: a strided tensor is returned as is (cast to ``dtype`` if given).
+
+    >>> import torchlike as torch
+    >>> x = torch.ones(2)
+    >>> x.to_dense() is x
+    True
+    """
+    return self if dtype is None else self.to(dtype)
+
+
+# ---- hooks on dense tensors and on the torch namespace --------------------------------------------------
+def _install(torch_ns):
+    """Give dense Tensors their sparse conversions and let torch.mm/matmul/spmm take a sparse operand."""
+    Tensor.to_sparse, Tensor.to_sparse_coo, Tensor.to_sparse_csr = _to_sparse, _to_sparse_coo, _ops.to_sparse_csr
+    Tensor.to_dense = _to_dense
+    Tensor.is_sparse_csr = False
+    dense_mm, dense_matmul = torch_ns.mm, torch_ns.matmul
+
+    def mm_(input, mat2, *, out=None):
+        if type(input) is SparseTensor or type(mat2) is SparseTensor:
+            return _ops.mm(input, mat2)
+        return dense_mm(input, mat2, out=out)
+
+    def matmul_(input, other, *, out=None):
+        if type(input) is SparseTensor or type(other) is SparseTensor:
+            return _matmul(input, other)
+        return dense_matmul(input, other, out=out)
+    for new, old in ((mm_, dense_mm), (matmul_, dense_matmul)):
+        new.__doc__, new.__name__, new.__qualname__, new.__module__ = old.__doc__, old.__name__, old.__name__, \
+            old.__module__
+    torch_ns.mm, torch_ns.matmul = mm_, matmul_
+    torch_ns.spmm = spmm
+    torch_ns.sparse_coo_tensor = sparse_coo_tensor
+    torch_ns.sparse_csr_tensor = sparse_csr_tensor

@@ -1,0 +1,408 @@
+"""The sparse tensor: a ``Tensor`` whose storage is an integer ``indices`` tensor and a ``values`` tensor.
+
+A sparse COO tensor of size ``(s_0, ..., s_{k-1}, d_0, ...)`` holds ``indices`` of shape ``(k, nnz)`` and
+``values`` of shape ``(nnz, d_0, ...)``; CSR is the same pair (row/column indices, sorted by row) plus
+``crow_indices``. Autograd runs on ``values``: every sparse op is built from dense ops on ``values`` whose
+index arguments are constant, so gradients reach whatever ``values`` was computed from. The index bookkeeping
+(coalescing, nonzero search) runs on the host in numpy, as torch's CPU kernels do.
+
+Dense tensors do not see this class: it only overrides methods on itself, and everything a dense op reads
+(``_value``) raises torch's "Could not run 'aten::<op>' with arguments from the 'SparseCPU' backend" error.
+"""
+from __future__ import annotations
+
+import re
+import sys
+
+import numpy as np
+
+from .. import _dtype
+from .._layout import sparse_coo, sparse_csr, strided
+from ..tensor import Size, Tensor
+
+__all__ = ["SparseTensor", "make_sparse", "unsupported"]
+
+_DOCS = "torchlike supports the sparse operations listed in docs/differences.md (\"Sparse tensors\")"
+
+
+def unsupported(op, backend="SparseCPU", exc=NotImplementedError):
+    """torch's error for an operator that has no sparse kernel (with where to read what torchlike has)."""
+    return exc(f"Could not run 'aten::{op}' with arguments from the '{backend}' backend. This could be because "
+               f"the operator doesn't exist for this backend. ({_DOCS}.)")
+
+
+_WRAPPERS = frozenset(("op", "wrapper", "inplace", "_run", "dispatch", "fn", "f", "public", "impl", "inner",
+                       "guarded"))
+
+
+_OP_LAYER = ("torchlike._ops", "torchlike.tensor", "torchlike._dispatch", "torchlike._views", "torchlike.amp",
+             "torchlike.nn.functional", "torchlike._creation", "torchlike.functional")
+
+
+def _calling_op():
+    """The name of the op the user called: the outermost function with a specific name among the op-layer
+    frames on top of the stack, else the dispatcher's node name (``ExpBackward0`` -> ``exp``)."""
+    f = sys._getframe(2)
+    node = name = None
+    while f is not None:
+        mod = f.f_globals.get("__name__", "")
+        if not mod.startswith(_OP_LAYER):
+            if mod.startswith("torchlike.sparse"):
+                f = f.f_back
+                continue
+            break
+        n = f.f_code.co_name
+        if n == "dispatch":
+            node = f.f_locals.get("name")
+        elif n.startswith("__") and n.endswith("__"):
+            name = n.strip("_")
+        elif not n.startswith(("<", "_")) and n not in _WRAPPERS:
+            name = n
+        f = f.f_back
+    if name is None and isinstance(node, str):
+        name = re.sub(r"(?<!^)(?=[A-Z])", "_", re.sub(r"Backward\d*$", "", node)).lower()
+    return name or "op"
+
+
+def make_sparse(idx, vals, size, layout=sparse_coo, coalesced=False, crow=None):
+    """A sparse tensor over index Tensor ``idx`` (k, nnz) and values Tensor ``vals`` (nnz, ...)."""
+    t = object.__new__(SparseTensor)
+    t._vbase = None
+    t._chain = None
+    t._seen = 0
+    t._ver = [0]
+    t._grad = None
+    t._oi = 0
+    t._acc = None
+    t._retains = False
+    t._dev = vals._dev
+    t._idx = idx
+    t._vals = vals
+    t._size = Size(int(s) for s in size)
+    t._lay = layout
+    t._co = bool(coalesced)
+    t._crow = crow
+    t._np_idx = None
+    t._rc = None
+    return t
+
+
+class SparseTensor(Tensor):
+    """A sparse COO or CSR tensor (torch's ``layout=torch.sparse_coo`` / ``torch.sparse_csr``).
+
+    >>> import torchlike as torch
+    >>> s = torch.sparse_coo_tensor([[0, 1], [1, 0]], [3., 4.], (2, 2))
+    >>> s.is_sparse, s.layout, s._nnz()
+    (True, torch.sparse_coo, 2)
+    >>> s.to_dense()
+    tensor([[0., 3.],
+            [4., 0.]])
+    """
+
+    __slots__ = ("_idx", "_vals", "_size", "_lay", "_co", "_crow", "_np_idx", "_rc")
+
+    # ---- what dense code reads: not available on a sparse tensor ------------------------------
+    @property
+    def _value(self):
+        raise unsupported(_calling_op(), "SparseCsrCPU" if self._lay is sparse_csr else "SparseCPU")
+
+    @property
+    def _x(self):
+        raise unsupported(_calling_op(), "SparseCsrCPU" if self._lay is sparse_csr else "SparseCPU")
+
+    @_x.setter
+    def _x(self, v):
+        raise unsupported("set_", "SparseCPU")
+
+    # autograd state lives on the values tensor
+    @property
+    def _rg(self):
+        return self._vals._rg
+
+    @_rg.setter
+    def _rg(self, flag):
+        self._vals._rg = flag
+
+    @property
+    def _grad_fn(self):
+        return self._vals._grad_fn
+
+    @_grad_fn.setter
+    def _grad_fn(self, node):
+        self._vals._grad_fn = node
+
+    # ---- metadata -----------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._size
+
+    def size(self, dim=None):
+        if dim is None:
+            return self._size
+        n = len(self._size)
+        if not -max(n, 1) <= dim < max(n, 1):
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-max(n, 1)}, "
+                             f"{max(n, 1) - 1}], but got {dim})")
+        return self._size[dim % n]
+
+    @property
+    def dtype(self):
+        return self._vals.dtype
+
+    @property
+    def ndim(self):
+        return len(self._size)
+
+    def dim(self):
+        return len(self._size)
+
+    ndimension = dim
+
+    def numel(self):
+        return self._size.numel()
+
+    nelement = numel
+
+    @property
+    def layout(self):
+        return self._lay
+
+    @property
+    def is_sparse(self):
+        return self._lay is sparse_coo
+
+    @property
+    def is_sparse_csr(self):
+        return self._lay is sparse_csr
+
+    def is_contiguous(self, memory_format=None):
+        return False
+
+    def sparse_dim(self):
+        return self._idx.shape[0]
+
+    def dense_dim(self):
+        return len(self._size) - self._idx.shape[0]
+
+    def _nnz(self):
+        return self._vals.shape[0]
+
+    def is_coalesced(self):
+        if self._lay is not sparse_coo:
+            raise RuntimeError(f"is_coalesced expected sparse coordinate tensor layout but got "
+                               f"{_layout_name(self._lay)}")
+        return self._co
+
+    def _host_indices(self):
+        """The indices as a numpy array (cached: indices are immutable here)."""
+        if self._np_idx is None:
+            self._np_idx = np.asarray(self._idx._value)
+        return self._np_idx
+
+    def _rows_cols(self):
+        """Row and column indices of a 2-D tensor as int64 Tensors (cached: a fixed adjacency is reused
+        every step without copying its indices again)."""
+        if self._rc is None:
+            from .. import _creation
+            ii = self._host_indices()
+            self._rc = (_creation.tensor(ii[0], device=self._dev), _creation.tensor(ii[1], device=self._dev))
+        return self._rc
+
+    # ---- storage ------------------------------------------------------------------------------
+    def _check_coo(self, what):
+        if self._lay is not sparse_coo:
+            raise RuntimeError(f"{what} expected sparse coordinate tensor layout but got "
+                               f"{_layout_name(self._lay)}")
+
+    def indices(self):
+        """The (sparse_dim, nnz) int64 indices of a coalesced COO tensor."""
+        self._check_coo("indices")
+        if not self._co:
+            raise RuntimeError("Cannot get indices on an uncoalesced tensor, please call .coalesce() first")
+        return self._idx
+
+    def values(self):
+        """The (nnz, *dense_dims) values of a coalesced COO tensor (or of a CSR tensor)."""
+        if self._lay is sparse_coo and not self._co:
+            raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() first")
+        return self._vals
+
+    def _indices(self):
+        self._check_coo("_indices")
+        return self._idx
+
+    def _values(self):
+        return self._vals
+
+    def crow_indices(self):
+        """The compressed row pointers of a CSR tensor."""
+        if self._lay is not sparse_csr:
+            raise RuntimeError(f"crow_indices expected sparse row compressed tensor layout but got "
+                               f"{_layout_name(self._lay)}")
+        return self._crow
+
+    def col_indices(self):
+        """The column index of each value of a CSR tensor."""
+        if self._lay is not sparse_csr:
+            raise RuntimeError(f"col_indices expected sparse row compressed tensor layout but got "
+                               f"{_layout_name(self._lay)}")
+        return self._idx[1]
+
+    # ---- autograd -----------------------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._vals.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        self._vals.requires_grad_(requires_grad)
+        return self
+
+    @property
+    def grad_fn(self):
+        return self._vals.grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._vals.grad_fn is None
+
+    @property
+    def grad(self):
+        """The gradient of a sparse leaf: a sparse tensor with this tensor's (coalesced) pattern."""
+        g = self._vals._grad
+        if g is None:
+            return None
+        if isinstance(g, SparseTensor):
+            return g
+        from ._ops import first_per_position
+        return first_per_position(self, g)
+
+    @grad.setter
+    def grad(self, g):
+        if g is not None and isinstance(g, SparseTensor):
+            g = _values_like(self, g)
+        self._vals._grad = g
+
+    def detach(self):
+        return make_sparse(self._idx, self._vals.detach(), self._size, self._lay, self._co, self._crow)
+
+    def detach_(self):
+        self._vals.detach_()
+        return self
+
+    def clone(self, *, memory_format=None):
+        return make_sparse(self._idx.clone(), self._vals.clone(), self._size, self._lay, self._co,
+                           None if self._crow is None else self._crow.clone())
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        raise unsupported("backward (of a sparse tensor; call .to_dense() or torch.sparse.sum() first)")
+
+    # ---- moves --------------------------------------------------------------------------------
+    def to(self, *args, **kwargs):
+        v = self._vals.to(*args, **kwargs)
+        if v is self._vals:
+            return self
+        i = self._idx if v._dev == self._idx._dev else self._idx.to(v.device)
+        c = self._crow if self._crow is None or v._dev == self._crow._dev else self._crow.to(v.device)
+        return make_sparse(i, v, self._size, self._lay, self._co, c)
+
+    def cpu(self, memory_format=None):
+        return self.to("cpu")
+
+    def numpy(self, *, force=False):
+        raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
+
+    def tolist(self):
+        raise unsupported("tolist")
+
+    def item(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        return self.to_dense().item()
+
+    def __len__(self):
+        if not self._size:
+            raise TypeError("len() of a 0-d tensor")
+        return self._size[0]
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.to_dense())
+
+    def __hash__(self):
+        return id(self)
+
+    def copy_(self, src, non_blocking=False):
+        """Make this sparse tensor a copy of sparse ``src`` (indices, values cast to this dtype, size)."""
+        if not isinstance(src, SparseTensor):
+            raise unsupported("copy_ (from a dense tensor into a sparse one)")
+        from .. import autograd
+        with autograd.grad_mode.no_grad():
+            v = src._vals.to(dtype=self.dtype, device=self.device, copy=True)
+        v._rg = self._vals._rg
+        self._idx, self._vals, self._size, self._lay = src._idx, v, src._size, src._lay
+        self._co, self._crow, self._np_idx, self._rc = src._co, src._crow, src._np_idx, src._rc
+        return self
+
+    def view(self, *shape):
+        raise unsupported("view")
+
+    def reshape(self, *shape):
+        raise RuntimeError("reshape is not implemented for sparse tensors")
+
+    def stride(self, dim=None):
+        raise RuntimeError(f"Sparse tensors do not have strides ({_DOCS})")
+
+    # ---- printing and pickling ----------------------------------------------------------------
+    def __repr__(self, *, tensor_contents=None):
+        from ._printing import sparse_repr
+        return sparse_repr(self)
+
+    def __reduce_ex__(self, proto):
+        crow = None if self._crow is None else np.asarray(self._crow._value)
+        return (_rebuild_sparse, (np.asarray(self._idx._value), np.asarray(self._vals._value), tuple(self._size),
+                                  self._lay, self._co, crow, self.requires_grad and self.is_leaf,
+                                  str(self._dev)))
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
+                               "deepcopy protocol at the moment.")
+        if id(self) in memo:
+            return memo[id(self)]
+        new = make_sparse(self._idx.__deepcopy__(memo), self._vals.__deepcopy__(memo), self._size, self._lay,
+                          self._co, None if self._crow is None else self._crow.__deepcopy__(memo))
+        memo[id(self)] = new
+        return new
+
+
+def _layout_name(lay):
+    return {sparse_coo: "Sparse", sparse_csr: "SparseCsr", strided: "Strided"}.get(lay, repr(lay))
+
+
+def _values_like(s, g):
+    """Values of sparse gradient ``g`` at ``s``'s index positions (for assigning ``s.grad``)."""
+    from ._ops import values_at
+    return values_at(g, s)
+
+
+def _rebuild_sparse(idx, vals, size, layout, coalesced, crow, requires_grad, dev):
+    from .. import _creation
+    i = _creation.tensor(idx, device=dev)
+    v = _creation.tensor(vals, device=dev)
+    c = None if crow is None else _creation.tensor(crow, device=dev)
+    t = make_sparse(i, v, size, layout, coalesced, c)
+    if requires_grad:
+        t.requires_grad_()
+    return t
+
+
+def default_dtype_names():
+    return (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool)
