@@ -14,8 +14,9 @@ import numpy as np
 
 from . import _dispatch, _dtype, _views
 from ._errors import to_host
-from ._device import CPU, canonical, device as _device_cls
+from ._device import CPU, canonical
 from ._layout import strided as _strided
+from ._to_args import parse_to
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad
 
@@ -606,56 +607,7 @@ class Tensor:
         >>> torch.ones(2).to(torch.float64, False, True).dtype
         torch.float64
         """
-        def bad():
-            def tn(a):
-                return "torch." + type(a).__name__ if isinstance(a, (_dtype.dtype, _device_cls)) else type(a).__name__
-            got = ", ".join([tn(a) for a in args] + [f"{k}={tn(kwargs[k])}" for k in sorted(kwargs)])
-            got += "" if args else ", "   # torch's formatting of a keyword-only call
-            raise TypeError(f"to() received an invalid combination of arguments - got ({got}), but expected one "
-                            "of:\n * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = "
-                            "False, bool copy = False, *, torch.memory_format memory_format = None)\n * (torch.dtype "
-                            "dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format "
-                            "memory_format = None)\n * (Tensor tensor, bool non_blocking = False, bool copy = False, "
-                            "*, torch.memory_format memory_format = None)\n")
-
-        def is_dt(a):
-            return isinstance(a, _dtype.dtype) or a in (float, int, bool, complex)
-
-        if len(args) > 4:
-            raise TypeError(f"to() takes from 0 to 4 positional arguments but {len(args)} were given")
-        kw = dict(kwargs)
-        kw.pop("memory_format", None)   # strides are not modelled: every layout is the same array
-        dev = dt = None
-        first = args[0] if args else kw.get("tensor", kw.get("dtype") if "device" not in kw else None)
-        if isinstance(first, Tensor):                      # to(tensor, non_blocking, copy)
-            names = ("tensor", "non_blocking", "copy")
-        elif first is not None and is_dt(first) and (args or "dtype" in kw):   # to(dtype, non_blocking, copy)
-            names = ("dtype", "non_blocking", "copy")
-        else:                                              # to(device, dtype, non_blocking, copy)
-            names = ("device", "dtype", "non_blocking", "copy")
-        if len(args) > len(names):
-            bad()
-        vals = dict(zip(names, args))
-        for k, v in kw.items():
-            if k not in names or k in vals:
-                bad()
-            vals[k] = v
-        for k in ("non_blocking", "copy"):
-            if not isinstance(vals.get(k, False), bool):
-                bad()
-        if "tensor" in vals:
-            dev, dt = vals["tensor"]._dev, vals["tensor"].dtype
-        else:
-            d = vals.get("dtype")
-            if d is not None:
-                if not is_dt(d):
-                    bad()
-                dt = _dtype.to_dtype(d)
-            d = vals.get("device")
-            if d is not None:
-                if isinstance(d, bool) or not isinstance(d, (str, _device_cls, int)):
-                    bad()
-                dev = canonical(d)
+        dev, dt, _, copy, _ = parse_to(Tensor, args, kwargs)   # memory_format: one layout (see _memory_format)
         out = self
         if dt is not None and dt is not self.dtype:
             from ._ops.basic import to_dtype_op
@@ -663,7 +615,7 @@ class Tensor:
         if dev is not None and dev != self._dev:
             from ._ops.basic import to_device_op
             out = to_device_op(out, dev)
-        if vals.get("copy", False) and out is self:
+        if copy and out is self:
             out = self.clone()
         return out
 

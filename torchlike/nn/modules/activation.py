@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import warnings
 
+from ... import _creation
 from .. import functional as F
+from .. import init as _init  # PReLU.__init__ has a parameter named init
 from ..parameter import Parameter
 from .module import Module
 
@@ -297,12 +299,10 @@ class PReLU(Module):
         self.num_parameters = num_parameters
         super().__init__()
         self.init = init
-        from ... import _creation
         self.weight = Parameter(_creation.empty(num_parameters, device=device, dtype=dtype))
         self.reset_parameters()
 
     def reset_parameters(self):
-        from .. import init as _init
         _init.constant_(self.weight, self.init)
 
     def forward(self, input):

@@ -1,0 +1,50 @@
+"""nn.Module is split over files by subject (module.py, _module_hooks.py, _module_state.py,
+_module_convert.py) but users see torch's one class: its path, its methods, the names torch's
+torch.nn.modules.module holds, and the pickle paths of the objects a module's state can hold."""
+import pickle
+import re
+from pathlib import Path
+
+import torch
+
+import torchlike
+import torchlike.nn.modules.module as tl_module
+
+
+def test_module_is_one_class_at_torchs_path():
+    assert torchlike.nn.Module is tl_module.Module
+    assert (tl_module.Module.__module__, tl_module.Module.__qualname__) == ("torchlike.nn.modules.module", "Module")
+
+
+def test_every_torch_module_method_is_there():
+    # T_destination is a typing.TypeVar torch keeps on the class, not a method
+    missing = {n for n in dir(torch.nn.Module) if not n.startswith("__")} - set(dir(torchlike.nn.Module))
+    assert missing <= {"T_destination", "_maybe_warn_non_full_backward_hook", "_slow_forward"}, missing
+
+
+def test_torchs_module_level_names_live_at_torchs_path():
+    names = ["Module", "_IncompatibleKeys", "_WrappedHook", "_addindent"] + [
+        n for n in dir(torch.nn.modules.module) if n.startswith("register_module_")]
+    assert len(names) > 10
+    for name in names:
+        obj = getattr(tl_module, name)
+        assert getattr(torch.nn.modules.module, name).__module__ == "torch.nn.modules.module"
+        assert obj.__module__ == "torchlike.nn.modules.module", name
+
+
+def test_pickle_paths_of_hooks_and_results():
+    m = torchlike.nn.Linear(2, 2)
+    m.register_load_state_dict_pre_hook(print)          # held as a _WrappedHook
+    report = m.load_state_dict(m.state_dict())
+    blob = pickle.dumps((m, report))
+    paths = set(re.findall(rb"torchlike[\w.]*", blob))
+    assert paths == {b"torchlike.nn.modules.linear", b"torchlike.nn.modules.module", b"torchlike.nn.parameter"}
+    m2, report2 = pickle.loads(blob)
+    assert type(report2) is tl_module._IncompatibleKeys and repr(report2) == repr(report)
+    assert isinstance(next(iter(m2._load_state_dict_pre_hooks.values())), tl_module._WrappedHook)
+
+
+def test_module_files_are_small():
+    here = Path(tl_module.__file__).parent
+    for name in ("module.py", "_module_hooks.py", "_module_state.py", "_module_convert.py"):
+        assert len((here / name).read_text().splitlines()) <= 800, name
