@@ -506,7 +506,8 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,
                       async_op=False):
-    """Block j of rank i's ``input`` (dim 0) goes to block i of rank j's ``output`` (even splits)."""
+    """Block j of rank i's ``input`` (dim 0) goes to block i of rank j's ``output``; blocks are even, or
+    ``input_split_sizes[j]`` rows sent to rank j and ``output_split_sizes[j]`` received from it."""
     import jax
     if _tracing(output, input):
         return _in_program(lambda o, i: all_to_all_single(o, i, output_split_sizes, input_split_sizes, group),
@@ -516,17 +517,49 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
         return None
     n = g.size()
     x = _x(input)
-    for sizes in (output_split_sizes, input_split_sizes):
-        if sizes is not None and len(set(sizes)) > 1:
-            raise NotImplementedError("torchlike.distributed.all_to_all_single supports equal splits only")
-    if x.shape[0] % n:
-        raise ValueError(f"input dim 0 ({x.shape[0]}) must be divisible by the group size {n}")
     oshape = tuple(output.shape)
+    splits = []
+    for sizes, rows in ((input_split_sizes, x.shape[0]), (output_split_sizes, oshape[0] if oshape else 0)):
+        if not sizes:
+            if rows % n:
+                raise RuntimeError("Tensor's dim 0 does not divide equally across group size")
+            sizes = [rows // n] * n
+        if len(sizes) != n:
+            raise RuntimeError("Number of tensor splits not equal to group size")
+        if sum(sizes) != rows:
+            raise RuntimeError("Split sizes doesn't match total dim 0 size")
+        splits.append([int(v) for v in sizes])
+    isz, osz = splits
+    if len(set(isz)) > 1 or len(set(osz)) > 1:
+        return _all_to_all_uneven(g, output, x, isz, osz, async_op)
     call = _blockwise("all_to_all_single", "ALLTOALL_BASE", g, x, n,
                       lambda a: jax.lax.all_to_all(a, "r", 1, 1, tiled=True), ("a2a",),
                       post=lambda out, m: out[:, :m])
     return _done(call, async_op,
                  lambda out: output._set_value(out.reshape(oshape).astype(output._value.dtype)))
+
+
+def _all_to_all_uneven(g, output, x, isz, osz, async_op):
+    """Unequal splits: every block padded to the largest split of any rank (agreed by a MAX all-reduce), one
+    even all-to-all, then each received block cut to its size."""
+    import jax
+    import jax.numpy as jnp
+    n = g.size()
+    big = np.asarray(_all_reduce_call(g, jnp.asarray([max(isz + osz)], jnp.int32), ReduceOp.MAX).result())
+    B = max(int(big[0]), 1)
+    rest = tuple(x.shape[1:])
+    offs = np.concatenate([[0], np.cumsum(isz)])
+    blocks = [jnp.pad(x[offs[j]:offs[j + 1]], [(0, B - isz[j])] + [(0, 0)] * len(rest)) for j in range(n)]
+    xp = jnp.concatenate(blocks)
+    dtype = output._value.dtype
+
+    def finish(out):
+        out = out.reshape((n, B) + rest)
+        output._set_value(jnp.concatenate([out[j, :osz[j]] for j in range(n)]).astype(dtype))
+    call = _blockwise("all_to_all_single", "ALLTOALL_BASE", g, xp, n,
+                      lambda a: jax.lax.all_to_all(a, "r", 1, 1, tiled=True), ("a2a",),
+                      post=lambda out, m: out[:, :m])
+    return _done(call, async_op, finish)
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
