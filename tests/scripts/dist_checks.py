@@ -168,7 +168,8 @@ for variant in ["plain", "no_sync", "unused", "syncbn", "hook", "compiled"]:
         loss.backward()
         opt.step()
         return loss
-    compiled_step = torch.compile(train_step) if variant == "compiled" else None
+    # fullgraph: the whole step, DDP's bucket all-reduces included, is one compiled program (no graph break)
+    compiled_step = torch.compile(train_step, fullgraph=True) if variant == "compiled" else None
     for step in range(10):
         if compiled_step is not None:
             loss = compiled_step(xs, ys)
