@@ -120,6 +120,10 @@ def test_collectives_inside_compile(ranks):
         _eq(res[r]["compiled_all_reduce"], y + 1)
         _eq(res[r]["compiled_all_gather_into_tensor"], np.concatenate([y] * W))
         _eq(res[r]["compiled_broadcast"], xs[1])
+        _eq(res[r]["compiled_scatter"], xs[1] * (r + 1))
+        _eq(res[r]["compiled_reduce_scatter"], sum(x * (r + 1) for x in xs))
+        _eq(res[r]["compiled_all_to_all"], np.stack([xs[i] + 10 * r for i in range(W)]))
+    _eq(res[0]["compiled_gather"], np.stack([x + 1 for x in xs]))
 
 
 def _torch_reference(variant):

@@ -436,6 +436,9 @@ _reduce_scatter_base = reduce_scatter_tensor
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
     """``reduce_scatter_tensor`` with the blocks given as a list."""
+    if _tracing(output, *input_list):
+        return _in_program(lambda o, *ts: reduce_scatter(o, list(ts), op, group), [output, *input_list], [0],
+                           async_op)
     import jax.numpy as jnp
     g = _group(group)
     if not _member(g):
@@ -464,6 +467,10 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     """Rank ``dst`` receives every rank's ``tensor`` in ``gather_list``."""
+    if _tracing(tensor, *(gather_list or [])):
+        gl = list(gather_list or [])
+        return _in_program(lambda t, *ts: gather(t, list(ts) if gl else None, dst, group, group_dst=group_dst),
+                           [tensor, *gl], range(1, len(gl) + 1), async_op)
     g = _group(group)
     if not _member(g):
         return None
@@ -484,6 +491,10 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
     """Rank i's ``tensor`` receives ``scatter_list[i]`` of rank ``src``."""
     import jax.numpy as jnp
+    if _tracing(tensor, *(scatter_list or [])):
+        sl = list(scatter_list or [])
+        return _in_program(lambda t, *ts: scatter(t, list(ts) if sl else None, src, group, group_src=group_src),
+                           [tensor, *sl], [0], async_op)
     g = _group(group)
     if not _member(g):
         return None
@@ -564,6 +575,10 @@ def _all_to_all_uneven(g, output, x, isz, osz, async_op):
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
     """List form of ``all_to_all_single`` (all blocks the same shape)."""
+    if _tracing(*output_tensor_list, *input_tensor_list):
+        k = len(output_tensor_list)
+        return _in_program(lambda *ts: all_to_all(list(ts[:k]), list(ts[k:]), group),
+                           [*output_tensor_list, *input_tensor_list], range(k), async_op)
     import jax.numpy as jnp
 
     from ..tensor import Tensor
