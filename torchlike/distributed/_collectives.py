@@ -1,10 +1,13 @@
 """torch.distributed collectives as XLA collectives.
 
-Each rank's tensor becomes its block of a global array ``(group_size, *shape)`` sharded over the group's
-mesh (``jax.make_array_from_single_device_arrays``); a jitted ``shard_map`` runs ``psum``/``pmax``/
-``all_gather``/``psum_scatter``/``all_to_all``/``ppermute`` on it, and this rank's output block is written
-into the tensor passed in (torch's in-place contract). Programs are cached per (op, shape, dtype, group).
-Every rank must call the same collectives in the same order, as with NCCL.
+Each rank's tensor becomes its block of a global array sharded over the group's mesh
+(``jax.make_array_from_single_device_arrays``); a jitted ``shard_map`` runs ``psum``/``pmax``/``all_gather``/
+``psum_scatter``/``all_to_all``/``ppermute`` on it, and this rank's output block is written into the tensor passed
+in (torch's in-place contract). Programs are cached per (op, padded shape, dtype, group), compiled before they
+are queued, and run on the collective thread behind a fingerprint check (``_engine``: timeouts and mismatches
+raise torch's errors). On traced tensors (inside ``torchlike.compile``) a collective is an ordered
+``io_callback`` of the compiled program (``_in_program``). Every rank must call the same collectives in the same
+order, as with NCCL.
 """
 from __future__ import annotations
 
