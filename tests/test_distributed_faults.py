@@ -41,3 +41,18 @@ def test_mismatched_collectives_and_timeout_raise_torchs_errors(tmp_path):
     assert got[0]["timeout"] == want[0]["timeout"] == ["RuntimeError",
                                                        "[Rank 0]: Ranks 1 failed to pass monitoredBarrier in 6000 ms"]
     assert 5.5 < got[0]["timeout_s"] < 15
+
+
+def test_checks_off_runs_plain_programs():
+    """TORCHLIKE_DIST_CHECKS=0: collectives without the fingerprint exchange (one process, tcp:// rendezvous)."""
+    code = ("import numpy as np, torchlike, torchlike.distributed as dist\n"
+            "from torchlike.distributed import _engine\n"
+            "assert not _engine.checks_enabled()\n"
+            "dist.init_process_group('gloo', rank=0, world_size=1, init_method='tcp://127.0.0.1:0')\n"
+            "t = torchlike.tensor([1., 2., 3.]); dist.all_reduce(t, op=dist.ReduceOp.MAX)\n"
+            "o = torchlike.zeros(3); w = dist.all_gather_into_tensor(o, t, async_op=True); w.wait()\n"
+            "print(t.tolist(), o.tolist(), w.is_completed())\n")
+    env = dict(os.environ, PYTHONPATH=ROOT, JAX_PLATFORMS="cpu", TORCHLIKE_DIST_CHECKS="0")
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.strip() == "[1.0, 2.0, 3.0] [1.0, 2.0, 3.0] True"

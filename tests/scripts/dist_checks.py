@@ -113,10 +113,19 @@ def in_program(x):
     dist.all_gather_into_tensor(o, y)
     b = x.clone()
     dist.broadcast(b, src=1)
-    return y + 1, o, b
+    gl = [torch.zeros(2, 3) for _ in range(world)] if rank == 0 else None
+    dist.gather(x + 1, gl, dst=0)
+    sc = torch.zeros(2, 3)
+    dist.scatter(sc, [x * (i + 1) for i in range(world)] if rank == 1 else None, src=1)
+    rsc = torch.zeros(2, 3)
+    dist.reduce_scatter(rsc, [x * (i + 1) for i in range(world)])
+    a2a = [torch.zeros(2, 3) for _ in range(world)]
+    dist.all_to_all(a2a, [x + 10 * i for i in range(world)])
+    return y + 1, o, b, torch.stack(gl) if rank == 0 else torch.zeros(1), sc, rsc, torch.stack(a2a)
 
 
-for name, v in zip(["all_reduce", "all_gather_into_tensor", "broadcast"],
+for name, v in zip(["all_reduce", "all_gather_into_tensor", "broadcast", "gather", "scatter", "reduce_scatter",
+                    "all_to_all"],
                    in_program(torch.tensor(inp(11, rank, (2, 3), "float32")))):
     res[f"compiled_{name}"] = v.numpy()
 
@@ -168,7 +177,8 @@ for variant in ["plain", "no_sync", "unused", "syncbn", "hook", "compiled"]:
         loss.backward()
         opt.step()
         return loss
-    compiled_step = torch.compile(train_step) if variant == "compiled" else None
+    # fullgraph: the whole step, DDP's bucket all-reduces included, is one compiled program (no graph break)
+    compiled_step = torch.compile(train_step, fullgraph=True) if variant == "compiled" else None
     for step in range(10):
         if compiled_step is not None:
             loss = compiled_step(xs, ys)

@@ -1,10 +1,13 @@
 """torch.distributed collectives as XLA collectives.
 
-Each rank's tensor becomes its block of a global array ``(group_size, *shape)`` sharded over the group's
-mesh (``jax.make_array_from_single_device_arrays``); a jitted ``shard_map`` runs ``psum``/``pmax``/
-``all_gather``/``psum_scatter``/``all_to_all``/``ppermute`` on it, and this rank's output block is written
-into the tensor passed in (torch's in-place contract). Programs are cached per (op, shape, dtype, group).
-Every rank must call the same collectives in the same order, as with NCCL.
+Each rank's tensor becomes its block of a global array sharded over the group's mesh
+(``jax.make_array_from_single_device_arrays``); a jitted ``shard_map`` runs ``psum``/``pmax``/``all_gather``/
+``psum_scatter``/``all_to_all``/``ppermute`` on it, and this rank's output block is written into the tensor passed
+in (torch's in-place contract). Programs are cached per (op, padded shape, dtype, group), compiled before they
+are queued, and run on the collective thread behind a fingerprint check (``_engine``: timeouts and mismatches
+raise torch's errors). On traced tensors (inside ``torchlike.compile``) a collective is an ordered
+``io_callback`` of the compiled program (``_in_program``). Every rank must call the same collectives in the same
+order, as with NCCL.
 """
 from __future__ import annotations
 
@@ -436,6 +439,9 @@ _reduce_scatter_base = reduce_scatter_tensor
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
     """``reduce_scatter_tensor`` with the blocks given as a list."""
+    if _tracing(output, *input_list):
+        return _in_program(lambda o, *ts: reduce_scatter(o, list(ts), op, group), [output, *input_list], [0],
+                           async_op)
     import jax.numpy as jnp
     g = _group(group)
     if not _member(g):
@@ -464,6 +470,10 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     """Rank ``dst`` receives every rank's ``tensor`` in ``gather_list``."""
+    if _tracing(tensor, *(gather_list or [])):
+        gl = list(gather_list or [])
+        return _in_program(lambda t, *ts: gather(t, list(ts) if gl else None, dst, group, group_dst=group_dst),
+                           [tensor, *gl], range(1, len(gl) + 1), async_op)
     g = _group(group)
     if not _member(g):
         return None
@@ -484,6 +494,10 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
     """Rank i's ``tensor`` receives ``scatter_list[i]`` of rank ``src``."""
     import jax.numpy as jnp
+    if _tracing(tensor, *(scatter_list or [])):
+        sl = list(scatter_list or [])
+        return _in_program(lambda t, *ts: scatter(t, list(ts) if sl else None, src, group, group_src=group_src),
+                           [tensor, *sl], [0], async_op)
     g = _group(group)
     if not _member(g):
         return None
@@ -506,7 +520,8 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,
                       async_op=False):
-    """Block j of rank i's ``input`` (dim 0) goes to block i of rank j's ``output`` (even splits)."""
+    """Block j of rank i's ``input`` (dim 0) goes to block i of rank j's ``output``; blocks are even, or
+    ``input_split_sizes[j]`` rows sent to rank j and ``output_split_sizes[j]`` received from it."""
     import jax
     if _tracing(output, input):
         return _in_program(lambda o, i: all_to_all_single(o, i, output_split_sizes, input_split_sizes, group),
@@ -516,12 +531,21 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
         return None
     n = g.size()
     x = _x(input)
-    for sizes in (output_split_sizes, input_split_sizes):
-        if sizes is not None and len(set(sizes)) > 1:
-            raise NotImplementedError("torchlike.distributed.all_to_all_single supports equal splits only")
-    if x.shape[0] % n:
-        raise ValueError(f"input dim 0 ({x.shape[0]}) must be divisible by the group size {n}")
     oshape = tuple(output.shape)
+    splits = []
+    for sizes, rows in ((input_split_sizes, x.shape[0]), (output_split_sizes, oshape[0] if oshape else 0)):
+        if not sizes:
+            if rows % n:
+                raise RuntimeError("Tensor's dim 0 does not divide equally across group size")
+            sizes = [rows // n] * n
+        if len(sizes) != n:
+            raise RuntimeError("Number of tensor splits not equal to group size")
+        if sum(sizes) != rows:
+            raise RuntimeError("Split sizes doesn't match total dim 0 size")
+        splits.append([int(v) for v in sizes])
+    isz, osz = splits
+    if len(set(isz)) > 1 or len(set(osz)) > 1:
+        return _all_to_all_uneven(g, output, x, isz, osz, async_op)
     call = _blockwise("all_to_all_single", "ALLTOALL_BASE", g, x, n,
                       lambda a: jax.lax.all_to_all(a, "r", 1, 1, tiled=True), ("a2a",),
                       post=lambda out, m: out[:, :m])
@@ -529,8 +553,35 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
                  lambda out: output._set_value(out.reshape(oshape).astype(output._value.dtype)))
 
 
+def _all_to_all_uneven(g, output, x, isz, osz, async_op):
+    """Unequal splits: every block padded to the largest split of any rank (agreed by a MAX all-reduce), one
+    even all-to-all, then each received block cut to its size."""
+    import jax
+    import jax.numpy as jnp
+    n = g.size()
+    big = np.asarray(_all_reduce_call(g, jnp.asarray([max(isz + osz)], jnp.int32), ReduceOp.MAX).result())
+    B = max(int(big[0]), 1)
+    rest = tuple(x.shape[1:])
+    offs = np.concatenate([[0], np.cumsum(isz)])
+    blocks = [jnp.pad(x[offs[j]:offs[j + 1]], [(0, B - isz[j])] + [(0, 0)] * len(rest)) for j in range(n)]
+    xp = jnp.concatenate(blocks)
+    dtype = output._value.dtype
+
+    def finish(out):
+        out = out.reshape((n, B) + rest)
+        output._set_value(jnp.concatenate([out[j, :osz[j]] for j in range(n)]).astype(dtype))
+    call = _blockwise("all_to_all_single", "ALLTOALL_BASE", g, xp, n,
+                      lambda a: jax.lax.all_to_all(a, "r", 1, 1, tiled=True), ("a2a",),
+                      post=lambda out, m: out[:, :m])
+    return _done(call, async_op, finish)
+
+
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
     """List form of ``all_to_all_single`` (all blocks the same shape)."""
+    if _tracing(*output_tensor_list, *input_tensor_list):
+        k = len(output_tensor_list)
+        return _in_program(lambda *ts: all_to_all(list(ts[:k]), list(ts[k:]), group),
+                           [*output_tensor_list, *input_tensor_list], range(k), async_op)
     import jax.numpy as jnp
 
     from ..tensor import Tensor

@@ -135,10 +135,13 @@ class DistributedDataParallel(Module):
     def forward(self, *inputs, **kwargs):
         if self._world > 1:
             from ...compile import is_compiling
-            if is_compiling():  # its collectives are not traced yet: leave before any state changes
+            # compiled: the bucket all-reduces become ordered callbacks of the one program (see
+            # torchlike.distributed._collectives._in_program). find_unused_parameters reads the used flags on the
+            # host: leave before any state changes
+            if is_compiling() and self.find_unused_parameters:
                 from ...compile._errors import GraphBreak
-                raise GraphBreak("DistributedDataParallel over several processes runs eagerly under "
-                                 "torchlike.compile (its all-reduces are not traced into the program yet)")
+                raise GraphBreak("DistributedDataParallel(find_unused_parameters=True) over several processes "
+                                 "runs eagerly under torchlike.compile")
         if self._world > 1 and self.broadcast_buffers and self.require_forward_param_sync:
             bufs = list(self.module.buffers())
             if bufs:
