@@ -66,6 +66,18 @@ def _linear(idx_np, sizes):
         np.zeros(0, np.int64)
 
 
+def _identity(v):
+    return v
+
+
+def _own_values(v, node_name):
+    """Values for a new sparse tensor: shared with the caller's tensor (a detached alias, so flags such as
+    requires_grad stay separate), or, when they carry gradient, behind a node named as torch's."""
+    if v.requires_grad:
+        return dispatch(_identity, (v,), name=node_name, saves=False)
+    return v.detach()
+
+
 def _as_tensor(x, dtype=None, device=None):
     if isinstance(x, Tensor):
         return x if dtype is None else x.to(dtype)
@@ -126,6 +138,7 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
             if hi[d] >= size[d]:
                 raise RuntimeError(f"size is inconsistent with indices: for dim {d}, size is {size[d]} but "
                                    f"found index {hi[d]}")
+    v = _own_values(v, "SparseCooTensorWithDimsAndTensorsBackward0")
     if requires_grad:
         v = v.detach().requires_grad_()
     t = make_sparse(i, v, size, sparse_coo, bool(is_coalesced) if is_coalesced is not None else nnz <= 1)
@@ -175,6 +188,7 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
         raise RuntimeError("`0 <= col_indices < ncols` is not satisfied.")
     rows = np.repeat(np.arange(size[0], dtype=np.int64), np.diff(c))
     ii = np.stack([rows, k])
+    v = _own_values(v, "SparseCompressedTensorBackward0")
     if requires_grad:
         v = v.detach().requires_grad_()
     t = make_sparse(_idx_tensor(ii, v.device), v, size, sparse_csr, True, crow)
