@@ -389,3 +389,18 @@ def test_custom_function_saving_a_sparse_tensor_pygat_style():
         return out, e.grad, h.grad
     for a, b in zip(run(torchlike), run(torch)):
         same(a, b, rtol=1e-5, atol=1e-5)
+
+
+def test_sparse_adam_takes_a_real_row_sparse_gradient():
+    g = RNG.standard_normal((5, 3)).astype(np.float32)
+    g[[1, 3]] = 0.0
+    p0 = RNG.standard_normal((5, 3)).astype(np.float32)
+
+    def run(lib):
+        p = lib.from_numpy(p0.copy()).requires_grad_()
+        opt = lib.optim.SparseAdam([p], lr=0.1)
+        for _ in range(3):
+            p.grad = lib.from_numpy(g.copy()).to_sparse(1).coalesce()
+            opt.step()
+        return p
+    same(run(torchlike), run(torch))
