@@ -404,3 +404,13 @@ def test_sparse_adam_takes_a_real_row_sparse_gradient():
             opt.step()
         return p
     same(run(torchlike), run(torch))
+
+
+def test_compile_captured_sparse_works_and_sparse_argument_raises():
+    s = torchlike.from_numpy(np.eye(3, dtype=np.float32)).to_sparse()
+    x = torchlike.from_numpy(RNG_X[:, :2].copy())
+    f = torchlike.compile(lambda v: torchlike.sparse.mm(s, v) * 2)
+    np.testing.assert_allclose(f(x).numpy(), 2 * RNG_X[:, :2], rtol=1e-6)
+    g = torchlike.compile(lambda a, v: torchlike.sparse.mm(a, v))
+    with pytest.raises(NotImplementedError, match="compiled"):
+        g(s, x)

@@ -50,6 +50,9 @@ def _calling_op():
             if mod.startswith("torchlike.sparse"):
                 f = f.f_back
                 continue
+            if name is None and node is None and mod.startswith(("torchlike.compile", "torchlike.func")):
+                return "compile (a sparse tensor passed into a compiled or transformed function; capture it "\
+                    "from the enclosing scope instead)"
             break
         n = f.f_code.co_name
         if n == "dispatch":
