@@ -14,12 +14,13 @@ import numpy as np
 
 from .. import _creation, _dtype
 from .._dispatch import dispatch
-from .._layout import sparse_coo, sparse_csr, strided
+from .._layout import sparse_coo, sparse_csr
 from ..tensor import Tensor
 from ._tensor import SparseTensor, make_sparse, unsupported
 
 __all__ = ["sparse_coo_tensor", "sparse_csr_tensor", "to_sparse", "to_sparse_csr", "to_dense", "coalesce",
-           "mm", "sum", "softmax", "log_softmax", "transpose", "add", "mul", "first_per_position", "values_at"]
+           "mm", "sum", "softmax", "log_softmax", "transpose", "add", "mul", "div", "first_per_position",
+           "values_at"]
 
 
 # ---- pure JAX kernels (indices are int arrays, sizes are static) ----------------------------------------
@@ -477,7 +478,3 @@ def div(a, b):
     if isinstance(b, SparseTensor) or (isinstance(b, Tensor) and b.ndim):
         raise unsupported("div (by a sparse or non-scalar tensor)")
     return _with_values(a, a._vals / b)
-
-
-def layout_of(x):
-    return x.layout if isinstance(x, Tensor) else strided

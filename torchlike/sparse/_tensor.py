@@ -16,7 +16,6 @@ import sys
 
 import numpy as np
 
-from .. import _dtype
 from .._layout import sparse_coo, sparse_csr, strided
 from ..tensor import Size, Tensor
 
@@ -405,7 +404,3 @@ def _rebuild_sparse(idx, vals, size, layout, coalesced, crow, requires_grad, dev
     if requires_grad:
         t.requires_grad_()
     return t
-
-
-def default_dtype_names():
-    return (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool)
