@@ -389,3 +389,28 @@ def test_custom_function_saving_a_sparse_tensor_pygat_style():
         return out, e.grad, h.grad
     for a, b in zip(run(torchlike), run(torch)):
         same(a, b, rtol=1e-5, atol=1e-5)
+
+
+def test_sparse_adam_takes_a_real_row_sparse_gradient():
+    g = RNG.standard_normal((5, 3)).astype(np.float32)
+    g[[1, 3]] = 0.0
+    p0 = RNG.standard_normal((5, 3)).astype(np.float32)
+
+    def run(lib):
+        p = lib.from_numpy(p0.copy()).requires_grad_()
+        opt = lib.optim.SparseAdam([p], lr=0.1)
+        for _ in range(3):
+            p.grad = lib.from_numpy(g.copy()).to_sparse(1).coalesce()
+            opt.step()
+        return p
+    same(run(torchlike), run(torch))
+
+
+def test_compile_captured_sparse_works_and_sparse_argument_raises():
+    s = torchlike.from_numpy(np.eye(3, dtype=np.float32)).to_sparse()
+    x = torchlike.from_numpy(RNG_X[:, :2].copy())
+    f = torchlike.compile(lambda v: torchlike.sparse.mm(s, v) * 2)
+    np.testing.assert_allclose(f(x).numpy(), 2 * RNG_X[:, :2], rtol=1e-6)
+    g = torchlike.compile(lambda a, v: torchlike.sparse.mm(a, v))
+    with pytest.raises(NotImplementedError, match="compiled"):
+        g(s, x)

@@ -14,12 +14,13 @@ import numpy as np
 
 from .. import _creation, _dtype
 from .._dispatch import dispatch
-from .._layout import sparse_coo, sparse_csr, strided
+from .._layout import sparse_coo, sparse_csr
 from ..tensor import Tensor
 from ._tensor import SparseTensor, make_sparse, unsupported
 
 __all__ = ["sparse_coo_tensor", "sparse_csr_tensor", "to_sparse", "to_sparse_csr", "to_dense", "coalesce",
-           "mm", "sum", "softmax", "log_softmax", "transpose", "add", "mul", "first_per_position", "values_at"]
+           "mm", "sum", "softmax", "log_softmax", "transpose", "add", "mul", "div", "first_per_position",
+           "values_at"]
 
 
 # ---- pure JAX kernels (indices are int arrays, sizes are static) ----------------------------------------
@@ -64,6 +65,18 @@ def _linear(idx_np, sizes):
         return np.zeros(idx_np.shape[1], np.int64)
     return np.ravel_multi_index(tuple(idx_np), tuple(int(s) for s in sizes)) if idx_np.shape[1] else \
         np.zeros(0, np.int64)
+
+
+def _identity(v):
+    return v
+
+
+def _own_values(v, node_name):
+    """Values for a new sparse tensor: shared with the caller's tensor (a detached alias, so flags such as
+    requires_grad stay separate), or, when they carry gradient, behind a node named as torch's."""
+    if v.requires_grad:
+        return dispatch(_identity, (v,), name=node_name, saves=False)
+    return v.detach()
 
 
 def _as_tensor(x, dtype=None, device=None):
@@ -126,6 +139,7 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
             if hi[d] >= size[d]:
                 raise RuntimeError(f"size is inconsistent with indices: for dim {d}, size is {size[d]} but "
                                    f"found index {hi[d]}")
+    v = _own_values(v, "SparseCooTensorWithDimsAndTensorsBackward0")
     if requires_grad:
         v = v.detach().requires_grad_()
     t = make_sparse(i, v, size, sparse_coo, bool(is_coalesced) if is_coalesced is not None else nnz <= 1)
@@ -175,6 +189,7 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
         raise RuntimeError("`0 <= col_indices < ncols` is not satisfied.")
     rows = np.repeat(np.arange(size[0], dtype=np.int64), np.diff(c))
     ii = np.stack([rows, k])
+    v = _own_values(v, "SparseCompressedTensorBackward0")
     if requires_grad:
         v = v.detach().requires_grad_()
     t = make_sparse(_idx_tensor(ii, v.device), v, size, sparse_csr, True, crow)
@@ -463,7 +478,3 @@ def div(a, b):
     if isinstance(b, SparseTensor) or (isinstance(b, Tensor) and b.ndim):
         raise unsupported("div (by a sparse or non-scalar tensor)")
     return _with_values(a, a._vals / b)
-
-
-def layout_of(x):
-    return x.layout if isinstance(x, Tensor) else strided

@@ -16,7 +16,6 @@ import sys
 
 import numpy as np
 
-from .. import _dtype
 from .._layout import sparse_coo, sparse_csr, strided
 from ..tensor import Size, Tensor
 
@@ -50,6 +49,9 @@ def _calling_op():
             if mod.startswith("torchlike.sparse"):
                 f = f.f_back
                 continue
+            if name is None and node is None and mod.startswith(("torchlike.compile", "torchlike.func")):
+                return "compile (a sparse tensor passed into a compiled or transformed function; capture it "\
+                    "from the enclosing scope instead)"
             break
         n = f.f_code.co_name
         if n == "dispatch":
@@ -402,7 +404,3 @@ def _rebuild_sparse(idx, vals, size, layout, coalesced, crow, requires_grad, dev
     if requires_grad:
         t.requires_grad_()
     return t
-
-
-def default_dtype_names():
-    return (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool)
