@@ -5,6 +5,7 @@ Operators, methods and in-place variants are attached from the op table (``_ops`
 """
 from __future__ import annotations
 
+import copy
 import numbers
 import weakref
 
@@ -12,16 +13,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dispatch, _dtype, _views
-from ._errors import to_host
+from . import _dtype, _grad_mode, _views
+from ._errors import GraphBreak, to_host
+from ._missing import MissingAPI
 from ._device import CPU, canonical, device as _device_cls
 from ._layout import strided as _strided
-from .autograd import grad_mode
-from .autograd.graph import AccumulateGrad
+from ._tape import AccumulateGrad
 
 __all__ = ["Tensor", "Size"]
 
-_state = grad_mode._state
+_state = _grad_mode._state
 _NP2DT = _dtype._BY_NP
 
 
@@ -74,7 +75,7 @@ class Tensor:
     # ---- construction -------------------------------------------------------------------------
     def __new__(cls, *args, device=None, dtype=None):
         """Legacy ``torch.Tensor(2, 3)`` (uninitialised float) / ``torch.Tensor([1, 2])`` constructor."""
-        from . import _creation
+        from . import _creation  # lazy: the legacy constructor builds through creation (layer 3)
         dt = _dtype.get_default_dtype() if dtype is None else dtype
         if len(args) == 1 and not isinstance(args[0], numbers.Integral):
             src = args[0]
@@ -129,8 +130,8 @@ class Tensor:
         """Re-read a view from its root after some alias was written."""
         b = self._vbase
         if (b._rg or b._grad_fn is not None) and self._chain and self._chain[0][0] != "alias":
-            from ._ops.views import view_of_root
-            with grad_mode.enable_grad():
+            from ._ops.views import view_of_root  # lazy: re-deriving a view with autograd is an op (layer 3)
+            with _grad_mode.enable_grad():
                 fresh = view_of_root(b, self._chain)
             self._grad_fn, self._oi = fresh._grad_fn, fresh._oi
             self._x = fresh._x
@@ -205,7 +206,7 @@ class Tensor:
             if track:
                 self._grad_fn, self._oi = new._grad_fn, new._oi
                 if new._grad_fn is None:  # new is a leaf that requires grad: route through an identity
-                    from ._ops.views import alias_op
+                    from ._ops.views import alias_op  # lazy: mutation records an op (layer 3)
                     a = alias_op(new)
                     self._grad_fn, self._oi = a._grad_fn, a._oi
             return self
@@ -215,7 +216,7 @@ class Tensor:
             self._set_value(new._value)
             return self
         if _state.enabled and (track or root_tracks):
-            from ._ops.views import copy_slices
+            from ._ops.views import copy_slices  # lazy: mutation records an op (layer 3)
             r = copy_slices(b, new, chain)
             b._x = r._x
             b._grad_fn, b._oi = r._grad_fn, r._oi
@@ -338,12 +339,12 @@ class Tensor:
         return True
 
     def data_ptr(self):
-        from ._storage import buffer_address
+        from ._storage import buffer_address  # lazy: storage is built on the tensor (layer 3)
         root = self._vbase if self._vbase is not None else self
         return buffer_address(root) + self.storage_offset() * self.dtype.itemsize
 
     def untyped_storage(self):
-        from ._storage import UntypedStorage
+        from ._storage import UntypedStorage  # lazy: storage is built on the tensor (layer 3)
         return UntypedStorage._of(self)
 
     # ---- autograd -----------------------------------------------------------------------------
@@ -443,7 +444,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate gradients of this tensor into the ``.grad`` of the leaves it depends on."""
-        from .autograd import backward
+        from .autograd import backward  # lazy: the engine (layer 4) sits above the tensor
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
@@ -559,11 +560,10 @@ class Tensor:
         # only reached when normal lookup fails: name a missing torch API clearly
         if name.startswith("_"):
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-        from ._missing import MissingAPI
         raise MissingAPI(f"Tensor.{name} is not implemented in torchlike")
 
     def __repr__(self, *, tensor_contents=None):
-        from ._printing import tensor_repr
+        from ._printing import tensor_repr  # lazy: printing uses ops (layer 3)
         return tensor_repr(self)
 
     def __format__(self, spec):
@@ -592,7 +592,6 @@ class Tensor:
             new._grad = self._grad.__deepcopy__(memo)
         for k, v in self.__dict__.items():
             if not k.startswith("_acc"):
-                import copy
                 new.__dict__[k] = copy.deepcopy(v, memo)
         memo[id(self)] = new
         return new
@@ -658,10 +657,10 @@ class Tensor:
                 dev = canonical(d)
         out = self
         if dt is not None and dt is not self.dtype:
-            from ._ops.basic import to_dtype_op
+            from ._ops.basic import to_dtype_op  # lazy: a dtype move is an op (layer 3)
             out = to_dtype_op(out, dt)
         if dev is not None and dev != self._dev:
-            from ._ops.basic import to_device_op
+            from ._ops.basic import to_device_op  # lazy: a device move is an op (layer 3)
             out = to_device_op(out, dev)
         if vals.get("copy", False) and out is self:
             out = self.clone()
@@ -678,10 +677,10 @@ class Tensor:
         if dtype is None:
             return _legacy_type_name(self.dtype, self._dev)
         if isinstance(dtype, str):
-            from ._legacy import dtype_of_type_name
+            from ._legacy import dtype_of_type_name  # lazy: legacy type names (layer 3)
             dtype = dtype_of_type_name(dtype)
         elif isinstance(dtype, type):
-            from ._legacy import dtype_of_type_name
+            from ._legacy import dtype_of_type_name  # lazy: legacy type names (layer 3)
             dtype = dtype_of_type_name(dtype.__name__)
         return self.to(dtype)
 
@@ -741,8 +740,7 @@ class Tensor:
 
 
 def _rebuild_pickled(cls, arr, requires_grad, dev, extra):
-    from ._device import device
-    t = Tensor._wrap(jnp.asarray(arr), canonical(device(dev)))
+    t = Tensor._wrap(jnp.asarray(arr), canonical(_device_cls(dev)))
     if cls is not Tensor:
         t = t.as_subclass(cls)
     t._rg = requires_grad
@@ -767,9 +765,6 @@ def _wrap_dim(dim, ndim):
 
 
 def _concrete_error(what):
-    from .compile._errors import GraphBreak
     return GraphBreak(f"Tensor.{what}() needs a concrete value, but the tensor is being traced "
                       f"(inside torchlike.compile / jax.jit)")
 
-
-_dispatch.Tensor = Tensor

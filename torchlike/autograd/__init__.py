@@ -8,6 +8,9 @@ tensor(2.)
 """
 from __future__ import annotations
 
+from .. import _creation
+from ..tensor import Tensor
+
 from . import graph
 from .engine import run_backward
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
@@ -25,13 +28,10 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_gra
 def _seq(x):
     if x is None:
         return None
-    from ..tensor import Tensor
     return (x,) if isinstance(x, Tensor) else tuple(x)
 
 
 def _make_grads(outputs, grad_outputs, create_graph):
-    from .. import _creation
-    from ..tensor import Tensor
     out = []
     for i, (o, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
@@ -81,7 +81,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     res = run_backward(outputs, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs,
                        capture=True, allow_unused=allow_unused, accumulate=False)
     if materialize_grads:
-        from .. import _creation
         res = tuple(_creation.zeros_like(i) if r is None else r for r, i in zip(res, inputs))
     return res
 
