@@ -35,7 +35,7 @@ LAYERS = {
     # L1: the Tensor (state and metadata)
     "torchlike.tensor": L1,
     # L2: the dispatcher, out=, mutation
-    "torchlike._dispatch": L2,
+    "torchlike._dispatch": L2, "torchlike._mutation": L2,
     # L3: ops and everything built directly from them
     "torchlike._ops": L3, "torchlike._creation": L3, "torchlike.nn.functional": L3, "torchlike._random": L3,
     "torchlike._mt": L3, "torchlike._mt_kernels": L3, "torchlike._misc_api": L3, "torchlike._printing": L3,
@@ -185,9 +185,12 @@ def measure(root=ROOT):
     every = {m: {i.target for i in ims} for m, ims in g.items()}
     big_top = max(strongly_connected(list(mods), top), key=len)
     big_all = max(strongly_connected(list(mods), every), key=len)
+    unjust_g = {m: {i.target for i in ims if not i.local or not i.justified} for m, ims in g.items()}
+    big_unjust = max(strongly_connected(list(mods), unjust_g), key=len)
     return {"modules": len(mods), "function_local_imports": len(local_stmts),
             "unjustified_function_local_imports": len(unjust),
             "largest_scc_module_level": len(big_top), "largest_scc_with_function_local": len(big_all),
+            "largest_scc_without_justified_lazy": len(big_unjust),
             "largest_scc_members": sorted(big_all)}
 
 
@@ -367,7 +370,7 @@ def test_function_local_imports_are_justified():
     assert not stale, f"fixed — lower these counts in UNJUSTIFIED_LOCAL (found, allowed): {stale}"
 
 
-CORE = ("torchlike.tensor", "torchlike._dispatch", "torchlike._creation", "torchlike._tape", "torchlike._grad_mode",
+CORE = ("torchlike.tensor", "torchlike._dispatch", "torchlike._mutation", "torchlike._creation", "torchlike._tape", "torchlike._grad_mode",
         "torchlike.autograd", "torchlike.compile", "torchlike._dtype", "torchlike._device", "torchlike._views")
 
 
@@ -394,6 +397,8 @@ def test_core_import_order_is_the_layer_order():
             "t, d, e, tr = (importlib.import_module('torchlike.' + m) for m in "
             "('tensor', '_dispatch', 'autograd.engine', 'compile._trace'))\n"
             "assert d.Tensor is t.Tensor\n"
+            "import torchlike._mutation as mu\n"
+            "assert t.Tensor._inplace_update is mu._inplace_update\n"
             "assert tr._backward_started in e.on_backward\n"
             "print('ok')\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
@@ -465,14 +470,19 @@ def test_the_tool_sees_upward_local_and_cyclic_imports(tmp_path):
 
 
 def test_numbers_only_improve():
-    # issue 12 measured 97 of 190 modules in one SCC counting function-local imports; this change started
-    # from 266 modules, 283 function-local imports and a 133-module SCC (tests/test_layers.py as a script)
+    # issue 12 measured 97 of 190 modules in one SCC counting function-local imports. Before this change
+    # (same rules, `python tests/test_layers.py`): 266 modules, 274 function-local torchlike imports, none
+    # justified, 131 modules in the largest SCC, with tensor, _dispatch, _creation, autograd and compile in it.
     r = measure()
     print({k: v for k, v in r.items() if k != "largest_scc_members"})
-    assert r["function_local_imports"] < 283
-    assert r["largest_scc_with_function_local"] < 133
-    assert not set(r["largest_scc_members"]) & {"torchlike._tape", "torchlike._grad_mode", "torchlike._dtype",
-                                                 "torchlike._device", "torchlike._views", "torchlike._errors"}
+    assert r["function_local_imports"] < 274
+    assert r["unjustified_function_local_imports"] < 274
+    assert r["largest_scc_without_justified_lazy"] < 131
+    # setting aside the deliberate (`# lazy:`) imports, no core module sits in any import cycle
+    mods, g = graph()
+    edges = {m: {i.target for i in ims if not i.local or not i.justified} for m, ims in g.items()}
+    knotted = sorted(m for c in strongly_connected(list(mods), edges) if len(c) > 1 for m in c if _is_core(m))
+    assert not knotted, knotted
 
 
 if __name__ == "__main__":

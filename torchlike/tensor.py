@@ -1,7 +1,10 @@
 """The torchlike Tensor: a mutable handle on an immutable ``jax.Array``.
 
 Mutation rebinds the handle (and, for a view, functionally rewrites its root: see ``_views``).
-Operators, methods and in-place variants are attached from the op table (``_ops``).
+This module is layer 1 (docs/DEVELOPING.md): it imports only layer 0 and knows no op.  Operators, methods
+and in-place variants are attached from the op table (``_ops``); ``_inplace_update`` (the end of every
+in-place op) and ``_refresh_recorded`` (re-reading a stale view with autograd) are installed by
+``_mutation`` (layer 2), since both record ops.
 """
 from __future__ import annotations
 
@@ -130,11 +133,7 @@ class Tensor:
         """Re-read a view from its root after some alias was written."""
         b = self._vbase
         if (b._rg or b._grad_fn is not None) and self._chain and self._chain[0][0] != "alias":
-            from ._ops.views import view_of_root  # lazy: re-deriving a view with autograd is an op (layer 3)
-            with _grad_mode.enable_grad():
-                fresh = view_of_root(b, self._chain)
-            self._grad_fn, self._oi = fresh._grad_fn, fresh._oi
-            self._x = fresh._x
+            self._refresh_recorded()  # a recorded op: installed by _mutation (layer 2)
         else:
             self._x = _views.chain_fn(self._chain)(b._value)
         self._seen = self._ver[0]
@@ -176,57 +175,6 @@ class Tensor:
         self._ver[0] += 1
         self._x = new.astype(self._x.dtype)
         self._seen = self._ver[0]
-
-    def _inplace_update(self, new):
-        """Make ``new`` (a Tensor computed from self) the value of self, in place, with autograd."""
-        if new is self:
-            return self
-        if _state.enabled:
-            self._check_inplace_leaf()
-        if new.dtype is not self.dtype:
-            if not _dtype.can_cast(new.dtype, self.dtype):
-                raise RuntimeError(f"result type {_dtype._CAP[new.dtype.name]} can't be cast to the desired "
-                                   f"output type {_dtype._CAP[self.dtype.name]}")
-            new = new.to(self.dtype)
-        if tuple(new.shape) != tuple(self.shape):
-            try:
-                new = new.expand(self.shape)
-            except RuntimeError:
-                raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
-                                   f"{list(new.shape)}") from None
-        gf = new._grad_fn
-        if gf is not None and gf.saved:
-            # the op saw self's old (immutable) array, so overwriting self can't corrupt its gradient
-            gf.saved = tuple((t, v) for t, v in gf.saved if t._ver is not self._ver)
-        b = self._vbase
-        track = _state.enabled and (new._grad_fn is not None or new._rg)
-        if b is None:
-            self._x = new._value
-            self._ver[0] += 1
-            if track:
-                self._grad_fn, self._oi = new._grad_fn, new._oi
-                if new._grad_fn is None:  # new is a leaf that requires grad: route through an identity
-                    from ._ops.views import alias_op  # lazy: mutation records an op (layer 3)
-                    a = alias_op(new)
-                    self._grad_fn, self._oi = a._grad_fn, a._oi
-            return self
-        chain = self._chain
-        root_tracks = b._rg or b._grad_fn is not None
-        if chain[0][0] == "alias":  # detach()/.data alias: never recorded
-            self._set_value(new._value)
-            return self
-        if _state.enabled and (track or root_tracks):
-            from ._ops.views import copy_slices  # lazy: mutation records an op (layer 3)
-            r = copy_slices(b, new, chain)
-            b._x = r._x
-            b._grad_fn, b._oi = r._grad_fn, r._oi
-        else:
-            b._x = _views.write_back_fn(chain)(b._value, new._value)
-        self._ver[0] += 1
-        if not (track or root_tracks):
-            self._x = new._value
-            self._seen = self._ver[0]
-        return self
 
     def _check_inplace_leaf(self):
         if self._grad_fn is None and self._rg:

@@ -8,7 +8,7 @@ with metadata changes (``requires_grad_``, ``.data =``, ``.grad = None``).
 from __future__ import annotations
 
 from .. import _views
-from .._ops.views import view_of_root
+from .._mutation import view_of_root
 from ..tensor import Tensor
 from . import _trace
 from ._errors import GraphBreak
