@@ -27,7 +27,7 @@ def _prep(inputs, create_graph):
 
 def _grad(outs, ins, gos, create_graph):
     return _autograd.grad(outs, ins, gos, retain_graph=True, create_graph=create_graph, allow_unused=True,
-                materialize_grads=True)
+                          materialize_grads=True)
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
