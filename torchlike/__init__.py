@@ -24,6 +24,7 @@ from ._dtype import (bfloat16, bool, cdouble, cfloat, chalf, complex32, complex6
                      short, uint8, uint16, uint32, uint64)
 from ._device import device, get_default_device, set_default_device  # noqa: E402
 from .tensor import Size, Tensor  # noqa: E402
+from . import _mutation  # noqa: E402,F401  (installs Tensor._inplace_update: layer 2)
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from . import autograd  # noqa: E402

@@ -247,7 +247,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
 def _out(t, out):
     if out is None:
         return t
-    from ._ops.registry import write_out
+    from ._ops.registry import write_out  # lazy: out= writing sits in the op table (_ops/registry.py imports creation)
     return write_out(out, t)
 
 

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import jax
 
-from . import _errors, _jit_cache
+from . import _errors, _grad_mode, _jit_cache
 from ._device import CPU
-from .autograd import _profiler_state as _prof, grad_mode
-from .autograd.graph import _NODE_CLASSES, node_class
+from . import _profiler_state as _prof
+from ._tape import _NODE_CLASSES, node_class
+from .tensor import Tensor
 
 __all__ = ["dispatch", "forward_fn"]
 
 _fwd_cache = _jit_cache.Cache("forward")  # (f, statics) -> Entry; bounded, see _jit_cache
 _NO_EDGE = (None, 0)
-_state = grad_mode._state
-Tensor = None  # set by tensor.py (import cycle)
+_state = _grad_mode._state
 
 
 def forward_fn(f, statics, jit=True):

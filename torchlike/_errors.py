@@ -28,7 +28,14 @@ import types
 
 import numpy as np
 
-__all__ = ["translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit"]
+__all__ = ["translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit",
+           "GraphBreak"]
+
+
+class GraphBreak(RuntimeError):
+    """Raised when traced code needs a concrete value (``.item()``, ``bool(t)``, data-dependent shapes);
+    the compile path recognises it (homed in ``torchlike.compile._errors``)."""
+
 
 _INT64_MAX = 2 ** 63 - 1
 _SMALL = 2 ** 26

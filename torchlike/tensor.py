@@ -1,10 +1,14 @@
 """The torchlike Tensor: a mutable handle on an immutable ``jax.Array``.
 
 Mutation rebinds the handle (and, for a view, functionally rewrites its root: see ``_views``).
-Operators, methods and in-place variants are attached from the op table (``_ops``).
+This module is layer 1 (docs/DEVELOPING.md): it imports only layer 0 and knows no op.  Operators, methods
+and in-place variants are attached from the op table (``_ops``); ``_inplace_update`` (the end of every
+in-place op) and ``_refresh_recorded`` (re-reading a stale view with autograd) are installed by
+``_mutation`` (layer 2), since both record ops.
 """
 from __future__ import annotations
 
+import copy
 import numbers
 import weakref
 
@@ -12,17 +16,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dispatch, _dtype, _views
-from ._errors import to_host
-from ._device import CPU, canonical
+from . import _dtype, _grad_mode, _views
+from ._errors import GraphBreak, to_host
+from ._missing import MissingAPI
+from ._device import CPU, canonical, device as _device_cls
 from ._layout import strided as _strided
+from ._tape import AccumulateGrad
 from ._to_args import parse_to
-from .autograd import grad_mode
-from .autograd.graph import AccumulateGrad
 
 __all__ = ["Tensor", "Size"]
 
-_state = grad_mode._state
+_state = _grad_mode._state
 _NP2DT = _dtype._BY_NP
 
 
@@ -75,7 +79,7 @@ class Tensor:
     # ---- construction -------------------------------------------------------------------------
     def __new__(cls, *args, device=None, dtype=None):
         """Legacy ``torch.Tensor(2, 3)`` (uninitialised float) / ``torch.Tensor([1, 2])`` constructor."""
-        from . import _creation
+        from . import _creation  # lazy: the legacy constructor builds through creation (layer 3)
         dt = _dtype.get_default_dtype() if dtype is None else dtype
         if len(args) == 1 and not isinstance(args[0], numbers.Integral):
             src = args[0]
@@ -130,11 +134,7 @@ class Tensor:
         """Re-read a view from its root after some alias was written."""
         b = self._vbase
         if (b._rg or b._grad_fn is not None) and self._chain and self._chain[0][0] != "alias":
-            from ._ops.views import view_of_root
-            with grad_mode.enable_grad():
-                fresh = view_of_root(b, self._chain)
-            self._grad_fn, self._oi = fresh._grad_fn, fresh._oi
-            self._x = fresh._x
+            self._refresh_recorded()  # a recorded op: installed by _mutation (layer 2)
         else:
             self._x = _views.chain_fn(self._chain)(b._value)
         self._seen = self._ver[0]
@@ -176,57 +176,6 @@ class Tensor:
         self._ver[0] += 1
         self._x = new.astype(self._x.dtype)
         self._seen = self._ver[0]
-
-    def _inplace_update(self, new):
-        """Make ``new`` (a Tensor computed from self) the value of self, in place, with autograd."""
-        if new is self:
-            return self
-        if _state.enabled:
-            self._check_inplace_leaf()
-        if new.dtype is not self.dtype:
-            if not _dtype.can_cast(new.dtype, self.dtype):
-                raise RuntimeError(f"result type {_dtype._CAP[new.dtype.name]} can't be cast to the desired "
-                                   f"output type {_dtype._CAP[self.dtype.name]}")
-            new = new.to(self.dtype)
-        if tuple(new.shape) != tuple(self.shape):
-            try:
-                new = new.expand(self.shape)
-            except RuntimeError:
-                raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
-                                   f"{list(new.shape)}") from None
-        gf = new._grad_fn
-        if gf is not None and gf.saved:
-            # the op saw self's old (immutable) array, so overwriting self can't corrupt its gradient
-            gf.saved = tuple((t, v) for t, v in gf.saved if t._ver is not self._ver)
-        b = self._vbase
-        track = _state.enabled and (new._grad_fn is not None or new._rg)
-        if b is None:
-            self._x = new._value
-            self._ver[0] += 1
-            if track:
-                self._grad_fn, self._oi = new._grad_fn, new._oi
-                if new._grad_fn is None:  # new is a leaf that requires grad: route through an identity
-                    from ._ops.views import alias_op
-                    a = alias_op(new)
-                    self._grad_fn, self._oi = a._grad_fn, a._oi
-            return self
-        chain = self._chain
-        root_tracks = b._rg or b._grad_fn is not None
-        if chain[0][0] == "alias":  # detach()/.data alias: never recorded
-            self._set_value(new._value)
-            return self
-        if _state.enabled and (track or root_tracks):
-            from ._ops.views import copy_slices
-            r = copy_slices(b, new, chain)
-            b._x = r._x
-            b._grad_fn, b._oi = r._grad_fn, r._oi
-        else:
-            b._x = _views.write_back_fn(chain)(b._value, new._value)
-        self._ver[0] += 1
-        if not (track or root_tracks):
-            self._x = new._value
-            self._seen = self._ver[0]
-        return self
 
     def _check_inplace_leaf(self):
         if self._grad_fn is None and self._rg:
@@ -339,12 +288,12 @@ class Tensor:
         return True
 
     def data_ptr(self):
-        from ._storage import buffer_address
+        from ._storage import buffer_address  # lazy: storage is built on the tensor (layer 3)
         root = self._vbase if self._vbase is not None else self
         return buffer_address(root) + self.storage_offset() * self.dtype.itemsize
 
     def untyped_storage(self):
-        from ._storage import UntypedStorage
+        from ._storage import UntypedStorage  # lazy: storage is built on the tensor (layer 3)
         return UntypedStorage._of(self)
 
     # ---- autograd -----------------------------------------------------------------------------
@@ -444,7 +393,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate gradients of this tensor into the ``.grad`` of the leaves it depends on."""
-        from .autograd import backward
+        from .autograd import backward  # lazy: the engine (layer 4) sits above the tensor
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
@@ -560,11 +509,10 @@ class Tensor:
         # only reached when normal lookup fails: name a missing torch API clearly
         if name.startswith("_"):
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-        from ._missing import MissingAPI
         raise MissingAPI(f"Tensor.{name} is not implemented in torchlike")
 
     def __repr__(self, *, tensor_contents=None):
-        from ._printing import tensor_repr
+        from ._printing import tensor_repr  # lazy: printing uses ops (layer 3)
         return tensor_repr(self)
 
     def __format__(self, spec):
@@ -593,7 +541,6 @@ class Tensor:
             new._grad = self._grad.__deepcopy__(memo)
         for k, v in self.__dict__.items():
             if not k.startswith("_acc"):
-                import copy
                 new.__dict__[k] = copy.deepcopy(v, memo)
         memo[id(self)] = new
         return new
@@ -610,10 +557,10 @@ class Tensor:
         dev, dt, _, copy, _ = parse_to(Tensor, args, kwargs)   # memory_format: one layout (see _memory_format)
         out = self
         if dt is not None and dt is not self.dtype:
-            from ._ops.basic import to_dtype_op
+            from ._ops.basic import to_dtype_op  # lazy: a dtype move is an op (layer 3)
             out = to_dtype_op(out, dt)
         if dev is not None and dev != self._dev:
-            from ._ops.basic import to_device_op
+            from ._ops.basic import to_device_op  # lazy: a device move is an op (layer 3)
             out = to_device_op(out, dev)
         if copy and out is self:
             out = self.clone()
@@ -630,10 +577,10 @@ class Tensor:
         if dtype is None:
             return _legacy_type_name(self.dtype, self._dev)
         if isinstance(dtype, str):
-            from ._legacy import dtype_of_type_name
+            from ._legacy import dtype_of_type_name  # lazy: legacy type names (layer 3)
             dtype = dtype_of_type_name(dtype)
         elif isinstance(dtype, type):
-            from ._legacy import dtype_of_type_name
+            from ._legacy import dtype_of_type_name  # lazy: legacy type names (layer 3)
             dtype = dtype_of_type_name(dtype.__name__)
         return self.to(dtype)
 
@@ -693,8 +640,7 @@ class Tensor:
 
 
 def _rebuild_pickled(cls, arr, requires_grad, dev, extra):
-    from ._device import device
-    t = Tensor._wrap(jnp.asarray(arr), canonical(device(dev)))
+    t = Tensor._wrap(jnp.asarray(arr), canonical(_device_cls(dev)))
     if cls is not Tensor:
         t = t.as_subclass(cls)
     t._rg = requires_grad
@@ -719,9 +665,6 @@ def _wrap_dim(dim, ndim):
 
 
 def _concrete_error(what):
-    from .compile._errors import GraphBreak
     return GraphBreak(f"Tensor.{what}() needs a concrete value, but the tensor is being traced "
                       f"(inside torchlike.compile / jax.jit)")
 
-
-_dispatch.Tensor = Tensor

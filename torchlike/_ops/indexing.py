@@ -11,7 +11,7 @@ advanced indices move to the front" rule.  An index expression is therefore spli
 """
 from __future__ import annotations
 
-from ..compile._errors import GraphBreak
+from .._errors import GraphBreak
 
 import functools
 import math

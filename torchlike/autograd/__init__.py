@@ -8,6 +8,9 @@ tensor(2.)
 """
 from __future__ import annotations
 
+from .. import _creation
+from ..tensor import Tensor
+
 from . import graph
 from .engine import run_backward
 from . import grad_mode
@@ -26,13 +29,10 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_gra
 def _seq(x):
     if x is None:
         return None
-    from ..tensor import Tensor
     return (x,) if isinstance(x, Tensor) else tuple(x)
 
 
 def _make_grads(outputs, grad_outputs, create_graph):
-    from .. import _creation
-    from ..tensor import Tensor
     out = []
     for i, (o, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
@@ -97,7 +97,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     finally:
         grad_mode._state.checkpoint_valid = prev
     if materialize_grads:
-        from .. import _creation
         res = tuple(_creation.zeros_like(i) if r is None else r for r, i in zip(res, inputs))
     return res
 

@@ -15,6 +15,7 @@ import contextlib
 from typing import NamedTuple
 
 from .._missing import MissingAPI
+from ..tensor import Tensor
 
 __all__ = ["GradientEdge", "get_gradient_edge", "increment_version", "saved_tensors_hooks", "save_on_cpu",
            "disable_saved_tensors_hooks", "region_activation_memory_budget",
@@ -41,7 +42,6 @@ def get_gradient_edge(tensor):
 
 def increment_version(tensor):
     """Mark ``tensor`` (or each tensor of an iterable) as modified in place (bumps ``_version``)."""
-    from ..tensor import Tensor
     for t in ([tensor] if isinstance(tensor, Tensor) else tensor):
         t._ver[0] += 1
 

@@ -7,11 +7,26 @@ from __future__ import annotations
 
 import heapq
 
+import jax.numpy as jnp
 
-from . import _profiler_state as _prof, grad_mode
-from .graph import AccumulateGrad
+from .. import _grad_mode as grad_mode, _profiler_state as _prof
+from .._dispatch import dispatch
+from .._tape import AccumulateGrad, pullback_impl
+from ..tensor import Tensor
 
-__all__ = ["run_backward"]
+__all__ = ["run_backward", "on_backward"]
+
+# Called (no arguments) when a backward pass starts; upper layers register here instead of the engine
+# looking them up: compile marks a traced step that runs backward (compile/_trace.py).
+on_backward: list = []
+
+
+def _apply(node, cts, create_graph):
+    """The node's pullback: raw arrays, or with ``create_graph`` a recorded (differentiable) backward."""
+    if create_graph:
+        rec = node.apply_recorded  # a custom Function's own; None for an op's node
+        return rec(cts) if rec is not None else _apply_recorded(node, cts)
+    return node.apply(cts)
 
 
 def _edge_of(t):
@@ -29,11 +44,8 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
 
     With ``capture=True`` returns the gradients at ``inputs`` (autograd.grad) instead of accumulating.
     """
-    from ..tensor import Tensor
-    import sys
-    _tr = sys.modules.get("torchlike.compile._trace")
-    if _tr is not None and _tr.current() is not None:
-        _tr.current().backward_ran = True  # a compiled step that runs backward owns its gradients
+    for hook in on_backward:
+        hook()
     roots = []
     for i, (t, g) in enumerate(zip(tensors, grads)):
         e = _edge_of(t)
@@ -133,11 +145,11 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
             if _prof._COLLECTING:   # a profiler is recording: the node's pullback as torch names it
                 tok = _prof.begin_range(f"autograd::engine::evaluate_function: {node.name()}")
                 inner = _prof.begin_range(node.name())
-                grads_in = node.apply_recorded(cts) if create_graph else node.apply(cts)
+                grads_in = _apply(node, cts, create_graph)
                 _prof.end_range(inner)
                 _prof.end_range(tok)
             else:
-                grads_in = node.apply_recorded(cts) if create_graph else node.apply(cts)
+                grads_in = _apply(node, cts, create_graph)
             if node._hooks:
                 gi = tuple(as_tensor(g) for g in grads_in)
                 for h in node._hooks:
@@ -171,8 +183,26 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
     return None
 
 
+def _apply_recorded(node, cts):
+    """An op node's input cotangents through the dispatcher, so the backward is itself recorded."""
+    cts = [c if c is not None else Tensor._wrap(jnp.zeros(m[0], m[1])) for c, m in zip(cts, node.out_meta)]
+    prims = []
+    for a, e in zip(node.primals, node.inputs):
+        t = Tensor._wrap(a)
+        if e is not None and e[0] is not None:
+            n, idx = e
+            if isinstance(n, AccumulateGrad):
+                t = n.variable
+            else:
+                t._grad_fn, t._oi = n, idx
+        prims.append(t)
+    statics = (("f", node.f), ("statics", node.statics), ("diff_in", node.diff_in),
+               ("diff_out", node.diff_out), ("n_primals", len(prims)))
+    out = dispatch(pullback_impl, tuple(prims) + tuple(cts), statics, name=node._name + "Backward")
+    return out if isinstance(out, tuple) else (out,)
+
+
 def _raw(g):
-    from ..tensor import Tensor
     return g._value if isinstance(g, Tensor) else g
 
 
@@ -212,7 +242,6 @@ def _tensor_hooks(node, cts, as_tensor, create_graph):
 
 
 def _accumulate(node, g, create_graph):
-    from ..tensor import Tensor
     v = node.variable
     if create_graph:
         v._grad = g if v._grad is None else v._grad + g

@@ -14,7 +14,9 @@ from __future__ import annotations
 import enum
 import threading
 
-from .grad_mode import _state as _grad_state, enforce_grad_layout_policy
+from .._grad_mode import _state as _grad_state, enforce_grad_layout_policy
+from ..tensor import Tensor
+from .function import Function
 
 __all__ = ["is_multithreading_enabled", "is_view_replay_enabled",
            "enforce_grad_layout_policy", "kineto_available", "has_torch_function", "handle_torch_function",
@@ -69,13 +71,11 @@ def kineto_available():
 
 def is_tensor_like(inp):
     """True for Tensors and objects whose type defines ``__torch_function__``."""
-    from ..tensor import Tensor
     return type(inp) is Tensor or isinstance(inp, Tensor) or hasattr(type(inp), "__torch_function__")
 
 
 def has_torch_function(relevant_args):
     """Whether any argument overrides ``__torch_function__`` (a type other than Tensor defines it)."""
-    from ..tensor import Tensor
     for a in relevant_args:
         t = type(a)
         if t is not Tensor and getattr(t, "__torch_function__", None) is not None and \
@@ -86,7 +86,6 @@ def has_torch_function(relevant_args):
 
 def handle_torch_function(public_api, relevant_args, *args, **kwargs):
     """Dispatch ``public_api`` to the first argument type whose ``__torch_function__`` accepts it."""
-    from ..tensor import Tensor
     types = tuple(type(a) for a in relevant_args if has_torch_function((a,)))
     for a in relevant_args:
         if has_torch_function((a,)):
@@ -169,12 +168,7 @@ class SavedTensor:
         raise TypeError("torch._C._autograd.SavedTensor: No constructor defined")
 
 
-def _function_base():
-    from .function import Function
-    return Function
-
-
-class NestedIOFunction(_function_base()):
+class NestedIOFunction(Function):
     """Legacy autograd Function with nested inputs/outputs (torch keeps it for old code).
 
     Subclasses define ``forward_extended`` / ``backward_extended``."""

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import functools
 
-from . import grad_mode
-from .graph import Node
+from .. import _creation, _grad_mode as grad_mode
+from .._tape import Node
+from ..tensor import Tensor
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -63,7 +64,6 @@ class _FunctionNode(Node):
         return tuple(e if e is not None else (None, 0) for e, m in zip(self.inputs, self.in_shapes) if m is not None)
 
     def apply(self, cts):
-        from ..tensor import Tensor
         with grad_mode.no_grad():
             res = self._call(tuple(Tensor._wrap(c) if c is not None else None for c in cts))
         return [None if r is None else r._value for r in res]
@@ -73,7 +73,6 @@ class _FunctionNode(Node):
             return self._call(tuple(cts))
 
     def _call(self, cts):
-        from .. import _creation
         full = [None] * self.n_outputs
         for k, j in enumerate(self.diff_out):
             full[j] = cts[k]
@@ -148,7 +147,6 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from ..tensor import Tensor
         ctx = FunctionCtx()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         with grad_mode.no_grad():

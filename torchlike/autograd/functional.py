@@ -3,18 +3,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import grad_mode
+from .. import _creation, _grad_mode as grad_mode
+from .. import autograd as _autograd  # the package (same layer): grad() is defined there
+from ..tensor import Tensor
 
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
 
 
 def _tup(x):
-    from ..tensor import Tensor
     return (x,), False if isinstance(x, Tensor) else (tuple(x), True)
 
 
 def _as_tuple(x):
-    from ..tensor import Tensor
     if isinstance(x, Tensor):
         return (x,), False
     return tuple(x), True
@@ -26,9 +26,8 @@ def _prep(inputs, create_graph):
 
 
 def _grad(outs, ins, gos, create_graph):
-    from . import grad
-    return grad(outs, ins, gos, retain_graph=True, create_graph=create_graph, allow_unused=True,
-                materialize_grads=True)
+    return _autograd.grad(outs, ins, gos, retain_graph=True, create_graph=create_graph, allow_unused=True,
+                          materialize_grads=True)
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
@@ -53,7 +52,6 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), J v) by the double-vjp trick."""
-    from .. import _creation
     ins, was_tuple = _as_tuple(inputs)
     vs = _as_tuple(v)[0] if v is not None else tuple(_creation.ones_like(i) for i in ins)
     with grad_mode.enable_grad():
@@ -71,8 +69,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
     """The Jacobian of ``func`` at ``inputs`` (shape out.shape + in.shape per pair)."""
-    from .. import _creation
-    from .._ops.shape import stack
+    from .._ops.shape import stack  # lazy: ops (layer 3) import torchlike.autograd.grad_mode, which runs this package
     ins, in_tuple = _as_tuple(inputs)
     with grad_mode.enable_grad():
         ins = _prep(ins, create_graph)

@@ -1,7 +1,11 @@
 """gradcheck/gradgradcheck: compare tape gradients with central finite differences."""
 from __future__ import annotations
 
-from . import grad_mode
+import numpy as np
+
+from .. import _creation, _grad_mode as grad_mode
+from .. import autograd as _autograd  # the package (same layer): grad() is defined there
+from ..tensor import Tensor
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -11,7 +15,6 @@ class GradcheckError(RuntimeError):
 
 
 def _numerical(fn, inputs, i, eps):
-    import numpy as np
     x = inputs[i]
     base = np.asarray(x.detach()._value).astype(np.complex128 if x.dtype.is_complex else np.float64)
     cols = []
@@ -20,7 +23,6 @@ def _numerical(fn, inputs, i, eps):
         for sgn in (1, -1):
             pert = base.copy().reshape(-1)
             pert[k] += sgn * eps
-            from .. import _creation
             xi = _creation.tensor(pert.reshape(base.shape), dtype=x.dtype)
             args = list(inputs)
             args[i] = xi
@@ -37,9 +39,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
               check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True,
               fast_mode=False, masked=None):
     """True if analytical and numerical gradients of ``func`` agree (float64 inputs recommended)."""
-    import numpy as np
-    from ..tensor import Tensor
-    from . import grad as agrad
+    agrad = _autograd.grad
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     with grad_mode.enable_grad():
         out = func(*inputs)
@@ -53,7 +53,6 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         for o, n in zip(outs, sizes):
             flat = o.reshape(-1)
             for k in range(n):
-                from .. import _creation
                 e = np.zeros(n)
                 e[k] = 1
                 with grad_mode.enable_grad():
@@ -73,9 +72,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, gen_non_contig_grad_outputs=False,
                   raise_exception=True, **kw):
     """gradcheck of the first derivative (with random grad_outputs)."""
-    from ..tensor import Tensor
-    from . import grad as agrad
-    from .. import _creation
+    agrad = _autograd.grad
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     with grad_mode.no_grad():
         out = func(*inputs)
@@ -110,7 +107,6 @@ def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
     if grad_out != 1.0:
         raise ValueError("Expected grad_out to be 1.0. get_numerical_jacobian no longer supports values of "
                          "grad_out != 1.0.")
-    from .. import _creation
     inputs = _as_tuple(inputs)
     target = inputs if target is None else _as_tuple(target)
     out = []
@@ -125,7 +121,6 @@ def get_numerical_jacobian_wrt_specific_input(fn, input_idx, inputs, outputs, ep
                                               is_forward_ad=False):
     """The numerical Jacobians of each output with respect to ``inputs[input_idx]``:
     a tuple (one per output) of ``(input.numel(), output.numel())`` tensors."""
-    from .. import _creation
     inputs = tuple(inputs)
     full = _numerical(lambda *a: fn(*a), inputs, input_idx, eps)
     res, start = [], 0
@@ -142,8 +137,7 @@ def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
     if grad_out != 1.0:
         raise ValueError("Expected grad_out to be 1.0. get_analytical_jacobian no longer supports values of "
                          "grad_out != 1.0.")
-    from .. import _creation
-    from . import grad as _grad
+    _grad = _autograd.grad
     inputs = [t for t in _as_tuple(inputs) if getattr(t, "requires_grad", False)]
     n_out = output.numel()
     cols = [[] for _ in inputs]
@@ -152,7 +146,7 @@ def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
         gs = _grad((flat[k],), inputs, retain_graph=True, allow_unused=True)
         for j, (g, t) in enumerate(zip(gs, inputs)):
             cols[j].append(_creation.zeros(t.numel(), dtype=t.dtype) if g is None else g.reshape(-1))
-    import torchlike
-    jac = tuple(torchlike.stack(c, 1) if c else _creation.zeros(t.numel(), 0, dtype=t.dtype)
+    from .._ops.shape import stack  # lazy: ops (layer 3) import torchlike.autograd.grad_mode, which runs this package
+    jac = tuple(stack(c, 1) if c else _creation.zeros(t.numel(), 0, dtype=t.dtype)
                 for c, t in zip(cols, inputs))
     return jac, True, True, True

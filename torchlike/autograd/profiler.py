@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 
-from . import _profiler_state as _state
+from .. import _profiler_state as _state
 from .profiler_util import EventList, events_from
 
 __all__ = ["profile", "record_function", "EnforceUnique", "KinetoStepTracker"]

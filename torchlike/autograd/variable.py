@@ -7,6 +7,9 @@
 """
 from __future__ import annotations
 
+from .. import _creation
+from ..tensor import Tensor
+
 __all__ = ["VariableMeta", "Variable"]
 
 
@@ -14,7 +17,6 @@ class VariableMeta(type):
     """Makes ``isinstance(t, Variable)`` true for every Tensor, as in torch."""
 
     def __instancecheck__(cls, other):
-        from ..tensor import Tensor
         return isinstance(other, Tensor)
 
 
@@ -22,9 +24,7 @@ class Variable(metaclass=VariableMeta):
     """``Variable(t, requires_grad=False)`` is ``t`` (Variables and Tensors merged in torch 0.4)."""
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
-        from ..tensor import Tensor
         if data is None:
-            from .. import _creation
             data = _creation.empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")

@@ -35,7 +35,7 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
                                  options=options, disable=disable)
     kw = dict(fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options, disable=disable)
     try:
-        from ..nn.modules.module import Module
+        from ..nn.modules.module import Module  # lazy: compile(fn) works without nn (imported after compile)
     except ImportError:
         Module = ()
     if isinstance(model, Module):
@@ -45,7 +45,7 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
 
 def _compile_module(module, kw):
     """A module whose calls run the compiled forward (torch returns an OptimizedModule wrapper)."""
-    from ._module import OptimizedModule
+    from ._module import OptimizedModule  # lazy: it subclasses nn.Module (imported after compile)
     return OptimizedModule(module, CompiledFunction(module._call_impl if hasattr(module, "_call_impl")
                                                     else module.__call__, **kw))
 

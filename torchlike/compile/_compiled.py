@@ -13,8 +13,8 @@ import weakref
 import jax
 import numpy as np
 
-from .. import _dtype, _errors, _jit_cache
-from ..autograd import grad_mode
+from .. import _dtype, _errors, _jit_cache, _grad_mode as grad_mode
+from .._dispatch import dispatch
 from ..tensor import Tensor
 from . import _dynamic, _trace
 from ._writeback import ArgPlan as _ArgPlan, apply_meta, pre_existing_writes as _pre_existing_writes
@@ -416,7 +416,6 @@ class _Program:
 
     def _run_recorded(self, leaves):
         """Run through the dispatcher: one tape node for the whole program, its pullback compiled."""
-        from .._dispatch import dispatch
         ins = []
         for i, l in enumerate(self.lifted):
             ins.append(l[1][0]() if l[0] == "t" else (self._scalar(i, l[1]) if l[0] == "s" else l[1]))
@@ -553,7 +552,7 @@ def _poisoned(node):
 
 def _module_recorder(tr):
     try:
-        from ..nn.modules.module import register_module_forward_pre_hook
+        from ..nn.modules.module import register_module_forward_pre_hook  # lazy: compile(fn) works without nn (imported after compile)
     except ImportError:
         class _Nop:
             def remove(self):

@@ -1,5 +1,6 @@
-"""Errors the compile path recognises."""
+"""Errors the compile path recognises (``GraphBreak`` is defined in layer 0, where Tensor raises it)."""
+from .._errors import GraphBreak
+from .._torch_paths import home as _home
 
-
-class GraphBreak(RuntimeError):
-    """Raised when traced code needs a concrete value (``.item()``, ``bool(t)``, data-dependent shapes)."""
+__all__ = ["GraphBreak"]
+_home(globals(), GraphBreak)

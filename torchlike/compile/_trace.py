@@ -18,6 +18,7 @@ import jax
 import numpy as np
 
 from .. import _views
+from ..autograd import engine as _engine
 from ..tensor import Tensor
 
 __all__ = ["Trace", "current", "is_tracing"]
@@ -33,6 +34,15 @@ def current():
 
 def is_tracing() -> bool:
     return current() is not None
+
+
+def _backward_started():
+    tr = current()
+    if tr is not None:
+        tr.backward_ran = True  # a compiled step that runs backward owns its gradients
+
+
+_engine.on_backward.append(_backward_started)
 
 
 _orig_value = Tensor.__dict__["_value"]

@@ -8,6 +8,7 @@ with metadata changes (``requires_grad_``, ``.data =``, ``.grad = None``).
 from __future__ import annotations
 
 from .. import _views
+from .._mutation import view_of_root
 from ..tensor import Tensor
 from . import _trace
 from ._errors import GraphBreak
@@ -109,7 +110,6 @@ class ArgPlan:
             v._vbase, v._chain, v._ver, v._seen = rt, src._chain, rt._ver, rt._ver[0]
             v._rg = src._rg
             if src._grad_fn is not None and rt.requires_grad and src._chain[0][0] != "alias":
-                from .._ops.views import view_of_root
                 fresh = view_of_root(rt, src._chain)
                 v._grad_fn, v._oi = fresh._grad_fn, fresh._oi
             new_leaves[i] = v

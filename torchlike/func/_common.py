@@ -7,7 +7,7 @@ import jax
 
 from .._device import CPU
 from ..compile import _trace
-from ..compile._errors import GraphBreak
+from .._errors import GraphBreak
 from ..tensor import Tensor
 
 __all__ = ["is_leaf", "flatten", "to_arrays", "to_tensors", "inner", "tensor_device", "spec_repr"]

@@ -22,7 +22,7 @@ import os
 import socket
 import time
 
-from ..autograd import _profiler_state as _state
+from .. import _profiler_state as _state
 from ..autograd.extras import DeviceType, ProfilerActivity
 from ..autograd.profiler import record_function
 from ..autograd.profiler_util import EventList, events_from

@@ -1,0 +1,113 @@
+"""Mutation (layer 2): writing a new value into a tensor in place, with autograd and views.
+
+``Tensor._inplace_update(new)`` — what every in-place op ends with — and the recorded re-read of a stale
+view live here, above the dispatcher they record through, and are installed on ``Tensor`` (layer 1, which
+knows no op) when this module is imported (by ``torchlike/__init__.py``, right after the tensor).
+
+>>> import torchlike
+>>> x = torchlike.zeros(3)
+>>> v = x[1:]
+>>> v.add_(1)
+tensor([1., 1.])
+>>> x
+tensor([0., 1., 1.])
+"""
+from __future__ import annotations
+
+from . import _dtype, _grad_mode, _views
+from ._dispatch import dispatch
+from .tensor import Tensor
+
+__all__ = ["view_of_root", "copy_slices", "alias_op"]
+
+_state = _grad_mode._state
+
+
+def _chain_impl(x, chain):
+    return _views.apply_chain(x, chain)
+
+
+def _write_impl(root, new, chain):
+    return _views.write_back(root, new, chain)
+
+
+def _alias_impl(x):
+    return x
+
+
+def view_of_root(root, chain):
+    """Re-derive a view of ``root`` (used when a view goes stale after an in-place write)."""
+    return dispatch(_chain_impl, (root,), (("chain", chain),), name="AsStridedBackward0", saves=False)
+
+
+def copy_slices(root, new, chain):
+    """The root after writing ``new`` into its view ``chain`` (torch's CopySlices node)."""
+    return dispatch(_write_impl, (root, new), (("chain", chain),), name="CopySlices", saves=False)
+
+
+def alias_op(t):
+    """An identity op (``AliasBackward0``): routes a leaf that requires grad into a recorded value."""
+    return dispatch(_alias_impl, (t,), (), name="AliasBackward0", saves=False)
+
+
+def _refresh_recorded(self):
+    """Re-read a stale view of a root that is in the autograd graph, recording the read."""
+    with _grad_mode.enable_grad():
+        fresh = view_of_root(self._vbase, self._chain)
+    self._grad_fn, self._oi = fresh._grad_fn, fresh._oi
+    self._x = fresh._x
+
+
+def _inplace_update(self, new):
+    """Make ``new`` (a Tensor computed from self) the value of self, in place, with autograd."""
+    if new is self:
+        return self
+    if _state.enabled:
+        self._check_inplace_leaf()
+    if new.dtype is not self.dtype:
+        if not _dtype.can_cast(new.dtype, self.dtype):
+            raise RuntimeError(f"result type {_dtype._CAP[new.dtype.name]} can't be cast to the desired "
+                               f"output type {_dtype._CAP[self.dtype.name]}")
+        new = new.to(self.dtype)
+    if tuple(new.shape) != tuple(self.shape):
+        try:
+            new = new.expand(self.shape)
+        except RuntimeError:
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+                               f"{list(new.shape)}") from None
+    gf = new._grad_fn
+    if gf is not None and gf.saved:
+        # the op saw self's old (immutable) array, so overwriting self can't corrupt its gradient
+        gf.saved = tuple((t, v) for t, v in gf.saved if t._ver is not self._ver)
+    b = self._vbase
+    track = _state.enabled and (new._grad_fn is not None or new._rg)
+    if b is None:
+        self._x = new._value
+        self._ver[0] += 1
+        if track:
+            self._grad_fn, self._oi = new._grad_fn, new._oi
+            if new._grad_fn is None:  # new is a leaf that requires grad: route through an identity
+                a = alias_op(new)
+                self._grad_fn, self._oi = a._grad_fn, a._oi
+        return self
+    chain = self._chain
+    root_tracks = b._rg or b._grad_fn is not None
+    if chain[0][0] == "alias":  # detach()/.data alias: never recorded
+        self._set_value(new._value)
+        return self
+    if _state.enabled and (track or root_tracks):
+        r = copy_slices(b, new, chain)
+        b._x = r._x
+        b._grad_fn, b._oi = r._grad_fn, r._oi
+    else:
+        b._x = _views.write_back_fn(chain)(b._value, new._value)
+    self._ver[0] += 1
+    if not (track or root_tracks):
+        self._x = new._value
+        self._seen = self._ver[0]
+    return self
+
+
+# the hooks Tensor exposes for this layer (see tensor.py: "installed by _mutation")
+Tensor._inplace_update = _inplace_update
+Tensor._refresh_recorded = _refresh_recorded

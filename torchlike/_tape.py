@@ -1,0 +1,325 @@
+"""The tape (layer 0: knows no Tensor): nodes (``grad_fn``) whose pullbacks are cached, jitted ``jax.vjp`` of the op's own function.
+
+A node keeps the op's JAX function and static arguments, the input arrays it was called with and
+the edges to its inputs' nodes.  Its pullback is ``jax.jit(lambda primals, cts: vjp(f)(cts))`` built
+once per (function, static arguments, which inputs/outputs are differentiable) and reused, so a
+training loop pays jit dispatch, never an eager ``jax.vjp``.
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+
+import jax
+import jax.numpy as jnp
+
+from . import _jit_cache
+
+__all__ = ["Node", "AccumulateGrad", "pullback_fn", "node_class", "edges", "torch_name", "relabel",
+           "WRAPS_SCALARS", "TORCH_NAMES"]
+
+_seq = itertools.count()
+
+
+def _conj_if_complex(x):
+    return jnp.conj(x) if jnp.iscomplexobj(x) else x
+
+
+def _vjp(f, statics, diff_in, diff_out, primals, cts):
+    """Cotangents of the differentiable inputs of ``f`` (torch's conjugate convention for complex)."""
+    def g(*d):
+        full = list(primals)
+        for i, v in zip(diff_in, d):
+            full[i] = v
+        out = f(*full, **statics)
+        if not isinstance(out, (tuple, list)):
+            out = (out,)
+        return tuple(out[j] for j in diff_out)
+
+    _, pull = jax.vjp(g, *[primals[i] for i in diff_in])
+    cts = tuple(_conj_if_complex(c) for c in cts)
+    return tuple(_conj_if_complex(r) for r in pull(cts))
+
+
+_pullbacks = _jit_cache.Cache("pullback")  # (f, statics, diff_in, diff_out) -> Entry (bounded, see _jit_cache)
+
+
+def pullback_fn(f, statics, diff_in, diff_out):
+    """The jitted pullback for ``f`` with static kwargs ``statics`` (a tuple of pairs), as a callable
+    cache entry."""
+    key = (f, statics, diff_in, diff_out)
+    e = _pullbacks.get(key)
+    if e is None:
+        kw = dict(statics)
+        e = _pullbacks.add(key, jax.jit(lambda primals, cts: _vjp(f, kw, diff_in, diff_out, primals, cts)))
+    return e
+
+
+def pullback_impl(*arrays, f, statics, diff_in, diff_out, n_primals):
+    """The pullback as an op function of (primals..., cts...), so create_graph can record it."""
+    return _vjp(f, dict(statics), diff_in, diff_out, arrays[:n_primals], arrays[n_primals:])
+
+
+class Node:
+    """A recorded operation (``tensor.grad_fn``).
+
+    ``next_functions`` are ``(node, output_index)`` pairs for each input, ``None`` where the input
+    needs no gradient, as in torch.
+    """
+
+    __slots__ = ("f", "statics", "primals", "inputs", "diff_in", "diff_out", "out_meta", "saved",
+                 "seq", "_name", "_hooks", "_pre_hooks", "_tensor_hooks", "_retained", "metadata",
+                 "_freed", "__weakref__")
+
+    def __init__(self, f, statics, primals, inputs, diff_in, diff_out, out_meta, name, saved=()):
+        self.f = f
+        self.statics = statics
+        self.primals = primals  # arrays the forward saw (immutable, so later writes can't corrupt them)
+        self.inputs = inputs  # per primal: (node, idx) edge or None
+        self.diff_in = diff_in
+        self.diff_out = diff_out
+        self.out_meta = out_meta  # per differentiable output: (shape, np dtype)
+        self.saved = saved  # (tensor, version) pairs checked at backward
+        self.seq = next(_seq)
+        self._name = name
+        self._hooks = None
+        self._pre_hooks = None
+        self._tensor_hooks = None  # {output index: [hooks]} from Tensor.register_hook on non-leaves
+        self._retained = None  # {output index: weakref to tensor} for retain_grad
+        self.metadata = {}
+        self._freed = False
+
+    apply_recorded = None  # op nodes' recorded backward (create_graph) is autograd.engine's; Function nodes' their own
+    _display = None  # torch's name() where it differs from the class name (torch::autograd::CopySlices)
+
+    def name(self):
+        return type(self)._display or self._name
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    @property
+    def next_functions(self):
+        return _next_functions(self)
+
+    @property
+    def requires_grad(self):
+        return True
+
+    def _sequence_nr(self):
+        return self.seq
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node computes its input gradients."""
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(fn)
+        return _Handle(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; may return replacement gradients."""
+        if self._pre_hooks is None:
+            self._pre_hooks = []
+        self._pre_hooks.append(fn)
+        return _Handle(self._pre_hooks, fn)
+
+    def _add_tensor_hook(self, idx, fn):
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        lst = self._tensor_hooks.setdefault(idx, [])
+        lst.append(fn)
+        return _Handle(lst, fn)
+
+    def _check_saved(self):
+        if self._freed:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved tensors after "
+                "they have already been freed). Saved intermediate values of the graph are freed when you "
+                "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+                "through the graph a second time or if you need to access saved tensors after calling "
+                "backward.")
+        for t, v in self.saved:
+            if t._version != v:
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by an inplace "
+                    f"operation: [{t.type()} {list(t.shape)}], which is output {0} of {self.name()}, is at "
+                    f"version {t._version}; expected version {v} instead. Hint: enable anomaly detection to "
+                    "find the operation that failed to compute its gradient, with "
+                    "torch.autograd.set_detect_anomaly(True).")
+
+    def apply(self, cts):
+        """Input cotangents (arrays) for output cotangents ``cts`` (arrays or None, one per diff output)."""
+        cts = [c if c is not None else jnp.zeros(m[0], m[1]) for c, m in zip(cts, self.out_meta)]
+        return pullback_fn(self.f, self.statics, self.diff_in, self.diff_out)(self.primals, tuple(cts))
+
+    def free(self):
+        self.primals = None
+        self.saved = ()
+        self._freed = True
+
+
+_NODE_CLASSES: dict = {}
+
+
+def node_class(name):
+    """The ``Node`` subclass named ``name`` (``MulBackward0``, ...), made once and cached, so that
+    ``type(t.grad_fn).__name__`` is torch's backward node name."""
+    cls = _NODE_CLASSES.get(name)
+    if cls is None:
+        ident, full = torch_name(name)
+        ident = ident if ident.isidentifier() else "".join(c if c.isalnum() else "_" for c in ident)
+        cls = _NODE_CLASSES[name] = type(ident, (Node,), {"__slots__": (), "__module__": "builtins",
+                                                           "_display": full})
+    return cls
+
+
+def _next_functions(node):
+    return edges(node)
+
+
+class AccumulateGrad(Node):
+    """The node at a leaf tensor: accumulates incoming gradients into ``variable.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.variable = variable
+        self.inputs = ()
+        self.diff_in = ()
+        self.diff_out = (0,)
+        self.out_meta = ((tuple(variable.shape), variable.dtype.np),)
+        self.saved = ()
+        self.seq = next(_seq)
+        self._name = "torch::autograd::AccumulateGrad"
+        self._hooks = self._pre_hooks = self._tensor_hooks = self._retained = None
+        self.metadata = {}
+        self._freed = False
+        self.primals = ()
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self):
+        return f"<AccumulateGrad object at {hex(id(self))}>"
+
+    def _check_saved(self):
+        pass
+
+    def free(self):
+        pass
+
+
+class _Handle:
+    """A removable hook handle (``handle.remove()``)."""
+
+    _ids = itertools.count()
+
+    def __init__(self, lst, fn):
+        self._lst, self._fn = lst, fn
+        self.id = next(self._ids)
+
+    def remove(self):
+        try:
+            self._lst.remove(self._fn)
+        except ValueError:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        self.remove()
+
+
+# ---- torch's names and next_functions edges for the tape's nodes -------------------------------------
+# torch's backward-node structure for the tape's nodes: class names and ``next_functions`` edges.
+#
+# A node's ``inputs`` hold, per argument of the op's JAX function, the edge ``(node, index)`` of a tensor
+# that requires grad, ``(None, 0)`` for a float tensor that does not, and ``None`` for anything else (a
+# Python number, an index tensor, an absent optional tensor).  torch's ``next_functions`` list the
+# differentiable tensor arguments of the ATen op, in its order: binary arithmetic wraps a Python number
+# into a tensor (``x * 2`` has two edges, the second ``(None, 0)``), absent optional weights/biases are
+# ``(None, 0)`` edges, and ``linear`` is ``addmm(bias, input, weight.t())``.  Those shapes are rebuilt
+# here when ``next_functions`` is read, so recording a node costs nothing extra.
+
+_NONE = (None, 0)
+
+# Nodes whose ATen op takes a Python number as a wrapped tensor argument (an edge (None, 0)).
+WRAPS_SCALARS = frozenset({
+    "AddBackward0", "SubBackward0", "MulBackward0", "DivBackward0", "DivBackward2",
+})
+
+# Names the ops record under that torch spells differently (torch.special's own ATen ops carry a
+# ``Special`` prefix; aliases record their target's node; ``name:variant`` marks a node whose edges
+# are rebuilt below).  Applied once, when a name's class is made.
+TORCH_NAMES = {
+    "I0EBackward0": "SpecialI0EBackward0", "I1Backward0": "SpecialI1Backward0", "I1EBackward0": "SpecialI1EBackward0",
+    "Xlog1PyBackward0": "SpecialXlog1PyBackward0", "EntrBackward0": "SpecialEntrBackward0",
+    "NdtriBackward0": "SpecialNdtriBackward0", "LogNdtrBackward0": "SpecialLogNdtrBackward0",
+    "ErfcxBackward0": "SpecialErfcxBackward0", "ExpitBackward0": "SigmoidBackward0",
+    "SquareBackward0": "PowBackward0", "CopyBackwards": "torch::autograd::CopyBackwards",
+    "CopySlices": "torch::autograd::CopySlices",
+    "AddmmBackward0:linear": "AddmmBackward0", "MmBackward0:linear": "MmBackward0",
+}
+
+
+def torch_name(name):
+    """(class name, ``name()``) of the node recorded under ``name``."""
+    full = TORCH_NAMES.get(name, name)
+    return full.rsplit("::", 1)[-1], full
+
+
+def _opt(n):
+    """The first ``n`` arguments are tensor edges, absent ones ``(None, 0)`` (weight=None, bias=None)."""
+    return lambda node, ins: tuple(_NONE if e is None else e for e in ins[:n])
+
+
+_T_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _transposed(node, e):
+    """The ``TBackward0`` node torch records for ``weight.t()`` inside linear (made when first walked)."""
+    if e is None or e[0] is None:
+        return _NONE
+    t = _T_CACHE.get(node)
+    if t is None:
+        t = _T_CACHE[node] = node_class("TBackward0")(None, (), None, (e,), (0,), (0,), (), "TBackward0")
+    return (t, 0)
+
+
+_EDGES = {
+    "RsubBackward0": lambda node, ins: (ins[1], ins[0]),
+    "RsubBackward1": lambda node, ins: tuple(e for e in ins[::-1] if e is not None),
+    "AddmmBackward0:linear": lambda node, ins: (_NONE if ins[2] is None else ins[2], ins[0] or _NONE,
+                                                _transposed(node, ins[1])),
+    "MmBackward0:linear": lambda node, ins: (ins[0] or _NONE, _transposed(node, ins[1])),
+    "NativeLayerNormBackward0": _opt(3), "NativeBatchNormBackward0": _opt(3),
+    "NativeGroupNormBackward0": _opt(3), "ConvolutionBackward0": _opt(3),
+}
+
+
+def edges(node):
+    """``node.next_functions``: a tuple of (node or None, output index) pairs, as torch's."""
+    ins = node.inputs
+    if ins is None:
+        return ()
+    name = node._name
+    spec = _EDGES.get(name)
+    if spec is not None:
+        return spec(node, ins)
+    if name in WRAPS_SCALARS:
+        return tuple(_NONE if e is None else e for e in ins)
+    return tuple(e for e in ins if e is not None)
+
+
+def relabel(result, name, only=None):
+    """Give the node that produced ``result`` (a tensor or a tuple of them) torch's name ``name`` (a str,
+    or a function of the node's current class name), for ops composed of others whose ATen op is one node
+    (``t_copy`` -> ``TBackward0_copy``).  ``only``: relabel only nodes of that class name."""
+    for t in (result if isinstance(result, tuple) else (result,)):
+        node = getattr(t, "_grad_fn", None)
+        if node is None or (only is not None and type(node).__name__ != only):
+            continue
+        new = name if isinstance(name, str) else name(type(node).__name__)
+        node.__class__, node._name = node_class(new), new
+    return result
