@@ -80,6 +80,12 @@ def _digamma(x):
     return _polygamma(0, x)
 
 
+def _sigmoid(x):
+    if x.dtype in (jnp.float16, jnp.bfloat16):  # torch computes half types in float32 (its opmath type)
+        return jax.nn.sigmoid(x.astype(jnp.float32)).astype(x.dtype)
+    return jax.nn.sigmoid(x)
+
+
 # --- unary, float-valued (ints promote to the default float) -----------------------------------
 _SAVES_OUT = {"exp", "exp2", "expm1", "sigmoid", "tanh", "sqrt", "rsqrt", "reciprocal"}
 for _n, _f in [("sin", jnp.sin), ("cos", jnp.cos), ("tan", jnp.tan), ("asin", jnp.arcsin),
@@ -87,7 +93,7 @@ for _n, _f in [("sin", jnp.sin), ("cos", jnp.cos), ("tan", jnp.tan), ("asin", jn
                ("tanh", jnp.tanh), ("asinh", jnp.arcsinh), ("acosh", jnp.arccosh), ("atanh", jnp.arctanh),
                ("exp", jnp.exp), ("exp2", jnp.exp2), ("expm1", jnp.expm1), ("log", jnp.log),
                ("log2", jnp.log2), ("log10", jnp.log10), ("log1p", jnp.log1p), ("sqrt", jnp.sqrt),
-               ("rsqrt", lax.rsqrt), ("sigmoid", jax.nn.sigmoid), ("erf", jss.erf), ("erfc", jss.erfc),
+               ("rsqrt", lax.rsqrt), ("sigmoid", _sigmoid), ("erf", jss.erf), ("erfc", jss.erfc),
                ("erfinv", jss.erfinv), ("lgamma", jss.gammaln), ("digamma", _digamma),
                ("reciprocal", lambda x: 1 / x), ("sinc", jnp.sinc), ("deg2rad", jnp.deg2rad),
                ("rad2deg", jnp.rad2deg), ("i0", _i0)]:
@@ -396,7 +402,5 @@ Tensor.__ixor__ = lambda self, o: self.bitwise_xor_(o)
 Tensor.__ilshift__ = lambda self, o: self.bitwise_left_shift_(o)
 Tensor.__irshift__ = lambda self, o: self.bitwise_right_shift_(o)
 Tensor.__imod__ = lambda self, o: self.remainder_(o)
-Tensor.__matmul__ = lambda self, o: self.matmul(o)
-Tensor.__rmatmul__ = lambda self, o: o.matmul(self) if isinstance(o, Tensor) else NotImplemented
 binary("gcd", jnp.gcd, differentiable=False, int_only=True)
 binary("lcm", jnp.lcm, differentiable=False, int_only=True)

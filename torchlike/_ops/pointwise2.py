@@ -345,9 +345,7 @@ def _guard(names, check):
     import functools
     from .registry import TABLE
     for n in names:
-        e = TABLE.get(n)
-        if e is None:
-            continue
+      for e in [e for k, e in TABLE.items() if k[1] == n]:
         orig = e.fn
 
         @functools.wraps(orig)

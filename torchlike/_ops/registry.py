@@ -6,7 +6,7 @@ surfaces it has: ``torchlike.X`` (or another namespace), ``Tensor.X``, ``Tensor.
 ``install()`` generates those surfaces; the conformance harness reads ``TABLE``.
 
     >>> import torchlike
-    >>> torchlike._ops.registry.TABLE['add'].inplace
+    >>> torchlike._ops.registry.TABLE['torch', 'add'].inplace
     True
 """
 from __future__ import annotations
@@ -34,7 +34,33 @@ class OpEntry:
     dunders: tuple = ()
 
 
-TABLE: dict[str, OpEntry] = {}
+# (namespace, name) -> entry; the namespace is the entry's first (``"Tensor"`` for a method-only entry), so
+# torch.softmax and special.softmax, torch.cross and linalg.cross are separate entries
+TABLE: dict[tuple, OpEntry] = {}
+_CLAIMS: dict[tuple, tuple] = {}  # each surface ("torch", "add"), ("Tensor", "add_") -> the TABLE key declaring it
+
+
+def _surfaces(e):
+    out = [(ns, e.name) for ns in e.namespaces]
+    if e.method:
+        out.append(("Tensor", e.name))
+    if e.inplace:
+        out.append(("Tensor", e.name + "_"))
+    out += [("Tensor", d) for d in e.dunders]
+    return out
+
+
+def _add(entry):
+    key = (entry.namespaces[0] if entry.namespaces else "Tensor", entry.name)
+    surfaces = _surfaces(entry)
+    for s in [key] + surfaces:
+        if s in _CLAIMS or s in TABLE:
+            other = TABLE[_CLAIMS.get(s, s)].fn
+            raise ValueError(f"op table: {'.'.join(s)} is declared twice ({entry.fn.__module__}."
+                             f"{entry.fn.__qualname__} and {other.__module__}.{other.__qualname__})")
+    TABLE[key] = entry
+    for s in surfaces:
+        _CLAIMS[s] = key
 
 
 def register(name=None, *, namespaces=("torch",), method=True, inplace=False, out=False, promote="same",
@@ -43,9 +69,9 @@ def register(name=None, *, namespaces=("torch",), method=True, inplace=False, ou
     def deco(fn):
         n = name or fn.__name__
         entry = OpEntry(n, fn, tuple(namespaces), method, inplace, out, promote, differentiable, tuple(dunders))
-        TABLE[n] = entry
+        _add(entry)
         for a in aliases:
-            TABLE[a] = dataclasses.replace(entry, name=a)
+            _add(dataclasses.replace(entry, name=a, dunders=()))
         return fn
     return deco
 
@@ -119,13 +145,19 @@ def _make_inplace(fn, name):
 
 def install(namespaces: dict, tensor_cls):
     """Generate every surface in TABLE: namespace functions, methods, in-place methods, dunders."""
-    for name, e in TABLE.items():
+    def put(obj, attr, value, where):
+        if attr in vars(obj):
+            raise RuntimeError(f"op table: {where}.{attr} is already defined ({vars(obj)[attr]!r}); "
+                               "declare each op once")
+        setattr(obj, attr, value)
+
+    for (_, name), e in TABLE.items():
         public = _with_out(e.fn) if e.out else e.fn
         for ns in e.namespaces:
-            setattr(namespaces[ns], name, public)
-        if e.method and name not in tensor_cls.__dict__:
-            setattr(tensor_cls, name, e.fn)
-        if e.inplace and name + "_" not in tensor_cls.__dict__:
-            setattr(tensor_cls, name + "_", _make_inplace(e.fn, name))
+            put(namespaces[ns], name, public, ns)
+        if e.method:
+            put(tensor_cls, name, e.fn, "Tensor")
+        if e.inplace:
+            put(tensor_cls, name + "_", _make_inplace(e.fn, name), "Tensor")
         for d in e.dunders:
-            setattr(tensor_cls, d, e.fn)
+            put(tensor_cls, d, e.fn, "Tensor")
