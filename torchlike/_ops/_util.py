@@ -104,7 +104,7 @@ def _dt_of(x):
 
 
 def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, namespaces=("torch",),
-          differentiable=True, saves=True, int_ok=True, dunders=(), aliases=(), doc=None):
+          differentiable=True, saves=True, int_ok=True, dunders=(), aliases=(), doc=None, checks=(), aten=None):
     """Declare a pointwise unary op ``name`` computing ``jfn`` in the result dtype."""
     def impl(x, dt):
         return jfn(cast(x, dt))
@@ -131,14 +131,14 @@ def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, nam
         return fn(input)
     public.__name__ = name
     public.__doc__ = fn.__doc__
-    register(name, namespaces=namespaces, method=method, inplace=inplace, out=out, promote=promote,
-             differentiable=differentiable, dunders=dunders, aliases=aliases)(public)
-    return public
+    return register(name, namespaces=namespaces, method=method, inplace=inplace, out=out, promote=promote,
+                    differentiable=differentiable, dunders=dunders, aliases=aliases, checks=checks,
+                    aten=aten)(public)
 
 
 def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=True, namespaces=("torch",),
            differentiable=True, saves=True, dunders=(), rdunders=(), aliases=(), int_only=False, doc=None,
-           tensor_node=None):
+           tensor_node=None, checks=(), aten=None):
     """Declare a pointwise binary op: torch promotion over tensors/scalars, then ``jfn`` in that dtype."""
     def impl(x, y, dt, out_dt):
         r = jfn(cast(x, dt), cast(y, dt))
@@ -165,8 +165,9 @@ def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=T
     fn.__doc__ = doc or f"Elementwise ``{name}`` with broadcasting and torch type promotion.\n\n" \
                         f"    >>> import torchlike\n    >>> torchlike.{name}(torchlike.tensor([1., 2.]), " \
                         f"torchlike.tensor([3., 4.])).shape\n    torch.Size([2])\n    "
-    register(name, namespaces=namespaces, method=method, inplace=inplace, out=out, promote=promote,
-             differentiable=differentiable, dunders=dunders, aliases=aliases)(fn)
+    fn = register(name, namespaces=namespaces, method=method, inplace=inplace, out=out, promote=promote,
+                  differentiable=differentiable, dunders=dunders, aliases=aliases, checks=checks,
+                  aten=aten)(fn)
     for rd in rdunders:
         def rfn(self, other, _fn=fn):
             return _fn(other, self)

@@ -588,7 +588,7 @@ def take(input, index, *, out=None):
     if out is None:
         return r
     check_no_overlap(out, (input, index), r.shape)
-    return write_out(out, r)
+    return write_out(out, r, "take")
 
 
 @register(out=True, promote="none")
@@ -677,7 +677,7 @@ def masked_select(input, mask, *, out=None):
     if out is None:
         return r
     check_no_overlap(out, (input, mask), r.shape)
-    return write_out(out, r)
+    return write_out(out, r, "masked_select")
 
 
 def _masked_scatter_impl(x, m, src, srcidx, shape, empty):

@@ -17,7 +17,6 @@ import numpy as np
 from jax import lax
 
 from .. import _dtype
-from .. import linalg as _linalg_ns
 from ._util import Tensor, cast, check_broadcast, dispatch, register, wrap_dim
 from ..amp import _policy as _amp
 
@@ -653,7 +652,7 @@ def linalg_cross(input, other, *, dim=-1):
 
 
 linalg_cross.__name__ = "cross"
-_linalg_ns.cross = linalg_cross  # linalg.cross differs from torch.cross, so it is not a TABLE alias
+register("cross", namespaces=("linalg",), method=False, out=True)(linalg_cross)  # differs from torch.cross
 
 
 def _multi_dot_impl(*xs):
@@ -700,7 +699,7 @@ def chain_matmul(*matrices, out=None):
     r = _multi_dot(list(matrices), "chain_matmul")
     if out is not None:
         from .registry import write_out
-        return write_out(out, r)
+        return write_out(out, r, "mm")
     return r
 
 

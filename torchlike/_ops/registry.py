@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from typing import Callable
 
 from .. import _dtype
@@ -32,6 +33,8 @@ class OpEntry:
     promote: str = "same"  # same | float | result_type | bool | int | none: documentation + harness
     differentiable: bool = True
     dunders: tuple = ()
+    checks: tuple = ()  # argument checks (see _ops/checks.py), already applied to ``fn``
+    aten: str = ""  # torch's op name in its messages (``div`` for true_divide, ``special_erfcx``); default: name
 
 
 # (namespace, name) -> entry; the namespace is the entry's first (``"Tensor"`` for a method-only entry), so
@@ -63,28 +66,67 @@ def _add(entry):
         _CLAIMS[s] = key
 
 
+def _checked(fn, checks, name):
+    """``fn`` running ``checks`` (each ``check(name, *args, **kwargs)``, raising torch's error) first."""
+    if len(checks) == 1:
+        check = checks[0]
+
+        def checked(*args, **kwargs):
+            check(name, *args, **kwargs)
+            return fn(*args, **kwargs)
+    else:
+        def checked(*args, **kwargs):
+            for c in checks:
+                c(name, *args, **kwargs)
+            return fn(*args, **kwargs)
+    functools.update_wrapper(checked, fn)
+    checked.__name__ = name
+    return checked
+
+
 def register(name=None, *, namespaces=("torch",), method=True, inplace=False, out=False, promote="same",
-             differentiable=True, dunders=(), aliases=()):
-    """Declare an op.  The decorated function is torch's functional form."""
+             differentiable=True, dunders=(), aliases=(), checks=(), aten=None):
+    """Declare an op.  The decorated function is torch's functional form; ``checks`` (see _ops/checks.py) run
+    before it on every surface; ``aten`` is the name torch's messages use (default: ``name``, prefixed with a
+    namespace other than torch's, as ``special_erfcx``; aliases use their op's).  Returns the function as
+    declared (checks included)."""
+    checks = tuple(checks)
+
     def deco(fn):
         n = name or fn.__name__
-        entry = OpEntry(n, fn, tuple(namespaces), method, inplace, out, promote, differentiable, tuple(dunders))
+        ns = tuple(namespaces)
+        entry = OpEntry(n, _checked(fn, checks, n) if checks else fn, ns, method, inplace, out, promote,
+                        differentiable, tuple(dunders), checks,
+                        aten or (n if not ns or ns[0] == "torch" else f"{ns[0]}_{n}"))
         _add(entry)
         for a in aliases:
-            _add(dataclasses.replace(entry, name=a, dunders=()))
-        return fn
+            _add(dataclasses.replace(entry, name=a, dunders=(), fn=_checked(fn, checks, a) if checks else fn))
+        return entry.fn
     return deco
 
 
-def write_out(out, result):
-    """Store ``result`` into the ``out=`` tensor(s) as torch does (cast, resize) and return ``out``."""
+def _op_name(result):
+    """The op's name from its result's backward node (``LinalgVectorNormBackward0`` -> linalg_vector_norm), for
+    callers of write_out that don't name their op."""
+    node = getattr(result, "grad_fn", None)
+    base = re.sub(r"Backward\d*$", "", type(node).__name__) if node is not None else ""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", base).lower() or "out"
+
+
+def write_out(out, result, name=None):
+    """Store ``result`` into the ``out=`` tensor(s) as torch does (cast, resize) and return ``out``.
+    ``name``: the op's name for torch's autograd error (derived from ``result``'s node when not given)."""
     from ..autograd import grad_mode
     if isinstance(out, (tuple, list)):
+        if grad_mode.is_grad_enabled() and (any(o.requires_grad for o in out) or
+                                            any(r.requires_grad for r in result)):
+            raise RuntimeError(f"{name or _op_name(result[0])}(): functions with out=... arguments don't "
+                               "support automatic differentiation, but one of the arguments requires grad.")
         for o, r in zip(out, result):
-            write_out(o, r)
+            write_out(o, r, name)
         return out
     if grad_mode.is_grad_enabled() and (out.requires_grad or result.requires_grad):
-        raise RuntimeError(f"{'add'}(): functions with out=... arguments don't support automatic "
+        raise RuntimeError(f"{name or _op_name(result)}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
     if result.dtype is not out.dtype:
         if not _dtype.can_cast(result.dtype, out.dtype):
@@ -120,11 +162,11 @@ def check_no_overlap(out, inputs, shape):
                                "the operation.")
 
 
-def _with_out(fn):
+def _with_out(fn, name):
     @functools.wraps(fn)
     def wrapper(*args, out=None, **kwargs):
         r = fn(*args, **kwargs)
-        return r if out is None else write_out(out, r)
+        return r if out is None else write_out(out, r, name)
     return wrapper
 
 
@@ -152,7 +194,7 @@ def install(namespaces: dict, tensor_cls):
         setattr(obj, attr, value)
 
     for (_, name), e in TABLE.items():
-        public = _with_out(e.fn) if e.out else e.fn
+        public = _with_out(e.fn, e.aten) if e.out else e.fn
         for ns in e.namespaces:
             put(namespaces[ns], name, public, ns)
         if e.method:

@@ -36,7 +36,7 @@ def cat(tensors, dim=0, *, out=None):
     if out is not None:
         r = cat(tensors, dim)
         check_no_overlap(out, tensors, r.shape)
-        return write_out(out, r)
+        return write_out(out, r, "cat")
     ts = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or list(tensors[:1])
     d = wrap_dim(dim, ts[0].ndim)
     ref = ts[0].shape

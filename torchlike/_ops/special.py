@@ -10,7 +10,6 @@ are the top-level twins of ``special.gammainc``/``gammaincc``.
 """
 from __future__ import annotations
 
-import sys
 
 import jax
 import jax.numpy as jnp
@@ -19,7 +18,8 @@ import numpy as np
 
 from .. import _dtype
 from ._util import Tensor, binary, dispatch, register, unary, wrap_dim
-from .registry import TABLE, write_out
+from . import checks as C
+from .registry import TABLE
 
 # the special.* functions are table entries (namespace "special"); these are the module-level ones
 __all__ = ["igamma", "igammac", "softmax", "log_softmax", "softmax_common"]
@@ -77,7 +77,8 @@ for _n, _f in [("expit", jax.nn.sigmoid), ("erfcx", _erfcx), ("i0e", jss.i0e), (
                ("bessel_j0", lambda x: _bessel_j(x, 0)), ("bessel_j1", lambda x: _bessel_j(x, 1))]:
     # torch's bessel_j0/j1 results carry no autograd history
     unary(_n, _f, promote="float", inplace=False, method=False, namespaces=_SP,
-          differentiable=not _n.startswith("bessel"))
+          differentiable=not _n.startswith("bessel"), checks=() if _n == "expit" else (C.SPECIAL_UNARY,),
+          aten="sigmoid" if _n == "expit" else None)
 
 
 # --- binary functions ---------------------------------------------------------------------------------------
@@ -90,33 +91,39 @@ def _zeta(x, q):
 
 
 for _n, _f in [("xlog1py", _xlog1py), ("zeta", _zeta), ("gammainc", jss.gammainc), ("gammaincc", jss.gammaincc)]:
-    binary(_n, _f, promote="float", inplace=False, method=False, namespaces=_SP)
-@register(inplace=True, out=True, promote="float")
+    binary(_n, _f, promote="float", inplace=False, method=False, namespaces=_SP, checks=(C.SPECIAL_BINARY,))
+
+
+@register(inplace=True, out=True, promote="float", checks=(C.SPECIAL_BINARY,))
 def igamma(input, other):
     """The regularized lower incomplete gamma function (same as ``torchlike.special.gammainc``)."""
     return TABLE[("special", "gammainc")].fn(input, other)
 
 
-@register(inplace=True, out=True, promote="float")
+@register(inplace=True, out=True, promote="float", checks=(C.SPECIAL_BINARY,))
 def igammac(input, other):
     """The regularized upper incomplete gamma function (same as ``torchlike.special.gammaincc``)."""
     return TABLE[("special", "gammaincc")].fn(input, other)
 
 
-# --- aliases of top-level ops ------------------------------------------------------------------------------
+# --- special.X entries that are torch.X under another name (the same function; errors name torch's op) -------
 def _alias(name, target):
-    def fn(*args, out=None, **kwargs):
-        r = TABLE[("torch", target)].fn(*args, **kwargs)
-        return r if out is None else write_out(out, r)
+    impl = TABLE[("torch", target)].fn
+
+    def fn(*args, **kwargs):
+        return impl(*args, **kwargs)
     fn.__name__ = name
-    fn.__doc__ = f"Same as ``torchlike.{target}``."
+    fn.__doc__ = f"Same as ``torchlike.{target}``.\n\n    >>> import torchlike\n    >>> " \
+                 f"torchlike.special.{name} is not None\n    True\n    "
     return fn
 
 
-_ALIASES = {"erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "gammaln": "lgamma", "digamma": "digamma",
-            "psi": "digamma", "polygamma": "polygamma", "multigammaln": "mvlgamma", "i0": "i0", "sinc": "sinc",
-            "xlogy": "xlogy", "round": "round", "exp2": "exp2", "expm1": "expm1", "log1p": "log1p",
-            "logit": "logit"}
+for _n, _target in {"erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "gammaln": "lgamma", "digamma": "digamma",
+                    "psi": "digamma", "polygamma": "polygamma", "multigammaln": "mvlgamma", "i0": "i0",
+                    "sinc": "sinc", "xlogy": "xlogy", "round": "round", "exp2": "exp2", "expm1": "expm1",
+                    "log1p": "log1p", "logit": "logit"}.items():
+    register(_n, namespaces=_SP, method=False, out=True, promote=TABLE[("torch", _target)].promote, aten=_target)(
+        _alias(_n, _target))
 
 
 # --- softmax family: the one implementation behind torch.softmax, Tensor.softmax, special.softmax, F.softmax,
@@ -197,37 +204,3 @@ def special_log_softmax(input, dim, *, dtype=None):
 
 
 special_softmax.__name__, special_log_softmax.__name__ = "softmax", "log_softmax"
-
-
-def _install():
-    mod = sys.modules["torchlike.special"] if "torchlike.special" in sys.modules else None
-    if mod is None:
-        import importlib
-        mod = importlib.import_module("torchlike.special")
-    for n, target in _ALIASES.items():
-        setattr(mod, n, _alias(n, target))
-
-
-_install()
-
-
-def _install_guards():
-    # torch's special kernels reject complex inputs (and igamma rejects integer ones) by kernel name
-    from .pointwise2 import _guard, _ni
-
-    def unary_check(n, input, *a, **k):
-        if isinstance(input, Tensor) and input.dtype.is_complex:
-            raise _ni({"ndtr": "erf_vml_cpu"}.get(n, f"{n}_cpu"), input.dtype)
-
-    def binary_check(n, input, other, *a, **k):
-        d = _dtype.result_type(input, other)
-        kernel = {"gammainc": "igamma_cpu", "gammaincc": "igammac_cpu", "igamma": "igamma_cpu",
-                  "igammac": "igammac_cpu"}.get(n, f"{n}_cpu")
-        if d.is_complex or (n in ("gammainc", "gammaincc", "igamma", "igammac") and d._kind <= 1):
-            raise _ni(kernel, d)
-
-    _guard(["erfcx", "i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "entr", "bessel_j0", "bessel_j1"], unary_check)
-    _guard(["xlog1py", "zeta", "gammainc", "gammaincc", "igamma", "igammac"], binary_check)
-
-
-_install_guards()
