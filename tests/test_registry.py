@@ -241,3 +241,22 @@ def test_out_autograd_error_names_the_op_like_torch(call):
             call(lib, lib.ones(2, requires_grad=True))
         return str(info.value)
     assert msg(torchlike) == msg(torch)
+
+
+# --- the conformance harness enumerates the table ----------------------------------------------------------------
+def test_conformance_reports_table_entries_without_samples(scratch_table):
+    from conformance import table
+    names = table.opinfo_names()
+    assert {"add", "linalg.svd", "special.erfcx"} <= names
+    registry.register("zz_registry_probe", namespaces=("special",), method=False)(lambda input: input)
+    missing = table.uncovered(names)
+    assert ("special", "zz_registry_probe") in missing
+    # an OpInfo name covers the torch function and a method-only entry; namespaces are told apart
+    assert ("torch", "add") not in missing and ("linalg", "svd") not in missing
+    assert table.uncovered({"svd"}, keys=[("torch", "svd"), ("linalg", "svd")], own={}) == [("linalg", "svd")]
+    assert table.uncovered({"byte"}, keys=[("Tensor", "byte")], own={}) == []
+    # own samples count, and they pass against torch
+    assert not set(table.OWN_SAMPLES) & set(missing)
+    assert set(table.run_own_samples().values()) == {"pass"}
+    section = table.markdown_section(missing)
+    assert "`zz_registry_probe`" in section and f"{len(missing)} entries" in section
