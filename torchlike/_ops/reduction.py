@@ -1,6 +1,6 @@
 """Reductions: sum/mean/prod/var/std, max/min/arg*, logsumexp, all/any, norms.
 
-Order statistics (median, mode, quantile) and scans (cumsum, cummax, ...) live in reduction2.py.
+Order statistics (median, mode, quantile) and scans (cumsum, cummax, ...) live in order_stats_scans.py.
 
     >>> import torchlike
     >>> torchlike.tensor([[1., 5.], [3., 2.]]).max(dim=1)

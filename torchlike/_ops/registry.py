@@ -30,8 +30,8 @@ class OpEntry:
     method: bool = True
     inplace: bool = False
     out: bool = False
-    promote: str = "same"  # same | float | result_type | bool | int | none: documentation + harness
-    differentiable: bool = True
+    promote: str = "same"  # same | float | result_type | bool | int | complex | none (float, bool: tests/test_registry.py checks torch agrees)
+    differentiable: bool = True  # False: no grad_fn (tests/test_registry.py checks it against torch)
     dunders: tuple = ()
     checks: tuple = ()  # argument checks (see _ops/checks.py), already applied to ``fn``
     aten: str = ""  # torch's op name in its messages (``div`` for true_divide, ``special_erfcx``); default: name
