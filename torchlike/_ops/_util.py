@@ -111,28 +111,29 @@ def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, nam
     impl.__name__ = f"{name}_impl"
     node_name = camel(name)
 
-    def fn(input, *, out_dt=None):
-        d = input.dtype
-        if promote == "float":
-            d = float_dtype_for(d)
-        elif promote == "bool":
-            d = d
-        elif not int_ok and not (d.is_floating_point or d.is_complex):
-            raise RuntimeError(f'"{name}_impl" not implemented for \'{_dtype._CAP[d.name]}\'')
-        return dispatch(impl, (input,), (("dt", d.np),), name=node_name, diff=differentiable, saves=saves)
-    fn.__name__ = name
-    fn.__doc__ = doc or f"Elementwise ``{name}`` (torch.{name}).\n\n    >>> import torchlike\n    >>> " \
-                        f"torchlike.{name}(torchlike.tensor([0.5])).shape\n    torch.Size([1])\n    "
+    # dtype-kind checks (checks.unary_kinds) run inline on the dtype read anyway: no wrapper on the hot path
+    kind_checks = tuple(c for c in checks if hasattr(c, "kinds"))
+    bad = frozenset().union(*(c.kinds for c in kind_checks))
 
     def public(input, *, out=None):
         if not isinstance(input, Tensor):
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                             f"{type(input).__name__}")
-        return fn(input)
+        d = input.dtype
+        if d._kind in bad:
+            for c in kind_checks:
+                c(name, input)
+        if promote == "float":
+            d = float_dtype_for(d)
+        elif promote != "bool" and not int_ok and not (d.is_floating_point or d.is_complex):
+            raise RuntimeError(f'"{name}_impl" not implemented for \'{_dtype._CAP[d.name]}\'')
+        return dispatch(impl, (input,), (("dt", d.np),), name=node_name, diff=differentiable, saves=saves)
     public.__name__ = name
-    public.__doc__ = fn.__doc__
+    public.__doc__ = doc or f"Elementwise ``{name}`` (torch.{name}).\n\n    >>> import torchlike\n    >>> " \
+                            f"torchlike.{name}(torchlike.tensor([0.5])).shape\n    torch.Size([1])\n    "
     return register(name, namespaces=namespaces, method=method, inplace=inplace, out=out, promote=promote,
-                    differentiable=differentiable, dunders=dunders, aliases=aliases, checks=checks,
+                    differentiable=differentiable, dunders=dunders, aliases=aliases,
+                    checks=tuple(c for c in checks if c not in kind_checks), inline_checks=kind_checks,
                     aten=aten)(public)
 
 

@@ -85,18 +85,19 @@ def _checked(fn, checks, name):
 
 
 def register(name=None, *, namespaces=("torch",), method=True, inplace=False, out=False, promote="same",
-             differentiable=True, dunders=(), aliases=(), checks=(), aten=None):
+             differentiable=True, dunders=(), aliases=(), checks=(), aten=None, inline_checks=()):
     """Declare an op.  The decorated function is torch's functional form; ``checks`` (see _ops/checks.py) run
     before it on every surface; ``aten`` is the name torch's messages use (default: ``name``, prefixed with a
     namespace other than torch's, as ``special_erfcx``; aliases use their op's).  Returns the function as
-    declared (checks included)."""
+    declared (checks included).  ``inline_checks``: checks ``fn`` already runs itself (recorded in the entry).
+    """
     checks = tuple(checks)
 
     def deco(fn):
         n = name or fn.__name__
         ns = tuple(namespaces)
         entry = OpEntry(n, _checked(fn, checks, n) if checks else fn, ns, method, inplace, out, promote,
-                        differentiable, tuple(dunders), checks,
+                        differentiable, tuple(dunders), tuple(inline_checks) + checks,
                         aten or (n if not ns or ns[0] == "torch" else f"{ns[0]}_{n}"))
         _add(entry)
         for a in aliases:
