@@ -141,10 +141,15 @@ def main(argv=None):
           f"error_inputs type match: {e.get('type_match', 0)}/{e.get('total', 0)}")
     print(report.compile_totals_line(summary) + f" (wrong result {c['compile'].get('fail', 0)}, "
           f"error {c['compile'].get('error', 0)})")
+    from . import table  # the op table's entries that no OpInfo and no own sample exercises
+    uncovered = table.uncovered()
+    summary["table_uncovered"] = [".".join(k) for k in uncovered]
+    print(f"op table: {len(uncovered)} entries without an OpInfo or own sample (python -m conformance.table)")
     write = (a.write or not a.k) and not a.no_write
     if write:
         report.write_json(os.path.join(a.out_dir, "report.json"), results, summary, meta)
-        report.write_markdown(os.path.join(a.out_dir, "REPORT.md"), results, summary, meta)
+        report.write_markdown(os.path.join(a.out_dir, "REPORT.md"), results, summary, meta,
+                              extra=table.markdown_section(uncovered))
         print(f"wrote {os.path.join(a.out_dir, 'REPORT.md')} and report.json")
     exp_path = os.path.join(HERE, "expected_pass.json")
     try:

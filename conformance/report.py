@@ -202,7 +202,7 @@ _ICON = {"pass": "pass", "fail": "FAIL", "skip": "skip", "missing": "missing", "
          "timeout": "timeout", "crash": "crash", "error": "ERROR", "break": "break"}
 
 
-def write_markdown(path, results, summary, meta):
+def write_markdown(path, results, summary, meta, extra=""):
     c = summary["columns"]
     e = summary["errors"]
     L = []
@@ -277,6 +277,8 @@ def write_markdown(path, results, summary, meta):
         note = (note or "").replace("|", "\\|").replace("\n", " ")[:160]
         L.append(f"| {r['key']} | " + " | ".join(_ICON.get(st[cn], st[cn]) for cn in CHECK_COLUMNS)
                  + f" | {es} | {note} |")
+    if extra:
+        L.append("\n" + extra)
     with open(path, "w") as f:
         f.write("\n".join(L) + "\n")
 

@@ -79,19 +79,9 @@ __getattr__ = _module_getattr("torch")
 
 
 def _nn_methods():
-    """Tensor methods and torch.X functions whose implementation lives in nn.functional."""
+    """torch.X functions whose implementation lives in nn.functional (softmax & co. are table entries)."""
     from .nn import functional as F
 
-    def softmax(input, dim=None, dtype=None, _stacklevel=3):  # noqa: F811  (torch's keyword shadows torchlike.dtype)
-        """softmax along ``dim`` (torch.softmax / Tensor.softmax)."""
-        return F.softmax(input, dim=dim, dtype=dtype)
-
-    def log_softmax(input, dim=None, dtype=None, _stacklevel=3):  # noqa: F811
-        """log-softmax along ``dim`` (torch.log_softmax / Tensor.log_softmax)."""
-        return F.log_softmax(input, dim=dim, dtype=dtype)
-    for f in (softmax, log_softmax):
-        globals()[f.__name__] = f
-        setattr(Tensor, f.__name__, f)
     for name in ("relu", "sigmoid", "tanh", "dropout", "celu", "selu", "prelu", "rrelu", "hardshrink",
                  "threshold", "pixel_shuffle", "pixel_unshuffle", "conv1d", "conv2d", "conv3d",
                  "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "layer_norm", "group_norm",

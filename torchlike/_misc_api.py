@@ -8,7 +8,7 @@ from ._legacy import LEGACY, make_legacy_constructor
 __all__ = ["get_num_threads", "set_num_threads", "get_num_interop_threads", "set_num_interop_threads",
            "use_deterministic_algorithms", "are_deterministic_algorithms_enabled", "set_float32_matmul_precision",
            "get_float32_matmul_precision", "autocast", "set_default_tensor_type", "set_warn_always",
-           "is_warn_always_enabled", "is_nonzero", "is_same_size", "typename_of"] + list(LEGACY)
+           "is_warn_always_enabled", "is_same_size", "typename_of"] + list(LEGACY)
 
 _threads = [2]
 _det = [False]
@@ -65,12 +65,6 @@ def set_warn_always(b: bool) -> None:
 
 def is_warn_always_enabled() -> bool:
     return _warn_always[0]
-
-
-def is_nonzero(input) -> bool:
-    if input.numel() != 1:
-        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return bool(input.item())
 
 
 def is_same_size(a, b) -> bool:

@@ -104,41 +104,42 @@ def _dt_of(x):
 
 
 def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, namespaces=("torch",),
-          differentiable=True, saves=True, int_ok=True, dunders=(), aliases=(), doc=None):
+          differentiable=True, saves=True, int_ok=True, dunders=(), aliases=(), doc=None, checks=(), aten=None):
     """Declare a pointwise unary op ``name`` computing ``jfn`` in the result dtype."""
     def impl(x, dt):
         return jfn(cast(x, dt))
     impl.__name__ = f"{name}_impl"
     node_name = camel(name)
 
-    def fn(input, *, out_dt=None):
-        d = input.dtype
-        if promote == "float":
-            d = float_dtype_for(d)
-        elif promote == "bool":
-            d = d
-        elif not int_ok and not (d.is_floating_point or d.is_complex):
-            raise RuntimeError(f'"{name}_impl" not implemented for \'{_dtype._CAP[d.name]}\'')
-        return dispatch(impl, (input,), (("dt", d.np),), name=node_name, diff=differentiable, saves=saves)
-    fn.__name__ = name
-    fn.__doc__ = doc or f"Elementwise ``{name}`` (torch.{name}).\n\n    >>> import torchlike\n    >>> " \
-                        f"torchlike.{name}(torchlike.tensor([0.5])).shape\n    torch.Size([1])\n    "
+    # dtype-kind checks (checks.unary_kinds) run inline on the dtype read anyway: no wrapper on the hot path
+    kind_checks = tuple(c for c in checks if hasattr(c, "kinds"))
+    bad = frozenset().union(*(c.kinds for c in kind_checks))
 
     def public(input, *, out=None):
         if not isinstance(input, Tensor):
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                             f"{type(input).__name__}")
-        return fn(input)
+        d = input.dtype
+        if d._kind in bad:
+            for c in kind_checks:
+                c(name, input)
+        if promote == "float":
+            d = float_dtype_for(d)
+        elif promote != "bool" and not int_ok and not (d.is_floating_point or d.is_complex):
+            raise RuntimeError(f'"{name}_impl" not implemented for \'{_dtype._CAP[d.name]}\'')
+        return dispatch(impl, (input,), (("dt", d.np),), name=node_name, diff=differentiable, saves=saves)
     public.__name__ = name
-    public.__doc__ = fn.__doc__
-    register(name, namespaces=namespaces, method=method, inplace=inplace, out=out, promote=promote,
-             differentiable=differentiable, dunders=dunders, aliases=aliases)(public)
-    return public
+    public.__doc__ = doc or f"Elementwise ``{name}`` (torch.{name}).\n\n    >>> import torchlike\n    >>> " \
+                            f"torchlike.{name}(torchlike.tensor([0.5])).shape\n    torch.Size([1])\n    "
+    return register(name, namespaces=namespaces, method=method, inplace=inplace, out=out, promote=promote,
+                    differentiable=differentiable, dunders=dunders, aliases=aliases,
+                    checks=tuple(c for c in checks if c not in kind_checks), inline_checks=kind_checks,
+                    aten=aten)(public)
 
 
 def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=True, namespaces=("torch",),
            differentiable=True, saves=True, dunders=(), rdunders=(), aliases=(), int_only=False, doc=None,
-           tensor_node=None):
+           tensor_node=None, checks=(), aten=None):
     """Declare a pointwise binary op: torch promotion over tensors/scalars, then ``jfn`` in that dtype."""
     def impl(x, y, dt, out_dt):
         r = jfn(cast(x, dt), cast(y, dt))
@@ -165,8 +166,9 @@ def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=T
     fn.__doc__ = doc or f"Elementwise ``{name}`` with broadcasting and torch type promotion.\n\n" \
                         f"    >>> import torchlike\n    >>> torchlike.{name}(torchlike.tensor([1., 2.]), " \
                         f"torchlike.tensor([3., 4.])).shape\n    torch.Size([2])\n    "
-    register(name, namespaces=namespaces, method=method, inplace=inplace, out=out, promote=promote,
-             differentiable=differentiable, dunders=dunders, aliases=aliases)(fn)
+    fn = register(name, namespaces=namespaces, method=method, inplace=inplace, out=out, promote=promote,
+                  differentiable=differentiable, dunders=dunders, aliases=aliases, checks=checks,
+                  aten=aten)(fn)
     for rd in rdunders:
         def rfn(self, other, _fn=fn):
             return _fn(other, self)

@@ -58,7 +58,7 @@ for _name, _f in [("view_copy", _view), ("t_copy", _v.t), ("permute_copy", _v.pe
                   ("alias_copy", _alias), ("as_strided_copy", _v.as_strided), ("diagonal_copy", _v.diagonal),
                   ("split_with_sizes_copy", _v.split_with_sizes), ("split_copy", _v.split),
                   ("detach_copy", lambda t: t.detach())]:
-    register(_name, method=_name == "narrow_copy", out=_name not in ("unbind_copy",),
+    register(_name, method=False, out=_name not in ("unbind_copy",),
              promote="none")(_copying(_name, _f))
 
 
@@ -87,9 +87,6 @@ def narrow_copy(input, dim, start, length):
     if length < 0 or start + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     return clone(_v.narrow(input, d, start, length))
-
-
-Tensor.narrow_copy = narrow_copy
 
 
 # --- hsplit / vsplit / dsplit: views, numpy semantics -------------------------------------------------

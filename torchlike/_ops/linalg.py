@@ -38,11 +38,8 @@ _ns.LinAlgError = LinAlgError
 
 
 def _linalg(name):
-    """Attach ``fn`` as ``torchlike.linalg.<name>`` (for names whose torch.<name> differs)."""
-    def deco(fn):
-        setattr(_ns, name, fn)
-        return fn
-    return deco
+    """Declare ``fn`` as the table entry ``linalg.<name>`` (torch.<name> is a separate entry: it differs)."""
+    return register(name, namespaces=("linalg",), method=False)
 
 
 # --- argument checks (torch's wording) ---------------------------------------------------------
@@ -361,7 +358,7 @@ def linalg_slogdet(A, *, out=None):
     r = return_types.linalg_slogdet(*_slogdet(A, "linalg.slogdet"))
     if out is not None:
         from .registry import write_out
-        return write_out(out, r)
+        return write_out(out, r, "_linalg_slogdet")
     return r
 
 
@@ -474,7 +471,7 @@ def linalg_cholesky(A, *, upper=False, out=None):
     raise_info(_info_tensor(A, bad), _chol_msg("linalg.cholesky"))
     if out is not None:
         from .registry import write_out
-        return write_out(out, L)
+        return write_out(out, L, "linalg_cholesky_ex")
     return L
 
 
@@ -654,7 +651,7 @@ def linalg_lu(A, *, pivot=True, out=None):
     r = return_types.linalg_lu(*dispatch(_lu_impl, (A,), (), name="LinalgLuBackward0"))
     if out is not None:
         from .registry import write_out
-        return write_out(out, r)
+        return write_out(out, r, "linalg_lu")
     return r
 
 
@@ -677,7 +674,7 @@ def lu(A, pivot=True, get_infos=False, out=None):
     r = _lu_with_info(LU, piv, info) if get_infos else (LU, piv)
     if out is not None:
         from .registry import write_out
-        return tuple(write_out(out, r))
+        return tuple(write_out(out, r, "linalg_lu"))
     return r
 
 
@@ -713,7 +710,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
                  name="LinalgLuSolveBackward0")
     if out is not None:
         from .registry import write_out
-        return write_out(out, r)
+        return write_out(out, r, "linalg_lu_solve")
     return r
 
 

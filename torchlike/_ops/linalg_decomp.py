@@ -64,7 +64,7 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
                                           name="LinalgSvdBackward0"))
     if out is not None:
         from .registry import write_out
-        return write_out(out, r)
+        return write_out(out, r, "_linalg_svd")
     return r
 
 
@@ -140,7 +140,7 @@ def linalg_qr(A, mode="reduced", *, out=None):
     r = return_types.linalg_qr(*_qr(A, mode, "linalg.qr"))
     if out is not None:
         from .registry import write_out
-        return write_out(out, r)
+        return write_out(out, r, "linalg_qr")
     return r
 
 

@@ -1,4 +1,4 @@
-"""Matrix products: matmul/mm/bmm/mv/dot, einsum, tensordot, the add* family, kron, cross, trace, cdist.
+"""Matrix products: matmul/mm/bmm/mv/dot, einsum, tensordot, the add* family, kron, cross, cdist.
 
 torch requires equal dtypes for matrix products (no promotion); float32 products run at HIGHEST
 precision so results match torch's CPU kernels closely.
@@ -17,12 +17,11 @@ import numpy as np
 from jax import lax
 
 from .. import _dtype
-from .. import linalg as _linalg_ns
 from ._util import Tensor, cast, check_broadcast, dispatch, register, wrap_dim
 from ..amp import _policy as _amp
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "einsum", "tensordot", "addmm",
-           "addbmm", "baddbmm", "addmv", "addr", "kron", "cross", "trace", "cdist", "chain_matmul"]
+           "addbmm", "baddbmm", "addmv", "addr", "kron", "cross", "cdist", "chain_matmul"]
 
 HI = lax.Precision.HIGHEST
 
@@ -581,7 +580,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
                     name="AddrBackward0")
 
 
-# --- kron, cross, trace, chain_matmul ----------------------------------------------------------
+# --- kron, cross, chain_matmul ----------------------------------------------------------
 def _kron_impl(a, b, dt):
     return jnp.kron(cast(a, dt), cast(b, dt))
 
@@ -653,26 +652,7 @@ def linalg_cross(input, other, *, dim=-1):
 
 
 linalg_cross.__name__ = "cross"
-_linalg_ns.cross = linalg_cross  # linalg.cross differs from torch.cross, so it is not a TABLE alias
-
-
-def _trace_impl(x, dt):
-    return jnp.trace(cast(x, dt))
-
-
-@register()
-@_amp.fp32
-def trace(input):
-    """Sum of the main diagonal of a 2-D tensor (integers accumulate in int64).
-
-    >>> import torchlike as torch
-    >>> torch.trace(torch.eye(3)).item()
-    3.0
-    """
-    if input.ndim != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
-    dt = _dtype.int64 if input.dtype._kind <= 1 else input.dtype
-    return dispatch(_trace_impl, (input,), (("dt", dt.np),), name="TraceBackward0", saves=False)
+register("cross", namespaces=("linalg",), method=False, out=True)(linalg_cross)  # differs from torch.cross
 
 
 def _multi_dot_impl(*xs):
@@ -719,7 +699,7 @@ def chain_matmul(*matrices, out=None):
     r = _multi_dot(list(matrices), "chain_matmul")
     if out is not None:
         from .registry import write_out
-        return write_out(out, r)
+        return write_out(out, r, "mm")
     return r
 
 

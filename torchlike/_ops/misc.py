@@ -279,10 +279,6 @@ def _fill_diagonal_(self, fill_value, wrap=False):
 Tensor.fill_diagonal_ = _fill_diagonal_
 Tensor.H = property(lambda self: self.mT.conj() if self.ndim == 2 else _h_error(self))
 Tensor.mH = property(lambda self: self.mT.conj())
-Tensor.narrow_copy = lambda self, dim, start, length: self.narrow(dim, start, length).clone()
-Tensor.allclose = lambda self, other, rtol=1e-05, atol=1e-08, equal_nan=False: allclose(self, other, rtol, atol,
-                                                                                         equal_nan)
-Tensor.equal = lambda self, other: equal(self, other)
 
 
 def _h_error(t):

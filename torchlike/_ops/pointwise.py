@@ -10,6 +10,7 @@ from jax import lax
 
 from .. import _dtype
 from ..autograd.graph import node_class
+from . import checks as C
 from ._util import Tensor, binary, cast, dispatch, float_dtype_for, register, unary, camel
 
 
@@ -80,6 +81,12 @@ def _digamma(x):
     return _polygamma(0, x)
 
 
+def _sigmoid(x):
+    if x.dtype in (jnp.float16, jnp.bfloat16):  # torch computes half types in float32 (its opmath type)
+        return jax.nn.sigmoid(x.astype(jnp.float32)).astype(x.dtype)
+    return jax.nn.sigmoid(x)
+
+
 # --- unary, float-valued (ints promote to the default float) -----------------------------------
 _SAVES_OUT = {"exp", "exp2", "expm1", "sigmoid", "tanh", "sqrt", "rsqrt", "reciprocal"}
 for _n, _f in [("sin", jnp.sin), ("cos", jnp.cos), ("tan", jnp.tan), ("asin", jnp.arcsin),
@@ -87,16 +94,19 @@ for _n, _f in [("sin", jnp.sin), ("cos", jnp.cos), ("tan", jnp.tan), ("asin", jn
                ("tanh", jnp.tanh), ("asinh", jnp.arcsinh), ("acosh", jnp.arccosh), ("atanh", jnp.arctanh),
                ("exp", jnp.exp), ("exp2", jnp.exp2), ("expm1", jnp.expm1), ("log", jnp.log),
                ("log2", jnp.log2), ("log10", jnp.log10), ("log1p", jnp.log1p), ("sqrt", jnp.sqrt),
-               ("rsqrt", lax.rsqrt), ("sigmoid", jax.nn.sigmoid), ("erf", jss.erf), ("erfc", jss.erfc),
+               ("rsqrt", lax.rsqrt), ("sigmoid", _sigmoid), ("erf", jss.erf), ("erfc", jss.erfc),
                ("erfinv", jss.erfinv), ("lgamma", jss.gammaln), ("digamma", _digamma),
                ("reciprocal", lambda x: 1 / x), ("sinc", jnp.sinc), ("deg2rad", jnp.deg2rad),
                ("rad2deg", jnp.rad2deg), ("i0", _i0)]:
     unary(_n, _f, promote="float", saves="out" if _n in _SAVES_OUT else True,
+          checks={"erf": (C.NO_COMPLEX_VML,), "erfc": (C.NO_COMPLEX_VML,), "erfinv": (C.NO_COMPLEX_VML,),
+                  "lgamma": (C.NO_COMPLEX_VML,), "i0": (C.NO_COMPLEX_VML,), "digamma": (C.DIGAMMA,),
+                  "deg2rad": (C.DEG_RAD,), "rad2deg": (C.DEG_RAD,)}.get(_n, ()),
           aliases={"asin": ("arcsin",), "acos": ("arccos",), "atan": ("arctan",), "asinh": ("arcsinh",),
                    "acosh": ("arccosh",), "atanh": ("arctanh",)}.get(_n, ()))
 
 # --- unary, dtype-preserving -------------------------------------------------------------------
-unary("neg", jnp.negative, dunders=("__neg__",), aliases=("negative",))
+unary("neg", jnp.negative, dunders=("__neg__",), aliases=("negative",), checks=(C.NEG,))
 def _abs(x):
     # torch's gradient of abs is sign(x): 0 at 0 (jnp.abs's is 1 there)
     if jnp.issubdtype(x.dtype, jnp.floating):
@@ -104,34 +114,51 @@ def _abs(x):
     return jnp.abs(x)
 
 
-unary("abs", _abs, dunders=("__abs__",), aliases=("absolute",))
-unary("square", jnp.square)
-unary("positive", lambda x: x, inplace=False, dunders=("__pos__",))
+unary("abs", _abs, dunders=("__abs__",), aliases=("absolute",), checks=(C.ABS,))
+unary("positive", lambda x: x, inplace=False, dunders=("__pos__",), checks=(C.POSITIVE,))
+
+
+def _square_impl(x, dt):
+    return jnp.square(cast(x, dt))
+
+
+@register(inplace=True, out=True)
+def square(input):
+    """Elementwise ``input * input`` (a bool input squares as int64, like torch's ``pow(input, 2)``).
+
+    >>> import torchlike
+    >>> torchlike.square(torchlike.tensor([True, False]))
+    tensor([1, 0])
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"square(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    d = _dtype.int64 if input.dtype is _dtype.bool else input.dtype
+    return dispatch(_square_impl, (input,), (("dt", d.np),), name="SquareBackward0")
 
 
 def _sign(x):
     return jnp.sign(x) if x.dtype != jnp.bool_ else x
 
 
-unary("sign", _sign)
+unary("sign", _sign, checks=(C.SIGN,))
 unary("sgn", lambda x: jnp.where(x == 0, 0, x / jnp.abs(x)).astype(x.dtype) if jnp.iscomplexobj(x) else _sign(x))
-unary("signbit", jnp.signbit, promote="bool", differentiable=False, inplace=False)
+unary("signbit", jnp.signbit, promote="bool", differentiable=False, inplace=False, checks=(C.SIGNBIT,))
 for _n, _f in [("floor", jnp.floor), ("ceil", jnp.ceil), ("trunc", jnp.trunc)]:
     unary(_n, lambda x, _f=_f: _f(x) if jnp.issubdtype(x.dtype, jnp.floating) else x,
-          aliases=("fix",) if _n == "trunc" else ())
-unary("frac", lambda x: x - jnp.trunc(x), int_ok=False)
+          aliases=("fix",) if _n == "trunc" else (), checks=(C.ROUNDING,))
+unary("frac", lambda x: x - jnp.trunc(x), int_ok=False, checks=(C.FRAC,))
 unary("bitwise_not", lambda x: jnp.logical_not(x) if x.dtype == jnp.bool_ else jnp.bitwise_not(x),
-      dunders=("__invert__",), differentiable=False)
+      dunders=("__invert__",), differentiable=False, checks=(C.BITWISE_NOT,))
 unary("logical_not", lambda x: jnp.logical_not(x), promote="bool", differentiable=False)
 unary("isnan", jnp.isnan, promote="bool", differentiable=False, inplace=False, out=False)
 unary("isinf", jnp.isinf, promote="bool", differentiable=False, inplace=False, out=False)
 unary("isfinite", jnp.isfinite, promote="bool", differentiable=False, inplace=False, out=False)
-unary("isposinf", jnp.isposinf, promote="bool", differentiable=False, inplace=False)
-unary("isneginf", jnp.isneginf, promote="bool", differentiable=False, inplace=False)
+unary("isposinf", jnp.isposinf, promote="bool", differentiable=False, inplace=False, checks=(C.INF_TEST,))
+unary("isneginf", jnp.isneginf, promote="bool", differentiable=False, inplace=False, checks=(C.INF_TEST,))
 unary("isreal", lambda x: jnp.imag(x) == 0 if jnp.iscomplexobj(x) else jnp.ones(x.shape, bool),
       promote="bool", differentiable=False, inplace=False, out=False)
 unary("conj_physical", jnp.conj)
-unary("relu", jax.nn.relu, namespaces=("torch",), saves="out")
+unary("relu", jax.nn.relu, namespaces=("torch",), saves="out", checks=(C.RELU,))
 unary("angle", lambda x: jnp.angle(x).astype(jnp.real(x).dtype) if jnp.iscomplexobj(x) else
       jnp.where(x < 0, jnp.pi, 0.0).astype(x.dtype) if jnp.issubdtype(x.dtype, jnp.floating)
       else jnp.where(x < 0, jnp.pi, 0.0), promote="float", inplace=False)
@@ -146,7 +173,7 @@ def _round_impl(x, decimals):
     return jnp.round(x, decimals)
 
 
-@register(inplace=True, out=True)
+@register(inplace=True, out=True, checks=(C.ROUNDING,))
 def round(input, *, decimals=0):
     """Round half to even (torch.round), optionally to ``decimals`` places."""
     return dispatch(_round_impl, (input,), (("decimals", int(decimals)),),
@@ -223,7 +250,7 @@ def _rsub(input, other, *, alpha=1):
     return r
 
 
-register("rsub", method=False)(_rsub)
+register("rsub", method=False, checks=(C.RSUB,))(_rsub)
 
 mul = binary("mul", jnp.multiply, dunders=("__mul__", "__rmul__"), aliases=("multiply",))
 
@@ -272,7 +299,7 @@ Tensor.__itruediv__ = lambda self, other: self.div_(other)
 Tensor.__imul__ = lambda self, other: self.mul_(other)
 
 
-@register(inplace=True, out=True, dunders=("__floordiv__",))
+@register(inplace=True, out=True, dunders=("__floordiv__",), checks=(C.DIVISION,))
 def floor_divide(input, other):
     """Floor division (torch.floor_divide)."""
     return div(input, other, rounding_mode="floor")
@@ -308,7 +335,7 @@ def _pow_impl(x, y, dt):
     return jnp.power(x, y)
 
 
-@register(inplace=True, out=True, promote="result_type", dunders=("__pow__",))
+@register(inplace=True, out=True, promote="result_type", dunders=("__pow__",), checks=(C.POW_ARGS, C.POW_BOOL))
 def pow(input, exponent):
     """``input ** exponent`` with torch promotion (int tensors with negative int powers raise)."""
     d = _dtype.result_type(input, exponent)
@@ -357,46 +384,44 @@ def _remainder(x, y):
     return jnp.where((r != 0) & ((r < 0) != (y < 0)), r + y, r)
 
 
-binary("fmod", _fmod, tensor_node="FmodBackward1")
-binary("remainder", _remainder, dunders=("__mod__",), tensor_node="RemainderBackward1")
+binary("fmod", _fmod, tensor_node="FmodBackward1", checks=(C.DIVISION,))
+binary("remainder", _remainder, dunders=("__mod__",), tensor_node="RemainderBackward1", checks=(C.DIVISION,))
 Tensor.__rmod__ = lambda self, other: Tensor.remainder(other if isinstance(other, Tensor) else
                                                        self.new_tensor(other), self)
-binary("atan2", jnp.arctan2, promote="float", aliases=("arctan2",))
-binary("hypot", jnp.hypot)
-binary("copysign", jnp.copysign, promote="float")
-binary("nextafter", jnp.nextafter)
-binary("ldexp", lambda x, y: x * jnp.exp2(y), promote="float")
+binary("atan2", jnp.arctan2, promote="float", aliases=("arctan2",), checks=(C.tensors_only, C.NO_COMPLEX))
+binary("hypot", jnp.hypot, checks=(C.REAL_FLOAT,))
+binary("copysign", jnp.copysign, promote="float", checks=(C.NO_COMPLEX,))
+binary("nextafter", jnp.nextafter, checks=(C.tensors_only,))
+binary("ldexp", lambda x, y: x * jnp.exp2(y), promote="float", checks=(C.tensors_only,))
 binary("xlogy", jss.xlogy, promote="float")
-binary("logaddexp", jnp.logaddexp)
-binary("logaddexp2", jnp.logaddexp2)
-binary("maximum", jnp.maximum, inplace=False)
-binary("minimum", jnp.minimum, inplace=False)
-binary("fmax", jnp.fmax, inplace=False)
-binary("fmin", jnp.fmin, inplace=False)
-binary("heaviside", lambda x, y: jnp.where(x == 0, y, (x > 0).astype(x.dtype)), differentiable=False)
+binary("logaddexp", jnp.logaddexp, checks=(C.REAL_FLOAT,))
+binary("logaddexp2", jnp.logaddexp2, checks=(C.REAL_FLOAT,))
+for _n, _f in [("maximum", jnp.maximum), ("minimum", jnp.minimum), ("fmax", jnp.fmax), ("fmin", jnp.fmin)]:
+    binary(_n, _f, inplace=False, checks=(C.tensors_only,))
+binary("heaviside", lambda x, y: jnp.where(x == 0, y, (x > 0).astype(x.dtype)), differentiable=False,
+       checks=(C.HEAVISIDE,))
 
 # --- comparisons and logic (bool results) ------------------------------------------------------
 for _n, _f, _d, _al in [("eq", jnp.equal, "__eq__", ()), ("ne", jnp.not_equal, "__ne__", ("not_equal",)),
                         ("lt", jnp.less, "__lt__", ("less",)), ("le", jnp.less_equal, "__le__", ("less_equal",)),
                         ("gt", jnp.greater, "__gt__", ("greater",)),
                         ("ge", jnp.greater_equal, "__ge__", ("greater_equal",))]:
-    binary(_n, _f, promote="bool", differentiable=False, dunders=(_d,), aliases=_al)
+    binary(_n, _f, promote="bool", differentiable=False, dunders=(_d,), aliases=_al, checks=(C.COMPARISON,))
 for _n, _f in [("logical_and", jnp.logical_and), ("logical_or", jnp.logical_or),
                ("logical_xor", jnp.logical_xor)]:
-    binary(_n, _f, promote="bool", differentiable=False)
+    binary(_n, _f, promote="bool", differentiable=False, checks=(C.tensors_only,))
 for _n, _f, _d, _r in [("bitwise_and", jnp.bitwise_and, "__and__", "__rand__"),
                        ("bitwise_or", jnp.bitwise_or, "__or__", "__ror__"),
                        ("bitwise_xor", jnp.bitwise_xor, "__xor__", "__rxor__"),
                        ("bitwise_left_shift", jnp.left_shift, "__lshift__", "__rlshift__"),
                        ("bitwise_right_shift", jnp.right_shift, "__rshift__", "__rrshift__")]:
-    binary(_n, _f, differentiable=False, int_only=True, dunders=(_d,), rdunders=(_r,))
+    binary(_n, _f, differentiable=False, int_only=True, dunders=(_d,), rdunders=(_r,),
+           checks=(C.SHIFT_GCD if "shift" in _n else C.BITWISE,))
 Tensor.__iand__ = lambda self, o: self.bitwise_and_(o)
 Tensor.__ior__ = lambda self, o: self.bitwise_or_(o)
 Tensor.__ixor__ = lambda self, o: self.bitwise_xor_(o)
 Tensor.__ilshift__ = lambda self, o: self.bitwise_left_shift_(o)
 Tensor.__irshift__ = lambda self, o: self.bitwise_right_shift_(o)
 Tensor.__imod__ = lambda self, o: self.remainder_(o)
-Tensor.__matmul__ = lambda self, o: self.matmul(o)
-Tensor.__rmatmul__ = lambda self, o: o.matmul(self) if isinstance(o, Tensor) else NotImplemented
-binary("gcd", jnp.gcd, differentiable=False, int_only=True)
-binary("lcm", jnp.lcm, differentiable=False, int_only=True)
+binary("gcd", jnp.gcd, differentiable=False, int_only=True, checks=(C.tensors_only, C.SHIFT_GCD))
+binary("lcm", jnp.lcm, differentiable=False, int_only=True, checks=(C.tensors_only, C.SHIFT_GCD))

@@ -1,6 +1,6 @@
 """Reductions: sum/mean/prod/var/std, max/min/arg*, logsumexp, all/any, norms.
 
-Order statistics (median, mode, quantile) and scans (cumsum, cummax, ...) live in reduction2.py.
+Order statistics (median, mode, quantile) and scans (cumsum, cummax, ...) live in order_stats_scans.py.
 
     >>> import torchlike
     >>> torchlike.tensor([[1., 5.], [3., 2.]]).max(dim=1)
@@ -301,7 +301,7 @@ def _minmax(kind):
             other, dim = dim, None
         if other is not None:
             from .registry import TABLE
-            return TABLE["maximum" if kind == "max" else "minimum"].fn(input, other)
+            return TABLE[("torch", "maximum" if kind == "max" else "minimum")].fn(input, other)
         _no_complex(input, f"{kind}_all" if dim is None else f"{kind}_cpu")
         if dim is None:
             if input.numel() == 0:

@@ -6,13 +6,14 @@ surfaces it has: ``torchlike.X`` (or another namespace), ``Tensor.X``, ``Tensor.
 ``install()`` generates those surfaces; the conformance harness reads ``TABLE``.
 
     >>> import torchlike
-    >>> torchlike._ops.registry.TABLE['add'].inplace
+    >>> torchlike._ops.registry.TABLE['torch', 'add'].inplace
     True
 """
 from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from typing import Callable
 
 from .. import _dtype
@@ -29,36 +30,104 @@ class OpEntry:
     method: bool = True
     inplace: bool = False
     out: bool = False
-    promote: str = "same"  # same | float | result_type | bool | int | none: documentation + harness
-    differentiable: bool = True
+    promote: str = "same"  # same | float | result_type | bool | int | complex | none (float, bool: tests/test_registry.py checks torch agrees)
+    differentiable: bool = True  # False: no grad_fn (tests/test_registry.py checks it against torch)
     dunders: tuple = ()
+    checks: tuple = ()  # argument checks (see _ops/checks.py), already applied to ``fn``
+    aten: str = ""  # torch's op name in its messages (``div`` for true_divide, ``special_erfcx``); default: name
 
 
-TABLE: dict[str, OpEntry] = {}
+# (namespace, name) -> entry; the namespace is the entry's first (``"Tensor"`` for a method-only entry), so
+# torch.softmax and special.softmax, torch.cross and linalg.cross are separate entries
+TABLE: dict[tuple, OpEntry] = {}
+_CLAIMS: dict[tuple, tuple] = {}  # each surface ("torch", "add"), ("Tensor", "add_") -> the TABLE key declaring it
+
+
+def _surfaces(e):
+    out = [(ns, e.name) for ns in e.namespaces]
+    if e.method:
+        out.append(("Tensor", e.name))
+    if e.inplace:
+        out.append(("Tensor", e.name + "_"))
+    out += [("Tensor", d) for d in e.dunders]
+    return out
+
+
+def _add(entry):
+    key = (entry.namespaces[0] if entry.namespaces else "Tensor", entry.name)
+    surfaces = _surfaces(entry)
+    for s in [key] + surfaces:
+        if s in _CLAIMS or s in TABLE:
+            other = TABLE[_CLAIMS.get(s, s)].fn
+            raise ValueError(f"op table: {'.'.join(s)} is declared twice ({entry.fn.__module__}."
+                             f"{entry.fn.__qualname__} and {other.__module__}.{other.__qualname__})")
+    TABLE[key] = entry
+    for s in surfaces:
+        _CLAIMS[s] = key
+
+
+def _checked(fn, checks, name):
+    """``fn`` running ``checks`` (each ``check(name, *args, **kwargs)``, raising torch's error) first."""
+    if len(checks) == 1:
+        check = checks[0]
+
+        def checked(*args, **kwargs):
+            check(name, *args, **kwargs)
+            return fn(*args, **kwargs)
+    else:
+        def checked(*args, **kwargs):
+            for c in checks:
+                c(name, *args, **kwargs)
+            return fn(*args, **kwargs)
+    functools.update_wrapper(checked, fn)
+    checked.__name__ = name
+    return checked
 
 
 def register(name=None, *, namespaces=("torch",), method=True, inplace=False, out=False, promote="same",
-             differentiable=True, dunders=(), aliases=()):
-    """Declare an op.  The decorated function is torch's functional form."""
+             differentiable=True, dunders=(), aliases=(), checks=(), aten=None, inline_checks=()):
+    """Declare an op.  The decorated function is torch's functional form; ``checks`` (see _ops/checks.py) run
+    before it on every surface; ``aten`` is the name torch's messages use (default: ``name``, prefixed with a
+    namespace other than torch's, as ``special_erfcx``; aliases use their op's).  Returns the function as
+    declared (checks included).  ``inline_checks``: checks ``fn`` already runs itself (recorded in the entry).
+    """
+    checks = tuple(checks)
+
     def deco(fn):
         n = name or fn.__name__
-        entry = OpEntry(n, fn, tuple(namespaces), method, inplace, out, promote, differentiable, tuple(dunders))
-        TABLE[n] = entry
+        ns = tuple(namespaces)
+        entry = OpEntry(n, _checked(fn, checks, n) if checks else fn, ns, method, inplace, out, promote,
+                        differentiable, tuple(dunders), tuple(inline_checks) + checks,
+                        aten or (n if not ns or ns[0] == "torch" else f"{ns[0]}_{n}"))
+        _add(entry)
         for a in aliases:
-            TABLE[a] = dataclasses.replace(entry, name=a)
-        return fn
+            _add(dataclasses.replace(entry, name=a, dunders=(), fn=_checked(fn, checks, a) if checks else fn))
+        return entry.fn
     return deco
 
 
-def write_out(out, result):
-    """Store ``result`` into the ``out=`` tensor(s) as torch does (cast, resize) and return ``out``."""
+def _op_name(result):
+    """The op's name from its result's backward node (``LinalgVectorNormBackward0`` -> linalg_vector_norm), for
+    callers of write_out that don't name their op."""
+    node = getattr(result, "grad_fn", None)
+    base = re.sub(r"Backward\d*$", "", type(node).__name__) if node is not None else ""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", base).lower() or "out"
+
+
+def write_out(out, result, name=None):
+    """Store ``result`` into the ``out=`` tensor(s) as torch does (cast, resize) and return ``out``.
+    ``name``: the op's name for torch's autograd error (derived from ``result``'s node when not given)."""
     from ..autograd import grad_mode
     if isinstance(out, (tuple, list)):
+        if grad_mode.is_grad_enabled() and (any(o.requires_grad for o in out) or
+                                            any(r.requires_grad for r in result)):
+            raise RuntimeError(f"{name or _op_name(result[0])}(): functions with out=... arguments don't "
+                               "support automatic differentiation, but one of the arguments requires grad.")
         for o, r in zip(out, result):
-            write_out(o, r)
+            write_out(o, r, name)
         return out
     if grad_mode.is_grad_enabled() and (out.requires_grad or result.requires_grad):
-        raise RuntimeError(f"{'add'}(): functions with out=... arguments don't support automatic "
+        raise RuntimeError(f"{name or _op_name(result)}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
     if result.dtype is not out.dtype:
         if not _dtype.can_cast(result.dtype, out.dtype):
@@ -94,11 +163,11 @@ def check_no_overlap(out, inputs, shape):
                                "the operation.")
 
 
-def _with_out(fn):
+def _with_out(fn, name):
     @functools.wraps(fn)
     def wrapper(*args, out=None, **kwargs):
         r = fn(*args, **kwargs)
-        return r if out is None else write_out(out, r)
+        return r if out is None else write_out(out, r, name)
     return wrapper
 
 
@@ -119,13 +188,19 @@ def _make_inplace(fn, name):
 
 def install(namespaces: dict, tensor_cls):
     """Generate every surface in TABLE: namespace functions, methods, in-place methods, dunders."""
-    for name, e in TABLE.items():
-        public = _with_out(e.fn) if e.out else e.fn
+    def put(obj, attr, value, where):
+        if attr in vars(obj):
+            raise RuntimeError(f"op table: {where}.{attr} is already defined ({vars(obj)[attr]!r}); "
+                               "declare each op once")
+        setattr(obj, attr, value)
+
+    for (_, name), e in TABLE.items():
+        public = _with_out(e.fn, e.aten) if e.out else e.fn
         for ns in e.namespaces:
-            setattr(namespaces[ns], name, public)
-        if e.method and name not in tensor_cls.__dict__:
-            setattr(tensor_cls, name, e.fn)
-        if e.inplace and name + "_" not in tensor_cls.__dict__:
-            setattr(tensor_cls, name + "_", _make_inplace(e.fn, name))
+            put(namespaces[ns], name, public, ns)
+        if e.method:
+            put(tensor_cls, name, e.fn, "Tensor")
+        if e.inplace:
+            put(tensor_cls, name + "_", _make_inplace(e.fn, name), "Tensor")
         for d in e.dunders:
-            setattr(tensor_cls, d, e.fn)
+            put(tensor_cls, d, e.fn, "Tensor")

@@ -195,7 +195,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
                                "refer to a single memory location. Please clone() the tensor before performing the "
                                "operation.")
         from .registry import write_out
-        return write_out(out, gather(input, dim, index, sparse_grad=sparse_grad))
+        return write_out(out, gather(input, dim, index, sparse_grad=sparse_grad), "gather")
     if index.numel() == 0:   # torch returns an empty result for an empty index of any dtype or rank
         return dispatch(_gather_empty, (input,), (("shape", tuple(index.shape)),), name="GatherBackward0",
                         saves=False)

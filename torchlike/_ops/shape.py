@@ -36,7 +36,7 @@ def cat(tensors, dim=0, *, out=None):
     if out is not None:
         r = cat(tensors, dim)
         check_no_overlap(out, tensors, r.shape)
-        return write_out(out, r)
+        return write_out(out, r, "cat")
     ts = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or list(tensors[:1])
     d = wrap_dim(dim, ts[0].ndim)
     ref = ts[0].shape
@@ -94,7 +94,7 @@ def hstack(tensors):
     >>> torchlike.hstack([torchlike.tensor([1]), torchlike.tensor([2, 3])])
     tensor([1, 2, 3])
     """
-    from .shape2 import atleast_1d
+    from .rearrange import atleast_1d
     ts = [atleast_1d(t) for t in _stack_seq(tensors, "hstack")]
     return cat(ts, 0 if ts[0].ndim == 1 else 1)
 
@@ -107,7 +107,7 @@ def vstack(tensors):
     >>> torchlike.vstack([torchlike.tensor([1, 2]), torchlike.tensor([3, 4])]).shape
     torch.Size([2, 2])
     """
-    from .shape2 import atleast_2d
+    from .rearrange import atleast_2d
     return cat([atleast_2d(t) for t in _stack_seq(tensors, "vstack")], 0)
 
 
@@ -119,7 +119,7 @@ def dstack(tensors):
     >>> torchlike.dstack([torchlike.tensor([1, 2]), torchlike.tensor([3, 4])]).shape
     torch.Size([1, 2, 2])
     """
-    from .shape2 import atleast_3d
+    from .rearrange import atleast_3d
     return cat([atleast_3d(t) for t in _stack_seq(tensors, "dstack")], 2)
 
 

@@ -10,7 +10,6 @@ are the top-level twins of ``special.gammainc``/``gammaincc``.
 """
 from __future__ import annotations
 
-import sys
 
 import jax
 import jax.numpy as jnp
@@ -18,11 +17,12 @@ import jax.scipy.special as jss
 import numpy as np
 
 from .. import _dtype
-from ._util import Tensor, binary, cast, dispatch, float_dtype_for, register, unary, wrap_dim
-from .registry import TABLE, write_out
+from ._util import Tensor, binary, dispatch, register, unary, wrap_dim
+from . import checks as C
+from .registry import TABLE
 
 # the special.* functions are table entries (namespace "special"); these are the module-level ones
-__all__ = ["igamma", "igammac", "softmax", "log_softmax", "logsumexp"]
+__all__ = ["igamma", "igammac", "softmax", "log_softmax", "softmax_common"]
 
 _SP = ("special",)
 
@@ -77,7 +77,8 @@ for _n, _f in [("expit", jax.nn.sigmoid), ("erfcx", _erfcx), ("i0e", jss.i0e), (
                ("bessel_j0", lambda x: _bessel_j(x, 0)), ("bessel_j1", lambda x: _bessel_j(x, 1))]:
     # torch's bessel_j0/j1 results carry no autograd history
     unary(_n, _f, promote="float", inplace=False, method=False, namespaces=_SP,
-          differentiable=not _n.startswith("bessel"))
+          differentiable=not _n.startswith("bessel"), checks=() if _n == "expit" else (C.SPECIAL_UNARY,),
+          aten="sigmoid" if _n == "expit" else None)
 
 
 # --- binary functions ---------------------------------------------------------------------------------------
@@ -90,133 +91,116 @@ def _zeta(x, q):
 
 
 for _n, _f in [("xlog1py", _xlog1py), ("zeta", _zeta), ("gammainc", jss.gammainc), ("gammaincc", jss.gammaincc)]:
-    binary(_n, _f, promote="float", inplace=False, method=False, namespaces=_SP)
-@register(inplace=True, out=True, promote="float")
+    binary(_n, _f, promote="float", inplace=False, method=False, namespaces=_SP, checks=(C.SPECIAL_BINARY,))
+
+
+@register(inplace=True, out=True, promote="float", checks=(C.SPECIAL_BINARY,))
 def igamma(input, other):
     """The regularized lower incomplete gamma function (same as ``torchlike.special.gammainc``)."""
-    return TABLE["gammainc"].fn(input, other)
+    return TABLE[("special", "gammainc")].fn(input, other)
 
 
-@register(inplace=True, out=True, promote="float")
+@register(inplace=True, out=True, promote="float", checks=(C.SPECIAL_BINARY,))
 def igammac(input, other):
     """The regularized upper incomplete gamma function (same as ``torchlike.special.gammaincc``)."""
-    return TABLE["gammaincc"].fn(input, other)
+    return TABLE[("special", "gammaincc")].fn(input, other)
 
 
-# --- aliases of top-level ops ------------------------------------------------------------------------------
+# --- special.X entries that are torch.X under another name (the same function; errors name torch's op) -------
 def _alias(name, target):
-    def fn(*args, out=None, **kwargs):
-        r = TABLE[target].fn(*args, **kwargs)
-        return r if out is None else write_out(out, r)
+    impl = TABLE[("torch", target)].fn
+
+    def fn(*args, **kwargs):
+        return impl(*args, **kwargs)
     fn.__name__ = name
-    fn.__doc__ = f"Same as ``torchlike.{target}``."
+    fn.__doc__ = f"Same as ``torchlike.{target}``.\n\n    >>> import torchlike\n    >>> " \
+                 f"torchlike.special.{name} is not None\n    True\n    "
     return fn
 
 
-_ALIASES = {"erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "gammaln": "lgamma", "digamma": "digamma",
-            "psi": "digamma", "polygamma": "polygamma", "multigammaln": "mvlgamma", "i0": "i0", "sinc": "sinc",
-            "xlogy": "xlogy", "round": "round", "exp2": "exp2", "expm1": "expm1", "log1p": "log1p",
-            "logit": "logit"}
+for _n, _target in {"erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "gammaln": "lgamma", "digamma": "digamma",
+                    "psi": "digamma", "polygamma": "polygamma", "multigammaln": "mvlgamma", "i0": "i0",
+                    "sinc": "sinc", "xlogy": "xlogy", "round": "round", "exp2": "exp2", "expm1": "expm1",
+                    "log1p": "log1p", "logit": "logit"}.items():
+    register(_n, namespaces=_SP, method=False, out=True, promote=TABLE[("torch", _target)].promote, aten=_target)(
+        _alias(_n, _target))
 
 
-# --- softmax family -------------------------------------------------------------------------------------------
-def _softmax_impl(x, dim, dt, log):
-    x = cast(x, dt)
-    return jax.nn.log_softmax(x, axis=dim) if log else jax.nn.softmax(x, axis=dim)
+# --- softmax family: the one implementation behind torch.softmax, Tensor.softmax, special.softmax, F.softmax,
+# F.softmin and the log_ forms ----------------------------------------------------------------------------
+_HALF = (np.dtype("float16"), np.dtype(jnp.bfloat16))
 
 
-def _softmax_common(input, dim, dtype, log):
-    d = _dtype.to_dtype(dtype) if dtype is not None else input.dtype
-    if not (d.is_floating_point or d.is_complex):
-        kernel = "log_softmax_lastdim_kernel_impl" if log else "softmax_lastdim_kernel_impl"
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype._CAP[d.name]}\'')
-    nd = max(input.ndim, 1)
-    dm = wrap_dim(dim, nd)
-    if input.ndim == 0:
-        return dispatch(_softmax_impl, (input.reshape(1),), (("dim", 0), ("dt", d.np), ("log", log)),
-                        name="LogSoftmaxBackward0" if log else "SoftmaxBackward0").reshape(())
-    return dispatch(_softmax_impl, (input,), (("dim", dm), ("dt", d.np), ("log", log)),
-                    name="LogSoftmaxBackward0" if log else "SoftmaxBackward0")
+def _softmax_impl(x, dim, dt, log, neg):
+    y = x.astype(dt) if dt is not None else x
+    z = y.astype(jnp.float32) if y.dtype in _HALF else y  # half types compute in float32 (torch's opmath)
+    if neg:
+        z = -z
+    if z.ndim == 0:  # a 0-d input is a single-element softmax (dim 0 / -1 allowed, like torch)
+        r = jax.nn.log_softmax(z[None], axis=0)[0] if log else jax.nn.softmax(z[None], axis=0)[0]
+        return r.astype(y.dtype)
+    r = jax.nn.log_softmax(z, axis=dim) if log else jax.nn.softmax(z, axis=dim)
+    return r.astype(y.dtype)
 
 
-def softmax(input, dim, *, dtype=None):
+def softmax_common(input, dim, dtype, log, neg=False, name="softmax", dim_pos=2):
+    """softmax / log_softmax / softmin of ``input`` along ``dim`` (computed in ``dtype`` when given)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if dim is None or isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{name}(): argument 'dim' (position {dim_pos}) must be int, not {type(dim).__name__}")
+    dim = wrap_dim(dim, input.ndim)
+    d = input.dtype if dtype is None else _dtype.to_dtype(dtype)
+    if not d.is_floating_point:
+        last = "lastdim_" if dim == max(input.ndim, 1) - 1 else ""
+        raise NotImplementedError(f'"{"log_" if log else ""}softmax_{last}kernel_impl" not implemented for '
+                                  f"'{_dtype._CAP[d.name]}'")
+    return dispatch(_softmax_impl, (input,), (("dim", dim), ("dt", None if dtype is None else d.np), ("log", log),
+                                              ("neg", neg)), name="LogSoftmaxBackward0" if log else "SoftmaxBackward0")
+
+
+@register(promote="float")
+def softmax(input, dim, dtype=None):
     """``exp(x) / sum(exp(x))`` along ``dim`` (computed in ``dtype`` when given).
+
+    >>> import torchlike
+    >>> torchlike.softmax(torchlike.zeros(2), 0)
+    tensor([0.5000, 0.5000])
+    """
+    return softmax_common(input, dim, dtype, False)
+
+
+@register(promote="float")
+def log_softmax(input, dim, dtype=None):
+    """``log(softmax(x))`` along ``dim``, computed stably.
+
+    >>> import torchlike
+    >>> torchlike.log_softmax(torchlike.zeros(2), 0).exp()
+    tensor([0.5000, 0.5000])
+    """
+    return softmax_common(input, dim, dtype, True, name="log_softmax")
+
+
+@register("softmax", namespaces=_SP, method=False, promote="float")
+def special_softmax(input, dim, dtype=None):
+    """``torchlike.special.softmax``: :func:`torchlike.softmax` under torch's name for errors.
 
     >>> import torchlike
     >>> torchlike.special.softmax(torchlike.zeros(2), 0)
     tensor([0.5000, 0.5000])
     """
-    return _softmax_common(input, dim, dtype, False)
+    return softmax_common(input, dim, dtype, False, name="special_softmax")
 
 
-def log_softmax(input, dim, *, dtype=None):
-    """``log(softmax(x))`` along ``dim``, computed stably.
+@register("log_softmax", namespaces=_SP, method=False, promote="float")
+def special_log_softmax(input, dim, *, dtype=None):
+    """``torchlike.special.log_softmax``: :func:`torchlike.log_softmax` with ``dtype`` keyword-only.
 
     >>> import torchlike
     >>> torchlike.special.log_softmax(torchlike.zeros(2), 0).exp()
     tensor([0.5000, 0.5000])
     """
-    return _softmax_common(input, dim, dtype, True)
+    return softmax_common(input, dim, dtype, True, name="special_log_softmax")
 
 
-def _lse_impl(x, dims, keepdim, dt):
-    x = cast(x, dt)
-    if x.ndim == 0:
-        return x
-    m = jax.lax.stop_gradient(jnp.max(x, axis=dims, keepdims=True))
-    m = jnp.where(jnp.isfinite(m), m, 0)
-    r = jnp.log(jnp.sum(jnp.exp(x - m), axis=dims, keepdims=True)) + m
-    return r if keepdim else jnp.squeeze(r, axis=dims)
-
-
-def logsumexp(input, dim=(), keepdim=False, *, out=None):
-    """``log(sum(exp(x)))`` over ``dim``, computed stably (ints promote to the default float).
-
-    >>> import torchlike
-    >>> round(torchlike.special.logsumexp(torchlike.zeros(2), 0).item(), 4)
-    0.6931
-    """
-    d = float_dtype_for(input.dtype)
-    if isinstance(dim, int):
-        dim = (dim,)
-    dims = tuple(sorted({wrap_dim(x, max(input.ndim, 1)) for x in dim})) if len(dim) else tuple(range(input.ndim))
-    if input.ndim == 0:
-        dims = ()
-    r = dispatch(_lse_impl, (input,), (("dims", dims), ("keepdim", bool(keepdim)), ("dt", d.np)),
-                 name="LogsumexpBackward0")
-    return r if out is None else write_out(out, r)
-
-
-def _install():
-    mod = sys.modules["torchlike.special"] if "torchlike.special" in sys.modules else None
-    if mod is None:
-        import importlib
-        mod = importlib.import_module("torchlike.special")
-    for n, target in _ALIASES.items():
-        setattr(mod, n, _alias(n, target))
-    mod.softmax, mod.log_softmax, mod.logsumexp = softmax, log_softmax, logsumexp
-
-
-_install()
-
-
-def _install_guards():
-    # torch's special kernels reject complex inputs (and igamma rejects integer ones) by kernel name
-    from .pointwise2 import _guard, _ni
-
-    def unary_check(n, input, *a, **k):
-        if isinstance(input, Tensor) and input.dtype.is_complex:
-            raise _ni({"ndtr": "erf_vml_cpu"}.get(n, f"{n}_cpu"), input.dtype)
-
-    def binary_check(n, input, other, *a, **k):
-        d = _dtype.result_type(input, other)
-        kernel = {"gammainc": "igamma_cpu", "gammaincc": "igammac_cpu", "igamma": "igamma_cpu",
-                  "igammac": "igammac_cpu"}.get(n, f"{n}_cpu")
-        if d.is_complex or (n in ("gammainc", "gammaincc", "igamma", "igammac") and d._kind <= 1):
-            raise _ni(kernel, d)
-
-    _guard(["erfcx", "i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "entr", "bessel_j0", "bessel_j1"], unary_check)
-    _guard(["xlog1py", "zeta", "gammainc", "gammaincc", "igamma", "igammac"], binary_check)
-
-
-_install_guards()
+special_softmax.__name__, special_log_softmax.__name__ = "softmax", "log_softmax"

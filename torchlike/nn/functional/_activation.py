@@ -23,6 +23,8 @@ from ... import _dtype
 from ..._dispatch import dispatch
 from ...tensor import Tensor, _wrap_dim
 from ...amp import _policy as _amp
+from ..._ops.registry import TABLE as _TABLE
+from ..._ops.special import softmax_common
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrelu", "rrelu_", "elu", "elu_",
            "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_",
@@ -57,11 +59,6 @@ def _ret(x, out, inplace):
 
 
 # ---- jax implementations (module level: one jit cache entry each) -------------------------------
-def _relu(x):
-    # where(x > 0) gives gradient 0 at x == 0, torch's convention (maximum would give 0.5)
-    return jnp.where(x > 0, x, jnp.zeros((), x.dtype))
-
-
 def _hardtanh(x, lo, hi):
     # torch's gradient is 0 at and beyond the bounds: select the clamped constant there
     y = _up(x)
@@ -127,15 +124,6 @@ def _mish(x):
     return (y * jnp.tanh(_softplus_raw(y, 1.0, 20.0))).astype(x.dtype)
 
 
-def _sigmoid(x):
-    y = _up(x)
-    return jax.nn.sigmoid(y).astype(x.dtype)
-
-
-def _tanh(x):
-    return jnp.tanh(_up(x)).astype(x.dtype)
-
-
 def _hardsigmoid(x):
     y = _up(x)
     # gradient 1/6 strictly inside (-3, 3), 0 at the bounds (torch)
@@ -181,21 +169,6 @@ def _logsigmoid(x):
     return jax.nn.log_sigmoid(y).astype(x.dtype)
 
 
-def _softmax(x, dim, dt, log, neg):
-    y = x.astype(dt) if dt is not None else x
-    if y.dtype in _HALF:
-        z = y.astype(jnp.float32)
-    else:
-        z = y
-    if neg:
-        z = -z
-    if z.ndim == 0:  # a 0-d input is a single-element softmax (dim 0 / -1 allowed, like torch)
-        r = jax.nn.log_softmax(z[None], axis=0)[0] if log else jax.nn.softmax(z[None], axis=0)[0]
-        return r.astype(y.dtype)
-    r = jax.nn.log_softmax(z, axis=dim) if log else jax.nn.softmax(z, axis=dim)
-    return r.astype(y.dtype)
-
-
 def _glu(x, dim):
     a, b = jnp.split(_up(x), 2, axis=dim)
     return (a * jax.nn.sigmoid(b)).astype(x.dtype)
@@ -209,11 +182,8 @@ def relu(input, inplace=False):
     >>> torch.nn.functional.relu(torch.tensor([-1.0, 0.0, 2.0]))
     tensor([0., 0., 2.])
     """
-    if not isinstance(input, Tensor):
-        raise TypeError(f"relu(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    if input.dtype is _dtype.bool:
-        raise RuntimeError('"clamp_min_scalar_cpu" not implemented for \'Bool\'')
-    return _ret(input, dispatch(_relu, (input,), name="ReluBackward0"), inplace)
+    r = _TABLE[("torch", "relu")].fn(input)  # the table entry (torch.relu): one implementation
+    return input._inplace_update(r) if inplace else r
 
 
 def relu_(input):
@@ -356,13 +326,13 @@ def _int_to_float(input):
 
 
 def sigmoid(input):
-    """1 / (1 + exp(-x)); integer inputs give the default float dtype."""
-    return dispatch(_sigmoid, (_int_to_float(input),), name="SigmoidBackward0")
+    """1 / (1 + exp(-x)); integer inputs give the default float dtype (torch.sigmoid, the table entry)."""
+    return input.sigmoid()
 
 
 def tanh(input):
-    """Hyperbolic tangent; integer inputs give the default float dtype."""
-    return dispatch(_tanh, (_int_to_float(input),), name="TanhBackward0")
+    """Hyperbolic tangent; integer inputs give the default float dtype (torch.tanh, the table entry)."""
+    return input.tanh()
 
 
 def hardsigmoid(input, inplace=False):
@@ -430,21 +400,12 @@ def _get_softmax_dim(name, ndim, stacklevel):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def _softmax_common(input, dim, dtype, log, neg, name, node):
+def _softmax_common(input, dim, dtype, log, neg, name):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if dim is None:
         dim = _get_softmax_dim(name, input.ndim, 4)
-    dim = _wrap_dim(dim, input.ndim)
-    dt = None
-    if dtype is not None:
-        dt = _dtype.to_dtype(dtype).np if not isinstance(dtype, _dtype.dtype) else dtype.np
-    else:
-        d = input.dtype
-        if not (d.is_floating_point or d.is_complex):
-            k = "log_softmax_lastdim_kernel_impl" if log else "softmax_lastdim_kernel_impl"
-            raise NotImplementedError(f'"{k}" not implemented for \'{_dtype._CAP[d.name]}\'')
-    return dispatch(_softmax, (input,), (("dim", dim), ("dt", dt), ("log", log), ("neg", neg)), name=node)
+    return softmax_common(input, dim, dtype, log, neg, name)  # the one implementation (torchlike._ops.special)
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -454,17 +415,17 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     >>> torch.nn.functional.softmax(torch.zeros(2), dim=0)
     tensor([0.5000, 0.5000])
     """
-    return _softmax_common(input, dim, dtype, False, False, "softmax", "SoftmaxBackward0")
+    return _softmax_common(input, dim, dtype, False, False, "softmax")
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """softmax(-x) along ``dim``."""
-    return _softmax_common(input, dim, dtype, False, True, "softmin", "SoftmaxBackward0")
+    return _softmax_common(input, dim, dtype, False, True, "softmin")
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """log(softmax(x)) along ``dim``, computed stably."""
-    return _softmax_common(input, dim, dtype, True, False, "log_softmax", "LogSoftmaxBackward0")
+    return _softmax_common(input, dim, dtype, True, False, "log_softmax")
 
 
 def glu(input, dim=-1):

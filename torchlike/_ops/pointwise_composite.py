@@ -212,7 +212,7 @@ def polygamma(n, input, *, out=None):
     r = dispatch(_polygamma_impl, (input,), (("n", int(n)), ("dt", d.np)), name="PolygammaBackward0")
     if out is not None:
         from .registry import write_out
-        return write_out(out, r)
+        return write_out(out, r, "polygamma")
     return r
 
 
@@ -268,8 +268,8 @@ def frexp(input, *, out=None):
     m, e = dispatch(_frexp_impl, (input,), (), name="FrexpBackward0")
     if out is not None:
         from .registry import write_out
-        write_out(out[0], m)
-        write_out(out[1], e)
+        write_out(out[0], m, "frexp")
+        write_out(out[1], e, "frexp")
         m, e = out
     return return_types.make("frexp", ("mantissa", "exponent"))(m, e)
 
@@ -327,144 +327,3 @@ def is_nonzero(input):
     if input.numel() > 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
     return bool(input.item())
-
-
-
-# --- torch's dtype restrictions for existing pointwise ops ------------------------------------------------
-# JAX happily computes e.g. floor of a bool or sign of a complex; torch refuses with specific errors.  The
-# guards below run before the op and raise torch's exception type and message.
-def _cap(d):
-    return _dtype._CAP[d.name]
-
-
-def _ni(kernel, d):
-    return NotImplementedError(f'"{kernel}" not implemented for \'{_cap(d)}\'')
-
-
-def _guard(names, check):
-    import functools
-    from .registry import TABLE
-    for n in names:
-        e = TABLE.get(n)
-        if e is None:
-            continue
-        orig = e.fn
-
-        @functools.wraps(orig)
-        def guarded(*args, _orig=orig, _n=n, **kwargs):
-            r = check(_n, *args, **kwargs)
-            return _orig(*args, **kwargs) if r is None else r(_orig)
-        e.fn = guarded
-
-
-def _unary_kinds(bad, err):
-    def check(n, input, *a, **k):
-        if isinstance(input, Tensor) and input.dtype._kind in bad:
-            raise err(n, input.dtype)
-    return check
-
-
-_guard(["abs", "absolute"], _unary_kinds({0}, lambda n, d: _ni("abs_cpu", d)))
-_guard(["neg", "negative"], _unary_kinds({0}, lambda n, d: RuntimeError(
-    "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the "
-    "`~` or `logical_not()` operator instead.")))
-_guard(["positive"], _unary_kinds({0}, lambda n, d: RuntimeError(
-    "The `+` operator, on a bool tensor is not supported.")))
-_guard(["floor", "ceil", "trunc", "fix", "round"], _unary_kinds({0, 3}, lambda n, d: _ni(
-    f"{'trunc' if n == 'fix' else n}_vml_cpu", d) if d._kind == 0 or n == "round" else NotImplementedError(
-    f"{'trunc' if n == 'fix' else n} is not supported for complex inputs")))
-_guard(["frac"], _unary_kinds({0, 1, 3}, lambda n, d: _ni("frac_cpu", d)))
-_guard(["sign"], _unary_kinds({3}, lambda n, d: NotImplementedError(
-    "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.")))
-_guard(["erf", "erfc", "erfinv", "lgamma", "i0"], _unary_kinds({3}, lambda n, d: _ni(f"{n}_vml_cpu", d)))
-_guard(["digamma"], _unary_kinds({3}, lambda n, d: _ni("digamma", d)))
-_guard(["deg2rad", "rad2deg"], _unary_kinds({3}, lambda n, d: RuntimeError(
-    f"{n} is not supported for complex tensors.")))
-_guard(["bitwise_not"], _unary_kinds({2, 3}, lambda n, d: _ni("bitwise_not_cpu", d)))
-_guard(["isposinf", "isneginf"], _unary_kinds({3}, lambda n, d: RuntimeError(f"{n} does not support complex inputs.")))
-_guard(["signbit"], _unary_kinds({3}, lambda n, d: NotImplementedError(
-    "signbit is not implemented for complex tensors.")))
-_guard(["relu"], _unary_kinds({0, 3}, lambda n, d: RuntimeError("Boolean inputs not supported for relu") if
-                                d._kind == 0 else NotImplementedError("clamp is not supported for complex types")))
-
-
-def _square_check(n, input, *a, **k):
-    if isinstance(input, Tensor) and input.dtype is _dtype.bool:
-        return lambda orig: orig(input.to(_dtype.int64))  # torch.square(bool) is pow(x, 2): int64
-
-
-_guard(["square"], _square_check)
-
-_KERNEL = {"bitwise_and": "bitwise_and_cpu", "bitwise_or": "bitwise_or_cpu", "bitwise_xor": "bitwise_xor_cpu",
-           "bitwise_left_shift": "lshift_cpu", "bitwise_right_shift": "rshift_cpu", "gcd": "gcd_cpu",
-           "lcm": "lcm_cpu", "hypot": "hypot_cpu", "logaddexp": "logaddexp_cpu", "logaddexp2": "logaddexp2_cpu",
-           "floor_divide": "div_floor_cpu", "remainder": "remainder_cpu", "fmod": "fmod_cpu", "pow": "pow",
-           "atan2": "atan2_cpu", "arctan2": "atan2_cpu", "copysign": "copysign_cpu"}
-
-
-def _binary_kinds(bad, tensors_only=False):
-    def check(n, input, other, *a, **k):
-        if tensors_only and not (isinstance(input, Tensor) and isinstance(other, Tensor)):
-            return
-        d = _dtype.result_type(input, other)
-        if d._kind in bad:
-            raise _ni(_KERNEL[n], d)
-    return check
-
-
-_guard(["bitwise_and", "bitwise_or", "bitwise_xor"], _binary_kinds({2, 3}))
-_guard(["bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm"], _binary_kinds({0, 2, 3}))
-_guard(["hypot", "logaddexp", "logaddexp2"], _binary_kinds({0, 1}))
-_guard(["floor_divide", "remainder", "fmod"], _binary_kinds({0}))
-_guard(["atan2", "arctan2", "copysign"], _binary_kinds({3}))
-
-
-def _pow_check(n, input, exponent, *a, **k):
-    if isinstance(exponent, Tensor) and _dtype.result_type(input, exponent) is _dtype.bool:
-        raise _ni("pow", _dtype.bool)
-
-
-_guard(["pow"], _pow_check)
-
-
-def _tensors_only(n, input, other, *a, **k):
-    for pos, (arg, v) in enumerate((("input", input), ("other", other))):
-        if not isinstance(v, Tensor):
-            raise TypeError(f"{n}(): argument '{arg}' (position {pos + 1}) must be Tensor, not {type(v).__name__}")
-
-
-_guard(["maximum", "minimum", "fmax", "fmin"], _tensors_only)
-# Tensor-only overloads in torch (no Python scalar on either side)
-_guard(["atan2", "arctan2", "logical_and", "logical_or", "logical_xor", "ldexp", "gcd", "lcm", "nextafter"],
-       _tensors_only)
-
-
-def _invalid_combination(sigs, first_tensor=True):
-    """torch's parser error when ``input`` (or, with first_tensor=False, both arguments) is not a Tensor."""
-    def check(n, input, other, *a, **k):
-        if isinstance(input, Tensor) or (not first_tensor and isinstance(other, Tensor)):
-            return
-        got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (input, other))
-        raise TypeError(f"{n}() received an invalid combination of arguments - got ({got}), but expected one "
-                        "of:\n" + "".join(f" * ({sg})\n" for sg in sigs))
-    return check
-
-
-_guard(["eq", "ne", "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge", "greater_equal"],
-       _invalid_combination(["Tensor input, Tensor other, *, Tensor out = None",
-                             "Tensor input, Number other, *, Tensor out = None"]))
-_guard(["rsub"], _invalid_combination(["Tensor input, Tensor other, *, Number alpha = 1",
-                                       "Tensor input, Number other, Number alpha = 1"]))
-_guard(["pow"], _invalid_combination(["Tensor input, Tensor exponent, *, Tensor out = None",
-                                      "Number self, Tensor exponent, *, Tensor out = None",
-                                      "Tensor input, Number exponent, *, Tensor out = None"], first_tensor=False))
-
-
-def _heaviside_check(n, input, values, *a, **k):
-    if not isinstance(values, Tensor):
-        raise TypeError(f"heaviside(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
-    if input.dtype is not values.dtype:
-        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-
-
-_guard(["heaviside"], _heaviside_check)

@@ -1,0 +1,148 @@
+"""Argument checks an op declares (``register(..., checks=...)``): torch's dtype restrictions and argument-type
+errors that JAX would not raise (JAX happily computes floor of a bool or sign of a complex).
+
+A check is ``check(name, *args, **kwargs)``: it raises torch's exception for the call or returns None.
+``register`` wraps the op once, when its entry is built, so the function, the method, the in-place and
+``out=`` forms, the dunders and module-level references all carry the same checks.  ``name`` is the
+surface's name (an alias such as ``fix`` or ``not_equal`` gets its own).
+
+    >>> import torchlike
+    >>> torchlike._ops.registry.TABLE['torch', 'floor'].checks[0] is torchlike._ops.checks.ROUNDING
+    True
+"""
+from __future__ import annotations
+
+from .. import _dtype
+from ..tensor import Tensor
+
+__all__ = ["not_implemented", "unary_kinds", "binary_kinds", "tensors_only", "invalid_combination", "ABS", "NEG",
+           "POSITIVE", "ROUNDING", "FRAC", "SIGN", "NO_COMPLEX_VML", "DIGAMMA", "DEG_RAD", "BITWISE_NOT",
+           "INF_TEST", "SIGNBIT", "RELU", "BITWISE", "SHIFT_GCD", "REAL_FLOAT", "DIVISION", "NO_COMPLEX",
+           "POW_BOOL", "POW_ARGS", "COMPARISON", "RSUB", "HEAVISIDE", "SPECIAL_UNARY", "SPECIAL_BINARY"]
+
+# dtype kinds (``dtype._kind``): 0 bool, 1 integer, 2 floating, 3 complex
+_BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
+
+
+def _cap(d):
+    return _dtype._CAP[d.name]
+
+
+def not_implemented(kernel, d):
+    """torch's error for a kernel without an implementation for dtype ``d``."""
+    return NotImplementedError(f'"{kernel}" not implemented for \'{_cap(d)}\'')
+
+
+def unary_kinds(bad, err):
+    """Reject an input tensor whose dtype kind is in ``bad`` with ``err(name, dtype)``."""
+    def check(n, input, *a, **k):
+        if isinstance(input, Tensor) and input.dtype._kind in bad:
+            raise err(n, input.dtype)
+    check.kinds = frozenset(bad)  # unary() runs these inline on the dtype it reads anyway
+    return check
+
+
+_KERNEL = {"bitwise_and": "bitwise_and_cpu", "bitwise_or": "bitwise_or_cpu", "bitwise_xor": "bitwise_xor_cpu",
+           "bitwise_left_shift": "lshift_cpu", "bitwise_right_shift": "rshift_cpu", "gcd": "gcd_cpu",
+           "lcm": "lcm_cpu", "hypot": "hypot_cpu", "logaddexp": "logaddexp_cpu", "logaddexp2": "logaddexp2_cpu",
+           "floor_divide": "div_floor_cpu", "remainder": "remainder_cpu", "fmod": "fmod_cpu", "pow": "pow",
+           "atan2": "atan2_cpu", "arctan2": "atan2_cpu", "copysign": "copysign_cpu"}
+
+
+def binary_kinds(bad):
+    """Reject a binary call whose promoted dtype kind is in ``bad`` (torch names the CPU kernel)."""
+    def check(n, input, other, *a, **k):
+        d = _dtype.result_type(input, other)
+        if d._kind in bad:
+            raise not_implemented(_KERNEL[n], d)
+    return check
+
+
+def tensors_only(n, input, other, *a, **k):
+    """torch's Tensor-only overloads: no Python scalar on either side."""
+    for pos, (arg, v) in enumerate((("input", input), ("other", other))):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"{n}(): argument '{arg}' (position {pos + 1}) must be Tensor, not {type(v).__name__}")
+
+
+def invalid_combination(sigs, first_tensor=True):
+    """torch's parser error when ``input`` (or, with first_tensor=False, both arguments) is not a Tensor."""
+    def check(n, input, other, *a, **k):
+        if isinstance(input, Tensor) or (not first_tensor and isinstance(other, Tensor)):
+            return
+        got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (input, other))
+        raise TypeError(f"{n}() received an invalid combination of arguments - got ({got}), but expected one "
+                        "of:\n" + "".join(f" * ({sg})\n" for sg in sigs))
+    return check
+
+
+# --- unary ---------------------------------------------------------------------------------------------------
+ABS = unary_kinds({_BOOL}, lambda n, d: not_implemented("abs_cpu", d))
+NEG = unary_kinds({_BOOL}, lambda n, d: RuntimeError(
+    "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the "
+    "`~` or `logical_not()` operator instead."))
+POSITIVE = unary_kinds({_BOOL}, lambda n, d: RuntimeError("The `+` operator, on a bool tensor is not supported."))
+
+
+def _rounding_error(n, d):
+    kernel = "trunc" if n == "fix" else n
+    if d._kind == _BOOL or n == "round":
+        return not_implemented(f"{kernel}_vml_cpu", d)
+    return NotImplementedError(f"{kernel} is not supported for complex inputs")
+
+
+ROUNDING = unary_kinds({_BOOL, _COMPLEX}, _rounding_error)  # floor, ceil, trunc, fix, round
+FRAC = unary_kinds({_BOOL, _INT, _COMPLEX}, lambda n, d: not_implemented("frac_cpu", d))
+SIGN = unary_kinds({_COMPLEX}, lambda n, d: NotImplementedError(
+    "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead."))
+NO_COMPLEX_VML = unary_kinds({_COMPLEX}, lambda n, d: not_implemented(f"{n}_vml_cpu", d))  # erf, lgamma, i0, ...
+DIGAMMA = unary_kinds({_COMPLEX}, lambda n, d: not_implemented("digamma", d))
+DEG_RAD = unary_kinds({_COMPLEX}, lambda n, d: RuntimeError(f"{n} is not supported for complex tensors."))
+BITWISE_NOT = unary_kinds({_FLOAT, _COMPLEX}, lambda n, d: not_implemented("bitwise_not_cpu", d))
+INF_TEST = unary_kinds({_COMPLEX}, lambda n, d: RuntimeError(f"{n} does not support complex inputs."))
+SIGNBIT = unary_kinds({_COMPLEX}, lambda n, d: NotImplementedError("signbit is not implemented for complex tensors."))
+RELU = unary_kinds({_BOOL, _COMPLEX}, lambda n, d: RuntimeError("Boolean inputs not supported for relu") if
+                   d._kind == _BOOL else NotImplementedError("clamp is not supported for complex types"))
+
+# --- binary --------------------------------------------------------------------------------------------------
+BITWISE = binary_kinds({_FLOAT, _COMPLEX})  # bitwise_and/or/xor
+SHIFT_GCD = binary_kinds({_BOOL, _FLOAT, _COMPLEX})  # shifts, gcd, lcm
+REAL_FLOAT = binary_kinds({_BOOL, _INT})  # hypot, logaddexp, logaddexp2
+DIVISION = binary_kinds({_BOOL})  # floor_divide, remainder, fmod
+NO_COMPLEX = binary_kinds({_COMPLEX})  # atan2, copysign
+
+
+def POW_BOOL(n, input, exponent, *a, **k):
+    if isinstance(exponent, Tensor) and _dtype.result_type(input, exponent) is _dtype.bool:
+        raise not_implemented("pow", _dtype.bool)
+
+
+_SIG_CMP = ["Tensor input, Tensor other, *, Tensor out = None", "Tensor input, Number other, *, Tensor out = None"]
+COMPARISON = invalid_combination(_SIG_CMP)
+RSUB = invalid_combination(["Tensor input, Tensor other, *, Number alpha = 1",
+                            "Tensor input, Number other, Number alpha = 1"])
+POW_ARGS = invalid_combination(["Tensor input, Tensor exponent, *, Tensor out = None",
+                                "Number self, Tensor exponent, *, Tensor out = None",
+                                "Tensor input, Number exponent, *, Tensor out = None"], first_tensor=False)
+
+
+def HEAVISIDE(n, input, values, *a, **k):
+    if not isinstance(values, Tensor):
+        raise TypeError(f"heaviside(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+    if input.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
+# --- torch.special: the kernels reject complex inputs (and igamma rejects integer ones) by kernel name ------
+def SPECIAL_UNARY(n, input, *a, **k):
+    if isinstance(input, Tensor) and input.dtype.is_complex:
+        raise not_implemented({"ndtr": "erf_vml_cpu"}.get(n, f"{n}_cpu"), input.dtype)
+
+
+_IGAMMA = {"gammainc": "igamma_cpu", "gammaincc": "igammac_cpu", "igamma": "igamma_cpu", "igammac": "igammac_cpu"}
+
+
+def SPECIAL_BINARY(n, input, other, *a, **k):
+    d = _dtype.result_type(input, other)
+    if d.is_complex or (n in _IGAMMA and d._kind <= 1):
+        raise not_implemented(_IGAMMA.get(n, f"{n}_cpu"), d)

@@ -1,0 +1,117 @@
+"""nonzero / nonzero_static / argwhere (data-dependent shapes, computed eagerly with numpy) and where.
+
+    >>> import torchlike
+    >>> torchlike.nonzero(torchlike.tensor([0, 3, 0, 4])).flatten().tolist()
+    [1, 3]
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _dtype
+from ..compile._errors import GraphBreak
+from ._util import Tensor, cast, dispatch, register
+from .indexing import concrete_index
+
+__all__ = ["nonzero", "nonzero_static", "argwhere", "where"]
+
+
+# --- nonzero / argwhere / where ------------------------------------------------------------------
+def _nonzero_np(input):
+    x = concrete_index(input)
+    if x is None:
+        raise GraphBreak("nonzero() has a data-dependent output shape and needs concrete values")
+    return np.argwhere(x).astype(np.int64)
+
+
+def _wrap_np(a, like):
+    return Tensor._wrap(jnp.asarray(a), like._dev)
+
+
+@register(out=True, differentiable=False, promote="none")
+def nonzero(input, *, as_tuple=False):
+    """Indices of the non-zero entries: an (n, ndim) int64 tensor, or one 1-D tensor per dim.
+
+    >>> import torchlike
+    >>> torchlike.tensor([0, 3, 0, 4]).nonzero()
+    tensor([[1],
+            [3]])
+    """
+    nz = _nonzero_np(input)
+    if as_tuple:
+        if input.ndim == 0:
+            return (_wrap_np(nz[:, :1].reshape(-1) if nz.shape[0] == 0 else np.zeros(1, np.int64), input),)
+        return tuple(_wrap_np(np.ascontiguousarray(nz[:, d]), input) for d in range(input.ndim))
+    return _wrap_np(nz, input)
+
+
+def _nonzero_static_impl(x, fill, size):
+    nd = max(x.ndim, 1)
+    idx = jnp.nonzero(x.reshape(x.shape or (1,)), size=size, fill_value=-1)
+    out = jnp.stack(idx, axis=1).astype(jnp.int64) if size else jnp.zeros((0, nd), jnp.int64)
+    valid = jnp.arange(size) < jnp.count_nonzero(x)
+    out = jnp.where(valid[:, None], out, jnp.asarray(fill, jnp.int64))
+    return out if x.ndim else out[:, :0]
+
+
+@register(differentiable=False, promote="none")
+def nonzero_static(input, *, size, fill_value=-1):
+    """``nonzero`` padded with ``fill_value`` (or truncated) to exactly ``size`` rows; traceable.
+
+    >>> import torchlike
+    >>> torchlike.tensor([0, 3, 4]).nonzero_static(size=3)
+    tensor([[ 1],
+            [ 2],
+            [-1]])
+    """
+    if int(size) < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got size: {size}")
+    return dispatch(_nonzero_static_impl, (input, int(fill_value)), (("size", int(size)),), name="NonzeroStatic",
+                    diff=False)
+
+
+@register(differentiable=False, promote="none")
+def argwhere(input):
+    """Same as ``nonzero(input)``: an (n, ndim) tensor of the indices of non-zero entries.
+
+    >>> import torchlike
+    >>> torchlike.argwhere(torchlike.tensor([1, 0, 1]))
+    tensor([[0],
+            [2]])
+    """
+    return _wrap_np(_nonzero_np(input), input)
+
+
+def _where_impl(c, x, y, dt):
+    return jnp.where(c, cast(x, dt), cast(y, dt))
+
+
+@register(method=False, out=True, promote="result_type")
+def where(condition, input=None, other=None):
+    """``input`` where ``condition`` else ``other`` (broadcast, torch promotion); one argument ->
+    ``nonzero(condition, as_tuple=True)``.
+
+    >>> import torchlike
+    >>> torchlike.where(torchlike.tensor([True, False]), torchlike.tensor([1, 2]), 0.5)
+    tensor([1.0000, 0.5000])
+    """
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where() received an invalid combination of arguments - got (Tensor, Tensor)")
+    if not isinstance(condition, Tensor):
+        raise TypeError(f"where(): argument 'condition' (position 1) must be Tensor, not "
+                        f"{type(condition).__name__}")
+    if condition.dtype is not _dtype.bool and condition.dtype is not _dtype.uint8:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{_dtype._CAP[condition.dtype.name]}")
+    dt = _dtype.result_type(input, other)
+    return dispatch(_where_impl, (condition, input, other), (("dt", dt.np),), name="WhereBackward0", saves=False)
+
+
+def _where_method(self, condition, y):
+    return where(condition, self, y)
+
+
+Tensor.where = _where_method
