@@ -107,6 +107,22 @@ def _elu(self, alpha=1.0, scale=1.0, input_scale=1.0):
     return F.elu(self, alpha)
 
 
+# in-place operators (the training-IR graph of ``torch.export.export`` mutates buffers with them; the
+# interpreter writes the final values of mutated inputs back after the call)
+for _n in ("add", "sub"):
+    ATEN[f"{_n}_.Tensor"] = ATEN[f"{_n}_.Scalar"] = (lambda self, other, alpha=1, _n=_n:
+                                                     getattr(self, f"{_n}_")(other, alpha=alpha))
+for _n in ("mul", "div"):
+    ATEN[f"{_n}_.Tensor"] = ATEN[f"{_n}_.Scalar"] = lambda self, other, _n=_n: getattr(self, f"{_n}_")(other)
+ATEN["copy_.default"] = lambda self, src, non_blocking=False: self.copy_(src)
+ATEN["fill_.Scalar"] = ATEN["fill_.Tensor"] = lambda self, value: self.fill_(value)
+ATEN["zero_.default"] = lambda self: self.zero_()
+ATEN["relu_.default"] = lambda self: self.relu_()
+ATEN["clamp_.default"] = lambda self, min=None, max=None: self.clamp_(min, max)
+ATEN["masked_fill_.Scalar"] = ATEN["masked_fill_.Tensor"] = lambda self, mask, value: self.masked_fill_(mask, value)
+ATEN["copy.default"] = lambda self, src, non_blocking=False: src.to(self.dtype).expand(*self.shape).clone()
+
+
 # ---------------------------------------------------------------- linear algebra
 ATEN["mm.default"] = lambda self, mat2: _t.mm(self, mat2)
 ATEN["bmm.default"] = lambda self, mat2: _t.bmm(self, mat2)

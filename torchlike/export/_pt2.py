@@ -199,7 +199,7 @@ def _flatten(value, spec, out):
     elif typ in _SEQ or typ == "collections.namedtuple":
         children = spec["children_spec"]
         if not isinstance(value, (tuple, list)) or len(value) != len(children):
-            raise TypeError(f"expected a sequence of {len(children)} inputs, got {value!r}")
+            raise TypeError(f"expected {len(children)} items, got {len(value) if isinstance(value, (tuple, list)) else type(value).__name__}")
         for v, c in zip(value, children):
             _flatten(v, c, out)
     elif typ in _MAP:
@@ -210,6 +210,16 @@ def _flatten(value, spec, out):
     else:
         raise NotImplementedError(f"torchlike.export.load: inputs of pytree type {typ} are not supported")
     return out
+
+
+def _spec_text(spec):
+    """A treespec as torch prints it, e.g. ``TreeSpec(tuple, None, [TreeSpec(tuple, None, [*]), ...])``."""
+    if spec["type"] is None:
+        return "*"
+    typ = spec["type"].rsplit(".", 1)[-1]
+    ctx = spec.get("context")
+    ctx = "None" if ctx in (None, "null") else str(json.loads(ctx))
+    return f"TreeSpec({typ}, {ctx}, [{', '.join(_spec_text(c) for c in spec['children_spec'])}])"
 
 
 def _unflatten(spec, leaves):
@@ -372,19 +382,28 @@ def input_guards(graph, signature):
     return guards
 
 
-def _jit(plan, signature, state_names, input_names, output_names):
-    """One jitted function ``(statics, state arrays, input arrays) -> output arrays``."""
+def _jit(plan, state_names, input_names, output_names):
+    """One jitted function ``(statics, state arrays, input arrays) -> (output arrays, mutated arrays)``.
+
+    Inputs that the graph mutates in place (the training-IR graph updates BatchNorm's running statistics
+    with ``batch_norm`` and ``add_``) come back as extra outputs; ``mutated`` is set, while tracing, to
+    their positions in ``state + inputs`` so the caller writes them back."""
     def pure(statics, state, inputs):
         env = dict(statics)
         with grad_mode.no_grad():
-            for n, a in zip(state_names, state):
+            given = []
+            for n, a in zip(list(state_names) + list(input_names), list(state) + list(inputs)):
                 env[n] = Tensor._wrap(a)
-            for n, a in zip(input_names, inputs):
-                env[n] = Tensor._wrap(a)
+                given.append((n, a))
             _run(plan, env)
         outs = []
         for n in output_names:
             v = env.get(n) if n is not None else None
             outs.append(v._value if isinstance(v, Tensor) else v)
-        return outs
-    return jax.jit(pure, static_argnums=(0,))
+        mutated = [i for i, (n, a) in enumerate(given) if env[n]._value is not a]
+        pure.mutated = mutated
+        return outs, [env[given[i][0]]._value for i in mutated]
+    pure.mutated = []
+    jitted = jax.jit(pure, static_argnums=(0,))
+    jitted.info = pure
+    return jitted

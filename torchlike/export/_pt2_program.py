@@ -91,10 +91,26 @@ class TorchExportedProgram:
         args, kwargs = list(args), dict(kwargs)
         for name, extra in zip(self._arg_names[n:], args[n:]):
             kwargs[name] = extra  # keyword inputs given by position
-        return _pt2._flatten((tuple(args[:n]), kwargs), self._in_spec, [])
+        try:
+            if len(args) > max(n, len(self._arg_names)):
+                raise TypeError(f"{len(args)} positional inputs")
+            leaves = _pt2._flatten((tuple(args[:n]), kwargs), self._in_spec, [])
+        except (TypeError, KeyError, IndexError) as e:
+            raise ValueError(
+                f"Trying to flatten user inputs with exported input tree spec: \n{_pt2._spec_text(self._in_spec)}\n"
+                f"but actually got inputs that do not match it ({e}).\nPlease check that the inputs have the same "
+                "number and type of args and kwargs as the ones you used when tracing.") from None
+        if len(kwargs) > len(kw_spec["children_spec"]):
+            raise ValueError("Trying to flatten user inputs with exported input tree spec: \n"
+                             f"{_pt2._spec_text(self._in_spec)}\nbut got unexpected keyword inputs "
+                             f"{sorted(kwargs)}.\nPlease check that the inputs have the same number and type of "
+                             "args and kwargs as the ones you used when tracing.")
+        return leaves
 
     def _check(self, name, x):
-        dims, rank, _dt = self._guards[name]
+        """torch's input guards: static sizes, and the bounds of symbolic ones (sizes 0 and 1 are not
+        checked against a lower bound, as torch's 0/1 specialization does not check them)."""
+        dims, _rank, _dt = self._guards[name]
         shape = tuple(x.shape)
         for i, want in dims:
             if i >= len(shape):
@@ -104,18 +120,14 @@ class TorchExportedProgram:
                     raise AssertionError(f"Guard failed: {name}.size()[{i}] == {want}")
             elif want is not None and want in self.range_constraints:
                 lo, hi = self.range_constraints[want]
-                if lo is not None and shape[i] < lo:
+                if lo is not None and shape[i] > 1 and shape[i] < lo:
                     raise AssertionError(f"Guard failed: {name}.size()[{i}] >= {lo}")
                 if hi is not None and shape[i] > hi:
                     raise AssertionError(f"Guard failed: {name}.size()[{i}] <= {hi}")
-        if len(shape) != rank:
-            raise AssertionError(f"Guard failed: {name}.dim() == {rank}")
 
     def _run(self, module, args, kwargs):
         from .._creation import as_tensor
         leaves = self._inputs(args, kwargs)
-        if len(leaves) != len(self._user_specs):
-            raise TypeError(f"forward() takes {len(self._user_specs)} inputs but {len(leaves)} were given")
         statics, in_names, in_arrays, in_tensors = list(self._const_inputs), [], [], {}
         for spec, x in zip(self._user_specs, leaves):
             if spec.name in self._guards:
@@ -127,20 +139,28 @@ class TorchExportedProgram:
                 in_tensors[spec.name] = x
             elif spec.name:
                 statics.append((spec.name, x))
-        state = []
+        state, state_tensors = [], []
         for spec in self._state_specs:
             if spec.kind == "PARAMETER":
-                state.append(module.get_parameter(spec.target)._value)
+                t = module.get_parameter(spec.target)
             elif spec.kind == "BUFFER":
-                state.append(module.get_buffer(spec.target)._value)
+                t = module.get_buffer(spec.target)
             else:
-                state.append(self.constants[spec.target]._value)
+                t = self.constants[spec.target]
+            state.append(t._value)
+            state_tensors.append(t)
         key = tuple(in_names)
         if self._fn is None or self._fn[0] != key:
             env_outs = [v for k, v in self._outputs if k == "env"]
-            self._fn = (key, _pt2._jit(self._plan, self.graph_signature, self._state_names, in_names, env_outs))
-        arrays = iter(self._fn[1](tuple(statics), state, in_arrays))
+            self._fn = (key, _pt2._jit(self._plan, self._state_names, in_names, env_outs))
+        jitted = self._fn[1]
+        outs, mutated = jitted(tuple(statics), state, in_arrays)
+        arrays = iter(outs)
         values = [Tensor._wrap(next(arrays)) if k == "env" else v for k, v in self._outputs]
+        targets = state_tensors + [in_tensors[n] for n in in_names]
+        with grad_mode.no_grad():
+            for i, a in zip(jitted.info.mutated, mutated):  # in-place updates made by the graph
+                targets[i].copy_(Tensor._wrap(a))
         user = []
         with grad_mode.no_grad():
             for spec, v in zip(self.graph_signature.output_specs, values):

@@ -1,0 +1,196 @@
+"""Programs exported and saved by real PyTorch (``torch.export.save``) load with ``torchlike.export.load``
+without torch and match torch's outputs: MLP, CNN, transformer block, with a dynamic batch dim; both the
+training-IR graphs ``torch.export.export`` writes and the core-aten graphs of ``run_decompositions()``."""
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch writes the .pt2 archives and computes the expected outputs")
+import torch.nn as tnn  # noqa: E402
+import torch.nn.functional as tF  # noqa: E402
+
+import torchlike  # noqa: E402
+
+# torch's own run_decompositions() warns about its pytree internals
+pytestmark = pytest.mark.filterwarnings("ignore:.*LeafSpec.*:FutureWarning")
+
+
+class MLP(tnn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l1, self.l2 = tnn.Linear(8, 16), tnn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.l2(tF.relu(self.l1(x)))
+
+
+class CNN(tnn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c, self.bn, self.fc = tnn.Conv2d(3, 4, 3, padding=1), tnn.BatchNorm2d(4), tnn.Linear(4 * 4 * 4, 5)
+
+    def forward(self, x):
+        x = tF.max_pool2d(tF.relu(self.bn(self.c(x))), 2)
+        return self.fc(torch.flatten(x, 1))
+
+
+class Block(tnn.Module):
+    def __init__(self, d=16, h=4):
+        super().__init__()
+        self.h = h
+        self.ln1, self.qkv, self.o = tnn.LayerNorm(d), tnn.Linear(d, 3 * d), tnn.Linear(d, d)
+        self.ln2, self.f1, self.f2 = tnn.LayerNorm(d), tnn.Linear(d, 4 * d), tnn.Linear(4 * d, d)
+
+    def forward(self, x):
+        B, T, D = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(D, dim=-1)
+        q, k, v = (t.view(B, T, self.h, D // self.h).transpose(1, 2) for t in (q, k, v))
+        a = tF.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.o(a.transpose(1, 2).reshape(B, T, D))
+        return x + self.f2(tF.gelu(self.f1(self.ln2(x))))
+
+
+MODELS = {"mlp": (MLP, (3, 8)), "cnn": (CNN, (2, 3, 8, 8)), "block": (Block, (2, 5, 16))}
+
+
+def _write(tmp, name, decompose=False, train=False):
+    torch.manual_seed(0)
+    cls, shape = MODELS[name]
+    m = cls().train(train)
+    if name == "cnn":  # non-trivial running statistics
+        with torch.no_grad():
+            m.bn.running_mean.uniform_(-0.5, 0.5)
+            m.bn.running_var.uniform_(0.5, 2.0)
+    ep = torch.export.export(m, (torch.randn(*shape),), dynamic_shapes=({0: torch.export.Dim("batch")},))
+    if decompose:
+        ep = ep.run_decompositions()
+    path = tmp / f"{name}{'_dec' if decompose else ''}{'_train' if train else ''}.pt2"
+    torch.export.save(ep, path)
+    return path, torch.export.load(path)
+
+
+@pytest.mark.parametrize("decompose", [False, True], ids=["training_ir", "core_aten"])
+@pytest.mark.parametrize("name", list(MODELS))
+def test_torch_pt2_matches_torch_for_two_batch_sizes(tmp_path, name, decompose):
+    path, tep = _write(tmp_path, name, decompose)
+    ep = torchlike.export.load(path)
+    mod, tmod = ep.module(), tep.module()
+    for b in (2, 5):
+        x = torch.randn(b, *MODELS[name][1][1:])
+        y = mod(torchlike.tensor(x.numpy()))
+        assert tuple(y.shape) == tuple(tmod(x).shape) and str(y.dtype) == str(tmod(x).dtype)
+        np.testing.assert_allclose(y.numpy(), tmod(x).detach().numpy(), rtol=1e-4, atol=1e-5)
+    # one XLA program per input shape: the jitted interpreter compiled once per batch size
+    mod(torchlike.randn(2, *MODELS[name][1][1:]))
+    assert ep._fn[1]._cache_size() == 2
+
+
+def test_program_surface_matches_torch(tmp_path):
+    path, tep = _write(tmp_path, "cnn")
+    ep = torchlike.export.load(path)
+    sig, tsig = ep.graph_signature, tep.graph_signature
+    assert sig.parameters == tuple(tsig.parameters) and sig.buffers == tuple(tsig.buffers)
+    assert sig.user_inputs == tuple(tsig.user_inputs) and sig.user_outputs == tuple(tsig.user_outputs)
+    assert sig.inputs_to_parameters == dict(tsig.inputs_to_parameters)
+    assert list(ep.state_dict) == list(tep.state_dict)
+    for k, v in tep.state_dict.items():
+        assert str(ep.state_dict[k].dtype) == str(v.dtype)
+        np.testing.assert_array_equal(ep.state_dict[k].detach().numpy(), v.detach().numpy())
+    assert isinstance(ep.state_dict["c.weight"], torchlike.nn.Parameter)
+    mod = ep.module()
+    assert list(mod.state_dict()) == list(tep.module().state_dict())
+    assert "aten.conv2d.default" in str(ep.graph)
+    with pytest.raises(RuntimeError) as theirs:
+        tep(torch.randn(2, 3, 8, 8))
+    with pytest.raises(RuntimeError) as ours:
+        ep(torchlike.randn(2, 3, 8, 8))
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_input_guards_match_torch(tmp_path):
+    path, tep = _write(tmp_path, "cnn")
+    mod, tmod = torchlike.export.load(path).module(), tep.module()
+    for shape in [(2, 3, 9, 8), (2, 3, 8)]:
+        with pytest.raises(Exception) as theirs:
+            tmod(torch.randn(*shape))
+        with pytest.raises(Exception) as ours:
+            mod(torchlike.randn(*shape))
+        assert type(ours.value) is type(theirs.value) and str(ours.value) == str(theirs.value)
+    with pytest.raises(ValueError, match="Please check that the inputs have the same number"):
+        tmod(torch.randn(2, 3, 8, 8), torch.randn(2, 3, 8, 8))
+    with pytest.raises(ValueError, match="Please check that the inputs have the same number"):
+        mod(torchlike.randn(2, 3, 8, 8), torchlike.randn(2, 3, 8, 8))
+
+
+@pytest.mark.parametrize("decompose", [False, True], ids=["training_ir", "core_aten"])
+def test_batch_norm_in_training_mode_updates_running_stats_like_torch(tmp_path, decompose):
+    # training IR: in-place batch_norm + add_ on the buffers; core aten: buffer-mutation outputs
+    path, tep = _write(tmp_path, "cnn", decompose, train=True)
+    mod, tmod = torchlike.export.load(path).module(), tep.module()
+    x = torch.randn(4, 3, 8, 8)
+    np.testing.assert_allclose(mod(torchlike.tensor(x.numpy())).numpy(), tmod(x).detach().numpy(),
+                               rtol=1e-4, atol=1e-5)
+    for k in ("bn.running_mean", "bn.running_var", "bn.num_batches_tracked"):
+        np.testing.assert_allclose(mod.get_buffer(k).numpy(), tmod.get_buffer(k).numpy(), rtol=1e-5, atol=1e-6)
+
+
+class Tagger(tnn.Module):
+    """Embedding, a lifted constant, a non-persistent buffer, reductions, a dict output."""
+
+    def __init__(self):
+        super().__init__()
+        self.e = tnn.Embedding(10, 8)
+        self.register_buffer("pos", torch.arange(4.0), persistent=False)
+        self.c = torch.linspace(0.5, 2.0, 8)
+
+    def forward(self, i, *, scale=2.0):
+        h = self.e(i) * self.c + self.pos.sum() * scale
+        return {"mean": h.mean(dim=1), "peak": torch.softmax(h, -1).amax(-1), "n": (h > 0).sum(-1)}
+
+
+def test_constants_keywords_and_dict_outputs(tmp_path):
+    torch.manual_seed(0)
+    tep = torch.export.export(Tagger(), (torch.randint(0, 10, (2, 4)),), {"scale": 2.0},
+                              dynamic_shapes={"i": {0: torch.export.Dim("batch")}, "scale": None})
+    torch.export.save(tep, tmp_path / "tagger.pt2")
+    ep = torchlike.export.load(tmp_path / "tagger.pt2")
+    i = torch.randint(0, 10, (3, 4))
+    ref, out = tep.module()(i, scale=2.0), ep.module()(torchlike.tensor(i.numpy()), scale=2.0)
+    assert list(out) == list(ref)
+    for k in ref:
+        assert str(out[k].dtype) == str(ref[k].dtype)
+        np.testing.assert_allclose(out[k].numpy(), ref[k].detach().numpy(), rtol=1e-5, atol=1e-6)
+    assert list(ep.constants) == list(tep.constants)
+
+
+def test_unknown_aten_op_raises_not_implemented(tmp_path):
+    class Odd(tnn.Module):
+        def forward(self, x):
+            return torch.cummax(x, 0).values
+
+    torch.export.save(torch.export.export(Odd(), (torch.randn(3, 2),)), tmp_path / "odd.pt2")
+    with pytest.raises(NotImplementedError, match=r"aten\.cummax\.default.*docs/differences\.md"):
+        torchlike.export.load(tmp_path / "odd.pt2")
+
+
+def test_loads_and_runs_in_a_process_where_torch_cannot_be_imported(tmp_path):
+    path, tep = _write(tmp_path, "block")
+    x = torch.randn(3, 5, 16)
+    np.save(tmp_path / "x.npy", x.numpy())
+    np.save(tmp_path / "ref.npy", tep.module()(x).detach().numpy())
+    code = textwrap.dedent(f"""
+        import sys
+        sys.modules["torch"] = None  # any `import torch` now fails
+        import numpy as np, torchlike
+        ep = torchlike.export.load({str(path)!r})
+        y = ep.module()(torchlike.tensor(np.load({str(tmp_path / 'x.npy')!r})))
+        np.testing.assert_allclose(y.numpy(), np.load({str(tmp_path / 'ref.npy')!r}), rtol=1e-4, atol=1e-5)
+        assert not any(k == "torch" or k.startswith("torch.") for k, v in sys.modules.items() if v is not None)
+        print("ok", tuple(y.shape))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert "ok (3, 5, 16)" in out.stdout
