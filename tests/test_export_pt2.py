@@ -194,3 +194,101 @@ def test_loads_and_runs_in_a_process_where_torch_cannot_be_imported(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert "ok (3, 5, 16)" in out.stdout
+
+
+# ---------------------------------------------------------------- the aten table, op by op, against torch.ops.aten
+def _r(*shape, lo=-1.0, hi=1.0, seed=[0]):
+    seed[0] += 1
+    g = torch.Generator().manual_seed(seed[0])
+    return torch.rand(*shape, generator=g) * (hi - lo) + lo
+
+
+def _i(hi, *shape):
+    return torch.randint(0, hi, shape, generator=torch.Generator().manual_seed(hi))
+
+
+A, B, P = _r(2, 3), _r(2, 3), _r(2, 3, lo=0.1)
+X4, W4, BIAS = _r(2, 4, 6, 6), _r(6, 2, 3, 3), _r(6)
+C4 = _r(4)
+V4, M4 = _r(4, lo=0.5, hi=1.5), _r(4)
+Q = _r(2, 2, 5, 4)
+OP_CASES = [
+    ("add.Tensor", (A, B), {"alpha": 2}), ("add.Scalar", (A, 2.5), {}), ("sub.Tensor", (A, B), {}),
+    ("rsub.Scalar", (A, 1.0), {}), ("mul.Tensor", (A, B), {}), ("mul.Scalar", (A, 3), {}),
+    ("div.Tensor", (A, P), {}), ("div.Tensor_mode", (A, P), {"rounding_mode": "floor"}),
+    ("pow.Tensor_Scalar", (P, 2.5), {}), ("eq.Scalar", (A.round(), 0.0), {}), ("lt.Tensor", (A, B), {}),
+    ("maximum.default", (A, B), {}), ("where.self", (A > 0, A, B), {}), ("clamp.default", (A, -0.5, 0.5), {}),
+    ("clamp_min.default", (A, 0.1), {}), ("gelu.default", (A,), {"approximate": "tanh"}),
+    ("silu.default", (A,), {}), ("hardtanh.default", (A, -0.3, 0.3), {}), ("leaky_relu.default", (A, 0.2), {}),
+    ("elu.default", (A, 1.6732632423543772, 1.0507009873554805, 1.0), {}), ("softplus.default", (A, 2.0, 1.0), {}),
+    ("masked_fill.Scalar", (A, A > 0, -1.0), {}), ("tril.default", (_r(3, 3), -1), {}),
+    ("rsqrt.default", (P,), {}), ("logical_not.default", (A > 0,), {}), ("sigmoid.default", (A,), {}),
+    ("mm.default", (A, _r(3, 4)), {}), ("bmm.default", (_r(2, 3, 4), _r(2, 4, 5)), {}),
+    ("addmm.default", (C4, A, _r(3, 4)), {"beta": 0.5, "alpha": 2}), ("linear.default", (A, _r(4, 3), C4), {}),
+    ("baddbmm.default", (_r(2, 3, 5), _r(2, 3, 4), _r(2, 4, 5)), {"alpha": 0.5}), ("t.default", (A,), {}),
+    ("matmul.default", (_r(2, 3, 4), _r(4, 5)), {}),
+    ("einsum.default", ("bij,bjk->bik", [_r(2, 3, 4), _r(2, 4, 5)]), {}),
+    ("conv2d.default", (X4, W4, BIAS, [2, 1], [1, 0], [1, 2], 2), {}),
+    ("conv2d.padding", (X4, W4, BIAS, [1, 1], "same", [1, 1], 2), {}),
+    ("convolution.default", (X4, W4, BIAS, [1, 1], [1, 1], [1, 1], False, [0, 0], 2), {}),
+    ("convolution.default", (X4, _r(4, 3, 3, 3), None, [2, 2], [1, 1], [1, 1], True, [1, 1], 1), {}),
+    ("conv_transpose2d.input", (X4, _r(4, 3, 3, 3), _r(3), [2, 2], [1, 1], [1, 1]), {}),
+    ("batch_norm.default", (X4, C4, M4, M4, V4, False, 0.1, 1e-5, False), {}),
+    ("_native_batch_norm_legit_no_training.default", (X4, C4, M4, M4, V4, 0.1, 1e-5), {}),
+    ("_native_batch_norm_legit_functional.default", (X4, C4, M4, M4, V4, True, 0.1, 1e-5), {}),
+    ("native_batch_norm.default", (X4, C4, M4, M4, V4, True, 0.1, 1e-5), {}),
+    ("layer_norm.default", (X4, [6, 6], _r(6, 6), _r(6, 6)), {}),
+    ("native_layer_norm.default", (X4, [6], _r(6), _r(6), 1e-5), {}),
+    ("group_norm.default", (X4, 2, C4, M4), {}), ("native_group_norm.default", (X4, C4, M4, 2, 4, 36, 2, 1e-5), {}),
+    ("softmax.int", (A, 1), {}), ("_softmax.default", (A, 0, False), {}), ("_log_softmax.default", (A, 1, False), {}),
+    ("embedding.default", (_r(10, 3), _i(10, 2, 4)), {}), ("dropout.default", (A, 0.5, False), {}),
+    ("scaled_dot_product_attention.default", (Q, _r(2, 2, 5, 4), _r(2, 2, 5, 4), _r(5, 5)), {"scale": 0.3}),
+    ("max_pool2d.default", (X4, [3, 3], [], [1, 1], [1, 1], True), {}),
+    ("max_pool2d_with_indices.default", (X4, [2, 2]), {}),
+    ("avg_pool2d.default", (X4, [3, 3], [2, 2], [1, 1], False, False), {}),
+    ("adaptive_avg_pool2d.default", (X4, [4, 3]), {}), ("avg_pool1d.default", (_r(2, 3, 8), [2]), {}),
+    ("view.default", (A, [3, 2]), {}), ("permute.default", (X4, [0, 2, 3, 1]), {}),
+    ("transpose.int", (X4, 1, -1), {}), ("unsqueeze.default", (A, -1), {}), ("squeeze.dim", (_r(2, 1, 3), 1), {}),
+    ("squeeze.dims", (_r(1, 2, 1), [0, 2]), {}), ("flatten.using_ints", (X4, 1, 2), {}),
+    ("unflatten.int", (X4, 1, [2, 2]), {}), ("expand.default", (_r(2, 1), [2, 3]), {}),
+    ("clone.default", (A,), {}), ("select.int", (X4, 1, -1), {}), ("narrow.default", (X4, 2, 1, 3), {}),
+    ("slice.Tensor", (X4, 1, 1, 9223372036854775807, 2), {}), ("slice.Tensor", (X4, 3, -4, -1), {}),
+    ("cat.default", ([A, B], 1), {}), ("stack.default", ([A, B], -1), {}), ("split.Tensor", (X4, 4, 2), {}),
+    ("split_with_sizes.default", (X4, [1, 3], 1), {}), ("chunk.default", (X4, 3, 2), {}),
+    ("unbind.int", (A, 1), {}), ("index_select.default", (X4, 1, _i(4, 3)), {}),
+    ("gather.default", (A, 1, _i(3, 2, 2)), {}), ("repeat.default", (A, [2, 1, 2]), {}),
+    ("flip.default", (X4, [1, 3]), {}), ("roll.default", (X4, [1, -2], [1, 3]), {}),
+    ("index.Tensor", (X4, [None, _i(4, 3)]), {}),
+    ("sum.dim_IntList", (X4, [1, 2], True), {}), ("sum.default", (A,), {}), ("mean.dim", (X4, [-1]), {}),
+    ("amax.default", (X4, []), {}), ("amax.default", (X4, [1, 3], True), {}), ("max.dim", (A, 1), {}),
+    ("argmax.default", (A, 1), {}), ("var.correction", (X4, [2, 3]), {"correction": 0}),
+    ("std.correction", (X4, [1]), {"keepdim": True}), ("any.dim", (A > 0.5, 1), {}), ("cumsum.default", (A, 1), {}),
+    ("logsumexp.default", (X4, [2, 3]), {}), ("prod.dim_int", (A, 0), {}),
+    ("full.default", ([2, 3], 1.5), {"dtype": torch.float64}), ("zeros.default", ([2, 3],), {}),
+    ("arange.start_step", (1, 10, 3), {}), ("scalar_tensor.default", (-float("inf"),), {"dtype": torch.float32}),
+    ("full_like.default", (A, 7), {}), ("ones_like.default", (A,), {"dtype": torch.int64}),
+    ("_to_copy.default", (A,), {"dtype": torch.float16}),
+]
+
+
+def _tl(v):
+    if isinstance(v, torch.Tensor):
+        return torchlike.tensor(v.numpy())
+    if isinstance(v, torch.dtype):
+        return getattr(torchlike, str(v).split(".")[1])
+    if isinstance(v, list):
+        return [_tl(x) for x in v]
+    return v
+
+
+@pytest.mark.parametrize("op,args,kwargs", OP_CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(OP_CASES)])
+def test_aten_table_entry_matches_torch(op, args, kwargs):
+    from torchlike.export._aten import lookup
+    name, overload = op.split(".")
+    ref = getattr(getattr(torch.ops.aten, name), overload)(*args, **kwargs)
+    out = lookup(f"torch.ops.aten.{op}")(*[_tl(a) for a in args], **{k: _tl(v) for k, v in kwargs.items()})
+    refs, outs = (ref, out) if isinstance(ref, (tuple, list)) else ((ref,), (out,))
+    assert len(outs) == len(refs)
+    for o, r in zip(outs, refs):
+        assert str(o.dtype) == str(r.dtype) and tuple(o.shape) == tuple(r.shape), (o.dtype, r.dtype, o.shape, r.shape)
+        np.testing.assert_allclose(o.numpy().astype(np.float64), r.numpy().astype(np.float64), rtol=1e-4, atol=1e-5)
