@@ -80,12 +80,29 @@ def test_torch_pt2_matches_torch_for_two_batch_sizes(tmp_path, name, decompose):
     mod, tmod = ep.module(), tep.module()
     for b in (2, 5):
         x = torch.randn(b, *MODELS[name][1][1:])
-        y = mod(torchlike.tensor(x.numpy()))
-        assert tuple(y.shape) == tuple(tmod(x).shape) and str(y.dtype) == str(tmod(x).dtype)
-        np.testing.assert_allclose(y.numpy(), tmod(x).detach().numpy(), rtol=1e-4, atol=1e-5)
-    # one XLA program per input shape: the jitted interpreter compiled once per batch size
-    mod(torchlike.randn(2, *MODELS[name][1][1:]))
-    assert ep._fn[1]._cache_size() == 2
+        with torchlike.no_grad(), torch.no_grad():
+            y, ref = mod(torchlike.tensor(x.numpy())), tmod(x)
+        assert tuple(y.shape) == tuple(ref.shape) and str(y.dtype) == str(ref.dtype)
+        np.testing.assert_allclose(y.numpy(), ref.numpy(), rtol=1e-4, atol=1e-5)
+    # one XLA program per input shape: the graph was traced (and compiled) once per batch size
+    with torchlike.no_grad():
+        mod(torchlike.randn(2, *MODELS[name][1][1:]))
+    assert ep._fn[1].traces == 2
+
+
+def test_gradients_flow_to_the_parameters_like_torch(tmp_path):
+    path, tep = _write(tmp_path, "block")
+    mod, tmod = torchlike.export.load(path).module(), tep.module()
+    x = torch.randn(3, 5, 16)
+    tx, ox = x.clone().requires_grad_(), torchlike.tensor(x.numpy()).requires_grad_()
+    (tmod(tx) ** 2).mean().backward()
+    y = mod(ox)
+    assert y.grad_fn is not None
+    (y ** 2).mean().backward()
+    np.testing.assert_allclose(ox.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-6)
+    for (k, p), (tk, tp) in zip(mod.named_parameters(), tmod.named_parameters()):
+        assert k == tk
+        np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-4, atol=1e-6, err_msg=k)
 
 
 def test_program_surface_matches_torch(tmp_path):
@@ -131,7 +148,7 @@ def test_batch_norm_in_training_mode_updates_running_stats_like_torch(tmp_path, 
     path, tep = _write(tmp_path, "cnn", decompose, train=True)
     mod, tmod = torchlike.export.load(path).module(), tep.module()
     x = torch.randn(4, 3, 8, 8)
-    np.testing.assert_allclose(mod(torchlike.tensor(x.numpy())).numpy(), tmod(x).detach().numpy(),
+    np.testing.assert_allclose(mod(torchlike.tensor(x.numpy())).detach().numpy(), tmod(x).detach().numpy(),
                                rtol=1e-4, atol=1e-5)
     for k in ("bn.running_mean", "bn.running_var", "bn.num_batches_tracked"):
         np.testing.assert_allclose(mod.get_buffer(k).numpy(), tmod.get_buffer(k).numpy(), rtol=1e-5, atol=1e-6)
@@ -161,8 +178,8 @@ def test_constants_keywords_and_dict_outputs(tmp_path):
     ref, out = tep.module()(i, scale=2.0), ep.module()(torchlike.tensor(i.numpy()), scale=2.0)
     assert list(out) == list(ref)
     for k in ref:
-        assert str(out[k].dtype) == str(ref[k].dtype)
-        np.testing.assert_allclose(out[k].numpy(), ref[k].detach().numpy(), rtol=1e-5, atol=1e-6)
+        assert str(out[k].dtype) == str(ref[k].dtype) and out[k].requires_grad == ref[k].requires_grad
+        np.testing.assert_allclose(out[k].detach().numpy(), ref[k].detach().numpy(), rtol=1e-5, atol=1e-6)
     assert list(ep.constants) == list(tep.constants)
 
 
@@ -187,7 +204,7 @@ def test_loads_and_runs_in_a_process_where_torch_cannot_be_imported(tmp_path):
         import numpy as np, torchlike
         ep = torchlike.export.load({str(path)!r})
         y = ep.module()(torchlike.tensor(np.load({str(tmp_path / 'x.npy')!r})))
-        np.testing.assert_allclose(y.numpy(), np.load({str(tmp_path / 'ref.npy')!r}), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(y.detach().numpy(), np.load({str(tmp_path / "ref.npy")!r}), rtol=1e-4, atol=1e-5)
         assert not any(k == "torch" or k.startswith("torch.") for k, v in sys.modules.items() if v is not None)
         print("ok", tuple(y.shape))
     """)

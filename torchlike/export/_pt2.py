@@ -17,7 +17,6 @@ import re
 import zipfile
 from dataclasses import dataclass
 
-import jax
 import numpy as np
 
 from .. import _dtype
@@ -382,28 +381,38 @@ def input_guards(graph, signature):
     return guards
 
 
-def _jit(plan, state_names, input_names, output_names):
-    """One jitted function ``(statics, state arrays, input arrays) -> (output arrays, mutated arrays)``.
+def program_fn(plan, state_names, input_names, output_names):
+    """The program as one JAX function ``f(*state_and_input_arrays, statics) -> (*outputs, *mutated)``.
 
-    Inputs that the graph mutates in place (the training-IR graph updates BatchNorm's running statistics
-    with ``batch_norm`` and ``add_``) come back as extra outputs; ``mutated`` is set, while tracing, to
-    their positions in ``state + inputs`` so the caller writes them back."""
-    def pure(statics, state, inputs):
+    The caller runs it through torchlike's dispatcher, which jits it (one XLA program per input shape)
+    and records it for autograd as one node (its backward is the program's VJP).  Inputs that the graph
+    mutates in place (the training-IR graph updates BatchNorm's running statistics with ``batch_norm``
+    and ``add_``) come back as extra outputs; ``f.mutated`` is set, while tracing, to their positions so
+    the caller writes them back; ``f.traces`` counts the traces (compilations)."""
+    names = list(state_names) + list(input_names)
+
+    def f(*arrays, statics):
         env = dict(statics)
         with grad_mode.no_grad():
-            given = []
-            for n, a in zip(list(state_names) + list(input_names), list(state) + list(inputs)):
+            for n, a in zip(names, arrays):
                 env[n] = Tensor._wrap(a)
-                given.append((n, a))
             _run(plan, env)
         outs = []
         for n in output_names:
-            v = env.get(n) if n is not None else None
+            v = env.get(n)
             outs.append(v._value if isinstance(v, Tensor) else v)
-        mutated = [i for i, (n, a) in enumerate(given) if env[n]._value is not a]
-        pure.mutated = mutated
-        return outs, [env[given[i][0]]._value for i in mutated]
-    pure.mutated = []
-    jitted = jax.jit(pure, static_argnums=(0,))
-    jitted.info = pure
-    return jitted
+        mutated = [i for i, (n, a) in enumerate(zip(names, arrays)) if env[n]._value is not a]
+        f.mutated = mutated
+        f.traces += 1
+        return tuple(outs) + tuple(env[names[i]]._value for i in mutated)
+    f.mutated, f.traces = [], 0
+    return f
+
+
+def freeze(v):
+    """A hashable form of a static input value (lists become tuples)."""
+    if isinstance(v, (list, tuple)):
+        return tuple(freeze(x) for x in v)
+    if isinstance(v, dict):
+        return tuple(sorted((k, freeze(x)) for k, x in v.items()))
+    return v

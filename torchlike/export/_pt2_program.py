@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+from .. import _dispatch
 from ..autograd import grad_mode
 from ..nn.modules.module import Module
 from ..nn.parameter import Parameter
@@ -152,15 +153,19 @@ class TorchExportedProgram:
         key = tuple(in_names)
         if self._fn is None or self._fn[0] != key:
             env_outs = [v for k, v in self._outputs if k == "env"]
-            self._fn = (key, _pt2._jit(self._plan, self._state_names, in_names, env_outs))
-        jitted = self._fn[1]
-        outs, mutated = jitted(tuple(statics), state, in_arrays)
-        arrays = iter(outs)
-        values = [Tensor._wrap(next(arrays)) if k == "env" else v for k, v in self._outputs]
-        targets = state_tensors + [in_tensors[n] for n in in_names]
+            self._fn = (key, _pt2.program_fn(self._plan, self._state_names, in_names, env_outs))
+        f = self._fn[1]
+        inputs = [in_tensors[n] for n in in_names]
+        res = _dispatch.dispatch(f, state_tensors + inputs, (("statics", _pt2.freeze(statics)),),
+                                 name="ExportedProgram")
+        res = res if isinstance(res, tuple) else (res,)
+        n_out = len(res) - len(f.mutated)
+        outs = iter(res[:n_out])
+        values = [next(outs) if k == "env" else v for k, v in self._outputs]
+        targets = state_tensors + inputs
         with grad_mode.no_grad():
-            for i, a in zip(jitted.info.mutated, mutated):  # in-place updates made by the graph
-                targets[i].copy_(Tensor._wrap(a))
+            for i, t in zip(f.mutated, res[n_out:]):  # in-place updates made by the graph
+                targets[i].copy_(t)
         user = []
         with grad_mode.no_grad():
             for spec, v in zip(self.graph_signature.output_specs, values):
