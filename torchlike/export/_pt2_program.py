@@ -21,8 +21,24 @@ class TorchExportedProgram:
     ``range_constraints`` describe it.  Each call runs the whole graph as one XLA program (jitted, one
     compilation per input shape).
 
-    >>> import torchlike
-    >>> # ep = torchlike.export.load("model.pt2"); y = ep.module()(x)
+    A one-node archive built by hand (``torch.export.save`` writes the same layout, plus weights):
+
+    >>> import io, json, zipfile, torchlike
+    >>> node = {"target": "torch.ops.aten.relu.default", "outputs": [{"as_tensor": {"name": "y"}}],
+    ...         "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}, "kind": 1}]}
+    >>> graph = {"nodes": [node], "outputs": [{"as_tensor": {"name": "y"}}],
+    ...          "tensor_values": {"x": {"dtype": 7, "sizes": [{"as_int": 2}]}}}
+    >>> sig = {"input_specs": [{"user_input": {"arg": {"as_tensor": {"name": "x"}}}}],
+    ...        "output_specs": [{"user_output": {"arg": {"as_tensor": {"name": "y"}}}}]}
+    >>> buf = io.BytesIO()
+    >>> with zipfile.ZipFile(buf, "w") as z:
+    ...     z.writestr("m/archive_format", "pt2")
+    ...     z.writestr("m/models/model.json", json.dumps({"graph_module": {"graph": graph, "signature": sig}}))
+    >>> ep = torchlike.export.load(io.BytesIO(buf.getvalue()))
+    >>> ep.module()(torchlike.tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    >>> ep.graph_signature.user_inputs
+    ('x',)
     """
 
     def __init__(self, graph, signature, call_spec, state, constants, range_constraints, torch_version=None):
