@@ -154,6 +154,30 @@ def test_batch_norm_in_training_mode_updates_running_stats_like_torch(tmp_path, 
         np.testing.assert_allclose(mod.get_buffer(k).numpy(), tmod.get_buffer(k).numpy(), rtol=1e-5, atol=1e-6)
 
 
+def test_bfloat16_weights_bounded_dim_and_extra_files(tmp_path):
+    torch.manual_seed(0)
+    m = MLP().to(torch.bfloat16)
+    batch = torch.export.Dim("batch", min=2, max=6)
+    tep = torch.export.export(m, (torch.randn(3, 8, dtype=torch.bfloat16),), dynamic_shapes=({0: batch},))
+    torch.export.save(tep, tmp_path / "bf16.pt2", extra_files={"note.txt": "hello"})
+    extra = {"note.txt": ""}
+    ep = torchlike.export.load(tmp_path / "bf16.pt2", extra_files=extra)
+    assert extra == {"note.txt": "hello"}
+    assert ep.state_dict["l1.weight"].dtype is torchlike.bfloat16
+    np.testing.assert_array_equal(ep.state_dict["l1.weight"].detach().float().numpy(),
+                                  tep.state_dict["l1.weight"].detach().float().numpy())
+    x = torch.randn(4, 8, dtype=torch.bfloat16)
+    with torch.no_grad(), torchlike.no_grad():
+        ref, out = tep.module()(x), ep.module()(torchlike.tensor(x.float().numpy()).to(torchlike.bfloat16))
+    assert out.dtype is torchlike.bfloat16
+    np.testing.assert_allclose(out.float().numpy(), ref.float().numpy(), rtol=2e-2, atol=2e-2)
+    with pytest.raises(AssertionError) as theirs:
+        tep.module()(torch.randn(7, 8, dtype=torch.bfloat16))
+    with pytest.raises(AssertionError) as ours:
+        ep.module()(torchlike.randn(7, 8, dtype=torchlike.bfloat16))
+    assert str(ours.value) == str(theirs.value)
+
+
 class Tagger(tnn.Module):
     """Embedding, a lifted constant, a non-persistent buffer, reductions, a dict output."""
 

@@ -180,7 +180,8 @@ def __getattr__(name):
 
 def load(f, *, extra_files=None, expected_opset_version=None):
     """Read a program: one written by ``save`` (no model code needed), or a ``.pt2`` archive written by
-    PyTorch's ``torch.export.save`` (read without torch; see ``TorchExportedProgram``)."""
+    PyTorch's ``torch.export.save`` (read without torch; see ``TorchExportedProgram``).  ``extra_files``
+    (a dict) receives the ``.pt2`` archive's extra records named by its keys, as in torch."""
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as fh:
             data = fh.read()
@@ -194,5 +195,11 @@ def load(f, *, extra_files=None, expected_opset_version=None):
         from . import _pt2  # (imported on use: it reads the op table, which loads after this package)
         if _pt2.is_pt2_archive(zf):
             from ._pt2_program import TorchExportedProgram
+            if extra_files is not None:  # torch fills the given keys with the archive's extra/ records
+                root = _pt2._root(zf)
+                for k in list(extra_files):
+                    name = f"{root}extra/{k}"
+                    if name in zf.namelist():
+                        extra_files[k] = zf.read(name).decode("utf-8")
             return TorchExportedProgram(**_pt2.read_archive(zf))
     return ExportedProgram.deserialize(data)
