@@ -178,6 +178,35 @@ def test_bfloat16_weights_bounded_dim_and_extra_files(tmp_path):
     assert str(ours.value) == str(theirs.value)
 
 
+class Mixed(tnn.Module):
+    """More layers: PReLU, bilinear upsampling, reflect padding, GroupNorm, pooling, normalize, MHA."""
+
+    def __init__(self):
+        super().__init__()
+        self.c, self.act, self.gn = tnn.Conv2d(3, 8, 3), tnn.PReLU(8), tnn.GroupNorm(2, 8)
+        self.mha = tnn.MultiheadAttention(8, 2, batch_first=True)
+
+    def forward(self, x):
+        h = tF.pad(self.act(self.c(x)), (1, 1, 1, 1), mode="reflect")
+        h = self.gn(tF.interpolate(h, scale_factor=2, mode="bilinear"))
+        t = h.flatten(2).transpose(1, 2)
+        t = t + self.mha(t, t, t, need_weights=False)[0]
+        return tF.normalize(tF.adaptive_avg_pool2d(h, 1).flatten(1) + t.mean(1), dim=-1)
+
+
+def test_more_layers_match_torch(tmp_path):
+    torch.manual_seed(0)
+    tep = torch.export.export(Mixed().eval(), (torch.randn(2, 3, 6, 6),),
+                              dynamic_shapes=({0: torch.export.Dim("batch")},))
+    torch.export.save(tep, tmp_path / "mixed.pt2")
+    mod = torchlike.export.load(tmp_path / "mixed.pt2").module()
+    for b in (1, 3):
+        x = torch.randn(b, 3, 6, 6)
+        with torch.no_grad(), torchlike.no_grad():
+            np.testing.assert_allclose(mod(torchlike.tensor(x.numpy())).numpy(), tep.module()(x).numpy(),
+                                       rtol=1e-4, atol=1e-5)
+
+
 class Tagger(tnn.Module):
     """Embedding, a lifted constant, a non-persistent buffer, reductions, a dict output."""
 
@@ -309,6 +338,15 @@ OP_CASES = [
     ("arange.start_step", (1, 10, 3), {}), ("scalar_tensor.default", (-float("inf"),), {"dtype": torch.float32}),
     ("full_like.default", (A, 7), {}), ("ones_like.default", (A,), {"dtype": torch.int64}),
     ("_to_copy.default", (A,), {"dtype": torch.float16}),
+    ("pad.default", (X4, [1, 2, 0, 1]), {"value": 0.5}), ("pad.default", (X4, [1, 1, 2, 2], "reflect"), {}),
+    ("constant_pad_nd.default", (A, [1, 1]), {}), ("reflection_pad2d.default", (X4, [1, 1, 1, 1]), {}),
+    ("upsample_nearest2d.vec", (X4, None, [2.0, 2.0]), {}),
+    ("upsample_bilinear2d.vec", (X4, None, False, [2.0, 1.5]), {}),
+    ("upsample_bilinear2d.default", (X4, [9, 5], True), {}), ("pixel_shuffle.default", (X4, 2), {}),
+    ("linalg_vector_norm.default", (X4, 2, [1, 2], True), {}), ("topk.default", (X4, 3, 2, False), {}),
+    ("sort.default", (A, 1, True), {}), ("std.dim", (X4, [1, 3]), {}), ("prelu.default", (X4, C4), {}),
+    ("selu.default", (A,), {}), ("celu.default", (A, 0.5), {}), ("glu.default", (X4, 1), {}),
+    ("expand_as.default", (_r(2, 1), A), {}),
 ]
 
 

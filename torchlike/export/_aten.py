@@ -90,6 +90,12 @@ ATEN["clamp_max.default"] = lambda self, max: _t.clamp(self, max=max)
 ATEN["gelu.default"] = lambda self, approximate="none": F.gelu(self, approximate=approximate)
 ATEN["silu.default"] = lambda self: F.silu(self)
 ATEN["mish.default"] = lambda self: F.mish(self)
+ATEN["selu.default"] = lambda self: F.selu(self)
+ATEN["celu.default"] = lambda self, alpha=1.0: F.celu(self, alpha)
+ATEN["glu.default"] = lambda self, dim=-1: F.glu(self, dim)
+ATEN["prelu.default"] = ATEN["_prelu_kernel.default"] = lambda self, weight: F.prelu(self, weight)
+ATEN["log_sigmoid_forward.default"] = lambda self: (F.logsigmoid(self), self.new_zeros((0,)))
+ATEN["hardshrink.default"] = lambda self, lambd=0.5: F.hardshrink(self, lambd)
 ATEN["hardswish.default"] = lambda self: F.hardswish(self)
 ATEN["hardsigmoid.default"] = lambda self: F.hardsigmoid(self)
 ATEN["hardtanh.default"] = lambda self, min_val=-1.0, max_val=1.0: F.hardtanh(self, min_val, max_val)
@@ -288,9 +294,46 @@ for _d in (1, 2, 3):
     ATEN[f"adaptive_avg_pool{_d}d.default"] = ATEN[f"_adaptive_avg_pool{_d}d.default"] = _adaptive
 
 
+# ---------------------------------------------------------------- padding and resampling
+ATEN["pad.default"] = lambda self, pad, mode="constant", value=None: F.pad(self, list(pad), mode, value)
+ATEN["constant_pad_nd.default"] = lambda self, pad, value=0: F.pad(self, list(pad), "constant", value)
+for _d in (1, 2, 3):
+    ATEN[f"reflection_pad{_d}d.default"] = lambda self, padding: F.pad(self, list(padding), "reflect")
+    ATEN[f"replication_pad{_d}d.default"] = lambda self, padding: F.pad(self, list(padding), "replicate")
+ATEN["pixel_shuffle.default"] = lambda self, upscale_factor: F.pixel_shuffle(self, upscale_factor)
+
+
+def _upsample(mode):
+    def vec_align(input, output_size=None, align_corners=None, scale_factors=None):
+        if scale_factors:
+            return F.interpolate(input, scale_factor=tuple(scale_factors), mode=mode, align_corners=align_corners)
+        return F.interpolate(input, size=list(output_size), mode=mode, align_corners=align_corners)
+
+    def vec_nearest(input, output_size=None, scale_factors=None):
+        return vec_align(input, output_size, None, scale_factors)
+    vec = vec_nearest if "nearest" in mode else vec_align
+
+    def default(self, output_size, align_corners=None, scales=None, scales_d=None, scales_h=None, scales_w=None):
+        given = [v for v in (scales, scales_d, scales_h, scales_w) if v is not None]
+        if given and len(given) == len(output_size):
+            return F.interpolate(self, scale_factor=tuple(given), mode=mode, align_corners=align_corners)
+        return F.interpolate(self, size=list(output_size), mode=mode, align_corners=align_corners)
+    return vec, default
+
+
+for _name, _mode in (("upsample_nearest1d", "nearest"), ("upsample_nearest2d", "nearest"),
+                      ("upsample_nearest3d", "nearest"), ("_upsample_nearest_exact1d", "nearest-exact"),
+                      ("_upsample_nearest_exact2d", "nearest-exact"), ("upsample_linear1d", "linear"),
+                      ("upsample_bilinear2d", "bilinear"), ("upsample_bicubic2d", "bicubic"),
+                      ("upsample_trilinear3d", "trilinear")):
+    ATEN[f"{_name}.vec"], ATEN[f"{_name}.default"] = _upsample(_mode)
+
+
 # ---------------------------------------------------------------- shapes and views
 ATEN["view.default"] = ATEN["_unsafe_view.default"] = ATEN["view_copy.default"] = lambda self, size: self.reshape(size)
 ATEN["reshape.default"] = lambda self, shape: self.reshape(shape)
+ATEN["expand_as.default"] = lambda self, other: self.expand_as(other)
+ATEN["view_as.default"] = ATEN["reshape_as.default"] = lambda self, other: self.reshape(other.shape)
 ATEN["permute.default"] = ATEN["permute_copy.default"] = lambda self, dims: self.permute(dims)
 ATEN["transpose.int"] = lambda self, dim0, dim1: self.transpose(dim0, dim1)
 ATEN["unsqueeze.default"] = ATEN["unsqueeze_copy.default"] = lambda self, dim: self.unsqueeze(dim)
@@ -376,6 +419,18 @@ def _var_std(self, dim=None, correction=None, keepdim=False, _std=False):
     return fn(self, _dims(dim), correction=1 if correction is None else correction, keepdim=keepdim)
 
 
+ATEN["std.dim"] = (lambda self, dim, unbiased=True, keepdim=False:
+                   _var_std(self, dim, int(unbiased), keepdim, _std=True))
+ATEN["var.dim"] = lambda self, dim, unbiased=True, keepdim=False: _var_std(self, dim, int(unbiased), keepdim)
+ATEN["std.default"] = lambda self, unbiased=True: _var_std(self, None, int(unbiased), _std=True)
+ATEN["var.default"] = lambda self, unbiased=True: _var_std(self, None, int(unbiased))
+ATEN["linalg_vector_norm.default"] = (lambda self, ord=2, dim=None, keepdim=False, dtype=None:
+                                      _t.linalg.vector_norm(self, ord, _dims(dim), keepdim, dtype=dtype))
+ATEN["topk.default"] = (lambda self, k, dim=-1, largest=True, sorted=True:
+                        tuple(_t.topk(self, k, dim, largest, sorted)))
+ATEN["sort.default"] = lambda self, dim=-1, descending=False: tuple(_t.sort(self, dim, descending))
+ATEN["sort.stable"] = (lambda self, stable=None, dim=-1, descending=False:
+                       tuple(_t.sort(self, dim=dim, descending=descending, stable=bool(stable))))
 ATEN["std.correction"] = lambda self, dim=None, correction=None, keepdim=False: _var_std(self, dim, correction,
                                                                                         keepdim, _std=True)
 
