@@ -207,6 +207,31 @@ def test_more_layers_match_torch(tmp_path):
                                        rtol=1e-4, atol=1e-5)
 
 
+class Recurrent(tnn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = tnn.LSTM(4, 8, batch_first=True)
+        self.gru = tnn.GRU(8, 6, num_layers=2, bidirectional=True, batch_first=True)
+
+    def forward(self, x):
+        h, (hn, cn) = self.lstm(x)
+        out, g = self.gru(h)
+        return out, hn + cn, g
+
+
+def test_recurrent_layers_match_torch(tmp_path):
+    torch.manual_seed(0)
+    tep = torch.export.export(Recurrent(), (torch.randn(2, 5, 4),), dynamic_shapes=({0: torch.export.Dim("b")},))
+    torch.export.save(tep, tmp_path / "rnn.pt2")
+    mod = torchlike.export.load(tmp_path / "rnn.pt2").module()
+    x = torch.randn(3, 5, 4)
+    with torch.no_grad(), torchlike.no_grad():
+        ref, out = tep.module()(x), mod(torchlike.tensor(x.numpy()))
+    assert isinstance(out, tuple) and len(out) == 3
+    for o, r in zip(out, ref):
+        np.testing.assert_allclose(o.numpy(), r.numpy(), rtol=1e-4, atol=1e-5)
+
+
 class Tagger(tnn.Module):
     """Embedding, a lifted constant, a non-persistent buffer, reductions, a dict output."""
 

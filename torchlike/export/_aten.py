@@ -294,6 +294,32 @@ for _d in (1, 2, 3):
     ATEN[f"adaptive_avg_pool{_d}d.default"] = ATEN[f"_adaptive_avg_pool{_d}d.default"] = _adaptive
 
 
+# ---------------------------------------------------------------- recurrent layers (nn.LSTM / GRU / RNN)
+def _rnn(mode):
+    def run(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+        from .._dispatch import dispatch
+        from ..nn.functional import _rnn as K
+        if train and dropout > 0 and num_layers > 1:
+            raise NotImplementedError("torchlike.export.load: recurrent layers with dropout in training mode are "
+                                      "not supported (see docs/differences.md)")
+        x = input.transpose(0, 1) if batch_first else input
+        h0, c0 = (hx[0], hx[1]) if mode == "LSTM" else (hx, None)
+        per = len(params) // (num_layers * (2 if bidirectional else 1))
+        proj = per == (4 if has_biases else 2) + 1
+        outs = dispatch(K.rnn_impl, (x, h0, c0, None, None) + tuple(params),
+                        (("mode", mode), ("num_layers", num_layers), ("bidirectional", bool(bidirectional)),
+                         ("has_bias", bool(has_biases)), ("proj", proj)), name=f"{mode.split('_')[0]}Backward0")
+        out = outs[0].transpose(0, 1) if batch_first else outs[0]
+        return (out,) + tuple(outs[1:])
+    return run
+
+
+ATEN["lstm.input"] = _rnn("LSTM")
+ATEN["gru.input"] = _rnn("GRU")
+ATEN["rnn_tanh.input"] = _rnn("RNN_TANH")
+ATEN["rnn_relu.input"] = _rnn("RNN_RELU")
+
+
 # ---------------------------------------------------------------- padding and resampling
 ATEN["pad.default"] = lambda self, pad, mode="constant", value=None: F.pad(self, list(pad), mode, value)
 ATEN["constant_pad_nd.default"] = lambda self, pad, value=0: F.pad(self, list(pad), "constant", value)
