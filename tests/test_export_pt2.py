@@ -219,6 +219,7 @@ class Recurrent(tnn.Module):
         return out, hn + cn, g
 
 
+@pytest.mark.filterwarnings("ignore:The tensor attributes:UserWarning")  # torch's export, on RNN flat weights
 def test_recurrent_layers_match_torch(tmp_path):
     torch.manual_seed(0)
     tep = torch.export.export(Recurrent(), (torch.randn(2, 5, 4),), dynamic_shapes=({0: torch.export.Dim("b")},))
