@@ -24,7 +24,7 @@ from .. import _dtype
 from ..autograd import grad_mode
 from ..tensor import Tensor
 
-__all__ = ["export", "ExportedProgram", "save", "load", "Dim"]
+__all__ = ["export", "ExportedProgram", "TorchExportedProgram", "save", "load", "Dim"]
 
 
 class Dim:
@@ -171,9 +171,35 @@ def save(ep, f):
         f.write(data)
 
 
-def load(f):
-    """Read an ExportedProgram written by ``save`` (no model code needed)."""
+def __getattr__(name):
+    if name == "TorchExportedProgram":
+        from ._pt2_program import TorchExportedProgram
+        return TorchExportedProgram
+    raise AttributeError(f"module 'torchlike.export' has no attribute {name!r}")
+
+
+def load(f, *, extra_files=None, expected_opset_version=None):
+    """Read a program: one written by ``save`` (no model code needed), or a ``.pt2`` archive written by
+    PyTorch's ``torch.export.save`` (read without torch; see ``TorchExportedProgram``).  ``extra_files``
+    (a dict) receives the ``.pt2`` archive's extra records named by its keys, as in torch."""
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as fh:
-            return ExportedProgram.deserialize(fh.read())
-    return ExportedProgram.deserialize(f.read())
+            data = fh.read()
+    else:
+        data = f.read()
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        zf = None
+    if zf is not None:
+        from . import _pt2  # (imported on use: it reads the op table, which loads after this package)
+        if _pt2.is_pt2_archive(zf):
+            from ._pt2_program import TorchExportedProgram
+            if extra_files is not None:  # torch fills the given keys with the archive's extra/ records
+                root = _pt2._root(zf)
+                for k in list(extra_files):
+                    name = f"{root}extra/{k}"
+                    if name in zf.namelist():
+                        extra_files[k] = zf.read(name).decode("utf-8")
+            return TorchExportedProgram(**_pt2.read_archive(zf))
+    return ExportedProgram.deserialize(data)
