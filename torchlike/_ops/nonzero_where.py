@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
-from ..compile._errors import GraphBreak
+from .._errors import GraphBreak
 from ._util import Tensor, cast, dispatch, register
 from .indexing import concrete_index
 
