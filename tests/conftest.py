@@ -130,9 +130,10 @@ def _upstream(o, rng):
     return g
 
 
-def _run_side(mod, fn, inputs, grad, quiet):
+def _run_side(mod, fn, inputs, grad, quiet, grad_inputs=None):
     leaves = []
-    args = [_convert(a, mod, grad, leaves) for a in inputs]
+    args = [_convert(a, mod, grad and (grad_inputs is None or i in grad_inputs), leaves)
+            for i, a in enumerate(inputs)]
     with warnings.catch_warnings():
         if quiet:
             warnings.simplefilter("ignore")
@@ -140,7 +141,7 @@ def _run_side(mod, fn, inputs, grad, quiet):
 
 
 def same_as_torch(fn, *inputs, grad=True, rtol=None, atol=None, grad_rtol=None, grad_atol=None, seed=0,
-                  quiet=True):
+                  quiet=True, grad_inputs=None):
     """Run ``fn(module, *inputs)`` with ``module`` = torch and = torchlike and require the same result.
 
     numpy arrays in ``inputs`` (also inside tuples/lists/dicts) become fresh tensors of that module; other
@@ -148,15 +149,16 @@ def same_as_torch(fn, *inputs, grad=True, rtol=None, atol=None, grad_rtol=None, 
     (``assert_same``), tuples/lists/structseqs by type name, length and items, python scalars by type and
     value, dtypes/devices by name. With ``grad`` (the default) float/complex array inputs require grad, the
     outputs' ``requires_grad`` must agree, and after backward from the same random upstream gradients the
-    input gradients must agree. Fails if either side raises (use ``raises_like_torch`` for error paths) or
+    input gradients must agree (``grad_inputs``, a set of input positions, limits which inputs require
+    grad). Fails if either side raises (use ``raises_like_torch`` for error paths) or
     if nothing was compared. Returns torchlike's result.
     """
     try:
-        theirs, t_leaves = _run_side(torch, fn, inputs, grad, quiet)
+        theirs, t_leaves = _run_side(torch, fn, inputs, grad, quiet, grad_inputs)
     except Exception as e:  # noqa: BLE001 - a success-path comparison must not raise in torch
         raise AssertionError(f"torch raised {type(e).__name__}: {e} -- use raises_like_torch for an error "
                              f"path, or fix the test") from e
-    ours, l_leaves = _run_side(torchlike, fn, inputs, grad, quiet)
+    ours, l_leaves = _run_side(torchlike, fn, inputs, grad, quiet, grad_inputs)
     n = _compare(ours, theirs, rtol, atol, grad)
     assert n >= 1, "same_as_torch compared nothing (fn returned no value)"
     outs_t = _float_outputs(theirs) if grad else []
@@ -212,3 +214,19 @@ def raises_like_torch(fn, *inputs, match=None, quiet=True):
         assert re.search(match, str(et)), f"torch's message does not match {match!r}: {et}"
         assert re.search(match, str(el)), f"torchlike's message does not match {match!r}: {el}"
     return el
+
+
+def assert_close_values(ours, theirs, rtol=1e-7, atol=0.0):
+    """Values only (as float64/complex128, NaNs equal) of a torchlike tensor against torch's -- for checks
+    that deliberately leave dtype aside; prefer ``same_as_torch`` / ``assert_same``."""
+    a = np.asarray(ours.detach().numpy())
+    b = np.asarray(theirs.detach().numpy())
+    kind = np.complex128 if (a.dtype.kind == "c" or b.dtype.kind == "c") else np.float64
+    assert a.shape == b.shape, (a.shape, b.shape)
+    np.testing.assert_allclose(a.astype(kind), b.astype(kind), rtol=rtol, atol=atol, equal_nan=True)
+
+
+def torch_or_tl(torch_call, torchlike_call):
+    """Adapt a torch callable and its torchlike twin (no arguments) to the ``fn(module)`` form that
+    ``same_as_torch`` / ``raises_like_torch`` take."""
+    return lambda m: torch_call() if m is torch else torchlike_call()
