@@ -134,14 +134,15 @@ def _run_side(mod, fn, inputs, grad, quiet, grad_inputs=None):
     leaves = []
     args = [_convert(a, mod, grad and (grad_inputs is None or i in grad_inputs), leaves)
             for i, a in enumerate(inputs)]
+    if not quiet:
+        return fn(mod, *args), leaves
     with warnings.catch_warnings():
-        if quiet:
-            warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore")
         return fn(mod, *args), leaves
 
 
 def same_as_torch(fn, *inputs, grad=True, rtol=None, atol=None, grad_rtol=None, grad_atol=None, seed=0,
-                  quiet=True, grad_inputs=None):
+                  quiet=False, grad_inputs=None):
     """Run ``fn(module, *inputs)`` with ``module`` = torch and = torchlike and require the same result.
 
     numpy arrays in ``inputs`` (also inside tuples/lists/dicts) become fresh tensors of that module; other
@@ -151,7 +152,7 @@ def same_as_torch(fn, *inputs, grad=True, rtol=None, atol=None, grad_rtol=None, 
     outputs' ``requires_grad`` must agree, and after backward from the same random upstream gradients the
     input gradients must agree (``grad_inputs``, a set of input positions, limits which inputs require
     grad). Fails if either side raises (use ``raises_like_torch`` for error paths) or
-    if nothing was compared. Returns torchlike's result.
+    if nothing was compared. ``quiet`` silences warnings raised inside ``fn``. Returns torchlike's result.
     """
     try:
         theirs, t_leaves = _run_side(torch, fn, inputs, grad, quiet, grad_inputs)
@@ -191,7 +192,7 @@ def _same_exception_type(el, et):
     return tl_.__name__ == te.__name__ and all(isinstance(el, b) for b in te.__mro__ if b.__module__ == "builtins")
 
 
-def raises_like_torch(fn, *inputs, match=None, quiet=True):
+def raises_like_torch(fn, *inputs, match=None, quiet=False):
     """Require ``fn(torch, *inputs)`` to raise, and ``fn(torchlike, *inputs)`` to raise the same exception
     type with the same message -- or, given ``match`` (a regex), messages that both match it.
     Inputs are converted as in ``same_as_torch`` (no grad). Returns torchlike's exception."""

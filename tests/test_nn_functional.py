@@ -7,35 +7,17 @@ import torch.nn.functional as TF  # noqa: E402
 
 import torchlike  # noqa: E402
 import torchlike.nn.functional as F  # noqa: E402
-from conftest import assert_same, raises_like_torch, to_tl  # noqa: E402
+from conftest import assert_same, raises_like_torch, same_as_torch, to_tl  # noqa: E402
 
 RNG = np.random.default_rng(0)
 
 
-def pair(a, rg=True):
-    """torch and torchlike leaves with the same values."""
-    t = torch.from_numpy(np.array(a))
-    o = torchlike.from_numpy(np.array(a))
-    if rg and t.dtype.is_floating_point:
-        t.requires_grad_(True)
-        o.requires_grad_(True)
-    return o, t
-
-
 def check(fn_ours, fn_theirs, arrays, rg_mask=None, rtol=1e-5, atol=1e-6, grad=True):
-    rg_mask = rg_mask or [True] * len(arrays)
-    ours, theirs = zip(*[pair(a, r) for a, r in zip(arrays, rg_mask)])
-    yo, yt = fn_ours(*ours), fn_theirs(*theirs)
-    assert_same(yo, yt, rtol, atol)
-    if grad and yt.requires_grad:
-        go = np.asarray(RNG.standard_normal(tuple(yt.shape)), dtype=yt.detach().numpy().dtype)
-        yt.backward(torch.from_numpy(go))
-        yo.backward(torchlike.from_numpy(go))
-        for o, t in zip(ours, theirs):
-            if t.requires_grad:
-                assert (o.grad is None) == (t.grad is None)
-                if t.grad is not None:
-                    assert_same(o.grad, t.grad, rtol, atol)
+    """``same_as_torch`` for a torchlike function and its torch twin on the same arrays (``rg_mask``: which
+    arrays require grad)."""
+    rg = None if rg_mask is None else {i for i, r in enumerate(rg_mask) if r}
+    return same_as_torch(lambda m, *xs: (fn_theirs if m is torch else fn_ours)(*xs), *[np.array(a) for a in arrays],
+                         grad=grad, grad_inputs=rg, rtol=rtol, atol=atol, grad_rtol=rtol, grad_atol=atol)
 
 
 def randn(*shape, dtype=np.float32):
