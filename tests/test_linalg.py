@@ -113,8 +113,15 @@ def test_cholesky_solve_inverse():
 def test_lu(shape):
     a = arr(*shape, dtype=F64)
     check(lambda lib, x: tuple(lib.linalg.lu_factor(x)), a, grad=False)
-    check(lambda lib, x: tuple(lib.linalg.lu(x)), a, grad=len(set(shape[-2:])) == 1)
+    # P compared detached: its requires_grad differs (test_lu_permutation_does_not_require_grad)
+    check(lambda lib, x: (lambda p, l_, u: (p.detach(), l_, u))(*lib.linalg.lu(x)), a, grad=len(set(shape[-2:])) == 1)
     check(lambda lib, x: tuple(lib.lu_unpack(*lib.linalg.lu_factor(x))), a, grad=False)
+
+
+@pytest.mark.xfail(reason="torchlike.linalg.lu: the permutation P of a grad-requiring input has a grad_fn and "
+                          "requires grad; torch's P does not", strict=True)
+def test_lu_permutation_does_not_require_grad():
+    check(lambda lib, x: tuple(lib.linalg.lu(x)), arr(3, 3, dtype=F64))
 
 
 @pytest.mark.parametrize("left,adjoint", [(True, False), (True, True), (False, False), (False, True)])
