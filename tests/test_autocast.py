@@ -97,6 +97,7 @@ def test_op_dtype_and_values_match_torch(name, inputs):
     t, o = res["torch"], res["torchlike"]
     if isinstance(t, Exception):
         assert isinstance(o, Exception), f"torch raised {t!r}, torchlike returned {o}"
+        assert type(o) is type(t) and str(o) == str(t), f"torchlike raised {o!r}, torch {t!r}"
         return
     assert not isinstance(o, Exception), o
     assert str(o.dtype) == str(t.dtype), (name, inputs, o.dtype, t.dtype)

@@ -11,6 +11,7 @@ import torch.utils.data as tud
 import torchlike
 import torchlike.utils.data as lud
 from torchlike.utils.data import dataloader as lud_dataloader
+from conftest import raises_like_torch, torch_or_tl
 
 Point = collections.namedtuple("Point", ["x", "y"])
 
@@ -56,11 +57,8 @@ def to_lib(lib, x):
 
 
 def both_raise(fn_ours, fn_theirs, exc=Exception):
-    with pytest.raises(exc) as e_theirs:
-        fn_theirs()
-    with pytest.raises(type(e_theirs.value)) as e_ours:
-        fn_ours()
-    assert str(e_ours.value) == str(e_theirs.value)
+    """``raises_like_torch`` for a torchlike callable and its torch twin; the error is an ``exc``."""
+    assert isinstance(raises_like_torch(torch_or_tl(fn_theirs, fn_ours)), exc)
 
 
 # ---- collation ------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import torchlike
-from conftest import assert_same
+from conftest import assert_close_values, assert_same, raises_like_torch, same_as_torch, to_tl, torch_or_tl
 
 RNG = np.random.default_rng(0)
 
@@ -17,34 +17,9 @@ def arr(*shape, dtype=np.float32):
     return RNG.standard_normal(shape).astype(dtype)
 
 
-def _mk(lib, a, grad):
-    t = lib.tensor(a)
-    if grad and a.dtype.kind in "fc":
-        t.requires_grad_(True)
-    return t
-
-
-def check(fn, *arrays, grad=True, rtol=1e-5, atol=1e-5, kw=None):
-    """Run fn(lib, *tensors) on both libraries; compare results and (optionally) input gradients."""
-    kw = kw or {}
-    tt = [_mk(torch, a, grad) if isinstance(a, np.ndarray) else a for a in arrays]
-    ll = [_mk(torchlike, a, grad) if isinstance(a, np.ndarray) else a for a in arrays]
-    rt, rl = fn(torch, *tt), fn(torchlike, *ll)
-    outs_t = rt if isinstance(rt, (tuple, list)) else (rt,)
-    outs_l = rl if isinstance(rl, (tuple, list)) else (rl,)
-    for o, t in zip(outs_l, outs_t):
-        assert_same(o, t, rtol=rtol, atol=atol)
-    if grad and any(isinstance(x, torch.Tensor) and x.requires_grad for x in tt):
-        pairs = [(o, l_, arr(*o.shape, dtype=np.complex128 if o.dtype.is_complex else np.float64))
-                 for o, l_ in zip(outs_t, outs_l) if (o.dtype.is_floating_point or o.dtype.is_complex)
-                 and o.requires_grad]
-        torch.autograd.backward([o for o, _, _ in pairs], [torch.tensor(w).to(o.dtype) for o, _, w in pairs])
-        torchlike.autograd.backward([l_ for _, l_, _ in pairs],
-                                    [torchlike.tensor(w).to(l_.dtype) for _, l_, w in pairs])
-        for x, y in zip(tt, ll):
-            if isinstance(x, torch.Tensor) and x.requires_grad:
-                assert_same(y.grad, x.grad, rtol=rtol * 10, atol=atol * 10)
-    return rl
+def check(fn, *arrays, grad=True, rtol=1e-5, atol=1e-5):
+    """``same_as_torch`` with this file's tolerances (gradients 10x looser)."""
+    return same_as_torch(fn, *arrays, grad=grad, rtol=rtol, atol=atol, grad_rtol=rtol * 10, grad_atol=atol * 10)
 
 
 @pytest.mark.parametrize("sa,sb", [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)),
@@ -216,3 +191,23 @@ def test_errors_match_torch(expr):
         msgs.append(ei.value)
     assert type(msgs[1]) is type(msgs[0])
     assert str(msgs[1]).split("\n")[0] == str(msgs[0]).split("\n")[0]
+
+
+# --- tensordot with size-one dims (was test_core_fixes.py) ---------------------------------
+@pytest.mark.parametrize("sa,sb,dims", [((1, 1, 1), (2, 1, 2), ([0, 1], [2, 0])),
+                                        ((2, 1, 3), (1, 4, 3), ([0, 1], [0, 1])),
+                                        ((2, 2, 1), (2, 1, 2), ([0, 1], [2, 0])), ((2, 2, 2), (2, 2, 2), 2)])
+def test_tensordot_broadcasts_size_one(sa, sb, dims):
+    a, b = torch.randn(sa, requires_grad=True), torch.randn(sb, requires_grad=True)
+    at, bt = to_tl(a).requires_grad_(), to_tl(b).requires_grad_()
+    r, q = torch.tensordot(a, b, dims=dims), torchlike.tensordot(at, bt, dims=dims)
+    assert_close_values(q, r, rtol=1e-5, atol=1e-6)
+    r.sum().backward()
+    q.sum().backward()
+    assert_close_values(at.grad, a.grad, rtol=1e-5, atol=1e-6)
+    assert_close_values(bt.grad, b.grad, rtol=1e-5, atol=1e-6)
+
+
+def test_tensordot_mismatch_error():
+    raises_like_torch(torch_or_tl(lambda: torch.tensordot(torch.randn(2, 3), torch.randn(3, 3), dims=([0], [0])),
+                                  lambda: torchlike.tensordot(torchlike.randn(2, 3), torchlike.randn(3, 3), dims=([0], [0]))))

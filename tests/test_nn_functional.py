@@ -7,35 +7,17 @@ import torch.nn.functional as TF  # noqa: E402
 
 import torchlike  # noqa: E402
 import torchlike.nn.functional as F  # noqa: E402
-from conftest import assert_same  # noqa: E402
+from conftest import assert_same, raises_like_torch, same_as_torch, to_tl  # noqa: E402
 
 RNG = np.random.default_rng(0)
 
 
-def pair(a, rg=True):
-    """torch and torchlike leaves with the same values."""
-    t = torch.from_numpy(np.array(a))
-    o = torchlike.from_numpy(np.array(a))
-    if rg and t.dtype.is_floating_point:
-        t.requires_grad_(True)
-        o.requires_grad_(True)
-    return o, t
-
-
 def check(fn_ours, fn_theirs, arrays, rg_mask=None, rtol=1e-5, atol=1e-6, grad=True):
-    rg_mask = rg_mask or [True] * len(arrays)
-    ours, theirs = zip(*[pair(a, r) for a, r in zip(arrays, rg_mask)])
-    yo, yt = fn_ours(*ours), fn_theirs(*theirs)
-    assert_same(yo, yt, rtol, atol)
-    if grad and yt.requires_grad:
-        go = np.asarray(RNG.standard_normal(tuple(yt.shape)), dtype=yt.detach().numpy().dtype)
-        yt.backward(torch.from_numpy(go))
-        yo.backward(torchlike.from_numpy(go))
-        for o, t in zip(ours, theirs):
-            if t.requires_grad:
-                assert (o.grad is None) == (t.grad is None)
-                if t.grad is not None:
-                    assert_same(o.grad, t.grad, rtol, atol)
+    """``same_as_torch`` for a torchlike function and its torch twin on the same arrays (``rg_mask``: which
+    arrays require grad)."""
+    rg = None if rg_mask is None else {i for i, r in enumerate(rg_mask) if r}
+    return same_as_torch(lambda m, *xs: (fn_theirs if m is torch else fn_ours)(*xs), *[np.array(a) for a in arrays],
+                         grad=grad, grad_inputs=rg, rtol=rtol, atol=atol, grad_rtol=rtol, grad_atol=atol)
 
 
 def randn(*shape, dtype=np.float32):
@@ -421,3 +403,104 @@ def test_sum_reduction_values():
         o = getattr(F, n)(*[torchlike.from_numpy(a) for a in args], reduction="sum")
         r = getattr(TF, n)(*[torch.from_numpy(a) for a in args], reduction="sum")
         assert_same(o, r, 1e-5, 1e-5)
+
+
+# === conformance fixes: empty batches, max_unpool, ctc_loss, pooling/conv errors (was test_nnf_fixes.py) ===
+def test_unfold_fold_empty_batch():
+    x = torch.randn(0, 1, 5, 5)
+    assert F.unfold(to_tl(x), 2, 1, 1, (1, 2)).shape == TF.unfold(x, 2, 1, 1, (1, 2)).shape
+    y = torch.randn(0, 4, 9)
+    assert F.fold(to_tl(y), (4, 4), 2).shape == TF.fold(y, (4, 4), 2).shape
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_empty_1d(training):
+    e = torch.randn(0)
+    r = TF.batch_norm(e, torch.randn(0), torch.randn(0), training=training)
+    o = F.batch_norm(to_tl(e), to_tl(torch.randn(0)), to_tl(torch.randn(0)), training=training)
+    assert tuple(o.shape) == tuple(r.shape)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_max_unpool_duplicate_index_grad(n):
+    rng = np.random.default_rng(n)
+    shape = (1, 2) + (2,) * n
+    out = (4,) * n
+    x = rng.standard_normal(shape)
+    ind = np.zeros(shape, np.int64)  # every element scatters to position 0
+    ind.reshape(-1)[1::2] = 3
+    xt = torch.tensor(x, requires_grad=True)
+    xl = torchlike.tensor(x).requires_grad_(True)
+    tfn, lfn = getattr(TF, f"max_unpool{n}d"), getattr(F, f"max_unpool{n}d")
+    g = rng.standard_normal((1, 2) + out)
+    tfn(xt, torch.tensor(ind), 2, output_size=out).backward(torch.tensor(g))
+    lfn(xl, torchlike.tensor(ind), 2, output_size=out).backward(torchlike.tensor(g))
+    np.testing.assert_allclose(xl.grad.numpy(), xt.grad.numpy())
+
+
+def test_max_unpool_errors():
+    x = RNG.standard_normal((1, 1, 4, 4)).astype(np.float32)
+    raises_like_torch(lambda m, x: m.nn.functional.max_unpool2d(x, m.zeros(1, 1, 4, 1, dtype=m.long), 3, 2), x)
+    y = RNG.standard_normal((1, 1, 4)).astype(np.float32)
+    raises_like_torch(lambda m, y: m.nn.functional.max_unpool1d(y, m.zeros(1, 1, 4, dtype=m.int32), 2), y)
+    raises_like_torch(lambda m: m.nn.functional.max_unpool3d(m.ones(2, 2, 2), m.zeros(2, 2, 2, dtype=m.long), 2))
+
+
+def test_ctc_loss_concat_targets_and_compile():
+    rng = np.random.default_rng(0)
+    T, N, C = 12, 3, 5
+    lp = torch.tensor(rng.standard_normal((T, N, C))).log_softmax(-1)
+    tlens, ilens = [3, 0, 4], [12, 10, 12]
+    tg = torch.tensor(rng.integers(1, C, size=sum(tlens)))
+    ref = TF.ctc_loss(lp, tg, ilens, tlens, reduction="none")
+    got = F.ctc_loss(to_tl(lp), to_tl(tg), torchlike.tensor(ilens), torchlike.tensor(tlens), reduction="none")
+    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-10)
+    f = torchlike.compile(lambda x, t, i, l: F.ctc_loss(x, t, i, l, reduction="none"), fullgraph=True)
+    out = f(to_tl(lp), to_tl(tg), torchlike.tensor(ilens), torchlike.tensor(tlens))
+    assert not f.breaks
+    np.testing.assert_allclose(out.numpy(), ref.numpy(), rtol=1e-10)
+
+
+_POOL_ERRS = [
+    ("max_pool1d", (3, 3, 3), dict(kernel_size=1, stride=0)),
+    ("max_pool1d", (3, 3, 3), dict(kernel_size=1, dilation=0)),
+    ("max_pool1d", (2, 2, 2), dict(kernel_size=5)),
+    ("max_pool1d", (0, 10), dict(kernel_size=1)),
+    ("max_pool1d", (0, 1, 49), dict(kernel_size=2, stride=50, padding=-1, return_indices=True)),
+    ("avg_pool1d", (0, 1, 49), dict(kernel_size=2, stride=50, padding=-1)),
+    ("max_pool2d", (1, 1, 4, 4), dict(kernel_size=2, dilation=0)),
+    ("avg_pool2d", (1, 1, 4, 4), dict(kernel_size=0, stride=1)),
+    ("max_pool3d", (0, 1, 2, 10), dict(kernel_size=1)),
+    ("avg_pool3d", (1, 4, 4, 4), dict(kernel_size=5)),
+    ("adaptive_avg_pool1d", (1, 2, 3), dict(output_size=())),
+    ("adaptive_avg_pool2d", (2, 2), dict(output_size=(2, 2))),
+    ("adaptive_avg_pool3d", (1, 1, 1, 1, 1), dict(output_size=(-1, 0, 2))),
+    ("adaptive_max_pool2d", (1, 1, 1, 1), dict(output_size=(-1, 0))),
+    ("adaptive_max_pool3d", (1, 2, 3, 4), dict(output_size=())),
+]
+
+
+@pytest.mark.parametrize("name,shape,kw", _POOL_ERRS)
+def test_pool_errors(name, shape, kw):
+    x = RNG.standard_normal(shape).astype(np.float32)
+    raises_like_torch(lambda m, x: getattr(m.nn.functional, name)(x, **kw), x)
+
+
+def test_adaptive_max_pool_empty_output():
+    x = torch.randn(1, 1, 3)
+    r = TF.adaptive_max_pool1d(x, 0, return_indices=True)
+    o = F.adaptive_max_pool1d(to_tl(x), 0, return_indices=True)
+    assert [tuple(t.shape) for t in o] == [tuple(t.shape) for t in r]
+
+
+@pytest.mark.parametrize("wshape,kw", [((1, 1, 2), dict(stride=(-1,))), ((1, 1, 2), dict(padding=(-1,))),
+                                       ((1, 1, 2), dict(dilation=(-1,))), ((1, 2), {}),
+                                       ((2, 2, 2), dict(groups=3)), ((2, 2, 2), dict(groups=0))])
+def test_conv1d_errors(wshape, kw):
+    x, w = RNG.standard_normal((1, 1, 4)), RNG.standard_normal(wshape)
+    raises_like_torch(lambda m, x, w: m.nn.functional.conv1d(x, w, **kw), x, w)
+
+
+def test_conv_bias_dtype_error():
+    x, w, b = RNG.standard_normal((1, 1, 4)), RNG.standard_normal((1, 1, 2)), RNG.standard_normal(1).astype(np.float32)
+    raises_like_torch(lambda m, x, w, b: m.nn.functional.conv1d(x, w, b), x, w, b)

@@ -7,6 +7,7 @@ import torch.nn.functional as TF
 
 import torchlike as tl
 import torchlike.nn.functional as F
+from conftest import raises_like_torch, torch_or_tl
 
 rng = np.random.default_rng(0)
 
@@ -44,12 +45,8 @@ def cmp(tf, lf, xs, nondiff=(), tol=1e-4, **kw):
 
 
 def raises_like(tf, lf):
-    """Both raise the same exception type with the same message."""
-    with pytest.raises(Exception) as et:
-        tf()
-    with pytest.raises(Exception) as el:
-        lf()
-    assert type(el.value) is type(et.value) and str(el.value) == str(et.value), (el.value, et.value)
+    """``raises_like_torch`` for a torch callable and its torchlike twin: same exception type and message."""
+    raises_like_torch(torch_or_tl(tf, lf))
 
 
 # --- convolution --------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import torch
 from hypothesis import given, settings, strategies as st
 
 import torchlike
-from conftest import assert_same
+from conftest import assert_same, raises_like_torch, same_as_torch
 
 OPS = ["add", "sub", "mul", "div", "maximum", "minimum", "atan2", "pow"]
 DTYPES = ["float32", "float64", "int64", "bool"]
@@ -32,18 +32,14 @@ def _arr(shape, dtype, seed):
 @given(broadcast_pair(), st.sampled_from(OPS), st.sampled_from(DTYPES), st.sampled_from(DTYPES),
        st.integers(0, 2 ** 16))
 def test_binary_broadcasting_matches_torch(shapes, op, da, db, seed):
-    a, b = _arr(shapes[0], da, seed), _arr(shapes[1], db, seed + 1)
-    ta, tb = torch.tensor(a), torch.tensor(b)
+    a, b = np.asarray(_arr(shapes[0], da, seed)), np.asarray(_arr(shapes[1], db, seed + 1))  # 0-d: arrays
+    fn = lambda m, x, y: getattr(m, op)(x, y)  # noqa: E731
     try:
-        expected = getattr(torch, op)(ta, tb)
-    except Exception as e:  # torch refuses (e.g. bool - bool): so must we, with the same type
-        try:
-            getattr(torchlike, op)(torchlike.tensor(a), torchlike.tensor(b))
-        except Exception as ours:
-            assert type(ours) is type(e) or isinstance(ours, type(e))
-            return
-        raise AssertionError(f"torch raised {e!r} but torchlike did not")
-    assert_same(getattr(torchlike, op)(torchlike.tensor(a), torchlike.tensor(b)), expected, rtol=1e-5, atol=1e-6)
+        fn(torch, torch.tensor(a), torch.tensor(b))
+    except Exception:  # noqa: BLE001 - torch refuses (e.g. bool - bool): so must we, with its type and message
+        raises_like_torch(fn, a, b)
+        return
+    same_as_torch(fn, a, b, grad=False, rtol=1e-5, atol=1e-6)
 
 
 @settings(max_examples=30, deadline=None)

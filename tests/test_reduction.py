@@ -1,11 +1,12 @@
-"""Reductions compared with torch: values, dtypes, keepdim/dim forms, empty tensors, errors, gradients."""
+"""Reductions compared with torch: values, dtypes, keepdim/dim forms, empty tensors, errors, gradients; order
+statistics (median/mode/quantile), scans, diff/trace/renorm."""
 import numpy as np
 import pytest
 import torch
 
 import torchlike
 from _reduce_helpers import NAN, arr, both
-from conftest import assert_same
+from conftest import assert_close_values, assert_same, raises_like_torch, to_tl
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*degrees of freedom")
 
@@ -43,15 +44,18 @@ def test_scalar_and_empty():
     e = np.zeros((0, 3), np.float32)
     for f in (lambda L, x: x.sum(), lambda L, x: x.sum(0), lambda L, x: x.mean(), lambda L, x: x.mean(1),
               lambda L, x: x.prod(), lambda L, x: x.prod(0), lambda L, x: x.var(), lambda L, x: x.std(0),
-              lambda L, x: x.max(), lambda L, x: x.max(0), lambda L, x: x.max(1), lambda L, x: x.min(0),
-              lambda L, x: x.amax(), lambda L, x: x.amax(0), lambda L, x: x.amin(1), lambda L, x: x.argmax(),
-              lambda L, x: x.argmin(0), lambda L, x: L.aminmax(x), lambda L, x: L.aminmax(x, dim=0),
-              lambda L, x: L.aminmax(x, dim=1), lambda L, x: x.all(), lambda L, x: x.any(1),
+              lambda L, x: x.max(1), lambda L, x: x.amin(1), lambda L, x: L.aminmax(x, dim=1),
+              lambda L, x: x.all(), lambda L, x: x.any(1),
               lambda L, x: x.logsumexp(1), lambda L, x: x.norm(), lambda L, x: L.count_nonzero(x, 0),
-              lambda L, x: x.median(), lambda L, x: x.median(0), lambda L, x: x.nanmedian(),
-              lambda L, x: L.mode(x, 0), lambda L, x: x.cumsum(0), lambda L, x: x.cumprod(1),
+              lambda L, x: x.median(), lambda L, x: x.nanmedian(),
+              lambda L, x: x.cumsum(0), lambda L, x: x.cumprod(1),
               lambda L, x: x.nansum(), lambda L, x: x.nanmean(1)):
         both(f, e)
+    # reductions with no identity over an empty dimension: torch raises
+    for f in (lambda L, x: x.max(), lambda L, x: x.max(0), lambda L, x: x.min(0), lambda L, x: x.amax(),
+              lambda L, x: x.amax(0), lambda L, x: x.argmax(), lambda L, x: x.argmin(0), lambda L, x: L.aminmax(x),
+              lambda L, x: L.aminmax(x, dim=0), lambda L, x: x.median(0), lambda L, x: L.mode(x, 0)):
+        raises_like_torch(f, e)
 
 
 def test_mean_family():
@@ -59,21 +63,21 @@ def test_mean_family():
     for dim in DIMS:
         both(lambda L, x: L.mean(x, dim), a, grad=dim in (None, (0, 2)))
     both(lambda L, x: x.mean(1, keepdim=True), a, grad=True)
-    both(lambda L, x: L.mean(x), arr((3,), "int64"))
+    raises_like_torch(lambda L, x: L.mean(x), arr((3,), "int64"))
     both(lambda L, x: L.mean(x, dtype=L.float32), arr((3,), "int64"))
-    both(lambda L, x: L.nanmean(x), arr((3,), "int64"))
+    raises_like_torch(lambda L, x: L.nanmean(x), arr((3,), "int64"))
     b = np.array([[1., NAN, 3.], [NAN, NAN, NAN]], np.float32)
     both(lambda L, x: L.nanmean(x, 1), b, grad=True)
     both(lambda L, x: L.nanmean(x), b)
     both(lambda L, x: L.nansum(x, 0), b, grad=True)
-    both(lambda L, x: L.nansum(x), np.array([1 + 1j], np.complex64))
+    raises_like_torch(lambda L, x: L.nansum(x), np.array([1 + 1j], np.complex64))
 
 
 def test_prod_grad_with_zeros():
     a = np.array([[0., 2., 3.], [0., 0., 1.], [1., 2., 4.]], np.float64)
     both(lambda L, x: x.prod(1), a, grad=True)
     both(lambda L, x: x.prod(), np.array([0., 2., 3.]), grad=True)
-    both(lambda L, x: L.prod(x, (0, 1)), a)
+    raises_like_torch(lambda L, x: L.prod(x, (0, 1)), a, match=r"^prod\(\) received an invalid combination of arguments - got \(Tensor, tuple\)")
 
 
 # --- var / std ---------------------------------------------------------------------------------
@@ -91,7 +95,7 @@ def test_var_std_forms(name):
     both(lambda L, x: f(L)(x, unbiased=False), a)
     both(lambda L, x: getattr(x, name)(1, keepdim=True), a)
     both(lambda L, x: f(L)(x, 1), np.ones((2, 1)), grad=False)  # N - correction == 0 -> nan
-    both(lambda L, x: f(L)(x), arr((3,), "int64"))
+    raises_like_torch(lambda L, x: f(L)(x), arr((3,), "int64"))
     both(lambda L, x: f(L)(x, 0), (arr((3, 2)) + 1j * arr((3, 2), seed=3)).astype(np.complex64))
     both(lambda L, x: getattr(L, name + "_mean")(x, 1), a)
     both(lambda L, x: getattr(L, name + "_mean")(x, (0, 1), correction=0, keepdim=True), a, grad=True)
@@ -104,14 +108,15 @@ def test_var_std_forms(name):
 def test_max_min_forms(dt, kind):
     a = arr((3, 5), dt, ties=True, lo=0, hi=3)
     g = dt == "float32"
+    arg_check = raises_like_torch if dt == "bool" else both  # argmax/argmin reject bool
     both(lambda L, x: getattr(L, kind)(x), a, grad=g)
     for dim in (0, -1):
         both(lambda L, x: getattr(L, kind)(x, dim), a, grad=g and dim == 0)
         both(lambda L, x: getattr(x, kind)(dim, keepdim=True), a)
-        both(lambda L, x: getattr(L, "arg" + kind)(x, dim, dim == 0), a)
+        arg_check(lambda L, x: getattr(L, "arg" + kind)(x, dim, dim == 0), a)
         both(lambda L, x: getattr(L, "a" + kind)(x, dim), a, grad=g and dim == 0)
-    both(lambda L, x: getattr(L, "arg" + kind)(x), a)
-    both(lambda L, x: getattr(L, "arg" + kind)(x, keepdim=True), a)
+    arg_check(lambda L, x: getattr(L, "arg" + kind)(x), a)
+    arg_check(lambda L, x: getattr(L, "arg" + kind)(x, keepdim=True), a)
     both(lambda L, x: getattr(L, "a" + kind)(x), a)
     both(lambda L, x: getattr(L, "a" + kind)(x, (0, 1), True), a, grad=g)
     both(lambda L, x: getattr(L, kind)(x, x.flip(0)), a)
@@ -146,9 +151,9 @@ def test_max_nan_and_ties():
 
 
 def test_max_errors():
-    both(lambda L, x: L.max(x), np.array([1 + 1j], np.complex64))
-    both(lambda L, x: L.max(x, 2), arr((2, 3)))
-    both(lambda L, x: L.argmax(x, 2), arr((2, 3)))
+    raises_like_torch(lambda L, x: L.max(x), np.array([1 + 1j], np.complex64))
+    raises_like_torch(lambda L, x: L.max(x, 2), arr((2, 3)))
+    raises_like_torch(lambda L, x: L.argmax(x, 2), arr((2, 3)))
 
 
 # --- logsumexp / all / any / count_nonzero ----------------------------------------------------
@@ -178,15 +183,15 @@ def test_norm(p):
     both(lambda L, x: x.norm(p, 1), a, grad=p not in (0,))
     both(lambda L, x: L.norm(x, p), a)
     both(lambda L, x: x.norm(p, (0, 1), keepdim=True), a)
-    both(lambda L, x: L.norm(x, p, dim=0, dtype=L.float32), a)
+    raises_like_torch(lambda L, x: L.norm(x, p, dim=0, dtype=L.float32), a)
 
 
 def test_norm_special():
     a = arr((3, 4), "float64")
     both(lambda L, x: L.norm(x, "nuc"), a, grad=True, rtol=1e-4)
     both(lambda L, x: L.norm(x, "nuc", dim=(1, 0), keepdim=True), arr((3, 4, 2), "float64"), rtol=1e-4)
-    both(lambda L, x: L.norm(x, "nuc"), arr((3,)))
-    both(lambda L, x: L.norm(x), arr((3,), "int64"))
+    raises_like_torch(lambda L, x: L.norm(x, "nuc"), arr((3,)))
+    raises_like_torch(lambda L, x: L.norm(x), arr((3,), "int64"))
     both(lambda L, x: L.norm(x), (arr((3,)) + 1j * arr((3,), seed=4)).astype(np.complex64))
     both(lambda L, x: x.norm(), np.zeros(3, np.float32), grad=True)  # zero norm: zero gradient
     both(lambda L, x: x.norm(3), np.zeros(3, np.float32), grad=True)
@@ -198,7 +203,7 @@ def test_dist():
     for p in (2, 1, 0, 3.5, float("inf")):
         both(lambda L, x, y: L.dist(x, y, p), a, b, grad=p in (2, 3.5))
     both(lambda L, x, y: x.dist(y), a, a.copy(), grad=True)
-    both(lambda L, x, y: L.dist(x, y), arr((2,), "int64"), arr((2,), "int64", seed=2))
+    raises_like_torch(lambda L, x, y: L.dist(x, y), arr((2,), "int64"), arr((2,), "int64", seed=2))
 
 
 @pytest.mark.parametrize("dt", ["float16", "bfloat16"])
@@ -213,3 +218,152 @@ def test_half_accumulates_in_float32(dt):
 
 def test_special_logsumexp():
     both(lambda L, x: L.special.logsumexp(x, 0), arr((3,), "float32"))
+
+
+# === order statistics, scans, diff/trace/renorm (was test_reduction2.py) =========================
+def _distinct(shape, seed=0, dtype="float64"):
+    rng = np.random.default_rng(seed)
+    return rng.permutation(int(np.prod(shape))).reshape(shape).astype(dtype) - 3
+
+
+# --- median / nanmedian / mode ------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+def test_median(name):
+    a = _distinct((3, 4))
+    both(lambda L, x: getattr(L, name)(x), a, grad=True)
+    both(lambda L, x: getattr(L, name)(x, 0), a, grad=True)
+    both(lambda L, x: getattr(x, name)(-1, keepdim=True), a)
+    both(lambda L, x: getattr(L, name)(x, 1), _distinct((2, 5), dtype="int64"))
+    # ties: full reduction shares the gradient evenly
+    t = np.array([[1., 2., 2., 3.], [2., 2., 0., 9.]])
+    both(lambda L, x: getattr(L, name)(x), t, grad=True)
+    n = np.array([[1., NAN, 3., NAN, 0.], [NAN, NAN, NAN, NAN, NAN], [4., 2., 1., 3., NAN]], np.float32)
+    both(lambda L, x: getattr(L, name)(x[::2], 1), n, grad=True)
+    # all-NaN rows: torch's index there comes from std::nth_element's internals; compare values only
+    both(lambda L, x: getattr(L, name)(x, 1).values, n)
+    both(lambda L, x: getattr(L, name)(x), n, grad=True)
+    both(lambda L, x: getattr(L, name)(x[2:]), n)
+    raises_like_torch(lambda L, x: getattr(L, name)(x), np.array([True, False]))
+    raises_like_torch(lambda L, x: getattr(L, name)(x, 2), a)
+
+
+def test_mode():
+    a = np.array([[1, 2, 2, 1, 3], [3, 1, 2, 2, 1], [5, 5, 5, 0, 0]], np.float32)
+    both(lambda L, x: L.mode(x), a, grad=True)
+    both(lambda L, x: x.mode(0, keepdim=True), a, grad=True)
+    both(lambda L, x: L.mode(x, 1), a.astype(np.int64))
+    both(lambda L, x: L.mode(x), np.array([True, False, False]))
+    both(lambda L, x: L.mode(x), np.array(3.0))
+
+
+# --- quantile / nanquantile --------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+def test_quantile(name):
+    a = arr((4, 5), "float64")
+    a[1, 2] = NAN
+    a[3, :] = NAN
+    f = lambda L: getattr(L, name)  # noqa: E731
+    for interp in ("linear", "lower", "higher", "midpoint", "nearest"):
+        g = interp in ("linear", "midpoint")
+        both(lambda L, x: f(L)(x, L.tensor([0.0, 0.25, 0.6, 1.0], dtype=L.float64), 1, True, interpolation=interp),
+             a, grad=g)
+        both(lambda L, x: f(L)(x, L.tensor([0.1, 0.5], dtype=L.float64), keepdim=True, interpolation=interp), a)
+    both(lambda L, x: f(L)(x, 0.3), a, grad=True)
+    both(lambda L, x: f(L)(x, 0.5, 1), a)
+    both(lambda L, x: getattr(x, name)(L.tensor(0.7, dtype=L.float64), 0), a[:3], grad=True)
+
+
+def test_quantile_errors():
+    a = arr((3,), "float32")
+    raises_like_torch(lambda L, x: L.quantile(x, 1.5), a)
+    raises_like_torch(lambda L, x: L.quantile(x, L.tensor([0.5, 1.2])), a)
+    raises_like_torch(lambda L, x: L.quantile(x, L.tensor([0.5], dtype=L.float64)), a)
+    raises_like_torch(lambda L, x: L.quantile(x, L.ones(1, 1) / 2), a)
+    raises_like_torch(lambda L, x: L.quantile(x, 0.5, interpolation="foo"), a)
+    raises_like_torch(lambda L, x: L.quantile(x, 0.5), arr((3,), "int64"))
+    raises_like_torch(lambda L, x: L.nanquantile(x, 0.5), np.zeros(0, np.float32))
+
+
+# --- scans -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dt", ["float64", "int32", "bool"])
+def test_cumsum_cumprod(dt):
+    a = arr((3, 4), dt, lo=-2, hi=3)
+    for dim in (0, -1):
+        both(lambda L, x: L.cumsum(x, dim), a, grad=dim == 0)
+        both(lambda L, x: x.cumprod(dim), a, grad=dim == 0)
+    z = np.array([[1., 0., 2., 3.], [0., 0., 2., 1.]])
+    both(lambda L, x: L.cumprod(x, 1), z, grad=True)
+
+    def inplace(L, x):
+        y = x.clone()
+        y.cumsum_(0)
+        return y
+    (raises_like_torch if dt == "bool" else both)(inplace, a)  # no bool cumsum_ kernel
+
+
+@pytest.mark.parametrize("kind", ["cummax", "cummin"])
+def test_cummax_cummin(kind):
+    a = np.array([[1., 3., 3., 2., 3., 0.], [2., NAN, 1., NAN, 5., 5.]], np.float32)
+    for dim in (0, 1):
+        both(lambda L, x: getattr(L, kind)(x, dim), a, grad=True)
+    both(lambda L, x: getattr(x, kind)(1), a[:1].astype(np.int64))
+    both(lambda L, x: getattr(L, kind)(x, 0), np.array([True, False, True]))
+
+
+def test_logcumsumexp():
+    a = arr((3, 4), "float64")
+    both(lambda L, x: L.logcumsumexp(x, 1), a, grad=True)
+    both(lambda L, x: x.logcumsumexp(0), a, grad=True)
+    both(lambda L, x: L.logcumsumexp(x, 0), np.array([-np.inf, 0., np.inf, 1.]))
+    raises_like_torch(lambda L, x: L.logcumsumexp(x, 0), np.array([1, 2]))
+
+
+# --- diff / trace / renorm ---------------------------------------------------------------------
+def test_diff():
+    a = arr((3, 5), "float64")
+    for n in (0, 1, 2, 6):
+        both(lambda L, x: L.diff(x, n), a, grad=n == 2)
+    both(lambda L, x: x.diff(dim=0), a, grad=True)
+    both(lambda L, x: L.diff(x, 1, 1, L.ones(3, 1, dtype=L.float64), L.zeros(3, 2, dtype=L.float64)), a,
+         grad=True)
+    both(lambda L, x: L.diff(x, 2, 0, append=L.ones(1, 5, dtype=L.int64)), arr((3, 5), "int32"))
+    both(lambda L, x: L.diff(x), np.array([True, False, False, True]))
+    raises_like_torch(lambda L, x: L.diff(x), np.array(1.0))
+
+
+def test_trace_renorm():
+    both(lambda L, x: L.trace(x), arr((3, 4), "float64"), grad=True)
+    both(lambda L, x: x.trace(), arr((3, 3), "int8"))
+    raises_like_torch(lambda L, x: L.trace(x), arr((3,)))
+    a = arr((3, 4), "float64")
+    for p, dim, mx in ((2, 0, 1.5), (1, 1, 2.0), (3.0, 0, 0.5)):
+        both(lambda L, x: L.renorm(x, p, dim, mx), a, grad=p != 1)
+    raises_like_torch(lambda L, x: x.renorm(0, 0, 1.0), a)
+
+
+# (was test_core_fixes.py) --- logcumsumexp ------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("dim", [0, 1])
+def test_logcumsumexp_large_values_grad(dtype, dim):
+    torch.manual_seed(0)
+    t = torch.randn(5, 5, 5, dtype=dtype) * 3
+    t[0] = 10000
+    g = torch.randn(5, 5, 5, dtype=dtype)
+    x = t.clone().requires_grad_()
+    y = torch.logcumsumexp(x, dim)
+    y.backward(g)
+    xt = to_tl(t).requires_grad_()
+    yt = torchlike.logcumsumexp(xt, dim)
+    yt.backward(to_tl(g))
+    assert_close_values(yt, y, rtol=1e-6, atol=1e-6)
+    assert_close_values(xt.grad, x.grad, rtol=1e-4, atol=1e-5)
+
+
+def test_logcumsumexp_neg_inf_and_complex():
+    x = torch.tensor([-float("inf"), -float("inf"), 1.0], requires_grad=True)
+    xt = to_tl(x).requires_grad_()
+    torch.logcumsumexp(x, 0).sum().backward()
+    torchlike.logcumsumexp(xt, 0).sum().backward()
+    assert_close_values(xt.grad, x.grad)
+    c = torch.randn(4, dtype=torch.complex64)
+    assert_close_values(torchlike.logcumsumexp(to_tl(c), 0), torch.logcumsumexp(c, 0), rtol=1e-5, atol=1e-6)

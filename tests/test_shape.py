@@ -4,43 +4,13 @@ import pytest
 import torch
 
 import torchlike
-from conftest import assert_same
+from conftest import assert_close_values, assert_same, raises_like_torch, same_as_torch, to_tl
 
 R = np.random.default_rng(0)
 A23 = np.arange(6).reshape(2, 3)
 F234 = R.standard_normal((2, 3, 4)).astype(np.float32)
 F33 = R.standard_normal((3, 3)).astype(np.float32)
 V3 = np.array([1.5, -2.0, 3.0], np.float32)
-
-
-def _mk(m, a):
-    return m.tensor(a) if isinstance(a, np.ndarray) else a
-
-
-def same_struct(o, t):
-    if isinstance(t, torch.Tensor):
-        assert isinstance(o, torchlike.Tensor), type(o)
-        assert_same(o, t)
-    elif isinstance(t, (tuple, list)):
-        assert isinstance(o, (tuple, list)) and len(o) == len(t), (o, t)
-        for a, b in zip(o, t):
-            same_struct(a, b)
-    else:
-        assert o == t, (o, t)
-
-
-def compare(fn, *inputs):
-    same_struct(fn(torchlike, *[_mk(torchlike, a) for a in inputs]), fn(torch, *[_mk(torch, a) for a in inputs]))
-
-
-def compare_err(fn, *inputs, exact=True):
-    with pytest.raises(Exception) as et:
-        fn(torch, *[_mk(torch, a) for a in inputs])
-    with pytest.raises(Exception) as eo:
-        fn(torchlike, *[_mk(torchlike, a) for a in inputs])
-    assert eo.type is et.type, (eo.value, et.value)
-    if exact:
-        assert str(eo.value) == str(et.value)
 
 
 CASES = [
@@ -155,7 +125,7 @@ CASES = [
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_values(case):
     fn, *inputs = CASES[case]
-    compare(fn, *inputs)
+    same_as_torch(fn, *inputs, grad=False)
 
 
 ERRS = [
@@ -188,7 +158,7 @@ ERRS = [
 @pytest.mark.parametrize("case", range(len(ERRS)))
 def test_errors(case):
     fn, *inputs = ERRS[case]
-    compare_err(fn, *inputs)
+    raises_like_torch(fn, *inputs)
 
 
 def test_meshgrid_error_prefix():
@@ -271,3 +241,23 @@ def test_hstack_out_and_promotion():
     torch.vstack(x, out=o1)
     torchlike.vstack(y, out=o2)
     assert_same(o2, o1)
+
+
+# (was test_core_fixes.py) --- zero_ / resize_as_ as functions -------------------------------------------------------
+def test_zero_and_resize_as_functions():
+    x = torch.randn(3)
+    xt = to_tl(x)
+    assert torchlike.zero_(xt) is xt
+    assert_close_values(xt, torch.zero_(x))
+    a, at = torch.ones(2), torchlike.ones(2)
+    r, q = torch.resize_as_(a, torch.ones(2, 3)), torchlike.resize_as_(at, torchlike.ones(2, 3))
+    assert q is at and tuple(q.shape) == tuple(r.shape)
+
+
+def test_zero_function_grad():
+    x = torch.randn(3, requires_grad=True)
+    xt = to_tl(x).requires_grad_()
+    y, yt = x * 2, xt * 2
+    torch.zero_(y).sum().backward()
+    torchlike.zero_(yt).sum().backward()
+    assert_close_values(xt.grad, x.grad)

@@ -1,8 +1,11 @@
 """Sorting and searching compared with torch: values, indices (stability, NaN order), dtypes, grads, errors."""
 import numpy as np
 import pytest
+import torch
 
+import torchlike
 from _reduce_helpers import NAN, arr, both
+from conftest import assert_close_values, raises_like_torch, to_tl, torch_or_tl
 
 
 def _distinct(shape, seed=0, dtype="float32"):
@@ -27,7 +30,7 @@ def test_sort_nan_and_signed_zero():
     for desc in (False, True):
         both(lambda L, x: L.sort(x, descending=desc, stable=True), a, grad=True)
         both(lambda L, x: L.argsort(x, descending=desc, stable=True), a)
-    both(lambda L, x: L.sort(x), np.array([1 + 1j], np.complex64))
+    raises_like_torch(lambda L, x: L.sort(x), np.array([1 + 1j], np.complex64))
     both(lambda L, x: L.sort(x), np.array(2.0, np.float32))
     both(lambda L, x: L.sort(x, 0), np.zeros((0, 2), np.float32))
 
@@ -38,18 +41,18 @@ def test_topk_kthvalue():
         both(lambda L, x: L.topk(x, k), a, grad=k == 3)
         both(lambda L, x: x.topk(k, 1, largest=False), a)
     both(lambda L, x: L.topk(x, 2, 0), a)
-    both(lambda L, x: L.topk(x, 7), a)
+    raises_like_torch(lambda L, x: L.topk(x, 7), a)
     both(lambda L, x: L.topk(x, 0), a)
     n = np.array([1., NAN, 3., 2.], np.float32)
     both(lambda L, x: L.topk(x, 2), n)
     both(lambda L, x: L.topk(x, 2, largest=False), n)
-    both(lambda L, x: L.topk(x, 1), np.array([True, False]))
+    raises_like_torch(lambda L, x: L.topk(x, 1), np.array([True, False]))
     for k in (1, 4):
         both(lambda L, x: L.kthvalue(x, k, 0), a, grad=k == 1)
         both(lambda L, x: x.kthvalue(k, keepdim=True), a)
     both(lambda L, x: L.kthvalue(x, 4), n)
-    both(lambda L, x: L.kthvalue(x, 5), n)
-    both(lambda L, x: L.kthvalue(x, 1), np.zeros(0, np.float32))
+    raises_like_torch(lambda L, x: L.kthvalue(x, 5), n)
+    raises_like_torch(lambda L, x: L.kthvalue(x, 1), np.zeros(0, np.float32))
     both(lambda L, x: L.kthvalue(x, 2, 1), _distinct((3, 4), dtype="int64"))
 
 
@@ -83,9 +86,9 @@ def test_searchsorted_bucketize():
     both(lambda L, s, x: L.searchsorted(s, x, right=True), s2, np.array([[2., 0.5], [5., 6.]]))
     srt = np.array([3, 1, 2, 0], np.int64)
     both(lambda L, s, o, x: L.searchsorted(s, x, sorter=o), np.array([7, 3, 5, 1], np.int64), srt, v)
-    both(lambda L, s, x: L.searchsorted(s, x, side="left", right=True), seq, v)
+    raises_like_torch(lambda L, s, x: L.searchsorted(s, x, side="left", right=True), seq, v)
     both(lambda L, s, x: L.searchsorted(s, x), s2, v)
-    both(lambda L, s, x: L.bucketize(x, s), s2, v)
+    raises_like_torch(lambda L, s, x: L.bucketize(x, s), s2, v)
 
 
 def test_bincount():
@@ -96,9 +99,9 @@ def test_bincount():
         both(lambda L, a, w: L.bincount(a, w), x, arr((5,), wdt))
     both(lambda L, a: L.bincount(a), np.zeros(0, np.int64))
     both(lambda L, a: L.bincount(a, minlength=3), np.zeros(0, np.int64))
-    both(lambda L, a: L.bincount(a), np.array([1, -1]))
-    both(lambda L, a: L.bincount(a), np.array([1., 2.]))
-    both(lambda L, a: L.bincount(a), np.array([[1, 2]]))
+    raises_like_torch(lambda L, a: L.bincount(a), np.array([1, -1]))
+    raises_like_torch(lambda L, a: L.bincount(a), np.array([1., 2.]))
+    raises_like_torch(lambda L, a: L.bincount(a), np.array([[1, 2]]))
 
 
 def test_histc_histogram():
@@ -107,10 +110,47 @@ def test_histc_histogram():
         both(lambda L, x: L.histc(x, bins, lo, hi), a)
     both(lambda L, x: x.histc(bins=4, min=0, max=3), np.array([1., 2., 1., 3., 0.], np.float64))
     both(lambda L, x: L.histc(x, 5), np.full(3, 2.0, np.float32))
-    both(lambda L, x: L.histc(x, 5, 3, 1), a)
-    both(lambda L, x: L.histc(x), np.array([1, 2]))
+    raises_like_torch(lambda L, x: L.histc(x, 5, 3, 1), a)
+    raises_like_torch(lambda L, x: L.histc(x), np.array([1, 2]))
     for bins in (4, 9):
         both(lambda L, x: L.histogram(x, bins), a)
         both(lambda L, x: L.histogram(x, bins, range=(-1., 1.), density=True), a)
     both(lambda L, x, w: L.histogram(x, 5, weight=w), a, arr((50,), "float32", seed=4))
     both(lambda L, x: L.histogram(x, L.tensor([-1., 0., 0.5, 2.])), a)
+
+
+# (was test_core_fixes.py) --- histogram -------------------------------------------------------------------------------
+@pytest.mark.parametrize("shape", [(), (5,), (5, 0, 5), (4, 4)])
+@pytest.mark.parametrize("bins", [1, 3])
+@pytest.mark.parametrize("weighted,density", [(False, False), (True, True), (True, False)])
+def test_histogram_default_range(shape, bins, weighted, density):
+    x = torch.randn(shape, dtype=torch.float64)
+    w = torch.rand(shape, dtype=torch.float64) if weighted else None
+    r = torch.histogram(x, bins, weight=w, density=density)
+    q = torchlike.histogram(to_tl(x), bins, weight=None if w is None else to_tl(w), density=density)
+    assert_close_values(q.hist, r.hist)
+    assert_close_values(q.bin_edges, r.bin_edges)
+
+
+@pytest.mark.parametrize("rng", [(1.0, 1.0), (0.0, 0.0), (-1.0, 2.0)])
+def test_histogram_explicit_range(rng):
+    for x in (torch.zeros(0), torch.ones(4), torch.randn(6)):
+        r, q = torch.histogram(x, 2, range=rng), torchlike.histogram(to_tl(x), 2, range=rng)
+        assert_close_values(q.hist, r.hist)
+        assert_close_values(q.bin_edges, r.bin_edges)
+
+
+def test_histogram_errors():
+    x = torch.ones(3)
+    for kw in (dict(range=(2.0, 1.0)), dict(range=(0.0, float("inf")))):
+        raises_like_torch(torch_or_tl(lambda: torch.histogram(x, 2, **kw),
+                                      lambda: torchlike.histogram(to_tl(x), 2, **kw)))
+
+
+def test_histogram_under_compile():
+    x = torch.randn(20)
+    f = torchlike.compile(lambda t: torchlike.histogram(t, 4))
+    q = f(to_tl(x))
+    r = torch.histogram(x, 4)
+    assert_close_values(q.hist, r.hist)
+    assert_close_values(q.bin_edges, r.bin_edges, rtol=1e-6, atol=1e-6)
