@@ -103,7 +103,7 @@ def test_random_full_int64_range_matches_torch():
           lambda: torch.empty(9, dtype=torch.int64).random_(-2 ** 63, None), 1)
 
 
-@pytest.mark.parametrize("n", [0, 1, 2, 10, 1000, 5000, 70000])
+@pytest.mark.parametrize("n", [0, 1, 2, 10, 1000, 4096, 4097, 5000, 70000, 2 ** 20 + 3])
 def test_randperm_matches_torch(n):
     _same(lambda: tl.randperm(n), lambda: torch.randperm(n), n)
     g1, g2 = tl.Generator().manual_seed(3), torch.Generator().manual_seed(3)
@@ -120,6 +120,25 @@ def test_bernoulli_match_torch(seed, name, tdt):
     _same(lambda: tl.bernoulli(tl.tensor(p, dtype=d)), lambda: torch.bernoulli(torch.tensor(p, dtype=tdt)), seed)
     _same(lambda: tl.zeros(3, 100, dtype=d).bernoulli_(tl.tensor(p[:100], dtype=d)),
           lambda: torch.zeros(3, 100, dtype=tdt).bernoulli_(torch.tensor(p[:100], dtype=tdt)), seed)
+
+
+@pytest.mark.parametrize("n", [799, 800, 801, 5000, 100003])
+@pytest.mark.parametrize("p", [0.0, 0.3, 0.999, 1.0])
+def test_bernoulli_scalar_p_large_and_integer_outputs_match_torch(n, p):
+    # torch 2.13's bernoulli_(float) is the MT19937 kernel on every x86 CPU (its binary has no MKL VSL path)
+    for name in ("float32", "float64", "int32", "uint8", "bool", "float16"):
+        d, tdt = getattr(tl, name), getattr(torch, name)
+        _same(lambda: tl.empty(n, dtype=d).bernoulli_(p).double(), lambda: torch.empty(n, dtype=tdt).bernoulli_(p).double(),
+              n)
+
+
+def test_dropout_large_tensors_match_torch():
+    x = np.random.RandomState(1).randn(64, 300).astype(np.float32)
+    for p in (0.1, 0.5):
+        _same(lambda: tl.nn.functional.dropout(tl.tensor(x), p), lambda: torch.nn.functional.dropout(torch.tensor(x), p), 2)
+        _same(lambda: tl.nn.Dropout(p)(tl.tensor(x)), lambda: torch.nn.Dropout(p)(torch.tensor(x)), 3)
+        _same(lambda: tl.nn.functional.dropout2d(tl.tensor(x.reshape(8, 8, 300)), p),
+              lambda: torch.nn.functional.dropout2d(torch.tensor(x.reshape(8, 8, 300)), p), 4)
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -10,7 +10,7 @@ array with the values torch's kernel writes (C order of a contiguous output):
   redraws the last 16); float32 uses torch's AVX2 polynomial log/sincos (emulated op for op), other
   dtypes libm.  Smaller tensors take the scalar path (two 53-bit uniforms per pair, the second normal
   cached in the generator).
-* integers: ``random() % range`` (or ``random64()`` for ranges >= 2**28); randperm swaps like torch.
+* integers: ``random() % range`` (or ``random64()`` for ranges >= 2**28); randperm shuffles like torch.
 
 >>> from torchlike._mt import MTEngine
 >>> uniform(MTEngine(0), 3, np.float32, 0.0, 1.0)
@@ -272,51 +272,79 @@ def log_normal(e, n, mean, std):
 
 
 # --- permutations / categorical ------------------------------------------------------------------------------
-_SWAP_CUTOFF = 4096
-
-
 def randperm(e, n):
-    """torch's Fisher-Yates: for i in 0..n-2 swap r[i] with r[i + random() % (n - i)]."""
+    """torch's randperm: for n < 2**32 / 20 Fisher-Yates (swap r[i] with r[i + random() % (n - i)] for
+    i = 0 .. n-2); above, the inside-out shuffle on ``random64() % (i + 1)``.  Both without a Python loop."""
     if n <= 1:
         return np.arange(n, dtype=np.int64)
-    small = n < (1 << 32) // 20  # torch switches to 64-bit draws for huge n
-    w = e.words(n - 1) if small else e.words64(n - 1)
-    z = (w % np.arange(n, 1, -1, dtype=np.uint64)).astype(np.int64) + np.arange(n - 1, dtype=np.int64)
-    if n <= _SWAP_CUTOFF:
-        r = list(range(n))
-        for i, j in enumerate(z.tolist()):
-            r[i], r[j] = r[j], r[i]
-        return np.asarray(r, np.int64)
-    return _swap_jax(z, n)
+    if n < (1 << 32) // 20:
+        w = e.words(n - 1)
+        z = (w % np.arange(n, 1, -1, dtype=np.uint64)).astype(np.int64) + np.arange(n - 1, dtype=np.int64)
+        return _forward_swaps(z, n)
+    w = e.words64(n)
+    return _inside_out(((w % np.arange(1, n + 1, dtype=np.uint64))).astype(np.int64), n)
 
 
-def _swap_jax(z, n):
-    import jax.numpy as jnp
-    size = 1 << (n - 1).bit_length()
-    zz = np.zeros(size, np.int64)
-    zz[:n - 1] = z
-    out = _swapper(size)(jnp.asarray(zz), n - 1)
-    return np.asarray(out)[:n]
+def _roots(parent):
+    """Follow ``parent`` pointers to their fixed points (pointer doubling: log(depth) passes)."""
+    while True:
+        nxt = parent[parent]
+        if np.array_equal(nxt, parent):
+            return parent
+        parent = nxt
 
 
-_SWAPPERS = {}
+def _group_prev(z):
+    """For each i, the largest j < i with z[j] == z[i] (-1 if none), and the stable order by z."""
+    order = np.argsort(z, kind="stable")
+    zs = z[order]
+    prev = np.full(len(z), -1, np.int64)
+    same = zs[1:] == zs[:-1]
+    prev[order[1:][same]] = order[:-1][same]
+    return prev, order, zs
 
 
-def _swapper(size):
-    f = _SWAPPERS.get(size)
-    if f is None:
-        import jax
-        import jax.numpy as jnp
-        from jax import lax
+def _forward_swaps(z, n):
+    """The result of swapping r[i] <-> r[z[i]] (z[i] >= i) for i = 0 .. n-2 on r = arange(n).
 
-        def run(z, count):
-            def body(i, r):
-                j = z[i]
-                a, b = r[i], r[j]
-                return r.at[i].set(b).at[j].set(a)
-            return lax.fori_loop(0, count, body, jnp.arange(size, dtype=z.dtype))
-        f = _SWAPPERS[size] = jax.jit(run)
-    return f
+    Step t fixes position t to the value then at z[t]: the value the last earlier swap into z[t] left
+    there, or z[t] itself.  What position t holds when its step comes is, likewise, what the last
+    earlier swap into t left there; those chains are resolved by pointer doubling."""
+    m = n - 1
+    prev, order, zs = _group_prev(z)
+    ends = np.flatnonzero(np.r_[zs[1:] != zs[:-1], True])
+    v, last = zs[ends], order[ends]
+    into = np.full(n, -1, np.int64)  # into[t]: last step j < t with z[j] == t
+    into[v] = np.where(last == v, prev[last], last)
+    held = _roots(np.where(into >= 0, into, np.arange(n)))  # value at position t when step t starts
+    out = np.empty(n, np.int64)
+    out[:m] = np.where(prev >= 0, held[np.maximum(prev, 0)], z)
+    out[m] = held[m]
+    return out
+
+
+def _inside_out(z, n):
+    """The inside-out shuffle: for i = 0 .. n-1, r[i] = r[z[i]]; r[z[i]] = i (z[i] <= i).
+
+    Position p ends with the last step i > p with z[i] == p, if any; else with what step p copied
+    from z[p] (p itself when z[p] == p): the same question one position down, resolved by doubling."""
+    prev, order, zs = _group_prev(z)
+    ends = np.flatnonzero(np.r_[zs[1:] != zs[:-1], True])
+    last_writer = np.full(n, -1, np.int64)
+    last_writer[zs[ends]] = order[ends]
+    idx = np.arange(n)
+    later = last_writer > idx  # a later step wrote p
+    # value at position q just before step p (q = z[p] < p): the last step j < p with z[j] == q, else
+    # what q was created with; prev[] walks the writers of q backwards from p
+    before = prev  # the writer of z[p] just before step p (its index j < p, or -1)
+    copied = np.where(z == idx, idx, -1)
+    # resolve: value(p) = last writer j > p of p; else created(p); created(p) = p if z[p] == p, else
+    # (before[p] >= 0 and before[p] > z[p]) ? before[p] : created(z[p])
+    direct = np.where(copied >= 0, copied, np.where((before >= 0) & (before > z), before, -1))
+    parent = np.where(direct >= 0, idx, z)
+    root = _roots(parent)
+    created = np.where(direct >= 0, direct, -1)[root]
+    return np.where(later, last_writer, created)
 
 
 def multinomial(e, probs, n, replacement):

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _dtype, _jit_cache
 from . import _mt_kernels as _K
+from . import _mt_rejection as _R
 from ._errors import check_alloc
 from ._device import canonical
 from ._mt import DEFAULT_SEED, MTEngine, nondeterministic_seed
@@ -252,6 +253,12 @@ def torch_draw(e, kind, shape, dt, args, params):
         x = _K.multinomial(e, rows, params["n"], params["replacement"]).astype(dt)
     elif kind == "poisson":
         x = _K.cast(_K.poisson(e, np.asarray(args[0])), dt)
+    elif kind == "gamma":
+        x = _R.standard_gamma(e, np.asarray(args[0]).astype(dt))
+    elif kind == "dirichlet_gammas":
+        x = _R.dirichlet_gammas(e, np.asarray(args[0]))
+    elif kind == "binomial":
+        x = _R.binomial(e, np.asarray(args[0]).astype(dt), np.asarray(args[1]).astype(dt))
     else:
         raise NotImplementedError(kind)
     return np.asarray(x).reshape(shape)
@@ -332,6 +339,19 @@ def _poisson(key, shape, dt, rate):
     return jax.random.poisson(key, rate, shape).astype(dt)
 
 
+def _gamma(key, shape, dt, alpha):
+    return jnp.maximum(jax.random.gamma(key, alpha.astype(dt), shape, dt), np.finfo(dt).tiny)
+
+
+def _dirichlet_gammas(key, shape, dt, alpha):
+    return jnp.maximum(jax.random.gamma(key, alpha.astype(jnp.float64), shape, jnp.float64),
+                       np.finfo(np.float64).tiny)
+
+
+def _binomial(key, shape, dt, count, prob):
+    return jax.random.binomial(key, count.astype(jnp.float64), prob.astype(jnp.float64), shape).astype(dt)
+
+
 _DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
 
 
@@ -355,4 +375,5 @@ def _full64(key, shape, dt):
 
 _DRAW = {"random": _random_bits, "random_full64": _full64, "normal_scalar": _normal, "uniform": _uniform, "normal": _normal, "randint": _randint, "bernoulli": _bernoulli, "perm": _perm,
          "exponential": _exponential, "geometric": _geometric, "cauchy": _cauchy, "lognormal": _lognormal,
-         "multinomial": _multinomial, "poisson": _poisson}
+         "multinomial": _multinomial, "poisson": _poisson, "gamma": _gamma, "dirichlet_gammas": _dirichlet_gammas,
+         "binomial": _binomial}

@@ -21,6 +21,7 @@ import numpy as np
 from .. import _dtype
 from .._creation import _finish, _out, _size
 from .._device import canonical
+from .._dispatch import dispatch
 from .._random import draw
 from ..autograd import grad_mode
 from ._util import Tensor, register
@@ -160,6 +161,20 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
 
 
 # --- normal / bernoulli / multinomial / poisson ------------------------------------------------------------
+def _last(*arrays):
+    return arrays[-1]
+
+
+def _tracks(*ts):
+    return grad_mode.is_grad_enabled() and any(isinstance(t, Tensor) and (t._rg or t._grad_fn is not None)
+                                               for t in ts)
+
+
+def _zero_grad(inputs, value, name):
+    """``value`` recorded as an op of the Tensors ``inputs`` with torch's gradient for random ops: zero."""
+    return dispatch(_last, tuple(t for t in inputs if isinstance(t, Tensor)) + (value,), name=name)
+
+
 def _concrete(t):
     return np.asarray(t._value)
 
@@ -193,6 +208,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     # torch: output.mul_(std).add_(mean): two ops, two roundings (one fused op would be an FMA)
     with grad_mode.no_grad():
         r = z * std + mean
+    if _tracks(mean, std):  # torch: the output requires grad, the gradients are zero
+        r = _zero_grad((mean, std), r, "NormalBackward3" if mt and st else "NormalBackward1" if mt else
+                       "NormalBackward2")
     return _out(r, out)
 
 
@@ -218,7 +236,8 @@ def bernoulli(input, p=None, *, generator=None):
         _check_p(np.asarray(float(p)))
         arg = float(p)
     x = draw("bernoulli", tuple(input.shape), input.dtype.np, generator, args=(arg,))
-    return Tensor._wrap(x, input._dev)
+    r = Tensor._wrap(x, input._dev)
+    return _zero_grad((input,), r, "BernoulliBackward0") if p is None and _tracks(input) else r
 
 
 def _check_rows_with_replacement(p):
@@ -287,12 +306,17 @@ def poisson(input, generator=None):
     if (r < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     x = draw("poisson", tuple(input.shape), input.dtype.np, generator, args=(input._value.astype(jnp.float64),))
-    return Tensor._wrap(x, input._dev)
+    r = Tensor._wrap(x, input._dev)
+    return _zero_grad((input,), r, "PoissonBackward0") if _tracks(input) else r
 
 
 # --- in-place samplers -------------------------------------------------------------------------------------
-def _fill(self, x):
-    return self._inplace_update(Tensor._wrap(x, self._dev))
+def _fill(self, x, node="RandomBackward0"):
+    new = Tensor._wrap(x, self._dev)
+    if _tracks(self):  # torch: the filled tensor's gradient to what it held before is zero
+        self._check_inplace_leaf()
+        new = _zero_grad((self,), new, node)
+    return self._inplace_update(new)
 
 
 def _need_float(self, kernel):
@@ -306,7 +330,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
     _need_float(self, "check_uniform_bounds")
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_g(from_)} > to={_g(to)}")
-    return _fill(self, draw("uniform", tuple(self.shape), self.dtype.np, generator, args=(float(from_), float(to))))
+    return _fill(self, draw("uniform", tuple(self.shape), self.dtype.np, generator, args=(float(from_), float(to))), "UniformBackward0")
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
@@ -314,7 +338,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _need_float(self, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
-    return _fill(self, draw("normal", tuple(self.shape), self.dtype.np, generator, args=(float(mean), float(std))))
+    return _fill(self, draw("normal", tuple(self.shape), self.dtype.np, generator, args=(float(mean), float(std))), "NormalBackward0")
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
@@ -326,7 +350,8 @@ def bernoulli_(self, p=0.5, *, generator=None):
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
         arg = float(p)
-    return _fill(self, draw("bernoulli", tuple(self.shape), self.dtype.np, generator, args=(arg,)))
+    return _fill(self, draw("bernoulli", tuple(self.shape), self.dtype.np, generator, args=(arg,)),
+                 "BernoulliBackward1" if isinstance(p, Tensor) else "BernoulliBackward2")
 
 
 def _random_bounds(d):
@@ -380,14 +405,14 @@ def exponential_(self, lambd=1.0, *, generator=None):
     _need_float(self, "exponential_cpu")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
-    return _fill(self, draw("exponential", tuple(self.shape), self.dtype.np, generator, args=(float(lambd),)))
+    return _fill(self, draw("exponential", tuple(self.shape), self.dtype.np, generator, args=(float(lambd),)), "ExponentialBackward0")
 
 
 def geometric_(self, p, *, generator=None):
     """Fill with geometric samples (trials until the first success, >= 1)."""
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_g(p)}")
-    return _fill(self, draw("geometric", tuple(self.shape), self.dtype.np, generator, args=(float(p),)))
+    return _fill(self, draw("geometric", tuple(self.shape), self.dtype.np, generator, args=(float(p),)), "GeometricBackward0")
 
 
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
@@ -395,7 +420,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     _need_float(self, "cauchy_cpu")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_g(sigma)}")
-    return _fill(self, draw("cauchy", tuple(self.shape), self.dtype.np, generator, args=(float(median), float(sigma))))
+    return _fill(self, draw("cauchy", tuple(self.shape), self.dtype.np, generator, args=(float(median), float(sigma))), "CauchyBackward0")
 
 
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
@@ -403,7 +428,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     _need_float(self, "log_normal_cpu")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(std)}")
-    return _fill(self, draw("lognormal", tuple(self.shape), self.dtype.np, generator, args=(float(mean), float(std))))
+    return _fill(self, draw("lognormal", tuple(self.shape), self.dtype.np, generator, args=(float(mean), float(std))), "LogNormalBackward0")
 
 
 for _f in (uniform_, normal_, bernoulli_, random_, exponential_, geometric_, cauchy_, log_normal_):

@@ -4,31 +4,21 @@ from __future__ import annotations
 import math
 from numbers import Number
 
-import jax
-import jax.numpy as jnp
 
 import torchlike
-from torchlike._dispatch import dispatch
 from torchlike.tensor import Size
 
 from . import constraints
 from .distribution import Distribution, ExponentialFamily
+from ._sampling import standard_gamma
 from .utils import _standard_normal, broadcast_all, euler_constant
 
 __all__ = ["Normal", "Uniform", "Laplace", "Exponential", "Gamma", "Chi2", "Beta", "Gumbel", "Cauchy"]
 
 
-def _gamma_impl(conc, key, *, tiny):
-    # jax.random.gamma differentiates w.r.t. the concentration (implicit reparameterization), like
-    # torch's _standard_gamma; samples are kept away from 0 as torch does
-    return jnp.maximum(jax.random.gamma(key, conc, conc.shape, conc.dtype), tiny)
-
-
 def _standard_gamma(conc):
-    """Gamma(conc, 1) samples of ``conc``'s shape, differentiable w.r.t. ``conc``."""
-    key = torchlike._random.default_generator.next_key()
-    tiny = float(torchlike.finfo(conc.dtype).tiny)
-    return dispatch(_gamma_impl, (conc, key), (("tiny", tiny),), name="StandardGammaBackward0")
+    """Gamma(conc, 1) samples of ``conc``'s shape (torch's ``_standard_gamma``), differentiable w.r.t. ``conc``."""
+    return standard_gamma(conc)
 
 
 class _LocScale(Distribution):

@@ -3,24 +3,19 @@ from __future__ import annotations
 
 from numbers import Number
 
-import jax
 
 import torchlike
-from torchlike._dispatch import dispatch
 from torchlike.tensor import Size
 
 from . import constraints
 from .distribution import Distribution, ExponentialFamily
+from ._sampling import binomial
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Bernoulli", "Categorical", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson",
            "Binomial"]
 
 _ONE_OF = "Either `probs` or `logits` must be specified, but not both."
-
-
-def _binomial_impl(n, p, key):
-    return jax.random.binomial(key, n, p, n.shape, n.dtype).astype(n.dtype)
 
 
 def _enumerate(n_values, dtype, batch_shape, expand):
@@ -176,10 +171,8 @@ class Binomial(_ProbsOrLogits):
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
-        key = torchlike._random.default_generator.next_key()
         with torchlike.no_grad():
-            return dispatch(_binomial_impl, (self.total_count.expand(shape), self.probs.expand(shape), key),
-                            diff=False)
+            return binomial(self.total_count.expand(shape), self.probs.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:

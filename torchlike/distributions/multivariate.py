@@ -7,7 +7,7 @@ import torchlike
 from torchlike.tensor import Size
 
 from . import constraints
-from .continuous import _standard_gamma
+from ._sampling import sample_dirichlet
 from .distribution import Distribution, ExponentialFamily
 from .utils import _standard_normal, _sum_rightmost, lazy_property
 
@@ -159,9 +159,7 @@ class Dirichlet(ExponentialFamily):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        g = _standard_gamma(self.concentration.expand(shape))
-        x = g / g.sum(-1, keepdim=True)
-        return x.clamp(min=torchlike.finfo(x.dtype).tiny, max=1 - torchlike.finfo(x.dtype).eps)
+        return sample_dirichlet(self.concentration.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:

@@ -1,0 +1,128 @@
+"""The sampling primitives behind Gamma, Dirichlet and Binomial (torch's ``_standard_gamma``,
+``_sample_dirichlet`` and ``binomial``).
+
+In eager CPU code the values are torch's for the same seed (``torchlike/_mt_rejection.py``);
+compiled code draws from JAX keys.  Gamma samples are reparameterized like torch's: the gradient
+with respect to the concentration is torch's ``_standard_gamma_grad`` formula.
+
+>>> import torchlike
+>>> from torchlike.distributions._sampling import standard_gamma
+>>> _ = torchlike.manual_seed(0)
+>>> standard_gamma(torchlike.tensor([0.5, 2.0]))
+tensor([0.0008, 0.6315])
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import torchlike
+from torchlike._dispatch import dispatch
+from torchlike._random import draw
+
+__all__ = ["standard_gamma", "sample_dirichlet", "binomial"]
+
+_UV = np.array([[0.16009398, -0.094634809, 0.025146376, -0.0030648343, 1, 0.32668115, 0.10406089, 0.0014179084],
+                [0.53487893, 0.1298071, 0.065735949, -0.0015649758, 0.16639465, 0.020070113, -0.0035938915,
+                 -0.00058392623],
+                [0.040121004, -0.0065914022, -0.0026286047, -0.0013441777, 0.017050642, -0.0021309326,
+                 0.00085092367, -1.5247877e-07]])
+
+
+def _gamma_grad(alpha_in, x_in):
+    """torch's reparameterized gradient d x / d alpha of a Gamma(alpha, 1) sample x (computed in double):
+    a series for x < 0.8, Rice's saddle point for alpha > 8, a rational fit otherwise."""
+    dt = alpha_in.dtype
+    x, alpha = x_in.astype(jnp.float64), alpha_in.astype(jnp.float64)
+    # small x: Taylor series of the incomplete gamma function
+    numer, denom = jnp.ones_like(x), alpha
+    s1, s2 = numer / denom, numer / (denom * denom)
+    for i in range(1, 6):
+        numer = numer * (-x / i)
+        denom = denom + 1
+        s1 = s1 + numer / denom
+        s2 = s2 + numer / (denom * denom)
+    pow_xa = jnp.power(x, alpha)
+    pdf = jnp.power(x, alpha - 1) * jnp.exp(-x)
+    cdf = pow_xa * s1
+    cdf_a = (jnp.log(x) - jax.scipy.special.digamma(alpha)) * cdf - pow_xa * s2
+    small = -cdf_a / pdf
+    small = jnp.where(jnp.isnan(small), 0.0, small)
+    # large alpha: saddle point
+    near = (0.9 * alpha <= x) & (x <= 1.1 * alpha)
+    n1 = 1 + 24 * alpha * (1 + 12 * alpha)
+    n2 = 1440 * (alpha * alpha) + 6 * x * (53 - 120 * x) - 65 * x * x / alpha + alpha * (107 + 3600 * x)
+    near_v = n1 * n2 / (1244160 * (alpha * alpha) * (alpha * alpha))
+    den = jnp.sqrt(8 * alpha)
+    t2 = den / (alpha - x)
+    t3 = jnp.power(x - alpha - alpha * jnp.log(x / alpha), -1.5)
+    t23 = jnp.where(x < alpha, t2 - t3, t2 + t3)
+    t1 = jnp.log(x / alpha) * t23 - jnp.sqrt(2 / alpha) * (alpha + x) / ((alpha - x) * (alpha - x))
+    stirling = 1 + 1 / (12 * alpha) * (1 + 1 / (24 * alpha))
+    far_v = -stirling * (x * t1) / den
+    large = jnp.where(near, near_v, far_v)
+    # otherwise: a bivariate rational approximation
+    u, v = jnp.log(x / alpha), jnp.log(alpha)
+    cv = [_UV[0, i] + u * (_UV[1, i] + u * _UV[2, i]) for i in range(8)]
+    p = cv[0] + v * (cv[1] + v * (cv[2] + v * cv[3]))
+    q = cv[4] + v * (cv[5] + v * (cv[6] + v * cv[7]))
+    mid = jnp.exp(p / q)
+    out = jnp.where(x < 0.8, small, jnp.where(alpha > 8.0, large, mid))
+    return out.astype(dt)
+
+
+@jax.custom_jvp
+def _reparam(alpha, x):
+    return x
+
+
+@_reparam.defjvp
+def _reparam_jvp(primals, tangents):
+    alpha, x = primals
+    return x, _gamma_grad(alpha, x) * tangents[0]
+
+
+def _as_tensor(x, like):
+    return torchlike.Tensor._wrap(x, like._dev)
+
+
+def standard_gamma(conc):
+    """Gamma(conc, 1) samples of ``conc``'s shape and dtype (torch's ``_standard_gamma``), differentiable
+    w.r.t. ``conc``."""
+    x = draw("gamma", tuple(conc.shape), conc.dtype.np, None, args=(conc._value,))
+    return dispatch(_reparam, (conc, _as_tensor(x, conc)), name="StandardGammaBackward0")
+
+
+def _normalize(g, dt):
+    x = (g / g.sum(-1, keepdims=True)).astype(dt)
+    return jnp.minimum(jnp.maximum(x, np.finfo(dt).tiny), np.nextafter(dt.type(1), dt.type(0)))
+
+
+def _dirichlet_surrogate(alpha, g, x):
+    # value: torch's sample x; gradient: through the gamma reparameterization of the same draws
+    gg = _reparam(alpha.astype(jnp.float64), g)
+    y = (gg / gg.sum(-1, keepdims=True)).astype(alpha.dtype)
+    return x + (y - jax.lax.stop_gradient(y))
+
+
+def sample_dirichlet(conc):
+    """Dirichlet samples over the last dim of ``conc`` (torch's ``_sample_dirichlet``: normalised double
+    gammas), differentiable w.r.t. ``conc`` through the gamma draws."""
+    dt = np.dtype(conc.dtype.np)
+    g = draw("dirichlet_gammas", tuple(conc.shape), np.dtype(np.float64), None, args=(conc._value,))
+    if isinstance(g, jax.core.Tracer):
+        x = _normalize(g, dt)
+    else:
+        from torchlike._mt_rejection import dirichlet_normalize
+        x = jnp.asarray(dirichlet_normalize(np.asarray(g), dt))
+    return dispatch(_dirichlet_surrogate, (conc, _as_tensor(g, conc), _as_tensor(x, conc)),
+                    name="DirichletBackward")
+
+
+def binomial(count, prob):
+    """Binomial(count, prob) samples (torch's ``binomial``), in ``count``'s dtype; not differentiable."""
+    shape = torchlike.broadcast_shapes(count.shape, prob.shape)
+    x = draw("binomial", tuple(shape), count.dtype.np, None,
+             args=(jnp.broadcast_to(count._value, shape), jnp.broadcast_to(prob._value, shape)))
+    return _as_tensor(x, count)
