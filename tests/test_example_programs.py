@@ -1,0 +1,30 @@
+"""Programs in the style of the classic pytorch/examples scripts run unmodified under the drop-in runner.
+
+Each program in tests/programs/ex_*.py (own code, synthetic data, no downloads) seeds torch, trains a few
+steps and prints its losses/metrics in a fixed format.  It runs twice: with plain python (real torch, the
+oracle) and under ``python -m torchlike run``; the printed lines must match, numbers within float32 tolerance.
+"""
+import os
+
+import pytest
+
+from tests.test_libraries import PROGRAMS, _run, _same
+
+PROGRAMS_AND_TOLERANCES = [
+    ("ex_word_language_model.py", 2e-4),
+    ("ex_vae.py", 1e-4),
+    ("ex_dcgan.py", 2e-4),
+    ("ex_reinforce.py", 1e-4),
+    ("ex_time_sequence.py", 1e-5),
+    ("ex_super_resolution_siamese.py", 2e-4),
+]
+
+
+@pytest.mark.parametrize("name,rtol", PROGRAMS_AND_TOLERANCES, ids=[p[0][3:-3] for p in PROGRAMS_AND_TOLERANCES])
+def test_example_program_matches_torch(name, rtol):
+    pytest.importorskip("torch", reason="the comparison runs the program with real torch too")
+    script = os.path.join(PROGRAMS, name)
+    expected = _run([script], runner=False)
+    ours = _run([script], runner=True)
+    _same(expected, ours, rtol=rtol)
+    assert len(ours) >= 5, ours
