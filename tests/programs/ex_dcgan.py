@@ -94,10 +94,10 @@ fake_label = 0
 optimizerD = optim.Adam(netD.parameters(), lr=opt.lr, betas=(opt.beta1, 0.999))
 optimizerG = optim.Adam(netG.parameters(), lr=opt.lr, betas=(opt.beta1, 0.999))
 
-data = torch.rand(16, nc, 16, 16) * 2 - 1
+data = torch.rand(12, nc, 16, 16) * 2 - 1
 dataloader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(data), batch_size=opt.batchSize,
                                          shuffle=True, drop_last=True)
-for epoch in range(2):
+for epoch in range(1):
     for i, batch in enumerate(dataloader, 0):
         netD.zero_grad()
         real_cpu = batch[0].to(device)

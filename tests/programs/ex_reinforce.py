@@ -31,7 +31,7 @@ class ToyEnv:
         self.pos += 1 if action == 1 else -1
         obs = np.array([self.pos, self.pos * 0.5, -self.pos, 1.0], dtype=np.float32) * 0.1
         reward = 1.0 if action == 1 else 0.0
-        done = abs(self.pos) >= 4
+        done = abs(self.pos) >= 3
         return obs, reward, done, False, {}
 
 
@@ -98,10 +98,10 @@ def main():
     env = ToyEnv(args.seed)
     running_reward = 10
     print(f"eps {teps:.3e} {eps:.3e}")
-    for i_episode in range(1, 11):
+    for i_episode in range(1, 5):
         state, _ = env.reset()
         ep_reward = 0
-        for t in range(1, 30):
+        for t in range(1, 10):
             action = select_action(state)
             state, reward, done, _, _ = env.step(action)
             policy.rewards.append(reward)

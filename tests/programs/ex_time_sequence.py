@@ -36,11 +36,11 @@ class Sequence(nn.Module):
 
 if __name__ == '__main__':
     parser = argparse.ArgumentParser()
-    parser.add_argument('--steps', type=int, default=3)
+    parser.add_argument('--steps', type=int, default=2)
     opt = parser.parse_args()
     np.random.seed(0)
     torch.manual_seed(0)
-    T, L, N = 20, 16, 8
+    T, L, N = 20, 8, 6
     x = np.empty((N, L), 'int64')
     x[:] = np.array(range(L)) + np.random.randint(-4 * T, 4 * T, N).reshape(N, 1)
     data = np.sin(x / 1.0 / T).astype('float64')
@@ -51,7 +51,7 @@ if __name__ == '__main__':
     seq = Sequence()
     seq.double()
     criterion = nn.MSELoss()
-    optimizer = optim.LBFGS(seq.parameters(), lr=0.8, max_iter=4)
+    optimizer = optim.LBFGS(seq.parameters(), lr=0.8, max_iter=3)
     for i in range(opt.steps):
         print('STEP: ', i)
 
@@ -64,7 +64,7 @@ if __name__ == '__main__':
             return loss
         optimizer.step(closure)
         with torch.no_grad():
-            future = 5
+            future = 3
             pred = seq(test_input, future=future)
             loss = criterion(pred[:, :-future], test_target)
             print('test loss: %.8f' % loss.item())

@@ -42,13 +42,13 @@ def loss_function(recon_x, x, mu, logvar):
 def main():
     torch.manual_seed(1)
     device = torch.device("cpu")
-    data = torch.rand(64, 1, 8, 8)
-    labels = torch.zeros(64, dtype=torch.long)
+    data = torch.rand(32, 1, 8, 8)
+    labels = torch.zeros(32, dtype=torch.long)
     dataset = torch.utils.data.TensorDataset(data, labels)
     train_loader = torch.utils.data.DataLoader(dataset, batch_size=16, shuffle=True)
     model = VAE().to(device)
     optimizer = optim.Adam(model.parameters(), lr=1e-3)
-    for epoch in range(1, 4):
+    for epoch in range(1, 3):
         model.train()
         train_loss = 0
         for batch_idx, (x, _) in enumerate(train_loader):
