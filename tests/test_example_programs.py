@@ -42,6 +42,7 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_time_sequence.py", 1e-5),
     ("ex_super_resolution_siamese.py", 2e-4),
     ("ex_transformer_lm_style.py", 2e-4),
+    ("ex_training_utils.py", 1e-4),
 ]
 
 
