@@ -43,6 +43,7 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_super_resolution_siamese.py", 2e-4),
     ("ex_transformer_lm_style.py", 2e-4),
     ("ex_training_utils.py", 1e-4),
+    ("ex_seq_and_stn.py", 1e-4),
 ]
 
 
