@@ -140,8 +140,9 @@ class DataLoader:
 
     Arguments and behaviour follow ``torch.utils.data.DataLoader``. ``num_workers > 0`` starts real
     processes with the ``spawn`` start method: datasets, ``collate_fn`` and ``worker_init_fn`` must be
-    picklable (cloudpickle, when installed, covers lambdas and local functions) and scripts need an
-    ``if __name__ == "__main__":`` guard. ``pin_memory`` is accepted and has no effect.
+    picklable (cloudpickle covers lambdas and local functions); a script without an
+    ``if __name__ == "__main__":`` guard is not re-run by the workers (its objects travel by value), as
+    under torch's fork. ``pin_memory`` is accepted and has no effect.
 
     >>> import torchlike
     >>> from torchlike.utils.data import DataLoader, TensorDataset
