@@ -1,5 +1,7 @@
 """A script without an `if __name__ == '__main__'` guard: a Dataset class and a collate lambda defined at
 top level, DataLoader(num_workers=2, persistent_workers) with worker_init_fn (torch forks its workers)."""
+from collections import namedtuple
+
 import numpy as np
 import torch
 from torch.utils.data import DataLoader, Dataset
@@ -27,3 +29,19 @@ loader = DataLoader(Squares(12), batch_size=4, shuffle=False, num_workers=2, wor
 for epoch in range(2):
     for xb, yb in loader:
         print(f"epoch {epoch} x {xb.sum().item():.1f} y {yb.tolist()}")
+
+# a global tensor used by the dataset, and a namedtuple class of the script returned by the workers
+DATA = torch.arange(10.)
+Item = namedtuple('Item', ['x', 'i'])
+
+
+class Items(Dataset):
+    def __len__(self):
+        return 10
+
+    def __getitem__(self, i):
+        return Item(DATA[i] * 2, i)
+
+
+for batch in DataLoader(Items(), batch_size=5, num_workers=1):
+    print(type(batch).__name__, isinstance(batch, tuple), batch.x.tolist(), batch.i.tolist())
