@@ -10,12 +10,15 @@ an iterator object made per epoch (or once, with persistent workers) decides *wh
 """
 from __future__ import annotations
 
+import ast
 import atexit
 import itertools
 import multiprocessing
 import os
 import pickle
 import queue
+import sys
+import types
 import warnings
 
 from . import _worker
@@ -137,8 +140,9 @@ class DataLoader:
 
     Arguments and behaviour follow ``torch.utils.data.DataLoader``. ``num_workers > 0`` starts real
     processes with the ``spawn`` start method: datasets, ``collate_fn`` and ``worker_init_fn`` must be
-    picklable (cloudpickle, when installed, covers lambdas and local functions) and scripts need an
-    ``if __name__ == "__main__":`` guard. ``pin_memory`` is accepted and has no effect.
+    picklable (cloudpickle covers lambdas and local functions); a script without an
+    ``if __name__ == "__main__":`` guard is not re-run by the workers (its objects travel by value), as
+    under torch's fork. ``pin_memory`` is accepted and has no effect.
 
     >>> import torchlike
     >>> from torchlike.utils.data import DataLoader, TensorDataset
@@ -364,7 +368,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._workers, self._index_queues, self._stopped = [], [], set()
         self._active = []
         ctx = loader.multiprocessing_context or multiprocessing.get_context("spawn")
-        blob = _pickle_worker_args(loader.dataset, self._collate_fn, loader.worker_init_fn, ctx)
+        unguarded = _main_is_unguarded_script()
+        blob = _pickle_worker_args(loader.dataset, self._collate_fn, loader.worker_init_fn, ctx, unguarded)
         self._results = ctx.Queue()
         self._done = ctx.Event()
         for wid in range(self._num_workers):
@@ -374,7 +379,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                                args=(self._kind, blob, tasks, self._results, self._done, self._batched,
                                      self._drop_last, self._base_seed, wid, self._num_workers,
                                      self._persistent_workers))
-            _start_on_cpu(proc)
+            _start_on_cpu(proc, without_main=unguarded)
             self._workers.append(proc)
             self._index_queues.append(tasks)
         self._reset(loader, first_iter=True)
@@ -540,8 +545,39 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             pass
 
 
-def _pickle_worker_args(dataset, collate_fn, worker_init_fn, ctx):
+def _main_is_unguarded_script():
+    """True when ``__main__`` is a script with no top-level ``if __name__ == ...`` guard (torch forks its
+    workers, so such scripts work there; a spawned child would re-run the whole script)."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if not path or not path.endswith(".py") or getattr(main, "__spec__", None) is not None:
+        return False
+    if path not in _GUARD_CACHE:
+        try:
+            with open(path, "rb") as f:
+                tree = ast.parse(f.read())
+        except (OSError, SyntaxError, ValueError):
+            return False
+        _GUARD_CACHE[path] = not any(
+            isinstance(node, ast.If) and any(isinstance(n, ast.Name) and n.id == "__name__" for n in ast.walk(node.test))
+            for node in tree.body)
+    if not _GUARD_CACHE[path]:
+        return False
     try:
+        import cloudpickle  # noqa: F401  (needed to send __main__'s objects by value)
+    except ImportError:
+        return False
+    return True
+
+
+_GUARD_CACHE = {}
+
+
+def _pickle_worker_args(dataset, collate_fn, worker_init_fn, ctx, by_value=False):
+    try:
+        if by_value:  # the child will not import the script: send __main__'s classes and functions by value
+            import cloudpickle
+            return cloudpickle.dumps((dataset, collate_fn, worker_init_fn), protocol=pickle.HIGHEST_PROTOCOL)
         return _worker._dumps((dataset, collate_fn, worker_init_fn))
     except Exception as e:
         msg = (f"DataLoader with num_workers > 0 could not pickle the dataset, collate_fn or worker_init_fn "
@@ -558,15 +594,20 @@ def _pickle_worker_args(dataset, collate_fn, worker_init_fn, ctx):
         raise err from e
 
 
-def _start_on_cpu(w):
+def _start_on_cpu(w, without_main=False):
     # workers produce host data: keep each child's JAX on the CPU backend so it neither initialises
     # nor reserves memory on the accelerator the main process is using
     saved = {k: os.environ.get(k) for k in ("JAX_PLATFORMS", "XLA_PYTHON_CLIENT_PREALLOCATE")}
     os.environ["JAX_PLATFORMS"] = "cpu"
     os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
+    main = sys.modules.get("__main__")
+    if without_main:  # an unguarded script: spawn's child must not re-run it (it would start workers again)
+        sys.modules["__main__"] = types.ModuleType("__main__")
     try:
         w.start()
     finally:
+        if without_main:
+            sys.modules["__main__"] = main
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
