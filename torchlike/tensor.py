@@ -630,6 +630,11 @@ class Tensor:
         return False
 
     def share_memory_(self):
+        """torch moves the storage to shared memory so child processes write into it; a torchlike tensor's
+        JAX array cannot be shared, so this warns (once) that updates made in other processes (Hogwild
+        training) will not be seen here, and returns ``self``."""
+        if not _SHARE_WARNED:
+            _warn_share()
         return self
 
     def is_shared(self):
@@ -637,6 +642,17 @@ class Tensor:
 
     def record_stream(self, stream):
         return None
+
+
+_SHARE_WARNED = []
+
+
+def _warn_share():
+    import warnings  # lazy: only this rare call warns
+    _SHARE_WARNED.append(True)
+    warnings.warn("share_memory_(): torchlike tensors cannot be placed in shared memory; writes made by other "
+                  "processes (e.g. Hogwild training with torch.multiprocessing) will not be seen by this process "
+                  "(see docs/differences.md)", UserWarning, stacklevel=3)
 
 
 def _rebuild_pickled(cls, arr, requires_grad, dev, extra):
