@@ -48,3 +48,20 @@ def test_module_files_are_small():
     here = Path(tl_module.__file__).parent
     for name in ("module.py", "_module_hooks.py", "_module_state.py", "_module_convert.py"):
         assert len((here / name).read_text().splitlines()) <= 800, name
+
+
+def test_torchs_private_module_level_names_libraries_read():
+    # transformers reads torch.nn.modules.module._EXTRA_STATE_KEY_SUFFIX; hook-inspecting libraries the tables
+    import torch.nn.modules.module as theirs
+    import torchlike.nn.modules.module as ours
+    names = ["_EXTRA_STATE_KEY_SUFFIX", "_global_forward_pre_hooks", "_global_forward_hooks",
+             "_global_forward_hooks_with_kwargs", "_global_forward_hooks_always_called",
+             "_global_backward_pre_hooks", "_global_backward_hooks", "_global_buffer_registration_hooks",
+             "_global_module_registration_hooks", "_global_parameter_registration_hooks"]
+    for n in names:
+        assert type(getattr(ours, n)) is type(getattr(theirs, n)), n
+    assert ours._EXTRA_STATE_KEY_SUFFIX == theirs._EXTRA_STATE_KEY_SUFFIX
+    h = ours.register_module_forward_hook(lambda m, i, o: None)
+    assert len(ours._global_forward_hooks) == 1
+    h.remove()
+    assert len(ours._global_forward_hooks) == 0

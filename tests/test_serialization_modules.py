@@ -92,8 +92,9 @@ def torch_like(nn):
 
 
 # DataParallel belongs to nn.parallel (built by the distributed work, not here); Module/Container-like
-# classes with no arguments need no entry.
-EXCLUDED = {"DataParallel"}
+# classes with no arguments need no entry. JaxModule (nn.from_jax) is torchlike's own, with no torch class to
+# round-trip against.
+EXCLUDED = {"DataParallel", "JaxModule"}
 
 
 def _module_classes():

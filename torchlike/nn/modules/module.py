@@ -35,7 +35,18 @@ from ._module_hooks import (_GLOBAL, _ModuleHooks, _run_registration_hooks, _Wra
                             register_module_full_backward_hook, register_module_full_backward_pre_hook,
                             register_module_module_registration_hook,
                             register_module_parameter_registration_hook)
-from ._module_state import _IncompatibleKeys, _ModuleState
+from ._module_state import _EXTRA_STATE_KEY_SUFFIX, _IncompatibleKeys, _ModuleState  # noqa: F401  (torch's name)
+
+# torch's module-level global hook tables, under torch's names (libraries read them): _GLOBAL's own dicts
+_global_forward_pre_hooks = _GLOBAL.forward_pre
+_global_forward_hooks = _GLOBAL.forward
+_global_forward_hooks_with_kwargs = _GLOBAL.forward_with_kwargs
+_global_forward_hooks_always_called = _GLOBAL.forward_always_called
+_global_backward_pre_hooks = _GLOBAL.backward_pre
+_global_backward_hooks = _GLOBAL.backward
+_global_buffer_registration_hooks = _GLOBAL.buffer_registration
+_global_module_registration_hooks = _GLOBAL.module_registration
+_global_parameter_registration_hooks = _GLOBAL.parameter_registration
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_hook", "register_module_full_backward_pre_hook",
