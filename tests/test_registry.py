@@ -148,7 +148,7 @@ def test_checks_are_applied_on_every_surface_and_module_reference():
 # declared differentiable=False but torch records a node: unique/unique_consecutive's backward only raises
 # "not implemented" (same result for a user); torch.normal(mean, std) is differentiable in torch (a known gap,
 # random_ops.py)
-_KNOWN_DIFFERENTIABLE_IN_TORCH = {"torch.unique", "torch.unique_consecutive", "torch.normal"}
+_KNOWN_DIFFERENTIABLE_IN_TORCH = {"torch.unique", "torch.unique_consecutive"}
 
 
 def _call_samples():

@@ -433,5 +433,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 
 for _f in (uniform_, normal_, bernoulli_, random_, exponential_, geometric_, cauchy_, log_normal_):
     setattr(Tensor, _f.__name__, _f)
-for _f in (rand, randn, randint, randperm, rand_like, randn_like, randint_like, normal):
+for _f in (rand, randn, randint, randperm, rand_like, randn_like, randint_like):
     register(_f.__name__, method=False, promote="none", differentiable=False)(_f)
+# torch records NormalBackward nodes (zero gradients) for tensor mean/std
+register("normal", method=False, promote="none", differentiable=True)(normal)
