@@ -277,7 +277,7 @@ UNJUSTIFIED_LOCAL = {  # (importer, imported): function-local imports without a 
     (".amp.grad_scaler", "._dtype"): 2, (".amp.grad_scaler", ".autograd.grad_mode"): 3,
     (".amp.grad_scaler", ".compile"): 1, (".amp.grad_scaler", ".cuda"): 1, (".amp.grad_scaler", ".tensor"): 3,
     (".amp.grad_scaler", "torchlike"): 1, (".compiler", ".export"): 1, (".cuda", "._random"): 3,
-    (".dist", "._ops.reduction"): 1, (".dist._spmd", ".tensor"): 2, (".dist._spmd", "torchlike"): 1,
+    (".dist._spmd", ".tensor"): 2, (".dist._spmd", "torchlike"): 1,
     (".distributed._collectives", ".compile._errors"): 1,
     (".distributed._collectives", ".distributed._process_group"): 1, (".distributed._collectives", ".tensor"): 2,
     (".distributed._process_group", ".distributed._collectives"): 1,
