@@ -16,9 +16,10 @@ from __future__ import annotations
 import io
 import json
 import os
-import tempfile
 import warnings
 import zipfile
+
+from . import serialization
 
 __all__ = ["script", "trace", "ignore", "unused", "export", "is_scripting", "is_tracing", "Final", "save", "load",
            "ScriptModule", "freeze", "optimize_for_inference", "trace_module", "annotate", "fork", "wait"]
@@ -155,7 +156,6 @@ def save(m, f, _extra_files=None):
             zf.writestr(_MARK, json.dumps({"kind": "exported"}))
             zf.writestr("program.zip", program)
         else:
-            from . import serialization   # lazy: as above
             pickled = io.BytesIO()
             serialization.save(m, pickled)
             zf.writestr(_MARK, json.dumps({"kind": "module"}))
@@ -164,11 +164,7 @@ def save(m, f, _extra_files=None):
             zf.writestr(f"extra/{name}", data if isinstance(data, bytes) else str(data).encode())
     data = buf.getvalue()
     if isinstance(f, (str, os.PathLike)):
-        folder = os.path.dirname(os.path.abspath(f))
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, f)
+        serialization.write_atomically(os.fspath(f), lambda fh: fh.write(data))
     else:
         f.write(data)
 
@@ -209,5 +205,4 @@ def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
         if kind == "exported":
             from .export import ExportedProgram   # lazy: as above
             return ScriptModule(ExportedProgram.deserialize(zf.read("program.zip")))
-        from . import serialization   # lazy: as above
         return serialization.load(io.BytesIO(zf.read("module.pt")), weights_only=False)

@@ -216,6 +216,25 @@ def _write_archive(fileobj, obj, archive_name):
         _aligned_writestr(zf, f"{archive_name}/.data/serialization_id", b"0" * 40)
 
 
+def write_atomically(path, write):
+    """Call ``write(fh)`` on a temporary file beside ``path`` and rename it into place, so a failed write
+    never corrupts an existing file (used by save, export.save and jit.save)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 def save(obj, f, pickle_module=None, pickle_protocol=DEFAULT_PROTOCOL, _use_new_zipfile_serialization=True,
          _disable_byteorder_record=False):
     """Save ``obj`` in torch's zip format to a path or a binary file object.
@@ -225,21 +244,8 @@ def save(obj, f, pickle_module=None, pickle_protocol=DEFAULT_PROTOCOL, _use_new_
     """
     if isinstance(f, (str, os.PathLike)):
         path = os.fspath(f)
-        folder = os.path.dirname(os.path.abspath(path))
         archive = os.path.splitext(os.path.basename(path))[0] or "archive"
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                _write_archive(fh, obj, archive)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        write_atomically(path, lambda fh: _write_archive(fh, obj, archive))
         return
     if not hasattr(f, "write"):
         raise AttributeError(f"'{type(f).__name__}' object has no attribute 'write'")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import tempfile
 import zipfile
 
 import jax
@@ -22,6 +21,7 @@ import numpy as np
 
 from .. import _dtype
 from ..autograd import grad_mode
+from ..serialization import write_atomically
 from ..tensor import Tensor
 
 __all__ = ["export", "ExportedProgram", "TorchExportedProgram", "save", "load", "Dim"]
@@ -162,11 +162,7 @@ def save(ep, f):
     """Write an ExportedProgram to a path (atomically) or a binary file object."""
     data = ep.serialize()
     if isinstance(f, (str, os.PathLike)):
-        folder = os.path.dirname(os.path.abspath(f))
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, f)
+        write_atomically(os.fspath(f), lambda fh: fh.write(data))
     else:
         f.write(data)
 
