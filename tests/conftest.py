@@ -231,3 +231,30 @@ def torch_or_tl(torch_call, torchlike_call):
     """Adapt a torch callable and its torchlike twin (no arguments) to the ``fn(module)`` form that
     ``same_as_torch`` / ``raises_like_torch`` take."""
     return lambda m: torch_call() if m is torch else torchlike_call()
+
+
+# --- programs run twice: plain python (real torch) and under the drop-in runner ----------------------------
+_ROOT = __import__("os").path.dirname(__import__("os").path.dirname(__import__("os").path.abspath(__file__)))
+_NUM = re.compile(r"-?\d+\.\d+(?:e[-+]?\d+)?")
+
+
+def run_program(args, runner, *, env=None, timeout=900):
+    """Run ``python [-m torchlike run] args`` from the repository root; its non-empty stdout lines."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ) if env is None else env
+    env["PYTHONPATH"] = _ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    cmd = [sys.executable] + (["-m", "torchlike", "run"] if runner else []) + list(args)
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=_ROOT)
+    assert out.returncode == 0, out.stderr[-4000:]
+    return [line for line in out.stdout.splitlines() if line.strip()]
+
+
+def same_printed_lines(torch_lines, ours, rtol):
+    """Line by line: equal text once numbers are taken out; numbers equal within rtol."""
+    assert len(ours) == len(torch_lines), (torch_lines, ours)
+    for t, o in zip(torch_lines, ours):
+        assert _NUM.sub("#", t) == _NUM.sub("#", o), (t, o)
+        for a, b in zip(_NUM.findall(t), _NUM.findall(o)):
+            assert float(b) == pytest.approx(float(a), rel=rtol, abs=rtol), (t, o)

@@ -5,34 +5,20 @@ steps and prints its losses/metrics in a fixed format.  It runs twice: with plai
 oracle) and under ``python -m torchlike run``; the printed lines must match, numbers within float32 tolerance.
 """
 import os
-import re
-import subprocess
-import sys
 
 import pytest
+from conftest import run_program, same_printed_lines
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "programs")
 ROOT = os.path.dirname(HERE)
-NUM = re.compile(r"-?\d+\.\d+(?:e[-+]?\d+)?")
 
 
 def _run(args, runner, timeout=600):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    cmd = [sys.executable] + (["-m", "torchlike", "run"] if runner else []) + args
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
-    assert out.returncode == 0, out.stderr[-4000:]
-    return [line for line in out.stdout.splitlines() if line.strip()]
+    return run_program(args, runner, timeout=timeout)
 
 
-def _same(torch_lines, ours, rtol):
-    """Line by line: equal text once numbers are taken out; numbers equal within rtol."""
-    assert len(ours) == len(torch_lines), (torch_lines, ours)
-    for t, o in zip(torch_lines, ours):
-        assert NUM.sub("#", t) == NUM.sub("#", o), (t, o)
-        for a, b in zip(NUM.findall(t), NUM.findall(o)):
-            assert float(b) == pytest.approx(float(a), rel=rtol, abs=rtol), (t, o)
+_same = same_printed_lines
 
 PROGRAMS_AND_TOLERANCES = [
     ("ex_word_language_model.py", 2e-4),

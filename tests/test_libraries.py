@@ -5,17 +5,16 @@ torch and once under ``python -m torchlike run``, and their printed lines are co
 work where torch is not importable at all: a subprocess hides the installed torch (modules and metadata).
 """
 import os
-import re
 import subprocess
 import sys
 import textwrap
 
 import pytest
+from conftest import run_program, same_printed_lines
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "programs")
 ROOT = os.path.dirname(HERE)
-NUM = re.compile(r"-?\d+\.\d+(?:e[-+]?\d+)?")
 
 
 def _env():
@@ -27,19 +26,10 @@ def _env():
 
 
 def _run(args, runner, timeout=900):
-    cmd = [sys.executable] + (["-m", "torchlike", "run"] if runner else []) + args
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_env(), cwd=ROOT)
-    assert out.returncode == 0, out.stderr[-4000:]
-    return [line for line in out.stdout.splitlines() if line.strip()]
+    return run_program(args, runner, env=_env(), timeout=timeout)
 
 
-def _same(torch_lines, ours, rtol):
-    """Line by line: equal text once numbers are taken out; numbers equal within rtol."""
-    assert len(ours) == len(torch_lines), (torch_lines, ours)
-    for t, o in zip(torch_lines, ours):
-        assert NUM.sub("#", t) == NUM.sub("#", o), (t, o)
-        for a, b in zip(NUM.findall(t), NUM.findall(o)):
-            assert float(b) == pytest.approx(float(a), rel=rtol, abs=rtol), (t, o)
+_same = same_printed_lines
 
 
 def test_einops_safetensors_tqdm_program_matches_torch(tmp_path):
