@@ -1,4 +1,5 @@
-"""torch.device over JAX devices: 'cpu' is JAX's CPU, 'cuda:i' is JAX's i-th GPU."""
+"""torch.device over JAX devices: 'cpu' is JAX's CPU, 'cuda:i' is JAX's i-th GPU, 'xla:i' is the i-th device
+of JAX's default backend (TPU, GPU or CPU — torch_xla's convention) and 'tpu:i' JAX's i-th TPU."""
 from __future__ import annotations
 
 import jax
@@ -80,7 +81,22 @@ class device:
             if i >= len(gpus):
                 raise RuntimeError("CUDA error: invalid device ordinal")
             return gpus[i]
+        if self.type in ("xla", "tpu"):
+            devs = jax.devices() if self.type == "xla" else _backend_devices("tpu")
+            if not devs:
+                raise RuntimeError("Cannot access accelerator device when none is available.")
+            i = self.index or 0
+            if i >= len(devs):
+                raise RuntimeError(f"{self.type} device ordinal {i} is out of range: {len(devs)} device(s)")
+            return devs[i]
         raise RuntimeError(f"device type '{self.type}' is not supported by torchlike")
+
+
+def _backend_devices(backend):
+    try:
+        return jax.devices(backend)
+    except RuntimeError:
+        return []
 
 
 def _gpus():
@@ -101,8 +117,8 @@ def canonical(d) -> device:
         return _default[0]
     if not isinstance(d, device):
         d = device(d)
-    if d.type == "cuda" and d.index is None:
-        return device("cuda", 0)
+    if d.type in ("cuda", "xla", "tpu") and d.index is None:
+        return device(d.type, 0)
     return d
 
 
@@ -124,4 +140,8 @@ def of_array(arr) -> device:
     d = next(iter(devs))
     if d.platform == "cpu":
         return CPU
-    return device("cuda", _gpus().index(d) if d in _gpus() else 0)
+    if d.platform == "gpu" or d.platform in ("cuda", "rocm"):
+        gpus = _gpus()
+        return device("cuda", gpus.index(d) if d in gpus else 0)
+    devs = jax.devices()  # a TPU (or another backend's) array: torch_xla names its devices 'xla:i'
+    return device("xla", devs.index(d) if d in devs else 0)

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import contextlib
 
+from .. import _device_memory as _mem
 from .._device import _gpus, device as _device
 from . import amp  # noqa: F401
 from .graphs import CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing, make_graphed_callables  # noqa
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize", "manual_seed",
            "manual_seed_all", "is_bf16_supported", "get_device_name", "empty_cache", "memory_allocated",
-           "max_memory_allocated", "reset_peak_memory_stats", "amp", "device", "Stream", "Event", "stream",
+           "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_stats", "mem_get_info",
+           "reset_peak_memory_stats", "reset_max_memory_allocated", "amp", "device", "Stream", "Event", "stream",
            "current_stream", "get_device_capability", "get_rng_state", "set_rng_state", "is_initialized", "init"]
 
 _current = [0]
@@ -45,11 +47,24 @@ def init() -> None:
     return None
 
 
+def _gpu(device=None):
+    gpus = _gpus()
+    if not gpus:
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    if device is None:
+        i = _current[0]
+    elif isinstance(device, int):
+        i = device
+    else:
+        i = _device(device).index or 0
+    if not 0 <= i < len(gpus):
+        raise RuntimeError("CUDA error: invalid device ordinal")
+    return gpus[i]
+
+
 def synchronize(device=None) -> None:
     """Wait for all queued GPU work (JAX dispatch is asynchronous)."""
-    import jax
-    for d in _gpus():
-        jax.device_put(0, d).block_until_ready()
+    _mem.synchronize(_gpu(device))
 
 
 def manual_seed(seed) -> None:
@@ -87,20 +102,41 @@ def get_device_capability(device=None):
 
 
 def empty_cache() -> None:
+    """Nothing to free: XLA's allocator returns memory when arrays die."""
     return None
 
 
 def memory_allocated(device=None) -> int:
-    return 0
+    """Bytes of device memory in use by arrays (JAX's ``memory_stats()``; 0 without a GPU, as in torch)."""
+    return _mem.allocated(_gpu(device)) if _gpus() else 0
 
 
-max_memory_allocated = memory_allocated
-memory_reserved = memory_allocated
-max_memory_reserved = memory_allocated
+def max_memory_allocated(device=None) -> int:
+    """Peak bytes in use since the start or the last ``reset_peak_memory_stats``."""
+    return _mem.peak(_gpu(device)) if _gpus() else 0
+
+
+def memory_reserved(device=None) -> int:
+    return _mem.reserved(_gpu(device)) if _gpus() else 0
+
+
+max_memory_reserved = max_memory_allocated
+
+
+def memory_stats(device=None):
+    """torch's statistics keys for what JAX reports (empty without a GPU, as in torch)."""
+    import collections
+    return _mem.stats(_gpu(device)) if _gpus() else collections.OrderedDict()
+
+
+def mem_get_info(device=None):
+    """(free, total) bytes of the GPU."""
+    return _mem.mem_info(_gpu(device))
 
 
 def reset_peak_memory_stats(device=None) -> None:
-    return None
+    if _gpus():
+        _mem.reset_peak(_gpu(device))
 
 
 class device(contextlib.ContextDecorator):
@@ -118,29 +154,58 @@ class device(contextlib.ContextDecorator):
 
 
 class Stream:
+    """A CUDA stream: JAX orders each device's work in one queue, so streams only select the device."""
+
     def __init__(self, device=None, priority=0, **kw):
-        pass
+        if not _gpus():
+            raise RuntimeError("torch.cuda.Stream requires CUDA support")
+        self.device = _device("cuda", _gpus().index(_gpu(device)))
+        self.priority = priority
 
     def synchronize(self):
-        synchronize()
+        synchronize(self.device)
 
     def wait_stream(self, other):
         pass
 
+    def wait_event(self, event):
+        pass
+
+    def record_event(self, event=None):
+        event = event if event is not None else Event()
+        event.record(self)
+        return event
+
+    def query(self):
+        return True
+
 
 class Event:
+    """A CUDA event: ``record`` waits for the queued work, then stamps the time (ms in ``elapsed_time``)."""
+
     def __init__(self, enable_timing=False, blocking=False, interprocess=False):
-        import time
-        self._time = time
+        if not _gpus():
+            raise RuntimeError("Tried to instantiate dummy base class Event")
+        self.enable_timing = enable_timing
         self.t = None
 
     def record(self, stream=None):
-        self.t = self._time.perf_counter()
+        import time
+        synchronize(stream.device if stream is not None else None)
+        self.t = time.perf_counter()
 
     def synchronize(self):
         synchronize()
 
+    def wait(self, stream=None):
+        pass
+
+    def query(self):
+        return True
+
     def elapsed_time(self, end):
+        if not self.enable_timing or self.t is None or end.t is None:
+            raise RuntimeError("Both events must be recorded with enable_timing=True before elapsed_time")
         return (end.t - self.t) * 1e3
 
 
@@ -150,7 +215,7 @@ def stream(s):
 
 
 def current_stream(device=None):
-    return Stream()
+    return Stream(device)
 
 
 class StreamContext:
@@ -167,7 +232,7 @@ class StreamContext:
 
 
 def reset_max_memory_allocated(device=None) -> None:
-    return None
+    reset_peak_memory_stats(device)
 
 
 default_generators = ()  # per-GPU generators: torchlike's RNG is one global generator
