@@ -13,7 +13,7 @@ import warnings
 
 import jax
 
-from . import _device_memory as _mem
+from . import _device_memory as _mem, cuda as _cuda
 from ._device import _gpus, device as _device
 
 __all__ = ["is_available", "current_accelerator", "device_count", "synchronize", "current_device_index",
@@ -114,8 +114,7 @@ class device_index:
 def current_stream(device=None, /):
     _jax_device(device)
     if _accelerator()[0] == "cuda":
-        from .cuda import Stream
-        return Stream(device)
+        return _cuda.Stream(device)
     raise RuntimeError("streams are not available on the xla accelerator")
 
 
