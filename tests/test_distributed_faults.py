@@ -56,3 +56,21 @@ def test_checks_off_runs_plain_programs():
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-3000:]
     assert r.stdout.strip() == "[1.0, 2.0, 3.0] [1.0, 2.0, 3.0] True"
+
+
+def test_file_init_method_with_spawn_matches_torch():
+    """mp.spawn + file:// rendezvous (no launcher): the same printed results as real torch."""
+    from conftest import run_program
+    env = dict(os.environ, JAX_PLATFORMS="cpu", TORCHLIKE_COMPILATION_CACHE="0")
+    env.pop("XLA_FLAGS", None)
+    theirs = run_program(["tests/programs/dist_file_init.py"], runner=False, env=dict(env), timeout=300)
+    ours = run_program(["tests/programs/dist_file_init.py"], runner=True, env=dict(env), timeout=300)
+    assert theirs == ["rank 0 of 2: sum [1.0, 3.0, 5.0] broadcast 20.0", "rank 1 of 2: sum [1.0, 3.0, 5.0] broadcast 20.0"]
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("scheme", ["file:///tmp/x", "tcp://127.0.0.1:1"])
+@pytest.mark.parametrize("kw", [{}, {"rank": 0}, {"world_size": 1}])
+def test_url_init_method_missing_rank_or_world_raises_like_torch(scheme, kw):
+    from conftest import raises_like_torch
+    raises_like_torch(lambda m: m.distributed.init_process_group("gloo", init_method=scheme, **kw))

@@ -46,13 +46,13 @@ class Generator:
         from .tensor import Tensor
         self.device = canonical(device)
         self._mt = MTEngine(DEFAULT_SEED)
-        self._state = Tensor._wrap(jax.random.PRNGKey(DEFAULT_SEED))
+        self._state = Tensor._wrap(_key(DEFAULT_SEED))
 
     def manual_seed(self, seed):
         """Seed the generator (as ``std::mt19937(seed)``: the low 32 bits pick the stream); returns it."""
         seed = _check_seed(seed)
         self._mt.manual_seed(seed)
-        self._state._set_value(jax.random.PRNGKey(seed % (2 ** 63)))
+        self._state._set_value(_key(seed % (2 ** 63)))
         return self
 
     def seed(self):
@@ -76,7 +76,7 @@ class Generator:
             raise TypeError("RNG state must be a torch.ByteTensor")
         raw = np.asarray(new_state._value).reshape(-1).tobytes()
         self._mt.set_bytes(raw)
-        self._state._set_value(jax.random.PRNGKey(zlib.crc32(raw)))
+        self._state._set_value(_key(zlib.crc32(raw)))
         return self
 
     def clone_state(self):
@@ -96,6 +96,12 @@ class Generator:
         new, sub = _split(k)
         self._state._set_value(new)
         return sub
+
+
+def _key(seed):
+    """``jax.random.PRNGKey(seed)`` (threefry, 64-bit seeds) built on the host: no XLA computation, so
+    importing torchlike leaves JAX's backends uninitialised (jax.distributed can still start after it)."""
+    return np.array([(seed >> 32) & 0xFFFF_FFFF, seed & 0xFFFF_FFFF], np.uint32)
 
 
 @jax.jit

@@ -22,6 +22,8 @@ import time
 
 import numpy as np
 
+from ._gloo_banner import dropping_banner
+
 __all__ = ["Pending", "fingerprint", "program", "submit"]
 
 OP_TYPES = ["BROADCAST", "ALLREDUCE", "ALLREDUCE_COALESCED", "REDUCE", "ALLGATHER", "_ALLGATHER_BASE",
@@ -117,10 +119,16 @@ _worker_thread = None
 
 def _work():
     import jax
+    ran = set()  # programs run before: only a first run connects ranks (and prints gloo's banner)
     while True:
         job = _queue.get()
         try:
-            job.out = jax.block_until_ready(job.fn(*job.args))
+            if id(job.fn) in ran:
+                job.out = jax.block_until_ready(job.fn(*job.args))
+            else:
+                with dropping_banner():
+                    job.out = jax.block_until_ready(job.fn(*job.args))
+                ran.add(id(job.fn))
         except BaseException as e:  # noqa: BLE001 - handed to the waiting caller
             job.exc = e
         job.ev.set()

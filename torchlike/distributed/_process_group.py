@@ -10,6 +10,8 @@ import datetime
 import os
 import sys
 
+from . import _rendezvous
+
 __all__ = [
     "Backend",
     "GroupMember",
@@ -142,10 +144,26 @@ def _env_int(name, default=None):
     return int(v)
 
 
+def _url_rank_world(scheme, query, rank, world_size):
+    """rank / world_size from the arguments or the URL's query (``?rank=0&world_size=2``), as torch reads them."""
+    q = dict(kv.split("=", 1) for kv in query.split("&") if "=" in kv)
+    if rank == -1 and "rank" in q:
+        rank = int(q["rank"])
+    if world_size == -1 and "world_size" in q:
+        world_size = int(q["world_size"])
+    if rank == -1:
+        raise ValueError(f"Error initializing torch.distributed using {scheme}:// rendezvous: rank parameter missing")
+    if world_size == -1:
+        raise ValueError(f"Error initializing torch.distributed using {scheme}:// rendezvous: world size "
+                         f"parameter missing")
+    return rank, world_size
+
+
 def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1, store=None,
                        group_name="", pg_options=None, device_id=None):
     """Join the default process group: rank ``rank`` of ``world_size`` processes, rendezvous at
-    ``init_method`` (``env://``: MASTER_ADDR/MASTER_PORT/RANK/WORLD_SIZE; ``tcp://host:port``).
+    ``init_method`` (``env://``: MASTER_ADDR/MASTER_PORT/RANK/WORLD_SIZE; ``tcp://host:port``;
+    ``file:///shared/path``: rank 0 writes its address to a new file that the others read).
 
     With one process and no environment it makes a group of one. See ``ProcessGroup`` for an example.
     """
@@ -169,13 +187,14 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
             _env_int("MASTER_ADDR")
         if world_size > 1 and port is None:
             _env_int("MASTER_PORT")
-    elif init_method.startswith("tcp://"):
-        hostport = init_method[len("tcp://"):].split("?")[0]
-        addr, _, port = hostport.rpartition(":")
-        if world_size == -1 or rank == -1:
-            raise ValueError("rank and world_size must be given with a tcp:// init_method")
-    elif init_method.startswith("file://"):
-        raise NotImplementedError("torchlike.distributed supports env:// and tcp:// rendezvous, not file://")
+    elif init_method.startswith(("tcp://", "file://")):
+        scheme, _, rest = init_method.partition("://")
+        where, _, query = rest.partition("?")
+        rank, world_size = _url_rank_world(scheme, query, rank, world_size)
+        if scheme == "tcp":
+            addr, _, port = where.rpartition(":")
+        else:
+            addr, port = _rendezvous.through_file(where, rank, world_size, timeout.total_seconds())
     else:
         raise ValueError(f"No rendezvous handler for {init_method.split(':')[0]}://")
     if not 0 <= rank < world_size:
