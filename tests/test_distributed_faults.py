@@ -74,3 +74,15 @@ def test_file_init_method_with_spawn_matches_torch():
 def test_url_init_method_missing_rank_or_world_raises_like_torch(scheme, kw):
     from conftest import raises_like_torch
     raises_like_torch(lambda m: m.distributed.init_process_group("gloo", init_method=scheme, **kw))
+
+
+def test_importing_torchlike_starts_no_jax_backend():
+    """jax.distributed can only start before JAX's first computation: importing torchlike (and its
+    distributed, nn, optim and data packages) must not compute anything."""
+    code = ("import torchlike, torchlike.distributed, torchlike.nn, torchlike.optim, torchlike.utils.data\n"
+            "from jax._src import xla_bridge\n"
+            "print(len(xla_bridge._backends))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, JAX_PLATFORMS="cpu"))
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "0"
