@@ -21,7 +21,7 @@ import sys
 import types
 import warnings
 
-from . import _worker
+from . import _worker, _worker_start
 from ._collate import default_collate, default_convert
 from ._worker import ExceptionWrapper, get_worker_info, MP_STATUS_CHECK_INTERVAL
 from .dataset import IterableDataset
@@ -188,6 +188,8 @@ class DataLoader:
         self._IterableDataset_len_called = None  # set by len(): lets iterators warn when a dataset overruns
         self._iterator = None  # the reused iterator when persistent_workers=True
         self.check_worker_number_rationality()
+        if num_workers > 0 and multiprocessing_context is None:
+            _worker_start.warm_up()  # the workers' fork server imports JAX while the caller goes on
 
     # ---- attributes ------------------------------------------------------------------------------
     @property
@@ -367,7 +369,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._shutdown = False
         self._workers, self._index_queues, self._stopped = [], [], set()
         self._active = []
-        ctx = loader.multiprocessing_context or multiprocessing.get_context("spawn")
+        ctx = loader.multiprocessing_context or _worker_start.default_context()
         unguarded = _main_is_unguarded_script()
         blob = _pickle_worker_args(loader.dataset, self._collate_fn, loader.worker_init_fn, ctx, unguarded)
         self._results = ctx.Queue()
@@ -597,9 +599,8 @@ def _pickle_worker_args(dataset, collate_fn, worker_init_fn, ctx, by_value=False
 def _start_on_cpu(w, without_main=False):
     # workers produce host data: keep each child's JAX on the CPU backend so it neither initialises
     # nor reserves memory on the accelerator the main process is using
-    saved = {k: os.environ.get(k) for k in ("JAX_PLATFORMS", "XLA_PYTHON_CLIENT_PREALLOCATE")}
-    os.environ["JAX_PLATFORMS"] = "cpu"
-    os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
+    saved = {k: os.environ.get(k) for k in _worker_start.WORKER_ENV}
+    os.environ.update(_worker_start.WORKER_ENV)
     main = sys.modules.get("__main__")
     if without_main:  # an unguarded script: spawn's child must not re-run it (it would start workers again)
         sys.modules["__main__"] = types.ModuleType("__main__")
