@@ -1,11 +1,13 @@
-"""How DataLoader workers are started: from a private fork server that has already imported JAX.
+"""How DataLoader workers are started: from a private fork server that has already imported torchlike.
 
 Each worker is still a fresh process per epoch (``persistent_workers=False``), exactly as with ``spawn``:
 it imports the main module as ``__mp_main__``, unpickles its own copy of the dataset, and its module
 state starts clean. What changes is where the process comes from: instead of a bare interpreter that
-must import numpy and JAX (over half of a worker's start-up), it is forked from a server process that
-imported them once and never initialised a JAX backend, so forking it is safe (JAX's own fork check only
-objects once a backend exists). The server runs with ``JAX_PLATFORMS=cpu`` like every worker.
+must import numpy, JAX and torchlike (nearly all of a worker's start-up), it is forked from a server
+process that imported them once and never started a JAX backend (``_forkserver_boot.py``), so forking it
+is safe (JAX's own fork check only objects once a backend exists); each child reseeds numpy and
+torchlike's default generator from the OS, as a fresh process would be. The server runs with
+``JAX_PLATFORMS=cpu`` like every worker.
 
 A forked child would inherit the server's environment; instead each child first takes the main
 process's current ``os.environ`` (before it imports the main module, as a spawned child would). Variables
@@ -16,20 +18,24 @@ spawned as before.
 """
 from __future__ import annotations
 
+import atexit
 import io
+import json
 import multiprocessing
 import os
+import shutil
+import sys
+import tempfile
+import time
 from multiprocessing import context as _context, forkserver as _forkserver, popen_forkserver as _popen_fs
 from multiprocessing import spawn as _spawn, util as _util
 
 __all__ = []
 
-# the modules every torchlike worker imports first; none of them creates a JAX backend
-_PRELOAD = ["numpy", "jax", "jax.numpy", "jax.scipy.special", "jax.nn", "jax.random", "jax.lax"]
 # what every worker's environment carries (workers make host data; see dataloader._start_on_cpu)
 WORKER_ENV = {"JAX_PLATFORMS": "cpu", "XLA_PYTHON_CLIENT_PREALLOCATE": "false"}
 # environment variables consumed at interpreter start or while the server imports _PRELOAD
-_STARTUP_PREFIXES = ("JAX_", "XLA_", "TF_", "PYTHON", "LD_", "OMP_", "MKL_", "OPENBLAS_", "NUMPY_", "CUDA_",
+_STARTUP_PREFIXES = ("JAX_", "XLA_", "TF_", "PYTHON", "TORCHLIKE", "TORCH_", "LD_", "OMP_", "MKL_", "OPENBLAS_", "NUMPY_", "CUDA_",
                      "TPU_", "GOTO_", "BLIS_", "VECLIB_", "NUMEXPR_")
 
 
@@ -37,30 +43,64 @@ def _startup_env():
     return {k: v for k, v in os.environ.items() if k.startswith(_STARTUP_PREFIXES)}
 
 
+class _RunBootScript(list):
+    """The server's preload list. multiprocessing writes it into the server's command line with ``repr``
+    (``main(fd, fd, <preload>, ...)``); this one's repr runs ``_forkserver_boot.py`` first (by path, so
+    torchlike's package is imported by the script itself, under its patch) and then preloads nothing."""
+
+    def __repr__(self):
+        boot = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_forkserver_boot.py")
+        return f"(__import__('runpy').run_path({boot!r}, run_name='__torchlike_forkserver_boot__'), [])[1]"
+
+
 class _Server(_forkserver.ForkServer):
     def __init__(self):
         super().__init__()
-        self.set_forkserver_preload(list(_PRELOAD))
-        self.env = None  # the environment the running server was started with
+        self.set_forkserver_preload(_RunBootScript(["_forkserver_boot.py"]))
+        self.env = None  # the startup variables the running server was started with
+        self.status = None  # "ok" once the boot script imported torchlike without a JAX backend
+        self.status_path = None
 
     def start(self):
-        """Start the server (in the background: it imports its modules while the caller goes on)."""
+        """Start the server. It imports torchlike in the background while the caller goes on."""
+        folder = tempfile.mkdtemp(prefix="torchlike-forkserver-")
+        atexit.register(shutil.rmtree, folder, True)
+        self.status_path = os.path.join(folder, "status")
+        extra = {"TORCHLIKE_FORKSERVER_SYS_PATH": json.dumps([p for p in sys.path if isinstance(p, str)]),
+                 "TORCHLIKE_FORKSERVER_STATUS": self.status_path}
         with _WorkerEnv():
             env = _startup_env()
+        with _WorkerEnv(extra):
             self.ensure_running()
-        if self.env is None:
-            self.env = env
+        self.env = env
+
+    def ready(self, wait=300.0):
+        """Whether the server booted fine (waits for its report)."""
+        deadline = time.monotonic() + wait
+        while self.status is None:
+            try:
+                with open(self.status_path) as f:
+                    self.status = f.read()
+            except OSError:
+                if time.monotonic() > deadline:
+                    self.status = "no report"
+                else:
+                    time.sleep(0.005)
+        return self.status == "ok"
 
 
 _SERVER = _Server()
 
 
 class _WorkerEnv:
-    """``os.environ`` with the worker overrides applied, for the duration of a ``with`` block."""
+    """``os.environ`` with the worker overrides (and ``extra``) applied, for a ``with`` block."""
+
+    def __init__(self, extra=None):
+        self.values = {**WORKER_ENV, **(extra or {})}
 
     def __enter__(self):
-        self.saved = {k: os.environ.get(k) for k in WORKER_ENV}
-        os.environ.update(WORKER_ENV)
+        self.saved = {k: os.environ.get(k) for k in self.values}
+        os.environ.update(self.values)
 
     def __exit__(self, *exc):
         for k, v in self.saved.items():
@@ -136,6 +176,6 @@ def default_context():
             env = _startup_env()
         if _SERVER.env is None:
             warm_up()
-        if _SERVER.env == env:
+        if _SERVER.env == env and _SERVER.ready():
             return _CONTEXT
     return multiprocessing.get_context("spawn")
