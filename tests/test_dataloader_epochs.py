@@ -150,3 +150,46 @@ def test_fork_server_workers_are_children_of_the_server():
     finally:
         del os.environ["JAX_TORCHLIKE_TEST_ENV_CHANGED"]
     assert _worker_start.default_context() is ctx
+
+
+Point = __import__("collections").namedtuple("Point", ["x", "y"])
+
+
+class MixedDS:
+    """Samples mixing every container and leaf type default_collate handles."""
+
+    def __init__(self, lib):
+        self.lib = lib
+
+    def __len__(self):
+        return 7
+
+    def __getitem__(self, i):
+        import numpy as np
+        t = _lib(self.lib)
+        return {"t": t.full((2,), float(i)), "pair": (i, float(i) / 2), "list": [t.tensor(i), "s%d" % i],
+                "point": Point(np.array([i, i + 1], dtype=np.int16), np.float32(i)), "name": f"item{i}",
+                "flag": bool(i % 2)}
+
+
+def _describe(batch):
+    """A library-neutral description: container types, tensor dtypes and values."""
+    if type(batch).__name__ == "Tensor":
+        return ("Tensor", str(batch.dtype), tuple(batch.shape), batch.tolist())
+    if isinstance(batch, dict):
+        return ("dict", {k: _describe(v) for k, v in batch.items()})
+    if isinstance(batch, (list, tuple)):
+        return (type(batch).__name__, [_describe(v) for v in batch])
+    return (type(batch).__name__, batch)
+
+
+def test_worker_batches_match_torch():
+    torch = pytest.importorskip("torch")
+    got = []
+    for lib in (torchlike, torch):
+        loader = lib.utils.data.DataLoader(MixedDS(lib.__name__), batch_size=3, shuffle=True, num_workers=2,
+                                           drop_last=True, timeout=120, pin_memory=False,
+                                           generator=lib.Generator().manual_seed(3))
+        got.append([_describe(b) for b in loader])
+    assert got[0] == got[1]
+    assert len(got[0]) == 2  # drop_last dropped the partial batch

@@ -1,8 +1,10 @@
 """DataLoader (torch.utils.data.dataloader): batching, sampling, and multi-process loading.
 
-Worker processes are started with ``spawn`` by default, never ``fork``: JAX's runtime is multithreaded
-and any JAX computation in a forked child hangs. Workers run on JAX's CPU backend
-(``JAX_PLATFORMS=cpu``) and send batches back as numpy arrays; see ``_worker.py``.
+Worker processes are never forked from the main process: JAX's runtime is multithreaded and any JAX
+computation in a forked child hangs. By default each worker is forked from a private fork server that
+imported torchlike without starting a JAX backend (``_worker_start.py``): a fresh process per worker per
+epoch, as with ``spawn``, without paying the imports again; ``spawn`` is the fallback. Workers run on
+JAX's CPU backend (``JAX_PLATFORMS=cpu``) and send batches back as numpy arrays; see ``_worker.py``.
 
 Layout: ``DataLoader`` only validates options and decides *what* to index (sampler / batch sampler);
 an iterator object made per epoch (or once, with persistent workers) decides *where* the indexing runs:
@@ -139,7 +141,8 @@ class DataLoader:
     """Iterate a dataset in (shuffled, collated) batches, optionally with worker processes.
 
     Arguments and behaviour follow ``torch.utils.data.DataLoader``. ``num_workers > 0`` starts real
-    processes with the ``spawn`` start method: datasets, ``collate_fn`` and ``worker_init_fn`` must be
+    processes, fresh ones every epoch unless ``persistent_workers=True`` (forked from a server that has
+    already imported torchlike, else spawned): datasets, ``collate_fn`` and ``worker_init_fn`` must be
     picklable (cloudpickle covers lambdas and local functions); a script without an
     ``if __name__ == "__main__":`` guard is not re-run by the workers (its objects travel by value), as
     under torch's fork. ``pin_memory`` is accepted and has no effect.
