@@ -150,6 +150,13 @@ def test_fork_server_workers_are_children_of_the_server():
     finally:
         del os.environ["JAX_TORCHLIKE_TEST_ENV_CHANGED"]
     assert _worker_start.default_context() is ctx
+    # a server whose boot reported a problem (e.g. a JAX backend started while importing) is never used
+    status = _worker_start._SERVER.status
+    _worker_start._SERVER.status = "importing torchlike started a JAX backend"
+    try:
+        assert _worker_start.default_context().get_start_method() == "spawn"
+    finally:
+        _worker_start._SERVER.status = status
 
 
 Point = __import__("collections").namedtuple("Point", ["x", "y"])

@@ -84,9 +84,25 @@ class _Server(_forkserver.ForkServer):
             except OSError:
                 if time.monotonic() > deadline:
                     self.status = "no report"
+                elif self._exited():
+                    self.status = _read(self.status_path) or "exited without a report"
                 else:
                     time.sleep(0.005)
         return self.status == "ok"
+
+    def _exited(self):
+        try:
+            return os.waitpid(self._forkserver_pid, os.WNOHANG)[0] != 0
+        except ChildProcessError:
+            return True
+
+
+def _read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
 
 
 _SERVER = _Server()
