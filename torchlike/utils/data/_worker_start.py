@@ -27,8 +27,13 @@ import shutil
 import sys
 import tempfile
 import time
-from multiprocessing import context as _context, forkserver as _forkserver, popen_forkserver as _popen_fs
+from multiprocessing import context as _context, forkserver as _forkserver
 from multiprocessing import spawn as _spawn, util as _util
+
+try:  # absent where file descriptors cannot be sent between processes (Windows): workers are spawned
+    from multiprocessing import popen_forkserver as _popen_fs
+except ImportError:
+    _popen_fs = None
 
 __all__ = []
 
@@ -137,7 +142,7 @@ class _Environ:
         return (exec, ("import os\nos.environ.clear()\nos.environ.update(E)", {"E": self.env}))
 
 
-class _Popen(_popen_fs.Popen):
+class _Popen(_popen_fs.Popen if _popen_fs is not None else object):
     """multiprocessing's forkserver Popen, asking our server instead of the module-wide one."""
 
     def _launch(self, process_obj):
@@ -172,7 +177,7 @@ _CONTEXT = _Context()
 
 
 def _available():
-    return _context.reduction.HAVE_SEND_HANDLE and "forkserver" in multiprocessing.get_all_start_methods()
+    return _popen_fs is not None and _context.reduction.HAVE_SEND_HANDLE and "forkserver" in multiprocessing.get_all_start_methods()
 
 
 def warm_up():
