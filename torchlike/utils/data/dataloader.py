@@ -1,8 +1,10 @@
 """DataLoader (torch.utils.data.dataloader): batching, sampling, and multi-process loading.
 
-Worker processes are started with ``spawn`` by default, never ``fork``: JAX's runtime is multithreaded
-and any JAX computation in a forked child hangs. Workers run on JAX's CPU backend
-(``JAX_PLATFORMS=cpu``) and send batches back as numpy arrays; see ``_worker.py``.
+Worker processes are never forked from the main process: JAX's runtime is multithreaded and any JAX
+computation in a forked child hangs. By default each worker is forked from a private fork server that
+imported torchlike without starting a JAX backend (``_worker_start.py``): a fresh process per worker per
+epoch, as with ``spawn``, without paying the imports again; ``spawn`` is the fallback. Workers run on
+JAX's CPU backend (``JAX_PLATFORMS=cpu``) and send batches back as numpy arrays; see ``_worker.py``.
 
 Layout: ``DataLoader`` only validates options and decides *what* to index (sampler / batch sampler);
 an iterator object made per epoch (or once, with persistent workers) decides *where* the indexing runs:
@@ -21,7 +23,7 @@ import sys
 import types
 import warnings
 
-from . import _worker
+from . import _worker, _worker_start
 from ._collate import default_collate, default_convert
 from ._worker import ExceptionWrapper, get_worker_info, MP_STATUS_CHECK_INTERVAL
 from .dataset import IterableDataset
@@ -139,7 +141,8 @@ class DataLoader:
     """Iterate a dataset in (shuffled, collated) batches, optionally with worker processes.
 
     Arguments and behaviour follow ``torch.utils.data.DataLoader``. ``num_workers > 0`` starts real
-    processes with the ``spawn`` start method: datasets, ``collate_fn`` and ``worker_init_fn`` must be
+    processes, fresh ones every epoch unless ``persistent_workers=True`` (forked from a server that has
+    already imported torchlike, else spawned): datasets, ``collate_fn`` and ``worker_init_fn`` must be
     picklable (cloudpickle covers lambdas and local functions); a script without an
     ``if __name__ == "__main__":`` guard is not re-run by the workers (its objects travel by value), as
     under torch's fork. ``pin_memory`` is accepted and has no effect.
@@ -188,6 +191,8 @@ class DataLoader:
         self._IterableDataset_len_called = None  # set by len(): lets iterators warn when a dataset overruns
         self._iterator = None  # the reused iterator when persistent_workers=True
         self.check_worker_number_rationality()
+        if num_workers > 0 and multiprocessing_context is None:
+            _worker_start.warm_up()  # the workers' fork server imports JAX while the caller goes on
 
     # ---- attributes ------------------------------------------------------------------------------
     @property
@@ -367,7 +372,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._shutdown = False
         self._workers, self._index_queues, self._stopped = [], [], set()
         self._active = []
-        ctx = loader.multiprocessing_context or multiprocessing.get_context("spawn")
+        ctx = loader.multiprocessing_context or _worker_start.default_context()
         unguarded = _main_is_unguarded_script()
         blob = _pickle_worker_args(loader.dataset, self._collate_fn, loader.worker_init_fn, ctx, unguarded)
         self._results = ctx.Queue()
@@ -597,9 +602,8 @@ def _pickle_worker_args(dataset, collate_fn, worker_init_fn, ctx, by_value=False
 def _start_on_cpu(w, without_main=False):
     # workers produce host data: keep each child's JAX on the CPU backend so it neither initialises
     # nor reserves memory on the accelerator the main process is using
-    saved = {k: os.environ.get(k) for k in ("JAX_PLATFORMS", "XLA_PYTHON_CLIENT_PREALLOCATE")}
-    os.environ["JAX_PLATFORMS"] = "cpu"
-    os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
+    saved = {k: os.environ.get(k) for k in _worker_start.WORKER_ENV}
+    os.environ.update(_worker_start.WORKER_ENV)
     main = sys.modules.get("__main__")
     if without_main:  # an unguarded script: spawn's child must not re-run it (it would start workers again)
         sys.modules["__main__"] = types.ModuleType("__main__")
