@@ -1,8 +1,8 @@
 """Run (as a script) by the DataLoader workers' fork server before it serves: import torchlike without
 starting a JAX backend, so that forking the server stays safe and workers start with torchlike loaded.
 
-Importing torchlike creates ``default_generator``, whose JAX key would start the CPU backend; while
-importing, ``jax.random.PRNGKey`` is replaced by the same threefry seeding done on the host. Each forked
+Importing torchlike computes nothing on a JAX backend (``default_generator``'s key is built on the host),
+so the server checks that no backend started. Each forked
 child then reseeds numpy's global state and ``default_generator`` from the OS (as a freshly spawned
 process would have) before it does anything else. The result ("ok" or why not) is written to the file
 named by ``TORCHLIKE_FORKSERVER_STATUS``; the main process uses the server only after reading "ok".
@@ -10,12 +10,6 @@ named by ``TORCHLIKE_FORKSERVER_STATUS``; the main process uses the server only 
 import json
 import os
 import sys
-
-
-def _host_threefry_key(seed):
-    import numpy as np
-    s = int(seed)
-    return np.array([(s >> 32) & 0xFFFFFFFF, s & 0xFFFFFFFF], np.uint32)
 
 
 def _reseed_child():
@@ -29,18 +23,11 @@ def _boot():
     for entry in json.loads(os.environ.get("TORCHLIKE_FORKSERVER_SYS_PATH", "[]")):
         if entry not in sys.path:
             sys.path.append(entry)
-    import jax
     from jax._src import xla_bridge
-    if jax.config.jax_default_prng_impl != "threefry2x32":
-        return "a non-default PRNG implementation"
-    real = jax.random.PRNGKey
-    jax.random.PRNGKey = _host_threefry_key
     try:
-        import torchlike  # noqa: F401
+        import torchlike  # noqa: F401  (builds its generator's key on the host: no backend starts)
     except Exception as e:
         return f"importing torchlike failed: {type(e).__name__}: {e}"
-    finally:
-        jax.random.PRNGKey = real
     if xla_bridge._backends:
         return "importing torchlike started a JAX backend"
     os.register_at_fork(after_in_child=_reseed_child)
