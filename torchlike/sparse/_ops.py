@@ -457,7 +457,7 @@ def add(a, b, alpha=1):
     t = make_sparse(_idx_tensor(ii, a.device), cat([a._vals, bv.to(a.dtype) if bv.dtype is not a.dtype else bv]),
                     a._size, sparse_coo, False)
     t._np_idx = ii
-    return coalesce(t)
+    return coalesce(t) if a._co and b._co else t  # torch: coalesced only when both operands are
 
 
 def mul(a, b):

@@ -30,7 +30,7 @@ def unsupported(op, backend="SparseCPU", exc=NotImplementedError):
                f"the operator doesn't exist for this backend. ({_DOCS}.)")
 
 
-_WRAPPERS = frozenset(("op", "wrapper", "inplace", "_run", "dispatch", "fn", "f", "public", "impl", "inner",
+_WRAPPERS = frozenset(("op", "wrapper", "checked", "inplace", "_run", "dispatch", "fn", "f", "public", "impl", "inner",
                        "guarded"))
 
 
