@@ -250,6 +250,8 @@ def to_dense(x, dtype=None, *, masked_grad=None):
     if not isinstance(x, SparseTensor):
         return x if dtype is None else x.to(dtype)
     v = x._vals if dtype is None else x._vals.to(dtype)
+    if v.dtype is _dtype.bool:  # duplicates of a bool tensor combine with "or"
+        return to_dense(_with_values(x, v.to(_dtype.int64))) != 0
     return dispatch(_scatter_dense, (x._idx, v), (("shape", tuple(x._size)),), name="ToDenseBackward0")
 
 
@@ -363,6 +365,8 @@ def sum(x, dim=None, dtype=None):
     v = x._vals if dtype is None else x._vals.to(dtype)
     if dim is None:
         return v.sum()
+    x = coalesce(x) if x._lay is sparse_coo else x  # torch reduces the coalesced tensor
+    v = x._vals if dtype is None else x._vals.to(dtype)
     dims = sorted({_wrap(d, x.ndim) for d in ((dim,) if isinstance(dim, numbers.Integral) else dim)})
     sd = x.sparse_dim()
     dense_axes = [d - sd + 1 for d in dims if d >= sd]
@@ -461,12 +465,15 @@ def add(a, b, alpha=1):
 
 
 def mul(a, b):
-    """Sparse times a scalar (same pattern) or times a dense tensor of the same shape (sparse result)."""
+    """Sparse times a scalar (same pattern) or times a dense tensor broadcastable to its shape (sparse result)."""
     if isinstance(a, SparseTensor) and isinstance(b, SparseTensor):
         raise unsupported("mul (of two sparse tensors)")
     s, o = (a, b) if isinstance(a, SparseTensor) else (b, a)
     if not isinstance(o, Tensor) or o.ndim == 0:
         return _with_values(s, s._vals * o)
+    if tuple(o.shape) != tuple(s.shape) and o.ndim <= s.ndim and all(
+            k == 1 or k == n for k, n in zip(o.shape[::-1], s.shape[::-1])):
+        o = o.expand(tuple(s.shape))  # a dense factor broadcast to the sparse shape (a row/column scaling)
     if tuple(o.shape) != tuple(s.shape):
         raise RuntimeError(f"mul: expected 'self' and 'other' to have same sizes, but {list(s.shape)} != "
                            f"{list(o.shape)}")
