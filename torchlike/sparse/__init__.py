@@ -216,9 +216,11 @@ for _n in _VALUEWISE:
 
 # torch namespace functions that retry on a sparse operand (its method, or a dense-first form)
 _ROUTED = frozenset(n for n in list(_METHODS) + list(_VALUEWISE) + list(_functions.DENSE_FIRST) +
-                    ["cat", "concat", "concatenate", "stack", "clone", "neg", "softmax", "log_softmax"]
+                    ["cat", "concat", "concatenate", "stack", "clone", "neg"]
                     if not n.startswith("_") and not n.endswith("_"))
-_DENSE_METHODS = ("add", "sub", "mul", "mm", "matmul", "add_", "sub_", "addmm")
+# in-place only: the table's methods must stay the table's functions (tests/test_registry.py), so
+# ``dense.add(sparse)`` is not routed (``torch.add(dense, sparse)``, ``dense + sparse`` and ``dense @ sparse`` are)
+_DENSE_METHODS = ("add_", "sub_")
 
 
 def _to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
@@ -266,7 +268,7 @@ def _install(torch_ns):
         dense = getattr(torch_ns, name, None)
         if callable(dense) and getattr(dense, "__module__", "").startswith("torchlike._ops"):
             setattr(torch_ns, name, _functions.route(name, dense))
-    for name in _DENSE_METHODS:  # dense.add(sparse), dense += sparse, dense.mm(sparse), ...
+    for name in _DENSE_METHODS:  # dense += sparse, dense.sub_(sparse)
         setattr(Tensor, name, _functions.route(name, vars(Tensor)[name]))
     torch_ns.smm, torch_ns.hspmm, torch_ns.sspaddmm = _functions.smm, _functions.hspmm, _functions.sspaddmm
     torch_ns.spmm = spmm
