@@ -19,7 +19,9 @@ import warnings
 from .. import _dtype
 from .._missing import module_getattr
 from ..tensor import Tensor
-from . import _functions, _ops
+from . import _compressed, _functions, _ops
+from .._layout import sparse_bsc, sparse_bsr, sparse_csc
+from ._compressed import sparse_bsc_tensor, sparse_bsr_tensor, sparse_compressed_tensor, sparse_csc_tensor
 from ._ops import coalesce, log_softmax, softmax, sparse_coo_tensor, sparse_csr_tensor, sum, to_dense, to_sparse
 from ._tensor import SparseTensor, unsupported
 
@@ -169,6 +171,11 @@ def _binop(fn):
 _METHODS = {
     "to_dense": to_dense, "to_sparse": to_sparse, "to_sparse_coo": lambda self: to_sparse(self),
     "to_sparse_csr": _ops.to_sparse_csr, "coalesce": coalesce, "t": _t,
+    "to_sparse_csc": lambda self, dense_dim=None: _compressed.to_compressed(self, sparse_csc, None, dense_dim),
+    "to_sparse_bsr": lambda self, blocksize, dense_dim=None: _compressed.to_compressed(self, sparse_bsr, blocksize,
+                                                                                       dense_dim),
+    "to_sparse_bsc": lambda self, blocksize, dense_dim=None: _compressed.to_compressed(self, sparse_bsc, blocksize,
+                                                                                       dense_dim),
     "transpose": lambda self, d0, d1: _ops.transpose(self, d0, d1), "mm": _ops.mm, "matmul": _matmul,
     "sum": _sparse_sum, "add": _ops.add, "sub": _sub, "mul": _functions.mul, "div": _functions.div,
     "true_divide": _functions.div, "select": _functions.select, "index_select": _functions.index_select,
@@ -262,6 +269,8 @@ def _to_dense(self, dtype=None, *, masked_grad=None):
 def _install(torch_ns):
     """Give dense Tensors their sparse conversions and let torch.mm/matmul/spmm take a sparse operand."""
     Tensor.to_sparse, Tensor.to_sparse_coo, Tensor.to_sparse_csr = _to_sparse, _to_sparse_coo, _ops.to_sparse_csr
+    for name in ("to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc"):
+        setattr(Tensor, name, _METHODS[name])
     Tensor.to_dense = _to_dense
     Tensor.is_sparse_csr = False
     for name in sorted(_ROUTED):
@@ -274,3 +283,5 @@ def _install(torch_ns):
     torch_ns.spmm = spmm
     torch_ns.sparse_coo_tensor = sparse_coo_tensor
     torch_ns.sparse_csr_tensor = sparse_csr_tensor
+    torch_ns.sparse_csc_tensor, torch_ns.sparse_bsr_tensor = sparse_csc_tensor, sparse_bsr_tensor
+    torch_ns.sparse_bsc_tensor, torch_ns.sparse_compressed_tensor = sparse_bsc_tensor, sparse_compressed_tensor
