@@ -123,6 +123,9 @@ FUNCTIONS = {
     "Tensor.to_dense(s)": lambda L: L.Tensor.to_dense(sp(L)),
     "s.to_dense()": lambda L: sp(L).to_dense(),
     "sparse.softmax(s, 1)": lambda L: L.sparse.softmax(sp(L), 1),
+    "zeros_like(s)": lambda L: L.zeros_like(sp(L)),
+    "empty_like(h, dtype)": lambda L: L.empty_like(sp(L, hybrid=True), dtype=L.float64),
+    "zeros_like(d)": lambda L: L.zeros_like(dn(L)),
 }
 
 
@@ -200,7 +203,7 @@ NO_KERNEL = {  # torch has no sparse kernel: NotImplementedError naming the op
     "exp": lambda L: L.exp(sp(L)), "mean": lambda L: L.mean(sp(L)), "max": lambda L: L.max(sp(L)),
     "_softmax": lambda L: sp(L).softmax(1), "_log_softmax": lambda L: sp(L).log_softmax(1),
     "eq": lambda L: L.eq(sp(L), sp(L)), "where": lambda L: L.where(dn(L) > 0, sp(L), dn(L)),
-    "as_strided": lambda L: sp(L)[1:],
+    "as_strided": lambda L: sp(L)[1:], "fill_.Scalar": lambda L: L.ones_like(sp(L)),
 }
 
 

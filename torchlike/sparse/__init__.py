@@ -280,6 +280,8 @@ def _install(torch_ns):
     for name in _DENSE_METHODS:  # dense += sparse, dense.sub_(sparse)
         setattr(Tensor, name, _functions.route(name, vars(Tensor)[name]))
     torch_ns.smm, torch_ns.hspmm, torch_ns.sspaddmm = _functions.smm, _functions.hspmm, _functions.sspaddmm
+    for name in ("zeros_like", "empty_like", "ones_like", "full_like"):
+        setattr(torch_ns, name, _functions.like(name, getattr(torch_ns, name)))
     torch_ns.spmm = spmm
     torch_ns.sparse_coo_tensor = sparse_coo_tensor
     torch_ns.sparse_csr_tensor = sparse_csr_tensor

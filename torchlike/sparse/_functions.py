@@ -23,7 +23,7 @@ from ._ops import _gather, _idx_tensor, _linear, _with_values, _wrap, coalesce, 
 from ._tensor import SparseTensor, unsupported
 
 __all__ = ["select", "index_select", "getitem", "cat", "stack", "unsqueeze", "smm", "hspmm", "sspaddmm", "addmm",
-           "mv", "bmm", "norm", "mul", "div", "route"]
+           "mv", "bmm", "norm", "mul", "div", "route", "like"]
 
 
 def _sparse_from(x, ii, vals, size, coalesced):
@@ -338,5 +338,27 @@ def route(name, dense):
         if "input" in kwargs and args == ():
             args = (kwargs.pop("input"),)
         return impl(*args, **kwargs)
+    functools.update_wrapper(op, dense)
+    return op
+
+
+def like(name, dense):
+    """torch.zeros_like / empty_like of a sparse tensor: an empty sparse tensor of its size and layout (COO);
+    ones_like / full_like: torch's "no sparse kernel" error (they would fill every element)."""
+    def op(input, *args, **kwargs):
+        if type(input) is not SparseTensor:
+            return dense(input, *args, **kwargs)
+        if name in ("ones_like", "full_like"):
+            raise unsupported("fill_.Scalar", "SparseCPU" if input._lay is sparse_coo else "SparseCsrCPU")
+        if input._lay is not sparse_coo:
+            raise unsupported(f"{name} (of a compressed sparse tensor)", "SparseCsrCPU")
+        dtype, device = kwargs.get("dtype") or input.dtype, kwargs.get("device") or input.device
+        vals = dense(input._vals[:0], dtype=dtype, device=device)
+        t = make_sparse(_idx_tensor(np.zeros((input.sparse_dim(), 0), np.int64), vals.device), vals, input._size,
+                        sparse_coo, True)
+        t._np_idx = np.zeros((input.sparse_dim(), 0), np.int64)
+        if kwargs.get("requires_grad"):
+            t.requires_grad_()
+        return t
     functools.update_wrapper(op, dense)
     return op
