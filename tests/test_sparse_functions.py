@@ -254,3 +254,24 @@ def test_gcn_layer_with_function_forms_trains_like_torch():
         return loss, w
     for o, t in zip(run(torchlike), run(torch)):
         same(o, t)
+
+
+def test_gcn_normalisation_idiom_from_scipy_style_arrays_matches_torch():
+    """adj from numpy (row, col, data) arrays + self loops, D^-1/2 A D^-1/2 by broadcast multiplication,
+    torch.sparse.mm / torch.spmm / @ with adj and adj.t(), gradients into a Parameter."""
+    row, col = np.array([0, 1, 2, 3, 0, 2]), np.array([1, 0, 3, 2, 2, 0])
+    x0 = RNG.standard_normal((4, 3)).astype(np.float32)
+    w0 = RNG.standard_normal((3, 2)).astype(np.float32)
+
+    def run(L):
+        adj = L.sparse_coo_tensor(np.vstack((row, col)), np.ones(6, np.float32), (4, 4))
+        adj = adj + L.sparse_coo_tensor(np.vstack((np.arange(4), np.arange(4))), np.ones(4, np.float32), (4, 4))
+        dinv = L.sparse.sum(adj, dim=1).to_dense().pow(-0.5)
+        adj = adj * dinv.view(-1, 1) * dinv.view(1, -1)
+        w = L.nn.Parameter(L.from_numpy(w0.copy()))
+        h = L.sparse.mm(adj, L.from_numpy(x0.copy()) @ w)
+        out = L.spmm(adj.t(), h) + adj @ h
+        (out ** 2).sum().backward()
+        return adj, out, w.grad
+    for o, t in zip(run(torchlike), run(torch)):
+        same(o, t)
