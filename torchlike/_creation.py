@@ -199,6 +199,15 @@ def _size(size):
     return tuple(out)
 
 
+def _size_arg(name, args, size):
+    """The sizes of ``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))`` (torch accepts all three)."""
+    if size is None:
+        return args
+    if args:
+        raise TypeError(f"{name}() got multiple values for argument 'size'")
+    return (size,)
+
+
 def _filled(size, value, dtype, device, requires_grad):
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
     dev = canonical(device)
@@ -208,24 +217,27 @@ def _filled(size, value, dtype, device, requires_grad):
     return _finish(x, dev, requires_grad)
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     """A tensor of zeros. ``torchlike.zeros(2, 3)`` or ``zeros((2, 3))``."""
+    size = _size_arg("zeros", args, size)
     if any(isinstance(s, (int, np.integer)) and s < 0 for s in (size[0] if len(size) == 1 and isinstance(
             size[0], (tuple, list)) else size)):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _out(_filled(_size(size), 0, dtype, device, requires_grad), out)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+def ones(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
          memory_format=None):
     """A tensor of ones."""
+    size = _size_arg("ones", args, size)
     return _out(_filled(_size(size), 1, dtype, device, requires_grad), out)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     """An 'uninitialised' tensor (zeros: JAX has no uninitialised memory)."""
+    size = _size_arg("empty", args, size)
     return _out(_filled(_size(size), 0, dtype, device, requires_grad), out)
 
 

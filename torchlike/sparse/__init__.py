@@ -19,7 +19,9 @@ import warnings
 from .. import _dtype
 from .._missing import module_getattr
 from ..tensor import Tensor
-from . import _ops
+from . import _compressed, _functions, _ops
+from .._layout import sparse_bsc, sparse_bsr, sparse_csc
+from ._compressed import sparse_bsc_tensor, sparse_bsr_tensor, sparse_compressed_tensor, sparse_csc_tensor
 from ._ops import coalesce, log_softmax, softmax, sparse_coo_tensor, sparse_csr_tensor, sum, to_dense, to_sparse
 from ._tensor import SparseTensor, unsupported
 
@@ -169,17 +171,34 @@ def _binop(fn):
 _METHODS = {
     "to_dense": to_dense, "to_sparse": to_sparse, "to_sparse_coo": lambda self: to_sparse(self),
     "to_sparse_csr": _ops.to_sparse_csr, "coalesce": coalesce, "t": _t,
+    "to_sparse_csc": lambda self, dense_dim=None: _compressed.to_compressed(self, sparse_csc, None, dense_dim),
+    "to_sparse_bsr": lambda self, blocksize, dense_dim=None: _compressed.to_compressed(self, sparse_bsr, blocksize,
+                                                                                       dense_dim),
+    "to_sparse_bsc": lambda self, blocksize, dense_dim=None: _compressed.to_compressed(self, sparse_bsc, blocksize,
+                                                                                       dense_dim),
     "transpose": lambda self, d0, d1: _ops.transpose(self, d0, d1), "mm": _ops.mm, "matmul": _matmul,
-    "smm": None, "sum": _sparse_sum, "add": _ops.add, "sub": _sub, "mul": _ops.mul, "div": _ops.div,
+    "sum": _sparse_sum, "add": _ops.add, "sub": _sub, "mul": _functions.mul, "div": _functions.div,
+    "true_divide": _functions.div, "select": _functions.select, "index_select": _functions.index_select,
+    "__getitem__": _functions.getitem, "unsqueeze": _functions.unsqueeze, "smm": _functions.smm,
+    "hspmm": _functions.hspmm, "sspaddmm": _functions.sspaddmm, "addmm": _functions.addmm, "mv": _functions.mv,
+    "bmm": _functions.bmm, "norm": _functions.norm,
     "neg": lambda self: _ops.mul(self, -1), "__neg__": lambda self: _ops.mul(self, -1),
     "__matmul__": _binop(_matmul), "__rmatmul__": _binop(lambda self, o: _matmul(o, self)),
     "__add__": _binop(_ops.add), "__radd__": _binop(lambda self, o: _ops.add(o, self)),
     "__sub__": _binop(_sub), "__rsub__": _binop(_rsub),
-    "__mul__": _binop(_ops.mul), "__rmul__": _binop(_ops.mul),
-    "__truediv__": _binop(_ops.div), "__div__": _binop(_ops.div),
-    "softmax": lambda self, dim, dtype=None: softmax(self, dim, dtype),
-    "log_softmax": lambda self, dim, dtype=None: log_softmax(self, dim, dtype),
+    "__mul__": _binop(_functions.mul), "__rmul__": _binop(lambda self, o: _functions.mul(o, self)),
+    "__truediv__": _binop(_functions.div), "__div__": _binop(_functions.div),
 }
+
+
+def _no_kernel(op):
+    def method(self, *args, **kwargs):
+        raise unsupported(op, "SparseCsrCPU" if self.is_sparse_csr else "SparseCPU")
+    return method
+
+
+# torch has no sparse kernel behind these (torch.sparse.softmax is the sparse softmax)
+SparseTensor.softmax, SparseTensor.log_softmax = _no_kernel("_softmax"), _no_kernel("_log_softmax")
 for _n, _f in _METHODS.items():
     if _f is not None:
         setattr(SparseTensor, _n, _f)
@@ -187,7 +206,7 @@ for _n, _f in _METHODS.items():
 # zero-preserving value-wise ops: torch coalesces, then applies the op to the values
 _VALUEWISE = ("abs", "sqrt", "sin", "tan", "tanh", "asin", "atan", "sinh", "asinh", "atanh", "arcsin", "arctan",
               "relu", "sign", "sgn", "floor", "ceil", "round", "trunc", "expm1", "log1p", "square", "erf", "erfinv",
-              "frac", "deg2rad", "rad2deg", "signbit", "isnan", "isinf", "nan_to_num", "pow")
+              "frac", "deg2rad", "rad2deg", "signbit", "isnan", "isinf", "nan_to_num", "pow", "floor_divide")
 
 
 def _valuewise(name):
@@ -201,6 +220,14 @@ def _valuewise(name):
 
 for _n in _VALUEWISE:
     setattr(SparseTensor, _n, _valuewise(_n))
+
+# torch namespace functions that retry on a sparse operand (its method, or a dense-first form)
+_ROUTED = frozenset(n for n in list(_METHODS) + list(_VALUEWISE) + list(_functions.DENSE_FIRST) +
+                    ["cat", "concat", "concatenate", "stack", "clone", "neg"]
+                    if not n.startswith("_") and not n.endswith("_"))
+# in-place only: the table's methods must stay the table's functions (tests/test_registry.py), so
+# ``dense.add(sparse)`` is not routed (``torch.add(dense, sparse)``, ``dense + sparse`` and ``dense @ sparse`` are)
+_DENSE_METHODS = ("add_", "sub_")
 
 
 def _to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
@@ -233,6 +260,8 @@ def _to_dense(self, dtype=None, *, masked_grad=None):
     >>> x.to_dense() is x
     True
     """
+    if type(self) is SparseTensor:  # Tensor.to_dense(sparse)
+        return to_dense(self, dtype)
     return self if dtype is None else self.to(dtype)
 
 
@@ -240,24 +269,21 @@ def _to_dense(self, dtype=None, *, masked_grad=None):
 def _install(torch_ns):
     """Give dense Tensors their sparse conversions and let torch.mm/matmul/spmm take a sparse operand."""
     Tensor.to_sparse, Tensor.to_sparse_coo, Tensor.to_sparse_csr = _to_sparse, _to_sparse_coo, _ops.to_sparse_csr
+    for name in ("to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc"):
+        setattr(Tensor, name, _METHODS[name])
     Tensor.to_dense = _to_dense
     Tensor.is_sparse_csr = False
-    dense_mm, dense_matmul = torch_ns.mm, torch_ns.matmul
-
-    def mm_(input, mat2, *, out=None):
-        if type(input) is SparseTensor or type(mat2) is SparseTensor:
-            return _ops.mm(input, mat2)
-        return dense_mm(input, mat2, out=out)
-
-    def matmul_(input, other, *, out=None):
-        if type(input) is SparseTensor or type(other) is SparseTensor:
-            return _matmul(input, other)
-        return dense_matmul(input, other, out=out)
-    for new, old in ((mm_, dense_mm), (matmul_, dense_matmul)):
-        new.__doc__, new.__name__, new.__qualname__, new.__module__ = old.__doc__, old.__name__, old.__name__, \
-            old.__module__
-        new.__wrapped__ = old   # the table's entry, for introspection (tests/test_registry.py)
-    torch_ns.mm, torch_ns.matmul = mm_, matmul_
+    for name in sorted(_ROUTED):
+        dense = getattr(torch_ns, name, None)
+        if callable(dense) and getattr(dense, "__module__", "").startswith("torchlike._ops"):
+            setattr(torch_ns, name, _functions.route(name, dense))
+    for name in _DENSE_METHODS:  # dense += sparse, dense.sub_(sparse)
+        setattr(Tensor, name, _functions.route(name, vars(Tensor)[name]))
+    torch_ns.smm, torch_ns.hspmm, torch_ns.sspaddmm = _functions.smm, _functions.hspmm, _functions.sspaddmm
+    for name in ("zeros_like", "empty_like", "ones_like", "full_like"):
+        setattr(torch_ns, name, _functions.like(name, getattr(torch_ns, name)))
     torch_ns.spmm = spmm
     torch_ns.sparse_coo_tensor = sparse_coo_tensor
     torch_ns.sparse_csr_tensor = sparse_csr_tensor
+    torch_ns.sparse_csc_tensor, torch_ns.sparse_bsr_tensor = sparse_csc_tensor, sparse_bsr_tensor
+    torch_ns.sparse_bsc_tensor, torch_ns.sparse_compressed_tensor = sparse_bsc_tensor, sparse_compressed_tensor

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _creation, _dtype
 from .._dispatch import dispatch
-from .._layout import sparse_coo, sparse_csr
+from .._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csr
 from ..tensor import Tensor
 from ._tensor import SparseTensor, make_sparse, unsupported
 
@@ -202,6 +202,9 @@ def to_sparse(x, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None
     if layout is not None and layout is not sparse_coo:
         if layout is sparse_csr:
             return to_sparse_csr(x, dense_dim)
+        from ._compressed import COMPRESSED, to_compressed
+        if layout in COMPRESSED:
+            return to_compressed(x, layout, blocksize, dense_dim)
         raise unsupported(f"to_sparse (layout={layout})", "CPU")
     if blocksize is not None:
         raise RuntimeError("to_sparse for Strided to Sparse conversion does not use specified blocksize")
@@ -211,7 +214,9 @@ def to_sparse(x, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None
                 raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim argument != "
                                    "self.sparse_dim() is not supported")
             return x
-        return make_sparse(x._idx, x._vals, x._size, sparse_coo, True)
+        if x._lay is sparse_csr:
+            return make_sparse(x._idx, x._vals, x._size, sparse_coo, True)
+        return to_sparse(to_dense(x))  # CSC, BSR, BSC
     n = x.ndim
     sd = n if sparse_dim is None else sparse_dim
     if not 0 <= sd <= n:
@@ -237,7 +242,7 @@ def to_sparse_csr(x, dense_dim=None):
     if x.ndim != 2:
         raise RuntimeError(f"to_sparse_csr: expected a 2-D tensor (torchlike has no batched CSR), got "
                            f"{x.ndim}-D (see docs/differences.md)")
-    c = coalesce(x) if isinstance(x, SparseTensor) else to_sparse(x)
+    c = coalesce(to_sparse(x)) if isinstance(x, SparseTensor) else to_sparse(x)
     ii = c._host_indices()
     crow = np.concatenate([[0], np.cumsum(np.bincount(ii[0], minlength=x.shape[0]))]).astype(np.int64)
     t = make_sparse(c._idx, c._vals, c._size, sparse_csr, True, _idx_tensor(crow, c.device))
@@ -249,7 +254,13 @@ def to_dense(x, dtype=None, *, masked_grad=None):
     """The strided tensor equal to ``x`` (a dense ``x`` is returned as is)."""
     if not isinstance(x, SparseTensor):
         return x if dtype is None else x.to(dtype)
+    if x._lay in (sparse_bsr, sparse_bsc):
+        from ._compressed import blocks_to_dense
+        d = blocks_to_dense(x)
+        return d if dtype is None else d.to(dtype)
     v = x._vals if dtype is None else x._vals.to(dtype)
+    if v.dtype is _dtype.bool:  # duplicates of a bool tensor combine with "or"
+        return to_dense(_with_values(x, v.to(_dtype.int64))) != 0
     return dispatch(_scatter_dense, (x._idx, v), (("shape", tuple(x._size)),), name="ToDenseBackward0")
 
 
@@ -305,6 +316,10 @@ def mm(a, b):
     if not sa and not sb:
         from .._ops.matmul import mm as dense_mm
         return dense_mm(a, b)
+    if sa and a._lay in (sparse_bsr, sparse_bsc):
+        if a._lay is sparse_bsc:
+            raise RuntimeError("addmm: computation on CPU is not implemented for Strided + SparseBsc @ Strided")
+        return mm(to_dense(a), b)
     if sa:
         if a.ndim != 2 or b.ndim != 2:
             raise RuntimeError(f"addmm: matrices expected, got {a.ndim if a.ndim != 2 else b.ndim}D tensor")
@@ -363,6 +378,8 @@ def sum(x, dim=None, dtype=None):
     v = x._vals if dtype is None else x._vals.to(dtype)
     if dim is None:
         return v.sum()
+    x = coalesce(x) if x._lay is sparse_coo else x  # torch reduces the coalesced tensor
+    v = x._vals if dtype is None else x._vals.to(dtype)
     dims = sorted({_wrap(d, x.ndim) for d in ((dim,) if isinstance(dim, numbers.Integral) else dim)})
     sd = x.sparse_dim()
     dense_axes = [d - sd + 1 for d in dims if d >= sd]
@@ -457,16 +474,19 @@ def add(a, b, alpha=1):
     t = make_sparse(_idx_tensor(ii, a.device), cat([a._vals, bv.to(a.dtype) if bv.dtype is not a.dtype else bv]),
                     a._size, sparse_coo, False)
     t._np_idx = ii
-    return coalesce(t)
+    return coalesce(t) if a._co and b._co else t  # torch: coalesced only when both operands are
 
 
 def mul(a, b):
-    """Sparse times a scalar (same pattern) or times a dense tensor of the same shape (sparse result)."""
+    """Sparse times a scalar (same pattern) or times a dense tensor broadcastable to its shape (sparse result)."""
     if isinstance(a, SparseTensor) and isinstance(b, SparseTensor):
         raise unsupported("mul (of two sparse tensors)")
     s, o = (a, b) if isinstance(a, SparseTensor) else (b, a)
     if not isinstance(o, Tensor) or o.ndim == 0:
         return _with_values(s, s._vals * o)
+    if tuple(o.shape) != tuple(s.shape) and o.ndim <= s.ndim and all(
+            k == 1 or k == n for k, n in zip(o.shape[::-1], s.shape[::-1])):
+        o = o.expand(tuple(s.shape))  # a dense factor broadcast to the sparse shape (a row/column scaling)
     if tuple(o.shape) != tuple(s.shape):
         raise RuntimeError(f"mul: expected 'self' and 'other' to have same sizes, but {list(s.shape)} != "
                            f"{list(o.shape)}")

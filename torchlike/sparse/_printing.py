@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import _dtype
-from .._layout import sparse_coo
+from .._layout import sparse_bsr, sparse_coo, sparse_csr
 from .._printing import _opts, tensor_repr
 
 __all__ = ["sparse_repr"]
@@ -40,7 +40,9 @@ def sparse_repr(t):
     if t._lay is sparse_coo:
         body = _field("indices", t._idx) + sep + _field("values", t._vals)
     else:
-        body = (_field("crow_indices", t._crow) + sep + _field("col_indices", t._idx[1]) + sep +
+        row_major = t._lay in (sparse_csr, sparse_bsr)
+        comp, plain = ("crow_indices", "col_indices") if row_major else ("ccol_indices", "row_indices")
+        body = (_field(comp, t._crow) + sep + _field(plain, t._idx[1 if row_major else 0]) + sep +
                 _field("values", t._vals))
     suffixes = []
     if t.device.type != "cpu":

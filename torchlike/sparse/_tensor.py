@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from .._layout import sparse_coo, sparse_csr, strided
+from .._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from ..tensor import Size, Tensor
 
 __all__ = ["SparseTensor", "make_sparse", "unsupported"]
@@ -30,7 +30,7 @@ def unsupported(op, backend="SparseCPU", exc=NotImplementedError):
                f"the operator doesn't exist for this backend. ({_DOCS}.)")
 
 
-_WRAPPERS = frozenset(("op", "wrapper", "inplace", "_run", "dispatch", "fn", "f", "public", "impl", "inner",
+_WRAPPERS = frozenset(("op", "wrapper", "checked", "inplace", "_run", "dispatch", "fn", "f", "public", "impl", "inner",
                        "guarded"))
 
 
@@ -106,11 +106,11 @@ class SparseTensor(Tensor):
     # ---- what dense code reads: not available on a sparse tensor ------------------------------
     @property
     def _value(self):
-        raise unsupported(_calling_op(), "SparseCsrCPU" if self._lay is sparse_csr else "SparseCPU")
+        raise unsupported(_calling_op(), "SparseCPU" if self._lay is sparse_coo else "SparseCsrCPU")
 
     @property
     def _x(self):
-        raise unsupported(_calling_op(), "SparseCsrCPU" if self._lay is sparse_csr else "SparseCPU")
+        raise unsupported(_calling_op(), "SparseCPU" if self._lay is sparse_coo else "SparseCsrCPU")
 
     @_x.setter
     def _x(self, v):
@@ -236,19 +236,30 @@ class SparseTensor(Tensor):
     def _values(self):
         return self._vals
 
-    def crow_indices(self):
-        """The compressed row pointers of a CSR tensor."""
-        if self._lay is not sparse_csr:
-            raise RuntimeError(f"crow_indices expected sparse row compressed tensor layout but got "
+    def _compressed(self, what, layouts, kind):
+        if self._lay not in layouts:
+            raise RuntimeError(f"{what} expected sparse {kind} compressed tensor layout but got "
                                f"{_layout_name(self._lay)}")
+
+    def crow_indices(self):
+        """The compressed row pointers of a CSR (or BSR) tensor."""
+        self._compressed("crow_indices", (sparse_csr, sparse_bsr), "row")
         return self._crow
 
     def col_indices(self):
-        """The column index of each value of a CSR tensor."""
-        if self._lay is not sparse_csr:
-            raise RuntimeError(f"col_indices expected sparse row compressed tensor layout but got "
-                               f"{_layout_name(self._lay)}")
+        """The column index of each value (block) of a CSR (BSR) tensor."""
+        self._compressed("col_indices", (sparse_csr, sparse_bsr), "row")
         return self._idx[1]
+
+    def ccol_indices(self):
+        """The compressed column pointers of a CSC (or BSC) tensor."""
+        self._compressed("ccol_indices", (sparse_csc, sparse_bsc), "column")
+        return self._crow
+
+    def row_indices(self):
+        """The row index of each value (block) of a CSC (BSC) tensor."""
+        self._compressed("row_indices", (sparse_csc, sparse_bsc), "column")
+        return self._idx[0]
 
     # ---- autograd -----------------------------------------------------------------------------
     @property
@@ -386,7 +397,8 @@ class SparseTensor(Tensor):
 
 
 def _layout_name(lay):
-    return {sparse_coo: "Sparse", sparse_csr: "SparseCsr", strided: "Strided"}.get(lay, repr(lay))
+    return {sparse_coo: "Sparse", sparse_csr: "SparseCsr", sparse_csc: "SparseCsc", sparse_bsr: "SparseBsr",
+            sparse_bsc: "SparseBsc", strided: "Strided"}.get(lay, repr(lay))
 
 
 def _values_like(s, g):

@@ -72,6 +72,10 @@ class Embedding(Module):
             self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input):
+        if self.sparse:
+            from ...sparse._embedding import embedding
+            return embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                             self.scale_grad_by_freq)
         return F.embedding(input, self.weight, padding_idx=self.padding_idx, max_norm=self.max_norm,
                            norm_type=self.norm_type, scale_grad_by_freq=self.scale_grad_by_freq,
                            sparse=self.sparse)
