@@ -120,7 +120,7 @@ def build(torch, n_layer=4, n_head=4, n_embd=128, block_size=64, vocab_size=65, 
 
 
 def train(torch, compile_model, steps, warmup, batch_size=12, block_size=64, vocab_size=65, seed=1337):
-    """nanoGPT's inner loop; returns per-step seconds (after warm-up) and the losses."""
+    """nanoGPT's inner loop; returns per-step wall and CPU seconds (after warm-up) and the losses."""
     torch.manual_seed(seed)
     model = build(torch, block_size=block_size, vocab_size=vocab_size)
     model.train()
@@ -136,10 +136,10 @@ def train(torch, compile_model, steps, warmup, batch_size=12, block_size=64, voc
         return x, y
 
     batches = [get_batch() for _ in range(8)]  # batching is not what is measured
-    times, losses = [], []
+    times, cpu, losses = [], [], []
     for it in range(warmup + steps):
         X, Y = batches[it % len(batches)]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         _, loss = model(X, Y)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -148,8 +148,9 @@ def train(torch, compile_model, steps, warmup, batch_size=12, block_size=64, voc
         lossf = loss.item()  # nanoGPT reads the loss (a sync point) when it logs
         if it >= warmup:
             times.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
         losses.append(lossf)
-    return times, losses
+    return times, cpu, losses
 
 
 def worker(impl, compile_model, steps, warmup, profile=None):
@@ -167,11 +168,12 @@ def worker(impl, compile_model, steps, warmup, profile=None):
         train(torch, compile_model, 2, 3)
         pr = cProfile.Profile()
         pr.enable()
-        train_times, _ = train(torch, compile_model, steps, 0)
+        train(torch, compile_model, steps, 0)
         pr.disable()
         pstats.Stats(pr, stream=sys.stderr).sort_stats(profile).print_stats(40)
-    times, losses = train(torch, compile_model, steps, warmup)
-    print(json.dumps({"median_ms": 1000 * statistics.median(times), "losses": [round(x, 4) for x in losses[:5]]}))
+    times, cpu, losses = train(torch, compile_model, steps, warmup)
+    print(json.dumps({"median_ms": 1000 * statistics.median(times), "cpu_ms": 1000 * statistics.median(cpu),
+                      "losses": [round(x, 4) for x in losses[:5]]}))
 
 
 def main():
@@ -180,6 +182,7 @@ def main():
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--worker", choices=["torch", "torchlike"])
     ap.add_argument("--compile", action="store_true")
+    ap.add_argument("--only", default="", help="comma-separated row numbers to run (0: torch eager, ...)")
     ap.add_argument("--profile", default=None, help="cProfile sort key (worker mode): tottime, cumtime")
     a = ap.parse_args()
     if a.worker:
@@ -187,6 +190,8 @@ def main():
         return
     rows = [("torch eager", "torch", False), ("torchlike eager", "torchlike", False),
             ("torchlike compiled module", "torchlike", True)]
+    if a.only:
+        rows = [rows[int(i)] for i in a.only.split(",")]
     res = {}
     for name, impl, comp in rows:
         cmd = [sys.executable, os.path.abspath(__file__), "--worker", impl, "--steps", str(a.steps),
@@ -196,14 +201,17 @@ def main():
             res[name] = {"error": (out.stderr.strip().splitlines() or ["failed"])[-1]}
         else:
             res[name] = json.loads(out.stdout.strip().splitlines()[-1])
-    base = res["torch eager"].get("median_ms")
-    print(f"{'configuration':28s} {'median step ms':>15s} {'x torch eager':>14s}  first losses")
+    base = res.get("torch eager", {}).get("median_ms")
+    cbase = res.get("torch eager", {}).get("cpu_ms")
+    print(f"{'configuration':28s} {'wall ms':>9s} {'x torch':>8s} {'cpu ms':>9s} {'x torch':>8s}  first losses")
     for name, r in res.items():
         if "error" in r:
             print(f"{name:28s} error: {r['error']}")
             continue
         ratio = r["median_ms"] / base if base else float("nan")
-        print(f"{name:28s} {r['median_ms']:15.2f} {ratio:14.2f}  {r['losses']}")
+        cratio = r["cpu_ms"] / cbase if cbase else float("nan")
+        print(f"{name:28s} {r['median_ms']:9.2f} {ratio:8.2f} {r['cpu_ms']:9.2f} {cratio:8.2f}  {r['losses']}")
+    print("(median per step, one run; wall time on a shared machine varies with its load, CPU time less so)")
 
 
 if __name__ == "__main__":
