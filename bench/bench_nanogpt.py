@@ -153,10 +153,11 @@ def train(torch, compile_model, steps, warmup, batch_size=12, block_size=64, voc
     return times, cpu, losses
 
 
-def worker(impl, compile_model, steps, warmup, profile=None):
+def worker(impl, compile_model, steps, warmup, profile=None, threads=0):
     if impl == "torch":
         import torch
-        torch.set_num_threads(max(1, torch.get_num_threads()))
+        if threads:  # (torch's spinning intra-op threads suffer most when other processes load the CPUs)
+            torch.set_num_threads(threads)
     else:
         sys.path.insert(0, ROOT)
         from torchlike._runner import install
@@ -182,20 +183,22 @@ def main():
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--worker", choices=["torch", "torchlike"])
     ap.add_argument("--compile", action="store_true")
+    ap.add_argument("--threads", type=int, default=0, help="torch worker: set_num_threads (0: torch's default)")
     ap.add_argument("--only", default="", help="comma-separated row numbers to run (0: torch eager, ...)")
     ap.add_argument("--profile", default=None, help="cProfile sort key (worker mode): tottime, cumtime")
     a = ap.parse_args()
     if a.worker:
-        worker(a.worker, a.compile, a.steps, a.warmup, a.profile)
+        worker(a.worker, a.compile, a.steps, a.warmup, a.profile, a.threads)
         return
     rows = [("torch eager", "torch", False), ("torchlike eager", "torchlike", False),
-            ("torchlike compiled module", "torchlike", True)]
+            ("torchlike compiled module", "torchlike", True), ("torch eager, 1 thread", "torch", False)]
     if a.only:
         rows = [rows[int(i)] for i in a.only.split(",")]
     res = {}
     for name, impl, comp in rows:
         cmd = [sys.executable, os.path.abspath(__file__), "--worker", impl, "--steps", str(a.steps),
-               "--warmup", str(a.warmup)] + (["--compile"] if comp else [])
+               "--warmup", str(a.warmup)] + (["--compile"] if comp else []) + \
+            (["--threads", "1"] if name.endswith("1 thread") else [])
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
         if out.returncode != 0:
             res[name] = {"error": (out.stderr.strip().splitlines() or ["failed"])[-1]}

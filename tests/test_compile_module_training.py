@@ -164,3 +164,23 @@ def test_compiled_module_retain_graph_accumulates():
         results.append((m[0].weight.grad.numpy().copy(), x.grad.numpy().copy()))
     for a, b in zip(*results):
         np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+
+
+def test_compiled_module_changing_batch_size_gradients_match_torch():
+    """After a batch-size change the module runs a dynamic (symbolic dim 0) program; its backward too."""
+    results = []
+    for T in (torch, torchlike):
+        T.manual_seed(0)
+        m = T.nn.Sequential(T.nn.Linear(3, 4), T.nn.GELU(), T.nn.Linear(4, 2))
+        run = m if T is torch else T.compile(m)
+        row = []
+        for b in (2, 3, 5, 3):
+            x = T.tensor(np.linspace(-1, 1, 3 * b, dtype=np.float32).reshape(b, 3))
+            m.zero_grad()
+            out = run(x)
+            (out * out).sum().backward()
+            row.append([p.grad.numpy().copy() for p in m.parameters()] + [out.detach().numpy()])
+        results.append(row)
+    for ra, rb in zip(*results):
+        for a, b in zip(ra, rb):
+            np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
