@@ -9,6 +9,8 @@ its primals) that the engine's recorded backward differentiates.
 """
 from __future__ import annotations
 
+import weakref
+
 import jax
 import jax.numpy as jnp
 
@@ -73,10 +75,12 @@ def _forward_fn(prog, diff_in, diff_out):
             return flat, pb
 
         e = _cache.add(key, jax.jit(fwd))
+        weakref.finalize(prog, _cache.discard, key)  # a dead program's executables go with it
         stats["forward_builds"] += 1
     b = _bwd_cache.get(key)
     if b is None:
         b = _bwd_cache.add(key, jax.jit(_pull))
+        weakref.finalize(prog, _bwd_cache.discard, key)
         stats["backward_builds"] += 1
     return e, b
 
