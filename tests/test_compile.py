@@ -57,9 +57,10 @@ def test_compiled_module_backward_and_new_parameter_values():
     m.zero_grad()
     x.grad = None
     m(x).pow(2).sum().backward()
+    # (one fused program vs per-op programs: float32 rounding differs by a few ulps)
     for a, p in zip(g, m.parameters()):
-        np.testing.assert_allclose(a.numpy(), p.grad.numpy(), rtol=1e-6)
-    np.testing.assert_allclose(gx.numpy(), x.grad.numpy(), rtol=1e-6)
+        np.testing.assert_allclose(a.numpy(), p.grad.numpy(), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(gx.numpy(), x.grad.numpy(), rtol=1e-5, atol=1e-7)
     with torch.no_grad():
         m[0].weight.mul_(2)
     np.testing.assert_allclose(cm(x).detach().numpy(), m(x).detach().numpy(), rtol=1e-6)

@@ -16,7 +16,7 @@ import numpy as np
 from .. import _dtype, _errors, _jit_cache, _grad_mode as grad_mode
 from .._dispatch import dispatch
 from ..tensor import Tensor
-from . import _dynamic, _trace
+from . import _aot, _dynamic, _trace
 from ._writeback import ArgPlan as _ArgPlan, apply_meta, pre_existing_writes as _pre_existing_writes
 from ._errors import GraphBreak
 
@@ -340,6 +340,7 @@ class _Program:
         self.info = info
         self.plan = plan
         jaxpr, consts = closed.jaxpr, list(closed.consts)
+        self.out_dtypes = [np.dtype(v.aval.dtype) for v in jaxpr.outvars]
         # map each closed-over constant to the tensors it came from (lifted) or keep it baked in
         self.lifted = []  # per const: list of tensors, a scalar getter, or None (baked)
         scalar_by_id = {id(arr): getter for _, getter, arr in tr.scalars}
@@ -414,12 +415,19 @@ class _Program:
                     return True
         return False
 
-    def _run_recorded(self, leaves):
-        """Run through the dispatcher: one tape node for the whole program, its pullback compiled."""
+    def _inputs(self, leaves):
+        """The program's inputs: lifted tensors (as Tensors), scalars and baked constants (as arrays),
+        then the argument tensors."""
         ins = []
         for i, l in enumerate(self.lifted):
             ins.append(l[1][0]() if l[0] == "t" else (self._scalar(i, l[1]) if l[0] == "s" else l[1]))
         ins += self.plan.tensors(leaves)
+        return ins
+
+    def _run_recorded(self, leaves, ins=None):
+        """Run through the dispatcher: one tape node for the whole program, its pullback compiled
+        (the pullback recomputes the forward; ``_aot.run`` is the residual-saving path)."""
+        ins = self._inputs(leaves) if ins is None else ins
         outs = dispatch(_pure_call, tuple(ins), (("prog", self._key),), name="CompiledFunctionBackward",
                         saves=False)
         outs = outs if isinstance(outs, tuple) else (outs,)
@@ -453,7 +461,7 @@ class _Program:
         if self.plan.meta:
             self.plan.apply_flags(leaves)
         if self.differentiable and grad_mode.is_grad_enabled() and self._needs_tape(leaves):
-            flat, out_tensors = self._run_recorded(leaves)
+            flat, out_tensors = _aot.run(self, leaves)
         else:
             args = self.plan.arrays(leaves)
             consts = self._const_values()

@@ -43,6 +43,12 @@ def _clip_f(*args, n):
     return tuple(g * coef.astype(g.dtype) for g in gs)
 
 
+def _norm_clip_f(*args, p):
+    gs = args[:-1]
+    total = _total_f(*gs, p=p)
+    return (total,) + _clip_f(*gs, total, args[-1], n=len(gs))
+
+
 def _as_list(tensors):
     if isinstance(tensors, Tensor):
         return [tensors]
@@ -79,6 +85,13 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     """Clip the gradients' total ``norm_type`` norm to ``max_norm`` in place; returns the total norm."""
     params = _as_list(parameters)
     grads = [p.grad for p in params if p.grad is not None]
+    if grads and not error_if_nonfinite:  # the norm and the scaling in one program
+        with grad_mode.no_grad():
+            out = dispatch(_norm_clip_f, tuple(grads) + (float(max_norm),), (("p", float(norm_type)),),
+                           diff=False)
+        for g, v in zip(grads, out[1:]):
+            g._set_value(v._value)
+        return out[0]
     total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
     clip_grads_with_norm_(params, max_norm, total, foreach)
     return total
