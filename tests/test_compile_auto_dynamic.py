@@ -26,3 +26,22 @@ def test_other_guard_changes_do_not_turn_dynamic():
     f(torchlike.ones(3))
     f(torchlike.ones(3, dtype=torchlike.float64))
     assert not f._auto_dynamic and f.compile_count == 2
+
+
+def test_symbolic_trace_that_needs_concrete_sizes_is_tried_once():
+    """A function that needs a concrete batch size (int(x.shape[0]) in arithmetic) fails its symbolic
+    trace once; later sizes compile per shape without re-trying (and re-tracing) symbolically."""
+    import torchlike
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return x.sum() * (int(x.shape[0]) % 3)
+
+    cf = torchlike.compile(f)
+    import torch
+    for n in (3, 4, 5, 6):
+        x = torch.arange(float(n))
+        assert cf(torchlike.arange(float(n))).item() == (x.sum() * (n % 3)).item()
+    # traces: size 3, size 4 symbolic (fails) + concrete, size 5, size 6
+    assert len(calls) == 5

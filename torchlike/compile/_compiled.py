@@ -129,6 +129,7 @@ class CompiledFunction:
         self.fullgraph = fullgraph
         self.dynamic = dynamic
         self._auto_dynamic = False  # dynamic=None: becomes True after the first batch-size change
+        self._needs_concrete = set()  # guard keys whose symbolic trace failed: not retried per new size
         self.disable = disable
         self._cache = {}
         self._warned = set()
@@ -186,11 +187,12 @@ class CompiledFunction:
             if config.log_recompiles:
                 log.warning("torchlike.compile: %s: dim 0 changed, compiling a dynamic program",
                             getattr(self._fn, "__qualname__", self._fn))
-        if dyn:
+        if dyn and keys[1] not in self._needs_concrete:
             entry, result = self._compile(args, kwargs, leaves, symbolic=True)
             if entry is not None:
                 self._cache.setdefault(keys[1], []).append(entry)
                 return result
+            self._needs_concrete.add(keys[1])
             if config.log_recompiles:
                 log.warning("torchlike.compile: %s needs concrete sizes; compiling for these shapes",
                             getattr(self._fn, "__qualname__", self._fn))
