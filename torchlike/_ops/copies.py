@@ -21,9 +21,14 @@ from jax import lax
 from .. import _dtype, _views
 from ._util import Tensor, cast, dispatch, float_dtype_for, register, wrap_dim
 from . import views as _v
-from ..autograd._node_names import relabel
+from .._tape import relabel
 from .basic import clone
-from ..amp import _policy as _amp
+from .. import _autocast as _amp
+from .._creation import tensor
+from .pointwise import _float_power, div
+from .. import _grad_mode as grad_mode
+from .. import return_types
+from .sorting import _linspace_np
 
 __all__ = ["hsplit", "vsplit", "dsplit", "unsafe_split", "unsafe_chunk", "unravel_index", "constant_pad_nd",
            "as_strided_scatter", "view_as_complex", "view_as_real", "gradient", "cumulative_trapezoid"]
@@ -190,7 +195,6 @@ def unravel_index(indices, shape):
     (tensor(1), tensor(1))
     """
     if not isinstance(indices, Tensor):
-        from .._creation import tensor
         indices = tensor(indices)
     if indices.dtype.is_floating_point or indices.dtype.is_complex or indices.dtype is _dtype.bool:
         raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
@@ -210,7 +214,7 @@ def constant_pad_nd(input, pad, value=0):
     >>> torchlike.constant_pad_nd(torchlike.tensor([1, 2]), (1, 0), 7).tolist()
     [7, 1, 2]
     """
-    from ..nn.functional import pad as _pad
+    from ..nn.functional import pad as _pad  # lazy: nn.functional sits in the nn package (layer 5), whose __init__ would run
     return _pad(input, tuple(pad), mode="constant", value=value)
 
 
@@ -296,13 +300,11 @@ def _chalf(self, memory_format=None):
 def _rdiv(self, other):
     if not isinstance(self, Tensor):
         raise TypeError(f"descriptor '__rdiv__' requires a 'Tensor' object but received a '{type(self).__name__}'")
-    from .pointwise import div
     return div(other, self)
 
 
 def _float_power_(self, exponent):
     """In-place float_power; ``self`` must already be float64 (complex128 for complex results)."""
-    from .pointwise import _float_power
     r = _float_power(self, exponent)
     if r.dtype is not self.dtype:
         raise RuntimeError(f"the base given to float_power_ has dtype {_dtype._CAP[self.dtype.name]} but the "
@@ -317,7 +319,6 @@ Tensor.float_power_ = _float_power_
 
 # --- in-place view ops: the tensor itself takes the new shape ------------------------------------
 def _check_leaf(self):
-    from ..autograd import grad_mode
     if grad_mode.is_grad_enabled() and self._grad_fn is None and self._rg:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
@@ -565,8 +566,6 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
     tensor([[1., 0.],
             [0., 1.]])
     """
-    from .. import return_types
-    from .sorting import _linspace_np
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"histogramdd" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
     if input.ndim < 2:

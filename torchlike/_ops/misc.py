@@ -9,7 +9,8 @@ import numpy as np
 
 from .. import _dtype
 from ._util import Tensor, cast, dispatch, register, wrap_dim
-from ..amp import _policy as _amp
+from .. import _autocast as _amp
+from .._creation import tensor
 
 __all__ = []
 
@@ -208,7 +209,6 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
 
 
 def _window(n, fn, periodic, dtype, device, requires_grad):
-    from .._creation import tensor
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
     if n == 0:
         vals = np.zeros(0)

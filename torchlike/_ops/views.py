@@ -9,6 +9,7 @@ import numpy as np
 from .. import _dtype, _views
 from .._errors import check_alloc
 from ._util import Tensor, dispatch, is_symbolic, register, shape_arg, wrap_dim
+from .basic import clone
 
 __all__ = ["view_step", "view_of_root", "copy_slices", "alias_op"]
 
@@ -144,7 +145,6 @@ def reshape(input, *shape):
     shape = _infer_shape(shape_arg(shape), input.numel())
     if _viewable(input, shape):
         return view_step(input, ("reshape", shape))
-    from .basic import clone
     return view_step(clone(input), ("reshape", shape))
 
 

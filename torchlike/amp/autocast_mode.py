@@ -1,6 +1,6 @@
 """autocast context manager/decorator (torch.amp.autocast / torch.autocast) and custom_fwd/custom_bwd.
 
-Ops opt into casting through the policies in ``torchlike.amp._policy`` (torch's per-op lists).
+Ops opt into casting through the policies in ``torchlike._autocast`` (torch's per-op lists).
 """
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import functools
 import warnings
 
 from .. import _dtype
-from ._policy import clear_cache, state as _state
+from .._autocast import clear_cache, state as _state
 
 __all__ = ["autocast", "is_autocast_available", "get_autocast_dtype", "custom_fwd", "custom_bwd",
            "is_autocast_enabled", "set_autocast_enabled", "set_autocast_dtype", "clear_autocast_cache",
