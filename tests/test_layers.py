@@ -248,7 +248,6 @@ UNJUSTIFIED_LOCAL = {  # (importer, imported): function-local imports without a 
     (".distributed.algorithms.ddp_comm_hooks.default_hooks", "torchlike"): 1,
     (".distributed.device_mesh", ".tensor"): 1, (".distributed.device_mesh", "torchlike"): 1,
     (".distributed.tensor", ".distributed.tensor._dtensor"): 2, (".distributed.tensor", "torchlike"): 6,
-    (".distributed.tensor._dtensor", "._ops.views"): 1,
     (".distributed.tensor._dtensor", ".distributed.device_mesh"): 1,
     (".distributions.continuous", ".distributions.multivariate"): 1, (".func._jax_interop", "._device"): 1,
     (".func._module_state", ".nn.modules.normalization"): 1, (".func._module_state", "torchlike"): 1,
