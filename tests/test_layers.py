@@ -39,7 +39,7 @@ LAYERS = {
     "torchlike._dispatch": L2, "torchlike._mutation": L2, "torchlike._autocast": L2,
     # L3: ops and everything built directly from them
     "torchlike._ops": L3, "torchlike._creation": L3, "torchlike.nn.functional": L3, "torchlike._random": L3,
-    "torchlike._mt": L3, "torchlike._mt_kernels": L3, "torchlike._mt_rejection": L3, "torchlike._misc_api": L3, "torchlike._printing": L3,
+    "torchlike._mt": L3, "torchlike._mt_kernels": L3, "torchlike._mt_rejection": L3, "torchlike._global_settings": L3, "torchlike._printing": L3,
     "torchlike._storage": L3, "torchlike._legacy": L3, "torchlike._symbolic": L3, "torchlike.return_types": L3,
     "torchlike.linalg": L3, "torchlike.special": L3, "torchlike.fft": L3, "torchlike.masked": L3,
     "torchlike.signal": L3, "torchlike.sparse": L3, "torchlike.random": L3,
@@ -228,7 +228,7 @@ UNJUSTIFIED_LOCAL = {  # (importer, imported): function-local imports without a 
     (".sparse._tensor", ".sparse._ops"): 2, (".sparse._tensor", ".autograd"): 1,
     (".sparse._tensor", ".sparse._printing"): 1,
     (".__main__", "._runner"): 2, (".__main__", ".demo"): 1, ("._dynamo", ".compile"): 1, ("._legacy", ".tensor"): 1,
-    ("._legacy_serialization", ".serialization"): 1, ("._misc_api", ".amp"): 1,
+    ("._legacy_serialization", ".serialization"): 1,
     (".export", ".export._pt2_program"): 2, (".export", ".export._pt2"): 1, (".export._aten", "._dispatch"): 1,
     (".export._aten", ".nn.functional._rnn"): 1, (".export._pt2", ".serialization"): 2, (".export._pt2", "._creation"): 1,
     (".export._pt2_program", "._creation"): 1, (".distributions._sampling", "._mt_rejection"): 1,
