@@ -19,6 +19,7 @@ OWN_SAMPLES = {
     ("torch", "trace"): lambda t: (t.trace, (t.arange(9.0).reshape(3, 3),)),
     ("special", "softmax"): lambda t: (t.special.softmax, (t.tensor([1.0, 2.0, 3.0]), 0)),
     ("special", "log_softmax"): lambda t: (t.special.log_softmax, (t.tensor([1.0, 2.0, 3.0]), 0)),
+    ("torch", "vander"): lambda t: (t.vander, (t.tensor([1.0, 2.0, 3.0]), 4)),  # op_db has only linalg.vander
 }
 
 _NAMESPACES = ("linalg", "special", "fft")

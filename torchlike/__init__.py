@@ -53,7 +53,7 @@ from . import nn  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
 
 
-from ._misc_api import *  # noqa: E402,F401,F403
+from ._global_settings import *  # noqa: E402,F401,F403
 from . import compile  # noqa: E402,F811
 from . import export  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401  (torch.profiler is an attribute of torch)

@@ -14,11 +14,13 @@ tensor([0., 1., 1.])
 """
 from __future__ import annotations
 
+import re
+
 from . import _dtype, _grad_mode, _views
 from ._dispatch import dispatch
 from .tensor import Tensor
 
-__all__ = ["view_of_root", "copy_slices", "alias_op"]
+__all__ = ["view_of_root", "copy_slices", "alias_op", "write_out", "check_no_overlap"]
 
 _state = _grad_mode._state
 
@@ -106,6 +108,63 @@ def _inplace_update(self, new):
         self._x = new._value
         self._seen = self._ver[0]
     return self
+
+
+# --- out=: writing an op's result into the tensor(s) the caller gave -------------------------------------
+def _op_name(result):
+    """The op's name from its result's backward node (``LinalgVectorNormBackward0`` -> linalg_vector_norm), for
+    callers of write_out that don't name their op."""
+    node = getattr(result, "grad_fn", None)
+    base = re.sub(r"Backward\d*$", "", type(node).__name__) if node is not None else ""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", base).lower() or "out"
+
+
+def write_out(out, result, name=None):
+    """Store ``result`` into the ``out=`` tensor(s) as torch does (cast, resize) and return ``out``.
+    ``name``: the op's name for torch's autograd error (derived from ``result``'s node when not given)."""
+    if isinstance(out, (tuple, list)):
+        if _state.enabled and (any(o.requires_grad for o in out) or
+                                            any(r.requires_grad for r in result)):
+            raise RuntimeError(f"{name or _op_name(result[0])}(): functions with out=... arguments don't "
+                               "support automatic differentiation, but one of the arguments requires grad.")
+        for o, r in zip(out, result):
+            write_out(o, r, name)
+        return out
+    if _state.enabled and (out.requires_grad or result.requires_grad):
+        raise RuntimeError(f"{name or _op_name(result)}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    if result.dtype is not out.dtype:
+        if not _dtype.can_cast(result.dtype, out.dtype):
+            raise RuntimeError(f"result type {_dtype._CAP[result.dtype.name]} can't be cast to the desired "
+                               f"output type {_dtype._CAP[out.dtype.name]}")
+        result = result.to(out.dtype)
+    if tuple(out.shape) == tuple(result.shape):
+        out._set_value(result._value)
+    else:
+        if out._vbase is not None:
+            raise RuntimeError("cannot resize variables that require grad" if out.requires_grad else
+                               "Trying to resize storage that is not resizable")
+        out._x = result._value
+        out._ver[0] += 1
+    return out
+
+
+def check_no_overlap(out, inputs, shape):
+    """torch's ``assert_no_internal_overlap(out)`` and ``assert_no_overlap(out, input)`` for ops whose
+    ``out=`` may not alias an input (cat, take, masked_select, ...; pointwise ops allow full overlap).
+    ``shape``: the result's; an ``out`` of another shape is resized (fresh memory) before the write."""
+    if tuple(out.shape) == tuple(shape) and out._vbase is not None and any(st == 0 and n > 1 for n, st in zip(out.shape, out.stride())):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+    root = out._vbase if out._vbase is not None else out
+    for t in inputs:
+        if t is out or (out.numel() and t.numel() and (t._vbase if t._vbase is not None else t) is root and
+                        out.is_contiguous() and t.is_contiguous() and
+                        out.storage_offset() < t.storage_offset() + t.numel() and
+                        t.storage_offset() < out.storage_offset() + out.numel()):
+            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
+                               "refer to a single memory location. Please clone() the tensor before performing "
+                               "the operation.")
 
 
 # the hooks Tensor exposes for this layer (see tensor.py: "installed by _mutation")

@@ -7,7 +7,7 @@ from . import order_stats_scans, sorting  # noqa: F401
 from . import linalg, linalg_decomp, linalg_norms  # noqa: F401
 from . import lowrank  # noqa: F401
 from . import fft  # noqa: F401
-from . import misc  # noqa: F401
-from . import copies  # noqa: F401
+from . import comparisons, complex_ops, shape_utils, statistics, calculus, windows  # noqa: F401
+from . import view_copies, splits, inplace_views, pointwise_methods, vander  # noqa: F401
 from . import special_bessel_poly  # noqa: F401
 from . import tensor_methods  # noqa: F401

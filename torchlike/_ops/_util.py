@@ -13,6 +13,7 @@ from .. import _dtype
 from .._dispatch import dispatch
 from ..tensor import Tensor, _wrap_dim
 from .registry import register
+from .._creation import tensor
 
 __all__ = ["as_tensor_arg", "check_broadcast", "wrap_dim", "dims_arg", "cast", "camel", "unary", "binary", "is_tensor",
            "float_dtype_for", "is_symbolic", "dispatch", "Tensor", "register", "shape_arg"]
@@ -56,7 +57,6 @@ def as_tensor_arg(x, dtype=None):
     """A Tensor for a tensor-or-scalar argument."""
     if isinstance(x, Tensor):
         return x
-    from .._creation import tensor
     return tensor(x, dtype=dtype)
 
 

@@ -14,7 +14,8 @@ import numpy as np
 
 from .. import _dtype
 from ._util import Tensor, dispatch, register, wrap_dim
-from ..amp import _policy as _amp
+from .. import _autocast as _amp
+from .._creation import tensor
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "hfft2",
            "ihfft2", "fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift",
@@ -165,7 +166,6 @@ ihfftn = _decl("ihfftn", "N-D ihfft." + _EX2.format("ihfftn", "4, 3"), False, No
 
 # --- frequencies and shifts --------------------------------------------------------------------
 def _freq(n, d, dtype, device, requires_grad, rfreq):
-    from .._creation import tensor
     dt = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
     k = np.arange(n // 2 + 1) if rfreq else np.concatenate([np.arange((n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
     # torch: arange in the result dtype, then multiply by the scalar 1 / (n * d) in that dtype

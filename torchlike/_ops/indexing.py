@@ -605,7 +605,7 @@ def take_along_dim(input, indices, dim=None):
     if indices.dtype is not _dtype.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{_dtype._CAP[indices.dtype.name]}")
-    from .scatter import gather
+    from .scatter import gather  # lazy: scatter imports indexing's index helpers at module level
     if dim is None:
         return gather(input.reshape(-1), 0, indices.reshape(-1))
     if input.ndim != indices.ndim:

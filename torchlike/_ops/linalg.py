@@ -18,9 +18,11 @@ from jax import lax
 
 from .. import _dtype, return_types
 from .. import linalg as _ns
-from ..autograd._node_names import relabel
+from .._tape import relabel
 from ._util import Tensor, dispatch, register, wrap_dim
-from ..amp import _policy as _amp
+from .. import _autocast as _amp
+from .._mutation import write_out
+from .views import diagonal
 
 __all__ = ["LinAlgError", "inv", "inv_ex", "solve", "solve_ex", "solve_triangular", "det", "slogdet", "logdet",
            "cholesky", "cholesky_ex", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "lu_unpack",
@@ -357,7 +359,6 @@ def linalg_slogdet(A, *, out=None):
     """
     r = return_types.linalg_slogdet(*_slogdet(A, "linalg.slogdet"))
     if out is not None:
-        from .registry import write_out
         return write_out(out, r, "_linalg_slogdet")
     return r
 
@@ -470,7 +471,6 @@ def linalg_cholesky(A, *, upper=False, out=None):
     L, bad = _cholesky(A, upper, "linalg.cholesky")
     raise_info(_info_tensor(A, bad), _chol_msg("linalg.cholesky"))
     if out is not None:
-        from .registry import write_out
         return write_out(out, L, "linalg_cholesky_ex")
     return L
 
@@ -650,7 +650,6 @@ def linalg_lu(A, *, pivot=True, out=None):
         raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_dtype._CAP[A.dtype.name]}'")
     r = return_types.linalg_lu(*dispatch(_lu_impl, (A,), (), name="LinalgLuBackward0"))
     if out is not None:
-        from .registry import write_out
         return write_out(out, r, "linalg_lu")
     return r
 
@@ -673,7 +672,6 @@ def lu(A, pivot=True, get_infos=False, out=None):
     LU, piv, info = _lu_factor(A, "linalg.lu_factor", pivot)
     r = _lu_with_info(LU, piv, info) if get_infos else (LU, piv)
     if out is not None:
-        from .registry import write_out
         return tuple(write_out(out, r, "linalg_lu"))
     return r
 
@@ -709,7 +707,6 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     r = dispatch(_lu_solve_impl, (LU, pivots, B), (("left", bool(left)), ("adjoint", bool(adjoint))),
                  name="LinalgLuSolveBackward0")
     if out is not None:
-        from .registry import write_out
         return write_out(out, r, "linalg_lu_solve")
     return r
 
@@ -737,7 +734,6 @@ def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     >>> torch.linalg.diagonal(torch.eye(2)).tolist()
     [1.0, 1.0]
     """
-    from .views import diagonal
     return diagonal(A, offset, dim1, dim2)
 
 

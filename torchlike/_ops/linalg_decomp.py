@@ -20,7 +20,8 @@ from jax import lax
 from .. import _dtype, return_types
 from ._util import dispatch, register
 from .linalg import _linalg, check_float, check_matrix, check_square, mH, raise_info
-from ..amp import _policy as _amp
+from .. import _autocast as _amp
+from .._mutation import write_out
 
 __all__ = ["svd", "svdvals", "qr", "eigh", "eigvalsh", "eig", "eigvals", "householder_product", "matrix_exp",
            "geqrf", "ormqr"]
@@ -63,7 +64,6 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     r = return_types.linalg_svd(*dispatch(_svd_impl, (A,), (("full", bool(full_matrices)),),
                                           name="LinalgSvdBackward0"))
     if out is not None:
-        from .registry import write_out
         return write_out(out, r, "_linalg_svd")
     return r
 
@@ -139,7 +139,6 @@ def linalg_qr(A, mode="reduced", *, out=None):
     """
     r = return_types.linalg_qr(*_qr(A, mode, "linalg.qr"))
     if out is not None:
-        from .registry import write_out
         return write_out(out, r, "linalg_qr")
     return r
 

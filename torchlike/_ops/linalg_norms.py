@@ -18,7 +18,9 @@ from .. import _dtype, return_types
 from ._util import Tensor, cast, dims_arg, dispatch, register, wrap_dim
 from .linalg import _inv_msg, _linalg, _lu_info, check_float, check_matrix, check_square, lu_solve_core, mH, \
     raise_info
-from ..amp import _policy as _amp
+from .. import _autocast as _amp
+from .linalg import inv, solve
+from .._mutation import write_out
 
 __all__ = ["vector_norm", "matrix_norm", "linalg_norm", "pinv", "pinverse", "matrix_rank", "lstsq",
            "matrix_power", "cond", "tensorinv", "tensorsolve", "vander"]
@@ -194,7 +196,6 @@ linalg_norm.__name__ = "norm"
 
 
 def _write(out, r):
-    from .registry import write_out
     return write_out(out, r)
 
 
@@ -445,7 +446,6 @@ def cond(A, p=None):
         smax, smin = s.select(-1, 0), s.select(-1, -1)
         return smax / smin if p in (None, 2) else smin / smax
     check_square(A, "linalg.cond")
-    from .linalg import inv
     return matrix_norm(A, p) * matrix_norm(inv(A), p)
 
 
@@ -470,7 +470,6 @@ def tensorinv(A, ind=2):
     if rows != cols:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
                            f"prod(self.shape[:ind]), but got {cols} != {rows}")
-    from .linalg import inv
     return inv(A.reshape(rows, cols)).reshape(out_shape)
 
 
@@ -492,7 +491,6 @@ def tensorsolve(A, B, dims=None):
     if rows != cols:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
                            f"prod(self.shape[:other.ndim]), but got {cols} != {rows}")
-    from .linalg import solve
     return solve(A.reshape(rows, cols), B.reshape(rows)).reshape(out_shape)
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from .. import _dtype
 from ._util import Tensor, register
+from .. import linalg
+from .random_ops import randn
 
 __all__ = ["svd_lowrank", "pca_lowrank"]
 
@@ -25,7 +27,6 @@ def _minus(X, M, f):
 
 
 def _approximate_basis(A, q, niter, M):
-    from .. import linalg, randn
     R = randn(A.shape[-1], q, dtype=_floating(A), device=A.device)
     Q = linalg.qr(_minus(A @ R, M, lambda m: m @ R)).Q
     for _ in range(niter):
@@ -35,7 +36,6 @@ def _approximate_basis(A, q, niter, M):
 
 
 def _svd_lowrank(A, q, niter, M):
-    from .. import linalg
     m, n = A.shape[-2:]
     if M is not None:
         M = M.broadcast_to(A.shape)

@@ -18,7 +18,9 @@ from jax import lax
 
 from .. import _dtype
 from ._util import Tensor, cast, check_broadcast, dispatch, register, wrap_dim
-from ..amp import _policy as _amp
+from .. import _autocast as _amp
+from .pointwise import mul
+from .._mutation import write_out
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "einsum", "tensordot", "addmm",
            "addbmm", "baddbmm", "addmv", "addr", "kron", "cross", "cdist", "chain_matmul"]
@@ -261,7 +263,6 @@ def inner(input, other):
     torch.Size([2, 4])
     """
     if input.ndim == 0 or other.ndim == 0:
-        from .pointwise import mul
         return mul(input, other)
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
@@ -698,7 +699,6 @@ def chain_matmul(*matrices, out=None):
         return matrices[0].clone()
     r = _multi_dot(list(matrices), "chain_matmul")
     if out is not None:
-        from .registry import write_out
         return write_out(out, r, "mm")
     return r
 

@@ -16,7 +16,7 @@ from .. import _dtype
 from ..return_types import make
 from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
 from .reduction import acc_np, _evenly, _int_acc, _norm_kind, _vnorm, check_nonempty
-from ..amp import _policy as _amp
+from .. import _autocast as _amp
 
 __all__ = ["median", "nanmedian", "mode", "quantile", "nanquantile", "cumsum", "cumprod", "cummax", "cummin",
            "logcumsumexp", "diff", "trace", "renorm"]

@@ -9,7 +9,7 @@ from functools import partial
 from jax import lax
 
 from .. import _dtype
-from ..autograd.graph import node_class
+from .._tape import node_class
 from . import checks as C
 from ._util import Tensor, binary, cast, dispatch, float_dtype_for, register, unary, camel
 

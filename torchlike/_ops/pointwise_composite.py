@@ -11,6 +11,7 @@ import jax.scipy.special as jss
 from .. import _dtype, return_types
 from ._util import Tensor, cast, dispatch, float_dtype_for, register
 from .pointwise import _polygamma
+from .._mutation import write_out
 
 __all__ = ["clamp", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv", "nan_to_num", "logit", "polygamma",
            "mvlgamma", "frexp", "conj", "resolve_conj", "resolve_neg"]
@@ -211,7 +212,6 @@ def polygamma(n, input, *, out=None):
     d = float_dtype_for(input.dtype)
     r = dispatch(_polygamma_impl, (input,), (("n", int(n)), ("dt", d.np)), name="PolygammaBackward0")
     if out is not None:
-        from .registry import write_out
         return write_out(out, r, "polygamma")
     return r
 
@@ -267,7 +267,6 @@ def frexp(input, *, out=None):
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     m, e = dispatch(_frexp_impl, (input,), (), name="FrexpBackward0")
     if out is not None:
-        from .registry import write_out
         write_out(out[0], m, "frexp")
         write_out(out[1], e, "frexp")
         m, e = out

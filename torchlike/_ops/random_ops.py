@@ -23,9 +23,10 @@ from .._creation import _finish, _out, _size
 from .._device import canonical
 from .._dispatch import dispatch
 from .._random import draw
-from ..autograd import grad_mode
+from .. import _grad_mode as grad_mode
 from ._util import Tensor, register
 from .._errors import broadcast_shape
+from .._mutation import write_out
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson", "rand_like",
            "randn_like", "randint_like"]
@@ -266,7 +267,6 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if out is not None:
         if out.dtype is not _dtype.int64:
             raise RuntimeError(f"multinomial expects Long tensor out, got: {_dtype._CAP[out.dtype.name]}")
-        from .registry import write_out
         return write_out(out, multinomial(input, num_samples, replacement, generator=generator))
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "

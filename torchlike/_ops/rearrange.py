@@ -14,6 +14,8 @@ from .. import _dtype
 from .._errors import check_alloc
 from ..tensor import Size
 from ._util import Tensor, cast, dispatch, register, shape_arg, wrap_dim
+from .._creation import empty
+from .shape import stack
 
 __all__ = ["repeat", "tile", "repeat_interleave", "flip", "fliplr", "flipud", "roll", "rot90", "tril", "triu",
            "diag", "diag_embed", "diagflat", "block_diag", "cartesian_prod", "combinations",
@@ -339,7 +341,6 @@ def block_diag(*tensors):
                                f"{t.ndim} dimensions")
         ts.append(t.reshape(1, 1) if t.ndim == 0 else t.reshape(1, -1) if t.ndim == 1 else t)
     if not ts:
-        from .._creation import empty
         return empty(1, 0)
     dt = _dtype.result_type(*[_D(t.dtype) for t in ts])
     return dispatch(_block_diag_impl, tuple(ts), (("dt", dt.np),), name="BlockDiagBackward0", saves=False)
@@ -469,7 +470,6 @@ def cartesian_prod(*tensors):
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(ts) == 1:
         return ts[0]
-    from .shape import stack
     grids = meshgrid(*ts, indexing="ij")
     return stack([g.reshape(-1) for g in grids], 1)
 

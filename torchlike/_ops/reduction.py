@@ -20,7 +20,9 @@ import numpy as np
 from .. import _dtype
 from ..return_types import make
 from ._util import Tensor, cast, dims_arg, dispatch, float_dtype_for, register
-from ..amp import _policy as _amp
+from .. import _autocast as _amp
+from .registry import TABLE
+from .._mutation import write_out
 
 __all__ = ["sum", "nansum", "mean", "nanmean", "prod", "var", "std", "var_mean", "std_mean", "max", "min",
            "amax", "amin", "aminmax", "argmax", "argmin", "logsumexp", "all", "any", "count_nonzero", "norm",
@@ -300,7 +302,6 @@ def _minmax(kind):
         if isinstance(dim, Tensor):
             other, dim = dim, None
         if other is not None:
-            from .registry import TABLE
             return TABLE[("torch", "maximum" if kind == "max" else "minimum")].fn(input, other)
         _no_complex(input, f"{kind}_all" if dim is None else f"{kind}_cpu")
         if dim is None:
@@ -574,7 +575,6 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     else:
         r = vector_norm_op(input, 2.0 if p is None else p, rdims(dim, input.ndim), keepdim, dtype)
     if out is not None:
-        from .registry import write_out
         return write_out(out, r)
     return r
 

@@ -17,6 +17,8 @@ from jax import lax
 from .. import _dtype, _views
 from ._util import Tensor, cast, dispatch, register, wrap_dim
 from .indexing import c_type_name, concrete_index, set_all
+from .._creation import tensor
+from .._mutation import write_out
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill",
            "index_reduce", "put", "diagonal_scatter", "select_scatter", "slice_scatter"]
@@ -194,7 +196,6 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
             raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
                                "refer to a single memory location. Please clone() the tensor before performing the "
                                "operation.")
-        from .registry import write_out
         return write_out(out, gather(input, dim, index, sparse_grad=sparse_grad), "gather")
     if index.numel() == 0:   # torch returns an empty result for an empty index of any dtype or rank
         return dispatch(_gather_empty, (input,), (("shape", tuple(index.shape)),), name="GatherBackward0",
@@ -418,7 +419,6 @@ def index_fill(input, dim, index, value):
     idx = index.reshape(-1)
     v = concrete_index(idx)
     if v is not None and (v < 0).any():
-        from .._creation import tensor
         idx = tensor(np.where(v < 0, v + n, v).astype(np.int64))
     return dispatch(_index_impl, (input, idx, value), (("dim", d), ("mode", "fill")),
                     name="IndexFillBackward1" if isinstance(value, Tensor) else "IndexFillBackward0", saves=False)

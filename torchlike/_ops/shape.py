@@ -94,7 +94,7 @@ def hstack(tensors):
     >>> torchlike.hstack([torchlike.tensor([1]), torchlike.tensor([2, 3])])
     tensor([1, 2, 3])
     """
-    from .rearrange import atleast_1d
+    from .rearrange import atleast_1d  # lazy: rearrange imports shape (stack)
     ts = [atleast_1d(t) for t in _stack_seq(tensors, "hstack")]
     return cat(ts, 0 if ts[0].ndim == 1 else 1)
 
@@ -107,7 +107,7 @@ def vstack(tensors):
     >>> torchlike.vstack([torchlike.tensor([1, 2]), torchlike.tensor([3, 4])]).shape
     torch.Size([2, 2])
     """
-    from .rearrange import atleast_2d
+    from .rearrange import atleast_2d  # lazy: rearrange imports shape (stack)
     return cat([atleast_2d(t) for t in _stack_seq(tensors, "vstack")], 0)
 
 
@@ -119,7 +119,7 @@ def dstack(tensors):
     >>> torchlike.dstack([torchlike.tensor([1, 2]), torchlike.tensor([3, 4])]).shape
     torch.Size([1, 2, 2])
     """
-    from .rearrange import atleast_3d
+    from .rearrange import atleast_3d  # lazy: rearrange imports shape (stack)
     return cat([atleast_3d(t) for t in _stack_seq(tensors, "dstack")], 2)
 
 

@@ -22,6 +22,7 @@ from jax import lax
 
 from .. import _dtype
 from ._util import Tensor, cast, dispatch, float_dtype_for, register, unary
+from .._mutation import write_out
 
 # every function here is a table entry in namespace "special"; the module exports none by name
 __all__ = []
@@ -305,7 +306,6 @@ def _poly(name, kind, shifted=False):
         r = dispatch(_poly_impl, (input, n), (("kind", kind), ("shifted", shifted), ("dt", d.np)),
                      name=name, diff=False)
         if out is not None:
-            from .registry import write_out
             return write_out(out, r)
         return r
     fn.__name__ = name

@@ -19,6 +19,8 @@ import numpy as np
 from .. import _dtype
 from .._missing import MissingAPI
 from ._util import Tensor
+from .._creation import tensor
+from .basic import clone, copy_
 
 __all__ = []
 
@@ -71,8 +73,6 @@ def _python_map(self, fn, others):
                                                    float if self.dtype.is_floating_point else int)
     for i in range(flat.size):
         flat[i] = fn(cast(flat[i]), *(cast(b[i]) for b in fb))
-    from .basic import copy_
-    from .._creation import tensor
     copy_(self, tensor(a, dtype=self.dtype))
     return self
 
@@ -120,7 +120,6 @@ def module_load(self, other, assign=False):
 
 def resize(self, *sizes):
     warnings.warn("non-inplace resize is deprecated")
-    from .basic import clone
     r = clone(self.detach())
     return r.resize_(*sizes)
 

@@ -8,21 +8,15 @@ import numpy as np
 
 from .. import _dtype, _views
 from .._errors import check_alloc
+from .._mutation import alias_op, copy_slices, view_of_root  # noqa: F401  (one copy, in layer 2; re-exported)
 from ._util import Tensor, dispatch, is_symbolic, register, shape_arg, wrap_dim
+from .basic import clone
 
 __all__ = ["view_step", "view_of_root", "copy_slices", "alias_op"]
 
 
 def _read_impl(x, step):
     return _views.read(x, step)
-
-
-def _chain_impl(x, chain):
-    return _views.apply_chain(x, chain)
-
-
-def _write_impl(root, new, chain):
-    return _views.write_back(root, new, chain)
 
 
 _NAMES = {"reshape": "ViewBackward0", "permute": "PermuteBackward0", "index": "SliceBackward0",
@@ -39,24 +33,6 @@ def view_step(t, step, name=None):
     out = dispatch(_read_impl, (src,), (("step", step),), name=name or _NAMES[step[0]], saves=False,
                    jit=step[0] != "index", diff=step[0] != "view_dtype")
     return t._make_view(out, step)
-
-
-def view_of_root(root, chain):
-    """Re-derive a view of ``root`` (used when a view goes stale after an in-place write)."""
-    return dispatch(_chain_impl, (root,), (("chain", chain),), name="AsStridedBackward0", saves=False)
-
-
-def copy_slices(root, new, chain):
-    """The root after writing ``new`` into its view ``chain`` (torch's CopySlices node)."""
-    return dispatch(_write_impl, (root, new), (("chain", chain),), name="CopySlices", saves=False)
-
-
-def _alias_impl(x):
-    return x
-
-
-def alias_op(t):
-    return dispatch(_alias_impl, (t,), (), name="AliasBackward0", saves=False)
 
 
 # --- shape views -------------------------------------------------------------------------------
@@ -144,7 +120,6 @@ def reshape(input, *shape):
     shape = _infer_shape(shape_arg(shape), input.numel())
     if _viewable(input, shape):
         return view_step(input, ("reshape", shape))
-    from .basic import clone
     return view_step(clone(input), ("reshape", shape))
 
 

@@ -1,6 +1,6 @@
 """autocast context manager/decorator (torch.amp.autocast / torch.autocast) and custom_fwd/custom_bwd.
 
-Ops opt into casting through the policies in ``torchlike.amp._policy`` (torch's per-op lists).
+Ops opt into casting through the policies in ``torchlike._autocast`` (torch's per-op lists).
 """
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import functools
 import warnings
 
 from .. import _dtype
-from ._policy import clear_cache, state as _state
+from .._autocast import clear_cache, state as _state
+from ..tensor import Tensor
 
 __all__ = ["autocast", "is_autocast_available", "get_autocast_dtype", "custom_fwd", "custom_bwd",
            "is_autocast_enabled", "set_autocast_enabled", "set_autocast_dtype", "clear_autocast_cache",
@@ -81,7 +82,7 @@ class autocast:
         self._enabled = bool(enabled)
         self._cache_enabled = _state.cache_enabled if cache_enabled is None else bool(cache_enabled)
         if device_type == "cuda":
-            from .. import cuda
+            from .. import cuda  # lazy: cuda imports cuda.amp, which imports this package
             if enabled and not cuda.is_available():
                 warnings.warn("User provided device_type of 'cuda', but CUDA is not available. Disabling")
                 self._enabled = False
@@ -122,7 +123,6 @@ def is_enabled():
 
 
 def _cast(value, device_type, dtype):
-    from ..tensor import Tensor
     if isinstance(value, Tensor):
         if value.dtype.is_floating_point and value.dtype is not _dtype.float64 and value.device.type == device_type:
             return value.to(dtype)

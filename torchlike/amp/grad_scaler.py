@@ -11,6 +11,12 @@ import warnings
 from collections import defaultdict
 from enum import Enum
 
+from .. import _creation, _dtype
+from .. import _grad_mode as grad_mode
+from .._creation import zeros_like
+from ..compile import is_compiling
+from ..tensor import Tensor
+
 __all__ = ["GradScaler", "OptState"]
 
 
@@ -49,7 +55,7 @@ class GradScaler:
         self._device = device
         self._enabled = enabled
         if enabled and device == "cuda":
-            from .. import cuda
+            from .. import cuda  # lazy: cuda imports cuda.amp, which imports this package
             if not cuda.is_available():
                 warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.")
                 self._enabled = False
@@ -68,7 +74,6 @@ class GradScaler:
         self._per_optimizer_states = defaultdict(_fresh)
 
     def _lazy_init(self):
-        from .. import _creation, _dtype
         self._scale = _creation.full((), float(self._init_scale), dtype=_dtype.float32)
         self._growth_tracker = _creation.full((), self._init_growth_tracker, dtype=_dtype.int32)
 
@@ -77,7 +82,6 @@ class GradScaler:
 
     def scale(self, outputs):
         """``outputs`` (a tensor or an iterable of tensors) multiplied by the scale factor."""
-        from ..tensor import Tensor
         if not self._enabled:
             return outputs
         if self._scale is None:
@@ -91,8 +95,6 @@ class GradScaler:
         raise ValueError("outputs must be a Tensor or an iterable of Tensors")
 
     def _unscale_grads_(self, optimizer, inv_scale, allow_fp16):
-        from .. import _creation, _dtype
-        from ..autograd import grad_mode
         found = _creation.zeros((), dtype=_dtype.float32)
         with grad_mode.no_grad():
             for group in optimizer.param_groups:
@@ -117,7 +119,6 @@ class GradScaler:
             raise RuntimeError("unscale_() has already been called on this optimizer since the last update().")
         if state["stage"] is OptState.STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
-        from .. import _dtype
         inv_scale = self._scale.to(_dtype.float64).reciprocal().to(_dtype.float32)
         state["found_inf_per_device"] = {str(self._device): self._unscale_grads_(optimizer, inv_scale, False)}
         state["stage"] = OptState.UNSCALED
@@ -138,7 +139,6 @@ class GradScaler:
         if not state["found_inf_per_device"]:
             raise AssertionError("No inf checks were recorded for this optimizer.")
         found = sum(v for v in state["found_inf_per_device"].values())
-        from ..compile import is_compiling
         if is_compiling():
             retval = _select_step(optimizer, found, args, kwargs)
         else:
@@ -150,9 +150,6 @@ class GradScaler:
         """Set the next scale: back off after an overflow, grow after ``growth_interval`` clean steps."""
         if not self._enabled:
             return
-        from .. import _dtype
-        from ..autograd import grad_mode
-        from ..tensor import Tensor
         if self._scale is None:
             self._lazy_init()
         with grad_mode.no_grad():
@@ -243,7 +240,6 @@ class GradScaler:
 
 
 def _state_tensors(optimizer):
-    from ..tensor import Tensor
     out = {}
     for p, st in optimizer.state.items():
         for k, v in st.items():
@@ -254,8 +250,6 @@ def _state_tensors(optimizer):
 
 def _select_step(optimizer, found, args, kwargs):
     """A traced ``optimizer.step()`` whose effect is undone where ``found`` (inf/nan) is set."""
-    from .. import zeros_like
-    from ..autograd import grad_mode
     params = [p for g in optimizer.param_groups for p in g["params"]]
     with grad_mode.no_grad():
         before = [p.detach().clone() for p in params]

@@ -12,6 +12,7 @@ import numpy as np
 
 from ...tensor import Tensor
 from .placement_types import Partial, Placement, Replicate, Shard
+from ..._mutation import alias_op
 
 __all__ = ["DTensor", "distribute_tensor"]
 
@@ -177,7 +178,6 @@ class DTensor(Tensor):
 
 def _alias(t):
     """A plain Tensor with ``t``'s value, differentiable back to ``t``."""
-    from ..._ops.views import alias_op
     out = alias_op(t)
     return out if type(out) is Tensor else out.as_subclass(Tensor)
 

@@ -22,9 +22,11 @@ from jax import lax
 from ... import _dtype
 from ..._dispatch import dispatch
 from ...tensor import Tensor, _wrap_dim
-from ...amp import _policy as _amp
+from ... import _autocast as _amp
 from ..._ops.registry import TABLE as _TABLE
 from ..._ops.special import softmax_common
+from ... import _random
+from ..._random import draw
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrelu", "rrelu_", "elu", "elu_",
            "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_",
@@ -243,7 +245,6 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if not training:
         return _ret(input, dispatch(_leaky_relu, (input, (lower + upper) / 2), name="LeakyReluBackward0"),
                     inplace)
-    from ... import _random
     if _random._torch_stream(_random.default_generator, (input._value,)):
         # torch's CPU kernel draws one double uniform per element <= 0, in order, between the bounds as
         # floats (opmath), then rounds it to float
@@ -452,7 +453,6 @@ def _gumbel(logits, g, tau, dim, hard):
 
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """Sample from the Gumbel-softmax distribution; ``hard=True`` returns one-hot (straight-through)."""
-    from ..._random import draw
     e = draw("exponential", logits.shape, logits.dtype.np, None, args=(1.0,))
     g = Tensor._wrap(-jnp.log(e), logits.device)
     d = _wrap_dim(dim, logits.ndim)

@@ -14,7 +14,8 @@ from jax import lax
 
 from ..._dispatch import dispatch
 from ...tensor import Tensor
-from ...amp import _policy as _amp
+from ... import _autocast as _amp
+from ..._random import draw
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -66,7 +67,6 @@ def _sdpa_impl(q, k, v, mask, keep, scale, is_causal, gqa):
 
 def _keep_mask(shape, p, dt):
     """Inverted-dropout multipliers (0 or 1/(1-p)) drawn from the default generator."""
-    from ..._random import draw
     if p >= 1:
         return jnp.zeros(shape, dt)
     return draw("bernoulli", shape, dt, None, (1.0 - p,)) / jnp.asarray(1.0 - p, dt)

@@ -10,7 +10,7 @@ from jax import lax
 
 from ..._dispatch import dispatch
 from ...tensor import Tensor
-from ...amp import _policy as _amp
+from ... import _autocast as _amp
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            ]

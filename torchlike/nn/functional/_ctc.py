@@ -15,7 +15,7 @@ import numpy as np
 
 from ..._dispatch import dispatch
 from ...tensor import Tensor
-from ...amp import _policy as _amp
+from ... import _autocast as _amp
 
 __all__ = ["ctc_loss"]
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._dispatch import dispatch
-from ...autograd import grad_mode
+from ... import _grad_mode as grad_mode
 from ...tensor import Tensor
 from ..._errors import check_alloc
 

@@ -5,7 +5,8 @@ import jax
 import jax.numpy as jnp
 
 from ..._dispatch import dispatch
-from ...autograd import grad_mode
+from ... import _grad_mode as grad_mode
+from ..._creation import arange
 
 __all__ = ["embedding_bag"]
 
@@ -50,7 +51,6 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     tensor([[0., 1.],
             [6., 8.]])
     """
-    from ..._creation import arange
     if weight.ndim != 2:
         raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
     if input.dtype.is_floating_point or input.dtype.is_complex:

@@ -12,7 +12,7 @@ from jax import lax
 from ... import _dtype
 from ..._dispatch import dispatch
 from ...tensor import Tensor
-from ...amp import _policy as _amp
+from ... import _autocast as _amp
 
 __all__ = ["linear", "bilinear"]
 

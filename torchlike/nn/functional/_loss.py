@@ -22,8 +22,9 @@ from ... import _dtype
 from ..._dispatch import dispatch
 from ..._ops._util import check_broadcast
 from ...tensor import Tensor
-from ...amp import _policy as _amp
+from ... import _autocast as _amp
 from ..._errors import broadcast_shape
+from ..._creation import full as _full
 
 __all__ = ["l1_loss", "mse_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div", "nll_loss", "cross_entropy",
@@ -608,7 +609,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
         raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
                            f"dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs")
     if distance_function is None:
-        from ._misc import pairwise_distance
+        from ._misc import pairwise_distance  # lazy: _misc imports _loss (_pdist_lastdim)
         distance_function = pairwise_distance
     dist_pos = distance_function(anchor, positive)
     dist_neg = distance_function(anchor, negative)
@@ -658,7 +659,6 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if isinstance(var, (int, float)):
         if var < 0:
             raise ValueError("var has negative entry/entries")
-        from ..._creation import full as _full
         var = _full(tuple(input.shape), float(var), dtype=input.dtype)
     elif not isinstance(var._value, jax.core.Tracer) and bool(np.any(np.asarray(var._value) < 0)):
         raise ValueError("var has negative entry/entries")

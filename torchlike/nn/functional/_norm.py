@@ -13,8 +13,8 @@ from jax import lax
 
 from ... import _dtype
 from ..._dispatch import dispatch
-from ...autograd import grad_mode
-from ...amp import _policy as _amp
+from ... import _grad_mode as grad_mode
+from ... import _autocast as _amp
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "local_response_norm"]
 

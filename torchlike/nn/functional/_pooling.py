@@ -18,7 +18,8 @@ from ... import _dtype
 from ..._dispatch import dispatch
 from ...tensor import Tensor
 from ._conv import ntuple
-from ...amp import _policy as _amp
+from ... import _autocast as _amp
+from ..._random import draw
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "max_unpool1d", "max_unpool2d",
@@ -567,7 +568,6 @@ def _fractional(input, kernel_size, output_size, output_ratio, return_indices, _
     batch = input.shape[0] if input.ndim == n + 2 else 1
     C = input.shape[-n - 1]
     if _random_samples is None:
-        from ..._random import draw
         samples = draw("uniform", (batch, C, n), input.dtype.np, None, (0.0, 1.0))
     else:
         samples = _random_samples

@@ -16,7 +16,7 @@ from jax import lax
 from ..._dispatch import dispatch
 from ._conv import ntuple
 from ._pooling import _gather_patches, _table_flat, adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
-from ...amp import _policy as _amp
+from ... import _autocast as _amp
 from ..._errors import check_alloc
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "grid_sample",

@@ -1,4 +1,6 @@
-"""Top-level odds and ends torch scripts call: thread settings, determinism flags, legacy tensor types."""
+"""Process-wide settings torch scripts flip (threads, determinism, float32 matmul precision, warn-always, the default
+tensor type), the legacy tensor constructors (``torch.FloatTensor`` ...) and two small tensor queries
+(``is_same_size``, ``typename_of``).  ``torch.autocast`` is ``torchlike.amp.autocast`` (the facade imports it)."""
 from __future__ import annotations
 
 
@@ -7,7 +9,7 @@ from ._legacy import LEGACY, make_legacy_constructor
 
 __all__ = ["get_num_threads", "set_num_threads", "get_num_interop_threads", "set_num_interop_threads",
            "use_deterministic_algorithms", "are_deterministic_algorithms_enabled", "set_float32_matmul_precision",
-           "get_float32_matmul_precision", "autocast", "set_default_tensor_type", "set_warn_always",
+           "get_float32_matmul_precision", "set_default_tensor_type", "set_warn_always",
            "is_warn_always_enabled", "is_same_size", "typename_of"] + list(LEGACY)
 
 _threads = [2]
@@ -44,11 +46,6 @@ def set_float32_matmul_precision(precision: str) -> None:
 
 def get_float32_matmul_precision() -> str:
     return _prec[0]
-
-
-def autocast(device_type="cuda", dtype=None, enabled=True, cache_enabled=None):
-    from .amp import autocast as ac
-    return ac(device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
 
 
 def set_default_tensor_type(t):

@@ -1,0 +1,121 @@
+"""Autocast's per-op policies (torch's CPU lists, measured against torch 2.13) and the state they read.
+
+Layer 2 (docs/DEVELOPING.md): casting an op's inputs is the dispatcher's business in torch (the Autocast
+dispatch key), and the ops of layer 3 opt in at their definitions; ``torchlike.amp`` switches the state.
+
+An op opts in with a decorator at its definition: ``@lower`` (cast float32/float16/bfloat16 inputs to
+the autocast dtype: matmul, linear, conv*, SDPA, ...), ``@fp32`` (cast float16/bfloat16 inputs up to
+float32: losses, prod, cdist, FFTs, inverse, ...) or ``@keep`` (run without autocast: ops torch does
+not autocast whose torchlike implementation calls an autocast op internally).  With autocast off the
+only cost is one flag test.  Inside an op's body autocast is off, as it is below torch's autocast key,
+so internal calls do not cast again.  float64 tensors are never cast (torch's eligibility rule).
+"""
+from __future__ import annotations
+
+import functools
+import threading
+
+import jax
+
+from . import _dtype
+from .tensor import Tensor
+
+__all__ = ["state", "lower", "fp32", "keep", "lower_if", "fp32_if", "clear_cache"]
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.on = False  # any device enabled: the one flag ops test
+        self.enabled = {}  # device type -> bool
+        self.dtype = {}  # device type -> fast dtype
+        self.cache_enabled = True
+        self.depth = 0  # nesting of autocast regions (the cache is cleared leaving the outermost)
+        self.cache = {}
+
+
+state = _State()
+
+
+def clear_cache():
+    state.cache.clear()
+
+
+def _lower_one(t, Tensor, dtype_mod):
+    if not isinstance(t, Tensor):
+        return t
+    dev = t._dev.type
+    if not state.enabled.get(dev):
+        return t
+    dt = t.dtype
+    target = state.dtype[dev]
+    if dt is target or dt not in (dtype_mod.float32, dtype_mod.float16, dtype_mod.bfloat16):
+        return t
+    if state.cache_enabled and t._rg and t._grad_fn is None and t._vbase is None and dt is dtype_mod.float32:
+        key = (id(t), target)
+        hit = state.cache.get(key)
+        if hit is not None and hit[0] is t and hit[1] == t._ver[0]:
+            return hit[2]
+        out = t.to(target)
+        if not isinstance(out._x, jax.core.Tracer):  # a traced cast must not outlive its trace
+            state.cache[key] = (t, t._ver[0], out)
+        return out
+    return t.to(target)
+
+
+def _fp32_one(t, Tensor, dtype_mod):
+    if not isinstance(t, Tensor) or not state.enabled.get(t._dev.type):
+        return t
+    if t.dtype is dtype_mod.float16 or t.dtype is dtype_mod.bfloat16:
+        return t.to(dtype_mod.float32)
+    return t
+
+
+def _cast_all(args, kwargs, one):
+    def c(a):
+        if isinstance(a, (list, tuple)) and a and any(isinstance(x, Tensor) for x in a):
+            return type(a)(one(x, Tensor, _dtype) for x in a)
+        return one(a, Tensor, _dtype)
+    return tuple(c(a) for a in args), {k: c(v) for k, v in kwargs.items()}
+
+
+def _run(f, one, args, kwargs):
+    if one is not None:
+        args, kwargs = _cast_all(args, kwargs, one)
+    st = state
+    st.on = False
+    try:
+        return f(*args, **kwargs)
+    finally:
+        st.on = True
+
+
+def _policy(one, when=None):
+    def deco(f):
+        st = state
+
+        @functools.wraps(f)
+        def op(*args, **kwargs):
+            if st.on:
+                return _run(f, one if when is None or when(*args, **kwargs) else None, args, kwargs)
+            return f(*args, **kwargs)
+        op.__autocast__ = one
+        return op
+    return deco
+
+
+def lower_if(when):
+    """``@lower`` for the calls where ``when(*args, **kwargs)`` is true (einsum: only when it contracts)."""
+    return _policy(_lower_one, when)
+
+
+def fp32_if(when):
+    """``@fp32`` for the calls where ``when(*args, **kwargs)`` is true (pad: reflect/replicate modes)."""
+    return _policy(_fp32_one, when)
+
+
+lower = _policy(_lower_one)
+lower.__doc__ = "Autocast policy: run the op in the autocast dtype (torch's lower-precision list)."
+fp32 = _policy(_fp32_one)
+fp32.__doc__ = "Autocast policy: run the op in float32 (torch's fp32 list)."
+keep = _policy(None)
+keep.__doc__ = "Autocast policy: run the op as is, without autocasting ops it calls internally."

@@ -1,0 +1,176 @@
+"""Numerical calculus on sampled values: gradient, trapezoid, cumulative_trapezoid.
+"""
+from __future__ import annotations
+
+import numbers
+import jax.numpy as jnp
+from jax import lax
+
+from .. import _dtype
+from ._util import Tensor, cast, dispatch, float_dtype_for, register, wrap_dim
+
+__all__ = ["gradient", "cumulative_trapezoid"]
+
+
+# --- gradient / cumulative_trapezoid ------------------------------------------------------------------
+def _grad_uniform(y, h, dim, edge_order):
+    n = y.shape[dim]
+    take = lambda a, b: lax.slice_in_dim(y, a, b, axis=dim)  # noqa: E731
+    mid = (take(2, n) - take(0, n - 2)) / (2 * h)
+    if edge_order == 1:
+        first = (take(1, 2) - take(0, 1)) / h
+        last = (take(n - 1, n) - take(n - 2, n - 1)) / h
+    else:
+        first = (-1.5 * take(0, 1) + 2 * take(1, 2) - 0.5 * take(2, 3)) / h
+        last = (0.5 * take(n - 3, n - 2) - 2 * take(n - 2, n - 1) + 1.5 * take(n - 1, n)) / h
+    return jnp.concatenate([first, mid, last], axis=dim)
+
+
+def _grad_coords(y, x, dim, edge_order):
+    n = y.shape[dim]
+    shape = [1] * y.ndim
+    shape[dim] = -1
+    dx = jnp.diff(x).reshape([1] * dim + [n - 1] + [1] * (y.ndim - dim - 1)) if y.ndim else jnp.diff(x)
+    take = lambda a, b: lax.slice_in_dim(y, a, b, axis=dim)  # noqa: E731
+    tdx = lambda a, b: lax.slice_in_dim(dx, a, b, axis=dim)  # noqa: E731
+    h1, h2 = tdx(0, n - 2), tdx(1, n - 1)
+    a = -h2 / (h1 * (h1 + h2))
+    b = (h2 - h1) / (h1 * h2)
+    c = h1 / (h2 * (h1 + h2))
+    mid = a * take(0, n - 2) + b * take(1, n - 1) + c * take(2, n)
+    if edge_order == 1:
+        first = (take(1, 2) - take(0, 1)) / tdx(0, 1)
+        last = (take(n - 1, n) - take(n - 2, n - 1)) / tdx(n - 2, n - 1)
+    else:
+        d1, d2 = tdx(0, 1), tdx(1, 2)
+        first = (-(2 * d1 + d2) / (d1 * (d1 + d2)) * take(0, 1) + (d1 + d2) / (d1 * d2) * take(1, 2)
+                 - d1 / (d2 * (d1 + d2)) * take(2, 3))
+        d1, d2 = tdx(n - 3, n - 2), tdx(n - 2, n - 1)
+        last = (d2 / (d1 * (d1 + d2)) * take(n - 3, n - 2) - (d2 + d1) / (d1 * d2) * take(n - 2, n - 1)
+                + (2 * d2 + d1) / (d2 * (d1 + d2)) * take(n - 1, n))
+    return jnp.concatenate([first, mid, last], axis=dim)
+
+
+def _gradient_impl(y, *spacings, dims, kinds, edge_order, dt):
+    y = cast(y, dt)
+    out = []
+    for d, kind, s in zip(dims, kinds, spacings):
+        if kind == "coords":
+            out.append(_grad_coords(y, cast(s, dt), d, edge_order))
+        else:
+            out.append(_grad_uniform(y, cast(s, dt), d, edge_order))
+    return tuple(out)
+
+
+@register(method=False, promote="float")
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """Central-difference estimate of the gradient along each of ``dim`` (torch.gradient).
+
+    ``spacing`` is a scalar, one scalar per dim, or one coordinate tensor per dim.
+
+    >>> import torchlike
+    >>> torchlike.gradient(torchlike.tensor([1., 4., 9., 16.]))
+    (tensor([3., 4., 6., 7.]),)
+    """
+    nd = input.ndim
+    if dim is None:
+        dims = tuple(range(nd))
+    elif isinstance(dim, numbers.Integral):
+        dims = (wrap_dim(dim, nd),)
+    else:
+        dims = tuple(wrap_dim(d, nd) for d in dim)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
+    if spacing is None:
+        spacing = 1
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    if isinstance(spacing, (list, tuple)):
+        sp = list(spacing)
+        if len(sp) != len(dims):
+            raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and "
+                               f"dim arguments to have the same length, but got a spacing argument of length "
+                               f"{len(sp)} and a dim argument of length {len(dims)}.")
+    else:
+        sp = [spacing] * len(dims)
+    for d in dims:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    kinds, args = [], []
+    dt = float_dtype_for(input.dtype)
+    for d, s in zip(dims, sp):
+        if isinstance(s, Tensor) and s.ndim == 1:
+            if s.shape[0] != input.shape[d]:
+                raise RuntimeError(f"torch.gradient expected each tensor to be on the same device and to have "
+                                   f"the same size as the corresponding dimension of input, got {s.shape[0]} "
+                                   f"and {input.shape[d]}")
+            kinds.append("coords")
+            dt = _dtype.promote_types(dt, float_dtype_for(s.dtype)) if not s.dtype.is_complex else dt
+        else:
+            kinds.append("scalar")
+            if isinstance(s, Tensor):
+                s = s.item()
+        args.append(s)
+    return dispatch(_gradient_impl, (input, *args), (("dims", dims), ("kinds", tuple(kinds)),
+                                                     ("edge_order", int(edge_order)), ("dt", dt.np)),
+                    name="GradientBackward0")
+
+
+def _cumtrapz_impl(y, x, dx, dim, has_x):
+    n = y.shape[dim]
+    lo, hi = lax.slice_in_dim(y, 0, n - 1, axis=dim), lax.slice_in_dim(y, 1, n, axis=dim)
+    if has_x:
+        d = jnp.diff(x, axis=dim if x.ndim == y.ndim else -1)
+        if x.ndim == 1 and y.ndim > 1:
+            shape = [1] * y.ndim
+            shape[dim] = d.shape[0]
+            d = d.reshape(shape)
+        return jnp.cumsum(d * (lo + hi) / 2, axis=dim)
+    return jnp.cumsum(dx * (lo + hi) / 2, axis=dim)
+
+
+@register(method=False, promote="float")
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """Cumulative trapezoid rule along ``dim`` (one element shorter than ``y`` there).
+
+    >>> import torchlike
+    >>> torchlike.cumulative_trapezoid(torchlike.tensor([1., 2., 3.]))
+    tensor([1.5000, 4.0000])
+    """
+    d = wrap_dim(dim, y.ndim)
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        dx, x = x, None
+    if x is not None and dx is not None:
+        raise TypeError("cumulative_trapezoid() received an invalid combination of arguments")
+    y2 = y if (y.dtype.is_floating_point or y.dtype.is_complex) else y.to(_dtype.get_default_dtype())
+    if y.shape[d] == 0:
+        return y2.narrow(d, 0, 0) * 1
+    return dispatch(_cumtrapz_impl, (y2, x if x is not None else 0.0),
+                    (("dx", 1.0 if dx is None else float(dx)), ("dim", d), ("has_x", x is not None)),
+                    name="CumulativeTrapezoidBackward0")
+
+
+def _trapz_impl(y, x, dx, dim, has_x):
+    if has_x:
+        d = jnp.diff(x, axis=dim if x.ndim == y.ndim else -1)
+        if x.ndim == 1 and y.ndim > 1:
+            shape = [1] * y.ndim
+            shape[dim] = d.shape[0]
+            d = d.reshape(shape)
+        return jnp.sum(d * (jnp.take(y, jnp.arange(1, y.shape[dim]), axis=dim) +
+                            jnp.take(y, jnp.arange(0, y.shape[dim] - 1), axis=dim)) / 2, axis=dim)
+    return dx * (jnp.sum(y, axis=dim) - (jnp.take(y, 0, axis=dim) + jnp.take(y, -1, axis=dim)) / 2)
+
+
+@register(method=False, aliases=("trapz",))
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The trapezoid rule along ``dim`` (spacing ``dx`` or sample points ``x``)."""
+    d = wrap_dim(dim, y.ndim)
+    if y.shape[d] == 0:
+        return y.sum(d) * 0
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        dx, x = x, None
+    y2 = y if (y.dtype.is_floating_point or y.dtype.is_complex) else y.to(_dtype.get_default_dtype())
+    return dispatch(_trapz_impl, (y2, x if x is not None else 0.0),
+                    (("dx", 1.0 if dx is None else float(dx)), ("dim", d), ("has_x", x is not None)),
+                    name="TrapezoidBackward0")

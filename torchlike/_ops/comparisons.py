@@ -1,0 +1,69 @@
+"""Comparisons of whole tensors and membership: isclose, allclose, equal, isin.
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from .. import _dtype
+from ._util import Tensor, cast, dispatch, register
+
+__all__ = []
+
+
+def _need_tensors(op, **args):
+    """torch's argument parser: these positional arguments must be Tensors (no Python scalars)."""
+    for pos, (name, v) in enumerate(args.items()):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' (position {pos + 1}) must be Tensor, not {type(v).__name__}")
+
+
+def _isclose_impl(a, b, dt, rtol, atol, equal_nan):
+    a, b = cast(a, dt), cast(b, dt)
+    return jnp.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+@register(differentiable=False)
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (bool tensor)."""
+    _need_tensors("isclose", input=input, other=other)
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        if not tol >= 0:  # NaN fails too, as in torch
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {float(tol):g}")
+    if isinstance(other, Tensor) and input.dtype is not other.dtype:
+        raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
+    d = _dtype.result_type(input, other)
+    return dispatch(_isclose_impl, (input, other), (("dt", d.np), ("rtol", float(rtol)), ("atol", float(atol)),
+                                                    ("equal_nan", bool(equal_nan))), diff=False)
+
+
+@register(differentiable=False)
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True if every element is close (see isclose).
+
+    >>> import torchlike
+    >>> torchlike.allclose(torchlike.tensor([1.0]), torchlike.tensor([1.0 + 1e-9]))
+    True
+    """
+    return bool(isclose(input, other, rtol, atol, equal_nan).all().item())
+
+
+@register(differentiable=False)
+def equal(input, other):
+    """True if both tensors have the same shape and elements."""
+    if tuple(input.shape) != tuple(other.shape):
+        return False
+    return bool((input == other).all().item())
+
+
+def _isin_impl(elements, test, invert):
+    r = jnp.isin(elements, test)
+    return ~r if invert else r
+
+
+@register(method=False, differentiable=False)
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each element of ``elements`` is in ``test_elements``."""
+    if not isinstance(elements, Tensor):
+        elements = Tensor._wrap(jnp.asarray(elements)) if not isinstance(test_elements, Tensor) else \
+            test_elements.new_tensor(elements)
+    return dispatch(_isin_impl, (elements, test_elements), (("invert", bool(invert)),), diff=False)

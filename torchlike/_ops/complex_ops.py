@@ -1,0 +1,105 @@
+"""Complex numbers: building them (complex, polar, view_as_complex, view_as_real, ``Tensor.chalf``) and the
+conjugate transposes ``Tensor.H`` / ``Tensor.mH``.
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+from jax import lax
+
+from .. import _dtype
+from ._util import Tensor, dispatch, register
+from .. import _autocast as _amp
+from .comparisons import _need_tensors
+
+__all__ = ["view_as_complex", "view_as_real"]
+
+
+def _complex_impl(re, im):
+    return re + 1j * im.astype(re.dtype)
+
+
+@register(method=False, out=True)
+def complex(real, imag):
+    """A complex tensor from real and imaginary parts (float32 -> complex64, float64 -> complex128)."""
+    if real.dtype is not imag.dtype:
+        raise RuntimeError(f"Expected object of scalar type {_dtype._CAP[real.dtype.name]} but got scalar type "
+                           f"{_dtype._CAP[imag.dtype.name]} for second argument")
+    if real.dtype not in (_dtype.float32, _dtype.float64, _dtype.float16):
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{_dtype._CAP[real.dtype.name]} and {_dtype._CAP[imag.dtype.name]}")
+    return dispatch(_complex_impl, (real, imag), (), name="ComplexBackward0")
+
+
+def _polar_impl(abs, angle):
+    return abs * jnp.cos(angle) + 1j * (abs * jnp.sin(angle))
+
+
+@register(method=False, out=True)
+@_amp.fp32
+def polar(abs, angle):
+    """``abs * (cos(angle) + i sin(angle))``."""
+    _need_tensors("polar", abs=abs, angle=angle)
+    if abs.dtype not in (_dtype.float32, _dtype.float64, _dtype.float16) or \
+            angle.dtype not in (_dtype.float32, _dtype.float64, _dtype.float16):
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{_dtype._CAP[abs.dtype.name]} and {_dtype._CAP[angle.dtype.name]}")
+    if abs.dtype is not angle.dtype:
+        raise RuntimeError(f"Expected object of scalar type {_dtype._CAP[abs.dtype.name]} but got scalar type "
+                           f"{_dtype._CAP[angle.dtype.name]} for second argument")
+    return dispatch(_polar_impl, (abs, angle), (), name="PolarBackward0")
+
+
+# --- complex views ----------------------------------------------------------------------------------
+def _v2c_impl(x):
+    return lax.complex(x[..., 0], x[..., 1])
+
+
+def _v2r_impl(x):
+    return jnp.stack([jnp.real(x), jnp.imag(x)], axis=-1)
+
+
+@register(method=False, promote="none")
+@_amp.fp32
+def view_as_complex(input):
+    """A complex tensor from a float tensor whose last dim is (real, imag).
+
+    >>> import torchlike
+    >>> torchlike.view_as_complex(torchlike.tensor([[1., 2.]]))
+    tensor([1.+2.j])
+    """
+    if input.dtype not in (_dtype.float32, _dtype.float64, _dtype.float16):
+        raise RuntimeError(f"view_as_complex is only supported for float, double and half tensors, but got a "
+                           f"tensor of scalar type: {_dtype._CAP[input.dtype.name]}")
+    if input.ndim == 0 or input.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    return dispatch(_v2c_impl, (input,), (), name="ViewAsComplexBackward0", saves=False)
+
+
+@register(method=False, promote="none")
+def view_as_real(input):
+    """A float tensor with a trailing (real, imag) dim from a complex tensor.
+
+    >>> import torchlike
+    >>> torchlike.view_as_real(torchlike.tensor([1+2j]))
+    tensor([[1., 2.]])
+    """
+    if not input.dtype.is_complex:
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    return dispatch(_v2r_impl, (input,), (), name="ViewAsRealBackward0", saves=False)
+
+
+def _chalf(self, memory_format=None):
+    """Cast to complex32 (stored as complex64 here)."""
+    return self.to(_dtype.complex32)
+
+
+
+Tensor.chalf = _chalf
+
+
+Tensor.H = property(lambda self: self.mT.conj() if self.ndim == 2 else _h_error(self))
+Tensor.mH = property(lambda self: self.mT.conj())
+
+
+def _h_error(t):
+    raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {t.ndim}-D tensor.")

@@ -1,0 +1,28 @@
+"""Tensor-only pointwise methods torch has no function for: ``__rdiv__`` and ``float_power_``.
+"""
+from __future__ import annotations
+
+from .. import _dtype
+from ._util import Tensor
+from .pointwise import _float_power, div
+
+__all__ = []
+
+
+def _rdiv(self, other):
+    if not isinstance(self, Tensor):
+        raise TypeError(f"descriptor '__rdiv__' requires a 'Tensor' object but received a '{type(self).__name__}'")
+    return div(other, self)
+
+
+def _float_power_(self, exponent):
+    """In-place float_power; ``self`` must already be float64 (complex128 for complex results)."""
+    r = _float_power(self, exponent)
+    if r.dtype is not self.dtype:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_dtype._CAP[self.dtype.name]} but the "
+                           f"operation's result requires dtype {_dtype._CAP[r.dtype.name]}")
+    return self._inplace_update(r)
+
+
+Tensor.__rdiv__ = _rdiv
+Tensor.float_power_ = _float_power_

@@ -1,0 +1,160 @@
+"""Statistics of samples: cov, corrcoef, histogramdd.
+"""
+from __future__ import annotations
+
+import numbers
+import jax.numpy as jnp
+import numpy as np
+import jax
+
+from .. import _dtype
+from ._util import Tensor, cast, dispatch, register
+from .. import return_types
+from .sorting import _linspace_np
+
+__all__ = []
+
+
+def _cov_impl(x, fw, aw, correction, has_fw, has_aw):
+    x = x if x.ndim == 2 else x[None, :]
+    n = x.shape[1]
+    w = jnp.ones((n,), x.dtype if jnp.issubdtype(x.dtype, jnp.inexact) else jnp.float32)
+    if has_fw:
+        w = w * fw
+    if has_aw:
+        w = w * aw
+    wsum = jnp.sum(w)
+    avg = jnp.sum(x * w, axis=1) / wsum
+    if has_aw:
+        norm = wsum - correction * (jnp.sum(w * aw) / wsum if correction else 0)
+    else:
+        norm = wsum - correction
+    xc = x - avg[:, None]
+    c = (xc * w) @ jnp.conj(xc).T / jnp.maximum(norm, 0)
+    return jnp.squeeze(c)
+
+
+def _check_cov_weights(name, w, n_obs):
+    """torch.cov's validation of ``fweights`` (integral counts) / ``aweights`` (float importances)."""
+    if w.ndim > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+                           f"{w.ndim} dimensions")
+    integral = not (w.dtype.is_floating_point or w.dtype.is_complex)
+    if name == "fweights" and not integral:
+        raise RuntimeError(f"cov(): expected fweights to have integral dtype but got fweights with "
+                           f"{_dtype._CAP[w.dtype.name]} dtype")
+    if name == "aweights" and not w.dtype.is_floating_point:
+        raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got aweights with "
+                           f"{_dtype._CAP[w.dtype.name]} dtype")
+    if w.numel() != n_obs:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the "
+                           f"input but got {w.numel()} != {n_obs}")
+    v = w._value
+    if not isinstance(v, jax.core.Tracer) and w.numel() and bool(np.any(np.asarray(v) < 0)):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
+@register()
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """Covariance matrix of the variables in the rows of ``input`` (torch.cov)."""
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
+    n_obs = 1 if input.ndim == 0 else input.shape[-1]
+    for name, w in (("fweights", fweights), ("aweights", aweights)):
+        if w is not None:
+            _check_cov_weights(name, w, n_obs)
+    x = input if (input.dtype.is_floating_point or input.dtype.is_complex) else input.to(_dtype.get_default_dtype())
+    args = (x, fweights if fweights is not None else 1.0, aweights if aweights is not None else 1.0)
+    return dispatch(_cov_impl, args, (("correction", int(correction)), ("has_fw", fweights is not None),
+                                      ("has_aw", aweights is not None)), name="CovBackward0")
+
+
+@register()
+def corrcoef(input):
+    """Pearson correlation coefficients of the rows of ``input``."""
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    d = c.diagonal()
+    stddev = d.sqrt()
+    c = c / stddev[:, None] / stddev[None, :]
+    return c.clip(-1, 1) if not c.dtype.is_complex else c
+
+
+# --- histogramdd --------------------------------------------------------------------------------------
+def _hdd_impl(x, w, *edges, density, has_w):
+    dt = x.dtype
+    n, D = x.shape
+    flat = jnp.zeros((n,), jnp.int64)
+    inside = jnp.ones((n,), bool)
+    nbs = []
+    for d, e in enumerate(edges):
+        nb = e.shape[0] - 1
+        col = x[:, d]
+        inside = inside & (col >= e[0]) & (col <= e[-1])
+        pos = jnp.clip(jnp.searchsorted(e, col, side="right") - 1, 0, nb - 1)  # the last edge is inclusive
+        flat = flat * nb + pos
+        nbs.append(nb)
+    wt = jnp.where(inside, cast(w, dt) if has_w else jnp.ones((n,), dt), 0)
+    hist = jnp.zeros((int(np.prod(nbs)),), dt).at[flat].add(wt).reshape(tuple(nbs))
+    if density:
+        vol = jnp.ones((), dt)
+        for d, e in enumerate(edges):
+            shp = [1] * D
+            shp[d] = -1
+            vol = vol * jnp.diff(e).reshape(shp)
+        hist = hist / (jnp.sum(hist) * vol)
+    return hist
+
+
+@register(method=False, differentiable=False, promote="none")
+def histogramdd(input, bins, *, range=None, weight=None, density=False):
+    """Multi-dimensional histogram of the rows of ``input`` (shape ``(..., D)``): (hist, bin_edges).
+
+    ``bins`` is an int, one int per dim, or one edge tensor per dim; ``range`` is
+    ``[lo0, hi0, lo1, hi1, ...]`` (default: each column's min and max).
+
+    >>> import torchlike
+    >>> torchlike.histogramdd(torchlike.tensor([[0., 1.], [1., 2.]]), bins=2).hist
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"histogramdd" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+    if input.ndim < 2:
+        raise RuntimeError(f"torch.histogramdd: input tensor should have at least 2 dimensions, but got "
+                           f"{input.ndim}")
+    D = input.shape[-1]
+    x = input.reshape(-1, D)
+    w = None if weight is None else weight.reshape(-1)
+    if isinstance(bins, numbers.Integral):
+        bins = [int(bins)] * D
+    bins = list(bins)
+    if len(bins) != D:
+        raise RuntimeError(f"torch.histogramdd: expected {D} sequences of bin edges for each dimension, but got "
+                           f"{len(bins)}")
+    edges = []
+    data = np.asarray(x.detach()._value) if any(not isinstance(b, Tensor) for b in bins) else None
+    for d, b in enumerate(bins):
+        if isinstance(b, Tensor):
+            edges.append(b)
+            continue
+        if int(b) <= 0:
+            raise RuntimeError(f"torch.histogramdd: expected bin counts to be positive, but got {b} for dimension {d}")
+        if range is not None:
+            lo, hi = float(range[2 * d]), float(range[2 * d + 1])
+            if lo > hi:
+                raise RuntimeError(f"torch.histogramdd: expected leftmost_edge to be less than or equal to "
+                                   f"rightmost_edge, but got leftmost_edge {lo} > rightmost_edge {hi}")
+        elif data.shape[0]:
+            lo, hi = float(data[:, d].min()), float(data[:, d].max())
+        else:
+            lo, hi = 0.0, 0.0
+        if lo == hi:  # torch widens a degenerate range by 1/2 on each side
+            lo, hi = lo - 0.5, hi + 0.5
+        e = _linspace_np(lo, hi, int(b) + 1, input.dtype.np)
+        edges.append(Tensor._wrap(jnp.asarray(e), input._dev))
+    hist = dispatch(_hdd_impl, (x, w if w is not None else 0.0, *edges),
+                    (("density", bool(density)), ("has_w", w is not None)), diff=False)
+    return return_types.make("histogramdd", ("hist", "bin_edges"))(hist, tuple(edges))
