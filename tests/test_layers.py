@@ -42,7 +42,7 @@ LAYERS = {
     "torchlike._mt": L3, "torchlike._mt_kernels": L3, "torchlike._mt_rejection": L3, "torchlike._global_settings": L3, "torchlike._printing": L3,
     "torchlike._storage": L3, "torchlike._legacy": L3, "torchlike._symbolic": L3, "torchlike.return_types": L3,
     "torchlike.linalg": L3, "torchlike.special": L3, "torchlike.fft": L3, "torchlike.masked": L3,
-    "torchlike.signal": L3, "torchlike.sparse": L3, "torchlike.random": L3,
+    "torchlike.signal": L3, "torchlike.sparse": L3, "torchlike.sparse._embedding": L5, "torchlike.random": L3,
     # L4: the autograd API and engine
     "torchlike.autograd": L4, "torchlike.func": L4,
     # L5: everything built on autograd (compile, export, nn, optim, data, distributed, ...)

@@ -132,5 +132,5 @@ def run(prog, leaves):
 
 
 def _pure_call_fn():
-    from ._compiled import _pure_call  # (circular at import time: _compiled imports this module)
+    from ._compiled import _pure_call  # lazy: _compiled imports this module
     return _pure_call

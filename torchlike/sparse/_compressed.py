@@ -77,7 +77,7 @@ def to_compressed(x, layout, blocksize=None, dense_dim=None):
         if x._lay is layout and (layout not in BLOCKED or blocksize is None or
                                  tuple(x._vals.shape[1:3]) == _blocksize(blocksize, layout)):
             return x
-        from ._ops import to_dense
+        from ._ops import to_dense  # lazy: _ops and _compressed import each other
         x = to_dense(blocks_to_dense(x) if x._lay in BLOCKED else x)
     if x.ndim != 2:
         raise RuntimeError(f"to_sparse_{_NAMES[layout]}: expected a 2-D tensor (torchlike has no batched or hybrid "
@@ -117,7 +117,7 @@ def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=Non
     if layout is None:
         raise TypeError("sparse_compressed_tensor() missing required keyword argument 'layout'")
     if layout is sparse_csr:
-        from ._ops import sparse_csr_tensor
+        from ._ops import sparse_csr_tensor  # lazy: _ops and _compressed import each other
         return sparse_csr_tensor(compressed_indices, plain_indices, values, size, dtype=dtype, device=device,
                                  requires_grad=requires_grad)
     if layout not in COMPRESSED:

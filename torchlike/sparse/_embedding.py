@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _grad_mode
 from ..autograd.function import Function
+from ..nn.functional import embedding as dense
 from ..tensor import Tensor
 from ._ops import _idx_tensor, make_sparse, sparse_coo
 
@@ -51,9 +53,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     >>> emb.weight.grad.layout, emb.weight.grad.coalesce().indices()
     (torch.sparse_coo, tensor([[1, 3]]))
     """
-    from .. import _grad_mode
-    from ..nn.functional import embedding as dense
-
     def lookup(i, w):
         return dense(i, w, padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type)
     if not (isinstance(weight, Tensor) and weight.requires_grad and _grad_mode.is_grad_enabled()):

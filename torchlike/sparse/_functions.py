@@ -15,6 +15,7 @@ import numbers
 import numpy as np
 
 from .. import _dtype
+from .._mutation import write_out
 from .._dispatch import dispatch
 from .._layout import sparse_coo
 from ..tensor import Tensor
@@ -143,7 +144,7 @@ def cat(tensors, dim=0):
         if any(a != b for k, (a, b) in enumerate(zip(t._size, first._size)) if k != dim):
             raise RuntimeError(f"All tensors must have the same shape except for the concatenation dimension "
                                f"{dim}: {list(first._size)} vs {list(t._size)}")
-    from .. import cat as dense_cat, zeros
+    from .. import cat as dense_cat, zeros  # lazy: the facade's functions, which sparse wraps while it is built
     size = list(first._size)
     size[dim] = int(np.sum([t._size[dim] for t in ts]))
     iis, vals, off = [], [], 0
@@ -199,7 +200,7 @@ def sspaddmm(input, mat1, mat2, *, beta=1, alpha=1):
     a = input if beta == 1 else _ops.mul(input, beta)
     b = p if alpha == 1 else _ops.mul(p, alpha)
     ii = np.concatenate([a._host_indices(), b._host_indices()], axis=1)
-    from .. import cat as dense_cat
+    from .. import cat as dense_cat  # lazy: the facade's functions, which sparse wraps while it is built
     return _sparse_from(a, ii, dense_cat([a._vals, b._vals.to(a.dtype)]), a._size, False)
 
 
@@ -210,7 +211,6 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     p = mm(mat1, mat2)
     r = (input if beta == 1 else input * beta) + (p if alpha == 1 else p * alpha)
     if out is not None:
-        from .._ops.registry import write_out
         return write_out(out, r, "addmm")
     return r
 
@@ -229,7 +229,7 @@ def bmm(x, mat):
     if x._size[0] != mat.shape[0]:
         raise RuntimeError(f"bmm_sparse: 'self.size(0)' and 'mat2.size(0)' must match, got {x._size[0]} and "
                            f"{mat.shape[0]}")
-    from .. import stack as dense_stack
+    from .. import stack as dense_stack  # lazy: the facade's functions, which sparse wraps while it is built
     return dense_stack([mm(select(x, 0, b), mat[b]) for b in range(x._size[0])])
 
 

@@ -202,7 +202,7 @@ def to_sparse(x, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None
     if layout is not None and layout is not sparse_coo:
         if layout is sparse_csr:
             return to_sparse_csr(x, dense_dim)
-        from ._compressed import COMPRESSED, to_compressed
+        from ._compressed import COMPRESSED, to_compressed  # lazy: _ops and _compressed import each other
         if layout in COMPRESSED:
             return to_compressed(x, layout, blocksize, dense_dim)
         raise unsupported(f"to_sparse (layout={layout})", "CPU")
@@ -255,7 +255,7 @@ def to_dense(x, dtype=None, *, masked_grad=None):
     if not isinstance(x, SparseTensor):
         return x if dtype is None else x.to(dtype)
     if x._lay in (sparse_bsr, sparse_bsc):
-        from ._compressed import blocks_to_dense
+        from ._compressed import blocks_to_dense  # lazy: _ops and _compressed import each other
         d = blocks_to_dense(x)
         return d if dtype is None else d.to(dtype)
     v = x._vals if dtype is None else x._vals.to(dtype)

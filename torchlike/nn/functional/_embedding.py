@@ -79,7 +79,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if weight.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
     if sparse and weight.requires_grad:  # weight.grad becomes a sparse COO tensor (torchlike/sparse/_embedding.py)
-        from ...sparse._embedding import embedding as sparse_embedding
+        from ...sparse._embedding import embedding as sparse_embedding  # lazy: an autograd.Function (layer 5)
         return sparse_embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
     n = weight.shape[0]
     if padding_idx is not None:

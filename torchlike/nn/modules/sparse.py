@@ -10,6 +10,7 @@ from ... import _creation
 from ...autograd import grad_mode
 from .. import functional as F
 from .. import init
+from ...sparse._embedding import embedding as sparse_embedding
 from ..parameter import Parameter
 from .module import Module
 
@@ -73,8 +74,7 @@ class Embedding(Module):
 
     def forward(self, input):
         if self.sparse:
-            from ...sparse._embedding import embedding
-            return embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+            return sparse_embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                              self.scale_grad_by_freq)
         return F.embedding(input, self.weight, padding_idx=self.padding_idx, max_norm=self.max_norm,
                            norm_type=self.norm_type, scale_grad_by_freq=self.scale_grad_by_freq,

@@ -14,7 +14,7 @@ import sys
 
 def _reseed_child():
     import numpy as np
-    import torchlike
+    import torchlike  # lazy: a script the server runs before it forks; importing torchlike is its job
     np.random.seed()
     torchlike.default_generator.seed()
 
@@ -25,7 +25,7 @@ def _boot():
             sys.path.append(entry)
     from jax._src import xla_bridge
     try:
-        import torchlike  # noqa: F401  (builds its generator's key on the host: no backend starts)
+        import torchlike  # noqa: F401  # lazy: importing torchlike (no backend starts) is the server's job
     except Exception as e:
         return f"importing torchlike failed: {type(e).__name__}: {e}"
     if xla_bridge._backends:
