@@ -1,8 +1,9 @@
 """Per-op eager overhead and MLP forward+backward: torchlike vs raw jnp vs torch (ratios from one run).
 
-    python bench/bench_core.py
+    python bench/bench_core.py [--small]   (--small: the per-op rows only, no MLP)
 """
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -13,11 +14,88 @@ def timeit(fn, n=2000, warmup=50):
         fn()
     ts = []
     for _ in range(5):
-        t = time.perf_counter()
+        t = time.process_time()  # CPU time: steadier than wall time on a shared machine
         for _ in range(n):
             fn()
-        ts.append((time.perf_counter() - t) / n * 1e6)
+        ts.append((time.process_time() - t) / n * 1e6)
     return statistics.median(ts)
+
+
+def _ready(x):
+    """Wait for a torchlike/jax result (torch is synchronous)."""
+    v = getattr(x, "_value", x)
+    if hasattr(v, "block_until_ready"):
+        v.block_until_ready()
+    return x
+
+
+def small_ops(jnp, torch, tl):
+    """The small ops research code calls between the big ones (views/slicing, indexing, stack/cat,
+    creation, random, item/tolist): torchlike vs raw jnp vs torch, one row each."""
+    n_data = 10000
+    data = {"tl": tl.arange(n_data), "torch": torch.arange(n_data), "jnp": jnp.arange(n_data)}
+    x3 = {"tl": tl.ones(32, 8, 16), "torch": torch.ones(32, 8, 16), "jnp": jnp.ones((32, 8, 16))}
+    m2 = {"tl": tl.ones(16, 32), "torch": torch.ones(16, 32), "jnp": jnp.ones((16, 32))}
+    idx = {"tl": tl.tensor([3, 1, 4, 1, 5, 9, 2, 6]), "torch": torch.tensor([3, 1, 4, 1, 5, 9, 2, 6]),
+           "jnp": jnp.asarray([3, 1, 4, 1, 5, 9, 2, 6])}
+    loss = {"tl": tl.tensor(1.5), "torch": torch.tensor(1.5), "jnp": jnp.asarray(1.5)}
+    starts = list(range(0, 9000, 37))
+    cur = [0]
+
+    def nxt():  # a new start index on every call (a batch loader's pattern)
+        cur[0] = (cur[0] + 1) % len(starts)
+        return starts[cur[0]]
+
+    ix = [3 + 250 * k for k in range(32)]
+
+    def slices(m):
+        d = data[m]
+        return [d[i:i + 8] for i in ix]
+
+    mods = {"tl": tl, "torch": torch, "jnp": jnp}
+    cases = [
+        ("data[i:i+8] (new i)", lambda m: _slice(data[m], nxt())),
+        ("data[i] (new i)", lambda m: data[m][nxt()]),
+        ("x[:, -1, :]", lambda m: x3[m][:, -1, :]),
+        ("x[idx] (index tensor)", lambda m: m2[m][idx[m]]),
+        ("x.view(-1)", lambda m: x3[m].reshape(-1) if m == "jnp" else x3[m].view(-1)),
+        ("x.reshape(32, 128)", lambda m: x3[m].reshape(32, 128)),
+        ("x.t()", lambda m: m2[m].T if m == "jnp" else m2[m].t()),
+        ("x.unsqueeze(0)", lambda m: jnp.expand_dims(m2[m], 0) if m == "jnp" else m2[m].unsqueeze(0)),
+        ("stack 32 slices", lambda m: (jnp.stack if m == "jnp" else mods[m].stack)(slices(m))),
+        ("cat 32 slices", lambda m: (jnp.concatenate if m == "jnp" else mods[m].cat)(slices(m))),
+        ("list(idx) (iterate)", lambda m: list(idx[m])),
+        ("tensor(list of 64)", lambda m: (jnp.asarray if m == "jnp" else mods[m].tensor)(list(range(64)))),
+        ("zeros(32)", lambda m: mods[m].zeros(32) if m != "jnp" else jnp.zeros(32)),
+        ("arange(64)", lambda m: mods[m].arange(64)),
+        ("randint(9000, (32,))", lambda m: _randint(m, mods[m])),
+        ("loss.item()", lambda m: loss[m].item()),
+        ("x.tolist() (8 elems)", lambda m: idx[m].tolist()),
+    ]
+    print(f"\n{'small op':<24}{'torchlike us':>14}{'jnp us':>10}{'torch us':>10}{'tl/jnp':>9}{'tl/torch':>10}")
+    for name, f in cases:
+        r = {}
+        for m in ("tl", "jnp", "torch"):
+            r[m] = timeit(lambda: _ready(f(m)), n=200, warmup=20)
+        print(f"{name:<24}{r['tl']:>14.2f}{r['jnp']:>10.2f}{r['torch']:>10.2f}{r['tl'] / r['jnp']:>9.2f}"
+              f"{r['tl'] / r['torch']:>10.2f}")
+
+
+def _slice(d, i):
+    return d[i:i + 8]
+
+
+_KEY = []
+
+
+def _randint(name, mod):
+    if name != "jnp":
+        return mod.randint(9000, (32,))
+    import jax
+    if not _KEY:
+        _KEY.append(jax.random.PRNGKey(0))
+    _KEY[0], k = jax.random.split(_KEY[0])
+    return jax.random.randint(k, (32,), 0, 9000)
 
 
 def main():
@@ -43,6 +121,9 @@ def main():
     print(f"{'op (4x4 f32)':<14}{'torchlike us':>14}{'jnp us':>10}{'torch us':>10}{'tl/jnp':>9}{'tl/torch':>10}")
     for name, l, j, t in rows:
         print(f"{name:<14}{l:>14.2f}{j:>10.2f}{t:>10.2f}{l / j:>9.2f}{l / t:>10.2f}")
+    small_ops(jnp, torch, tl)
+    if "--small" in sys.argv:  # only the per-op rows
+        return
 
     # 3-layer MLP written with raw tensor ops: forward + backward
     B, D, H, C = 128, 784, 512, 10

@@ -19,7 +19,8 @@ from jax import lax
 
 from . import _jit_cache
 
-__all__ = ["read", "apply_chain", "write_back", "strides_of", "contiguous_strides", "compute_view_strides"]
+__all__ = ["read", "apply_chain", "write_back", "strides_of", "contiguous_strides", "compute_view_strides",
+           "index_spec", "dynamic_index"]
 
 
 def _unfold(x, xp, dim, size, step):
@@ -86,10 +87,146 @@ _reads = _jit_cache.Cache("view read")
 _writes = _jit_cache.Cache("view write")
 
 
+# ---- index steps with their start positions as a traced argument ----------------------------------
+# A basic index (``("index", idx)``, normalised: ints >= 0, slices ``("s", start, stop, step)`` inside
+# the dim) is compiled per *structure* (kept dims, slice sizes and steps); the start positions travel as
+# an int64 array argument, so ``data[i:i + 8]`` for a new ``i`` reuses the same program.
+def index_spec(idx):
+    """(spec, starts) for a basic index tuple, or (None, None) if some part is not normalised."""
+    spec, starts = [], []
+    for e in idx:
+        if e is None:
+            spec.append("n")
+        elif type(e) is int:
+            if e < 0:
+                return None, None
+            spec.append("i")
+            starts.append(e)
+        else:
+            _, a, b, st = e
+            if a is None and b is None and st is None:
+                spec.append("f")
+                continue
+            if type(a) is not int or type(b) is not int or type(st) is not int or a < 0 or b < a or st < 1:
+                return None, None
+            spec.append(((b - a + st - 1) // st, st))
+            starts.append(a)
+    return tuple(spec), starts
+
+
+def _span(x, spec, starts, k):
+    """dynamic_slice arguments for ``spec`` over ``x``: (begin, sizes, strides, kept shape, next k)."""
+    begin, sizes, strides, shape = [], [], [], []
+    d = 0
+    for e in spec:
+        if e == "n":
+            continue
+        n = x.shape[d]
+        if e == "f":
+            begin.append(0)
+            sizes.append(n)
+            strides.append(1)
+        elif e == "i":
+            begin.append(starts[k])
+            k += 1
+            sizes.append(1)
+            strides.append(1)
+        else:
+            size, st = e
+            begin.append(starts[k])
+            k += 1
+            sizes.append((size - 1) * st + 1 if size else 0)
+            strides.append(st)
+        shape.append(n if e == "f" else 1 if e == "i" else e[0])
+        d += 1
+    for n in x.shape[d:]:  # dims the index leaves out are kept whole
+        begin.append(0)
+        sizes.append(n)
+        strides.append(1)
+        shape.append(n)
+    return begin, sizes, strides, shape, k
+
+
+def _out_shape(x, spec):
+    out, d = [], 0
+    for e in spec:
+        if e == "n":
+            out.append(1)
+            continue
+        if e == "f":
+            out.append(x.shape[d])
+        elif e != "i":
+            out.append(e[0])
+        d += 1
+    return tuple(out) + tuple(x.shape[d:])
+
+
+def _dyn_read(x, spec, starts, k=0):
+    begin, sizes, strides, _, k = _span(x, spec, starts, k)
+    y = lax.dynamic_slice(x, begin, sizes) if x.ndim else x
+    if any(st != 1 for st in strides):
+        y = lax.slice(y, (0,) * y.ndim, y.shape, strides)
+    return y.reshape(_out_shape(x, spec)), k
+
+
+def _dyn_put(base, spec, starts, k, new):
+    begin, sizes, strides, shape, _ = _span(base, spec, starts, k)
+    new = new.reshape(shape).astype(base.dtype)
+    if not base.ndim:
+        return new
+    if any(st != 1 for st in strides):
+        block = lax.dynamic_slice(base, begin, sizes)
+        new = block.at[tuple(slice(None, None, st) for st in strides)].set(new)
+    return lax.dynamic_update_slice(base, new, begin)
+
+
+def dynamic_index(x, starts, spec):
+    """``x`` read at the basic index ``spec`` with start positions ``starts`` (see :func:`index_spec`)."""
+    return _dyn_read(x, spec, starts)[0]
+
+
+def _split_chain(chain):
+    """(skeleton, starts): ``chain`` with normalised index steps' starts moved into one int64 array."""
+    skel, starts = [], []
+    for step in chain:
+        if step[0] == "index":
+            spec, st = index_spec(step[1])
+            if spec is not None:
+                skel.append(("dindex", spec, len(starts)))
+                starts.extend(st)
+                continue
+        skel.append(step)
+    return tuple(skel), (np.array(starts, dtype=np.int64) if starts else None)
+
+
+def _read_skel(x, step, starts):
+    return _dyn_read(x, step[1], starts, step[2])[0] if step[0] == "dindex" else read(x, step)
+
+
+def _apply_skel(root, starts=None, *, skel):
+    for step in skel:
+        root = _read_skel(root, step, starts)
+    return root
+
+
+def _write_skel(root, new, starts=None, *, skel):
+    vals = [root]
+    for step in skel[:-1]:
+        vals.append(_read_skel(vals[-1], step, starts))
+    cur = new
+    for step, base in zip(reversed(skel), reversed(vals)):
+        cur = _dyn_put(base, step[1], starts, step[2], cur) if step[0] == "dindex" else _put(base, step, cur)
+    return cur
+
+
 def chain_fn(chain):
-    """A jitted function reading the view ``chain`` from a root array (a bounded cache entry)."""
-    e = _reads.get(chain)
-    return e if e is not None else _reads.add(chain, jax.jit(functools.partial(apply_chain, chain=chain)))
+    """A function reading the view ``chain`` from a root array: one jitted program per chain structure
+    (index starts are an argument), held in a bounded cache."""
+    skel, starts = _split_chain(chain)
+    e = _reads.get(skel)
+    if e is None:
+        e = _reads.add(skel, jax.jit(functools.partial(_apply_skel, skel=skel)))
+    return e if starts is None else _bind(e, starts)
 
 
 @functools.lru_cache(maxsize=512)
@@ -131,8 +268,16 @@ def write_back(root, new, chain):
 
 
 def write_back_fn(chain):
-    e = _writes.get(chain)
-    return e if e is not None else _writes.add(chain, jax.jit(functools.partial(write_back, chain=chain)))
+    """A function ``(root, new) -> root`` writing into the view ``chain`` (one program per structure)."""
+    skel, starts = _split_chain(chain)
+    e = _writes.get(skel)
+    if e is None:
+        e = _writes.add(skel, jax.jit(functools.partial(_write_skel, skel=skel)))
+    return e if starts is None else _bind(e, starts)
+
+
+def _bind(e, starts):
+    return lambda *a: e(*a, starts)
 
 
 def contiguous_strides(shape):

@@ -435,7 +435,7 @@ class Tensor:
             raise _concrete_error("item")
         if x.size != 1:
             raise RuntimeError(f"a Tensor with {x.size} elements cannot be converted to Scalar")
-        return to_host(x).reshape(()).item()
+        return to_host(x).item()
 
     def tolist(self):
         x = self._value
@@ -488,9 +488,12 @@ class Tensor:
         return complex(self.item())
 
     def __index__(self):
-        if self.dtype.is_floating_point or self.dtype.is_complex or self.numel() != 1:
+        x = self._value
+        if x.dtype.kind not in "iub" or x.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self.item())
+        if _is_tracer(x):
+            raise _concrete_error("item")
+        return int(to_host(x).item())
 
     def __len__(self):
         if self._value.ndim == 0:

@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _views
 from .._creation import tensor as _tensor
 from ._util import Tensor, cast, dispatch, register, wrap_dim
 from .views import view_step
@@ -362,6 +362,47 @@ def _adv_put_impl(x, v, *idx, pos, accumulate):
     return set_all(x, jnp.broadcast_to(v, shape), tuple(idx), pos)
 
 
+def _int_part(v):
+    if v is None or type(v) is int:
+        return v
+    if type(v) is Tensor and v.ndim == 0:
+        return v.__index__()
+    return _slice_part(v)
+
+
+def _dim0_view(self, step, spec, start, name):
+    starts = np.array((start,), np.int64)
+    out = dispatch(_views.dynamic_index, (self, starts), (("spec", spec),), name=name, saves=False)
+    return self._make_view(out, ("index", step))
+
+
+def _fast_basic(self, index, is_int):
+    """``self[i]`` / ``self[a:b:c]`` on dim 0 (the common cases), without the general parser; None to
+    fall back to it."""
+    shape = self._value.shape
+    nd = len(shape)
+    if not nd:
+        return None
+    n = shape[0]
+    rest = (_FULL,) * (nd - 1)
+    if is_int:
+        if not -n <= index < n:
+            raise IndexError(f"index {index} is out of bounds for dimension 0 with size {n}")
+        index %= n
+        return _dim0_view(self, (index,) + rest, ("i",) + ("f",) * (nd - 1), index, "SelectBackward0")
+    st = index.step
+    if st is not None and (type(st) is not int or st <= 0):
+        return None
+    start, stop, step = slice(_int_part(index.start), _int_part(index.stop), st).indices(n)
+    if stop < start:
+        stop = start
+    if start == 0 and stop == n and step == 1:
+        return None
+    size = (stop - start + step - 1) // step
+    return _dim0_view(self, (("s", start, stop, step),) + rest, ((size, step),) + ("f",) * (nd - 1), start,
+                      "SliceBackward0")
+
+
 def getitem(self, index):
     """``self[index]`` with torch semantics: basic indexing is a view, advanced indexing a copy.
 
@@ -372,6 +413,11 @@ def getitem(self, index):
     >>> a[a > 2]
     tensor([3, 4, 5])
     """
+    tp = type(index)
+    if tp is slice or tp is int:
+        t = _fast_basic(self, index, tp is int)
+        if t is not None:
+            return t
     basic, adv, res_shape = parse_index(tuple(self.shape), index)
     if basic is None and not adv:
         basic = (_FULL,) * self.ndim
@@ -529,6 +575,30 @@ def _copy_like_impl(x, v):
 
 Tensor.__getitem__ = getitem
 Tensor.__setitem__ = setitem
+
+
+def _unbind_impl(x):
+    return tuple(x[i] for i in range(x.shape[0]))
+
+
+_UNBIND_ONE_PROGRAM = 64  # up to this many rows, iterating computes all rows in one program
+
+
+def tensor_iter(self):
+    """``iter(tensor)``: the rows (views), as torch's ``unbind(0)``; short tensors in one program."""
+    x = self._value
+    if x.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    n = x.shape[0]
+    rest = (_FULL,) * (x.ndim - 1)
+    if n > _UNBIND_ONE_PROGRAM or _is_tracer(x):
+        spec = ("i",) + ("f",) * (x.ndim - 1)
+        return iter([_dim0_view(self, (i,) + rest, spec, i, "UnbindBackward0") for i in range(n)])
+    outs = dispatch(_unbind_impl, (self,), (), name="UnbindBackward0", saves=False)
+    return iter([self._make_view(o, ("index", (i,) + rest)) for i, o in enumerate(outs)])
+
+
+Tensor.__iter__ = tensor_iter
 
 
 # --- index_select / take / take_along_dim -------------------------------------------------------

@@ -22,7 +22,7 @@ def _check_seq(tensors, name):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
     if len(tensors) == 0:
-        raise ValueError(f"{name}(): expected a non-empty list of Tensors") if name == "stack" else \
+        raise RuntimeError(f"{name} expects a non-empty TensorList") if name == "stack" else \
             ValueError(f"torch.{name}(): expected a non-empty list of Tensors")
 
 
@@ -67,12 +67,18 @@ def _stack_impl(*xs, dim, dt):
 def stack(tensors, dim=0):
     """Stack tensors of equal shape along a new dim."""
     _check_seq(tensors, "stack")
-    d = wrap_dim(dim, tensors[0].ndim + 1)
+    x0 = tensors[0]._value
+    s0, dt0 = x0.shape, x0.dtype
+    d = wrap_dim(dim, len(s0) + 1)
+    same = True
     for i, t in enumerate(tensors):
-        if t.shape != tensors[0].shape:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
-                               f"entry 0 and {list(t.shape)} at entry {i}")
-    dt = _dtype.result_type(*[_Dim(t.dtype) for t in tensors])
+        x = t._value
+        if x.shape != s0:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(s0)} at "
+                               f"entry 0 and {list(x.shape)} at entry {i}")
+        if x.dtype != dt0:
+            same = False
+    dt = tensors[0].dtype if same else _dtype.result_type(*[_Dim(t.dtype) for t in tensors])
     return dispatch(_stack_impl, tuple(tensors), (("dim", d), ("dt", dt.np)), name="StackBackward0",
                     saves=False)
 

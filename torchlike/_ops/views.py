@@ -30,6 +30,11 @@ def view_step(t, step, name=None):
     src = t
     if step[0] == "as_strided" and t._vbase is not None:
         src = t._vbase
+    spec = _views.index_spec(step[1]) if step[0] == "index" else (None, None)
+    if spec[0] is not None:  # starts as an argument: a new start position compiles nothing (_views)
+        out = dispatch(_views.dynamic_index, (src, np.array(spec[1], np.int64)), (("spec", spec[0]),),
+                       name=name or "SliceBackward0", saves=False)
+        return t._make_view(out, step)
     out = dispatch(_read_impl, (src,), (("step", step),), name=name or _NAMES[step[0]], saves=False,
                    jit=step[0] != "index", diff=step[0] != "view_dtype")
     return t._make_view(out, step)
