@@ -186,3 +186,22 @@ def test_new_start_positions_add_no_programs():
         data[i:i + 8]
         data[i]
     assert torchlike.cache_info()["programs"] - before <= 2
+
+
+def test_in_place_write_after_mul_by_a_number_is_no_error_like_torch():
+    """x * 3 saves only the number (torch's mul.Scalar), so writing to x afterwards is fine at backward;
+    x * x saves x and the same write is torch's in-place error."""
+    def scalar(m):
+        y = m.arange(8.0, requires_grad=True).clone()
+        z = y[4:6] * 3
+        y.add_(1)
+        z.sum().backward()
+        return z
+    same_as_torch(scalar, grad=False)
+
+    def tensor(m):
+        y = m.arange(8.0, requires_grad=True).clone()
+        z = y[4:6] * y[4:6]
+        y.add_(1)
+        z.sum().backward()
+    raises_like_torch(tensor, match="modified by an inplace operation")

@@ -139,8 +139,11 @@ def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, nam
 
 def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=True, namespaces=("torch",),
            differentiable=True, saves=True, dunders=(), rdunders=(), aliases=(), int_only=False, doc=None,
-           tensor_node=None, checks=(), aten=None):
-    """Declare a pointwise binary op: torch promotion over tensors/scalars, then ``jfn`` in that dtype."""
+           tensor_node=None, checks=(), aten=None, linear_with_scalar=False):
+    """Declare a pointwise binary op: torch promotion over tensors/scalars, then ``jfn`` in that dtype.
+
+    ``linear_with_scalar``: with a Python number as either operand the gradient needs no tensor values
+    (torch's ``mul.Scalar`` saves only the number), so later in-place writes to the tensor are no error."""
     def impl(x, y, dt, out_dt):
         r = jfn(cast(x, dt), cast(y, dt))
         return r if out_dt is None else cast(r, out_dt)
@@ -161,7 +164,9 @@ def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=T
             raise RuntimeError(f'"{name}_cpu" not implemented for \'{_dtype._CAP[d.name]}\'')
         return dispatch(impl, (input, other), (("dt", d.np), ("out_dt", out_dt)),
                         name=tensor_node if tensor_node and isinstance(other, Tensor) else node_name,
-                        diff=differentiable, saves=saves)
+                        diff=differentiable,
+                        saves=saves if not linear_with_scalar or (isinstance(input, Tensor) and
+                                                                  isinstance(other, Tensor)) else False)
     fn.__name__ = name
     fn.__doc__ = doc or f"Elementwise ``{name}`` with broadcasting and torch type promotion.\n\n" \
                         f"    >>> import torchlike\n    >>> torchlike.{name}(torchlike.tensor([1., 2.]), " \

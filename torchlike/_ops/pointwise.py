@@ -252,7 +252,7 @@ def _rsub(input, other, *, alpha=1):
 
 register("rsub", method=False, checks=(C.RSUB,))(_rsub)
 
-mul = binary("mul", jnp.multiply, dunders=("__mul__", "__rmul__"), aliases=("multiply",))
+mul = binary("mul", jnp.multiply, dunders=("__mul__", "__rmul__"), aliases=("multiply",), linear_with_scalar=True)
 
 
 def _true_div(x, y):
