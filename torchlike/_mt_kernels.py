@@ -165,20 +165,27 @@ def normal(e, n, dt, mean=0.0, std=1.0):
         return cast(normal_scalar(e, n, mean, std), dt)
     low = dt not in (_F32, _F64)
     work = _F32 if low else dt
-    fill = _box_muller16_f64 if work == _F64 else _box_muller16_f32
-    m, s = (float(mean), float(std)) if work == _F64 else (_f(mean), _f(std))
     full = n - n % 16
     # float/double fill all n uniforms first; half/bfloat16 draw 16 per chunk into a float buffer
     d = _unit(e, full if low else n, work)
+    if work == _F32:  # one compiled program over all rows (the tail row too): _mt_xla
+        from ._mt_xla import normal_rows
+        rows = d[:full].reshape(-1, 16)
+        if n % 16:
+            rows = np.concatenate([rows, _unit(e, 16, work).reshape(1, 16)])
+        z = normal_rows(rows, mean, std).reshape(-1)
+        if n % 16:  # the tail redraw overwrites the last 16 elements
+            z = np.concatenate([z[:n - 16], z[full:]])
+        return z.astype(dt) if low else z
+    m, s = float(mean), float(std)
     rows = d[:full].reshape(-1, 16)
     for i in range(0, len(rows), _BLOCK):  # blocks that stay in cache: the transform is ~40 numpy passes
-        fill(rows[i:i + _BLOCK], m, s)
+        _box_muller16_f64(rows[i:i + _BLOCK], m, s)
     if n % 16:
         tail = _unit(e, 16, work).reshape(1, 16)
-        fill(tail, m, s)
-        d = np.concatenate([d[:n - 16], tail[0]]) if low else d
+        _box_muller16_f64(tail, m, s)
         d[n - 16:] = tail[0]
-    return d.astype(dt) if low else d
+    return d
 
 
 def normal_scalar(e, n, mean=0.0, std=1.0):

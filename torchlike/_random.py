@@ -21,6 +21,7 @@ from . import _mt_rejection as _R
 from ._errors import check_alloc
 from ._device import canonical
 from ._mt import DEFAULT_SEED, MTEngine, nondeterministic_seed
+from ._mt_xla import to_device
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "get_rng_state",
            "set_rng_state", "draw", "fork_rng"]
@@ -199,7 +200,7 @@ def draw(kind, shape, dtype, generator=None, args=(), params=()):
     check_alloc(shape, dtype)
     g = generator if generator is not None else default_generator
     if _torch_stream(g, args):
-        return jnp.asarray(torch_draw(g._mt, kind, tuple(shape), np.dtype(dtype), args, dict(params)))
+        return to_device(torch_draw(g._mt, kind, tuple(shape), np.dtype(dtype), args, dict(params)))
     if kind == "randint":  # jax's bounds are int64
         args = (max(args[0], -2 ** 63), min(args[1], 2 ** 63 - 1))
     new, x = _sampler(kind, tuple(shape), np.dtype(dtype), tuple(params))(g._state._value, *args)
