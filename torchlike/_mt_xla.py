@@ -1,10 +1,11 @@
-"""torch's float32 Box-Muller (AVX2 ``normal_fill_16``) as one compiled XLA program per size bucket.
+"""torch's float32 Box-Muller (AVX2 ``normal_fill_16``) as a compiled XLA program, and the fast host->device copy.
 
 The same operations as ``_mt_kernels._box_muller16_f32`` (Cephes-style float32 log and sincos, op for op,
 fused multiply-adds as float64 products rounded once to float32), so the values are bit-identical;
-XLA runs them as one fused loop instead of ~150 numpy passes.  Rows are padded to a power of two
-(at least ``MIN_ROWS``, at most ``MAX_ROWS`` a call), so a new tensor size costs at most one
-compilation, and none once its bucket has been seen; the program runs on the CPU backend.
+XLA runs them as one fused vectorized loop instead of ~150 numpy passes.  Rows go through in padded chunks
+of two fixed sizes (``SMALL``, ``BIG``), so the program compiles at most twice per process whatever the
+tensor sizes (a new size costs no compilation).  It runs on the CPU backend (GPU backends contract
+multiply-adds).  ``_mt_kernels.normal`` uses it for 4096 floats and more.
 
 >>> import numpy as np
 >>> u = np.full((1, 16), 0.5, np.float32)
@@ -22,10 +23,10 @@ import numpy as np
 
 from . import _mt_kernels as _K
 
-__all__ = ["normal_rows", "to_device", "MIN_ROWS", "MAX_ROWS"]
+__all__ = ["normal_rows", "to_device", "SMALL", "BIG"]
 
-MIN_ROWS = 4
-MAX_ROWS = 1 << 16  # 1M floats a call
+SMALL = 256  # rows of 16 a call of the small program (4096 floats)
+BIG = 4096  # rows a call of the big one (64k floats)
 _f32, _f64 = jnp.float32, jnp.float64
 
 
@@ -75,14 +76,13 @@ def _sincos_ps(x):
 
 
 @jax.jit
-def _rows(d, ms):
+def _halves(u1, u2, ms):
+    """The cosine and sine halves of each row, from its first and last 8 uniforms (flat, contiguous:
+    XLA fuses this into one vectorized loop, which the strided (r, 16) layout defeats)."""
     mean, std = ms[0], ms[1]
-    u1 = _c(1.0) - d[:, :8]
-    u2 = d[:, 8:]
-    radius = jnp.sqrt(_c(-2.0) * _log_ps(u1))
-    theta = _c(2.0 * math.pi) * u2
-    s, c = _sincos_ps(theta)
-    return jnp.concatenate([_fma(radius * c, std, mean), _fma(radius * s, std, mean)], axis=1)
+    radius = jnp.sqrt(_c(-2.0) * _log_ps(_c(1.0) - u1))
+    s, c = _sincos_ps(_c(2.0 * math.pi) * u2)
+    return _fma(radius * c, std, mean), _fma(radius * s, std, mean)
 
 
 _put = None  # (device, sharding) of JAX's default device, found on first use
@@ -127,16 +127,24 @@ def _cpu_array(x):
 
 
 def normal_rows(d, mean, std):
-    """Rows of 16 float32 uniforms (numpy, shape (r, 16)) -> torch's 16 normals per row (numpy float32)."""
+    """Rows of 16 float32 uniforms (numpy, shape (r, 16)) -> torch's 16 normals per row (numpy float32).
+
+    Rows go through in chunks of ``BIG`` rows (a last partial one of more than ``BIG / 2`` rows padded
+    to ``BIG``, a smaller rest in padded chunks of ``SMALL``): two programs in all, whatever the sizes."""
     r = d.shape[0]
     out = np.empty((r, 16), np.float32)
     ms = _cpu_array(np.array([mean, std], np.float32))
-    for i in range(0, r, MAX_ROWS):
-        blk = d[i:i + MAX_ROWS]
-        k = blk.shape[0]
-        b = max(MIN_ROWS, 1 << (k - 1).bit_length())
-        if b != k:
-            blk = np.concatenate([blk, np.full((b - k, 16), 0.5, np.float32)])
-        res = _rows(_cpu_array(blk), ms)
-        out[i:i + k] = np.asarray(res)[:k]
+    i = 0
+    while i < r:
+        rest = r - i
+        b = BIG if rest > BIG // 2 else SMALL
+        k = min(rest, b)
+        u1 = np.full((b, 8), 0.5, np.float32)
+        u2 = np.zeros((b, 8), np.float32)
+        u1[:k] = d[i:i + k, :8]
+        u2[:k] = d[i:i + k, 8:]
+        c, s = _halves(_cpu_array(u1.reshape(-1)), _cpu_array(u2.reshape(-1)), ms)
+        out[i:i + k, :8] = np.asarray(c).reshape(b, 8)[:k]
+        out[i:i + k, 8:] = np.asarray(s).reshape(b, 8)[:k]
+        i += k
     return out

@@ -9,6 +9,7 @@ other state); those streams are not torch's.
 from __future__ import annotations
 
 import functools
+import math
 import zlib
 
 import jax
@@ -214,7 +215,11 @@ def _real_of(dt):
 
 def torch_draw(e, kind, shape, dt, args, params):
     """numpy values of torch's CPU kernel for ``kind`` (C order), consuming ``e``'s words as torch does."""
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
+    if kind == "uniform" and dt.kind == "f":  # the hot cases first
+        return _K.uniform(e, n, dt, *args).reshape(shape)
+    if kind == "randint":
+        return _K.random_from_to(e, n, *args).astype(dt, copy=False).reshape(shape)
     if kind in ("uniform", "normal") and dt.kind == "c":  # torch samples the view_as_real float tensor
         r = _real_of(dt)
         if kind == "uniform":
