@@ -1,6 +1,6 @@
 """The fast eager paths of the CPU generator against real torch, on both sides of each threshold:
-float32/half/bfloat16 normals through the XLA program (>= 4096 floats, chunks of 256 and 4096 rows) and
-through numpy below; randperm's list loop (n <= 768) and vectorized resolution above; scalar bernoulli's
+float32/half/bfloat16 normals through the XLA program (>= 16 floats, chunks of 16, 256 and 4096 rows),
+the scalar path below; randperm's list loop (n <= 768) and vectorized resolution above; scalar bernoulli's
 integer comparison; randint; the host->device copy (dtypes, shapes, 0-d); generator objects and
 get_rng_state/set_rng_state round trips across the paths; no XLA compilation for a new size."""
 import numpy as np
@@ -14,7 +14,8 @@ torch = pytest.importorskip("torch", reason="torch is the oracle for the generat
 FLOATS = [("float32", torch.float32), ("float16", torch.float16), ("bfloat16", torch.bfloat16),
           ("float64", torch.float64)]
 XLA = _mt_kernels._XLA_MIN
-NORMAL_SIZES = [XLA - 1, XLA, XLA + 7, 16 * _mt_xla.SMALL * 3 + 16 * 5 + 3, 16 * _mt_xla.BIG + 16,
+NORMAL_SIZES = [XLA - 1, XLA, XLA + 7, 32, 1000, 16 * _mt_xla.TINY * 4 + 16, 4095, 4096,
+                16 * _mt_xla.SMALL * 3 + 16 * 5 + 3, 16 * _mt_xla.BIG + 16,
                 16 * _mt_xla.BIG * 2 + 16 * (_mt_xla.BIG // 2 + 1) + 9]
 
 
@@ -41,7 +42,7 @@ def test_randn_both_sides_of_the_xla_threshold(n, name, tdt):
     _same(lambda: tl.randn(n, dtype=d), lambda: torch.randn(n, dtype=tdt), 5)
 
 
-@pytest.mark.parametrize("n", [XLA - 16, XLA + 3, 70001])
+@pytest.mark.parametrize("n", [XLA + 3, 4080, 70001])
 def test_normal_variants_through_the_xla_program(n):
     _same(lambda: tl.empty(n).normal_(1.5, 0.3), lambda: torch.empty(n).normal_(1.5, 0.3), 1)
     _same(lambda: tl.normal(-2.0, 3.0, (n,)), lambda: torch.normal(-2.0, 3.0, (n,)), 2)
@@ -49,6 +50,19 @@ def test_normal_variants_through_the_xla_program(n):
     _same(lambda: tl.nn.init.normal_(tl.empty(n // 16, 16), 0.0, 0.02),
           lambda: torch.nn.init.normal_(torch.empty(n // 16, 16), 0.0, 0.02), 4)
     _same(lambda: tl.randn(n, dtype=tl.complex64), lambda: torch.randn(n, dtype=torch.complex64), 6)
+
+
+def test_xla_rows_equal_the_numpy_reference_at_the_edges():
+    # torch's kernel maps u1 -> 1 - u1 and u2 -> 2 pi u2: the extreme 24-bit uniforms and random rows
+    k = np.random.RandomState(0).randint(0, 2 ** 24, (700, 16)).astype(np.float32)
+    k[:3] = 0
+    k[3:6] = 2 ** 24 - 1
+    k[6:9, :8], k[6:9, 8:] = 1, 2 ** 24 - 1
+    d = k * np.float32(2.0 ** -24)
+    for mean, std in ((0.0, 1.0), (0.3, 2.5), (-1e3, 1e-3)):
+        ref = d.copy()
+        _mt_kernels._box_muller16_f32(ref, np.float32(mean), np.float32(std))
+        np.testing.assert_array_equal(_mt_xla.normal_rows(d, mean, std).view(np.uint32), ref.view(np.uint32))
 
 
 def test_generator_object_and_state_round_trip_across_paths():
@@ -121,7 +135,7 @@ def test_new_sizes_compile_nothing():
         if name.endswith("backend_compile_duration"):
             count[0] += 1
     jax.monitoring.register_event_duration_secs_listener(on)
-    for n in (XLA, 16 * _mt_xla.BIG * 2, 32):  # warm both chunk programs
+    for n in (XLA, 16 * _mt_xla.BIG * 2, 4096):  # warm the three chunk programs
         tl.randn(n)
         tl.rand(n)
         tl.randint(0, 10, (n,))

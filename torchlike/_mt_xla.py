@@ -3,9 +3,9 @@
 The same operations as ``_mt_kernels._box_muller16_f32`` (Cephes-style float32 log and sincos, op for op,
 fused multiply-adds as float64 products rounded once to float32), so the values are bit-identical;
 XLA runs them as one fused vectorized loop instead of ~150 numpy passes.  Rows go through in padded chunks
-of two fixed sizes (``SMALL``, ``BIG``), so the program compiles at most twice per process whatever the
-tensor sizes (a new size costs no compilation).  It runs on the CPU backend (GPU backends contract
-multiply-adds).  ``_mt_kernels.normal`` uses it for 4096 floats and more.
+of three fixed sizes (``TINY``, ``SMALL``, ``BIG``), so the program compiles at most three times per process
+whatever the tensor sizes (a new size costs no compilation).  It runs on the CPU backend (GPU backends contract
+multiply-adds).  ``_mt_kernels.normal`` uses it for every float32/half/bfloat16 tensor of 16 or more elements.
 
 >>> import numpy as np
 >>> u = np.full((1, 16), 0.5, np.float32)
@@ -23,9 +23,10 @@ import numpy as np
 
 from . import _mt_kernels as _K
 
-__all__ = ["normal_rows", "to_device", "SMALL", "BIG"]
+__all__ = ["normal_rows", "to_device", "TINY", "SMALL", "BIG"]
 
-SMALL = 256  # rows of 16 a call of the small program (4096 floats)
+TINY = 16  # rows of 16 a call of the tiny program (256 floats)
+SMALL = 256  # rows a call of the small one (4096 floats)
 BIG = 4096  # rows a call of the big one (64k floats)
 _f32, _f64 = jnp.float32, jnp.float64
 
@@ -129,15 +130,16 @@ def _cpu_array(x):
 def normal_rows(d, mean, std):
     """Rows of 16 float32 uniforms (numpy, shape (r, 16)) -> torch's 16 normals per row (numpy float32).
 
-    Rows go through in chunks of ``BIG`` rows (a last partial one of more than ``BIG / 2`` rows padded
-    to ``BIG``, a smaller rest in padded chunks of ``SMALL``): two programs in all, whatever the sizes."""
+    Rows go through in chunks of ``BIG`` rows while more than ``BIG / 4`` are left (the last one padded),
+    then of ``SMALL`` while more than ``4 * TINY`` are left, then of ``TINY``: three programs in all,
+    whatever the sizes."""
     r = d.shape[0]
     out = np.empty((r, 16), np.float32)
     ms = _cpu_array(np.array([mean, std], np.float32))
     i = 0
     while i < r:
         rest = r - i
-        b = BIG if rest > BIG // 2 else SMALL
+        b = BIG if rest > BIG // 4 else SMALL if rest > 4 * TINY else TINY
         k = min(rest, b)
         u1 = np.full((b, 8), 0.5, np.float32)
         u2 = np.zeros((b, 8), np.float32)
