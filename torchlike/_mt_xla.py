@@ -130,16 +130,16 @@ def _cpu_array(x):
 def normal_rows(d, mean, std):
     """Rows of 16 float32 uniforms (numpy, shape (r, 16)) -> torch's 16 normals per row (numpy float32).
 
-    Rows go through in chunks of ``BIG`` rows while more than ``BIG / 4`` are left (the last one padded),
-    then of ``SMALL`` while more than ``4 * TINY`` are left, then of ``TINY``: three programs in all,
-    whatever the sizes."""
+    A rest of at most ``TINY`` (``SMALL``) rows goes in one padded call of that size; more than
+    ``BIG / 4`` rows go in chunks of ``BIG`` (the last one padded), in between in chunks of ``SMALL``:
+    three programs in all, whatever the sizes."""
     r = d.shape[0]
     out = np.empty((r, 16), np.float32)
     ms = _cpu_array(np.array([mean, std], np.float32))
     i = 0
     while i < r:
         rest = r - i
-        b = BIG if rest > BIG // 4 else SMALL if rest > 4 * TINY else TINY
+        b = TINY if rest <= TINY else SMALL if rest <= BIG // 4 else BIG
         k = min(rest, b)
         u1 = np.full((b, 8), 0.5, np.float32)
         u2 = np.zeros((b, 8), np.float32)
