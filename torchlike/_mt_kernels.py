@@ -157,6 +157,7 @@ def _unit(e, n, dt):
 
 
 _BLOCK = 2048  # rows of 16
+_XLA_MIN = 16  # float32 normals from here on run as an XLA program (_box_muller16_f32 stays the reference)
 
 
 def normal(e, n, dt, mean=0.0, std=1.0):
@@ -165,11 +166,20 @@ def normal(e, n, dt, mean=0.0, std=1.0):
         return cast(normal_scalar(e, n, mean, std), dt)
     low = dt not in (_F32, _F64)
     work = _F32 if low else dt
-    fill = _box_muller16_f64 if work == _F64 else _box_muller16_f32
-    m, s = (float(mean), float(std)) if work == _F64 else (_f(mean), _f(std))
     full = n - n % 16
     # float/double fill all n uniforms first; half/bfloat16 draw 16 per chunk into a float buffer
     d = _unit(e, full if low else n, work)
+    if work == _F32 and n >= _XLA_MIN:  # one compiled program over all rows (the tail row too): _mt_xla
+        from ._mt_xla import normal_rows
+        rows = d[:full].reshape(-1, 16)
+        if n % 16:
+            rows = np.concatenate([rows, _unit(e, 16, work).reshape(1, 16)])
+        z = normal_rows(rows, mean, std).reshape(-1)
+        if n % 16:  # the tail redraw overwrites the last 16 elements
+            z = np.concatenate([z[:n - 16], z[full:]])
+        return z.astype(dt) if low else z
+    fill = _box_muller16_f64 if work == _F64 else _box_muller16_f32
+    m, s = (float(mean), float(std)) if work == _F64 else (_f(mean), _f(std))
     rows = d[:full].reshape(-1, 16)
     for i in range(0, len(rows), _BLOCK):  # blocks that stay in cache: the transform is ~40 numpy passes
         fill(rows[i:i + _BLOCK], m, s)
@@ -240,8 +250,16 @@ def random_full64(e, n):
 
 # --- bernoulli / continuous transforms -------------------------------------------------------------------------
 def bernoulli_scalar(e, n, p):
-    """torch's default (non-MKL) scalar kernel: a 53-bit uniform per element, ``u < p``."""
-    return uniform_unit53(e, n) < float(p)
+    """torch's default (non-MKL) scalar kernel: a 53-bit uniform per element, ``u < p``.
+
+    ``u = k * 2**-53`` with ``k`` the low 53 bits of ``random64()``, so ``u < p`` is ``k < ceil(p * 2**53)``
+    (``p * 2**53`` is exact for p in [0, 1] above 2**-1021): one integer comparison, no float pass."""
+    p = float(p)
+    if p < 2.0 ** -1000:
+        return uniform_unit53(e, n) < p
+    w = e.words(2 * n)
+    k = ((w[0::2] & np.uint64(0x1FFFFF)) << np.uint64(32)) | w[1::2]
+    return k < np.uint64(math.ceil(p * 2.0 ** 53))
 
 
 def bernoulli_tensor(e, p):
@@ -272,6 +290,9 @@ def log_normal(e, n, mean, std):
 
 
 # --- permutations / categorical ------------------------------------------------------------------------------
+_SWAP_LOOP_MAX = 768  # measured: up to here a list loop beats the vectorized swap resolution
+
+
 def randperm(e, n):
     """torch's randperm: for n < 2**32 / 20 Fisher-Yates (swap r[i] with r[i + random() % (n - i)] for
     i = 0 .. n-2); above, the inside-out shuffle on ``random64() % (i + 1)``.  Both without a Python loop."""
@@ -280,6 +301,11 @@ def randperm(e, n):
     if n < (1 << 32) // 20:
         w = e.words(n - 1)
         z = (w % np.arange(n, 1, -1, dtype=np.uint64)).astype(np.int64) + np.arange(n - 1, dtype=np.int64)
+        if n <= _SWAP_LOOP_MAX:  # the swaps themselves: cheaper than the ~40 numpy calls of the resolution
+            r = list(range(n))
+            for i, j in enumerate(z.tolist()):
+                r[i], r[j] = r[j], r[i]
+            return np.array(r, np.int64)
         return _forward_swaps(z, n)
     w = e.words64(n)
     return _inside_out(((w % np.arange(1, n + 1, dtype=np.uint64))).astype(np.int64), n)

@@ -9,6 +9,7 @@ other state); those streams are not torch's.
 from __future__ import annotations
 
 import functools
+import math
 import zlib
 
 import jax
@@ -21,6 +22,7 @@ from . import _mt_rejection as _R
 from ._errors import check_alloc
 from ._device import canonical
 from ._mt import DEFAULT_SEED, MTEngine, nondeterministic_seed
+from ._mt_xla import to_device
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "get_rng_state",
            "set_rng_state", "draw", "fork_rng"]
@@ -205,7 +207,7 @@ def draw(kind, shape, dtype, generator=None, args=(), params=()):
     check_alloc(shape, dtype)
     g = generator if generator is not None else default_generator
     if _torch_stream(g, args):
-        return jnp.asarray(torch_draw(g._mt, kind, tuple(shape), np.dtype(dtype), args, dict(params)))
+        return to_device(torch_draw(g._mt, kind, tuple(shape), np.dtype(dtype), args, dict(params)))
     if kind == "randint":  # jax's bounds are int64
         args = (max(args[0], -2 ** 63), min(args[1], 2 ** 63 - 1))
     new, x = _sampler(kind, tuple(shape), np.dtype(dtype), tuple(params))(g._state._value, *args)
@@ -219,7 +221,11 @@ def _real_of(dt):
 
 def torch_draw(e, kind, shape, dt, args, params):
     """numpy values of torch's CPU kernel for ``kind`` (C order), consuming ``e``'s words as torch does."""
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
+    if kind == "uniform" and dt.kind == "f":  # the hot cases first
+        return _K.uniform(e, n, dt, *args).reshape(shape)
+    if kind == "randint":
+        return _K.random_from_to(e, n, *args).astype(dt, copy=False).reshape(shape)
     if kind in ("uniform", "normal") and dt.kind == "c":  # torch samples the view_as_real float tensor
         r = _real_of(dt)
         if kind == "uniform":
