@@ -39,7 +39,7 @@ LAYERS = {
     "torchlike._dispatch": L2, "torchlike._mutation": L2, "torchlike._autocast": L2,
     # L3: ops and everything built directly from them
     "torchlike._ops": L3, "torchlike._creation": L3, "torchlike.nn.functional": L3, "torchlike._random": L3,
-    "torchlike._mt": L3, "torchlike._mt_kernels": L3, "torchlike._mt_rejection": L3, "torchlike._global_settings": L3, "torchlike._printing": L3,
+    "torchlike._mt": L3, "torchlike._mt_kernels": L3, "torchlike._mt_xla": L3, "torchlike._mt_rejection": L3, "torchlike._global_settings": L3, "torchlike._printing": L3,
     "torchlike._storage": L3, "torchlike._legacy": L3, "torchlike._symbolic": L3, "torchlike.return_types": L3,
     "torchlike.linalg": L3, "torchlike.special": L3, "torchlike.fft": L3, "torchlike.masked": L3,
     "torchlike.signal": L3, "torchlike.sparse": L3, "torchlike.sparse._embedding": L5, "torchlike.random": L3,
