@@ -170,7 +170,7 @@ def normal(e, n, dt, mean=0.0, std=1.0):
     # float/double fill all n uniforms first; half/bfloat16 draw 16 per chunk into a float buffer
     d = _unit(e, full if low else n, work)
     if work == _F32 and n >= _XLA_MIN:  # one compiled program over all rows (the tail row too): _mt_xla
-        from ._mt_xla import normal_rows
+        from ._mt_xla import normal_rows  # lazy: _mt_xla imports _mt_kernels
         rows = d[:full].reshape(-1, 16)
         if n % 16:
             rows = np.concatenate([rows, _unit(e, 16, work).reshape(1, 16)])
