@@ -12,6 +12,7 @@ import jax.numpy as jnp
 from .. import _grad_mode as grad_mode, _profiler_state as _prof
 from .._dispatch import dispatch
 from .._tape import AccumulateGrad, pullback_impl
+from ._fused import try_fused
 from ..tensor import Tensor
 
 __all__ = ["run_backward", "on_backward"]
@@ -101,6 +102,10 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
                         nd = True
                         break
             needed[id(n)] = nd
+
+    if targets is None and not create_graph and accumulate and not _prof._COLLECTING \
+            and try_fused(roots, order, retain_graph, accumulate):
+        return None  # the whole pass ran as one program (autograd/_fused.py)
 
     buffers = {}
     for (node, idx), g in roots:
