@@ -109,8 +109,8 @@ def _rebuild(data, it):
 
 def _put(arr, dev):
     dev = canonical(dev)
-    if dev.type == "cpu":
-        return jnp.asarray(arr), dev
+    if dev.type == "cpu":  # jnp.array, not asarray: asarray compiles a copy program per new shape
+        return jnp.array(arr), dev
     return jax.device_put(arr, dev.jax_device()), dev
 
 

@@ -183,7 +183,8 @@ def setup_persistent_cache():
     """Turn on JAX's on-disk compilation cache (so a script's second run starts warm) unless the user
     opted out (``TORCHLIKE_COMPILATION_CACHE=0``) or configured JAX's cache themselves.  The directory
     is per user (``~/.cache/torchlike/xla``, or ``TORCHLIKE_COMPILATION_CACHE=/path``) and bounded by
-    ``TORCHLIKE_COMPILATION_CACHE_MB`` (default 512), least-recently-used entries deleted first."""
+    ``TORCHLIKE_COMPILATION_CACHE_MB`` (default 512) each time torchlike starts, least-recently-used
+    entries deleted first."""
     import jax
     path = _persistent_dir()
     if path is None or os.environ.get("JAX_COMPILATION_CACHE_DIR") or jax.config.jax_compilation_cache_dir:
@@ -198,11 +199,60 @@ def setup_persistent_cache():
         # only programs worth it (compiled steps): writing every per-op executable made the OpInfo
         # conformance run ~3x slower (the size-bounded cache's eviction scans the directory on each put)
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
-        jax.config.update("jax_compilation_cache_max_size", mb * 2**20)
+        # no size bound inside JAX: its bounded cache takes a cross-process file lock on every lookup,
+        # i.e. on every compilation, and with a few processes sharing the directory (DataLoader
+        # workers, parallel jobs) compilations waited on that lock for seconds (a 12-shape MLP loop:
+        # 102-178 s instead of 24-28 s).  The bound is kept here instead, when torchlike starts.
+        jax.config.update("jax_compilation_cache_max_size", -1)
     except Exception:  # a read-only home, an older jax: run without the disk cache
         return None
+    _prune(path, mb * 2**20)
     # the cache is an optimisation: a busy lock (several processes at once) or an unreadable entry only
     # means a recompilation, which JAX reports as a UserWarning a torch user should not see
     import warnings
     warnings.filterwarnings("ignore", message=r"Error (reading|writing) persistent compilation cache entry")
     return path
+
+
+def _prune(path, limit):
+    """Delete the least recently used entries of the on-disk cache until it holds at most ``limit``
+    bytes (entries another process deletes or writes meanwhile are skipped).  The directory scan runs
+    at most once an hour (a marker file's time), not at every start."""
+    import time
+    marker = os.path.join(path, ".pruned")
+    try:
+        if time.time() - os.stat(marker).st_mtime < 3600:
+            return
+    except OSError:
+        pass
+    try:
+        with open(marker, "w"):
+            pass
+    except OSError:
+        return
+    try:
+        entries = []
+        total = 0
+        with os.scandir(path) as it:
+            for d in it:
+                if d.name.startswith("."):
+                    continue
+                try:
+                    st = d.stat()
+                except OSError:
+                    continue
+                entries.append((max(st.st_atime, st.st_mtime), st.st_size, d.path))
+                total += st.st_size
+        if total <= limit:
+            return
+        entries.sort()
+        for _, size, p in entries:
+            if total <= limit:
+                break
+            try:
+                os.unlink(p)
+            except OSError:
+                continue
+            total -= size
+    except OSError:
+        pass

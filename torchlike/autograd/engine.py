@@ -1,7 +1,8 @@
 """The backward engine: one reverse topological walk over the recorded nodes.
 
 Gradients travel as raw ``jax.Array`` (fast path, jitted pullbacks) or, with ``create_graph=True``,
-as Tensors through the dispatcher so the backward pass is itself recorded.
+as Tensors through the dispatcher so the backward pass is itself recorded.  A small plain graph's
+whole backward runs as one compiled program instead (``_fused.py``).
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import jax.numpy as jnp
 from .. import _grad_mode as grad_mode, _profiler_state as _prof
 from .._dispatch import dispatch
 from .._tape import AccumulateGrad, pullback_impl
+from ._fused import try_fused
 from ..tensor import Tensor
 
 __all__ = ["run_backward", "on_backward"]
@@ -101,6 +103,10 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
                         nd = True
                         break
             needed[id(n)] = nd
+
+    if targets is None and not create_graph and accumulate and not _prof._COLLECTING \
+            and try_fused(roots, order, retain_graph, accumulate):
+        return None  # the whole pass ran as one program (autograd/_fused.py)
 
     buffers = {}
     for (node, idx), g in roots:

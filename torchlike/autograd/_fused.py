@@ -1,0 +1,154 @@
+"""A whole backward pass as one XLA program (the engine's fast path).
+
+The tape's per-node pullbacks cost one compilation per op per new input shape (and one dispatch per
+op at every step).  When a backward pass is plain — ``.backward()`` into leaves, no hooks, no custom
+``Function`` nodes, no ``create_graph``, no ``inputs=``, no profiler — the engine instead runs every
+node's pullback inside one jitted function, built once per graph *structure* (each node's op function,
+static arguments, differentiable inputs/outputs and edges) and compiled by JAX per input shapes.  A
+training step with a new batch size then compiles one backward program instead of one per op.
+
+Nodes are processed in the engine's own order (descending sequence number) and gradients arriving
+at the same node are summed in the same order, so the arithmetic is the one the per-node engine does.
+Anything this path does not cover (a version-counter error, a freed graph, a hook) goes to the
+general engine, which reports it at the node where torch does.
+"""
+from __future__ import annotations
+
+import collections
+
+import jax
+import jax.numpy as jnp
+
+from .. import _grad_mode, _jit_cache
+from .._tape import AccumulateGrad, Node, _conj_if_complex
+
+__all__ = ["try_fused"]
+
+_programs = _jit_cache.Cache("backward")  # graph structure -> Entry (bounded, see _jit_cache)
+_NODE_APPLY = Node.apply
+# Larger graphs keep the per-node pullbacks: those are shared between repeated layers (one program per
+# op and shape), while one program for a deep model's whole backward would compile for seconds.
+MAX_NODES = 48
+# A structure is fused from its second backward on: a graph seen once (data-dependent control flow, an
+# RNN at a new length) reuses the per-node pullbacks already compiled instead of compiling a program.
+_seen: collections.OrderedDict = collections.OrderedDict()
+_SEEN_MAX = 512
+
+
+def _pull(f, kw, diff_in, diff_out, primals, cts):
+    """``_tape._vjp`` with missing output cotangents (None) taken as zeros of the output."""
+    def g(*d):
+        full = list(primals)
+        for i, v in zip(diff_in, d):
+            full[i] = v
+        out = f(*full, **kw)
+        if not isinstance(out, (tuple, list)):
+            out = (out,)
+        return tuple(out[j] for j in diff_out)
+
+    outs, pull = jax.vjp(g, *[primals[i] for i in diff_in])
+    cts = tuple(_conj_if_complex(c) if c is not None else jnp.zeros_like(o) for c, o in zip(cts, outs))
+    return tuple(_conj_if_complex(r) for r in pull(cts))
+
+
+def _program(spec, root_refs, n_leaves):
+    """The jitted backward of a graph: (per-node primals, root cotangents) -> per-leaf gradients."""
+    kws = [dict(s[1]) for s in spec]
+
+    def run(prims, root_cts):
+        bufs = [[None] * len(s[3]) for s in spec]
+        leaf = [None] * n_leaves
+        for (k, j), g in zip(root_refs, root_cts):
+            bufs[k][j] = g if bufs[k][j] is None else bufs[k][j] + g
+        for k, (f, _, diff_in, diff_out, refs) in enumerate(spec):
+            grads = _pull(f, kws[k], diff_in, diff_out, prims[k], bufs[k])
+            bufs[k] = None
+            for r, g in zip(refs, grads):
+                if type(r) is int:  # a leaf
+                    leaf[r] = g if leaf[r] is None else leaf[r] + g
+                else:
+                    m, j = r
+                    b = bufs[m]
+                    b[j] = g if b[j] is None else b[j] + g
+        return tuple(leaf)
+
+    return jax.jit(run)
+
+
+def _plain(n):
+    return not (n._hooks or n._pre_hooks or n._tensor_hooks or n._retained)
+
+
+def try_fused(roots, order, retain_graph, accumulate):
+    """Run the backward of ``roots`` (``((node, index), grad)`` pairs) over the discovered nodes
+    ``order`` as one program and accumulate into the leaves; False (nothing done) when the graph needs
+    the general engine."""
+    if len(order) > MAX_NODES:
+        return False
+    ops = []
+    for n in order:
+        if type(n) is AccumulateGrad:
+            if n._pre_hooks or n._tensor_hooks or n._retained:
+                return False
+        elif type(n).apply is not _NODE_APPLY or n.f is None or n._freed or not _plain(n):
+            return False
+        else:
+            ops.append(n)
+    if not ops:
+        return False
+    ops.sort(key=lambda n: -n.seq)
+    index = {id(n): k for k, n in enumerate(ops)}
+    leaves, lidx, spec = [], {}, []
+    for n in ops:
+        refs = []
+        ins = n.inputs
+        for i in n.diff_in:
+            m, j = ins[i]
+            if type(m) is AccumulateGrad:
+                r = lidx.get(id(m))
+                if r is None:
+                    r = lidx[id(m)] = len(leaves)
+                    leaves.append(m)
+                refs.append(r)
+            else:
+                refs.append((index[id(m)], j))
+        spec.append((n.f, n.statics, n.diff_in, n.diff_out, tuple(refs)))
+    root_refs, root_cts = [], []
+    for (node, idx), g in roots:
+        k = index.get(id(node))
+        if k is None or g is None:
+            return False
+        root_refs.append((k, idx))
+        root_cts.append(g)
+    spec, root_refs = tuple(spec), tuple(root_refs)
+    key = (spec, root_refs)
+    try:
+        e = _programs.get(key)
+    except TypeError:  # an unhashable static argument: the per-node pullbacks handle it
+        return False
+    if e is None and key not in _seen:
+        _seen[key] = None
+        if len(_seen) > _SEEN_MAX:
+            _seen.popitem(last=False)
+        return False
+    try:
+        for n in ops:
+            n._check_saved()
+    except RuntimeError:  # let the general engine raise it at the node where torch does
+        return False
+    if e is None:
+        e = _programs.add(key, _program(spec, root_refs, len(leaves)))
+    grads = _jit_cache.call(e, tuple(n.primals for n in ops), tuple(root_cts))
+    if not retain_graph:
+        for n in ops:
+            n.free()
+    if accumulate:
+        from .engine import _accumulate
+        state = _grad_mode._state
+        prev, state.enabled = state.enabled, False  # as in the general engine (hooks see no-grad)
+        try:
+            for leaf, g in zip(leaves, grads):
+                _accumulate(leaf, g, False)
+        finally:
+            state.enabled = prev
+    return True
