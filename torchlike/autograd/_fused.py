@@ -143,7 +143,7 @@ def try_fused(roots, order, retain_graph, accumulate):
         for n in ops:
             n.free()
     if accumulate:
-        from .engine import _accumulate
+        from .engine import _accumulate  # lazy: engine imports this module
         state = _grad_mode._state
         prev, state.enabled = state.enabled, False  # as in the general engine (hooks see no-grad)
         try:
