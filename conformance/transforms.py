@@ -160,8 +160,9 @@ def _summary(results):
 
 
 def _write_report(results, summary, seconds):
-    with open(os.path.join(HERE, "transforms_report.json"), "w") as f:
-        json.dump({"summary": summary, "ops": results}, f, indent=0)
+    with open(os.path.join(HERE, "transforms_report.json"), "w") as f:  # one op per line: readable diffs
+        f.write('{"summary": ' + json.dumps(summary) + ',\n"ops": [\n')
+        f.write(",\n".join(json.dumps(r) for r in results) + "\n]}\n")
     lines = ["# vmap and autocast conformance (`python -m conformance.transforms`)", "",
              "Each OpInfo's first float32 sample: under `torch.func.vmap` vs `torchlike.func.vmap` (input batched",
              "along a new dim), and under CPU bfloat16 autocast vs torch's (dtypes exact, values within bf16",
