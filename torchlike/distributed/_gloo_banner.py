@@ -60,4 +60,5 @@ def dropping_banner():
         _flush()
         os.dup2(saved, 1)  # closes the pipe's last write end: the pump drains and stops
         t.join(10)
-        os.close(saved)
+        if not t.is_alive():  # (a child started meanwhile may hold the pipe open: then the pump keeps it)
+            os.close(saved)
