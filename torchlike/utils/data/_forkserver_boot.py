@@ -42,7 +42,8 @@ def _report(status):
         os.replace(path + ".tmp", path)
 
 
-_status = _boot()
-_report(_status)
-if _status != "ok":
-    os._exit(1)  # a server that may have started a backend must not fork; the main process spawns instead
+if __name__ == "__torchlike_forkserver_boot__":  # run by the server (runpy); importing it does nothing
+    _status = _boot()
+    _report(_status)
+    if _status != "ok":
+        os._exit(1)  # a server that may have started a backend must not fork; the main process spawns instead
