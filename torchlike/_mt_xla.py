@@ -104,7 +104,7 @@ def to_device(x):
         try:
             from jax._src.lib import xla_client
             from jax.sharding import SingleDeviceSharding
-            dev = jax.devices()[0]
+            dev = jax.local_devices()[0]  # (jax.devices()[0] is rank 0's device in a multi-process job)
             _put = (dev, SingleDeviceSharding(dev), xla_client.batched_device_put)
         except Exception:  # an internal API moved: the public route
             _put = False

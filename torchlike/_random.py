@@ -9,16 +9,18 @@ other state); those streams are not torch's.
 from __future__ import annotations
 
 import functools
+import weakref
 import math
 import zlib
 
 import jax
+from jax._src import xla_bridge as _xla_bridge
 import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype, _jit_cache
 from . import _mt_kernels as _K
-from . import _mt_rejection as _R
+from . import _mt_rejection as _R, _trace_hooks
 from ._errors import check_alloc
 from ._device import canonical
 from ._mt import DEFAULT_SEED, MTEngine, nondeterministic_seed
@@ -49,12 +51,14 @@ class Generator:
         self.device = canonical(device)
         self._mt = MTEngine(DEFAULT_SEED)
         self._state = Tensor._wrap(_key(DEFAULT_SEED))
+        _host_keyed.add(self)
 
     def manual_seed(self, seed):
         """Seed the generator (as ``std::mt19937(seed)``: the low 32 bits pick the stream); returns it."""
         seed = _check_seed(seed)
         self._mt.manual_seed(seed)
         self._state._set_value(_key(seed % (2 ** 63)))
+        _host_keyed.add(self)
         return self
 
     def seed(self):
@@ -79,6 +83,7 @@ class Generator:
         raw = np.asarray(new_state._value).reshape(-1).tobytes()
         self._mt.set_bytes(raw)
         self._state._set_value(_key(zlib.crc32(raw)))
+        _host_keyed.add(self)
         return self
 
     def clone_state(self):
@@ -94,7 +99,7 @@ class Generator:
         """A fresh JAX subkey; advances the key state (the non-torch path)."""
         if vmap_modes and "error" in vmap_modes:
             raise RuntimeError(_VMAP_RANDOM_ERROR)
-        k = self._state._value
+        k = _device_key(self._state)
         new, sub = _split(k)
         self._state._set_value(new)
         return sub
@@ -103,7 +108,31 @@ class Generator:
 def _key(seed):
     """``jax.random.PRNGKey(seed)`` (threefry, 64-bit seeds) built on the host: no XLA computation, so
     importing torchlike leaves JAX's backends uninitialised (jax.distributed can still start after it)."""
-    return np.array([(seed >> 32) & 0xFFFF_FFFF, seed & 0xFFFF_FFFF], np.uint32)
+    k = np.array([(seed >> 32) & 0xFFFF_FFFF, seed & 0xFFFF_FFFF], np.uint32)
+    return jnp.asarray(k) if _xla_bridge._backends else k  # once JAX computes anyway: a device array
+
+
+_host_keyed = weakref.WeakSet()  # generators whose key may still be the host-built numpy array
+
+
+def device_keys():
+    """Move every generator's host-built key to the device (torchlike.compile calls this before it
+    traces: a key first moved inside a trace would be baked into the program instead of lifted)."""
+    for g in list(_host_keyed):
+        _device_key(g._state)
+    _host_keyed.clear()
+
+
+_trace_hooks.before_trace.append(device_keys)
+
+
+def _device_key(state):
+    """The key tensor's array, moved to the device first if it is still the host-built one (so that
+    torchlike.compile lifts it as an input like any device array, rather than baking it in)."""
+    if type(state._x) is np.ndarray:
+        with jax.ensure_compile_time_eval():  # a concrete array even inside a trace, never a tracer
+            state._x = jnp.asarray(state._x)
+    return state._value
 
 
 @jax.jit
@@ -210,7 +239,7 @@ def draw(kind, shape, dtype, generator=None, args=(), params=()):
         return to_device(torch_draw(g._mt, kind, tuple(shape), np.dtype(dtype), args, dict(params)))
     if kind == "randint":  # jax's bounds are int64
         args = (max(args[0], -2 ** 63), min(args[1], 2 ** 63 - 1))
-    new, x = _sampler(kind, tuple(shape), np.dtype(dtype), tuple(params))(g._state._value, *args)
+    new, x = _sampler(kind, tuple(shape), np.dtype(dtype), tuple(params))(_device_key(g._state), *args)
     g._state._set_value(new)
     return x
 

@@ -17,7 +17,7 @@ import weakref
 import jax
 import numpy as np
 
-from .. import _views
+from .. import _trace_hooks, _views
 from ..autograd import engine as _engine
 from ..tensor import Tensor
 
@@ -174,6 +174,7 @@ class Trace:
         return arr
 
     def __enter__(self):
+        _trace_hooks.run_before_trace()  # e.g. generators' host-built keys become device arrays first
         stack = getattr(_local, "stack", None)
         if stack is None:
             stack = _local.stack = []
