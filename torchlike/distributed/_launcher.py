@@ -131,6 +131,8 @@ class _Worker:
 
 
 _OUT_LOCK = threading.Lock()
+# error output of a rank whose collective failed because a peer left (not a root cause)
+_PEER_FAILURE = ("Connection closed by peer", "Connection reset by peer", "failed on rank")
 
 
 def _describe(code):
@@ -217,8 +219,13 @@ def run(args):
             for t in w.threads:
                 t.join(timeout=2)
         if failed is not None:
-            # the root cause is the earliest failure (others may fail afterwards because it left)
-            root = failed
+            # the root cause is the earliest failure that its peers did not cause: a rank whose collective
+            # failed because another rank left can exit first (the leaving rank may still be shutting down)
+            bad = sorted((w for w in workers if w.proc.returncode not in (0, None) and w.exit_time is not None
+                          and w.exit_time <= failed.exit_time + args.max_failure_timeout), key=lambda w: w.exit_time)
+            own = [w for w in bad if not any(m in ln for ln in w.tail for m in _PEER_FAILURE)
+                   and (w.exit_time <= failed.exit_time or any("Traceback" in ln for ln in w.tail))]
+            root = own[0] if own else failed
             lines = [f"torchlike.distributed.run: worker rank {root.rank} (local_rank {root.local_rank}, "
                      f"pid {root.proc.pid}) failed with exit code {_describe(root.proc.returncode)}",
                      "the other workers were stopped", f"rank {root.rank} error output (last lines):"]
