@@ -72,7 +72,10 @@ def test_file_init_method_with_spawn_matches_torch():
 @pytest.mark.parametrize("scheme", ["file:///tmp/x", "tcp://127.0.0.1:1"])
 @pytest.mark.parametrize("kw", [{}, {"rank": 0}, {"world_size": 1}])
 def test_url_init_method_missing_rank_or_world_raises_like_torch(scheme, kw):
+    import torchlike.distributed as tdist
     from conftest import raises_like_torch
+    if tdist.is_initialized():  # a single-process group left by an earlier test (init_device_mesh doctests)
+        tdist.destroy_process_group()
     raises_like_torch(lambda m: m.distributed.init_process_group("gloo", init_method=scheme, **kw))
 
 
