@@ -19,7 +19,7 @@ from jax import lax
 
 from . import _jit_cache
 
-__all__ = ["read", "apply_chain", "write_back", "strides_of", "contiguous_strides", "compute_view_strides",
+__all__ = ["read", "host_values", "apply_chain", "write_back", "strides_of", "contiguous_strides", "compute_view_strides",
            "index_spec", "dynamic_index"]
 
 
@@ -337,3 +337,17 @@ def compute_view_strides(oldshape, oldstride, newshape):
     if view_d != -1:
         return None
     return tuple(newstride)
+
+
+_ORDER_ONLY = frozenset(("reshape", "permute", "transpose", "squeeze", "unsqueeze", "flatten"))
+
+
+def host_values(t):
+    """``t``'s values on the host (e.g. for an index range check).  A full-size reshape/permute view of a
+    concrete root (``targets.view(-1)`` of a batch) reads the root instead: the same values, and no wait
+    for the view's own program queued behind the forward pass (a mid-forward sync that costs it all)."""
+    b = t._vbase
+    if b is not None and not isinstance(b._x, jax.core.Tracer) and b._x.size == t.numel() and \
+            all(step[0] in _ORDER_ONLY for step in t._chain):
+        return np.asarray(b._x)
+    return np.asarray(t._value)

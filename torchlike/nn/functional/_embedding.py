@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ... import _dtype
+from ... import _dtype, _views
 from ..._dispatch import dispatch
 from ... import _grad_mode as grad_mode
 from ...tensor import Tensor
@@ -44,26 +44,12 @@ def _renorm_rows(w, idx, max_norm, norm_type):
     return w.at[idx].set(rows * scale[:, None])
 
 
-_ORDER_ONLY = frozenset(("reshape", "permute", "transpose", "squeeze", "unsqueeze", "flatten"))
-
-
-def _host_indices(t):
-    """``t``'s values on the host for a range check.  A full-size reshape/permute view of a concrete root
-    (``targets.view(-1)`` of a batch) reads the root instead: the same values, and no wait for the view's
-    own program queued behind the forward pass (a mid-forward sync that costs the whole forward)."""
-    b = t._vbase
-    if b is not None and not isinstance(b._x, jax.core.Tracer) and b._x.size == t.numel() and \
-            all(step[0] in _ORDER_ONLY for step in t._chain):
-        return np.asarray(b._x)
-    return np.asarray(t._value)
-
-
 def _check_index(input, num):
     if input.dtype not in (_dtype.int64, _dtype.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
     if input.device.type != "cuda" and input.numel() and not isinstance(input._value, jax.core.Tracer):
-        a = _host_indices(input)
+        a = _views.host_values(input)
         if a.min() < 0 or a.max() >= num:
             raise IndexError("index out of range in self")
 

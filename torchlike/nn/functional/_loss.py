@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ... import _dtype
+from ... import _dtype, _views
 from ..._dispatch import dispatch
 from ..._ops._util import check_broadcast
 from ...tensor import Tensor
@@ -342,30 +342,15 @@ def _check_targets(input, target, weight, cdim, ignore_index):
         check_class_range(target, C, ignore_index)
 
 
-_ORDER_ONLY = frozenset(("reshape", "permute", "transpose", "squeeze", "unsqueeze", "flatten"))
-
-
-def _host_indices(t):
-    """``t``'s values on the host for a range check.  A full-size reshape/permute view of a concrete root
-    (``targets.view(-1)`` of a batch) reads the root instead: the same values, and no wait for the view's
-    own program queued behind the forward pass (a mid-forward sync that costs the whole forward)."""
-    b = t._vbase
-    if b is not None and not isinstance(b._x, jax.core.Tracer) and b._x.size == t.numel() and \
-            all(step[0] in _ORDER_ONLY for step in t._chain):
-        return np.asarray(b._x)
-    return np.asarray(t._value)
-
-
 def check_class_range(target, num_classes, ignore_index):
     """torch's CPU kernels raise on out-of-range class indices (not checkable while tracing)."""
     if target.numel() and not isinstance(target._value, jax.core.Tracer):
-        t = _host_indices(target)
+        t = _views.host_values(target)
         bad = (t != ignore_index) & ((t < 0) | (t >= num_classes))
         if bad.any():
             t = np.asarray(target._value)  # the first bad target in the view's own order
             bad = (t != ignore_index) & ((t < 0) | (t >= num_classes))
             raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
-
 
 
 @_amp.fp32
