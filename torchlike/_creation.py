@@ -109,8 +109,11 @@ def _rebuild(data, it):
 
 def _put(arr, dev):
     dev = canonical(dev)
-    if dev.type == "cpu":  # jnp.array, not asarray: asarray compiles a copy program per new shape
-        return jnp.array(arr), dev
+    if dev.type == "cpu":
+        # a transfer: jnp.array/asarray run JAX's ``stage`` primitive, which compiles one identity program
+        # per new shape and keeps it in JAX's own primitive cache, outside torchlike's bound.  The CPU
+        # client may alias an aligned numpy buffer: callers pass arrays nobody else writes to.
+        return jax.device_put(arr), dev
     return jax.device_put(arr, dev.jax_device()), dev
 
 
@@ -135,6 +138,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if dtype is not None:
         d = _dtype.to_dtype(dtype)
         arr = _np_cast(arr, d)
+    if arr is data or arr.base is not None:
+        arr = arr.copy()  # a caller's buffer: the transfer may alias it, and torch.tensor copies
     x, dev = _put(arr, device if device is not None else
                   (data._dev if isinstance(data, Tensor) else None))
     return _finish(x, dev, requires_grad)

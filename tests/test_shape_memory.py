@@ -1,0 +1,67 @@
+"""Memory with changing shapes: creating a tensor from host data of a new shape compiles no XLA program
+(JAX's ``stage`` primitive used to compile and keep one per shape, outside torchlike's cache bound), the
+copy is a real copy as in torch, and evictions hand freed heap back to the OS."""
+import jax
+import numpy as np
+import pytest
+
+import torchlike
+from torchlike import _jit_cache
+
+torch = pytest.importorskip("torch", reason="torch is the oracle for these comparisons")
+
+_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+
+
+class _Compiles:
+    def __init__(self):
+        self.n = 0
+
+    def __call__(self, event, duration, **kwargs):
+        if event == _COMPILE_EVENT:
+            self.n += 1
+
+    def __enter__(self):
+        jax.monitoring.register_event_duration_secs_listener(self)
+        return self
+
+    def __exit__(self, *exc):
+        jax.monitoring.unregister_event_duration_listener(self)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.bool_, np.float16])
+def test_tensor_from_ndarray_of_new_shapes_compiles_nothing(dtype):
+    torchlike.tensor(np.zeros((2, 2), dtype))  # backend start-up, outside the count
+    with _Compiles() as c:
+        outs = [torchlike.tensor(np.arange(n * 3).reshape(n, 3).astype(dtype)) for n in (101, 102, 103)]
+    assert c.n == 0
+    for n, t in zip((101, 102, 103), outs):
+        ref = torch.tensor(np.arange(n * 3).reshape(n, 3).astype(dtype))
+        assert str(t.dtype) == str(ref.dtype)
+        np.testing.assert_array_equal(t.numpy(), ref.numpy())
+
+
+def test_tensor_from_ndarray_copies_like_torch():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    t, r = torchlike.tensor(a), torch.tensor(a)
+    a[0, 0] = 100.0  # torch.tensor copies: a later write to the source is not seen
+    assert t[0, 0].item() == r[0, 0].item() == 0.0
+
+
+def test_eviction_trims_the_heap_at_most_once_a_second(monkeypatch):
+    calls, now = [], [1000.0]
+    monkeypatch.setitem(_jit_cache._TRIM, "fn", lambda pad: calls.append(pad))
+    monkeypatch.setitem(_jit_cache._TRIM, "last", 0.0)
+    monkeypatch.setattr(_jit_cache, "_monotonic", lambda: now[0])
+    torchlike.set_cache_size(4)
+    try:
+        for n in range(1, 8):
+            (torchlike.ones(n, 5) * 2).sum()
+        assert torchlike.cache_info()["evictions"] > 0
+        assert calls == [0]  # many evictions within one second: one trim
+        now[0] += 1.5
+        for n in range(8, 10):
+            (torchlike.ones(n, 5) * 2).sum()
+        assert calls == [0, 0]
+    finally:
+        torchlike.set_cache_size(None)
