@@ -41,6 +41,25 @@ def test_tensor_from_ndarray_of_new_shapes_compiles_nothing(dtype):
         np.testing.assert_array_equal(t.numpy(), ref.numpy())
 
 
+@pytest.mark.parametrize("how", ["from_numpy", "frombuffer", "pickle"])
+def test_other_host_to_tensor_paths_compile_nothing_for_new_shapes(how):
+    import pickle
+    torchlike.from_numpy(np.zeros(3, np.float32))
+    srcs = [np.arange(n, dtype=np.float32) for n in (201, 202, 203)]
+    if how == "pickle":
+        srcs = [pickle.dumps(torchlike.tensor(a)) for a in srcs]
+    with _Compiles() as c:
+        if how == "from_numpy":
+            outs = [torchlike.from_numpy(a) for a in srcs]
+        elif how == "frombuffer":
+            outs = [torchlike.frombuffer(bytearray(a.tobytes()), dtype=torchlike.float32) for a in srcs]
+        else:
+            outs = [pickle.loads(b) for b in srcs]
+    assert c.n == 0
+    for n, t in zip((201, 202, 203), outs):
+        np.testing.assert_array_equal(t.numpy(), torch.arange(n, dtype=torch.float32).numpy())
+
+
 def test_tensor_from_ndarray_copies_like_torch():
     a = np.arange(12, dtype=np.float32).reshape(3, 4)
     t, r = torchlike.tensor(a), torch.tensor(a)

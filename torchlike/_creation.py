@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _dtype
 from ._errors import check_alloc
-from ._device import canonical, of_array
+from ._device import canonical, host_to_jax, of_array
 from .tensor import Tensor
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
@@ -110,10 +110,7 @@ def _rebuild(data, it):
 def _put(arr, dev):
     dev = canonical(dev)
     if dev.type == "cpu":
-        # a transfer: jnp.array/asarray run JAX's ``stage`` primitive, which compiles one identity program
-        # per new shape and keeps it in JAX's own primitive cache, outside torchlike's bound.  The CPU
-        # client may alias an aligned numpy buffer: callers pass arrays nobody else writes to.
-        return jax.device_put(arr), dev
+        return host_to_jax(arr, copy=False), dev  # callers pass arrays nobody else writes to
     return jax.device_put(arr, dev.jax_device()), dev
 
 
@@ -139,7 +136,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         d = _dtype.to_dtype(dtype)
         arr = _np_cast(arr, d)
     if arr is data or arr.base is not None:
-        arr = arr.copy()  # a caller's buffer: the transfer may alias it, and torch.tensor copies
+        arr = arr.copy()  # a caller's buffer (the transfer may alias it; torch.tensor copies)
     x, dev = _put(arr, device if device is not None else
                   (data._dev if isinstance(data, Tensor) else None))
     return _finish(x, dev, requires_grad)
@@ -174,7 +171,7 @@ def from_numpy(ndarray):
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     arr, d = _infer_np(ndarray)
-    return Tensor._wrap(jnp.asarray(arr), canonical(None))
+    return Tensor._wrap(host_to_jax(arr), canonical(None))
 
 
 def from_jax(x):
@@ -185,7 +182,7 @@ def from_jax(x):
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     d = _dtype.to_dtype(dtype)
     arr = np.frombuffer(buffer, dtype=d.np, count=count, offset=offset)
-    return _finish(jnp.asarray(arr), canonical(None), requires_grad)
+    return _finish(host_to_jax(arr), canonical(None), requires_grad)
 
 
 def _size(size):

@@ -145,3 +145,14 @@ def of_array(arr) -> device:
         return device("cuda", gpus.index(d) if d in gpus else 0)
     devs = jax.devices()  # a TPU (or another backend's) array: torch_xla names its devices 'xla:i'
     return device("xla", devs.index(d) if d in devs else 0)
+
+
+def host_to_jax(arr, copy=True):
+    """A ``jax.Array`` on the default device holding numpy ``arr``'s values.
+
+    A transfer compiles nothing (``jnp.asarray``/``jnp.array`` bind JAX's ``stage`` or a convert
+    program, compiled once per new shape and kept outside torchlike's cache bound).  The CPU client may
+    alias an aligned numpy buffer, so ``copy=True`` (for buffers the caller does not own) copies first."""
+    if copy:
+        arr = arr.copy()
+    return jax.device_put(arr)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import tempfile
 
-import jax.numpy as jnp
 import numpy as np
 
 from .tensor import Tensor
@@ -30,9 +29,9 @@ def _to_numpy(tensors):
 
 
 def _from_numpy(arrays, device):
-    from ._device import canonical
+    from ._device import canonical, host_to_jax
     dev = canonical(device)
-    return {k: Tensor._wrap(jnp.asarray(a), dev) for k, a in arrays.items()}
+    return {k: Tensor._wrap(host_to_jax(np.asarray(a)), dev) for k, a in arrays.items()}
 
 
 def save_file(tensors, filename, metadata=None):

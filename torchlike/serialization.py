@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype, _views, _weights_only
-from ._device import canonical, device as _device_cls
+from ._device import canonical, device as _device_cls, host_to_jax
 from ._layout import strided as _strided
 from .tensor import Size, Tensor
 
@@ -460,7 +460,7 @@ class _Loader:
                             shape=(numel,))
         else:
             arr = np.frombuffer(self.zf.read(name), dtype=np_dt, count=numel)
-        return jnp.asarray(arr.astype(np.dtype(dt.np)))
+        return host_to_jax(arr.astype(np.dtype(dt.np)), copy=False)  # astype copied
 
 
 def _device_for(ml, location):

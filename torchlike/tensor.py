@@ -13,13 +13,12 @@ import numbers
 import weakref
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype, _grad_mode, _views
 from ._errors import GraphBreak, to_host
 from ._missing import MissingAPI
-from ._device import CPU, canonical, device as _device_cls
+from ._device import CPU, canonical, device as _device_cls, host_to_jax
 from ._layout import strided as _strided
 from ._tape import AccumulateGrad
 from ._to_args import parse_to
@@ -659,7 +658,7 @@ def _warn_share():
 
 
 def _rebuild_pickled(cls, arr, requires_grad, dev, extra):
-    t = Tensor._wrap(jnp.asarray(arr), canonical(_device_cls(dev)))
+    t = Tensor._wrap(host_to_jax(np.asarray(arr), copy=False), canonical(_device_cls(dev)))
     if cls is not Tensor:
         t = t.as_subclass(cls)
     t._rg = requires_grad

@@ -203,10 +203,9 @@ def _pack(data):
 
 def _unpack(data):
     if type(data) is _Packed:
-        import jax.numpy as jnp
-        from ..._device import canonical, device
+        from ..._device import canonical, device, host_to_jax
         from ...tensor import Tensor
-        return Tensor._wrap(jnp.asarray(data.array), canonical(device(data.device)))
+        return Tensor._wrap(host_to_jax(np.asarray(data.array)), canonical(device(data.device)))
     if isinstance(data, (list, tuple, dict)):
         return _map_container(data, _unpack)
     return data
