@@ -20,7 +20,7 @@ from jax import lax
 from . import _jit_cache
 
 __all__ = ["read", "host_values", "apply_chain", "write_back", "strides_of", "contiguous_strides", "compute_view_strides",
-           "index_spec", "dynamic_index"]
+           "index_spec", "dynamic_index", "Pending", "stacked_fn", "rows_fn", "host_read"]
 
 
 def _unfold(x, xp, dim, size, step):
@@ -278,6 +278,105 @@ def write_back_fn(chain):
 
 def _bind(e, starts):
     return lambda *a: e(*a, starts)
+
+
+# ---- lazy views: a basic view whose value is read on first use ------------------------------------
+class Pending:
+    """The ``_x`` of a view not read yet: its shape and dtype, and ``src``, the root's array when the view
+    was made (the view's value is its chain applied to ``src`` while the root's version is unchanged)."""
+
+    __slots__ = ("shape", "dtype", "src", "group", "host")
+
+    def __init__(self, shape, dtype, src, host=None):
+        self.shape, self.dtype, self.src = tuple(shape), dtype, src
+        self.group = None  # weak references to sibling views read together (the rows of one iteration)
+        self.host = host  # the value as a numpy array, once read on the host (scalars)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+
+_stacks = _jit_cache.Cache("view stack")
+
+
+def _stack_skel(root, starts, *, skel, axis, merge):
+    y = jax.vmap(functools.partial(_apply_skel, skel=skel), in_axes=(None, 0))(root, starts)
+    if axis:
+        y = jnp.moveaxis(y, 0, axis)
+    if merge:  # cat: fold the new axis into the next one
+        y = y.reshape(y.shape[:axis] + (y.shape[axis] * y.shape[axis + 1],) + y.shape[axis + 2:])
+    return y
+
+
+def stacked_fn(chains, axis, merge):
+    """``(fn, starts)``: ``fn(root, starts)`` is the views ``chains`` (all of one structure) of a root read
+    and stacked along ``axis`` (``merge``: concatenated instead) in one program; None if the chains differ
+    in structure or have no start positions."""
+    skel, st0 = _split_chain(chains[0])
+    if st0 is None:
+        return None
+    rows = [st0]
+    for c in chains[1:]:
+        sk, st = _split_chain(c)
+        if sk != skel:
+            return None
+        rows.append(st)
+    key = (skel, axis, merge)
+    e = _stacks.get(key)
+    if e is None:
+        e = _stacks.add(key, jax.jit(functools.partial(_stack_skel, skel=skel, axis=axis, merge=merge)))
+    return e, np.stack(rows)
+
+
+def _rows_skel(root, starts, *, skel, n):
+    return tuple(_apply_skel(root, starts[k], skel=skel) for k in range(n))
+
+
+def rows_fn(chains):
+    """Like :func:`stacked_fn`, but ``fn(root, starts)`` returns the views as a tuple of arrays."""
+    skel, st0 = _split_chain(chains[0])
+    rows = [st0]
+    for c in chains[1:]:
+        sk, st = _split_chain(c)
+        if sk != skel or st is None:
+            return None
+        rows.append(st)
+    if st0 is None:
+        return None
+    key = (skel, "rows", len(chains))
+    e = _stacks.get(key)
+    if e is None:
+        e = _stacks.add(key, jax.jit(functools.partial(_rows_skel, skel=skel, n=len(chains))))
+    return e, np.stack(rows)
+
+
+_HOST_STEPS = frozenset(("index", "reshape", "permute", "expand", "alias"))
+_host_src = [None, None]  # (root array, its numpy copy): one entry, for scalars read from one small root
+
+
+def host_read(src, chain):
+    """The view ``chain`` of the root array ``src`` read on the host from one cached copy of a small root
+    (``int(i)`` for each ``i`` of a tensor costs one transfer, not one per element); None if not cheap."""
+    if src.size > 65536 or any(step[0] not in _HOST_STEPS for step in chain):
+        return None
+    if type(src) is np.ndarray:
+        x = src
+    else:
+        if _host_src[0] is not src:
+            _host_src[1] = np.asarray(src)
+            _host_src[0] = src
+        x = _host_src[1]
+    for step in chain:
+        x = read(x, step, np)
+    return np.asarray(x)
 
 
 def contiguous_strides(shape):

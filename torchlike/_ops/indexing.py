@@ -18,6 +18,7 @@ import functools
 import math
 import numbers
 import warnings
+import weakref
 
 import jax
 import jax.numpy as jnp
@@ -25,7 +26,10 @@ import numpy as np
 
 from .. import _dtype, _views
 from .._creation import tensor as _tensor
+from .._dispatch import HOST_SCALAR_OPS
+from ..tensor import _PLAIN_VALUE
 from ._util import Tensor, cast, dispatch, register, wrap_dim
+from .pointwise import _alpha_impl
 from .views import view_step
 from .registry import check_no_overlap, write_out
 
@@ -370,7 +374,10 @@ def _int_part(v):
     return _slice_part(v)
 
 
-def _dim0_view(self, step, spec, start, name):
+def _dim0_view(self, step, spec, start, name, shape):
+    lazy = self._lazy_view(("index", step), shape)  # read on first use (or all at once by stack/cat)
+    if lazy is not None:
+        return lazy
     starts = np.array((start,), np.int64)
     out = dispatch(_views.dynamic_index, (self, starts), (("spec", spec),), name=name, saves=False)
     return self._make_view(out, ("index", step))
@@ -379,7 +386,7 @@ def _dim0_view(self, step, spec, start, name):
 def _fast_basic(self, index, is_int):
     """``self[i]`` / ``self[a:b:c]`` on dim 0 (the common cases), without the general parser; None to
     fall back to it."""
-    shape = self._value.shape
+    shape = self._x.shape
     nd = len(shape)
     if not nd:
         return None
@@ -389,7 +396,7 @@ def _fast_basic(self, index, is_int):
         if not -n <= index < n:
             raise IndexError(f"index {index} is out of bounds for dimension 0 with size {n}")
         index %= n
-        return _dim0_view(self, (index,) + rest, ("i",) + ("f",) * (nd - 1), index, "SelectBackward0")
+        return _dim0_view(self, (index,) + rest, ("i",) + ("f",) * (nd - 1), index, "SelectBackward0", shape[1:])
     st = index.step
     if st is not None and (type(st) is not int or st <= 0):
         return None
@@ -400,7 +407,7 @@ def _fast_basic(self, index, is_int):
         return None
     size = (stop - start + step - 1) // step
     return _dim0_view(self, (("s", start, stop, step),) + rest, ((size, step),) + ("f",) * (nd - 1), start,
-                      "SliceBackward0")
+                      "SliceBackward0", (size,) + shape[1:])
 
 
 def getitem(self, index):
@@ -577,6 +584,37 @@ Tensor.__getitem__ = getitem
 Tensor.__setitem__ = setitem
 
 
+def _host_add_sub(args, statics):
+    """``i + 8`` / ``i - j`` of int64 scalars readable on the host (lazy rows of a small tensor, earlier
+    such sums): computed there, the result moved to the device only if an op needs it; None otherwise."""
+    (_, alpha), (_, dt), (_, sub) = statics
+    if dt is not _INT64 or type(alpha) is not int or Tensor.__dict__["_value"] is not _PLAIN_VALUE:
+        return None
+    vals, dev = [], None
+    for a in args:
+        if type(a) is int:
+            vals.append(a)
+            continue
+        if type(a) is not Tensor:
+            return None
+        h = a._host_scalar()
+        if h is None or h.ndim or h.dtype != _INT64:
+            return None
+        vals.append(int(h))
+        dev = a._dev
+    r = vals[0] - alpha * vals[1] if sub else vals[0] + alpha * vals[1]
+    if not _I64_MIN <= r <= _I64_MAX:
+        return None
+    return Tensor._from_host(np.array(r, _INT64), dev)
+
+
+_INT64 = np.dtype(np.int64)
+_I64_MIN, _I64_MAX = -2 ** 63, 2 ** 63 - 1
+
+
+HOST_SCALAR_OPS[_alpha_impl] = _host_add_sub
+
+
 def _unbind_impl(x):
     return tuple(x[i] for i in range(x.shape[0]))
 
@@ -586,14 +624,24 @@ _UNBIND_ONE_PROGRAM = 64  # up to this many rows, iterating computes all rows in
 
 def tensor_iter(self):
     """``iter(tensor)``: the rows (views), as torch's ``unbind(0)``; short tensors in one program."""
-    x = self._value
-    if x.ndim == 0:
+    shape = self._x.shape
+    if not shape:
         raise TypeError("iteration over a 0-d tensor")
-    n = x.shape[0]
-    rest = (_FULL,) * (x.ndim - 1)
+    n = shape[0]
+    rest = (_FULL,) * (len(shape) - 1)
+    if n:  # rows read on first use (ints through one host copy: ``for i in ix: data[i:i + 8]``)
+        lazy = self._lazy_view(("index", (0,) + rest), shape[1:])
+        if lazy is not None:
+            rows = [lazy] + [self._lazy_view(("index", (i,) + rest), shape[1:]) for i in range(1, n)]
+            if 1 < n <= _UNBIND_ONE_PROGRAM:  # the first row read reads them all
+                group = [weakref.ref(t) for t in rows]
+                for t in rows:
+                    t._x.group = group
+            return iter(rows)
+    x = self._value
     if n > _UNBIND_ONE_PROGRAM or _is_tracer(x):
         spec = ("i",) + ("f",) * (x.ndim - 1)
-        return iter([_dim0_view(self, (i,) + rest, spec, i, "UnbindBackward0") for i in range(n)])
+        return iter([_dim0_view(self, (i,) + rest, spec, i, "UnbindBackward0", shape[1:]) for i in range(n)])
     outs = dispatch(_unbind_impl, (self,), (), name="UnbindBackward0", saves=False)
     return iter([self._make_view(o, ("index", (i,) + rest)) for i, o in enumerate(outs)])
 
