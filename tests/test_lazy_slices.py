@@ -71,7 +71,9 @@ def test_stack_mixing_roots_and_normal_tensors():
         b = m.stack([x[0:4], m.ones(4, dtype=x.dtype), x[3:7]])  # a normal tensor in between
         c = m.cat([x[0:4], x[5:7], x[9:10]])  # one root, different structures
         d = m.stack([x[0:4], x[1:9:2]])  # one root, different steps
-        return a, b, c, d
+        e = m.stack([x[5:40][0:2], x[6:40][0:2], x[5:40][3:5]])  # different parent views
+        f = m.stack([x[i:i + 3] for i in list(x[50:60])[:4]])  # rows of a slice as bounds
+        return a, b, c, d, e, f
     same_as_torch(fn, D)
 
 

@@ -20,7 +20,7 @@ from jax import lax
 from . import _jit_cache
 
 __all__ = ["read", "host_values", "apply_chain", "write_back", "strides_of", "contiguous_strides", "compute_view_strides",
-           "index_spec", "dynamic_index", "Pending", "stacked_fn", "rows_fn", "host_read"]
+           "index_spec", "dynamic_index", "Pending", "read_together", "host_read"]
 
 
 def _unfold(x, xp, dim, size, step):
@@ -285,12 +285,13 @@ class Pending:
     """The ``_x`` of a view not read yet: its shape and dtype, and ``src``, the root's array when the view
     was made (the view's value is its chain applied to ``src`` while the root's version is unchanged)."""
 
-    __slots__ = ("shape", "dtype", "src", "group", "host")
+    __slots__ = ("shape", "dtype", "src", "group", "host", "last")
 
-    def __init__(self, shape, dtype, src, host=None):
+    def __init__(self, shape, dtype, src, host=None, last=None):
         self.shape, self.dtype, self.src = tuple(shape), dtype, src
         self.group = None  # weak references to sibling views read together (the rows of one iteration)
         self.host = host  # the value as a numpy array, once read on the host (scalars)
+        self.last = last  # (spec, starts) of the chain's last step, a basic index (see index_spec)
 
     @property
     def ndim(self):
@@ -307,8 +308,14 @@ class Pending:
 _stacks = _jit_cache.Cache("view stack")
 
 
-def _stack_skel(root, starts, *, skel, axis, merge):
-    y = jax.vmap(functools.partial(_apply_skel, skel=skel), in_axes=(None, 0))(root, starts)
+def _prefix_then(root, pstarts, starts, *, pskel, spec, each):
+    """The shared parent chain ``pskel`` read once, then each view's last step (``spec`` at one row of
+    ``starts``): stacked (``each`` = ("stack", axis, merge)) or as a tuple (``each`` = ("rows", n))."""
+    x = _apply_skel(root, pstarts, skel=pskel)
+    if each[0] == "rows":
+        return tuple(_dyn_read(x, spec, starts[k])[0] for k in range(each[1]))
+    _, axis, merge = each
+    y = jax.vmap(lambda st: _dyn_read(x, spec, st)[0])(starts)
     if axis:
         y = jnp.moveaxis(y, 0, axis)
     if merge:  # cat: fold the new axis into the next one
@@ -316,46 +323,29 @@ def _stack_skel(root, starts, *, skel, axis, merge):
     return y
 
 
-def stacked_fn(chains, axis, merge):
-    """``(fn, starts)``: ``fn(root, starts)`` is the views ``chains`` (all of one structure) of a root read
-    and stacked along ``axis`` (``merge``: concatenated instead) in one program; None if the chains differ
-    in structure or have no start positions."""
-    skel, st0 = _split_chain(chains[0])
-    if st0 is None:
+def read_together(views, each):
+    """``fn()`` reading the lazy ``views`` (one root, see :class:`Pending`) in one program, or None when they
+    differ in their parent chain or last step's structure.  ``each``: ("stack", axis, merge) or ("rows", n)."""
+    v0 = views[0]
+    chain0, last0 = v0._chain, v0._x.last
+    if last0 is None:
         return None
-    rows = [st0]
-    for c in chains[1:]:
-        sk, st = _split_chain(c)
-        if sk != skel:
+    parent, spec = chain0[:-1], last0[0]
+    starts = []
+    for v in views:
+        last, c = v._x.last, v._chain
+        if last is None or last[0] != spec or (len(c) > 1 and c[:-1] != parent) or len(c) != len(chain0):
             return None
-        rows.append(st)
-    key = (skel, axis, merge)
+        starts.append(last[1])
+    pskel, pstarts = _split_chain(parent)
+    key = (pskel, spec, each)
     e = _stacks.get(key)
     if e is None:
-        e = _stacks.add(key, jax.jit(functools.partial(_stack_skel, skel=skel, axis=axis, merge=merge)))
-    return e, np.stack(rows)
-
-
-def _rows_skel(root, starts, *, skel, n):
-    return tuple(_apply_skel(root, starts[k], skel=skel) for k in range(n))
-
-
-def rows_fn(chains):
-    """Like :func:`stacked_fn`, but ``fn(root, starts)`` returns the views as a tuple of arrays."""
-    skel, st0 = _split_chain(chains[0])
-    rows = [st0]
-    for c in chains[1:]:
-        sk, st = _split_chain(c)
-        if sk != skel or st is None:
-            return None
-        rows.append(st)
-    if st0 is None:
-        return None
-    key = (skel, "rows", len(chains))
-    e = _stacks.get(key)
-    if e is None:
-        e = _stacks.add(key, jax.jit(functools.partial(_rows_skel, skel=skel, n=len(chains))))
-    return e, np.stack(rows)
+        e = _stacks.add(key, jax.jit(functools.partial(_prefix_then, pskel=pskel, spec=spec, each=each)))
+    pst = np.zeros((0,), np.int64) if pstarts is None else pstarts
+    src = v0._x.src
+    st = np.array(starts, np.int64)
+    return lambda: e(src, pst, st)
 
 
 _HOST_STEPS = frozenset(("index", "reshape", "permute", "expand", "alias"))

@@ -162,11 +162,10 @@ class Tensor:
         p = self._x
         rows = [t for t in (r() for r in p.group) if t is not None and t._seen == self._seen and t._x.src is p.src
                 and t._ver is self._ver]
-        r = _views.rows_fn([t._chain for t in rows])
-        if r is None:
+        fn = _views.read_together(rows, ("rows", len(rows)))
+        if fn is None:
             return False
-        fn, starts = r
-        for t, x in zip(rows, fn(p.src, starts)):
+        for t, x in zip(rows, fn()):
             t._x = x
             t._seen = self._ver[0]
         return True
@@ -183,7 +182,7 @@ class Tensor:
         out._seen = root._ver[0]
         return out
 
-    def _lazy_view(self, step, shape):
+    def _lazy_view(self, step, shape, last=None):
         """A view of self for the basic index ``step`` (result ``shape``) whose value is computed on first
         use (``torch.stack``/``cat`` of such slices read them all in one program); None where it must be
         computed now: autograd, tracing, JAX transforms, or a view whose root was rebound."""
@@ -198,7 +197,7 @@ class Tensor:
             if _is_tracer(src) or not isinstance(src, jax.Array):
                 return None
             _CONCRETE.add(type(src))
-        out = Tensor._wrap(_views.Pending(shape, src.dtype, src), self._dev)
+        out = Tensor._wrap(_views.Pending(shape, src.dtype, src, None, last), self._dev)
         self._make_view(out, step)
         out._seen = -2 - out._ver[0]
         return out

@@ -375,7 +375,7 @@ def _int_part(v):
 
 
 def _dim0_view(self, step, spec, start, name, shape):
-    lazy = self._lazy_view(("index", step), shape)  # read on first use (or all at once by stack/cat)
+    lazy = self._lazy_view(("index", step), shape, (spec, (start,)))  # read on first use (or by stack/cat)
     if lazy is not None:
         return lazy
     starts = np.array((start,), np.int64)
@@ -630,9 +630,10 @@ def tensor_iter(self):
     n = shape[0]
     rest = (_FULL,) * (len(shape) - 1)
     if n:  # rows read on first use (ints through one host copy: ``for i in ix: data[i:i + 8]``)
-        lazy = self._lazy_view(("index", (0,) + rest), shape[1:])
+        spec = ("i",) + ("f",) * (len(shape) - 1)
+        lazy = self._lazy_view(("index", (0,) + rest), shape[1:], (spec, (0,)))
         if lazy is not None:
-            rows = [lazy] + [self._lazy_view(("index", (i,) + rest), shape[1:]) for i in range(1, n)]
+            rows = [lazy] + [self._lazy_view(("index", (i,) + rest), shape[1:], (spec, (i,))) for i in range(1, n)]
             if 1 < n <= _UNBIND_ONE_PROGRAM:  # the first row read reads them all
                 group = [weakref.ref(t) for t in rows]
                 for t in rows:

@@ -28,11 +28,8 @@ def _read_together(ts, axis, merge):
     for t in ts:
         if t._vbase is not b or t._ver is not ver or t._seen != clean or t._x.src is not src:
             return None
-    r = _views.stacked_fn([t._chain for t in ts], axis, merge)
-    if r is None:
-        return None
-    fn, starts = r
-    return Tensor._wrap(fn(src, starts), t0._dev)
+    fn = _views.read_together(ts, ("stack", axis, merge))
+    return None if fn is None else Tensor._wrap(fn(), t0._dev)
 
 
 def _check_seq(tensors, name):
