@@ -62,6 +62,15 @@ def _is_tracer(x):
     return isinstance(x, jax.core.Tracer)
 
 
+def _concrete(x):
+    """Whether ``x`` is a concrete ``jax.Array`` (not a tracer, not numpy); its type is remembered."""
+    if _is_tracer(x) or not isinstance(x, jax.Array):
+        return False
+    _CONCRETE.add(type(x))
+    return True
+
+
+_ALIAS_CHAIN = (("alias",),)
 _CONCRETE = set()  # array types seen that are concrete jax arrays (a faster check than isinstance)
 
 
@@ -153,8 +162,10 @@ class Tensor:
         """A tensor of the small numpy array ``arr``, moved to the device on first use (until then
         ``item()``/``int()`` and host scalar arithmetic read ``arr``): an alias of a hidden root holding it."""
         out = Tensor._wrap(_views.Pending(arr.shape, arr.dtype, arr, arr), dev)
-        Tensor._wrap(arr, dev)._make_view(out, ("alias",))
-        out._seen = -2 - out._ver[0]
+        out._vbase = Tensor._wrap(arr, dev)
+        out._chain = _ALIAS_CHAIN
+        out._ver = out._vbase._ver
+        out._seen = -2
         return out
 
     def _read_group(self):
@@ -187,19 +198,24 @@ class Tensor:
         use (``torch.stack``/``cat`` of such slices read them all in one program); None where it must be
         computed now: autograd, tracing, JAX transforms, or a view whose root was rebound."""
         b = self._vbase
-        root = self if b is None else b
-        if b is not None and self._ver is not b._ver or Tensor.__dict__["_value"] is not _PLAIN_VALUE:
-            return None
-        src = root._x
-        if root._rg or root._grad_fn is not None or self._grad_fn is not None:
-            return None
-        if type(src) not in _CONCRETE:
-            if _is_tracer(src) or not isinstance(src, jax.Array):
+        if b is None:
+            root, chain = self, (step,)
+        else:
+            root, chain = b, self._chain + (step,)
+            if self._ver is not b._ver:
                 return None
-            _CONCRETE.add(type(src))
+            if chain[0][0] == "alias":
+                chain = chain[1:]
+        src = root._x
+        if root._rg or root._grad_fn is not None or self._grad_fn is not None or Tensor._value is not _PLAIN_VALUE:
+            return None
+        if type(src) not in _CONCRETE and not _concrete(src):
+            return None
         out = Tensor._wrap(_views.Pending(shape, src.dtype, src, None, last), self._dev)
-        self._make_view(out, step)
-        out._seen = -2 - out._ver[0]
+        out._vbase = root
+        out._chain = chain
+        ver = out._ver = root._ver
+        out._seen = -2 - ver[0]
         return out
 
     @property

@@ -21,7 +21,7 @@ def _read_together(ts, axis, merge):
     None when they are not such views."""
     t0 = ts[0]
     b, x0 = t0._vbase, t0._x
-    if b is None or type(x0) is not _views.Pending or len(ts) < 2 or Tensor.__dict__["_value"] is not _PLAIN_VALUE:
+    if b is None or type(x0) is not _views.Pending or len(ts) < 2 or Tensor._value is not _PLAIN_VALUE:
         return None
     ver, src = t0._ver, x0.src
     clean = -2 - ver[0]
