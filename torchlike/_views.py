@@ -20,7 +20,7 @@ from jax import lax
 from . import _jit_cache
 
 __all__ = ["read", "host_values", "apply_chain", "write_back", "strides_of", "contiguous_strides", "compute_view_strides",
-           "index_spec", "dynamic_index", "Pending", "read_together", "host_read"]
+           "index_spec", "dynamic_index", "Pending", "read_together", "read_last", "host_read"]
 
 
 def _unfold(x, xp, dim, size, step):
@@ -346,6 +346,22 @@ def read_together(views, each):
     src = v0._x.src
     st = np.array(starts, np.int64)
     return lambda: e(src, pst, st)
+
+
+_singles = _jit_cache.Cache("view read one step")
+
+
+def _read_one(root, starts, *, spec):
+    return _dyn_read(root, spec, starts)[0]
+
+
+def read_last(src, last):
+    """A one-step lazy view's value: ``last`` = (spec, starts) read from the root array ``src``."""
+    spec, starts = last
+    e = _singles.get(spec)
+    if e is None:
+        e = _singles.add(spec, jax.jit(functools.partial(_read_one, spec=spec)))
+    return e(src, np.array(starts, np.int64))
 
 
 _HOST_STEPS = frozenset(("index", "reshape", "permute", "expand", "alias"))

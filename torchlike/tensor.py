@@ -147,8 +147,13 @@ class Tensor:
         from the root's array when it was made, while no alias has been written since)."""
         b = self._vbase
         if self._seen == -2 - self._ver[0]:
-            if self._x.group is None or not self._read_group():
-                self._x = _views.chain_fn(self._chain)(self._x.src)
+            p = self._x
+            if p.group is not None and self._read_group():
+                pass
+            elif p.last is not None and len(self._chain) == 1:
+                self._x = _views.read_last(p.src, p.last)
+            else:
+                self._x = _views.chain_fn(self._chain)(p.src)
                 if type(b._x) is np.ndarray:  # a host scalar's hidden root (_from_host) moves to the device too
                     b._x = self._x
         elif (b._rg or b._grad_fn is not None) and self._chain and self._chain[0][0] != "alias":
