@@ -365,7 +365,7 @@ def read_last(src, last):
 
 
 _HOST_STEPS = frozenset(("index", "reshape", "permute", "expand", "alias"))
-_host_src = [None, None]  # (root array, its numpy copy): one entry, for scalars read from one small root
+_host_src = [(None, None)]  # (root array, its numpy copy): one entry (one tuple: safe across threads)
 
 
 def host_read(src, chain):
@@ -376,10 +376,10 @@ def host_read(src, chain):
     if type(src) is np.ndarray:
         x = src
     else:
-        if _host_src[0] is not src:
-            _host_src[1] = np.asarray(src)
-            _host_src[0] = src
-        x = _host_src[1]
+        c = _host_src[0]
+        if c[0] is not src:
+            c = _host_src[0] = (src, np.asarray(src))
+        x = c[1]
     for step in chain:
         x = read(x, step, np)
     return np.asarray(x)
