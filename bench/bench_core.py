@@ -47,6 +47,18 @@ def small_ops(jnp, torch, tl):
         return starts[cur[0]]
 
     ix = [3 + 250 * k for k in range(32)]
+    ix_t = {"tl": tl.tensor(ix), "torch": torch.tensor(ix), "jnp": jnp.asarray(ix)}
+    losses = {"tl": tl.zeros(200), "torch": torch.zeros(200)}
+
+    def batch(m):  # the bigram example's get_batch: iterate a start tensor, slice, stack
+        d, st = data[m], (jnp.stack if m == "jnp" else mods[m].stack)
+        return st([d[i:i + 8] for i in ix_t[m]]), st([d[i + 1:i + 8 + 1] for i in ix_t[m]])
+
+    def put_number(m):
+        if m == "jnp":
+            return data["jnp"].at[nxt()].set(1)
+        losses[m][nxt() % 200] = 1.5
+        return losses[m]
 
     def slices(m):
         d = data[m]
@@ -64,6 +76,8 @@ def small_ops(jnp, torch, tl):
         ("x.unsqueeze(0)", lambda m: jnp.expand_dims(m2[m], 0) if m == "jnp" else m2[m].unsqueeze(0)),
         ("stack 32 slices", lambda m: (jnp.stack if m == "jnp" else mods[m].stack)(slices(m))),
         ("cat 32 slices", lambda m: (jnp.concatenate if m == "jnp" else mods[m].cat)(slices(m))),
+        ("batch from tensor ix", batch),
+        ("t[k] = number", put_number),
         ("list(idx) (iterate)", lambda m: list(idx[m])),
         ("tensor(list of 64)", lambda m: (jnp.asarray if m == "jnp" else mods[m].tensor)(list(range(64)))),
         ("zeros(32)", lambda m: mods[m].zeros(32) if m != "jnp" else jnp.zeros(32)),

@@ -1,6 +1,7 @@
 """Tensor creation: tensor/as_tensor/from_numpy, zeros/ones/empty/full (+_like, new_*), ranges, eye."""
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 
@@ -8,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _jit_cache
 from ._errors import check_alloc
 from ._device import canonical, host_to_jax, of_array
 from .tensor import Tensor
@@ -210,10 +211,25 @@ def _size_arg(name, args, size):
     return (size,)
 
 
+_consts = _jit_cache.Cache("constant")  # (shape, dtype, 0 or 1) -> a jitted constructor taking no argument
+_default_is_cpu = []
+
+
 def _filled(size, value, dtype, device, requires_grad):
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
     dev = canonical(device)
     check_alloc(size, d)
+    if type(value) is int and (value == 0 or value == 1) and dev.type == "cpu":
+        # zeros/ones: one cached program per shape and dtype (a call, ~10x cheaper than jnp.full in a
+        # default-device context); only where new arrays land on the CPU anyway
+        if not _default_is_cpu:
+            _default_is_cpu.append(jax.default_backend() == "cpu")
+        if _default_is_cpu[0]:
+            key = (size, d.np, value)
+            e = _consts.get(key)
+            if e is None:
+                e = _consts.add(key, jax.jit(functools.partial(jnp.full, size, value, d.np)))
+            return _finish(e(), dev, requires_grad)
     with jax.default_device(dev.jax_device()):
         x = jnp.full(size, value, dtype=d.np)
     return _finish(x, dev, requires_grad)

@@ -10,7 +10,12 @@ from . import _profiler_state as _prof
 from ._tape import _NODE_CLASSES, node_class
 from .tensor import Tensor
 
-__all__ = ["dispatch", "forward_fn"]
+__all__ = ["dispatch", "forward_fn", "HOST_SCALAR_OPS"]
+
+# f -> handler(args, statics) computing the op on the host when an argument is a lazy 0-d view whose value
+# is cheap to read there (``i + 8`` for each ``i`` of a small int tensor): returns a Tensor, or None to
+# dispatch as usual.  Consulted only when some argument is a lazy view (``_seen < -1``).
+HOST_SCALAR_OPS: dict = {}
 
 _fwd_cache = _jit_cache.Cache("forward")  # (f, statics) -> Entry; bounded, see _jit_cache
 _NO_EDGE = (None, 0)
@@ -54,6 +59,10 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
     dev = None
     for a in args:
         if isinstance(a, Tensor):
+            if a._seen < -1 and f in HOST_SCALAR_OPS:  # a lazy view (tensor.py) of a host-readable root
+                r = HOST_SCALAR_OPS[f](args, statics)
+                if r is not None:
+                    return r
             arrays.append(a._value)
             if a._rg or a._grad_fn is not None:
                 need_grad = True

@@ -20,7 +20,7 @@ from jax import lax
 from . import _jit_cache
 
 __all__ = ["read", "host_values", "apply_chain", "write_back", "strides_of", "contiguous_strides", "compute_view_strides",
-           "index_spec", "dynamic_index"]
+           "index_spec", "dynamic_index", "Pending", "read_together", "read_last", "host_read"]
 
 
 def _unfold(x, xp, dim, size, step):
@@ -278,6 +278,111 @@ def write_back_fn(chain):
 
 def _bind(e, starts):
     return lambda *a: e(*a, starts)
+
+
+# ---- lazy views: a basic view whose value is read on first use ------------------------------------
+class Pending:
+    """The ``_x`` of a view not read yet: its shape and dtype, and ``src``, the root's array when the view
+    was made (the view's value is its chain applied to ``src`` while the root's version is unchanged)."""
+
+    __slots__ = ("shape", "dtype", "src", "group", "host", "last")
+
+    def __init__(self, shape, dtype, src, host=None, last=None):
+        self.shape, self.dtype, self.src = tuple(shape), dtype, src
+        self.group = None  # weak references to sibling views read together (the rows of one iteration)
+        self.host = host  # the value as a numpy array, once read on the host (scalars)
+        self.last = last  # (spec, starts) of the chain's last step, a basic index (see index_spec)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+
+_stacks = _jit_cache.Cache("view stack")
+
+
+def _prefix_then(root, pstarts, starts, *, pskel, spec, each):
+    """The shared parent chain ``pskel`` read once, then each view's last step (``spec`` at one row of
+    ``starts``): stacked (``each`` = ("stack", axis, merge)) or as a tuple (``each`` = ("rows", n))."""
+    x = _apply_skel(root, pstarts, skel=pskel)
+    if each[0] == "rows":
+        return tuple(_dyn_read(x, spec, starts[k])[0] for k in range(each[1]))
+    _, axis, merge = each
+    y = jax.vmap(lambda st: _dyn_read(x, spec, st)[0])(starts)
+    if axis:
+        y = jnp.moveaxis(y, 0, axis)
+    if merge:  # cat: fold the new axis into the next one
+        y = y.reshape(y.shape[:axis] + (y.shape[axis] * y.shape[axis + 1],) + y.shape[axis + 2:])
+    return y
+
+
+def read_together(views, each):
+    """``fn()`` reading the lazy ``views`` (one root, see :class:`Pending`) in one program, or None when they
+    differ in their parent chain or last step's structure.  ``each``: ("stack", axis, merge) or ("rows", n)."""
+    v0 = views[0]
+    chain0, last0 = v0._chain, v0._x.last
+    if last0 is None:
+        return None
+    parent, spec = chain0[:-1], last0[0]
+    starts = []
+    for v in views:
+        last, c = v._x.last, v._chain
+        if last is None or last[0] != spec or (len(c) > 1 and c[:-1] != parent) or len(c) != len(chain0):
+            return None
+        starts.append(last[1])
+    pskel, pstarts = _split_chain(parent)
+    key = (pskel, spec, each)
+    e = _stacks.get(key)
+    if e is None:
+        e = _stacks.add(key, jax.jit(functools.partial(_prefix_then, pskel=pskel, spec=spec, each=each)))
+    pst = np.zeros((0,), np.int64) if pstarts is None else pstarts
+    src = v0._x.src
+    st = np.array(starts, np.int64)
+    return lambda: e(src, pst, st)
+
+
+_singles = _jit_cache.Cache("view read one step")
+
+
+def _read_one(root, starts, *, spec):
+    return _dyn_read(root, spec, starts)[0]
+
+
+def read_last(src, last):
+    """A one-step lazy view's value: ``last`` = (spec, starts) read from the root array ``src``."""
+    spec, starts = last
+    e = _singles.get(spec)
+    if e is None:
+        e = _singles.add(spec, jax.jit(functools.partial(_read_one, spec=spec)))
+    return e(src, np.array(starts, np.int64))
+
+
+_HOST_STEPS = frozenset(("index", "reshape", "permute", "expand", "alias"))
+_host_src = [(None, None)]  # (root array, its numpy copy): one entry (one tuple: safe across threads)
+
+
+def host_read(src, chain):
+    """The view ``chain`` of the root array ``src`` read on the host from one cached copy of a small root
+    (``int(i)`` for each ``i`` of a tensor costs one transfer, not one per element); None if not cheap."""
+    if src.size > 65536 or any(step[0] not in _HOST_STEPS for step in chain):
+        return None
+    if type(src) is np.ndarray:
+        x = src
+    else:
+        c = _host_src[0]
+        if c[0] is not src:
+            c = _host_src[0] = (src, np.asarray(src))
+        x = c[1]
+    for step in chain:
+        x = read(x, step, np)
+    return np.asarray(x)
 
 
 def contiguous_strides(shape):

@@ -61,6 +61,18 @@ def _is_tracer(x):
     return isinstance(x, jax.core.Tracer)
 
 
+def _concrete(x):
+    """Whether ``x`` is a concrete ``jax.Array`` (not a tracer, not numpy); its type is remembered."""
+    if _is_tracer(x) or not isinstance(x, jax.Array):
+        return False
+    _CONCRETE.add(type(x))
+    return True
+
+
+_ALIAS_CHAIN = (("alias",),)
+_CONCRETE = set()  # array types seen that are concrete jax arrays (a faster check than isinstance)
+
+
 class Tensor:
     """A multi-dimensional array with torch semantics, backed by a ``jax.Array``.
 
@@ -130,13 +142,48 @@ class Tensor:
         return self._x
 
     def _refresh(self):
-        """Re-read a view from its root after some alias was written."""
+        """Re-read a view from its root after some alias was written (or read a lazy view the first time:
+        from the root's array when it was made, while no alias has been written since)."""
         b = self._vbase
-        if (b._rg or b._grad_fn is not None) and self._chain and self._chain[0][0] != "alias":
+        if self._seen == -2 - self._ver[0]:
+            p = self._x
+            if p.group is not None and self._read_group():
+                pass
+            elif p.last is not None and len(self._chain) == 1:
+                self._x = _views.read_last(p.src, p.last)
+            else:
+                self._x = _views.chain_fn(self._chain)(p.src)
+                if type(b._x) is np.ndarray:  # a host scalar's hidden root (_from_host) moves to the device too
+                    b._x = self._x
+        elif (b._rg or b._grad_fn is not None) and self._chain and self._chain[0][0] != "alias":
             self._refresh_recorded()  # a recorded op: installed by _mutation (layer 2)
         else:
             self._x = _views.chain_fn(self._chain)(b._value)
         self._seen = self._ver[0]
+
+    @classmethod
+    def _from_host(cls, arr, dev=CPU):
+        """A tensor of the small numpy array ``arr``, moved to the device on first use (until then
+        ``item()``/``int()`` and host scalar arithmetic read ``arr``): an alias of a hidden root holding it."""
+        out = Tensor._wrap(_views.Pending(arr.shape, arr.dtype, arr, arr), dev)
+        out._vbase = Tensor._wrap(arr, dev)
+        out._chain = _ALIAS_CHAIN
+        out._ver = out._vbase._ver
+        out._seen = -2
+        return out
+
+    def _read_group(self):
+        """Read this lazy view and its still-unread siblings (made together) in one program."""
+        p = self._x
+        rows = [t for t in (r() for r in p.group) if t is not None and t._seen == self._seen and t._x.src is p.src
+                and t._ver is self._ver]
+        fn = _views.read_together(rows, ("rows", len(rows)))
+        if fn is None:
+            return False
+        for t, x in zip(rows, fn()):
+            t._x = x
+            t._seen = self._ver[0]
+        return True
 
     def _make_view(self, out, step):
         """Mark ``out`` (the result of view op ``step`` on self) as a view sharing self's root."""
@@ -148,6 +195,31 @@ class Tensor:
         out._chain = chain
         out._ver = root._ver
         out._seen = root._ver[0]
+        return out
+
+    def _lazy_view(self, step, shape, last=None):
+        """A view of self for the basic index ``step`` (result ``shape``) whose value is computed on first
+        use (``torch.stack``/``cat`` of such slices read them all in one program); None where it must be
+        computed now: autograd, tracing, JAX transforms, or a view whose root was rebound."""
+        b = self._vbase
+        if b is None:
+            root, chain = self, (step,)
+        else:
+            root, chain = b, self._chain + (step,)
+            if self._ver is not b._ver:
+                return None
+            if chain[0][0] == "alias":
+                chain = chain[1:]
+        src = root._x
+        if root._rg or root._grad_fn is not None or self._grad_fn is not None or Tensor._value is not _PLAIN_VALUE:
+            return None
+        if type(src) not in _CONCRETE and not _concrete(src):
+            return None
+        out = Tensor._wrap(_views.Pending(shape, src.dtype, src, None, last), self._dev)
+        out._vbase = root
+        out._chain = chain
+        ver = out._ver = root._ver
+        out._seen = -2 - ver[0]
         return out
 
     @property
@@ -185,12 +257,13 @@ class Tensor:
                                "operation.")
 
     # ---- metadata -----------------------------------------------------------------------------
+    # (read from ``_x`` without refreshing a stale view: a view's shape and dtype never change)
     @property
     def shape(self):
-        return Size(self._value.shape)
+        return Size(self._x.shape)
 
     def size(self, dim=None):
-        s = self._value.shape
+        s = self._x.shape
         if dim is None:
             return Size(s)
         return s[_wrap_dim(dim, len(s))]
@@ -198,9 +271,9 @@ class Tensor:
     @property
     def dtype(self):
         try:
-            return _NP2DT[self._value.dtype]
+            return _NP2DT[self._x.dtype]
         except KeyError:
-            return _dtype.from_np(self._value.dtype)
+            return _dtype.from_np(self._x.dtype)
 
     @property
     def device(self):
@@ -226,15 +299,15 @@ class Tensor:
 
     @property
     def ndim(self):
-        return self._value.ndim
+        return self._x.ndim
 
     def dim(self):
-        return self._value.ndim
+        return self._x.ndim
 
     ndimension = dim
 
     def numel(self):
-        n = self._value.size
+        n = self._x.size
         return n if not isinstance(n, (int, np.integer)) and jax.export.is_symbolic_dim(n) else int(n)
 
     nelement = numel
@@ -288,17 +361,19 @@ class Tensor:
 
     def data_ptr(self):
         from ._storage import buffer_address  # lazy: storage is built on the tensor (layer 3)
+        self._value  # noqa: B018  (a lazy view materialises, with a host scalar's root)
         root = self._vbase if self._vbase is not None else self
         return buffer_address(root) + self.storage_offset() * self.dtype.itemsize
 
     def untyped_storage(self):
         from ._storage import UntypedStorage  # lazy: storage is built on the tensor (layer 3)
+        self._value  # noqa: B018  (a lazy view materialises, with a host scalar's root)
         return UntypedStorage._of(self)
 
     # ---- autograd -----------------------------------------------------------------------------
     @property
     def requires_grad(self):
-        if self._vbase is not None and self._seen != self._ver[0]:
+        if self._vbase is not None and self._seen != self._ver[0] and self._seen != -2 - self._ver[0]:
             self._refresh()
         return self._rg or self._grad_fn is not None
 
@@ -320,7 +395,7 @@ class Tensor:
 
     @property
     def grad_fn(self):
-        if self._vbase is not None and self._seen != self._ver[0]:
+        if self._vbase is not None and self._seen != self._ver[0] and self._seen != -2 - self._ver[0]:
             self._refresh()
         return self._grad_fn
 
@@ -428,7 +503,20 @@ class Tensor:
         self._ver = [self._ver[0]]
 
     # ---- conversion to Python / numpy ---------------------------------------------------------
+    def _host_scalar(self):
+        """A lazy view's value read on the host from its (small) root, without materialising it; or None."""
+        if self._seen != -2 - self._ver[0]:  # (only a lazy view, unwritten since it was made)
+            return None
+        p = self._x
+        h = p.host
+        if h is None and p.size == 1:
+            h = p.host = _views.host_read(p.src, self._chain)
+        return h
+
     def item(self):
+        h = self._host_scalar()
+        if h is not None:
+            return h.item()
         x = self._value
         if _is_tracer(x):
             raise _concrete_error("item")
@@ -487,6 +575,9 @@ class Tensor:
         return complex(self.item())
 
     def __index__(self):
+        h = self._host_scalar()
+        if h is not None and h.dtype.kind in "iub":
+            return int(h.item())
         x = self._value
         if x.dtype.kind not in "iub" or x.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
@@ -495,9 +586,9 @@ class Tensor:
         return int(to_host(x).item())
 
     def __len__(self):
-        if self._value.ndim == 0:
+        if self._x.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return self._value.shape[0]
+        return self._x.shape[0]
 
     def __iter__(self):
         if self._value.ndim == 0:
@@ -673,6 +764,9 @@ def _legacy_type_name(dt, dev):
              "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
     prefix = "torch.cuda." if dev.type == "cuda" else "torch."
     return prefix + names.get(dt.name, dt.name)
+
+
+_PLAIN_VALUE = Tensor.__dict__["_value"]  # (tracing swaps in its own: no lazy views while it is installed)
 
 
 def _wrap_dim(dim, ndim):

@@ -18,6 +18,7 @@ import functools
 import math
 import numbers
 import warnings
+import weakref
 
 import jax
 import jax.numpy as jnp
@@ -26,6 +27,7 @@ import numpy as np
 from .. import _dtype, _views
 from .._creation import tensor as _tensor
 from ._util import Tensor, cast, dispatch, register, wrap_dim
+from .host_scalars import set_number
 from .views import view_step
 from .registry import check_no_overlap, write_out
 
@@ -370,7 +372,10 @@ def _int_part(v):
     return _slice_part(v)
 
 
-def _dim0_view(self, step, spec, start, name):
+def _dim0_view(self, step, spec, start, name, shape):
+    lazy = self._lazy_view(("index", step), shape, (spec, (start,)))  # read on first use (or by stack/cat)
+    if lazy is not None:
+        return lazy
     starts = np.array((start,), np.int64)
     out = dispatch(_views.dynamic_index, (self, starts), (("spec", spec),), name=name, saves=False)
     return self._make_view(out, ("index", step))
@@ -379,7 +384,7 @@ def _dim0_view(self, step, spec, start, name):
 def _fast_basic(self, index, is_int):
     """``self[i]`` / ``self[a:b:c]`` on dim 0 (the common cases), without the general parser; None to
     fall back to it."""
-    shape = self._value.shape
+    shape = self._x.shape
     nd = len(shape)
     if not nd:
         return None
@@ -389,7 +394,7 @@ def _fast_basic(self, index, is_int):
         if not -n <= index < n:
             raise IndexError(f"index {index} is out of bounds for dimension 0 with size {n}")
         index %= n
-        return _dim0_view(self, (index,) + rest, ("i",) + ("f",) * (nd - 1), index, "SelectBackward0")
+        return _dim0_view(self, (index,) + rest, ("i",) + ("f",) * (nd - 1), index, "SelectBackward0", shape[1:])
     st = index.step
     if st is not None and (type(st) is not int or st <= 0):
         return None
@@ -400,7 +405,7 @@ def _fast_basic(self, index, is_int):
         return None
     size = (stop - start + step - 1) // step
     return _dim0_view(self, (("s", start, stop, step),) + rest, ((size, step),) + ("f",) * (nd - 1), start,
-                      "SliceBackward0")
+                      "SliceBackward0", (size,) + shape[1:])
 
 
 def getitem(self, index):
@@ -446,6 +451,8 @@ def _value_tensor(value, self):
 
 def setitem(self, index, value):
     """``self[index] = value``: basic index -> write through the view; advanced -> index_put."""
+    if type(index) is int and (type(value) is float or type(value) is int) and set_number(self, index, value):
+        return
     basic, adv, res_shape = parse_index(tuple(self.shape), index)
     target = view_step(self, ("index", basic)) if basic is not None else self
     v = _value_tensor(value, self)
@@ -586,14 +593,25 @@ _UNBIND_ONE_PROGRAM = 64  # up to this many rows, iterating computes all rows in
 
 def tensor_iter(self):
     """``iter(tensor)``: the rows (views), as torch's ``unbind(0)``; short tensors in one program."""
-    x = self._value
-    if x.ndim == 0:
+    shape = self._x.shape
+    if not shape:
         raise TypeError("iteration over a 0-d tensor")
-    n = x.shape[0]
-    rest = (_FULL,) * (x.ndim - 1)
+    n = shape[0]
+    rest = (_FULL,) * (len(shape) - 1)
+    if n:  # rows read on first use (ints through one host copy: ``for i in ix: data[i:i + 8]``)
+        spec = ("i",) + ("f",) * (len(shape) - 1)
+        lazy = self._lazy_view(("index", (0,) + rest), shape[1:], (spec, (0,)))
+        if lazy is not None:
+            rows = [lazy] + [self._lazy_view(("index", (i,) + rest), shape[1:], (spec, (i,))) for i in range(1, n)]
+            if 1 < n <= _UNBIND_ONE_PROGRAM:  # the first row read reads them all
+                group = [weakref.ref(t) for t in rows]
+                for t in rows:
+                    t._x.group = group
+            return iter(rows)
+    x = self._value
     if n > _UNBIND_ONE_PROGRAM or _is_tracer(x):
         spec = ("i",) + ("f",) * (x.ndim - 1)
-        return iter([_dim0_view(self, (i,) + rest, spec, i, "UnbindBackward0") for i in range(n)])
+        return iter([_dim0_view(self, (i,) + rest, spec, i, "UnbindBackward0", shape[1:]) for i in range(n)])
     outs = dispatch(_unbind_impl, (self,), (), name="UnbindBackward0", saves=False)
     return iter([self._make_view(o, ("index", (i,) + rest)) for i, o in enumerate(outs)])
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from .. import _dtype
+from .. import _dtype, _views
+from ..tensor import _PLAIN_VALUE
 from ._util import Tensor, cast, dispatch, register, wrap_dim
 from .registry import check_no_overlap, write_out
 
@@ -12,6 +13,23 @@ __all__ = ["cat", "stack"]
 
 def _cat_impl(*xs, dim, dt):
     return jnp.concatenate([cast(x, dt) for x in xs], axis=dim)
+
+
+def _read_together(ts, axis, merge):
+    """stack/cat of views not read yet, all of one root at one version and of one structure (``data[i:i+8]``
+    for each ``i``): one program reads them all from the root (a gather), none of them is materialised.
+    None when they are not such views."""
+    t0 = ts[0]
+    b, x0 = t0._vbase, t0._x
+    if b is None or type(x0) is not _views.Pending or len(ts) < 2 or Tensor._value is not _PLAIN_VALUE:
+        return None
+    ver, src = t0._ver, x0.src
+    clean = -2 - ver[0]
+    for t in ts:
+        if t._vbase is not b or t._ver is not ver or t._seen != clean or t._x.src is not src:
+            return None
+    fn = _views.read_together(ts, ("stack", axis, merge))
+    return None if fn is None else Tensor._wrap(fn(), t0._dev)
 
 
 def _check_seq(tensors, name):
@@ -48,6 +66,10 @@ def cat(tensors, dim=0, *, out=None):
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {ref[k]} "
                                    f"but got size {t.shape[k]} for tensor number {i} in the list.")
     dt = _dtype.result_type(*[_Dim(t.dtype) for t in ts])
+    if len(ts) == len(tensors):
+        r = _read_together(ts, d, True)
+        if r is not None:
+            return r
     return dispatch(_cat_impl, tuple(ts), (("dim", d), ("dt", dt.np)), name="CatBackward0", saves=False)
 
 
@@ -67,18 +89,22 @@ def _stack_impl(*xs, dim, dt):
 def stack(tensors, dim=0):
     """Stack tensors of equal shape along a new dim."""
     _check_seq(tensors, "stack")
-    x0 = tensors[0]._value
+    x0 = tensors[0]._x
     s0, dt0 = x0.shape, x0.dtype
     d = wrap_dim(dim, len(s0) + 1)
     same = True
     for i, t in enumerate(tensors):
-        x = t._value
+        x = t._x
         if x.shape != s0:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(s0)} at "
                                f"entry 0 and {list(x.shape)} at entry {i}")
         if x.dtype != dt0:
             same = False
     dt = tensors[0].dtype if same else _dtype.result_type(*[_Dim(t.dtype) for t in tensors])
+    if same:
+        r = _read_together(tensors, d, False)
+        if r is not None:
+            return r
     return dispatch(_stack_impl, tuple(tensors), (("dim", d), ("dt", dt.np)), name="StackBackward0",
                     saves=False)
 
