@@ -589,7 +589,7 @@ def strict_totals(results):
     failing modules."""
     rs = [r for r in results if not r.get("extra")]
     keys = list(dict.fromkeys(k for r in rs for k in r["checks"]))
-    L = [f"| check | modules passing | failing |", "|---|---|---|"]
+    L = ["| check | modules passing | failing |", "|---|---|---|"]
     for k in keys:
         app = [r for r in rs if status(r, k) != "n/a"]
         bad = [r["name"] for r in app if status(r, k) == "fail"]
