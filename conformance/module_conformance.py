@@ -544,6 +544,9 @@ def write_report(results, meta, path_md=REPORT_MD, path_json=REPORT_JSON):
          "Stochastic modules (dropout > 0 in training mode, FractionalMaxPool without `_random_samples`) "
          "can't match values; they are compared on structure (types, dtypes, shapes), finiteness and the mean "
          "magnitude, and counted as *pass (stochastic)*.", "",
+         "Strict mode (opt-in, not part of this run): `--all-samples` (every sample, train and eval, float64 "
+         "for all) and `--checks extra` (the checks of torch's test_modules.py, conformance/module_strict.py); "
+         "measured totals are in [MODULE_STRICT.md](MODULE_STRICT.md).", "",
          "## Per module", "",
          "| module | fwd train | fwd eval | input grad | param grad | repr | state_dict keys | float64 | samples "
          "(run/total) | CPU s | notes |",
