@@ -391,8 +391,11 @@ def _alarm(signum, frame):
     raise ModuleTimeout()
 
 
-def run_module(info, max_samples=8, max_eval=3, time_limit=30, dtypes=(torch.float32,), f64_samples=1):
-    """Run all checks of one ModuleInfo; returns a JSON-able dict."""
+def run_module(info, max_samples=8, max_eval=3, time_limit=30, dtypes=(torch.float32,), f64_samples=1,
+               f64_eval=False, extra=None):
+    """Run all checks of one ModuleInfo; returns a JSON-able dict. Strict mode: ``f64_eval`` adds float64
+    eval-mode samples and repeats repr/state_dict on every sample; ``extra`` (a collection of
+    module_strict.EXTRA_CHECKS names) runs those checks of torch's test_modules.py too."""
     name = info.module_cls.__name__
     r = {"name": name, "checks": {c: {"pass": 0, "fail": 0, "reasons": []} for c in CHECKS + ("float64",)},
          "stochastic": None, "skip": None, "timeout": False, "samples": {}, "crash": None}
@@ -413,6 +416,8 @@ def run_module(info, max_samples=8, max_eval=3, time_limit=30, dtypes=(torch.flo
                 (torch.float32, False, max_samples if info.train_and_eval_differ else max_eval)]
         if torch.float64 in dtypes:
             plan.append((torch.float64, True, f64_samples))
+            if f64_eval:
+                plan.append((torch.float64, False, f64_samples))
         for dtype, training, cap in plan:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -435,7 +440,7 @@ def run_module(info, max_samples=8, max_eval=3, time_limit=30, dtypes=(torch.flo
                     msg = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
                     res, stoch = {"forward_train" if training else "forward_eval": (False, f"harness/construct: {msg}")}, None
                     r["crash"] = r["crash"] or traceback.format_exc(limit=-3)
-                if "repr" in res:
+                if "repr" in res and not f64_eval:
                     first = False
                 if stoch:
                     r["stochastic"] = stoch
@@ -450,6 +455,9 @@ def run_module(info, max_samples=8, max_eval=3, time_limit=30, dtypes=(torch.flo
                     slot["pass" if ok else "fail"] += 1
                     if not ok and len(slot["reasons"]) < 3:
                         slot["reasons"].append(f"{tag} [{'train' if training else 'eval'}]: {why}")
+        if extra:
+            from conformance.module_strict import run_extra  # lazy: the strict checks are opt-in
+            run_extra(info, r, extra)
     except ModuleTimeout:
         r["timeout"] = True
     finally:
@@ -536,6 +544,9 @@ def write_report(results, meta, path_md=REPORT_MD, path_json=REPORT_JSON):
          "Stochastic modules (dropout > 0 in training mode, FractionalMaxPool without `_random_samples`) "
          "can't match values; they are compared on structure (types, dtypes, shapes), finiteness and the mean "
          "magnitude, and counted as *pass (stochastic)*.", "",
+         "Strict mode (opt-in, not part of this run): `--all-samples` (every sample, train and eval, float64 "
+         "for all) and `--checks extra` (the checks of torch's test_modules.py, conformance/module_strict.py); "
+         "measured totals are in [MODULE_STRICT.md](MODULE_STRICT.md).", "",
          "## Per module", "",
          "| module | fwd train | fwd eval | input grad | param grad | repr | state_dict keys | float64 | samples "
          "(run/total) | CPU s | notes |",
@@ -576,6 +587,21 @@ def write_report(results, meta, path_md=REPORT_MD, path_json=REPORT_JSON):
         f.write("\n".join(L) + "\n")
 
 
+def strict_totals(results):
+    """Markdown lines: per check, modules passing / modules the check applies to (module_db only) and the
+    failing modules."""
+    rs = [r for r in results if not r.get("extra")]
+    keys = list(dict.fromkeys(k for r in rs for k in r["checks"]))
+    L = ["| check | modules passing | failing |", "|---|---|---|"]
+    for k in keys:
+        app = [r for r in rs if status(r, k) != "n/a"]
+        bad = [r["name"] for r in app if status(r, k) == "fail"]
+        L.append(f"| {k} | {len(app) - len(bad)}/{len(app)} | {', '.join(bad)} |")
+    ok = sum(all(status(r, k) != "fail" for k in keys) for r in rs)
+    L.append(f"\nall checks: {ok}/{len(rs)} modules")
+    return "\n".join(L)
+
+
 def passing(results):
     return {c: sorted(r["name"] for r in results if status(r, c) == "pass") for c in CHECKS}
 
@@ -592,7 +618,7 @@ def regressions(results, expected):
 
 
 def _progress(r):
-    bad = [c for c in CHECKS + ("float64",) if status(r, c) == "fail"]
+    bad = [c for c in r["checks"] if status(r, c) == "fail"]
     print(f"{r['name']:28s} {r['time']:6.1f}s {r['cpu']:6.1f}cpu  {'ok' if not bad else 'FAIL ' + ','.join(bad)}"
           f"{'  (timeout)' if r['timeout'] else ''}", flush=True)
 
@@ -630,7 +656,14 @@ def main(argv=None):
     ap.add_argument("--max-samples", type=int, default=8)
     ap.add_argument("--max-eval", type=int, default=3)
     ap.add_argument("--f64-samples", type=int, default=1)
-    ap.add_argument("--time-limit", type=int, default=30)
+    ap.add_argument("--time-limit", type=int, default=None, help="CPU s per module (default 30, strict 900)")
+    ap.add_argument("--all-samples", action="store_true",
+                    help="strict: every sample in train and eval mode, float64 for all of them, repr every sample")
+    ap.add_argument("--checks", default="default",
+                    help="'default', 'extra' (also torch test_modules.py checks, see module_strict.py) or a "
+                         "comma list of extra check names")
+    ap.add_argument("--only", default=None, help="comma list of exact module names")
+    ap.add_argument("--strict-json", default=None, help="strict mode: write the per-module results here")
     ap.add_argument("--no-f64", action="store_true")
     ap.add_argument("--no-extra", action="store_true", help="skip the Dropout*/RReLU modules module_db lacks")
     ap.add_argument("--update-expected", action="store_true", help="rewrite expected_modules.json")
@@ -646,6 +679,17 @@ def main(argv=None):
     n_db = len(module_db)
     extra_names = {m.module_cls.__name__ for m in infos[n_db:]}
     infos = [m for m in infos if a.k is None or a.k.lower() in m.module_cls.__name__.lower()]
+    if a.only:
+        infos = [m for m in infos if m.module_cls.__name__ in a.only.split(",")]
+    extra = None
+    if a.checks != "default":
+        from conformance.module_strict import EXTRA_CHECKS  # lazy: the strict checks are opt-in
+        extra = EXTRA_CHECKS if a.checks == "extra" else tuple(a.checks.split(","))
+    strict = a.all_samples or extra is not None
+    if a.all_samples:
+        a.max_samples = a.max_eval = a.f64_samples = 10 ** 6
+    if a.time_limit is None:
+        a.time_limit = 900 if strict else 30
     dtypes = (torch.float32,) if a.no_f64 else (torch.float32, torch.float64)
     if a.worker is not None:
         infos = infos[a.worker::a.jobs]
@@ -654,7 +698,8 @@ def main(argv=None):
     else:
         results = []
         for info in infos:
-            r = run_module(info, a.max_samples, a.max_eval, a.time_limit, dtypes, a.f64_samples)
+            r = run_module(info, a.max_samples, a.max_eval, a.time_limit, dtypes, a.f64_samples,
+                           f64_eval=a.all_samples, extra=extra)
             results.append(r)
             _progress(r)
     for r in results:
@@ -666,6 +711,12 @@ def main(argv=None):
     meta = {"date": time.strftime("%Y-%m-%d"), "seconds": time.time() - t0, "max_samples": a.max_samples,
             "max_eval": a.max_eval, "jobs": a.jobs, "f64_samples": 0 if a.no_f64 else a.f64_samples, "time_limit": a.time_limit,
             "filter": a.k}
+    if strict:  # never rewrites the default report; totals per check go to stdout (and --strict-json)
+        if a.strict_json:
+            with open(a.strict_json, "w") as f:
+                json.dump({"meta": meta, "results": results}, f, indent=1, sort_keys=True)
+        print(strict_totals(results))
+        return 0
     if not a.no_write and a.k is None:
         write_report(results, meta)
     elif not a.no_write:

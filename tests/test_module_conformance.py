@@ -40,3 +40,27 @@ def test_compare_nested_and_regressions():
         mc.compare(t, (torchlike.ones(2), (torchlike.zeros(1), 3)), (1e-4, 1e-5))
     r = {"name": "X", "timeout": False, "checks": {c: {"pass": 0, "fail": 1, "reasons": []} for c in mc.CHECKS}}
     assert mc.regressions([r], {"forward_train": ["X"]}) == [("X", "forward_train")]
+
+
+def test_strict_checks_pass_on_relu():
+    ms = pytest.importorskip("conformance.module_strict")
+    r = {"checks": {}}
+    ms.run_extra(_info("ReLU"), r, ("forward_nograd", "inplace", "pickle", "train_eval", "non_contiguous", "to"))
+    for c in ("forward_nograd", "inplace", "pickle", "train_eval", "non_contiguous"):
+        assert r["checks"][c]["pass"] > 0 and r["checks"][c]["fail"] == 0, (c, r["checks"][c])
+
+
+def test_strict_errors_check_detects_wrong_message(monkeypatch):
+    import torchlike
+    ms = pytest.importorskip("conformance.module_strict")
+
+    class GroupNorm(torchlike.nn.GroupNorm):
+        def __init__(self, num_groups, num_channels, *a, **k):
+            if num_channels % num_groups:
+                raise ValueError("bad groups")  # torch's text is 'num_channels (10) must be divisible ...'
+            super().__init__(num_groups, num_channels, *a, **k)
+    monkeypatch.setattr(torchlike.nn, "GroupNorm", GroupNorm)
+    r = {"checks": {}}
+    ms.run_extra(_info("GroupNorm"), r, ("errors",))
+    assert r["checks"]["errors"]["fail"] > 0
+    assert "bad groups" in r["checks"]["errors"]["reasons"][0]

@@ -327,17 +327,28 @@ def _ce_probs(x, t, w, label_smoothing, reduction, cdim):
 
 
 def _check_targets(input, target, weight, cdim, ignore_index):
-    if target.dtype.is_floating_point:
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_dtype._CAP[target.dtype.name]}")
+    # torch's order: nll_loss_nd's rank/batch checks, the kernel's shape checks, then the target dtype
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     if input.ndim > 1 and target.ndim >= 1 and input.shape[0] != target.shape[0]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                          f"({target.shape[0]}).")
+    if input.ndim <= 2 and target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if target.dtype.is_floating_point:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_dtype._CAP[target.dtype.name]}")
+    if input.ndim > 2 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        if input.ndim == 4:  # torch's 2-d kernel words it differently
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
+        raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, got "
+                           f"{list(target.shape)}")
     C = input.shape[cdim]
     if weight is not None and weight.numel() != C:
         raise RuntimeError(f"weight tensor should be defined either for all {C} classes or no classes but got "
                            f"weight tensor of shape: {list(weight.shape)}")
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {_dtype._CAP[input.dtype.name]} but found "
+                           f"{_dtype._CAP[weight.dtype.name]}")
     if target.device.type != "cuda":  # CUDA asserts asynchronously instead
         check_class_range(target, C, ignore_index)
 
@@ -379,10 +390,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if label_smoothing < 0.0 or label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     cdim = 1 if input.ndim > 1 else 0
-    if target.dtype.is_floating_point:
-        if tuple(target.shape) != tuple(input.shape):
-            raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+    if tuple(target.shape) == tuple(input.shape):  # same shapes: torch reads class probabilities
+        if not target.dtype.is_floating_point:
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
                                f"{_dtype._CAP[target.dtype.name]}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+    if target.dtype.is_floating_point and tuple(target.shape) == tuple(input.shape):
         return dispatch(_ce_probs, (input, target, weight, label_smoothing),
                         (("reduction", reduction), ("cdim", cdim)), name="SumBackward1")
     _check_targets(input, target, weight, cdim, ignore_index)
@@ -470,6 +484,15 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
+    nd = input.dim()
+    if not ((nd == 2 and input.shape[1] != 0) or (nd == 1 and input.shape[0] != 0) or nd == 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
+    nframe = input.shape[0] if nd == 2 else 1
+    if target.dim() > 1 or target.numel() != nframe:
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{nframe}], but got {list(target.shape)}. "
+                           f"Input has shape {list(input.shape)}.")
     return dispatch(_mm, (input, target, weight, margin), (("p", int(p)), ("reduction", reduction)),
                     name="MultiMarginLossBackward0")
 

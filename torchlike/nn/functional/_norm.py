@@ -88,7 +88,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if size[0] * math.prod(size[2:]) == 1:  # torch's _verify_batch_size (empty batches are fine)
             raise ValueError(f"Expected more than 1 value per channel when training, got input size "
                              f"torch.Size({list(size)})")
-    elif running_mean is None or running_var is None:
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if not training and (running_mean is None or running_var is None):
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
     C = input.shape[1] if input.ndim > 1 else 0  # torch counts 0 channels for a 1-D input
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),

@@ -125,16 +125,31 @@ class ReplicationPad3d(_PadNd):
     _n, _mode = 3, "replicate"
 
 
-class CircularPad1d(_PadNd):
-    """Wrap-pad the last dim."""
-    _n, _mode = 1, "circular"
+class _CircularPadNd(_PadNd):
+    _mode = "circular"
+
+    def forward(self, input):
+        # torch's circular modules check the rank themselves (F.pad's message would differ)
+        if input.dim() not in (self._n + 1, self._n + 2):
+            raise ValueError(f"expected {self._n + 1}D or {self._n + 2}D input (got {input.dim()}D input)")
+        return Fv.pad(input, self.padding, self._mode)
 
 
-class CircularPad2d(_PadNd):
+class CircularPad1d(_CircularPadNd):
+    """Wrap-pad the last dim.
+
+    >>> import torchlike as torch
+    >>> torch.nn.CircularPad1d(1)(torch.tensor([[1., 2., 3.]]))
+    tensor([[3., 1., 2., 3., 1.]])
+    """
+    _n = 1
+
+
+class CircularPad2d(_CircularPadNd):
     """Wrap-pad the last 2 dims."""
-    _n, _mode = 2, "circular"
+    _n = 2
 
 
-class CircularPad3d(_PadNd):
+class CircularPad3d(_CircularPadNd):
     """Wrap-pad the last 3 dims."""
-    _n, _mode = 3, "circular"
+    _n = 3

@@ -30,7 +30,7 @@ from .module import Module
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 
-def _check_rnn_args(mode, hidden_size, num_layers, dropout, proj_size):
+def _check_rnn_args(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, proj_size):
     # same checks, in the same order, as torch's RNNBase
     if isinstance(dropout, bool) or not isinstance(dropout, Number) or not 0 <= dropout <= 1:
         raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
@@ -39,11 +39,16 @@ def _check_rnn_args(mode, hidden_size, num_layers, dropout, proj_size):
         warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
                       f"expects num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}",
                       stacklevel=3)
-    if not isinstance(hidden_size, int):
-        raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
-    for name, value in (("hidden_size", hidden_size), ("num_layers", num_layers)):
+    for name, value in (("bias", bias), ("batch_first", batch_first)):
+        if not isinstance(value, bool):
+            raise TypeError(f"{name} should be of type bool, got: {type(value).__name__}")
+    for name, value in (("input_size", input_size), ("hidden_size", hidden_size)):
+        if not isinstance(value, int):
+            raise TypeError(f"{name} should be of type int, got: {type(value).__name__}")
         if value <= 0:
             raise ValueError(f"{name} must be greater than zero")
+    if num_layers <= 0:
+        raise ValueError("num_layers must be greater than zero")
     if proj_size < 0:
         raise ValueError("proj_size should be a positive integer or zero to disable projections")
     if proj_size >= hidden_size:
@@ -83,7 +88,7 @@ class RNNBase(Module):
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
         self.dropout = float(dropout)  # before validation, like torch (a non-number fails here first)
         self.bidirectional, self.proj_size = bidirectional, proj_size
-        _check_rnn_args(mode, hidden_size, num_layers, dropout, proj_size)
+        _check_rnn_args(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, proj_size)
 
         directions = ("", "_reverse") if bidirectional else ("",)
         gate_rows = K.GATES[mode] * hidden_size
@@ -157,6 +162,10 @@ class RNNBase(Module):
             if batched and self.batch_first:
                 x = x.transpose(0, 1)
             B = x.shape[1]
+        w_dtype = getattr(self, self._flat_weights_names[0]).dtype
+        if x.dtype != w_dtype:
+            raise ValueError(f"RNN input dtype ({x.dtype}) does not match weight dtype ({w_dtype}). Convert input: "
+                             f"input.to({w_dtype}), or convert model: model.to({x.dtype})")
         if x.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
                                f"{x.shape[-1]}")
@@ -293,9 +302,10 @@ class RNNCellBase(Module):
         if input.dim() not in (1, 2):
             raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.dim()}D instead")
         if hx is not None:
-            for h in (hx if lstm else (hx,)):
+            for i, h in enumerate(hx if lstm else (hx,)):
                 if h.dim() not in (1, 2):
-                    raise ValueError(f"{type(self).__name__}: Expected hidden to be 1D or 2D, got {h.dim()}D "
+                    what = f"hx[{i}]" if lstm else "hidden"
+                    raise ValueError(f"{type(self).__name__}: Expected {what} to be 1D or 2D, got {h.dim()}D "
                                      f"instead")
         batched = input.dim() == 2
         x = input if batched else input.unsqueeze(0)
@@ -309,6 +319,12 @@ class RNNCellBase(Module):
                 c = c.unsqueeze(0) if lstm else None
         if x.shape[1] != self.input_size:
             raise RuntimeError(f"input has inconsistent input_size: got {x.shape[1]} expected {self.input_size}")
+        for i, t in enumerate((h, c) if lstm else (h,)):  # ATen's check order: batch size, then hidden size
+            if t.shape[0] != x.shape[0]:
+                raise RuntimeError(f"Input batch size {x.shape[0]} doesn't match hidden{i} batch size {t.shape[0]}")
+            if t.shape[1] != self.hidden_size:
+                raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got {t.shape[1]}, expected "
+                                   f"{self.hidden_size}")
         r = dispatch(K.cell_impl, (x, h, c, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh),
                      (("mode", mode),), name=f"{type(self).__name__}Backward0")
         if not batched:
