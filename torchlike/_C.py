@@ -20,7 +20,8 @@ import enum
 from ._missing import module_getattr
 
 __all__ = ["DispatchKey", "DispatchKeySet", "DisableTorchFunction", "DisableTorchFunctionSubclass",
-           "_ExcludeDispatchKeyGuard", "_IncludeDispatchKeyGuard", "_get_tracing_state",
+           "_ExcludeDispatchKeyGuard", "_IncludeDispatchKeyGuard", "_get_tracing_state", "_log_api_usage_once",
+           "_log_api_usage_metadata",
            "_dispatch_has_kernel_for_dispatch_key"]
 
 # torch's DispatchKey values (torch 2.13), in torch's order; the library-facing subset
@@ -106,6 +107,14 @@ for _c in (_ExcludeDispatchKeyGuard, _IncludeDispatchKeyGuard, DisableTorchFunct
 def _get_tracing_state():
     """``None``: torchlike has no ``torch.jit.trace`` tracer running."""
     return None
+
+
+def _log_api_usage_once(event: str) -> None:
+    """torch logs API usage for its telemetry; torchlike records nothing."""
+
+
+def _log_api_usage_metadata(event: str, metadata_map: dict) -> None:
+    """As :func:`_log_api_usage_once`: nothing is recorded."""
 
 
 def _dispatch_has_kernel_for_dispatch_key(name, dispatch) -> bool:
