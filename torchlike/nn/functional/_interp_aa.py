@@ -8,7 +8,7 @@ interpolation with the same filters.
 >>> import numpy as np
 >>> from torchlike.nn.functional._interp_aa import aa_matrix
 >>> aa_matrix(4, 2, "linear", False, None, np.float32).round(3).tolist()
-[[0.375, 0.5, 0.125, 0.0], [0.0, 0.125, 0.5, 0.375]]
+[[0.429, 0.429, 0.143, 0.0], [0.0, 0.143, 0.429, 0.429]]
 """
 from __future__ import annotations
 
