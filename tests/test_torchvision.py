@@ -87,6 +87,26 @@ def test_torchvision_without_torch_installed(tmp_path):
                                            "roi_pool True", "load_library OSError"]
 
 
+def test_timm_models_build_and_run_under_the_runner(tmp_path):
+    _need_torchvision()
+    if importlib.util.find_spec("timm") is None:
+        pytest.skip("timm is not installed")
+    probe = tmp_path / "timm_probe.py"
+    probe.write_text(textwrap.dedent("""
+        import torch, timm
+        from timm.data import create_transform
+        torch.manual_seed(0)
+        for name in ["resnet18", "vit_tiny_patch16_224", "efficientnet_b0", "convnext_atto"]:
+            m = timm.create_model(name, pretrained=False, num_classes=3).eval()
+            x = torch.rand(1, 3, 224, 224) if "vit" in name else torch.rand(1, 3, 64, 64)
+            print(name, tuple(m(x).shape))
+        print(type(create_transform(32, is_training=True)).__name__)
+    """))
+    ours = _run([str(probe)], runner=True)
+    assert ours[-5:] == ["resnet18 (1, 3)", "vit_tiny_patch16_224 (1, 3)", "efficientnet_b0 (1, 3)",
+                         "convnext_atto (1, 3)", "Compose"]
+
+
 # --- the shims, against torch (no torchvision needed) ---------------------------------------------------------
 def test_hub_dirs_and_local_checkpoints_like_torch(tmp_path, monkeypatch):
     import torch.hub as th
@@ -154,6 +174,7 @@ def test_onnx_jit_ao_hooks_libraries_call_at_import():
     from torch.jit.annotations import BroadcastingList2 as TB
     from torchlike.jit.annotations import BroadcastingList2 as LB
     assert LB[int] == TB[int]
+    assert torchlike.jit.Final is torch.jit.Final  # typing.Final: subscripted in class bodies (timm)
     f = torchlike.jit._script_if_tracing(len)
     assert f([1, 2]) == 2 and torchlike.jit._overload_method(len) is len
     from torchlike.ao.quantization import DeQuantStub, QuantStub

@@ -113,7 +113,7 @@ def optimize_for_inference(mod, other_methods=None):
     return mod
 
 
-Final = object
+from typing import Final  # noqa: E402 - torch.jit.Final is typing.Final
 
 
 def _module_class():
