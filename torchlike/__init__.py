@@ -69,7 +69,7 @@ from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_dty
 from .func import vmap  # noqa: E402,F401
 from . import multiprocessing, random, testing  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401
-from . import compiler, library, fx, _dynamo, cpu, version  # noqa: E402,F401  (what libraries built on torch reach for)
+from . import compiler, library, fx, _dynamo, cpu, version, hub, _C, ao  # noqa: E402,F401  (what libraries built on torch reach for)
 from .library import ops  # noqa: E402,F401
 from ._storage import UntypedStorage  # noqa: E402,F401
 from ._symbolic import *  # noqa: E402,F401,F403

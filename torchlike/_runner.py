@@ -18,8 +18,7 @@ from ._missing import module_getattr
 __all__ = ["install", "run", "run_module"]
 
 # torch submodule -> torchlike module, where the names differ
-_RENAMES = {"torch.nn.parallel": "torchlike.nn.parallel", "torch.cuda.amp": "torchlike.cuda.amp",
-            "torch._C": None}
+_RENAMES = {"torch.nn.parallel": "torchlike.nn.parallel", "torch.cuda.amp": "torchlike.cuda.amp"}
 
 
 class _Alias(importlib.abc.Loader):

@@ -18,7 +18,7 @@ import math
 from ._layout import _mkldnn, jagged, layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 
 __all__ = ["SymInt", "SymFloat", "SymBool", "sym_int", "sym_float", "sym_not", "sym_max", "sym_min", "sym_ite",
-           "sym_sum", "sym_sqrt", "_check", "_check_with", "_check_is_size", "_check_index", "_check_value",
+           "sym_sum", "sym_sqrt", "_assert", "_check", "_check_with", "_check_is_size", "_check_index", "_check_value",
            "_check_type", "_check_not_implemented", "_check_tensor_all", "_check_tensor_all_with",
            "inf", "nan", "pi", "e", "newaxis", "layout", "strided", "sparse_coo", "sparse_csr", "sparse_csc",
            "sparse_bsr", "sparse_bsc", "jagged", "_mkldnn", "legacy_contiguous_format",
@@ -101,6 +101,11 @@ def _check_with(error_type, cond, message=None):
 def _check(cond, message=None):
     """Raise RuntimeError unless ``cond`` holds (``message`` is a callable returning the text)."""
     _check_with(RuntimeError, cond, message)
+
+
+def _assert(condition, message):
+    """``assert condition, message`` (torch's scriptable assert, used by model code such as torchvision's ViT)."""
+    assert condition, message
 
 
 def _check_is_size(i, message=None, *, max=None):  # noqa: A002 - torch's name

@@ -222,7 +222,12 @@ class Library:
         name = op_name if isinstance(op_name, str) else getattr(op_name, "__name__", str(op_name))
         name = name.split("::")[-1].split(".", 1)[0]
         qual = f"{self.ns}::{name}"
-        if qual not in _OPS:
+        key = dispatch_key or self.dispatch_key
+        if key == "Meta":  # a shape function, not the kernel
+            register_fake(qual, fn)
+        elif key.startswith(("Autocast", "Autograd")) and key != "Autograd":
+            pass  # torchlike has no per-backend autocast/autograd dispatch keys to route through
+        elif qual not in _OPS:
             CustomOpDef(self.ns, name, None, fn)
         else:
             _OPS[qual].register_kernel(None, fn)
@@ -297,9 +302,22 @@ class _Ops:
             raise AttributeError(ns)
         return _OpNamespace(ns)
 
+    loaded_libraries: set = set()
+
     def load_library(self, path):
-        raise NotImplementedError("torch.ops.load_library cannot load compiled torch extensions in torchlike; "
-                                  "see docs/differences.md")
+        """Load a compiled torch extension's operators. torchlike loads none, except that torchvision's own
+        ``_C`` is answered with torchlike's ``torch.ops.torchvision`` operators; any other library fails the
+        way a torch extension that cannot be loaded fails (``OSError``)."""
+        import os
+        path = os.path.realpath(path)
+        base = os.path.basename(path)
+        if os.path.basename(os.path.dirname(path)) == "torchvision" and base.split(".", 1)[0] == "_C":
+            from . import _vision_ops  # lazy: torchvision's operators are defined only when torchvision asks
+            _vision_ops.register()
+            self.loaded_libraries.add(path)
+            return
+        raise OSError(f"Could not load this library: {path} (torchlike cannot load compiled torch extensions; "
+                      "see docs/differences.md)")
 
 
 ops = _Ops()

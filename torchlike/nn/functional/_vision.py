@@ -15,6 +15,7 @@ from jax import lax
 
 from ..._dispatch import dispatch
 from ._conv import ntuple
+from ._interp_aa import aa_matrix
 from ._pooling import _gather_patches, _table_flat, adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from ... import _autocast as _amp
 from ..._errors import check_alloc
@@ -144,7 +145,8 @@ def _interp_impl(x, out, mode, align_corners, scales):
     acc = jnp.promote_types(x.dtype, jnp.float32)
     y = y.astype(acc)
     for j in range(n):
-        W = _interp_matrix(S[j], out[j], "cubic" if mode == "bicubic" else "linear", align_corners, scales[j], ft)
+        kind = "cubic" if mode.startswith("bicubic") else "linear"
+        W = (aa_matrix if mode.endswith("_aa") else _interp_matrix)(S[j], out[j], kind, align_corners, scales[j], ft)
         ax = x.ndim - n + j
         y = jnp.moveaxis(jnp.tensordot(y, jnp.asarray(W, acc), axes=([ax], [1]), precision=_HI), -1, ax)
     return y.astype(x.dtype)
@@ -204,8 +206,6 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if antialias and not (mode in ("bilinear", "bicubic") and n == 2):
         raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D tensor "
                          "as input")
-    if antialias:
-        raise NotImplementedError("torchlike: interpolate(antialias=True) is not implemented")
     if mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[n - 1](input, out)
     if mode in _NDIM and input.ndim != _NDIM[mode]:
@@ -215,9 +215,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
                                   f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
                                   f"nearest-exact (got {mode})")
+    name = "Upsample" + mode.replace("-", "_").title().replace("_", "") + f"{n}DBackward0"
+    if antialias:  # _interp_impl takes the anti-aliased weights for a "_aa" mode
+        mode, name = mode + "_aa", name.replace("Backward0", "AaBackward0")
     return dispatch(_interp_impl, (input,), (("out", out), ("mode", mode), ("align_corners", bool(align_corners)),
-                                             ("scales", scales)),
-                    name="Upsample" + mode.replace("-", "_").title().replace("_", "") + f"{n}DBackward0", saves=False)
+                                             ("scales", scales)), name=name, saves=False)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

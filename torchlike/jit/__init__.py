@@ -19,10 +19,12 @@ import os
 import warnings
 import zipfile
 
-from . import serialization
+from .. import serialization
+from . import annotations  # noqa: F401 - torch.jit.annotations is an attribute of torch.jit
 
 __all__ = ["script", "trace", "ignore", "unused", "export", "is_scripting", "is_tracing", "Final", "save", "load",
-           "ScriptModule", "freeze", "optimize_for_inference", "trace_module", "annotate", "fork", "wait"]
+           "ScriptModule", "freeze", "optimize_for_inference", "trace_module", "annotate", "fork", "wait",
+           "annotations"]
 
 _MARK = "torchlike_jit.json"
 _TORCHSCRIPT_HINT = (
@@ -67,6 +69,20 @@ unused = ignore
 export = ignore
 
 
+def _overload_method(func):
+    """Marks an overload declaration of a method for TorchScript; torchlike runs the method as Python."""
+    return func
+
+
+def _overload(func):
+    return func
+
+
+def _script_if_tracing(fn):
+    """``fn`` itself: torchlike's ``trace`` runs Python, so there is nothing to script while tracing."""
+    return fn
+
+
 def is_scripting() -> bool:
     return False
 
@@ -97,11 +113,11 @@ def optimize_for_inference(mod, other_methods=None):
     return mod
 
 
-Final = object
+from typing import Final  # noqa: E402 - torch.jit.Final is typing.Final
 
 
 def _module_class():
-    from .nn.modules.module import Module   # lazy: nn is a higher layer than this entry point
+    from ..nn.modules.module import Module   # lazy: nn is a higher layer than this entry point
     return Module
 
 
@@ -134,7 +150,7 @@ class ScriptModule:
 
 
 def _export_bytes(m):
-    from . import export as _export   # lazy: export (layer 5) imports compile machinery
+    from .. import export as _export   # lazy: export (layer 5) imports compile machinery
     inputs = getattr(m, "_torchlike_example_inputs", None)
     if inputs is None or not isinstance(m, _module_class()):
         return None
@@ -203,6 +219,6 @@ def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
                 if f"extra/{name}" in names:
                     _extra_files[name] = zf.read(f"extra/{name}")
         if kind == "exported":
-            from .export import ExportedProgram   # lazy: as above
+            from ..export import ExportedProgram   # lazy: as above
             return ScriptModule(ExportedProgram.deserialize(zf.read("program.zip")))
         return serialization.load(io.BytesIO(zf.read("module.pt")), weights_only=False)

@@ -1,0 +1,125 @@
+"""torchlike._C: the few ``torch._C`` names that pure-Python libraries built on torch reach for.
+
+torch._C is torch's compiled core; torchlike has none. Libraries (torchvision's operator registrations,
+tv_tensors, tracing checks) use a handful of its Python-visible names: dispatch-key sets for their
+autocast guards, ``_get_tracing_state`` and ``DisableTorchFunctionSubclass``. Those exist here with
+torch's behaviour where torchlike has the concept (no tracer: the tracing state is ``None``) and as no-op
+guards where it has no dispatcher keys to exclude. Any other name raises a NotImplementedError naming it.
+
+>>> from torchlike._C import DispatchKey, DispatchKeySet
+>>> s = DispatchKeySet(DispatchKey.AutocastCPU) | DispatchKeySet(DispatchKey.AutocastCUDA)
+>>> s
+DispatchKeySet(AutocastCPU, AutocastCUDA)
+>>> s.has(DispatchKey.AutocastCPU), s.has(DispatchKey.CPU)
+(True, False)
+"""
+from __future__ import annotations
+
+import enum
+
+from ._missing import module_getattr
+
+__all__ = ["DispatchKey", "DispatchKeySet", "DisableTorchFunction", "DisableTorchFunctionSubclass",
+           "_ExcludeDispatchKeyGuard", "_IncludeDispatchKeyGuard", "_get_tracing_state", "_log_api_usage_once",
+           "_log_api_usage_metadata",
+           "_dispatch_has_kernel_for_dispatch_key"]
+
+# torch's DispatchKey values (torch 2.13), in torch's order; the library-facing subset
+_KEYS = {"Undefined": 0, "BackendSelect": 11, "Python": 13, "Functionalize": 15, "Conjugate": 16, "Negative": 17,
+         "ZeroTensor": 18, "ADInplaceOrView": 19, "AutogradOther": 20, "AutocastCPU": 24, "AutocastXPU": 27,
+         "AutocastMPS": 31, "AutocastCUDA": 32, "PreDispatch": 45, "PythonDispatcher": 46, "CPU": 49, "CUDA": 50,
+         "XLA": 52, "MPS": 53, "XPU": 55, "Meta": 64, "AutogradCPU": 134, "AutogradCUDA": 135, "AutogradMeta": 149,
+         "Autograd": 150, "CompositeImplicitAutograd": 151, "CompositeExplicitAutograd": 154}
+DispatchKey = enum.IntEnum("DispatchKey", _KEYS)
+DispatchKey.__module__ = "torch._C"
+
+
+class DispatchKeySet:
+    """A set of dispatch keys (``|``, ``add``, ``remove``, ``has``), as torch's ``torch._C.DispatchKeySet``."""
+
+    def __init__(self, *keys):
+        self._keys = frozenset(k for k in keys if isinstance(k, DispatchKey))
+
+    def __or__(self, other):
+        return DispatchKeySet(*(self._keys | other._keys))
+
+    def __sub__(self, other):
+        return DispatchKeySet(*(self._keys - other._keys))
+
+    def __and__(self, other):
+        return DispatchKeySet(*(self._keys & other._keys))
+
+    def add(self, key):
+        return DispatchKeySet(*(self._keys | {key}))
+
+    def remove(self, key):
+        return DispatchKeySet(*(self._keys - {key}))
+
+    def has(self, key):
+        return key in self._keys
+
+    def __eq__(self, other):
+        return isinstance(other, DispatchKeySet) and self._keys == other._keys
+
+    def __hash__(self):
+        return hash(self._keys)
+
+    def __repr__(self):
+        return "DispatchKeySet(" + ", ".join(k.name for k in sorted(self._keys)) + ")"
+
+
+DispatchKeySet.__module__ = "torch._C"
+
+
+class _NoOpGuard:
+    """A guard over dispatcher state torchlike does not have: entering and leaving change nothing."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class _ExcludeDispatchKeyGuard(_NoOpGuard):
+    pass
+
+
+class _IncludeDispatchKeyGuard(_NoOpGuard):
+    pass
+
+
+class DisableTorchFunctionSubclass(_NoOpGuard):
+    """torchlike dispatches no ``__torch_function__`` of Tensor subclasses, so there is nothing to disable."""
+
+
+class DisableTorchFunction(_NoOpGuard):
+    pass
+
+
+for _c in (_ExcludeDispatchKeyGuard, _IncludeDispatchKeyGuard, DisableTorchFunctionSubclass, DisableTorchFunction):
+    _c.__module__ = "torch._C"
+
+
+def _get_tracing_state():
+    """``None``: torchlike has no ``torch.jit.trace`` tracer running."""
+    return None
+
+
+def _log_api_usage_once(event: str) -> None:
+    """torch logs API usage for its telemetry; torchlike records nothing."""
+
+
+def _log_api_usage_metadata(event: str, metadata_map: dict) -> None:
+    """As :func:`_log_api_usage_once`: nothing is recorded."""
+
+
+def _dispatch_has_kernel_for_dispatch_key(name, dispatch) -> bool:
+    from . import library  # lazy: library (torch.ops) imports the autograd layer
+    return library._lookup(name) is not None
+
+
+__getattr__ = module_getattr("torch._C")

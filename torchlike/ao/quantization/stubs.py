@@ -1,0 +1,49 @@
+"""The quantization stubs in float mode: identity modules until a model is converted (torchlike never is).
+
+>>> import torchlike
+>>> from torchlike.ao.quantization.stubs import QuantWrapper
+>>> QuantWrapper(torchlike.nn.Identity())(torchlike.ones(1))
+tensor([1.])
+"""
+from ...nn.modules.module import Module
+
+__all__ = ["QuantStub", "DeQuantStub", "QuantWrapper"]
+
+
+class QuantStub(Module):
+    """Marks where a quantized model would quantize its input; the identity in float mode."""
+
+    def __init__(self, qconfig=None):
+        super().__init__()
+        if qconfig:
+            self.qconfig = qconfig
+
+    def forward(self, x):
+        return x
+
+
+class DeQuantStub(Module):
+    """Marks where a quantized model would dequantize; the identity in float mode."""
+
+    def __init__(self, qconfig=None):
+        super().__init__()
+        if qconfig:
+            self.qconfig = qconfig
+
+    def forward(self, x):
+        return x
+
+
+class QuantWrapper(Module):
+    """``module`` between a QuantStub and a DeQuantStub."""
+
+    def __init__(self, module):
+        super().__init__()
+        qconfig = getattr(module, "qconfig", None)
+        self.add_module("quant", QuantStub(qconfig))
+        self.add_module("dequant", DeQuantStub(qconfig))
+        self.add_module("module", module)
+        self.train(module.training)
+
+    def forward(self, X):
+        return self.dequant(self.module(self.quant(X)))
