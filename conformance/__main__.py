@@ -75,6 +75,9 @@ def main(argv=None):
     if argv and argv[0] == "--worker":
         from .runner import worker_main
         return worker_main(argv[1:])
+    if "--strict" in argv:  # opt-in strict sweep: its own options and report (conformance/strict.py)
+        from .strict import main as strict_main
+        return strict_main([x for x in argv if x != "--strict"])
     p = argparse.ArgumentParser(prog="python -m conformance", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-k", action="append", default=None, help="only ops whose key contains this substring")
