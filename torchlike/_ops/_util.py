@@ -103,10 +103,21 @@ def _dt_of(x):
     return x.dtype if isinstance(x, Tensor) else _dtype.scalar_dtype(x)
 
 
+_HALF = (np.dtype(jnp.float16), np.dtype(jnp.bfloat16))
+
+
+def opmath(dt):
+    """The dtype torch's CPU kernels compute ``dt`` in: float32 for float16/bfloat16, else ``dt`` itself."""
+    return np.dtype(np.float32) if dt in _HALF else dt
+
+
 def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, namespaces=("torch",),
           differentiable=True, saves=True, int_ok=True, dunders=(), aliases=(), doc=None, checks=(), aten=None):
-    """Declare a pointwise unary op ``name`` computing ``jfn`` in the result dtype."""
+    """Declare a pointwise unary op ``name`` computing ``jfn`` in the result dtype (float16/bfloat16 results
+    of float-valued ops are computed in float32 and rounded, as torch's CPU kernels do)."""
     def impl(x, dt):
+        if promote == "float" and dt in _HALF:
+            return jfn(cast(x, np.float32)).astype(dt)
         return jfn(cast(x, dt))
     impl.__name__ = f"{name}_impl"
     node_name = camel(name)

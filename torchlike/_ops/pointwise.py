@@ -267,8 +267,23 @@ def _div_impl(x, y, dt, mode):
         if mode == "trunc":
             return lax.div(*jnp.broadcast_arrays(x, y))  # lax.div does not broadcast
         return jnp.floor_divide(x, y)
-    q = x / y
-    return jnp.trunc(q) if mode == "trunc" else jnp.floor(q)
+    if dt in (jnp.float16, jnp.bfloat16):  # torch rounds half-precision quotients from float32 arithmetic
+        return _div_impl(x.astype(jnp.float32), y.astype(jnp.float32), jnp.float32, mode).astype(dt)
+    if mode == "trunc":
+        return jnp.trunc(x / y)
+    return _floor_div_float(*jnp.broadcast_arrays(x, y))
+
+
+def _floor_div_float(a, b):
+    """torch's floating floor division: from fmod (so 1 // 0.001 is 999, not floor(1000.0000000000001)),
+    the nearest integer of (a - fmod(a, b)) / b, one less when the remainder's sign differs from b's."""
+    mod = lax.rem(a, b)
+    div = (a - mod) / b
+    div = jnp.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
+    fl = jnp.floor(div)
+    fl = jnp.where(div - fl > 0.5, fl + 1, fl)
+    fl = jnp.where(div == 0, jnp.copysign(jnp.zeros_like(div), a / b), fl)
+    return lax.stop_gradient(jnp.where(b == 0, a / b, fl))  # torch: zero gradient
 
 
 @register(inplace=True, out=True, promote="float", dunders=("__truediv__",), aliases=("divide", "true_divide"))
