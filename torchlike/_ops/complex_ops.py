@@ -78,7 +78,7 @@ def view_as_complex(input):
     if any(s % 2 for s in st[:-1]):
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
     if input.storage_offset() % 2:
-        raise RuntimeError("Tensor must have a storage offset divisible by 2")
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
     return dispatch(_v2c_impl, (input,), (), name="ViewAsComplexBackward0", saves=False)
 
 
