@@ -150,12 +150,17 @@ def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, nam
 
 def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=True, namespaces=("torch",),
            differentiable=True, saves=True, dunders=(), rdunders=(), aliases=(), int_only=False, doc=None,
-           tensor_node=None, checks=(), aten=None, linear_with_scalar=False):
+           tensor_node=None, checks=(), aten=None, linear_with_scalar=False, opmath_half=True):
     """Declare a pointwise binary op: torch promotion over tensors/scalars, then ``jfn`` in that dtype.
 
     ``linear_with_scalar``: with a Python number as either operand the gradient needs no tensor values
-    (torch's ``mul.Scalar`` saves only the number), so later in-place writes to the tensor are no error."""
+    (torch's ``mul.Scalar`` saves only the number), so later in-place writes to the tensor are no error.
+    ``opmath_half``: float16/bfloat16 are computed in float32 and rounded once, as torch's CPU kernels do
+    (False for ops that must see the half type itself, e.g. nextafter)."""
     def impl(x, y, dt, out_dt):
+        if opmath_half and dt in _HALF:
+            r = jfn(cast(x, np.float32), cast(y, np.float32))
+            return cast(r, dt if out_dt is None else out_dt)
         r = jfn(cast(x, dt), cast(y, dt))
         return r if out_dt is None else cast(r, out_dt)
     impl.__name__ = f"{name}_impl"

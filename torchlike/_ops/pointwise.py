@@ -406,10 +406,25 @@ Tensor.__rmod__ = lambda self, other: Tensor.remainder(other if isinstance(other
 binary("atan2", jnp.arctan2, promote="float", aliases=("arctan2",), checks=(C.tensors_only, C.NO_COMPLEX))
 binary("hypot", jnp.hypot, checks=(C.REAL_FLOAT,))
 binary("copysign", jnp.copysign, promote="float", checks=(C.NO_COMPLEX,))
-binary("nextafter", jnp.nextafter, checks=(C.tensors_only,))
+binary("nextafter", jnp.nextafter, checks=(C.tensors_only,), opmath_half=False)
 binary("ldexp", lambda x, y: x * jnp.exp2(y), promote="float", checks=(C.tensors_only,))
 binary("xlogy", jss.xlogy, promote="float")
-binary("logaddexp", jnp.logaddexp, checks=(C.REAL_FLOAT,))
+def _logaddexp(x, y):
+    if not jnp.iscomplexobj(x):
+        return jnp.logaddexp(x, y)
+    # torch's complex form: max + log1p(exp(min - max)) ordered by real part (the imaginary part is not
+    # wrapped into (-pi, pi] as log(exp(x) + exp(y)) would), nan in, nan out; equal infinite real parts:
+    # -inf returns min, +inf the plain formula
+    swap = jnp.real(x) < jnp.real(y)
+    mx, mn = jnp.where(swap, y, x), jnp.where(swap, x, y)
+    r = jnp.log1p(jnp.exp(mn - mx)) + mx
+    inf_eq = ~jnp.isfinite(jnp.real(mn)) & (jnp.real(mn) == jnp.real(mx))
+    r = jnp.where(inf_eq, jnp.where(jnp.real(mn) < 0, mn, jnp.log(jnp.exp(mn) + jnp.exp(mx))), r)
+    nan = jnp.isnan(jnp.real(mn)) | jnp.isnan(jnp.imag(mn))
+    return jnp.where(nan, jnp.full_like(r, complex(np.nan, np.nan)), r)
+
+
+binary("logaddexp", _logaddexp, checks=(C.REAL_FLOAT,))
 binary("logaddexp2", jnp.logaddexp2, checks=(C.REAL_FLOAT,))
 for _n, _f in [("maximum", jnp.maximum), ("minimum", jnp.minimum), ("fmax", jnp.fmax), ("fmin", jnp.fmin)]:
     binary(_n, _f, inplace=False, checks=(C.tensors_only,))

@@ -247,6 +247,9 @@ def mvlgamma(input, p):
 
 # --- frexp ---------------------------------------------------------------------------------------------
 def _frexp_impl(x):
+    if x.dtype in (jnp.float16, jnp.bfloat16):  # exp2 of a half is not exact: scale in float32 (exact)
+        m, e = _frexp_impl(x.astype(jnp.float32))
+        return m.astype(x.dtype), e
     m, e = jnp.frexp(jax.lax.stop_gradient(x))
     # torch's gradient of the mantissa is grad / 2**exponent: write m as x * 2**-e with e constant
     # (in two factors, so subnormal inputs do not overflow 2**-e)
