@@ -137,3 +137,68 @@ def test_view_as_complex_stride_checks():
     _raises_like(lambda: torch.view_as_complex(t[:, ::3]), lambda: torchlike.view_as_complex(lt[:, ::3]))
     _raises_like(lambda: torch.view_as_complex(t.reshape(-1)[1:7].reshape(3, 2)),
                  lambda: torchlike.view_as_complex(lt.reshape(-1)[1:7].reshape(3, 2)))
+
+
+# --- dtypes a kernel does not implement: torch's exception type and message ------------------------
+_C64 = torch.ones(3, dtype=torch.complex64)
+_B = torch.ones(3, dtype=torch.bool)
+_UNSUPPORTED = {
+    "remainder complex": lambda m, c, b: m.remainder(c, c),
+    "fmod complex": lambda m, c, b: m.fmod(c, 2),
+    "floor_divide complex": lambda m, c, b: m.floor_divide(c, c),
+    "div trunc complex": lambda m, c, b: m.div(c, c, rounding_mode="trunc"),
+    "div floor complex": lambda m, c, b: m.div(c, c, rounding_mode="floor"),
+    "hypot complex": lambda m, c, b: m.hypot(c, c),
+    "logaddexp2 complex": lambda m, c, b: m.logaddexp2(c, c),
+    "xlogy complex": lambda m, c, b: m.xlogy(c, c),
+    "cummax complex": lambda m, c, b: m.cummax(c, 0),
+    "cummin complex": lambda m, c, b: m.cummin(c, 0),
+    "mode complex": lambda m, c, b: m.mode(c),
+    "trace bool": lambda m, c, b: m.trace(b.reshape(1, 3)),
+    "dot bool": lambda m, c, b: m.dot(b, b),
+    "vdot bool": lambda m, c, b: m.vdot(b, b),
+    "matmul 1-d bool": lambda m, c, b: m.matmul(b, b),
+    "inner bool": lambda m, c, b: m.inner(b, b),
+    "addcmul bool": lambda m, c, b: m.addcmul(b, b, b),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_UNSUPPORTED))
+def test_unsupported_dtype_error_matches_torch(case):
+    f = _UNSUPPORTED[case]
+    _raises_like(lambda: f(torch, _C64, _B), lambda: f(torchlike, _tl(_C64), _tl(_B)))
+
+
+def test_logaddexp_complex_keeps_torch_branch():
+    g = torch.Generator().manual_seed(3)
+    a = torch.complex(torch.randn(50, generator=g), torch.randn(50, generator=g) * 3)
+    b = torch.complex(torch.randn(50, generator=g), torch.randn(50, generator=g) * 3)
+    _close(torchlike.logaddexp(_tl(a), _tl(b)), torch.logaddexp(a, b))
+
+
+@pytest.mark.parametrize("dtype", HALF)
+def test_trace_half_accumulates_in_float32(dtype):
+    x = _randn(40, 40, dtype=dtype, seed=17)
+    _close(torchlike.trace(_tl(x)), torch.trace(x))
+
+
+@pytest.mark.parametrize("dtype", HALF)
+def test_binary_half_ops_match_torch(dtype):
+    a, b = _randn(500, dtype=dtype, seed=18), _randn(500, dtype=dtype, seed=19)
+    for name in ("logaddexp", "logaddexp2", "hypot", "atan2", "xlogy"):
+        _close(getattr(torchlike, name)(_tl(a), _tl(b.abs())), getattr(torch, name)(a, b.abs()))
+    _close(torchlike.frexp(_tl(a)).mantissa, torch.frexp(a).mantissa, rtol=0, atol=0)
+
+
+def test_out_variants_of_isin_and_lu_unpack():
+    e, t = torch.tensor([1, 2, 3, 4]), torch.tensor([2, 4])
+    lo = _tl(torch.zeros(4, dtype=torch.bool))
+    assert torchlike.isin(_tl(e), _tl(t), out=lo) is lo
+    _close(lo, torch.isin(e, t))
+    a = torch.randn(3, 3, generator=torch.Generator().manual_seed(20), dtype=torch.float64)
+    lu, piv = torch.linalg.lu_factor(a)
+    outs = tuple(_tl(torch.zeros(3, 3, dtype=torch.float64)) for _ in range(3))
+    r = torchlike.lu_unpack(_tl(lu), _tl(piv), out=outs)
+    assert all(x is y for x, y in zip(r, outs))
+    for x, y in zip(outs, torch.lu_unpack(lu, piv)):
+        _close(x, y)

@@ -71,6 +71,7 @@ def _same_dot(a, b):
     if a.dtype is not b.dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_cap(a.dtype)} and "
                            f"{_cap(b.dtype)}")
+    _check_not_bool(a.dtype, "dot")
 
 
 def _dims_msg(a, b):
@@ -264,6 +265,8 @@ def inner(input, other):
     """
     if input.ndim == 0 or other.ndim == 0:
         return mul(input, other)
+    if input.dtype is _dtype.bool and other.dtype is _dtype.bool:  # torch's dot / addmm kernels
+        _check_not_bool(input.dtype, "dot" if input.ndim == other.ndim == 1 else "addmm_impl_cpu_")
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
                            f"{list(input.shape)} and {list(other.shape)}")

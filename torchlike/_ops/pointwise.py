@@ -295,6 +295,8 @@ def div(input, other, *, rounding_mode=None):
     elif rounding_mode not in ("trunc", "floor"):
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                          f"'{rounding_mode}'")
+    elif d.is_complex:
+        raise C.not_implemented(f"div_{rounding_mode}_cpu", d)
     elif d._kind == 1 and _has_zero_int(other):
         raise RuntimeError("ZeroDivisionError")
     return dispatch(_div_impl, (input, other), (("dt", d.np), ("mode", rounding_mode)),
@@ -404,11 +406,11 @@ binary("remainder", _remainder, dunders=("__mod__",), tensor_node="RemainderBack
 Tensor.__rmod__ = lambda self, other: Tensor.remainder(other if isinstance(other, Tensor) else
                                                        self.new_tensor(other), self)
 binary("atan2", jnp.arctan2, promote="float", aliases=("arctan2",), checks=(C.tensors_only, C.NO_COMPLEX))
-binary("hypot", jnp.hypot, checks=(C.REAL_FLOAT,))
+binary("hypot", jnp.hypot, checks=(C.REAL_ONLY,))
 binary("copysign", jnp.copysign, promote="float", checks=(C.NO_COMPLEX,))
 binary("nextafter", jnp.nextafter, checks=(C.tensors_only,), opmath_half=False)
 binary("ldexp", lambda x, y: x * jnp.exp2(y), promote="float", checks=(C.tensors_only,))
-binary("xlogy", jss.xlogy, promote="float")
+binary("xlogy", jss.xlogy, promote="float", checks=(C.NO_COMPLEX,))
 def _logaddexp(x, y):
     if not jnp.iscomplexobj(x):
         return jnp.logaddexp(x, y)
@@ -425,7 +427,7 @@ def _logaddexp(x, y):
 
 
 binary("logaddexp", _logaddexp, checks=(C.REAL_FLOAT,))
-binary("logaddexp2", jnp.logaddexp2, checks=(C.REAL_FLOAT,))
+binary("logaddexp2", jnp.logaddexp2, checks=(C.REAL_ONLY,))
 for _n, _f in [("maximum", jnp.maximum), ("minimum", jnp.minimum), ("fmax", jnp.fmax), ("fmin", jnp.fmin)]:
     binary(_n, _f, inplace=False, checks=(C.tensors_only,))
 binary("heaviside", lambda x, y: jnp.where(x == 0, y, (x > 0).astype(x.dtype)), differentiable=False,

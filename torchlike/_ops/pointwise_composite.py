@@ -122,6 +122,8 @@ def _addc_impl(x, a, b, v, dt, div):
 def _addc(name, div):
     def fn(input, tensor1, tensor2, *, value=1):
         d = _dtype.result_type(input, tensor1, tensor2)
+        if not div and d is _dtype.bool:
+            raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
         if div and not (tensor1.dtype.is_floating_point or tensor1.dtype.is_complex or
                         tensor2.dtype.is_floating_point or tensor2.dtype.is_complex):
             raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future  release "
