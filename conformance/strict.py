@@ -324,6 +324,8 @@ def main(argv):
     p.add_argument("--budget", type=float, default=9 * 60.0, help="seconds for this chunk")
     p.add_argument("--max-samples", type=int, default=None, help="cap samples per dtype (default: all)")
     p.add_argument("--range", metavar="A:B", help="only op_db indices A <= i < B (chunking a full sweep)")
+    p.add_argument("--failing", action="store_true",
+                   help="rerun only the ops strict_report.json records as failing or timed out")
     p.add_argument("--dtypes", help="comma-separated subset of dtypes (e.g. float16,bfloat16)")
     p.add_argument("--no-noncontig", action="store_true")
     p.add_argument("--no-reference", action="store_true")
@@ -345,9 +347,15 @@ def main(argv):
         if a.k:
             opts["filter"] = a.k
         selected = runner.load_ops(a.k)
+        if a.failing:
+            bad = {r["key"] for r in data["ops"] if op_status(r).get("forward") in ("fail", "timeout", "crash")
+                   or op_status(r).get("grad") in ("fail", "timeout")}
+            opts["skip_indices"] = [i for i, op in selected if op_key(op) not in bad]
+            selected = [(i, op) for i, op in selected if op_key(op) in bad]
         if a.range:
             lo, hi = (int(x) for x in a.range.split(":"))
-            opts["skip_indices"] = [i for i, _ in selected if not lo <= i < hi]
+            opts["skip_indices"] = sorted(set(opts.get("skip_indices", ())) |
+                                          {i for i, _ in runner.load_ops(a.k) if not lo <= i < hi})
             selected = [(i, op) for i, op in selected if lo <= i < hi]
 
         def progress(r, n, total):
