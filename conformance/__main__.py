@@ -3,6 +3,7 @@
     python -m conformance                  # full run, writes REPORT.md / report.json, regression gate
     python -m conformance -k add -k linalg # only ops whose key contains one of the substrings (no files written)
     python -m conformance --update-expected   # rewrite expected_pass.json from this run
+    python -m conformance --strict -k add     # opt-in strict sweep (conformance/strict.py, STRICT_REPORT.md)
 """
 from __future__ import annotations
 
