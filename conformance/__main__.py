@@ -3,6 +3,7 @@
     python -m conformance                  # full run, writes REPORT.md / report.json, regression gate
     python -m conformance -k add -k linalg # only ops whose key contains one of the substrings (no files written)
     python -m conformance --update-expected   # rewrite expected_pass.json from this run
+    python -m conformance --strict -k add     # opt-in strict sweep (conformance/strict.py, STRICT_REPORT.md)
 """
 from __future__ import annotations
 
@@ -75,6 +76,9 @@ def main(argv=None):
     if argv and argv[0] == "--worker":
         from .runner import worker_main
         return worker_main(argv[1:])
+    if "--strict" in argv:  # opt-in strict sweep: its own options and report (conformance/strict.py)
+        from .strict import main as strict_main
+        return strict_main([x for x in argv if x != "--strict"])
     p = argparse.ArgumentParser(prog="python -m conformance", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-k", action="append", default=None, help="only ops whose key contains this substring")

@@ -18,6 +18,13 @@ import torch
 import torchlike
 
 
+# Strict mode (conformance.strict) sets this: every converted tensor with more than one element becomes a
+# non-contiguous view (torch's ``noncontiguous_like``: the values sit in ``base[..., 1]`` of a buffer one
+# dimension larger), on the torch side in ``clone_torch`` and on the torchlike side in ``Converter``, as
+# torch's test_noncontiguous_samples does.  The default run never sets it.
+NONCONTIGUOUS = False
+
+
 class Unconvertible(Exception):
     """A sample holds something torchlike cannot represent (sparse tensor, meta device, ...)."""
 
@@ -80,6 +87,8 @@ class Converter:
             torchlike.tensor(arr, dtype=dt)
         if r.dtype is not dt:
             r = r.to(dt)
+        if NONCONTIGUOUS:
+            r = _tl_noncontiguous(r)
         if t.requires_grad and self.grad:
             r.requires_grad_(True)
             self.leaves.append((t, r))
@@ -137,6 +146,29 @@ class Converter:
         return x
 
 
+def _fill_value(is_float, is_bool):
+    return float("nan") if is_float else (True if is_bool else 12)
+
+
+def _tl_noncontiguous(r):
+    """torchlike counterpart of torch's ``noncontiguous_like`` (same layout: ``base[..., 1]``)."""
+    if r.numel() <= 1:
+        return r
+    base = torchlike.empty(tuple(r.shape) + (2,), dtype=r.dtype)
+    base[..., 0] = _fill_value(r.is_floating_point() or r.is_complex(), r.dtype is torchlike.bool)
+    base[..., 1] = r
+    return base[..., 1]
+
+
+def _torch_noncontiguous(c):
+    if c.numel() <= 1 or not c.is_contiguous():
+        return c
+    base = c.new_empty(tuple(c.shape) + (2,))
+    base[..., 0] = _fill_value(c.is_floating_point() or c.is_complex(), c.dtype is torch.bool)
+    base[..., 1] = c
+    return base[..., 1]
+
+
 def clone_torch(x, memo=None):
     """A fresh copy of a torch sample structure (tensors cloned, leaves kept as leaves, aliasing kept)."""
     memo = {} if memo is None else memo
@@ -146,6 +178,8 @@ def clone_torch(x, memo=None):
                 memo[id(x)] = x
             else:
                 c = x.detach().clone()
+                if NONCONTIGUOUS:
+                    c = _torch_noncontiguous(c)
                 memo[id(x)] = c.requires_grad_(x.requires_grad) if x.is_floating_point() or x.is_complex() \
                     else c
         return memo[id(x)]

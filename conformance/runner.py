@@ -42,6 +42,8 @@ def worker_main(argv):
     import torch
     torch.set_num_threads(1)
     from .opinfo import op_key, run_op
+    if opts.pop("strict", False):  # python -m conformance --strict
+        from .strict import run_op_strict as run_op
     ops = load_ops(opts.pop("filter", None))
     _freeze_heap()
     done_before = set(opts.pop("skip_indices", ()))
@@ -159,8 +161,11 @@ def load_previous(path):
 def run_inline(opts, progress=print):
     """Run in this process (for tests and debugging)."""
     from .opinfo import run_op
+    if opts.pop("strict", False):  # python -m conformance --strict
+        from .strict import run_op_strict as run_op
     filt = opts.pop("filter", None)
-    ops = load_ops(filt)
+    skip = set(opts.pop("skip_indices", ()))
+    ops = [(i, op) for i, op in load_ops(filt) if i not in skip]
     out = []
     for n, (i, op) in enumerate(ops, 1):
         _freeze_heap()  # as in worker_main

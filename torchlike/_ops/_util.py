@@ -103,10 +103,21 @@ def _dt_of(x):
     return x.dtype if isinstance(x, Tensor) else _dtype.scalar_dtype(x)
 
 
+_HALF = (np.dtype(jnp.float16), np.dtype(jnp.bfloat16))
+
+
+def opmath(dt):
+    """The dtype torch's CPU kernels compute ``dt`` in: float32 for float16/bfloat16, else ``dt`` itself."""
+    return np.dtype(np.float32) if dt in _HALF else dt
+
+
 def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, namespaces=("torch",),
           differentiable=True, saves=True, int_ok=True, dunders=(), aliases=(), doc=None, checks=(), aten=None):
-    """Declare a pointwise unary op ``name`` computing ``jfn`` in the result dtype."""
+    """Declare a pointwise unary op ``name`` computing ``jfn`` in the result dtype (float16/bfloat16 results
+    of float-valued ops are computed in float32 and rounded, as torch's CPU kernels do)."""
     def impl(x, dt):
+        if promote == "float" and dt in _HALF:
+            return jfn(cast(x, np.float32)).astype(dt)
         return jfn(cast(x, dt))
     impl.__name__ = f"{name}_impl"
     node_name = camel(name)
@@ -139,12 +150,17 @@ def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, nam
 
 def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=True, namespaces=("torch",),
            differentiable=True, saves=True, dunders=(), rdunders=(), aliases=(), int_only=False, doc=None,
-           tensor_node=None, checks=(), aten=None, linear_with_scalar=False):
+           tensor_node=None, checks=(), aten=None, linear_with_scalar=False, opmath_half=True):
     """Declare a pointwise binary op: torch promotion over tensors/scalars, then ``jfn`` in that dtype.
 
     ``linear_with_scalar``: with a Python number as either operand the gradient needs no tensor values
-    (torch's ``mul.Scalar`` saves only the number), so later in-place writes to the tensor are no error."""
+    (torch's ``mul.Scalar`` saves only the number), so later in-place writes to the tensor are no error.
+    ``opmath_half``: float16/bfloat16 are computed in float32 and rounded once, as torch's CPU kernels do
+    (False for ops that must see the half type itself, e.g. nextafter)."""
     def impl(x, y, dt, out_dt):
+        if opmath_half and dt in _HALF:
+            r = jfn(cast(x, np.float32), cast(y, np.float32))
+            return cast(r, dt if out_dt is None else out_dt)
         r = jfn(cast(x, dt), cast(y, dt))
         return r if out_dt is None else cast(r, out_dt)
     impl.__name__ = f"{name}_impl"

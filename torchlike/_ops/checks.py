@@ -17,7 +17,7 @@ from ..tensor import Tensor
 
 __all__ = ["not_implemented", "unary_kinds", "binary_kinds", "tensors_only", "invalid_combination", "ABS", "NEG",
            "POSITIVE", "ROUNDING", "FRAC", "SIGN", "NO_COMPLEX_VML", "DIGAMMA", "DEG_RAD", "BITWISE_NOT",
-           "INF_TEST", "SIGNBIT", "RELU", "BITWISE", "SHIFT_GCD", "REAL_FLOAT", "DIVISION", "NO_COMPLEX",
+           "INF_TEST", "SIGNBIT", "RELU", "BITWISE", "SHIFT_GCD", "REAL_FLOAT", "REAL_ONLY", "DIVISION", "NO_COMPLEX",
            "POW_BOOL", "POW_ARGS", "COMPARISON", "RSUB", "HEAVISIDE", "SPECIAL_UNARY", "SPECIAL_BINARY"]
 
 # dtype kinds (``dtype._kind``): 0 bool, 1 integer, 2 floating, 3 complex
@@ -46,7 +46,7 @@ _KERNEL = {"bitwise_and": "bitwise_and_cpu", "bitwise_or": "bitwise_or_cpu", "bi
            "bitwise_left_shift": "lshift_cpu", "bitwise_right_shift": "rshift_cpu", "gcd": "gcd_cpu",
            "lcm": "lcm_cpu", "hypot": "hypot_cpu", "logaddexp": "logaddexp_cpu", "logaddexp2": "logaddexp2_cpu",
            "floor_divide": "div_floor_cpu", "remainder": "remainder_cpu", "fmod": "fmod_cpu", "pow": "pow",
-           "atan2": "atan2_cpu", "arctan2": "atan2_cpu", "copysign": "copysign_cpu"}
+           "atan2": "atan2_cpu", "arctan2": "atan2_cpu", "copysign": "copysign_cpu", "xlogy": "xlogy_cpu"}
 
 
 def binary_kinds(bad):
@@ -107,8 +107,9 @@ RELU = unary_kinds({_BOOL, _COMPLEX}, lambda n, d: RuntimeError("Boolean inputs 
 # --- binary --------------------------------------------------------------------------------------------------
 BITWISE = binary_kinds({_FLOAT, _COMPLEX})  # bitwise_and/or/xor
 SHIFT_GCD = binary_kinds({_BOOL, _FLOAT, _COMPLEX})  # shifts, gcd, lcm
-REAL_FLOAT = binary_kinds({_BOOL, _INT})  # hypot, logaddexp, logaddexp2
-DIVISION = binary_kinds({_BOOL})  # floor_divide, remainder, fmod
+REAL_FLOAT = binary_kinds({_BOOL, _INT})  # logaddexp (complex allowed)
+REAL_ONLY = binary_kinds({_BOOL, _INT, _COMPLEX})  # hypot, logaddexp2
+DIVISION = binary_kinds({_BOOL, _COMPLEX})  # floor_divide, remainder, fmod
 NO_COMPLEX = binary_kinds({_COMPLEX})  # atan2, copysign
 
 

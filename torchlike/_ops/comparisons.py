@@ -60,7 +60,7 @@ def _isin_impl(elements, test, invert):
     return ~r if invert else r
 
 
-@register(method=False, differentiable=False)
+@register(method=False, differentiable=False, out=True)
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """Whether each element of ``elements`` is in ``test_elements``."""
     if not isinstance(elements, Tensor):

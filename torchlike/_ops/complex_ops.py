@@ -72,6 +72,13 @@ def view_as_complex(input):
                            f"tensor of scalar type: {_dtype._CAP[input.dtype.name]}")
     if input.ndim == 0 or input.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
+    st = input.stride()
+    if st[-1] != 1:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(s % 2 for s in st[:-1]):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    if input.storage_offset() % 2:
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
     return dispatch(_v2c_impl, (input,), (), name="ViewAsComplexBackward0", saves=False)
 
 

@@ -624,6 +624,10 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     r = dispatch(_lu_unpack_impl, (LU_data, LU_pivots), (("unpack_data", bool(unpack_data)),
                                                          ("unpack_pivots", bool(unpack_pivots))),
                  name="LuUnpackBackward0")
+    if out is not None:
+        for o, v in zip(out, r):
+            write_out(o, v, "lu_unpack")
+        r = tuple(out)
     return return_types.lu_unpack(*r)
 
 

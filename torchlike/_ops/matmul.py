@@ -71,6 +71,7 @@ def _same_dot(a, b):
     if a.dtype is not b.dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_cap(a.dtype)} and "
                            f"{_cap(b.dtype)}")
+    _check_not_bool(a.dtype, "dot")
 
 
 def _dims_msg(a, b):
@@ -264,6 +265,8 @@ def inner(input, other):
     """
     if input.ndim == 0 or other.ndim == 0:
         return mul(input, other)
+    if input.dtype is _dtype.bool and other.dtype is _dtype.bool:  # torch's dot / addmm kernels
+        _check_not_bool(input.dtype, "dot" if input.ndim == other.ndim == 1 else "addmm_impl_cpu_")
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
                            f"{list(input.shape)} and {list(other.shape)}")
@@ -427,11 +430,33 @@ def tensordot(a, b, dims=2, out=None):
 
 
 # --- add* family: beta * input + alpha * product -----------------------------------------------
+def _axpby_half(inp, x, y, beta, alpha, kind, beta_zero):
+    """Half-type addmm/addmv/addr/addbmm as torch's CPU kernels: products and ``beta * input`` in float32,
+    rounded once; addbmm adds one batch at a time (rounding after each, as its per-batch addmm_ does)."""
+    dt, f32 = x.dtype, np.float32
+
+    def axpby(acc, a, b, beta_zero):
+        p = jnp.outer(a.astype(f32), b.astype(f32)) if kind == "outer" else \
+            jnp.matmul(a, b, precision=HI, preferred_element_type=f32)
+        p = p * cast(alpha, f32)
+        return jnp.broadcast_to((p if beta_zero else cast(acc, f32) * cast(beta, f32) + p).astype(dt), p.shape)
+    if kind != "bmm_sum":
+        return axpby(inp, x, y, beta_zero)
+    out = axpby(inp, x[0], y[0], beta_zero)
+    for i in range(1, x.shape[0]):
+        p = jnp.matmul(x[i], y[i], precision=HI, preferred_element_type=f32) * cast(alpha, f32)
+        out = (out.astype(f32) + p).astype(dt)
+    return out
+
+
 def _axpby_impl(inp, x, y, beta, alpha, kind, beta_zero):
+    if x.dtype in (np.float16, _dtype.bfloat16.np) and x.shape[0] > 0:
+        return _axpby_half(inp, x, y, beta, alpha, kind, beta_zero)
     if kind == "mm" or kind == "mv":
         p = _mm(x, y)
     elif kind == "bmm_sum":
-        p = jnp.sum(_mm(x, y), axis=0)
+        p = _mm(x, y)
+        p = jnp.sum(p, axis=0, dtype=p.dtype)  # jnp.sum widens int8..int32 (and bool) to int64
     else:  # outer
         p = jnp.outer(x, y)
     dt = p.dtype
@@ -550,8 +575,9 @@ def _addr_impl(inp, x, y, beta, alpha, dt, beta_zero):
     if dt == np.bool_:
         p = jnp.outer(x, y) & cast(alpha, dt)  # alpha/beta are traced scalars: cast, never bool()
         return p if beta_zero else p | (cast(inp, dt) & cast(beta, dt))
-    p = jnp.outer(x, y) * cast(alpha, dt)
-    return p if beta_zero else cast(inp, dt) * cast(beta, dt) + p
+    # torch's kernel: beta * self + (alpha * vec1) * vec2, each operation rounded to the dtype
+    p = (cast(alpha, dt) * x)[:, None] * y[None, :]
+    return p if beta_zero else cast(beta, dt) * cast(inp, dt) + p
 
 
 @register(out=True, inplace=True)

@@ -121,6 +121,8 @@ def mode(input, dim=-1, keepdim=False):
     >>> torchlike.mode(torchlike.tensor([1, 2, 2, 1, 3])).values
     tensor(1)
     """
+    if input.dtype.is_complex:
+        raise NotImplementedError(f'"mode_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
     d = dims_arg(dim, input.ndim)[0]
     check_nonempty(input, (d,), "mode")
     v, i = dispatch(_mode_impl, (input,), (("dim", d), ("keepdim", bool(keepdim))), name="ModeBackward0")
@@ -293,6 +295,8 @@ def _cummax_impl(x, dim, kind):
 
 def _cummaxmin(kind):
     def fn(input, dim):
+        if input.dtype.is_complex:
+            raise NotImplementedError(f'"cum{kind}_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
         d = dims_arg(dim, input.ndim)[0]
         v, i = dispatch(_cummax_impl, (input,), (("dim", d), ("kind", kind)), name=f"Cum{kind}Backward0")
         return make("cum" + kind)(v, i)
@@ -401,7 +405,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 
 def _trace_impl(x, dt):
-    return jnp.trace(cast(x, dt), dtype=dt)
+    acc = np.float32 if dt in (np.float16, _dtype.bfloat16.np) else dt  # half types: float32 sum, as torch
+    return cast(jnp.trace(cast(x, acc), dtype=acc), dt)
 
 
 @register()
@@ -413,6 +418,8 @@ def trace(input):
     >>> torchlike.trace(torchlike.tensor([[1, 2], [3, 4]]))
     tensor(5)
     """
+    if input.dtype is _dtype.bool:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     return dispatch(_trace_impl, (input,), (("dt", _int_acc(input.dtype, None).np),), name="TraceBackward0",

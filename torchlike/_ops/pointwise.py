@@ -267,8 +267,23 @@ def _div_impl(x, y, dt, mode):
         if mode == "trunc":
             return lax.div(*jnp.broadcast_arrays(x, y))  # lax.div does not broadcast
         return jnp.floor_divide(x, y)
-    q = x / y
-    return jnp.trunc(q) if mode == "trunc" else jnp.floor(q)
+    if dt in (jnp.float16, jnp.bfloat16):  # torch rounds half-precision quotients from float32 arithmetic
+        return _div_impl(x.astype(jnp.float32), y.astype(jnp.float32), jnp.float32, mode).astype(dt)
+    if mode == "trunc":
+        return jnp.trunc(x / y)
+    return _floor_div_float(*jnp.broadcast_arrays(x, y))
+
+
+def _floor_div_float(a, b):
+    """torch's floating floor division: from fmod (so 1 // 0.001 is 999, not floor(1000.0000000000001)),
+    the nearest integer of (a - fmod(a, b)) / b, one less when the remainder's sign differs from b's."""
+    mod = lax.rem(a, b)
+    div = (a - mod) / b
+    div = jnp.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
+    fl = jnp.floor(div)
+    fl = jnp.where(div - fl > 0.5, fl + 1, fl)
+    fl = jnp.where(div == 0, jnp.copysign(jnp.zeros_like(div), a / b), fl)
+    return lax.stop_gradient(jnp.where(b == 0, a / b, fl))  # torch: zero gradient
 
 
 @register(inplace=True, out=True, promote="float", dunders=("__truediv__",), aliases=("divide", "true_divide"))
@@ -280,6 +295,8 @@ def div(input, other, *, rounding_mode=None):
     elif rounding_mode not in ("trunc", "floor"):
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                          f"'{rounding_mode}'")
+    elif d.is_complex:
+        raise C.not_implemented(f"div_{rounding_mode}_cpu", d)
     elif d._kind == 1 and _has_zero_int(other):
         raise RuntimeError("ZeroDivisionError")
     return dispatch(_div_impl, (input, other), (("dt", d.np), ("mode", rounding_mode)),
@@ -389,13 +406,28 @@ binary("remainder", _remainder, dunders=("__mod__",), tensor_node="RemainderBack
 Tensor.__rmod__ = lambda self, other: Tensor.remainder(other if isinstance(other, Tensor) else
                                                        self.new_tensor(other), self)
 binary("atan2", jnp.arctan2, promote="float", aliases=("arctan2",), checks=(C.tensors_only, C.NO_COMPLEX))
-binary("hypot", jnp.hypot, checks=(C.REAL_FLOAT,))
+binary("hypot", jnp.hypot, checks=(C.REAL_ONLY,))
 binary("copysign", jnp.copysign, promote="float", checks=(C.NO_COMPLEX,))
-binary("nextafter", jnp.nextafter, checks=(C.tensors_only,))
+binary("nextafter", jnp.nextafter, checks=(C.tensors_only,), opmath_half=False)
 binary("ldexp", lambda x, y: x * jnp.exp2(y), promote="float", checks=(C.tensors_only,))
-binary("xlogy", jss.xlogy, promote="float")
-binary("logaddexp", jnp.logaddexp, checks=(C.REAL_FLOAT,))
-binary("logaddexp2", jnp.logaddexp2, checks=(C.REAL_FLOAT,))
+binary("xlogy", jss.xlogy, promote="float", checks=(C.NO_COMPLEX,))
+def _logaddexp(x, y):
+    if not jnp.iscomplexobj(x):
+        return jnp.logaddexp(x, y)
+    # torch's complex form: max + log1p(exp(min - max)) ordered by real part (the imaginary part is not
+    # wrapped into (-pi, pi] as log(exp(x) + exp(y)) would), nan in, nan out; equal infinite real parts:
+    # -inf returns min, +inf the plain formula
+    swap = jnp.real(x) < jnp.real(y)
+    mx, mn = jnp.where(swap, y, x), jnp.where(swap, x, y)
+    r = jnp.log1p(jnp.exp(mn - mx)) + mx
+    inf_eq = ~jnp.isfinite(jnp.real(mn)) & (jnp.real(mn) == jnp.real(mx))
+    r = jnp.where(inf_eq, jnp.where(jnp.real(mn) < 0, mn, jnp.log(jnp.exp(mn) + jnp.exp(mx))), r)
+    nan = jnp.isnan(jnp.real(mn)) | jnp.isnan(jnp.imag(mn))
+    return jnp.where(nan, jnp.full_like(r, complex(np.nan, np.nan)), r)
+
+
+binary("logaddexp", _logaddexp, checks=(C.REAL_FLOAT,))
+binary("logaddexp2", jnp.logaddexp2, checks=(C.REAL_ONLY,))
 for _n, _f in [("maximum", jnp.maximum), ("minimum", jnp.minimum), ("fmax", jnp.fmax), ("fmin", jnp.fmin)]:
     binary(_n, _f, inplace=False, checks=(C.tensors_only,))
 binary("heaviside", lambda x, y: jnp.where(x == 0, y, (x > 0).astype(x.dtype)), differentiable=False,

@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import jax.scipy.special as jss
 
 from .. import _dtype, return_types
-from ._util import Tensor, cast, dispatch, float_dtype_for, register
+from ._util import Tensor, cast, dispatch, float_dtype_for, opmath, register
 from .pointwise import _polygamma
 from .._mutation import write_out
 
@@ -89,9 +89,10 @@ def clamp_max(input, max):
 
 # --- lerp / addcmul / addcdiv ----------------------------------------------------------------------
 def _lerp_impl(x, y, w, dt):
-    x, y, w = cast(x, dt), cast(y, dt), cast(w, dt)
+    ct = opmath(dt)
+    x, y, w = cast(x, ct), cast(y, ct), cast(w, ct)
     diff = y - x
-    return jnp.where(jnp.abs(w) < 0.5, x + w * diff, y - diff * (1 - w))
+    return cast(jnp.where(jnp.abs(w) < 0.5, x + w * diff, y - diff * (1 - w)), dt)
 
 
 @register(inplace=True, out=True, promote="same")
@@ -113,13 +114,16 @@ def lerp(input, end, weight):
 
 
 def _addc_impl(x, a, b, v, dt, div):
-    x, a, b = cast(x, dt), cast(a, dt), cast(b, dt)
-    return x + cast(v, dt) * (a / b if div else a * b)
+    ct = opmath(dt)  # half types: computed in float32 and rounded once, as torch's CPU kernel
+    x, a, b = cast(x, ct), cast(a, ct), cast(b, ct)
+    return cast(x + cast(v, ct) * (a / b if div else a * b), dt)
 
 
 def _addc(name, div):
     def fn(input, tensor1, tensor2, *, value=1):
         d = _dtype.result_type(input, tensor1, tensor2)
+        if not div and d is _dtype.bool:
+            raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
         if div and not (tensor1.dtype.is_floating_point or tensor1.dtype.is_complex or
                         tensor2.dtype.is_floating_point or tensor2.dtype.is_complex):
             raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future  release "
@@ -245,6 +249,9 @@ def mvlgamma(input, p):
 
 # --- frexp ---------------------------------------------------------------------------------------------
 def _frexp_impl(x):
+    if x.dtype in (jnp.float16, jnp.bfloat16):  # exp2 of a half is not exact: scale in float32 (exact)
+        m, e = _frexp_impl(x.astype(jnp.float32))
+        return m.astype(x.dtype), e
     m, e = jnp.frexp(jax.lax.stop_gradient(x))
     # torch's gradient of the mantissa is grad / 2**exponent: write m as x * 2**-e with e constant
     # (in two factors, so subnormal inputs do not overflow 2**-e)

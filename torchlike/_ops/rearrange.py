@@ -564,8 +564,9 @@ def resize_as_(self, the_template, memory_format=None):
 
 
 def _sum_to_impl(x, dims, lead):
-    if dims:
-        x = jnp.sum(x, axis=dims, keepdims=True)
+    if dims:  # torch's sum: integral and bool inputs accumulate (and return) in int64
+        x = jnp.sum(x, axis=dims, keepdims=True,
+                    dtype=np.int64 if jnp.issubdtype(x.dtype, jnp.integer) or x.dtype == np.bool_ else None)
     return x.reshape(x.shape[lead:]) if lead else x
 
 

@@ -308,7 +308,7 @@ def _sparse_impl(name, args, kwargs):
         if own is not None:
             return own
     f = DENSE_FIRST.get(name)
-    if name == "matmul":
+    if name == "matmul" and any(isinstance(a, SparseTensor) for a in args[:2]):  # dense errors stay torch's
         from . import _matmul
         f = _matmul
     return f

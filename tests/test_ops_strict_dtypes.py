@@ -1,0 +1,204 @@
+"""Ops over the dtypes, samples and layouts the default OpInfo run does not look at (found by
+``python -m conformance --strict``): half-precision arithmetic, small integer dtypes, floor division edge
+values, non-contiguous inputs.  Expected values come from torch."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch is the oracle for these tests")
+import torchlike  # noqa: E402
+
+
+def _tl(t):
+    """torch tensor -> torchlike tensor of the same dtype (via float32 for bfloat16)."""
+    d = getattr(torchlike, str(t.dtype).replace("torch.", ""))
+    if t.dtype is torch.bfloat16:
+        return torchlike.tensor(t.float().numpy(), dtype=d)
+    return torchlike.tensor(t.numpy(), dtype=d)
+
+
+def _torch(x):
+    if x.dtype is torchlike.bfloat16:
+        return torch.from_numpy(np.array(x.float()._value)).to(torch.bfloat16)
+    return torch.from_numpy(np.array(x._value))
+
+
+def _close(actual, expected, **kw):
+    a = _torch(actual)
+    assert a.dtype == expected.dtype
+    torch.testing.assert_close(a, expected, equal_nan=True, **kw)
+
+
+def _randn(*shape, dtype, seed=0, scale=3.0):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randn(*shape, generator=g, dtype=torch.float32) * scale).to(dtype)
+
+
+HALF = [torch.float16, torch.bfloat16]
+
+
+# --- floor division: torch divides from fmod, not floor(a / b) ------------------------------------
+def test_floor_divide_float64_from_fmod():
+    a = torch.tensor([1.0, -1.0, 0.25, -0.25, 7.5, -7.5, 0.0, -0.0, 5.0, 1.0, -1.0, 0.0], dtype=torch.float64)
+    b = torch.tensor([0.001, -0.001, 0.001, 0.001, 2.5, 2.5, 3.0, 3.0, -0.0, 0.0, 0.0, 0.0], dtype=torch.float64)
+    expected = torch.floor_divide(a, b)
+    _close(torchlike.floor_divide(_tl(a), _tl(b)), expected, rtol=0, atol=0)
+    _close(torchlike.div(_tl(a), _tl(b), rounding_mode="floor"), expected, rtol=0, atol=0)
+    assert torch.equal(torch.signbit(_torch(torchlike.floor_divide(_tl(a), _tl(b)))), torch.signbit(expected))
+
+
+@pytest.mark.parametrize("dtype", HALF)
+def test_floor_divide_half_computed_in_float32(dtype):
+    # the quotients whose floor(a / b) in half precision is off by one (torch: from fmod in float32)
+    a = torch.tensor([-7.640625, -3.890625, 1.0], dtype=dtype)
+    b = torch.tensor([-0.424560546875, -0.216796875, 0.1], dtype=dtype)
+    _close(torchlike.floor_divide(_tl(a), _tl(b)), torch.floor_divide(a, b), rtol=0, atol=0)
+
+
+def test_div_floor_gradient_is_zero():
+    a = torch.tensor([1.0, 2.0, -3.0], requires_grad=True)
+    b = torch.tensor([0.0, 0.5, 2.0], requires_grad=True)
+    torch.div(a, b, rounding_mode="floor").sum().backward()
+    la, lb = _tl(a.detach()).requires_grad_(), _tl(b.detach()).requires_grad_()
+    torchlike.div(la, lb, rounding_mode="floor").sum().backward()
+    _close(la.grad, a.grad)
+    _close(lb.grad, b.grad)
+
+
+# --- half precision: float32 arithmetic, one rounding --------------------------------------------
+@pytest.mark.parametrize("dtype", HALF)
+@pytest.mark.parametrize("name", ["acosh", "asinh", "sin", "exp", "log1p", "erf", "sigmoid", "rsqrt"])
+def test_unary_half_matches_torch(name, dtype):
+    x = _randn(3000, dtype=dtype, seed=3).abs() + 1
+    _close(getattr(torchlike, name)(_tl(x)), getattr(torch, name)(x))
+
+
+@pytest.mark.parametrize("dtype", HALF)
+def test_addcmul_addcdiv_lerp_half(dtype):
+    x, a, b = (_randn(40, 30, dtype=dtype, seed=s) for s in (4, 5, 6))
+    _close(torchlike.addcmul(_tl(x), _tl(a), _tl(b), value=0.7), torch.addcmul(x, a, b, value=0.7))
+    _close(torchlike.addcdiv(_tl(x), _tl(a), _tl(b), value=0.7), torch.addcdiv(x, a, b, value=0.7))
+    w = torch.rand(40, 30, generator=torch.Generator().manual_seed(7)).to(dtype)
+    _close(torchlike.lerp(_tl(x), _tl(a), _tl(w)), torch.lerp(x, a, w))
+
+
+@pytest.mark.parametrize("dtype", HALF)
+def test_addmm_family_half(dtype):
+    m, a, b = _randn(6, 7, dtype=dtype, seed=8), _randn(6, 9, dtype=dtype, seed=9), _randn(9, 7, dtype=dtype, seed=10)
+    _close(torchlike.addmm(_tl(m), _tl(a), _tl(b), beta=0.5, alpha=1.5), torch.addmm(m, a, b, beta=0.5, alpha=1.5))
+    v = _randn(9, dtype=dtype, seed=11)
+    _close(torchlike.addmv(_tl(m[:, 0]), _tl(a), _tl(v), alpha=2), torch.addmv(m[:, 0], a, v, alpha=2))
+    b1, b2 = _randn(5, 6, 9, dtype=dtype, seed=12), _randn(5, 9, 7, dtype=dtype, seed=13)
+    _close(torchlike.baddbmm(_tl(m), _tl(b1), _tl(b2)), torch.baddbmm(m, b1, b2))
+    # addbmm adds the batches one at a time, rounding after each: summing in float32 would differ
+    _close(torchlike.addbmm(_tl(m), _tl(b1), _tl(b2), beta=0.3), torch.addbmm(m, b1, b2, beta=0.3))
+    _close(torchlike.addbmm(_tl(m), _tl(b1), _tl(b2), beta=0), torch.addbmm(m, b1, b2, beta=0))
+
+
+@pytest.mark.parametrize("dtype", HALF + [torch.float32])
+def test_addr_rounds_like_torch(dtype):
+    m, x, y = _randn(5, 10, dtype=dtype, seed=14), _randn(5, dtype=dtype, seed=15), _randn(10, dtype=dtype, seed=16)
+    for beta, alpha in ((1, 1), (0.2, 0.6), (0, 2)):
+        _close(torchlike.addr(_tl(m), _tl(x), _tl(y), beta=beta, alpha=alpha),
+               torch.addr(m, x, y, beta=beta, alpha=alpha))
+
+
+# --- small integer dtypes ------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int16, torch.int8, torch.uint8])
+def test_addbmm_keeps_integer_dtype(dtype):
+    g = torch.Generator().manual_seed(0)
+    m = torch.randint(0, 5, (3, 4), generator=g).to(dtype)
+    b1, b2 = (torch.randint(0, 5, s, generator=g).to(dtype) for s in ((2, 3, 5), (2, 5, 4)))
+    _close(torchlike.addbmm(_tl(m), _tl(b1), _tl(b2)), torch.addbmm(m, b1, b2))
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int32, torch.bool, torch.float16])
+def test_sum_to_size_dtype(dtype):
+    x = torch.ones(3, 2, 4).to(dtype)
+    _close(_tl(x).sum_to_size(1, 2, 1), x.sum_to_size(1, 2, 1))
+    _close(_tl(x).sum_to_size(2, 4), x.sum_to_size(2, 4))
+
+
+# --- non-contiguous inputs -----------------------------------------------------------------------
+def _raises_like(tfn, lfn):
+    with pytest.raises(Exception) as te:
+        tfn()
+    with pytest.raises(type(te.value)) as le:
+        lfn()
+    assert str(le.value) == str(te.value)
+
+
+def test_view_as_complex_stride_checks():
+    t = torch.arange(24.0).reshape(4, 6)
+    lt = torchlike.arange(24.0).reshape(4, 6)
+    _close(torchlike.view_as_complex(lt.reshape(4, 3, 2)), torch.view_as_complex(t.reshape(4, 3, 2)))
+    _raises_like(lambda: torch.view_as_complex(t[:, 1:3]), lambda: torchlike.view_as_complex(lt[:, 1:3]))
+    _close(torchlike.view_as_complex(lt.t()[:2, :2].t()), torch.view_as_complex(t.t()[:2, :2].t()))
+    _raises_like(lambda: torch.view_as_complex(t.t()[:2, :2]), lambda: torchlike.view_as_complex(lt.t()[:2, :2]))
+    _raises_like(lambda: torch.view_as_complex(t[:, ::3]), lambda: torchlike.view_as_complex(lt[:, ::3]))
+    _raises_like(lambda: torch.view_as_complex(t.reshape(-1)[1:7].reshape(3, 2)),
+                 lambda: torchlike.view_as_complex(lt.reshape(-1)[1:7].reshape(3, 2)))
+
+
+# --- dtypes a kernel does not implement: torch's exception type and message ------------------------
+_C64 = torch.ones(3, dtype=torch.complex64)
+_B = torch.ones(3, dtype=torch.bool)
+_UNSUPPORTED = {
+    "remainder complex": lambda m, c, b: m.remainder(c, c),
+    "fmod complex": lambda m, c, b: m.fmod(c, 2),
+    "floor_divide complex": lambda m, c, b: m.floor_divide(c, c),
+    "div trunc complex": lambda m, c, b: m.div(c, c, rounding_mode="trunc"),
+    "div floor complex": lambda m, c, b: m.div(c, c, rounding_mode="floor"),
+    "hypot complex": lambda m, c, b: m.hypot(c, c),
+    "logaddexp2 complex": lambda m, c, b: m.logaddexp2(c, c),
+    "xlogy complex": lambda m, c, b: m.xlogy(c, c),
+    "cummax complex": lambda m, c, b: m.cummax(c, 0),
+    "cummin complex": lambda m, c, b: m.cummin(c, 0),
+    "mode complex": lambda m, c, b: m.mode(c),
+    "trace bool": lambda m, c, b: m.trace(b.reshape(1, 3)),
+    "dot bool": lambda m, c, b: m.dot(b, b),
+    "vdot bool": lambda m, c, b: m.vdot(b, b),
+    "matmul 1-d bool": lambda m, c, b: m.matmul(b, b),
+    "inner bool": lambda m, c, b: m.inner(b, b),
+    "addcmul bool": lambda m, c, b: m.addcmul(b, b, b),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_UNSUPPORTED))
+def test_unsupported_dtype_error_matches_torch(case):
+    f = _UNSUPPORTED[case]
+    _raises_like(lambda: f(torch, _C64, _B), lambda: f(torchlike, _tl(_C64), _tl(_B)))
+
+
+def test_logaddexp_complex_keeps_torch_branch():
+    g = torch.Generator().manual_seed(3)
+    a = torch.complex(torch.randn(50, generator=g), torch.randn(50, generator=g) * 3)
+    b = torch.complex(torch.randn(50, generator=g), torch.randn(50, generator=g) * 3)
+    _close(torchlike.logaddexp(_tl(a), _tl(b)), torch.logaddexp(a, b))
+
+
+@pytest.mark.parametrize("dtype", HALF)
+def test_trace_half_accumulates_in_float32(dtype):
+    x = _randn(40, 40, dtype=dtype, seed=17)
+    _close(torchlike.trace(_tl(x)), torch.trace(x))
+
+
+@pytest.mark.parametrize("dtype", HALF)
+def test_binary_half_ops_match_torch(dtype):
+    a, b = _randn(500, dtype=dtype, seed=18), _randn(500, dtype=dtype, seed=19)
+    for name in ("logaddexp", "logaddexp2", "hypot", "atan2", "xlogy"):
+        _close(getattr(torchlike, name)(_tl(a), _tl(b.abs())), getattr(torch, name)(a, b.abs()))
+    _close(torchlike.frexp(_tl(a)).mantissa, torch.frexp(a).mantissa, rtol=0, atol=0)
+
+
+def test_out_variants_of_isin_and_lu_unpack():
+    e, t = torch.tensor([1, 2, 3, 4]), torch.tensor([2, 4])
+    lo = _tl(torch.zeros(4, dtype=torch.bool))
+    assert torchlike.isin(_tl(e), _tl(t), out=lo) is lo
+    _close(lo, torch.isin(e, t))
+    a = torch.randn(3, 3, generator=torch.Generator().manual_seed(20), dtype=torch.float64)
+    lu, piv = torch.linalg.lu_factor(a)
+    outs = tuple(_tl(torch.zeros(3, 3, dtype=torch.float64)) for _ in range(3))
+    r = torchlike.lu_unpack(_tl(lu), _tl(piv), out=outs)
+    assert all(x is y for x, y in zip(r, outs))
+    for x, y in zip(outs, torch.lu_unpack(lu, piv)):
+        _close(x, y)
