@@ -10,6 +10,7 @@ import jax.scipy.special as jss
 
 from .. import _dtype, return_types
 from ._util import Tensor, cast, dispatch, float_dtype_for, register
+from .legacy_overloads import sort_scalar_args
 from .pointwise import _polygamma
 from .._mutation import write_out
 
@@ -118,7 +119,10 @@ def _addc_impl(x, a, b, v, dt, div):
 
 
 def _addc(name, div):
-    def fn(input, tensor1, tensor2, *, value=1):
+    def fn(input, tensor1, tensor2, *legacy, value=1):
+        if legacy:  # torch's deprecated addcmul(input, Number value, tensor1, tensor2)
+            (input, tensor1, tensor2), kw = sort_scalar_args(name, (input, tensor1, tensor2) + legacy, 3, ("value",))
+            value = kw["value"]
         d = _dtype.result_type(input, tensor1, tensor2)
         if div and not (tensor1.dtype.is_floating_point or tensor1.dtype.is_complex or
                         tensor2.dtype.is_floating_point or tensor2.dtype.is_complex):
