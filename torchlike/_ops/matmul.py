@@ -20,6 +20,7 @@ from .. import _dtype
 from ._util import Tensor, cast, check_broadcast, dispatch, register, wrap_dim
 from .. import _autocast as _amp
 from .pointwise import mul
+from .legacy_overloads import sort_scalar_args
 from .._mutation import write_out
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "einsum", "tensordot", "addmm",
@@ -504,13 +505,16 @@ def _bcast_check(input, shape, name):
 
 @register(out=True, inplace=True)
 @_amp.lower
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+def addmm(input, mat1, mat2, *legacy, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)``.
 
     >>> import torchlike as torch
     >>> torch.addmm(torch.zeros(2, 4), torch.ones(2, 3), torch.ones(3, 4), alpha=2)[0, 0].item()
     6.0
     """
+    if legacy or not isinstance(input, Tensor):  # torch's deprecated addmm(Number beta, input, Number alpha, ...)
+        (input, mat1, mat2), kw = sort_scalar_args("addmm", (input, mat1, mat2) + legacy, 3, ("beta", "alpha"))
+        beta, alpha = kw.get("beta", beta), kw.get("alpha", alpha)
     if mat1.ndim != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor")
     if mat2.ndim != 2:
@@ -526,13 +530,16 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 
 @register(out=True, inplace=True)
-def addmv(input, mat, vec, *, beta=1, alpha=1):
+def addmv(input, mat, vec, *legacy, beta=1, alpha=1):
     """``beta * input + alpha * (mat @ vec)``.
 
     >>> import torchlike as torch
     >>> torch.addmv(torch.ones(2), torch.ones(2, 3), torch.ones(3)).tolist()
     [4.0, 4.0]
     """
+    if legacy or not isinstance(input, Tensor):  # torch's deprecated addmv(Number beta, input, Number alpha, ...)
+        (input, mat, vec), kw = sort_scalar_args("addmv", (input, mat, vec) + legacy, 3, ("beta", "alpha"))
+        beta, alpha = kw.get("beta", beta), kw.get("alpha", alpha)
     _mv_check(mat, vec, input.dtype)
     _bcast_check(input, (mat.shape[0],), "addmv")
     return _addx(input, mat, vec, beta, alpha, "mv", "AddmvBackward0")
@@ -540,13 +547,16 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 @register(out=True, inplace=True)
 @_amp.lower
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+def baddbmm(input, batch1, batch2, *legacy, beta=1, alpha=1):
     """``beta * input + alpha * bmm(batch1, batch2)``.
 
     >>> import torchlike as torch
     >>> torch.baddbmm(torch.zeros(4, 2, 5), torch.ones(4, 2, 3), torch.ones(4, 3, 5)).shape
     torch.Size([4, 2, 5])
     """
+    if legacy or not isinstance(input, Tensor):  # torch's deprecated baddbmm(Number beta, input, Number alpha, ...)
+        (input, batch1, batch2), kw = sort_scalar_args("baddbmm", (input, batch1, batch2) + legacy, 3, ("beta", "alpha"))
+        beta, alpha = kw.get("beta", beta), kw.get("alpha", alpha)
     _check_bmm(batch1, batch2)
     if input.dtype is not batch1.dtype:
         raise RuntimeError(f"expected scalar type {_cap(batch1.dtype)} but found {_cap(input.dtype)}")
@@ -556,13 +566,16 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 @register(out=True, inplace=True)
 @_amp.lower
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+def addbmm(input, batch1, batch2, *legacy, beta=1, alpha=1):
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``.
 
     >>> import torchlike as torch
     >>> torch.addbmm(torch.zeros(2, 5), torch.ones(4, 2, 3), torch.ones(4, 3, 5))[0, 0].item()
     12.0
     """
+    if legacy or not isinstance(input, Tensor):  # torch's deprecated addbmm(Number beta, input, Number alpha, ...)
+        (input, batch1, batch2), kw = sort_scalar_args("addbmm", (input, batch1, batch2) + legacy, 3, ("beta", "alpha"))
+        beta, alpha = kw.get("beta", beta), kw.get("alpha", alpha)
     _check_bmm(batch1, batch2)
     if input.dtype is not batch1.dtype:
         raise RuntimeError(f"expected scalar type {_cap(batch1.dtype)} but found {_cap(input.dtype)}")
@@ -581,13 +594,16 @@ def _addr_impl(inp, x, y, beta, alpha, dt, beta_zero):
 
 
 @register(out=True, inplace=True)
-def addr(input, vec1, vec2, *, beta=1, alpha=1):
+def addr(input, vec1, vec2, *legacy, beta=1, alpha=1):
     """``beta * input + alpha * outer(vec1, vec2)`` (with type promotion).
 
     >>> import torchlike as torch
     >>> torch.addr(torch.zeros(2, 3), torch.ones(2), torch.ones(3)).shape
     torch.Size([2, 3])
     """
+    if legacy or not isinstance(input, Tensor):  # torch's deprecated addr(Number beta, input, Number alpha, ...)
+        (input, vec1, vec2), kw = sort_scalar_args("addr", (input, vec1, vec2) + legacy, 3, ("beta", "alpha"))
+        beta, alpha = kw.get("beta", beta), kw.get("alpha", alpha)
     if vec1.ndim != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.ndim}-D")
     if vec2.ndim != 1:

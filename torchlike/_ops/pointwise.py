@@ -12,6 +12,7 @@ from .. import _dtype
 from .._tape import node_class
 from . import checks as C
 from ._util import Tensor, binary, cast, dispatch, float_dtype_for, register, unary, camel
+from .legacy_overloads import sort_scalar_args
 
 
 @jax.custom_jvp
@@ -201,7 +202,10 @@ def _alpha_impl(x, y, alpha, dt, sub):
 def _alpha_op(name, sub):
     node_name = camel(name)
 
-    def fn(input, other, *, alpha=1):
+    def fn(input, other, *legacy, alpha=1):
+        if legacy:  # torch's deprecated add(input, Number alpha, other)
+            (input, other), kw = sort_scalar_args(name, (input, other) + legacy, 2, ("alpha",))
+            alpha = kw["alpha"]
         d = _dtype.result_type(input, other)
         if sub and d is _dtype.bool:
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "

@@ -10,6 +10,7 @@ import jax.scipy.special as jss
 
 from .. import _dtype, return_types
 from ._util import Tensor, cast, dispatch, float_dtype_for, opmath, register
+from .legacy_overloads import sort_scalar_args
 from .pointwise import _polygamma
 from .._mutation import write_out
 
@@ -120,7 +121,10 @@ def _addc_impl(x, a, b, v, dt, div):
 
 
 def _addc(name, div):
-    def fn(input, tensor1, tensor2, *, value=1):
+    def fn(input, tensor1, tensor2, *legacy, value=1):
+        if legacy:  # torch's deprecated addcmul(input, Number value, tensor1, tensor2)
+            (input, tensor1, tensor2), kw = sort_scalar_args(name, (input, tensor1, tensor2) + legacy, 3, ("value",))
+            value = kw["value"]
         d = _dtype.result_type(input, tensor1, tensor2)
         if not div and d is _dtype.bool:
             raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")

@@ -7,6 +7,8 @@
 """
 from __future__ import annotations
 
+import warnings
+
 from .. import _creation
 from ..tensor import Tensor
 
@@ -21,13 +23,25 @@ class VariableMeta(type):
 
 
 class Variable(metaclass=VariableMeta):
-    """``Variable(t, requires_grad=False)`` is ``t`` (Variables and Tensors merged in torch 0.4)."""
+    """``Variable(t, requires_grad=False)``: a new leaf sharing ``t``'s storage (torch merged Variables into
+    Tensors in 0.4; the constructor still detaches and never changes ``t`` itself).
+
+    >>> import torchlike as torch
+    >>> x = torch.ones(2)
+    >>> v = torch.autograd.Variable(x, requires_grad=True)
+    >>> v is x, v.requires_grad, x.requires_grad, v.is_leaf
+    (False, True, False, True)
+    """
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
         if data is None:
             data = _creation.empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        if volatile:
+            warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+                          UserWarning, stacklevel=2)
+        out = data.detach()
         if requires_grad:
-            data.requires_grad_(True)
-        return data
+            out.requires_grad_(True)
+        return out

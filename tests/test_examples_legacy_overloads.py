@@ -1,0 +1,86 @@
+"""torch's deprecated positional-scalar overloads, as old optimizers and the word_language_model example
+call them (``p.data.add_(-lr, p.grad.data)``): same values as torch, a UserWarning, and torch's TypeError
+for a combination no overload takes."""
+import warnings
+
+import numpy as np
+import pytest
+
+import torchlike
+
+torch = pytest.importorskip("torch", reason="expected values come from real torch")
+
+CASES = [
+    ("add", lambda t, a, b, m, v: t.add(a, 2, b)),
+    ("sub", lambda t, a, b, m, v: t.sub(a, 2, b)),
+    ("Tensor.add_", lambda t, a, b, m, v: a.clone().add_(-0.5, b)),
+    ("Tensor.sub_", lambda t, a, b, m, v: a.clone().sub_(3, b)),
+    ("addcmul", lambda t, a, b, m, v: t.addcmul(a, 0.1, b, b)),
+    ("Tensor.addcmul_", lambda t, a, b, m, v: a.clone().addcmul_(0.1, b, b)),
+    ("Tensor.addcdiv_", lambda t, a, b, m, v: a.clone().addcdiv_(-0.3, b, a + 2)),
+    ("addmm beta,input,alpha", lambda t, a, b, m, v: t.addmm(2, m, 3, m, m)),
+    ("addmm beta,input", lambda t, a, b, m, v: t.addmm(0.5, m, m, m)),
+    ("Tensor.addmm_", lambda t, a, b, m, v: m.clone().addmm_(2, 3, m, m)),
+    ("addmv", lambda t, a, b, m, v: t.addmv(1, v, 2, m, v)),
+    ("baddbmm", lambda t, a, b, m, v: t.baddbmm(1, m[None], 2, m[None], m[None])),
+    ("addbmm", lambda t, a, b, m, v: t.addbmm(3, m, 1, m[None], m[None])),
+    ("addr", lambda t, a, b, m, v: t.addr(2, m, 1, v, v)),
+]
+
+
+def _inputs(t):
+    a = t.tensor([1.0, -2.0, 0.5])
+    b = t.tensor([0.25, 4.0, -1.5])
+    m = t.tensor([[1.0, 2.0], [3.0, -1.0]])
+    v = t.tensor([0.5, -2.0])
+    return a, b, m, v
+
+
+@pytest.mark.parametrize("name,call", CASES, ids=[c[0] for c in CASES])
+def test_deprecated_scalar_overload_matches_torch(name, call):
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        expected = call(torch, *_inputs(torch))
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        got = call(torchlike, *_inputs(torchlike))
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6)
+    assert any(issubclass(x.category, UserWarning) and "deprecated" in str(x.message) for x in w)
+
+
+def test_deprecated_overload_gradient_matches_torch():
+    def run(t):
+        x = t.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = t.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            (t.add(x, -0.5, y * y).sum() + t.addcmul(x, 2, x, y).sum()).backward()
+        return x.grad.numpy(), y.grad.numpy()
+    for e, g in zip(run(torch), run(torchlike)):
+        np.testing.assert_allclose(g, e, rtol=1e-6)
+
+
+def test_sgd_step_in_old_style_matches_torch():
+    """The manual SGD update of pytorch/examples' word_language_model: ``p.data.add_(-lr, p.grad.data)``."""
+    def run(t):
+        t.manual_seed(0)
+        lin = t.nn.Linear(4, 3)
+        x = t.randn(5, 4)
+        for _ in range(3):
+            lin.zero_grad()
+            lin(x).pow(2).mean().backward()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for p in lin.parameters():
+                    p.data.add_(-0.1, p.grad.data)
+        return lin.weight.detach().numpy()
+    np.testing.assert_allclose(run(torchlike), run(torch), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("call", [lambda t, a: t.add(a, a, a), lambda t, a: a.addcmul(1, 2, a, a),
+                                  lambda t, a: t.addmm(1, a, "x", a, a)])
+def test_bad_combination_is_type_error_like_torch(call):
+    with pytest.raises(TypeError):
+        call(torch, torch.ones(2, 2))
+    with pytest.raises(TypeError, match="invalid combination of arguments"):
+        call(torchlike, torchlike.ones(2, 2))
