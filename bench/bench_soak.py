@@ -1,5 +1,6 @@
 """Soak: a long mixed run (eager and compiled training with a new batch size every step, checkpoints
-saved and reloaded, DataLoader epochs with worker processes) that must neither crash nor grow in memory.
+saved and reloaded every 50 steps or minute, DataLoader epochs with worker processes every 200 steps or two
+minutes, whichever comes first) that must neither crash nor grow in memory.
 
     python bench/bench_soak.py                 # 30 minutes
     python bench/bench_soak.py --minutes 5     # shorter
@@ -54,6 +55,7 @@ def main():
     end = t0 + a.minutes * 60
     warm_at, warm_rss = t0 + a.minutes * 60 / 5, None
     next_report = t0
+    next_save, next_epoch = t0 + 60, t0 + 120
     steps = epochs = saves = 0
     print(f"{'min':>6} {'steps':>7} {'epochs':>6} {'saves':>5} {'RSS MB':>8}", flush=True)
     while time.time() < end:
@@ -67,13 +69,15 @@ def main():
         compiled_step(x, y)
         opt_c.step()
         steps += 1
-        if steps % 50 == 0:
+        if steps % 50 == 0 or time.time() >= next_save:
+            next_save = time.time() + 60
             torch.save({"model": eager.state_dict(), "opt": opt_e.state_dict(), "step": steps}, ckpt)
             state = torch.load(ckpt)
             eager.load_state_dict(state["model"])
             opt_e.load_state_dict(state["opt"])
             saves += 1
-        if steps % 200 == 0:
+        if steps % 200 == 0 or time.time() >= next_epoch:  # also by time, so a slow machine still soaks workers
+            next_epoch = time.time() + 120
             loader = DataLoader(data, batch_size=rnd.randint(8, 64), shuffle=True, num_workers=2)
             with torch.no_grad():
                 for xb, yb in loader:
