@@ -108,10 +108,11 @@ def _rebuild(data, it):
     return out
 
 
-def _put(arr, dev):
+def _put(arr, dev, copy=False):
+    """``arr`` on device ``dev``; ``copy``: ``arr`` is a caller's buffer, which the CPU transfer may alias."""
     dev = canonical(dev)
     if dev.type == "cpu":
-        return host_to_jax(arr, copy=False), dev  # callers pass arrays nobody else writes to
+        return host_to_jax(arr, copy=copy), dev
     return jax.device_put(arr, dev.jax_device()), dev
 
 
@@ -136,10 +137,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if dtype is not None:
         d = _dtype.to_dtype(dtype)
         arr = _np_cast(arr, d)
-    if arr is data or arr.base is not None:
-        arr = arr.copy()  # a caller's buffer (the transfer may alias it; torch.tensor copies)
-    x, dev = _put(arr, device if device is not None else
-                  (data._dev if isinstance(data, Tensor) else None))
+    x, dev = _put(arr, device if device is not None else (data._dev if isinstance(data, Tensor) else None),
+                  copy=arr is data or arr.base is not None)  # torch.tensor copies a caller's buffer
     return _finish(x, dev, requires_grad)
 
 
