@@ -6,11 +6,12 @@ True
 """
 from __future__ import annotations
 
+from .. import _device
+
 __all__ = ["is_compile_supported"]
 
 
 def is_compile_supported(device_type) -> bool:
     """Whether ``torch.compile`` supports tensors on ``device_type``: torchlike compiles for every device it
     runs on (the JAX backends), so this is True for cpu, cuda and the other device types it accepts."""
-    from .. import _device  # lazy: a leaf module, but keep this shim free of import-time work
     return _device.device(device_type).type in ("cpu", "cuda", "xpu", "mtia")

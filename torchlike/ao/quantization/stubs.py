@@ -10,28 +10,22 @@ from ...nn.modules.module import Module
 __all__ = ["QuantStub", "DeQuantStub", "QuantWrapper"]
 
 
-class QuantStub(Module):
+class _IdentityStub(Module):
+    def __init__(self, qconfig=None):
+        super().__init__()
+        if qconfig:
+            self.qconfig = qconfig
+
+    def forward(self, x):
+        return x
+
+
+class QuantStub(_IdentityStub):
     """Marks where a quantized model would quantize its input; the identity in float mode."""
 
-    def __init__(self, qconfig=None):
-        super().__init__()
-        if qconfig:
-            self.qconfig = qconfig
 
-    def forward(self, x):
-        return x
-
-
-class DeQuantStub(Module):
+class DeQuantStub(_IdentityStub):
     """Marks where a quantized model would dequantize; the identity in float mode."""
-
-    def __init__(self, qconfig=None):
-        super().__init__()
-        if qconfig:
-            self.qconfig = qconfig
-
-    def forward(self, x):
-        return x
 
 
 class QuantWrapper(Module):
