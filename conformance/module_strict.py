@@ -49,6 +49,16 @@ def _samples(info, dtype, training, requires_grad=True):
                                                    training=training) if s.forward_input is not None]
 
 
+def _materialize_lazy(m_t, m_l, sample):
+    """One no-grad forward of ``sample`` through both lazy modules, so their parameters take shape."""
+    fa, fk = sample.forward_input.args, sample.forward_input.kwargs
+    with torch.no_grad():
+        m_t(*clone_torch(fa), **clone_torch(fk))
+    conv = _mc().ModuleConverter(grad=False)
+    with tl.no_grad():
+        m_l(*conv(clone_torch(fa)), **conv(clone_torch(fk)))
+
+
 def build_pair(info, sample, dtype, training, extra_kwargs=None):
     """(torch module, torchlike module) built from one sample, torch's state copied into torchlike's."""
     mc = _mc()
@@ -63,12 +73,7 @@ def build_pair(info, sample, dtype, training, extra_kwargs=None):
     m_l.to(tl_dtype(dtype))
     m_l.train(training)
     if name.startswith("Lazy"):
-        fa, fk = sample.forward_input.args, sample.forward_input.kwargs
-        with torch.no_grad():
-            m_t(*clone_torch(fa), **clone_torch(fk))
-        c2 = mc.ModuleConverter(grad=False)
-        with tl.no_grad():
-            m_l(*c2(clone_torch(fa)), **c2(clone_torch(fk)))
+        _materialize_lazy(m_t, m_l, sample)
     sd = m_t.state_dict()
     m_l.load_state_dict({k: v for k, v in mc.to_tl_state(sd).items() if k in m_l.state_dict()}, strict=False)
     return m_t, m_l
@@ -150,12 +155,7 @@ def check_factory_kwargs(info, dtype, training):
         def one():
             m_l = getattr(tl.nn, name)(*cv(tuple(cargs)), **cv(ckw), device="cpu", dtype=tl_dtype(dtype))
             if name.startswith("Lazy"):
-                fa, fk = s.forward_input.args, s.forward_input.kwargs
-                with torch.no_grad():
-                    m_t(*clone_torch(fa), **clone_torch(fk))
-                c2 = mc.ModuleConverter(grad=False)
-                with tl.no_grad():
-                    m_l(*c2(clone_torch(fa)), **c2(clone_torch(fk)))
+                _materialize_lazy(m_t, m_l, s)
             mc._eq(repr(_buffer_param_dtypes(m_l)), repr(_buffer_param_dtypes(m_t)), "param/buffer dtypes")
             for n, p in m_l.named_parameters():
                 if str(p.device) != "cpu":
