@@ -3,14 +3,17 @@ guard that runs a user function inside a JAX transform, and torch's error messag
 transform cannot see (``.item()``, data-dependent control flow)."""
 from __future__ import annotations
 
+import threading
+
 import jax
 
+from .. import _grad_mode
 from .._device import CPU
 from ..compile import _trace
 from .._errors import GraphBreak
 from ..tensor import Tensor
 
-__all__ = ["is_leaf", "flatten", "to_arrays", "to_tensors", "inner", "tensor_device", "spec_repr"]
+__all__ = ["is_leaf", "flatten", "to_arrays", "to_tensors", "inner", "in_transform", "eager_autograd", "tensor_device", "spec_repr"]
 
 
 def is_leaf(x):
@@ -48,6 +51,20 @@ _ITEM = ("{t}: It looks like you're calling .item() on a Tensor. We don't suppor
          "inside PyTorch internals, please file a bug report.")
 
 
+_local = threading.local()
+
+
+def in_transform() -> bool:
+    """True while this thread runs a user function inside a torchlike.func transform."""
+    return getattr(_local, "depth", 0) > 0
+
+
+def eager_autograd() -> bool:
+    """True where a transform's result should join eager autograd: grad mode on, and neither a
+    torchlike.compile trace nor another transform is running in this thread."""
+    return _grad_mode.is_grad_enabled() and _trace.current() is None and not in_transform()
+
+
 class inner:
     """Context for calling the user's function inside a JAX transform named ``what`` ('vmap', 'grad', ...).
 
@@ -60,11 +77,13 @@ class inner:
         self.what = what
 
     def __enter__(self):
+        _local.depth = getattr(_local, "depth", 0) + 1
         self.tr = _trace.current()
         self.n = len(self.tr.created) if self.tr is not None else 0
         return self
 
     def __exit__(self, et, e, tb):
+        _local.depth -= 1
         if self.tr is not None:
             del self.tr.created[self.n:]
         if et is None:
