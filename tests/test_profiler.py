@@ -127,3 +127,37 @@ def test_backward_nodes_are_events_like_torch():
     ours = run(torchlike)
     assert {"aten::linear", "aten::sum", "AddmmBackward0", "SumBackward0",
             "autograd::engine::evaluate_function: AddmmBackward0"} <= ours <= run(torch)
+
+
+def _memory_program(T, x):
+    x = T.ones(100, 100)
+    with T.profiler.record_function("blk"):
+        y = (x @ x).relu()   # the matmul's result is released inside the range
+        y.sum()
+    return y
+
+
+def test_profile_memory_figures_match_torch():
+    res = []
+    for T in (torch, torchlike):
+        with T.profiler.profile(activities=[T.profiler.ProfilerActivity.CPU], profile_memory=True) as prof:
+            _memory_program(T, None)
+        avg = {e.key: e for e in prof.key_averages()}
+        res.append(avg)
+        table = prof.key_averages().table(sort_by="self_cpu_memory_usage", row_limit=20)
+        head = [c.strip() for c in table.splitlines()[1].split("  ") if c.strip()]
+        assert head[-3:] == ["CPU Mem", "Self CPU Mem", "# of Calls"]
+        assert "39.06 KB" in table
+    theirs, ours = res
+    for key in ("blk", "aten::sum"):
+        assert ours[key].cpu_memory_usage == theirs[key].cpu_memory_usage, key
+    # the range's own figure is what was freed in it: the matmul's 40,000-byte result and the unused sum
+    assert ours["blk"].self_cpu_memory_usage == theirs["blk"].self_cpu_memory_usage == -40004
+
+
+def test_profile_memory_off_has_no_memory_columns():
+    for T in (torch, torchlike):
+        with T.profiler.profile(activities=[T.profiler.ProfilerActivity.CPU]) as prof:
+            T.ones(3).mul(2)
+        assert "CPU Mem" not in prof.key_averages().table()
+        assert all(e.cpu_memory_usage == 0 for e in prof.key_averages())

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+import weakref
 
 __all__ = ["Collector", "start", "stop", "active", "timed_op", "begin_range", "end_range", "aten_name"]
 
@@ -19,17 +20,24 @@ _in_op = threading.local()
 
 
 class Collector:
-    """Raw events: [name, start_ns, end_ns, input_shapes, thread id, depth]; children subtract from self time."""
+    """Raw events: [name, start_ns, end_ns, input_shapes, thread id, depth, children's time, self bytes,
+    children's bytes]; children subtract from self time and add to total memory.
 
-    def __init__(self, record_shapes=False):
+    With ``profile_memory``, an op's new (non-view, non-in-place) output tensors count as allocated by it,
+    and each such tensor's release counts as freed (negative bytes) by the event open when it dies, or as a
+    top-level ``[memory]`` event, as torch's CPU memory profiler reports.
+    """
+
+    def __init__(self, record_shapes=False, profile_memory=False):
         self.record_shapes = record_shapes
+        self.profile_memory = profile_memory
         self.events = []
         self.stack = []
         self.origin_ns = time.perf_counter_ns()
 
     def open(self, name, shapes=()):
         ev = [name, time.perf_counter_ns(), None, list(shapes) if self.record_shapes else [],
-              threading.get_ident(), len(self.stack), 0]   # last: time spent in children
+              threading.get_ident(), len(self.stack), 0, 0, 0]
         self.stack.append(ev)
         return ev
 
@@ -41,16 +49,38 @@ class Collector:
             self.stack.remove(ev)
         if self.stack:
             self.stack[-1][6] += ev[2] - ev[1]
+            self.stack[-1][8] += ev[7] + ev[8]
         self.events.append(ev)
 
+    def allocated(self, ev, out, args):
+        """Count ``out``'s new tensors as allocated by op event ``ev`` and watch for their release."""
+        for t in (out if isinstance(out, (tuple, list)) else (out,)):
+            if getattr(t, "_vbase", True) is not None or any(t is a for a in args):
+                continue  # not a Tensor, a view, or an in-place op's own input: nothing new
+            try:
+                n = t.nbytes
+                weakref.finalize(t, self.freed, n)
+            except Exception:  # a tensor without storage (meta) or one that cannot be watched
+                continue
+            ev[7] += n
 
-def start(record_shapes=False):
+    def freed(self, n):
+        if _active is not self:
+            return
+        if self.stack:
+            self.stack[-1][7] -= n
+        else:
+            now = time.perf_counter_ns()
+            self.events.append(["[memory]", now, now, [], threading.get_ident(), 0, 0, -n, 0])
+
+
+def start(record_shapes=False, profile_memory=False):
     """Begin collecting into a new Collector (one profiler at a time, as torch)."""
     global _COLLECTING, _active
     with _lock:
         if _active is not None:
             raise RuntimeError("Profiler is already enabled on this thread")
-        _active = Collector(record_shapes)
+        _active = Collector(record_shapes, profile_memory)
         _COLLECTING = True
         return _active
 
@@ -96,6 +126,8 @@ def timed_op(run, f, args, name):
     try:
         out = run()
         _block(out)
+        if c.profile_memory:
+            c.allocated(ev, out, args)
         return out
     finally:
         _in_op.on = False

@@ -98,7 +98,7 @@ class profile:
     def __init__(self, enabled=True, *, use_cuda=False, use_device=None, record_shapes=False, with_flops=False,
                  profile_memory=False, with_stack=False, with_modules=False, use_kineto=False, use_cpu=True,
                  experimental_config=None, acc_events=False, custom_trace_id_callback=None):
-        self.enabled, self.record_shapes = enabled, record_shapes
+        self.enabled, self.record_shapes, self.profile_memory = enabled, record_shapes, profile_memory
         self.function_events = None
         self.entered = False
 
@@ -108,7 +108,7 @@ class profile:
         if self.entered:
             raise RuntimeError("Profiler context manager is not reentrant")
         self.entered = True
-        _state.start(self.record_shapes)
+        _state.start(self.record_shapes, self.profile_memory)
         return self
 
     def __exit__(self, *exc):

@@ -63,13 +63,15 @@ class FunctionEvent(FormattedTimesMixin):
     """One recorded range: an op (``aten::mul``) or a ``record_function`` label; times in microseconds."""
 
     def __init__(self, id, name, thread, start_us, end_us, input_shapes=None, self_cpu_time_total=None,
-                 depth=0):
+                 depth=0, cpu_memory_usage=0, self_cpu_memory_usage=0):
         self.id, self.name, self.thread = id, name, thread
         self.time_range = Interval(start_us, end_us)
         self.input_shapes = input_shapes if input_shapes is not None else []
         self.cpu_time_total = end_us - start_us
         self.self_cpu_time_total = self.cpu_time_total if self_cpu_time_total is None else self_cpu_time_total
         self.device_time_total = self.self_device_time_total = 0.0
+        self.cpu_memory_usage, self.self_cpu_memory_usage = cpu_memory_usage, self_cpu_memory_usage
+        self.device_memory_usage = self.self_device_memory_usage = 0
         self.count, self.depth = 1, depth
         self.key = name
         self.cpu_children, self.cpu_parent = [], None
@@ -87,6 +89,8 @@ class FunctionEventAvg(FormattedTimesMixin):
         self.key, self.count, self.input_shapes = None, 0, None
         self.cpu_time_total = self.self_cpu_time_total = 0.0
         self.device_time_total = self.self_device_time_total = 0.0
+        self.cpu_memory_usage = self.self_cpu_memory_usage = 0
+        self.device_memory_usage = self.self_device_memory_usage = 0
         self.node_id, self.is_legacy, self.is_remote = 0, False, False
 
     def add(self, other):
@@ -95,6 +99,8 @@ class FunctionEventAvg(FormattedTimesMixin):
         self.count += other.count
         self.cpu_time_total += other.cpu_time_total
         self.self_cpu_time_total += other.self_cpu_time_total
+        self.cpu_memory_usage += other.cpu_memory_usage
+        self.self_cpu_memory_usage += other.self_cpu_memory_usage
         return self
 
     def __iadd__(self, other):
@@ -106,7 +112,17 @@ class FunctionEventAvg(FormattedTimesMixin):
 
 
 _SORT_KEYS = {"cpu_time", "cpu_time_total", "self_cpu_time_total", "count", "device_time", "device_time_total",
-              "self_device_time_total", "cuda_time", "cuda_time_total", "self_cuda_time_total"}
+              "self_device_time_total", "cuda_time", "cuda_time_total", "self_cuda_time_total",
+              "cpu_memory_usage", "self_cpu_memory_usage", "device_memory_usage", "self_device_memory_usage",
+              "cuda_memory_usage", "self_cuda_memory_usage"}
+
+
+def _fmt_memory(n):
+    """torch's table format: B below a KB, then KB/MB/GB with two decimals."""
+    for unit, size in (("GB", 1024 ** 3), ("MB", 1024 ** 2), ("KB", 1024)):
+        if abs(n) >= size:
+            return f"{n / size:.2f} {unit}"
+    return f"{n} B"
 
 
 class EventList(list):
@@ -153,7 +169,10 @@ class EventList(list):
         total = self.self_cpu_time_total or 1.0
         name_w = max([len("Name")] + [len(str(e.key)) for e in rows])
         name_w = min(name_w, max_name_column_width) + 2
-        cols = ["Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg", "# of Calls"]
+        mem = any(getattr(e, "cpu_memory_usage", 0) > 0 for e in self)
+        cols = ["Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"]
+        cols += ["CPU Mem", "Self CPU Mem"] if mem else []
+        cols.append("# of Calls")
         widths = [name_w] + [12] * len(cols)
         shape_w = 0
         if shapes:
@@ -168,7 +187,10 @@ class EventList(list):
         for e in rows:
             vals = [str(e.key)[:name_w - 2], f"{100 * e.self_cpu_time_total / total:.2f}%",
                     _fmt_time(e.self_cpu_time_total), f"{100 * e.cpu_time_total / total:.2f}%",
-                    _fmt_time(e.cpu_time_total), _fmt_time(e.cpu_time), str(e.count)]
+                    _fmt_time(e.cpu_time_total), _fmt_time(e.cpu_time)]
+            if mem:
+                vals += [_fmt_memory(e.cpu_memory_usage), _fmt_memory(e.self_cpu_memory_usage)]
+            vals.append(str(e.count))
             if shapes:
                 vals.append(str(e.input_shapes)[:shape_w - 2])
             out.append("".join(f"{v:>{w}}  " for v, w in zip(vals, widths)))
@@ -192,9 +214,9 @@ def events_from(collector):
     raw = sorted(collector.events, key=lambda ev: ev[1])
     base = collector.origin_ns
     out = EventList()
-    for i, (name, t0, t1, shapes, tid, depth, child_ns) in enumerate(raw):
+    for i, (name, t0, t1, shapes, tid, depth, child_ns, mem, child_mem) in enumerate(raw):
         out.append(FunctionEvent(i, name, tid, (t0 - base) / 1e3, (t1 - base) / 1e3, shapes,
-                                 (t1 - t0 - child_ns) / 1e3, depth))
+                                 (t1 - t0 - child_ns) / 1e3, depth, mem + child_mem, mem))
     return out
 
 

@@ -115,12 +115,13 @@ class _KinetoProfile:
                  acc_events=False, custom_trace_id_callback=None):
         self.activities = set(activities) if activities else supported_activities()
         self.record_shapes = record_shapes
+        self.profile_memory = profile_memory
         self._events = None
         self._recording = False
 
     def start_trace(self):
         if not self._recording:
-            _state.start(self.record_shapes)
+            _state.start(self.record_shapes, self.profile_memory)
             self._recording = True
 
     def stop_trace(self):
@@ -169,7 +170,7 @@ class profile(_KinetoProfile):
                  profile_memory=False, with_stack=False, with_flops=False, with_modules=False,
                  experimental_config=None, execution_trace_observer=None, acc_events=False, use_cuda=None,
                  custom_trace_id_callback=None):
-        super().__init__(activities=activities, record_shapes=record_shapes)
+        super().__init__(activities=activities, record_shapes=record_shapes, profile_memory=profile_memory)
         self.schedule = schedule or _always_record
         self.record_steps = schedule is not None   # ProfilerStep#N ranges only with a schedule (as torch)
         self.on_trace_ready = on_trace_ready
