@@ -46,8 +46,9 @@ def _fma64(a, b, c):
 
 
 def _fma32(a, b, c):
-    """Single-precision fused multiply-add (the float32 product is exact in float64)."""
-    return (np.asarray(a, _F64) * np.asarray(b, _F64) + np.asarray(c, _F64)).astype(_F32)
+    """Single-precision fused multiply-add (the float32 product is exact in float64): three ufunc calls, as
+    small draws are bound by numpy's per-call cost."""
+    return np.add(np.multiply(a, b, dtype=_F64), c, dtype=_F64).astype(_F32)
 
 
 def unit24(w):
