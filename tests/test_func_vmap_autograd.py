@@ -102,3 +102,35 @@ def test_per_sample_grad_inside_vmap_is_unchanged():
         res.append(lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0, 0))(params, xx, tt))
     for k in res[0]:
         assert_same(res[1][k], res[0][k])
+
+
+def test_maml_outer_backward_through_grad():
+    """grad(inner_loss) of fast weights, then an outer loss's backward reaches the meta-parameters."""
+    x, y = torch.randn(8, 3), torch.randn(8, 1)
+    w0 = torch.randn(3, 1)
+    res = []
+    for lib, xx, yy, w in ((torch, x, y, w0.clone()), (torchlike, to_tl(x), to_tl(y), to_tl(w0))):
+        w.requires_grad_()
+
+        def inner_loss(p, a, b):
+            return ((a @ p - b) ** 2).mean()
+        g = lib.func.grad(inner_loss)(w, xx, yy)
+        fast = w - 0.1 * g
+        outer = ((xx @ fast - yy) ** 2).mean()
+        outer.backward()
+        res.append((g, outer, w.grad))
+    for ours, theirs in zip(res[1], res[0]):
+        assert_same(ours, theirs)
+
+
+def test_jacrev_and_jvp_results_join_eager_autograd():
+    x0 = torch.randn(3)
+    res = []
+    for lib, x in ((torch, x0.clone()), (torchlike, to_tl(x0))):
+        x.requires_grad_()
+        j = lib.func.jacrev(lambda a: a.sin() * a)(x)
+        _, t = lib.func.jvp(lambda a: a.exp(), (x,), (lib.ones(3),))
+        (j.sum() + t.sum()).backward()
+        res.append((j, t, x.grad))
+    for ours, theirs in zip(res[1], res[0]):
+        assert_same(ours, theirs)

@@ -14,6 +14,7 @@ import jax
 
 from ..tensor import Tensor
 from ._common import flatten, inner, tensor_device, to_arrays, to_tensors
+from ._eager import mark, through
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
 
@@ -83,7 +84,9 @@ def _substitute(func, args, kwargs, nums, dev, what):
         for a, d in zip(nums, diff):
             new[a] = to_tensors(d, dev)
         with inner(what):
-            return func(*new, **kwargs)
+            out = func(*new, **kwargs)
+        mark(out)
+        return out
     return pure
 
 
@@ -97,6 +100,9 @@ def grad_and_value(func, argnums=0, has_aux=False):
     """
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        return through(("grad_and_value", repr(argnums), has_aux), func, run, args, kwargs)
+
+    def run(*args, **kwargs):
         nums = _argnums(args, argnums)
         diff = [args[a] for a in nums]
         _check_inputs(diff)
@@ -195,6 +201,10 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     >>> jvp(torchlike.sin, (torchlike.tensor([0.]),), (torchlike.tensor([2.]),))
     (tensor([0.]), tensor([2.]))
     """
+    return through(("jvp", strict, has_aux), func, _jvp, (func, primals, tangents), {"has_aux": has_aux})
+
+
+def _jvp(func, primals, tangents, *, has_aux=False):
     what = "jvp(f, primals, tangents)"
     primals = _check_tuple(primals, what, "primals")
     tangents = _check_tuple(tangents, what, "tangents")
@@ -247,6 +257,9 @@ def _jac(jax_jac, name):
     def transform(func, argnums=0, *, has_aux=False, **_ignored):
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
+            return through((name, repr(argnums), has_aux), func, run, args, kwargs)
+
+        def run(*args, **kwargs):
             nums = _argnums(args, argnums)
             diff = [args[a] for a in nums]
             _check_inputs(diff, need_float=False)

@@ -6,7 +6,6 @@ Tensors wrapping JAX batch tracers (per-example shapes), so every torchlike op i
 """
 from __future__ import annotations
 
-import collections
 import functools
 
 import jax
@@ -14,7 +13,8 @@ import jax.numpy as jnp
 
 from .. import _random
 from ..tensor import Tensor
-from ._common import eager_autograd, flatten, inner, spec_repr
+from ._common import flatten, inner, spec_repr
+from ._eager import mark, through
 
 __all__ = ["vmap"]
 
@@ -41,56 +41,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
-        side = {}
-        out = _call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs, side)
-        if side.get("grad") and eager_autograd():
-            return _differentiable(func, in_dims, out_dims, randomness, chunk_size)(*args, **kwargs)
-        return out
+        def run(*a, **k):
+            return _call(func, in_dims, out_dims, randomness, chunk_size, a, k)
+        return through(("vmap", repr(in_dims), repr(out_dims), randomness, chunk_size), func, run, args, kwargs)
     return wrapped
-
-
-# Eager autograd through vmap: when the vmapped function read a tensor that requires grad (an input or a
-# parameter it closes over), the same call is re-run as a torchlike.compile'd function, whose forward and
-# backward are one recorded autograd node (see compile/_aot.py). Compiled wrappers are kept per function
-# (bound methods by owner and function; closures by code and cell contents), least recently used first out.
-_DIFF_CACHE = collections.OrderedDict()
-_DIFF_CACHE_SIZE = 16
-
-
-def _func_key(func):
-    owner = getattr(func, "__self__", None)
-    if owner is not None and hasattr(func, "__func__"):
-        return ("method", id(owner), func.__func__)
-    code = getattr(func, "__code__", None)
-    if code is not None:
-        cells = tuple(id(c.cell_contents) for c in (func.__closure__ or ()) if _cell_filled(c))
-        return ("code", code, cells, id(getattr(func, "__globals__", None)))
-    return ("object", id(func))
-
-
-def _cell_filled(cell):
-    try:
-        cell.cell_contents
-    except ValueError:
-        return False
-    return True
-
-
-def _differentiable(func, in_dims, out_dims, randomness, chunk_size):
-    from ..compile import compile  # lazy: compile (layer 5) is built on the transforms' layer
-    key = (_func_key(func), repr(in_dims), repr(out_dims), randomness, chunk_size)
-    hit = _DIFF_CACHE.get(key)
-    if hit is not None:
-        _DIFF_CACHE.move_to_end(key)
-        return hit[1]
-
-    def run(*args, **kwargs):
-        return _call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs, {})
-    compiled = compile(run)
-    _DIFF_CACHE[key] = (func, compiled)  # func kept alive so the ids in its key stay its own
-    while len(_DIFF_CACHE) > _DIFF_CACHE_SIZE:
-        _DIFF_CACHE.popitem(last=False)
-    return compiled
 
 
 def _name(func):
@@ -170,12 +124,8 @@ def _batched_by(x, tracers):
     return any(getattr(t, "_trace", None) is tr for t in tracers)
 
 
-def _call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs, info):
-    """Run ``func`` under jax.vmap; ``info['grad']`` is set when a result depends on a tensor that
-    requires grad (then eager autograd needs the differentiable route)."""
+def _call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
     leaves, treedef, dims, size = _in_dims(func, in_dims, args)
-    if any(isinstance(t, Tensor) and t.requires_grad for t in leaves):
-        info["grad"] = True
     idx = [i for i, d in enumerate(dims) if d is not None]
     dev = leaves[idx[0]]._dev
     arrays = [leaves[i]._value for i in idx]
@@ -201,9 +151,8 @@ def _call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs, info):
             _random.vmap_modes.pop()
             if key is not None:
                 gen._state._x = saved_key
+        mark(out)
         oleaves, otree = flatten(out)
-        if any(isinstance(o, Tensor) and o.requires_grad for o in oleaves):
-            info["grad"] = True
         odims = _out_dims(func, out_dims, out)
         ret = []
         for j, (o, d) in enumerate(zip(oleaves, odims)):
