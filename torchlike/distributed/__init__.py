@@ -20,6 +20,19 @@ from ._process_group import (Backend, GroupMember, ProcessGroup, Work, barrier, 
                              get_process_group_ranks, get_rank, get_world_size, group, init_process_group,
                              is_available, is_gloo_available, is_initialized, is_mpi_available, is_nccl_available,
                              is_torchelastic_launched, new_group)
+from ._debug import DebugLevel, breakpoint, get_debug_level, set_debug_level, set_debug_level_from_env
+from ._errors import DistBackendError, DistError, DistNetworkError, DistStoreError, QueueEmptyError
+from ._groups import (get_default_backend_for_device, get_node_local_rank, get_pg_count, is_backend_available,
+                      is_ucc_available, is_xccl_available, monitored_barrier, new_subgroups,
+                      new_subgroups_by_enumeration, supports_complex)
+from ._p2p_batch import P2POp, batch_isend_irecv, recv_object_list, send_object_list
+from .device_mesh import DeviceMesh, init_device_mesh
+from ..nn.parallel.distributed import GradBucket
+from datetime import timedelta
+import logging as _logging
+
+log = _logging.getLogger("torch.distributed")
+reduce_op = ReduceOp  # torch's deprecated alias of the reduction names
 
 __all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather", "all_gather_into_tensor",
            "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single", "barrier", "broadcast",
@@ -28,6 +41,11 @@ __all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_ga
            "get_world_size", "group", "init_process_group", "irecv", "is_available", "is_gloo_available",
            "is_initialized", "is_mpi_available", "is_nccl_available", "is_torchelastic_launched", "isend",
            "new_group", "recv", "reduce", "reduce_scatter", "reduce_scatter_tensor", "scatter",
-           "scatter_object_list", "send"]
+           "scatter_object_list", "send", "DebugLevel", "breakpoint", "get_debug_level", "set_debug_level",
+           "set_debug_level_from_env", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError",
+           "QueueEmptyError", "get_default_backend_for_device", "get_node_local_rank", "get_pg_count",
+           "is_backend_available", "is_ucc_available", "is_xccl_available", "monitored_barrier", "new_subgroups",
+           "new_subgroups_by_enumeration", "supports_complex", "P2POp", "batch_isend_irecv", "recv_object_list",
+           "send_object_list", "DeviceMesh", "init_device_mesh", "GradBucket", "timedelta", "log", "reduce_op"]
 
 __getattr__ = module_getattr("torch.distributed")
