@@ -1,0 +1,2 @@
+"""torch.distributed.elastic: the error-recording pieces torchrun scripts import
+(``torch.distributed.elastic.multiprocessing.errors.record``)."""
