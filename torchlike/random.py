@@ -9,6 +9,7 @@ True
 """
 from __future__ import annotations
 
-from ._random import Generator, fork_rng, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from ._random import (Generator, default_generator, fork_rng, get_rng_state, initial_seed, manual_seed, seed,
+                      set_rng_state)
 
-__all__ = ["Generator", "fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state"]
+__all__ = ["Generator", "default_generator", "fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state"]

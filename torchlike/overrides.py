@@ -1,0 +1,154 @@
+"""torch.overrides: the ``__torch_function__`` protocol helpers libraries call.
+
+torchlike's own ops do not dispatch ``__torch_function__`` (docs/differences.md); these helpers do what
+torch's do for code that checks and dispatches by itself (``if has_torch_function(args): return
+handle_torch_function(f, args, ...)``), and ``TorchFunctionMode`` is a context manager that intercepts nothing.
+
+>>> import torchlike
+>>> from torchlike.overrides import has_torch_function, is_tensor_like
+>>> has_torch_function((torchlike.ones(1),)), is_tensor_like(torchlike.ones(1)), is_tensor_like(3)
+(False, True, False)
+"""
+from __future__ import annotations
+
+import collections
+import contextlib
+import functools
+import types
+
+from .autograd.extras import handle_torch_function, has_torch_function, is_tensor_like
+from .tensor import Tensor
+
+__all__ = ["BaseTorchFunctionMode", "TorchFunctionMode", "enable_reentrant_dispatch", "get_default_nowrap_functions",
+           "get_ignored_functions", "get_overridable_functions", "get_testing_overrides", "handle_torch_function",
+           "has_torch_function", "has_torch_function_unary", "has_torch_function_variadic", "is_tensor_like",
+           "is_tensor_method_or_property", "resolve_name", "wrap_torch_function"]
+
+
+def has_torch_function_unary(a):
+    """``has_torch_function((a,))``."""
+    return has_torch_function((a,))
+
+
+def has_torch_function_variadic(*args):
+    """``has_torch_function(args)``."""
+    return has_torch_function(args)
+
+
+def is_tensor_method_or_property(func):
+    """True for functions found on ``torch.Tensor`` (methods and properties), not for ``torch.*`` functions."""
+    name = getattr(func, "__name__", None)
+    return isinstance(func, types.FunctionType) and name is not None and getattr(Tensor, name, None) is func \
+        or isinstance(func, property) and any(v is func for v in vars(Tensor).values()) \
+        or getattr(func, "__qualname__", "").startswith("Tensor.")
+
+
+def resolve_name(f):
+    """torch's dotted name of ``f`` (``torch.add``, ``torch.Tensor.add``), or None."""
+    if isinstance(f, property):
+        for k, v in vars(Tensor).items():
+            if v is f:
+                return f"torch.Tensor.{k}"
+        return None
+    qual = getattr(f, "__qualname__", None)
+    if qual and qual.startswith("Tensor."):
+        return f"torch.{qual}"
+    name = getattr(f, "__name__", None)
+    if name is None:
+        return None
+    if getattr(Tensor, name, None) is f:
+        return f"torch.Tensor.{name}"
+    import torchlike  # lazy: the facade imports this module
+    for prefix, ns in (("torch", torchlike), ("torch.nn.functional", torchlike.nn.functional),
+                       ("torch.linalg", torchlike.linalg), ("torch.fft", torchlike.fft),
+                       ("torch.special", torchlike.special)):
+        if getattr(ns, name, None) is f:
+            return f"{prefix}.{name}"
+    return None
+
+
+def get_ignored_functions():
+    """Public functions that cannot be overridden by ``__torch_function__`` (creation and global state)."""
+    import torchlike  # lazy: the facade imports this module
+    names = ("tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "arange", "linspace",
+             "logspace", "eye", "rand", "randn", "randint", "randperm", "manual_seed", "seed", "initial_seed",
+             "get_default_dtype", "set_default_dtype", "is_tensor", "is_storage", "no_grad", "enable_grad",
+             "set_grad_enabled", "is_grad_enabled", "compile", "load", "save")
+    return {getattr(torchlike, n) for n in names if hasattr(torchlike, n)}
+
+
+def get_default_nowrap_functions():
+    """Tensor attributes whose results torch never wraps in the subclass."""
+    return {Tensor._base.__get__ if hasattr(Tensor, "_base") else None, Tensor.grad.__get__} - {None}
+
+
+def get_overridable_functions():
+    """namespace -> the public functions of it that ``__torch_function__`` can override."""
+    import torchlike  # lazy: the facade imports this module
+    ignored = get_ignored_functions()
+    out = collections.defaultdict(list)
+    for ns in (torchlike, torchlike.nn.functional, torchlike.linalg, torchlike.fft, torchlike.special, Tensor):
+        for k in dir(ns):
+            if k.startswith("_"):
+                continue
+            v = getattr(ns, k, None)
+            if callable(v) and not isinstance(v, type) and v not in ignored:
+                out[ns].append(v)
+    return out
+
+
+def get_testing_overrides():
+    """Every overridable function -> a dummy with the same signature that returns -1."""
+    out = {}
+    for funcs in get_overridable_functions().values():
+        for f in funcs:
+            out[f] = lambda *args, **kwargs: -1
+    return out
+
+
+def wrap_torch_function(dispatcher):
+    """Decorator: ``func`` checks ``dispatcher(*args, **kwargs)``'s values for ``__torch_function__``."""
+    def inner(func):
+        @functools.wraps(func)
+        def wrapped(*args, **kwargs):
+            relevant = dispatcher(*args, **kwargs)
+            if has_torch_function(relevant):
+                return handle_torch_function(wrapped, relevant, *args, **kwargs)
+            return func(*args, **kwargs)
+        return wrapped
+    return inner
+
+
+class TorchFunctionMode:
+    """A ``__torch_function__`` mode. Entering it intercepts nothing in torchlike (no op dispatches
+    ``__torch_function__``); subclasses' ``__torch_function__`` can still be called directly."""
+    inner = None
+
+    def __init__(self):
+        pass
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        return False
+
+    @classmethod
+    def push(cls, *args, **kwargs):
+        return cls(*args, **kwargs)
+
+
+class BaseTorchFunctionMode(TorchFunctionMode):
+    """A mode whose ``__torch_function__`` calls the function unchanged."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+
+
+@contextlib.contextmanager
+def enable_reentrant_dispatch():
+    """Nothing to enable in torchlike (no dispatcher modes)."""
+    yield
