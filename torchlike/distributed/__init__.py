@@ -27,7 +27,6 @@ from ._groups import (get_default_backend_for_device, get_node_local_rank, get_p
                       new_subgroups_by_enumeration, supports_complex)
 from ._p2p_batch import P2POp, batch_isend_irecv, recv_object_list, send_object_list
 from .device_mesh import DeviceMesh, init_device_mesh
-from ..nn.parallel.distributed import GradBucket
 from datetime import timedelta
 import logging as _logging
 
@@ -48,4 +47,11 @@ __all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_ga
            "new_subgroups_by_enumeration", "supports_complex", "P2POp", "batch_isend_irecv", "recv_object_list",
            "send_object_list", "DeviceMesh", "init_device_mesh", "GradBucket", "timedelta", "log", "reduce_op"]
 
-__getattr__ = module_getattr("torch.distributed")
+_missing = module_getattr("torch.distributed")
+
+
+def __getattr__(name):
+    if name == "GradBucket":  # DDP's comm-hook bucket; nn (which imports this package) defines it
+        from ..nn.parallel.distributed import GradBucket  # lazy: nn.parallel imports torchlike.distributed
+        return GradBucket
+    return _missing(name)

@@ -1,0 +1,17 @@
+"""Importing torchlike loads every nn module family: the star-import loader only warns (ImportWarning, hidden by
+default) when a family fails, so an import cycle would silently drop classes such as BatchNorm1d."""
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_import_torchlike_warns_of_no_broken_family():
+    code = ("import torchlike, torch.nn as tnn\n"
+            "missing = [n for n in tnn.modules.__all__ if not hasattr(torchlike.nn, n)]\n"
+            "print(missing)\n")
+    r = subprocess.run([sys.executable, "-W", "error::ImportWarning", "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=ROOT), timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == "[]", r.stdout
