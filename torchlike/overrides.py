@@ -2,7 +2,8 @@
 
 torchlike's own ops do not dispatch ``__torch_function__`` (docs/differences.md); these helpers do what
 torch's do for code that checks and dispatches by itself (``if has_torch_function(args): return
-handle_torch_function(f, args, ...)``), and ``TorchFunctionMode`` is a context manager that intercepts nothing.
+handle_torch_function(f, args, ...)``); a ``TorchFunctionMode`` is entered and stacked as in torch but
+intercepts nothing.
 
 >>> import torchlike
 >>> from torchlike.overrides import has_torch_function, is_tensor_like
@@ -15,6 +16,7 @@ import collections
 import contextlib
 import functools
 import types
+import warnings
 
 from .autograd.extras import handle_torch_function, has_torch_function, is_tensor_like
 from .tensor import Tensor
@@ -119,9 +121,30 @@ def wrap_torch_function(dispatcher):
     return inner
 
 
+_MODE_STACK: list = []
+
+
+def _push_mode(mode):
+    _MODE_STACK.append(mode)
+
+
+def _pop_mode():
+    return _MODE_STACK.pop()
+
+
+def _get_current_function_mode():
+    """The innermost active mode, or None."""
+    return _MODE_STACK[-1] if _MODE_STACK else None
+
+
+def _get_current_function_mode_stack():
+    """The active modes, outermost first."""
+    return list(_MODE_STACK)
+
+
 class TorchFunctionMode:
-    """A ``__torch_function__`` mode. Entering it intercepts nothing in torchlike (no op dispatches
-    ``__torch_function__``); subclasses' ``__torch_function__`` can still be called directly."""
+    """A ``__torch_function__`` mode: entered and stacked as in torch, but torchlike's functions do not
+    route through it (no op dispatches ``__torch_function__``)."""
     inner = None
 
     def __init__(self):
@@ -131,13 +154,17 @@ class TorchFunctionMode:
         raise NotImplementedError
 
     def __enter__(self):
+        _push_mode(self)
         return self
 
     def __exit__(self, exc_type, exc_val, exc_tb):
+        _pop_mode()
         return False
 
     @classmethod
     def push(cls, *args, **kwargs):
+        warnings.warn("`Mode.push()` is no longer necessary and can be replaced with just `with Mode()`",
+                      stacklevel=2)
         return cls(*args, **kwargs)
 
 
