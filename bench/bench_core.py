@@ -194,7 +194,11 @@ def main():
     print(f"{'op (4x4 f32)':<14}{'torchlike us':>14}{'jnp us':>10}{'torch us':>10}{'tl/jnp':>9}{'tl/torch':>10}")
     for name, l, j, t in rows:
         print(f"{name:<14}{l:>14.2f}{j:>10.2f}{t:>10.2f}{l / j:>9.2f}{l / t:>10.2f}")
+    # torch on one thread for the small ops (none is big enough for a second one; on a loaded machine its idle
+    # OpenMP thread spins and made a 65x65 AdamW step 4.8 ms), two again for the MLP
+    torch.set_num_threads(1)
     small_ops(jnp, torch, tl)
+    torch.set_num_threads(2)
     if "--small" in sys.argv:  # only the per-op rows
         return
 
