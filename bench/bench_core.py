@@ -85,7 +85,7 @@ def small_ops(jnp, torch, tl):
         ("randint(9000, (32,))", lambda m: _randint(m, mods[m])),
         ("loss.item()", lambda m: loss[m].item()),
         ("x.tolist() (8 elems)", lambda m: idx[m].tolist()),
-    ]
+    ] + _model_cases(jnp, torch, tl, mods)
     print(f"\n{'small op':<24}{'torchlike us':>14}{'jnp us':>10}{'torch us':>10}{'tl/jnp':>9}{'tl/torch':>10}")
     for name, f in cases:
         r = {}
@@ -93,6 +93,65 @@ def small_ops(jnp, torch, tl):
             r[m] = timeit(lambda: _ready(f(m)), n=200, warmup=20)
         print(f"{name:<24}{r['tl']:>14.2f}{r['jnp']:>10.2f}{r['torch']:>10.2f}{r['tl'] / r['jnp']:>9.2f}"
               f"{r['tl'] / r['torch']:>10.2f}")
+
+
+def _model_cases(jnp, torch, tl, mods):
+    """The bigram example's model ops: Embedding forward, view + cross_entropy, AdamW step on a 65x65 table."""
+    import jax
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((65, 65)).astype(np.float32)
+    xb = rng.integers(0, 65, (32, 8))
+    yb = rng.integers(0, 65, (256,))
+    emb, xs, ys, opt = {}, {}, {}, {}
+    for m in ("tl", "torch"):
+        mod = mods[m]
+        emb[m] = mod.nn.Embedding(65, 65)
+        with mod.no_grad():
+            emb[m].weight.copy_(mod.tensor(w))
+        xs[m], ys[m] = mod.tensor(xb), mod.tensor(yb)
+        emb[m].weight.grad = mod.zeros(65, 65)
+        opt[m] = mod.optim.AdamW(emb[m].parameters(), lr=1e-3)
+    jw, jx, jy = jnp.asarray(w), jnp.asarray(xb), jnp.asarray(yb)
+    j_emb = jax.jit(lambda w, i: jnp.take(w, i, axis=0, mode="clip"))
+    j_ce = jax.jit(lambda lg, y: -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(lg.reshape(256, 65), axis=1),
+                                                              y[:, None], axis=1, mode="clip")))
+    lg = {"tl": emb["tl"](xs["tl"]), "torch": emb["torch"](xs["torch"]), "jnp": j_emb(jw, jx)}
+
+    def ce(m):
+        if m == "jnp":
+            return j_ce(lg[m], jy)
+        return mods[m].nn.functional.cross_entropy(lg[m].view(256, 65), ys[m])
+
+    def step(m):
+        if m == "jnp":  # an AdamW update of one 65x65 table as raw jnp (one jitted program)
+            return _j_adamw(jw)
+        opt[m].step()
+        return emb[m].weight
+    return [
+        ("Embedding forward", lambda m: j_emb(jw, jx) if m == "jnp" else emb[m](xs[m])),
+        ("view + cross_entropy", ce),
+        ("AdamW step (65x65)", step),
+    ]
+
+
+_ADAMW = []
+
+
+def _j_adamw(w):
+    import jax
+    import jax.numpy as jnp
+    if not _ADAMW:
+        def upd(p, g, m, v, t):
+            p = p * (1 - 1e-3 * 1e-2)
+            m = 0.9 * m + 0.1 * g
+            v = 0.999 * v + 0.001 * g * g
+            return p - 1e-3 * (m / (1 - 0.9 ** t)) / (jnp.sqrt(v / (1 - 0.999 ** t)) + 1e-8), m, v
+        _ADAMW.append(jax.jit(upd))
+        _ADAMW.append([w, jnp.zeros_like(w), jnp.zeros_like(w), 0])
+    st = _ADAMW[1]
+    st[3] += 1
+    st[0], st[1], st[2] = _ADAMW[0](st[0], st[0], st[1], st[2], float(st[3]))
+    return st[0]
 
 
 def _slice(d, i):
@@ -135,7 +194,11 @@ def main():
     print(f"{'op (4x4 f32)':<14}{'torchlike us':>14}{'jnp us':>10}{'torch us':>10}{'tl/jnp':>9}{'tl/torch':>10}")
     for name, l, j, t in rows:
         print(f"{name:<14}{l:>14.2f}{j:>10.2f}{t:>10.2f}{l / j:>9.2f}{l / t:>10.2f}")
+    # torch on one thread for the small ops (none is big enough for a second one; on a loaded machine its idle
+    # OpenMP thread spins and made a 65x65 AdamW step 4.8 ms), two again for the MLP
+    torch.set_num_threads(1)
     small_ops(jnp, torch, tl)
+    torch.set_num_threads(2)
     if "--small" in sys.argv:  # only the per-op rows
         return
 

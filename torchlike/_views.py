@@ -368,18 +368,26 @@ _HOST_STEPS = frozenset(("index", "reshape", "permute", "expand", "alias"))
 _host_src = [(None, None)]  # (root array, its numpy copy): one entry (one tuple: safe across threads)
 
 
+def _host_copy(src):
+    c = _host_src[0]
+    if c[0] is not src:
+        c = _host_src[0] = (src, np.asarray(src))
+    return c[1]
+
+
 def host_read(src, chain):
     """The view ``chain`` of the root array ``src`` read on the host from one cached copy of a small root
     (``int(i)`` for each ``i`` of a tensor costs one transfer, not one per element); None if not cheap."""
-    if src.size > 65536 or any(step[0] not in _HOST_STEPS for step in chain):
+    if src.size > 65536:
         return None
-    if type(src) is np.ndarray:
-        x = src
-    else:
-        c = _host_src[0]
-        if c[0] is not src:
-            c = _host_src[0] = (src, np.asarray(src))
-        x = c[1]
+    if len(chain) == 1 and chain[0][0] == "index":  # the row of an iteration (``for i in ix``)
+        idx = chain[0][1]
+        if len(idx) == 1 and type(idx[0]) is int:
+            x = src if type(src) is np.ndarray else _host_copy(src)
+            return np.asarray(x[idx[0]])
+    if any(step[0] not in _HOST_STEPS for step in chain):
+        return None
+    x = src if type(src) is np.ndarray else _host_copy(src)
     for step in chain:
         x = read(x, step, np)
     return np.asarray(x)

@@ -20,8 +20,10 @@ from ..._errors import check_alloc
 __all__ = ["embedding", "one_hot"]
 
 
-def _embedding(w, idx, padding_idx, scale_by_freq):
-    out = jnp.take(w, idx, axis=0)
+def _embedding(w, idx, padding_idx, scale_by_freq, checked=False):
+    # indices range-checked on the host (eager CPU): a plain clamped gather, ~5x faster on XLA's CPU than
+    # the out-of-bounds-filling one (the same rows, every index being in range)
+    out = jnp.take(w, idx, axis=0, mode="clip" if checked else None)
     if scale_by_freq:
         # gradient of each row divided by how often its index occurs in the batch (torch)
         counts = jnp.zeros((w.shape[0],), w.dtype).at[idx.reshape(-1)].add(1)
@@ -45,6 +47,7 @@ def _renorm_rows(w, idx, max_norm, norm_type):
 
 
 def _check_index(input, num):
+    """torch's index checks; True when the values were range-checked on the host."""
     if input.dtype not in (_dtype.int64, _dtype.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
@@ -52,6 +55,8 @@ def _check_index(input, num):
         a = _views.host_values(input)
         if a.min() < 0 or a.max() >= num:
             raise IndexError("index out of range in self")
+        return True
+    return False
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
@@ -78,7 +83,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             padding_idx = n + padding_idx
     else:
         padding_idx = -1
-    _check_index(input, n)
+    checked = _check_index(input, n)
     if max_norm is not None:
         # torch renormalises the referenced rows of weight in place, outside autograd
         with grad_mode.no_grad():
@@ -86,9 +91,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             new = dispatch(_renorm_rows, (weight, idx, float(max_norm)), (("norm_type", float(norm_type)),),
                            diff=False)
             weight._set_value(new._value)
-    return dispatch(_embedding, (weight, input), (("padding_idx", int(padding_idx)),
-                                                  ("scale_by_freq", bool(scale_grad_by_freq))),
-                    name="EmbeddingBackward0", saves=False)
+    statics = (("padding_idx", int(padding_idx)), ("scale_by_freq", bool(scale_grad_by_freq)))
+    if checked:
+        statics += (("checked", True),)
+    return dispatch(_embedding, (weight, input), statics, name="EmbeddingBackward0", saves=False)
 
 
 def _one_hot(t, num_classes):

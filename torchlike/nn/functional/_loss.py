@@ -262,12 +262,14 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 # ---- NLL / cross entropy ------------------------------------------------------------------------
-def _class_nll(logp, t, w, ignore_index, label_smoothing, reduction, cdim):
-    """NLL of integer targets ``t`` under log-probabilities ``logp`` (class dim ``cdim``)."""
+def _class_nll(logp, t, w, ignore_index, label_smoothing, reduction, cdim, checked=False):
+    """NLL of integer targets ``t`` under log-probabilities ``logp`` (class dim ``cdim``); ``checked``: the
+    targets were range-checked on the host, so a clamped gather (~7x faster on XLA's CPU) picks the same."""
     C = logp.shape[cdim]
     valid = t != ignore_index
     tc = jnp.where(valid, t, 0)
-    picked = jnp.take_along_axis(logp, jnp.expand_dims(tc, cdim), axis=cdim).squeeze(cdim)
+    mode = "clip" if checked else None
+    picked = jnp.take_along_axis(logp, jnp.expand_dims(tc, cdim), axis=cdim, mode=mode).squeeze(cdim)
     if w is not None:
         wt = jnp.where(valid, w[tc], 0).astype(logp.dtype)
     else:
@@ -295,15 +297,15 @@ def _class_nll(logp, t, w, ignore_index, label_smoothing, reduction, cdim):
     return (1 - eps) * nll_r + smooth_r * (eps / C)
 
 
-def _nll(x, t, w, ignore_index, reduction, cdim):
+def _nll(x, t, w, ignore_index, reduction, cdim, checked=False):
     xd = _up(x)
-    return _class_nll(xd, t, w, ignore_index, None, reduction, cdim).astype(x.dtype)
+    return _class_nll(xd, t, w, ignore_index, None, reduction, cdim, checked).astype(x.dtype)
 
 
-def _ce_index(x, t, w, ignore_index, label_smoothing, reduction, cdim, smoothing):
+def _ce_index(x, t, w, ignore_index, label_smoothing, reduction, cdim, smoothing, checked=False):
     logp = jax.nn.log_softmax(_up(x), axis=cdim)
     return _class_nll(logp, t, w, ignore_index, label_smoothing if smoothing else None, reduction,
-                      cdim).astype(x.dtype)
+                      cdim, checked).astype(x.dtype)
 
 
 def _ce_probs(x, t, w, label_smoothing, reduction, cdim):
@@ -327,6 +329,7 @@ def _ce_probs(x, t, w, label_smoothing, reduction, cdim):
 
 
 def _check_targets(input, target, weight, cdim, ignore_index):
+    """torch's checks of the targets; True when their values were range-checked on the host."""
     # torch's order: nll_loss_nd's rank/batch checks, the kernel's shape checks, then the target dtype
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
@@ -350,11 +353,13 @@ def _check_targets(input, target, weight, cdim, ignore_index):
         raise RuntimeError(f"expected scalar type {_dtype._CAP[input.dtype.name]} but found "
                            f"{_dtype._CAP[weight.dtype.name]}")
     if target.device.type != "cuda":  # CUDA asserts asynchronously instead
-        check_class_range(target, C, ignore_index)
+        return check_class_range(target, C, ignore_index)
+    return False
 
 
 def check_class_range(target, num_classes, ignore_index):
-    """torch's CPU kernels raise on out-of-range class indices (not checkable while tracing)."""
+    """torch's CPU kernels raise on out-of-range class indices (not checkable while tracing); True when
+    the values were checked."""
     if target.numel() and not isinstance(target._value, jax.core.Tracer):
         t = _views.host_values(target)
         bad = (t != ignore_index) & ((t < 0) | (t >= num_classes))
@@ -362,6 +367,8 @@ def check_class_range(target, num_classes, ignore_index):
             t = np.asarray(target._value)  # the first bad target in the view's own order
             bad = (t != ignore_index) & ((t < 0) | (t >= num_classes))
             raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+        return True
+    return False
 
 
 @_amp.fp32
@@ -369,9 +376,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """Negative log-likelihood of class indices; input holds log-probabilities (N, C, ...)."""
     reduction = _red(reduction, size_average, reduce)
     cdim = 1 if input.ndim > 1 else 0
-    _check_targets(input, target, weight, cdim, ignore_index)
-    return dispatch(_nll, (input, target, weight, ignore_index), (("reduction", reduction), ("cdim", cdim)),
-                    name="NllLossBackward0")
+    checked = _check_targets(input, target, weight, cdim, ignore_index)
+    statics = (("reduction", reduction), ("cdim", cdim)) + ((("checked", True),) if checked else ())
+    return dispatch(_nll, (input, target, weight, ignore_index), statics, name="NllLossBackward0")
 
 
 @_amp.fp32
@@ -399,9 +406,11 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if target.dtype.is_floating_point and tuple(target.shape) == tuple(input.shape):
         return dispatch(_ce_probs, (input, target, weight, label_smoothing),
                         (("reduction", reduction), ("cdim", cdim)), name="SumBackward1")
-    _check_targets(input, target, weight, cdim, ignore_index)
-    return dispatch(_ce_index, (input, target, weight, ignore_index, label_smoothing),
-                    (("reduction", reduction), ("cdim", cdim), ("smoothing", label_smoothing > 0)),
+    checked = _check_targets(input, target, weight, cdim, ignore_index)
+    statics = (("reduction", reduction), ("cdim", cdim), ("smoothing", label_smoothing > 0))
+    if checked:
+        statics += (("checked", True),)
+    return dispatch(_ce_index, (input, target, weight, ignore_index, label_smoothing), statics,
                     name="NllLossBackward0")
 
 
