@@ -16,6 +16,7 @@ DispatchKeySet(AutocastCPU, AutocastCUDA)
 from __future__ import annotations
 
 import enum
+import types
 
 from ._missing import module_getattr
 
@@ -23,7 +24,7 @@ __all__ = ["DispatchKey", "DispatchKeySet", "DisableTorchFunction", "DisableTorc
            "_ExcludeDispatchKeyGuard", "_IncludeDispatchKeyGuard", "_get_tracing_state", "_log_api_usage_once",
            "_log_api_usage_metadata",
            "_dispatch_has_kernel_for_dispatch_key", "_TensorMeta", "PyTorchFileReader",
-           "ScriptModule", "ScriptFunction"]
+           "ScriptModule", "ScriptFunction", "_nn"]
 
 # torch's DispatchKey values (torch 2.13), in torch's order; the library-facing subset
 _KEYS = {"Undefined": 0, "BackendSelect": 11, "Python": 13, "Functionalize": 15, "Conjugate": 16, "Negative": 17,
@@ -208,5 +209,18 @@ class ScriptFunction(ScriptModule):
 
 
 ScriptModule.__module__ = ScriptFunction.__module__ = "torch"
+
+
+def _parse_to(*args, **kwargs):
+    """``torch._C._nn._parse_to``: ``(device, dtype, non_blocking, memory_format)`` of a ``to()`` call."""
+    from ._to_args import parse_to  # lazy: the parser needs the Tensor class, defined after _C loads
+    from .tensor import Tensor  # lazy: as above
+    device, dtype, non_blocking, _copy, memory_format = parse_to(Tensor, args, kwargs)
+    return device, dtype, non_blocking, memory_format
+
+
+_nn = types.ModuleType("torch._C._nn", "torch's compiled nn helpers (the Python-visible subset)")
+_nn._parse_to = _parse_to
+_nn.__getattr__ = module_getattr("torch._C._nn")
 
 __getattr__ = module_getattr("torch._C")
