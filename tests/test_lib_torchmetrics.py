@@ -3,7 +3,7 @@
 tests/programs/lib_torchmetrics_metrics.py runs once with real torch and once under ``python -m torchlike run``:
 class metrics (Accuracy, F1Score, AUROC, AveragePrecision, regression metrics) through update/forward/compute/
 reset, a MetricCollection, and the functional metrics; every printed value must match. Runs only where
-torchmetrics is installed (it is not in the ``test`` extra: see docs/differences.md).
+torchmetrics is installed (the ``test`` extra pins it).
 """
 import os
 import subprocess
