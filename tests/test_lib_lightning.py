@@ -132,3 +132,34 @@ def test_optimized_module_path_matches_torch():
     from torchlike._dynamo import OptimizedModule
     assert OptimizedModule.__module__ == torch._dynamo.OptimizedModule.__module__ == "torch._dynamo.eval_frame"
     assert isinstance(torchlike.compile(torchlike.nn.Linear(2, 2)), OptimizedModule)
+
+
+def test_deterministic_debug_mode_matches_torch():
+    before = (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled())
+    try:
+        for mode in ("warn", "error", "default", 1, 2, 0):
+            got = []
+            for lib in (torch, torchlike):
+                lib.set_deterministic_debug_mode(mode)
+                got.append((lib.get_deterministic_debug_mode(), lib.is_deterministic_algorithms_warn_only_enabled(),
+                            lib.are_deterministic_algorithms_enabled()))
+            assert got[0] == got[1], mode
+        for bad, exc in (("x", RuntimeError), (3, RuntimeError), (1.5, TypeError)):
+            with pytest.raises(exc) as ref:
+                torch.set_deterministic_debug_mode(bad)
+            with pytest.raises(exc) as ours:
+                torchlike.set_deterministic_debug_mode(bad)
+            assert str(ours.value) == str(ref.value)
+    finally:
+        torch.use_deterministic_algorithms(before[0], warn_only=before[1])
+        torchlike.use_deterministic_algorithms(False)
+
+
+def test_distributed_backend_tables_match_torch():
+    # torch's tables grow as backends register (importing torch's fake process group adds "hpu": "fake"):
+    # torchlike's are torch's built-in entries
+    ours, ref = torchlike.distributed.Backend, torch.distributed.Backend
+    assert ours.default_device_backend_map.items() <= ref.default_device_backend_map.items()
+    assert {"cpu", "cuda"} <= ours.default_device_backend_map.keys()
+    assert ours.backend_list == ref.backend_list[:len(ours.backend_list)]
+    assert all(ref.backend_capability[k] == v for k, v in ours.backend_capability.items())
