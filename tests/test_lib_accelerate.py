@@ -46,11 +46,16 @@ def test_three_libraries_import_without_torch_installed(tmp_path):
         acc_metric = torchmetrics.Accuracy(task="binary")(torch.tensor([0.9, 0.2]), torch.tensor([1, 1]))
         print(is_torch_version(">=", "2.0"), str(acc.device), issubclass(pl.LightningModule, torch.nn.Module),
               acc_metric.item())
+        m = torchmetrics.SumMetric()   # a Metric's states are torchlike tensors; state_dict/clone/to work on them
+        m.persistent(True)
+        m.update(torch.tensor([1.0, 2.0, 4.0]))
+        c = m.clone().to("cpu")
+        print(isinstance(m.sum_value, torch.Tensor), m.compute().item(), c.compute().item(), sorted(m.state_dict()))
     """))
     out = subprocess.run([sys.executable, str(wrapper), str(probe)], capture_output=True, text=True, timeout=600,
                          env=_env(), cwd=str(tmp_path))
     assert out.returncode == 0, out.stderr[-4000:]
-    assert out.stdout.splitlines()[-1] == "True cpu True 0.5"
+    assert out.stdout.splitlines()[-2:] == ["True cpu True 0.5", "True 7.0 7.0 ['sum_value']"]
 
 
 def test_device_equals_only_devices_as_torch():
