@@ -30,6 +30,16 @@ def test_accelerate_program_matches_torch(tmp_path):
     same_printed_lines(expected, ours, rtol=1e-5)
     assert sum(line.startswith("epoch ") for line in ours) == 12
     assert "load_state restores True" in ours and ours[-1] == "done"
+    # what accelerate saved under torchlike, real torch loads (weights_only) and it equals torch's own run's
+    for name in ("optimizer.bin", "scheduler.bin"):
+        ref = torch.load(str(tmp_path / "torch" / "state" / name), weights_only=True)
+        got = torch.load(str(tmp_path / "torchlike" / "state" / name), weights_only=True)
+        assert got.keys() == ref.keys(), name
+        if name == "optimizer.bin":
+            assert got["param_groups"] == ref["param_groups"]
+            for i, st in ref["state"].items():
+                for k, v in st.items():
+                    torch.testing.assert_close(got["state"][i][k], v, rtol=1e-5, atol=1e-6)
 
 
 def test_three_libraries_import_without_torch_installed(tmp_path):

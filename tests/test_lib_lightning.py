@@ -27,6 +27,16 @@ def test_lightning_program_matches_torch(tmp_path):
     same_printed_lines(expected, ours, rtol=2e-5)
     assert sum(line.startswith("epoch ") for line in ours) == 6 + 6 + 6   # fit, resumed fit, early-stopped fit
     assert "load_from_checkpoint 16 True" in ours
+    # the checkpoint Lightning wrote under torchlike is torch's: real torch loads it (weights_only) and it holds
+    # what torch's own run saved
+    ref = torch.load(str(tmp_path / "torch" / "ckpt" / "last.ckpt"), weights_only=True)
+    got = torch.load(str(tmp_path / "torchlike" / "ckpt" / "last.ckpt"), weights_only=True)
+    assert sorted(got) == sorted(ref) and got["loops"] == ref["loops"] and got["epoch"] == ref["epoch"]
+    assert got["optimizer_states"][0]["param_groups"] == ref["optimizer_states"][0]["param_groups"]
+    assert got["lr_schedulers"] == ref["lr_schedulers"]
+    for k, v in ref["state_dict"].items():
+        assert got["state_dict"][k].dtype == v.dtype
+        torch.testing.assert_close(got["state_dict"][k], v, rtol=1e-5, atol=1e-6)
 
 
 def test_torch_C_nn_parse_to_matches_torch():
