@@ -125,3 +125,4 @@ def typename(obj) -> str:
 
 
 __version__ = "2.13.0+torchlike"
+from ._C import PyTorchFileReader, ScriptFunction, ScriptModule  # noqa: E402,F401

@@ -21,10 +21,10 @@ import warnings
 from .autograd.extras import handle_torch_function, has_torch_function, is_tensor_like
 from .tensor import Tensor
 
-__all__ = ["BaseTorchFunctionMode", "TorchFunctionMode", "enable_reentrant_dispatch", "get_default_nowrap_functions",
-           "get_ignored_functions", "get_overridable_functions", "get_testing_overrides", "handle_torch_function",
-           "has_torch_function", "has_torch_function_unary", "has_torch_function_variadic", "is_tensor_like",
-           "is_tensor_method_or_property", "resolve_name", "wrap_torch_function"]
+__all__ = ["enable_reentrant_dispatch", "get_ignored_functions", "get_overridable_functions", "get_testing_overrides",
+           "handle_torch_function", "has_torch_function", "is_tensor_like", "is_tensor_method_or_property",
+           "resolve_name", "wrap_torch_function"]  # torch's list (the modes and the _unary/_variadic helpers are
+# public names outside it, as in torch)
 
 
 def has_torch_function_unary(a):
