@@ -16,8 +16,6 @@ __all__ = ["get_default_backend_for_device", "is_backend_available", "is_ucc_ava
            "supports_complex", "get_node_local_rank", "new_subgroups", "new_subgroups_by_enumeration",
            "monitored_barrier", "get_pg_count"]
 
-_pg.Backend.default_device_backend_map = {"cpu": "gloo", "cuda": "nccl", "xpu": "xccl", "mps": "gloo"}
-_pg.Backend.backend_list = ["undefined", "gloo", "nccl", "ucc", "mpi", "xccl"]
 
 
 _OTHER_DEVICE_TYPES = ("xpu", "hpu", "mtia", "ipu", "maia", "privateuseone")
