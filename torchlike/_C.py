@@ -104,6 +104,18 @@ for _c in (_ExcludeDispatchKeyGuard, _IncludeDispatchKeyGuard, DisableTorchFunct
     _c.__module__ = "torch._C"
 
 
+def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
+    """The ``__torch_function__`` that subclasses set to opt out of re-wrapping: it calls ``func`` as is (torchlike
+    dispatches no ``__torch_function__`` of its own, so this runs only when a subclass calls it directly)."""
+    return func(*args, **(kwargs or {}))
+
+
+def _get_default_device() -> str:
+    """The type of the default device (``"cpu"`` unless ``torch.set_default_device`` chose another)."""
+    from ._device import get_default_device  # lazy: kept out of _C's import (a leaf module)
+    return get_default_device().type
+
+
 def _get_tracing_state():
     """``None``: torchlike has no ``torch.jit.trace`` tracer running."""
     return None
