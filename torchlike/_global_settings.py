@@ -32,10 +32,41 @@ set_num_interop_threads = set_num_threads
 
 def use_deterministic_algorithms(mode, *, warn_only=False) -> None:
     _det[0] = bool(mode)
+    _det_warn_only[0] = bool(mode) and bool(warn_only)
 
 
 def are_deterministic_algorithms_enabled() -> bool:
     return _det[0]
+
+
+_det_warn_only = [False]
+__all__ += ["is_deterministic_algorithms_warn_only_enabled", "get_deterministic_debug_mode",
+            "set_deterministic_debug_mode"]
+
+
+def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    """True when ``use_deterministic_algorithms(True, warn_only=True)`` is in effect."""
+    return _det_warn_only[0]
+
+
+def get_deterministic_debug_mode() -> int:
+    """0 (default), 1 (warn) or 2 (error), as set by ``use_deterministic_algorithms``."""
+    return 0 if not _det[0] else (1 if _det_warn_only[0] else 2)
+
+
+def set_deterministic_debug_mode(debug_mode) -> None:
+    """``"default"``/0, ``"warn"``/1 or ``"error"``/2: the same switch as ``use_deterministic_algorithms``."""
+    modes = {"default": 0, "warn": 1, "error": 2}
+    if isinstance(debug_mode, str):
+        if debug_mode not in modes:
+            raise RuntimeError("invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got "
+                               f"{debug_mode}")
+        debug_mode = modes[debug_mode]
+    elif not isinstance(debug_mode, int):
+        raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
+    if debug_mode not in (0, 1, 2):
+        raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}")
+    use_deterministic_algorithms(debug_mode != 0, warn_only=debug_mode == 1)
 
 
 def set_float32_matmul_precision(precision: str) -> None:
