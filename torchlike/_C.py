@@ -16,13 +16,15 @@ DispatchKeySet(AutocastCPU, AutocastCUDA)
 from __future__ import annotations
 
 import enum
+import types
 
 from ._missing import module_getattr
 
 __all__ = ["DispatchKey", "DispatchKeySet", "DisableTorchFunction", "DisableTorchFunctionSubclass",
            "_ExcludeDispatchKeyGuard", "_IncludeDispatchKeyGuard", "_get_tracing_state", "_log_api_usage_once",
            "_log_api_usage_metadata",
-           "_dispatch_has_kernel_for_dispatch_key"]
+           "_dispatch_has_kernel_for_dispatch_key", "_TensorMeta", "PyTorchFileReader",
+           "ScriptModule", "ScriptFunction", "_nn"]
 
 # torch's DispatchKey values (torch 2.13), in torch's order; the library-facing subset
 _KEYS = {"Undefined": 0, "BackendSelect": 11, "Python": 13, "Functionalize": 15, "Conjugate": 16, "Negative": 17,
@@ -133,5 +135,104 @@ def _dispatch_has_kernel_for_dispatch_key(name, dispatch) -> bool:
     from . import library  # lazy: library (torch.ops) imports the autograd layer
     return library._lookup(name) is not None
 
+
+class _TensorMetaCheck(type):
+    def __instancecheck__(cls, obj):
+        from .tensor import Tensor  # lazy: _C is imported before the Tensor class exists
+        return isinstance(obj, type) and issubclass(obj, Tensor)
+
+
+class _TensorMeta(type, metaclass=_TensorMetaCheck):
+    """The metaclass of torch's Tensor classes: ``isinstance(torch.Tensor, torch._C._TensorMeta)`` is True (a
+    torchlike Tensor class counts, whatever its metaclass)."""
+
+
+_TensorMeta.__module__ = "torch._C"
+
+
+class PyTorchFileReader:
+    """Reads the records of a ``torch.save`` zip archive by their names inside it (``data.pkl``, ``data/0``,
+    ``version``, ...), as ``torch._C.PyTorchFileReader``."""
+
+    def __init__(self, f):
+        import zipfile  # lazy: only checkpoint readers need it
+        try:
+            self._zf = zipfile.ZipFile(f)
+        except FileNotFoundError:
+            raise RuntimeError(f"open file failed because of errno 2 on fopen: No such file or directory, "
+                               f"file path: {f}") from None
+        except zipfile.BadZipFile:
+            raise RuntimeError("PytorchStreamReader failed reading zip archive: failed finding central "
+                               "directory") from None
+        names = self._zf.namelist()
+        self._prefix = names[0].split("/", 1)[0] + "/" if names else ""
+        self._infos = {n[len(self._prefix):]: i for n, i in zip(names, self._zf.infolist())}
+
+    def _info(self, name):
+        try:
+            return self._infos[name]
+        except KeyError:
+            raise RuntimeError(f"PytorchStreamReader failed locating file {name}: file not found.") from None
+
+    def get_record(self, name) -> bytes:
+        """The bytes of record ``name``."""
+        return self._zf.read(self._info(name))
+
+    def has_record(self, name) -> bool:
+        return name in self._infos
+
+    def get_all_records(self) -> list:
+        return list(self._infos)
+
+    def get_record_size(self, name) -> int:
+        return self._info(name).file_size
+
+    def get_record_offset(self, name) -> int:
+        """Where record ``name``'s data starts in the file (stored records only, as torch writes them)."""
+        info = self._info(name)
+        fp = self._zf.fp
+        pos = fp.tell()
+        try:
+            fp.seek(info.header_offset + 26)
+            n, m = int.from_bytes(fp.read(2), "little"), int.from_bytes(fp.read(2), "little")
+        finally:
+            fp.seek(pos)
+        return info.header_offset + 30 + n + m
+
+    def serialization_id(self) -> str:
+        return self.get_record(".data/serialization_id").decode() if self.has_record(".data/serialization_id") \
+            else ""
+
+
+PyTorchFileReader.__module__ = "torch"
+
+
+class ScriptModule:
+    """The compiled TorchScript module class (``torch.ScriptModule``); torchlike compiles no TorchScript, so no
+    object is ever of this type (``torch.jit.load`` returns a ``torch.jit.ScriptModule``)."""
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError("torch.ScriptModule cannot be constructed directly (torchlike has no TorchScript "
+                           "compiler; see docs/differences.md)")
+
+
+class ScriptFunction(ScriptModule):
+    """A compiled TorchScript function (``torch.ScriptFunction``); as :class:`ScriptModule`, never built."""
+
+
+ScriptModule.__module__ = ScriptFunction.__module__ = "torch"
+
+
+def _parse_to(*args, **kwargs):
+    """``torch._C._nn._parse_to``: ``(device, dtype, non_blocking, memory_format)`` of a ``to()`` call."""
+    from ._to_args import parse_to  # lazy: the parser needs the Tensor class, defined after _C loads
+    from .tensor import Tensor  # lazy: as above
+    device, dtype, non_blocking, _copy, memory_format = parse_to(Tensor, args, kwargs)
+    return device, dtype, non_blocking, memory_format
+
+
+_nn = types.ModuleType("torch._C._nn", "torch's compiled nn helpers (the Python-visible subset)")
+_nn._parse_to = _parse_to
+_nn.__getattr__ = module_getattr("torch._C._nn")
 
 __getattr__ = module_getattr("torch._C")

@@ -125,3 +125,5 @@ def typename(obj) -> str:
 
 
 __version__ = "2.13.0+torchlike"
+from . import overrides  # noqa: E402,F401  (torch imports torch.overrides with torch)
+from ._C import PyTorchFileReader, ScriptFunction, ScriptModule  # noqa: E402,F401

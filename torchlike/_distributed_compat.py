@@ -19,6 +19,8 @@ _NAMES = {
                                            "MixedPrecisionPolicy": "class", "CPUOffloadPolicy": "class"},
     "torch.distributed.fsdp": {"fully_shard": "function", "FSDPModule": "class", "MixedPrecisionPolicy": "class",
                                "CPUOffloadPolicy": "class", "FullyShardedDataParallel": "class"},
+    "torch.distributed.fsdp.fully_sharded_data_parallel": {"FullyShardedDataParallel": "class",
+                                                           "StateDictType": "class", "ShardingStrategy": "class"},
     "torch.distributed.checkpoint.hf_storage": {"HuggingFaceStorageReader": "class",
                                                 "HuggingFaceStorageWriter": "class"},
     "torch.distributed.checkpoint.state_dict": {"get_model_state_dict": "function",
@@ -33,7 +35,19 @@ def _message(qualname):
     return f"{qualname} is not implemented in torchlike (see docs/differences.md)"
 
 
+# the modules that re-export another's names: one placeholder object serves both (as one class does in torch)
+_SAME = {"torch.distributed.fsdp.fully_sharded_data_parallel": "torch.distributed.fsdp"}
+_made = {}
+
+
 def _placeholder(module, name, kind):
+    key = (_SAME.get(module, module), name)
+    if key not in _made:
+        _made[key] = _make_placeholder(module, name, kind)
+    return _made[key]
+
+
+def _make_placeholder(module, name, kind):
     qual = f"{module}.{name}"
     if kind == "class":
         def __init__(self, *args, **kwargs):

@@ -14,10 +14,12 @@ from __future__ import annotations
 from ..compiler import allow_in_graph, assume_constant_result, disable, is_compiling, list_backends, reset  # noqa
 from ..compiler import substitute_in_graph  # noqa: F401
 from . import config, exc  # noqa: F401
+from . import eval_frame  # noqa: F401
 
 __all__ = ["allow_in_graph", "assume_constant_result", "disable", "is_compiling", "list_backends", "reset",
            "disallow_in_graph", "forbid_in_graph", "graph_break", "mark_dynamic", "maybe_mark_dynamic",
-           "mark_static", "mark_static_address", "config", "exc", "optimize", "is_dynamo_supported"]
+           "mark_static", "mark_static_address", "config", "exc", "optimize", "is_dynamo_supported",
+           "OptimizedModule", "eval_frame"]
 
 
 def disallow_in_graph(fn):
@@ -57,3 +59,9 @@ def optimize(backend="inductor", *, nopython=False, guard_export_fn=None, guard_
 
 def is_dynamo_supported() -> bool:
     return True
+
+
+def __getattr__(name):
+    if name == "OptimizedModule":   # torch.compile's module wrapper, without importing compile here
+        return eval_frame.OptimizedModule
+    raise AttributeError(f"module 'torch._dynamo' has no attribute '{name}'")

@@ -15,7 +15,7 @@ import functools
 from .. import _profiler_state as _state
 from .profiler_util import EventList, events_from
 
-__all__ = ["profile", "record_function", "EnforceUnique", "KinetoStepTracker"]
+__all__ = ["profile", "record_function", "EnforceUnique", "KinetoStepTracker", "emit_itt", "emit_nvtx"]
 
 
 class record_function:
@@ -141,3 +141,27 @@ class profile:
 
     def __str__(self):
         return self.table()
+
+
+class emit_itt:
+    """Annotates ops as Intel ITT ranges for VTune; torchlike emits none (entering and leaving change nothing)."""
+
+    def __init__(self, enabled=True, record_shapes=False):
+        self.enabled = enabled
+        self.record_shapes = record_shapes
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class emit_nvtx(emit_itt):
+    """Annotates ops as NVTX ranges for nsys; as torch, entering it needs CUDA (torchlike emits no ranges)."""
+
+    def __enter__(self):
+        if self.enabled:
+            from .. import cuda  # lazy: cuda's device queries sit above autograd
+            cuda._gpu()
+        return self

@@ -26,3 +26,6 @@ class OptimizedModule(Module):
             return super().__getattr__(name)
         except AttributeError:
             return getattr(self._modules["_orig_mod"], name)
+
+
+OptimizedModule.__module__ = "torch._dynamo.eval_frame"   # torch's path (pickles name it)

@@ -17,7 +17,8 @@ __all__ = ["is_available", "device_count", "current_device", "set_device", "sync
            "manual_seed_all", "is_bf16_supported", "get_device_name", "empty_cache", "memory_allocated",
            "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_stats", "mem_get_info",
            "reset_peak_memory_stats", "reset_max_memory_allocated", "amp", "device", "Stream", "Event", "stream",
-           "current_stream", "get_device_capability", "get_rng_state", "set_rng_state", "is_initialized", "init"]
+           "current_stream", "get_device_capability", "get_rng_state", "set_rng_state", "is_initialized", "init",
+           "get_rng_state_all", "set_rng_state_all"]
 
 _current = [0]
 
@@ -84,6 +85,17 @@ def get_rng_state(device="cuda"):
 def set_rng_state(state, device="cuda"):
     from .._random import set_rng_state as s
     s(state)
+
+
+def get_rng_state_all():
+    """One generator state per GPU (``[]`` without one, as in torch)."""
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state_all(new_states) -> None:
+    """Sets each GPU's generator state from ``new_states`` (what :func:`get_rng_state_all` returned)."""
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)
 
 
 def is_bf16_supported(including_emulation=True) -> bool:

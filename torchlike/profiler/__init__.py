@@ -9,6 +9,7 @@
 """
 from .profiler import (DeviceType, ProfilerAction, ProfilerActivity, _KinetoProfile, profile, record_function,
                        schedule, supported_activities, tensorboard_trace_handler)
+from ..autograd.extras import kineto_available  # noqa: F401
 
 __all__ = ["profile", "schedule", "ProfilerAction", "ProfilerActivity", "DeviceType", "record_function",
            "tensorboard_trace_handler", "supported_activities", "_KinetoProfile"]
