@@ -8,9 +8,11 @@
 """
 from __future__ import annotations
 
+import contextlib
+
 from . import _printing
 
-__all__ = ["PRINT_OPTS", "set_printoptions"]
+__all__ = ["PRINT_OPTS", "set_printoptions", "get_printoptions", "printoptions"]
 
 set_printoptions = _printing.set_printoptions
 
@@ -31,6 +33,24 @@ class __PrinterOptions:
 
 __PrinterOptions.__module__ = "torch._tensor_str"
 PRINT_OPTS = __PrinterOptions()
+
+
+def get_printoptions() -> dict:
+    """The current print options as a dict (``precision``, ``threshold``, ``edgeitems``, ``linewidth``,
+    ``sci_mode``)."""
+    return dict(_printing._opts)
+
+
+@contextlib.contextmanager
+def printoptions(**kwargs):
+    """Set print options (``torch.set_printoptions``'s keywords) for the duration of a ``with`` block."""
+    old = get_printoptions()
+    set_printoptions(**kwargs)
+    try:
+        yield
+    finally:
+        _printing._opts.clear()
+        _printing._opts.update(old)
 
 
 def _tensor_str(self, indent):
