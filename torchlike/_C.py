@@ -112,6 +112,40 @@ def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
     return func(*args, **(kwargs or {}))
 
 
+class TensorType:
+    """TorchScript's type of tensors (``torch.TensorType``): libraries name it in annotations; ``get()`` gives the
+    unspecialized tensor type, printed ``Tensor``."""
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("torch._C.TensorType: No constructor defined!")
+
+    @classmethod
+    def get(cls):
+        return object.__new__(cls)
+
+    @classmethod
+    def create_from_tensor(cls, tensor):
+        return object.__new__(cls)
+
+    def kind(self) -> str:
+        return "TensorType"
+
+    def str(self) -> str:
+        return "Tensor"
+
+    annotation_str = property(str)
+    __str__ = __repr__ = str
+
+    def dim(self):
+        return None
+
+    def dtype(self):
+        return None
+
+
+TensorType.__module__ = "torch"
+
+
 def _get_default_device() -> str:
     """The type of the default device (``"cpu"`` unless ``torch.set_default_device`` chose another)."""
     from ._device import get_default_device  # lazy: kept out of _C's import (a leaf module)
