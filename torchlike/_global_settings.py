@@ -10,7 +10,9 @@ from ._legacy import LEGACY, make_legacy_constructor
 __all__ = ["get_num_threads", "set_num_threads", "get_num_interop_threads", "set_num_interop_threads",
            "use_deterministic_algorithms", "are_deterministic_algorithms_enabled", "set_float32_matmul_precision",
            "get_float32_matmul_precision", "set_default_tensor_type", "set_warn_always",
-           "is_warn_always_enabled", "is_same_size", "typename_of"] + list(LEGACY)
+           "is_warn_always_enabled", "is_same_size", "typename_of",
+           "is_deterministic_algorithms_warn_only_enabled", "get_deterministic_debug_mode",
+           "set_deterministic_debug_mode"] + list(LEGACY)
 
 _threads = [2]
 _det = [False]
@@ -30,34 +32,28 @@ get_num_interop_threads = get_num_threads
 set_num_interop_threads = set_num_threads
 
 
+_det_warn_only = [False]
+
+
 def use_deterministic_algorithms(mode, *, warn_only=False) -> None:
     _det[0] = bool(mode)
-    _det_warn_only[0] = bool(mode) and bool(warn_only)
-
-
-def are_deterministic_algorithms_enabled() -> bool:
-    return _det[0]
-
-
-_det_warn_only = [False]
-__all__ += ["is_deterministic_algorithms_warn_only_enabled", "get_deterministic_debug_mode",
-            "set_deterministic_debug_mode"]
+    _det_warn_only[0] = bool(warn_only)
 
 
 def is_deterministic_algorithms_warn_only_enabled() -> bool:
-    """True when ``use_deterministic_algorithms(True, warn_only=True)`` is in effect."""
+    """Whether ``use_deterministic_algorithms(True, warn_only=True)`` is in effect."""
     return _det_warn_only[0]
 
 
 def get_deterministic_debug_mode() -> int:
-    """0 (default), 1 (warn) or 2 (error), as set by ``use_deterministic_algorithms``."""
-    return 0 if not _det[0] else (1 if _det_warn_only[0] else 2)
+    """0 (deterministic algorithms off), 1 (on, warn only) or 2 (on)."""
+    return 0 if not _det[0] else 1 if _det_warn_only[0] else 2
 
 
 def set_deterministic_debug_mode(debug_mode) -> None:
-    """``"default"``/0, ``"warn"``/1 or ``"error"``/2: the same switch as ``use_deterministic_algorithms``."""
-    modes = {"default": 0, "warn": 1, "error": 2}
+    """``"default"``/0, ``"warn"``/1 or ``"error"``/2, as :func:`use_deterministic_algorithms`."""
     if isinstance(debug_mode, str):
+        modes = {"default": 0, "warn": 1, "error": 2}
         if debug_mode not in modes:
             raise RuntimeError("invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got "
                                f"{debug_mode}")
@@ -67,6 +63,10 @@ def set_deterministic_debug_mode(debug_mode) -> None:
     if debug_mode not in (0, 1, 2):
         raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}")
     use_deterministic_algorithms(debug_mode != 0, warn_only=debug_mode == 1)
+
+
+def are_deterministic_algorithms_enabled() -> bool:
+    return _det[0]
 
 
 def set_float32_matmul_precision(precision: str) -> None:

@@ -68,4 +68,34 @@ show("spearman", TF.spearman_corrcoef(p, t))
 show("ssim", TF.structural_similarity_index_measure(torch.rand(2, 1, 16, 16), torch.rand(2, 1, 16, 16)))
 show("psnr", TF.peak_signal_noise_ratio(torch.rand(2, 3, 8, 8), torch.rand(2, 3, 8, 8), data_range=1.0))
 show("stat_scores", TF.stat_scores(batches[0][0], batches[0][1], task="multiclass", num_classes=n_cls))
+
+# text, retrieval, aggregation and wrappers
+from torchmetrics.aggregation import CatMetric, MaxMetric, MeanMetric  # noqa: E402
+from torchmetrics.retrieval import RetrievalMRR  # noqa: E402
+from torchmetrics.text import BLEUScore, WordErrorRate  # noqa: E402
+from torchmetrics.wrappers import BootStrapper, MetricTracker, MultitaskWrapper  # noqa: E402
+
+show("bleu", BLEUScore()(["the cat sat on the mat"], [["a cat sat on the mat", "the cat is on the mat"]]))
+show("wer", WordErrorRate()(["hello world foo"], ["hello there world"]))
+show("mrr", RetrievalMRR()(torch.rand(6), torch.tensor([0, 1, 0, 1, 0, 1]),
+                           indexes=torch.tensor([0, 0, 0, 1, 1, 1])))
+mean, mx, cat = MeanMetric(), MaxMetric(), CatMetric()
+for v in (1.0, 5.0, 3.0):
+    mean.update(v)
+    mx.update(v)
+    cat.update(torch.tensor([v]))
+show("aggregation", torch.cat([mean.compute().reshape(1), mx.compute().reshape(1), cat.compute()]))
+tracker = MetricTracker(Accuracy(task="multiclass", num_classes=3))
+for _ in range(3):
+    tracker.increment()
+    tracker.update(torch.randn(10, 3), torch.randint(0, 3, (10,)))
+show("tracker", tracker.compute_all())
+best, which = tracker.best_metric(return_step=True)
+print("tracker.best", f"{best:.6f}", which)
+boot = BootStrapper(Accuracy(task="multiclass", num_classes=3), num_bootstraps=5, sampling_strategy="multinomial")
+boot.update(torch.randn(20, 3), torch.randint(0, 3, (20,)))
+show("bootstrap", boot.compute())
+multi = MultitaskWrapper({"cls": Accuracy(task="multiclass", num_classes=3), "reg": MeanSquaredError()})
+show("multitask", multi({"cls": torch.randn(8, 3), "reg": torch.randn(8)},
+                        {"cls": torch.randint(0, 3, (8,)), "reg": torch.randn(8)}))
 print("version", torchmetrics.__version__)

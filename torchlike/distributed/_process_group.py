@@ -43,6 +43,12 @@ default_pg_timeout = datetime.timedelta(minutes=30)
 class Backend(str):
     """Backend names (``Backend.GLOO == "gloo"``)."""
     UNDEFINED, GLOO, NCCL, MPI, XCCL = "undefined", "gloo", "nccl", "mpi", "xccl"
+    UCC, FAKE = "ucc", "fake"
+    # torch's tables (libraries pick a backend per device from them)
+    backend_list = ["undefined", "gloo", "nccl", "xccl", "ucc", "mpi", "fake"]
+    default_device_backend_map = {"cpu": "gloo", "cuda": "nccl", "xpu": "xccl", "mps": "gloo"}
+    backend_capability = {"gloo": ["cpu", "cuda"], "nccl": ["cuda"], "xccl": ["xpu"], "ucc": ["cpu", "cuda"],
+                          "mpi": ["cpu", "cuda"], "fake": ["cpu", "cuda", "hpu", "xpu"]}
 
     def __new__(cls, name):
         if not isinstance(name, str):

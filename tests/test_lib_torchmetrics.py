@@ -1,0 +1,29 @@
+"""torchmetrics under the drop-in runner, compared with real torch.
+
+tests/programs/lib_torchmetrics_metrics.py runs once with real torch and once under ``python -m torchlike run``:
+class metrics (Accuracy, F1Score, AUROC, AveragePrecision, regression metrics) through update/forward/compute/
+reset, a MetricCollection, and the functional metrics; every printed value must match. Runs only where
+torchmetrics is installed (the ``test`` extra pins it).
+"""
+import os
+
+import pytest
+from conftest import run_program, same_printed_lines
+
+pytest.importorskip("torch", reason="the expected values come from torch")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAMS = os.path.join(HERE, "programs")
+
+
+def test_torchmetrics_program_matches_torch():
+    pytest.importorskip("torchmetrics", reason="torchmetrics is not installed")
+    script = os.path.join(PROGRAMS, "lib_torchmetrics_metrics.py")
+    expected = run_program([script], runner=False, timeout=600)
+    ours = run_program([script], runner=True, timeout=600)
+    same_printed_lines(expected, ours, rtol=1e-5)
+    names = [line.split()[0] for line in ours]
+    for name in ("acc.compute", "f1.compute", "auroc.compute", "acc.after_reset", "collection.val_cm",
+                 "binary_auroc", "binary_ap", "mse", "r2", "pearson", "ssim", "psnr", "stat_scores"):
+        assert name in names, name
+
