@@ -114,7 +114,13 @@ def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
 
 class TensorType:
     """TorchScript's type of tensors (``torch.TensorType``): libraries name it in annotations; ``get()`` gives the
-    unspecialized tensor type, printed ``Tensor``."""
+    unspecialized tensor type, printed ``Tensor``.
+
+    >>> import torchlike
+    >>> t = torchlike.TensorType.get()
+    >>> t.kind(), str(t)
+    ('TensorType', 'Tensor')
+    """
 
     def __init__(self, *args, **kwargs):
         raise TypeError("torch._C.TensorType: No constructor defined!")

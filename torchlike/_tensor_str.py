@@ -43,7 +43,13 @@ def get_printoptions() -> dict:
 
 @contextlib.contextmanager
 def printoptions(**kwargs):
-    """Set print options (``torch.set_printoptions``'s keywords) for the duration of a ``with`` block."""
+    """Set print options (``torch.set_printoptions``'s keywords) for the duration of a ``with`` block.
+
+    >>> import torchlike
+    >>> with printoptions(precision=2):
+    ...     print(torchlike.tensor([1.23456]))
+    tensor([1.23])
+    """
     old = get_printoptions()
     set_printoptions(**kwargs)
     try:

@@ -203,7 +203,13 @@ def _accelerator_module(device_type):
 
 def get_device_states(*args):
     """The accelerator devices the tensors among ``args`` live on (indices, sorted) and each one's RNG state
-    (CPU tensors contribute nothing), for :func:`set_device_states` to restore."""
+    (CPU tensors contribute nothing), for :func:`set_device_states` to restore.
+
+    >>> import torchlike
+    >>> from torchlike.utils.checkpoint import get_device_states
+    >>> get_device_states(torchlike.ones(2), 3)
+    ([], [])
+    """
     tensors = [a for a in args if isinstance(a, Tensor) and a.device.type not in ("cpu", "meta")]
     if not tensors:
         return [], []
