@@ -106,6 +106,58 @@ for _c in (_ExcludeDispatchKeyGuard, _IncludeDispatchKeyGuard, DisableTorchFunct
     _c.__module__ = "torch._C"
 
 
+def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
+    """The ``__torch_function__`` that subclasses set to opt out of re-wrapping: it calls ``func`` as is (torchlike
+    dispatches no ``__torch_function__`` of its own, so this runs only when a subclass calls it directly)."""
+    return func(*args, **(kwargs or {}))
+
+
+class TensorType:
+    """TorchScript's type of tensors (``torch.TensorType``): libraries name it in annotations; ``get()`` gives the
+    unspecialized tensor type, printed ``Tensor``.
+
+    >>> import torchlike
+    >>> t = torchlike.TensorType.get()
+    >>> t.kind(), str(t)
+    ('TensorType', 'Tensor')
+    """
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("torch._C.TensorType: No constructor defined!")
+
+    @classmethod
+    def get(cls):
+        return object.__new__(cls)
+
+    @classmethod
+    def create_from_tensor(cls, tensor):
+        return object.__new__(cls)
+
+    def kind(self) -> str:
+        return "TensorType"
+
+    def str(self) -> str:
+        return "Tensor"
+
+    annotation_str = property(str)
+    __str__ = __repr__ = str
+
+    def dim(self):
+        return None
+
+    def dtype(self):
+        return None
+
+
+TensorType.__module__ = "torch"
+
+
+def _get_default_device() -> str:
+    """The type of the default device (``"cpu"`` unless ``torch.set_default_device`` chose another)."""
+    from ._device import get_default_device  # lazy: kept out of _C's import (a leaf module)
+    return get_default_device().type
+
+
 def _get_tracing_state():
     """``None``: torchlike has no ``torch.jit.trace`` tracer running."""
     return None

@@ -72,6 +72,8 @@ from .serialization import load, save  # noqa: E402,F401
 from . import compiler, library, fx, _dynamo, cpu, version, hub, _C, ao  # noqa: E402,F401  (what libraries built on torch reach for)
 from .library import ops  # noqa: E402,F401
 from . import overrides  # noqa: E402,F401
+from . import __config__, _tensor_str, futures  # noqa: E402,F401  (torch.__config__.show(), torch._tensor_str, torch.futures)
+from ._C import TensorType  # noqa: E402,F401  (open_clip annotates with torch.TensorType)
 from ._storage import UntypedStorage  # noqa: E402,F401
 from ._symbolic import *  # noqa: E402,F401,F403
 from ._missing import module_getattr as _module_getattr  # noqa: E402

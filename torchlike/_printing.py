@@ -103,15 +103,29 @@ def _body(a, fmt, indent, summarize):
 
 def tensor_repr(t, prefix="tensor("):
     import jax
-    x = t._value
-    dt = t.dtype
+    if isinstance(t._value, jax.core.Tracer):
+        return f"tensor(<traced {list(t.shape)} {t.dtype}>)"
     suffix = []
     if t.device.type != "cpu":
         suffix.append(f"device='{t.device}'")
-    if isinstance(x, jax.core.Tracer):
-        return f"tensor(<traced {list(t.shape)} {dt}>)"
+    body, more = tensor_body(t, len(prefix))
+    suffix += more
+    if t.grad_fn is not None:
+        suffix.append(f"grad_fn=<{t.grad_fn.name()}>")
+    elif t.requires_grad:
+        suffix.append("requires_grad=True")
+    if suffix:
+        body = body + ", " + ", ".join(suffix)
+    return prefix + body + ")"
+
+
+def tensor_body(t, indent):
+    """The values part of a tensor's repr (``[[1., 2.], ...]``, lines indented by ``indent``) and the suffixes
+    its size and dtype call for (``size=(0, 3)``, ``dtype=torch.int32``)."""
     from ._errors import to_host
-    a = to_host(x)
+    dt = t.dtype
+    a = to_host(t._value)
+    suffix = []
     if dt is _dtype.bfloat16:
         a = a.astype(np.float32)
     default_dtypes = (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool, _dtype.default_complex())
@@ -121,31 +135,25 @@ def tensor_repr(t, prefix="tensor("):
             suffix.append(f"size={tuple(a.shape)}")
         if dt not in (_dtype.get_default_dtype(), _dtype.int64):
             suffix.append(f"dtype={dt}")
-    else:
-        summarize = a.size > _opts["threshold"]
-        if dt.is_complex:
-            # torch formats the real and imaginary parts each with its own float formatter
-            real_dt = dt.to_real()
-            fr, fi = _Formatter(a.real, real_dt), _Formatter(np.abs(a.imag), real_dt)
+        return body, suffix
+    summarize = a.size > _opts["threshold"]
+    if dt.is_complex:
+        # torch formats the real and imaginary parts each with its own float formatter
+        real_dt = dt.to_real()
+        fr, fi = _Formatter(a.real, real_dt), _Formatter(np.abs(a.imag), real_dt)
 
-            def fmtc(v):
-                im = fi.format(abs(v.imag)).strip() if not np.isnan(v.imag) else "nan"
-                sign = "-" if (v.imag < 0 or (v.imag == 0 and np.signbit(v.imag))) else "+"
-                return f"{fr.format(v.real)}{sign}{im}j"
-            body = _body(a, fmtc, len(prefix), summarize)
-        else:
-            sample = a
-            if summarize:
-                ei = _opts["edgeitems"]
-                sample = np.concatenate([a.reshape(-1)[:ei], a.reshape(-1)[-ei:]]) if a.ndim <= 1 else a
-            f = _Formatter(sample, dt)
-            body = _body(a, f.format, len(prefix), summarize)
-        if dt not in default_dtypes:
-            suffix.append(f"dtype={dt}")
-    if t.grad_fn is not None:
-        suffix.append(f"grad_fn=<{t.grad_fn.name()}>")
-    elif t.requires_grad:
-        suffix.append("requires_grad=True")
-    if suffix:
-        body = body + ", " + ", ".join(suffix)
-    return prefix + body + ")"
+        def fmtc(v):
+            im = fi.format(abs(v.imag)).strip() if not np.isnan(v.imag) else "nan"
+            sign = "-" if (v.imag < 0 or (v.imag == 0 and np.signbit(v.imag))) else "+"
+            return f"{fr.format(v.real)}{sign}{im}j"
+        body = _body(a, fmtc, indent, summarize)
+    else:
+        sample = a
+        if summarize:
+            ei = _opts["edgeitems"]
+            sample = np.concatenate([a.reshape(-1)[:ei], a.reshape(-1)[-ei:]]) if a.ndim <= 1 else a
+        f = _Formatter(sample, dt)
+        body = _body(a, f.format, indent, summarize)
+    if dt not in default_dtypes:
+        suffix.append(f"dtype={dt}")
+    return body, suffix

@@ -291,7 +291,40 @@ class _OpNamespace:
                 fn = getattr(torchlike.nn.functional, op)
             if fn is not None and callable(fn):
                 return _OpOverloadPacket(qual, fn)
+            if op in _ATEN_EXTRA:
+                return _OpOverloadPacket(qual, _ATEN_EXTRA[op])
+            method = getattr(torchlike.Tensor, op, None)  # aten ops that torch has only as Tensor methods
+            if callable(method) and not op.startswith("_"):
+                return _OpOverloadPacket(qual, method)
         raise AttributeError(f"'_OpNamespace' '{self._name}' object has no attribute '{op}'")
+
+
+def _aten_to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=False, non_blocking=False,
+                  memory_format=None):
+    return self.to(device=device, dtype=dtype, copy=True)
+
+
+def _aten_slice(self, dim=0, start=None, end=None, step=1):
+    index = [slice(None)] * self.dim()
+    index[dim] = slice(start, end, step)
+    return self[tuple(index)]
+
+
+def _aten_index(self, indices):
+    return self[tuple(indices)]
+
+
+def _aten_unsupported(name):
+    def fn(*args, **kwargs):
+        raise NotImplementedError(f"aten::{name} is not implemented in torchlike (see docs/differences.md)")
+    return fn
+
+
+# aten operators that have no torch.* function of their name (libraries register overrides for them by name)
+_ATEN_EXTRA = {"_to_copy": _aten_to_copy, "alias": lambda self: self.view_as(self), "slice": _aten_slice,
+               "index": _aten_index, "_pin_memory": lambda self, device=None: self.clone(),
+               "_sparse_addmm": _aten_unsupported("_sparse_addmm"),
+               "_sparse_mm_reduce_impl": _aten_unsupported("_sparse_mm_reduce_impl")}
 
 
 class _Ops:

@@ -191,3 +191,39 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
         end = start + size - 1
         input = checkpoint(run(start, end), input, use_reentrant=use_reentrant, preserve_rng_state=preserve)
     return run(end + 1, len(functions) - 1)(input)
+
+
+__all__ += ["get_device_states", "set_device_states"]
+
+
+def _accelerator_module(device_type):
+    import torchlike  # lazy: the device modules (torchlike.cuda, ...) sit above this one
+    return getattr(torchlike, device_type)
+
+
+def get_device_states(*args):
+    """The accelerator devices the tensors among ``args`` live on (indices, sorted) and each one's RNG state
+    (CPU tensors contribute nothing), for :func:`set_device_states` to restore.
+
+    >>> import torchlike
+    >>> from torchlike.utils.checkpoint import get_device_states
+    >>> get_device_states(torchlike.ones(2), 3)
+    ([], [])
+    """
+    tensors = [a for a in args if isinstance(a, Tensor) and a.device.type not in ("cpu", "meta")]
+    if not tensors:
+        return [], []
+    device_type = tensors[0].device.type
+    mod = _accelerator_module(device_type)
+    ids = sorted({t.get_device() for t in tensors if t.device.type == device_type})
+    return ids, [mod.get_rng_state(f"{device_type}:{i}") for i in ids]
+
+
+def set_device_states(devices, states, *, device_type=None) -> None:
+    """Restore the RNG states ``get_device_states`` returned on their devices."""
+    if not devices:
+        return
+    device_type = device_type or "cuda"
+    mod = _accelerator_module(device_type)
+    for index, state in zip(devices, states):
+        mod.set_rng_state(state, f"{device_type}:{index}")

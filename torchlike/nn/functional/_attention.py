@@ -166,7 +166,7 @@ def _mha_impl(query, key, value, in_w, in_b, bias_k, bias_v, out_w, out_b, kpm, 
             w = w * keep.reshape(w.shape)
         o = _mm(w, v)
         o = o.transpose(1, 0, 2).reshape(L * N, E)
-        o = _linear(o, out_w, out_b).reshape(L, N, E)
+        o = _linear(o, out_w, out_b).reshape(L, N, -1)  # out_proj may change the width (CLIP attention pool)
         w = w.reshape(N, H, L, S)
         if average:
             w = w.mean(1)
@@ -179,7 +179,7 @@ def _mha_impl(query, key, value, in_w, in_b, bias_k, bias_v, out_w, out_b, kpm, 
                       None if keep is None else keep.reshape(N, H, L, S), 1.0 / math.sqrt(hd),
                       is_causal and attn_mask is None, False)
     o = o.transpose(2, 0, 1, 3).reshape(L * N, E)
-    o = _linear(o, out_w, out_b).reshape(L, N, E)
+    o = _linear(o, out_w, out_b).reshape(L, N, -1)
     return o[:, 0] if not batched else o
 
 

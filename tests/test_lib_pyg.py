@@ -1,0 +1,79 @@
+"""torch_geometric (PyG) under the drop-in runner: graph data, message passing (GCN, GAT, GraphSAGE, a custom
+MessagePassing layer), scatter utilities and a short training run compared line by line with real torch.
+
+The program seeds torch's RNG before each layer is built; torchlike's CPU RNG draws torch's numbers, so the same
+initial weights come out on both sides and forward values, gradients and losses compare closely.
+"""
+import importlib.util
+import os
+
+import pytest
+from conftest import run_program, same_printed_lines
+
+PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
+
+
+def _need(*mods):
+    for mod in mods:
+        if importlib.util.find_spec(mod) is None:
+            pytest.skip(f"{mod} is not installed")
+
+
+def test_pyg_layers_scatter_and_training_match_torch():
+    _need("torch", "torch_geometric")
+    script = os.path.join(PROGRAMS, "lib_pyg_gnn.py")
+    expected = run_program([script], runner=False, timeout=600)
+    ours = run_program([script], runner=True, timeout=600)
+    same_printed_lines(expected, ours, rtol=1e-4)
+    assert "gcn loss fell True" in ours
+    assert any(line.startswith("gat out (12, 8)") for line in ours)
+
+
+def test_pyg_probes_of_torch_answer_like_torch():
+    # what torch_geometric reads from torch at import: build settings, print options, futures, RPC availability
+    torch = pytest.importorskip("torch", reason="the probes are compared with real torch")
+    import torchlike
+    import torchlike.distributed.rpc
+    from torchlike._tensor_str import PRINT_OPTS, _add_suffixes, _tensor_str
+    assert "USE_MKL=OFF" in torchlike.__config__.show()
+    assert "ATen/Parallel" in torchlike.__config__.parallel_info()
+    assert PRINT_OPTS.threshold == torch._tensor_str.PRINT_OPTS.threshold
+    for v in ([[1.0, 2.5], [3, 4]], [[1, 2], [3, 4]], [0.0, 1.0, 2.0]):
+        for indent in (0, 2):
+            assert _tensor_str(torchlike.tensor(v), indent) == torch._tensor_str._tensor_str(torch.tensor(v), indent)
+    assert _add_suffixes("tensor([1]", ["a=1"] * 20, 7, False) == \
+        torch._tensor_str._add_suffixes("tensor([1]", ["a=1"] * 20, 7, False)
+    assert torchlike.distributed.rpc.is_available() is False  # as a torch build without RPC
+    for mod in (torch, torchlike):
+        fut = mod.futures.Future()
+        chained = fut.then(lambda f: f.value() + 1)
+        assert not fut.done()
+        fut.set_result(2)
+        with pytest.raises(RuntimeError, match="can only be marked completed once"):
+            fut.set_result(3)
+        assert mod.futures.wait_all([fut, chained]) == [2, 3]
+        bad = mod.futures.Future()
+        bad.set_exception(ValueError("boom"))
+        with pytest.raises(ValueError, match="boom"):
+            bad.wait()
+    assert torchlike.is_deterministic_algorithms_warn_only_enabled() is torch.is_deterministic_algorithms_warn_only_enabled()
+    assert torchlike.get_deterministic_debug_mode() == torch.get_deterministic_debug_mode()
+
+
+def test_aten_ops_libraries_override_exist_like_torch():
+    # torch_geometric registers its index tensors' behaviour for these aten ops by name at import
+    torch = pytest.importorskip("torch", reason="the results are compared with real torch")
+    import numpy as np
+    import torchlike
+    a = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    for mod in (torch, torchlike):
+        x = mod.tensor(a)
+        aten = mod.ops.aten
+        out = {"to_copy": aten._to_copy.default(x, dtype=mod.float64), "slice": aten.slice.Tensor(x, 1, 1, 4, 2),
+               "alias": aten.alias.default(x), "index": aten.index.Tensor(x, [mod.tensor([2, 0])]),
+               "detach": aten.detach.default(x)}
+        res = {k: (str(v.dtype), v.numpy().tolist()) for k, v in out.items()}
+        if mod is torch:
+            expected = res
+    assert res == expected
+    assert out["to_copy"].data_ptr() != x.data_ptr()
