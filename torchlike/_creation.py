@@ -12,7 +12,12 @@ import numpy as np
 from . import _dtype, _jit_cache
 from ._errors import check_alloc
 from ._device import canonical, host_to_jax, of_array
-from .tensor import Tensor
+from .tensor import _PLAIN_VALUE, HOST_MAX, Tensor
+
+try:  # JAX's current trace: creation under a transform (jit, vmap, grad) must give traced values
+    from jax._src.core import EvalTrace as _EvalTrace, trace_ctx as _trace_ctx
+except ImportError:  # another JAX: no host-resident tensors
+    _EvalTrace = _trace_ctx = None
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
            "ones_like", "empty_like", "full_like", "arange", "range", "linspace", "logspace", "eye",
@@ -32,7 +37,8 @@ def _infer_np(data, wide=False):
             raise TypeError(f"can't convert np.ndarray of type {arr.dtype}.")
         return arr, _dtype.from_np(arr.dtype)
     if isinstance(data, Tensor):
-        return np.asarray(data._value), data.dtype
+        h = data._host_array()
+        return (np.asarray(data._value) if h is None else h), data.dtype
     if isinstance(data, (list, tuple)):
         flat = []
         _flatten(data, flat)
@@ -116,6 +122,21 @@ def _put(arr, dev, copy=False):
     return jax.device_put(arr, dev.jax_device()), dev
 
 
+def _hostable(dev):
+    """Whether a new tensor on ``dev`` may stay host-resident (``Tensor._from_host``: a numpy array until an
+    op needs it on the device): a CPU tensor, outside torchlike.compile tracing and JAX transforms."""
+    return dev.type == "cpu" and Tensor._value is _PLAIN_VALUE and _EvalTrace is not None and \
+        type(_trace_ctx.trace) is _EvalTrace
+
+
+def _host_or_put(arr, dev, requires_grad, copy=False, cap=HOST_MAX):
+    """A tensor of numpy ``arr`` on device ``dev`` (canonical): host-resident when at most ``cap`` elements
+    and allowed (a copy of ``arr`` when ``copy``: the caller's buffer), else transferred now."""
+    if not requires_grad and arr.size <= cap and _hostable(dev):
+        return Tensor._from_host(arr.copy() if copy else arr, dev)
+    return _finish(_put(arr, dev, copy)[0], dev, requires_grad)
+
+
 def _finish(x, dev, requires_grad):
     t = Tensor._wrap(x, dev)
     if requires_grad:
@@ -131,15 +152,19 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     torch.int64
     """
     if isinstance(data, Tensor) and dtype is None and device is None:
+        h = data._host_array()
+        if h is not None and not requires_grad:
+            return Tensor._from_host(h, data._dev)  # (shared: a host array is never written)
         out = Tensor._wrap(jnp.array(data._value, copy=True), data._dev)
         return _finish(out._x, out._dev, requires_grad)
     arr, d = _infer_np(data, wide=dtype is not None)
     if dtype is not None:
         d = _dtype.to_dtype(dtype)
         arr = _np_cast(arr, d)
-    x, dev = _put(arr, device if device is not None else (data._dev if isinstance(data, Tensor) else None),
-                  copy=arr is data or arr.base is not None)  # torch.tensor copies a caller's buffer
-    return _finish(x, dev, requires_grad)
+    dev = canonical(device if device is not None else (data._dev if isinstance(data, Tensor) else None))
+    # torch.tensor copies a caller's buffer (and a host tensor's array, which that tensor owns)
+    return _host_or_put(arr, dev, requires_grad, copy=arr is data or arr.base is not None or
+                        isinstance(data, Tensor))
 
 
 def _np_cast(arr, d):
@@ -171,7 +196,7 @@ def from_numpy(ndarray):
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     arr, d = _infer_np(ndarray)
-    return Tensor._wrap(host_to_jax(arr), canonical(None))
+    return _host_or_put(arr, canonical(None), False, copy=True)
 
 
 def from_jax(x):
@@ -214,10 +239,42 @@ _consts = _jit_cache.Cache("constant")  # (shape, dtype, 0 or 1) -> a jitted con
 _default_is_cpu = []
 
 
+def _cpu_default():
+    """Whether new JAX arrays land on the CPU (asked without starting a backend where JAX_PLATFORMS says)."""
+    if not _default_is_cpu:
+        plats = jax.config.jax_platforms
+        _default_is_cpu.append(plats.split(",")[0] == "cpu" if plats else jax.default_backend() == "cpu")
+    return _default_is_cpu[0]
+
+
+_NARROW = frozenset(("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz"))
+
+
+def _host_fill_ok(value, d):
+    """Whether numpy fills dtype ``d`` with the Python number ``value`` exactly as the device path does
+    (no out-of-range integer, no float into an integer dtype, nothing past a narrow float's range)."""
+    t = type(value)
+    if t is bool:
+        return True
+    if d.is_floating_point or d.is_complex:
+        if t is complex and not d.is_complex:
+            return False
+        return t in (int, float, complex) and (d.name not in _NARROW or abs(value) <= 60000)
+    if t is not int:
+        return False
+    if d is _dtype.bool:
+        return True
+    info = np.iinfo(d.np)
+    return info.min <= value <= info.max
+
+
 def _filled(size, value, dtype, device, requires_grad):
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
     dev = canonical(device)
     check_alloc(size, d)
+    if not requires_grad and math.prod(size) <= HOST_MAX and _hostable(dev) and _host_fill_ok(value, d) \
+            and _cpu_default():
+        return Tensor._from_host(np.full(size, value, d.np), dev)  # host-resident until an op needs it
     if type(value) is int and (value == 0 or value == 1) and dev.type == "cpu":
         # zeros/ones: one cached program per shape and dtype (a call, ~10x cheaper than jnp.full in a
         # default-device context); only where new arrays land on the CPU anyway
@@ -351,7 +408,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         vals = int(start) + np.arange(n, dtype=np.int64) * int(step)
     else:
         vals = start + np.arange(n, dtype=np.float64 if not d.is_complex else np.complex128) * step
-    return _out(_finish(_put(vals.astype(d.np), device)[0], canonical(device), requires_grad), out)
+    return _out(_host_or_put(vals.astype(d.np), canonical(device), requires_grad), out)
 
 
 def _fmt_num(x):
@@ -367,7 +424,7 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     n = int(math.floor((end - start) / step)) + 1
     check_alloc((max(n, 0), 8), 8)  # built in float64 first
     vals = start + np.arange(n, dtype=np.float64) * step
-    return _out(_finish(_put(vals.astype(d.np), device)[0], canonical(device), requires_grad), out)
+    return _out(_host_or_put(vals.astype(d.np), canonical(device), requires_grad), out)
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -390,7 +447,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     else:
         vals = np.linspace(start, end, steps)
         vals = np.trunc(vals) if d._kind == 1 else vals
-    return _out(_finish(_put(np.asarray(vals).astype(d.np), device)[0], canonical(device), requires_grad), out)
+    return _out(_host_or_put(np.asarray(vals).astype(d.np), canonical(device), requires_grad), out)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
@@ -417,7 +474,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     check_alloc((steps, 2), 8)  # the float64 buffers built first
     lin = np.linspace(_num(start), _num(end), steps) if steps != 1 else np.asarray([_num(start)], np.float64)
     vals = np.power(float(base), lin)
-    return _out(_finish(_put(vals.astype(d.np), device)[0], canonical(device), requires_grad), out)
+    return _out(_host_or_put(vals.astype(d.np), canonical(device), requires_grad), out)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -429,21 +486,21 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     if m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     check_alloc((n, m), d)
-    return _out(_finish(_put(np.eye(n, m, dtype=d.np), device)[0], canonical(device), requires_grad), out)
+    return _out(_host_or_put(np.eye(n, m, dtype=d.np), canonical(device), requires_grad), out)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     check_alloc((row, col), 8)
     r, c = np.tril_indices(row, offset, col)
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
-    return _finish(_put(np.stack([r, c]).astype(d.np), device)[0], canonical(device), False)
+    return _host_or_put(np.stack([r, c]).astype(d.np), canonical(device), False)
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     check_alloc((row, col), 8)
     r, c = np.triu_indices(row, offset, col)
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
-    return _finish(_put(np.stack([r, c]).astype(d.np), device)[0], canonical(device), False)
+    return _host_or_put(np.stack([r, c]).astype(d.np), canonical(device), False)
 
 
 # --- new_* methods -----------------------------------------------------------------------------

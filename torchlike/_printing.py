@@ -103,7 +103,8 @@ def _body(a, fmt, indent, summarize):
 
 def tensor_repr(t, prefix="tensor("):
     import jax
-    x = t._value
+    x = t._host_array()  # a host tensor is printed from its numpy array, without a transfer
+    x = t._value if x is None else x
     dt = t.dtype
     suffix = []
     if t.device.type != "cpu":
