@@ -59,6 +59,11 @@ def _infer_np(data, wide=False):
             elif isinstance(x, numbers.Complex):
                 kinds.add(3)
             else:
+                first = data
+                while isinstance(first, (list, tuple)) and first:
+                    first = first[0]
+                if isinstance(first, str):  # torch reads a string as one more (unsupported) dimension
+                    raise ValueError(f"too many dimensions '{type(first).__name__}'")
                 raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
         k = max(kinds) if kinds else -1
         d = {0: _dtype.bool, 1: _dtype.int64, 2: _dtype.get_default_dtype(), 3: _dtype.default_complex(),
@@ -69,6 +74,8 @@ def _infer_np(data, wide=False):
                 (x.item() if isinstance(x, Tensor) else x) for x in flat]
         try:
             arr = np.asarray(_rebuild(data, iter(vals)), dtype=_wide_np(d) if wide else d.np)
+        except OverflowError:
+            raise ValueError("Overflow when unpacking long long") from None
         except ValueError as e:
             raise ValueError(f"expected sequence of length {len(data[0]) if data and hasattr(data[0], '__len__') else 0}"
                              f" at dim 1 (got {len(data[-1]) if hasattr(data[-1], '__len__') else 0})") from e
@@ -76,6 +83,8 @@ def _infer_np(data, wide=False):
     if isinstance(data, bool):
         return np.asarray(data), _dtype.bool
     if isinstance(data, numbers.Integral):
+        if not -2 ** 63 <= data < 2 ** 63:
+            raise ValueError("Overflow when unpacking long long")
         return np.asarray(data, dtype=np.int64), _dtype.int64
     if isinstance(data, numbers.Real):
         d = _dtype.get_default_dtype()
@@ -210,20 +219,38 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     return _finish(host_to_jax(arr), canonical(None), requires_grad)
 
 
-def _size(size):
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+_SIZES = {}  # valid size tuples seen (bounded): the common repeated call skips the checks
+
+
+def _size(size, name="zeros"):
+    if type(size) is tuple:
+        hit = _SIZES.get(size)
+        if hit is not None:
+            return hit
+        if len(_SIZES) < 4096 and all(type(s) is int and s >= 0 for s in size):
+            _SIZES[size] = size
+            return size
+    packed = len(size) == 1 and isinstance(size[0], (tuple, list))
+    if packed:
         size = tuple(size[0])
     out = []
-    for s in size:
+    for i, s in enumerate(size):
         if isinstance(s, Tensor):
             s = s.item()
         if not isinstance(s, (numbers.Integral, np.integer)) or isinstance(s, bool):
-            raise TypeError(f"zeros(): argument 'size' (position 1) must be tuple of ints, but found element of "
-                            f"type {type(s).__name__} at pos 0")
+            kind = type(s).__name__
+            if i:
+                raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                                f"\"type must be tuple of ints,but got {kind}\"")
+            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, " +
+                            (f"but found element of type {kind} at pos 0" if packed else f"not {kind}"))
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
         out.append(int(s))
-    return tuple(out)
+    out = tuple(out)
+    if len(_SIZES) < 4096:
+        _SIZES[out] = out
+    return out
 
 
 def _size_arg(name, args, size):
@@ -274,7 +301,11 @@ def _filled(size, value, dtype, device, requires_grad):
     check_alloc(size, d)
     if not requires_grad and math.prod(size) <= HOST_MAX and _hostable(dev) and _host_fill_ok(value, d) \
             and _cpu_default():
-        return Tensor._from_host(np.full(size, value, d.np), dev)  # host-resident until an op needs it
+        if type(value) is int and value == 0:
+            return Tensor._from_host(np.zeros(size, d.np), dev)  # host-resident until an op needs it
+        a = np.empty(size, d.np)
+        a.fill(value)
+        return Tensor._from_host(a, dev)
     if type(value) is int and (value == 0 or value == 1) and dev.type == "cpu":
         # zeros/ones: one cached program per shape and dtype (a call, ~10x cheaper than jnp.full in a
         # default-device context); only where new arrays land on the CPU anyway
@@ -291,6 +322,42 @@ def _filled(size, value, dtype, device, requires_grad):
     return _finish(x, dev, requires_grad)
 
 
+_I64 = np.dtype(np.int64)
+_BOOL = np.dtype(np.bool_)
+_FLOATS = {}  # default float dtype -> its numpy dtype (float32/float64 only)
+
+
+def _full_host(size, value):
+    """``full(size, value)`` of a Python number with the default dtype and device as a host tensor (the
+    common call, e.g. a dataset item), or None where the general path must run."""
+    tv = type(value)
+    if tv is float:
+        npdt = _FLOATS.get(_dtype.get_default_dtype())
+        if npdt is None:
+            return None
+    elif tv is int:
+        if not -2 ** 63 <= value < 2 ** 63:
+            return None
+        npdt = _I64
+    elif tv is bool:
+        npdt = _BOOL
+    else:
+        return None
+    shape = _SIZES.get(size) if type(size) is tuple else None
+    if shape is None:
+        return None  # (the general path checks and remembers a new shape)
+    dev = canonical(None)
+    if math.prod(shape) > HOST_MAX or not _hostable(dev) or not _cpu_default():
+        return None
+    a = np.empty(shape, npdt)
+    a.fill(value)
+    return Tensor._from_host(a, dev)
+
+
+_FLOATS[_dtype.float32] = np.dtype(np.float32)
+_FLOATS[_dtype.float64] = np.dtype(np.float64)
+
+
 def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     """A tensor of zeros. ``torchlike.zeros(2, 3)`` or ``zeros((2, 3))``."""
@@ -305,14 +372,14 @@ def ones(*args, size=None, out=None, dtype=None, layout=None, device=None, requi
          memory_format=None):
     """A tensor of ones."""
     size = _size_arg("ones", args, size)
-    return _out(_filled(_size(size), 1, dtype, device, requires_grad), out)
+    return _out(_filled(_size(size, "ones"), 1, dtype, device, requires_grad), out)
 
 
 def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     """An 'uninitialised' tensor (zeros: JAX has no uninitialised memory)."""
     size = _size_arg("empty", args, size)
-    return _out(_filled(_size(size), 0, dtype, device, requires_grad), out)
+    return _out(_filled(_size(size, "empty"), 0, dtype, device, requires_grad), out)
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
@@ -322,12 +389,18 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     """A tensor filled with ``fill_value`` (dtype inferred from it like torch)."""
+    if out is None and dtype is None and device is None and not requires_grad:
+        t = _full_host(size, fill_value)
+        if t is not None:
+            return t
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if dtype is None:
         dtype = _dtype.scalar_dtype(fill_value)
-    return _out(_filled(_size((size,) if isinstance(size, int) else tuple(size)), fill_value, dtype, device,
-                        requires_grad), out)
+    if not isinstance(size, (numbers.Integral, tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    shape = _size((size,) if isinstance(size, numbers.Integral) else (tuple(size),), "full")
+    return _out(_filled(shape, fill_value, dtype, device, requires_grad), out)
 
 
 def _out(t, out):

@@ -172,7 +172,7 @@ class Tensor:
         ``item()``, ``tolist()``, ``numpy()``, printing, pickling and collation read ``arr``.  It is an
         alias of a hidden root holding ``arr``, i.e. a lazy view (see ``_lazy_view``): an in-place op or a
         view reads ``_value`` first, so it materialises and keeps torch's semantics."""
-        out = Tensor._wrap(_views.Pending(arr.shape, arr.dtype, arr, arr), dev)
+        out = Tensor._wrap(arr, dev)  # (``_x`` is the numpy array itself: shape, dtype, ndim and size read it)
         out._vbase = Tensor._wrap(arr, dev)
         out._chain = _ALIAS_CHAIN
         out._ver = out._vbase._ver
@@ -184,8 +184,8 @@ class Tensor:
         Read-only by contract: the tensor owns it."""
         if self._chain is not _ALIAS_CHAIN or self._seen != -2 - self._ver[0]:
             return None
-        src = self._x.src
-        return src if type(src) is np.ndarray else None
+        x = self._x
+        return x if type(x) is np.ndarray else None
 
     def _read_group(self):
         """Read this lazy view and its still-unread siblings (made together) in one program."""
@@ -534,12 +534,11 @@ class Tensor:
         if self._seen != -2 - self._ver[0]:  # (only a lazy view, unwritten since it was made)
             return None
         p = self._x
+        if type(p) is np.ndarray:  # a host tensor (_from_host)
+            return p if p.size == 1 else None
         h = p.host
-        if h is None:
-            if p.size == 1:
-                h = p.host = _views.host_read(p.src, self._chain)
-        elif h.size != 1:  # a host tensor's (_from_host) array: not a scalar
-            return None
+        if h is None and p.size == 1:
+            h = p.host = _views.host_read(p.src, self._chain)
         return h
 
     def item(self):
@@ -787,7 +786,7 @@ def _warn_share():
 def _rebuild_pickled(cls, arr, requires_grad, dev, extra):
     d = canonical(_device_cls(dev))
     arr = np.asarray(arr)
-    if cls is Tensor and not requires_grad and d.type == "cpu" and arr.flags.writeable and arr.size <= HOST_MAX:
+    if cls is Tensor and not requires_grad and d.type == "cpu" and arr.size <= HOST_MAX:
         t = Tensor._from_host(arr, d)  # (unpickled: a fresh array, which the tensor owns)
     else:
         t = Tensor._wrap(host_to_jax(arr, copy=False), d)
