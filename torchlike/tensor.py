@@ -146,10 +146,7 @@ class Tensor:
         from the root's array when it was made, while no alias has been written since)."""
         b = self._vbase
         if self._chain is _ALIAS_CHAIN:  # a host tensor (_from_host) moves to the device: a plain tensor now
-            x = b._x
-            if type(x) is np.ndarray:
-                x = b._x = _views.chain_fn(_ALIAS_CHAIN)(x)  # (a cached program: faster than device_put)
-            self._x, self._vbase, self._chain, self._seen = x, None, None, self._ver[0]
+            self._settle()
             return
         if self._seen == -2 - self._ver[0]:
             p = self._x
@@ -178,6 +175,21 @@ class Tensor:
         out._ver = out._vbase._ver
         out._seen = -2
         return out
+
+    def _settle(self):
+        """Make this host tensor a plain device tensor of the same value (its root's array, moved if it is
+        still numpy).  Not a write: done outside a trace's records (a concrete array even while tracing), so
+        a compiled function sees an ordinary tensor."""
+        x = _SLOT_X.__get__(self._vbase)
+        if type(x) is np.ndarray:
+            if Tensor._value is _PLAIN_VALUE:
+                x = _views.chain_fn(_ALIAS_CHAIN)(x)  # (a cached program: faster than device_put)
+            else:
+                with jax.ensure_compile_time_eval():
+                    x = _views.chain_fn(_ALIAS_CHAIN)(x)
+        _SLOT_X.__set__(self, x)
+        self._vbase = self._chain = None
+        self._seen = self._ver[0]
 
     def _host_array(self):
         """The numpy array of a host-resident tensor (``_from_host``, not yet moved or written), else None.
@@ -217,7 +229,7 @@ class Tensor:
         use (``torch.stack``/``cat`` of such slices read them all in one program); None where it must be
         computed now: autograd, tracing, JAX transforms, or a view whose root was rebound."""
         if self._chain is _ALIAS_CHAIN:
-            self._value  # noqa: B018  (a host tensor moves first: its views share its device array)
+            self._settle()  # (a host tensor moves first: its views share its device array)
         b = self._vbase
         if b is None:
             root, chain = self, (step,)
@@ -260,8 +272,9 @@ class Tensor:
             self._x = new
             self._ver[0] += 1
             return
-        if self._chain is _ALIAS_CHAIN and Tensor._value is _PLAIN_VALUE:  # a host tensor: a plain one now
-            self._x, self._vbase, self._chain = new, None, None
+        if self._chain is _ALIAS_CHAIN:  # a host tensor: a plain one now
+            self._settle()
+            self._x = new
             self._ver[0] += 1
             self._seen = self._ver[0]
             return
@@ -272,7 +285,7 @@ class Tensor:
 
     def _check_inplace_leaf(self):
         if self._chain is _ALIAS_CHAIN:
-            self._value  # noqa: B018  (a host tensor becomes a plain device tensor: the in-place op is recorded)
+            self._settle()  # (a host tensor becomes a plain device tensor: the in-place op is recorded)
         if self._grad_fn is None and self._rg:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         b = self._vbase
@@ -415,7 +428,7 @@ class Tensor:
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if self._chain is _ALIAS_CHAIN:
-            self._value  # noqa: B018  (a host tensor becomes a plain device tensor before it becomes a leaf)
+            self._settle()  # (a host tensor becomes a plain device tensor before it becomes a leaf)
         self._rg = bool(requires_grad)
         return self
 
@@ -807,6 +820,7 @@ def _legacy_type_name(dt, dev):
 
 
 _PLAIN_VALUE = Tensor.__dict__["_value"]
+_SLOT_X = Tensor.__dict__["_x"]  # (the slot itself: tracing installs a recording property over it)
 HOST_MAX = 1 << 16  # elements: creation and unpickling keep tensors up to this size host-resident (_from_host)
 
 
