@@ -193,7 +193,7 @@ class _Packed:
 
 
 def _pack(data):
-    from ...tensor import Tensor
+    from ...tensor import Tensor  # lazy: the tensor loads after this package starts loading
     if type(data) is Tensor and not data.requires_grad:
         h = data._host_array()  # a host tensor's array: no device (no JAX backend) in the worker
         return _Packed(np.asarray(data._value) if h is None else h, str(data.device))
