@@ -374,3 +374,46 @@ def test_worker_transport_keeps_batches_host():
     out = _unpack(packed)
     assert _host(out["x"]) and out["x"].tolist() == batch["x"].tolist()
     assert _host(batch["x"])  # packing read the host array, without a transfer
+
+
+# ---- host tensors where code asks whether a tensor is a view -----------------------------------------------
+def test_out_resize_and_contiguous_match_torch():
+    def fn(m):
+        o = m.empty(0)
+        m.add(m.ones(2, 2), 1, out=o)
+        r = m.zeros(2)
+        r.resize_(4)
+        r.fill_(3)
+        c = m.full((2, 3), 1.5)
+        return o, r.shape, r, c.contiguous(), c.contiguous().is_contiguous(), c.is_set_to(c)
+    same_as_torch(fn, grad=False)
+
+
+def test_autograd_function_returning_host_tensors_matches_torch():
+    def fn(m, x):
+        class Scale(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 2, m.zeros(2)
+
+            @staticmethod
+            def backward(ctx, g, _):
+                return g * 2
+
+        y, z = Scale.apply(x)
+        return y, z, z.requires_grad
+    same_as_torch(fn, X)
+
+
+def test_compiled_function_with_fresh_host_batches_compiles_once():
+    calls = []
+
+    def step(x, y):
+        calls.append(1)
+        return (x * y).sum()
+
+    c = torchlike.compile(step)
+    for k in range(4):
+        x, y = torchlike.full((3,), float(k)), torchlike.arange(3.0)
+        assert c(x, y).item() == torch.full((3,), float(k)).mul(torch.arange(3.0)).sum().item()
+    assert len(calls) == 1 and c.compile_count == 1
