@@ -44,6 +44,8 @@ CREATIONS = {
     "zeros": lambda m: m.zeros(2, 3),
     "zeros_tuple": lambda m: m.zeros((2, 3), dtype=m.int32),
     "zeros_size_kw": lambda m: m.zeros(size=(4,)),
+    "zeros_list": lambda m: m.zeros([2, 2]),
+    "full_tuple_of_list": lambda m: m.full(([2, 2])[:], 1.0),
     "zeros_empty_dim": lambda m: m.zeros(0, 3),
     "ones": lambda m: m.ones(3, dtype=m.int64),
     "ones_bool": lambda m: m.ones(2, dtype=m.bool),

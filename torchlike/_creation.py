@@ -224,7 +224,10 @@ _SIZES = {}  # valid size tuples seen (bounded): the common repeated call skips 
 
 def _size(size, name="zeros"):
     if type(size) is tuple:
-        hit = _SIZES.get(size)
+        try:
+            hit = _SIZES.get(size)
+        except TypeError:  # (an unhashable element: ``zeros([2, 3], ...)`` passed on as ``([2, 3],)``)
+            hit = None
         if hit is not None:
             return hit
         if len(_SIZES) < 4096 and all(type(s) is int and s >= 0 for s in size):
@@ -343,7 +346,10 @@ def _full_host(size, value):
         npdt = _BOOL
     else:
         return None
-    shape = _SIZES.get(size) if type(size) is tuple else None
+    try:
+        shape = _SIZES.get(size) if type(size) is tuple else None
+    except TypeError:  # (an unhashable element)
+        return None
     if shape is None:
         return None  # (the general path checks and remembers a new shape)
     dev = canonical(None)
