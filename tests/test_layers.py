@@ -271,7 +271,6 @@ UNJUSTIFIED_LOCAL = {  # (importer, imported): function-local imports without a 
     (".serialization", "._ops.views"): 1, (".serialization", ".cuda"): 1, (".serialization", ".nn.parameter"): 3,
     (".signal.windows", "._creation"): 1, (".testing._comparison", "._creation"): 3,
     (".testing._comparison", "._ops.random_ops"): 1, (".utils.data._collate", "torchlike"): 1,
-    (".utils.data._worker", "._device"): 1, (".utils.data._worker", ".tensor"): 2,
     (".utils.data._worker", ".utils.data._collate"): 1, (".utils.data._worker", ".utils.data.dataset"): 1,
     (".utils.data._worker", "torchlike"): 2, (".utils.data.dataloader", ".accelerator"): 1,
     (".utils.data.dataloader", "torchlike"): 1, (".utils.data.dataset", "torchlike"): 1,

@@ -12,7 +12,12 @@ import numpy as np
 from . import _dtype, _jit_cache
 from ._errors import check_alloc
 from ._device import canonical, host_to_jax, of_array
-from .tensor import Tensor
+from .tensor import _PLAIN_VALUE, HOST_MAX, Tensor
+
+try:  # JAX's current trace: creation under a transform (jit, vmap, grad) must give traced values
+    from jax._src.core import EvalTrace as _EvalTrace, trace_ctx as _trace_ctx
+except ImportError:  # another JAX: no host-resident tensors
+    _EvalTrace = _trace_ctx = None
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
            "ones_like", "empty_like", "full_like", "arange", "range", "linspace", "logspace", "eye",
@@ -32,7 +37,8 @@ def _infer_np(data, wide=False):
             raise TypeError(f"can't convert np.ndarray of type {arr.dtype}.")
         return arr, _dtype.from_np(arr.dtype)
     if isinstance(data, Tensor):
-        return np.asarray(data._value), data.dtype
+        h = data._host_array()
+        return (np.asarray(data._value) if h is None else h), data.dtype
     if isinstance(data, (list, tuple)):
         flat = []
         _flatten(data, flat)
@@ -53,6 +59,11 @@ def _infer_np(data, wide=False):
             elif isinstance(x, numbers.Complex):
                 kinds.add(3)
             else:
+                first = data
+                while isinstance(first, (list, tuple)) and first:
+                    first = first[0]
+                if isinstance(first, str):  # torch reads a string as one more (unsupported) dimension
+                    raise ValueError(f"too many dimensions '{type(first).__name__}'")
                 raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
         k = max(kinds) if kinds else -1
         d = {0: _dtype.bool, 1: _dtype.int64, 2: _dtype.get_default_dtype(), 3: _dtype.default_complex(),
@@ -63,6 +74,8 @@ def _infer_np(data, wide=False):
                 (x.item() if isinstance(x, Tensor) else x) for x in flat]
         try:
             arr = np.asarray(_rebuild(data, iter(vals)), dtype=_wide_np(d) if wide else d.np)
+        except OverflowError:
+            raise ValueError("Overflow when unpacking long long") from None
         except ValueError as e:
             raise ValueError(f"expected sequence of length {len(data[0]) if data and hasattr(data[0], '__len__') else 0}"
                              f" at dim 1 (got {len(data[-1]) if hasattr(data[-1], '__len__') else 0})") from e
@@ -70,6 +83,8 @@ def _infer_np(data, wide=False):
     if isinstance(data, bool):
         return np.asarray(data), _dtype.bool
     if isinstance(data, numbers.Integral):
+        if not -2 ** 63 <= data < 2 ** 63:
+            raise ValueError("Overflow when unpacking long long")
         return np.asarray(data, dtype=np.int64), _dtype.int64
     if isinstance(data, numbers.Real):
         d = _dtype.get_default_dtype()
@@ -116,6 +131,21 @@ def _put(arr, dev, copy=False):
     return jax.device_put(arr, dev.jax_device()), dev
 
 
+def _hostable(dev):
+    """Whether a new tensor on ``dev`` may stay host-resident (``Tensor._from_host``: a numpy array until an
+    op needs it on the device): a CPU tensor, outside torchlike.compile tracing and JAX transforms."""
+    return dev.type == "cpu" and Tensor._value is _PLAIN_VALUE and _EvalTrace is not None and \
+        type(_trace_ctx.trace) is _EvalTrace
+
+
+def _host_or_put(arr, dev, requires_grad, copy=False, cap=HOST_MAX):
+    """A tensor of numpy ``arr`` on device ``dev`` (canonical): host-resident when at most ``cap`` elements
+    and allowed (a copy of ``arr`` when ``copy``: the caller's buffer), else transferred now."""
+    if not requires_grad and arr.size <= cap and _hostable(dev):
+        return Tensor._from_host(arr.copy() if copy else arr, dev)
+    return _finish(_put(arr, dev, copy)[0], dev, requires_grad)
+
+
 def _finish(x, dev, requires_grad):
     t = Tensor._wrap(x, dev)
     if requires_grad:
@@ -131,15 +161,19 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     torch.int64
     """
     if isinstance(data, Tensor) and dtype is None and device is None:
+        h = data._host_array()
+        if h is not None and not requires_grad:
+            return Tensor._from_host(h, data._dev)  # (shared: a host array is never written)
         out = Tensor._wrap(jnp.array(data._value, copy=True), data._dev)
         return _finish(out._x, out._dev, requires_grad)
     arr, d = _infer_np(data, wide=dtype is not None)
     if dtype is not None:
         d = _dtype.to_dtype(dtype)
         arr = _np_cast(arr, d)
-    x, dev = _put(arr, device if device is not None else (data._dev if isinstance(data, Tensor) else None),
-                  copy=arr is data or arr.base is not None)  # torch.tensor copies a caller's buffer
-    return _finish(x, dev, requires_grad)
+    dev = canonical(device if device is not None else (data._dev if isinstance(data, Tensor) else None))
+    # torch.tensor copies a caller's buffer (and a host tensor's array, which that tensor owns)
+    return _host_or_put(arr, dev, requires_grad, copy=arr is data or arr.base is not None or
+                        isinstance(data, Tensor))
 
 
 def _np_cast(arr, d):
@@ -171,7 +205,7 @@ def from_numpy(ndarray):
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     arr, d = _infer_np(ndarray)
-    return Tensor._wrap(host_to_jax(arr), canonical(None))
+    return _host_or_put(arr, canonical(None), False, copy=True)
 
 
 def from_jax(x):
@@ -185,20 +219,41 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     return _finish(host_to_jax(arr), canonical(None), requires_grad)
 
 
-def _size(size):
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+_SIZES = {}  # valid size tuples seen (bounded): the common repeated call skips the checks
+
+
+def _size(size, name="zeros"):
+    if type(size) is tuple:
+        try:
+            hit = _SIZES.get(size)
+        except TypeError:  # (an unhashable element: ``zeros([2, 3], ...)`` passed on as ``([2, 3],)``)
+            hit = None
+        if hit is not None:
+            return hit
+        if len(_SIZES) < 4096 and all(type(s) is int and s >= 0 for s in size):
+            _SIZES[size] = size
+            return size
+    packed = len(size) == 1 and isinstance(size[0], (tuple, list))
+    if packed:
         size = tuple(size[0])
     out = []
-    for s in size:
+    for i, s in enumerate(size):
         if isinstance(s, Tensor):
             s = s.item()
         if not isinstance(s, (numbers.Integral, np.integer)) or isinstance(s, bool):
-            raise TypeError(f"zeros(): argument 'size' (position 1) must be tuple of ints, but found element of "
-                            f"type {type(s).__name__} at pos 0")
+            kind = type(s).__name__
+            if i:
+                raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                                f"\"type must be tuple of ints,but got {kind}\"")
+            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, " +
+                            (f"but found element of type {kind} at pos 0" if packed else f"not {kind}"))
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
         out.append(int(s))
-    return tuple(out)
+    out = tuple(out)
+    if len(_SIZES) < 4096:
+        _SIZES[out] = out
+    return out
 
 
 def _size_arg(name, args, size):
@@ -214,10 +269,46 @@ _consts = _jit_cache.Cache("constant")  # (shape, dtype, 0 or 1) -> a jitted con
 _default_is_cpu = []
 
 
+def _cpu_default():
+    """Whether new JAX arrays land on the CPU (asked without starting a backend where JAX_PLATFORMS says)."""
+    if not _default_is_cpu:
+        plats = jax.config.jax_platforms
+        _default_is_cpu.append(plats.split(",")[0] == "cpu" if plats else jax.default_backend() == "cpu")
+    return _default_is_cpu[0]
+
+
+_NARROW = frozenset(("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz"))
+
+
+def _host_fill_ok(value, d):
+    """Whether numpy fills dtype ``d`` with the Python number ``value`` exactly as the device path does
+    (no out-of-range integer, no float into an integer dtype, nothing past a narrow float's range)."""
+    t = type(value)
+    if t is bool:
+        return True
+    if d.is_floating_point or d.is_complex:
+        if t is complex and not d.is_complex:
+            return False
+        return t in (int, float, complex) and (d.name not in _NARROW or abs(value) <= 60000)
+    if t is not int:
+        return False
+    if d is _dtype.bool:
+        return True
+    info = np.iinfo(d.np)
+    return info.min <= value <= info.max
+
+
 def _filled(size, value, dtype, device, requires_grad):
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
     dev = canonical(device)
     check_alloc(size, d)
+    if not requires_grad and math.prod(size) <= HOST_MAX and _hostable(dev) and _host_fill_ok(value, d) \
+            and _cpu_default():
+        if type(value) is int and value == 0:
+            return Tensor._from_host(np.zeros(size, d.np), dev)  # host-resident until an op needs it
+        a = np.empty(size, d.np)
+        a.fill(value)
+        return Tensor._from_host(a, dev)
     if type(value) is int and (value == 0 or value == 1) and dev.type == "cpu":
         # zeros/ones: one cached program per shape and dtype (a call, ~10x cheaper than jnp.full in a
         # default-device context); only where new arrays land on the CPU anyway
@@ -234,6 +325,45 @@ def _filled(size, value, dtype, device, requires_grad):
     return _finish(x, dev, requires_grad)
 
 
+_I64 = np.dtype(np.int64)
+_BOOL = np.dtype(np.bool_)
+_FLOATS = {}  # default float dtype -> its numpy dtype (float32/float64 only)
+
+
+def _full_host(size, value):
+    """``full(size, value)`` of a Python number with the default dtype and device as a host tensor (the
+    common call, e.g. a dataset item), or None where the general path must run."""
+    tv = type(value)
+    if tv is float:
+        npdt = _FLOATS.get(_dtype.get_default_dtype())
+        if npdt is None:
+            return None
+    elif tv is int:
+        if not -2 ** 63 <= value < 2 ** 63:
+            return None
+        npdt = _I64
+    elif tv is bool:
+        npdt = _BOOL
+    else:
+        return None
+    try:
+        shape = _SIZES.get(size) if type(size) is tuple else None
+    except TypeError:  # (an unhashable element)
+        return None
+    if shape is None:
+        return None  # (the general path checks and remembers a new shape)
+    dev = canonical(None)
+    if math.prod(shape) > HOST_MAX or not _hostable(dev) or not _cpu_default():
+        return None
+    a = np.empty(shape, npdt)
+    a.fill(value)
+    return Tensor._from_host(a, dev)
+
+
+_FLOATS[_dtype.float32] = np.dtype(np.float32)
+_FLOATS[_dtype.float64] = np.dtype(np.float64)
+
+
 def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     """A tensor of zeros. ``torchlike.zeros(2, 3)`` or ``zeros((2, 3))``."""
@@ -248,14 +378,14 @@ def ones(*args, size=None, out=None, dtype=None, layout=None, device=None, requi
          memory_format=None):
     """A tensor of ones."""
     size = _size_arg("ones", args, size)
-    return _out(_filled(_size(size), 1, dtype, device, requires_grad), out)
+    return _out(_filled(_size(size, "ones"), 1, dtype, device, requires_grad), out)
 
 
 def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     """An 'uninitialised' tensor (zeros: JAX has no uninitialised memory)."""
     size = _size_arg("empty", args, size)
-    return _out(_filled(_size(size), 0, dtype, device, requires_grad), out)
+    return _out(_filled(_size(size, "empty"), 0, dtype, device, requires_grad), out)
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
@@ -265,12 +395,18 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     """A tensor filled with ``fill_value`` (dtype inferred from it like torch)."""
+    if out is None and dtype is None and device is None and not requires_grad:
+        t = _full_host(size, fill_value)
+        if t is not None:
+            return t
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if dtype is None:
         dtype = _dtype.scalar_dtype(fill_value)
-    return _out(_filled(_size((size,) if isinstance(size, int) else tuple(size)), fill_value, dtype, device,
-                        requires_grad), out)
+    if not isinstance(size, (numbers.Integral, tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    shape = _size((size,) if isinstance(size, numbers.Integral) else (tuple(size),), "full")
+    return _out(_filled(shape, fill_value, dtype, device, requires_grad), out)
 
 
 def _out(t, out):
@@ -351,7 +487,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         vals = int(start) + np.arange(n, dtype=np.int64) * int(step)
     else:
         vals = start + np.arange(n, dtype=np.float64 if not d.is_complex else np.complex128) * step
-    return _out(_finish(_put(vals.astype(d.np), device)[0], canonical(device), requires_grad), out)
+    return _out(_host_or_put(vals.astype(d.np), canonical(device), requires_grad), out)
 
 
 def _fmt_num(x):
@@ -367,7 +503,7 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     n = int(math.floor((end - start) / step)) + 1
     check_alloc((max(n, 0), 8), 8)  # built in float64 first
     vals = start + np.arange(n, dtype=np.float64) * step
-    return _out(_finish(_put(vals.astype(d.np), device)[0], canonical(device), requires_grad), out)
+    return _out(_host_or_put(vals.astype(d.np), canonical(device), requires_grad), out)
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -390,7 +526,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     else:
         vals = np.linspace(start, end, steps)
         vals = np.trunc(vals) if d._kind == 1 else vals
-    return _out(_finish(_put(np.asarray(vals).astype(d.np), device)[0], canonical(device), requires_grad), out)
+    return _out(_host_or_put(np.asarray(vals).astype(d.np), canonical(device), requires_grad), out)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
@@ -417,7 +553,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     check_alloc((steps, 2), 8)  # the float64 buffers built first
     lin = np.linspace(_num(start), _num(end), steps) if steps != 1 else np.asarray([_num(start)], np.float64)
     vals = np.power(float(base), lin)
-    return _out(_finish(_put(vals.astype(d.np), device)[0], canonical(device), requires_grad), out)
+    return _out(_host_or_put(vals.astype(d.np), canonical(device), requires_grad), out)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -429,21 +565,21 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     if m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     check_alloc((n, m), d)
-    return _out(_finish(_put(np.eye(n, m, dtype=d.np), device)[0], canonical(device), requires_grad), out)
+    return _out(_host_or_put(np.eye(n, m, dtype=d.np), canonical(device), requires_grad), out)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     check_alloc((row, col), 8)
     r, c = np.tril_indices(row, offset, col)
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
-    return _finish(_put(np.stack([r, c]).astype(d.np), device)[0], canonical(device), False)
+    return _host_or_put(np.stack([r, c]).astype(d.np), canonical(device), False)
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     check_alloc((row, col), 8)
     r, c = np.triu_indices(row, offset, col)
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
-    return _finish(_put(np.stack([r, c]).astype(d.np), device)[0], canonical(device), False)
+    return _host_or_put(np.stack([r, c]).astype(d.np), canonical(device), False)
 
 
 # --- new_* methods -----------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import re
 
 from . import _dtype, _grad_mode, _views
 from ._dispatch import dispatch
-from .tensor import Tensor
+from .tensor import _ALIAS_CHAIN, Tensor
 
 __all__ = ["view_of_root", "copy_slices", "alias_op", "write_out", "check_no_overlap"]
 
@@ -141,6 +141,8 @@ def write_out(out, result, name=None):
     if tuple(out.shape) == tuple(result.shape):
         out._set_value(result._value)
     else:
+        if out._chain is _ALIAS_CHAIN:
+            out._settle()  # a host tensor (Tensor._from_host) is no view: a plain tensor, resizable
         if out._vbase is not None:
             raise RuntimeError("cannot resize variables that require grad" if out.requires_grad else
                                "Trying to resize storage that is not resizable")

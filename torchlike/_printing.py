@@ -103,7 +103,8 @@ def _body(a, fmt, indent, summarize):
 
 def tensor_repr(t, prefix="tensor("):
     import jax
-    if isinstance(t._value, jax.core.Tracer):
+    x = t._host_array()  # a host tensor is printed from its numpy array, without a transfer
+    if x is None and isinstance(t._value, jax.core.Tracer):
         return f"tensor(<traced {list(t.shape)} {t.dtype}>)"
     suffix = []
     if t.device.type != "cpu":
@@ -124,7 +125,8 @@ def tensor_body(t, indent):
     its size and dtype call for (``size=(0, 3)``, ``dtype=torch.int32``)."""
     from ._errors import to_host
     dt = t.dtype
-    a = to_host(t._value)
+    x = t._host_array()  # a host tensor is printed from its numpy array, without a transfer
+    a = to_host(t._value if x is None else x)
     suffix = []
     if dt is _dtype.bfloat16:
         a = a.astype(np.float32)

@@ -145,6 +145,9 @@ class Tensor:
         """Re-read a view from its root after some alias was written (or read a lazy view the first time:
         from the root's array when it was made, while no alias has been written since)."""
         b = self._vbase
+        if self._chain is _ALIAS_CHAIN:  # a host tensor (_from_host) moves to the device: a plain tensor now
+            self._settle()
+            return
         if self._seen == -2 - self._ver[0]:
             p = self._x
             if p.group is not None and self._read_group():
@@ -153,8 +156,6 @@ class Tensor:
                 self._x = _views.read_last(p.src, p.last)
             else:
                 self._x = _views.chain_fn(self._chain)(p.src)
-                if type(b._x) is np.ndarray:  # a host scalar's hidden root (_from_host) moves to the device too
-                    b._x = self._x
         elif (b._rg or b._grad_fn is not None) and self._chain and self._chain[0][0] != "alias":
             self._refresh_recorded()  # a recorded op: installed by _mutation (layer 2)
         else:
@@ -163,14 +164,40 @@ class Tensor:
 
     @classmethod
     def _from_host(cls, arr, dev=CPU):
-        """A tensor of the small numpy array ``arr``, moved to the device on first use (until then
-        ``item()``/``int()`` and host scalar arithmetic read ``arr``): an alias of a hidden root holding it."""
-        out = Tensor._wrap(_views.Pending(arr.shape, arr.dtype, arr, arr), dev)
+        """A host-resident tensor of the numpy array ``arr`` (which it owns: nothing may write ``arr``
+        afterwards), moved to the device by the first op that needs it (``_value``); until then metadata,
+        ``item()``, ``tolist()``, ``numpy()``, printing, pickling and collation read ``arr``.  It is an
+        alias of a hidden root holding ``arr``, i.e. a lazy view (see ``_lazy_view``): an in-place op or a
+        view reads ``_value`` first, so it materialises and keeps torch's semantics."""
+        out = Tensor._wrap(arr, dev)  # (``_x`` is the numpy array itself: shape, dtype, ndim and size read it)
         out._vbase = Tensor._wrap(arr, dev)
         out._chain = _ALIAS_CHAIN
         out._ver = out._vbase._ver
         out._seen = -2
         return out
+
+    def _settle(self):
+        """Make this host tensor a plain device tensor of the same value (its root's array, moved if it is
+        still numpy).  Not a write: done outside a trace's records (a concrete array even while tracing), so
+        a compiled function sees an ordinary tensor."""
+        x = _SLOT_X.__get__(self._vbase)
+        if type(x) is np.ndarray:
+            if Tensor._value is _PLAIN_VALUE:
+                x = _views.chain_fn(_ALIAS_CHAIN)(x)  # (a cached program: faster than device_put)
+            else:
+                with jax.ensure_compile_time_eval():
+                    x = _views.chain_fn(_ALIAS_CHAIN)(x)
+        _SLOT_X.__set__(self, x)
+        self._vbase = self._chain = None
+        self._seen = self._ver[0]
+
+    def _host_array(self):
+        """The numpy array of a host-resident tensor (``_from_host``, not yet moved or written), else None.
+        Read-only by contract: the tensor owns it."""
+        if self._chain is not _ALIAS_CHAIN or self._seen != -2 - self._ver[0]:
+            return None
+        x = self._x
+        return x if type(x) is np.ndarray else None
 
     def _read_group(self):
         """Read this lazy view and its still-unread siblings (made together) in one program."""
@@ -201,6 +228,8 @@ class Tensor:
         """A view of self for the basic index ``step`` (result ``shape``) whose value is computed on first
         use (``torch.stack``/``cat`` of such slices read them all in one program); None where it must be
         computed now: autograd, tracing, JAX transforms, or a view whose root was rebound."""
+        if self._chain is _ALIAS_CHAIN:
+            self._settle()  # (a host tensor moves first: its views share its device array)
         b = self._vbase
         if b is None:
             root, chain = self, (step,)
@@ -243,12 +272,20 @@ class Tensor:
             self._x = new
             self._ver[0] += 1
             return
+        if self._chain is _ALIAS_CHAIN:  # a host tensor: a plain one now
+            self._settle()
+            self._x = new
+            self._ver[0] += 1
+            self._seen = self._ver[0]
+            return
         b._x = _views.write_back_fn(self._chain)(b._value, new)
         self._ver[0] += 1
         self._x = new.astype(self._x.dtype)
         self._seen = self._ver[0]
 
     def _check_inplace_leaf(self):
+        if self._chain is _ALIAS_CHAIN:
+            self._settle()  # (a host tensor becomes a plain device tensor: the in-place op is recorded)
         if self._grad_fn is None and self._rg:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         b = self._vbase
@@ -390,6 +427,8 @@ class Tensor:
             return self
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if self._chain is _ALIAS_CHAIN:
+            self._settle()  # (a host tensor becomes a plain device tensor before it becomes a leaf)
         self._rg = bool(requires_grad)
         return self
 
@@ -508,6 +547,8 @@ class Tensor:
         if self._seen != -2 - self._ver[0]:  # (only a lazy view, unwritten since it was made)
             return None
         p = self._x
+        if type(p) is np.ndarray:  # a host tensor (_from_host)
+            return p if p.size == 1 else None
         h = p.host
         if h is None and p.size == 1:
             h = p.host = _views.host_read(p.src, self._chain)
@@ -525,6 +566,9 @@ class Tensor:
         return to_host(x).item()
 
     def tolist(self):
+        h = self._host_array()
+        if h is not None:
+            return h.tolist()
         x = self._value
         if _is_tracer(x):
             raise _concrete_error("tolist")
@@ -537,10 +581,12 @@ class Tensor:
         if self._dev.type != "cpu" and not force:
             raise TypeError(f"can't convert {self._dev.type}:{self._dev.index or 0} device type tensor to "
                             "numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
-        return to_host(self._value)
+        h = self._host_array()
+        return to_host(self._value) if h is None else _read_only(h)
 
     def __array__(self, dtype=None, copy=None):
-        a = to_host(self._value)
+        h = self._host_array()
+        a = to_host(self._value) if h is None else _read_only(h)
         return a.astype(dtype) if dtype is not None else a
 
     def __dlpack__(self, stream=None, **kw):
@@ -558,7 +604,8 @@ class Tensor:
         return self._value
 
     def __bool__(self):
-        x = self._value
+        h = self._host_array()
+        x = self._value if h is None else h
         if _is_tracer(x):
             raise _concrete_error("__bool__")
         if x.size != 1:
@@ -616,8 +663,9 @@ class Tensor:
     def __reduce_ex__(self, proto):
         # plain pickling (multiprocessing, copy): a numpy copy of the data; torchlike.save writes torch's format
         extra = {k: v for k, v in self.__dict__.items() if not k.startswith("_acc")}
-        return (_rebuild_pickled, (type(self), np.asarray(self._value), self._rg and self._grad_fn is None,
-                                   str(self._dev), extra))
+        h = self._host_array()
+        return (_rebuild_pickled, (type(self), np.asarray(self._value) if h is None else h,
+                                   self._rg and self._grad_fn is None, str(self._dev), extra))
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
@@ -749,7 +797,12 @@ def _warn_share():
 
 
 def _rebuild_pickled(cls, arr, requires_grad, dev, extra):
-    t = Tensor._wrap(host_to_jax(np.asarray(arr), copy=False), canonical(_device_cls(dev)))
+    d = canonical(_device_cls(dev))
+    arr = np.asarray(arr)
+    if cls is Tensor and not requires_grad and d.type == "cpu" and arr.size <= HOST_MAX:
+        t = Tensor._from_host(arr, d)  # (unpickled: a fresh array, which the tensor owns)
+    else:
+        t = Tensor._wrap(host_to_jax(arr, copy=False), d)
     if cls is not Tensor:
         t = t.as_subclass(cls)
     t._rg = requires_grad
@@ -766,7 +819,15 @@ def _legacy_type_name(dt, dev):
     return prefix + names.get(dt.name, dt.name)
 
 
-_PLAIN_VALUE = Tensor.__dict__["_value"]  # (tracing swaps in its own: no lazy views while it is installed)
+_PLAIN_VALUE = Tensor.__dict__["_value"]
+_SLOT_X = Tensor.__dict__["_x"]  # (the slot itself: tracing installs a recording property over it)
+HOST_MAX = 1 << 16  # elements: creation and unpickling keep tensors up to this size host-resident (_from_host)
+
+
+def _read_only(a):
+    v = a.view()
+    v.flags.writeable = False  # (as for a device tensor's numpy(): the host array is the tensor's own)
+    return v  # (tracing swaps in its own: no lazy views while it is installed)
 
 
 def _wrap_dim(dim, ndim):

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _dtype
 from .._errors import check_alloc
-from ..tensor import Size
+from ..tensor import _ALIAS_CHAIN, Size
 from ._util import Tensor, cast, dispatch, register, shape_arg, wrap_dim
 from .._creation import empty
 from .shape import stack
@@ -543,6 +543,8 @@ def resize_(self, *sizes, memory_format=None):
     if shape == tuple(self.shape):
         return self
     check_alloc(shape, self.dtype)
+    if self._chain is _ALIAS_CHAIN:
+        self._settle()  # a host tensor (Tensor._from_host) owns its storage: a plain tensor first
     if self._vbase is not None and self._chain[0][0] != "alias":
         if math.prod(shape) > self.numel():
             raise RuntimeError("Trying to resize storage that is not resizable")

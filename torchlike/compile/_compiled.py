@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _dtype, _errors, _jit_cache, _grad_mode as grad_mode
 from .._dispatch import dispatch
-from ..tensor import Tensor
+from ..tensor import _ALIAS_CHAIN, Tensor
 from . import _aot, _dynamic, _trace
 from ._writeback import ArgPlan as _ArgPlan, apply_meta, pre_existing_writes as _pre_existing_writes
 from ._errors import GraphBreak
@@ -73,6 +73,8 @@ def _leaf_keys(leaves):
     keys = []
     for x in leaves:
         if isinstance(x, Tensor):
+            if x._chain is _ALIAS_CHAIN:
+                x._settle()  # a host tensor (Tensor._from_host) enters as the plain device tensor it becomes
             b = x._vbase
             r = x if b is None else b
             slot = roots.setdefault(id(r), len(roots))

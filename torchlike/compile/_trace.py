@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _trace_hooks, _views
 from ..autograd import engine as _engine
-from ..tensor import Tensor
+from ..tensor import _ALIAS_CHAIN, Tensor
 
 __all__ = ["Trace", "current", "is_tracing"]
 
@@ -64,6 +64,8 @@ def _value_tracing(self):
     if tr is None:
         return _orig_value.__get__(self)
     b = self._vbase
+    if self._chain is _ALIAS_CHAIN:  # a host tensor (Tensor._from_host) becomes a plain device tensor first
+        b = self._settle()
     if b is None:
         x = _SLOT_X.__get__(self)
         if not _is_tracer(x):

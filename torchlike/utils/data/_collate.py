@@ -133,11 +133,54 @@ def collate(batch, *, collate_fn_map=None):
     raise TypeError(default_collate_err_msg_format.format(type(first)))
 
 
+_creation = []  # torchlike._creation, once loaded (it loads after this package starts loading)
+
+
+def _creation_module():
+    if not _creation:
+        from ... import _creation as c  # lazy: creation loads after this package starts loading
+        _creation.append(c)
+    return _creation[0]
+
+
+def _host_batch(arr):
+    """A host-resident tensor of the stacked numpy batch ``arr`` (which it owns): one transfer when the batch
+    is first used on the device, none before (a worker never starts a JAX backend for it)."""
+    c = _creation_module()
+    return c._host_or_put(arr, c.canonical(None), False, cap=float("inf"))
+
+
+def _stack_host(batch):
+    """``torch.stack(batch)`` of host-resident tensors (``Tensor._from_host``) of one shape, dtype and device,
+    stacked by numpy into one host tensor; None for anything else (stack then raises torch's errors)."""
+    c = _creation_module()
+    tensor = c.Tensor
+    first = batch[0]
+    if type(first) is not tensor:
+        return None
+    h = first._host_array()
+    if h is None:
+        return None
+    shape, dtype, dev = h.shape, h.dtype, first._dev
+    arrays = []
+    for t in batch:
+        a = t._host_array() if type(t) is tensor else None
+        if a is None or a.shape != shape or a.dtype != dtype or (t._dev is not dev and t._dev != dev):
+            return None
+        arrays.append(a)
+    if not c._hostable(dev):
+        return None
+    # (one concatenate of C-contiguous arrays: several times cheaper than np.stack's per-array checks)
+    out = np.concatenate(arrays).reshape((len(arrays),) + shape) if shape else np.array(arrays, dtype)
+    return tensor._from_host(out, dev)
+
+
 def collate_tensor_fn(batch, *, collate_fn_map=None):
     if getattr(batch[0], "is_sparse", False) is True:
         raise RuntimeError("Batches of sparse tensors are not currently supported by the default collate_fn; "
                            "please provide a custom collate_fn to handle them appropriately.")
-    return _torch().stack(list(batch), 0)
+    out = _stack_host(batch)
+    return _torch().stack(list(batch), 0) if out is None else out
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
@@ -147,8 +190,8 @@ def collate_numpy_array_fn(batch, *, collate_fn_map=None):
         raise TypeError(default_collate_err_msg_format.format(dtype))
     if all(isinstance(a, np.ndarray) for a in batch) and \
             all(a.shape == shape and a.dtype == dtype for a in batch):
-        # one host-side stack and one transfer instead of a device op per element
-        return torch.as_tensor(np.stack(batch))
+        # one host-side stack, transferred once when the batch is used
+        return _host_batch(np.stack(batch))
     return collate([torch.as_tensor(a) for a in batch], collate_fn_map=collate_fn_map)
 
 
@@ -157,11 +200,18 @@ def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
 
 
 def collate_float_fn(batch, *, collate_fn_map=None):
+    if all(type(x) is float for x in batch):
+        return _host_batch(np.array(batch, np.float64))  # Python floats are doubles
     torch = _torch()
-    return torch.tensor(batch, dtype=torch.float64)  # Python floats are doubles
+    return torch.tensor(batch, dtype=torch.float64)
 
 
 def collate_int_fn(batch, *, collate_fn_map=None):
+    if all(type(x) is int for x in batch):
+        try:
+            return _host_batch(np.array(batch, np.int64))
+        except OverflowError:
+            pass  # torch.tensor raises torch's error
     return _torch().tensor(batch)
 
 

@@ -193,9 +193,10 @@ class _Packed:
 
 
 def _pack(data):
-    from ...tensor import Tensor
+    from ...tensor import Tensor  # lazy: the tensor loads after this package starts loading
     if type(data) is Tensor and not data.requires_grad:
-        return _Packed(np.asarray(data._value), str(data.device))
+        h = data._host_array()  # a host tensor's array: no device (no JAX backend) in the worker
+        return _Packed(np.asarray(data._value) if h is None else h, str(data.device))
     if isinstance(data, (list, tuple, dict)):
         return _map_container(data, _pack)
     return data  # anything else pickles normally (Tensor subclasses via Tensor.__reduce_ex__)
@@ -203,9 +204,10 @@ def _pack(data):
 
 def _unpack(data):
     if type(data) is _Packed:
-        from ..._device import canonical, device, host_to_jax
-        from ...tensor import Tensor
-        return Tensor._wrap(host_to_jax(np.asarray(data.array)), canonical(device(data.device)))
+        from ..._creation import _host_or_put  # lazy: creation loads after this package starts loading
+        from ..._device import canonical, device  # lazy: as above
+        # the unpickled array is this process's own: the batch stays on the host until it is used
+        return _host_or_put(np.asarray(data.array), canonical(device(data.device)), False, cap=float("inf"))
     if isinstance(data, (list, tuple, dict)):
         return _map_container(data, _unpack)
     return data
