@@ -83,6 +83,34 @@ def _checked(fn, checks, name):
     return checked
 
 
+_NUMPY_NAMES = (("axis", "dim"), ("keepdims", "keepdim"))
+
+
+def _takes(fn, names):
+    while hasattr(fn, "__wrapped__"):  # decorated ops (autocast policies) keep their signature underneath
+        fn = fn.__wrapped__
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    return any(n in params for n in names)
+
+
+def _numpy_names(fn):
+    """``fn`` also taking numpy's keyword names, as torch's argument parser does: ``axis=`` for ``dim=``,
+    ``keepdims=`` for ``keepdim=`` (``x.sum(axis=1, keepdims=True)``)."""
+    @functools.wraps(fn)
+    def numpy_names(*args, **kwargs):
+        if kwargs and ("axis" in kwargs or "keepdims" in kwargs):
+            for alias, name in _NUMPY_NAMES:
+                if alias in kwargs:
+                    if name in kwargs:  # torch's parser then sees the alias as an unknown name
+                        raise TypeError(f"{fn.__name__}() got an unexpected keyword argument '{alias}'")
+                    kwargs[name] = kwargs.pop(alias)
+        return fn(*args, **kwargs)
+    return numpy_names
+
+
 def register(name=None, *, namespaces=("torch",), method=True, inplace=False, out=False, promote="same",
              differentiable=True, dunders=(), aliases=(), checks=(), aten=None, inline_checks=()):
     """Declare an op.  The decorated function is torch's functional form; ``checks`` (see _ops/checks.py) run
@@ -95,6 +123,8 @@ def register(name=None, *, namespaces=("torch",), method=True, inplace=False, ou
     def deco(fn):
         n = name or fn.__name__
         ns = tuple(namespaces)
+        if _takes(fn, ("dim", "keepdim")):
+            fn = _numpy_names(fn)
         entry = OpEntry(n, _checked(fn, checks, n) if checks else fn, ns, method, inplace, out, promote,
                         differentiable, tuple(dunders), tuple(inline_checks) + checks,
                         aten or (n if not ns or ns[0] == "torch" else f"{ns[0]}_{n}"))
