@@ -1,0 +1,89 @@
+"""Ops of op_db[340:702] that ``python -m conformance --strict`` found apart from torch (the second strict
+sweep): half-precision special functions, small-int reductions, non-finite edges.  Expected values come
+from torch."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch is the oracle for these tests")
+import torchlike  # noqa: E402
+
+
+def _tl(t):
+    """torch tensor -> torchlike tensor of the same dtype (via float32 for bfloat16)."""
+    d = getattr(torchlike, str(t.dtype).replace("torch.", ""))
+    if t.dtype is torch.bfloat16:
+        return torchlike.tensor(t.float().numpy(), dtype=d)
+    return torchlike.tensor(t.numpy(), dtype=d)
+
+
+def _torch(x):
+    if x.dtype is torchlike.bfloat16:
+        return torch.from_numpy(np.array(x.float()._value)).to(torch.bfloat16)
+    return torch.from_numpy(np.array(x._value))
+
+
+def _close(actual, expected, **kw):
+    a = _torch(actual)
+    assert a.dtype == expected.dtype
+    torch.testing.assert_close(a, expected, equal_nan=True, **kw)
+
+
+HALF = [torch.float16, torch.bfloat16]
+
+
+# --- polygamma ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", HALF)
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_polygamma_half_computed_in_float32(n, dtype):
+    # negative non-integers near the poles: the reflection's sine in half precision is far off
+    x = torch.tensor([-8.0, -3.7, -2.2, -0.3, 0.0, 0.7, 2.25, 6.0, 10.5]).to(dtype)
+    _close(torchlike.polygamma(n, _tl(x)), torch.polygamma(n, x))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_polygamma_nonfinite_values_and_grad(n):
+    # -inf used to loop forever (an infinite recurrence bound); trigamma(+inf) is 0 in torch
+    x = torch.tensor([float("inf"), -float("inf"), float("nan"), 3.0, -3.0, -2.5, -1e5], dtype=torch.float64)
+    t = x.clone().requires_grad_()
+    expected = torch.polygamma(n, t)
+    expected.backward(torch.ones_like(t))
+    lx = _tl(x).requires_grad_()
+    got = torchlike.polygamma(n, lx)
+    got.backward(torchlike.ones_like(lx))
+    _close(got.detach(), expected.detach())
+    _close(lx.grad, t.grad)
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.uint8, torch.int16])
+def test_polygamma_small_int_input(dtype):
+    x = torch.tensor([-8, 6, 0, -5, -1, 2, 9], dtype=dtype) if dtype is not torch.uint8 else \
+        torch.tensor([0, 1, 2, 9, 200], dtype=dtype)
+    for n in (0, 1, 2):
+        _close(torchlike.polygamma(n, _tl(x)), torch.polygamma(n, x))
+
+
+# --- einsum ---------------------------------------------------------------------------------------
+EINSUM_INT_CASES = [("i->", "v"), ("ij->i", "a"), ("ii->i", "a"), ("ii->", "a"), ("ii", "a"), ("iji->j", "c"),
+                    ("i...->...", "a"), ("...->", "v"), ("ij,j->i", "av"), ("i,i->", "vv"), ("i,j->", "vv"),
+                    ("i,j->i", "vv"), ("j,i->i", "vv"), ("i,j->ij", "vv"), ("ij,jk,k->i", "aav"),
+                    ("ij,kj->ik", "aa"), ("ijk,ik->j", "ca"), ("...ik,...j->ij", "cv"), ("ij,j", "av"),
+                    ("ij,Ab->ijAb", "aa")]
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int16, torch.int8, torch.uint8, torch.int64])
+@pytest.mark.parametrize("eq,which", EINSUM_INT_CASES)
+def test_einsum_integer_result_dtype(eq, which, dtype):
+    # torch sums each operand's own labels first, promoting small ints to int64
+    vals = {"v": torch.arange(3).to(dtype), "a": torch.arange(9).reshape(3, 3).to(dtype),
+            "c": torch.arange(27).reshape(3, 3, 3).to(dtype)}
+    ops = [vals[w] for w in which]
+    _close(torchlike.einsum(eq, *[_tl(o) for o in ops]), torch.einsum(eq, *ops))
+
+
+def test_einsum_mixed_pair_error_as_torch():
+    a, v = torch.arange(9, dtype=torch.int16).reshape(3, 3), torch.arange(3, dtype=torch.int16)
+    with pytest.raises(RuntimeError) as t_err:
+        torch.einsum("ij,j->", a, v)
+    with pytest.raises(RuntimeError) as l_err:
+        torchlike.einsum("ij,j->", _tl(a), _tl(v))
+    assert str(l_err.value) == str(t_err.value)
