@@ -87,3 +87,21 @@ def test_einsum_mixed_pair_error_as_torch():
     with pytest.raises(RuntimeError) as l_err:
         torchlike.einsum("ij,j->", _tl(a), _tl(v))
     assert str(l_err.value) == str(t_err.value)
+
+
+# --- kron of bools, zeta edges --------------------------------------------------------------------
+def test_kron_bool_is_logical_and_of_blocks():
+    a = torch.tensor([[True, False], [True, True]])
+    b = torch.tensor([[False, True, True]])
+    _close(torchlike.kron(_tl(a), _tl(b)), torch.kron(a, b))
+
+
+def test_zeta_edges_as_torch():
+    # x == 1 -> inf; x < 1 -> nan; q a non-positive integer -> inf (JAX's zeta gives other values there)
+    xs = [0.0, 1.0, 2.0, -1.0, 0.5, 3.0, float("nan")]
+    qs = [0.0, 1.0, -1.0, -2.5, 2.0, 0.5, -3.0]
+    x = torch.tensor([a for a in xs for _ in qs], dtype=torch.float64)
+    q = torch.tensor([b for _ in xs for b in qs], dtype=torch.float64)
+    _close(torchlike.special.zeta(_tl(x), _tl(q)), torch.special.zeta(x, q))
+    xb, qb = torch.tensor([True, False, True, False]), torch.tensor([True, True, False, False])
+    _close(torchlike.special.zeta(_tl(xb), _tl(qb)), torch.special.zeta(xb, qb))

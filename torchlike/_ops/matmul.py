@@ -636,6 +636,8 @@ def addr(input, vec1, vec2, *legacy, beta=1, alpha=1):
 
 # --- kron, cross, chain_matmul ----------------------------------------------------------
 def _kron_impl(a, b, dt):
+    if dt == np.bool_:  # torch: a logical and of the blocks (XLA multiplies no bools)
+        return jnp.kron(a.astype(np.uint8), b.astype(np.uint8)).astype(np.bool_)
     return jnp.kron(cast(a, dt), cast(b, dt))
 
 

@@ -87,7 +87,11 @@ def _xlog1py(x, y):
 
 
 def _zeta(x, q):
-    return jss.zeta(x, q)
+    # torch's (Cephes') edges: x == 1 -> inf, x < 1 -> nan, q a non-positive integer -> inf (JAX differs)
+    r = jss.zeta(x, q)
+    r = jnp.where((q <= 0) & (q == jnp.floor(q)), jnp.inf, r)
+    r = jnp.where(x < 1, jnp.nan, r)
+    return jnp.where(x == 1, jnp.inf, r).astype(r.dtype)
 
 
 for _n, _f in [("xlog1py", _xlog1py), ("zeta", _zeta), ("gammainc", jss.gammainc), ("gammaincc", jss.gammaincc)]:
