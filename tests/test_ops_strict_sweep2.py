@@ -105,3 +105,17 @@ def test_zeta_edges_as_torch():
     _close(torchlike.special.zeta(_tl(x), _tl(q)), torch.special.zeta(x, q))
     xb, qb = torch.tensor([True, False, True, False]), torch.tensor([True, True, False, False])
     _close(torchlike.special.zeta(_tl(xb), _tl(qb)), torch.special.zeta(xb, qb))
+
+
+# --- grid_sampler_2d: torch's integer-coded grid_sample ----------------------------------------------
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("padding", [0, 1, 2])
+@pytest.mark.parametrize("align", [False, True])
+def test_grid_sampler_2d_matches_torch(mode, padding, align):
+    g = torch.Generator().manual_seed(mode * 6 + padding * 2 + align)
+    x = torch.randn(2, 3, 5, 6, generator=g, dtype=torch.float64)
+    grid = torch.rand(2, 4, 4, 2, generator=g, dtype=torch.float64) * 2.4 - 1.2
+    _close(torchlike.grid_sampler_2d(_tl(x), _tl(grid), mode, padding, align),
+           torch.grid_sampler_2d(x, grid, mode, padding, align))
+    _close(torchlike.grid_sampler(_tl(x), _tl(grid), mode, padding, align),
+           torch.grid_sampler(x, grid, mode, padding, align))
