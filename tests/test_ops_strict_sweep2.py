@@ -119,3 +119,13 @@ def test_grid_sampler_2d_matches_torch(mode, padding, align):
            torch.grid_sampler_2d(x, grid, mode, padding, align))
     _close(torchlike.grid_sampler(_tl(x), _tl(grid), mode, padding, align),
            torch.grid_sampler(x, grid, mode, padding, align))
+
+
+# --- put(accumulate=True) of bools ----------------------------------------------------------------
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_put_bool_matches_torch(accumulate):
+    x = torch.tensor([[True, False, False], [False, False, True]])
+    idx = torch.tensor([1, 1, 2, -1, 4])
+    src = torch.tensor([True, True, False, False, True])
+    _close(torchlike.put(_tl(x), _tl(idx), _tl(src), accumulate=accumulate),
+           torch.put(x, idx, src, accumulate=accumulate))
