@@ -129,3 +129,26 @@ def test_put_bool_matches_torch(accumulate):
     src = torch.tensor([True, True, False, False, True])
     _close(torchlike.put(_tl(x), _tl(idx), _tl(src), accumulate=accumulate),
            torch.put(x, idx, src, accumulate=accumulate))
+
+
+# --- hash_tensor ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64,
+                                   torch.int32, torch.int8, torch.uint8, torch.bool])
+def test_hash_tensor_matches_torch(dtype):
+    g = torch.Generator().manual_seed(1)
+    x = (torch.randn(3, 4, generator=g) * 50).to(dtype)
+    for kw in ({}, {"dim": 1}, {"dim": (0, 1), "keepdim": True}, {"dim": 0, "keepdim": True}):
+        e, a = torch.hash_tensor(x, **kw), torchlike.hash_tensor(_tl(x), **kw)
+        assert str(a.dtype) == str(e.dtype) == "torch.uint64"
+        assert a.tolist() == e.tolist()
+    assert _tl(x).hash_tensor().item() == x.hash_tensor().item()
+
+
+def test_hash_tensor_errors_as_torch():
+    for x, tx in ((torch.empty(0), torchlike.empty(0)), (torch.ones(2, dtype=torch.complex64),
+                                                           torchlike.ones(2, dtype=torchlike.complex64))):
+        with pytest.raises(Exception) as t_err:
+            torch.hash_tensor(x)
+        with pytest.raises(Exception) as l_err:
+            torchlike.hash_tensor(tx)
+        assert type(l_err.value) is type(t_err.value) and str(l_err.value) == str(t_err.value)
