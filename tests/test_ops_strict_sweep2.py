@@ -152,3 +152,15 @@ def test_hash_tensor_errors_as_torch():
         with pytest.raises(Exception) as l_err:
             torchlike.hash_tensor(tx)
         assert type(l_err.value) is type(t_err.value) and str(l_err.value) == str(t_err.value)
+
+
+# --- special.entr's gradient ----------------------------------------------------------------------
+def test_entr_grad_matches_torch_at_edges():
+    x = torch.tensor([0.0, -1.0, 2.0, float("inf"), float("nan"), -0.0, 0.25], dtype=torch.float64,
+                     requires_grad=True)
+    torch.special.entr(x).backward(torch.ones_like(x))
+    lx = _tl(x.detach()).requires_grad_()
+    got = torchlike.special.entr(lx)
+    got.backward(torchlike.ones_like(lx))
+    _close(got.detach(), torch.special.entr(x.detach()))
+    _close(lx.grad, x.grad)

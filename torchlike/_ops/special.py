@@ -32,9 +32,17 @@ def _ndtr(x):
     return 0.5 * jss.erfc(-x / np.sqrt(2).astype(x.dtype))
 
 
+@jax.custom_jvp
 def _entr(x):
     return jnp.where(x > 0, -x * jnp.log(jnp.where(x > 0, x, 1)),
                      jnp.where(x == 0, 0, jnp.where(x < 0, -jnp.inf, x))).astype(x.dtype)
+
+
+@_entr.defjvp
+def _entr_jvp(primals, tangents):
+    # torch's derivative everywhere: -(1 + log x) (inf at 0, nan below 0), not the where's zeros
+    (x,), (t,) = primals, tangents
+    return _entr(x), -(1 + jnp.log(x)) * t
 
 
 def _erfcx(x):
