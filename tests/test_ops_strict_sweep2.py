@@ -164,3 +164,15 @@ def test_entr_grad_matches_torch_at_edges():
     got.backward(torchlike.ones_like(lx))
     _close(got.detach(), torch.special.entr(x.detach()))
     _close(lx.grad, x.grad)
+
+
+# --- torch.softmax / torch.log_softmax take out= ----------------------------------------------------
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_out_matches_torch(name):
+    x = torch.randn(3, 5, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
+    out = torch.empty(3, 5, dtype=torch.float64)
+    expected = getattr(torch, name)(x, 1, out=out)
+    lout = torchlike.empty(3, 5, dtype=torchlike.float64)
+    got = getattr(torchlike, name)(_tl(x), 1, out=lout)
+    assert got is lout and expected is out
+    _close(lout, out)

@@ -20,6 +20,7 @@ from .. import _dtype
 from ._util import Tensor, binary, dispatch, register, unary, wrap_dim
 from . import checks as C
 from .registry import TABLE
+from .._mutation import write_out
 
 # the special.* functions are table entries (namespace "special"); these are the module-level ones
 __all__ = ["igamma", "igammac", "softmax", "log_softmax", "softmax_common"]
@@ -172,25 +173,27 @@ def softmax_common(input, dim, dtype, log, neg=False, name="softmax", dim_pos=2)
 
 
 @register(promote="float")
-def softmax(input, dim, dtype=None):
+def softmax(input, dim, dtype=None, *, out=None):
     """``exp(x) / sum(exp(x))`` along ``dim`` (computed in ``dtype`` when given).
 
     >>> import torchlike
     >>> torchlike.softmax(torchlike.zeros(2), 0)
     tensor([0.5000, 0.5000])
     """
-    return softmax_common(input, dim, dtype, False)
+    r = softmax_common(input, dim, dtype, False)
+    return r if out is None else write_out(out, r, "softmax")
 
 
 @register(promote="float")
-def log_softmax(input, dim, dtype=None):
+def log_softmax(input, dim, dtype=None, *, out=None):
     """``log(softmax(x))`` along ``dim``, computed stably.
 
     >>> import torchlike
     >>> torchlike.log_softmax(torchlike.zeros(2), 0).exp()
     tensor([0.5000, 0.5000])
     """
-    return softmax_common(input, dim, dtype, True, name="log_softmax")
+    r = softmax_common(input, dim, dtype, True, name="log_softmax")
+    return r if out is None else write_out(out, r, "log_softmax")
 
 
 @register("softmax", namespaces=_SP, method=False, promote="float")
