@@ -308,6 +308,11 @@ def write_markdown(path, results, meta):
     L += ["", "## Failing samples by reason (all ops)", "", "| check: reason | samples |", "|---|---|"]
     for k, n in reasons.most_common(60):
         L.append(f"| {k.replace('|', '/')} | {n} |")
+    try:  # hand-written notes of the chunked sweeps (before/after counts per slice), kept across rebuilds
+        with open(os.path.join(HERE, "strict_sweeps.md")) as f:
+            L += ["", f.read().rstrip()]
+    except OSError:
+        pass
     with open(path, "w") as f:
         f.write("\n".join(L) + "\n")
 

@@ -21,6 +21,7 @@ from ._util import Tensor, cast, check_broadcast, dispatch, register, wrap_dim
 from .. import _autocast as _amp
 from .pointwise import mul
 from .legacy_overloads import sort_scalar_args
+from .einsum_dtype import int_einsum_dtype
 from .._mutation import write_out
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "einsum", "tensordot", "addmm",
@@ -37,6 +38,9 @@ _CNAME = {"float32": "float", "float64": "double", "int64": "long int", "int32":
 
 def _cap(d):
     return _dtype._CAP[d.name]
+
+
+_SMALL_INT = (_dtype.int32, _dtype.int16, _dtype.int8, _dtype.uint8)
 
 
 def _acc(dt):
@@ -297,10 +301,13 @@ def outer(input, vec2):
 
 
 # --- einsum / tensordot ------------------------------------------------------------------------
-def _einsum_impl(*ops, eq):
+def _einsum_impl(*ops, eq, odt=None):
+    if odt is not None:  # an integer einsum torch computes in int64 (its per-operand sums promote)
+        ops = [o.astype(odt) for o in ops]
     pe = _acc(ops[0].dtype)
     r = jnp.einsum(eq, *ops, precision=HI, preferred_element_type=pe)
-    return r.astype(ops[0].dtype) if pe is not None else r
+    odt = ops[0].dtype
+    return r.astype(odt) if r.dtype != odt else r
 
 
 def _sublist_to_eq(args):
@@ -381,6 +388,10 @@ def einsum(*args):
             if c not in sizes or sizes[c] == 1:
                 sizes[c] = s
     _check_not_bool(ops[0].dtype, "einsum")
+    if ops[0].dtype in _SMALL_INT:  # torch's per-operand sums promote these to int64
+        odt = int_einsum_dtype(eq, [o.ndim for o in ops], ops[0].dtype, _dtype.int64, _cap)
+        if odt is not ops[0].dtype:
+            return dispatch(_einsum_impl, tuple(ops), (("eq", eq), ("odt", odt.np.name)), name="EinsumBackward")
     return dispatch(_einsum_impl, tuple(ops), (("eq", eq),), name="EinsumBackward")
 
 
@@ -625,6 +636,8 @@ def addr(input, vec1, vec2, *legacy, beta=1, alpha=1):
 
 # --- kron, cross, chain_matmul ----------------------------------------------------------
 def _kron_impl(a, b, dt):
+    if dt == np.bool_:  # torch: a logical and of the blocks (XLA multiplies no bools)
+        return jnp.kron(a.astype(np.uint8), b.astype(np.uint8)).astype(np.bool_)
     return jnp.kron(cast(a, dt), cast(b, dt))
 
 

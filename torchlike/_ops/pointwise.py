@@ -36,6 +36,7 @@ def _trigamma(x):
     xr = jnp.where(neg, 1 - x, x)
     s = jnp.sin(jnp.pi * x)
     r = jss.polygamma(1, xr.astype(np.float64)).astype(x.dtype)
+    r = jnp.where(x == jnp.inf, jnp.zeros((), x.dtype), r)  # torch: trigamma(+inf) = 0 (JAX: nan)
     return jnp.where(neg, jnp.pi ** 2 / (s * s) - r, r)
 
 
@@ -46,7 +47,8 @@ def _polygamma_math(n, x):
     dt, x = x.dtype, x.astype(np.float64)     # float64 inside, rounded once (see _trigamma)
     # recurrence psi_n(x) = psi_n(x + m) - (-1)^n n! sum_{k<m} (x + k)^-(n+1), m = ceil(-x) for x < 0;
     # the loop bound is the largest m in the array (a dynamic while loop: no recompiles)
-    m = jnp.where(x < 0, jnp.ceil(-x), 0).astype(x.dtype)
+    # (-inf takes no steps: an infinite bound would never end the loop; torch gives it the pole value)
+    m = jnp.where((x < 0) & jnp.isfinite(x), jnp.ceil(-x), 0).astype(x.dtype)
     mmax = jnp.max(m, initial=0) if x.size else jnp.zeros((), x.dtype)
 
     def body(c):
@@ -59,7 +61,7 @@ def _polygamma_math(n, x):
     sign = -1.0 if n % 2 else 1.0                        # (-1)^n
     r = jss.polygamma(n, x + m).astype(x.dtype) - sign * fact * acc
     # torch: non-positive integers are poles with value (-1)^(n+1) * inf
-    pole = (x <= 0) & (x == jnp.floor(x))
+    pole = (x <= 0) & (x == jnp.floor(x))  # -inf included
     return jnp.where(pole, jnp.asarray(-sign * jnp.inf, x.dtype), r).astype(dt)
 
 

@@ -205,7 +205,9 @@ def logit(input, eps=None):
 
 # --- polygamma, mvlgamma ---------------------------------------------------------------------------------
 def _polygamma_impl(x, n, dt):
-    return _polygamma(n, cast(x, dt))
+    # half types: computed in float32 and rounded once (torch's opmath; the reflection's sine in half
+    # precision is far off near the poles)
+    return _polygamma(n, cast(x, opmath(dt))).astype(dt)
 
 
 def polygamma(n, input, *, out=None):

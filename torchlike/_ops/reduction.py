@@ -600,3 +600,35 @@ def dist(input, other, p=2):
 def _dist_impl(x, y, p, kind, dt):
     return _vnorm(cast(x, dt) - cast(y, dt), p, None, False, kind)
 
+
+
+# --- hash_tensor ------------------------------------------------------------------------------------
+def _hash_impl(x, dims, keepdim):
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        b = jax.lax.bitcast_convert_type(x.astype(jnp.float64), jnp.uint64)
+    elif jnp.issubdtype(x.dtype, jnp.unsignedinteger):
+        b = x.astype(jnp.uint64)
+    else:  # signed ints and bool: their int64 value's bits
+        b = jax.lax.bitcast_convert_type(x.astype(jnp.int64), jnp.uint64)
+    dims = tuple(range(x.ndim)) if dims is None else dims
+    r = jax.lax.reduce(b, np.uint64(0), jax.lax.bitwise_xor, dims)
+    return jnp.expand_dims(r, dims) if keepdim else r
+
+
+@register(differentiable=False, out=True)
+def hash_tensor(input, dim=None, *, keepdim=False, mode=0):
+    """The xor of the elements' 64-bit patterns (floats as float64, integers as int64), as uint64.
+
+    >>> import torchlike
+    >>> torchlike.hash_tensor(torchlike.tensor([1, 200], dtype=torchlike.uint8))
+    tensor(201, dtype=torch.uint64)
+    """
+    if input.dtype.is_complex:
+        raise NotImplementedError(f'"xor_sum_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+    if dim is None and input.numel() == 0:
+        raise RuntimeError("hash_tensor: Expected reduction dim to be specified for input.numel() == 0. Specify "
+                           "the reduction dim with the 'dim' argument.")
+    dims = dims_arg(dim, input.ndim or 1)
+    if input.ndim == 0:
+        dims = None
+    return dispatch(_hash_impl, (input,), (("dims", dims), ("keepdim", bool(keepdim))), diff=False)

@@ -449,7 +449,10 @@ def _put_impl(x, idx, src, accumulate):
     flat = x.reshape(-1)
     i = jnp.where(idx < 0, idx + n, idx).reshape(-1)
     s = cast(src, x.dtype).reshape(-1)
-    out = flat.at[i].add(s, mode="promise_in_bounds") if accumulate else set_all(flat, s, (i,), (0,))
+    if accumulate and x.dtype == np.bool_:  # torch: an or (XLA adds no bools)
+        out = flat.astype(np.uint8).at[i].max(s.astype(np.uint8), mode="promise_in_bounds").astype(np.bool_)
+    else:
+        out = flat.at[i].add(s, mode="promise_in_bounds") if accumulate else set_all(flat, s, (i,), (0,))
     return out.reshape(x.shape)
 
 

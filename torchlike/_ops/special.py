@@ -20,6 +20,7 @@ from .. import _dtype
 from ._util import Tensor, binary, dispatch, register, unary, wrap_dim
 from . import checks as C
 from .registry import TABLE
+from .._mutation import write_out
 
 # the special.* functions are table entries (namespace "special"); these are the module-level ones
 __all__ = ["igamma", "igammac", "softmax", "log_softmax", "softmax_common"]
@@ -32,9 +33,17 @@ def _ndtr(x):
     return 0.5 * jss.erfc(-x / np.sqrt(2).astype(x.dtype))
 
 
+@jax.custom_jvp
 def _entr(x):
     return jnp.where(x > 0, -x * jnp.log(jnp.where(x > 0, x, 1)),
                      jnp.where(x == 0, 0, jnp.where(x < 0, -jnp.inf, x))).astype(x.dtype)
+
+
+@_entr.defjvp
+def _entr_jvp(primals, tangents):
+    # torch's derivative everywhere: -(1 + log x) (inf at 0, nan below 0), not the where's zeros
+    (x,), (t,) = primals, tangents
+    return _entr(x), -(1 + jnp.log(x)) * t
 
 
 def _erfcx(x):
@@ -87,7 +96,11 @@ def _xlog1py(x, y):
 
 
 def _zeta(x, q):
-    return jss.zeta(x, q)
+    # torch's (Cephes') edges: x == 1 -> inf, x < 1 -> nan, q a non-positive integer -> inf (JAX differs)
+    r = jss.zeta(x, q)
+    r = jnp.where((q <= 0) & (q == jnp.floor(q)), jnp.inf, r)
+    r = jnp.where(x < 1, jnp.nan, r)
+    return jnp.where(x == 1, jnp.inf, r).astype(r.dtype)
 
 
 for _n, _f in [("xlog1py", _xlog1py), ("zeta", _zeta), ("gammainc", jss.gammainc), ("gammaincc", jss.gammaincc)]:
@@ -160,25 +173,27 @@ def softmax_common(input, dim, dtype, log, neg=False, name="softmax", dim_pos=2)
 
 
 @register(promote="float")
-def softmax(input, dim, dtype=None):
+def softmax(input, dim, dtype=None, *, out=None):
     """``exp(x) / sum(exp(x))`` along ``dim`` (computed in ``dtype`` when given).
 
     >>> import torchlike
     >>> torchlike.softmax(torchlike.zeros(2), 0)
     tensor([0.5000, 0.5000])
     """
-    return softmax_common(input, dim, dtype, False)
+    r = softmax_common(input, dim, dtype, False)
+    return r if out is None else write_out(out, r, "softmax")
 
 
 @register(promote="float")
-def log_softmax(input, dim, dtype=None):
+def log_softmax(input, dim, dtype=None, *, out=None):
     """``log(softmax(x))`` along ``dim``, computed stably.
 
     >>> import torchlike
     >>> torchlike.log_softmax(torchlike.zeros(2), 0).exp()
     tensor([0.5000, 0.5000])
     """
-    return softmax_common(input, dim, dtype, True, name="log_softmax")
+    r = softmax_common(input, dim, dtype, True, name="log_softmax")
+    return r if out is None else write_out(out, r, "log_softmax")
 
 
 @register("softmax", namespaces=_SP, method=False, promote="float")

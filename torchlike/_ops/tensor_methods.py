@@ -176,7 +176,7 @@ for _k, _v in _PROPS.items():
 
 # methods torchlike does not provide (yet): present, raising NotImplementedError that names them
 for _k in ("stft", "istft", "storage", "storage_type", "set_", "to_mkldnn", "to_padded_tensor", "slice_inverse",
-           "hash_tensor", "index"):
+           "index"):
     if _k not in Tensor.__dict__:
         setattr(Tensor, _k, _missing(_k))
 del _k, _v
