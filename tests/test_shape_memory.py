@@ -84,3 +84,24 @@ def test_eviction_trims_the_heap_at_most_once_a_second(monkeypatch):
         assert calls == [0, 0]
     finally:
         torchlike.set_cache_size(None)
+
+
+def test_host_tensors_move_to_the_device_without_compiling():
+    """A host-resident tensor (small CPU creation) of a new shape reaches the device by a transfer, not by a
+    per-shape program: only the op itself compiles."""
+    import jax.monitoring
+    count = [0]
+
+    def on(name, *a, **k):
+        if name.endswith("backend_compile_duration"):
+            count[0] += 1
+    jax.monitoring.register_event_duration_secs_listener(on)
+    w = torchlike.ones(7)
+    for n in (3, 4):  # warm
+        _ = (torchlike.zeros(n, 7) + w).sum()
+    before = count[0]
+    for n in range(50, 60):
+        x = torchlike.zeros(n, 7)
+        assert x._host_array() is not None
+        _ = x + w
+    assert count[0] - before <= 10  # one add per shape, no transfer program

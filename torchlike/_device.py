@@ -2,6 +2,8 @@
 of JAX's default backend (TPU, GPU or CPU — torch_xla's convention) and 'tpu:i' JAX's i-th TPU."""
 from __future__ import annotations
 
+import functools
+
 import jax
 
 __all__ = ["device", "get_default_device", "set_default_device"]
@@ -153,7 +155,34 @@ def host_to_jax(arr, copy=True):
 
     A transfer compiles nothing (``jnp.asarray``/``jnp.array`` bind JAX's ``stage`` or a convert
     program, compiled once per new shape and kept outside torchlike's cache bound).  The CPU client may
-    alias an aligned numpy buffer, so ``copy=True`` (for buffers the caller does not own) copies first."""
+    alias an aligned numpy buffer, so ``copy=True`` (for buffers the caller does not own) copies first.
+    A C-contiguous array goes through the batched transfer JAX's own jit dispatch uses (~10 us instead of
+    ``device_put``'s ~100 us for a small array)."""
     if copy:
         arr = arr.copy()
-    return jax.device_put(arr)
+    global _put
+    if _put is None:
+        _put = _fast_put()
+    if _put is False or not arr.flags.c_contiguous or jax.config.jax_default_device is not None:
+        return jax.device_put(arr)
+    dev, sharding, put = _put
+    return put(_aval(arr.shape, arr.dtype), sharding, [arr], [dev], False)
+
+
+_put = None  # (device, sharding, transfer) of this process's first device, found on first use
+
+
+def _fast_put():
+    try:
+        from jax._src.lib import xla_client  # lazy: private API, looked up on first transfer
+        from jax.sharding import SingleDeviceSharding
+        dev = jax.local_devices()[0]  # (jax.devices()[0] is rank 0's device in a multi-process job)
+        return dev, SingleDeviceSharding(dev), xla_client.batched_device_put
+    except Exception:  # an internal API moved: the public route
+        return False
+
+
+@functools.lru_cache(maxsize=1024)
+def _aval(shape, dt):
+    from jax._src import core  # lazy: private API, looked up on first transfer
+    return core.ShapedArray(shape, dt)

@@ -181,12 +181,8 @@ class Tensor:
         still numpy).  Not a write: done outside a trace's records (a concrete array even while tracing), so
         a compiled function sees an ordinary tensor."""
         x = _SLOT_X.__get__(self._vbase)
-        if type(x) is np.ndarray:
-            if Tensor._value is _PLAIN_VALUE:
-                x = _views.chain_fn(_ALIAS_CHAIN)(x)  # (a cached program: faster than device_put)
-            else:
-                with jax.ensure_compile_time_eval():
-                    x = _views.chain_fn(_ALIAS_CHAIN)(x)
+        if type(x) is np.ndarray:  # a transfer (no program: a new shape compiles nothing)
+            x = host_to_jax(x, copy=False)
         _SLOT_X.__set__(self, x)
         self._vbase = self._chain = None
         self._seen = self._ver[0]
