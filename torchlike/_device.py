@@ -150,34 +150,41 @@ def of_array(arr) -> device:
     return device("xla", devs.index(d) if d in devs else 0)
 
 
-def host_to_jax(arr, copy=True):
+def host_to_jax(arr, copy=True, concrete=False):
     """A ``jax.Array`` on the default device holding numpy ``arr``'s values.
 
     A transfer compiles nothing (``jnp.asarray``/``jnp.array`` bind JAX's ``stage`` or a convert
     program, compiled once per new shape and kept outside torchlike's cache bound).  The CPU client may
     alias an aligned numpy buffer, so ``copy=True`` (for buffers the caller does not own) copies first.
     A C-contiguous array goes through the batched transfer JAX's own jit dispatch uses (~10 us instead of
-    ``device_put``'s ~100 us for a small array)."""
+    ``device_put``'s ~100 us for a small array).  Under a JAX trace the result is the trace's constant,
+    unless ``concrete`` (a host tensor moving to the device: state a compiled function reads, not a value
+    it makes)."""
     if copy:
         arr = arr.copy()
     global _put
     if _put is None:
         _put = _fast_put()
-    if _put is False or not arr.flags.c_contiguous or jax.config.jax_default_device is not None:
+    if _put is False or not arr.flags.c_contiguous or jax.config.jax_default_device is not None or \
+            not (concrete or _put[3]()):  # under a JAX trace device_put is a traced op, the fast route is not
+        if concrete:
+            with jax.ensure_compile_time_eval():
+                return jax.device_put(arr)
         return jax.device_put(arr)
-    dev, sharding, put = _put
+    dev, sharding, put, _ = _put
     return put(_aval(arr.shape, arr.dtype), sharding, [arr], [dev], False)
 
 
-_put = None  # (device, sharding, transfer) of this process's first device, found on first use
+_put = None  # (device, sharding, transfer, no-trace test) of this process's first device, found on first use
 
 
 def _fast_put():
     try:
-        from jax._src.lib import xla_client  # lazy: private API, looked up on first transfer
+        from jax._src import core  # lazy: private API, looked up on first transfer
+        from jax._src.lib import xla_client  # lazy: as above
         from jax.sharding import SingleDeviceSharding
         dev = jax.local_devices()[0]  # (jax.devices()[0] is rank 0's device in a multi-process job)
-        return dev, SingleDeviceSharding(dev), xla_client.batched_device_put
+        return dev, SingleDeviceSharding(dev), xla_client.batched_device_put, core.trace_state_clean
     except Exception:  # an internal API moved: the public route
         return False
 

@@ -182,7 +182,7 @@ class Tensor:
         a compiled function sees an ordinary tensor."""
         x = _SLOT_X.__get__(self._vbase)
         if type(x) is np.ndarray:  # a transfer (no program: a new shape compiles nothing)
-            x = host_to_jax(x, copy=False)
+            x = host_to_jax(x, copy=False, concrete=True)
         _SLOT_X.__set__(self, x)
         self._vbase = self._chain = None
         self._seen = self._ver[0]

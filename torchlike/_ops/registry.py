@@ -108,6 +108,9 @@ def _numpy_names(fn):
                         raise TypeError(f"{fn.__name__}() got an unexpected keyword argument '{alias}'")
                     kwargs[name] = kwargs.pop(alias)
         return fn(*args, **kwargs)
+    # the op's own name on the frame too (sparse's "Could not run 'aten::<op>'" reads the calling frame)
+    numpy_names.__code__ = numpy_names.__code__.replace(co_name=fn.__name__,
+                                                        co_qualname=getattr(fn, "__qualname__", fn.__name__))
     return numpy_names
 
 
