@@ -258,3 +258,18 @@ def same_printed_lines(torch_lines, ours, rtol):
         assert _NUM.sub("#", t) == _NUM.sub("#", o), (t, o)
         for a, b in zip(_NUM.findall(t), _NUM.findall(o)):
             assert float(b) == pytest.approx(float(a), rel=rtol, abs=rtol), (t, o)
+
+
+def lib_program_vs_torch(program, *modules, env=None, timeout=600, rtol=1e-4):
+    """Skip unless ``modules`` are importable; run ``tests/programs/<program>`` under torch and under the
+    runner, check the printed lines agree (``same_printed_lines``), and return ``(torch_lines, ours)``."""
+    import importlib.util
+    import os
+    for mod in modules:
+        if importlib.util.find_spec(mod) is None:
+            pytest.skip(f"{mod} is not installed")
+    script = os.path.join(_ROOT, "tests", "programs", program)
+    expected = run_program([script], runner=False, env=env, timeout=timeout)
+    ours = run_program([script], runner=True, env=env, timeout=timeout)
+    same_printed_lines(expected, ours, rtol=rtol)
+    return expected, ours

@@ -3,29 +3,16 @@ created from registered configs without pretrained weights, the bundled tokenize
 encode_image/encode_text and ClipLoss training, compared line by line with real torch.  Also the functional
 multi-head attention with an output projection of another width (the ModifiedResNet attention pool), vs torch.
 """
-import importlib.util
 import os
 
 import numpy as np
 import pytest
-from conftest import run_program, same_printed_lines
-
-PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
-
-
-def _need(*mods):
-    for mod in mods:
-        if importlib.util.find_spec(mod) is None:
-            pytest.skip(f"{mod} is not installed")
+from conftest import lib_program_vs_torch
 
 
 def test_open_clip_tiny_models_match_torch():
-    _need("torch", "open_clip", "torchvision", "PIL", "ftfy", "regex")
-    script = os.path.join(PROGRAMS, "lib_open_clip.py")
     env = dict(os.environ, HF_HUB_OFFLINE="1")
-    expected = run_program([script], runner=False, env=env, timeout=900)
-    ours = run_program([script], runner=True, env=env, timeout=900)
-    same_printed_lines(expected, ours, rtol=1e-4)
+    _, ours = lib_program_vs_torch("lib_open_clip.py", "torch", "open_clip", "torchvision", "PIL", "ftfy", "regex", env=env, timeout=900)
     assert any(line.endswith("visual ModifiedResNet") for line in ours)
     for name in ("tiny-vit", "tiny-rn"):
         losses = [float(line.split()[-1]) for line in ours if line.startswith(f"{name} step")]

@@ -4,27 +4,13 @@ MessagePassing layer), scatter utilities and a short training run compared line 
 The program seeds torch's RNG before each layer is built; torchlike's CPU RNG draws torch's numbers, so the same
 initial weights come out on both sides and forward values, gradients and losses compare closely.
 """
-import importlib.util
-import os
 
 import pytest
-from conftest import run_program, same_printed_lines
-
-PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
-
-
-def _need(*mods):
-    for mod in mods:
-        if importlib.util.find_spec(mod) is None:
-            pytest.skip(f"{mod} is not installed")
+from conftest import lib_program_vs_torch
 
 
 def test_pyg_layers_scatter_and_training_match_torch():
-    _need("torch", "torch_geometric")
-    script = os.path.join(PROGRAMS, "lib_pyg_gnn.py")
-    expected = run_program([script], runner=False, timeout=600)
-    ours = run_program([script], runner=True, timeout=600)
-    same_printed_lines(expected, ours, rtol=1e-4)
+    _, ours = lib_program_vs_torch("lib_pyg_gnn.py", "torch", "torch_geometric", timeout=600)
     assert "gcn loss fell True" in ours
     assert any(line.startswith("gat out (12, 8)") for line in ours)
 

@@ -2,28 +2,15 @@
 from a config and saved locally, mean pooling, normalisation) encodes, ranks, trains a few steps with
 MultipleNegativesRankingLoss and CosineSimilarityLoss, saves and reloads; compared line by line with real torch.
 """
-import importlib.util
 import os
 
 import pytest
-from conftest import run_program, same_printed_lines
-
-PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
-
-
-def _need(*mods):
-    for mod in mods:
-        if importlib.util.find_spec(mod) is None:
-            pytest.skip(f"{mod} is not installed")
+from conftest import lib_program_vs_torch
 
 
 def test_sentence_transformers_encode_train_reload_matches_torch():
-    _need("torch", "transformers", "sentence_transformers")
-    script = os.path.join(PROGRAMS, "lib_sentence_transformers.py")
     env = dict(os.environ, HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
-    expected = run_program([script], runner=False, env=env, timeout=900)
-    ours = run_program([script], runner=True, env=env, timeout=900)
-    same_printed_lines(expected, ours, rtol=1e-4)
+    _, ours = lib_program_vs_torch("lib_sentence_transformers.py", "torch", "transformers", "sentence_transformers", env=env, timeout=900)
     assert "best match [0, 1, 2, 3, 4, 5, 6, 7]" in ours  # trained pairs find each other
     assert "reload maxdiff 0.000000" in ours
 
