@@ -1,25 +1,11 @@
 """Ops over the dtypes, samples and layouts the default OpInfo run does not look at (found by
 ``python -m conformance --strict``): half-precision arithmetic, small integer dtypes, floor division edge
 values, non-contiguous inputs.  Expected values come from torch."""
-import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="torch is the oracle for these tests")
 import torchlike  # noqa: E402
-
-
-def _tl(t):
-    """torch tensor -> torchlike tensor of the same dtype (via float32 for bfloat16)."""
-    d = getattr(torchlike, str(t.dtype).replace("torch.", ""))
-    if t.dtype is torch.bfloat16:
-        return torchlike.tensor(t.float().numpy(), dtype=d)
-    return torchlike.tensor(t.numpy(), dtype=d)
-
-
-def _torch(x):
-    if x.dtype is torchlike.bfloat16:
-        return torch.from_numpy(np.array(x.float()._value)).to(torch.bfloat16)
-    return torch.from_numpy(np.array(x._value))
+from conftest import to_tl as _tl, to_torch as _torch  # noqa: E402
 
 
 def _close(actual, expected, **kw):
