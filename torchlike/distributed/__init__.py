@@ -22,6 +22,7 @@ from ._process_group import (Backend, GroupMember, ProcessGroup, Work, barrier, 
                              is_torchelastic_launched, new_group)
 from ._debug import DebugLevel, breakpoint, get_debug_level, set_debug_level, set_debug_level_from_env
 from ._errors import DistBackendError, DistError, DistNetworkError, DistStoreError, QueueEmptyError
+from ._grad_bucket import GradBucket
 from ._groups import (get_default_backend_for_device, get_node_local_rank, get_pg_count, is_backend_available,
                       is_ucc_available, is_xccl_available, monitored_barrier, new_subgroups,
                       new_subgroups_by_enumeration, supports_complex)
@@ -47,11 +48,4 @@ __all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_ga
            "new_subgroups_by_enumeration", "supports_complex", "P2POp", "batch_isend_irecv", "recv_object_list",
            "send_object_list", "DeviceMesh", "init_device_mesh", "GradBucket", "timedelta", "log", "reduce_op"]
 
-_missing = module_getattr("torch.distributed")
-
-
-def __getattr__(name):
-    if name == "GradBucket":  # DDP's comm-hook bucket; nn (which imports this package) defines it
-        from ..nn.parallel.distributed import GradBucket  # lazy: nn.parallel imports torchlike.distributed
-        return GradBucket
-    return _missing(name)
+__getattr__ = module_getattr("torch.distributed")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 
 from ... import distributed as dist
+from ...distributed._grad_bucket import GradBucket
 from ...autograd import grad_mode
 from ..modules.module import Module
 
@@ -39,36 +40,6 @@ class _Future:
 
     def set_result(self, v):
         self._value = v
-
-
-class GradBucket:
-    """What a comm hook receives: the flattened gradients of one bucket (``buffer()``)."""
-
-    def __init__(self, index, buffer, params, is_last):
-        self._index, self._buffer, self._params, self._last = index, buffer, params, is_last
-
-    def index(self):
-        return self._index
-
-    def buffer(self):
-        return self._buffer
-
-    def gradients(self):
-        out, off = [], 0
-        for p in self._params:
-            n = p.numel()
-            out.append(self._buffer[off:off + n].view(p.shape))
-            off += n
-        return out
-
-    def parameters(self):
-        return list(self._params)
-
-    def is_last(self):
-        return self._last
-
-    def set_buffer(self, buffer):
-        self._buffer = buffer
 
 
 class DistributedDataParallel(Module):
