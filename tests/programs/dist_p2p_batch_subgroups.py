@@ -1,5 +1,7 @@
 """torchrun script (2 ranks, gloo): a ring exchange through batch_isend_irecv, objects through
 send/recv_object_list, subgroups and the monitored barrier; each rank prints its results."""
+import os
+
 import torch
 import torch.distributed as dist
 
@@ -31,5 +33,7 @@ t = torch.ones(2) * (rank + 1)
 dist.all_reduce(t, group=mine)
 lines.append(f"enumerated {len(groups)} sum {t.tolist()}")
 dist.monitored_barrier()
-print("\n".join(f"R{rank} {s}" for s in lines), flush=True)
+# one os.write: whole lines, so the two ranks' outputs cannot interleave mid-line (print writes the text and
+# its newline separately when stdout is unbuffered)
+os.write(1, "".join(f"R{rank} {s}\n" for s in lines).encode())
 dist.destroy_process_group()
