@@ -8,7 +8,6 @@ in-place op) and ``_refresh_recorded`` (re-reading a stale view with autograd) a
 """
 from __future__ import annotations
 
-import copy
 import numbers
 import weakref
 
@@ -18,9 +17,12 @@ import numpy as np
 from . import _dtype, _grad_mode, _views
 from ._errors import GraphBreak, to_host
 from ._missing import MissingAPI
-from ._device import CPU, canonical, device as _device_cls, host_to_jax
+from ._device import CPU, canonical, host_to_jax
 from ._layout import strided as _strided
 from ._tape import AccumulateGrad
+from ._tensor_casts import TensorCasts
+# (HOST_MAX: _creation's import path; _rebuild_pickled: the path pickles name)
+from ._tensor_pickling import HOST_MAX, TensorPickling, _rebuild_pickled  # noqa: F401
 from ._to_args import parse_to
 
 __all__ = ["Tensor", "Size"]
@@ -73,7 +75,7 @@ _ALIAS_CHAIN = (("alias",),)
 _CONCRETE = set()  # array types seen that are concrete jax arrays (a faster check than isinstance)
 
 
-class Tensor:
+class Tensor(TensorCasts, TensorPickling):
     """A multi-dimensional array with torch semantics, backed by a ``jax.Array``.
 
     >>> import torchlike
@@ -656,32 +658,6 @@ class Tensor:
             return self.item().__format__(spec)
         return object.__format__(self, spec) if not spec else repr(self).__format__(spec)
 
-    def __reduce_ex__(self, proto):
-        # plain pickling (multiprocessing, copy): a numpy copy of the data; torchlike.save writes torch's format
-        extra = {k: v for k, v in self.__dict__.items() if not k.startswith("_acc")}
-        h = self._host_array()
-        return (_rebuild_pickled, (type(self), np.asarray(self._value) if h is None else h,
-                                   self._rg and self._grad_fn is None, str(self._dev), extra))
-
-    def __deepcopy__(self, memo):
-        if not self.is_leaf:
-            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
-                               "deepcopy protocol at the moment.  If you were attempting to deepcopy a module, "
-                               "this may be because of a torch.nn.utils.weight_norm usage, see "
-                               "https://github.com/pytorch/pytorch/pull/103001")
-        if id(self) in memo:
-            return memo[id(self)]
-        new = Tensor._wrap(self._value, self._dev)
-        new = new.as_subclass(type(self)) if type(self) is not Tensor else new
-        new._rg = self._rg
-        if self._grad is not None:
-            new._grad = self._grad.__deepcopy__(memo)
-        for k, v in self.__dict__.items():
-            if not k.startswith("_acc"):
-                new.__dict__[k] = copy.deepcopy(v, memo)
-        memo[id(self)] = new
-        return new
-
     # ---- device / dtype moves -----------------------------------------------------------------
     def to(self, *args, **kwargs):
         """``to(dtype, non_blocking=False, copy=False)``, ``to(device=None, dtype=None, non_blocking=False,
@@ -709,56 +685,6 @@ class Tensor:
     def cuda(self, device=None, non_blocking=False, memory_format=None):
         return self.to(canonical("cuda" if device is None else (device if not isinstance(device, int)
                                                                   else f"cuda:{device}")))
-
-    def type(self, dtype=None, non_blocking=False, **kw):
-        if dtype is None:
-            return _legacy_type_name(self.dtype, self._dev)
-        if isinstance(dtype, str):
-            from ._legacy import dtype_of_type_name  # lazy: legacy type names (layer 3)
-            dtype = dtype_of_type_name(dtype)
-        elif isinstance(dtype, type):
-            from ._legacy import dtype_of_type_name  # lazy: legacy type names (layer 3)
-            dtype = dtype_of_type_name(dtype.__name__)
-        return self.to(dtype)
-
-    def type_as(self, other):
-        return self.to(other.dtype)
-
-    def float(self, *, memory_format=None):
-        return self.to(_dtype.float32)
-
-    def double(self, *, memory_format=None):
-        return self.to(_dtype.float64)
-
-    def half(self, *, memory_format=None):
-        return self.to(_dtype.float16)
-
-    def bfloat16(self, *, memory_format=None):
-        return self.to(_dtype.bfloat16)
-
-    def long(self, *, memory_format=None):
-        return self.to(_dtype.int64)
-
-    def int(self, *, memory_format=None):
-        return self.to(_dtype.int32)
-
-    def short(self, *, memory_format=None):
-        return self.to(_dtype.int16)
-
-    def char(self, *, memory_format=None):
-        return self.to(_dtype.int8)
-
-    def byte(self, *, memory_format=None):
-        return self.to(_dtype.uint8)
-
-    def bool(self, *, memory_format=None):
-        return self.to(_dtype.bool)
-
-    def cfloat(self, *, memory_format=None):
-        return self.to(_dtype.complex64)
-
-    def cdouble(self, *, memory_format=None):
-        return self.to(_dtype.complex128)
 
     def pin_memory(self, device=None):
         return self
@@ -792,32 +718,8 @@ def _warn_share():
                   "(see docs/differences.md)", UserWarning, stacklevel=3)
 
 
-def _rebuild_pickled(cls, arr, requires_grad, dev, extra):
-    d = canonical(_device_cls(dev))
-    arr = np.asarray(arr)
-    if cls is Tensor and not requires_grad and d.type == "cpu" and arr.size <= HOST_MAX:
-        t = Tensor._from_host(arr, d)  # (unpickled: a fresh array, which the tensor owns)
-    else:
-        t = Tensor._wrap(host_to_jax(arr, copy=False), d)
-    if cls is not Tensor:
-        t = t.as_subclass(cls)
-    t._rg = requires_grad
-    t.__dict__.update(extra)
-    return t
-
-
-def _legacy_type_name(dt, dev):
-    names = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-             "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
-             "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
-             "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
-    prefix = "torch.cuda." if dev.type == "cuda" else "torch."
-    return prefix + names.get(dt.name, dt.name)
-
-
 _PLAIN_VALUE = Tensor.__dict__["_value"]
 _SLOT_X = Tensor.__dict__["_x"]  # (the slot itself: tracing installs a recording property over it)
-HOST_MAX = 1 << 16  # elements: creation and unpickling keep tensors up to this size host-resident (_from_host)
 
 
 def _read_only(a):

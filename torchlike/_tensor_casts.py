@@ -1,0 +1,81 @@
+"""The Tensor's dtype shorthands: ``float()``, ``double()``, ... ``cdouble()``, ``type()`` and ``type_as()``.
+
+Each is ``self.to(<dtype>)``.  They live in a mixin that ``Tensor`` inherits from (layer 1, like
+``tensor.py``: it imports only layer 0), so ``t.float`` is an ordinary class attribute lookup.
+
+    >>> import torchlike as torch
+    >>> t = torch.tensor([1, 2])
+    >>> t.float().dtype, t.double().dtype, t.type()
+    (torch.float32, torch.float64, 'torch.LongTensor')
+"""
+from __future__ import annotations
+
+from . import _dtype
+
+__all__ = ["TensorCasts"]
+
+_LEGACY_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+                 "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+                 "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
+                 "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
+
+
+def _legacy_type_name(dt, dev):
+    prefix = "torch.cuda." if dev.type == "cuda" else "torch."
+    return prefix + _LEGACY_NAMES.get(dt.name, dt.name)
+
+
+class TensorCasts:
+    """Mixin of ``Tensor`` (no state of its own): the methods that move a tensor to a named dtype."""
+
+    __slots__ = ()
+
+    def type(self, dtype=None, non_blocking=False, **kw):
+        if dtype is None:
+            return _legacy_type_name(self.dtype, self._dev)
+        if isinstance(dtype, str):
+            from ._legacy import dtype_of_type_name  # lazy: legacy type names (layer 3)
+            dtype = dtype_of_type_name(dtype)
+        elif isinstance(dtype, type):
+            from ._legacy import dtype_of_type_name  # lazy: legacy type names (layer 3)
+            dtype = dtype_of_type_name(dtype.__name__)
+        return self.to(dtype)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    def float(self, *, memory_format=None):
+        return self.to(_dtype.float32)
+
+    def double(self, *, memory_format=None):
+        return self.to(_dtype.float64)
+
+    def half(self, *, memory_format=None):
+        return self.to(_dtype.float16)
+
+    def bfloat16(self, *, memory_format=None):
+        return self.to(_dtype.bfloat16)
+
+    def long(self, *, memory_format=None):
+        return self.to(_dtype.int64)
+
+    def int(self, *, memory_format=None):
+        return self.to(_dtype.int32)
+
+    def short(self, *, memory_format=None):
+        return self.to(_dtype.int16)
+
+    def char(self, *, memory_format=None):
+        return self.to(_dtype.int8)
+
+    def byte(self, *, memory_format=None):
+        return self.to(_dtype.uint8)
+
+    def bool(self, *, memory_format=None):
+        return self.to(_dtype.bool)
+
+    def cfloat(self, *, memory_format=None):
+        return self.to(_dtype.complex64)
+
+    def cdouble(self, *, memory_format=None):
+        return self.to(_dtype.complex128)

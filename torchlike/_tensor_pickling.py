@@ -1,0 +1,83 @@
+"""Copying a Tensor with ``pickle`` and ``copy.deepcopy`` (``torchlike.save`` writes torch's own format).
+
+A pickled tensor is a numpy copy of its data plus its class, ``requires_grad``, device and instance
+``__dict__``; unpickling rebuilds it with ``_rebuild_pickled``.  The mixin ``TensorPickling`` is a base of
+``Tensor`` (layer 1, like ``tensor.py``: it imports only layer 0).
+
+    >>> import pickle, torchlike as torch
+    >>> pickle.loads(pickle.dumps(torch.tensor([1.0, 2.0], requires_grad=True)))
+    tensor([1., 2.], requires_grad=True)
+"""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from ._device import canonical, device as _device_cls, host_to_jax
+
+__all__ = ["TensorPickling"]
+
+HOST_MAX = 1 << 16  # elements: creation and unpickling keep tensors up to this size host-resident (_from_host)
+
+
+def _tensor_class(cls):
+    """``Tensor`` itself for ``cls`` (Tensor or a subclass): the class that defines ``_wrap``."""
+    for c in cls.__mro__:
+        if "_wrap" in vars(c):
+            return c
+    raise TypeError(f"{cls.__name__} is not a Tensor class")
+
+
+def _rebuild_pickled(cls, arr, requires_grad, dev, extra):
+    base = _tensor_class(cls)
+    d = canonical(_device_cls(dev))
+    arr = np.asarray(arr)
+    if cls is base and not requires_grad and d.type == "cpu" and arr.size <= HOST_MAX:
+        t = base._from_host(arr, d)  # (unpickled: a fresh array, which the tensor owns)
+    else:
+        t = base._wrap(host_to_jax(arr, copy=False), d)
+    if cls is not base:
+        t = t.as_subclass(cls)
+    t._rg = requires_grad
+    t.__dict__.update(extra)
+    return t
+
+
+# pickles name the function where it has always lived (torchlike.tensor re-exports it): pickled bytes and
+# old pickles stay as they were
+_rebuild_pickled.__module__ = "torchlike.tensor"
+
+
+class TensorPickling:
+    """Mixin of ``Tensor`` (no state of its own): ``__reduce_ex__`` and ``__deepcopy__``."""
+
+    __slots__ = ()
+
+    def __reduce_ex__(self, proto):
+        # plain pickling (multiprocessing, copy): a numpy copy of the data; torchlike.save writes torch's format
+        extra = {k: v for k, v in self.__dict__.items() if not k.startswith("_acc")}
+        h = self._host_array()
+        return (_rebuild_pickled, (type(self), np.asarray(self._value) if h is None else h,
+                                   self._rg and self._grad_fn is None, str(self._dev), extra))
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
+                               "deepcopy protocol at the moment.  If you were attempting to deepcopy a module, "
+                               "this may be because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        cls = type(self)
+        base = _tensor_class(cls)
+        new = base._wrap(self._value, self._dev)
+        new = new.as_subclass(cls) if cls is not base else new
+        new._rg = self._rg
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        for k, v in self.__dict__.items():
+            if not k.startswith("_acc"):
+                new.__dict__[k] = copy.deepcopy(v, memo)
+        memo[id(self)] = new
+        return new
