@@ -1,4 +1,4 @@
-"""Matrix products: matmul/mm/bmm/mv/dot, einsum, tensordot, the add* family, kron, cross, cdist.
+"""Matrix products: matmul/mm/bmm/mv/dot, einsum, tensordot, kron, cross, cdist (the add* family: addmm.py).
 
 torch requires equal dtypes for matrix products (no promotion); float32 products run at HIGHEST
 precision so results match torch's CPU kernels closely.
@@ -20,12 +20,11 @@ from .. import _dtype
 from ._util import Tensor, cast, check_broadcast, dispatch, register, wrap_dim
 from .. import _autocast as _amp
 from .pointwise import mul
-from .legacy_overloads import sort_scalar_args
 from .einsum_dtype import int_einsum_dtype
 from .._mutation import write_out
 
-__all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "einsum", "tensordot", "addmm",
-           "addbmm", "baddbmm", "addmv", "addr", "kron", "cross", "cdist", "chain_matmul"]
+__all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "einsum", "tensordot", "kron", "cross",
+           "cdist", "chain_matmul"]
 
 HI = lax.Precision.HIGHEST
 
@@ -439,199 +438,6 @@ def tensordot(a, b, dims=2, out=None):
         raise RuntimeError("both inputs should have same dtype")
     shapes = None if (sa, sb) == (list(a.shape), list(b.shape)) else (tuple(sa), tuple(sb))
     return dispatch(_tensordot_impl, (a, b), (("axes", (da_w, db_w)), ("shapes", shapes)), name="TensordotBackward")
-
-
-# --- add* family: beta * input + alpha * product -----------------------------------------------
-def _axpby_half(inp, x, y, beta, alpha, kind, beta_zero):
-    """Half-type addmm/addmv/addr/addbmm as torch's CPU kernels: products and ``beta * input`` in float32,
-    rounded once; addbmm adds one batch at a time (rounding after each, as its per-batch addmm_ does)."""
-    dt, f32 = x.dtype, np.float32
-
-    def axpby(acc, a, b, beta_zero):
-        p = jnp.outer(a.astype(f32), b.astype(f32)) if kind == "outer" else \
-            jnp.matmul(a, b, precision=HI, preferred_element_type=f32)
-        p = p * cast(alpha, f32)
-        return jnp.broadcast_to((p if beta_zero else cast(acc, f32) * cast(beta, f32) + p).astype(dt), p.shape)
-    if kind != "bmm_sum":
-        return axpby(inp, x, y, beta_zero)
-    out = axpby(inp, x[0], y[0], beta_zero)
-    for i in range(1, x.shape[0]):
-        p = jnp.matmul(x[i], y[i], precision=HI, preferred_element_type=f32) * cast(alpha, f32)
-        out = (out.astype(f32) + p).astype(dt)
-    return out
-
-
-def _axpby_impl(inp, x, y, beta, alpha, kind, beta_zero):
-    if x.dtype in (np.float16, _dtype.bfloat16.np) and x.shape[0] > 0:
-        return _axpby_half(inp, x, y, beta, alpha, kind, beta_zero)
-    if kind == "mm" or kind == "mv":
-        p = _mm(x, y)
-    elif kind == "bmm_sum":
-        p = _mm(x, y)
-        p = jnp.sum(p, axis=0, dtype=p.dtype)  # jnp.sum widens int8..int32 (and bool) to int64
-    else:  # outer
-        p = jnp.outer(x, y)
-    dt = p.dtype
-    if dt == np.bool_:
-        p = p if alpha else jnp.zeros_like(p)
-        return p if beta_zero else (p | (inp & bool(beta)))
-    p = p * cast(alpha, dt)
-    if beta_zero:
-        return jnp.broadcast_to(p, p.shape)
-    return cast(inp, dt) * cast(beta, dt) + p
-
-
-def _check_scalars(d, beta, alpha):
-    if d._kind <= 1:
-        for nm, v in (("beta", beta), ("alpha", alpha)):
-            if isinstance(v, float) or isinstance(v, complex):
-                if d is _dtype.bool:
-                    raise RuntimeError(f"Boolean {nm} only supported for Boolean results.")
-                # torch silently truncates for addmm; for integral addr it raises
-    if not d.is_complex:
-        for v in (beta, alpha):
-            if isinstance(v, complex):
-                raise RuntimeError("value cannot be converted to type without overflow")
-
-
-def _addx(input, x, y, beta, alpha, kind, name):
-    if isinstance(beta, Tensor):
-        beta = beta.item()
-    if isinstance(alpha, Tensor):
-        alpha = alpha.item()
-    bz = beta == 0
-    return dispatch(_axpby_impl, (input, x, y, beta, alpha), (("kind", kind), ("beta_zero", bool(bz))),
-                    name=name)
-
-
-def _bcast_check(input, shape, name):
-    try:
-        if np.broadcast_shapes(tuple(input.shape), tuple(shape)) != tuple(shape):
-            raise ValueError
-    except ValueError:
-        raise RuntimeError(f"The expanded size of the tensor ({shape[-1]}) must match the existing size "
-                           f"({input.shape[-1]}) at non-singleton dimension {len(shape) - 1}.  Target sizes: "
-                           f"{list(shape)}.  Tensor sizes: {list(input.shape)}") from None
-
-
-@register(out=True, inplace=True)
-@_amp.lower
-def addmm(input, mat1, mat2, *legacy, beta=1, alpha=1):
-    """``beta * input + alpha * (mat1 @ mat2)``.
-
-    >>> import torchlike as torch
-    >>> torch.addmm(torch.zeros(2, 4), torch.ones(2, 3), torch.ones(3, 4), alpha=2)[0, 0].item()
-    6.0
-    """
-    if legacy or not isinstance(input, Tensor):  # torch's deprecated addmm(Number beta, input, Number alpha, ...)
-        (input, mat1, mat2), kw = sort_scalar_args("addmm", (input, mat1, mat2) + legacy, 3, ("beta", "alpha"))
-        beta, alpha = kw.get("beta", beta), kw.get("alpha", alpha)
-    if mat1.ndim != 2:
-        raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor")
-    if mat2.ndim != 2:
-        raise RuntimeError(f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
-    if mat1.shape[1] != mat2.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied {_dims_msg(mat1.shape, mat2.shape)}")
-    if input.dtype is not mat2.dtype:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_cap(input.dtype)} and "
-                           f"{_cap(mat2.dtype)}")
-    _same_mm(mat1, mat2)
-    _bcast_check(input, (mat1.shape[0], mat2.shape[1]), "addmm")
-    return _addx(input, mat1, mat2, beta, alpha, "mm", "AddmmBackward0")
-
-
-@register(out=True, inplace=True)
-def addmv(input, mat, vec, *legacy, beta=1, alpha=1):
-    """``beta * input + alpha * (mat @ vec)``.
-
-    >>> import torchlike as torch
-    >>> torch.addmv(torch.ones(2), torch.ones(2, 3), torch.ones(3)).tolist()
-    [4.0, 4.0]
-    """
-    if legacy or not isinstance(input, Tensor):  # torch's deprecated addmv(Number beta, input, Number alpha, ...)
-        (input, mat, vec), kw = sort_scalar_args("addmv", (input, mat, vec) + legacy, 3, ("beta", "alpha"))
-        beta, alpha = kw.get("beta", beta), kw.get("alpha", alpha)
-    _mv_check(mat, vec, input.dtype)
-    _bcast_check(input, (mat.shape[0],), "addmv")
-    return _addx(input, mat, vec, beta, alpha, "mv", "AddmvBackward0")
-
-
-@register(out=True, inplace=True)
-@_amp.lower
-def baddbmm(input, batch1, batch2, *legacy, beta=1, alpha=1):
-    """``beta * input + alpha * bmm(batch1, batch2)``.
-
-    >>> import torchlike as torch
-    >>> torch.baddbmm(torch.zeros(4, 2, 5), torch.ones(4, 2, 3), torch.ones(4, 3, 5)).shape
-    torch.Size([4, 2, 5])
-    """
-    if legacy or not isinstance(input, Tensor):  # torch's deprecated baddbmm(Number beta, input, Number alpha, ...)
-        (input, batch1, batch2), kw = sort_scalar_args("baddbmm", (input, batch1, batch2) + legacy, 3, ("beta", "alpha"))
-        beta, alpha = kw.get("beta", beta), kw.get("alpha", alpha)
-    _check_bmm(batch1, batch2)
-    if input.dtype is not batch1.dtype:
-        raise RuntimeError(f"expected scalar type {_cap(batch1.dtype)} but found {_cap(input.dtype)}")
-    _bcast_check(input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]), "baddbmm")
-    return _addx(input, batch1, batch2, beta, alpha, "mm", "BaddbmmBackward0")
-
-
-@register(out=True, inplace=True)
-@_amp.lower
-def addbmm(input, batch1, batch2, *legacy, beta=1, alpha=1):
-    """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``.
-
-    >>> import torchlike as torch
-    >>> torch.addbmm(torch.zeros(2, 5), torch.ones(4, 2, 3), torch.ones(4, 3, 5))[0, 0].item()
-    12.0
-    """
-    if legacy or not isinstance(input, Tensor):  # torch's deprecated addbmm(Number beta, input, Number alpha, ...)
-        (input, batch1, batch2), kw = sort_scalar_args("addbmm", (input, batch1, batch2) + legacy, 3, ("beta", "alpha"))
-        beta, alpha = kw.get("beta", beta), kw.get("alpha", alpha)
-    _check_bmm(batch1, batch2)
-    if input.dtype is not batch1.dtype:
-        raise RuntimeError(f"expected scalar type {_cap(batch1.dtype)} but found {_cap(input.dtype)}")
-    _bcast_check(input, (batch1.shape[1], batch2.shape[2]), "addbmm")
-    return _addx(input, batch1, batch2, beta, alpha, "bmm_sum", "AddbmmBackward0")
-
-
-def _addr_impl(inp, x, y, beta, alpha, dt, beta_zero):
-    x, y = cast(x, dt), cast(y, dt)
-    if dt == np.bool_:
-        p = jnp.outer(x, y) & cast(alpha, dt)  # alpha/beta are traced scalars: cast, never bool()
-        return p if beta_zero else p | (cast(inp, dt) & cast(beta, dt))
-    # torch's kernel: beta * self + (alpha * vec1) * vec2, each operation rounded to the dtype
-    p = (cast(alpha, dt) * x)[:, None] * y[None, :]
-    return p if beta_zero else cast(beta, dt) * cast(inp, dt) + p
-
-
-@register(out=True, inplace=True)
-def addr(input, vec1, vec2, *legacy, beta=1, alpha=1):
-    """``beta * input + alpha * outer(vec1, vec2)`` (with type promotion).
-
-    >>> import torchlike as torch
-    >>> torch.addr(torch.zeros(2, 3), torch.ones(2), torch.ones(3)).shape
-    torch.Size([2, 3])
-    """
-    if legacy or not isinstance(input, Tensor):  # torch's deprecated addr(Number beta, input, Number alpha, ...)
-        (input, vec1, vec2), kw = sort_scalar_args("addr", (input, vec1, vec2) + legacy, 3, ("beta", "alpha"))
-        beta, alpha = kw.get("beta", beta), kw.get("alpha", alpha)
-    if vec1.ndim != 1:
-        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.ndim}-D")
-    if vec2.ndim != 1:
-        raise RuntimeError(f"addr: Expected 1-D argument vec2, but got {vec2.ndim}-D")
-    dt = _dtype.result_type(input, vec1, vec2)
-    if dt is not _dtype.bool:  # torch: bool scalars only for bool results (any scalar is fine for bool)
-        for nm, v in (("beta", beta), ("alpha", alpha)):
-            if isinstance(v, bool):
-                raise RuntimeError(f"Boolean {nm} only supported for Boolean results.")
-    if dt is not _dtype.bool and not (dt.is_floating_point or dt.is_complex):
-        for nm, v in (("beta", beta), ("alpha", alpha)):
-            if isinstance(v, (float, complex)):
-                raise RuntimeError(f"For integral input tensors, argument {nm} must not be a floating point "
-                                   "number.")
-    _bcast_check(input, (vec1.shape[0], vec2.shape[0]), "addr")
-    return dispatch(_addr_impl, (input, vec1, vec2, beta, alpha), (("dt", dt.np), ("beta_zero", beta == 0)),
-                    name="AddrBackward0")
 
 
 # --- kron, cross, chain_matmul ----------------------------------------------------------
