@@ -1,6 +1,6 @@
 """Op declarations.  Importing this package fills ``registry.TABLE``."""
 from . import registry  # noqa: F401
-from . import basic, views, pointwise, shape, reduction, indexing, nonzero_where, scatter  # noqa: F401
+from . import basic, views, pointwise, shape, reduction, indexing, nonzero_where, scatter, take, masking  # noqa: F401
 from . import matmul, addmm  # noqa: F401
 from . import rearrange, pointwise_composite, special, random_ops  # noqa: F401
 from . import order_stats_scans, sorting  # noqa: F401

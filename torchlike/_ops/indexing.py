@@ -1,5 +1,5 @@
-"""``Tensor.__getitem__`` / ``__setitem__``, index_put, index_select, take, masked ops (nonzero and where:
-nonzero_where.py).
+"""``Tensor.__getitem__`` / ``__setitem__``, iteration and index_put: index expressions (reading by an index
+tensor: take.py; masked ops: masking.py; nonzero and where: nonzero_where.py).
 
 Indexing follows torch, which differs from numpy in one way: integers are applied as ``select``
 *before* advanced indexing, so they never count as advanced indices for numpy's "separated
@@ -26,14 +26,11 @@ import numpy as np
 
 from .. import _dtype, _views
 from .._creation import tensor as _tensor
-from ._util import Tensor, cast, dispatch, register, wrap_dim
+from ._util import Tensor, cast, dispatch, register
 from .host_scalars import set_number
 from .views import view_step
-from .registry import check_no_overlap, write_out
 
-__all__ = ["getitem", "setitem", "index_put", "index_select", "take", "take_along_dim", "masked_fill",
-           "masked_select", "masked_scatter", "concrete_index",
-           "check_index_dtype", "c_type_name"]
+__all__ = ["getitem", "setitem", "index_put", "concrete_index", "check_index_dtype", "c_type_name"]
 
 _FULL = ("s", None, None, None)
 _C_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
@@ -617,185 +614,3 @@ def tensor_iter(self):
 
 
 Tensor.__iter__ = tensor_iter
-
-
-# --- index_select / take / take_along_dim -------------------------------------------------------
-def _take_axis_impl(x, idx, dim):
-    return jnp.take(x, idx, axis=dim, mode="clip") if x.ndim else jnp.take(x.reshape(1), idx)
-
-
-@register(out=True, promote="none")
-def index_select(input, dim, index):
-    """Entries of ``input`` along ``dim`` at the positions in the 1-D ``index``.
-
-    >>> import torchlike
-    >>> torchlike.arange(6).reshape(2, 3).index_select(1, torchlike.tensor([2, 0]))
-    tensor([[2, 0],
-            [5, 3]])
-    """
-    d = wrap_dim(dim, input.ndim)
-    if index.ndim > 1:
-        raise IndexError("index_select(): Index is supposed to be a vector")
-    if index.dtype not in (_dtype.int64, _dtype.int32):
-        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
-    n = input.shape[d] if input.ndim else 1
-    v = concrete_index(index)
-    if v is not None and v.size and (v.min() < 0 or v.max() >= n):
-        if d == 0 or input.ndim <= 1:
-            raise IndexError("index out of range in self")
-        bad = v[(v < 0) | (v >= n)].reshape(-1)[0]
-        raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad)} axis_dim={n}")
-    if input.ndim == 0 and index.numel() != 1:
-        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
-    out = dispatch(_take_axis_impl, (input, index.reshape(-1)), (("dim", d),), name="IndexSelectBackward0",
-                   saves=False)
-    return out.reshape(()) if input.ndim == 0 else out   # a scalar stays a scalar
-
-
-def _take_impl(x, idx):
-    n = x.size
-    return x.reshape(-1).at[jnp.where(idx < 0, idx + n, idx)].get(mode="promise_in_bounds")
-
-
-@register(promote="none")
-def take(input, index, *, out=None):
-    """``input`` treated as 1-D, read at ``index`` (negative indices count from the end).
-
-    >>> import torchlike
-    >>> torchlike.tensor([[4, 3], [5, 6]]).take(torchlike.tensor([0, -1]))
-    tensor([4, 6])
-    """
-    if index.dtype is not _dtype.int64:
-        raise RuntimeError(f"take(): Expected a long tensor for index, but got {_dtype._CAP[index.dtype.name]}")
-    n = input.numel()
-    v = concrete_index(index)
-    if v is not None and v.size:
-        bad = (v < -n) | (v >= n)
-        if bad.any():
-            raise IndexError(f"out of range: tried to access index {int(v[bad][0])} on a tensor of {n} elements.")
-    r = dispatch(_take_impl, (input, index), (), name="TakeBackward0", saves=False)
-    if out is None:
-        return r
-    check_no_overlap(out, (input, index), r.shape)
-    return write_out(out, r, "take")
-
-
-@register(out=True, promote="none")
-def take_along_dim(input, indices, dim=None):
-    """Gather along ``dim`` with ``indices`` broadcast against ``input`` (flattened when dim is None).
-
-    >>> import torchlike
-    >>> x = torchlike.tensor([[10, 30, 20], [60, 40, 50]])
-    >>> torchlike.take_along_dim(x, x.argmax(1, keepdim=True), 1)
-    tensor([[30],
-            [60]])
-    """
-    if indices.dtype is not _dtype.int64:
-        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
-                           f"{_dtype._CAP[indices.dtype.name]}")
-    from .scatter import gather  # lazy: scatter imports indexing's index helpers at module level
-    if dim is None:
-        return gather(input.reshape(-1), 0, indices.reshape(-1))
-    if input.ndim != indices.ndim:
-        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
-                           f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
-    d = wrap_dim(dim, input.ndim)
-    si, sx = list(indices.shape), list(input.shape)
-    si[d] = sx[d] = 1
-    b = list(np.broadcast_shapes(tuple(si), tuple(sx)))
-    bi, bx = list(b), list(b)
-    bi[d], bx[d] = indices.shape[d], input.shape[d]
-    if input.shape[d]:   # with a dim, torch wraps every index modulo the size (negative ones included)
-        indices = indices.remainder(input.shape[d])
-    return gather(input.expand(tuple(bx)), d, indices.expand(tuple(bi)))
-
-
-# --- masked ops -------------------------------------------------------------------------------
-def _masked_fill_impl(x, m, v):
-    return jnp.where(m, cast(v, x.dtype), x)
-
-
-@register(inplace=True, promote="none")
-def masked_fill(input, mask, value):
-    """``input`` with ``value`` where ``mask`` is True (mask broadcasts).
-
-    >>> import torchlike
-    >>> torchlike.zeros(3).masked_fill(torchlike.tensor([True, False, True]), 5.)
-    tensor([5., 0., 5.])
-    """
-    if mask.dtype is not _dtype.bool:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{c_type_name(mask.dtype)}")
-    if isinstance(value, Tensor):
-        if value.ndim:
-            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-                               f"{value.ndim} dimension(s).")
-    elif not isinstance(value, (bool, numbers.Number, np.generic)):
-        raise TypeError(f"masked_fill() received an invalid combination of arguments - got (Tensor, "
-                        f"{type(value).__name__})")
-    _check_fill_value(value, input.dtype)
-    return dispatch(_masked_fill_impl, (input, mask, value), (), name="MaskedFillBackward0", saves=False)
-
-
-def _masked_select_impl(x, flat, shape):
-    return jnp.broadcast_to(x, shape).reshape(-1)[flat]
-
-
-def _bool_mask(mask, what):
-    if mask.dtype is not _dtype.bool:
-        raise RuntimeError(what)
-    m = concrete_index(mask)
-    if m is None:
-        raise GraphBreak(f"{what.split(':')[0]} has a data-dependent output shape and needs concrete values")
-    return m
-
-
-@register(promote="none")
-def masked_select(input, mask, *, out=None):
-    """The 1-D tensor of ``input`` entries where ``mask`` (broadcast) is True.
-
-    >>> import torchlike
-    >>> torchlike.tensor([1, 2, 3]).masked_select(torchlike.tensor([True, False, True]))
-    tensor([1, 3])
-    """
-    m = _bool_mask(mask, "masked_select: expected BoolTensor for mask")
-    shape = tuple(np.broadcast_shapes(tuple(input.shape), m.shape))
-    flat = np.flatnonzero(np.broadcast_to(m, shape))
-    r = dispatch(_masked_select_impl, (input, flat), (("shape", shape),), name="MaskedSelectBackward0",
-                 saves=False)
-    if out is None:
-        return r
-    check_no_overlap(out, (input, mask), r.shape)
-    return write_out(out, r, "masked_select")
-
-
-def _masked_scatter_impl(x, m, src, srcidx, shape, empty):
-    x = jnp.broadcast_to(x, shape)
-    if empty:
-        return x
-    return jnp.where(m, src.reshape(-1)[srcidx].astype(x.dtype), x)
-
-
-@register(inplace=True, promote="none")
-def masked_scatter(input, mask, source):
-    """``input`` with consecutive ``source`` elements written where ``mask`` is True.
-
-    >>> import torchlike
-    >>> torchlike.zeros(3).masked_scatter(torchlike.tensor([True, False, True]), torchlike.tensor([1., 2.]))
-    tensor([1., 0., 2.])
-    """
-    if mask.dtype is not _dtype.bool:
-        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
-                           f"{c_type_name(mask.dtype)}")
-    if source.dtype is not input.dtype:
-        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
-                           f"{_dtype._CAP[input.dtype.name]} and {_dtype._CAP[source.dtype.name]}")
-    m = _bool_mask(mask, "masked_scatter: expected BoolTensor for mask")
-    shape = tuple(np.broadcast_shapes(tuple(input.shape), m.shape))
-    mb = np.broadcast_to(m, shape)
-    count = int(mb.sum())
-    if source.numel() < count:
-        raise RuntimeError("Number of elements of source < number of ones in mask")
-    srcidx = np.maximum(np.cumsum(mb.reshape(-1)) - 1, 0).reshape(shape)
-    return dispatch(_masked_scatter_impl, (input, mb, source, srcidx),
-                    (("shape", shape), ("empty", count == 0)), name="MaskedScatterBackward0", saves=False)

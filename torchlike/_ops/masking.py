@@ -1,0 +1,111 @@
+"""Masked ops: masked_fill, masked_select, masked_scatter (a bool mask that broadcasts against the input).
+
+    >>> import torchlike
+    >>> torchlike.tensor([1, 2, 3]).masked_fill(torchlike.tensor([True, False, True]), 0)
+    tensor([0, 2, 0])
+"""
+from __future__ import annotations
+
+import numbers
+
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _dtype
+from .._errors import GraphBreak
+from ._util import Tensor, cast, dispatch, register
+from .indexing import _check_fill_value, c_type_name, concrete_index
+from .registry import check_no_overlap, write_out
+
+__all__ = ["masked_fill", "masked_select", "masked_scatter"]
+
+
+# --- masked ops -------------------------------------------------------------------------------
+def _masked_fill_impl(x, m, v):
+    return jnp.where(m, cast(v, x.dtype), x)
+
+
+@register(inplace=True, promote="none")
+def masked_fill(input, mask, value):
+    """``input`` with ``value`` where ``mask`` is True (mask broadcasts).
+
+    >>> import torchlike
+    >>> torchlike.zeros(3).masked_fill(torchlike.tensor([True, False, True]), 5.)
+    tensor([5., 0., 5.])
+    """
+    if mask.dtype is not _dtype.bool:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{c_type_name(mask.dtype)}")
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.ndim} dimension(s).")
+    elif not isinstance(value, (bool, numbers.Number, np.generic)):
+        raise TypeError(f"masked_fill() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(value).__name__})")
+    _check_fill_value(value, input.dtype)
+    return dispatch(_masked_fill_impl, (input, mask, value), (), name="MaskedFillBackward0", saves=False)
+
+
+def _masked_select_impl(x, flat, shape):
+    return jnp.broadcast_to(x, shape).reshape(-1)[flat]
+
+
+def _bool_mask(mask, what):
+    if mask.dtype is not _dtype.bool:
+        raise RuntimeError(what)
+    m = concrete_index(mask)
+    if m is None:
+        raise GraphBreak(f"{what.split(':')[0]} has a data-dependent output shape and needs concrete values")
+    return m
+
+
+@register(promote="none")
+def masked_select(input, mask, *, out=None):
+    """The 1-D tensor of ``input`` entries where ``mask`` (broadcast) is True.
+
+    >>> import torchlike
+    >>> torchlike.tensor([1, 2, 3]).masked_select(torchlike.tensor([True, False, True]))
+    tensor([1, 3])
+    """
+    m = _bool_mask(mask, "masked_select: expected BoolTensor for mask")
+    shape = tuple(np.broadcast_shapes(tuple(input.shape), m.shape))
+    flat = np.flatnonzero(np.broadcast_to(m, shape))
+    r = dispatch(_masked_select_impl, (input, flat), (("shape", shape),), name="MaskedSelectBackward0",
+                 saves=False)
+    if out is None:
+        return r
+    check_no_overlap(out, (input, mask), r.shape)
+    return write_out(out, r, "masked_select")
+
+
+def _masked_scatter_impl(x, m, src, srcidx, shape, empty):
+    x = jnp.broadcast_to(x, shape)
+    if empty:
+        return x
+    return jnp.where(m, src.reshape(-1)[srcidx].astype(x.dtype), x)
+
+
+@register(inplace=True, promote="none")
+def masked_scatter(input, mask, source):
+    """``input`` with consecutive ``source`` elements written where ``mask`` is True.
+
+    >>> import torchlike
+    >>> torchlike.zeros(3).masked_scatter(torchlike.tensor([True, False, True]), torchlike.tensor([1., 2.]))
+    tensor([1., 0., 2.])
+    """
+    if mask.dtype is not _dtype.bool:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{c_type_name(mask.dtype)}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
+                           f"{_dtype._CAP[input.dtype.name]} and {_dtype._CAP[source.dtype.name]}")
+    m = _bool_mask(mask, "masked_scatter: expected BoolTensor for mask")
+    shape = tuple(np.broadcast_shapes(tuple(input.shape), m.shape))
+    mb = np.broadcast_to(m, shape)
+    count = int(mb.sum())
+    if source.numel() < count:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    srcidx = np.maximum(np.cumsum(mb.reshape(-1)) - 1, 0).reshape(shape)
+    return dispatch(_masked_scatter_impl, (input, mb, source, srcidx),
+                    (("shape", shape), ("empty", count == 0)), name="MaskedScatterBackward0", saves=False)
