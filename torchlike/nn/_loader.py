@@ -1,25 +1,26 @@
-"""Star-import helper for the nn packages: several files are written independently, so a missing
-submodule is skipped (and a broken one only warns) instead of breaking ``import torchlike``."""
+"""Star-import helper for the nn packages: ``torchlike.nn.modules`` and ``torchlike.nn.functional`` list
+their family files and re-export each one's public names.
+
+A family that fails to import fails ``import torchlike`` with the real error (an import cycle or a bad
+name is found at once, not as missing classes later); a name in the list with no file is an error too.
+"""
 from __future__ import annotations
 
 import importlib
-import warnings
+
+__all__ = ["star_import"]
 
 
 def star_import(package: str, names: list, namespace: dict, all_list: list):
-    """``from .<name> import *`` for each name in ``names`` into ``namespace`` (a package's globals)."""
+    """``from .<name> import *`` for each name in ``names`` into ``namespace`` (a package's globals).
+
+    >>> ns, names = {}, []
+    >>> star_import("torchlike.nn.modules", ["flatten"], ns, names)
+    >>> names
+    ['Flatten', 'Unflatten']
+    """
     for modname in names:
-        full = f"{package}.{modname}"
-        try:
-            mod = importlib.import_module(full)
-        except ModuleNotFoundError as e:
-            if e.name == full:
-                continue
-            warnings.warn(f"torchlike: could not import {full}: {e!r}", ImportWarning)
-            continue
-        except ImportError as e:
-            warnings.warn(f"torchlike: could not import {full}: {e!r}", ImportWarning)
-            continue
+        mod = importlib.import_module(f"{package}.{modname}")  # raises the family's own ImportError
         public = getattr(mod, "__all__", None)
         if public is None:
             public = [n for n in vars(mod) if not n.startswith("_")]

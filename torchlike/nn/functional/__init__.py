@@ -14,6 +14,5 @@ _star_import(__name__, [
     # nn core helper
     "_activation", "_loss", "_linear", "_dropout", "_embedding", "_misc", "_ctc",
     # layers helper
-    "_conv", "_pooling", "_norm", "_normalization", "_rnn", "_attention", "_padding", "_upsampling", "_fold",
-    "_vision", "_pixelshuffle", "_embeddingbag", "_linear_ce",
+    "_conv", "_pooling", "_norm", "_rnn", "_attention", "_vision", "_embeddingbag", "_linear_ce",
 ], globals(), __all__)

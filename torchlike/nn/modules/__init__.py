@@ -9,6 +9,6 @@ _star_import(__name__, [
     # heavy layers (layers helper)
     "conv", "pooling", "normalization", "batchnorm", "instancenorm", "rnn", "transformer",
     "activation_attn", "padding", "upsampling", "fold", "pixelshuffle", "channelshuffle", "distance",
-    "adaptive", "embeddingbag", "embedding_bag", "lazy_conv", "linear_cross_entropy",
+    "adaptive", "embedding_bag", "lazy_conv", "linear_cross_entropy",
 ], globals(), __all__)
 from . import utils  # noqa: E402,F401  (torch.nn.modules.utils is an attribute in torch too)
