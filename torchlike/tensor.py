@@ -635,11 +635,6 @@ class Tensor(TensorCasts, TensorPickling):
             raise TypeError("len() of a 0-d tensor")
         return self._x.shape[0]
 
-    def __iter__(self):
-        if self._value.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        return iter(self.unbind(0))
-
     def __hash__(self):
         return id(self)
 

@@ -50,6 +50,7 @@ def _copy_impl(dst, src, dt):
     return jnp.broadcast_to(cast(src, dt), dst.shape)
 
 
+@register(namespaces=(), promote="none")
 def copy_(self, src, non_blocking=False):
     """Copy ``src`` (broadcast, cast) into self in place."""
     src = as_tensor_arg(src)
@@ -65,14 +66,11 @@ def copy_(self, src, non_blocking=False):
 
 
 
-
-Tensor.copy_ = copy_
-
-
 def _fill_impl(x, v, dt):
     return jnp.full(x.shape, cast(v, dt), dt)
 
 
+@register(promote="none")  # torch.fill_ too
 def fill_(self, value):
     """Fill self with a scalar (or 0-dim tensor) in place."""
     if isinstance(value, Tensor) and value.ndim:
@@ -86,7 +84,7 @@ def fill_(self, value):
 _FILL_NODE = "FillBackward3"
 
 
-@register(promote="none", method=False)   # torch.zero_(t); Tensor.zero_ is set below
+@register(promote="none")
 def zero_(self):
     """Fill ``self`` with zeros in place and return it.
 
@@ -96,10 +94,6 @@ def zero_(self):
     """
     new = dispatch(_fill_impl, (self, 0), (("dt", self.dtype.np),), name="ZeroBackward0", saves=False)
     return self._inplace_update(new)
-
-
-Tensor.fill_ = fill_
-Tensor.zero_ = zero_
 
 
 @register(promote="none", namespaces=("torch",), method=False)

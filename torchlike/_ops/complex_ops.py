@@ -1,4 +1,4 @@
-"""Complex numbers: building them (complex, polar, view_as_complex, view_as_real, ``Tensor.chalf``) and the
+"""Complex numbers: building them (complex, polar, view_as_complex, view_as_real) and the
 conjugate transposes ``Tensor.H`` / ``Tensor.mH``.
 """
 from __future__ import annotations
@@ -93,15 +93,6 @@ def view_as_real(input):
     if not input.dtype.is_complex:
         raise RuntimeError("view_as_real is only supported for complex tensors")
     return dispatch(_v2r_impl, (input,), (), name="ViewAsRealBackward0", saves=False)
-
-
-def _chalf(self, memory_format=None):
-    """Cast to complex32 (stored as complex64 here)."""
-    return self.to(_dtype.complex32)
-
-
-
-Tensor.chalf = _chalf
 
 
 Tensor.H = property(lambda self: self.mT.conj() if self.ndim == 2 else _h_error(self))

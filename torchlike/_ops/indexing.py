@@ -405,6 +405,7 @@ def _fast_basic(self, index, is_int):
                       "SliceBackward0", (size,) + shape[1:])
 
 
+@register("__getitem__", namespaces=(), promote="none")
 def getitem(self, index):
     """``self[index]`` with torch semantics: basic indexing is a view, advanced indexing a copy.
 
@@ -446,6 +447,7 @@ def _value_tensor(value, self):
     return _tensor(value, dtype=self.dtype)
 
 
+@register("__setitem__", namespaces=(), promote="none")
 def setitem(self, index, value):
     """``self[index] = value``: basic index -> write through the view; advanced -> index_put."""
     if type(index) is int and (type(value) is float or type(value) is int) and set_number(self, index, value):
@@ -577,10 +579,6 @@ def _copy_like_impl(x, v):
     return jnp.broadcast_to(v, x.shape).astype(x.dtype)
 
 
-Tensor.__getitem__ = getitem
-Tensor.__setitem__ = setitem
-
-
 def _unbind_impl(x):
     return tuple(x[i] for i in range(x.shape[0]))
 
@@ -588,6 +586,7 @@ def _unbind_impl(x):
 _UNBIND_ONE_PROGRAM = 64  # up to this many rows, iterating computes all rows in one program
 
 
+@register("__iter__", namespaces=(), promote="none")
 def tensor_iter(self):
     """``iter(tensor)``: the rows (views), as torch's ``unbind(0)``; short tensors in one program."""
     shape = self._x.shape
@@ -612,5 +611,3 @@ def tensor_iter(self):
     outs = dispatch(_unbind_impl, (self,), (), name="UnbindBackward0", saves=False)
     return iter([self._make_view(o, ("index", (i,) + rest)) for i, o in enumerate(outs)])
 
-
-Tensor.__iter__ = tensor_iter

@@ -6,7 +6,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from ._util import Tensor
+from ._util import Tensor, register
 from . import views as _v
 from .. import _grad_mode as grad_mode
 
@@ -46,45 +46,42 @@ def _rebind(self, v, keep_storage=False):
     return self
 
 
+@register("squeeze_", namespaces=(), promote="none")
 def _squeeze_(self, dim=None):
     """In-place squeeze: this tensor's own shape changes."""
     _check_leaf(self)
     return _rebind(self, _v.squeeze(self, dim))
 
 
+@register("unsqueeze_", namespaces=(), promote="none")
 def _unsqueeze_(self, dim):
     """In-place unsqueeze: this tensor's own shape changes."""
     _check_leaf(self)
     return _rebind(self, _v.unsqueeze(self, dim))
 
 
+@register("t_", namespaces=(), promote="none")
 def _t_(self):
     """In-place t(): this tensor becomes its transpose."""
     _check_leaf(self)
     return _rebind(self, _v.t(self), True)
 
 
+@register("transpose_", namespaces=(), promote="none", aliases=("swapdims_", "swapaxes_"))
 def _transpose_(self, dim0, dim1):
     """In-place transpose: this tensor becomes its transpose."""
     _check_leaf(self)
     return _rebind(self, _v.transpose(self, dim0, dim1), True)
 
 
+@register("as_strided_", promote="none")  # torch.as_strided_ too
 def _as_strided_(self, size, stride, storage_offset=None):
     """In-place as_strided: this tensor becomes the strided view of its storage."""
     _check_leaf(self)
     return _rebind(self, _v.as_strided(self, size, stride, storage_offset), True)
 
 
-Tensor.squeeze_ = _squeeze_
-Tensor.unsqueeze_ = _unsqueeze_
-Tensor.t_ = _t_
-Tensor.transpose_ = _transpose_
-Tensor.swapdims_ = _transpose_
-Tensor.swapaxes_ = _transpose_
-Tensor.as_strided_ = _as_strided_
-
-
+@register("fill_diagonal_", namespaces=(), promote="none")
 def _fill_diagonal_(self, fill_value, wrap=False):
     """Fill the main diagonal in place (torch.Tensor.fill_diagonal_)."""
     if self.ndim < 2:
@@ -103,6 +100,3 @@ def _fill_diagonal_(self, fill_value, wrap=False):
         index = tuple(Tensor._wrap(jnp.asarray(idx)) for _ in range(self.ndim))
     self[index] = fill_value
     return self
-
-
-Tensor.fill_diagonal_ = _fill_diagonal_

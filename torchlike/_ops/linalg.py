@@ -680,8 +680,10 @@ def lu(A, pivot=True, get_infos=False, out=None):
     return r
 
 
-# Tensor.lu returns a plain tuple even with get_infos=True
-Tensor.lu = lambda self, pivot=True, get_infos=False: tuple(lu(self, pivot, get_infos))
+@register("lu", namespaces=(), promote="none")
+def _lu_method(self, pivot=True, get_infos=False):
+    """``Tensor.lu``: a plain tuple (not torch.lu's named one), even with ``get_infos=True``."""
+    return tuple(lu(self, pivot, get_infos))
 
 
 def _lu_solve_impl(lu, piv, b, left, adjoint):

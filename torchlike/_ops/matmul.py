@@ -132,8 +132,15 @@ def matmul(input, other):
                     "UnsafeViewBackward0")
 
 
-Tensor.__matmul__ = lambda self, o: matmul(self, o) if isinstance(o, Tensor) else NotImplemented
-Tensor.__rmatmul__ = lambda self, o: matmul(o, self) if isinstance(o, Tensor) else NotImplemented
+@register("__matmul__", namespaces=(), promote="none")
+def _matmul_dunder(self, other):
+    """``self @ other``; NotImplemented for a non-tensor (Python then tries ``other.__rmatmul__``)."""
+    return matmul(self, other) if isinstance(other, Tensor) else NotImplemented
+
+
+@register("__rmatmul__", namespaces=(), promote="none")
+def _rmatmul_dunder(self, other):
+    return matmul(other, self) if isinstance(other, Tensor) else NotImplemented
 
 
 @register(out=True)

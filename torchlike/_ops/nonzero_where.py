@@ -110,8 +110,7 @@ def where(condition, input=None, other=None):
     return dispatch(_where_impl, (condition, input, other), (("dt", dt.np),), name="WhereBackward0", saves=False)
 
 
+@register("where", namespaces=(), promote="none")
 def _where_method(self, condition, y):
     return where(condition, self, y)
 
-
-Tensor.where = _where_method

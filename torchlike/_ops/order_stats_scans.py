@@ -265,8 +265,8 @@ def _cum_(kind):
     return fn
 
 
-Tensor.cumsum_ = _cum_("sum")
-Tensor.cumprod_ = _cum_("prod")
+register("cumsum_", namespaces=(), promote="none")(_cum_("sum"))
+register("cumprod_", namespaces=(), promote="none")(_cum_("prod"))
 
 
 def _cummax_impl(x, dim, kind):

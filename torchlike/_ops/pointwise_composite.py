@@ -227,8 +227,12 @@ def polygamma(n, input, *, out=None):
 
 
 register("polygamma", method=False, promote="float")(polygamma)
-Tensor.polygamma = lambda self, n: polygamma(n, self)
-Tensor.polygamma_ = lambda self, n: self._inplace_update(polygamma(n, self))
+
+
+@register("polygamma", namespaces=(), inplace=True, promote="float")
+def _polygamma_method(self, n):
+    """``Tensor.polygamma(n)``: ``torch.polygamma(n, self)`` (the tensor is the second argument there)."""
+    return polygamma(n, self)
 
 
 def _mvlgamma_impl(x, p, dt):

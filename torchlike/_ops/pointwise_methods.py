@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import _dtype
-from ._util import Tensor
+from ._util import Tensor, register
 from .pointwise import _float_power, div
 
 __all__ = []
@@ -15,6 +15,7 @@ def _rdiv(self, other):
     return div(other, self)
 
 
+@register("float_power_", namespaces=(), promote="none")
 def _float_power_(self, exponent):
     """In-place float_power; ``self`` must already be float64 (complex128 for complex results)."""
     r = _float_power(self, exponent)
@@ -25,4 +26,3 @@ def _float_power_(self, exponent):
 
 
 Tensor.__rdiv__ = _rdiv
-Tensor.float_power_ = _float_power_

@@ -345,7 +345,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 0/1 samples of probability ``p`` (a float or a broadcastable tensor)."""
     if isinstance(p, Tensor):
         _check_p(_concrete(p))
-        arg = jnp.broadcast_to(p._value, tuple(self.shape))
+        arg = p.expand(tuple(self.shape))._value  # (torch's error when p does not broadcast)
     else:
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
@@ -432,7 +432,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 
 
 for _f in (uniform_, normal_, bernoulli_, random_, exponential_, geometric_, cauchy_, log_normal_):
-    setattr(Tensor, _f.__name__, _f)
+    register(_f.__name__, namespaces=(), promote="none")(_f)  # Tensor methods only
 for _f in (rand, randn, randint, randperm, rand_like, randn_like, randint_like):
     register(_f.__name__, method=False, promote="none", differentiable=False)(_f)
 # torch records NormalBackward nodes (zero gradients) for tensor mean/std

@@ -531,6 +531,7 @@ def _resize_impl(x, shape):
     return flat[:n].reshape(shape)
 
 
+@register(namespaces=(), promote="none")
 def resize_(self, *sizes, memory_format=None):
     """Resize in place, keeping elements in flat order (new elements are zero here; torch leaves them
     uninitialised).  Only for tensors that own their storage (not views)."""
@@ -554,7 +555,7 @@ def resize_(self, *sizes, memory_format=None):
     return self
 
 
-@register(promote="none", method=False)   # torch.resize_as_(t, template); Tensor.resize_as_ is set below
+@register(promote="none")
 def resize_as_(self, the_template, memory_format=None):
     """Resize in place to ``the_template``'s shape.
 
@@ -572,6 +573,7 @@ def _sum_to_impl(x, dims, lead):
     return x.reshape(x.shape[lead:]) if lead else x
 
 
+@register(namespaces=(), promote="none")
 def sum_to_size(self, *size):
     """Sum dims so the result has shape ``size`` (which must expand to self's shape).
 
@@ -593,8 +595,5 @@ def sum_to_size(self, *size):
     return dispatch(_sum_to_impl, (self,), (("dims", dims), ("lead", lead)), name="SumBackward1", saves=False)
 
 
-Tensor.resize_ = resize_
-Tensor.resize_as_ = resize_as_
-Tensor.sum_to_size = sum_to_size
 for _f in (broadcast_shapes, broadcast_tensors, meshgrid, atleast_1d, atleast_2d, atleast_3d):
     register(_f.__name__, method=False, promote="none")(_f)

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _dtype
 from .._missing import MissingAPI
-from ._util import Tensor
+from ._util import Tensor, register
 from .._creation import tensor
 from .basic import clone, copy_
 
@@ -148,16 +148,32 @@ def _missing(name):
     return f
 
 
-for _k, _v in {"apply_": apply_, "map_": map_, "map2_": map2_, "dim_order": dim_order,
-               "is_same_size": is_same_size, "is_set_to": is_set_to, "module_load": module_load,
-               "resize": resize, "resize_as": resize_as,
+# ops: declared in the op table (Tensor methods only; torch.adjoint is a function too)
+for _f in (apply_, map_, map2_, resize, resize_as):
+    register(_f.__name__, namespaces=(), promote="none")(_f)
+
+
+@register(promote="none")
+def adjoint(input):
+    """The conjugate transpose of the last two dims (a view), as ``input.mH``.
+
+    >>> import torchlike
+    >>> torchlike.adjoint(torchlike.tensor([[1 + 2j, 3j]])).tolist()
+    [[(1-2j)], [-3j]]
+    """
+    return input.mH
+
+
+# not ops (metadata, removed or unsupported APIs that raise torch's message), and hardshrink/prelu (which call
+# nn.functional, a package that imports the op table): attached here (tests/test_structure_table.py's allowlist)
+for _k, _v in {"dim_order": dim_order, "is_same_size": is_same_size, "is_set_to": is_set_to,
+               "module_load": module_load,
                "eig": _raiser(_EIG, 0), "symeig": _raiser(_SYMEIG, 0), "lstsq": _raiser(_LSTSQ, 1),
                "solve": _raiser(_SOLVE, 1), "reinforce": _raiser(_REINFORCE, 1),
                "xpu": _unsupported_device("XPU"), "mtia": _unsupported_device("MTIA"),
                "ipu": _unsupported_device("IPU", RuntimeError, "PyTorch is not linked with support for ipu devices"),
                "is_distributed": lambda self: False, "is_inference": lambda self: False,
                "const_data_ptr": lambda self: self.data_ptr(),
-               "adjoint": lambda self: self.mH,
                "hardshrink": lambda self, lambd=0.5: __import__("torchlike").nn.functional.hardshrink(self, lambd),
                "prelu": lambda self, weight: __import__("torchlike").nn.functional.prelu(self, weight),
                }.items():
