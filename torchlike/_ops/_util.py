@@ -194,5 +194,5 @@ def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=T
         def rfn(self, other, _fn=fn):
             return _fn(other, self)
         rfn.__name__ = rd
-        setattr(Tensor, rd, rfn)
+        register(rd, namespaces=(), promote="none")(rfn)  # the reflected dunder: a method-only entry
     return fn

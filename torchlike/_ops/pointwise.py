@@ -240,12 +240,12 @@ def _radd(self, other):
     return add(self, other)
 
 
-Tensor.__radd__ = _radd
+register("__radd__", namespaces=(), promote="none")(_radd)
 sub = register("sub", inplace=True, out=True, promote="result_type", dunders=("__sub__",),
                aliases=("subtract",))(_alpha_op("sub", True))
-Tensor.__rsub__ = lambda self, other: _rsub(self, other)
-Tensor.__iadd__ = lambda self, other: self.add_(other)
-Tensor.__isub__ = lambda self, other: self.sub_(other)
+register("__rsub__", namespaces=(), promote="none")(lambda self, other: _rsub(self, other))
+register("__iadd__", namespaces=(), promote="none")(lambda self, other: self.add_(other))
+register("__isub__", namespaces=(), promote="none")(lambda self, other: self.sub_(other))
 
 
 def _rsub(input, other, *, alpha=1):
@@ -317,9 +317,9 @@ def _has_zero_int(other):
     return other == 0
 
 
-Tensor.__rtruediv__ = lambda self, other: div(other, self)
-Tensor.__itruediv__ = lambda self, other: self.div_(other)
-Tensor.__imul__ = lambda self, other: self.mul_(other)
+register("__rtruediv__", namespaces=(), promote="none")(lambda self, other: div(other, self))
+register("__itruediv__", namespaces=(), promote="none")(lambda self, other: self.div_(other))
+register("__imul__", namespaces=(), promote="none")(lambda self, other: self.mul_(other))
 
 
 @register(inplace=True, out=True, dunders=("__floordiv__",), checks=(C.DIVISION,))
@@ -328,8 +328,8 @@ def floor_divide(input, other):
     return div(input, other, rounding_mode="floor")
 
 
-Tensor.__rfloordiv__ = lambda self, other: floor_divide(other, self)
-Tensor.__ifloordiv__ = lambda self, other: self.floor_divide_(other)
+register("__rfloordiv__", namespaces=(), promote="none")(lambda self, other: floor_divide(other, self))
+register("__ifloordiv__", namespaces=(), promote="none")(lambda self, other: self.floor_divide_(other))
 
 
 def _int_pow(x, e):
@@ -381,8 +381,8 @@ def _pow_scalar_impl(x, dt, e):
     return jnp.power(x, cast(e, dt))
 
 
-Tensor.__rpow__ = lambda self, other: pow(other, self)
-Tensor.__ipow__ = lambda self, other: self.pow_(other)
+register("__rpow__", namespaces=(), promote="none")(lambda self, other: pow(other, self))
+register("__ipow__", namespaces=(), promote="none")(lambda self, other: self.pow_(other))
 
 
 def _float_power(input, exponent):
@@ -409,8 +409,8 @@ def _remainder(x, y):
 
 binary("fmod", _fmod, tensor_node="FmodBackward1", checks=(C.DIVISION,))
 binary("remainder", _remainder, dunders=("__mod__",), tensor_node="RemainderBackward1", checks=(C.DIVISION,))
-Tensor.__rmod__ = lambda self, other: Tensor.remainder(other if isinstance(other, Tensor) else
-                                                       self.new_tensor(other), self)
+register("__rmod__", namespaces=(), promote="none")(
+    lambda self, other: Tensor.remainder(other if isinstance(other, Tensor) else self.new_tensor(other), self))
 binary("atan2", jnp.arctan2, promote="float", aliases=("arctan2",), checks=(C.tensors_only, C.NO_COMPLEX))
 binary("hypot", jnp.hypot, checks=(C.REAL_ONLY,))
 binary("copysign", jnp.copysign, promote="float", checks=(C.NO_COMPLEX,))
@@ -455,11 +455,11 @@ for _n, _f, _d, _r in [("bitwise_and", jnp.bitwise_and, "__and__", "__rand__"),
                        ("bitwise_right_shift", jnp.right_shift, "__rshift__", "__rrshift__")]:
     binary(_n, _f, differentiable=False, int_only=True, dunders=(_d,), rdunders=(_r,),
            checks=(C.SHIFT_GCD if "shift" in _n else C.BITWISE,))
-Tensor.__iand__ = lambda self, o: self.bitwise_and_(o)
-Tensor.__ior__ = lambda self, o: self.bitwise_or_(o)
-Tensor.__ixor__ = lambda self, o: self.bitwise_xor_(o)
-Tensor.__ilshift__ = lambda self, o: self.bitwise_left_shift_(o)
-Tensor.__irshift__ = lambda self, o: self.bitwise_right_shift_(o)
-Tensor.__imod__ = lambda self, o: self.remainder_(o)
+register("__iand__", namespaces=(), promote="none")(lambda self, o: self.bitwise_and_(o))
+register("__ior__", namespaces=(), promote="none")(lambda self, o: self.bitwise_or_(o))
+register("__ixor__", namespaces=(), promote="none")(lambda self, o: self.bitwise_xor_(o))
+register("__ilshift__", namespaces=(), promote="none")(lambda self, o: self.bitwise_left_shift_(o))
+register("__irshift__", namespaces=(), promote="none")(lambda self, o: self.bitwise_right_shift_(o))
+register("__imod__", namespaces=(), promote="none")(lambda self, o: self.remainder_(o))
 binary("gcd", jnp.gcd, differentiable=False, int_only=True, checks=(C.tensors_only, C.SHIFT_GCD))
 binary("lcm", jnp.lcm, differentiable=False, int_only=True, checks=(C.tensors_only, C.SHIFT_GCD))

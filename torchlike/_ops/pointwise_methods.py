@@ -9,6 +9,7 @@ from .pointwise import _float_power, div
 __all__ = []
 
 
+@register("__rdiv__", namespaces=(), promote="none")
 def _rdiv(self, other):
     if not isinstance(self, Tensor):
         raise TypeError(f"descriptor '__rdiv__' requires a 'Tensor' object but received a '{type(self).__name__}'")
@@ -23,6 +24,3 @@ def _float_power_(self, exponent):
         raise RuntimeError(f"the base given to float_power_ has dtype {_dtype._CAP[self.dtype.name]} but the "
                            f"operation's result requires dtype {_dtype._CAP[r.dtype.name]}")
     return self._inplace_update(r)
-
-
-Tensor.__rdiv__ = _rdiv
