@@ -48,3 +48,27 @@ def test_shared_tensor_autograd_reads_current_value():
         w.mul_(3)
     (w * w).sum().backward()
     assert w.grad.tolist() == torch.full((3,), 6.0).tolist()
+
+
+def test_compiled_step_on_shared_parameters_matches_torch():
+    def run(lib):
+        lib.manual_seed(0)
+        m = lib.nn.Linear(3, 2)
+        m.share_memory()
+        opt = lib.optim.SGD(m.parameters(), lr=0.1)
+
+        @lib.compile
+        def step(x):
+            opt.zero_grad()
+            loss = m(x).sum()
+            loss.backward()
+            opt.step()
+            return loss
+
+        losses = [round(float(step(lib.ones(4, 3))), 4) for _ in range(3)]
+        return losses, round(float(m.weight.sum()), 4), m.weight.is_shared()
+
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert run(torchlike) == run(torch)
