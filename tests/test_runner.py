@@ -58,3 +58,23 @@ def test_nanogpt_style_script_trains_and_samples():
     losses = [float(line.split()[-1]) for line in out.stdout.splitlines() if line.startswith("iter")]
     assert len(losses) == 4 and losses[-1] < losses[0]
     assert out.stdout.strip().splitlines()[-1].startswith("[[0, ")
+
+
+def test_uncaught_error_reports_like_python(tmp_path):
+    """An exception the script lets out: exit status 1 and a traceback that starts at the script's frame
+    (no runner or runpy frames) and ends at the user's line, as torch's C++ op would (no torchlike or JAX
+    frames); the frames shown are the ones python prints for the same script under torch."""
+    script = tmp_path / "bad.py"
+    script.write_text("import torch\nm = torch.nn.Linear(3, 2)\n\ndef go():\n    return m(torch.ones(4))\n\ngo()\n")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(HERE))
+    torch_run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    ours = subprocess.run([sys.executable, "-m", "torchlike", "run", str(script)], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert torch_run.returncode == ours.returncode == 1
+    err = ours.stderr
+    assert err.startswith("Traceback (most recent call last):\n"), err
+    assert "torchlike" not in err and "runpy" not in err and "jax" not in err, err
+    frames = [ln.strip() for ln in err.splitlines() if ln.strip().startswith("File ")]
+    theirs = [ln.strip() for ln in torch_run.stderr.splitlines() if ln.strip().startswith("File ")]
+    assert frames == [f for f in theirs if str(script) in f], (frames, theirs)
+    assert err.strip().splitlines()[-1] == torch_run.stderr.strip().splitlines()[-1]

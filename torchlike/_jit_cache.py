@@ -131,10 +131,13 @@ def _evict(e):
 
 
 def _shrink():
-    if _Budget.total <= _Budget.limit:
-        return
     with _Budget.lock:
         clock = _Budget.clock
+        # recounted (cheap next to the compile that led here): a finalizer that drops a dead program's
+        # entry can run in the middle of an eviction, and a running count drifted from the entries' sum
+        _Budget.total = sum(e.weight() for e in clock)
+        if _Budget.total <= _Budget.limit:
+            return
         guard = 2 * len(clock) + 1
         while _Budget.total > _Budget.limit and clock and guard:
             guard -= 1

@@ -114,7 +114,7 @@ def run_module(name, args):
     if name == "torch" or name.startswith("torch."):
         name = "torchlike" + name[len("torch"):]
     sys.argv = [name] + list(args)
-    runpy.run_module(name, run_name="__main__", alter_sys=True)
+    _as_python_would(lambda: runpy.run_module(name, run_name="__main__", alter_sys=True), None)
 
 
 def run(script, args):
@@ -124,4 +124,48 @@ def run(script, args):
     _alias_children()
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     sys.argv = [script] + list(args)
-    runpy.run_path(script, run_name="__main__")
+    _as_python_would(lambda: runpy.run_path(script, run_name="__main__"), os.path.abspath(script))
+
+
+def _as_python_would(run_main, script):
+    """Run ``run_main``; an exception it lets out is reported as ``python script.py`` would report it: the
+    traceback starts at the script's own frame (not in the runner and runpy), then exit status 1."""
+    import os
+    try:
+        run_main()
+    except (SystemExit, KeyboardInterrupt):
+        raise
+    except BaseException as e:
+        tb = e.__traceback__
+        t = tb
+        while t is not None:
+            f = t.tb_frame.f_code.co_filename
+            if (script is not None and os.path.abspath(f) == script) or \
+                    (script is None and t.tb_frame.f_globals.get("__name__") == "__main__"):
+                tb = t
+                break
+            t = t.tb_next
+        if not os.environ.get("TORCHLIKE_FULL_TRACEBACK"):
+            _drop_library_tail(tb)
+        sys.excepthook(type(e), e.with_traceback(tb), tb)
+        raise SystemExit(1) from None
+
+
+def _drop_library_tail(tb):
+    """Cut the traceback after the last frame outside torchlike and JAX: where torch's op would fail in
+    C++ (no frames), the user sees their own line last, never torchlike's or JAX's internals
+    (``TORCHLIKE_FULL_TRACEBACK=1`` keeps them)."""
+    import os
+    lib = (os.path.dirname(os.path.abspath(__file__)) + os.sep,)
+    try:
+        import jax  # lazy: only to name its directory
+        lib += (os.path.dirname(os.path.abspath(jax.__file__)) + os.sep, )
+    except Exception:
+        pass
+    last, t = None, tb
+    while t is not None:
+        if not os.path.abspath(t.tb_frame.f_code.co_filename).startswith(lib):
+            last = t
+        t = t.tb_next
+    if last is not None:
+        last.tb_next = None

@@ -72,6 +72,7 @@ def _concrete(x):
 
 
 _ALIAS_CHAIN = (("alias",),)
+_SHARED_CHAIN = (("alias", "shared"),)  # a tensor in shared memory (_shared_memory): an alias of its mapping
 _CONCRETE = set()  # array types seen that are concrete jax arrays (a faster check than isinstance)
 
 
@@ -150,6 +151,9 @@ class Tensor(TensorCasts, TensorPickling):
         if self._chain is _ALIAS_CHAIN:  # a host tensor (_from_host) moves to the device: a plain tensor now
             self._settle()
             return
+        if self._chain is _SHARED_CHAIN:  # shared memory: the root reads the mapping (again only after a write)
+            self._x = b._x
+            return
         if self._seen == -2 - self._ver[0]:
             p = self._x
             if p.group is not None and self._read_group():
@@ -213,6 +217,9 @@ class Tensor(TensorCasts, TensorPickling):
     def _make_view(self, out, step):
         """Mark ``out`` (the result of view op ``step`` on self) as a view sharing self's root."""
         root = self._vbase if self._vbase is not None else self
+        if self._chain is _SHARED_CHAIN and step == ("alias",):  # detach()/.data: shared as well
+            out._vbase, out._chain, out._ver, out._seen = root, _SHARED_CHAIN, root._ver, -1
+            return out
         chain = (self._chain or ()) + (step,) if step[0] != "as_strided" else (step,)
         if chain and chain[0][0] == "alias" and len(chain) > 1:
             chain = chain[1:]
@@ -275,6 +282,11 @@ class Tensor(TensorCasts, TensorPickling):
             self._x = new
             self._ver[0] += 1
             self._seen = self._ver[0]
+            return
+        if self._chain is _SHARED_CHAIN:  # shared memory: the root writes the mapping
+            b._x = new
+            self._x = new
+            self._ver[0] += 1
             return
         b._x = _views.write_back_fn(self._chain)(b._value, new)
         self._ver[0] += 1
@@ -688,29 +700,22 @@ class Tensor(TensorCasts, TensorPickling):
         return False
 
     def share_memory_(self):
-        """torch moves the storage to shared memory so child processes write into it; a torchlike tensor's
-        JAX array cannot be shared, so this warns (once) that updates made in other processes (Hogwild
-        training) will not be seen here, and returns ``self``."""
-        if not _SHARE_WARNED:
-            _warn_share()
-        return self
+        """Move the storage to shared memory: processes this tensor is passed to (``multiprocessing``
+        arguments, queues) write into the same memory (Hogwild training).  Returns ``self``.
+
+        >>> import torchlike
+        >>> torchlike.ones(2).share_memory_().is_shared()
+        True
+        """
+        from . import _shared_memory  # lazy: shared memory is rare (mmap, multiprocessing's pickler)
+        return _shared_memory.share(self)
 
     def is_shared(self):
-        return False
+        b = self._vbase
+        return b is not None and self._chain is _SHARED_CHAIN
 
     def record_stream(self, stream):
         return None
-
-
-_SHARE_WARNED = []
-
-
-def _warn_share():
-    import warnings  # lazy: only this rare call warns
-    _SHARE_WARNED.append(True)
-    warnings.warn("share_memory_(): torchlike tensors cannot be placed in shared memory; writes made by other "
-                  "processes (e.g. Hogwild training with torch.multiprocessing) will not be seen by this process "
-                  "(see docs/differences.md)", UserWarning, stacklevel=3)
 
 
 _PLAIN_VALUE = Tensor.__dict__["_value"]

@@ -307,7 +307,7 @@ class CompiledFunction:
                 warnings.warn(f"torchlike.compile: {msg}; running {getattr(self._fn, '__name__', 'fn')} eagerly")
             entry.eager = True
             entry.reason = msg
-            return entry, self._fn(*args, **kwargs)
+            closed = None  # run eagerly below, after the trace's writes are undone (not before: they'd undo it)
         finally:
             module_hook.remove()
             # pre-existing tensors go back to their pre-trace state (the first run applies the writes);
@@ -317,6 +317,8 @@ class CompiledFunction:
                 t = r()
                 if t is not None and _poisoned(t._grad_fn):
                     t._grad_fn = None
+        if closed is None:
+            return entry, self._fn(*args, **kwargs)
         try:
             prog = _Program(closed, tr, info, plan, arg_arrays if symbolic else None)
         except Exception:

@@ -1,6 +1,7 @@
 """torchlike.multiprocessing: Python's ``multiprocessing`` plus torch's sharing-strategy knobs and
-``spawn``.  JAX's runtime is multithreaded, so prefer the ``spawn`` start method (a forked child that
-touches JAX can deadlock).
+``spawn``. ``Process`` and ``Pool`` never fork a process whose JAX runtime has started (a forked child that
+computes would hang): they use torchlike's fork server or ``spawn`` instead (see ``_process``). Tensors
+moved to shared memory (``share_memory_()``) are shared with the processes they are passed to.
 
 >>> import torchlike as torch
 >>> torch.multiprocessing.get_sharing_strategy() in torch.multiprocessing.get_all_sharing_strategies()
@@ -9,6 +10,7 @@ True
 import multiprocessing as _mp
 from multiprocessing import *  # noqa: F401,F403
 
+from ._process import Pool, Process
 from ._spawn import ProcessContext, ProcessExitedException, ProcessRaisedException, spawn, start_processes
 
 __all__ = list(_mp.__all__) + ["get_sharing_strategy", "set_sharing_strategy", "get_all_sharing_strategies",
