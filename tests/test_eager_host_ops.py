@@ -17,7 +17,7 @@ HOST_DTYPES = {"bool", "uint8", "int8", "int16", "int32", "int64", "float32", "f
 OPS = {
     "add": operator.add, "sub": operator.sub, "mul": operator.mul,
     "add_alpha": lambda m, a, b: m.add(a, b, alpha=3), "sub_alpha": lambda m, a, b: m.sub(a, b, alpha=2),
-    "add_alpha0": lambda m, a, b: m.add(a, b, alpha=0),
+    "add_alpha0": lambda m, a, b: m.add(a, b, alpha=0), "div": operator.truediv,
     "eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt,
     "ge": operator.ge, "and": operator.and_, "or": operator.or_, "xor": operator.xor,
     "logical_and": lambda m, a, b: m.logical_and(a, b), "logical_or": lambda m, a, b: m.logical_or(a, b),
@@ -87,14 +87,15 @@ SCALARS = [2, -1, 300, 2 ** 40, 2.5, -0.1, True, float("inf")]
 
 
 @pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int32", "int64", "float32", "float64"])
-@pytest.mark.parametrize("op", ["add", "sub", "mul", "add_alpha", "lt", "eq", "and", "logical_or"])
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "add_alpha", "lt", "eq", "and", "logical_or"])
 @pytest.mark.parametrize("scalar", SCALARS)
 def test_tensor_scalar_matches_torch(op, dtype, scalar):
     if op == "add_alpha" and dtype.startswith("float"):
         return  # a float x + alpha * number is not a host op (see test_tensor_tensor_matches_torch)
     ta, _ = _pair(torch, dtype)
     la, _ = _pair(torchlike, dtype)
-    for swap in (False, True):
+    # (``number / t`` is torch's ``t.reciprocal() * number``, which the host path leaves to the device)
+    for swap in (False, True) if op != "div" else (False,):
         args = (lambda m, a: (scalar, a)) if swap else (lambda m, a: (a, scalar))
         theirs, terr = _outcome(lambda: _apply(op, torch, *args(torch, ta)))
         ours, oerr = _outcome(lambda: _apply(op, torchlike, *args(torchlike, la)))
@@ -196,3 +197,14 @@ def test_large_broadcast_stays_on_the_device():
     y = torchlike.zeros(1, 300, dtype=torchlike.int8)
     r = x + y  # 90,000 elements: more than a host tensor holds
     assert tuple(r.shape) == (300, 300) and r._host_array() is None and int(r.sum()) == 0
+
+
+def test_division_by_a_number_is_torchs_quotient():
+    """torch divides by a Python number (no reciprocal multiply): the host quotient is bit-identical."""
+    x = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
+    for s in (3.0, 7.0, 0.1, 255.0, 3):
+        ours = torchlike.tensor(x) / s
+        assert ours._host_array() is not None
+        np.testing.assert_array_equal(ours.numpy(), (torch.tensor(x) / s).numpy())
+    ours = torchlike.tensor([1, 2, 7]) / torchlike.tensor([3, 3, 3])  # ints divide as float32
+    _same(ours, torch.tensor([1, 2, 7]) / torch.tensor([3, 3, 3]))

@@ -1,8 +1,8 @@
 """Eager pointwise ops on host-resident tensors, computed with numpy.
 
 A small CPU tensor made outside a trace without ``requires_grad`` stays a numpy array until an op needs it on
-the device (``Tensor._from_host``).  When *every* tensor argument of ``add``/``sub``/``mul``, a comparison or a
-bitwise op is such a tensor (the rest Python numbers), no gradient is recorded and nothing traces, the
+the device (``Tensor._from_host``).  When *every* tensor argument of ``add``/``sub``/``mul``/true ``div``, a
+comparison or a bitwise op is such a tensor (the rest Python numbers), no gradient is recorded and nothing traces, the
 dispatcher asks the handlers here (``_dispatch.HOST_SCALAR_OPS``) first: they compute the result with numpy in
 the dtype torch's promotion chose (the op's ``dt`` static argument) and return another host tensor, so
 ``ix + 1`` or ``mask = t > 0`` of small CPU tensors run no XLA program.  numpy's IEEE float32/float64
@@ -145,6 +145,22 @@ def _binary(ufunc):
     return handler
 
 
+def _true_div(args, statics):
+    """``div`` without a rounding mode in float32/float64: numpy's IEEE quotient, which is torch's (also by a
+    Python number: torch divides, it does not multiply by the reciprocal)."""
+    (_, dt), (_, mode) = statics
+    # (``number / t`` is torch's ``t.reciprocal() * number``: that one keeps the device path)
+    if mode is not None or dt.kind != "f" or dt not in _OK or type(args[0]) is not Tensor:
+        return None
+    ops = _operands(args, dt)
+    if ops is None:
+        return None
+    (x, y), dev = ops
+    with np.errstate(all="ignore"):
+        r = np.true_divide(x, y)
+    return _result(r, dt, dev)
+
+
 # op name -> the numpy ufunc computing it (in the promoted dtype)
 HOST_UFUNCS = {"mul": np.multiply, "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
                "gt": np.greater, "ge": np.greater_equal, "bitwise_and": np.bitwise_and,
@@ -172,6 +188,8 @@ def _impl_of(fn, name, depth=4):
 def _install():
     found = {}
     HOST_SCALAR_OPS[_pw._alpha_impl] = _alpha(HOST_SCALAR_OPS.get(_pw._alpha_impl))
+    if _pw._div_impl not in HOST_SCALAR_OPS:
+        HOST_SCALAR_OPS[_pw._div_impl] = _true_div
     for name, uf in HOST_UFUNCS.items():
         entry = _registry.TABLE.get(("torch", name))
         impl = _impl_of(entry.fn, name) if entry is not None else None
