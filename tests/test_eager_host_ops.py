@@ -208,3 +208,13 @@ def test_division_by_a_number_is_torchs_quotient():
         np.testing.assert_array_equal(ours.numpy(), (torch.tensor(x) / s).numpy())
     ours = torchlike.tensor([1, 2, 7]) / torchlike.tensor([3, 3, 3])  # ints divide as float32
     _same(ours, torch.tensor([1, 2, 7]) / torch.tensor([3, 3, 3]))
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "lt", "eq", "and", "logical_or"])
+def test_shape_mismatch_raises_torchs_error(op):
+    for sa, sb in (((3,), (4,)), ((2, 3), (3, 2))):
+        ta, tb = torch.ones(sa, dtype=torch.int64), torch.ones(sb, dtype=torch.int64)
+        la, lb = torchlike.ones(sa, dtype=torchlike.int64), torchlike.ones(sb, dtype=torchlike.int64)
+        _, terr = _outcome(lambda: _apply(op, torch, ta, tb))
+        _, oerr = _outcome(lambda: _apply(op, torchlike, la, lb))
+        assert terr is not None and type(oerr) is type(terr) and str(oerr) == str(terr), (oerr, terr)

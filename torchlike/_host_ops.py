@@ -44,7 +44,7 @@ def _operands(args, dt):
     numbers numpy converts to ``dt`` exactly as the device program does; None otherwise."""
     if Tensor._value is not _PLAIN_VALUE or _EvalTrace is None or type(_trace_ctx.trace) is not _EvalTrace:
         return None
-    out, dev, size, shape = [], None, 1, None
+    out, dev, shape, mixed = [], None, None, False
     for a in args:
         t = type(a)
         if t is Tensor:
@@ -56,9 +56,7 @@ def _operands(args, dt):
             elif a._dev != dev:
                 return None
             if shape is not None and h.shape != shape:
-                size *= h.size
-            else:
-                size = max(size, h.size)
+                mixed = True
             shape = h.shape
             out.append(h if h.dtype == dt else h.astype(dt))
         elif t is int:
@@ -74,16 +72,21 @@ def _operands(args, dt):
             out.append(np.asarray(a, dt))
         else:
             return None
-    if dev is None or (size > HOST_MAX and _broadcast_size(out) > HOST_MAX):
+    if dev is None or (mixed and not _broadcast_ok(out)):
         return None
     return out, dev
 
 
-def _broadcast_size(arrays):
+def _broadcast_ok(arrays):
+    """Whether the shapes broadcast (else the device path raises torch's error) to at most HOST_MAX elements."""
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        return False
     n = 1
-    for s in np.broadcast_shapes(*(a.shape for a in arrays)):
+    for s in shape:
         n *= s
-    return n
+    return n <= HOST_MAX
 
 
 def _result(r, dt, dev):
