@@ -22,7 +22,11 @@ def timeit(fn, n=2000, warmup=50):
 
 
 def _ready(x):
-    """Wait for a torchlike/jax result (torch is synchronous)."""
+    """Wait for a torchlike/jax result (torch is synchronous).  A host-resident torchlike result (numpy,
+    computed synchronously like torch's) is ready as it is: reading ``_value`` would move it to the device."""
+    h = getattr(x, "_host_array", None)
+    if h is not None and h() is not None:
+        return x
     v = getattr(x, "_value", x)
     if hasattr(v, "block_until_ready"):
         v.block_until_ready()
@@ -49,6 +53,11 @@ def small_ops(jnp, torch, tl):
     ix = [3 + 250 * k for k in range(32)]
     ix_t = {"tl": tl.tensor(ix), "torch": torch.tensor(ix), "jnp": jnp.asarray(ix)}
     losses = {"tl": tl.zeros(200), "torch": torch.zeros(200)}
+    rng = np.random.default_rng(1)
+    hx = rng.random((4, 4)).astype(np.float32)
+    hv = rng.integers(0, 256, 64)
+    small = {m: (mod.tensor(hx), mod.tensor(hx), mod.tensor(hv)) for m, mod in (("tl", tl), ("torch", torch))}
+    small["jnp"] = (jnp.asarray(hx), jnp.asarray(hx), jnp.asarray(hv))
 
     def batch(m):  # the bigram example's get_batch: iterate a start tensor, slice, stack
         d, st = data[m], (jnp.stack if m == "jnp" else mods[m].stack)
@@ -80,9 +89,13 @@ def small_ops(jnp, torch, tl):
         ("t[k] = number", put_number),
         ("list(idx) (iterate)", lambda m: list(idx[m])),
         ("tensor(list of 64)", lambda m: (jnp.asarray if m == "jnp" else mods[m].tensor)(list(range(64)))),
+        ("a+b (4x4, fresh CPU)", lambda m: small[m][0] + small[m][1]),
+        ("mask = x > 0.5 (4x4)", lambda m: small[m][0] > 0.5),
+        ("ints / 255 (64)", lambda m: small[m][2] / 255),
         ("zeros(32)", lambda m: mods[m].zeros(32) if m != "jnp" else jnp.zeros(32)),
         ("arange(64)", lambda m: mods[m].arange(64)),
         ("randint(9000, (32,))", lambda m: _randint(m, mods[m])),
+        ("rand(32)", lambda m: _rand(m, mods[m])),
         ("loss.item()", lambda m: loss[m].item()),
         ("x.tolist() (8 elems)", lambda m: idx[m].tolist()),
     ] + _model_cases(jnp, torch, tl, mods)
@@ -169,6 +182,16 @@ def _randint(name, mod):
         _KEY.append(jax.random.PRNGKey(0))
     _KEY[0], k = jax.random.split(_KEY[0])
     return jax.random.randint(k, (32,), 0, 9000)
+
+
+def _rand(name, mod):
+    if name != "jnp":
+        return mod.rand(32)
+    import jax
+    if not _KEY:
+        _KEY.append(jax.random.PRNGKey(0))
+    _KEY[0], k = jax.random.split(_KEY[0])
+    return jax.random.uniform(k, (32,))
 
 
 def main():

@@ -43,6 +43,7 @@ from . import _ops  # noqa: E402
 from . import return_types  # noqa: E402,F401
 from . import linalg, special, fft, masked, signal  # noqa: E402
 from ._ops import registry as _registry  # noqa: E402
+from . import _host_ops  # noqa: E402,F401  (numpy fast paths for ops on host-resident tensors)
 import sys as _sys  # noqa: E402
 
 _registry.install({"torch": _sys.modules[__name__], "linalg": linalg, "special": special, "fft": fft,

@@ -25,6 +25,7 @@ from ._errors import check_alloc
 from ._device import canonical
 from ._mt import DEFAULT_SEED, MTEngine, nondeterministic_seed
 from ._mt_xla import to_device
+from .tensor import HOST_MAX
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "get_rng_state",
            "set_rng_state", "draw", "fork_rng"]
@@ -225,18 +226,20 @@ def _torch_stream(g, args):
     return not any(isinstance(a, jax.core.Tracer) for a in args)
 
 
-def draw(kind, shape, dtype, generator=None, args=(), params=()):
+def draw(kind, shape, dtype, generator=None, args=(), params=(), host=False):
     """Draw a sample array of ``kind`` with ``shape``/``dtype``; advances the generator.
 
     Eager CPU draws reproduce torch's CPU kernels (values and generator advance); traced draws use the
-    generator's JAX key.
+    generator's JAX key.  ``host``: an eager CPU draw of at most ``HOST_MAX`` elements comes back as the
+    numpy array itself (for a host-resident tensor, ``Tensor._from_host``), not moved to the device.
     """
     if vmap_modes and "error" in vmap_modes:
         raise RuntimeError(_VMAP_RANDOM_ERROR)
     check_alloc(shape, dtype)
     g = generator if generator is not None else default_generator
     if _torch_stream(g, args):
-        return to_device(torch_draw(g._mt, kind, tuple(shape), np.dtype(dtype), args, dict(params)))
+        x = torch_draw(g._mt, kind, tuple(shape), np.dtype(dtype), args, dict(params))
+        return x if host and x.size <= HOST_MAX else to_device(x)
     if kind == "randint":  # jax's bounds are int64
         args = (max(args[0], -2 ** 63), min(args[1], 2 ** 63 - 1))
     new, x = _sampler(kind, tuple(shape), np.dtype(dtype), tuple(params))(_device_key(g._state), *args)

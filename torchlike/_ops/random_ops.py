@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
-from .._creation import _finish, _out, _size
+from .._creation import _finish, _host_or_put, _out, _size
 from .._device import canonical
 from .._dispatch import dispatch
 from .._random import draw
@@ -38,6 +38,8 @@ def _g(v):
 
 def _new(x, dev, requires_grad=False):
     dev = canonical(dev)
+    if type(x) is np.ndarray:  # a small eager CPU draw (draw(..., host=True)): a host-resident tensor
+        return _host_or_put(x, dev, requires_grad)
     if dev.type != "cpu":
         import jax
         x = jax.device_put(x, dev.jax_device())
@@ -67,7 +69,7 @@ def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, de
     True
     """
     d = _float_dtype(dtype, "check_uniform_bounds")
-    x = draw("uniform", _shape(args if size is None else (size,)), d.np, generator, args=(0.0, 1.0))
+    x = draw("uniform", _shape(args if size is None else (size,)), d.np, generator, args=(0.0, 1.0), host=True)
     return _out(_new(x, device, requires_grad), out)
 
 
@@ -80,7 +82,7 @@ def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, d
     torch.float32
     """
     d = _float_dtype(dtype, "normal_kernel_cpu")
-    x = draw("normal", _shape(args if size is None else (size,)), d.np, generator, args=(0.0, 1.0))
+    x = draw("normal", _shape(args if size is None else (size,)), d.np, generator, args=(0.0, 1.0), host=True)
     return _out(_new(x, device, requires_grad), out)
 
 
@@ -89,9 +91,9 @@ def _check_from_to(low, high):
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
 
 
-def _randint_array(low, high, shape, d, generator):
+def _randint_array(low, high, shape, d, generator, host=False):
     _check_from_to(low, high)
-    return draw("randint", shape, d.np, generator, args=(int(low), int(high)))
+    return draw("randint", shape, d.np, generator, args=(int(low), int(high)), host=host)
 
 
 def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -115,7 +117,7 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
         raise TypeError("randint() missing required argument 'high'")
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
     shape = _size((size,) if isinstance(size, numbers.Integral) else tuple(size))
-    return _out(_new(_randint_array(int(low), int(high), shape, d, generator), device, requires_grad), out)
+    return _out(_new(_randint_array(int(low), int(high), shape, d, generator, True), device, requires_grad), out)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -130,7 +132,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
-    x = draw("perm", (n,), d.np, generator) if n else jnp.zeros((0,), d.np)
+    x = draw("perm", (n,), d.np, generator, host=True) if n else jnp.zeros((0,), d.np)
     return _out(_new(x, device, requires_grad), out)
 
 

@@ -1,0 +1,205 @@
+"""Eager pointwise ops on host-resident tensors, computed with numpy.
+
+A small CPU tensor made outside a trace without ``requires_grad`` stays a numpy array until an op needs it on
+the device (``Tensor._from_host``).  When *every* tensor argument of ``add``/``sub``/``mul``/true ``div``, a
+comparison or a bitwise op is such a tensor (the rest Python numbers), no gradient is recorded and nothing traces, the
+dispatcher asks the handlers here (``_dispatch.HOST_SCALAR_OPS``) first: they compute the result with numpy in
+the dtype torch's promotion chose (the op's ``dt`` static argument) and return another host tensor, so
+``ix + 1`` or ``mask = t > 0`` of small CPU tensors run no XLA program.  numpy's IEEE float32/float64
+``+ - *`` and comparisons and its wrapping integer arithmetic give the device program's (torch's) exact
+values (a float ``add``/``sub`` with ``alpha != 1`` is a fused multiply-add there, so it stays on the device);
+float16/bfloat16/complex/unsigned wider than 8 bits, out-of-range Python integers and results above
+``HOST_MAX`` elements fall back to the device (a handler returns None).
+
+>>> import torchlike
+>>> a = torchlike.tensor([1, 2, 3])
+>>> (a * 2 + 1) > 4
+tensor([False,  True,  True])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._dispatch import HOST_SCALAR_OPS
+from ._ops import pointwise as _pw, registry as _registry
+from .tensor import _PLAIN_VALUE, HOST_MAX, Tensor
+
+try:  # JAX transforms (jax.vmap/grad around torchlike code) keep the device path
+    from jax._src.core import EvalTrace as _EvalTrace, trace_ctx as _trace_ctx
+except ImportError:  # pragma: no cover - an internal API moved: no host fast path
+    _EvalTrace = _trace_ctx = None
+
+__all__ = ["HOST_UFUNCS"]
+
+_OK = frozenset(np.dtype(d) for d in (np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64, np.float32,
+                                      np.float64))
+_INT_RANGE = {np.dtype(d): (np.iinfo(d).min, np.iinfo(d).max) for d in (np.uint8, np.int8, np.int16, np.int32,
+                                                                         np.int64)}
+_BOOL = np.dtype(np.bool_)
+_INT64 = np.dtype(np.int64)
+
+
+def _operands(args, dt):
+    """``(arrays in dtype dt, device)`` when every tensor in ``args`` is host-resident and the rest are Python
+    numbers numpy converts to ``dt`` exactly as the device program does; None otherwise."""
+    if Tensor._value is not _PLAIN_VALUE or _EvalTrace is None or type(_trace_ctx.trace) is not _EvalTrace:
+        return None
+    out, dev, shape, mixed = [], None, None, False
+    for a in args:
+        t = type(a)
+        if t is Tensor:
+            h = a._host_array()
+            if h is None or a._rg or a._grad_fn is not None:
+                return None
+            if dev is None:
+                dev = a._dev
+            elif a._dev != dev:
+                return None
+            if shape is not None and h.shape != shape:
+                mixed = True
+            shape = h.shape
+            out.append(h if h.dtype == dt else h.astype(dt))
+        elif t is int:
+            r = _INT_RANGE.get(dt)
+            if r is not None and not r[0] <= a <= r[1] or not -2 ** 53 <= a <= 2 ** 53:
+                return None
+            out.append(np.asarray(a, dt))
+        elif t is float:
+            if dt.kind != "f":
+                return None
+            out.append(np.asarray(a, dt))
+        elif t is bool:
+            out.append(np.asarray(a, dt))
+        else:
+            return None
+    if dev is None or (mixed and not _broadcast_ok(out)):
+        return None
+    return out, dev
+
+
+def _broadcast_ok(arrays):
+    """Whether the shapes broadcast (else the device path raises torch's error) to at most HOST_MAX elements."""
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        return False
+    n = 1
+    for s in shape:
+        n *= s
+    return n <= HOST_MAX
+
+
+def _result(r, dt, dev):
+    if type(r) is not np.ndarray:  # a 0-d result comes back as a numpy scalar
+        r = np.asarray(r)
+    if r.dtype != dt:
+        r = r.astype(dt)
+    return Tensor._from_host(r, dev)
+
+
+def _alpha(prev):
+    """``add``/``sub`` (``x + alpha * y``; bool addition is ``or``), then the handler registered before."""
+    def handler(args, statics):
+        (_, alpha), (_, dt), (_, sub) = statics
+        if prev is not None and dt == _INT64:  # ``i + 8`` of 0-d int64 tensors: Python arithmetic first
+            r = prev(args, statics)
+            if r is not None:
+                return r
+            prev_tried = True
+        else:
+            prev_tried = False
+        if dt in _OK and type(alpha) in (int, float, bool):
+            ops = _operands(args, dt)
+            # (a float ``x + alpha * y`` is one fused multiply-add in the device program and in torch's
+            # kernel: numpy's separate multiply and add round twice, so that case stays on the device)
+            if ops is not None and (alpha == 1 or dt.kind != "f") and (type(alpha) is not float or dt.kind == "f"):
+                (x, y), dev = ops
+                if dt.kind == "f":  # (alpha is 1 here; no numpy overflow/invalid warnings: torch gives none)
+                    with np.errstate(all="ignore"):
+                        r = np.subtract(x, y) if sub else np.add(x, y)
+                else:  # integers wrap, without warnings, in both; bool: ``y * alpha`` is an and, ``+`` an or
+                    if alpha != 1:
+                        y = np.multiply(y, np.asarray(alpha, dt))
+                    if dt == _BOOL:
+                        r = np.logical_or(x, y)
+                    else:
+                        r = np.subtract(x, y) if sub else np.add(x, y)
+                return _result(r, dt, dev)
+        return prev(args, statics) if prev is not None and not prev_tried else None
+    return handler
+
+
+def _binary(ufunc):
+    """A ``binary`` op (``_ops/_util.binary``: ``jfn(cast(x, dt), cast(y, dt))``, then ``out_dt``)."""
+    def handler(args, statics):
+        (_, dt), (_, out_dt) = statics
+        if dt not in _OK:
+            return None
+        ops = _operands(args, dt)
+        if ops is None:
+            return None
+        (x, y), dev = ops
+        if dt.kind == "f":
+            with np.errstate(all="ignore"):
+                r = ufunc(x, y)
+        else:
+            r = ufunc(x, y)
+        return _result(r, dt if out_dt is None else np.dtype(out_dt), dev)
+    return handler
+
+
+def _true_div(args, statics):
+    """``div`` without a rounding mode in float32/float64: numpy's IEEE quotient, which is torch's (also by a
+    Python number: torch divides, it does not multiply by the reciprocal)."""
+    (_, dt), (_, mode) = statics
+    # (``number / t`` is torch's ``t.reciprocal() * number``: that one keeps the device path)
+    if mode is not None or dt.kind != "f" or dt not in _OK or type(args[0]) is not Tensor:
+        return None
+    ops = _operands(args, dt)
+    if ops is None:
+        return None
+    (x, y), dev = ops
+    with np.errstate(all="ignore"):
+        r = np.true_divide(x, y)
+    return _result(r, dt, dev)
+
+
+# op name -> the numpy ufunc computing it (in the promoted dtype)
+HOST_UFUNCS = {"mul": np.multiply, "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+               "gt": np.greater, "ge": np.greater_equal, "bitwise_and": np.bitwise_and,
+               "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor, "logical_and": np.logical_and,
+               "logical_or": np.logical_or, "logical_xor": np.logical_xor}
+
+
+def _impl_of(fn, name, depth=4):
+    """The ``binary`` op function (``<name>_impl``) a registered op closes over, or None."""
+    for c in getattr(fn, "__closure__", None) or ():
+        try:
+            v = c.cell_contents
+        except ValueError:
+            continue
+        if callable(v) and getattr(v, "__name__", None) == f"{name}_impl" and \
+                getattr(v, "__qualname__", "").startswith("binary."):
+            return v
+        if depth and callable(v) and getattr(v, "__closure__", None):
+            r = _impl_of(v, name, depth - 1)
+            if r is not None:
+                return r
+    return None
+
+
+def _install():
+    found = {}
+    HOST_SCALAR_OPS[_pw._alpha_impl] = _alpha(HOST_SCALAR_OPS.get(_pw._alpha_impl))
+    if _pw._div_impl not in HOST_SCALAR_OPS:
+        HOST_SCALAR_OPS[_pw._div_impl] = _true_div
+    for name, uf in HOST_UFUNCS.items():
+        entry = _registry.TABLE.get(("torch", name))
+        impl = _impl_of(entry.fn, name) if entry is not None else None
+        if impl is not None and impl not in HOST_SCALAR_OPS:
+            HOST_SCALAR_OPS[impl] = _binary(uf)
+            found[name] = impl
+    return found
+
+
+INSTALLED = _install()  # name -> impl function handled here (tests check every HOST_UFUNCS entry is found)
