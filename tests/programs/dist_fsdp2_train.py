@@ -62,9 +62,11 @@ def main():
         opt.zero_grad()
         loss.backward()
         g = model.blocks[1].fc2.weight.grad
+        gsum = g.full_tensor().abs().sum().item()
+        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
         opt.step()
         out.append(f"R{rank} step {step} loss {loss.item():.6f} grad {isinstance(g, DTensor)} "
-                   f"{tuple(g.to_local().shape)} {g.full_tensor().abs().sum().item():.6f}")
+                   f"{tuple(g.to_local().shape)} {gsum:.6f} norm {norm.item():.6f}")
     full = model.head.weight.full_tensor()
     out.append(f"R{rank} head full {tuple(full.shape)} {full.sum().item():.6f}")
     sd = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))

@@ -24,7 +24,7 @@ from ..tensor.placement_types import Shard
 from ...nn.parameter import Parameter
 from ...tensor import Tensor
 
-__all__ = ["CPUOffloadPolicy", "FSDPModule", "MixedPrecisionPolicy", "OffloadPolicy", "UnshardHandle",
+__all__ = ["CPUOffloadPolicy", "FSDPModule", "clip_grad_norm_sharded", "MixedPrecisionPolicy", "OffloadPolicy", "UnshardHandle",
            "fully_shard", "register_fsdp_forward_method"]
 
 
@@ -299,3 +299,32 @@ def register_fsdp_forward_method(module, method_name):
         finally:
             state.reshard()
     setattr(module, method_name, wrapped)
+
+
+def clip_grad_norm_sharded(grads, max_norm, norm_type=2.0):
+    """Clip ``grads`` (shard-backed DTensors and plain tensors) in place by their total ``norm_type`` norm over
+    all ranks (the shards' part is all-reduced; plain gradients count once); returns the total norm."""
+    import jax.numpy as jnp  # lazy: only for this reduction
+    norm_type = float(norm_type)
+    if not grads:
+        return Tensor._wrap(jnp.zeros((), jnp.float32))
+    dt = grads[0]._value.dtype
+    sharded = [g for g in grads if g.__dict__.get("_gshape") is not None]
+    plain = [g for g in grads if g.__dict__.get("_gshape") is None]
+    inf = norm_type == float("inf")
+
+    def part(gs):
+        vals = [jnp.abs(g._value.astype(jnp.float32)).reshape(-1) for g in gs]
+        vals = [v for v in vals if v.size]
+        if not vals:
+            return jnp.float32(0)
+        return max(jnp.max(v) for v in vals) if inf else sum(jnp.sum(v ** norm_type) for v in vals)
+    total = Tensor._wrap(jnp.asarray(part(sharded), jnp.float32).reshape(1))
+    _collectives.all_reduce(total, _collectives.ReduceOp.MAX if inf else _collectives.ReduceOp.SUM)
+    acc = total._value[0]
+    acc = jnp.maximum(acc, part(plain)) if inf else acc + part(plain)
+    norm = acc if inf else acc ** (1.0 / norm_type)
+    coef = jnp.minimum(float(max_norm) / (norm + 1e-6), 1.0)
+    for g in grads:
+        g._set_value((g._value * coef).astype(g._value.dtype))
+    return Tensor._wrap(norm.astype(dt))

@@ -22,8 +22,7 @@ from ..device_mesh import init_device_mesh
 from ..tensor._dtensor import DTensor
 from ...nn import Module
 from ...nn.modules._module_state import _IncompatibleKeys
-from ...tensor import Tensor
-from ._fully_shard import MixedPrecisionPolicy, _State
+from ._fully_shard import MixedPrecisionPolicy, _State, clip_grad_norm_sharded
 from .api import (FullOptimStateDictConfig, FullStateDictConfig, ShardedOptimStateDictConfig,
                   ShardedStateDictConfig, ShardingStrategy, StateDictSettings, StateDictType)
 
@@ -156,27 +155,8 @@ class FullyShardedDataParallel(Module):
 
     def clip_grad_norm_(self, max_norm, norm_type=2.0):
         """Clip the gradients of all ranks' shards by their total norm (computed across ranks); returns it."""
-        import jax.numpy as jnp  # lazy: only for this reduction
-        grads = [p.grad for p in self.parameters() if p.grad is not None]
-        norm_type = float(norm_type)
-        if not grads:
-            return Tensor._wrap(jnp.zeros((), jnp.float32))
-        dt = grads[0]._value.dtype
-        if norm_type == float("inf"):
-            local = max((jnp.max(jnp.abs(g._value.astype(jnp.float32))) if g._value.size else jnp.float32(0))
-                        for g in grads)
-            total = Tensor._wrap(jnp.asarray(local, jnp.float32).reshape(1))
-            _collectives.all_reduce(total, _collectives.ReduceOp.MAX)
-            norm = total._value[0]
-        else:
-            local = sum(jnp.sum(jnp.abs(g._value.astype(jnp.float32)) ** norm_type) for g in grads)
-            total = Tensor._wrap(jnp.asarray(local, jnp.float32).reshape(1))
-            _collectives.all_reduce(total)
-            norm = total._value[0] ** (1.0 / norm_type)
-        coef = jnp.minimum(float(max_norm) / (norm + 1e-6), 1.0)
-        for g in grads:
-            g._set_value((g._value * coef).astype(g._value.dtype))
-        return Tensor._wrap(norm.astype(dt))
+        return clip_grad_norm_sharded([p.grad for p in self.parameters() if p.grad is not None], max_norm,
+                                      norm_type)
 
     # ---- full parameters ------------------------------------------------------------------------------------
     @staticmethod
