@@ -179,3 +179,46 @@ def test_config_types_match_torch():
     assert of.fully_shard.__module__ == tf.fully_shard.__module__.replace("torch", "torchlike")
     import torchlike.distributed._composable.fsdp as comp
     assert comp.fully_shard is of.fully_shard
+
+
+def test_gradient_accumulation_without_sync_like_torch(one_rank):
+    import torch
+
+    import torchlike
+    from torchlike.distributed.fsdp import FullyShardedDataParallel as FSDP
+    from torchlike.distributed.fsdp import fully_shard
+    two = _net(torchlike)
+    fully_shard(two)
+    one = FSDP(_net(torchlike))
+    ref = _net(torch)
+    xs = [torch.randn(4, 5, generator=torch.Generator().manual_seed(i)) for i in range(2)]
+    for i, x in enumerate(xs):
+        two.set_requires_gradient_sync(i == 1)
+        two(torchlike.tensor(x.numpy())).pow(2).sum().backward()
+        if i == 0:
+            assert two[0].weight.grad is None  # no reduce-scatter yet: the full gradient waits locally
+            with one.no_sync():
+                one(torchlike.tensor(x.numpy())).pow(2).sum().backward()
+        else:
+            one(torchlike.tensor(x.numpy())).pow(2).sum().backward()
+        ref(x).pow(2).sum().backward()
+    for name, p in ref.named_parameters():
+        a = dict(two.named_parameters())[name].grad.full_tensor()
+        b = dict(one.named_parameters())["_fsdp_wrapped_module." + name].grad.full_tensor()
+        np.testing.assert_allclose(a.numpy(), p.grad.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(b.numpy(), p.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_clip_grad_norm_on_sharded_gradients_like_torch(one_rank):
+    import torch
+
+    import torchlike
+    from torchlike.distributed.fsdp import fully_shard
+    ours, theirs = _net(torchlike), _net(torch)
+    fully_shard(ours)
+    ours(torchlike.ones(3, 5)).sum().backward()
+    theirs(torch.ones(3, 5)).sum().backward()
+    n1 = torchlike.nn.utils.clip_grad_norm_(ours.parameters(), 0.1)
+    n2 = torch.nn.utils.clip_grad_norm_(theirs.parameters(), 0.1)
+    assert abs(n1.item() - n2.item()) < 1e-5
+    np.testing.assert_allclose(ours[0].weight.grad.full_tensor().numpy(), theirs[0].weight.grad.numpy(), rtol=1e-5)
