@@ -3,8 +3,8 @@
 ``fully_shard(module)`` replaces each parameter that ``module`` manages (those not already managed by a
 nested ``fully_shard``) by a shard-backed :class:`DTensor`: every rank keeps only its ``torch.chunk`` piece of
 dim 0 (``Shard(0)`` on a 1-d mesh over the world). Around ``module``'s forward the pieces are all-gathered
-into full parameters (one all-gather collective per parameter, an XLA collective like every collective of
-torchlike.distributed); when backward has accumulated a full parameter's gradient, it is reduce-scattered
+into full parameters (one all-gather of all the unit's shards laid end to end, an XLA collective like every
+collective of torchlike.distributed); when backward has accumulated a full parameter's gradient, it is reduce-scattered
 (average over ranks) into the sharded parameter's ``.grad``, itself a shard-backed DTensor. The optimizer then
 updates only the local shards (optimizer state is shard-sized).
 
@@ -14,6 +14,8 @@ changes memory, not results, in torch; here it changes neither); prefetching is 
 is accepted (everything is on the host already).
 """
 from __future__ import annotations
+
+import numpy as np
 
 from ... import _grad_mode
 from .. import _collectives
@@ -97,8 +99,9 @@ class _State:
         if self.unsharded:
             return
         pd = self.mp.param_dtype
+        fulls = self._gather_all()
         for i, (owner, name, d) in enumerate(self.params):
-            full = d.full_tensor()
+            full = fulls[i]
             if pd is not None and full.is_floating_point():
                 full = full.to(pd)
             leaf = Parameter(full, requires_grad=d.requires_grad)
@@ -106,6 +109,32 @@ class _State:
                 leaf.register_post_accumulate_grad_hook(lambda t, i=i: self._reduce(i, t))
             owner._parameters[name] = leaf
         self.unsharded = True
+
+    def _gather_all(self):
+        """The full value of every managed parameter: one all-gather of all shards (padded to equal rows, laid
+        end to end) when they share a dtype, else one per parameter."""
+        import jax.numpy as jnp  # lazy: array packing only
+        ds = [d for _, _, d in self.params]
+        if len({d._value.dtype for d in ds}) != 1 or len(ds) < 2:
+            return [d.full_tensor() for d in ds]
+        n = self.mesh.size()
+        rows = [-(-d.__dict__["_gshape"][0] // n) for d in ds]
+        rests = [tuple(d.__dict__["_gshape"][1:]) for d in ds]
+        sizes = [r * int(np.prod(rest, dtype=np.int64)) for r, rest in zip(rows, rests)]
+        parts = []
+        for d, r in zip(ds, rows):
+            x = d._value
+            parts.append(jnp.pad(x, [(0, r - x.shape[0])] + [(0, 0)] * (x.ndim - 1)).reshape(-1))
+        flat = Tensor._wrap(jnp.concatenate(parts), ds[0]._dev)
+        out = Tensor._wrap(jnp.empty((n * flat._value.shape[0],), flat._value.dtype), flat._dev)
+        _collectives.all_gather_into_tensor(out, flat, group=self.mesh.get_group())
+        blocks = out._value.reshape(n, -1)
+        fulls, off = [], 0
+        for d, r, rest, k in zip(ds, rows, rests, sizes):
+            piece = blocks[:, off:off + k].reshape((n * r,) + rest)[:d.__dict__["_gshape"][0]]
+            fulls.append(Tensor._wrap(piece, d._dev))
+            off += k
+        return fulls
 
     def reshard(self):
         if not self.unsharded:
