@@ -123,9 +123,6 @@ def test_fsdp_names_are_one_placeholder(tmp_path):
         from torch.distributed.fsdp import FullyShardedDataParallel as B
         import torch
         print(A is B, isinstance(torch.nn.Linear(1, 1), A))
-        try:
-            A(torch.nn.Linear(1, 1))
-        except NotImplementedError as e:
-            print("FullyShardedDataParallel" in str(e))
+        print(type(A(torch.nn.Linear(1, 1))).__name__ == "FullyShardedDataParallel")  # real FSDP1 now
     """))
     assert run_program([str(probe)], runner=True, timeout=300) == ["True False", "True"]

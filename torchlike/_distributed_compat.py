@@ -15,17 +15,8 @@ _NAMES = {
     "torch.distributed.tensor._utils": {"compute_local_shape_and_global_offset": "function"},
     "torch.distributed.tensor.placement_types": {"_StridedShard": "class"},
     "torch.distributed._functional_collectives": {"wait_tensor": "function", "all_to_all_single_autograd": "function"},
-    "torch.distributed._composable.fsdp": {"fully_shard": "function", "FSDPModule": "class",
-                                           "MixedPrecisionPolicy": "class", "CPUOffloadPolicy": "class"},
-    "torch.distributed.fsdp": {"fully_shard": "function", "FSDPModule": "class", "MixedPrecisionPolicy": "class",
-                               "CPUOffloadPolicy": "class", "FullyShardedDataParallel": "class"},
-    "torch.distributed.fsdp.fully_sharded_data_parallel": {"FullyShardedDataParallel": "class",
-                                                           "StateDictType": "class", "ShardingStrategy": "class"},
     "torch.distributed.checkpoint.hf_storage": {"HuggingFaceStorageReader": "class",
                                                 "HuggingFaceStorageWriter": "class"},
-    "torch.distributed.checkpoint.state_dict": {"get_model_state_dict": "function",
-                                                "set_model_state_dict": "function",
-                                                "get_optimizer_state_dict": "function", "StateDictOptions": "class"},
     "torch.distributed.checkpoint.default_planner": {"DefaultLoadPlanner": "class"},
     "torch.distributed.checkpoint._consolidate_hf_safetensors": {"consolidate_safetensors_files": "function"},
 }
@@ -36,7 +27,7 @@ def _message(qualname):
 
 
 # the modules that re-export another's names: one placeholder object serves both (as one class does in torch)
-_SAME = {"torch.distributed.fsdp.fully_sharded_data_parallel": "torch.distributed.fsdp"}
+_SAME = {}
 _made = {}
 
 

@@ -26,6 +26,8 @@ from ._grad_bucket import GradBucket
 from ._groups import (get_default_backend_for_device, get_node_local_rank, get_pg_count, is_backend_available,
                       is_ucc_available, is_xccl_available, monitored_barrier, new_subgroups,
                       new_subgroups_by_enumeration, supports_complex)
+from ._store import FileStore, HashStore, PrefixStore, Store
+from ._tcp_store import TCPStore
 from ._p2p_batch import P2POp, batch_isend_irecv, recv_object_list, send_object_list
 from .device_mesh import DeviceMesh, init_device_mesh
 from datetime import timedelta
@@ -46,6 +48,7 @@ __all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_ga
            "QueueEmptyError", "get_default_backend_for_device", "get_node_local_rank", "get_pg_count",
            "is_backend_available", "is_ucc_available", "is_xccl_available", "monitored_barrier", "new_subgroups",
            "new_subgroups_by_enumeration", "supports_complex", "P2POp", "batch_isend_irecv", "recv_object_list",
-           "send_object_list", "DeviceMesh", "init_device_mesh", "GradBucket", "timedelta", "log", "reduce_op"]
+           "send_object_list", "DeviceMesh", "init_device_mesh", "GradBucket",
+           "FileStore", "HashStore", "PrefixStore", "Store", "TCPStore", "timedelta", "log", "reduce_op"]
 
 __getattr__ = module_getattr("torch.distributed")

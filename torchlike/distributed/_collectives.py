@@ -17,7 +17,7 @@ import pickle
 import numpy as np
 
 from ..tensor import _is_tracer
-from . import _engine
+from . import _engine, _p2p_any
 from ._process_group import GroupMember, Work, _group, _state
 
 __all__ = [
@@ -608,6 +608,8 @@ def _p2p(tensor, peer, group, sending):
         raise ValueError("Invalid destination rank: destination rank should not be the same as the rank of "
                          "the current process.")
     src, dst = (me, peer_g) if sending else (peer_g, me)
+    if sending:
+        _p2p_any.announce_send(me, dst)
     pair = _pair_group(src, dst)
     x = _x(tensor)
     i_src, i_dst = pair.ranks.index(src), pair.ranks.index(dst)
@@ -631,12 +633,30 @@ def send(tensor, dst=None, group=None, tag=0, group_dst=None):
     _done(_p2p(tensor, dst, group, True), False)
 
 
+def _recv_src(src, group, group_src, name):
+    """The global rank to receive from: ``src``, ``group_src`` in ``group``, or (both None) the first pending
+    sender (``_p2p_any``)."""
+    g = _group(group)
+    if src is None and group_src is not None:
+        src = g.ranks[group_src]
+    if src is None:
+        me = _state["rank"]
+        src = _p2p_any.pick_source(me, [r for r in g.ranks if r != me], name)
+    return src
+
+
+def _received(tensor, src):
+    def finish(out):
+        tensor._set_value(out)
+        _p2p_any.consumed(_state["rank"], src)
+    return finish
+
+
 def recv(tensor, src=None, group=None, tag=0, group_src=None):
-    """Receive into ``tensor`` from rank ``src``; returns ``src``."""
-    if src is None and group_src is None:
-        raise NotImplementedError("torchlike.distributed.recv needs src (receiving from any source is not "
-                                  "expressible as an XLA collective)")
-    _done(_p2p(tensor, src, group, False), False, tensor._set_value)
+    """Receive into ``tensor`` from rank ``src`` (None: from whichever rank sends to this one first); returns
+    the sender's rank."""
+    src = _recv_src(src, group, group_src, "recv")
+    _done(_p2p(tensor, src, group, False), False, _received(tensor, src))
     return src
 
 
@@ -645,9 +665,9 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
 
 
 def irecv(tensor, src=None, group=None, tag=0, group_src=None):
-    if src is None:
-        raise NotImplementedError("torchlike.distributed.irecv needs src")
-    return _done(_p2p(tensor, src, group, False), True, tensor._set_value)
+    """Asynchronous ``recv`` (without ``src`` it first waits for a sender to announce itself)."""
+    src = _recv_src(src, group, group_src, "irecv")
+    return _done(_p2p(tensor, src, group, False), True, _received(tensor, src))
 
 
 # ---- picklable objects: bytes in uint8 tensors --------------------------------------------------------

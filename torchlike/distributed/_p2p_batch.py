@@ -84,7 +84,9 @@ def send_object_list(object_list, dst=None, group=None, device=None, group_dst=N
 def recv_object_list(object_list, src=None, group=None, device=None, group_src=None, use_batch=False):
     """Fill ``object_list`` with the objects rank ``src`` sent; returns ``src``."""
     g = _pg._group(group)
-    if src is None and group_src is not None:
+    if src is None and group_src is None:
+        raise ValueError("Must specify global_rank or group_rank")  # torch's: no any-source object receive
+    if src is None:
         src = g.ranks[group_src]
     sizes = _creation.zeros(len(object_list), dtype=_dtype.int64)
     src = _c.recv(sizes, src, group)

@@ -169,7 +169,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
                        group_name="", pg_options=None, device_id=None):
     """Join the default process group: rank ``rank`` of ``world_size`` processes, rendezvous at
     ``init_method`` (``env://``: MASTER_ADDR/MASTER_PORT/RANK/WORLD_SIZE; ``tcp://host:port``;
-    ``file:///shared/path``: rank 0 writes its address to a new file that the others read).
+    ``file:///shared/path``: rank 0 writes its address to a new file that the others read), or through
+    ``store`` (a ``TCPStore``/``FileStore``/... that all ranks share; ``rank`` and ``world_size`` required).
 
     With one process and no environment it makes a group of one. See ``ProcessGroup`` for an example.
     """
@@ -179,8 +180,17 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         timeout = default_pg_timeout
     if not isinstance(timeout, datetime.timedelta):
         raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got {timeout}")
+    if store is not None:
+        if world_size <= 0:
+            raise AssertionError("world_size must be positive if using store")
+        if rank < 0:
+            raise AssertionError("rank must be non-negative if using store")
+        if init_method is not None:
+            raise AssertionError("Cannot specify both init_method and store.")
     single_default = "RANK" not in os.environ and "WORLD_SIZE" not in os.environ and init_method is None
-    if init_method is None or init_method == "env://":
+    if store is not None:
+        addr, port = _rendezvous.through_store(store, rank, world_size)
+    elif init_method is None or init_method == "env://":
         if single_default and world_size in (-1, 1) and rank in (-1, 0):
             world_size, rank = 1, 0
         if world_size == -1:
@@ -234,7 +244,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         firsts.setdefault(d.process_index, d)
     devices = [firsts[p] for p in sorted(firsts)] if world_size > 1 else [jax.local_devices()[0]]
     _state.update(initialized=True, rank=rank, world=world_size, backend=backend, timeout=timeout,
-                  devices=devices, seq=0, broken=None)
+                  devices=devices, seq=0, broken=None, store=store)
     group.WORLD = GroupMember.WORLD = ProcessGroup(range(world_size), backend)
     _install_excepthook()
 

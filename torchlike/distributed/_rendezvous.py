@@ -1,4 +1,7 @@
-"""file:// rendezvous: rank 0 publishes the address of JAX's distributed coordinator in a file on a shared
+"""Rendezvous through a store (``init_process_group(store=...)``) or a file (``file://``).
+
+store: rank 0 publishes the address of JAX's distributed coordinator under a key of the store; the others read
+it (blocking for the store's timeout). file:// rendezvous: rank 0 publishes the address of JAX's distributed coordinator in a file on a shared
 file system; the other ranks wait for it. As with torch's FileStore, the file must be new (or empty) for
 each job, and rank 0 removes it when the process exits."""
 from __future__ import annotations
@@ -10,7 +13,7 @@ import socket
 import time
 import uuid
 
-__all__ = ["through_file"]
+__all__ = ["through_file", "through_store"]
 
 
 def _free_port():
@@ -67,5 +70,23 @@ def through_file(path, rank, world_size, timeout_s):
             raise RuntimeError(f"file:// rendezvous: {path} was written for world_size={record.get('world_size')}, "
                                f"this rank has world_size={world_size} (a stale file from another job? torch "
                                f"requires a new file per job)")
+    same_host = record["host"] == socket.gethostname()
+    return ("127.0.0.1" if same_host else record["ip"]), str(record["port"])
+
+
+_STORE_KEY = "torchlike/coordinator"
+
+
+def through_store(store, rank, world_size):
+    """(address, port) of the coordinator, exchanged through ``store`` (rank 0 writes it, the others wait)."""
+    if world_size == 1:
+        return "127.0.0.1", "0"
+    from . import _runtime  # lazy: only to skip the exchange when the launcher already started the runtime
+    if _runtime.state["started"]:
+        addr, _, port = _runtime.state["addr"].rpartition(":")
+        return addr, port
+    if rank == 0:
+        store.set(_STORE_KEY, json.dumps({"host": socket.gethostname(), "ip": _my_ip(), "port": _free_port()}))
+    record = json.loads(store.get(_STORE_KEY).decode())
     same_host = record["host"] == socket.gethostname()
     return ("127.0.0.1" if same_host else record["ip"]), str(record["port"])

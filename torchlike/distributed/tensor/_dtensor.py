@@ -13,6 +13,7 @@ import numpy as np
 from ...tensor import Tensor
 from .placement_types import Partial, Placement, Replicate, Shard
 from ..._mutation import alias_op
+from .._collectives import all_gather_into_tensor
 
 __all__ = ["DTensor", "distribute_tensor"]
 
@@ -84,6 +85,41 @@ class DTensor(Tensor):
         d.__dict__["_local"] = local
         return d
 
+    @classmethod
+    def _from_shard(cls, local, mesh, placements, global_shape, requires_grad=False):
+        """A DTensor that holds only this rank's shard (``local``, a Tensor) of a ``global_shape`` tensor: the
+        multi-process layout FSDP uses (each process keeps its piece; ``full_tensor`` all-gathers)."""
+        d = cls._wrap(local._value, local._dev)
+        d._rg = bool(requires_grad)
+        d.__dict__["_spec"] = (mesh, tuple(placements))
+        d.__dict__["_local"] = None
+        d.__dict__["_gshape"] = tuple(int(s) for s in global_shape)
+        return d
+
+    # a shard-backed DTensor reports the global (logical) shape, as torch's does
+    @property
+    def shape(self):
+        g = self.__dict__.get("_gshape")
+        return Tensor.shape.fget(self) if g is None else type(Tensor.shape.fget(self))(g)
+
+    def size(self, dim=None):
+        g = self.__dict__.get("_gshape")
+        if g is None:
+            return Tensor.size(self, dim)
+        return self.shape if dim is None else g[dim + len(g) if dim < 0 else dim]
+
+    def numel(self):
+        g = self.__dict__.get("_gshape")
+        return Tensor.numel(self) if g is None else int(np.prod(g, dtype=np.int64))
+
+    nelement = numel
+
+    def detach(self):
+        if self.__dict__.get("_gshape") is None:
+            return Tensor.detach(self)
+        return DTensor._from_shard(Tensor._wrap(self._value, self._dev), self.device_mesh, self.placements,
+                                   self.__dict__["_gshape"])
+
     @property
     def device_mesh(self):
         return self.__dict__["_spec"][0]
@@ -99,6 +135,8 @@ class DTensor(Tensor):
     # ---- to / from the per-rank pieces -----------------------------------------------------------------
     def to_local(self, *, grad_placements=None):
         """This rank's piece (for one process driving many devices: the piece of its first device)."""
+        if self.__dict__.get("_gshape") is not None:
+            return _alias(self)
         x = self._value
         if not getattr(x, "is_fully_addressable", True):
             import jax
@@ -120,6 +158,8 @@ class DTensor(Tensor):
 
     def full_tensor(self, *, grad_placements=None):
         """The whole tensor on every rank (a plain Tensor)."""
+        if self.__dict__.get("_gshape") is not None:
+            return _gather_shards(self)
         x = self._value
         if not getattr(x, "is_fully_addressable", True):
             import jax
@@ -174,6 +214,28 @@ class DTensor(Tensor):
         mesh = device_mesh if device_mesh is not None else self.device_mesh
         placements = _norm_placements(mesh, placements if placements is not None else self.placements, self.ndim)
         return DTensor._make(self._value, mesh, placements, self._rg)
+
+
+def _gather_shards(d):
+    """All-gather a shard-backed DTensor (``torch.chunk`` pieces of dim ``k`` on a 1-d mesh) into a Tensor."""
+    import jax.numpy as jnp
+    (p,) = [q for q in d.placements if isinstance(q, Shard)] or [None]
+    local = Tensor._wrap(d._value, d._dev)
+    if p is None:
+        return local.clone()
+    gshape = d.__dict__["_gshape"]
+    group = d.device_mesh.get_group()
+    n = d.device_mesh.size()
+    k = p.dim
+    rows = -(-gshape[k] // n) if gshape[k] else 0
+    moved = local.movedim(k, 0)
+    pad = rows - moved.shape[0]
+    if pad:
+        x = moved._value
+        moved = Tensor._wrap(jnp.pad(x, [(0, pad)] + [(0, 0)] * (x.ndim - 1)), moved._dev)
+    out = moved.new_empty((rows * n,) + tuple(moved.shape[1:]))
+    all_gather_into_tensor(out, moved.contiguous(), group=group)
+    return out[:gshape[k]].movedim(0, k).contiguous()
 
 
 def _alias(t):

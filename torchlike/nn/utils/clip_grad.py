@@ -85,6 +85,9 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     """Clip the gradients' total ``norm_type`` norm to ``max_norm`` in place; returns the total norm."""
     params = _as_list(parameters)
     grads = [p.grad for p in params if p.grad is not None]
+    if any("_gshape" in g.__dict__ for g in grads):  # FSDP's sharded gradients: the norm spans all ranks
+        from ...distributed.fsdp._fully_shard import clip_grad_norm_sharded  # lazy: distributed sits beside nn
+        return clip_grad_norm_sharded(grads, max_norm, norm_type)
     if grads and not error_if_nonfinite:  # the norm and the scaling in one program
         with grad_mode.no_grad():
             out = dispatch(_norm_clip_f, tuple(grads) + (float(max_norm),), (("p", float(norm_type)),),

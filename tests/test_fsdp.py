@@ -1,0 +1,224 @@
+"""FSDP2 (fully_shard) and FSDP1 (FullyShardedDataParallel): typical 2-rank training scripts run under torch's
+torchrun and under torchlike's runner + launcher print the same lines (losses, gradient norms, state-dict keys
+and values) within 1e-5; single-process checks against torch's plain training and torch's wrap policies."""
+import functools
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import same_printed_lines
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _lines(launcher, script, *args):
+    env = dict(os.environ, PYTHONPATH=ROOT, JAX_PLATFORMS="cpu", TORCHLIKE_COMPILATION_CACHE="0",
+               OMP_NUM_THREADS="1")
+    env.pop("XLA_FLAGS", None)
+    cmd = [sys.executable, "-m", *launcher, "--standalone", "--nproc-per-node", "2",
+           os.path.join(ROOT, "tests", "programs", script), *args]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    return sorted(ln.split(": ", 1)[-1] if ln.startswith("[rank") else ln
+                  for ln in r.stdout.splitlines() if "R0 " in ln or "R1 " in ln)
+
+
+def _same_as_torchrun(script, *args):
+    theirs = _lines(["torch.distributed.run"], script, *args)
+    ours = _lines(["torchlike", "run", "-m", "torch.distributed.run"], script, *args)
+    same_printed_lines(theirs, ours, rtol=1e-5)
+    return theirs
+
+
+def test_fsdp2_script_prints_what_torch_prints():
+    lines = _same_as_torchrun("dist_fsdp2_train.py")
+    assert len(lines) == 22
+    # each rank holds half of fc1.weight (24 rows): really sharded, as torch's DTensor local shards
+    assert any("local (12, 8)" in ln for ln in lines)
+
+
+@pytest.mark.parametrize("policy", ["FULL_SHARD", "size"])
+def test_fsdp1_script_prints_what_torch_prints(policy):
+    lines = _same_as_torchrun("dist_fsdp1_train.py", policy)
+    assert any(ln.startswith("R0 keys ['inp.weight'") for ln in lines)
+
+
+# ---- single process ---------------------------------------------------------------------------------------
+@pytest.fixture
+def one_rank():
+    import torchlike.distributed as dist
+    yield
+    if dist.is_initialized():
+        dist.destroy_process_group()
+
+
+def _net(mod):
+    mod.manual_seed(0)
+    return mod.nn.Sequential(mod.nn.Linear(5, 7), mod.nn.Tanh(), mod.nn.Linear(7, 3))
+
+
+def _train(mod, model, steps=4):
+    opt = mod.optim.AdamW(model.parameters(), lr=1e-2)
+    g = mod.Generator().manual_seed(3)
+    losses = []
+    for _ in range(steps):
+        x, y = mod.randn(6, 5, generator=g), mod.randn(6, 3, generator=g)
+        loss = mod.nn.functional.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses
+
+
+def test_fully_shard_one_rank_trains_like_torch_unsharded(one_rank):
+    import torch
+
+    import torchlike
+    from torchlike.distributed.fsdp import FSDPModule, fully_shard
+    from torchlike.distributed.tensor import DTensor, Shard
+    ours = _net(torchlike)
+    fully_shard(ours[0])
+    fully_shard(ours)
+    assert isinstance(ours, FSDPModule) and type(ours).__name__ == "FSDPSequential"
+    assert isinstance(ours[2].weight, DTensor) and ours[2].weight.placements == (Shard(0),)
+    assert isinstance(ours[2].weight, torchlike.nn.Parameter)
+    np.testing.assert_allclose(_train(torchlike, ours), _train(torch, _net(torch)), rtol=1e-6)
+    assert isinstance(ours[0].weight.grad, DTensor)
+
+
+def test_fsdp1_one_rank_state_dict_and_reload(one_rank):
+    import torch
+
+    import torchlike
+    from torchlike.distributed.fsdp import FullyShardedDataParallel as FSDP
+    from torchlike.distributed.fsdp import StateDictType
+    ours = FSDP(_net(torchlike))
+    theirs = _net(torch)
+    np.testing.assert_allclose(_train(torchlike, ours), _train(torch, theirs), rtol=1e-6)
+    sd = ours.state_dict()
+    assert list(sd) == list(theirs.state_dict())
+    for k, v in theirs.state_dict().items():
+        np.testing.assert_allclose(sd[k].numpy(), v.numpy(), rtol=1e-6, atol=1e-7)
+    with FSDP.state_dict_type(ours, StateDictType.SHARDED_STATE_DICT):
+        assert all(type(v).__name__ == "DTensor" for v in ours.state_dict().values())
+    fresh = FSDP(_net(torchlike))
+    fresh.load_state_dict(sd)
+    x = torchlike.ones(2, 5)
+    np.testing.assert_allclose(fresh(x).detach().numpy(), theirs(torch.ones(2, 5)).detach().numpy(), rtol=1e-6)
+
+
+def test_state_dict_helpers_match_torch_layout(one_rank):
+    import torch
+    from torch.distributed.checkpoint import state_dict as tsd
+
+    import torchlike
+    from torchlike.distributed.checkpoint import state_dict as osd
+    from torchlike.distributed.fsdp import fully_shard
+    assert repr(osd.StateDictOptions()).split("(", 1)[1] == repr(tsd.StateDictOptions()).split("(", 1)[1]
+    ours, theirs = _net(torchlike), _net(torch)
+    fully_shard(ours)
+    o_opt, t_opt = torchlike.optim.AdamW(ours.parameters()), torch.optim.AdamW(theirs.parameters())
+    for m, opt, mod in ((ours, o_opt, torchlike), (theirs, t_opt, torch)):
+        m(mod.ones(2, 5)).sum().backward()
+        opt.step()
+    full = osd.StateDictOptions(full_state_dict=True)
+    o_sd = osd.get_optimizer_state_dict(ours, o_opt, options=full)
+    t_sd = tsd.get_optimizer_state_dict(theirs, t_opt)
+    assert sorted(o_sd) == sorted(t_sd) == ["param_groups", "state"]
+    assert list(o_sd["state"]) == list(t_sd["state"])
+    assert o_sd["param_groups"][0]["params"] == t_sd["param_groups"][0]["params"]
+    for k in t_sd["state"]:
+        for s in ("exp_avg", "exp_avg_sq"):
+            np.testing.assert_allclose(o_sd["state"][k][s].numpy(), t_sd["state"][k][s].numpy(), rtol=1e-6)
+    m_sd = osd.get_model_state_dict(ours, options=full)
+    assert list(m_sd) == list(tsd.get_model_state_dict(theirs))
+    # round trip: load the full state into a fresh sharded model
+    fresh = _net(torchlike)
+    fully_shard(fresh)
+    osd.set_model_state_dict(fresh, m_sd)
+    np.testing.assert_allclose(fresh(torchlike.ones(1, 5)).detach().numpy(),
+                               theirs(torch.ones(1, 5)).detach().numpy(), rtol=1e-6)
+
+
+def test_wrap_policies_decide_like_torch():
+    import torch
+    from torch.distributed.fsdp import wrap as twrap
+
+    import torchlike
+    from torchlike.distributed.fsdp import wrap as owrap
+    cases = []
+    for mod, w in ((torchlike, owrap), (torch, twrap)):
+        lin, seq = mod.nn.Linear(3, 3), mod.nn.ModuleList([mod.nn.Linear(3, 3)])
+        mha = mod.nn.MultiheadAttention(4, 2)
+        out = []
+        for m in (lin, seq, mha):
+            for recurse in (True, False):
+                for numel in (5, 500):
+                    out.append(w.size_based_auto_wrap_policy(m, recurse, numel, min_num_params=100))
+                    out.append(w.transformer_auto_wrap_policy(m, recurse, numel, transformer_layer_cls={type(lin)}))
+                    out.append(w.lambda_auto_wrap_policy(m, recurse, numel, lambda_fn=lambda x: x is lin))
+                    out.append(bool(w.ModuleWrapPolicy({type(lin)})(m, recurse, numel)))
+        cases.append(out)
+    assert cases[0] == cases[1]
+    pol = functools.partial(owrap.transformer_auto_wrap_policy, transformer_layer_cls={torchlike.nn.Linear})
+    assert pol(module=torchlike.nn.Linear(1, 1), recurse=False, nonwrapped_numel=0)
+
+
+def test_config_types_match_torch():
+    import torch.distributed.fsdp as tf
+
+    import torchlike.distributed.fsdp as of
+    for name in ("ShardingStrategy", "StateDictType", "BackwardPrefetch"):
+        assert [(e.name, e.value) for e in getattr(of, name)] == [(e.name, e.value) for e in getattr(tf, name)]
+    assert repr(of.FullStateDictConfig(True, True)) == repr(tf.FullStateDictConfig(True, True))
+    assert repr(of.CPUOffload()) == repr(tf.CPUOffload())
+    assert of.fully_shard.__module__ == tf.fully_shard.__module__.replace("torch", "torchlike")
+    import torchlike.distributed._composable.fsdp as comp
+    assert comp.fully_shard is of.fully_shard
+
+
+def test_gradient_accumulation_without_sync_like_torch(one_rank):
+    import torch
+
+    import torchlike
+    from torchlike.distributed.fsdp import FullyShardedDataParallel as FSDP
+    from torchlike.distributed.fsdp import fully_shard
+    two = _net(torchlike)
+    fully_shard(two)
+    one = FSDP(_net(torchlike))
+    ref = _net(torch)
+    xs = [torch.randn(4, 5, generator=torch.Generator().manual_seed(i)) for i in range(2)]
+    for i, x in enumerate(xs):
+        two.set_requires_gradient_sync(i == 1)
+        two(torchlike.tensor(x.numpy())).pow(2).sum().backward()
+        if i == 0:
+            assert two[0].weight.grad is None  # no reduce-scatter yet: the full gradient waits locally
+            with one.no_sync():
+                one(torchlike.tensor(x.numpy())).pow(2).sum().backward()
+        else:
+            one(torchlike.tensor(x.numpy())).pow(2).sum().backward()
+        ref(x).pow(2).sum().backward()
+    for name, p in ref.named_parameters():
+        a = dict(two.named_parameters())[name].grad.full_tensor()
+        b = dict(one.named_parameters())["_fsdp_wrapped_module." + name].grad.full_tensor()
+        np.testing.assert_allclose(a.numpy(), p.grad.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(b.numpy(), p.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_clip_grad_norm_on_sharded_gradients_like_torch(one_rank):
+    import torch
+
+    import torchlike
+    from torchlike.distributed.fsdp import fully_shard
+    ours, theirs = _net(torchlike), _net(torch)
+    fully_shard(ours)
+    ours(torchlike.ones(3, 5)).sum().backward()
+    theirs(torch.ones(3, 5)).sum().backward()
+    n1 = torchlike.nn.utils.clip_grad_norm_(ours.parameters(), 0.1)
+    n2 = torch.nn.utils.clip_grad_norm_(theirs.parameters(), 0.1)
+    assert abs(n1.item() - n2.item()) < 1e-5
+    np.testing.assert_allclose(ours[0].weight.grad.full_tensor().numpy(), theirs[0].weight.grad.numpy(), rtol=1e-5)

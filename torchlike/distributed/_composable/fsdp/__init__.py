@@ -1,0 +1,13 @@
+"""``torch.distributed._composable.fsdp``: FSDP2's names at their older import path (same objects as
+``torchlike.distributed.fsdp``).
+
+>>> from torchlike.distributed._composable.fsdp import fully_shard
+>>> from torchlike.distributed.fsdp import fully_shard as f2
+>>> fully_shard is f2
+True
+"""
+from __future__ import annotations
+
+from ...fsdp import CPUOffloadPolicy, FSDPModule, MixedPrecisionPolicy, OffloadPolicy, fully_shard
+
+__all__ = ["CPUOffloadPolicy", "FSDPModule", "MixedPrecisionPolicy", "OffloadPolicy", "fully_shard"]
