@@ -59,6 +59,9 @@ from . import compile  # noqa: E402,F811
 from . import export  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401  (torch.profiler is an attribute of torch)
 from . import cuda, amp, backends, utils, jit, onnx, accelerator, distributed  # noqa: E402,F401
+from .accelerator import Stream, Event  # noqa: E402,F401  (torch.Stream / torch.Event)
+from ._errors import OutOfMemoryError, AcceleratorError  # noqa: E402,F401
+torch = _sys.modules[__name__]  # torch.torch is torch (kornia annotates with torch.torch.Tensor)
 from . import serialization, safetensors  # noqa: E402
 from . import distributions  # noqa: E402,F401  (pure Python, ~2 ms)
 from . import sparse  # noqa: E402  (torch.sparse; also gives torch.mm/matmul a sparse operand)

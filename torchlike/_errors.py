@@ -29,7 +29,18 @@ import types
 import numpy as np
 
 __all__ = ["translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit",
-           "GraphBreak"]
+           "GraphBreak", "OutOfMemoryError", "AcceleratorError"]
+
+
+class OutOfMemoryError(RuntimeError):
+    """``torch.OutOfMemoryError`` (also ``torch.cuda.OutOfMemoryError``): a device ran out of memory."""
+
+
+class AcceleratorError(RuntimeError):
+    """``torch.AcceleratorError``: an accelerator reported a failure."""
+
+
+OutOfMemoryError.__module__ = AcceleratorError.__module__ = "torch"
 
 
 class GraphBreak(RuntimeError):

@@ -19,7 +19,8 @@ from ._layout import _mkldnn, jagged, layout, sparse_bsc, sparse_bsr, sparse_coo
 
 __all__ = ["SymInt", "SymFloat", "SymBool", "sym_int", "sym_float", "sym_not", "sym_max", "sym_min", "sym_ite",
            "sym_sum", "sym_sqrt", "_assert", "_check", "_check_with", "_check_is_size", "_check_index", "_check_value",
-           "_check_type", "_check_not_implemented", "_check_tensor_all", "_check_tensor_all_with",
+           "_check_type", "_check_not_implemented", "_check_tensor_all", "_check_tensor_all_with", "_assert_async",
+           "_shape_as_tensor",
            "inf", "nan", "pi", "e", "newaxis", "layout", "strided", "sparse_coo", "sparse_csr", "sparse_csc",
            "sparse_bsr", "sparse_bsc", "jagged", "_mkldnn", "legacy_contiguous_format",
            "get_device_module"]
@@ -137,6 +138,32 @@ def _check_tensor_all_with(error_type, cond, message=None):
     if not cond.dtype.name == "bool":
         raise TypeError(f"cond tensor must have dtype torch.bool, but got {cond.dtype}")
     _check_with(error_type, builtins.bool(cond.all().item()), message)
+
+
+def _assert_async(tensor, assert_msg=None):
+    """Raise RuntimeError unless one-element ``tensor`` is nonzero (torch checks on the device, later; here now).
+
+    >>> import torchlike
+    >>> torchlike._assert_async(torchlike.tensor(True))
+    """
+    n = tensor.numel()
+    if n != 1:
+        raise RuntimeError(f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'} is "
+                           "ambiguous")
+    if not tensor.item():
+        raise RuntimeError(assert_msg if assert_msg is not None
+                           else "Expected Tensor with single nonzero value, but got zero")
+
+
+def _shape_as_tensor(input):
+    """``input``'s shape as an int64 tensor.
+
+    >>> import torchlike
+    >>> torchlike._shape_as_tensor(torchlike.ones(2, 3))
+    tensor([2, 3])
+    """
+    from ._creation import tensor  # lazy: _creation imports this module's layout names
+    return tensor(list(input.shape))
 
 
 def _check_tensor_all(cond, message=None):

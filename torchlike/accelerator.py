@@ -9,6 +9,7 @@ True
 """
 from __future__ import annotations
 
+import time
 import warnings
 
 import jax
@@ -20,7 +21,7 @@ __all__ = ["is_available", "current_accelerator", "device_count", "synchronize",
            "current_device_idx", "set_device_index", "set_device_idx", "device_index", "current_stream",
            "set_stream", "empty_cache", "empty_host_cache", "get_device_capability", "get_memory_info",
            "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_stats",
-           "reset_accumulated_memory_stats", "reset_peak_memory_stats"]
+           "reset_accumulated_memory_stats", "reset_peak_memory_stats", "Stream", "Event"]
 
 _current = [0]
 _NONE = "Cannot access accelerator device when none is available."
@@ -164,3 +165,124 @@ def reset_accumulated_memory_stats(device_index=None, /) -> None:
 
 def reset_peak_memory_stats(device_index=None, /) -> None:
     _mem.reset_peak(_jax_device(device_index))
+
+
+# --- torch.Stream / torch.Event: the device-generic stream and event types ------------------------------------
+# XLA orders the work on a device itself, so a stream is a name for "the device's queue" and waiting on one
+# blocks on everything dispatched; libraries mostly name these types in annotations and isinstance checks.
+def _stream_device(device):
+    dev = _device(device) if device is not None else (current_accelerator() or _device("cpu"))
+    if dev.type != "cpu" and dev.type != _accelerator()[0]:
+        raise RuntimeError(f"PyTorch is not linked with support for {dev.type} devices")
+    return dev
+
+
+_DEVICE_TYPE_CODES = {"cpu": 0, "cuda": 1, "xla": 9}  # c10::DeviceType, what torch's ``device_type`` holds
+
+
+class Stream:
+    """A device's work queue (``torch.Stream``).
+
+    >>> import torchlike
+    >>> s = torchlike.Stream(device="cpu")
+    >>> s.device, s.query()
+    (device(type='cpu'), True)
+    """
+
+    def __init__(self, device=None, *, priority: int = 0, **kwargs):
+        dev = _stream_device(device)
+        self._type = dev.type
+        self.device_type = _DEVICE_TYPE_CODES[dev.type]
+        self.device_index = -1 if dev.index is None else dev.index
+        self.stream_id = 0
+
+    @property
+    def device(self):
+        return _device(self._type, None if self.device_index < 0 else self.device_index)
+
+    def query(self) -> bool:
+        return True
+
+    def synchronize(self) -> None:
+        jax.effects_barrier()
+
+    def _events(self):
+        if self._type == "cpu":
+            raise RuntimeError("cpu backend doesn't support events.")
+
+    def wait_event(self, event) -> None:
+        pass
+
+    def wait_stream(self, stream) -> None:
+        self._events()
+
+    def record_event(self, event=None):
+        self._events()
+        event = Event(self.device) if event is None else event
+        event.record(self)
+        return event
+
+    def is_capturing(self) -> bool:
+        return False
+
+    def __eq__(self, other):
+        return isinstance(other, Stream) and (self.device_type, self.device_index, self.stream_id) == (
+            other.device_type, other.device_index, other.stream_id)
+
+    def __hash__(self):
+        return hash((self.device_type, self.device_index, self.stream_id))
+
+    def __repr__(self):
+        return (f"torch.Stream device_type={self._type}, device_index={self.device_index}, "
+                f"stream_id={self.stream_id}")
+
+
+class Event:
+    """A marker in a device's queue (``torch.Event``); the CPU backend has none to record, as in torch.
+
+    >>> import torchlike
+    >>> torchlike.Event(device="cpu").query()
+    True
+    """
+
+    def __init__(self, device=None, *, enable_timing: bool = False, blocking: bool = False,
+                 interprocess: bool = False):
+        self.device = _stream_device(device)
+        self.event_id = 0
+        self._timing = enable_timing
+        self._time = None
+
+    def _events(self):
+        if self.device.type == "cpu":
+            raise RuntimeError("cpu backend doesn't support events.")
+
+    def record(self, stream=None) -> None:
+        self._events()
+        jax.effects_barrier()
+        self._time = time.perf_counter()
+
+    def query(self) -> bool:
+        return True
+
+    def synchronize(self) -> None:
+        if self._time is not None:
+            jax.effects_barrier()
+
+    def wait(self, stream=None) -> None:
+        pass
+
+    def elapsed_time(self, end_event) -> float:
+        if not (self._timing and end_event._timing):
+            raise ValueError("Both events must be created with argument 'enable_timing=True'.")
+        self._events()
+        if self._time is None or end_event._time is None:
+            raise RuntimeError("Both events must be recorded before calculating elapsed time.")
+        return (end_event._time - self._time) * 1000.0
+
+    def __repr__(self):
+        idx = -1 if self.device.index is None else self.device.index
+        return (f"torch.Event device_type={self.device.type}, device_index={idx}, event_flag=0, "
+                f"event_id={self.event_id}")
+
+
+Stream.__module__ = Event.__module__ = "torch"

@@ -10,6 +10,7 @@ import contextlib
 
 from .. import _device_memory as _mem
 from .._device import _gpus, device as _device
+from .._errors import OutOfMemoryError  # noqa: F401  (torch.cuda.OutOfMemoryError is torch.OutOfMemoryError)
 from . import amp  # noqa: F401
 from .graphs import CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing, make_graphed_callables  # noqa
 
