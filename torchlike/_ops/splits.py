@@ -110,7 +110,7 @@ def _chunk_cat_impl(*xs, dim, n):
     return jnp.concatenate(parts, axis=dim + 1)
 
 
-@register(out=True, method=False)
+@register(out=True, method=False, differentiable=False)
 def _chunk_cat(tensors, dim, num_chunks):
     """Each tensor split into ``num_chunks`` chunks along ``dim`` (the last chunk zero-padded to the others'
     size), each chunk flattened over the dims after ``dim``, and the tensors concatenated chunk by chunk:
@@ -131,12 +131,16 @@ def _chunk_cat(tensors, dim, num_chunks):
     if num_chunks < 1:
         raise RuntimeError("_chunk_cat expects positive num_chunks")
     first = tensors[0]
-    if any(t.dtype is not first.dtype for t in tensors):
-        raise RuntimeError("_chunk_cat expects all input tensors with the same dtype")
     if any(t.ndim == 0 for t in tensors):
         raise RuntimeError("_chunk_cat expects non-scalar input tensors")
+    if any(t.numel() == 0 for t in tensors):
+        raise RuntimeError("_chunk_cat expects non-empty tensor")
+    if any(t.dtype is not first.dtype for t in tensors):
+        raise RuntimeError("_chunk_cat expects all input tensors with the same dtype")
     d = wrap_dim(dim, first.ndim)
-    if any(t.ndim <= d or tuple(t.shape[:d]) != tuple(first.shape[:d]) for t in tensors):
+    if any(t.ndim <= d for t in tensors):
+        raise RuntimeError("_chunk_cat expects dim < ndim for all input tensors")
+    if any(tuple(t.shape[:d]) != tuple(first.shape[:d]) for t in tensors):
         raise RuntimeError("_chunk_cat expects same sizes of 0,...,dim-1 dimensions for all tensors")
-    return dispatch(_chunk_cat_impl, tuple(tensors), (("dim", d), ("n", int(num_chunks))),
-                    name="ChunkCatBackward0")
+    # torch has no derivative for _chunk_cat: the result does not take part in autograd here
+    return dispatch(_chunk_cat_impl, tuple(tensors), (("dim", d), ("n", int(num_chunks))), diff=False)
