@@ -244,3 +244,20 @@ def test_slice_of_leaf_view_requiring_grad_is_differentiable():
     lx = torchlike.zeros(10, 5, dtype=torchlike.float64)[::2].requires_grad_()
     ly = lx[0:3]
     assert ly.requires_grad == y.requires_grad
+
+
+# --- torch.masked: cumulative ops keep the input dtype, complex logsumexp ----------------------------------
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int8, torch.uint8, torch.int64, torch.float32])
+def test_masked_cumsum_cumprod_keep_dtype(dtype):
+    x = torch.tensor([[1, 2, 3], [4, 5, 6]]).to(dtype)
+    m = torch.tensor([[True, False, True], [False, True, True]])
+    for op in ("cumsum", "cumprod"):
+        _close(getattr(torchlike.masked, op)(_tl(x), 1, mask=_tl(m)), getattr(torch.masked, op)(x, 1, mask=m))
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_masked_logsumexp_complex(dtype):
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(3, 4, generator=g, dtype=dtype)
+    m = torch.tensor([[True, False, True, True], [False, False, False, False], [True, True, False, True]])
+    _close(torchlike.masked.logsumexp(_tl(x), 1, mask=_tl(m)), torch.masked.logsumexp(x, 1, mask=m))
