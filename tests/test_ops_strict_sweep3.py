@@ -261,3 +261,16 @@ def test_masked_logsumexp_complex(dtype):
     x = torch.randn(3, 4, generator=g, dtype=dtype)
     m = torch.tensor([[True, False, True, True], [False, False, False, False], [True, True, False, True]])
     _close(torchlike.masked.logsumexp(_tl(x), 1, mask=_tl(m)), torch.masked.logsumexp(x, 1, mask=m))
+
+
+# --- embedding_bag of half weights: weighed and summed in float32, rounded once -----------------------------
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+def test_embedding_bag_half_accumulates_in_float32(dtype, mode):
+    g = torch.Generator().manual_seed(6)
+    w = (torch.randn(10, 5, generator=g) * 9).to(dtype)
+    idx, off = torch.tensor([1, 5, 4, 5, 9, 2]), torch.tensor([0, 3])
+    psw = (torch.randn(6, generator=g) * 5).to(dtype) if mode == "sum" else None
+    _close(LF.embedding_bag(_tl(idx), _tl(w), _tl(off), mode=mode, per_sample_weights=None if psw is None else _tl(psw)),
+           F.embedding_bag(idx, w, off, mode=mode, per_sample_weights=psw),
+           **({} if mode == "mean" and dtype is torch.bfloat16 else {"rtol": 0, "atol": 0}))
