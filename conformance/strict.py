@@ -86,10 +86,15 @@ def check_out(op, fn, sample, tol, values):
     l_ok, l_ret = _call(_seeded(op, fn), li, la, dict(lk, out=l_out))
     if not l_ok:
         return _fail("out=: " + _exc_category(l_ret), f"{type(l_ret).__name__}: {_short(l_ret)}")
-    same = l_ret is l_out if isinstance(l_out, torchlike_Tensor()) else (
-        isinstance(l_ret, (tuple, list)) and len(l_ret) == len(l_out) and all(a is b for a, b in zip(l_ret, l_out)))
+    if t_ret is None:  # a list out= (split_copy, unbind_copy): torch fills it and returns None
+        same = l_ret is None
+    else:
+        same = l_ret is l_out if isinstance(l_out, torchlike_Tensor()) else (
+            isinstance(l_ret, (tuple, list)) and len(l_ret) == len(l_out) and
+            all(a is b for a, b in zip(l_ret, l_out)))
     if not same:
-        return _fail("out=: result is not the out tensor(s)", type(l_ret).__name__)
+        return _fail("out=: result is not " + ("None, as torch's" if t_ret is None else "the out tensor(s)"),
+                     type(l_ret).__name__)
     try:
         compare(l_out, t_out, tol, values)
     except Mismatch as m:

@@ -69,7 +69,7 @@ def _identity(op, dt, ord=None):
     if op in ("prod", "cumprod"):
         return 1
     if op in ("amax", "argmax", "softmax", "log_softmax", "logsumexp", "logaddexp"):
-        if dt.is_floating_point:
+        if dt.is_floating_point or (dt.is_complex and op == "logsumexp"):
             return -math.inf
         if dt is _dtype.bool:
             return False
@@ -275,13 +275,13 @@ def normalize(input, ord, dim, *, eps=1e-12, dtype=None, mask=None):
 def cumsum(input, dim, *, dtype=None, mask=None):
     """Cumulative sum treating masked-out elements as 0."""
     d = _canonical_dim(dim, input.ndim)
-    return _t().cumsum(_combine("cumsum", input, mask), d[0] if d else 0, dtype=dtype)
+    return _t().cumsum(_combine("cumsum", input, mask), d[0] if d else 0, dtype=input.dtype if dtype is None else dtype)
 
 
 def cumprod(input, dim, *, dtype=None, mask=None):
     """Cumulative product treating masked-out elements as 1."""
     d = _canonical_dim(dim, input.ndim)
-    return _t().cumprod(_combine("cumprod", input, mask), d[0] if d else 0, dtype=dtype)
+    return _t().cumprod(_combine("cumprod", input, mask), d[0] if d else 0, dtype=input.dtype if dtype is None else dtype)
 
 
 def logaddexp(input, other, *, dtype=None, input_mask=None, other_mask=None):

@@ -4,10 +4,13 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+import numbers
+
 from ._util import Tensor, as_tensor_arg, cast, dispatch, register
+from .._creation import empty
 from .._errors import broadcast_shape
 
-__all__ = ["to_dtype_op", "to_device_op", "clone", "contiguous", "copy_"]
+__all__ = ["to_dtype_op", "to_device_op", "clone", "contiguous", "copy_", "empty_permuted"]
 
 
 def _cast_impl(x, dt):
@@ -100,3 +103,33 @@ def zero_(self):
 def fill(input, value):
     return dispatch(_fill_impl, (input, value), (("dt", input.dtype.np),),
                     name="FillBackward1" if isinstance(value, Tensor) else "FillBackward0", saves=False)
+
+
+@register(method=False, promote="none", differentiable=False)
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
+                   pin_memory=False):
+    """An uninitialised tensor of ``size`` whose memory order is ``physical_layout`` (outermost dim first);
+    torchlike arrays carry no strides, so this is ``empty(size)`` after torch's argument checks.
+
+    >>> import torchlike
+    >>> torchlike.empty_permuted((2, 3), (1, 0)).shape
+    torch.Size([2, 3])
+    """
+    size, perm = tuple(size), tuple(physical_layout)
+    for name, v in (("size", size), ("physical_layout", perm)):
+        if not all(isinstance(d, numbers.Integral) for d in v):
+            raise TypeError(f"empty_permuted(): argument '{name}' must be tuple of ints, but found element of "
+                            f"type {next(type(d).__name__ for d in v if not isinstance(d, numbers.Integral))}")
+    if len(size) != len(perm):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {len(size)} is not equal to len(physical_layout) = {len(perm)}")
+    seen = set()
+    for i, d in enumerate(perm):
+        if not 0 <= d < len(perm):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and {len(perm) - 1}, but got {d} "
+                               f"at index {i}).  NB: negative dims not currently supported; file an issue if you "
+                               "want it.")
+        if d in seen:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen.add(d)
+    return empty(size, dtype=dtype, device=device, requires_grad=requires_grad)

@@ -116,17 +116,52 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
                     name="GradientBackward0")
 
 
-def _cumtrapz_impl(y, x, dx, dim, has_x):
+def _x_steps(x, y, dim):
+    d = jnp.diff(x, axis=dim if x.ndim == y.ndim else -1)
+    if x.ndim == 1 and y.ndim > 1:
+        shape = [1] * y.ndim
+        shape[dim] = d.shape[0]
+        d = d.reshape(shape)
+    return d
+
+
+def _int_trapz(y, x, dx, dim, has_x, din, dt, cumulative):
+    # torch's formulas on integer samples: sums of neighbours (and x steps) in the integer dtype, so they
+    # wrap; sum/cumsum into int64; the float constants (0.5, dx, / 2.) give the default float dtype
+    n = y.shape[dim]
+    lo, hi = lax.slice_in_dim(y, 0, n - 1, axis=dim), lax.slice_in_dim(y, 1, n, axis=dim)
+    pair = lo + hi
+    acc = jnp.cumsum if cumulative else jnp.sum
+    if has_x:
+        p = pair.astype(din) * _x_steps(x, y, dim).astype(din)
+        wide = None if jnp.issubdtype(din, jnp.inexact) else jnp.int64
+        return acc(p, axis=dim, dtype=wide).astype(dt) / 2
+    if cumulative:
+        return jnp.cumsum((dx / 2) * pair.astype(dt), axis=dim)
+    ends = lax.index_in_dim(y, 0, dim, keepdims=False) + lax.index_in_dim(y, n - 1, dim, keepdims=False)
+    return (jnp.sum(y, axis=dim, dtype=jnp.int64).astype(dt) - ends.astype(dt) * 0.5) * dx
+
+
+def _cumtrapz_impl(y, x, dx, dim, has_x, din, dt):
+    if not jnp.issubdtype(y.dtype, jnp.inexact):
+        return _int_trapz(y, x, dx, dim, has_x, din, dt, True)
     n = y.shape[dim]
     lo, hi = lax.slice_in_dim(y, 0, n - 1, axis=dim), lax.slice_in_dim(y, 1, n, axis=dim)
     if has_x:
-        d = jnp.diff(x, axis=dim if x.ndim == y.ndim else -1)
-        if x.ndim == 1 and y.ndim > 1:
-            shape = [1] * y.ndim
-            shape[dim] = d.shape[0]
-            d = d.reshape(shape)
-        return jnp.cumsum(d * (lo + hi) / 2, axis=dim)
+        return jnp.cumsum(_x_steps(x, y, dim) * (lo + hi) / 2, axis=dim)
     return jnp.cumsum(dx * (lo + hi) / 2, axis=dim)
+
+
+def _check_not_bool(name, y, x):
+    if y.dtype is _dtype.bool or (isinstance(x, Tensor) and x.dtype is _dtype.bool):
+        which = "`x` or `y`" if isinstance(x, Tensor) else "`y`"
+        raise RuntimeError(f"{name}: received a bool input for {which}, but bool is not supported")
+
+
+def _trapz_dtypes(y, x):
+    din = _dtype.result_type(y, x) if isinstance(x, Tensor) else y.dtype
+    dt = din if (din.is_floating_point or din.is_complex) else _dtype.get_default_dtype()
+    return (("din", din.np), ("dt", dt.np))
 
 
 @register(method=False, promote="float")
@@ -142,23 +177,21 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
         dx, x = x, None
     if x is not None and dx is not None:
         raise TypeError("cumulative_trapezoid() received an invalid combination of arguments")
-    y2 = y if (y.dtype.is_floating_point or y.dtype.is_complex) else y.to(_dtype.get_default_dtype())
+    _check_not_bool("cumulative_trapezoid", y, x)
     if y.shape[d] == 0:
+        y2 = y if (y.dtype.is_floating_point or y.dtype.is_complex) else y.to(_dtype.get_default_dtype())
         return y2.narrow(d, 0, 0) * 1
-    return dispatch(_cumtrapz_impl, (y2, x if x is not None else 0.0),
-                    (("dx", 1.0 if dx is None else float(dx)), ("dim", d), ("has_x", x is not None)),
-                    name="CumulativeTrapezoidBackward0")
+    return dispatch(_cumtrapz_impl, (y, x if x is not None else 0.0),
+                    (("dx", 1.0 if dx is None else float(dx)), ("dim", d), ("has_x", x is not None))
+                    + _trapz_dtypes(y, x), name="CumulativeTrapezoidBackward0")
 
 
-def _trapz_impl(y, x, dx, dim, has_x):
+def _trapz_impl(y, x, dx, dim, has_x, din, dt):
+    if not jnp.issubdtype(y.dtype, jnp.inexact):
+        return _int_trapz(y, x, dx, dim, has_x, din, dt, False)
     if has_x:
-        d = jnp.diff(x, axis=dim if x.ndim == y.ndim else -1)
-        if x.ndim == 1 and y.ndim > 1:
-            shape = [1] * y.ndim
-            shape[dim] = d.shape[0]
-            d = d.reshape(shape)
-        return jnp.sum(d * (jnp.take(y, jnp.arange(1, y.shape[dim]), axis=dim) +
-                            jnp.take(y, jnp.arange(0, y.shape[dim] - 1), axis=dim)) / 2, axis=dim)
+        return jnp.sum(_x_steps(x, y, dim) * (jnp.take(y, jnp.arange(1, y.shape[dim]), axis=dim) +
+                                              jnp.take(y, jnp.arange(0, y.shape[dim] - 1), axis=dim)) / 2, axis=dim)
     return dx * (jnp.sum(y, axis=dim) - (jnp.take(y, 0, axis=dim) + jnp.take(y, -1, axis=dim)) / 2)
 
 
@@ -170,7 +203,7 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
         return y.sum(d) * 0
     if isinstance(x, (int, float)) and not isinstance(x, bool):
         dx, x = x, None
-    y2 = y if (y.dtype.is_floating_point or y.dtype.is_complex) else y.to(_dtype.get_default_dtype())
-    return dispatch(_trapz_impl, (y2, x if x is not None else 0.0),
-                    (("dx", 1.0 if dx is None else float(dx)), ("dim", d), ("has_x", x is not None)),
-                    name="TrapezoidBackward0")
+    _check_not_bool("trapezoid", y, x)
+    return dispatch(_trapz_impl, (y, x if x is not None else 0.0),
+                    (("dx", 1.0 if dx is None else float(dx)), ("dim", d), ("has_x", x is not None))
+                    + _trapz_dtypes(y, x), name="TrapezoidBackward0")

@@ -344,11 +344,38 @@ _lcse_real = jax.custom_vjp(_lcse_real, nondiff_argnums=(1,))
 _lcse_real.defvjp(_lcse_real_fwd, _lcse_real_bwd)
 
 
+def _log_add_exp_complex(x, acc):
+    # torch's complex step: the operand with the larger real part is kept whole (its imaginary part is
+    # not wrapped into (-pi, pi]) and log1p(exp(min - max)) is added, so the branch of the log follows
+    # the running maximum; NaN in either operand gives NaN, two equal infinite real parts are special.
+    nan = jnp.isnan(x.real) | jnp.isnan(x.imag) | jnp.isnan(acc.real) | jnp.isnan(acc.imag)
+    lt = x.real < acc.real
+    mn, mx = jnp.where(lt, x, acc), jnp.where(lt, acc, x)
+    both_inf = ~jnp.isfinite(mn.real) & (mn.real == mx.real)
+    step = jnp.log1p(jnp.exp(mn - mx)) + mx
+    inf_case = jnp.where(mn.real < 0, mn, jnp.log(jnp.exp(mn) + jnp.exp(mx)))
+    out = jnp.where(both_inf, inf_case, step)
+    return jnp.where(nan, jnp.array(complex(np.nan, np.nan), x.dtype), out)
+
+
+def _lcse_complex(x, dim):
+    # a sequential scan (torch's CPU kernel order), accumulated in complex128, starting from -inf + 0j
+    xs = jnp.moveaxis(x.astype(jnp.complex128), dim, 0)
+
+    def body(acc, v):
+        acc = _log_add_exp_complex(v, acc)
+        return acc, acc
+
+    init = jnp.full(xs.shape[1:], complex(-np.inf, 0.0), jnp.complex128)
+    _, ys = lax.scan(body, init, xs)
+    return jnp.moveaxis(ys, 0, dim).astype(x.dtype)
+
+
 def _logcumsumexp_impl(x, dim):
     if x.ndim == 0:
         return x
     xa = cast(x, acc_np(x.dtype))
-    out = _lcse_real(xa, dim) if jnp.issubdtype(xa.dtype, jnp.floating) else lax.cumlogsumexp(xa, axis=dim)
+    out = _lcse_real(xa, dim) if jnp.issubdtype(xa.dtype, jnp.floating) else _lcse_complex(xa, dim)
     return cast(out, x.dtype)
 
 

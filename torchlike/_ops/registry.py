@@ -18,7 +18,7 @@ from typing import Callable
 from .._errors import inplace_error
 from .._mutation import check_no_overlap, write_out  # noqa: F401  (re-exported: the ops' import path)
 
-__all__ = ["OpEntry", "TABLE", "register", "install", "write_out", "check_no_overlap"]
+__all__ = ["OpEntry", "TABLE", "register", "install", "write_out", "check_no_overlap", "accepts_out"]
 
 
 @dataclasses.dataclass
@@ -144,6 +144,13 @@ def _with_out(fn, name):
         r = fn(*args, **kwargs)
         return r if out is None else write_out(out, r, name)
     return wrapper
+
+
+def accepts_out(name):
+    """Decorator for a function outside the table that torch also binds with a keyword ``out=`` (as
+    ``nn.functional.softplus``): the result is written into ``out`` (``name``: torch's op name in the
+    autograd error)."""
+    return lambda fn: _with_out(fn, name)
 
 
 def _make_inplace(fn, name):

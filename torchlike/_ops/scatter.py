@@ -21,7 +21,8 @@ from .._creation import tensor
 from .._mutation import write_out
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill",
-           "index_reduce", "put", "diagonal_scatter", "select_scatter", "slice_scatter"]
+           "index_reduce", "put", "diagonal_scatter", "select_scatter", "slice_scatter", "_unsafe_masked_index",
+           "_unsafe_masked_index_put_accumulate"]
 
 
 def _cap(dt):
@@ -545,3 +546,54 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     s, e, st = slice(start, end, step).indices(n)
     sl = ("index", (("s", None, None, None),) * d + (("s", s, max(e, s), st),))
     return _step_scatter(input, src, sl, "SliceScatterBackward0")
+
+
+# --- masked indexing with indices clamped into range (torch's lowering helpers for padded gathers) -------
+def _clamped_indices(name, input, mask, indices):
+    if not isinstance(input, Tensor) or not isinstance(mask, Tensor):
+        bad, pos = ("input", 1) if not isinstance(input, Tensor) else ("mask", 2)
+        raise TypeError(f"{name}(): argument '{bad}' (position {pos}) must be Tensor, not "
+                        f"{type(input if pos == 1 else mask).__name__}")
+    if not isinstance(indices, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'indices' (position 3) must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    out = []
+    for i, t in enumerate(indices):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 2, but got {type(t).__name__}")
+        if t.dtype not in (_dtype.int64, _dtype.int32):
+            raise RuntimeError(f"_unsafe_masked_index found unexpected index type {_cap(t.dtype)}")
+        n = input.shape[i] if i < input.ndim else 0
+        out.append(t.clamp(-n, n - 1))  # out-of-range indices only occur where mask is False
+    return tuple(out)
+
+
+@register(method=False, promote="none")
+def _unsafe_masked_index(input, mask, indices, fill):
+    """``where(mask, input[indices], fill)`` where indices are clamped into range first (so masked-out
+    positions may hold any index).
+
+    >>> import torchlike
+    >>> x = torchlike.arange(4.)
+    >>> torchlike._unsafe_masked_index(x, torchlike.tensor([True, False]), [torchlike.tensor([1, 9])], -1.)
+    tensor([ 1., -1.])
+    """
+    idx = _clamped_indices("_unsafe_masked_index", input, mask, indices)
+    return input[idx].masked_fill(mask.logical_not(), fill)
+
+
+@register(method=False, promote="none")
+def _unsafe_masked_index_put_accumulate(input, mask, indices, values):
+    """``input.index_put(indices, values.masked_fill(~mask, 0), accumulate=True)`` with the indices
+    clamped into range first.
+
+    >>> import torchlike
+    >>> x, m = torchlike.zeros(3), torchlike.tensor([True, False])
+    >>> torchlike._unsafe_masked_index_put_accumulate(x, m, [torchlike.tensor([1, 7])], torchlike.ones(2))
+    tensor([0., 1., 0.])
+    """
+    idx = _clamped_indices("_unsafe_masked_index_put_accumulate", input, mask, indices)
+    if not isinstance(values, Tensor):
+        raise TypeError(f"_unsafe_masked_index_put_accumulate(): argument 'values' (position 4) must be Tensor, "
+                        f"not {type(values).__name__}")
+    return input.index_put(idx, values.masked_fill(mask.logical_not(), 0), accumulate=True)

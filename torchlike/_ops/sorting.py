@@ -439,7 +439,7 @@ def _histogram_impl(x, edges, w, density):
     return hist
 
 
-@register(differentiable=False)
+@register(differentiable=False, out=True)
 def histogram(input, bins, *, range=None, weight=None, density=False):
     """(hist, bin_edges): ``bins`` equal bins over ``range`` (default: data range), or explicit edges.
 

@@ -2,14 +2,17 @@
 """
 from __future__ import annotations
 
+import math
 import numbers
 
-from ._util import register
+import jax.numpy as jnp
+
+from ._util import Tensor, dispatch, register, wrap_dim
 from . import views as _v
 from .._tape import relabel
 from .basic import clone
 
-__all__ = ["hsplit", "vsplit", "dsplit", "unsafe_split", "unsafe_chunk"]
+__all__ = ["hsplit", "vsplit", "dsplit", "unsafe_split", "unsafe_chunk", "_chunk_cat"]
 
 
 # --- hsplit / vsplit / dsplit: views, numpy semantics -------------------------------------------------
@@ -92,3 +95,52 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0):
     """torch.split_with_sizes whose pieces are copies."""
     return relabel(tuple(clone(p) for p in _v.split_with_sizes(input, split_sizes, dim)),
                    "UnsafeSplitWithSizesBackward0")
+
+
+# --- _chunk_cat: chunk each tensor along dim (zero-padded to equal chunks), concatenate chunk-wise ---------
+def _chunk_cat_impl(*xs, dim, n):
+    parts = []
+    for x in xs:
+        size = x.shape[dim]
+        c = -(-size // n)
+        pad = [(0, 0)] * x.ndim
+        pad[dim] = (0, c * n - size)
+        x = jnp.pad(x, pad)
+        parts.append(x.reshape(x.shape[:dim] + (n, c * math.prod(x.shape[dim + 1:]))))
+    return jnp.concatenate(parts, axis=dim + 1)
+
+
+@register(out=True, method=False, differentiable=False)
+def _chunk_cat(tensors, dim, num_chunks):
+    """Each tensor split into ``num_chunks`` chunks along ``dim`` (the last chunk zero-padded to the others'
+    size), each chunk flattened over the dims after ``dim``, and the tensors concatenated chunk by chunk:
+    shape ``leading + (num_chunks, sum of flattened chunk sizes)``.
+
+    >>> import torchlike
+    >>> torchlike._chunk_cat([torchlike.arange(3.), torchlike.ones(2)], 0, 2)
+    tensor([[0., 1., 1.],
+            [2., 0., 1.]])
+    """
+    if not isinstance(tensors, (list, tuple)) or not all(isinstance(t, Tensor) for t in tensors):
+        raise TypeError(f"_chunk_cat(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{type(tensors).__name__}")
+    if not isinstance(dim, numbers.Integral) or not isinstance(num_chunks, numbers.Integral):
+        raise TypeError("_chunk_cat(): argument 'dim' and 'num_chunks' must be int")
+    if not tensors:
+        raise RuntimeError("_chunk_cat expects a non-empty input tensor list")
+    if num_chunks < 1:
+        raise RuntimeError("_chunk_cat expects positive num_chunks")
+    first = tensors[0]
+    if any(t.ndim == 0 for t in tensors):
+        raise RuntimeError("_chunk_cat expects non-scalar input tensors")
+    if any(t.numel() == 0 for t in tensors):
+        raise RuntimeError("_chunk_cat expects non-empty tensor")
+    if any(t.dtype is not first.dtype for t in tensors):
+        raise RuntimeError("_chunk_cat expects all input tensors with the same dtype")
+    d = wrap_dim(dim, first.ndim)
+    if any(t.ndim <= d for t in tensors):
+        raise RuntimeError("_chunk_cat expects dim < ndim for all input tensors")
+    if any(tuple(t.shape[:d]) != tuple(first.shape[:d]) for t in tensors):
+        raise RuntimeError("_chunk_cat expects same sizes of 0,...,dim-1 dimensions for all tensors")
+    # torch has no derivative for _chunk_cat: the result does not take part in autograd here
+    return dispatch(_chunk_cat_impl, tuple(tensors), (("dim", d), ("n", int(num_chunks))), diff=False)

@@ -9,7 +9,10 @@ storage; same values and gradient, node ``TBackward0_copy``) and ``narrow_copy``
 """
 from __future__ import annotations
 
+import functools
+
 from ._util import register, wrap_dim
+from .registry import write_out
 from . import views as _v
 from .._tape import relabel
 from .basic import clone
@@ -40,14 +43,34 @@ def _alias(input):
     return _v.alias_op(input)
 
 
+# torch's out= form of the copies returning several tensors fills a list and returns None
+_LIST_OUT = {"split_copy": "split_copy_Tensor_out()", "split_with_sizes_copy": "split_with_sizes_copy_out",
+             "unbind_copy": "unbind_copy_int_out"}
+
+
+def _list_out(name, fn):
+    @functools.wraps(fn)
+    def with_out(*args, out=None, **kwargs):
+        r = fn(*args, **kwargs)
+        if out is None:
+            return r
+        if len(out) != len(r):
+            raise RuntimeError(f"{_LIST_OUT[name]} expected an out= argument of size {len(r)}, got size {len(out)}")
+        for o, t in zip(out, r):
+            write_out(o, t.detach(), name)
+        return None
+    return with_out
+
+
 for _name, _f in [("view_copy", _view), ("t_copy", _v.t), ("permute_copy", _v.permute),
                   ("transpose_copy", _v.transpose), ("expand_copy", _v.expand), ("squeeze_copy", _v.squeeze),
                   ("unsqueeze_copy", _v.unsqueeze), ("unbind_copy", _v.unbind), ("unfold_copy", _v.unfold),
                   ("alias_copy", _alias), ("as_strided_copy", _v.as_strided), ("diagonal_copy", _v.diagonal),
                   ("split_with_sizes_copy", _v.split_with_sizes), ("split_copy", _v.split),
                   ("detach_copy", lambda t: t.detach())]:
-    register(_name, method=False, out=_name not in ("unbind_copy",),
-             promote="none")(_copying(_name, _f))
+    _fn = _copying(_name, _f)
+    register(_name, method=False, out=_name not in _LIST_OUT,
+             promote="none")(_list_out(_name, _fn) if _name in _LIST_OUT else _fn)
 
 
 @register(out=True, promote="none")

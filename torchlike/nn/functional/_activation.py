@@ -27,6 +27,7 @@ from ..._ops.registry import TABLE as _TABLE
 from ..._ops.special import softmax_common
 from ... import _random
 from ..._random import draw
+from ..._ops.registry import accepts_out as _accepts_out, write_out as _write_out
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrelu", "rrelu_", "elu", "elu_",
            "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_",
@@ -300,12 +301,13 @@ def celu_(input, alpha=1.0):
     return celu(input, alpha, inplace=True)
 
 
-def gelu(input, approximate="none"):
+def gelu(input, approximate="none", *, out=None):
     """Gaussian error linear unit; ``approximate='tanh'`` uses the tanh approximation."""
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     _check_float(input, "GeluKernelImpl")
-    return dispatch(_gelu, (input,), (("approximate", approximate),), name="GeluBackward0")
+    r = dispatch(_gelu, (input,), (("approximate", approximate),), name="GeluBackward0")
+    return r if out is None else _write_out(out, r, "gelu")
 
 
 def silu(input, inplace=False):
@@ -348,12 +350,14 @@ def hardswish(input, inplace=False):
     return _ret(input, dispatch(_hardswish, (input,), name="HardswishBackward0"), inplace)
 
 
+@_accepts_out("hardshrink")
 def hardshrink(input, lambd=0.5):
     """x where |x| > lambd, else 0."""
     _check_float(input, "hardshrink_cpu")
     return dispatch(_hardshrink, (input, lambd), name="HardshrinkBackward0")
 
 
+@_accepts_out("softshrink")
 def softshrink(input, lambd=0.5):
     """x - lambd, x + lambd or 0 (shrink towards 0 by lambd)."""
     _check_float(input, "softshrink_check")
@@ -367,6 +371,7 @@ def tanhshrink(input):
     return dispatch(_tanhshrink, (_int_to_float(input),), name="SubBackward0")
 
 
+@_accepts_out("softplus")
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta * x)) / beta, linear above ``threshold``."""
     _check_float(input, "softplus_cpu")
@@ -389,6 +394,7 @@ def threshold_(input, threshold, value):
     return globals()["threshold"](input, threshold, value, inplace=True)
 
 
+@_accepts_out("log_sigmoid_forward")
 def logsigmoid(input):
     """log(sigmoid(x)), computed stably."""
     _check_float(input, "log_sigmoid_cpu")

@@ -20,6 +20,8 @@ def _bag_impl(idx, weight, offsets, psw, mode, num_bags, padding_idx, include_la
     if include_last:
         seg = jnp.where(jnp.arange(n) >= offsets[-1], num_bags, seg)
     rows = jnp.take(weight, idx, axis=0)
+    if mode != "max" and rows.dtype in (jnp.float16, jnp.bfloat16):
+        rows = rows.astype(jnp.float32)  # torch weighs and sums half rows in float32, rounding once
     if psw is not None:
         rows = rows * psw[:, None].astype(rows.dtype)
     if mode == "max":
@@ -28,7 +30,10 @@ def _bag_impl(idx, weight, offsets, psw, mode, num_bags, padding_idx, include_la
         return jnp.where((cnt > 0)[:, None], m, 0).astype(weight.dtype)
     s = jax.ops.segment_sum(rows, seg, num_segments=num_bags)
     if mode == "mean":
-        cnt = jax.ops.segment_sum(keep.astype(rows.dtype), cnt_seg, num_segments=num_bags)
+        if s.dtype != weight.dtype:  # half: torch divides the sum rounded to half (XLA would skip the rounding)
+            fi = jnp.finfo(weight.dtype)
+            s = jax.lax.reduce_precision(s, exponent_bits=fi.nexp, mantissa_bits=fi.nmant)
+        cnt = jax.ops.segment_sum(keep.astype(s.dtype), cnt_seg, num_segments=num_bags)
         s = s / jnp.maximum(cnt, 1)[:, None]
     return s.astype(weight.dtype)
 

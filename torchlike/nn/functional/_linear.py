@@ -13,6 +13,7 @@ from ... import _dtype
 from ..._dispatch import dispatch
 from ...tensor import Tensor
 from ... import _autocast as _amp
+from ..._ops.registry import write_out as _write_out
 
 __all__ = ["linear", "bilinear"]
 
@@ -37,7 +38,7 @@ def _cap(d):
 
 
 @_amp.lower
-def linear(input, weight, bias=None):
+def linear(input, weight, bias=None, *, out=None):
     """y = input @ weight.T + bias.
 
     >>> import torchlike as torch
@@ -62,12 +63,14 @@ def linear(input, weight, bias=None):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and "
                            f"{wshape[-1]}x{wshape[0]})")
     if weight.ndim == 1:
-        return dispatch(_linear_vec, (input, weight, bias), name="AddmmBackward0" if bias is not None
-                        else "MvBackward0")
-    if input.ndim == 2:  # torch: addmm(bias, input, weight.t()) / mm(input, weight.t())
-        return dispatch(_linear, (input, weight, bias),
-                        name="AddmmBackward0:linear" if bias is not None else "MmBackward0:linear")
-    return dispatch(_linear, (input, weight, bias), name="AddmmBackward0" if bias is not None else "MmBackward0")
+        r = dispatch(_linear_vec, (input, weight, bias), name="AddmmBackward0" if bias is not None
+                     else "MvBackward0")
+    elif input.ndim == 2:  # torch: addmm(bias, input, weight.t()) / mm(input, weight.t())
+        r = dispatch(_linear, (input, weight, bias),
+                     name="AddmmBackward0:linear" if bias is not None else "MmBackward0:linear")
+    else:
+        r = dispatch(_linear, (input, weight, bias), name="AddmmBackward0" if bias is not None else "MmBackward0")
+    return r if out is None else _write_out(out, r, "linear")
 
 
 def _linear_vec(x, w, b):

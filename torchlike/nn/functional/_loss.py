@@ -79,8 +79,10 @@ def _s(v, x):
 
 
 def _hinge(z):
-    # clamp_min(z, 0) with torch's gradient (1 at z == 0)
-    return jnp.where(z >= 0, z, jnp.zeros((), z.dtype))
+    # clamp_min(z, 0) with torch's gradient (1 at z == 0); NaN stays NaN (gradient 0), as in torch
+    if not jnp.issubdtype(z.dtype, jnp.inexact):
+        return jnp.where(z >= 0, z, jnp.zeros((), z.dtype))
+    return jnp.where(z >= 0, z, jnp.where(jnp.isnan(z), jax.lax.stop_gradient(z), jnp.zeros((), z.dtype)))
 
 
 def _size_warn(input, target):
@@ -96,7 +98,9 @@ def _common_float(*ts):
 
 
 def _abs0(d):
-    # |d| with torch's gradient sign(d) (0 at d == 0)
+    # |d| with torch's gradient sign(d) (0 at d == 0); a complex d gives its (real) modulus
+    if jnp.iscomplexobj(d):
+        return jnp.abs(d)
     return d * jnp.sign(d)
 
 
@@ -118,6 +122,8 @@ def _pointwise_loss(x, y, w, *scal, kind, reduction, dt):
         l = jnp.where(z < beta, 0.5 * z * z / jnp.where(beta > 0, beta, 1), z - 0.5 * beta)
     else:  # soft margin: log(1 + exp(-y x))
         l = jnp.logaddexp(jnp.zeros((), x.dtype), -y * x)
+    if kind == "l1" and jnp.issubdtype(dt, jnp.complexfloating):
+        dt = jnp.finfo(dt).dtype  # torch: |input - target| of complex inputs is real
     if w is not None:
         wv = _up(w.astype(dt))
         l = l * wv
@@ -506,16 +512,21 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                     name="MultiMarginLossBackward0")
 
 
-def _cos_emb(x1, x2, y, margin, reduction, dim):
-    a, b = _up(x1), _up(x2)
+def _cos_emb(x1, x2, y, margin, reduction, dim, din, dt):
     eps = 1e-12
-    prod = jnp.sum(a * b, axis=dim)
-    m1 = jnp.sum(a * a, axis=dim) + eps
-    m2 = jnp.sum(b * b, axis=dim) + eps
+    if jnp.issubdtype(din, jnp.inexact):
+        a, b = _up(x1.astype(din)), _up(x2.astype(din))
+        prod = jnp.sum(a * b, axis=dim)
+        m1 = jnp.sum(a * a, axis=dim) + eps
+        m2 = jnp.sum(b * b, axis=dim) + eps
+    else:  # torch: integer (or bool) products, summed into int64, then + eps gives the default float
+        a, b = x1.astype(din), x2.astype(din)
+        prod, m1, m2 = (_up(jnp.sum(u, axis=dim, dtype=jnp.int64).astype(dt)) for u in (a * b, a * a, b * b))
+        m1, m2 = m1 + eps, m2 + eps
     cos = prod / jnp.sqrt(m1 * m2)
     yv = y.astype(cos.dtype)
     l = jnp.where(yv == 1, 1 - cos, 0) + jnp.where(yv == -1, _hinge(cos - _s(margin, cos)), 0)
-    return _reduce(l, reduction).astype(x1.dtype)
+    return _reduce(l, reduction).astype(dt)
 
 
 @_amp.fp32
@@ -526,14 +537,19 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
         raise RuntimeError(f"cosine_embedding_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
     dim = 1 if input1.dim() == 2 else 0
-    return dispatch(_cos_emb, (input1, input2, target, margin), (("reduction", reduction), ("dim", dim)),
+    din = _dtype.result_type(input1, input2)
+    return dispatch(_cos_emb, (input1, input2, target, margin),
+                    (("reduction", reduction), ("dim", dim), ("din", din.np), ("dt", _common_float(input1, input2).np)),
                     name="MeanBackward0")
 
 
-def _margin_rank(x1, x2, y, margin, reduction):
-    a, b, yv = _up(x1), _up(x2), _up(y)
-    l = _hinge(-yv * (a - b) + _s(margin, a))
-    return _reduce(l, reduction).astype(jnp.result_type(x1.dtype, x2.dtype))
+def _margin_rank(x1, x2, y, margin, reduction, din, dt):
+    # torch: -target * (input1 - input2) in the inputs' promoted dtype (integers wrap), then + margin (a
+    # float scalar: integer inputs give the default float dtype), clamp_min(0), reduce
+    u = -y.astype(din) * (x1.astype(din) - x2.astype(din))
+    u = _up(u.astype(dt))
+    l = _hinge(u + _s(margin, u))
+    return _reduce(l, reduction).astype(dt)
 
 
 @_amp.fp32
@@ -543,8 +559,10 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
-    return dispatch(_margin_rank, (input1, input2, target, margin), (("reduction", reduction),),
-                    name="MeanBackward0")
+    din = _dtype.result_type(input1, input2, target)
+    dt = _common_float(input1, input2, target)
+    return dispatch(_margin_rank, (input1, input2, target, margin),
+                    (("reduction", reduction), ("din", din.np), ("dt", dt.np)), name="MeanBackward0")
 
 
 def _hinge_emb(x, y, margin, reduction):
@@ -561,7 +579,9 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 
 def _pdist_lastdim(d, p):
-    """||d||_p over the last dim with torch's zero gradient at d == 0."""
+    """||d||_p over the last dim with torch's zero gradient at d == 0 (real for a complex ``d``)."""
+    if jnp.iscomplexobj(d):
+        d = jnp.abs(d)
     if p == 2:
         s = jnp.sum(d * d, axis=-1)
         pos = s > 0
@@ -578,15 +598,18 @@ def _pdist_lastdim(d, p):
     return jnp.where(pos, jnp.where(pos, s, 1) ** (1.0 / p), 0)
 
 
-def _triplet(a, pz, n, margin, eps, p, swap, reduction):
-    A, P, N = _up(a), _up(pz), _up(n)
-    e = _s(eps, A)
-    dp = _pdist_lastdim(A - P + e, p)
-    dn = _pdist_lastdim(A - N + e, p)
+def _triplet(a, pz, n, margin, eps, p, swap, reduction, dins, dt):
+    # torch: pairwise_distance of each pair (the difference in the pair's promoted dtype, so integers
+    # wrap; + eps gives integers the default float dtype; complex differences have real norms)
+    def dist(x, y, din):
+        d = _up((x.astype(din) - y.astype(din)).astype(dt))
+        return _pdist_lastdim(d + _s(eps, d), p)
+    dp = dist(a, pz, dins[0])
+    dn = dist(a, n, dins[1])
     if swap:
-        dn = jnp.minimum(dn, _pdist_lastdim(P - N + e, p))
-    l = _hinge(_s(margin, A) + dp - dn)
-    return _reduce(l, reduction).astype(a.dtype)
+        dn = jnp.minimum(dn, dist(pz, n, dins[2]))
+    l = _hinge(_s(margin, dp) + dp - dn)
+    return _reduce(l, reduction).astype(jnp.finfo(dt).dtype)
 
 
 @_amp.fp32
@@ -602,9 +625,12 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
         raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
     check_broadcast(anchor.shape, positive.shape)
     check_broadcast(anchor.shape, negative.shape)
+    dins = tuple(_dtype.result_type(x, y).np for x, y in ((anchor, positive), (anchor, negative),
+                                                          (positive, negative)))
+    dt = _common_float(anchor, positive, negative)
     return dispatch(_triplet, (anchor, positive, negative, margin, eps),
-                    (("p", float(p)), ("swap", bool(swap)), ("reduction", reduction)),
-                    name="MeanBackward0")
+                    (("p", float(p)), ("swap", bool(swap)), ("reduction", reduction), ("dins", dins),
+                     ("dt", dt.np)), name="MeanBackward0")
 
 
 def _triplet_combine(dp, dn, ds, margin, reduction):

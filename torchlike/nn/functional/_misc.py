@@ -79,25 +79,27 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return dispatch(_cos_sim, (x1, x2, eps), (("dim", d),), name="SumBackward1")
 
 
-def _pairwise(a, b, eps, p, keepdim, dt):
-    x1, x2 = _up(a.astype(dt)), _up(b.astype(dt))
-    d = x1 - x2 + jnp.asarray(eps).astype(x1.dtype)
+def _pairwise(a, b, eps, p, keepdim, din, dt):
+    # torch: norm(x1 - x2 + eps): the difference in the inputs' promoted dtype (integers wrap), then the
+    # float eps promotes integers to the default float dtype; a complex difference has a real norm
+    d = _up((a.astype(din) - b.astype(din)).astype(dt))
+    d = d + jnp.asarray(eps).astype(d.dtype)
     if d.ndim == 0:
         d = d.reshape(1)
     r = _pdist_lastdim(d, p)
     if keepdim:
         r = r[..., None]
-    return r.astype(dt)
+    return r.astype(jnp.finfo(dt).dtype)
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """||x1 - x2 + eps||_p over the last dim (integer inputs give the default float dtype, as in torch)."""
     check_broadcast(x1.shape, x2.shape)
-    dt = _dtype.result_type(x1, x2)
+    din = dt = _dtype.result_type(x1, x2)
     if not (dt.is_floating_point or dt.is_complex):
         dt = _dtype.get_default_dtype()
-    return dispatch(_pairwise, (x1, x2, eps), (("p", float(p)), ("keepdim", bool(keepdim)), ("dt", dt.np)),
-                    name="NormBackward1")
+    return dispatch(_pairwise, (x1, x2, eps), (("p", float(p)), ("keepdim", bool(keepdim)), ("din", din.np),
+                                               ("dt", dt.np)), name="NormBackward1")
 
 
 def _pdist(x, p):

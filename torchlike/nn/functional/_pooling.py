@@ -20,6 +20,7 @@ from ...tensor import Tensor
 from ._conv import ntuple
 from ... import _autocast as _amp
 from ..._random import draw
+from ..._ops.registry import accepts_out as _accepts_out
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "max_unpool1d", "max_unpool2d",
@@ -310,6 +311,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1, "avg_pool1d")
 
 
+@_accepts_out("avg_pool2d")
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """2-D average pooling (``count_include_pad``, ``divisor_override`` as in torch).
@@ -323,6 +325,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                      "avg_pool2d")
 
 
+@_accepts_out("avg_pool3d")
 @_amp.fp32
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
