@@ -246,7 +246,8 @@ class Tensor(TensorCasts, TensorPickling):
             if chain[0][0] == "alias" and chain[0] != _DATA_STEP:
                 chain = chain[1:]
         src = root._x
-        if root._rg or root._grad_fn is not None or self._grad_fn is not None or Tensor._value is not _PLAIN_VALUE:
+        if root._rg or self._rg or root._grad_fn is not None or self._grad_fn is not None or \
+                Tensor._value is not _PLAIN_VALUE:
             return None
         if type(src) not in _CONCRETE and not _concrete(src):
             return None
