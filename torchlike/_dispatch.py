@@ -109,14 +109,15 @@ def _record(f, statics, args, arrays, outs, name, saves):
                 d = getattr(arrays[i], "dtype", None)
                 inputs.append(_NO_EDGE if d is not None and d.kind in "fcV" else None)
             if saves is True:
-                saved.append((a, a._ver[0]))
+                v = a._ver
+                saved.append((a, v[0] if len(v) == 1 else v[0] - v[1]))  # (a._version, inlined)
         else:
             inputs.append(None)
     diff_out = tuple(j for j, o in enumerate(outs) if _diff_dtype(o._x.dtype))
     if not diff_out:
         return
     if saves == "out":  # torch's formula uses the result (exp, tanh, sigmoid, ...): guard that instead
-        saved = [(o, o._ver[0]) for o in outs]
+        saved = [(o, o._version) for o in outs]
     out_meta = tuple((outs[j]._x.shape, outs[j]._x.dtype) for j in diff_out)
     node = (_NODE_CLASSES.get(name) or node_class(name))(f, statics, tuple(arrays), tuple(inputs), tuple(diff_in), diff_out, out_meta,
                 name, tuple(saved))

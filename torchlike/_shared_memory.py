@@ -118,7 +118,7 @@ def share(t):
         return t
     arr = np.asarray(t._value)
     if t._vbase is not None and t._chain[0][0] != "alias":
-        t._ver = [t._ver[0]]  # a view: it gets storage of its own (torch moves the base's; docs/differences.md)
+        t._ver = [t._version]  # a view: it gets storage of its own (torch moves the base's; docs/differences.md)
     register(type(t))  # (Parameter and other subclasses: multiprocessing's pickler looks up the exact type)
     return _attach(t, _Mapping.create(arr))
 

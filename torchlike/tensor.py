@@ -72,6 +72,7 @@ def _concrete(x):
 
 
 _ALIAS_CHAIN = (("alias",),)
+_DATA_STEP = ("alias", "data")  # ``.data``: an alias whose writes autograd's version check does not see
 _SHARED_CHAIN = (("alias", "shared"),)  # a tensor in shared memory (_shared_memory): an alias of its mapping
 _CONCRETE = set()  # array types seen that are concrete jax arrays (a faster check than isinstance)
 
@@ -217,12 +218,12 @@ class Tensor(TensorCasts, TensorPickling):
     def _make_view(self, out, step):
         """Mark ``out`` (the result of view op ``step`` on self) as a view sharing self's root."""
         root = self._vbase if self._vbase is not None else self
-        if self._chain is _SHARED_CHAIN and step == ("alias",):  # detach()/.data: shared as well
+        if self._chain is _SHARED_CHAIN and step[0] == "alias":  # detach()/.data: shared as well
             out._vbase, out._chain, out._ver, out._seen = root, _SHARED_CHAIN, root._ver, -1
             return out
         chain = (self._chain or ()) + (step,) if step[0] != "as_strided" else (step,)
-        if chain and chain[0][0] == "alias" and len(chain) > 1:
-            chain = chain[1:]
+        if chain and chain[0][0] == "alias" and len(chain) > 1 and chain[0] != _DATA_STEP:
+            chain = chain[1:]  # (an alias's view is the root's view; one of .data keeps the tag: its writes)
         out._vbase = root
         out._chain = chain
         out._ver = root._ver
@@ -242,10 +243,11 @@ class Tensor(TensorCasts, TensorPickling):
             root, chain = b, self._chain + (step,)
             if self._ver is not b._ver:
                 return None
-            if chain[0][0] == "alias":
+            if chain[0][0] == "alias" and chain[0] != _DATA_STEP:
                 chain = chain[1:]
         src = root._x
-        if root._rg or root._grad_fn is not None or self._grad_fn is not None or Tensor._value is not _PLAIN_VALUE:
+        if root._rg or self._rg or root._grad_fn is not None or self._grad_fn is not None or \
+                Tensor._value is not _PLAIN_VALUE:
             return None
         if type(src) not in _CONCRETE and not _concrete(src):
             return None
@@ -258,7 +260,8 @@ class Tensor(TensorCasts, TensorPickling):
 
     @property
     def _version(self):
-        return self._ver[0]
+        v = self._ver  # [writes, writes made through .data] (the second only once there was one)
+        return v[0] if len(v) == 1 else v[0] - v[1]
 
     @property
     def _base(self):
@@ -289,9 +292,14 @@ class Tensor(TensorCasts, TensorPickling):
             self._ver[0] += 1
             return
         b._x = _views.write_back_fn(self._chain)(b._value, new)
-        self._ver[0] += 1
+        v = self._ver
+        v[0] += 1
+        if _DATA_STEP in self._chain:  # through ``.data``: autograd's version (``_version``) does not move
+            if len(v) == 1:
+                v.append(0)
+            v[1] += 1
         self._x = new.astype(self._x.dtype)
-        self._seen = self._ver[0]
+        self._seen = v[0]
 
     def _check_inplace_leaf(self):
         if self._chain is _ALIAS_CHAIN:
@@ -537,9 +545,10 @@ class Tensor(TensorCasts, TensorPickling):
 
     @property
     def data(self):
-        # torch's .data has its own version counter; ours shares it (docs/differences.md), because
-        # views refresh from the shared counter.
-        return self.detach()
+        # torch's .data has a version counter of its own: a write through it is invisible to autograd's
+        # saved-tensor check. Ours shares the list (views refresh from it) and counts such writes apart.
+        out = Tensor._wrap(self._value, self._dev)
+        return self._make_view(out, _DATA_STEP)
 
     @data.setter
     def data(self, new):
@@ -549,7 +558,7 @@ class Tensor(TensorCasts, TensorPickling):
         self._dev = new._dev
         self._vbase = None
         self._chain = None
-        self._ver = [self._ver[0]]
+        self._ver = [self._version]
 
     # ---- conversion to Python / numpy ---------------------------------------------------------
     def _host_scalar(self):

@@ -52,7 +52,7 @@ def apply_meta(meta, before):
             continue
         if kind == "detach":
             t._vbase, t._chain, t._dev = None, None, v
-            t._ver = [t._ver[0]]
+            t._ver = [t._version]
         elif kind == "rg":
             t._rg = v
         else:
@@ -157,7 +157,7 @@ class ArgPlan:
             elif kind == "detach":
                 t = leaves[w[1]]
                 t._x, t._dev, t._vbase, t._chain = new, w[2], None, None
-                t._ver = [t._ver[0] + 1]
+                t._ver = [t._version + 1]
             else:
                 r = roots[w[1]]
                 g = r._grad
