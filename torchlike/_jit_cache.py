@@ -39,7 +39,7 @@ def _env_limit():
 
 class _Budget:
     limit = _env_limit()
-    total = 0  # executables (plus one per cached function) held by all caches
+    total = 0  # executables (plus one per cached function) held by all caches, as _shrink last counted them
     clock: collections.OrderedDict = collections.OrderedDict()  # entries, oldest first
     evictions = 0
     lock = threading.RLock()
@@ -79,7 +79,6 @@ class Cache(dict):
         with _Budget.lock:
             self[key] = e
             _Budget.clock[e] = None
-            _Budget.total += 1
         _shrink()
         return e
 
@@ -101,8 +100,6 @@ def counted(e):
     with _Budget.lock:
         if e not in _Budget.clock:  # evicted while its owner still holds it (a compiled program)
             _Budget.clock[e] = None
-            e.n = -1
-        _Budget.total += n - e.n
         e.n = n
     _shrink()
 

@@ -123,15 +123,9 @@ def share(t):
     return _attach(t, _Mapping.create(arr))
 
 
-def is_shared(t):
-    b = t._vbase
-    return b is not None and type(b) is _SharedRoot
-
-
 def _rebuild(cls, dupfd, dtype, shape, requires_grad, extra):
     m = _Mapping(dupfd.detach(), int(np.prod(shape, dtype=np.int64)) * dtype.itemsize, dtype, shape)
-    t = Tensor._wrap(host_to_jax(m.data, copy=True, concrete=True))
-    _attach(t, m)
+    t = _attach(Tensor._wrap(None), m)  # (the value is read from the mapping by _attach)
     if cls is not Tensor:
         t = t.as_subclass(cls)
     t._rg = requires_grad
@@ -141,7 +135,7 @@ def _rebuild(cls, dupfd, dtype, shape, requires_grad, extra):
 
 def _reduce(t):
     """How multiprocessing pickles a tensor: a shared one as its mapping's descriptor, others by value."""
-    if not is_shared(t):
+    if not t.is_shared():
         return t.__reduce_ex__(4)
     m = t._vbase.__dict__["_map"]
     extra = {k: v for k, v in t.__dict__.items() if not k.startswith("_")}

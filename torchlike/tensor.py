@@ -720,8 +720,7 @@ class Tensor(TensorCasts, TensorPickling):
         return _shared_memory.share(self)
 
     def is_shared(self):
-        b = self._vbase
-        return b is not None and self._chain is _SHARED_CHAIN
+        return self._chain is _SHARED_CHAIN
 
     def record_stream(self, stream):
         return None
