@@ -55,7 +55,6 @@ from . import optim  # noqa: E402,F401
 
 
 from ._global_settings import *  # noqa: E402,F401,F403
-from . import compile  # noqa: E402,F811
 from . import export  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401  (torch.profiler is an attribute of torch)
 from . import cuda, amp, backends, utils, jit, onnx, accelerator, distributed  # noqa: E402,F401
@@ -63,7 +62,6 @@ from .accelerator import Stream, Event  # noqa: E402,F401  (torch.Stream / torch
 from ._errors import OutOfMemoryError, AcceleratorError  # noqa: E402,F401
 torch = _sys.modules[__name__]  # torch.torch is torch (kornia annotates with torch.torch.Tensor)
 from . import serialization, safetensors  # noqa: E402
-from . import distributions  # noqa: E402,F401  (pure Python, ~2 ms)
 from . import sparse  # noqa: E402  (torch.sparse; also gives torch.mm/matmul a sparse operand)
 sparse._install(_sys.modules[__name__])
 from . import func  # noqa: E402,F401
@@ -82,7 +80,17 @@ from ._storage import UntypedStorage  # noqa: E402,F401
 from ._symbolic import *  # noqa: E402,F401,F403
 from ._missing import module_getattr as _module_getattr  # noqa: E402
 
-__getattr__ = _module_getattr("torch")
+_missing_getattr = _module_getattr("torch")
+
+
+def __getattr__(name):
+    """``torch.distributions`` is loaded on first use. It is a library written on this finished facade
+    (layer 7 in docs/DEVELOPING.md: its modules ``import torchlike``), so the facade cannot import it while
+    it is still being built; everything else missing raises MissingAPI."""
+    if name == "distributions":
+        import importlib  # (not `from . import`: that asks this __getattr__ again)
+        return importlib.import_module(".distributions", __name__)  # lazy: layer 7 loads after the facade
+    return _missing_getattr(name)
 
 
 def _nn_methods():

@@ -13,7 +13,7 @@ import numbers
 import warnings
 
 from ... import _creation
-from ... import int64 as _long
+from ..._dtype import int64 as _long
 from ...autograd import grad_mode
 from .. import init
 from ..functional import _norm as Fn
