@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from . import _dtype
+from .tensor import Tensor
 
 __all__ = ["dtype_of_type_name", "LEGACY"]
 
@@ -19,7 +20,6 @@ def dtype_of_type_name(name):
 
 
 def make_legacy_constructor(name, dt):
-    from .tensor import Tensor
 
     class _Meta(type):
         def __instancecheck__(cls, obj):

@@ -35,7 +35,7 @@ PROTOCOL_VERSION = 1001
 
 
 def legacy_load(fh, device_for, weights_only, pickle_load_args):
-    from . import serialization as ser
+    from . import serialization as ser  # lazy: serialization imports this module (torch.load's legacy branch)
     if _is_tar(fh):
         if weights_only:
             raise RuntimeError("Cannot use ``weights_only=True`` with files saved in the legacy .tar format. "

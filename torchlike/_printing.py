@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype
+from ._errors import to_host
 
 __all__ = ["tensor_repr", "set_printoptions"]
 
@@ -123,7 +124,6 @@ def tensor_repr(t, prefix="tensor("):
 def tensor_body(t, indent):
     """The values part of a tensor's repr (``[[1., 2.], ...]``, lines indented by ``indent``) and the suffixes
     its size and dtype call for (``size=(0, 3)``, ``dtype=torch.int32``)."""
-    from ._errors import to_host
     dt = t.dtype
     x = t._host_array()  # a host tensor is printed from its numpy array, without a transfer
     a = to_host(t._value if x is None else x)

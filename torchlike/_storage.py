@@ -14,6 +14,7 @@ bytes, its address (the XLA buffer's, valid while the tensor is unchanged) and d
 from __future__ import annotations
 
 import weakref
+from ._device import CPU
 
 __all__ = ["UntypedStorage", "buffer_address"]
 
@@ -114,7 +115,6 @@ class UntypedStorage:
 
     @property
     def device(self):
-        from ._device import CPU
         return CPU if self._root is None else self._root.device
 
     @property

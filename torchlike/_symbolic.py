@@ -16,6 +16,8 @@ import builtins
 import math
 
 from ._layout import _mkldnn, jagged, layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
+from .tensor import Tensor
+from ._memory_format import contiguous_format
 
 __all__ = ["SymInt", "SymFloat", "SymBool", "sym_int", "sym_float", "sym_not", "sym_max", "sym_min", "sym_ite",
            "sym_sum", "sym_sqrt", "_assert", "_check", "_check_with", "_check_is_size", "_check_index", "_check_value",
@@ -132,7 +134,6 @@ def _check_not_implemented(cond, message=None):
 
 
 def _check_tensor_all_with(error_type, cond, message=None):
-    from .tensor import Tensor
     if not isinstance(cond, Tensor):
         raise TypeError(f"cond must be a tensor, but got {type(cond)}")
     if not cond.dtype.name == "bool":
@@ -171,7 +172,6 @@ def _check_tensor_all(cond, message=None):
 
 
 def _legacy_contiguous_format():
-    from ._memory_format import contiguous_format
     return contiguous_format
 
 

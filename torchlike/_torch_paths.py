@@ -19,6 +19,7 @@ import importlib
 import importlib.util
 import sys
 import types
+from ._missing import MissingAPI
 
 __all__ = ["home", "mirror"]
 
@@ -60,7 +61,6 @@ def _missing_message(torch_path, why):
 
 def missing_function(namespace, name, why):
     """A function ``name`` in ``namespace`` that raises torch-path-naming NotImplementedError when called."""
-    from ._missing import MissingAPI
     torch_path = "torch" + namespace["__name__"][len("torchlike"):] + "." + name
 
     def missing(*args, **kwargs):
@@ -73,7 +73,6 @@ def missing_function(namespace, name, why):
 
 def missing_class(namespace, name, why, bases=(object,)):
     """A class ``name`` in ``namespace`` whose construction raises NotImplementedError (see ``missing_function``)."""
-    from ._missing import MissingAPI
     torch_path = "torch" + namespace["__name__"][len("torchlike"):] + "." + name
 
     def __init__(self, *args, **kwargs):

@@ -31,6 +31,12 @@ import struct
 import warnings
 from codecs import encode as _encode
 
+from . import _dtype
+from ._device import device
+from .nn.parameter import Parameter
+from .sparse._serialization import rebuild_sparse_tensor
+from .tensor import Size, Tensor
+
 __all__ = ["Unpickler", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "remove_safe_globals",
            "safe_globals_context", "user_allowed_globals", "default_allowed_globals", "globals_in_pickle",
            "wo_message"]
@@ -124,11 +130,7 @@ def _unsupported_rebuild(name):
 
 @functools.lru_cache(maxsize=1)
 def default_allowed_globals():
-    from . import _dtype
-    from . import serialization as ser
-    from .nn.parameter import Parameter
-    from ._device import device
-    from .tensor import Size, Tensor
+    from . import serialization as ser  # lazy: serialization imports this module (its unpickler)
     rc = {"collections.OrderedDict": collections.OrderedDict, "collections.Counter": collections.Counter,
           "torch.nn.parameter.Parameter": Parameter, "torch.serialization._get_layout": ser._get_layout,
           "torch.Size": Size, "torch.Tensor": Tensor, "torch.device": device, "_codecs.encode": _encode,
@@ -145,7 +147,6 @@ def default_allowed_globals():
                 "_rebuild_parameter_with_state": ser._rebuild_parameter_with_state,
                 "_rebuild_device_tensor_from_numpy": ser._rebuild_device_tensor_from_numpy,
                 "_rebuild_device_tensor_from_cpu_tensor": ser._rebuild_device_tensor_from_cpu_tensor}
-    from .sparse._serialization import rebuild_sparse_tensor
     rebuilds["_rebuild_sparse_tensor"] = rebuild_sparse_tensor
     for name in ("_rebuild_qtensor", "_rebuild_tensor_v3",
                  "_rebuild_meta_tensor_no_storage", "_rebuild_nested_tensor", "_rebuild_wrapper_subclass"):
@@ -221,7 +222,6 @@ class Unpickler:
         return obj in default_allowed_globals().values() or obj in user.values()
 
     def load(self):  # noqa: C901 - one branch per opcode, as pickle's own loop
-        from .nn.parameter import Parameter
         from .tensor import Tensor
         user = user_allowed_globals()
         defaults = default_allowed_globals()

@@ -18,6 +18,7 @@ tensor([2., 2.])
 from __future__ import annotations
 
 import functools
+from .autograd.function import Function
 
 __all__ = ["Library", "custom_op", "CustomOpDef", "define", "impl", "register_fake", "impl_abstract",
            "register_autograd", "register_kernel", "register_vmap", "register_torch_dispatch", "register_autocast",
@@ -78,7 +79,6 @@ class CustomOpDef:
 
     def _autograd_function(self):
         if self._function is None:
-            from .autograd.function import Function
             op = self
 
             def forward(*args):

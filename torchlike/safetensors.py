@@ -15,6 +15,7 @@ import tempfile
 import numpy as np
 
 from .tensor import Tensor
+from ._device import canonical, host_to_jax
 
 __all__ = ["save_file", "load_file", "save", "load"]
 
@@ -29,7 +30,6 @@ def _to_numpy(tensors):
 
 
 def _from_numpy(arrays, device):
-    from ._device import canonical, host_to_jax
     dev = canonical(device)
     return {k: Tensor._wrap(host_to_jax(np.asarray(a)), dev) for k, a in arrays.items()}
 

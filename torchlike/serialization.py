@@ -31,6 +31,11 @@ from . import _dtype, _views, _weights_only
 from ._device import canonical, device as _device_cls, host_to_jax
 from ._layout import strided as _strided
 from .tensor import Size, Tensor
+from .nn.parameter import Parameter, is_lazy
+from ._ops.views import view_step
+from . import cuda
+from ._legacy_serialization import legacy_load
+from .sparse._serialization import reduce_sparse
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
            "get_unsafe_globals_in_checkpoint", "DEFAULT_PROTOCOL"]
@@ -87,7 +92,6 @@ class _Pickler(pickle._Pickler):
     def reducer_override(self, obj):
         if isinstance(obj, Tensor) and not _is_lazy(obj):
             if obj.layout is not _strided:  # sparse: torch's _rebuild_sparse_tensor(layout, (indices, values, ...))
-                from .sparse._serialization import reduce_sparse
                 return reduce_sparse(obj, _Global)
             return self._reduce_tensor(obj)
         return NotImplemented
@@ -116,7 +120,6 @@ class _Pickler(pickle._Pickler):
         super().save(obj, save_persistent_id)
 
     def _reduce_tensor(self, t):
-        from .nn.parameter import Parameter
         if t.grad_fn is not None and not isinstance(t, Parameter):
             pass  # torch saves non-leaf tensors' data too (without history)
         root = t._vbase if (t._vbase is not None and not _has_complex_step(t._chain)) else None
@@ -183,7 +186,6 @@ class _StorageRef:
 
 
 def _is_lazy(t):
-    from .nn.parameter import is_lazy
     return is_lazy(t)
 
 
@@ -324,7 +326,6 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks, *state):
-    from .nn.parameter import Parameter
     p = Parameter(data, requires_grad)
     if state and isinstance(state[0], dict):
         p.__dict__.update(state[0])
@@ -382,7 +383,6 @@ class _Storage:
             self.root = Tensor._wrap(raw, self.device)
         if numel == 0:
             return Tensor._wrap(jnp.zeros(size, self.dt.np), self.device)
-        from ._ops.views import view_step
         return view_step(self.root, ("as_strided", size, stride, int(offset)))
 
 
@@ -473,7 +473,6 @@ def _device_for(ml, location):
         location = str(ml)
     d = canonical(location)
     if d.type == "cuda":
-        from . import cuda
         if not cuda.is_available():
             raise RuntimeError("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() "
                                "is False. If you are running on a CPU-only machine, please use torch.load with "
@@ -542,7 +541,6 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                                    f"{f_name}_use_new_zipfile_serialization=True), please torch.save your "
                                    "checkpoint with this option in order to use mmap.")
             fh.seek(0)
-            from ._legacy_serialization import legacy_load
             obj = legacy_load(fh, lambda loc: _device_for(map_location, loc), weights_only, pickle_load_args)
     if callable(map_location) and not isinstance(map_location, (str, _device_cls, dict)):
         obj = _apply_map_location(obj, map_location)

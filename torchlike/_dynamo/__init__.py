@@ -15,6 +15,7 @@ from ..compiler import allow_in_graph, assume_constant_result, disable, is_compi
 from ..compiler import substitute_in_graph  # noqa: F401
 from . import config, exc  # noqa: F401
 from . import eval_frame  # noqa: F401
+from .. import compile as _compile
 
 __all__ = ["allow_in_graph", "assume_constant_result", "disable", "is_compiling", "list_backends", "reset",
            "disallow_in_graph", "forbid_in_graph", "graph_break", "mark_dynamic", "maybe_mark_dynamic",
@@ -53,7 +54,6 @@ def mark_static_address(t, guard=True):
 def optimize(backend="inductor", *, nopython=False, guard_export_fn=None, guard_fail_fn=None, disable=False,
              dynamic=None):
     """``torch._dynamo.optimize(...)(fn)``: compile ``fn`` with torchlike.compile."""
-    from .. import compile as _compile
     return lambda fn: fn if disable else _compile.compile(fn, fullgraph=nopython, dynamic=dynamic)
 
 

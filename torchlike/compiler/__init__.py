@@ -15,6 +15,7 @@ import functools
 
 from .. import compile as _compile_pkg
 from ..compile._trace import is_tracing as _is_tracing
+from .. import export as _export
 
 __all__ = ["compile", "reset", "allow_in_graph", "substitute_in_graph", "assume_constant_result", "list_backends",
            "disable", "set_stance", "cudagraph_mark_step_begin", "wrap_numpy", "is_compiling", "is_dynamo_compiling",
@@ -40,7 +41,6 @@ def is_dynamo_compiling() -> bool:
 
 def is_exporting() -> bool:
     """True while ``torchlike.export.export`` traces a module."""
-    from .. import export as _export
     return bool(getattr(_export, "_exporting", False))
 
 

@@ -20,6 +20,7 @@ import numpy as np
 import torchlike
 from torchlike._dispatch import dispatch
 from torchlike._random import draw
+from torchlike._mt_rejection import dirichlet_normalize
 
 __all__ = ["standard_gamma", "sample_dirichlet", "binomial"]
 
@@ -114,7 +115,6 @@ def sample_dirichlet(conc):
     if isinstance(g, jax.core.Tracer):
         x = _normalize(g, dt)
     else:
-        from torchlike._mt_rejection import dirichlet_normalize
         x = jnp.asarray(dirichlet_normalize(np.asarray(g), dt))
     return dispatch(_dirichlet_surrogate, (conc, _as_tensor(g, conc), _as_tensor(x, conc)),
                     name="DirichletBackward")

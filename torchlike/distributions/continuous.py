@@ -12,6 +12,7 @@ from . import constraints
 from .distribution import Distribution, ExponentialFamily
 from ._sampling import standard_gamma
 from .utils import _standard_normal, broadcast_all, euler_constant
+from .multivariate import Dirichlet
 
 __all__ = ["Normal", "Uniform", "Laplace", "Exponential", "Gamma", "Chi2", "Beta", "Gumbel", "Cauchy"]
 
@@ -473,7 +474,6 @@ class Beta(ExponentialFamily):
     has_rsample = True
 
     def __init__(self, concentration1, concentration0, validate_args=None):
-        from .multivariate import Dirichlet
         if isinstance(concentration1, Number) and isinstance(concentration0, Number):
             both = torchlike.tensor([float(concentration1), float(concentration0)])
         else:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
+from .._creation import empty, from_numpy
 
 __all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer", "is_lazy"]
 
@@ -47,7 +48,6 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
-            from .._creation import empty
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}")
@@ -77,7 +77,6 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
 
 
 def _rebuild_parameter(array, device, requires_grad):
-    from .._creation import from_numpy
     t = from_numpy(np.array(array))
     if device != "cpu":
         t = t.to(device)
@@ -102,7 +101,6 @@ class Buffer(Tensor, metaclass=_BufferMeta):
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
-            from .._creation import empty
             data = empty(0)
         t = _fresh(Tensor, data, data.requires_grad)
         t.persistent = persistent
@@ -115,7 +113,6 @@ class UninitializedTensorMixin:
 
     def materialize(self, shape, device=None, dtype=None):
         """Give this placeholder real (uninitialised) storage of ``shape`` and become ``cls_to_become``."""
-        from .._creation import empty
         if device is None:
             device = self.device
         if dtype is None:
@@ -158,7 +155,6 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     cls_to_become = Parameter
 
     def __new__(cls, requires_grad=True, device=None, dtype=None):
-        from .._creation import empty
         data = empty(0, device=device, dtype=dtype)
         return _fresh(cls, data, requires_grad)
 
@@ -176,7 +172,6 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     cls_to_become = Tensor
 
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
-        from .._creation import empty
         data = empty(0, device=device, dtype=dtype)
         t = _fresh(cls, data, requires_grad)
         t.persistent = persistent

@@ -17,7 +17,7 @@ from .._creation import tensor
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.batchnorm import _BatchNorm
 from ..nn.modules.module import Module
-from .lr_scheduler import LRScheduler, _per_group
+from .lr_scheduler import LRScheduler, _note_direct_call, _per_group
 
 __all__ = ["AveragedModel", "SWALR", "update_bn", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",
            "get_ema_avg_fn", "get_swa_avg_fn"]
@@ -209,7 +209,6 @@ class SWALR(LRScheduler):
         return max(0, min(1, step / max(1, self.anneal_epochs)))
 
     def get_lr(self):
-        from .lr_scheduler import _note_direct_call
         _note_direct_call(self)
         # steps taken since construction (with no annealing phase the first step already lands on swa_lr)
         step = self._step_count - 1 if self.anneal_epochs else max(1, self._step_count - 1)

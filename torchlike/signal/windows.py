@@ -17,6 +17,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from .. import _dtype
+from .._creation import tensor
 
 __all__ = ["bartlett", "blackman", "cosine", "exponential", "gaussian", "general_cosine", "general_hamming",
            "hamming", "hann", "kaiser", "nuttall"]
@@ -33,7 +34,6 @@ def _checks(name, M, dtype, layout):
 
 def _make(name, M, sym, dtype, layout, device, requires_grad, body):
     """Shared frame: checks, the M == 0 / M == 1 cases, then ``body(M, sym)`` (a float64 array)."""
-    from .._creation import tensor
     dt = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
     _checks(name, M, dt, layout)
     if M == 0:

@@ -17,6 +17,7 @@ from .._dispatch import dispatch
 from .._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csr
 from ..tensor import Tensor
 from ._tensor import SparseTensor, make_sparse, unsupported
+from .._ops.matmul import mm as dense_mm
 
 __all__ = ["sparse_coo_tensor", "sparse_csr_tensor", "to_sparse", "to_sparse_csr", "to_dense", "coalesce",
            "mm", "sum", "softmax", "log_softmax", "transpose", "add", "mul", "div", "first_per_position",
@@ -314,7 +315,6 @@ def mm(a, b):
     if sa and sb:
         return to_sparse(mm(a, b.to_dense()))
     if not sa and not sb:
-        from .._ops.matmul import mm as dense_mm
         return dense_mm(a, b)
     if sa and a._lay in (sparse_bsr, sparse_bsc):
         if a._lay is sparse_bsc:

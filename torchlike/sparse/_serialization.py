@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .._layout import sparse_coo
 from ._tensor import unsupported
+from ._ops import sparse_coo_tensor, sparse_csr_tensor
 
 __all__ = ["reduce_sparse", "rebuild_sparse_tensor"]
 
@@ -30,7 +31,6 @@ class _LayoutRef:
 
 def rebuild_sparse_tensor(layout, data):
     """torch._utils._rebuild_sparse_tensor: a sparse tensor from what :func:`reduce_sparse` stored."""
-    from ._ops import sparse_coo_tensor, sparse_csr_tensor
     name = str(getattr(layout, "_name", layout)).replace("torch.", "")
     if name == "sparse_coo":
         if len(data) == 3:

@@ -18,6 +18,8 @@ import numpy as np
 
 from .._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from ..tensor import Size, Tensor
+from .. import _creation
+from ._printing import sparse_repr
 
 __all__ = ["SparseTensor", "make_sparse", "unsupported"]
 
@@ -205,7 +207,6 @@ class SparseTensor(Tensor):
         """Row and column indices of a 2-D tensor as int64 Tensors (cached: a fixed adjacency is reused
         every step without copying its indices again)."""
         if self._rc is None:
-            from .. import _creation
             ii = self._host_indices()
             self._rc = (_creation.tensor(ii[0], device=self._dev), _creation.tensor(ii[1], device=self._dev))
         return self._rc
@@ -375,7 +376,6 @@ class SparseTensor(Tensor):
 
     # ---- printing and pickling ----------------------------------------------------------------
     def __repr__(self, *, tensor_contents=None):
-        from ._printing import sparse_repr
         return sparse_repr(self)
 
     def __reduce_ex__(self, proto):
@@ -408,7 +408,6 @@ def _values_like(s, g):
 
 
 def _rebuild_sparse(idx, vals, size, layout, coalesced, crow, requires_grad, dev):
-    from .. import _creation
     i = _creation.tensor(idx, device=dev)
     v = _creation.tensor(vals, device=dev)
     c = None if crow is None else _creation.tensor(crow, device=dev)

@@ -8,6 +8,8 @@ import numpy as np
 
 from .. import _dtype
 from ..tensor import Tensor
+from .._creation import as_tensor, from_numpy
+from .._ops.random_ops import randint
 
 __all__ = ["assert_close", "assert_allclose", "make_tensor"]
 
@@ -138,7 +140,6 @@ def _compare(actual, expected, path, opts):
                         not is_float and opts["rtol"] is None, msg, path, scalar=True)
         return
     if isinstance(actual, np.ndarray) and isinstance(expected, np.ndarray):
-        from .._creation import from_numpy
         return _compare(from_numpy(actual), from_numpy(expected), path, opts)
     if isinstance(actual, collections.abc.Mapping) and isinstance(expected, collections.abc.Mapping):
         if set(actual) != set(expected):
@@ -177,7 +178,6 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
 
 def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
     """Deprecated torch API: ``assert_close`` without the dtype check."""
-    from .._creation import as_tensor
     if not isinstance(actual, Tensor):
         actual = as_tensor(actual)
     if not isinstance(expected, Tensor):
@@ -195,8 +195,6 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
     >>> torch.testing.make_tensor(2, 3, dtype=torch.int64, low=0, high=4).shape
     torch.Size([2, 3])
     """
-    from .._creation import from_numpy
-    from .._ops.random_ops import randint
     if len(shape) == 1 and isinstance(shape[0], collections.abc.Sequence):
         shape = tuple(shape[0])
     if low is not None and high is not None and low > high:

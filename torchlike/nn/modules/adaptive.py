@@ -22,6 +22,7 @@ from .. import functional as F
 from .container import ModuleList, Sequential
 from .linear import Linear
 from .module import Module
+from ...compile import _trace
 
 __all__ = ["AdaptiveLogSoftmaxWithLoss"]
 
@@ -86,7 +87,6 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         batched = target_.dim() > 0
         x = input_ if batched else input_.unsqueeze(0)
         t = target_ if batched else target_.unsqueeze(0)
-        from ...compile import _trace
         tracing = _trace.is_tracing()
         if t.numel() and not tracing:
             lo, hi = int(t.min()), int(t.max())

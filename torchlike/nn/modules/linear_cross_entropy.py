@@ -16,6 +16,7 @@ import math
 from .. import functional as F
 from .linear import Linear
 from .loss import _WeightedLoss
+from ... import _dtype
 
 __all__ = ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
 
@@ -46,7 +47,6 @@ class LinearCrossEntropyOptions:
     acc_dtype: object = None
 
     def __post_init__(self):
-        from ... import _dtype
         if self.acc_policy not in _POLICIES:
             raise ValueError(f"invalid acc_policy: {self.acc_policy!r}")
         if self.chunking_method is not None and self.chunking_method != "auto":

@@ -20,6 +20,8 @@ from ..functional import _norm as Fn
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
+from ... import distributed as dist
+from ..parallel._sync_batch_norm import sync_batch_norm
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "InstanceNorm1d", "InstanceNorm2d",
            "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "CrossMapLRN2d",
@@ -133,12 +135,10 @@ class SyncBatchNorm(_BatchNorm):
         self.process_group = process_group
 
     def forward(self, input):
-        from ... import distributed as dist
         if self.training and dist.is_initialized():
             group = self.process_group if self.process_group is not None else dist.group.WORLD
             if group.size() > 1:
                 self._check_input_dim(input)
-                from ..parallel._sync_batch_norm import sync_batch_norm
                 return sync_batch_norm(self, input, group)
         return super().forward(input)
 

@@ -14,6 +14,9 @@ from ... import distributed as dist
 from ...distributed._grad_bucket import GradBucket
 from ...autograd import grad_mode
 from ..modules.module import Module
+from ...tensor import Tensor
+from ...compile import is_compiling
+from ...compile._errors import GraphBreak
 
 __all__ = ["DistributedDataParallel"]
 
@@ -105,12 +108,10 @@ class DistributedDataParallel(Module):
     # ---- forward ------------------------------------------------------------------------------------------
     def forward(self, *inputs, **kwargs):
         if self._world > 1:
-            from ...compile import is_compiling
             # compiled: the bucket all-reduces become ordered callbacks of the one program (see
             # torchlike.distributed._collectives._in_program). find_unused_parameters reads the used flags on the
             # host: leave before any state changes
             if is_compiling() and self.find_unused_parameters:
-                from ...compile._errors import GraphBreak
                 raise GraphBreak("DistributedDataParallel(find_unused_parameters=True) over several processes "
                                  "runs eagerly under torchlike.compile")
         if self._world > 1 and self.broadcast_buffers and self.require_forward_param_sync:
@@ -154,7 +155,6 @@ class DistributedDataParallel(Module):
     def _launch(self, i):
         import jax.numpy as jnp
 
-        from ...tensor import Tensor
         params = self._buckets[i]
         parts = []
         for p in params:
@@ -188,7 +188,6 @@ class DistributedDataParallel(Module):
                 if used_any is not None and not used_any[id(p)]:
                     continue
                 if p.grad is None:
-                    from ...tensor import Tensor
                     p.grad = Tensor._wrap(piece)
                 else:
                     p.grad._set_value(piece.astype(p.grad._value.dtype))
@@ -230,7 +229,6 @@ def _broadcast_coalesced(tensors, group, src=0):
     """Broadcast ``tensors`` from ``src`` with one collective per dtype."""
     import jax.numpy as jnp
 
-    from ...tensor import Tensor
     by_dtype = {}
     for t in tensors:
         by_dtype.setdefault(str(t._value.dtype), []).append(t)
@@ -246,7 +244,6 @@ def _broadcast_coalesced(tensors, group, src=0):
 
 def _reachable_leaves(out):
     """ids of the leaf tensors the autograd graph of ``out`` reaches."""
-    from ...tensor import Tensor
     roots = []
 
     def collect(o):

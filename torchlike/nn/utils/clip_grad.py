@@ -15,6 +15,7 @@ import numpy as np
 from ..._dispatch import dispatch
 from ...autograd import grad_mode
 from ...tensor import Tensor
+from ..._creation import tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
 
@@ -60,7 +61,6 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     ts = [t for t in _as_list(tensors) if t is not None]
     norm_type = float(norm_type)
     if not ts:
-        from ..._creation import tensor
         return tensor(0.0)
     total = dispatch(_total_f, tuple(ts), (("p", norm_type),), diff=False)
     if error_if_nonfinite and not bool(np.isfinite(np.asarray(total._value))):

@@ -9,6 +9,7 @@ True
 from __future__ import annotations
 
 import copy
+from ..parameter import Parameter
 
 __all__ = ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights"]
 
@@ -28,7 +29,6 @@ def fuse_conv_bn_eval(conv, bn, transpose=False):
 def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, transpose=False):
     """(weight, bias) Parameters of the conv that computes ``bn(conv(x))``."""
     from ... import ones_like, rsqrt, zeros_like
-    from ..parameter import Parameter
     conv_weight_dtype = conv_w.dtype
     conv_bias_dtype = conv_b.dtype if conv_b is not None else conv_weight_dtype
     if conv_b is None:
@@ -62,7 +62,6 @@ def fuse_linear_bn_eval(linear, bn):
 def fuse_linear_bn_weights(linear_w, linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b):
     """(weight, bias) Parameters of the linear layer that computes ``bn(linear(x))``."""
     from ... import ones_like, rsqrt, zeros_like
-    from ..parameter import Parameter
     if linear_b is None:
         linear_b = zeros_like(bn_rm)
     if bn_w is None:

@@ -7,6 +7,7 @@ torch.Size([2, 3])
 from __future__ import annotations
 
 import inspect
+from ..modules.module import Module
 
 __all__ = ["skip_init"]
 
@@ -17,7 +18,6 @@ def skip_init(module_cls, *args, **kwargs):
     torchlike builds the module normally (initialised values are one choice of "unspecified"); the
     ``device`` argument check is torch's.
     """
-    from ..modules.module import Module
     if not issubclass(module_cls, Module):
         raise RuntimeError(f"Expected a Module; got {module_cls}")
     if "device" not in inspect.signature(module_cls).parameters:

@@ -9,6 +9,7 @@ are and returns the module, as torch's does; see docs/differences.md.
 True
 """
 from __future__ import annotations
+from ..modules.conv import Conv2d, Conv3d, ConvTranspose2d, ConvTranspose3d
 
 __all__ = ["convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format"]
 
@@ -23,11 +24,9 @@ def _convert(module, memory_format, kinds):
 
 def convert_conv2d_weight_memory_format(module, memory_format):
     """Convert every Conv2d/ConvTranspose2d weight under ``module`` to ``memory_format``; returns ``module``."""
-    from ..modules.conv import Conv2d, ConvTranspose2d
     return _convert(module, memory_format, (Conv2d, ConvTranspose2d))
 
 
 def convert_conv3d_weight_memory_format(module, memory_format):
     """Convert every Conv3d/ConvTranspose3d weight under ``module`` to ``memory_format``; returns ``module``."""
-    from ..modules.conv import Conv3d, ConvTranspose3d
     return _convert(module, memory_format, (Conv3d, ConvTranspose3d))

@@ -13,6 +13,8 @@ from ...autograd import grad_mode
 from ...tensor import Tensor
 from ..modules.module import Module
 from . import _norms, parametrize
+from ..._dispatch import dispatch
+from .. import functional as F
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
@@ -64,7 +66,6 @@ class _SpectralNorm(Module):
             dt = weight._value.dtype
             u = Tensor._wrap(_random.draw("normal", (h,), dt, None, args=(0.0, 1.0)), weight.device)
             v = Tensor._wrap(_random.draw("normal", (w,), dt, None, args=(0.0, 1.0)), weight.device)
-            from .. import functional as F
             self.register_buffer("_u", F.normalize(u, dim=0, eps=self.eps))
             self.register_buffer("_v", F.normalize(v, dim=0, eps=self.eps))
             self._power_method(weight, 15)
@@ -77,7 +78,6 @@ class _SpectralNorm(Module):
 
     def forward(self, weight):
         if weight.ndim == 1:
-            from .. import functional as F
             return F.normalize(weight, dim=0, eps=self.eps)
         if self.training:
             self._power_method(weight, self.n_power_iterations)
@@ -103,7 +103,6 @@ class _Orthogonal(Module):
     """Q from the QR decomposition of the original (matrix_exp / cayley maps are not provided)."""
 
     def forward(self, X):
-        from ..._dispatch import dispatch
         return dispatch(_orth_f, (X,), name="LinalgQrBackward0")
 
     def right_inverse(self, Q):

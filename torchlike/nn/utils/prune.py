@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numbers
 from abc import ABC, abstractmethod
+from .convert_parameters import parameters_to_vector
 
 __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured", "L1Unstructured",
            "RandomStructured", "LnStructured", "CustomFromMask", "identity", "random_unstructured",
@@ -375,7 +376,6 @@ def ln_structured(module, name, amount, n, dim, importance_scores=None):
 
 def global_unstructured(parameters, pruning_method, importance_scores=None, **kwargs):
     """Prune several ``(module, name)`` parameters together, ranking all their entries at once."""
-    from .convert_parameters import parameters_to_vector
     torch = _torch()
     if not hasattr(parameters, "__iter__") or isinstance(parameters, (str, bytes)):
         raise TypeError("global_unstructured(): parameters is not an Iterable")

@@ -15,6 +15,8 @@ from __future__ import annotations
 from ...autograd import grad_mode
 from ..parameter import Parameter, is_lazy
 from . import _norms
+from .. import functional as F
+from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 
 __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook", "spectral_norm",
            "remove_spectral_norm"]
@@ -26,7 +28,6 @@ def _pre_hooks_of(module, name):
 
 
 def _unit_normal(like, size, eps):
-    from .. import functional as F
     return F.normalize(like.new_empty(size).normal_(0, 1), dim=0, eps=eps)
 
 
@@ -164,7 +165,6 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     (torch.Size([3]), torch.Size([4]))
     """
     if dim is None:
-        from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
         dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
     SpectralNorm.apply(module, name, n_power_iterations, dim, eps)
     return module

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import os
 import time
+from ...tensor import Tensor
 
 __all__ = ["SummaryWriter"]
 
 
 def _num(v):
-    from ...tensor import Tensor
     if isinstance(v, Tensor):
         return float(v.detach().item())
     return float(v)
