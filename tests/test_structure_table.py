@@ -33,7 +33,7 @@ for _reason, _names in {
     "removed or unsupported APIs: raise torch's own message":
         "eig symeig lstsq solve reinforce xpu mtia ipu",
     "not implemented in torchlike: raise NotImplementedError naming themselves":
-        "stft istft storage storage_type set_ to_mkldnn to_padded_tensor slice_inverse index",
+        "storage storage_type set_ to_mkldnn to_padded_tensor slice_inverse index",
     "metadata queries, not ops":
         "const_data_ptr dim_order is_distributed is_inference is_same_size is_set_to module_load",
     "call nn.functional, a package that imports the op table (no module-level import possible from _ops)":
