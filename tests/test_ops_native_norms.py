@@ -1,0 +1,96 @@
+"""torch.native_layer_norm / native_batch_norm / _native_batch_norm_legit / native_group_norm against torch:
+all three outputs (values, shapes, dtypes), which of them carry gradients, running-statistics updates,
+eval mode, half precision, and errors."""
+import numpy as np
+import pytest
+
+from conftest import raises_like_torch, same_as_torch
+
+rng = np.random.default_rng(0)
+X = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
+W45, B45 = rng.standard_normal((4, 5)).astype(np.float32), rng.standard_normal((4, 5)).astype(np.float32)
+W3, B3 = rng.standard_normal(3).astype(np.float32), rng.standard_normal(3).astype(np.float32)
+RM, RV = rng.standard_normal(3).astype(np.float32), rng.uniform(0.5, 2, 3).astype(np.float32)
+
+CASES = {
+    "layer_norm": (lambda m, x, w, b: m.native_layer_norm(x, [4, 5], w, b, 1e-5), X, W45, B45),
+    "layer_norm_no_affine": (lambda m, x: m.native_layer_norm(x, [5], None, None, 1e-3), X),
+    "batch_norm_train": (lambda m, x, w, b: m.native_batch_norm(x, w, b, None, None, True, 0.1, 1e-5), X, W3, B3),
+    "batch_norm_eval": (lambda m, x, w, b, rm, rv: m.native_batch_norm(x, w, b, rm, rv, False, 0.1, 1e-5)[0],
+                        X, W3, B3, RM, RV),
+    "legit_no_stats": (lambda m, x, w, b: m._native_batch_norm_legit(x, w, b, True, 0.1, 1e-5), X, W3, B3),
+    "group_norm": (lambda m, x, w, b: m.native_group_norm(x, w, b, 2, 3, 20, 3, 1e-5), X, W3, B3),
+    "group_norm_no_affine": (lambda m, x: m.native_group_norm(x.reshape(2, 6, 10), None, None, 2, 6, 10, 2, 1e-5),
+                             X),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_like_torch(case):
+    fn, *inputs = CASES[case]
+    same_as_torch(fn, *inputs, grad_inputs=(0, 1, 2) if case == "batch_norm_eval" else None)
+
+
+@pytest.mark.parametrize("op", ["layer", "batch", "group"])
+def test_which_outputs_carry_gradients_like_torch(op):
+    import torch
+
+    import torchlike as tl
+    got = []
+    for m in (torch, tl):
+        x = m.tensor(X, requires_grad=True)
+        if op == "layer":
+            outs = m.native_layer_norm(x, [5], None, None, 1e-5)
+        elif op == "batch":
+            outs = m.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5)
+        else:
+            outs = m.native_group_norm(x, None, None, 2, 3, 20, 3, 1e-5)
+        got.append([o.requires_grad for o in outs])
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("legit", [False, True])
+def test_training_updates_running_statistics_like_torch(legit):
+    import torch
+
+    import torchlike as tl
+    res = []
+    for m in (torch, tl):
+        rm, rv = m.tensor(RM.copy()), m.tensor(RV.copy())
+        f = m._native_batch_norm_legit if legit else m.native_batch_norm
+        out, mean, invstd = f(m.tensor(X), None, None, rm, rv, True, 0.3, 1e-5)
+        res.append([np.asarray(t.tolist()) for t in (out, mean, invstd, rm, rv)])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+
+
+def test_eval_mode_returns_empty_statistics_like_torch():
+    import torch
+
+    import torchlike as tl
+    shapes = []
+    for m in (torch, tl):
+        outs = m.native_batch_norm(m.tensor(X), None, None, m.tensor(RM), m.tensor(RV), False, 0.1, 1e-5)
+        shapes.append([(tuple(o.shape), str(o.dtype).split(".")[-1]) for o in outs])
+    assert shapes[0] == shapes[1]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_keeps_the_input_dtype_like_torch(dtype):
+    import torch
+
+    import torchlike as tl
+    res = []
+    for m in (torch, tl):
+        x = m.tensor(X).to(getattr(m, dtype))
+        outs = (m.native_layer_norm(x, [5], None, None, 1e-5) + m.native_batch_norm(x, None, None, None, None, True,
+                                                                                   0.1, 1e-5))
+        res.append([(str(o.dtype).split(".")[-1], np.asarray(o.float().tolist())) for o in outs])
+    for (da, a), (db, b) in zip(*res):
+        assert da == db
+        np.testing.assert_allclose(b, a, rtol=1e-2, atol=1e-2)
+
+
+def test_errors_like_torch():
+    raises_like_torch(lambda m, x: m.native_layer_norm(x, [4], None, None, 1e-5), X)
+    raises_like_torch(lambda m, x: m.native_group_norm(x, None, None, 2, 3, 20, 2, 1e-5), X, match="divisible")

@@ -1,0 +1,169 @@
+"""torch's native normalisation kernels, which return their saved statistics with the result:
+``native_layer_norm``, ``native_batch_norm``, ``_native_batch_norm_legit`` and ``native_group_norm``.
+
+Half and bfloat16 inputs are normalised in float32 and rounded once (torch's opmath); the statistics come
+back in the input's dtype; as in torch, group norm's are differentiable and the others' are not. Training-mode batch norm updates the
+running statistics in place with the unbiased variance.
+
+    >>> import torchlike as torch
+    >>> out, mean, rstd = torch.native_layer_norm(torch.tensor([[1.0, 3.0]]), [2], None, None, 0.0)
+    >>> out.tolist(), mean.tolist(), rstd.tolist()
+    ([[-1.0, 1.0]], [[2.0]], [[1.0]])
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from .._creation import empty
+from .._grad_mode import no_grad
+from ._util import Tensor, dispatch, register
+
+__all__ = ["native_layer_norm", "native_batch_norm", "_native_batch_norm_legit", "native_group_norm"]
+
+
+def _opmath(x):
+    return x.astype(jnp.float32) if x.dtype in (jnp.float16, jnp.bfloat16) else x
+
+
+def _affine(y, rest, has_w, has_b, shape):
+    i = 0
+    if has_w:
+        y = y * _opmath(rest[i]).reshape(shape)
+        i += 1
+    if has_b:
+        y = y + _opmath(rest[i]).reshape(shape)
+    return y
+
+
+def _layer_norm_impl(x, *rest, axes, eps, has_w, has_b, wshape):
+    xf = _opmath(x)
+    mean = jnp.mean(xf, axis=axes, keepdims=True)
+    var = jnp.mean(jnp.square(xf - mean), axis=axes, keepdims=True)
+    rstd = 1.0 / jnp.sqrt(var + eps)
+    y = _affine((xf - mean) * rstd, rest, has_w, has_b, wshape)
+    return y.astype(x.dtype), mean.astype(x.dtype), rstd.astype(x.dtype)
+
+
+def _stats_out(outs):
+    y, mean, rstd = outs
+    return y, mean.detach(), rstd.detach()
+
+
+def _extra(weight, bias):
+    return tuple(t for t in (weight, bias) if t is not None), weight is not None, bias is not None
+
+
+@register("native_layer_norm", method=False)
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """Layer norm returning ``(output, mean, rstd)``; the statistics keep the normalised dims as size 1.
+
+    >>> import torchlike as torch
+    >>> [t.shape for t in torch.native_layer_norm(torch.ones(2, 3, 4), [4], None, None, 1e-5)]
+    [torch.Size([2, 3, 4]), torch.Size([2, 3, 1]), torch.Size([2, 3, 1])]
+    """
+    shape = tuple(int(s) for s in normalized_shape)
+    k = len(shape)
+    if k == 0 or tuple(input.shape[input.ndim - k:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*, "
+                           f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    rest, has_w, has_b = _extra(weight, bias)
+    axes = tuple(range(input.ndim - k, input.ndim))
+    return _stats_out(dispatch(_layer_norm_impl, (input,) + rest,
+                               (("axes", axes), ("eps", float(eps)), ("has_w", has_w), ("has_b", has_b),
+                                ("wshape", shape)), name="NativeLayerNormBackward0"))
+
+
+def _batch_norm_impl(x, *rest, use_batch, eps, has_w, has_b, has_stats):
+    xf = _opmath(x)
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    i = (1 if has_w else 0) + (1 if has_b else 0)
+    if use_batch:
+        mean = jnp.mean(xf, axis=axes)
+        var = jnp.mean(jnp.square(xf - mean.reshape(shape)), axis=axes)
+    else:
+        mean, var = _opmath(rest[i]), _opmath(rest[i + 1])
+    invstd = 1.0 / jnp.sqrt(var + eps)
+    y = _affine((xf - mean.reshape(shape)) * invstd.reshape(shape), rest, has_w, has_b, shape)
+    return y.astype(x.dtype), mean.astype(x.dtype), invstd.astype(x.dtype), var
+
+
+def _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, name):
+    rest, has_w, has_b = _extra(weight, bias)
+    has_stats = running_mean is not None and running_var is not None
+    use_batch = bool(training) or not has_stats
+    if not use_batch:
+        rest = rest + (running_mean, running_var)
+    y, mean, invstd, var = dispatch(_batch_norm_impl, (input,) + rest,
+                                    (("use_batch", use_batch), ("eps", float(eps)), ("has_w", has_w),
+                                     ("has_b", has_b), ("has_stats", has_stats)), name=name)
+    if training and has_stats:
+        n = input.numel() // input.shape[1]
+        with no_grad():
+            running_mean.mul_(1 - momentum).add_(mean.detach().to(running_mean.dtype) * momentum)
+            unbiased = var.detach() * (n / max(n - 1, 1))
+            running_var.mul_(1 - momentum).add_(unbiased.to(running_var.dtype) * momentum)
+    if not use_batch:
+        return y, empty(0, dtype=input.dtype), empty(0, dtype=input.dtype)
+    return y, mean.detach(), invstd.detach()
+
+
+@register("native_batch_norm", method=False)
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """Batch norm returning ``(output, save_mean, save_invstd)`` (empty statistics in eval mode).
+
+    >>> import torchlike as torch
+    >>> rm, rv = torch.zeros(2), torch.ones(2)
+    >>> out, m, s = torch.native_batch_norm(torch.tensor([[1.0, 2.0], [3.0, 4.0]]), None, None, rm, rv, True, 0.5, 0.0)
+    >>> m.tolist(), rm.tolist(), rv.tolist()
+    ([2.0, 3.0], [1.0, 1.5], [1.5, 1.5])
+    """
+    return _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+                       "NativeBatchNormBackward0")
+
+
+@register("_native_batch_norm_legit", method=False)
+def _native_batch_norm_legit(input, weight, bias, *args):
+    """torch's functional batch norm overloads: ``(input, weight, bias, running_mean, running_var, training,
+    momentum, eps)`` and, without running statistics, ``(input, weight, bias, training, momentum, eps)``.
+
+    >>> import torchlike as torch
+    >>> torch._native_batch_norm_legit(torch.tensor([[1.0], [3.0]]), None, None, True, 0.1, 0.0)[1].tolist()
+    [2.0]
+    """
+    if len(args) == 3 and not isinstance(args[0], Tensor):
+        training, momentum, eps = args
+        return _batch_norm(input, weight, bias, None, None, training, momentum, eps, "NativeBatchNormBackward0")
+    running_mean, running_var, training, momentum, eps = args
+    return _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+                       "NativeBatchNormBackward0")
+
+
+def _group_norm_impl(x, *rest, n, c, group, eps, has_w, has_b):
+    xf = _opmath(x).reshape(n, group, -1)
+    mean = jnp.mean(xf, axis=-1)
+    var = jnp.mean(jnp.square(xf - mean[..., None]), axis=-1)
+    rstd = 1.0 / jnp.sqrt(var + eps)
+    y = ((xf - mean[..., None]) * rstd[..., None]).reshape(x.shape)
+    y = _affine(y, rest, has_w, has_b, (1, c) + (1,) * (x.ndim - 2))
+    return y.astype(x.dtype), mean.astype(x.dtype), rstd.astype(x.dtype)
+
+
+@register("native_group_norm", method=False)
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    """Group norm returning ``(output, mean, rstd)``, the statistics of shape ``(N, group)``.
+
+    >>> import torchlike as torch
+    >>> [t.shape for t in torch.native_group_norm(torch.ones(2, 4, 3), None, None, 2, 4, 3, 2, 1e-5)]
+    [torch.Size([2, 4, 3]), torch.Size([2, 2]), torch.Size([2, 2])]
+    """
+    if C % group:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={group}")
+    if input.numel() != N * C * HxW:
+        raise RuntimeError(f"Expected the input to have {N * C * HxW} elements, but got {input.numel()}")
+    rest, has_w, has_b = _extra(weight, bias)
+    return dispatch(_group_norm_impl, (input,) + rest,  # (torch differentiates all three outputs here)
+                    (("n", int(N)), ("c", int(C)), ("group", int(group)), ("eps", float(eps)),
+                     ("has_w", has_w), ("has_b", has_b)), name="NativeGroupNormBackward0")
+
