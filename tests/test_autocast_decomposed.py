@@ -105,3 +105,25 @@ def test_legacy_cpu_amp_names_warn_and_behave_like_torch():
         out.append((msgs, str(dt), str(dt16), scaler.get_scale(), scaler.is_enabled(),
                     type(ac).__module__.replace("torchlike", "torch"), type(ac).__mro__[1].__name__))
     assert out[1] == out[0]
+
+
+def test_legacy_cuda_amp_names_warn_like_torch_without_a_gpu():
+    if torch.cuda.is_available():
+        pytest.skip("compares the no-GPU path; this torch sees a GPU")
+    out = []
+    for lib in (torch, torchlike):
+        got = []
+        for make in (lambda: lib.cuda.amp.autocast(), lambda: lib.cuda.amp.GradScaler(),
+                     lambda: lib.cuda.amp.custom_fwd(lambda ctx, x: x), lambda: lib.cuda.amp.custom_bwd(lambda ctx, g: g)):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                obj = make()
+            got.append([(x.category.__name__, str(x.message)) for x in w])
+        ac = lib.cuda.amp.autocast.__new__(lib.cuda.amp.autocast)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ac.__init__()
+            with ac:
+                got.append(str(lib.mm(lib.ones(2, 2), lib.ones(2, 2)).dtype))
+        out.append((got, str(ac.fast_dtype), type(obj).__name__))
+    assert out[1] == out[0]
