@@ -71,3 +71,28 @@ def test_max_pool2d_with_indices_backward_batches_like_torch():
         return L.ops.aten.max_pool2d_with_indices_backward.default(L.ones_like(out), t, [3, 3], [2, 2], [0, 0],
                                                                    [1, 1], True, idx)
     _same(*_both(fn, x))
+
+
+def test_batch_norm_with_unbatched_running_stats_raises_torchs_error():
+    x = np.random.default_rng(1).standard_normal((2, 4, 3)).astype(np.float32)
+    t, l = _both(lambda L, i: L.nn.functional.batch_norm(i, L.zeros(3), L.ones(3), training=True), x)  # noqa: E741
+    assert isinstance(t, RuntimeError)
+    _same(t, l)
+    t, l = _both(lambda L, i: L.nn.BatchNorm1d(3)(i), x)  # noqa: E741
+    _same(t, l)
+    _same(*_both(lambda L, i: L.nn.functional.batch_norm(i, L.zeros(3), L.ones(3), training=False), x))
+
+
+def test_in_place_writes_to_batched_inputs_reach_the_callers_tensors():
+    x = np.arange(24.0, dtype=np.float32).reshape(2, 4, 3)
+    got = []
+    for lib in (torch, torchlike):
+        m, v = lib.zeros(2, 3), lib.ones(2, 3)
+        lib.func.vmap(lambda i, m, v, L=lib: L.nn.functional.batch_norm(i, m, v, training=True))(lib.tensor(x), m, v)
+        a = lib.arange(6.0).reshape(2, 3)
+        r = lib.func.vmap(lambda e: e.add_(1), in_dims=1)(a)
+        b = lib.arange(6.0).reshape(2, 3)
+        r2 = lib.func.vmap(lambda e: e[0].mul_(5), chunk_size=1)(b)
+        got.append([m.numpy(), v.numpy(), a.numpy(), r.numpy(), b.numpy(), r2.numpy()])
+    for g, w in zip(got[1], got[0]):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
