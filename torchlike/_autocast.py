@@ -9,6 +9,11 @@ float32: losses, prod, cdist, FFTs, inverse, ...) or ``@keep`` (run without auto
 not autocast whose torchlike implementation calls an autocast op internally).  With autocast off the
 only cost is one flag test.  Inside an op's body autocast is off, as it is below torch's autocast key,
 so internal calls do not cast again.  float64 tensors are never cast (torch's eligibility rule).
+
+Ops torch has no autocast kernel for but decomposes into listed ones (CompositeImplicit: cov, pinv,
+multi-head attention, matrix_power, ...) take the dtype their decomposition ends in: ``@lower_result``
+runs the op on its own inputs and casts the float result down (the decomposition's last step is a
+matmul), ``@lower_powers`` is matrix_power's (inverse in float32, the products in the autocast dtype).
 """
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ import jax
 from . import _dtype
 from .tensor import Tensor
 
-__all__ = ["state", "lower", "fp32", "keep", "lower_if", "fp32_if", "clear_cache"]
+__all__ = ["state", "lower", "fp32", "keep", "lower_if", "fp32_if", "lower_result", "lower_powers", "clear_cache"]
 
 
 class _State(threading.local):
@@ -119,3 +124,49 @@ fp32 = _policy(_fp32_one)
 fp32.__doc__ = "Autocast policy: run the op in float32 (torch's fp32 list)."
 keep = _policy(None)
 keep.__doc__ = "Autocast policy: run the op as is, without autocasting ops it calls internally."
+
+
+def _down(out, dtype_mod=_dtype):
+    if isinstance(out, (tuple, list)):
+        return type(out)(_down(o) for o in out)
+    if not isinstance(out, Tensor) or not state.enabled.get(out._dev.type):
+        return out
+    if out.dtype is dtype_mod.float32 or out.dtype is dtype_mod.float16 or out.dtype is dtype_mod.bfloat16:
+        target = state.dtype[out._dev.type]
+        return out if out.dtype is target else out.to(target)
+    return out
+
+
+def lower_result(when=None):
+    """Autocast policy for ops torch decomposes into a final matmul (cov, pinv, ...): run the op on its
+    inputs as given, then cast a float32/float16 result to the autocast dtype (when ``when(*args,
+    **kwargs)`` is true, if given)."""
+    def deco(f):
+        st = state
+
+        @functools.wraps(f)
+        def op(*args, **kwargs):
+            if st.on:
+                out = _run(f, None, args, kwargs)
+                return _down(out) if when is None or when(*args, **kwargs) else out
+            return f(*args, **kwargs)
+        op.__autocast__ = _down
+        return op
+    return deco
+
+
+def lower_powers(f):
+    """matrix_power's autocast policy, its decomposition's: ``n`` in (0, 1) copies (dtype kept), ``|n| >= 2``
+    multiplies in the autocast dtype, and a negative ``n`` inverts first in the input's dtype (``-1`` is the
+    inverse alone)."""
+    st = state
+
+    @functools.wraps(f)
+    def op(A, n, *args, **kwargs):
+        if not st.on or not isinstance(n, int) or isinstance(n, bool):
+            return f(A, n, *args, **kwargs)
+        if n <= -2:
+            return _run(f, _lower_one, (_run(f, None, (A, -1), {}), -n) + args, kwargs)
+        return _run(f, _lower_one if n >= 2 else None, (A, n) + args, kwargs)
+    op.__autocast__ = _lower_one
+    return op

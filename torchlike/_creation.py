@@ -508,6 +508,11 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from start to end inclusive."""
+    traced = [v._value for v in (start, end) if isinstance(v, Tensor) and isinstance(v._value, jax.core.Tracer)]
+    if traced and steps >= 0:  # tensor bounds under vmap / compile: computed on the traced values
+        d = _dtype.to_dtype(dtype) if dtype is not None else (
+            _dtype.default_complex() if any(jnp.iscomplexobj(v) for v in traced) else _dtype.get_default_dtype())
+        return _out(_finish(_linspace_traced(start, end, steps, d), canonical(device), requires_grad), out)
     start, end = _num(start), _num(end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -527,6 +532,18 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         vals = np.linspace(start, end, steps)
         vals = np.trunc(vals) if d._kind == 1 else vals
     return _out(_host_or_put(np.asarray(vals).astype(d.np), canonical(device), requires_grad), out)
+
+
+def _linspace_traced(start, end, steps, d):
+    # linspace's formula (first half up from start, second half down from end) on traced 0-d bounds
+    ct = np.complex128 if d.is_complex else np.float64
+    lo, hi = (jnp.asarray(v._value if isinstance(v, Tensor) else v).astype(ct) for v in (start, end))
+    if steps <= 1:
+        return jnp.broadcast_to(lo, (steps,)).astype(d.np)
+    step = (hi - lo) / (steps - 1)
+    i = np.arange(steps, dtype=np.float64)
+    vals = jnp.where(i < steps // 2, lo + step * i, hi - step * (steps - 1 - i))
+    return (jnp.trunc(vals) if d._kind == 1 else vals).astype(d.np)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,

@@ -262,7 +262,7 @@ def _tol_arg(v):
 
 
 @register(method=False, namespaces=("linalg",), out=True)
-@_amp.fp32
+@_amp.lower_result()  # torch decomposes pinv into svd + matmul: the result is in the autocast dtype
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     """Moore-Penrose pseudo-inverse; singular values <= max(atol, rtol * s_max) are dropped.
 
@@ -283,6 +283,7 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
 
 
 @register(method=True, namespaces=("torch",))
+@_amp.fp32
 def pinverse(input, rcond=1e-15):
     """torch.pinverse: pinv with relative cutoff ``rcond``.
 
@@ -410,7 +411,7 @@ def _mpow_impl(a, n):
 
 
 @register(method=True, namespaces=("torch", "linalg"), out=True)
-@_amp.lower
+@_amp.lower_powers
 def matrix_power(A, n):
     """``A`` to the integer power ``n`` (negative powers invert first).
 

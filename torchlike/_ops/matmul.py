@@ -266,7 +266,7 @@ def _inner_impl(a, b):
 
 
 @register(out=True)
-@_amp.lower
+@_amp.lower_if(lambda input, other, **k: input.ndim and other.ndim and input.ndim + other.ndim > 2)  # 1-D: a dot
 def inner(input, other):
     """Inner product over the last dims (torch.inner).
 
@@ -407,8 +407,17 @@ def _tensordot_impl(a, b, axes, shapes=None):
     return jnp.tensordot(a, b, axes=axes, precision=HI)
 
 
+def _tensordot_mm(a, b, dims=2, *args, **kwargs):
+    """Autocast: torch's tensordot is an mm (lower precision) unless it contracts every dim (a dot, float32)."""
+    try:
+        n = len(dims[0]) if isinstance(dims, (list, tuple)) else int(dims)
+    except (TypeError, ValueError):
+        return True
+    return not (n == a.ndim == b.ndim)
+
+
 @register(method=False, out=True)
-@_amp.lower
+@_amp.lower_if(_tensordot_mm)
 def tensordot(a, b, dims=2, out=None):
     """Contract ``dims`` (an int, or a pair of dim lists) of ``a`` and ``b``.
 

@@ -6,8 +6,10 @@
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
+from jax._src.interpreters import batching as _batching
 
 from .. import _dtype
 from .._errors import GraphBreak
@@ -23,6 +25,21 @@ def _nonzero_np(input):
     if x is None:
         raise GraphBreak("nonzero() has a data-dependent output shape and needs concrete values")
     return np.argwhere(x).astype(np.int64)
+
+
+def _argwhere_per_example(input):
+    """torch.func.vmap's fallback for argwhere (no batching rule): run it per example and stack; None unless
+    ``input`` is batched by a vmap over concrete values."""
+    x = input._value
+    if not isinstance(x, _batching.BatchTracer) or isinstance(x.val, jax.core.Tracer) or \
+            not isinstance(x.batch_dim, int):
+        return None
+    parts = [np.argwhere(e).astype(np.int64) for e in np.moveaxis(np.asarray(x.val), x.batch_dim, 0)]
+    for i, p in enumerate(parts):
+        if p.shape != parts[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(parts[0].shape)} at "
+                               f"entry 0 and {list(p.shape)} at entry {i}")
+    return Tensor._wrap(_batching.BatchTracer(x._trace, jnp.asarray(np.stack(parts)), 0), input._dev)
 
 
 def _wrap_np(a, like):
@@ -80,7 +97,8 @@ def argwhere(input):
     tensor([[0],
             [2]])
     """
-    return _wrap_np(_nonzero_np(input), input)
+    r = _argwhere_per_example(input)
+    return r if r is not None else _wrap_np(_nonzero_np(input), input)
 
 
 def _where_impl(c, x, y, dt):

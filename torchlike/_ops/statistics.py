@@ -7,6 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 import jax
 
+from .. import _autocast as _amp
 from .. import _dtype
 from ._util import Tensor, cast, dispatch, register
 from .. import return_types
@@ -55,6 +56,7 @@ def _check_cov_weights(name, w, n_obs):
 
 
 @register()
+@_amp.lower_result()  # torch's cov ends in an mm: its result is in the autocast dtype
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """Covariance matrix of the variables in the rows of ``input`` (torch.cov)."""
     if input.ndim > 2:

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import contextlib
 
+from . import amp  # noqa: F401  (torch.cpu.amp: legacy autocast / GradScaler)
+
 __all__ = ["is_available", "is_initialized", "device_count", "current_device", "set_device", "synchronize",
-           "current_stream", "stream", "Stream", "Event", "StreamContext"]
+           "current_stream", "stream", "Stream", "Event", "StreamContext", "amp"]
 
 
 def is_available() -> bool:

@@ -14,7 +14,7 @@ import jax
 
 from ..tensor import Tensor
 from ._common import flatten, inner, tensor_device, to_arrays, to_tensors
-from ._eager import mark, through
+from ._eager import compiled_for, mark, through, watched
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
 
@@ -157,6 +157,27 @@ def vjp(func, *primals, has_aux=False):
     (tensor([1.]),)
     """
     _check_inputs(primals, need_float=False)
+    res, needed = watched(lambda: _vjp(func, primals, has_aux), primals)
+    if not needed:
+        return res
+    # the output, and later the cotangents, join eager autograd (as torch's do): each is a compiled call
+
+    def fwd(*p):
+        r = _vjp(func, p, has_aux)
+        return (r[0], r[2]) if has_aux else r[0]
+
+    def bwd(cts, *p):
+        return _vjp(func, p, has_aux)[1](cts)
+    out = compiled_for(("vjp", has_aux), func, fwd)(*primals)
+    back = compiled_for(("vjp_fn", has_aux), func, bwd)
+
+    def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
+        res[1](cotangents)  # torch's checks of the cotangents, eagerly
+        return back(cotangents, *primals)
+    return (out[0], vjp_fn, out[1]) if has_aux else (out, vjp_fn)
+
+
+def _vjp(func, primals, has_aux):
     dev = tensor_device(primals)
     call = _substitute(func, primals, {}, tuple(range(len(primals))), dev, "vjp")
     aux_box = _Aux()
@@ -244,6 +265,15 @@ def linearize(func, *primals):
     tensor([3.])
     """
     _check_inputs(primals, need_float=False)
+    res, needed = watched(lambda: _linearize(func, primals), primals)
+    if not needed:
+        return res
+    # the output joins eager autograd (a compiled call), as torch's does; jvp_fn's results are plain
+    out = compiled_for(("linearize",), func, lambda *p: _linearize(func, p)[0])(*primals)
+    return out, res[1]
+
+
+def _linearize(func, primals):
     dev = tensor_device(primals)
     call = _substitute(func, primals, {}, tuple(range(len(primals))), dev, "linearize")
     out, f_jvp = jax.linearize(lambda *d: _outputs(call(*d), "linearize"), *[to_arrays(p) for p in primals])

@@ -50,6 +50,8 @@ _ITEM = ("{t}: It looks like you're calling .item() on a Tensor. We don't suppor
          "Tensor, please try to rewrite what you're doing with other operations. If error is occurring somewhere "
          "inside PyTorch internals, please file a bug report.")
 
+_DYNAMIC = ("vmap: We do not support batching operators that can output dynamic shape. Attempted to vmap over "
+            "{op}. Please file an issue at https://github.com/pytorch/pytorch/issues if you need this feature.")
 
 _local = threading.local()
 
@@ -88,8 +90,10 @@ class inner:
             del self.tr.created[self.n:]
         if et is None:
             return False
-        if issubclass(et, GraphBreak) or issubclass(et, jax.errors.ConcretizationTypeError):
+        if issubclass(et, GraphBreak) or issubclass(et, (jax.errors.ConcretizationTypeError, jax.errors.JAXTypeError)):
             msg = str(e)
+            if self.what == "vmap" and msg.startswith("nonzero()"):
+                raise RuntimeError(_DYNAMIC.format(op="aten::nonzero")) from None
             tmpl = _ITEM if (msg.startswith("Tensor.item()") or msg.startswith("Tensor.tolist()")) else _DATA_DEP
             raise RuntimeError(tmpl.format(t=self.what)) from None
         return False

@@ -17,7 +17,7 @@ import threading
 from ..tensor import Tensor
 from ._common import eager_autograd, flatten
 
-__all__ = ["through", "mark", "CACHE_SIZE"]
+__all__ = ["through", "watched", "compiled_for", "mark", "CACHE_SIZE"]
 
 CACHE_SIZE = 16
 _cache = collections.OrderedDict()
@@ -48,6 +48,26 @@ def through(key, func, run, args, kwargs):
     if not needed:
         return out
     return _compiled((key, _func_key(func)), func, run)(*args, **kwargs)
+
+
+def watched(thunk, inputs):
+    """``(thunk(), needed)``: ``needed`` is True when ``inputs`` or a result of the user's function inside
+    ``thunk`` requires grad (grad mode on, outside compile and other transforms); else False."""
+    if not eager_autograd():
+        return thunk(), False
+    saw, watch = getattr(_local, "saw", False), getattr(_local, "watch", 0)
+    _local.saw, _local.watch = False, watch + 1
+    try:
+        mark(inputs)
+        return thunk(), _local.saw
+    finally:
+        _local.saw, _local.watch = saw, watch
+
+
+def compiled_for(key, func, run):
+    """``run`` as a cached ``torchlike.compile``d function (one eager autograd node per call), keyed by
+    ``key`` and the user's function ``func``."""
+    return _compiled((key, _func_key(func)), func, run)
 
 
 def _compiled(key, func, run):

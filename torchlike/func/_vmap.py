@@ -167,7 +167,10 @@ def _call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
             else:
                 ret.append(o._value)
         side["tree"], side["dims"] = otree, odims
-        return ret
+        # batched inputs written in place (x.add_(1), batched BatchNorm running stats): their new values
+        # come out too, and are written back to the caller's tensors below, as torch's vmap writes through
+        side["written"] = [k for k, (i, a) in enumerate(zip(idx, arrs)) if new[i]._value is not a]
+        return ret + [new[idx[k]]._value for k in side["written"]]
 
     in_axes = (None if keys is None else 0,) + tuple(axes)
     vf = jax.vmap(pure, in_axes=in_axes, out_axes=0)
@@ -180,6 +183,11 @@ def _call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
             parts.append(vf(None if keys is None else keys[s:s + chunk_size], *sl))
         res = [jnp.concatenate(p, axis=0) for p in zip(*parts)]
     otree, odims = side["tree"], side["dims"]
+    nw = len(side["written"])
+    if nw:
+        res, wrote = list(res[:len(res) - nw]), res[len(res) - nw:]
+        for k, v in zip(side["written"], wrote):
+            leaves[idx[k]].copy_(Tensor._wrap(v, dev).movedim(0, axes[k]))
     out, it = [], iter(res)
     for j, d in enumerate(odims):
         if d is None:

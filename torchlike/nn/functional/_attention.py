@@ -183,6 +183,7 @@ def _mha_impl(query, key, value, in_w, in_b, bias_k, bias_v, out_w, out_b, kpm, 
     return o[:, 0] if not batched else o
 
 
+@_amp.lower  # torch's decomposition: in/out projections and bmm's, all on the lower-precision list
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
                                  bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
                                  training=True, key_padding_mask=None, need_weights=True, attn_mask=None,

@@ -10,6 +10,7 @@ import math
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jax._src.interpreters.batching import BatchTracer
 
 from ... import _dtype
 from ..._dispatch import dispatch
@@ -55,8 +56,17 @@ def _arr(t):
     return None if t is None else t._value
 
 
+_VMAP_STATS = ("Batch norm got a batched tensor as input while the running_mean or running_var, which will be "
+               "updated in place, were not batched.\nIf you are using a module and do not need eval mode, please set "
+               "`track_running_stats` to be False.If you are using a prebuilt module and do not need eval mode, please "
+               "see the functorch website for resources on how to patch your module to work with vmap")
+
+
 def _norm_with_stats(input, running_mean, running_var, weight, bias, training, momentum, eps, instance):
     update = bool(training) and running_mean is not None and running_var is not None
+    if update and isinstance(input._value, BatchTracer) and not (
+            isinstance(running_mean._value, BatchTracer) and isinstance(running_var._value, BatchTracer)):
+        raise RuntimeError(_VMAP_STATS)  # torch.func.vmap's check: an in-place update would leak the batch
     r = dispatch(_bn_impl, (input, weight, bias, _arr(running_mean), _arr(running_var),
                             0.0 if momentum is None else float(momentum), float(eps)),
                  (("training", bool(training)), ("update", update), ("instance", instance)),
