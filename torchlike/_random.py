@@ -28,7 +28,7 @@ from ._mt_xla import to_device
 from .tensor import HOST_MAX
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "get_rng_state",
-           "set_rng_state", "draw", "fork_rng"]
+           "set_rng_state", "draw", "fork_rng", "fill_order", "in_fill_order", "like_order"]
 
 
 def _check_seed(seed):
@@ -245,6 +245,44 @@ def draw(kind, shape, dtype, generator=None, args=(), params=(), host=False):
     new, x = _sampler(kind, tuple(shape), np.dtype(dtype), tuple(params))(_device_key(g._state), *args)
     g._state._set_value(new)
     return x
+
+
+def fill_order(shape, strides):
+    """C-order flat indices of a tensor of ``shape``/``strides`` in the order torch's TensorIterator fills
+    it (dimensions by decreasing stride, size-1 ones ignored), or None when that order is C order."""
+    dims = [d for d, n in enumerate(shape) if n != 1]
+    outer = sorted(dims, key=lambda d: -strides[d])  # stable: equal strides keep their order
+    if outer == dims:
+        return None
+    perm = outer + [d for d, n in enumerate(shape) if n == 1]
+    return np.arange(math.prod(shape)).reshape(shape).transpose(perm).reshape(-1)
+
+
+def in_fill_order(x, order):
+    """``x`` (drawn as one sequence) with its i-th value placed at C index ``order[i]``."""
+    if order is None:
+        return x
+    inv = np.empty_like(order)
+    inv[order] = np.arange(order.size)
+    return x.reshape(-1)[inv].reshape(x.shape)
+
+
+def like_order(t, memory_format=None):
+    """torch's fill order of ``empty_like(t, memory_format)`` (None: C order): ``preserve`` keeps the
+    stride order of a strided view; ``channels_last``/``channels_last_3d`` fill channels innermost."""
+    name = str(memory_format) if memory_format is not None else "preserve_format"
+    shape = tuple(t.shape)
+    if name.endswith("channels_last") and len(shape) == 4 or name.endswith("channels_last_3d") and len(shape) == 5:
+        perm = (0,) + tuple(range(2, len(shape))) + (1,)
+        strides = [0] * len(shape)
+        acc = 1
+        for d in reversed(perm):
+            strides[d] = acc
+            acc *= shape[d]
+        return fill_order(shape, strides)
+    if not name.endswith("preserve_format") or t._vbase is None or t.is_contiguous():
+        return None
+    return fill_order(shape, t.stride())
 
 
 def _real_of(dt):
