@@ -93,6 +93,19 @@ class Generator:
         g._state._set_value(self._state._value)
         return g
 
+    def get_offset(self):
+        """Philox offset (CUDA generators only): a CPU generator raises, as torch's does."""
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def set_offset(self, offset):
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def graphsafe_get_state(self):
+        raise NotImplementedError("graphsafe_get_state is not supported in this Generator")
+
+    def graphsafe_set_state(self, state):
+        raise NotImplementedError("graphsafe_set_state is not supported in this Generator")
+
     def __repr__(self):
         return f"<torch._C.Generator object at {hex(id(self))}>"
 

@@ -496,3 +496,57 @@ for _f in (rand, randn, randint, randperm, rand_like, randn_like, randint_like):
     register(_f.__name__, method=False, promote="none", differentiable=False)(_f)
 # torch records NormalBackward nodes (zero gradients) for tensor mean/std
 register("normal", method=False, promote="none", differentiable=True)(normal)
+
+
+# --- torch-level dropout names (torch.native_dropout, torch.feature_dropout, the in-place variants) ---------
+def native_dropout(input, p, train):
+    """``(output, mask)``: ``mask`` ~ Bernoulli(1 - p) (bool, C order), ``output = input * mask * 1/(1-p)``.
+
+    >>> import torchlike
+    >>> out, mask = torchlike.native_dropout(torchlike.ones(3), 0.5, False)
+    >>> mask
+    tensor([True, True, True])
+    """
+    if input.numel() == 0:
+        return input, input.new_empty(tuple(input.shape))
+    if train is not None and not train:
+        return input.clone(), input.new_ones(tuple(input.shape), dtype=_dtype.bool)
+    mask = Tensor._wrap(draw("bernoulli", tuple(input.shape), np.dtype(bool), None, args=(1.0 - p,)), input._dev)
+    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
+    return dispatch(_native_dropout, (input, mask, scale), name="NativeDropoutBackward0"), mask
+
+
+def _native_dropout(x, mask, scale):
+    # torch: input.mul(mask).mul_(scale): the scale rounded to the dtype, the product in its opmath type
+    work = jnp.float64 if x.dtype == jnp.float64 else jnp.float32
+    return ((x * mask.astype(x.dtype)).astype(work) * jnp.asarray(scale, x.dtype).astype(work)).astype(x.dtype)
+
+
+def _functional(name):
+    from ..nn import functional as F  # lazy: nn.functional is built on the op table (a higher layer)
+    return getattr(F, name)
+
+
+def feature_dropout(input, p, train):
+    """Dropout of whole channels (dims 0 and 1 kept, the rest share one draw); torch.feature_dropout."""
+    return _functional("_dropout")._impl(input, p, train, False, True, False)
+
+
+def feature_dropout_(input, p, train):
+    return _functional("_dropout")._impl(input, p, train, True, True, False)
+
+
+def dropout_(input, p, train):
+    return _functional("dropout")(input, p, train, inplace=True)
+
+
+def alpha_dropout_(input, p, train):
+    return _functional("alpha_dropout")(input, p, train, inplace=True)
+
+
+def feature_alpha_dropout_(input, p, train):
+    return _functional("feature_alpha_dropout")(input, p, train, inplace=True)
+
+
+for _f in (native_dropout, feature_dropout, feature_dropout_, dropout_, alpha_dropout_, feature_alpha_dropout_):
+    register(_f.__name__, method=False, promote="none")(_f)
