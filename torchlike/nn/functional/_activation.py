@@ -252,7 +252,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         neg = np.asarray(input._value) <= 0
         opmath = np.float64 if input.dtype.np == np.float64 else np.float32
         lo, hi = (float(opmath(v)) for v in (lower, upper))
-        r = np.asarray(_random.draw("uniform", (int(neg.sum()),), np.float64, None, args=(lo, hi)))
+        u = np.asarray(_random.draw("uniform", (int(neg.sum()),), np.float64, None, args=(0.0, 1.0)))
+        r = u * (hi - lo) + lo  # (uniform_real_distribution in Activation.cpp: not fused into an FMA)
         noise = np.ones(neg.shape, np.float32 if input.dtype.np != np.float64 else np.float64)
         noise[neg] = r
         noise = Tensor._wrap(jnp.asarray(noise), input.device)
