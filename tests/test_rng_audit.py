@@ -297,3 +297,26 @@ def test_dataloader_worker_seeds_match_torch():
     torch_lines, tl_lines = (sorted(r.stdout.splitlines()) for r in outs)
     assert len(torch_lines) == 47
     assert tl_lines == torch_lines
+
+
+# --- multinomial without replacement: tied p / q values come out in torch's topk order --------------------
+@pytest.mark.parametrize("seed", [0, 99, 2 ** 35 + 1])
+@pytest.mark.parametrize("dt", DT)
+def test_multinomial_without_replacement_ties_match_torch(dt, seed):
+    d = lambda m: getattr(m, dt)  # noqa: E731
+    _same(lambda m: [m.multinomial(m.rand(3, 50, dtype=d(m)), 20, False),  # nth_element + sort
+                     m.multinomial(m.rand(2, 700, dtype=d(m)), 10, False),  # partial_sort (k * 64 <= n)
+                     m.multinomial(m.tensor([0., 1, 0, 2, 0, 0, 3, 0], dtype=d(m)), 8, False),  # tied zeros
+                     m.multinomial(m.rand(2, 5000, dtype=d(m)), 3000, False)], seed)
+
+
+def test_topk_order_is_torchs_for_ties_and_nans():
+    from torchlike._mt_rejection import topk_order
+    rs = np.random.RandomState(0)
+    for t in range(150):
+        n = int(rs.choice([5, 17, 50, 300, 2000]))
+        k = int(rs.randint(1, n + 1)) if t % 2 else max(1, n // 70)
+        v = rs.randint(0, int(rs.choice([3, 10, 1000])), n).astype(np.float32)
+        if t % 7 == 0:
+            v[rs.randint(0, n, 3)] = np.nan
+        assert topk_order(v.tolist(), k) == torch.topk(torch.tensor(v), k).indices.tolist(), (n, k)
