@@ -320,3 +320,29 @@ def test_topk_order_is_torchs_for_ties_and_nans():
         if t % 7 == 0:
             v[rs.randint(0, n, 3)] = np.nan
         assert topk_order(v.tolist(), k) == torch.topk(torch.tensor(v), k).indices.tolist(), (n, k)
+
+
+# --- attention dropout: torch's masks (the attention arithmetic itself rounds differently) ---------------
+def test_attention_dropout_masks_are_torchs():
+    rs = np.random.RandomState(0)
+    q, k, v = (rs.randn(2, 3, 5, 4).astype(np.float32) for _ in range(3))
+
+    def run(m):
+        F = m.nn.functional
+        out = [F.scaled_dot_product_attention(m.tensor(q), m.tensor(k), m.tensor(v), dropout_p=0.3),
+               F.scaled_dot_product_attention(m.tensor(q), m.tensor(k), m.tensor(v), dropout_p=0.3, is_causal=True)]
+        m.manual_seed(1)
+        mha = m.nn.MultiheadAttention(4, 2, dropout=0.4, batch_first=True)
+        out += list(mha(m.tensor(q[0]), m.tensor(q[0]), m.tensor(q[0])))
+        m.manual_seed(1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            layer = m.nn.TransformerEncoderLayer(4, 2, 8, dropout=0.3, batch_first=True)
+        out.append(layer(m.tensor(q[0])))
+        return [t.detach().numpy() for t in out]
+    torch.manual_seed(0)
+    b = run(torch)
+    tl.manual_seed(0)
+    a = run(tl)
+    for x, y in zip(a, b):  # a different mask would differ by O(1); float32 rounding stays ~1e-7
+        np.testing.assert_allclose(x, y, rtol=1e-5, atol=2e-6)
