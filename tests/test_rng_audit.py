@@ -346,3 +346,16 @@ def test_attention_dropout_masks_are_torchs():
     a = run(tl)
     for x, y in zip(a, b):  # a different mask would differ by O(1); float32 rounding stays ~1e-7
         np.testing.assert_allclose(x, y, rtol=1e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+@pytest.mark.parametrize("shape", [(3, 2), (8, 6)])
+def test_complex_fills_of_a_transposed_view_match_torch(dt, shape):
+    def run(m):
+        z = m.zeros(*shape, dtype=getattr(m, dt)).t()
+        z.normal_()
+        u = m.zeros(*shape, dtype=getattr(m, dt)).t()
+        u.uniform_()
+        like = m.zeros(*shape, dtype=getattr(m, dt)).t()
+        return [z._base, u._base, m.randn_like(like), m.rand_like(like)]
+    _same(run)

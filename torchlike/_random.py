@@ -309,13 +309,16 @@ def torch_draw(e, kind, shape, dt, args, params):
         return _K.uniform(e, n, dt, *args).reshape(shape)
     if kind == "randint":
         return _K.random_from_to(e, n, *args).astype(dt, copy=False).reshape(shape)
-    if kind in ("uniform", "normal") and dt.kind == "c":  # torch samples the view_as_real float tensor
+    if kind in ("uniform", "normal", "normal_scalar") and dt.kind == "c":  # torch samples view_as_real
         r = _real_of(dt)
         if kind == "uniform":
             x = _K.uniform(e, 2 * n, r, *args)
-        else:
+        elif kind == "normal":
             mean, std = args
             x = _K.normal(e, 2 * n, r, mean, std / np.sqrt(2.0))
+        else:  # a non-contiguous complex tensor: its real view takes the element-by-element kernel
+            mean, std = args
+            x = _K.cast(_K.normal_scalar(e, 2 * n, mean, std / np.sqrt(2.0)), r)
         return x.view(dt).reshape(shape)
     if kind == "uniform":
         x = _K.uniform(e, n, dt, *args)

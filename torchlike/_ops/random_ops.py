@@ -171,8 +171,7 @@ def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
         return randn(tuple(input.shape), dtype=d, device=_like_dev(input, device), requires_grad=requires_grad,
                      generator=generator)
     # torch fills a non-contiguous result in stride order, element by element (never the 16-wide kernel)
-    kind = "normal" if d.is_complex else "normal_scalar"
-    x = draw(kind, tuple(input.shape), d.np, generator, args=(0.0, 1.0), host=True)
+    x = draw("normal_scalar", tuple(input.shape), d.np, generator, args=(0.0, 1.0), host=True)
     return _new(in_fill_order(x, order), _like_dev(input, device), requires_grad)
 
 
@@ -342,7 +341,7 @@ def _into(self, kind, generator, args=()):
     shape = tuple(self.shape)
     if self._vbase is None or self.is_contiguous():
         return draw(kind, shape, self.dtype.np, generator, args=args)
-    if kind == "normal" and not self.dtype.is_complex:
+    if kind == "normal":
         kind = "normal_scalar"
     order = fill_order(shape, self.stride())
     if kind == "bernoulli" and order is not None and not isinstance(args[0], float):  # p read in the same order
