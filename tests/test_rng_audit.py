@@ -359,3 +359,24 @@ def test_complex_fills_of_a_transposed_view_match_torch(dt, shape):
         like = m.zeros(*shape, dtype=getattr(m, dt)).t()
         return [z._base, u._base, m.randn_like(like), m.rand_like(like)]
     _same(run)
+
+
+def test_generator_copy_pickle_and_argument_errors_match_torch():
+    import copy
+    import pickle
+
+    def run(m):
+        g = m.Generator().manual_seed(5)
+        m.rand(3, generator=g)
+        out = [m.rand(3, generator=copy.deepcopy(g)), m.rand(3, generator=pickle.loads(pickle.dumps(g))),
+               m.rand(3, generator=g.clone_state()), str(m.Generator(device="cpu").device)]
+        for bad in (lambda: m.Generator(device="meta"), lambda: m.manual_seed(2 ** 64),
+                    lambda: m.manual_seed(-2 ** 63 - 1), lambda: m.set_rng_state(m.zeros(10, dtype=m.uint8)),
+                    lambda: m.Generator().set_state(m.zeros(5056))):
+            try:
+                bad()
+                out.append("no error")
+            except Exception as e:  # noqa: BLE001 - the exception type and text are what is compared
+                out.append(f"{type(e).__name__}: {e}")
+        return out
+    _same(run)

@@ -50,6 +50,8 @@ class Generator:
     def __init__(self, device="cpu"):
         from .tensor import Tensor
         self.device = canonical(device)
+        if self.device.type == "meta":
+            raise RuntimeError("META device type not an accelerator.")
         self._mt = MTEngine(DEFAULT_SEED)
         self._state = Tensor._wrap(_key(DEFAULT_SEED))
         _host_keyed.add(self)
