@@ -379,12 +379,17 @@ def multinomial(e, probs, n, replacement):
     rows, k = probs.shape
     if not replacement or n == 1:
         # torch: q ~ Exp(1) in the input's dtype, then argmax / topk of p / q
-        q = exponential(e, probs.size, 1.0).astype(probs.dtype).reshape(probs.shape)
+        q = cast(exponential(e, probs.size, 1.0), probs.dtype).reshape(probs.shape)
         with np.errstate(divide="ignore", invalid="ignore"):
             r = (probs / q).astype(probs.dtype)
         if n == 1:
             return np.argmax(r, axis=1)[:, None].astype(np.int64)
-        return np.argsort(-r.astype(_F64), axis=1, kind="stable")[:, :n].astype(np.int64)
+        out = np.argsort(-r.astype(_F64), axis=1, kind="stable")[:, :n].astype(np.int64)
+        for i, row in enumerate(r.astype(_F64)):
+            if np.unique(row).size < k:  # ties (or NaNs): torch's topk leaves them in libstdc++'s order
+                from ._mt_rejection import topk_order  # lazy: only rows with tied values need the serial order
+                out[i] = topk_order(row.tolist(), n)
+        return out
     acc = probs.dtype if probs.dtype in (_F32, _F64) else _F32
     out = np.empty((rows, n), np.int64)
     for i in range(rows):

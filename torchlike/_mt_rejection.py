@@ -1,4 +1,5 @@
-"""torch's CPU rejection samplers (gamma, Dirichlet, binomial) over an :class:`~torchlike._mt.MTEngine`.
+"""torch's CPU rejection samplers (gamma, Dirichlet, binomial) over an :class:`~torchlike._mt.MTEngine`,
+and the element-by-element order of torch's CPU ``topk`` for tied values (``topk_order``).
 
 A rejection sampler consumes a data-dependent number of draws per element, and the next element
 starts where the previous one stopped, so these run element by element (as torch's serial CPU
@@ -18,7 +19,7 @@ import math
 
 import numpy as np
 
-__all__ = ["standard_gamma", "dirichlet_gammas", "dirichlet_normalize", "binomial"]
+__all__ = ["standard_gamma", "dirichlet_gammas", "dirichlet_normalize", "binomial", "topk_order"]
 
 _M53 = (1 << 53) - 1
 _F32 = np.dtype(np.float32)
@@ -223,3 +224,172 @@ def binomial(e, count, prob):
     finally:
         s.close()
     return np.asarray(vals, np.float64).astype(dt).reshape(count.shape)
+
+
+# --- torch's CPU topk order (libstdc++'s selection and sorting), for multinomial's ties ---------------
+_THRESHOLD = 16  # libstdc++'s _S_threshold
+
+
+def _lg(n):  # std::__lg
+    return n.bit_length() - 1
+
+
+def topk_order(values, k):
+    """Indices torch's CPU ``topk(largest=True, sorted=True)`` returns for ``values`` (a list of floats):
+    libstdc++'s partial_sort when ``k * 64 <= n``, else nth_element then sort of the first k - 1, with
+    torch's comparator (NaN first, then greater) - so ties come out in the order those algorithms leave."""
+    n = len(values)
+    a = [(v, i) for i, v in enumerate(values)]
+
+    def comp(x, y):
+        xv, yv = x[0], y[0]
+        return (xv != xv and yv == yv) or xv > yv
+
+    def adjust_heap(first, hole, length, value):
+        top = hole
+        second = hole
+        while second < (length - 1) // 2:
+            second = 2 * (second + 1)
+            if comp(a[first + second], a[first + second - 1]):
+                second -= 1
+            a[first + hole] = a[first + second]
+            hole = second
+        if (length & 1) == 0 and second == (length - 2) // 2:
+            second = 2 * (second + 1)
+            a[first + hole] = a[first + second - 1]
+            hole = second - 1
+        parent = (hole - 1) // 2
+        while hole > top and comp(a[first + parent], value):
+            a[first + hole] = a[first + parent]
+            hole = parent
+            parent = (hole - 1) // 2
+        a[first + hole] = value
+
+    def make_heap(first, last):
+        length = last - first
+        if length < 2:
+            return
+        parent = (length - 2) // 2
+        while True:
+            adjust_heap(first, parent, length, a[first + parent])
+            if parent == 0:
+                return
+            parent -= 1
+
+    def pop_heap(first, last, result):
+        value = a[result]
+        a[result] = a[first]
+        adjust_heap(first, 0, last - first, value)
+
+    def heap_select(first, middle, last):
+        make_heap(first, middle)
+        for i in range(middle, last):
+            if comp(a[i], a[first]):
+                pop_heap(first, middle, i)
+
+    def sort_heap(first, last):
+        while last - first > 1:
+            last -= 1
+            pop_heap(first, last, last)
+
+    def partial_sort(first, middle, last):
+        heap_select(first, middle, last)
+        sort_heap(first, middle)
+
+    def move_median_to_first(result, x, y, z):
+        if comp(a[x], a[y]):
+            if comp(a[y], a[z]):
+                m = y
+            elif comp(a[x], a[z]):
+                m = z
+            else:
+                m = x
+        elif comp(a[x], a[z]):
+            m = x
+        elif comp(a[y], a[z]):
+            m = z
+        else:
+            m = y
+        a[result], a[m] = a[m], a[result]
+
+    def unguarded_partition(first, last, pivot):
+        while True:
+            while comp(a[first], a[pivot]):
+                first += 1
+            last -= 1
+            while comp(a[pivot], a[last]):
+                last -= 1
+            if not first < last:
+                return first
+            a[first], a[last] = a[last], a[first]
+            first += 1
+
+    def partition_pivot(first, last):
+        mid = first + (last - first) // 2
+        move_median_to_first(first, first + 1, mid, last - 1)
+        return unguarded_partition(first + 1, last, first)
+
+    def unguarded_linear_insert(last):
+        val = a[last]
+        nxt = last - 1
+        while comp(val, a[nxt]):
+            a[last] = a[nxt]
+            last = nxt
+            nxt -= 1
+        a[last] = val
+
+    def insertion_sort(first, last):
+        if first == last:
+            return
+        for i in range(first + 1, last):
+            if comp(a[i], a[first]):
+                val = a[i]
+                a[first + 1:i + 1] = a[first:i]
+                a[first] = val
+            else:
+                unguarded_linear_insert(i)
+
+    def introsort_loop(first, last, depth):
+        while last - first > _THRESHOLD:
+            if depth == 0:
+                partial_sort(first, last, last)
+                return
+            depth -= 1
+            cut = partition_pivot(first, last)
+            introsort_loop(cut, last, depth)
+            last = cut
+
+    def sort(first, last):
+        if first == last:
+            return
+        introsort_loop(first, last, _lg(last - first) * 2)
+        if last - first > _THRESHOLD:
+            insertion_sort(first, first + _THRESHOLD)
+            for i in range(first + _THRESHOLD, last):
+                unguarded_linear_insert(i)
+        else:
+            insertion_sort(first, last)
+
+    def nth_element(first, nth, last):
+        if first == last or nth == last:
+            return
+        depth = _lg(last - first) * 2
+        while last - first > 3:
+            if depth == 0:
+                heap_select(first, nth + 1, last)
+                a[first], a[nth] = a[nth], a[first]
+                return
+            depth -= 1
+            cut = partition_pivot(first, last)
+            if cut <= nth:
+                first = cut
+            else:
+                last = cut
+        insertion_sort(first, last)
+
+    if k * 64 <= n:
+        partial_sort(0, k, n)
+    else:
+        nth_element(0, k - 1, n)
+        sort(0, k - 1)
+    return [i for _, i in a[:k]]

@@ -28,7 +28,7 @@ from ._mt_xla import to_device
 from .tensor import HOST_MAX
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "get_rng_state",
-           "set_rng_state", "draw", "fork_rng"]
+           "set_rng_state", "draw", "fork_rng", "fill_order", "in_fill_order", "like_order"]
 
 
 def _check_seed(seed):
@@ -50,6 +50,8 @@ class Generator:
     def __init__(self, device="cpu"):
         from .tensor import Tensor
         self.device = canonical(device)
+        if self.device.type == "meta":
+            raise RuntimeError("META device type not an accelerator.")
         self._mt = MTEngine(DEFAULT_SEED)
         self._state = Tensor._wrap(_key(DEFAULT_SEED))
         _host_keyed.add(self)
@@ -92,6 +94,19 @@ class Generator:
         g._mt.copy_from(self._mt)
         g._state._set_value(self._state._value)
         return g
+
+    def get_offset(self):
+        """Philox offset (CUDA generators only): a CPU generator raises, as torch's does."""
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def set_offset(self, offset):
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def graphsafe_get_state(self):
+        raise NotImplementedError("graphsafe_get_state is not supported in this Generator")
+
+    def graphsafe_set_state(self, state):
+        raise NotImplementedError("graphsafe_set_state is not supported in this Generator")
 
     def __repr__(self):
         return f"<torch._C.Generator object at {hex(id(self))}>"
@@ -247,6 +262,44 @@ def draw(kind, shape, dtype, generator=None, args=(), params=(), host=False):
     return x
 
 
+def fill_order(shape, strides):
+    """C-order flat indices of a tensor of ``shape``/``strides`` in the order torch's TensorIterator fills
+    it (dimensions by decreasing stride, size-1 ones ignored), or None when that order is C order."""
+    dims = [d for d, n in enumerate(shape) if n != 1]
+    outer = sorted(dims, key=lambda d: -strides[d])  # stable: equal strides keep their order
+    if outer == dims:
+        return None
+    perm = outer + [d for d, n in enumerate(shape) if n == 1]
+    return np.arange(math.prod(shape)).reshape(shape).transpose(perm).reshape(-1)
+
+
+def in_fill_order(x, order):
+    """``x`` (drawn as one sequence) with its i-th value placed at C index ``order[i]``."""
+    if order is None:
+        return x
+    inv = np.empty_like(order)
+    inv[order] = np.arange(order.size)
+    return x.reshape(-1)[inv].reshape(x.shape)
+
+
+def like_order(t, memory_format=None):
+    """torch's fill order of ``empty_like(t, memory_format)`` (None: C order): ``preserve`` keeps the
+    stride order of a strided view; ``channels_last``/``channels_last_3d`` fill channels innermost."""
+    name = str(memory_format) if memory_format is not None else "preserve_format"
+    shape = tuple(t.shape)
+    if name.endswith("channels_last") and len(shape) == 4 or name.endswith("channels_last_3d") and len(shape) == 5:
+        perm = (0,) + tuple(range(2, len(shape))) + (1,)
+        strides = [0] * len(shape)
+        acc = 1
+        for d in reversed(perm):
+            strides[d] = acc
+            acc *= shape[d]
+        return fill_order(shape, strides)
+    if not name.endswith("preserve_format") or t._vbase is None or t.is_contiguous():
+        return None
+    return fill_order(shape, t.stride())
+
+
 def _real_of(dt):
     return np.dtype(dt).type(0).real.dtype
 
@@ -258,13 +311,16 @@ def torch_draw(e, kind, shape, dt, args, params):
         return _K.uniform(e, n, dt, *args).reshape(shape)
     if kind == "randint":
         return _K.random_from_to(e, n, *args).astype(dt, copy=False).reshape(shape)
-    if kind in ("uniform", "normal") and dt.kind == "c":  # torch samples the view_as_real float tensor
+    if kind in ("uniform", "normal", "normal_scalar") and dt.kind == "c":  # torch samples view_as_real
         r = _real_of(dt)
         if kind == "uniform":
             x = _K.uniform(e, 2 * n, r, *args)
-        else:
+        elif kind == "normal":
             mean, std = args
             x = _K.normal(e, 2 * n, r, mean, std / np.sqrt(2.0))
+        else:  # a non-contiguous complex tensor: its real view takes the element-by-element kernel
+            mean, std = args
+            x = _K.cast(_K.normal_scalar(e, 2 * n, mean, std / np.sqrt(2.0)), r)
         return x.view(dt).reshape(shape)
     if kind == "uniform":
         x = _K.uniform(e, n, dt, *args)

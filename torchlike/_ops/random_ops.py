@@ -22,7 +22,7 @@ from .. import _dtype
 from .._creation import _finish, _host_or_put, _out, _size
 from .._device import canonical
 from .._dispatch import dispatch
-from .._random import draw
+from .._random import draw, fill_order, in_fill_order, like_order
 from .. import _grad_mode as grad_mode
 from ._util import Tensor, register
 from .._errors import broadcast_shape
@@ -142,16 +142,37 @@ def _like_dev(input, device):
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
               generator=None):
-    """``rand`` with ``input``'s shape (and dtype/device unless given)."""
-    return rand(tuple(input.shape), dtype=dtype or input.dtype, device=_like_dev(input, device),
-                requires_grad=requires_grad, generator=generator)
+    """``rand`` with ``input``'s shape (and dtype/device unless given).
+
+    >>> import torchlike
+    >>> torchlike.rand_like(torchlike.zeros(2, 3)).shape
+    torch.Size([2, 3])
+    """
+    order = like_order(input, memory_format)
+    if order is None:
+        return rand(tuple(input.shape), dtype=dtype or input.dtype, device=_like_dev(input, device),
+                    requires_grad=requires_grad, generator=generator)
+    d = _float_dtype(dtype or input.dtype, "check_uniform_bounds")  # torch fills empty_like's strides in order
+    x = draw("uniform", tuple(input.shape), d.np, generator, args=(0.0, 1.0), host=True)
+    return _new(in_fill_order(x, order), _like_dev(input, device), requires_grad)
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
                generator=None):
-    """``randn`` with ``input``'s shape (and dtype/device unless given)."""
-    return randn(tuple(input.shape), dtype=dtype or input.dtype, device=_like_dev(input, device),
-                 requires_grad=requires_grad, generator=generator)
+    """``randn`` with ``input``'s shape (and dtype/device unless given).
+
+    >>> import torchlike
+    >>> torchlike.randn_like(torchlike.zeros(2, 3)).dtype
+    torch.float32
+    """
+    order = like_order(input, memory_format)
+    d = _float_dtype(dtype or input.dtype, "normal_kernel_cpu")
+    if order is None:
+        return randn(tuple(input.shape), dtype=d, device=_like_dev(input, device), requires_grad=requires_grad,
+                     generator=generator)
+    # torch fills a non-contiguous result in stride order, element by element (never the 16-wide kernel)
+    x = draw("normal_scalar", tuple(input.shape), d.np, generator, args=(0.0, 1.0), host=True)
+    return _new(in_fill_order(x, order), _like_dev(input, device), requires_grad)
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -159,8 +180,9 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
     """``randint`` with ``input``'s shape: ``randint_like(x, high)`` or ``randint_like(x, low, high)``."""
     if high is None:
         low, high = 0, low
-    return randint(int(low), int(high), tuple(input.shape), dtype=dtype or input.dtype,
-                   device=_like_dev(input, device), requires_grad=requires_grad, generator=generator)
+    shape, d = tuple(input.shape), _dtype.to_dtype(dtype or input.dtype)
+    x = _randint_array(int(low), int(high), shape, d, generator, True)
+    return _new(in_fill_order(x, like_order(input, memory_format)), _like_dev(input, device), requires_grad)
 
 
 # --- normal / bernoulli / multinomial / poisson ------------------------------------------------------------
@@ -313,6 +335,20 @@ def poisson(input, generator=None):
 
 
 # --- in-place samplers -------------------------------------------------------------------------------------
+def _into(self, kind, generator, args=()):
+    """A draw for an in-place fill of ``self``: torch fills a strided view in its stride order, and a
+    non-contiguous one's normals element by element (its 16-wide kernel needs a contiguous tensor)."""
+    shape = tuple(self.shape)
+    if self._vbase is None or self.is_contiguous():
+        return draw(kind, shape, self.dtype.np, generator, args=args)
+    if kind == "normal":
+        kind = "normal_scalar"
+    order = fill_order(shape, self.stride())
+    if kind == "bernoulli" and order is not None and not isinstance(args[0], float):  # p read in the same order
+        args = (jnp.asarray(args[0]).reshape(-1)[order].reshape(shape),)
+    return in_fill_order(draw(kind, shape, self.dtype.np, generator, args=args), order)
+
+
 def _fill(self, x, node="RandomBackward0"):
     new = Tensor._wrap(x, self._dev)
     if _tracks(self):  # torch: the filled tensor's gradient to what it held before is zero
@@ -321,9 +357,22 @@ def _fill(self, x, node="RandomBackward0"):
     return self._inplace_update(new)
 
 
-def _need_float(self, kernel):
-    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+def _need_float(self, kernel, complex_ok=True):
+    if not (self.dtype.is_floating_point or (complex_ok and self.dtype.is_complex)):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype._CAP[self.dtype.name]}\'')
+
+
+_CPP = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+        "uint16": "short unsigned int", "uint32": "unsigned int", "uint64": "long unsigned int", "bool": "bool",
+        "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _continuous(self, name, cpp):
+    """torch's dtype check of exponential_/cauchy_ (after the parameter check): a floating point dtype."""
+    if not self.dtype.is_floating_point:
+        d = self.dtype.name
+        raise RuntimeError(f"{name} distribution is a continuous probability distribution. dtype must be a floating "
+                           f"point but you specified {_CPP.get(d, d) if cpp else _dtype._CAP[d]}")
 
 
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
@@ -332,7 +381,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
     _need_float(self, "check_uniform_bounds")
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_g(from_)} > to={_g(to)}")
-    return _fill(self, draw("uniform", tuple(self.shape), self.dtype.np, generator, args=(float(from_), float(to))), "UniformBackward0")
+    return _fill(self, _into(self, "uniform", generator, (float(from_), float(to))), "UniformBackward0")
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
@@ -340,11 +389,14 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _need_float(self, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
-    return _fill(self, draw("normal", tuple(self.shape), self.dtype.np, generator, args=(float(mean), float(std))), "NormalBackward0")
+    return _fill(self, _into(self, "normal", generator, (float(mean), float(std))), "NormalBackward0")
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 0/1 samples of probability ``p`` (a float or a broadcastable tensor)."""
+    if self.dtype.is_complex:
+        kernel = "bernoulli_tensor_cpu_self_" if isinstance(p, Tensor) else "bernoulli_scalar_cpu_"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype._CAP[self.dtype.name]}\'')
     if isinstance(p, Tensor):
         _check_p(_concrete(p))
         arg = p.expand(tuple(self.shape))._value  # (torch's error when p does not broadcast)
@@ -352,7 +404,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
         arg = float(p)
-    return _fill(self, draw("bernoulli", tuple(self.shape), self.dtype.np, generator, args=(arg,)),
+    return _fill(self, _into(self, "bernoulli", generator, (arg,)),
                  "BernoulliBackward1" if isinstance(p, Tensor) else "BernoulliBackward2")
 
 
@@ -378,24 +430,26 @@ def random_(self, *args, generator=None, **kw):
         from_, to = kw.pop("from", None), kw.pop("to", None)
     d = self.dtype
     if d.is_complex:
-        raise NotImplementedError(f'"random_from_to" not implemented for \'{_dtype._CAP[d.name]}\'')
+        if from_ is None and to is None:
+            raise NotImplementedError(f'"random_kernel_cpu" not implemented for \'{_dtype._CAP[d.name]}\'')
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     if from_ is None and to is None:
-        return _fill(self, draw("random", tuple(self.shape), d.np, generator))
+        return _fill(self, _into(self, "random", generator))
     if to is None:
         low, high = int(from_), _random_bounds(d)[1]
         if low == -2 ** 63 and d is _dtype.int64:  # torch's full 64-bit range kernel
-            return _fill(self, draw("random_full64", tuple(self.shape), d.np, generator))
+            return _fill(self, _into(self, "random_full64", generator))
         _check_from_to(low, high)
     else:
         low, high = int(from_ or 0), int(to)
         _check_from_to(low, high)
-        if not d.is_floating_point and d is not _dtype.bool:
-            info = np.iinfo(d.np)
-            if high - 1 > info.max or high - 1 < info.min:
+        if not d.is_floating_point:
+            lo_b, hi_b = (0, 1) if d is _dtype.bool else (int(np.iinfo(d.np).min), int(np.iinfo(d.np).max))
+            if high - 1 > hi_b or high - 1 < lo_b:
                 raise RuntimeError(f"to - 1 is out of bounds for {_CNAME.get(d.name, d.name)}")
-            if low < info.min or low > info.max:
+            if low < lo_b or low > hi_b:
                 raise RuntimeError(f"from is out of bounds for {_CNAME.get(d.name, d.name)}")
-    return _fill(self, _randint_array(low, high, tuple(self.shape), d, generator))
+    return _fill(self, _into(self, "randint", generator, (low, high)))
 
 
 _CNAME = {"int8": "signed char", "uint8": "unsigned char", "int16": "short", "int32": "int", "int64": "long",
@@ -404,33 +458,35 @@ _CNAME = {"int8": "signed char", "uint8": "unsigned char", "int16": "short", "in
 
 def exponential_(self, lambd=1.0, *, generator=None):
     """Fill with exponential samples of rate ``lambd``."""
-    _need_float(self, "exponential_cpu")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
-    return _fill(self, draw("exponential", tuple(self.shape), self.dtype.np, generator, args=(float(lambd),)), "ExponentialBackward0")
+    _continuous(self, "Exponential", False)
+    return _fill(self, _into(self, "exponential", generator, (float(lambd),)), "ExponentialBackward0")
 
 
 def geometric_(self, p, *, generator=None):
     """Fill with geometric samples (trials until the first success, >= 1)."""
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_g(p)}")
-    return _fill(self, draw("geometric", tuple(self.shape), self.dtype.np, generator, args=(float(p),)), "GeometricBackward0")
+    if self.dtype.is_complex or self.dtype is _dtype.bool:
+        raise NotImplementedError(f'"geometric_cpu" not implemented for \'{_dtype._CAP[self.dtype.name]}\'')
+    return _fill(self, _into(self, "geometric", generator, (float(p),)), "GeometricBackward0")
 
 
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """Fill with Cauchy samples."""
-    _need_float(self, "cauchy_cpu")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_g(sigma)}")
-    return _fill(self, draw("cauchy", tuple(self.shape), self.dtype.np, generator, args=(float(median), float(sigma))), "CauchyBackward0")
+    _continuous(self, "Cauchy", True)
+    return _fill(self, _into(self, "cauchy", generator, (float(median), float(sigma))), "CauchyBackward0")
 
 
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """Fill with samples whose log is normal(mean, std)."""
-    _need_float(self, "log_normal_cpu")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(std)}")
-    return _fill(self, draw("lognormal", tuple(self.shape), self.dtype.np, generator, args=(float(mean), float(std))), "LogNormalBackward0")
+    _need_float(self, "log_normal_cpu", complex_ok=False)
+    return _fill(self, _into(self, "lognormal", generator, (float(mean), float(std))), "LogNormalBackward0")
 
 
 for _f in (uniform_, normal_, bernoulli_, random_, exponential_, geometric_, cauchy_, log_normal_):
@@ -439,3 +495,57 @@ for _f in (rand, randn, randint, randperm, rand_like, randn_like, randint_like):
     register(_f.__name__, method=False, promote="none", differentiable=False)(_f)
 # torch records NormalBackward nodes (zero gradients) for tensor mean/std
 register("normal", method=False, promote="none", differentiable=True)(normal)
+
+
+# --- torch-level dropout names (torch.native_dropout, torch.feature_dropout, the in-place variants) ---------
+def native_dropout(input, p, train):
+    """``(output, mask)``: ``mask`` ~ Bernoulli(1 - p) (bool, C order), ``output = input * mask * 1/(1-p)``.
+
+    >>> import torchlike
+    >>> out, mask = torchlike.native_dropout(torchlike.ones(3), 0.5, False)
+    >>> mask
+    tensor([True, True, True])
+    """
+    if input.numel() == 0:
+        return input, input.new_empty(tuple(input.shape))
+    if train is not None and not train:
+        return input.clone(), input.new_ones(tuple(input.shape), dtype=_dtype.bool)
+    mask = Tensor._wrap(draw("bernoulli", tuple(input.shape), np.dtype(bool), None, args=(1.0 - p,)), input._dev)
+    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
+    return dispatch(_native_dropout, (input, mask, scale), name="NativeDropoutBackward0"), mask
+
+
+def _native_dropout(x, mask, scale):
+    # torch: input.mul(mask).mul_(scale): the scale rounded to the dtype, the product in its opmath type
+    work = jnp.float64 if x.dtype == jnp.float64 else jnp.float32
+    return ((x * mask.astype(x.dtype)).astype(work) * jnp.asarray(scale, x.dtype).astype(work)).astype(x.dtype)
+
+
+def _functional(name):
+    from ..nn import functional as F  # lazy: nn.functional is built on the op table (a higher layer)
+    return getattr(F, name)
+
+
+def feature_dropout(input, p, train):
+    """Dropout of whole channels (dims 0 and 1 kept, the rest share one draw); torch.feature_dropout."""
+    return _functional("_dropout")._impl(input, p, train, False, True, False)
+
+
+def feature_dropout_(input, p, train):
+    return _functional("_dropout")._impl(input, p, train, True, True, False)
+
+
+def dropout_(input, p, train):
+    return _functional("dropout")(input, p, train, inplace=True)
+
+
+def alpha_dropout_(input, p, train):
+    return _functional("alpha_dropout")(input, p, train, inplace=True)
+
+
+def feature_alpha_dropout_(input, p, train):
+    return _functional("feature_alpha_dropout")(input, p, train, inplace=True)
+
+
+for _f in (native_dropout, feature_dropout, feature_dropout_, dropout_, alpha_dropout_, feature_alpha_dropout_):
+    register(_f.__name__, method=False, promote="none")(_f)

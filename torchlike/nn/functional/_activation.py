@@ -247,11 +247,13 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         return _ret(input, dispatch(_leaky_relu, (input, (lower + upper) / 2), name="LeakyReluBackward0"),
                     inplace)
     if _random._torch_stream(_random.default_generator, (input._value,)):
-        # torch's CPU kernel draws one double uniform per element <= 0, in order, between the bounds as
-        # floats (opmath), then rounds it to float
+        # torch's CPU kernel draws one double uniform per element <= 0, in order, between the bounds in
+        # the opmath type (float for float32/half/bfloat16, double for float64), then rounds it to the dtype
         neg = np.asarray(input._value) <= 0
-        lo, hi = (float(np.float32(v)) for v in (lower, upper))
-        r = np.asarray(_random.draw("uniform", (int(neg.sum()),), np.float64, None, args=(lo, hi)))
+        opmath = np.float64 if input.dtype.np == np.float64 else np.float32
+        lo, hi = (float(opmath(v)) for v in (lower, upper))
+        u = np.asarray(_random.draw("uniform", (int(neg.sum()),), np.float64, None, args=(0.0, 1.0)))
+        r = u * (hi - lo) + lo  # (uniform_real_distribution in Activation.cpp: not fused into an FMA)
         noise = np.ones(neg.shape, np.float32 if input.dtype.np != np.float64 else np.float64)
         noise[neg] = r
         noise = Tensor._wrap(jnp.asarray(noise), input.device)

@@ -54,7 +54,10 @@ def _impl(input, p, training, inplace, feature, alpha):
     if p == 1:  # torch multiplies by zero without drawing
         out = dispatch(_apply_mask, (input, np.zeros((), bool), 0.0), name="MulBackward0", saves=False)
         return input._inplace_update(out) if inplace else out
-    mask = Tensor._wrap(_random.draw("bernoulli", shape, dt, None, args=(1.0 - p,)), input.device)
+    mask = _random.draw("bernoulli", shape, dt, None, args=(1.0 - p,))
+    if not feature:  # torch's noise is empty_like(input): filled in the input's stride order
+        mask = _random.in_fill_order(mask, _random.like_order(input))
+    mask = Tensor._wrap(mask, input.device)
     if alpha:
         a = 1.0 / np.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p)) if p < 1 else 0.0
         dtv = mask._value.dtype
