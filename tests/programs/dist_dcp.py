@@ -96,6 +96,7 @@ def main():
                        f"step {float(st['step'])}")
         out.append(f"R{rank} next loss {step(model, opt, 2):.6f} lr {opt.param_groups[0]['lr']}")
     os.write(1, ("\n".join(out) + "\n").encode())
+    dist.barrier()  # (torch's gloo aborts a rank whose peer tears the group down first)
     dist.destroy_process_group()
 
 
