@@ -90,6 +90,7 @@ def _errors(mod, path):
     return out
 
 
+@pytest.mark.filterwarnings("ignore:torch.distributed is disabled")
 def test_single_process_messages_match_torch(tmp_path):
     import torch
 

@@ -18,7 +18,8 @@ from concurrent.futures import Future
 from .. import _collectives
 from .._process_group import barrier, get_rank, get_world_size, is_initialized
 from ...tensor import Size, Tensor
-from ._planning import flatten_state_dict, local_array, region
+from ..tensor._dtensor import DTensor
+from ._planning import d_is_whole, flatten_state_dict, local_array, region
 from .filesystem import FileSystemWriter
 from .metadata import (BytesStorageMetadata, ChunkStorageMetadata, Metadata, MetadataIndex, StorageMeta,
                        TensorProperties, TensorStorageMetadata)
@@ -88,8 +89,6 @@ def save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=None, p
 
 
 def _needs_collective(v):
-    from ._planning import d_is_whole
-    from ..tensor._dtensor import DTensor
     return isinstance(v, DTensor) and v.__dict__.get("_gshape") is None and not d_is_whole(v)
 
 
