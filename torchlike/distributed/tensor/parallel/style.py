@@ -175,8 +175,9 @@ class ColwiseParallel(ParallelStyle):
 
 
 class RowwiseParallel(ParallelStyle):
-    """Shard a Linear's input features (weight ``Shard(1)``, bias ``Replicate``); the partial outputs are
-    all-reduced (``output_layouts=Replicate()``) or reduce-scattered (``Shard(d)``).
+    """Shard a Linear's input features (weight ``Shard(1)``, bias ``Replicate``), or an Embedding's vocabulary
+    (weight ``Shard(0)``); the partial outputs are all-reduced (``output_layouts=Replicate()``) or
+    reduce-scattered (``Shard(d)``).
 
     >>> RowwiseParallel(output_layouts=Shard(1))
     RowwiseParallel(input_layouts=(Shard(dim=-1),), output_layouts=(Shard(dim=1),), use_local_output=True)
@@ -191,8 +192,8 @@ class RowwiseParallel(ParallelStyle):
 
     def _apply(self, module, device_mesh):
         _check_local(type(self).__name__, self.use_local_output)
-        if _module_kind(module) != "linear":
-            raise NotImplementedError("torchlike's RowwiseParallel supports nn.Linear only")
+        if _module_kind(module) == "embedding":
+            return self._apply_embedding(module, device_mesh)
         params = _Params(device_mesh)
         out_layout = self.output_layouts[0]
         params.place(module, "weight", Shard(1), src_rank=self.src_data_rank)
@@ -215,6 +216,41 @@ class RowwiseParallel(ParallelStyle):
                     out = _comm.reduce_scatter_dim(out, out_layout.dim, group, n)
             bias = leaves.pop("bias", None)
             return out if bias is None else out + bias
+
+        module.register_forward_pre_hook(pre)
+        module.register_forward_hook(post)
+        return module
+
+
+    def _apply_embedding(self, module, device_mesh):
+        """Vocabulary-parallel embedding: rank r holds rows [start, end) of the table; ids outside look up row 0
+        and are zeroed, then the partial rows are all-reduced (or reduce-scattered to ``Shard(d)``)."""
+        params = _Params(device_mesh)
+        out_layout = self.output_layouts[0]
+        n, r = device_mesh.size(), device_mesh.get_local_rank()
+        vocab = module.weight.shape[0]
+        step = -(-vocab // n)
+        start, end = min(r * step, vocab), min((r + 1) * step, vocab)
+        params.place(module, "weight", Shard(0), src_rank=self.src_data_rank)
+        src = self.input_layouts[0]
+        masks = []
+
+        def pre(mod, args):
+            params.swap_in(mod)
+            ids = _convert(_local(args[0]), src, Replicate(), device_mesh)
+            inside = (ids >= start) & (ids < end)
+            masks.append(inside)
+            return ((ids - start) * inside,) + tuple(args[1:])
+
+        def post(mod, args, out):
+            params.swap_out(mod)
+            out = out * masks.pop().unsqueeze(-1).to(out.dtype)
+            group, n, _ = _ctx(device_mesh)
+            if n == 1:
+                return out
+            if isinstance(out_layout, Replicate):
+                return _comm.all_reduce_fwd(out, group)
+            return _comm.reduce_scatter_dim(out, out_layout.dim, group, n)
 
         module.register_forward_pre_hook(pre)
         module.register_forward_hook(post)
