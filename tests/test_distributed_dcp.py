@@ -98,6 +98,7 @@ def test_single_process_messages_match_torch(tmp_path):
     assert _errors(torchlike, str(tmp_path / "ours")) == _errors(torch, str(tmp_path / "theirs"))
 
 
+@pytest.mark.filterwarnings("ignore:torch.distributed is disabled")
 def test_metadata_pickle_names_torchs_classes(tmp_path):
     import torch
     import torch.distributed.checkpoint as tdcp
