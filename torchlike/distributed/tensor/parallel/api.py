@@ -20,9 +20,10 @@ __all__ = ["parallelize_module"]
 def _check_mesh(mesh):
     from ..._process_group import get_world_size, is_initialized  # lazy: the process group may be absent
     world = get_world_size() if is_initialized() else 1
-    if mesh.ndim != 1 or mesh.size() != world:
-        raise NotImplementedError(f"torchlike's tensor parallelism runs over a 1-d mesh of all ranks (world size "
-                                  f"{world}), got a mesh of shape {mesh.shape}")
+    if mesh.ndim != 1 or mesh.size() > world:
+        raise NotImplementedError(f"torchlike's tensor parallelism runs over a 1-d mesh of ranks (a mesh or a "
+                                  f"sub-mesh such as mesh['tp']; world size {world}), got a mesh of shape "
+                                  f"{mesh.shape}")
 
 
 def parallelize_module(module, device_mesh=None, parallelize_plan=None, *, src_data_rank=0):

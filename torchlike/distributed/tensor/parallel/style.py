@@ -45,7 +45,9 @@ class _Params:
         full = p.detach().clone()
         n, r = self.mesh.size(), self.mesh.get_local_rank()
         if n > 1:
-            _collectives.broadcast(full, src_rank, group=self.mesh.get_group())
+            group = self.mesh.get_group()
+            ranks = getattr(group, "ranks", None)  # broadcast's src is a global rank
+            _collectives.broadcast(full, ranks[src_rank] if ranks else src_rank, group=group)
         local = full.chunk(n, placement.dim)[r].clone() if isinstance(placement, Shard) else full
         d = DTensor._from_shard(local, self.mesh, (placement,), tuple(full.shape), p.requires_grad)
         d.__dict__["_is_param"] = True
