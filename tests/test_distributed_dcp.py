@@ -121,3 +121,24 @@ def test_metadata_pickle_names_torchs_classes(tmp_path):
         import io
         chunk = torch.load(io.BytesIO(f.read(info.length)), weights_only=True)
     np.testing.assert_array_equal(chunk.numpy(), np.arange(6.).reshape(2, 3))
+
+
+@pytest.mark.filterwarnings("ignore:torch.distributed is disabled")
+def test_format_utils_convert_like_torch(tmp_path):
+    import torch
+    from torch.distributed.checkpoint import format_utils as tfu
+
+    from torchlike.distributed.checkpoint import format_utils as ofu
+    sd = {"model": {"w": torch.arange(6.).reshape(2, 3), "b": torch.ones(2, dtype=torch.int64)},
+          "opt": {"param_groups": [{"lr": 0.1, "params": ["w"]}], "state": {"w": {"step": torch.tensor(3.)}}},
+          "layers": [torch.zeros(2), torch.ones(1)], "epoch": 4}
+    torch.save(sd, tmp_path / "full.pt")
+    tfu.torch_save_to_dcp(tmp_path / "full.pt", tmp_path / "theirs")
+    ofu.torch_save_to_dcp(str(tmp_path / "full.pt"), str(tmp_path / "ours"))
+    for src in ("theirs", "ours"):  # each directory converted back by both
+        tfu.dcp_to_torch_save(tmp_path / src, tmp_path / f"{src}_t.pt")
+        ofu.dcp_to_torch_save(str(tmp_path / src), str(tmp_path / f"{src}_o.pt"))
+    want = torch.load(tmp_path / "theirs_t.pt", weights_only=False)
+    assert repr(want) == repr(sd)
+    for name in ("theirs_o.pt", "ours_t.pt", "ours_o.pt"):
+        assert repr(torch.load(tmp_path / name, weights_only=False)) == repr(want), name

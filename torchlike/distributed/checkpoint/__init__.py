@@ -19,7 +19,7 @@ True
 from __future__ import annotations
 
 from ..._missing import module_getattr
-from . import api, filesystem, metadata, state_dict, state_dict_loader, state_dict_saver, stateful
+from . import api, filesystem, format_utils, metadata, state_dict, state_dict_loader, state_dict_saver, stateful
 from .api import CheckpointException
 from ._planners import DefaultLoadPlanner, DefaultSavePlanner, LoadPlanner, SavePlanner
 from .filesystem import FileSystemReader, FileSystemWriter
@@ -29,7 +29,7 @@ from .state_dict_saver import async_save, save, save_state_dict
 
 __all__ = ["BytesStorageMetadata", "CheckpointException", "ChunkStorageMetadata", "DefaultLoadPlanner", "DefaultSavePlanner",
            "FileSystemReader", "FileSystemWriter", "LoadPlanner", "Metadata", "SavePlanner",
-           "TensorStorageMetadata", "async_save", "filesystem", "load", "load_state_dict", "metadata", "save",
+           "TensorStorageMetadata", "async_save", "filesystem", "format_utils", "load", "load_state_dict", "metadata", "save",
            "save_state_dict", "state_dict", "state_dict_loader", "state_dict_saver", "stateful"]
 
 __getattr__ = module_getattr("torch.distributed.checkpoint")
