@@ -76,6 +76,8 @@ class DeviceMesh:
         self.jax_mesh = Mesh(np.array([devs[i] for i in arr.reshape(-1)], dtype=object).reshape(arr.shape),
                              names)
         self._axis_names = names
+        if _init_backend:
+            self._make_subgroups()
 
     @property
     def ndim(self):
@@ -127,8 +129,47 @@ class DeviceMesh:
         return self.get_coordinate()[self._dim(mesh_dim)]
 
     def get_group(self, mesh_dim=None):
+        """The process group of this rank's slice along ``mesh_dim`` (the world group for a mesh over all
+        ranks, or where one process drives the mesh's devices)."""
         from . import group
-        return group.WORLD
+        ranks = self._slice_ranks(mesh_dim)
+        if ranks is None:
+            return group.WORLD
+        return _subgroup(ranks)
+
+    def get_all_groups(self):
+        return [self.get_group(i) for i in range(self.ndim)]
+
+    def _slice_ranks(self, mesh_dim):
+        """Sorted global ranks of this rank's slice along ``mesh_dim``; None when that is the world."""
+        from . import get_world_size, is_initialized
+        if not is_initialized() or get_world_size() == 1 or self._arr.size > get_world_size():
+            return None
+        if mesh_dim is None:
+            if self.ndim > 1:
+                raise RuntimeError(f"Found the DeviceMesh have {self.ndim} dimensions",
+                                   "Optional kwarg `mesh_dim` needs to be specified when device_mesh.ndim > 1.",
+                                   "If you want to get the list of all the ProcessGroups in the DeviceMesh,"
+                                   "please use `get_all_groups()` instead.")
+            mesh_dim = 0
+        d = self._dim(mesh_dim)
+        coord = self.get_coordinate()
+        if coord is None:
+            return None
+        ranks = sorted(int(r) for r in self._arr[tuple(slice(None) if i == d else coord[i]
+                                                       for i in range(self.ndim))].reshape(-1))
+        return None if ranks == list(range(get_world_size())) else tuple(ranks)
+
+    def _make_subgroups(self):
+        """torch's init_device_mesh creates a group per slice of every dim on every rank; so does this (in the
+        same order on every rank, so the groups' ids agree)."""
+        from . import get_world_size, is_initialized
+        if not is_initialized() or get_world_size() == 1 or self._arr.size != get_world_size() or self.ndim < 2:
+            return
+        for d in range(self.ndim):
+            rows = np.moveaxis(self._arr, d, -1).reshape(-1, self._arr.shape[d])
+            for row in rows:
+                _subgroup(tuple(sorted(int(r) for r in row)))
 
     def __getitem__(self, names):
         if isinstance(names, str):
@@ -158,6 +199,19 @@ class DeviceMesh:
         strides = tuple(s // self._arr.itemsize for s in self._arr.strides) if self._arr.size > 1 else ()
         stride = "(" + ", ".join(str(s) for s in strides) + ("," if len(strides) == 1 else "") + ")"
         return f"DeviceMesh(({dims}), '{self.device_type}', stride=({stride},))"
+
+
+_SUBGROUPS = {}
+
+
+def _subgroup(ranks):
+    """The process group of ``ranks`` (made once; every rank makes the same ones in the same order)."""
+    from . import _process_group  # lazy: the process-group module is only needed for multi-process meshes
+    key = (id(_process_group.GroupMember.WORLD), ranks)  # a new default group (after destroy) starts afresh
+    g = _SUBGROUPS.get(key)
+    if g is None:
+        g = _SUBGROUPS[key] = _process_group.ProcessGroup(list(ranks), _process_group.get_backend())
+    return g
 
 
 def init_device_mesh(device_type, mesh_shape, *, mesh_dim_names=None, backend_override=None):

@@ -108,6 +108,8 @@ def get_optimizer_state_dict(model, optimizers, *, submodules=None, options=None
     options = options or StateDictOptions()
     names = _named_params(model)
     opts = optimizers if isinstance(optimizers, (list, tuple)) else [optimizers]
+    for opt in opts:
+        _init_optim_state(opt)
     state, groups = {}, []
     for opt in opts:
         for group in opt.param_groups:
@@ -121,6 +123,31 @@ def get_optimizer_state_dict(model, optimizers, *, submodules=None, options=None
     if _rank0_only(options):
         return {}
     return {"state": state, "param_groups": groups}
+
+
+def _init_optim_state(opt):
+    """As torch does before reading an optimizer's state: one ``step`` with zero gradients and lr 0 when the
+    optimizer has no state yet and no gradients (so a fresh optimizer's state dict has every entry)."""
+    if opt.state or any(p.grad is not None for g in opt.param_groups for p in g["params"]):
+        return
+    import jax.numpy as jnp  # lazy: zero gradients only
+    for g in opt.param_groups:
+        for p in g["params"]:
+            if p.requires_grad:
+                if isinstance(p, DTensor) and p.__dict__.get("_gshape") is not None:
+                    p._grad = DTensor._from_shard(Tensor._wrap(jnp.zeros_like(p._value), p._dev), p.device_mesh,
+                                                  p.placements, p.__dict__["_gshape"])
+                else:
+                    p.grad = Tensor._wrap(jnp.zeros_like(p._value), p._dev)
+    lrs = [g["lr"] for g in opt.param_groups if "lr" in g]
+    for g in opt.param_groups:
+        if "lr" in g:
+            g["lr"] = 0.0
+    opt.step()
+    for g in opt.param_groups:
+        if "lr" in g:
+            g["lr"] = lrs.pop(0)
+    opt.zero_grad(set_to_none=True)
 
 
 def get_state_dict(model, optimizers, *, submodules=None, options=None):

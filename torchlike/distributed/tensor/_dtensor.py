@@ -117,8 +117,9 @@ class DTensor(Tensor):
     def detach(self):
         if self.__dict__.get("_gshape") is None:
             return Tensor.detach(self)
-        return DTensor._from_shard(Tensor._wrap(self._value, self._dev), self.device_mesh, self.placements,
-                                   self.__dict__["_gshape"])
+        out = DTensor._from_shard(Tensor._wrap(self._value, self._dev), self.device_mesh, self.placements,
+                                  self.__dict__["_gshape"])
+        return self._make_view(out, ("alias",))  # shares the shard: in-place writes (dcp.load) reach self
 
     @property
     def device_mesh(self):
@@ -138,15 +139,19 @@ class DTensor(Tensor):
         if self.__dict__.get("_gshape") is not None:
             return _alias(self)
         x = self._value
+        t = None
         if not getattr(x, "is_fully_addressable", True):
             import jax
             shard = x.addressable_shards[0]
-            return Tensor._wrap(jax.device_put(shard.data, jax.local_devices()[0]))
+            t = Tensor._wrap(jax.device_put(shard.data, jax.local_devices()[0]))
+            if tuple(t.shape) != tuple(x.shape) or all(isinstance(p, Replicate) for p in self.placements):
+                return t  # XLA's even shard is torch's chunk piece
+            # an uneven dim keeps a replicated JAX layout: cut torch's chunk piece below
         local = self.__dict__.get("_local")
         if local is not None:
             return local
         coord = self.device_mesh.get_coordinate() or [0] * self.device_mesh.ndim
-        t = _alias(self)
+        t = _alias(self) if t is None else t
         for i, p in enumerate(self.placements):
             n, c = self.device_mesh.size(i), coord[i]
             if isinstance(p, Shard):
