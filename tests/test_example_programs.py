@@ -30,6 +30,7 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_transformer_lm_style.py", 2e-4),
     ("ex_training_utils.py", 1e-4),
     ("ex_seq_and_stn.py", 1e-4),
+    ("ex_rnn_snli_style.py", 1e-5),
     ("ex_workers_no_guard.py", 1e-6),
 ]
 

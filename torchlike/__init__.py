@@ -78,6 +78,7 @@ from . import __config__, _tensor_str, futures  # noqa: E402,F401  (torch.__conf
 from ._C import TensorType  # noqa: E402,F401  (open_clip annotates with torch.TensorType)
 from ._storage import UntypedStorage  # noqa: E402,F401
 from ._symbolic import *  # noqa: E402,F401,F403
+from ._toplevel_extras import *  # noqa: E402,F401,F403  (torch.Future, torch.relu_ & co., torch.detach, ...)
 from ._missing import module_getattr as _module_getattr  # noqa: E402
 
 _missing_getattr = _module_getattr("torch")

@@ -201,6 +201,23 @@ def _alpha_impl(x, y, alpha, dt, sub):
     return x + y if dt != np.bool_ else jnp.logical_or(x, y)
 
 
+def _tensor_alpha_impl(x, y, alpha, dt, sub):
+    y = cast(y, dt) * cast(alpha, dt)
+    return cast(x, dt) - y if sub else cast(x, dt) + y
+
+
+def _tensor_alpha(name, node_name, input, other, alpha, d, sub):
+    if alpha.dim() != 0 or alpha.requires_grad:
+        raise TypeError(f"{name}(): argument 'alpha' must be Number, not Tensor")
+    if (alpha.dtype.is_floating_point or alpha.dtype.is_complex) and not (d.is_floating_point or d.is_complex):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if d is _dtype.bool:
+        return dispatch(_alpha_impl, (input, other), (("alpha", bool(alpha)), ("dt", d.np), ("sub", sub)),
+                        name=node_name, saves=False)
+    return dispatch(_tensor_alpha_impl, (input, other, alpha.detach().reshape(())), (("dt", d.np), ("sub", sub)),
+                    name=node_name, saves=False)
+
+
 def _alpha_op(name, sub):
     node_name = camel(name)
 
@@ -216,6 +233,8 @@ def _alpha_op(name, sub):
                        for a in (input, other)):
             raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
                                "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+        if isinstance(alpha, Tensor):  # a one-element tensor is a Scalar to torch (optimizers pass these)
+            return _tensor_alpha(name, node_name, input, other, alpha, d, sub)
         if alpha != 1:
             if isinstance(alpha, float) and not (d.is_floating_point or d.is_complex):
                 raise RuntimeError("For integral input tensors, argument alpha must not be a floating point "

@@ -92,17 +92,22 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
             if id(m) not in nodes:
                 nodes[id(m)] = m
                 stack.append(m)
+    below = None
     if targets is not None:
-        # a node is needed if a target is reachable from it (post-order over the discovered DAG)
+        # a node is needed if a target is reachable from it (post-order over the discovered DAG); it runs
+        # (and frees its saved values) only if a target lies strictly below it: a target's own node only
+        # hands over its incoming gradient, as torch's engine does (a later grad() may still go through it)
+        below = set()
         for n in sorted(order, key=lambda n: n.seq):
-            nd = id(n) in target_nodes
-            if not nd:
-                for i in n.diff_in:
-                    e = n.inputs[i]
-                    if e is not None and needed.get(id(e[0])):
-                        nd = True
-                        break
-            needed[id(n)] = nd
+            nd = False
+            for i in n.diff_in:
+                e = n.inputs[i]
+                if e is not None and needed.get(id(e[0])):
+                    nd = True
+                    break
+            if nd:
+                below.add(id(n))
+            needed[id(n)] = nd or id(n) in target_nodes
 
     if targets is None and not create_graph and accumulate and not _prof._COLLECTING \
             and try_fused(roots, order, retain_graph, accumulate):
@@ -128,11 +133,19 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
             if targets is not None and not needed.get(id(node)):
                 _release(node, deps, heap, queued)
                 continue
-            cts = _tensor_hooks(node, cts, as_tensor, create_graph)
-            if targets is not None:
+            if targets is not None and id(node) in below:
+                # a target's node that runs: torch captures the gradient before the tensor hooks
                 for idx, g in enumerate(cts):
                     for k in targets.get((id(node), idx), ()):
                         results[k] = g
+            cts = _tensor_hooks(node, cts, as_tensor, create_graph)
+            if targets is not None and id(node) not in below:
+                for idx, g in enumerate(cts):
+                    for k in targets.get((id(node), idx), ()):
+                        results[k] = g
+                if not isinstance(node, AccumulateGrad):
+                    _release(node, deps, heap, queued)   # a target's node with no target under it: not run
+                    continue
             if node._pre_hooks:
                 tcts = tuple(as_tensor(g) for g in cts)
                 for h in node._pre_hooks:

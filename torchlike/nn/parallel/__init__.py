@@ -8,28 +8,12 @@ DistributedDataParallel (multi-process, ``distributed.py``).
 """
 from __future__ import annotations
 
-from ..modules.module import Module
+from . import comm
+from .data_parallel import DataParallel, data_parallel
 from .distributed import DistributedDataParallel
+from .parallel_apply import parallel_apply
+from .replicate import replicate
+from .scatter_gather import gather, scatter
 
-__all__ = ["DataParallel", "DistributedDataParallel", "data_parallel"]
-
-
-class DataParallel(Module):
-    """Wraps ``module``; ``forward`` calls it directly."""
-
-    def __init__(self, module, device_ids=None, output_device=None, dim=0):
-        super().__init__()
-        self.module = module
-        self.device_ids = list(device_ids) if device_ids is not None else []
-        self.output_device = output_device
-        self.dim = dim
-
-    def forward(self, *inputs, **kwargs):
-        return self.module(*inputs, **kwargs)
-
-
-def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0, module_kwargs=None):
-    """Functional DataParallel: ``module(*inputs)``."""
-    if not isinstance(inputs, tuple):
-        inputs = (inputs,)
-    return module(*inputs, **(module_kwargs or {}))
+__all__ = ["replicate", "scatter", "parallel_apply", "gather", "data_parallel", "DataParallel",
+           "DistributedDataParallel"]
