@@ -10,6 +10,12 @@ sweep: a function used since the last sweep gets a second chance), their executa
 
 The limit is ``TORCHLIKE_CACHE_SIZE`` (executables, default 256) or :func:`set_cache_size`.
 
+Tiered compilation (eager per-op programs, pullbacks, fused backwards): a shape's first calls run a
+program compiled at XLA's lowest backend optimization level (about 40% cheaper to compile, slower to
+run); a shape called more often than ``TORCHLIKE_TIERED_COMPILE`` times (default 1; 0 turns tiering
+off) is recompiled at full optimization, and once a function's recent calls all run full programs it
+calls its ``jax.jit`` directly again (no per-call routing).  :func:`set_tiered_compile` sets it.
+
 >>> import torchlike
 >>> torchlike.set_cache_size(512)
 >>> torchlike.cache_info()["limit"]
@@ -24,9 +30,14 @@ import os
 import threading
 from time import monotonic as _monotonic
 
-__all__ = ["Cache", "Entry", "set_cache_size", "cache_info", "clear_caches"]
+__all__ = ["Cache", "Entry", "set_cache_size", "cache_info", "clear_caches", "set_tiered_compile", "tier_of"]
 
 _DEFAULT = 256
+_TIER_DEFAULT = 1
+# the quick tier: LLVM at -O0 (the HLO passes are the same); measured on small per-op programs: compile
+# ~35 ms instead of ~60, the code 1.5-8x slower.  Its float results can differ from the full tier's in
+# the last bit (no FMA contraction), which is why a repeated shape moves to the full program early.
+_QUICK = {"xla_backend_optimization_level": 0}
 
 
 def _env_limit():
@@ -35,6 +46,21 @@ def _env_limit():
         return max(int(v), 1) if v else _DEFAULT
     except ValueError:
         return _DEFAULT
+
+
+def _env_tier():
+    v = os.environ.get("TORCHLIKE_TIERED_COMPILE", "")
+    try:
+        return max(int(v), 0) if v else _TIER_DEFAULT
+    except ValueError:
+        return _TIER_DEFAULT
+
+
+class _Tier:
+    after = _env_tier()  # calls a shape runs on its quick program before the full one (0: no quick tier)
+    settle = 8  # a function whose last `settle` calls all ran full programs calls its jit directly
+    promotions = 0
+    demotions = 0
 
 
 class _Budget:
@@ -49,12 +75,13 @@ class Entry:
     """A cached function: ``fn`` (a ``jax.jit`` object, or a plain function when ``jitted`` is False),
     ``n`` its executables when last counted, ``used`` set on every call (cleared by the sweep)."""
 
-    __slots__ = ("fn", "n", "used", "key", "owner", "jitted", "__weakref__")
+    __slots__ = ("fn", "n", "used", "key", "owner", "jitted", "tiers", "__weakref__")
 
     def __init__(self, fn, key, owner, jitted=True):
         self.fn, self.key, self.owner, self.jitted = fn, key, owner, jitted
         self.n = 0
         self.used = True
+        self.tiers = None
 
     def weight(self):
         return self.n + 1
@@ -63,8 +90,96 @@ class Entry:
         out = self.fn(*args)
         self.used = True
         if self.jitted and self.fn._cache_size() != self.n:
-            counted(self)
+            counted(self, args)
         return out
+
+    def _size(self):
+        t = self.tiers
+        if t is None:
+            return self.fn._cache_size()
+        return t.lo._cache_size() + t.hi._cache_size()
+
+    def _route(self, *args):
+        """A tiered function's call while it still sees new shapes: the shape's quick program for its
+        first calls, then the fully optimized one."""
+        t = self.tiers
+        sig = _sig(args)
+        c = t.counts.get(sig, 0)
+        if c >= _Tier.after:
+            fn = t.hi
+            t.streak += 1
+        else:
+            if len(t.counts) >= 4096:  # shapes seen once each, forever: forget them, not the programs
+                t.counts.clear()
+            t.counts[sig] = c + 1
+            fn = t.lo
+            t.streak = 0
+        out = fn(*args)
+        self.used = True
+        if self._size() != self.n:
+            if fn is t.hi and c == _Tier.after:
+                _Tier.promotions += 1
+            counted(self)
+        if t.streak >= t.settle_at:
+            _settle(self)
+        return out
+
+
+class _Tiers:
+    __slots__ = ("lo", "hi", "counts", "streak", "settle_at")
+
+    def __init__(self, raw):
+        import jax  # lazy: importing torchlike starts no JAX work
+        self.lo = jax.jit(raw, compiler_options=_QUICK)
+        self.hi = jax.jit(raw)
+        self.counts = {}  # shape signature -> calls on the quick program (at most _Tier.after)
+        self.streak = 0  # consecutive calls on full programs
+        self.settle_at = _Tier.settle
+
+
+def _sig(args):
+    """The shapes/dtypes of a call's arguments (nested tuples of arrays; scalars by type), as jit keys them."""
+    out = []
+    for a in args:
+        t = type(a)
+        if t is tuple or t is list:
+            out.append(_sig(a))
+            continue
+        shape = getattr(a, "shape", None)
+        out.append(t if shape is None else (shape, a.dtype, getattr(a, "weak_type", False)))
+    return tuple(out)
+
+
+def _settle(e):
+    """Every recent call ran a full program: call the full jit directly (the hot path's own check
+    then sees a new shape), and release the quick programs."""
+    t = e.tiers
+    with _Budget.lock:
+        t.lo.clear_cache()
+        e.fn, e.jitted = t.hi, True
+        e.n = t.hi._cache_size()
+    t.streak = 0
+
+
+def _demote(e, args):
+    """A settled function compiled a new shape (at full optimization, already done): route again, the
+    shape just compiled counted as promoted; the next settling waits twice as long."""
+    t = e.tiers
+    e.fn, e.jitted = e._route, False
+    t.counts.clear()
+    if args is not None:
+        t.counts[_sig(args)] = _Tier.after
+    t.settle_at = min(t.settle_at * 2, 4096)
+    _Tier.demotions += 1
+
+
+def tier_of(e, *args):
+    """``"quick"`` or ``"full"``: the program a call of entry ``e`` with ``args`` would run now
+    (``"full"`` for untiered entries)."""
+    t = e.tiers
+    if t is None or e.fn is t.hi or _Tier.after == 0:
+        return "full"
+    return "full" if t.counts.get(_sig(args), 0) >= _Tier.after else "quick"
 
 
 class Cache(dict):
@@ -76,6 +191,20 @@ class Cache(dict):
 
     def add(self, key, fn, jitted=True):
         e = Entry(fn, key, self, jitted)
+        return self._put(key, e)
+
+    def add_tiered(self, key, raw):
+        """Cache ``raw`` (a traceable function, not yet jitted) with tiered compilation: see the
+        module docstring.  With tiering off it is one ``jax.jit(raw)``, as :meth:`add`."""
+        if _Tier.after == 0:
+            import jax  # lazy: importing torchlike starts no JAX work
+            return self.add(key, jax.jit(raw))
+        e = Entry(None, key, self, False)
+        e.tiers = _Tiers(raw)
+        e.fn = e._route
+        return self._put(key, e)
+
+    def _put(self, key, e):
         with _Budget.lock:
             self[key] = e
             _Budget.clock[e] = None
@@ -94,9 +223,12 @@ class Cache(dict):
                     self.pop(key, None)
 
 
-def counted(e):
-    """Call after ``e.fn`` ran when its executable count may have grown (the miss path)."""
-    n = e.fn._cache_size()
+def counted(e, args=None):
+    """Call after ``e.fn`` ran when its executable count may have grown (the miss path); ``args`` the
+    call's arguments (a settled tiered entry notes the new shape as promoted)."""
+    if e.tiers is not None and e.jitted:
+        _demote(e, args)
+    n = e._size()
     with _Budget.lock:
         if e not in _Budget.clock:  # evicted while its owner still holds it (a compiled program)
             _Budget.clock[e] = None
@@ -109,7 +241,7 @@ def call(e, *args):
     out = e.fn(*args)
     e.used = True
     if e.jitted and e.fn._cache_size() != e.n:
-        counted(e)
+        counted(e, args)
     return out
 
 
@@ -119,7 +251,15 @@ def _evict(e):
     _Budget.evictions += 1
     if e.owner.get(e.key) is e:
         del e.owner[e.key]
-    if e.jitted:
+    t = e.tiers
+    if t is not None:
+        t.lo.clear_cache()
+        t.hi.clear_cache()
+        t.counts.clear()
+        t.streak = 0
+        if e.jitted:  # back to routing: its next call (a program still holding it) starts quick
+            e.fn, e.jitted = e._route, False
+    elif e.jitted:
         try:
             e.fn.clear_cache()  # release this function's executables (and JAX's tracing caches of it)
         except Exception:  # pragma: no cover - older jax without clear_cache
@@ -179,10 +319,27 @@ def set_cache_size(n):
 
 
 def cache_info():
-    """``{"limit", "programs", "functions", "evictions"}`` of torchlike's compiled-program caches."""
+    """``{"limit", "programs", "functions", "evictions", "quick", "promotions"}`` of torchlike's
+    compiled-program caches (``quick``: executables compiled at the quick tier and still held;
+    ``promotions``: shapes recompiled at full optimization)."""
     with _Budget.lock:
         return {"limit": _Budget.limit, "programs": sum(e.n for e in _Budget.clock),
-                "functions": len(_Budget.clock), "evictions": _Budget.evictions}
+                "functions": len(_Budget.clock), "evictions": _Budget.evictions,
+                "quick": sum(e.tiers.lo._cache_size() for e in _Budget.clock if e.tiers is not None),
+                "promotions": _Tier.promotions}
+
+
+def set_tiered_compile(after):
+    """Tiered compilation of eager per-op programs: a new shape first runs a quickly compiled program
+    (XLA's lowest backend optimization level) and is recompiled at full optimization when called more
+    than ``after`` times (default 1, or ``TORCHLIKE_TIERED_COMPILE``; ``None``: that default; ``0``: no
+    quick tier, every program compiled at full optimization, as functions cached from now on are).
+
+    >>> import torchlike
+    >>> torchlike.set_tiered_compile(0)  # every eager program at full optimization
+    >>> torchlike.set_tiered_compile(None)  # back to the default
+    """
+    _Tier.after = _env_tier() if after is None else max(int(after), 0)
 
 
 def clear_caches():
