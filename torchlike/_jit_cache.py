@@ -105,9 +105,12 @@ class Entry:
         t = self.tiers
         sig = _sig(args)
         c = t.counts.get(sig, 0)
-        if c >= _Tier.after:
+        if c >= _Tier.after or not _top_level():  # traced (compile, transforms): jax allows
+            # compiler_options only on a top-level jit; the outer program's options apply anyway
             fn = t.hi
             t.streak += 1
+            if c == _Tier.after:  # the shape's first full call: promoted
+                t.counts[sig] = c + 1
         else:
             if len(t.counts) >= 4096:  # shapes seen once each, forever: forget them, not the programs
                 t.counts.clear()
@@ -132,9 +135,25 @@ class _Tiers:
         import jax  # lazy: importing torchlike starts no JAX work
         self.lo = jax.jit(raw, compiler_options=_QUICK)
         self.hi = jax.jit(raw)
-        self.counts = {}  # shape signature -> calls on the quick program (at most _Tier.after)
+        self.counts = {}  # shape signature -> calls on the quick program (_Tier.after + 1: promoted)
         self.streak = 0  # consecutive calls on full programs
         self.settle_at = _Tier.settle
+
+
+def _top_level():
+    """Whether JAX is not tracing (the call runs eagerly, not inside jit/vmap/grad)."""
+    f = _TOP["fn"]
+    if f is None:
+        try:
+            from jax._src import core  # lazy: importing torchlike starts no JAX work
+            f = core.trace_ctx.is_top_level
+        except (ImportError, AttributeError):  # pragma: no cover - another jax: never the quick tier
+            f = bool
+        _TOP["fn"] = f
+    return f()
+
+
+_TOP = {"fn": None}
 
 
 def _sig(args):
@@ -168,18 +187,19 @@ def _demote(e, args):
     e.fn, e.jitted = e._route, False
     t.counts.clear()
     if args is not None:
-        t.counts[_sig(args)] = _Tier.after
+        t.counts[_sig(args)] = _Tier.after + 1
     t.settle_at = min(t.settle_at * 2, 4096)
     _Tier.demotions += 1
 
 
 def tier_of(e, *args):
-    """``"quick"`` or ``"full"``: the program a call of entry ``e`` with ``args`` would run now
-    (``"full"`` for untiered entries)."""
+    """``"quick"`` or ``"full"``: the tier of the program the latest call of entry ``e`` with
+    arguments like ``args`` ran (a shape not seen yet: the tier its first call will compile;
+    ``"full"`` for untiered entries)."""
     t = e.tiers
-    if t is None or e.fn is t.hi or _Tier.after == 0:
+    if t is None or e.fn is t.hi:
         return "full"
-    return "full" if t.counts.get(_sig(args), 0) >= _Tier.after else "quick"
+    return "full" if t.counts.get(_sig(args), 0) > _Tier.after else "quick"
 
 
 class Cache(dict):
