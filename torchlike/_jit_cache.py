@@ -68,6 +68,7 @@ class _Budget:
     total = 0  # executables (plus one per cached function) held by all caches, as _shrink last counted them
     clock: collections.OrderedDict = collections.OrderedDict()  # entries, oldest first
     evictions = 0
+    compiled = 0  # executables compiled so far (monotonic: a test's "this compiled nothing")
     lock = threading.RLock()
 
 
@@ -250,6 +251,8 @@ def counted(e, args=None):
         _demote(e, args)
     n = e._size()
     with _Budget.lock:
+        if n > e.n:
+            _Budget.compiled += n - e.n
         if e not in _Budget.clock:  # evicted while its owner still holds it (a compiled program)
             _Budget.clock[e] = None
         e.n = n
@@ -339,14 +342,15 @@ def set_cache_size(n):
 
 
 def cache_info():
-    """``{"limit", "programs", "functions", "evictions", "quick", "promotions"}`` of torchlike's
-    compiled-program caches (``quick``: executables compiled at the quick tier and still held;
-    ``promotions``: shapes recompiled at full optimization)."""
+    """``{"limit", "programs", "functions", "evictions", "quick", "promotions", "compiled"}`` of
+    torchlike's compiled-program caches (``quick``: executables compiled at the quick tier and still
+    held; ``promotions``: shapes recompiled at full optimization; ``compiled``: executables compiled
+    so far, a count that never decreases)."""
     with _Budget.lock:
         return {"limit": _Budget.limit, "programs": sum(e.n for e in _Budget.clock),
                 "functions": len(_Budget.clock), "evictions": _Budget.evictions,
                 "quick": sum(e.tiers.lo._cache_size() for e in _Budget.clock if e.tiers is not None),
-                "promotions": _Tier.promotions}
+                "promotions": _Tier.promotions, "compiled": _Budget.compiled}
 
 
 def set_tiered_compile(after):
