@@ -180,3 +180,41 @@ def test_a_quick_function_called_inside_a_trace_uses_the_plain_jit():
     tx, tw = torch.tensor(x), torch.tensor(w)
     assert abs(got - float((tx * tw + 0.5 * tx).sum())) <= 1e-4
     np.testing.assert_allclose(np.asarray(vjit), (tx * tw + 0.5 * tx).numpy(), rtol=1.3e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize("op", ["gelu", "layer_norm", "add_alpha", "fma"])
+def test_the_default_quick_tier_gives_the_full_tiers_bits(op):
+    """At the default quick level (1) a shape's first call (quick program) and its later calls (full
+    program) give the same bits, and both match torch."""
+    torchlike.clear_caches()
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((5, 13)).astype(np.float32) * 3
+    b = rng.standard_normal((5, 13)).astype(np.float32)
+
+    def run(lib):
+        x, y = lib.tensor(a), lib.tensor(b)
+        if op == "gelu":
+            return lib.nn.functional.gelu(x)
+        if op == "layer_norm":
+            return lib.nn.functional.layer_norm(x, (13,))
+        if op == "add_alpha":
+            return lib.add(x, y, alpha=3)
+        return x * y + 0.5 * x
+
+    first = run(torchlike).numpy()
+    later = [run(torchlike).numpy() for _ in range(3)]
+    for out in later:
+        np.testing.assert_array_equal(out, first)
+    np.testing.assert_allclose(first, run(torch).numpy(), rtol=1.3e-6, atol=1e-5)
+    assert torchlike.cache_info()["promotions"] >= 1
+
+
+def test_quick_level_zero_matches_torch_within_tolerance():
+    torchlike.clear_caches()
+    torchlike.set_tiered_compile(1, level=0)
+    x, w = _data(3)
+    out = _run(x, w)
+    assert _jit_cache.tier_of(_entry(), *_args(3)) == "quick"
+    assert _entry().tiers.lo is not None
+    tx, tw = torch.tensor(x), torch.tensor(w)
+    np.testing.assert_allclose(out.numpy(), (tx * tw + 0.5 * tx).numpy(), rtol=1.3e-6, atol=1e-5)

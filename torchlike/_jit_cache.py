@@ -11,10 +11,11 @@ sweep: a function used since the last sweep gets a second chance), their executa
 The limit is ``TORCHLIKE_CACHE_SIZE`` (executables, default 256) or :func:`set_cache_size`.
 
 Tiered compilation (eager per-op programs, pullbacks, fused backwards): a shape's first calls run a
-program compiled at XLA's lowest backend optimization level (about 40% cheaper to compile, slower to
-run); a shape called more often than ``TORCHLIKE_TIERED_COMPILE`` times (default 1; 0 turns tiering
-off) is recompiled at full optimization, and once a function's recent calls all run full programs it
-calls its ``jax.jit`` directly again (no per-call routing).  :func:`set_tiered_compile` sets it.
+program compiled at a low XLA backend optimization level (``TORCHLIKE_TIERED_COMPILE_LEVEL``, 1 by
+default: cheaper to compile, same results); a shape called more often than
+``TORCHLIKE_TIERED_COMPILE`` times (default 1; 0 turns tiering off) is recompiled at full optimization,
+and once a function's recent calls all run full programs it calls its ``jax.jit`` directly again (no
+per-call routing).  :func:`set_tiered_compile` sets both.
 
 >>> import torchlike
 >>> torchlike.set_cache_size(512)
@@ -34,10 +35,11 @@ __all__ = ["Cache", "Entry", "set_cache_size", "cache_info", "clear_caches", "se
 
 _DEFAULT = 256
 _TIER_DEFAULT = 1
-# the quick tier: LLVM at -O0 (the HLO passes are the same); measured on small per-op programs: compile
-# ~35 ms instead of ~60, the code 1.5-8x slower.  Its float results can differ from the full tier's in
-# the last bit (no FMA contraction), which is why a repeated shape moves to the full program early.
-_QUICK = {"xla_backend_optimization_level": 0}
+# The quick tier compiles with LLVM at -O1 by default (the HLO passes are the same): measured on a
+# new-shape MLP step, ~23% less compile CPU than XLA's default (-O2), and bit-identical results in every
+# op compared (LLVM contracts a multiply feeding an add into an FMA at -O1 as at -O2).  Level 0 saves
+# ~36% but rounds differently in the last bit (no FMA contraction at -O0: torch's own CPU kernels use
+# FMA, so exact comparisons with torch failed), so it is opt-in.
 
 
 def _env_limit():
@@ -56,8 +58,14 @@ def _env_tier():
         return _TIER_DEFAULT
 
 
+def _env_level():
+    v = os.environ.get("TORCHLIKE_TIERED_COMPILE_LEVEL", "")
+    return 0 if v.strip() == "0" else 1
+
+
 class _Tier:
     after = _env_tier()  # calls a shape runs on its quick program before the full one (0: no quick tier)
+    level = _env_level()  # the quick tier's xla_backend_optimization_level (0 or 1)
     settle = 8  # a function whose last `settle` calls all ran full programs calls its jit directly
     promotions = 0
     demotions = 0
@@ -134,7 +142,7 @@ class _Tiers:
 
     def __init__(self, raw):
         import jax  # lazy: importing torchlike starts no JAX work
-        self.lo = jax.jit(raw, compiler_options=_QUICK)
+        self.lo = jax.jit(raw, compiler_options={"xla_backend_optimization_level": _Tier.level})
         self.hi = jax.jit(raw)
         self.counts = {}  # shape signature -> calls on the quick program (_Tier.after + 1: promoted)
         self.streak = 0  # consecutive calls on full programs
@@ -353,17 +361,21 @@ def cache_info():
                 "promotions": _Tier.promotions, "compiled": _Budget.compiled}
 
 
-def set_tiered_compile(after):
+def set_tiered_compile(after, level=None):
     """Tiered compilation of eager per-op programs: a new shape first runs a quickly compiled program
-    (XLA's lowest backend optimization level) and is recompiled at full optimization when called more
-    than ``after`` times (default 1, or ``TORCHLIKE_TIERED_COMPILE``; ``None``: that default; ``0``: no
-    quick tier, every program compiled at full optimization, as functions cached from now on are).
+    and is recompiled at full optimization when called more than ``after`` times (default 1, or
+    ``TORCHLIKE_TIERED_COMPILE``; ``None``: that default; ``0``: no quick tier, every program compiled
+    at full optimization).  ``level`` is the quick tier's XLA backend optimization level: 1 (default,
+    or ``TORCHLIKE_TIERED_COMPILE_LEVEL``; results bit-identical to the full tier's as measured) or 0
+    (cheaper still, but may round differently in the last bit).  Applies to functions cached from now
+    on (``clear_caches()`` applies it to all).
 
     >>> import torchlike
     >>> torchlike.set_tiered_compile(0)  # every eager program at full optimization
-    >>> torchlike.set_tiered_compile(None)  # back to the default
+    >>> torchlike.set_tiered_compile(None)  # back to the defaults
     """
     _Tier.after = _env_tier() if after is None else max(int(after), 0)
+    _Tier.level = _env_level() if level is None else (0 if int(level) == 0 else 1)
 
 
 def clear_caches():
