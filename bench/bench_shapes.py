@@ -2,7 +2,8 @@
 
 Prints, from one run, the time of the same shape sequence under torch eager, torchlike eager, raw JAX
 eager (``jax.value_and_grad``, no jit) and ``jax.jit(jax.value_and_grad)``, the ratios to raw JAX eager,
-and torchlike's RSS after 30 / 90 (/ 400 with ``--full``) distinct shapes with its cache state.
+and torchlike's RSS after 30 / 90 (/ 400 with ``--full``) distinct shapes with its cache state.  Each row
+also gives its process CPU time and the CPU-time ratio (steadier than wall time on a shared machine).
 
     python bench/bench_shapes.py            # 30 timed shapes, torchlike RSS up to 90 shapes
     python bench/bench_shapes.py --full     # 400 timed shapes (slow: raw JAX eager takes minutes)
@@ -84,9 +85,9 @@ def run_jax(sizes, use_jit):
 
 
 def timed(fn):
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     out = fn()
-    return time.perf_counter() - t, out
+    return time.perf_counter() - t, out, time.process_time() - c
 
 
 def main():
@@ -106,18 +107,18 @@ def main():
     extra = [s for s in (30, 90, 400) if s <= (400 if args.full else 90)]
     total = max([n_timed] + extra)
     rss, mark = {}, {}
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
 
     def report(k, loss):
         if k == n_timed:
-            mark["t"], mark["loss"] = time.perf_counter() - t0, loss
+            mark["t"], mark["loss"], mark["cpu"] = time.perf_counter() - t0, loss, time.process_time() - c0
         if k in extra:
             rss[k] = rss_mb()
     run_torchlike(torchlike, list(range(1, total + 1)), checkpoints=set(extra) | {n_timed}, report=report)
     t_tl, loss_tl = mark["t"], mark["loss"]
     info = torchlike.cache_info()
 
-    rows = [("torchlike eager", t_tl, loss_tl)]
+    rows = [("torchlike eager", t_tl, loss_tl, mark["cpu"])]
     if not args.no_torch:
         try:
             import torch
@@ -128,10 +129,12 @@ def main():
         rows.append(("raw JAX eager", *timed(lambda: run_jax(sizes, False))))
         rows.append(("jax.jit(value_and_grad)", *timed(lambda: run_jax(sizes, True))))
     ref = dict((r[0], r[1]) for r in rows).get("raw JAX eager")
+    cref = dict((r[0], r[3]) for r in rows).get("raw JAX eager")
     print(f"{n_timed} training steps of a {D_IN}-{D_H}-{D_OUT} MLP, batch size 1..{n_timed} (a new shape every step)")
-    for name, t, loss in rows:
+    for name, t, loss, cpu in rows:
         ratio = f"{t / ref:6.3f}x raw JAX eager" if ref else ""
-        print(f"  {name:26s} {t:8.2f} s  {ratio}  (final loss {loss:.5f})")
+        cratio = f"{cpu / cref:6.3f}x" if cref else ""
+        print(f"  {name:26s} {t:8.2f} s  {ratio}  CPU {cpu:8.2f} s {cratio}  (final loss {loss:.5f})")
     print(f"torchlike RSS: start {rss0:.0f} MB; " + ", ".join(f"after {k} shapes {v:.0f} MB" for k, v in sorted(rss.items())))
     if 30 in rss and 90 in rss:
         print(f"  RSS(90)/RSS(30) = {rss[90] / rss[30]:.3f}")

@@ -57,8 +57,8 @@ def _close_after_adam(got, want, name, lr=1e-2, steps=4):
     assert diff.max() <= lr * steps, (name, diff.max())
 
 
-def _executables():
-    return sum(e.fn._cache_size() for e in _jit_cache._Budget.clock if e.jitted)
+def _executables():  # executables compiled so far (live counts drop when tiered programs settle)
+    return _jit_cache.cache_info()["compiled"]
 
 
 def test_compiled_module_training_matches_torch_eager():

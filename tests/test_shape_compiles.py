@@ -51,8 +51,14 @@ def test_linear_relu_mse_step_compiles_at_most_five_programs_per_new_shape(big_c
         per_shape.append(torchlike.cache_info()["programs"] - before)
     # two linear forwards, relu, mse, and ONE backward program (not one pullback per op)
     assert max(per_shape) <= 5, per_shape
+    # a shape seen once before: its quick programs (tiered compilation) are recompiled fully optimized,
+    # the same five programs; from then on the shape compiles nothing
+    info = torchlike.cache_info()
+    _step(torchlike, model, opt, 5)
+    assert torchlike.cache_info()["programs"] - info["programs"] <= 5
+    assert torchlike.cache_info()["promotions"] - info["promotions"] <= 5
     before = torchlike.cache_info()["programs"]
-    _step(torchlike, model, opt, 5)  # a shape seen before compiles nothing
+    _step(torchlike, model, opt, 5)
     assert torchlike.cache_info()["programs"] == before
 
 

@@ -2,7 +2,6 @@
 arguments), wrap the results as Tensors, and record a tape node when gradients are needed."""
 from __future__ import annotations
 
-import jax
 
 from . import _errors, _grad_mode, _jit_cache
 from ._device import CPU
@@ -31,7 +30,9 @@ def forward_fn(f, statics, jit=True):
 def _new_forward(f, statics, jit):
     kw = dict(statics)
     raw = (lambda *a: f(*a, **kw)) if kw else f
-    return _fwd_cache.add((f, statics), jax.jit(raw) if jit else raw, jit)
+    if jit:  # quick-compiled for a shape's first call, fully optimized when the shape repeats (_jit_cache)
+        return _fwd_cache.add_tiered((f, statics), raw)
+    return _fwd_cache.add((f, statics), raw, False)
 
 
 def _diff_dtype(np_dtype):
@@ -82,7 +83,7 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
         raise _errors.translate(err, f, name, arrays)
     e.used = True
     if e.jitted and e.fn._cache_size() != e.n:  # a new shape was compiled: count it against the bound
-        _jit_cache.counted(e)
+        _jit_cache.counted(e, arrays)
     dev = dev or CPU
     record = need_grad and diff and _state.enabled
     if type(out) is tuple or type(out) is list:

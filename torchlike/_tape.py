@@ -51,7 +51,7 @@ def pullback_fn(f, statics, diff_in, diff_out):
     e = _pullbacks.get(key)
     if e is None:
         kw = dict(statics)
-        e = _pullbacks.add(key, jax.jit(lambda primals, cts: _vjp(f, kw, diff_in, diff_out, primals, cts)))
+        e = _pullbacks.add_tiered(key, lambda primals, cts: _vjp(f, kw, diff_in, diff_out, primals, cts))
     return e
 
 

@@ -52,7 +52,7 @@ def _pull(f, kw, diff_in, diff_out, primals, cts):
 
 
 def _program(spec, root_refs, n_leaves):
-    """The jitted backward of a graph: (per-node primals, root cotangents) -> per-leaf gradients."""
+    """The backward of a graph (jitted by the cache, tiered): (per-node primals, root cotangents) -> per-leaf gradients."""
     kws = [dict(s[1]) for s in spec]
 
     def run(prims, root_cts):
@@ -72,7 +72,7 @@ def _program(spec, root_refs, n_leaves):
                     b[j] = g if b[j] is None else b[j] + g
         return tuple(leaf)
 
-    return jax.jit(run)
+    return run
 
 
 def _plain(n):
@@ -137,7 +137,7 @@ def try_fused(roots, order, retain_graph, accumulate):
     except RuntimeError:  # let the general engine raise it at the node where torch does
         return False
     if e is None:
-        e = _programs.add(key, _program(spec, root_refs, len(leaves)))
+        e = _programs.add_tiered(key, _program(spec, root_refs, len(leaves)))
     grads = _jit_cache.call(e, tuple(n.primals for n in ops), tuple(root_cts))
     if not retain_graph:
         for n in ops:
