@@ -18,7 +18,7 @@ jnp = pytest.importorskip("jax.numpy", reason="the test op is a JAX function")
 
 @pytest.fixture(autouse=True)
 def _default_tiering():
-    torchlike.set_tiered_compile(None)
+    torchlike.set_tiered_compile(1)  # opt in (the default is off)
     yield
     torchlike.set_tiered_compile(None)
 

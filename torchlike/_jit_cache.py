@@ -13,7 +13,7 @@ The limit is ``TORCHLIKE_CACHE_SIZE`` (executables, default 256) or :func:`set_c
 Tiered compilation (eager per-op programs, pullbacks, fused backwards): a shape's first calls run a
 program compiled at a low XLA backend optimization level (``TORCHLIKE_TIERED_COMPILE_LEVEL``, 1 by
 default: cheaper to compile, same results); a shape called more often than
-``TORCHLIKE_TIERED_COMPILE`` times (default 1; 0 turns tiering off) is recompiled at full optimization,
+``TORCHLIKE_TIERED_COMPILE`` times (default 0: tiering off; opt in with 1 or more) is recompiled at full optimization,
 and once a function's recent calls all run full programs it calls its ``jax.jit`` directly again (no
 per-call routing).  :func:`set_tiered_compile` sets both.
 
@@ -34,7 +34,7 @@ from time import monotonic as _monotonic
 __all__ = ["Cache", "Entry", "set_cache_size", "cache_info", "clear_caches", "set_tiered_compile", "tier_of"]
 
 _DEFAULT = 256
-_TIER_DEFAULT = 1
+_TIER_DEFAULT = 0  # opt-in: a fixed-shape script compiles each program twice with it (see docs/caches.md)
 # The quick tier compiles with LLVM at -O1 by default (the HLO passes are the same): measured on a
 # new-shape MLP step, ~23% less compile CPU than XLA's default (-O2), and bit-identical results in every
 # op compared (LLVM contracts a multiply feeding an add into an FMA at -O1 as at -O2).  Level 0 saves
@@ -363,7 +363,7 @@ def cache_info():
 
 def set_tiered_compile(after, level=None):
     """Tiered compilation of eager per-op programs: a new shape first runs a quickly compiled program
-    and is recompiled at full optimization when called more than ``after`` times (default 1, or
+    and is recompiled at full optimization when called more than ``after`` times (default 0 = off, or
     ``TORCHLIKE_TIERED_COMPILE``; ``None``: that default; ``0``: no quick tier, every program compiled
     at full optimization).  ``level`` is the quick tier's XLA backend optimization level: 1 (default,
     or ``TORCHLIKE_TIERED_COMPILE_LEVEL``; results bit-identical to the full tier's as measured) or 0
