@@ -1,4 +1,5 @@
 import re
+import sys
 import warnings
 
 import numpy as np
@@ -273,3 +274,13 @@ def lib_program_vs_torch(program, *modules, env=None, timeout=600, rtol=1e-4):
     ours = run_program([script], runner=True, env=env, timeout=timeout)
     same_printed_lines(expected, ours, rtol=rtol)
     return expected, ours
+
+
+@pytest.fixture(autouse=True)
+def _no_process_group_left_behind():
+    """Each test starts without a default process group: an in-process test that makes one (a DeviceMesh
+    does, as in torch) must not change what a later test in the same worker sees."""
+    yield
+    d = sys.modules.get("torchlike.distributed")
+    if d is not None and d.is_initialized():
+        d.destroy_process_group()
