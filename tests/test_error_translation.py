@@ -553,3 +553,20 @@ def test_multinomial_out_long():
     o = torchlike.empty(0, dtype=torchlike.int64)
     r = torchlike.multinomial(torchlike.tensor([0., 1., 0.]), 2, True, out=o)
     assert r is o and o.tolist() == [1, 1]
+
+
+def test_concrete_value_error_inside_an_op_keeps_its_words():
+    # a tensor reaching a traced JAX function where a Python value is needed raises torchlike's own
+    # GraphBreak; the op's error translation passes it through whole (it once cut "jax.jit" and
+    # "traced" out of the message, leaving "...being (inside torchlike.compile / )")
+    from torchlike._dispatch import dispatch
+    from torchlike._errors import GraphBreak
+
+    def needs_python_bool(x, *, flag):
+        return x * 2 if bool(flag) else x
+
+    with pytest.raises(GraphBreak) as info:
+        dispatch(lambda x, y: needs_python_bool(x, flag=torchlike.Tensor._wrap(y)), (torchlike.ones(2),
+                                                                                    torchlike.ones(())))
+    msg = str(info.value)
+    assert "needs a concrete value" in msg and "being traced" in msg and "jax.jit" in msg, msg

@@ -521,7 +521,9 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         else _dtype.get_default_dtype())
     check_alloc((steps,), d)
     check_alloc((steps, 2), 16)  # the float64 index and value buffers built first
-    if d.is_floating_point or d.is_complex:
+    if d in (_dtype.float32, _dtype.float64) and steps > 1:
+        vals = _linspace_fma(start, end, steps, np.dtype(d.np).type)
+    elif d.is_floating_point or d.is_complex:
         # torch computes from both ends for symmetry: first half from start, second half from end
         step = (end - start) / (steps - 1) if steps > 1 else 0
         i = np.arange(steps, dtype=np.float64)
@@ -532,6 +534,37 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         vals = np.linspace(start, end, steps)
         vals = np.trunc(vals) if d._kind == 1 else vals
     return _out(_host_or_put(np.asarray(vals).astype(d.np), canonical(device), requires_grad), out)
+
+
+def _fma64(a, b, c):
+    """``a * b + c`` rounded once, for float64 arrays (Dekker's exact product, then an error-compensated
+    sum): torch's CPU linspace kernel uses fused multiply-adds."""
+    p = a * b
+    ah = a * 134217729.0
+    ah = ah - (ah - a)
+    bh = b * 134217729.0
+    bh = bh - (bh - b)
+    al, bl = a - ah, b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    v = s - p
+    return s + (e + ((p - (s - v)) + (c - v)))
+
+
+def _linspace_fma(start, end, steps, dt):
+    """torch's float32/float64 linspace bit for bit: bounds and step in the output dtype, the first half
+    ``start + step * i`` and the second ``end - step * (steps - 1 - i)``, each one fused multiply-add."""
+    lo, hi = dt(start), dt(end)
+    step = (hi - lo) / dt(steps - 1)
+    i = np.arange(steps, dtype=np.float64)
+    up, down = i, steps - 1 - i
+    st, lo64, hi64 = np.float64(step), np.float64(lo), np.float64(hi)
+    if dt is np.float32:  # a float32 product is exact in float64: one float64 add, one rounding to float32
+        vals = np.where(i < steps // 2, lo64 + st * up, hi64 - st * down)
+    else:
+        n = np.ones(steps)
+        vals = np.where(i < steps // 2, _fma64(st * n, up, lo64 * n), _fma64(-st * n, down, hi64 * n))
+    return vals.astype(dt)
 
 
 def _linspace_traced(start, end, steps, d):

@@ -168,6 +168,8 @@ def broadcast_shape(*shapes):
 
 def is_foreign(exc):
     """True when ``exc`` was raised inside JAX, XLA or numpy (not by torchlike or user code)."""
+    if isinstance(exc, GraphBreak):  # torchlike's own, whatever its text names
+        return False
     mod = type(exc).__module__.split(".")[0]
     if mod in _FOREIGN_MODULES or isinstance(exc, MemoryError):
         return True
