@@ -268,6 +268,17 @@ def _err(fn_t, fn_p, exc=ValueError):
 
 
 def test_validation_errors_match_torch():
+    # torch.compile switches torch's default validation off for the whole process (a test that called it may
+    # have run earlier in this worker): turn it on for the comparison, as a fresh process has it
+    before = PD.Distribution._validate_args
+    PD.Distribution.set_default_validate_args(True)
+    try:
+        _validation_errors_match_torch()
+    finally:
+        PD.Distribution.set_default_validate_args(before)
+
+
+def _validation_errors_match_torch():
     a, b = _err(lambda: TD.Normal(torchlike.tensor([0.0]), torchlike.tensor([-1.0])),
                 lambda: PD.Normal(torch.tensor([0.0]), torch.tensor([-1.0])))
     assert a.split("\n")[0] == b.split("\n")[0]
