@@ -42,20 +42,21 @@ _TIER_DEFAULT = 0  # opt-in: a fixed-shape script compiles each program twice wi
 # FMA, so exact comparisons with torch failed), so it is opt-in.
 
 
-def _env_limit():
-    v = os.environ.get("TORCHLIKE_CACHE_SIZE", "")
+def _env_int(name, least, default):
+    """The integer environment setting ``name`` (at least ``least``), ``default`` when unset or not a number."""
+    v = os.environ.get(name, "")
     try:
-        return max(int(v), 1) if v else _DEFAULT
+        return max(int(v), least) if v else default
     except ValueError:
-        return _DEFAULT
+        return default
+
+
+def _env_limit():
+    return _env_int("TORCHLIKE_CACHE_SIZE", 1, _DEFAULT)
 
 
 def _env_tier():
-    v = os.environ.get("TORCHLIKE_TIERED_COMPILE", "")
-    try:
-        return max(int(v), 0) if v else _TIER_DEFAULT
-    except ValueError:
-        return _TIER_DEFAULT
+    return _env_int("TORCHLIKE_TIERED_COMPILE", 0, _TIER_DEFAULT)
 
 
 def _env_level():

@@ -141,3 +141,15 @@ class FileSystemReader:
 
 
 _StorageInfo.__module__ = __name__
+
+
+def _storage(given, checkpoint_id, default):
+    """The storage reader/writer ``dcp.save``/``dcp.load`` use: ``given`` (reset to ``checkpoint_id`` when
+    one is named), else ``default(checkpoint_id)``, the file-system one."""
+    if given is None:
+        if checkpoint_id is None:
+            raise RuntimeError("`checkpoint_id` must be specified if storage_reader/storage_writer is None.")
+        return default(checkpoint_id)
+    if checkpoint_id is not None:
+        given.reset(checkpoint_id)
+    return given

@@ -22,21 +22,11 @@ from ..tensor._dtensor import DTensor, _place
 from ...tensor import Tensor
 from .api import CheckpointException, _wrap_exception
 from ._planning import d_is_whole, flatten_state_dict, region, set_element
-from .filesystem import FileSystemReader
+from .filesystem import FileSystemReader, _storage
 from .metadata import TensorStorageMetadata
 from .stateful import Stateful
 
 __all__ = ["load", "load_state_dict"]
-
-
-def _reader(storage_reader, checkpoint_id):
-    if storage_reader is None:
-        if checkpoint_id is None:
-            raise RuntimeError("`checkpoint_id` must be specified if storage_reader/storage_writer is None.")
-        return FileSystemReader(checkpoint_id)
-    if checkpoint_id is not None:
-        storage_reader.reset(checkpoint_id)
-    return storage_reader
 
 
 def _deserialize(data, weights_only):
@@ -52,7 +42,7 @@ def load(state_dict, *, checkpoint_id=None, storage_reader=None, planner=None, p
     if not dist:  # torch warns also when no_dist=True is passed
         warnings.warn("torch.distributed is disabled, unavailable or uninitialized, assuming the intent is to "
                       "load in a single process.", stacklevel=2)
-    reader = _reader(storage_reader, checkpoint_id)
+    reader = _storage(storage_reader, checkpoint_id, FileSystemReader)
     rank = get_rank(process_group) if dist else 0
     keys = sorted(state_dict.keys())
     sd = {k: state_dict[k].state_dict() if isinstance(state_dict[k], Stateful) else state_dict[k] for k in keys}

@@ -20,7 +20,7 @@ from .._process_group import barrier, get_rank, get_world_size, is_initialized
 from ...tensor import Size, Tensor
 from ..tensor._dtensor import DTensor
 from ._planning import d_is_whole, flatten_state_dict, local_array, region
-from .filesystem import FileSystemWriter
+from .filesystem import FileSystemWriter, _storage
 from .metadata import (BytesStorageMetadata, ChunkStorageMetadata, Metadata, MetadataIndex, StorageMeta,
                        TensorProperties, TensorStorageMetadata)
 from .stateful import Stateful
@@ -35,16 +35,6 @@ def _serialize(obj):
     return buf.getvalue()
 
 
-def _writer(storage_writer, checkpoint_id):
-    if storage_writer is None:
-        if checkpoint_id is None:
-            raise RuntimeError("`checkpoint_id` must be specified if storage_reader/storage_writer is None.")
-        return FileSystemWriter(checkpoint_id)
-    if checkpoint_id is not None:
-        storage_writer.reset(checkpoint_id)
-    return storage_writer
-
-
 def save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=None, process_group=None,
          no_dist=False, use_collectives=True):
     """Save ``state_dict`` (tensors, DTensors, other values, ``Stateful`` objects) as a checkpoint directory;
@@ -53,7 +43,7 @@ def save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=None, p
     if not dist:  # torch warns also when no_dist=True is passed
         warnings.warn("torch.distributed is disabled, unavailable or uninitialized, assuming the intent is to "
                       "save in a single process.", stacklevel=2)
-    writer = _writer(storage_writer, checkpoint_id)
+    writer = _storage(storage_writer, checkpoint_id, FileSystemWriter)
     rank = get_rank(process_group) if dist else 0
     sd = {k: v.state_dict() if isinstance(v, Stateful) else v for k, v in state_dict.items()}
     flat, mapping = flatten_state_dict(sd)
