@@ -45,14 +45,17 @@ def _stft_impl(x, w, *, n_fft, hop, n_frames, onesided, normalized, cdt):
     return jnp.swapaxes(y, -1, -2).astype(cdt)
 
 
-def _padded_window(window, n_fft, win_length, dtype):
-    if window is None:
-        return None
+def _pad(x, pads, mode="constant"):
+    from ..nn.functional import pad  # lazy: nn.functional sits in the nn package (layer 5), above _ops
+    return pad(x, pads, mode=mode)
+
+
+def _padded_window(window, n_fft, win_length):
+    """The window zero-padded to ``n_fft``, centred in the frame as torch places it."""
     left = (n_fft - win_length) // 2
     if left == 0 and win_length == n_fft:
         return window
-    from ..nn.functional import pad  # lazy: nn.functional sits in the nn package (layer 5), above _ops
-    return pad(window, (left, n_fft - win_length - left))
+    return _pad(window, (left, n_fft - win_length - left))
 
 
 def _typ(t):
@@ -102,10 +105,9 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if center and align_to_window is not None:
         raise RuntimeError("stft align_to_window should only be set when center = false")
     if center:  # torch pads first (as a 3-d batch) and checks the rank after, naming the padded shape
-        from ..nn.functional import pad  # lazy: nn.functional sits in the nn package (layer 5), above _ops
         ext = input.reshape((1,) * max(0, 3 - input.ndim) + tuple(input.shape))
         p = n_fft // 2
-        input = pad(ext, (p, p), mode=pad_mode).reshape(tuple(input.shape[:-1]) + (ext.shape[-1] + 2 * p,))
+        input = _pad(ext, (p, p), pad_mode).reshape(tuple(input.shape[:-1]) + (ext.shape[-1] + 2 * p,))
     hop = n_fft // 4 if hop_length is None else hop_length
     wl = n_fft if win_length is None else win_length
     head = _describe(input, n_fft, hop, wl, window, normalized, onesided, return_complex, align_to_window)
@@ -139,12 +141,11 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     left = (n_fft - wl) // 2
     if align_to_window:  # the window's own span starts at t * hop_length
         n_frames = 1 + (length - wl) // hop
-        from ..nn.functional import pad  # lazy: nn.functional sits in the nn package (layer 5), above _ops
         need = (n_frames - 1) * hop + n_fft
-        input = pad(input, (left, max(0, need - left - length)))
+        input = _pad(input, (left, max(0, need - left - length)))
     else:
         n_frames = 1 + (length - n_fft) // hop
-    win = _padded_window(win, n_fft, wl, wdt)
+    win = _padded_window(win, n_fft, wl)
     cdt = _dtype.result_type(input, win)
     cdt = cdt if cdt.is_complex else cdt.to_complex()
     out = dispatch(_stft_impl, (input, win), (("n_fft", n_fft), ("hop", hop), ("n_frames", n_frames),
@@ -232,7 +233,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     elif complex_w:
         raise RuntimeError("Complex windows are incompatible with return_complex=False")
     rdt = input.dtype.to_real()
-    win = _padded_window(ones(wl, dtype=rdt) if window is None else window, n_fft, wl, rdt)
+    win = _padded_window(ones(wl, dtype=rdt) if window is None else window, n_fft, wl)
     total = n_fft + hop * (n_frames - 1)
     start = n_fft // 2 if center else 0
     end = start + length if length is not None else (total - n_fft // 2 if center else total)
