@@ -231,12 +231,8 @@ UNJUSTIFIED_LOCAL = {  # (importer, imported): function-local imports without a 
     (".library", "torchlike"): 1, (".masked", ".nn.functional"): 1,
     (".masked", "torchlike"): 1, (".nn.attention.flex_attention", "torchlike"): 3,
     (".nn.init", "torchlike"): 1,
-    (".nn.modules.adaptive", "torchlike"): 1, (".nn.parallel._sync_batch_norm", "torchlike"): 1, (".nn.parallel.distributed", "torchlike"): 1, (".nn.utils.fusion", "torchlike"): 2, (".nn.utils.prune", "torchlike"): 1, (".utils.data._collate", "torchlike"): 1,
-    (".utils.data._worker", ".utils.data._collate"): 1, (".utils.data._worker", ".utils.data.dataset"): 1,
-    (".utils.data._worker", "torchlike"): 2, (".utils.data.dataloader", ".accelerator"): 1,
-    (".utils.data.dataloader", "torchlike"): 1, (".utils.data.dataset", "torchlike"): 1,
-    (".utils.data.distributed", ".distributed"): 1, (".utils.data.distributed", "torchlike"): 1,
-    (".utils.data.sampler", "torchlike"): 5, (".utils.dlpack", "._device"): 1, (".utils.dlpack", ".tensor"): 1,
+    (".nn.modules.adaptive", "torchlike"): 1, (".nn.parallel._sync_batch_norm", "torchlike"): 1, (".nn.parallel.distributed", "torchlike"): 1, (".nn.utils.fusion", "torchlike"): 2, (".nn.utils.prune", "torchlike"): 1,
+    (".utils.dlpack", "._device"): 1, (".utils.dlpack", ".tensor"): 1,
     ("torchlike", ".nn.functional"): 1,
 }
 

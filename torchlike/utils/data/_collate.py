@@ -12,6 +12,10 @@ import re
 
 import numpy as np
 
+from ... import _creation, _dtype
+from ..._ops.shape import stack as _stack
+from ...tensor import Tensor
+
 __all__ = ["collate", "default_collate", "default_convert", "default_collate_fn_map", "collate_tensor_fn",
            "collate_numpy_array_fn", "collate_numpy_scalar_fn", "collate_float_fn", "collate_int_fn",
            "collate_str_fn", "default_collate_err_msg_format"]
@@ -20,11 +24,6 @@ np_str_obj_array_pattern = re.compile(r"[SaUO]")
 
 default_collate_err_msg_format = (
     "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}")
-
-
-def _torch():
-    import torchlike  # deferred: this module is imported while torchlike itself is loading
-    return torchlike
 
 
 def _holds_text_or_objects(dtype):
@@ -72,15 +71,14 @@ def default_convert(data):
     >>> default_convert([np.array([0, 1]), 3])
     [tensor([0, 1]), 3]
     """
-    torch = _torch()
-    if isinstance(data, torch.Tensor):
+    if isinstance(data, Tensor):
         return data
     kind = type(data)
     if kind.__module__ == "numpy" and kind.__name__ not in ("str_", "string_"):
         # numpy arrays and scalars become Tensors, except arrays of strings / objects
         if kind.__name__ == "ndarray" and _holds_text_or_objects(data.dtype):
             return data
-        return torch.as_tensor(data)
+        return _creation.as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
         return _like_mapping(data, {k: default_convert(data[k]) for k in data})
     if _is_namedtuple(data):
@@ -133,27 +131,17 @@ def collate(batch, *, collate_fn_map=None):
     raise TypeError(default_collate_err_msg_format.format(type(first)))
 
 
-_creation = []  # torchlike._creation, once loaded (it loads after this package starts loading)
-
-
-def _creation_module():
-    if not _creation:
-        from ... import _creation as c  # lazy: creation loads after this package starts loading
-        _creation.append(c)
-    return _creation[0]
-
-
 def _host_batch(arr):
     """A host-resident tensor of the stacked numpy batch ``arr`` (which it owns): one transfer when the batch
     is first used on the device, none before (a worker never starts a JAX backend for it)."""
-    c = _creation_module()
+    c = _creation
     return c._host_or_put(arr, c.canonical(None), False, cap=float("inf"))
 
 
 def _stack_host(batch):
     """``torch.stack(batch)`` of host-resident tensors (``Tensor._from_host``) of one shape, dtype and device,
     stacked by numpy into one host tensor; None for anything else (stack then raises torch's errors)."""
-    c = _creation_module()
+    c = _creation
     tensor = c.Tensor
     first = batch[0]
     if type(first) is not tensor:
@@ -180,11 +168,10 @@ def collate_tensor_fn(batch, *, collate_fn_map=None):
         raise RuntimeError("Batches of sparse tensors are not currently supported by the default collate_fn; "
                            "please provide a custom collate_fn to handle them appropriately.")
     out = _stack_host(batch)
-    return _torch().stack(list(batch), 0) if out is None else out
+    return _stack(list(batch), 0) if out is None else out
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
-    torch = _torch()
     dtype, shape = batch[0].dtype, batch[0].shape
     if _holds_text_or_objects(dtype):
         raise TypeError(default_collate_err_msg_format.format(dtype))
@@ -192,18 +179,17 @@ def collate_numpy_array_fn(batch, *, collate_fn_map=None):
             all(a.shape == shape and a.dtype == dtype for a in batch):
         # one host-side stack, transferred once when the batch is used
         return _host_batch(np.stack(batch))
-    return collate([torch.as_tensor(a) for a in batch], collate_fn_map=collate_fn_map)
+    return collate([_creation.as_tensor(a) for a in batch], collate_fn_map=collate_fn_map)
 
 
 def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
-    return _torch().as_tensor(batch)
+    return _creation.as_tensor(batch)
 
 
 def collate_float_fn(batch, *, collate_fn_map=None):
     if all(type(x) is float for x in batch):
         return _host_batch(np.array(batch, np.float64))  # Python floats are doubles
-    torch = _torch()
-    return torch.tensor(batch, dtype=torch.float64)
+    return _creation.tensor(batch, dtype=_dtype.float64)
 
 
 def collate_int_fn(batch, *, collate_fn_map=None):
@@ -212,7 +198,7 @@ def collate_int_fn(batch, *, collate_fn_map=None):
             return _host_batch(np.array(batch, np.int64))
         except OverflowError:
             pass  # torch.tensor raises torch's error
-    return _torch().tensor(batch)
+    return _creation.tensor(batch)
 
 
 def collate_str_fn(batch, *, collate_fn_map=None):
@@ -220,7 +206,7 @@ def collate_str_fn(batch, *, collate_fn_map=None):
 
 
 default_collate_fn_map = {
-    _torch().Tensor: collate_tensor_fn,
+    Tensor: collate_tensor_fn,
     np.ndarray: collate_numpy_array_fn,
     (np.bool_, np.number, np.object_): collate_numpy_scalar_fn,
     float: collate_float_fn,

@@ -18,6 +18,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ... import _random
+from ..._creation import _host_or_put, from_numpy
+from ..._device import canonical, device
+from ...tensor import Tensor
+from ._collate import default_collate
+from .dataset import Subset, TensorDataset
+
 __all__ = ["WorkerInfo", "get_worker_info"]
 
 # how often a blocked worker / main process wakes to check that the other side is alive
@@ -156,8 +163,6 @@ class _MapDatasetFetcher(_BaseDatasetFetcher):
 def _tensor_dataset_batch(dataset, indices, collate_fn):
     """``default_collate([ds[i] for i in indices])`` for a (Subset of a) TensorDataset as one gather per
     tensor instead of ``len(indices)`` index ops and a stack; same values, dtypes and structure."""
-    from ._collate import default_collate
-    from .dataset import Subset, TensorDataset
     if collate_fn is not default_collate:
         return None
     ds, idx = dataset, indices
@@ -176,8 +181,7 @@ def _tensor_dataset_batch(dataset, indices, collate_fn):
     n = len(ds)
     if arr.ndim != 1 or arr.min() < -n or arr.max() >= n:
         return None  # let per-item indexing raise torch's IndexError
-    import torchlike
-    index = torchlike.from_numpy(np.where(arr < 0, arr + n, arr))
+    index = from_numpy(np.where(arr < 0, arr + n, arr))
     return [t[index] for t in ds.tensors]  # default_collate turns the sample tuple into a list
 
 
@@ -193,7 +197,6 @@ class _Packed:
 
 
 def _pack(data):
-    from ...tensor import Tensor  # lazy: the tensor loads after this package starts loading
     if type(data) is Tensor and not data.requires_grad:
         h = data._host_array()  # a host tensor's array: no device (no JAX backend) in the worker
         return _Packed(np.asarray(data._value) if h is None else h, str(data.device))
@@ -204,8 +207,6 @@ def _pack(data):
 
 def _unpack(data):
     if type(data) is _Packed:
-        from ..._creation import _host_or_put  # lazy: creation loads after this package starts loading
-        from ..._device import canonical, device  # lazy: as above
         # the unpickled array is this process's own: the batch stays on the host until it is used
         return _host_or_put(np.asarray(data.array), canonical(device(data.device)), False, cap=float("inf"))
     if isinstance(data, (list, tuple, dict)):
@@ -302,10 +303,9 @@ def _worker_loop(dataset_kind, payload, index_queue, data_queue, done_event, aut
         try:
             # unpickling imports torchlike (and the user's modules) in this fresh process
             dataset, collate_fn, init_fn = pickle.loads(payload)
-            import torchlike
             seed = base_seed + worker_id
             random.seed(seed)
-            torchlike.manual_seed(seed)
+            _random.manual_seed(seed)
             np.random.seed(_generate_state(base_seed, worker_id))
             _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
             if init_fn is not None:

@@ -23,6 +23,8 @@ import sys
 import types
 import warnings
 
+from ... import _dtype, accelerator
+from ..._creation import empty
 from . import _worker, _worker_start
 from ._collate import default_collate, default_convert
 from ._worker import ExceptionWrapper, get_worker_info, MP_STATUS_CHECK_INTERVAL
@@ -261,7 +263,6 @@ class DataLoader:
 
 def _accelerator_available():
     try:
-        from ... import accelerator
         return bool(accelerator.is_available())
     except Exception:
         return False
@@ -271,7 +272,6 @@ class _BaseDataLoaderIter:
     """What both iterators share: the index stream, the epoch's base seed and the overrun warning."""
 
     def __init__(self, loader):
-        import torchlike
         self._dataset = loader.dataset
         self._kind = loader._dataset_kind
         self._index_sampler = loader._index_sampler
@@ -292,7 +292,7 @@ class _BaseDataLoaderIter:
         self._pin_memory = False  # JAX manages host<->device transfers; pinning is a no-op here
         self._sampler_iter = iter(self._index_sampler)
         # drawn even without workers, as torch does, so the loader's generator advances identically
-        self._base_seed = torchlike.empty((), dtype=torchlike.int64).random_(generator=loader.generator).item()
+        self._base_seed = empty((), dtype=_dtype.int64).random_(generator=loader.generator).item()
         self._num_yielded = 0
 
     def __iter__(self):

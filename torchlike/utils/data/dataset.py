@@ -7,6 +7,9 @@ from bisect import bisect_right
 from itertools import accumulate
 from typing import Generic, Iterable, TypeVar
 
+from ... import _random
+from ..._ops.random_ops import randperm
+
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset",
            "Subset", "random_split"]
 
@@ -260,14 +263,13 @@ def random_split(dataset, lengths, generator=_DEFAULT):
     >>> len(a), len(b)
     (7, 3)
     """
-    import torchlike
     if generator is _DEFAULT:
-        generator = torchlike.default_generator
+        generator = _random.default_generator
     total = sum(lengths)
     if math.isclose(total, 1) and total <= 1:
         lengths = _split_sizes(lengths, len(dataset))
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    order = torchlike.randperm(sum(lengths), generator=generator).tolist()
+    order = randperm(sum(lengths), generator=generator).tolist()
     ends = list(accumulate(lengths))
     return [Subset(dataset, order[end - size:end]) for end, size in zip(ends, lengths)]

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from itertools import cycle, islice
 
+from ... import distributed as dist
+from ..._ops.random_ops import randperm
+from ..._random import Generator
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
@@ -21,7 +24,6 @@ class DistributedSampler(Sampler):
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
         if num_replicas is None or rank is None:
             # unspecified: take them from the initialised process group
-            from ... import distributed as dist
             if not dist.is_available():
                 raise RuntimeError("Requires distributed package to be available")
             num_replicas = dist.get_world_size() if num_replicas is None else num_replicas
@@ -41,9 +43,8 @@ class DistributedSampler(Sampler):
         n = len(self.dataset)
         if not self.shuffle:
             return list(range(n))
-        import torchlike
-        g = torchlike.Generator().manual_seed(self.seed + self.epoch)
-        return torchlike.randperm(n, generator=g).tolist()
+        g = Generator().manual_seed(self.seed + self.epoch)
+        return randperm(n, generator=g).tolist()
 
     def __iter__(self):
         # repeating the order cyclically covers both padding (short) and dropping (long)

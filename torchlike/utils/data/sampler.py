@@ -4,6 +4,11 @@ from __future__ import annotations
 import itertools
 from typing import Generic, TypeVar
 
+from ... import _dtype
+from ..._creation import as_tensor, empty
+from ..._ops.random_ops import multinomial, randint, randperm
+from ..._random import Generator
+
 __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler",
            "WeightedRandomSampler"]
 
@@ -47,9 +52,8 @@ class SequentialSampler(Sampler[int]):
 
 def _fresh_generator():
     # torch: draw a seed from the global generator and use a private generator for this epoch
-    import torchlike
-    seed = int(torchlike.empty((), dtype=torchlike.int64).random_().item())
-    return torchlike.Generator().manual_seed(seed)
+    seed = int(empty((), dtype=_dtype.int64).random_().item())
+    return Generator().manual_seed(seed)
 
 
 class RandomSampler(Sampler[int]):
@@ -79,19 +83,18 @@ class RandomSampler(Sampler[int]):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
-        import torchlike
         n = len(self.data_source)
         generator = _fresh_generator() if self.generator is None else self.generator
         if self.replacement:
             # lazily, 32 at a time, as torch does (same values, same interleaving with other draws)
             for _ in range(self.num_samples // 32):
-                yield from torchlike.randint(high=n, size=(32,), dtype=torchlike.int64, generator=generator).tolist()
-            yield from torchlike.randint(high=n, size=(self.num_samples % 32,), dtype=torchlike.int64,
-                                         generator=generator).tolist()
+                yield from randint(high=n, size=(32,), dtype=_dtype.int64, generator=generator).tolist()
+            yield from randint(high=n, size=(self.num_samples % 32,), dtype=_dtype.int64,
+                               generator=generator).tolist()
         else:
             for _ in range(self.num_samples // n):
-                yield from torchlike.randperm(n, generator=generator).tolist()
-            yield from torchlike.randperm(n, generator=generator).tolist()[:self.num_samples % n]
+                yield from randperm(n, generator=generator).tolist()
+            yield from randperm(n, generator=generator).tolist()[:self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
@@ -110,8 +113,7 @@ class SubsetRandomSampler(Sampler[int]):
         self.generator = generator
 
     def __iter__(self):
-        import torchlike
-        for i in torchlike.randperm(len(self.indices), generator=self.generator).tolist():
+        for i in randperm(len(self.indices), generator=self.generator).tolist():
             yield self.indices[i]
 
     def __len__(self):
@@ -127,12 +129,11 @@ class WeightedRandomSampler(Sampler[int]):
     """
 
     def __init__(self, weights, num_samples, replacement=True, generator=None):
-        import torchlike
         if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
             raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
         if not isinstance(replacement, bool):
             raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
-        weights_tensor = torchlike.as_tensor(weights, dtype=torchlike.double)
+        weights_tensor = as_tensor(weights, dtype=_dtype.double)
         if len(weights_tensor.shape) != 1:
             raise ValueError(f"weights should be a 1d sequence but given weights have shape "
                              f"{tuple(weights_tensor.shape)}")
@@ -142,17 +143,16 @@ class WeightedRandomSampler(Sampler[int]):
         self.generator = generator
 
     def __iter__(self):
-        import torchlike
         n = self.num_samples
         if n <= _EAGER_LIMIT or not self.replacement:
             # torch draws every sample when iteration starts
-            yield from torchlike.multinomial(self.weights, n, self.replacement, generator=self.generator).tolist()
+            yield from multinomial(self.weights, n, self.replacement, generator=self.generator).tolist()
             return
         # more samples than torch could hold: the same stream, drawn lazily (with replacement each sample
         # takes its own uniform, so chunking keeps the values; chunks of >= 2 keep multinomial's algorithm)
         while n:
             k = n if n < 2 * _CHUNK else _CHUNK
-            yield from torchlike.multinomial(self.weights, k, True, generator=self.generator).tolist()
+            yield from multinomial(self.weights, k, True, generator=self.generator).tolist()
             n -= k
 
     def __len__(self):
