@@ -212,10 +212,8 @@ UNJUSTIFIED_LOCAL = {  # (importer, imported): function-local imports without a 
     (".sparse._tensor", ".sparse._ops"): 2, (".sparse._tensor", ".autograd"): 1,
     (".__main__", "._runner"): 2, (".__main__", ".demo"): 1, (".export", ".export._pt2_program"): 2, (".export", ".export._pt2"): 1, (".export._aten", "._dispatch"): 1,
     (".export._aten", ".nn.functional._rnn"): 1, (".export._pt2", ".serialization"): 2, (".export._pt2", "._creation"): 1,
-    (".export._pt2_program", "._creation"): 1, ("._random", ".compile._trace"): 1, ("._random", ".tensor"): 4, ("._runner", "._distributed_compat"): 2,
-    ("._symbolic", "torchlike"): 1, ("._weights_only", ".serialization"): 1,
-    ("._weights_only", ".tensor"): 1,
-    (".cuda", "._random"): 3,
+    (".export._pt2_program", "._creation"): 1, ("._runner", "._distributed_compat"): 2,
+    ("._symbolic", "torchlike"): 1,
     (".dist._spmd", ".tensor"): 2, (".dist._spmd", "torchlike"): 1,
     (".distributed._collectives", ".compile._errors"): 1,
     (".distributed._collectives", ".distributed._process_group"): 1, (".distributed._collectives", ".tensor"): 2,
@@ -230,9 +228,7 @@ UNJUSTIFIED_LOCAL = {  # (importer, imported): function-local imports without a 
     (".func._module_state", ".nn.modules.normalization"): 1, (".func._module_state", "torchlike"): 1,
     (".library", "torchlike"): 1, (".masked", ".nn.functional"): 1,
     (".masked", "torchlike"): 1, (".nn.attention.flex_attention", "torchlike"): 3,
-    (".nn.init", "torchlike"): 1,
-    (".nn.modules.adaptive", "torchlike"): 1, (".nn.parallel._sync_batch_norm", "torchlike"): 1, (".nn.parallel.distributed", "torchlike"): 1, (".nn.utils.fusion", "torchlike"): 2, (".nn.utils.prune", "torchlike"): 1,
-    (".utils.dlpack", "._device"): 1, (".utils.dlpack", ".tensor"): 1,
+    (".nn.parallel.distributed", "torchlike"): 1,
     ("torchlike", ".nn.functional"): 1,
 }
 

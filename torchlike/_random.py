@@ -25,7 +25,7 @@ from ._errors import check_alloc
 from ._device import canonical
 from ._mt import DEFAULT_SEED, MTEngine, nondeterministic_seed
 from ._mt_xla import to_device
-from .tensor import HOST_MAX
+from .tensor import HOST_MAX, Tensor
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "get_rng_state",
            "set_rng_state", "draw", "fork_rng", "fill_order", "in_fill_order", "like_order"]
@@ -48,7 +48,6 @@ class Generator:
     """
 
     def __init__(self, device="cpu"):
-        from .tensor import Tensor
         self.device = canonical(device)
         if self.device.type == "meta":
             raise RuntimeError("META device type not an accelerator.")
@@ -75,12 +74,10 @@ class Generator:
 
     def get_state(self):
         """The state as torch's CPU layout: a uint8 tensor of 5056 bytes (words, position, seed, normal cache)."""
-        from .tensor import Tensor
         return Tensor._wrap(jnp.asarray(np.frombuffer(self._mt.get_bytes(), np.uint8).copy()))
 
     def set_state(self, new_state):
         """Restore a state from :meth:`get_state` (torch's or torchlike's bytes)."""
-        from .tensor import Tensor
         if not isinstance(new_state, Tensor) or new_state.dtype is not _dtype.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
         raw = np.asarray(new_state._value).reshape(-1).tobytes()
@@ -188,7 +185,6 @@ def get_rng_state():
 
 def set_rng_state(new_state):
     """Restore the default generator's state (bytes from torch's or torchlike's ``get_rng_state``)."""
-    from .tensor import Tensor
     if not isinstance(new_state, Tensor):
         raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
     default_generator.set_state(new_state)
@@ -224,7 +220,7 @@ _tracing = None
 def _is_tracing():
     global _tracing
     if _tracing is None:
-        from .compile._trace import current
+        from .compile._trace import current  # lazy: compile (layer 5) owns the trace stack; read once
         _tracing = current
     return _tracing() is not None
 

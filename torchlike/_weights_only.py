@@ -112,7 +112,7 @@ def user_allowed_globals():
             name = f"{g.__module__}.{g.__qualname__}"
             out[name] = g
             out.setdefault(_torch_name(name), g)
-            from .serialization import _torch_module_of
+            from .serialization import _torch_module_of  # lazy: serialization imports this module
             public = _torch_module_of(g)  # a function of a private file answers to its public path
             if public is not None:
                 out.setdefault(f"{public}.{g.__qualname__}", g)
@@ -222,7 +222,6 @@ class Unpickler:
         return obj in default_allowed_globals().values() or obj in user.values()
 
     def load(self):  # noqa: C901 - one branch per opcode, as pickle's own loop
-        from .tensor import Tensor
         user = user_allowed_globals()
         defaults = default_allowed_globals()
         op = _OP

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 
-from .. import _device_memory as _mem
+from .. import _device_memory as _mem, _random
 from .._device import _gpus, device as _device
 from .._errors import OutOfMemoryError  # noqa: F401  (torch.cuda.OutOfMemoryError is torch.OutOfMemoryError)
 from . import amp  # noqa: F401
@@ -71,21 +71,18 @@ def synchronize(device=None) -> None:
 
 def manual_seed(seed) -> None:
     """Seeds the shared generator (torchlike uses one generator for every device)."""
-    from .._random import manual_seed as _ms
-    _ms(seed)
+    _random.manual_seed(seed)
 
 
 manual_seed_all = manual_seed
 
 
 def get_rng_state(device="cuda"):
-    from .._random import get_rng_state as g
-    return g()
+    return _random.get_rng_state()
 
 
 def set_rng_state(state, device="cuda"):
-    from .._random import set_rng_state as s
-    s(state)
+    _random.set_rng_state(state)
 
 
 def get_rng_state_all():

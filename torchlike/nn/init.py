@@ -17,6 +17,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _random
+from .._creation import empty_like, tensor as _tensor
+from .._ops.nonzero_where import where
 from ..autograd import grad_mode
 from ..tensor import Tensor
 
@@ -84,33 +86,32 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
-    import torchlike
     with grad_mode.no_grad():
         if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
-            lo, hi = (torchlike.tensor(v, dtype=tensor.dtype).item() for v in (a, b))
+            lo, hi = (_tensor(v, dtype=tensor.dtype).item() for v in (a, b))
             result = tensor.normal_(mean, std, generator=generator)
             while True:
                 mask = (result < lo) | (result > hi)
                 if not bool(mask.any()):
                     break
-                result = torchlike.where(mask, torchlike.empty_like(result).normal_(mean, std, generator=generator),
+                result = where(mask, empty_like(result).normal_(mean, std, generator=generator),
                                          result)
             if tensor is not result:
                 tensor.copy_(result)
             return tensor
         mode = max(a, min(mean, b))
         log_peak = -0.5 * ((mode - mean) / std) ** 2
-        accept_buf = torchlike.empty_like(tensor)
+        accept_buf = empty_like(tensor)
         tensor.uniform_(a, b, generator=generator)
         candidates = tensor.clone().sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
         pending = accept_buf.uniform_(generator=generator).log_().gt(candidates)
         if bool(pending.any()):
             result = tensor
             while True:
-                candidates = torchlike.empty_like(tensor).uniform_(a, b, generator=generator)
-                result = torchlike.where(pending, candidates, result)
+                candidates = empty_like(tensor).uniform_(a, b, generator=generator)
+                result = where(pending, candidates, result)
                 candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
-                pending = torchlike.where(pending, accept_buf.uniform_(generator=generator).log_().gt(candidates),
+                pending = where(pending, accept_buf.uniform_(generator=generator).log_().gt(candidates),
                                           pending)
                 if not bool(pending.any()):
                     break

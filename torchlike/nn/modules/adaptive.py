@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from ... import _creation
+from ..._ops.shape import cat as _cat
 from .. import functional as F
 from .container import ModuleList, Sequential
 from .linear import Linear
@@ -110,12 +111,11 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         return _ASMoutput(out if batched else out.squeeze(0), loss)
 
     def _full_log_prob(self, input, head_output):
-        from ... import cat
         head_logp = F.log_softmax(head_output, dim=1)
         parts = [head_logp[:, :self.shortlist_size]]
         for i, tail in enumerate(self.tail):
             parts.append(F.log_softmax(tail(input), dim=1) + head_logp[:, self.shortlist_size + i].unsqueeze(1))
-        return cat(parts, dim=1)
+        return _cat(parts, dim=1)
 
     def log_prob(self, input):
         """Log-probabilities of all ``n_classes`` classes, shape ``(N, n_classes)``."""

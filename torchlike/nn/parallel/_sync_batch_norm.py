@@ -6,6 +6,9 @@ backward all-reduces the gradient, since every rank's output depends on every ra
 from __future__ import annotations
 
 from ... import distributed as dist
+from ..._creation import full
+from ..._grad_mode import no_grad
+from ..._ops.shape import cat
 from ...autograd.function import Function
 
 __all__ = ["sync_batch_norm"]
@@ -28,21 +31,20 @@ class _AllReduceSum(Function):
 
 def sync_batch_norm(bn, input, group):
     """``bn`` (a SyncBatchNorm in training mode) applied to ``input`` with statistics over all ranks."""
-    import torchlike
     dims = [0] + list(range(2, input.dim()))
     c = input.shape[1]
-    count = torchlike.full((1,), float(input.numel() // c), dtype=input.dtype)
-    stats = torchlike.cat([input.sum(dims), (input * input).sum(dims), count])
+    count = full((1,), float(input.numel() // c), dtype=input.dtype)
+    stats = cat([input.sum(dims), (input * input).sum(dims), count])
     stats = _AllReduceSum.apply(stats, group)
     s, ss, n = stats[:c], stats[c:2 * c], stats[2 * c]
     mean = s / n
     var = ss / n - mean * mean
     shape = [1, c] + [1] * (input.dim() - 2)
-    out = (input - mean.view(shape)) * torchlike.rsqrt(var.view(shape) + bn.eps)
+    out = (input - mean.view(shape)) * (var.view(shape) + bn.eps).rsqrt()
     if bn.weight is not None:
         out = out * bn.weight.view(shape) + bn.bias.view(shape)
     if bn.track_running_stats and bn.running_mean is not None:
-        with torchlike.no_grad():
+        with no_grad():
             nbt = bn.num_batches_tracked
             nbt._set_value(nbt._value + 1)
             f = 1.0 / float(nbt.item()) if bn.momentum is None else bn.momentum

@@ -9,6 +9,7 @@ True
 from __future__ import annotations
 
 import copy
+from ..._creation import ones_like, zeros_like
 from ..parameter import Parameter
 
 __all__ = ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights"]
@@ -28,7 +29,6 @@ def fuse_conv_bn_eval(conv, bn, transpose=False):
 
 def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, transpose=False):
     """(weight, bias) Parameters of the conv that computes ``bn(conv(x))``."""
-    from ... import ones_like, rsqrt, zeros_like
     conv_weight_dtype = conv_w.dtype
     conv_bias_dtype = conv_b.dtype if conv_b is not None else conv_weight_dtype
     if conv_b is None:
@@ -37,7 +37,7 @@ def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, trans
         bn_w = ones_like(bn_rm)
     if bn_b is None:
         bn_b = zeros_like(bn_rm)
-    bn_var_rsqrt = rsqrt(bn_rv + bn_eps)
+    bn_var_rsqrt = (bn_rv + bn_eps).rsqrt()
     shape = [1, -1] + [1] * (conv_w.dim() - 2) if transpose else [-1, 1] + [1] * (conv_w.dim() - 2)
     fused_w = (conv_w * (bn_w * bn_var_rsqrt).reshape(shape)).to(dtype=conv_weight_dtype)
     fused_b = ((conv_b - bn_rm) * bn_var_rsqrt * bn_w + bn_b).to(dtype=conv_bias_dtype)
@@ -61,14 +61,13 @@ def fuse_linear_bn_eval(linear, bn):
 
 def fuse_linear_bn_weights(linear_w, linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b):
     """(weight, bias) Parameters of the linear layer that computes ``bn(linear(x))``."""
-    from ... import ones_like, rsqrt, zeros_like
     if linear_b is None:
         linear_b = zeros_like(bn_rm)
     if bn_w is None:
         bn_w = ones_like(bn_rm)
     if bn_b is None:
         bn_b = zeros_like(bn_rm)
-    bn_scale = bn_w * rsqrt(bn_rv + bn_eps)
+    bn_scale = bn_w * (bn_rv + bn_eps).rsqrt()
     fused_w = linear_w * bn_scale.unsqueeze(-1)
     fused_b = (linear_b - bn_rm) * bn_scale + bn_b
     return Parameter(fused_w, linear_w.requires_grad), Parameter(fused_b, linear_b.requires_grad)

@@ -30,7 +30,7 @@ __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructu
 
 
 def _torch():
-    import torchlike
+    import torchlike  # lazy: pruning is written against the public API (the facade, layer 6), as torch's is
     return torchlike
 
 
