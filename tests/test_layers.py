@@ -208,12 +208,6 @@ UPWARD_ALLOWED = {  # (importer, imported) module-level upward imports in files 
     (".func._common", ".compile"), (".func._common", ".compile._trace"),
 }
 UNJUSTIFIED_LOCAL = {  # (importer, imported): function-local imports without a `# lazy:` reason
-    (".sparse._ops", ".nn.functional"): 1, (".sparse._ops", "torchlike"): 1,
-    (".sparse._tensor", ".sparse._ops"): 2, (".sparse._tensor", ".autograd"): 1,
-    (".__main__", "._runner"): 2, (".__main__", ".demo"): 1, (".export", ".export._pt2_program"): 2, (".export", ".export._pt2"): 1, (".export._aten", "._dispatch"): 1,
-    (".export._aten", ".nn.functional._rnn"): 1, (".export._pt2", ".serialization"): 2, (".export._pt2", "._creation"): 1,
-    (".export._pt2_program", "._creation"): 1, ("._runner", "._distributed_compat"): 2,
-    ("._symbolic", "torchlike"): 1,
     (".dist._spmd", ".tensor"): 2, (".dist._spmd", "torchlike"): 1,
     (".distributed._collectives", ".compile._errors"): 1,
     (".distributed._collectives", ".distributed._process_group"): 1, (".distributed._collectives", ".tensor"): 2,
@@ -226,10 +220,8 @@ UNJUSTIFIED_LOCAL = {  # (importer, imported): function-local imports without a 
     (".distributed.tensor._dtensor", ".distributed.device_mesh"): 1,
     (".func._jax_interop", "._device"): 1,
     (".func._module_state", ".nn.modules.normalization"): 1, (".func._module_state", "torchlike"): 1,
-    (".library", "torchlike"): 1, (".masked", ".nn.functional"): 1,
-    (".masked", "torchlike"): 1, (".nn.attention.flex_attention", "torchlike"): 3,
+    (".nn.attention.flex_attention", "torchlike"): 3,
     (".nn.parallel.distributed", "torchlike"): 1,
-    ("torchlike", ".nn.functional"): 1,
 }
 
 

@@ -94,10 +94,11 @@ def __getattr__(name):
     return _missing_getattr(name)
 
 
+from .nn import functional as _F  # noqa: E402
+
+
 def _nn_methods():
     """torch.X functions whose implementation lives in nn.functional (softmax & co. are table entries)."""
-    from .nn import functional as F
-
     for name in ("relu", "sigmoid", "tanh", "dropout", "celu", "selu", "prelu", "rrelu", "hardshrink",
                  "threshold", "pixel_shuffle", "pixel_unshuffle", "conv1d", "conv2d", "conv3d",
                  "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "layer_norm", "group_norm",
@@ -108,8 +109,8 @@ def _nn_methods():
                  "native_layer_norm", "hinge_embedding_loss", "kl_div", "margin_ranking_loss",
                  "poisson_nll_loss", "cosine_embedding_loss", "triplet_margin_loss", "ctc_loss",
                  "binary_cross_entropy_with_logits", "embedding_bag", "rms_norm", "softmin"):
-        if name not in globals() and hasattr(F, name):
-            globals()[name] = getattr(F, name)
+        if name not in globals() and hasattr(_F, name):
+            globals()[name] = getattr(_F, name)
 
 
 _nn_methods()

@@ -13,6 +13,7 @@ import runpy
 import sys
 import types
 
+from ._distributed_compat import fill, known
 from ._missing import module_getattr
 
 __all__ = ["install", "run", "run_module"]
@@ -33,7 +34,6 @@ class _Alias(importlib.abc.Loader):
             except ModuleNotFoundError as e:
                 # torchlike lacks the module: a stub that names what is missing (below a missing package only
                 # for the modules _distributed_compat fills; elsewhere that stays an ImportError)
-                from ._distributed_compat import known
                 if e.name != self.target and not (known(self.public) and self.target.startswith(e.name + ".")):
                     raise
         if mod is None:
@@ -41,7 +41,6 @@ class _Alias(importlib.abc.Loader):
             mod.__getattr__ = module_getattr(self.public)
             mod.__path__ = []
         if self.public.startswith("torch.distributed"):
-            from ._distributed_compat import fill
             fill(self.public, mod)
         return mod
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import builtins
 import math
 
+from . import _device
 from ._layout import _mkldnn, jagged, layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from .tensor import Tensor
 from ._memory_format import contiguous_format
@@ -181,11 +182,10 @@ legacy_contiguous_format = _legacy_contiguous_format()
 def get_device_module(device=None):
     """The module of a device type: ``torchlike.cuda`` for ``"cuda"``, ``torchlike.cpu`` for ``"cpu"``."""
     import importlib
-    import torchlike
     if device is None:
-        name = torchlike.get_default_device().type
+        name = _device.get_default_device().type
     elif isinstance(device, str):
-        name = torchlike.device(device).type
+        name = _device.device(device).type
     else:
         name = device.type
     try:

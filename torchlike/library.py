@@ -285,7 +285,7 @@ class _OpNamespace:
         if qual in _OPS:
             return _OpOverloadPacket(qual, _OPS[qual])
         if self._name == "aten":
-            import torchlike
+            import torchlike  # lazy: torch.ops.aten.X resolves X on the facade (layer 6), built after this
             fn = getattr(torchlike, op.rstrip("_") if not hasattr(torchlike, op) else op, None)
             if fn is None and hasattr(torchlike.nn.functional, op):
                 fn = getattr(torchlike.nn.functional, op)

@@ -27,7 +27,7 @@ _builtin_sum = sum
 
 
 def _t():
-    import torchlike
+    import torchlike  # lazy: the facade's functions (torch.sum & co. take sparse operands there), built later
     return torchlike
 
 
@@ -244,7 +244,7 @@ def logsumexp(input, dim=None, *, keepdim=False, dtype=None, mask=None):
 def _softmax_like(op, fn, input, dim, dtype, mask):
     d = _canonical_dim(dim, input.ndim)
     d = d[0] if d else 0
-    from .nn import functional as F
+    from .nn import functional as F  # lazy: importing it runs nn/__init__ (layer 5), which loads after this
     return getattr(F, fn)(_combine(op, input, mask), d, dtype=dtype)
 
 

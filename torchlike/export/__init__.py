@@ -169,7 +169,7 @@ def save(ep, f):
 
 def __getattr__(name):
     if name == "TorchExportedProgram":
-        from ._pt2_program import TorchExportedProgram
+        from ._pt2_program import TorchExportedProgram  # lazy: _pt2 reads the facade, which loads after this
         return TorchExportedProgram
     raise AttributeError(f"module 'torchlike.export' has no attribute {name!r}")
 
@@ -188,9 +188,9 @@ def load(f, *, extra_files=None, expected_opset_version=None):
     except zipfile.BadZipFile:
         zf = None
     if zf is not None:
-        from . import _pt2  # (imported on use: it reads the op table, which loads after this package)
+        from . import _pt2  # lazy: it reads the facade and the op table, which load after this package
         if _pt2.is_pt2_archive(zf):
-            from ._pt2_program import TorchExportedProgram
+            from ._pt2_program import TorchExportedProgram  # lazy: as _pt2 above
             if extra_files is not None:  # torch fills the given keys with the archive's extra/ records
                 root = _pt2._root(zf)
                 for k in list(extra_files):

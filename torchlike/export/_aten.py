@@ -18,6 +18,9 @@ import operator
 import torchlike as _t
 import torchlike.nn.functional as F
 
+from .._dispatch import dispatch
+from ..nn.functional import _rnn as K
+
 __all__ = ["ATEN", "SYM_OPS", "lookup", "supported_ops"]
 
 ATEN: dict = {}  # "name.overload" -> callable taking aten's argument names
@@ -297,8 +300,6 @@ for _d in (1, 2, 3):
 # ---------------------------------------------------------------- recurrent layers (nn.LSTM / GRU / RNN)
 def _rnn(mode):
     def run(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-        from .._dispatch import dispatch
-        from ..nn.functional import _rnn as K
         if train and dropout > 0 and num_layers > 1:
             raise NotImplementedError("torchlike.export.load: recurrent layers with dropout in training mode are "
                                       "not supported (see docs/differences.md)")

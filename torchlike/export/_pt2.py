@@ -20,7 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _dtype
+from .._creation import from_numpy
 from ..autograd import grad_mode
+from ..serialization import load as _tl_load
 from ..tensor import Tensor
 from . import _aten
 
@@ -61,7 +63,6 @@ def _payload_arrays(zf, root, folder, config):
     for fqn, meta in config.items():
         rec = f"{root}{folder}{meta['path_name']}"
         if meta.get("use_pickle"):
-            from ..serialization import load as _tl_load
             out[fqn] = _tl_load(io.BytesIO(zf.read(rec)), weights_only=False).detach().numpy()
             continue
         tm = meta["tensor_meta"]
@@ -87,7 +88,6 @@ def _sym_hint(a):
 
 
 def _to_tensor(arr_dt):
-    from .._creation import from_numpy
     if isinstance(arr_dt, np.ndarray):
         return from_numpy(np.array(arr_dt))
     arr, dt = arr_dt
@@ -337,7 +337,6 @@ def read_archive(zf: zipfile.ZipFile, model_name: str = "model") -> dict:
     if wcfg in names:
         weights = _payload_arrays(zf, root, "data/weights/", json.loads(zf.read(wcfg))["config"])
     elif f"{root}data/weights/{model_name}.pt" in names:  # older archives: a torch.save'd state dict
-        from ..serialization import load as _tl_load
         sd = _tl_load(io.BytesIO(zf.read(f"{root}data/weights/{model_name}.pt")), weights_only=False)
         weights = {k: v.detach().numpy() for k, v in sd.items()}
     ccfg = f"{root}data/constants/{model_name}_constants_config.json"

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 from .. import _dispatch
+from .._creation import as_tensor
 from ..autograd import grad_mode
 from ..nn.modules.module import Module
 from ..nn.parameter import Parameter
@@ -143,7 +144,6 @@ class TorchExportedProgram:
                     raise AssertionError(f"Guard failed: {name}.size()[{i}] <= {hi}")
 
     def _run(self, module, args, kwargs):
-        from .._creation import as_tensor
         leaves = self._inputs(args, kwargs)
         statics, in_names, in_arrays, in_tensors = list(self._const_inputs), [], [], {}
         for spec, x in zip(self._user_specs, leaves):

@@ -18,6 +18,8 @@ from .._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csr
 from ..tensor import Tensor
 from ._tensor import SparseTensor, make_sparse, unsupported
 from .._ops.matmul import mm as dense_mm
+from .._ops.shape import cat as _dense_cat
+from .._ops.special import log_softmax as _dense_log_softmax, softmax as _dense_softmax
 
 __all__ = ["sparse_coo_tensor", "sparse_csr_tensor", "to_sparse", "to_sparse_csr", "to_dense", "coalesce",
            "mm", "sum", "softmax", "log_softmax", "transpose", "add", "mul", "div", "first_per_position",
@@ -409,8 +411,7 @@ def _softmax(x, dim, dtype, log):
     sd = c.sparse_dim()
     name = "LogSoftmaxBackward0" if log else "SoftmaxBackward0"
     if dim >= sd:
-        from ..nn import functional as F
-        v = (F.log_softmax if log else F.softmax)(c._vals, dim - sd + 1)
+        v = (_dense_log_softmax if log else _dense_softmax)(c._vals, dim - sd + 1)
     else:
         ii = c._host_indices()
         keep = [d for d in range(sd) if d != dim]
@@ -469,9 +470,8 @@ def add(a, b, alpha=1):
     if a._lay is not sparse_coo or b._lay is not sparse_coo:
         raise unsupported("add (of CSR tensors)", "SparseCsrCPU")
     bv = b._vals if alpha == 1 else b._vals * alpha
-    from .. import cat
     ii = np.concatenate([a._host_indices(), b._host_indices()], axis=1)
-    t = make_sparse(_idx_tensor(ii, a.device), cat([a._vals, bv.to(a.dtype) if bv.dtype is not a.dtype else bv]),
+    t = make_sparse(_idx_tensor(ii, a.device), _dense_cat([a._vals, bv.to(a.dtype) if bv.dtype is not a.dtype else bv]),
                     a._size, sparse_coo, False)
     t._np_idx = ii
     return coalesce(t) if a._co and b._co else t  # torch: coalesced only when both operands are

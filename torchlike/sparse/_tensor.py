@@ -19,6 +19,7 @@ import numpy as np
 from .._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from ..tensor import Size, Tensor
 from .. import _creation
+from .._grad_mode import no_grad
 from ._printing import sparse_repr
 
 __all__ = ["SparseTensor", "make_sparse", "unsupported"]
@@ -291,7 +292,7 @@ class SparseTensor(Tensor):
             return None
         if isinstance(g, SparseTensor):
             return g
-        from ._ops import first_per_position
+        from ._ops import first_per_position  # lazy: sparse._ops imports this module (SparseTensor)
         return first_per_position(self, g)
 
     @grad.setter
@@ -357,8 +358,7 @@ class SparseTensor(Tensor):
         """Make this sparse tensor a copy of sparse ``src`` (indices, values cast to this dtype, size)."""
         if not isinstance(src, SparseTensor):
             raise unsupported("copy_ (from a dense tensor into a sparse one)")
-        from .. import autograd
-        with autograd.grad_mode.no_grad():
+        with no_grad():
             v = src._vals.to(dtype=self.dtype, device=self.device, copy=True)
         v._rg = self._vals._rg
         self._idx, self._vals, self._size, self._lay = src._idx, v, src._size, src._lay
@@ -403,7 +403,7 @@ def _layout_name(lay):
 
 def _values_like(s, g):
     """Values of sparse gradient ``g`` at ``s``'s index positions (for assigning ``s.grad``)."""
-    from ._ops import values_at
+    from ._ops import values_at  # lazy: sparse._ops imports this module (SparseTensor)
     return values_at(g, s)
 
 
