@@ -20,6 +20,10 @@ OWN_SAMPLES = {
     ("special", "softmax"): lambda t: (t.special.softmax, (t.tensor([1.0, 2.0, 3.0]), 0)),
     ("special", "log_softmax"): lambda t: (t.special.log_softmax, (t.tensor([1.0, 2.0, 3.0]), 0)),
     ("torch", "vander"): lambda t: (t.vander, (t.tensor([1.0, 2.0, 3.0]), 4)),  # op_db has only linalg.vander
+    ("torch", "is_same_size"): lambda t: (t.is_same_size, (t.ones(2, 3), t.zeros(2, 3))),
+    ("torch", "is_distributed"): lambda t: (t.is_distributed, (t.ones(2),)),
+    ("torch", "is_inference"): lambda t: (t.is_inference, (t.ones(2),)),
+    ("Tensor", "is_set_to"): lambda t: (t.Tensor.is_set_to, (t.ones(2), t.ones(2))),
 }
 
 _NAMESPACES = ("linalg", "special", "fft")

@@ -97,6 +97,39 @@ def test_every_entry_is_installed_on_its_surfaces():
     assert checked > 500
 
 
+def test_public_functions_are_the_tables_with_no_side_channel():
+    # torchlike.X (and linalg/special/fft.X) is the entry's function itself, or (out=True) install's one
+    # out= wrapper around it; module-level references in the op's own module are that same function, so no
+    # caller can reach an unchecked copy. The one exception left: torchlike.sparse wraps the torch namespace
+    # functions it serves (route/like in sparse/_functions.py) after install, listed here so it cannot grow.
+    import sys
+
+    from torchlike import sparse
+    routed = set(sparse._ROUTED) | {"zeros_like", "empty_like", "ones_like", "full_like"}
+    out_wrapper = registry._with_out(len, "len").__code__
+    checked = 0
+    for (ns0, name), e in TABLE.items():
+        for ns in e.namespaces:
+            if ns not in _NS_TL:
+                continue
+            got = getattr(_NS_TL[ns], name)
+            if ns == "torch" and name in routed:
+                got = got.__wrapped__  # sparse's router (functools.update_wrapper) around the table's surface
+            if e.out:
+                assert got.__code__ is out_wrapper, f"{ns}.{name}: not install's out= wrapper"
+                got = got.__wrapped__
+            assert got is e.fn, f"{ns}.{name} is not the table's function"
+            checked += 1
+        base = _unwrap(e.fn)
+        mod = sys.modules[base.__module__]
+        for attr, v in vars(mod).items():
+            if callable(v) and v is not e.fn and _unwrap(v) is base and not attr.startswith("__"):
+                # another name for the same op in its module: must be the declared (checked) function
+                # (_rsub: the helper both rsub, with torch.rsub's argument checks, and __rsub__ call)
+                assert attr == "_rsub", f"{mod.__name__}.{attr} is an undeclared copy of {name}"
+    assert checked > 500
+
+
 # same name, another op in torch: torch.cond is control flow (linalg.cond is the table's); torch.solve, eig,
 # matrix_rank and lstsq are torch._linalg_utils stubs that only raise "removed"
 _OTHER_OP = {"torch.cond", "torch.solve", "torch.eig", "torch.matrix_rank", "torch.lstsq"}

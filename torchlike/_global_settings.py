@@ -1,6 +1,6 @@
 """Process-wide settings torch scripts flip (threads, determinism, float32 matmul precision, warn-always, the default
-tensor type), the legacy tensor constructors (``torch.FloatTensor`` ...) and two small tensor queries
-(``is_same_size``, ``typename_of``).  ``torch.autocast`` is ``torchlike.amp.autocast`` (the facade imports it)."""
+tensor type), the legacy tensor constructors (``torch.FloatTensor`` ...) and a small tensor query
+(``typename_of``; ``is_same_size`` is an op table entry).  ``torch.autocast`` is ``torchlike.amp.autocast`` (the facade imports it)."""
 from __future__ import annotations
 
 
@@ -10,7 +10,7 @@ from ._legacy import LEGACY, make_legacy_constructor
 __all__ = ["get_num_threads", "set_num_threads", "get_num_interop_threads", "set_num_interop_threads",
            "use_deterministic_algorithms", "are_deterministic_algorithms_enabled", "set_float32_matmul_precision",
            "get_float32_matmul_precision", "set_default_tensor_type", "set_warn_always",
-           "is_warn_always_enabled", "is_same_size", "typename_of",
+           "is_warn_always_enabled", "typename_of",
            "is_deterministic_algorithms_warn_only_enabled", "get_deterministic_debug_mode",
            "set_deterministic_debug_mode"] + list(LEGACY)
 
@@ -93,10 +93,6 @@ def set_warn_always(b: bool) -> None:
 
 def is_warn_always_enabled() -> bool:
     return _warn_always[0]
-
-
-def is_same_size(a, b) -> bool:
-    return tuple(a.shape) == tuple(b.shape)
 
 
 def typename_of(x):

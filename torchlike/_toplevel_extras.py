@@ -1,7 +1,7 @@
 """Top-level ``torch.*`` names that libraries reach for and that are thin forms of existing API:
 ``torch.Future`` (the class behind ``torch.futures.Future``), the in-place functions ``torch.relu_``,
 ``torch.sigmoid_``, ``torch.clamp_``, ... (``torch.X_(t, ...)`` is ``t.X_(...)``), ``torch.detach``,
-``torch.is_signed``, ``torch.get_device``, ``torch.is_inference``, ``torch.is_storage`` and the anomaly-mode
+``torch.is_signed``, ``torch.get_device``, ``torch.is_storage`` and the anomaly-mode
 switches.
 
 >>> import torchlike as torch
@@ -28,7 +28,7 @@ _INPLACE_METHODS = (
 # ... and those whose in-place form lives in nn.functional
 _INPLACE_FUNCTIONAL = ("celu_", "selu_", "rrelu_", "threshold_")
 
-__all__ = ["Future", "detach", "is_signed", "get_device", "is_inference", "is_storage", "is_anomaly_enabled",
+__all__ = ["Future", "detach", "is_signed", "get_device", "is_storage", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "set_anomaly_enabled"] + _INPLACE_METHODS + list(_INPLACE_FUNCTIONAL)
 
 
@@ -61,11 +61,6 @@ def is_signed(input):
 def get_device(input):
     """``input.get_device()``: -1 for CPU tensors."""
     return input.get_device()
-
-
-def is_inference(input):
-    """``input.is_inference()``."""
-    return input.is_inference()
 
 
 def is_storage(obj):

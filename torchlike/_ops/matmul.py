@@ -530,7 +530,7 @@ def linalg_cross(input, other, *, dim=-1):
 
 
 linalg_cross.__name__ = "cross"
-register("cross", namespaces=("linalg",), method=False, out=True)(linalg_cross)  # differs from torch.cross
+linalg_cross = register("cross", namespaces=("linalg",), method=False, out=True)(linalg_cross)  # differs from torch.cross
 
 
 def _multi_dot_impl(*xs):

@@ -98,10 +98,47 @@ def dim_order(self, *, ambiguity_check=False):
     return tuple(sorted(range(self.ndim), key=lambda d: (-st[d], d)))
 
 
-def is_same_size(self, other):
-    return tuple(self.shape) == tuple(other.shape)
+# metadata queries torch declares as ops (native_functions.yaml): table entries like any other
+@register(promote="none", differentiable=False)
+def is_same_size(input, other):
+    """Whether ``input`` and ``other`` have the same shape.
+
+    >>> import torchlike
+    >>> torchlike.is_same_size(torchlike.ones(2, 3), torchlike.zeros(2, 3))
+    True
+    """
+    return tuple(input.shape) == tuple(other.shape)
 
 
+@register(promote="none", differentiable=False)
+def is_distributed(input):
+    """False, as torch answers for every ordinary (non-legacy-distributed) tensor.
+
+    >>> import torchlike
+    >>> torchlike.ones(2).is_distributed()
+    False
+    """
+    return False
+
+
+@register(promote="none", differentiable=False)
+def is_inference(input):
+    """False: torchlike's ``inference_mode`` works as ``no_grad`` and makes ordinary tensors.
+
+    >>> import torchlike
+    >>> torchlike.is_inference(torchlike.ones(2))
+    False
+    """
+    return False
+
+
+@register(namespaces=(), promote="none", differentiable=False)
+def const_data_ptr(self):
+    """``data_ptr()`` (torch's read-only view of the same address)."""
+    return self.data_ptr()
+
+
+@register(namespaces=(), promote="none", differentiable=False)
 def is_set_to(self, tensor):
     """True when both tensors view the same memory with the same size, stride and offset."""
     root = self._vbase if self._vbase is not None else self
@@ -166,14 +203,11 @@ def adjoint(input):
 
 # not ops (metadata, removed or unsupported APIs that raise torch's message), and hardshrink/prelu (which call
 # nn.functional, a package that imports the op table): attached here (tests/test_structure_table.py's allowlist)
-for _k, _v in {"dim_order": dim_order, "is_same_size": is_same_size, "is_set_to": is_set_to,
-               "module_load": module_load,
+for _k, _v in {"dim_order": dim_order, "module_load": module_load,
                "eig": _raiser(_EIG, 0), "symeig": _raiser(_SYMEIG, 0), "lstsq": _raiser(_LSTSQ, 1),
                "solve": _raiser(_SOLVE, 1), "reinforce": _raiser(_REINFORCE, 1),
                "xpu": _unsupported_device("XPU"), "mtia": _unsupported_device("MTIA"),
                "ipu": _unsupported_device("IPU", RuntimeError, "PyTorch is not linked with support for ipu devices"),
-               "is_distributed": lambda self: False, "is_inference": lambda self: False,
-               "const_data_ptr": lambda self: self.data_ptr(),
                "hardshrink": lambda self, lambd=0.5: __import__("torchlike").nn.functional.hardshrink(self, lambd),
                "prelu": lambda self, weight: __import__("torchlike").nn.functional.prelu(self, weight),
                }.items():
