@@ -664,11 +664,7 @@ def _new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_
     return empty(tuple(size), requires_grad=requires_grad, **_new_kw(self, dtype, device))
 
 
-Tensor.new_tensor = _new_tensor
-Tensor.new_zeros = _new_zeros
-Tensor.new_ones = _new_ones
-Tensor.new_empty = _new_empty
-Tensor.new_full = _new_full
-Tensor.new_empty_strided = _new_empty_strided
-Tensor.new = lambda self, *args, **kw: (_new_empty(self, *args) if not args or isinstance(args[0], int)
-                                          else _new_tensor(self, args[0]))
+def _new(self, *args, **kw):  # the legacy ``t.new(sizes...)`` / ``t.new(data)``; ``t.new()`` is empty, as torch's
+    if not args:
+        return _new_empty(self, 0)
+    return _new_empty(self, *args) if isinstance(args[0], int) else _new_tensor(self, args[0])

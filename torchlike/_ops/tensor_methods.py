@@ -19,6 +19,7 @@ import numpy as np
 from .. import _dtype
 from .._missing import MissingAPI
 from ._util import Tensor, register
+from .. import _creation
 from .._creation import tensor
 from .basic import clone, copy_
 
@@ -188,6 +189,10 @@ def _missing(name):
 # ops: declared in the op table (Tensor methods only; torch.adjoint is a function too)
 for _f in (apply_, map_, map2_, resize, resize_as):
     register(_f.__name__, namespaces=(), promote="none")(_f)
+# the factory methods (t.new_zeros(...): a tensor of t's dtype and device), written in _creation
+for _name in ("new", "new_tensor", "new_zeros", "new_ones", "new_empty", "new_full", "new_empty_strided"):
+    register(_name, namespaces=(), promote="none")(getattr(_creation, "_" + _name))
+del _name
 
 
 @register(promote="none")
