@@ -7,7 +7,8 @@ function compiles to one SPMD program per rank whose collectives are XLA's (gloo
 Each function here takes this rank's (traced) arrays and returns the arrays to write back.
 
 Not lowered (``NeedsCallbacks``: the function is traced again with every collective as a host callback): a
-collective over a subgroup (``shard_map`` has no ``axis_index_groups``), and ``all_to_all_single`` with unequal
+collective over a subgroup (a lowered collective is a world collective every process's program must hold, but
+non-members may skip the call; ``shard_map`` has no ``axis_index_groups`` either), and ``all_to_all_single`` with unequal
 splits (its padded block size is agreed between ranks on the host first).
 """
 from __future__ import annotations
