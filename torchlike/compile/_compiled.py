@@ -16,7 +16,7 @@ import numpy as np
 from .. import _dtype, _errors, _jit_cache, _grad_mode as grad_mode
 from .._dispatch import dispatch
 from ..tensor import _ALIAS_CHAIN, Tensor
-from . import _aot, _dynamic, _trace
+from . import _aot, _dynamic, _spmd, _trace
 from ._writeback import ArgPlan as _ArgPlan, apply_meta, pre_existing_writes as _pre_existing_writes
 from ._errors import GraphBreak
 
@@ -245,7 +245,18 @@ class CompiledFunction:
         else:
             arg_arrays = plan.arrays(leaves)
         entry = _Entry()
+        rt = _spmd.runtime
+        for spmd in ((True, False) if rt is not None else (False,)):
+            try:
+                return self._compile_once(args, kwargs, leaves, symbolic, struct, tensor_pos, plan, arg_arrays,
+                                          entry, rt if spmd else None)
+            except _spmd.NeedsCallbacks:
+                continue  # a collective that cannot be part of the SPMD program: trace again with callbacks
+
+    def _compile_once(self, args, kwargs, leaves, symbolic, struct, tensor_pos, plan, arg_arrays, entry, rt):
         tr = _trace.Trace()
+        if rt is not None:
+            tr.spmd = _spmd._Ctx(rt.size)
         info = {}
 
         def traced(arrays):
@@ -288,7 +299,10 @@ class CompiledFunction:
         module_hook = _module_recorder(tr)
         try:
             with tr, _young_gc():
-                closed = jax.make_jaxpr(traced)(arg_arrays)
+                closed = jax.make_jaxpr(traced, axis_env=[(_spmd.AXIS, rt.size)] if rt is not None else None)(
+                    arg_arrays)
+        except _spmd.NeedsCallbacks:
+            raise
         except Exception as e:
             if symbolic:  # whatever failed, the per-shape trace that follows decides (and reports) it
                 tr.restore()
@@ -319,8 +333,15 @@ class CompiledFunction:
                     t._grad_fn = None
         if closed is None:
             return entry, self._fn(*args, **kwargs)
+        spmd = rt if tr.spmd is not None and tr.spmd.used else None
+        if spmd is not None and (symbolic or (not tr.backward_ran and grad_mode.is_grad_enabled() and (
+                any(t.requires_grad for t in plan.roots(leaves)) or
+                any(t.requires_grad for ts in tr.reads.values() for t in ts)))):
+            # a symbolic program, or one whose outputs eager code may differentiate (the tape's programs are
+            # single-device): the collectives become host callbacks instead
+            raise _spmd.NeedsCallbacks()
         try:
-            prog = _Program(closed, tr, info, plan, arg_arrays if symbolic else None)
+            prog = _Program(closed, tr, info, plan, arg_arrays if symbolic else None, spmd)
         except Exception:
             if symbolic:  # jax.export refused the symbolic program
                 return None, None
@@ -342,7 +363,7 @@ class CompiledFunction:
 class _Program:
     """A traced jaxpr with its lifted inputs and write-back plan."""
 
-    def __init__(self, closed, tr, info, plan, arg_specs=None):
+    def __init__(self, closed, tr, info, plan, arg_specs=None, spmd=None):
         self.info = info
         self.plan = plan
         jaxpr, consts = closed.jaxpr, list(closed.consts)
@@ -387,10 +408,15 @@ class _Program:
             self._donate_set = frozenset()
         n_c = len(consts)
         self._key = _ProgKey(call, len(consts))
-        self.fn = _programs.add(self._key, jax.jit(
-            functools.partial(_eval_donating, call=call, donate=self.donate, n_consts=n_c),
-            donate_argnums=(0,) if self.donate else ()))
-        weakref.finalize(self, _programs.discard, self._key)  # a dead program's executables go with it
+        self.spmd = spmd is not None
+        if spmd is not None:  # multi-process: one SPMD program over the world mesh (compile/_spmd.py)
+            self.fn = _spmd.build(call, self.donate, n_c, [v.aval for v in jaxpr.constvars] + [
+                v.aval for v in jaxpr.invars], [v.aval for v in jaxpr.outvars], spmd)
+        else:
+            self.fn = _programs.add(self._key, jax.jit(
+                functools.partial(_eval_donating, call=call, donate=self.donate, n_consts=n_c),
+                donate_argnums=(0,) if self.donate else ()))
+            weakref.finalize(self, _programs.discard, self._key)  # a dead program's executables go with it
         # a program that ran backward itself (a training step) returns plain values; otherwise its
         # outputs get one tape node so eager code can backward through it
         self.differentiable = not tr.backward_ran
@@ -466,7 +492,7 @@ class _Program:
             apply_meta(self.meta, True)
         if self.plan.meta:
             self.plan.apply_flags(leaves)
-        if self.differentiable and grad_mode.is_grad_enabled() and self._needs_tape(leaves):
+        if self.differentiable and grad_mode.is_grad_enabled() and self._needs_tape(leaves) and not self.spmd:
             flat, out_tensors = _aot.run(self, leaves)
         else:
             args = self.plan.arrays(leaves)

@@ -142,6 +142,7 @@ class Trace:
         self.modules = {}  # id(module) -> (module, training) for modules called
         self.scalars = []  # (key, getter, array): Python scalars lifted to inputs (optimizer hyperparameters)
         self.backward_ran = False
+        self.spmd = None  # compile._spmd._Ctx: collectives lower to XLA collectives over the world axis
 
     def record_read(self, t, x):
         snap = self.snap.get(id(t))

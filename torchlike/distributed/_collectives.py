@@ -17,7 +17,7 @@ import pickle
 import numpy as np
 
 from ..tensor import _is_tracer
-from . import _engine, _p2p_any
+from . import _collectives_traced as _traced, _engine, _p2p_any
 from ._process_group import GroupMember, Work, _group, _state
 
 __all__ = [
@@ -81,8 +81,8 @@ def _op(op):
     return ReduceOp.RedOpType(int(op))
 
 
-def _reducer(op, n, dtype):
-    """(reduce a block over axis "r") for ``op``; bool is reduced as int32 and cast back."""
+def _reducer(op, n, dtype, ax="r"):
+    """(reduce a block over axis ``ax``) for ``op``; bool is reduced as int32 and cast back."""
     import jax
     import jax.numpy as jnp
     op = _op(op)
@@ -93,16 +93,16 @@ def _reducer(op, n, dtype):
     def red(a):
         x = a.astype(jnp.int32) if is_bool else a
         if op == ReduceOp.SUM:
-            y = jax.lax.psum(x, "r")
+            y = jax.lax.psum(x, ax)
         elif op == ReduceOp.AVG:
-            s = jax.lax.psum(x, "r")
+            s = jax.lax.psum(x, ax)
             y = s // n if jnp.issubdtype(x.dtype, jnp.integer) else s / n
         elif op == ReduceOp.MAX:
-            y = jax.lax.pmax(x, "r")
+            y = jax.lax.pmax(x, ax)
         elif op == ReduceOp.MIN:
-            y = jax.lax.pmin(x, "r")
+            y = jax.lax.pmin(x, ax)
         else:
-            g = jax.lax.all_gather(x, "r")
+            g = jax.lax.all_gather(x, ax)
             if op == ReduceOp.PRODUCT:
                 y = jnp.prod(g, axis=0, dtype=x.dtype)
             else:
@@ -282,26 +282,15 @@ def _tracing(*tensors):
     return any(_is_tracer(t._value) for t in tensors)
 
 
-def _in_program(run, tensors, outs, async_op):
-    """The collective inside a ``torchlike.compile``d function: an ordered ``io_callback`` of the compiled
-    program runs ``run`` (the eager collective) on this rank's values, so the function stays one program (no
-    graph break) and the collectives keep their order. ``outs``: positions in ``tensors`` written in place."""
-    import jax
-    import jax.numpy as jnp
+def _lowered(group):
+    """(group, world axis) when a collective on traced tensors is an XLA collective of the SPMD program being
+    traced (``_collectives_traced``), else None."""
+    g = _group(group)
+    ax = _traced.axis(g) if _member(g) else None
+    return (g, ax) if ax is not None else None
 
-    from ..tensor import Tensor
-    from jax.experimental import io_callback
-    outs = list(outs)
-    shapes = tuple(jax.ShapeDtypeStruct(tuple(tensors[i].shape), tensors[i]._value.dtype) for i in outs)
 
-    def cb(*vals):
-        fresh = [Tensor._wrap(jnp.asarray(v)) for v in vals]
-        run(*fresh)
-        return tuple(np.asarray(fresh[i]._value) for i in outs)
-    ys = io_callback(cb, shapes, *[t._value for t in tensors], ordered=True)
-    for i, y in zip(outs, ys):
-        tensors[i]._set_value(y)
-    return Work(None) if async_op else None
+_spmd_needs_callbacks, _work, _in_program = _traced.needs_callbacks, _traced.work, _traced.in_program
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
@@ -315,6 +304,11 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     >>> dist.destroy_process_group()
     """
     if _tracing(tensor):
+        lo = _lowered(group)
+        if lo:
+            x = tensor._value
+            tensor._set_value(_traced.all_reduce(x, _reducer(op, lo[0].size(), x.dtype, lo[1])))
+            return _work(async_op)
         return _in_program(lambda t: all_reduce(t, op, group), [tensor], [0], async_op)
     g = _group(group)
     if not _member(g):
@@ -331,6 +325,11 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     """Copy rank ``src``'s ``tensor`` into every rank's ``tensor``."""
     import jax.numpy as jnp
     if _tracing(tensor):
+        lo = _lowered(group)
+        if lo:
+            s = _src_index(lo[0], src, group_src)
+            tensor._set_value(_traced.broadcast(tensor._value, s, lo[1]))
+            return _work(async_op)
         return _in_program(lambda t: broadcast(t, src, group, group_src=group_src), [tensor], [0], async_op)
     g = _group(group)
     if not _member(g):
@@ -355,6 +354,12 @@ def _gathered(g, x, name="all_gather", op_type="ALLGATHER"):
 def all_gather(tensor_list, tensor, group=None, async_op=False):
     """Fill ``tensor_list[i]`` with rank i's ``tensor``."""
     if _tracing(tensor, *tensor_list):
+        lo = _lowered(group)
+        if lo and len(tensor_list) == lo[0].size():
+            out = _traced.all_gather(tensor._value, lo[1])
+            for i, t in enumerate(tensor_list):
+                t._set_value(out[i].astype(t._value.dtype))
+            return _work(async_op)
         return _in_program(lambda t, *ts: all_gather(list(ts), t, group), [tensor, *tensor_list],
                            range(1, len(tensor_list) + 1), async_op)
     g = _group(group)
@@ -375,6 +380,11 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
     """Rank i's ``input_tensor`` lands in block i of ``output_tensor`` (concatenated on dim 0, or stacked)."""
     if _tracing(output_tensor, input_tensor):
+        lo = _lowered(group)
+        if lo and output_tensor.numel() == lo[0].size() * input_tensor.numel():
+            out = _traced.all_gather(input_tensor._value, lo[1])
+            output_tensor._set_value(out.reshape(tuple(output_tensor.shape)).astype(output_tensor._value.dtype))
+            return _work(async_op)
         return _in_program(lambda o, i: all_gather_into_tensor(o, i, group), [output_tensor, input_tensor], [0],
                            async_op)
     g = _group(group)
@@ -419,6 +429,10 @@ def _scatter_reduce(g, x, op, name="reduce_scatter_tensor", op_type="_REDUCE_SCA
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduce ``input`` (group_size blocks on dim 0) over ranks; rank i gets block i in ``output``."""
     if _tracing(output, input):
+        lo = _lowered(group)
+        if lo and input.numel() == lo[0].size() * output.numel():
+            output._set_value(_rs_traced(lo, input._value, output, op))
+            return _work(async_op)
         return _in_program(lambda o, i: reduce_scatter_tensor(o, i, op, group), [output, input], [0], async_op)
     g = _group(group)
     if not _member(g):
@@ -437,9 +451,25 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
 _reduce_scatter_base = reduce_scatter_tensor
 
 
+def _rs_traced(lo, x, output, op):
+    g, ax = lo
+    n, oshape = g.size(), tuple(output.shape)
+    xs = x.reshape((n * (oshape[0] if oshape else 1),) + oshape[1:])
+    opn = _op(op)
+    y = _traced.reduce_scatter(xs, n, opn in (ReduceOp.SUM, ReduceOp.AVG), opn == ReduceOp.AVG,
+                               _reducer(op, n, xs.dtype, ax), ax)
+    return y.reshape(oshape)
+
+
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
     """``reduce_scatter_tensor`` with the blocks given as a list."""
     if _tracing(output, *input_list):
+        lo = _lowered(group)
+        if lo and len(input_list) == lo[0].size():
+            import jax.numpy as jnp
+            x = jnp.concatenate([t._value.reshape((1,) + tuple(t.shape)) for t in input_list])
+            output._set_value(_rs_traced(lo, x, output, op))
+            return _work(async_op)
         return _in_program(lambda o, *ts: reduce_scatter(o, list(ts), op, group), [output, *input_list], [0],
                            async_op)
     import jax.numpy as jnp
@@ -459,6 +489,12 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
     """Reduce ``tensor`` over ranks into rank ``dst``'s ``tensor`` (others' tensors are left as they are)."""
     if _tracing(tensor):
+        lo = _lowered(group)
+        if lo:
+            d = _src_index(lo[0], dst, group_dst, "dst")
+            x = tensor._value
+            tensor._set_value(_traced.reduce(x, d, _reducer(op, lo[0].size(), x.dtype, lo[1]), lo[1]))
+            return _work(async_op)
         return _in_program(lambda t: reduce(t, dst, op, group, group_dst=group_dst), [tensor], [0], async_op)
     g = _group(group)
     if not _member(g):
@@ -472,6 +508,16 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     """Rank ``dst`` receives every rank's ``tensor`` in ``gather_list``."""
     if _tracing(tensor, *(gather_list or [])):
         gl = list(gather_list or [])
+        lo = _lowered(group)
+        if lo:
+            d = _src_index(lo[0], 0 if dst is None and group_dst is None else dst, group_dst, "dst")
+            out = _traced.all_gather(tensor._value, lo[1])
+            if lo[0].rank() == d:
+                if len(gl) != lo[0].size():
+                    raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
+                for i, t in enumerate(gl):
+                    t._set_value(out[i].astype(t._value.dtype))
+            return _work(async_op)
         return _in_program(lambda t, *ts: gather(t, list(ts) if gl else None, dst, group, group_dst=group_dst),
                            [tensor, *gl], range(1, len(gl) + 1), async_op)
     g = _group(group)
@@ -496,6 +542,19 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     import jax.numpy as jnp
     if _tracing(tensor, *(scatter_list or [])):
         sl = list(scatter_list or [])
+        lo = _lowered(group)
+        if lo:
+            g = lo[0]
+            s = _src_index(g, 0 if src is None and group_src is None else src, group_src)
+            x = tensor._value
+            if g.rank() == s:
+                if len(sl) != g.size():
+                    raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
+                stacked = jnp.stack([t._value.astype(x.dtype) for t in sl])
+            else:
+                stacked = jnp.zeros((g.size(),) + tuple(x.shape), x.dtype)
+            tensor._set_value(_traced.scatter(stacked, lo[1]).astype(x.dtype))
+            return _work(async_op)
         return _in_program(lambda t, *ts: scatter(t, list(ts) if sl else None, src, group, group_src=group_src),
                            [tensor, *sl], [0], async_op)
     g = _group(group)
@@ -524,6 +583,16 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     ``input_split_sizes[j]`` rows sent to rank j and ``output_split_sizes[j]`` received from it."""
     import jax
     if _tracing(output, input):
+        lo = _lowered(group)
+        if lo:
+            n = lo[0].size()
+            even = not input_split_sizes and not output_split_sizes or \
+                len(set(input_split_sizes or [0])) == 1 and len(set(output_split_sizes or [0])) == 1
+            if even and input.shape and input.shape[0] % n == 0 and output.numel() == input.numel():
+                y = _traced.all_to_all(input._value, lo[1])
+                output._set_value(y.reshape(tuple(output.shape)).astype(output._value.dtype))
+                return _work(async_op)
+            raise _spmd_needs_callbacks("all_to_all_single with unequal splits")
         return _in_program(lambda o, i: all_to_all_single(o, i, output_split_sizes, input_split_sizes, group),
                            [output, input], [0], async_op)
     g = _group(group)
@@ -580,6 +649,13 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     """List form of ``all_to_all_single`` (all blocks the same shape)."""
     if _tracing(*output_tensor_list, *input_tensor_list):
         k = len(output_tensor_list)
+        lo = _lowered(group)
+        if lo and k == len(input_tensor_list) == lo[0].size():
+            import jax.numpy as jnp
+            y = _traced.all_to_all(jnp.stack([t._value for t in input_tensor_list]), lo[1])
+            for i, t in enumerate(output_tensor_list):
+                t._set_value(y[i].astype(t._value.dtype))
+            return _work(async_op)
         return _in_program(lambda *ts: all_to_all(list(ts[:k]), list(ts[k:]), group),
                            [*output_tensor_list, *input_tensor_list], range(k), async_op)
     import jax.numpy as jnp

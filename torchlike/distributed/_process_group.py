@@ -246,6 +246,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     _state.update(initialized=True, rank=rank, world=world_size, backend=backend, timeout=timeout,
                   devices=devices, seq=0, broken=None, store=store)
     group.WORLD = GroupMember.WORLD = ProcessGroup(range(world_size), backend)
+    from . import _collectives_traced  # lazy: it imports this module
+    _collectives_traced.register(group.WORLD)
     _install_excepthook()
 
 
@@ -259,7 +261,8 @@ def destroy_process_group(group=None):
     if group is None or group is GroupMember.WORLD:
         _state.update(initialized=False, rank=0, world=1, backend=None, broken=None)
         globals()["group"].WORLD = GroupMember.WORLD = None
-        from . import _collectives
+        from . import _collectives, _collectives_traced  # lazy: both import this module
+        _collectives_traced.register(None)
         _collectives._CACHE.clear()
         _collectives._COMPILED.clear()
 
