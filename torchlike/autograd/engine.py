@@ -1,8 +1,8 @@
 """The backward engine: one reverse topological walk over the recorded nodes.
 
 Gradients travel as raw ``jax.Array`` (fast path, jitted pullbacks) or, with ``create_graph=True``,
-as Tensors through the dispatcher so the backward pass is itself recorded.  A small plain graph's
-whole backward runs as one compiled program instead (``_fused.py``).
+as Tensors through the dispatcher so the backward pass is itself recorded.  A plain graph's whole
+backward runs as one compiled program instead once its structure recurs (``_fused.py``).
 """
 from __future__ import annotations
 
