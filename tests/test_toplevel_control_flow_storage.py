@@ -48,6 +48,16 @@ def test_cond_rejects_multi_element_pred_like_torch():
             T.cond(T.tensor([True, False]), lambda x: x, lambda x: x, (T.ones(2),))
 
 
+def test_cond_branch_returning_an_operand_raises_like_torch():
+    for T in (torch, torchlike):
+        x = T.arange(4.0)
+        with pytest.raises(T._dynamo.exc.UncapturedHigherOrderOpError, match="Encountered aliasing"):
+            T.cond(T.tensor(3) > 2, lambda a: a, lambda a: a * 2, (x,))
+        with pytest.raises(T._dynamo.exc.UncapturedHigherOrderOpError, match="Encountered aliasing"):
+            T.cond(T.tensor(3) > 2, lambda a: (a[1:],), lambda a: (a[1:] * 2,), (x,))
+        assert T.cond(True, lambda a: a, lambda a: a * 2, (x,)) is x  # a Python bool: the branch, called
+
+
 def test_while_loop_eager_matches_torch():
     def f(T):
         i, s = T.while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s * 2), (T.tensor(0), T.tensor(1.0)))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import jax
 
 from .._dispatch import dispatch
+from .._dynamo.exc import UncapturedHigherOrderOpError
 from .._grad_mode import is_grad_enabled
 from .._ops.nonzero_where import where
 from ..tensor import Tensor
@@ -36,11 +37,29 @@ def cond(pred, true_fn, false_fn, operands=(), **kwargs):
     pred = _pred_value(pred)
     operands = tuple(operands)
     if not is_traced(pred):
-        return (true_fn if bool(pred) else false_fn)(*operands)
+        out = (true_fn if bool(pred) else false_fn)(*operands)
+        if isinstance(pred, Tensor):
+            _check_no_aliasing(out, operands)
+        return out
     if not all(isinstance(o, Tensor) for o in operands):
         raise RuntimeError("Expect operands to be a tuple of possibly nested dict/list/tuple that only consists "
                            f"of tensor leaves, but got {operands}.")
     return _lax_cond(pred, true_fn, false_fn, operands)
+
+
+def _root(t):
+    return t._vbase if t._vbase is not None else t
+
+
+def _check_no_aliasing(out, operands):
+    """torch traces a tensor-predicated cond and refuses a branch output that is (a view of) an operand."""
+    roots = [_root(o) for o in operands if isinstance(o, Tensor)]
+    leaves = out if isinstance(out, (tuple, list)) else (out,)
+    if any(isinstance(o, Tensor) and any(_root(o) is r for r in roots) for o in leaves):
+        raise UncapturedHigherOrderOpError(
+            "This higher order operator doesn't work unless it is captured completely with torch.compile. Got graph "
+            "break/error:\n\nEncountered aliasing during higher order op tracing\n  Higher Order Operator: "
+            "torch.cond\n  Explanation: Higher order ops do not support aliasing.")
 
 
 def _lax_cond(pred, true_fn, false_fn, operands):
