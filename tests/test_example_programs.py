@@ -32,6 +32,9 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_seq_and_stn.py", 1e-4),
     ("ex_rnn_snli_style.py", 1e-5),
     ("ex_workers_no_guard.py", 1e-6),
+    ("ex_forward_forward.py", 1e-4),
+    ("ex_mingpt_makemore.py", 1e-4),
+    ("ex_style_rnn_regression.py", 1e-4),
 ]
 
 

@@ -19,7 +19,6 @@ SKIP_PARTS = {
     "quantized": "quantization", "quantizable": "quantization", "qat": "quantization-aware training",
     "intrinsic": "fused quantization modules", "backends": "torch's C++ backend registry (thnn)",
     "experimental": "torch's experimental paged/quantized attention kernels", "varlen": "CUDA varlen attention",
-    "bias": "torch.nn.attention.bias (CausalBias) is not implemented yet",
     "cpp": "torch.nn.cpp wraps C++ frontend modules",
 }
 # public functions not mirrored yet, and why
@@ -28,7 +27,8 @@ NOT_YET = {
     "torch.nn.attention": {"register_flash_attention_impl", "activate_flash_attention_impl",
                            "list_flash_attention_impls", "current_flash_attention_impl",
                            "restore_flash_attention_impl"},  # CUDA flash-attention kernel registry
-    "torch.nn.functional": {"assert_int_or_pair", "grouped_mm", "scaled_mm", "scaled_grouped_mm"},  # fp8/CUDA
+    "torch.nn.functional": {"assert_int_or_pair", "grouped_mm", "scaled_mm", "scaled_grouped_mm", "ScalingType",
+                            "SwizzleType"},  # fp8/CUDA
 }
 
 
@@ -38,11 +38,11 @@ def _public_nn_modules():
 
 
 @pytest.mark.parametrize("modname", _public_nn_modules())
-def test_nn_module_importable_with_torchs_functions(modname):
+def test_nn_module_importable_with_torchs_functions_and_classes(modname):
     mirrored = "torchlike" + modname[len("torch"):]
     mod = importlib.import_module(mirrored)
     tmod = importlib.import_module(modname)
-    missing = [n for n, o in vars(tmod).items() if not n.startswith("_") and inspect.isfunction(o)
+    missing = [n for n, o in vars(tmod).items() if not n.startswith("_") and (inspect.isfunction(o) or inspect.isclass(o))
                and o.__module__ == modname and not hasattr(mod, n) and n not in NOT_YET.get(modname, ())]
     assert not missing, f"{mirrored} lacks {missing}"
 

@@ -67,7 +67,9 @@ sparse._install(_sys.modules[__name__])
 from . import func  # noqa: E402,F401
 from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_dtype,  # noqa: E402,F401,F811
                                 is_autocast_cache_enabled, is_autocast_enabled, set_autocast_cache_enabled,
-                                set_autocast_dtype, set_autocast_enabled)
+                                set_autocast_dtype, set_autocast_enabled, autocast_increment_nesting,
+                                autocast_decrement_nesting, LEGACY_FUNCTIONS as _LEGACY_AUTOCAST)
+globals().update(_LEGACY_AUTOCAST)  # torch.is_autocast_cpu_enabled(), torch.get_autocast_gpu_dtype(), ...
 from .func import vmap  # noqa: E402,F401
 from . import multiprocessing, random, testing  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401
@@ -76,8 +78,12 @@ from .library import ops  # noqa: E402,F401
 from . import overrides  # noqa: E402,F401
 from . import __config__, _tensor_str, futures  # noqa: E402,F401  (torch.__config__.show(), torch._tensor_str, torch.futures)
 from ._C import TensorType  # noqa: E402,F401  (open_clip annotates with torch.TensorType)
-from ._storage import UntypedStorage  # noqa: E402,F401
+from ._storage import UntypedStorage, TypedStorage, LEGACY_STORAGES as _LEGACY_STORAGES  # noqa: E402,F401
+from . import storage  # noqa: E402,F401  (torch.storage)
+globals().update(_LEGACY_STORAGES)  # torch.FloatStorage, torch.LongStorage, ...
+Storage = _LEGACY_STORAGES["FloatStorage"]  # torch.Storage is torch.FloatStorage
 from ._symbolic import *  # noqa: E402,F401,F403
+from ._higher_order_ops import cond, while_loop  # noqa: E402,F401
 from ._toplevel_extras import *  # noqa: E402,F401,F403  (torch.Future, torch.relu_ & co., torch.detach, ...)
 from ._missing import module_getattr as _module_getattr  # noqa: E402
 
@@ -116,7 +122,15 @@ def _nn_methods():
 _nn_methods()
 
 
-from .utils.dlpack import from_dlpack  # noqa: E402,F401
+from .utils.dlpack import from_dlpack, to_dlpack  # noqa: E402,F401
+from .amp import GradScaler  # noqa: E402,F401  (torch.GradScaler is torch.amp.GradScaler)
+has_lapack = has_spectral = True  # torch's build flags: linalg and fft are available
+has_mkl = has_openmp = False  # (no MKL/OpenMP kernels here; libraries read these to pick code paths)
+
+
+def is_vulkan_available() -> bool:
+    """False: no Vulkan backend."""
+    return False
 
 
 def is_tensor(obj) -> bool:

@@ -13,10 +13,14 @@ bytes, its address (the XLA buffer's, valid while the tensor is unchanged) and d
 """
 from __future__ import annotations
 
+import warnings
 import weakref
+
+from . import _dtype
+from ._creation import tensor as _tensor, zeros as _zeros
 from ._device import CPU
 
-__all__ = ["UntypedStorage", "buffer_address"]
+__all__ = ["UntypedStorage", "TypedStorage", "buffer_address", "LEGACY_STORAGES"]
 
 _claims: dict = {}  # buffer address -> weakref to the root tensor whose storage it is
 
@@ -132,3 +136,138 @@ class UntypedStorage:
 
     def __repr__(self):
         return f"torch.storage.UntypedStorage(device={self.device}) of size {self.nbytes()}"
+
+
+# ---- typed storages (torch.storage.TypedStorage and the legacy torch.FloatStorage & co.) -------------------
+_TYPED_WARNING = ("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only "
+                  "storage class. This should only matter to you if you are using storages directly.  To access "
+                  "UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()")
+
+
+class TypedStorage:
+    """A tensor's storage seen as elements of one dtype (``Tensor.storage()``, ``torch.FloatStorage([1, 2])``).
+
+    >>> import torchlike, warnings
+    >>> warnings.simplefilter("ignore")
+    >>> s = torchlike.arange(6.0).view(2, 3)[1].storage()
+    >>> s.size(), s.dtype, isinstance(s, torchlike.FloatStorage), s[4]
+    (6, torch.float32, True, 4.0)
+    """
+
+    is_sparse = False
+
+    def __init__(self, *args, dtype=None, device=None, wrap_storage=None, _internal=False):
+        if not _internal:
+            warnings.warn(_TYPED_WARNING, UserWarning, stacklevel=2)
+        dtype = dtype if dtype is not None else _dtype.get_default_dtype()
+        if wrap_storage is not None:
+            self._tensor = wrap_storage
+        elif not args:
+            self._tensor = _zeros(0, dtype=dtype, device=device)
+        elif len(args) == 1 and isinstance(args[0], int):
+            self._tensor = _zeros(args[0], dtype=dtype, device=device)
+        elif len(args) == 1:
+            self._tensor = _tensor(list(args[0]), dtype=dtype, device=device)
+        else:
+            raise TypeError(f"TypedStorage(): Could not parse arguments {args}")
+        self.dtype = self._tensor.dtype
+
+    @classmethod
+    def _of(cls, t):
+        """The storage of ``t``'s root buffer, viewed with ``t``'s dtype."""
+        root = t._vbase if t._vbase is not None else t
+        return TypedStorage(wrap_storage=root.reshape(-1) if root.ndim != 1 else root, _internal=True)
+
+    @property
+    def device(self):
+        return self._tensor.device
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    def size(self) -> int:
+        return self._tensor.numel()
+
+    __len__ = size
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    def nbytes(self) -> int:
+        return self.size() * self.element_size()
+
+    def data_ptr(self) -> int:
+        return self._tensor.data_ptr()
+
+    def untyped(self):
+        return UntypedStorage._of(self._tensor)
+
+    _untyped_storage = property(untyped)
+
+    def is_shared(self) -> bool:
+        return False
+
+    def is_pinned(self, device="cuda") -> bool:
+        return False
+
+    def tolist(self) -> list:
+        return self._tensor.tolist()
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return TypedStorage(wrap_storage=self._tensor[idx], _internal=True)
+        return self._tensor[idx].item()
+
+    def __setitem__(self, idx, value):
+        self._tensor[idx] = value
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def fill_(self, value):
+        self._tensor.fill_(value)
+        return self
+
+    def pickle_storage_type(self) -> str:
+        return _LEGACY_NAMES[self.dtype.name]
+
+    def type(self, dtype=None, non_blocking=False):
+        return "torch." + self.pickle_storage_type() if dtype is None else self._tensor.type(dtype)
+
+    def __repr__(self):
+        body = "\n".join(f" {v}" for v in self.tolist())
+        return (f"{body}\n[torch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size "
+                f"{self.size()}]").lstrip("\n")
+
+
+class _LegacyStorageMeta(type):
+    def __instancecheck__(cls, instance):
+        if type(instance) is TypedStorage:
+            return cls.dtype == instance.dtype and instance.device.type == "cpu"
+        return super().__instancecheck__(instance)
+
+
+class _LegacyStorage(TypedStorage, metaclass=_LegacyStorageMeta):
+    """The base of ``torch.FloatStorage`` & co.: calling one makes a TypedStorage of its dtype."""
+
+    def __new__(cls, *args, **kwargs):
+        warnings.warn(_TYPED_WARNING, UserWarning, stacklevel=2)
+        return TypedStorage(*args, dtype=cls.dtype, _internal=True, **kwargs)
+
+
+_LEGACY_NAMES = {"float32": "FloatStorage", "float64": "DoubleStorage", "float16": "HalfStorage",
+                 "bfloat16": "BFloat16Storage", "int64": "LongStorage", "int32": "IntStorage", "int16": "ShortStorage",
+                 "int8": "CharStorage", "uint8": "ByteStorage", "bool": "BoolStorage",
+                 "complex64": "ComplexFloatStorage", "complex128": "ComplexDoubleStorage"}
+
+
+def _legacy_classes():
+    out = {}
+    for dt, name in _LEGACY_NAMES.items():
+        out[name] = _LegacyStorageMeta(name, (_LegacyStorage,), {"dtype": getattr(_dtype, dt), "__module__": "torchlike",
+                                                                 "__doc__": f"torch.{name}: a TypedStorage of {dt}."})
+    return out
+
+
+LEGACY_STORAGES = _legacy_classes()

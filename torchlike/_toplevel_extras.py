@@ -13,7 +13,7 @@ True
 """
 from __future__ import annotations
 
-from ._storage import UntypedStorage
+from ._storage import TypedStorage, UntypedStorage
 from .autograd import anomaly_mode as _anomaly
 from .futures import Future
 from .nn import functional as _F
@@ -65,7 +65,7 @@ def get_device(input):
 
 def is_storage(obj):
     """True for a storage object (``torch.UntypedStorage``/``TypedStorage``)."""
-    return isinstance(obj, UntypedStorage) or type(obj).__name__ == "TypedStorage"
+    return isinstance(obj, (UntypedStorage, TypedStorage))
 
 
 def is_anomaly_enabled():

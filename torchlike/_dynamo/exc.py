@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..compile import Unsupported as _CompileUnsupported
 
 __all__ = ["TorchDynamoException", "Unsupported", "TorchRuntimeError", "BackendCompilerFailed", "InternalTorchDynamoError",
-           "RestartAnalysis", "SkipFrame", "UserError"]
+           "RestartAnalysis", "SkipFrame", "UserError", "UncapturedHigherOrderOpError"]
 
 
 class TorchDynamoException(RuntimeError):
@@ -36,3 +36,7 @@ class SkipFrame(TorchDynamoException):
 
 class UserError(TorchDynamoException):
     pass
+
+
+class UncapturedHigherOrderOpError(TorchDynamoException):
+    """A higher order operator (``torch.cond``, ...) whose function breaks its rules (e.g. returns an input)."""

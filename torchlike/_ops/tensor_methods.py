@@ -230,7 +230,7 @@ for _k, _v in _PROPS.items():
         setattr(Tensor, _k, property(_v))
 
 # methods torchlike does not provide (yet): present, raising NotImplementedError that names them
-for _k in ("storage", "storage_type", "set_", "to_mkldnn", "to_padded_tensor", "slice_inverse",
+for _k in ("set_", "to_mkldnn", "to_padded_tensor", "slice_inverse",
            "index"):
     if _k not in Tensor.__dict__:
         setattr(Tensor, _k, _missing(_k))

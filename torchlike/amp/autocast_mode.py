@@ -199,3 +199,64 @@ def autocast_decorator(autocast_instance, func):
         with autocast_instance:
             return func(*args, **kwargs)
     return decorate_autocast
+
+
+# ---- torch's older per-device spellings (torch.is_autocast_cpu_enabled() & co.), kept by torch with a warning --
+_LEGACY_DEVICES = {"cpu": "cpu", "gpu": "cuda", "xla": "xla", "ipu": "ipu"}
+
+
+def _deprecated(old, new):
+    old = old if old.endswith(")") else old + "()"
+    warnings.warn(f"torch.{old} is deprecated. Please use torch.{new} instead.", DeprecationWarning, stacklevel=3)
+
+
+def _legacy_functions():
+    out = {}
+    for short, dev in _LEGACY_DEVICES.items():
+        def is_enabled(dev=dev, short=short):
+            _deprecated(f"is_autocast_{short}_enabled", f"is_autocast_enabled('{dev}')")
+            return is_autocast_enabled(dev)
+
+        def set_enabled(enabled, dev=dev, short=short):
+            _deprecated(f"set_autocast_{short}_enabled(enabled)", f"set_autocast_enabled('{dev}', enabled)")
+            set_autocast_enabled(dev, enabled)
+
+        def get_dtype(dev=dev, short=short):
+            _deprecated(f"get_autocast_{short}_dtype", f"get_autocast_dtype('{dev}')")
+            return get_autocast_dtype(dev)
+
+        def set_dtype(dtype, dev=dev, short=short):
+            _deprecated(f"set_autocast_{short}_dtype(dtype)", f"set_autocast_dtype('{dev}', dtype)")
+            set_autocast_dtype(dev, dtype)
+
+        fns = {f"get_autocast_{short}_dtype": get_dtype, f"set_autocast_{short}_dtype": set_dtype}
+        if short != "gpu":  # (torch's 'gpu' spelling has only the dtype pair; is_autocast_enabled() is cuda's)
+            fns.update({f"is_autocast_{short}_enabled": is_enabled, f"set_autocast_{short}_enabled": set_enabled})
+        for name, fn in fns.items():
+            fn.__name__ = fn.__qualname__ = name
+            fn.__module__ = "torchlike"
+            fn.__doc__ = f"torch.{name}: the per-device form of the ``torch.*autocast*`` functions ('{dev}')."
+            out[name] = fn
+    return out
+
+
+LEGACY_FUNCTIONS = _legacy_functions()
+
+
+def autocast_increment_nesting() -> int:
+    """Enter one more autocast level by hand; returns the new depth (``autocast`` itself counts here)."""
+    _state.depth += 1
+    return _state.depth
+
+
+def autocast_decrement_nesting() -> int:
+    """Leave one autocast level by hand; returns the new depth (the cast cache is cleared at 0)."""
+    _state.depth -= 1
+    if _state.depth == 0:
+        clear_cache()
+    return _state.depth
+
+
+for _f in (autocast_increment_nesting, autocast_decrement_nesting):
+    _f.__module__ = "torchlike"  # torch's home for them is torch itself
+del _f

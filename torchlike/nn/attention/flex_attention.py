@@ -16,9 +16,9 @@ torch.Size([1, 2, 4, 8])
 from __future__ import annotations
 
 import math
-from typing import NamedTuple, Optional
+from typing import NamedTuple, Optional, TypedDict
 
-__all__ = ["AuxRequest", "AuxOutput", "BlockMask", "create_block_mask", "create_mask", "flex_attention", "and_masks", "or_masks",
+__all__ = ["FlexKernelOptions", "AuxRequest", "AuxOutput", "BlockMask", "create_block_mask", "create_mask", "flex_attention", "and_masks", "or_masks",
            "noop_mask", "_DEFAULT_SPARSE_BLOCK_SIZE"]
 
 _DEFAULT_SPARSE_BLOCK_SIZE = 128
@@ -141,3 +141,26 @@ def flex_attention(query, key, value, score_mod=None, block_mask=None, scale=Non
     if return_lse:
         return out, lse
     return out
+
+
+class FlexKernelOptions(TypedDict, total=False):
+    """Kernel tuning options torch's Triton flex-attention kernels read (``kernel_options=``); torchlike's
+    one XLA implementation accepts and ignores them."""
+    num_warps: int
+    num_stages: int
+    BLOCK_M: int
+    BLOCK_N: int
+    BLOCK_M1: int
+    BLOCK_N1: int
+    BLOCK_M2: int
+    BLOCK_N2: int
+    PRESCALE_QK: bool
+    ROWS_GUARANTEED_SAFE: bool
+    BLOCKS_ARE_CONTIGUOUS: bool
+    WRITE_DQ: bool
+    FORCE_USE_FLEX_ATTENTION: bool
+    USE_TMA: bool
+    kpack: int
+    matrix_instr_nonkdim: int
+    waves_per_eu: int
+    BACKEND: str

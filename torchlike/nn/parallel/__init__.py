@@ -16,4 +16,14 @@ from .replicate import replicate
 from .scatter_gather import gather, scatter
 
 __all__ = ["replicate", "scatter", "parallel_apply", "gather", "data_parallel", "DataParallel",
-           "DistributedDataParallel"]
+           "DistributedDataParallel", "DistributedDataParallelCPU"]
+
+
+class DistributedDataParallelCPU(DistributedDataParallel):
+    """torch's deprecated alias of :class:`DistributedDataParallel` (warns, as torch does)."""
+
+    def __init__(self, *args, **kwargs):
+        import warnings
+        warnings.warn("`torch.nn.parallel.DistributedDataParallelCPU` is deprecated, please use "
+                      "`torch.nn.parallel.DistributedDataParallel` instead.", FutureWarning, stacklevel=2)
+        super().__init__(*args, **kwargs)

@@ -1,0 +1,9 @@
+"""``torch._higher_order_ops``: control flow as operators (``torch.cond``, ``torch.while_loop``).
+
+Eagerly they run the Python branch or loop; inside ``torchlike.compile``, when the predicate is a traced
+value, they lower to ``jax.lax.cond`` / ``jax.lax.while_loop`` (one XLA program, no unrolling).
+"""
+from .cond import cond
+from .while_loop import while_loop
+
+__all__ = ["cond", "while_loop"]
