@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 from .autograd.function import Function
+from ._ops.aten_ops import ATEN
 
 __all__ = ["Library", "custom_op", "CustomOpDef", "define", "impl", "register_fake", "impl_abstract",
            "register_autograd", "register_kernel", "register_vmap", "register_torch_dispatch", "register_autocast",
@@ -286,6 +287,8 @@ class _OpNamespace:
             return _OpOverloadPacket(qual, _OPS[qual])
         if self._name == "aten":
             import torchlike
+            if op in vars(ATEN):  # the op table's aten-only entries
+                return _OpOverloadPacket(qual, getattr(ATEN, op))
             fn = getattr(torchlike, op.rstrip("_") if not hasattr(torchlike, op) else op, None)
             if fn is None and hasattr(torchlike.nn.functional, op):
                 fn = getattr(torchlike.nn.functional, op)
