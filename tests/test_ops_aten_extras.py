@@ -198,3 +198,22 @@ def test_grid_sample_5d_errors_match_torch(shapes, mode):
     def call(lib):
         return lambda: lib.nn.functional.grid_sample(lib.zeros(*xs), lib.zeros(*gs), mode=mode, align_corners=False)
     _raises_like(call(tl), call(torch))
+
+
+# --- max_pool2d_with_indices_backward ---------------------------------------------------------------------
+@pytest.mark.parametrize("shape", [(2, 3, 6, 6), (3, 6, 6)])
+def test_max_pool2d_with_indices_backward_matches_torch_and_differentiates(shape):
+    x = RNG.standard_normal(shape)
+    g = RNG.standard_normal(shape[:-2] + (3, 3))
+
+    def run(lib):
+        xi = lib.tensor(x, requires_grad=True)
+        gi = lib.tensor(g, requires_grad=True)
+        _, idx = lib.nn.functional.max_pool2d(xi.detach(), 2, return_indices=True)
+        r = lib.ops.aten.max_pool2d_with_indices_backward(gi, xi, [2, 2], [2, 2], [0, 0], [1, 1], False, idx)
+        r.pow(2).sum().backward()
+        return r, gi.grad, xi.grad, r.grad_fn.name()
+    got, want = run(tl), run(torch)
+    for a, b in zip(got[:3], want[:3]):
+        _close(a, b, 1e-10, 1e-10)
+    assert got[3] == want[3]

@@ -323,17 +323,9 @@ def _aten_unsupported(name):
     return fn
 
 
-def _aten_max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode,
-                                           indices):
-    # each output gradient goes to the input position its index names (flat over H*W, per plane)
-    g = grad_output.flatten(-2)
-    return self.new_zeros(self.shape).flatten(-2).scatter_add(-1, indices.flatten(-2), g).view(self.shape)
-
-
 # aten operators that have no torch.* function of their name (libraries register overrides for them by name)
 _ATEN_EXTRA = {"_to_copy": _aten_to_copy, "alias": lambda self: self.view_as(self), "slice": _aten_slice,
                "index": _aten_index, "_pin_memory": lambda self, device=None: self.clone(),
-               "max_pool2d_with_indices_backward": _aten_max_pool2d_with_indices_backward,
                "_sparse_addmm": _aten_unsupported("_sparse_addmm"),
                "_sparse_mm_reduce_impl": _aten_unsupported("_sparse_mm_reduce_impl")}
 

@@ -1,5 +1,6 @@
 """Table entries that torch exposes only as ``torch.ops.aten`` operators (no ``torch.X`` function):
-``_softmax_backward_data``, ``_batch_norm_with_update`` and ``_upsample_bilinear2d_aa``.
+``_softmax_backward_data``, ``_batch_norm_with_update``, ``_upsample_bilinear2d_aa`` and
+``max_pool2d_with_indices_backward``.
 
 They are declared with ``namespaces=("aten",)``; :data:`ATEN` receives them at install time and
 ``torchlike.ops.aten`` looks names up there first.
@@ -88,3 +89,31 @@ def _upsample_bilinear2d_aa(input, output_size, align_corners, *args, scales_h=N
     else:
         scales = (scales_h, scales_w)
     return upsample_aa(input, tuple(int(s) for s in output_size), bool(align_corners), scales)
+
+
+def _max_pool2d_backward_impl(grad, x, idx):
+    plane = x.shape[:-2]
+    g = grad.reshape(plane + (-1,))
+    i = idx.reshape(plane + (-1,)).astype(jnp.int64)
+    out = jnp.zeros(plane + (x.shape[-2] * x.shape[-1],), grad.dtype)
+    flat_out = out.reshape(-1, out.shape[-1])
+    rows = jnp.arange(flat_out.shape[0])[:, None]
+    flat_out = flat_out.at[rows, i.reshape(flat_out.shape[0], -1)].add(g.reshape(flat_out.shape[0], -1))
+    # ``self`` only gives the shape; its gradient is zero, as torch's derivative says
+    return flat_out.reshape(x.shape) + 0 * x
+
+
+@register(namespaces=("aten",), method=False)
+def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    """The gradient of ``max_pool2d``: each output gradient added at the input position its index names (flat
+    over H*W, per plane).
+
+    >>> import torchlike as torch
+    >>> x = torch.tensor([[[1., 4.], [3., 2.]]])
+    >>> y, i = torch.nn.functional.max_pool2d(x, 2, return_indices=True)
+    >>> torch.ops.aten.max_pool2d_with_indices_backward(torch.ones(1, 1, 1), x, [2, 2], [2, 2], [0, 0], [1, 1],
+    ...                                                 False, i).tolist()
+    [[[0.0, 1.0], [0.0, 0.0]]]
+    """
+    return dispatch(_max_pool2d_backward_impl, (grad_output, self, indices), (),
+                    name="MaxPool2DWithIndicesBackwardBackward0")
