@@ -35,3 +35,24 @@ def test_poisson_nll_loss_result_dtype_matches_torch(dtypes, kw):
     got, want = run(tl), run(torch)
     assert repr(got.dtype) == repr(want.dtype)
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=2e-6)
+
+
+_FFTS = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2",
+         "fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn"]
+
+
+@pytest.mark.parametrize("name", _FFTS)
+@pytest.mark.parametrize("x,kw", [(1.0, {}), (1.0, {"dim": (0,)}), (1.0, {"dim": ()}), ([1.0, 2.0, 3.0], {"dim": ()})])
+def test_fft_dims_of_a_scalar_and_empty_dims_match_torch(name, x, kw):
+    """torch wraps FFT dims without the scalar allowance (IndexError for a 0-dim input), and the one-sided
+    n-dimensional transforms need at least one axis."""
+    if "dim" in kw and not name.endswith("n"):
+        kw = {} if kw["dim"] == () else {"dim": kw["dim"][0]} if not name.endswith("2") else kw
+    results = []
+    for lib in (torch, tl):
+        try:
+            v = getattr(lib.fft, name)(lib.tensor(x), **kw)
+            results.append(("value", v.tolist(), repr(v.dtype)))
+        except Exception as e:  # noqa: BLE001  (compared with torch's exception below)
+            results.append((type(e).__name__, str(e)))
+    assert results[1] == results[0]
