@@ -149,6 +149,11 @@ def resolve(op):
         r = resolve_name(f"{ns}.{short}")
         if callable(r):
             return r, f"torchlike.{ns}.{short}"
+    if getattr(f, "__module__", None) == "torch._ops.aten":  # an aten-only op: torchlike.ops.aten resolves it
+        aname = f._qualified_op_name.split("::", 1)[1]
+        r = getattr(torchlike.ops.aten, aname, None)
+        if callable(r):
+            return r, f"torchlike.ops.aten.{aname}"
     if fname and fname != n and f is getattr(torch, fname, None):  # e.g. _segment_reduce -> segment_reduce
         r = resolve_name(fname)
         if callable(r):

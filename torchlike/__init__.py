@@ -47,7 +47,7 @@ from . import _host_ops  # noqa: E402,F401  (numpy fast paths for ops on host-re
 import sys as _sys  # noqa: E402
 
 _registry.install({"torch": _sys.modules[__name__], "linalg": linalg, "special": special, "fft": fft,
-                   "nn.functional": None}, Tensor)
+                   "nn.functional": None, "aten": _ops.aten_ops.ATEN}, Tensor)
 
 from . import compile  # noqa: E402,F401  (callable: torchlike.compile(fn) and torchlike.compile.explain)
 from . import nn  # noqa: E402,F401

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 from .autograd.function import Function
+from ._ops.aten_ops import ATEN
 
 __all__ = ["Library", "custom_op", "CustomOpDef", "define", "impl", "register_fake", "impl_abstract",
            "register_autograd", "register_kernel", "register_vmap", "register_torch_dispatch", "register_autocast",
@@ -285,6 +286,8 @@ class _OpNamespace:
         if qual in _OPS:
             return _OpOverloadPacket(qual, _OPS[qual])
         if self._name == "aten":
+            if op in vars(ATEN):  # the op table's aten-only entries
+                return _OpOverloadPacket(qual, getattr(ATEN, op))
             import torchlike  # lazy: torch.ops.aten.X resolves X on the facade (layer 6), built after this
             fn = getattr(torchlike, op.rstrip("_") if not hasattr(torchlike, op) else op, None)
             if fn is None and hasattr(torchlike.nn.functional, op):
@@ -320,17 +323,9 @@ def _aten_unsupported(name):
     return fn
 
 
-def _aten_max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode,
-                                           indices):
-    # each output gradient goes to the input position its index names (flat over H*W, per plane)
-    g = grad_output.flatten(-2)
-    return self.new_zeros(self.shape).flatten(-2).scatter_add(-1, indices.flatten(-2), g).view(self.shape)
-
-
 # aten operators that have no torch.* function of their name (libraries register overrides for them by name)
 _ATEN_EXTRA = {"_to_copy": _aten_to_copy, "alias": lambda self: self.view_as(self), "slice": _aten_slice,
                "index": _aten_index, "_pin_memory": lambda self, device=None: self.clone(),
-               "max_pool2d_with_indices_backward": _aten_max_pool2d_with_indices_backward,
                "_sparse_addmm": _aten_unsupported("_sparse_addmm"),
                "_sparse_mm_reduce_impl": _aten_unsupported("_sparse_mm_reduce_impl")}
 

@@ -9,5 +9,5 @@ from . import lowrank  # noqa: F401
 from . import fft  # noqa: F401
 from . import comparisons, complex_ops, shape_utils, statistics, calculus, windows  # noqa: F401
 from . import view_copies, splits, inplace_views, pointwise_methods, vander  # noqa: F401
-from . import special_bessel_poly, grid_sampler, spectral, native_norms  # noqa: F401
+from . import special_bessel_poly, grid_sampler, spectral, native_norms, aten_ops, segment_reduce  # noqa: F401
 from . import tensor_methods  # noqa: F401

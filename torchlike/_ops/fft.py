@@ -93,8 +93,15 @@ def _node_name(kind, x, axes):
     return "FftR2CBackward0" if kind == "fft" else "ConjBackward0"
 
 
+def _wrap(d, x):
+    """torch wraps FFT dims without the scalar allowance: a 0-dim input has no dim to transform."""
+    if x.ndim == 0:
+        raise IndexError(f"Dimension specified as {int(d)} but tensor has no dimensions")
+    return wrap_dim(d, x.ndim)
+
+
 def _one(x, n, dim, norm, kind):
-    d = wrap_dim(dim, x.ndim)
+    d = _wrap(dim, x)
     return _run(x, kind, None if n is None else (int(n),), (d,), norm)
 
 
@@ -104,7 +111,7 @@ def _many(x, s, dim, norm, kind):
         s = tuple(int(v) for v in s)
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
-        dims = tuple(wrap_dim(d, x.ndim) for d in dims)
+        dims = tuple(_wrap(d, x) for d in dims)
         if len(set(dims)) != len(dims):
             raise RuntimeError("FFT dims must be unique")
         if s is not None and len(s) != len(dims):
@@ -117,6 +124,8 @@ def _many(x, s, dim, norm, kind):
         dims = tuple(range(x.ndim))
     if s is not None:
         s = tuple(x.shape[d] if v == -1 else v for v, d in zip(s, dims))
+    if not dims and kind != "fft" and kind != "ifft":  # a one-sided transform needs a last axis
+        raise RuntimeError(f"{kind}n must transform at least one axis")
     return _run(x, kind, s, dims, norm)
 
 

@@ -1,4 +1,4 @@
-"""torch's positional grid-sampler entry points (``torch.grid_sampler``, ``torch.grid_sampler_2d``): the
+"""torch's positional grid-sampler entry points (``torch.grid_sampler``, ``torch.grid_sampler_2d``, ``torch.grid_sampler_3d``): the
 integer-coded forms of :func:`torchlike.nn.functional.grid_sample`."""
 from __future__ import annotations
 
@@ -24,6 +24,17 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
     >>> import torchlike
     >>> torchlike.grid_sampler_2d(torchlike.ones(1, 1, 2, 2), torchlike.zeros(1, 3, 3, 2), 0, 0, False).shape
     torch.Size([1, 1, 3, 3])
+    """
+    return _sample(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+@register(method=False)
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
+    """``grid_sample`` of a 5-D input with torch's integer codes (mode 0/1 = bilinear/nearest).
+
+    >>> import torchlike
+    >>> torchlike.grid_sampler_3d(torchlike.ones(1, 1, 2, 2, 2), torchlike.zeros(1, 1, 1, 1, 3), 0, 0, False).shape
+    torch.Size([1, 1, 1, 1, 1])
     """
     return _sample(input, grid, interpolation_mode, padding_mode, align_corners)
 

@@ -85,7 +85,7 @@ def _batch_norm_impl(x, *rest, use_batch, eps, has_w, has_b, has_stats):
         mean, var = _opmath(rest[i]), _opmath(rest[i + 1])
     invstd = 1.0 / jnp.sqrt(var + eps)
     y = _affine((xf - mean.reshape(shape)) * invstd.reshape(shape), rest, has_w, has_b, shape)
-    return y.astype(x.dtype), mean.astype(x.dtype), invstd.astype(x.dtype), var
+    return y.astype(x.dtype), mean.astype(xf.dtype), invstd.astype(xf.dtype), var
 
 
 def _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, name):
@@ -103,9 +103,20 @@ def _batch_norm(input, weight, bias, running_mean, running_var, training, moment
             running_mean.mul_(1 - momentum).add_(mean.detach().to(running_mean.dtype) * momentum)
             unbiased = var.detach() * (n / max(n - 1, 1))
             running_var.mul_(1 - momentum).add_(unbiased.to(running_var.dtype) * momentum)
+    # torch's CPU kernel keeps the statistics in float32 for a half input with float32 parameters ("mixed
+    # dtype"), and in the input's dtype otherwise
+    param = next((t for t in (weight, bias, running_mean, running_var) if t is not None), None)
+    sdt = param.dtype if param is not None and mean.dtype != input.dtype else input.dtype
     if not use_batch:
-        return y, empty(0, dtype=input.dtype), empty(0, dtype=input.dtype)
-    return y, mean.detach(), invstd.detach()
+        return y, empty(0, dtype=sdt), empty(0, dtype=sdt)
+    return y, mean.detach().to(sdt), invstd.detach().to(sdt)
+
+
+def batch_norm_stats_f32(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """Batch norm returning ``(output, save_mean, save_invstd)``, statistics in float32 for half inputs (shared
+    with ``aten._batch_norm_with_update``)."""
+    return _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+                       "NativeBatchNormBackward0")
 
 
 @register("native_batch_norm", method=False)

@@ -433,7 +433,21 @@ register("__rmod__", namespaces=(), promote="none")(
 binary("atan2", jnp.arctan2, promote="float", aliases=("arctan2",), checks=(C.tensors_only, C.NO_COMPLEX))
 binary("hypot", jnp.hypot, checks=(C.REAL_ONLY,))
 binary("copysign", jnp.copysign, promote="float", checks=(C.NO_COMPLEX,))
-binary("nextafter", jnp.nextafter, checks=(C.tensors_only,), opmath_half=False)
+
+
+@jax.custom_jvp
+def _nextafter(x, y):
+    return jnp.nextafter(x, y)
+
+
+@_nextafter.defjvp
+def _nextafter_jvp(primals, tangents):
+    # torch's derivative: the gradient passes to ``input`` unchanged (broadcast), ``other`` gets zero
+    out = _nextafter(*primals)
+    return out, jnp.broadcast_to(tangents[0], out.shape)
+
+
+binary("nextafter", _nextafter, checks=(C.tensors_only,), opmath_half=False)
 binary("ldexp", lambda x, y: x * jnp.exp2(y), promote="float", checks=(C.tensors_only,))
 binary("xlogy", jss.xlogy, promote="float", checks=(C.NO_COMPLEX,))
 def _logaddexp(x, y):

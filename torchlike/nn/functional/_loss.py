@@ -661,8 +661,8 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
                     name="MeanBackward0")
 
 
-def _poisson_nll(x, t, eps, log_input, full, reduction):
-    xd, td = _up(x), _up(t)
+def _poisson_nll(x, t, eps, log_input, full, reduction, out_dt):
+    xd, td = _up(x.astype(out_dt)), _up(t.astype(out_dt))
     if log_input:
         l = jnp.exp(xd) - td * xd
     else:
@@ -671,7 +671,7 @@ def _poisson_nll(x, t, eps, log_input, full, reduction):
         safe = jnp.where(td > 1, td, 2)
         st = safe * jnp.log(safe) - safe + 0.5 * jnp.log(2 * math.pi * safe)
         l = l + jnp.where(td > 1, st, 0)
-    return _reduce(l, reduction).astype(x.dtype)
+    return _reduce(l, reduction).astype(out_dt)
 
 
 @_amp.fp32
@@ -683,8 +683,13 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")
     check_broadcast(target.shape, input.shape)  # torch's first mixed op is target * input
+    # torch's formula mixes the operands through float ops (exp/log): integer inputs give the default float
+    out_dt = _dtype.promote_types(input.dtype, target.dtype)
+    if not (out_dt.is_floating_point or out_dt.is_complex):
+        out_dt = _dtype.get_default_dtype()
     return dispatch(_poisson_nll, (input, target, eps), (("log_input", bool(log_input)), ("full", bool(full)),
-                                                          ("reduction", reduction)), name="MeanBackward0")
+                                                          ("reduction", reduction), ("out_dt", out_dt.np)),
+                    name="MeanBackward0")
 
 
 def _gauss_nll(x, t, v, eps, full, reduction):

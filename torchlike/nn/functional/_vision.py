@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -222,6 +223,22 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                              ("scales", scales)), name=name, saves=False)
 
 
+def upsample_aa(input, out, align_corners, scales):
+    """torch's ``aten._upsample_bilinear2d_aa``: anti-aliased bilinear resize of (N, C, H, W) to ``out`` (H', W'),
+    each scale (None: from the sizes) used for the coordinate mapping as torch's kernel does."""
+    if input.ndim != 4:
+        raise RuntimeError(f"Expected 4D tensor for input, but got {input.ndim}D")
+    if len(out) != 2:
+        raise RuntimeError(f"It is expected output_size equals to 2, but got size {len(out)}")
+    if min(out) <= 0 or min(input.shape[2:]) <= 0:
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input (H: {input.shape[2]}, "
+                           f"W: {input.shape[3]}) output (H: {out[0]}, W: {out[1]})")
+    scales = tuple(None if s is None else float(s) for s in scales)
+    return dispatch(_interp_impl, (input,), (("out", tuple(out)), ("mode", "bilinear_aa"),
+                                             ("align_corners", bool(align_corners)), ("scales", scales)),
+                    name="UpsampleBilinear2DAaBackward0", saves=False)
+
+
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """Deprecated alias of :func:`interpolate`."""
     return interpolate(input, size, scale_factor, mode, align_corners)
@@ -314,9 +331,62 @@ def _grid_sample_impl(x, grid, mode, padding, align):
     return _taps(flat, W, H, yy, xx, wts).reshape(N, C, Ho, Wo)
 
 
+def _grid_sample3d_impl(x, grid, mode, padding, align):
+    N, C, D, H, W = x.shape
+    out_sp = grid.shape[1:4]
+    g = grid.reshape(N, -1, 3).astype(x.dtype)
+    ix = _compute_coords(_unnormalize(g[..., 0], W, align), W, padding, align)
+    iy = _compute_coords(_unnormalize(g[..., 1], H, align), H, padding, align)
+    iz = _compute_coords(_unnormalize(g[..., 2], D, align), D, padding, align)
+    flat = x.reshape(N, C, D * H * W)
+
+    def gather(zi, yi, xi):  # (N, P) int each -> (N, C, P), zero out of bounds
+        ok = (xi >= 0) & (xi < W) & (yi >= 0) & (yi < H) & (zi >= 0) & (zi < D)
+        idx = jnp.where(ok, (zi * H + yi) * W + xi, 0)
+        v = jax.vmap(lambda f, i: f[:, i])(flat, idx)  # a column gather: its transpose is a cheap scatter-add
+        return jnp.where(ok[:, None, :], v, 0)
+
+    if mode == "nearest":
+        r = lambda c: jnp.round(c).astype(jnp.int64)  # noqa: E731  (round half to even, as nearbyint)
+        return gather(r(iz), r(iy), r(ix)).reshape((N, C) + out_sp)
+    x0, y0, z0 = jnp.floor(ix), jnp.floor(iy), jnp.floor(iz)
+    P = ix.shape[1]
+    zz, yy, xx, ww = [], [], [], []
+    for dz in (0, 1):
+        for dy in (0, 1):
+            for dx in (0, 1):
+                zz.append(z0 + dz)
+                yy.append(y0 + dy)
+                xx.append(x0 + dx)
+                ww.append((ix - x0 if dx else x0 + 1 - ix) * (iy - y0 if dy else y0 + 1 - iy)
+                          * (iz - z0 if dz else z0 + 1 - iz))
+    cat = lambda t: jnp.stack(t, -1).reshape(N, P * 8).astype(jnp.int64)  # noqa: E731
+    v = gather(cat(zz), cat(yy), cat(xx)).reshape(N, C, P, 8)
+    return jnp.sum(v * jnp.stack(ww, -1)[:, None], axis=-1).reshape((N, C) + out_sp)
+
+
+def _check_grid(input, grid, mode):
+    k = input.ndim - 2
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {k} in last dimension, but got grid with "
+                           f"sizes {list(grid.shape)}")
+    if grid.ndim != input.ndim:
+        raise RuntimeError(f"grid_sampler(): expected {input.ndim}D input and grid with same number of dimensions, "
+                           f"but got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    if grid.shape[-1] != k:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {k} in last dimension, but got grid with "
+                           f"sizes {list(grid.shape)}")
+    if grid.shape[0] != input.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
+                           f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    if mode == "bicubic" and k == 3:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+
+
 @_amp.fp32
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    """Sample ``input`` (N, C, H, W) at normalized ``grid`` (N, Ho, Wo, 2) locations (x first).
+    """Sample ``input`` (N, C, H, W) at normalized ``grid`` (N, Ho, Wo, 2) locations (x first); a 5-D ``input``
+    (N, C, D, H, W) with a (N, Do, Ho, Wo, 3) ``grid`` samples trilinearly (modes bilinear and nearest).
 
     >>> import torchlike
     >>> import torchlike.nn.functional as F
@@ -329,11 +399,11 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
-    if input.ndim != 4:
-        raise NotImplementedError("torchlike: grid_sample supports 4-D input only")
-    if grid.ndim != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
-        raise RuntimeError(f"grid_sampler(): expected grid to have size 2 in last dimension, but got grid with "
-                           f"sizes {list(grid.shape)}")
+    _check_grid(input, grid, mode)
+    if input.ndim == 5:
+        return dispatch(_grid_sample3d_impl, (input, grid), (("mode", mode), ("padding", padding_mode),
+                                                             ("align", bool(align_corners))),
+                        name="GridSampler3DBackward0")
     return dispatch(_grid_sample_impl, (input, grid), (("mode", mode), ("padding", padding_mode),
                                                        ("align", bool(align_corners))),
                     name="GridSampler2DBackward0")
