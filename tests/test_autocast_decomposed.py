@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import torchlike
-from conftest import to_tl, torch
+from conftest import raises_like_torch, to_tl, torch
 
 rng = np.random.default_rng(3)
 
@@ -39,6 +39,12 @@ CASES = {
 for _n in (-3, -2, -1, 0, 1, 2, 3):
     CASES[f"matrix_power_{_n}"] = (lambda L, a, n=_n: L.linalg.matrix_power(a, n), (_SQ,))
 CASES["matrix_power_batched"] = (lambda L, a: L.linalg.matrix_power(a, 2), (_arr(2, 3, 3),))
+# a low-precision input with a negative power: torch inverts under linalg.inv's policy (float32), then
+# multiplies in bf16 (-1 stays float32); outside autocast the same call raises (inv rejects bf16)
+for _n in (-3, -2, -1):
+    for _dt in ("bfloat16", "float16"):
+        CASES[f"matrix_power_{_n}_{_dt}"] = (
+            lambda L, a, n=_n, dt=_dt: L.linalg.matrix_power(a.to(getattr(L, dt)), n), (_SQ,))
 
 
 def _run(lib, fn, arrays, conv):
@@ -54,6 +60,16 @@ def test_decomposed_op_dtype_and_values_match_torch(name):
     assert str(got.dtype) == str(want.dtype)
     assert tuple(got.shape) == tuple(want.shape)
     np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=1.6e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("dt", ["bfloat16", "float16"])
+@pytest.mark.parametrize("autocast", [True, False], ids=["autocast", "plain"])
+def test_pinv_rejects_low_precision_input_like_torch(dt, autocast):
+    def fn(L, a):
+        with L.autocast("cpu", dtype=L.bfloat16, enabled=autocast):
+            return L.linalg.pinv(a.to(getattr(L, dt)))
+    raises_like_torch(fn, _SQ)
+    raises_like_torch(lambda L, a: L.linalg.matrix_power(a.to(getattr(L, dt)), -2), _SQ)
 
 
 def test_gradient_flows_through_the_result_cast():

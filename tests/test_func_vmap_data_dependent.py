@@ -1,6 +1,7 @@
 """vmap over ops whose output shape or arguments depend on data, against torch.func.vmap: argwhere runs per
-example and stacks (torch's fallback), nonzero and boolean masks raise torch's RuntimeError, linspace takes
-batched tensor bounds, and aten::max_pool2d_with_indices_backward batches."""
+example and stacks (torch's fallback, nested vmaps too), nonzero, unique, masked_select and boolean masks raise
+torch's RuntimeError with torch's text, linspace takes batched tensor bounds, and
+aten::max_pool2d_with_indices_backward batches."""
 import numpy as np
 import pytest
 
@@ -45,11 +46,70 @@ def test_nonzero_raises_torchs_dynamic_shape_error(fn):
     _same(t, l)
 
 
-def test_data_dependent_ops_raise_runtime_error_not_jax_errors():
-    for fn in (lambda L, t: t[t > 0], lambda L, t: L.unique(t)):
-        t, l = _both(fn, SAME_COUNT)  # noqa: E741
-        assert isinstance(t, RuntimeError) and type(l) is RuntimeError, (t, l)
-        assert str(l).startswith("vmap: "), l
+def _set_masked(L, t):
+    t = t.clone()
+    t[t > 0] = 0
+    return t
+
+
+DYNAMIC_SHAPE = {
+    "mask_index": lambda L, t: t[t > 0],
+    "mask_index_2d": lambda L, t: t[:, None][t[:, None] > 0],
+    "mask_setitem": _set_masked,
+    "index_put_mask": lambda L, t: t.index_put((t > 0,), L.tensor(0.)),
+    "masked_select": lambda L, t: L.masked_select(t, t > 0),
+    "unique": lambda L, t: L.unique(t),
+    "unique_method_inverse": lambda L, t: t.unique(return_inverse=True)[1],
+    "unique_dim": lambda L, t: L.unique(t, dim=0),
+    "unique_consecutive": lambda L, t: L.unique_consecutive(t),
+    "unique_consecutive_dim": lambda L, t: L.unique_consecutive(t, dim=0),
+    "nonzero_as_tuple": lambda L, t: L.nonzero(t, as_tuple=True)[0],
+    "where_condition_only": lambda L, t: L.where(t)[0],
+}
+
+
+@pytest.mark.parametrize("name", sorted(DYNAMIC_SHAPE))
+def test_data_dependent_shapes_raise_torchs_vmap_error(name):
+    t, l = _both(DYNAMIC_SHAPE[name], SAME_COUNT)  # noqa: E741
+    assert isinstance(t, RuntimeError), t
+    _same(t, l)  # type and text
+
+
+def test_masked_select_with_an_unbatched_mask_runs_like_torch():
+    _same(*_both(lambda L, t: L.masked_select(t, L.tensor([True, False, True, False])), SAME_COUNT))
+
+
+NESTED = {  # vmap(vmap(argwhere)): torch's fallback loops over both levels, innermost first
+    "same_counts": (np.array([[[1., 0, 3], [2, 0, 1]], [[0, 1, 5], [1, 3, 0]]], np.float32), 0),
+    "same_counts_in_dim_1": (np.array([[[1., 0, 3], [2, 0, 1]], [[0, 1, 5], [1, 3, 0]]], np.float32), 1),
+    "differ_inner": (np.array([[[1., 0, 3], [2, 0, 1]], [[0.5, 1, 0], [1, 0, 0]]], np.float32), 0),
+    "differ_outer": (np.array([[[1., 0, 3], [2, 0, 1]], [[0.5, 1, 0], [1, 0, 0]]], np.float32), 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NESTED))
+def test_nested_vmap_argwhere_falls_back_per_example_like_torch(name):
+    x, inner = NESTED[name]
+    out = []
+    for lib in (torch, torchlike):
+        try:
+            out.append(lib.func.vmap(lib.func.vmap(lib.argwhere, in_dims=inner), in_dims=1)(lib.tensor(x)))
+        except Exception as e:  # noqa: BLE001
+            out.append(e)
+    _same(*out)
+
+
+def test_triple_vmap_argwhere_like_torch():
+    x = np.random.default_rng(2).integers(0, 2, (2, 3, 2, 4)).astype(np.float32)  # counts differ: torch's error
+    same = np.broadcast_to(x[:1, :1, :1], x.shape).copy()  # one count everywhere: stacked indices
+    for arr in (x, same):
+        out = []
+        for lib in (torch, torchlike):
+            try:
+                out.append(lib.func.vmap(lib.func.vmap(lib.func.vmap(lib.argwhere)))(lib.tensor(arr)))
+            except Exception as e:  # noqa: BLE001
+                out.append(e)
+        _same(*out)
 
 
 @pytest.mark.parametrize("kw", [{}, {"dtype": "int64"}, {"steps": 1}, {"steps": 2}])

@@ -157,16 +157,17 @@ def lower_result(when=None):
 
 def lower_powers(f):
     """matrix_power's autocast policy, its decomposition's: ``n`` in (0, 1) copies (dtype kept), ``|n| >= 2``
-    multiplies in the autocast dtype, and a negative ``n`` inverts first in the input's dtype (``-1`` is the
-    inverse alone)."""
+    multiplies in the autocast dtype, and a negative ``n`` inverts first under linalg.inv's policy (float32
+    for a float16/bfloat16 input; ``-1`` is the inverse alone)."""
     st = state
 
     @functools.wraps(f)
     def op(A, n, *args, **kwargs):
         if not st.on or not isinstance(n, int) or isinstance(n, bool):
             return f(A, n, *args, **kwargs)
-        if n <= -2:
-            return _run(f, _lower_one, (_run(f, None, (A, -1), {}), -n) + args, kwargs)
+        if n < 0:
+            inv = _run(f, _fp32_one, (A, -1), {})
+            return inv if n == -1 else _run(f, _lower_one, (inv, -n) + args, kwargs)
         return _run(f, _lower_one if n >= 2 else None, (A, n) + args, kwargs)
     op.__autocast__ = _lower_one
     return op

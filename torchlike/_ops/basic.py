@@ -17,8 +17,17 @@ def _cast_impl(x, dt):
     return cast(x, dt)
 
 
+def _cast_chalf_impl(x):
+    # complex32 is stored as complex64 (JAX has no complex32), its parts rounded to float16 as torch's are
+    z = cast(x, jnp.complex64)
+    half = lambda p: p.astype(jnp.float16).astype(jnp.float32)  # noqa: E731
+    return jax.lax.complex(half(jnp.real(z)), half(jnp.imag(z)))
+
+
 def to_dtype_op(t, dt):
     """``t`` cast to dtype ``dt`` (differentiable between float types)."""
+    if dt.name == "complex32" and t.dtype is not dt:
+        return dispatch(_cast_chalf_impl, (t,), (), name="ToCopyBackward0", saves=False)
     return dispatch(_cast_impl, (t,), (("dt", dt.np),), name="ToCopyBackward0", saves=False)
 
 

@@ -272,7 +272,7 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     """
     if rcond is not None:
         rtol = rcond
-    if not (A.dtype.is_floating_point or A.dtype.is_complex) or A.ndim < 2:
+    if A.dtype not in (_dtype.float32, _dtype.float64, _dtype.complex64, _dtype.complex128) or A.ndim < 2:
         raise RuntimeError(f"linalg.pinv({_dtype._CAP[A.dtype.name]}{{{list(A.shape)}}}): expected a tensor with 2 or "
                            "more dimensions of float, double, cfloat or cdouble types")
     if hermitian:

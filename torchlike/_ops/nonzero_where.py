@@ -20,26 +20,45 @@ __all__ = ["nonzero", "nonzero_static", "argwhere", "where"]
 
 
 # --- nonzero / argwhere / where ------------------------------------------------------------------
-def _nonzero_np(input):
+def _nonzero_np(input, op="nonzero()"):
+    # ``op`` starts the GraphBreak's text: torchlike.func.vmap turns it into torch's message for that aten op
     x = concrete_index(input)
     if x is None:
-        raise GraphBreak("nonzero() has a data-dependent output shape and needs concrete values")
+        raise GraphBreak(f"{op} has a data-dependent output shape and needs concrete values")
     return np.argwhere(x).astype(np.int64)
+
+
+def _per_example(a, n):
+    """torch's batched fallback over the ``n`` leading batch dims of ``a`` (outermost first): argwhere per
+    example, stacked level by level from the innermost vmap out, with torch's stack error on a size mismatch."""
+    if n == 0:
+        return np.argwhere(a).astype(np.int64)
+    parts = [_per_example(a[(slice(None),) * (n - 1) + (j,)], n - 1) for j in range(a.shape[n - 1])]
+    for i, p in enumerate(parts):
+        if p.shape != parts[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(parts[0].shape)} "
+                               f"at entry 0 and {list(p.shape)} at entry {i}")
+    return np.stack(parts, axis=n - 1)
 
 
 def _argwhere_per_example(input):
     """torch.func.vmap's fallback for argwhere (no batching rule): run it per example and stack; None unless
-    ``input`` is batched by a vmap over concrete values."""
-    x = input._value
-    if not isinstance(x, _batching.BatchTracer) or isinstance(x.val, jax.core.Tracer) or \
-            not isinstance(x.batch_dim, int):
+    ``input`` is batched by (possibly nested) vmaps over concrete values."""
+    x, traces = input._value, []
+    while isinstance(x, _batching.BatchTracer):
+        if not isinstance(x.batch_dim, int):
+            return None
+        traces.append((x._trace, x.batch_dim))
+        x = x.val
+    if not traces or isinstance(x, jax.core.Tracer):
         return None
-    parts = [np.argwhere(e).astype(np.int64) for e in np.moveaxis(np.asarray(x.val), x.batch_dim, 0)]
-    for i, p in enumerate(parts):
-        if p.shape != parts[0].shape:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(parts[0].shape)} at "
-                               f"entry 0 and {list(p.shape)} at entry {i}")
-    return Tensor._wrap(_batching.BatchTracer(x._trace, jnp.asarray(np.stack(parts)), 0), input._dev)
+    a = np.asarray(x)
+    for k, (_, bd) in enumerate(reversed(traces)):  # batch dims to the front, outermost vmap first
+        a = np.moveaxis(a, k + bd, k)
+    r = jnp.asarray(_per_example(a, len(traces)))
+    for tr, _ in reversed(traces):
+        r = _batching.BatchTracer(tr, r, 0)
+    return Tensor._wrap(r, input._dev)
 
 
 def _wrap_np(a, like):
@@ -55,12 +74,16 @@ def nonzero(input, *, as_tuple=False):
     tensor([[1],
             [3]])
     """
-    nz = _nonzero_np(input)
     if as_tuple:
-        if input.ndim == 0:
-            return (_wrap_np(nz[:, :1].reshape(-1) if nz.shape[0] == 0 else np.zeros(1, np.int64), input),)
-        return tuple(_wrap_np(np.ascontiguousarray(nz[:, d]), input) for d in range(input.ndim))
-    return _wrap_np(nz, input)
+        return _nonzero_tuple(input, "nonzero(as_tuple=True)")
+    return _wrap_np(_nonzero_np(input), input)
+
+
+def _nonzero_tuple(input, op):
+    nz = _nonzero_np(input, op)
+    if input.ndim == 0:
+        return (_wrap_np(nz[:, :1].reshape(-1) if nz.shape[0] == 0 else np.zeros(1, np.int64), input),)
+    return tuple(_wrap_np(np.ascontiguousarray(nz[:, d]), input) for d in range(input.ndim))
 
 
 def _nonzero_static_impl(x, fill, size):
@@ -115,7 +138,7 @@ def where(condition, input=None, other=None):
     tensor([1.0000, 0.5000])
     """
     if input is None and other is None:
-        return nonzero(condition, as_tuple=True)
+        return _nonzero_tuple(condition, "where(condition)")
     if input is None or other is None:
         raise TypeError("where() received an invalid combination of arguments - got (Tensor, Tensor)")
     if not isinstance(condition, Tensor):

@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
+from .._errors import GraphBreak
 from ..return_types import make
 from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
 from .reduction import check_nonempty
@@ -153,7 +154,10 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 
 
 # --- unique (data-dependent shapes: computed eagerly with numpy) ------------------------------
-def _np(t):
+def _np(t, op=None):
+    # ``op`` starts the GraphBreak's text: torchlike.func.vmap turns it into torch's message for that aten op
+    if op is not None and isinstance(t._value, jax.core.Tracer):
+        raise GraphBreak(f"{op} has a data-dependent output shape and needs concrete values")
     return np.asarray(t._value)
 
 
@@ -181,7 +185,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     >>> torchlike.unique(torchlike.tensor([3, 1, 3, 2]), return_counts=True)
     (tensor([1, 2, 3]), tensor([1, 1, 2]))
     """
-    a = _np(input)
+    a = _np(input, "unique()" if dim is None else "unique(dim=...)")
     if dim is None:
         flat = a.reshape(-1)
         vals, inv, cnt = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
@@ -217,7 +221,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     >>> torchlike.unique_consecutive(torchlike.tensor([1, 1, 2, 2, 1]))
     tensor([1, 2, 1])
     """
-    a = _np(input)
+    a = _np(input, "unique_consecutive()")
     if dim is None:
         moved, inv_shape = a.reshape(-1, 1), a.shape
         d = None

@@ -53,6 +53,22 @@ _ITEM = ("{t}: It looks like you're calling .item() on a Tensor. We don't suppor
 _DYNAMIC = ("vmap: We do not support batching operators that can output dynamic shape. Attempted to vmap over "
             "{op}. Please file an issue at https://github.com/pytorch/pytorch/issues if you need this feature.")
 
+# torch.func.vmap's error for each data-dependent-shape op, keyed by the start of the op's GraphBreak text
+_VMAP_DYNAMIC = (
+    ("nonzero()", _DYNAMIC.format(op="aten::nonzero")),
+    ("nonzero(as_tuple=True)", "Batching rule not implemented for aten::nonzero_numpy. We could not generate a "
+                               "fallback."),
+    ("where(condition)", _DYNAMIC.format(op="aten::where")),
+    ("unique()", _DYNAMIC.format(op="aten::_unique2")),
+    ("unique(dim=...)", _DYNAMIC.format(op="aten::unique_dim")),
+    ("unique_consecutive()", _DYNAMIC.format(op="aten::unique_consecutive")),
+    ("boolean mask indexing", "vmap: We do not support batching operators that can support dynamic shape. "
+                              "Attempting to batch over indexing with a boolean mask."),
+    ("masked_select", "vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask) We cannot support "
+                      "this because for each batch this would return a differently shaped Tensor. Please file an "
+                      "issue at https://github.com/pytorch/pytorch/issues if you need this feature."),
+)
+
 _local = threading.local()
 
 
@@ -92,8 +108,10 @@ class inner:
             return False
         if issubclass(et, GraphBreak) or issubclass(et, (jax.errors.ConcretizationTypeError, jax.errors.JAXTypeError)):
             msg = str(e)
-            if self.what == "vmap" and msg.startswith("nonzero()"):
-                raise RuntimeError(_DYNAMIC.format(op="aten::nonzero")) from None
+            if self.what == "vmap":
+                for start, text in _VMAP_DYNAMIC:
+                    if msg.startswith(start):
+                        raise RuntimeError(text) from None
             tmpl = _ITEM if (msg.startswith("Tensor.item()") or msg.startswith("Tensor.tolist()")) else _DATA_DEP
             raise RuntimeError(tmpl.format(t=self.what)) from None
         return False

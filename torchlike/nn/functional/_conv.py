@@ -5,6 +5,9 @@ from ``jax.vjp`` of that function.
 """
 from __future__ import annotations
 
+import itertools
+
+import jax
 import jax.numpy as jnp
 from jax import lax
 
@@ -188,6 +191,58 @@ def _convT_impl(x, w, b, stride, pads, dilation, groups, unbatched):
     return y[0] if unbatched else y
 
 
+# (exponent, mantissa) bits of the half types whose CPU conv_transpose torch computes tap by tap (below)
+_HALF_BITS = {jnp.dtype(jnp.bfloat16): (8, 7), jnp.dtype(jnp.float16): (5, 10)}
+
+
+def _convT_taps(x, w, b, stride, padding, output_padding, dilation, groups):
+    """torch's CPU kernel for half-precision conv_transpose (slow_conv_transpose*d: gemm into columns, then
+    col2im): each kernel tap's product, summed over input channels in float32, is rounded to the half type,
+    then the taps are added into the output one at a time in tap order (kd, kh, kw), each sum rounded, and
+    the bias added last. A one-rounding XLA convolution differs from it by up to a few bf16 ulps."""
+    n = w.ndim - 2
+    e, m = _HALF_BITS[x.dtype]
+
+    def rnd(a):
+        return lax.reduce_precision(a, exponent_bits=e, mantissa_bits=m)
+    nb, cin, L = x.shape[0], x.shape[1], x.shape[2:]
+    cout_g, K = w.shape[1], w.shape[2:]
+    ks, ls = "uvw"[:n], "xyz"[:n]
+    cols = rnd(jnp.einsum(f"ngc{ls},gco{ks}->ngo{ks}{ls}", x.reshape((nb, groups, cin // groups) + L),
+                          w.reshape((groups, cin // groups, cout_g) + K), precision=_HI,
+                          preferred_element_type=jnp.float32))
+    full = tuple((l - 1) * s + d * (k - 1) + 1 + op for l, s, d, k, op in zip(L, stride, dilation, K, output_padding))
+    acc = jnp.zeros((nb, groups, cout_g) + full, jnp.float32)
+    for tap in itertools.product(*[range(k) for k in K]):
+        at = tuple(slice(t * d, t * d + (l - 1) * s + 1, s) for t, d, l, s in zip(tap, dilation, L, stride))
+        acc = rnd(acc.at[(Ellipsis,) + at].add(cols[(slice(None),) * 3 + tap]))
+    out = tuple(f - 2 * p for f, p in zip(full, padding))
+    y = acc[(Ellipsis,) + tuple(slice(p, p + o) for p, o in zip(padding, out))].reshape((nb, groups * cout_g) + out)
+    if b is not None:
+        y = rnd(y + b.astype(jnp.float32).reshape((1, -1) + (1,) * n))
+    return y.astype(x.dtype)
+
+
+def _convT_half_impl(x, w, b, stride, padding, output_padding, dilation, groups, unbatched):
+    """Half-precision CPU conv_transpose: values from ``_convT_taps`` (torch's rounding), gradients from
+    the one-rounding convolution (torch's backward kernels are other kernels again)."""
+    pads = tuple((d * (kk - 1) - p, d * (kk - 1) - p + op)
+                 for kk, p, op, d in zip(w.shape[2:], padding, output_padding, dilation))
+
+    @jax.custom_vjp
+    def f(x, w, b):
+        return _convT_taps(x, w, b, stride, padding, output_padding, dilation, groups)
+
+    def fwd(x, w, b):
+        return f(x, w, b), (x, w, b)
+
+    def bwd(res, g):
+        return jax.vjp(lambda *a: _convT_impl(*a, stride, pads, dilation, groups, False), *res)[1](g)
+    f.defvjp(fwd, bwd)
+    y = f(x[None] if unbatched else x, w, b)
+    return y[0] if unbatched else y
+
+
 def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, n, name,
                     output_size=None):
     unbatched = _prep(input, weight, n, name)
@@ -207,6 +262,11 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
             raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
                                f"output_padding_height: {op} output_padding_width: {op} stride_height: {s} "
                                f"stride_width: {s} dilation_height: {d} dilation_width: {d}")
+    if input.dtype.name in ("bfloat16", "float16") and input._dev.type == "cpu":
+        return dispatch(_convT_half_impl, (input, weight, bias),
+                        (("stride", stride), ("padding", padding), ("output_padding", output_padding),
+                         ("dilation", dilation), ("groups", int(groups)), ("unbatched", unbatched)),
+                        name="ConvolutionBackward0", saves=True)
     pads = tuple((d * (kk - 1) - p, d * (kk - 1) - p + op)
                  for kk, p, op, d in zip(k, padding, output_padding, dilation))
     return dispatch(_convT_impl, (input, weight, bias),

@@ -1,0 +1,41 @@
+"""The interop and autocast entry points issue 11 names that other tests reach only indirectly, each against
+torch: ``Tensor.__dlpack_device__``, ``torch.utils.dlpack.to_dlpack/from_dlpack`` both ways (torch <->
+torchlike through the DLPack protocol), and ``torch.amp.autocast`` / ``torch.autocast`` as the same context."""
+import numpy as np
+import pytest
+
+import torchlike
+from conftest import torch
+
+
+def test_dlpack_device_matches_torch():
+    assert torchlike.ones(2).__dlpack_device__() == torch.ones(2).__dlpack_device__()
+
+
+@pytest.mark.parametrize("dt", ["float32", "int64", "bfloat16", "bool"])
+def test_utils_dlpack_round_trips_with_torch(dt):
+    x = np.arange(6).reshape(2, 3)
+    t = torch.tensor(x).to(getattr(torch, dt))
+    # torch -> torchlike: from a producer object and from torch's to_dlpack capsule
+    a = torchlike.utils.dlpack.from_dlpack(t)
+    assert str(a.dtype) == str(t.dtype) and a.tolist() == t.tolist()
+    # torchlike -> torch
+    l = torchlike.tensor(x).to(getattr(torchlike, dt))  # noqa: E741
+    b = torch.utils.dlpack.from_dlpack(torchlike.utils.dlpack.to_dlpack(l))
+    assert str(b.dtype) == str(l.dtype) and b.tolist() == l.tolist()
+    c = torch.from_dlpack(l)
+    assert str(c.dtype) == str(l.dtype) and c.tolist() == l.tolist()
+
+
+@pytest.mark.parametrize("make", ["amp.autocast", "autocast"])
+def test_amp_autocast_paths_cast_like_torch(make):
+    got = []
+    for lib in (torch, torchlike):
+        ctx = lib.amp.autocast if make == "amp.autocast" else lib.autocast
+        with ctx("cpu", dtype=lib.bfloat16):
+            mm = lib.mm(lib.ones(2, 2), lib.ones(2, 2))
+            sm = lib.softmax(lib.ones(2, 2, dtype=lib.bfloat16), -1)
+            with ctx("cpu", enabled=False):
+                off = lib.mm(lib.ones(2, 2), lib.ones(2, 2))
+        got.append((str(mm.dtype), str(sm.dtype), str(off.dtype), lib.is_autocast_enabled("cpu")))
+    assert got[1] == got[0]
