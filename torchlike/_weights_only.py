@@ -140,6 +140,7 @@ def default_allowed_globals():
             rc[f"torch.{name}"] = getattr(_dtype, name)
     for storage_name, dt in ser.storage_types().items():
         rc[f"torch.{storage_name}"] = dt
+    rc["torch.storage.UntypedStorage"] = _dtype.uint8  # how torch.save names a saved untyped storage
     for tensor_name in ser.TENSOR_TYPE_NAMES:
         rc[f"torch.{tensor_name}"] = Tensor
     rebuilds = {"_rebuild_tensor": ser._rebuild_tensor, "_rebuild_tensor_v2": ser._rebuild_tensor_v2,

@@ -36,6 +36,7 @@ from ._ops.views import view_step
 from . import cuda
 from ._legacy_serialization import legacy_load
 from .sparse._serialization import reduce_sparse
+from ._storage import TypedStorage, UntypedStorage
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
            "get_unsafe_globals_in_checkpoint", "DEFAULT_PROTOCOL"]
@@ -84,10 +85,20 @@ class _Pickler(pickle._Pickler):
         super().save_global(obj, name)
 
     def persistent_id(self, obj):
+        if isinstance(obj, TypedStorage):  # ``torch.save(t.storage())``: the storage record of t's root
+            obj = self._root_storage(obj._tensor)
+        elif isinstance(obj, UntypedStorage) and obj._root is not None:
+            ref = self._root_storage(obj._root)
+            return ("storage", _Global("torch.storage", "UntypedStorage"), ref.key, ref.location,
+                    ref.numel * ref.dtype.itemsize)
         if isinstance(obj, _StorageRef):
             return ("storage", _Global("torch", _STORAGE_NAMES[obj.dtype.name]), obj.key, obj.location,
                     obj.numel)
         return None
+
+    def _root_storage(self, t):
+        root = t._vbase if t._vbase is not None else t
+        return self._storage(root, root._value, root.dtype, root.device)
 
     def reducer_override(self, obj):
         if isinstance(obj, Tensor) and not _is_lazy(obj):
@@ -534,6 +545,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                     raise RuntimeError("torchlike reads little-endian checkpoints only")
                 loader = _Loader(zf, prefix, map_location, os.fspath(f) if mmap else None)
                 obj = _unpickle(io.BytesIO(zf.read(pkl)), loader.persistent_load, weights_only, pickle_load_args)
+                obj = _storages_as_typed(obj)  # (reads the archive: inside the with)
         else:
             if mmap:
                 f_name = "" if not isinstance(f, str) else f"{f}, "
@@ -544,6 +556,22 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             obj = legacy_load(fh, lambda loc: _device_for(map_location, loc), weights_only, pickle_load_args)
     if callable(map_location) and not isinstance(map_location, (str, _device_cls, dict)):
         obj = _apply_map_location(obj, map_location)
+    return obj
+
+
+def _storages_as_typed(obj):
+    """A storage record unpickled outside a tensor (``torch.save(t.storage())``, or one in a container) loads
+    as torch's ``TypedStorage`` (uint8 for an untyped one), sharing memory with tensors over the same record."""
+    if isinstance(obj, _Storage):
+        return TypedStorage(wrap_storage=obj.view(0, (obj.numel,), (1,)), _internal=True)
+    if type(obj) in (list, tuple, dict, collections.OrderedDict):
+        if isinstance(obj, dict):
+            if not any(isinstance(v, (_Storage, list, tuple, dict)) for v in obj.values()):
+                return obj
+            return type(obj)((k, _storages_as_typed(v)) for k, v in obj.items())
+        if not any(isinstance(v, (_Storage, list, tuple, dict)) for v in obj):
+            return obj
+        return type(obj)(_storages_as_typed(v) for v in obj)
     return obj
 
 
