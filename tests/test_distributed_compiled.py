@@ -10,6 +10,8 @@ import sys
 import numpy as np
 import pytest
 
+from tests.test_distributed import _torch_reference  # one process, batch 16: torch's reference run
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, "tests", "scripts", "dist_compiled.py")
 NAMES = ["sum", "avg", "max", "prod", "all_gather", "all_gather_into_tensor", "broadcast", "reduce_scatter_tensor",
@@ -65,31 +67,9 @@ def test_compiled_collectives_are_xla_collectives_in_the_program(runs):
         assert not o["subgroup_spmd"].any(), r
 
 
-def _single_process_torch():
-    import torch
-    import torch.nn as nn
-    rs = np.random.RandomState(0)
-    X = torch.tensor(rs.randn(16, 5).astype(np.float32))
-    Y = torch.tensor(rs.randn(16, 3).astype(np.float32))
-    model = nn.Sequential(nn.Linear(5, 8), nn.Tanh(), nn.Linear(8, 3))
-    prs = np.random.RandomState(42)
-    with torch.no_grad():
-        for p in model.parameters():
-            p.copy_(torch.tensor(prs.randn(*p.shape).astype(np.float32) * 0.3))
-    opt = torch.optim.AdamW(model.parameters(), lr=0.01)
-    losses = []
-    for _ in range(10):
-        opt.zero_grad()
-        loss = nn.functional.mse_loss(model(X), Y)
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
-    return np.array(losses), {f"module.{k}": v.numpy() for k, v in model.state_dict().items()}
-
-
 def test_compiled_ddp_step_equals_eager_and_single_process(runs):
     theirs, ours = runs
-    losses, sd = _single_process_torch()
+    losses, sd = _torch_reference("plain")
     for variant in ("eager", "compiled"):
         per_rank = [ours[r][f"ddp_{variant}_losses"] for r in range(2)]
         for r in range(2):  # each rank's local loss is torch DDP's
