@@ -19,7 +19,7 @@ import jax.numpy as jnp
 from .._creation import empty
 from .._dtype import to_dtype, uint8
 from ._util import dispatch, register
-from .native_norms import batch_norm_stats_f32
+from .native_norms import native_batch_norm
 
 __all__ = ["ATEN"]
 
@@ -63,7 +63,7 @@ def _batch_norm_with_update(input, weight, bias, running_mean, running_var, mome
     >>> m.tolist(), rm.tolist(), rv.tolist(), r.shape
     ([2.0], [1.0], [1.5], torch.Size([0]))
     """
-    out, mean, invstd = batch_norm_stats_f32(input, weight, bias, running_mean, running_var, True, momentum, eps)
+    out, mean, invstd = native_batch_norm(input, weight, bias, running_mean, running_var, True, momentum, eps)
     return out, mean, invstd, empty(0, dtype=uint8)
 
 
@@ -99,8 +99,7 @@ def _max_pool2d_backward_impl(grad, x, idx):
     flat_out = out.reshape(-1, out.shape[-1])
     rows = jnp.arange(flat_out.shape[0])[:, None]
     flat_out = flat_out.at[rows, i.reshape(flat_out.shape[0], -1)].add(g.reshape(flat_out.shape[0], -1))
-    # ``self`` only gives the shape; its gradient is zero, as torch's derivative says
-    return flat_out.reshape(x.shape) + 0 * x
+    return flat_out.reshape(x.shape)  # ``self`` gives only the shape: its gradient is zero, as torch's
 
 
 @register(namespaces=("aten",), method=False)

@@ -112,13 +112,6 @@ def _batch_norm(input, weight, bias, running_mean, running_var, training, moment
     return y, mean.detach().to(sdt), invstd.detach().to(sdt)
 
 
-def batch_norm_stats_f32(input, weight, bias, running_mean, running_var, training, momentum, eps):
-    """Batch norm returning ``(output, save_mean, save_invstd)``, statistics in float32 for half inputs (shared
-    with ``aten._batch_norm_with_update``)."""
-    return _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
-                       "NativeBatchNormBackward0")
-
-
 @register("native_batch_norm", method=False)
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """Batch norm returning ``(output, save_mean, save_invstd)`` (empty statistics in eval mode).

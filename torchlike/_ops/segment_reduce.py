@@ -33,12 +33,11 @@ def _segment_impl(data, lengths, *, axis, reduce, initial):
     ends = jnp.cumsum(ln, axis=-1)                                        # (B, S)
     pos = jnp.arange(L, dtype=jnp.int64)
     seg = jnp.sum(ends[:, None, :] <= pos[None, :, None], axis=-1)        # (B, L): S where past the last end
-    gid = (jnp.arange(B, dtype=jnp.int64)[:, None] * (S + 1) + seg).reshape(-1)
-    n = B * (S + 1)
     opmath = jnp.float32 if data.dtype in (jnp.float16, jnp.bfloat16) else data.dtype
-    flat = x.reshape((B * L,) + rest).astype(opmath)
     if reduce in ("sum", "mean"):
-        r = jax.ops.segment_sum(flat, gid, n).reshape((B, S + 1) + rest)[:, :S]
+        gid = (jnp.arange(B, dtype=jnp.int64)[:, None] * (S + 1) + seg).reshape(-1)  # id S: past the last end
+        flat = x.reshape((B * L,) + rest).astype(opmath)
+        r = jax.ops.segment_sum(flat, gid, B * (S + 1)).reshape((B, S + 1) + rest)[:, :S]
     else:
         # prod/max/min over a (B, S, L) membership mask: differentiable as jnp's reductions are (ties share
         # a max's gradient; a zero's gradient is the product of the others), which scatter-mul is not
