@@ -142,6 +142,24 @@ class UntypedStorage:
 _TYPED_WARNING = ("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only "
                   "storage class. This should only matter to you if you are using storages directly.  To access "
                   "UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()")
+_always_warn_typed_storage_removal = False
+
+
+def _get_always_warn_typed_storage_removal():
+    return _always_warn_typed_storage_removal
+
+
+def _set_always_warn_typed_storage_removal(always_warn):
+    """Warn on every TypedStorage use instead of the first one only (torch's test hook)."""
+    global _always_warn_typed_storage_removal
+    _always_warn_typed_storage_removal = bool(always_warn)
+
+
+def _warn_typed_storage_removal(stacklevel=2):
+    """torch's deprecation warning for typed storages: once per process, as torch gives it."""
+    if _always_warn_typed_storage_removal or not _warn_typed_storage_removal.__dict__.get("has_warned", False):
+        warnings.warn(_TYPED_WARNING, UserWarning, stacklevel=stacklevel + 1)
+        _warn_typed_storage_removal.__dict__["has_warned"] = True
 
 
 class TypedStorage:
@@ -158,7 +176,7 @@ class TypedStorage:
 
     def __init__(self, *args, dtype=None, device=None, wrap_storage=None, _internal=False):
         if not _internal:
-            warnings.warn(_TYPED_WARNING, UserWarning, stacklevel=2)
+            _warn_typed_storage_removal(stacklevel=2)
         dtype = dtype if dtype is not None else _dtype.get_default_dtype()
         if wrap_storage is not None:
             self._tensor = wrap_storage
@@ -252,7 +270,7 @@ class _LegacyStorage(TypedStorage, metaclass=_LegacyStorageMeta):
     """The base of ``torch.FloatStorage`` & co.: calling one makes a TypedStorage of its dtype."""
 
     def __new__(cls, *args, **kwargs):
-        warnings.warn(_TYPED_WARNING, UserWarning, stacklevel=2)
+        _warn_typed_storage_removal(stacklevel=2)
         return TypedStorage(*args, dtype=cls.dtype, _internal=True, **kwargs)
 
 

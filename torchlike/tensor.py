@@ -427,17 +427,15 @@ class Tensor(TensorCasts, TensorPickling):
 
     def storage(self):
         """The deprecated typed storage (``torch.TypedStorage``) of this tensor, with torch's warning."""
-        import warnings
-        from ._storage import _TYPED_WARNING, TypedStorage  # lazy: storage is built on the tensor (layer 3)
-        warnings.warn(_TYPED_WARNING, UserWarning, stacklevel=2)
+        from ._storage import TypedStorage, _warn_typed_storage_removal  # lazy: storage is built on the tensor (layer 3)
+        _warn_typed_storage_removal(stacklevel=2)
         self._value  # noqa: B018  (a lazy view materialises, with a host scalar's root)
         return TypedStorage._of(self)
 
     def storage_type(self):
         """The legacy storage class of this tensor's dtype (``torch.FloatStorage`` for float32)."""
-        import warnings
-        from ._storage import _LEGACY_NAMES, _TYPED_WARNING, LEGACY_STORAGES  # lazy: storage is built on the tensor
-        warnings.warn(_TYPED_WARNING, UserWarning, stacklevel=2)
+        from ._storage import _LEGACY_NAMES, LEGACY_STORAGES, _warn_typed_storage_removal  # lazy: storage on tensor
+        _warn_typed_storage_removal(stacklevel=2)
         return LEGACY_STORAGES[_LEGACY_NAMES[self.dtype.name]]
 
     # ---- autograd -----------------------------------------------------------------------------
