@@ -110,7 +110,12 @@ def tensor_repr(t, prefix="tensor("):
     suffix = []
     if t.device.type != "cpu":
         suffix.append(f"device='{t.device}'")
-    body, more = tensor_body(t, len(prefix))
+    if t.device.type == "meta":  # no values to print: torch shows the size (and a non-default dtype)
+        body, more = "...", [f"size={tuple(t.shape)}"]
+        if t.dtype is not _dtype.get_default_dtype():
+            more.append(f"dtype={t.dtype}")
+    else:
+        body, more = tensor_body(t, len(prefix))
     suffix += more
     if t.grad_fn is not None:
         suffix.append(f"grad_fn=<{t.grad_fn.name()}>")

@@ -237,16 +237,21 @@ def _torch_stream(g, args):
     return not any(isinstance(a, jax.core.Tracer) for a in args)
 
 
-def draw(kind, shape, dtype, generator=None, args=(), params=(), host=False):
+def draw(kind, shape, dtype, generator=None, args=(), params=(), host=False, device=None):
     """Draw a sample array of ``kind`` with ``shape``/``dtype``; advances the generator.
 
     Eager CPU draws reproduce torch's CPU kernels (values and generator advance); traced draws use the
     generator's JAX key.  ``host``: an eager CPU draw of at most ``HOST_MAX`` elements comes back as the
     numpy array itself (for a host-resident tensor, ``Tensor._from_host``), not moved to the device.
+    ``device``: the result's device; a 'meta' tensor has no values, so as in torch its draw leaves the
+    generator untouched (``from_pretrained``/``init_empty_weights`` build models on it).
     """
     if vmap_modes and "error" in vmap_modes:
         raise RuntimeError(_VMAP_RANDOM_ERROR)
     check_alloc(shape, dtype)
+    if device is not None and getattr(device, "type", device) == "meta":
+        z = np.zeros(tuple(shape), np.dtype(dtype))
+        return z if host and z.size <= HOST_MAX else to_device(z)
     g = generator if generator is not None else default_generator
     if _torch_stream(g, args):
         x = torch_draw(g._mt, kind, tuple(shape), np.dtype(dtype), args, dict(params))

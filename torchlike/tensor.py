@@ -344,7 +344,7 @@ class Tensor(TensorCasts, TensorPickling):
 
     @property
     def is_meta(self):
-        return False
+        return self._dev.type == "meta"
 
     is_sparse = False
     is_quantized = False
@@ -587,6 +587,10 @@ class Tensor(TensorCasts, TensorPickling):
         return h
 
     def item(self):
+        if self._dev is not CPU and self._dev.type == "meta":
+            n = self.numel()
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar" if n != 1 else
+                               "Tensor.item() cannot be called on meta tensors")
         h = self._host_scalar()
         if h is not None:
             return h.item()
@@ -598,6 +602,8 @@ class Tensor(TensorCasts, TensorPickling):
         return to_host(x).item()
 
     def tolist(self):
+        if self._dev is not CPU and self._dev.type == "meta":
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         h = self._host_array()
         if h is not None:
             return h.tolist()
@@ -611,7 +617,8 @@ class Tensor(TensorCasts, TensorPickling):
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                                "instead.")
         if self._dev.type != "cpu" and not force:
-            raise TypeError(f"can't convert {self._dev.type}:{self._dev.index or 0} device type tensor to "
+            where = "meta" if self._dev.type == "meta" else f"{self._dev.type}:{self._dev.index or 0}"
+            raise TypeError(f"can't convert {where} device type tensor to "
                             "numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
         h = self._host_array()
         return to_host(self._value) if h is None else _read_only(h)
@@ -636,6 +643,8 @@ class Tensor(TensorCasts, TensorPickling):
         return self._value
 
     def __bool__(self):
+        if self._dev is not CPU and self._dev.type == "meta":
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         h = self._host_array()
         x = self._value if h is None else h
         if _is_tracer(x):
@@ -663,6 +672,13 @@ class Tensor(TensorCasts, TensorPickling):
         if _is_tracer(x):
             raise _concrete_error("item")
         return int(to_host(x).item())
+
+    def __contains__(self, element):
+        # torch: ``x in t`` asks whether any element equals ``x`` (not Python's row iteration)
+        if isinstance(element, (Tensor, numbers.Number)):
+            return bool((element == self).any().item())
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                           f"{type(element)}.")
 
     def __len__(self):
         if self._x.ndim == 0:

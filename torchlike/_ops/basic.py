@@ -36,6 +36,8 @@ def _device_impl(x, dev):
 
 
 def to_device_op(t, dev):
+    if t._dev.type == "meta" and dev.type != "meta":
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     out = dispatch(_device_impl, (t,), (("dev", dev.jax_device()),), name="ToCopyBackward0", saves=False,
                    jit=False)
     out._dev = dev

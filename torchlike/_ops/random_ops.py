@@ -68,8 +68,9 @@ def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, de
     >>> bool(((torchlike.rand(100) >= 0) & (torchlike.rand(100) < 1)).all())
     True
     """
-    d = _float_dtype(dtype, "check_uniform_bounds")
-    x = draw("uniform", _shape(args if size is None else (size,)), d.np, generator, args=(0.0, 1.0), host=True)
+    d, device = _float_dtype(dtype, "check_uniform_bounds"), canonical(device)
+    x = draw("uniform", _shape(args if size is None else (size,)), d.np, generator, args=(0.0, 1.0), host=True,
+             device=device)
     return _out(_new(x, device, requires_grad), out)
 
 
@@ -81,8 +82,9 @@ def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, d
     >>> torchlike.randn(2, 3).dtype
     torch.float32
     """
-    d = _float_dtype(dtype, "normal_kernel_cpu")
-    x = draw("normal", _shape(args if size is None else (size,)), d.np, generator, args=(0.0, 1.0), host=True)
+    d, device = _float_dtype(dtype, "normal_kernel_cpu"), canonical(device)
+    x = draw("normal", _shape(args if size is None else (size,)), d.np, generator, args=(0.0, 1.0), host=True,
+             device=device)
     return _out(_new(x, device, requires_grad), out)
 
 
@@ -91,9 +93,9 @@ def _check_from_to(low, high):
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
 
 
-def _randint_array(low, high, shape, d, generator, host=False):
+def _randint_array(low, high, shape, d, generator, host=False, device=None):
     _check_from_to(low, high)
-    return draw("randint", shape, d.np, generator, args=(int(low), int(high)), host=host)
+    return draw("randint", shape, d.np, generator, args=(int(low), int(high)), host=host, device=device)
 
 
 def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -117,7 +119,9 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
         raise TypeError("randint() missing required argument 'high'")
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
     shape = _size((size,) if isinstance(size, numbers.Integral) else tuple(size))
-    return _out(_new(_randint_array(int(low), int(high), shape, d, generator, True), device, requires_grad), out)
+    device = canonical(device)
+    return _out(_new(_randint_array(int(low), int(high), shape, d, generator, True, device), device, requires_grad),
+                out)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -131,8 +135,8 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     n = int(n)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
-    x = draw("perm", (n,), d.np, generator, host=True) if n else jnp.zeros((0,), d.np)
+    d, device = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64, canonical(device)
+    x = draw("perm", (n,), d.np, generator, host=True, device=device) if n else jnp.zeros((0,), d.np)
     return _out(_new(x, device, requires_grad), out)
 
 
@@ -153,7 +157,8 @@ def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
         return rand(tuple(input.shape), dtype=dtype or input.dtype, device=_like_dev(input, device),
                     requires_grad=requires_grad, generator=generator)
     d = _float_dtype(dtype or input.dtype, "check_uniform_bounds")  # torch fills empty_like's strides in order
-    x = draw("uniform", tuple(input.shape), d.np, generator, args=(0.0, 1.0), host=True)
+    x = draw("uniform", tuple(input.shape), d.np, generator, args=(0.0, 1.0), host=True,
+             device=canonical(_like_dev(input, device)))
     return _new(in_fill_order(x, order), _like_dev(input, device), requires_grad)
 
 
@@ -171,7 +176,8 @@ def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
         return randn(tuple(input.shape), dtype=d, device=_like_dev(input, device), requires_grad=requires_grad,
                      generator=generator)
     # torch fills a non-contiguous result in stride order, element by element (never the 16-wide kernel)
-    x = draw("normal_scalar", tuple(input.shape), d.np, generator, args=(0.0, 1.0), host=True)
+    x = draw("normal_scalar", tuple(input.shape), d.np, generator, args=(0.0, 1.0), host=True,
+             device=canonical(_like_dev(input, device)))
     return _new(in_fill_order(x, order), _like_dev(input, device), requires_grad)
 
 
@@ -181,7 +187,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
     if high is None:
         low, high = 0, low
     shape, d = tuple(input.shape), _dtype.to_dtype(dtype or input.dtype)
-    x = _randint_array(int(low), int(high), shape, d, generator, True)
+    x = _randint_array(int(low), int(high), shape, d, generator, True, canonical(_like_dev(input, device)))
     return _new(in_fill_order(x, like_order(input, memory_format)), _like_dev(input, device), requires_grad)
 
 
@@ -221,15 +227,15 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         if size is None:
             raise TypeError("normal() received an invalid combination of arguments - got (float, float), but "
                             "expected (float mean, float std, tuple of ints size, ...)")
-        d = _float_dtype(dtype, "normal_kernel_cpu")
-        x = draw("normal", _shape((size,)), d.np, generator, args=(float(mean), float(std)))
+        d, device = _float_dtype(dtype, "normal_kernel_cpu"), canonical(device)
+        x = draw("normal", _shape((size,)), d.np, generator, args=(float(mean), float(std)), device=device)
         return _out(_new(x, device, requires_grad), out)
     ref = mean if mt else std
     d = _dtype.result_type(*[v for v in (mean, std) if isinstance(v, Tensor)]) if mt and st else ref.dtype
     if not (d.is_floating_point or d.is_complex):
         raise NotImplementedError(f'"normal_kernel_cpu" not implemented for \'{_dtype._CAP[d.name]}\'')
     shape = broadcast_shape(tuple(mean.shape) if mt else (), tuple(std.shape) if st else ())
-    z = Tensor._wrap(draw("normal", shape, d.np, generator, args=(0.0, 1.0)), ref._dev)
+    z = Tensor._wrap(draw("normal", shape, d.np, generator, args=(0.0, 1.0), device=ref._dev), ref._dev)
     # torch: output.mul_(std).add_(mean): two ops, two roundings (one fused op would be an FMA)
     with grad_mode.no_grad():
         r = z * std + mean
@@ -260,7 +266,7 @@ def bernoulli(input, p=None, *, generator=None):
     else:
         _check_p(np.asarray(float(p)))
         arg = float(p)
-    x = draw("bernoulli", tuple(input.shape), input.dtype.np, generator, args=(arg,))
+    x = draw("bernoulli", tuple(input.shape), input.dtype.np, generator, args=(arg,), device=input._dev)
     r = Tensor._wrap(x, input._dev)
     return _zero_grad((input,), r, "BernoulliBackward0") if p is None and _tracks(input) else r
 
@@ -340,13 +346,13 @@ def _into(self, kind, generator, args=()):
     non-contiguous one's normals element by element (its 16-wide kernel needs a contiguous tensor)."""
     shape = tuple(self.shape)
     if self._vbase is None or self.is_contiguous():
-        return draw(kind, shape, self.dtype.np, generator, args=args)
+        return draw(kind, shape, self.dtype.np, generator, args=args, device=self._dev)
     if kind == "normal":
         kind = "normal_scalar"
     order = fill_order(shape, self.stride())
     if kind == "bernoulli" and order is not None and not isinstance(args[0], float):  # p read in the same order
         args = (jnp.asarray(args[0]).reshape(-1)[order].reshape(shape),)
-    return in_fill_order(draw(kind, shape, self.dtype.np, generator, args=args), order)
+    return in_fill_order(draw(kind, shape, self.dtype.np, generator, args=args, device=self._dev), order)
 
 
 def _fill(self, x, node="RandomBackward0"):

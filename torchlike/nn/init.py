@@ -36,7 +36,7 @@ def _write(tensor, array):
 
 
 def _draw(kind, tensor, generator, args):
-    return _random.draw(kind, tuple(tensor.shape), tensor._value.dtype, generator, args=args)
+    return _random.draw(kind, tuple(tensor.shape), tensor._value.dtype, generator, args=args, device=tensor._dev)
 
 
 # gains that do not depend on a parameter; leaky_relu's depends on its negative slope
@@ -86,6 +86,8 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+    if tensor.is_meta:  # no values to draw (torch returns it untouched, the generator too)
+        return tensor
     with grad_mode.no_grad():
         if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
             lo, hi = (_tensor(v, dtype=tensor.dtype).item() for v in (a, b))
@@ -229,7 +231,7 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor
     # flatten trailing dims: a (rows, everything else) matrix is made orthogonal
     rows, cols = tensor.shape[0], tensor.numel() // tensor.shape[0]
-    g = _random.draw("normal", (rows, cols), tensor._value.dtype, generator, args=(0.0, 1.0))
+    g = _random.draw("normal", (rows, cols), tensor._value.dtype, generator, args=(0.0, 1.0), device=tensor._dev)
     if rows < cols:
         g = g.T
     q, r = jnp.linalg.qr(g)
