@@ -148,3 +148,64 @@ def test_dtensor_on_8_simulated_devices():
                JAX_PLATFORMS="cpu")
     r = subprocess.run([sys.executable, "-c", SPMD], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and "OK" in r.stdout, r.stderr[-3000:]
+
+
+def test_loss_parallel_matches_torch(torch_world1):
+    torch, tmesh = torch_world1
+    import torch.nn.functional as TF
+    from torch.distributed.tensor import Replicate, Shard, distribute_tensor
+    from torch.distributed.tensor.parallel import loss_parallel
+
+    from torchlike.distributed.tensor.parallel import loss_parallel as tl_loss_parallel
+    TL_F = torchlike.nn.functional
+    m = tl_mesh("cpu", (1,), mesh_dim_names=("dp",))
+    rs = np.random.RandomState(0)
+    x, tgt, w = rs.randn(4, 6).astype(np.float32), np.array([0, 1, 5, 3]), rs.rand(6).astype(np.float32)
+
+    def run(lib, F, dt, mesh, ctx, placements, red, weighted, target=None):
+        d = dt.distribute_tensor(lib.tensor(x), mesh, placements).requires_grad_()
+        kw = {"weight": lib.tensor(w), "ignore_index": 1} if weighted else {}
+        with ctx():
+            loss = F.cross_entropy(d, lib.tensor(tgt) if target is None else target, reduction=red, **kw)
+            (loss.sum() if red == "none" else loss).backward()
+        return loss, d.grad
+
+    for red in ("mean", "sum", "none"):
+        for weighted in (False, True):
+            tl_, tg = run(torch, TF, torch.distributed.tensor, tmesh, loss_parallel, [Shard(1)], red, weighted)
+            ll, lg = run(torchlike, TL_F, tl_dt, m, tl_loss_parallel, [tl_dt.Shard(1)], red, weighted)
+            assert isinstance(ll, tl_dt.DTensor) and repr(ll.placements) == repr(tl_.placements), red
+            np.testing.assert_allclose(ll.to_local().detach().numpy(), tl_.to_local().detach().numpy(), rtol=1e-6,
+                                       atol=1e-6)
+            np.testing.assert_allclose(lg.numpy(), tg.to_local().numpy(), rtol=1e-6, atol=1e-7)
+    # torch's errors: logits not sharded on the class dim, a target with other placements, label smoothing
+    cases = [(dict(placements=[Replicate()]), dict(placements=[tl_dt.Replicate()])),
+             (dict(placements=[Shard(0)]), dict(placements=[tl_dt.Shard(0)])),
+             (dict(placements=[Shard(1)], target=distribute_tensor(torch.tensor(tgt), tmesh, [Shard(0)])),
+              dict(placements=[tl_dt.Shard(1)], target=tl_dt.distribute_tensor(torchlike.tensor(tgt), m,
+                                                                                [tl_dt.Shard(0)])))]
+    for tkw, lkw in cases:
+        with pytest.raises(Exception) as te:
+            run(torch, TF, torch.distributed.tensor, tmesh, loss_parallel, red="mean", weighted=False, **tkw)
+        with pytest.raises(type(te.value)) as le:
+            run(torchlike, TL_F, tl_dt, m, tl_loss_parallel, red="mean", weighted=False, **lkw)
+        assert str(le.value) == str(te.value)
+    td = distribute_tensor(torch.tensor(x), tmesh, [Shard(1)])
+    ld = tl_dt.distribute_tensor(torchlike.tensor(x), m, [tl_dt.Shard(1)])
+    with pytest.raises(RuntimeError) as te:
+        with loss_parallel():
+            TF.cross_entropy(td, torch.tensor(tgt), label_smoothing=0.1)
+    with pytest.raises(RuntimeError) as le:
+        with tl_loss_parallel():
+            TL_F.cross_entropy(ld, torchlike.tensor(tgt), label_smoothing=0.1)
+    assert str(le.value) == str(te.value)
+    # plain tensors inside the context, and a replicated DTensor outside it, are ordinary cross-entropy
+    with loss_parallel():
+        want = TF.cross_entropy(torch.tensor(x), torch.tensor(tgt))
+    with tl_loss_parallel():
+        got = TL_F.cross_entropy(torchlike.tensor(x), torchlike.tensor(tgt))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    rep_t = TF.cross_entropy(*(distribute_tensor(torch.tensor(v), tmesh, [Replicate()]) for v in (x, tgt)))
+    rep_l = TL_F.cross_entropy(*(tl_dt.distribute_tensor(torchlike.tensor(v), m, [tl_dt.Replicate()])
+                                 for v in (x, tgt)))
+    np.testing.assert_allclose(rep_l.item(), rep_t.full_tensor().item(), rtol=1e-6)

@@ -209,8 +209,6 @@ UPWARD_ALLOWED = {  # (importer, imported) module-level upward imports in files 
 }
 UNJUSTIFIED_LOCAL = {  # (importer, imported): function-local imports without a `# lazy:` reason
     (".dist._spmd", ".tensor"): 2, (".dist._spmd", "torchlike"): 1,
-    (".distributed._collectives", ".compile._errors"): 1,
-    (".distributed._collectives", ".distributed._process_group"): 1, (".distributed._collectives", ".tensor"): 1,
     (".distributed._process_group", ".distributed._runtime"): 1,
     (".distributed.algorithms.ddp_comm_hooks.default_hooks", ".nn.parallel.distributed"): 2,
     (".distributed.algorithms.ddp_comm_hooks.default_hooks", "torchlike"): 1,

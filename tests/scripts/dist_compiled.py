@@ -2,7 +2,8 @@
 compiled function, and a compiled DDP training step, on 2 ranks. Under torchlike's launcher the functions are
 ``torch.compile``d (their collectives are XLA collectives inside the one program); under real torch's torchrun
 they run eagerly (the oracle). Each rank saves OUT/<tag>_rank{R}.npz; under torchlike also whether each
-compiled program holds its collectives as XLA collectives and no host callback (read from its HLO)."""
+compiled program holds its collectives as XLA collectives and no host callback (read from its HLO). With a third
+argument ``collectives`` only the collectives part runs (the 4-rank test)."""
 import sys
 
 import numpy as np
@@ -12,6 +13,7 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 out_dir, tag = sys.argv[1], sys.argv[2]
+only_collectives = sys.argv[3:] == ["collectives"]
 ours = hasattr(torch, "_torchlike") or "torchlike" in torch.__name__ or "torchlike" in getattr(torch, "__file__", "")
 dist.init_process_group(backend="gloo")
 rank, world = dist.get_rank(), dist.get_world_size()
@@ -57,9 +59,33 @@ names = ["sum", "avg", "max", "prod", "all_gather", "all_gather_into_tensor", "b
          "reduce_scatter_max", "reduce", "scatter", "all_to_all_single", "int_sum"]
 fn = compile_(collectives)
 for it in range(2):  # the second call reuses the program
-    outs = fn(inp(1 + it, (4, 3)), torch.tensor([rank + 1, 10 * it], dtype=torch.int64))
+    outs = fn(inp(1 + it, (2 * world, 3)), torch.tensor([rank + 1, 10 * it], dtype=torch.int64))
     for k, v in zip(names, outs):
         res[f"c{it}_{k}"] = v.numpy()
+
+
+def hlo_of(cf):
+    progs = [e.run.__self__ for es in cf._cache.values() for e in es if e.run is not None]
+    assert progs and all(p.spmd for p in progs), "the compiled function is not an SPMD program"
+    return "\n".join(p.fn.executable().as_text() for p in progs)
+
+
+def count_hlo(k, cf):
+    """The program's HLO: collectives are XLA ops, no host callback."""
+    text = hlo_of(cf)
+    res[f"hlo_{k}_all_reduce"] = np.array(text.count("all-reduce("))
+    res[f"hlo_{k}_all_gather"] = np.array(text.count("all-gather("))
+    res[f"hlo_{k}_reduce_scatter"] = np.array(text.count("reduce-scatter("))
+    res[f"hlo_{k}_all_to_all"] = np.array(text.count("all-to-all("))
+    res[f"hlo_{k}_callbacks"] = np.array(text.count("callback"))
+
+
+if only_collectives:
+    if ours:
+        count_hlo("collectives", fn)
+    np.savez(f"{out_dir}/{tag}_rank{rank}.npz", **res)
+    dist.destroy_process_group()
+    sys.exit(0)
 
 # ---- a fallback: a collective over a subgroup is a host callback (the whole function then uses callbacks) --
 g0 = dist.new_group([0])
@@ -105,18 +131,9 @@ for variant in (["eager", "compiled"] if ours else ["eager"]):
     if variant == "compiled":
         res["ddp_compile_count"] = np.array(step.compile_count)
 
-if ours:  # the programs' HLO: collectives are XLA ops, no host callback
-    def hlo_of(cf):
-        progs = [e.run.__self__ for es in cf._cache.values() for e in es if e.run is not None]
-        assert progs and all(p.spmd for p in progs), "the compiled function is not an SPMD program"
-        return "\n".join(p.fn.executable().as_text() for p in progs)
+if ours:
     for k, cf in (("collectives", fn), ("ddp", step)):
-        text = hlo_of(cf)
-        res[f"hlo_{k}_all_reduce"] = np.array(text.count("all-reduce("))
-        res[f"hlo_{k}_all_gather"] = np.array(text.count("all-gather("))
-        res[f"hlo_{k}_reduce_scatter"] = np.array(text.count("reduce-scatter("))
-        res[f"hlo_{k}_all_to_all"] = np.array(text.count("all-to-all("))
-        res[f"hlo_{k}_callbacks"] = np.array(text.count("callback"))
+        count_hlo(k, cf)
 np.savez(f"{out_dir}/{tag}_rank{rank}.npz", **res)
 dist.destroy_process_group()
 print("done", rank, flush=True)

@@ -11,9 +11,11 @@ collective in a jitted ``shard_map`` over the group's devices. Launch with
 from __future__ import annotations
 
 from .._missing import module_getattr
-from ._collectives import (ReduceOp, all_gather, all_gather_into_tensor, all_gather_object, all_reduce, all_to_all,
-                           all_to_all_single, broadcast, broadcast_object_list, gather, gather_object, irecv, isend,
-                           recv, reduce, reduce_scatter, reduce_scatter_tensor, scatter, scatter_object_list, send)
+from ._collectives import (all_gather, all_gather_into_tensor, all_reduce, all_to_all, all_to_all_single, broadcast,
+                           gather, reduce, reduce_scatter, reduce_scatter_tensor, scatter)
+from ._object_collectives import all_gather_object, broadcast_object_list, gather_object, scatter_object_list
+from ._p2p import irecv, isend, recv, send
+from ._reduce_op import ReduceOp
 from ._collectives import _all_gather_base, _reduce_scatter_base  # noqa: F401 (torch's private aliases)
 from ._process_group import (Backend, GroupMember, ProcessGroup, Work, barrier, default_pg_timeout,
                              destroy_process_group, get_backend, get_global_rank, get_group_rank,

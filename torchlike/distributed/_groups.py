@@ -10,7 +10,7 @@ import os
 
 from .. import _device
 from . import _process_group as _pg
-from ._collectives import ReduceOp
+from ._reduce_op import ReduceOp
 
 __all__ = ["get_default_backend_for_device", "is_backend_available", "is_ucc_available", "is_xccl_available",
            "supports_complex", "get_node_local_rank", "new_subgroups", "new_subgroups_by_enumeration",

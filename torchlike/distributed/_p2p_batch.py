@@ -18,7 +18,7 @@ import pickle
 import numpy as np
 
 from .. import _creation, _dtype
-from . import _collectives as _c
+from . import _p2p
 from . import _process_group as _pg
 
 __all__ = ["P2POp", "batch_isend_irecv", "send_object_list", "recv_object_list"]
@@ -28,7 +28,7 @@ class P2POp:
     """One send or receive of a batch: ``op`` is ``isend``/``irecv`` (or ``send``/``recv``)."""
 
     def __init__(self, op, tensor, peer=None, group=None, tag=0, group_peer=None):
-        if op not in (_c.isend, _c.irecv, _c.send, _c.recv):
+        if op not in (_p2p.isend, _p2p.irecv, _p2p.send, _p2p.recv):
             raise ValueError("Invalid ``op``. Expected ``op`` to be of type ``torch.distributed.isend`` or "
                              "``torch.distributed.irecv``.")
         if peer is None and group_peer is None:
@@ -50,7 +50,7 @@ def batch_isend_irecv(p2p_op_list):
     me = _pg.get_rank()
     keyed = []
     for i, p in enumerate(p2p_op_list):
-        sending = p.op in (_c.isend, _c.send)
+        sending = p.op in (_p2p.isend, _p2p.send)
         keyed.append(((me, p.peer) if sending else (p.peer, me), i, p, sending))
     # the i-th transfer between a (src, dst) pair on one side is the i-th on the other
     count, order = {}, []
@@ -60,9 +60,9 @@ def batch_isend_irecv(p2p_op_list):
         order.append((pair, n, i, p, sending))
     for _pair, _n, _i, p, sending in sorted(order, key=lambda e: (e[0], e[1])):
         if sending:
-            _c.send(p.tensor, p.peer, p.group, p.tag)
+            _p2p.send(p.tensor, p.peer, p.group, p.tag)
         else:
-            _c.recv(p.tensor, p.peer, p.group, p.tag)
+            _p2p.recv(p.tensor, p.peer, p.group, p.tag)
     return [_pg.Work(None) for _ in p2p_op_list]
 
 
@@ -76,9 +76,9 @@ def send_object_list(object_list, dst=None, group=None, device=None, group_dst=N
                          "current process.")
     blobs = [np.frombuffer(pickle.dumps(o), np.uint8) for o in object_list]
     sizes = _creation.tensor([len(b) for b in blobs], dtype=_dtype.int64)
-    _c.send(sizes, dst, group)
+    _p2p.send(sizes, dst, group)
     data = np.concatenate(blobs) if blobs else np.zeros(0, np.uint8)
-    _c.send(_creation.tensor(data), dst, group)
+    _p2p.send(_creation.tensor(data), dst, group)
 
 
 def recv_object_list(object_list, src=None, group=None, device=None, group_src=None, use_batch=False):
@@ -89,10 +89,10 @@ def recv_object_list(object_list, src=None, group=None, device=None, group_src=N
     if src is None:
         src = g.ranks[group_src]
     sizes = _creation.zeros(len(object_list), dtype=_dtype.int64)
-    src = _c.recv(sizes, src, group)
+    src = _p2p.recv(sizes, src, group)
     n = [int(s) for s in sizes.tolist()]
     data = _creation.zeros(sum(n), dtype=_dtype.uint8)
-    _c.recv(data, src, group)
+    _p2p.recv(data, src, group)
     raw = data.numpy().tobytes()
     off = 0
     for i, k in enumerate(n):

@@ -261,10 +261,10 @@ def destroy_process_group(group=None):
     if group is None or group is GroupMember.WORLD:
         _state.update(initialized=False, rank=0, world=1, backend=None, broken=None)
         globals()["group"].WORLD = GroupMember.WORLD = None
-        from . import _collectives, _collectives_traced  # lazy: both import this module
+        from . import _collectives_traced, _programs  # lazy: both import this module
         _collectives_traced.register(None)
-        _collectives._CACHE.clear()
-        _collectives._COMPILED.clear()
+        _programs._CACHE.clear()
+        _programs._COMPILED.clear()
 
 
 def _need():

@@ -15,7 +15,7 @@ import uuid
 import warnings
 from concurrent.futures import Future
 
-from .. import _collectives
+from .. import _object_collectives
 from .._process_group import barrier, get_rank, get_world_size, is_initialized
 from ...tensor import Size, Tensor
 from ..tensor._dtensor import DTensor
@@ -67,7 +67,7 @@ def save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=None, p
     infos = writer._write_items(rank, items) if items or rank == 0 else []
     if dist:
         every = [None] * get_world_size(process_group)
-        _collectives.all_gather_object(every, (entries, infos), group=process_group)
+        _object_collectives.all_gather_object(every, (entries, infos), group=process_group)
     else:
         every = [(entries, infos)]
     md = _metadata(every, mapping, writer)

@@ -387,6 +387,11 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return dispatch(_nll, (input, target, weight, ignore_index), statics, name="NllLossBackward0")
 
 
+# A hook this layer exposes: ``torch.distributed.tensor.parallel.loss_parallel`` appends its handler while it is
+# active, and cross_entropy of a Tensor subclass (a DTensor) is then ``handler(cross_entropy, *arguments)``.
+subclass_cross_entropy: list = []
+
+
 @_amp.fp32
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
@@ -396,6 +401,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     >>> torch.nn.functional.cross_entropy(torch.zeros(2, 4), torch.tensor([0, 3]))
     tensor(1.3863)
     """
+    if subclass_cross_entropy and isinstance(input, Tensor) and type(input) is not Tensor:
+        return subclass_cross_entropy[-1](cross_entropy, input, target, weight, size_average, ignore_index, reduce,
+                                          reduction, label_smoothing)
     reduction = _red(reduction, size_average, reduce)
     if not isinstance(input, Tensor):
         raise TypeError(f"cross_entropy_loss(): argument 'input' (position 1) must be Tensor, not "

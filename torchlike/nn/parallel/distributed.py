@@ -109,7 +109,7 @@ class DistributedDataParallel(Module):
     def forward(self, *inputs, **kwargs):
         if self._world > 1:
             # compiled: the bucket all-reduces become ordered callbacks of the one program (see
-            # torchlike.distributed._collectives._in_program). find_unused_parameters reads the used flags on the
+            # torchlike.distributed._collectives_traced.in_program). find_unused_parameters reads the used flags on the
             # host: leave before any state changes
             if is_compiling() and self.find_unused_parameters:
                 raise GraphBreak("DistributedDataParallel(find_unused_parameters=True) over several processes "

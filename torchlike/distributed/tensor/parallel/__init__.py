@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from ...._missing import module_getattr
 from .api import parallelize_module
+from .loss import loss_parallel
 from .style import (ColwiseParallel, ParallelStyle, PrepareModuleInput, PrepareModuleInputOutput,
                     PrepareModuleOutput, RowwiseParallel, SequenceParallel)
 
 __all__ = ["ColwiseParallel", "ParallelStyle", "PrepareModuleInput", "PrepareModuleInputOutput",
-           "PrepareModuleOutput", "RowwiseParallel", "SequenceParallel", "parallelize_module"]
+           "PrepareModuleOutput", "RowwiseParallel", "SequenceParallel", "loss_parallel", "parallelize_module"]
 
 __getattr__ = module_getattr("torch.distributed.tensor.parallel")
