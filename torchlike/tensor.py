@@ -176,11 +176,24 @@ class Tensor(TensorCasts, TensorPickling):
         ``item()``, ``tolist()``, ``numpy()``, printing, pickling and collation read ``arr``.  It is an
         alias of a hidden root holding ``arr``, i.e. a lazy view (see ``_lazy_view``): an in-place op or a
         view reads ``_value`` first, so it materialises and keeps torch's semantics."""
-        out = Tensor._wrap(arr, dev)  # (``_x`` is the numpy array itself: shape, dtype, ndim and size read it)
-        out._vbase = Tensor._wrap(arr, dev)
+        # (both objects built inline, not through _wrap: this runs for every host op's result)
+        root = _new(Tensor)
+        root._x = arr
+        root._vbase = root._chain = root._grad = root._grad_fn = root._acc = None
+        root._seen = root._oi = 0
+        root._ver = ver = [0]
+        root._rg = root._retains = False
+        root._dev = dev
+        out = _new(Tensor)
+        out._x = arr  # (``_x`` is the numpy array itself: shape, dtype, ndim and size read it)
+        out._vbase = root
         out._chain = _ALIAS_CHAIN
-        out._ver = out._vbase._ver
         out._seen = -2
+        out._ver = ver
+        out._grad = out._grad_fn = out._acc = None
+        out._oi = 0
+        out._rg = out._retains = False
+        out._dev = dev
         return out
 
     def _settle(self):
@@ -739,6 +752,7 @@ class Tensor(TensorCasts, TensorPickling):
         return None
 
 
+_new = object.__new__
 _PLAIN_VALUE = Tensor.__dict__["_value"]
 _SLOT_X = Tensor.__dict__["_x"]  # (the slot itself: tracing installs a recording property over it)
 
