@@ -202,7 +202,10 @@ class Tensor(TensorCasts, TensorPickling):
         a compiled function sees an ordinary tensor."""
         x = _SLOT_X.__get__(self._vbase)
         if type(x) is np.ndarray:  # a transfer (no program: a new shape compiles nothing)
+            arr = x
             x = host_to_jax(x, copy=False, concrete=True)
+            if arr.size <= HOST_MAX:  # host reads of its rows (``for i in ix``) read ``arr``: no transfer back
+                _views.remember_host(x, arr)
         _SLOT_X.__set__(self, x)
         self._vbase = self._chain = None
         self._seen = self._ver[0]
@@ -264,11 +267,17 @@ class Tensor(TensorCasts, TensorPickling):
             return None
         if type(src) not in _CONCRETE and not _concrete(src):
             return None
-        out = Tensor._wrap(_views.Pending(shape, src.dtype, src, None, last), self._dev)
+        # (built inline, not through _wrap: a batch loader makes ~100 of these per batch)
+        out = _new(Tensor)
+        out._x = _views.Pending(shape, src.dtype, src, None, last)
         out._vbase = root
         out._chain = chain
         ver = out._ver = root._ver
         out._seen = -2 - ver[0]
+        out._grad = out._grad_fn = out._acc = None
+        out._oi = 0
+        out._rg = out._retains = False
+        out._dev = self._dev
         return out
 
     @property
