@@ -138,3 +138,32 @@ def test_fast_path_is_taken_and_gives_host_scalars(monkeypatch):
     r = [i + 8 for i in rows] + [8 + i for i in rows] + [i - 1 for i in rows]
     assert [t.item() for t in r] == [12, 13, 12, 13, 3, 4] and not calls
     assert all(t._host_array() is not None and t.dtype is torchlike.int64 and t.shape == () for t in r)
+
+
+# ---- tensor(flat list of Python numbers): one numpy conversion, torch's inferred dtype ------------------
+@pytest.mark.parametrize("data", [
+    [1, 2, 3], [1, 2.5], [True, 2], [True, False], [0.1, 0.2], [1.0, True], [-2**63, 2**63 - 1],
+    [3] * 1000, [1e300, -1e-300], [float("nan"), float("inf")],
+], ids=repr)
+@pytest.mark.parametrize("dtype", [None, "float64", "int32", "bool"])
+def test_tensor_of_flat_list_matches_torch(data, dtype):
+    if dtype == "int32" and any(not isinstance(x, float) or not np.isfinite(x) or abs(x) >= 2**31 for x in data
+                                if not isinstance(x, bool) and not -2**31 <= x < 2**31 or isinstance(x, float)
+                                and not np.isfinite(x)):
+        pytest.skip("out of int32's range: torch raises where torchlike (main too) wraps, see docs/differences.md")
+    fn = lambda m: m.tensor(data, dtype=getattr(m, dtype) if dtype else None)  # noqa: E731
+    same_as_torch(fn, grad=False)
+
+
+@pytest.mark.parametrize("data", [[2**63], [-2**63 - 1], [1, "a"]], ids=repr)
+def test_tensor_of_flat_list_errors_match_torch(data):
+    raises_like_torch(lambda m: m.tensor(data))
+
+
+def test_tensor_of_flat_list_with_other_number_types():
+    import enum
+
+    class E(enum.IntEnum):
+        A = 3
+    same_as_torch(lambda m: (m.tensor([E.A, 1]), m.tensor([np.int32(4), 5]), m.tensor([np.float32(0.5), 1]),
+                             m.tensor([1, m.tensor(2.5)]), m.tensor([])), grad=False)
