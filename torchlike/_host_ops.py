@@ -66,7 +66,7 @@ def _operands(args, dt):
             if shape is not None and h.shape != shape:
                 mixed = True
             shape = h.shape
-            out.append(h if h.dtype == dt else h.astype(dt))
+            out.append(h if h.dtype is dt or h.dtype == dt else h.astype(dt))
         elif t is int:
             r = _INT_RANGE.get(dt)
             if r is not None and not r[0] <= a <= r[1] or not -2 ** 53 <= a <= 2 ** 53:
@@ -112,7 +112,7 @@ def _quiet(ufunc, x, y):
 def _result(r, dt, dev):
     if type(r) is not np.ndarray:  # a 0-d result comes back as a numpy scalar
         r = np.asarray(r)
-    if r.dtype != dt:
+    if r.dtype is not dt and r.dtype != dt:  # (``is`` first: numpy's dtype ``!=`` is a slow rich compare)
         r = r.astype(dt)
     return Tensor._from_host(r, dev)
 
@@ -121,7 +121,7 @@ def _alpha(prev):
     """``add``/``sub`` (``x + alpha * y``; bool addition is ``or``), then the handler registered before."""
     def handler(args, statics):
         (_, alpha), (_, dt), (_, sub) = statics
-        if prev is not None and dt == _INT64:  # ``i + 8`` of 0-d int64 tensors: Python arithmetic first
+        if prev is not None and dt is _INT64:  # ``i + 8`` of 0-d int64 tensors: Python arithmetic first
             r = prev(args, statics)
             if r is not None:
                 return r
