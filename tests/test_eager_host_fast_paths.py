@@ -167,3 +167,17 @@ def test_tensor_of_flat_list_with_other_number_types():
         A = 3
     same_as_torch(lambda m: (m.tensor([E.A, 1]), m.tensor([np.int32(4), 5]), m.tensor([np.float32(0.5), 1]),
                              m.tensor([1, m.tensor(2.5)]), m.tensor([])), grad=False)
+
+
+@pytest.mark.parametrize("v", [1e39, -1e39, 1e-50, float("inf"), 0.1, 2**53, -7, True], ids=repr)
+@pytest.mark.parametrize("op", ["mul", "add", "gt", "sub"])
+def test_python_scalar_operands_without_warnings(op, v):
+    import operator
+    f = getattr(operator, op)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's cast/overflow warnings must not reach the user
+        if op == "sub" and v is True:
+            raises_like_torch(lambda m, x: f(x, v), np.array([1.0, 2.0, -3.0], np.float32))
+            return
+        same_as_torch(lambda m, x: f(x, v), np.array([1.0, 2.0, -3.0], np.float32), grad=False)
+        same_as_torch(lambda m, x: f(x, v), np.array([1, 2, -3], np.int64), grad=False)

@@ -43,6 +43,8 @@ _INT_RANGE = {np.dtype(d): (np.iinfo(d).min, np.iinfo(d).max) for d in (np.uint8
                                                                          np.int64)}
 _BOOL = np.dtype(np.bool_)
 _INT64 = np.dtype(np.int64)
+_F32 = np.dtype(np.float32)
+_F32_MAX = float(np.finfo(np.float32).max)
 
 
 def _operands(args, dt):
@@ -61,7 +63,7 @@ def _operands(args, dt):
                 return None
             if dev is None:
                 dev = a._dev
-            elif a._dev != dev:
+            elif a._dev is not dev and a._dev != dev:  # (``is`` first: device equality is a Python method)
                 return None
             if shape is not None and h.shape != shape:
                 mixed = True
@@ -71,13 +73,13 @@ def _operands(args, dt):
             r = _INT_RANGE.get(dt)
             if r is not None and not r[0] <= a <= r[1] or not -2 ** 53 <= a <= 2 ** 53:
                 return None
-            out.append(np.asarray(a, dt))
+            out.append(dt.type(a))  # (a numpy scalar of dt: the value np.asarray(a, dt) holds, made faster)
         elif t is float:
-            if dt.kind != "f":
-                return None
-            out.append(np.asarray(a, dt))
+            if dt.kind != "f" or dt is _F32 and not -_F32_MAX < a < _F32_MAX and a == a:
+                return None  # (a float past float32's range: numpy's cast warns; the device path gives inf quietly)
+            out.append(dt.type(a))
         elif t is bool:
-            out.append(np.asarray(a, dt))
+            out.append(dt.type(a))
         else:
             return None
     if dev is None or (mixed and not _broadcast_ok(out)):
