@@ -26,6 +26,9 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "emp
 _pyrange = range
 
 
+_PLAIN = frozenset((bool, int, float))
+
+
 def _infer_np(data, wide=False):
     """numpy array + torch dtype for Python/numpy data, with torch's inference rules.
 
@@ -39,6 +42,15 @@ def _infer_np(data, wide=False):
     if isinstance(data, Tensor):
         h = data._host_array()
         return (np.asarray(data._value) if h is None else h), data.dtype
+    if type(data) is list and data:  # a flat list of plain Python numbers (a text's token ids): no per-item walk
+        kinds = set(map(type, data))
+        if kinds <= _PLAIN:
+            d = _dtype.get_default_dtype() if float in kinds else _dtype.int64 if int in kinds else \
+                _dtype.bool
+            try:
+                return np.asarray(data, dtype=_wide_np(d) if wide else d.np), d
+            except OverflowError:
+                raise ValueError("Overflow when unpacking long long") from None
     if isinstance(data, (list, tuple)):
         flat = []
         _flatten(data, flat)

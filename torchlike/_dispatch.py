@@ -3,13 +3,15 @@ arguments), wrap the results as Tensors, and record a tape node when gradients a
 from __future__ import annotations
 
 
+import numpy as np
+
 from . import _errors, _grad_mode, _jit_cache
 from ._device import CPU
 from . import _profiler_state as _prof
 from ._tape import _NODE_CLASSES, node_class
-from .tensor import Tensor
+from .tensor import _PLAIN_VALUE, Tensor
 
-__all__ = ["dispatch", "forward_fn", "HOST_SCALAR_OPS"]
+__all__ = ["dispatch", "forward_fn", "HOST_SCALAR_OPS", "host_int_sum"]
 
 # f -> handler(args, statics) computing the op on the host when an argument is a lazy 0-d view whose value
 # is cheap to read there (``i + 8`` for each ``i`` of a small int tensor): returns a Tensor, or None to
@@ -95,6 +97,26 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
     if record:
         _record(f, statics, args, arrays, [t], name, saves)
     return t
+
+
+_INT64 = np.dtype(np.int64)
+_I64_MIN, _I64_MAX = -2 ** 63, 2 ** 63 - 1
+
+
+def host_int_sum(x, n, sub):
+    """``x + n`` / ``x - n`` for ``x`` a 0-d int64 tensor whose value is readable on the host (a row of ``for i
+    in ix``, an earlier such sum) and ``n`` a Python int: the sum in Python, as a host tensor (torch's int64
+    result), before any dispatch (a batch loader's ``data[i:i + 8]`` makes ~128 of these per batch).  None
+    where the general path must run: profiling, tracing, another dtype, a result outside int64."""
+    if _prof._COLLECTING or Tensor._value is not _PLAIN_VALUE:
+        return None
+    h = x._host_scalar()
+    if h is None or h.ndim or (h.dtype is not _INT64 and h.dtype != _INT64):
+        return None
+    r = int(h) - n if sub else int(h) + n
+    if not _I64_MIN <= r <= _I64_MAX:
+        return None
+    return Tensor._from_host(np.array(r, _INT64), x._dev)
 
 
 def _record(f, statics, args, arrays, outs, name, saves):

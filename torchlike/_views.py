@@ -375,19 +375,34 @@ def _host_copy(src):
     return c[1]
 
 
+def remember_host(src, arr):
+    """Note that device array ``src`` holds numpy ``arr``'s values (a host tensor just moved to the device):
+    host reads of its views then read ``arr``, with no transfer back."""
+    _host_src[0] = (src, arr)
+
+
 def host_read(src, chain):
     """The view ``chain`` of the root array ``src`` read on the host from one cached copy of a small root
     (``int(i)`` for each ``i`` of a tensor costs one transfer, not one per element); None if not cheap."""
-    if src.size > 65536:
+    c = _host_src[0]
+    if c[0] is src:  # (the cached copy first: jax's ``size`` is a Python property)
+        x = c[1]
+    elif type(src) is np.ndarray:
+        x = src
+    elif src.size > 65536:
         return None
+    else:
+        x = None
     if len(chain) == 1 and chain[0][0] == "index":  # the row of an iteration (``for i in ix``)
         idx = chain[0][1]
         if len(idx) == 1 and type(idx[0]) is int:
-            x = src if type(src) is np.ndarray else _host_copy(src)
+            if x is None:
+                x = _host_copy(src)
             return np.asarray(x[idx[0]])
     if any(step[0] not in _HOST_STEPS for step in chain):
         return None
-    x = src if type(src) is np.ndarray else _host_copy(src)
+    if x is None:
+        x = _host_copy(src)
     for step in chain:
         x = read(x, step, np)
     return np.asarray(x)

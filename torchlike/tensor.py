@@ -176,11 +176,24 @@ class Tensor(TensorCasts, TensorPickling):
         ``item()``, ``tolist()``, ``numpy()``, printing, pickling and collation read ``arr``.  It is an
         alias of a hidden root holding ``arr``, i.e. a lazy view (see ``_lazy_view``): an in-place op or a
         view reads ``_value`` first, so it materialises and keeps torch's semantics."""
-        out = Tensor._wrap(arr, dev)  # (``_x`` is the numpy array itself: shape, dtype, ndim and size read it)
-        out._vbase = Tensor._wrap(arr, dev)
+        # (both objects built inline, not through _wrap: this runs for every host op's result)
+        root = _new(Tensor)
+        root._x = arr
+        root._vbase = root._chain = root._grad = root._grad_fn = root._acc = None
+        root._seen = root._oi = 0
+        root._ver = ver = [0]
+        root._rg = root._retains = False
+        root._dev = dev
+        out = _new(Tensor)
+        out._x = arr  # (``_x`` is the numpy array itself: shape, dtype, ndim and size read it)
+        out._vbase = root
         out._chain = _ALIAS_CHAIN
-        out._ver = out._vbase._ver
         out._seen = -2
+        out._ver = ver
+        out._grad = out._grad_fn = out._acc = None
+        out._oi = 0
+        out._rg = out._retains = False
+        out._dev = dev
         return out
 
     def _settle(self):
@@ -189,7 +202,10 @@ class Tensor(TensorCasts, TensorPickling):
         a compiled function sees an ordinary tensor."""
         x = _SLOT_X.__get__(self._vbase)
         if type(x) is np.ndarray:  # a transfer (no program: a new shape compiles nothing)
+            arr = x
             x = host_to_jax(x, copy=False, concrete=True)
+            if arr.size <= HOST_MAX:  # host reads of its rows (``for i in ix``) read ``arr``: no transfer back
+                _views.remember_host(x, arr)
         _SLOT_X.__set__(self, x)
         self._vbase = self._chain = None
         self._seen = self._ver[0]
@@ -251,11 +267,17 @@ class Tensor(TensorCasts, TensorPickling):
             return None
         if type(src) not in _CONCRETE and not _concrete(src):
             return None
-        out = Tensor._wrap(_views.Pending(shape, src.dtype, src, None, last), self._dev)
+        # (built inline, not through _wrap: a batch loader makes ~100 of these per batch)
+        out = _new(Tensor)
+        out._x = _views.Pending(shape, src.dtype, src, None, last)
         out._vbase = root
         out._chain = chain
         ver = out._ver = root._ver
         out._seen = -2 - ver[0]
+        out._grad = out._grad_fn = out._acc = None
+        out._oi = 0
+        out._rg = out._retains = False
+        out._dev = self._dev
         return out
 
     @property
@@ -755,6 +777,7 @@ class Tensor(TensorCasts, TensorPickling):
         return None
 
 
+_new = object.__new__
 _PLAIN_VALUE = Tensor.__dict__["_value"]
 _SLOT_X = Tensor.__dict__["_x"]  # (the slot itself: tracing installs a recording property over it)
 

@@ -9,6 +9,7 @@ from functools import partial
 from jax import lax
 
 from .. import _dtype
+from .._dispatch import host_int_sum
 from .._tape import node_class
 from . import checks as C
 from ._util import Tensor, binary, cast, dispatch, float_dtype_for, register, unary, camel
@@ -222,6 +223,10 @@ def _alpha_op(name, sub):
     node_name = camel(name)
 
     def fn(input, other, *legacy, alpha=1):
+        if type(other) is int and type(input) is Tensor and input._seen < -1 and alpha == 1 and not legacy:
+            r = host_int_sum(input, other, sub)  # ``i + 8`` of a host-readable int64 scalar: no dispatch
+            if r is not None:
+                return r
         if legacy:  # torch's deprecated add(input, Number alpha, other)
             (input, other), kw = sort_scalar_args(name, (input, other) + legacy, 2, ("alpha",))
             alpha = kw["alpha"]
