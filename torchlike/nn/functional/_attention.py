@@ -16,6 +16,7 @@ from ..._dispatch import dispatch
 from ...tensor import Tensor
 from ... import _autocast as _amp
 from ..._random import draw
+from ._linear import _xwt
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -24,6 +25,15 @@ _HI = lax.Precision.HIGHEST
 
 def _mm(a, b):
     return jnp.matmul(a, b, precision=_HI)
+
+
+def _qkt(q, k):
+    """``q @ k^T`` over the last two dims; with equal batch dims one dot_general that contracts the
+    feature dims directly (no transposed copy of ``k`` made or saved for the backward)."""
+    if q.shape[:-2] == k.shape[:-2] and q.dtype == k.dtype:
+        nb = tuple(range(q.ndim - 2))
+        return lax.dot_general(q, k, (((q.ndim - 1,), (k.ndim - 1,)), (nb, nb)), precision=_HI)
+    return _mm(q, jnp.swapaxes(k, -1, -2))
 
 
 def _safe_softmax(s):
@@ -49,7 +59,7 @@ def _sdpa_core(q, k, v, mask, keep, scale, is_causal, gqa, safe=True):
     if gqa and k.shape[-3] != q.shape[-3]:
         r = q.shape[-3] // k.shape[-3]
         k, v = jnp.repeat(k, r, axis=-3), jnp.repeat(v, r, axis=-3)
-    s = _mm(q.astype(acc), jnp.swapaxes(k.astype(acc), -1, -2)) * scale
+    s = _qkt(q.astype(acc), k.astype(acc)) * scale
     if is_causal:
         s = jnp.where(jnp.asarray(np.tril(np.ones((L, S), bool))), s, -jnp.inf)
     b = _bias_from_mask(mask, acc)
@@ -108,7 +118,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
 
 def _linear(x, w, b):
-    y = jnp.matmul(x, w.T, precision=_HI)
+    y = _xwt(x, w)
     return y if b is None else y + b
 
 
