@@ -38,6 +38,7 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_cifar_cnn_split.py", 1e-4),
     ("ex_seq2seq_attention.py", 1e-4),
     ("ex_wgan_gp_swa.py", 1e-4),
+    ("ex_distributions_sac_mdn.py", 1e-4),
 ]
 
 
