@@ -35,6 +35,10 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_forward_forward.py", 1e-4),
     ("ex_mingpt_makemore.py", 1e-4),
     ("ex_style_rnn_regression.py", 1e-4),
+    ("ex_cifar_cnn_split.py", 1e-4),
+    ("ex_seq2seq_attention.py", 1e-4),
+    ("ex_wgan_gp_swa.py", 1e-4),
+    ("ex_distributions_sac_mdn.py", 1e-4),
 ]
 
 

@@ -19,12 +19,13 @@ import enum
 import types
 
 from ._missing import module_getattr
+from ._storage import StorageBase
 
 __all__ = ["DispatchKey", "DispatchKeySet", "DisableTorchFunction", "DisableTorchFunctionSubclass",
            "_ExcludeDispatchKeyGuard", "_IncludeDispatchKeyGuard", "_get_tracing_state", "_log_api_usage_once",
            "_log_api_usage_metadata",
            "_dispatch_has_kernel_for_dispatch_key", "_TensorMeta", "PyTorchFileReader",
-           "ScriptModule", "ScriptFunction", "_nn"]
+           "ScriptModule", "ScriptFunction", "_nn", "StorageBase"]
 
 # torch's DispatchKey values (torch 2.13), in torch's order; the library-facing subset
 _KEYS = {"Undefined": 0, "BackendSelect": 11, "Python": 13, "Functionalize": 15, "Conjugate": 16, "Negative": 17,

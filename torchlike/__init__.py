@@ -17,7 +17,9 @@ from .distributed import _runtime as _dist_runtime  # noqa: E402
 _dist_runtime.start_from_env()
 
 from . import _dtype  # noqa: E402
-from ._dtype import (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz)  # noqa: F401,E402
+from ._dtype import (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)  # noqa: F401,E402
+from ._dtype import (bits1x8, bits2x4, bits4x2, bits8, bits16, bit, int1, int2, int3, int4, int5, int6,  # noqa: F401,E402
+                     int7, uint1, uint2, uint3, uint4, uint5, uint6, uint7, float4_e2m1fn_x2)  # (shell dtypes)
 from ._dtype import (bfloat16, bool, cdouble, cfloat, chalf, complex32, complex64, complex128, double,  # noqa
                      dtype, finfo, float, float16, float32, float64, get_default_dtype, half, iinfo, int,
                      int8, int16, int32, int64, long, promote_types, result_type, can_cast, set_default_dtype,
@@ -85,6 +87,8 @@ Storage = _LEGACY_STORAGES["FloatStorage"]  # torch.Storage is torch.FloatStorag
 from ._symbolic import *  # noqa: E402,F401,F403
 from ._higher_order_ops import cond, while_loop  # noqa: E402,F401
 from ._toplevel_extras import *  # noqa: E402,F401,F403  (torch.Future, torch.relu_ & co., torch.detach, ...)
+from ._toplevel_kernels import *  # noqa: E402,F401,F403  (torch.lstm, torch.convolution, batch_norm_stats, ...)
+from ._toplevel_runtime import *  # noqa: E402,F401,F403  (build flags, torch.fork, from_file, removed functions)
 from ._missing import module_getattr as _module_getattr  # noqa: E402
 
 _missing_getattr = _module_getattr("torch")

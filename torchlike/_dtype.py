@@ -13,7 +13,8 @@ __all__ = [
     "dtype", "float32", "float", "float64", "double", "float16", "half", "bfloat16", "int8", "int16",
     "int32", "int", "int64", "long", "short", "uint8", "uint16", "uint32", "uint64", "bool",
     "complex64", "cfloat", "complex128", "cdouble", "complex32", "chalf", "float8_e4m3fn", "float8_e5m2",
-    "float8_e4m3fnuz", "float8_e5m2fnuz", "finfo", "iinfo",
+    "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "finfo", "iinfo", *"""bits1x8 bits2x4 bits4x2 bits8
+    bits16 bit int1 int2 int3 int4 int5 int6 int7 uint1 uint2 uint3 uint4 uint5 uint6 uint7 float4_e2m1fn_x2""".split(),
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast",
 ]
 
@@ -74,14 +75,44 @@ float8_e4m3fn = dtype("float8_e4m3fn", ml_dtypes.float8_e4m3fn, 2, 0)
 float8_e5m2 = dtype("float8_e5m2", ml_dtypes.float8_e5m2, 2, 0)
 float8_e4m3fnuz = dtype("float8_e4m3fnuz", ml_dtypes.float8_e4m3fnuz, 2, 0)
 float8_e5m2fnuz = dtype("float8_e5m2fnuz", ml_dtypes.float8_e5m2fnuz, 2, 0)
-FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz)
+float8_e8m0fnu = dtype("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu, 2, 0)  # the MX block scale: 2**e, unsigned
+float8_e8m0fnu.is_signed = False
+FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
+
+
+class _ShellDtype(dtype):
+    """torch's "shell" dtypes (``torch.int4``, ``torch.uint1`` ... ``torch.bits8``, ``torch.float4_e2m1fn_x2``):
+    names that tensor subclasses (torchao) carry, with almost no kernel in torch itself. They exist here with
+    torch's attributes, pickle and compare; a tensor of one cannot be made (reading ``.np``, which every
+    creation path does, raises NotImplementedError naming the dtype; docs/differences.md)."""
+
+    __slots__ = ()
+
+    def __init__(self, name, kind, signed, itemsize=1):
+        self.name, self._kind, self._rank, self.itemsize = name, kind, 0, itemsize
+        self.is_floating_point, self.is_complex, self.is_signed = kind == 2, False, signed
+
+    @property
+    def np(self):
+        raise NotImplementedError(f"torch.{self.name} tensors are not supported by torchlike: JAX has no such "
+                                  f"storage type (see docs/differences.md)")
+
+
+bits1x8, bits2x4, bits4x2, bits8 = (_ShellDtype(n, 1, None) for n in ("bits1x8", "bits2x4", "bits4x2", "bits8"))
+bits16 = _ShellDtype("bits16", 1, None, 2)
+int1, int2, int3, int4, int5, int6, int7 = (_ShellDtype(f"int{i}", 1, True) for i in range(1, 8))
+uint1, uint2, uint3, uint4, uint5, uint6, uint7 = (_ShellDtype(f"uint{i}", 1, False) for i in range(1, 8))
+bit = uint1
+float4_e2m1fn_x2 = _ShellDtype("float4_e2m1fn_x2", 2, True)
+SHELL = (bits1x8, bits2x4, bits4x2, bits8, bits16, int1, int2, int3, int4, int5, int6, int7, uint1, uint2, uint3,
+         uint4, uint5, uint6, uint7, float4_e2m1fn_x2)
 
 half, double, short, long, cfloat, cdouble, chalf = float16, float64, int16, int64, complex64, complex128, complex32
 float, int = float32, int32  # torch.float is float32, torch.int is int32
 
 ALL = [bool, uint8, int8, int16, int32, int64, uint16, uint32, uint64, float16, bfloat16, float32, float64,
        complex64, complex128]
-_BY_NAME = {d.name: d for d in ALL + [complex32, *FLOAT8]}
+_BY_NAME = {d.name: d for d in ALL + [complex32, *FLOAT8, *SHELL]}
 _BY_NP = {d.np: d for d in ALL + list(FLOAT8)}
 _builtin_bool, _builtin_int, _builtin_float, _builtin_complex = type(True), type(1), type(1.0), type(1j)
 
@@ -145,6 +176,9 @@ def default_complex() -> dtype:
 def _promote_uncached(a: dtype, b: dtype) -> dtype:
     if a is b:
         return a
+    if isinstance(a, _ShellDtype) or isinstance(b, _ShellDtype):
+        raise RuntimeError(f"Promotion from {_CAP.get(a.name, a.name.capitalize())} and "
+                           f"{_CAP.get(b.name, b.name.capitalize())} is unsupported.")
     if a in FLOAT8 or b in FLOAT8:
         raise RuntimeError(f"Promotion for Float8 Types is not supported, attempted to promote {_CAP[a.name]} and "
                            f"{_CAP[b.name]}")
@@ -286,7 +320,7 @@ class finfo:
 
     def __init__(self, type=None):
         d = to_dtype(type) if type is not None else _default[0]
-        if d._kind < 2:
+        if d._kind < 2 or isinstance(d, _ShellDtype):
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             "'torch.finfo'")
         info = ml_dtypes.finfo(d.to_real().np)
@@ -313,7 +347,7 @@ class iinfo:
 
     def __init__(self, type):
         d = to_dtype(type)
-        if d._kind != 1 and d is not bool:
+        if (d._kind != 1 and d is not bool) or isinstance(d, _ShellDtype):
             raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle "
                             "'torch.iinfo'")
         info = np.iinfo(d.np) if d is not bool else None

@@ -51,7 +51,16 @@ def buffer_address(root) -> int:
     return ptr
 
 
-class UntypedStorage:
+class StorageBase:
+    """torch._C.StorageBase: the C++ base of ``torch.UntypedStorage`` (``isinstance(s, torch._C.StorageBase)``)."""
+
+    __slots__ = ()
+
+
+StorageBase.__module__ = "torchlike._C"
+
+
+class UntypedStorage(StorageBase):
     """Bytes: those of a tensor's root buffer (``Tensor.untyped_storage()``) or of a file mapped with
     :meth:`from_file` (how safetensors' ``safe_open`` reads checkpoints)."""
 

@@ -38,9 +38,10 @@ def _as_strided(x, xp, size, stride, offset):
         shp[d] = n
         idx = idx + (np.arange(n) * s).reshape(shp)
     if idx.size and (idx.max() >= x.size or idx.min() < 0):
-        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset} "
-                           f"requiring a storage size of {int(idx.max()) + 1} are out of bounds for storage "
-                           f"of size {x.size}")
+        n = x.dtype.itemsize  # torch counts the storage in bytes
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
+                           f"and itemsize {n} requiring a storage size of {(int(idx.max()) + 1) * n} are out of "
+                           f"bounds for storage of size {x.size * n}")
     return xp.reshape(x, (-1,))[idx.reshape(-1)].reshape(tuple(size))
 
 

@@ -14,6 +14,8 @@ import functools
 from ._util import register, wrap_dim
 from .registry import write_out
 from . import views as _v
+from . import complex_ops as _complex
+from .._grad_mode import is_grad_enabled
 from .._tape import relabel
 from .basic import clone
 
@@ -98,3 +100,75 @@ def narrow_copy(input, dim, start, length):
     if length < 0 or start + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     return clone(_v.narrow(input, d, start, length))
+
+
+# --- the remaining view copies: select, slice, view_as_real/complex, and the sparse accessors -----------
+def _slice(input, dim=0, start=None, end=None, step=1):
+    d = wrap_dim(dim, input.ndim)
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    idx = (("s", None, None, None),) * d + (("s", start, end, int(step)),)
+    return _v.view_step(input, ("index", idx), name="SliceBackward0")
+
+
+def _view_as_complex(input):
+    if input.requires_grad and is_grad_enabled():  # torch's X_copy of a complex view has no derivative
+        raise RuntimeError("view_as_complex_copy does not support automatic differentiation for outputs with "
+                           "complex dtype.")
+    return _complex.view_as_complex(input)
+
+
+for _name, _f in [("select_copy", _v.select), ("slice_copy", _slice),
+                  ("view_as_real_copy", _complex.view_as_real), ("view_as_complex_copy", _view_as_complex)]:
+    register(_name, method=False, out=True, promote="none")(_copying(_name, _f))
+
+# torch's layout names in its "expected ... layout but got X" errors
+_LAYOUT_NAMES = {"torch.strided": "Strided", "torch.sparse_coo": "Sparse", "torch.sparse_csr": "SparseCsr",
+                 "torch.sparse_csc": "SparseCsc", "torch.sparse_bsr": "SparseBsr", "torch.sparse_bsc": "SparseBsc"}
+# accessor -> (the layouts it reads, how torch names them in its error)
+_SPARSE_ACCESSORS = {
+    "indices": (("torch.sparse_coo",), "sparse coordinate tensor"),
+    "values": (("torch.sparse_coo", "torch.sparse_csr", "torch.sparse_csc", "torch.sparse_bsr", "torch.sparse_bsc"),
+               "sparse tensor"),
+    "crow_indices": (("torch.sparse_csr", "torch.sparse_bsr"), "sparse row compressed tensor"),
+    "col_indices": (("torch.sparse_csr", "torch.sparse_bsr"), "sparse row compressed tensor"),
+    "ccol_indices": (("torch.sparse_csc", "torch.sparse_bsc"), "sparse column compressed tensor"),
+    "row_indices": (("torch.sparse_csc", "torch.sparse_bsc"), "sparse column compressed tensor"),
+}
+
+
+def _sparse_copy(accessor):
+    layouts, what = _SPARSE_ACCESSORS[accessor]
+    name = accessor + "_copy"
+
+    def fn(input):
+        layout = repr(input.layout)
+        if layout == "torch.sparse_coo":  # torch 2.13 registers these copies for strided and compressed layouts
+            raise NotImplementedError(f"Could not run 'aten::{name}' with arguments from the 'SparseCPU' backend. "
+                                      "This could be because the operator doesn't exist for this backend, or was "
+                                      "omitted during the selective/custom build process (if using custom build).")
+        if layout not in layouts:
+            raise RuntimeError(f"{accessor} expected {what} layout but got {_LAYOUT_NAMES.get(layout, layout)}")
+        return clone(getattr(input, accessor)())
+    fn.__name__ = name
+    fn.__doc__ = (f"A copy of ``input.{accessor}()`` (torch.{name}).\n\n    >>> import torchlike\n"
+                  f"    >>> torchlike.{name} is not None\n    True\n    ")
+    return fn
+
+
+for _acc in _SPARSE_ACCESSORS:
+    register(_acc + "_copy", method=False, out=True, promote="none", differentiable=False)(_sparse_copy(_acc))
+
+
+@register(method=False, promote="none")
+def slice_inverse(input, src, dim=0, start=None, end=None, step=1):
+    """torch.slice_inverse (functionalization's helper, the inverse of ``slice``): the storage of the slice
+    ``input`` seen with the geometry of ``src`` (its base), i.e.
+    ``input.as_strided(src.size(), src.stride(), src.storage_offset())``.
+
+    >>> import torchlike
+    >>> base = torchlike.arange(5.)
+    >>> torchlike.slice_inverse(base[2:4], torchlike.zeros(5), 0, 2, 4).tolist()
+    [0.0, 1.0, 2.0, 3.0, 4.0]
+    """
+    return _v.as_strided(input, tuple(src.shape), tuple(src.stride()), src.storage_offset())

@@ -20,10 +20,11 @@ import warnings
 import zipfile
 
 from .. import serialization
+from ..futures import Future
 from . import annotations  # noqa: F401 - torch.jit.annotations is an attribute of torch.jit
 
 __all__ = ["script", "trace", "ignore", "unused", "export", "is_scripting", "is_tracing", "Final", "save", "load",
-           "ScriptModule", "freeze", "optimize_for_inference", "trace_module", "annotate", "fork", "wait",
+           "ScriptModule", "freeze", "optimize_for_inference", "trace_module", "annotate", "fork", "wait", "Error",
            "annotations"]
 
 _MARK = "torchlike_jit.json"
@@ -96,12 +97,26 @@ def annotate(the_type, the_value):
 
 
 def fork(func, *args, **kwargs):
-    """Run ``func`` now; ``wait`` returns its result (torchlike runs futures synchronously)."""
-    return func(*args, **kwargs)
+    """Run ``func`` now and return a completed ``torch.Future`` holding its result (eager torch runs the
+    forked call inline too); ``wait(fut)`` or ``fut.wait()`` returns it.
+
+    >>> import torchlike
+    >>> fut = torchlike.jit.fork(lambda x: x + 1, 2)
+    >>> fut.wait(), torchlike.jit.wait(fut)
+    (3, 3)
+    """
+    fut = Future()
+    fut.set_result(func(*args, **kwargs))
+    return fut
 
 
 def wait(future):
-    return future
+    """The result of a ``fork``'s future."""
+    return future.wait()
+
+
+class Error(Exception):
+    """torch.jit.Error (``torch.JITException``): what a TorchScript program raises."""
 
 
 def freeze(mod, preserved_attrs=None, optimize_numerics=True):
