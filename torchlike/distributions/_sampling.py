@@ -3,8 +3,7 @@
 
 In eager CPU code the values are torch's for the same seed (``torchlike/_mt_rejection.py``);
 compiled code draws from JAX keys.  Gamma samples are reparameterized like torch's: the gradient
-with respect to the concentration is torch's ``_standard_gamma_grad`` formula, and Dirichlet (and Beta,
-built on it) samples carry torch's ``_dirichlet_grad`` backward.
+with respect to the concentration is torch's ``_standard_gamma_grad`` formula.
 
 >>> import torchlike
 >>> from torchlike.distributions._sampling import standard_gamma
@@ -101,119 +100,11 @@ def _normalize(g, dt):
     return jnp.minimum(jnp.maximum(x, np.finfo(dt).tiny), np.nextafter(dt.type(1), dt.type(0)))
 
 
-_C_DIR = np.array([
-    [[[1.003668233, -0.01061107488, -0.0657888334, 0.01201642863],
-      [0.6336835991, -0.3557432599, 0.05486251648, -0.001465281033],
-      [-0.03276231906, 0.004474107445, 0.002429354597, -0.0001557569013]],
-     [[0.221950385, -0.3187676331, 0.01799915743, 0.01074823814],
-      [-0.2951249643, 0.06219954479, 0.01535556598, 0.001550077057],
-      [0.02155310298, 0.004170831599, 0.001292462449, 6.976601077e-05]],
-     [[-0.05980841433, 0.008441916499, 0.01085618172, 0.002319392565],
-      [0.02911413504, 0.01400243777, -0.002721828457, 0.000751041181],
-      [0.005900514878, -0.001936558688, -9.495446725e-06, 5.385558597e-05]]],
-    [[[1, -0.02924021934, -0.04438342661, 0.007285809825],
-      [0.6357567472, -0.3473456711, 0.05454656494, -0.002407477521],
-      [-0.03301322327, 0.004845219414, 0.00231480583, -0.0002307248149]],
-     [[0.5925320577, -0.1757678135, 0.01505928619, 0.000564515273],
-      [0.1014815858, -0.06589186703, 0.01272886114, -0.0007316646956],
-      [-0.007258481865, 0.001096195486, 0.0003934994223, -4.12701925e-05]],
-     [[0.06469649321, -0.0236701437, 0.002902096474, -5.896963079e-05],
-      [0.001925008108, -0.002869809258, 0.0008000589141, -6.063713228e-05],
-      [-0.0003477407336, 6.959756487e-05, 1.097287507e-05, -1.650964693e-06]]]])
-
-
-def _beta_grad_alpha_small(x, alpha, beta):
-    digamma = jax.scipy.special.digamma
-    factor = digamma(alpha) - digamma(alpha + beta) - jnp.log(x)
-    numer = jnp.ones_like(x)
-    series = numer / alpha * (factor + 1 / alpha)
-    for i in range(1, 11):
-        numer = numer * (i - beta) * x / i
-        denom = alpha + i
-        series = series + numer / denom * (factor + 1 / denom)
-    r = x * jnp.power(1 - x, -beta) * series
-    return jnp.where(jnp.isnan(r), 0.0, r)
-
-
-def _beta_grad_beta_small(x, alpha, beta):
-    digamma = jax.scipy.special.digamma
-    factor = digamma(alpha + beta) - digamma(beta)
-    numer, betas, dbetas, series = jnp.ones_like(x), jnp.ones_like(x), jnp.zeros_like(x), factor / alpha
-    for i in range(1, 9):
-        numer = numer * (-x / i)
-        dbetas = dbetas * (beta - i) + betas
-        betas = betas * (beta - i)
-        series = series + numer / (alpha + i) * (dbetas + factor * betas)
-    r = -jnp.power(1 - x, 1 - beta) * series
-    return jnp.where(jnp.isnan(r), 0.0, r)
-
-
-def _beta_grad_alpha_mid(x, alpha, beta):
-    total = alpha + beta
-    mean = alpha / total
-    std = jnp.sqrt(alpha * beta / (total + 1)) / total
-    poly = 47 * x * (beta * beta) * (beta * beta) + alpha * (
-        (43 + 20 * (16 + 27 * beta) * x) * (beta * beta) * beta + alpha * (
-            3 * (59 + 180 * beta - 90 * x) * (beta * beta) + alpha * (
-                (453 + 1620 * beta * (1 - x) - 455 * x) * beta + alpha * (8 * (1 - x) * (135 * beta - 11)))))
-    near = (1 + 12 * alpha) * (1 + 12 * beta) / (total * total) / (1 - x) * poly / (
-        12960 * alpha * alpha * alpha * beta * beta * (1 + 12 * total))
-    prefactor = -x / jnp.sqrt(2 * alpha * beta / total)
-    stirling = ((1 + 1 / (12 * alpha) + 1 / (288 * alpha * alpha)) * (1 + 1 / (12 * beta) + 1 / (288 * beta * beta))
-                / (1 + 1 / (12 * total) + 1 / (288 * total * total)))
-    axbx = alpha * (x - 1) + beta * x
-    term1 = (2 * (alpha * alpha) * (x - 1) + alpha * beta * (x - 1) - x * (beta * beta)) / (
-        jnp.sqrt(2 * alpha / beta) * jnp.power(total, 1.5) * axbx * axbx)
-    term2 = 0.5 * jnp.log(alpha / (total * x))
-    term3 = jnp.sqrt(8 * alpha * beta / total) / (beta * x + alpha * (x - 1))
-    term4 = jnp.power(beta * jnp.log(beta / (total * (1 - x))) + alpha * jnp.log(alpha / (total * x)), -1.5)
-    far = stirling * prefactor * (term1 + term2 * (term3 + jnp.where(x < mean, term4, -term4)))
-    return jnp.where((mean - 0.1 * std <= x) & (x <= mean + 0.1 * std), near, far)
-
-
-def _dirichlet_grad(x, alpha, total):
-    """torch's ``_dirichlet_grad`` (ATen's dirichlet_grad_one, in double): the scaled reparameterized gradient
-    -(d/dalpha cdf(x; alpha, total - alpha)) / pdf / (1 - x) of a Beta-marginal sample ``x``."""
-    beta = total - alpha
-    boundary = total * x * (1 - x)
-    u = jnp.log(x)
-    a = jnp.log(alpha) - u
-    b = jnp.log(total) - a
-    pu, pa = (jnp.ones_like(u), u, u * u), (jnp.ones_like(a), a, a * a)
-    p = q = 0.0
-    for i in range(3):
-        for j in range(3):
-            ua = pu[i] * pa[j]
-            c0, c1 = _C_DIR[0, i, j], _C_DIR[1, i, j]
-            p = p + ua * (c0[0] + b * (c0[1] + b * (c0[2] + b * c0[3])))
-            q = q + ua * (c1[0] + b * (c1[1] + b * (c1[2] + b * c1[3])))
-    digamma = jax.scipy.special.digamma
-    rational = p / q * (x * (digamma(total) - digamma(alpha)) / beta)
-    out = jnp.where((alpha > 6) & (beta > 6), _beta_grad_alpha_mid(x, alpha, beta), rational)
-    out = jnp.where((x >= 0.5) & (boundary < 0.75), -_beta_grad_beta_small(1 - x, beta, alpha), out)
-    return jnp.where((x <= 0.5) & (boundary < 2.5), _beta_grad_alpha_small(x, alpha, beta), out)
-
-
-@jax.custom_jvp
-def _dirichlet_reparam(alpha, x):
-    return x
-
-
-@_dirichlet_reparam.defjvp
-def _dirichlet_reparam_jvp(primals, tangents):
-    # torch's _Dirichlet.backward is grad * (g - sum(x * g)) with grad = _dirichlet_grad(x, alpha, total);
-    # this is the forward form of that linear map (its transpose is torch's backward)
-    alpha, x = primals
-    a64, x64 = alpha.astype(jnp.float64), x.astype(jnp.float64)
-    total = jnp.broadcast_to(a64.sum(-1, keepdims=True), a64.shape)
-    d = _dirichlet_grad(x64, a64, total).astype(x.dtype)
-    dt = d * tangents[0]
-    return x, dt - x * dt.sum(-1, keepdims=True)
-
-
 def _dirichlet_surrogate(alpha, g, x):
-    # value: torch's sample x; gradient: torch's _dirichlet_grad (its Dirichlet/Beta rsample backward)
-    return _dirichlet_reparam(alpha, x)
+    # value: torch's sample x; gradient: through the gamma reparameterization of the same draws
+    gg = _reparam(alpha.astype(jnp.float64), g)
+    y = (gg / gg.sum(-1, keepdims=True)).astype(alpha.dtype)
+    return x + (y - jax.lax.stop_gradient(y))
 
 
 def sample_dirichlet(conc):
