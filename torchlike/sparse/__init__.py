@@ -18,6 +18,7 @@ import warnings
 
 from .. import _dtype
 from .._missing import module_getattr
+from .._ops import registry as _registry
 from ..tensor import Tensor
 from . import _compressed, _functions, _ops
 from .._layout import sparse_bsc, sparse_bsr, sparse_csc
@@ -225,9 +226,11 @@ for _n in _VALUEWISE:
 _ROUTED = frozenset(n for n in list(_METHODS) + list(_VALUEWISE) + list(_functions.DENSE_FIRST) +
                     ["cat", "concat", "concatenate", "stack", "clone", "neg"]
                     if not n.startswith("_") and not n.endswith("_"))
-# in-place only: the table's methods must stay the table's functions (tests/test_registry.py), so
-# ``dense.add(sparse)`` is not routed (``torch.add(dense, sparse)``, ``dense + sparse`` and ``dense @ sparse`` are)
-_DENSE_METHODS = ("add_", "sub_")
+# the op table's ``sparse`` field of each (OpEntry.sparse): the functions install() generates for these ops and
+# their in-place methods (``dense.add_(sparse)``) fall back to the sparse kernel; the methods stay the table's
+# functions, so ``dense.add(sparse)`` is not routed (``torch.add(dense, sparse)``, ``dense + sparse`` and
+# ``dense @ sparse`` are)
+_registry.sparse_kernels(sorted(n for n in _ROUTED if ("torch", n) in _registry.TABLE), _functions.kernel)
 
 
 def _to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
@@ -273,12 +276,6 @@ def _install(torch_ns):
         setattr(Tensor, name, _METHODS[name])
     Tensor.to_dense = _to_dense
     Tensor.is_sparse_csr = False
-    for name in sorted(_ROUTED):
-        dense = getattr(torch_ns, name, None)
-        if callable(dense) and getattr(dense, "__module__", "").startswith("torchlike._ops"):
-            setattr(torch_ns, name, _functions.route(name, dense))
-    for name in _DENSE_METHODS:  # dense += sparse, dense.sub_(sparse)
-        setattr(Tensor, name, _functions.route(name, vars(Tensor)[name]))
     torch_ns.smm, torch_ns.hspmm, torch_ns.sspaddmm = _functions.smm, _functions.hspmm, _functions.sspaddmm
     for name in ("zeros_like", "empty_like", "ones_like", "full_like"):
         setattr(torch_ns, name, _functions.like(name, getattr(torch_ns, name)))

@@ -2,9 +2,10 @@
 torch namespace functions (``torch.add(dense, sparse)``, ``torch.sum(sparse)``, ``torch.mm``...) take sparse
 operands.
 
-Routing costs nothing on the dense path: a table function is wrapped once in ``try``; a sparse operand makes
-the dense kernel raise torch's NotImplementedError when it reads the operand's data, and only then is the
-sparse implementation of the same op called (a method of the sparse operand, or a dense-first form such as
+Routing is a field of the op table (``OpEntry.sparse`` = ``kernel`` below, declared by torchlike.sparse): the
+namespace function and in-place method the table generates run the dense kernel in ``try``; a sparse operand
+makes it raise torch's NotImplementedError when it reads the operand's data, and only then is the sparse
+implementation of the same op called (a method of the sparse operand, or a dense-first form such as
 ``add(dense, sparse)``). Ops torch has no sparse kernel for keep torch's "Could not run 'aten::...'" error.
 """
 from __future__ import annotations
@@ -24,7 +25,7 @@ from ._ops import _gather, _idx_tensor, _linear, _with_values, _wrap, coalesce, 
 from ._tensor import SparseTensor, unsupported
 
 __all__ = ["select", "index_select", "getitem", "cat", "stack", "unsqueeze", "smm", "hspmm", "sspaddmm", "addmm",
-           "mv", "bmm", "norm", "mul", "div", "route", "like"]
+           "mv", "bmm", "norm", "mul", "div", "kernel", "like"]
 
 
 def _sparse_from(x, ii, vals, size, coalesced):
@@ -325,21 +326,16 @@ def _method_of_sparse(name):
     return None
 
 
-def route(name, dense):
-    """``dense`` (a table function) that retries op ``name`` on the sparse implementation when an argument
-    turns out to be sparse; zero cost while every argument is dense."""
-    def op(*args, **kwargs):
-        try:
-            return dense(*args, **kwargs)
-        except NotImplementedError:  # a dense kernel read a sparse operand's data
-            impl = _sparse_impl(name, args, kwargs)
-            if impl is None:
-                raise
-        if "input" in kwargs and args == ():
-            args = (kwargs.pop("input"),)
-        return impl(*args, **kwargs)
-    functools.update_wrapper(op, dense)
-    return op
+def kernel(surface, args, kwargs):
+    """The op table's ``sparse`` field for the ops sparse serves (``OpEntry.sparse``): a callable running the
+    sparse implementation of ``surface`` on these arguments, or None (torch has no such kernel either)."""
+    impl = _sparse_impl(surface, args, kwargs)
+    if impl is None:
+        return None
+    if "input" in kwargs and args == ():
+        kwargs = dict(kwargs)
+        args = (kwargs.pop("input"),)
+    return lambda: impl(*args, **kwargs)
 
 
 def like(name, dense):
