@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import warnings
 
-from .. import _dtype
+from .. import _creation, _dtype
 from .._missing import module_getattr
 from .._ops import registry as _registry
 from ..tensor import Tensor
@@ -230,6 +230,7 @@ _ROUTED = frozenset(n for n in list(_METHODS) + list(_VALUEWISE) + list(_functio
 # their in-place methods (``dense.add_(sparse)``) fall back to the sparse kernel; the methods stay the table's
 # functions, so ``dense.add(sparse)`` is not routed (``torch.add(dense, sparse)``, ``dense + sparse`` and
 # ``dense @ sparse`` are)
+_creation.layout_like.append(_functions.like)  # torch.zeros_like(sparse) ... (a hook of _creation, layer 3)
 _registry.sparse_kernels(sorted(n for n in _ROUTED if ("torch", n) in _registry.TABLE), _functions.kernel)
 
 
@@ -277,8 +278,6 @@ def _install(torch_ns):
     Tensor.to_dense = _to_dense
     Tensor.is_sparse_csr = False
     torch_ns.smm, torch_ns.hspmm, torch_ns.sspaddmm = _functions.smm, _functions.hspmm, _functions.sspaddmm
-    for name in ("zeros_like", "empty_like", "ones_like", "full_like"):
-        setattr(torch_ns, name, _functions.like(name, getattr(torch_ns, name)))
     torch_ns.spmm = spmm
     torch_ns.sparse_coo_tensor = sparse_coo_tensor
     torch_ns.sparse_csr_tensor = sparse_csr_tensor
