@@ -4,6 +4,7 @@ compared with torch."""
 import types
 import warnings
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="torch is the oracle for these comparisons")
@@ -317,3 +318,22 @@ def test_conformance_reports_table_entries_without_samples(scratch_table):
     assert set(table.run_own_samples().values()) == {"pass"}
     section = table.markdown_section(missing)
     assert "`zz_registry_probe`" in section and f"{len(missing)} entries" in section
+
+
+def test_hardshrink_and_prelu_are_entries_on_every_surface():
+    # were hand-attached methods calling nn.functional; now table entries (_ops/activations.py) that
+    # nn.functional re-exports, as torch's F.hardshrink is torch.hardshrink
+    from conftest import raises_like_torch, same_as_torch
+    for name in ("hardshrink", "prelu"):
+        assert torchlike.Tensor.__dict__[name] is TABLE["torch", name].fn
+    assert torchlike.nn.functional.prelu is torchlike.prelu
+    x = np.array([[-1.5, 0.2, 0.7], [2.0, -0.3, -0.6]], np.float32)
+    w = np.array([0.25, -0.5, 2.0], np.float32)
+    same_as_torch(lambda m, x: x.hardshrink(0.5), x)
+    same_as_torch(lambda m, x: m.hardshrink(x, lambd=0.3), x)
+    same_as_torch(lambda m, x, w: x.prelu(w), x.reshape(2, 3, 1), w)
+    same_as_torch(lambda m, x, w: m.prelu(x, w), x, w[:1])
+    same_as_torch(lambda m, x: (m.hardshrink(x, out=m.empty(2, 3)), m.nn.functional.hardshrink(x, out=m.empty(2, 3))),
+                  x, grad=False)
+    raises_like_torch(lambda m, x: m.hardshrink(x.long()), x)
+    raises_like_torch(lambda m, x, w: m.prelu(x, w), x, w[:2])
