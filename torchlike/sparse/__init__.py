@@ -266,16 +266,21 @@ def _to_dense(self, dtype=None, *, masked_grad=None):
     """
     if type(self) is SparseTensor:  # Tensor.to_dense(sparse)
         return to_dense(self, dtype)
+    if dtype is not None and not isinstance(dtype, _dtype.dtype):
+        raise TypeError(f"to_dense(): argument 'dtype' (position 1) must be torch.dtype, not {type(dtype).__name__}")
     return self if dtype is None else self.to(dtype)
+
+
+# the conversions of a dense tensor: method-only entries of the op table (a sparse tensor has its own, above)
+for _n, _f in (("to_sparse", _to_sparse), ("to_sparse_coo", _to_sparse_coo), ("to_sparse_csr", _ops.to_sparse_csr),
+               ("to_sparse_csc", _METHODS["to_sparse_csc"]), ("to_sparse_bsr", _METHODS["to_sparse_bsr"]),
+               ("to_sparse_bsc", _METHODS["to_sparse_bsc"]), ("to_dense", _to_dense)):
+    _registry.register(_n, namespaces=(), promote="none")(_f)
 
 
 # ---- hooks on dense tensors and on the torch namespace --------------------------------------------------
 def _install(torch_ns):
-    """Give dense Tensors their sparse conversions and let torch.mm/matmul/spmm take a sparse operand."""
-    Tensor.to_sparse, Tensor.to_sparse_coo, Tensor.to_sparse_csr = _to_sparse, _to_sparse_coo, _ops.to_sparse_csr
-    for name in ("to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc"):
-        setattr(Tensor, name, _METHODS[name])
-    Tensor.to_dense = _to_dense
+    """Give dense Tensors ``is_sparse_csr`` and the torch namespace the sparse-only functions and constructors."""
     Tensor.is_sparse_csr = False
     torch_ns.smm, torch_ns.hspmm, torch_ns.sspaddmm = _functions.smm, _functions.hspmm, _functions.sspaddmm
     torch_ns.spmm = spmm
