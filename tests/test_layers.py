@@ -208,17 +208,6 @@ UPWARD_ALLOWED = {  # (importer, imported) module-level upward imports in files 
     (".func._common", ".compile"), (".func._common", ".compile._trace"),
 }
 UNJUSTIFIED_LOCAL = {  # (importer, imported): function-local imports without a `# lazy:` reason
-    (".dist._spmd", ".tensor"): 2, (".dist._spmd", "torchlike"): 1,
-    (".distributed._process_group", ".distributed._runtime"): 1,
-    (".distributed.algorithms.ddp_comm_hooks.default_hooks", ".nn.parallel.distributed"): 2,
-    (".distributed.algorithms.ddp_comm_hooks.default_hooks", "torchlike"): 1,
-    (".distributed.device_mesh", ".tensor"): 1, (".distributed.device_mesh", "torchlike"): 1,
-    (".distributed.tensor", ".distributed.tensor._dtensor"): 2, (".distributed.tensor", "torchlike"): 6,
-    (".distributed.tensor._dtensor", ".distributed.device_mesh"): 1,
-    (".func._jax_interop", "._device"): 1,
-    (".func._module_state", ".nn.modules.normalization"): 1, (".func._module_state", "torchlike"): 1,
-    (".nn.attention.flex_attention", "torchlike"): 3,
-    (".nn.parallel.distributed", "torchlike"): 1,
 }
 
 

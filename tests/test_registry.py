@@ -4,6 +4,7 @@ compared with torch."""
 import types
 import warnings
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="torch is the oracle for these comparisons")
@@ -98,25 +99,28 @@ def test_every_entry_is_installed_on_its_surfaces():
 
 
 def test_public_functions_are_the_tables_with_no_side_channel():
-    # torchlike.X (and linalg/special/fft.X) is the entry's function itself, or (out=True) install's one
-    # out= wrapper around it; module-level references in the op's own module are that same function, so no
-    # caller can reach an unchecked copy. The one exception left: torchlike.sparse wraps the torch namespace
-    # functions it serves (route/like in sparse/_functions.py) after install, listed here so it cannot grow.
+    # torchlike.X (and linalg/special/fft.X) is the entry's function itself, or install's wrappers around it,
+    # generated from the entry's declaration: out= (out=True) and the sparse fallback (the ``sparse`` field,
+    # which torchlike.sparse fills before install); module-level references in the op's own module are that
+    # same function, so no caller can reach an unchecked copy. No exception: nothing rewraps a surface later.
     import sys
 
-    from torchlike import sparse
-    routed = set(sparse._ROUTED) | {"zeros_like", "empty_like", "ones_like", "full_like"}
     out_wrapper = registry._with_out(len, "len").__code__
-    checked = 0
+    sparse_wrapper = registry._with_sparse(len, "len", None).__code__
+    checked = with_sparse = 0
     for (ns0, name), e in TABLE.items():
         for ns in e.namespaces:
             if ns not in _NS_TL:
                 continue
             got = getattr(_NS_TL[ns], name)
-            if ns == "torch" and name in routed:
-                got = got.__wrapped__  # sparse's router (functools.update_wrapper) around the table's surface
             if isinstance(got, types.ModuleType):  # torchlike.dist once the package is imported: it calls the op
                 got = got.__wrapped__
+            if e.sparse is not None:
+                assert got.__code__ is sparse_wrapper, f"{ns}.{name}: not install's sparse fallback"
+                got = got.__wrapped__
+                with_sparse += 1
+            else:
+                assert getattr(got, "__code__", None) is not sparse_wrapper, f"{ns}.{name}: undeclared sparse fallback"
             if e.out:
                 assert got.__code__ is out_wrapper, f"{ns}.{name}: not install's out= wrapper"
                 got = got.__wrapped__
@@ -129,7 +133,26 @@ def test_public_functions_are_the_tables_with_no_side_channel():
                 # another name for the same op in its module: must be the declared (checked) function
                 # (_rsub: the helper both rsub, with torch.rsub's argument checks, and __rsub__ call)
                 assert attr == "_rsub", f"{mod.__name__}.{attr} is an undeclared copy of {name}"
-    assert checked > 500
+    assert checked > 500 and with_sparse > 40
+
+
+def test_sparse_fallback_is_a_declaration_field():
+    # torchlike.sparse fills OpEntry.sparse before install; install generates the fallback on the namespace
+    # function and the in-place method (dense.add_(sparse)) from it, never on the method or a dunder (hot path)
+    inplace_sparse = registry._make_inplace(len, "len", sparse=len).__code__
+    inplace_dense = registry._make_inplace(len, "len").__code__
+    for (ns0, name), e in TABLE.items():
+        if e.inplace:
+            code = torchlike.Tensor.__dict__[name + "_"].__code__
+            assert code is (inplace_sparse if e.sparse is not None else inplace_dense), f"Tensor.{name}_"
+    assert TABLE["torch", "add"].sparse is not None and TABLE["torch", "cumsum"].sparse is None
+    with pytest.raises(RuntimeError, match="before install"):
+        registry.sparse_kernels(["add"], TABLE["torch", "add"].sparse)
+    d = torch.tensor([[0., 2.], [3., 0.]])
+    for x in (d, torchlike.tensor(d.tolist())):  # the fallback in use: a dense tensor += a sparse one
+        y = x.clone()
+        y.add_(x.to_sparse(), alpha=2).sub_(x.to_sparse())
+        assert y.tolist() == [[0., 4.], [6., 0.]]
 
 
 # same name, another op in torch: torch.cond is control flow (linalg.cond is the table's); torch.solve, eig,
@@ -295,3 +318,22 @@ def test_conformance_reports_table_entries_without_samples(scratch_table):
     assert set(table.run_own_samples().values()) == {"pass"}
     section = table.markdown_section(missing)
     assert "`zz_registry_probe`" in section and f"{len(missing)} entries" in section
+
+
+def test_hardshrink_and_prelu_are_entries_on_every_surface():
+    # were hand-attached methods calling nn.functional; now table entries (_ops/activations.py) that
+    # nn.functional re-exports, as torch's F.hardshrink is torch.hardshrink
+    from conftest import raises_like_torch, same_as_torch
+    for name in ("hardshrink", "prelu"):
+        assert torchlike.Tensor.__dict__[name] is TABLE["torch", name].fn
+    assert torchlike.nn.functional.prelu is torchlike.prelu
+    x = np.array([[-1.5, 0.2, 0.7], [2.0, -0.3, -0.6]], np.float32)
+    w = np.array([0.25, -0.5, 2.0], np.float32)
+    same_as_torch(lambda m, x: x.hardshrink(0.5), x)
+    same_as_torch(lambda m, x: m.hardshrink(x, lambd=0.3), x)
+    same_as_torch(lambda m, x, w: x.prelu(w), x.reshape(2, 3, 1), w)
+    same_as_torch(lambda m, x, w: m.prelu(x, w), x, w[:1])
+    same_as_torch(lambda m, x: (m.hardshrink(x, out=m.empty(2, 3)), m.nn.functional.hardshrink(x, out=m.empty(2, 3))),
+                  x, grad=False)
+    raises_like_torch(lambda m, x: m.hardshrink(x.long()), x)
+    raises_like_torch(lambda m, x, w: m.prelu(x, w), x, w[:2])

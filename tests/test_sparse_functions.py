@@ -126,6 +126,8 @@ FUNCTIONS = {
     "zeros_like(s)": lambda L: L.zeros_like(sp(L)),
     "empty_like(h, dtype)": lambda L: L.empty_like(sp(L, hybrid=True), dtype=L.float64),
     "zeros_like(d)": lambda L: L.zeros_like(dn(L)),
+    "linalg.matmul(d, s)": lambda L: L.linalg.matmul(dn(L), sp(L)),  # every surface of a table entry with the
+    "linalg.matmul(s, d)": lambda L: L.linalg.matmul(sp(L), dn(L)),  # sparse field falls back, not torch's alone
 }
 
 
@@ -186,6 +188,11 @@ ERRORS = {
     "zeros(2, size=)": lambda L: L.zeros(2, size=(2,)),
     "ones((2, 3), size=)": lambda L: L.ones((2, 3), size=(2,)),
     "empty(2, size=)": lambda L: L.empty(2, size=(3,)),
+    "s.add_(d)": lambda L: sp(L).add_(dn(L)),  # recursed through the dense-first in-place form before
+    "s.sub_(d)": lambda L: sp(L).sub_(dn(L)),
+    "zeros_like(s, d)": lambda L: L.zeros_like(sp(L), dn(L)),  # sparse's *_like took extra arguments silently
+    "empty_like(s, 2)": lambda L: L.empty_like(sp(L), 2),
+    "d.to_dense('x')": lambda L: dn(L).to_dense("x"),  # a table entry now: test_error_translation calls it so
 }
 
 
@@ -204,6 +211,8 @@ NO_KERNEL = {  # torch has no sparse kernel: NotImplementedError naming the op
     "_softmax": lambda L: sp(L).softmax(1), "_log_softmax": lambda L: sp(L).log_softmax(1),
     "eq": lambda L: L.eq(sp(L), sp(L)), "where": lambda L: L.where(dn(L) > 0, sp(L), dn(L)),
     "as_strided": lambda L: sp(L)[1:], "fill_.Scalar": lambda L: L.ones_like(sp(L)),
+    # through the table's sparse fallback, which finds no kernel: the op's name, not the fallback's
+    "pow": lambda L: L.pow(dn(L), sp(L)),
 }
 
 

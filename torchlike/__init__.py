@@ -48,6 +48,7 @@ from ._ops import registry as _registry  # noqa: E402
 from . import _host_ops  # noqa: E402,F401  (numpy fast paths for ops on host-resident tensors)
 import sys as _sys  # noqa: E402
 
+from . import sparse  # noqa: E402  (torch.sparse; declares the table's sparse kernels, so before install)
 _registry.install({"torch": _sys.modules[__name__], "linalg": linalg, "special": special, "fft": fft,
                    "nn.functional": None, "aten": _ops.aten_ops.ATEN}, Tensor)
 
@@ -64,8 +65,7 @@ from .accelerator import Stream, Event  # noqa: E402,F401  (torch.Stream / torch
 from ._errors import OutOfMemoryError, AcceleratorError  # noqa: E402,F401
 torch = _sys.modules[__name__]  # torch.torch is torch (kornia annotates with torch.torch.Tensor)
 from . import serialization, safetensors  # noqa: E402
-from . import sparse  # noqa: E402  (torch.sparse; also gives torch.mm/matmul a sparse operand)
-sparse._install(_sys.modules[__name__])
+sparse._install(_sys.modules[__name__])  # sparse conversions on dense tensors, sparse constructors here
 from . import func  # noqa: E402,F401
 from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_dtype,  # noqa: E402,F401,F811
                                 is_autocast_cache_enabled, is_autocast_enabled, set_autocast_cache_enabled,

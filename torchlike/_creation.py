@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _dtype, _jit_cache
 from ._errors import check_alloc
+from ._layout import strided as _strided
 from ._device import canonical, host_to_jax, of_array
 from .tensor import _PLAIN_VALUE, HOST_MAX, Tensor
 
@@ -432,21 +433,36 @@ def _like(input, dtype, device):
     return (dtype if dtype is not None else input.dtype), (device if device is not None else input.device)
 
 
+# the *_like of a tensor of another layout than strided (a sparse one): torchlike.sparse, a layer above, appends
+# its ``like(name, input, dtype, device, requires_grad)`` when it is imported
+layout_like = []
+
+
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    if getattr(input, "layout", _strided) is not _strided:
+        return layout_like[0]("zeros_like", input, dtype, device, requires_grad)
+    d, dev = _like(input, dtype, device)
+    return _filled(tuple(input.shape), 0, d, dev, requires_grad)
+
+
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    if getattr(input, "layout", _strided) is not _strided:
+        return layout_like[0]("empty_like", input, dtype, device, requires_grad)
     d, dev = _like(input, dtype, device)
     return _filled(tuple(input.shape), 0, d, dev, requires_grad)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    if getattr(input, "layout", _strided) is not _strided:
+        return layout_like[0]("ones_like", input, dtype, device, requires_grad)
     d, dev = _like(input, dtype, device)
     return _filled(tuple(input.shape), 1, d, dev, requires_grad)
 
 
-empty_like = zeros_like
-
-
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
+    if getattr(input, "layout", _strided) is not _strided:
+        return layout_like[0]("full_like", input, dtype, device, requires_grad)
     d, dev = _like(input, dtype, device)
     return _filled(tuple(input.shape), fill_value, d, dev, requires_grad)
 

@@ -2,7 +2,7 @@
 from . import registry  # noqa: F401
 from . import basic, views, pointwise, shape, reduction, indexing, nonzero_where, scatter, take, masking  # noqa: F401
 from . import matmul, addmm  # noqa: F401
-from . import rearrange, pointwise_composite, special, random_ops  # noqa: F401
+from . import rearrange, pointwise_composite, special, random_ops, activations  # noqa: F401
 from . import order_stats_scans, sorting  # noqa: F401
 from . import linalg, linalg_decomp, linalg_norms  # noqa: F401
 from . import lowrank  # noqa: F401

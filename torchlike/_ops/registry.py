@@ -18,7 +18,8 @@ from typing import Callable
 from .._errors import inplace_error
 from .._mutation import check_no_overlap, write_out  # noqa: F401  (re-exported: the ops' import path)
 
-__all__ = ["OpEntry", "TABLE", "register", "install", "write_out", "check_no_overlap", "accepts_out"]
+__all__ = ["OpEntry", "TABLE", "register", "install", "sparse_kernels", "write_out", "check_no_overlap",
+           "accepts_out"]
 
 
 @dataclasses.dataclass
@@ -34,6 +35,12 @@ class OpEntry:
     dunders: tuple = ()
     checks: tuple = ()  # argument checks (see _ops/checks.py), already applied to ``fn``
     aten: str = ""  # torch's op name in its messages (``div`` for true_divide, ``special_erfcx``); default: name
+    # the op on sparse operands: ``sparse(surface, args, kwargs)`` -> a callable running the sparse kernel on those
+    # arguments, or None (no sparse kernel: the dense error stands). torchlike.sparse (a layer above) fills it
+    # through ``sparse_kernels`` before ``install``, which then makes the namespace functions and the in-place
+    # method fall back to it when the dense kernel raises NotImplementedError (it reads a sparse operand's data):
+    # no cost while every argument is dense
+    sparse: Callable | None = None
 
 
 # (namespace, name) -> entry; the namespace is the entry's first (``"Tensor"`` for a method-only entry), so
@@ -153,7 +160,32 @@ def accepts_out(name):
     return lambda fn: _with_out(fn, name)
 
 
-def _make_inplace(fn, name):
+_INSTALLED = []  # install() ran: the table's surfaces are generated, so a field set now would not reach them
+
+
+def sparse_kernels(names, kernel):
+    """Fill the ``sparse`` field of the torch ops ``names`` (see OpEntry.sparse); before ``install``."""
+    if _INSTALLED:
+        raise RuntimeError("op table: sparse kernels must be declared before install()")
+    for n in names:
+        TABLE["torch", n].sparse = kernel
+
+
+def _with_sparse(fn, surface, sparse):
+    """``fn`` (a namespace function) retrying on ``sparse``'s kernel when the dense kernel met a sparse operand."""
+    def with_sparse(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except NotImplementedError:  # a dense kernel read a sparse operand's data
+            kernel = sparse(surface, args, kwargs)
+            if kernel is None:
+                raise
+        return kernel()  # outside the handler: its errors are not chained to the dense one
+    functools.update_wrapper(with_sparse, fn)
+    return with_sparse
+
+
+def _make_inplace(fn, name, sparse=None):
     def inplace(self, *args, **kwargs):
         try:
             r = fn(self, *args, **kwargs)
@@ -163,6 +195,25 @@ def _make_inplace(fn, name):
                 raise
             raise err from None
         return self._inplace_update(r)
+
+    def inplace_or_sparse(self, *args, **kwargs):  # the same, falling back to the sparse kernel (dense.add_(sparse))
+        try:
+            try:
+                r = fn(self, *args, **kwargs)
+            except RuntimeError as e:
+                err = inplace_error(e, self, args)
+                if err is e:
+                    raise
+                raise err from None
+            return self._inplace_update(r)
+        except NotImplementedError:  # a dense kernel read a sparse operand's data
+            kernel = sparse(name + "_", (self,) + args, kwargs)
+            if kernel is None:
+                raise
+        return kernel()
+
+    if sparse is not None:
+        inplace = inplace_or_sparse
     inplace.__name__ = name + "_"
     inplace.__doc__ = f"In-place version of :meth:`Tensor.{name}`."
     return inplace
@@ -176,13 +227,16 @@ def install(namespaces: dict, tensor_cls):
                                "declare each op once")
         setattr(obj, attr, value)
 
+    _INSTALLED.append(True)
     for (_, name), e in TABLE.items():
         public = _with_out(e.fn, e.aten) if e.out else e.fn
+        if e.sparse is not None:
+            public = _with_sparse(public, name, e.sparse)
         for ns in e.namespaces:
             put(namespaces[ns], name, public, ns)
         if e.method:
             put(tensor_cls, name, e.fn, "Tensor")
         if e.inplace:
-            put(tensor_cls, name + "_", _make_inplace(e.fn, name), "Tensor")
+            put(tensor_cls, name + "_", _make_inplace(e.fn, name, e.sparse), "Tensor")
         for d in e.dunders:
             put(tensor_cls, d, e.fn, "Tensor")

@@ -206,15 +206,13 @@ def adjoint(input):
     return input.mH
 
 
-# not ops (metadata, removed or unsupported APIs that raise torch's message), and hardshrink/prelu (which call
-# nn.functional, a package that imports the op table): attached here (tests/test_structure_table.py's allowlist)
+# not ops (metadata, removed or unsupported APIs that raise torch's message): attached here
+# (tests/test_structure_table.py's allowlist)
 for _k, _v in {"dim_order": dim_order, "module_load": module_load,
                "eig": _raiser(_EIG, 0), "symeig": _raiser(_SYMEIG, 0), "lstsq": _raiser(_LSTSQ, 1),
                "solve": _raiser(_SOLVE, 1), "reinforce": _raiser(_REINFORCE, 1),
                "xpu": _unsupported_device("XPU"), "mtia": _unsupported_device("MTIA"),
                "ipu": _unsupported_device("IPU", RuntimeError, "PyTorch is not linked with support for ipu devices"),
-               "hardshrink": lambda self, lambd=0.5: __import__("torchlike").nn.functional.hardshrink(self, lambd),
-               "prelu": lambda self, weight: __import__("torchlike").nn.functional.prelu(self, weight),
                }.items():
     if _k not in Tensor.__dict__:
         setattr(Tensor, _k, _v)

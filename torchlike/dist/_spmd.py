@@ -9,7 +9,12 @@ single-device step's, so results match it up to floating-point reassociation.
 """
 from __future__ import annotations
 
+import jax
 import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+from ..compile import compile as _compile
+from ..tensor import Tensor
 
 __all__ = ["make_mesh", "replicate", "fully_shard", "data_parallel", "bytes_per_device"]
 
@@ -21,15 +26,12 @@ def make_mesh(axis_names=("dp",), shape=None, devices=None):
     >>> make_mesh().axis_names
     ('dp',)
     """
-    import jax
-    from jax.sharding import Mesh
     devs = list(devices) if devices is not None else jax.devices()
     shape = tuple(shape) if shape is not None else (len(devs),)
     return Mesh(np.array(devs, dtype=object).reshape(shape), tuple(axis_names))
 
 
 def _spec_for(t, mesh, axis, shard):
-    from jax.sharding import NamedSharding, PartitionSpec as P
     n = mesh.shape[axis]
     if shard and t.ndim and t.shape[0] % n == 0 and t.shape[0] >= n:
         return NamedSharding(mesh, P(axis))
@@ -37,7 +39,6 @@ def _spec_for(t, mesh, axis, shard):
 
 
 def _place(t, sharding):
-    import jax
     x = t._value
     if getattr(x, "sharding", None) != sharding:
         t._x = jax.device_put(x, sharding)
@@ -51,7 +52,6 @@ def _state_tensors(module):
 
 def replicate(module, mesh, axis=None):
     """Place every parameter and buffer of ``module`` on every device of ``mesh`` (data parallelism)."""
-    from jax.sharding import NamedSharding, PartitionSpec as P
     rep = NamedSharding(mesh, P())
     for t in _state_tensors(module):
         _place(t, rep)
@@ -72,7 +72,6 @@ def fully_shard(module, mesh=None, axis=None, reshard_after_forward=True):
     axis = axis or mesh.axis_names[0]
     for p in module.parameters():
         _place(p, _spec_for(p, mesh, axis, True))
-    from jax.sharding import NamedSharding, PartitionSpec as P
     for b in module.buffers():
         _place(b, NamedSharding(mesh, P()))
     module.__dict__["_tl_spmd"] = (mesh, axis, True)
@@ -83,8 +82,6 @@ def _place_optimizer(opt, module):
     if opt is None:
         return
     mesh, axis, shard = module.__dict__["_tl_spmd"]
-    from jax.sharding import NamedSharding, PartitionSpec as P
-    from ..tensor import Tensor
     for group in opt.param_groups:
         for p in group["params"]:
             st = opt.state.get(p)
@@ -115,16 +112,11 @@ def data_parallel(step_fn, mesh=None, module=None, optimizer=None, axis=None, co
     >>> float(step(torchlike.ones(4, 3), torchlike.zeros(4, 1))) >= 0
     True
     """
-    import jax
-
-    import torchlike
-    from jax.sharding import NamedSharding, PartitionSpec as P
-    from ..tensor import Tensor
     mesh = mesh if mesh is not None else make_mesh()
     axis = axis or mesh.axis_names[0]
     if module is not None and "_tl_spmd" not in module.__dict__:
         replicate(module, mesh, axis)
-    fn = torchlike.compile(step_fn) if compile else step_fn
+    fn = _compile(step_fn) if compile else step_fn
     rep = NamedSharding(mesh, P())
 
     multi = not all(d.process_index == jax.process_index() for d in mesh.devices.flat)

@@ -10,7 +10,7 @@ import datetime
 import os
 import sys
 
-from . import _rendezvous
+from . import _rendezvous, _runtime
 
 __all__ = [
     "Backend",
@@ -221,7 +221,6 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         raise RuntimeError(f"Invalid backend: '{backend}'")
     import jax
     if world_size > 1:
-        from . import _runtime
         if _runtime.state["error"]:
             raise RuntimeError(f"torchlike.distributed: rendezvous at {addr}:{port} as rank {rank} of {world_size} "
                                f"failed: {_runtime.state['error']}")

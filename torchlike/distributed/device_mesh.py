@@ -20,6 +20,10 @@ import math
 
 import numpy as np
 
+from .._creation import tensor as _tensor
+from .._dtype import int32
+from ..tensor import Tensor
+
 __all__ = ["DeviceMesh", "init_device_mesh"]
 
 
@@ -52,12 +56,9 @@ class DeviceMesh:
     """
 
     def __init__(self, device_type, mesh, *, mesh_dim_names=None, _init_backend=True, _devices=None):
-        import torchlike
-
-        from ..tensor import Tensor
         arr = np.asarray(mesh._value if isinstance(mesh, Tensor) else mesh, dtype=np.int64)
         self.device_type = device_type
-        self.mesh = torchlike.tensor(arr.tolist(), dtype=torchlike.int32)
+        self.mesh = _tensor(arr.tolist(), dtype=int32)
         self._arr = arr
         if mesh_dim_names is not None:
             mesh_dim_names = tuple(mesh_dim_names)

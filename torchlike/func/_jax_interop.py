@@ -8,6 +8,7 @@ explicitly with ``buffers=True``, like Flax NNX's split/merge: then
 """
 from __future__ import annotations
 
+from .._device import CPU
 from ..tensor import Tensor
 from ._common import inner, to_arrays, to_tensors
 from ._module_state import functional_call
@@ -30,7 +31,6 @@ def to_jax(module, *, buffers=False):
     bufs = {k: v._value for k, v in module.named_buffers() if v is not None}
 
     def _run(p, b, args, kwargs):
-        from .._device import CPU
         pt = {k: Tensor._wrap(v, CPU) for k, v in p.items()}
         bt = {k: Tensor._wrap(v, CPU) for k, v in b.items()}
         with inner("to_jax"):

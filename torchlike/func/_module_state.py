@@ -111,7 +111,7 @@ def stack_module_state(models):
     >>> params["weight"].shape
     torch.Size([4, 2, 3])
     """
-    from .. import stack
+    from .. import stack  # lazy: torch.stack as the facade has it (install's surface, sparse fallback included)
     models = list(models)
     if not models:
         raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
@@ -145,7 +145,7 @@ def replace_all_batch_norm_modules_(root):
     >>> bn.running_mean is None, bn.track_running_stats
     (True, False)
     """
-    from ..nn.modules.normalization import _BatchNorm
+    from ..nn.modules.normalization import _BatchNorm  # lazy: nn (layer 5) is above func (layer 4)
     for m in root.modules():
         if isinstance(m, _BatchNorm):
             m.running_mean = None

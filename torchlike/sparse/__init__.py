@@ -16,8 +16,9 @@ from __future__ import annotations
 import contextlib
 import warnings
 
-from .. import _dtype
+from .. import _creation, _dtype
 from .._missing import module_getattr
+from .._ops import registry as _registry
 from ..tensor import Tensor
 from . import _compressed, _functions, _ops
 from .._layout import sparse_bsc, sparse_bsr, sparse_csc
@@ -225,9 +226,12 @@ for _n in _VALUEWISE:
 _ROUTED = frozenset(n for n in list(_METHODS) + list(_VALUEWISE) + list(_functions.DENSE_FIRST) +
                     ["cat", "concat", "concatenate", "stack", "clone", "neg"]
                     if not n.startswith("_") and not n.endswith("_"))
-# in-place only: the table's methods must stay the table's functions (tests/test_registry.py), so
-# ``dense.add(sparse)`` is not routed (``torch.add(dense, sparse)``, ``dense + sparse`` and ``dense @ sparse`` are)
-_DENSE_METHODS = ("add_", "sub_")
+# the op table's ``sparse`` field of each (OpEntry.sparse): the functions install() generates for these ops and
+# their in-place methods (``dense.add_(sparse)``) fall back to the sparse kernel; the methods stay the table's
+# functions, so ``dense.add(sparse)`` is not routed (``torch.add(dense, sparse)``, ``dense + sparse`` and
+# ``dense @ sparse`` are)
+_creation.layout_like.append(_functions.like)  # torch.zeros_like(sparse) ... (a hook of _creation, layer 3)
+_registry.sparse_kernels(sorted(n for n in _ROUTED if ("torch", n) in _registry.TABLE), _functions.kernel)
 
 
 def _to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
@@ -262,26 +266,23 @@ def _to_dense(self, dtype=None, *, masked_grad=None):
     """
     if type(self) is SparseTensor:  # Tensor.to_dense(sparse)
         return to_dense(self, dtype)
+    if dtype is not None and not isinstance(dtype, _dtype.dtype):
+        raise TypeError(f"to_dense(): argument 'dtype' (position 1) must be torch.dtype, not {type(dtype).__name__}")
     return self if dtype is None else self.to(dtype)
+
+
+# the conversions of a dense tensor: method-only entries of the op table (a sparse tensor has its own, above)
+for _n, _f in (("to_sparse", _to_sparse), ("to_sparse_coo", _to_sparse_coo), ("to_sparse_csr", _ops.to_sparse_csr),
+               ("to_sparse_csc", _METHODS["to_sparse_csc"]), ("to_sparse_bsr", _METHODS["to_sparse_bsr"]),
+               ("to_sparse_bsc", _METHODS["to_sparse_bsc"]), ("to_dense", _to_dense)):
+    _registry.register(_n, namespaces=(), promote="none")(_f)
 
 
 # ---- hooks on dense tensors and on the torch namespace --------------------------------------------------
 def _install(torch_ns):
-    """Give dense Tensors their sparse conversions and let torch.mm/matmul/spmm take a sparse operand."""
-    Tensor.to_sparse, Tensor.to_sparse_coo, Tensor.to_sparse_csr = _to_sparse, _to_sparse_coo, _ops.to_sparse_csr
-    for name in ("to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc"):
-        setattr(Tensor, name, _METHODS[name])
-    Tensor.to_dense = _to_dense
+    """Give dense Tensors ``is_sparse_csr`` and the torch namespace the sparse-only functions and constructors."""
     Tensor.is_sparse_csr = False
-    for name in sorted(_ROUTED):
-        dense = getattr(torch_ns, name, None)
-        if callable(dense) and getattr(dense, "__module__", "").startswith("torchlike._ops"):
-            setattr(torch_ns, name, _functions.route(name, dense))
-    for name in _DENSE_METHODS:  # dense += sparse, dense.sub_(sparse)
-        setattr(Tensor, name, _functions.route(name, vars(Tensor)[name]))
     torch_ns.smm, torch_ns.hspmm, torch_ns.sspaddmm = _functions.smm, _functions.hspmm, _functions.sspaddmm
-    for name in ("zeros_like", "empty_like", "ones_like", "full_like"):
-        setattr(torch_ns, name, _functions.like(name, getattr(torch_ns, name)))
     torch_ns.spmm = spmm
     torch_ns.sparse_coo_tensor = sparse_coo_tensor
     torch_ns.sparse_csr_tensor = sparse_csr_tensor

@@ -2,9 +2,10 @@
 torch namespace functions (``torch.add(dense, sparse)``, ``torch.sum(sparse)``, ``torch.mm``...) take sparse
 operands.
 
-Routing costs nothing on the dense path: a table function is wrapped once in ``try``; a sparse operand makes
-the dense kernel raise torch's NotImplementedError when it reads the operand's data, and only then is the
-sparse implementation of the same op called (a method of the sparse operand, or a dense-first form such as
+Routing is a field of the op table (``OpEntry.sparse`` = ``kernel`` below, declared by torchlike.sparse): the
+namespace function and in-place method the table generates run the dense kernel in ``try``; a sparse operand
+makes it raise torch's NotImplementedError when it reads the operand's data, and only then is the sparse
+implementation of the same op called (a method of the sparse operand, or a dense-first form such as
 ``add(dense, sparse)``). Ops torch has no sparse kernel for keep torch's "Could not run 'aten::...'" error.
 """
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numbers
 
 import numpy as np
 
-from .. import _dtype
+from .. import _creation, _dtype
 from .._mutation import write_out
 from .._dispatch import dispatch
 from .._layout import sparse_coo
@@ -24,7 +25,7 @@ from ._ops import _gather, _idx_tensor, _linear, _with_values, _wrap, coalesce, 
 from ._tensor import SparseTensor, unsupported
 
 __all__ = ["select", "index_select", "getitem", "cat", "stack", "unsqueeze", "smm", "hspmm", "sspaddmm", "addmm",
-           "mv", "bmm", "norm", "mul", "div", "route", "like"]
+           "mv", "bmm", "norm", "mul", "div", "kernel", "like"]
 
 
 def _sparse_from(x, ii, vals, size, coalesced):
@@ -284,11 +285,23 @@ def _dense_sub(a, b, alpha=1):
     return _ops.add(a, b, alpha=-alpha)
 
 
+def _sparse_self(self, other, op):
+    """sparse.add_(x): torch's error for a dense ``x``; in-place arithmetic on a sparse tensor is not supported
+    (it used to recurse through the dense-first form below)."""
+    if isinstance(other, SparseTensor):
+        raise unsupported(f"{op} (in place on a sparse tensor)")
+    raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+
+
 def _dense_add_(self, other, alpha=1):
+    if isinstance(self, SparseTensor):
+        _sparse_self(self, other, "add_")
     return self.add_(to_dense(other), alpha=alpha)
 
 
 def _dense_sub_(self, other, alpha=1):
+    if isinstance(self, SparseTensor):
+        _sparse_self(self, other, "sub_")
     return self.sub_(to_dense(other), alpha=alpha)
 
 
@@ -325,40 +338,30 @@ def _method_of_sparse(name):
     return None
 
 
-def route(name, dense):
-    """``dense`` (a table function) that retries op ``name`` on the sparse implementation when an argument
-    turns out to be sparse; zero cost while every argument is dense."""
-    def op(*args, **kwargs):
-        try:
-            return dense(*args, **kwargs)
-        except NotImplementedError:  # a dense kernel read a sparse operand's data
-            impl = _sparse_impl(name, args, kwargs)
-            if impl is None:
-                raise
-        if "input" in kwargs and args == ():
-            args = (kwargs.pop("input"),)
-        return impl(*args, **kwargs)
-    functools.update_wrapper(op, dense)
-    return op
+def kernel(surface, args, kwargs):
+    """The op table's ``sparse`` field for the ops sparse serves (``OpEntry.sparse``): a callable running the
+    sparse implementation of ``surface`` on these arguments, or None (torch has no such kernel either)."""
+    impl = _sparse_impl(surface, args, kwargs)
+    if impl is None:
+        return None
+    if "input" in kwargs and args == ():
+        kwargs = dict(kwargs)
+        args = (kwargs.pop("input"),)
+    return lambda: impl(*args, **kwargs)
 
 
-def like(name, dense):
+def like(name, input, dtype, device, requires_grad):
     """torch.zeros_like / empty_like of a sparse tensor: an empty sparse tensor of its size and layout (COO);
-    ones_like / full_like: torch's "no sparse kernel" error (they would fill every element)."""
-    def op(input, *args, **kwargs):
-        if type(input) is not SparseTensor:
-            return dense(input, *args, **kwargs)
-        if name in ("ones_like", "full_like"):
-            raise unsupported("fill_.Scalar", "SparseCPU" if input._lay is sparse_coo else "SparseCsrCPU")
-        if input._lay is not sparse_coo:
-            raise unsupported(f"{name} (of a compressed sparse tensor)", "SparseCsrCPU")
-        dtype, device = kwargs.get("dtype") or input.dtype, kwargs.get("device") or input.device
-        vals = dense(input._vals[:0], dtype=dtype, device=device)
-        t = make_sparse(_idx_tensor(np.zeros((input.sparse_dim(), 0), np.int64), vals.device), vals, input._size,
-                        sparse_coo, True)
-        t._np_idx = np.zeros((input.sparse_dim(), 0), np.int64)
-        if kwargs.get("requires_grad"):
-            t.requires_grad_()
-        return t
-    functools.update_wrapper(op, dense)
-    return op
+    ones_like / full_like: torch's "no sparse kernel" error (they would fill every element). ``_creation``'s
+    *_like functions call it for a non-strided input (torchlike.sparse appends it to ``layout_like``)."""
+    if name in ("ones_like", "full_like"):
+        raise unsupported("fill_.Scalar", "SparseCPU" if input._lay is sparse_coo else "SparseCsrCPU")
+    if input._lay is not sparse_coo:
+        raise unsupported(f"{name} (of a compressed sparse tensor)", "SparseCsrCPU")
+    vals = _creation.zeros_like(input._vals[:0], dtype=dtype or input.dtype, device=device or input.device)
+    t = make_sparse(_idx_tensor(np.zeros((input.sparse_dim(), 0), np.int64), vals.device), vals, input._size,
+                    sparse_coo, True)
+    t._np_idx = np.zeros((input.sparse_dim(), 0), np.int64)
+    if requires_grad:
+        t.requires_grad_()
+    return t

@@ -34,7 +34,7 @@ def unsupported(op, backend="SparseCPU", exc=NotImplementedError):
 
 
 _WRAPPERS = frozenset(("op", "wrapper", "checked", "inplace", "_run", "dispatch", "fn", "f", "public", "impl", "inner",
-                       "guarded"))
+                       "guarded", "with_sparse", "inplace_or_sparse"))  # the last two: the op table's sparse fallback
 
 
 _OP_LAYER = ("torchlike._ops", "torchlike.tensor", "torchlike._dispatch", "torchlike._views", "torchlike.amp",

@@ -9,9 +9,11 @@
 """
 from __future__ import annotations
 
+from ... import _creation
+from ..._ops import random_ops as _random_ops
 from ..device_mesh import DeviceMesh, init_device_mesh
 from . import placement_types
-from ._dtensor import DTensor, distribute_tensor
+from ._dtensor import DTensor, _default_mesh, distribute_tensor
 from .placement_types import Partial, Placement, Replicate, Shard
 
 __all__ = [
@@ -35,7 +37,6 @@ __all__ = [
 
 
 def _factory(fn, size, device_mesh, placements, requires_grad, kw):
-    from ._dtensor import _default_mesh
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     t = fn(*size, **kw)
@@ -50,39 +51,33 @@ def zeros(*size, requires_grad=False, dtype=None, layout=None, device_mesh=None,
     >>> zeros(2, device_mesh=init_device_mesh("cpu", (1,))).full_tensor()
     tensor([0., 0.])
     """
-    import torchlike
-    return _factory(torchlike.zeros, size, device_mesh, placements, requires_grad, {"dtype": dtype})
+    return _factory(_creation.zeros, size, device_mesh, placements, requires_grad, {"dtype": dtype})
 
 
 def ones(*size, dtype=None, layout=None, requires_grad=False, device_mesh=None, placements=None):
     """A DTensor of ones."""
-    import torchlike
-    return _factory(torchlike.ones, size, device_mesh, placements, requires_grad, {"dtype": dtype})
+    return _factory(_creation.ones, size, device_mesh, placements, requires_grad, {"dtype": dtype})
 
 
 def empty(*size, dtype=None, layout=None, requires_grad=False, device_mesh=None, placements=None):
     """An (uninitialised: here zero) DTensor."""
-    import torchlike
-    return _factory(torchlike.empty, size, device_mesh, placements, requires_grad, {"dtype": dtype})
+    return _factory(_creation.empty, size, device_mesh, placements, requires_grad, {"dtype": dtype})
 
 
 def full(size, fill_value, *, dtype=None, layout=None, requires_grad=False, device_mesh=None, placements=None):
     """A DTensor filled with ``fill_value``."""
-    import torchlike
-    return _factory(lambda *s, **k: torchlike.full(s, fill_value, **k), tuple(size), device_mesh, placements,
+    return _factory(lambda *s, **k: _creation.full(s, fill_value, **k), tuple(size), device_mesh, placements,
                     requires_grad, {"dtype": dtype})
 
 
 def rand(*size, requires_grad=False, dtype=None, layout=None, device_mesh=None, placements=None):
     """A DTensor of uniform samples (drawn whole, then laid out)."""
-    import torchlike
-    return _factory(torchlike.rand, size, device_mesh, placements, requires_grad, {"dtype": dtype})
+    return _factory(_random_ops.rand, size, device_mesh, placements, requires_grad, {"dtype": dtype})
 
 
 def randn(*size, requires_grad=False, dtype=None, layout=None, device_mesh=None, placements=None):
     """A DTensor of normal samples (drawn whole, then laid out)."""
-    import torchlike
-    return _factory(torchlike.randn, size, device_mesh, placements, requires_grad, {"dtype": dtype})
+    return _factory(_random_ops.randn, size, device_mesh, placements, requires_grad, {"dtype": dtype})
 
 
 def distribute_module(module, device_mesh=None, partition_fn=None, input_fn=None, output_fn=None):
@@ -93,7 +88,6 @@ def distribute_module(module, device_mesh=None, partition_fn=None, input_fn=None
     >>> m.weight.placements, m.weight.requires_grad
     ((Replicate(),), True)
     """
-    from ._dtensor import _default_mesh
     mesh = device_mesh if device_mesh is not None else _default_mesh()
     if partition_fn is not None:
         for name, sub in module.named_modules():

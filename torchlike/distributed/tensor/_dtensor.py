@@ -14,6 +14,8 @@ from ...tensor import Tensor
 from .placement_types import Partial, Placement, Replicate, Shard
 from ..._mutation import alias_op
 from .._collectives import all_gather_into_tensor
+from .._process_group import get_world_size, init_process_group, is_initialized
+from ..device_mesh import init_device_mesh
 
 __all__ = ["DTensor", "distribute_tensor"]
 
@@ -250,8 +252,6 @@ def _alias(t):
 
 
 def _default_mesh():
-    from .. import get_world_size, init_process_group, is_initialized
-    from ..device_mesh import init_device_mesh
     if not is_initialized():
         init_process_group()
     return init_device_mesh("cpu", (get_world_size(),))

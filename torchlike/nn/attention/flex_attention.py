@@ -18,6 +18,11 @@ from __future__ import annotations
 import math
 from typing import NamedTuple, Optional, TypedDict
 
+from ... import _dtype, cuda
+from ..._creation import arange
+from ..._ops.reduction import logsumexp
+from ..._ops.special import softmax
+
 __all__ = ["FlexKernelOptions", "AuxRequest", "AuxOutput", "BlockMask", "create_block_mask", "create_mask", "flex_attention", "and_masks", "or_masks",
            "noop_mask", "_DEFAULT_SPARSE_BLOCK_SIZE"]
 
@@ -38,7 +43,7 @@ class AuxOutput(NamedTuple):
 
 def noop_mask(b, h, q_idx, kv_idx):
     """A mask_mod that keeps every position."""
-    return q_idx.new_ones((), dtype=__import__("torchlike").bool)
+    return q_idx.new_ones((), dtype=_dtype.bool)
 
 
 def _noop_score(score, b, h, q_idx, kv_idx):
@@ -66,10 +71,9 @@ def or_masks(*mask_mods):
 
 
 def _index_grids(B, H, Q, KV, device=None):
-    import torchlike
     kw = {"device": device} if device is not None else {}
-    return (torchlike.arange(B, **kw).view(B, 1, 1, 1), torchlike.arange(H, **kw).view(1, H, 1, 1),
-            torchlike.arange(Q, **kw).view(1, 1, Q, 1), torchlike.arange(KV, **kw).view(1, 1, 1, KV))
+    return (arange(B, **kw).view(B, 1, 1, 1), arange(H, **kw).view(1, H, 1, 1),
+            arange(Q, **kw).view(1, 1, Q, 1), arange(KV, **kw).view(1, 1, 1, KV))
 
 
 def create_mask(mod_fn, B, H, Q_LEN, KV_LEN, device="cpu"):
@@ -107,8 +111,7 @@ class BlockMask:
 def create_block_mask(mask_mod, B, H, Q_LEN, KV_LEN, device="cuda", BLOCK_SIZE=_DEFAULT_SPARSE_BLOCK_SIZE,
                       _compile=False):
     """A :class:`BlockMask` for ``mask_mod`` over ``(B, H, Q_LEN, KV_LEN)`` (``B``/``H`` None broadcast)."""
-    import torchlike
-    dev = device if device != "cuda" or torchlike.cuda.is_available() else "cpu"
+    dev = device if device != "cuda" or cuda.is_available() else "cpu"
     dense = create_mask(mask_mod, B, H, Q_LEN, KV_LEN, dev)
     return BlockMask(mask_mod, (1 if B is None else B, 1 if H is None else H, Q_LEN, KV_LEN), dense, BLOCK_SIZE)
 
@@ -116,7 +119,6 @@ def create_block_mask(mask_mod, B, H, Q_LEN, KV_LEN, device="cuda", BLOCK_SIZE=_
 def flex_attention(query, key, value, score_mod=None, block_mask=None, scale=None, enable_gqa=False,
                    return_lse=False, kernel_options=None, *, return_aux=None):
     """``softmax(score_mod(q k^T * scale)) v`` over the positions ``block_mask`` keeps."""
-    import torchlike
     B, Hq, Q, D = query.shape
     Hkv, KV = key.shape[1], key.shape[2]
     if Hq != Hkv:
@@ -132,8 +134,8 @@ def flex_attention(query, key, value, score_mod=None, block_mask=None, scale=Non
         scores = score_mod(scores, b, h, q, kv)
     if block_mask is not None:
         scores = scores.masked_fill(~block_mask.to_dense(), float("-inf"))
-    lse = torchlike.logsumexp(scores.float(), dim=-1)
-    probs = torchlike.softmax(scores.float(), dim=-1).nan_to_num(0.0).to(query.dtype)
+    lse = logsumexp(scores.float(), dim=-1)
+    probs = softmax(scores.float(), dim=-1).nan_to_num(0.0).to(query.dtype)
     out = probs @ value
     if return_aux is not None:
         return out, AuxOutput(lse=lse if return_aux.lse else None,

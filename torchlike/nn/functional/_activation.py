@@ -22,12 +22,12 @@ from jax import lax
 from ... import _dtype
 from ..._dispatch import dispatch
 from ...tensor import Tensor, _wrap_dim
-from ... import _autocast as _amp
 from ..._ops.registry import TABLE as _TABLE
 from ..._ops.special import softmax_common
 from ... import _random
 from ..._random import draw
 from ..._ops.registry import accepts_out as _accepts_out, write_out as _write_out
+from ..._ops.activations import _HALF, _check_float, _s, _up, hardshrink as _hardshrink_op, prelu  # noqa: F401 (re-export)
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrelu", "rrelu_", "elu", "elu_",
            "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_",
@@ -35,26 +35,9 @@ __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrel
            "threshold", "threshold_", "logsigmoid", "softmax", "softmin", "log_softmax", "glu",
            "gumbel_softmax"]
 
-_HALF = (np.dtype("float16"), np.dtype(jnp.bfloat16))
-
-
-def _up(x):
-    """Compute half types in float32 (torch's opmath type)."""
-    return x.astype(jnp.float32) if x.dtype in _HALF else x
-
-
-def _s(v, x):
-    """A scalar hyper-parameter in x's compute dtype."""
-    return jnp.asarray(v).astype(x.dtype)
-
-
-def _check_float(x, kernel):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{kernel.split('_')[0]}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(x).__name__}")
-    d = x.dtype
-    if not (d.is_floating_point or d.is_complex):
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype._CAP[d.name]}\'')
+# F.hardshrink / F.prelu are torch.hardshrink / torch.prelu (as in torch): the op table's entries, here with
+# install's out= surface for hardshrink (F.hardshrink(x, out=y))
+hardshrink = _accepts_out("hardshrink")(_hardshrink_op)
 
 
 def _ret(x, out, inplace):
@@ -72,15 +55,6 @@ def _hardtanh(x, lo, hi):
 def _leaky_relu(x, slope):
     y = _up(x)
     return jnp.where(y > 0, y, y * _s(slope, y)).astype(x.dtype)
-
-
-def _prelu(x, w):
-    y, wv = _up(x), _up(w)
-    if x.ndim >= 2 and wv.size > 1:
-        wv = wv.reshape((1, -1) + (1,) * (x.ndim - 2))
-    elif wv.ndim > 0 and wv.size == 1:
-        wv = wv.reshape(())
-    return jnp.where(y > 0, y, wv * y).astype(x.dtype)
 
 
 def _rrelu_train(x, noise):
@@ -138,12 +112,6 @@ def _hardswish(x):
     y = _up(x)
     # torch's backward: 0 for x <= -3, x/3 + 1/2 for -3 < x < 3, 1 from 3 on
     return jnp.where(y <= -3, jnp.zeros((), y.dtype), jnp.where(y < 3, y * (y + 3) / 6, y)).astype(x.dtype)
-
-
-def _hardshrink(x, lambd):
-    y = _up(x)
-    la = _s(lambd, y)
-    return jnp.where((y > la) | (y < -la), y, jnp.zeros((), y.dtype)).astype(x.dtype)
 
 
 def _softshrink(x, lambd):
@@ -219,23 +187,6 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 def leaky_relu_(input, negative_slope=0.01):
     return leaky_relu(input, negative_slope, inplace=True)
-
-
-@_amp.lower
-def prelu(input, weight):
-    """x if x > 0 else weight * x, ``weight`` broadcast over the channel dim (dim 1)."""
-    _check_float(input, "prelu_cpu")
-    if weight.ndim > 1:
-        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
-    n = weight.numel()
-    if n != 1:
-        if input.ndim == 0:
-            raise RuntimeError("Not allow zero-dim input tensor.")
-        ch = input.shape[1] if input.ndim >= 2 else 1
-        if n != ch:
-            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers "
-                               f"= {n} and channel size = {ch}.")
-    return dispatch(_prelu, (input, weight), name="PreluKernelBackward0")
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
@@ -350,13 +301,6 @@ def hardswish(input, inplace=False):
     """x * relu6(x + 3) / 6."""
     _check_float(input, "hardswish_cpu")
     return _ret(input, dispatch(_hardswish, (input,), name="HardswishBackward0"), inplace)
-
-
-@_accepts_out("hardshrink")
-def hardshrink(input, lambd=0.5):
-    """x where |x| > lambd, else 0."""
-    _check_float(input, "hardshrink_cpu")
-    return dispatch(_hardshrink, (input, lambd), name="HardshrinkBackward0")
 
 
 @_accepts_out("softshrink")

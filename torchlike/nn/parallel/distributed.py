@@ -15,6 +15,8 @@ from ...distributed._grad_bucket import GradBucket
 from ...autograd import grad_mode
 from ..modules.module import Module
 from ...tensor import Tensor
+from ..._creation import tensor as _tensor
+from ..._dtype import int32
 from ...compile import is_compiling
 from ...compile._errors import GraphBreak
 
@@ -173,8 +175,7 @@ class DistributedDataParallel(Module):
     def _finalize(self):
         used_any = None
         if self.find_unused_parameters:
-            import torchlike
-            flags = torchlike.tensor([0 if id(p) in self._unused else 1 for p in self._params], dtype=torchlike.int32)
+            flags = _tensor([0 if id(p) in self._unused else 1 for p in self._params], dtype=int32)
             dist.all_reduce(flags, op=dist.ReduceOp.MAX, group=self.process_group)
             used_any = {id(p): bool(f) for p, f in zip(self._params, flags.tolist())}
         for i, params in enumerate(self._buckets):

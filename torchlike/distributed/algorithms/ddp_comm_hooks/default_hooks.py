@@ -6,6 +6,8 @@ True
 """
 from __future__ import annotations
 
+from .... import _dtype
+from ....nn.parallel.distributed import _allreduce_avg, _Future
 from ... import _process_group as _pg
 from ..._collectives import all_reduce
 
@@ -14,19 +16,15 @@ __all__ = ["allreduce_hook", "bf16_compress_hook", "fp16_compress_hook"]
 
 def allreduce_hook(process_group, bucket):
     """Divide the bucket by the group size and all-reduce it (sum): DDP's default averaging."""
-    from ....nn.parallel.distributed import _allreduce_avg
     g = process_group if process_group is not None else _pg.GroupMember.WORLD
     return _allreduce_avg(g, bucket)
 
 
 def _compress_hook(dtype_name):
     def hook(process_group, bucket):
-        import torchlike
-
-        from ....nn.parallel.distributed import _Future
         g = process_group if process_group is not None else _pg.GroupMember.WORLD
         buf = bucket.buffer()
-        c = (buf / g.size()).to(getattr(torchlike, dtype_name))
+        c = (buf / g.size()).to(getattr(_dtype, dtype_name))
         work = all_reduce(c, group=g, async_op=True)
         fut = _Future(c, work)
         return fut.then(lambda f: f.wait().to(buf.dtype))

@@ -1,0 +1,92 @@
+"""Activations torch also has in its own namespace and as Tensor methods (``torch.hardshrink``,
+``torch.prelu``): table entries here; ``nn.functional`` re-exports them (``F.hardshrink is torch.hardshrink``
+in torch) and shares the half-precision helpers below with its other activations.
+
+>>> import torchlike
+>>> torchlike.tensor([-1.0, 0.2, 2.0]).hardshrink(0.5)
+tensor([-1.,  0.,  2.])
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _autocast as _amp, _dtype
+from .._dispatch import dispatch
+from ..tensor import Tensor
+from .registry import register
+
+__all__ = ["hardshrink", "prelu"]
+
+_HALF = (np.dtype("float16"), np.dtype(jnp.bfloat16))
+
+
+def _up(x):
+    """Compute half types in float32 (torch's opmath type)."""
+    return x.astype(jnp.float32) if x.dtype in _HALF else x
+
+
+def _s(v, x):
+    """A scalar hyper-parameter in x's compute dtype."""
+    return jnp.asarray(v).astype(x.dtype)
+
+
+def _check_float(x, kernel):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{kernel.split('_')[0]}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")
+    d = x.dtype
+    if not (d.is_floating_point or d.is_complex):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype._CAP[d.name]}\'')
+
+
+# ---- jax implementations (module level: one jit cache entry each) -------------------------------
+def _prelu(x, w):
+    y, wv = _up(x), _up(w)
+    if x.ndim >= 2 and wv.size > 1:
+        wv = wv.reshape((1, -1) + (1,) * (x.ndim - 2))
+    elif wv.ndim > 0 and wv.size == 1:
+        wv = wv.reshape(())
+    return jnp.where(y > 0, y, wv * y).astype(x.dtype)
+
+
+def _hardshrink(x, lambd):
+    y = _up(x)
+    la = _s(lambd, y)
+    return jnp.where((y > la) | (y < -la), y, jnp.zeros((), y.dtype)).astype(x.dtype)
+
+
+# ---- the ops -------------------------------------------------------------------------------------
+@register("prelu")
+@_amp.lower
+def prelu(input, weight):
+    """x if x > 0 else weight * x, ``weight`` broadcast over the channel dim (dim 1).
+
+    >>> import torchlike
+    >>> torchlike.prelu(torchlike.tensor([-2.0, 3.0]), torchlike.tensor([0.25]))
+    tensor([-0.5000,  3.0000])
+    """
+    _check_float(input, "prelu_cpu")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    n = weight.numel()
+    if n != 1:
+        if input.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        ch = input.shape[1] if input.ndim >= 2 else 1
+        if n != ch:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers "
+                               f"= {n} and channel size = {ch}.")
+    return dispatch(_prelu, (input, weight), name="PreluKernelBackward0")
+
+
+@register("hardshrink", out=True)
+def hardshrink(input, lambd=0.5):
+    """x where |x| > lambd, else 0.
+
+    >>> import torchlike
+    >>> torchlike.hardshrink(torchlike.tensor([-1.0, 0.2]), 0.5)
+    tensor([-1.,  0.])
+    """
+    _check_float(input, "hardshrink_cpu")
+    return dispatch(_hardshrink, (input, lambd), name="HardshrinkBackward0")
