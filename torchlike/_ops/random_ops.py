@@ -141,7 +141,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 
 
 def _like_dev(input, device):
-    return device if device is not None else input.device
+    return canonical(device) if device is not None else input.device
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
@@ -158,7 +158,7 @@ def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
                     requires_grad=requires_grad, generator=generator)
     d = _float_dtype(dtype or input.dtype, "check_uniform_bounds")  # torch fills empty_like's strides in order
     x = draw("uniform", tuple(input.shape), d.np, generator, args=(0.0, 1.0), host=True,
-             device=canonical(_like_dev(input, device)))
+             device=_like_dev(input, device))
     return _new(in_fill_order(x, order), _like_dev(input, device), requires_grad)
 
 
@@ -177,7 +177,7 @@ def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
                      generator=generator)
     # torch fills a non-contiguous result in stride order, element by element (never the 16-wide kernel)
     x = draw("normal_scalar", tuple(input.shape), d.np, generator, args=(0.0, 1.0), host=True,
-             device=canonical(_like_dev(input, device)))
+             device=_like_dev(input, device))
     return _new(in_fill_order(x, order), _like_dev(input, device), requires_grad)
 
 
@@ -187,7 +187,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
     if high is None:
         low, high = 0, low
     shape, d = tuple(input.shape), _dtype.to_dtype(dtype or input.dtype)
-    x = _randint_array(int(low), int(high), shape, d, generator, True, canonical(_like_dev(input, device)))
+    x = _randint_array(int(low), int(high), shape, d, generator, True, _like_dev(input, device))
     return _new(in_fill_order(x, like_order(input, memory_format)), _like_dev(input, device), requires_grad)
 
 

@@ -29,6 +29,12 @@ def _gather_bytes(g, data, only=None):
             for i in range(g.size())]
 
 
+def _objects_of(g, s, objects):
+    """Rank ``s``'s list ``objects`` (pickled there, sent to every rank of ``g``); other ranks pass anything."""
+    data = _obj_bytes(list(objects)) if g.rank() == s else np.zeros(0, np.uint8)
+    return _gather_bytes(g, data, s)[s]
+
+
 def all_gather_object(object_list, obj, group=None):
     """``object_list[i]`` = rank i's ``obj`` (pickled)."""
     g = _group(group)
@@ -57,9 +63,7 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
     if not _member(g):
         return
     s = _src_index(g, 0 if src is None and group_src is None else src, group_src)
-    data = _obj_bytes(list(object_list)) if g.rank() == s else np.zeros(0, np.uint8)
-    res = _gather_bytes(g, data, s)[s]
-    object_list[:] = res
+    object_list[:] = _objects_of(g, s, object_list)
 
 
 def scatter_object_list(scatter_object_output_list, scatter_object_input_list=None, src=None, group=None,
@@ -69,6 +73,4 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
     if not _member(g):
         return
     s = _src_index(g, 0 if src is None and group_src is None else src, group_src)
-    data = _obj_bytes(list(scatter_object_input_list)) if g.rank() == s else np.zeros(0, np.uint8)
-    res = _gather_bytes(g, data, s)[s]
-    scatter_object_output_list[0] = res[g.rank()]
+    scatter_object_output_list[0] = _objects_of(g, s, scatter_object_input_list)[g.rank()]
