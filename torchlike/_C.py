@@ -20,6 +20,10 @@ import types
 
 from ._missing import module_getattr
 from ._storage import StorageBase
+from ._device import get_default_device
+from . import library
+from .tensor import Tensor
+from ._to_args import parse_to
 
 __all__ = ["DispatchKey", "DispatchKeySet", "DisableTorchFunction", "DisableTorchFunctionSubclass",
            "_ExcludeDispatchKeyGuard", "_IncludeDispatchKeyGuard", "_get_tracing_state", "_log_api_usage_once",
@@ -155,7 +159,6 @@ TensorType.__module__ = "torch"
 
 def _get_default_device() -> str:
     """The type of the default device (``"cpu"`` unless ``torch.set_default_device`` chose another)."""
-    from ._device import get_default_device  # lazy: kept out of _C's import (a leaf module)
     return get_default_device().type
 
 
@@ -173,13 +176,11 @@ def _log_api_usage_metadata(event: str, metadata_map: dict) -> None:
 
 
 def _dispatch_has_kernel_for_dispatch_key(name, dispatch) -> bool:
-    from . import library  # lazy: library (torch.ops) imports the autograd layer
     return library._lookup(name) is not None
 
 
 class _TensorMetaCheck(type):
     def __instancecheck__(cls, obj):
-        from .tensor import Tensor  # lazy: _C is imported before the Tensor class exists
         return isinstance(obj, type) and issubclass(obj, Tensor)
 
 
@@ -266,8 +267,6 @@ ScriptModule.__module__ = ScriptFunction.__module__ = "torch"
 
 def _parse_to(*args, **kwargs):
     """``torch._C._nn._parse_to``: ``(device, dtype, non_blocking, memory_format)`` of a ``to()`` call."""
-    from ._to_args import parse_to  # lazy: the parser needs the Tensor class, defined after _C loads
-    from .tensor import Tensor  # lazy: as above
     device, dtype, non_blocking, _copy, memory_format = parse_to(Tensor, args, kwargs)
     return device, dtype, non_blocking, memory_format
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import sys
+from ._runner import run_module
+from ._runner import run
+from .demo import main as demo
 
 USAGE = "usage: python -m torchlike run SCRIPT [ARGS...]\n       python -m torchlike run -m MODULE [ARGS...]\n       python -m torchlike demo"
 
@@ -21,14 +24,11 @@ def main(argv=None):
             if len(rest) < 2:
                 print(USAGE, file=sys.stderr)
                 return 2
-            from ._runner import run_module  # lazy: only the subcommand that runs loads its module
             run_module(rest[1], rest[2:])
             return 0
-        from ._runner import run  # lazy: as above
         run(rest[0], rest[1:])
         return 0
     if cmd == "demo":
-        from .demo import main as demo  # lazy: as above
         demo(rest)
         return 0
     print(USAGE, file=sys.stderr)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from ._mt_rejection import topk_order
 
 __all__ = ["uniform", "normal", "random_from_to", "random_default", "random_full64", "bernoulli_scalar",
            "bernoulli_tensor", "exponential", "geometric", "cauchy", "log_normal", "randperm", "multinomial",
@@ -387,7 +388,6 @@ def multinomial(e, probs, n, replacement):
         out = np.argsort(-r.astype(_F64), axis=1, kind="stable")[:, :n].astype(np.int64)
         for i, row in enumerate(r.astype(_F64)):
             if np.unique(row).size < k:  # ties (or NaNs): torch's topk leaves them in libstdc++'s order
-                from ._mt_rejection import topk_order  # lazy: only rows with tied values need the serial order
                 out[i] = topk_order(row.tolist(), n)
         return out
     acc = probs.dtype if probs.dtype in (_F32, _F64) else _F32

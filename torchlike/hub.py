@@ -20,6 +20,7 @@ import shutil
 import sys
 import tempfile
 from urllib.parse import urlparse  # noqa: F401 - torch.hub exports it (torchvision imports it from here)
+from . import serialization
 
 try:
     from tqdm import tqdm  # noqa: F401 - torch.hub (and torch.utils.model_zoo) export it
@@ -96,7 +97,6 @@ def download_url_to_file(url: str, dst: str, hash_prefix: str | None = None, pro
 def load_state_dict_from_url(url: str, model_dir: str | None = None, map_location=None, progress: bool = True,
                              check_hash: bool = False, file_name: str | None = None, weights_only: bool = False):
     """Load the checkpoint at ``url``, downloading it into ``<hub dir>/checkpoints`` unless it is cached."""
-    from . import serialization  # lazy: serialization sits above the hub's plain file handling
     if model_dir is None:
         model_dir = os.path.join(get_dir(), "checkpoints")
     os.makedirs(model_dir, exist_ok=True)

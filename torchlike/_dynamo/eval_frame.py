@@ -6,12 +6,12 @@
 True
 """
 from __future__ import annotations
+from ..compile._module import OptimizedModule
 
 __all__ = ["OptimizedModule"]  # noqa: F822 - resolved by __getattr__
 
 
 def __getattr__(name):
     if name == "OptimizedModule":
-        from ..compile._module import OptimizedModule  # lazy: compile sits above the _dynamo markers
         return OptimizedModule
     raise AttributeError(f"module 'torch._dynamo.eval_frame' has no attribute '{name}'")

@@ -6,6 +6,7 @@ import numpy as np
 from .. import _creation, _grad_mode as grad_mode
 from .. import autograd as _autograd  # the package (same layer): grad() is defined there
 from ..tensor import Tensor
+from .._ops.shape import stack
 
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
 
@@ -69,7 +70,6 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
     """The Jacobian of ``func`` at ``inputs`` (shape out.shape + in.shape per pair)."""
-    from .._ops.shape import stack  # lazy: ops (layer 3) import torchlike.autograd.grad_mode, which runs this package
     ins, in_tuple = _as_tuple(inputs)
     with grad_mode.enable_grad():
         ins = _prep(ins, create_graph)

@@ -6,6 +6,7 @@ import numpy as np
 from .. import _creation, _grad_mode as grad_mode
 from .. import autograd as _autograd  # the package (same layer): grad() is defined there
 from ..tensor import Tensor
+from .._ops.shape import stack
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -146,7 +147,6 @@ def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
         gs = _grad((flat[k],), inputs, retain_graph=True, allow_unused=True)
         for j, (g, t) in enumerate(zip(gs, inputs)):
             cols[j].append(_creation.zeros(t.numel(), dtype=t.dtype) if g is None else g.reshape(-1))
-    from .._ops.shape import stack  # lazy: ops (layer 3) import torchlike.autograd.grad_mode, which runs this package
     jac = tuple(stack(c, 1) if c else _creation.zeros(t.numel(), 0, dtype=t.dtype)
                 for c, t in zip(cols, inputs))
     return jac, True, True, True

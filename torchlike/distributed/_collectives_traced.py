@@ -20,6 +20,7 @@ import numpy as np
 from ..compile import _spmd
 from . import _engine
 from ._process_group import GroupMember, Work, _state
+from ..tensor import Tensor
 
 __all__ = ["axis", "axis_bound", "in_program", "needs_callbacks", "register", "work", "all_reduce", "broadcast", "reduce", "all_gather", "scatter", "reduce_scatter", "all_to_all"]
 
@@ -137,7 +138,6 @@ def in_program(run, tensors, outs, async_op):
     ``outs``: positions in ``tensors`` written in place."""
     from jax.experimental import io_callback
 
-    from ..tensor import Tensor  # lazy: the tensor layer is only needed once a collective is traced
     if axis_bound():  # a callback cannot run inside the SPMD program: compile traces again without it
         raise needs_callbacks("a collective that is not lowered")
     outs = list(outs)

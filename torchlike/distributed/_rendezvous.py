@@ -12,6 +12,7 @@ import os
 import socket
 import time
 import uuid
+from . import _runtime
 
 __all__ = ["through_file", "through_store"]
 
@@ -81,7 +82,6 @@ def through_store(store, rank, world_size):
     """(address, port) of the coordinator, exchanged through ``store`` (rank 0 writes it, the others wait)."""
     if world_size == 1:
         return "127.0.0.1", "0"
-    from . import _runtime  # lazy: only to skip the exchange when the launcher already started the runtime
     if _runtime.state["started"]:
         addr, _, port = _runtime.state["addr"].rpartition(":")
         return addr, port

@@ -23,6 +23,7 @@ import numpy as np
 from .._creation import tensor as _tensor
 from .._dtype import int32
 from ..tensor import Tensor
+from . import _process_group
 
 __all__ = ["DeviceMesh", "init_device_mesh"]
 
@@ -207,7 +208,6 @@ _SUBGROUPS = {}
 
 def _subgroup(ranks):
     """The process group of ``ranks`` (made once; every rank makes the same ones in the same order)."""
-    from . import _process_group  # lazy: the process-group module is only needed for multi-process meshes
     key = (id(_process_group.GroupMember.WORLD), ranks)  # a new default group (after destroy) starts afresh
     g = _SUBGROUPS.get(key)
     if g is None:

@@ -22,6 +22,9 @@ import zipfile
 from .. import serialization
 from ..futures import Future
 from . import annotations  # noqa: F401 - torch.jit.annotations is an attribute of torch.jit
+from ..nn.modules.module import Module
+from .. import export as _export
+from ..export import ExportedProgram
 
 __all__ = ["script", "trace", "ignore", "unused", "export", "is_scripting", "is_tracing", "Final", "save", "load",
            "ScriptModule", "freeze", "optimize_for_inference", "trace_module", "annotate", "fork", "wait", "Error",
@@ -132,7 +135,6 @@ from typing import Final  # noqa: E402 - torch.jit.Final is typing.Final
 
 
 def _module_class():
-    from ..nn.modules.module import Module   # lazy: nn is a higher layer than this entry point
     return Module
 
 
@@ -165,7 +167,6 @@ class ScriptModule:
 
 
 def _export_bytes(m):
-    from .. import export as _export   # lazy: export (layer 5) imports compile machinery
     inputs = getattr(m, "_torchlike_example_inputs", None)
     if inputs is None or not isinstance(m, _module_class()):
         return None
@@ -234,6 +235,5 @@ def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
                 if f"extra/{name}" in names:
                     _extra_files[name] = zf.read(f"extra/{name}")
         if kind == "exported":
-            from ..export import ExportedProgram   # lazy: as above
             return ScriptModule(ExportedProgram.deserialize(zf.read("program.zip")))
         return serialization.load(io.BytesIO(zf.read("module.pt")), weights_only=False)

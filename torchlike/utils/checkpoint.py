@@ -33,6 +33,10 @@ from ..autograd import _is_checkpoint_valid, backward as _backward
 from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
+from ..nn.modules.module import Module
+from ..func import to_jax
+from ..compile import is_compiling
+from ..nn.modules.container import Sequential
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointFunction", "noop_context_fn", "detach_variable",
            "check_backward_validity", "CheckpointError"]
@@ -111,7 +115,6 @@ class CheckpointFunction(Function):
 
 
 def _owner_module(function):
-    from ..nn.modules.module import Module   # lazy: nn (layer 5) sits above utils.checkpoint's users' core
     if isinstance(function, Module):
         return function
     owner = getattr(function, "__self__", None)
@@ -120,7 +123,6 @@ def _owner_module(function):
 
 def _remat(module, function, args, kwargs):
     """``function(*args)`` of ``module`` as one op differentiated through ``jax.checkpoint``, or None."""
-    from ..func import to_jax   # lazy: func is layer 5
     if kwargs or not all(isinstance(a, Tensor) for a in args):
         return None
     apply_fn, params = to_jax(module)
@@ -152,7 +154,6 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn, 
             raise ValueError("Passing `context_fn` or `debug` is only supported when use_reentrant=False.")
         if kwargs:
             raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
-    from ..compile import is_compiling   # lazy: compile (layer 5) imports utils
     module = _owner_module(function)
     whole = module is not None and (function is module or getattr(function, "__name__", "") in ("__call__", "forward"))
     if is_compiling() and whole:
@@ -174,7 +175,6 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
-    from ..nn.modules.container import Sequential   # lazy: as above
     if isinstance(functions, Sequential):
         functions = list(functions.children())
     functions = list(functions)

@@ -20,6 +20,7 @@ import math
 from collections import defaultdict
 
 from .. import _profiler_state as _prof
+from ..nn.modules import _module_hooks
 
 __all__ = ["FlopCounterMode"]
 
@@ -109,7 +110,6 @@ class FlopCounterMode:
                 self.flop_counts[name][fl[0]] += fl[1]
 
     def __enter__(self):
-        from ..nn.modules import _module_hooks  # lazy: nn sits above utils in the import order
         self.flop_counts.clear()
         self._collector = _prof.start(record_shapes=True)
         self._hooks = [_module_hooks.register_module_forward_pre_hook(self._pre),

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Any, Optional
+from ...serialization import _Pickler
+from ...serialization import _Unpickler
 
 __all__ = ["FileSystem", "FileSystemBase", "FileSystemReader", "FileSystemWriter", "SerializationFormat"]
 
@@ -87,7 +89,6 @@ class FileSystemWriter:
         return infos
 
     def _write_metadata(self, metadata):
-        from ...serialization import _Pickler  # lazy: serialization is only needed when saving
         buf = io.BytesIO()
         _Pickler(buf, {}).dump(metadata)
         tmp = self.path / (_METADATA_FN + ".tmp")
@@ -118,7 +119,6 @@ class FileSystemReader:
 
     def read_metadata(self):
         """The checkpoint's :class:`Metadata` (torch's pickle, its names mapped to torchlike's classes)."""
-        from ...serialization import _Unpickler  # lazy: serialization is only needed when loading
         with open(self.path / _METADATA_FN, "rb") as f:
             md = _Unpickler(f, None).load()
         self.storage_data = {(i.fqn, None if i.offset is None else tuple(i.offset)): s

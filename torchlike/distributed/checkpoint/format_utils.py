@@ -16,6 +16,8 @@ from .filesystem import FileSystemReader
 from .metadata import TensorStorageMetadata
 from .state_dict_loader import _assemble, _deserialize
 from .state_dict_saver import save as _dcp_save
+from ...serialization import save
+from ...serialization import load
 
 __all__ = ["dcp_to_torch_save", "torch_save_to_dcp"]
 
@@ -43,7 +45,6 @@ def _set_path(root, path, value):
 
 def dcp_to_torch_save(dcp_checkpoint_dir, torch_save_path):
     """Read the whole dcp checkpoint (every chunk of every tensor) and ``torch.save`` it as one nested dict."""
-    from ...serialization import save  # lazy: serialization is only needed when converting
     reader = FileSystemReader(dcp_checkpoint_dir)
     md = reader.read_metadata()
     paths = md.planner_data or {}
@@ -60,5 +61,4 @@ def dcp_to_torch_save(dcp_checkpoint_dir, torch_save_path):
 
 def torch_save_to_dcp(torch_save_path, dcp_checkpoint_dir):
     """``torch.load`` a file and write it as a dcp checkpoint directory (one process)."""
-    from ...serialization import load  # lazy: serialization is only needed when converting
     _dcp_save(load(torch_save_path, weights_only=False), checkpoint_id=dcp_checkpoint_dir, no_dist=True)

@@ -17,6 +17,7 @@ from typing import Any, Optional, Union
 from ... import _layout
 from ..._layout import strided
 from ...tensor import Size
+from ..._dtype import get_default_dtype
 
 __all__ = ["BytesStorageMetadata", "ChunkStorageMetadata", "Metadata", "MetadataIndex", "StorageMeta",
            "TensorProperties", "TensorStorageMetadata"]
@@ -36,7 +37,6 @@ class _MEM_FORMAT_ENCODING(Enum):
 
 
 def _default_dtype():
-    from ..._dtype import get_default_dtype  # lazy: the default is read when a TensorProperties is made
     return get_default_dtype()
 
 

@@ -25,12 +25,12 @@ from ._planning import d_is_whole, flatten_state_dict, region, set_element
 from .filesystem import FileSystemReader, _storage
 from .metadata import TensorStorageMetadata
 from .stateful import Stateful
+from ...serialization import load as _load
 
 __all__ = ["load", "load_state_dict"]
 
 
 def _deserialize(data, weights_only):
-    from ...serialization import load as _load  # lazy: serialization is only needed when loading
     return _load(io.BytesIO(data), weights_only=weights_only)
 
 

@@ -24,12 +24,12 @@ from .filesystem import FileSystemWriter, _storage
 from .metadata import (BytesStorageMetadata, ChunkStorageMetadata, Metadata, MetadataIndex, StorageMeta,
                        TensorProperties, TensorStorageMetadata)
 from .stateful import Stateful
+from ...serialization import save as _save
 
 __all__ = ["async_save", "save", "save_state_dict"]
 
 
 def _serialize(obj):
-    from ...serialization import save as _save  # lazy: serialization is only needed when saving
     buf = io.BytesIO()
     _save(obj, buf)
     return buf.getvalue()

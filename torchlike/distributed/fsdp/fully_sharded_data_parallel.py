@@ -25,6 +25,7 @@ from ...nn.modules._module_state import _IncompatibleKeys
 from ._fully_shard import MixedPrecisionPolicy, _State, clip_grad_norm_sharded
 from .api import (FullOptimStateDictConfig, FullStateDictConfig, ShardedOptimStateDictConfig,
                   ShardedStateDictConfig, ShardingStrategy, StateDictSettings, StateDictType)
+from ..checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict
 
 __all__ = ["FullyShardedDataParallel", "FLAT_PARAM", "FSDP_WRAPPED_MODULE"]
 
@@ -263,7 +264,6 @@ class FullyShardedDataParallel(Module):
     @staticmethod
     def optim_state_dict(model, optim, optim_state_dict=None, group=None):
         """The optimizer's state keyed by parameter names (full tensors by default)."""
-        from ..checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict  # lazy: checkpoint sits above
         st = FullyShardedDataParallel.get_state_dict_type(model)
         full = st.state_dict_type == StateDictType.FULL_STATE_DICT
         out = get_optimizer_state_dict(model, optim, options=StateDictOptions(full_state_dict=full))
@@ -274,6 +274,5 @@ class FullyShardedDataParallel(Module):
     @staticmethod
     def full_optim_state_dict(model, optim, optim_input=None, rank0_only=True, group=None):
         """The full optimizer state (on rank 0 only with ``rank0_only``)."""
-        from ..checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict  # lazy: checkpoint sits above
         out = get_optimizer_state_dict(model, optim, options=StateDictOptions(full_state_dict=True))
         return {} if rank0_only and get_rank() != 0 else out

@@ -13,12 +13,13 @@ from __future__ import annotations
 import fnmatch
 
 from .style import ParallelStyle
+from ..._process_group import get_world_size, is_initialized
+from .._dtensor import _default_mesh
 
 __all__ = ["parallelize_module"]
 
 
 def _check_mesh(mesh):
-    from ..._process_group import get_world_size, is_initialized  # lazy: the process group may be absent
     world = get_world_size() if is_initialized() else 1
     if mesh.ndim != 1 or mesh.size() > world:
         raise NotImplementedError(f"torchlike's tensor parallelism runs over a 1-d mesh of ranks (a mesh or a "
@@ -29,7 +30,6 @@ def _check_mesh(mesh):
 def parallelize_module(module, device_mesh=None, parallelize_plan=None, *, src_data_rank=0):
     """Apply ``parallelize_plan`` (a ParallelStyle, or ``{submodule name pattern: ParallelStyle}``; names may
     use ``*`` wildcards per dotted part) over ``device_mesh``; returns ``module``."""
-    from .._dtensor import _default_mesh  # lazy: builds the world mesh only when none is given
     mesh = device_mesh if device_mesh is not None else _default_mesh()
     _check_mesh(mesh)
     if parallelize_plan is None:

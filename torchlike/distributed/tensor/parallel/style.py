@@ -18,6 +18,7 @@ from ....tensor import Tensor
 from .._dtensor import DTensor
 from ..placement_types import Replicate, Shard
 from . import _comm
+from ....nn import Embedding, Linear
 
 __all__ = ["ColwiseParallel", "ParallelStyle", "PrepareModuleInput", "PrepareModuleInputOutput",
            "PrepareModuleOutput", "RowwiseParallel", "SequenceParallel"]
@@ -116,7 +117,6 @@ def _check_local(style, use_local_output):
 
 
 def _module_kind(module):
-    from ....nn import Embedding, Linear  # lazy: nn is above distributed.tensor in the layer order
     if isinstance(module, Linear):
         return "linear"
     if isinstance(module, Embedding):
