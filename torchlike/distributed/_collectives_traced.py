@@ -19,7 +19,7 @@ import numpy as np
 
 from ..compile import _spmd
 from . import _engine
-from ._process_group import GroupMember, Work, _state
+from ._process_group import GroupMember, Work, _state, on_world_change
 from ..tensor import Tensor
 
 __all__ = ["axis", "axis_bound", "in_program", "needs_callbacks", "register", "work", "all_reduce", "broadcast", "reduce", "all_gather", "scatter", "reduce_scatter", "all_to_all"]
@@ -172,3 +172,6 @@ def _run(exe, args):
 def register(world):
     """Let ``torchlike.compile`` lower collectives into its programs over ``world`` (None: stop)."""
     _spmd.runtime = None if world is None or world.size() < 2 else _spmd.Runtime(world.mesh, world.size(), _run)
+
+
+on_world_change.append(register)  # init/destroy_process_group (re)point compile's runtime

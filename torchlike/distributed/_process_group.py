@@ -109,6 +109,11 @@ class group:
 _state = {"initialized": False, "rank": 0, "world": 1, "backend": None, "timeout": default_pg_timeout,
           "devices": None, "seq": 0}
 
+# The modules built on this one follow the default group through this hook list (filled when they are
+# imported, which `torchlike.distributed`'s __init__ does): each callable gets the new WORLD group from
+# init_process_group and None from destroy_process_group (traced collectives' runtime, program caches).
+on_world_change: list = []
+
 
 def is_available() -> bool:
     """True: torchlike.distributed is built in."""
@@ -245,8 +250,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     _state.update(initialized=True, rank=rank, world=world_size, backend=backend, timeout=timeout,
                   devices=devices, seq=0, broken=None, store=store)
     group.WORLD = GroupMember.WORLD = ProcessGroup(range(world_size), backend)
-    from . import _collectives_traced  # lazy: it imports this module
-    _collectives_traced.register(group.WORLD)
+    for hook in on_world_change:
+        hook(group.WORLD)
     _install_excepthook()
 
 
@@ -260,10 +265,8 @@ def destroy_process_group(group=None):
     if group is None or group is GroupMember.WORLD:
         _state.update(initialized=False, rank=0, world=1, backend=None, broken=None)
         globals()["group"].WORLD = GroupMember.WORLD = None
-        from . import _collectives_traced, _programs  # lazy: both import this module
-        _collectives_traced.register(None)
-        _programs._CACHE.clear()
-        _programs._COMPILED.clear()
+        for hook in on_world_change:
+            hook(None)
 
 
 def _need():

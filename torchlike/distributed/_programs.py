@@ -15,13 +15,23 @@ import numpy as np
 from .._errors import GraphBreak
 from ..tensor import _is_tracer
 from . import _collectives_traced as _traced, _engine
-from ._process_group import GroupMember, Work, _group, _state
+from ._process_group import GroupMember, Work, _group, _state, on_world_change
 from ._reduce_op import ReduceOp, _op, _reducer
 
 __all__: list = []
 
 _CACHE: dict = {}
 _COMPILED: dict = {}  # jitted program -> its compiled executable
+
+
+def _forget_programs(world):
+    """destroy_process_group (``world`` None) drops the programs built for the old group."""
+    if world is None:
+        _CACHE.clear()
+        _COMPILED.clear()
+
+
+on_world_change.append(_forget_programs)
 
 def _program(key, g, body, out_replicated=False):
     """A cached jitted shard_map of ``body`` (block -> block) over the group's mesh, behind the fingerprint check."""
