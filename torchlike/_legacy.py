@@ -1,22 +1,10 @@
 """Legacy type names: torch.FloatTensor, tensor.type('torch.LongTensor'), ..."""
 from __future__ import annotations
 
-from . import _dtype
 from .tensor import Tensor
+from ._tensor_casts import LEGACY, dtype_of_type_name  # their home: Tensor.type() reads them (layer 1)
 
 __all__ = ["dtype_of_type_name", "LEGACY"]
-
-LEGACY = {"FloatTensor": _dtype.float32, "DoubleTensor": _dtype.float64, "HalfTensor": _dtype.float16,
-          "BFloat16Tensor": _dtype.bfloat16, "LongTensor": _dtype.int64, "IntTensor": _dtype.int32,
-          "ShortTensor": _dtype.int16, "CharTensor": _dtype.int8, "ByteTensor": _dtype.uint8,
-          "BoolTensor": _dtype.bool}
-
-
-def dtype_of_type_name(name):
-    base = name.split(".")[-1]
-    if base not in LEGACY:
-        raise ValueError(f"invalid type: '{name}'")
-    return LEGACY[base]
 
 
 def make_legacy_constructor(name, dt):

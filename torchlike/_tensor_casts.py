@@ -19,6 +19,19 @@ _LEGACY_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16":
                  "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
                  "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
 
+# torch.FloatTensor & co. (their classes are built in _legacy.py, a layer above)
+LEGACY = {"FloatTensor": _dtype.float32, "DoubleTensor": _dtype.float64, "HalfTensor": _dtype.float16,
+          "BFloat16Tensor": _dtype.bfloat16, "LongTensor": _dtype.int64, "IntTensor": _dtype.int32,
+          "ShortTensor": _dtype.int16, "CharTensor": _dtype.int8, "ByteTensor": _dtype.uint8,
+          "BoolTensor": _dtype.bool}
+
+
+def dtype_of_type_name(name):
+    base = name.split(".")[-1]
+    if base not in LEGACY:
+        raise ValueError(f"invalid type: '{name}'")
+    return LEGACY[base]
+
 
 def _legacy_type_name(dt, dev):
     prefix = "torch.cuda." if dev.type == "cuda" else "torch."
@@ -34,10 +47,8 @@ class TensorCasts:
         if dtype is None:
             return _legacy_type_name(self.dtype, self._dev)
         if isinstance(dtype, str):
-            from ._legacy import dtype_of_type_name  # lazy: legacy type names (layer 3)
             dtype = dtype_of_type_name(dtype)
         elif isinstance(dtype, type):
-            from ._legacy import dtype_of_type_name  # lazy: legacy type names (layer 3)
             dtype = dtype_of_type_name(dtype.__name__)
         return self.to(dtype)
 
