@@ -5,6 +5,7 @@ import numpy as np
 
 from . import _dtype
 from ._errors import to_host
+from ._ops.registry import register
 
 __all__ = ["tensor_repr", "set_printoptions"]
 
@@ -100,6 +101,15 @@ def _body(a, fmt, indent, summarize):
         parts = [_body(a[i], fmt, indent + 1, summarize) for i in rows]
     sep = "," + "\n" * (a.ndim - 1) + " " * (indent + 1)
     return "[" + sep.join(parts) + "]"
+
+
+@register("__repr__", namespaces=())
+def _tensor_repr_method(self, *, tensor_contents=None):
+    """``repr(t)``: torch's format, ``tensor([...], dtype=..., requires_grad=True)``."""
+    return tensor_repr(self)
+
+
+_tensor_repr_method.__name__, _tensor_repr_method.__qualname__ = "__repr__", "Tensor.__repr__"
 
 
 def tensor_repr(t, prefix="tensor("):

@@ -19,6 +19,7 @@ import weakref
 from . import _dtype
 from ._creation import tensor as _tensor, zeros as _zeros
 from ._device import CPU
+from ._ops.registry import register
 
 __all__ = ["UntypedStorage", "TypedStorage", "buffer_address", "LEGACY_STORAGES"]
 
@@ -298,3 +299,32 @@ def _legacy_classes():
 
 
 LEGACY_STORAGES = _legacy_classes()
+
+
+# ---- the Tensor's storage methods (method-only entries of the op table) --------------------------------
+@register("data_ptr", namespaces=())
+def data_ptr(self):
+    self._value  # noqa: B018  (a lazy view materialises, with a host scalar's root)
+    root = self._vbase if self._vbase is not None else self
+    return buffer_address(root) + self.storage_offset() * self.dtype.itemsize
+
+
+@register("untyped_storage", namespaces=())
+def untyped_storage(self):
+    self._value  # noqa: B018  (a lazy view materialises, with a host scalar's root)
+    return UntypedStorage._of(self)
+
+
+@register("storage", namespaces=())
+def storage(self):
+    """The deprecated typed storage (``torch.TypedStorage``) of this tensor, with torch's warning."""
+    _warn_typed_storage_removal(stacklevel=2)
+    self._value  # noqa: B018  (a lazy view materialises, with a host scalar's root)
+    return TypedStorage._of(self)
+
+
+@register("storage_type", namespaces=())
+def storage_type(self):
+    """The legacy storage class of this tensor's dtype (``torch.FloatStorage`` for float32)."""
+    _warn_typed_storage_removal(stacklevel=2)
+    return LEGACY_STORAGES[_LEGACY_NAMES[self.dtype.name]]

@@ -23,7 +23,6 @@ from ._tape import AccumulateGrad
 from ._tensor_casts import TensorCasts
 # (HOST_MAX: _creation's import path; _rebuild_pickled: the path pickles name)
 from ._tensor_pickling import HOST_MAX, TensorPickling, _rebuild_pickled  # noqa: F401
-from ._to_args import parse_to
 
 __all__ = ["Tensor", "Size"]
 
@@ -436,30 +435,6 @@ class Tensor(TensorCasts, TensorPickling):
                 expected *= n
         return True
 
-    def data_ptr(self):
-        from ._storage import buffer_address  # lazy: storage is built on the tensor (layer 3)
-        self._value  # noqa: B018  (a lazy view materialises, with a host scalar's root)
-        root = self._vbase if self._vbase is not None else self
-        return buffer_address(root) + self.storage_offset() * self.dtype.itemsize
-
-    def untyped_storage(self):
-        from ._storage import UntypedStorage  # lazy: storage is built on the tensor (layer 3)
-        self._value  # noqa: B018  (a lazy view materialises, with a host scalar's root)
-        return UntypedStorage._of(self)
-
-    def storage(self):
-        """The deprecated typed storage (``torch.TypedStorage``) of this tensor, with torch's warning."""
-        from ._storage import TypedStorage, _warn_typed_storage_removal  # lazy: storage is built on the tensor (layer 3)
-        _warn_typed_storage_removal(stacklevel=2)
-        self._value  # noqa: B018  (a lazy view materialises, with a host scalar's root)
-        return TypedStorage._of(self)
-
-    def storage_type(self):
-        """The legacy storage class of this tensor's dtype (``torch.FloatStorage`` for float32)."""
-        from ._storage import _LEGACY_NAMES, LEGACY_STORAGES, _warn_typed_storage_removal  # lazy: storage on tensor
-        _warn_typed_storage_removal(stacklevel=2)
-        return LEGACY_STORAGES[_LEGACY_NAMES[self.dtype.name]]
-
     # ---- autograd -----------------------------------------------------------------------------
     @property
     def requires_grad(self):
@@ -556,11 +531,6 @@ class Tensor(TensorCasts, TensorPickling):
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         node = self._accumulator_strong()
         return node.register_hook(lambda gi, go, _t=self: hook(_t))
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate gradients of this tensor into the ``.grad`` of the leaves it depends on."""
-        from .autograd import backward  # lazy: the engine (layer 4) sits above the tensor
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
         """A tensor sharing storage with self, outside the autograd graph."""
@@ -716,36 +686,12 @@ class Tensor(TensorCasts, TensorPickling):
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
         raise MissingAPI(f"Tensor.{name} is not implemented in torchlike")
 
-    def __repr__(self, *, tensor_contents=None):
-        from ._printing import tensor_repr  # lazy: printing uses ops (layer 3)
-        return tensor_repr(self)
-
     def __format__(self, spec):
         if self.ndim == 0 and not _is_tracer(self._value):
             return self.item().__format__(spec)
         return object.__format__(self, spec) if not spec else repr(self).__format__(spec)
 
     # ---- device / dtype moves -----------------------------------------------------------------
-    def to(self, *args, **kwargs):
-        """``to(dtype, non_blocking=False, copy=False)``, ``to(device=None, dtype=None, non_blocking=False,
-        copy=False)`` or ``to(other, non_blocking=False, copy=False)``; copies only if needed (or ``copy``).
-
-        >>> import torchlike as torch
-        >>> torch.ones(2).to(torch.float64, False, True).dtype
-        torch.float64
-        """
-        dev, dt, _, copy, _ = parse_to(Tensor, args, kwargs)   # memory_format: one layout (see _memory_format)
-        out = self
-        if dt is not None and dt is not self.dtype:
-            from ._ops.basic import to_dtype_op  # lazy: a dtype move is an op (layer 3)
-            out = to_dtype_op(out, dt)
-        if dev is not None and dev != self._dev:
-            from ._ops.basic import to_device_op  # lazy: a device move is an op (layer 3)
-            out = to_device_op(out, dev)
-        if copy and out is self:
-            out = self.clone()
-        return out
-
     def cpu(self, memory_format=None):
         return self.to("cpu")
 

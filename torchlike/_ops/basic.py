@@ -9,6 +9,7 @@ import numbers
 from ._util import Tensor, as_tensor_arg, cast, dispatch, register
 from .._creation import empty
 from .._errors import broadcast_shape
+from .._to_args import parse_to
 
 __all__ = ["to_dtype_op", "to_device_op", "clone", "contiguous", "copy_", "empty_permuted"]
 
@@ -41,6 +42,26 @@ def to_device_op(t, dev):
     out = dispatch(_device_impl, (t,), (("dev", dev.jax_device()),), name="ToCopyBackward0", saves=False,
                    jit=False)
     out._dev = dev
+    return out
+
+
+@register("to", namespaces=())
+def to(self, *args, **kwargs):
+    """``to(dtype, non_blocking=False, copy=False)``, ``to(device=None, dtype=None, non_blocking=False,
+    copy=False)`` or ``to(other, non_blocking=False, copy=False)``; copies only if needed (or ``copy``).
+
+    >>> import torchlike as torch
+    >>> torch.ones(2).to(torch.float64, False, True).dtype
+    torch.float64
+    """
+    dev, dt, _, copy, _ = parse_to(Tensor, args, kwargs)   # memory_format: one layout (see _memory_format)
+    out = self
+    if dt is not None and dt is not self.dtype:
+        out = to_dtype_op(out, dt)
+    if dev is not None and dev != self._dev:
+        out = to_device_op(out, dev)
+    if copy and out is self:
+        out = self.clone()
     return out
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .. import _creation
 from ..tensor import Tensor
+from .._ops.registry import register
 
 from . import graph
 from .engine import run_backward
@@ -71,6 +72,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         run_backward(tensors, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
     finally:
         grad_mode._state.checkpoint_valid = prev
+
+
+@register("backward", namespaces=())
+def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate gradients of this tensor into the ``.grad`` of the leaves it depends on."""
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+_tensor_backward.__name__, _tensor_backward.__qualname__ = "backward", "Tensor.backward"
 
 
 def _is_checkpoint_valid():
