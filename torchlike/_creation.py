@@ -14,6 +14,7 @@ from ._errors import check_alloc
 from ._layout import strided as _strided
 from ._device import canonical, host_to_jax, of_array
 from .tensor import _PLAIN_VALUE, HOST_MAX, Tensor
+from ._mutation import write_out  # out= (layer 2)
 
 try:  # JAX's current trace: creation under a transform (jit, vmap, grad) must give traced values
     from jax._src.core import EvalTrace as _EvalTrace, trace_ctx as _trace_ctx
@@ -425,7 +426,6 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
 def _out(t, out):
     if out is None:
         return t
-    from ._ops.registry import write_out  # lazy: out= writing sits in the op table (_ops/registry.py imports creation)
     return write_out(out, t)
 
 

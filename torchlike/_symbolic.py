@@ -19,6 +19,7 @@ from . import _device
 from ._layout import _mkldnn, jagged, layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from .tensor import Tensor
 from ._memory_format import contiguous_format
+from ._creation import tensor
 
 __all__ = ["SymInt", "SymFloat", "SymBool", "sym_int", "sym_float", "sym_not", "sym_max", "sym_min", "sym_ite",
            "sym_sum", "sym_sqrt", "_assert", "_check", "_check_with", "_check_is_size", "_check_index", "_check_value",
@@ -164,7 +165,6 @@ def _shape_as_tensor(input):
     >>> torchlike._shape_as_tensor(torchlike.ones(2, 3))
     tensor([2, 3])
     """
-    from ._creation import tensor  # lazy: _creation imports this module's layout names
     return tensor(list(input.shape))
 
 

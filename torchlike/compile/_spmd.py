@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import jax
 import numpy as np
+from . import _trace
 
 __all__ = ["AXIS", "NeedsCallbacks", "Runtime", "active", "build", "runtime"]
 
@@ -54,7 +55,6 @@ class _Ctx:
 
 def active():
     """The current trace's ``_Ctx`` when collectives may lower to XLA collectives, else None."""
-    from . import _trace  # lazy: _trace imports the tensor layer, this module must stay importable on its own
     tr = _trace.current()
     return getattr(tr, "spmd", None) if tr is not None else None
 
