@@ -81,7 +81,8 @@ def modules(root=ROOT):
     return out
 
 
-Import = collections.namedtuple("Import", "target line local justified text")
+Import = collections.namedtuple("Import", "target line local justified text where", defaults=("",))
+# where: the qualified name of the function (or class) the statement sits in, e.g. "Tensor.__new__"
 
 
 def _targets(mod, is_pkg, node, mods):
@@ -122,17 +123,19 @@ def imports(mod, path, mods):
     is_pkg = path.name == "__init__.py"
     res = []
 
-    def visit(node, local):
+    def visit(node, local, where):
         for ch in ast.iter_child_nodes(node):
             if isinstance(ch, (ast.Import, ast.ImportFrom)):
                 text = "\n".join(lines[ch.lineno - 1:ch.end_lineno])
                 above = lines[ch.lineno - 2] if ch.lineno > 1 else ""
                 just = "# lazy:" in text or above.strip().startswith("# lazy:")
                 for t in sorted(_targets(mod, is_pkg, ch, mods)):
-                    res.append(Import(t, ch.lineno, local, just, text.strip()))
-            visit(ch, local or isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+                    res.append(Import(t, ch.lineno, local, just, text.strip(), where))
+            named = isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            visit(ch, local or isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)),
+                  f"{where}.{ch.name}".lstrip(".") if named else where)
 
-    visit(ast.parse(src), False)
+    visit(ast.parse(src), False, "")
     return res
 
 

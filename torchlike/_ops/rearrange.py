@@ -15,7 +15,7 @@ from .._errors import check_alloc
 from ..tensor import _ALIAS_CHAIN, Size
 from ._util import Tensor, cast, dispatch, register, shape_arg, wrap_dim
 from .._creation import empty
-from .shape import stack
+from .shape import _tensors_arg, atleast_1d, atleast_2d, atleast_3d, stack  # (atleast_*: their home)
 
 __all__ = ["repeat", "tile", "repeat_interleave", "flip", "fliplr", "flipud", "roll", "rot90", "tril", "triu",
            "diag", "diag_embed", "diagflat", "block_diag", "cartesian_prod", "combinations",
@@ -385,12 +385,6 @@ def broadcast_shapes(*shapes):
     return Size(out)
 
 
-def _tensors_arg(tensors):
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        return tuple(tensors[0])
-    return tuple(tensors)
-
-
 def broadcast_tensors(*tensors):
     """Expand all tensors to their common broadcast shape (views).
 
@@ -493,33 +487,6 @@ def combinations(input, r=2, with_replacement=False):
     idx = np.asarray(list(gen(range(n), r)), dtype=np.int64).reshape(-1, r)
     # (an empty index still goes through the gather, so the empty result is differentiable like torch's)
     return dispatch(_take_impl, (input, _index_tensor(idx)), (("dim", 0),), name="IndexBackward0", saves=False)
-
-
-def _atleast(n):
-    def one(t):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"atleast_{n}d(): argument 'input' must be Tensor, not {type(t).__name__}")
-        if t.ndim >= n:
-            return t
-        sh = tuple(t.shape)
-        if n == 1:
-            return t.reshape(1)
-        if n == 2:
-            return t.reshape((1,) + sh if sh else (1, 1))
-        new = {0: (1, 1, 1), 1: (1,) + sh + (1,), 2: sh + (1,)}[t.ndim]
-        return t.reshape(new)
-
-    def fn(*tensors):
-        if len(tensors) == 1 and isinstance(tensors[0], Tensor):
-            return one(tensors[0])
-        return tuple(one(t) for t in _tensors_arg(tensors))
-    fn.__name__ = f"atleast_{n}d"
-    fn.__doc__ = (f"View each input with at least {n} dims (one tensor in, one out; otherwise a tuple).\n\n"
-                  f"    >>> import torchlike\n    >>> torchlike.atleast_{n}d(torchlike.tensor(1.)).ndim\n    {n}\n    ")
-    return fn
-
-
-atleast_1d, atleast_2d, atleast_3d = _atleast(1), _atleast(2), _atleast(3)
 
 
 # --- resize_ / sum_to_size ---------------------------------------------------------------------

@@ -118,6 +118,40 @@ def _stack_seq(tensors, name):
     return list(tensors)
 
 
+# ---- views with at least n dims (rearrange.py registers them; hstack/vstack/dstack build on them) ----
+def _tensors_arg(tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return tuple(tensors[0])
+    return tuple(tensors)
+
+
+def _atleast(n):
+    def one(t):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"atleast_{n}d(): argument 'input' must be Tensor, not {type(t).__name__}")
+        if t.ndim >= n:
+            return t
+        sh = tuple(t.shape)
+        if n == 1:
+            return t.reshape(1)
+        if n == 2:
+            return t.reshape((1,) + sh if sh else (1, 1))
+        new = {0: (1, 1, 1), 1: (1,) + sh + (1,), 2: sh + (1,)}[t.ndim]
+        return t.reshape(new)
+
+    def fn(*tensors):
+        if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+            return one(tensors[0])
+        return tuple(one(t) for t in _tensors_arg(tensors))
+    fn.__name__ = f"atleast_{n}d"
+    fn.__doc__ = (f"View each input with at least {n} dims (one tensor in, one out; otherwise a tuple).\n\n"
+                  f"    >>> import torchlike\n    >>> torchlike.atleast_{n}d(torchlike.tensor(1.)).ndim\n    {n}\n    ")
+    return fn
+
+
+atleast_1d, atleast_2d, atleast_3d = _atleast(1), _atleast(2), _atleast(3)
+
+
 @register(method=False, out=True)
 def hstack(tensors):
     """Concatenate horizontally: along dim 0 for 1-D inputs, else dim 1.
@@ -126,7 +160,6 @@ def hstack(tensors):
     >>> torchlike.hstack([torchlike.tensor([1]), torchlike.tensor([2, 3])])
     tensor([1, 2, 3])
     """
-    from .rearrange import atleast_1d  # lazy: rearrange imports shape (stack)
     ts = [atleast_1d(t) for t in _stack_seq(tensors, "hstack")]
     return cat(ts, 0 if ts[0].ndim == 1 else 1)
 
@@ -139,7 +172,6 @@ def vstack(tensors):
     >>> torchlike.vstack([torchlike.tensor([1, 2]), torchlike.tensor([3, 4])]).shape
     torch.Size([2, 2])
     """
-    from .rearrange import atleast_2d  # lazy: rearrange imports shape (stack)
     return cat([atleast_2d(t) for t in _stack_seq(tensors, "vstack")], 0)
 
 
@@ -151,7 +183,6 @@ def dstack(tensors):
     >>> torchlike.dstack([torchlike.tensor([1, 2]), torchlike.tensor([3, 4])]).shape
     torch.Size([1, 2, 2])
     """
-    from .rearrange import atleast_3d  # lazy: rearrange imports shape (stack)
     return cat([atleast_3d(t) for t in _stack_seq(tensors, "dstack")], 2)
 
 
