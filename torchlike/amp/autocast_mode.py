@@ -10,6 +10,7 @@ import warnings
 from .. import _dtype
 from .._autocast import clear_cache, state as _state
 from ..tensor import Tensor
+from .._device import _gpus  # (torch.cuda.is_available(): JAX sees a GPU)
 
 __all__ = ["autocast", "is_autocast_available", "get_autocast_dtype", "custom_fwd", "custom_bwd",
            "is_autocast_enabled", "set_autocast_enabled", "set_autocast_dtype", "clear_autocast_cache",
@@ -82,8 +83,7 @@ class autocast:
         self._enabled = bool(enabled)
         self._cache_enabled = _state.cache_enabled if cache_enabled is None else bool(cache_enabled)
         if device_type == "cuda":
-            from .. import cuda  # lazy: cuda imports cuda.amp, which imports this package
-            if enabled and not cuda.is_available():
+            if enabled and not _gpus():
                 warnings.warn("User provided device_type of 'cuda', but CUDA is not available. Disabling")
                 self._enabled = False
         elif device_type == "cpu" and self._enabled and self.fast_dtype not in (_dtype.bfloat16, _dtype.float16):

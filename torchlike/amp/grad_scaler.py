@@ -16,6 +16,7 @@ from .. import _grad_mode as grad_mode
 from .._creation import zeros_like
 from ..compile import is_compiling
 from ..tensor import Tensor
+from .._device import _gpus  # (torch.cuda.is_available(): JAX sees a GPU)
 
 __all__ = ["GradScaler", "OptState"]
 
@@ -55,8 +56,7 @@ class GradScaler:
         self._device = device
         self._enabled = enabled
         if enabled and device == "cuda":
-            from .. import cuda  # lazy: cuda imports cuda.amp, which imports this package
-            if not cuda.is_available():
+            if not _gpus():
                 warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.")
                 self._enabled = False
         if self._enabled:

@@ -14,6 +14,7 @@ import functools
 
 from .. import _profiler_state as _state
 from .profiler_util import EventList, events_from
+from .._device import _gpus
 
 __all__ = ["profile", "record_function", "EnforceUnique", "KinetoStepTracker", "emit_itt", "emit_nvtx"]
 
@@ -162,6 +163,6 @@ class emit_nvtx(emit_itt):
 
     def __enter__(self):
         if self.enabled:
-            from .. import cuda  # lazy: cuda's device queries sit above autograd
-            cuda._gpu()
+            if not _gpus():  # (torch.cuda's own check and message)
+                raise AssertionError("Torch not compiled with CUDA enabled")
         return self

@@ -18,6 +18,7 @@ from ... import _layout
 from ..._layout import strided
 from ...tensor import Size
 from ..._dtype import get_default_dtype
+from ..._memory_format import contiguous_format
 
 __all__ = ["BytesStorageMetadata", "ChunkStorageMetadata", "Metadata", "MetadataIndex", "StorageMeta",
            "TensorProperties", "TensorStorageMetadata"]
@@ -41,7 +42,6 @@ def _default_dtype():
 
 
 def _contiguous():
-    from ... import contiguous_format  # lazy: the facade's memory format object
     return contiguous_format
 
 
