@@ -251,7 +251,6 @@ LAZY_ALLOWED = {  # (module, function): the reason its comment gives
     ('.masked', '_t'): "the facade's functions (torch.sum & co. take sparse operands there), built later",
     ('.multiprocessing._process', '_context_for_start'): "the data package's fork server, started on first use",
     ('.nn.functional._embedding', 'embedding'): 'an autograd.Function (layer 5)',
-    ('.nn.functional._loss', 'triplet_margin_with_distance_loss'): '_misc imports _loss (_pdist_lastdim)',
     ('.nn.modules._module_hooks', '_ModuleHooks.compile'): 'the top package (and its ``compile``) is still importing when nn loads',
     ('.nn.utils.clip_grad', 'clip_grad_norm_'): 'distributed sits beside nn',
     ('.nn.utils.prune', '_torch'): "pruning is written against the public API (the facade, layer 6), as torch's is",

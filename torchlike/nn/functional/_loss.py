@@ -25,6 +25,7 @@ from ...tensor import Tensor
 from ... import _autocast as _amp
 from ..._errors import broadcast_shape
 from ..._creation import full as _full
+from ._misc import _abs0, _pdist_lastdim, pairwise_distance
 
 __all__ = ["l1_loss", "mse_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div", "nll_loss", "cross_entropy",
@@ -95,13 +96,6 @@ def _size_warn(input, target):
 def _common_float(*ts):
     d = _dtype.result_type(*[t for t in ts if t is not None])
     return d if d.is_floating_point or d.is_complex else _dtype.get_default_dtype()
-
-
-def _abs0(d):
-    # |d| with torch's gradient sign(d) (0 at d == 0); a complex d gives its (real) modulus
-    if jnp.iscomplexobj(d):
-        return jnp.abs(d)
-    return d * jnp.sign(d)
 
 
 # ---- pointwise regression losses ----------------------------------------------------------------
@@ -586,26 +580,6 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return dispatch(_hinge_emb, (input, target, margin), (("reduction", reduction),), name="MeanBackward0")
 
 
-def _pdist_lastdim(d, p):
-    """||d||_p over the last dim with torch's zero gradient at d == 0 (real for a complex ``d``)."""
-    if jnp.iscomplexobj(d):
-        d = jnp.abs(d)
-    if p == 2:
-        s = jnp.sum(d * d, axis=-1)
-        pos = s > 0
-        return jnp.where(pos, jnp.sqrt(jnp.where(pos, s, 1)), 0)
-    a = _abs0(d)  # jnp.abs has gradient 1 at 0; torch's is 0
-    if p == float("inf"):
-        return jnp.max(a, axis=-1)
-    if p == 0:
-        return jnp.sum(d != 0, axis=-1).astype(d.dtype)
-    if p == 1:
-        return jnp.sum(a, axis=-1)
-    s = jnp.sum(a ** p, axis=-1)
-    pos = s > 0
-    return jnp.where(pos, jnp.where(pos, s, 1) ** (1.0 / p), 0)
-
-
 def _triplet(a, pz, n, margin, eps, p, swap, reduction, dins, dt):
     # torch: pairwise_distance of each pair (the difference in the pair's promoted dtype, so integers
     # wrap; + eps gives integers the default float dtype; complex differences have real norms)
@@ -660,7 +634,6 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
         raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
                            f"dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs")
     if distance_function is None:
-        from ._misc import pairwise_distance  # lazy: _misc imports _loss (_pdist_lastdim)
         distance_function = pairwise_distance
     dist_pos = distance_function(anchor, positive)
     dist_neg = distance_function(anchor, negative)

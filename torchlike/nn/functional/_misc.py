@@ -16,11 +16,37 @@ from ... import _dtype
 from ..._dispatch import dispatch
 from ..._ops._util import check_broadcast
 from ...tensor import _wrap_dim
-from ._loss import _pdist_lastdim
 
 __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "pdist"]
 
 _HALF = (np.dtype("float16"), np.dtype(jnp.bfloat16))
+
+
+def _abs0(d):
+    # |d| with torch's gradient sign(d) (0 at d == 0); a complex d gives its (real) modulus
+    if jnp.iscomplexobj(d):
+        return jnp.abs(d)
+    return d * jnp.sign(d)
+
+
+def _pdist_lastdim(d, p):
+    """||d||_p over the last dim with torch's zero gradient at d == 0 (real for a complex ``d``)."""
+    if jnp.iscomplexobj(d):
+        d = jnp.abs(d)
+    if p == 2:
+        s = jnp.sum(d * d, axis=-1)
+        pos = s > 0
+        return jnp.where(pos, jnp.sqrt(jnp.where(pos, s, 1)), 0)
+    a = _abs0(d)  # jnp.abs has gradient 1 at 0; torch's is 0
+    if p == float("inf"):
+        return jnp.max(a, axis=-1)
+    if p == 0:
+        return jnp.sum(d != 0, axis=-1).astype(d.dtype)
+    if p == 1:
+        return jnp.sum(a, axis=-1)
+    s = jnp.sum(a ** p, axis=-1)
+    pos = s > 0
+    return jnp.where(pos, jnp.where(pos, s, 1) ** (1.0 / p), 0)
 
 
 def _up(x):
