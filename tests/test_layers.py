@@ -252,7 +252,6 @@ LAZY_ALLOWED = {  # (module, function): the reason its comment gives
     ('.multiprocessing._process', '_context_for_start'): "the data package's fork server, started on first use",
     ('.nn.functional._embedding', 'embedding'): 'an autograd.Function (layer 5)',
     ('.nn.modules._module_hooks', '_ModuleHooks.compile'): 'the top package (and its ``compile``) is still importing when nn loads',
-    ('.nn.utils.clip_grad', 'clip_grad_norm_'): 'distributed sits beside nn',
     ('.nn.utils.prune', '_torch'): "pruning is written against the public API (the facade, layer 6), as torch's is",
     ('.overrides', 'get_ignored_functions'): 'the facade imports this module',
     ('.overrides', 'get_overridable_functions'): 'the facade imports this module',

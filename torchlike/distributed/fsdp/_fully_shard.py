@@ -24,6 +24,7 @@ from ..device_mesh import DeviceMesh, init_device_mesh
 from ..tensor._dtensor import DTensor
 from ..tensor.placement_types import Shard
 from ...nn.parameter import Parameter
+from ...nn.utils import clip_grad as _clip_grad
 from ...tensor import Tensor
 
 __all__ = ["CPUOffloadPolicy", "FSDPModule", "clip_grad_norm_sharded", "MixedPrecisionPolicy", "OffloadPolicy", "UnshardHandle",
@@ -357,3 +358,6 @@ def clip_grad_norm_sharded(grads, max_norm, norm_type=2.0):
     for g in grads:
         g._set_value((g._value * coef).astype(g._value.dtype))
     return Tensor._wrap(norm.astype(dt))
+
+
+_clip_grad.sharded_clip.append(clip_grad_norm_sharded)  # nn.utils.clip_grad_norm_ on sharded gradients

@@ -17,6 +17,10 @@ from ...autograd import grad_mode
 from ...tensor import Tensor
 from ..._creation import tensor
 
+# The clip for FSDP's sharded gradients (their norm spans all ranks): distributed.fsdp._fully_shard appends
+# clip_grad_norm_sharded when it is imported, which it is before any gradient can be sharded.
+sharded_clip: list = []
+
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
 
 
@@ -86,8 +90,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     params = _as_list(parameters)
     grads = [p.grad for p in params if p.grad is not None]
     if any("_gshape" in g.__dict__ for g in grads):  # FSDP's sharded gradients: the norm spans all ranks
-        from ...distributed.fsdp._fully_shard import clip_grad_norm_sharded  # lazy: distributed sits beside nn
-        return clip_grad_norm_sharded(grads, max_norm, norm_type)
+        return sharded_clip[0](grads, max_norm, norm_type)
     if grads and not error_if_nonfinite:  # the norm and the scaling in one program
         with grad_mode.no_grad():
             out = dispatch(_norm_clip_f, tuple(grads) + (float(max_norm),), (("p", float(norm_type)),),
