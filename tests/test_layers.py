@@ -220,7 +220,7 @@ UNJUSTIFIED_LOCAL = {  # (importer, imported): function-local imports without a 
 # nn.functional, whose package __init__ is layer 5), a module needing the finished facade (`import torchlike`
 # while the facade is still importing it), a two-module cycle not yet split (sparse._ops <-> _compressed,
 # serialization <-> _weights_only, compile <-> nn.Module), or loading a rarely used module on first use
-# (torchvision's operators, the data fork server, shared memory). Break one (a hook the lower layer exposes,
+# (torchvision's operators, the data fork server). Break one (a hook the lower layer exposes,
 # or move the shared piece down a layer) and remove its entry; a new function-local import fails the test.
 LAZY_ALLOWED = {  # (module, function): the reason its comment gives
 ('._legacy_serialization', 'legacy_load'): "serialization imports this module (torch.load's legacy branch)",
@@ -267,7 +267,6 @@ LAZY_ALLOWED = {  # (module, function): the reason its comment gives
     ('.sparse._tensor', 'SparseTensor.grad'): 'sparse._ops imports this module (SparseTensor)',
     ('.sparse._tensor', '_values_like'): 'sparse._ops imports this module (SparseTensor)',
     ('.tensor', 'Tensor.__new__'): 'the legacy constructor builds through creation (layer 3)',
-    ('.tensor', 'Tensor.share_memory_'): "shared memory is rare (mmap, multiprocessing's pickler)",
     ('.utils.checkpoint', '_accelerator_module'): 'the device modules (torchlike.cuda, ...) sit above this one',
     ('.utils.data._forkserver_boot', '_boot'): "importing torchlike (no backend starts) is the server's job",
     ('.utils.data._forkserver_boot', '_reseed_child'): 'a script the server runs before it forks; importing torchlike is its job',

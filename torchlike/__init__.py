@@ -48,7 +48,7 @@ from ._ops import registry as _registry  # noqa: E402
 from . import _host_ops  # noqa: E402,F401  (numpy fast paths for ops on host-resident tensors)
 import sys as _sys  # noqa: E402
 
-from . import _storage  # noqa: E402,F401  (declares the Tensor's storage methods, so before install)
+from . import _storage, _shared_memory  # noqa: E402,F401  (declare the Tensor's storage methods, so before install)
 from . import sparse  # noqa: E402  (torch.sparse; declares the table's sparse kernels, so before install)
 _registry.install({"torch": _sys.modules[__name__], "linalg": linalg, "special": special, "fft": fft,
                    "nn.functional": None, "aten": _ops.aten_ops.ATEN}, Tensor)

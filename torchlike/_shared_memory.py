@@ -34,6 +34,7 @@ import numpy as np
 
 from ._device import host_to_jax
 from .tensor import _SHARED_CHAIN, _SLOT_X, Tensor
+from ._ops.registry import register
 
 __all__ = []
 
@@ -109,6 +110,18 @@ def _attach(t, m):
     t._seen = -1  # (never current: every read asks the root, which re-reads only after a write)
     _SLOT_X.__set__(t, root._x)
     return t
+
+
+@register("share_memory_", namespaces=())
+def share_memory_(self):
+    """Move the storage to shared memory: processes this tensor is passed to (``multiprocessing``
+    arguments, queues) write into the same memory (Hogwild training).  Returns ``self``.
+
+    >>> import torchlike
+    >>> torchlike.ones(2).share_memory_().is_shared()
+    True
+    """
+    return share(self)
 
 
 def share(t):

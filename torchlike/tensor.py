@@ -705,17 +705,6 @@ class Tensor(TensorCasts, TensorPickling):
     def is_pinned(self, device=None):
         return False
 
-    def share_memory_(self):
-        """Move the storage to shared memory: processes this tensor is passed to (``multiprocessing``
-        arguments, queues) write into the same memory (Hogwild training).  Returns ``self``.
-
-        >>> import torchlike
-        >>> torchlike.ones(2).share_memory_().is_shared()
-        True
-        """
-        from . import _shared_memory  # lazy: shared memory is rare (mmap, multiprocessing's pickler)
-        return _shared_memory.share(self)
-
     def is_shared(self):
         return self._chain is _SHARED_CHAIN
 
