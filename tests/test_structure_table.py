@@ -150,3 +150,17 @@ def test_factory_and_query_methods_from_the_table_match_torch():
     assert answers[0] == answers[1]
     for name in ("new_zeros", "new", "is_same_size", "is_set_to", "const_data_ptr"):
         assert vars(Tensor)[name] is registry.TABLE[registry._CLAIMS[("Tensor", name)]].fn, name
+
+
+def test_functional_hardshrink_is_the_table_entry_as_in_torch():
+    # torch's F.hardshrink is torch.hardshrink; ours is the very function install made (out= included)
+    import torch
+    import torchlike
+    import torchlike.nn.functional as F
+    assert (F.hardshrink is torchlike.hardshrink) == (torch.nn.functional.hardshrink is torch.hardshrink) is True
+    vals = [-1.0, 0.2, 0.7, 2.0]
+    o, to = torchlike.empty(4), torch.empty(4)
+    r, tr = F.hardshrink(torchlike.tensor(vals), 0.5, out=o), torch.nn.functional.hardshrink(torch.tensor(vals), 0.5,
+                                                                                              out=to)
+    assert r is o and tr is to
+    assert o.tolist() == to.tolist()

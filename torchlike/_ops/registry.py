@@ -19,7 +19,7 @@ from .._errors import inplace_error
 from .._mutation import check_no_overlap, write_out  # noqa: F401  (re-exported: the ops' import path)
 
 __all__ = ["OpEntry", "TABLE", "register", "install", "sparse_kernels", "write_out", "check_no_overlap",
-           "accepts_out"]
+           "accepts_out", "public"]
 
 
 @dataclasses.dataclass
@@ -41,6 +41,8 @@ class OpEntry:
     # method fall back to it when the dense kernel raises NotImplementedError (it reads a sparse operand's data):
     # no cost while every argument is dense
     sparse: Callable | None = None
+    # what ``install`` put in the entry's namespaces (``fn`` with its out= and sparse surfaces); None before
+    public: Callable | None = None
 
 
 # (namespace, name) -> entry; the namespace is the entry's first (``"Tensor"`` for a method-only entry), so
@@ -219,6 +221,14 @@ def _make_inplace(fn, name, sparse=None):
     return inplace
 
 
+def public(namespace, name):
+    """The function ``install`` made for the table's entry ``(namespace, name)`` (``torch.hardshrink`` with its
+    out= surface), for a module loaded after install that re-exports it as torch does (``F.hardshrink``)."""
+    if not _INSTALLED:
+        raise RuntimeError(f"op table: {namespace}.{name} is not installed yet; import this module after install()")
+    return TABLE[namespace, name].public
+
+
 def install(namespaces: dict, tensor_cls):
     """Generate every surface in TABLE: namespace functions, methods, in-place methods, dunders."""
     def put(obj, attr, value, where):
@@ -232,6 +242,7 @@ def install(namespaces: dict, tensor_cls):
         public = _with_out(e.fn, e.aten) if e.out else e.fn
         if e.sparse is not None:
             public = _with_sparse(public, name, e.sparse)
+        e.public = public
         for ns in e.namespaces:
             put(namespaces[ns], name, public, ns)
         if e.method:

@@ -26,8 +26,8 @@ from ..._ops.registry import TABLE as _TABLE
 from ..._ops.special import softmax_common
 from ... import _random
 from ..._random import draw
-from ..._ops.registry import accepts_out as _accepts_out, write_out as _write_out
-from ..._ops.activations import _HALF, _check_float, _s, _up, hardshrink as _hardshrink_op, prelu  # noqa: F401 (re-export)
+from ..._ops.registry import accepts_out as _accepts_out, public as _public, write_out as _write_out
+from ..._ops.activations import _HALF, _check_float, _s, _up, prelu  # noqa: F401 (re-export)
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrelu", "rrelu_", "elu", "elu_",
            "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_",
@@ -35,9 +35,9 @@ __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrel
            "threshold", "threshold_", "logsigmoid", "softmax", "softmin", "log_softmax", "glu",
            "gumbel_softmax"]
 
-# F.hardshrink / F.prelu are torch.hardshrink / torch.prelu (as in torch): the op table's entries, here with
-# install's out= surface for hardshrink (F.hardshrink(x, out=y))
-hardshrink = _accepts_out("hardshrink")(_hardshrink_op)
+# F.hardshrink / F.prelu are torch.hardshrink / torch.prelu (as in torch): the op table's entries; hardshrink
+# is the very function install made, out= surface included (F.hardshrink(x, out=y))
+hardshrink = _public("torch", "hardshrink")
 
 
 def _ret(x, out, inplace):
