@@ -20,7 +20,7 @@ from jax import lax
 from . import _jit_cache
 
 __all__ = ["read", "host_values", "apply_chain", "write_back", "strides_of", "contiguous_strides", "compute_view_strides",
-           "index_spec", "dynamic_index", "Pending", "read_together", "read_last", "host_read"]
+           "index_spec", "index_shape", "dynamic_index", "Pending", "read_together", "read_last", "host_read"]
 
 
 def _unfold(x, xp, dim, size, step):
@@ -149,17 +149,22 @@ def _span(x, spec, starts, k):
 
 
 def _out_shape(x, spec):
+    return index_shape(x.shape, spec)
+
+
+def index_shape(shape, spec):
+    """The shape a basic index ``spec`` (see :func:`index_spec`) gives an array of ``shape``."""
     out, d = [], 0
     for e in spec:
         if e == "n":
             out.append(1)
             continue
         if e == "f":
-            out.append(x.shape[d])
+            out.append(shape[d])
         elif e != "i":
             out.append(e[0])
         d += 1
-    return tuple(out) + tuple(x.shape[d:])
+    return tuple(out) + tuple(shape[d:])
 
 
 def _dyn_read(x, spec, starts, k=0):
