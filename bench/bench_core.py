@@ -23,10 +23,13 @@ def timeit(fn, n=2000, warmup=50):
 
 def _ready(x):
     """Wait for a torchlike/jax result (torch is synchronous).  A host-resident torchlike result (numpy,
-    computed synchronously like torch's) is ready as it is: reading ``_value`` would move it to the device."""
+    computed synchronously like torch's) is ready as it is: reading ``_value`` would move it to the device.
+    So is a lazy view not read yet."""
     h = getattr(x, "_host_array", None)
     if h is not None and h() is not None:
         return x
+    if type(getattr(x, "_x", None)).__name__ == "Pending":  # a lazy view (like torch's, nothing computed yet):
+        return x  # the op that consumes it reads it from its root (the "view + cross_entropy" row times that)
     v = getattr(x, "_value", x)
     if hasattr(v, "block_until_ready"):
         v.block_until_ready()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _errors, _grad_mode, _jit_cache
+from . import _errors, _grad_mode, _jit_cache, _views
 from ._device import CPU
 from . import _profiler_state as _prof
 from ._tape import _NODE_CLASSES, node_class
@@ -20,6 +20,7 @@ HOST_SCALAR_OPS: dict = {}
 
 _fwd_cache = _jit_cache.Cache("forward")  # (f, statics) -> Entry; bounded, see _jit_cache
 _NO_EDGE = (None, 0)
+_Pending = _views.Pending
 _state = _grad_mode._state
 
 
@@ -60,12 +61,26 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
     arrays = []
     need_grad = False
     dev = None
+    fused = None
     for a in args:
         if isinstance(a, Tensor):
-            if a._seen < -1 and f in HOST_SCALAR_OPS:  # a lazy view (tensor.py) of a host-readable root
-                r = HOST_SCALAR_OPS[f](args, statics)
-                if r is not None:
-                    return r
+            if a._seen < -1:  # a lazy view (tensor.py)
+                if f in HOST_SCALAR_OPS:  # of a host-readable root
+                    r = HOST_SCALAR_OPS[f](args, statics)
+                    if r is not None:
+                        return r
+                if a._seen == -2 - a._ver[0] and type(a._x) is _Pending and jit and not a._rg and \
+                        Tensor._value is _PLAIN_VALUE:
+                    if fused is None:  # not read yet: this op's program reads it from the root
+                        fused = []
+                    fused.append((len(arrays), a))
+                    arrays.append(None)
+                    d = a._dev
+                    if dev is None:
+                        dev = d
+                    elif d is not dev and d != dev and a.ndim:
+                        _mixed_devices((dev, d))
+                    continue
             arrays.append(a._value)
             if a._rg or a._grad_fn is not None:
                 need_grad = True
@@ -76,16 +91,27 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
                 _mixed_devices((dev, d))
         else:
             arrays.append(a)
-    e = _fwd_cache.get((f, statics))
-    if e is None:
-        e = _new_forward(f, statics, jit)
-    try:
-        out = e.fn(*arrays)
-    except Exception as err:  # JAX's complaint -> torch's (only on failure: no cost when the op succeeds)
-        raise _errors.translate(err, f, name, arrays)
-    e.used = True
-    if e.jitted and e.fn._cache_size() != e.n:  # a new shape was compiled: count it against the bound
-        _jit_cache.counted(e, arrays)
+    out = None
+    if fused is not None:
+        if need_grad and diff and _state.enabled:  # recorded: the pullback needs the views' own values
+            for i, a in fused:
+                arrays[i] = a._value
+        else:
+            out = _call_fused(f, statics, arrays, fused)
+            if out is None:  # (it failed: the plain path below raises the error torch would)
+                for i, a in fused:
+                    arrays[i] = a._value
+    if out is None:
+        e = _fwd_cache.get((f, statics))
+        if e is None:
+            e = _new_forward(f, statics, jit)
+        try:
+            out = e.fn(*arrays)
+        except Exception as err:  # JAX's complaint -> torch's (only on failure: no cost when the op succeeds)
+            raise _errors.translate(err, f, name, arrays)
+        e.used = True
+        if e.jitted and e.fn._cache_size() != e.n:  # a new shape was compiled: count it against the bound
+            _jit_cache.counted(e, arrays)
     dev = dev or CPU
     record = need_grad and diff and _state.enabled
     if type(out) is tuple or type(out) is list:
@@ -97,6 +123,50 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
     if record:
         _record(f, statics, args, arrays, [t], name, saves)
     return t
+
+
+def _call_fused(f, statics, arrays, fused):
+    """``f`` applied to ``arrays`` where the lazy views in ``fused`` ((position, view) pairs, their slots
+    None) are read from their roots inside the same program: the view chains (start positions as an argument,
+    see ``_views``) and ``f`` compile together, once per structure.  None if the call fails."""
+    spec, extra = [], []
+    for i, a in fused:
+        skel, starts = _views.split_chain(a._chain)
+        arrays[i] = a._x.src
+        spec.append((i, skel, starts is not None))
+        if starts is not None:
+            extra.append(starts)
+    spec = tuple(spec)
+    key = (f, statics, spec)
+    e = _fwd_cache.get(key)
+    if e is None:
+        e = _fwd_cache.add_tiered(key, _fused_forward(f, statics, spec))
+    call = arrays + extra
+    try:
+        out = e.fn(*call)
+    except Exception:
+        return None
+    e.used = True
+    if e.jitted and e.fn._cache_size() != e.n:
+        _jit_cache.counted(e, call)
+    return out
+
+
+def _fused_forward(f, statics, spec):
+    kw = dict(statics)
+    n_extra = sum(1 for s in spec if s[2])
+
+    def run(*call):
+        xs = list(call[:len(call) - n_extra])
+        k = len(xs)
+        for i, skel, has in spec:
+            st = None
+            if has:
+                st = call[k]
+                k += 1
+            xs[i] = _views.apply_skel(xs[i], st, skel=skel)
+        return f(*xs, **kw)
+    return run
 
 
 _INT64 = np.dtype(np.int64)

@@ -20,7 +20,7 @@ from jax import lax
 from . import _jit_cache
 
 __all__ = ["read", "host_values", "apply_chain", "write_back", "strides_of", "contiguous_strides", "compute_view_strides",
-           "index_spec", "dynamic_index", "Pending", "read_together", "read_last", "host_read"]
+           "checked_host_values", "index_spec", "index_shape", "split_chain", "apply_skel", "dynamic_index", "Pending", "read_together", "read_last", "host_read"]
 
 
 def _unfold(x, xp, dim, size, step):
@@ -149,17 +149,22 @@ def _span(x, spec, starts, k):
 
 
 def _out_shape(x, spec):
+    return index_shape(x.shape, spec)
+
+
+def index_shape(shape, spec):
+    """The shape a basic index ``spec`` (see :func:`index_spec`) gives an array of ``shape``."""
     out, d = [], 0
     for e in spec:
         if e == "n":
             out.append(1)
             continue
         if e == "f":
-            out.append(x.shape[d])
+            out.append(shape[d])
         elif e != "i":
             out.append(e[0])
         d += 1
-    return tuple(out) + tuple(x.shape[d:])
+    return tuple(out) + tuple(shape[d:])
 
 
 def _dyn_read(x, spec, starts, k=0):
@@ -186,7 +191,7 @@ def dynamic_index(x, starts, spec):
     return _dyn_read(x, spec, starts)[0]
 
 
-def _split_chain(chain):
+def split_chain(chain):
     """(skeleton, starts): ``chain`` with normalised index steps' starts moved into one int64 array."""
     skel, starts = [], []
     for step in chain:
@@ -204,7 +209,7 @@ def _read_skel(x, step, starts):
     return _dyn_read(x, step[1], starts, step[2])[0] if step[0] == "dindex" else read(x, step)
 
 
-def _apply_skel(root, starts=None, *, skel):
+def apply_skel(root, starts=None, *, skel):
     for step in skel:
         root = _read_skel(root, step, starts)
     return root
@@ -223,10 +228,10 @@ def _write_skel(root, new, starts=None, *, skel):
 def chain_fn(chain):
     """A function reading the view ``chain`` from a root array: one jitted program per chain structure
     (index starts are an argument), held in a bounded cache."""
-    skel, starts = _split_chain(chain)
+    skel, starts = split_chain(chain)
     e = _reads.get(skel)
     if e is None:
-        e = _reads.add(skel, jax.jit(functools.partial(_apply_skel, skel=skel)))
+        e = _reads.add(skel, jax.jit(functools.partial(apply_skel, skel=skel)))
     return e if starts is None else _bind(e, starts)
 
 
@@ -270,7 +275,7 @@ def write_back(root, new, chain):
 
 def write_back_fn(chain):
     """A function ``(root, new) -> root`` writing into the view ``chain`` (one program per structure)."""
-    skel, starts = _split_chain(chain)
+    skel, starts = split_chain(chain)
     e = _writes.get(skel)
     if e is None:
         e = _writes.add(skel, jax.jit(functools.partial(_write_skel, skel=skel)))
@@ -312,7 +317,7 @@ _stacks = _jit_cache.Cache("view stack")
 def _prefix_then(root, pstarts, starts, *, pskel, spec, each):
     """The shared parent chain ``pskel`` read once, then each view's last step (``spec`` at one row of
     ``starts``): stacked (``each`` = ("stack", axis, merge)) or as a tuple (``each`` = ("rows", n))."""
-    x = _apply_skel(root, pstarts, skel=pskel)
+    x = apply_skel(root, pstarts, skel=pskel)
     if each[0] == "rows":
         return tuple(_dyn_read(x, spec, starts[k])[0] for k in range(each[1]))
     _, axis, merge = each
@@ -338,7 +343,7 @@ def read_together(views, each):
         if last is None or last[0] != spec or (len(c) > 1 and c[:-1] != parent) or len(c) != len(chain0):
             return None
         starts.append(last[1])
-    pskel, pstarts = _split_chain(parent)
+    pskel, pstarts = split_chain(parent)
     key = (pskel, spec, each)
     e = _stacks.get(key)
     if e is None:
@@ -480,3 +485,20 @@ def host_values(t):
             all(step[0] in _ORDER_ONLY for step in t._chain):
         return np.asarray(b._x)
     return np.asarray(t._value)
+
+
+def checked_host_values(t):
+    """``t``'s values on the host for a range check, or None while ``t`` is traced.  A lazy view not read yet
+    (see :class:`Pending`) or a host tensor is read on the host as it is: the check runs no program and does
+    not materialise the view an op will read from its root anyway."""
+    x = t._x
+    if t._seen == -2 - t._ver[0]:
+        if type(x) is np.ndarray:
+            return x
+        if type(x) is Pending:
+            h = host_read(x.src, t._chain)
+            if h is not None:
+                return h
+    if isinstance(t._value, jax.core.Tracer):
+        return None
+    return host_values(t)

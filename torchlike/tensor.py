@@ -384,6 +384,8 @@ class Tensor(TensorCasts, TensorPickling):
 
     def numel(self):
         n = self._x.size
+        if type(n) is int:
+            return n
         return n if not isinstance(n, (int, np.integer)) and jax.export.is_symbolic_dim(n) else int(n)
 
     nelement = numel

@@ -76,6 +76,11 @@ def shape_arg(args):
     """``f(2, 3)`` or ``f((2, 3))`` or ``f(torch.Size)`` -> (2, 3)."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = args[0]
+    for a in args:  # (the common case first: plain ints, returned as they are)
+        if type(a) is not int:
+            break
+    else:
+        return tuple(args)
     out = []
     for a in args:
         if isinstance(a, Tensor):

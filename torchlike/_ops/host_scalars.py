@@ -10,12 +10,14 @@ import numpy as np
 
 from .. import _views
 from .._dispatch import HOST_SCALAR_OPS
-from ..tensor import _CONCRETE, _PLAIN_VALUE, Tensor, _concrete
+from ..tensor import _ALIAS_CHAIN, _CONCRETE, _PLAIN_VALUE, HOST_MAX, Tensor, _concrete
 from .pointwise import _alpha_impl
 
 __all__ = ["set_number"]
 
 _INT64 = np.dtype(np.int64)
+_F32 = np.dtype(np.float32)
+_F32_MAX = float(np.finfo(np.float32).max)
 _I64_MIN, _I64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
@@ -27,6 +29,10 @@ def set_number(self, index, value):
     dt = x.dtype
     if not shape or not (dt.kind == "f" or (dt == _INT64 and type(value) is int and _I64_MIN <= value <= _I64_MAX)):
         return False
+    if dt == _F32 and type(value) is not bool and _F32_MAX < abs(value) < math.inf:
+        raise RuntimeError("value cannot be converted to type float without overflow")
+    if type(x) is np.ndarray and self._chain is _ALIAS_CHAIN:  # a host tensor
+        return _set_number_host(self, x, index, value)
     n = shape[0]
     b = self._vbase
     root = self if b is None else b
@@ -39,6 +45,24 @@ def set_number(self, index, value):
         chain = chain[1:]
     root._x = _views.write_back_fn(chain)(root._value, np.full(shape[1:], value, dt))
     self._ver[0] += 1
+    return True
+
+
+def _set_number_host(self, x, index, value):
+    """``t[k] = number`` into a host tensor (``Tensor._from_host``, no view shares its array: a view moves it to
+    the device first): a copy of its small array with the row written, no program.  numpy's cast of the
+    number into a float dtype rounds to nearest, as the device's convert does (a finite number beyond float32
+    raised torch's overflow error before)."""
+    n = x.shape[0]
+    if self._seen != -2 - self._ver[0] or self._rg or x.size > HOST_MAX or not -n <= index < n or \
+            Tensor._value is not _PLAIN_VALUE:
+        return False
+    new = x.copy()
+    new[index] = value
+    ver = self._ver
+    ver[0] += 1
+    self._x = self._vbase._x = new
+    self._seen = -2 - ver[0]
     return True
 
 

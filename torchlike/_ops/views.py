@@ -25,13 +25,34 @@ _NAMES = {"reshape": "ViewBackward0", "permute": "PermuteBackward0", "index": "S
           "alias": "AliasBackward0", "view_dtype": "ViewBackward0"}
 
 
+def _lazy_shape(t, step):
+    """The shape of view ``step`` of ``t`` when it can be a lazy view (a shape-only step), else None."""
+    kind = step[0]
+    if kind == "reshape" or kind == "expand":
+        return step[1]
+    if kind == "permute":
+        sh = t._x.shape
+        return tuple(sh[d] for d in step[1])
+    return None
+
+
 def view_step(t, step, name=None):
-    """Apply one view step to tensor ``t``; the result aliases t's root."""
+    """Apply one view step to tensor ``t``; the result aliases t's root.  Outside autograd and tracing a
+    reshape/permute/expand is a lazy view (``Tensor._lazy_view``): no program runs until its value is read,
+    and an op consuming it reads it from the root inside its own program (``_dispatch``)."""
+    shape = _lazy_shape(t, step)
+    if shape is not None:
+        lazy = t._lazy_view(step, shape)
+        if lazy is not None:
+            return lazy
     src = t
     if step[0] == "as_strided" and t._vbase is not None:
         src = t._vbase
     spec = _views.index_spec(step[1]) if step[0] == "index" else (None, None)
     if spec[0] is not None:  # starts as an argument: a new start position compiles nothing (_views)
+        lazy = t._lazy_view(step, _views.index_shape(t._x.shape, spec[0]), spec)
+        if lazy is not None:
+            return lazy
         out = dispatch(_views.dynamic_index, (src, np.array(spec[1], np.int64)), (("spec", spec[0]),),
                        name=name or "SliceBackward0", saves=False)
         return t._make_view(out, step)
@@ -42,6 +63,21 @@ def view_step(t, step, name=None):
 
 # --- shape views -------------------------------------------------------------------------------
 def _infer_shape(shape, numel):
+    if type(numel) is int:  # (plain ints, the common case: no symbolic dims to look for)
+        neg = None
+        for i, s in enumerate(shape):
+            if type(s) is not int or s < 0 and (s != -1 or neg is not None):
+                break
+            if s == -1:
+                neg = i
+        else:
+            if neg is None:
+                if math.prod(shape) != numel:
+                    raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+                return tuple(shape)
+            rest = -math.prod(shape)
+            if rest and not numel % rest:
+                return tuple(shape[:neg]) + (numel // rest,) + tuple(shape[neg + 1:])
     shape = list(shape)
     if any(is_symbolic(s) for s in shape) or is_symbolic(numel):
         neg = [i for i, s in enumerate(shape) if not is_symbolic(s) and s == -1]

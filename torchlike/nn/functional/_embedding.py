@@ -51,8 +51,8 @@ def _check_index(input, num):
     if input.dtype not in (_dtype.int64, _dtype.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
-    if input.device.type != "cuda" and input.numel() and not isinstance(input._value, jax.core.Tracer):
-        a = _views.host_values(input)
+    a = _views.checked_host_values(input) if input.device.type != "cuda" and input.numel() else None
+    if a is not None:
         if a.min() < 0 or a.max() >= num:
             raise IndexError("index out of range in self")
         return True

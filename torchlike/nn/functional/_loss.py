@@ -360,8 +360,8 @@ def _check_targets(input, target, weight, cdim, ignore_index):
 def check_class_range(target, num_classes, ignore_index):
     """torch's CPU kernels raise on out-of-range class indices (not checkable while tracing); True when
     the values were checked."""
-    if target.numel() and not isinstance(target._value, jax.core.Tracer):
-        t = _views.host_values(target)
+    t = _views.checked_host_values(target) if target.numel() else None
+    if t is not None:
         bad = (t != ignore_index) & ((t < 0) | (t >= num_classes))
         if bad.any():
             t = np.asarray(target._value)  # the first bad target in the view's own order
