@@ -105,140 +105,41 @@ def program(body, mesh, out_replicated=False):
                                  out_specs=(P() if out_replicated else P("r"), P()), check_vma=False))
 
 
-# ---- running programs ----------------------------------------------------------------------------------------
-# Calling a compiled program dispatches it asynchronously (XLA's CPU client runs it on its own thread), so a call
-# from the main thread is issued right there and waited for by polling ``is_ready`` against the deadline: no
-# hand-off to another Python thread and back (two thread switches, milliseconds each on a loaded machine). The
-# worker thread remains for what must not run that way: a program's first run (gloo connects and prints its
-# banner, which ``dropping_banner`` drops while the program runs), calls from other threads (a compiled
-# program's callback), and calls issued while an earlier one is still running. Programs never overlap: a direct
-# dispatch happens only when everything issued before has finished, and the worker first waits for the last
-# direct one, so every rank runs its collectives one at a time in issue order. Small programs run inline on the
-# calling thread (``_dispatches_async``) and always go through the worker.
+# ---- the worker thread --------------------------------------------------------------------------------------
 class _Job:
-    __slots__ = ("fn", "args", "ev", "out", "exc", "after")
+    __slots__ = ("fn", "args", "ev", "out", "exc")
 
-    def __init__(self, fn, args, after=None):
-        self.fn, self.args, self.ev, self.out, self.exc, self.after = fn, args, threading.Event(), None, None, after
-
-    def ready(self):
-        return self.ev.is_set()
-
-    def wait(self, seconds):
-        return self.ev.wait(seconds)
-
-
-class _Direct:
-    """A program dispatched from the caller's thread: ``out`` are its (future) outputs."""
-
-    __slots__ = ("out", "exc", "_done")
-
-    def __init__(self, out):
-        self.out, self.exc, self._done = out, None, False
-
-    def ready(self):
-        if not self._done:
-            leaves = self.out if isinstance(self.out, tuple) else (self.out,)
-            if all(a.is_ready() for a in leaves):
-                self._finish()
-        return self._done
-
-    def _finish(self):
-        import jax
-        try:
-            jax.block_until_ready(self.out)  # ready: raises the program's error, if any
-        except BaseException as e:  # noqa: BLE001 - handed to the waiting caller
-            self.exc = e
-        self._done = True
-
-    def wait(self, seconds):
-        end, nap = time.monotonic() + seconds, 0.0
-        while not self.ready():
-            left = end - time.monotonic()
-            if left <= 0:
-                return False
-            time.sleep(min(nap, left))
-            nap = min(max(nap * 2, 2e-5), 1e-3)
-        return True
+    def __init__(self, fn, args):
+        self.fn, self.args, self.ev, self.out, self.exc = fn, args, threading.Event(), None, None
 
 
 _queue: queue.SimpleQueue = queue.SimpleQueue()
 _worker_thread = None
-_ran: set = set()  # programs run before: only a first run connects ranks (and prints gloo's banner)
-_busy = [0]  # jobs queued or running on the worker thread (changed under _lock)
-_last: list = [None]  # the last direct dispatch
-_lock = threading.Lock()
-_ASYNC: dict = {}  # program -> whether calling it returns before it has run
-
-
-def _dispatches_async(fn):
-    """XLA's CPU client runs a program inline, on the calling thread, when its cost analysis counts fewer than
-    1000 flops (``cheap_computation_``); a collective that runs inline would block the caller past the timeout.
-    An elementwise collective counts about one flop per element, so only programs well above that are issued
-    from the caller's thread."""
-    ok = _ASYNC.get(fn)
-    if ok is None:
-        try:
-            ca = fn.cost_analysis()
-            ca = ca[0] if isinstance(ca, (list, tuple)) else ca
-            ok = float(ca.get("flops", 0.0)) >= 1e4
-        except Exception:  # noqa: BLE001 - no cost analysis: the worker thread
-            ok = False
-        _ASYNC[fn] = ok
-    return ok
 
 
 def _work():
     import jax
+    ran = set()  # programs run before: only a first run connects ranks (and prints gloo's banner)
     while True:
         job = _queue.get()
         try:
-            if job.after is not None:  # a direct dispatch issued before this job: let it finish first
-                job.after.wait(float("inf"))
-            if job.fn in _ran:
+            if id(job.fn) in ran:
                 job.out = jax.block_until_ready(job.fn(*job.args))
             else:
                 with dropping_banner():
                     job.out = jax.block_until_ready(job.fn(*job.args))
-                _ran.add(job.fn)
+                ran.add(id(job.fn))
         except BaseException as e:  # noqa: BLE001 - handed to the waiting caller
             job.exc = e
-        with _lock:
-            _busy[0] -= 1
         job.ev.set()
 
 
-def forget():
-    """Drop what is known about programs (the process group is gone, and its programs with it)."""
-    with _lock:
-        _ran.clear()
-        _ASYNC.clear()
-
-
 def submit(fn, *args):
-    """Issue ``fn(*args)``; the returned handle has ``ready()``, ``wait(seconds)``, ``out`` and ``exc``."""
-    with _lock:
-        return _submit(fn, args)
-
-
-def _submit(fn, args):
     global _worker_thread
-    last = _last[0]
-    if (_busy[0] == 0 and fn in _ran and threading.current_thread() is threading.main_thread()
-            and (last is None or last.ready()) and _dispatches_async(fn)):
-        try:
-            d = _Direct(fn(*args))
-        except BaseException as e:  # noqa: BLE001 - handed to the waiting caller
-            d = _Direct(None)
-            d.exc, d._done = e, True
-        _last[0] = d
-        return d
     if _worker_thread is None:
         _worker_thread = threading.Thread(target=_work, name="torchlike-collectives", daemon=True)
         _worker_thread.start()
-    _last[0] = None
-    job = _Job(fn, args, after=last if last is not None and not last._done else None)
-    _busy[0] += 1
+    job = _Job(fn, args)
     _queue.put(job)
     return job
 
@@ -253,19 +154,19 @@ class Pending:
         self.state, self._out = state, None
 
     def done(self):
-        return self.job.ready()
+        return self.job.ev.is_set()
 
     def wait(self):
         if self._out is not None:
             return self._out
         job, st = self.job, self.state
-        if not job.ready():
+        if not job.ev.is_set():
             total = st["timeout"].total_seconds()
             t0 = time.monotonic()
             first = min(2.0, total / 2)
-            if not job.wait(first):
+            if not job.ev.wait(first):
                 self._announce()
-                if not job.wait(max(0.0, total - (time.monotonic() - t0))):
+                if not job.ev.wait(max(0.0, total - (time.monotonic() - t0))):
                     st["broken"] = self._timeout_error(total)
                     raise RuntimeError(st["broken"])
         if job.exc is not None:

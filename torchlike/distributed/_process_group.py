@@ -260,11 +260,10 @@ def destroy_process_group(group=None):
     if group is None or group is GroupMember.WORLD:
         _state.update(initialized=False, rank=0, world=1, backend=None, broken=None)
         globals()["group"].WORLD = GroupMember.WORLD = None
-        from . import _collectives_traced, _engine, _programs  # lazy: the first and last import this module
+        from . import _collectives_traced, _programs  # lazy: both import this module
         _collectives_traced.register(None)
         _programs._CACHE.clear()
         _programs._COMPILED.clear()
-        _engine.forget()
 
 
 def _need():
