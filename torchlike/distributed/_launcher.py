@@ -27,7 +27,7 @@ def _huge_pages(env):
 
     XLA's CPU runtime gives every program output a fresh buffer, and glibc serves buffers over 32 MB with a new
     ``mmap``: a 64 MB all-reduce result then costs 16,384 page faults (each 4 KB page zeroed on first touch) per
-    call, about half of the eager collective's CPU time on this machine. With ``glibc.malloc.hugetlb=1`` (glibc
+    call, a quarter to a third of the rank's CPU samples under ``perf`` on this machine. With ``glibc.malloc.hugetlb=1`` (glibc
     >= 2.35; ignored by older ones and where THP is off) the same buffer takes ~32 faults of 2 MB. A user's own
     ``GLIBC_TUNABLES`` setting for it wins; ``TORCHLIKE_HUGEPAGES=0`` leaves the environment alone.
     """
