@@ -209,3 +209,24 @@ def test_loss_parallel_matches_torch(torch_world1):
     rep_l = TL_F.cross_entropy(*(tl_dt.distribute_tensor(torchlike.tensor(v), m, [tl_dt.Replicate()])
                                  for v in (x, tgt)))
     np.testing.assert_allclose(rep_l.item(), rep_t.full_tensor().item(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("place", ["shard0", "shard1", "replicate"])
+def test_dtensor_leaf_gradient_is_a_dtensor_like_torch(torch_world1, place):
+    torch, tmesh = torch_world1
+    from torch.distributed.tensor import Replicate, Shard, distribute_tensor
+    tp = {"shard0": [Shard(0)], "shard1": [Shard(1)], "replicate": [Replicate()]}[place]
+    lp = {"shard0": [tl_dt.Shard(0)], "shard1": [tl_dt.Shard(1)], "replicate": [tl_dt.Replicate()]}[place]
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    tw = distribute_tensor(torch.tensor(a), tmesh, tp).requires_grad_()
+    lw = tl_dt.distribute_tensor(torchlike.tensor(a), tl_mesh("cpu", (1,)), lp).requires_grad_()
+    for _ in range(2):  # the second backward accumulates into the DTensor gradient
+        (tw.full_tensor() ** 2).sum().backward()
+        (lw.full_tensor() ** 2).sum().backward()
+    assert type(lw.grad).__name__ == type(tw.grad).__name__ == "DTensor"
+    assert lw.grad.placements == tuple(lp) and tw.grad.placements == tuple(tp)
+    assert tuple(lw.grad.shape) == tuple(tw.grad.shape)
+    np.testing.assert_array_equal(lw.grad.full_tensor().numpy(), tw.grad.full_tensor().detach().numpy())
+    np.testing.assert_array_equal(lw.grad.to_local().numpy(), tw.grad.to_local().detach().numpy())
+    lw.grad = None
+    assert lw.grad is None

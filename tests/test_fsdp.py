@@ -40,7 +40,7 @@ def test_fsdp2_script_prints_what_torch_prints():
     assert any("local (12, 8)" in ln for ln in lines)
 
 
-@pytest.mark.parametrize("policy", ["FULL_SHARD", "size"])
+@pytest.mark.parametrize("policy", ["FULL_SHARD", "size", "HYBRID_SHARD"])
 def test_fsdp1_script_prints_what_torch_prints(policy):
     lines = _same_as_torchrun("dist_fsdp1_train.py", policy)
     assert any(ln.startswith("R0 keys ['inp.weight'") for ln in lines)
@@ -222,3 +222,49 @@ def test_clip_grad_norm_on_sharded_gradients_like_torch(one_rank):
     n2 = torch.nn.utils.clip_grad_norm_(theirs.parameters(), 0.1)
     assert abs(n1.item() - n2.item()) < 1e-5
     np.testing.assert_allclose(ours[0].weight.grad.full_tensor().numpy(), theirs[0].weight.grad.numpy(), rtol=1e-5)
+
+
+def test_hybrid_shard_mesh_checks_raise_torchs_errors(one_rank):
+    """HSDP's argument checks against torch's (one rank, gloo): both a group and a mesh, manual wrapping without
+    either, and a 1-d mesh; a (1, 1) mesh trains like FULL_SHARD; a replicate dimension > 1 is not implemented."""
+    torch = pytest.importorskip("torch", reason="torch is the oracle")
+    import socket
+
+    import torch.distributed as tdist
+    from torch.distributed.device_mesh import init_device_mesh as t_mesh
+    from torch.distributed.fsdp import FullyShardedDataParallel as TFSDP
+    from torch.distributed.fsdp import ShardingStrategy as TS
+
+    import torchlike
+    import torchlike.distributed as dist
+    from torchlike.distributed.device_mesh import init_device_mesh as l_mesh
+    from torchlike.distributed.fsdp import FullyShardedDataParallel as LFSDP
+    from torchlike.distributed.fsdp import ShardingStrategy as LS
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    tdist.init_process_group("gloo", rank=0, world_size=1, init_method=f"tcp://127.0.0.1:{port}")
+    dist.init_process_group("gloo", rank=0, world_size=1, init_method="tcp://127.0.0.1:0")
+    try:
+        cases = [(dict(sharding_strategy="HYBRID_SHARD", device_mesh=(1,)), "one-d"),
+                 (dict(sharding_strategy="HYBRID_SHARD"), "manual"),
+                 (dict(sharding_strategy="FULL_SHARD", device_mesh=(1,), process_group="world"), "both")]
+        for kw, what in cases:
+            errs = []
+            for mod, fsdp, strat, mesh, group in ((torch, TFSDP, TS, t_mesh, tdist.group.WORLD),
+                                                  (torchlike, LFSDP, LS, l_mesh, dist.group.WORLD)):
+                args = dict(sharding_strategy=getattr(strat, kw["sharding_strategy"]), device_id=mod.device("cpu"))
+                if "device_mesh" in kw:
+                    args["device_mesh"] = mesh("cpu", kw["device_mesh"])
+                if "process_group" in kw:
+                    args["process_group"] = group
+                with pytest.raises(Exception) as e:
+                    fsdp(mod.nn.Linear(3, 2), **args)
+                errs.append((type(e.value), str(e.value)))
+            assert errs[0] == errs[1], what
+        tm = TFSDP(_net(torch), sharding_strategy=TS.HYBRID_SHARD, device_mesh=t_mesh("cpu", (1, 1)),
+                   device_id=torch.device("cpu"))
+        lm = LFSDP(_net(torchlike), sharding_strategy=LS.HYBRID_SHARD, device_mesh=l_mesh("cpu", (1, 1)))
+        np.testing.assert_allclose(_train(torchlike, lm), _train(torch, tm), rtol=1e-5)
+    finally:
+        tdist.destroy_process_group()

@@ -1,5 +1,5 @@
 """A typical FSDP1 training script (FullyShardedDataParallel with an auto-wrap policy, DistributedSampler,
-gradient clipping, a FULL_STATE_DICT checkpoint written by rank 0). Each rank writes its lines with one os.write."""
+gradient clipping, a FULL_STATE_DICT checkpoint written by rank 0; HYBRID_SHARD: over a (1, world) device mesh). Each rank writes its lines with one os.write."""
 import functools
 import os
 import sys
@@ -50,8 +50,13 @@ def main():
         strategy = "SHARD_GRAD_OP"
     else:
         policy = functools.partial(transformer_auto_wrap_policy, transformer_layer_cls={Block})
+    extra = {}
+    if strategy == "HYBRID_SHARD":  # HSDP on one host: replicate over mesh dim 0 (1 group), shard over dim 1
+        from torch.distributed.device_mesh import init_device_mesh
+        extra["device_mesh"] = init_device_mesh("cpu", (1, dist.get_world_size()),
+                                                mesh_dim_names=("replicate", "shard"))
     model = FSDP(Net(), auto_wrap_policy=policy, sharding_strategy=getattr(ShardingStrategy, strategy),
-                 device_id=torch.device("cpu"))
+                 device_id=torch.device("cpu"), **extra)
     out = [f"R{rank} units {sum(isinstance(m, FSDP) for m in model.modules())} "
            f"{type(model.blocks[0]).__name__ if strategy != 'SHARD_GRAD_OP' else ''}"]
     opt = torch.optim.AdamW(model.parameters(), lr=5e-3)

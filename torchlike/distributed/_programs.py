@@ -81,14 +81,13 @@ def _issue(name, op_type, g, fn, glob, x, post):
                                                                [jax.device_put(fp, dev)]))
     else:
         fp, args = None, (glob,)
-    if fn in _COMPILED:
-        fn = _COMPILED[fn]
-    else:  # compile here, so that compiling is not counted in the collective's timeout
+    exe = _COMPILED.get(fn)
+    if exe is None:  # compile here, so that compiling is not counted in the collective's timeout
         try:
-            fn = _COMPILED[fn] = fn.lower(*args).compile()
+            exe = _COMPILED[fn] = fn.lower(*args).compile()
         except Exception as e:  # noqa: BLE001
             raise RuntimeError(f"torchlike.distributed: compiling {name} failed: {str(e).splitlines()[0]}") from None
-    job = _engine.submit(fn, *args)
+    job = _engine.submit(exe, *args)
     return _Call(_engine.Pending(name, op_type, g, job, seq, fp, _state), post)
 
 

@@ -36,8 +36,6 @@ class ReduceOp:
                                            RedOpType.UNUSED)
 
 
-_CACHE: dict = {}
-_COMPILED: dict = {}  # jitted program -> its compiled executable
 
 
 def _op(op):

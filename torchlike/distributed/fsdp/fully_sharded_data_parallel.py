@@ -61,6 +61,39 @@ def _recursive_wrap(module, policy, wrap_fn, ignored, only_children):
     return module, wrapped
 
 
+_WRAPPING: list = []  # non-empty while an auto-wrap policy wraps submodules (their units inherit the groups)
+_HYBRID = (ShardingStrategy.HYBRID_SHARD, ShardingStrategy._HYBRID_SHARD_ZERO2)
+
+
+def _shard_mesh(strategy, process_group, device_mesh, manual):
+    """The 1-d mesh the parameters are sharded over, with torch's checks (``_init_process_group_state``).
+
+    Hybrid sharding (HSDP) shards within mesh dim 1 and replicates across mesh dim 0. Shards over every rank are
+    what torchlike implements, so a 2-d mesh of shape (1, world) (one host: torch's default for HYBRID_SHARD
+    without a mesh too) shards like torch; a replicate dimension of more than one group is not implemented."""
+    if process_group is not None and device_mesh is not None:
+        raise ValueError("Cannot pass both process_group and device_mesh at the same time. Please just pass only "
+                         "one of them.")
+    if strategy in _HYBRID:
+        if process_group is None and device_mesh is None and manual:
+            raise ValueError(f"Manual wrapping with {strategy} requires explicit specification of process group "
+                             f"or device_mesh.")
+        if device_mesh is None:
+            return None
+        if device_mesh.ndim != 2:
+            raise ValueError(f"Expected device_mesh to have ndim=2 but got {device_mesh.ndim}")
+        if device_mesh.size(0) != 1:
+            raise NotImplementedError(f"torchlike's FSDP: {strategy} over a device mesh of shape "
+                                      f"{tuple(device_mesh.shape)} (replicated over {device_mesh.size(0)} groups) "
+                                      f"is not implemented; it shards over all ranks (a mesh of shape (1, "
+                                      f"{device_mesh.size()}), or FULL_SHARD)")
+        return None
+    if device_mesh is not None and device_mesh.size(0) != device_mesh.size():
+        raise NotImplementedError(f"torchlike's FSDP shards over all ranks: a device mesh of shape "
+                                  f"{tuple(device_mesh.shape)} (sharding over its dim 0 only) is not implemented")
+    return device_mesh if device_mesh is None or device_mesh.ndim == 1 else None
+
+
 class FullyShardedDataParallel(Module):
     """Shard ``module``'s parameters over the ranks (FSDP1's wrapper).
 
@@ -81,10 +114,9 @@ class FullyShardedDataParallel(Module):
         if process_group is not None and getattr(process_group, "ranks", None) not in (None, list(
                 range(get_world_size()))):
             raise NotImplementedError("torchlike's FSDP shards over all ranks; a sub-group is not implemented")
-        if device_mesh is not None and device_mesh.ndim != 1:
-            raise NotImplementedError("torchlike's FSDP takes a 1-d device mesh (hybrid sharding is not "
-                                      "implemented)")
         self.sharding_strategy = sharding_strategy or ShardingStrategy.FULL_SHARD
+        device_mesh = _shard_mesh(self.sharding_strategy, process_group, device_mesh,
+                                  auto_wrap_policy is None and not _WRAPPING)
         self.mixed_precision = mixed_precision
         ignored = set(ignored_modules or ())
         kwargs = dict(process_group=process_group, sharding_strategy=sharding_strategy, cpu_offload=cpu_offload,
@@ -95,7 +127,11 @@ class FullyShardedDataParallel(Module):
         if auto_wrap_policy is not None:
             def wrap_fn(m, overrides):
                 return FullyShardedDataParallel(m, **{**kwargs, **overrides})
-            _recursive_wrap(module, auto_wrap_policy, wrap_fn, ignored, True)
+            _WRAPPING.append(True)
+            try:
+                _recursive_wrap(module, auto_wrap_policy, wrap_fn, ignored, True)
+            finally:
+                _WRAPPING.pop()
         if sync_module_states:
             for t in list(module.parameters()) + list(module.buffers()):
                 if not isinstance(t, DTensor):

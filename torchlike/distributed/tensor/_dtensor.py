@@ -123,6 +123,21 @@ class DTensor(Tensor):
                                   self.__dict__["_gshape"])
         return self._make_view(out, ("alias",))  # shares the shard: in-place writes (dcp.load) reach self
 
+    # the gradient of a DTensor leaf is a DTensor with the leaf's mesh and placements, as torch's is
+    @property
+    def grad(self):
+        g = self._grad
+        if g is None or isinstance(g, DTensor) or self.__dict__.get("_gshape") is not None:
+            return g
+        if tuple(g.shape) != tuple(self.shape):
+            return g
+        self._grad = g = DTensor._make(g._value, self.device_mesh, self.placements)
+        return g
+
+    @grad.setter
+    def grad(self, g):
+        Tensor.grad.fset(self, g)
+
     @property
     def device_mesh(self):
         return self.__dict__["_spec"][0]
