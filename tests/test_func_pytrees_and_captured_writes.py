@@ -4,7 +4,8 @@ tensor captured from outside the function raises torch's RuntimeError instead of
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch.func").__name__ and pytest.importorskip("torch")
+pytest.importorskip("torch.func")  # imports torch.func, an attribute of torch from then on
+torch = pytest.importorskip("torch")
 
 import torchlike  # noqa: E402
 import torchlike.func  # noqa: E402
