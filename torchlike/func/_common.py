@@ -15,7 +15,7 @@ from ..compile import _trace
 from .._errors import GraphBreak
 from ..tensor import Tensor
 
-__all__ = ["is_leaf", "flatten", "to_arrays", "to_tensors", "plain", "inner", "in_transform", "eager_autograd",
+__all__ = ["is_leaf", "flatten", "to_arrays", "to_tensors", "plain", "inner", "restoring", "in_transform", "eager_autograd",
            "tensor_device", "spec_repr"]
 
 
@@ -131,6 +131,29 @@ def _check_write(self, new):
     frame.written.append((weakref.ref(owner), owner._value))
 
 
+def _pending():
+    p = getattr(_local, "pending", None)
+    if p is None:
+        p = _local.pending = []
+    return p
+
+
+class restoring:
+    """Context around a whole transform call: a tensor the user's function wrote a traced value into and
+    returned (so ``inner`` could not put it back while the transform still read it) gets its old value back
+    when the call ends; the transform's result holds new tensors, so no tracer stays behind."""
+
+    def __enter__(self):
+        self.n = len(_pending())
+
+    def __exit__(self, *exc):
+        p = _pending()
+        while len(p) > self.n:
+            t, old = p.pop()
+            t._set_value(old)
+        return False
+
+
 def in_transform() -> bool:
     """True while this thread runs a user function inside a torchlike.func transform."""
     return getattr(_local, "depth", 0) > 0
@@ -195,9 +218,13 @@ class inner:
         returned = {id(t) for t in flatten(self.out)[0] if isinstance(t, Tensor)}
         for ref, old in self.written:
             t = ref()
-            if t is not None and id(t) not in returned and _of_trace(t._value, self.trace):
-                t._set_value(old)
-                raise RuntimeError(_VMAP_INPLACE if self.what == "vmap" else _GRAD_CAPTURED.format(op="aten::copy_"))
+            if t is None or not _of_trace(t._value, self.trace):
+                continue
+            if id(t) in returned:  # the transform reads its value yet; put back once the transform is done
+                _pending().append((t, old))
+                continue
+            t._set_value(old)
+            raise RuntimeError(_VMAP_INPLACE if self.what == "vmap" else _GRAD_CAPTURED.format(op="aten::copy_"))
 
 
 def spec_repr(tree, indent=0):
