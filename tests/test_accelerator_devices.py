@@ -81,6 +81,33 @@ def test_memory_figures_come_from_jax_memory_stats(monkeypatch):
     _device_memory._peak_at_reset.clear()
 
 
+@pytest.mark.parametrize("name", ["memory_allocated", "max_memory_allocated", "memory_reserved", "memory_stats",
+                                  "get_memory_info", "empty_cache", "reset_peak_memory_stats"])
+def test_accelerator_memory_submodule_without_accelerator_raises_like_torch(name):
+    import torch.accelerator.memory  # noqa: F401 - torch.accelerator.memory, the submodule
+    import torchlike.accelerator.memory  # noqa: F401
+    raises_like_torch(lambda m: getattr(m.accelerator.memory, name)())
+
+
+@pytest.mark.parametrize("call", [lambda m: m.cuda.get_device_properties(0), lambda m: m.cuda.get_device_name(),
+                                  lambda m: m.cuda.get_device_capability()])
+def test_cuda_device_properties_without_gpu_raise_like_torch(call):
+    raises_like_torch(call)
+
+
+def test_device_properties_come_from_the_jax_device(monkeypatch):
+    import torchlike.cuda as tcuda
+    dev = _FakeDevice()
+    dev.compute_capability, dev.core_count = "9.0", 132
+    monkeypatch.setattr(tcuda, "_gpus", lambda: [dev])
+    p = tcuda.get_device_properties(0)
+    assert (p.name, p.major, p.minor, p.total_memory, p.multi_processor_count) == ("Fake GPU", 9, 0, 8000, 132)
+    assert tcuda.get_device_capability() == (9, 0) and tcuda.get_device_name(0) == "Fake GPU"
+    monkeypatch.setattr(accelerator, "_gpus", lambda: [dev])
+    assert torchlike.accelerator.memory.memory_allocated() == 1000
+    _device_memory._peak_at_reset.clear()
+
+
 def test_xla_device_is_jax_default_backend():
     x = torchlike.ones(2, device="xla")
     assert str(x.device) == "xla:0" and x.device == torchlike.device("xla", 0)

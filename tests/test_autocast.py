@@ -165,8 +165,8 @@ def test_gradients_in_parameter_dtype_and_weight_cache():
         cached = dict(_policy.state.cache)
         tl_lin(torchlike.ones(1, 4))
         assert len(cached) == 2 and dict(_policy.state.cache).keys() == cached.keys()
-        first = [v[2] for v in cached.values()]
-        assert all(v[2] is f for v, f in zip(_policy.state.cache.values(), first))  # cast once, reused
+        first = [v[1] for v in cached.values()]
+        assert all(v[1] is f for v, f in zip(_policy.state.cache.values(), first))  # cast once, reused
     assert not _policy.state.cache  # cleared leaving the outermost region
     with torchlike.autocast("cpu", cache_enabled=False):
         tl_lin(torchlike.ones(1, 4))
@@ -291,3 +291,30 @@ def test_grad_scaler_errors_and_state_dict():
         t.load_state_dict({})
     with pytest.raises(ValueError, match="outputs must be a Tensor or an iterable of Tensors"):
         s.scale(3.0)
+
+
+def test_weight_cache_is_keyed_by_the_weight_alone_like_torch():
+    # torch's cached_cast looks a weight up by itself: a nested float16 region reuses the bfloat16 cast (so
+    # the matmul sees two dtypes and raises), and an in-place update inside the region keeps the first cast
+    def run(m, cache, update):
+        m.manual_seed(0)
+        lin, x = m.nn.Linear(2, 1), m.ones(1, 2)
+        with m.autocast("cpu", dtype=m.bfloat16, cache_enabled=cache):
+            a = lin(x)
+            if update:
+                with m.no_grad():
+                    lin.weight.add_(1)
+                return a, lin(x)
+            with m.autocast("cpu", dtype=m.float16):
+                try:
+                    return a, lin(x)
+                except RuntimeError as e:
+                    return a, "RuntimeError: " + str(e).split(" but got")[0]
+    for cache, update in ((True, False), (False, False), (True, True), (False, True)):
+        ours, theirs = run(torchlike, cache, update), run(torch, cache, update)
+        for o, t in zip(ours, theirs):
+            if isinstance(t, str):
+                assert o == t
+            else:
+                assert str(o.dtype) == str(t.dtype)
+                np.testing.assert_allclose(o.detach().float().numpy(), t.detach().float().numpy(), rtol=1e-2)

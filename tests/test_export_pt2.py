@@ -262,6 +262,53 @@ def test_constants_keywords_and_dict_outputs(tmp_path):
     assert list(ep.constants) == list(tep.constants)
 
 
+class CastAndScalarState(tnn.Module):
+    """A dtype cast (torch writes an output-less aten._assert_tensor_metadata node for it), a dict output and
+    a 0-d buffer (num_batches_tracked is one too)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = tnn.Linear(4, 4)
+        self.register_buffer("scale", torch.tensor(2.0))
+
+    def forward(self, x, y):
+        h = self.lin(x) * self.scale
+        return {"sum": h + y, "idx": h.argmax(-1), "pair": (h.mean(), y.int())}
+
+
+def test_output_less_nodes_zero_dim_state_and_keyword_mismatch(tmp_path):
+    torch.manual_seed(0)
+    b = torch.export.Dim("batch")
+    tep = torch.export.export(CastAndScalarState(), (torch.randn(3, 4), torch.randn(3, 4)),
+                              dynamic_shapes={"x": {0: b}, "y": {0: b}})
+    torch.export.save(tep, tmp_path / "cast.pt2")
+    ep = torchlike.export.load(tmp_path / "cast.pt2")
+    x, y = torch.randn(5, 4), torch.randn(5, 4)
+    ref, out = tep.module()(x, y), ep.module()(torchlike.tensor(x.numpy()), torchlike.tensor(y.numpy()))
+    assert list(out) == list(ref)
+    flat = [(out["sum"], ref["sum"]), (out["idx"], ref["idx"])] + list(zip(out["pair"], ref["pair"]))
+    for o, r in flat:
+        assert str(o.dtype) == str(r.dtype) and tuple(o.shape) == tuple(r.shape)
+        assert o.requires_grad == r.requires_grad
+        np.testing.assert_allclose(o.detach().numpy(), r.detach().numpy(), rtol=1e-5, atol=1e-6)
+    assert tuple(ep.state_dict["scale"].shape) == tuple(tep.state_dict["scale"].shape) == ()
+    with pytest.raises(ValueError) as theirs:
+        tep.module()(x, y, flag=True)
+    with pytest.raises(ValueError) as ours:
+        ep.module()(torchlike.tensor(x.numpy()), torchlike.tensor(y.numpy()), flag=True)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_batch_norm_buffer_shapes_match_torch(tmp_path):
+    path, tep = _write(tmp_path, "cnn", train=True)
+    mod, tmod = torchlike.export.load(path).module(), tep.module()
+    x = torch.randn(4, 3, 8, 8)
+    mod(torchlike.tensor(x.numpy())), tmod(x)
+    for k, t in tmod.named_buffers():
+        assert tuple(mod.get_buffer(k).shape) == tuple(t.shape), k
+        assert mod.get_buffer(k).tolist() == pytest.approx(t.tolist(), rel=1e-5, abs=1e-6)
+
+
 def test_unknown_aten_op_raises_not_implemented(tmp_path):
     class Odd(tnn.Module):
         def forward(self, x):

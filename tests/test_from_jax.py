@@ -128,3 +128,27 @@ def test_from_flax_linen_matches_apply():
                                np.asarray(dense.apply(variables, jnp.asarray(X))), rtol=1e-6)
     with pytest.raises(TypeError, match="variables"):
         torchlike.nn.from_flax(dense)
+
+
+def test_from_flax_linen_batch_norm_updates_its_collection_like_apply_mutable():
+    # a linen module that mutates a collection (BatchNorm's batch_stats in training) runs as Flax's
+    # apply(..., mutable=[...]) and its buffers take the new statistics; train=False reads them
+    linen = pytest.importorskip("flax.linen")
+
+    class Net(linen.Module):
+        @linen.compact
+        def __call__(self, x, train=True):
+            return linen.BatchNorm(use_running_average=not train, momentum=0.9)(linen.Dense(4)(x))
+    net = Net()
+    variables = net.init(jax.random.key(0), jnp.ones((2, 3), jnp.float32))
+    m = torchlike.nn.from_flax(net, variables)
+    assert sorted(n for n, _ in m.named_buffers()) == ["batch_stats.BatchNorm_0.mean", "batch_stats.BatchNorm_0.var"]
+    x = np.asarray(X[:5, :3], np.float32)
+    ref, new = net.apply(variables, jnp.asarray(x), mutable=["batch_stats"])
+    np.testing.assert_allclose(m(torchlike.tensor(x)).detach().numpy(), np.asarray(ref), rtol=1e-5, atol=1e-6)
+    for k in ("mean", "var"):
+        np.testing.assert_allclose(m.get_buffer(f"batch_stats.BatchNorm_0.{k}").numpy(),
+                                   np.asarray(new["batch_stats"]["BatchNorm_0"][k]), rtol=1e-6, atol=1e-7)
+    evaluated = net.apply({"params": variables["params"], **new}, jnp.asarray(x), train=False)
+    np.testing.assert_allclose(m(torchlike.tensor(x), train=False).detach().numpy(), np.asarray(evaluated),
+                               rtol=1e-5, atol=1e-6)

@@ -27,6 +27,34 @@ def test_utils_dlpack_round_trips_with_torch(dt):
     assert str(c.dtype) == str(l.dtype) and c.tolist() == l.tolist()
 
 
+@pytest.mark.parametrize("dt", ["float32", "int64", "bool"])
+def test_from_dlpack_reads_capsules_like_torch(dt):
+    # a legacy capsule (to_dlpack's result) is consumed once, by either framework
+    x = np.arange(6).reshape(2, 3)
+    for src in (torch.tensor(x).to(getattr(torch, dt)), torchlike.tensor(x).to(getattr(torchlike, dt))):
+        mod = torch if isinstance(src, torch.Tensor) else torchlike
+        cap = mod.utils.dlpack.to_dlpack(src)
+        a = torchlike.from_dlpack(cap)
+        assert str(a.dtype) == str(src.dtype) and a.tolist() == src.tolist()
+        with pytest.raises(RuntimeError) as ours:
+            torchlike.utils.dlpack.from_dlpack(cap)
+        with pytest.raises(RuntimeError) as theirs:
+            torch.utils.dlpack.from_dlpack(cap)
+        assert str(ours.value) == str(theirs.value)
+
+
+def test_exporting_a_tensor_that_requires_grad_raises_like_torch():
+    for make in (lambda m: m.ones(2, requires_grad=True), lambda m: m.ones(2, requires_grad=True) * 2):
+        with pytest.raises(BufferError) as theirs:
+            np.from_dlpack(make(torch))
+        with pytest.raises(BufferError) as ours:
+            np.from_dlpack(make(torchlike))
+        assert str(ours.value) == str(theirs.value)
+        with pytest.raises(BufferError):
+            torch.from_dlpack(make(torchlike))
+    assert np.from_dlpack(torchlike.ones(2, requires_grad=True).detach()).tolist() == [1.0, 1.0]
+
+
 @pytest.mark.parametrize("make", ["amp.autocast", "autocast"])
 def test_amp_autocast_paths_cast_like_torch(make):
     got = []

@@ -109,6 +109,42 @@ def test_from_optax_behaves_like_torch_adam_with_scheduler_and_state_dict():
     assert len(a) == len(b) and all(np.array_equal(u, v) for u, v in zip(a, b))
 
 
+def test_from_optax_frozen_params_groups_and_weights_only_state_dict(tmp_path):
+    # torch skips a parameter whose .grad is None (here a frozen first layer, AdamW with weight decay);
+    # add_param_group gets its own optax state; the state_dict loads with torch.load's weights_only default
+    def run(lib, make_opt):
+        lib.manual_seed(0)
+        net = lib.nn.Sequential(lib.nn.Linear(4, 8), lib.nn.ReLU(), lib.nn.Linear(8, 1))
+        net[0].weight.requires_grad_(False)
+        opt = make_opt(lib, net)
+        x, y = lib.ones(6, 4), lib.zeros(6, 1)
+        for _ in range(4):
+            opt.zero_grad()
+            lib.nn.functional.mse_loss(net(x), y).backward()
+            opt.step()
+        return net, opt
+    tnet, _ = run(torch, lambda m, n: m.optim.AdamW([{"params": n[0].parameters()}], lr=1e-2, weight_decay=0.1))
+    make = lambda m, n: m.optim.from_optax(optax.adamw(1e-2, weight_decay=0.1), n[0].parameters())  # noqa: E731
+    lnet, lopt = run(torchlike, make)
+    np.testing.assert_array_equal(lnet[0].weight.numpy(), tnet[0].weight.numpy())  # untouched, as torch
+    np.testing.assert_allclose(lnet[0].bias.detach().numpy(), tnet[0].bias.detach().numpy(), rtol=1e-5, atol=1e-6)
+    lopt.add_param_group({"params": lnet[2].parameters()})
+    lnet(torchlike.ones(2, 4)).sum().backward()
+    before = lnet[2].weight.detach().clone()
+    lopt.step()
+    assert not torchlike.equal(before, lnet[2].weight.detach())
+    torchlike.save(lopt.state_dict(), tmp_path / "opt.pt")
+    sd = torchlike.load(tmp_path / "opt.pt")  # weights_only=True, as torch's default
+    assert set(torch.load(tmp_path / "opt.pt")) == {"state", "param_groups"}  # and real torch reads it
+    fresh = torchlike.optim.from_optax(optax.adamw(1e-2, weight_decay=0.1), lnet[0].parameters())
+    fresh.add_param_group({"params": lnet[2].parameters()})
+    fresh.load_state_dict(sd)
+    for a, b in zip(jax.tree_util.tree_leaves(fresh.state_dict()["state"]), jax.tree_util.tree_leaves(lopt.state_dict()["state"])):
+        assert torchlike.equal(a, b)
+    lr = torchlike.optim.from_optax(optax.inject_hyperparams(optax.sgd)(learning_rate=0.1), lnet.parameters())
+    assert lr.param_groups[0]["lr"] == torch.optim.SGD(tnet.parameters(), lr=0.1).param_groups[0]["lr"]
+
+
 def test_from_optax_in_compiled_step():
     tm, lm = _pair()
     x, y = _data()

@@ -26,7 +26,7 @@ def test_traced_module_round_trips_and_accepts_other_batches(tmp_path):
     ref = _mlp(torch)
     for n in (4, 7):
         x = np.random.RandomState(n).randn(n, 3).astype(np.float32)
-        np.testing.assert_allclose(loaded(torchlike.tensor(x)).numpy(), ref(torch.tensor(x)).detach().numpy(),
+        np.testing.assert_allclose(loaded(torchlike.tensor(x)).detach().numpy(), ref(torch.tensor(x)).detach().numpy(),
                                    rtol=1e-5, atol=1e-6)
     assert sorted(loaded.state_dict()) == sorted(ref.state_dict())
 
@@ -59,6 +59,43 @@ def test_real_torchscript_archive_names_the_alternatives(tmp_path):
     torch.jit.save(torch.jit.trace(_mlp(torch), torch.ones(2, 3)), str(path))
     with pytest.raises(NotImplementedError, match="TorchScript archive.*torch.export.save"):
         torchlike.jit.load(str(path))
+
+
+def test_loaded_traced_module_is_a_module_that_trains_like_torchs(tmp_path):
+    # torch's jit.load gives a RecursiveScriptModule: parameters(), state_dict(), train()/eval(), backward
+    def run(T):
+        m = _mlp(T)
+        path = str(tmp_path / f"{T.__name__}.pt")
+        T.jit.save(T.jit.trace(m, T.ones(4, 3)), path)
+        loaded = T.jit.load(path)
+        names = [n for n, _ in loaded.named_parameters()]
+        loaded.train()
+        opt = T.optim.SGD(loaded.parameters(), lr=0.1)
+        x = T.tensor(np.random.RandomState(0).randn(5, 3).astype(np.float32))
+        for _ in range(3):
+            opt.zero_grad()
+            loss = loaded(x).pow(2).mean()
+            loss.backward()
+            opt.step()
+        return names, sorted(loaded.state_dict()), isinstance(loaded, T.nn.Module), loss.item(), loaded(x)
+    ours, theirs = run(torchlike), run(torch)
+    assert ours[:3] == theirs[:3]
+    assert ours[3] == pytest.approx(theirs[3], rel=1e-5)
+    np.testing.assert_allclose(ours[4].detach().numpy(), theirs[4].detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_torch_load_of_a_torchscript_archive_like_torch(tmp_path):
+    path = str(tmp_path / "ts.pt")
+    torch.jit.save(torch.jit.trace(_mlp(torch), torch.ones(2, 3)), path)
+    with pytest.raises(RuntimeError) as theirs:
+        torch.load(path)
+    with pytest.raises(RuntimeError) as ours:
+        torchlike.load(path)
+    assert str(ours.value) == str(theirs.value)
+    # weights_only=False: torch hands the archive to torch.jit.load, with a warning; here jit.load's error
+    with pytest.warns(UserWarning, match="looks like a TorchScript archive"):
+        with pytest.raises(NotImplementedError, match="TorchScript archive.*torch.export.save"):
+            torchlike.load(path, weights_only=False)
 
 
 @pytest.mark.parametrize("make", [

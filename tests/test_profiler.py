@@ -161,3 +161,12 @@ def test_profile_memory_off_has_no_memory_columns():
             T.ones(3).mul(2)
         assert "CPU Mem" not in prof.key_averages().table()
         assert all(e.cpu_memory_usage == 0 for e in prof.key_averages())
+
+
+def test_table_of_an_empty_profile_is_empty_like_torch():
+    tables = []
+    for T in (torch, torchlike):
+        with T.profiler.profile(activities=[T.profiler.ProfilerActivity.CPU]) as p:
+            pass
+        tables.append((p.key_averages().table(), p.key_averages().table(sort_by="self_cpu_time_total")))
+    assert tables[0] == tables[1] == ("", "")

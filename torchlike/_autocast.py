@@ -56,13 +56,14 @@ def _lower_one(t, Tensor, dtype_mod):
     if dt is target or dt not in (dtype_mod.float32, dtype_mod.float16, dtype_mod.bfloat16):
         return t
     if state.cache_enabled and t._rg and t._grad_fn is None and t._vbase is None and dt is dtype_mod.float32:
-        key = (id(t), target)
-        hit = state.cache.get(key)
-        if hit is not None and hit[0] is t and hit[1] == t._ver[0]:
-            return hit[2]
+        # torch's cache (cached_cast): keyed by the weight alone, so a nested region of another dtype and an
+        # in-place update of the weight inside the region both get the first cast, as in torch
+        hit = state.cache.get(id(t))
+        if hit is not None and hit[0] is t:
+            return hit[1]
         out = t.to(target)
         if not isinstance(out._x, jax.core.Tracer):  # a traced cast must not outlive its trace
-            state.cache[key] = (t, t._ver[0], out)
+            state.cache[id(t)] = (t, out)
         return out
     return t.to(target)
 

@@ -20,7 +20,12 @@ from . import _dtype, _grad_mode, _views
 from ._dispatch import dispatch
 from .tensor import _ALIAS_CHAIN, Tensor
 
-__all__ = ["view_of_root", "copy_slices", "alias_op", "write_out", "check_no_overlap"]
+__all__ = ["view_of_root", "copy_slices", "alias_op", "write_out", "check_no_overlap", "on_inplace"]
+
+# Hook: callables ``check(self, new)`` run before an in-place write of ``new`` into ``self``. Empty except
+# while a torchlike.func transform runs (func pushes its check on entry and pops it on exit), so an in-place
+# op outside transforms pays one truth test.
+on_inplace = []
 
 _state = _grad_mode._state
 
@@ -64,6 +69,9 @@ def _inplace_update(self, new):
     """Make ``new`` (a Tensor computed from self) the value of self, in place, with autograd."""
     if new is self:
         return self
+    if on_inplace:
+        for check in on_inplace:
+            check(self, new)
     if _state.enabled:
         self._check_inplace_leaf()
     if new.dtype is not self.dtype:

@@ -9,7 +9,9 @@ True
 """
 from __future__ import annotations
 
+import sys
 import time
+import types
 import warnings
 
 import jax
@@ -286,3 +288,13 @@ class Event:
 
 
 Stream.__module__ = Event.__module__ = "torch"
+
+
+# torch.accelerator.memory: the same memory functions under their submodule path
+memory = types.ModuleType(__name__ + ".memory", "torch.accelerator.memory: device memory figures (JAX's memory_stats).")
+for _name in ("empty_cache", "empty_host_cache", "get_memory_info", "max_memory_allocated", "max_memory_reserved",
+              "memory_allocated", "memory_reserved", "memory_stats", "reset_accumulated_memory_stats",
+              "reset_peak_memory_stats"):
+    setattr(memory, _name, globals()[_name])
+memory.__all__ = sorted(n for n in vars(memory) if not n.startswith("_"))
+sys.modules[memory.__name__] = memory

@@ -510,6 +510,13 @@ class _open_read:
             self.fh.close()
 
 
+_TORCHSCRIPT_WEIGHTS_ONLY = (
+    "Cannot use ``weights_only=True`` with TorchScript archives passed to ``torch.load``. In PyTorch 2.6, we "
+    "changed the default value of the `weights_only` argument in `torch.load` from `False` to `True`. Re-running "
+    "`torch.load` with `weights_only` set to `False` will likely succeed, but it can result in arbitrary code "
+    "execution. Do it only if you got the file from a trusted source.")
+
+
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
     """Load an object saved by ``torch.save`` (or ``torchlike.save``), zip or legacy (pre-1.6) format.
 
@@ -537,6 +544,16 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         if zipfile.is_zipfile(fh):
             fh.seek(0)
             with zipfile.ZipFile(fh) as zf:
+                if any(n.endswith("/constants.pkl") for n in zf.namelist()):  # torch's _is_torchscript_zip
+                    if weights_only:
+                        raise RuntimeError(_TORCHSCRIPT_WEIGHTS_ONLY)
+                    warnings.warn("'torch.load' received a zip file that looks like a TorchScript archive dispatching "
+                                  "to 'torch.jit.load' (call 'torch.jit.load' directly to silence this warning)",
+                                  UserWarning)
+                    from . import jit  # lazy: torch.jit is an entry point above serialization (it saves with it)
+                    fh.seek(0)
+                    return jit.load(f if isinstance(f, (str, os.PathLike)) else io.BytesIO(fh.read()),
+                                    map_location=map_location)
                 pkl = _data_pkl_name(zf)
                 prefix = pkl.split("/")[0]
                 names = zf.namelist()

@@ -623,6 +623,8 @@ class Tensor(TensorCasts, TensorPickling):
         return a.astype(dtype) if dtype is not None else a
 
     def __dlpack__(self, stream=None, **kw):
+        if self.requires_grad:  # torch refuses too: a consumer would see the data without its graph
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
         return self._value.__dlpack__(**({"stream": stream} if stream is not None else {}))
 
     def __dlpack_device__(self):

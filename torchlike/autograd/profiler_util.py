@@ -162,6 +162,8 @@ class EventList(list):
               max_shapes_column_width=80, header=None, top_level_events_only=False, time_unit=None):
         if sort_by is not None and sort_by not in _SORT_KEYS:
             raise AttributeError(f"'FunctionEventAvg' object has no attribute '{sort_by}'")
+        if not len(self):
+            return ""  # torch's table of no events
         rows = sorted(self, key=lambda e: getattr(e, sort_by, 0), reverse=True) if sort_by else list(self)
         if row_limit is not None and row_limit > 0:
             rows = rows[:row_limit]

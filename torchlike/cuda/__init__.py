@@ -18,7 +18,7 @@ __all__ = ["is_available", "device_count", "current_device", "set_device", "sync
            "manual_seed_all", "is_bf16_supported", "get_device_name", "empty_cache", "memory_allocated",
            "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_stats", "mem_get_info",
            "reset_peak_memory_stats", "reset_max_memory_allocated", "amp", "device", "Stream", "Event", "stream",
-           "current_stream", "get_device_capability", "get_rng_state", "set_rng_state", "is_initialized", "init",
+           "current_stream", "get_device_capability", "get_device_properties", "get_rng_state", "set_rng_state", "is_initialized", "init",
            "get_rng_state_all", "set_rng_state_all"]
 
 _current = [0]
@@ -101,14 +101,43 @@ def is_bf16_supported(including_emulation=True) -> bool:
 
 
 def get_device_name(device=None) -> str:
-    gpus = _gpus()
-    if not gpus:
-        raise AssertionError("Torch not compiled with CUDA enabled")
-    return gpus[0].device_kind
+    return get_device_properties(device).name
 
 
 def get_device_capability(device=None):
-    return (8, 0) if is_available() else (0, 0)
+    """(major, minor) compute capability of the GPU (JAX's ``device.compute_capability``)."""
+    p = get_device_properties(device)
+    return p.major, p.minor
+
+
+class _CudaDeviceProperties:
+    """What ``get_device_properties`` returns (torch's ``_CudaDeviceProperties`` fields JAX can fill)."""
+
+    def __init__(self, dev):
+        cc = str(getattr(dev, "compute_capability", "0.0") or "0.0").split(".")
+        self.name = dev.device_kind
+        self.major, self.minor = int(cc[0]), int(cc[1]) if len(cc) > 1 else 0
+        self.total_memory = int(_mem.stats(dev).get("bytes_limit", 0))
+        self.multi_processor_count = int(getattr(dev, "core_count", 0) or 0)
+        self.is_integrated = False
+        self.is_multi_gpu_board = False
+
+    def __repr__(self):
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+                f"total_memory={self.total_memory // (1024 * 1024)}MB, "
+                f"multi_processor_count={self.multi_processor_count})")
+
+
+def get_device_properties(device=None):
+    """Name, compute capability, memory and SM count of a GPU, from its JAX device.
+
+    >>> import torchlike
+    >>> torchlike.cuda.get_device_properties(0).name if torchlike.cuda.is_available() else "no GPU"
+    'no GPU'
+    """
+    if not _gpus():
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    return _CudaDeviceProperties(_gpu(device))
 
 
 def empty_cache() -> None:

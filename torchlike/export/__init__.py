@@ -111,11 +111,12 @@ class ExportedProgram:
         ins = ", ".join(str(a) for a in self.exported.in_avals[len(self._state):])
         return f"ExportedProgram(inputs=[{ins}], state={len(self._state)} tensors)"
 
-    def serialize(self) -> bytes:
-        """Program and state as bytes (a zip: StableHLO program + state arrays)."""
+    def serialize(self, vjp_order=0) -> bytes:
+        """Program and state as bytes (a zip: StableHLO program + state arrays); ``vjp_order=1`` also stores the
+        program's backward, so the loaded program can be differentiated."""
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
-            zf.writestr("program.bin", bytes(self.exported.serialize()))
+            zf.writestr("program.bin", bytes(self.exported.serialize(vjp_order=vjp_order)))
             meta = {"state_names": self.state_names, "multi": self._multi,
                     "dtypes": [str(np.dtype(a.dtype)) for a in self._state]}
             zf.writestr("meta.json", json.dumps(meta))

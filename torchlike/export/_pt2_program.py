@@ -109,6 +109,10 @@ class TorchExportedProgram:
         args, kwargs = list(args), dict(kwargs)
         for name, extra in zip(self._arg_names[n:], args[n:]):
             kwargs[name] = extra  # keyword inputs given by position
+        expected = json.loads(kw_spec["context"]) if kw_spec.get("context") not in (None, "null") else []
+        if sorted(kwargs) != sorted(expected):  # torch's check on the module's keyword inputs
+            raise ValueError(f"Ran into a kwarg keyword mismatch: Got the following keywords {sorted(kwargs)} but "
+                             f"expected {sorted(expected)}")
         try:
             if len(args) > max(n, len(self._arg_names)):
                 raise TypeError(f"{len(args)} positional inputs")
@@ -118,11 +122,6 @@ class TorchExportedProgram:
                 f"Trying to flatten user inputs with exported input tree spec: \n{_pt2._spec_text(self._in_spec)}\n"
                 f"but actually got inputs that do not match it ({e}).\nPlease check that the inputs have the same "
                 "number and type of args and kwargs as the ones you used when tracing.") from None
-        if len(kwargs) > len(kw_spec["children_spec"]):
-            raise ValueError("Trying to flatten user inputs with exported input tree spec: \n"
-                             f"{_pt2._spec_text(self._in_spec)}\nbut got unexpected keyword inputs "
-                             f"{sorted(kwargs)}.\nPlease check that the inputs have the same number and type of "
-                             "args and kwargs as the ones you used when tracing.")
         return leaves
 
     def _check(self, name, x):

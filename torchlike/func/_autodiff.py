@@ -13,7 +13,7 @@ import functools
 import jax
 
 from ..tensor import Tensor
-from ._common import flatten, inner, tensor_device, to_arrays, to_tensors
+from ._common import flatten, inner, plain, tensor_device, to_arrays, to_tensors
 from ._eager import compiled_for, mark, through, watched
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
@@ -57,7 +57,7 @@ class _Aux:
         return [x._value for x in leaves]
 
     def unpack(self, arrays, dev):
-        return jax.tree_util.tree_unflatten(self.tree, [Tensor._wrap(a, dev) for a in arrays])
+        return plain(jax.tree_util.tree_unflatten(self.tree, [Tensor._wrap(a, dev) for a in arrays]))
 
 
 def _outputs(out, what):
@@ -83,8 +83,8 @@ def _substitute(func, args, kwargs, nums, dev, what):
         new = list(args)
         for a, d in zip(nums, diff):
             new[a] = to_tensors(d, dev)
-        with inner(what):
-            out = func(*new, **kwargs)
+        with inner(what) as ctx:
+            out = ctx.out = func(*new, **kwargs)
         mark(out)
         return out
     return pure

@@ -4,16 +4,47 @@ transform cannot see (``.item()``, data-dependent control flow)."""
 from __future__ import annotations
 
 import threading
+import weakref
 
 import jax
+from jax._src import core as _jax_core
 
-from .. import _grad_mode
+from .. import _grad_mode, _mutation
 from .._device import CPU
 from ..compile import _trace
 from .._errors import GraphBreak
 from ..tensor import Tensor
 
-__all__ = ["is_leaf", "flatten", "to_arrays", "to_tensors", "inner", "in_transform", "eager_autograd", "tensor_device", "spec_repr"]
+__all__ = ["is_leaf", "flatten", "to_arrays", "to_tensors", "plain", "inner", "restoring", "in_transform", "eager_autograd",
+           "tensor_device", "spec_repr"]
+
+
+class _InsertionDict(dict):
+    """A dict JAX flattens in insertion order. JAX sorts a plain dict's keys, so a dict a user passes to (or
+    returns from) a transform would come back reordered; torch.utils._pytree keeps insertion order."""
+
+
+jax.tree_util.register_pytree_node(
+    _InsertionDict, lambda d: (list(d.values()), list(d.keys())),
+    lambda keys, values: _InsertionDict(zip(keys, values)))
+
+
+def _convert(tree, src, dst):
+    if type(tree) in (dict, _InsertionDict):  # OrderedDict, defaultdict, ...: JAX's own node types, left alone
+        return (dst if type(tree) is src else type(tree))((k, _convert(v, src, dst)) for k, v in tree.items())
+    if type(tree) in (tuple, list):
+        return type(tree)(_convert(v, src, dst) for v in tree)
+    return tree
+
+
+def ordered(tree):
+    """``tree`` with its plain dicts as insertion-ordered pytree nodes (what the transforms hand to JAX)."""
+    return _convert(tree, dict, _InsertionDict)
+
+
+def plain(tree):
+    """Undo ``ordered``: what a transform hands back to the user holds plain dicts, in their original order."""
+    return _convert(tree, _InsertionDict, dict)
 
 
 def is_leaf(x):
@@ -21,12 +52,12 @@ def is_leaf(x):
 
 
 def flatten(tree):
-    """(leaves, treedef) with Tensors and None as leaves."""
-    return jax.tree_util.tree_flatten(tree, is_leaf=is_leaf)
+    """(leaves, treedef) with Tensors and None as leaves; dicts keep their key order."""
+    return jax.tree_util.tree_flatten(ordered(tree), is_leaf=is_leaf)
 
 
 def to_arrays(tree):
-    return jax.tree_util.tree_map(lambda t: t._value if isinstance(t, Tensor) else t, tree, is_leaf=is_leaf)
+    return jax.tree_util.tree_map(lambda t: t._value if isinstance(t, Tensor) else t, ordered(tree), is_leaf=is_leaf)
 
 
 def to_tensors(tree, dev=CPU):
@@ -34,7 +65,7 @@ def to_tensors(tree, dev=CPU):
         if isinstance(x, (jax.Array, jax.core.Tracer)):
             return Tensor._wrap(x, dev)
         return x
-    return jax.tree_util.tree_map(w, tree, is_leaf=is_leaf)
+    return plain(jax.tree_util.tree_map(w, tree, is_leaf=is_leaf))
 
 
 def tensor_device(tree):
@@ -69,7 +100,58 @@ _VMAP_DYNAMIC = (
                       "issue at https://github.com/pytorch/pytorch/issues if you need this feature."),
 )
 
+_VMAP_INPLACE = ("vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a Tensor `other` "
+                 "in extra_args that has more elements than `self`. This happened due to `other` being vmapped over "
+                 "but `self` not being vmapped over in a vmap. Please try to use out-of-place operators instead of "
+                 "inplace arithmetic. If said operator is being called inside the PyTorch framework, please file a "
+                 "bug report instead.")
+_GRAD_CAPTURED = ("During a grad (vjp, jvp, grad, etc) transform, the function provided attempted to call in-place "
+                  "operation ({op}) that would mutate a captured Tensor. This is not supported; please rewrite the "
+                  "function being transformed to explicitly accept the mutated Tensor(s) as inputs.")
+
 _local = threading.local()
+
+
+def _of_trace(x, tr):
+    return isinstance(x, jax.core.Tracer) and getattr(x, "_trace", None) is tr
+
+
+def _check_write(self, new):
+    """torch.func's rule for an in-place write inside a transform: a tensor from outside the function (a
+    captured one) cannot take a value the transform traces: under vmap it has no batch dimension, under
+    grad/vjp/jvp it is captured, and here it would leak the transform's tracer. A tensor made inside the
+    function may take one (torch allows it under grad, and for ``new_zeros``-style tensors under vmap), so the
+    write is noted and decided when the function returns (``inner._captured_writes``)."""
+    frame = _local.frames[-1]
+    if frame.what == "to_jax":  # a pure-JAX call of a module: its buffers are the call's own copies
+        return
+    if not _of_trace(new._value, frame.trace) or _of_trace(self._value, frame.trace):
+        return
+    owner = self if self._vbase is None else self._vbase  # a write into a view rewrites its root
+    frame.written.append((weakref.ref(owner), owner._value))
+
+
+def _pending():
+    p = getattr(_local, "pending", None)
+    if p is None:
+        p = _local.pending = []
+    return p
+
+
+class restoring:
+    """Context around a whole transform call: a tensor the user's function wrote a traced value into and
+    returned (so ``inner`` could not put it back while the transform still read it) gets its old value back
+    when the call ends; the transform's result holds new tensors, so no tracer stays behind."""
+
+    def __enter__(self):
+        self.n = len(_pending())
+
+    def __exit__(self, *exc):
+        p = _pending()
+        while len(p) > self.n:
+            t, old = p.pop()
+            t._set_value(old)
+        return False
 
 
 def in_transform() -> bool:
@@ -93,18 +175,30 @@ class inner:
 
     def __init__(self, what):
         self.what = what
+        self.out = None  # the user's function's result: its tensors may hold the transform's values
 
     def __enter__(self):
         _local.depth = getattr(_local, "depth", 0) + 1
         self.tr = _trace.current()
         self.n = len(self.tr.created) if self.tr is not None else 0
+        self.trace, self.written = _jax_core.trace_ctx.trace, []
+        frames = getattr(_local, "frames", None)
+        if frames is None:
+            frames = _local.frames = []
+        frames.append(self)
+        if len(frames) == 1:
+            _mutation.on_inplace.append(_check_write)
         return self
 
     def __exit__(self, et, e, tb):
         _local.depth -= 1
+        _local.frames.pop()
+        if not _local.frames:
+            _mutation.on_inplace.remove(_check_write)
         if self.tr is not None:
             del self.tr.created[self.n:]
         if et is None:
+            self._captured_writes()
             return False
         if issubclass(et, GraphBreak) or issubclass(et, (jax.errors.ConcretizationTypeError, jax.errors.JAXTypeError)):
             msg = str(e)
@@ -115,6 +209,22 @@ class inner:
             tmpl = _ITEM if (msg.startswith("Tensor.item()") or msg.startswith("Tensor.tolist()")) else _DATA_DEP
             raise RuntimeError(tmpl.format(t=self.what)) from None
         return False
+
+    def _captured_writes(self):
+        """Raise torch's error when a tensor that outlives the function (a captured one) took a traced value;
+        the tensor gets its value from before the write back."""
+        if not self.written:
+            return
+        returned = {id(t) for t in flatten(self.out)[0] if isinstance(t, Tensor)}
+        for ref, old in self.written:
+            t = ref()
+            if t is None or not _of_trace(t._value, self.trace):
+                continue
+            if id(t) in returned:  # the transform reads its value yet; put back once the transform is done
+                _pending().append((t, old))
+                continue
+            t._set_value(old)
+            raise RuntimeError(_VMAP_INPLACE if self.what == "vmap" else _GRAD_CAPTURED.format(op="aten::copy_"))
 
 
 def spec_repr(tree, indent=0):

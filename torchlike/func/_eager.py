@@ -14,8 +14,9 @@ from __future__ import annotations
 import collections
 import threading
 
+from .. import _random
 from ..tensor import Tensor
-from ._common import eager_autograd, flatten
+from ._common import eager_autograd, flatten, restoring
 
 __all__ = ["through", "watched", "compiled_for", "mark", "CACHE_SIZE"]
 
@@ -34,34 +35,57 @@ def mark(tree):
 
 
 def through(key, func, run, args, kwargs):
-    """``run(*args, **kwargs)``, made differentiable by eager autograd when it needs to be (see above)."""
+    """``run(*args, **kwargs)``, made differentiable by eager autograd when it needs to be (see above).
+
+    The call runs once: compiled at once when an input requires grad; else plainly, and when that run finds a
+    result requiring grad (a parameter the function closes over), the inputs it wrote in place (vmap writes
+    batched BatchNorm statistics back) and the random key state are put back before the compiled run, so
+    their updates and draws happen once, as in torch."""
+    with restoring():
+        return _through(key, func, run, args, kwargs)
+
+
+def _through(key, func, run, args, kwargs):
     if not eager_autograd():
         return run(*args, **kwargs)
     saw, watch = getattr(_local, "saw", False), getattr(_local, "watch", 0)
     _local.saw, _local.watch = False, watch + 1
+    before = None
     try:
         mark((args, kwargs))
-        out = run(*args, **kwargs)
         needed = _local.saw
+        if not needed:
+            inputs = [t if t._vbase is None else t._vbase for t in flatten((args, kwargs))[0] if isinstance(t, Tensor)]
+            before = [(t, t._value) for t in inputs]
+            key_state = _random.default_generator._state
+            key_before = key_state._value
+            out = run(*args, **kwargs)
+            needed = _local.saw
     finally:
         _local.saw, _local.watch = saw, watch
     if not needed:
         return out
+    if before is not None:
+        for t, v in before:
+            if t._value is not v:
+                t._set_value(v)
+        key_state._set_value(key_before)
     return _compiled((key, _func_key(func)), func, run)(*args, **kwargs)
 
 
 def watched(thunk, inputs):
     """``(thunk(), needed)``: ``needed`` is True when ``inputs`` or a result of the user's function inside
     ``thunk`` requires grad (grad mode on, outside compile and other transforms); else False."""
-    if not eager_autograd():
-        return thunk(), False
-    saw, watch = getattr(_local, "saw", False), getattr(_local, "watch", 0)
-    _local.saw, _local.watch = False, watch + 1
-    try:
-        mark(inputs)
-        return thunk(), _local.saw
-    finally:
-        _local.saw, _local.watch = saw, watch
+    with restoring():
+        if not eager_autograd():
+            return thunk(), False
+        saw, watch = getattr(_local, "saw", False), getattr(_local, "watch", 0)
+        _local.saw, _local.watch = False, watch + 1
+        try:
+            mark(inputs)
+            return thunk(), _local.saw
+        finally:
+            _local.saw, _local.watch = saw, watch
 
 
 def compiled_for(key, func, run):

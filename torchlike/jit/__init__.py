@@ -19,12 +19,14 @@ import os
 import warnings
 import zipfile
 
-from .. import serialization
-from ..futures import Future
-from . import annotations  # noqa: F401 - torch.jit.annotations is an attribute of torch.jit
-from ..nn.modules.module import Module
 from .. import export as _export
-from ..export import ExportedProgram
+from .. import serialization
+from .._dispatch import dispatch
+from ..futures import Future
+from ..nn.modules.module import Module
+from ..nn.parameter import Parameter
+from ..tensor import Tensor
+from . import annotations  # noqa: F401 - torch.jit.annotations is an attribute of torch.jit
 
 __all__ = ["script", "trace", "ignore", "unused", "export", "is_scripting", "is_tracing", "Final", "save", "load",
            "ScriptModule", "freeze", "optimize_for_inference", "trace_module", "annotate", "fork", "wait", "Error",
@@ -134,48 +136,55 @@ def optimize_for_inference(mod, other_methods=None):
 from typing import Final  # noqa: E402 - torch.jit.Final is typing.Final
 
 
-def _module_class():
-    return Module
+def _call_program(*arrays, exported, n_state):
+    return tuple(exported.call(list(arrays[:n_state]), *arrays[n_state:]))
 
 
-class ScriptModule:
-    """What ``jit.load`` returns for a traced program: call it like the module (state travels in the file)."""
+class ScriptModule(Module):
+    """What ``jit.load`` returns for a traced module: a Module whose parameters and buffers are the saved state
+    (``parameters()``, ``state_dict()``, ``load_state_dict``, optimizers and backward work as on torch's
+    ``RecursiveScriptModule``) and whose forward runs the saved program (no model code needed)."""
 
-    def __init__(self, program):
-        self._program = program
-        self.training = False
+    def __init__(self, program, params=(), training=False):
+        super().__init__()
+        object.__setattr__(self, "_program", program)
+        object.__setattr__(self, "_param_names", frozenset(params))
+        for name, arr in zip(program.state_names, program._state):
+            *path, leaf = name.split(".")
+            owner = self
+            for p in path:
+                if p not in owner._modules:
+                    owner.add_module(p, Module())
+                owner = owner._modules[p]
+            t = Tensor._wrap(arr)
+            if name in self._param_names:
+                owner.register_parameter(leaf, Parameter(t))
+            else:
+                owner.register_buffer(leaf, t)
+        self.train(training)
 
-    def __call__(self, *args):
-        return self._program(*args)
+    def forward(self, *args):
+        state = [self.get_parameter(n) if n in self._param_names else self.get_buffer(n)
+                 for n in self._program.state_names]
+        outs = dispatch(_call_program, (*state, *args),
+                        (("exported", self._program.exported), ("n_state", len(state))), name="ScriptModuleBackward0")
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        return tuple(outs) if self._program._multi else outs[0]
 
-    forward = __call__
-
-    def state_dict(self):
-        return self._program.state_dict()
-
-    def eval(self):
-        return self
-
-    def train(self, mode=True):
-        return self
-
-    def to(self, *args, **kwargs):
-        return self
-
-    def __repr__(self):
-        return f"RecursiveScriptModule(original_name=ExportedProgram, {self._program!r})"
+    def _get_name(self):
+        return "RecursiveScriptModule"
 
 
 def _export_bytes(m):
     inputs = getattr(m, "_torchlike_example_inputs", None)
-    if inputs is None or not isinstance(m, _module_class()):
+    if inputs is None or not isinstance(m, Module):
         return None
     try:    # the batch dimension symbolic, as a traced TorchScript graph accepts other batch sizes
         dyn = [{0: "batch"} if getattr(a, "ndim", 0) else None for a in inputs]
         ep = _export.export(m, inputs, dynamic_shapes=dyn)
     except Exception:  # shape-dependent Python in forward: a fixed-shape program
         ep = _export.export(m, inputs)
-    return ep.serialize()
+    return ep.serialize(vjp_order=1)  # the backward too: a loaded module trains, as torch's does
 
 
 def save(m, f, _extra_files=None):
@@ -185,7 +194,8 @@ def save(m, f, _extra_files=None):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
         if program is not None:
-            zf.writestr(_MARK, json.dumps({"kind": "exported"}))
+            zf.writestr(_MARK, json.dumps({"kind": "exported", "params": [n for n, _ in m.named_parameters()],
+                                           "training": m.training}))
             zf.writestr("program.zip", program)
         else:
             pickled = io.BytesIO()
@@ -229,11 +239,13 @@ def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
             if any(n.endswith("constants.pkl") or "/code/" in n for n in names):
                 raise NotImplementedError(_TORCHSCRIPT_HINT.format(what=what))
             raise RuntimeError(f"{what} is not a torch.jit archive (no TorchScript program or torchlike export in it)")
-        kind = json.loads(zf.read(_MARK))["kind"]
+        meta = json.loads(zf.read(_MARK))
+        kind = meta["kind"]
         if _extra_files is not None:
             for name in list(_extra_files):
                 if f"extra/{name}" in names:
                     _extra_files[name] = zf.read(f"extra/{name}")
         if kind == "exported":
-            return ScriptModule(ExportedProgram.deserialize(zf.read("program.zip")))
+            return ScriptModule(_export.ExportedProgram.deserialize(zf.read("program.zip")), meta.get("params", ()),
+                                meta.get("training", False))
         return serialization.load(io.BytesIO(zf.read("module.pt")), weights_only=False)

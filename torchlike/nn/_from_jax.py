@@ -128,7 +128,8 @@ def from_flax(module, variables=None):
     An NNX module (``flax.nnx.Module``) is split into its ``nnx.Param`` state (Parameters) and the rest
     (batch statistics and other variables as buffers, written back after each eager call). A linen module
     needs its ``variables`` (from ``module.init``): ``variables["params"]`` become Parameters, other
-    collections buffers (read-only: linen modules that mutate collections are not supported).
+    collections (``batch_stats``, ...) buffers, applied as mutable and written back after each eager call, as
+    Flax's ``apply(..., mutable=[...])`` returns them.
 
     >>> import jax, torchlike
     >>> from flax import nnx
@@ -148,10 +149,14 @@ def from_flax(module, variables=None):
         raise TypeError("from_flax: a linen module needs its variables (module.init(rng, *inputs))")
     variables = dict(variables)
     params = variables.pop("params", {})
+    collections = list(variables)
 
     def apply_linen(p, s, *xs, **kw):
-        return module.apply({"params": p, **s}, *xs, **kw)
-    return JaxModule(apply_linen, params, variables)
+        if not collections:
+            return module.apply({"params": p}, *xs, **kw)
+        out, new = module.apply({"params": p, **s}, *xs, mutable=collections, **kw)
+        return out, {c: new[c] for c in collections}  # the buffers' structure, whatever apply returned
+    return JaxModule(apply_linen, params, variables, mutable=bool(collections))
 
 
 def _from_nnx(nnx, module):
