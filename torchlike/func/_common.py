@@ -13,28 +13,61 @@ from ..compile import _trace
 from .._errors import GraphBreak
 from ..tensor import Tensor
 
-__all__ = ["is_leaf", "flatten", "to_arrays", "to_tensors", "inner", "in_transform", "eager_autograd", "tensor_device", "spec_repr"]
+__all__ = ["is_leaf", "flatten", "unflatten", "to_arrays", "to_tensors", "inner", "in_transform", "eager_autograd",
+           "tensor_device", "spec_repr"]
 
 
 def is_leaf(x):
     return x is None or isinstance(x, Tensor)
 
 
+class _InOrder(dict):
+    """A dict whose keys JAX's pytrees keep in insertion order. JAX flattens a plain dict in sorted key order;
+    torch's pytree keeps the order the keys were inserted in, so the transforms carry each plain dict through
+    JAX as this and hand the user a plain dict again (``grad(f)(params)`` lists its keys as ``params`` does)."""
+
+
+jax.tree_util.register_pytree_node(_InOrder, lambda d: (list(d.values()), tuple(d)),
+                                   lambda keys, values: _InOrder(zip(keys, values)))
+
+
+def _in_order(tree):
+    """``tree`` with every plain dict in it an ``_InOrder``."""
+    def conv(x):
+        return _InOrder((k, _in_order(v)) for k, v in x.items()) if type(x) is dict else x
+    return jax.tree_util.tree_map(conv, tree, is_leaf=lambda x: type(x) is dict or is_leaf(x))
+
+
+def _plain(tree):
+    """``tree`` with every ``_InOrder`` in it a plain dict again (keys in the same order)."""
+    def conv(x):
+        return {k: _plain(v) for k, v in x.items()} if type(x) is _InOrder else x
+    return jax.tree_util.tree_map(conv, tree, is_leaf=lambda x: type(x) is _InOrder or is_leaf(x))
+
+
 def flatten(tree):
-    """(leaves, treedef) with Tensors and None as leaves."""
-    return jax.tree_util.tree_flatten(tree, is_leaf=is_leaf)
+    """(leaves, treedef) with Tensors and None as leaves; a dict's leaves in its key order, as torch's pytree."""
+    return jax.tree_util.tree_flatten(_in_order(tree), is_leaf=is_leaf)
+
+
+def unflatten(treedef, leaves):
+    """The pytree of ``treedef`` (from ``flatten``) holding ``leaves``, with plain dicts."""
+    return _plain(jax.tree_util.tree_unflatten(treedef, leaves))
 
 
 def to_arrays(tree):
-    return jax.tree_util.tree_map(lambda t: t._value if isinstance(t, Tensor) else t, tree, is_leaf=is_leaf)
+    """The JAX arrays of a pytree of Tensors (its dicts carried in key order)."""
+    return jax.tree_util.tree_map(lambda t: t._value if isinstance(t, Tensor) else t, _in_order(tree),
+                                  is_leaf=is_leaf)
 
 
 def to_tensors(tree, dev=CPU):
+    """The Tensors of a pytree of JAX arrays, with plain dicts."""
     def w(x):
         if isinstance(x, (jax.Array, jax.core.Tracer)):
             return Tensor._wrap(x, dev)
         return x
-    return jax.tree_util.tree_map(w, tree, is_leaf=is_leaf)
+    return _plain(jax.tree_util.tree_map(w, tree, is_leaf=is_leaf))
 
 
 def tensor_device(tree):
