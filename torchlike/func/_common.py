@@ -13,7 +13,7 @@ from ..compile import _trace
 from .._errors import GraphBreak
 from ..tensor import Tensor
 
-__all__ = ["is_leaf", "flatten", "unflatten", "to_arrays", "to_tensors", "inner", "in_transform", "eager_autograd",
+__all__ = ["is_leaf", "flatten", "flatten_arrays", "unflatten", "plain", "to_arrays", "to_tensors", "inner", "in_transform", "eager_autograd",
            "tensor_device", "spec_repr"]
 
 
@@ -48,6 +48,16 @@ def _plain(tree):
 def flatten(tree):
     """(leaves, treedef) with Tensors and None as leaves; a dict's leaves in its key order, as torch's pytree."""
     return jax.tree_util.tree_flatten(_in_order(tree), is_leaf=is_leaf)
+
+
+def flatten_arrays(tree):
+    """(leaves, treedef) of a pytree of JAX arrays (None is an empty subtree, as in JAX), dicts in key order."""
+    return jax.tree_util.tree_flatten(_in_order(tree))
+
+
+def plain(tree):
+    """``tree`` as the user sees it: the insertion-ordered dicts the transforms carry are plain dicts again."""
+    return _plain(tree)
 
 
 def unflatten(treedef, leaves):

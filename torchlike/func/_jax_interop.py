@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .._device import CPU
 from ..tensor import Tensor
-from ._common import inner, to_arrays, to_tensors
+from ._common import inner, plain, to_arrays, to_tensors
 from ._module_state import functional_call
 
 __all__ = ["to_jax"]
@@ -35,7 +35,7 @@ def to_jax(module, *, buffers=False):
         bt = {k: Tensor._wrap(v, CPU) for k, v in b.items()}
         with inner("to_jax"):
             out = functional_call(module, (pt, bt), tuple(to_tensors(list(args))), to_tensors(dict(kwargs)))
-        return to_arrays(out), {k: t._value for k, t in bt.items()}
+        return plain(to_arrays(out)), {k: t._value for k, t in bt.items()}
 
     if buffers:
         def apply_fn(params, buffers, *args, **kwargs):

@@ -121,6 +121,7 @@ def _owner_module(function):
 def _remat(module, function, args, kwargs):
     """``function(*args)`` of ``module`` as one op differentiated through ``jax.checkpoint``, or None."""
     from ..func import to_jax   # lazy: func is layer 5
+    from ..func._common import flatten_arrays, unflatten   # lazy: as above (a dict's keys keep their order)
     if kwargs or not all(isinstance(a, Tensor) for a in args):
         return None
     apply_fn, params = to_jax(module)
@@ -129,15 +130,14 @@ def _remat(module, function, args, kwargs):
     structure = {}
 
     def flat(*arrays):
-        out = apply_fn(dict(zip(names, arrays[:n])), *arrays[n:])
-        structure["tree"] = jax.tree_util.tree_structure(out)
-        return tuple(jax.tree_util.tree_leaves(out))
+        leaves, structure["tree"] = flatten_arrays(apply_fn(dict(zip(names, arrays[:n])), *arrays[n:]))
+        return tuple(leaves)
 
     fn = jax.checkpoint(flat)
     named = dict(module.named_parameters())
     outs = dispatch(fn, tuple(named[k] for k in names) + tuple(args), name="CheckpointFunctionBackward")
     outs = outs if isinstance(outs, tuple) else (outs,)
-    return jax.tree_util.tree_unflatten(structure["tree"], list(outs))
+    return unflatten(structure["tree"], list(outs))
 
 
 def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn, determinism_check="default",
