@@ -15,6 +15,7 @@ from .._grad_mode import enable_grad, is_grad_enabled
 from .._tape import AccumulateGrad, _seq as _tape_seq
 from ..autograd import Function
 from ..autograd import grad as _grad
+from ..func._common import eager_autograd
 from .._ops.nonzero_where import where
 from ..tensor import Tensor
 from ._flat import array_fn, flatten, is_traced
@@ -41,7 +42,7 @@ def cond(pred, true_fn, false_fn, operands=(), **kwargs):
     operands = tuple(operands)
     if not is_traced(pred):
         fn = true_fn if bool(pred) else false_fn
-        if isinstance(pred, Tensor) and is_grad_enabled():
+        if isinstance(pred, Tensor) and eager_autograd():  # not while compile or a func transform traces
             return _eager_node(pred, fn, operands)
         out = fn(*operands)
         if isinstance(pred, Tensor):
