@@ -230,3 +230,41 @@ def test_causal_bias_in_sdpa_like_torch(factory, size):
                      isinstance(bias, T.Tensor), type(bias).__name__))
     np.testing.assert_allclose(outs[1][0], outs[0][0], rtol=1e-5, atol=1e-6)
     assert outs[0][1:] == outs[1][1:]
+
+
+def _tolists(tree):
+    if isinstance(tree, dict):
+        return {k: _tolists(v) for k, v in tree.items()}
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(_tolists(v) for v in tree)
+    return tree.tolist()
+
+
+def test_scan_map_and_associative_scan_like_torch():
+    """torch._higher_order_ops' map/scan/associative_scan: pytrees in and out, dim/reverse, gradients."""
+    def f(T):
+        H = T._higher_order_ops
+        x = T.arange(1., 7.).view(2, 3)
+        res = [H.scan(lambda c, x: (c + x, c * x), T.zeros(2), x, dim=1, reverse=rev) for rev in (False, True)]
+        res.append(H.scan(lambda c, x: ({"s": c["s"] + x[0]}, [x[1] * 2]), {"s": T.zeros(())},
+                          (T.arange(3.), T.ones(3))))
+        res.append(H.associative_scan(lambda a, b: a * b, x, 1, reverse=True, combine_mode="generic"))
+        res.append(H.associative_scan(lambda a, b: (a[0] + b[0], a[1] * b[1]), (T.arange(4.), T.arange(1., 5.)), 0,
+                                      combine_mode="generic"))
+        res.append(H.map(lambda a, b: (a * b, {"k": a * 2}), T.ones(3, 2), T.tensor(2.)))
+        w = T.ones(3, requires_grad=True)
+        c, ys = H.scan(lambda c, x: (c * x, c + x), T.ones(()), w * 2)
+        (c + ys.sum()).backward()
+        res.append(w.grad)
+        return _tolists(res)
+    a, b = _both(f)
+    assert a == b
+
+
+def test_associative_scan_pointwise_needs_a_gpu_like_torch():
+    errors = []
+    for T in (torch, torchlike):
+        with pytest.raises(ValueError) as e:
+            T._higher_order_ops.associative_scan(lambda a, b: a + b, T.ones(3), 0)
+        errors.append(str(e.value))
+    assert errors[0] == errors[1]
