@@ -39,6 +39,7 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_seq2seq_attention.py", 1e-4),
     ("ex_wgan_gp_swa.py", 1e-4),
     ("ex_distributions_sac_mdn.py", 1e-4),
+    ("ex_data_hooks_func_cond.py", 1e-5),
 ]
 
 

@@ -41,11 +41,65 @@ def test_deprecated_scalar_overload_matches_torch(name, call):
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         expected = call(torch, *_inputs(torch))
-    with warnings.catch_warnings(record=True) as w:
+    with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         got = call(torchlike, *_inputs(torchlike))
     np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6)
-    assert any(issubclass(x.category, UserWarning) and "deprecated" in str(x.message) for x in w)
+
+
+# each call as a statement (with a, b, m, v bound), for the warning checks run in fresh torch processes
+CALLS = ["a.add_(1, b)", "torch.add(a, 2, b)", "a.add(2, b)", "torch.sub(a, 2, b)", "a.sub_(3, b)",
+         "a.addcmul_(0.1, b, b)", "torch.addcmul(a, 0.1, b, b)", "a.addcdiv_(0.1, b, b)", "torch.addcdiv(a, 0.1, b, b)",
+         "torch.addmm(2, m, 3, m, m)", "torch.addmm(0.5, m, m, m)", "m.addmm_(2, 3, m, m)", "m.addmm(2, m, m)",
+         "torch.addmv(1, v, 2, m, v)", "torch.baddbmm(1, m[None], 2, m[None], m[None])",
+         "m[None].baddbmm(2, m[None], m[None])", "torch.addbmm(3, m, 1, m[None], m[None])", "torch.addr(2, m, 1, v, v)",
+         "m.addr_(2, 1, v, v)"]
+
+# torch warns once per process: each call runs (twice, then once more after another deprecated call) in a
+# child forked from a process that has imported torch and warned about nothing yet
+_TORCH_WARNINGS = r"""
+import json, os, sys, warnings
+import torch
+for call in json.loads(sys.argv[1]):
+    r, w = os.pipe()
+    if os.fork() == 0:
+        a, b = torch.tensor([1.0, -2.0, 0.5]), torch.tensor([0.25, 4.0, -1.5])
+        m, v = torch.tensor([[1.0, 2.0], [3.0, -1.0]]), torch.tensor([0.5, -2.0])
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            exec(call); exec(call); exec("a.add_(2, b)")
+        os.write(w, json.dumps([[x.category.__name__, str(x.message)] for x in got]).encode())
+        os._exit(0)
+    os.close(w)
+    out = b"".join(iter(lambda: os.read(r, 65536), b""))
+    os.wait()
+    print(out.decode())
+"""
+
+
+def test_deprecated_overload_warns_once_per_process_with_torchs_text():
+    """The first deprecated call of a process warns with torch's text for the surface called (function,
+    method or in-place method, its arguments named in call order, the replacement signatures); later deprecated
+    calls, of any op, are silent."""
+    import json
+    import subprocess
+    import sys
+    from torchlike._ops import legacy_overloads
+    res = subprocess.run([sys.executable, "-c", _TORCH_WARNINGS, json.dumps(CALLS)], capture_output=True, text=True,
+                         timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    expected = [json.loads(line) for line in res.stdout.splitlines() if line.strip()]
+    assert len(expected) == len(CALLS)
+    for call, exp in zip(CALLS, expected):
+        a, b = torchlike.tensor([1.0, -2.0, 0.5]), torchlike.tensor([0.25, 4.0, -1.5])
+        m, v = torchlike.tensor([[1.0, 2.0], [3.0, -1.0]]), torchlike.tensor([0.5, -2.0])
+        legacy_overloads._warned.clear()  # a fresh process, as torch's side
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            for c in (call, call, "a.add_(2, b)"):
+                exec(c, {"torch": torchlike, "a": a, "b": b, "m": m, "v": v})
+        assert [[x.category.__name__, str(x.message)] for x in got] == exp, call
+        assert len(exp) == 1, exp
 
 
 def test_deprecated_overload_gradient_matches_torch():

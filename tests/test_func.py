@@ -318,3 +318,24 @@ def test_eager_autograd_inside_is_harmless():
     np.testing.assert_allclose(np.asarray(g), np.asarray(lin.weight.detach().sum(0)), rtol=1e-6)
     lin(torchlike.ones(1, 3)).sum().backward()  # plain autograd still works afterwards
     assert lin.weight.grad is not None
+
+
+def _mutating(x):
+    x.view(-1)[1:].add_(1)
+    return x * 2, x.sum()
+
+
+@pytest.mark.parametrize("remove", ["mutations", "mutations_and_views"])
+def test_functionalize_keeps_outputs_and_input_mutations(remove):
+    xt = torch.arange(6.).view(2, 3)
+    xl = to_tl(xt)
+    ot = torch.func.functionalize(_mutating, remove=remove)(xt)
+    ol = tf.functionalize(_mutating, remove=remove)(xl)
+    for a, b in zip(ol, ot):
+        assert_same(a, b)
+    assert_same(xl, xt)
+    assert_same(tf.debug_unwrap(xl), torch.func.debug_unwrap(xt))
+
+
+def test_functionalize_rejects_an_unknown_remove_like_torch():
+    raises_like_torch(lambda lib: lib.func.functionalize(_mutating, remove="views"))

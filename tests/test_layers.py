@@ -235,6 +235,7 @@ LAZY_ALLOWED = {  # (module, function): the reason its comment gives
     ('._vision_ops', 'register'): 'library imports the autograd layer',
     ('._weights_only', 'default_allowed_globals'): 'serialization imports this module (its unpickler)',
     ('._weights_only', 'user_allowed_globals'): 'serialization imports this module',
+    ('.serialization', 'load'): 'jit imports serialization (it saves with it); load hands a TorchScript archive to jit.load',
     ('.autograd._fused', 'try_fused'): 'engine imports this module',
     ('.compile', '_compile_module'): 'it subclasses nn.Module (imported after compile)',
     ('.compile', 'compile'): 'compile(fn) works without nn (imported after compile)',

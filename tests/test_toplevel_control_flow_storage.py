@@ -42,6 +42,43 @@ def test_cond_eager_values_gradients_and_structure():
     np.testing.assert_allclose(b[3], a[3], rtol=1e-5)
 
 
+def _graph(t):
+    """``t``'s node name and its edges' node names (None for no edge), as a graph-walking tool reads them."""
+    return (type(t.grad_fn).__name__, [None if n is None else type(n).__name__ for n, _ in t.grad_fn.next_functions])
+
+
+def test_cond_eager_is_one_cond_node_like_torch():
+    """With a Tensor predicate torch records one ``CondAutogradOpBackward`` node whose edges are the predicate's
+    (none), the operands' and those of the leaf tensors the branch closes over; it is once differentiable."""
+    def f(T):
+        T.manual_seed(0)
+        lin = T.nn.Linear(2, 2)
+        x = T.tensor([0.5, -1.0], requires_grad=True)
+        res = []
+        y = T.cond(x.sum() > 0, lambda a: a * a, lambda a: a.exp() * 3, (x,))
+        g, = T.autograd.grad(y.sum(), x, create_graph=True)
+        res.append((_graph(y), y.tolist(), g.tolist(), g.requires_grad))
+        y = T.cond(x.sum() < 0, lambda a: lin(a), lambda a: lin(a * 2), (x,))
+        y.sum().backward()
+        res.append((_graph(y), x.grad.tolist(), lin.weight.grad.tolist()))
+        ys = T.cond(T.tensor(True), lambda a, b: (a + b, a * b), lambda a, b: (a - b, a / b), (x, T.ones(2)))
+        res.append([_graph(t) for t in ys])
+        lin.zero_grad()
+        y = T.cond(T.tensor(True), lambda a: lin(a).relu(), lambda a: a * 1, (T.ones(2),))
+        y.sum().backward()
+        res.append((_graph(y), lin.weight.grad.tolist()))
+        with T.no_grad():
+            res.append(T.cond(T.tensor(False), lambda a: a + 1, lambda a: a - 1, (x,)).grad_fn)
+        return res
+    a, b = _both(f)
+    assert a[0][0] == b[0][0] == ("CondAutogradOpBackward", [None, "AccumulateGrad"])
+    assert a[0][3] is b[0][3] is False
+    np.testing.assert_allclose(b[0][1] + b[0][2], a[0][1] + a[0][2], rtol=1e-6)
+    assert b[1][0] == a[1][0] and b[2] == a[2] and b[3][0] == a[3][0] and b[4] is a[4] is None
+    np.testing.assert_allclose(b[1][1] + sum(b[1][2], []), a[1][1] + sum(a[1][2], []), rtol=1e-6)
+    np.testing.assert_allclose(b[3][1], a[3][1], rtol=1e-6)
+
+
 def test_cond_rejects_multi_element_pred_like_torch():
     for T in (torch, torchlike):
         with pytest.raises(RuntimeError, match="Expected pred to be bool or single-element tensor"):
@@ -193,3 +230,41 @@ def test_causal_bias_in_sdpa_like_torch(factory, size):
                      isinstance(bias, T.Tensor), type(bias).__name__))
     np.testing.assert_allclose(outs[1][0], outs[0][0], rtol=1e-5, atol=1e-6)
     assert outs[0][1:] == outs[1][1:]
+
+
+def _tolists(tree):
+    if isinstance(tree, dict):
+        return {k: _tolists(v) for k, v in tree.items()}
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(_tolists(v) for v in tree)
+    return tree.tolist()
+
+
+def test_scan_map_and_associative_scan_like_torch():
+    """torch._higher_order_ops' map/scan/associative_scan: pytrees in and out, dim/reverse, gradients."""
+    def f(T):
+        H = T._higher_order_ops
+        x = T.arange(1., 7.).view(2, 3)
+        res = [H.scan(lambda c, x: (c + x, c * x), T.zeros(2), x, dim=1, reverse=rev) for rev in (False, True)]
+        res.append(H.scan(lambda c, x: ({"s": c["s"] + x[0]}, [x[1] * 2]), {"s": T.zeros(())},
+                          (T.arange(3.), T.ones(3))))
+        res.append(H.associative_scan(lambda a, b: a * b, x, 1, reverse=True, combine_mode="generic"))
+        res.append(H.associative_scan(lambda a, b: (a[0] + b[0], a[1] * b[1]), (T.arange(4.), T.arange(1., 5.)), 0,
+                                      combine_mode="generic"))
+        res.append(H.map(lambda a, b: (a * b, {"k": a * 2}), T.ones(3, 2), T.tensor(2.)))
+        w = T.ones(3, requires_grad=True)
+        c, ys = H.scan(lambda c, x: (c * x, c + x), T.ones(()), w * 2)
+        (c + ys.sum()).backward()
+        res.append(w.grad)
+        return _tolists(res)
+    a, b = _both(f)
+    assert a == b
+
+
+def test_associative_scan_pointwise_needs_a_gpu_like_torch():
+    errors = []
+    for T in (torch, torchlike):
+        with pytest.raises(ValueError) as e:
+            T._higher_order_ops.associative_scan(lambda a, b: a + b, T.ones(3), 0)
+        errors.append(str(e.value))
+    assert errors[0] == errors[1]

@@ -4,6 +4,8 @@ Old training code (hand-written optimizers above all) calls ``p.data.add_(-lr, g
 ``exp_avg_sq.addcmul_(1 - beta2, grad, grad)``, ``p.addcdiv_(-step, m, denom)`` or
 ``torch.addmm(beta, input, alpha, mat1, mat2)``.  torch 2.x still accepts these with a UserWarning; the
 op bodies call :func:`sort_scalar_args` only when extra positionals arrive, so the normal path is untouched.
+As torch, the first such call in a process warns (with torch's text for the surface called: function, method
+or in-place method) and later ones are silent.
 """
 from __future__ import annotations
 
@@ -22,14 +24,46 @@ def _tname(a):
 
 
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_REGISTRY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "registry.py")
+
+# the tensor parameters after ``input`` of each op with a deprecated overload, and whether torch's function
+# also offers an ``out_dtype`` overload (listed among the replacements)
+_TENSORS = {"add": ("other",), "sub": ("other",), "addcmul": ("tensor1", "tensor2"),
+            "addcdiv": ("tensor1", "tensor2"), "addmm": ("mat1", "mat2"), "addmv": ("mat", "vec"),
+            "baddbmm": ("batch1", "batch2"), "addbmm": ("batch1", "batch2"), "addr": ("vec1", "vec2")}
+_OUT_DTYPE = ("addmm", "baddbmm")
+_warned = []  # torch warns about a deprecated overload once per process, whichever op and line it is
 
 
-def _user_stacklevel():
-    """The stacklevel of the first caller outside torchlike, so the warning names the user's line as torch's does."""
-    f, level = sys._getframe(1), 1
+def _caller():
+    """(stacklevel of the first caller outside torchlike, the surface it called: "function", "method" or
+    "inplace"), read from the frames of the op table's generated wrappers between it and the op body."""
+    f, level, surface = sys._getframe(2), 2, "method"
     while f is not None and f.f_code.co_filename.startswith(_PKG):
+        if f.f_code.co_filename == _REGISTRY:
+            name = f.f_code.co_name
+            surface = "inplace" if name.startswith("inplace") else "function" if name == "wrapper" else surface
         f, level = f.f_back, level + 1
-    return level
+    return level, surface
+
+
+def _message(op, args, names, surface):
+    """torch's text for the deprecated call ``args`` (tensors and scalars in call order) of ``op``."""
+    tnames = _TENSORS[op]
+    method = surface != "function"
+    shown = op + "_" if surface == "inplace" else op
+    tn, nn = iter(tnames if method else ("input",) + tnames), iter(names)
+    called = ", ".join(f"Tensor {next(tn)}" if isinstance(a, Tensor) else f"Number {next(nn)}"
+                       for a in (args[1:] if method else args))
+    tail = "" if method else ", *, Tensor out = None"
+    keywords = ", ".join(f"Number {n} = 1" for n in names)
+    tensors = ", ".join(f"Tensor {n}" for n in (tnames if method else ("input",) + tnames))
+    alternatives = [f"{shown}({tensors}, *, {keywords}{', Tensor out = None' if not method else ''})"]
+    if not method and op in _OUT_DTYPE:
+        alternatives.append(f"{shown}({tensors}, torch.dtype out_dtype, *, {keywords}, Tensor out = None)")
+    return (f"This overload of {shown} is deprecated:\n\t{shown}({called}{tail})\nConsider using one of the "
+            "following signatures instead:\n\t" + "\n\t".join(alternatives) +
+            " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/python_arg_parser.cpp:1841.)")
 
 
 def sort_scalar_args(op, args, ntensors, names):
@@ -51,8 +85,8 @@ def sort_scalar_args(op, args, ntensors, names):
             or not all(isinstance(n, numbers.Number) for n in nums)):
         raise TypeError(f"{op}() received an invalid combination of arguments - got "
                         f"({', '.join(_tname(a) for a in args)}), but expected one of the documented overloads")
-    warnings.warn(f"This overload of {op} is deprecated:\n\t{op}({', '.join('Number ' + n for n in names[:len(nums)])}"
-                  f", Tensor ...)\nConsider using the signature with keyword arguments "
-                  f"({', '.join(n + '=' for n in names[:len(nums)])}) instead.", UserWarning,
-                  stacklevel=_user_stacklevel())
+    if not _warned:
+        _warned.append(True)
+        level, surface = _caller()
+        warnings.warn(_message(op, args, names, surface), UserWarning, stacklevel=level)
     return tensors, dict(zip(names, nums))

@@ -17,11 +17,13 @@ from ._autodiff import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linea
 from ._module_state import functional_call, replace_all_batch_norm_modules_, stack_module_state
 from ._vmap import vmap
 from ._jax_interop import to_jax
+from ._functionalize import debug_unwrap, functionalize
 
 __all__ = ["vmap", "grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian",
-           "functional_call", "stack_module_state", "replace_all_batch_norm_modules_", "to_jax"]
+           "functional_call", "stack_module_state", "replace_all_batch_norm_modules_", "to_jax", "functionalize",
+           "debug_unwrap"]
 
 for _f in (grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp, functional_call,
-           replace_all_batch_norm_modules_, stack_module_state, vmap, to_jax):
+           replace_all_batch_norm_modules_, stack_module_state, vmap, to_jax, functionalize, debug_unwrap):
     _f.__module__ = __name__  # torch reports torch.func
 del _f

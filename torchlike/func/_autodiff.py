@@ -13,7 +13,7 @@ import functools
 import jax
 
 from ..tensor import Tensor
-from ._common import flatten, inner, plain, tensor_device, to_arrays, to_tensors
+from ._common import flatten, inner, tensor_device, to_arrays, to_tensors, unflatten
 from ._eager import compiled_for, mark, through, watched
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
@@ -57,7 +57,7 @@ class _Aux:
         return [x._value for x in leaves]
 
     def unpack(self, arrays, dev):
-        return plain(jax.tree_util.tree_unflatten(self.tree, [Tensor._wrap(a, dev) for a in arrays]))
+        return unflatten(self.tree, [Tensor._wrap(a, dev) for a in arrays])
 
 
 def _outputs(out, what):

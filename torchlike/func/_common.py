@@ -15,57 +15,71 @@ from ..compile import _trace
 from .._errors import GraphBreak
 from ..tensor import Tensor
 
-__all__ = ["is_leaf", "flatten", "to_arrays", "to_tensors", "plain", "inner", "restoring", "in_transform", "eager_autograd",
-           "tensor_device", "spec_repr"]
-
-
-class _InsertionDict(dict):
-    """A dict JAX flattens in insertion order. JAX sorts a plain dict's keys, so a dict a user passes to (or
-    returns from) a transform would come back reordered; torch.utils._pytree keeps insertion order."""
-
-
-jax.tree_util.register_pytree_node(
-    _InsertionDict, lambda d: (list(d.values()), list(d.keys())),
-    lambda keys, values: _InsertionDict(zip(keys, values)))
-
-
-def _convert(tree, src, dst):
-    if type(tree) in (dict, _InsertionDict):  # OrderedDict, defaultdict, ...: JAX's own node types, left alone
-        return (dst if type(tree) is src else type(tree))((k, _convert(v, src, dst)) for k, v in tree.items())
-    if type(tree) in (tuple, list):
-        return type(tree)(_convert(v, src, dst) for v in tree)
-    return tree
-
-
-def ordered(tree):
-    """``tree`` with its plain dicts as insertion-ordered pytree nodes (what the transforms hand to JAX)."""
-    return _convert(tree, dict, _InsertionDict)
-
-
-def plain(tree):
-    """Undo ``ordered``: what a transform hands back to the user holds plain dicts, in their original order."""
-    return _convert(tree, _InsertionDict, dict)
+__all__ = ["is_leaf", "flatten", "flatten_arrays", "unflatten", "plain", "to_arrays", "to_tensors", "inner",
+           "restoring", "in_transform", "eager_autograd", "tensor_device", "spec_repr"]
 
 
 def is_leaf(x):
     return x is None or isinstance(x, Tensor)
 
 
+class _InOrder(dict):
+    """A dict whose keys JAX's pytrees keep in insertion order. JAX flattens a plain dict in sorted key order;
+    torch's pytree keeps the order the keys were inserted in, so the transforms carry each plain dict through
+    JAX as this and hand the user a plain dict again (``grad(f)(params)`` lists its keys as ``params`` does)."""
+
+
+jax.tree_util.register_pytree_node(_InOrder, lambda d: (list(d.values()), tuple(d)),
+                                   lambda keys, values: _InOrder(zip(keys, values)))
+
+
+def _in_order(tree):
+    """``tree`` with every plain dict in it an ``_InOrder``."""
+    def conv(x):
+        return _InOrder((k, _in_order(v)) for k, v in x.items()) if type(x) is dict else x
+    return jax.tree_util.tree_map(conv, tree, is_leaf=lambda x: type(x) is dict or is_leaf(x))
+
+
+def _plain(tree):
+    """``tree`` with every ``_InOrder`` in it a plain dict again (keys in the same order)."""
+    def conv(x):
+        return {k: _plain(v) for k, v in x.items()} if type(x) is _InOrder else x
+    return jax.tree_util.tree_map(conv, tree, is_leaf=lambda x: type(x) is _InOrder or is_leaf(x))
+
+
 def flatten(tree):
-    """(leaves, treedef) with Tensors and None as leaves; dicts keep their key order."""
-    return jax.tree_util.tree_flatten(ordered(tree), is_leaf=is_leaf)
+    """(leaves, treedef) with Tensors and None as leaves; a dict's leaves in its key order, as torch's pytree."""
+    return jax.tree_util.tree_flatten(_in_order(tree), is_leaf=is_leaf)
+
+
+def flatten_arrays(tree):
+    """(leaves, treedef) of a pytree of JAX arrays (None is an empty subtree, as in JAX), dicts in key order."""
+    return jax.tree_util.tree_flatten(_in_order(tree))
+
+
+def plain(tree):
+    """``tree`` as the user sees it: the insertion-ordered dicts the transforms carry are plain dicts again."""
+    return _plain(tree)
+
+
+def unflatten(treedef, leaves):
+    """The pytree of ``treedef`` (from ``flatten``) holding ``leaves``, with plain dicts."""
+    return _plain(jax.tree_util.tree_unflatten(treedef, leaves))
 
 
 def to_arrays(tree):
-    return jax.tree_util.tree_map(lambda t: t._value if isinstance(t, Tensor) else t, ordered(tree), is_leaf=is_leaf)
+    """The JAX arrays of a pytree of Tensors (its dicts carried in key order)."""
+    return jax.tree_util.tree_map(lambda t: t._value if isinstance(t, Tensor) else t, _in_order(tree),
+                                  is_leaf=is_leaf)
 
 
 def to_tensors(tree, dev=CPU):
+    """The Tensors of a pytree of JAX arrays, with plain dicts."""
     def w(x):
         if isinstance(x, (jax.Array, jax.core.Tracer)):
             return Tensor._wrap(x, dev)
         return x
-    return plain(jax.tree_util.tree_map(w, tree, is_leaf=is_leaf))
+    return _plain(jax.tree_util.tree_map(w, tree, is_leaf=is_leaf))
 
 
 def tensor_device(tree):

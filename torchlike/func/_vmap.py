@@ -13,7 +13,7 @@ import jax.numpy as jnp
 
 from .. import _random
 from ..tensor import Tensor
-from ._common import flatten, inner, plain, spec_repr
+from ._common import flatten, inner, spec_repr, unflatten
 from ._eager import mark, through
 
 __all__ = ["vmap"]
@@ -146,7 +146,7 @@ def _call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
         _random.vmap_modes.append(randomness)
         try:
             with inner("vmap") as ctx:
-                out = ctx.out = func(*plain(jax.tree_util.tree_unflatten(treedef, new)), **kwargs)
+                out = ctx.out = func(*unflatten(treedef, new), **kwargs)
         finally:
             _random.vmap_modes.pop()
             if key is not None:
@@ -198,4 +198,4 @@ def _call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
         if d != 0:
             t = t.movedim(0, d)
         out.append(t)
-    return plain(jax.tree_util.tree_unflatten(otree, out))
+    return unflatten(otree, out)

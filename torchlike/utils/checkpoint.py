@@ -35,6 +35,7 @@ from ..autograd.grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
 from ..nn.modules.module import Module
 from ..func import to_jax
+from ..func._common import flatten_arrays, unflatten
 from ..compile import is_compiling
 from ..nn.modules.container import Sequential
 
@@ -131,15 +132,14 @@ def _remat(module, function, args, kwargs):
     structure = {}
 
     def flat(*arrays):
-        out = apply_fn(dict(zip(names, arrays[:n])), *arrays[n:])
-        structure["tree"] = jax.tree_util.tree_structure(out)
-        return tuple(jax.tree_util.tree_leaves(out))
+        leaves, structure["tree"] = flatten_arrays(apply_fn(dict(zip(names, arrays[:n])), *arrays[n:]))
+        return tuple(leaves)
 
     fn = jax.checkpoint(flat)
     named = dict(module.named_parameters())
     outs = dispatch(fn, tuple(named[k] for k in names) + tuple(args), name="CheckpointFunctionBackward")
     outs = outs if isinstance(outs, tuple) else (outs,)
-    return jax.tree_util.tree_unflatten(structure["tree"], list(outs))
+    return unflatten(structure["tree"], list(outs))
 
 
 def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn, determinism_check="default",

@@ -191,6 +191,20 @@ def _bce(x, y, w, reduction):
     return _reduce(l, reduction).astype(x.dtype)
 
 
+def _needs_float(input, kernel):
+    """torch's CPU kernels (log_softmax, nll_loss) exist for floating dtypes only: its error for any other."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+
+
+def _check_probabilities(t, what):
+    """torch's CPU binary_cross_entropy checks every value is in [0, 1] (NaN is not): a concrete ``t`` only."""
+    if t.numel() and t.device.type != "meta" and not isinstance(t._value, jax.core.Tracer):
+        v = _views.host_values(t)
+        if not ((v >= 0) & (v <= 1)).all():
+            raise RuntimeError(f"all elements of {what} should be between 0 and 1")
+
+
 @_amp.fp32
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-w * (y log x + (1 - y) log(1 - x)) for probabilities ``input``."""
@@ -198,6 +212,12 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
                          f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    if target.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {_dtype._CAP[target.dtype.name]} but expected "
+                           f"{_dtype._CAP[input.dtype.name]}")
+    if input.device.type != "cuda":  # CUDA asserts asynchronously instead
+        _check_probabilities(input, "input")
+        _check_probabilities(target, "target")
     if weight is not None:
         weight = weight.expand(broadcast_shape(tuple(target.shape), tuple(weight.shape)))
     return dispatch(_bce, (input, target, weight), (("reduction", reduction),), name="BinaryCrossEntropyBackward0")
@@ -375,6 +395,7 @@ def check_class_range(target, num_classes, ignore_index):
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """Negative log-likelihood of class indices; input holds log-probabilities (N, C, ...)."""
     reduction = _red(reduction, size_average, reduce)
+    _needs_float(input, "nll_loss2d_forward_out_frame" if input.ndim >= 3 else "nll_loss_out_frame")
     cdim = 1 if input.ndim > 1 else 0
     checked = _check_targets(input, target, weight, cdim, ignore_index)
     statics = (("reduction", reduction), ("cdim", cdim)) + ((("checked", True),) if checked else ())
@@ -404,6 +425,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                         f"{type(input).__name__}")
     if label_smoothing < 0.0 or label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    _needs_float(input, "log_softmax_kernel_impl" if input.ndim >= 3 else "log_softmax_lastdim_kernel_impl")
     cdim = 1 if input.ndim > 1 else 0
     if tuple(target.shape) == tuple(input.shape):  # same shapes: torch reads class probabilities
         if not target.dtype.is_floating_point:

@@ -1,0 +1,51 @@
+"""The losses' input checks torch's CPU kernels make, which a new user meets first: class-index losses of a
+non-floating input (a model's integer output, a forgotten ``.float()``), ``binary_cross_entropy`` of values
+outside [0, 1] (a forgotten sigmoid), of NaN, or of a target of another dtype. torch raises; torchlike had
+returned a number (or leaked JAX's dtype error for bool)."""
+import pytest
+
+from conftest import raises_like_torch, same_as_torch, torch  # noqa: F401
+
+SHAPES = [((3,), ()), ((2, 3), (2,)), ((2, 3, 4), (2, 4)), ((1, 3, 2, 2), (1, 2, 2)), ((1, 3, 2, 2, 2), (1, 2, 2, 2))]
+DTYPES = ["int64", "int32", "uint8", "bool", "complex64"]
+
+
+@pytest.mark.parametrize("loss", ["nll_loss", "cross_entropy"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shapes", SHAPES, ids=[str(len(s[0])) + "d" for s in SHAPES])
+def test_class_index_loss_of_a_non_floating_input_raises_like_torch(loss, dtype, shapes):
+    shape, tshape = shapes
+    raises_like_torch(lambda T: getattr(T.nn.functional, loss)(T.ones(shape, dtype=getattr(T, dtype)),
+                                                                T.zeros(tshape, dtype=T.long)))
+
+
+BCE_BAD = {
+    "input above 1": ([1.5, 0.5], [1.0, 0.0], "float32"),
+    "input below 0": ([-0.1, 0.5], [1.0, 0.0], "float32"),
+    "input nan": ([float("nan"), 0.5], [1.0, 0.0], "float32"),
+    "target above 1": ([0.5, 0.5], [2.0, 0.0], "float32"),
+    "float64 input above 1": ([1.3], [1.0], "float64"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BCE_BAD))
+def test_binary_cross_entropy_of_values_outside_0_1_raises_like_torch(case):
+    x, y, dt = BCE_BAD[case]
+    raises_like_torch(lambda T: T.nn.functional.binary_cross_entropy(T.tensor(x, dtype=getattr(T, dt)),
+                                                                      T.tensor(y, dtype=getattr(T, dt))))
+    raises_like_torch(lambda T: T.nn.BCELoss()(T.tensor(x, dtype=getattr(T, dt)), T.tensor(y, dtype=getattr(T, dt))))
+
+
+@pytest.mark.parametrize("dts", [("float32", "int64"), ("float32", "float64"), ("int64", "float32")])
+def test_binary_cross_entropy_of_mixed_dtypes_raises_like_torch(dts):
+    raises_like_torch(lambda T: T.nn.functional.binary_cross_entropy(T.tensor([1], dtype=getattr(T, dts[0])) * 0.5
+                                                                      if dts[0] != "int64" else T.tensor([1]),
+                                                                      T.tensor([1], dtype=getattr(T, dts[1]))))
+
+
+def test_valid_losses_still_match_torch():
+    same_as_torch(lambda T: T.nn.functional.binary_cross_entropy(T.tensor([0.0, 0.3, 1.0]), T.tensor([0.0, 1.0, 1.0])))
+    same_as_torch(lambda T: T.nn.functional.nll_loss(T.tensor([[-1.0, -2.0], [-0.5, -3.0]], dtype=T.float16),
+                                                     T.tensor([0, 1])))
+    same_as_torch(lambda T: T.nn.functional.cross_entropy(T.ones(1, 3, 2, 2, dtype=T.float64), T.zeros(1, 2, 2,
+                                                                                                         dtype=T.long)))
