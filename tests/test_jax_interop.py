@@ -145,6 +145,35 @@ def test_from_optax_frozen_params_groups_and_weights_only_state_dict(tmp_path):
     assert lr.param_groups[0]["lr"] == torch.optim.SGD(tnet.parameters(), lr=0.1).param_groups[0]["lr"]
 
 
+def test_from_optax_plain_transformation_with_lr_follows_torch_schedulers():
+    # a plain optax.adamw / optax.sgd(momentum) has its rate built in; lr= names it, and torch schedulers
+    # then scale its updates step by step as they do torch's AdamW / SGD
+    for make_t, make_l in (
+            (lambda ps: torch.optim.AdamW(ps, lr=1e-2, weight_decay=0.1),
+             lambda ps: torchlike.optim.from_optax(optax.adamw(1e-2, weight_decay=0.1), ps, lr=1e-2)),
+            (lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9),
+             lambda ps: torchlike.optim.from_optax(optax.sgd(0.1, momentum=0.9), ps, lr=0.1))):
+        tm, lm = _pair()
+        x, y = _data()
+        topt, lopt = make_t(tm.parameters()), make_l(lm.parameters())
+        assert lopt.param_groups[0]["lr"] == topt.param_groups[0]["lr"]
+        tsched = torch.optim.lr_scheduler.CosineAnnealingLR(topt, T_max=4)
+        lsched = torchlike.optim.lr_scheduler.CosineAnnealingLR(lopt, T_max=4)
+        xt, yt, xl, yl = torch.from_numpy(x), torch.from_numpy(y), torchlike.tensor(x), torchlike.tensor(y)
+        for _ in range(5):
+            for opt, m, a, t, F, sched in ((topt, tm, xt, yt, torch.nn.functional, tsched),
+                                            (lopt, lm, xl, yl, torchlike.nn.functional, lsched)):
+                opt.zero_grad()
+                F.cross_entropy(m(a), t).backward()
+                opt.step()
+                sched.step()
+        assert lopt.param_groups[0]["lr"] == pytest.approx(topt.param_groups[0]["lr"])
+        for pt, pl in zip(tm.parameters(), lm.parameters()):
+            np.testing.assert_allclose(np.asarray(pl.detach()), pt.detach().numpy(), rtol=1e-4, atol=1e-6)
+    with pytest.raises(KeyError, match="lr"):  # without lr= there is no 'lr', as for any optimizer without one
+        torchlike.optim.lr_scheduler.StepLR(torchlike.optim.from_optax(optax.sgd(0.1), lm.parameters()), 1)
+
+
 def test_from_optax_in_compiled_step():
     tm, lm = _pair()
     x, y = _data()
