@@ -54,7 +54,8 @@ def bigram(on, iters, src):
                              env=dict(os.environ, OMP_NUM_THREADS="1"), check=True).stdout
     else:
         out = _py(on, "module", "torchlike", ["torchlike", "run", src, str(iters), str(iters)])
-    return float(out.strip().splitlines()[-1].split()[1])
+    _, wall, cpu = out.strip().splitlines()[-1].split()
+    return float(wall), float(cpu)
 
 
 def gpt(on, steps, compiled):
@@ -93,9 +94,13 @@ def main():
                         add((name, on), tl)
                         add((name, "torch"), th)
             if "bigram" not in skip:
-                add(("bigram s", "torch"), bigram(None, a.iters, src))
+                w, c = bigram(None, a.iters, src)
+                add(("bigram wall s", "torch"), w)
+                add(("bigram cpu s", "torch"), c)
                 for on in order:
-                    add(("bigram s", on), bigram(on, a.iters, src))
+                    w, c = bigram(on, a.iters, src)
+                    add(("bigram wall s", on), w)
+                    add(("bigram cpu s", on), c)
             if "gpt" not in skip:
                 add(("nanoGPT eager ms", "torch"), gpt(None, a.steps, False))
                 for on in order:
@@ -106,6 +111,8 @@ def main():
         os.unlink(src)
     with open("/proc/loadavg") as f:
         load = f.read().split()[:3]
+    for k, v in res.items():
+        print(f"  {k[0]:<24}{str(k[1]):<7}" + " ".join(f"{x:.2f}" for x in v))
     print(f"medians of {a.rounds} rounds, load {' '.join(load)}")
     print(f"{'workload':<26}{'async on':>10}{'async off':>11}{'off/on':>8}{'torch':>9}{'on/torch':>10}{'off/torch':>10}")
     names = list(dict.fromkeys(k[0] for k in res))
