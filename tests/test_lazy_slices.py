@@ -254,3 +254,37 @@ def test_lazy_slices_under_vmap():
     v = x[1:4]
     out2 = torchlike.func.vmap(lambda r: r * 2)(v)
     np.testing.assert_allclose(out2.numpy(), F[1:4] * 2)
+
+
+@pytest.mark.parametrize("op", ["stack", "cat"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("kind", ["slice", "strided", "row", "of_view", "empty"])
+def test_stack_cat_of_small_root_gather_on_the_host(op, dim, kind):
+    """stack/cat of lazy slices of a small root (``_views.host_together``): a result equal to torch's, and a
+    copy: later writes to the root or to the result do not reach the other."""
+    def fn(m, x):
+        d = x.clone()
+        if kind == "slice":
+            xs = [d[i:i + 3] for i in (0, 4, 9)]
+        elif kind == "strided":
+            xs = [d[i:i + 5:2] for i in (0, 2, 7)]
+        elif kind == "row":
+            xs = [d[i] for i in (11, 0, 5)]
+        elif kind == "of_view":
+            v = d[1:]
+            xs = [v[i:i + 2] for i in m.tensor([0, 6, 9])]
+        else:
+            xs = [d[i:i] for i in (0, 3)]
+        r = getattr(m, op)(xs, 0 if op == "cat" and kind == "row" and dim == 1 else dim)
+        snap = r.clone()
+        d[0] = -1.0
+        r.view(-1)[:1] = 99.0
+        return snap, r, d
+    same_as_torch(fn, F, grad=False)
+
+
+def test_host_gather_taken_for_a_small_root():
+    d = torchlike.tensor(D)
+    r = torchlike.stack([d[i:i + 8] for i in torchlike.tensor(IX)])
+    assert r._host_array() is not None
+    same_as_torch(lambda m, x: m.stack([x[i:i + 8] for i in m.tensor(IX)]), D)

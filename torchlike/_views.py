@@ -414,6 +414,56 @@ def host_read(src, chain):
     return np.asarray(x)
 
 
+def host_together(views, each):
+    """What :func:`read_together` (``each`` = ("stack", axis, merge)) computes, computed with numpy from a small
+    root's host copy (one gather, no program): ``torch.stack([data[i:i + 8] for i in ix])`` of a small
+    dataset.  None where that is not the simple case: a last step other than an int or a slice of dim 0, a
+    parent chain numpy cannot read, a root over 65536 elements."""
+    v0 = views[0]
+    src, last0, chain0 = v0._x.src, v0._x.last, v0._chain
+    if last0 is None:
+        return None
+    spec = last0[0]
+    e0 = spec[0] if spec else "n"
+    if e0 == "n" or e0 == "f" or any(e != "f" for e in spec[1:]):
+        return None
+    parent = chain0[:-1]
+    for step in parent:
+        if step[0] not in _HOST_STEPS:
+            return None
+    c = _host_src[0]
+    if c[0] is src:
+        x = c[1]
+    elif type(src) is np.ndarray:
+        x = src
+    elif src.size > 65536:
+        return None
+    else:
+        x = None
+    starts = []
+    n = len(chain0)
+    for v in views:
+        last, ch = v._x.last, v._chain
+        if last is None or last[0] != spec or len(ch) != n or (n > 1 and ch[:-1] != parent):
+            return None
+        starts.append(last[1][0])
+    if x is None:
+        x = _host_copy(src)
+    for step in parent:
+        x = read(x, step, np)
+    idx = np.array(starts, np.int64)
+    if e0 != "i":
+        size, st = e0
+        idx = idx[:, None] + np.arange(0, size * st, st, dtype=np.int64)
+    y = np.asarray(x).take(idx, axis=0)
+    _, axis, merge = each
+    if axis:
+        y = np.moveaxis(y, 0, axis)
+    if merge:  # cat: fold the new axis into the next one
+        y = y.reshape(y.shape[:axis] + (y.shape[axis] * y.shape[axis + 1],) + y.shape[axis + 2:])
+    return np.ascontiguousarray(y)
+
+
 def contiguous_strides(shape):
     strides, acc = [], 1
     for n in reversed(shape):

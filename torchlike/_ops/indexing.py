@@ -75,8 +75,15 @@ def _is_tracer(x):
 
 
 def concrete_index(t):
-    """The values of index tensor ``t`` as a numpy array, or None while tracing (no eager checks)."""
-    x = t._value if isinstance(t, Tensor) else t
+    """The values of index tensor ``t`` as a numpy array, or None while tracing (no eager checks).  A
+    host-resident ``t`` (``Tensor._from_host``) is read where it is: not moved to the device and back."""
+    if isinstance(t, Tensor):
+        h = t._host_array()
+        if h is not None:
+            return h
+        x = t._value
+    else:
+        x = t
     if _is_tracer(x):
         return None
     return np.asarray(x)
@@ -294,14 +301,22 @@ def prepare_adv(adv, res_shape):
             v = jnp.where(v < 0, v + n, v).astype(jnp.int64)
         else:
             v = v.astype(np.int64, copy=False)
-            bad = (v < -n) | (v >= n)
-            if bad.any():
+            if v.size <= 256:  # (Python's min/max of a short list beat numpy's reductions' call overhead)
+                flat = v.ravel().tolist()
+                lo, hi = (min(flat), max(flat)) if flat else (0, 0)
+            else:
+                lo, hi = int(v.min()), int(v.max())
+            if lo < -n or hi >= n:
+                bad = (v < -n) | (v >= n)
                 raise IndexError(f"index {int(v[bad].reshape(-1)[0])} is out of bounds for dimension {k} with "
                                  f"size {n}")
-            v = np.where(v < 0, v + n, v) if (v < 0).any() else v
+            if lo < 0:
+                v = np.where(v < 0, v + n, v)
         pos.append(d)
         arrays.append(v)
         shapes.append(tuple(v.shape))
+    if len(shapes) == 1:
+        return tuple(pos), arrays, shapes[0]
     try:
         bshape = np.broadcast_shapes(*shapes)
     except ValueError:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from .. import _dtype, _views
-from ..tensor import _PLAIN_VALUE
+from ..tensor import _PLAIN_VALUE, HOST_MAX
 from ._util import Tensor, cast, dispatch, register, wrap_dim
 from .registry import check_no_overlap, write_out
 
@@ -28,6 +28,10 @@ def _read_together(ts, axis, merge):
     for t in ts:
         if t._vbase is not b or t._ver is not ver or t._seen != clean or t._x.src is not src:
             return None
+    if ts[0]._x.size * len(ts) <= HOST_MAX:  # small: gathered on the host, a host-resident result
+        h = _views.host_together(ts, ("stack", axis, merge))
+        if h is not None:
+            return Tensor._from_host(h, t0._dev)
     fn = _views.read_together(ts, ("stack", axis, merge))
     return None if fn is None else Tensor._wrap(fn(), t0._dev)
 
@@ -48,24 +52,32 @@ def _check_seq(tensors, name):
 def cat(tensors, dim=0, *, out=None):
     """Concatenate along an existing dim (legacy 1-D empty tensors are skipped, as in torch)."""
     _check_seq(tensors, "cat")
-    for i, t in enumerate(tensors):
-        if t.ndim == 0:
+    shapes = [t._x.shape for t in tensors]  # (the arrays' own tuples: ``Tensor.shape`` builds a torch.Size)
+    for i, s in enumerate(shapes):
+        if not s:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     if out is not None:
         r = cat(tensors, dim)
         check_no_overlap(out, tensors, r.shape)
         return write_out(out, r, "cat")
-    ts = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or list(tensors[:1])
-    d = wrap_dim(dim, ts[0].ndim)
-    ref = ts[0].shape
+    ts = [t for t, s in zip(tensors, shapes) if s != (0,)] or list(tensors[:1])
+    ref = ts[0]._x.shape
+    d = wrap_dim(dim, len(ref))
+    dt0 = ts[0]._x.dtype
+    same = True
     for i, t in enumerate(ts):
-        if t.ndim != len(ref):
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} and {t.ndim}")
-        for k in range(len(ref)):
-            if k != d and t.shape[k] != ref[k]:
-                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {ref[k]} "
-                                   f"but got size {t.shape[k]} for tensor number {i} in the list.")
-    dt = _dtype.result_type(*[_Dim(t.dtype) for t in ts])
+        x = t._x
+        s = x.shape
+        if s != ref:
+            if len(s) != len(ref):
+                raise RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} and {len(s)}")
+            for k in range(len(ref)):
+                if k != d and s[k] != ref[k]:
+                    raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                       f"{ref[k]} but got size {s[k]} for tensor number {i} in the list.")
+        if x.dtype != dt0:
+            same = False
+    dt = ts[0].dtype if same else _dtype.result_type(*[_Dim(t.dtype) for t in ts])
     if len(ts) == len(tensors):
         r = _read_together(ts, d, True)
         if r is not None:

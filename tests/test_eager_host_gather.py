@@ -1,0 +1,110 @@
+"""Advanced indexing ``x[idx]`` of host-resident tensors runs in numpy (``_host_ops._gather``): values, dtypes,
+shapes and errors equal torch's; index tensors are read on the host without being moved; the fast path steps
+aside for autograd, device-resident tensors and tracing."""
+import numpy as np
+import pytest
+
+import torchlike
+from torchlike import _host_ops  # noqa: F401  (installs the handler, as ``import torchlike`` does)
+
+torch = pytest.importorskip("torch", reason="torch is the oracle for these tests")
+
+DTYPES = ["bool", "uint8", "int8", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+
+
+def _src(mod, dtype, shape=(5, 4, 3)):
+    a = np.arange(int(np.prod(shape))).reshape(shape) % 7 - 3
+    return mod.tensor(a.tolist(), dtype=getattr(mod, dtype))
+
+
+def _same(ours, theirs):
+    assert str(ours.dtype) == str(theirs.dtype)
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    o = ours.float() if ours.dtype == torchlike.bfloat16 else ours
+    t = theirs.float() if theirs.dtype == torch.bfloat16 else theirs
+    np.testing.assert_array_equal(o.numpy(), t.numpy())
+
+
+def _outcome(fn):
+    try:
+        return "ok", fn()
+    except Exception as e:  # the comparison is of type and message
+        return "err", (type(e), str(e))
+
+
+INDEXES = {
+    "1d": lambda m: (m.tensor([3, 1, -1, 0, 3]),),
+    "2d": lambda m: (m.tensor([[0, 2], [4, -5]]),),
+    "int32": lambda m: (m.tensor([1, 2, 0], dtype=m.int32),),
+    "empty": lambda m: (m.tensor([], dtype=m.int64),),
+    "0d_array": lambda m: (m.tensor(2, dtype=m.int16),),  # not int32/int64: an advanced index of shape ()
+    "dim1": lambda m: (slice(None), m.tensor([3, 0, 0])),
+    "two": lambda m: (m.tensor([0, 4, 1]), m.tensor([3, 2, -1])),
+    "separated": lambda m: (m.tensor([0, 4]), slice(None), m.tensor([2, 1])),
+    "broadcast": lambda m: (m.tensor([[0], [4]]), m.tensor([1, 3, 2])),
+    "list": lambda m: ([4, 0, 2],),
+    "out_of_bounds": lambda m: (m.tensor([0, 5]),),
+    "too_negative": lambda m: (m.tensor([-6]),),
+    "mismatch": lambda m: (m.tensor([0, 1]), m.tensor([0, 1, 2])),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("which", sorted(INDEXES))
+def test_gather_matches_torch(dtype, which):
+    def run(mod):
+        x = _src(mod, dtype)
+        ix = INDEXES[which](mod)
+        return x[ix if len(ix) > 1 else ix[0]]
+    ok_t, want = _outcome(lambda: run(torch))
+    ok_l, got = _outcome(lambda: run(torchlike))
+    assert ok_t == ok_l, (want, got)
+    if ok_t == "ok":
+        _same(got, want)
+    else:
+        assert got[0] is want[0] and got[1] == want[1]
+
+
+def test_host_path_taken_and_index_stays_host():
+    x = torchlike.tensor(np.arange(40.0).reshape(8, 5))
+    ix = torchlike.tensor([7, 0, -2])
+    assert x._host_array() is not None and ix._host_array() is not None
+    r = x[ix]
+    assert r._host_array() is not None  # computed in numpy, still host-resident
+    assert ix._host_array() is not None  # the index was read where it is (not moved to the device)
+    _same(r, torch.tensor(np.arange(40.0).reshape(8, 5))[torch.tensor([7, 0, -2])])
+
+
+def test_result_is_a_copy_owned_by_the_result():
+    x, tx = torchlike.arange(6), torch.arange(6)
+    r, tr = x[torchlike.tensor([1, 1, 2])], tx[torch.tensor([1, 1, 2])]
+    r[0] = 100
+    tr[0] = 100
+    _same(x, tx)
+    _same(r, tr)
+    x[1] = -7
+    tx[1] = -7
+    _same(r, tr)
+
+
+def test_autograd_and_device_tensors_keep_the_device_path():
+    w = torchlike.arange(12.0).reshape(4, 3).requires_grad_()
+    tw = torch.arange(12.0).reshape(4, 3).requires_grad_()
+    out, tout = w[torchlike.tensor([0, 3, 3])], tw[torch.tensor([0, 3, 3])]
+    assert out.grad_fn is not None and out.grad_fn.name() == tout.grad_fn.name()
+    out.sum().backward()
+    tout.sum().backward()
+    _same(w.grad, tw.grad)
+    d = torchlike.arange(12.0).reshape(4, 3) * 2.5  # (a float product: computed on the device)
+    d._value  # noqa: B018  (make sure it is a device tensor)
+    _same(d[torchlike.tensor([2, -1])], (torch.arange(12.0).reshape(4, 3) * 2.5)[torch.tensor([2, -1])])
+
+
+def test_compiled_function_indexes_like_eager():
+    x = torchlike.arange(10) * 3
+
+    @torchlike.compile
+    def f(i):
+        return x[i] + 1
+    i = torchlike.tensor([9, 0, 4])
+    _same(f(i), (torch.arange(10) * 3)[torch.tensor([9, 0, 4])] + 1)
