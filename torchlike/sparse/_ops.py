@@ -56,6 +56,13 @@ def _seg_softmax(vals, seg, *, n, log):
     return z - jnp.log(s)[seg] if log else jnp.exp(z) / s[seg]
 
 
+# ---- the compressed layouts' conversions, filled by sparse._compressed when it loads (it is built on this
+# module, so this one cannot import it): layout -> to_layout(x, blocksize, dense_dim) for CSC/BSR/BSC, and
+# layout -> densify(x) for the blocked layouts
+to_layout = {}
+densify = {}
+
+
 # ---- helpers --------------------------------------------------------------------------------------------
 def _idx_tensor(a, dev):
     t = _creation.tensor(np.ascontiguousarray(a, dtype=np.int64), device=dev)
@@ -205,9 +212,9 @@ def to_sparse(x, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None
     if layout is not None and layout is not sparse_coo:
         if layout is sparse_csr:
             return to_sparse_csr(x, dense_dim)
-        from ._compressed import COMPRESSED, to_compressed  # lazy: _ops and _compressed import each other
-        if layout in COMPRESSED:
-            return to_compressed(x, layout, blocksize, dense_dim)
+        conv = to_layout.get(layout)
+        if conv is not None:
+            return conv(x, blocksize, dense_dim)
         raise unsupported(f"to_sparse (layout={layout})", "CPU")
     if blocksize is not None:
         raise RuntimeError("to_sparse for Strided to Sparse conversion does not use specified blocksize")
@@ -258,8 +265,7 @@ def to_dense(x, dtype=None, *, masked_grad=None):
     if not isinstance(x, SparseTensor):
         return x if dtype is None else x.to(dtype)
     if x._lay in (sparse_bsr, sparse_bsc):
-        from ._compressed import blocks_to_dense  # lazy: _ops and _compressed import each other
-        d = blocks_to_dense(x)
+        d = densify[x._lay](x)
         return d if dtype is None else d.to(dtype)
     v = x._vals if dtype is None else x._vals.to(dtype)
     if v.dtype is _dtype.bool:  # duplicates of a bool tensor combine with "or"
