@@ -218,8 +218,8 @@ UNJUSTIFIED_LOCAL = {  # (importer, imported): function-local imports without a 
 # Every other torchlike import sits at module level. Each of these carries a `# lazy: <reason>` comment; the
 # reasons are of four kinds: a lower layer calling up (Tensor's legacy constructor, ops reaching
 # nn.functional, whose package __init__ is layer 5), a module needing the finished facade (`import torchlike`
-# while the facade is still importing it), a two-module cycle not yet split (sparse._ops <-> sparse._tensor,
-# serialization <-> _weights_only, compile <-> nn.Module), or loading a rarely used module on first use
+# while the facade is still importing it), a two-module cycle not yet split (serialization <->
+# _weights_only, compile <-> nn.Module), or loading a rarely used module on first use
 # (torchvision's operators, the data fork server). Break one (a hook the lower layer exposes,
 # or move the shared piece down a layer) and remove its entry; a new function-local import fails the test.
 LAZY_ALLOWED = {  # (module, function): the reason its comment gives
@@ -250,8 +250,6 @@ LAZY_ALLOWED = {  # (module, function): the reason its comment gives
     ('.sparse._functions', 'bmm'): "the facade's functions, which sparse wraps while it is built",
     ('.sparse._functions', 'cat'): "the facade's functions, which sparse wraps while it is built",
     ('.sparse._functions', 'sspaddmm'): "the facade's functions, which sparse wraps while it is built",
-    ('.sparse._tensor', 'SparseTensor.grad'): 'sparse._ops imports this module (SparseTensor)',
-    ('.sparse._tensor', '_values_like'): 'sparse._ops imports this module (SparseTensor)',
     ('.tensor', 'Tensor.__new__'): 'the legacy constructor builds through creation (layer 3)',
     ('.utils.checkpoint', '_accelerator_module'): 'the device modules (torchlike.cuda, ...) sit above this one',
     ('.utils.data._forkserver_boot', '_boot'): "importing torchlike (no backend starts) is the server's job",
