@@ -216,15 +216,14 @@ UNJUSTIFIED_LOCAL = {  # (importer, imported): function-local imports without a 
 
 # ---- the function-local imports that stay (by file:function; the list may only shrink) -----------------
 # Every other torchlike import sits at module level. Each of these carries a `# lazy: <reason>` comment; the
-# reasons are of four kinds: a lower layer calling up (Tensor's legacy constructor, ops reaching
-# nn.functional, whose package __init__ is layer 5), a module needing the finished facade (`import torchlike`
+# reasons are of four kinds: a lower layer calling up (Tensor's legacy constructor, torch.masked
+# reaching nn.functional, whose package __init__ is layer 5), a module needing the finished facade (`import torchlike`
 # while the facade is still importing it), a two-module cycle not yet split (serialization <->
 # _weights_only, compile <-> nn.Module), or loading a rarely used module on first use
 # (torchvision's operators, the data fork server). Break one (a hook the lower layer exposes,
 # or move the shared piece down a layer) and remove its entry; a new function-local import fails the test.
 LAZY_ALLOWED = {  # (module, function): the reason its comment gives
 ('._legacy_serialization', 'legacy_load'): "serialization imports this module (torch.load's legacy branch)",
-    ('._ops.random_ops', '_functional'): 'nn.functional is built on the op table (a higher layer)',
     ('._vision_ops', '_out'): 'the kernels build tensors; this module is imported only when torchvision loads',
     ('._vision_ops', 'register'): 'library imports the autograd layer',
     ('._weights_only', 'default_allowed_globals'): 'serialization imports this module (its unpickler)',
