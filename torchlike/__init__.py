@@ -78,7 +78,6 @@ from . import multiprocessing, random, testing  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401
 from . import compiler, library, fx, _dynamo, cpu, version, hub, _C, ao  # noqa: E402,F401  (what libraries built on torch reach for)
 from .library import ops  # noqa: E402,F401
-from . import overrides  # noqa: E402,F401
 from . import __config__, _tensor_str, futures  # noqa: E402,F401  (torch.__config__.show(), torch._tensor_str, torch.futures)
 from ._C import TensorType  # noqa: E402,F401  (open_clip annotates with torch.TensorType)
 from ._storage import UntypedStorage, TypedStorage, LEGACY_STORAGES as _LEGACY_STORAGES  # noqa: E402,F401
@@ -96,12 +95,12 @@ _missing_getattr = _module_getattr("torch")
 
 
 def __getattr__(name):
-    """``torch.distributions`` is loaded on first use. It is a library written on this finished facade
-    (layer 7 in docs/DEVELOPING.md: its modules ``import torchlike``), so the facade cannot import it while
-    it is still being built; everything else missing raises MissingAPI."""
-    if name == "distributions":
+    """``torch.distributions`` and ``torch.overrides`` are loaded on first use. They are written on this finished
+    facade (layer 7 in docs/DEVELOPING.md: their modules ``import torchlike``), so the facade cannot import them
+    while it is still being built; everything else missing raises MissingAPI."""
+    if name in ("distributions", "overrides"):
         import importlib  # (not `from . import`: that asks this __getattr__ again)
-        return importlib.import_module(".distributions", __name__)  # lazy: layer 7 loads after the facade
+        return importlib.import_module("." + name, __name__)  # lazy: layer 7 loads after the facade
     return _missing_getattr(name)
 
 

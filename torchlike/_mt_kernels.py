@@ -21,7 +21,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from ._mt_avx_consts import _COSCOF, _DP, _FOPI, _LOG_P, _LOG_Q1, _LOG_Q2, _SINCOF, _SQRTHF
 from ._mt_rejection import topk_order
+from ._mt_xla import normal_rows
 
 __all__ = ["uniform", "normal", "random_from_to", "random_default", "random_full64", "bernoulli_scalar",
            "bernoulli_tensor", "exponential", "geometric", "cauchy", "log_normal", "randperm", "multinomial",
@@ -85,13 +87,6 @@ def uniform(e, n, dt, low, high):
 
 # --- normal -----------------------------------------------------------------------------------------------
 _f = np.float32
-_LOG_P = [_f(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1, 1.4249322787E-1,
-                          -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1)]
-_LOG_Q1, _LOG_Q2, _SQRTHF = _f(-2.12194440e-4), _f(0.693359375), _f(0.707106781186547524)
-_DP = [_f(-0.78515625), _f(-2.4187564849853515625e-4), _f(-3.77489497744594108e-8)]
-_SINCOF = [_f(-1.9515295891E-4), _f(8.3321608736E-3), _f(-1.6666654611E-1)]
-_COSCOF = [_f(2.443315711809948E-005), _f(-1.388731625493765E-003), _f(4.166664568298827E-002)]
-_FOPI = _f(1.27323954473516)
 _ONE, _HALF = _f(1.0), _f(0.5)
 
 
@@ -172,7 +167,6 @@ def normal(e, n, dt, mean=0.0, std=1.0):
     # float/double fill all n uniforms first; half/bfloat16 draw 16 per chunk into a float buffer
     d = _unit(e, full if low else n, work)
     if work == _F32 and n >= _XLA_MIN:  # one compiled program over all rows (the tail row too): _mt_xla
-        from ._mt_xla import normal_rows  # lazy: _mt_xla imports _mt_kernels
         rows = d[:full].reshape(-1, 16)
         if n % 16:
             rows = np.concatenate([rows, _unit(e, 16, work).reshape(1, 16)])

@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _mt_kernels as _K
+from . import _mt_avx_consts as _K
 
 __all__ = ["normal_rows", "to_device", "TINY", "SMALL", "BIG"]
 

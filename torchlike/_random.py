@@ -25,6 +25,7 @@ from ._errors import check_alloc
 from ._device import canonical
 from ._mt import DEFAULT_SEED, MTEngine, nondeterministic_seed
 from ._mt_xla import to_device
+from ._trace_hooks import current as _current_trace
 from .tensor import HOST_MAX, Tensor
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "get_rng_state",
@@ -214,15 +215,8 @@ class fork_rng:
 
 
 # --- drawing ---------------------------------------------------------------------------------------------------
-_tracing = None
-
-
 def _is_tracing():
-    global _tracing
-    if _tracing is None:
-        from .compile._trace import current  # lazy: compile (layer 5) owns the trace stack; read once
-        _tracing = current
-    return _tracing() is not None
+    return _current_trace() is not None  # the trace stack compile pushes (kept in layer 0, _trace_hooks)
 
 
 vmap_modes = []  # randomness modes of the enclosing torchlike.func.vmap calls (innermost last)

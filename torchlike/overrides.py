@@ -18,6 +18,7 @@ import functools
 import types
 import warnings
 
+import torchlike  # layer 7: written on the finished facade, which loads this module on first use
 from .autograd.extras import handle_torch_function, has_torch_function, is_tensor_like
 from .tensor import Tensor
 
@@ -60,7 +61,6 @@ def resolve_name(f):
         return None
     if getattr(Tensor, name, None) is f:
         return f"torch.Tensor.{name}"
-    import torchlike  # lazy: the facade imports this module
     for prefix, ns in (("torch", torchlike), ("torch.nn.functional", torchlike.nn.functional),
                        ("torch.linalg", torchlike.linalg), ("torch.fft", torchlike.fft),
                        ("torch.special", torchlike.special)):
@@ -71,7 +71,6 @@ def resolve_name(f):
 
 def get_ignored_functions():
     """Public functions that cannot be overridden by ``__torch_function__`` (creation and global state)."""
-    import torchlike  # lazy: the facade imports this module
     names = ("tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "arange", "linspace",
              "logspace", "eye", "rand", "randn", "randint", "randperm", "manual_seed", "seed", "initial_seed",
              "get_default_dtype", "set_default_dtype", "is_tensor", "is_storage", "no_grad", "enable_grad",
@@ -86,7 +85,6 @@ def get_default_nowrap_functions():
 
 def get_overridable_functions():
     """namespace -> the public functions of it that ``__torch_function__`` can override."""
-    import torchlike  # lazy: the facade imports this module
     ignored = get_ignored_functions()
     out = collections.defaultdict(list)
     for ns in (torchlike, torchlike.nn.functional, torchlike.linalg, torchlike.fft, torchlike.special, Tensor):

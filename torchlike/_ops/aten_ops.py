@@ -20,6 +20,7 @@ from .._creation import empty
 from .._dtype import to_dtype, uint8
 from ._util import dispatch, register
 from .native_norms import native_batch_norm
+from .resample import upsample_aa
 
 __all__ = ["ATEN"]
 
@@ -77,7 +78,6 @@ def _upsample_bilinear2d_aa(input, output_size, align_corners, *args, scales_h=N
     >>> torch.ops.aten._upsample_bilinear2d_aa(torch.ones(1, 1, 4, 4), [2, 2], False).tolist()
     [[[[1.0, 1.0], [1.0, 1.0]]]]
     """
-    from ..nn.functional._vision import upsample_aa  # lazy: nn.functional is layer 5, above _ops
     if len(args) == 1 and (args[0] is None or isinstance(args[0], (list, tuple))):
         scale_factors = args[0]
     elif args:

@@ -24,6 +24,7 @@ from .._device import canonical
 from .._dispatch import dispatch
 from .._random import draw, fill_order, in_fill_order, like_order
 from .. import _grad_mode as grad_mode
+from . import dropout as _dropout
 from ._util import Tensor, register
 from .._errors import broadcast_shape
 from .._mutation import write_out
@@ -527,30 +528,25 @@ def _native_dropout(x, mask, scale):
     return ((x * mask.astype(x.dtype)).astype(work) * jnp.asarray(scale, x.dtype).astype(work)).astype(x.dtype)
 
 
-def _functional(name):
-    from ..nn import functional as F  # lazy: nn.functional is built on the op table (a higher layer)
-    return getattr(F, name)
-
-
 def feature_dropout(input, p, train):
     """Dropout of whole channels (dims 0 and 1 kept, the rest share one draw); torch.feature_dropout."""
-    return _functional("_dropout")._impl(input, p, train, False, True, False)
+    return _dropout._impl(input, p, train, False, True, False)
 
 
 def feature_dropout_(input, p, train):
-    return _functional("_dropout")._impl(input, p, train, True, True, False)
+    return _dropout._impl(input, p, train, True, True, False)
 
 
 def dropout_(input, p, train):
-    return _functional("dropout")(input, p, train, inplace=True)
+    return _dropout.dropout(input, p, train, inplace=True)
 
 
 def alpha_dropout_(input, p, train):
-    return _functional("alpha_dropout")(input, p, train, inplace=True)
+    return _dropout.alpha_dropout(input, p, train, inplace=True)
 
 
 def feature_alpha_dropout_(input, p, train):
-    return _functional("feature_alpha_dropout")(input, p, train, inplace=True)
+    return _dropout.feature_alpha_dropout(input, p, train, inplace=True)
 
 
 for _f in (native_dropout, feature_dropout, feature_dropout_, dropout_, alpha_dropout_, feature_alpha_dropout_):

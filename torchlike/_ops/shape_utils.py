@@ -9,6 +9,7 @@ from jax import lax
 from .. import _dtype, _views
 from ._util import Tensor, dispatch, register
 from .._creation import tensor
+from .padding import pad as _pad
 
 __all__ = ["unravel_index", "constant_pad_nd", "as_strided_scatter"]
 
@@ -51,7 +52,6 @@ def constant_pad_nd(input, pad, value=0):
     >>> torchlike.constant_pad_nd(torchlike.tensor([1, 2]), (1, 0), 7).tolist()
     [7, 1, 2]
     """
-    from ..nn.functional import pad as _pad  # lazy: nn.functional sits in the nn package (layer 5), whose __init__ would run
     return _pad(input, tuple(pad), mode="constant", value=value)
 
 

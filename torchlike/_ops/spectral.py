@@ -24,6 +24,7 @@ from .. import _dtype
 from .._creation import ones
 from ._util import Tensor, dispatch, register
 from .complex_ops import view_as_real
+from .padding import pad
 
 __all__ = ["stft", "istft"]
 
@@ -46,7 +47,6 @@ def _stft_impl(x, w, *, n_fft, hop, n_frames, onesided, normalized, cdt):
 
 
 def _pad(x, pads, mode="constant"):
-    from ..nn.functional import pad  # lazy: nn.functional sits in the nn package (layer 5), above _ops
     return pad(x, pads, mode=mode)
 
 

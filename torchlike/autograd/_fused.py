@@ -86,7 +86,8 @@ def _plain(n):
 
 def try_fused(roots, order, retain_graph, accumulate):
     """Run the backward of ``roots`` (``((node, index), grad)`` pairs) over the discovered nodes
-    ``order`` as one program and accumulate into the leaves; False (nothing done) when the graph needs
+    ``order`` as one program and accumulate into the leaves with ``accumulate(leaf_node, grad, False)`` (the
+    engine's own, passed down: the engine imports this module); False (nothing done) when the graph needs
     the general engine."""
     if len(order) > MAX_NODES:
         return False
@@ -149,13 +150,11 @@ def try_fused(roots, order, retain_graph, accumulate):
     if not retain_graph:
         for n in ops:
             n.free()
-    if accumulate:
-        from .engine import _accumulate  # lazy: engine imports this module
-        state = _grad_mode._state
-        prev, state.enabled = state.enabled, False  # as in the general engine (hooks see no-grad)
-        try:
-            for leaf, g in zip(leaves, grads):
-                _accumulate(leaf, g, False)
-        finally:
-            state.enabled = prev
+    state = _grad_mode._state
+    prev, state.enabled = state.enabled, False  # as in the general engine (hooks see no-grad)
+    try:
+        for leaf, g in zip(leaves, grads):
+            accumulate(leaf, g, False)
+    finally:
+        state.enabled = prev
     return True

@@ -110,7 +110,7 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
             needed[id(n)] = nd or id(n) in target_nodes
 
     if targets is None and not create_graph and accumulate and not _prof._COLLECTING \
-            and try_fused(roots, order, retain_graph, accumulate):
+            and try_fused(roots, order, retain_graph, _accumulate):
         return None  # the whole pass ran as one program (autograd/_fused.py)
 
     buffers = {}

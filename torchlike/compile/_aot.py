@@ -151,7 +151,7 @@ def run(prog, leaves):
     dev = dev or CPU
     outs = [Tensor._wrap(o, dev) for o in flat]
     out_meta = tuple((flat[j].shape, flat[j].dtype) for j in diff_out)
-    node = _AOTNode(_pure_call_fn(), (("prog", prog._key),), tuple(arrays), tuple(edges), diff_in, diff_out,
+    node = _AOTNode(_pure_call, (("prog", prog._key),), tuple(arrays), tuple(edges), diff_in, diff_out,
                     out_meta, "CompiledFunctionBackward", ())
     node._pb, node._bwd = pb, bwd
     node._inputs_saved = tuple(x for x, w in zip(res, src) if w is not None and isinstance(x, jax.Array))
@@ -161,6 +161,7 @@ def run(prog, leaves):
     return flat, outs
 
 
-def _pure_call_fn():
-    from ._compiled import _pure_call  # lazy: _compiled imports this module
-    return _pure_call
+def _pure_call(*arrays, prog):
+    """The compiled program ``prog`` as a pure function of its constants and arguments: the op a
+    ``CompiledFunctionBackward`` node records (``_compiled`` dispatches it too)."""
+    return tuple(prog.call(arrays[:prog.n_consts], arrays[prog.n_consts:]))

@@ -17,6 +17,7 @@ from .. import _dtype, _errors, _jit_cache, _grad_mode as grad_mode
 from .._dispatch import dispatch
 from ..tensor import _ALIAS_CHAIN, Tensor
 from . import _aot, _dynamic, _spmd, _trace
+from ._aot import _pure_call
 from ._writeback import ArgPlan as _ArgPlan, apply_meta, pre_existing_writes as _pre_existing_writes
 from ._errors import GraphBreak
 
@@ -554,10 +555,6 @@ class _ProgKey:
 
 def _call_jaxpr(jaxpr, consts, args):
     return jax.core.eval_jaxpr(jaxpr, list(consts), *args)
-
-
-def _pure_call(*arrays, prog):
-    return tuple(prog.call(arrays[:prog.n_consts], arrays[prog.n_consts:]))
 
 
 def _eval_donating(don, keep, args, call, donate, n_consts):

@@ -23,13 +23,8 @@ from ..tensor import _ALIAS_CHAIN, Tensor
 
 __all__ = ["Trace", "current", "is_tracing"]
 
-_local = threading.local()
-
-
-def current():
-    """The active Trace of this thread, or None."""
-    stack = getattr(_local, "stack", None)
-    return stack[-1] if stack else None
+_local = _trace_hooks._local  # the thread's trace stack lives in layer 0, where the random generators read it
+current = _trace_hooks.current
 
 
 def is_tracing() -> bool:

@@ -14,7 +14,8 @@ import numpy as np
 from .. import _dtype
 from .._dispatch import dispatch
 from .._layout import sparse_bsc, sparse_bsr, sparse_csc, sparse_csr
-from ._ops import _as_tensor, _idx_tensor, _own_values
+from . import _ops
+from ._ops import _as_tensor, _idx_tensor, _own_values, sparse_csr_tensor, to_dense
 from ._tensor import SparseTensor, make_sparse, unsupported
 
 __all__ = ["COMPRESSED", "BLOCKED", "to_compressed", "blocks_to_dense", "sparse_csc_tensor", "sparse_bsr_tensor",
@@ -77,7 +78,6 @@ def to_compressed(x, layout, blocksize=None, dense_dim=None):
         if x._lay is layout and (layout not in BLOCKED or blocksize is None or
                                  tuple(x._vals.shape[1:3]) == _blocksize(blocksize, layout)):
             return x
-        from ._ops import to_dense  # lazy: _ops and _compressed import each other
         x = to_dense(blocks_to_dense(x) if x._lay in BLOCKED else x)
     if x.ndim != 2:
         raise RuntimeError(f"to_sparse_{_NAMES[layout]}: expected a 2-D tensor (torchlike has no batched or hybrid "
@@ -117,7 +117,6 @@ def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=Non
     if layout is None:
         raise TypeError("sparse_compressed_tensor() missing required keyword argument 'layout'")
     if layout is sparse_csr:
-        from ._ops import sparse_csr_tensor  # lazy: _ops and _compressed import each other
         return sparse_csr_tensor(compressed_indices, plain_indices, values, size, dtype=dtype, device=device,
                                  requires_grad=requires_grad)
     if layout not in COMPRESSED:
@@ -173,3 +172,10 @@ def _ctor(layout, comp, plain):
 sparse_csc_tensor = _ctor(sparse_csc, "ccol_indices", "row_indices")
 sparse_bsr_tensor = _ctor(sparse_bsr, "crow_indices", "col_indices")
 sparse_bsc_tensor = _ctor(sparse_bsc, "ccol_indices", "row_indices")
+
+
+# the layouts this module adds to sparse._ops' conversions (Tensor.to_sparse(layout=...), to_dense of a blocked tensor)
+for _lay in (sparse_csc, sparse_bsr, sparse_bsc):
+    _ops.to_layout[_lay] = lambda x, blocksize, dense_dim, _lay=_lay: to_compressed(x, _lay, blocksize, dense_dim)
+for _lay in BLOCKED:
+    _ops.densify[_lay] = blocks_to_dense

@@ -16,7 +16,8 @@ from .. import _creation, _dtype
 from .._dispatch import dispatch
 from .._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csr
 from ..tensor import Tensor
-from ._tensor import SparseTensor, make_sparse, unsupported
+from ._tensor import (SparseTensor, _gather, _idx_tensor, _linear, first_per_position, make_sparse,  # noqa: F401
+                      unsupported, values_at)  # (_gather, first_per_position, values_at: re-exported)
 from .._ops.matmul import mm as dense_mm
 from .._ops.shape import cat as _dense_cat
 from .._ops.special import log_softmax as _dense_log_softmax, softmax as _dense_softmax
@@ -29,10 +30,6 @@ __all__ = ["sparse_coo_tensor", "sparse_csr_tensor", "to_sparse", "to_sparse_csr
 # ---- pure JAX kernels (indices are int arrays, sizes are static) ----------------------------------------
 def _scatter_dense(idx, vals, *, shape):
     return jnp.zeros(shape, vals.dtype).at[tuple(idx)].add(vals)
-
-
-def _gather(d, idx):
-    return d[tuple(idx)]
 
 
 def _segsum(vals, seg, *, n):
@@ -56,20 +53,14 @@ def _seg_softmax(vals, seg, *, n, log):
     return z - jnp.log(s)[seg] if log else jnp.exp(z) / s[seg]
 
 
+# ---- the compressed layouts' conversions, filled by sparse._compressed when it loads (it is built on this
+# module, so this one cannot import it): layout -> to_layout(x, blocksize, dense_dim) for CSC/BSR/BSC, and
+# layout -> densify(x) for the blocked layouts
+to_layout = {}
+densify = {}
+
+
 # ---- helpers --------------------------------------------------------------------------------------------
-def _idx_tensor(a, dev):
-    t = _creation.tensor(np.ascontiguousarray(a, dtype=np.int64), device=dev)
-    return t
-
-
-def _linear(idx_np, sizes):
-    """One int64 key per column of ``idx_np`` (row-major over ``sizes``)."""
-    if idx_np.shape[0] == 0:
-        return np.zeros(idx_np.shape[1], np.int64)
-    return np.ravel_multi_index(tuple(idx_np), tuple(int(s) for s in sizes)) if idx_np.shape[1] else \
-        np.zeros(0, np.int64)
-
-
 def _identity(v):
     return v
 
@@ -205,9 +196,9 @@ def to_sparse(x, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None
     if layout is not None and layout is not sparse_coo:
         if layout is sparse_csr:
             return to_sparse_csr(x, dense_dim)
-        from ._compressed import COMPRESSED, to_compressed  # lazy: _ops and _compressed import each other
-        if layout in COMPRESSED:
-            return to_compressed(x, layout, blocksize, dense_dim)
+        conv = to_layout.get(layout)
+        if conv is not None:
+            return conv(x, blocksize, dense_dim)
         raise unsupported(f"to_sparse (layout={layout})", "CPU")
     if blocksize is not None:
         raise RuntimeError("to_sparse for Strided to Sparse conversion does not use specified blocksize")
@@ -258,8 +249,7 @@ def to_dense(x, dtype=None, *, masked_grad=None):
     if not isinstance(x, SparseTensor):
         return x if dtype is None else x.to(dtype)
     if x._lay in (sparse_bsr, sparse_bsc):
-        from ._compressed import blocks_to_dense  # lazy: _ops and _compressed import each other
-        d = blocks_to_dense(x)
+        d = densify[x._lay](x)
         return d if dtype is None else d.to(dtype)
     v = x._vals if dtype is None else x._vals.to(dtype)
     if v.dtype is _dtype.bool:  # duplicates of a bool tensor combine with "or"
@@ -284,24 +274,6 @@ def coalesce(x):
     t = make_sparse(_idx_tensor(new_idx, x.device), vals, x._size, sparse_coo, True)
     t._np_idx = new_idx
     return t
-
-
-def first_per_position(s, g):
-    """Gradient ``g`` of ``s``'s values as torch reports it: a sparse tensor on ``s``'s coalesced pattern
-    (every duplicate of a position has the same gradient, so the first one is taken)."""
-    if s._co or s._lay is not sparse_coo:
-        return make_sparse(s._idx, g.detach(), s._size, s._lay, s._co, s._crow)
-    ii = s._host_indices()
-    key = _linear(ii, s._size[:ii.shape[0]])
-    uniq, first = np.unique(key, return_index=True)
-    sel = _idx_tensor(first, s.device)
-    return make_sparse(_idx_tensor(ii[:, first], s.device), g.detach()[sel], s._size, sparse_coo, True)
-
-
-def values_at(g, s):
-    """The values of sparse (or dense) ``g`` at the index positions of ``s`` (its duplicates included)."""
-    d = to_dense(g) if isinstance(g, SparseTensor) else g
-    return dispatch(_gather, (d, s._idx), name="IndexBackward0")
 
 
 # ---- products ---------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import numpy as np
 from .._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from ..tensor import Size, Tensor
 from .. import _creation
+from .._dispatch import dispatch
 from .._grad_mode import no_grad
 from ._printing import sparse_repr
 
@@ -292,7 +293,6 @@ class SparseTensor(Tensor):
             return None
         if isinstance(g, SparseTensor):
             return g
-        from ._ops import first_per_position  # lazy: sparse._ops imports this module (SparseTensor)
         return first_per_position(self, g)
 
     @grad.setter
@@ -403,8 +403,43 @@ def _layout_name(lay):
 
 def _values_like(s, g):
     """Values of sparse gradient ``g`` at ``s``'s index positions (for assigning ``s.grad``)."""
-    from ._ops import values_at  # lazy: sparse._ops imports this module (SparseTensor)
     return values_at(g, s)
+
+
+# ---- index helpers and a sparse leaf's gradient (sparse._ops and the other sparse modules import them) ----
+def _idx_tensor(a, dev):
+    t = _creation.tensor(np.ascontiguousarray(a, dtype=np.int64), device=dev)
+    return t
+
+
+def _linear(idx_np, sizes):
+    """One int64 key per column of ``idx_np`` (row-major over ``sizes``)."""
+    if idx_np.shape[0] == 0:
+        return np.zeros(idx_np.shape[1], np.int64)
+    return np.ravel_multi_index(tuple(idx_np), tuple(int(s) for s in sizes)) if idx_np.shape[1] else \
+        np.zeros(0, np.int64)
+
+
+def _gather(d, idx):
+    return d[tuple(idx)]
+
+
+def first_per_position(s, g):
+    """Gradient ``g`` of ``s``'s values as torch reports it: a sparse tensor on ``s``'s coalesced pattern
+    (every duplicate of a position has the same gradient, so the first one is taken)."""
+    if s._co or s._lay is not sparse_coo:
+        return make_sparse(s._idx, g.detach(), s._size, s._lay, s._co, s._crow)
+    ii = s._host_indices()
+    key = _linear(ii, s._size[:ii.shape[0]])
+    uniq, first = np.unique(key, return_index=True)
+    sel = _idx_tensor(first, s.device)
+    return make_sparse(_idx_tensor(ii[:, first], s.device), g.detach()[sel], s._size, sparse_coo, True)
+
+
+def values_at(g, s):
+    """The values of sparse (or dense) ``g`` at the index positions of ``s`` (its duplicates included)."""
+    d = g.to_dense() if isinstance(g, SparseTensor) else g  # (the method is sparse._ops.to_dense)
+    return dispatch(_gather, (d, s._idx), name="IndexBackward0")
 
 
 def _rebuild_sparse(idx, vals, size, layout, coalesced, crow, requires_grad, dev):

@@ -1,25 +1,24 @@
 """Vision functionals: pad, interpolate, grid_sample, affine_grid, pixel_(un)shuffle, unfold/fold,
 channel_shuffle.
 
-Interpolation follows torch's source-index conventions exactly.  Linear and cubic resampling are
-separable linear maps, so each spatial dim is one small (out, in) matrix built with numpy at trace
-time (in the input's precision, as torch computes its weights) and applied with ``tensordot``.
+``pad``, ``grid_sample`` and the resampling kernels under ``interpolate`` live with the ops (``_ops/padding.py``,
+``_ops/grid_sampler.py``, ``_ops/resample.py``: layer 3, where ops that pad or resample reach them); this module
+re-exports them.
 """
 from __future__ import annotations
 
 import math
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
 from ..._dispatch import dispatch
+from ..._ops.grid_sampler import grid_sample
+from ..._ops.padding import pad
+from ..._ops.resample import _NDIM, _interp_impl
 from ._conv import ntuple
-from ._interp_aa import aa_matrix
 from ._pooling import _gather_patches, _table_flat, adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
-from ... import _autocast as _amp
-from ..._errors import check_alloc
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "grid_sample",
            "affine_grid", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold", "channel_shuffle",
@@ -28,134 +27,7 @@ __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilin
 _HI = lax.Precision.HIGHEST
 
 
-# --- pad ----------------------------------------------------------------------------------------
-def _pad_impl(x, value, pads, mode):
-    if mode == "constant":
-        cfg = [(0, 0, 0)] * (x.ndim - len(pads)) + [(a, b, 0) for a, b in pads]
-        return lax.pad(x, jnp.asarray(value, x.dtype), cfg)
-    jmode = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode]
-    lead = x.ndim - len(pads)
-    if mode == "circular" and any(a < 0 or b < 0 for a, b in pads):
-        # torch crops first and then wraps around the cropped tensor
-        x = x[(slice(None),) * lead + tuple(slice(-min(a, 0), x.shape[lead + i] + min(b, 0))
-                                            for i, (a, b) in enumerate(pads))]
-        pads = tuple((max(a, 0), max(b, 0)) for a, b in pads)
-    full = [(0, 0)] * (x.ndim - len(pads)) + [(max(a, 0), max(b, 0)) for a, b in pads]
-    y = jnp.pad(x, full, mode=jmode)
-    # negative pads crop (torch allows them for circular/replicate)
-    sl = [slice(None)] * (x.ndim - len(pads)) + [slice(-min(a, 0), y.shape[x.ndim - len(pads) + i] + min(b, 0))
-                                                  for i, (a, b) in enumerate(pads)]
-    return y[tuple(sl)]
-
-
-@_amp.fp32_if(lambda input, pad, mode="constant", value=None: mode == "replicate" or (
-    mode == "reflect" and len(pad) <= 4))
-def pad(input, pad, mode="constant", value=None):
-    """Pad the last ``len(pad) // 2`` dims; ``pad`` lists (left, right) pairs from the last dim backwards.
-
-    >>> import torchlike
-    >>> import torchlike.nn.functional as F
-    >>> F.pad(torchlike.tensor([[1., 2.]]), (1, 2), value=9.)
-    tensor([[9., 1., 2., 9., 9.]])
-    """
-    pad = tuple(int(p) for p in pad)
-    if len(pad) % 2:
-        raise RuntimeError("Padding length must be divisible by 2")
-    if len(pad) // 2 > input.ndim:
-        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but "
-                           f"got padding length {len(pad)} and input of dimension {input.ndim}")
-    n = len(pad) // 2
-    pairs = tuple((pad[2 * i], pad[2 * i + 1]) for i in range(n))[::-1]  # first dim .. last dim
-    check_alloc(tuple(input.shape)[:input.ndim - n] + tuple(s + a + b for s, (a, b) in zip(
-        tuple(input.shape)[input.ndim - n:], pairs)), input.dtype)
-    if mode not in ("constant", "reflect", "replicate", "circular"):
-        raise NotImplementedError(f"Unrecognised padding mode {mode}")
-    if mode != "constant":
-        if value is not None and value != 0:
-            raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
-        if n > 3 or input.ndim < n + 1:
-            raise NotImplementedError("Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for "
-                                      "now")
-        shp = tuple(input.shape)
-        for i, (a, b) in enumerate(pairs):
-            d = input.ndim - n + i
-            if mode == "reflect" and (a >= shp[d] or b >= shp[d]):
-                raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
-                                   f"dimension, but got: padding ({a}, {b}) at dimension {d} of input {list(shp)}")
-            if mode == "circular" and (a > shp[d] or b > shp[d]):
-                raise RuntimeError("Padding value causes wrapping around more than once.")
-    return dispatch(_pad_impl, (input, 0 if value is None else value), (("pads", pairs), ("mode", mode)),
-                    name="ConstantPadNdBackward0" if mode == "constant" else
-                    {"reflect": "ReflectionPad", "replicate": "ReplicationPad", "circular": "CircularPad"}[mode]
-                    + f"{n}DBackward0", saves=False)
-
-
 # --- interpolate --------------------------------------------------------------------------------
-def _src_scale(L, o, align_corners, scale):
-    if align_corners:
-        return (L - 1) / (o - 1) if o > 1 else 0.0
-    return 1.0 / scale if scale is not None and scale > 0 else L / o
-
-
-def _interp_matrix(L, o, mode, align_corners, scale, ft):
-    """(o, L) resampling weights for one dim, computed in float type ``ft`` like torch's kernels."""
-    sc = ft(_src_scale(L, o, align_corners, scale))
-    dst = np.arange(o).astype(ft)
-    W = np.zeros((o, L), np.float64)
-    rows = np.arange(o)
-    if mode == "linear":
-        src = sc * dst if align_corners else np.maximum(sc * (dst + ft(0.5)) - ft(0.5), ft(0))
-        i0 = src.astype(np.int64)
-        i1 = i0 + (i0 < L - 1)
-        l1 = (src - i0.astype(ft)).astype(ft)
-        np.add.at(W, (rows, i0), ft(1) - l1)
-        np.add.at(W, (rows, i1), l1)
-    else:  # cubic, A = -0.75; taps at floor(src) - 1 .. + 2, clamped to the border
-        A = -0.75
-        src = sc * dst if align_corners else sc * (dst + ft(0.5)) - ft(0.5)
-        i0 = np.floor(src).astype(np.int64)
-        t = (src - np.floor(src)).astype(np.float64)
-
-        def c1(x):
-            return ((A + 2) * x - (A + 3)) * x * x + 1
-
-        def c2(x):
-            return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
-        for j, c in enumerate((c2(t + 1), c1(t), c1(1 - t), c2(2 - t))):
-            np.add.at(W, (rows, np.clip(i0 - 1 + j, 0, L - 1)), c)
-    return W
-
-
-def _nearest_index(L, o, exact, scale, ft):
-    sc = ft(1.0 / scale if scale is not None and scale > 0 else L / o)
-    dst = np.arange(o).astype(ft)
-    src = np.floor((dst + ft(0.5)) * sc if exact else dst * sc).astype(np.int64)
-    return np.minimum(src, L - 1)
-
-
-def _interp_impl(x, out, mode, align_corners, scales):
-    n = len(out)
-    S = x.shape[-n:]
-    ft = np.float64 if x.dtype == jnp.float64 else np.float32
-    y = x
-    if mode in ("nearest", "nearest-exact"):
-        for j in range(n):
-            idx = _nearest_index(S[j], out[j], mode == "nearest-exact", scales[j], ft)
-            y = jnp.take(y, jnp.asarray(idx), axis=x.ndim - n + j)
-        return y
-    acc = jnp.promote_types(x.dtype, jnp.float32)
-    y = y.astype(acc)
-    for j in range(n):
-        kind = "cubic" if mode.startswith("bicubic") else "linear"
-        W = (aa_matrix if mode.endswith("_aa") else _interp_matrix)(S[j], out[j], kind, align_corners, scales[j], ft)
-        ax = x.ndim - n + j
-        y = jnp.moveaxis(jnp.tensordot(y, jnp.asarray(W, acc), axes=([ax], [1]), precision=_HI), -1, ax)
-    return y.astype(x.dtype)
-
-
-_NDIM = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
-
-
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dims (modes nearest, nearest-exact, linear, bilinear, bicubic, trilinear, area).
@@ -223,22 +95,6 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                              ("scales", scales)), name=name, saves=False)
 
 
-def upsample_aa(input, out, align_corners, scales):
-    """torch's ``aten._upsample_bilinear2d_aa``: anti-aliased bilinear resize of (N, C, H, W) to ``out`` (H', W'),
-    each scale (None: from the sizes) used for the coordinate mapping as torch's kernel does."""
-    if input.ndim != 4:
-        raise RuntimeError(f"Expected 4D tensor for input, but got {input.ndim}D")
-    if len(out) != 2:
-        raise RuntimeError(f"It is expected output_size equals to 2, but got size {len(out)}")
-    if min(out) <= 0 or min(input.shape[2:]) <= 0:
-        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input (H: {input.shape[2]}, "
-                           f"W: {input.shape[3]}) output (H: {out[0]}, W: {out[1]})")
-    scales = tuple(None if s is None else float(s) for s in scales)
-    return dispatch(_interp_impl, (input,), (("out", tuple(out)), ("mode", "bilinear_aa"),
-                                             ("align_corners", bool(align_corners)), ("scales", scales)),
-                    name="UpsampleBilinear2DAaBackward0", saves=False)
-
-
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """Deprecated alias of :func:`interpolate`."""
     return interpolate(input, size, scale_factor, mode, align_corners)
@@ -252,163 +108,7 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
-# --- grid_sample / affine_grid --------------------------------------------------------------------
-def _unnormalize(c, size, align):
-    return (c + 1) / 2 * (size - 1) if align else ((c + 1) * size - 1) / 2
-
-
-def _reflect(x, twice_low, twice_high):
-    if twice_low == twice_high:
-        return jnp.zeros_like(x)
-    mn = twice_low / 2
-    span = (twice_high - twice_low) / 2
-    x = jnp.abs(x - mn)
-    extra = jnp.fmod(x, span)
-    flips = jnp.floor(x / span)
-    return jnp.where(jnp.fmod(flips, 2) == 0, extra + mn, span - extra + mn)
-
-
-def _compute_coords(x, size, padding, align):
-    if padding == "border":
-        return jnp.clip(x, 0, size - 1)
-    if padding == "reflection":
-        x = _reflect(x, 0, 2 * (size - 1)) if align else _reflect(x, -1, 2 * size - 1)
-        return jnp.clip(x, 0, size - 1)
-    return x
-
-
-def _gather2d(flat, W, H, yi, xi):
-    """flat: (N, C, H*W); yi, xi: (N, P) int; zero where out of bounds -> (N, C, P)."""
-    ok = (xi >= 0) & (xi < W) & (yi >= 0) & (yi < H)
-    idx = jnp.where(ok, yi * W + xi, 0)
-    v = jnp.take_along_axis(flat, jnp.broadcast_to(idx[:, None, :], flat.shape[:2] + idx.shape[1:]), axis=2)
-    return jnp.where(ok[:, None, :], v, 0)
-
-
-def _taps(flat, W, H, yy, xx, wts):
-    """Sum over taps of value(yy, xx) * wts; yy/xx/wts: (N, P, T) -> (N, C, P). One gather for all taps."""
-    N, C = flat.shape[:2]
-    P, T = yy.shape[1], yy.shape[2]
-    v = _gather2d(flat, W, H, yy.reshape(N, P * T).astype(jnp.int64), xx.reshape(N, P * T).astype(jnp.int64))
-    return jnp.sum(v.reshape(N, C, P, T) * wts[:, None], axis=-1)
-
-
-def _cubic_coeffs(t):
-    A = -0.75
-    c1 = lambda z: ((A + 2) * z - (A + 3)) * z * z + 1  # noqa: E731
-    c2 = lambda z: ((A * z - 5 * A) * z + 8 * A) * z - 4 * A  # noqa: E731
-    return jnp.stack([c2(t + 1), c1(t), c1(1 - t), c2(2 - t)], -1)
-
-
-def _grid_sample_impl(x, grid, mode, padding, align):
-    N, C, H, W = x.shape
-    Ho, Wo = grid.shape[1], grid.shape[2]
-    g = grid.reshape(N, -1, 2).astype(x.dtype)
-    gx, gy = g[..., 0], g[..., 1]
-    flat = x.reshape(N, C, H * W)
-    if mode == "bicubic":
-        ix, iy = _unnormalize(gx, W, align), _unnormalize(gy, H, align)
-        x0, y0 = jnp.floor(ix), jnp.floor(iy)
-        off = jnp.arange(-1, 3, dtype=x.dtype)
-        # padding is applied to each tap's integer coordinate (torch's get_value_bounded)
-        yy = _compute_coords(y0[..., None] + off, H, padding, align)[..., :, None]
-        xx = _compute_coords(x0[..., None] + off, W, padding, align)[..., None, :]
-        wts = _cubic_coeffs(iy - y0)[..., :, None] * _cubic_coeffs(ix - x0)[..., None, :]
-        shp = yy.shape[:2] + (16,)
-        out = _taps(flat, W, H, jnp.broadcast_to(yy, yy.shape[:2] + (4, 4)).reshape(shp),
-                    jnp.broadcast_to(xx, xx.shape[:2] + (4, 4)).reshape(shp), wts.reshape(shp))
-        return out.reshape(N, C, Ho, Wo)
-    ix = _compute_coords(_unnormalize(gx, W, align), W, padding, align)
-    iy = _compute_coords(_unnormalize(gy, H, align), H, padding, align)
-    if mode == "nearest":
-        v = _gather2d(flat, W, H, jnp.round(iy).astype(jnp.int64), jnp.round(ix).astype(jnp.int64))
-        return v.reshape(N, C, Ho, Wo)
-    x0, y0 = jnp.floor(ix), jnp.floor(iy)
-    x1, y1 = x0 + 1, y0 + 1
-    yy = jnp.stack([y0, y0, y1, y1], -1)
-    xx = jnp.stack([x0, x1, x0, x1], -1)
-    wts = jnp.stack([(x1 - ix) * (y1 - iy), (ix - x0) * (y1 - iy), (x1 - ix) * (iy - y0), (ix - x0) * (iy - y0)], -1)
-    return _taps(flat, W, H, yy, xx, wts).reshape(N, C, Ho, Wo)
-
-
-def _grid_sample3d_impl(x, grid, mode, padding, align):
-    N, C, D, H, W = x.shape
-    out_sp = grid.shape[1:4]
-    g = grid.reshape(N, -1, 3).astype(x.dtype)
-    ix = _compute_coords(_unnormalize(g[..., 0], W, align), W, padding, align)
-    iy = _compute_coords(_unnormalize(g[..., 1], H, align), H, padding, align)
-    iz = _compute_coords(_unnormalize(g[..., 2], D, align), D, padding, align)
-    flat = x.reshape(N, C, D * H * W)
-
-    def gather(zi, yi, xi):  # (N, P) int each -> (N, C, P), zero out of bounds
-        ok = (xi >= 0) & (xi < W) & (yi >= 0) & (yi < H) & (zi >= 0) & (zi < D)
-        idx = jnp.where(ok, (zi * H + yi) * W + xi, 0)
-        v = jax.vmap(lambda f, i: f[:, i])(flat, idx)  # a column gather: its transpose is a cheap scatter-add
-        return jnp.where(ok[:, None, :], v, 0)
-
-    if mode == "nearest":
-        r = lambda c: jnp.round(c).astype(jnp.int64)  # noqa: E731  (round half to even, as nearbyint)
-        return gather(r(iz), r(iy), r(ix)).reshape((N, C) + out_sp)
-    x0, y0, z0 = jnp.floor(ix), jnp.floor(iy), jnp.floor(iz)
-    P = ix.shape[1]
-    zz, yy, xx, ww = [], [], [], []
-    for dz in (0, 1):
-        for dy in (0, 1):
-            for dx in (0, 1):
-                zz.append(z0 + dz)
-                yy.append(y0 + dy)
-                xx.append(x0 + dx)
-                ww.append((ix - x0 if dx else x0 + 1 - ix) * (iy - y0 if dy else y0 + 1 - iy)
-                          * (iz - z0 if dz else z0 + 1 - iz))
-    cat = lambda t: jnp.stack(t, -1).reshape(N, P * 8).astype(jnp.int64)  # noqa: E731
-    v = gather(cat(zz), cat(yy), cat(xx)).reshape(N, C, P, 8)
-    return jnp.sum(v * jnp.stack(ww, -1)[:, None], axis=-1).reshape((N, C) + out_sp)
-
-
-def _check_grid(input, grid, mode):
-    k = input.ndim - 2
-    if input.ndim not in (4, 5):
-        raise RuntimeError(f"grid_sampler(): expected grid to have size {k} in last dimension, but got grid with "
-                           f"sizes {list(grid.shape)}")
-    if grid.ndim != input.ndim:
-        raise RuntimeError(f"grid_sampler(): expected {input.ndim}D input and grid with same number of dimensions, "
-                           f"but got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
-    if grid.shape[-1] != k:
-        raise RuntimeError(f"grid_sampler(): expected grid to have size {k} in last dimension, but got grid with "
-                           f"sizes {list(grid.shape)}")
-    if grid.shape[0] != input.shape[0]:
-        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
-                           f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
-    if mode == "bicubic" and k == 3:
-        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-
-
-@_amp.fp32
-def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    """Sample ``input`` (N, C, H, W) at normalized ``grid`` (N, Ho, Wo, 2) locations (x first); a 5-D ``input``
-    (N, C, D, H, W) with a (N, Do, Ho, Wo, 3) ``grid`` samples trilinearly (modes bilinear and nearest).
-
-    >>> import torchlike
-    >>> import torchlike.nn.functional as F
-    >>> F.grid_sample(torchlike.ones(1, 1, 2, 2), torchlike.zeros(1, 3, 3, 2), align_corners=False).shape
-    torch.Size([1, 1, 3, 3])
-    """
-    if mode not in ("bilinear", "nearest", "bicubic"):
-        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
-                         f"but got: '{mode}'")
-    if padding_mode not in ("zeros", "border", "reflection"):
-        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
-                         f"'reflection', but got: '{padding_mode}'")
-    _check_grid(input, grid, mode)
-    if input.ndim == 5:
-        return dispatch(_grid_sample3d_impl, (input, grid), (("mode", mode), ("padding", padding_mode),
-                                                             ("align", bool(align_corners))),
-                        name="GridSampler3DBackward0")
-    return dispatch(_grid_sample_impl, (input, grid), (("mode", mode), ("padding", padding_mode),
-                                                       ("align", bool(align_corners))),
-                    name="GridSampler2DBackward0")
-
-
+# --- affine_grid ----------------------------------------------------------------------------------
 def _base_coords(n, align, dt):
     if n <= 1:
         return np.zeros((n,), dt)

@@ -1,0 +1,146 @@
+"""Resampling kernels: the separable (out, in) weight matrices ``interpolate`` applies (linear, cubic, nearest,
+and the anti-aliased bilinear/bicubic ones), and torch's ``aten._upsample_bilinear2d_aa``.
+
+Interpolation follows torch's source-index conventions exactly.  Linear and cubic resampling are separable
+linear maps, so each spatial dim is one small (out, in) matrix built with numpy at trace time (in the input's
+precision, as torch computes its weights) and applied with ``tensordot``.
+
+Anti-aliased weights (``interpolate(..., antialias=True)``): each output index averages the input over a window
+widened by the downscaling factor, with the triangle (bilinear) or Keys cubic a=-0.5 (bicubic) filter stretched to
+that window and normalized to sum 1 — the same separable scheme as torch's (and PIL's) anti-aliased resize.
+Upscaling is ordinary interpolation with the same filters.
+
+It lives with the ops (layer 3) because ``torch.ops.aten._upsample_bilinear2d_aa`` is an op;
+``torchlike.nn.functional.interpolate`` is built on it.
+
+>>> import numpy as np
+>>> from torchlike._ops.resample import aa_matrix
+>>> aa_matrix(4, 2, "linear", False, None, np.float32).round(3).tolist()
+[[0.429, 0.429, 0.143, 0.0], [0.0, 0.143, 0.429, 0.429]]
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from .._dispatch import dispatch
+
+__all__ = ["aa_matrix", "upsample_aa"]
+
+_HI = lax.Precision.HIGHEST
+
+
+def _triangle(x):
+    return np.maximum(0.0, 1.0 - np.abs(x))
+
+
+def _cubic_a05(x):
+    a = -0.5
+    x = np.abs(x)
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return np.where(x < 1, near, np.where(x < 2, far, 0.0))
+
+
+def aa_matrix(L, o, mode, align_corners, scale, ft):
+    """(o, L) anti-aliased weights for one dim; ``mode`` "linear" or "cubic"; ``scale`` the user's factor."""
+    if align_corners:
+        sc = (L - 1) / (o - 1) if o > 1 else 0.0
+    else:
+        sc = 1.0 / scale if scale is not None and scale > 0 else L / o
+    sc = float(ft(sc))
+    size, fn = (2, _triangle) if mode == "linear" else (4, _cubic_a05)
+    support = size * 0.5 * sc if sc >= 1.0 else size * 0.5
+    invscale = 1.0 / sc if sc >= 1.0 else 1.0
+    W = np.zeros((o, L), np.float64)
+    for i in range(o):
+        center = sc * (i + 0.5)
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), L)
+        j = np.arange(lo, hi)
+        w = fn((j - center + 0.5) * invscale).astype(ft)
+        total = w.sum(dtype=ft)
+        W[i, lo:hi] = w / total if total != 0 else w
+    return W
+
+
+def _src_scale(L, o, align_corners, scale):
+    if align_corners:
+        return (L - 1) / (o - 1) if o > 1 else 0.0
+    return 1.0 / scale if scale is not None and scale > 0 else L / o
+
+
+def _interp_matrix(L, o, mode, align_corners, scale, ft):
+    """(o, L) resampling weights for one dim, computed in float type ``ft`` like torch's kernels."""
+    sc = ft(_src_scale(L, o, align_corners, scale))
+    dst = np.arange(o).astype(ft)
+    W = np.zeros((o, L), np.float64)
+    rows = np.arange(o)
+    if mode == "linear":
+        src = sc * dst if align_corners else np.maximum(sc * (dst + ft(0.5)) - ft(0.5), ft(0))
+        i0 = src.astype(np.int64)
+        i1 = i0 + (i0 < L - 1)
+        l1 = (src - i0.astype(ft)).astype(ft)
+        np.add.at(W, (rows, i0), ft(1) - l1)
+        np.add.at(W, (rows, i1), l1)
+    else:  # cubic, A = -0.75; taps at floor(src) - 1 .. + 2, clamped to the border
+        A = -0.75
+        src = sc * dst if align_corners else sc * (dst + ft(0.5)) - ft(0.5)
+        i0 = np.floor(src).astype(np.int64)
+        t = (src - np.floor(src)).astype(np.float64)
+
+        def c1(x):
+            return ((A + 2) * x - (A + 3)) * x * x + 1
+
+        def c2(x):
+            return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+        for j, c in enumerate((c2(t + 1), c1(t), c1(1 - t), c2(2 - t))):
+            np.add.at(W, (rows, np.clip(i0 - 1 + j, 0, L - 1)), c)
+    return W
+
+
+def _nearest_index(L, o, exact, scale, ft):
+    sc = ft(1.0 / scale if scale is not None and scale > 0 else L / o)
+    dst = np.arange(o).astype(ft)
+    src = np.floor((dst + ft(0.5)) * sc if exact else dst * sc).astype(np.int64)
+    return np.minimum(src, L - 1)
+
+
+def _interp_impl(x, out, mode, align_corners, scales):
+    n = len(out)
+    S = x.shape[-n:]
+    ft = np.float64 if x.dtype == jnp.float64 else np.float32
+    y = x
+    if mode in ("nearest", "nearest-exact"):
+        for j in range(n):
+            idx = _nearest_index(S[j], out[j], mode == "nearest-exact", scales[j], ft)
+            y = jnp.take(y, jnp.asarray(idx), axis=x.ndim - n + j)
+        return y
+    acc = jnp.promote_types(x.dtype, jnp.float32)
+    y = y.astype(acc)
+    for j in range(n):
+        kind = "cubic" if mode.startswith("bicubic") else "linear"
+        W = (aa_matrix if mode.endswith("_aa") else _interp_matrix)(S[j], out[j], kind, align_corners, scales[j], ft)
+        ax = x.ndim - n + j
+        y = jnp.moveaxis(jnp.tensordot(y, jnp.asarray(W, acc), axes=([ax], [1]), precision=_HI), -1, ax)
+    return y.astype(x.dtype)
+
+
+_NDIM = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+
+
+def upsample_aa(input, out, align_corners, scales):
+    """torch's ``aten._upsample_bilinear2d_aa``: anti-aliased bilinear resize of (N, C, H, W) to ``out`` (H', W'),
+    each scale (None: from the sizes) used for the coordinate mapping as torch's kernel does."""
+    if input.ndim != 4:
+        raise RuntimeError(f"Expected 4D tensor for input, but got {input.ndim}D")
+    if len(out) != 2:
+        raise RuntimeError(f"It is expected output_size equals to 2, but got size {len(out)}")
+    if min(out) <= 0 or min(input.shape[2:]) <= 0:
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input (H: {input.shape[2]}, "
+                           f"W: {input.shape[3]}) output (H: {out[0]}, W: {out[1]})")
+    scales = tuple(None if s is None else float(s) for s in scales)
+    return dispatch(_interp_impl, (input,), (("out", tuple(out)), ("mode", "bilinear_aa"),
+                                             ("align_corners", bool(align_corners)), ("scales", scales)),
+                    name="UpsampleBilinear2DAaBackward0", saves=False)
