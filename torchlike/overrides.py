@@ -20,6 +20,7 @@ import warnings
 
 from .autograd.extras import handle_torch_function, has_torch_function, is_tensor_like
 from .tensor import Tensor
+from . import _torch_function as _tf
 
 __all__ = ["enable_reentrant_dispatch", "get_ignored_functions", "get_overridable_functions", "get_testing_overrides",
            "handle_torch_function", "has_torch_function", "is_tensor_like", "is_tensor_method_or_property",
@@ -72,16 +73,12 @@ def resolve_name(f):
 def get_ignored_functions():
     """Public functions that cannot be overridden by ``__torch_function__`` (creation and global state)."""
     import torchlike  # lazy: the facade imports this module
-    names = ("tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "arange", "linspace",
-             "logspace", "eye", "rand", "randn", "randint", "randperm", "manual_seed", "seed", "initial_seed",
-             "get_default_dtype", "set_default_dtype", "is_tensor", "is_storage", "no_grad", "enable_grad",
-             "set_grad_enabled", "is_grad_enabled", "compile", "load", "save")
-    return {getattr(torchlike, n) for n in names if hasattr(torchlike, n)}
+    return {getattr(torchlike, n) for n in sorted(_tf.IGNORED_TORCH_NAMES) if callable(getattr(torchlike, n, None))}
 
 
 def get_default_nowrap_functions():
-    """Tensor attributes whose results torch never wraps in the subclass."""
-    return {Tensor._base.__get__ if hasattr(Tensor, "_base") else None, Tensor.grad.__get__} - {None}
+    """Tensor attributes whose results torch never wraps in the subclass (``Tensor.grad.__get__``, ...)."""
+    return _tf.default_nowrap_functions()
 
 
 def get_overridable_functions():

@@ -127,6 +127,19 @@ class Tensor(TensorCasts, TensorPickling):
         t._dev = dev
         return t
 
+    @staticmethod
+    def _make_subclass(cls, data, require_grad=False, dispatch_strides=False, dispatch_device=False,
+                       device_for_backend_keys=None):
+        """``torch.Tensor._make_subclass``: a new leaf of type ``cls`` sharing ``data``'s values (no history),
+        requiring grad as ``require_grad`` says (how ``nn.Parameter``-like subclasses are built)."""
+        if not isinstance(data, Tensor):
+            raise TypeError(f"_make_subclass(): argument 'data' (position 2) must be Tensor, not "
+                            f"{type(data).__name__}")
+        t = data.detach().as_subclass(cls)
+        if require_grad:
+            t.requires_grad_(True)
+        return t
+
     def as_subclass(self, cls):
         """The same data and autograd history viewed as an instance of ``cls``."""
         t = object.__new__(cls)
