@@ -359,7 +359,7 @@ def _rebuild_device_tensor_from_cpu_tensor(data, dtype, device, requires_grad):
 def _rebuild_from_type_v2(func, new_type, args, state):
     ret = func(*args)
     if type(ret) is not new_type:
-        ret = ret.as_subclass(new_type)
+        ret = ret._as_subclass_shared(new_type)  # (a loaded leaf stays a leaf)
     setstate = getattr(type(ret), "__setstate__", None)
     if setstate is not None and setstate is not getattr(Tensor, "__setstate__", None):
         ret.__setstate__(state)
