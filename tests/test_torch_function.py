@@ -39,3 +39,11 @@ def test_plain_functions_are_not_wrapped_until_a_subclass_needs_them():
                          env=dict(os.environ, PYTHONPATH=root))
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split() == ["Sub", "Tensor"]
+
+
+def test_linear_operator_tensor_likes_dispatch_like_torch():
+    """linear_operator's LinearOperator (not a Tensor) through torch.matmul/add/mul/diagonal/transpose/logdet."""
+    from conftest import lib_program_vs_torch
+    _, ours = lib_program_vs_torch("lib_linear_operator_torch_function.py", "torch", "linear_operator",
+                                   timeout=600, rtol=1e-5)
+    assert ours[0].startswith("matmul Tensor") and ours[1].startswith("add AddedDiagLinearOperator"), ours

@@ -45,6 +45,7 @@ class _State(threading.local):
 _state = _State()
 _T = Tensor
 _ON = []  # [True] once the protocol is on
+_MODES = []  # the TorchFunctionMode stack (torch.overrides), innermost last
 _NAMESPACES = []  # (module, names to leave alone) registered by the facade
 
 # torch.overrides.get_ignored_functions() among the public names of the torch namespace: creation and global
@@ -138,8 +139,20 @@ def _api_name(func):
 def handle(public_api, overloaded, args, kwargs, message=None):
     """Call the ``__torch_function__`` of each overloading argument's type in turn until one does not return
     NotImplemented (torch's ``handle_torch_function``); ``message`` replaces the TypeError's text if all do."""
+    overloaded = overloaded or ()
     types_ = tuple(type(a) for a in overloaded)
     kwargs = kwargs or {}
+    if _MODES and not _state.all_off:  # the innermost mode first, popped while it runs (torch's order)
+        mode = _MODES.pop()
+        try:
+            r = mode.__torch_function__(public_api, types_, args, kwargs)
+        finally:
+            _MODES.append(mode)
+        if r is not NotImplemented:
+            return r
+        if message is None and not overloaded:
+            raise TypeError(f"no implementation found for '{_api_name(public_api)}' on types that implement "
+                            f"__torch_function__: [] nor in mode {mode}")
     for a in overloaded:
         r = type(a).__torch_function__(public_api, types_, args, kwargs)
         if r is not NotImplemented:
@@ -153,6 +166,8 @@ def handle(public_api, overloaded, args, kwargs, message=None):
 def has_torch_function(relevant_args):
     """torch.overrides.has_torch_function: whether an argument's type (other than exactly Tensor) overrides
     ``__torch_function__`` and the protocol is not disabled (a yes switches the protocol on: see ``enable``)."""
+    if _MODES and not _state.all_off:
+        return True
     if _state.subclass_off or _state.all_off:
         return False
     for a in relevant_args:
@@ -171,6 +186,8 @@ def _entry(key, args, kwargs):
     """The body of every dispatching function: its overriding arguments' ``__torch_function__``, else its own
     original body."""
     impl, public = _IMPLS[key]
+    if _MODES and not _state.all_off:  # a TorchFunctionMode is active: it sees every call
+        return handle(public, None if _state.subclass_off else overloaded_args(args, kwargs), args, kwargs)
     if not (_state.subclass_off or _state.all_off):
         for a in args:
             t = type(a)

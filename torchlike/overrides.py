@@ -118,30 +118,49 @@ def wrap_torch_function(dispatcher):
     return inner
 
 
-_MODE_STACK: list = []
-
-
 def _push_mode(mode):
-    _MODE_STACK.append(mode)
+    _tf.enable()  # (a mode sees every torch function and Tensor method: they dispatch from now on)
+    _tf._MODES.append(mode)
 
 
 def _pop_mode():
-    return _MODE_STACK.pop()
+    return _tf._MODES.pop()
 
 
 def _get_current_function_mode():
     """The innermost active mode, or None."""
-    return _MODE_STACK[-1] if _MODE_STACK else None
+    return _tf._MODES[-1] if _tf._MODES else None
 
 
 def _get_current_function_mode_stack():
     """The active modes, outermost first."""
-    return list(_MODE_STACK)
+    return list(_tf._MODES)
+
+
+def _is_torch_function_mode_enabled():
+    """Whether a TorchFunctionMode is active (and the protocol not disabled)."""
+    return bool(_tf._MODES) and not _tf._state.all_off
 
 
 class TorchFunctionMode:
-    """A ``__torch_function__`` mode: entered and stacked as in torch, but torchlike's functions do not
-    route through it (no op dispatches ``__torch_function__``)."""
+    """A ``__torch_function__`` mode: while it is entered, every torch function, Tensor method and property
+    read calls its ``__torch_function__(func, types, args, kwargs)`` first (with the mode itself popped, so the
+    ``func(*args, **kwargs)`` it calls runs normally), as in torch.
+
+    >>> import torchlike
+    >>> from torchlike.overrides import TorchFunctionMode
+    >>> class Count(TorchFunctionMode):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.names = []
+    ...     def __torch_function__(self, func, types, args=(), kwargs=None):
+    ...         self.names.append(func.__name__)
+    ...         return func(*args, **(kwargs or {}))
+    >>> with Count() as m:
+    ...     y = torchlike.exp(torchlike.ones(2)).sum()
+    >>> m.names
+    ['exp', 'sum']
+    """
     inner = None
 
     def __init__(self):

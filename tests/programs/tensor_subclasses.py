@@ -208,3 +208,40 @@ print("as_subclass grad reaches the source", a.grad.tolist())
 with torch.no_grad():
     c = a.as_subclass(Plain)
 print("as_subclass under no_grad", c.requires_grad, c.is_leaf)
+
+# TorchFunctionMode: every torch function, method and property read goes through the innermost mode
+from torch.overrides import TorchFunctionMode  # noqa: E402
+
+
+class Count(TorchFunctionMode):
+    def __init__(self):
+        super().__init__()
+        self.names = []
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.names.append(func.__name__)
+        return func(*args, **(kwargs or {}))
+
+
+lin = torch.nn.Linear(3, 2)
+x = torch.ones(4, 3)
+with Count() as m:
+    y = torch.nn.functional.relu(lin(x)).sum()
+    z = x + 1
+    w = x[0] * 2
+    s = x.shape
+print(m.names)
+
+
+class Skip(TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func is torch.add:
+            return "intercepted"
+        return func(*args, **(kwargs or {}))
+
+
+with Skip():
+    print(torch.add(x, 1), torch.mul(x, 2).sum().item())
+with Count() as outer:
+    with Count() as inner:
+        torch.exp(x)
+print(outer.names, inner.names)
