@@ -27,7 +27,7 @@ def test_plain_functions_are_not_wrapped_until_a_subclass_needs_them():
     import subprocess
     import sys
     code = ("import torchlike, torchlike._torch_function as tf\n"
-            "hook = '__torchlike_torch_function__'\n"
+            "hook = '__torchlike_tf_entry__'\n"
             "assert not tf.enabled() and hook not in torchlike.exp.__code__.co_names\n"
             "x = torchlike.ones(2); y = torchlike.exp(x) + x\n"
             "assert not tf.enabled()\n"

@@ -183,43 +183,61 @@ _DONE = set()  # ids of functions already made dispatching
 
 
 def _entry(key, args, kwargs):
-    """The body of every dispatching function: its overriding arguments' ``__torch_function__``, else its own
-    original body."""
+    """The slow path of a dispatching function (an argument that is not a plain Tensor or number, a keyword
+    argument, or an active mode): its overriding arguments' ``__torch_function__``, else its original body."""
     impl, public = _IMPLS[key]
     if _MODES and not _state.all_off:  # a TorchFunctionMode is active: it sees every call
         return handle(public, None if _state.subclass_off else overloaded_args(args, kwargs), args, kwargs)
     if not (_state.subclass_off or _state.all_off):
-        for a in args:
-            t = type(a)
-            if not (t is _T or t is int or t is float):
-                found = overloaded_args(args, kwargs)
-                if found is not None:
-                    return handle(public, found, args, kwargs)
-                break
-        else:
-            if kwargs:
-                found = overloaded_args((), kwargs)
-                if found is not None:
-                    return handle(public, found, args, kwargs)
+        found = overloaded_args(args, kwargs)
+        if found is not None:
+            return handle(public, found, args, kwargs)
     return impl(*args, **kwargs)
 
 
 _TEMPLATES = {}
 _KEY = 987654321  # the placeholder constant each dispatching code object replaces with its key
+# the names a dispatching function's code reads from its module's globals (set there by _make_dispatching)
+_GLOBALS = {"__torchlike_tf_entry__": _entry, "__torchlike_tf_impls__": _IMPLS, "__torchlike_tf_modes__": _MODES,
+            "__torchlike_tf_tensor__": Tensor}
 
 
 def _template(nfree):
-    """A code object ``(*args, **kwargs) -> _entry(KEY, args, kwargs)`` with ``nfree`` (unused) free variables, so
-    that it can replace the code of a closure with that many cells."""
+    """A code object ``(*args, **kwargs)`` with ``nfree`` (unused) free variables, so that it can replace the code
+    of a closure with that many cells: plain Tensors and numbers go straight to the original body (one loop over
+    the arguments is the protocol's whole cost); anything else takes ``_entry``."""
     t = _TEMPLATES.get(nfree)
     if t is None:
         cells = [f"_c{i}" for i in range(nfree)]
         src = "def _outer():\n" + "".join(f"    {c} = None\n" for c in cells) + \
             "    def _f(*args, **kwargs):\n" + (f"        {', '.join(cells)}\n" if cells else "") + \
-            f"        return __torchlike_torch_function__({_KEY}, args, kwargs)\n    return _f\n"
+            "        for a in args:\n" \
+            "            t = type(a)\n" \
+            "            if t is not __torchlike_tf_tensor__ and t is not int and t is not float:\n" \
+            f"                return __torchlike_tf_entry__({_KEY}, args, kwargs)\n" \
+            "        if kwargs or __torchlike_tf_modes__:\n" \
+            f"            return __torchlike_tf_entry__({_KEY}, args, kwargs)\n" \
+            f"        return __torchlike_tf_impls__[{_KEY}][0](*args, **kwargs)\n" \
+            "    return _f\n"
         ns = {}
         exec(compile(src, "<torch_function>", "exec"), ns)  # noqa: S102 (a fixed template, no user input)
         t = _TEMPLATES[nfree] = ns["_outer"]().__code__
+    return t
+
+
+_GETTER_SRC = ("def _f(self):\n"
+               "    if type(self) is __torchlike_tf_tensor__ and not __torchlike_tf_modes__:\n"
+               f"        return __torchlike_tf_impls__[{_KEY}][0](self)\n"
+               f"    return __torchlike_tf_entry__({_KEY}, (self,), {{}})\n")
+
+
+def _getter_template():
+    """The code of a dispatching property getter (``self`` only: a plain Tensor costs one type check)."""
+    t = _TEMPLATES.get("getter")
+    if t is None:
+        ns = {}
+        exec(compile(_GETTER_SRC, "<torch_function>", "exec"), ns)  # noqa: S102 (a fixed template)
+        t = _TEMPLATES["getter"] = ns["_f"].__code__
     return t
 
 
@@ -235,11 +253,15 @@ def _make_dispatching(f, public=None, name=None):
     _IMPLS.append((impl, f if public is None else public))
     if name is not None:
         _PUBLIC_NAMES[f] = name
-    f.__globals__.setdefault("__torchlike_torch_function__", _entry)
-    code = _template(len(f.__code__.co_freevars))
+    for k, v in _GLOBALS.items():
+        f.__globals__.setdefault(k, v)
+    c = f.__code__
+    getter = name is not None and name.endswith(".__get__") and c.co_argcount == 1 and not c.co_freevars and \
+        not c.co_kwonlyargcount and not (c.co_flags & 0x0C)  # (0x0C: *args, **kwargs)
+    code = _getter_template() if getter else _template(len(c.co_freevars))
     consts = tuple(key if c == _KEY else c for c in code.co_consts)
-    f.__code__ = code.replace(co_consts=consts, co_name=f.__code__.co_name, co_qualname=f.__code__.co_qualname,
-                              co_freevars=f.__code__.co_freevars)
+    f.__code__ = code.replace(co_consts=consts, co_name=c.co_name, co_qualname=c.co_qualname,
+                              co_freevars=c.co_freevars, co_varnames=(c.co_varnames[0],) if getter else code.co_varnames)
     if not hasattr(f, "__wrapped__"):
         f.__wrapped__ = impl  # inspect.signature reads the original signature
 
