@@ -180,6 +180,7 @@ def has_torch_function(relevant_args):
 
 _IMPLS = []  # key -> (the function's original body as a new function, the public API the protocol passes)
 _DONE = set()  # ids of functions already made dispatching
+_ORIGINALS = {}  # key -> the dispatching function (the original object)
 
 
 def _entry(key, args, kwargs):
@@ -251,6 +252,7 @@ def _make_dispatching(f, public=None, name=None):
     impl.__kwdefaults__ = f.__kwdefaults__
     key = len(_IMPLS)
     _IMPLS.append((impl, f if public is None else public))
+    _ORIGINALS[key] = f
     if name is not None:
         _PUBLIC_NAMES[f] = name
     for k, v in _GLOBALS.items():
@@ -310,6 +312,22 @@ def enable():
     for mod, skip in _NAMESPACES:  # namespaces first: their names are torch's (torch.add, not Tensor.add)
         _wrap_namespace(mod, skip)
     _wrap_tensor()
+    _unnest()
+
+
+def _unnest():
+    """Point the closures of the original bodies at the original bodies of the dispatching functions they call
+    (``torch.add``'s out= and sparse layers wrap ``Tensor.add``): the outermost surface checks the arguments once,
+    and a nested surface (an implementation detail, as torch's C++ is) does not check them again."""
+    key_of = {id(f): k for k, f in _ORIGINALS.items()}
+    for impl, _ in _IMPLS:
+        for cell in impl.__closure__ or ():
+            try:
+                k = key_of.get(id(cell.cell_contents))
+            except ValueError:  # an empty cell
+                continue
+            if k is not None:
+                cell.cell_contents = _IMPLS[k][0]
 
 
 def retry_with_overrides(args, kwargs):
