@@ -78,7 +78,7 @@ _TENSOR_SKIP = frozenset((
     "__class__", "__dict__", "__weakref__", "__slots__", "__module__", "__doc__", "__torch_function__",
     "__hash__", "__deepcopy__", "__copy__", "__reduce_ex__", "__reduce__", "__getstate__", "__setstate__",
     "__sizeof__", "__dir__", "__subclasshook__", "__class_getitem__", "__array_priority__", "__eq__hash",
-    "as_subclass", "__instancecheck__", "__array_wrap__", "__array_ufunc__", "__array_function__",
+    "as_subclass", "__iter__", "__instancecheck__", "__array_wrap__", "__array_ufunc__", "__array_function__",
 ))
 
 

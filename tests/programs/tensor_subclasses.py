@@ -245,3 +245,17 @@ with Count() as outer:
     with Count() as inner:
         torch.exp(x)
 print(outer.names, inner.names)
+
+# iteration, pickling and torch.save/load keep a user's subclass (and its attributes), as torch's __reduce_ex__
+import io  # noqa: E402
+import pickle  # noqa: E402
+
+sx = torch.arange(6.0).reshape(2, 3).as_subclass(Plain)
+sx.meta = "m"
+print("iter", [type(v).__name__ for v in sx], "pickle", type(pickle.loads(pickle.dumps(sx))).__name__)
+buf = io.BytesIO()
+torch.save({"w": sx, "plain": torch.ones(2)}, buf)
+buf.seek(0)
+loaded = torch.load(buf, weights_only=False)
+print("save/load", type(loaded["w"]).__name__, loaded["w"].meta, loaded["w"].tolist(), type(loaded["plain"]).__name__)
+print("where", type(torch.where(sx > 2, sx, torch.zeros(1))).__name__, "pad", type(torch.nn.functional.pad(sx, (1, 1))).__name__)
