@@ -35,7 +35,7 @@ LAYERS = {
     "torchlike.compile._errors": L0, "torchlike._hooks": L0, "torchlike._profiler_state": L0,
     "torchlike._to_args": L0, "torchlike.nn._loader": L0,  # _loader: a star-import helper, no torchlike import
     # L1: the Tensor (state and metadata)
-    "torchlike.tensor": L1, "torchlike._tensor_casts": L1, "torchlike._tensor_pickling": L1,  # Tensor's mixins
+    "torchlike.tensor": L1, "torchlike._tensor_casts": L1, "torchlike._tensor_pickling": L1, "torchlike._torch_function": L1,  # Tensor's mixins
     # L2: the dispatcher, out=, mutation
     "torchlike._dispatch": L2, "torchlike._mutation": L2, "torchlike._autocast": L2,
     # L3: ops and everything built directly from them

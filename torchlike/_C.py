@@ -23,6 +23,9 @@ from ._storage import StorageBase
 from ._device import get_default_device
 from . import library
 from .tensor import Tensor
+from . import _torch_function as _tf
+from ._torch_function import (DisableTorchFunction, DisableTorchFunctionSubclass,  # noqa: F401 (torch._C's)
+                              disabled_torch_function_impl as _disabled_torch_function_impl)
 from ._to_args import parse_to
 
 __all__ = ["DispatchKey", "DispatchKeySet", "DisableTorchFunction", "DisableTorchFunctionSubclass",
@@ -99,22 +102,18 @@ class _IncludeDispatchKeyGuard(_NoOpGuard):
     pass
 
 
-class DisableTorchFunctionSubclass(_NoOpGuard):
-    """torchlike dispatches no ``__torch_function__`` of Tensor subclasses, so there is nothing to disable."""
-
-
-class DisableTorchFunction(_NoOpGuard):
-    pass
-
-
-for _c in (_ExcludeDispatchKeyGuard, _IncludeDispatchKeyGuard, DisableTorchFunctionSubclass, DisableTorchFunction):
+for _c in (_ExcludeDispatchKeyGuard, _IncludeDispatchKeyGuard):
     _c.__module__ = "torch._C"
 
 
-def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
-    """The ``__torch_function__`` that subclasses set to opt out of re-wrapping: it calls ``func`` as is (torchlike
-    dispatches no ``__torch_function__`` of its own, so this runs only when a subclass calls it directly)."""
-    return func(*args, **(kwargs or {}))
+def _is_torch_function_enabled():
+    """False inside ``DisableTorchFunctionSubclass`` / ``DisableTorchFunction`` blocks."""
+    return not (_tf._state.subclass_off or _tf._state.all_off)
+
+
+def _is_torch_function_all_disabled():
+    """True inside a ``DisableTorchFunction`` block."""
+    return bool(_tf._state.all_off)
 
 
 class TensorType:

@@ -68,6 +68,9 @@ torch = _sys.modules[__name__]  # torch.torch is torch (kornia annotates with to
 from . import serialization, safetensors  # noqa: E402
 sparse._install(_sys.modules[__name__])  # sparse conversions on dense tensors, sparse constructors here
 from . import func  # noqa: E402,F401
+from . import _torch_function  # noqa: E402  (the __torch_function__ protocol wraps these once a subclass needs it)
+for _ns in (_sys.modules[__name__], nn.functional, linalg, special, fft):
+    _torch_function.register_namespace(_ns, _torch_function.IGNORED_TORCH_NAMES)
 from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_dtype,  # noqa: E402,F401,F811
                                 is_autocast_cache_enabled, is_autocast_enabled, set_autocast_cache_enabled,
                                 set_autocast_dtype, set_autocast_enabled, autocast_increment_nesting,

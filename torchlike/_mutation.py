@@ -179,4 +179,5 @@ def check_no_overlap(out, inputs, shape):
 
 # the hooks Tensor exposes for this layer (see tensor.py: "installed by _mutation")
 Tensor._inplace_update = _inplace_update
+Tensor._alias = alias_op
 Tensor._refresh_recorded = _refresh_recorded

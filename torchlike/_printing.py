@@ -105,8 +105,12 @@ def _body(a, fmt, indent, summarize):
 
 @register("__repr__", namespaces=())
 def _tensor_repr_method(self, *, tensor_contents=None):
-    """``repr(t)``: torch's format, ``tensor([...], dtype=..., requires_grad=True)``."""
-    return tensor_repr(self)
+    """``repr(t)``: torch's format, ``tensor([...], dtype=..., requires_grad=True)`` (a user's subclass's name in
+    place of ``tensor``, as torch prints ``Plain([...])``)."""
+    cls = type(self)
+    if cls.__module__.startswith("torchlike"):  # Tensor, Parameter and torchlike's own subclasses
+        return tensor_repr(self)
+    return tensor_repr(self, f"{cls.__name__}(")
 
 
 _tensor_repr_method.__name__, _tensor_repr_method.__qualname__ = "__repr__", "Tensor.__repr__"

@@ -33,6 +33,7 @@ from multiprocessing import reduction as _reduction
 import numpy as np
 
 from ._device import host_to_jax
+from ._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
 from .tensor import _SHARED_CHAIN, _SLOT_X, Tensor
 from ._ops.registry import register
 
@@ -76,6 +77,7 @@ class _Mapping:
 class _SharedRoot(Tensor):
     """The hidden root of a shared tensor: its ``_x`` is the mapping's current value (a property over the
     slot, which caches the last array read together with the token it was read under)."""
+    __torch_function__ = _disabled_torch_function_impl  # torchlike's own subclass: ops see a plain Tensor
 
     __slots__ = ()
 

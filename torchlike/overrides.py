@@ -21,6 +21,7 @@ import warnings
 import torchlike  # layer 7: written on the finished facade, which loads this module on first use
 from .autograd.extras import handle_torch_function, has_torch_function, is_tensor_like
 from .tensor import Tensor
+from . import _torch_function as _tf
 
 __all__ = ["enable_reentrant_dispatch", "get_ignored_functions", "get_overridable_functions", "get_testing_overrides",
            "handle_torch_function", "has_torch_function", "is_tensor_like", "is_tensor_method_or_property",
@@ -71,16 +72,12 @@ def resolve_name(f):
 
 def get_ignored_functions():
     """Public functions that cannot be overridden by ``__torch_function__`` (creation and global state)."""
-    names = ("tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "arange", "linspace",
-             "logspace", "eye", "rand", "randn", "randint", "randperm", "manual_seed", "seed", "initial_seed",
-             "get_default_dtype", "set_default_dtype", "is_tensor", "is_storage", "no_grad", "enable_grad",
-             "set_grad_enabled", "is_grad_enabled", "compile", "load", "save")
-    return {getattr(torchlike, n) for n in names if hasattr(torchlike, n)}
+    return {getattr(torchlike, n) for n in sorted(_tf.IGNORED_TORCH_NAMES) if callable(getattr(torchlike, n, None))}
 
 
 def get_default_nowrap_functions():
-    """Tensor attributes whose results torch never wraps in the subclass."""
-    return {Tensor._base.__get__ if hasattr(Tensor, "_base") else None, Tensor.grad.__get__} - {None}
+    """Tensor attributes whose results torch never wraps in the subclass (``Tensor.grad.__get__``, ...)."""
+    return _tf.default_nowrap_functions()
 
 
 def get_overridable_functions():
@@ -119,30 +116,49 @@ def wrap_torch_function(dispatcher):
     return inner
 
 
-_MODE_STACK: list = []
-
-
 def _push_mode(mode):
-    _MODE_STACK.append(mode)
+    _tf.enable()  # (a mode sees every torch function and Tensor method: they dispatch from now on)
+    _tf._MODES.append(mode)
 
 
 def _pop_mode():
-    return _MODE_STACK.pop()
+    return _tf._MODES.pop()
 
 
 def _get_current_function_mode():
     """The innermost active mode, or None."""
-    return _MODE_STACK[-1] if _MODE_STACK else None
+    return _tf._MODES[-1] if _tf._MODES else None
 
 
 def _get_current_function_mode_stack():
     """The active modes, outermost first."""
-    return list(_MODE_STACK)
+    return list(_tf._MODES)
+
+
+def _is_torch_function_mode_enabled():
+    """Whether a TorchFunctionMode is active (and the protocol not disabled)."""
+    return bool(_tf._MODES) and not _tf._state.all_off
 
 
 class TorchFunctionMode:
-    """A ``__torch_function__`` mode: entered and stacked as in torch, but torchlike's functions do not
-    route through it (no op dispatches ``__torch_function__``)."""
+    """A ``__torch_function__`` mode: while it is entered, every torch function, Tensor method and property
+    read calls its ``__torch_function__(func, types, args, kwargs)`` first (with the mode itself popped, so the
+    ``func(*args, **kwargs)`` it calls runs normally), as in torch.
+
+    >>> import torchlike
+    >>> from torchlike.overrides import TorchFunctionMode
+    >>> class Count(TorchFunctionMode):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.names = []
+    ...     def __torch_function__(self, func, types, args=(), kwargs=None):
+    ...         self.names.append(func.__name__)
+    ...         return func(*args, **(kwargs or {}))
+    >>> with Count() as m:
+    ...     y = torchlike.exp(torchlike.ones(2)).sum()
+    >>> m.names
+    ['exp', 'sum']
+    """
     inner = None
 
     def __init__(self):

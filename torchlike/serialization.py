@@ -64,6 +64,7 @@ class _Global:
 
 
 _REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_FROM_TYPE = _Global("torch._tensor", "_rebuild_from_type_v2")
 _REBUILD_PARAM = _Global("torch._utils", "_rebuild_parameter")
 _ORDERED_DICT = _Global("collections", "OrderedDict")
 
@@ -148,7 +149,11 @@ class _Pickler(pickle._Pickler):
         if isinstance(t, Parameter):
             inner = _TensorReduce(args)
             return (_REBUILD_PARAM, (inner, t.requires_grad, collections.OrderedDict()))
-        return (_REBUILD_TENSOR, args[:4] + (t.requires_grad if t.is_leaf else False, args[5]))
+        args = args[:4] + (t.requires_grad if t.is_leaf else False, args[5])
+        cls = type(t)
+        if cls is not Tensor and not cls.__module__.startswith("torchlike"):  # a user's subclass: torch's
+            return (_REBUILD_FROM_TYPE, (_REBUILD_TENSOR, cls, args, dict(vars(t))))  # Tensor.__reduce_ex__
+        return (_REBUILD_TENSOR, args)
 
     def _storage(self, owner, arr, dt, dev):
         key_obj = id(owner) if owner is not None else ("copy", len(self.storages))
@@ -359,7 +364,7 @@ def _rebuild_device_tensor_from_cpu_tensor(data, dtype, device, requires_grad):
 def _rebuild_from_type_v2(func, new_type, args, state):
     ret = func(*args)
     if type(ret) is not new_type:
-        ret = ret.as_subclass(new_type)
+        ret = ret._as_subclass_shared(new_type)  # (a loaded leaf stays a leaf)
     setstate = getattr(type(ret), "__setstate__", None)
     if setstate is not None and setstate is not getattr(Tensor, "__setstate__", None):
         ret.__setstate__(state)

@@ -127,8 +127,37 @@ class Tensor(TensorCasts, TensorPickling):
         t._dev = dev
         return t
 
+    @staticmethod
+    def _make_subclass(cls, data, require_grad=False, dispatch_strides=False, dispatch_device=False,
+                       device_for_backend_keys=None):
+        """``torch.Tensor._make_subclass``: a new leaf of type ``cls`` sharing ``data``'s values (no history),
+        requiring grad as ``require_grad`` says (how ``nn.Parameter``-like subclasses are built)."""
+        if not isinstance(data, Tensor):
+            raise TypeError(f"_make_subclass(): argument 'data' (position 2) must be Tensor, not "
+                            f"{type(data).__name__}")
+        t = data.detach().as_subclass(cls)
+        if require_grad:
+            t.requires_grad_(True)
+        return t
+
     def as_subclass(self, cls):
-        """The same data and autograd history viewed as an instance of ``cls``."""
+        """The same data viewed as an instance of ``cls``; while autograd records, an alias of ``self``
+        (``AliasBackward0``, as in torch: the result is not a leaf and its gradient flows back to ``self``).
+
+        >>> import torchlike
+        >>> class Tagged(torchlike.Tensor):
+        ...     pass
+        >>> a = torchlike.ones(2, requires_grad=True)
+        >>> b = a.as_subclass(Tagged)
+        >>> type(b).__name__, b.is_leaf, b.grad_fn.name()
+        ('Tagged', False, 'AliasBackward0')
+        """
+        if (self._rg or self._grad_fn is not None) and _state.enabled:
+            self = self._alias()  # (installed by _mutation, layer 2)
+        return self._as_subclass_shared(cls)
+
+    def _as_subclass_shared(self, cls):
+        """``self``'s handle state (data, autograd history, leaf-ness) as an instance of ``cls``."""
         t = object.__new__(cls)
         for s in Tensor.__slots__:
             if s not in ("__weakref__", "__dict__"):

@@ -10,6 +10,7 @@ import numpy as np
 from jax import lax
 
 from .. import _dtype
+from .. import _torch_function
 from .._dispatch import dispatch
 from ..tensor import Tensor, _wrap_dim
 from .registry import register
@@ -133,6 +134,8 @@ def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, nam
 
     def public(input, *, out=None):
         if not isinstance(input, Tensor):
+            if _torch_function.retry_with_overrides((input,), None):  # a tensor-like (linear_operator's)
+                return _torch_function.redispatch(name, public, (input,), {} if out is None else {"out": out})
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                             f"{type(input).__name__}")
         d = input.dtype

@@ -25,6 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype, _views
+from .. import _torch_function
 from .._creation import tensor as _tensor
 from ._util import Tensor, cast, dispatch, register
 from .host_scalars import set_number
@@ -604,6 +605,8 @@ _UNBIND_ONE_PROGRAM = 64  # up to this many rows, iterating computes all rows in
 @register("__iter__", namespaces=(), promote="none")
 def tensor_iter(self):
     """``iter(tensor)``: the rows (views), as torch's ``unbind(0)``; short tensors in one program."""
+    if type(self) is not Tensor and _torch_function.enabled():  # a subclass: unbind dispatches, as in torch
+        return iter(self.unbind(0))
     shape = self._x.shape
     if not shape:
         raise TypeError("iteration over a 0-d tensor")

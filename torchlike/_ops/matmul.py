@@ -17,6 +17,7 @@ import numpy as np
 from jax import lax
 
 from .. import _dtype
+from .. import _torch_function
 from ._util import Tensor, cast, check_broadcast, dispatch, register, wrap_dim
 from .. import _autocast as _amp
 from .pointwise import mul
@@ -96,6 +97,9 @@ def matmul(input, other):
     >>> torch.matmul(torch.ones(5, 2, 3), torch.ones(3, 4)).shape
     torch.Size([5, 2, 4])
     """
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)) and \
+            _torch_function.retry_with_overrides((input, other), None):  # a tensor-like (linear_operator's)
+        return _torch_function.redispatch("matmul", matmul, (input, other), {})
     _check_tensor(input, "matmul", 1, "input")
     _check_tensor(other, "matmul", 2, "other")
     a, b = input.shape, other.shape

@@ -16,6 +16,7 @@ import functools
 from typing import Callable
 
 from .._errors import inplace_error
+from .. import _torch_function
 from .._mutation import check_no_overlap, write_out  # noqa: F401  (re-exported: the ops' import path)
 
 __all__ = ["OpEntry", "TABLE", "register", "install", "sparse_kernels", "write_out", "check_no_overlap",
@@ -75,17 +76,29 @@ def _add(entry):
 
 
 def _checked(fn, checks, name):
-    """``fn`` running ``checks`` (each ``check(name, *args, **kwargs)``, raising torch's error) first."""
+    """``fn`` running ``checks`` (each ``check(name, *args, **kwargs)``, raising torch's error) first.  A check's
+    TypeError on a tensor-like argument (one overriding ``__torch_function__``) switches that protocol on and
+    retries through it (see _torch_function)."""
     if len(checks) == 1:
         check = checks[0]
 
         def checked(*args, **kwargs):
-            check(name, *args, **kwargs)
+            try:
+                check(name, *args, **kwargs)
+            except TypeError:
+                if _torch_function.retry_with_overrides(args, kwargs):
+                    return _torch_function.redispatch(name, checked, args, kwargs)
+                raise
             return fn(*args, **kwargs)
     else:
         def checked(*args, **kwargs):
-            for c in checks:
-                c(name, *args, **kwargs)
+            try:
+                for c in checks:
+                    c(name, *args, **kwargs)
+            except TypeError:
+                if _torch_function.retry_with_overrides(args, kwargs):
+                    return _torch_function.redispatch(name, checked, args, kwargs)
+                raise
             return fn(*args, **kwargs)
     functools.update_wrapper(checked, fn)
     checked.__name__ = name

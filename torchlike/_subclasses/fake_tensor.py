@@ -10,6 +10,7 @@ provided: constructing one raises NotImplementedError (docs/differences.md).
 from __future__ import annotations
 
 from ..tensor import Tensor
+from .._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
 
 __all__ = ["FakeTensor", "FakeTensorMode", "is_fake", "UnsupportedFakeTensorException",
            "DynamicOutputShapeException"]
@@ -20,6 +21,7 @@ _WHY = ("torch._subclasses.fake_tensor.FakeTensorMode is not implemented in torc
 
 class FakeTensor(Tensor):
     """torch's shape-only tensor type; torchlike makes none (a type for ``isinstance`` checks)."""
+    __torch_function__ = _disabled_torch_function_impl  # torchlike's own subclass: ops see a plain Tensor
 
     def __new__(cls, fake_mode=None, elem=None, device=None, *args, **kwargs):
         if fake_mode is None:

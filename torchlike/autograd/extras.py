@@ -16,6 +16,8 @@ import threading
 
 from .._grad_mode import _state as _grad_state, enforce_grad_layout_policy
 from ..tensor import Tensor
+from .. import _torch_function as _tf
+from .._torch_function import has_torch_function  # noqa: F401 (torch.autograd.has_torch_function)
 from .function import Function
 
 __all__ = ["is_multithreading_enabled", "is_view_replay_enabled",
@@ -74,27 +76,13 @@ def is_tensor_like(inp):
     return type(inp) is Tensor or isinstance(inp, Tensor) or hasattr(type(inp), "__torch_function__")
 
 
-def has_torch_function(relevant_args):
-    """Whether any argument overrides ``__torch_function__`` (a type other than Tensor defines it)."""
-    for a in relevant_args:
-        t = type(a)
-        if t is not Tensor and getattr(t, "__torch_function__", None) is not None and \
-                getattr(t, "__torch_function__", None) is not getattr(Tensor, "__torch_function__", None):
-            return True
-    return False
-
-
 def handle_torch_function(public_api, relevant_args, *args, **kwargs):
-    """Dispatch ``public_api`` to the first argument type whose ``__torch_function__`` accepts it."""
-    types = tuple(type(a) for a in relevant_args if has_torch_function((a,)))
-    for a in relevant_args:
-        if has_torch_function((a,)):
-            r = type(a).__torch_function__(public_api, types, args, kwargs)
-            if r is not NotImplemented:
-                return r
-    raise TypeError(f"no implementation found for '{getattr(public_api, '__module__', '')}."
-                    f"{getattr(public_api, '__name__', public_api)}' on types that implement __torch_function__: "
-                    f"{[t for t in types if t is not Tensor]}")
+    """Dispatch ``public_api`` to the ``__torch_function__`` of the overriding types among ``relevant_args``
+    (subclasses first); TypeError when each returns NotImplemented."""
+    found = _tf.overloaded_args(tuple(relevant_args)) or []
+    return _tf.handle(public_api, found, args, kwargs,
+                      f"no implementation found for '{_tf._api_name(public_api)}' on types that implement "
+                      f"__torch_function__: {[type(a) for a in found]}")
 
 
 class DeviceType(enum.IntEnum):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
+from .._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
 from .._creation import empty, from_numpy
 
 __all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer", "is_lazy"]
@@ -45,6 +46,7 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
     >>> torch.nn.Parameter(torch.zeros(3)).requires_grad
     True
     """
+    __torch_function__ = _disabled_torch_function_impl  # ops see a plain Tensor (as torch's own subclasses)
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
@@ -98,6 +100,7 @@ class Buffer(Tensor, metaclass=_BufferMeta):
     >>> list(m.state_dict())
     ['b']
     """
+    __torch_function__ = _disabled_torch_function_impl  # ops see a plain Tensor (as torch's own subclasses)
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
@@ -110,6 +113,7 @@ class Buffer(Tensor, metaclass=_BufferMeta):
 
 class UninitializedTensorMixin:
     """Shared behaviour of lazy parameters/buffers: a placeholder until ``materialize(shape)``."""
+    __torch_function__ = _disabled_torch_function_impl  # torchlike's own subclass: ops see a plain Tensor
 
     def materialize(self, shape, device=None, dtype=None):
         """Give this placeholder real (uninitialised) storage of ``shape`` and become ``cls_to_become``."""

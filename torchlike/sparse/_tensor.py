@@ -20,6 +20,7 @@ from .._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr
 from ..tensor import Size, Tensor
 from .. import _creation
 from .._dispatch import dispatch
+from .._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
 from .._grad_mode import no_grad
 from ._printing import sparse_repr
 
@@ -104,6 +105,7 @@ class SparseTensor(Tensor):
     tensor([[0., 3.],
             [4., 0.]])
     """
+    __torch_function__ = _disabled_torch_function_impl  # torchlike's own subclass: ops see a plain Tensor
 
     __slots__ = ("_idx", "_vals", "_size", "_lay", "_co", "_crow", "_np_idx", "_rc")
 

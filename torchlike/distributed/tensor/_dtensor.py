@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...tensor import Tensor
+from ..._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
 from .placement_types import Partial, Placement, Replicate, Shard
 from ..._mutation import alias_op
 from .._collectives import all_gather_into_tensor
@@ -78,6 +79,7 @@ class DTensor(Tensor):
     >>> d.placements, d.to_local(), d.full_tensor()
     ((Shard(dim=0),), tensor([0., 1., 2., 3.]), tensor([0., 1., 2., 3.]))
     """
+    __torch_function__ = _disabled_torch_function_impl  # torchlike's own subclass: ops see a plain Tensor
 
     @classmethod
     def _make(cls, x, mesh, placements, requires_grad=False, local=None):

@@ -17,6 +17,7 @@ from ... import _dtype
 from ..._creation import ones
 from ..._ops.rearrange import tril
 from ...tensor import Tensor
+from ..._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
 
 __all__ = ["causal_upper_left", "causal_lower_right", "CausalVariant", "CausalBias"]
 
@@ -29,6 +30,7 @@ class CausalVariant(IntEnum):
 
 class CausalBias(Tensor):
     """A causal (triangular) attention bias of ``seq_len_q`` x ``seq_len_kv`` (see :class:`CausalVariant`)."""
+    __torch_function__ = _disabled_torch_function_impl  # torchlike's own subclass: ops see a plain Tensor
 
     def __new__(cls, variant, seq_len_q, seq_len_kv):
         if not isinstance(variant, CausalVariant):

@@ -1,0 +1,49 @@
+"""The ``__torch_function__`` protocol and Tensor subclasses, compared with torch.
+
+tests/programs/tensor_subclasses.py (a tv_tensors-style Image, a logging subclass, a subclass without an override,
+a Parameter subclass, ``_make_subclass``, ``DisableTorchFunctionSubclass``, a linear_operator-style tensor-like,
+``torch.overrides`` helpers and a few training steps) runs under torch and under the runner: every printed line
+(result types, handler calls, values, error messages) must match.  It runs in its own process because the
+protocol, once a subclass switches it on, stays on for the process.
+"""
+import os
+
+import pytest
+from conftest import run_program, same_printed_lines
+
+PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "tensor_subclasses.py")
+
+
+def test_tensor_subclass_program_matches_torch():
+    pytest.importorskip("torch", reason="the comparison runs the program with real torch too")
+    expected = run_program([PROGRAM], runner=False, timeout=600)
+    ours = run_program([PROGRAM], runner=True, timeout=600)
+    same_printed_lines(expected, ours, rtol=1e-5)
+    assert any(line.startswith("step 2 ") for line in ours), ours
+
+
+def test_plain_functions_are_not_wrapped_until_a_subclass_needs_them():
+    """Zero cost until used: a process that defines no Tensor subclass runs the op table's own functions."""
+    import subprocess
+    import sys
+    code = ("import torchlike, torchlike._torch_function as tf\n"
+            "hook = '__torchlike_tf_entry__'\n"
+            "assert not tf.enabled() and hook not in torchlike.exp.__code__.co_names\n"
+            "x = torchlike.ones(2); y = torchlike.exp(x) + x\n"
+            "assert not tf.enabled()\n"
+            "class Sub(torchlike.Tensor):\n    pass\n"
+            "assert tf.enabled() and hook in torchlike.exp.__code__.co_names\n"
+            "print(type(torchlike.exp(x.as_subclass(Sub))).__name__, type(torchlike.exp(x)).__name__)\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=300,
+                         env=dict(os.environ, PYTHONPATH=root))
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["Sub", "Tensor"]
+
+
+def test_linear_operator_tensor_likes_dispatch_like_torch():
+    """linear_operator's LinearOperator (not a Tensor) through torch.matmul/add/mul/diagonal/transpose/logdet."""
+    from conftest import lib_program_vs_torch
+    _, ours = lib_program_vs_torch("lib_linear_operator_torch_function.py", "torch", "linear_operator",
+                                   timeout=600, rtol=1e-5)
+    assert ours[0].startswith("matmul Tensor") and ours[1].startswith("add AddedDiagLinearOperator"), ours

@@ -1,0 +1,419 @@
+"""The ``__torch_function__`` protocol: Tensor subclasses keep their type through ops, and any object whose type
+defines ``__torch_function__`` (a Tensor subclass, or a tensor-like such as linear_operator's ``LinearOperator``)
+can override the torch functions and Tensor methods it is passed to, as in torch.
+
+Zero cost until used: the op table installs the plain functions.  The first Tensor subclass whose
+``__torch_function__`` is not ``_disabled_torch_function_impl`` (``nn.Parameter``'s, and torchlike's own
+subclasses') switches the protocol on (``enable``): every public Tensor method, operator and property getter and
+every public function of the registered namespaces (``torch``, ``torch.nn.functional``, ``torch.linalg``, ...)
+is replaced by a wrapper that looks for overriding arguments first.  A tensor-like that is not a Tensor switches
+it on too, the first time a check of the op table rejects it as an argument (``retry_with_overrides``).
+
+    >>> import torchlike
+    >>> class Tagged(torchlike.Tensor):
+    ...     pass
+    >>> t = torchlike.ones(2).as_subclass(Tagged)
+    >>> type(t + 1).__name__, type(torchlike.exp(t)).__name__
+    ('Tagged', 'Tagged')
+"""
+from __future__ import annotations
+
+import threading
+import types
+
+from .tensor import Tensor
+
+__all__ = ["enable", "enabled", "register_namespace", "overloaded_args", "handle", "has_torch_function",
+           "disabled_torch_function_impl", "DisableTorchFunctionSubclass", "DisableTorchFunction",
+           "default_nowrap_functions", "IGNORED_TORCH_NAMES", "retry_with_overrides", "redispatch"]
+
+
+def disabled_torch_function_impl(func, types, args=(), kwargs=None):
+    """``torch._C._disabled_torch_function_impl``: a subclass that sets it as its ``__torch_function__`` opts out
+    of the protocol (its instances behave as plain Tensors in ops, as ``nn.Parameter``'s do)."""
+    return func(*args, **(kwargs or {}))
+
+
+disabled_torch_function_impl.__name__ = "_disabled_torch_function_impl"
+
+
+class _State(threading.local):
+    subclass_off = 0  # depth of DisableTorchFunctionSubclass blocks
+    all_off = 0  # depth of DisableTorchFunction blocks
+
+
+_state = _State()
+_T = Tensor
+_ON = []  # [True] once the protocol is on
+_MODES = []  # the TorchFunctionMode stack (torch.overrides), innermost last
+_NAMESPACES = []  # (module, names to leave alone) registered by the facade
+
+# torch.overrides.get_ignored_functions() among the public names of the torch namespace: creation and global
+# state functions, which torch never dispatches
+IGNORED_TORCH_NAMES = frozenset((
+    "arange", "are_deterministic_algorithms_enabled", "as_strided", "as_tensor", "asarray", "bartlett_window",
+    "blackman_window", "broadcast_shapes", "can_cast", "compile", "cond", "default_generator", "device", "dtype",
+    "empty", "empty_permuted", "empty_strided", "enable_grad", "eye", "fill", "finfo", "fork", "from_file",
+    "from_numpy", "frombuffer", "full", "get_default_device", "get_default_dtype", "get_deterministic_debug_mode",
+    "get_device_module", "get_float32_matmul_precision", "get_num_interop_threads", "get_num_threads",
+    "get_rng_state", "hamming_window", "hann_window", "iinfo", "inference_mode", "init_num_threads",
+    "initial_seed", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_autocast_enabled",
+    "is_deterministic_algorithms_warn_only_enabled", "is_grad_enabled", "is_inference_mode_enabled",
+    "is_storage", "is_tensor", "is_warn_always_enabled", "kaiser_window", "layout", "linspace", "load",
+    "logspace", "manual_seed", "memory_format", "no_grad", "normal", "ones", "promote_types", "qscheme", "rand",
+    "rand_like", "randint", "randint_like", "randn", "randn_like", "randperm", "range", "result_type", "save",
+    "scalar_tensor", "seed", "set_anomaly_enabled", "set_default_device", "set_default_dtype",
+    "set_default_tensor_type", "set_deterministic_debug_mode", "set_float32_matmul_precision",
+    "set_flush_denormal", "set_grad_enabled", "set_num_interop_threads", "set_num_threads", "set_printoptions",
+    "set_rng_state", "set_warn_always", "sparse_bsc_tensor", "sparse_bsr_tensor", "sparse_compressed_tensor",
+    "sparse_coo_tensor", "sparse_csc_tensor", "sparse_csr_tensor", "tensor", "tril_indices", "triu_indices",
+    "typename", "use_deterministic_algorithms", "vander", "vmap", "wait", "zeros",
+    # torchlike's own callables that take functions or hold no tensor semantics
+    "jit", "func", "autograd", "library", "export", "is_tensor_like",
+))
+
+# Tensor attributes that never dispatch: construction, attribute plumbing, copying and pickling protocols
+_TENSOR_SKIP = frozenset((
+    "__new__", "__init__", "__init_subclass__", "__getattribute__", "__getattr__", "__setattr__", "__delattr__",
+    "__class__", "__dict__", "__weakref__", "__slots__", "__module__", "__doc__", "__torch_function__",
+    "__hash__", "__deepcopy__", "__copy__", "__reduce_ex__", "__reduce__", "__getstate__", "__setstate__",
+    "__sizeof__", "__dir__", "__subclasshook__", "__class_getitem__", "__array_priority__", "__eq__hash",
+    "as_subclass", "__iter__", "__instancecheck__", "__array_wrap__", "__array_ufunc__", "__array_function__",
+))
+
+
+def _disabled(tf):
+    return tf is disabled_torch_function_impl or getattr(tf, "__func__", None) is disabled_torch_function_impl
+
+
+def _overrides(t):
+    """Whether instances of type ``t`` (not exactly Tensor) take part in the protocol."""
+    tf = getattr(t, "__torch_function__", None)
+    return tf is not None and not _disabled(tf)
+
+
+def overloaded_args(args, kwargs=None):
+    """The arguments (also inside list/tuple arguments and keyword values) whose type overrides
+    ``__torch_function__``, one per type, subclasses before their superclasses (torch's order)."""
+    found = None
+    for group in (args, kwargs.values() if kwargs else ()):
+        for a in group:
+            t = type(a)
+            if t is Tensor:
+                continue
+            if t is list or t is tuple:
+                for b in a:
+                    tb = type(b)
+                    if tb is not Tensor and not (tb is int or tb is float) and _overrides(tb):
+                        found = _insert(found, b)
+            elif not (t is int or t is float or t is bool or a is None) and _overrides(t):
+                found = _insert(found, a)
+    return found
+
+
+def _insert(found, a):
+    if found is None:
+        return [a]
+    t = type(a)
+    if any(type(f) is t for f in found):
+        return found
+    for i, f in enumerate(found):  # before the first argument of a superclass
+        if issubclass(t, type(f)):
+            found.insert(i, a)
+            return found
+    found.append(a)
+    return found
+
+
+_PUBLIC_NAMES = {}  # wrapper -> torch's dotted name of it (``torch.exp``, ``torch.Tensor.__getitem__``)
+
+
+def _api_name(func):
+    name = _PUBLIC_NAMES.get(func)
+    if name is None:
+        mod = (getattr(func, "__module__", None) or "").replace("torchlike", "torch", 1)
+        name = f"{mod}.{getattr(func, '__name__', func)}"
+    return name
+
+
+def handle(public_api, overloaded, args, kwargs, message=None):
+    """Call the ``__torch_function__`` of each overloading argument's type in turn until one does not return
+    NotImplemented (torch's ``handle_torch_function``); ``message`` replaces the TypeError's text if all do."""
+    overloaded = overloaded or ()
+    types_ = tuple(type(a) for a in overloaded)
+    kwargs = kwargs or {}
+    if _MODES and not _state.all_off:  # the innermost mode first, popped while it runs (torch's order)
+        mode = _MODES.pop()
+        try:
+            r = mode.__torch_function__(public_api, types_, args, kwargs)
+        finally:
+            _MODES.append(mode)
+        if r is not NotImplemented:
+            return r
+        if message is None and not overloaded:
+            raise TypeError(f"no implementation found for '{_api_name(public_api)}' on types that implement "
+                            f"__torch_function__: [] nor in mode {mode}")
+    for a in overloaded:
+        r = type(a).__torch_function__(public_api, types_, args, kwargs)
+        if r is not NotImplemented:
+            return r
+    listed = "".join(f"  - tensor subclass {t}\n" for t in types_)
+    raise TypeError(message or f"Multiple dispatch failed for '{_api_name(public_api)}'; all __torch_function__ "
+                    f"handlers returned NotImplemented:\n\n{listed}\nFor more information, try re-running with "
+                    "TORCH_LOGS=not_implemented")
+
+
+def has_torch_function(relevant_args):
+    """torch.overrides.has_torch_function: whether an argument's type (other than exactly Tensor) overrides
+    ``__torch_function__`` and the protocol is not disabled (a yes switches the protocol on: see ``enable``)."""
+    if _MODES and not _state.all_off:
+        return True
+    if _state.subclass_off or _state.all_off:
+        return False
+    for a in relevant_args:
+        t = type(a)
+        if t is not Tensor and _overrides(t):
+            enable()
+            return True
+    return False
+
+
+_IMPLS = []  # key -> (the function's original body as a new function, the public API the protocol passes)
+_DONE = set()  # ids of functions already made dispatching
+_ORIGINALS = {}  # key -> the dispatching function (the original object)
+
+
+def _entry(key, args, kwargs):
+    """The slow path of a dispatching function (an argument that is not a plain Tensor or number, a keyword
+    argument, or an active mode): its overriding arguments' ``__torch_function__``, else its original body."""
+    impl, public = _IMPLS[key]
+    if _MODES and not _state.all_off:  # a TorchFunctionMode is active: it sees every call
+        return handle(public, None if _state.subclass_off else overloaded_args(args, kwargs), args, kwargs)
+    if not (_state.subclass_off or _state.all_off):
+        found = overloaded_args(args, kwargs)
+        if found is not None:
+            return handle(public, found, args, kwargs)
+    return impl(*args, **kwargs)
+
+
+_TEMPLATES = {}
+_KEY = 987654321  # the placeholder constant each dispatching code object replaces with its key
+# the names a dispatching function's code reads from its module's globals (set there by _make_dispatching)
+_GLOBALS = {"__torchlike_tf_entry__": _entry, "__torchlike_tf_impls__": _IMPLS, "__torchlike_tf_modes__": _MODES,
+            "__torchlike_tf_tensor__": Tensor}
+
+
+def _template(nfree):
+    """A code object ``(*args, **kwargs)`` with ``nfree`` (unused) free variables, so that it can replace the code
+    of a closure with that many cells: plain Tensors and numbers go straight to the original body (one loop over
+    the arguments is the protocol's whole cost); anything else takes ``_entry``."""
+    t = _TEMPLATES.get(nfree)
+    if t is None:
+        cells = [f"_c{i}" for i in range(nfree)]
+        src = "def _outer():\n" + "".join(f"    {c} = None\n" for c in cells) + \
+            "    def _f(*args, **kwargs):\n" + (f"        {', '.join(cells)}\n" if cells else "") + \
+            "        for a in args:\n" \
+            "            t = type(a)\n" \
+            "            if t is not __torchlike_tf_tensor__ and t is not int and t is not float:\n" \
+            f"                return __torchlike_tf_entry__({_KEY}, args, kwargs)\n" \
+            "        if kwargs or __torchlike_tf_modes__:\n" \
+            f"            return __torchlike_tf_entry__({_KEY}, args, kwargs)\n" \
+            f"        return __torchlike_tf_impls__[{_KEY}][0](*args, **kwargs)\n" \
+            "    return _f\n"
+        ns = {}
+        exec(compile(src, "<torch_function>", "exec"), ns)  # noqa: S102 (a fixed template, no user input)
+        t = _TEMPLATES[nfree] = ns["_outer"]().__code__
+    return t
+
+
+_GETTER_SRC = ("def _f(self):\n"
+               "    if type(self) is __torchlike_tf_tensor__ and not __torchlike_tf_modes__:\n"
+               f"        return __torchlike_tf_impls__[{_KEY}][0](self)\n"
+               f"    return __torchlike_tf_entry__({_KEY}, (self,), {{}})\n")
+
+
+def _getter_template():
+    """The code of a dispatching property getter (``self`` only: a plain Tensor costs one type check)."""
+    t = _TEMPLATES.get("getter")
+    if t is None:
+        ns = {}
+        exec(compile(_GETTER_SRC, "<torch_function>", "exec"), ns)  # noqa: S102 (a fixed template)
+        t = _TEMPLATES["getter"] = ns["_f"].__code__
+    return t
+
+
+def _make_dispatching(f, public=None, name=None):
+    """Give function ``f`` (in place: every reference to it, captured before or after, is the same object) a body
+    that dispatches ``__torch_function__`` first; ``public`` is what handlers receive as ``func`` (``f``)."""
+    if not isinstance(f, types.FunctionType) or id(f) in _DONE:
+        return
+    _DONE.add(id(f))
+    impl = types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
+    impl.__kwdefaults__ = f.__kwdefaults__
+    key = len(_IMPLS)
+    _IMPLS.append((impl, f if public is None else public))
+    _ORIGINALS[key] = f
+    if name is not None:
+        _PUBLIC_NAMES[f] = name
+    for k, v in _GLOBALS.items():
+        f.__globals__.setdefault(k, v)
+    c = f.__code__
+    getter = name is not None and name.endswith(".__get__") and c.co_argcount == 1 and not c.co_freevars and \
+        not c.co_kwonlyargcount and not (c.co_flags & 0x0C)  # (0x0C: *args, **kwargs)
+    code = _getter_template() if getter else _template(len(c.co_freevars))
+    consts = tuple(key if c == _KEY else c for c in code.co_consts)
+    f.__code__ = code.replace(co_consts=consts, co_name=c.co_name, co_qualname=c.co_qualname,
+                              co_freevars=c.co_freevars, co_varnames=(c.co_varnames[0],) if getter else code.co_varnames)
+    if not hasattr(f, "__wrapped__"):
+        f.__wrapped__ = impl  # inspect.signature reads the original signature
+
+
+def _wrap_tensor():
+    seen = set()
+    for klass in Tensor.__mro__[:-1]:
+        for name, v in list(vars(klass).items()):
+            if name in seen or name in _TENSOR_SKIP:
+                continue
+            seen.add(name)
+            if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
+                continue
+            if isinstance(v, property) and isinstance(v.fget, types.FunctionType):
+                _make_dispatching(v.fget, getattr(Tensor, name).__get__, f"torch.Tensor.{name}.__get__")
+            elif isinstance(v, types.FunctionType):
+                if name.startswith("__") and vars(Tensor).get(name[2:-2]) is not v and id(v) not in _DONE:
+                    v.__name__ = name  # an operator of its own (``__getitem__``), named so as torch's
+                _make_dispatching(v, None, f"torch.Tensor.{name}")
+
+
+def _wrap_namespace(mod, skip):
+    prefix = mod.__name__.replace("torchlike", "torch", 1)
+    for name, v in list(vars(mod).items()):
+        if not name.startswith("_") and name not in skip and isinstance(v, types.FunctionType):
+            _make_dispatching(v, None, f"{prefix}.{name}")
+
+
+def register_namespace(mod, skip=frozenset()):
+    """Have ``enable`` make the public functions of ``mod`` (except ``skip``) dispatch; at once if it is on."""
+    _NAMESPACES.append((mod, skip))
+    if _ON:
+        _wrap_namespace(mod, skip)
+
+
+def enabled():
+    return bool(_ON)
+
+
+def enable():
+    """Switch the protocol on (once; it stays on): Tensor's public methods, operators and property getters and
+    the registered namespaces' functions dispatch ``__torch_function__`` from now on."""
+    if _ON:
+        return
+    _ON.append(True)
+    for mod, skip in _NAMESPACES:  # namespaces first: their names are torch's (torch.add, not Tensor.add)
+        _wrap_namespace(mod, skip)
+    _wrap_tensor()
+    _unnest()
+
+
+def _unnest():
+    """Point the closures of the original bodies at the original bodies of the dispatching functions they call
+    (``torch.add``'s out= and sparse layers wrap ``Tensor.add``): the outermost surface checks the arguments once,
+    and a nested surface (an implementation detail, as torch's C++ is) does not check them again."""
+    key_of = {id(f): k for k, f in _ORIGINALS.items()}
+    for impl, _ in _IMPLS:
+        for cell in impl.__closure__ or ():
+            try:
+                k = key_of.get(id(cell.cell_contents))
+            except ValueError:  # an empty cell
+                continue
+            if k is not None:
+                cell.cell_contents = _IMPLS[k][0]
+
+
+def retry_with_overrides(args, kwargs):
+    """For a check of the op table that rejected an argument: True (and the protocol switched on) when some
+    argument is a tensor-like overriding ``__torch_function__``, so the caller retries through the protocol."""
+    if _ON or _state.subclass_off or _state.all_off:
+        return False
+    if overloaded_args(args, kwargs) is None:
+        return False
+    enable()
+    return True
+
+
+def redispatch(name, fallback, args, kwargs):
+    """Call op ``name`` again through its surface (the Tensor method when the first argument is a Tensor, else the
+    torch function), now that ``retry_with_overrides`` switched the protocol on."""
+    surface = getattr(Tensor, name, None) if isinstance(args[0] if args else None, Tensor) else \
+        (getattr(_NAMESPACES[0][0], name, None) if _NAMESPACES else None)
+    if surface is None:
+        return handle(fallback, overloaded_args(args, kwargs), args, kwargs)
+    return surface(*args, **kwargs)
+
+
+def default_nowrap_functions():
+    """torch.overrides.get_default_nowrap_functions(): getters whose results the default ``__torch_function__``
+    leaves unconverted (``Tensor.grad``, ``Tensor._base``)."""
+    return {getattr(Tensor, n).__get__ for n in ("grad", "_base", "_grad") if isinstance(getattr(Tensor, n, None), property)}
+
+
+def _convert(ret, cls):
+    if isinstance(ret, Tensor) and not isinstance(ret, cls):
+        return ret.as_subclass(cls)
+    if isinstance(ret, (tuple, list)):
+        items = [_convert(r, cls) for r in ret]
+        return type(ret)(items) if type(ret) in (tuple, list) or not hasattr(ret, "_fields") else type(ret)(*items)
+    return ret
+
+
+def _default_torch_function(cls, func, types, args=(), kwargs=None):
+    """Tensor's ``__torch_function__``: run ``func`` with the protocol off for subclasses and return its Tensor
+    results as instances of ``cls`` (except for ``get_default_nowrap_functions()``)."""
+    if kwargs is None:
+        kwargs = {}
+    if not all(issubclass(cls, t) for t in types):
+        return NotImplemented
+    with DisableTorchFunctionSubclass():
+        ret = func(*args, **kwargs)
+        if cls is Tensor or func in default_nowrap_functions():
+            return ret
+        return _convert(ret, cls)
+
+
+def _on_subclass(cls, **kwargs):
+    super(Tensor, cls).__init_subclass__(**kwargs)
+    if not _ON and _overrides(cls):
+        enable()
+
+
+Tensor.__torch_function__ = classmethod(_default_torch_function)
+Tensor.__init_subclass__ = classmethod(_on_subclass)
+
+
+class DisableTorchFunctionSubclass:
+    """``torch._C.DisableTorchFunctionSubclass``: inside it, ops ignore the ``__torch_function__`` of their
+    arguments' types."""
+
+    def __enter__(self):
+        _state.subclass_off += 1
+        return self
+
+    def __exit__(self, *exc):
+        _state.subclass_off -= 1
+        return False
+
+
+class DisableTorchFunction(DisableTorchFunctionSubclass):
+    """``torch._C.DisableTorchFunction``: the protocol off altogether (subclasses and modes)."""
+
+    def __enter__(self):
+        _state.all_off += 1
+        return self
+
+    def __exit__(self, *exc):
+        _state.all_off -= 1
+        return False
+
+
+for _c in (DisableTorchFunctionSubclass, DisableTorchFunction):
+    _c.__module__ = "torch._C"
