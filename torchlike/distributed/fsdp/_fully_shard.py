@@ -21,7 +21,7 @@ from ... import _grad_mode
 from .. import _collectives
 from .._process_group import get_world_size, init_process_group, is_initialized
 from ..device_mesh import DeviceMesh, init_device_mesh
-from ..tensor._dtensor import DTensor
+from ..tensor._dtensor import DTensor, _to_shard_backed
 from ..tensor.placement_types import Shard
 from ...nn.parameter import Parameter
 from ...nn.utils import clip_grad as _clip_grad
@@ -96,10 +96,13 @@ class _State:
         self.params.append((owner, name, d))
 
     # ---- gather for compute, reduce-scatter the gradients ---------------------------------------------------
-    def unshard(self):
+    def unshard(self, cast=True):
+        """Gather the full parameters into the module (in ``param_dtype`` unless ``cast`` is false: FSDP1's
+        ``summon_full_params`` gives them in their own dtype)."""
         if self.unsharded:
             return
-        pd = self.mp.param_dtype
+        self._adopt()
+        pd = self.mp.param_dtype if cast else None
         fulls = self._gather_all()
         for i, (owner, name, d) in enumerate(self.params):
             full = fulls[i]
@@ -110,6 +113,21 @@ class _State:
                 leaf.register_post_accumulate_grad_hook(lambda t, i=i: self._reduce(i, t))
             owner._parameters[name] = leaf
         self.unsharded = True
+
+    def _adopt(self):
+        """Take over DTensor parameters assigned in place of the managed ones (``load_state_dict(sd,
+        assign=True)`` with ``nn.Parameter(distribute_tensor(...))`` values, as torch's FSDP2 example does):
+        they become shard-backed in place, so optimizers made over them stay valid."""
+        for i, (owner, name, d) in enumerate(self.params):
+            cur = owner._parameters.get(name)
+            if cur is d or not isinstance(cur, DTensor):
+                continue
+            if cur.device_mesh.size() != self.mesh.size() or tuple(cur.placements) != (Shard(0),):
+                raise NotImplementedError(f"torchlike's fully_shard: parameter {name!r} was replaced by a DTensor "
+                                          f"with placements {cur.placements}; it shards on dim 0 (Shard(0)) only")
+            _to_shard_backed(cur)
+            cur.__dict__["_is_param"] = True
+            self.params[i] = (owner, name, cur)
 
     def _gather_all(self):
         """The full value of every managed parameter: one all-gather of all shards (padded to equal rows, laid
@@ -313,6 +331,7 @@ def fully_shard(module, *, mesh=None, reshard_after_forward=None, shard_placemen
     module.__dict__["_torchlike_fsdp"] = state
     module.register_forward_pre_hook(state.pre_forward, prepend=True)
     module.register_forward_hook(state.post_forward)
+    module.register_load_state_dict_post_hook(lambda m, keys: state._adopt())
     module.__class__ = _fsdp_class(type(module))
     return module
 

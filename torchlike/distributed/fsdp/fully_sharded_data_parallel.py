@@ -17,6 +17,7 @@ import contextlib
 
 from ... import _grad_mode
 from .. import _collectives
+from .._object_collectives import broadcast_object_list
 from .._process_group import get_rank, get_world_size, init_process_group, is_initialized
 from ..device_mesh import init_device_mesh
 from ..tensor._dtensor import DTensor
@@ -25,7 +26,7 @@ from ...nn.modules._module_state import _IncompatibleKeys
 from ._fully_shard import MixedPrecisionPolicy, _State, clip_grad_norm_sharded
 from .api import (FullOptimStateDictConfig, FullStateDictConfig, ShardedOptimStateDictConfig,
                   ShardedStateDictConfig, ShardingStrategy, StateDictSettings, StateDictType)
-from ..checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict
+from ..checkpoint.state_dict import StateDictOptions, _loadable_optim_state, get_optimizer_state_dict
 
 __all__ = ["FullyShardedDataParallel", "FLAT_PARAM", "FSDP_WRAPPED_MODULE"]
 
@@ -177,6 +178,33 @@ class FullyShardedDataParallel(Module):
     def __getitem__(self, key):
         return self._fsdp_wrapped_module.__getitem__(key)
 
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """(name, parameter) in torch's order for FSDP1: unit by unit in module order, each unit's managed
+        parameters together where its wrapped module starts (torch's order of the units' ``FlatParameter``s,
+        so an optimizer over ``parameters()`` numbers its state as torch's does); the names keep the
+        ``_fsdp_wrapped_module.`` prefixes."""
+        if not recurse:
+            return super().named_parameters(prefix=prefix, recurse=False, remove_duplicate=remove_duplicate)
+        return self._unit_ordered_parameters(prefix, remove_duplicate)
+
+    def _unit_ordered_parameters(self, prefix, remove_duplicate):
+        units = {id(m._fsdp_wrapped_module): m._torchlike_fsdp for m in Module.modules(self)
+                 if isinstance(m, FullyShardedDataParallel)}
+        names = {}
+        for n, p in Module.named_parameters(self, prefix=prefix, remove_duplicate=remove_duplicate):
+            names.setdefault(id(p), n)
+        unit_params = {k: [owner._parameters[name] for owner, name, _ in st.params] for k, st in units.items()}
+        managed = {id(p) for ps in unit_params.values() for p in ps}
+        seen = set()
+        for _, mod in Module.named_modules(self, prefix=prefix, remove_duplicate=remove_duplicate):
+            own = [p for p in mod._parameters.values() if p is not None and id(p) not in managed]
+            for p in unit_params.get(id(mod), []) + own:
+                if id(p) in seen or id(p) not in names:
+                    continue
+                if remove_duplicate:
+                    seen.add(id(p))
+                yield names[id(p)], p
+
     # ---- gradients ------------------------------------------------------------------------------------------
     @contextlib.contextmanager
     def no_sync(self):
@@ -205,7 +233,7 @@ class FullyShardedDataParallel(Module):
         units = [m for m in (module.modules() if recurse else [module]) if isinstance(m, FullyShardedDataParallel)]
         states = [u._torchlike_fsdp for u in units]
         for s in states:
-            s.unshard()
+            s.unshard(cast=False)  # full precision, as torch (mixed precision applies to forward only)
         try:
             yield
         finally:
@@ -312,3 +340,29 @@ class FullyShardedDataParallel(Module):
         """The full optimizer state (on rank 0 only with ``rank0_only``)."""
         out = get_optimizer_state_dict(model, optim, options=StateDictOptions(full_state_dict=True))
         return {} if rank0_only and get_rank() != 0 else out
+
+    @staticmethod
+    def optim_state_dict_to_load(model, optim, optim_state_dict, is_named_optimizer=False, load_directly=False,
+                                 group=None):
+        """Turn a state dict from ``optim_state_dict`` (names, full or sharded tensors) into what
+        ``optim.load_state_dict`` takes on this rank (its parameter numbers, this rank's pieces); with
+        ``load_directly`` load it too."""
+        out = _loadable_optim_state(model, optim, optim_state_dict)
+        if load_directly:
+            optim.load_state_dict(out)
+        return out
+
+    @staticmethod
+    def shard_full_optim_state_dict(full_optim_state_dict, model, optim_input=None, optim=None):
+        """The full optimizer state (every rank holds it) as ``optim.load_state_dict`` takes it on this rank."""
+        if optim is None:
+            raise NotImplementedError("torchlike's FSDP: pass optim= (optim_input is not implemented)")
+        return _loadable_optim_state(model, optim, full_optim_state_dict)
+
+    @staticmethod
+    def scatter_full_optim_state_dict(full_optim_state_dict, model, optim_input=None, optim=None, group=None):
+        """Like ``shard_full_optim_state_dict`` with the full state on rank 0 only (broadcast to the others)."""
+        box = [full_optim_state_dict if get_rank() == 0 else None]
+        broadcast_object_list(box, src=0)
+        return FullyShardedDataParallel.shard_full_optim_state_dict(box[0], model, optim_input, optim)
+
