@@ -162,7 +162,7 @@ def _local_piece(target, v):
         return v.to_local()._value
     n = target.device_mesh.size()
     rows = -(-v.shape[0] // n)
-    start = min(get_rank() * rows, v.shape[0])
+    start = min(target.device_mesh.get_local_rank() * rows, v.shape[0])
     return v._value[start:start + target._value.shape[0]]
 
 

@@ -81,6 +81,7 @@ class _State:
         self.unsharded = False
         self.sync = True
         self.pending = {}  # index -> full gradient accumulated without gradient sync
+        self.replicate_group = None  # HSDP: the group gradients are averaged over after the reduce-scatter
 
     # ---- sharding ------------------------------------------------------------------------------------------
     def shard(self, owner, name, p):
@@ -180,6 +181,8 @@ class _State:
         out = g.new_empty((rows,) + tuple(g.shape[1:]))
         _collectives.reduce_scatter_tensor(out, g.contiguous(), op=_collectives.ReduceOp.AVG,
                                            group=self.mesh.get_group())
+        if self.replicate_group is not None:
+            _collectives.all_reduce(out, op=_collectives.ReduceOp.AVG, group=self.replicate_group)
         local_rows = d._value.shape[0]
         piece = out[:local_rows].to(d.dtype)
         if d._grad is None:
@@ -369,7 +372,9 @@ def clip_grad_norm_sharded(grads, max_norm, norm_type=2.0):
             return jnp.float32(0)
         return max(jnp.max(v) for v in vals) if inf else sum(jnp.sum(v ** norm_type) for v in vals)
     total = Tensor._wrap(jnp.asarray(part(sharded), jnp.float32).reshape(1))
-    _collectives.all_reduce(total, _collectives.ReduceOp.MAX if inf else _collectives.ReduceOp.SUM)
+    group = sharded[0].device_mesh.get_group() if sharded and sharded[0].__dict__.get("_spec") else None
+    # over the shard group only: HSDP's replicas hold the same shards
+    _collectives.all_reduce(total, _collectives.ReduceOp.MAX if inf else _collectives.ReduceOp.SUM, group=group)
     acc = total._value[0]
     acc = jnp.maximum(acc, part(plain)) if inf else acc + part(plain)
     norm = acc if inf else acc ** (1.0 / norm_type)
