@@ -375,7 +375,16 @@ class FullyShardedDataParallel(Module):
                                  group=None):
         """Turn a state dict from ``optim_state_dict`` (names, full or sharded tensors) into what
         ``optim.load_state_dict`` takes on this rank (its parameter numbers, this rank's pieces); with
-        ``load_directly`` load it too."""
+        ``load_directly`` load it too.
+
+        >>> import torchlike
+        >>> from torchlike.distributed.fsdp import FullyShardedDataParallel as FSDP
+        >>> m = FSDP(torchlike.nn.Linear(2, 1))
+        >>> opt = torchlike.optim.SGD(m.parameters(), lr=0.1)
+        >>> osd = FSDP.optim_state_dict(m, opt)
+        >>> osd["param_groups"][0]["params"], FSDP.optim_state_dict_to_load(m, opt, osd)["param_groups"][0]["params"]
+        (['weight', 'bias'], [0, 1])
+        """
         out = _loadable_optim_state(model, optim, optim_state_dict)
         if load_directly:
             optim.load_state_dict(out)
