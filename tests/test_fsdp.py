@@ -41,6 +41,13 @@ def test_fsdp2_script_prints_what_torch_prints():
     assert any("local (12, 8)" in ln for ln in lines)
 
 
+def test_fsdp2_hsdp_mesh_prints_what_torch_prints():
+    """fully_shard over a (2, 2) mesh on 4 ranks (HSDP): placements (Replicate(), Shard(0)), shards of half the
+    rows, gradients averaged over both replica groups, clip_grad_norm_ and state dicts as torch's."""
+    lines = _same_as_torchrun("dist_fsdp2_train.py", "hsdp", nproc=4)
+    assert len(lines) == 46 and "R3 placements (Replicate(), Shard(dim=0))" in lines
+
+
 @pytest.mark.parametrize("policy", ["FULL_SHARD", "size", "HYBRID_SHARD"])
 def test_fsdp1_script_prints_what_torch_prints(policy):
     lines = _same_as_torchrun("dist_fsdp1_train.py", policy)

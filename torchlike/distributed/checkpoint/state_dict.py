@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ... import _grad_mode
 from .. import _collectives
 from .._process_group import get_rank, is_initialized
-from ..tensor._dtensor import DTensor
+from ..tensor._dtensor import DTensor, _shard_axis
 from ...nn import Module
 from ...nn.modules._module_state import _IncompatibleKeys
 from ...tensor import Tensor
@@ -160,9 +160,9 @@ def _local_piece(target, v):
     """The part of ``v`` (a full tensor or a DTensor) that the sharded ``target`` keeps on this rank."""
     if isinstance(v, DTensor):
         return v.to_local()._value
-    n = target.device_mesh.size()
+    _, n, r = _shard_axis(target.device_mesh, target.placements)
     rows = -(-v.shape[0] // n)
-    start = min(target.device_mesh.get_local_rank() * rows, v.shape[0])
+    start = min(r * rows, v.shape[0])
     return v._value[start:start + target._value.shape[0]]
 
 

@@ -21,8 +21,8 @@ from ... import _grad_mode
 from .. import _collectives
 from .._process_group import get_world_size, init_process_group, is_initialized
 from ..device_mesh import DeviceMesh, init_device_mesh
-from ..tensor._dtensor import DTensor, _to_shard_backed
-from ..tensor.placement_types import Shard
+from ..tensor._dtensor import DTensor, _shard_axis, _to_shard_backed
+from ..tensor.placement_types import Replicate, Shard
 from ...nn.parameter import Parameter
 from ...nn.utils import clip_grad as _clip_grad
 from ...tensor import Tensor
@@ -81,17 +81,21 @@ class _State:
         self.unsharded = False
         self.sync = True
         self.pending = {}  # index -> full gradient accumulated without gradient sync
-        self.replicate_group = None  # HSDP: the group gradients are averaged over after the reduce-scatter
+        # HSDP (a 2-d mesh): shard over dim 1, replicate over dim 0 (gradients averaged over it after the
+        # reduce-scatter); FSDP1's HYBRID_SHARD sets replicate_group itself over a 1-d row mesh
+        self.placements = (Shard(0),) if mesh.ndim == 1 else (Replicate(), Shard(0))
+        self.group, self.n, self.r = _shard_axis(mesh, self.placements)
+        self.replicate_group = None if mesh.ndim == 1 else mesh.get_group(0)
 
     # ---- sharding ------------------------------------------------------------------------------------------
     def shard(self, owner, name, p):
-        n, r = self.mesh.size(), self.mesh.get_local_rank() if self.mesh.ndim == 1 else 0
+        n, r = self.n, self.r
         full = p.detach()
         if full.ndim == 0:
             raise NotImplementedError("torchlike's fully_shard shards dim 0; a 0-dim parameter cannot be sharded")
         rows = -(-full.shape[0] // n)
         local = full[min(r * rows, full.shape[0]):min((r + 1) * rows, full.shape[0])].clone()
-        d = DTensor._from_shard(local, self.mesh, (Shard(0),), tuple(full.shape), p.requires_grad)
+        d = DTensor._from_shard(local, self.mesh, self.placements, tuple(full.shape), p.requires_grad)
         d.__dict__["_is_param"] = True
         owner._parameters[name] = d
         self.params.append((owner, name, d))
@@ -123,9 +127,9 @@ class _State:
             cur = owner._parameters.get(name)
             if cur is d or not isinstance(cur, DTensor):
                 continue
-            if cur.device_mesh.size() != self.mesh.size() or tuple(cur.placements) != (Shard(0),):
+            if cur.device_mesh != self.mesh or tuple(cur.placements) != self.placements:
                 raise NotImplementedError(f"torchlike's fully_shard: parameter {name!r} was replaced by a DTensor "
-                                          f"with placements {cur.placements}; it shards on dim 0 (Shard(0)) only")
+                                          f"with placements {cur.placements}; it shards as {self.placements} over {self.mesh}")
             _to_shard_backed(cur)
             cur.__dict__["_is_param"] = True
             self.params[i] = (owner, name, cur)
@@ -137,7 +141,7 @@ class _State:
         ds = [d for _, _, d in self.params]
         if len({d._value.dtype for d in ds}) != 1 or len(ds) < 2:
             return [d.full_tensor() for d in ds]
-        n = self.mesh.size()
+        n = self.n
         rows = [-(-d.__dict__["_gshape"][0] // n) for d in ds]
         rests = [tuple(d.__dict__["_gshape"][1:]) for d in ds]
         sizes = [r * int(np.prod(rest, dtype=np.int64)) for r, rest in zip(rows, rests)]
@@ -147,7 +151,7 @@ class _State:
             parts.append(jnp.pad(x, [(0, r - x.shape[0])] + [(0, 0)] * (x.ndim - 1)).reshape(-1))
         flat = Tensor._wrap(jnp.concatenate(parts), ds[0]._dev)
         out = Tensor._wrap(jnp.empty((n * flat._value.shape[0],), flat._value.dtype), flat._dev)
-        _collectives.all_gather_into_tensor(out, flat, group=self.mesh.get_group())
+        _collectives.all_gather_into_tensor(out, flat, group=self.group)
         blocks = out._value.reshape(n, -1)
         fulls, off = [], 0
         for d, r, rest, k in zip(ds, rows, rests, sizes):
@@ -175,12 +179,12 @@ class _State:
         _owner, _name, d = self.params[i]
         rd = self.mp.reduce_dtype
         g = g.detach().to(rd if rd is not None else g.dtype)
-        n = self.mesh.size()
+        n = self.n
         rows = -(-g.shape[0] // n)
         g = _pad0(g, rows * n)
         out = g.new_empty((rows,) + tuple(g.shape[1:]))
         _collectives.reduce_scatter_tensor(out, g.contiguous(), op=_collectives.ReduceOp.AVG,
-                                           group=self.mesh.get_group())
+                                           group=self.group)
         if self.replicate_group is not None:
             _collectives.all_reduce(out, op=_collectives.ReduceOp.AVG, group=self.replicate_group)
         local_rows = d._value.shape[0]
@@ -315,8 +319,8 @@ def fully_shard(module, *, mesh=None, reshard_after_forward=None, shard_placemen
     mesh = mesh if mesh is not None else _default_mesh()
     if not isinstance(mesh, DeviceMesh):
         raise ValueError(f"fully_shard expects a DeviceMesh but got {mesh}")
-    if mesh.ndim != 1:
-        raise NotImplementedError("torchlike's fully_shard takes a 1-d mesh (HSDP's 2-d mesh is not implemented)")
+    if mesh.ndim not in (1, 2):
+        raise ValueError(f"fully_shard expects a 1D or 2D DeviceMesh but got {mesh}")
     if isinstance(module, FSDPModule):
         return module
     state = _State(module, mesh, mp_policy or MixedPrecisionPolicy(), reshard_after_forward)
@@ -372,7 +376,8 @@ def clip_grad_norm_sharded(grads, max_norm, norm_type=2.0):
             return jnp.float32(0)
         return max(jnp.max(v) for v in vals) if inf else sum(jnp.sum(v ** norm_type) for v in vals)
     total = Tensor._wrap(jnp.asarray(part(sharded), jnp.float32).reshape(1))
-    group = sharded[0].device_mesh.get_group() if sharded and sharded[0].__dict__.get("_spec") else None
+    group = _shard_axis(sharded[0].device_mesh, sharded[0].placements)[0] if sharded and \
+        sharded[0].__dict__.get("_spec") else None
     # over the shard group only: HSDP's replicas hold the same shards
     _collectives.all_reduce(total, _collectives.ReduceOp.MAX if inf else _collectives.ReduceOp.SUM, group=group)
     acc = total._value[0]

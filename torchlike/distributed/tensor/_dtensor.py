@@ -94,8 +94,7 @@ class DTensor(Tensor):
         local = tuple(Tensor.shape.fget(param))
         if tuple(value.shape) == g and g != local:
             (pl,) = [q for q in param.placements if isinstance(q, Shard)] or [Shard(0)]
-            n, r = param.device_mesh.size(), param.device_mesh.get_local_rank() if param.device_mesh.ndim == 1 \
-                else 0
+            _, n, r = _shard_axis(param.device_mesh, param.placements)
             value = value.chunk(n, pl.dim)[r] if r < len(value.chunk(n, pl.dim)) else value.narrow(pl.dim, 0, 0)
         if tuple(value.shape) != local:
             return value
@@ -277,8 +276,7 @@ def _gather_shards(d):
     if p is None:
         return local.clone()
     gshape = d.__dict__["_gshape"]
-    group = d.device_mesh.get_group()
-    n = d.device_mesh.size()
+    group, n, _ = _shard_axis(d.device_mesh, d.placements)
     k = p.dim
     rows = -(-gshape[k] // n) if gshape[k] else 0
     moved = local.movedim(k, 0)
@@ -289,6 +287,16 @@ def _gather_shards(d):
     out = moved.new_empty((rows * n,) + tuple(moved.shape[1:]))
     all_gather_into_tensor(out, moved.contiguous(), group=group)
     return out[:gshape[k]].movedim(0, k).contiguous()
+
+
+def _shard_axis(mesh, placements):
+    """``(group, n, r)`` of a shard-backed layout: the process group of the mesh dim that shards (HSDP's 2-d
+    mesh: dim 1, replicated over dim 0), its size and this rank's index in it."""
+    dims = [i for i, q in enumerate(placements) if isinstance(q, Shard)]
+    i = dims[0] if dims else 0
+    if mesh.ndim == 1:
+        return mesh.get_group(), mesh.size(), mesh.get_local_rank()
+    return mesh.get_group(i), mesh.size(i), mesh.get_local_rank(i)
 
 
 def _to_shard_backed(d):
