@@ -408,3 +408,34 @@ def test_fsdp1_mixed_precision_summon_and_optim_state_to_load_like_torch(both_gr
         out += [step(model, opt, *data[i]) for i in (2, 3)]
         res.append(out)
     same_printed_lines([repr(x) for x in res[0]], [repr(x) for x in res[1]], rtol=1e-6)
+
+
+def test_activation_checkpointing_wrapper_like_torch():
+    """The FSDP tutorials' apply_activation_checkpointing(checkpoint_wrapper, check_fn): the same modules
+    wrapped (children first), the same repr, parameter names and prefix-free state-dict keys, gradients, and
+    a state dict that loads into a model wrapped differently."""
+    import torch
+
+    import torchlike
+    res = []
+    for mod in (torch, torchlike):
+        w = __import__(mod.__name__ + ".distributed.algorithms._checkpoint.checkpoint_wrapper", fromlist=["w"])
+
+        def make():
+            mod.manual_seed(0)
+            return mod.nn.Sequential(mod.nn.Linear(3, 4), mod.nn.Sequential(mod.nn.Linear(4, 4), mod.nn.Tanh()),
+                                     mod.nn.Linear(4, 2))
+        wrapper = functools.partial(w.checkpoint_wrapper, checkpoint_impl=w.CheckpointImpl.NO_REENTRANT)
+        net = make()
+        w.apply_activation_checkpointing(net, checkpoint_wrapper_fn=wrapper,
+                                         check_fn=lambda m: isinstance(m, (mod.nn.Linear, mod.nn.Sequential)))
+        out = net(mod.ones(2, 3)).sum()
+        out.backward()
+        fresh = make()
+        w.apply_activation_checkpointing(fresh, checkpoint_wrapper_fn=wrapper,
+                                         check_fn=lambda m: isinstance(m, mod.nn.Linear))
+        keys = fresh.load_state_dict(net.state_dict())
+        res.append((repr(net).replace("torchlike", "torch"), [n for n, _ in net.named_parameters()],
+                    list(net.state_dict()), str(keys), f"{out.item():.5f}",
+                    [f"{p.grad.sum().item():.5f}" for p in net.parameters()]))
+    assert res[0] == res[1]
