@@ -291,9 +291,9 @@ def test_fsdp1_tutorial_prints_what_torch_prints():
     """The FSDP1 tutorials' script (size-based wrapping, MixedPrecision, StepLR, FULL_STATE_DICT rank0_only,
     FSDP.optim_state_dict / optim_state_dict_to_load, SHARDED_STATE_DICT through dcp, resumed training)."""
     lines = _same_as_torchrun("dist_fsdp1_tutorial.py", "fp64", "size")
-    assert len(lines) == 32
+    assert len(lines) == 30
     assert any(ln.startswith("R0 optim keys ['param_groups', 'state'] ['conv1.weight'") for ln in lines)
-    assert any(ln.startswith("R1 summoned fc1.weight (16, 36) torch.float32") for ln in lines)
+    assert any(ln.startswith("R1 summoned fc1.weight (16, 36) torch.float32") for ln in lines)  # full precision
 
 
 @pytest.mark.parametrize("mode", [("manual", "mp"), ("dcp",)])
@@ -302,7 +302,7 @@ def test_fsdp2_example_prints_what_torch_prints(mode):
     its Checkpointer (manual: nn.Parameter(distribute_tensor(...)) + load_state_dict(assign=True) and the
     optimizer state rebuilt with distribute_tensor; dcp: the state-dict API with broadcast_from_rank0)."""
     lines = _same_as_torchrun("dist_fsdp2_tutorial.py", *mode)
-    assert len(lines) == 26 if mode[0] == "manual" else 22
+    assert len(lines) == (30 if mode[0] == "manual" else 22)
     assert any(ln.startswith("R0 resumed lr 0.01 state 29") for ln in lines)
 
 

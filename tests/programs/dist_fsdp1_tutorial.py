@@ -77,7 +77,7 @@ def test(model, rank, data, out):
             ddp_loss[1] += pred.eq(y.view_as(pred)).sum().item()
             ddp_loss[2] += len(x)
     dist.all_reduce(ddp_loss, op=dist.ReduceOp.SUM)
-    out.append(f"R{rank} Test set: Average loss: {ddp_loss[0] / ddp_loss[2]:.4f}, "
+    out.append(f"R{rank} Test set: Average loss: {ddp_loss[0] / ddp_loss[2]:.6f}, "
                f"Accuracy: {int(ddp_loss[1])}/{int(ddp_loss[2])}")
 
 
@@ -126,7 +126,7 @@ def main():
     tmp = box[0]
     if rank == 0:
         torch.save(cpu_state, os.path.join(tmp, "model.pt"))
-        out.append(f"R0 full {[(k, tuple(v.shape), str(v.dtype), round(v.sum().item(), 4)) for k, v in cpu_state.items()]}")
+        out.append(f"R0 full {[(k, tuple(v.shape), str(v.dtype), round(v.sum().item(), 6)) for k, v in cpu_state.items()]}")
     else:
         out.append(f"R{rank} full {len(cpu_state)}")
     # optimizer state: full, keyed by parameter names
@@ -159,7 +159,7 @@ def main():
         train(model, rank, batches(rank, 2, epoch), optimizer, epoch, out)
     with FSDP.summon_full_params(fresh):
         out.append(f"R{rank} summoned fc1.weight {tuple(fresh.fc1.weight.shape)} "
-                   f"{fresh.fc1.weight.dtype} {fresh.fc1.weight.sum().item():.5f}")
+                   f"{fresh.fc1.weight.dtype} {fresh.fc1.weight.sum().item():.6f}")
     os.write(1, ("\n".join(out) + "\n").encode())
     dist.destroy_process_group()
 

@@ -281,9 +281,9 @@ def main():
         out.append(f"R0 saved optim {list(sd['state'])[:3]} {sd['param_groups'][0]['params'][:3]} "
                    f"{sorted(first)} {tuple(first['exp_avg'].shape)} {first['exp_avg_sq'].sum().item():.6e}")
         msd = torch.load(os.path.join(box[0], "resumed", "model_state_dict.pt"))
-        out.append(f"R0 saved model {[(k, tuple(v.shape), round(v.sum().item(), 4)) for k, v in list(msd.items())[:5]]}")
+        out.append(f"R0 saved model {[(k, tuple(v.shape), round(v.sum().item(), 6)) for k, v in list(msd.items())[:5]]}")
     w = model.layers[0].attention.wq.weight
-    out.append(f"R{rank} final {type(w).__name__} {w.to_local().sum().item():.5f} {w.full_tensor().sum().item():.5f}")
+    out.append(f"R{rank} final {type(w).__name__} {w.to_local().sum().item():.6f} {w.full_tensor().sum().item():.6f}")
     os.write(1, ("\n".join(out) + "\n").encode())
     dist.destroy_process_group()
 
