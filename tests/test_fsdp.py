@@ -3,6 +3,7 @@ torchrun and under torchlike's runner + launcher print the same lines (losses, g
 and values) within 1e-5; single-process checks against torch's plain training and torch's wrap policies."""
 import functools
 import os
+import re
 import subprocess
 import sys
 
@@ -14,36 +15,51 @@ from conftest import same_printed_lines
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _lines(launcher, script, *args):
+def _lines(launcher, script, *args, nproc=2):
     env = dict(os.environ, PYTHONPATH=ROOT, JAX_PLATFORMS="cpu", TORCHLIKE_COMPILATION_CACHE="0",
                OMP_NUM_THREADS="1")
     env.pop("XLA_FLAGS", None)
-    cmd = [sys.executable, "-m", *launcher, "--standalone", "--nproc-per-node", "2",
+    cmd = [sys.executable, "-m", *launcher, "--standalone", "--nproc-per-node", str(nproc),
            os.path.join(ROOT, "tests", "programs", script), *args]
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     return sorted(ln.split(": ", 1)[-1] if ln.startswith("[rank") else ln
-                  for ln in r.stdout.splitlines() if "R0 " in ln or "R1 " in ln)
+                  for ln in r.stdout.splitlines() if re.search(r"(^|: )R\d ", ln))
 
 
-def _same_as_torchrun(script, *args):
-    theirs = _lines(["torch.distributed.run"], script, *args)
-    ours = _lines(["torchlike", "run", "-m", "torch.distributed.run"], script, *args)
+def _same_as_torchrun(script, *args, nproc=2):
+    theirs = _lines(["torch.distributed.run"], script, *args, nproc=nproc)
+    ours = _lines(["torchlike", "run", "-m", "torch.distributed.run"], script, *args, nproc=nproc)
     same_printed_lines(theirs, ours, rtol=1e-5)
     return theirs
 
 
 def test_fsdp2_script_prints_what_torch_prints():
     lines = _same_as_torchrun("dist_fsdp2_train.py")
-    assert len(lines) == 22
+    assert len(lines) == 24
     # each rank holds half of fc1.weight (24 rows): really sharded, as torch's DTensor local shards
     assert any("local (12, 8)" in ln for ln in lines)
+
+
+def test_fsdp2_hsdp_mesh_prints_what_torch_prints():
+    """fully_shard over a (2, 2) mesh on 4 ranks (HSDP): placements (Replicate(), Shard(0)), shards of half the
+    rows, gradients averaged over both replica groups, clip_grad_norm_ and state dicts as torch's."""
+    lines = _same_as_torchrun("dist_fsdp2_train.py", "hsdp", nproc=4)
+    assert len(lines) == 46 and "R3 placements (Replicate(), Shard(dim=0))" in lines
 
 
 @pytest.mark.parametrize("policy", ["FULL_SHARD", "size", "HYBRID_SHARD"])
 def test_fsdp1_script_prints_what_torch_prints(policy):
     lines = _same_as_torchrun("dist_fsdp1_train.py", policy)
     assert any(ln.startswith("R0 keys ['inp.weight'") for ln in lines)
+
+
+def test_hsdp_two_replica_groups_prints_what_torch_prints():
+    """HYBRID_SHARD over a (2, 2) mesh on 4 ranks: parameters sharded within each row, gradients reduce-scattered
+    there and averaged over the replicas; clip_grad_norm_ over the shard group; rank0_only state dicts on each
+    replica group's rank 0 (ranks 0 and 2), as torch."""
+    lines = _same_as_torchrun("dist_fsdp1_train.py", "HYBRID_SHARD_2x2", nproc=4)
+    assert len(lines) == 22 and "R2 sd 12" in lines and "R3 sd 0" in lines
 
 
 # ---- single process ---------------------------------------------------------------------------------------
@@ -226,7 +242,7 @@ def test_clip_grad_norm_on_sharded_gradients_like_torch(one_rank):
 
 def test_hybrid_shard_mesh_checks_raise_torchs_errors(one_rank):
     """HSDP's argument checks against torch's (one rank, gloo): both a group and a mesh, manual wrapping without
-    either, and a 1-d mesh; a (1, 1) mesh trains like FULL_SHARD; a replicate dimension > 1 is not implemented."""
+    either, and a 1-d mesh; a (1, 1) mesh trains like FULL_SHARD (replica groups: the 4-rank test above)."""
     torch = pytest.importorskip("torch", reason="torch is the oracle")
     import socket
 
@@ -268,3 +284,158 @@ def test_hybrid_shard_mesh_checks_raise_torchs_errors(one_rank):
         np.testing.assert_allclose(_train(torchlike, lm), _train(torch, tm), rtol=1e-5)
     finally:
         tdist.destroy_process_group()
+
+
+# ---- PyTorch's FSDP tutorials, unchanged, against torchrun -----------------------------------------------------
+def test_fsdp1_tutorial_prints_what_torch_prints():
+    """The FSDP1 tutorials' script (size-based wrapping, MixedPrecision, StepLR, FULL_STATE_DICT rank0_only,
+    FSDP.optim_state_dict / optim_state_dict_to_load, SHARDED_STATE_DICT through dcp, resumed training)."""
+    lines = _same_as_torchrun("dist_fsdp1_tutorial.py", "fp64", "size")
+    assert len(lines) == 30
+    assert any(ln.startswith("R0 optim keys ['param_groups', 'state'] ['conv1.weight'") for ln in lines)
+    assert any(ln.startswith("R1 summoned fc1.weight (16, 36) torch.float32") for ln in lines)  # full precision
+
+
+@pytest.mark.parametrize("mode", [("manual", "mp"), ("dcp",)])
+def test_fsdp2_example_prints_what_torch_prints(mode):
+    """pytorch/examples' FSDP2 example: meta-device model, to_empty, MixedPrecisionPolicy, prefetch settings,
+    its Checkpointer (manual: nn.Parameter(distribute_tensor(...)) + load_state_dict(assign=True) and the
+    optimizer state rebuilt with distribute_tensor; dcp: the state-dict API with broadcast_from_rank0)."""
+    lines = _same_as_torchrun("dist_fsdp2_tutorial.py", *mode)
+    assert len(lines) == (30 if mode[0] == "manual" else 22)
+    assert any(ln.startswith("R0 resumed lr 0.01 state 29") for ln in lines)
+
+
+@pytest.fixture
+def both_groups():
+    """One-rank gloo process groups of torch and of torchlike (DTensor and FSDP need them in torch)."""
+    import socket
+
+    import torch.distributed as tdist
+
+    import torchlike.distributed as dist
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    tdist.init_process_group("gloo", rank=0, world_size=1, init_method=f"tcp://127.0.0.1:{port}")
+    dist.init_process_group("gloo", rank=0, world_size=1, init_method="tcp://127.0.0.1:0")
+    try:
+        yield
+    finally:
+        tdist.destroy_process_group()
+        dist.destroy_process_group()
+
+
+def test_dtensor_parameters_and_optimizer_state_like_torch(both_groups):
+    """nn.Parameter(DTensor) stays a DTensor; zeros_like/empty_like of one keep its layout; a fully_shard model's
+    Adam state is DTensors (step a plain tensor); a meta-device model after to_empty keeps its sharding."""
+    import torch
+    from torch.distributed.device_mesh import init_device_mesh as t_mesh
+    from torch.distributed.fsdp import fully_shard as t_shard
+    from torch.distributed.tensor import Shard as TShard
+    from torch.distributed.tensor import distribute_tensor as t_dist
+
+    import torchlike
+    from torchlike.distributed.device_mesh import init_device_mesh as l_mesh
+    from torchlike.distributed.fsdp import fully_shard as l_shard
+    from torchlike.distributed.tensor import Shard as LShard
+    from torchlike.distributed.tensor import distribute_tensor as l_dist
+    seen = []
+    for mod, mesh, dist_t, shard, fs in ((torch, t_mesh, t_dist, TShard, t_shard),
+                                         (torchlike, l_mesh, l_dist, LShard, l_shard)):
+        p = mod.nn.Parameter(dist_t(mod.arange(12.).reshape(4, 3), mesh("cpu", (1,)), [shard(0)]))
+        z, e = mod.zeros_like(p), mod.empty_like(p, dtype=mod.float64)
+        out = [type(p).__name__, isinstance(p, mod.nn.Parameter), p.requires_grad, p.full_tensor().sum().item(),
+               type(z).__name__, str(z.placements), type(e).__name__, str(e.dtype)]
+        with mod.device("meta"):
+            net = _net(mod)
+        fs(net)
+        net.to_empty(device="cpu")
+        with mod.no_grad():
+            for q, r in zip(net.parameters(), _net(mod).parameters()):
+                q.to_local().copy_(r)  # the local tensor shares the parameter's storage
+        losses = _train(mod, net, steps=2)
+        opt = mod.optim.Adam(net.parameters(), lr=1e-2)
+        net(mod.ones(2, 5)).sum().backward()
+        opt.step()
+        st = opt.state[net[0].weight]
+        out += [str(net[0].weight.device), type(st["exp_avg"]).__name__, type(st["step"]).__name__,
+                str(st["exp_avg"].placements), tuple(st["exp_avg"].to_local().shape)]
+        seen.append((out, losses))
+    assert seen[0][0] == seen[1][0]
+    np.testing.assert_allclose(seen[1][1], seen[0][1], rtol=1e-6)
+
+
+def test_fsdp1_mixed_precision_summon_and_optim_state_to_load_like_torch(both_groups):
+    """FSDP1 with MixedPrecision: summon_full_params gives the full-precision parameters (and writes them back
+    unchanged); FSDP.optim_state_dict -> FSDP.optim_state_dict_to_load into a fresh model's optimizer resumes
+    training at torch's losses; the optimizer state dict is keyed by torch's parameter order."""
+    import torch
+    from torch.distributed.fsdp import FullyShardedDataParallel as TFSDP
+    from torch.distributed.fsdp import MixedPrecision as TMP
+
+    import torchlike
+    from torchlike.distributed.fsdp import FullyShardedDataParallel as LFSDP
+    from torchlike.distributed.fsdp import MixedPrecision as LMP
+    from torchlike.distributed.fsdp.wrap import ModuleWrapPolicy as LPol
+    from torch.distributed.fsdp.wrap import ModuleWrapPolicy as TPol
+    res = []
+    for mod, fsdp, mp, pol in ((torch, TFSDP, TMP, TPol), (torchlike, LFSDP, LMP, LPol)):
+        kw = dict(mixed_precision=mp(param_dtype=mod.float64, reduce_dtype=mod.float32),
+                  auto_wrap_policy=pol({mod.nn.Tanh, mod.nn.Linear}), device_id=mod.device("cpu"))
+        model = fsdp(_net(mod), **kw)
+        opt = mod.optim.AdamW(model.parameters(), lr=1e-2)
+        g = mod.Generator().manual_seed(5)
+        data = [(mod.randn(4, 5, generator=g), mod.randn(4, 3, generator=g)) for _ in range(4)]
+
+        def step(m, o, x, y):
+            loss = mod.nn.functional.mse_loss(m(x), y)
+            o.zero_grad()
+            loss.backward()
+            o.step()
+            return loss.item(), str(loss.dtype)
+        out = [step(model, opt, *data[i]) for i in range(2)]
+        with fsdp.summon_full_params(model):
+            w = model._fsdp_wrapped_module[0]._fsdp_wrapped_module.weight
+            out.append((str(w.dtype), tuple(w.shape), round(w.sum().item(), 6)))
+        osd = fsdp.optim_state_dict(model, opt)
+        out.append((list(osd["state"]), osd["param_groups"][0]["params"]))
+        fresh = fsdp(_net(mod), **kw)
+        fresh.load_state_dict(model.state_dict())
+        opt2 = mod.optim.AdamW(fresh.parameters(), lr=1e-2)
+        opt2.load_state_dict(fsdp.optim_state_dict_to_load(fresh, opt2, osd))
+        out += [step(fresh, opt2, *data[i]) for i in (2, 3)]
+        out += [step(model, opt, *data[i]) for i in (2, 3)]
+        res.append(out)
+    same_printed_lines([repr(x) for x in res[0]], [repr(x) for x in res[1]], rtol=1e-6)
+
+
+def test_activation_checkpointing_wrapper_like_torch():
+    """The FSDP tutorials' apply_activation_checkpointing(checkpoint_wrapper, check_fn): the same modules
+    wrapped (children first), the same repr, parameter names and prefix-free state-dict keys, gradients, and
+    a state dict that loads into a model wrapped differently."""
+    import torch
+
+    import torchlike
+    res = []
+    for mod in (torch, torchlike):
+        w = __import__(mod.__name__ + ".distributed.algorithms._checkpoint.checkpoint_wrapper", fromlist=["w"])
+
+        def make():
+            mod.manual_seed(0)
+            return mod.nn.Sequential(mod.nn.Linear(3, 4), mod.nn.Sequential(mod.nn.Linear(4, 4), mod.nn.Tanh()),
+                                     mod.nn.Linear(4, 2))
+        wrapper = functools.partial(w.checkpoint_wrapper, checkpoint_impl=w.CheckpointImpl.NO_REENTRANT)
+        net = make()
+        w.apply_activation_checkpointing(net, checkpoint_wrapper_fn=wrapper,
+                                         check_fn=lambda m: isinstance(m, (mod.nn.Linear, mod.nn.Sequential)))
+        out = net(mod.ones(2, 3)).sum()
+        out.backward()
+        fresh = make()
+        w.apply_activation_checkpointing(fresh, checkpoint_wrapper_fn=wrapper,
+                                         check_fn=lambda m: isinstance(m, mod.nn.Linear))
+        keys = fresh.load_state_dict(net.state_dict())
+        res.append((repr(net).replace("torchlike", "torch"), [n for n, _ in net.named_parameters()],
+                    list(net.state_dict()), str(keys), f"{out.item():.5f}",
+                    [f"{p.grad.sum().item():.5f}" for p in net.parameters()]))
+    assert res[0] == res[1]

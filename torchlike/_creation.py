@@ -436,11 +436,20 @@ def _like(input, dtype, device):
 # the *_like of a tensor of another layout than strided (a sparse one): torchlike.sparse, a layer above, appends
 # its ``like(name, input, dtype, device, requires_grad)`` when it is imported
 layout_like = []
+# the *_like of a tensor subclass that answers it itself (a shard-backed DTensor keeps its sharding, as torch's
+# DTensor does): torchlike.distributed.tensor registers ``like(input, fill, dtype, device, requires_grad)``
+# under its class; it returns None to leave the input to the plain rule
+class_like = {}
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     if getattr(input, "layout", _strided) is not _strided:
         return layout_like[0]("zeros_like", input, dtype, device, requires_grad)
+    hook = class_like.get(type(input))
+    if hook is not None:
+        t = hook(input, 0, dtype, device, requires_grad)
+        if t is not None:
+            return t
     d, dev = _like(input, dtype, device)
     return _filled(tuple(input.shape), 0, d, dev, requires_grad)
 
@@ -448,6 +457,11 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     if getattr(input, "layout", _strided) is not _strided:
         return layout_like[0]("empty_like", input, dtype, device, requires_grad)
+    hook = class_like.get(type(input))
+    if hook is not None:
+        t = hook(input, 0, dtype, device, requires_grad)
+        if t is not None:
+            return t
     d, dev = _like(input, dtype, device)
     return _filled(tuple(input.shape), 0, d, dev, requires_grad)
 
@@ -455,6 +469,11 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     if getattr(input, "layout", _strided) is not _strided:
         return layout_like[0]("ones_like", input, dtype, device, requires_grad)
+    hook = class_like.get(type(input))
+    if hook is not None:
+        t = hook(input, 1, dtype, device, requires_grad)
+        if t is not None:
+            return t
     d, dev = _like(input, dtype, device)
     return _filled(tuple(input.shape), 1, d, dev, requires_grad)
 
@@ -463,6 +482,11 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
               memory_format=None):
     if getattr(input, "layout", _strided) is not _strided:
         return layout_like[0]("full_like", input, dtype, device, requires_grad)
+    hook = class_like.get(type(input))
+    if hook is not None:
+        t = hook(input, fill_value, dtype, device, requires_grad)
+        if t is not None:
+            return t
     d, dev = _like(input, dtype, device)
     return _filled(tuple(input.shape), fill_value, d, dev, requires_grad)
 

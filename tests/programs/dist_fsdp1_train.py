@@ -1,5 +1,6 @@
 """A typical FSDP1 training script (FullyShardedDataParallel with an auto-wrap policy, DistributedSampler,
-gradient clipping, a FULL_STATE_DICT checkpoint written by rank 0; HYBRID_SHARD: over a (1, world) device mesh). Each rank writes its lines with one os.write."""
+gradient clipping, a FULL_STATE_DICT checkpoint written by rank 0; HYBRID_SHARD: over a (1, world) device mesh,
+HYBRID_SHARD_2x2: over a (2, world / 2) one on 4 ranks, two replica groups). Each rank writes its lines with one os.write."""
 import functools
 import os
 import sys
@@ -51,10 +52,12 @@ def main():
     else:
         policy = functools.partial(transformer_auto_wrap_policy, transformer_layer_cls={Block})
     extra = {}
-    if strategy == "HYBRID_SHARD":  # HSDP on one host: replicate over mesh dim 0 (1 group), shard over dim 1
+    if strategy.startswith("HYBRID_SHARD"):  # HSDP: replicate over mesh dim 0, shard over dim 1
         from torch.distributed.device_mesh import init_device_mesh
-        extra["device_mesh"] = init_device_mesh("cpu", (1, dist.get_world_size()),
-                                                mesh_dim_names=("replicate", "shard"))
+        n = dist.get_world_size()
+        shape = {"HYBRID_SHARD": (1, n), "HYBRID_SHARD_2x2": (2, n // 2)}[strategy]  # 1 group, or 2 replicas
+        extra["device_mesh"] = init_device_mesh("cpu", shape, mesh_dim_names=("replicate", "shard"))
+        strategy = "HYBRID_SHARD"
     model = FSDP(Net(), auto_wrap_policy=policy, sharding_strategy=getattr(ShardingStrategy, strategy),
                  device_id=torch.device("cpu"), **extra)
     out = [f"R{rank} units {sum(isinstance(m, FSDP) for m in model.modules())} "
@@ -70,6 +73,7 @@ def main():
             opt.step()
             avg = loss.detach().clone()
             dist.all_reduce(avg, op=dist.ReduceOp.SUM)
+            avg = avg * 2 / dist.get_world_size()
             if i % 2 == 0:
                 out.append(f"R{rank} epoch {epoch} it {i} loss {loss.item():.6f} avg {avg.item() / 2:.6f} "
                            f"norm {norm.item():.6f}")

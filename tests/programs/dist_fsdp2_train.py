@@ -1,7 +1,9 @@
 """A typical FSDP2 training script (pytorch/examples distributed/FSDP2 style): fully_shard on each block, then
 the root; AdamW; a few steps; a full state dict gathered with get_model_state_dict; rank-0 checkpoint lines.
+Argument hsdp (4 ranks): fully_shard over a (2, 2) mesh (HSDP: two replica groups).
 Each rank writes its lines with one os.write (two ranks' unbuffered output must not interleave mid-line)."""
 import os
+import sys
 
 import torch
 import torch.distributed as dist
@@ -42,14 +44,19 @@ def main():
     rank = dist.get_rank()
     torch.manual_seed(0)
     model = Net()
+    kw = {}
+    if "hsdp" in sys.argv[1:]:  # HSDP: a (2, world / 2) mesh, replicate over dim 0, shard over dim 1
+        from torch.distributed.device_mesh import init_device_mesh
+        kw["mesh"] = init_device_mesh("cpu", (2, dist.get_world_size() // 2),
+                                      mesh_dim_names=("dp_replicate", "dp_shard"))
     for block in model.blocks:
-        fully_shard(block)
-    fully_shard(model)
-    out = []
+        fully_shard(block, **kw)
+    fully_shard(model, **kw)
+    out = [f"R{rank} placements {model.head.weight.placements}"]
     w = model.blocks[0].fc1.weight
     out.append(f"R{rank} wrapped {type(model).__name__} {isinstance(model, FSDPModule)} "
                f"{isinstance(model.blocks[1], FSDPModule)} {isinstance(w, DTensor)} {isinstance(w, nn.Parameter)}")
-    out.append(f"R{rank} shard {w.placements == (Shard(0),)} global {tuple(w.shape)} local {tuple(w.to_local().shape)} "
+    out.append(f"R{rank} shard {w.placements[-1] == Shard(0)} global {tuple(w.shape)} local {tuple(w.to_local().shape)} "
                f"head.bias local {tuple(model.head.bias.to_local().shape)} local-sum {w.to_local().sum().item():.5f}")
     out.append(f"R{rank} names {[n for n, _ in model.named_parameters()][:4]} "
                f"numel {sum(p.numel() for p in model.parameters())}")

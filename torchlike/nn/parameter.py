@@ -53,6 +53,13 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}")
+        if cls is Parameter and getattr(type(data), "_param_keeps_class", False):
+            # a tensor subclass such as DTensor stays itself, flagged as a parameter (torch's rule for
+            # subclasses: ``data.detach().requires_grad_(requires_grad)`` with ``_is_param`` set)
+            t = data.detach()
+            t.requires_grad_(requires_grad)
+            t.__dict__["_is_param"] = True
+            return t
         return _fresh(cls, data, requires_grad)
 
     def __init__(self, *args, **kwargs):

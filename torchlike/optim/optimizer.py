@@ -283,7 +283,9 @@ class Optimizer:
         if key == "step":
             as_f32 = owner.get("capturable", False) or owner.get("fused", False)
             return value.to(dtype=_dtype.float32) if as_f32 else value
-        return value.to(dtype=param.dtype) if param.is_floating_point() else value
+        value = value.to(dtype=param.dtype) if param.is_floating_point() else value
+        adapt = getattr(type(param), "_optimizer_state", None)  # a DTensor parameter's state: its layout
+        return value if adapt is None else adapt(param, value)
 
     def load_state_dict(self, state_dict):
         """Load an optimizer state produced by :meth:`state_dict` (also one converted from real torch)."""
@@ -525,7 +527,9 @@ def zeros_state(p):
 
 def full_state(p, v):
     x = p._value
-    return _concrete(np.full(x.shape, v, x.dtype), p._dev)
+    t = _concrete(np.full(x.shape, v, x.dtype), p._dev)
+    adapt = getattr(type(p), "_optimizer_state", None)  # a DTensor's state is a DTensor laid out like it
+    return t if adapt is None else adapt(p, t)
 
 
 def _scalar_dtype():

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ... import _grad_mode
 from .. import _collectives
 from .._process_group import get_rank, is_initialized
-from ..tensor._dtensor import DTensor
+from ..tensor._dtensor import DTensor, _shard_axis
 from ...nn import Module
 from ...nn.modules._module_state import _IncompatibleKeys
 from ...tensor import Tensor
@@ -160,9 +160,9 @@ def _local_piece(target, v):
     """The part of ``v`` (a full tensor or a DTensor) that the sharded ``target`` keeps on this rank."""
     if isinstance(v, DTensor):
         return v.to_local()._value
-    n = target.device_mesh.size()
+    _, n, r = _shard_axis(target.device_mesh, target.placements)
     rows = -(-v.shape[0] // n)
-    start = min(get_rank() * rows, v.shape[0])
+    start = min(r * rows, v.shape[0])
     return v._value[start:start + target._value.shape[0]]
 
 
@@ -192,10 +192,50 @@ def set_model_state_dict(model, model_state_dict, *, options=None):
                 continue
             target = own[k][1]
             if isinstance(target, DTensor) and target.__dict__.get("_gshape") is not None:
-                target._set_value(_local_piece(target, v).astype(target._value.dtype))
+                new = _local_piece(target, v).astype(target._value.dtype)
             else:
-                target._set_value(_full(v)._value.astype(target._value.dtype))
+                new = _full(v)._value.astype(target._value.dtype)
+            if target.is_meta:  # a model built on the meta device takes the loaded values' storage (torch assigns)
+                target._x, target._dev = new, v._dev
+            else:
+                target._set_value(new)
     return _IncompatibleKeys(missing, unexpected)
+
+
+def _optim_piece(p, v):
+    """An optimizer state value as ``p``'s optimizer keeps it: this rank's piece when ``p`` is sharded."""
+    if isinstance(v, Tensor) and not isinstance(v, DTensor) and isinstance(p, DTensor) \
+            and p.__dict__.get("_gshape") is not None and v.ndim and tuple(v.shape) == tuple(p.shape):
+        v = Tensor._wrap(_local_piece(p, v), p._dev)
+    elif isinstance(v, DTensor):
+        v = v.to_local().clone()
+    elif isinstance(v, Tensor):
+        v = v.clone()
+    else:
+        return v
+    return DTensor._optimizer_state(p, v) if isinstance(p, DTensor) else v  # kept as a DTensor, as torch
+
+
+def _loadable_optim_state(model, optim, optim_state_dict):
+    """``optim_state_dict`` (keyed by parameter names, full or sharded) as ``optim.load_state_dict`` takes it:
+    keyed by the optimizer's own parameter numbers, each sharded parameter's state cut to this rank's piece."""
+    names = _named_params(model)
+    saved_state = optim_state_dict.get("state", {})
+    saved_groups = optim_state_dict.get("param_groups", [])
+    state, groups, idx = {}, [], 0
+    for gi, group in enumerate(optim.param_groups):
+        ids = []
+        for p in group["params"]:
+            st = saved_state.get(names.get(id(p)))
+            if st is not None:
+                state[idx] = {k: _optim_piece(p, v) for k, v in st.items()}
+            ids.append(idx)
+            idx += 1
+        saved = saved_groups[gi] if gi < len(saved_groups) else group
+        g = {k: v for k, v in saved.items() if k != "params"}
+        g["params"] = ids
+        groups.append(g)
+    return {"state": state, "param_groups": groups}
 
 
 def set_optimizer_state_dict(model, optimizers, optim_state_dict, *, options=None):
@@ -213,17 +253,7 @@ def set_optimizer_state_dict(model, optimizers, optim_state_dict, *, options=Non
                 st = optim_state_dict.get("state", {}).get(names[id(p)])
                 if st is None:
                     continue
-                new = {}
-                for k, v in st.items():
-                    if isinstance(v, Tensor) and isinstance(p, DTensor) and p.__dict__.get("_gshape") is not None \
-                            and v.ndim and tuple(v.shape) == tuple(p.shape):
-                        v = Tensor._wrap(_local_piece(p, v), p._dev)
-                    elif isinstance(v, DTensor):
-                        v = v.to_local().clone()
-                    elif isinstance(v, Tensor):
-                        v = v.clone()
-                    new[k] = v
-                opt.state[p] = new
+                opt.state[p] = {k: _optim_piece(p, v) for k, v in st.items()}
 
 
 def set_state_dict(model, optimizers, *, model_state_dict, optim_state_dict, options=None):

@@ -21,8 +21,8 @@ from ... import _grad_mode
 from .. import _collectives
 from .._process_group import get_world_size, init_process_group, is_initialized
 from ..device_mesh import DeviceMesh, init_device_mesh
-from ..tensor._dtensor import DTensor
-from ..tensor.placement_types import Shard
+from ..tensor._dtensor import DTensor, _shard_axis, _to_shard_backed
+from ..tensor.placement_types import Replicate, Shard
 from ...nn.parameter import Parameter
 from ...nn.utils import clip_grad as _clip_grad
 from ...tensor import Tensor
@@ -81,25 +81,33 @@ class _State:
         self.unsharded = False
         self.sync = True
         self.pending = {}  # index -> full gradient accumulated without gradient sync
+        # HSDP (a 2-d mesh): shard over dim 1, replicate over dim 0 (gradients averaged over it after the
+        # reduce-scatter); FSDP1's HYBRID_SHARD sets replicate_group itself over a 1-d row mesh
+        self.placements = (Shard(0),) if mesh.ndim == 1 else (Replicate(), Shard(0))
+        self.group, self.n, self.r = _shard_axis(mesh, self.placements)
+        self.replicate_group = None if mesh.ndim == 1 else mesh.get_group(0)
 
     # ---- sharding ------------------------------------------------------------------------------------------
     def shard(self, owner, name, p):
-        n, r = self.mesh.size(), self.mesh.get_local_rank() if self.mesh.ndim == 1 else 0
+        n, r = self.n, self.r
         full = p.detach()
         if full.ndim == 0:
             raise NotImplementedError("torchlike's fully_shard shards dim 0; a 0-dim parameter cannot be sharded")
         rows = -(-full.shape[0] // n)
         local = full[min(r * rows, full.shape[0]):min((r + 1) * rows, full.shape[0])].clone()
-        d = DTensor._from_shard(local, self.mesh, (Shard(0),), tuple(full.shape), p.requires_grad)
+        d = DTensor._from_shard(local, self.mesh, self.placements, tuple(full.shape), p.requires_grad)
         d.__dict__["_is_param"] = True
         owner._parameters[name] = d
         self.params.append((owner, name, d))
 
     # ---- gather for compute, reduce-scatter the gradients ---------------------------------------------------
-    def unshard(self):
+    def unshard(self, cast=True):
+        """Gather the full parameters into the module (in ``param_dtype`` unless ``cast`` is false: FSDP1's
+        ``summon_full_params`` gives them in their own dtype)."""
         if self.unsharded:
             return
-        pd = self.mp.param_dtype
+        self._adopt()
+        pd = self.mp.param_dtype if cast else None
         fulls = self._gather_all()
         for i, (owner, name, d) in enumerate(self.params):
             full = fulls[i]
@@ -111,6 +119,21 @@ class _State:
             owner._parameters[name] = leaf
         self.unsharded = True
 
+    def _adopt(self):
+        """Take over DTensor parameters assigned in place of the managed ones (``load_state_dict(sd,
+        assign=True)`` with ``nn.Parameter(distribute_tensor(...))`` values, as torch's FSDP2 example does):
+        they become shard-backed in place, so optimizers made over them stay valid."""
+        for i, (owner, name, d) in enumerate(self.params):
+            cur = owner._parameters.get(name)
+            if cur is d or not isinstance(cur, DTensor):
+                continue
+            if cur.device_mesh != self.mesh or tuple(cur.placements) != self.placements:
+                raise NotImplementedError(f"torchlike's fully_shard: parameter {name!r} was replaced by a DTensor "
+                                          f"with placements {cur.placements}; it shards as {self.placements} over {self.mesh}")
+            _to_shard_backed(cur)
+            cur.__dict__["_is_param"] = True
+            self.params[i] = (owner, name, cur)
+
     def _gather_all(self):
         """The full value of every managed parameter: one all-gather of all shards (padded to equal rows, laid
         end to end) when they share a dtype, else one per parameter."""
@@ -118,7 +141,7 @@ class _State:
         ds = [d for _, _, d in self.params]
         if len({d._value.dtype for d in ds}) != 1 or len(ds) < 2:
             return [d.full_tensor() for d in ds]
-        n = self.mesh.size()
+        n = self.n
         rows = [-(-d.__dict__["_gshape"][0] // n) for d in ds]
         rests = [tuple(d.__dict__["_gshape"][1:]) for d in ds]
         sizes = [r * int(np.prod(rest, dtype=np.int64)) for r, rest in zip(rows, rests)]
@@ -128,7 +151,7 @@ class _State:
             parts.append(jnp.pad(x, [(0, r - x.shape[0])] + [(0, 0)] * (x.ndim - 1)).reshape(-1))
         flat = Tensor._wrap(jnp.concatenate(parts), ds[0]._dev)
         out = Tensor._wrap(jnp.empty((n * flat._value.shape[0],), flat._value.dtype), flat._dev)
-        _collectives.all_gather_into_tensor(out, flat, group=self.mesh.get_group())
+        _collectives.all_gather_into_tensor(out, flat, group=self.group)
         blocks = out._value.reshape(n, -1)
         fulls, off = [], 0
         for d, r, rest, k in zip(ds, rows, rests, sizes):
@@ -156,12 +179,14 @@ class _State:
         _owner, _name, d = self.params[i]
         rd = self.mp.reduce_dtype
         g = g.detach().to(rd if rd is not None else g.dtype)
-        n = self.mesh.size()
+        n = self.n
         rows = -(-g.shape[0] // n)
         g = _pad0(g, rows * n)
         out = g.new_empty((rows,) + tuple(g.shape[1:]))
         _collectives.reduce_scatter_tensor(out, g.contiguous(), op=_collectives.ReduceOp.AVG,
-                                           group=self.mesh.get_group())
+                                           group=self.group)
+        if self.replicate_group is not None:
+            _collectives.all_reduce(out, op=_collectives.ReduceOp.AVG, group=self.replicate_group)
         local_rows = d._value.shape[0]
         piece = out[:local_rows].to(d.dtype)
         if d._grad is None:
@@ -294,8 +319,8 @@ def fully_shard(module, *, mesh=None, reshard_after_forward=None, shard_placemen
     mesh = mesh if mesh is not None else _default_mesh()
     if not isinstance(mesh, DeviceMesh):
         raise ValueError(f"fully_shard expects a DeviceMesh but got {mesh}")
-    if mesh.ndim != 1:
-        raise NotImplementedError("torchlike's fully_shard takes a 1-d mesh (HSDP's 2-d mesh is not implemented)")
+    if mesh.ndim not in (1, 2):
+        raise ValueError(f"fully_shard expects a 1D or 2D DeviceMesh but got {mesh}")
     if isinstance(module, FSDPModule):
         return module
     state = _State(module, mesh, mp_policy or MixedPrecisionPolicy(), reshard_after_forward)
@@ -313,6 +338,7 @@ def fully_shard(module, *, mesh=None, reshard_after_forward=None, shard_placemen
     module.__dict__["_torchlike_fsdp"] = state
     module.register_forward_pre_hook(state.pre_forward, prepend=True)
     module.register_forward_hook(state.post_forward)
+    module.register_load_state_dict_post_hook(lambda m, keys: state._adopt())
     module.__class__ = _fsdp_class(type(module))
     return module
 
@@ -350,7 +376,10 @@ def clip_grad_norm_sharded(grads, max_norm, norm_type=2.0):
             return jnp.float32(0)
         return max(jnp.max(v) for v in vals) if inf else sum(jnp.sum(v ** norm_type) for v in vals)
     total = Tensor._wrap(jnp.asarray(part(sharded), jnp.float32).reshape(1))
-    _collectives.all_reduce(total, _collectives.ReduceOp.MAX if inf else _collectives.ReduceOp.SUM)
+    group = _shard_axis(sharded[0].device_mesh, sharded[0].placements)[0] if sharded and \
+        sharded[0].__dict__.get("_spec") else None
+    # over the shard group only: HSDP's replicas hold the same shards
+    _collectives.all_reduce(total, _collectives.ReduceOp.MAX if inf else _collectives.ReduceOp.SUM, group=group)
     acc = total._value[0]
     acc = jnp.maximum(acc, part(plain)) if inf else acc + part(plain)
     norm = acc if inf else acc ** (1.0 / norm_type)

@@ -17,15 +17,16 @@ import contextlib
 
 from ... import _grad_mode
 from .. import _collectives
+from .._object_collectives import broadcast_object_list
 from .._process_group import get_rank, get_world_size, init_process_group, is_initialized
-from ..device_mesh import init_device_mesh
+from ..device_mesh import DeviceMesh, init_device_mesh
 from ..tensor._dtensor import DTensor
 from ...nn import Module
 from ...nn.modules._module_state import _IncompatibleKeys
 from ._fully_shard import MixedPrecisionPolicy, _State, clip_grad_norm_sharded
 from .api import (FullOptimStateDictConfig, FullStateDictConfig, ShardedOptimStateDictConfig,
                   ShardedStateDictConfig, ShardingStrategy, StateDictSettings, StateDictType)
-from ..checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict
+from ..checkpoint.state_dict import StateDictOptions, _loadable_optim_state, get_optimizer_state_dict
 
 __all__ = ["FullyShardedDataParallel", "FLAT_PARAM", "FSDP_WRAPPED_MODULE"]
 
@@ -66,11 +67,13 @@ _HYBRID = (ShardingStrategy.HYBRID_SHARD, ShardingStrategy._HYBRID_SHARD_ZERO2)
 
 
 def _shard_mesh(strategy, process_group, device_mesh, manual):
-    """The 1-d mesh the parameters are sharded over, with torch's checks (``_init_process_group_state``).
+    """``(mesh, replicate_group)``: the 1-d mesh the parameters are sharded over and, for hybrid sharding, the
+    group their gradients are averaged over afterwards; with torch's checks (``_init_process_group_state``).
 
-    Hybrid sharding (HSDP) shards within mesh dim 1 and replicates across mesh dim 0. Shards over every rank are
-    what torchlike implements, so a 2-d mesh of shape (1, world) (one host: torch's default for HYBRID_SHARD
-    without a mesh too) shards like torch; a replicate dimension of more than one group is not implemented."""
+    Hybrid sharding (HSDP) shards within mesh dim 1 and replicates across mesh dim 0: each rank's parameters are
+    sharded over its row of the mesh, and gradients, reduce-scattered within the row, are then all-reduced
+    (averaged) over its column. Without a mesh, HYBRID_SHARD shards over all ranks (one host: torch's default
+    too, where a node's ranks make the shard group)."""
     if process_group is not None and device_mesh is not None:
         raise ValueError("Cannot pass both process_group and device_mesh at the same time. Please just pass only "
                          "one of them.")
@@ -79,19 +82,40 @@ def _shard_mesh(strategy, process_group, device_mesh, manual):
             raise ValueError(f"Manual wrapping with {strategy} requires explicit specification of process group "
                              f"or device_mesh.")
         if device_mesh is None:
-            return None
+            return None, None
         if device_mesh.ndim != 2:
             raise ValueError(f"Expected device_mesh to have ndim=2 but got {device_mesh.ndim}")
-        if device_mesh.size(0) != 1:
-            raise NotImplementedError(f"torchlike's FSDP: {strategy} over a device mesh of shape "
-                                      f"{tuple(device_mesh.shape)} (replicated over {device_mesh.size(0)} groups) "
-                                      f"is not implemented; it shards over all ranks (a mesh of shape (1, "
-                                      f"{device_mesh.size()}), or FULL_SHARD)")
-        return None
+        if device_mesh.size(0) == 1:
+            return None if device_mesh.size() == get_world_size() else _row(device_mesh), None
+        return _row(device_mesh), device_mesh.get_group(0)
     if device_mesh is not None and device_mesh.size(0) != device_mesh.size():
         raise NotImplementedError(f"torchlike's FSDP shards over all ranks: a device mesh of shape "
                                   f"{tuple(device_mesh.shape)} (sharding over its dim 0 only) is not implemented")
-    return device_mesh if device_mesh is None or device_mesh.ndim == 1 else None
+    return (device_mesh if device_mesh is None or device_mesh.ndim == 1 else None), None
+
+
+def _row(mesh):
+    """This rank's row of a 2-d mesh (its shard group) as a 1-d DeviceMesh."""
+    coord = mesh.get_coordinate()
+    names = mesh.mesh_dim_names[1:] if mesh.mesh_dim_names else None
+    return DeviceMesh(mesh.device_type, mesh._arr[coord[0]], mesh_dim_names=names, _init_backend=False,
+                      _devices=mesh._devices)
+
+
+def _fsdp_rank(module):
+    """This rank's rank in the group ``module``'s (first) FSDP unit shards over: torch's ``rank0_only`` means
+    rank 0 of that group (with HSDP, one rank per replica group)."""
+    for m in module.modules():
+        if isinstance(m, FullyShardedDataParallel):
+            return m._torchlike_fsdp.mesh.get_local_rank()
+    return get_rank()
+
+
+class _HybridMesh:
+    """What an HSDP unit hands the units its auto-wrap policy makes: its shard mesh and replicate group."""
+
+    def __init__(self, mesh, replicate_group):
+        self.mesh, self.replicate_group = mesh, replicate_group
 
 
 class FullyShardedDataParallel(Module):
@@ -115,15 +139,19 @@ class FullyShardedDataParallel(Module):
                 range(get_world_size()))):
             raise NotImplementedError("torchlike's FSDP shards over all ranks; a sub-group is not implemented")
         self.sharding_strategy = sharding_strategy or ShardingStrategy.FULL_SHARD
-        device_mesh = _shard_mesh(self.sharding_strategy, process_group, device_mesh,
-                                  auto_wrap_policy is None and not _WRAPPING)
+        if isinstance(device_mesh, _HybridMesh):  # a unit made by the auto-wrap policy: its parent's split
+            device_mesh, replicate_group = device_mesh.mesh, device_mesh.replicate_group
+        else:
+            device_mesh, replicate_group = _shard_mesh(self.sharding_strategy, process_group, device_mesh,
+                                                       auto_wrap_policy is None and not _WRAPPING)
         self.mixed_precision = mixed_precision
+        kw_mesh = _HybridMesh(device_mesh, replicate_group) if self.sharding_strategy in _HYBRID else device_mesh
         ignored = set(ignored_modules or ())
         kwargs = dict(process_group=process_group, sharding_strategy=sharding_strategy, cpu_offload=cpu_offload,
                       backward_prefetch=backward_prefetch, mixed_precision=mixed_precision,
                       ignored_modules=ignored_modules, device_id=device_id, sync_module_states=sync_module_states,
                       forward_prefetch=forward_prefetch, limit_all_gathers=limit_all_gathers,
-                      use_orig_params=use_orig_params, device_mesh=device_mesh)
+                      use_orig_params=use_orig_params, device_mesh=kw_mesh)
         if auto_wrap_policy is not None:
             def wrap_fn(m, overrides):
                 return FullyShardedDataParallel(m, **{**kwargs, **overrides})
@@ -143,6 +171,7 @@ class FullyShardedDataParallel(Module):
                                   mixed_precision.cast_forward_inputs or mixed_precision.cast_root_forward_inputs) \
             if mixed_precision is not None else MixedPrecisionPolicy()
         state = _State(self, mesh, mp, None)
+        state.replicate_group = replicate_group
         skip = {id(p) for m in ignored for p in m.parameters()}
         seen = set()
         for _, sub in module.named_modules():
@@ -177,6 +206,33 @@ class FullyShardedDataParallel(Module):
     def __getitem__(self, key):
         return self._fsdp_wrapped_module.__getitem__(key)
 
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """(name, parameter) in torch's order for FSDP1: unit by unit in module order, each unit's managed
+        parameters together where its wrapped module starts (torch's order of the units' ``FlatParameter``s,
+        so an optimizer over ``parameters()`` numbers its state as torch's does); the names keep the
+        ``_fsdp_wrapped_module.`` prefixes."""
+        if not recurse:
+            return super().named_parameters(prefix=prefix, recurse=False, remove_duplicate=remove_duplicate)
+        return self._unit_ordered_parameters(prefix, remove_duplicate)
+
+    def _unit_ordered_parameters(self, prefix, remove_duplicate):
+        units = {id(m._fsdp_wrapped_module): m._torchlike_fsdp for m in Module.modules(self)
+                 if isinstance(m, FullyShardedDataParallel)}
+        names = {}
+        for n, p in Module.named_parameters(self, prefix=prefix, remove_duplicate=remove_duplicate):
+            names.setdefault(id(p), n)
+        unit_params = {k: [owner._parameters[name] for owner, name, _ in st.params] for k, st in units.items()}
+        managed = {id(p) for ps in unit_params.values() for p in ps}
+        seen = set()
+        for _, mod in Module.named_modules(self, prefix=prefix, remove_duplicate=remove_duplicate):
+            own = [p for p in mod._parameters.values() if p is not None and id(p) not in managed]
+            for p in unit_params.get(id(mod), []) + own:
+                if id(p) in seen or id(p) not in names:
+                    continue
+                if remove_duplicate:
+                    seen.add(id(p))
+                yield names[id(p)], p
+
     # ---- gradients ------------------------------------------------------------------------------------------
     @contextlib.contextmanager
     def no_sync(self):
@@ -205,7 +261,7 @@ class FullyShardedDataParallel(Module):
         units = [m for m in (module.modules() if recurse else [module]) if isinstance(m, FullyShardedDataParallel)]
         states = [u._torchlike_fsdp for u in units]
         for s in states:
-            s.unshard()
+            s.unshard(cast=False)  # full precision, as torch (mixed precision applies to forward only)
         try:
             yield
         finally:
@@ -214,7 +270,8 @@ class FullyShardedDataParallel(Module):
                     for owner, name, d in s.params:
                         full = owner._parameters[name]
                         rows = d._value.shape[0]
-                        start = min(get_rank() * (-(-full.shape[0] // s.mesh.size())), full.shape[0])
+                        start = min(s.mesh.get_local_rank() * (-(-full.shape[0] // s.mesh.size())),
+                                    full.shape[0])
                         d._set_value(full._value[start:start + rows].astype(d._value.dtype))
                 s.reshard()
 
@@ -268,7 +325,7 @@ class FullyShardedDataParallel(Module):
                 v = v.to_local()
             out[_clean(k)] = v
         if (st.state_dict_type == StateDictType.FULL_STATE_DICT and getattr(st.state_dict_config, "rank0_only", False)
-                and get_rank() != 0):
+                and _fsdp_rank(self) != 0):
             return type(sd)()
         return out
 
@@ -282,7 +339,7 @@ class FullyShardedDataParallel(Module):
             if isinstance(target, DTensor) and not isinstance(v, DTensor):
                 n = target.device_mesh.size()
                 rows = -(-v.shape[0] // n)
-                start = min(get_rank() * rows, v.shape[0])
+                start = min(target.device_mesh.get_local_rank() * rows, v.shape[0])
                 with _grad_mode.no_grad():
                     target._set_value(v._value[start:start + target._value.shape[0]].astype(target._value.dtype))
                 continue
@@ -303,7 +360,7 @@ class FullyShardedDataParallel(Module):
         st = FullyShardedDataParallel.get_state_dict_type(model)
         full = st.state_dict_type == StateDictType.FULL_STATE_DICT
         out = get_optimizer_state_dict(model, optim, options=StateDictOptions(full_state_dict=full))
-        if full and getattr(st.optim_state_dict_config, "rank0_only", False) and get_rank() != 0:
+        if full and getattr(st.optim_state_dict_config, "rank0_only", False) and _fsdp_rank(model) != 0:
             return {}
         return out
 
@@ -311,4 +368,39 @@ class FullyShardedDataParallel(Module):
     def full_optim_state_dict(model, optim, optim_input=None, rank0_only=True, group=None):
         """The full optimizer state (on rank 0 only with ``rank0_only``)."""
         out = get_optimizer_state_dict(model, optim, options=StateDictOptions(full_state_dict=True))
-        return {} if rank0_only and get_rank() != 0 else out
+        return {} if rank0_only and _fsdp_rank(model) != 0 else out
+
+    @staticmethod
+    def optim_state_dict_to_load(model, optim, optim_state_dict, is_named_optimizer=False, load_directly=False,
+                                 group=None):
+        """Turn a state dict from ``optim_state_dict`` (names, full or sharded tensors) into what
+        ``optim.load_state_dict`` takes on this rank (its parameter numbers, this rank's pieces); with
+        ``load_directly`` load it too.
+
+        >>> import torchlike
+        >>> from torchlike.distributed.fsdp import FullyShardedDataParallel as FSDP
+        >>> m = FSDP(torchlike.nn.Linear(2, 1))
+        >>> opt = torchlike.optim.SGD(m.parameters(), lr=0.1)
+        >>> osd = FSDP.optim_state_dict(m, opt)
+        >>> osd["param_groups"][0]["params"], FSDP.optim_state_dict_to_load(m, opt, osd)["param_groups"][0]["params"]
+        (['weight', 'bias'], [0, 1])
+        """
+        out = _loadable_optim_state(model, optim, optim_state_dict)
+        if load_directly:
+            optim.load_state_dict(out)
+        return out
+
+    @staticmethod
+    def shard_full_optim_state_dict(full_optim_state_dict, model, optim_input=None, optim=None):
+        """The full optimizer state (every rank holds it) as ``optim.load_state_dict`` takes it on this rank."""
+        if optim is None:
+            raise NotImplementedError("torchlike's FSDP: pass optim= (optim_input is not implemented)")
+        return _loadable_optim_state(model, optim, full_optim_state_dict)
+
+    @staticmethod
+    def scatter_full_optim_state_dict(full_optim_state_dict, model, optim_input=None, optim=None, group=None):
+        """Like ``shard_full_optim_state_dict`` with the full state on rank 0 only (broadcast to the others)."""
+        box = [full_optim_state_dict if get_rank() == 0 else None]
+        broadcast_object_list(box, src=0)
+        return FullyShardedDataParallel.shard_full_optim_state_dict(box[0], model, optim_input, optim)
+

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._creation import class_like, full_like
+from ..._grad_mode import is_grad_enabled
 from ...tensor import Tensor
 from ..._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
 from .placement_types import Partial, Placement, Replicate, Shard
@@ -81,6 +83,27 @@ class DTensor(Tensor):
     """
     __torch_function__ = _disabled_torch_function_impl  # torchlike's own subclass: ops see a plain Tensor
 
+    @staticmethod
+    def _optimizer_state(param, value):
+        """An optimizer's state tensor ``value`` for ``param`` laid out as the optimizer steps it: for a
+        shard-backed parameter a shard-backed DTensor holding this rank's piece (given the piece, the full
+        tensor or a DTensor of any layout); otherwise ``value`` unchanged."""
+        g = param.__dict__.get("_gshape")
+        if g is None or not isinstance(value, Tensor) or value.ndim != len(g):
+            return value
+        if isinstance(value, DTensor):
+            return value if value.__dict__.get("_gshape") is not None else _to_shard_backed(value)
+        local = tuple(Tensor.shape.fget(param))
+        if tuple(value.shape) == g and g != local:
+            (pl,) = [q for q in param.placements if isinstance(q, Shard)] or [Shard(0)]
+            _, n, r = _shard_axis(param.device_mesh, param.placements)
+            value = value.chunk(n, pl.dim)[r] if r < len(value.chunk(n, pl.dim)) else value.narrow(pl.dim, 0, 0)
+        if tuple(value.shape) != local:
+            return value
+        return DTensor._from_shard(value, param.device_mesh, param.placements, g)
+
+    _param_keeps_class = True  # nn.Parameter(dtensor) is a DTensor flagged as a parameter, as in torch
+
     @classmethod
     def _make(cls, x, mesh, placements, requires_grad=False, local=None):
         d = cls._wrap(_place(x, _sharding(mesh, placements, x.shape)))
@@ -120,7 +143,11 @@ class DTensor(Tensor):
 
     def detach(self):
         if self.__dict__.get("_gshape") is None:
-            return Tensor.detach(self)
+            out = Tensor.detach(self)
+            if type(out) is not DTensor:  # stays a DTensor with this one's layout, as torch's
+                out = out.as_subclass(DTensor)
+                out.__dict__.update({k: self.__dict__[k] for k in ("_spec", "_local") if k in self.__dict__})
+            return out
         out = DTensor._from_shard(Tensor._wrap(self._value, self._dev), self.device_mesh, self.placements,
                                   self.__dict__["_gshape"])
         return self._make_view(out, ("alias",))  # shares the shard: in-place writes (dcp.load) reach self
@@ -156,7 +183,10 @@ class DTensor(Tensor):
     def to_local(self, *, grad_placements=None):
         """This rank's piece (for one process driving many devices: the piece of its first device)."""
         if self.__dict__.get("_gshape") is not None:
-            return _alias(self)
+            if self.requires_grad and is_grad_enabled():
+                return _alias(self)  # differentiable back to self
+            # shares self's storage, as torch's local tensor does: in-place writes (initialisation) reach self
+            return self._make_view(Tensor._wrap(self._value, self._dev), ("alias",))
         x = self._value
         t = None
         if not getattr(x, "is_fully_addressable", True):
@@ -248,8 +278,7 @@ def _gather_shards(d):
     if p is None:
         return local.clone()
     gshape = d.__dict__["_gshape"]
-    group = d.device_mesh.get_group()
-    n = d.device_mesh.size()
+    group, n, _ = _shard_axis(d.device_mesh, d.placements)
     k = p.dim
     rows = -(-gshape[k] // n) if gshape[k] else 0
     moved = local.movedim(k, 0)
@@ -260,6 +289,43 @@ def _gather_shards(d):
     out = moved.new_empty((rows * n,) + tuple(moved.shape[1:]))
     all_gather_into_tensor(out, moved.contiguous(), group=group)
     return out[:gshape[k]].movedim(0, k).contiguous()
+
+
+def _shard_axis(mesh, placements):
+    """``(group, n, r)`` of a shard-backed layout: the process group of the mesh dim that shards (HSDP's 2-d
+    mesh: dim 1, replicated over dim 0), its size and this rank's index in it."""
+    dims = [i for i, q in enumerate(placements) if isinstance(q, Shard)]
+    i = dims[0] if dims else 0
+    if mesh.ndim == 1:
+        return mesh.get_group(), mesh.size(), mesh.get_local_rank()
+    return mesh.get_group(i), mesh.size(i), mesh.get_local_rank(i)
+
+
+def _to_shard_backed(d):
+    """Turn ``d`` into the shard-backed layout in place (the same object, so an optimizer holding it stays valid):
+    a DTensor laid out over the processes' devices (``distribute_tensor``) keeps this rank's ``torch.chunk``
+    piece from now on. Returns ``d``."""
+    if d.__dict__.get("_gshape") is not None:
+        return d
+    gshape = tuple(int(s) for s in Tensor.shape.fget(d))
+    local = d.to_local()
+    d._x, d._vbase, d._chain, d._ver, d._dev = local._value, None, None, [0], local._dev
+    d.__dict__["_local"] = None
+    d.__dict__["_gshape"] = gshape
+    return d
+
+
+def _dtensor_like(input, fill, dtype, device, requires_grad):
+    """``zeros_like`` / ``empty_like`` / ``ones_like`` / ``full_like`` of a DTensor: a DTensor with its mesh and
+    placements (a shard-backed one keeps the layout: only this rank's piece is made), as torch's."""
+    mesh, placements = input.device_mesh, input.placements
+    out = full_like(Tensor._wrap(input._value, input._dev), fill, dtype=dtype, device=device)
+    if input.__dict__.get("_gshape") is not None:
+        return DTensor._from_shard(out, mesh, placements, input.__dict__["_gshape"], requires_grad)
+    return DTensor._make(out._value, mesh, placements, requires_grad)
+
+
+class_like[DTensor] = _dtensor_like
 
 
 def _alias(t):
