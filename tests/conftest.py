@@ -284,3 +284,11 @@ def _no_process_group_left_behind():
     d = sys.modules.get("torchlike.distributed")
     if d is not None and d.is_initialized():
         d.destroy_process_group()
+
+
+def example_program_vs_torch(name, rtol):
+    """``tests/programs/<name>`` (a pytorch/examples-style program) prints under the runner what it prints
+    under real torch (``same_printed_lines`` within ``rtol``), at least five lines."""
+    pytest.importorskip("torch", reason="the comparison runs the program with real torch too")
+    _, ours = lib_program_vs_torch(name, timeout=600, rtol=rtol)
+    assert len(ours) >= 5, ours
