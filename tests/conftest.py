@@ -245,6 +245,12 @@ def run_program(args, runner, *, env=None, timeout=900):
     import subprocess
     import sys
     env = dict(os.environ) if env is None else env
+    if not runner:
+        # the torch oracle on one intra-op thread, as torch in this process (set_num_threads(1) above) and
+        # under torchrun: with pytest -n 2 on two cores its OpenMP threads only spun against each other
+        # (ex_seq2seq_attention under load 7: 6-13 s of CPU with the default threads, 3.2 s with one; the
+        # printed lines identical)
+        env.setdefault("OMP_NUM_THREADS", "1")
     env["PYTHONPATH"] = _ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     cmd = [sys.executable] + (["-m", "torchlike", "run"] if runner else []) + list(args)
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=_ROOT)
