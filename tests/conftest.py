@@ -244,7 +244,7 @@ def run_program(args, runner, *, env=None, timeout=900):
     import os
     import subprocess
     import sys
-    env = dict(os.environ) if env is None else env
+    env = dict(os.environ if env is None else env)  # a copy: the caller reuses its dict for the other side
     if not runner:
         # the torch oracle on one intra-op thread, as torch in this process (set_num_threads(1) above) and
         # under torchrun: with pytest -n 2 on two cores its OpenMP threads only spun against each other
