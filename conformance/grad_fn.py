@@ -105,6 +105,9 @@ def run(filter_=None, progress=None):
     """Compare every in-scope op (``filter_``: substrings of op keys); returns the list of result dicts."""
     warnings.filterwarnings("ignore")
     from torch.testing._internal.common_methods_invocations import op_db
+
+    from . import sample_lookup
+    sample_lookup.install()
     out = []
     for op in op_db:
         if filter_ and not any(f in op_key(op) for f in filter_):

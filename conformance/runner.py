@@ -26,7 +26,10 @@ def load_ops(filter_=None):
     """op_db entries (index, OpInfo) in op_db order, optionally filtered by substring of the key."""
     warnings.filterwarnings("ignore")
     from torch.testing._internal.common_methods_invocations import op_db
+
+    from . import sample_lookup
     from .opinfo import op_key
+    sample_lookup.install()
     out = []
     for i, op in enumerate(op_db):
         if filter_ and not any(f in op_key(op) for f in filter_):

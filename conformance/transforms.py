@@ -191,6 +191,9 @@ def main(argv=None):
     warnings.filterwarnings("ignore")
     torch.set_num_threads(1)
     from torch.testing._internal.common_methods_invocations import op_db
+
+    from . import sample_lookup
+    sample_lookup.install()
     t0 = time.time()
     results = []
     for op in op_db:

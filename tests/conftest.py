@@ -244,7 +244,13 @@ def run_program(args, runner, *, env=None, timeout=900):
     import os
     import subprocess
     import sys
-    env = dict(os.environ) if env is None else env
+    env = dict(os.environ if env is None else env)  # a copy: the caller reuses its dict for the other side
+    if not runner:
+        # the torch oracle on one intra-op thread, as torch in this process (set_num_threads(1) above) and
+        # under torchrun: with pytest -n 2 on two cores its OpenMP threads only spun against each other
+        # (ex_seq2seq_attention under load 7: 6-13 s of CPU with the default threads, 3.2 s with one; the
+        # printed lines identical)
+        env.setdefault("OMP_NUM_THREADS", "1")
     env["PYTHONPATH"] = _ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     cmd = [sys.executable] + (["-m", "torchlike", "run"] if runner else []) + list(args)
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=_ROOT)
@@ -284,3 +290,11 @@ def _no_process_group_left_behind():
     d = sys.modules.get("torchlike.distributed")
     if d is not None and d.is_initialized():
         d.destroy_process_group()
+
+
+def example_program_vs_torch(name, rtol):
+    """``tests/programs/<name>`` (a pytorch/examples-style program) prints under the runner what it prints
+    under real torch (``same_printed_lines`` within ``rtol``), at least five lines."""
+    pytest.importorskip("torch", reason="the comparison runs the program with real torch too")
+    _, ours = lib_program_vs_torch(name, timeout=600, rtol=rtol)
+    assert len(ours) >= 5, ours

@@ -1,0 +1,26 @@
+"""Programs in the style of the classic pytorch/examples scripts, reinforcement learning, training utilities
+and data pipelines (REINFORCE, SAC/MDN with distributions, forward-forward, training utilities, DataLoader
+workers, hooks/func/cond), run unmodified under the drop-in runner.
+
+Each program in tests/programs/ex_*.py (own code, synthetic data, no downloads) seeds torch, trains a few
+steps and prints its losses/metrics in a fixed format. It runs twice: with plain python (real torch, the
+oracle) and under ``python -m torchlike run``; the printed lines must match, numbers within float32
+tolerance (``conftest.example_program_vs_torch``). The programs are split over four files by subject so that
+``pytest -n 2 --dist loadfile`` can spread them over both workers.
+"""
+import pytest
+from conftest import example_program_vs_torch
+
+PROGRAMS_AND_TOLERANCES = [
+    ("ex_reinforce.py", 0.0001),
+    ("ex_training_utils.py", 0.0001),
+    ("ex_workers_no_guard.py", 1e-06),
+    ("ex_forward_forward.py", 0.0001),
+    ("ex_distributions_sac_mdn.py", 0.0001),
+    ("ex_data_hooks_func_cond.py", 1e-05),
+]
+
+
+@pytest.mark.parametrize("name,rtol", PROGRAMS_AND_TOLERANCES, ids=[p[0][3:-3] for p in PROGRAMS_AND_TOLERANCES])
+def test_example_program_matches_torch(name, rtol):
+    example_program_vs_torch(name, rtol)
