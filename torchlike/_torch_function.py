@@ -87,9 +87,13 @@ def _disabled(tf):
 
 
 def _overrides(t):
-    """Whether instances of type ``t`` (not exactly Tensor) take part in the protocol."""
+    """Whether instances of type ``t`` (not exactly Tensor) take part in the protocol.  Real torch's own
+    tensors (``torch.from_dlpack`` interop hands them in) do not: their handler would call our function back
+    under torch's own switch, which we cannot see, forever."""
     tf = getattr(t, "__torch_function__", None)
-    return tf is not None and not _disabled(tf)
+    if tf is None or _disabled(tf):
+        return False
+    return not (getattr(t, "__module__", "").partition(".")[0] == "torch" and not issubclass(t, Tensor))
 
 
 def overloaded_args(args, kwargs=None):
@@ -221,7 +225,8 @@ def _template(nfree):
             f"        return __torchlike_tf_impls__[{_KEY}][0](*args, **kwargs)\n" \
             "    return _f\n"
         ns = {}
-        exec(compile(src, "<torch_function>", "exec"), ns)  # noqa: S102 (a fixed template, no user input)
+        exec(compile(src, __file__, "exec"), ns)  # noqa: S102 (a fixed template, no user input; named as this
+        # file so that frame filters (tracebacks, warnings' stacklevel, graph-break lines) count it as torchlike's)
         t = _TEMPLATES[nfree] = ns["_outer"]().__code__
     return t
 
@@ -237,9 +242,18 @@ def _getter_template():
     t = _TEMPLATES.get("getter")
     if t is None:
         ns = {}
-        exec(compile(_GETTER_SRC, "<torch_function>", "exec"), ns)  # noqa: S102 (a fixed template)
+        exec(compile(_GETTER_SRC, __file__, "exec"), ns)  # noqa: S102 (a fixed template; named as this file)
         t = _TEMPLATES["getter"] = ns["_f"].__code__
     return t
+
+
+_BODIES = {}  # id of a dispatching function -> a function with its original body
+
+
+def original(f):
+    """``f`` itself, or, once the protocol has made ``f`` dispatching, a function with ``f``'s original body
+    (what a check of how a surface was generated compares)."""
+    return _BODIES.get(id(f), f)
 
 
 def _make_dispatching(f, public=None, name=None):
@@ -250,9 +264,11 @@ def _make_dispatching(f, public=None, name=None):
     _DONE.add(id(f))
     impl = types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
     impl.__kwdefaults__ = f.__kwdefaults__
+    impl.__dict__.update(f.__dict__)  # (``__wrapped__`` of install's wrappers)
     key = len(_IMPLS)
     _IMPLS.append((impl, f if public is None else public))
     _ORIGINALS[key] = f
+    _BODIES[id(f)] = impl
     if name is not None:
         _PUBLIC_NAMES[f] = name
     for k, v in _GLOBALS.items():

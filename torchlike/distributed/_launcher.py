@@ -113,6 +113,7 @@ class _Worker:
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      start_new_session=True)
         self.exit_time = None
+        self.signalled = False  # the launcher signalled it while it ran (a signal death then is not its own)
         self.threads = [threading.Thread(target=self._pump, args=(self.proc.stdout, sys.stdout, False), daemon=True),
                         threading.Thread(target=self._pump, args=(self.proc.stderr, sys.stderr, True), daemon=True)]
         for t in self.threads:
@@ -140,6 +141,8 @@ class _Worker:
         self.exit_time = time.monotonic()
 
     def kill(self, sig):
+        if self.proc.poll() is None:
+            self.signalled = True
         try:
             os.killpg(self.proc.pid, sig)
         except (ProcessLookupError, PermissionError):
@@ -240,8 +243,10 @@ def run(args):
             # failed because another rank left can exit first (the leaving rank may still be shutting down)
             bad = sorted((w for w in workers if w.proc.returncode not in (0, None) and w.exit_time is not None
                           and w.exit_time <= failed.exit_time + args.max_failure_timeout), key=lambda w: w.exit_time)
+            # (a rank killed by a signal nobody here sent is a root cause even when its exit was noticed late)
             own = [w for w in bad if not any(m in ln for ln in w.tail for m in _PEER_FAILURE)
-                   and (w.exit_time <= failed.exit_time or any("Traceback" in ln for ln in w.tail))]
+                   and (w.exit_time <= failed.exit_time or any("Traceback" in ln for ln in w.tail)
+                        or (w.proc.returncode < 0 and not w.signalled))]
             root = own[0] if own else failed
             lines = [f"torchlike.distributed.run: worker rank {root.rank} (local_rank {root.local_rank}, "
                      f"pid {root.proc.pid}) failed with exit code {_describe(root.proc.returncode)}",
