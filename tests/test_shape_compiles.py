@@ -186,3 +186,27 @@ def test_large_graph_is_fused_after_recurring_and_matches_torch():
     for k, (a_step, b_step) in enumerate(zip(*res)):  # accumulated gradients equal torch's, fused or not
         for a, b in zip(a_step, b_step):  # float32 through 30 blocks: within 1e-5 of the largest entry
             np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5 * np.abs(b).max(), err_msg=f"step {k}")
+
+
+def test_changing_python_scalars_compile_nothing_new_and_match_torch(big_cache):
+    # a hand-written SGD loop under a schedule (p.add_(g, alpha=-lr)) and a float power whose exponent
+    # changes: the scalar is an argument of the cached program, so a new value compiles nothing
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal(6).astype(np.float32), rng.standard_normal(6).astype(np.float32)
+
+    def ops(lib, s):
+        a, b = lib.tensor(x, requires_grad=True), lib.tensor(y, requires_grad=True)
+        outs = [a.add(b, alpha=s), a.sub(b, alpha=-s), a.abs() ** (1.3 + s), b.abs().pow(-s - 0.25)]
+        sum(o.sum() for o in outs).backward()
+        with lib.no_grad():
+            p = a.detach().clone()
+            p.add_(b, alpha=-s)
+        return [o.detach().numpy() for o in outs] + [a.grad.numpy(), b.grad.numpy(), p.numpy()]
+
+    ops(torchlike, 0.1)
+    ops(torchlike, 0.1)  # the second backward of a graph compiles its whole-graph program (_fused)
+    before = torchlike.cache_info()["compiled"]
+    for s in (0.15, 0.2371, 0.5, 0.6, 1.9):
+        for ours, theirs in zip(ops(torchlike, s), ops(torch, s)):
+            np.testing.assert_allclose(ours, theirs, rtol=2e-6, atol=1e-7)
+    assert torchlike.cache_info()["compiled"] == before

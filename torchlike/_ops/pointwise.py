@@ -244,6 +244,11 @@ def _alpha_op(name, sub):
             if isinstance(alpha, float) and not (d.is_floating_point or d.is_complex):
                 raise RuntimeError("For integral input tensors, argument alpha must not be a floating point "
                                    "number.")
+            if type(alpha) is float and (d.is_floating_point or d.is_complex):
+                # an argument of the program, not a constant in it: a learning rate that changes every step
+                # (``p.add_(g, alpha=-lr)`` under a scheduler) must not compile a new program per value
+                return dispatch(_tensor_alpha_impl, (input, other, alpha), (("dt", d.np), ("sub", sub)),
+                                name=node_name, saves=False)
         return dispatch(_alpha_impl, (input, other), (("alpha", alpha), ("dt", d.np), ("sub", sub)), name=node_name,
                         saves=False)
     fn.__name__ = name
@@ -401,6 +406,11 @@ def pow(input, exponent):
     if d._kind == 1 and not isinstance(exponent, Tensor) and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     if isinstance(exponent, (int, float)) and not isinstance(exponent, bool) and isinstance(input, Tensor):
+        if type(exponent) is float and not exponent.is_integer() and abs(exponent) != 0.5 and \
+                (d.is_floating_point or d.is_complex):
+            # a general float power: the exponent is an argument of the program (one compilation for every
+            # value); integers and +-0.5 stay constants, where XLA lowers them to multiplies and square roots
+            return dispatch(_pow_float_scalar_impl, (input, exponent), (("dt", d.np),), name="PowBackward0")
         return dispatch(_pow_scalar_impl, (input,), (("dt", d.np), ("e", exponent)), name="PowBackward0")
     return dispatch(_pow_impl, (input, exponent), (("dt", d.np),),
                     name="PowBackward1" if isinstance(input, Tensor) else "PowBackward2")
@@ -415,6 +425,10 @@ def _pow_scalar_impl(x, dt, e):
         if e >= 0 or not jnp.issubdtype(dt, jnp.integer):
             return lax.integer_pow(x, e) if e >= 0 else 1 / lax.integer_pow(x, -e)
     return jnp.power(x, cast(e, dt))
+
+
+def _pow_float_scalar_impl(x, e, dt):
+    return jnp.power(cast(x, dt), cast(e, dt))
 
 
 register("__rpow__", namespaces=(), promote="none")(lambda self, other: pow(other, self))
