@@ -29,7 +29,12 @@ def to_tl(t, requires_grad=False):
 
 
 def assert_same(ours, theirs, rtol=1e-5, atol=1e-6):
-    """Values, shape and dtype of a torchlike tensor equal torch's."""
+    """Values, shape and dtype of a torchlike tensor equal torch's (``rtol=atol=None``: torch.testing's
+    default tolerances for the dtype). A tuple/list/dict of them (and python values) is compared item by
+    item as ``same_as_torch`` compares results; comparing nothing fails."""
+    if not isinstance(theirs, torch.Tensor):
+        assert _compare(ours, theirs, rtol, atol, False) >= 1, "assert_same compared nothing"
+        return
     assert str(ours.dtype) == str(theirs.dtype), (ours.dtype, theirs.dtype)
     assert tuple(ours.shape) == tuple(theirs.shape), (ours.shape, theirs.shape)
     torch.testing.assert_close(to_torch(ours), theirs.detach(), rtol=rtol, atol=atol, equal_nan=True)
@@ -216,6 +221,13 @@ def raises_like_torch(fn, *inputs, match=None, quiet=False):
         assert re.search(match, str(et)), f"torch's message does not match {match!r}: {et}"
         assert re.search(match, str(el)), f"torchlike's message does not match {match!r}: {el}"
     return el
+
+
+def same_draws_as_torch(fn, seed=0):
+    """``fn(module)`` after ``manual_seed(seed)`` in torch and in torchlike: bit-equal results (values,
+    dtypes, shapes, python values, as ``same_as_torch`` with ``rtol=atol=0``), and the same stream advance
+    (both draw ``rand(3)`` afterwards, compared too). Returns torchlike's ``[result, rand(3)]``."""
+    return same_as_torch(lambda m: (m.manual_seed(seed), [fn(m), m.rand(3)])[1], grad=False, rtol=0, atol=0)
 
 
 def assert_close_values(ours, theirs, rtol=1e-7, atol=0.0):
