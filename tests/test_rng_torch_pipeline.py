@@ -2,6 +2,7 @@
 ported training program reproduces torch's weights, batches and loss curve.  Expected values come
 from torch run with the same seeds."""
 import itertools
+import os
 import subprocess
 import sys
 import time
@@ -216,3 +217,19 @@ def test_sgd_with_dropout_and_shuffled_loader_follows_torch_loss_curve():
     a, b = _train(tl), _train(torch)
     # identical weights, masks and batches; only float32 rounding of the arithmetic may differ
     np.testing.assert_allclose(a, b, rtol=2e-5, atol=1e-6)
+
+
+# --- DataLoader workers: base seed, per-worker seeds, worker RNGs ---------------------------------
+# --- DataLoader workers: base seed, per-worker seeds, worker RNGs ---------------------------------------
+def test_dataloader_worker_seeds_match_torch():
+    script = os.path.join(os.path.dirname(__file__), "programs", "rng_worker_seeds.py")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(os.path.dirname(tl.__file__)),
+                                                       os.environ.get("PYTHONPATH", "")]))
+    outs = [subprocess.run([sys.executable, script, mod, "4"], capture_output=True, text=True, timeout=600, env=env)
+            for mod in ("torch", "torchlike")]
+    for r in outs:
+        assert r.returncode == 0, r.stderr[-2000:]
+    # workers run concurrently: the order of the lines may differ, their set may not
+    torch_lines, tl_lines = (sorted(r.stdout.splitlines()) for r in outs)
+    assert len(torch_lines) == 47
+    assert tl_lines == torch_lines

@@ -154,3 +154,16 @@ def test_histogram_under_compile():
     r = torch.histogram(x, 4)
     assert_close_values(q.hist, r.hist)
     assert_close_values(q.bin_edges, r.bin_edges, rtol=1e-6, atol=1e-6)
+
+
+# --- multinomial without replacement: tied p / q values come out in torch's topk order ------------
+def test_topk_order_is_torchs_for_ties_and_nans():
+    from torchlike._mt_rejection import topk_order
+    rs = np.random.RandomState(0)
+    for t in range(150):
+        n = int(rs.choice([5, 17, 50, 300, 2000]))
+        k = int(rs.randint(1, n + 1)) if t % 2 else max(1, n // 70)
+        v = rs.randint(0, int(rs.choice([3, 10, 1000])), n).astype(np.float32)
+        if t % 7 == 0:
+            v[rs.randint(0, n, 3)] = np.nan
+        assert topk_order(v.tolist(), k) == torch.topk(torch.tensor(v), k).indices.tolist(), (n, k)
