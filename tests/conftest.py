@@ -28,6 +28,11 @@ def to_tl(t, requires_grad=False):
     return out.requires_grad_(requires_grad) if requires_grad else out
 
 
+def tensor_pair(a, requires_grad=False):
+    """``(torchlike.tensor(a), torch.tensor(a))`` of one numpy array, both requiring grad if asked."""
+    return torchlike.tensor(a, requires_grad=requires_grad), torch.tensor(a, requires_grad=requires_grad)
+
+
 def assert_same(ours, theirs, rtol=1e-5, atol=1e-6):
     """Values, shape and dtype of a torchlike tensor equal torch's (``rtol=atol=None``: torch.testing's
     default tolerances for the dtype). A tuple/list/dict of them (and python values) is compared item by

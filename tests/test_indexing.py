@@ -610,3 +610,32 @@ def test_take_along_dim_wraps_indices(dim):
     r.backward(g)
     q.backward(to_tl(g))
     assert_close_values(xt.grad, x.grad)
+
+
+# --- put(accumulate=True) of bools ----------------------------------------------------------------
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_put_bool_matches_torch(accumulate):
+    x = torch.tensor([[True, False, False], [False, False, True]])
+    idx = torch.tensor([1, 1, 2, -1, 4])
+    src = torch.tensor([True, True, False, False, True])
+    assert_same(torchlike.put(to_tl(x), to_tl(idx), to_tl(src), accumulate=accumulate),
+                torch.put(x, idx, src, accumulate=accumulate), rtol=None, atol=None)
+
+
+def test_unsafe_masked_index_and_put_accumulate():
+    x = torch.arange(25.).reshape(5, 5)
+    m = torch.tensor([[True, False], [True, True]])
+    idx = [torch.tensor([[0], [9]]), torch.tensor([[1, -7]])]  # out of range only where clamped
+    lidx = [to_tl(i) for i in idx]
+    assert_same(torchlike._unsafe_masked_index(to_tl(x), to_tl(m), lidx, -1.5),
+                torch._unsafe_masked_index(x, m, idx, -1.5),
+                rtol=None, atol=None)
+    xi = x.long()
+    assert_same(torchlike._unsafe_masked_index(to_tl(xi), to_tl(m), lidx, 2), torch._unsafe_masked_index(xi, m, idx, 2),
+                rtol=None, atol=None)
+    v = torch.arange(1., 5.).reshape(2, 2)
+    assert_same(torchlike._unsafe_masked_index_put_accumulate(to_tl(x), to_tl(m), lidx, to_tl(v)),
+                torch._unsafe_masked_index_put_accumulate(x, m, idx, v), rtol=None, atol=None)
+    for bad in (torch.tensor([[0.]]), torch.tensor([[True]])):
+        raises_like_torch(torch_or_tl(lambda: torch._unsafe_masked_index(x, m, [bad], 1.),
+                                      lambda: torchlike._unsafe_masked_index(to_tl(x), to_tl(m), [to_tl(bad)], 1.)))

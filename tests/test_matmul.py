@@ -211,3 +211,38 @@ def test_tensordot_broadcasts_size_one(sa, sb, dims):
 def test_tensordot_mismatch_error():
     raises_like_torch(torch_or_tl(lambda: torch.tensordot(torch.randn(2, 3), torch.randn(3, 3), dims=([0], [0])),
                                   lambda: torchlike.tensordot(torchlike.randn(2, 3), torchlike.randn(3, 3), dims=([0], [0]))))
+
+
+# --- einsum of small integers, kron of bools ------------------------------------------------------
+# --- einsum ---------------------------------------------------------------------------------------
+EINSUM_INT_CASES = [("i->", "v"), ("ij->i", "a"), ("ii->i", "a"), ("ii->", "a"), ("ii", "a"), ("iji->j", "c"),
+                    ("i...->...", "a"), ("...->", "v"), ("ij,j->i", "av"), ("i,i->", "vv"), ("i,j->", "vv"),
+                    ("i,j->i", "vv"), ("j,i->i", "vv"), ("i,j->ij", "vv"), ("ij,jk,k->i", "aav"),
+                    ("ij,kj->ik", "aa"), ("ijk,ik->j", "ca"), ("...ik,...j->ij", "cv"), ("ij,j", "av"),
+                    ("ij,Ab->ijAb", "aa")]
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int16, torch.int8, torch.uint8, torch.int64])
+@pytest.mark.parametrize("eq,which", EINSUM_INT_CASES)
+def test_einsum_integer_result_dtype(eq, which, dtype):
+    # torch sums each operand's own labels first, promoting small ints to int64
+    vals = {"v": torch.arange(3).to(dtype), "a": torch.arange(9).reshape(3, 3).to(dtype),
+            "c": torch.arange(27).reshape(3, 3, 3).to(dtype)}
+    ops = [vals[w] for w in which]
+    assert_same(torchlike.einsum(eq, *[to_tl(o) for o in ops]), torch.einsum(eq, *ops), rtol=None, atol=None)
+
+
+def test_einsum_mixed_pair_error_as_torch():
+    a, v = torch.arange(9, dtype=torch.int16).reshape(3, 3), torch.arange(3, dtype=torch.int16)
+    with pytest.raises(RuntimeError) as t_err:
+        torch.einsum("ij,j->", a, v)
+    with pytest.raises(RuntimeError) as l_err:
+        torchlike.einsum("ij,j->", to_tl(a), to_tl(v))
+    assert str(l_err.value) == str(t_err.value)
+
+
+# --- kron of bools, zeta edges --------------------------------------------------------------------
+def test_kron_bool_is_logical_and_of_blocks():
+    a = torch.tensor([[True, False], [True, True]])
+    b = torch.tensor([[False, True, True]])
+    assert_same(torchlike.kron(to_tl(a), to_tl(b)), torch.kron(a, b), rtol=None, atol=None)

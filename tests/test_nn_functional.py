@@ -504,3 +504,42 @@ def test_conv1d_errors(wshape, kw):
 def test_conv_bias_dtype_error():
     x, w, b = RNG.standard_normal((1, 1, 4)), RNG.standard_normal((1, 1, 2)), RNG.standard_normal(1).astype(np.float32)
     raises_like_torch(lambda m, x, w, b: m.nn.functional.conv1d(x, w, b), x, w, b)
+
+
+# --- embedding_bag of half weights: weighed and summed in float32, rounded once -----------------------------
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+def test_embedding_bag_half_accumulates_in_float32(dtype, mode):
+    g = torch.Generator().manual_seed(6)
+    w = (torch.randn(10, 5, generator=g) * 9).to(dtype)
+    idx, off = torch.tensor([1, 5, 4, 5, 9, 2]), torch.tensor([0, 3])
+    psw = (torch.randn(6, generator=g) * 5).to(dtype) if mode == "sum" else None
+    tol = {"rtol": None, "atol": None} if mode == "mean" and dtype is torch.bfloat16 else {"rtol": 0, "atol": 0}
+    assert_same(F.embedding_bag(to_tl(idx), to_tl(w), to_tl(off), mode=mode,
+                                per_sample_weights=None if psw is None else to_tl(psw)),
+                TF.embedding_bag(idx, w, off, mode=mode, per_sample_weights=psw), **tol)
+
+
+# --- 0-d, integer and bool inputs that once differed from torch (functional and tensor ops) -------
+# --- bug fixes ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("case", range(14))
+def test_fixes(case):
+    F = lambda m: m.nn.functional  # noqa: E731
+    fns = [
+        lambda m: F(m).normalize(m.tensor(2.), dim=0),
+        lambda m: F(m).cosine_similarity(m.tensor(2.), m.tensor(3.), dim=0),
+        lambda m: F(m).softmin(m.tensor(2.), 0),
+        lambda m: m.div(m.tensor([[5, -7], [1, 2]]), m.tensor([2, 3]), rounding_mode="trunc"),
+        lambda m: m.addr(m.tensor([[True, False], [False, False]]), m.tensor([True, False]), m.tensor([True, True])),
+        lambda m: m.addr(m.tensor([[True, False], [False, True]]), m.tensor([True, False]), m.tensor([True, True]),
+                         beta=False, alpha=True),
+        lambda m: F(m).avg_pool3d(m.arange(-9, 18).reshape(1, 3, 3, 3), 2, 1),
+        lambda m: F(m).avg_pool1d(m.tensor([[[-1, -2, 4, -7, 9, -3]]]), 2),
+        lambda m: F(m).pad(m.arange(12.).reshape(1, 3, 4), (-1, 2), mode="circular"),
+        lambda m: F(m).pad(m.arange(24.).reshape(1, 2, 3, 4), (2, -1, 1, 1), mode="circular"),
+        lambda m: m.tensor(True).sum_to_size(()),
+        lambda m: F(m).local_response_norm(m.arange(8).reshape(1, 2, 4), 2),
+        lambda m: m.frexp(m.tensor([8., 0.3, -5., 0.])).mantissa,
+        lambda m: m.combinations(m.tensor([1., 2.]), 3),
+    ]
+    assert_same(fns[case](torchlike), fns[case](torch), 1e-6, 1e-6)

@@ -1,10 +1,13 @@
 """torch.native_layer_norm / native_batch_norm / _native_batch_norm_legit / native_group_norm against torch:
 all three outputs (values, shapes, dtypes), which of them carry gradients, running-statistics updates,
-eval mode, half precision, and errors."""
+eval mode, half precision, and errors; ``_batch_norm_with_update`` and the dtype of batch norm's statistics
+for half inputs."""
 import numpy as np
 import pytest
+import torch
 
-from conftest import raises_like_torch, same_as_torch
+import torchlike
+from conftest import assert_same, raises_like_torch, same_as_torch, tensor_pair
 
 rng = np.random.default_rng(0)
 X = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
@@ -94,3 +97,35 @@ def test_half_precision_keeps_the_input_dtype_like_torch(dtype):
 def test_errors_like_torch():
     raises_like_torch(lambda m, x: m.native_layer_norm(x, [4], None, None, 1e-5), X)
     raises_like_torch(lambda m, x: m.native_group_norm(x, None, None, 2, 3, 20, 2, 1e-5), X, match="divisible")
+
+
+# --- _batch_norm_with_update and the dtype of batch norm's statistics -----------------------------
+@pytest.mark.parametrize("affine", [False, True])
+def test_batch_norm_with_update_matches_torch(affine):
+    x = rng.standard_normal((4, 3, 5)).astype(np.float32)
+    w, b = (rng.standard_normal(3).astype(np.float32) for _ in range(2))
+    rm_a, rm_b = tensor_pair(np.zeros(3, np.float32))
+    rv_a, rv_b = tensor_pair(np.ones(3, np.float32))
+    wa, wb = tensor_pair(w) if affine else (None, None)
+    ba, bb = tensor_pair(b) if affine else (None, None)
+    got = torchlike.ops.aten._batch_norm_with_update(torchlike.tensor(x), wa, ba, rm_a, rv_a, 0.1, 1e-5)
+    want = torch.ops.aten._batch_norm_with_update(torch.tensor(x), wb, bb, rm_b, rv_b, 0.1, 1e-5)
+    assert len(got) == len(want) == 4
+    for a, b in zip(got, want):
+        assert_same(a, b, rtol=1e-5, atol=1e-5)
+    assert_same(rm_a, rm_b, rtol=1e-5, atol=1e-5)
+    assert_same(rv_a, rv_b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", ["stats", "eval", "no_stats", "weight_only"])
+def test_native_batch_norm_half_statistics_dtype(case):
+    """torch keeps the statistics in float32 for a bfloat16 input with float32 parameters, else the input's."""
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+
+    def run(lib):
+        xi = lib.tensor(x).to(lib.bfloat16)
+        stats = (lib.zeros(3), lib.ones(3)) if case in ("stats", "eval") else (None, None)
+        w = lib.ones(3) if case == "weight_only" else None
+        return lib.native_batch_norm(xi, w, None, *stats, case != "eval", 0.1, 1e-5)
+    for a, b in zip(run(torchlike), run(torch)):
+        assert_same(a, b, rtol=1e-2, atol=1e-2)

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import torchlike
-from conftest import assert_same, raises_like_torch, same_as_torch
+from conftest import assert_same, raises_like_torch, same_as_torch, to_tl
 
 R = np.random.default_rng(1)
 F = R.standard_normal((3, 4)).astype(np.float32)
@@ -20,6 +20,8 @@ U8 = R.integers(0, 20, (3, 4)).astype(np.uint8)
 B = R.integers(0, 2, (3, 4)).astype(bool)
 C = (R.standard_normal((3, 4)) + 1j * R.standard_normal((3, 4))).astype(np.complex64)
 SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5], np.float32)
+_R0 = np.random.default_rng(0)
+A = _R0.standard_normal((3, 5)).astype(np.float32)
 
 
 def _torch_raises(fn, inputs):
@@ -221,3 +223,35 @@ def test_binary_dtype_sweep(name, pair):
 def test_scalar_promotion(name, scalar, dt):
     a = DT_INPUTS[dt]
     compare_sweep(lambda m, x: getattr(m, name)(x, scalar), a, rtol=1e-4, atol=1e-5)
+
+
+# --- gradients of i0, frexp's mantissa, combinations ----------------------------------------------
+def test_fixed_gradients():
+    grads = []
+    for m in (torch, torchlike):
+        x = m.tensor([0.0, -1.7, 3.0], requires_grad=True)
+        m.i0(x).sum().backward()
+        y = m.tensor([8., 0.3, -5., 0.], requires_grad=True)
+        (m.frexp(y).mantissa * m.tensor([1., 2., 3., 4.])).sum().backward()
+        z = m.tensor([1., 2., 3.], requires_grad=True)
+        (m.combinations(z, 2) * m.arange(6.).reshape(3, 2)).sum().backward()
+        grads.append((x.grad, y.grad, z.grad))
+    assert_same(grads[1], grads[0], 1e-6, 1e-6)
+
+
+# --- isclose/allclose/equal/isin, complex/polar ---------------------------------------------------
+def test_closeness_and_membership():
+    a, b = torch.tensor([1.0, 2.0, float("nan")]), torch.tensor([1.0 + 1e-9, 2.1, float("nan")])
+    for kw in ({}, {"equal_nan": True}, {"rtol": 0.1}):
+        assert_same(torchlike.isclose(to_tl(a), to_tl(b), **kw), torch.isclose(a, b, **kw))
+        assert torchlike.allclose(to_tl(a), to_tl(b), **kw) == torch.allclose(a, b, **kw)
+    assert torchlike.equal(to_tl(a[:2]), to_tl(a[:2])) == torch.equal(a[:2], a[:2])
+    e, t = torch.tensor([1, 2, 3, 4]), torch.tensor([2, 4])
+    assert_same(torchlike.isin(to_tl(e), to_tl(t)), torch.isin(e, t))
+    assert_same(torchlike.isin(to_tl(e), to_tl(t), invert=True), torch.isin(e, t, invert=True))
+
+
+def test_complex_and_polar():
+    re, im = torch.tensor(A[0]), torch.tensor(A[1])
+    assert_same(torchlike.complex(to_tl(re), to_tl(im)), torch.complex(re, im))
+    assert_same(torchlike.polar(to_tl(re.abs()), to_tl(im)), torch.polar(re.abs(), im))

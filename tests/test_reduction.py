@@ -1,15 +1,18 @@
 """Reductions compared with torch: values, dtypes, keepdim/dim forms, empty tensors, errors, gradients; order
 statistics (median/mode/quantile), scans, diff/trace/renorm."""
+import math
+
 import numpy as np
 import pytest
 import torch
 
 import torchlike
 from _reduce_helpers import NAN, arr, both
-from conftest import assert_close_values, assert_same, raises_like_torch, to_tl
+from conftest import assert_close_values, assert_same, raises_like_torch, tensor_pair, to_tl, torch_or_tl
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*degrees of freedom")
 
+RNG = np.random.default_rng(0)
 DIMS = [None, 0, -1, (0, 2), ()]
 DT_ALL = ["float32", "float64", "int64", "int32", "uint8", "bool"]
 
@@ -367,3 +370,103 @@ def test_logcumsumexp_neg_inf_and_complex():
     assert_close_values(xt.grad, x.grad)
     c = torch.randn(4, dtype=torch.complex64)
     assert_close_values(torchlike.logcumsumexp(to_tl(c), 0), torch.logcumsumexp(c, 0), rtol=1e-5, atol=1e-6)
+
+
+# --- hash_tensor ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64,
+                                   torch.int32, torch.int8, torch.uint8, torch.bool])
+def test_hash_tensor_matches_torch(dtype):
+    g = torch.Generator().manual_seed(1)
+    x = (torch.randn(3, 4, generator=g) * 50).to(dtype)
+    for kw in ({}, {"dim": 1}, {"dim": (0, 1), "keepdim": True}, {"dim": 0, "keepdim": True}):
+        e, a = torch.hash_tensor(x, **kw), torchlike.hash_tensor(to_tl(x), **kw)
+        assert str(a.dtype) == str(e.dtype) == "torch.uint64"
+        assert a.tolist() == e.tolist()
+    assert to_tl(x).hash_tensor().item() == x.hash_tensor().item()
+
+
+def test_hash_tensor_errors_as_torch():
+    for x, tx in ((torch.empty(0), torchlike.empty(0)), (torch.ones(2, dtype=torch.complex64),
+                                                           torchlike.ones(2, dtype=torchlike.complex64))):
+        with pytest.raises(Exception) as t_err:
+            torch.hash_tensor(x)
+        with pytest.raises(Exception) as l_err:
+            torchlike.hash_tensor(tx)
+        assert type(l_err.value) is type(t_err.value) and str(l_err.value) == str(t_err.value)
+
+
+# --- logcumsumexp of complex inputs: torch's branch of the log --------------------------------------
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_logcumsumexp_complex_branch(dtype, dim):
+    g = torch.Generator().manual_seed(3)
+    x = (torch.randn(5, 4, 6, generator=g, dtype=dtype) * 4)
+    assert_same(torchlike.logcumsumexp(to_tl(x), dim), torch.logcumsumexp(x, dim), rtol=None, atol=None)
+
+
+def test_logcumsumexp_complex_nonfinite():
+    x = torch.tensor([1 + 1j, complex(float("nan"), 0), 2 - 1j, complex(-math.inf, 1), complex(math.inf, 2), 3j,
+                      complex(-math.inf, 0), complex(-math.inf, 3)], dtype=torch.complex128)
+    for xs in (x, x[3:], x[6:]):
+        assert_same(torchlike.logcumsumexp(to_tl(xs), 0), torch.logcumsumexp(xs, 0), rtol=None, atol=None)
+
+
+# --- segment_reduce ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "max", "min", "amax", "amin"])
+@pytest.mark.parametrize("initial", [None, 2])
+def test_segment_reduce_values_and_grads(reduce, initial):
+    x = np.array([1., 2., 2., 0., 3., 3., -1.], np.float32)  # ties, a zero, an empty segment
+    lengths = [1, 0, 3, 2, 1]
+    a, b = tensor_pair(x, True)
+    got = torchlike.segment_reduce(a, reduce, lengths=torchlike.tensor(lengths), initial=initial)
+    want = torch.segment_reduce(b, reduce, lengths=torch.tensor(lengths), initial=initial)
+    assert_same(got, want, rtol=1e-5, atol=1e-5)
+    assert got.grad_fn.name() == want.grad_fn.name()
+    g = np.array([1., 10., 100., 1000., 7.], np.float32)
+    got.backward(torchlike.tensor(g))
+    want.backward(torch.tensor(g))
+    assert_same(a.grad, b.grad, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["lengths", "offsets"])
+@pytest.mark.parametrize("reduce", ["sum", "max", "mean", "prod"])
+def test_segment_reduce_along_inner_axis(mode, reduce):
+    x = RNG.standard_normal((5, 5, 3)).astype(np.float32)
+    lengths = np.array([[2, 0, 3, 0], [0, 1, 2, 2], [3, 0, 2, 0], [1, 1, 1, 2], [0, 1, 2, 2]])
+
+    def run(lib):
+        ln = lib.tensor(lengths)
+        kw = {"lengths": ln} if mode == "lengths" else {
+            "offsets": lib.cat([lib.zeros(5, 1, dtype=lib.int64), ln], 1).cumsum(1)}
+        return lib._segment_reduce(lib.tensor(x), reduce, axis=1, initial=1, **kw)
+    assert_same(run(torchlike), run(torch), rtol=1e-5, atol=1e-5)
+
+
+def test_segment_reduce_unsafe_lengths_short_of_the_axis():
+    x = np.arange(12.0, dtype=np.float32).reshape(6, 2)
+    got = torchlike.segment_reduce(torchlike.tensor(x), "sum", lengths=torchlike.tensor([1, 2, 0]), unsafe=True)
+    want = torch.segment_reduce(torch.tensor(x), "sum", lengths=torch.tensor([1, 2, 0]), unsafe=True)
+    assert_same(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_segment_reduce_nan_propagates_through_max_and_min():
+    x = np.array([1., np.nan, 2., 5.], np.float32)
+    for reduce in ("max", "min"):
+        assert_same(torchlike.segment_reduce(torchlike.tensor(x), reduce, lengths=torchlike.tensor([3, 1])), torch.segment_reduce(torch.tensor(x), reduce, lengths=torch.tensor([3, 1])), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("kwargs", [dict(), dict(lengths=[1, 2]), dict(lengths=[-1, 6]), dict(lengths=[5], bad=1)])
+def test_segment_reduce_errors_match_torch(kwargs):
+    reduce = "foo" if kwargs.pop("bad", None) else "sum"
+
+    def call(lib):
+        kw = {k: lib.tensor(v) for k, v in kwargs.items()}
+        return lambda: lib.segment_reduce(lib.arange(5.0), reduce, **kw)
+    raises_like_torch(torch_or_tl(call(torch), call(torchlike)))
+
+
+def test_segment_reduce_under_compile_matches_eager():
+    x, ln = torchlike.tensor([1., 2., 3., 4., 5.]), torchlike.tensor([2, 0, 3])
+    f = torchlike.compile(lambda x, ln: torchlike.segment_reduce(x, "max", lengths=ln, initial=0.5))
+    assert_same(f(x, ln), torch.segment_reduce(torch.tensor([1., 2., 3., 4., 5.]), "max",
+                                          lengths=torch.tensor([2, 0, 3]), initial=0.5), rtol=1e-5, atol=1e-5)

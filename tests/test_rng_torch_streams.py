@@ -245,7 +245,7 @@ def test_nn_init_orthogonal_close_to_torch():
         np.testing.assert_array_equal(tl.rand(3).numpy(), torch.rand(3).numpy())
 
 
-# --- every normal overload, generator= everywhere, nn.init and module constructors, dropout names, sampler dtype errors, Generator extras ---
+# --- every normal overload, generator= everywhere, nn.init, module constructors, dropout names, errors ---
 torch = pytest.importorskip("torch", reason="torch is the oracle for the random streams")
 
 

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import torchlike
-from conftest import assert_close_values, assert_same, raises_like_torch, same_as_torch, to_tl
+from conftest import assert_close_values, assert_same, raises_like_torch, same_as_torch, to_tl, torch_or_tl
 
 R = np.random.default_rng(0)
 A23 = np.arange(6).reshape(2, 3)
@@ -261,3 +261,40 @@ def test_zero_function_grad():
     torch.zero_(y).sum().backward()
     torchlike.zero_(yt).sum().backward()
     assert_close_values(xt.grad, x.grad)
+
+
+# --- _chunk_cat, empty_permuted -------------------------------------------------------------------
+# --- ops that were missing ---------------------------------------------------------------------------
+def test_chunk_cat():
+    g = torch.Generator().manual_seed(4)
+    cases = [([(1, 2, 3), (1, 2, 3)], -1, 5), ([(1, 2, 3), (1, 2, 3)], 1, 2), ([(2, 4), (1, 3)], 0, 2),
+             ([(3, 5, 2), (3, 1), (3, 7, 4, 1)], 1, 3)]
+    for shapes, dim, n in cases:
+        ts = [torch.randn(s, generator=g) for s in shapes]
+        assert_same(torchlike._chunk_cat([to_tl(t) for t in ts], dim, n), torch._chunk_cat(ts, dim, n),
+                    rtol=None, atol=None)
+    a, b = torch.randn(2, 3), torch.randn(2, 3)
+    for bad in (([], 0, 2), ([a, b], 0, 0), ([a, b.double()], 0, 2), ([a, torch.randn(3, 3)], 1, 2),
+                ([a, torch.zeros(0, 3).double()], 0, 2), ([a, torch.randn(2)], 1, 2), ([a], 2, 2)):
+        raises_like_torch(torch_or_tl(lambda: torch._chunk_cat(*bad),
+                                      lambda: torchlike._chunk_cat([to_tl(t) for t in bad[0]], *bad[1:])))
+
+
+def test_chunk_cat_has_no_derivative():
+    # torch: "derivative for aten::_chunk_cat is not implemented" at backward; here the result takes no part
+    # in autograd, so backward raises RuntimeError too
+    a = torch.randn(2, 5, dtype=torch.float64, requires_grad=True)
+    with pytest.raises(RuntimeError):
+        torch._chunk_cat([a, a], 1, 3).sum().backward()
+    la = to_tl(a, requires_grad=True)
+    with pytest.raises(RuntimeError):
+        torchlike._chunk_cat([la, la], 1, 3).sum().backward()
+
+
+def test_empty_permuted_shape_dtype_and_errors():
+    r = torchlike.empty_permuted((2, 3, 4), (2, 0, 1), dtype=torchlike.int8)
+    e = torch.empty_permuted((2, 3, 4), (2, 0, 1), dtype=torch.int8)
+    assert tuple(r.shape) == tuple(e.shape) and str(r.dtype) == str(e.dtype)
+    for size, perm in (((2, 3), (0,)), ((2, 3), (0, 0)), ((2, 3), (0, 2)), ((2, 3), (0, -1))):
+        raises_like_torch(torch_or_tl(lambda: torch.empty_permuted(size, perm),
+                                      lambda: torchlike.empty_permuted(size, perm)))

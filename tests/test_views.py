@@ -1,15 +1,20 @@
-"""Views alias their root: in-place writes through any alias are visible through all of them."""
+"""Views alias their root: in-place writes through any alias are visible through all of them; in-place view
+ops (``t_``, ``as_strided_``, ``transpose_`` of a view), ``view_as_complex``/``view_as_real``,
+``as_strided_scatter``, ``fill_diagonal_``, ``.H``/``.mH``, slices of a leaf view requiring grad."""
 import numpy as np
 import pytest
 import torch
 
 import torchlike
-from conftest import assert_same
+from conftest import assert_same, to_tl
 
+RNG = np.random.default_rng(0)
 
 def both(shape=(4, 5)):
     a = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
     return torch.tensor(a), torchlike.tensor(a)
+_R0 = np.random.default_rng(0)
+A = _R0.standard_normal((3, 5)).astype(np.float32)
 
 
 def test_chain_of_views_write_visible_in_base_and_siblings():
@@ -105,3 +110,92 @@ def test_contiguous_and_clone():
     c = o.clone()
     c.fill_(0)
     assert o.sum().item() == t.sum().item()
+
+
+# --- slicing a non-contiguous leaf view that requires grad -----------------------------------------------
+def test_slice_of_leaf_view_requiring_grad_is_differentiable():
+    base = torch.zeros(10, 5, dtype=torch.float64)
+    x = base[::2].requires_grad_()
+    y = x[0:3]
+    (y * torch.arange(15.0, dtype=torch.float64).reshape(3, 5)).sum().backward()
+    lx = torchlike.zeros(10, 5, dtype=torchlike.float64)[::2].requires_grad_()
+    ly = lx[0:3]
+    assert ly.requires_grad and type(ly.grad_fn).__name__ == type(y.grad_fn).__name__ == "SliceBackward0"
+    (ly * torchlike.arange(15.0, dtype=torchlike.float64).reshape(3, 5)).sum().backward()
+    assert lx.grad.tolist() == x.grad.tolist()
+
+
+# --- unravel_index, view_as_complex, as_strided_scatter, in-place view ops ------------------------
+def test_unravel_view_as_complex_scatter_misc():
+    assert_same(torchlike.unravel_index(torchlike.tensor(np.asarray([5, 7, 0])), (2, 4)),
+                torch.unravel_index(torch.tensor(np.asarray([5, 7, 0])), (2, 4)), 1e-6, 1e-6)
+    assert_same(torchlike.unravel_index(torchlike.tensor(5), (2, 4)),
+                torch.unravel_index(torch.tensor(5), (2, 4)), 1e-6, 1e-6)
+    with pytest.raises(TypeError):
+        torchlike.unravel_index(torchlike.tensor(1.), (2, 4))
+    y = RNG.standard_normal((3, 2))
+    assert_same(torchlike.view_as_complex(torchlike.tensor(y)), torch.view_as_complex(torch.tensor(y)), 1e-6, 1e-6)
+    assert_same(torchlike.view_as_real(torchlike.view_as_complex(torchlike.tensor(y))),
+                torch.view_as_real(torch.view_as_complex(torch.tensor(y))), 1e-6, 1e-6)
+    x, s = np.arange(9.).reshape(3, 3), np.ones((2, 2))
+    rt, st = torch.tensor(x, requires_grad=True), torch.tensor(s, requires_grad=True)
+    rl, sl = torchlike.tensor(x, requires_grad=True), torchlike.tensor(s, requires_grad=True)
+    r, l = torch.as_strided_scatter(rt, st, (2, 2), (1, 2), 1), torchlike.as_strided_scatter(rl, sl, (2, 2), (1, 2), 1)
+    assert_same(l, r, 1e-6, 1e-6)
+    r.backward(torch.tensor(x)), l.backward(torchlike.tensor(x))
+    assert_same(rl.grad, rt.grad, 1e-6, 1e-6), assert_same(sl.grad, st.grad, 1e-6, 1e-6)
+    assert_same(torchlike.tensor(np.asarray([2., 4.])).__rdiv__(3),
+                torch.tensor(np.asarray([2., 4.])).__rdiv__(3), 1e-6, 1e-6)
+    assert torchlike.tensor(np.asarray([1.])).chalf().dtype.is_complex
+    a = torch.tensor(np.asarray([1., 2.]), dtype=torch.float64)
+    b = torchlike.tensor(np.asarray([1., 2.]), dtype=torchlike.float64)
+    assert_same(b.float_power_(2.5), a.float_power_(2.5), 1e-6, 1e-6)
+    with pytest.raises(RuntimeError, match="float_power_"):
+        torchlike.tensor([1., 2.]).float_power_(2)
+
+
+def test_inplace_view_ops():
+    r, l = torch.arange(6.).reshape(2, 3), torchlike.arange(6.).reshape(2, 3)
+    r.t_(), l.t_()
+    assert_same(l, r, 1e-6, 1e-6)
+    assert r.stride() == l.stride() and r.is_contiguous() == l.is_contiguous() and r._version == l._version
+    r.as_strided_(((2, 2)), (1, 2), 1), l.as_strided_((2, 2), (1, 2), 1)
+    assert_same(l, r, 1e-6, 1e-6)
+    r, l = torch.zeros(3, 1), torchlike.zeros(3, 1)
+    r.squeeze_(1).add_(1), l.squeeze_(1).add_(1)
+    assert_same(l, r, 1e-6, 1e-6)
+    r.unsqueeze_(0), l.unsqueeze_(0)
+    assert_same(l, r, 1e-6, 1e-6)
+    # a view's in-place transpose still writes through to its base
+    outs = []
+    for m in (torch, torchlike):
+        c = m.arange(12.).reshape(3, 4)
+        w = c[:, 1:3]
+        w.transpose_(0, 1)
+        w.mul_(10)
+        outs.append((c, w))
+    assert_same(outs[1][0], outs[0][0], 1e-6, 1e-6), assert_same(outs[1][1], outs[0][1], 1e-6, 1e-6)
+    # autograd through an in-place transpose of a non-leaf
+    grads = []
+    for m in (torch, torchlike):
+        a = m.arange(6.).reshape(2, 3).requires_grad_()
+        b = a * 2
+        b.transpose_(0, 1)
+        (b * m.arange(6.).reshape(3, 2)).sum().backward()
+        grads.append(a.grad)
+    assert_same(grads[1], grads[0], 1e-6, 1e-6)
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        torchlike.ones(2, 3, requires_grad=True).t_()
+
+
+# --- fill_diagonal_, .H/.mH, ravel of a transpose -------------------------------------------------
+def test_fill_diagonal_and_hermitian_views():
+    for shape, wrap in (((3, 3), False), ((7, 3), True), ((7, 3), False), ((2, 2, 2), False)):
+        t, o = torch.zeros(shape), torchlike.zeros(shape)
+        t.fill_diagonal_(5, wrap=wrap)
+        o.fill_diagonal_(5, wrap=wrap)
+        assert_same(o, t)
+    c = torch.tensor(A[:2, :3]) * (1 + 1j)
+    assert_same(to_tl(c).H, c.H)
+    assert_same(to_tl(c).mH, c.mH)
+    assert_same(torchlike.ravel(torchlike.tensor(A).t()), torch.ravel(torch.tensor(A).t()))

@@ -1,0 +1,74 @@
+"""Losses over the dtypes torch accepts beyond float: complex inputs (``l1_loss`` is real), integer and
+bool inputs (pairwise/triplet distances, margin ranking, cosine embedding), and NaN kept through
+``clamp_min`` in the hinge losses, with gradients; compared with torch."""
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch is the oracle for these tests")
+import torchlike  # noqa: E402
+import torchlike.nn.functional as LF  # noqa: E402
+from conftest import assert_same, to_tl  # noqa: E402
+
+F = torch.nn.functional
+
+
+# --- losses: complex inputs, integer inputs, NaN through clamp_min ------------------------------------
+def test_l1_loss_complex_is_real():
+    g = torch.Generator().manual_seed(0)
+    for dt in (torch.complex64, torch.complex128):
+        a, b = torch.randn(3, 4, generator=g, dtype=dt), torch.randn(3, 4, generator=g, dtype=dt)
+        for red in ("mean", "sum", "none"):
+            assert_same(LF.l1_loss(to_tl(a), to_tl(b), reduction=red), F.l1_loss(a, b, reduction=red),
+                        rtol=None, atol=None)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.uint8, torch.int8, torch.int64, torch.float32])
+def test_pairwise_and_triplet_distance_dtypes(dtype):
+    g = torch.Generator().manual_seed(1)
+    if dtype.is_complex:
+        a, p, n = (torch.randn(4, 5, generator=g, dtype=dtype) for _ in range(3))
+    else:  # uint8 differences wrap in torch (x1 - x2 is taken in the inputs' dtype)
+        a, p, n = (torch.randint(0, 120, (4, 5), generator=g).to(dtype) for _ in range(3))
+    assert_same(LF.pairwise_distance(to_tl(a), to_tl(p)), F.pairwise_distance(a, p), rtol=1e-5, atol=1e-5)
+    assert_same(LF.pairwise_distance(to_tl(a), to_tl(p), p=1.0), F.pairwise_distance(a, p, p=1.0), rtol=1e-5, atol=1e-5)
+    for swap in (False, True):
+        assert_same(LF.triplet_margin_loss(to_tl(a), to_tl(p), to_tl(n), swap=swap),
+                    F.triplet_margin_loss(a, p, n, swap=swap), rtol=1e-5, atol=1e-5)
+    assert_same(LF.triplet_margin_with_distance_loss(to_tl(a), to_tl(p), to_tl(n), reduction="none"),
+                F.triplet_margin_with_distance_loss(a, p, n, reduction="none"), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int16, torch.uint8])
+def test_margin_ranking_loss_integer_inputs(dtype):
+    a = torch.tensor([1, 5, 3, 2, 9]).to(dtype)
+    b = torch.tensor([2, 1, 0, 2, 4]).to(dtype)
+    t = torch.tensor([1, 1, 1, 1, 1]).to(dtype) if dtype is torch.uint8 else torch.tensor([1, -1, 1, -1, 1]).to(dtype)
+    for red in ("none", "mean", "sum"):
+        for margin in (0.0, 0.5):
+            assert_same(LF.margin_ranking_loss(to_tl(a), to_tl(b), to_tl(t), margin=margin, reduction=red),
+                        F.margin_ranking_loss(a, b, t, margin=margin, reduction=red), rtol=None, atol=None)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int8, torch.uint8, torch.bool])
+def test_cosine_embedding_loss_integer_inputs(dtype):
+    g = torch.Generator().manual_seed(2)
+    hi = 2 if dtype is torch.bool else 30
+    a, b = (torch.randint(0, hi, (4, 6), generator=g).to(dtype) for _ in range(2))
+    t = torch.tensor([1, -1, 1, -1])
+    for red in ("none", "mean"):
+        assert_same(LF.cosine_embedding_loss(to_tl(a), to_tl(b), to_tl(t), reduction=red),
+                    F.cosine_embedding_loss(a, b, t, reduction=red), rtol=None, atol=None)
+
+
+def test_hinge_losses_keep_nan_like_clamp_min():
+    x = torch.tensor([0.5, float("nan"), -2.0, 3.0], dtype=torch.float64)
+    y = torch.tensor([1.0, -1.0, -1.0, 1.0], dtype=torch.float64)
+    assert_same(LF.margin_ranking_loss(to_tl(x), to_tl(x.flip(0)), to_tl(y), reduction="none"),
+                F.margin_ranking_loss(x, x.flip(0), y, reduction="none"), rtol=None, atol=None)
+    assert_same(LF.hinge_embedding_loss(to_tl(x), to_tl(y), reduction="sum"), F.hinge_embedding_loss(x, y, reduction="sum"),
+                rtol=None, atol=None)
+    # the NaN's gradient is 0 (clamp_min's mask is False for NaN)
+    xt = x.clone().requires_grad_()
+    F.margin_ranking_loss(xt, torch.zeros(4, dtype=torch.float64), y, reduction="sum").backward()
+    lx = to_tl(x, requires_grad=True)
+    LF.margin_ranking_loss(lx, torchlike.zeros(4, dtype=torchlike.float64), to_tl(y), reduction="sum").backward()
+    assert_same(lx.grad, xt.grad, rtol=None, atol=None)

@@ -1,0 +1,83 @@
+"""Resampling compared with torch: ``grid_sample`` (4-D and 5-D), torch's integer-coded
+``grid_sampler_2d`` / ``grid_sampler_3d``, and the anti-aliased bilinear upsampling reached through
+``torch.ops.aten``: values, gradients, errors."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch is the oracle for these tests")
+import torchlike  # noqa: E402
+from conftest import assert_same, raises_like_torch, tensor_pair, to_tl, torch_or_tl  # noqa: E402
+
+RNG = np.random.default_rng(0)
+
+
+# --- grid_sampler_2d: torch's integer-coded grid_sample ----------------------------------------------
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("padding", [0, 1, 2])
+@pytest.mark.parametrize("align", [False, True])
+def test_grid_sampler_2d_matches_torch(mode, padding, align):
+    g = torch.Generator().manual_seed(mode * 6 + padding * 2 + align)
+    x = torch.randn(2, 3, 5, 6, generator=g, dtype=torch.float64)
+    grid = torch.rand(2, 4, 4, 2, generator=g, dtype=torch.float64) * 2.4 - 1.2
+    assert_same(torchlike.grid_sampler_2d(to_tl(x), to_tl(grid), mode, padding, align),
+                torch.grid_sampler_2d(x, grid, mode, padding, align), rtol=None, atol=None)
+    assert_same(torchlike.grid_sampler(to_tl(x), to_tl(grid), mode, padding, align),
+                torch.grid_sampler(x, grid, mode, padding, align), rtol=None, atol=None)
+
+
+# --- 5-D grid_sample, grid_sampler_3d, anti-aliased bilinear upsampling ---------------------------
+# --- _upsample_bilinear2d_aa ------------------------------------------------------------------------
+@pytest.mark.parametrize("kwargs", [
+    dict(output_size=[3, 3], align_corners=False, scale_factors=None),
+    dict(output_size=None, align_corners=False, scale_factors=[1.7, 0.9]),
+    dict(output_size=None, align_corners=True, scale_factors=[0.8, 1.0]),
+    dict(output_size=[3, 3], align_corners=False, scales_h=None, scales_w=None),
+    dict(output_size=[3, 3], align_corners=False, scales_h=1.7, scales_w=0.9),
+    dict(output_size=[5, 5], align_corners=True, scales_h=1.7, scales_w=0.9),
+])
+def test_upsample_bilinear2d_aa_matches_torch(kwargs):
+    a, b = tensor_pair(RNG.standard_normal((2, 3, 10, 20)).astype(np.float32), True)
+    got = torchlike.ops.aten._upsample_bilinear2d_aa(a, **kwargs)
+    want = torch.ops.aten._upsample_bilinear2d_aa(b, **kwargs)
+    assert_same(got, want, rtol=1e-5, atol=1e-5)
+    got.sum().backward()
+    want.sum().backward()
+    assert_same(a.grad, b.grad, rtol=1e-5, atol=1e-5)
+
+
+# --- 5-D grid_sample / grid_sampler_3d -----------------------------------------------------------------
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [False, True])
+def test_grid_sample_5d_matches_torch(mode, padding, align):
+    (xa, xb) = tensor_pair(RNG.standard_normal((2, 3, 4, 5, 6)).astype(np.float32), True)
+    (ga, gb) = tensor_pair(RNG.uniform(-1.5, 1.5, (2, 3, 2, 4, 3)).astype(np.float32), True)
+    got = torchlike.nn.functional.grid_sample(xa, ga, mode=mode, padding_mode=padding, align_corners=align)
+    want = torch.nn.functional.grid_sample(xb, gb, mode=mode, padding_mode=padding, align_corners=align)
+    assert_same(got, want, rtol=1e-5, atol=1e-5)
+    assert got.grad_fn.name() == want.grad_fn.name()
+    got.pow(2).sum().backward()
+    want.pow(2).sum().backward()
+    assert_same(xa.grad, xb.grad, rtol=1e-4, atol=1e-4)
+    assert_same(ga.grad, gb.grad, rtol=1e-4, atol=1e-4)
+
+
+def test_grid_sampler_3d_integer_codes():
+    x = RNG.standard_normal((1, 2, 3, 3, 3)).astype(np.float32)
+    g = RNG.uniform(-1, 1, (1, 2, 2, 2, 3)).astype(np.float32)
+    for mode, pad in [(0, 0), (1, 1), (0, 2)]:
+        assert_same(torchlike.grid_sampler_3d(torchlike.tensor(x), torchlike.tensor(g), mode, pad, True), torch.grid_sampler_3d(torch.tensor(x), torch.tensor(g), mode, pad, True), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("shapes,mode", [
+    (((1, 1, 2, 2, 2), (1, 1, 1, 1, 2)), "bilinear"),
+    (((1, 1, 2, 2, 2), (1, 1, 1, 3)), "bilinear"),
+    (((1, 1, 2, 2, 2), (1, 1, 1, 1, 3)), "bicubic"),
+    (((1, 1, 2, 2, 2), (2, 1, 1, 1, 3)), "bilinear"),
+])
+def test_grid_sample_5d_errors_match_torch(shapes, mode):
+    (xs, gs) = shapes
+
+    def call(lib):
+        return lambda: lib.nn.functional.grid_sample(lib.zeros(*xs), lib.zeros(*gs), mode=mode, align_corners=False)
+    raises_like_torch(torch_or_tl(call(torch), call(torchlike)))
