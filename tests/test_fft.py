@@ -79,3 +79,25 @@ def test_errors_match_torch(expr):
         errs.append(ei.value)
     assert type(errs[1]) is type(errs[0])
     assert str(errs[1]).split("\n")[0] == str(errs[0]).split("\n")[0]
+
+
+# --- dims of a 0-dim input and empty dims ---------------------------------------------------------
+_FFTS = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2",
+         "fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn"]
+
+
+@pytest.mark.parametrize("name", _FFTS)
+@pytest.mark.parametrize("x,kw", [(1.0, {}), (1.0, {"dim": (0,)}), (1.0, {"dim": ()}), ([1.0, 2.0, 3.0], {"dim": ()})])
+def test_fft_dims_of_a_scalar_and_empty_dims_match_torch(name, x, kw):
+    """torch wraps FFT dims without the scalar allowance (IndexError for a 0-dim input), and the one-sided
+    n-dimensional transforms need at least one axis."""
+    if "dim" in kw and not name.endswith("n"):
+        kw = {} if kw["dim"] == () else {"dim": kw["dim"][0]} if not name.endswith("2") else kw
+    results = []
+    for lib in (torch, torchlike):
+        try:
+            v = getattr(lib.fft, name)(lib.tensor(x), **kw)
+            results.append(("value", v.tolist(), repr(v.dtype)))
+        except Exception as e:  # noqa: BLE001  (compared with torch's exception below)
+            results.append((type(e).__name__, str(e)))
+    assert results[1] == results[0]

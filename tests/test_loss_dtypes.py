@@ -1,6 +1,7 @@
 """Losses over the dtypes torch accepts beyond float: complex inputs (``l1_loss`` is real), integer and
 bool inputs (pairwise/triplet distances, margin ranking, cosine embedding), and NaN kept through
-``clamp_min`` in the hinge losses, with gradients; compared with torch."""
+``clamp_min`` in the hinge losses, with gradients; ``poisson_nll_loss`` of integer or mixed-dtype inputs;
+compared with torch."""
 import pytest
 
 torch = pytest.importorskip("torch", reason="torch is the oracle for these tests")
@@ -72,3 +73,16 @@ def test_hinge_losses_keep_nan_like_clamp_min():
     lx = to_tl(x, requires_grad=True)
     LF.margin_ranking_loss(lx, torchlike.zeros(4, dtype=torchlike.float64), to_tl(y), reduction="sum").backward()
     assert_same(lx.grad, xt.grad, rtol=None, atol=None)
+
+
+# --- poisson_nll_loss of integer or mixed-dtype inputs is floating (exp/log) ----------------------
+@pytest.mark.parametrize("dtypes", [("int64", "int64"), ("float32", "float64"), ("int64", "float32"),
+                                    ("float64", "int64")])
+@pytest.mark.parametrize("kw", [{}, {"log_input": False}, {"full": True}, {"reduction": "none"}])
+def test_poisson_nll_loss_result_dtype_matches_torch(dtypes, kw):
+    i, t = [[1, 2], [3, 4]], [[2, 2], [1, 0]]
+
+    def run(lib):
+        return lib.nn.functional.poisson_nll_loss(lib.tensor(i, dtype=getattr(lib, dtypes[0])),
+                                                  lib.tensor(t, dtype=getattr(lib, dtypes[1])), **kw)
+    assert_same(run(torchlike), run(torch), rtol=2e-6, atol=0)

@@ -255,3 +255,17 @@ def test_complex_and_polar():
     re, im = torch.tensor(A[0]), torch.tensor(A[1])
     assert_same(torchlike.complex(to_tl(re), to_tl(im)), torch.complex(re, im))
     assert_same(torchlike.polar(to_tl(re.abs()), to_tl(im)), torch.polar(re.abs(), im))
+
+
+# --- nextafter's gradient: to input, broadcast; other gets zero -----------------------------------
+@pytest.mark.parametrize("xs,os", [((4,), (4,)), ((3, 1), (1, 4)), ((2, 3), ())])
+def test_nextafter_gradient_matches_torch(xs, os):
+    rng = np.random.default_rng(1)
+    x, o = rng.standard_normal(xs), rng.standard_normal(os)
+
+    def run(lib):
+        a, b = lib.tensor(x, requires_grad=True), lib.tensor(o, requires_grad=True)
+        y = lib.nextafter(a, b)
+        y.backward(lib.ones_like(y) * 3)
+        return y, a.grad, b.grad
+    assert_same(run(torchlike), run(torch), rtol=0, atol=0)
