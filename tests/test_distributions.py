@@ -21,12 +21,6 @@ def _both(a, grad=False):
     return (torchlike.tensor(a, requires_grad=grad), torch.tensor(a, requires_grad=grad))
 
 
-def _close(x, y, tol=1e-5):
-    np.testing.assert_allclose(np.asarray(x.detach().numpy(), dtype=np.float64),
-                               y.detach().numpy().astype(np.float64), rtol=tol, atol=tol)
-    assert str(x.dtype) == str(y.dtype) and tuple(x.shape) == tuple(y.shape)
-
-
 # name -> (constructor args as numpy arrays (first one gets grad), value for log_prob)
 CASES = {
     "Normal": ((N, A), N * 0.5),
@@ -53,31 +47,31 @@ def test_univariate_matches_torch(name):
     assert t.batch_shape == p.batch_shape and t.event_shape == p.event_shape
     v = _both(value)
     lt, lp = t.log_prob(v[0]), p.log_prob(v[1])
-    _close(lt, lp)
+    assert_same(lt, lp, rtol=1e-5, atol=1e-5)
     for prop in PROPS:
         try:
             expected = getattr(p, prop)
         except NotImplementedError:
             continue
-        _close(getattr(t, prop), expected)
+        assert_same(getattr(t, prop), expected, rtol=1e-5, atol=1e-5)
     for meth in ("entropy", "cdf"):
         try:
             expected = getattr(p, meth)() if meth == "entropy" else p.cdf(v[1])
         except NotImplementedError:
             continue
-        _close(getattr(t, meth)() if meth == "entropy" else t.cdf(v[0]), expected, 1e-4)
+        assert_same(getattr(t, meth)() if meth == "entropy" else t.cdf(v[0]), expected, rtol=1e-4, atol=1e-4)
     if name in ("Normal", "Laplace", "Cauchy", "Gumbel", "Uniform", "Exponential"):
         q = torch.tensor(U)
-        _close(t.icdf(torchlike.tensor(U)), p.icdf(q), 1e-4)
+        assert_same(t.icdf(torchlike.tensor(U)), p.icdf(q), rtol=1e-4, atol=1e-4)
     if ours[0][0].requires_grad:
         g1, = torchlike.autograd.grad(lt.sum(), ours[0][0])
         g2, = torch.autograd.grad(lp.sum(), ours[0][1])
-        _close(g1, g2, 1e-4)
+        assert_same(g1, g2, rtol=1e-4, atol=1e-4)
     s = t.sample((5,))
     assert tuple(s.shape) == (5, 3, 4) and str(s.dtype) == str(p.sample((5,)).dtype)
     e = t.expand((2, 3, 4))
     assert e.batch_shape == p.expand((2, 3, 4)).batch_shape
-    _close(e.log_prob(v[0]), p.expand((2, 3, 4)).log_prob(v[1]))
+    assert_same(e.log_prob(v[0]), p.expand((2, 3, 4)).log_prob(v[1]), rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("name,args,atol", [("Normal", (1.5, 2.0), 0.05), ("Gamma", (2.0, 3.0), 0.02),
@@ -117,37 +111,37 @@ def test_discrete_matches_torch():
         t = TD.Bernoulli(**{k: torchlike.tensor(v) for k, v in kw.items()})
         p = PD.Bernoulli(**{k: torch.tensor(v) for k, v in kw.items()})
         val = (U > 0.5).astype(np.float32)
-        _close(t.log_prob(torchlike.tensor(val)), p.log_prob(torch.tensor(val)))
+        assert_same(t.log_prob(torchlike.tensor(val)), p.log_prob(torch.tensor(val)), rtol=1e-5, atol=1e-5)
         for prop in ("mean", "variance", "probs", "logits"):
-            _close(getattr(t, prop), getattr(p, prop))
-        _close(t.entropy(), p.entropy())
-        _close(t.enumerate_support(), p.enumerate_support())
+            assert_same(getattr(t, prop), getattr(p, prop), rtol=1e-5, atol=1e-5)
+        assert_same(t.entropy(), p.entropy(), rtol=1e-5, atol=1e-5)
+        assert_same(t.enumerate_support(), p.enumerate_support(), rtol=1e-5, atol=1e-5)
         tc = TD.Categorical(**{k: torchlike.tensor(v if k == "logits" else P) for k, v in kw.items()})
         pc = PD.Categorical(**{k: torch.tensor(v if k == "logits" else P) for k, v in kw.items()})
         idx = np.array([0, 3, 1])
-        _close(tc.log_prob(torchlike.tensor(idx)), pc.log_prob(torch.tensor(idx)))
-        _close(tc.entropy(), pc.entropy())
-        _close(tc.probs, pc.probs)
-        _close(tc.logits, pc.logits)
+        assert_same(tc.log_prob(torchlike.tensor(idx)), pc.log_prob(torch.tensor(idx)), rtol=1e-5, atol=1e-5)
+        assert_same(tc.entropy(), pc.entropy(), rtol=1e-5, atol=1e-5)
+        assert_same(tc.probs, pc.probs, rtol=1e-5, atol=1e-5)
+        assert_same(tc.logits, pc.logits, rtol=1e-5, atol=1e-5)
         assert tc.batch_shape == pc.batch_shape
         assert tc.sample((2, 5)).shape == pc.sample((2, 5)).shape
         assert str(tc.sample().dtype) == str(pc.sample().dtype)
-        _close(tc.enumerate_support(), pc.enumerate_support())
-        _close(tc.mode, pc.mode)
+        assert_same(tc.enumerate_support(), pc.enumerate_support(), rtol=1e-5, atol=1e-5)
+        assert_same(tc.mode, pc.mode, rtol=1e-5, atol=1e-5)
         to = TD.OneHotCategorical(**{k: torchlike.tensor(v if k == "logits" else P) for k, v in kw.items()})
         po = PD.OneHotCategorical(**{k: torch.tensor(v if k == "logits" else P) for k, v in kw.items()})
         oh = np.eye(4, dtype=np.float32)[idx]
-        _close(to.log_prob(torchlike.tensor(oh)), po.log_prob(torch.tensor(oh)))
-        _close(to.entropy(), po.entropy())
-        _close(to.mode, po.mode)
+        assert_same(to.log_prob(torchlike.tensor(oh)), po.log_prob(torch.tensor(oh)), rtol=1e-5, atol=1e-5)
+        assert_same(to.entropy(), po.entropy(), rtol=1e-5, atol=1e-5)
+        assert_same(to.mode, po.mode, rtol=1e-5, atol=1e-5)
         assert to.sample((6,)).shape == po.sample((6,)).shape
     n = np.full((3, 4), 10.0, np.float32)
     t, p = TD.Binomial(torchlike.tensor(n), torchlike.tensor(U)), PD.Binomial(torch.tensor(n), torch.tensor(U))
     val = np.floor(U * 10)
-    _close(t.log_prob(torchlike.tensor(val)), p.log_prob(torch.tensor(val)))
-    _close(t.entropy(), p.entropy(), 1e-4)
-    _close(t.mean, p.mean)
-    _close(t.mode, p.mode)
+    assert_same(t.log_prob(torchlike.tensor(val)), p.log_prob(torch.tensor(val)), rtol=1e-5, atol=1e-5)
+    assert_same(t.entropy(), p.entropy(), rtol=1e-4, atol=1e-4)
+    assert_same(t.mean, p.mean, rtol=1e-5, atol=1e-5)
+    assert_same(t.mode, p.mode, rtol=1e-5, atol=1e-5)
     s = t.sample((3,))
     assert s.shape == (3, 3, 4) and float(s.max()) <= 10 and float(s.min()) >= 0
 
@@ -157,7 +151,7 @@ def test_logits_gradients():
     idx = np.array([0, 3, 1])
     a = TD.Categorical(logits=lt).log_prob(torchlike.tensor(idx)).sum() + TD.Bernoulli(logits=lt).entropy().sum()
     b = PD.Categorical(logits=lp).log_prob(torch.tensor(idx)).sum() + PD.Bernoulli(logits=lp).entropy().sum()
-    _close(torchlike.autograd.grad(a, lt)[0], torch.autograd.grad(b, lp)[0], 1e-4)
+    assert_same(torchlike.autograd.grad(a, lt)[0], torch.autograd.grad(b, lp)[0], rtol=1e-4, atol=1e-4)
 
 
 def _mvn_params():
@@ -177,16 +171,17 @@ def test_multivariate_normal():
         p = PD.MultivariateNormal(pl, **{kw: torch.tensor(m)})
         assert t.batch_shape == p.batch_shape and t.event_shape == p.event_shape
         lt, lp = t.log_prob(torchlike.tensor(val)), p.log_prob(torch.tensor(val))
-        _close(lt, lp, 1e-8)
-        _close(torchlike.autograd.grad(lt.sum(), tl)[0], torch.autograd.grad(lp.sum(), pl)[0], 1e-8)
+        assert_same(lt, lp, rtol=1e-8, atol=1e-8)
+        assert_same(torchlike.autograd.grad(lt.sum(), tl)[0],
+                    torch.autograd.grad(lp.sum(), pl)[0], rtol=1e-8, atol=1e-8)
         for prop in ("mean", "variance", "covariance_matrix", "scale_tril", "precision_matrix"):
-            _close(getattr(t, prop), getattr(p, prop), 1e-8)
-        _close(t.entropy(), p.entropy(), 1e-8)
+            assert_same(getattr(t, prop), getattr(p, prop), rtol=1e-8, atol=1e-8)
+        assert_same(t.entropy(), p.entropy(), rtol=1e-8, atol=1e-8)
         assert t.rsample((4,)).shape == p.rsample((4,)).shape
     # one loc, a batch of scales broadcast together
     t = TD.MultivariateNormal(torchlike.tensor(loc[0]), torchlike.tensor(cov))
     p = PD.MultivariateNormal(torch.tensor(loc[0]), torch.tensor(cov))
-    _close(t.log_prob(torchlike.tensor(val)), p.log_prob(torch.tensor(val)), 1e-8)
+    assert_same(t.log_prob(torchlike.tensor(val)), p.log_prob(torch.tensor(val)), rtol=1e-8, atol=1e-8)
     assert t.expand((4, 2)).batch_shape == p.expand((4, 2)).batch_shape
 
 
@@ -194,28 +189,29 @@ def test_dirichlet_independent_relaxed():
     ct, cp = _both(A, grad=True)
     t, p = TD.Dirichlet(ct), PD.Dirichlet(cp)
     lt, lp = t.log_prob(torchlike.tensor(P)), p.log_prob(torch.tensor(P))
-    _close(lt, lp, 1e-4)
-    _close(torchlike.autograd.grad(lt.sum(), ct)[0], torch.autograd.grad(lp.sum(), cp)[0], 1e-4)
+    assert_same(lt, lp, rtol=1e-4, atol=1e-4)
+    assert_same(torchlike.autograd.grad(lt.sum(), ct)[0], torch.autograd.grad(lp.sum(), cp)[0], rtol=1e-4, atol=1e-4)
     for prop in ("mean", "variance", "mode"):
-        _close(getattr(t, prop), getattr(p, prop))
-    _close(TD.Dirichlet(torchlike.tensor(A * 0.3)).mode, PD.Dirichlet(torch.tensor(A * 0.3)).mode)
-    _close(t.entropy(), p.entropy(), 1e-4)
+        assert_same(getattr(t, prop), getattr(p, prop), rtol=1e-5, atol=1e-5)
+    assert_same(TD.Dirichlet(torchlike.tensor(A * 0.3)).mode,
+                PD.Dirichlet(torch.tensor(A * 0.3)).mode, rtol=1e-5, atol=1e-5)
+    assert_same(t.entropy(), p.entropy(), rtol=1e-4, atol=1e-4)
     s = t.sample((2,))
     assert s.shape == (2, 3, 4) and np.allclose(s.sum(-1).numpy(), 1, atol=1e-5)
     ti = TD.Independent(TD.Normal(torchlike.tensor(N), torchlike.tensor(A)), 1)
     pi = PD.Independent(PD.Normal(torch.tensor(N), torch.tensor(A)), 1)
     assert ti.batch_shape == pi.batch_shape and ti.event_shape == pi.event_shape
-    _close(ti.log_prob(torchlike.tensor(B)), pi.log_prob(torch.tensor(B)))
-    _close(ti.entropy(), pi.entropy())
+    assert_same(ti.log_prob(torchlike.tensor(B)), pi.log_prob(torch.tensor(B)), rtol=1e-5, atol=1e-5)
+    assert_same(ti.entropy(), pi.entropy(), rtol=1e-5, atol=1e-5)
     assert ti.expand((2, 3)).batch_shape == pi.expand((2, 3)).batch_shape
     temp = 0.7
     tr = TD.RelaxedOneHotCategorical(torchlike.tensor(temp), probs=torchlike.tensor(P))
     pr = PD.RelaxedOneHotCategorical(torch.tensor(temp), probs=torch.tensor(P))
-    _close(tr.log_prob(torchlike.tensor(P)), pr.log_prob(torch.tensor(P)), 1e-4)
+    assert_same(tr.log_prob(torchlike.tensor(P)), pr.log_prob(torch.tensor(P)), rtol=1e-4, atol=1e-4)
     assert tr.rsample((2,)).shape == pr.rsample((2,)).shape
     tb = TD.RelaxedBernoulli(torchlike.tensor(temp), probs=torchlike.tensor(U))
     pb = PD.RelaxedBernoulli(torch.tensor(temp), probs=torch.tensor(U))
-    _close(tb.log_prob(torchlike.tensor(B / 3)), pb.log_prob(torch.tensor(B / 3)), 1e-4)
+    assert_same(tb.log_prob(torchlike.tensor(B / 3)), pb.log_prob(torch.tensor(B / 3)), rtol=1e-4, atol=1e-4)
 
 
 def _pairs():
@@ -235,9 +231,10 @@ def test_kl_matches_torch(name):
     tpa = [_both(a, grad=(i == 0 and name != "Uniform")) for i, a in enumerate(pa)]
     kt = TD.kl_divergence(getattr(TD, name)(*[x[0] for x in tpa]), getattr(TD, name)(*[torchlike.tensor(a) for a in qa]))
     kp = PD.kl_divergence(getattr(PD, name)(*[x[1] for x in tpa]), getattr(PD, name)(*[torch.tensor(a) for a in qa]))
-    _close(kt, kp, 1e-4)
+    assert_same(kt, kp, rtol=1e-4, atol=1e-4)
     if tpa[0][0].requires_grad:
-        _close(torchlike.autograd.grad(kt.sum(), tpa[0][0])[0], torch.autograd.grad(kp.sum(), tpa[0][1])[0], 1e-4)
+        assert_same(torchlike.autograd.grad(kt.sum(), tpa[0][0])[0],
+                    torch.autograd.grad(kp.sum(), tpa[0][1])[0], rtol=1e-4, atol=1e-4)
 
 
 def test_kl_mvn_independent_and_registry():
@@ -247,12 +244,12 @@ def test_kl_mvn_independent_and_registry():
                           TD.MultivariateNormal(torchlike.tensor(loc2), torchlike.tensor(cov2)))
     kp = PD.kl_divergence(PD.MultivariateNormal(torch.tensor(loc), torch.tensor(cov)),
                           PD.MultivariateNormal(torch.tensor(loc2), torch.tensor(cov2)))
-    _close(kt, kp, 1e-8)
+    assert_same(kt, kp, rtol=1e-8, atol=1e-8)
     kt = TD.kl_divergence(TD.Independent(TD.Normal(torchlike.tensor(N), torchlike.tensor(A)), 2),
                           TD.Independent(TD.Normal(torchlike.tensor(B), torchlike.tensor(B)), 2))
     kp = PD.kl_divergence(PD.Independent(PD.Normal(torch.tensor(N), torch.tensor(A)), 2),
                           PD.Independent(PD.Normal(torch.tensor(B), torch.tensor(B)), 2))
-    _close(kt, kp)
+    assert_same(kt, kp, rtol=1e-5, atol=1e-5)
     with pytest.raises(NotImplementedError, match="No KL"):
         TD.kl_divergence(TD.Normal(0.0, 1.0), TD.Poisson(1.0))
 
@@ -339,14 +336,15 @@ def test_transforms():
                                                                                       m.AffineTransform(0.5, 3.0)])):
         t, p = mk(T), mk(PT)
         yt, yp = t(torchlike.tensor(x)), p(torch.tensor(x))
-        _close(yt, yp, 1e-5)
-        _close(t.inv(yt), p.inv(yp), 1e-4)
-        _close(t.log_abs_det_jacobian(torchlike.tensor(x), yt), p.log_abs_det_jacobian(torch.tensor(x), yp), 1e-4)
+        assert_same(yt, yp, rtol=1e-5, atol=1e-5)
+        assert_same(t.inv(yt), p.inv(yp), rtol=1e-4, atol=1e-4)
+        assert_same(t.log_abs_det_jacobian(torchlike.tensor(x), yt),
+                    p.log_abs_det_jacobian(torch.tensor(x), yp), rtol=1e-4, atol=1e-4)
     base_t, base_p = TD.Normal(torchlike.tensor(N), 1.0), PD.Normal(torch.tensor(N), 1.0)
     dt = TD.TransformedDistribution(base_t, [T.AffineTransform(0.0, -2.0), T.ExpTransform()])
     dp = PD.TransformedDistribution(base_p, [PT.AffineTransform(0.0, -2.0), PT.ExpTransform()])
-    _close(dt.log_prob(torchlike.tensor(A)), dp.log_prob(torch.tensor(A)))
-    _close(dt.cdf(torchlike.tensor(A)), dp.cdf(torch.tensor(A)), 1e-5)
+    assert_same(dt.log_prob(torchlike.tensor(A)), dp.log_prob(torch.tensor(A)), rtol=1e-5, atol=1e-5)
+    assert_same(dt.cdf(torchlike.tensor(A)), dp.cdf(torch.tensor(A)), rtol=1e-5, atol=1e-5)
 
 
 def test_drop_in_import():
@@ -429,10 +427,11 @@ def test_transforms_full_surface():
         assert t.forward_shape((4, 2, 3)) == p.forward_shape((4, 2, 3))
         assert t.inverse_shape((2, 3)) == p.inverse_shape((2, 3))
         yt, yp = t(torchlike.tensor(x)), p(torch.tensor(x))
-        _close(yt, yp, 1e-5)
-        _close(t.inv(yt), p.inv(yp), 1e-4)
+        assert_same(yt, yp, rtol=1e-5, atol=1e-5)
+        assert_same(t.inv(yt), p.inv(yp), rtol=1e-4, atol=1e-4)
         if p.bijective:
-            _close(t.log_abs_det_jacobian(torchlike.tensor(x), yt), p.log_abs_det_jacobian(torch.tensor(x), yp), 1e-4)
+            assert_same(t.log_abs_det_jacobian(torchlike.tensor(x), yt),
+                        p.log_abs_det_jacobian(torch.tensor(x), yp), rtol=1e-4, atol=1e-4)
             st, sp = t.sign, p.sign
             assert (st.tolist() if hasattr(st, "tolist") else st) == (sp.tolist() if hasattr(sp, "tolist") else sp)
         assert t.inv.inv is t and (t == t.inv) == (p == p.inv) and (t != t) == (p != p)

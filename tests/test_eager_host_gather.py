@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import torchlike
+from conftest import assert_same
 from torchlike import _host_ops  # noqa: F401  (installs the handler, as ``import torchlike`` does)
 
 torch = pytest.importorskip("torch", reason="torch is the oracle for these tests")
@@ -15,14 +16,6 @@ DTYPES = ["bool", "uint8", "int8", "int32", "int64", "float16", "bfloat16", "flo
 def _src(mod, dtype, shape=(5, 4, 3)):
     a = np.arange(int(np.prod(shape))).reshape(shape) % 7 - 3
     return mod.tensor(a.tolist(), dtype=getattr(mod, dtype))
-
-
-def _same(ours, theirs):
-    assert str(ours.dtype) == str(theirs.dtype)
-    assert tuple(ours.shape) == tuple(theirs.shape)
-    o = ours.float() if ours.dtype == torchlike.bfloat16 else ours
-    t = theirs.float() if theirs.dtype == torch.bfloat16 else theirs
-    np.testing.assert_array_equal(o.numpy(), t.numpy())
 
 
 def _outcome(fn):
@@ -60,7 +53,7 @@ def test_gather_matches_torch(dtype, which):
     ok_l, got = _outcome(lambda: run(torchlike))
     assert ok_t == ok_l, (want, got)
     if ok_t == "ok":
-        _same(got, want)
+        assert_same(got, want, rtol=0, atol=0)
     else:
         assert got[0] is want[0] and got[1] == want[1]
 
@@ -72,7 +65,7 @@ def test_host_path_taken_and_index_stays_host():
     r = x[ix]
     assert r._host_array() is not None  # computed in numpy, still host-resident
     assert ix._host_array() is not None  # the index was read where it is (not moved to the device)
-    _same(r, torch.tensor(np.arange(40.0).reshape(8, 5))[torch.tensor([7, 0, -2])])
+    assert_same(r, torch.tensor(np.arange(40.0).reshape(8, 5))[torch.tensor([7, 0, -2])], rtol=0, atol=0)
 
 
 def test_result_is_a_copy_owned_by_the_result():
@@ -80,11 +73,11 @@ def test_result_is_a_copy_owned_by_the_result():
     r, tr = x[torchlike.tensor([1, 1, 2])], tx[torch.tensor([1, 1, 2])]
     r[0] = 100
     tr[0] = 100
-    _same(x, tx)
-    _same(r, tr)
+    assert_same(x, tx, rtol=0, atol=0)
+    assert_same(r, tr, rtol=0, atol=0)
     x[1] = -7
     tx[1] = -7
-    _same(r, tr)
+    assert_same(r, tr, rtol=0, atol=0)
 
 
 def test_autograd_and_device_tensors_keep_the_device_path():
@@ -94,10 +87,11 @@ def test_autograd_and_device_tensors_keep_the_device_path():
     assert out.grad_fn is not None and out.grad_fn.name() == tout.grad_fn.name()
     out.sum().backward()
     tout.sum().backward()
-    _same(w.grad, tw.grad)
+    assert_same(w.grad, tw.grad, rtol=0, atol=0)
     d = torchlike.arange(12.0).reshape(4, 3) * 2.5  # (a float product: computed on the device)
     d._value  # noqa: B018  (make sure it is a device tensor)
-    _same(d[torchlike.tensor([2, -1])], (torch.arange(12.0).reshape(4, 3) * 2.5)[torch.tensor([2, -1])])
+    assert_same(d[torchlike.tensor([2, -1])], (torch.arange(12.0).reshape(4, 3) * 2.5)[torch.tensor([2, -1])],
+                rtol=0, atol=0)
 
 
 def test_compiled_function_indexes_like_eager():
@@ -107,4 +101,4 @@ def test_compiled_function_indexes_like_eager():
     def f(i):
         return x[i] + 1
     i = torchlike.tensor([9, 0, 4])
-    _same(f(i), (torch.arange(10) * 3)[torch.tensor([9, 0, 4])] + 1)
+    assert_same(f(i), (torch.arange(10) * 3)[torch.tensor([9, 0, 4])] + 1, rtol=0, atol=0)

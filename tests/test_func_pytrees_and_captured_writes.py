@@ -1,7 +1,6 @@
 """torch.func transforms against torch.func: dicts keep their key order through every transform (JAX sorts a
 plain dict's keys; torch's pytrees keep insertion order), and an in-place write of a traced value into a
 tensor captured from outside the function raises torch's RuntimeError instead of leaking a JAX tracer."""
-import numpy as np
 import pytest
 
 pytest.importorskip("torch.func")  # imports torch.func, an attribute of torch from then on
@@ -9,20 +8,7 @@ torch = pytest.importorskip("torch")
 
 import torchlike  # noqa: E402
 import torchlike.func  # noqa: E402
-
-
-def _same(ours, theirs, atol=1e-6):
-    if isinstance(theirs, dict):
-        assert type(ours) is dict and list(ours) == list(theirs)
-        for k in theirs:
-            _same(ours[k], theirs[k], atol)
-    elif isinstance(theirs, (tuple, list)):
-        assert len(ours) == len(theirs)
-        for o, t in zip(ours, theirs):
-            _same(o, t, atol)
-    else:
-        assert str(ours.dtype) == str(theirs.dtype) and tuple(ours.shape) == tuple(theirs.shape)
-        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-5, atol=atol)
+from conftest import assert_same, to_torch  # noqa: E402
 
 
 def _both(fn):
@@ -47,7 +33,7 @@ CASES = {
 @pytest.mark.parametrize("name", list(CASES))
 def test_dict_key_order_like_torch(name):
     ours, theirs = _both(CASES[name])
-    _same(ours, theirs)
+    assert_same(ours, theirs, rtol=1e-5, atol=1e-6)
 
 
 def test_per_sample_grads_of_named_parameters_keep_module_order():
@@ -59,7 +45,7 @@ def test_per_sample_grads_of_named_parameters_keep_module_order():
         def loss(p, x):
             return m.func.functional_call(net, p, (x.unsqueeze(0),)).sum()
         return m.func.vmap(m.func.grad(loss), in_dims=(None, 0))(params, m.arange(6.).reshape(2, 3))
-    _same(*_both(run))
+    assert_same(*_both(run), rtol=1e-5, atol=1e-6)
 
 
 def _captured(m, transform, write):
@@ -87,7 +73,8 @@ def test_traced_write_into_captured_tensor_raises_like_torch(transform, write):
     first = str(theirs).split("(")[0] if transform == "grad" else "vmap: inplace arithmetic"
     if transform == "grad" or write != "add_":  # torch's add_ under vmap says "output with shape ..."
         assert str(ours).startswith(first)
-    _same(s + 1, ts + 1)  # the captured tensor keeps its value and stays usable (no leaked tracer)
+    # the captured tensor keeps its value and stays usable (no leaked tracer)
+    assert_same(s + 1, ts + 1, rtol=1e-5, atol=1e-6)
 
 
 def test_writes_into_tensors_made_inside_the_function_are_allowed_like_torch():
@@ -108,7 +95,7 @@ def test_writes_into_tensors_made_inside_the_function_are_allowed_like_torch():
             return b
         x = m.tensor([0.5, 1., 2.])
         return m.func.grad(g)(x), m.func.vmap(v)(m.ones(2, 3)), m.func.jacrev(j)(x), m.func.vjp(j, x)[0]
-    _same(*_both(run))
+    assert_same(*_both(run), rtol=1e-5, atol=1e-6)
 
 
 def test_returned_unbatched_input_written_in_place_keeps_no_tracer():
@@ -117,8 +104,8 @@ def test_returned_unbatched_input_written_in_place_keeps_no_tracer():
     s = torchlike.zeros(3)
     out = torchlike.func.vmap(lambda r, s: s.add_(r), in_dims=(0, None))(torchlike.ones(2, 3), s)
     ts = torch.zeros(3)
-    _same(out, torch.ones(2, 3))
-    _same(s + 1, ts + 1)
+    assert_same(out, torch.ones(2, 3), rtol=1e-5, atol=1e-6)
+    assert_same(s + 1, ts + 1, rtol=1e-5, atol=1e-6)
 
 
 def test_ensemble_with_batch_norm_updates_stacked_buffers_once_like_torch():
@@ -139,7 +126,7 @@ def test_ensemble_with_batch_norm_updates_stacked_buffers_once_like_torch():
         (out.sum() + out2.sum()).backward()
         return out, out2, bufs, params["0.weight"].grad
     ours, theirs = _both(run)
-    _same(ours, theirs, atol=1e-5)  # batch-normalized outputs near 0 differ by float32 rounding
+    assert_same(ours, theirs, atol=1e-5, rtol=1e-5)  # batch-normalized outputs near 0 differ by float32 rounding
 
 
 def test_vmap_randomness_different_draws_once_when_joining_autograd():
@@ -150,4 +137,4 @@ def test_vmap_randomness_different_draws_once_when_joining_autograd():
         w = torchlike.ones(3, requires_grad=with_param)
         torchlike.func.vmap(lambda r: r * w + torchlike.rand(3), randomness="different")(torchlike.ones(2, 3))
         return torchlike.func.vmap(lambda r: torchlike.rand(3), randomness="different")(torchlike.ones(2, 3))
-    _same(draws(True), draws(False))
+    assert_same(draws(True), to_torch(draws(False)), rtol=1e-5, atol=1e-6)  # torchlike against itself
