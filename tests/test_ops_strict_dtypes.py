@@ -5,13 +5,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="torch is the oracle for these tests")
 import torchlike  # noqa: E402
-from conftest import raises_like_torch, to_tl as _tl, to_torch as _torch, torch_or_tl  # noqa: E402
-
-
-def _close(actual, expected, **kw):
-    a = _torch(actual)
-    assert a.dtype == expected.dtype
-    torch.testing.assert_close(a, expected, equal_nan=True, **kw)
+from conftest import assert_same, raises_like_torch, to_tl, to_torch, torch_or_tl  # noqa: E402
 
 
 def _randn(*shape, dtype, seed=0, scale=3.0):
@@ -27,9 +21,9 @@ def test_floor_divide_float64_from_fmod():
     a = torch.tensor([1.0, -1.0, 0.25, -0.25, 7.5, -7.5, 0.0, -0.0, 5.0, 1.0, -1.0, 0.0], dtype=torch.float64)
     b = torch.tensor([0.001, -0.001, 0.001, 0.001, 2.5, 2.5, 3.0, 3.0, -0.0, 0.0, 0.0, 0.0], dtype=torch.float64)
     expected = torch.floor_divide(a, b)
-    _close(torchlike.floor_divide(_tl(a), _tl(b)), expected, rtol=0, atol=0)
-    _close(torchlike.div(_tl(a), _tl(b), rounding_mode="floor"), expected, rtol=0, atol=0)
-    assert torch.equal(torch.signbit(_torch(torchlike.floor_divide(_tl(a), _tl(b)))), torch.signbit(expected))
+    assert_same(torchlike.floor_divide(to_tl(a), to_tl(b)), expected, rtol=0, atol=0)
+    assert_same(torchlike.div(to_tl(a), to_tl(b), rounding_mode="floor"), expected, rtol=0, atol=0)
+    assert torch.equal(torch.signbit(to_torch(torchlike.floor_divide(to_tl(a), to_tl(b)))), torch.signbit(expected))
 
 
 @pytest.mark.parametrize("dtype", HALF)
@@ -37,17 +31,17 @@ def test_floor_divide_half_computed_in_float32(dtype):
     # the quotients whose floor(a / b) in half precision is off by one (torch: from fmod in float32)
     a = torch.tensor([-7.640625, -3.890625, 1.0], dtype=dtype)
     b = torch.tensor([-0.424560546875, -0.216796875, 0.1], dtype=dtype)
-    _close(torchlike.floor_divide(_tl(a), _tl(b)), torch.floor_divide(a, b), rtol=0, atol=0)
+    assert_same(torchlike.floor_divide(to_tl(a), to_tl(b)), torch.floor_divide(a, b), rtol=0, atol=0)
 
 
 def test_div_floor_gradient_is_zero():
     a = torch.tensor([1.0, 2.0, -3.0], requires_grad=True)
     b = torch.tensor([0.0, 0.5, 2.0], requires_grad=True)
     torch.div(a, b, rounding_mode="floor").sum().backward()
-    la, lb = _tl(a.detach()).requires_grad_(), _tl(b.detach()).requires_grad_()
+    la, lb = to_tl(a.detach()).requires_grad_(), to_tl(b.detach()).requires_grad_()
     torchlike.div(la, lb, rounding_mode="floor").sum().backward()
-    _close(la.grad, a.grad)
-    _close(lb.grad, b.grad)
+    assert_same(la.grad, a.grad, rtol=None, atol=None)
+    assert_same(lb.grad, b.grad, rtol=None, atol=None)
 
 
 # --- half precision: float32 arithmetic, one rounding --------------------------------------------
@@ -55,37 +49,43 @@ def test_div_floor_gradient_is_zero():
 @pytest.mark.parametrize("name", ["acosh", "asinh", "sin", "exp", "log1p", "erf", "sigmoid", "rsqrt"])
 def test_unary_half_matches_torch(name, dtype):
     x = _randn(3000, dtype=dtype, seed=3).abs() + 1
-    _close(getattr(torchlike, name)(_tl(x)), getattr(torch, name)(x))
+    assert_same(getattr(torchlike, name)(to_tl(x)), getattr(torch, name)(x), rtol=None, atol=None)
 
 
 @pytest.mark.parametrize("dtype", HALF)
 def test_addcmul_addcdiv_lerp_half(dtype):
     x, a, b = (_randn(40, 30, dtype=dtype, seed=s) for s in (4, 5, 6))
-    _close(torchlike.addcmul(_tl(x), _tl(a), _tl(b), value=0.7), torch.addcmul(x, a, b, value=0.7))
-    _close(torchlike.addcdiv(_tl(x), _tl(a), _tl(b), value=0.7), torch.addcdiv(x, a, b, value=0.7))
+    assert_same(torchlike.addcmul(to_tl(x), to_tl(a), to_tl(b), value=0.7), torch.addcmul(x, a, b, value=0.7),
+                rtol=None, atol=None)
+    assert_same(torchlike.addcdiv(to_tl(x), to_tl(a), to_tl(b), value=0.7), torch.addcdiv(x, a, b, value=0.7),
+                rtol=None, atol=None)
     w = torch.rand(40, 30, generator=torch.Generator().manual_seed(7)).to(dtype)
-    _close(torchlike.lerp(_tl(x), _tl(a), _tl(w)), torch.lerp(x, a, w))
+    assert_same(torchlike.lerp(to_tl(x), to_tl(a), to_tl(w)), torch.lerp(x, a, w), rtol=None, atol=None)
 
 
 @pytest.mark.parametrize("dtype", HALF)
 def test_addmm_family_half(dtype):
     m, a, b = _randn(6, 7, dtype=dtype, seed=8), _randn(6, 9, dtype=dtype, seed=9), _randn(9, 7, dtype=dtype, seed=10)
-    _close(torchlike.addmm(_tl(m), _tl(a), _tl(b), beta=0.5, alpha=1.5), torch.addmm(m, a, b, beta=0.5, alpha=1.5))
+    assert_same(torchlike.addmm(to_tl(m), to_tl(a), to_tl(b), beta=0.5, alpha=1.5),
+                torch.addmm(m, a, b, beta=0.5, alpha=1.5), rtol=None, atol=None)
     v = _randn(9, dtype=dtype, seed=11)
-    _close(torchlike.addmv(_tl(m[:, 0]), _tl(a), _tl(v), alpha=2), torch.addmv(m[:, 0], a, v, alpha=2))
+    assert_same(torchlike.addmv(to_tl(m[:, 0]), to_tl(a), to_tl(v), alpha=2), torch.addmv(m[:, 0], a, v, alpha=2),
+                rtol=None, atol=None)
     b1, b2 = _randn(5, 6, 9, dtype=dtype, seed=12), _randn(5, 9, 7, dtype=dtype, seed=13)
-    _close(torchlike.baddbmm(_tl(m), _tl(b1), _tl(b2)), torch.baddbmm(m, b1, b2))
+    assert_same(torchlike.baddbmm(to_tl(m), to_tl(b1), to_tl(b2)), torch.baddbmm(m, b1, b2), rtol=None, atol=None)
     # addbmm adds the batches one at a time, rounding after each: summing in float32 would differ
-    _close(torchlike.addbmm(_tl(m), _tl(b1), _tl(b2), beta=0.3), torch.addbmm(m, b1, b2, beta=0.3))
-    _close(torchlike.addbmm(_tl(m), _tl(b1), _tl(b2), beta=0), torch.addbmm(m, b1, b2, beta=0))
+    assert_same(torchlike.addbmm(to_tl(m), to_tl(b1), to_tl(b2), beta=0.3), torch.addbmm(m, b1, b2, beta=0.3),
+                rtol=None, atol=None)
+    assert_same(torchlike.addbmm(to_tl(m), to_tl(b1), to_tl(b2), beta=0), torch.addbmm(m, b1, b2, beta=0),
+                rtol=None, atol=None)
 
 
 @pytest.mark.parametrize("dtype", HALF + [torch.float32])
 def test_addr_rounds_like_torch(dtype):
     m, x, y = _randn(5, 10, dtype=dtype, seed=14), _randn(5, dtype=dtype, seed=15), _randn(10, dtype=dtype, seed=16)
     for beta, alpha in ((1, 1), (0.2, 0.6), (0, 2)):
-        _close(torchlike.addr(_tl(m), _tl(x), _tl(y), beta=beta, alpha=alpha),
-               torch.addr(m, x, y, beta=beta, alpha=alpha))
+        assert_same(torchlike.addr(to_tl(m), to_tl(x), to_tl(y), beta=beta, alpha=alpha),
+                    torch.addr(m, x, y, beta=beta, alpha=alpha), rtol=None, atol=None)
 
 
 # --- small integer dtypes ------------------------------------------------------------------------
@@ -94,24 +94,26 @@ def test_addbmm_keeps_integer_dtype(dtype):
     g = torch.Generator().manual_seed(0)
     m = torch.randint(0, 5, (3, 4), generator=g).to(dtype)
     b1, b2 = (torch.randint(0, 5, s, generator=g).to(dtype) for s in ((2, 3, 5), (2, 5, 4)))
-    _close(torchlike.addbmm(_tl(m), _tl(b1), _tl(b2)), torch.addbmm(m, b1, b2))
+    assert_same(torchlike.addbmm(to_tl(m), to_tl(b1), to_tl(b2)), torch.addbmm(m, b1, b2), rtol=None, atol=None)
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int32, torch.bool, torch.float16])
 def test_sum_to_size_dtype(dtype):
     x = torch.ones(3, 2, 4).to(dtype)
-    _close(_tl(x).sum_to_size(1, 2, 1), x.sum_to_size(1, 2, 1))
-    _close(_tl(x).sum_to_size(2, 4), x.sum_to_size(2, 4))
+    assert_same(to_tl(x).sum_to_size(1, 2, 1), x.sum_to_size(1, 2, 1), rtol=None, atol=None)
+    assert_same(to_tl(x).sum_to_size(2, 4), x.sum_to_size(2, 4), rtol=None, atol=None)
 
 
 # --- non-contiguous inputs -----------------------------------------------------------------------
 def test_view_as_complex_stride_checks():
     t = torch.arange(24.0).reshape(4, 6)
     lt = torchlike.arange(24.0).reshape(4, 6)
-    _close(torchlike.view_as_complex(lt.reshape(4, 3, 2)), torch.view_as_complex(t.reshape(4, 3, 2)))
+    assert_same(torchlike.view_as_complex(lt.reshape(4, 3, 2)), torch.view_as_complex(t.reshape(4, 3, 2)),
+                rtol=None, atol=None)
     raises_like_torch(torch_or_tl(lambda: torch.view_as_complex(t[:, 1:3]),
                                   lambda: torchlike.view_as_complex(lt[:, 1:3])))
-    _close(torchlike.view_as_complex(lt.t()[:2, :2].t()), torch.view_as_complex(t.t()[:2, :2].t()))
+    assert_same(torchlike.view_as_complex(lt.t()[:2, :2].t()), torch.view_as_complex(t.t()[:2, :2].t()),
+                rtol=None, atol=None)
     raises_like_torch(torch_or_tl(lambda: torch.view_as_complex(t.t()[:2, :2]),
                                   lambda: torchlike.view_as_complex(lt.t()[:2, :2])))
     raises_like_torch(torch_or_tl(lambda: torch.view_as_complex(t[:, ::3]),
@@ -147,39 +149,40 @@ _UNSUPPORTED = {
 @pytest.mark.parametrize("case", sorted(_UNSUPPORTED))
 def test_unsupported_dtype_error_matches_torch(case):
     f = _UNSUPPORTED[case]
-    raises_like_torch(torch_or_tl(lambda: f(torch, _C64, _B), lambda: f(torchlike, _tl(_C64), _tl(_B))))
+    raises_like_torch(torch_or_tl(lambda: f(torch, _C64, _B), lambda: f(torchlike, to_tl(_C64), to_tl(_B))))
 
 
 def test_logaddexp_complex_keeps_torch_branch():
     g = torch.Generator().manual_seed(3)
     a = torch.complex(torch.randn(50, generator=g), torch.randn(50, generator=g) * 3)
     b = torch.complex(torch.randn(50, generator=g), torch.randn(50, generator=g) * 3)
-    _close(torchlike.logaddexp(_tl(a), _tl(b)), torch.logaddexp(a, b))
+    assert_same(torchlike.logaddexp(to_tl(a), to_tl(b)), torch.logaddexp(a, b), rtol=None, atol=None)
 
 
 @pytest.mark.parametrize("dtype", HALF)
 def test_trace_half_accumulates_in_float32(dtype):
     x = _randn(40, 40, dtype=dtype, seed=17)
-    _close(torchlike.trace(_tl(x)), torch.trace(x))
+    assert_same(torchlike.trace(to_tl(x)), torch.trace(x), rtol=None, atol=None)
 
 
 @pytest.mark.parametrize("dtype", HALF)
 def test_binary_half_ops_match_torch(dtype):
     a, b = _randn(500, dtype=dtype, seed=18), _randn(500, dtype=dtype, seed=19)
     for name in ("logaddexp", "logaddexp2", "hypot", "atan2", "xlogy"):
-        _close(getattr(torchlike, name)(_tl(a), _tl(b.abs())), getattr(torch, name)(a, b.abs()))
-    _close(torchlike.frexp(_tl(a)).mantissa, torch.frexp(a).mantissa, rtol=0, atol=0)
+        assert_same(getattr(torchlike, name)(to_tl(a), to_tl(b.abs())), getattr(torch, name)(a, b.abs()),
+                    rtol=None, atol=None)
+    assert_same(torchlike.frexp(to_tl(a)).mantissa, torch.frexp(a).mantissa, rtol=0, atol=0)
 
 
 def test_out_variants_of_isin_and_lu_unpack():
     e, t = torch.tensor([1, 2, 3, 4]), torch.tensor([2, 4])
-    lo = _tl(torch.zeros(4, dtype=torch.bool))
-    assert torchlike.isin(_tl(e), _tl(t), out=lo) is lo
-    _close(lo, torch.isin(e, t))
+    lo = to_tl(torch.zeros(4, dtype=torch.bool))
+    assert torchlike.isin(to_tl(e), to_tl(t), out=lo) is lo
+    assert_same(lo, torch.isin(e, t), rtol=None, atol=None)
     a = torch.randn(3, 3, generator=torch.Generator().manual_seed(20), dtype=torch.float64)
     lu, piv = torch.linalg.lu_factor(a)
-    outs = tuple(_tl(torch.zeros(3, 3, dtype=torch.float64)) for _ in range(3))
-    r = torchlike.lu_unpack(_tl(lu), _tl(piv), out=outs)
+    outs = tuple(to_tl(torch.zeros(3, 3, dtype=torch.float64)) for _ in range(3))
+    r = torchlike.lu_unpack(to_tl(lu), to_tl(piv), out=outs)
     assert all(x is y for x, y in zip(r, outs))
     for x, y in zip(outs, torch.lu_unpack(lu, piv)):
-        _close(x, y)
+        assert_same(x, y, rtol=None, atol=None)
