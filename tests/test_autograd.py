@@ -264,3 +264,30 @@ def test_complex_gradient_convention_matches_torch():
     (xt * xt.conj() * xt).real.sum().backward() if False else (xt.abs() ** 2 * xt.real).sum().backward()
     (xo.abs() ** 2 * xo.real).sum().backward()
     assert_same(xo.grad, xt.grad, rtol=1e-5)
+
+
+# --- small autograd and amp names (gradcheck jacobians, Variable, hvp, profiler, OptState) --------
+def test_small_autograd_and_amp_names_match_torch():
+    x = torchlike.tensor([1.0, 2.0], dtype=torchlike.float64, requires_grad=True)
+    tx = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    import importlib
+    gc, tgc = importlib.import_module("torchlike.autograd.gradcheck"), importlib.import_module("torch.autograd.gradcheck")
+    ours = gc.get_analytical_jacobian((x,), x * x)[0][0]
+    theirs = tgc.get_analytical_jacobian((tx,), tx * tx)[0][0]
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy())
+    num = gc.get_numerical_jacobian(lambda t: t[0] ** 2, (x,), eps=1e-6)[0]
+    np.testing.assert_allclose(num.numpy(), theirs.numpy(), atol=1e-6)
+    assert isinstance(torchlike.ones(1), importlib.import_module("torchlike.autograd.variable").Variable)
+    with pytest.raises(RuntimeError, match="deprecated, use torch.tensor"):
+        torchlike.autograd.variable(1)
+    assert [m.name for m in torchlike.amp.grad_scaler.OptState] == [m.name for m in torch.amp.grad_scaler.OptState]
+    assert torchlike.autograd.functional.hvp(lambda t: (t ** 3).sum(), x, torchlike.ones(2, dtype=torchlike.float64)
+                                             )[1].tolist() == \
+        torch.autograd.functional.hvp(lambda t: (t ** 3).sum(), tx, torch.ones(2, dtype=torch.float64))[1].tolist()
+    with torchlike.autograd.profiler.record_function("x"):
+        pass
+    with torchlike.autograd.profiler.profile() as prof:   # the autograd profiler records (tests/test_profiler.py)
+        torchlike.ones(1).exp()
+    assert [e.key for e in prof.key_averages()] == ["aten::exp"]
+    with pytest.raises(NotImplementedError, match="torch.optim.adam.adam"):
+        torchlike.optim.adam.adam([], [], [], [], [], [])

@@ -1,4 +1,5 @@
-"""The torch APIs added so that every torch path exists (issue 9 item 3), checked against torch."""
+"""torch.nn.utils compared with torch: pruning (l1/ln/random/global, remove, is_pruned), fusion of conv or linear
+with batch norm, stateless.functional_call, consume_prefix_in_state_dict_if_present, rnn.apply_permutation."""
 import numpy as np
 import pytest
 import torch
@@ -86,32 +87,6 @@ def test_functional_call_matches_torch():
     for a, b in zip(*res):
         np.testing.assert_allclose(b, a) if isinstance(a, np.ndarray) else None
     assert res[0][2] == res[1][2]
-
-
-def test_small_autograd_and_amp_names_match_torch():
-    x = torchlike.tensor([1.0, 2.0], dtype=torchlike.float64, requires_grad=True)
-    tx = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
-    import importlib
-    gc, tgc = importlib.import_module("torchlike.autograd.gradcheck"), importlib.import_module("torch.autograd.gradcheck")
-    ours = gc.get_analytical_jacobian((x,), x * x)[0][0]
-    theirs = tgc.get_analytical_jacobian((tx,), tx * tx)[0][0]
-    np.testing.assert_allclose(ours.numpy(), theirs.numpy())
-    num = gc.get_numerical_jacobian(lambda t: t[0] ** 2, (x,), eps=1e-6)[0]
-    np.testing.assert_allclose(num.numpy(), theirs.numpy(), atol=1e-6)
-    assert isinstance(torchlike.ones(1), importlib.import_module("torchlike.autograd.variable").Variable)
-    with pytest.raises(RuntimeError, match="deprecated, use torch.tensor"):
-        torchlike.autograd.variable(1)
-    assert [m.name for m in torchlike.amp.grad_scaler.OptState] == [m.name for m in torch.amp.grad_scaler.OptState]
-    assert torchlike.autograd.functional.hvp(lambda t: (t ** 3).sum(), x, torchlike.ones(2, dtype=torchlike.float64)
-                                             )[1].tolist() == \
-        torch.autograd.functional.hvp(lambda t: (t ** 3).sum(), tx, torch.ones(2, dtype=torch.float64))[1].tolist()
-    with torchlike.autograd.profiler.record_function("x"):
-        pass
-    with torchlike.autograd.profiler.profile() as prof:   # the autograd profiler records (tests/test_profiler.py)
-        torchlike.ones(1).exp()
-    assert [e.key for e in prof.key_averages()] == ["aten::exp"]
-    with pytest.raises(NotImplementedError, match="torch.optim.adam.adam"):
-        torchlike.optim.adam.adam([], [], [], [], [], [])
 
 
 def test_consume_prefix_and_apply_permutation_match_torch():
