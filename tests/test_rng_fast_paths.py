@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import torchlike as tl
+from conftest import same_draws_as_torch, torch_or_tl
 from torchlike import _mt_kernels, _mt_xla
 
 torch = pytest.importorskip("torch", reason="torch is the oracle for the generator's streams")
@@ -19,37 +20,22 @@ NORMAL_SIZES = [XLA - 1, XLA, XLA + 7, 32, 1000, 16 * _mt_xla.TINY * 4 + 16, 409
                 16 * _mt_xla.BIG * 2 + 16 * (_mt_xla.BIG // 2 + 1) + 9]
 
 
-def _np(t):
-    return t.float().numpy() if t.dtype in (tl.bfloat16, torch.bfloat16) else t.numpy()
-
-
-def _same(run_tl, run_torch, seed):
-    tl.manual_seed(seed)
-    a = run_tl()
-    a_next = tl.rand(3).numpy()
-    torch.manual_seed(seed)
-    b = run_torch()
-    b_next = torch.rand(3).numpy()
-    assert tuple(a.shape) == tuple(b.shape) and str(a.dtype) == str(b.dtype)
-    np.testing.assert_array_equal(_np(a), _np(b))
-    np.testing.assert_array_equal(a_next, b_next)  # the generator advanced as torch's did
-
-
 @pytest.mark.parametrize("n", NORMAL_SIZES)
 @pytest.mark.parametrize("name,tdt", FLOATS)
 def test_randn_both_sides_of_the_xla_threshold(n, name, tdt):
     d = getattr(tl, name)
-    _same(lambda: tl.randn(n, dtype=d), lambda: torch.randn(n, dtype=tdt), 5)
+    same_draws_as_torch(torch_or_tl(lambda: torch.randn(n, dtype=tdt), lambda: tl.randn(n, dtype=d)), 5)
 
 
 @pytest.mark.parametrize("n", [XLA + 3, 4080, 70001])
 def test_normal_variants_through_the_xla_program(n):
-    _same(lambda: tl.empty(n).normal_(1.5, 0.3), lambda: torch.empty(n).normal_(1.5, 0.3), 1)
-    _same(lambda: tl.normal(-2.0, 3.0, (n,)), lambda: torch.normal(-2.0, 3.0, (n,)), 2)
-    _same(lambda: tl.randn(3, n // 3), lambda: torch.randn(3, n // 3), 3)
-    _same(lambda: tl.nn.init.normal_(tl.empty(n // 16, 16), 0.0, 0.02),
-          lambda: torch.nn.init.normal_(torch.empty(n // 16, 16), 0.0, 0.02), 4)
-    _same(lambda: tl.randn(n, dtype=tl.complex64), lambda: torch.randn(n, dtype=torch.complex64), 6)
+    same_draws_as_torch(torch_or_tl(lambda: torch.empty(n).normal_(1.5, 0.3), lambda: tl.empty(n).normal_(1.5, 0.3)), 1)
+    same_draws_as_torch(torch_or_tl(lambda: torch.normal(-2.0, 3.0, (n,)), lambda: tl.normal(-2.0, 3.0, (n,))), 2)
+    same_draws_as_torch(torch_or_tl(lambda: torch.randn(3, n // 3), lambda: tl.randn(3, n // 3)), 3)
+    same_draws_as_torch(torch_or_tl(lambda: torch.nn.init.normal_(torch.empty(n // 16, 16), 0.0, 0.02),
+                                    lambda: tl.nn.init.normal_(tl.empty(n // 16, 16), 0.0, 0.02)), 4)
+    same_draws_as_torch(torch_or_tl(lambda: torch.randn(n, dtype=torch.complex64),
+                                    lambda: tl.randn(n, dtype=tl.complex64)), 6)
 
 
 def test_xla_rows_equal_the_numpy_reference_at_the_edges():
@@ -82,37 +68,41 @@ def test_generator_object_and_state_round_trip_across_paths():
 
 @pytest.mark.parametrize("n", [1, 2, 3, 100, 767, 768, 769, 1000, 5000])
 def test_randperm_both_sides_of_the_loop_threshold(n):
-    _same(lambda: tl.randperm(n), lambda: torch.randperm(n), 0)
-    _same(lambda: tl.randperm(n, dtype=tl.int32), lambda: torch.randperm(n, dtype=torch.int32), 9)
+    same_draws_as_torch(torch_or_tl(lambda: torch.randperm(n), lambda: tl.randperm(n)), 0)
+    same_draws_as_torch(torch_or_tl(lambda: torch.randperm(n, dtype=torch.int32),
+                                    lambda: tl.randperm(n, dtype=tl.int32)), 9)
 
 
 @pytest.mark.parametrize("p", [0.0, 2.0 ** -1001, 1e-300, 0.1, 0.5, 1 - 2.0 ** -53, 1.0])
 def test_scalar_bernoulli_integer_compare(p):
-    _same(lambda: tl.empty(3000).bernoulli_(p), lambda: torch.empty(3000).bernoulli_(p), 1)
-    _same(lambda: tl.bernoulli(tl.zeros(40, dtype=tl.float64), p),
-          lambda: torch.bernoulli(torch.zeros(40, dtype=torch.float64), p), 2)
+    same_draws_as_torch(torch_or_tl(lambda: torch.empty(3000).bernoulli_(p), lambda: tl.empty(3000).bernoulli_(p)), 1)
+    same_draws_as_torch(torch_or_tl(lambda: torch.bernoulli(torch.zeros(40, dtype=torch.float64), p),
+                                    lambda: tl.bernoulli(tl.zeros(40, dtype=tl.float64), p)), 2)
 
 
 @pytest.mark.parametrize("p", [0.1, 0.5])
 def test_dropout_training_matches_torch(p):
     x = np.random.RandomState(0).randn(32, 128).astype(np.float32)
-    _same(lambda: tl.nn.functional.dropout(tl.tensor(x), p, True),
-          lambda: torch.nn.functional.dropout(torch.tensor(x), p, True), 3)
+    same_draws_as_torch(torch_or_tl(lambda: torch.nn.functional.dropout(torch.tensor(x), p, True),
+                                    lambda: tl.nn.functional.dropout(tl.tensor(x), p, True)), 3)
 
 
 @pytest.mark.parametrize("dt,tdt", [(tl.int64, torch.int64), (tl.int32, torch.int32), (tl.uint8, torch.uint8),
                                     (tl.float32, torch.float32), (tl.int16, torch.int16)])
 def test_randint_fast_path_dtypes(dt, tdt):
-    _same(lambda: tl.randint(0, 100, (32,), dtype=dt), lambda: torch.randint(0, 100, (32,), dtype=tdt), 0)
-    _same(lambda: tl.randint(3, 50, (4, 8), dtype=dt), lambda: torch.randint(3, 50, (4, 8), dtype=tdt), 1)
+    same_draws_as_torch(torch_or_tl(lambda: torch.randint(0, 100, (32,), dtype=tdt),
+                                    lambda: tl.randint(0, 100, (32,), dtype=dt)), 0)
+    same_draws_as_torch(torch_or_tl(lambda: torch.randint(3, 50, (4, 8), dtype=tdt),
+                                    lambda: tl.randint(3, 50, (4, 8), dtype=dt)), 1)
 
 
 def test_randint_wide_and_empty_and_scalar_shapes():
-    _same(lambda: tl.randint(-2 ** 40, 2 ** 40, (7,)), lambda: torch.randint(-2 ** 40, 2 ** 40, (7,)), 0)
-    _same(lambda: tl.randint(0, 5, ()), lambda: torch.randint(0, 5, ()), 1)
-    _same(lambda: tl.randint(0, 5, (0, 3)), lambda: torch.randint(0, 5, (0, 3)), 2)
-    _same(lambda: tl.rand(()), lambda: torch.rand(()), 3)
-    _same(lambda: tl.rand(2, 0, 3), lambda: torch.rand(2, 0, 3), 4)
+    same_draws_as_torch(torch_or_tl(lambda: torch.randint(-2 ** 40, 2 ** 40, (7,)),
+                                    lambda: tl.randint(-2 ** 40, 2 ** 40, (7,))), 0)
+    same_draws_as_torch(torch_or_tl(lambda: torch.randint(0, 5, ()), lambda: tl.randint(0, 5, ())), 1)
+    same_draws_as_torch(torch_or_tl(lambda: torch.randint(0, 5, (0, 3)), lambda: tl.randint(0, 5, (0, 3))), 2)
+    same_draws_as_torch(torch_or_tl(lambda: torch.rand(()), lambda: tl.rand(())), 3)
+    same_draws_as_torch(torch_or_tl(lambda: torch.rand(2, 0, 3), lambda: tl.rand(2, 0, 3)), 4)
 
 
 def test_fast_copy_is_jnp_asarray():
