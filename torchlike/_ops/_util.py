@@ -61,6 +61,22 @@ def as_tensor_arg(x, dtype=None):
     return tensor(x, dtype=dtype)
 
 
+def exact_div(x, y):
+    """``x / y`` rounded as a true division, as torch's kernels divide.  XLA's simplifier turns ``a / b`` for a
+    broadcast or constant ``b`` into ``a * (1 / b)``, which rounds differently in about a third of float32
+    elements; behind an optimization barrier the divisor stays a divisor.  ``y`` is an array or a number
+    (a count: ``mean``'s n), cast to ``x``'s dtype.
+
+    >>> import jax.numpy as jnp
+    >>> float(exact_div(jnp.float32(3.0), 7)) == float(jnp.float32(3.0) / jnp.float32(7.0))
+    True
+    """
+    y = jnp.asarray(y, x.dtype) if not hasattr(y, "dtype") else y
+    if not jnp.issubdtype(jnp.result_type(y), jnp.inexact):
+        return x / y
+    return x / lax.optimization_barrier(jnp.broadcast_to(y, jnp.broadcast_shapes(jnp.shape(x), jnp.shape(y))))
+
+
 def dims_arg(dim, ndim):
     """Normalise ``dim`` (None, int, or sequence) to a sorted tuple of non-negative dims, or None."""
     if dim is None:

@@ -295,11 +295,9 @@ def _true_div(x, y):
 
 
 def _divisor(x, y):
-    """``y`` for dividing ``x`` by it as torch does: when ``y`` (a number, or a tensor of fewer elements) is
-    broadcast, XLA's simplifier turns ``a / broadcast(b)`` into ``a * broadcast(1 / b)``, which rounds
-    differently from true division in about a third of float32 elements (``t / 3.7``); behind an optimization
-    barrier the broadcast divisor stays one and the quotient is torch's, bit for bit.  A divisor of the full
-    shape goes behind the barrier too: it may itself be a broadcast (a fused view such as ``r.expand(...)``)."""
+    """``y`` behind an optimization barrier (see ``_util.exact_div``): a broadcast divisor, or a full-shape one
+    that is itself a broadcast (a fused view such as ``r.expand(...)``), stays a divisor, so the quotient is
+    torch's true division bit for bit, not XLA's ``x * broadcast(1 / y)``."""
     if not jnp.issubdtype(jnp.result_type(y), jnp.inexact):
         return y
     return lax.optimization_barrier(jnp.broadcast_to(y, jnp.broadcast_shapes(jnp.shape(x), jnp.shape(y))))

@@ -14,7 +14,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._dispatch import dispatch
-from ..._ops._util import check_broadcast
+from ..._ops._util import check_broadcast, exact_div
 from ...tensor import _wrap_dim
 
 __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "pdist"]
@@ -62,7 +62,7 @@ def _normalize(x, eps, p, dim):
         return _normalize(x.reshape(1), eps, p, 0).reshape(())
     xd = _up(x)
     n = jnp.expand_dims(_pnorm(xd, p, dim), dim)
-    return (xd / jnp.maximum(n, jnp.asarray(eps).astype(xd.dtype))).astype(x.dtype)
+    return exact_div(xd, jnp.maximum(n, jnp.asarray(eps).astype(xd.dtype))).astype(x.dtype)  # torch divides
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

@@ -20,6 +20,7 @@ from ...tensor import Tensor
 from ._conv import ntuple
 from ... import _autocast as _amp
 from ..._random import draw
+from ..._ops._util import exact_div
 from ..._ops.registry import accepts_out as _accepts_out
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
@@ -286,7 +287,7 @@ def _avg_pool_impl(x, divisor_override, k, s, p, S, out, count_include_pad):
     else:
         div = jnp.asarray(_avg_divisor(S, out, k, s, p, count_include_pad))
     if jnp.issubdtype(x.dtype, jnp.inexact):
-        return (tot / jnp.asarray(div, x.dtype)).astype(x.dtype)
+        return exact_div(tot, jnp.asarray(div, x.dtype)).astype(x.dtype)  # torch divides (no reciprocal)
     # torch divides integer sums in C: truncation toward zero, not floor
     return lax.div(tot, jnp.broadcast_to(jnp.asarray(div, jnp.int64), tot.shape)).astype(x.dtype)
 
