@@ -4,6 +4,9 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+import os
+import sys
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -167,6 +170,23 @@ def _finish(x, dev, requires_grad):
     return t
 
 
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_PASS_THROUGH = ("_torch_function.py", os.path.join("_ops", "registry.py"))  # generated/wrapper frames
+
+
+def _warn_copy_construct(api):
+    """torch's UserWarning for ``torch.tensor(t)`` / ``t.new_tensor(t)`` of a Tensor ``t``, at the caller's line;
+    torchlike's own calls (past the op table's wrappers and the ``__torch_function__`` dispatchers) stay quiet."""
+    f, level = sys._getframe(2), 3  # (stacklevel 1: this function, 2: tensor / new_tensor)
+    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+        if not f.f_code.co_filename.endswith(_PASS_THROUGH):
+            return
+        f, level = f.f_back, level + 1
+    warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                  "sourceTensor.detach().clone().requires_grad_(True), rather than "
+                  f"{api}(sourceTensor).", UserWarning, stacklevel=level)
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor copying ``data`` (nested lists, numpy arrays, scalars, tensors).
 
@@ -174,6 +194,13 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     >>> torchlike.tensor([[1, 2], [3, 4]]).dtype
     torch.int64
     """
+    if isinstance(data, Tensor):
+        _warn_copy_construct("torch.tensor")
+    return _tensor_quiet(data, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _tensor_quiet(data, *, dtype=None, device=None, requires_grad=False):
+    """``tensor`` without the copy-construct warning (``t.new(data)``, ``new_tensor`` after its own)."""
     if isinstance(data, Tensor) and dtype is None and device is None:
         h = data._host_array()
         if h is not None and not requires_grad:
@@ -691,7 +718,9 @@ def _new_kw(self, dtype, device):
 
 
 def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return tensor(data, requires_grad=requires_grad, **_new_kw(self, dtype, device))
+    if isinstance(data, Tensor):
+        _warn_copy_construct("tensor.new_tensor")
+    return _tensor_quiet(data, requires_grad=requires_grad, **_new_kw(self, dtype, device))
 
 
 def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
@@ -719,4 +748,4 @@ def _new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_
 def _new(self, *args, **kw):  # the legacy ``t.new(sizes...)`` / ``t.new(data)``; ``t.new()`` is empty, as torch's
     if not args:
         return _new_empty(self, 0)
-    return _new_empty(self, *args) if isinstance(args[0], int) else _new_tensor(self, args[0])
+    return _new_empty(self, *args) if isinstance(args[0], int) else _tensor_quiet(args[0], **_new_kw(self, None, None))
