@@ -99,3 +99,31 @@ def test_consume_prefix_and_apply_permutation_match_torch():
         perm = lib.nn.modules.rnn.apply_permutation(lib.arange(6).reshape(2, 3), lib.tensor([2, 0, 1]))
         outs.append((list(sd), list(sd._metadata), perm.tolist()))
     assert outs[0] == outs[1]
+
+
+def _backend_flags_run(lib):
+    b = lib.backends
+    out = [b.cudnn.set_flags(None), b.mkldnn.set_flags(None), b.opt_einsum.set_flags(None)]
+    with b.cudnn.flags(enabled=False, deterministic=True):  # as transformers' CTC loss does
+        out.append((b.cudnn.enabled, b.cudnn.deterministic, b.cudnn.benchmark, b.cudnn.benchmark_limit))
+        with b.mkldnn.flags(enabled=False):
+            out.append((b.mkldnn.enabled, b.mkldnn.deterministic))
+    with b.opt_einsum.flags(strategy="greedy"):
+        out.append((b.opt_einsum.enabled, b.opt_einsum.strategy))
+    out.append((b.cudnn.enabled, b.cudnn.deterministic, b.mkldnn.enabled, b.opt_einsum.strategy))
+    out.append((b.cudnn.is_acceptable(lib.ones(2)), b.mkldnn.VERBOSE_ON_CREATION))
+    return out
+
+
+def test_backend_flags_context_managers_match_torch():
+    assert _backend_flags_run(torchlike) == _backend_flags_run(torch)
+
+
+def test_new_creation_methods_take_size_as_a_keyword_like_torch():
+    from conftest import raises_like_torch, same_as_torch
+    x = np.ones(3, np.float32)
+    same_as_torch(lambda m, t: [t.new_ones(size=(2, 3)), t.new_zeros(size=[4]), t.new_empty(size=(2,)).shape,
+                                t.new_full(size=(2,), fill_value=3), t.new_ones(size=())], x, grad=False)
+    raises_like_torch(lambda m, t: t.new_ones((2,), size=(3,)), x)
+    raises_like_torch(lambda m, t: t.new_zeros(), x)
+    raises_like_torch(lambda m, t: t.new_empty(), x)

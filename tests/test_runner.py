@@ -78,3 +78,37 @@ def test_uncaught_error_reports_like_python(tmp_path):
     theirs = [ln.strip() for ln in torch_run.stderr.splitlines() if ln.strip().startswith("File ")]
     assert frames == [f for f in theirs if str(script) in f], (frames, theirs)
     assert err.strip().splitlines()[-1] == torch_run.stderr.strip().splitlines()[-1]
+
+
+_PATCHED_INIT = """
+import sys
+import torch
+
+names = ["torch.nn", "torch.nn.init", "torch.nn.functional", "torch.nn.modules.activation", "torch.nn.modules.linear",
+         "torch.optim", "torch.autograd"]
+print([n in sys.modules for n in names])
+# what transformers' from_pretrained does: guard the init functions of the torch modules in sys.modules, so a
+# loaded weight is not initialized again (nn.MultiheadAttention._reset_parameters runs through them)
+original = torch.nn.init.xavier_uniform_
+for name in ["torch.nn.init", "torch.nn.modules.activation"]:
+    if name in sys.modules and hasattr(sys.modules[name], "xavier_uniform_"):
+        sys.modules[name].xavier_uniform_ = lambda t, *a, **k: t if getattr(t, "loaded", False) else original(t)
+mha = torch.nn.MultiheadAttention(4, 2)
+with torch.no_grad():
+    mha.in_proj_weight.fill_(0.5)
+mha.in_proj_weight.loaded = True
+mha._reset_parameters()
+print(mha.in_proj_weight.sum().item())
+"""
+
+
+def test_import_torch_leaves_its_submodules_in_sys_modules_like_torch(tmp_path):
+    """After ``import torch`` the submodules it loaded are in ``sys.modules`` under their torch names (as with
+    torch), so a library patching ``sys.modules["torch.nn.init"]`` reaches the functions modules call."""
+    script = tmp_path / "patched_init.py"
+    script.write_text(_PATCHED_INIT)
+    theirs = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    ours = subprocess.run([sys.executable, "-m", "torchlike", "run", str(script)], capture_output=True, text=True,
+                          timeout=300)
+    assert theirs.returncode == ours.returncode == 0, ours.stderr[-3000:]
+    assert ours.stdout == theirs.stdout == "[True, True, True, True, True, True, True]\n24.0\n"

@@ -723,17 +723,31 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, lay
     return _tensor_quiet(data, requires_grad=requires_grad, **_new_kw(self, dtype, device))
 
 
-def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+def _new_size(name, sizes, size):
+    """The size of ``t.new_<name>(*sizes)`` or ``t.new_<name>(size=...)``, with torch's errors."""
+    if size is None:
+        if not sizes:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+        return sizes
+    if sizes:
+        raise TypeError(f"{name}() got multiple values for argument 'size'")
+    return (size,)
+
+
+def _new_zeros(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False):
     kw = _new_kw(self, dtype, device)
-    return _filled(_size(size), 0, kw["dtype"], kw["device"], requires_grad)
+    return _filled(_size(_new_size("new_zeros", sizes, size)), 0, kw["dtype"], kw["device"], requires_grad)
 
 
-def _new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return ones(*size, requires_grad=requires_grad, **_new_kw(self, dtype, device))
+def _new_ones(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
+              pin_memory=False):
+    return ones(*_new_size("new_ones", sizes, size), requires_grad=requires_grad, **_new_kw(self, dtype, device))
 
 
-def _new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return empty(*size, requires_grad=requires_grad, **_new_kw(self, dtype, device))
+def _new_empty(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False):
+    return empty(*_new_size("new_empty", sizes, size), requires_grad=requires_grad, **_new_kw(self, dtype, device))
 
 
 def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,

@@ -42,10 +42,26 @@ class _Alias(importlib.abc.Loader):
             mod.__path__ = []
         if self.public.startswith("torch.distributed"):
             fill(self.public, mod)
+        if self.public == "torch":
+            _register_loaded_submodules()
         return mod
 
     def exec_module(self, module):
         pass
+
+
+def _register_loaded_submodules():
+    """Enter the public torchlike modules ``import torchlike`` loaded in ``sys.modules`` under their torch names,
+    as ``import torch`` leaves ``torch.nn.init``, ``torch.nn.modules.activation``, ... there: libraries patch
+    ``sys.modules["torch.nn.init"]`` (transformers guards the init functions while ``from_pretrained`` loads,
+    and skips a name that is not there). ``torch.distributed`` modules stay with the finder, which fills them."""
+    renamed = {v: k for k, v in _RENAMES.items()}
+    for name, mod in list(sys.modules.items()):
+        if not name.startswith("torchlike.") or any(part.startswith("_") for part in name.split(".")):
+            continue
+        public = renamed.get(name, "torch" + name[len("torchlike"):])
+        if not public.startswith("torch.distributed") and isinstance(mod, types.ModuleType):
+            sys.modules.setdefault(public, mod)
 
 
 # the version an installed torch reports through its package metadata (``importlib.metadata.version``)
