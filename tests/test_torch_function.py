@@ -47,3 +47,37 @@ def test_linear_operator_tensor_likes_dispatch_like_torch():
     _, ours = lib_program_vs_torch("lib_linear_operator_torch_function.py", "torch", "linear_operator",
                                    timeout=600, rtol=1e-5)
     assert ours[0].startswith("matmul Tensor") and ours[1].startswith("add AddedDiagLinearOperator"), ours
+
+
+WARN_LINES = """
+import warnings, {mod} as torch
+{subclass}
+a = torch.ones(3, 2)
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    torch.nn.functional.softmax(a)
+    a.add(2, a)
+    torch.tensor(a)
+    a.new_tensor(a)
+    torch.std(a[:1], dim=0)
+    a[:1].var(0)
+print([(x.filename, x.lineno, x.category.__name__, str(x.message)[:40]) for x in w])
+"""
+
+
+@pytest.mark.parametrize("subclass", [False, True], ids=["plain", "protocol_on"])
+def test_warnings_name_the_callers_line_like_torch(subclass):
+    """torch's warnings (implicit softmax dim, a deprecated overload, copy construction, degrees of freedom) name
+    the user's line; neither the op table's wrappers nor the protocol's dispatching frames may shift it."""
+    pytest.importorskip("torch", reason="torch is the oracle")
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sub = "class Sub(torch.Tensor):\n    pass" if subclass else ""
+    outs = []
+    for mod in ("torch", "torchlike"):
+        r = subprocess.run([sys.executable, "-c", WARN_LINES.format(mod=mod, subclass=sub)], capture_output=True,
+                           text=True, cwd=root, timeout=300, env=dict(os.environ, PYTHONPATH=root))
+        assert r.returncode == 0, r.stderr[-3000:]
+        outs.append(r.stdout)
+    assert outs[1] == outs[0] and "<string>" in outs[0]

@@ -171,20 +171,20 @@ def _finish(x, dev, requires_grad):
 
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-_PASS_THROUGH = ("_torch_function.py", os.path.join("_ops", "registry.py"))  # generated/wrapper frames
 
 
 def _warn_copy_construct(api):
     """torch's UserWarning for ``torch.tensor(t)`` / ``t.new_tensor(t)`` of a Tensor ``t``, at the caller's line;
-    torchlike's own calls (past the op table's wrappers and the ``__torch_function__`` dispatchers) stay quiet."""
-    f, level = sys._getframe(2), 3  # (stacklevel 1: this function, 2: tensor / new_tensor)
+    torchlike's own calls stay quiet.  The op table's wrappers and the ``__torch_function__`` dispatchers are
+    frames warnings' stacklevel skips (``warnings._is_internal_frame``), so they are passed over uncounted."""
+    f = sys._getframe(2)
     while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
-        if not f.f_code.co_filename.endswith(_PASS_THROUGH):
+        if not warnings._is_internal_frame(f):
             return
-        f, level = f.f_back, level + 1
+        f = f.f_back
     warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
                   "sourceTensor.detach().clone().requires_grad_(True), rather than "
-                  f"{api}(sourceTensor).", UserWarning, stacklevel=level)
+                  f"{api}(sourceTensor).", UserWarning, stacklevel=3)  # (1: here, 2: tensor / new_tensor)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):

@@ -18,6 +18,7 @@ it on too, the first time a check of the op table rejects it as an argument (``r
 """
 from __future__ import annotations
 
+import os
 import threading
 import types
 
@@ -207,6 +208,14 @@ _GLOBALS = {"__torchlike_tf_entry__": _entry, "__torchlike_tf_impls__": _IMPLS, 
             "__torchlike_tf_tensor__": Tensor}
 
 
+# The file name of the generated dispatching code: inside the package directory, so that frame filters
+# (tracebacks, graph-break lines, the deprecated-overload warning) count it as torchlike's; and containing
+# "importlib" and "_bootstrap", which CPython's warnings machinery (``warnings._is_internal_frame``, the same in
+# its C version) skips when it counts a ``stacklevel``: a warning torchlike gives with ``stacklevel=2`` still
+# names the user's line when a dispatching frame sits between the two.
+_GENERATED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "<generated importlib_bootstrap dispatch>")
+
+
 def _template(nfree):
     """A code object ``(*args, **kwargs)`` with ``nfree`` (unused) free variables, so that it can replace the code
     of a closure with that many cells: plain Tensors and numbers go straight to the original body (one loop over
@@ -225,8 +234,7 @@ def _template(nfree):
             f"        return __torchlike_tf_impls__[{_KEY}][0](*args, **kwargs)\n" \
             "    return _f\n"
         ns = {}
-        exec(compile(src, __file__, "exec"), ns)  # noqa: S102 (a fixed template, no user input; named as this
-        # file so that frame filters (tracebacks, warnings' stacklevel, graph-break lines) count it as torchlike's)
+        exec(compile(src, _GENERATED, "exec"), ns)  # noqa: S102 (a fixed template, no user input)
         t = _TEMPLATES[nfree] = ns["_outer"]().__code__
     return t
 
@@ -242,7 +250,7 @@ def _getter_template():
     t = _TEMPLATES.get("getter")
     if t is None:
         ns = {}
-        exec(compile(_GETTER_SRC, __file__, "exec"), ns)  # noqa: S102 (a fixed template; named as this file)
+        exec(compile(_GETTER_SRC, _GENERATED, "exec"), ns)  # noqa: S102 (a fixed template)
         t = _TEMPLATES["getter"] = ns["_f"].__code__
     return t
 
@@ -401,6 +409,11 @@ def _on_subclass(cls, **kwargs):
     if not _ON and _overrides(cls):
         enable()
 
+
+# the protocol's own frames between a user's call and the op are ones warnings' stacklevel skips (see _GENERATED)
+for _f in (_entry, handle, _default_torch_function):
+    _f.__code__ = _f.__code__.replace(co_filename=_GENERATED)
+del _f
 
 Tensor.__torch_function__ = classmethod(_default_torch_function)
 Tensor.__init_subclass__ = classmethod(_on_subclass)

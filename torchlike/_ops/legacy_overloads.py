@@ -15,6 +15,7 @@ import sys
 import warnings
 
 from ._util import Tensor
+from .registry import WRAPPER_FILE
 
 __all__ = ["sort_scalar_args"]
 
@@ -24,7 +25,7 @@ def _tname(a):
 
 
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-_REGISTRY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "registry.py")
+_REGISTRY = WRAPPER_FILE  # the op table's generated wrappers' frames
 
 # the tensor parameters after ``input`` of each op with a deprecated overload, and whether torch's function
 # also offers an ``out_dtype`` overload (listed among the replacements)
@@ -43,7 +44,8 @@ def _caller():
         if f.f_code.co_filename == _REGISTRY:
             name = f.f_code.co_name
             surface = "inplace" if name.startswith("inplace") else "function" if name == "wrapper" else surface
-        f, level = f.f_back, level + 1
+        # (the __torch_function__ dispatchers' frames are ones warnings' stacklevel does not count)
+        f, level = f.f_back, level + (f.f_back is None or not warnings._is_internal_frame(f.f_back))
     return level, surface
 
 

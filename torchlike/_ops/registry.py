@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
+import types
 from typing import Callable
 
 from .._errors import inplace_error
@@ -264,3 +266,22 @@ def install(namespaces: dict, tensor_cls):
             put(tensor_cls, name + "_", _make_inplace(e.fn, name, e.sparse), "Tensor")
         for d in e.dunders:
             put(tensor_cls, d, e.fn, "Tensor")
+
+
+# The wrappers' frames sit between a user's call and the op body.  Their code carries a file name inside this
+# directory (frame filters count them as torchlike's) that contains "importlib" and "_bootstrap", which CPython's
+# warnings machinery (``warnings._is_internal_frame``) skips when it counts a ``stacklevel``: an op's warning
+# given with ``stacklevel=2`` names the user's line whether or not a wrapper was in between (``x.std(0)`` of
+# one row: torch's degrees-of-freedom warning at the caller's line, not here).
+WRAPPER_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "<op table wrapper importlib_bootstrap>")
+
+
+def _rename_nested(factory):
+    factory.__code__ = factory.__code__.replace(co_consts=tuple(
+        c.replace(co_filename=WRAPPER_FILE) if isinstance(c, types.CodeType) else c
+        for c in factory.__code__.co_consts))
+
+
+for _factory in (_numpy_names, _with_out, _with_sparse, _make_inplace):
+    _rename_nested(_factory)
+del _factory
