@@ -1,7 +1,9 @@
 """True division is torch's, bit for bit: XLA's simplifier rewrites ``a / b`` for a broadcast or constant ``b``
 into ``a * (1 / b)`` (a different rounding in about a third of float32 elements); torch's kernels divide.
 Checked on the device path (above HOST_MAX elements) for ``div`` itself and for the kernels that divide by a
-count or a norm: ``mean``, ``avg_pool``, ``F.normalize`` and the losses' ``'mean'`` reduction."""
+count or a norm: ``mean``, ``avg_pool``, ``F.normalize``, the losses' ``'mean'`` reduction, ``smooth_l1``'s beta,
+``embedding_bag``'s mean, ``addcdiv``; and where torch multiplies (``number / tensor``, ``addcmul``'s value) we
+multiply in torch's order."""
 import numpy as np
 import pytest
 
@@ -50,7 +52,9 @@ def _ints(shape, seed):  # integer-valued floats: the sums are exact, so only th
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("case", ["mean_dim", "mean_all", "mean_grad", "avg_pool1d", "avg_pool2d_no_pad_count",
-                                  "normalize", "mse_mean", "l1_mean", "compiled_mean"])
+                                  "normalize", "mse_mean", "l1_mean", "compiled_mean", "smooth_l1_beta",
+                                  "embedding_bag_mean", "addcdiv", "addcdiv_value", "addcmul_value", "rdiv",
+                                  "rdiv_int"])
 def test_kernels_dividing_by_a_count_or_norm_are_torchs_quotient(case, dtype):
     x = _ints((30000, 7), 2).astype(dtype)
     y = _ints((30000, 7), 3).astype(dtype)
@@ -71,6 +75,20 @@ def test_kernels_dividing_by_a_count_or_norm_are_torchs_quotient(case, dtype):
             return F.mse_loss(a[:3, :1], b[:3, :1])
         if case == "l1_mean":
             return F.l1_loss(a[:3, 0], b[:3, 0])
+        if case == "smooth_l1_beta":  # 0.5 * z * z / beta
+            return F.smooth_l1_loss(a, b / 4, beta=3.0, reduction="none")
+        if case == "embedding_bag_mean":  # each bag's sum / its count
+            return F.embedding_bag((b.abs() % 30000).long()[:, :3], a, mode="mean")
+        if case == "addcdiv":  # torch's kernel: self + value * t1 / t2, a true division by the broadcast row
+            return m.addcdiv(a, b, a[0] + 100)
+        if case == "addcdiv_value":  # (value * t1) / t2, left to right
+            return m.addcdiv(a, b, a[0] + 100, value=0.3)
+        if case == "addcmul_value":  # (value * t1) * t2, left to right
+            return m.addcmul(a, b, a[0] + 100, value=0.3)
+        if case == "rdiv":  # torch: number / tensor is tensor.reciprocal() * number, not a division
+            return 3.7 / (a + 100)
+        if case == "rdiv_int":
+            return 3 / (a + 100).int()
         return a.mean(1)
 
     ours_a = torchlike.tensor(x, requires_grad=case == "mean_grad")

@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import jax.scipy.special as jss
 
 from .. import _dtype, return_types
-from ._util import Tensor, cast, dispatch, float_dtype_for, opmath, register
+from ._util import Tensor, cast, dispatch, exact_div, float_dtype_for, opmath, register
 from .legacy_overloads import sort_scalar_args
 from .pointwise import _polygamma
 from .._mutation import write_out
@@ -117,7 +117,8 @@ def lerp(input, end, weight):
 def _addc_impl(x, a, b, v, dt, div):
     ct = opmath(dt)  # half types: computed in float32 and rounded once, as torch's CPU kernel
     x, a, b = cast(x, ct), cast(a, ct), cast(b, ct)
-    return cast(x + cast(v, ct) * (a / b if div else a * b), dt)
+    # torch's kernel: self + value * t1 / t2 (and * t2), left to right: (value * t1) first, then a true division
+    return cast(x + (exact_div(cast(v, ct) * a, b) if div else cast(v, ct) * a * b), dt)
 
 
 def _addc(name, div):

@@ -7,6 +7,7 @@ import jax.numpy as jnp
 from ..._dispatch import dispatch
 from ... import _grad_mode as grad_mode
 from ..._creation import arange
+from ..._ops._util import exact_div
 
 __all__ = ["embedding_bag"]
 
@@ -34,7 +35,7 @@ def _bag_impl(idx, weight, offsets, psw, mode, num_bags, padding_idx, include_la
             fi = jnp.finfo(weight.dtype)
             s = jax.lax.reduce_precision(s, exponent_bits=fi.nexp, mantissa_bits=fi.nmant)
         cnt = jax.ops.segment_sum(keep.astype(s.dtype), cnt_seg, num_segments=num_bags)
-        s = s / jnp.maximum(cnt, 1)[:, None]
+        s = exact_div(s, jnp.maximum(cnt, 1)[:, None])
     return s.astype(weight.dtype)
 
 

@@ -115,7 +115,7 @@ def _pointwise_loss(x, y, w, *scal, kind, reduction, dt):
     elif kind == "smooth_l1":
         beta = _s(scal[0], d)
         z = _abs0(d)
-        l = jnp.where(z < beta, 0.5 * z * z / jnp.where(beta > 0, beta, 1), z - 0.5 * beta)
+        l = jnp.where(z < beta, exact_div(0.5 * z * z, jnp.where(beta > 0, beta, 1)), z - 0.5 * beta)
     else:  # soft margin: log(1 + exp(-y x))
         l = jnp.logaddexp(jnp.zeros((), x.dtype), -y * x)
     if kind == "l1" and jnp.issubdtype(dt, jnp.complexfloating):
