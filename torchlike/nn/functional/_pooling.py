@@ -423,16 +423,24 @@ def _adaptive_out(input, output_size, n, name):
 
 
 def _adaptive_avg_impl(x, S, out):
-    # average over [start, end) per dim is separable: one small averaging matrix per spatial dim
+    # the window sum over [start, end) per dim is separable: one small 0/1 matrix per spatial dim; then, as torch's
+    # kernels (sum / kh / kw, sum / kT / kH / kW), a true division by each dim's window length in turn (XLA would
+    # multiply by reciprocals: exact_div)
     n = len(S)
     y = x
+    cnts = []
     for j, (L, o) in enumerate(zip(S, out)):
         st, en = _adaptive_ranges(L, o)
         A = np.zeros((o, L))
         for i in range(o):
-            A[i, st[i]:en[i]] = 1.0 / (en[i] - st[i])
+            A[i, st[i]:en[i]] = 1.0
         ax = x.ndim - n + j
         y = jnp.moveaxis(jnp.tensordot(y, jnp.asarray(A, y.dtype), axes=([ax], [1]), precision=_HI), -1, ax)
+        cnts.append(en - st)
+    for j, c in enumerate(cnts):
+        if j:  # (XLA would fold (s / kh) / kw into s / (kh * kw))
+            y = lax.optimization_barrier(y)
+        y = exact_div(y, jnp.asarray(c, y.dtype).reshape((-1,) + (1,) * (n - 1 - j)))
     return y.astype(x.dtype)
 
 
