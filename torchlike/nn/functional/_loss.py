@@ -510,7 +510,7 @@ def _mm(x, t, w, margin, p, reduction):
     if w is not None:
         h = h * _up(w)[t][:, None]
     h = jnp.where(jnp.arange(C)[None, :] == t[:, None], 0, h)
-    l = jnp.sum(h, axis=1) / C
+    l = exact_div(jnp.sum(h, axis=1), C)
     if squeeze:
         l = l.reshape(())
     return _reduce(l, reduction).astype(x.dtype)
