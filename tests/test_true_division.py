@@ -3,7 +3,7 @@ into ``a * (1 / b)`` (a different rounding in about a third of float32 elements)
 Checked on the device path (above HOST_MAX elements) for ``div`` itself and for the kernels that divide by a
 count or a norm: ``mean``, ``avg_pool``, ``F.normalize``, the losses' ``'mean'`` reduction, ``smooth_l1``'s beta,
 ``embedding_bag``'s mean, ``addcdiv``, ``adaptive_avg_pool``,
-``multi_margin_loss``'s per-row / C; and where torch multiplies (``number / tensor``, ``addcmul``'s value) we
+``multi_margin_loss``'s per-row / C, ``rms_norm``'s mean square; and where torch multiplies (``number / tensor``, ``addcmul``'s value) we
 multiply in torch's order."""
 import numpy as np
 import pytest
@@ -56,7 +56,7 @@ def _ints(shape, seed):  # integer-valued floats: the sums are exact, so only th
                                   "normalize", "mse_mean", "l1_mean", "compiled_mean", "smooth_l1_beta",
                                   "embedding_bag_mean", "addcdiv", "addcdiv_value", "addcmul_value", "rdiv",
                                   "rdiv_int", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
-                                  "multi_margin_none"])
+                                  "multi_margin_none", "rms_norm"])
 def test_kernels_dividing_by_a_count_or_norm_are_torchs_quotient(case, dtype):
     x = _ints((30000, 7), 2).astype(dtype)
     y = _ints((30000, 7), 3).astype(dtype)
@@ -99,6 +99,8 @@ def test_kernels_dividing_by_a_count_or_norm_are_torchs_quotient(case, dtype):
             return F.adaptive_avg_pool3d(a.reshape(3, 10, 100, 70), (3, 7, 9))
         if case == "multi_margin_none":  # each row's hinge sum / C
             return F.multi_margin_loss(a, (b.abs() % 7).long()[:, 0], reduction="none")
+        if case == "rms_norm":  # mean of squares: sum / n
+            return F.rms_norm(a, (7,))
         return a.mean(1)
 
     ours_a = torchlike.tensor(x, requires_grad=case == "mean_grad")
