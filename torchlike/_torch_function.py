@@ -208,12 +208,17 @@ _GLOBALS = {"__torchlike_tf_entry__": _entry, "__torchlike_tf_impls__": _IMPLS, 
             "__torchlike_tf_tensor__": Tensor}
 
 
-# The file name of the generated dispatching code: inside the package directory, so that frame filters
-# (tracebacks, graph-break lines, the deprecated-overload warning) count it as torchlike's; and containing
-# "importlib" and "_bootstrap", which CPython's warnings machinery (``warnings._is_internal_frame``, the same in
-# its C version) skips when it counts a ``stacklevel``: a warning torchlike gives with ``stacklevel=2`` still
-# names the user's line when a dispatching frame sits between the two.
-_GENERATED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "<generated importlib_bootstrap dispatch>")
+def pass_through_file(module_file, label):
+    """A file name for code whose frames sit between a user's call and an op (the dispatchers here, the op
+    table's wrappers): inside the package directory (``module_file``'s), so that frame filters (tracebacks,
+    graph-break lines, the deprecated-overload warning) count it as torchlike's; and containing "importlib" and
+    "_bootstrap", which CPython's warnings machinery (``warnings._is_internal_frame``, the same in its C version)
+    skips when it counts a ``stacklevel``: a warning torchlike gives with ``stacklevel=2`` still names the user's
+    line when such a frame sits in between."""
+    return os.path.join(os.path.dirname(os.path.abspath(module_file)), f"<{label} importlib_bootstrap>")
+
+
+_GENERATED = pass_through_file(__file__, "generated dispatch")
 
 
 def _template(nfree):
@@ -255,13 +260,13 @@ def _getter_template():
     return t
 
 
-_BODIES = {}  # id of a dispatching function -> a function with its original body
-
-
 def original(f):
     """``f`` itself, or, once the protocol has made ``f`` dispatching, a function with ``f``'s original body
     (what a check of how a surface was generated compares)."""
-    return _BODIES.get(id(f), f)
+    for key, g in _ORIGINALS.items():
+        if g is f:
+            return _IMPLS[key][0]
+    return f
 
 
 def _make_dispatching(f, public=None, name=None):
@@ -276,7 +281,6 @@ def _make_dispatching(f, public=None, name=None):
     key = len(_IMPLS)
     _IMPLS.append((impl, f if public is None else public))
     _ORIGINALS[key] = f
-    _BODIES[id(f)] = impl
     if name is not None:
         _PUBLIC_NAMES[f] = name
     for k, v in _GLOBALS.items():

@@ -1,6 +1,7 @@
 """Helpers shared by op declarations: argument normalisation and pointwise op builders."""
 from __future__ import annotations
 
+import math
 import numbers
 import re
 
@@ -71,10 +72,30 @@ def exact_div(x, y):
     >>> float(exact_div(jnp.float32(3.0), 7)) == float(jnp.float32(3.0) / jnp.float32(7.0))
     True
     """
-    y = jnp.asarray(y, x.dtype) if not hasattr(y, "dtype") else y
+    return x / exact_divisor(x, jnp.asarray(y, x.dtype) if not hasattr(y, "dtype") else y)
+
+
+def exact_divisor(x, y):
+    """``y``, broadcast to the quotient's shape, behind an optimization barrier when it is floating (see
+    ``exact_div``); a full-shape ``y`` goes behind it too, as it may itself be a broadcast (a fused view)."""
     if not jnp.issubdtype(jnp.result_type(y), jnp.inexact):
-        return x / y
-    return x / lax.optimization_barrier(jnp.broadcast_to(y, jnp.broadcast_shapes(jnp.shape(x), jnp.shape(y))))
+        return y
+    return lax.optimization_barrier(jnp.broadcast_to(y, jnp.broadcast_shapes(jnp.shape(x), jnp.shape(y))))
+
+
+def exact_mean(x, axis=None, keepdims=False):
+    """torch's mean: ``sum(x) / n`` with a true division (``exact_div``; ``jnp.mean``'s ``sum / n`` becomes
+    ``sum * (1 / n)`` in XLA).  Half types (computed in float32 by ``jnp.mean``, as torch) and symbolic sizes
+    keep ``jnp.mean``.
+
+    >>> import jax.numpy as jnp
+    >>> float(exact_mean(jnp.array([1.0, 2.0, 4.0], jnp.float32)))
+    2.3333332538604736
+    """
+    sizes = [x.shape[d] for d in (range(x.ndim) if axis is None else axis)]
+    if x.dtype in (jnp.float16, jnp.bfloat16) or [n for n in sizes if not isinstance(n, int)]:
+        return jnp.mean(x, axis=axis, keepdims=keepdims)
+    return exact_div(jnp.sum(x, axis=axis, keepdims=keepdims), math.prod(sizes))
 
 
 def dims_arg(dim, ndim):

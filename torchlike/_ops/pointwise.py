@@ -12,7 +12,7 @@ from .. import _dtype
 from .._dispatch import host_int_sum
 from .._tape import node_class
 from . import checks as C
-from ._util import Tensor, binary, cast, dispatch, float_dtype_for, register, unary, camel
+from ._util import Tensor, binary, cast, dispatch, exact_div, exact_divisor, float_dtype_for, register, unary, camel
 from .legacy_overloads import sort_scalar_args
 
 
@@ -294,26 +294,17 @@ def _true_div(x, y):
     return jnp.true_divide(x, y)
 
 
-def _divisor(x, y):
-    """``y`` behind an optimization barrier (see ``_util.exact_div``): a broadcast divisor, or a full-shape one
-    that is itself a broadcast (a fused view such as ``r.expand(...)``), stays a divisor, so the quotient is
-    torch's true division bit for bit, not XLA's ``x * broadcast(1 / y)``."""
-    if not jnp.issubdtype(jnp.result_type(y), jnp.inexact):
-        return y
-    return lax.optimization_barrier(jnp.broadcast_to(y, jnp.broadcast_shapes(jnp.shape(x), jnp.shape(y))))
-
-
 def _div_impl(x, y, dt, mode):
     x, y = cast(x, dt), cast(y, dt)
     if mode is None:
-        return x / _divisor(x, y)
+        return exact_div(x, y)
     if jnp.issubdtype(dt, jnp.integer):
         if mode == "trunc":
             return lax.div(*jnp.broadcast_arrays(x, y))  # lax.div does not broadcast
         return jnp.floor_divide(x, y)
     if dt in (jnp.float16, jnp.bfloat16):  # torch rounds half-precision quotients from float32 arithmetic
         return _div_impl(x.astype(jnp.float32), y.astype(jnp.float32), jnp.float32, mode).astype(dt)
-    y = _divisor(x, y)
+    y = exact_divisor(x, y)
     if mode == "trunc":
         return jnp.trunc(x / y)
     return _floor_div_float(*jnp.broadcast_arrays(x, y))

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _dtype
 from ..return_types import make
-from ._util import Tensor, cast, dims_arg, dispatch, exact_div, float_dtype_for, register
+from ._util import Tensor, cast, dims_arg, dispatch, exact_mean, float_dtype_for, register
 from .. import _autocast as _amp
 from .registry import TABLE
 from .._mutation import write_out
@@ -127,13 +127,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def _mean_impl(x, dims, keepdim, dt):
-    x = cast(x, dt)
-    axes = range(x.ndim) if dims is None else dims
-    sizes = [x.shape[d] for d in axes]
-    if acc_np(x.dtype) != x.dtype or [n for n in sizes if not isinstance(n, int)]:  # (half; symbolic dims)
-        return jnp.mean(x, axis=dims, keepdims=keepdim)
-    # torch: sum(x).div_(n), a true division (jnp.mean's sum / n becomes sum * (1 / n) in XLA)
-    return exact_div(jnp.sum(x, axis=dims, keepdims=keepdim), math.prod(sizes))
+    return exact_mean(cast(x, dt), dims, keepdim)  # torch: sum(x).div_(n), a true division
 
 
 @register(out=True)

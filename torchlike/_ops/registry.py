@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
 import types
 from typing import Callable
 
@@ -268,12 +267,10 @@ def install(namespaces: dict, tensor_cls):
             put(tensor_cls, d, e.fn, "Tensor")
 
 
-# The wrappers' frames sit between a user's call and the op body.  Their code carries a file name inside this
-# directory (frame filters count them as torchlike's) that contains "importlib" and "_bootstrap", which CPython's
-# warnings machinery (``warnings._is_internal_frame``) skips when it counts a ``stacklevel``: an op's warning
-# given with ``stacklevel=2`` names the user's line whether or not a wrapper was in between (``x.std(0)`` of
-# one row: torch's degrees-of-freedom warning at the caller's line, not here).
-WRAPPER_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "<op table wrapper importlib_bootstrap>")
+# The wrappers' frames sit between a user's call and the op body: their code carries a pass-through file name,
+# so an op's warning given with ``stacklevel=2`` names the user's line whether or not a wrapper was in between
+# (``x.std(0)`` of one row: torch's degrees-of-freedom warning at the caller's line, not here).
+WRAPPER_FILE = _torch_function.pass_through_file(__file__, "op table wrapper")
 
 
 def _rename_nested(factory):

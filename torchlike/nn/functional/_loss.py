@@ -20,7 +20,7 @@ import numpy as np
 
 from ... import _dtype, _views
 from ..._dispatch import dispatch
-from ..._ops._util import check_broadcast, exact_div
+from ..._ops._util import check_broadcast, exact_div, exact_mean
 from ...tensor import Tensor
 from ... import _autocast as _amp
 from ..._errors import broadcast_shape
@@ -61,10 +61,8 @@ def _red(reduction, size_average=None, reduce=None, allowed=("none", "mean", "su
 
 
 def _reduce(l, reduction):
-    if reduction == "mean":  # torch: sum / n, a true division (jnp.mean's becomes sum * (1 / n) in XLA)
-        if l.dtype in (jnp.float32, jnp.float64) and isinstance(l.size, int):
-            return exact_div(jnp.sum(l), l.size)
-        return jnp.mean(l)
+    if reduction == "mean":  # torch: sum / n, a true division
+        return exact_mean(l)
     if reduction == "sum":
         return jnp.sum(l)
     return l

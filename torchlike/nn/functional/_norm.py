@@ -14,7 +14,7 @@ from jax._src.interpreters.batching import BatchTracer
 
 from ... import _dtype
 from ..._dispatch import dispatch
-from ..._ops._util import exact_div
+from ..._ops._util import exact_mean
 from ... import _grad_mode as grad_mode
 from ... import _autocast as _amp
 
@@ -181,7 +181,7 @@ def _rms_impl(x, w, eps, nd):
     acc = _acc(x.dtype)
     xf = x.astype(acc)
     axes = tuple(range(x.ndim - nd, x.ndim))
-    y = xf * lax.rsqrt(exact_div(jnp.square(xf).sum(axes, keepdims=True), math.prod(x.shape[a] for a in axes)) + eps)
+    y = xf * lax.rsqrt(exact_mean(jnp.square(xf), axes, keepdims=True) + eps)
     if w is not None:
         y = y * w.astype(acc)
     return y.astype(x.dtype)
