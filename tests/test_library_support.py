@@ -174,6 +174,20 @@ def test_data_ptr_is_readable_memory_and_unique_per_storage():
     assert x[2].untyped_storage().data_ptr() == x.data_ptr()
 
 
+def test_data_ptr_of_a_result_still_being_computed_reads_its_values():
+    # XLA dispatches asynchronously; safetensors' save_file reads data_ptr() memory through ctypes at once.
+    # Before the fix 16 of 20 such reads saw an unwritten buffer (a saved checkpoint held garbage).
+    a = np.random.default_rng(0).standard_normal((600, 600)).astype(np.float32)
+    for _ in range(6):
+        got = []
+        for lib in (torch, torchlike):
+            t = lib.from_numpy(a)
+            b = (t @ t) @ t + 1.0
+            raw = np.ctypeslib.as_array(ctypes.cast(b.data_ptr(), ctypes.POINTER(ctypes.c_float)), (b.numel(),))
+            got.append(raw.copy())
+        np.testing.assert_allclose(got[1], got[0], rtol=1e-3, atol=1e-2)
+
+
 def test_untyped_storage_from_file_as_safetensors_reads_it(tmp_path):
     path = tmp_path / "blob"
     np.arange(4, dtype=np.float32).tofile(path)

@@ -27,8 +27,11 @@ _claims: dict = {}  # buffer address -> weakref to the root tensor whose storage
 
 
 def _pointer(arr):
+    """The address of ``arr``'s buffer once its values are written.  XLA dispatches asynchronously: the
+    buffer of a result still being computed exists but holds garbage, and a reader of raw memory (ctypes,
+    safetensors' ``save_file``) would read it."""
     try:
-        return arr.unsafe_buffer_pointer()
+        return arr.block_until_ready().unsafe_buffer_pointer()
     except Exception:  # tracers, sharded or deleted arrays: no single buffer
         return None
 
