@@ -97,6 +97,9 @@ from ._missing import module_getattr as _module_getattr  # noqa: E402
 _missing_getattr = _module_getattr("torch")
 
 
+_SAMPLING_OPS = ("_standard_gamma", "_standard_gamma_grad", "_dirichlet_grad", "_sample_dirichlet")
+
+
 def __getattr__(name):
     """``torch.distributions`` and ``torch.overrides`` are loaded on first use. They are written on this finished
     facade (layer 7 in docs/DEVELOPING.md: their modules ``import torchlike``), so the facade cannot import them
@@ -104,6 +107,9 @@ def __getattr__(name):
     if name in ("distributions", "overrides"):
         import importlib  # (not `from . import`: that asks this __getattr__ again)
         return importlib.import_module("." + name, __name__)  # lazy: layer 7 loads after the facade
+    if name in _SAMPLING_OPS:  # torch._standard_gamma & co.: the distributions' kernels, loaded with them
+        import importlib
+        return importlib.import_module(".distributions._sampling", __name__).TOPLEVEL[name]
     return _missing_getattr(name)
 
 
