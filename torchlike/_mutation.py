@@ -20,7 +20,8 @@ from . import _dtype, _grad_mode, _views
 from ._dispatch import dispatch
 from .tensor import _ALIAS_CHAIN, Tensor
 
-__all__ = ["view_of_root", "copy_slices", "alias_op", "write_out", "check_no_overlap", "on_inplace"]
+__all__ = ["view_of_root", "copy_slices", "alias_op", "write_out", "check_no_overlap", "check_out_overlap", "overlap",
+           "on_inplace"]
 
 # Hook: callables ``check(self, new)`` run before an in-place write of ``new`` into ``self``. Empty except
 # while a torchlike.func transform runs (func pushes its check on entry and pops it on exit), so an in-place
@@ -159,22 +160,73 @@ def write_out(out, result, name=None):
     return out
 
 
-def check_no_overlap(out, inputs, shape):
+_INTERNAL = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
+             "location. Please clone() the tensor before performing the operation.")
+_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+            "memory location. Please clone() the tensor before performing the operation.")
+
+
+def _dense(t):
+    """torch's is_non_overlapping_and_dense: the strides, sorted, are those of a contiguous layout."""
+    expected = 1
+    for st, n in sorted((st, n) for n, st in zip(t.shape, t.stride()) if n != 1):
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
+def overlap(a, b):
+    """torch's get_overlap_status of two tensors: "full" (the same elements, same layout), "partial" (some
+    bytes shared), or None (none shared, or a layout too hard to tell, where torch does not raise either)."""
+    if a is b:
+        return "full"
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)) or not a.numel() or not b.numel():
+        return None
+    if (a._vbase if a._vbase is not None else a) is not (b._vbase if b._vbase is not None else b):
+        return None
+    if not (_dense(a) and _dense(b)):
+        return None
+    spans = []
+    for t in (a, b):
+        size = t.dtype.itemsize
+        lo = t.storage_offset() * size
+        spans.append((lo, lo + t.numel() * size))
+    (a0, a1), (b0, b1) = spans
+    if (a0, a1) == (b0, b1):
+        return "full" if a.stride() == b.stride() and a.dtype.itemsize == b.dtype.itemsize else "partial"
+    return "partial" if a0 < b1 and b0 < a1 else None
+
+
+def _internal_overlap(out):
+    return out._vbase is not None and any(st == 0 and n > 1 for n, st in zip(out.shape, out.stride()))
+
+
+def check_no_overlap(out, inputs, shape, partial=()):
     """torch's ``assert_no_internal_overlap(out)`` and ``assert_no_overlap(out, input)`` for ops whose
-    ``out=`` may not alias an input (cat, take, masked_select, ...; pointwise ops allow full overlap).
-    ``shape``: the result's; an ``out`` of another shape is resized (fresh memory) before the write."""
-    if tuple(out.shape) == tuple(shape) and out._vbase is not None and any(st == 0 and n > 1 for n, st in zip(out.shape, out.stride())):
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                           "single memory location. Please clone() the tensor before performing the operation.")
-    root = out._vbase if out._vbase is not None else out
-    for t in inputs:
-        if t is out or (out.numel() and t.numel() and (t._vbase if t._vbase is not None else t) is root and
-                        out.is_contiguous() and t.is_contiguous() and
-                        out.storage_offset() < t.storage_offset() + t.numel() and
-                        t.storage_offset() < out.storage_offset() + out.numel()):
-            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
-                               "refer to a single memory location. Please clone() the tensor before performing "
-                               "the operation.")
+    ``out=`` may not alias an input at all (cat, take, masked_select, ...), and ``assert_no_partial_overlap``
+    for the ``partial`` ones (gather's index).  ``shape``: the result's; an ``out`` of another shape is
+    resized (fresh memory) before the write."""
+    if tuple(out.shape) == tuple(shape) and _internal_overlap(out):
+        raise RuntimeError(_INTERNAL)
+    if any(overlap(out, t) for t in inputs) or any(overlap(out, t) == "partial" for t in partial):
+        raise RuntimeError(_OVERLAP)
+
+
+def check_out_overlap(out, args, rule):
+    """The overlap checks of an ``out=`` call through the op table (before the op runs, as torch's):
+    an ``out`` with internal overlap (an expanded tensor) always raises; ``rule`` "any": no argument tensor
+    may share memory with it; "partial": they may only alias it exactly (elementwise ops)."""
+    for o in (out if isinstance(out, (tuple, list)) else (out,)):
+        if not isinstance(o, Tensor):
+            continue
+        if _internal_overlap(o):
+            raise RuntimeError(_INTERNAL)
+        if rule is not None:
+            for t in args:
+                st = overlap(o, t) if isinstance(t, Tensor) else None
+                if st == "partial" or (st == "full" and rule == "any"):
+                    raise RuntimeError(_OVERLAP)
 
 
 # the hooks Tensor exposes for this layer (see tensor.py: "installed by _mutation")

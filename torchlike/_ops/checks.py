@@ -18,7 +18,8 @@ from ..tensor import Tensor
 __all__ = ["not_implemented", "unary_kinds", "binary_kinds", "tensors_only", "invalid_combination", "ABS", "NEG",
            "POSITIVE", "ROUNDING", "FRAC", "SIGN", "NO_COMPLEX_VML", "DIGAMMA", "DEG_RAD", "BITWISE_NOT",
            "INF_TEST", "SIGNBIT", "RELU", "BITWISE", "SHIFT_GCD", "REAL_FLOAT", "REAL_ONLY", "DIVISION", "NO_COMPLEX",
-           "POW_BOOL", "POW_ARGS", "COMPARISON", "RSUB", "HEAVISIDE", "SPECIAL_UNARY", "SPECIAL_BINARY"]
+           "POW_BOOL", "POW_ARGS", "COMPARISON", "RSUB", "HEAVISIDE", "SPECIAL_UNARY", "SPECIAL_BINARY",
+           "TENSOR_OR_NUMBER_OTHER"]
 
 # dtype kinds (``dtype._kind``): 0 bool, 1 integer, 2 floating, 3 complex
 _BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
@@ -74,6 +75,11 @@ def invalid_combination(sigs, first_tensor=True):
         raise TypeError(f"{n}() received an invalid combination of arguments - got ({got}), but expected one "
                         "of:\n" + "".join(f" * ({sg})\n" for sg in sigs))
     return check
+
+
+# fmod, copysign: ``other`` may be a Number, ``input`` may not
+TENSOR_OR_NUMBER_OTHER = invalid_combination(["Tensor input, Tensor other, *, Tensor out = None",
+                                              "Tensor input, Number other, *, Tensor out = None"])
 
 
 # --- unary ---------------------------------------------------------------------------------------------------

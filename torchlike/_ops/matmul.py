@@ -18,6 +18,7 @@ from jax import lax
 
 from .. import _dtype
 from .. import _torch_function
+from . import checks as C
 from ._util import Tensor, cast, check_broadcast, dispatch, register, wrap_dim
 from .. import _autocast as _amp
 from .pointwise import mul
@@ -467,7 +468,7 @@ def _kron_impl(a, b, dt):
     return jnp.kron(cast(a, dt), cast(b, dt))
 
 
-@register(out=True)
+@register(out=True, checks=(C.tensors_only,))
 def kron(input, other):
     """Kronecker product (with type promotion).
 

@@ -447,13 +447,13 @@ def _remainder(x, y):
     return jnp.where((r != 0) & ((r < 0) != (y < 0)), r + y, r)
 
 
-binary("fmod", _fmod, tensor_node="FmodBackward1", checks=(C.DIVISION,))
+binary("fmod", _fmod, tensor_node="FmodBackward1", checks=(C.TENSOR_OR_NUMBER_OTHER, C.DIVISION))
 binary("remainder", _remainder, dunders=("__mod__",), tensor_node="RemainderBackward1", checks=(C.DIVISION,))
 register("__rmod__", namespaces=(), promote="none")(
     lambda self, other: Tensor.remainder(other if isinstance(other, Tensor) else self.new_tensor(other), self))
 binary("atan2", jnp.arctan2, promote="float", aliases=("arctan2",), checks=(C.tensors_only, C.NO_COMPLEX))
-binary("hypot", jnp.hypot, checks=(C.REAL_ONLY,))
-binary("copysign", jnp.copysign, promote="float", checks=(C.NO_COMPLEX,))
+binary("hypot", jnp.hypot, checks=(C.tensors_only, C.REAL_ONLY))
+binary("copysign", jnp.copysign, promote="float", checks=(C.TENSOR_OR_NUMBER_OTHER, C.NO_COMPLEX))
 
 
 @jax.custom_jvp
@@ -486,8 +486,8 @@ def _logaddexp(x, y):
     return jnp.where(nan, jnp.full_like(r, complex(np.nan, np.nan)), r)
 
 
-binary("logaddexp", _logaddexp, checks=(C.REAL_FLOAT,))
-binary("logaddexp2", jnp.logaddexp2, checks=(C.REAL_ONLY,))
+binary("logaddexp", _logaddexp, checks=(C.tensors_only, C.REAL_FLOAT))
+binary("logaddexp2", jnp.logaddexp2, checks=(C.tensors_only, C.REAL_ONLY))
 for _n, _f in [("maximum", jnp.maximum), ("minimum", jnp.minimum), ("fmax", jnp.fmax), ("fmin", jnp.fmin)]:
     binary(_n, _f, inplace=False, checks=(C.tensors_only,))
 binary("heaviside", lambda x, y: jnp.where(x == 0, y, (x > 0).astype(x.dtype)), differentiable=False,

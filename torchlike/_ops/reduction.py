@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import _dtype
 from ..return_types import make
+from . import checks as C
 from ._util import Tensor, cast, dims_arg, dispatch, exact_mean, float_dtype_for, register
 from .. import _autocast as _amp
 from .registry import TABLE
@@ -579,7 +580,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     return r
 
 
-@register(promote="float")
+@register(promote="float", checks=(C.tensors_only,))
 def dist(input, other, p=2):
     """``norm(input - other, p)`` with broadcasting.
 

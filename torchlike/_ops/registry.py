@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import types
 from typing import Callable
 
 from .._errors import inplace_error
 from .. import _torch_function
-from .._mutation import check_no_overlap, write_out  # noqa: F401  (re-exported: the ops' import path)
+from .. import _dtype
+from ..tensor import Tensor
+from .._mutation import check_no_overlap, check_out_overlap, write_out  # noqa: F401  (re-exported: the ops' import path)
 
 __all__ = ["OpEntry", "TABLE", "register", "install", "sparse_kernels", "write_out", "check_no_overlap",
            "accepts_out", "public"]
@@ -161,11 +164,76 @@ def register(name=None, *, namespaces=("torch",), method=True, inplace=False, ou
     return deco
 
 
+def not_a_tensor(fn, name, arg):
+    """torch's argument-parser error for a namespace function given ``arg`` (not a Tensor) as its first
+    argument: ``sum(): argument 'input' (position 1) must be Tensor, not int``."""
+    try:
+        first = next(iter(inspect.signature(fn).parameters))
+    except (StopIteration, TypeError, ValueError):
+        first = "input"
+    first = "input" if first == "self" else first
+    return TypeError(f"{name}(): argument '{first}' (position 1) must be Tensor, not {type(arg).__name__}")
+
+
+def _typed(fn, name):
+    """``fn`` as a namespace function: where its body reads a tensor attribute of a first argument that is
+    not a Tensor (``torch.sum(3)``), torch's TypeError instead of Python's AttributeError.  Nothing runs on
+    the success path but the call."""
+    @functools.wraps(fn)
+    def typed(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except AttributeError as e:
+            if args and e.obj is args[0] and not isinstance(args[0], Tensor):
+                raise not_a_tensor(fn, name, args[0]) from None
+            raise
+    return typed
+
+
+# torch's own Python-level functions (torch.functional) that read ``input.dim()`` & co. first: a non-Tensor
+# input raises Python's AttributeError there too
+_ATTRIBUTE_ERROR_LIKE_TORCH = frozenset({"norm", "split", "tensordot"})
+
+
+def _checks_operands(fn, name):
+    """No argument-type wrapper needed: the unary/binary factories check their operands themselves (and
+    are the hottest namespace functions), and torch's own Python-level functions raise AttributeError."""
+    return name in _ATTRIBUTE_ERROR_LIKE_TORCH or getattr(fn, "__module__", None) == "torchlike._ops._util"
+
+
+# out= rules of torch's kernels beyond "no internal overlap": ops whose out may not overlap an input at all,
+# and elementwise (TensorIterator) ops whose out may alias an input exactly but not in part
+_NO_OVERLAP = frozenset({"index_select", "kthvalue"})
+_EXACT_OUT_DTYPE = frozenset({"complex", "polar"})  # out must have the result's dtype (no cast)
+_ELEMENTWISE_MODULES = frozenset({"torchlike._ops._util", "torchlike._ops.pointwise", "torchlike._ops.pointwise_composite",
+                                  "torchlike._ops.special"})
+
+
+def _out_rule(fn, name):
+    if name in _NO_OVERLAP:
+        return "any"
+    return "partial" if getattr(fn, "__module__", None) in _ELEMENTWISE_MODULES else None
+
+
 def _with_out(fn, name):
+    rule, exact = _out_rule(fn, name), name in _EXACT_OUT_DTYPE
+
     @functools.wraps(fn)
     def wrapper(*args, out=None, **kwargs):
-        r = fn(*args, **kwargs)
-        return r if out is None else write_out(out, r, name)
+        if out is not None:
+            check_out_overlap(out, args, rule)
+        try:
+            r = fn(*args, **kwargs)
+        except AttributeError as e:
+            if args and e.obj is args[0] and not isinstance(args[0], Tensor):
+                raise not_a_tensor(fn, name, args[0]) from None
+            raise
+        if out is None:
+            return r
+        if exact and out.dtype is not r.dtype:  # (no cast into out: torch's check names both dtypes)
+            raise RuntimeError(f"Expected object of scalar type {_dtype._CAP[r.dtype.name]} but got scalar type "
+                               f"{_dtype._CAP[out.dtype.name]} for argument 'out'")
+        return write_out(out, r, name)
     return wrapper
 
 
@@ -253,7 +321,7 @@ def install(namespaces: dict, tensor_cls):
 
     _INSTALLED.append(True)
     for (_, name), e in TABLE.items():
-        public = _with_out(e.fn, e.aten) if e.out else e.fn
+        public = _with_out(e.fn, e.aten) if e.out else e.fn if _checks_operands(e.fn, name) else _typed(e.fn, e.aten)
         if e.sparse is not None:
             public = _with_sparse(public, name, e.sparse)
         e.public = public
@@ -279,6 +347,6 @@ def _rename_nested(factory):
         for c in factory.__code__.co_consts))
 
 
-for _factory in (_numpy_names, _with_out, _with_sparse, _make_inplace):
+for _factory in (_numpy_names, _typed, _with_out, _with_sparse, _make_inplace):
     _rename_nested(_factory)
 del _factory

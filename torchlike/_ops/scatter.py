@@ -18,7 +18,7 @@ from .. import _dtype, _views
 from ._util import Tensor, cast, dispatch, register, wrap_dim
 from .indexing import c_type_name, concrete_index, set_all
 from .._creation import tensor
-from .._mutation import write_out
+from .._mutation import check_no_overlap, write_out
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill",
            "index_reduce", "put", "diagonal_scatter", "select_scatter", "slice_scatter", "_unsafe_masked_index",
@@ -174,10 +174,6 @@ def _gather_empty(x, shape):
     return jnp.zeros(shape, x.dtype)
 
 
-def _root(t):
-    return t._vbase if t._vbase is not None else t
-
-
 @register(promote="none")
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """``out[i][j] = input[index[i][j]][j]`` (for dim=0): values along ``dim`` picked by ``index``.
@@ -193,10 +189,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
         if out.dtype is not input.dtype:
             raise RuntimeError(f"Expected out tensor to have dtype {c_type_name(input.dtype)}, but got "
                                f"{c_type_name(out.dtype)} instead")
-        if _root(out) is _root(input) or _root(out) is _root(index):
-            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
-                               "refer to a single memory location. Please clone() the tensor before performing the "
-                               "operation.")
+        check_no_overlap(out, (input,), index.shape, partial=(index,))  # (out may be the index itself)
         return write_out(out, gather(input, dim, index, sparse_grad=sparse_grad), "gather")
     if index.numel() == 0:   # torch returns an empty result for an empty index of any dtype or rank
         return dispatch(_gather_empty, (input,), (("shape", tuple(index.shape)),), name="GatherBackward0",

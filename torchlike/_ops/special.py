@@ -107,13 +107,13 @@ for _n, _f in [("xlog1py", _xlog1py), ("zeta", _zeta), ("gammainc", jss.gammainc
     binary(_n, _f, promote="float", inplace=False, method=False, namespaces=_SP, checks=(C.SPECIAL_BINARY,))
 
 
-@register(inplace=True, out=True, promote="float", checks=(C.SPECIAL_BINARY,))
+@register(inplace=True, out=True, promote="float", checks=(C.tensors_only, C.SPECIAL_BINARY))
 def igamma(input, other):
     """The regularized lower incomplete gamma function (same as ``torchlike.special.gammainc``)."""
     return TABLE[("special", "gammainc")].fn(input, other)
 
 
-@register(inplace=True, out=True, promote="float", checks=(C.SPECIAL_BINARY,))
+@register(inplace=True, out=True, promote="float", checks=(C.tensors_only, C.SPECIAL_BINARY))
 def igammac(input, other):
     """The regularized upper incomplete gamma function (same as ``torchlike.special.gammaincc``)."""
     return TABLE[("special", "gammaincc")].fn(input, other)

@@ -27,7 +27,7 @@ from ..._ops.special import softmax_common
 from ... import _random
 from ..._random import draw
 from ..._ops.registry import accepts_out as _accepts_out, public as _public, write_out as _write_out
-from ..._ops.activations import _HALF, _check_float, _s, _up, prelu  # noqa: F401 (re-export)
+from ..._ops.activations import _HALF, _check_float, _s, _up
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrelu", "rrelu_", "elu", "elu_",
            "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_",
@@ -35,9 +35,10 @@ __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrel
            "threshold", "threshold_", "logsigmoid", "softmax", "softmin", "log_softmax", "glu",
            "gumbel_softmax"]
 
-# F.hardshrink / F.prelu are torch.hardshrink / torch.prelu (as in torch): the op table's entries; hardshrink
-# is the very function install made, out= surface included (F.hardshrink(x, out=y))
+# F.hardshrink / F.prelu are torch.hardshrink / torch.prelu (as in torch): the very functions install made from
+# the op table's entries, out= surface included (F.hardshrink(x, out=y))
 hardshrink = _public("torch", "hardshrink")
+prelu = _public("torch", "prelu")
 
 
 def _ret(x, out, inplace):
