@@ -630,3 +630,33 @@ def test_a_number_where_torch_wants_a_tensor_is_never_pythons_attribute_error():
     for name, args in [("sum", (1,)), ("permute", (1, (0,))), ("sort", (1.5,)), ("kron", (1, t)), ("hypot", (1, t)),
                        ("dist", (t, 2)), ("fmod", (1, t)), ("copysign", (2.5, t)), ("logaddexp", (t, 1))]:
         raises_like_torch(lambda m: getattr(m, name)(*[lt if a is t and m is torchlike else a for a in args]))
+
+
+def test_a_number_where_nn_functional_wants_a_tensor_is_never_pythons_attribute_error():
+    # the same sweep over torch.nn.functional: 18 functions raised AttributeError where torch's parser raises
+    # TypeError (F.nll_loss, F.kl_div, F.one_hot, F.cosine_similarity, F.unfold, ...)
+    import inspect
+    t, lt = torch.randn(2, 3), torchlike.randn(2, 3)
+    leaks, checked = [], 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in sorted(dir(torch.nn.functional)):
+            tf, lf = getattr(torch.nn.functional, name), getattr(torchlike.nn.functional, name, None)
+            if name.startswith("_") or lf is None or not callable(tf) or inspect.isclass(tf) or inspect.ismodule(tf):
+                continue
+            for targs, largs in [((1,), (1,)), ((1, t), (1, lt)), ((1.5, t), (1.5, lt))]:
+                errs = []
+                for f, a in ((tf, targs), (lf, largs)):
+                    try:
+                        f(*a)
+                        errs.append(None)
+                    except Exception as e:  # noqa: BLE001
+                        errs.append(e)
+                checked += 1
+                if isinstance(errs[1], AttributeError) and not isinstance(errs[0], (AttributeError, ValueError)):
+                    leaks.append((name, len(targs), str(errs[1])))
+    assert checked > 300 and not leaks, leaks
+    for name, args in [("nll_loss", (1, t)), ("kl_div", (t, 1)), ("one_hot", (1,)), ("cosine_similarity", (t, 1)),
+                       ("unfold", (1, 2)), ("embedding", (1, t)), ("hardtanh", (1,))]:
+        raises_like_torch(lambda m: getattr(m.nn.functional, name)(*[lt if a is t and m is torchlike else a
+                                                                    for a in args]))

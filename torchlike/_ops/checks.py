@@ -15,7 +15,7 @@ from __future__ import annotations
 from .. import _dtype
 from ..tensor import Tensor
 
-__all__ = ["not_implemented", "unary_kinds", "binary_kinds", "tensors_only", "invalid_combination", "ABS", "NEG",
+__all__ = ["not_implemented", "unary_kinds", "binary_kinds", "tensors_only", "need_tensors", "invalid_combination", "ABS", "NEG",
            "POSITIVE", "ROUNDING", "FRAC", "SIGN", "NO_COMPLEX_VML", "DIGAMMA", "DEG_RAD", "BITWISE_NOT",
            "INF_TEST", "SIGNBIT", "RELU", "BITWISE", "SHIFT_GCD", "REAL_FLOAT", "REAL_ONLY", "DIVISION", "NO_COMPLEX",
            "POW_BOOL", "POW_ARGS", "COMPARISON", "RSUB", "HEAVISIDE", "SPECIAL_UNARY", "SPECIAL_BINARY",
@@ -64,6 +64,15 @@ def tensors_only(n, input, other, *a, **k):
     for pos, (arg, v) in enumerate((("input", input), ("other", other))):
         if not isinstance(v, Tensor):
             raise TypeError(f"{n}(): argument '{arg}' (position {pos + 1}) must be Tensor, not {type(v).__name__}")
+
+
+def need_tensors(op, **args):
+    """torch's argument parser: these positional arguments (in order, from position 1) must be Tensors.
+    ``need_tensors("kl_div", input=input, target=target)``; ``_start`` (default 1) numbers the first."""
+    start = args.pop("_start", 1)
+    for pos, (name, v) in enumerate(args.items(), start):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {type(v).__name__}")
 
 
 def invalid_combination(sigs, first_tensor=True):

@@ -6,15 +6,9 @@ import jax.numpy as jnp
 
 from .. import _dtype
 from ._util import Tensor, cast, dispatch, register
+from .checks import need_tensors as _need_tensors
 
 __all__ = []
-
-
-def _need_tensors(op, **args):
-    """torch's argument parser: these positional arguments must be Tensors (no Python scalars)."""
-    for pos, (name, v) in enumerate(args.items()):
-        if not isinstance(v, Tensor):
-            raise TypeError(f"{op}(): argument '{name}' (position {pos + 1}) must be Tensor, not {type(v).__name__}")
 
 
 def _isclose_impl(a, b, dt, rtol, atol, equal_nan):

@@ -9,7 +9,7 @@ from jax import lax
 from .. import _dtype
 from ._util import Tensor, dispatch, register
 from .. import _autocast as _amp
-from .comparisons import _need_tensors
+from .checks import need_tensors as _need_tensors
 
 __all__ = ["view_as_complex", "view_as_real"]
 

@@ -16,6 +16,7 @@ import jax.numpy as jnp
 
 from .. import _autocast as _amp
 from .._dispatch import dispatch
+from .checks import need_tensors
 from .registry import register
 
 __all__ = ["grid_sample"]
@@ -166,6 +167,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
+    need_tensors("grid_sampler", input=input, grid=grid)
     _check_grid(input, grid, mode)
     if input.ndim == 5:
         return dispatch(_grid_sample3d_impl, (input, grid), (("mode", mode), ("padding", padding_mode),

@@ -28,6 +28,7 @@ from ... import _random
 from ..._random import draw
 from ..._ops.registry import accepts_out as _accepts_out, public as _public, write_out as _write_out
 from ..._ops.activations import _HALF, _check_float, _s, _up
+from ..._ops.checks import need_tensors as _need_tensors
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrelu", "rrelu_", "elu", "elu_",
            "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_",
@@ -164,6 +165,7 @@ def relu_(input):
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """Clamp to [min_val, max_val] (gradient 0 at the bounds, as torch)."""
+    _need_tensors("hardtanh_" if inplace else "hardtanh", input=input)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     if input.dtype is _dtype.bool:
@@ -177,6 +179,7 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 
 def relu6(input, inplace=False):
     """min(max(0, x), 6)."""
+    _need_tensors("relu6_" if inplace else "relu6", input=input)
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
@@ -406,6 +409,7 @@ def _gumbel(logits, g, tau, dim, hard):
 
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """Sample from the Gumbel-softmax distribution; ``hard=True`` returns one-hot (straight-through)."""
+    _need_tensors("empty_like", input=logits)
     e = draw("exponential", logits.shape, logits.dtype.np, None, args=(1.0,))
     g = Tensor._wrap(-jnp.log(e), logits.device)
     d = _wrap_dim(dim, logits.ndim)

@@ -16,6 +16,7 @@ from ..._dispatch import dispatch
 from ... import _grad_mode as grad_mode
 from ...tensor import Tensor
 from ..._errors import check_alloc
+from ..._ops.checks import need_tensors as _need_tensors
 
 __all__ = ["embedding", "one_hot"]
 
@@ -67,6 +68,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     >>> torch.nn.functional.embedding(torch.tensor([1]), torch.eye(3))
     tensor([[0., 1., 0.]])
     """
+    _need_tensors("embedding", weight=weight, indices=input)
     if weight.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
     if sparse and weight.requires_grad:  # weight.grad becomes a sparse COO tensor (torchlike/sparse/_embedding.py)
@@ -103,6 +105,7 @@ def _one_hot(t, num_classes):
 
 def one_hot(tensor, num_classes=-1):
     """int64 one-hot encoding with a new last dim of size ``num_classes`` (max + 1 when -1)."""
+    _need_tensors("one_hot", input=tensor)
     if tensor.dtype is not _dtype.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes != -1:

@@ -26,6 +26,7 @@ from ... import _autocast as _amp
 from ..._errors import broadcast_shape
 from ..._creation import full as _full
 from ._misc import _abs0, _pdist_lastdim, pairwise_distance
+from ..._ops.checks import need_tensors as _need_tensors
 
 __all__ = ["l1_loss", "mse_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div", "nll_loss", "cross_entropy",
@@ -176,6 +177,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 @_amp.fp32
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """mean(log(1 + exp(-y * x)))."""
+    _need_tensors("soft_margin_loss", input=input, target=target)
     return _pw(input, target, None, (), "soft_margin", _red(reduction, size_average, reduce),
                "SoftMarginLossBackward0")
 
@@ -264,6 +266,7 @@ def _kl(x, t, reduction, log_target, batch):
 @_amp.fp32
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """KL(target || exp(input)) pointwise; ``reduction='batchmean'`` is the mathematical KL."""
+    _need_tensors("kl_div", input=input, target=target)
     if size_average is not None or reduce is not None:
         reduction = legacy_get_string(size_average, reduce)
     else:
@@ -394,6 +397,7 @@ def check_class_range(target, num_classes, ignore_index):
 @_amp.fp32
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """Negative log-likelihood of class indices; input holds log-probabilities (N, C, ...)."""
+    _need_tensors("nll_loss_nd", input=input, target=target)
     reduction = _red(reduction, size_average, reduce)
     _needs_float(input, "nll_loss2d_forward_out_frame" if input.ndim >= 3 else "nll_loss_out_frame")
     cdim = 1 if input.ndim > 1 else 0
@@ -456,6 +460,7 @@ def _mlsm(x, t, w, reduction):
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """Multi-label one-vs-all logistic loss, averaged over classes."""
+    _need_tensors("log_sigmoid", input=input)
     reduction = _red(reduction, size_average, reduce)
     return dispatch(_mlsm, (input, target, weight), (("reduction", reduction),),
                     name="MultilabelSoftMarginLossBackward0")
@@ -487,6 +492,7 @@ def _hinge_strict(z):
 @_amp.fp32
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Multi-class multi-label hinge loss; target lists class indices, terminated by -1."""
+    _need_tensors("multilabel_margin_loss", input=input, target=target)
     reduction = _red(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
@@ -518,6 +524,7 @@ def _mm(x, t, w, margin, p, reduction):
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
     """Multi-class hinge loss: sum_i max(0, margin - x[y] + x[i])^p / C."""
+    _need_tensors("multi_margin_loss", input=input, target=target)
     reduction = _red(reduction, size_average, reduce)
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
@@ -681,6 +688,7 @@ def _poisson_nll(x, t, eps, log_input, full, reduction, out_dt):
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     """Poisson negative log likelihood (``log_input``: input is log-rate)."""
+    _need_tensors("poisson_nll_loss", input=input, target=target)
     if size_average is not None or reduce is not None:
         reduction = legacy_get_string(size_average, reduce)
     if reduction not in ("none", "mean", "sum"):

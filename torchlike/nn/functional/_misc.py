@@ -16,6 +16,7 @@ from ... import _dtype
 from ..._dispatch import dispatch
 from ..._ops._util import check_broadcast, exact_div
 from ...tensor import _wrap_dim
+from ..._ops.checks import need_tensors as _need_tensors
 
 __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "pdist"]
 
@@ -92,6 +93,7 @@ def _cos_sim(a, b, eps, dim):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """Cosine of the angle between x1 and x2 along ``dim`` (broadcasting)."""
+    _need_tensors("cosine_similarity", x1=x1, x2=x2)
     nd = max(x1.ndim, x2.ndim)
     d = _wrap_dim(dim, nd)
     dt = _dtype.result_type(x1, x2)
@@ -120,6 +122,7 @@ def _pairwise(a, b, eps, p, keepdim, din, dt):
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """||x1 - x2 + eps||_p over the last dim (integer inputs give the default float dtype, as in torch)."""
+    _need_tensors("pairwise_distance", x1=x1, x2=x2)
     check_broadcast(x1.shape, x2.shape)
     din = dt = _dtype.result_type(x1, x2)
     if not (dt.is_floating_point or dt.is_complex):
@@ -137,6 +140,7 @@ def _pdist(x, p):
 
 def pdist(input, p=2):
     """Distances between all row pairs i < j of a 2-D input (condensed, row-major)."""
+    _need_tensors("pdist", input=input)
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     if p < 0:

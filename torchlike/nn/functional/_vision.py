@@ -14,6 +14,7 @@ import numpy as np
 from jax import lax
 
 from ..._dispatch import dispatch
+from ..._ops.checks import need_tensors as _need_tensors
 from ..._ops.grid_sampler import grid_sample
 from ..._ops.padding import pad
 from ..._ops.resample import _NDIM, _interp_impl
@@ -291,6 +292,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     >>> F.unfold(torchlike.ones(1, 2, 4, 4), 2).shape
     torch.Size([1, 8, 9])
     """
+    _need_tensors("im2col", input=input)
     if input.ndim not in (3, 4):
         raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D)")
     k, d, p, s = (ntuple(v, 2, nm) for v, nm in ((kernel_size, "kernel_size"), (dilation, "dilation"),
