@@ -203,6 +203,19 @@ def _same_exception_type(el, et):
     return tl_.__name__ == te.__name__ and all(isinstance(el, b) for b in te.__mro__ if b.__module__ == "builtins")
 
 
+_TEST_BUGS = (NameError, SyntaxError, ImportError)
+
+
+def not_a_test_bug(e):
+    """``e``, an exception a comparison caught, or an AssertionError when it says the test itself is wrong: a
+    name error, an import error, or a library attribute that does not exist (``torch.nonexistent``) raised
+    on both sides would otherwise compare equal and pass as an "error test"."""
+    if isinstance(e, _TEST_BUGS) or (isinstance(e, AttributeError) and isinstance(getattr(e, "obj", None),
+                                                                               type(sys))):
+        raise AssertionError(f"the test's own code failed, nothing was compared: {type(e).__name__}: {e}") from e
+    return e
+
+
 def raises_like_torch(fn, *inputs, match=None, quiet=False):
     """Require ``fn(torch, *inputs)`` to raise, and ``fn(torchlike, *inputs)`` to raise the same exception
     type with the same message -- or, given ``match`` (a regex), messages that both match it.
@@ -210,7 +223,7 @@ def raises_like_torch(fn, *inputs, match=None, quiet=False):
     try:
         r = _run_side(torch, fn, inputs, False, quiet)[0]
     except Exception as e:  # noqa: BLE001
-        et = e
+        et = not_a_test_bug(e)
     else:
         raise AssertionError(f"torch did not raise (returned {type(r).__name__}) -- not an error case")
     try:

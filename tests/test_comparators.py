@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import raises_like_torch, same_as_torch
+from conftest import not_a_test_bug, raises_like_torch, same_as_torch
 
 X = np.arange(6, dtype=np.float32).reshape(2, 3)
 
@@ -43,6 +43,18 @@ def test_raises_like_torch_matches_type_and_message():
     e = raises_like_torch(lambda m, x: x.reshape(4, 4), X)
     assert isinstance(e, RuntimeError)
     raises_like_torch(lambda m, x: m.cat([x, x.sum()]), X, match="zero-dimensional")
+
+
+@pytest.mark.parametrize("bug", [lambda m, x: m.no_such_function(x), lambda m, x: undefined_name + x,  # noqa: F821
+                                 lambda m, x: __import__("no_such_module")])
+def test_an_error_test_whose_own_code_fails_on_both_sides_is_not_a_pass(bug):
+    # a typo raises the same NameError/AttributeError on both sides: "same exception, same message" would pass
+    with pytest.raises(AssertionError, match="the test's own code failed"):
+        raises_like_torch(bug, X)
+    for e in (NameError("x"), ModuleNotFoundError("y"), AttributeError("z", name="z", obj=np)):
+        with pytest.raises(AssertionError, match="nothing was compared"):
+            not_a_test_bug(e)
+    assert isinstance(not_a_test_bug(TypeError("t")), TypeError)
 
 
 # --- every test checks something ------------------------------------------------------------------------------
