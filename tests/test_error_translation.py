@@ -660,3 +660,12 @@ def test_a_number_where_nn_functional_wants_a_tensor_is_never_pythons_attribute_
                        ("unfold", (1, 2)), ("embedding", (1, t)), ("hardtanh", (1,))]:
         raises_like_torch(lambda m: getattr(m.nn.functional, name)(*[lt if a is t and m is torchlike else a
                                                                     for a in args]))
+
+
+@pytest.mark.parametrize("method", ["sub", "add_", "div", "pow", "ne", "remainder", "xlogy", "true_divide",
+                                    "floor_divide", "mul"])
+def test_none_as_an_operand_is_torchs_type_error(method):
+    # x.sub(None) raised AttributeError ('NoneType' object has no attribute 'dtype') from inside the kernel;
+    # dispatch's failure path now names the argument as torch's parser does (type; torch's text varies by op)
+    e = raises_like_torch(lambda m: getattr(m.ones(2), method)(None), match="NoneType")
+    assert isinstance(e, TypeError)

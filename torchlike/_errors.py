@@ -235,6 +235,11 @@ def _sanitize(text):
 def translate(exc, f=None, name=None, arrays=()):
     """torch's exception for ``exc``, raised while running an op's JAX function on ``arrays``; ``exc``
     itself (without JAX's frames and notes) when it is torchlike's or the user's own."""
+    if isinstance(exc, AttributeError) and not hasattr(exc.obj, "shape"):
+        at = next((i for i, a in enumerate(arrays) if a is exc.obj), None)
+        if at is not None:  # an operand neither a Tensor nor a number (``x.sub(None)``): torch's parser error
+            return TypeError(f"{_op_name(f, name)}(): argument '{'other' if at else 'input'}' must be Tensor, "
+                             f"not {type(exc.obj).__name__}")
     if not is_foreign(exc):
         return _clean(exc)
     text = str(exc)
