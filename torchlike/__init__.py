@@ -104,12 +104,11 @@ def __getattr__(name):
     """``torch.distributions`` and ``torch.overrides`` are loaded on first use. They are written on this finished
     facade (layer 7 in docs/DEVELOPING.md: their modules ``import torchlike``), so the facade cannot import them
     while it is still being built; everything else missing raises MissingAPI."""
-    if name in ("distributions", "overrides"):
+    if name in ("distributions", "overrides") or name in _SAMPLING_OPS:
         import importlib  # (not `from . import`: that asks this __getattr__ again)
+        if name in _SAMPLING_OPS:  # torch._standard_gamma & co.: the distributions' kernels, loaded with them
+            return importlib.import_module(".distributions._sampling", __name__).TOPLEVEL[name]
         return importlib.import_module("." + name, __name__)  # lazy: layer 7 loads after the facade
-    if name in _SAMPLING_OPS:  # torch._standard_gamma & co.: the distributions' kernels, loaded with them
-        import importlib
-        return importlib.import_module(".distributions._sampling", __name__).TOPLEVEL[name]
     return _missing_getattr(name)
 
 

@@ -184,10 +184,19 @@ def _typed(fn, name):
         try:
             return fn(*args, **kwargs)
         except AttributeError as e:
-            if args and e.obj is args[0] and not isinstance(args[0], Tensor):
-                raise not_a_tensor(fn, name, args[0]) from None
-            raise
+            err = _parser_error(e, fn, name, args)
+            if err is None:
+                raise
+        raise err
     return typed
+
+
+def _parser_error(e, fn, name, args):
+    """torch's TypeError when AttributeError ``e`` came from reading a tensor attribute of a first argument
+    that is not a Tensor; None when ``e`` is something else."""
+    if args and e.obj is args[0] and not isinstance(args[0], Tensor):
+        return not_a_tensor(fn, name, args[0])
+    return None
 
 
 # torch's own Python-level functions (torch.functional) that read ``input.dim()`` & co. first: a non-Tensor
@@ -225,9 +234,10 @@ def _with_out(fn, name):
         try:
             r = fn(*args, **kwargs)
         except AttributeError as e:
-            if args and e.obj is args[0] and not isinstance(args[0], Tensor):
-                raise not_a_tensor(fn, name, args[0]) from None
-            raise
+            err = _parser_error(e, fn, name, args)
+            if err is None:
+                raise
+            raise err from None
         if out is None:
             return r
         if exact and out.dtype is not r.dtype:  # (no cast into out: torch's check names both dtypes)
