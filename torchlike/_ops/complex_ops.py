@@ -18,7 +18,7 @@ def _complex_impl(re, im):
     return re + 1j * im.astype(re.dtype)
 
 
-@register(method=False, out=True)
+@register(method=False, out=True, out_same_dtype=True)
 def complex(real, imag):
     """A complex tensor from real and imaginary parts (float32 -> complex64, float64 -> complex128)."""
     if real.dtype is not imag.dtype:
@@ -34,7 +34,7 @@ def _polar_impl(abs, angle):
     return abs * jnp.cos(angle) + 1j * (abs * jnp.sin(angle))
 
 
-@register(method=False, out=True)
+@register(method=False, out=True, out_same_dtype=True)
 @_amp.fp32
 def polar(abs, angle):
     """``abs * (cos(angle) + i sin(angle))``."""

@@ -48,6 +48,11 @@ class OpEntry:
     sparse: Callable | None = None
     # what ``install`` put in the entry's namespaces (``fn`` with its out= and sparse surfaces); None before
     public: Callable | None = None
+    # out= rules of torch's kernel beyond "no internal overlap" (an expanded out always raises): "any" (out may
+    # share no memory with an argument: index_select, kthvalue), "partial" (out may alias an argument exactly,
+    # not in part: elementwise ops, the default for the pointwise modules), None (not checked)
+    out_overlap: str | None = None
+    out_same_dtype: bool = False  # out must have the result's dtype, no cast (complex, polar)
 
 
 # (namespace, name) -> entry; the namespace is the entry's first (``"Tensor"`` for a method-only entry), so
@@ -140,12 +145,19 @@ def _numpy_names(fn):
     return numpy_names
 
 
+# the modules of elementwise (TensorIterator) ops: their out= may alias an argument exactly, not in part
+_ELEMENTWISE_MODULES = frozenset({"torchlike._ops._util", "torchlike._ops.pointwise", "torchlike._ops.pointwise_composite",
+                                  "torchlike._ops.special"})
+
+
 def register(name=None, *, namespaces=("torch",), method=True, inplace=False, out=False, promote="same",
-             differentiable=True, dunders=(), aliases=(), checks=(), aten=None, inline_checks=()):
+             differentiable=True, dunders=(), aliases=(), checks=(), aten=None, inline_checks=(), out_overlap=None,
+             out_same_dtype=False):
     """Declare an op.  The decorated function is torch's functional form; ``checks`` (see _ops/checks.py) run
     before it on every surface; ``aten`` is the name torch's messages use (default: ``name``, prefixed with a
     namespace other than torch's, as ``special_erfcx``; aliases use their op's).  Returns the function as
     declared (checks included).  ``inline_checks``: checks ``fn`` already runs itself (recorded in the entry).
+    ``out_overlap``/``out_same_dtype``: the ``out=`` rules (see OpEntry).
     """
     checks = tuple(checks)
 
@@ -154,9 +166,11 @@ def register(name=None, *, namespaces=("torch",), method=True, inplace=False, ou
         ns = tuple(namespaces)
         if _takes(fn, ("dim", "keepdim")):
             fn = _numpy_names(fn)
+        elementwise = getattr(fn, "__module__", None) in _ELEMENTWISE_MODULES
         entry = OpEntry(n, _checked(fn, checks, n) if checks else fn, ns, method, inplace, out, promote,
                         differentiable, tuple(dunders), tuple(inline_checks) + checks,
-                        aten or (n if not ns or ns[0] == "torch" else f"{ns[0]}_{n}"))
+                        aten or (n if not ns or ns[0] == "torch" else f"{ns[0]}_{n}"),
+                        out_overlap=out_overlap or ("partial" if elementwise else None), out_same_dtype=out_same_dtype)
         _add(entry)
         for a in aliases:
             _add(dataclasses.replace(entry, name=a, dunders=(), fn=_checked(fn, checks, a) if checks else fn))
@@ -210,22 +224,8 @@ def _checks_operands(fn, name):
     return name in _ATTRIBUTE_ERROR_LIKE_TORCH or getattr(fn, "__module__", None) == "torchlike._ops._util"
 
 
-# out= rules of torch's kernels beyond "no internal overlap": ops whose out may not overlap an input at all,
-# and elementwise (TensorIterator) ops whose out may alias an input exactly but not in part
-_NO_OVERLAP = frozenset({"index_select", "kthvalue"})
-_EXACT_OUT_DTYPE = frozenset({"complex", "polar"})  # out must have the result's dtype (no cast)
-_ELEMENTWISE_MODULES = frozenset({"torchlike._ops._util", "torchlike._ops.pointwise", "torchlike._ops.pointwise_composite",
-                                  "torchlike._ops.special"})
-
-
-def _out_rule(fn, name):
-    if name in _NO_OVERLAP:
-        return "any"
-    return "partial" if getattr(fn, "__module__", None) in _ELEMENTWISE_MODULES else None
-
-
-def _with_out(fn, name):
-    rule, exact = _out_rule(fn, name), name in _EXACT_OUT_DTYPE
+def _with_out(fn, name, rule=None, exact=False):
+    """``fn`` with torch's ``out=`` keyword; ``rule``/``exact``: the entry's out_overlap/out_same_dtype."""
 
     @functools.wraps(fn)
     def wrapper(*args, out=None, **kwargs):
@@ -331,7 +331,8 @@ def install(namespaces: dict, tensor_cls):
 
     _INSTALLED.append(True)
     for (_, name), e in TABLE.items():
-        public = _with_out(e.fn, e.aten) if e.out else e.fn if _checks_operands(e.fn, name) else _typed(e.fn, e.aten)
+        public = _with_out(e.fn, e.aten, e.out_overlap, e.out_same_dtype) if e.out else \
+            e.fn if _checks_operands(e.fn, name) else _typed(e.fn, e.aten)
         if e.sparse is not None:
             public = _with_sparse(public, name, e.sparse)
         e.public = public

@@ -132,7 +132,7 @@ def _kth_impl(x, k, dim, keepdim):
     return v, idx.astype(jnp.int64)
 
 
-@register(out=True)
+@register(out=True, out_overlap="any")
 def kthvalue(input, k, dim=-1, keepdim=False):
     """(values, indices) of the ``k``-th smallest element (1-based) along ``dim``.
 

@@ -25,7 +25,7 @@ def _take_axis_impl(x, idx, dim):
     return jnp.take(x, idx, axis=dim, mode="clip") if x.ndim else jnp.take(x.reshape(1), idx)
 
 
-@register(out=True, promote="none")
+@register(out=True, promote="none", out_overlap="any")
 def index_select(input, dim, index):
     """Entries of ``input`` along ``dim`` at the positions in the 1-D ``index``.
 
