@@ -28,77 +28,92 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
 
 
 class _Formatter:
+    """torch's element formatter: width, integer and scientific modes are decided from the nonzero finite
+    values (of the summarized data when the tensor is summarized); zeros, nan and inf are then padded to
+    that width (or overflow it, as ``-0.`` and ``-inf`` do in torch)."""
+
     def __init__(self, values, dt):
         self.floating = dt.is_floating_point
         self.int_mode = True
         self.sci_mode = False
         self.max_width = 1
-        vals = values.reshape(-1)
+        vals = np.asarray(values).reshape(-1)
         if not self.floating:
-            for v in vals:
-                self.max_width = max(self.max_width, len(self._plain(v)))
+            self.max_width = max([1] + [len(self._plain(v)) for v in vals])
             return
-        finite = vals[np.isfinite(vals)].astype(np.float64)
-        if finite.size == 0:
-            for v in vals:
-                self.max_width = max(self.max_width, len(str(v).replace("inf", "inf")))
+        f = vals.astype(np.float64)
+        nz = f[np.isfinite(f) & (f != 0)]
+        if nz.size == 0:
             return
-        absv = np.abs(finite)
-        nonzero = absv[absv != 0]
-        self.int_mode = bool(np.all(np.ceil(finite) == finite))
-        if self.int_mode:
-            if nonzero.size and (nonzero.max() / nonzero.min() > 1000.0 or nonzero.max() > 1e8):
-                self.sci_mode = True
-                self.int_mode = False
+        absv = np.abs(nz)
+        lo, hi = absv.min(), absv.max()
+        self.int_mode = bool(np.all(np.ceil(nz) == nz))
+        auto = bool(hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4)
+        self.sci_mode = auto if _opts["sci_mode"] is None else bool(_opts["sci_mode"])
+        p = _opts["precision"]
+        if self.sci_mode:
+            widths = [len(f"{v:.{p}e}") for v in nz]
+        elif self.int_mode:
+            widths = [len(f"{v:.0f}") + 1 for v in nz]
         else:
-            if nonzero.size and (nonzero.max() / nonzero.min() > 1000.0 or nonzero.max() > 1e8 or
-                                 nonzero.min() < 1e-4):
-                self.sci_mode = True
-        if _opts["sci_mode"] is not None:
-            self.sci_mode = _opts["sci_mode"]
-        for v in vals:
-            self.max_width = max(self.max_width, len(self._fmt(v)))
+            widths = [len(f"{v:.{p}f}") for v in nz]
+        self.max_width = max(widths)
 
-    def _plain(self, v):
+    @staticmethod
+    def _plain(v):
         if isinstance(v, (np.bool_, bool)):
             return "True" if v else "False"
         return str(v)
 
-    def _fmt(self, v):
-        p = _opts["precision"]
-        if not self.floating:
-            return self._plain(v)
-        v = float(v)
-        if not np.isfinite(v):
-            return "nan" if np.isnan(v) else ("inf" if v > 0 else "-inf")
-        if self.sci_mode:
-            return f"{v:.{p}e}"
-        if self.int_mode:
-            return f"{v:.0f}."
-        return f"{v:.{p}f}"
-
     def format(self, v):
-        return self._fmt(v).rjust(self.max_width)
+        if not self.floating:
+            ret = self._plain(v)
+        else:
+            v = float(v)
+            if self.sci_mode:
+                ret = f"{v:.{_opts['precision']}e}" if np.isfinite(v) else f"{v}"
+            elif self.int_mode:
+                ret = f"{v:.0f}" + ("." if np.isfinite(v) else "")
+            else:
+                ret = f"{v:.{_opts['precision']}f}"
+        return ret.rjust(self.max_width)
 
 
-def _body(a, fmt, indent, summarize):
+def _summarized(a):
+    """The values torch's formatter sees when a tensor is summarized: the edge items of every dimension."""
+    ei = _opts["edgeitems"]
     if a.ndim == 0:
-        return fmt(a.item() if not isinstance(a, np.ndarray) else a.reshape(()).item()) if False else fmt(a[()])
+        return a
+    if a.ndim == 1:
+        return np.concatenate([a[:ei], a[-ei:]]) if a.shape[0] > 2 * ei else a
+    if not ei:
+        return a[:0]
+    rows = list(range(ei)) + list(range(a.shape[0] - ei, a.shape[0])) if a.shape[0] > 2 * ei else range(a.shape[0])
+    return np.stack([_summarized(a[i]) for i in rows])
+
+
+def _body(a, fmt, indent, summarize, width):
+    """torch's layout of ``a``'s values (``fmt``: one element's string; ``width``: the element width that
+    decides how many fit on a line)."""
+    if a.ndim == 0:
+        return fmt(a[()])
     ei = _opts["edgeitems"]
     if a.ndim == 1:
-        items = [fmt(v) for v in a]
-        if summarize and a.shape[0] > 2 * ei:
-            items = [fmt(v) for v in a[:ei]] + ["..."] + [fmt(v) for v in a[-ei:]]
-        width = max((len(x) for x in items), default=1) + 2
+        if summarize and not ei:
+            items = ["..."]
+        elif summarize and a.shape[0] > 2 * ei:
+            items = [fmt(v) for v in a[:ei]] + [" ..."] + [fmt(v) for v in a[-ei:]]
+        else:
+            items = [fmt(v) for v in a]
         per_line = max(1, (_opts["linewidth"] - indent) // width)
         lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
-    rows = range(a.shape[0])
-    if summarize and a.shape[0] > 2 * ei:
-        parts = [_body(a[i], fmt, indent + 1, summarize) for i in range(ei)] + ["..."] + \
-                [_body(a[i], fmt, indent + 1, summarize) for i in range(a.shape[0] - ei, a.shape[0])]
+    n = a.shape[0]
+    if summarize and n > 2 * ei:
+        parts = [_body(a[i], fmt, indent + 1, summarize, width) for i in range(ei)] + ["..."] + \
+                [_body(a[i], fmt, indent + 1, summarize, width) for i in range(n - ei, n)]
     else:
-        parts = [_body(a[i], fmt, indent + 1, summarize) for i in rows]
+        parts = [_body(a[i], fmt, indent + 1, summarize, width) for i in range(n)]
     sep = "," + "\n" * (a.ndim - 1) + " " * (indent + 1)
     return "[" + sep.join(parts) + "]"
 
@@ -135,9 +150,22 @@ def tensor_repr(t, prefix="tensor("):
         suffix.append(f"grad_fn=<{t.grad_fn.name()}>")
     elif t.requires_grad:
         suffix.append("requires_grad=True")
-    if suffix:
-        body = body + ", " + ", ".join(suffix)
-    return prefix + body + ")"
+    return _add_suffixes(prefix + body, suffix, len(prefix))
+
+
+def _add_suffixes(text, suffixes, indent):
+    """``text`` with ``, suffix`` appended for each suffix, a suffix that would pass the line width going on a
+    line of its own (torch's rule)."""
+    parts = [text]
+    last = len(text) - text.rfind("\n") + 1
+    for s in suffixes:
+        if last + len(s) + 2 > _opts["linewidth"]:
+            parts.append(",\n" + " " * indent + s)
+            last = indent + len(s)
+        else:
+            parts.append(", " + s)
+            last += len(s) + 2
+    return "".join(parts) + ")"
 
 
 def tensor_body(t, indent):
@@ -154,27 +182,25 @@ def tensor_body(t, indent):
         body = "[]"
         if a.shape != (0,):
             suffix.append(f"size={tuple(a.shape)}")
-        if dt not in (_dtype.get_default_dtype(), _dtype.int64):
+        if dt is not _dtype.get_default_dtype():
             suffix.append(f"dtype={dt}")
         return body, suffix
+    if not _opts["edgeitems"]:
+        suffix.append(f"size={tuple(a.shape)}")
     summarize = a.size > _opts["threshold"]
+    seen = _summarized(a) if summarize else a
     if dt.is_complex:
         # torch formats the real and imaginary parts each with its own float formatter
         real_dt = dt.to_real()
-        fr, fi = _Formatter(a.real, real_dt), _Formatter(np.abs(a.imag), real_dt)
+        fr, fi = _Formatter(seen.real, real_dt), _Formatter(seen.imag, real_dt)
 
         def fmtc(v):
-            im = fi.format(abs(v.imag)).strip() if not np.isnan(v.imag) else "nan"
-            sign = "-" if (v.imag < 0 or (v.imag == 0 and np.signbit(v.imag))) else "+"
-            return f"{fr.format(v.real)}{sign}{im}j"
-        body = _body(a, fmtc, indent, summarize)
+            im = (fi.format(v.imag) + "j").lstrip()
+            return fr.format(v.real) + (im if im[0] in "+-" else "+" + im)
+        body = _body(a, fmtc, indent, summarize, fr.max_width + fi.max_width + 3)
     else:
-        sample = a
-        if summarize:
-            ei = _opts["edgeitems"]
-            sample = np.concatenate([a.reshape(-1)[:ei], a.reshape(-1)[-ei:]]) if a.ndim <= 1 else a
-        f = _Formatter(sample, dt)
-        body = _body(a, f.format, indent, summarize)
+        f = _Formatter(seen, dt)
+        body = _body(a, f.format, indent, summarize, f.max_width + 2)
     if dt not in default_dtypes:
         suffix.append(f"dtype={dt}")
     return body, suffix
