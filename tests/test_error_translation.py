@@ -14,7 +14,7 @@ import pytest
 
 import torchlike
 from torchlike._errors import memory_limit
-from torchlike._ops.registry import TABLE
+from torchlike._ops.registry import BINARY_OPERATORS, TABLE
 
 torch = pytest.importorskip("torch", reason="torch is the oracle for the expected exceptions")
 from conftest import not_a_test_bug, raises_like_torch  # noqa: E402
@@ -668,3 +668,47 @@ def test_none_as_an_operand_is_torchs_type_error(method):
     # dispatch's failure path now names the argument as torch's parser does (type; torch's text varies by op)
     e = raises_like_torch(lambda m: getattr(m.ones(2), method)(None), match="NoneType")
     assert isinstance(e, TypeError)
+
+
+_OPERATORS = sorted(n for n in dir(torch.Tensor) if n in BINARY_OPERATORS)
+
+
+@pytest.mark.parametrize("operand", [None, "a", object()], ids=["None", "str", "object"])
+def test_operator_with_an_operand_torch_does_not_take_returns_not_implemented(operand):
+    # ``t == None`` raised TypeError (torch: False, Python's fallback after the operator returned NotImplemented)
+    compared = 0
+    for name in _OPERATORS:
+        if not hasattr(torchlike.Tensor, name):  # __div__/__idiv__: Python 2 names
+            continue
+        ours = getattr(torchlike.ones(2), name)(operand)
+        theirs = getattr(torch.ones(2), name)(operand)
+        assert theirs is NotImplemented and ours is NotImplemented, name
+        compared += 1
+    assert compared >= 40
+
+
+@pytest.mark.parametrize("expr", ["x == None", "x != None", "x == 'a'", "None != x", "x in [None, 1]"])
+def test_comparing_a_tensor_with_none_is_pythons_answer(expr):
+    assert eval(expr, {"x": torchlike.ones(1)}) == eval(expr, {"x": torch.ones(1)})
+
+
+@pytest.mark.parametrize("expr", ["x + None", "x < None", "x & 'a'", "x @ None", "None - x", "x ** 'a'", "x // []"])
+def test_operator_with_a_bad_operand_raises_pythons_type_error(expr):
+    raises_like_torch(lambda m: eval(expr, {"x": m.ones(2)}), match="unsupported|not supported")
+
+
+def test_operator_error_of_a_valid_operand_is_the_ops_error():
+    raises_like_torch(lambda m: m.ones(2) + m.ones(3), match="must match the size")
+    raises_like_torch(lambda m: m.ones(2) & m.ones(2), match="bitwise_and")
+
+
+@pytest.mark.parametrize("expr", ["f'{x:.2f}'", "f'{p:.2f}'", "bool(e)", "f'{s:.3f}'", "f'{x}'", "format(x, '')"])
+def test_python_protocols_raise_or_answer_like_torch(expr):
+    # a format spec on a 1-d tensor (or a 0-d Parameter) is object.__format__'s TypeError in torch (we formatted
+    # the repr); bool() of an empty tensor names "no values"
+    def run(m):
+        return eval(expr, {"x": m.ones(2), "s": m.tensor(2.5), "e": m.ones(0), "p": m.nn.Parameter(m.tensor(1.0))})
+    if expr in ("f'{s:.3f}'", "f'{x}'", "format(x, '')"):
+        assert run(torchlike) == run(torch)
+    else:
+        raises_like_torch(run, match="unsupported format string|no values")

@@ -639,3 +639,43 @@ def test_unsafe_masked_index_and_put_accumulate():
     for bad in (torch.tensor([[0.]]), torch.tensor([[True]])):
         raises_like_torch(torch_or_tl(lambda: torch._unsafe_masked_index(x, m, [bad], 1.),
                                       lambda: torchlike._unsafe_masked_index(to_tl(x), to_tl(m), [to_tl(bad)], 1.)))
+
+
+# index_put_ writes a one-element value through a lone bool/uint8 mask with masked_fill_: uint8 masks are refused
+# there (torchlike wrote them with a deprecation warning), and the value is cast whatever its dtype
+@pytest.mark.parametrize("case", ["scalar", "0d", "1elem", "3vals", "2d", "tuple", "ellipsis", "bool_f64", "bool_slice",
+                                  "bool_3vals_f64"])
+def test_setitem_through_a_lone_mask_is_torchs_masked_fill_path(case):
+    def run(m):
+        u8 = m.tensor([1, 0, 1, 0, 1, 0], dtype=m.uint8)
+        b = u8.bool()
+        x = m.arange(6.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            {"scalar": lambda: x.__setitem__(u8, 0), "0d": lambda: x.__setitem__(u8, m.tensor(5.0)),
+             "1elem": lambda: x.__setitem__(u8, m.tensor([5.0])), "3vals": lambda: x.__setitem__(u8, m.tensor([5.0, 6, 7])),
+             "2d": lambda: x.view(2, 3).__setitem__(u8.view(2, 3), 1.0), "tuple": lambda: x.__setitem__((u8,), 1.0),
+             "ellipsis": lambda: x.__setitem__((Ellipsis, u8), 1.0),
+             "bool_f64": lambda: x.__setitem__(b, m.tensor([5.0], dtype=m.float64)),
+             "bool_slice": lambda: x.view(2, 3).__setitem__((slice(None), b[:3]), m.tensor([7])),
+             "bool_3vals_f64": lambda: x.__setitem__(b, m.tensor([5.0, 6, 7], dtype=m.float64))}[case]()
+        return x
+    if case in ("3vals", "bool_f64", "bool_slice"):
+        same_as_torch(run, grad=False)
+    else:
+        raises_like_torch(run, match="masked_fill_ only supports boolean masks|Index put requires the source and")
+
+
+@pytest.mark.parametrize("make", [lambda m: m.arange(6).reshape(2, 3)[[[0, 1], [1, 0]]],
+                                  lambda m: m.arange(6)[m.tensor([1, 0, 1, 0, 1, 0], dtype=m.uint8)]],
+                         ids=["non_tuple_sequence", "uint8_index"])
+def test_indexing_deprecation_warnings_name_the_users_line(make):
+    got = {}
+    for m in (torch, torchlike):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            make(m)
+        # (torch appends where in its C++ the warning was raised)
+        got[m.__name__] = [(x.category, x.filename, str(x.message).split(" (Triggered internally")[0]) for x in w]
+    assert got["torch"] and got["torch"] == got["torchlike"]
+    assert got["torch"][0][1] == __file__

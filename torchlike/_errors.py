@@ -24,11 +24,13 @@ from __future__ import annotations
 import math
 import os
 import re
+import sys
 import types
+import warnings
 
 import numpy as np
 
-__all__ = ["translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit",
+__all__ = ["warn_at_caller", "translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit",
            "GraphBreak", "OutOfMemoryError", "AcceleratorError"]
 
 
@@ -284,3 +286,27 @@ def to_host(x):
         return np.asarray(x)
     except Exception as e:
         raise translate(e, None, "Op", ())
+
+
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_at_caller(message, category=UserWarning):
+    """``warnings.warn`` attributed to the first frame outside torchlike (the user's line, however deep the
+    call sits in torchlike), as torch's warnings from C++ kernels point at the Python line that called them.
+
+    >>> import warnings, torchlike._errors as e
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always"); e.warn_at_caller("careful")
+    >>> w[0].message.args[0]
+    'careful'
+    """
+    f = sys._getframe(1)
+    while f is not None and (f.f_code.co_filename.startswith(_PKG_DIR) or warnings._is_internal_frame(f)):
+        f = f.f_back
+    if f is None:
+        warnings.warn(message, category, stacklevel=2)
+        return
+    g = f.f_globals
+    warnings.warn_explicit(message, category, f.f_code.co_filename, f.f_lineno, module=g.get("__name__"),
+                           registry=g.setdefault("__warningregistry__", {}))

@@ -308,6 +308,8 @@ def _wrap_tensor():
             if isinstance(v, property) and isinstance(v.fget, types.FunctionType):
                 _make_dispatching(v.fget, getattr(Tensor, name).__get__, f"torch.Tensor.{name}.__get__")
             elif isinstance(v, types.FunctionType):
+                if getattr(v, "__torch_function_transparent__", False):
+                    continue  # a wrapper whose function dispatches itself (the table's operators)
                 if name.startswith("__") and vars(Tensor).get(name[2:-2]) is not v and id(v) not in _DONE:
                     v.__name__ = name  # an operator of its own (``__getitem__``), named so as torch's
                 _make_dispatching(v, None, f"torch.Tensor.{name}")

@@ -675,7 +675,8 @@ class Tensor(TensorCasts, TensorPickling):
         if _is_tracer(x):
             raise _concrete_error("__bool__")
         if x.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError(f"Boolean value of Tensor with {'no values' if x.size == 0 else 'more than one value'} "
+                               "is ambiguous")
         return bool(to_host(x).reshape(()))
 
     def __float__(self):
@@ -720,9 +721,10 @@ class Tensor(TensorCasts, TensorPickling):
         raise MissingAPI(f"Tensor.{name} is not implemented in torchlike")
 
     def __format__(self, spec):
-        if self.ndim == 0 and not _is_tracer(self._value):
+        # torch: a plain 0-d tensor formats its value; anything else only with an empty spec (its str)
+        if self.ndim == 0 and type(self) is Tensor and not _is_tracer(self._value):
             return self.item().__format__(spec)
-        return object.__format__(self, spec) if not spec else repr(self).__format__(spec)
+        return object.__format__(self, spec)
 
     # ---- device / dtype moves -----------------------------------------------------------------
     def cpu(self, memory_format=None):

@@ -12,7 +12,7 @@ advanced indices move to the front" rule.  An index expression is therefore spli
 """
 from __future__ import annotations
 
-from .._errors import GraphBreak
+from .._errors import GraphBreak, warn_at_caller
 
 import functools
 import math
@@ -106,9 +106,10 @@ def _as_tuple(index):
     if isinstance(index, list) and len(index) < 32:
         for e in index:
             if e is None or e is Ellipsis or isinstance(e, (slice, Tensor, list, tuple, np.ndarray)):
-                warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and will "
-                              "be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq].", UserWarning,
-                              stacklevel=3)
+                warn_at_caller("Using a non-tuple sequence for multidimensional indexing is deprecated and will "
+                               "be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this "
+                               "will be interpreted as tensor index, x[torch.tensor(seq)], which will result either "
+                               "in an error or a different result")
                 return tuple(index)
     return (index,)
 
@@ -141,8 +142,8 @@ def _classify(e):
         d = e.dtype
         if d is _dtype.bool or d is _dtype.uint8:
             if d is _dtype.uint8:
-                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
-                              "instead.", UserWarning, stacklevel=3)
+                warn_at_caller("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                               "instead.")
             if e.ndim == 0:
                 v = concrete_index(e)
                 if v is None:
@@ -480,12 +481,14 @@ def setitem(self, index, value):
             v = v.expand(tuple(target.shape))
         target.copy_(v)
         return
+    mask = _lone_mask(index) if v.numel() == 1 else None
+    if mask is not None and mask.dtype is _dtype.uint8:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
     pos, arrays, bshape = prepare_adv(adv, res_shape)
     if v.dtype is not self.dtype:
-        # torch casts Python scalars, and 0-dim values written through a lone bool mask (its
-        # masked_fill fast path); any other tensor value must already have self's dtype (index_put_)
-        lone_mask = isinstance(index, Tensor) and index.dtype is _dtype.bool
-        if isinstance(value, Tensor) and not (lone_mask and v.ndim == 0):
+        # torch casts Python scalars, and one-element values written through a lone mask (index_put_'s
+        # masked_fill path); any other tensor value must already have self's dtype
+        if isinstance(value, Tensor) and mask is None:
             _check_put_shape(target, pos, bshape, v)
             raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                                f"{_dtype._CAP[self.dtype.name]} for the destination and "
@@ -493,6 +496,22 @@ def setitem(self, index, value):
         v = v.to(self.dtype)
     new = _index_put_checked(target, pos, arrays, bshape, v, False)
     target._inplace_update(new)
+
+
+def _lone_mask(index):
+    """The mask when ``index``'s only tensor index is one bool/uint8 mask of at least one dimension (beside
+    ints, slices, None and Ellipsis): torch's index_put_ then writes a one-element value with masked_fill_."""
+    mask = None
+    for e in index if isinstance(index, tuple) else (index,):
+        if isinstance(e, Tensor):
+            if e.ndim == 0 and e.dtype is not _dtype.bool and e.dtype is not _dtype.uint8:
+                continue  # an integer select
+            if mask is not None or e.ndim == 0 or (e.dtype is not _dtype.bool and e.dtype is not _dtype.uint8):
+                return None
+            mask = e
+        elif isinstance(e, (list, np.ndarray)) or (e is True or e is False):
+            return None
+    return mask
 
 
 def _check_expand(src, dst):

@@ -14,8 +14,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import numbers
 import types
 from typing import Callable
+
+import numpy as np
 
 from .._errors import inplace_error
 from .. import _torch_function
@@ -254,6 +257,37 @@ def accepts_out(name):
     return lambda fn: _with_out(fn, name)
 
 
+# Python's binary operators on a Tensor: torch's bindings turn a TypeError from parsing the other operand into
+# NotImplemented, so Python falls back to the other operand's reflected method and then to its own rule
+# (``t == None`` is False, ``t + "a"`` raises "unsupported operand type(s) for +: 'Tensor' and 'str'").
+BINARY_OPERATORS = frozenset(
+    f"__{p}{op}__" for op in ("add", "sub", "mul", "truediv", "div", "floordiv", "mod", "pow", "matmul", "and",
+                              "or", "xor", "lshift", "rshift") for p in ("", "r", "i")) | frozenset(
+    ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"))
+
+
+def _operand(other):
+    """Whether torch's parser takes ``other`` as an operator's second operand (a Tensor or a number)."""
+    return isinstance(other, (Tensor, numbers.Number, np.bool_)) or hasattr(type(other), "__torch_function__")
+
+
+def _operator(fn, name):
+    """``fn`` as the Tensor operator ``name``: NotImplemented where the other operand is not one torch takes
+    (its error, raised on the failure path only, is then Python's); nothing runs on the success path but the
+    call."""
+    def operator(self, other):
+        try:
+            return fn(self, other)
+        except (TypeError, ValueError, NotImplementedError, RuntimeError):
+            if _operand(other):
+                raise
+        return NotImplemented
+    functools.update_wrapper(operator, fn)
+    operator.__name__, operator.__qualname__ = name, f"Tensor.{name}"
+    operator.__torch_function_transparent__ = True  # ``fn`` dispatches __torch_function__ (as func=``fn``)
+    return operator
+
+
 _INSTALLED = []  # install() ran: the table's surfaces are generated, so a field set now would not reach them
 
 
@@ -339,11 +373,11 @@ def install(namespaces: dict, tensor_cls):
         for ns in e.namespaces:
             put(namespaces[ns], name, public, ns)
         if e.method:
-            put(tensor_cls, name, e.fn, "Tensor")
+            put(tensor_cls, name, _operator(e.fn, name) if name in BINARY_OPERATORS else e.fn, "Tensor")
         if e.inplace:
             put(tensor_cls, name + "_", _make_inplace(e.fn, name, e.sparse), "Tensor")
         for d in e.dunders:
-            put(tensor_cls, d, e.fn, "Tensor")
+            put(tensor_cls, d, _operator(e.fn, d) if d in BINARY_OPERATORS else e.fn, "Tensor")
 
 
 # The wrappers' frames sit between a user's call and the op body: their code carries a pass-through file name,
@@ -358,6 +392,6 @@ def _rename_nested(factory):
         for c in factory.__code__.co_consts))
 
 
-for _factory in (_numpy_names, _typed, _with_out, _with_sparse, _make_inplace):
+for _factory in (_numpy_names, _typed, _with_out, _with_sparse, _make_inplace, _operator):
     _rename_nested(_factory)
 del _factory
