@@ -17,7 +17,6 @@ from .._errors import GraphBreak, warn_at_caller
 import functools
 import math
 import numbers
-import warnings
 import weakref
 
 import jax
