@@ -1,12 +1,13 @@
 """Autograd semantics compared with torch: accumulation, retain_graph, create_graph, hooks, Function, modes."""
 import threading
+import warnings
 
 import numpy as np
 import pytest
 import torch
 
 import torchlike
-from conftest import assert_same
+from conftest import assert_same, raises_like_torch
 
 
 def _pair(shape=(3,), seed=0):
@@ -291,3 +292,109 @@ def test_small_autograd_and_amp_names_match_torch():
     assert [e.key for e in prof.key_averages()] == ["aten::exp"]
     with pytest.raises(NotImplementedError, match="torch.optim.adam.adam"):
         torchlike.optim.adam.adam([], [], [], [], [], [])
+
+
+# torch's autograd messages, found by an autograd-idioms probe script run next to torch
+def _inplace_cases(m):
+    def sigmoid_out():  # tanh/sigmoid/exp save their result: named by the node that saved it
+        a = m.randn(3, requires_grad=True)
+        b = a.sigmoid()
+        b.mul_(2)
+        b.sum().backward()
+
+    def saved_input():  # a saved input: named by its grad_fn now (the in-place op)
+        a = m.randn(3, requires_grad=True)
+        b = a * 2
+        c = b * b
+        b.add_(1)
+        c.sum().backward()
+
+    def plain_input():  # a tensor without history: no "which is output" part
+        a = m.randn(3, requires_grad=True)
+        x = m.randn(3)
+        c = a * x
+        x.add_(1)
+        c.sum().backward()
+    return [sigmoid_out, saved_input, plain_input]
+
+
+@pytest.mark.parametrize("k", range(3))
+def test_modified_by_an_inplace_operation_names_torchs_op(k):
+    e = raises_like_torch(lambda m: _inplace_cases(m)[k]())
+    theirs = None
+    try:
+        _inplace_cases(torch)[k]()
+    except RuntimeError as err:
+        theirs = str(err)
+    assert str(e) == theirs
+
+
+@pytest.mark.parametrize("make", [lambda m: m.ones(2, dtype=m.long, requires_grad=True),
+                                  lambda m: m.ones(2, dtype=m.long).requires_grad_(),
+                                  lambda m: setattr(m.ones(2, dtype=m.long), "requires_grad", True),
+                                  lambda m: m.arange(3, requires_grad=True),
+                                  lambda m: m.nn.Parameter(m.ones(2, dtype=m.long)),
+                                  lambda m: m.tensor([1, 2], requires_grad=True)],
+                         ids=["factory", "method", "attribute", "arange", "parameter", "tensor"])
+def test_integer_tensor_requiring_grad_message_is_torchs(make):
+    raises_like_torch(make, match=r"^(Only|only) Tensors of floating point (and complex )?dtype can require gradients$")
+    texts = []  # (the exact wording differs between the three ways: compare it too)
+    for m in (torch, torchlike):
+        try:
+            make(m)
+        except RuntimeError as err:
+            texts.append(str(err))
+    assert len(texts) == 2 and texts[0] == texts[1]
+
+
+def test_grad_of_an_unused_input_names_its_index():
+    raises_like_torch(lambda m: (lambda x: m.autograd.grad((x * 2).sum(), [x, m.ones(2, requires_grad=True)]))(
+        m.ones(3, requires_grad=True)), match="The differentiated Tensor at index 1 appears to not have been used")
+
+
+def test_reading_grad_of_a_non_leaf_warns_at_the_users_line():
+    got = []
+    for m in (torch, torchlike):
+        x = m.ones(2, requires_grad=True)
+        z = x * 2
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            assert z.grad is None
+        got.append([(x.category, x.filename, str(x.message).split(" (Triggered internally")[0]) for x in w])
+        z.retain_grad()
+        with warnings.catch_warnings(record=True) as w:  # retained, or a leaf: no warning
+            warnings.simplefilter("always")
+            assert z.grad is None and x.grad is None
+        assert not w
+    assert len(got[0]) == 1 and got[0] == got[1] and got[0][0][1] == __file__
+
+
+def _sqrt_of_zero_backward(m, **kw):
+    p = m.tensor([0.0], requires_grad=True)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with m.autograd.detect_anomaly(**kw):
+            q = m.sqrt(p) * 0  # the forward call the warning must show
+            try:
+                q.sum().backward()
+                err = None
+            except RuntimeError as e:
+                err = str(e)
+    return err, [str(x.message) for x in w], p.grad
+
+
+def test_detect_anomaly_names_the_node_that_returned_nan_and_its_forward_call():
+    # detect_anomaly was a flag nothing read: backward went on and left nan in .grad
+    ours, theirs = _sqrt_of_zero_backward(torchlike), _sqrt_of_zero_backward(torch)
+    assert ours[0] == theirs[0] == "Function 'SqrtBackward0' returned nan values in its 0th output."
+    assert ours[2] is None and theirs[2] is None
+    assert ours[1][0] == theirs[1][0]  # "Anomaly Detection has been enabled. ..."
+    mine = [w for w in ours[1] if w.startswith("Error detected in SqrtBackward0")]
+    assert len(mine) == 1 and "q = m.sqrt(p) * 0" in mine[0] and "torchlike/" not in mine[0]
+    assert not torchlike.is_anomaly_enabled() and not torch.is_anomaly_enabled()
+
+
+def test_detect_anomaly_without_nan_check_lets_nan_through():
+    ours, theirs = _sqrt_of_zero_backward(torchlike, check_nan=False), _sqrt_of_zero_backward(torch, check_nan=False)
+    assert ours[0] is None and theirs[0] is None
+    assert torch.isnan(theirs[2]).all() and torchlike.isnan(ours[2]).all()

@@ -166,7 +166,7 @@ def _host_or_put(arr, dev, requires_grad, copy=False, cap=HOST_MAX):
 def _finish(x, dev, requires_grad):
     t = Tensor._wrap(x, dev)
     if requires_grad:
-        t.requires_grad_(True)
+        t._as_grad_leaf()
     return t
 
 
@@ -237,7 +237,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     if copy and t is obj:
         t = t.clone()
     if requires_grad:
-        t = t.detach().requires_grad_(True)
+        t = t.detach()._as_grad_leaf()
     return t
 
 

@@ -3,12 +3,15 @@ arguments), wrap the results as Tensors, and record a tape node when gradients a
 from __future__ import annotations
 
 
+import os
+import traceback
+
 import numpy as np
 
 from . import _errors, _grad_mode, _jit_cache, _views
 from ._device import CPU
 from . import _profiler_state as _prof
-from ._tape import _NODE_CLASSES, node_class
+from ._tape import _NODE_CLASSES, ANOMALY, node_class
 from .tensor import _PLAIN_VALUE, Tensor
 
 __all__ = ["dispatch", "forward_fn", "HOST_SCALAR_OPS", "host_int_sum"]
@@ -189,6 +192,22 @@ def host_int_sum(x, n, sub):
     return Tensor._from_host(np.array(r, _INT64), x._dev)
 
 
+_PKG = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _user_stack():
+    """The Python stack of the user's call being recorded (formatted as ``traceback.format_stack``): without
+    torchlike's own frames at the top, nor the runner's (and runpy's) below the script."""
+    frames = traceback.extract_stack()
+    while frames and frames[-1].filename.startswith(_PKG):
+        frames.pop()
+    runner = [i for i, f in enumerate(frames) if f.filename == _PKG + "_runner.py"]
+    start = runner[-1] + 1 if runner else 0
+    while start < len(frames) and frames[start].filename == "<frozen runpy>":
+        start += 1
+    return traceback.format_list(frames[start:])
+
+
 def _record(f, statics, args, arrays, outs, name, saves):
     diff_in, inputs, saved = [], [], []
     for i, a in enumerate(args):
@@ -214,6 +233,10 @@ def _record(f, statics, args, arrays, outs, name, saves):
     out_meta = tuple((outs[j]._x.shape, outs[j]._x.dtype) for j in diff_out)
     node = (_NODE_CLASSES.get(name) or node_class(name))(f, statics, tuple(arrays), tuple(inputs), tuple(diff_in), diff_out, out_meta,
                 name, tuple(saved))
+    if saves == "out":
+        node.saves_outputs = True
+    if ANOMALY[0]:  # detect_anomaly: the forward call that made the node (torch's metadata["traceback_"])
+        node.metadata["traceback_"] = _user_stack()
     for k, j in enumerate(diff_out):
         o = outs[j]
         o._grad_fn = node

@@ -139,7 +139,8 @@ def run(script, args):
     _alias_children()
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     sys.argv = [script] + list(args)
-    _as_python_would(lambda: runpy.run_path(script, run_name="__main__"), os.path.abspath(script))
+    path = os.path.abspath(script)  # (python names the script's code by its absolute path, as __file__)
+    _as_python_would(lambda: runpy.run_path(path, run_name="__main__"), path)
 
 
 def _as_python_would(run_main, script):

@@ -66,10 +66,9 @@ class Node:
     ``next_functions`` are ``(node, output_index)`` pairs for each input, ``None`` where the input
     needs no gradient, as in torch.
     """
-
     __slots__ = ("f", "statics", "primals", "inputs", "diff_in", "diff_out", "out_meta", "saved",
                  "seq", "_name", "_hooks", "_pre_hooks", "_tensor_hooks", "_retained", "metadata",
-                 "_freed", "__weakref__")
+                 "_freed", "saves_outputs", "__weakref__")
 
     def __init__(self, f, statics, primals, inputs, diff_in, diff_out, out_meta, name, saved=()):
         self.f = f
@@ -88,6 +87,7 @@ class Node:
         self._retained = None  # {output index: weakref to tensor} for retain_grad
         self.metadata = {}
         self._freed = False
+        self.saves_outputs = False  # the saved tensors are this node's outputs (torch's formula uses the result)
 
     apply_recorded = None  # op nodes' recorded backward (create_graph) is autograd.engine's; Function nodes' their own
     _display = None  # torch's name() where it differs from the class name (torch::autograd::CopySlices)
@@ -138,14 +138,25 @@ class Node:
                 "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
                 "through the graph a second time or if you need to access saved tensors after calling "
                 "backward.")
-        for t, v in self.saved:
+        for k, (t, v) in enumerate(self.saved):
             if t._version != v:
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by an inplace "
-                    f"operation: [{t.type()} {list(t.shape)}], which is output {0} of {self.name()}, is at "
-                    f"version {t._version}; expected version {v} instead. Hint: enable anomaly detection to "
-                    "find the operation that failed to compute its gradient, with "
-                    "torch.autograd.set_detect_anomaly(True).")
+                    f"operation: [{t.type()} {list(t.shape)}]{self._saved_origin(k, t)} is at version "
+                    f"{t._version}; expected version {v} instead. Hint: enable anomaly detection to find the "
+                    "operation that failed to compute its gradient, with "
+                    "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+    def _saved_origin(self, k, t):
+        """torch's ", which is output N of Op," for saved tensor ``t`` (the ``k``-th saved): the node that saved
+        its own output, or the saved input's grad_fn now (none for a leaf or a tensor without grad)."""
+        if getattr(self, "saves_outputs", False):
+            node, idx = self, k
+        elif t._grad_fn is not None:
+            node, idx = t._grad_fn, t._oi
+        else:
+            return ""
+        return f", which is output {idx} of {op_name(node.name())},"
 
     def apply(self, cts):
         """Input cotangents (arrays) for output cotangents ``cts`` (arrays or None, one per diff output)."""
@@ -323,3 +334,15 @@ def relabel(result, name, only=None):
         new = name if isinstance(name, str) else name(type(node).__name__)
         node.__class__, node._name = node_class(new), new
     return result
+
+
+def op_name(node_name):
+    """The op a node's class name stands for, as torch's autograd messages print it (``SigmoidBackward0`` ->
+    ``Sigmoid``)."""
+    base = node_name.rstrip("0123456789")
+    return base[:-len("Backward")] if base.endswith("Backward") else node_name
+
+
+# autograd anomaly detection (torch.autograd.detect_anomaly): [enabled, check_nan]; the dispatcher records each
+# node's forward stack while it is on, the engine checks every node's gradients for NaN and names the node
+ANOMALY = [False, True]

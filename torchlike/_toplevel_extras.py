@@ -73,15 +73,11 @@ def is_anomaly_enabled():
     return _anomaly.is_anomaly_enabled()
 
 
-_check_nan = [True]
-
-
 def is_anomaly_check_nan_enabled():
     """Whether anomaly detection also checks backward results for NaN."""
-    return _check_nan[0]
+    return _anomaly.is_anomaly_check_nan_enabled()
 
 
 def set_anomaly_enabled(enabled, check_nan=True):
     """Turn anomaly detection on or off (what ``set_detect_anomaly`` does)."""
-    _anomaly._enabled[0] = bool(enabled)
-    _check_nan[0] = bool(check_nan)
+    _anomaly.set_detect_anomaly(enabled, check_nan)

@@ -15,7 +15,7 @@ import jax
 import numpy as np
 
 from . import _dtype, _grad_mode, _views
-from ._errors import GraphBreak, to_host
+from ._errors import GraphBreak, to_host, warn_at_caller
 from ._missing import MissingAPI
 from ._device import CPU, canonical, host_to_jax
 from ._layout import strided as _strided
@@ -28,6 +28,12 @@ __all__ = ["Tensor", "Size"]
 
 _state = _grad_mode._state
 _NP2DT = _dtype._BY_NP
+
+_NON_LEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
+    "populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf "
+    "Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you "
+    "access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
 
 
 class Size(tuple):
@@ -475,9 +481,18 @@ class Tensor(TensorCasts, TensorPickling):
 
     @requires_grad.setter
     def requires_grad(self, flag):
-        self.requires_grad_(flag)
+        self._set_requires_grad(flag, "only Tensors of floating point and complex dtype can require gradients")
 
     def requires_grad_(self, requires_grad=True):
+        return self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can require gradients")
+
+    def _as_grad_leaf(self):
+        """``self`` made a leaf that requires grad by a factory's ``requires_grad=True`` (or ``Parameter``),
+        with the message torch's factories give an integer dtype."""
+        return self._set_requires_grad(True, "Only Tensors of floating point and complex dtype can require gradients")
+
+    def _set_requires_grad(self, requires_grad, dtype_error):
+        # (torch words the dtype error three ways: requires_grad_(), the attribute, a factory's argument)
         if self._grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to "
@@ -485,7 +500,7 @@ class Tensor(TensorCasts, TensorPickling):
                                    "use var_no_grad = var.detach().")
             return self
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError(dtype_error)
         if self._chain is _ALIAS_CHAIN:
             self._settle()  # (a host tensor becomes a plain device tensor before it becomes a leaf)
         self._rg = bool(requires_grad)
@@ -503,7 +518,10 @@ class Tensor(TensorCasts, TensorPickling):
 
     @property
     def grad(self):
-        return self._grad
+        g = self._grad
+        if g is None and self._grad_fn is not None and not self._retains:
+            warn_at_caller(_NON_LEAF_GRAD)
+        return g
 
     @grad.setter
     def grad(self, g):

@@ -12,7 +12,8 @@ import jax.numpy as jnp
 
 from .. import _grad_mode as grad_mode, _profiler_state as _prof
 from .._dispatch import dispatch
-from .._tape import AccumulateGrad, pullback_impl
+from .._errors import warn_at_caller
+from .._tape import ANOMALY, AccumulateGrad, pullback_impl
 from ._fused import try_fused
 from ..tensor import Tensor
 
@@ -109,7 +110,7 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
                 below.add(id(n))
             needed[id(n)] = nd or id(n) in target_nodes
 
-    if targets is None and not create_graph and accumulate and not _prof._COLLECTING \
+    if targets is None and not create_graph and accumulate and not _prof._COLLECTING and not ANOMALY[0] \
             and try_fused(roots, order, retain_graph, _accumulate):
         return None  # the whole pass ran as one program (autograd/_fused.py)
 
@@ -160,22 +161,10 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
             if all(g is None for g in cts):
                 _release(node, deps, heap, queued)
                 continue
-            node._check_saved()
-            if _prof._COLLECTING:   # a profiler is recording: the node's pullback as torch names it
-                tok = _prof.begin_range(f"autograd::engine::evaluate_function: {node.name()}")
-                inner = _prof.begin_range(node.name())
-                grads_in = _apply(node, cts, create_graph)
-                _prof.end_range(inner)
-                _prof.end_range(tok)
+            if ANOMALY[0]:
+                grads_in = _run_anomalous(node, cts, create_graph, as_tensor)
             else:
-                grads_in = _apply(node, cts, create_graph)
-            if node._hooks:
-                gi = tuple(as_tensor(g) for g in grads_in)
-                for h in node._hooks:
-                    r = h(gi, tuple(as_tensor(g) if g is not None else None for g in cts))
-                    if r is not None:
-                        gi = tuple(r)
-                grads_in = [(_raw(g) if not create_graph else g) for g in gi]
+                grads_in = _run_node(node, cts, create_graph, as_tensor)
             if not retain_graph:
                 node.free()
             for i, g in zip(node.diff_in, grads_in):
@@ -195,11 +184,54 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
         out = []
         for k, (t, r) in enumerate(zip(inputs, results)):
             if r is None and not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the "
-                                   "graph. Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {k} appears to not have been used in "
+                                   "the graph. Set allow_unused=True if this is the desired behavior.")
             out.append(None if r is None else (r if create_graph else Tensor._wrap(r, t._dev)))
         return tuple(out)
     return None
+
+
+def _run_node(node, cts, create_graph, as_tensor):
+    """The node's input gradients for output gradients ``cts``: its pullback, then its hooks."""
+    node._check_saved()
+    if _prof._COLLECTING:   # a profiler is recording: the node's pullback as torch names it
+        tok = _prof.begin_range(f"autograd::engine::evaluate_function: {node.name()}")
+        inner = _prof.begin_range(node.name())
+        grads_in = _apply(node, cts, create_graph)
+        _prof.end_range(inner)
+        _prof.end_range(tok)
+    else:
+        grads_in = _apply(node, cts, create_graph)
+    if node._hooks:
+        gi = tuple(as_tensor(g) for g in grads_in)
+        for h in node._hooks:
+            r = h(gi, tuple(as_tensor(g) if g is not None else None for g in cts))
+            if r is not None:
+                gi = tuple(r)
+        grads_in = [(_raw(g) if not create_graph else g) for g in gi]
+    return grads_in
+
+
+def _run_anomalous(node, cts, create_graph, as_tensor):
+    """``_run_node`` under detect_anomaly: a NaN gradient is an error naming the node, and an error is
+    preceded by torch's warning showing the forward call that made the node."""
+    try:
+        grads_in = _run_node(node, cts, create_graph, as_tensor)
+        if ANOMALY[1]:
+            for i, g in zip(node.diff_in, grads_in):
+                a = getattr(g, "_value", g)
+                if a is not None and jnp.issubdtype(a.dtype, jnp.inexact) and bool(jnp.isnan(a).any()):
+                    raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+    except Exception:
+        stack = node.metadata.get("traceback_") if isinstance(node.metadata, dict) else None
+        if stack:
+            warn_at_caller(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
+                           + "".join(stack))
+        else:
+            warn_at_caller(f"Error detected in {node.name()}. No forward pass information available. Enable "
+                           "detect anomaly during forward pass for more information.")
+        raise
+    return grads_in
 
 
 def _apply_recorded(node, cts):

@@ -27,7 +27,7 @@ def _fresh(cls, data, requires_grad):
     if cls is not Tensor:
         t = t.as_subclass(cls)
     if requires_grad:
-        t.requires_grad_(True)
+        t._as_grad_leaf()
     return t
 
 
