@@ -387,15 +387,25 @@ def remember_host(src, arr):
     _host_src[0] = (src, arr)
 
 
+def _in_host_memory(src):
+    """Whether device array ``src`` lives on JAX's CPU device, where ``np.asarray`` aliases its buffer (no copy:
+    a few us at any size), so a root of any size is cheap to read on the host.  Asked once per root: the
+    answer is followed by ``_host_copy``, which caches the root's host array."""
+    try:
+        return all(d.platform == "cpu" for d in src.devices())
+    except Exception:  # (not a concrete jax array)
+        return False
+
+
 def host_read(src, chain):
-    """The view ``chain`` of the root array ``src`` read on the host from one cached copy of a small root
-    (``int(i)`` for each ``i`` of a tensor costs one transfer, not one per element); None if not cheap."""
+    """The view ``chain`` of the root array ``src`` read on the host from one cached copy of a small root or one in
+    host memory (``int(i)`` for each ``i`` of a tensor costs one transfer, not one per element); None if not cheap."""
     c = _host_src[0]
     if c[0] is src:  # (the cached copy first: jax's ``size`` is a Python property)
         x = c[1]
     elif type(src) is np.ndarray:
         x = src
-    elif src.size > 65536:
+    elif src.size > 65536 and not _in_host_memory(src):
         return None
     else:
         x = None
@@ -418,7 +428,8 @@ def host_together(views, each):
     """What :func:`read_together` (``each`` = ("stack", axis, merge)) computes, computed with numpy from a small
     root's host copy (one gather, no program): ``torch.stack([data[i:i + 8] for i in ix])`` of a small
     dataset.  None where that is not the simple case: a last step other than an int or a slice of dim 0, a
-    parent chain numpy cannot read, a root over 65536 elements."""
+    parent chain numpy cannot read, a root over 65536 elements on an accelerator (a root in host memory, on
+    JAX's CPU device, is read where it is: ``np.asarray`` aliases its buffer, ~5 us at any size)."""
     v0 = views[0]
     src, last0, chain0 = v0._x.src, v0._x.last, v0._chain
     if last0 is None:
@@ -436,7 +447,7 @@ def host_together(views, each):
         x = c[1]
     elif type(src) is np.ndarray:
         x = src
-    elif src.size > 65536:
+    elif src.size > 65536 and not _in_host_memory(src):
         return None
     else:
         x = None
