@@ -20,7 +20,7 @@ from jax import lax
 from . import _jit_cache
 
 __all__ = ["read", "host_values", "apply_chain", "write_back", "strides_of", "contiguous_strides", "compute_view_strides",
-           "checked_host_values", "index_spec", "index_shape", "split_chain", "apply_skel", "dynamic_index", "Pending", "read_together", "read_last", "host_read"]
+           "checked_host_values", "all_in_range", "index_spec", "index_shape", "split_chain", "apply_skel", "dynamic_index", "Pending", "read_together", "read_last", "host_read"]
 
 
 def _unfold(x, xp, dim, size, step):
@@ -546,6 +546,23 @@ def host_values(t):
             all(step[0] in _ORDER_ONLY for step in t._chain):
         return np.asarray(b._x)
     return np.asarray(t._value)
+
+
+def all_in_range(a, n):
+    """Whether every value of the non-empty integer array ``a`` lies in ``[0, n)``: one unsigned max (a negative
+    value reinterpreted as unsigned is at least 2**(bits-1), above any ``n`` the dtype can hold) instead of a
+    min, a max and their compares.  An index range check's common case; the caller looks closer when False."""
+    u = _UNSIGNED.get(a.dtype)
+    if u is not None and n <= u[1]:
+        return _max(a.view(u[0]), axis=None) < n
+    if a.dtype.kind == "u":
+        return int(a.max()) < n
+    return bool(a.min() >= 0 and a.max() < n)
+
+
+_UNSIGNED = {np.dtype(s): (np.dtype(u), np.iinfo(s).max) for s, u in (("int64", "uint64"), ("int32", "uint32"),
+                                                                       ("int16", "uint16"), ("int8", "uint8"))}
+_max = np.maximum.reduce
 
 
 def checked_host_values(t):
