@@ -72,6 +72,12 @@ def small_ops(jnp, torch, tl):
         losses[m][nxt() % 200] = 1.5
         return losses[m]
 
+    def put_tensor(m):  # an evaluation loop's ``losses[k] = loss`` (a 0-d tensor, not .item())
+        if m == "jnp":
+            return data["jnp"].at[nxt()].set(loss["jnp"].astype(data["jnp"].dtype))
+        losses[m][nxt() % 200] = loss[m]
+        return losses[m]
+
     def slices(m):
         d = data[m]
         return [d[i:i + 8] for i in ix]
@@ -90,6 +96,7 @@ def small_ops(jnp, torch, tl):
         ("cat 32 slices", lambda m: (jnp.concatenate if m == "jnp" else mods[m].cat)(slices(m))),
         ("batch from tensor ix", batch),
         ("t[k] = number", put_number),
+        ("t[k] = 0-d tensor", put_tensor),
         ("list(idx) (iterate)", lambda m: list(idx[m])),
         ("tensor(list of 64)", lambda m: (jnp.asarray if m == "jnp" else mods[m].tensor)(list(range(64)))),
         ("a+b (4x4, fresh CPU)", lambda m: small[m][0] + small[m][1]),

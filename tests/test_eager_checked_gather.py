@@ -85,3 +85,49 @@ def test_compiled_loss_matches_eager():
         return TF.cross_entropy(TF.embedding(idx, w).view(15, 4), y)
 
     np.testing.assert_allclose(tl.compile(f)(w, idx, y).numpy(), f(w, idx, y).numpy(), rtol=1e-6)
+
+
+# The host range check's one-reduction common case (``_views.all_in_range``: an unsigned max) and the closer look
+# it falls back to: every index dtype, the bounds themselves, negative values, ignore_index in and out of range.
+@pytest.mark.parametrize("dt", ["int64", "int32"])
+@pytest.mark.parametrize("idx", [[0, 6, 3], [6, 6], [7, 0], [-1, 2], [-7, 1], [2 ** 31 - 1, 0]])
+def test_embedding_index_bounds_like_torch(dt, idx):
+    from tests.conftest import raises_like_torch, same_as_torch
+    w = np.arange(14, dtype=np.float32).reshape(7, 2)
+    if all(0 <= i < 7 for i in idx):
+        same_as_torch(lambda m, w: m.nn.functional.embedding(m.tensor(idx, dtype=getattr(m, dt)), w), w)
+        same_as_torch(lambda m, w: m.nn.functional.embedding(m.tensor(idx, dtype=getattr(m, dt)), w,
+                                                             padding_idx=-1), w)
+    else:
+        raises_like_torch(lambda m: m.nn.functional.embedding(m.tensor(idx, dtype=getattr(m, dt)), m.tensor(w)))
+
+
+@pytest.mark.parametrize("dt", ["int64", "uint8"])
+@pytest.mark.parametrize("case", ["in_range", "top", "ignored_default", "ignored_in_range", "ignored_negative",
+                                  "over", "negative", "ignore_is_over"])
+@pytest.mark.parametrize("kw", [{}, {"reduction": "sum"}, {"reduction": "none"}, {"label_smoothing": 0.1},
+                                {"weight": True}])
+def test_cross_entropy_target_bounds_like_torch(dt, case, kw):
+    from tests.conftest import raises_like_torch, same_as_torch
+    t, ign = {"in_range": ([0, 5, 2, 1], -100), "top": ([5, 5, 5, 0], -100),
+              "ignored_default": ([0, -100, 3, 3], -100), "ignored_in_range": ([0, 2, 3, 2], 2),
+              "ignored_negative": ([-1, 4, 0, -1], -1), "over": ([0, 6, 1, 1], -100),
+              "negative": ([0, -2, 1, 1], -100), "ignore_is_over": ([9, 1, 9, 0], 9)}[case]
+    if dt == "uint8" and min(t) < 0:
+        pytest.skip("a negative target has no uint8 form")
+    if dt == "uint8" and case == "over" and kw.get("reduction") == "none":
+        pytest.skip("torch's reduction='none' kernel prints a uint8 target as a character ('Target \\x06 is out of "
+                    "bounds.'); torchlike prints the number, as torch's other reductions do: an open difference of "
+                    "the message, not of this check")
+    x = np.random.default_rng(3).standard_normal((4, 6)).astype(np.float32)
+    wv = np.linspace(0.5, 2.0, 6).astype(np.float32)
+
+    def fn(m, x):
+        k = dict(kw)
+        if k.pop("weight", None):
+            k["weight"] = m.tensor(wv)
+        return m.nn.functional.cross_entropy(x, m.tensor(t, dtype=getattr(m, dt)), ignore_index=ign, **k)
+    if case in ("over", "negative"):
+        raises_like_torch(lambda m: fn(m, m.tensor(x)))
+    else:
+        same_as_torch(fn, x)

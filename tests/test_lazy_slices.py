@@ -12,7 +12,7 @@ import torch
 
 import torchlike
 from torchlike import _views
-from tests.conftest import same_as_torch
+from tests.conftest import raises_like_torch, same_as_torch
 
 D = np.arange(60, dtype=np.int64)
 F = np.arange(60, dtype=np.float32).reshape(12, 5) / 7
@@ -288,3 +288,44 @@ def test_host_gather_taken_for_a_small_root():
     r = torchlike.stack([d[i:i + 8] for i in torchlike.tensor(IX)])
     assert r._host_array() is not None
     same_as_torch(lambda m, x: m.stack([x[i:i + 8] for i in m.tensor(IX)]), D)
+
+
+BIG = (np.arange(70001, dtype=np.int64) * 7) % 65  # over 65536 elements: a root too big to copy to the host
+
+
+@pytest.mark.parametrize("op", ["stack", "cat"])
+def test_stack_cat_of_slices_of_a_large_cpu_root_like_torch(op):
+    """The bigram's batch: slices of a view of a large (> 65536 elements) CPU root, gathered on the host from the
+    root's own buffer (JAX's CPU device: ``np.asarray`` aliases it); the result is torch's and a copy."""
+    ix = [3, 69980, 0, 40000, 65536, 12]
+
+    def fn(m, x):
+        data = x.clone()
+        train = data[:69995]
+        r = getattr(m, op)([train[i:i + 8] for i in m.tensor(ix)])
+        s = getattr(m, op)([train[i + 1:i + 8 + 1] for i in m.tensor(ix)])
+        snap = r.clone()
+        data[3] = -5  # a write to the root after the gather: not seen by the result
+        r.view(-1)[:1] = 99  # nor a write into the result by the root
+        return snap, r, s, data[:12], train[:12]
+    same_as_torch(fn, BIG, grad=False)
+    d = torchlike.tensor(BIG) + 0  # (a device root)
+    r = torchlike.stack([d[i:i + 8] for i in torchlike.tensor(ix)])
+    assert r._host_array() is not None  # the host gather was taken
+
+
+def test_rows_and_range_checks_of_a_large_cpu_root_like_torch():
+    """Rows of a large root read on the host (``int(i)``, ``i + 1``), and cross_entropy's range check of lazy
+    targets of such a root: torch's values and torch's IndexError."""
+    def rows(m, x):
+        d = x.clone()
+        return [int(i) for i in d[65530:65540]], [i + 1 for i in d[:3]]
+    same_as_torch(rows, BIG, grad=False)
+
+    def ce(m, x, bad):
+        d = x.clone()
+        if bad:
+            d[70000] = 65
+        return m.nn.functional.cross_entropy(m.ones(8, 65), d[69993:70001])
+    same_as_torch(lambda m, x: ce(m, x, False), BIG, grad=False)
+    raises_like_torch(lambda m: ce(m, m.tensor(BIG), True))

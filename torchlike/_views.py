@@ -20,7 +20,7 @@ from jax import lax
 from . import _jit_cache
 
 __all__ = ["read", "host_values", "apply_chain", "write_back", "strides_of", "contiguous_strides", "compute_view_strides",
-           "checked_host_values", "index_spec", "index_shape", "split_chain", "apply_skel", "dynamic_index", "Pending", "read_together", "read_last", "host_read"]
+           "checked_host_values", "all_in_range", "index_spec", "index_shape", "split_chain", "apply_skel", "dynamic_index", "Pending", "read_together", "read_last", "host_read"]
 
 
 def _unfold(x, xp, dim, size, step):
@@ -387,15 +387,25 @@ def remember_host(src, arr):
     _host_src[0] = (src, arr)
 
 
+def _in_host_memory(src):
+    """Whether device array ``src`` lives on JAX's CPU device, where ``np.asarray`` aliases its buffer (no copy:
+    a few us at any size), so a root of any size is cheap to read on the host.  Asked once per root: the
+    answer is followed by ``_host_copy``, which caches the root's host array."""
+    try:
+        return all(d.platform == "cpu" for d in src.devices())
+    except Exception:  # (not a concrete jax array)
+        return False
+
+
 def host_read(src, chain):
-    """The view ``chain`` of the root array ``src`` read on the host from one cached copy of a small root
-    (``int(i)`` for each ``i`` of a tensor costs one transfer, not one per element); None if not cheap."""
+    """The view ``chain`` of the root array ``src`` read on the host from one cached copy of a small root or one in
+    host memory (``int(i)`` for each ``i`` of a tensor costs one transfer, not one per element); None if not cheap."""
     c = _host_src[0]
     if c[0] is src:  # (the cached copy first: jax's ``size`` is a Python property)
         x = c[1]
     elif type(src) is np.ndarray:
         x = src
-    elif src.size > 65536:
+    elif src.size > 65536 and not _in_host_memory(src):
         return None
     else:
         x = None
@@ -418,7 +428,8 @@ def host_together(views, each):
     """What :func:`read_together` (``each`` = ("stack", axis, merge)) computes, computed with numpy from a small
     root's host copy (one gather, no program): ``torch.stack([data[i:i + 8] for i in ix])`` of a small
     dataset.  None where that is not the simple case: a last step other than an int or a slice of dim 0, a
-    parent chain numpy cannot read, a root over 65536 elements."""
+    parent chain numpy cannot read, a root over 65536 elements on an accelerator (a root in host memory, on
+    JAX's CPU device, is read where it is: ``np.asarray`` aliases its buffer, ~5 us at any size)."""
     v0 = views[0]
     src, last0, chain0 = v0._x.src, v0._x.last, v0._chain
     if last0 is None:
@@ -436,7 +447,7 @@ def host_together(views, each):
         x = c[1]
     elif type(src) is np.ndarray:
         x = src
-    elif src.size > 65536:
+    elif src.size > 65536 and not _in_host_memory(src):
         return None
     else:
         x = None
@@ -535,6 +546,23 @@ def host_values(t):
             all(step[0] in _ORDER_ONLY for step in t._chain):
         return np.asarray(b._x)
     return np.asarray(t._value)
+
+
+def all_in_range(a, n):
+    """Whether every value of the non-empty integer array ``a`` lies in ``[0, n)``: one unsigned max (a negative
+    value reinterpreted as unsigned is at least 2**(bits-1), above any ``n`` the dtype can hold) instead of a
+    min, a max and their compares.  An index range check's common case; the caller looks closer when False."""
+    u = _UNSIGNED.get(a.dtype)
+    if u is not None and n <= u[1]:
+        return _max(a.view(u[0]), axis=None) < n
+    if a.dtype.kind == "u":
+        return int(a.max()) < n
+    return bool(a.min() >= 0 and a.max() < n)
+
+
+_UNSIGNED = {np.dtype(s): (np.dtype(u), np.iinfo(s).max) for s, u in (("int64", "uint64"), ("int32", "uint32"),
+                                                                       ("int16", "uint16"), ("int8", "uint8"))}
+_max = np.maximum.reduce
 
 
 def checked_host_values(t):

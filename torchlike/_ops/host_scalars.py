@@ -8,12 +8,12 @@ import math
 
 import numpy as np
 
-from .. import _views
+from .. import _grad_mode, _views
 from .._dispatch import HOST_SCALAR_OPS
 from ..tensor import _ALIAS_CHAIN, _CONCRETE, _PLAIN_VALUE, HOST_MAX, Tensor, _concrete
 from .pointwise import _alpha_impl
 
-__all__ = ["set_number"]
+__all__ = ["set_number", "set_scalar_tensor"]
 
 _INT64 = np.dtype(np.int64)
 _F32 = np.dtype(np.float32)
@@ -64,6 +64,34 @@ def _set_number_host(self, x, index, value):
     self._x = self._vbase._x = new
     self._seen = -2 - ver[0]
     return True
+
+
+def set_scalar_tensor(self, index, value):
+    """``t[k] = v`` for ``v`` a 0-d tensor of ``t``'s dtype and device into a host tensor ``t`` (``losses[k] = loss``
+    in an evaluation loop): ``v``'s value read on the host (``np.asarray`` aliases a CPU device array's buffer:
+    a wait for ``v``'s program, no transfer) and written like a number, no program.  The same dtype only (no
+    cast to reproduce); False where the general path must run: autograd would record the write (``v`` needs a
+    gradient while grad mode is on), tracing, another dtype or device, a tensor that is not a host tensor."""
+    x = self._x
+    if type(x) is not np.ndarray or self._chain is not _ALIAS_CHAIN or not x.shape or value._dev is not self._dev or \
+            (_grad_mode._state.enabled and (value._rg or value._grad_fn is not None)):
+        return False
+    v = value._x
+    if type(v) is _views.Pending:
+        if v.shape or v.dtype != x.dtype:
+            return False
+        h = value._host_scalar()
+    elif v.shape or v.dtype != x.dtype:
+        return False
+    elif type(v) is np.ndarray:
+        h = v if value._seen == -2 - value._ver[0] else None
+    elif value._vbase is None and (type(v) in _CONCRETE or _concrete(v)):
+        h = np.asarray(v)
+    else:
+        h = None
+    if h is None:
+        return False
+    return _set_number_host(self, x, index, h[()])
 
 
 def _host_add_sub(args, statics):

@@ -27,7 +27,7 @@ from .. import _dtype, _views
 from .. import _torch_function
 from .._creation import tensor as _tensor
 from ._util import Tensor, cast, dispatch, register
-from .host_scalars import set_number
+from .host_scalars import set_number, set_scalar_tensor
 from .views import view_step
 
 __all__ = ["getitem", "setitem", "index_put", "concrete_index", "check_index_dtype", "c_type_name"]
@@ -466,8 +466,11 @@ def _value_tensor(value, self):
 @register("__setitem__", namespaces=(), promote="none")
 def setitem(self, index, value):
     """``self[index] = value``: basic index -> write through the view; advanced -> index_put."""
-    if type(index) is int and (type(value) is float or type(value) is int) and set_number(self, index, value):
-        return
+    if type(index) is int:
+        tv = type(value)
+        if (tv is float or tv is int) and set_number(self, index, value) or \
+                tv is Tensor and set_scalar_tensor(self, index, value):
+            return
     basic, adv, res_shape = parse_index(tuple(self.shape), index)
     target = view_step(self, ("index", basic)) if basic is not None else self
     v = _value_tensor(value, self)

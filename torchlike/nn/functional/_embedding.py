@@ -54,7 +54,7 @@ def _check_index(input, num):
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
     a = _views.checked_host_values(input) if input.device.type != "cuda" and input.numel() else None
     if a is not None:
-        if a.min() < 0 or a.max() >= num:
+        if not _views.all_in_range(a, num):
             raise IndexError("index out of range in self")
         return True
     return False

@@ -385,6 +385,8 @@ def check_class_range(target, num_classes, ignore_index):
     the values were checked."""
     t = _views.checked_host_values(target) if target.numel() else None
     if t is not None:
+        if _views.all_in_range(t, num_classes):  # (the common case: one reduction)
+            return True
         bad = (t != ignore_index) & ((t < 0) | (t >= num_classes))
         if bad.any():
             t = np.asarray(target._value)  # the first bad target in the view's own order
