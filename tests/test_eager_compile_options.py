@@ -1,6 +1,6 @@
 """The XLA compiler options of eager programs (torchlike/_jit_cache.py, ``set_eager_compile_options``):
-on the CPU backend per-op forwards, pullbacks and fused backwards compile at LLVM -O1 with XLA's classic
-loop emitters (cheaper compiles of a new shape's programs).  Behaviour only (which options a program
+opted in ("quick"), per-op forwards, pullbacks and fused backwards on the CPU backend compile at LLVM -O1
+with XLA's classic loop emitters (cheaper compiles of a new shape's programs).  Behaviour only (which options a program
 carries, results against torch, calls made while JAX traces, errors), no timing."""
 import os
 import subprocess
@@ -21,7 +21,7 @@ jnp = jax.numpy
 @pytest.fixture(autouse=True)
 def _default_options():
     torchlike.set_tiered_compile(0)
-    torchlike.set_eager_compile_options(None)
+    torchlike.set_eager_compile_options("quick")
     torchlike.clear_caches()
     yield
     torchlike.set_eager_compile_options(None)
@@ -92,7 +92,7 @@ def _mlp_steps(lib, sizes):
     return out
 
 
-@pytest.mark.parametrize("options", [None, {}], ids=["default", "xla-defaults"])
+@pytest.mark.parametrize("options", ["quick", None], ids=["quick", "default"])
 def test_training_at_new_shapes_matches_torch(options):
     torchlike.set_eager_compile_options(options)
     sizes = (3, 9, 4, 9, 9, 1)
@@ -133,13 +133,20 @@ def test_errors_of_ops_with_options_read_like_torch():
     raises_like_torch(lambda m: m.ones(2, 3) @ m.ones(4, 5))
 
 
-def test_env_var_turns_the_options_off():
+def test_the_default_is_xla_defaults_and_the_env_var_opts_in():
+    torchlike.set_eager_compile_options(None)
+    torchlike.clear_caches()
+    x, w = _data(2)
+    _run(x, w)
+    assert _dispatch.forward_fn(_fma, ()).raw is None
+    with pytest.raises(ValueError, match="expected 'quick'"):
+        torchlike.set_eager_compile_options("fast")
     code = ("import torchlike\n"
             "from torchlike import _jit_cache\n"
             "x = torchlike.ones(3, requires_grad=True)\n"
             "(x * 2).sum().backward()\n"
-            "print(all(e.raw is None for e in _jit_cache._Budget.clock), x.grad.tolist())\n")
-    env = dict(os.environ, TORCHLIKE_EAGER_COMPILE_OPTIONS="0", TORCHLIKE_COMPILATION_CACHE="0")
+            "print(any(e.raw is not None for e in _jit_cache._Budget.clock), x.grad.tolist())\n")
+    env = dict(os.environ, TORCHLIKE_EAGER_COMPILE_OPTIONS="1", TORCHLIKE_COMPILATION_CACHE="0")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split(None, 1) == ["True", "[2.0, 2.0, 2.0]\n"]

@@ -17,6 +17,12 @@ default: cheaper to compile, same results); a shape called more often than
 and once a function's recent calls all run full programs it calls its ``jax.jit`` directly again (no
 per-call routing).  :func:`set_tiered_compile` sets both.
 
+With tiering off (the default), eager programs on the CPU backend can compile once with cheaper compiler
+options (opt-in, :func:`set_eager_compile_options` ``("quick")`` or ``TORCHLIKE_EAGER_COMPILE_OPTIONS=1``:
+LLVM -O1 and XLA's classic loop emitters, about half the compile time of a new shape's programs, some
+medium-sized programs run slower).  A call made while JAX traces runs the function's jit without
+options (:func:`traced_fallback`, on the error path only).
+
 >>> import torchlike
 >>> torchlike.set_cache_size(512)
 >>> torchlike.cache_info()["limit"]
@@ -41,11 +47,12 @@ _TIER_DEFAULT = 0  # opt-in: a fixed-shape script compiles each program twice wi
 # op compared (LLVM contracts a multiply feeding an add into an FMA at -O1 as at -O2).  Level 0 saves
 # ~36% but rounds differently in the last bit (no FMA contraction at -O0: torch's own CPU kernels use
 # FMA, so exact comparisons with torch failed), so it is opt-in.
-# Eager programs (per-op forwards, pullbacks, fused backwards) on the CPU backend compile with these
-# options (docs/caches.md, "What a new shape costs"): LLVM at -O1 and XLA's classic loop emitters instead
-# of its MLIR fusion emitters.  Measured on a new-shape MLP step's programs: about half the compile time
-# at the same run time.  Results can differ from XLA's defaults in the last bits (float reductions sum in
-# another order; tan, cbrt, arctan; neither order is torch's): TORCHLIKE_EAGER_COMPILE_OPTIONS=0 for those.
+# Opt-in quick options for eager programs (per-op forwards, pullbacks, fused backwards) on the CPU backend
+# (docs/caches.md, "Compile options of eager programs"): LLVM at -O1 and XLA's classic loop emitters instead
+# of its MLIR fusion emitters.  Measured on a new-shape MLP step's programs: about half the compile time;
+# but some medium-sized programs run slower (relu(x + b) at 128x512 1.46x, softmax 1.24x), so they are
+# not the default.  Results can differ from XLA's defaults in the last bits (float reductions sum in
+# another order; tan, cbrt, arctan; neither order is torch's).
 _EAGER_OPTIONS = {"xla_backend_optimization_level": 1, "xla_cpu_use_fusion_emitters": False}
 
 
@@ -68,7 +75,7 @@ def _env_tier():
 
 def _env_options():
     v = os.environ.get("TORCHLIKE_EAGER_COMPILE_OPTIONS", "").strip().lower()
-    return {} if v in ("0", "off", "false", "no", "none") else dict(_EAGER_OPTIONS)
+    return dict(_EAGER_OPTIONS) if v in ("1", "on", "true", "yes", "quick") else {}
 
 
 def _env_level():
@@ -80,7 +87,7 @@ class _Tier:
     after = _env_tier()  # calls a shape runs on its quick program before the full one (0: no quick tier)
     level = _env_level()  # the quick tier's xla_backend_optimization_level (0 or 1)
     settle = 8  # a function whose last `settle` calls all ran full programs calls its jit directly
-    options = _env_options()  # compiler options of eager programs (the full tier), on the CPU backend
+    options = _env_options()  # compiler options of untiered eager programs on the CPU backend ({}: XLA's)
     promotions = 0
     demotions = 0
 
@@ -432,17 +439,25 @@ def set_tiered_compile(after, level=None):
 
 def set_eager_compile_options(options=None):
     """The XLA compiler options of eager per-op programs, pullbacks and fused backwards on the CPU
-    backend: ``None`` restores the default (LLVM at -O1 and XLA's classic loop emitters: about half the
-    compile time of a new shape's programs at the same run time, last-bit differences in float
-    reductions and a few transcendental functions; or
-    ``TORCHLIKE_EAGER_COMPILE_OPTIONS=0``: XLA's defaults), ``{}`` uses XLA's defaults, a dict sets
-    them.  Applies to functions cached from now on (``clear_caches()`` applies it to all).
+    backend (with tiering off): ``"quick"`` (LLVM at -O1 and XLA's classic loop emitters: about half the
+    compile time of a new shape's programs, for workloads of one-off shapes; some medium-sized programs
+    run slower, and float reductions and a few transcendental functions can differ in the last bit),
+    ``{}`` XLA's defaults (the default, unless ``TORCHLIKE_EAGER_COMPILE_OPTIONS=1`` selects "quick"),
+    a dict sets them, ``None`` restores the default.  Applies to functions cached from now on
+    (``clear_caches()`` applies it to all).
 
     >>> import torchlike
-    >>> torchlike.set_eager_compile_options({})  # XLA's default options for new eager programs
+    >>> torchlike.set_eager_compile_options("quick")  # new shapes compile faster
     >>> torchlike.set_eager_compile_options(None)  # back to the default
     """
-    _Tier.options = _env_options() if options is None else dict(options)
+    if options is None:
+        _Tier.options = _env_options()
+    elif isinstance(options, str):
+        if options != "quick":
+            raise ValueError(f"set_eager_compile_options: expected 'quick', a dict or None, got {options!r}")
+        _Tier.options = dict(_EAGER_OPTIONS)
+    else:
+        _Tier.options = dict(options)
 
 
 def clear_caches():
