@@ -43,8 +43,9 @@ __all__ = ["Cache", "Entry", "set_cache_size", "cache_info", "clear_caches", "se
 _DEFAULT = 256
 _TIER_DEFAULT = 0  # opt-in: a fixed-shape script compiles each program twice with it (see docs/caches.md)
 # The quick tier compiles with LLVM at -O1 by default (the HLO passes are the same): measured on a
-# new-shape MLP step, ~23% less compile CPU than XLA's default (-O2), and bit-identical results in every
-# op compared (LLVM contracts a multiply feeding an add into an FMA at -O1 as at -O2).  Level 0 saves
+# new-shape MLP step, ~23% less compile CPU than XLA's default (-O2), and bit-identical results in the
+# elementwise ops compared (LLVM contracts a multiply feeding an add into an FMA at -O1 as at -O2; float
+# reductions can sum in another order, last bit: docs/differences.md).  Level 0 saves
 # ~36% but rounds differently in the last bit (no FMA contraction at -O0: torch's own CPU kernels use
 # FMA, so exact comparisons with torch failed), so it is opt-in.
 # Opt-in quick options for eager programs (per-op forwards, pullbacks, fused backwards) on the CPU backend
