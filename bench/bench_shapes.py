@@ -8,6 +8,7 @@ also gives its process CPU time and the CPU-time ratio (steadier than wall time 
     python bench/bench_shapes.py            # 30 timed shapes, torchlike RSS up to 90 shapes
     python bench/bench_shapes.py --full     # 400 timed shapes (slow: raw JAX eager takes minutes)
     python bench/bench_shapes.py --no-jax   # skip the raw-JAX baselines
+    TORCHLIKE_EAGER_COMPILE_OPTIONS=1 python bench/bench_shapes.py --no-torch   # the opt-in quick compile options
 """
 from __future__ import annotations
 

@@ -36,7 +36,7 @@ from ._creation import (arange, as_tensor, asarray, empty, empty_like, empty_str
 from ._random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,  # noqa: E402
                       seed, set_rng_state)
 from ._printing import set_printoptions  # noqa: E402
-from ._jit_cache import cache_info, clear_caches, set_cache_size, set_tiered_compile  # noqa: E402,F401  (torchlike-only)
+from ._jit_cache import cache_info, clear_caches, set_cache_size, set_tiered_compile, set_eager_compile_options  # noqa: E402,F401  (torchlike-only)
 from . import _jit_cache as _jc  # noqa: E402
 _jc.setup_persistent_cache()
 from ._memory_format import (channels_last, channels_last_3d, contiguous_format, memory_format,  # noqa

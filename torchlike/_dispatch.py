@@ -111,7 +111,10 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
         try:
             out = e.fn(*arrays)
         except Exception as err:  # JAX's complaint -> torch's (only on failure: no cost when the op succeeds)
-            raise _errors.translate(err, f, name, arrays)
+            try:  # unless JAX is tracing: then the function's jit without compiler options
+                out = _jit_cache.traced_fallback(e, err)(*arrays)
+            except Exception as err2:
+                raise _errors.translate(err2, f, name, arrays)
         e.used = True
         if e.jitted and e.fn._cache_size() != e.n:  # a new shape was compiled: count it against the bound
             _jit_cache.counted(e, arrays)
@@ -147,8 +150,11 @@ def _call_fused(f, statics, arrays, fused):
     call = arrays + extra
     try:
         out = e.fn(*call)
-    except Exception:
-        return None
+    except Exception as err:
+        try:
+            out = _jit_cache.traced_fallback(e, err)(*call)
+        except Exception:
+            return None
     e.used = True
     if e.jitted and e.fn._cache_size() != e.n:
         _jit_cache.counted(e, call)

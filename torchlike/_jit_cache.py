@@ -17,6 +17,12 @@ default: cheaper to compile, same results); a shape called more often than
 and once a function's recent calls all run full programs it calls its ``jax.jit`` directly again (no
 per-call routing).  :func:`set_tiered_compile` sets both.
 
+With tiering off (the default), eager programs on the CPU backend can compile once with cheaper compiler
+options (opt-in, :func:`set_eager_compile_options` ``("quick")`` or ``TORCHLIKE_EAGER_COMPILE_OPTIONS=1``:
+LLVM -O1 and XLA's classic loop emitters, about half the compile time of a new shape's programs, some
+medium-sized programs run slower).  A call made while JAX traces runs the function's jit without
+options (:func:`traced_fallback`, on the error path only).
+
 >>> import torchlike
 >>> torchlike.set_cache_size(512)
 >>> torchlike.cache_info()["limit"]
@@ -31,15 +37,24 @@ import os
 import threading
 from time import monotonic as _monotonic
 
-__all__ = ["Cache", "Entry", "set_cache_size", "cache_info", "clear_caches", "set_tiered_compile", "tier_of"]
+__all__ = ["Cache", "Entry", "set_cache_size", "cache_info", "clear_caches", "set_tiered_compile", "tier_of",
+           "set_eager_compile_options", "traced_fallback"]
 
 _DEFAULT = 256
 _TIER_DEFAULT = 0  # opt-in: a fixed-shape script compiles each program twice with it (see docs/caches.md)
 # The quick tier compiles with LLVM at -O1 by default (the HLO passes are the same): measured on a
-# new-shape MLP step, ~23% less compile CPU than XLA's default (-O2), and bit-identical results in every
-# op compared (LLVM contracts a multiply feeding an add into an FMA at -O1 as at -O2).  Level 0 saves
+# new-shape MLP step, ~23% less compile CPU than XLA's default (-O2), and bit-identical results in the
+# elementwise ops compared (LLVM contracts a multiply feeding an add into an FMA at -O1 as at -O2; float
+# reductions can sum in another order, last bit: docs/differences.md).  Level 0 saves
 # ~36% but rounds differently in the last bit (no FMA contraction at -O0: torch's own CPU kernels use
 # FMA, so exact comparisons with torch failed), so it is opt-in.
+# Opt-in quick options for eager programs (per-op forwards, pullbacks, fused backwards) on the CPU backend
+# (docs/caches.md, "Compile options of eager programs"): LLVM at -O1 and XLA's classic loop emitters instead
+# of its MLIR fusion emitters.  Measured on a new-shape MLP step's programs: about half the compile time;
+# but some medium-sized programs run slower (relu(x + b) at 128x512 1.46x, softmax 1.24x), so they are
+# not the default.  Results can differ from XLA's defaults in the last bits (float reductions sum in
+# another order; tan, cbrt, arctan; neither order is torch's).
+_EAGER_OPTIONS = {"xla_backend_optimization_level": 1, "xla_cpu_use_fusion_emitters": False}
 
 
 def _env_int(name, least, default):
@@ -59,6 +74,11 @@ def _env_tier():
     return _env_int("TORCHLIKE_TIERED_COMPILE", 0, _TIER_DEFAULT)
 
 
+def _env_options():
+    v = os.environ.get("TORCHLIKE_EAGER_COMPILE_OPTIONS", "").strip().lower()
+    return dict(_EAGER_OPTIONS) if v in ("1", "on", "true", "yes", "quick") else {}
+
+
 def _env_level():
     v = os.environ.get("TORCHLIKE_TIERED_COMPILE_LEVEL", "")
     return 0 if v.strip() == "0" else 1
@@ -68,6 +88,7 @@ class _Tier:
     after = _env_tier()  # calls a shape runs on its quick program before the full one (0: no quick tier)
     level = _env_level()  # the quick tier's xla_backend_optimization_level (0 or 1)
     settle = 8  # a function whose last `settle` calls all ran full programs calls its jit directly
+    options = _env_options()  # compiler options of untiered eager programs on the CPU backend ({}: XLA's)
     promotions = 0
     demotions = 0
 
@@ -85,19 +106,24 @@ class Entry:
     """A cached function: ``fn`` (a ``jax.jit`` object, or a plain function when ``jitted`` is False),
     ``n`` its executables when last counted, ``used`` set on every call (cleared by the sweep)."""
 
-    __slots__ = ("fn", "n", "used", "key", "owner", "jitted", "tiers", "__weakref__")
+    __slots__ = ("fn", "n", "used", "key", "owner", "jitted", "tiers", "raw", "plain", "__weakref__")
 
     def __init__(self, fn, key, owner, jitted=True):
         self.fn, self.key, self.owner, self.jitted = fn, key, owner, jitted
         self.n = 0
         self.used = True
         self.tiers = None
+        self.raw = None  # the traceable function when ``fn`` carries compiler options (see traced_fallback)
+        self.plain = None  # its jit without options, made on the first traced call
 
     def weight(self):
         return self.n + 1
 
     def __call__(self, *args):
-        out = self.fn(*args)
+        try:
+            out = self.fn(*args)
+        except Exception as err:
+            out = traced_fallback(self, err)(*args)
         self.used = True
         if self.jitted and self.fn._cache_size() != self.n:
             counted(self, args)
@@ -144,10 +170,33 @@ class _Tiers:
     def __init__(self, raw):
         import jax  # lazy: importing torchlike starts no JAX work
         self.lo = jax.jit(raw, compiler_options={"xla_backend_optimization_level": _Tier.level})
-        self.hi = jax.jit(raw)
+        self.hi = jax.jit(raw)  # XLA's defaults: tiering's full tier is full optimization
         self.counts = {}  # shape signature -> calls on the quick program (_Tier.after + 1: promoted)
         self.streak = 0  # consecutive calls on full programs
         self.settle_at = _Tier.settle
+
+
+def _options():
+    """The compiler options of eager programs: ``_Tier.options`` on the CPU backend, none elsewhere
+    (they were measured on XLA's CPU compiler only)."""
+    if not _Tier.options:
+        return None
+    import jax  # lazy: importing torchlike starts no JAX work
+    return _Tier.options if jax.default_backend() == "cpu" else None
+
+
+def traced_fallback(e, err):
+    """The jit without compiler options of entry ``e``, for a call that failed with ``err`` while JAX
+    traces (``torchlike.compile``, jax transforms: JAX accepts compiler options only on a top-level
+    jit, and the outer program's options apply anyway); re-raises ``err`` for any other failure.
+    Called only on a failure, so eager calls pay nothing for it."""
+    if e.raw is None or _top_level():
+        raise err
+    p = e.plain
+    if p is None:
+        import jax  # lazy: importing torchlike starts no JAX work
+        p = e.plain = jax.jit(e.raw)
+    return p
 
 
 def _top_level():
@@ -226,9 +275,14 @@ class Cache(dict):
     def add_tiered(self, key, raw):
         """Cache ``raw`` (a traceable function, not yet jitted) with tiered compilation: see the
         module docstring.  With tiering off it is one ``jax.jit(raw)``, as :meth:`add`."""
+        import jax  # lazy: importing torchlike starts no JAX work
         if _Tier.after == 0:
-            import jax  # lazy: importing torchlike starts no JAX work
-            return self.add(key, jax.jit(raw))
+            options = _options()
+            if not options:
+                return self.add(key, jax.jit(raw))
+            e = Entry(jax.jit(raw, compiler_options=options), key, self)
+            e.raw = raw
+            return self._put(key, e)
         e = Entry(None, key, self, False)
         e.tiers = _Tiers(raw)
         e.fn = e._route
@@ -270,7 +324,10 @@ def counted(e, args=None):
 
 def call(e, *args):
     """Run a cached entry with the budget bookkeeping (for callers outside the dispatcher)."""
-    out = e.fn(*args)
+    try:
+        out = e.fn(*args)
+    except Exception as err:
+        out = traced_fallback(e, err)(*args)
     e.used = True
     if e.jitted and e.fn._cache_size() != e.n:
         counted(e, args)
@@ -294,6 +351,8 @@ def _evict(e):
     elif e.jitted:
         try:
             e.fn.clear_cache()  # release this function's executables (and JAX's tracing caches of it)
+            if e.plain is not None:
+                e.plain.clear_cache()
         except Exception:  # pragma: no cover - older jax without clear_cache
             pass
     e.n = 0
@@ -377,6 +436,29 @@ def set_tiered_compile(after, level=None):
     """
     _Tier.after = _env_tier() if after is None else max(int(after), 0)
     _Tier.level = _env_level() if level is None else (0 if int(level) == 0 else 1)
+
+
+def set_eager_compile_options(options=None):
+    """The XLA compiler options of eager per-op programs, pullbacks and fused backwards on the CPU
+    backend (with tiering off): ``"quick"`` (LLVM at -O1 and XLA's classic loop emitters: about half the
+    compile time of a new shape's programs, for workloads of one-off shapes; some medium-sized programs
+    run slower, and float reductions and a few transcendental functions can differ in the last bit),
+    ``{}`` XLA's defaults (the default, unless ``TORCHLIKE_EAGER_COMPILE_OPTIONS=1`` selects "quick"),
+    a dict sets them, ``None`` restores the default.  Applies to functions cached from now on
+    (``clear_caches()`` applies it to all).
+
+    >>> import torchlike
+    >>> torchlike.set_eager_compile_options("quick")  # new shapes compile faster
+    >>> torchlike.set_eager_compile_options(None)  # back to the default
+    """
+    if options is None:
+        _Tier.options = _env_options()
+    elif isinstance(options, str):
+        if options != "quick":
+            raise ValueError(f"set_eager_compile_options: expected 'quick', a dict or None, got {options!r}")
+        _Tier.options = dict(_EAGER_OPTIONS)
+    else:
+        _Tier.options = dict(options)
 
 
 def clear_caches():
