@@ -13,8 +13,10 @@ from torchlike import _torch_function  # noqa: E402
 from torchlike._ops import registry  # noqa: E402
 from torchlike._ops.registry import BINARY_OPERATORS, TABLE  # noqa: E402
 
-_NS_TL = {"torch": torchlike, "linalg": torchlike.linalg, "special": torchlike.special, "fft": torchlike.fft}
-_NS_TORCH = {"torch": torch, "linalg": torch.linalg, "special": torch.special, "fft": torch.fft}
+_NS_TL = {"torch": torchlike, "linalg": torchlike.linalg, "special": torchlike.special, "fft": torchlike.fft,
+          "nn.functional": torchlike.nn.functional}
+_NS_TORCH = {"torch": torch, "linalg": torch.linalg, "special": torch.special, "fft": torch.fft,
+             "nn.functional": torch.nn.functional}
 
 
 def _unwrap(f):
@@ -27,8 +29,9 @@ def _unwrap(f):
 @pytest.fixture
 def scratch_table():
     """Undo whatever a test declares."""
-    table, claims = dict(registry.TABLE), dict(registry._CLAIMS)
+    table, claims, installed = dict(registry.TABLE), dict(registry._CLAIMS), list(registry._INSTALLED)
     yield
+    registry._INSTALLED[:] = installed
     registry.TABLE.clear()
     registry.TABLE.update(table)
     registry._CLAIMS.clear()
@@ -58,12 +61,20 @@ def test_entries_are_keyed_by_namespace_and_name(scratch_table):
         registry.register("zz_registry_probe", namespaces=("linalg",), method=False)(lambda input: input)
 
 
-def test_install_raises_on_an_attribute_defined_by_hand():
+def test_install_raises_on_an_attribute_defined_by_hand(scratch_table):
+    # install generates the surfaces not generated yet: here a new entry's, whose method is already written by hand
+    registry.register("zz_registry_probe")(lambda input: input)
+
     class FakeTensor:
-        add = None  # a hand-written method where the table has one
+        zz_registry_probe = None
     spaces = {ns: types.SimpleNamespace() for ns in _NS_TL}
-    with pytest.raises(RuntimeError, match=r"Tensor\.add is already defined"):
+    with pytest.raises(RuntimeError, match=r"Tensor\.zz_registry_probe is already defined"):
         registry.install(spaces, FakeTensor)
+    # and in a namespace: a function defined there by hand where an entry declares one
+    registry.register("zz_registry_probe2", method=False)(lambda input: input)
+    spaces["torch"].zz_registry_probe2 = len
+    with pytest.raises(RuntimeError, match=r"torch\.zz_registry_probe2 is already defined"):
+        registry.install(spaces, types.SimpleNamespace)
 
 
 def test_one_implementation_of_each_formerly_duplicated_op():
@@ -349,3 +360,37 @@ def test_hardshrink_and_prelu_are_entries_on_every_surface():
                   x, grad=False)
     raises_like_torch(lambda m, x: m.hardshrink(x.long()), x)
     raises_like_torch(lambda m, x, w: m.prelu(x, w), x, w[:2])
+
+
+def _functional_names():
+    """torch.nn.functional's public functions that torchlike has (not its typing re-exports, modules, classes)."""
+    F = torch.nn.functional
+    return sorted(n for n in dir(F) if not n.startswith("_") and hasattr(torchlike.nn.functional, n)
+                  and callable(getattr(F, n)) and not isinstance(getattr(F, n), (types.ModuleType, type))
+                  and getattr(getattr(F, n), "__module__", "").split(".")[0] != "typing")
+
+
+def test_every_nn_functional_function_is_a_table_entry():
+    # one declaration per op in the "nn.functional" namespace too: F.X is what install made from its entry
+    # (F.conv2d is torch.conv2d, F.relu_ is torch.relu_ where torch's are one function; F.relu and torch.relu are
+    # two in torch, and two entries here), homed at torch's module path, signature and docstring its own
+    import inspect
+    names = _functional_names()
+    assert len(names) >= 128 and {"linear", "relu", "softmax", "cross_entropy", "pad"} <= set(names)
+    not_entries = []
+    for n in names:
+        got = getattr(torchlike.nn.functional, n)
+        key = registry._CLAIMS.get(("nn.functional", n))
+        if key is None or TABLE[key].public is not got:
+            not_entries.append(n)
+            continue
+        e = TABLE[key]
+        assert e.method is (n in ("hardshrink", "prelu")), f"F.{n}: Tensor.{n} where torch has none"
+        if key[0] == "nn.functional":
+            assert got.__module__ == "torchlike.nn.functional" and got.__qualname__ == n, n
+            assert inspect.signature(got) == inspect.signature(e.fn) and got.__doc__ == e.fn.__doc__, n
+        # where torch's F.X is torch.X, torchlike's is one entry with both surfaces (and conversely)
+        same = getattr(torch, n, None) is getattr(torch.nn.functional, n)
+        if same:
+            assert getattr(torchlike, n) is got, f"torch.{n} is F.{n} in torch, not here"
+    assert not not_entries, f"{len(not_entries)} nn.functional functions outside the op table: {not_entries}"

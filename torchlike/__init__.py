@@ -112,28 +112,6 @@ def __getattr__(name):
     return _missing_getattr(name)
 
 
-from .nn import functional as _F  # noqa: E402
-
-
-def _nn_methods():
-    """torch.X functions whose implementation lives in nn.functional (softmax & co. are table entries)."""
-    for name in ("relu", "sigmoid", "tanh", "dropout", "celu", "selu", "prelu", "rrelu", "hardshrink",
-                 "threshold", "pixel_shuffle", "pixel_unshuffle", "conv1d", "conv2d", "conv3d",
-                 "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "layer_norm", "group_norm",
-                 "batch_norm", "instance_norm", "embedding", "bilinear", "cosine_similarity",
-                 "pairwise_distance", "pdist", "cdist", "alpha_dropout", "feature_alpha_dropout",
-                 "dropout1d", "dropout2d", "dropout3d", "max_pool1d", "max_pool2d", "max_pool3d",
-                 "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "channel_shuffle",
-                 "native_layer_norm", "hinge_embedding_loss", "kl_div", "margin_ranking_loss",
-                 "poisson_nll_loss", "cosine_embedding_loss", "triplet_margin_loss", "ctc_loss",
-                 "binary_cross_entropy_with_logits", "embedding_bag", "rms_norm", "softmin"):
-        if name not in globals() and hasattr(_F, name):
-            globals()[name] = getattr(_F, name)
-
-
-_nn_methods()
-
-
 from .utils.dlpack import from_dlpack, to_dlpack  # noqa: E402,F401
 from .amp import GradScaler  # noqa: E402,F401  (torch.GradScaler is torch.amp.GradScaler)
 has_lapack = has_spectral = True  # torch's build flags: linalg and fft are available

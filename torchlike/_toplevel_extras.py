@@ -1,5 +1,5 @@
 """Top-level ``torch.*`` names that libraries reach for and that are thin forms of existing API:
-``torch.Future`` (the class behind ``torch.futures.Future``), the in-place functions ``torch.relu_``,
+``torch.Future`` (the class behind ``torch.futures.Future``), the in-place functions
 ``torch.sigmoid_``, ``torch.clamp_``, ... (``torch.X_(t, ...)`` is ``t.X_(...)``), ``torch.detach``,
 ``torch.is_signed``, ``torch.get_device``, ``torch.is_storage`` and the anomaly-mode
 switches.
@@ -16,20 +16,18 @@ from __future__ import annotations
 from ._storage import TypedStorage, UntypedStorage
 from .autograd import anomaly_mode as _anomaly
 from .futures import Future
-from .nn import functional as _F
 
 # torch.X_(input, *args) is input.X_(*args): the in-place forms torch exposes at top level
 _INPLACE_METHODS = (
     "abs_ acos_ acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ asinh_ atan_ atanh_ "
     "ceil_ clamp_ clamp_max_ clamp_min_ clip_ conj_physical_ cos_ cosh_ deg2rad_ detach_ erf_ erfc_ exp2_ exp_ "
     "expm1_ fix_ floor_ frac_ gcd_ i0_ lcm_ ldexp_ log10_ log1p_ log2_ log_ logit_ nan_to_num_ neg_ negative_ "
-    "rad2deg_ reciprocal_ relu_ round_ rsqrt_ sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ xlogy_"
+    "rad2deg_ reciprocal_ round_ rsqrt_ sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ xlogy_"
 ).split()
-# ... and those whose in-place form lives in nn.functional
-_INPLACE_FUNCTIONAL = ("celu_", "selu_", "rrelu_", "threshold_")
+# (relu_, celu_, selu_, rrelu_, threshold_: nn.functional's entries, declared in torch's namespace too)
 
 __all__ = ["Future", "detach", "is_signed", "get_device", "is_storage", "is_anomaly_enabled",
-           "is_anomaly_check_nan_enabled", "set_anomaly_enabled"] + _INPLACE_METHODS + list(_INPLACE_FUNCTIONAL)
+           "is_anomaly_check_nan_enabled", "set_anomaly_enabled"] + _INPLACE_METHODS
 
 
 def _inplace(name):
@@ -43,8 +41,6 @@ def _inplace(name):
 
 for _name in _INPLACE_METHODS:
     globals()[_name] = _inplace(_name)
-for _name in _INPLACE_FUNCTIONAL:
-    globals()[_name] = getattr(_F, _name)
 del _name
 
 

@@ -25,7 +25,7 @@ from .nn.utils.rnn import PackedSequence, packed_to_padded, padded_to_packed_dat
 from .tensor import Tensor
 
 __all__ = ["lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
-           "convolution", "conv_tbc", "affine_grid_generator", "max_pool1d_with_indices", "native_channel_shuffle",
+           "convolution", "conv_tbc", "affine_grid_generator", "max_pool1d_with_indices",
            "embedding_renorm_", "frobenius_norm", "nuclear_norm", "native_norm", "norm_except_dim", "binomial",
            "batch_norm_stats", "batch_norm_elemt", "batch_norm_gather_stats", "batch_norm_gather_stats_with_counts",
            "batch_norm_update_stats", "batch_norm_backward_reduce", "batch_norm_backward_elemt"]
@@ -139,11 +139,6 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1
     """torch.max_pool1d_with_indices: ``F.max_pool1d(..., return_indices=True)``."""
     return F.max_pool1d(input, kernel_size, stride if stride not in ((), []) else None, padding, dilation,
                         ceil_mode=ceil_mode, return_indices=True)
-
-
-def native_channel_shuffle(input, groups):
-    """torch.native_channel_shuffle: ``torch.channel_shuffle``."""
-    return F.channel_shuffle(input, groups)
 
 
 def embedding_renorm_(input, indices, max_norm, norm_type):

@@ -1,6 +1,6 @@
 """Activations torch also has in its own namespace and as Tensor methods (``torch.hardshrink``,
-``torch.prelu``): table entries here; ``nn.functional`` re-exports them (``F.hardshrink is torch.hardshrink``
-in torch) and shares the half-precision helpers below with its other activations.
+``torch.prelu``): table entries here, declared in the ``nn.functional`` namespace too (``F.hardshrink is
+torch.hardshrink`` in torch) and shares the half-precision helpers below with its other activations.
 
 >>> import torchlike
 >>> torchlike.tensor([-1.0, 0.2, 2.0]).hardshrink(0.5)
@@ -57,7 +57,7 @@ def _hardshrink(x, lambd):
 
 
 # ---- the ops -------------------------------------------------------------------------------------
-@register("prelu")
+@register("prelu", namespaces=("torch", "nn.functional"))
 @_amp.lower
 def prelu(input, weight):
     """x if x > 0 else weight * x, ``weight`` broadcast over the channel dim (dim 1).
@@ -80,7 +80,7 @@ def prelu(input, weight):
     return dispatch(_prelu, (input, weight), name="PreluKernelBackward0")
 
 
-@register("hardshrink", out=True)
+@register("hardshrink", namespaces=("torch", "nn.functional"), out=True)
 def hardshrink(input, lambd=0.5):
     """x where |x| > lambd, else 0.
 

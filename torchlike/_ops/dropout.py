@@ -5,7 +5,7 @@ mask is torch's for the same seed) divided by ``1 - p`` in the input's dtype, th
 gradient is mask * scale.
 
 It lives with the ops (layer 3) because torch's dropout ops (``torch.feature_dropout``, ``torch.dropout_``, ...)
-are built on it; ``torchlike.nn.functional`` re-exports the family.
+are built on it; the family's entries are in the op table's ``nn.functional`` namespace.
 
 >>> import torchlike as torch
 >>> x = torch.ones(4)
@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import _random
 from .._dispatch import dispatch
+from .registry import functional as _functional
 from ..tensor import Tensor
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
@@ -74,24 +75,28 @@ def _impl(input, p, training, inplace, feature, alpha):
     return input._inplace_update(out) if inplace else out
 
 
+@_functional(torch=True)
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` (scaling the rest by 1/(1-p)) when ``training``."""
     _check_p(p)
     return _impl(input, p, training, inplace, False, False)
 
 
+@_functional(torch=True)
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout that keeps the self-normalising property (for SELU networks)."""
     _check_p(p)
     return _impl(input, p, training, inplace, False, True)
 
 
+@_functional(torch=True)
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Alpha dropout of whole channels."""
     _check_p(p)
     return _impl(input, p, training, inplace, True, True)
 
 
+@_functional(torch=True)
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a (N, C, L) or (C, L) input."""
     _check_p(p)
@@ -112,6 +117,7 @@ def _batched(input, p, training, inplace, is_batched):
     return input._inplace_update(r) if inplace else r
 
 
+@_functional(torch=True)
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a (N, C, H, W) input."""
     _check_p(p)
@@ -131,6 +137,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     return _impl(input, p, training, inplace, True, False)
 
 
+@_functional(torch=True)
 def dropout3d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a (N, C, D, H, W) or (C, D, H, W) input."""
     _check_p(p)

@@ -17,7 +17,7 @@ import jax.numpy as jnp
 from .. import _autocast as _amp
 from .._dispatch import dispatch
 from .checks import need_tensors
-from .registry import register
+from .registry import functional, register
 
 __all__ = ["grid_sample"]
 
@@ -151,6 +151,7 @@ def _check_grid(input, grid, mode):
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
 
 
+@functional()
 @_amp.fp32
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample ``input`` (N, C, H, W) at normalized ``grid`` (N, Ho, Wo, 2) locations (x first); a 5-D ``input``

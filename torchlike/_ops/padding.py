@@ -15,6 +15,7 @@ from jax import lax
 
 from .. import _autocast as _amp
 from .._dispatch import dispatch
+from .registry import functional as _functional
 from .._errors import check_alloc
 
 __all__ = ["pad"]
@@ -38,6 +39,7 @@ def _pad_impl(x, value, pads, mode):
     return y[tuple(sl)]
 
 
+@_functional()
 @_amp.fp32_if(lambda input, pad, mode="constant", value=None: mode == "replicate" or (
     mode == "reflect" and len(pad) <= 4))
 def pad(input, pad, mode="constant", value=None):

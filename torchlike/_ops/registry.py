@@ -26,8 +26,8 @@ from .. import _dtype
 from ..tensor import Tensor
 from .._mutation import check_no_overlap, check_out_overlap, write_out  # noqa: F401  (re-exported: the ops' import path)
 
-__all__ = ["OpEntry", "TABLE", "register", "install", "sparse_kernels", "write_out", "check_no_overlap",
-           "accepts_out", "public"]
+__all__ = ["OpEntry", "TABLE", "register", "functional", "declares", "install", "sparse_kernels", "write_out",
+           "check_no_overlap"]
 
 
 @dataclasses.dataclass
@@ -85,6 +85,11 @@ def _add(entry):
     TABLE[key] = entry
     for s in surfaces:
         _CLAIMS[s] = key
+
+
+def declares(namespace, name):
+    """Whether an entry declares ``namespace.name`` (as its key or one of its surfaces)."""
+    return (namespace, name) in _CLAIMS or (namespace, name) in TABLE
 
 
 def _checked(fn, checks, name):
@@ -167,18 +172,34 @@ def register(name=None, *, namespaces=("torch",), method=True, inplace=False, ou
     def deco(fn):
         n = name or fn.__name__
         ns = tuple(namespaces)
-        if _takes(fn, ("dim", "keepdim")):
+        functional = bool(ns) and ns[0] == "nn.functional"  # torch's Python-level F.X: its own argument names
+        if _takes(fn, ("dim", "keepdim")) and not functional:
             fn = _numpy_names(fn)
         elementwise = getattr(fn, "__module__", None) in _ELEMENTWISE_MODULES
         entry = OpEntry(n, _checked(fn, checks, n) if checks else fn, ns, method, inplace, out, promote,
                         differentiable, tuple(dunders), tuple(inline_checks) + checks,
-                        aten or (n if not ns or ns[0] == "torch" else f"{ns[0]}_{n}"),
+                        aten or (n if not ns or ns[0] in ("torch", "nn.functional") else f"{ns[0]}_{n}"),
                         out_overlap=out_overlap or ("partial" if elementwise else None), out_same_dtype=out_same_dtype)
         _add(entry)
         for a in aliases:
             _add(dataclasses.replace(entry, name=a, dunders=(), fn=_checked(fn, checks, a) if checks else fn))
         return entry.fn
     return deco
+
+
+def functional(name=None, *, torch=False, **kwargs):
+    """Declare a ``torch.nn.functional`` function: ``register`` in the "nn.functional" namespace with no Tensor
+    method (``torch=True``: ``torchlike.X`` too, where torch's ``torch.X`` is ``F.X``).  Its namespace function is
+    the declared function itself (no wrapper: torch's F functions are Python that checks its own arguments),
+    homed at ``torchlike.nn.functional``; install makes it when that package has loaded.
+
+    >>> import torchlike
+    >>> e = torchlike._ops.registry.TABLE['nn.functional', 'relu']
+    >>> e.public is torchlike.nn.functional.relu, e.method, e.public.__module__
+    (True, False, 'torchlike.nn.functional')
+    """
+    return register(name, namespaces=("nn.functional", "torch") if torch else ("nn.functional",), method=False,
+                    **kwargs)
 
 
 def not_a_tensor(fn, name, arg):
@@ -221,10 +242,12 @@ def _parser_error(e, fn, name, args):
 _ATTRIBUTE_ERROR_LIKE_TORCH = frozenset({"norm", "split", "tensordot"})
 
 
-def _checks_operands(fn, name):
+def _checks_operands(e):
     """No argument-type wrapper needed: the unary/binary factories check their operands themselves (and
-    are the hottest namespace functions), and torch's own Python-level functions raise AttributeError."""
-    return name in _ATTRIBUTE_ERROR_LIKE_TORCH or getattr(fn, "__module__", None) == "torchlike._ops._util"
+    are the hottest namespace functions), and torch's own Python-level functions (nn.functional's among them)
+    raise what their bodies raise."""
+    return (e.name in _ATTRIBUTE_ERROR_LIKE_TORCH or getattr(e.fn, "__module__", None) == "torchlike._ops._util"
+            or e.namespaces[:1] == ("nn.functional",))
 
 
 def _with_out(fn, name, rule=None, exact=False):
@@ -248,13 +271,6 @@ def _with_out(fn, name, rule=None, exact=False):
                                f"{_dtype._CAP[out.dtype.name]} for argument 'out'")
         return write_out(out, r, name)
     return wrapper
-
-
-def accepts_out(name):
-    """Decorator for a function outside the table that torch also binds with a keyword ``out=`` (as
-    ``nn.functional.softplus``): the result is written into ``out`` (``name``: torch's op name in the
-    autograd error)."""
-    return lambda fn: _with_out(fn, name)
 
 
 # Python's binary operators on a Tensor: torch's bindings turn a TypeError from parsing the other operand into
@@ -288,7 +304,9 @@ def _operator(fn, name):
     return operator
 
 
-_INSTALLED = []  # install() ran: the table's surfaces are generated, so a field set now would not reach them
+# install()'s first call (its namespaces and Tensor class): the table's surfaces are generated, so a field set
+# now would not reach them
+_INSTALLED = []
 
 
 def sparse_kernels(names, kernel):
@@ -347,28 +365,31 @@ def _make_inplace(fn, name, sparse=None):
     return inplace
 
 
-def public(namespace, name):
-    """The function ``install`` made for the table's entry ``(namespace, name)`` (``torch.hardshrink`` with its
-    out= surface), for a module loaded after install that re-exports it as torch does (``F.hardshrink``)."""
-    if not _INSTALLED:
-        raise RuntimeError(f"op table: {namespace}.{name} is not installed yet; import this module after install()")
-    return TABLE[namespace, name].public
-
-
-def install(namespaces: dict, tensor_cls):
-    """Generate every surface in TABLE: namespace functions, methods, in-place methods, dunders."""
+def install(namespaces: dict, tensor_cls=None):
+    """Generate the surfaces of every entry in TABLE not generated yet: namespace functions, methods, in-place
+    methods, dunders.  A namespace given as None has not loaded yet (``nn.functional``, whose package needs the
+    finished torch namespace): its entries wait, whole, for the call that gives it, with no ``tensor_cls``: the
+    namespaces and Tensor class of the first call, plus those given."""
     def put(obj, attr, value, where):
         if attr in vars(obj):
             raise RuntimeError(f"op table: {where}.{attr} is already defined ({vars(obj)[attr]!r}); "
                                "declare each op once")
         setattr(obj, attr, value)
 
-    _INSTALLED.append(True)
+    if tensor_cls is None:
+        first, tensor_cls = _INSTALLED[0]
+        namespaces = {**first, **namespaces}
+    else:
+        _INSTALLED.append((namespaces, tensor_cls))
     for (_, name), e in TABLE.items():
+        if e.public is not None or any(namespaces.get(ns) is None for ns in e.namespaces):
+            continue
         public = _with_out(e.fn, e.aten, e.out_overlap, e.out_same_dtype) if e.out else \
-            e.fn if _checks_operands(e.fn, name) else _typed(e.fn, e.aten)
+            e.fn if _checks_operands(e) else _typed(e.fn, e.aten)
         if e.sparse is not None:
             public = _with_sparse(public, name, e.sparse)
+        if e.namespaces[:1] == ("nn.functional",):  # torch.nn.functional.X's home, whichever file defines it
+            public.__module__ = namespaces["nn.functional"].__name__
         e.public = public
         for ns in e.namespaces:
             put(namespaces[ns], name, public, ns)

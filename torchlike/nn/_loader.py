@@ -11,8 +11,9 @@ import importlib
 __all__ = ["star_import"]
 
 
-def star_import(package: str, names: list, namespace: dict, all_list: list):
-    """``from .<name> import *`` for each name in ``names`` into ``namespace`` (a package's globals).
+def star_import(package: str, names: list, namespace: dict, all_list: list, skip=None):
+    """``from .<name> import *`` for each name in ``names`` into ``namespace`` (a package's globals); a name
+    for which ``skip(name)`` is true goes in ``all_list`` only (the op table's install puts it in the package).
 
     >>> ns, names = {}, []
     >>> star_import("torchlike.nn.modules", ["flatten"], ns, names)
@@ -25,6 +26,7 @@ def star_import(package: str, names: list, namespace: dict, all_list: list):
         if public is None:
             public = [n for n in vars(mod) if not n.startswith("_")]
         for n in public:
-            namespace[n] = getattr(mod, n)
+            if skip is None or not skip(n):
+                namespace[n] = getattr(mod, n)
             if n not in all_list:
                 all_list.append(n)

@@ -6,13 +6,19 @@ re-exported here.
 >>> F.relu(torch.tensor([-1.0, 2.0]))
 tensor([0., 2.])
 """
+import sys as _sys
+
+from ..._ops import registry as _registry
 from .._loader import star_import as _star_import
 
 __all__: list = []
 
+# the family files declare their functions in the op table's "nn.functional" namespace: install (below) puts
+# them here, as it puts torch.X in torchlike; the star import brings the families' other public names
 _star_import(__name__, [
     # nn core helper
     "_activation", "_loss", "_linear", "_dropout", "_embedding", "_misc", "_ctc",
     # layers helper
     "_conv", "_pooling", "_norm", "_rnn", "_attention", "_vision", "_embeddingbag", "_linear_ce",
-], globals(), __all__)
+], globals(), __all__, skip=lambda name: _registry.declares("nn.functional", name))
+_registry.install({"nn.functional": _sys.modules[__name__]})

@@ -21,13 +21,15 @@ from jax import lax
 
 from ... import _dtype
 from ..._dispatch import dispatch
+from ..._ops.registry import functional as _functional
 from ...tensor import Tensor, _wrap_dim
 from ..._ops.registry import TABLE as _TABLE
 from ..._ops.special import softmax_common
 from ... import _random
 from ..._random import draw
-from ..._ops.registry import accepts_out as _accepts_out, public as _public, write_out as _write_out
+from ..._ops.registry import write_out as _write_out
 from ..._ops.activations import _HALF, _check_float, _s, _up
+from ..._ops.activations import hardshrink, prelu  # noqa: F401  (torch's entries, declared in nn.functional too)
 from ..._ops.checks import need_tensors as _need_tensors
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrelu", "rrelu_", "elu", "elu_",
@@ -35,11 +37,6 @@ __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrel
            "hardsigmoid", "hardswish", "hardshrink", "softshrink", "tanhshrink", "softplus", "softsign",
            "threshold", "threshold_", "logsigmoid", "softmax", "softmin", "log_softmax", "glu",
            "gumbel_softmax"]
-
-# F.hardshrink / F.prelu are torch.hardshrink / torch.prelu (as in torch): the very functions install made from
-# the op table's entries, out= surface included (F.hardshrink(x, out=y))
-hardshrink = _public("torch", "hardshrink")
-prelu = _public("torch", "prelu")
 
 
 def _ret(x, out, inplace):
@@ -148,6 +145,7 @@ def _glu(x, dim):
 
 
 # ---- public API ---------------------------------------------------------------------------------
+@_functional()
 def relu(input, inplace=False):
     """max(0, x) elementwise (gradient 0 at 0, as torch).
 
@@ -155,14 +153,19 @@ def relu(input, inplace=False):
     >>> torch.nn.functional.relu(torch.tensor([-1.0, 0.0, 2.0]))
     tensor([0., 0., 2.])
     """
-    r = _TABLE[("torch", "relu")].fn(input)  # the table entry (torch.relu): one implementation
-    return input._inplace_update(r) if inplace else r
+    if inplace:
+        return relu_(input)
+    return _TABLE[("torch", "relu")].fn(input)  # the table entry (torch.relu): one implementation
 
 
+@_functional(torch=True)
 def relu_(input):
-    return relu(input, inplace=True)
+    """In-place ``relu`` (torch.relu_ too)."""
+    _need_tensors("relu_", input=input)  # torch's message names relu_ (torch's F.relu calls it for inplace=True)
+    return input._inplace_update(_TABLE[("torch", "relu")].fn(input))
 
 
+@_functional()
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """Clamp to [min_val, max_val] (gradient 0 at the bounds, as torch)."""
     _need_tensors("hardtanh_" if inplace else "hardtanh", input=input)
@@ -173,26 +176,31 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return _ret(input, dispatch(_hardtanh, (input, min_val, max_val), name="HardtanhBackward0"), inplace)
 
 
+@_functional()
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
     return hardtanh(input, min_val, max_val, inplace=True)
 
 
+@_functional()
 def relu6(input, inplace=False):
     """min(max(0, x), 6)."""
     _need_tensors("relu6_" if inplace else "relu6", input=input)
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
+@_functional()
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """x if x > 0 else negative_slope * x."""
     _check_float(input, "leaky_relu_cpu")
     return _ret(input, dispatch(_leaky_relu, (input, negative_slope), name="LeakyReluBackward0"), inplace)
 
 
+@_functional()
 def leaky_relu_(input, negative_slope=0.01):
     return leaky_relu(input, negative_slope, inplace=True)
 
 
+@_functional(torch=True)
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomized leaky ReLU: slopes ~ U(lower, upper) in training, (lower+upper)/2 in eval."""
     _check_float(input, "rrelu_with_noise_cpu")
@@ -218,16 +226,19 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     return _ret(input, dispatch(_rrelu_train, (input, noise), name="RreluWithNoiseBackward0"), inplace)
 
 
+@_functional(torch=True)
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     return rrelu(input, lower, upper, training, inplace=True)
 
 
+@_functional()
 def elu(input, alpha=1.0, inplace=False):
     """x if x > 0 else alpha * (exp(x) - 1)."""
     _check_float(input, "elu_cpu")
     return _ret(input, dispatch(_elu, (input, alpha, 1.0, 1.0), name="EluBackward0"), inplace)
 
 
+@_functional()
 def elu_(input, alpha=1.0):
     return elu(input, alpha, inplace=True)
 
@@ -236,16 +247,19 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+@_functional(torch=True)
 def selu(input, inplace=False):
     """scale * elu(x, alpha) with the self-normalising constants."""
     _check_float(input, "elu_cpu")
     return _ret(input, dispatch(_elu, (input, _SELU_ALPHA, _SELU_SCALE, 1.0), name="EluBackward0"), inplace)
 
 
+@_functional(torch=True)
 def selu_(input):
     return selu(input, inplace=True)
 
 
+@_functional(torch=True)
 def celu(input, alpha=1.0, inplace=False):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     _check_float(input, "elu_cpu")
@@ -254,10 +268,12 @@ def celu(input, alpha=1.0, inplace=False):
     return _ret(input, dispatch(_elu, (input, alpha, 1.0, 1.0 / alpha), name="CeluBackward0"), inplace)
 
 
+@_functional(torch=True)
 def celu_(input, alpha=1.0):
     return celu(input, alpha, inplace=True)
 
 
+@_functional()
 def gelu(input, approximate="none", *, out=None):
     """Gaussian error linear unit; ``approximate='tanh'`` uses the tanh approximation."""
     if approximate not in ("none", "tanh"):
@@ -267,12 +283,14 @@ def gelu(input, approximate="none", *, out=None):
     return r if out is None else _write_out(out, r, "gelu")
 
 
+@_functional()
 def silu(input, inplace=False):
     """x * sigmoid(x)."""
     _check_float(input, "silu_cpu")
     return _ret(input, dispatch(_silu, (input,), name="SiluBackward0"), inplace)
 
 
+@_functional()
 def mish(input, inplace=False):
     """x * tanh(softplus(x))."""
     _check_float(input, "mish_cpu")
@@ -285,29 +303,33 @@ def _int_to_float(input):
     return input
 
 
+@_functional()
 def sigmoid(input):
     """1 / (1 + exp(-x)); integer inputs give the default float dtype (torch.sigmoid, the table entry)."""
     return input.sigmoid()
 
 
+@_functional()
 def tanh(input):
     """Hyperbolic tangent; integer inputs give the default float dtype (torch.tanh, the table entry)."""
     return input.tanh()
 
 
+@_functional()
 def hardsigmoid(input, inplace=False):
     """relu6(x + 3) / 6."""
     _check_float(input, "hardsigmoid_cpu")
     return _ret(input, dispatch(_hardsigmoid, (input,), name="HardsigmoidBackward0"), inplace)
 
 
+@_functional()
 def hardswish(input, inplace=False):
     """x * relu6(x + 3) / 6."""
     _check_float(input, "hardswish_cpu")
     return _ret(input, dispatch(_hardswish, (input,), name="HardswishBackward0"), inplace)
 
 
-@_accepts_out("softshrink")
+@_functional(out=True)
 def softshrink(input, lambd=0.5):
     """x - lambd, x + lambd or 0 (shrink towards 0 by lambd)."""
     _check_float(input, "softshrink_check")
@@ -316,23 +338,26 @@ def softshrink(input, lambd=0.5):
     return dispatch(_softshrink, (input, lambd), name="SoftshrinkBackward0")
 
 
+@_functional()
 def tanhshrink(input):
     """x - tanh(x)."""
     return dispatch(_tanhshrink, (_int_to_float(input),), name="SubBackward0")
 
 
-@_accepts_out("softplus")
+@_functional(out=True)
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta * x)) / beta, linear above ``threshold``."""
     _check_float(input, "softplus_cpu")
     return dispatch(_softplus, (input, beta, threshold), name="SoftplusBackward0")
 
 
+@_functional()
 def softsign(input):
     """x / (1 + |x|)."""
     return dispatch(_softsign, (_int_to_float(input),), name="DivBackward0")
 
 
+@_functional(torch=True)
 def threshold(input, threshold, value, inplace=False):
     """x if x > threshold else value."""
     if input.dtype is _dtype.bool:
@@ -340,11 +365,12 @@ def threshold(input, threshold, value, inplace=False):
     return _ret(input, dispatch(_threshold, (input, threshold, value), name="ThresholdBackward0"), inplace)
 
 
+@_functional(torch=True)
 def threshold_(input, threshold, value):
     return globals()["threshold"](input, threshold, value, inplace=True)
 
 
-@_accepts_out("log_sigmoid_forward")
+@_functional(out=True, aten="log_sigmoid_forward")
 def logsigmoid(input):
     """log(sigmoid(x)), computed stably."""
     _check_float(input, "log_sigmoid_cpu")
@@ -365,6 +391,7 @@ def _softmax_common(input, dim, dtype, log, neg, name):
     return softmax_common(input, dim, dtype, log, neg, name)  # the one implementation (torchlike._ops.special)
 
 
+@_functional()
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """exp(x) / sum(exp(x)) along ``dim``; ``dtype`` casts the input first.
 
@@ -375,16 +402,19 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     return _softmax_common(input, dim, dtype, False, False, "softmax")
 
 
+@_functional(torch=True)
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """softmax(-x) along ``dim``."""
     return _softmax_common(input, dim, dtype, False, True, "softmin")
 
 
+@_functional()
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """log(softmax(x)) along ``dim``, computed stably."""
     return _softmax_common(input, dim, dtype, True, False, "log_softmax")
 
 
+@_functional()
 def glu(input, dim=-1):
     """a * sigmoid(b) where a, b are the two halves of ``input`` along ``dim``."""
     if input.ndim == 0:
@@ -407,6 +437,7 @@ def _gumbel(logits, g, tau, dim, hard):
     return hardy - lax.stop_gradient(y) + y
 
 
+@_functional()
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """Sample from the Gumbel-softmax distribution; ``hard=True`` returns one-hot (straight-through)."""
     _need_tensors("empty_like", input=logits)

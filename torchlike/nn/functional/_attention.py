@@ -13,6 +13,7 @@ import numpy as np
 from jax import lax
 
 from ..._dispatch import dispatch
+from ..._ops.registry import functional as _functional
 from ...tensor import Tensor
 from ... import _autocast as _amp
 from ..._random import draw
@@ -82,6 +83,7 @@ def _keep_mask(shape, p, dt):
     return draw("bernoulli", shape, dt, None, (1.0 - p,)) / jnp.asarray(1.0 - p, dt)
 
 
+@_functional()
 @_amp.lower
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
@@ -193,6 +195,7 @@ def _mha_impl(query, key, value, in_w, in_b, bias_k, bias_v, out_w, out_b, kpm, 
     return o[:, 0] if not batched else o
 
 
+@_functional()
 @_amp.lower  # torch's decomposition: in/out projections and bmm's, all on the lower-precision list
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
                                  bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,

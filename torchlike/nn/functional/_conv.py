@@ -12,6 +12,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from ..._dispatch import dispatch
+from ..._ops.registry import functional as _functional
 from ...tensor import Tensor
 from ... import _autocast as _amp
 
@@ -137,6 +138,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name):
                      ("unbatched", unbatched)), name="ConvolutionBackward0", saves=True)
 
 
+@_functional(torch=True)
 @_amp.lower
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-D convolution over (N, C, L) input.
@@ -149,6 +151,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
 
 
+@_functional(torch=True)
 @_amp.lower
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution over (N, C, H, W) input.
@@ -161,6 +164,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
+@_functional(torch=True)
 @_amp.lower
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """3-D convolution over (N, C, D, H, W) input.
@@ -274,6 +278,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
                      ("unbatched", unbatched)), name="ConvolutionBackward0", saves=True)
 
 
+@_functional(torch=True)
 @_amp.lower
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """1-D transposed convolution; weight is (C_in, C_out/groups, k).
@@ -287,6 +292,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
                            "conv_transpose1d")
 
 
+@_functional(torch=True)
 @_amp.lower
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """2-D transposed convolution; weight is (C_in, C_out/groups, kH, kW).
@@ -300,6 +306,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                            "conv_transpose2d")
 
 
+@_functional(torch=True)
 @_amp.lower
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """3-D transposed convolution; weight is (C_in, C_out/groups, kD, kH, kW).

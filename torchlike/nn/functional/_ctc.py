@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..._dispatch import dispatch
+from ..._ops.registry import functional as _functional
 from ...tensor import Tensor
 from ... import _autocast as _amp
 
@@ -102,6 +103,7 @@ def _lengths(x):
     return Tensor._wrap(jnp.asarray(v)), v
 
 
+@_functional(torch=True)
 @_amp.fp32
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
     """Connectionist temporal classification loss of ``log_probs`` (T, N, C) against ``targets``.

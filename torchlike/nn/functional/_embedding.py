@@ -13,6 +13,7 @@ import numpy as np
 
 from ... import _dtype, _views
 from ..._dispatch import dispatch
+from ..._ops.registry import functional as _functional
 from ... import _grad_mode as grad_mode
 from ...tensor import Tensor
 from ..._errors import check_alloc
@@ -60,6 +61,7 @@ def _check_index(input, num):
     return False
 
 
+@_functional(torch=True)
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     """Rows of ``weight`` at integer ``input``; ``padding_idx`` rows get no gradient.
@@ -103,6 +105,7 @@ def _one_hot(t, num_classes):
     return (t[..., None] == jnp.arange(num_classes)).astype(jnp.int64)
 
 
+@_functional()
 def one_hot(tensor, num_classes=-1):
     """int64 one-hot encoding with a new last dim of size ``num_classes`` (max + 1 when -1)."""
     _need_tensors("one_hot", input=tensor)

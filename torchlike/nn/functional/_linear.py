@@ -11,6 +11,7 @@ from jax import lax
 
 from ... import _dtype
 from ..._dispatch import dispatch
+from ..._ops.registry import functional as _functional
 from ...tensor import Tensor
 from ... import _autocast as _amp
 from ..._ops.registry import write_out as _write_out
@@ -46,6 +47,7 @@ def _cap(d):
     return _dtype._CAP[d.name]
 
 
+@_functional()
 @_amp.lower
 def linear(input, weight, bias=None, *, out=None):
     """y = input @ weight.T + bias.
@@ -87,6 +89,7 @@ def _linear_vec(x, w, b):
     return y if b is None else y + b
 
 
+@_functional(torch=True)
 def bilinear(input1, input2, weight, bias=None):
     """y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] + bias[o]."""
     if input1.ndim != input2.ndim:

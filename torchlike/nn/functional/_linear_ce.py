@@ -20,6 +20,7 @@ from jax import lax
 
 from ... import _dtype
 from ..._dispatch import dispatch
+from ..._ops.registry import functional as _functional
 from ._linear import linear
 from ._loss import _red, check_class_range, cross_entropy
 
@@ -75,6 +76,7 @@ def _chunk_dispatch(input, linear_weight, target, linear_bias, weight, reduction
     return out if batched or reduction != "none" else out.squeeze(0)
 
 
+@_functional()
 def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
                          ignore_index=None, label_smoothing=0.0, options=None):
     """Cross entropy of the logits ``linear(input, linear_weight, linear_bias)``.

@@ -20,6 +20,7 @@ import numpy as np
 
 from ... import _dtype, _views
 from ..._dispatch import dispatch
+from ..._ops.registry import functional as _functional
 from ..._ops._util import check_broadcast, exact_div, exact_mean
 from ...tensor import Tensor
 from ... import _autocast as _amp
@@ -136,6 +137,7 @@ def _pw(input, target, weight, scal, kind, reduction, node):
                     (("kind", kind), ("reduction", reduction), ("dt", dt.np)), name=node)
 
 
+@_functional()
 @_amp.fp32
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean absolute error.
@@ -148,6 +150,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _pw(input, target, weight, (), "l1", _red(reduction, size_average, reduce), "MeanBackward0")
 
 
+@_functional()
 @_amp.fp32
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean squared error."""
@@ -155,6 +158,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return _pw(input, target, weight, (), "mse", _red(reduction, size_average, reduce), "MseLossBackward0")
 
 
+@_functional()
 @_amp.fp32
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """Quadratic below ``delta``, linear (slope delta) above."""
@@ -164,6 +168,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     return _pw(input, target, weight, (delta,), "huber", _red(reduction), "HuberLossBackward0")
 
 
+@_functional()
 @_amp.fp32
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """Quadratic (divided by beta) below ``beta``, L1 above."""
@@ -174,6 +179,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
                "SmoothL1LossBackward0")
 
 
+@_functional()
 @_amp.fp32
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """mean(log(1 + exp(-y * x)))."""
@@ -207,6 +213,7 @@ def _check_probabilities(t, what):
             raise RuntimeError(f"all elements of {what} should be between 0 and 1")
 
 
+@_functional()
 @_amp.fp32
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-w * (y log x + (1 - y) log(1 - x)) for probabilities ``input``."""
@@ -238,6 +245,7 @@ def _bce_logits(x, y, w, pw, reduction):
     return _reduce(l, reduction).astype(x.dtype)
 
 
+@_functional(torch=True)
 @_amp.fp32
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
@@ -263,6 +271,7 @@ def _kl(x, t, reduction, log_target, batch):
     return r.astype(jnp.result_type(x.dtype, t.dtype))
 
 
+@_functional(torch=True)
 @_amp.fp32
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """KL(target || exp(input)) pointwise; ``reduction='batchmean'`` is the mathematical KL."""
@@ -396,6 +405,7 @@ def check_class_range(target, num_classes, ignore_index):
     return False
 
 
+@_functional()
 @_amp.fp32
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """Negative log-likelihood of class indices; input holds log-probabilities (N, C, ...)."""
@@ -413,6 +423,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 subclass_cross_entropy: list = []
 
 
+@_functional()
 @_amp.fp32
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
@@ -460,6 +471,7 @@ def _mlsm(x, t, w, reduction):
     return _reduce(l, reduction).astype(x.dtype)
 
 
+@_functional()
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """Multi-label one-vs-all logistic loss, averaged over classes."""
     _need_tensors("log_sigmoid", input=input)
@@ -491,6 +503,7 @@ def _hinge_strict(z):
     return jnp.where(z > 0, z, jnp.zeros((), z.dtype))
 
 
+@_functional()
 @_amp.fp32
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Multi-class multi-label hinge loss; target lists class indices, terminated by -1."""
@@ -522,6 +535,7 @@ def _mm(x, t, w, margin, p, reduction):
     return _reduce(l, reduction).astype(x.dtype)
 
 
+@_functional()
 @_amp.fp32
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
@@ -562,6 +576,7 @@ def _cos_emb(x1, x2, y, margin, reduction, dim, din, dt):
     return _reduce(l, reduction).astype(dt)
 
 
+@_functional(torch=True)
 @_amp.fp32
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """1 - cos(x1, x2) for y = 1, max(0, cos - margin) for y = -1."""
@@ -585,6 +600,7 @@ def _margin_rank(x1, x2, y, margin, reduction, din, dt):
     return _reduce(l, reduction).astype(dt)
 
 
+@_functional(torch=True)
 @_amp.fp32
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """max(0, -y * (x1 - x2) + margin)."""
@@ -604,6 +620,7 @@ def _hinge_emb(x, y, margin, reduction):
     return _reduce(l, reduction).astype(x.dtype)
 
 
+@_functional(torch=True)
 @_amp.fp32
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """x for y = 1, max(0, margin - x) for y = -1."""
@@ -625,6 +642,7 @@ def _triplet(a, pz, n, margin, eps, p, swap, reduction, dins, dt):
     return _reduce(l, reduction).astype(jnp.finfo(dt).dtype)
 
 
+@_functional(torch=True)
 @_amp.fp32
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
@@ -652,6 +670,7 @@ def _triplet_combine(dp, dn, ds, margin, reduction):
     return _reduce(l, reduction)
 
 
+@_functional()
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
                                       swap=False, reduction="mean"):
     """Triplet loss with a custom ``distance_function`` (default: pairwise_distance)."""
@@ -686,6 +705,7 @@ def _poisson_nll(x, t, eps, log_input, full, reduction, out_dt):
     return _reduce(l, reduction).astype(out_dt)
 
 
+@_functional(torch=True)
 @_amp.fp32
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
@@ -715,6 +735,7 @@ def _gauss_nll(x, t, v, eps, full, reduction):
     return _reduce(l, reduction).astype(x.dtype)
 
 
+@_functional()
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     """Gaussian negative log likelihood with predicted variance ``var``."""
     if isinstance(var, (int, float)):

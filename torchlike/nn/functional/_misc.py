@@ -14,6 +14,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._dispatch import dispatch
+from ..._ops.registry import functional as _functional
 from ..._ops._util import check_broadcast, exact_div
 from ...tensor import _wrap_dim
 from ..._ops.checks import need_tensors as _need_tensors
@@ -66,6 +67,7 @@ def _normalize(x, eps, p, dim):
     return exact_div(xd, jnp.maximum(n, jnp.asarray(eps).astype(xd.dtype))).astype(x.dtype)  # torch divides
 
 
+@_functional()
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """input / max(||input||_p along dim, eps)."""
     d = _wrap_dim(dim, input.ndim)
@@ -91,6 +93,7 @@ def _cos_sim(a, b, eps, dim):
     return r.astype(jnp.result_type(a.dtype, b.dtype))
 
 
+@_functional(torch=True)
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """Cosine of the angle between x1 and x2 along ``dim`` (broadcasting)."""
     _need_tensors("cosine_similarity", x1=x1, x2=x2)
@@ -120,6 +123,7 @@ def _pairwise(a, b, eps, p, keepdim, din, dt):
     return r.astype(jnp.finfo(dt).dtype)
 
 
+@_functional(torch=True)
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """||x1 - x2 + eps||_p over the last dim (integer inputs give the default float dtype, as in torch)."""
     _need_tensors("pairwise_distance", x1=x1, x2=x2)
@@ -138,6 +142,7 @@ def _pdist(x, p):
     return _pdist_lastdim(xd[i] - xd[j], p).astype(x.dtype)
 
 
+@_functional(torch=True)
 def pdist(input, p=2):
     """Distances between all row pairs i < j of a 2-D input (condensed, row-major)."""
     _need_tensors("pdist", input=input)

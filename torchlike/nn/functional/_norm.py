@@ -14,6 +14,7 @@ from jax._src.interpreters.batching import BatchTracer
 
 from ... import _dtype
 from ..._dispatch import dispatch
+from ..._ops.registry import functional as _functional
 from ..._ops._util import exact_mean
 from ... import _grad_mode as grad_mode
 from ... import _autocast as _amp
@@ -81,6 +82,7 @@ def _norm_with_stats(input, running_mean, running_var, weight, bias, training, m
     return r
 
 
+@_functional(torch=True)
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                eps=1e-05):
     """Batch normalization over dim 1; in training updates the running stats in place.
@@ -119,6 +121,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return _norm_with_stats(input, running_mean, running_var, weight, bias, training, momentum, eps, False)
 
 
+@_functional(torch=True)
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-05):
     """Per-sample, per-channel normalization over the spatial dims.
@@ -164,6 +167,7 @@ def _check_normalized(input, normalized_shape):
     return ns
 
 
+@_functional(torch=True)
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """Normalize over the trailing ``normalized_shape`` dims.
 
@@ -187,6 +191,7 @@ def _rms_impl(x, w, eps, nd):
     return y.astype(x.dtype)
 
 
+@_functional(torch=True)
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """Root-mean-square normalization; ``eps`` defaults to ``finfo(input.dtype).eps``.
 
@@ -219,6 +224,7 @@ def _gn_impl(x, w, b, eps, G):
     return y.astype(x.dtype)
 
 
+@_functional(torch=True)
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """Normalize over groups of channels (and all spatial dims) per sample.
 
@@ -257,6 +263,7 @@ def _lrn_impl(x, alpha, beta, k, size, out_dt):
     return x / div
 
 
+@_functional()
 @_amp.fp32
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """Normalize each element by the sum of squares over ``size`` neighbouring channels.

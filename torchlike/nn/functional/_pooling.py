@@ -16,12 +16,12 @@ from jax import lax
 
 from ... import _dtype
 from ..._dispatch import dispatch
+from ..._ops.registry import functional as _functional
 from ...tensor import Tensor
 from ._conv import ntuple
 from ... import _autocast as _amp
 from ..._random import draw
 from ..._ops._util import exact_div
-from ..._ops.registry import accepts_out as _accepts_out
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "max_unpool1d", "max_unpool2d",
@@ -208,6 +208,7 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
     return r
 
 
+@_functional(torch=True)
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """1-D max pooling over (N, C, L).
 
@@ -219,6 +220,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 1, "max_pool1d")
 
 
+@_functional(torch=True)
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """2-D max pooling over (N, C, H, W); ``return_indices`` gives flat ``h * W + w`` indices.
 
@@ -231,6 +233,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2, "max_pool2d")
 
 
+@_functional(torch=True)
 @_amp.fp32
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """3-D max pooling over (N, C, D, H, W).
@@ -243,16 +246,19 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 3, "max_pool3d")
 
 
+@_functional()
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
+@_functional()
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
+@_functional()
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
@@ -301,6 +307,7 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                      ("count_include_pad", bool(count_include_pad))), name=f"AvgPool{n}DBackward0", saves=False)
 
 
+@_functional(torch=True)
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """1-D average pooling.
 
@@ -312,7 +319,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1, "avg_pool1d")
 
 
-@_accepts_out("avg_pool2d")
+@_functional(out=True)
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """2-D average pooling (``count_include_pad``, ``divisor_override`` as in torch).
@@ -326,7 +333,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                      "avg_pool2d")
 
 
-@_accepts_out("avg_pool3d")
+@_functional(out=True)
 @_amp.fp32
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
@@ -357,6 +364,7 @@ def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n, name):
                     name="PowBackward0")
 
 
+@_functional()
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """Power-average pooling: ``(sum x^p)^(1/p)`` over windows.
 
@@ -368,11 +376,13 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1, "lp_pool1d")
 
 
+@_functional()
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """2-D power-average pooling."""
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2, "lp_pool2d")
 
 
+@_functional()
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """3-D power-average pooling."""
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3, "lp_pool3d")
@@ -450,6 +460,7 @@ def _adaptive_avg(input, output_size, n, name):
                     name=f"AdaptiveAvgPool{n}DBackward0", saves=False)
 
 
+@_functional(torch=True)
 def adaptive_avg_pool1d(input, output_size):
     """Average pooling to a fixed output length (torch's floor/ceil window bounds).
 
@@ -461,11 +472,13 @@ def adaptive_avg_pool1d(input, output_size):
     return _adaptive_avg(input, output_size, 1, "adaptive_avg_pool1d")
 
 
+@_functional()
 def adaptive_avg_pool2d(input, output_size):
     """2-D adaptive average pooling; ``None`` in ``output_size`` keeps that dim."""
     return _adaptive_avg(input, output_size, 2, "adaptive_avg_pool2d")
 
 
+@_functional()
 @_amp.fp32
 def adaptive_avg_pool3d(input, output_size):
     """3-D adaptive average pooling."""
@@ -495,6 +508,7 @@ def _adaptive_max(input, output_size, return_indices, n, name):
     return (v, i) if return_indices else v
 
 
+@_functional(torch=True)
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """Max pooling to a fixed output length.
 
@@ -506,25 +520,30 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     return _adaptive_max(input, output_size, return_indices, 1, "adaptive_max_pool1d")
 
 
+@_functional()
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """2-D adaptive max pooling."""
     return _adaptive_max(input, output_size, return_indices, 2, "adaptive_max_pool2d")
 
 
+@_functional()
 @_amp.fp32
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     """3-D adaptive max pooling."""
     return _adaptive_max(input, output_size, return_indices, 3, "adaptive_max_pool3d")
 
 
+@_functional()
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
     return adaptive_max_pool1d(input, output_size, True)
 
 
+@_functional()
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
     return adaptive_max_pool2d(input, output_size, True)
 
 
+@_functional()
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
     return adaptive_max_pool3d(input, output_size, True)
 
@@ -593,6 +612,7 @@ def ntuple_f(v, n):
         (float(v),) * n
 
 
+@_functional()
 @_amp.fp32
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
@@ -607,6 +627,7 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
                        "fractional_max_pool2d")
 
 
+@_functional()
 @_amp.fp32
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
@@ -615,11 +636,13 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
                        "fractional_max_pool3d")
 
 
+@_functional()
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=True, _random_samples=None):
     return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True, _random_samples)
 
 
+@_functional()
 def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=True, _random_samples=None):
     return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True, _random_samples)
@@ -686,6 +709,7 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, na
     return dispatch(_unpool_impl, (input, indices), (("out", out),), name=f"MaxUnpool{n}DBackward0", saves=False)
 
 
+@_functional()
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Partial inverse of max_pool1d: scatter values back to their argmax positions.
 
@@ -698,12 +722,14 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1, "max_unpool1d")
 
 
+@_functional()
 @_amp.fp32
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Partial inverse of max_pool2d."""
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
 
 
+@_functional()
 @_amp.fp32
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Partial inverse of max_pool3d."""

@@ -14,6 +14,7 @@ import numpy as np
 from jax import lax
 
 from ..._dispatch import dispatch
+from ..._ops.registry import functional as _functional
 from ..._ops.checks import need_tensors as _need_tensors
 from ..._ops.grid_sampler import grid_sample
 from ..._ops.padding import pad
@@ -29,6 +30,7 @@ _HI = lax.Precision.HIGHEST
 
 
 # --- interpolate --------------------------------------------------------------------------------
+@_functional()
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dims (modes nearest, nearest-exact, linear, bilinear, bicubic, trilinear, area).
@@ -96,15 +98,18 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                              ("scales", scales)), name=name, saves=False)
 
 
+@_functional()
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """Deprecated alias of :func:`interpolate`."""
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
+@_functional()
 def upsample_nearest(input, size=None, scale_factor=None):
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
+@_functional()
 def upsample_bilinear(input, size=None, scale_factor=None):
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
@@ -133,6 +138,7 @@ def _affine_grid_impl(theta, size, align):
     return out.reshape(N, D, H, W, 3)
 
 
+@_functional()
 def affine_grid(theta, size, align_corners=None):
     """Sampling grid for ``grid_sample`` from a batch of affine matrices (N, 2, 3) or (N, 3, 4).
 
@@ -182,6 +188,7 @@ def _pixel_shuffle_impl(x, r, inverse):
     return y.reshape(lead + (C * r * r, H // r, W // r))
 
 
+@_functional(torch=True)
 def pixel_shuffle(input, upscale_factor):
     """(*, C r^2, H, W) -> (*, C, H r, W r).
 
@@ -203,6 +210,7 @@ def pixel_shuffle(input, upscale_factor):
                     saves=False)
 
 
+@_functional(torch=True)
 def pixel_unshuffle(input, downscale_factor):
     """(*, C, H r, W r) -> (*, C r^2, H, W).
 
@@ -233,6 +241,7 @@ def _channel_shuffle_impl(x, g):
     return x.reshape((N, g, C // g) + rest).swapaxes(1, 2).reshape(x.shape)
 
 
+@_functional(torch=True)
 def channel_shuffle(input, groups):
     """Interleave channels across ``groups`` (ShuffleNet).
 
@@ -250,7 +259,15 @@ def channel_shuffle(input, groups):
     return dispatch(_channel_shuffle_impl, (input,), (("g", g),), name="ChannelShuffleBackward0", saves=False)
 
 
-native_channel_shuffle = channel_shuffle
+@_functional(torch=True)
+def native_channel_shuffle(input, groups):
+    """``channel_shuffle`` (torch.native_channel_shuffle, F.native_channel_shuffle: one function in torch).
+
+    >>> import torchlike as torch
+    >>> torch.native_channel_shuffle(torch.arange(4.).reshape(1, 4, 1, 1), 2).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+    return channel_shuffle(input, groups)
 
 
 # --- unfold / fold (im2col / col2im) ------------------------------------------------------------
@@ -284,6 +301,7 @@ def _fold_impl(x, out_size, k, d, p, s):
     return y[(Ellipsis,) + tuple(slice(pp, pp + o) for pp, o in zip(p, out_size))]
 
 
+@_functional()
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """Extract sliding blocks: (N, C, H, W) -> (N, C * kh * kw, L) (im2col).
 
@@ -309,6 +327,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     return r if input.ndim == 4 else r.squeeze(0)
 
 
+@_functional()
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """Combine sliding blocks (N, C * kh * kw, L) into (N, C, H, W), summing overlaps (col2im).
 
