@@ -15,6 +15,7 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_reinforce.py", 0.0001),
     ("ex_training_utils.py", 0.0001),
     ("ex_workers_no_guard.py", 1e-06),
+    ("ex_data_guarded_main.py", 1e-06),
     ("ex_forward_forward.py", 0.0001),
     ("ex_distributions_sac_mdn.py", 0.0001),
     ("ex_data_hooks_func_cond.py", 1e-05),

@@ -12,7 +12,6 @@ an iterator object made per epoch (or once, with persistent workers) decides *wh
 """
 from __future__ import annotations
 
-import ast
 import atexit
 import itertools
 import multiprocessing
@@ -145,9 +144,8 @@ class DataLoader:
     Arguments and behaviour follow ``torch.utils.data.DataLoader``. ``num_workers > 0`` starts real
     processes, fresh ones every epoch unless ``persistent_workers=True`` (forked from a server that has
     already imported torchlike, else spawned): datasets, ``collate_fn`` and ``worker_init_fn`` must be
-    picklable (cloudpickle covers lambdas and local functions); a script without an
-    ``if __name__ == "__main__":`` guard is not re-run by the workers (its objects travel by value), as
-    under torch's fork. ``pin_memory`` is accepted and has no effect.
+    picklable (cloudpickle covers lambdas and local functions); the main script is never re-run by the
+    workers, guarded or not (its objects travel by value), as under torch's fork. ``pin_memory`` is accepted and has no effect.
 
     >>> import torchlike
     >>> from torchlike.utils.data import DataLoader, TensorDataset
@@ -373,8 +371,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._workers, self._index_queues, self._stopped = [], [], set()
         self._active = []
         ctx = loader.multiprocessing_context or _worker_start.default_context()
-        unguarded = _main_is_unguarded_script()
-        blob = _pickle_worker_args(loader.dataset, self._collate_fn, loader.worker_init_fn, ctx, unguarded)
+        script = _main_is_a_script()
+        blob = _pickle_worker_args(loader.dataset, self._collate_fn, loader.worker_init_fn, ctx, script)
         self._results = ctx.Queue()
         self._done = ctx.Event()
         for wid in range(self._num_workers):
@@ -384,7 +382,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                                args=(self._kind, blob, tasks, self._results, self._done, self._batched,
                                      self._drop_last, self._base_seed, wid, self._num_workers,
                                      self._persistent_workers))
-            _start_on_cpu(proc, without_main=unguarded)
+            _start_on_cpu(proc, without_main=script)
             self._workers.append(proc)
             self._index_queues.append(tasks)
         self._reset(loader, first_iter=True)
@@ -550,32 +548,20 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             pass
 
 
-def _main_is_unguarded_script():
-    """True when ``__main__`` is a script with no top-level ``if __name__ == ...`` guard (torch forks its
-    workers, so such scripts work there; a spawned child would re-run the whole script)."""
+def _main_is_a_script():
+    """True when ``__main__`` is a script file (not ``python -m module``) and cloudpickle can send its objects
+    by value. torch forks its workers: they never re-run the script, guarded or not (its top-level prints and
+    side effects happen once) and see its objects as they are; a spawned child would re-run it as
+    ``__mp_main__`` (and start workers again where there is no ``if __name__ == ...`` guard)."""
     main = sys.modules.get("__main__")
     path = getattr(main, "__file__", None)
     if not path or not path.endswith(".py") or getattr(main, "__spec__", None) is not None:
-        return False
-    if path not in _GUARD_CACHE:
-        try:
-            with open(path, "rb") as f:
-                tree = ast.parse(f.read())
-        except (OSError, SyntaxError, ValueError):
-            return False
-        _GUARD_CACHE[path] = not any(
-            isinstance(node, ast.If) and any(isinstance(n, ast.Name) and n.id == "__name__" for n in ast.walk(node.test))
-            for node in tree.body)
-    if not _GUARD_CACHE[path]:
         return False
     try:
         import cloudpickle  # noqa: F401  (needed to send __main__'s objects by value)
     except ImportError:
         return False
     return True
-
-
-_GUARD_CACHE = {}
 
 
 def _pickle_worker_args(dataset, collate_fn, worker_init_fn, ctx, by_value=False):
@@ -605,7 +591,7 @@ def _start_on_cpu(w, without_main=False):
     saved = {k: os.environ.get(k) for k in _worker_start.WORKER_ENV}
     os.environ.update(_worker_start.WORKER_ENV)
     main = sys.modules.get("__main__")
-    if without_main:  # an unguarded script: spawn's child must not re-run it (it would start workers again)
+    if without_main:  # a script: spawn's child must not re-run it (torch's forked workers never do)
         sys.modules["__main__"] = types.ModuleType("__main__")
     try:
         w.start()
