@@ -47,7 +47,8 @@ def test_dataloader_workers_under_the_runner_see_torchlike():
                          timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     lines = out.stdout.strip().splitlines()
-    assert lines[0] == "torchlike.tensor [0.0, 1.0, 2.0, 3.0] [0, 1, 4, 9]" and len(lines) == 4
+    # the workers' torch is torchlike; the batch's class answers to torch's name, as under torch
+    assert lines[0] == "torchlike torch [0.0, 1.0, 2.0, 3.0] [0, 1, 4, 9]" and len(lines) == 4
 
 
 def test_nanogpt_style_script_trains_and_samples():
@@ -112,3 +113,13 @@ def test_import_torch_leaves_its_submodules_in_sys_modules_like_torch(tmp_path):
                           timeout=300)
     assert theirs.returncode == ours.returncode == 0, ours.stderr[-3000:]
     assert ours.stdout == theirs.stdout == "[True, True, True, True, True, True, True]\n24.0\n"
+
+
+def test_classes_answer_to_torchs_names_under_the_runner():
+    # type(x) printed <class 'torchlike.tensor.Tensor'>, <class 'torchlike.nn.modules.linear.Linear'>, ...
+    script = os.path.join(HERE, "scripts", "type_names.py")
+    theirs = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=300)
+    ours = subprocess.run([sys.executable, "-m", "torchlike", "run", script], capture_output=True, text=True,
+                          timeout=300)
+    assert theirs.returncode == ours.returncode == 0, ours.stderr[-2000:]
+    assert ours.stdout == theirs.stdout and theirs.stdout.count("<class 'torch.") == 11

@@ -16,7 +16,7 @@ _jax.config.update("jax_enable_x64", True)
 from .distributed import _runtime as _dist_runtime  # noqa: E402
 _dist_runtime.start_from_env()
 
-from . import _dtype  # noqa: E402
+from . import _dtype, _torch_paths  # noqa: E402
 from ._dtype import (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)  # noqa: F401,E402
 from ._dtype import (bits1x8, bits2x4, bits4x2, bits8, bits16, bit, int1, int2, int3, int4, int5, int6,  # noqa: F401,E402
                      int7, uint1, uint2, uint3, uint4, uint5, uint6, uint7, float4_e2m1fn_x2)  # (shell dtypes)
@@ -108,7 +108,7 @@ def __getattr__(name):
         import importlib  # (not `from . import`: that asks this __getattr__ again)
         if name in _SAMPLING_OPS:  # torch._standard_gamma & co.: the distributions' kernels, loaded with them
             return importlib.import_module(".distributions._sampling", __name__).TOPLEVEL[name]
-        return importlib.import_module("." + name, __name__)  # lazy: layer 7 loads after the facade
+        return _torch_paths.lazy_import(f"{__name__}.{name}")  # lazy: layer 7 loads after the facade
     return _missing_getattr(name)
 
 

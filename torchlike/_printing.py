@@ -9,6 +9,9 @@ from ._ops.registry import register
 
 __all__ = ["tensor_repr", "set_printoptions"]
 
+# the packages whose Tensor classes print as ``tensor(...)`` (torchlike's, or torch's names under the runner)
+_OWN = ("torchlike", "torch")
+
 _opts = dict(precision=4, threshold=1000, edgeitems=3, linewidth=80, sci_mode=None)
 
 
@@ -123,7 +126,7 @@ def _tensor_repr_method(self, *, tensor_contents=None):
     """``repr(t)``: torch's format, ``tensor([...], dtype=..., requires_grad=True)`` (a user's subclass's name in
     place of ``tensor``, as torch prints ``Plain([...])``)."""
     cls = type(self)
-    if cls.__module__.startswith("torchlike"):  # Tensor, Parameter and torchlike's own subclasses
+    if cls.__module__.partition(".")[0] in _OWN:  # Tensor, Parameter and torchlike's own subclasses
         return tensor_repr(self)
     return tensor_repr(self, f"{cls.__name__}(")
 

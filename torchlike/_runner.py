@@ -13,6 +13,7 @@ import runpy
 import sys
 import types
 
+from . import _torch_paths
 from ._distributed_compat import fill, known
 from ._missing import module_getattr
 
@@ -44,6 +45,7 @@ class _Alias(importlib.abc.Loader):
             fill(self.public, mod)
         if self.public == "torch":
             _register_loaded_submodules()
+        _name_classes_as_torch()  # (again for what this import loaded)
         return mod
 
     def exec_module(self, module):
@@ -62,6 +64,35 @@ def _register_loaded_submodules():
         public = renamed.get(name, "torch" + name[len("torchlike"):])
         if not public.startswith("torch.distributed") and isinstance(mod, types.ModuleType):
             sys.modules.setdefault(public, mod)
+
+
+# classes torch defines in its C extension or top level, shown at torch's path ({torchlike module: torch module})
+_TORCH_HOMES = {"torchlike.tensor": "torch", "torchlike._dtype": "torch", "torchlike._device": "torch",
+                "torchlike._errors": "torch"}
+
+
+def _name_classes_as_torch():
+    """Under the runner ``torch`` is torchlike, so its classes answer to torch's names: ``type(x)`` prints
+    ``<class 'torch.Tensor'>`` and ``<class 'torch.nn.modules.linear.Linear'>`` as under torch, and pickles
+    made here name torch's paths. A class is renamed only where that name resolves to it in this process
+    (the torch module of that name is the module holding the class), so pickling by reference keeps working."""
+    for name, mod in list(sys.modules.items()):
+        if not (name == "torchlike" or name.startswith("torchlike.")) or not isinstance(mod, types.ModuleType):
+            continue
+        home = _TORCH_HOMES.get(name)
+        if home is None:
+            if any(part.startswith("_") for part in name.split(".")) or name.startswith("torchlike.distributed"):
+                continue  # private modules keep torchlike's names (torch.distributed: _distributed_compat's)
+            home = "torch" + name[len("torchlike"):]
+        # the torchlike module ``import home`` gives under the runner (``torch._C`` -> torchlike._C)
+        target = sys.modules.get("torchlike" + home[len("torch"):])
+        for obj in list(vars(mod).values()):
+            if isinstance(obj, type) and obj.__module__ == name and "." not in obj.__qualname__ \
+                    and getattr(target, obj.__qualname__, None) is obj:
+                try:
+                    obj.__module__ = home
+                except (TypeError, AttributeError):  # a C type
+                    pass
 
 
 # the version an installed torch reports through its package metadata (``importlib.metadata.version``)
@@ -107,6 +138,8 @@ class TorchFinder(importlib.abc.MetaPathFinder):
 
 def install():
     """Make ``import torch`` import torchlike in this process."""
+    if _name_classes_as_torch not in _torch_paths.on_lazy_import:
+        _torch_paths.on_lazy_import.append(_name_classes_as_torch)
     if not any(isinstance(f, TorchFinder) for f in sys.meta_path):
         for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
             del sys.modules[name]

@@ -104,7 +104,7 @@ def _bind(form, args, kwargs, tensor_type):
 def _type_name(value, tensor_type):
     """How torch's argument errors name a value's type."""
     cls = type(value)
-    if cls.__name__ in _TORCH_C_TYPES and cls.__module__.partition(".")[0] == "torchlike":
+    if cls.__name__ in _TORCH_C_TYPES and cls.__module__.partition(".")[0] in ("torchlike", "torch"):
         return "torch." + cls.__name__
     if isinstance(value, tensor_type) or cls.__module__ == "builtins":
         return cls.__name__

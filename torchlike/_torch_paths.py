@@ -21,7 +21,19 @@ import sys
 import types
 from ._missing import MissingAPI
 
-__all__ = ["home", "mirror"]
+__all__ = ["home", "mirror", "on_lazy_import", "lazy_import"]
+
+# called (with the module) after a torchlike module is loaded on first use (``torch.utils.data``,
+# ``torch.distributions``); the drop-in runner names the new classes by torch's paths there
+on_lazy_import: list = []
+
+
+def lazy_import(name):
+    """``importlib.import_module(name)`` for a module loaded on first attribute use, then the hooks."""
+    mod = importlib.import_module(name)
+    for hook in on_lazy_import:
+        hook()
+    return mod
 
 
 def home(namespace, *objs):

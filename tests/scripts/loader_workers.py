@@ -3,9 +3,9 @@ from torch.utils.data import Dataset, DataLoader
 
 class Squares(Dataset):
     def __len__(self): return 16
-    def __getitem__(self, i): return torch.tensor([float(i)]), i * i
+    def __getitem__(self, i): return torch.tensor([float(i)]), i * i, torch.__name__  # the worker's torch
 
 if __name__ == "__main__":
     dl = DataLoader(Squares(), batch_size=4, num_workers=2)
-    for x, y in dl:
-        print(type(x).__module__, x.view(-1).tolist(), y.tolist())
+    for x, y, names in dl:
+        print(names[0], type(x).__module__, x.view(-1).tolist(), y.tolist())
