@@ -11,7 +11,7 @@ softmax).
     >>> torchlike.masked.sum(x, 1, mask=m)
     tensor([4., 0.])
     >>> torchlike.masked.amax(x, 1, mask=m)
-    tensor([  3., -inf])
+    tensor([3., -inf])
 """
 from __future__ import annotations
 
