@@ -4,7 +4,6 @@ from __future__ import annotations
 import functools
 import math
 import numbers
-import os
 import sys
 import warnings
 
@@ -13,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype, _jit_cache
-from ._errors import check_alloc
+from ._errors import PACKAGE_DIR, check_alloc
 from ._layout import strided as _strided
 from ._device import canonical, host_to_jax, of_array
 from .tensor import _PLAIN_VALUE, HOST_MAX, Tensor
@@ -170,15 +169,12 @@ def _finish(x, dev, requires_grad):
     return t
 
 
-_PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-
-
 def _warn_copy_construct(api):
     """torch's UserWarning for ``torch.tensor(t)`` / ``t.new_tensor(t)`` of a Tensor ``t``, at the caller's line;
     torchlike's own calls stay quiet.  The op table's wrappers and the ``__torch_function__`` dispatchers are
     frames warnings' stacklevel skips (``warnings._is_internal_frame``), so they are passed over uncounted."""
     f = sys._getframe(2)
-    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+    while f is not None and f.f_code.co_filename.startswith(PACKAGE_DIR):
         if not warnings._is_internal_frame(f):
             return
         f = f.f_back

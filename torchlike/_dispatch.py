@@ -3,7 +3,6 @@ arguments), wrap the results as Tensors, and record a tape node when gradients a
 from __future__ import annotations
 
 
-import os
 import traceback
 
 import numpy as np
@@ -198,16 +197,13 @@ def host_int_sum(x, n, sub):
     return Tensor._from_host(np.array(r, _INT64), x._dev)
 
 
-_PKG = os.path.dirname(os.path.abspath(__file__)) + os.sep
-
-
 def _user_stack():
     """The Python stack of the user's call being recorded (formatted as ``traceback.format_stack``): without
     torchlike's own frames at the top, nor the runner's (and runpy's) below the script."""
     frames = traceback.extract_stack()
-    while frames and frames[-1].filename.startswith(_PKG):
+    while frames and frames[-1].filename.startswith(_errors.PACKAGE_DIR):
         frames.pop()
-    runner = [i for i, f in enumerate(frames) if f.filename == _PKG + "_runner.py"]
+    runner = [i for i, f in enumerate(frames) if f.filename == _errors.PACKAGE_DIR + "_runner.py"]
     start = runner[-1] + 1 if runner else 0
     while start < len(frames) and frames[start].filename == "<frozen runpy>":
         start += 1

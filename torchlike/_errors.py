@@ -30,7 +30,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["warn_at_caller", "translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit",
+__all__ = ["PACKAGE_DIR", "warn_at_caller", "translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit",
            "GraphBreak", "OutOfMemoryError", "AcceleratorError"]
 
 
@@ -288,7 +288,8 @@ def to_host(x):
         raise translate(e, None, "Op", ())
 
 
-_PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# torchlike's own files (frames from here are not the user's: warnings, stacks, the legacy-overload check)
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def warn_at_caller(message, category=UserWarning):
@@ -302,7 +303,7 @@ def warn_at_caller(message, category=UserWarning):
     'careful'
     """
     f = sys._getframe(1)
-    while f is not None and (f.f_code.co_filename.startswith(_PKG_DIR) or warnings._is_internal_frame(f)):
+    while f is not None and (f.f_code.co_filename.startswith(PACKAGE_DIR) or warnings._is_internal_frame(f)):
         f = f.f_back
     if f is None:
         warnings.warn(message, category, stacklevel=2)

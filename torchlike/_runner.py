@@ -69,16 +69,20 @@ def _register_loaded_submodules():
 # classes torch defines in its C extension or top level, shown at torch's path ({torchlike module: torch module})
 _TORCH_HOMES = {"torchlike.tensor": "torch", "torchlike._dtype": "torch", "torchlike._device": "torch",
                 "torchlike._errors": "torch"}
+_NAMED = set()  # torchlike modules whose classes _name_classes_as_torch has seen (each is read once)
 
 
 def _name_classes_as_torch():
     """Under the runner ``torch`` is torchlike, so its classes answer to torch's names: ``type(x)`` prints
     ``<class 'torch.Tensor'>`` and ``<class 'torch.nn.modules.linear.Linear'>`` as under torch, and pickles
     made here name torch's paths. A class is renamed only where that name resolves to it in this process
-    (the torch module of that name is the module holding the class), so pickling by reference keeps working."""
+    (the torch module of that name is the module holding the class), so pickling by reference keeps working.
+    Called after every torch import and lazy load; a module's classes are read the first time it is seen."""
     for name, mod in list(sys.modules.items()):
-        if not (name == "torchlike" or name.startswith("torchlike.")) or not isinstance(mod, types.ModuleType):
+        if name in _NAMED or not (name == "torchlike" or name.startswith("torchlike.")) \
+                or not isinstance(mod, types.ModuleType):
             continue
+        _NAMED.add(name)
         home = _TORCH_HOMES.get(name)
         if home is None:
             if any(part.startswith("_") for part in name.split(".")) or name.startswith("torchlike.distributed"):

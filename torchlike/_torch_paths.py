@@ -23,7 +23,7 @@ from ._missing import MissingAPI
 
 __all__ = ["home", "mirror", "on_lazy_import", "lazy_import"]
 
-# called (with the module) after a torchlike module is loaded on first use (``torch.utils.data``,
+# called (no arguments) after a torchlike module is loaded on first use (``torch.utils.data``,
 # ``torch.distributions``); the drop-in runner names the new classes by torch's paths there
 on_lazy_import: list = []
 

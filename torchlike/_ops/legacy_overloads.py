@@ -10,11 +10,11 @@ or in-place method) and later ones are silent.
 from __future__ import annotations
 
 import numbers
-import os
 import sys
 import warnings
 
 from ._util import Tensor
+from .._errors import PACKAGE_DIR
 from .registry import WRAPPER_FILE
 
 __all__ = ["sort_scalar_args"]
@@ -24,7 +24,6 @@ def _tname(a):
     return "Tensor" if isinstance(a, Tensor) else type(a).__name__
 
 
-_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _REGISTRY = WRAPPER_FILE  # the op table's generated wrappers' frames
 
 # the tensor parameters after ``input`` of each op with a deprecated overload, and whether torch's function
@@ -40,7 +39,7 @@ def _caller():
     """(stacklevel of the first caller outside torchlike, the surface it called: "function", "method" or
     "inplace"), read from the frames of the op table's generated wrappers between it and the op body."""
     f, level, surface = sys._getframe(2), 2, "method"
-    while f is not None and f.f_code.co_filename.startswith(_PKG):
+    while f is not None and f.f_code.co_filename.startswith(PACKAGE_DIR):
         if f.f_code.co_filename == _REGISTRY:
             name = f.f_code.co_name
             surface = "inplace" if name.startswith("inplace") else "function" if name == "wrapper" else surface

@@ -33,7 +33,6 @@ class detect_anomaly:
     """Context manager (and decorator) enabling anomaly detection."""
 
     def __init__(self, check_nan=True):
-        self.prev = tuple(ANOMALY)
         self.check_nan = check_nan
         warn_at_caller("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
                        "enabled for debugging.")

@@ -223,7 +223,7 @@ def _run_anomalous(node, cts, create_graph, as_tensor):
                 if a is not None and jnp.issubdtype(a.dtype, jnp.inexact) and bool(jnp.isnan(a).any()):
                     raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
     except Exception:
-        stack = node.metadata.get("traceback_") if isinstance(node.metadata, dict) else None
+        stack = node.metadata.get("traceback_")
         if stack:
             warn_at_caller(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
                            + "".join(stack))
