@@ -2,15 +2,13 @@
 opted in ("quick"), per-op forwards, pullbacks and fused backwards on the CPU backend compile at LLVM -O1
 with XLA's classic loop emitters (cheaper compiles of a new shape's programs).  Behaviour only (which options a program
 carries, results against torch, calls made while JAX traces, errors), no timing."""
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import torchlike
 from torchlike import _dispatch, _jit_cache
+from _fma_op import _data, _fma, _run, backward_in_fresh_process
 from conftest import raises_like_torch
 
 torch = pytest.importorskip("torch", reason="torch is the oracle for the results")
@@ -27,19 +25,6 @@ def _default_options():
     torchlike.set_eager_compile_options(None)
     torchlike.set_tiered_compile(None)
     torchlike.clear_caches()
-
-
-def _fma(x, w):
-    return x * w + 0.5 * x
-
-
-def _data(n, seed=0):
-    rng = np.random.default_rng(seed)
-    return rng.standard_normal((n, 7)).astype(np.float32), rng.standard_normal((n, 7)).astype(np.float32)
-
-
-def _run(x, w):
-    return _dispatch.dispatch(_fma, (torchlike.tensor(x), torchlike.tensor(w)), name="Fma")
 
 
 def _torch_fma(x, w):
@@ -141,12 +126,6 @@ def test_the_default_is_xla_defaults_and_the_env_var_opts_in():
     assert _dispatch.forward_fn(_fma, ()).raw is None
     with pytest.raises(ValueError, match="expected 'quick'"):
         torchlike.set_eager_compile_options("fast")
-    code = ("import torchlike\n"
-            "from torchlike import _jit_cache\n"
-            "x = torchlike.ones(3, requires_grad=True)\n"
-            "(x * 2).sum().backward()\n"
-            "print(any(e.raw is not None for e in _jit_cache._Budget.clock), x.grad.tolist())\n")
-    env = dict(os.environ, TORCHLIKE_EAGER_COMPILE_OPTIONS="1", TORCHLIKE_COMPILATION_CACHE="0")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split(None, 1) == ["True", "[2.0, 2.0, 2.0]\n"]
+    assert backward_in_fresh_process({"TORCHLIKE_EAGER_COMPILE_OPTIONS": "1"},
+                                     "any(e.raw is not None for e in _jit_cache._Budget.clock)",
+                                     imports="from torchlike import _jit_cache\n") == ["True", "[2.0, 2.0, 2.0]\n"]

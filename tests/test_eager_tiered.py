@@ -1,15 +1,13 @@
 """Tiered compilation of eager programs (torchlike/_jit_cache.py): a shape's first call runs a quickly
 compiled program, a repeated shape moves to the fully optimized one, and the results are torch's on
 either tier.  Behaviour only (which tier an entry uses, results), no timing."""
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import torchlike
 from torchlike import _dispatch, _jit_cache
+from _fma_op import _data, _fma, _run, backward_in_fresh_process
 
 torch = pytest.importorskip("torch", reason="torch is the oracle for the results")
 
@@ -21,19 +19,6 @@ def _default_tiering():
     torchlike.set_tiered_compile(1)  # opt in (the default is off)
     yield
     torchlike.set_tiered_compile(None)
-
-
-def _fma(x, w):  # mul feeding add: the pattern whose last bit the two tiers may round differently
-    return x * w + 0.5 * x
-
-
-def _data(n, seed=0):
-    rng = np.random.default_rng(seed)
-    return rng.standard_normal((n, 7)).astype(np.float32), rng.standard_normal((n, 7)).astype(np.float32)
-
-
-def _run(x, w):
-    return _dispatch.dispatch(_fma, (torchlike.tensor(x), torchlike.tensor(w)), name="Fma")
 
 
 def _entry():
@@ -152,14 +137,8 @@ def test_eviction_keeps_results_right():
 
 
 def test_env_var_turns_tiering_off():
-    code = ("import torchlike\n"
-            "x = torchlike.ones(3, requires_grad=True)\n"
-            "(x * 2).sum().backward()\n"
-            "print(torchlike.cache_info()['quick'], x.grad.tolist())\n")
-    env = dict(os.environ, TORCHLIKE_TIERED_COMPILE="0", TORCHLIKE_COMPILATION_CACHE="0")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split(None, 1) == ["0", "[2.0, 2.0, 2.0]\n"]
+    assert backward_in_fresh_process({"TORCHLIKE_TIERED_COMPILE": "0"},
+                                     "torchlike.cache_info()['quick']") == ["0", "[2.0, 2.0, 2.0]\n"]
 
 
 def test_a_quick_function_called_inside_a_trace_uses_the_plain_jit():
