@@ -129,6 +129,48 @@ def test_function_ctx_features():
     assert_same(results[1], results[0])
 
 
+def _saved_output_exp(lib):
+    class MyExp(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, i):
+            r = i.exp()
+            ctx.save_for_backward(r)  # the output: its grad_fn is this node when backward reads it
+            return r
+
+        @staticmethod
+        def backward(ctx, g):
+            (r,) = ctx.saved_tensors
+            return g * r
+    return MyExp
+
+
+def test_function_saved_output_double_backward():
+    """A Function that saves its output: double backward goes through that node again (exp'' = exp), and
+    gradgradcheck passes; the node's repr names torch's module as Python classes' reprs do."""
+    seen = {}
+    for lib in (torch, torchlike):
+        MyExp = _saved_output_exp(lib)
+        x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        y = MyExp.apply(x)
+        (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), x)
+        seen[lib] = (g.requires_grad, gg, lib.autograd.gradgradcheck(MyExp.apply, (x,)),
+                     repr(y.grad_fn).split(" object at ")[0])
+    ours, theirs = seen[torchlike], seen[torch]
+    assert ours[0] is theirs[0] is True
+    assert_same(ours[1], theirs[1])
+    assert ours[2] is theirs[2] is True
+    assert ours[3] == theirs[3].replace("torch.", "torchlike.", 1)
+
+
+def test_grad_mode_reprs():
+    for mode in (True, False):
+        assert repr(torchlike.set_grad_enabled(mode)) == \
+            repr(torch.set_grad_enabled(mode)).replace("torch.", "torchlike.", 1)
+    torch.set_grad_enabled(True)
+    torchlike.set_grad_enabled(True)
+
+
 def test_function_set_materialize_grads():
     for lib in (torch, torchlike):
         class Two(lib.autograd.Function):

@@ -123,6 +123,9 @@ class set_grad_enabled(_DecoratorContextManager):
     def clone(self):
         return self.__class__(self.mode)
 
+    def __repr__(self):
+        return f"{type(self).__module__}.{type(self).__qualname__}(mode={self.mode})"
+
 
 class inference_mode(_DecoratorContextManager):
     """Like no_grad (tensors made inside are never recorded); ``inference_mode(False)`` is a no-op."""

@@ -52,12 +52,15 @@ def _function_node_class(name):
     """``MyFnBackward``: the node class of a custom Function ``MyFn``, as torch names it."""
     cls = _FN_CLASSES.get(name)
     if cls is None:
-        cls = _FN_CLASSES[name] = type(name, (_FunctionNode,), {"__slots__": (), "__module__": "builtins"})
+        cls = _FN_CLASSES[name] = type(name, (_FunctionNode,), {"__slots__": (), "__module__": Function.__module__})
     return cls
 
 
 class _FunctionNode(Node):
     __slots__ = ("cls", "ctx", "n_inputs", "all_meta", "in_shapes")
+
+    def __repr__(self):  # a Python class in torch, so its default repr names the module
+        return f"<{type(self).__module__}.{type(self).__qualname__} object at {hex(id(self))}>"
 
     @property
     def next_functions(self):  # one edge per tensor argument, as torch's BackwardCFunction
@@ -188,6 +191,10 @@ class Function(metaclass=_FunctionMeta):
                 if id(o) in ctx.dirty:
                     o._grad_fn, o._oi = node, k
                     o._ver[0] += 1
+                elif o._grad_fn is None and o._vbase is None and not o._rg and \
+                        not any(o is outs[i] for i in diff_out[:k]):
+                    o._grad_fn, o._oi = node, k  # torch wires the tensor forward returned, so a saved output
+                    # unpacks with this node as its grad_fn (double backward through it)
                 else:
                     new = Tensor._wrap(o._value, o._dev)
                     new._grad_fn, new._oi = node, k

@@ -24,7 +24,8 @@ def _numerical(fn, inputs, i, eps):
         for sgn in (1, -1):
             pert = base.copy().reshape(-1)
             pert[k] += sgn * eps
-            xi = _creation.tensor(pert.reshape(base.shape), dtype=x.dtype)
+            # (it requires grad as the input did: gradgradcheck's function differentiates through it)
+            xi = _creation.tensor(pert.reshape(base.shape), dtype=x.dtype, requires_grad=x.requires_grad)
             args = list(inputs)
             args[i] = xi
             with grad_mode.no_grad():
