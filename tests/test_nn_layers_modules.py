@@ -335,3 +335,26 @@ def test_lazy_convolutions_match_torch():
             assert list(a.state_dict()) == list(b.state_dict())
             b.load_state_dict({k: t.tensor(v.detach().numpy()) for k, v in a.state_dict().items()})
             np.testing.assert_allclose(b(t.tensor(x.numpy())).detach().numpy(), a(x).detach().numpy(), atol=1e-5)
+
+
+def test_transformer_mask_dtype_and_nested_tensor_warnings_like_torch():
+    for dtype in (None, torch.float64):
+        m_t = torch.nn.Transformer.generate_square_subsequent_mask(4, dtype=dtype)
+        m_l = tl.nn.Transformer.generate_square_subsequent_mask(4, dtype=getattr(tl, str(dtype)[6:]) if dtype else None)
+        assert str(m_l.dtype) == str(m_t.dtype) and m_l.tolist() == m_t.tolist()
+    configs = [dict(), dict(norm_first=True), dict(batch_first=True, nhead=1),
+               dict(batch_first=True, layer_norm_eps=1e-5, bias=False), dict(batch_first=True, activation=torch.tanh)]
+
+    def messages(lib, cfg):
+        cfg = dict(cfg)
+        if cfg.get("activation") is torch.tanh:
+            cfg["activation"] = lib.tanh
+        nhead = cfg.pop("nhead", 2)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(8, nhead, 16, **cfg), 1)
+        return [(str(x.message), x.filename) for x in w]
+    for cfg in configs:
+        ours, theirs = messages(tl, cfg), messages(torch, cfg)
+        assert [m for m, _ in ours] == [m for m, _ in theirs], cfg
+        assert all(f == __file__ for _, f in ours), ours  # stacklevel=2: the caller's line, as torch

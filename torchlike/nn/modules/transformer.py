@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from ... import _creation
+from ... import _creation, _dtype
 from ...autograd import grad_mode
 from .. import functional as F
 from .. import init
@@ -30,8 +30,8 @@ __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "Transform
 
 
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
-    m = np.triu(np.full((sz, sz), -np.inf, np.float64), k=1)
-    return _creation.tensor(m, device=device, dtype=dtype)
+    m = np.triu(np.full((sz, sz), -np.inf, np.float64), k=1)  # torch.full's dtype: the default, not float64
+    return _creation.tensor(m, device=device, dtype=dtype if dtype is not None else _dtype.get_default_dtype())
 
 
 def _get_clones(module, N):
@@ -178,24 +178,26 @@ class TransformerEncoder(Module):
         self.enable_nested_tensor = enable_nested_tensor
         self.use_nested_tensor = enable_nested_tensor
         self.mask_check = mask_check
-        why_not = ""
+        why_not = ""  # torch's reasons, word for word
         if not isinstance(encoder_layer, TransformerEncoderLayer):
-            why_not = f"{type(encoder_layer).__name__} was not TransformerEncoderLayer"
+            why_not = "encoder_layer was not TransformerEncoderLayer"
         elif encoder_layer.norm_first:
-            why_not = "norm_first was True"
+            why_not = "encoder_layer.norm_first was True"
         elif not encoder_layer.self_attn.batch_first:
-            why_not = "self_attn.batch_first was not True"
+            why_not = "encoder_layer.self_attn.batch_first was not True(use batch_first for better inference performance)"
         elif not encoder_layer.self_attn._qkv_same_embed_dim:
-            why_not = "self_attn._qkv_same_embed_dim was not True"
+            why_not = "encoder_layer.self_attn._qkv_same_embed_dim was not True"
         elif encoder_layer.self_attn.in_proj_bias is None:
-            why_not = "self_attn was passed bias=False"
+            why_not = "encoder_layer.self_attn was passed bias=False"
         elif not encoder_layer.activation_relu_or_gelu:
-            why_not = "activation_relu_or_gelu was not True"
+            why_not = "encoder_layer.activation_relu_or_gelu was not True"
+        elif encoder_layer.norm1.eps != encoder_layer.norm2.eps:
+            why_not = "encoder_layer.norm1.eps was not equal to encoder_layer.norm2.eps"
         elif encoder_layer.self_attn.num_heads % 2 == 1:
-            why_not = "num_head is odd"
+            why_not = "encoder_layer.self_attn.num_heads is odd"
         if enable_nested_tensor and why_not:
-            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because "
-                          f"encoder_layer.{why_not}")
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
+                          stacklevel=2)
             self.use_nested_tensor = False
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
