@@ -93,9 +93,13 @@ def test_one_implementation_of_each_formerly_duplicated_op():
 
 # --- every entry reachable, on the surfaces it declares and where torch has it --------------------------------
 def _method(name):
-    """The table's function behind ``Tensor.name`` (a binary operator is install's NotImplemented wrapper)."""
+    """The table's function behind ``Tensor.name`` (a binary operator is install's NotImplemented wrapper, a
+    ``method_varargs`` entry's method its wrapper that packs spread-out ints)."""
     got = torchlike.Tensor.__dict__[name]
-    return got.__wrapped__ if name in BINARY_OPERATORS else got
+    return got.__wrapped__ if name in BINARY_OPERATORS or name in _SPREAD else got
+
+
+_SPREAD = {name for (_, name), e in TABLE.items() if e.method_varargs}
 
 
 def test_every_entry_is_installed_on_its_surfaces():

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import torchlike
-from conftest import assert_same, to_tl
+from conftest import assert_same, same_as_torch, to_tl
 
 RNG = np.random.default_rng(0)
 
@@ -199,3 +199,16 @@ def test_fill_diagonal_and_hermitian_views():
     assert_same(to_tl(c).H, c.H)
     assert_same(to_tl(c).mH, c.mH)
     assert_same(torchlike.ravel(torchlike.tensor(A).t()), torch.ravel(torch.tensor(A).t()))
+
+
+@pytest.mark.parametrize("expr", [
+    "x.flip(0, 1)", "x.flip(2)", "x.flip(dims=(0, 2))", "y.squeeze(0, 2)", "y.squeeze(1)", "y.squeeze(dim=(0,))",
+    "y.clone().squeeze_(0, 2)", "x.count_nonzero(0, 1)", "x.count_nonzero(2)", "x.vsplit(1, 2)", "x.vsplit(2)",
+    "x.hsplit(1, 2)", "x.dsplit(1, 3)", "x.dsplit([1])"])
+def test_methods_take_int_lists_spread_out_like_torch(expr):
+    """torch's method forms take an int list spread out (``x.flip(0, 1)``) as they do ``view``/``permute``."""
+    def run(lib):
+        x = lib.arange(24.).reshape(2, 3, 4) % 5
+        y = lib.ones(1, 3, 1, 2)
+        return eval(expr)
+    same_as_torch(lambda lib: run(lib), grad=False)

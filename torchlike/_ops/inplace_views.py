@@ -46,7 +46,7 @@ def _rebind(self, v, keep_storage=False):
     return self
 
 
-@register("squeeze_", namespaces=(), promote="none")
+@register("squeeze_", namespaces=(), promote="none", method_varargs=True)
 def _squeeze_(self, dim=None):
     """In-place squeeze: this tensor's own shape changes."""
     _check_leaf(self)

@@ -143,7 +143,7 @@ def _dims_list(dims, nd):
     return out
 
 
-@register()
+@register(method_varargs=True)
 def flip(input, dims):
     """Reverse the order of elements along ``dims`` (a copy, as in torch).
 

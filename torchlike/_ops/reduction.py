@@ -458,7 +458,7 @@ def _count_nonzero_impl(x, dims):
     return jnp.sum(x != 0, axis=dims, dtype=jnp.int64)
 
 
-@register(promote="int", differentiable=False)
+@register(promote="int", differentiable=False, method_varargs=True)
 def count_nonzero(input, dim=None):
     """Number of nonzero elements over ``dim`` (int64).
 

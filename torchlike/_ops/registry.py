@@ -56,6 +56,8 @@ class OpEntry:
     # not in part: elementwise ops, the default for the pointwise modules), None (not checked)
     out_overlap: str | None = None
     out_same_dtype: bool = False  # out must have the result's dtype, no cast (complex, polar)
+    # the Tensor method takes its int-list argument spread out as well (``x.flip(0, 1)``, ``x.vsplit(1, 2)``)
+    method_varargs: bool = False
 
 
 # (namespace, name) -> entry; the namespace is the entry's first (``"Tensor"`` for a method-only entry), so
@@ -160,12 +162,12 @@ _ELEMENTWISE_MODULES = frozenset({"torchlike._ops._util", "torchlike._ops.pointw
 
 def register(name=None, *, namespaces=("torch",), method=True, inplace=False, out=False, promote="same",
              differentiable=True, dunders=(), aliases=(), checks=(), aten=None, inline_checks=(), out_overlap=None,
-             out_same_dtype=False):
+             out_same_dtype=False, method_varargs=False):
     """Declare an op.  The decorated function is torch's functional form; ``checks`` (see _ops/checks.py) run
     before it on every surface; ``aten`` is the name torch's messages use (default: ``name``, prefixed with a
     namespace other than torch's, as ``special_erfcx``; aliases use their op's).  Returns the function as
     declared (checks included).  ``inline_checks``: checks ``fn`` already runs itself (recorded in the entry).
-    ``out_overlap``/``out_same_dtype``: the ``out=`` rules (see OpEntry).
+    ``out_overlap``/``out_same_dtype``: the ``out=`` rules (see OpEntry); ``method_varargs``: see OpEntry.
     """
     checks = tuple(checks)
 
@@ -179,7 +181,8 @@ def register(name=None, *, namespaces=("torch",), method=True, inplace=False, ou
         entry = OpEntry(n, _checked(fn, checks, n) if checks else fn, ns, method, inplace, out, promote,
                         differentiable, tuple(dunders), tuple(inline_checks) + checks,
                         aten or (n if not ns or ns[0] in ("torch", "nn.functional") else f"{ns[0]}_{n}"),
-                        out_overlap=out_overlap or ("partial" if elementwise else None), out_same_dtype=out_same_dtype)
+                        out_overlap=out_overlap or ("partial" if elementwise else None), out_same_dtype=out_same_dtype,
+                        method_varargs=method_varargs)
         _add(entry)
         for a in aliases:
             _add(dataclasses.replace(entry, name=a, dunders=(), fn=_checked(fn, checks, a) if checks else fn))
@@ -331,6 +334,16 @@ def _with_sparse(fn, surface, sparse):
     return with_sparse
 
 
+def _spread(fn):
+    """The method of an op whose torch method form also takes its int list spread out (``x.flip(0, 1)`` is
+    ``x.flip((0, 1))``): two or more positional arguments are that list."""
+    def method(self, *args, **kwargs):
+        return fn(self, args, **kwargs) if len(args) > 1 else fn(self, *args, **kwargs)
+    method.__name__, method.__qualname__, method.__doc__, method.__wrapped__ = fn.__name__, fn.__qualname__, \
+        fn.__doc__, fn
+    return method
+
+
 def _make_inplace(fn, name, sparse=None):
     def inplace(self, *args, **kwargs):
         try:
@@ -394,7 +407,8 @@ def install(namespaces: dict, tensor_cls=None):
         for ns in e.namespaces:
             put(namespaces[ns], name, public, ns)
         if e.method:
-            put(tensor_cls, name, _operator(e.fn, name) if name in BINARY_OPERATORS else e.fn, "Tensor")
+            put(tensor_cls, name, _operator(e.fn, name) if name in BINARY_OPERATORS else
+                _spread(e.fn) if e.method_varargs else e.fn, "Tensor")
         if e.inplace:
             put(tensor_cls, name + "_", _make_inplace(e.fn, name, e.sparse), "Tensor")
         for d in e.dunders:
@@ -413,6 +427,6 @@ def _rename_nested(factory):
         for c in factory.__code__.co_consts))
 
 
-for _factory in (_numpy_names, _typed, _with_out, _with_sparse, _make_inplace, _operator):
+for _factory in (_numpy_names, _typed, _with_out, _with_sparse, _make_inplace, _operator, _spread):
     _rename_nested(_factory)
 del _factory

@@ -35,7 +35,7 @@ def _dir_split(name, input, indices_or_sections, min_dim, dim):
     return _v.tensor_split(input, indices_or_sections, dim)
 
 
-@register()
+@register(method_varargs=True)
 def hsplit(input, indices_or_sections):
     """Split horizontally: dim 1 (dim 0 for 1-D inputs), numpy semantics (views).
 
@@ -46,7 +46,7 @@ def hsplit(input, indices_or_sections):
     return _dir_split("hsplit", input, indices_or_sections, 1, 1 if input.ndim > 1 else 0)
 
 
-@register()
+@register(method_varargs=True)
 def vsplit(input, indices_or_sections):
     """Split vertically (dim 0) a tensor of at least 2 dims (views).
 
@@ -57,7 +57,7 @@ def vsplit(input, indices_or_sections):
     return _dir_split("vsplit", input, indices_or_sections, 2, 0)
 
 
-@register()
+@register(method_varargs=True)
 def dsplit(input, indices_or_sections):
     """Split depth-wise (dim 2) a tensor of at least 3 dims (views).
 

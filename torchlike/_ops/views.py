@@ -198,7 +198,7 @@ def unflatten(input, dim, sizes):
     return view(input, sh[:d] + tuple(sizes) + sh[d + 1:])
 
 
-@register()
+@register(method_varargs=True)
 def squeeze(input, dim=None):
     """Remove size-1 dims (all, or those in ``dim``)."""
     sh = tuple(input.shape)
