@@ -208,7 +208,6 @@ def test_fill_diagonal_and_hermitian_views():
 def test_methods_take_int_lists_spread_out_like_torch(expr):
     """torch's method forms take an int list spread out (``x.flip(0, 1)``) as they do ``view``/``permute``."""
     def run(lib):
-        x = lib.arange(24.).reshape(2, 3, 4) % 5
-        y = lib.ones(1, 3, 1, 2)
-        return eval(expr)
+        names = {"x": lib.arange(24.).reshape(2, 3, 4) % 5, "y": lib.ones(1, 3, 1, 2)}
+        return eval(expr, {}, names)
     same_as_torch(lambda lib: run(lib), grad=False)
