@@ -122,6 +122,26 @@ def test_compiler_and_dynamo_markers():
     assert torchlike._dynamo.config.cache_size_limit == torchlike.compile.config.cache_size_limit
 
 
+def test_inductor_config_settings_have_torchs_defaults_and_patch():
+    import torch._inductor.config as theirs  # (torch loads it on first use too)
+    ours = torchlike._inductor.config
+    names = [n for n in vars(ours) if not n.startswith("_") and n not in ("sys", "SettingsModule", "SubConfig")]
+    assert len(names) > 25
+    for n in names:
+        mine = getattr(ours, n)
+        if isinstance(mine, torchlike._config_module.SubConfig):
+            for k, v in vars(mine).items():
+                assert getattr(getattr(theirs, n), k) == v, f"{n}.{k}"
+        else:
+            assert getattr(theirs, n) == mine, n
+    with ours.patch({"triton.cudagraphs": True, "max_autotune": True}):
+        assert ours.triton.cudagraphs is True and ours.max_autotune is True
+    assert ours.triton.cudagraphs is False and ours.max_autotune is False
+    ours.coordinate_descent_tuning = True  # a script's setting is kept (and has no effect)
+    assert ours.coordinate_descent_tuning is True
+    ours.coordinate_descent_tuning = False
+
+
 def test_float8_dtypes_like_torch():
     for name in ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz"):
         L, T = getattr(torchlike, name), getattr(torch, name)

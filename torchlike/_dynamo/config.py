@@ -1,15 +1,14 @@
 """torchlike._dynamo.config: dynamo's configuration knobs; ``cache_size_limit`` is torchlike.compile's."""
 from __future__ import annotations
 
-import contextlib
 import sys
-import types
 
+from .._config_module import SettingsModule
 from ..compile import config as _compile_config
 
 
-class _Config(types.ModuleType):
-    """A module whose attributes are settings; ``patch(...)`` sets some for a ``with`` block."""
+class _Config(SettingsModule):
+    """A settings module whose ``cache_size_limit`` (``recompile_limit``) is torchlike.compile's."""
 
     _FORWARDED = ("cache_size_limit",)
 
@@ -25,21 +24,6 @@ class _Config(types.ModuleType):
             setattr(_compile_config, "cache_size_limit", value)
         else:
             super().__setattr__(name, value)
-
-    @contextlib.contextmanager
-    def patch(self, arg=None, value=None, **changes):
-        if isinstance(arg, dict):
-            changes.update(arg)
-        elif arg is not None:
-            changes[arg] = value
-        before = {k: getattr(self, k) for k in changes}
-        for k, v in changes.items():
-            setattr(self, k, v)
-        try:
-            yield
-        finally:
-            for k, v in before.items():
-                setattr(self, k, v)
 
 
 suppress_errors = False
