@@ -27,12 +27,16 @@ from . import _torch_function as _tf
 from ._torch_function import (DisableTorchFunction, DisableTorchFunctionSubclass,  # noqa: F401 (torch._C's)
                               disabled_torch_function_impl as _disabled_torch_function_impl)
 from ._to_args import parse_to
+from ._random import Generator  # noqa: F401 (torch's class lives in torch._C)
+
+# torch.Tensor's C base class: libraries test ``isinstance(x, torch._C.TensorBase)`` (``_TensorBase`` before 2.3)
+TensorBase = _TensorBase = Tensor
 
 __all__ = ["DispatchKey", "DispatchKeySet", "DisableTorchFunction", "DisableTorchFunctionSubclass",
            "_ExcludeDispatchKeyGuard", "_IncludeDispatchKeyGuard", "_get_tracing_state", "_log_api_usage_once",
            "_log_api_usage_metadata",
            "_dispatch_has_kernel_for_dispatch_key", "_TensorMeta", "PyTorchFileReader",
-           "ScriptModule", "ScriptFunction", "_nn", "StorageBase"]
+           "ScriptModule", "ScriptFunction", "_nn", "StorageBase", "Generator", "TensorBase"]
 
 # torch's DispatchKey values (torch 2.13), in torch's order; the library-facing subset
 _KEYS = {"Undefined": 0, "BackendSelect": 11, "Python": 13, "Functionalize": 15, "Conjugate": 16, "Negative": 17,

@@ -140,10 +140,18 @@ def _box_muller16_f32(d, mean, std):
     d[:, 8:] = _fma32(radius * s, std, mean)
 
 
+def _libm(f, x):
+    """``f`` (a ``math`` function: glibc's, as torch's kernels call it) over a float64 array, element by
+    element. numpy's float64 ``log``/``log1p``/``exp``/``tan`` take its own SIMD code on AVX-512 machines, which
+    rounds 0.3-7% of results differently from glibc (on AVX2 machines numpy calls glibc): ~110 ns an element."""
+    x = np.asarray(x, _F64)
+    return np.fromiter(map(f, x.ravel().tolist()), _F64, count=x.size).reshape(x.shape)
+
+
 def _box_muller16_f64(d, mean, std):
     u1 = 1.0 - d[:, :8]
     u2 = d[:, 8:]
-    radius = np.sqrt(-2.0 * np.log(u1))
+    radius = np.sqrt(-2.0 * _libm(math.log, u1))
     theta = 2.0 * math.pi * u2
     d[:, :8] = _fma64(radius * np.cos(theta), std, mean)
     d[:, 8:] = _fma64(radius * np.sin(theta), std, mean)
@@ -197,7 +205,7 @@ def normal_scalar(e, n, mean=0.0, std=1.0):
     pairs = (n - k + 1) // 2
     if pairs:
         u = uniform_unit53(e, 2 * pairs)
-        r = np.sqrt(-2.0 * np.log1p(-u[1::2]))
+        r = np.sqrt(-2.0 * _libm(math.log1p, -u[1::2]))
         theta = 2.0 * math.pi * u[0::2]
         z = np.empty(2 * pairs, _F64)
         z[0::2], z[1::2] = r * np.cos(theta), r * np.sin(theta)
@@ -268,21 +276,21 @@ def bernoulli_tensor(e, p):
 
 def exponential(e, n, lambd):
     u = uniform_unit53(e, n)
-    return -1.0 / float(lambd) * np.log1p(-u)
+    return -1.0 / float(lambd) * _libm(math.log1p, -u)
 
 
 def geometric(e, n, p):
     u = uniform_unit53(e, n)
-    return np.ceil(np.log(u) / np.log1p(-float(p)))
+    return np.ceil(_libm(math.log, u) / math.log1p(-float(p)))
 
 
 def cauchy(e, n, median, sigma):
     u = uniform_unit53(e, n)
-    return float(median) + float(sigma) * np.tan(math.pi * (u - 0.5))
+    return float(median) + float(sigma) * _libm(math.tan, math.pi * (u - 0.5))
 
 
 def log_normal(e, n, mean, std):
-    return np.exp(normal_scalar(e, n, mean, std))
+    return _libm(math.exp, normal_scalar(e, n, mean, std))
 
 
 # --- permutations / categorical ------------------------------------------------------------------------------

@@ -373,7 +373,7 @@ def _make_inplace(fn, name, sparse=None):
 
     if sparse is not None:
         inplace = inplace_or_sparse
-    inplace.__name__ = name + "_"
+    inplace.__name__ = inplace.__qualname__ = name + "_"
     inplace.__doc__ = f"In-place version of :meth:`Tensor.{name}`."
     return inplace
 
@@ -397,6 +397,8 @@ def install(namespaces: dict, tensor_cls=None):
     for (_, name), e in TABLE.items():
         if e.public is not None or any(namespaces.get(ns) is None for ns in e.namespaces):
             continue
+        if "<locals>" in e.fn.__qualname__:  # made by a factory (``unary``): its repr names the op, as torch's
+            e.fn.__qualname__ = e.fn.__name__
         public = _with_out(e.fn, e.aten, e.out_overlap, e.out_same_dtype) if e.out else \
             e.fn if _checks_operands(e) else _typed(e.fn, e.aten)
         if e.sparse is not None:
