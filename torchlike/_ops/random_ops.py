@@ -19,10 +19,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
-from .._creation import _finish, _host_or_put, _out, _size
-from .._device import canonical
+from .._creation import _finish, _hostable, _host_or_put, _out, _size
+from .._device import _default as _default_device, canonical
 from .._dispatch import dispatch
-from .._random import draw, fill_order, in_fill_order, like_order
+from .._random import draw, fill_order, host_stream, in_fill_order, like_order, torch_draw
+from ..tensor import HOST_MAX
 from .. import _grad_mode as grad_mode
 from . import dropout as _dropout
 from ._util import Tensor, register
@@ -60,6 +61,30 @@ def _shape(size):
     return _size(size)
 
 
+_NO_PARAMS = {}
+
+
+def _quick(kind, shape, dt, args, generator):
+    """The common eager call's fast path (``rand(32)``, ``randint(9000, (32,))``: plain int sizes, default
+    device and no out/requires_grad, checked by the caller): torch's values drawn on the host straight into a
+    host-resident tensor, the generator advanced as ``draw`` would; None where the general path must run (a
+    non-CPU default device, vmap, tracing, more than ``HOST_MAX`` elements, a size that is not plain ints)."""
+    if len(shape) == 1 and type(shape[0]) is tuple:  # rand((2, 3))
+        shape = shape[0]
+    n = 1
+    for s in shape:
+        if type(s) is not int or s < 0:
+            return None
+        n *= s
+    dev = _default_device[0]
+    if n > HOST_MAX or not _hostable(dev):
+        return None
+    e = host_stream(generator)
+    if e is None:
+        return None
+    return Tensor._from_host(torch_draw(e, kind, shape, dt, args, _NO_PARAMS), dev)
+
+
 # --- factories ---------------------------------------------------------------------------------------------
 def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
@@ -69,6 +94,10 @@ def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, de
     >>> bool(((torchlike.rand(100) >= 0) & (torchlike.rand(100) < 1)).all())
     True
     """
+    if size is None and device is None and out is None and not requires_grad and args:
+        t = _quick("uniform", args, _float_dtype(dtype, "check_uniform_bounds").np, _UNIT, generator)
+        if t is not None:
+            return t
     d, device = _float_dtype(dtype, "check_uniform_bounds"), canonical(device)
     x = draw("uniform", _shape(args if size is None else (size,)), d.np, generator, args=(0.0, 1.0), host=True,
              device=device)
@@ -83,10 +112,19 @@ def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, d
     >>> torchlike.randn(2, 3).dtype
     torch.float32
     """
+    if size is None and device is None and out is None and not requires_grad and args:
+        t = _quick("normal", args, _float_dtype(dtype, "normal_kernel_cpu").np, _UNIT, generator)
+        if t is not None:
+            return t
     d, device = _float_dtype(dtype, "normal_kernel_cpu"), canonical(device)
     x = draw("normal", _shape(args if size is None else (size,)), d.np, generator, args=(0.0, 1.0), host=True,
              device=device)
     return _out(_new(x, device, requires_grad), out)
+
+
+_UNIT = (0.0, 1.0)
+_I64 = np.dtype(np.int64)
+_I64_MIN, _I64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
 def _check_from_to(low, high):
@@ -107,6 +145,13 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
     >>> torchlike.randint(3, 10, (4,)).dtype
     torch.int64
     """
+    if size is None and low is None and high is None and device is None and out is None and not requires_grad \
+            and 2 <= len(args) <= 3 and type(args[-1]) is tuple and type(args[0]) is int and type(args[-2]) is int:
+        lo, hi = args[0] if len(args) == 3 else 0, args[-2]
+        if _I64_MIN <= lo < hi <= _I64_MAX and (dtype is None or dtype is _dtype.int64):
+            t = _quick("randint", args[-1], _I64, (lo, hi), generator)
+            if t is not None:
+                return t
     args = list(args)
     if size is None:
         if not args:
