@@ -144,13 +144,14 @@ def test_new_sizes_compile_nothing():
 
 
 def _mixed_factory_calls(m, g):
-    """Factory calls that take the host fast path (plain int sizes, default device) between ones that do not
-    (a size keyword, a torch.Size, a dtype, out=, requires_grad, a generator object, a draw above HOST_MAX)."""
+    """Factory calls that take the host fast path (plain int sizes, a tuple, default device) between ones that do
+    not (a list or torch.Size size, a dtype, out=, requires_grad, a draw above HOST_MAX); a Generator object."""
     out = [m.rand(32), m.rand(4, 4), m.rand((2, 3)), m.rand(3, dtype=m.float64), m.rand(size=(5,)),
            m.randint(9000, (32,)), m.randint(-7, 7, (3, 4)), m.randint(0, 2 ** 40, (3,)),
            m.randint(3, (2,), dtype=m.int32), m.randint(2, 9, size=(4,)), m.rand(m.Size([2, 2])),
            m.randn(5), m.randn(2, 17), m.rand(2, requires_grad=True), m.rand(3, generator=g),
-           m.randint(5, (4,), generator=g), m.randn(4, generator=g), m.rand(()), m.rand(0), m.randint(4, (0,))]
+           m.randint(5, (4,), generator=g), m.randn(4, generator=g), m.rand(()), m.rand(0), m.randint(4, (0,)),
+           m.rand([2, 2]), m.randint(5, [3]), m.randint(5, size=(2,)), m.randn(size=(3,)), m.randint(1, 4, (2,))]
     o = m.empty(6)
     m.rand(6, out=o)
     out.append(o)
@@ -194,6 +195,8 @@ def test_quick_factories_skip_the_general_draw(monkeypatch):
     tl.manual_seed(4)
     torch.manual_seed(4)
     for ours, theirs in [(tl.rand(32), torch.rand(32)), (tl.randint(9000, (32,)), torch.randint(9000, (32,))),
-                         (tl.randn(2, 3), torch.randn(2, 3)), (tl.rand((2, 3)), torch.rand((2, 3)))]:
+                         (tl.randn(2, 3), torch.randn(2, 3)), (tl.rand((2, 3)), torch.rand((2, 3))),
+                         (tl.rand(size=(4,)), torch.rand(size=(4,))), (tl.randint(3, 7, size=(5,)),
+                                                                       torch.randint(3, 7, size=(5,)))]:
         assert ours._host_array() is not None
         assert str(ours.dtype) == str(theirs.dtype) and np.array_equal(ours.numpy(), theirs.numpy())

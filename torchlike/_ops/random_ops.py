@@ -94,8 +94,8 @@ def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, de
     >>> bool(((torchlike.rand(100) >= 0) & (torchlike.rand(100) < 1)).all())
     True
     """
-    if size is None and device is None and out is None and not requires_grad and args:
-        t = _quick("uniform", args, _float_dtype(dtype, "check_uniform_bounds").np, _UNIT, generator)
+    if device is None and out is None and not requires_grad and (not args if size is not None else args):
+        t = _quick("uniform", args if size is None else (size,), _float_dtype(dtype, "check_uniform_bounds").np, _UNIT, generator)
         if t is not None:
             return t
     d, device = _float_dtype(dtype, "check_uniform_bounds"), canonical(device)
@@ -112,8 +112,8 @@ def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, d
     >>> torchlike.randn(2, 3).dtype
     torch.float32
     """
-    if size is None and device is None and out is None and not requires_grad and args:
-        t = _quick("normal", args, _float_dtype(dtype, "normal_kernel_cpu").np, _UNIT, generator)
+    if device is None and out is None and not requires_grad and (not args if size is not None else args):
+        t = _quick("normal", args if size is None else (size,), _float_dtype(dtype, "normal_kernel_cpu").np, _UNIT, generator)
         if t is not None:
             return t
     d, device = _float_dtype(dtype, "normal_kernel_cpu"), canonical(device)
@@ -145,13 +145,14 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
     >>> torchlike.randint(3, 10, (4,)).dtype
     torch.int64
     """
-    if size is None and low is None and high is None and device is None and out is None and not requires_grad \
-            and 2 <= len(args) <= 3 and type(args[-1]) is tuple and type(args[0]) is int and type(args[-2]) is int:
-        lo, hi = args[0] if len(args) == 3 else 0, args[-2]
-        if _I64_MIN <= lo < hi <= _I64_MAX and (dtype is None or dtype is _dtype.int64):
-            t = _quick("randint", args[-1], _I64, (lo, hi), generator)
-            if t is not None:
-                return t
+    if low is None and high is None and device is None and out is None and not requires_grad and args:
+        shp, bounds = (args[-1], args[:-1]) if size is None else (size, args)  # randint([low,] high, size)
+        if type(shp) is tuple and 1 <= len(bounds) <= 2 and type(bounds[0]) is int and type(bounds[-1]) is int:
+            lo, hi = bounds[0] if len(bounds) == 2 else 0, bounds[-1]
+            if _I64_MIN <= lo < hi <= _I64_MAX and (dtype is None or dtype is _dtype.int64):
+                t = _quick("randint", shp, _I64, (lo, hi), generator)
+                if t is not None:
+                    return t
     args = list(args)
     if size is None:
         if not args:
