@@ -18,7 +18,7 @@ import numbers
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _mt_kernels as _K
 from .._creation import _finish, _hostable, _host_or_put, _out, _size
 from .._device import _default as _default_device, canonical
 from .._dispatch import dispatch
@@ -62,6 +62,7 @@ def _shape(size):
 
 
 _NO_PARAMS = {}
+_F32 = np.dtype(np.float32)
 
 
 def _quick(kind, shape, dt, args, generator):
@@ -82,7 +83,13 @@ def _quick(kind, shape, dt, args, generator):
     e = host_stream(generator)
     if e is None:
         return None
-    return Tensor._from_host(torch_draw(e, kind, shape, dt, args, _NO_PARAMS), dev)
+    if kind == "uniform" and dt is _F32 and args is _UNIT:  # (torch_draw's kernels, minus their dispatch)
+        x = _K.unit24(e.words(n))
+    elif kind == "randint":
+        x = _K.random_from_to(e, n, *args)
+    else:
+        x = torch_draw(e, kind, shape, dt, args, _NO_PARAMS)
+    return Tensor._from_host(x.reshape(shape), dev)
 
 
 # --- factories ---------------------------------------------------------------------------------------------
