@@ -39,6 +39,9 @@ INDEXES = {
     "out_of_bounds": lambda m: (m.tensor([0, 5]),),
     "too_negative": lambda m: (m.tensor([-6]),),
     "mismatch": lambda m: (m.tensor([0, 1]), m.tensor([0, 1, 2])),
+    "int16_1d": lambda m: (m.tensor([1, 2], dtype=m.int16),),  # one tensor, not int32/int64: torch's IndexError
+    "mask": lambda m: (m.tensor([True, False, True, False, True]),),
+    "0d_int64": lambda m: (m.tensor(-2),),  # a select, not an advanced index
 }
 
 
@@ -102,3 +105,38 @@ def test_compiled_function_indexes_like_eager():
         return x[i] + 1
     i = torchlike.tensor([9, 0, 4])
     assert_same(f(i), (torch.arange(10) * 3)[torch.tensor([9, 0, 4])] + 1, rtol=0, atol=0)
+
+
+SOURCES = {  # ``getitem``'s one-index-tensor shortcut on each kind of source (host, device, lazy view, grad, 0-d)
+    "host": lambda m: m.arange(24.0).reshape(6, 4),
+    "device": lambda m: m.arange(24.0).reshape(6, 4) * 1.5,
+    "view": lambda m: (m.arange(24.0) * 1.5).view(6, 4),
+    "transposed": lambda m: (m.arange(24.0) * 1.5).view(4, 6).t(),
+    "int32": lambda m: m.arange(24, dtype=m.int32).reshape(6, 4),
+    "zero_d": lambda m: m.tensor(3.0),
+}
+
+
+@pytest.mark.parametrize("src", sorted(SOURCES))
+@pytest.mark.parametrize("ix", [[5, 0, -1], [[1, 2], [-6, 3]], [6], []])
+def test_one_index_tensor_matches_torch_on_every_source(src, ix):
+    """``x[idx]`` by one int64/int32 tensor (getitem's shortcut past parse_index): values, dtype, shape and errors
+    as torch's on host, device, lazy-view, transposed and 0-d sources; int32 indices too."""
+    def run(mod, dt):
+        return SOURCES[src](mod)[mod.tensor(ix, dtype=getattr(mod, dt))]
+    for dt in ("int64", "int32"):
+        ok_t, want = _outcome(lambda: run(torch, dt))
+        ok_l, got = _outcome(lambda: run(torchlike, dt))
+        assert ok_t == ok_l, (want, got)
+        if ok_t == "ok":
+            assert_same(got, want, rtol=0, atol=0)
+        else:
+            assert got[0] is want[0] and got[1] == want[1]
+
+
+def test_one_index_tensor_records_torch_grad():
+    w = torchlike.arange(12.0).reshape(4, 3).requires_grad_()
+    tw = torch.arange(12.0).reshape(4, 3).requires_grad_()
+    for mod, x in ((torchlike, w), (torch, tw)):
+        (x.view(6, 2)[mod.tensor([[5, 0], [5, -6]])] * mod.tensor([1.0, 2.0])).sum().backward()
+    assert_same(w.grad, tw.grad, rtol=0, atol=0)

@@ -422,3 +422,22 @@ def test_compiled_function_with_fresh_host_batches_compiles_once():
         x, y = torchlike.full((3,), float(k)), torchlike.arange(3.0)
         assert c(x, y).item() == torch.full((3,), float(k)).mul(torch.arange(3.0)).sum().item()
     assert len(calls) == 1 and c.compile_count == 1
+
+
+def test_reads_of_a_host_tensor_moved_to_the_device_follow_its_writes():
+    """tolist()/numpy()/np.asarray of a small host tensor after it moved to the device (iterated, used by a
+    device op) read its host copy (``_views.host_copy``) until it is written, then the new values: as torch."""
+    def run(m):
+        t = m.tensor([3, 1, 4, 1, 5])
+        out = [list(t), t.tolist(), t.numpy().tolist(), np.asarray(t).tolist()]
+        t.add_(2)
+        out += [t.tolist(), t.numpy().tolist()]
+        t[1] = -9
+        out += [t.tolist(), np.asarray(t).tolist()]
+        f = m.tensor([[0.5, 1.5], [2.5, 3.5]])
+        out.append(f * 2.0 + f.sum())  # a device op reads it
+        out += [f.tolist(), [r.tolist() for r in f], f.numpy().tolist()]
+        f.mul_(3)
+        out += [f.tolist(), f]
+        return out
+    same_as_torch(run, grad=False, rtol=0, atol=0)

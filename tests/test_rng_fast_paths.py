@@ -141,3 +141,62 @@ def test_new_sizes_compile_nothing():
         targets[n].uniform_(-1, 1)
         targets[n].bernoulli_(0.3)
     assert count[0] == before
+
+
+def _mixed_factory_calls(m, g):
+    """Factory calls that take the host fast path (plain int sizes, a tuple, default device) between ones that do
+    not (a list or torch.Size size, a dtype, out=, requires_grad, a draw above HOST_MAX); a Generator object."""
+    out = [m.rand(32), m.rand(4, 4), m.rand((2, 3)), m.rand(3, dtype=m.float64), m.rand(size=(5,)),
+           m.randint(9000, (32,)), m.randint(-7, 7, (3, 4)), m.randint(0, 2 ** 40, (3,)),
+           m.randint(3, (2,), dtype=m.int32), m.randint(2, 9, size=(4,)), m.rand(m.Size([2, 2])),
+           m.randn(5), m.randn(2, 17), m.rand(2, requires_grad=True), m.rand(3, generator=g),
+           m.randint(5, (4,), generator=g), m.randn(4, generator=g), m.rand(()), m.rand(0), m.randint(4, (0,)),
+           m.rand([2, 2]), m.randint(5, [3]), m.randint(5, size=(2,)), m.randn(size=(3,)), m.randint(1, 4, (2,))]
+    o = m.empty(6)
+    m.rand(6, out=o)
+    out.append(o)
+    out.append(m.rand(70000)[-5:])  # above HOST_MAX: drawn through the general path
+    out.append(m.randint(-2 ** 63, 2 ** 63 - 1, (4,)))
+    return out
+
+
+def test_quick_factories_mixed_with_the_general_path_match_torch():
+    """rand/randn/randint's fast path (host words straight into a host tensor) interleaved with the general
+    path, the default generator and a Generator object: the same values, dtypes, shapes and stream as torch."""
+    def run(m):
+        g = m.Generator().manual_seed(11)
+        return _mixed_factory_calls(m, g) + [m.rand(3, generator=g)]
+    same_draws_as_torch(run, 3)
+    same_draws_as_torch(run, 2 ** 40 + 3)
+
+
+def test_quick_factories_results_are_plain_tensors():
+    """A fast-path draw behaves like any tensor: a device op reads it, autograd and in-place writes see it, and
+    it moves to the device unchanged (no state shared with the generator)."""
+    def run(m):
+        x = m.rand(8)
+        w = m.ones(8, requires_grad=True)
+        y = (x * w).sum()
+        y.backward()
+        i = m.randint(8, (5,))
+        x[i] = 2.0
+        return [x, w.grad, i, x.sum()]
+    same_draws_as_torch(run, 0)
+
+
+def test_quick_factories_skip_the_general_draw(monkeypatch):
+    """The calls the mixed test above counts as fast really take the host path (the general ``draw`` unused)
+    and give host-resident tensors; the same values as torch for the seed."""
+    from torchlike._ops import random_ops
+
+    def general(*a, **k):
+        raise AssertionError("the general draw ran")
+    monkeypatch.setattr(random_ops, "draw", general)
+    tl.manual_seed(4)
+    torch.manual_seed(4)
+    for ours, theirs in [(tl.rand(32), torch.rand(32)), (tl.randint(9000, (32,)), torch.randint(9000, (32,))),
+                         (tl.randn(2, 3), torch.randn(2, 3)), (tl.rand((2, 3)), torch.rand((2, 3))),
+                         (tl.rand(size=(4,)), torch.rand(size=(4,))), (tl.randint(3, 7, size=(5,)),
+                                                                       torch.randint(3, 7, size=(5,)))]:
+        assert ours._host_array() is not None
+        assert str(ours.dtype) == str(theirs.dtype) and np.array_equal(ours.numpy(), theirs.numpy())

@@ -54,8 +54,15 @@ def _fma32(a, b, c):
     return np.add(np.multiply(a, b, dtype=_F64), c, dtype=_F64).astype(_F32)
 
 
+_U24 = np.float32(2.0 ** -24)
+
+
 def unit24(w):
-    return ((w & _M24).astype(_F32) * np.float32(2.0 ** -24))
+    """float32 in [0, 1) from the low 24 bits of each word (exact: 24-bit integers and a power of two).
+    ``w`` is a fresh array of words: it is masked in place (small draws are bound by numpy's per-call cost)."""
+    x = np.bitwise_and(w, _M24, out=w).astype(_F32)
+    x *= _U24
+    return x
 
 
 def uniform_unit53(e, n):
@@ -64,6 +71,8 @@ def uniform_unit53(e, n):
 
 
 def uniform(e, n, dt, low, high):
+    if dt is _F32 and low == 0.0 and high == 1.0:  # rand()'s case first
+        return unit24(e.words(n))
     dt = np.dtype(dt)
     unit = float(low) == 0.0 and float(high) == 1.0  # x * 1 + 0 is x, and x < 1: no FMA, no clamp
     if dt == _F64:
@@ -229,8 +238,12 @@ def random_from_to(e, n, low, high):
     (torch 2.13 switches there, measured, which keeps the modulo bias small)."""
     rng = int(high) - int(low)
     w = e.words64(n) if rng >= 1 << 28 else e.words(n)
-    return ((w % np.uint64(rng)).astype(np.int64) + np.int64(low)) if rng < 1 << 63 else \
-        ((w % np.uint64(rng)) + np.uint64(int(low) & 0xFFFF_FFFF_FFFF_FFFF)).view(np.int64)
+    if rng < 1 << 63:  # (remainders below 2**63: int64's bits as they are; in place, few numpy calls)
+        r = np.remainder(w, np.uint64(rng), out=w).view(np.int64)
+        if low:
+            r += np.int64(low)
+        return r
+    return ((w % np.uint64(rng)) + np.uint64(int(low) & 0xFFFF_FFFF_FFFF_FFFF)).view(np.int64)
 
 
 _DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}

@@ -29,7 +29,7 @@ from ._trace_hooks import current as _current_trace
 from .tensor import HOST_MAX, Tensor
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "get_rng_state",
-           "set_rng_state", "draw", "fork_rng", "fill_order", "in_fill_order", "like_order"]
+           "set_rng_state", "draw", "host_stream", "torch_draw", "fork_rng", "fill_order", "in_fill_order", "like_order"]
 
 
 def _check_seed(seed):
@@ -229,6 +229,17 @@ def _torch_stream(g, args):
     if g.device.type != "cpu" or vmap_modes or _is_tracing():
         return False
     return not any(isinstance(a, jax.core.Tracer) for a in args)
+
+
+def host_stream(generator):
+    """The MT19937 engine an eager draw from ``generator`` (None: the default one) takes torch's stream from,
+    or None where ``draw`` must decide (an accelerator generator, vmap, a torchlike.compile trace).  The
+    factories' fast path (``random_ops._quick``) calls ``torch_draw`` on it directly, for concrete plain
+    arguments: the same words consumed and the same values as ``draw``'s eager CPU path."""
+    g = generator if generator is not None else default_generator
+    if vmap_modes or g.device.type != "cpu" or _current_trace() is not None:
+        return None
+    return g._mt
 
 
 def draw(kind, shape, dtype, generator=None, args=(), params=(), host=False, device=None):

@@ -381,10 +381,30 @@ def _host_copy(src):
     return c[1]
 
 
+# id(device array) -> (that array, its numpy copy) for the last _RECENT host tensors moved to the device (oldest
+# first; the entry holds the array, so its id stays its own): their ``tolist()``/``numpy()`` read the copy
+_recent_host: dict = {}
+_RECENT = 16
+
+
 def remember_host(src, arr):
     """Note that device array ``src`` holds numpy ``arr``'s values (a host tensor just moved to the device):
-    host reads of its views then read ``arr``, with no transfer back."""
+    host reads of its views then read ``arr``, with no transfer back; so do reads of the tensor itself
+    (``host_copy``) while it is one of the last ``_RECENT`` moved."""
     _host_src[0] = (src, arr)
+    r = _recent_host
+    try:
+        while len(r) >= _RECENT:
+            del r[next(iter(r))]
+    except (KeyError, RuntimeError, StopIteration):  # (another thread trimmed it meanwhile)
+        pass
+    r[id(src)] = (src, arr)
+
+
+def host_copy(src):
+    """The numpy array device array ``src`` was moved from (``remember_host``), or None."""
+    e = _recent_host.get(id(src))
+    return e[1] if e is not None and e[0] is src else None
 
 
 def _in_host_memory(src):

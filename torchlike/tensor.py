@@ -649,6 +649,9 @@ class Tensor(TensorCasts, TensorPickling):
         if h is not None:
             return h.tolist()
         x = self._value
+        h = _views.host_copy(x)  # a small host tensor moved to the device (e.g. iterated) not written since
+        if h is not None:
+            return h.tolist()
         if _is_tracer(x):
             raise _concrete_error("tolist")
         return to_host(x).tolist()
@@ -662,10 +665,16 @@ class Tensor(TensorCasts, TensorPickling):
             raise TypeError(f"can't convert {where} device type tensor to "
                             "numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
         h = self._host_array()
-        return to_host(self._value) if h is None else _read_only(h)
+        if h is None:
+            x = self._value
+            h = _views.host_copy(x)
+            return to_host(x) if h is None else _read_only(h)
+        return _read_only(h)
 
     def __array__(self, dtype=None, copy=None):
         h = self._host_array()
+        if h is None:
+            h = _views.host_copy(self._value)
         a = to_host(self._value) if h is None else _read_only(h)
         return a.astype(dtype) if dtype is not None else a
 

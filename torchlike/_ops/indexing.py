@@ -437,6 +437,11 @@ def getitem(self, index):
         t = _fast_basic(self, index, tp is int)
         if t is not None:
             return t
+    elif tp is Tensor and index._x.ndim and self._x.ndim:  # ``x[idx]`` by one int64/int32 index tensor:
+        d = index.dtype  # parse_index's result without its parsing (one advanced index on dim 0, no basic part)
+        if d is _dtype.int64 or d is _dtype.int32:
+            pos, arrays, _ = prepare_adv(((0, index),), tuple(self.shape))
+            return dispatch(_adv_get_impl, (self, *arrays), (("pos", pos),), name="IndexBackward0", saves=False)
     basic, adv, res_shape = parse_index(tuple(self.shape), index)
     if basic is None and not adv:
         basic = (_FULL,) * self.ndim

@@ -18,11 +18,12 @@ import numbers
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtype
-from .._creation import _finish, _host_or_put, _out, _size
-from .._device import canonical
+from .. import _dtype, _mt_kernels as _K
+from .._creation import _finish, _hostable, _host_or_put, _out, _size
+from .._device import _default as _default_device, canonical
 from .._dispatch import dispatch
-from .._random import draw, fill_order, in_fill_order, like_order
+from .._random import draw, fill_order, host_stream, in_fill_order, like_order, torch_draw
+from ..tensor import HOST_MAX
 from .. import _grad_mode as grad_mode
 from . import dropout as _dropout
 from ._util import Tensor, register
@@ -60,6 +61,37 @@ def _shape(size):
     return _size(size)
 
 
+_NO_PARAMS = {}
+_F32 = np.dtype(np.float32)
+
+
+def _quick(kind, shape, dt, args, generator):
+    """The common eager call's fast path (``rand(32)``, ``randint(9000, (32,))``: plain int sizes, default
+    device and no out/requires_grad, checked by the caller): torch's values drawn on the host straight into a
+    host-resident tensor, the generator advanced as ``draw`` would; None where the general path must run (a
+    non-CPU default device, vmap, tracing, more than ``HOST_MAX`` elements, a size that is not plain ints)."""
+    if len(shape) == 1 and type(shape[0]) is tuple:  # rand((2, 3))
+        shape = shape[0]
+    n = 1
+    for s in shape:
+        if type(s) is not int or s < 0:
+            return None
+        n *= s
+    dev = _default_device[0]
+    if n > HOST_MAX or not _hostable(dev):
+        return None
+    e = host_stream(generator)
+    if e is None:
+        return None
+    if kind == "uniform" and dt is _F32 and args is _UNIT:  # (torch_draw's kernels, minus their dispatch)
+        x = _K.unit24(e.words(n))
+    elif kind == "randint":
+        x = _K.random_from_to(e, n, *args)
+    else:
+        x = torch_draw(e, kind, shape, dt, args, _NO_PARAMS)
+    return Tensor._from_host(x.reshape(shape), dev)
+
+
 # --- factories ---------------------------------------------------------------------------------------------
 def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
@@ -69,6 +101,10 @@ def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, de
     >>> bool(((torchlike.rand(100) >= 0) & (torchlike.rand(100) < 1)).all())
     True
     """
+    if device is None and out is None and not requires_grad and (not args if size is not None else args):
+        t = _quick("uniform", args if size is None else (size,), _float_dtype(dtype, "check_uniform_bounds").np, _UNIT, generator)
+        if t is not None:
+            return t
     d, device = _float_dtype(dtype, "check_uniform_bounds"), canonical(device)
     x = draw("uniform", _shape(args if size is None else (size,)), d.np, generator, args=(0.0, 1.0), host=True,
              device=device)
@@ -83,10 +119,19 @@ def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, d
     >>> torchlike.randn(2, 3).dtype
     torch.float32
     """
+    if device is None and out is None and not requires_grad and (not args if size is not None else args):
+        t = _quick("normal", args if size is None else (size,), _float_dtype(dtype, "normal_kernel_cpu").np, _UNIT, generator)
+        if t is not None:
+            return t
     d, device = _float_dtype(dtype, "normal_kernel_cpu"), canonical(device)
     x = draw("normal", _shape(args if size is None else (size,)), d.np, generator, args=(0.0, 1.0), host=True,
              device=device)
     return _out(_new(x, device, requires_grad), out)
+
+
+_UNIT = (0.0, 1.0)
+_I64 = np.dtype(np.int64)
+_I64_MIN, _I64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
 def _check_from_to(low, high):
@@ -107,6 +152,14 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
     >>> torchlike.randint(3, 10, (4,)).dtype
     torch.int64
     """
+    if low is None and high is None and device is None and out is None and not requires_grad and args:
+        shp, bounds = (args[-1], args[:-1]) if size is None else (size, args)  # randint([low,] high, size)
+        if type(shp) is tuple and 1 <= len(bounds) <= 2 and type(bounds[0]) is int and type(bounds[-1]) is int:
+            lo, hi = bounds[0] if len(bounds) == 2 else 0, bounds[-1]
+            if _I64_MIN <= lo < hi <= _I64_MAX and (dtype is None or dtype is _dtype.int64):
+                t = _quick("randint", shp, _I64, (lo, hi), generator)
+                if t is not None:
+                    return t
     args = list(args)
     if size is None:
         if not args:
