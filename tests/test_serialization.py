@@ -105,3 +105,30 @@ def test_safetensors_roundtrip(tmp_path):
     np.testing.assert_array_equal(raw["a"], np.arange(6.0, dtype=np.float32).reshape(2, 3))
     back = torchlike.safetensors.load_file(str(tmp_path / "w.safetensors"))
     assert back["b"].dtype is torchlike.bfloat16 and back["a"].tolist() == sd["a"].tolist()
+
+
+def test_non_leaf_tensor_saves_its_requires_grad_like_torch():
+    """torch.save keeps requires_grad of a non-leaf (a checkpoint's ``'loss': loss``): it loads as a leaf that
+    requires grad, in torch and here, either way across the two."""
+    def saved(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        buf = io.BytesIO()
+        lib.save({"loss": (x * 3).sum(), "plain": x.detach()}, buf)
+        return buf.getvalue()
+    for data in (saved(torchlike), saved(torch)):
+        for lib in (torchlike, torch):
+            d = lib.load(io.BytesIO(data))
+            assert d["loss"].requires_grad is True and d["loss"].is_leaf and d["loss"].item() == 9.0
+            assert d["plain"].requires_grad is False
+
+
+def test_batchnorm_state_dict_without_version_keeps_num_batches_tracked_like_torch():
+    def load(lib):
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.BatchNorm1d(3))
+        sd = {k: v for k, v in m.state_dict().items() if k != "1.num_batches_tracked"}  # a plain dict: no _metadata
+        r = m.load_state_dict(sd)
+        with pytest.raises(RuntimeError) as e:
+            m.load_state_dict({"0.weight": lib.zeros(3, 2)})
+        return list(r.missing_keys), list(r.unexpected_keys), str(e.value)
+    assert load(torchlike) == load(torch)

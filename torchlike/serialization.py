@@ -149,7 +149,7 @@ class _Pickler(pickle._Pickler):
         if isinstance(t, Parameter):
             inner = _TensorReduce(args)
             return (_REBUILD_PARAM, (inner, t.requires_grad, collections.OrderedDict()))
-        args = args[:4] + (t.requires_grad if t.is_leaf else False, args[5])
+        args = args[:4] + (t.requires_grad, args[5])
         cls = type(t)
         if cls is not Tensor and cls.__module__.partition(".")[0] not in ("torchlike", "torch"):  # a user's subclass: torch's
             return (_REBUILD_FROM_TYPE, (_REBUILD_TENSOR, cls, args, dict(vars(t))))  # Tensor.__reduce_ex__

@@ -60,6 +60,19 @@ class _NormBase(Module):
             self.register_buffer("num_batches_tracked", None)
         self.reset_parameters()
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        # version 2 added num_batches_tracked: a state dict without version metadata (a plain dict, a checkpoint
+        # from before) that lacks it keeps the module's, as torch's loader does, instead of reporting it missing
+        version = local_metadata.get("version", None)
+        if (version is None or version < 2) and self.track_running_stats:
+            key = prefix + "num_batches_tracked"
+            if key not in state_dict:
+                state_dict[key] = self.num_batches_tracked if self.num_batches_tracked is not None else \
+                    _creation.tensor(0, dtype=_long)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
     def reset_running_stats(self):
         if self.track_running_stats:
             with grad_mode.no_grad():
