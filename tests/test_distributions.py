@@ -639,3 +639,20 @@ def test_mixture_same_family_matches_torch():
     assert_same(dl.mean, dt.mean, rtol=2e-5, atol=1e-6)
     assert_same(dl.variance, dt.variance, rtol=2e-5, atol=1e-6)
     assert tuple(dl.sample((5,)).shape) == tuple(dt.sample((5,)).shape) == (5, 2)
+
+
+def test_parameters_stay_the_users_leaves_like_torch():
+    """broadcast_tensors returns a tensor already of the broadcast shape itself (torch's expand_outplace), so a
+    distribution's ``loc`` is the leaf passed in and gets its gradient (variational-inference tutorials read
+    ``q.loc.grad``); VonMises samples in double and returns the parameters' dtype."""
+    seen = {}
+    for lib in (torch, torchlike):
+        a, b = lib.ones(2, requires_grad=True), lib.ones(1)
+        r = lib.broadcast_tensors(a, b)
+        lib.manual_seed(0)
+        mu = lib.tensor([0.5], requires_grad=True)
+        n = lib.distributions.Normal(mu, 1.0)
+        n.rsample((4,)).sum().backward()
+        vm = lib.distributions.VonMises(lib.tensor(0.0), lib.tensor(1.0)).sample((3,))
+        seen[lib] = (r[0] is a, r[1] is b, n.loc is mu, n.loc.grad.tolist(), str(vm.dtype), vm.tolist())
+    assert seen[torchlike] == seen[torch]

@@ -405,7 +405,9 @@ def broadcast_tensors(*tensors):
                     raise RuntimeError(f"The size of tensor a ({sizes[0][1]}) must match the size of tensor b ({v}) "
                                        f"at non-singleton dimension {nd - j}") from None
         raise
-    return tuple(t.expand(shape) for t in ts)
+    # a tensor already of that shape is returned itself, as torch's expand_outplace does (a distribution's
+    # parameters stay the leaves the user passed: ``Normal(mu, 1.0).loc.grad``)
+    return tuple(t if s == shape else t.expand(shape) for t, s in zip(ts, shapes))
 
 
 def meshgrid(*tensors, indexing=None):

@@ -229,7 +229,8 @@ class VonMises(Distribution):
                 if bool(accept.any()):
                     x = torchlike.where(accept & ~done, (u3 - 0.5).sign() * f.acos(), x)
                     done = done | accept
-            return (x + math.pi + self._loc) % (2 * math.pi) - math.pi
+            # (drawn in double, returned in the parameters' dtype as torch's sample does)
+            return ((x + math.pi + self._loc) % (2 * math.pi) - math.pi).to(self.loc.dtype)
 
     @property
     def mean(self):
