@@ -656,3 +656,19 @@ def test_parameters_stay_the_users_leaves_like_torch():
         vm = lib.distributions.VonMises(lib.tensor(0.0), lib.tensor(1.0)).sample((3,))
         seen[lib] = (r[0] is a, r[1] is b, n.loc is mu, n.loc.grad.tolist(), str(vm.dtype), vm.tolist())
     assert seen[torchlike] == seen[torch]
+
+
+def test_lkj_cholesky_samples_and_log_prob_like_torch():
+    def run(lib):
+        lib.manual_seed(3)
+        d = lib.distributions.LKJCholesky(4, lib.tensor([0.5, 1.0, 3.0]))
+        s = d.sample((2,))
+        e = d.expand((2, 3))
+        return s, d.log_prob(s), tuple(e.batch_shape), tuple(e.event_shape), e.sample().shape, d.support is \
+            lib.distributions.constraints.corr_cholesky
+    ours, theirs = run(torchlike), run(torch)
+    assert_same(ours[0], theirs[0], rtol=0, atol=0)  # torch's draws in torch's order
+    assert_same(ours[1], theirs[1], rtol=1e-5, atol=1e-5)
+    assert ours[2:] == tuple(theirs[2:4]) + (torchlike.Size(theirs[4]), theirs[5])
+    with pytest.raises(ValueError, match="Expected dim to be an integer greater than or equal to 2"):
+        torchlike.distributions.LKJCholesky(1)

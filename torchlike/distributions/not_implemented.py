@@ -3,9 +3,9 @@ constructing one raises NotImplementedError naming it (listed in docs/difference
 from __future__ import annotations
 
 from .._missing import MissingAPI
-from .distribution import Distribution, ExponentialFamily
+from .distribution import ExponentialFamily
 
-__all__ = ["Wishart", "LKJCholesky"]
+__all__ = ["Wishart"]
 
 
 def _make(name, base):
@@ -16,4 +16,3 @@ def _make(name, base):
 
 
 Wishart = _make("Wishart", ExponentialFamily)
-LKJCholesky = _make("LKJCholesky", Distribution)
