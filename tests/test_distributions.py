@@ -672,3 +672,26 @@ def test_lkj_cholesky_samples_and_log_prob_like_torch():
     assert ours[2:] == tuple(theirs[2:4]) + (torchlike.Size(theirs[4]), theirs[5])
     with pytest.raises(ValueError, match="Expected dim to be an integer greater than or equal to 2"):
         torchlike.distributions.LKJCholesky(1)
+
+
+@pytest.mark.parametrize("param", ["covariance_matrix", "precision_matrix", "scale_tril"])
+def test_wishart_samples_and_densities_like_torch(param):
+    import warnings
+
+    def run(lib):
+        lib.manual_seed(5)
+        cov = lib.tensor([[2.0, 0.5], [0.5, 1.0]], dtype=lib.float64)
+        arg = {"covariance_matrix": cov, "precision_matrix": lib.linalg.inv(cov),
+               "scale_tril": lib.linalg.cholesky(cov)}[param]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (torch may warn of a singular sample: the retries are compared)
+            w = lib.distributions.Wishart(lib.tensor([3.0, 6.5], dtype=lib.float64), **{param: arg})
+            s = w.rsample((3,))
+        e = w.expand((4, 2))
+        return [s, w.log_prob(s), w.entropy(), w.mean, w.variance, w.mode, e.sample().shape, e.batch_shape]
+    ours, theirs = run(torchlike), run(torch)
+    for a, b in zip(ours[:6], theirs[:6]):
+        assert_same(a, b, rtol=1e-9, atol=1e-9)
+    assert tuple(ours[6]) == tuple(theirs[6]) and tuple(ours[7]) == tuple(theirs[7])
+    with pytest.raises(ValueError, match="expected to be greater than ndim - 1 = 1"):
+        torchlike.distributions.Wishart(torchlike.tensor(0.5), covariance_matrix=torchlike.eye(2))

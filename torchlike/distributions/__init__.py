@@ -27,9 +27,8 @@ from .heavy_tailed import FisherSnedecor, GeneralizedPareto, StudentT
 from .counting import Geometric, Multinomial, NegativeBinomial
 from .constraint_registry import biject_to, transform_to
 from .mixture import MixtureSameFamily
-from .multivariate_extra import LKJCholesky, LogisticNormal, LowRankMultivariateNormal
+from .multivariate_extra import LKJCholesky, LogisticNormal, LowRankMultivariateNormal, Wishart
 from .bounded_support import ContinuousBernoulli, VonMises
-from .not_implemented import Wishart
 from .transforms import *  # noqa: F401,F403
 from . import transforms as _t
 

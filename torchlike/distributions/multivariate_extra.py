@@ -11,18 +11,21 @@ tensor([[2., 1.],
 from __future__ import annotations
 
 import math
+import numbers
+import warnings
 
 import torchlike
 from torchlike.tensor import Size
 
 from . import constraints
-from .continuous import Beta, Normal
-from .distribution import Distribution
+from .continuous import Beta, Chi2, Normal
+from .distribution import Distribution, ExponentialFamily
+from .multivariate import _precision_to_scale_tril
 from .structured_transforms import StickBreakingTransform
 from .transformed_distribution import TransformedDistribution
 from .utils import _standard_normal, broadcast_all, lazy_property
 
-__all__ = ["LowRankMultivariateNormal", "LogisticNormal", "LKJCholesky"]
+__all__ = ["LowRankMultivariateNormal", "LogisticNormal", "LKJCholesky", "Wishart"]
 
 
 def _batch_capacitance_tril(W, D):
@@ -237,3 +240,179 @@ class LKJCholesky(Distribution):
         normalizer = 0.5 * dm1 * math.log(math.pi) + torchlike.mvlgamma(alpha - 0.5, dm1) - \
             torchlike.lgamma(alpha) * dm1
         return unnormalized - normalizer
+
+
+_LOG_2 = math.log(2)
+
+
+def _mvdigamma(x, p):
+    """The multivariate digamma function of dimension ``p``: sum of digamma(x - i/2), i < p."""
+    if not bool(x.gt((p - 1) / 2).all()):
+        raise AssertionError("Wrong domain for multivariate digamma function.")
+    return torchlike.digamma(x.unsqueeze(-1) - torchlike.arange(p, dtype=x.dtype, device=x.device).div(2)
+                             .expand(x.shape + (-1,))).sum(-1)
+
+
+class Wishart(ExponentialFamily):
+    r"""The Wishart distribution over ``p x p`` positive-definite matrices with ``df`` degrees of freedom and
+    scale :math:`\Sigma` (``covariance_matrix``, ``precision_matrix`` or ``scale_tril``: exactly one).
+    Sampled by the Bartlett decomposition (chi-square diagonal, normal lower triangle) in torch's order, with
+    torch's retries of singular samples: the same seed gives torch's samples.
+
+    >>> import torchlike
+    >>> w = Wishart(torchlike.tensor(4.0), covariance_matrix=torchlike.eye(2))
+    >>> w.sample((3,)).shape, w.mean.tolist()
+    (torch.Size([3, 2, 2]), [[4.0, 0.0], [0.0, 4.0]])
+    """
+    support = constraints.positive_definite
+    has_rsample = True
+    _mean_carrier_measure = 0
+
+    @property
+    def arg_constraints(self):
+        return {"covariance_matrix": constraints.positive_definite, "precision_matrix": constraints.positive_definite,
+                "scale_tril": constraints.lower_cholesky, "df": constraints.greater_than(self.event_shape[-1] - 1)}
+
+    def __init__(self, df, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
+        given = [m for m in (covariance_matrix, precision_matrix, scale_tril) if m is not None]
+        if len(given) != 1:
+            raise AssertionError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
+        param = given[0]
+        if param.dim() < 2:
+            raise ValueError("scale_tril must be at least two-dimensional, with optional leading batch dimensions")
+        if isinstance(df, numbers.Number):
+            batch_shape = Size(param.shape[:-2])
+            self.df = torchlike.tensor(df, dtype=param.dtype, device=param.device)
+        else:
+            batch_shape = torchlike.broadcast_shapes(param.shape[:-2], df.shape)
+            self.df = df.expand(batch_shape)
+        event_shape = param.shape[-2:]
+        p = event_shape[-1]
+        if bool(self.df.le(p - 1).any()):
+            raise ValueError(f"Value of df={df} expected to be greater than ndim - 1 = {p - 1}.")
+        if scale_tril is not None:
+            self.scale_tril = param.expand(batch_shape + (-1, -1))
+        elif covariance_matrix is not None:
+            self.covariance_matrix = param.expand(batch_shape + (-1, -1))
+        else:
+            self.precision_matrix = param.expand(batch_shape + (-1, -1))
+        if bool(self.df.lt(p).any()):
+            warnings.warn("Low df values detected. Singular samples are highly likely to occur for ndim - 1 < df < "
+                          "ndim.", stacklevel=2)
+        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+        self._batch_dims = [-(x + 1) for x in range(len(self._batch_shape))]
+        if scale_tril is not None:
+            self._unbroadcasted_scale_tril = scale_tril
+        elif covariance_matrix is not None:
+            self._unbroadcasted_scale_tril = torchlike.linalg.cholesky(covariance_matrix)
+        else:
+            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._dist_chi2 = self._chi2(self.df, batch_shape)
+
+    def _chi2(self, df, batch_shape):  # row i of the Bartlett factor: sqrt of a chi-square with df - i dof
+        L = self._unbroadcasted_scale_tril
+        return Chi2(df=df.unsqueeze(-1) - torchlike.arange(self._event_shape[-1], dtype=L.dtype, device=L.device)
+                    .expand(batch_shape + (-1,)))
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Wishart, _instance)
+        batch_shape = Size(batch_shape)
+        cov_shape = batch_shape + self.event_shape
+        new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril.expand(cov_shape)
+        new.df = self.df.expand(batch_shape)
+        new._batch_dims = [-(x + 1) for x in range(len(batch_shape))]
+        for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
+            if name in self.__dict__:
+                setattr(new, name, getattr(self, name).expand(cov_shape))
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._dist_chi2 = new._chi2(new.df, batch_shape)
+        new._validate_args = self._validate_args
+        return new
+
+    @lazy_property
+    def scale_tril(self):
+        return self._unbroadcasted_scale_tril.expand(self._batch_shape + self._event_shape)
+
+    @lazy_property
+    def covariance_matrix(self):
+        L = self._unbroadcasted_scale_tril
+        return (L @ L.transpose(-2, -1)).expand(self._batch_shape + self._event_shape)
+
+    @lazy_property
+    def precision_matrix(self):
+        L = self._unbroadcasted_scale_tril
+        eye = torchlike.eye(self._event_shape[-1], device=L.device, dtype=L.dtype)
+        return torchlike.cholesky_solve(eye, L).expand(self._batch_shape + self._event_shape)
+
+    @property
+    def mean(self):
+        return self.df.view(self._batch_shape + (1, 1)) * self.covariance_matrix
+
+    @property
+    def mode(self):
+        factor = self.df - self.covariance_matrix.shape[-1] - 1
+        factor[factor <= 0] = math.nan
+        return factor.view(self._batch_shape + (1, 1)) * self.covariance_matrix
+
+    @property
+    def variance(self):
+        V = self.covariance_matrix
+        d = V.diagonal(dim1=-2, dim2=-1)
+        return self.df.view(self._batch_shape + (1, 1)) * (V.pow(2) + torchlike.einsum("...i,...j->...ij", d, d))
+
+    def _bartlett_sampling(self, sample_shape=Size()):
+        p = self._event_shape[-1]
+        chi = self._dist_chi2.rsample(sample_shape).sqrt()
+        noise = chi.clamp(min=torchlike.finfo(chi.dtype).eps).diag_embed(dim1=-2, dim2=-1)
+        i, j = torchlike.tril_indices(p, p, offset=-1)
+        noise[..., i, j] = torchlike.randn(Size(sample_shape) + self._batch_shape + (p * (p - 1) // 2,),
+                                           dtype=noise.dtype, device=noise.device)
+        chol = self._unbroadcasted_scale_tril @ noise
+        return chol @ chol.transpose(-2, -1)
+
+    def rsample(self, sample_shape=Size(), max_try_correction=None):
+        """Bartlett samples; singular ones are redrawn up to ``max_try_correction`` times (default 10), as torch
+        does (with its "Singular sample detected." warning)."""
+        if max_try_correction is None:
+            max_try_correction = 10
+        sample_shape = Size(sample_shape)
+        sample = self._bartlett_sampling(sample_shape)
+        # (as torch's code reads: the first check marks the samples *inside* the support)
+        is_singular = self.support.check(sample)
+        if self._batch_shape:
+            is_singular = is_singular.amax(self._batch_dims)
+        if bool(is_singular.any()):
+            warnings.warn("Singular sample detected.", stacklevel=2)
+            for _ in range(max_try_correction):
+                sample_new = self._bartlett_sampling(is_singular[is_singular].shape)
+                sample[is_singular] = sample_new
+                is_singular_new = ~self.support.check(sample_new)
+                if self._batch_shape:
+                    is_singular_new = is_singular_new.amax(self._batch_dims)
+                is_singular[is_singular.clone()] = is_singular_new
+                if not bool(is_singular.any()):
+                    break
+        return sample
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        nu, p, L = self.df, self._event_shape[-1], self._unbroadcasted_scale_tril
+        return (-nu * (p * _LOG_2 / 2 + L.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+                - torchlike.mvlgamma(nu / 2, p=p)
+                + (nu - p - 1) / 2 * torchlike.linalg.slogdet(value).logabsdet
+                - torchlike.cholesky_solve(value, L).diagonal(dim1=-2, dim2=-1).sum(dim=-1) / 2)
+
+    def entropy(self):
+        nu, p, L = self.df, self._event_shape[-1], self._unbroadcasted_scale_tril
+        return ((p + 1) * (p * _LOG_2 / 2 + L.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+                + torchlike.mvlgamma(nu / 2, p=p) - (nu - p - 1) / 2 * _mvdigamma(nu / 2, p=p) + nu * p / 2)
+
+    @property
+    def _natural_params(self):
+        return -self.precision_matrix / 2, (self.df - self._event_shape[-1] - 1) / 2
+
+    def _log_normalizer(self, x, y):
+        p = self._event_shape[-1]
+        return (y + (p + 1) / 2) * (-torchlike.linalg.slogdet(-2 * x).logabsdet + _LOG_2 * p) + \
+            torchlike.mvlgamma(y + (p + 1) / 2, p=p)
