@@ -5,9 +5,9 @@ Statistics follow torch's arithmetic: quantiles interpolate as ``torch.quantile`
 ``select_unit``, ``trim_sigfig`` and ``significant_figures`` work in float32 as torch's do (torch builds
 default-dtype tensors there), so unit and digit choices agree with torch's at the boundaries too.
 
->>> m = Measurement(number_per_run=4, raw_times=[4e-6, 8e-6, 12e-6, 16e-6], task_spec=TaskSpec("f(x)", "pass"))
->>> m.median, m.times[0]
-(2.5e-06, 1e-06)
+>>> m = Measurement(number_per_run=1000, raw_times=[1e-3, 2e-3, 3e-3, 4e-3], task_spec=TaskSpec("f(x)", "pass"))
+>>> m.times[0], round(m.median * 1e6, 6), round(m.iqr * 1e6, 6)
+(1e-06, 2.5, 1.5)
 >>> select_unit(m.median)
 ('us', 1e-06)
 """
