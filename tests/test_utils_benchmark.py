@@ -3,6 +3,7 @@
 Given the same raw times, reprs, tables and statistics equal torch's exactly (the object address and the
 package name masked). Timed runs differ in their numbers, so those are compared with numbers, units and
 alignment masked."""
+import os
 import pickle
 import re
 
@@ -13,7 +14,7 @@ import torch.utils.benchmark  # noqa: F401
 import torchlike
 import torchlike.utils.benchmark as tl_bench
 from torchlike.utils.benchmark.utils import timer as tl_timer
-from conftest import raises_like_torch
+from conftest import raises_like_torch, run_program
 
 MODS = [torch, torchlike]
 
@@ -28,8 +29,10 @@ def _plain(text):
 
 
 def _shape(text):
-    """``text``'s layout without its numbers: numbers, time units and runs of spaces/dashes masked."""
-    text = re.sub(r"\d+(\.\d+)?", "N", _plain(text))
+    """``text``'s layout without its numbers: numbers, time units, colours (which cell is fastest) and runs of
+    spaces/dashes masked."""
+    text = re.sub(r"(ESC|\x1b)\[\d+m", "", _plain(text))
+    text = re.sub(r"\d+(\.\d+)?", "N", text)
     text = re.sub(r"\b(nanosecond|microsecond|millisecond|second)s \((ns|us|ms|s)\)", "UNITs (U)", text)
     text = re.sub(r"N (ns|us|ms|s)\b", "N U", text)
     text = re.sub(r"N measurements, N runs per measurement", "N measurement, N runs ,", text)
@@ -221,3 +224,11 @@ def test_missing_parts_name_themselves():
     with pytest.raises(NotImplementedError, match="language='cpp'"):
         tl_bench.Timer("1", language="cpp")
     assert torchlike.utils.benchmark is tl_bench
+
+
+def test_tutorial_program_under_the_runner_prints_torchs_layout():
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "benchmark_tutorial.py")
+    theirs, ours = run_program([script], runner=False), run_program([script], runner=True)
+    assert _shape("\n".join(ours)) == _shape("\n".join(theirs))
+    assert "torch.utils.benchmark.utils.common Measurement True True True True" in ours
+    assert sum("threads: " in line for line in ours) == 4

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import functools
 import statistics
 import textwrap
 import timeit
@@ -31,9 +32,15 @@ from . import common
 __all__ = ["Timer", "timer", "Language"]
 
 
+@functools.cache
+def _has_accelerator() -> bool:
+    # asked once: the question costs microseconds (JAX lists its devices), as much as a timed op
+    return accelerator.is_available()
+
+
 def timer() -> float:
     """``timeit.default_timer()`` after waiting for the accelerator's queued work (when there is one)."""
-    if accelerator.is_available():
+    if _has_accelerator():
         accelerator.synchronize()
     return timeit.default_timer()
 
