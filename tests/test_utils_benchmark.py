@@ -179,8 +179,11 @@ def test_timer_waits_for_the_statements_tensors(monkeypatch):
     # before each clock read that ends a loop: the last value's three (device) tensors
     assert waited and set(waited) == {3}
     waited.clear()
-    tl_bench.Timer("y = x * 2", globals={"x": x}).timeit(3)
-    assert waited == []  # a statement, not an expression: timed as written
+    tl_bench.Timer("y = x @ x\nz = y @ y; z  # z's value", globals={"x": x}).timeit(3)
+    assert waited and set(waited) == {1}  # the final expression statement's value
+    waited.clear()
+    tl_bench.Timer("y = x @ x", globals={"x": x}).timeit(3)
+    assert waited == []  # no final expression: timed as written
 
 
 def _timer_call(**kw):

@@ -1,11 +1,10 @@
 """``Timer``: timeit with torch's warmup, replicates and labels, that waits for JAX's asynchronous work.
 
 torch's default ``timer`` synchronizes an accelerator before reading the clock; torchlike's does the same
-(``torch.accelerator.synchronize``), and, because JAX dispatch is asynchronous on the CPU too, a Timer
-whose ``stmt`` is one expression also waits for that expression's last value before each clock read (JAX
-runs a device's work in order, so the rest is done then). A statement that is not an expression (an
-assignment, several lines) is timed as written: end it with an expression (``y = f(x); y``) to make the
-Timer wait for ``y``.
+(``torch.accelerator.synchronize``). Because JAX dispatch is asynchronous on the CPU too, a Timer whose
+``stmt`` ends with an expression (``f(x)``, or ``y = f(x); y``) also waits for the tensors of that
+expression's last value before each clock read (JAX runs a device's work in order, so the rest is done
+then). A ``stmt`` ending otherwise (``y = f(x)``) is timed as written.
 
 >>> t = Timer("x * 2", globals={"x": 3}, label="double")
 >>> m = t.blocked_autorange(min_run_time=0.01)
@@ -50,6 +49,9 @@ class Language(enum.Enum):
     CPP = 1
 
 
+_SINK = "_torchlike_benchmark_result"  # the global through which the timed loop hands its last value over
+
+
 def _buffers(value, out):
     """The JAX arrays behind the tensors in ``value`` (a tensor, or tuples/lists/dicts of them)."""
     if isinstance(value, Tensor):
@@ -65,12 +67,23 @@ def _buffers(value, out):
     return out
 
 
-def _is_expression(stmt: str) -> bool:
+def _keeping_last_value(stmt: str) -> str | None:
+    """``stmt`` with its final expression statement's value stored in ``_SINK[0]``; None when it does not
+    end with an expression (or does not parse: timeit then reports the error as torch's Timer does)."""
     try:
-        ast.parse(stmt, mode="eval")
+        body = ast.parse(stmt).body
     except SyntaxError:
-        return False
-    return True
+        return None
+    if not body or not isinstance(body[-1], ast.Expr):
+        return None
+    last = body[-1]
+    lines = stmt.splitlines(keepends=True)
+    # character offsets of the final statement (ast columns count UTF-8 bytes)
+    start = sum(len(line) for line in lines[:last.lineno - 1]) + \
+        len(lines[last.lineno - 1].encode()[:last.col_offset].decode())
+    end = sum(len(line) for line in lines[:last.end_lineno - 1]) + \
+        len(lines[last.end_lineno - 1].encode()[:last.end_col_offset].decode())
+    return f"{stmt[:start]}{_SINK}[0] = (\n{stmt[start:end]}\n){stmt[end:]}"
 
 
 class _WaitingTimer:
@@ -86,9 +99,6 @@ class _WaitingTimer:
             if buffers:
                 jax.block_until_ready(buffers)
         return self._clock()
-
-
-_SINK = "_torchlike_benchmark_result"
 
 
 class Timer:
@@ -119,9 +129,10 @@ class Timer:
         stmt, setup = _tidy(stmt), _tidy(setup)
         self._sink = [None]
         code, clock = stmt, timer
-        if _is_expression(stmt):
+        kept = _keeping_last_value(stmt)
+        if kept is not None:
             self._globals[_SINK] = self._sink
-            code, clock = f"{_SINK}[0] = (\n{stmt}\n)", _WaitingTimer(timer, self._sink)
+            code, clock = kept, _WaitingTimer(timer, self._sink)
         self._timer = timeit.Timer(stmt=code, setup=setup, timer=clock, globals=self._globals)
         self._task_spec = common.TaskSpec(stmt=stmt, setup=setup, global_setup=global_setup, label=label,
                                           sub_label=sub_label, description=description, env=env,
