@@ -1,8 +1,8 @@
-"""torchlike.utils: data loading (utils.data), checkpointing, tensorboard, dlpack."""
+"""torchlike.utils: data loading (utils.data), checkpointing, tensorboard, dlpack, benchmark."""
 from .._missing import module_getattr
 from .._torch_paths import lazy_import
 
-_SUBMODULES = ("data", "checkpoint", "tensorboard", "dlpack", "hooks", "_pytree")
+_SUBMODULES = ("data", "checkpoint", "tensorboard", "dlpack", "hooks", "_pytree", "benchmark")
 _missing = module_getattr("torch.utils")
 
 
