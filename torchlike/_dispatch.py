@@ -10,7 +10,7 @@ import numpy as np
 from . import _errors, _grad_mode, _jit_cache, _views
 from ._device import CPU
 from . import _profiler_state as _prof
-from ._tape import _NODE_CLASSES, ANOMALY, node_class
+from ._tape import _NODE_CLASSES, ANOMALY, FORWARD_AD, node_class
 from .tensor import _PLAIN_VALUE, Tensor
 
 __all__ = ["dispatch", "forward_fn", "HOST_SCALAR_OPS", "host_int_sum"]
@@ -123,10 +123,14 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
         outs = [Tensor._wrap(o, dev) for o in out]
         if record:
             _record(f, statics, args, arrays, outs, name, saves)
+        if FORWARD_AD[0] is not None:
+            FORWARD_AD[0].op(f, statics, args, arrays, outs)
         return tuple(outs)
     t = Tensor._wrap(out, dev)
     if record:
         _record(f, statics, args, arrays, [t], name, saves)
+    if FORWARD_AD[0] is not None:
+        FORWARD_AD[0].op(f, statics, args, arrays, [t])
     return t
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._tape import FORWARD_AD
 from . import _dtype
 from ._errors import to_host
 from ._ops.registry import register
@@ -153,6 +154,10 @@ def tensor_repr(t, prefix="tensor("):
         suffix.append(f"grad_fn=<{t.grad_fn.name()}>")
     elif t.requires_grad:
         suffix.append("requires_grad=True")
+    if FORWARD_AD[0] is not None:  # a dual level is entered: a dual tensor shows its tangent
+        tangent = FORWARD_AD[0].tangent_of(t)
+        if tangent is not None:
+            suffix.append(f"tangent={tangent}")
     return _add_suffixes(prefix + body, suffix, len(prefix))
 
 

@@ -346,3 +346,8 @@ def op_name(node_name):
 # autograd anomaly detection (torch.autograd.detect_anomaly): [enabled, check_nan]; the dispatcher records each
 # node's forward stack while it is on, the engine checks every node's gradients for NaN and names the node
 ANOMALY = [False, True]
+
+# forward-mode AD (torch.autograd.forward_ad): while a dual level is entered, the object whose ``op(f, statics,
+# args, arrays, outs)`` and ``view(t, out)`` give results the tangents of their inputs (the dispatcher and view_step
+# call them); None otherwise, so eager ops pay one list read
+FORWARD_AD = [None]

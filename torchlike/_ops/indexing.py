@@ -29,6 +29,7 @@ from .._creation import tensor as _tensor
 from ._util import Tensor, cast, dispatch, register
 from .host_scalars import set_number, set_scalar_tensor
 from .views import view_step
+from .._tape import FORWARD_AD
 
 __all__ = ["getitem", "setitem", "index_put", "concrete_index", "check_index_dtype", "c_type_name"]
 
@@ -433,7 +434,7 @@ def getitem(self, index):
     tensor([3, 4, 5])
     """
     tp = type(index)
-    if tp is slice or tp is int:
+    if (tp is slice or tp is int) and FORWARD_AD[0] is None:  # (with a dual level: view_step, which sees duals)
         t = _fast_basic(self, index, tp is int)
         if t is not None:
             return t
@@ -471,7 +472,7 @@ def _value_tensor(value, self):
 @register("__setitem__", namespaces=(), promote="none")
 def setitem(self, index, value):
     """``self[index] = value``: basic index -> write through the view; advanced -> index_put."""
-    if type(index) is int:
+    if type(index) is int and FORWARD_AD[0] is None:
         tv = type(value)
         if (tv is float or tv is int) and set_number(self, index, value) or \
                 tv is Tensor and set_scalar_tensor(self, index, value):

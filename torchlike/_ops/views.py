@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import _dtype, _views
 from .._errors import check_alloc
+from .._tape import FORWARD_AD
 from .._mutation import alias_op, copy_slices, view_of_root  # noqa: F401  (one copy, in layer 2; re-exported)
 from ._util import Tensor, dispatch, is_symbolic, register, shape_arg, wrap_dim
 from .basic import clone
@@ -40,6 +41,12 @@ def view_step(t, step, name=None):
     """Apply one view step to tensor ``t``; the result aliases t's root.  Outside autograd and tracing a
     reshape/permute/expand is a lazy view (``Tensor._lazy_view``): no program runs until its value is read,
     and an op consuming it reads it from the root inside its own program (``_dispatch``)."""
+    if FORWARD_AD[0] is not None:  # a dual level is entered: the view's tangent is the same view of t's
+        return FORWARD_AD[0].view(t, step, _view_step(t, step, name))
+    return _view_step(t, step, name)
+
+
+def _view_step(t, step, name):
     shape = _lazy_shape(t, step)
     if shape is not None:
         lazy = t._lazy_view(step, shape)
