@@ -9,6 +9,7 @@ import jax.numpy as jnp
 import jax.scipy.special as jss
 
 from .. import _dtype, return_types
+from .._errors import float_arg
 from ._util import Tensor, cast, dispatch, exact_div, float_dtype_for, opmath, register
 from .legacy_overloads import sort_scalar_args
 from .pointwise import _polygamma
@@ -178,7 +179,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     else:
         posinf = 0 if posinf is None else posinf
         neginf = 0 if neginf is None else neginf
-    return dispatch(_n2n_impl, (input, float(nan), float(posinf), float(neginf)), (), name="NanToNumBackward0")
+    return dispatch(_n2n_impl, (input, float_arg(nan, "nan"), float_arg(posinf, "posinf"), float_arg(neginf, "neginf")), (), name="NanToNumBackward0")
 
 
 def _logit_impl(x, eps, dt, has_eps):
@@ -200,7 +201,7 @@ def logit(input, eps=None):
     if input.dtype.is_complex:
         raise NotImplementedError(f'"logit_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
     d = float_dtype_for(input.dtype)
-    return dispatch(_logit_impl, (input, 0.0 if eps is None else float(eps)),
+    return dispatch(_logit_impl, (input, 0.0 if eps is None else float_arg(eps, "eps")),
                     (("dt", d.np), ("has_eps", eps is not None)), name="LogitBackward0")
 
 

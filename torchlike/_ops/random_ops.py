@@ -26,7 +26,7 @@ from .._random import draw, fill_order, in_fill_order, like_order
 from .. import _grad_mode as grad_mode
 from . import dropout as _dropout
 from ._util import Tensor, register
-from .._errors import broadcast_shape
+from .._errors import broadcast_shape, float_arg, int_arg
 from .._mutation import write_out
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson", "rand_like",
@@ -304,7 +304,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
                            f"{_dtype._CAP[input.dtype.name]}")
     if input.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
-    n = int(num_samples)
+    n = int_arg(num_samples, "num_samples")
     if n <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     k = input.shape[-1]
@@ -388,7 +388,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
     _need_float(self, "check_uniform_bounds")
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_g(from_)} > to={_g(to)}")
-    return _fill(self, _into(self, "uniform", generator, (float(from_), float(to))), "UniformBackward0")
+    return _fill(self, _into(self, "uniform", generator, (float_arg(from_, "from"), float_arg(to, "to"))), "UniformBackward0")
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
@@ -396,7 +396,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _need_float(self, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
-    return _fill(self, _into(self, "normal", generator, (float(mean), float(std))), "NormalBackward0")
+    return _fill(self, _into(self, "normal", generator, (float_arg(mean, "mean"), float_arg(std, "std"))), "NormalBackward0")
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
@@ -468,7 +468,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
     _continuous(self, "Exponential", False)
-    return _fill(self, _into(self, "exponential", generator, (float(lambd),)), "ExponentialBackward0")
+    return _fill(self, _into(self, "exponential", generator, (float_arg(lambd, "lambd"),)), "ExponentialBackward0")
 
 
 def geometric_(self, p, *, generator=None):
@@ -477,7 +477,7 @@ def geometric_(self, p, *, generator=None):
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_g(p)}")
     if self.dtype.is_complex or self.dtype is _dtype.bool:
         raise NotImplementedError(f'"geometric_cpu" not implemented for \'{_dtype._CAP[self.dtype.name]}\'')
-    return _fill(self, _into(self, "geometric", generator, (float(p),)), "GeometricBackward0")
+    return _fill(self, _into(self, "geometric", generator, (float_arg(p, "p"),)), "GeometricBackward0")
 
 
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
@@ -485,7 +485,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_g(sigma)}")
     _continuous(self, "Cauchy", True)
-    return _fill(self, _into(self, "cauchy", generator, (float(median), float(sigma))), "CauchyBackward0")
+    return _fill(self, _into(self, "cauchy", generator, (float_arg(median, "median"), float_arg(sigma, "sigma"))), "CauchyBackward0")
 
 
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
@@ -493,7 +493,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(std)}")
     _need_float(self, "log_normal_cpu", complex_ok=False)
-    return _fill(self, _into(self, "lognormal", generator, (float(mean), float(std))), "LogNormalBackward0")
+    return _fill(self, _into(self, "lognormal", generator, (float_arg(mean, "mean"), float_arg(std, "std"))), "LogNormalBackward0")
 
 
 for _f in (uniform_, normal_, bernoulli_, random_, exponential_, geometric_, cauchy_, log_normal_):
