@@ -20,21 +20,15 @@ VALUES_FIRST = ("torchlike checks the input's values (rank, shape, dtype, range)
                 "argument, where torch's parser rejects the type first")
 
 _LISTS = {
-    # 317 cases
+    # 267 cases
     VALUES_FIRST: """
     method:backward:float_list method:bincount:str method:bincount:float method:bincount:float_list
-    method:bincount:int_str method:bitwise_and:none method:bitwise_and:int_str method:bitwise_and_:none
-    method:bitwise_and_:int_str method:bitwise_left_shift:none method:bitwise_left_shift:int_str
-    method:bitwise_left_shift_:none method:bitwise_left_shift_:int_str method:bitwise_or:none
-    method:bitwise_or:int_str method:bitwise_or_:none method:bitwise_or_:int_str method:bitwise_right_shift:none
-    method:bitwise_right_shift:int_str method:bitwise_right_shift_:none method:bitwise_right_shift_:int_str
-    method:bitwise_xor:none method:bitwise_xor:int_str method:bitwise_xor_:none method:bitwise_xor_:int_str
-    method:bmm:str method:bmm:float method:bmm:none method:bmm:float_list method:cholesky:str method:cholesky:float
-    method:cholesky:none method:cholesky:float_list method:cholesky_inverse:str method:cholesky_inverse:float
-    method:cholesky_inverse:none method:cholesky_inverse:float_list method:cholesky_solve:int_str
-    method:chunk:int_str method:clamp_max:none method:clamp_max_:none method:clamp_min:none method:clamp_min_:none
-    method:copy_:float_list method:dsplit:str method:dsplit:float method:dsplit:none method:dsplit:float_list
-    method:ger:str method:ger:float method:ger:none method:ger:float_list method:histc:int_str method:histogram:str
+    method:bincount:int_str method:bmm:str method:bmm:float method:bmm:none method:bmm:float_list
+    method:cholesky:str method:cholesky:float method:cholesky:none method:cholesky:float_list
+    method:cholesky_inverse:str method:cholesky_inverse:float method:cholesky_inverse:none
+    method:cholesky_inverse:float_list method:cholesky_solve:int_str method:chunk:int_str method:copy_:float_list
+    method:dsplit:str method:dsplit:float method:dsplit:none method:dsplit:float_list method:ger:str
+    method:ger:float method:ger:none method:ger:float_list method:histc:int_str method:histogram:str
     method:histogram:float method:histogram:none method:histogram:float_list method:istft:str method:istft:float
     method:istft:none method:istft:float_list method:istft:int_str method:lu:none method:lu:int_str
     method:matrix_power:str method:matrix_power:float method:matrix_power:none method:matrix_power:float_list
@@ -48,17 +42,12 @@ _LISTS = {
     function:adaptive_max_pool1d:float_list function:alpha_dropout:float function:arange:str function:arange:float
     function:arange:none function:arange:float_list function:arange:int_str function:avg_pool1d:float_list
     function:bincount:str function:bincount:float function:bincount:float_list function:bincount:int_str
-    function:bitwise_and:none function:bitwise_and:int_str function:bitwise_left_shift:none
-    function:bitwise_left_shift:int_str function:bitwise_or:none function:bitwise_or:int_str
-    function:bitwise_right_shift:none function:bitwise_right_shift:int_str function:bitwise_xor:none
-    function:bitwise_xor:int_str function:bmm:str function:bmm:float function:bmm:none function:bmm:float_list
-    function:can_cast:str function:can_cast:float function:can_cast:none function:can_cast:float_list
-    function:cartesian_prod:str function:cartesian_prod:float function:cartesian_prod:none
-    function:cartesian_prod:float_list function:cartesian_prod:int_str function:celu:int_str function:cholesky:str
-    function:cholesky:float function:cholesky:none function:cholesky:float_list function:cholesky_inverse:str
+    function:bmm:str function:bmm:float function:bmm:none function:bmm:float_list function:cartesian_prod:str
+    function:cartesian_prod:float function:cartesian_prod:none function:cartesian_prod:float_list
+    function:cartesian_prod:int_str function:celu:int_str function:cholesky:str function:cholesky:float
+    function:cholesky:none function:cholesky:float_list function:cholesky_inverse:str
     function:cholesky_inverse:float function:cholesky_inverse:none function:cholesky_inverse:float_list
-    function:cholesky_solve:int_str function:chunk:int_str function:clamp_max:none function:clamp_max_:none
-    function:clamp_min:none function:clamp_min_:none function:combinations:str function:combinations:float
+    function:cholesky_solve:int_str function:chunk:int_str function:combinations:str function:combinations:float
     function:combinations:none function:combinations:float_list function:combinations:int_str function:conv2d:str
     function:conv2d:float function:conv2d:none function:conv2d:float_list function:conv2d:int_str
     function:conv3d:str function:conv3d:float function:conv3d:none function:conv3d:float_list
@@ -86,66 +75,61 @@ _LISTS = {
     function:meshgrid:int_str function:multinomial:int_str function:norm:str_only function:nuclear_norm:str
     function:nuclear_norm:dim_str function:outer:str function:outer:float function:outer:none
     function:outer:float_list function:pca_lowrank:str_only function:pixel_shuffle:float
-    function:pixel_unshuffle:float function:polygamma:str function:polygamma:float function:polygamma:none
-    function:polygamma:float_list function:promote_types:str function:promote_types:float
-    function:promote_types:none function:promote_types:float_list function:range:float function:range:none
-    function:repeat_interleave:dim_str function:repeat_interleave:none function:resize_as_sparse_:str
-    function:resize_as_sparse_:float function:resize_as_sparse_:none function:resize_as_sparse_:float_list
-    function:rms_norm:float_list function:rms_norm:int_str function:rnn_relu:str function:rnn_relu:float
-    function:rnn_relu:none function:rnn_relu:float_list function:rnn_relu:int_str function:rnn_relu:str_only
-    function:rnn_tanh:str function:rnn_tanh:float function:rnn_tanh:none function:rnn_tanh:float_list
-    function:rnn_tanh:int_str function:rnn_tanh:str_only function:roll:float_list function:rot90:int_str
-    function:saddmm:int_str function:searchsorted:float_list function:segment_reduce:float
-    function:segment_reduce:none function:slice_copy:int_str function:sparse_coo_tensor:none
-    function:sparse_coo_tensor:int_str function:split:float_list function:split_copy:float_list
-    function:split_with_sizes:float_list function:split_with_sizes_copy:float_list function:stft:str
-    function:stft:float function:stft:none function:stft:float_list function:stft:int_str
-    function:svd_lowrank:str_only function:tensordot:str function:tensordot:float function:tensordot:none
-    function:tensordot:float_list function:tensordot:int_str function:unsafe_chunk:int_str
-    function:unsafe_split:float_list function:unsafe_split_with_sizes:float_list function:vander:str
-    function:vander:float function:vander:float_list function:vander:int_str function:where:int_str
+    function:pixel_unshuffle:float function:range:float function:range:none function:repeat_interleave:dim_str
+    function:repeat_interleave:none function:resize_as_sparse_:str function:resize_as_sparse_:float
+    function:resize_as_sparse_:none function:resize_as_sparse_:float_list function:rms_norm:float_list
+    function:rms_norm:int_str function:rnn_relu:str function:rnn_relu:float function:rnn_relu:none
+    function:rnn_relu:float_list function:rnn_relu:int_str function:rnn_relu:str_only function:rnn_tanh:str
+    function:rnn_tanh:float function:rnn_tanh:none function:rnn_tanh:float_list function:rnn_tanh:int_str
+    function:rnn_tanh:str_only function:roll:float_list function:rot90:int_str function:saddmm:int_str
+    function:searchsorted:float_list function:segment_reduce:float function:segment_reduce:none
+    function:slice_copy:int_str function:sparse_coo_tensor:none function:sparse_coo_tensor:int_str
+    function:split:float_list function:split_copy:float_list function:split_with_sizes:float_list
+    function:split_with_sizes_copy:float_list function:stft:str function:stft:float function:stft:none
+    function:stft:float_list function:stft:int_str function:svd_lowrank:str_only function:tensordot:str
+    function:tensordot:float function:tensordot:none function:tensordot:float_list function:tensordot:int_str
+    function:unsafe_chunk:int_str function:unsafe_split:float_list function:unsafe_split_with_sizes:float_list
+    function:vander:str function:vander:float function:vander:float_list function:vander:int_str
+    function:where:int_str
     """,
-    # 215 cases
+    # 202 cases
     NOT_REJECTED: """
     method:all:int_str method:amax:int_str method:amin:int_str method:any:int_str method:argmax:int_str
     method:argmin:int_str method:argsort:int_str method:bernoulli:none method:chalf:str method:chalf:float
     method:chalf:none method:chalf:float_list method:contiguous:str method:contiguous:float method:contiguous:none
     method:contiguous:float_list method:copy_:int_str method:cpu:str method:cpu:float method:cpu:none
-    method:cpu:float_list method:diff:float method:fill_diagonal_:int_str method:histc:float
-    method:is_contiguous:str method:is_contiguous:float method:is_contiguous:none method:is_contiguous:float_list
-    method:is_pinned:str method:is_pinned:float method:is_pinned:float_list method:kthvalue:float
-    method:logsumexp:none method:logsumexp:int_str method:lu:str method:lu:float method:lu:float_list
-    method:max:none method:max:int_str method:mean:int_str method:median:none method:median:int_str method:min:none
-    method:min:int_str method:mode:int_str method:mvlgamma:float method:mvlgamma_:float method:nanmean:int_str
+    method:cpu:float_list method:fill_diagonal_:int_str method:is_contiguous:str method:is_contiguous:float
+    method:is_contiguous:none method:is_contiguous:float_list method:is_pinned:str method:is_pinned:float
+    method:is_pinned:float_list method:logsumexp:none method:logsumexp:int_str method:lu:str method:lu:float
+    method:lu:float_list method:max:none method:max:int_str method:mean:int_str method:median:none
+    method:median:int_str method:min:none method:min:int_str method:mode:int_str method:nanmean:int_str
     method:nanmedian:none method:nanmedian:int_str method:nansum:int_str method:new:float method:new:dim_str
     method:pin_memory:str method:pin_memory:float method:pin_memory:none method:pin_memory:float_list
-    method:pinverse:none method:polygamma:float method:polygamma_:float method:prod:none method:prod:int_str
-    method:qr:str method:qr:float method:qr:none method:qr:float_list method:random_:float method:random_:dim_str
-    method:random_:none method:record_stream:str method:record_stream:float method:record_stream:none
-    method:record_stream:float_list method:repeat_interleave:float method:requires_grad_:str
-    method:requires_grad_:float method:requires_grad_:none method:requires_grad_:float_list method:sort:int_str
-    method:squeeze:none method:squeeze_:none method:std:int_str method:sum:int_str method:svd:str method:svd:float
-    method:svd:none method:svd:float_list method:svd:int_str method:tensor_split:float_list method:to_sparse:none
-    method:topk:float method:type:float method:type:dim_str method:uniform_:dim_str method:unique:str
-    method:unique:float method:unique:none method:unique:float_list method:unique:int_str
-    method:unique_consecutive:str method:unique_consecutive:float method:unique_consecutive:none
-    method:unique_consecutive:float_list method:unique_consecutive:int_str method:var:int_str
-    function:adaptive_avg_pool1d:float function:adaptive_max_pool1d:float function:adaptive_max_pool1d:int_str
-    function:all:int_str function:alpha_dropout:int_str function:alpha_dropout_:int_str function:amax:int_str
-    function:amin:int_str function:any:int_str function:argmax:int_str function:argmin:int_str
-    function:argsort:int_str function:as_tensor:none function:avg_pool1d:float function:batch_norm_stats:float
-    function:bernoulli:none function:channel_shuffle:float function:constant_pad_nd:float_list
-    function:cumulative_trapezoid:float function:cumulative_trapezoid:none function:diff:float
+    method:pinverse:none method:prod:none method:prod:int_str method:qr:str method:qr:float method:qr:none
+    method:qr:float_list method:random_:float method:random_:dim_str method:random_:none method:record_stream:str
+    method:record_stream:float method:record_stream:none method:record_stream:float_list
+    method:repeat_interleave:float method:requires_grad_:str method:requires_grad_:float method:requires_grad_:none
+    method:requires_grad_:float_list method:sort:int_str method:squeeze:none method:squeeze_:none method:std:int_str
+    method:sum:int_str method:svd:str method:svd:float method:svd:none method:svd:float_list method:svd:int_str
+    method:tensor_split:float_list method:to_sparse:none method:type:float method:type:dim_str
+    method:uniform_:dim_str method:unique:str method:unique:float method:unique:none method:unique:float_list
+    method:unique:int_str method:unique_consecutive:str method:unique_consecutive:float
+    method:unique_consecutive:none method:unique_consecutive:float_list method:unique_consecutive:int_str
+    method:var:int_str function:adaptive_avg_pool1d:float function:adaptive_max_pool1d:float
+    function:adaptive_max_pool1d:int_str function:all:int_str function:alpha_dropout:int_str
+    function:alpha_dropout_:int_str function:amax:int_str function:amin:int_str function:any:int_str
+    function:argmax:int_str function:argmin:int_str function:argsort:int_str function:as_tensor:none
+    function:avg_pool1d:float function:batch_norm_stats:float function:bernoulli:none function:channel_shuffle:float
+    function:constant_pad_nd:float_list function:cumulative_trapezoid:float function:cumulative_trapezoid:none
     function:dropout:int_str function:dropout_:int_str function:feature_alpha_dropout:int_str
     function:feature_alpha_dropout_:int_str function:feature_dropout:int_str function:feature_dropout_:int_str
     function:frobenius_norm:none function:frobenius_norm:int_str function:group_norm:float
-    function:hinge_embedding_loss:float function:histc:float function:is_conj:str_only
-    function:is_distributed:str_only function:is_inference:str_only function:is_neg:str_only function:kthvalue:float
-    function:logsumexp:none function:logsumexp:int_str function:lu:str function:lu:float function:lu:float_list
-    function:max:none function:max:int_str function:max_pool1d:float function:max_pool1d_with_indices:float
-    function:mean:int_str function:median:none function:median:int_str function:min:none function:min:int_str
-    function:mode:int_str function:mvlgamma:float function:nanmean:int_str function:nanmedian:none
-    function:nanmedian:int_str function:nansum:int_str function:native_channel_shuffle:float
+    function:hinge_embedding_loss:float function:is_conj:str_only function:is_distributed:str_only
+    function:is_inference:str_only function:is_neg:str_only function:logsumexp:none function:logsumexp:int_str
+    function:lu:str function:lu:float function:lu:float_list function:max:none function:max:int_str
+    function:max_pool1d:float function:max_pool1d_with_indices:float function:mean:int_str function:median:none
+    function:median:int_str function:min:none function:min:int_str function:mode:int_str function:nanmean:int_str
+    function:nanmedian:none function:nanmedian:int_str function:nansum:int_str function:native_channel_shuffle:float
     function:native_dropout:int_str function:norm_except_dim:float function:normal:int_str
     function:nuclear_norm:none function:pinverse:none function:prod:none function:prod:int_str function:qr:str
     function:qr:float function:qr:none function:qr:float_list function:randint_like:float
@@ -154,12 +138,11 @@ _LISTS = {
     function:sort:int_str function:squeeze:none function:squeeze_copy:none function:std:int_str
     function:std_mean:int_str function:sum:int_str function:svd:str function:svd:float function:svd:none
     function:svd:float_list function:svd:int_str function:sym_constrain_range:str_only
-    function:sym_constrain_range_for_size:str_only function:tensor_split:float_list function:topk:float
-    function:trapezoid:float function:trapezoid:none function:trapz:float function:trapz:none function:unique:str
-    function:unique:float function:unique:none function:unique:float_list function:unique:int_str
-    function:unique_consecutive:str function:unique_consecutive:float function:unique_consecutive:none
-    function:unique_consecutive:float_list function:unique_consecutive:int_str function:var:int_str
-    function:var_mean:int_str function:where:none
+    function:sym_constrain_range_for_size:str_only function:tensor_split:float_list function:trapezoid:float
+    function:trapezoid:none function:trapz:float function:trapz:none function:unique:str function:unique:float
+    function:unique:none function:unique:float_list function:unique:int_str function:unique_consecutive:str
+    function:unique_consecutive:float function:unique_consecutive:none function:unique_consecutive:float_list
+    function:unique_consecutive:int_str function:var:int_str function:var_mean:int_str function:where:none
     """,
     # 120 cases
     METHOD_ATTRIBUTE: """

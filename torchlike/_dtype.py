@@ -145,6 +145,10 @@ def to_dtype(d) -> dtype:
         return bool
     if d is _builtin_complex:
         return complex128
+    try:
+        d = np.dtype(d)
+    except (TypeError, ValueError):  # not a dtype at all ('x', a Tensor): torch's argument-parser error
+        raise argument_error(d, "torch.dtype", "dtype") from None
     return from_np(d)
 
 

@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import jax.scipy.special as jss
 
 from .. import _dtype, return_types
-from .._errors import float_arg
+from .._errors import float_arg, int_arg
 from ._util import Tensor, cast, dispatch, exact_div, float_dtype_for, opmath, register
 from .legacy_overloads import sort_scalar_args
 from .pointwise import _polygamma
@@ -43,6 +43,8 @@ def _clamp_core(input, min, max, name):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if min is None and max is None:
+        if name != "clamp" and name != "clip":  # clamp_min/clamp_max: their one bound is not optional
+            raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, NoneType)")
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if input.dtype.is_complex:
         raise NotImplementedError("clamp is not supported for complex types")
@@ -219,6 +221,7 @@ def polygamma(n, input, *, out=None):
     >>> torchlike.polygamma(1, torchlike.tensor([1.])).item() > 1.64
     True
     """
+    n = int_arg(n, "n")
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     d = float_dtype_for(input.dtype)
@@ -251,6 +254,7 @@ def mvlgamma(input, p):
     >>> torchlike.mvlgamma(torchlike.tensor([2.5]), 2).shape
     torch.Size([1])
     """
+    p = int_arg(p, "p")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     d = float_dtype_for(input.dtype)
