@@ -20,7 +20,7 @@ VALUES_FIRST = ("torchlike checks the input's values (rank, shape, dtype, range)
                 "argument, where torch's parser rejects the type first")
 
 _LISTS = {
-    # 267 cases
+    # 265 cases
     VALUES_FIRST: """
     method:backward:float_list method:bincount:str method:bincount:float method:bincount:float_list
     method:bincount:int_str method:bmm:str method:bmm:float method:bmm:none method:bmm:float_list
@@ -74,25 +74,24 @@ _LISTS = {
     function:meshgrid:str function:meshgrid:float function:meshgrid:none function:meshgrid:float_list
     function:meshgrid:int_str function:multinomial:int_str function:norm:str_only function:nuclear_norm:str
     function:nuclear_norm:dim_str function:outer:str function:outer:float function:outer:none
-    function:outer:float_list function:pca_lowrank:str_only function:pixel_shuffle:float
-    function:pixel_unshuffle:float function:range:float function:range:none function:repeat_interleave:dim_str
-    function:repeat_interleave:none function:resize_as_sparse_:str function:resize_as_sparse_:float
-    function:resize_as_sparse_:none function:resize_as_sparse_:float_list function:rms_norm:float_list
-    function:rms_norm:int_str function:rnn_relu:str function:rnn_relu:float function:rnn_relu:none
-    function:rnn_relu:float_list function:rnn_relu:int_str function:rnn_relu:str_only function:rnn_tanh:str
-    function:rnn_tanh:float function:rnn_tanh:none function:rnn_tanh:float_list function:rnn_tanh:int_str
-    function:rnn_tanh:str_only function:roll:float_list function:rot90:int_str function:saddmm:int_str
-    function:searchsorted:float_list function:segment_reduce:float function:segment_reduce:none
-    function:slice_copy:int_str function:sparse_coo_tensor:none function:sparse_coo_tensor:int_str
-    function:split:float_list function:split_copy:float_list function:split_with_sizes:float_list
-    function:split_with_sizes_copy:float_list function:stft:str function:stft:float function:stft:none
-    function:stft:float_list function:stft:int_str function:svd_lowrank:str_only function:tensordot:str
-    function:tensordot:float function:tensordot:none function:tensordot:float_list function:tensordot:int_str
-    function:unsafe_chunk:int_str function:unsafe_split:float_list function:unsafe_split_with_sizes:float_list
-    function:vander:str function:vander:float function:vander:float_list function:vander:int_str
-    function:where:int_str
+    function:outer:float_list function:pca_lowrank:str_only function:range:float function:range:none
+    function:repeat_interleave:dim_str function:repeat_interleave:none function:resize_as_sparse_:str
+    function:resize_as_sparse_:float function:resize_as_sparse_:none function:resize_as_sparse_:float_list
+    function:rms_norm:float_list function:rms_norm:int_str function:rnn_relu:str function:rnn_relu:float
+    function:rnn_relu:none function:rnn_relu:float_list function:rnn_relu:int_str function:rnn_relu:str_only
+    function:rnn_tanh:str function:rnn_tanh:float function:rnn_tanh:none function:rnn_tanh:float_list
+    function:rnn_tanh:int_str function:rnn_tanh:str_only function:roll:float_list function:rot90:int_str
+    function:saddmm:int_str function:searchsorted:float_list function:segment_reduce:float
+    function:segment_reduce:none function:slice_copy:int_str function:sparse_coo_tensor:none
+    function:sparse_coo_tensor:int_str function:split:float_list function:split_copy:float_list
+    function:split_with_sizes:float_list function:split_with_sizes_copy:float_list function:stft:str
+    function:stft:float function:stft:none function:stft:float_list function:stft:int_str
+    function:svd_lowrank:str_only function:tensordot:str function:tensordot:float function:tensordot:none
+    function:tensordot:float_list function:tensordot:int_str function:unsafe_chunk:int_str
+    function:unsafe_split:float_list function:unsafe_split_with_sizes:float_list function:vander:str
+    function:vander:float function:vander:float_list function:vander:int_str function:where:int_str
     """,
-    # 202 cases
+    # 199 cases
     NOT_REJECTED: """
     method:all:int_str method:amax:int_str method:amin:int_str method:any:int_str method:argmax:int_str
     method:argmin:int_str method:argsort:int_str method:bernoulli:none method:chalf:str method:chalf:float
@@ -106,7 +105,7 @@ _LISTS = {
     method:nanmedian:none method:nanmedian:int_str method:nansum:int_str method:new:float method:new:dim_str
     method:pin_memory:str method:pin_memory:float method:pin_memory:none method:pin_memory:float_list
     method:pinverse:none method:prod:none method:prod:int_str method:qr:str method:qr:float method:qr:none
-    method:qr:float_list method:random_:float method:random_:dim_str method:random_:none method:record_stream:str
+    method:qr:float_list method:random_:dim_str method:random_:none method:record_stream:str
     method:record_stream:float method:record_stream:none method:record_stream:float_list
     method:repeat_interleave:float method:requires_grad_:str method:requires_grad_:float method:requires_grad_:none
     method:requires_grad_:float_list method:sort:int_str method:squeeze:none method:squeeze_:none method:std:int_str
@@ -119,7 +118,7 @@ _LISTS = {
     function:adaptive_max_pool1d:int_str function:all:int_str function:alpha_dropout:int_str
     function:alpha_dropout_:int_str function:amax:int_str function:amin:int_str function:any:int_str
     function:argmax:int_str function:argmin:int_str function:argsort:int_str function:as_tensor:none
-    function:avg_pool1d:float function:batch_norm_stats:float function:bernoulli:none function:channel_shuffle:float
+    function:avg_pool1d:float function:batch_norm_stats:float function:bernoulli:none
     function:constant_pad_nd:float_list function:cumulative_trapezoid:float function:cumulative_trapezoid:none
     function:dropout:int_str function:dropout_:int_str function:feature_alpha_dropout:int_str
     function:feature_alpha_dropout_:int_str function:feature_dropout:int_str function:feature_dropout_:int_str
@@ -129,20 +128,20 @@ _LISTS = {
     function:lu:str function:lu:float function:lu:float_list function:max:none function:max:int_str
     function:max_pool1d:float function:max_pool1d_with_indices:float function:mean:int_str function:median:none
     function:median:int_str function:min:none function:min:int_str function:mode:int_str function:nanmean:int_str
-    function:nanmedian:none function:nanmedian:int_str function:nansum:int_str function:native_channel_shuffle:float
-    function:native_dropout:int_str function:norm_except_dim:float function:normal:int_str
-    function:nuclear_norm:none function:pinverse:none function:prod:none function:prod:int_str function:qr:str
-    function:qr:float function:qr:none function:qr:float_list function:randint_like:float
-    function:repeat_interleave:float function:resolve_conj:str_only function:resolve_neg:str_only
-    function:result_type:none function:selu:str function:selu:float function:selu:none function:selu:float_list
-    function:sort:int_str function:squeeze:none function:squeeze_copy:none function:std:int_str
-    function:std_mean:int_str function:sum:int_str function:svd:str function:svd:float function:svd:none
-    function:svd:float_list function:svd:int_str function:sym_constrain_range:str_only
-    function:sym_constrain_range_for_size:str_only function:tensor_split:float_list function:trapezoid:float
-    function:trapezoid:none function:trapz:float function:trapz:none function:unique:str function:unique:float
-    function:unique:none function:unique:float_list function:unique:int_str function:unique_consecutive:str
-    function:unique_consecutive:float function:unique_consecutive:none function:unique_consecutive:float_list
-    function:unique_consecutive:int_str function:var:int_str function:var_mean:int_str function:where:none
+    function:nanmedian:none function:nanmedian:int_str function:nansum:int_str function:native_dropout:int_str
+    function:norm_except_dim:float function:normal:int_str function:nuclear_norm:none function:pinverse:none
+    function:prod:none function:prod:int_str function:qr:str function:qr:float function:qr:none
+    function:qr:float_list function:randint_like:float function:repeat_interleave:float
+    function:resolve_conj:str_only function:resolve_neg:str_only function:result_type:none function:selu:str
+    function:selu:float function:selu:none function:selu:float_list function:sort:int_str function:squeeze:none
+    function:squeeze_copy:none function:std:int_str function:std_mean:int_str function:sum:int_str function:svd:str
+    function:svd:float function:svd:none function:svd:float_list function:svd:int_str
+    function:sym_constrain_range:str_only function:sym_constrain_range_for_size:str_only
+    function:tensor_split:float_list function:trapezoid:float function:trapezoid:none function:trapz:float
+    function:trapz:none function:unique:str function:unique:float function:unique:none function:unique:float_list
+    function:unique:int_str function:unique_consecutive:str function:unique_consecutive:float
+    function:unique_consecutive:none function:unique_consecutive:float_list function:unique_consecutive:int_str
+    function:var:int_str function:var_mean:int_str function:where:none
     """,
     # 120 cases
     METHOD_ATTRIBUTE: """
@@ -203,15 +202,11 @@ _LISTS = {
     function:hspmm:float_list function:native_norm:str function:native_norm:dim_str function:native_norm:none
     function:native_norm:float_list function:native_norm:int_str function:native_norm:str_only
     """,
-    # 21 cases
+    # 9 cases
     NUMBER_CONVERSION: """
-    method:bernoulli:str method:diagonal_scatter:int_str method:pinverse:str method:random_:str
-    method:random_:int_str method:to_sparse_bsc:str method:to_sparse_bsr:str function:adaptive_avg_pool1d:str
-    function:adaptive_max_pool1d:str function:avg_pool1d:str function:avg_pool1d:int_str
-    function:channel_shuffle:str function:layer_norm:str function:max_pool1d:str function:max_pool1d:int_str
-    function:max_pool1d_with_indices:str function:max_pool1d_with_indices:int_str
-    function:native_channel_shuffle:str function:pixel_shuffle:str function:pixel_unshuffle:str
-    function:rms_norm:str
+    method:bernoulli:str method:diagonal_scatter:int_str method:pinverse:str method:to_sparse_bsc:str
+    method:to_sparse_bsr:str function:adaptive_avg_pool1d:str function:adaptive_max_pool1d:str
+    function:layer_norm:str function:rms_norm:str
     """,
     # 16 cases
     NO_DEVICE: """

@@ -443,12 +443,12 @@ def random_(self, *args, generator=None, **kw):
     if from_ is None and to is None:
         return _fill(self, _into(self, "random", generator))
     if to is None:
-        low, high = int(from_), _random_bounds(d)[1]
+        low, high = int_arg(from_, "from"), _random_bounds(d)[1]
         if low == -2 ** 63 and d is _dtype.int64:  # torch's full 64-bit range kernel
             return _fill(self, _into(self, "random_full64", generator))
         _check_from_to(low, high)
     else:
-        low, high = int(from_ or 0), int(to)
+        low, high = int_arg(from_ or 0, "from"), int_arg(to, "to")
         _check_from_to(low, high)
         if not d.is_floating_point:
             lo_b, hi_b = (0, 1) if d is _dtype.bool else (int(np.iinfo(d.np).min), int(np.iinfo(d.np).max))
