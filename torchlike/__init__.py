@@ -90,6 +90,7 @@ Storage = _LEGACY_STORAGES["FloatStorage"]  # torch.Storage is torch.FloatStorag
 from ._symbolic import *  # noqa: E402,F401,F403
 from ._higher_order_ops import cond, while_loop  # noqa: E402,F401
 from ._toplevel_extras import *  # noqa: E402,F401,F403  (torch.Future, torch.relu_ & co., torch.detach, ...)
+from ._toplevel_extras import reject_non_tensor as _reject_non_tensor  # noqa: E402
 from ._toplevel_kernels import *  # noqa: E402,F401,F403  (torch.lstm, torch.convolution, batch_norm_stats, ...)
 from ._toplevel_runtime import *  # noqa: E402,F401,F403  (build flags, torch.fork, from_file, removed functions)
 from ._missing import module_getattr as _module_getattr  # noqa: E402
@@ -129,15 +130,27 @@ def is_tensor(obj) -> bool:
 
 
 def is_floating_point(input) -> bool:
-    return input.dtype.is_floating_point
+    try:
+        return input.dtype.is_floating_point
+    except AttributeError:
+        _reject_non_tensor(input, "is_floating_point")
+        raise
 
 
 def is_complex(input) -> bool:
-    return input.dtype.is_complex
+    try:
+        return input.dtype.is_complex
+    except AttributeError:
+        _reject_non_tensor(input, "is_complex")
+        raise
 
 
 def numel(input) -> int:
-    return input.numel()
+    try:
+        return input.numel()
+    except AttributeError:
+        _reject_non_tensor(input, "numel")
+        raise
 
 
 def typename(obj) -> str:

@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype, _jit_cache
-from ._errors import PACKAGE_DIR, check_alloc
+from ._errors import PACKAGE_DIR, argument_error, check_alloc, int_arg
 from ._layout import strided as _strided
 from ._device import canonical, host_to_jax, of_array
 from .tensor import _PLAIN_VALUE, HOST_MAX, Tensor
@@ -275,7 +275,7 @@ def _size(size, name="zeros"):
         size = tuple(size[0])
     out = []
     for i, s in enumerate(size):
-        if isinstance(s, Tensor):
+        if isinstance(s, Tensor) and s.numel() == 1:  # (a larger tensor: torch's parser error below)
             s = s.item()
         if not isinstance(s, (numbers.Integral, np.integer)) or isinstance(s, bool):
             kind = type(s).__name__
@@ -439,7 +439,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if dtype is None:
-        dtype = _dtype.scalar_dtype(fill_value)
+        dtype = _dtype.scalar_dtype(fill_value, "fill_value")
     if not isinstance(size, (numbers.Integral, tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
     shape = _size((size,) if isinstance(size, numbers.Integral) else (tuple(size),), "full")
@@ -453,7 +453,12 @@ def _out(t, out):
 
 
 def _like(input, dtype, device):
-    return (dtype if dtype is not None else input.dtype), (device if device is not None else input.device)
+    try:
+        return (dtype if dtype is not None else input.dtype), (device if device is not None else input.device)
+    except AttributeError:
+        if isinstance(input, Tensor):
+            raise
+        raise argument_error(input, "Tensor", "input", position=1) from None
 
 
 # the *_like of a tensor of another layout than strided (a sparse one): torchlike.sparse, a layer above, appends
@@ -683,6 +688,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The identity matrix (n x m)."""
+    n, m = int_arg(n, "n", 1), m if m is None else int_arg(m, "m", 2)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     m = n if m is None else m
@@ -694,6 +700,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    row, col, offset = int_arg(row, "row", 1), int_arg(col, "col", 2), int_arg(offset, "offset", 3)
     check_alloc((row, col), 8)
     r, c = np.tril_indices(row, offset, col)
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
@@ -701,6 +708,7 @@ def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    row, col, offset = int_arg(row, "row", 1), int_arg(col, "col", 2), int_arg(offset, "offset", 3)
     check_alloc((row, col), 8)
     r, c = np.triu_indices(row, offset, col)
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64

@@ -9,6 +9,8 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
+from ._errors import argument_error
+
 __all__ = [
     "dtype", "float32", "float", "float64", "double", "float16", "half", "bfloat16", "int8", "int16",
     "int32", "int", "int64", "long", "short", "uint8", "uint16", "uint32", "uint64", "bool",
@@ -143,6 +145,10 @@ def to_dtype(d) -> dtype:
         return bool
     if d is _builtin_complex:
         return complex128
+    try:
+        d = np.dtype(d)
+    except (TypeError, ValueError):  # not a dtype at all ('x', a Tensor): torch's argument-parser error
+        raise argument_error(d, "torch.dtype", "dtype") from None
     return from_np(d)
 
 
@@ -254,8 +260,9 @@ def _combine(higher, lower):
     return higher
 
 
-def scalar_dtype(x) -> dtype:
-    """The dtype a Python scalar has as a 'wrapped number'."""
+def scalar_dtype(x, arg="other") -> dtype:
+    """The dtype a Python scalar has as a 'wrapped number'; torch's argument-parser TypeError (naming the op and
+    ``arg``) for anything else."""
     t = type(x)
     if t is _builtin_bool or isinstance(x, np.bool_):
         return bool
@@ -265,7 +272,7 @@ def scalar_dtype(x) -> dtype:
         return _default[0]
     if t is _builtin_complex or isinstance(x, np.complexfloating):
         return default_complex()
-    raise TypeError(f"unsupported scalar type {t.__name__}")
+    raise argument_error(x, "Tensor" if arg == "other" else "Number", arg)
 
 
 def result_type(*args) -> dtype:

@@ -22,6 +22,7 @@ Two halves, both off the hot path:
 from __future__ import annotations
 
 import math
+import operator
 import os
 import re
 import sys
@@ -30,7 +31,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["PACKAGE_DIR", "warn_at_caller", "translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit",
+__all__ = ["PACKAGE_DIR", "warn_at_caller", "argument_error", "caller_op", "int_arg", "float_arg", "translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit",
            "GraphBreak", "OutOfMemoryError", "AcceleratorError"]
 
 
@@ -234,6 +235,9 @@ def _sanitize(text):
     return re.sub(r"\s{2,}", " ", line).strip(" .:") or "invalid arguments"
 
 
+_NOT_OPERANDS = (str, type(None), list, dict)  # what no op takes as a tensor operand
+
+
 def translate(exc, f=None, name=None, arrays=()):
     """torch's exception for ``exc``, raised while running an op's JAX function on ``arrays``; ``exc``
     itself (without JAX's frames and notes) when it is torchlike's or the user's own."""
@@ -244,6 +248,10 @@ def translate(exc, f=None, name=None, arrays=()):
                              f"not {type(exc.obj).__name__}")
     if not is_foreign(exc):
         return _clean(exc)
+    at = next((i for i, a in enumerate(arrays) if isinstance(a, _NOT_OPERANDS)), None)
+    if at is not None:  # JAX met a str, None or list where the op takes a tensor: torch's parser rejects its type
+        return TypeError(f"{_op_name(f, name)}(): argument '{'other' if at else 'input'}' must be Tensor, "
+                         f"not {type(arrays[at]).__name__}")
     text = str(exc)
     low = text.lower()
     if "resource_exhausted" in low or "out of memory" in low or isinstance(exc, MemoryError) or \
@@ -290,6 +298,47 @@ def to_host(x):
 
 # torchlike's own files (frames from here are not the user's: warnings, stacks, the legacy-overload check)
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def caller_op():
+    """The name of the torchlike function the user called: the code name of the outermost torchlike frame
+    (the op table's pass-through wrappers aside).  For messages built on a failure path, where a shared
+    helper (a dim or size coercer) does not know which op it serves."""
+    f, name = sys._getframe(1), "op"
+    while f is not None and f.f_code.co_filename.startswith(PACKAGE_DIR):
+        if not f.f_code.co_filename.endswith("importlib_bootstrap>"):
+            name = f.f_code.co_name
+        f = f.f_back
+    return name.strip("_") or "op"
+
+
+def argument_error(value, expected, arg, op=None, position=None):
+    """torch's argument-parser TypeError for ``value`` given as argument ``arg`` where torch's signature takes
+    ``expected`` (``"int"``, ``"tuple of ints"``, ``"Tensor"``...), naming ``op`` (default: ``caller_op()``).
+
+    >>> str(argument_error("x", "tuple of ints", "dim", "sum", 1))
+    "sum(): argument 'dim' (position 1) must be tuple of ints, not str"
+    """
+    where = f" (position {position})" if position is not None else ""
+    return TypeError(f"{op or caller_op()}(): argument '{arg}'{where} must be {expected}, not {type(value).__name__}")
+
+
+def int_arg(value, arg, position=None):
+    """``value`` as an int where torch's signature takes one (numpy's integers and one-element integer
+    tensors index); torch's argument-parser TypeError for a str, a float, None or a larger tensor."""
+    try:
+        return operator.index(value)
+    except (TypeError, RuntimeError):
+        raise argument_error(value, "int", arg, position=position) from None
+
+
+def float_arg(value, arg, position=None):
+    """``float(value)`` where torch's signature takes a float; torch's argument-parser TypeError for a str,
+    None or a sequence (Python's ValueError/TypeError otherwise)."""
+    try:
+        return float(value)
+    except (TypeError, ValueError, RuntimeError):
+        raise argument_error(value, "float", arg, position=position) from None
 
 
 def warn_at_caller(message, category=UserWarning):

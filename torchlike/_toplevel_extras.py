@@ -13,7 +13,9 @@ True
 """
 from __future__ import annotations
 
+from ._errors import argument_error
 from ._storage import TypedStorage, UntypedStorage
+from .tensor import Tensor
 from .autograd import anomaly_mode as _anomaly
 from .futures import Future
 
@@ -30,9 +32,21 @@ __all__ = ["Future", "detach", "is_signed", "get_device", "is_storage", "is_anom
            "is_anomaly_check_nan_enabled", "set_anomaly_enabled"] + _INPLACE_METHODS
 
 
+def reject_non_tensor(input, name):
+    """In an ``except AttributeError`` of ``torch.name(input)``: torch's argument-parser TypeError when ``input``
+    is not a Tensor (else nothing: the caller re-raises)."""
+    if not isinstance(input, Tensor):
+        raise argument_error(input, "Tensor", "input", name, 1) from None
+
+
 def _inplace(name):
     def fn(input, *args, **kwargs):
-        return getattr(input, name)(*args, **kwargs)
+        try:
+            method = getattr(input, name)
+        except AttributeError:
+            reject_non_tensor(input, name)
+            raise
+        return method(*args, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__module__ = "torch"
     fn.__doc__ = f"In-place ``input.{name}(...)``."
@@ -46,17 +60,29 @@ del _name
 
 def detach(input):
     """``input.detach()``."""
-    return input.detach()
+    try:
+        return input.detach()
+    except AttributeError:
+        reject_non_tensor(input, "detach")
+        raise
 
 
 def is_signed(input):
     """``input.is_signed()``: True for signed integer, floating and complex dtypes."""
-    return input.is_signed()
+    try:
+        return input.is_signed()
+    except AttributeError:
+        reject_non_tensor(input, "is_signed")
+        raise
 
 
 def get_device(input):
     """``input.get_device()``: -1 for CPU tensors."""
-    return input.get_device()
+    try:
+        return input.get_device()
+    except AttributeError:
+        reject_non_tensor(input, "get_device")
+        raise
 
 
 def is_storage(obj):

@@ -9,13 +9,14 @@ in-place op) and ``_refresh_recorded`` (re-reading a stale view with autograd) a
 from __future__ import annotations
 
 import numbers
+import operator
 import weakref
 
 import jax
 import numpy as np
 
 from . import _dtype, _grad_mode, _views
-from ._errors import GraphBreak, to_host, warn_at_caller
+from ._errors import GraphBreak, argument_error, to_host, warn_at_caller
 from ._missing import MissingAPI
 from ._device import CPU, canonical, host_to_jax
 from ._layout import strided as _strided
@@ -787,6 +788,12 @@ def _read_only(a):
 
 def _wrap_dim(dim, ndim):
     n = max(ndim, 1)
+    if dim.__class__ is int and -n <= dim < n:
+        return dim % n
+    try:  # not a plain int in range: numpy's integers and 0-d tensors index; torch's parser rejects the rest
+        dim = operator.index(dim)
+    except TypeError:
+        raise argument_error(dim, "int", "dim") from None
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim % n

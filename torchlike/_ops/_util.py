@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 import re
 
 import jax
@@ -13,6 +14,7 @@ from jax import lax
 from .. import _dtype
 from .. import _torch_function
 from .._dispatch import dispatch
+from .._errors import argument_error, caller_op
 from ..tensor import Tensor, _wrap_dim
 from .registry import register
 from .._creation import tensor
@@ -104,7 +106,10 @@ def dims_arg(dim, ndim):
         return None
     if isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):
         return (_wrap_dim(int(dim), ndim),)
-    dims = tuple(_wrap_dim(int(d), ndim) for d in dim)
+    try:
+        dims = tuple(_wrap_dim(operator.index(d), ndim) for d in dim)
+    except TypeError:  # a str, a float, None, or a sequence holding one: torch's parser error
+        raise argument_error(dim, "tuple of ints", "dim") from None
     if len(set(dims)) != len(dims):
         raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
     return tuple(sorted(dims))
@@ -120,14 +125,18 @@ def shape_arg(args):
     else:
         return tuple(args)
     out = []
-    for a in args:
+    for i, a in enumerate(args):
         if isinstance(a, Tensor):
+            if a.numel() != 1:  # torch's parser takes a one-element tensor as an int, nothing larger
+                raise TypeError(f"{caller_op()}(): argument 'size' must be tuple of ints, but found element of "
+                                f"type Tensor at pos {i}")
             a = int(a.item())
         if is_symbolic(a):  # a symbolic dimension (torchlike.export with dynamic shapes)
             out.append(a)
             continue
         if not isinstance(a, (numbers.Integral, np.integer)) or isinstance(a, bool):
-            raise TypeError(f"expected a sequence of integers or a single integer, got '{a!r}'")
+            raise TypeError(f"{caller_op()}(): argument 'size' must be tuple of ints, but found element of type "
+                            f"{type(a).__name__} at pos {i}")
         out.append(int(a))
     return tuple(out)
 

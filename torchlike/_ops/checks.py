@@ -55,6 +55,9 @@ def binary_kinds(bad):
     def check(n, input, other, *a, **k):
         d = _dtype.result_type(input, other)
         if d._kind in bad:
+            if input is None or other is None or a or set(k) - {"out"}:  # (None promotes as nothing)
+                got = [type(v).__name__ for v in (input, other, *a)] + [f"{key}={type(v).__name__}" for key, v in k.items()]
+                raise TypeError(f"{n}() received an invalid combination of arguments - got ({', '.join(got)})")
             raise not_implemented(_KERNEL[n], d)
     return check
 

@@ -13,6 +13,7 @@ import numpy as np
 from jax import lax
 
 from .. import _dtype
+from .._errors import int_arg
 from ..return_types import make
 from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
 from .reduction import acc_np, _evenly, _int_acc, _norm_kind, _vnorm, check_nonempty
@@ -419,6 +420,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     """
     if input.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
+    n = int_arg(n, "n")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = dims_arg(dim, input.ndim)[0]
@@ -426,7 +428,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     extra = tuple(e if e.ndim else e.expand(*[1 if i == d else s for i, s in enumerate(input.shape)])
                   for e in extra)
     dt = _dtype.result_type(input, *extra) if extra else input.dtype
-    return dispatch(_diff_impl, (input,) + extra, (("n", int(n)), ("dim", d), ("dt", dt.np),
+    return dispatch(_diff_impl, (input,) + extra, (("n", n), ("dim", d), ("dt", dt.np),
                                                    ("has_pre", prepend is not None)), name="DiffBackward0",
                     saves=False)
 

@@ -9,6 +9,7 @@ import jax.numpy as jnp
 import jax.scipy.special as jss
 
 from .. import _dtype, return_types
+from .._errors import float_arg, int_arg
 from ._util import Tensor, cast, dispatch, exact_div, float_dtype_for, opmath, register
 from .legacy_overloads import sort_scalar_args
 from .pointwise import _polygamma
@@ -42,6 +43,8 @@ def _clamp_core(input, min, max, name):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if min is None and max is None:
+        if name != "clamp" and name != "clip":  # clamp_min/clamp_max: their one bound is not optional
+            raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, NoneType)")
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if input.dtype.is_complex:
         raise NotImplementedError("clamp is not supported for complex types")
@@ -178,7 +181,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     else:
         posinf = 0 if posinf is None else posinf
         neginf = 0 if neginf is None else neginf
-    return dispatch(_n2n_impl, (input, float(nan), float(posinf), float(neginf)), (), name="NanToNumBackward0")
+    return dispatch(_n2n_impl, (input, float_arg(nan, "nan"), float_arg(posinf, "posinf"), float_arg(neginf, "neginf")), (), name="NanToNumBackward0")
 
 
 def _logit_impl(x, eps, dt, has_eps):
@@ -200,7 +203,7 @@ def logit(input, eps=None):
     if input.dtype.is_complex:
         raise NotImplementedError(f'"logit_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
     d = float_dtype_for(input.dtype)
-    return dispatch(_logit_impl, (input, 0.0 if eps is None else float(eps)),
+    return dispatch(_logit_impl, (input, 0.0 if eps is None else float_arg(eps, "eps")),
                     (("dt", d.np), ("has_eps", eps is not None)), name="LogitBackward0")
 
 
@@ -218,6 +221,7 @@ def polygamma(n, input, *, out=None):
     >>> torchlike.polygamma(1, torchlike.tensor([1.])).item() > 1.64
     True
     """
+    n = int_arg(n, "n")
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     d = float_dtype_for(input.dtype)
@@ -250,6 +254,7 @@ def mvlgamma(input, p):
     >>> torchlike.mvlgamma(torchlike.tensor([2.5]), 2).shape
     torch.Size([1])
     """
+    p = int_arg(p, "p")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     d = float_dtype_for(input.dtype)

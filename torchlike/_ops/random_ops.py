@@ -27,7 +27,7 @@ from ..tensor import HOST_MAX
 from .. import _grad_mode as grad_mode
 from . import dropout as _dropout
 from ._util import Tensor, register
-from .._errors import broadcast_shape
+from .._errors import broadcast_shape, float_arg, int_arg
 from .._mutation import write_out
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson", "rand_like",
@@ -357,7 +357,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
                            f"{_dtype._CAP[input.dtype.name]}")
     if input.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
-    n = int(num_samples)
+    n = int_arg(num_samples, "num_samples")
     if n <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     k = input.shape[-1]
@@ -441,7 +441,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
     _need_float(self, "check_uniform_bounds")
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_g(from_)} > to={_g(to)}")
-    return _fill(self, _into(self, "uniform", generator, (float(from_), float(to))), "UniformBackward0")
+    return _fill(self, _into(self, "uniform", generator, (float_arg(from_, "from"), float_arg(to, "to"))), "UniformBackward0")
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
@@ -449,7 +449,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _need_float(self, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
-    return _fill(self, _into(self, "normal", generator, (float(mean), float(std))), "NormalBackward0")
+    return _fill(self, _into(self, "normal", generator, (float_arg(mean, "mean"), float_arg(std, "std"))), "NormalBackward0")
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
@@ -496,12 +496,12 @@ def random_(self, *args, generator=None, **kw):
     if from_ is None and to is None:
         return _fill(self, _into(self, "random", generator))
     if to is None:
-        low, high = int(from_), _random_bounds(d)[1]
+        low, high = int_arg(from_, "from"), _random_bounds(d)[1]
         if low == -2 ** 63 and d is _dtype.int64:  # torch's full 64-bit range kernel
             return _fill(self, _into(self, "random_full64", generator))
         _check_from_to(low, high)
     else:
-        low, high = int(from_ or 0), int(to)
+        low, high = int_arg(from_ or 0, "from"), int_arg(to, "to")
         _check_from_to(low, high)
         if not d.is_floating_point:
             lo_b, hi_b = (0, 1) if d is _dtype.bool else (int(np.iinfo(d.np).min), int(np.iinfo(d.np).max))
@@ -521,7 +521,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
     _continuous(self, "Exponential", False)
-    return _fill(self, _into(self, "exponential", generator, (float(lambd),)), "ExponentialBackward0")
+    return _fill(self, _into(self, "exponential", generator, (float_arg(lambd, "lambd"),)), "ExponentialBackward0")
 
 
 def geometric_(self, p, *, generator=None):
@@ -530,7 +530,7 @@ def geometric_(self, p, *, generator=None):
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_g(p)}")
     if self.dtype.is_complex or self.dtype is _dtype.bool:
         raise NotImplementedError(f'"geometric_cpu" not implemented for \'{_dtype._CAP[self.dtype.name]}\'')
-    return _fill(self, _into(self, "geometric", generator, (float(p),)), "GeometricBackward0")
+    return _fill(self, _into(self, "geometric", generator, (float_arg(p, "p"),)), "GeometricBackward0")
 
 
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
@@ -538,7 +538,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_g(sigma)}")
     _continuous(self, "Cauchy", True)
-    return _fill(self, _into(self, "cauchy", generator, (float(median), float(sigma))), "CauchyBackward0")
+    return _fill(self, _into(self, "cauchy", generator, (float_arg(median, "median"), float_arg(sigma, "sigma"))), "CauchyBackward0")
 
 
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
@@ -546,7 +546,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(std)}")
     _need_float(self, "log_normal_cpu", complex_ok=False)
-    return _fill(self, _into(self, "lognormal", generator, (float(mean), float(std))), "LogNormalBackward0")
+    return _fill(self, _into(self, "lognormal", generator, (float_arg(mean, "mean"), float_arg(std, "std"))), "LogNormalBackward0")
 
 
 for _f in (uniform_, normal_, bernoulli_, random_, exponential_, geometric_, cauchy_, log_normal_):

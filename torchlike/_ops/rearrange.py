@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
-from .._errors import check_alloc
+from .._errors import check_alloc, int_arg
 from ..tensor import _ALIAS_CHAIN, Size
 from ._util import Tensor, cast, dispatch, register, shape_arg, wrap_dim
 from .._creation import empty
@@ -205,7 +205,7 @@ def roll(input, shifts, dims=None):
         d = tuple(wrap_dim(x, input.ndim) for x in dl)
     if input.numel() == 0:
         return input.clone()
-    return dispatch(_roll_impl, (input,) + tuple(int(s) for s in shifts), (("dims", d),), name="RollBackward0",
+    return dispatch(_roll_impl, (input,) + tuple(int_arg(s, "shifts") for s in shifts), (("dims", d),), name="RollBackward0",
                     saves=False)
 
 
@@ -230,7 +230,7 @@ def rot90(input, k=1, dims=(0, 1)):
     a, b = wrap_dim(dims[0], input.ndim), wrap_dim(dims[1], input.ndim)
     if a == b:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {a} and dim1 = {b}")
-    return dispatch(_rot90_impl, (input,), (("k", int(k) % 4), ("dims", (a, b))), name="Rot90Backward0",
+    return dispatch(_rot90_impl, (input,), (("k", int_arg(k, "k") % 4), ("dims", (a, b))), name="Rot90Backward0",
                     saves=False)
 
 
@@ -246,7 +246,7 @@ def _tri(name, upper):
     def fn(input, diagonal=0):
         if input.ndim < 2:
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
-        return dispatch(_tri_impl, (input, int(diagonal)), (("upper", upper),), name=name.capitalize() + "Backward0",
+        return dispatch(_tri_impl, (input, int_arg(diagonal, "diagonal")), (("upper", upper),), name=name.capitalize() + "Backward0",
                         saves=False)
     fn.__name__ = name
     fn.__doc__ = (f"The {'upper' if upper else 'lower'} triangle of the last two dims (others zeroed).\n\n"
@@ -274,7 +274,7 @@ def diag(input, diagonal=0):
     """
     if input.ndim not in (1, 2):
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
-    return dispatch(_diag_impl, (input,), (("k", int(diagonal)),),
+    return dispatch(_diag_impl, (input,), (("k", int_arg(diagonal, "diagonal")),),
                     name="DiagEmbedBackward0" if input.ndim == 1 else "DiagonalBackward0_copy", saves=False)
 
 
@@ -300,7 +300,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if a == b:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     x = input.reshape(1) if input.ndim == 0 else input
-    return dispatch(_diag_embed_impl, (x,), (("offset", int(offset)), ("d1", a), ("d2", b)),
+    return dispatch(_diag_embed_impl, (x,), (("offset", int_arg(offset, "offset")), ("d1", a), ("d2", b)),
                     name="DiagEmbedBackward0", saves=False)
 
 
@@ -312,7 +312,7 @@ def diagflat(input, offset=0):
     >>> torchlike.diagflat(torchlike.tensor([[1, 2]])).shape
     torch.Size([2, 2])
     """
-    return dispatch(_diag_impl, (input.reshape(-1),), (("k", int(offset)),), name="DiagEmbedBackward0", saves=False)
+    return dispatch(_diag_impl, (input.reshape(-1),), (("k", int_arg(offset, "offset")),), name="DiagEmbedBackward0", saves=False)
 
 
 def _block_diag_impl(*xs, dt):

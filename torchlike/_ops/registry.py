@@ -15,12 +15,13 @@ import dataclasses
 import functools
 import inspect
 import numbers
+import re
 import types
 from typing import Callable
 
 import numpy as np
 
-from .._errors import inplace_error
+from .._errors import argument_error, inplace_error
 from .. import _torch_function
 from .. import _dtype
 from ..tensor import Tensor
@@ -104,23 +105,42 @@ def _checked(fn, checks, name):
         def checked(*args, **kwargs):
             try:
                 check(name, *args, **kwargs)
-            except TypeError:
+            except TypeError as e:
                 if _torch_function.retry_with_overrides(args, kwargs):
                     return _torch_function.redispatch(name, checked, args, kwargs)
-                raise
-            return fn(*args, **kwargs)
+                err = _parser_error(e, fn, name, args, kwargs, positions=False)
+                if err is None:
+                    raise
+                raise err from None
+            try:
+                return fn(*args, **kwargs)
+            except (AttributeError, ValueError, TypeError) as e:
+                err = _parser_error(e, fn, name, args, kwargs, positions=False)
+                if err is None:
+                    raise
+            raise err
     else:
         def checked(*args, **kwargs):
             try:
                 for c in checks:
                     c(name, *args, **kwargs)
-            except TypeError:
+            except TypeError as e:
                 if _torch_function.retry_with_overrides(args, kwargs):
                     return _torch_function.redispatch(name, checked, args, kwargs)
-                raise
-            return fn(*args, **kwargs)
+                err = _parser_error(e, fn, name, args, kwargs, positions=False)
+                if err is None:
+                    raise
+                raise err from None
+            try:
+                return fn(*args, **kwargs)
+            except (AttributeError, ValueError, TypeError) as e:
+                err = _parser_error(e, fn, name, args, kwargs, positions=False)
+                if err is None:
+                    raise
+            raise err
     functools.update_wrapper(checked, fn)
     checked.__name__ = name
+    checked.__code__ = checked.__code__.replace(co_name=name, co_qualname=name)  # (caller_op names the op)
     return checked
 
 
@@ -148,7 +168,13 @@ def _numpy_names(fn):
                     if name in kwargs:  # torch's parser then sees the alias as an unknown name
                         raise TypeError(f"{fn.__name__}() got an unexpected keyword argument '{alias}'")
                     kwargs[name] = kwargs.pop(alias)
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except (AttributeError, ValueError, TypeError) as e:  # (this wrapper is there anyway: the failure path is free)
+            err = _parser_error(e, fn, fn.__name__, args, kwargs, positions=False)
+            if err is None:
+                raise
+        raise err
     # the op's own name on the frame too (sparse's "Could not run 'aten::<op>'" reads the calling frame)
     numpy_names.__code__ = numpy_names.__code__.replace(co_name=fn.__name__,
                                                         co_qualname=getattr(fn, "__qualname__", fn.__name__))
@@ -173,6 +199,10 @@ def register(name=None, *, namespaces=("torch",), method=True, inplace=False, ou
 
     def deco(fn):
         n = name or fn.__name__
+        code = getattr(fn, "__code__", None)
+        if code is not None and "<locals>" in fn.__qualname__:  # a factory's closure: its frames and Python's
+            fn.__code__ = code.replace(co_name=n, co_qualname=n)  # arity errors name its op (caller_op, tracebacks)
+            fn.__qualname__ = n
         ns = tuple(namespaces)
         functional = bool(ns) and ns[0] == "nn.functional"  # torch's Python-level F.X: its own argument names
         if _takes(fn, ("dim", "keepdim")) and not functional:
@@ -224,20 +254,70 @@ def _typed(fn, name):
     def typed(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except AttributeError as e:
-            err = _parser_error(e, fn, name, args)
+        except (AttributeError, ValueError, TypeError) as e:
+            err = _parser_error(e, fn, name, args, kwargs)
             if err is None:
                 raise
         raise err
     return typed
 
 
-def _parser_error(e, fn, name, args):
-    """torch's TypeError when AttributeError ``e`` came from reading a tensor attribute of a first argument
-    that is not a Tensor; None when ``e`` is something else."""
-    if args and e.obj is args[0] and not isinstance(args[0], Tensor):
-        return not_a_tensor(fn, name, args[0])
-    return None
+# Python's words when ``int()``/``float()`` met a str: the op took it where torch's signature has a number
+_NUMBER_FROM_STR = (("invalid literal for int()", "int"), ("could not convert string to float", "float"))
+
+
+# Python's own words for an operand of the wrong type (a comparison, arithmetic, iteration or int() of a str,
+# None or list), never torch's: its parser rejects the argument before the op body runs
+_PYTHON_OPERAND_ERRORS = ("not supported between instances of", "unsupported operand type(s)", "is not iterable",
+                          "is not subscriptable", "argument must be a string", "cannot be interpreted as an integer")
+
+
+# Python's error for a call that does not fit a signature, naming the function called (an internal one)
+_PYTHON_ARITY_ERROR = re.compile(r"[\w.<>]+\(\) (?=missing |takes |got an unexpected |got multiple )")
+
+
+def _parser_error(e, fn, name, args, kwargs, positions=True):
+    """torch's TypeError when ``e`` came from an argument of the wrong Python type: an AttributeError from
+    reading a tensor attribute of an argument that is not a Tensor, a ValueError from making a number of a
+    str, a TypeError in Python's words about an operand; None when ``e`` is something else.  ``positions``:
+    the message gives the argument's position (a namespace function's; a wrapper that serves the method too,
+    whose positions count from 0, gives none)."""
+    if isinstance(e, TypeError):
+        if type(e) is not TypeError:
+            return None
+        text = str(e)
+        if any(w in text for w in _PYTHON_OPERAND_ERRORS):
+            got = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
+            return TypeError(f"{name}() received an invalid combination of arguments - got ({', '.join(got)})")
+        arity = _PYTHON_ARITY_ERROR.match(text)  # a check's or helper's signature: torch's words name the op
+        return TypeError(f"{name}() {text[arity.end():]}") if arity and not text.startswith(name + "(") else None
+    if isinstance(e, AttributeError):
+        at = [k for k, a in (*enumerate(args), *kwargs.items()) if a is e.obj and not isinstance(a, Tensor)]
+        if not at:
+            return None
+        if at[0] == 0:
+            return not_a_tensor(fn, name, args[0])
+        return _argument_type_error(fn, name, at[0], e.obj, "Tensor", positions)
+    text = str(e)
+    expected = next((kind for words, kind in _NUMBER_FROM_STR if text.startswith(words)), None)
+    at = [k for k, a in (*enumerate(args), *kwargs.items()) if isinstance(a, str)]
+    if expected is None or not at:
+        return None
+    value = args[at[0]] if isinstance(at[0], int) else kwargs[at[0]]
+    return _argument_type_error(fn, name, at[0], value, expected, positions)
+
+
+def _argument_type_error(fn, name, at, value, expected, positions):
+    """``argument_error`` for argument ``at`` (a position or a keyword) of op ``fn``."""
+    if isinstance(at, str):
+        return argument_error(value, expected, at, name)
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    arg = params[at].name if at < len(params) and params[at].kind in (params[at].POSITIONAL_ONLY,
+                                                                     params[at].POSITIONAL_OR_KEYWORD) else "input"
+    return argument_error(value, expected, arg, name, at + 1 if positions else None)
 
 
 # torch's own Python-level functions (torch.functional) that read ``input.dim()`` & co. first: a non-Tensor
@@ -262,8 +342,8 @@ def _with_out(fn, name, rule=None, exact=False):
             check_out_overlap(out, args, rule)
         try:
             r = fn(*args, **kwargs)
-        except AttributeError as e:
-            err = _parser_error(e, fn, name, args)
+        except (AttributeError, ValueError, TypeError) as e:
+            err = _parser_error(e, fn, name, args, kwargs)
             if err is None:
                 raise
             raise err from None
@@ -344,13 +424,27 @@ def _spread(fn):
     return method
 
 
+def _inplace_failure(e, fn, name, self, args, kwargs):
+    """The error an in-place method raises for ``e``, raised by its out-of-place op ``fn``; None: ``e`` itself."""
+    if isinstance(e, RuntimeError):  # torch names the written-to tensor first in a broadcasting clash
+        err = inplace_error(e, self, args)
+        return None if err is e else err
+    err = _parser_error(e, fn, name + "_", (self,) + args, kwargs, positions=False)  # an argument's wrong type
+    if err is None and type(e) is TypeError and e.args and str(e.args[0]).startswith(name + "("):
+        err = TypeError(name + "_" + e.args[0][len(name):])  # the out-of-place op's: torch names the method
+    return err
+
+
+_INPLACE_FAILURES = (RuntimeError, AttributeError, ValueError, TypeError)
+
+
 def _make_inplace(fn, name, sparse=None):
     def inplace(self, *args, **kwargs):
         try:
             r = fn(self, *args, **kwargs)
-        except RuntimeError as e:  # torch names the written-to tensor first in a broadcasting clash
-            err = inplace_error(e, self, args)
-            if err is e:
+        except _INPLACE_FAILURES as e:
+            err = _inplace_failure(e, fn, name, self, args, kwargs)
+            if err is None:
                 raise
             raise err from None
         return self._inplace_update(r)
@@ -359,9 +453,9 @@ def _make_inplace(fn, name, sparse=None):
         try:
             try:
                 r = fn(self, *args, **kwargs)
-            except RuntimeError as e:
-                err = inplace_error(e, self, args)
-                if err is e:
+            except _INPLACE_FAILURES as e:
+                err = _inplace_failure(e, fn, name, self, args, kwargs)
+                if err is None:
                     raise
                 raise err from None
             return self._inplace_update(r)

@@ -21,7 +21,7 @@ from .._errors import GraphBreak
 from ..return_types import make
 from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
 from .reduction import check_nonempty
-from .._errors import check_alloc
+from .._errors import check_alloc, int_arg
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive", "searchsorted",
            "bucketize", "bincount", "histc", "histogram"]
@@ -113,6 +113,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     _no_complex(input)
     if input.dtype is _dtype.bool:
         raise RuntimeError("topk does not support bool dtypes on CPU")
+    k = int_arg(k, "k")
     d = dims_arg(dim, input.ndim)[0]
     size = input.shape[d] if input.ndim else 1
     if not 0 <= k <= size:
@@ -143,6 +144,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     _no_complex(input)
     if input.dtype is _dtype.bool:
         raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
+    k = int_arg(k, "k")
     d = dims_arg(dim, input.ndim)[0]
     check_nonempty(input, (d,), "kthvalue")
     size = input.shape[d] if input.ndim else 1
@@ -411,6 +413,7 @@ def histc(input, bins=100, min=0, max=0):
     """
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"histogram_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+    bins = int_arg(bins, "bins")
     if bins <= 0:
         raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dim 0")
     check_alloc((int(bins),), input.dtype)

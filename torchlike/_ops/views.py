@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 
 from .. import _dtype, _views
-from .._errors import check_alloc
+from .._errors import check_alloc, int_arg
 from .._tape import FORWARD_AD
 from .._mutation import alias_op, copy_slices, view_of_root  # noqa: F401  (one copy, in layer 2; re-exported)
 from ._util import Tensor, dispatch, is_symbolic, register, shape_arg, wrap_dim
@@ -395,7 +395,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     a, b = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
     if a == b:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return view_step(input, ("diagonal", int(offset), a, b))
+    return view_step(input, ("diagonal", int_arg(offset, "offset"), a, b))
 
 
 @register()

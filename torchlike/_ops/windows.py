@@ -6,6 +6,7 @@ import numpy as np
 import math
 
 from .. import _dtype
+from .._errors import int_arg
 from ._util import register
 from .._creation import tensor
 
@@ -13,6 +14,7 @@ __all__ = []
 
 
 def _window(n, fn, periodic, dtype, device, requires_grad):
+    n = int_arg(n, "window_length", 1)
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
     if n == 0:
         vals = np.zeros(0)

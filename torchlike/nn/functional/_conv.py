@@ -12,6 +12,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from ..._dispatch import dispatch
+from ..._errors import argument_error
 from ..._ops.registry import functional as _functional
 from ...tensor import Tensor
 from ... import _autocast as _amp
@@ -29,15 +30,18 @@ def ntuple(v, n, name="kernel_size"):
     """``3`` -> ``(3, 3)``; a sequence of length 1 is broadcast too; checked to be length ``n``."""
     if isinstance(v, Tensor):
         v = v.tolist()
-    if isinstance(v, (list, tuple)):
-        v = tuple(int(a) for a in v)
-        if len(v) == 1 and n > 1:
-            v = v * n
-        if len(v) != n:
-            raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values to "
-                               f"match the convolution dimensions, but got {name}={list(v)}")
-        return v
-    return (int(v),) * n
+    try:
+        if not isinstance(v, (list, tuple)):
+            return (int(v),) * n
+        t = tuple(int(a) for a in v)
+    except (TypeError, ValueError):  # a str, None: torch's parser rejects the argument's type
+        raise argument_error(v, "tuple of ints", name) from None
+    if len(t) == 1 and n > 1:
+        t = t * n
+    if len(t) != n:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values to "
+                           f"match the convolution dimensions, but got {name}={list(t)}")
+    return t
 
 
 def check_same_dtype(input, *others):

@@ -14,6 +14,7 @@ import numpy as np
 from jax import lax
 
 from ..._dispatch import dispatch
+from ..._errors import int_arg
 from ..._ops.registry import functional as _functional
 from ..._ops.checks import need_tensors as _need_tensors
 from ..._ops.grid_sampler import grid_sample
@@ -197,7 +198,7 @@ def pixel_shuffle(input, upscale_factor):
     >>> F.pixel_shuffle(torchlike.ones(1, 4, 2, 3), 2).shape
     torch.Size([1, 1, 4, 6])
     """
-    r = int(upscale_factor)
+    r = int_arg(upscale_factor, "upscale_factor")
     if input.ndim < 3:
         raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
                            f"{input.ndim} dimension(s)")
@@ -219,7 +220,7 @@ def pixel_unshuffle(input, downscale_factor):
     >>> F.pixel_unshuffle(torchlike.ones(1, 1, 4, 6), 2).shape
     torch.Size([1, 4, 2, 3])
     """
-    r = int(downscale_factor)
+    r = int_arg(downscale_factor, "downscale_factor")
     if input.ndim < 3:
         raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
                            f"{input.ndim} dimension(s)")
@@ -250,7 +251,7 @@ def channel_shuffle(input, groups):
     >>> F.channel_shuffle(torchlike.arange(4.).view(1, 4, 1, 1), 2).flatten()
     tensor([0., 2., 1., 3.])
     """
-    g = int(groups)
+    g = int_arg(groups, "groups")
     if g <= 0:
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{g}")
     if input.shape[1] % g:
