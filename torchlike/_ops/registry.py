@@ -417,8 +417,17 @@ def _with_sparse(fn, surface, sparse):
 def _spread(fn):
     """The method of an op whose torch method form also takes its int list spread out (``x.flip(0, 1)`` is
     ``x.flip((0, 1))``): two or more positional arguments are that list."""
+    params = list(inspect.signature(fn).parameters)
+    arg = "indices" if fn.__name__.endswith("split") else params[1] if len(params) > 1 else "dims"  # (torch's names)
+
     def method(self, *args, **kwargs):
-        return fn(self, args, **kwargs) if len(args) > 1 else fn(self, *args, **kwargs)
+        if len(args) > 1:
+            for k, a in enumerate(args):  # torch's parser unpacks them as one int list: a non-int fails there
+                if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
+                    raise TypeError(f"{fn.__name__}(): argument '{arg}' failed to unpack the object at pos {k + 1} "
+                                    f"with error \"type must be tuple of ints,but got {type(a).__name__}\"")
+            return fn(self, args, **kwargs)
+        return fn(self, *args, **kwargs)
     method.__name__, method.__qualname__, method.__doc__, method.__wrapped__ = fn.__name__, fn.__qualname__, \
         fn.__doc__, fn
     return method
