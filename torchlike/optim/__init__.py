@@ -35,6 +35,12 @@ from .._torch_paths import missing_function as _missing_function  # noqa: E402
 for _mod in ("adadelta", "adagrad", "adam", "adamax", "adamw", "asgd", "nadam", "radam", "rmsprop", "rprop", "sgd"):
     _missing_function(vars(_sys.modules[f"{__name__}.{_mod}"]), _mod, "functional optimizer kernels; use the "
                       "optimizer classes")
+# the type aliases each of torch's optimizer modules imports from torch.optim.optimizer
+for _mod, _names in {"adadelta": (), "adagrad": ("DeviceDict",), "adam": ("DeviceDict", "DeviceDtypeDict"),
+                     "adamax": (), "adamw": (), "asgd": (), "lbfgs": (), "nadam": (), "radam": (), "rmsprop": (),
+                     "rprop": (), "sgd": ("DeviceDict",), "sparse_adam": ()}.items():
+    for _name in ("ParamsT",) + _names:
+        setattr(_sys.modules[f"{__name__}.{_mod}"], _name, getattr(optimizer, _name))
 _missing_function(globals(), "swap_in_optimizer_params_and_state", "swapping optimizer parameters and state")
 
 __all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "Muon", "NAdam",
