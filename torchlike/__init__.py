@@ -107,8 +107,8 @@ def __getattr__(name):
     if name in ("distributions", "overrides") or name in _SAMPLING_OPS:
         import importlib  # (not `from . import`: that asks this __getattr__ again)
         if name in _SAMPLING_OPS:  # torch._standard_gamma & co.: the distributions' kernels, loaded with them
-            return importlib.import_module(".distributions._sampling", __name__).TOPLEVEL[name]
-        return _torch_paths.lazy_import(f"{__name__}.{name}")  # lazy: layer 7 loads after the facade
+            return importlib.import_module(".distributions._sampling", __package__).TOPLEVEL[name]
+        return _torch_paths.lazy_import(f"{__package__}.{name}")  # lazy: layer 7 loads after the facade
     return _missing_getattr(name)
 
 
