@@ -1,12 +1,14 @@
 """Views alias their root: in-place writes through any alias are visible through all of them; in-place view
 ops (``t_``, ``as_strided_``, ``transpose_`` of a view), ``view_as_complex``/``view_as_real``,
 ``as_strided_scatter``, ``fill_diagonal_``, ``.H``/``.mH``, slices of a leaf view requiring grad."""
+import inspect
+
 import numpy as np
 import pytest
 import torch
 
 import torchlike
-from conftest import assert_same, to_tl
+from conftest import assert_same, same_as_torch, to_tl
 
 RNG = np.random.default_rng(0)
 
@@ -199,3 +201,28 @@ def test_fill_diagonal_and_hermitian_views():
     assert_same(to_tl(c).H, c.H)
     assert_same(to_tl(c).mH, c.mH)
     assert_same(torchlike.ravel(torchlike.tensor(A).t()), torch.ravel(torch.tensor(A).t()))
+
+
+def test_tensor_split_takes_torchs_method_keyword():
+    # Tensor.split(self, split_size, dim) vs torch.split(tensor, split_size_or_sections, dim): torchsde calls
+    # ``flat.split(split_size=numels)``
+    same_as_torch(lambda m, x: (x.split(split_size=[2, 4], dim=1), x.split(split_size=3, dim=-1),
+                                m.split(x, split_size_or_sections=[1, 1], dim=0)), np.arange(12.0).reshape(2, 6))
+
+
+def test_tensor_methods_take_torchs_keyword_names():
+    # torch's Python-level Tensor methods (torch/_tensor.py): each parameter name they accept by keyword is
+    # accepted by torchlike's method of that name
+    missing = {}
+    for name, fn in vars(torch._tensor.Tensor).items():
+        if name.startswith("_") or not inspect.isfunction(fn):
+            continue
+        theirs = [p.name for p in list(inspect.signature(fn).parameters.values())[1:]
+                  if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        ours = inspect.signature(getattr(torchlike.Tensor, name)).parameters.values()
+        if any(p.kind == p.VAR_KEYWORD for p in ours):
+            continue
+        lacking = [n for n in theirs if n not in {p.name for p in ours}]
+        if lacking:
+            missing[name] = lacking
+    assert missing == {}

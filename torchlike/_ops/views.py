@@ -456,7 +456,7 @@ def _slices(input, d, bounds, node="SliceBackward0"):
     return tuple(out)
 
 
-@register()
+@register(method=False)
 def split(input, split_size_or_sections, dim=0):
     """Split into chunks of a size, or of the given sizes, along ``dim`` (views)."""
     d = wrap_dim(dim, input.ndim)
@@ -465,6 +465,16 @@ def split(input, split_size_or_sections, dim=0):
     return _slices(input, d, [(int(s), int(s) + n) for s, n in zip(starts, sizes)],
                    "SplitBackward0" if isinstance(split_size_or_sections, numbers.Integral) else
                    "SplitWithSizesBackward0")
+
+
+@register("split", namespaces=())
+def split_method(self, split_size, dim=0):
+    """``Tensor.split``: torch's method names its sizes ``split_size`` (``torch.split``'s name is
+    ``split_size_or_sections``); torchsde calls ``flat.split(split_size=numels)``."""
+    return split(self, split_size, dim)
+
+
+split_method.__name__ = split_method.__qualname__ = "split"
 
 
 @register()
