@@ -226,3 +226,13 @@ def test_tensor_methods_take_torchs_keyword_names():
         if lacking:
             missing[name] = lacking
     assert missing == {}
+
+
+@pytest.mark.parametrize("part", ["real", "imag", "view_as_real"])
+def test_views_of_the_real_parts_of_a_complex_tensor_keep_the_real_dtype(part):
+    # (a shape view of x.real came out complex64 while its values were real: e3nn's so3_generators returns
+    # torch.real(X) and indexes it, and its Wigner D matrices turned complex)
+    def fn(m, x):
+        r = getattr(m, part)(m.view_as_complex(x))
+        return r[0], r.T, r[:, 1], r.reshape(-1), r.unsqueeze(0), r[None].expand(2, *r.shape), r[1] * 2.0
+    same_as_torch(fn, np.arange(16, dtype=np.float32).reshape(2, 4, 2), grad=False)
