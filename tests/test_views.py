@@ -236,3 +236,22 @@ def test_views_of_the_real_parts_of_a_complex_tensor_keep_the_real_dtype(part):
         r = getattr(m, part)(m.view_as_complex(x))
         return r[0], r.T, r[:, 1], r.reshape(-1), r.unsqueeze(0), r[None].expand(2, *r.shape), r[1] * 2.0
     same_as_torch(fn, np.arange(16, dtype=np.float32).reshape(2, 4, 2), grad=False)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float64", "int64", "uint8", "float16", "complex128"])
+def test_view_dtype_of_a_complex_tensor_like_torch(dtype):
+    # (lax's bitcast refuses complex: JAX's error reached the user)
+    def fn(m, x):
+        z = m.view_as_complex(x)
+        if dtype == "complex128":
+            return z.reshape(2, 2).view(getattr(m, dtype)), z.view(m.float64).view(m.complex64)
+        v = z.view(getattr(m, dtype))
+        return v, v[:, 1:], z[0].view(getattr(m, dtype))
+    same_as_torch(fn, np.array([[[1, 2], [-3.5, 0.25]], [[0.5, -1], [7, 0]]], np.float32), grad=False)
+
+
+def test_view_dtype_into_complex_and_bool_like_torch():
+    same_as_torch(lambda m, x: (x.view(m.complex64), x.view(m.float64).view(m.complex128), x.view(m.int32)),
+                  np.arange(8, dtype=np.float32).reshape(2, 4), grad=False)
+    same_as_torch(lambda m, x: (x.view(m.bool), x.view(m.bool).view(m.uint8), x.view(m.int8)),
+                  np.array([0, 1, 1, 0], np.uint8), grad=False)

@@ -145,12 +145,11 @@ def _view_dtype_resized(input, dt):
         if input.storage_offset() % ratio:
             raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got "
                                f"{input.storage_offset()}")
-    from jax import lax
     x = input._value
     if b > a:
-        x = lax.bitcast_convert_type(x.reshape(x.shape[:-1] + (x.shape[-1] // (b // a), b // a)), dt.np)
+        x = _views.bitcast(x.reshape(x.shape[:-1] + (x.shape[-1] // (b // a), b // a)), dt.np)
     else:
-        x = lax.bitcast_convert_type(x, dt.np)
+        x = _views.bitcast(x, dt.np)
         x = x.reshape(x.shape[:-2] + (x.shape[-2] * x.shape[-1],))
     return Tensor._wrap(x, input._dev)
 
