@@ -30,3 +30,9 @@ def test_zero_redundancy_optimizer_imports_and_is_a_placeholder(tmp_path):
             print("NotImplementedError", "ZeroRedundancyOptimizer" in str(e))
     """))
     assert run_program([str(probe)], runner=True, timeout=300) == ["False", "NotImplementedError True"]
+
+
+def test_ignite_ema_checkpoint_resume_and_lr_finder_match_torch():
+    _, ours = lib_program_vs_torch("lib_ignite_handlers.py", "torch", "ignite", timeout=600, rtol=1e-4)
+    assert len(ours) == 10
+    assert ours[5] == "resumed to epoch 4 iteration 32" and ours[-1].startswith("piecewise [0.0, 0.1, 0.2, 0.3")
