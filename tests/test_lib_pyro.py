@@ -2,7 +2,8 @@
 TraceMeanField_ELBO, Predictive, a conditioned trace's log joint, an enumerated Gaussian mixture under
 TraceEnum_ELBO, a short NUTS chain) under the drop-in runner, compared line by line with the same program under
 real torch; and a Gaussian process (pyro.contrib.gp), pyro's transform-built flows, more autoguides, RenyiELBO and
-importance sampling (lib_pyro_gp_flows.py). The NUTS means agree to ~5e-4 (float32 rounding along 40 adapted trajectories), the rest to ~1e-6.
+importance sampling (lib_pyro_gp_flows.py). The NUTS means agree to ~5e-4 (float32 rounding along 40 adapted
+trajectories), the rest to ~1e-6.
 """
 from conftest import lib_program_vs_torch
 
