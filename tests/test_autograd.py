@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import torchlike
-from conftest import assert_same, raises_like_torch
+from conftest import assert_same, raises_like_torch, same_as_torch
 
 
 def _pair(shape=(3,), seed=0):
@@ -440,3 +440,32 @@ def test_detect_anomaly_without_nan_check_lets_nan_through():
     ours, theirs = _sqrt_of_zero_backward(torchlike, check_nan=False), _sqrt_of_zero_backward(torch, check_nan=False)
     assert ours[0] is None and theirs[0] is None
     assert torch.isnan(theirs[2]).all() and torchlike.isnan(ours[2]).all()
+
+
+def _batched_jacobian(m, x, w, create_graph):
+    # zuko's exact CNF trace: the Jacobian's rows from one grad call with stacked one-hot grad_outputs
+    x = x.clone().requires_grad_()
+    y = (x @ w).tanh() * x
+    eye = m.eye(x.shape[-1], dtype=x.dtype).expand(*x.shape, -1).movedim(-1, 0)
+    jac, unused = m.autograd.grad([y], [x, m.zeros(2, requires_grad=True)], [eye],
+                                  create_graph=create_graph, is_grads_batched=True, allow_unused=True,
+                                  materialize_grads=not create_graph)
+    trace = m.einsum("i...i", jac)
+    return (jac, trace, unused) if create_graph else (jac, trace, unused, jac.requires_grad)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_grad_with_batched_grad_outputs(create_graph):
+    # each row of the batched grad_output is one vector-Jacobian product; with create_graph the stacked
+    # result is differentiable (same_as_torch backpropagates through it)
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((3, 4)), rng.standard_normal((4, 4))
+    same_as_torch(lambda m, x, w: _batched_jacobian(m, x, w, create_graph), x, w, grad=create_graph,
+                  grad_inputs={1} if create_graph else None)
+
+
+def test_batched_grad_output_of_the_wrong_shape_raises_like_torch():
+    def fn(m):
+        x = m.ones(3, 2, requires_grad=True)
+        return m.autograd.grad(x * 2, x, m.ones(2, 2, 3), is_grads_batched=True)
+    raises_like_torch(fn)

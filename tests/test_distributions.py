@@ -695,3 +695,44 @@ def test_wishart_samples_and_densities_like_torch(param):
     assert tuple(ours[6]) == tuple(theirs[6]) and tuple(ours[7]) == tuple(theirs[7])
     with pytest.raises(ValueError, match="expected to be greater than ndim - 1 = 1"):
         torchlike.distributions.Wishart(torchlike.tensor(0.5), covariance_matrix=torchlike.eye(2))
+
+
+def _cache_protocol(lib):
+    """A transform written as pyro's autoregressive ones are: its log-det reads the cached pair
+    ``_cached_x_y`` (torch's attribute) to reuse what ``_call`` computed."""
+    D = lib.distributions
+
+    class Scale(D.Transform):
+        domain = codomain = D.constraints.real
+        bijective = True
+
+        def __init__(self):
+            super().__init__(cache_size=1)
+            self.calls = 0
+
+        def _call(self, x):
+            self.calls += 1
+            self.log_scale = x.tanh()
+            return x * self.log_scale.exp()
+
+        def log_abs_det_jacobian(self, x, y):
+            x_old, y_old = self._cached_x_y
+            if x is not x_old or y is not y_old:
+                self(x)
+            return self.log_scale
+
+    t = Scale()
+    x = lib.linspace(-1.0, 1.0, 5)
+    before = t._cached_x_y
+    y = t(x)
+    lad = t.log_abs_det_jacobian(x, y)
+    same = t(x) is y and t._cached_x_y[0] is x and t._cached_x_y[1] is y
+    t._cached_x_y = None, None  # pyro resets the cache this way
+    t(x)
+    return before, same, t.calls, lad, hasattr(D.ExpTransform(), "_cached_x_y")
+
+
+def test_transform_cache_is_torchs_cached_x_y_attribute():
+    ours, theirs = _cache_protocol(torchlike), _cache_protocol(torch)
+    assert ours[:3] == theirs[:3] == ((None, None), True, 2) and ours[4] == theirs[4] is False
+    assert_same(ours[3], theirs[3])

@@ -53,7 +53,7 @@ LAYERS = {
     "torchlike.demo": L6, "torchlike._demo": L6,
     # L7: libraries written on the finished facade (`import torchlike`, as torch.distributions does `import
     # torch`); the facade imports none of them at module level, its __getattr__ loads them on first use
-    "torchlike.distributions": L7, "torchlike.overrides": L7, "torchlike.utils.benchmark": L7,
+    "torchlike.distributions": L7, "torchlike.overrides": L7, "torchlike.utils.benchmark": L7, "torchlike.functional": L7,
 }
 
 

@@ -135,3 +135,23 @@ def test_toplevel_two_arg_inplace_and_helpers_match_torch():
     assert torchlike.is_anomaly_check_nan_enabled() is torch.is_anomaly_check_nan_enabled()
     assert isinstance(torchlike.futures.Future(), torchlike.Future)
     assert torchlike.is_storage(torchlike.ones(2).untyped_storage()) and not torchlike.is_storage(al)
+
+
+def test_torch_functional_holds_the_top_level_functions_like_torch():
+    # opt_einsum_fx builds {torch.functional.einsum, torch.einsum} at import time (e3nn imports it)
+    import torch.functional as tf
+    ours = importlib.import_module("torchlike.functional")
+    assert ours.__all__ == tf.__all__
+    same = {n: getattr(tf, n) is getattr(torch, n, None) for n in tf.__all__}
+    assert {n: getattr(ours, n) is getattr(torchlike, n) for n in tf.__all__} == same
+    assert torchlike.functional is ours  # an attribute of the top-level module, as torch.functional is
+
+
+def test_fx_module_paths_and_graph_module_is_a_module():
+    # opt_einsum_fx: ``from torch.fx.node import Node``; e3nn's compile_mode requires GraphModule subclasses to be
+    # nn.Module subclasses (its tensor products build FX graphs, which torchlike does not: see docs/differences.md)
+    from torch.fx.node import Node, map_arg
+    from torchlike.fx import node
+    assert node.Node is torchlike.fx.Node and node.map_arg is torchlike.fx.map_arg
+    assert Node is torch.fx.Node and map_arg is torch.fx.map_arg
+    assert issubclass(torchlike.fx.GraphModule, torchlike.nn.Module) == issubclass(torch.fx.GraphModule, torch.nn.Module)

@@ -123,3 +123,29 @@ def test_classes_answer_to_torchs_names_under_the_runner():
                           timeout=300)
     assert theirs.returncode == ours.returncode == 0, ours.stderr[-2000:]
     assert ours.stdout == theirs.stdout and theirs.stdout.count("<class 'torch.") == 14
+
+
+_MODULE_NAME = """
+import torch
+print(torch.__name__)
+# pyro's patch_dependency: walk a dotted path from the root module, checking the root by its __name__
+target = "torch.distributions.transforms.Transform"
+assert target.split(".")[0] == torch.__name__
+obj = torch
+for part in target.split(".")[1:]:
+    obj = getattr(obj, part)
+print(obj.__module__, obj.__name__)
+# the lazily loaded parts of the top-level module still load after the rename
+print(torch._standard_gamma(torch.ones(2)).shape, torch.overrides.has_torch_function((torch.ones(1),)))
+"""
+
+
+def test_the_torch_module_is_named_torch_under_the_runner(tmp_path):
+    script = tmp_path / "module_name.py"
+    script.write_text(_MODULE_NAME)
+    theirs = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    ours = subprocess.run([sys.executable, "-m", "torchlike", "run", str(script)], capture_output=True, text=True,
+                          timeout=300)
+    assert theirs.returncode == ours.returncode == 0, ours.stderr[-3000:]
+    assert ours.stdout == theirs.stdout
+    assert ours.stdout.splitlines()[:2] == ["torch", "torch.distributions.transforms Transform"]

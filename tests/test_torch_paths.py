@@ -12,6 +12,9 @@ import collections
 import importlib
 import inspect
 import pkgutil
+import re
+import types
+import typing
 
 import pytest
 import torch  # noqa: F401  (the oracle whose tree is walked)
@@ -40,21 +43,25 @@ def _excluded_module(modname):
     return any(modname == m or modname.startswith(m + ".") for m in EXCLUDED_MODULES)
 
 
+def _walked_modules():
+    """The public, mirrored torch modules under ROOTS."""
+    for root in ROOTS:
+        pkg = importlib.import_module(root)
+        for modname in [root] + [m.name for m in pkgutil.walk_packages(pkg.__path__, root + ".")]:
+            if not (any(p.startswith("_") for p in modname.split(".")) or _excluded_module(modname)):
+                yield modname
+
+
 def _torch_names():
     """{torch module name: [(name, qualname)]} for the public classes/functions each defines."""
     out = collections.OrderedDict()
-    for root in ROOTS:
-        pkg = importlib.import_module(root)
-        mods = [root] + [m.name for m in pkgutil.walk_packages(pkg.__path__, root + ".")]
-        for modname in mods:
-            if any(p.startswith("_") for p in modname.split(".")) or _excluded_module(modname):
-                continue
-            mod = importlib.import_module(modname)
-            names = [(n, o.__qualname__) for n, o in vars(mod).items()
-                     if not n.startswith("_") and (inspect.isclass(o) or inspect.isfunction(o))
-                     and getattr(o, "__module__", None) == modname and f"{modname}.{n}" not in EXCLUDED]
-            if names:
-                out[modname] = names
+    for modname in _walked_modules():
+        mod = importlib.import_module(modname)
+        names = [(n, o.__qualname__) for n, o in vars(mod).items()
+                 if not n.startswith("_") and (inspect.isclass(o) or inspect.isfunction(o))
+                 and getattr(o, "__module__", None) == modname and f"{modname}.{n}" not in EXCLUDED]
+        if names:
+            out[modname] = names
     return out
 
 
@@ -110,3 +117,31 @@ def test_report(capsys):
             for p in v:
                 print("  ", p)
     assert n_bad == sum(len(v) for v in NOT_YET.values())
+
+
+def _is_type_alias(obj):
+    """A typing alias such as ``Union[...]``, ``dict[str, Any]`` or ``int | float`` (TypeVars left out: they
+    only parametrize torch's own signatures)."""
+    return (isinstance(obj, (typing._GenericAlias, types.GenericAlias, types.UnionType))
+            and not isinstance(obj, typing.TypeVar))
+
+
+def _torch_type_aliases():
+    """{torch module: the public type aliases it defines (assigns at top level, not imports)}."""
+    out = {}
+    for modname in ["torch.serialization", "torch.hub", "torch.types"] + list(_walked_modules()):
+        mod = importlib.import_module(modname)
+        source = inspect.getsource(mod)
+        names = sorted(n for n, o in vars(mod).items() if not n.startswith("_") and n[:1].isupper()
+                       and _is_type_alias(o) and re.search(rf"^{n}(: TypeAlias)? =", source, re.M))
+        if names:
+            out[modname] = names
+    return out
+
+
+@pytest.mark.parametrize("modname, names", sorted(_torch_type_aliases().items()))
+def test_type_aliases_at_torchs_paths(modname, names):
+    # libraries import torch's annotation aliases at import time: pyro ``from torch.serialization import
+    # MAP_LOCATION``, optimizer packages ``from torch.optim.optimizer import ParamsT``
+    mod = importlib.import_module("torchlike" + modname[len("torch"):])
+    assert [n for n in names if not hasattr(mod, n)] == []

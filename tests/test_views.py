@@ -1,6 +1,8 @@
 """Views alias their root: in-place writes through any alias are visible through all of them; in-place view
 ops (``t_``, ``as_strided_``, ``transpose_`` of a view), ``view_as_complex``/``view_as_real``,
 ``as_strided_scatter``, ``fill_diagonal_``, ``.H``/``.mH``, slices of a leaf view requiring grad."""
+import inspect
+
 import numpy as np
 import pytest
 import torch
@@ -211,3 +213,57 @@ def test_methods_take_int_lists_spread_out_like_torch(expr):
         names = {"x": lib.arange(24.).reshape(2, 3, 4) % 5, "y": lib.ones(1, 3, 1, 2)}
         return eval(expr, {}, names)
     same_as_torch(lambda lib: run(lib), grad=False)
+
+
+def test_tensor_split_takes_torchs_method_keyword():
+    # Tensor.split(self, split_size, dim) vs torch.split(tensor, split_size_or_sections, dim): torchsde calls
+    # ``flat.split(split_size=numels)``
+    same_as_torch(lambda m, x: (x.split(split_size=[2, 4], dim=1), x.split(split_size=3, dim=-1),
+                                m.split(x, split_size_or_sections=[1, 1], dim=0)), np.arange(12.0).reshape(2, 6))
+
+
+def test_tensor_methods_take_torchs_keyword_names():
+    # torch's Python-level Tensor methods (torch/_tensor.py): each parameter name they accept by keyword is
+    # accepted by torchlike's method of that name
+    missing = {}
+    for name, fn in vars(torch._tensor.Tensor).items():
+        if name.startswith("_") or not inspect.isfunction(fn):
+            continue
+        theirs = [p.name for p in list(inspect.signature(fn).parameters.values())[1:]
+                  if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        ours = inspect.signature(getattr(torchlike.Tensor, name)).parameters.values()
+        if any(p.kind == p.VAR_KEYWORD for p in ours):
+            continue
+        lacking = [n for n in theirs if n not in {p.name for p in ours}]
+        if lacking:
+            missing[name] = lacking
+    assert missing == {}
+
+
+@pytest.mark.parametrize("part", ["real", "imag", "view_as_real"])
+def test_views_of_the_real_parts_of_a_complex_tensor_keep_the_real_dtype(part):
+    # (a shape view of x.real came out complex64 while its values were real: e3nn's so3_generators returns
+    # torch.real(X) and indexes it, and its Wigner D matrices turned complex)
+    def fn(m, x):
+        r = getattr(m, part)(m.view_as_complex(x))
+        return r[0], r.T, r[:, 1], r.reshape(-1), r.unsqueeze(0), r[None].expand(2, *r.shape), r[1] * 2.0
+    same_as_torch(fn, np.arange(16, dtype=np.float32).reshape(2, 4, 2), grad=False)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float64", "int64", "uint8", "float16", "complex128"])
+def test_view_dtype_of_a_complex_tensor_like_torch(dtype):
+    # (lax's bitcast refuses complex: JAX's error reached the user)
+    def fn(m, x):
+        z = m.view_as_complex(x)
+        if dtype == "complex128":
+            return z.reshape(2, 2).view(getattr(m, dtype)), z.view(m.float64).view(m.complex64)
+        v = z.view(getattr(m, dtype))
+        return v, v[:, 1:], z[0].view(getattr(m, dtype))
+    same_as_torch(fn, np.array([[[1, 2], [-3.5, 0.25]], [[0.5, -1], [7, 0]]], np.float32), grad=False)
+
+
+def test_view_dtype_into_complex_and_bool_like_torch():
+    same_as_torch(lambda m, x: (x.view(m.complex64), x.view(m.float64).view(m.complex128), x.view(m.int32)),
+                  np.arange(8, dtype=np.float32).reshape(2, 4), grad=False)
+    same_as_torch(lambda m, x: (x.view(m.bool), x.view(m.bool).view(m.uint8), x.view(m.int8)),
+                  np.array([0, 1, 1, 0], np.uint8), grad=False)

@@ -19,6 +19,8 @@ _NAMES = {
                                                 "HuggingFaceStorageWriter": "class"},
     "torch.distributed.checkpoint.default_planner": {"DefaultLoadPlanner": "class"},
     "torch.distributed.checkpoint._consolidate_hf_safetensors": {"consolidate_safetensors_files": "function"},
+    # ignite's checkpoint handler imports it to recognise a sharded optimizer
+    "torch.distributed.optim": {"ZeroRedundancyOptimizer": "class"},
 }
 
 

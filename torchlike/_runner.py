@@ -44,6 +44,10 @@ class _Alias(importlib.abc.Loader):
         if self.public.startswith("torch.distributed"):
             fill(self.public, mod)
         if self.public == "torch":
+            # torch.__name__ is "torch": pyro checks that its patch targets ("torch.distributions....") start
+            # with it. Only the top-level module: submodules keep torchlike's names, which torchlike's own
+            # frame checks read (its __init__ reads __package__ instead)
+            mod.__name__ = "torch"
             _register_loaded_submodules()
         _name_classes_as_torch()  # (again for what this import loaded)
         return mod

@@ -74,7 +74,7 @@ def read(x, step, xp=jnp):
     if kind == "alias":
         return x
     if kind == "view_dtype":
-        return lax.bitcast_convert_type(x, step[1]) if xp is jnp else x
+        return bitcast(x, step[1]) if xp is jnp else x
     raise AssertionError(kind)
 
 
@@ -244,6 +244,43 @@ def index_map(chain, root_shape):
     return np.array(idx, order="C")  # (ascontiguousarray would turn 0-d into 1-d)
 
 
+def _to_bytes(x):
+    """``x``'s bytes along a new last axis (complex: real and imaginary parts; bool: one byte each)."""
+    if jnp.iscomplexobj(x):
+        x = jnp.stack([jnp.real(x), jnp.imag(x)], -1)
+        return lax.bitcast_convert_type(x, jnp.uint8).reshape(x.shape[:-1] + (-1,))
+    if x.dtype.itemsize == 1:  # (lax adds no axis between types of one size)
+        return lax.bitcast_convert_type(x.astype(jnp.uint8) if x.dtype == jnp.bool_ else x, jnp.uint8)[..., None]
+    return lax.bitcast_convert_type(x, jnp.uint8)
+
+
+def _from_bytes(b, dtype):
+    """The inverse of ``_to_bytes``: the last axis (the element's bytes) becomes one element of ``dtype``."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        parts = lax.bitcast_convert_type(b.reshape(b.shape[:-1] + (2, -1)), np.dtype(f"f{dtype.itemsize // 2}"))
+        return lax.complex(parts[..., 0], parts[..., 1])
+    if dtype == np.bool_:
+        return b[..., 0] != 0
+    return lax.bitcast_convert_type(b if dtype.itemsize > 1 else b[..., 0], dtype)
+
+
+def bitcast(x, dtype):
+    """``lax.bitcast_convert_type(x, dtype)`` (same bits; a wider target consumes the last axis, a narrower one
+    adds one) also where either side is complex or bool, which lax refuses (``x.view(torch.float32)`` of a
+    complex64 tensor)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "cb" and not jnp.iscomplexobj(x) and x.dtype != jnp.bool_:
+        return lax.bitcast_convert_type(x, dtype)
+    a, b = x.dtype.itemsize, dtype.itemsize
+    raw = _to_bytes(x)  # x.shape + (a,)
+    if b > a:
+        return _from_bytes(raw.reshape(x.shape[:-1] + (b,)), dtype)
+    if b < a:
+        return _from_bytes(raw.reshape(x.shape + (a // b, b)), dtype)
+    return _from_bytes(raw, dtype)
+
+
 def _put(base, step, new):
     kind = step[0]
     if kind == "real":
@@ -253,7 +290,7 @@ def _put(base, step, new):
     if kind == "alias":
         return new
     if kind == "view_dtype":
-        return lax.bitcast_convert_type(new, base.dtype)
+        return bitcast(new, base.dtype)
     idx = index_map((step,), tuple(base.shape))
     flat = idx.reshape(-1)
     if step[0] in ("expand", "as_strided") and len(np.unique(flat)) < flat.size:

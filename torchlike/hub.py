@@ -21,6 +21,7 @@ import sys
 import tempfile
 from urllib.parse import urlparse  # noqa: F401 - torch.hub exports it (torchvision imports it from here)
 from . import serialization
+from .serialization import MAP_LOCATION  # noqa: F401 - torch.hub names it
 
 try:
     from tqdm import tqdm  # noqa: F401 - torch.hub (and torch.utils.model_zoo) export it

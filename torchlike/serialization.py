@@ -23,6 +23,7 @@ import tempfile
 import types
 import warnings
 import zipfile
+from typing import Any, Callable, Dict, Union
 
 import jax.numpy as jnp
 import numpy as np
@@ -37,11 +38,15 @@ from . import cuda
 from ._legacy_serialization import legacy_load
 from .sparse._serialization import reduce_sparse
 from ._storage import TypedStorage, UntypedStorage
+from .types import FileLike  # noqa: F401 - torch.serialization names it
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
            "get_unsafe_globals_in_checkpoint", "DEFAULT_PROTOCOL"]
 
 DEFAULT_PROTOCOL = 2
+# torch.serialization's type aliases (pyro's param store imports MAP_LOCATION)
+MAP_LOCATION = Union[Callable[[Any, str], Any], _device_cls, str, Dict[str, str], None]
+STORAGE = Union[TypedStorage, UntypedStorage]
 _ALIGN = 64
 
 _STORAGE_NAMES = {"float32": "FloatStorage", "float64": "DoubleStorage", "float16": "HalfStorage",

@@ -304,7 +304,8 @@ class Tensor(TensorCasts, TensorPickling):
             return None
         # (built inline, not through _wrap: a batch loader makes ~100 of these per batch)
         out = _new(Tensor)
-        out._x = _views.Pending(shape, src.dtype, src, None, last)
+        # the dtype is self's, not the root's: a view of x.real / x.imag / x.view(dtype) keeps its real dtype
+        out._x = _views.Pending(shape, self._x.dtype, src, None, last)
         out._vbase = root
         out._chain = chain
         ver = out._ver = root._ver

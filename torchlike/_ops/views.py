@@ -152,12 +152,11 @@ def _view_dtype_resized(input, dt):
         if input.storage_offset() % ratio:
             raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got "
                                f"{input.storage_offset()}")
-    from jax import lax
     x = input._value
     if b > a:
-        x = lax.bitcast_convert_type(x.reshape(x.shape[:-1] + (x.shape[-1] // (b // a), b // a)), dt.np)
+        x = _views.bitcast(x.reshape(x.shape[:-1] + (x.shape[-1] // (b // a), b // a)), dt.np)
     else:
-        x = lax.bitcast_convert_type(x, dt.np)
+        x = _views.bitcast(x, dt.np)
         x = x.reshape(x.shape[:-2] + (x.shape[-2] * x.shape[-1],))
     return Tensor._wrap(x, input._dev)
 
@@ -463,7 +462,7 @@ def _slices(input, d, bounds, node="SliceBackward0"):
     return tuple(out)
 
 
-@register()
+@register(method=False)
 def split(input, split_size_or_sections, dim=0):
     """Split into chunks of a size, or of the given sizes, along ``dim`` (views)."""
     d = wrap_dim(dim, input.ndim)
@@ -472,6 +471,16 @@ def split(input, split_size_or_sections, dim=0):
     return _slices(input, d, [(int(s), int(s) + n) for s, n in zip(starts, sizes)],
                    "SplitBackward0" if isinstance(split_size_or_sections, numbers.Integral) else
                    "SplitWithSizesBackward0")
+
+
+@register("split", namespaces=())
+def split_method(self, split_size, dim=0):
+    """``Tensor.split``: torch's method names its sizes ``split_size`` (``torch.split``'s name is
+    ``split_size_or_sections``); torchsde calls ``flat.split(split_size=numels)``."""
+    return split(self, split_size, dim)
+
+
+split_method.__name__ = split_method.__qualname__ = "split"
 
 
 @register()

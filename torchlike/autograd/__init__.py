@@ -11,6 +11,7 @@ from __future__ import annotations
 from .. import _creation
 from ..tensor import Tensor
 from .._ops.registry import register
+from .._ops.shape import stack
 
 from . import graph
 from .engine import run_backward
@@ -98,6 +99,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         retain_graph = create_graph
     if allow_unused is None:
         allow_unused = materialize_grads
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                             materialize_grads)
     grads = _make_grads(outputs, grad_outputs, create_graph)
     prev = _is_checkpoint_valid()
     grad_mode._state.checkpoint_valid = False
@@ -106,6 +110,29 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                            capture=True, allow_unused=allow_unused, accumulate=False)
     finally:
         grad_mode._state.checkpoint_valid = prev
+    if materialize_grads:
+        res = tuple(_creation.zeros_like(i) if r is None else r for r, i in zip(res, inputs))
+    return res
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
+    """``grad(..., is_grads_batched=True)``: dim 0 of each grad_output indexes independent vector-Jacobian
+    products, stacked along dim 0 of each result. torch vmaps one backward; here one backward runs per row on
+    the retained graph (same values; with ``create_graph`` the stack is differentiable)."""
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if isinstance(g, Tensor) and tuple(g.shape[1:]) != tuple(out.shape):
+            # (torch's message drops the batch dimension twice: it names grad_output[i][0].shape[1:])
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                "dimension. The sizes of the remaining dimensions are expected to match the shape of "
+                f"corresponding output, but a mismatch was detected: grad_output[{i}] has a shape of "
+                f"{g.shape[2:]} and output[{i}] has a shape of {out.shape}. If you only want some tensors in "
+                "`grad_output` to be considered batched, consider using vmap.")
+    batch = next(g.shape[0] for g in grad_outputs if isinstance(g, Tensor))
+    rows = [grad(outputs, inputs, [g[b] if isinstance(g, Tensor) else g for g in grad_outputs],
+                 retain_graph=retain_graph or b < batch - 1, create_graph=create_graph, allow_unused=allow_unused)
+            for b in range(batch)]
+    res = tuple(None if col[0] is None else stack(col) for col in zip(*rows))
     if materialize_grads:
         res = tuple(_creation.zeros_like(i) if r is None else r for r, i in zip(res, inputs))
     return res

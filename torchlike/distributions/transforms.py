@@ -28,25 +28,6 @@ __all__ = ["Transform", "ComposeTransform", "ExpTransform", "AffineTransform", "
            "TanhTransform", "AbsTransform", "PowerTransform", "identity_transform"]
 
 
-class _Memo:
-    """Remembers the most recent ``(x, y)`` pair of a transform (the cache of ``cache_size=1``).
-
-    A hit is decided by identity (``is``), never by value, exactly like torch.
-    """
-    __slots__ = ("x", "y")
-
-    def __init__(self):
-        self.x = self.y = None
-
-    def through(self, key_is_x, key, compute):
-        known, other = (self.x, self.y) if key_is_x else (self.y, self.x)
-        if key is known:
-            return other
-        out = compute(key)
-        self.x, self.y = (key, out) if key_is_x else (out, key)
-        return out
-
-
 def _softplus(x):
     return torchlike.nn.functional.softplus(x)
 
@@ -75,7 +56,10 @@ class Transform:
         if cache_size not in (0, 1):
             raise ValueError("cache_size must be 0 or 1")
         self._cache_size = cache_size
-        self._memo = _Memo() if cache_size else None
+        if cache_size:
+            # torch's attribute, read and reset by libraries (pyro's autoregressive transforms compare the
+            # cached pair with their arguments); a hit is decided by identity (``is``), never by value
+            self._cached_x_y = None, None
         self._inv = None
         super().__init__()
 
@@ -117,14 +101,24 @@ class Transform:
 
     # The cache (when on) is shared by both directions: t.inv(t(x)) returns x itself.
     def __call__(self, x):
-        if self._memo is None:
+        if self._cache_size == 0:
             return self._call(x)
-        return self._memo.through(True, x, self._call)
+        x_old, y_old = self._cached_x_y
+        if x is x_old:
+            return y_old
+        y = self._call(x)
+        self._cached_x_y = x, y
+        return y
 
     def _inv_call(self, y):
-        if self._memo is None:
+        if self._cache_size == 0:
             return self._inverse(y)
-        return self._memo.through(False, y, self._inverse)
+        x_old, y_old = self._cached_x_y
+        if y is y_old:
+            return x_old
+        x = self._inverse(y)
+        self._cached_x_y = x, y
+        return x
 
     def _call(self, x):
         raise NotImplementedError

@@ -12,6 +12,8 @@ True
 """
 from __future__ import annotations
 
+from ..nn.modules.module import Module
+
 __all__ = ["Graph", "GraphModule", "Node", "Proxy", "Tracer", "Interpreter", "Transformer", "symbolic_trace",
            "wrap", "map_arg", "has_side_effect", "replace_pattern"]
 
@@ -34,7 +36,10 @@ class Graph:
         raise NotImplementedError(f"torch.fx.Graph is not implemented in torchlike; {_DOC}")
 
 
-class GraphModule:
+class GraphModule(Module):
+    """An ``nn.Module`` running an FX graph, as in torch (``issubclass(torch.fx.GraphModule, torch.nn.Module)``:
+    e3nn's ``compile_mode`` checks it when decorating its GraphModule subclasses at import time)."""
+
     def __init__(self, *args, **kwargs):
         raise NotImplementedError(f"torch.fx.GraphModule is not implemented in torchlike; {_DOC}")
 

@@ -20,6 +20,7 @@ from .sgd import SGD  # noqa: F401
 from .sparse_adam import SparseAdam  # noqa: F401
 from . import lr_scheduler, swa_utils  # noqa: F401
 from .optax_bridge import OptaxOptimizer, from_optax  # noqa: F401
+from . import optimizer as _optimizer  # noqa: E402
 from .._torch_paths import home as _home, mirror as _mirror  # noqa: E402
 import sys as _sys  # noqa: E402
 
@@ -35,6 +36,12 @@ from .._torch_paths import missing_function as _missing_function  # noqa: E402
 for _mod in ("adadelta", "adagrad", "adam", "adamax", "adamw", "asgd", "nadam", "radam", "rmsprop", "rprop", "sgd"):
     _missing_function(vars(_sys.modules[f"{__name__}.{_mod}"]), _mod, "functional optimizer kernels; use the "
                       "optimizer classes")
+# the type aliases each of torch's optimizer modules imports from torch.optim.optimizer
+for _mod, _names in {"adadelta": (), "adagrad": ("DeviceDict",), "adam": ("DeviceDict", "DeviceDtypeDict"),
+                     "adamax": (), "adamw": (), "asgd": (), "lbfgs": (), "nadam": (), "radam": (), "rmsprop": (),
+                     "rprop": (), "sgd": ("DeviceDict",), "sparse_adam": ()}.items():
+    for _name in ("ParamsT",) + _names:
+        setattr(_sys.modules[f"{__name__}.{_mod}"], _name, getattr(_optimizer, _name))
 _missing_function(globals(), "swap_in_optimizer_params_and_state", "swapping optimizer parameters and state")
 
 __all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "Muon", "NAdam",

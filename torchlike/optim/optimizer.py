@@ -21,6 +21,7 @@ import weakref
 from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 import jax
 import jax.numpy as jnp
@@ -32,8 +33,23 @@ from .. import _dtype
 from .. import _jit_cache as _jcache
 from ..autograd import grad_mode
 from ..tensor import Tensor
+from .._device import device as _device
+from .._dtype import dtype as _dtype_cls
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
+
+# torch.optim.optimizer's type aliases: optimizer libraries annotate with them (``from torch.optim.optimizer
+# import ParamsT``)
+Args = Tuple[Any, ...]
+Kwargs = Dict[str, Any]
+StateDict = Dict[str, Any]
+DeviceDict = Dict[Optional[_device], Tensor]
+DeviceDtypeDict = Dict[Optional[Tuple[_device, _dtype_cls]], Tensor]
+GlobalOptimizerPreHook = Callable[["Optimizer", Args, Kwargs], Optional[Tuple[Args, Kwargs]]]
+GlobalOptimizerPostHook = Callable[["Optimizer", Args, Kwargs], None]
+ParamsT = Union[Iterable[Tensor], Iterable[Dict[str, Any]], Iterable[Tuple[str, Tensor]]]
+Indices = List[int]
+TensorListList = List[List[Optional[Tensor]]]
 
 
 class _RequiredParameter:

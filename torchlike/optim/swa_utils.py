@@ -11,16 +11,20 @@ from __future__ import annotations
 import itertools
 import math
 from copy import deepcopy
+from typing import List, Tuple, Union
 
 from .. import _dtype
 from .._creation import tensor
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.batchnorm import _BatchNorm
 from ..nn.modules.module import Module
+from ..tensor import Tensor
 from .lr_scheduler import LRScheduler, _note_direct_call, _per_group
 
 __all__ = ["AveragedModel", "SWALR", "update_bn", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",
            "get_ema_avg_fn", "get_swa_avg_fn"]
+
+PARAM_LIST = Union[Tuple[Tensor, ...], List[Tensor]]  # torch.optim.swa_utils's alias for the averaging functions
 
 
 def _check_decay(decay):
