@@ -99,6 +99,20 @@ def _checked(fn, checks, name):
     """``fn`` running ``checks`` (each ``check(name, *args, **kwargs)``, raising torch's error) first.  A check's
     TypeError on a tensor-like argument (one overriding ``__torch_function__``) switches that protocol on and
     retries through it (see _torch_function)."""
+    def rejected(e, args, kwargs):  # a check raised TypeError: a tensor-like's override, or torch's parser error
+        if _torch_function.retry_with_overrides(args, kwargs):
+            return _torch_function.redispatch(name, checked, args, kwargs)
+        err = _parser_error(e, fn, name, args, kwargs, positions=False)
+        if err is None:
+            raise e
+        raise err from None
+
+    def failed(e, args, kwargs):  # the body raised: an argument of the wrong Python type gets torch's TypeError
+        err = _parser_error(e, fn, name, args, kwargs, positions=False)
+        if err is None:
+            raise e
+        raise err from None
+
     if len(checks) == 1:
         check = checks[0]
 
@@ -106,38 +120,22 @@ def _checked(fn, checks, name):
             try:
                 check(name, *args, **kwargs)
             except TypeError as e:
-                if _torch_function.retry_with_overrides(args, kwargs):
-                    return _torch_function.redispatch(name, checked, args, kwargs)
-                err = _parser_error(e, fn, name, args, kwargs, positions=False)
-                if err is None:
-                    raise
-                raise err from None
+                return rejected(e, args, kwargs)
             try:
                 return fn(*args, **kwargs)
             except (AttributeError, ValueError, TypeError) as e:
-                err = _parser_error(e, fn, name, args, kwargs, positions=False)
-                if err is None:
-                    raise
-            raise err
+                failed(e, args, kwargs)
     else:
         def checked(*args, **kwargs):
             try:
                 for c in checks:
                     c(name, *args, **kwargs)
             except TypeError as e:
-                if _torch_function.retry_with_overrides(args, kwargs):
-                    return _torch_function.redispatch(name, checked, args, kwargs)
-                err = _parser_error(e, fn, name, args, kwargs, positions=False)
-                if err is None:
-                    raise
-                raise err from None
+                return rejected(e, args, kwargs)
             try:
                 return fn(*args, **kwargs)
             except (AttributeError, ValueError, TypeError) as e:
-                err = _parser_error(e, fn, name, args, kwargs, positions=False)
-                if err is None:
-                    raise
-            raise err
+                failed(e, args, kwargs)
     functools.update_wrapper(checked, fn)
     checked.__name__ = name
     checked.__code__ = checked.__code__.replace(co_name=name, co_qualname=name)  # (caller_op names the op)
@@ -426,10 +424,17 @@ def _spread(fn):
                 if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
                     raise TypeError(f"{fn.__name__}(): argument '{arg}' failed to unpack the object at pos {k + 1} "
                                     f"with error \"type must be tuple of ints,but got {type(a).__name__}\"")
-            return fn(self, args, **kwargs)
-        return fn(self, *args, **kwargs)
+            args = (args,)
+        try:
+            return fn(self, *args, **kwargs)
+        except (AttributeError, ValueError, TypeError) as e:  # (a wrapper anyway: the failure path is free)
+            err = _parser_error(e, fn, fn.__name__, (self,) + args, kwargs, positions=False)
+            if err is None:
+                raise
+        raise err
     method.__name__, method.__qualname__, method.__doc__, method.__wrapped__ = fn.__name__, fn.__qualname__, \
         fn.__doc__, fn
+    method.__code__ = method.__code__.replace(co_name=fn.__name__, co_qualname=fn.__name__)  # (caller_op)
     return method
 
 
