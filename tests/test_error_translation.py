@@ -712,3 +712,9 @@ def test_python_protocols_raise_or_answer_like_torch(expr):
         assert run(torchlike) == run(torch)
     else:
         raises_like_torch(run, match="unsupported format string|no values")
+
+
+def test_optional_none_operand_is_not_blamed_for_another_error():
+    """multi_margin_loss's JAX function takes weight=None: a float target's failure is torch's dtype error, not a
+    parser TypeError about the None (the error_inputs conformance column caught it)."""
+    raises_like_torch(lambda m: m.nn.functional.multi_margin_loss(m.ones(5, 4), m.ones(5)))

@@ -248,8 +248,12 @@ def translate(exc, f=None, name=None, arrays=()):
                              f"not {type(exc.obj).__name__}")
     if not is_foreign(exc):
         return _clean(exc)
-    at = next((i for i, a in enumerate(arrays) if isinstance(a, _NOT_OPERANDS)), None)
-    if at is not None:  # JAX met a str, None or list where the op takes a tensor: torch's parser rejects its type
+    # JAX met a str, list or None where the op takes a tensor: torch's parser rejects its type. (None is also an
+    # optional operand some ops' JAX functions take, so it is the culprit only where JAX's message names it.)
+    at = next((i for i, a in enumerate(arrays) if isinstance(a, _NOT_OPERANDS) and a is not None), None)
+    if at is None and "None" in str(exc):
+        at = next((i for i, a in enumerate(arrays) if a is None), None)
+    if at is not None:
         return TypeError(f"{_op_name(f, name)}(): argument '{'other' if at else 'input'}' must be Tensor, "
                          f"not {type(arrays[at]).__name__}")
     text = str(exc)

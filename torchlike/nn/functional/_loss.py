@@ -555,6 +555,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
                            f"samples (batch size). Expected target size [{nframe}], but got {list(target.shape)}. "
                            f"Input has shape {list(input.shape)}.")
+    if target.dtype is not _dtype.int64:  # (torch's kernel reads the target as int64)
+        raise RuntimeError(f"expected scalar type Long but found {_dtype._CAP[target.dtype.name]}")
     return dispatch(_mm, (input, target, weight, margin), (("p", int(p)), ("reduction", reduction)),
                     name="MultiMarginLossBackward0")
 
