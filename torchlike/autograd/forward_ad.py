@@ -73,7 +73,7 @@ class _Propagate:
             if o._x.dtype.kind in "fcV":
                 _give(o, Tensor._wrap(t, o._dev))
 
-    tangent_of = staticmethod(lambda t: _tangent_of(t))
+    tangent_of = staticmethod(_tangent_of)
 
     @staticmethod
     def view(t, step, out):
