@@ -5,6 +5,7 @@ import copy
 import ctypes
 import importlib.metadata
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -128,16 +129,30 @@ def _dotted(obj, name):
     return obj
 
 
+def _fresh_copy(module):
+    """A new copy of ``module`` executed from its file (registered in sys.modules only while it runs)."""
+    import importlib.util
+    name = module.__name__ + "_fresh"
+    spec = importlib.util.spec_from_file_location(name, module.__file__)
+    copy = sys.modules[name] = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(copy)
+    finally:
+        del sys.modules[name]
+    return copy
+
+
 def test_inductor_config_settings_have_torchs_defaults_and_patch():
     import torch._inductor.config as theirs  # (torch loads it on first use too)
     # torch's defaults (other tests may have set values); a default computed at import (an env var's) as it reads
     default = {k: e.default if isinstance(e.default, (bool, int, float, str, type(None))) else _dotted(theirs, k)
                for k, e in theirs._config.items()}
     ours = torchlike._inductor.config
-    names = [n for n in vars(ours) if not n.startswith("_") and n not in ("sys", "SettingsModule", "SubConfig")]
+    fresh = _fresh_copy(ours)  # our defaults, whatever other tests (or a doctest) in this process set
+    names = [n for n in vars(fresh) if not n.startswith("_") and n not in ("sys", "SettingsModule", "SubConfig")]
     assert len(names) > 25
     for n in names:
-        mine = getattr(ours, n)
+        mine = getattr(fresh, n)
         if isinstance(mine, torchlike._config_module.SubConfig):
             for k, v in vars(mine).items():
                 assert default[f"{n}.{k}"] == v, f"{n}.{k}"

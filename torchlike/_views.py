@@ -438,6 +438,14 @@ def remember_host(src, arr):
     r[id(src)] = (src, arr)
 
 
+def forget_host(src):
+    """Drop the numpy copy noted for device array ``src``: its buffer was exported (``__dlpack__``), so a
+    consumer may write it in place and the copy would go stale."""
+    _recent_host.pop(id(src), None)
+    if _host_src[0][0] is src:
+        _host_src[0] = (None, None)
+
+
 def host_copy(src):
     """The numpy array device array ``src`` was moved from (``remember_host``), or None."""
     e = _recent_host.get(id(src))

@@ -683,7 +683,9 @@ class Tensor(TensorCasts, TensorPickling):
     def __dlpack__(self, stream=None, **kw):
         if self.requires_grad:  # torch refuses too: a consumer would see the data without its graph
             raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
-        return self._value.__dlpack__(**({"stream": stream} if stream is not None else {}))
+        x = self._value
+        _views.forget_host(x)  # (the consumer may write the buffer: a host copy of it would go stale)
+        return x.__dlpack__(**({"stream": stream} if stream is not None else {}))
 
     def __dlpack_device__(self):
         return self._value.__dlpack_device__()

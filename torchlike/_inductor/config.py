@@ -1,10 +1,11 @@
 """torch._inductor.config's settings, with torch 2.13's defaults: accepted, recorded, no effect (XLA compiles
 ``torchlike.compile``'s programs; docs/differences.md).
 >>> import torchlike
->>> torchlike._inductor.config.coordinate_descent_tuning = True
->>> with torchlike._inductor.config.patch({"triton.cudagraphs": True}):
+>>> with torchlike._inductor.config.patch({"triton.cudagraphs": True, "coordinate_descent_tuning": True}):
 ...     torchlike._inductor.config.triton.cudagraphs
 True
+>>> torchlike._inductor.config.coordinate_descent_tuning
+False
 """
 
 import sys
