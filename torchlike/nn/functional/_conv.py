@@ -16,6 +16,7 @@ from ..._errors import argument_error
 from ..._ops.registry import functional as _functional
 from ...tensor import Tensor
 from ... import _autocast as _amp
+from ...backends.cpu import _onednn_half
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            ]
@@ -56,14 +57,20 @@ def _dn(n):
     return ("NC" + s, "OI" + s, "NC" + s)
 
 
+def _acc(x):
+    """The accumulation dtype of a convolution of ``x``: half types sum in float32 and take the bias there,
+    rounding once (torch's oneDNN and gemm kernels); None (the input's) otherwise."""
+    return jnp.float32 if x.dtype in (jnp.bfloat16, jnp.float16) else None
+
+
 def _conv_impl(x, w, b, stride, padding, dilation, groups, unbatched):
     n = w.ndim - 2
     if unbatched:
         x = x[None]
     y = lax.conv_general_dilated(x, w, stride, padding, rhs_dilation=dilation, feature_group_count=groups,
-                                 dimension_numbers=_dn(n), precision=_HI)
+                                 dimension_numbers=_dn(n), precision=_HI, preferred_element_type=_acc(x))
     if b is not None:
-        y = y + b.reshape((1, -1) + (1,) * n)
+        y = y + b.astype(y.dtype).reshape((1, -1) + (1,) * n)
     y = y.astype(x.dtype)
     return y[0] if unbatched else y
 
@@ -192,9 +199,10 @@ def _convT_impl(x, w, b, stride, pads, dilation, groups, unbatched):
     wg = jnp.swapaxes(wg, 1, 2).reshape((groups * cout_g, cin // groups) + k)
     wg = jnp.flip(wg, axis=tuple(range(2, 2 + n)))
     y = lax.conv_general_dilated(x, wg, (1,) * n, pads, lhs_dilation=stride, rhs_dilation=dilation,
-                                 feature_group_count=groups, dimension_numbers=_dn(n), precision=_HI)
+                                 feature_group_count=groups, dimension_numbers=_dn(n), precision=_HI,
+                                 preferred_element_type=_acc(x))
     if b is not None:
-        y = y + b.reshape((1, -1) + (1,) * n)
+        y = y + b.astype(y.dtype).reshape((1, -1) + (1,) * n)
     y = y.astype(x.dtype)
     return y[0] if unbatched else y
 
@@ -207,7 +215,8 @@ def _convT_taps(x, w, b, stride, padding, output_padding, dilation, groups):
     """torch's CPU kernel for half-precision conv_transpose (slow_conv_transpose*d: gemm into columns, then
     col2im): each kernel tap's product, summed over input channels in float32, is rounded to the half type,
     then the taps are added into the output one at a time in tap order (kd, kh, kw), each sum rounded, and
-    the bias added last. A one-rounding XLA convolution differs from it by up to a few bf16 ulps."""
+    the bias added last. A one-rounding XLA convolution differs from it by up to a few bf16 ulps. (Where
+    torch hands the dtype to oneDNN, ``_onednn_half``, it rounds once: the plain path.)"""
     n = w.ndim - 2
     e, m = _HALF_BITS[x.dtype]
 
@@ -270,7 +279,8 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
             raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
                                f"output_padding_height: {op} output_padding_width: {op} stride_height: {s} "
                                f"stride_width: {s} dilation_height: {d} dilation_width: {d}")
-    if input.dtype.name in ("bfloat16", "float16") and input._dev.type == "cpu":
+    if (input.dtype.name in ("bfloat16", "float16") and input._dev.type == "cpu"
+            and not (all(op < s for op, s in zip(output_padding, stride)) and _onednn_half(input.dtype.name))):
         return dispatch(_convT_half_impl, (input, weight, bias),
                         (("stride", stride), ("padding", padding), ("output_padding", output_padding),
                          ("dilation", dilation), ("groups", int(groups)), ("unbatched", unbatched)),

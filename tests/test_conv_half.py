@@ -1,0 +1,118 @@
+"""Half-precision conv_transpose on CPU against torch's CPU kernel: torch computes it tap by tap (gemm into
+bf16/f16 columns, then col2im adds each tap into the output, rounding every sum), so its result is not the
+once-rounded convolution; torchlike reproduces that rounding. Plain bf16/f16 calls, bf16 autocast (where
+the conformance autocast column failed before), and gradients flowing back in each parameter's dtype.
+Where torch hands the dtype to oneDNN (bf16 on CPUs with AVX-512 BW/VL/DQ), it rounds once, and so does
+torchlike there."""
+import numpy as np
+import pytest
+
+import torchlike
+from conftest import torch
+from torchlike.backends.cpu import _onednn_half
+
+rng = np.random.default_rng(11)
+
+CONFIGS = {  # n, stride, padding, output_padding, dilation, groups, bias
+    "1d": (1, 1, 0, 0, 1, 1, True),
+    "1d_stride_pad_outpad": (1, 2, 1, 1, 1, 1, True),
+    "2d": (2, 1, 0, 0, 1, 1, True),
+    "2d_stride_dilation_groups": (2, 2, 1, 0, 2, 2, False),
+    "2d_outpad_groups": (2, 2, 0, 1, 1, 2, True),
+    "3d": (3, 1, 0, 0, 1, 1, True),
+    "3d_stride_pad": (3, 2, 1, 1, 1, 1, False),
+}
+
+
+def _arrays(n, groups, bias):
+    x = rng.standard_normal((2, 4) + (5, 4, 3)[:n]).astype(np.float32)
+    w = rng.standard_normal((4, 3) + (3, 2, 3)[:n]).astype(np.float32)
+    b = rng.standard_normal(3 * groups).astype(np.float32) if bias else None
+    return x, w, b
+
+
+def _call(L, n, x, w, b, s, p, op, d, g):
+    f = getattr(L.nn.functional, f"conv_transpose{n}d")
+    return f(x, w, b, s, p, op, g, d)
+
+
+@pytest.mark.parametrize("dt", ["bfloat16", "float16"])
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_half_conv_transpose_rounds_like_torchs_cpu_kernel(name, dt):
+    n, s, p, op, d, g, bias = CONFIGS[name]
+    arrays = _arrays(n, g, bias)
+    out = []
+    for L in (torch, torchlike):
+        x, w, b = [None if a is None else L.tensor(a).to(getattr(L, dt)) for a in arrays]
+        out.append(_call(L, n, x, w, b, s, p, op, d, g))
+    assert str(out[1].dtype) == str(out[0].dtype) and tuple(out[1].shape) == tuple(out[0].shape)
+    if _onednn_half(dt) and not op >= s:
+        f = getattr(torch.nn.functional, f"conv_transpose{n}d")
+        exact, bound = _exact_and_bound(f, arrays, dt, s, p, op, g, d)
+        _assert_equal_but_float32_ties(out[1].float().numpy(), out[0].float().numpy(), exact, bound)
+        return
+    # bf16 is bit-exact; float16 may differ in the last bit of subnormal results (XLA's reduce_precision)
+    np.testing.assert_allclose(out[1].float().numpy(), out[0].float().numpy(), rtol=0,
+                               atol=0 if dt == "bfloat16" else 1e-4)
+
+
+def _assert_equal_but_float32_ties(ours, theirs, exact, bound, ulps_per_half_ulp=2 ** 16):
+    """oneDNN's path (torch on CPUs with AVX-512 BW/VL/DQ for bf16) sums in float32 and rounds once, as
+    torchlike does; the float32 sums run in another order, so where the exact value lies within float32
+    summation error (``bound``, per element) of a tie the two may round to neighbours. Every other element
+    is bit-equal."""
+    diff = ours != theirs
+    assert diff.mean() < 0.02, f"{diff.sum()} of {diff.size} differ"
+    ulp = np.spacing(np.abs(theirs[diff]).astype(np.float32)) * ulps_per_half_ulp  # one bf16/f16 ulp
+    assert np.all(np.abs(ours[diff] - theirs[diff]) <= ulp)
+    midpoint = (ours[diff].astype(np.float64) + theirs[diff]) / 2
+    assert np.all(np.abs(exact[diff] - midpoint) <= bound[diff]), "a difference not at a tie"
+
+
+def _exact_and_bound(f, arrays, dt, *args):
+    """The float64 result of torch's ``f`` on the half-rounded ``arrays``, and the float32 error bound of
+    summing its terms in any order: k * 2**-24 * (the same sum of the terms' magnitudes), k terms per element."""
+    half = [None if a is None else torch.tensor(a).to(getattr(torch, dt)).double() for a in arrays]
+    exact = f(*half, *args).numpy()
+    ones = [None if a is None else torch.ones_like(a) for a in half]
+    k = f(*ones, *args).numpy()
+    magnitude = f(*[None if a is None else a.abs() for a in half], *args).numpy()
+    return exact, k * 2.0 ** -24 * magnitude
+
+
+@pytest.mark.parametrize("name", ["1d", "2d_outpad_groups", "3d"])
+def test_conv_transpose_under_bf16_autocast_matches_torch_and_grads_keep_dtypes(name):
+    n, s, p, op, d, g, bias = CONFIGS[name]
+    arrays = _arrays(n, g, bias)
+    res = []
+    for L in (torch, torchlike):
+        x, w, b = [None if a is None else L.tensor(a).requires_grad_(True) for a in arrays]
+        with L.autocast("cpu", dtype=L.bfloat16):
+            y = _call(L, n, x, w, b, s, p, op, d, g)
+        y.float().square().sum().backward()
+        res.append((y, x.grad, w.grad))
+    (ty, tgx, tgw), (ly, lgx, lgw) = res
+    assert str(ly.dtype) == str(ty.dtype) == "torch.bfloat16"
+    np.testing.assert_allclose(ly.detach().float().numpy(), ty.detach().float().numpy(), rtol=0, atol=0)
+    for lg, tg in ((lgx, tgx), (lgw, tgw)):
+        assert str(lg.dtype) == str(tg.dtype) == "torch.float32"
+        np.testing.assert_allclose(lg.numpy(), tg.numpy(), rtol=3e-2, atol=3e-1)
+
+
+@pytest.mark.parametrize("dt", ["bfloat16", "float16"])
+@pytest.mark.parametrize("n", [1, 2, 3])
+@pytest.mark.parametrize("bias", [True, False])
+def test_half_conv_sums_in_float32_and_rounds_once_with_its_bias(n, dt, bias):
+    # torch's half convolutions (oneDNN, or im2col + a float32-accumulating gemm onto the bias) round once;
+    # adding the bias after rounding the convolution differed in ~30% of elements
+    x = rng.standard_normal((2, 8) + (9, 7, 5)[:n]).astype(np.float32)
+    w = rng.standard_normal((6, 8) + (3, 3, 3)[:n]).astype(np.float32)
+    b = rng.standard_normal(6).astype(np.float32) if bias else None
+    out = []
+    for L in (torch, torchlike):
+        args = [None if a is None else L.tensor(a).to(getattr(L, dt)) for a in (x, w, b)]
+        out.append(getattr(L.nn.functional, f"conv{n}d")(*args, padding=1))
+    assert str(out[1].dtype) == str(out[0].dtype)
+    exact, bound = _exact_and_bound(getattr(torch.nn.functional, f"conv{n}d"), (x, w, b), dt, 1, 1)
+    _assert_equal_but_float32_ties(out[1].float().numpy(), out[0].float().numpy(), exact, bound,
+                                   2 ** 16 if dt == "bfloat16" else 2 ** 13)
