@@ -108,10 +108,7 @@ def _checked(fn, checks, name):
         raise err from None
 
     def failed(e, args, kwargs):  # the body raised: an argument of the wrong Python type gets torch's TypeError
-        err = _parser_error(e, fn, name, args, kwargs, positions=False)
-        if err is None:
-            raise e
-        raise err from None
+        _raise_parser_error(e, fn, name, args, kwargs, positions=False)
 
     if len(checks) == 1:
         check = checks[0]
@@ -168,11 +165,8 @@ def _numpy_names(fn):
                     kwargs[name] = kwargs.pop(alias)
         try:
             return fn(*args, **kwargs)
-        except (AttributeError, ValueError, TypeError) as e:  # (this wrapper is there anyway: the failure path is free)
-            err = _parser_error(e, fn, fn.__name__, args, kwargs, positions=False)
-            if err is None:
-                raise
-        raise err
+        except _PARSER_FAILURES as e:
+            _raise_parser_error(e, fn, fn.__name__, args, kwargs, positions=False)
     # the op's own name on the frame too (sparse's "Could not run 'aten::<op>'" reads the calling frame)
     numpy_names.__code__ = numpy_names.__code__.replace(co_name=fn.__name__,
                                                         co_qualname=getattr(fn, "__qualname__", fn.__name__))
@@ -252,11 +246,8 @@ def _typed(fn, name):
     def typed(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except (AttributeError, ValueError, TypeError) as e:
-            err = _parser_error(e, fn, name, args, kwargs)
-            if err is None:
-                raise
-        raise err
+        except _PARSER_FAILURES as e:
+            _raise_parser_error(e, fn, name, args, kwargs)
     return typed
 
 
@@ -272,6 +263,18 @@ _PYTHON_OPERAND_ERRORS = ("not supported between instances of", "unsupported ope
 
 # Python's error for a call that does not fit a signature, naming the function called (an internal one)
 _PYTHON_ARITY_ERROR = re.compile(r"[\w.<>]+\(\) (?=missing |takes |got an unexpected |got multiple )")
+
+
+_PARSER_FAILURES = (AttributeError, ValueError, TypeError)  # what an argument of the wrong Python type raises
+
+
+def _raise_parser_error(e, fn, name, args, kwargs, positions=True):
+    """Raise torch's TypeError for ``e`` (see ``_parser_error``) or, where it is something else, ``e`` itself:
+    the except clause of every wrapper that is on the call path anyway (the success path pays nothing)."""
+    err = _parser_error(e, fn, name, args, kwargs, positions)
+    if err is None:
+        raise e
+    raise err from None
 
 
 def _parser_error(e, fn, name, args, kwargs, positions=True):
@@ -340,11 +343,8 @@ def _with_out(fn, name, rule=None, exact=False):
             check_out_overlap(out, args, rule)
         try:
             r = fn(*args, **kwargs)
-        except (AttributeError, ValueError, TypeError) as e:
-            err = _parser_error(e, fn, name, args, kwargs)
-            if err is None:
-                raise
-            raise err from None
+        except _PARSER_FAILURES as e:
+            _raise_parser_error(e, fn, name, args, kwargs)
         if out is None:
             return r
         if exact and out.dtype is not r.dtype:  # (no cast into out: torch's check names both dtypes)
@@ -427,11 +427,8 @@ def _spread(fn):
             args = (args,)
         try:
             return fn(self, *args, **kwargs)
-        except (AttributeError, ValueError, TypeError) as e:  # (a wrapper anyway: the failure path is free)
-            err = _parser_error(e, fn, fn.__name__, (self,) + args, kwargs, positions=False)
-            if err is None:
-                raise
-        raise err
+        except _PARSER_FAILURES as e:
+            _raise_parser_error(e, fn, fn.__name__, (self,) + args, kwargs, positions=False)
     method.__name__, method.__qualname__, method.__doc__, method.__wrapped__ = fn.__name__, fn.__qualname__, \
         fn.__doc__, fn
     method.__code__ = method.__code__.replace(co_name=fn.__name__, co_qualname=fn.__name__)  # (caller_op)
