@@ -173,3 +173,13 @@ def test_distributed_backend_tables_match_torch():
     assert {"cpu", "cuda"} <= ours.default_device_backend_map.keys()
     assert ours.backend_list == ref.backend_list[:len(ours.backend_list)]
     assert all(ref.backend_capability[k] == v for k, v in ours.backend_capability.items())
+
+
+def test_torch_function_mode_sees_and_skips_nn_init_as_under_torch():
+    # Lightning's _EmptyInit (Trainer.init_module(empty_init=True)) skips the functions whose __module__ is
+    # "torch.nn.init"; torch dispatches uniform_/normal_/constant_/kaiming_uniform_ to a mode, the others not
+    script = os.path.join(PROGRAMS, "torch_function_init_modes.py")
+    expected = run_program([script], runner=False, timeout=300)
+    ours = run_program([script], runner=True, timeout=300)
+    assert ours == expected
+    assert expected[0].startswith("['kaiming_uniform_', 'uniform_'") and expected[1] == "(2, 3) False"

@@ -71,6 +71,9 @@ from . import func  # noqa: E402,F401
 from . import _torch_function  # noqa: E402  (the __torch_function__ protocol wraps these once a subclass needs it)
 for _ns in (_sys.modules[__name__], nn.functional, linalg, special, fft):
     _torch_function.register_namespace(_ns, _torch_function.IGNORED_TORCH_NAMES)
+# (torch's nn.init dispatches these four only: a mode such as Lightning's _EmptyInit sees them)
+_torch_function.register_namespace(nn.init, frozenset(nn.init.__all__) - {"uniform_", "normal_", "constant_",
+                                                                        "kaiming_uniform_"})
 from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_dtype,  # noqa: E402,F401,F811
                                 is_autocast_cache_enabled, is_autocast_enabled, set_autocast_cache_enabled,
                                 set_autocast_dtype, set_autocast_enabled, autocast_increment_nesting,

@@ -80,7 +80,8 @@ _NAMED = set()  # torchlike modules whose classes _name_classes_as_torch has see
 def _name_classes_as_torch():
     """Under the runner ``torch`` is torchlike, so its classes answer to torch's names: ``type(x)`` prints
     ``<class 'torch.Tensor'>`` and ``<class 'torch.nn.modules.linear.Linear'>`` as under torch, and pickles
-    made here name torch's paths. A class is renamed only where that name resolves to it in this process
+    made here name torch's paths. So do the functions a public module defines (``torch.nn.init.normal_``:
+    Lightning's ``_EmptyInit`` recognises init functions by ``__module__``). A class is renamed only where that name resolves to it in this process
     (the torch module of that name is the module holding the class), so pickling by reference keeps working.
     Called after every torch import and lazy load; a module's classes are read the first time it is seen."""
     for name, mod in list(sys.modules.items()):
@@ -96,8 +97,8 @@ def _name_classes_as_torch():
         # the torchlike module ``import home`` gives under the runner (``torch._C`` -> torchlike._C)
         target = sys.modules.get("torchlike" + home[len("torch"):])
         for obj in list(vars(mod).values()):
-            if isinstance(obj, type) and obj.__module__ == name and "." not in obj.__qualname__ \
-                    and getattr(target, obj.__qualname__, None) is obj:
+            if isinstance(obj, (type, types.FunctionType)) and obj.__module__ == name \
+                    and "." not in obj.__qualname__ and getattr(target, obj.__qualname__, None) is obj:
                 try:
                     obj.__module__ = home
                 except (TypeError, AttributeError):  # a C type

@@ -66,14 +66,28 @@ def calculate_gain(nonlinearity, param=None):
         raise ValueError(f"Unsupported nonlinearity {nonlinearity}") from None
 
 
+# (the public uniform_/normal_/constant_ reach a TorchFunctionMode, as torch's do; the other initializers
+# fill through these private forms, as torch's do, so a mode does not see them twice)
+def _uniform(tensor, a, b, generator):
+    return _write(tensor, _draw("uniform", tensor, generator, (a, b)))
+
+
+def _normal(tensor, mean, std, generator):
+    return _write(tensor, _draw("normal", tensor, generator, (mean, std)))
+
+
+def _constant(tensor, val):
+    return _write(tensor, jnp.full(tuple(tensor.shape), val, dtype=tensor._value.dtype))
+
+
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill with U(a, b)."""
-    return _write(tensor, _draw("uniform", tensor, generator, (a, b)))
+    return _uniform(tensor, a, b, generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill with N(mean, std^2)."""
-    return _write(tensor, _draw("normal", tensor, generator, (mean, std)))
+    return _normal(tensor, mean, std, generator)
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
@@ -123,15 +137,15 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
 def constant_(tensor, val):
     """Fill with ``val``."""
-    return _write(tensor, jnp.full(tuple(tensor.shape), val, dtype=tensor._value.dtype))
+    return _constant(tensor, val)
 
 
 def ones_(tensor):
-    return constant_(tensor, 1.0)
+    return _constant(tensor, 1.0)
 
 
 def zeros_(tensor):
-    return constant_(tensor, 0.0)
+    return _constant(tensor, 0.0)
 
 
 def eye_(tensor):
@@ -185,12 +199,12 @@ def _glorot_std(tensor, gain):
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     """Glorot uniform: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out))."""
     limit = math.sqrt(3.0) * _glorot_std(tensor, gain)
-    return uniform_(tensor, -limit, limit, generator)
+    return _uniform(tensor, -limit, limit, generator)
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
     """Glorot normal: N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
-    return normal_(tensor, 0.0, _glorot_std(tensor, gain), generator)
+    return _normal(tensor, 0.0, _glorot_std(tensor, gain), generator)
 
 
 def _he_std(tensor, a, mode, nonlinearity):
@@ -214,13 +228,13 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     if std is None:
         return tensor
     limit = math.sqrt(3.0) * std
-    return uniform_(tensor, -limit, limit, generator)
+    return _uniform(tensor, -limit, limit, generator)
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """He normal: N(0, std^2) with std = gain / sqrt(fan)."""
     std = _he_std(tensor, a, mode, nonlinearity)
-    return tensor if std is None else normal_(tensor, 0, std, generator)
+    return tensor if std is None else _normal(tensor, 0, std, generator)
 
 
 def orthogonal_(tensor, gain=1, generator=None):
