@@ -7,6 +7,6 @@ that such code imports and runs unquantized, and every other name raises a NotIm
 tensor([1., 1.])
 """
 from .._missing import module_getattr
-from . import quantization  # noqa: F401
+from . import nn, quantization  # noqa: F401
 
 __getattr__ = module_getattr("torch.ao")
