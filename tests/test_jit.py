@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import torchlike
+from conftest import run_program
 
 
 def _mlp(T):
@@ -124,3 +125,13 @@ def test_deprecation_warnings_match_torch(tmp_path):
             T.jit.load(str(tmp_path / f"{T.__name__}.pt"))
         return sorted({(x.category, str(x.message)) for x in w if issubclass(x.category, DeprecationWarning)})
     assert messages(torchlike) == messages(torch)
+
+
+def test_jit_eager_api_program_prints_what_torch_prints():
+    # jit.isinstance on generic types, Attribute, interface, fuser/optimized_execution blocks, set_fusion_strategy,
+    # TracingCheckError's text, the module classes' hierarchy: the same lines as under torch
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "jit_eager_api.py")
+    expected = run_program([script], runner=False, timeout=300)
+    ours = run_program([script], runner=True, timeout=300)
+    assert ours == expected
+    assert expected[1] == "[True, False, True, True, True, False, False, True, True, True]"

@@ -27,10 +27,17 @@ from ..nn.modules.module import Module
 from ..nn.parameter import Parameter
 from ..tensor import Tensor
 from . import annotations  # noqa: F401 - torch.jit.annotations is an attribute of torch.jit
+from . import _eager_api
+from ._eager_api import (Attribute, ScriptFunction, ScriptWarning, TracerWarning, TracingCheckError, enable_onednn_fusion, fuser, interface,
+                         onednn_fusion_enabled, optimized_execution, script_if_tracing, script_method,
+                         set_fusion_strategy, strict_fusion)
 
 __all__ = ["script", "trace", "ignore", "unused", "export", "is_scripting", "is_tracing", "Final", "save", "load",
            "ScriptModule", "freeze", "optimize_for_inference", "trace_module", "annotate", "fork", "wait", "Error",
-           "annotations"]
+           "annotations", "Attribute", "isinstance", "interface", "script_if_tracing", "script_method",
+           "optimized_execution", "fuser", "strict_fusion", "set_fusion_strategy", "enable_onednn_fusion",
+           "onednn_fusion_enabled", "TracerWarning", "ScriptWarning", "TracingCheckError", "RecursiveScriptModule",
+           "TracedModule", "TopLevelTracedModule", "ScriptFunction"]
 
 _MARK = "torchlike_jit.json"
 _TORCHSCRIPT_HINT = (
@@ -84,9 +91,7 @@ def _overload(func):
     return func
 
 
-def _script_if_tracing(fn):
-    """``fn`` itself: torchlike's ``trace`` runs Python, so there is nothing to script while tracing."""
-    return fn
+_script_if_tracing = script_if_tracing
 
 
 def is_scripting() -> bool:
@@ -175,6 +180,18 @@ class ScriptModule(Module):
         return "RecursiveScriptModule"
 
 
+class RecursiveScriptModule(ScriptModule):
+    """A module compiled by ``torch.jit.script`` (never built here: ``script`` keeps the module)."""
+
+
+class TracedModule(ScriptModule):
+    """A module produced by ``torch.jit.trace`` (never built here: ``trace`` keeps the module)."""
+
+
+class TopLevelTracedModule(TracedModule):
+    """The top-level traced module (never built here)."""
+
+
 def _export_bytes(m):
     inputs = getattr(m, "_torchlike_example_inputs", None)
     if inputs is None or not isinstance(m, Module):
@@ -249,3 +266,10 @@ def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
             return ScriptModule(_export.ExportedProgram.deserialize(zf.read("program.zip")), meta.get("params", ()),
                                 meta.get("training", False))
         return serialization.load(io.BytesIO(zf.read("module.pt")), weights_only=False)
+
+
+def __getattr__(name):
+    # torch.jit.isinstance, served here so this module's own isinstance() stays the builtin
+    if name == "isinstance":
+        return _eager_api.isinstance
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
