@@ -56,3 +56,26 @@ def test_random_module_default_generator_is_torchs():
     import torchlike.random
     assert torch.random.default_generator is torch.default_generator
     assert torchlike.random.default_generator is torchlike.default_generator
+
+
+def test_functional_reexports_the_protocol_helpers_undispatched():
+    # custom activations copy torch's pattern: `if has_torch_function_unary(x): return handle_torch_function(...)`
+    results = []
+    for lib in (torch, torchlike):
+        F = lib.nn.functional
+
+        class Sub(lib.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                return super().__torch_function__(func, types, args, kwargs or {})
+
+        def my_act(x):
+            if F.has_torch_function_unary(x):
+                return F.handle_torch_function(my_act, (x,), x)
+            return x * 2
+
+        s = lib.ones(2).as_subclass(Sub)
+        results.append((F.has_torch_function_unary(s), F.has_torch_function_variadic(1, s),
+                        F.has_torch_function((lib.ones(1),)), F.has_torch_function_unary(lib.ones(1)),
+                        type(my_act(s)).__name__, my_act(lib.ones(2)).tolist()))
+    assert results[0] == results[1] == (True, True, False, False, "Sub", [2.0, 2.0])

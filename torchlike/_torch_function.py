@@ -25,7 +25,8 @@ import types
 from .tensor import Tensor
 
 __all__ = ["enable", "enabled", "register_namespace", "overloaded_args", "handle", "has_torch_function",
-           "disabled_torch_function_impl", "DisableTorchFunctionSubclass", "DisableTorchFunction",
+           "disabled_torch_function_impl", "DisableTorchFunctionSubclass", "has_torch_function_unary",
+           "has_torch_function_variadic", "DisableTorchFunction",
            "default_nowrap_functions", "IGNORED_TORCH_NAMES", "retry_with_overrides", "redispatch"]
 
 
@@ -188,6 +189,16 @@ _DONE = set()  # ids of functions already made dispatching
 _ORIGINALS = {}  # key -> the dispatching function (the original object)
 
 
+
+def has_torch_function_unary(a):
+    """``has_torch_function((a,))``."""
+    return has_torch_function((a,))
+
+
+def has_torch_function_variadic(*args):
+    """``has_torch_function(args)``."""
+    return has_torch_function(args)
+
 def _entry(key, args, kwargs):
     """The slow path of a dispatching function (an argument that is not a plain Tensor or number, a keyword
     argument, or an active mode): its overriding arguments' ``__torch_function__``, else its original body."""
@@ -322,8 +333,14 @@ def _wrap_namespace(mod, skip):
             _make_dispatching(v, None, f"{prefix}.{name}")
 
 
+# the protocol's own helpers, which some namespaces re-export (torch.nn.functional): never dispatched
+_PROTOCOL_NAMES = frozenset(("has_torch_function", "has_torch_function_unary", "has_torch_function_variadic",
+                             "handle_torch_function"))
+
+
 def register_namespace(mod, skip=frozenset()):
     """Have ``enable`` make the public functions of ``mod`` (except ``skip``) dispatch; at once if it is on."""
+    skip = frozenset(skip) | _PROTOCOL_NAMES
     _NAMESPACES.append((mod, skip))
     if _ON:
         _wrap_namespace(mod, skip)

@@ -22,21 +22,12 @@ import torchlike  # layer 7: written on the finished facade, which loads this mo
 from .autograd.extras import handle_torch_function, has_torch_function, is_tensor_like
 from .tensor import Tensor
 from . import _torch_function as _tf
+from ._torch_function import has_torch_function_unary, has_torch_function_variadic  # noqa: F401 (torch's names)
 
 __all__ = ["enable_reentrant_dispatch", "get_ignored_functions", "get_overridable_functions", "get_testing_overrides",
            "handle_torch_function", "has_torch_function", "is_tensor_like", "is_tensor_method_or_property",
            "resolve_name", "wrap_torch_function"]  # torch's list (the modes and the _unary/_variadic helpers are
 # public names outside it, as in torch)
-
-
-def has_torch_function_unary(a):
-    """``has_torch_function((a,))``."""
-    return has_torch_function((a,))
-
-
-def has_torch_function_variadic(*args):
-    """``has_torch_function(args)``."""
-    return has_torch_function(args)
 
 
 def is_tensor_method_or_property(func):
