@@ -1,4 +1,5 @@
 """Autograd semantics compared with torch: accumulation, retain_graph, create_graph, hooks, Function, modes."""
+import os
 import threading
 import warnings
 
@@ -7,7 +8,7 @@ import pytest
 import torch
 
 import torchlike
-from conftest import assert_same, raises_like_torch, same_as_torch
+from conftest import assert_same, raises_like_torch, run_program, same_as_torch
 
 
 def _pair(shape=(3,), seed=0):
@@ -469,3 +470,13 @@ def test_batched_grad_output_of_the_wrong_shape_raises_like_torch():
         x = m.ones(3, 2, requires_grad=True)
         return m.autograd.grad(x * 2, x, m.ones(2, 2, 3), is_grads_batched=True)
     raises_like_torch(fn)
+
+
+def test_saved_tensors_hooks_program_prints_what_torch_prints():
+    # pack/unpack calls per op (torch's saved sets for unary/binary ops and saved results), a compressing hook
+    # pair, no version check under hooks, the unpack type check, custom Functions, the disable block, disk offload
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "saved_tensors_hooks.py")
+    expected = run_program([script], runner=False, timeout=300)
+    ours = run_program([script], runner=True, timeout=300)
+    assert ours == expected
+    assert expected[0] == "[('pack', (3,), False), ('pack', (3,), True)]" and expected[-1] == "True True"

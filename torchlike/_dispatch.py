@@ -10,7 +10,7 @@ import numpy as np
 from . import _errors, _grad_mode, _jit_cache, _views
 from ._device import CPU
 from . import _profiler_state as _prof
-from ._tape import _NODE_CLASSES, ANOMALY, FORWARD_AD, node_class
+from ._tape import _NODE_CLASSES, ANOMALY, FORWARD_AD, SAVED_HOOKS, node_class, pack_saved
 from .tensor import _PLAIN_VALUE, Tensor
 
 __all__ = ["dispatch", "forward_fn", "HOST_SCALAR_OPS", "host_int_sum"]
@@ -214,6 +214,22 @@ def _user_stack():
     return traceback.format_list(frames[start:])
 
 
+def _pack(node, args, saves):
+    """saved_tensors_hooks: the node keeps the packed forms of the tensors it saves (the pullback reads the
+    unpacked values) and, as torch, checks no versions for them."""
+    if saves == "out":
+        tensors, positions = [t for t, _ in node.saved], [None] * len(node.saved)
+    else:
+        # torch's formulas save a lone input, and of several the ones another differentiable input's gradient
+        # reads (x * y with only x requiring grad saves y): the common rule of its unary and binary ops
+        positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        if len(positions) > 1:
+            positions = [i for i in positions if any(j != i for j in node.diff_in)]
+        tensors = [args[i] for i in positions]
+    node.packed = [(pos, obj, unpack) for pos, (obj, unpack) in zip(positions, pack_saved(tensors))]
+    node.saved = ()
+
+
 def _record(f, statics, args, arrays, outs, name, saves):
     diff_in, inputs, saved = [], [], []
     for i, a in enumerate(args):
@@ -247,3 +263,5 @@ def _record(f, statics, args, arrays, outs, name, saves):
         o = outs[j]
         o._grad_fn = node
         o._oi = k
+    if SAVED_HOOKS and saved:  # (after the wiring: a saved output is packed with its grad_fn, as torch's)
+        _pack(node, args, saves)

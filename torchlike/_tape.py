@@ -68,7 +68,7 @@ class Node:
     """
     __slots__ = ("f", "statics", "primals", "inputs", "diff_in", "diff_out", "out_meta", "saved",
                  "seq", "_name", "_hooks", "_pre_hooks", "_tensor_hooks", "_retained", "metadata",
-                 "_freed", "saves_outputs", "__weakref__")
+                 "_freed", "saves_outputs", "packed", "__weakref__")
 
     def __init__(self, f, statics, primals, inputs, diff_in, diff_out, out_meta, name, saved=()):
         self.f = f
@@ -88,6 +88,7 @@ class Node:
         self.metadata = {}
         self._freed = False
         self.saves_outputs = False  # the saved tensors are this node's outputs (torch's formula uses the result)
+        self.packed = None  # saved_tensors_hooks: [(primal index or None, packed object, unpack hook)]
 
     apply_recorded = None  # op nodes' recorded backward (create_graph) is autograd.engine's; Function nodes' their own
     _display = None  # torch's name() where it differs from the class name (torch::autograd::CopySlices)
@@ -131,13 +132,10 @@ class Node:
         return _Handle(lst, fn)
 
     def _check_saved(self):
-        if self._freed:
-            raise RuntimeError(
-                "Trying to backward through the graph a second time (or directly access saved tensors after "
-                "they have already been freed). Saved intermediate values of the graph are freed when you "
-                "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
-                "through the graph a second time or if you need to access saved tensors after calling "
-                "backward.")
+        if self.packed is not None:  # (saved_tensors_hooks: torch checks no versions then, it unpacks)
+            self._unpack()
+            return
+        _check_not_freed(self)
         for k, (t, v) in enumerate(self.saved):
             if t._version != v:
                 raise RuntimeError(
@@ -146,6 +144,20 @@ class Node:
                     f"{t._version}; expected version {v} instead. Hint: enable anomaly detection to find the "
                     "operation that failed to compute its gradient, with "
                     "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+    def _unpack(self):
+        """Run the unpack hooks of the tensors packed when this node was recorded; their values become the
+        primals the pullback reads (a saved output's is unpacked and not read: the pullback needs the inputs)."""
+        _check_not_freed(self)
+        primals = list(self.primals)
+        for pos, obj, unpack in self.packed:
+            t = unpack(obj)
+            if not hasattr(t, "_value"):
+                raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                                f"{type(t).__name__}")
+            if pos is not None:
+                primals[pos] = t._value
+        self.primals = tuple(primals)
 
     def _saved_origin(self, k, t):
         """torch's ", which is output N of Op," for saved tensor ``t`` (the ``k``-th saved): the node that saved
@@ -166,6 +178,7 @@ class Node:
     def free(self):
         self.primals = None
         self.saved = ()
+        self.packed = None
         self._freed = True
 
 
@@ -345,6 +358,34 @@ def op_name(node_name):
 
 # autograd anomaly detection (torch.autograd.detect_anomaly): [enabled, check_nan]; the dispatcher records each
 # node's forward stack while it is on, the engine checks every node's gradients for NaN and names the node
+# torch.autograd.graph.saved_tensors_hooks: the (pack_hook, unpack_hook) pairs entered, innermost last; and the
+# messages of the disable_saved_tensors_hooks blocks entered
+SAVED_HOOKS: list = []
+SAVED_HOOKS_DISABLED: list = []
+
+
+def pack_saved(tensors):
+    """The innermost pack hook run on each of ``tensors`` (with the hooks off meanwhile, so the hook's own ops
+    pack nothing): ``[(packed, unpack_hook)]``."""
+    pack, unpack = SAVED_HOOKS[-1]
+    hooks = SAVED_HOOKS[:]
+    SAVED_HOOKS.clear()
+    try:
+        return [(pack(t), unpack) for t in tensors]
+    finally:
+        SAVED_HOOKS[:] = hooks
+
+
+def _check_not_freed(node):
+    if node._freed:
+        raise RuntimeError(
+            "Trying to backward through the graph a second time (or directly access saved tensors after "
+            "they have already been freed). Saved intermediate values of the graph are freed when you "
+            "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+            "through the graph a second time or if you need to access saved tensors after calling "
+            "backward.")
+
+
 ANOMALY = [False, True]
 
 # forward-mode AD (torch.autograd.forward_ad): while a dual level is entered, the object whose ``op(f, statics,

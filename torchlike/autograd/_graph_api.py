@@ -2,7 +2,7 @@
 
 torchlike's backward saves JAX values, which are immutable and live on the device they were computed
 on: saved-tensor *mutation* is always allowed and *offloading* is a no-op, so those context managers
-are real; custom pack/unpack hooks are not supported (``saved_tensors_hooks`` raises).
+are real; ``saved_tensors_hooks`` runs the user's pack/unpack hooks on the tensors each op saves.
 
 >>> import torchlike as torch
 >>> x = torch.ones(2, requires_grad=True)
@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 from typing import NamedTuple
 
-from .._missing import MissingAPI
+from .._tape import SAVED_HOOKS, SAVED_HOOKS_DISABLED
 from ..tensor import Tensor
 
 __all__ = ["GradientEdge", "get_gradient_edge", "increment_version", "saved_tensors_hooks", "save_on_cpu",
@@ -47,16 +47,29 @@ def increment_version(tensor):
 
 
 class saved_tensors_hooks:
-    """Pack/unpack hooks for tensors saved for backward: not supported by torchlike (raises on entry)."""
+    """Pack/unpack hooks for the tensors an op saves for backward, as torch's: ``pack_hook(tensor)`` runs when
+    the op is recorded, ``unpack_hook(packed)`` when backward (or ``ctx.saved_tensors``) needs the tensor,
+    and the pullback reads the unpacked value (offloading, compression, or just inspection).
+
+    >>> import torchlike as torch
+    >>> seen = []
+    >>> x = torch.ones(3, requires_grad=True)
+    >>> with torch.autograd.graph.saved_tensors_hooks(lambda t: seen.append(t.shape) or t, lambda t: t):
+    ...     y = (x * x).sum()
+    >>> y.backward(); x.grad, len(seen) > 0
+    (tensor([2., 2., 2.]), True)
+    """
 
     def __init__(self, pack_hook, unpack_hook):
         self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
 
     def __enter__(self):
-        raise MissingAPI("torch.autograd.graph.saved_tensors_hooks is not implemented in torchlike (backward "
-                         "saves JAX values, not hookable tensors); see docs/differences.md")
+        if SAVED_HOOKS_DISABLED:
+            raise RuntimeError(SAVED_HOOKS_DISABLED[-1])
+        SAVED_HOOKS.append((self.pack_hook, self.unpack_hook))
 
     def __exit__(self, *exc):
+        SAVED_HOOKS.pop()
         return False
 
 
@@ -70,11 +83,18 @@ class save_on_cpu(saved_tensors_hooks):
     def __enter__(self):
         return None
 
+    def __exit__(self, *exc):
+        return False
+
 
 @contextlib.contextmanager
 def disable_saved_tensors_hooks(error_message):
-    """Disallow ``saved_tensors_hooks`` inside the block (they are never available in torchlike)."""
-    yield
+    """Inside the block, entering ``saved_tensors_hooks`` raises RuntimeError(``error_message``)."""
+    SAVED_HOOKS_DISABLED.append(error_message)
+    try:
+        yield
+    finally:
+        SAVED_HOOKS_DISABLED.pop()
 
 
 @contextlib.contextmanager

@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 
 from .. import _creation, _grad_mode as grad_mode
-from .._tape import Node
+from .._tape import SAVED_HOOKS, Node, _check_not_freed, pack_saved
 from ..tensor import Tensor
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
@@ -33,6 +33,15 @@ class FunctionCtx:
         node = getattr(self, "_node", None)
         if node is not None:
             node._check_saved()
+            if node.packed is not None:  # saved_tensors_hooks: each access unpacks, as torch's
+                saved = list(self.to_save)
+                for pos, obj, unpack in node.packed:
+                    t = unpack(obj)
+                    if not isinstance(t, Tensor):
+                        raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result "
+                                        f"of type {type(t).__name__}")
+                    saved[pos] = t
+                return tuple(saved)
         return tuple(self.to_save)
 
     def mark_non_differentiable(self, *tensors):
@@ -58,6 +67,9 @@ def _function_node_class(name):
 
 class _FunctionNode(Node):
     __slots__ = ("cls", "ctx", "n_inputs", "all_meta", "in_shapes")
+
+    def _unpack(self):  # (ctx.saved_tensors unpacks the packed tensors itself, on each access)
+        _check_not_freed(self)
 
     def __repr__(self):  # a Python class in torch, so its default repr names the module
         return f"<{type(self).__module__}.{type(self).__qualname__} object at {hex(id(self))}>"
@@ -184,6 +196,11 @@ class Function(metaclass=_FunctionMeta):
                                  tuple((tuple(outs[j].shape), outs[j]._value.dtype) for j in diff_out),
                                  cls.__name__ + "Backward", saved)
             node.cls, node.ctx, node.n_inputs = cls, ctx, len(args)
+            if SAVED_HOOKS and saved:
+                positions = [i for i, t in enumerate(ctx.to_save) if isinstance(t, Tensor)]
+                node.packed = [(i, obj, unpack) for i, (obj, unpack) in
+                               zip(positions, pack_saved([ctx.to_save[i] for i in positions]))]
+                node.saved = ()
             node.all_meta, node.in_shapes = all_meta, shapes
             ctx._node = node
             for k, j in enumerate(diff_out):
