@@ -1,0 +1,305 @@
+"""torchlike.fx._symbolic_trace: ``Tracer``, ``symbolic_trace`` and ``wrap``.
+
+The tracer runs a module's ``forward`` (or a function) once on Proxies.  While it runs, ``nn.Module.__call__``
+records leaf modules (those of ``torchlike.nn``) as ``call_module`` nodes and steps into the others, and
+``nn.Module.__getattr__`` turns parameters and buffers read in ``forward`` into ``get_attr`` nodes.  Both are
+restored afterwards, so the cost is paid only while tracing.
+
+    >>> import torchlike
+    >>> gm = torchlike.fx.symbolic_trace(lambda x: torchlike.relu(x) + 1)
+    >>> print(gm.code.strip())
+    def forward(self, x):
+        relu = torch.relu(x);  x = None
+        add = relu + 1;  relu = None
+        return add
+"""
+from __future__ import annotations
+
+import builtins
+import enum
+import inspect
+import math
+import operator
+import sys
+
+from .._dtype import dtype as _dtype_cls
+from ..nn.modules.container import Sequential
+from ..nn.modules.module import Module
+from ..nn.parameter import Parameter
+from ..tensor import Tensor
+from .graph import Graph
+from .graph_module import GraphModule
+from .node import Node
+from .proxy import _ITER_MESSAGE, Attribute, ParameterProxy, Proxy, TraceError
+
+__all__ = ["Tracer", "symbolic_trace", "wrap", "PH"]
+
+_WRAPPED = []  # (globals dict, name) registered by wrap(): patched in while tracing
+
+
+class _PH:
+    """A concrete_args placeholder: the argument stays an input of the graph."""
+
+    def __repr__(self):
+        return "PH"
+
+
+PH = _PH()
+
+
+def wrap(fn_or_name):
+    """Make a module-level function a leaf of FX tracing: called on Proxies it records one call_function node
+    instead of being traced through.  Call it at module scope, with the function or its name.
+
+    >>> import torchlike
+    >>> torchlike.fx.wrap("len") == "len"
+    True
+    """
+    frame = inspect.currentframe().f_back
+    if not callable(fn_or_name) and not isinstance(fn_or_name, str):
+        raise RuntimeError("Unsupported type for global function! Must be either a callable or string name")
+    name = fn_or_name if isinstance(fn_or_name, str) else fn_or_name.__name__
+    if frame.f_code.co_name != "<module>":
+        raise NotImplementedError("wrap must be called at the top level of a module")
+    _WRAPPED.append((frame.f_globals, name))
+    return fn_or_name
+
+
+def _wrapped(tracer, fn):
+    def leaf(*args, **kwargs):
+        found = []
+
+        def look(a):
+            if isinstance(a, Proxy):
+                found.append(a)
+            elif isinstance(a, (tuple, list)):
+                for x in a:
+                    look(x)
+            elif isinstance(a, dict):
+                for x in a.values():
+                    look(x)
+        look(args)
+        look(kwargs)
+        if found:
+            return tracer.create_proxy("call_function", fn, args, kwargs)
+        return fn(*args, **kwargs)
+    leaf.__wrapped__ = fn
+    return leaf
+
+
+_BASE_TYPES = (str, int, float, bool, complex, type(None), type(...), range, enum.Enum, _dtype_cls)
+
+
+class Tracer:
+    """Builds a ``Graph`` by running a module or function on Proxies (torch.fx.Tracer); subclass it and override
+    ``is_leaf_module`` to choose which modules stay whole ``call_module`` nodes.
+
+    >>> import torchlike
+    >>> g = torchlike.fx.Tracer().trace(torchlike.nn.ReLU())
+    >>> [n.op for n in g.nodes]
+    ['placeholder', 'call_module', 'output']
+    """
+
+    def __init__(self, autowrap_modules=(math,), autowrap_functions=(), param_shapes_constant=False):
+        self.autowrap_modules, self.autowrap_functions = autowrap_modules, autowrap_functions
+        self.param_shapes_constant = param_shapes_constant
+        self.proxy_buffer_attributes = True
+        self.submodule_paths = None
+        self.root = None
+        self.graph = None
+        self.tensor_attrs = {}
+
+    # ---- node creation -----------------------------------------------------------------------------
+    def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
+        return self.graph.create_node(kind, target, args, kwargs, name, type_expr)
+
+    def proxy(self, node):
+        return Proxy(node, self)
+
+    def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None, proxy_factory_fn=None):
+        """Record a node (its Proxy arguments become Nodes) and return its Proxy."""
+        node = self.create_node(kind, target, self.create_arg(args), self.create_arg(kwargs), name, type_expr)
+        return self.proxy(node) if proxy_factory_fn is None else proxy_factory_fn(node)
+
+    def create_arg(self, a):
+        """A value as a node argument: Proxies as their Nodes, parameters/buffers of the root and other tensors
+        as get_attr nodes (constants are stored on the root as ``_tensor_constant<i>``)."""
+        if isinstance(a, Proxy):
+            return a.node
+        if isinstance(a, Node):
+            return a
+        if isinstance(a, tuple) and hasattr(a, "_fields"):
+            return type(a)(*(self.create_arg(x) for x in a))
+        if isinstance(a, (tuple, list)):
+            return type(a)(self.create_arg(x) for x in a)
+        if isinstance(a, dict):
+            out = {}
+            for k, v in a.items():
+                if not isinstance(k, str):
+                    raise NotImplementedError(f"dict keys must be str, got {type(k)}")
+                out[k] = self.create_arg(v)
+            return out
+        if isinstance(a, slice):
+            return slice(self.create_arg(a.start), self.create_arg(a.stop), self.create_arg(a.step))
+        if isinstance(a, Tensor):
+            for n, p in self.root.named_parameters():
+                if a is p:
+                    return self.create_node("get_attr", n, (), {})
+            name = self.tensor_attrs.get(id(a))
+            if name is None:
+                for n, b in self.root.named_buffers():
+                    if a is b:
+                        name = n
+                        break
+            if name is None:
+                i = 0
+                while hasattr(self.root, f"_tensor_constant{i}"):
+                    i += 1
+                name = f"_tensor_constant{i}"
+                self.root.register_buffer(name, a) if not isinstance(a, Parameter) else setattr(self.root, name, a)
+                self.tensor_attrs[id(a)] = name
+            return self.create_node("get_attr", name, (), {})
+        if isinstance(a, Module):
+            return self.create_node("get_attr", self.path_of_module(a), (), {})
+        if isinstance(a, _BASE_TYPES) or callable(a) or type(a).__module__.startswith("torchlike"):
+            return a
+        raise NotImplementedError(f"argument of type: {type(a)}")
+
+    # ---- modules and attributes --------------------------------------------------------------------
+    def is_leaf_module(self, m, module_qualified_name):
+        """torch's rule: modules defined in torch.nn (here torchlike.nn) are leaves, except Sequential."""
+        mod = type(m).__module__
+        return (mod.startswith("torchlike.nn") or mod.startswith("torchlike.ao.nn")) and not isinstance(m, Sequential)
+
+    def path_of_module(self, mod):
+        """The qualified name of submodule ``mod`` of the root."""
+        path = self.submodule_paths.get(id(mod))
+        if path is None:
+            raise NameError("module is not installed as a submodule")
+        return path
+
+    def call_module(self, m, forward, args, kwargs):
+        """A call of submodule ``m``: a call_module node for a leaf, else ``forward`` traced through."""
+        qualname = self.path_of_module(m)
+        if not self.is_leaf_module(m, qualname):
+            return forward(*args, **kwargs)
+        return self.create_proxy("call_module", qualname, args, kwargs)
+
+    def getattr(self, attr, attr_val, parameter_proxy_cache):
+        """``module.attr`` read during tracing: parameters and buffers of the root become get_attr Proxies."""
+        if isinstance(attr_val, Parameter):
+            tables = [self.root.named_parameters()]
+        elif self.proxy_buffer_attributes and isinstance(attr_val, Tensor):
+            tables = [self.root.named_buffers()]
+        else:
+            return attr_val
+        for table in tables:
+            for n, p in table:
+                if attr_val is p:
+                    if n not in parameter_proxy_cache:
+                        if self.param_shapes_constant and isinstance(p, Parameter):
+                            factory = lambda node, n=n, p=p: ParameterProxy(self, node, n, p)  # noqa: E731
+                        else:
+                            factory = None
+                        parameter_proxy_cache[n] = self.create_proxy("get_attr", n, (), {},
+                                                                     proxy_factory_fn=factory)
+                    return parameter_proxy_cache[n]
+        return attr_val
+
+    def iter(self, obj):
+        raise TraceError(_ITER_MESSAGE)
+
+    def to_bool(self, obj):
+        raise TraceError("symbolically traced variables cannot be used as inputs to control flow")
+
+    def keys(self, obj):
+        return Attribute(obj, "keys")()
+
+    # ---- tracing -----------------------------------------------------------------------------------
+    def _placeholders(self, fn, skip_self, concrete_args):
+        sig = inspect.signature(fn)
+        params = list(sig.parameters.values())[1 if skip_self else 0:]
+        concrete_args = concrete_args or {}
+        if not isinstance(concrete_args, dict):
+            concrete_args = dict(zip((p.name for p in params), concrete_args))
+        values = []
+        for p in params:
+            if p.kind is p.VAR_KEYWORD or p.kind is p.VAR_POSITIONAL:
+                raise NotImplementedError(f"torchlike.fx.symbolic_trace does not trace *args/**kwargs ({fn})")
+            if p.name in concrete_args and concrete_args[p.name] is not PH:
+                value = concrete_args[p.name]
+                self.graph._namespace.create_name(p.name, None)  # torch names such an input ``<name>_1``
+                ph = self.create_proxy("placeholder", p.name, (), {})
+                ph.node.target = ph.node.name
+                if value is not None and isinstance(value, (bool, int, float, str)):
+                    eq = self.create_proxy("call_function", operator.eq, (ph, value), {})
+                    self.create_proxy("call_function", sys.modules["torchlike"]._assert,
+                                      (eq, f"{p.name} has been specialized to have value {value} but got another "
+                                           "value"), {})
+                values.append(value)
+                continue
+            default = () if p.default is inspect.Parameter.empty else (p.default,)
+            values.append(self.create_proxy("placeholder", p.name, default, {}))
+        return values
+
+    def trace(self, root, concrete_args=None):
+        """Run ``root`` (a Module's forward, or a function) on Proxies and return the recorded Graph."""
+        if isinstance(root, Module):
+            self.root, fn, skip_self = root, type(root).forward, True
+        else:
+            self.root, fn, skip_self = Module(), root, False
+        self.graph = Graph(tracer_cls=type(self))
+        self.tensor_attrs = {}
+        self.submodule_paths = {}
+        for name, mod in self.root.named_modules():
+            self.submodule_paths.setdefault(id(mod), name)
+        cache = {}
+        tracer = self
+        orig_call = Module.__dict__.get("__call__")
+        orig_getattr = Module.__getattr__
+
+        def module_call(mod, *args, **kwargs):
+            return tracer.call_module(mod, mod.forward, args, kwargs)
+
+        def module_getattr(mod, attr):
+            return tracer.getattr(attr, orig_getattr(mod, attr), cache)
+
+        saved = []
+        try:
+            Module.__call__ = module_call
+            Module.__getattr__ = module_getattr
+            for globals_, name in _WRAPPED:
+                if name in globals_ or name in vars(builtins):
+                    fn_obj = globals_.get(name, vars(builtins).get(name))
+                    saved.append((globals_, name, name in globals_, globals_.get(name)))
+                    globals_[name] = _wrapped(self, fn_obj)
+            args = self._placeholders(fn, skip_self, concrete_args)
+            result = fn(self.root, *args) if skip_self else fn(*args)
+            ret_type = getattr(fn, "__annotations__", {}).get("return")
+            self.create_node("output", "output", (self.create_arg(result),), {}, type_expr=ret_type)
+        finally:
+            if orig_call is None:
+                del Module.__call__
+            else:
+                Module.__call__ = orig_call
+            Module.__getattr__ = orig_getattr
+            for globals_, name, had, old in reversed(saved):
+                if had:
+                    globals_[name] = old
+                else:
+                    globals_.pop(name, None)
+        return self.graph
+
+
+def symbolic_trace(root, concrete_args=None):
+    """Trace a Module or function into a ``GraphModule`` (torch.fx.symbolic_trace).
+
+    >>> import torchlike
+    >>> gm = torchlike.fx.symbolic_trace(torchlike.nn.Linear(3, 2))
+    >>> gm(torchlike.ones(1, 3)).shape
+    torch.Size([1, 2])
+    """
+    tracer = Tracer()
+    graph = tracer.trace(root, concrete_args)
+    name = type(root).__name__ if isinstance(root, Module) else root.__name__
+    return GraphModule(tracer.root, graph, name)

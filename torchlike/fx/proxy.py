@@ -1,0 +1,216 @@
+"""torchlike.fx.proxy: ``Proxy``, the stand-in value a ``Tracer`` passes through a program; every operation on it
+(operators, attribute reads, method calls, torchlike functions through ``__torch_function__``) records a Node.
+
+    >>> import torchlike
+    >>> gm = torchlike.fx.symbolic_trace(lambda x: (x * 2).sum(dim=0))
+    >>> [n.op for n in gm.graph.nodes]
+    ['placeholder', 'call_function', 'call_method', 'output']
+"""
+from __future__ import annotations
+
+import dis
+import inspect
+import operator
+
+from ..tensor import Tensor
+
+__all__ = ["Proxy", "Attribute", "TraceError", "ParameterProxy"]
+
+
+class TraceError(ValueError):
+    """A traced program used a Proxy where a concrete value is needed (control flow, iteration)."""
+
+
+class Proxy:
+    """A value being traced (torch.fx.Proxy): ``node`` is the graph node that computes it.
+
+    >>> import torchlike
+    >>> g = torchlike.fx.Graph()
+    >>> p = torchlike.fx.Proxy(g.placeholder("x"), torchlike.fx.Tracer())
+    >>> (p + 1).node.format_node()
+    '%add : [num_users=0] = call_function[target=operator.add](args = (%x, 1), kwargs = {})'
+    """
+
+    def __init__(self, node, tracer=None):
+        if tracer is None:  # a Proxy made outside a trace records into the node's graph (torch's GraphAppendingTracer)
+            tracer = _GraphAppendingTracer(node.graph)
+        self.tracer, self.node = tracer, node
+
+    def __repr__(self):
+        return f"Proxy({self.node.name})"
+
+    def __getattr__(self, k):
+        if k.startswith("__") and k.endswith("__"):  # copy/pickle protocols probe these: not tensor attributes
+            raise AttributeError(k)
+        return Attribute(self, k)
+
+    def __getstate__(self):
+        return dict(self.__dict__)
+
+    def __setstate__(self, d):
+        self.__dict__.update(d)
+
+    def __deepcopy__(self, memo):
+        return Proxy(self.node, self.tracer)
+
+    def __call__(self, *args, **kwargs):
+        return self.tracer.create_proxy("call_method", "__call__", (self, *args), kwargs)
+
+    def __iter__(self):
+        # ``a, b = proxy`` unpacks by index (the caller's next instruction says how many); other iteration fails
+        frame = inspect.currentframe().f_back
+        for inst in dis.get_instructions(frame.f_code):
+            if inst.offset > frame.f_lasti and inst.opname == "UNPACK_SEQUENCE":
+                return (self[i] for i in range(inst.argval))
+            if inst.offset > frame.f_lasti:
+                break
+        return self.tracer.iter(self)
+
+    def __bool__(self):
+        return self.tracer.to_bool(self)
+
+    def __len__(self):
+        raise RuntimeError("'len' is not supported in symbolic tracing by default. If you want this call to be "
+                           "recorded, please call torch.fx.wrap('len') at module scope")
+
+    def keys(self):
+        return self.tracer.keys(self)
+
+    @classmethod
+    def __torch_function__(cls, orig_method, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        tracers = []
+
+        def find(a):
+            if isinstance(a, Proxy):
+                tracers.append(a.tracer)
+            elif isinstance(a, (tuple, list)):
+                for x in a:
+                    find(x)
+            elif isinstance(a, dict):
+                for x in a.values():
+                    find(x)
+        find(args)
+        find(kwargs)
+        tracer = tracers[0]
+        name = getattr(orig_method, "__name__", None)
+        if name is not None and getattr(Tensor, name, None) is orig_method:  # a Tensor method: call_method
+            if name.startswith("__") and name.endswith("__") and hasattr(Tensor, name[2:-2]):
+                name = name[2:-2]
+            return tracer.create_proxy("call_method", name, args, kwargs)
+        return tracer.create_proxy("call_function", orig_method, args, kwargs)
+
+
+class Attribute(Proxy):
+    """``proxy.attr``: becomes a ``getattr`` node only if used as a value (a call records a call_method)."""
+
+    def __init__(self, root, attr):
+        self.root, self.attr, self.tracer = root, attr, root.tracer
+        self._node = None
+
+    @property
+    def node(self):
+        if self._node is None:
+            self._node = self.tracer.create_proxy("call_function", getattr, (self.root, self.attr), {}).node
+        return self._node
+
+    def __call__(self, *args, **kwargs):
+        return self.tracer.create_proxy("call_method", self.attr, (self.root, *args), kwargs)
+
+
+class ParameterProxy(Proxy):
+    """A Proxy of a parameter read with ``get_attr``; its shape and size are the parameter's (not traced)."""
+
+    def __init__(self, tracer, node, name, param):
+        super().__init__(node, tracer)
+        self.param, self.name = param, name
+
+    @property
+    def shape(self):
+        return self.param.shape
+
+    def size(self, dim=None):
+        return self.param.size() if dim is None else self.param.size(dim)
+
+    def dim(self):
+        return self.param.dim()
+
+    @property
+    def ndim(self):
+        return self.param.ndim
+
+    def numel(self):
+        return self.param.numel()
+
+    def nelement(self):
+        return self.param.nelement()
+
+
+_BINARY = ("add", "sub", "mul", "floordiv", "truediv", "mod", "pow", "lshift", "rshift", "and_", "or_", "xor",
+           "matmul")
+_COMPARE = ("eq", "ne", "lt", "gt", "le", "ge")
+_UNARY = ("neg", "pos", "invert", "abs")
+
+
+def _install_operators():
+    def binary(op):
+        def forward(self, other):
+            return self.tracer.create_proxy("call_function", op, (self, other), {})
+
+        def reflected(self, other):
+            return self.tracer.create_proxy("call_function", op, (other, self), {})
+        return forward, reflected
+
+    for name in _BINARY + _COMPARE + ("getitem",):
+        fwd, rev = binary(getattr(operator, name))
+        dunder = name.rstrip("_")
+        setattr(Proxy, f"__{dunder}__", fwd)
+        if name in _BINARY:
+            setattr(Proxy, f"__r{dunder}__", rev)
+    for name in _UNARY:
+        op = getattr(operator, name)
+        setattr(Proxy, f"__{name}__", lambda self, op=op: self.tracer.create_proxy("call_function", op, (self,), {}))
+    Proxy.__hash__ = object.__hash__  # (defining __eq__ would otherwise make proxies unhashable)
+
+
+_install_operators()
+
+
+class _GraphAppendingTracer:
+    """The tracer of a Proxy built on a bare graph: records every operation at the graph's end."""
+
+    def __init__(self, graph):
+        self.graph = graph
+
+    def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None):
+        args_ = _unwrap(args)
+        kwargs_ = _unwrap(kwargs)
+        return Proxy(self.graph.create_node(kind, target, args_, kwargs_, name, type_expr), self)
+
+    def iter(self, obj):
+        raise TraceError(_ITER_MESSAGE)
+
+    def to_bool(self, obj):
+        raise TraceError("symbolically traced variables cannot be used as inputs to control flow")
+
+    def keys(self, obj):
+        return Attribute(obj, "keys")()
+
+
+_ITER_MESSAGE = ("Proxy object cannot be iterated. This can be attempted when the Proxy is used in a loop or as a "
+                 "*args or **kwargs function argument. See the torch.fx docs on pytorch.org for a more detailed "
+                 "explanation of what types of control flow can be traced, and check out the Proxy docstring for "
+                 "help troubleshooting Proxy iteration errors")
+
+
+def _unwrap(a):
+    if isinstance(a, Proxy):
+        return a.node
+    if isinstance(a, (tuple, list)):
+        return type(a)(_unwrap(x) for x in a)
+    if isinstance(a, dict):
+        return {k: _unwrap(v) for k, v in a.items()}
+    if isinstance(a, slice):
+        return slice(_unwrap(a.start), _unwrap(a.stop), _unwrap(a.step))
+    return a
+
