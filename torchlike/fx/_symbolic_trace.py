@@ -29,7 +29,7 @@ from ..nn.parameter import Parameter
 from ..tensor import Tensor
 from .graph import Graph
 from .graph_module import GraphModule
-from .node import Node
+from .node import WRAPPED, Node
 from .proxy import _ITER_MESSAGE, Attribute, ParameterProxy, Proxy, TraceError
 
 __all__ = ["Tracer", "symbolic_trace", "wrap", "PH"]
@@ -95,9 +95,15 @@ class Tracer:
     ``is_leaf_module`` to choose which modules stay whole ``call_module`` nodes.
 
     >>> import torchlike
-    >>> g = torchlike.fx.Tracer().trace(torchlike.nn.ReLU())
-    >>> [n.op for n in g.nodes]
-    ['placeholder', 'call_module', 'output']
+    >>> class Net(torchlike.nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.fc = torchlike.nn.Linear(2, 2)
+    ...     def forward(self, x):
+    ...         return self.fc(x).relu()
+    >>> g = torchlike.fx.Tracer().trace(Net())
+    >>> [(n.op, n.target) for n in g.nodes]
+    [('placeholder', 'x'), ('call_module', 'fc'), ('call_method', 'relu'), ('output', 'output')]
     """
 
     def __init__(self, autowrap_modules=(math,), autowrap_functions=(), param_shapes_constant=False):
@@ -239,7 +245,8 @@ class Tracer:
                 values.append(value)
                 continue
             default = () if p.default is inspect.Parameter.empty else (p.default,)
-            values.append(self.create_proxy("placeholder", p.name, default, {}))
+            typed = None if p.annotation is inspect.Parameter.empty else p.annotation
+            values.append(self.create_proxy("placeholder", p.name, default, {}, type_expr=typed))
         return values
 
     def trace(self, root, concrete_args=None):
@@ -273,6 +280,7 @@ class Tracer:
                     fn_obj = globals_.get(name, vars(builtins).get(name))
                     saved.append((globals_, name, name in globals_, globals_.get(name)))
                     globals_[name] = _wrapped(self, fn_obj)
+                    WRAPPED[id(fn_obj)] = fn_obj
             args = self._placeholders(fn, skip_self, concrete_args)
             result = fn(self.root, *args) if skip_self else fn(*args)
             ret_type = getattr(fn, "__annotations__", {}).get("return")

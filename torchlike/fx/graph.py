@@ -21,7 +21,7 @@ import operator
 import re
 import sys
 
-from .node import Node, map_arg, qualified_name
+from .node import WRAPPED, Node, map_arg, qualified_name, type_repr
 
 __all__ = ["Graph", "PythonCode", "CodeGen"]
 
@@ -119,6 +119,8 @@ class CodeGen:
         globals_ = {"torch": torchlike, "operator": operator, "builtins": builtins, "inf": math.inf,
                     "nan": math.nan, "device": torchlike.device, "NoneType": type(None)}
 
+        wrapped = []
+
         def add_global(name_hint, obj):
             if getattr(builtins, getattr(obj, "__name__", ""), None) is obj:
                 return obj.__name__
@@ -135,7 +137,10 @@ class CodeGen:
                 return q
             if q.startswith("operator.") and getattr(operator, q[9:], None) is func:
                 return q
-            return add_global(q.replace(".", "_"), func)
+            name = add_global(q.replace(".", "_"), func)
+            if id(func) in WRAPPED and name not in wrapped:
+                wrapped.append(name)
+            return name
 
         def arg_repr(a):
             if isinstance(a, (list, tuple)) and not isinstance(a, Node):
@@ -155,6 +160,10 @@ class CodeGen:
                 return add_global(a.__name__, a)
             return repr(a)
 
+        def annotation(t):
+            r = type_repr(t)
+            return r if r.startswith("torch.") or getattr(builtins, r, None) is t else add_global(r, t)
+
         def call_args(args, kwargs):
             parts = [arg_repr(a) for a in args] + [f"{k} = {arg_repr(v)}" for k, v in kwargs.items()]
             return ", ".join(parts)
@@ -167,11 +176,17 @@ class CodeGen:
                     seen.add(inp)
                     last_use.setdefault(n, []).append(inp)
 
-        free_vars, body, annotation = [f"{root_module}"], [], ""
+        free_vars, body, ret_annotation = [f"{root_module}"], [], ""
         for n in nodes:
-            line = self._node_line(n, root_module, free_vars, arg_repr, call_args, fn_name)
-            if line is None:
+            if n.op == "output" and n.type is not None:
+                ret_annotation = f" -> {annotation(n.type)}"
+            if n.op == "placeholder":
+                typed = f" : {annotation(n.type)}" if n.type is not None else ""
+                free_vars.append(n.target + typed + (f" = {arg_repr(n.args[0])}" if n.args else ""))
+                if n.target.lstrip("*") != n.name:
+                    body.append(f"    {n.name} = {n.target.lstrip('*')}\n")
                 continue
+            line = self._node_line(n, root_module, arg_repr, call_args, fn_name)
             if n.op == "output":
                 body.append(f"    {line}\n")
                 continue
@@ -182,15 +197,12 @@ class CodeGen:
             body.append(f"    {line}{suffix}\n")
         if not any(n.op == "output" for n in nodes):
             body.append("    pass\n")
-        src = "\n\n\n" + self.gen_fn_def(free_vars, annotation) + "\n" + "".join(body) + "    "
+        wraps = "\n".join(f'torch.fx._symbolic_trace.wrap("{name}")' for name in wrapped)
+        src = f"\n{wraps}\n\n" + self.gen_fn_def(free_vars, ret_annotation) + "\n" + "".join(body) + "    "
         return PythonCode(src, globals_)
 
-    def _node_line(self, n, root, free_vars, arg_repr, call_args, fn_name):
+    def _node_line(self, n, root, arg_repr, call_args, fn_name):
         op, t = n.op, n.target
-        if op == "placeholder":
-            name = t if t.startswith("*") else n.name
-            free_vars.append(name + (f" = {arg_repr(n.args[0])}" if n.args else ""))
-            return None
         if op == "get_attr":
             return f"{n.name} = {_format_target(root, t)}"
         if op == "call_module":
@@ -296,9 +308,8 @@ class Graph:
 
     @staticmethod
     def _target_to_str(target):
-        if callable(target):
-            return getattr(target, "__name__", "fn").strip("_") or "fn"
-        return str(target)
+        name = getattr(target, "__name__", "fn") if callable(target) else str(target)
+        return name[2:-2] if name.startswith("__") and name.endswith("__") and len(name) > 4 else name
 
     def placeholder(self, name, type_expr=None, default_value=inspect.Signature.empty):
         args = () if default_value is inspect.Signature.empty else (default_value,)
@@ -415,9 +426,7 @@ class Graph:
         self._codegen = codegen
 
     def __str__(self):
-        ret = [""]
-        lines = [n.format_node(maybe_return_typename=ret) for n in self.nodes]
-        return f"graph(){ret[0]}:" + "".join(f"\n    {line}" for line in lines)
+        return "graph():" + "".join(f"\n    {n.format_node()}" for n in self.nodes)
 
     def print_tabular(self):
         """Print the nodes as a table (opcode, name, target, args, kwargs)."""

@@ -190,7 +190,7 @@ class GraphModule(Module):
         memo[id(self)] = res
         fake = Module()
         fake.__dict__ = copy.deepcopy(self.__dict__, memo)
-        GraphModule.__init__(res, fake, fake.__dict__["_graph"], type(self).__name__)
+        GraphModule.__init__(res, fake, fake.__dict__["_graph"])
         for k, v in fake.__dict__.items():
             if k not in res.__dict__:
                 res.__dict__[k] = v

@@ -29,6 +29,7 @@ Target = object
 _OPS = ("placeholder", "call_method", "call_module", "call_function", "get_attr", "output", "root")
 _TORCH_NAMESPACES = ("", "nn.functional", "linalg", "special", "fft", "Tensor")
 _QUALNAMES = {}  # id(function) -> "torch.x.y" for torchlike's public functions (filled on first use)
+WRAPPED = {}  # id(function) -> function, for the functions fx.wrap made leaves (generated code re-wraps them)
 
 
 def map_aggregate(a, fn):
@@ -66,7 +67,7 @@ def _public_functions():
                 mod = getattr(mod, part)
             prefix = "torch." + (ns + "." if ns else "")
             for name, obj in list(vars(mod).items()):
-                if callable(obj) and not name.startswith("_") and not isinstance(obj, type):
+                if callable(obj) and not name.startswith("__") and not isinstance(obj, type):
                     _QUALNAMES.setdefault(id(obj), prefix + name)
     return _QUALNAMES
 
@@ -144,8 +145,8 @@ class Node:
 
     def prepend(self, x):
         """Insert node ``x`` before this one (moving it there if it is already in the graph)."""
-        if self is x:
-            raise AssertionError("Cannot prepend a node to itself")
+        if self is x:  # (torch only warns: nothing to move)
+            return
         x._remove_from_list()
         p = self._prev
         p._next, x._prev, x._next, self._prev = x, p, self, x
@@ -239,28 +240,32 @@ class Node:
 
     def format_node(self, placeholder_names=None, maybe_return_typename=None):
         """The node as one line of ``str(graph)`` (torch's format)."""
+        typed = f"{type_repr(self.type)} " if self.type is not None else ""
         if self.op == "placeholder":
             if placeholder_names is not None:
                 placeholder_names.append(self.target)
                 return None
             default = f"(default={self.args[0]})" if self.args else ""
-            return f"%{self.name} : [num_users={len(self.users)}] = placeholder[target={self.target}]{default}"
+            return f"%{self.name} : {typed}[num_users={len(self.users)}] = placeholder[target={self.target}]{default}"
         if self.op == "output":
             if maybe_return_typename is not None and self.type is not None:
-                maybe_return_typename[0] = f" -> {_type_repr(self.type)}"
+                maybe_return_typename[0] = f" -> {type_repr(self.type)}"
             return f"return {self.args[0]}"
         if self.op == "get_attr":
-            return f"%{self.name} : [num_users={len(self.users)}] = get_attr[target={self.target}]"
-        return (f"%{self.name} : [num_users={len(self.users)}] = {self.op}[target={self._pretty_target()}]"
+            return f"%{self.name} : {typed}[num_users={len(self.users)}] = get_attr[target={self.target}]"
+        return (f"%{self.name} : {typed}[num_users={len(self.users)}] = {self.op}[target={self._pretty_target()}]"
                 f"(args = {_format_arg(self.args)}, kwargs = {_format_arg(self.kwargs)})")
 
     def __repr__(self):
         return self.name
 
 
-def _type_repr(t):
-    if isinstance(t, type):
-        return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
-    if isinstance(t, types.GenericAlias):
-        return repr(t)
-    return repr(t)
+def type_repr(t):
+    """How torch.fx prints an annotation: ``float``, ``torch.Tensor``, ``typing.List[int]``."""
+    if isinstance(t, type) and not isinstance(t, types.GenericAlias):
+        if t.__module__ == "builtins":
+            return t.__qualname__
+        if t.__module__.startswith("torchlike") and getattr(sys.modules["torchlike"], t.__name__, None) is t:
+            return f"torch.{t.__name__}"
+        return f"{t.__module__.replace('torchlike', 'torch', 1)}.{t.__qualname__}"
+    return repr(t).replace("torchlike", "torch")

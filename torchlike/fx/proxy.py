@@ -26,7 +26,7 @@ class Proxy:
 
     >>> import torchlike
     >>> g = torchlike.fx.Graph()
-    >>> p = torchlike.fx.Proxy(g.placeholder("x"), torchlike.fx.Tracer())
+    >>> p = torchlike.fx.Proxy(g.placeholder("x"))
     >>> (p + 1).node.format_node()
     '%add : [num_users=0] = call_function[target=operator.add](args = (%x, 1), kwargs = {})'
     """
@@ -60,9 +60,9 @@ class Proxy:
         # ``a, b = proxy`` unpacks by index (the caller's next instruction says how many); other iteration fails
         frame = inspect.currentframe().f_back
         for inst in dis.get_instructions(frame.f_code):
-            if inst.offset > frame.f_lasti and inst.opname == "UNPACK_SEQUENCE":
-                return (self[i] for i in range(inst.argval))
-            if inst.offset > frame.f_lasti:
+            if inst.offset == frame.f_lasti:
+                if inst.opname == "UNPACK_SEQUENCE":
+                    return iter([self[i] for i in range(inst.argval)])
                 break
         return self.tracer.iter(self)
 

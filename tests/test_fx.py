@@ -1,0 +1,293 @@
+"""torch.fx: each test runs the same code with torch and with torchlike and compares the traced graphs (their text,
+node names, ops and targets), the generated code and the traced modules' outputs on the same inputs."""
+import copy
+
+import numpy as np
+import pytest
+from conftest import assert_same, raises_like_torch, torch
+
+import torchlike
+
+
+def helper_scale(x, k):  # made an FX leaf by wrap() below, in both libraries
+    return x * k
+
+
+torch.fx.wrap("helper_scale")
+torchlike.fx.wrap("helper_scale")
+
+
+def twins(build):
+    """``build(mod)`` with torch and with torchlike; the torchlike module gets torch's parameter values."""
+    torch.manual_seed(0)
+    theirs = build(torch)
+    ours = build(torchlike)
+    if isinstance(theirs, torch.nn.Module):
+        sd = {k: torchlike.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()}
+        ours.load_state_dict(sd)
+    return ours, theirs
+
+
+def nodes_of(gm):
+    return [(n.name, n.op, n.format_node()) for n in gm.graph.nodes]
+
+
+def torch_text(s):
+    """torch's text with the torch.nn.functional functions torch implements in C named as the Python API names
+    them (torchlike's ``torch.nn.functional.linear``; torch's ``torch._C._nn.linear``, see docs/differences.md)."""
+    return s.replace("torch._C._nn.", "torch.nn.functional.")
+
+
+def same_trace(build, *inputs, concrete_args=None):
+    """Trace ``build(mod)`` in both libraries; graph text, nodes, code and outputs must agree."""
+    ours, theirs = twins(build)
+    gm_t = torch.fx.symbolic_trace(theirs, concrete_args=concrete_args)
+    gm_o = torchlike.fx.symbolic_trace(ours, concrete_args=concrete_args)
+    assert str(gm_o.graph) == torch_text(str(gm_t.graph))
+    assert nodes_of(gm_o) == [(a, b, torch_text(c)) for a, b, c in nodes_of(gm_t)]
+    assert gm_o.code == torch_text(gm_t.code)
+    compare_runs(gm_o, gm_t, *inputs)
+    return gm_o, gm_t
+
+
+def compare_runs(ours, theirs, *inputs):
+    out_t = theirs(*(torch.tensor(a) for a in inputs))
+    out_o = ours(*(torchlike.tensor(a) for a in inputs))
+    flat_t, flat_o = _flat(out_t), _flat(out_o)
+    assert len(flat_t) == len(flat_o) > 0
+    for o, t in zip(flat_o, flat_t):
+        if isinstance(t, torch.Tensor):
+            assert_same(o, t)
+        else:
+            assert o == t
+
+
+def _flat(x):
+    if isinstance(x, dict):
+        return [y for v in x.values() for y in _flat(v)]
+    if isinstance(x, (tuple, list)):
+        return [y for v in x for y in _flat(v)]
+    return [x]
+
+
+X = np.random.default_rng(0).standard_normal((2, 4)).astype(np.float32)
+
+
+def mlp(mod):
+    return mod.nn.Sequential(mod.nn.Linear(4, 8), mod.nn.ReLU(), mod.nn.Linear(8, 3))
+
+
+def everything(mod):
+    class M(mod.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = mod.nn.Linear(4, 3)
+            self.seq = mod.nn.Sequential(mod.nn.Linear(3, 3), mod.nn.ReLU())
+            self.w = mod.nn.Parameter(mod.ones(3))
+            self.register_buffer("b", mod.zeros(3))
+
+        def forward(self, x, y=None):
+            a = self.lin(x)
+            a = mod.relu(a) + 1
+            a = self.seq(a) * self.w - self.b
+            n = x.shape[0]
+            a = a.view(-1)
+            c = mod.cat([a, a], dim=0)
+            d = mod.nn.functional.relu(c, inplace=False)
+            e = d[1:3] + n
+            f = -e
+            g = e.sum(dim=0, keepdim=True)
+            return {"f": f, "g": (g, a.size(0))}
+    return M()
+
+
+def functional(mod):
+    class F(mod.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = mod.nn.Parameter(mod.randn(5, 4))
+
+        def forward(self, x):
+            h = mod.nn.functional.linear(x, self.weight)
+            h = mod.flatten(mod.stack([h, 2 * h], 1), 1)
+            h = mod.cat([h, h.exp()], -1)
+            return mod.sigmoid(h) @ h.t() / 3, h.max(dim=1)[0], h.mean() > 0
+    return F()
+
+
+def test_mlp_sequential_graph_code_and_outputs_match_torch():
+    gm, _ = same_trace(mlp, X)
+    assert isinstance(gm, torchlike.nn.Module)
+    assert type(gm).__name__ == "Sequential"
+
+
+def test_operators_methods_attributes_parameters_match_torch():
+    same_trace(everything, X)
+
+
+def test_torch_functions_on_proxies_record_call_function_nodes():
+    same_trace(functional, X)
+
+
+def test_traced_function_and_wrapped_leaf_match_torch():
+    def build(mod):
+        def f(x, k: float = 2.0):
+            a, b = x.split(2, dim=1)
+            return helper_scale(a, 3) + b.abs().clamp(min=0.5) ** 2 - (1 - x[:, :2])
+        return f
+    same_trace(build, X)
+
+
+def test_concrete_args_specialize_like_torch():
+    def build(mod):
+        class C(mod.nn.Module):
+            def forward(self, x, flag):
+                return x + 1 if flag else x - 1
+        return C()
+    ours, theirs = twins(build)
+    gm_t = torch.fx.symbolic_trace(theirs, concrete_args={"flag": True})
+    gm_o = torchlike.fx.symbolic_trace(ours, concrete_args={"flag": True})
+    assert str(gm_o.graph) == str(gm_t.graph) and gm_o.code == gm_t.code
+    compare_runs(gm_o, gm_t, X, True)
+
+
+def test_tensor_constants_become_tensor_constant_attributes():
+    def build(mod):
+        def f(x):
+            return mod.ones(4) + x
+        return f
+    gm_o, gm_t = same_trace(build, X)
+    assert list(dict(gm_o.named_buffers())) == list(dict(gm_t.named_buffers())) == ["_tensor_constant0"]
+
+
+def test_node_api_edit_graph_and_recompile_like_torch():
+    def edit(mod, gm):
+        for n in list(gm.graph.nodes):
+            if n.op == "call_module" and n.target == "1":  # the ReLU
+                with gm.graph.inserting_after(n):
+                    new = gm.graph.call_function(mod.sigmoid, (n.args[0],))
+                n.replace_all_uses_with(new)
+                gm.graph.erase_node(n)
+            if n.op == "output":
+                with gm.graph.inserting_before(n):
+                    d = gm.graph.call_method("mul", (n.args[0], 2))
+                n.args = (d,)
+        gm.graph.lint()
+        gm.recompile()
+        return gm
+    ours, theirs = twins(mlp)
+    gm_o = edit(torchlike, torchlike.fx.symbolic_trace(ours))
+    gm_t = edit(torch, torch.fx.symbolic_trace(theirs))
+    assert gm_o.code == gm_t.code and str(gm_o.graph) == str(gm_t.graph)
+    compare_runs(gm_o, gm_t, X)
+    n_o = [n for n in gm_o.graph.nodes]
+    n_t = [n for n in gm_t.graph.nodes]
+    assert [[u.name for u in n.users] for n in n_o] == [[u.name for u in n.users] for n in n_t]
+    assert [[a.name for a in n.all_input_nodes] for n in n_o] == [[a.name for a in n.all_input_nodes] for n in n_t]
+
+
+def test_prepend_append_move_nodes_like_torch():
+    def run(mod):
+        g = mod.fx.Graph()
+        x = g.placeholder("x")
+        a = g.call_function(mod.relu, (x,))
+        b = g.call_method("neg", (x,))
+        g.output((a, b))
+        a.prepend(b)
+        b.append(a)  # (no change)
+        x.append(b)
+        return [n.name for n in g.nodes], str(g), g.python_code("self").src
+    assert run(torchlike) == run(torch)
+
+
+def test_erase_node_with_users_raises_like_torch():
+    def fn(mod):
+        g = mod.fx.Graph()
+        x = g.placeholder("x")
+        g.output(g.call_function(mod.relu, (x,)))
+        g.erase_node(x)
+    raises_like_torch(fn)
+
+
+@pytest.mark.parametrize("body", ["iterate", "branch", "len"])
+def test_proxy_control_flow_errors_like_torch(body):
+    def fn(mod):
+        def f(x):
+            if body == "iterate":
+                return [y for y in x]
+            if body == "branch":
+                return x if x.sum() > 0 else -x
+            return len(x)
+        mod.fx.symbolic_trace(f)
+    e = raises_like_torch(fn)
+    assert type(e).__name__ == {"iterate": "TraceError", "branch": "TraceError", "len": "RuntimeError"}[body]
+
+
+def test_interpreter_and_transformer_match_torch():
+    def passes(mod, gm, x):
+        class Swap(mod.fx.Interpreter):
+            def call_module(self, target, args, kwargs):
+                out = super().call_module(target, args, kwargs)
+                return out * 0.5 if target == "1" else out
+
+        class ReluToGelu(mod.fx.Transformer):
+            def call_module(self, target, args, kwargs):
+                if target == "1":
+                    return self.tracer.create_proxy("call_function", mod.nn.functional.gelu, args, kwargs)
+                return super().call_module(target, args, kwargs)
+        new = ReluToGelu(gm).transform()
+        return mod.fx.Interpreter(gm).run(x), Swap(gm).run(x), new(x), new.code, str(new.graph)
+    ours, theirs = twins(mlp)
+    r_o = passes(torchlike, torchlike.fx.symbolic_trace(ours), torchlike.tensor(X))
+    r_t = passes(torch, torch.fx.symbolic_trace(theirs), torch.tensor(X))
+    for o, t in zip(r_o[:3], r_t[:3]):
+        assert_same(o, t)
+    assert r_o[3:] == tuple(torch_text(s) for s in r_t[3:])
+
+
+def test_deepcopy_and_state_dict_like_torch():
+    ours, theirs = twins(everything)
+    gm_o = copy.deepcopy(torchlike.fx.symbolic_trace(ours))
+    gm_t = copy.deepcopy(torch.fx.symbolic_trace(theirs))
+    assert list(gm_o.state_dict()) == list(gm_t.state_dict())
+    assert gm_o.code == gm_t.code and str(gm_o) == str(gm_t)
+    compare_runs(gm_o, gm_t, X)
+    assert gm_o.lin.weight is not ours.lin.weight
+
+
+def test_feature_extractor_returns_an_intermediate_layer_like_torch():
+    # torchvision's create_feature_extractor: trace, output the node of the requested layer, drop the rest
+    def build(mod):
+        class Net(mod.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = mod.nn.Conv2d(1, 4, 3, padding=1)
+                self.bn = mod.nn.BatchNorm2d(4)
+                self.layer1 = mod.nn.Sequential(mod.nn.Conv2d(4, 4, 3, padding=1), mod.nn.ReLU())
+                self.pool = mod.nn.AdaptiveAvgPool2d(1)
+                self.fc = mod.nn.Linear(4, 2)
+
+            def forward(self, x):
+                x = mod.relu(self.bn(self.conv(x)))
+                x = self.layer1(x) + x
+                return self.fc(mod.flatten(self.pool(x), 1))
+        return Net().eval()
+
+    def extract(mod, model):
+        gm = mod.fx.symbolic_trace(model)
+        wanted = {"layer1.1": "feat", "fc": "logits"}
+        outs = {wanted[n.target]: n for n in gm.graph.nodes if n.op == "call_module" and n.target in wanted}
+        old = next(n for n in gm.graph.nodes if n.op == "output")
+        with gm.graph.inserting_after(old):
+            gm.graph.output(outs)
+        gm.graph.erase_node(old)
+        gm.graph.eliminate_dead_code()
+        gm.recompile()
+        gm.delete_all_unused_submodules()
+        return gm
+    ours, theirs = twins(build)
+    gm_o, gm_t = extract(torchlike, ours), extract(torch, theirs)
+    assert gm_o.code == gm_t.code
+    assert list(gm_o.state_dict()) == list(gm_t.state_dict())
+    img = np.random.default_rng(1).standard_normal((2, 1, 5, 5)).astype(np.float32)
+    compare_runs(gm_o, gm_t, img)
