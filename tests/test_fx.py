@@ -1,6 +1,8 @@
 """torch.fx: each test runs the same code with torch and with torchlike and compares the traced graphs (their text,
 node names, ops and targets), the generated code and the traced modules' outputs on the same inputs."""
 import copy
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -291,3 +293,15 @@ def test_feature_extractor_returns_an_intermediate_layer_like_torch():
     assert list(gm_o.state_dict()) == list(gm_t.state_dict())
     img = np.random.default_rng(1).standard_normal((2, 1, 5, 5)).astype(np.float32)
     compare_runs(gm_o, gm_t, img)
+
+
+def test_tracing_leaves_plain_tensor_ops_undispatched():
+    # torchlike functions see Proxies through __torch_function__, switched on only for the trace: afterwards ops
+    # on plain Tensors run their original bodies again (the per-op cost of the protocol is not kept)
+    code = ("import torchlike, torchlike._torch_function as tf\n"
+            "gm = torchlike.fx.symbolic_trace(lambda x: torchlike.relu(x) + torchlike.flatten(x, 1))\n"
+            "key = next(k for k, f in tf._ORIGINALS.items() if f is torchlike.relu)\n"
+            "print(tf.enabled(), torchlike.relu.__code__ is tf._IMPLS[key][0].__code__,\n"
+            "      [n.target.__name__ for n in gm.graph.nodes if n.op == 'call_function'])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.stdout.split("\n")[0] == "False True ['relu', 'flatten', 'add']", out.stderr

@@ -18,6 +18,7 @@ it on too, the first time a check of the op table rejects it as an argument (``r
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import types
@@ -27,7 +28,8 @@ from .tensor import Tensor
 __all__ = ["enable", "enabled", "register_namespace", "overloaded_args", "handle", "has_torch_function",
            "disabled_torch_function_impl", "DisableTorchFunctionSubclass", "has_torch_function_unary",
            "has_torch_function_variadic", "DisableTorchFunction",
-           "default_nowrap_functions", "IGNORED_TORCH_NAMES", "retry_with_overrides", "redispatch"]
+           "default_nowrap_functions", "IGNORED_TORCH_NAMES", "retry_with_overrides", "redispatch",
+           "enabled_while"]
 
 
 def disabled_torch_function_impl(func, types, args=(), kwargs=None):
@@ -46,7 +48,10 @@ class _State(threading.local):
 
 _state = _State()
 _T = Tensor
-_ON = []  # [True] once the protocol is on
+_ON = []  # [True] while the protocol is on
+_STICKY = []  # [True, ...] once something switched it on for good (``enable``)
+_SWAPS = []  # (function, its dispatching code, its original code): ``enabled_while`` switches them back and forth
+_UNNESTED = []  # (closure cell, what it held before ``_unnest``)
 _MODES = []  # the TorchFunctionMode stack (torch.overrides), innermost last
 _NAMESPACES = []  # (module, names to leave alone) registered by the facade
 
@@ -303,6 +308,7 @@ def _make_dispatching(f, public=None, name=None):
     consts = tuple(key if c == _KEY else c for c in code.co_consts)
     f.__code__ = code.replace(co_consts=consts, co_name=c.co_name, co_qualname=c.co_qualname,
                               co_freevars=c.co_freevars, co_varnames=(c.co_varnames[0],) if getter else code.co_varnames)
+    _SWAPS.append((f, f.__code__, c))
     if not hasattr(f, "__wrapped__"):
         f.__wrapped__ = impl  # inspect.signature reads the original signature
 
@@ -353,9 +359,16 @@ def enabled():
 def enable():
     """Switch the protocol on (once; it stays on): Tensor's public methods, operators and property getters and
     the registered namespaces' functions dispatch ``__torch_function__`` from now on."""
+    _STICKY.append(True)
+    _switch_on()
+
+
+def _switch_on():
     if _ON:
         return
     _ON.append(True)
+    for f, dispatching, _ in _SWAPS:  # on before, then off again (``enabled_while``)
+        f.__code__ = dispatching
     for mod, skip in _NAMESPACES:  # namespaces first: their names are torch's (torch.add, not Tensor.add)
         _wrap_namespace(mod, skip)
     _wrap_tensor()
@@ -374,7 +387,29 @@ def _unnest():
             except ValueError:  # an empty cell
                 continue
             if k is not None:
+                _UNNESTED.append((cell, cell.cell_contents))
                 cell.cell_contents = _IMPLS[k][0]
+
+
+@contextlib.contextmanager
+def enabled_while():
+    """The protocol on inside the block and, unless something needs it to stay on (a Tensor subclass, a mode, a
+    tensor-like: ``enable``), off again after it: FX tracing records torch functions called on Proxies, and ops
+    on plain Tensors keep their usual cost once the trace is over."""
+    if _ON:
+        yield
+        return
+    _switch_on()
+    try:
+        yield
+    finally:
+        if not _STICKY:
+            for f, _, orig in _SWAPS:
+                f.__code__ = orig
+            for cell, old in reversed(_UNNESTED):
+                cell.cell_contents = old
+            _UNNESTED.clear()
+            _ON.clear()
 
 
 def retry_with_overrides(args, kwargs):
@@ -429,7 +464,7 @@ def _default_torch_function(cls, func, types, args=(), kwargs=None):
 
 def _on_subclass(cls, **kwargs):
     super(Tensor, cls).__init_subclass__(**kwargs)
-    if not _ON and _overrides(cls):
+    if not _STICKY and _overrides(cls):
         enable()
 
 

@@ -22,6 +22,7 @@ import math
 import operator
 import sys
 
+from .. import _torch_function
 from .._dtype import dtype as _dtype_cls
 from ..nn.modules.container import Sequential
 from ..nn.modules.module import Module
@@ -271,31 +272,32 @@ class Tracer:
         def module_getattr(mod, attr):
             return tracer.getattr(attr, orig_getattr(mod, attr), cache)
 
-        saved = []
-        try:
-            Module.__call__ = module_call
-            Module.__getattr__ = module_getattr
-            for globals_, name in _WRAPPED:
-                if name in globals_ or name in vars(builtins):
-                    fn_obj = globals_.get(name, vars(builtins).get(name))
-                    saved.append((globals_, name, name in globals_, globals_.get(name)))
-                    globals_[name] = _wrapped(self, fn_obj)
-                    WRAPPED[id(fn_obj)] = fn_obj
-            args = self._placeholders(fn, skip_self, concrete_args)
-            result = fn(self.root, *args) if skip_self else fn(*args)
-            ret_type = getattr(fn, "__annotations__", {}).get("return")
-            self.create_node("output", "output", (self.create_arg(result),), {}, type_expr=ret_type)
-        finally:
-            if orig_call is None:
-                del Module.__call__
-            else:
-                Module.__call__ = orig_call
-            Module.__getattr__ = orig_getattr
-            for globals_, name, had, old in reversed(saved):
-                if had:
-                    globals_[name] = old
+        with _torch_function.enabled_while():  # torchlike functions called on Proxies record nodes
+            saved = []
+            try:
+                Module.__call__ = module_call
+                Module.__getattr__ = module_getattr
+                for globals_, name in _WRAPPED:
+                    if name in globals_ or name in vars(builtins):
+                        fn_obj = globals_.get(name, vars(builtins).get(name))
+                        saved.append((globals_, name, name in globals_, globals_.get(name)))
+                        globals_[name] = _wrapped(self, fn_obj)
+                        WRAPPED[id(fn_obj)] = fn_obj
+                args = self._placeholders(fn, skip_self, concrete_args)
+                result = fn(self.root, *args) if skip_self else fn(*args)
+                ret_type = getattr(fn, "__annotations__", {}).get("return")
+                self.create_node("output", "output", (self.create_arg(result),), {}, type_expr=ret_type)
+            finally:
+                if orig_call is None:
+                    del Module.__call__
                 else:
-                    globals_.pop(name, None)
+                    Module.__call__ = orig_call
+                Module.__getattr__ = orig_getattr
+                for globals_, name, had, old in reversed(saved):
+                    if had:
+                        globals_[name] = old
+                    else:
+                        globals_.pop(name, None)
         return self.graph
 
 

@@ -8,6 +8,7 @@ override) and ``Transformer`` (the same walk, recording a new graph).
 """
 from __future__ import annotations
 
+from .. import _torch_function
 from .graph import Graph
 from .graph_module import GraphModule
 from .node import map_aggregate, map_arg
@@ -174,7 +175,8 @@ class Transformer(Interpreter):
 
     def transform(self):
         """Run the walk and return the new GraphModule."""
-        result = super().run(enable_io_processing=False)
+        with _torch_function.enabled_while():
+            result = super().run(enable_io_processing=False)
         if result is not None:
             self.new_graph.output(map_aggregate(result, lambda a: a.node if isinstance(a, Proxy) else a))
         return GraphModule(self.module, self.new_graph)
