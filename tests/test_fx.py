@@ -305,3 +305,52 @@ def test_tracing_leaves_plain_tensor_ops_undispatched():
             "      [n.target.__name__ for n in gm.graph.nodes if n.op == 'call_function'])\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.stdout.split("\n")[0] == "False True ['relu', 'flatten', 'add']", out.stderr
+
+
+def _rewrite(mod, build, pattern, replacement):
+    gm = mod.fx.symbolic_trace(build(mod))
+    matches = mod.fx.replace_pattern(gm, pattern(mod), replacement(mod))
+    summary = [(type(m).__name__, m.anchor.name, sorted((k.name, v.name) for k, v in m.nodes_map.items()))
+               for m in matches]
+    return gm, summary
+
+
+def test_replace_pattern_matches_torch():
+    # the torch.fx docs' example: two occurrences of cat+sum, replaced by stack
+    def build(mod):
+        class M(mod.nn.Module):
+            def forward(self, x, w1, w2):
+                m1 = mod.cat([w1, w2]).sum()
+                m2 = mod.cat([w1, w2]).sum()
+                return x + mod.max(m1) + mod.max(m2)
+        return M()
+
+    def pattern(mod):
+        return lambda w1, w2: mod.cat([w1, w2]).sum()
+
+    def replacement(mod):
+        return lambda w1, w2: mod.stack([w1, w2])
+    gm_o, s_o = _rewrite(torchlike, build, pattern, replacement)
+    gm_t, s_t = _rewrite(torch, build, pattern, replacement)
+    assert s_o == s_t and len(s_o) == 2
+    assert gm_o.code == gm_t.code and str(gm_o.graph) == str(gm_t.graph)
+    compare_runs(gm_o, gm_t, X[:1], X[1:], X[:1] * 2)
+
+
+def test_replace_pattern_skips_literal_mismatch_and_shared_intermediates_like_torch():
+    def build(mod):
+        def f(x):
+            a = mod.relu(x) * 2
+            b = mod.relu(x + 1) * 3
+            c = mod.sigmoid(x)
+            return a + b + (c * 2) + c
+        return f
+
+    def replacement(mod):
+        return lambda y: mod.tanh(y)
+    for pattern, found in ((lambda mod: lambda y: mod.relu(y) * 2, 1), (lambda mod: lambda y: mod.sigmoid(y) * 2, 0)):
+        gm_o, s_o = _rewrite(torchlike, build, pattern, replacement)
+        gm_t, s_t = _rewrite(torch, build, pattern, replacement)
+        assert s_o == s_t and len(s_o) == found
+        assert gm_o.code == gm_t.code
+        compare_runs(gm_o, gm_t, X)
