@@ -354,3 +354,15 @@ def test_replace_pattern_skips_literal_mismatch_and_shared_intermediates_like_to
         assert s_o == s_t and len(s_o) == found
         assert gm_o.code == gm_t.code
         compare_runs(gm_o, gm_t, X)
+
+
+def test_shape_prop_records_tensor_metadata_like_torch():
+    def run(mod, model, x):
+        from_mod = __import__(f"{mod.__name__}.fx.passes.shape_prop", fromlist=["ShapeProp"])
+        gm = mod.fx.symbolic_trace(model)
+        from_mod.ShapeProp(gm).propagate(x)
+        # (torch's node arguments are its immutable_list/immutable_dict; torchlike's plain lists/dicts)
+        return [(n.name, repr(n.meta.get("tensor_meta")), n.meta["type"].__name__.replace("immutable_", ""))
+                for n in gm.graph.nodes]
+    ours, theirs = twins(everything)
+    assert run(torchlike, ours, torchlike.tensor(X)) == run(torch, theirs, torch.tensor(X))
