@@ -35,9 +35,10 @@ def nodes_of(gm):
 
 
 def torch_text(s):
-    """torch's text with the torch.nn.functional functions torch implements in C named as the Python API names
-    them (torchlike's ``torch.nn.functional.linear``; torch's ``torch._C._nn.linear``, see docs/differences.md)."""
-    return s.replace("torch._C._nn.", "torch.nn.functional.")
+    """torch's text with the functions torch defines outside their public module named as the API names them
+    (torchlike's ``torch.nn.functional.linear``, ``torch.einsum``; torch's ``torch._C._nn.linear``,
+    ``torch.functional.einsum``; see docs/differences.md)."""
+    return s.replace("torch._C._nn.", "torch.nn.functional.").replace("torch.functional.", "torch.")
 
 
 def same_trace(build, *inputs, concrete_args=None):
@@ -366,3 +367,18 @@ def test_shape_prop_records_tensor_metadata_like_torch():
                 for n in gm.graph.nodes]
     ours, theirs = twins(everything)
     assert run(torchlike, ours, torchlike.tensor(X)) == run(torch, theirs, torch.tensor(X))
+
+
+def test_proxies_on_a_bare_graph_record_torch_functions_like_torch():
+    # e3nn's code generation: Proxies of a hand-built Graph, torch functions and arithmetic on them
+    def build(mod):
+        g = mod.fx.Graph()
+        tracer = mod.fx.proxy.GraphAppendingTracer(g)
+        x, w = mod.fx.Proxy(g.placeholder("x"), tracer), mod.fx.Proxy(g.placeholder("w"), tracer)
+        y = mod.einsum("zi,ij->zj", x, w).reshape(-1) * 0.5
+        z = mod.cat([y, mod.nn.functional.silu(y, inplace=False)], dim=0)
+        g.output(z.node)
+        return mod.fx.GraphModule(mod.nn.Module(), g, "Generated")
+    gm_o, gm_t = build(torchlike), build(torch)
+    assert gm_o.code == torch_text(gm_t.code) and str(gm_o.graph) == torch_text(str(gm_t.graph))
+    compare_runs(gm_o, gm_t, X, X.T.copy())

@@ -12,9 +12,10 @@ import dis
 import inspect
 import operator
 
+from .. import _torch_function
 from ..tensor import Tensor
 
-__all__ = ["Proxy", "Attribute", "TraceError", "ParameterProxy"]
+__all__ = ["Proxy", "Attribute", "TraceError", "ParameterProxy", "GraphAppendingTracer"]
 
 
 class TraceError(ValueError):
@@ -33,7 +34,7 @@ class Proxy:
 
     def __init__(self, node, tracer=None):
         if tracer is None:  # a Proxy made outside a trace records into the node's graph (torch's GraphAppendingTracer)
-            tracer = _GraphAppendingTracer(node.graph)
+            tracer = GraphAppendingTracer(node.graph)
         self.tracer, self.node = tracer, node
 
     def __repr__(self):
@@ -176,11 +177,23 @@ def _install_operators():
 _install_operators()
 
 
-class _GraphAppendingTracer:
-    """The tracer of a Proxy built on a bare graph: records every operation at the graph's end."""
+class GraphAppendingTracer:
+    """The tracer of Proxies built on a bare graph (outside ``symbolic_trace``): records every operation at the
+    graph's insertion point.  torchlike functions must see such Proxies (einsum reads its operands' dtypes before
+    a type check could reject one), so the ``__torch_function__`` protocol goes on for good, as for any
+    tensor-like.
+
+    >>> import torchlike
+    >>> g = torchlike.fx.Graph()
+    >>> tracer = torchlike.fx.proxy.GraphAppendingTracer(g)
+    >>> x = torchlike.fx.Proxy(g.placeholder("x"), tracer)
+    >>> torchlike.exp(x).node.format_node()
+    '%exp : [num_users=0] = call_function[target=torch.exp](args = (%x,), kwargs = {})'
+    """
 
     def __init__(self, graph):
         self.graph = graph
+        _torch_function.enable()
 
     def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None):
         args_ = _unwrap(args)
