@@ -1,6 +1,7 @@
 """torch.fx: each test runs the same code with torch and with torchlike and compares the traced graphs (their text,
 node names, ops and targets), the generated code and the traced modules' outputs on the same inputs."""
 import copy
+import math
 import subprocess
 import sys
 
@@ -382,3 +383,23 @@ def test_proxies_on_a_bare_graph_record_torch_functions_like_torch():
     gm_o, gm_t = build(torchlike), build(torch)
     assert gm_o.code == torch_text(gm_t.code) and str(gm_o.graph) == torch_text(str(gm_t.graph))
     compare_runs(gm_o, gm_t, X, X.T.copy())
+
+
+def test_attention_block_with_dtypes_infinities_and_module_lists_matches_torch():
+    def build(mod):
+        class Attn(mod.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.qkv = mod.nn.Linear(4, 12)
+                self.blocks = mod.nn.ModuleList([mod.nn.LayerNorm(4), mod.nn.GELU()])
+
+            def forward(self, x):
+                q, k, v = self.qkv(x).chunk(3, dim=-1)
+                s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+                s = s.masked_fill(mod.ones_like(s).tril() == 0, float("-inf")).softmax(dim=-1)
+                h = (s @ v).to(mod.float64).to(dtype=mod.float32, device=x.device)
+                for block in self.blocks:
+                    h = block(h)
+                return h + self.qkv.bias[:4], self.qkv.weight.T.shape
+        return Attn()
+    same_trace(build, X)

@@ -250,6 +250,26 @@ class Tracer:
             values.append(self.create_proxy("placeholder", p.name, default, {}, type_expr=typed))
         return values
 
+    def _autowrap(self, fn, saved):
+        """Make the public functions of ``autowrap_modules`` (``math``) and ``autowrap_functions`` leaves while
+        tracing, both as module attributes (``math.sqrt``) and as globals of the traced code (``from math import
+        sqrt``); ``saved`` collects what to restore."""
+        leaves = {}
+        for m in self.autowrap_modules:
+            for name, value in list(vars(m).items()):
+                if not name.startswith("_") and callable(value) and not isinstance(value, type):
+                    leaves[id(value)] = value
+                    saved.append((vars(m), name, True, value))
+                    vars(m)[name] = _wrapped(self, value)
+        for f in self.autowrap_functions:
+            leaves[id(f)] = f
+        globals_ = getattr(fn, "__globals__", {})
+        for name, value in list(globals_.items()):
+            if id(value) in leaves:
+                saved.append((globals_, name, True, value))
+                globals_[name] = _wrapped(self, value)
+        WRAPPED.update(leaves)
+
     def trace(self, root, concrete_args=None):
         """Run ``root`` (a Module's forward, or a function) on Proxies and return the recorded Graph."""
         if isinstance(root, Module):
@@ -283,6 +303,7 @@ class Tracer:
                         saved.append((globals_, name, name in globals_, globals_.get(name)))
                         globals_[name] = _wrapped(self, fn_obj)
                         WRAPPED[id(fn_obj)] = fn_obj
+                self._autowrap(fn, saved)
                 args = self._placeholders(fn, skip_self, concrete_args)
                 result = fn(self.root, *args) if skip_self else fn(*args)
                 ret_type = getattr(fn, "__annotations__", {}).get("return")
