@@ -55,8 +55,8 @@ def same_trace(build, *inputs, concrete_args=None):
 
 
 def compare_runs(ours, theirs, *inputs):
-    out_t = theirs(*(torch.tensor(a) for a in inputs))
-    out_o = ours(*(torchlike.tensor(a) for a in inputs))
+    out_t = theirs(*(torch.tensor(a) if isinstance(a, np.ndarray) else a for a in inputs))
+    out_o = ours(*(torchlike.tensor(a) if isinstance(a, np.ndarray) else a for a in inputs))
     flat_t, flat_o = _flat(out_t), _flat(out_o)
     assert len(flat_t) == len(flat_o) > 0
     for o, t in zip(flat_o, flat_t):
@@ -153,6 +153,23 @@ def test_concrete_args_specialize_like_torch():
     gm_o = torchlike.fx.symbolic_trace(ours, concrete_args={"flag": True})
     assert str(gm_o.graph) == str(gm_t.graph) and gm_o.code == gm_t.code
     compare_runs(gm_o, gm_t, X, True)
+
+
+def test_concrete_none_and_number_and_print_readable_like_torch():
+    def build(mod):
+        class M(mod.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.l = mod.nn.Sequential(mod.nn.Linear(4, 2))
+
+            def forward(self, x, mask=None, scale=2):
+                if mask is not None:
+                    x = x * mask
+                return self.l(x) * scale
+        return M()
+    for concrete in ({"mask": None}, {"mask": None, "scale": 3}):
+        gm_o, gm_t = same_trace(build, X, None, concrete.get("scale", 2), concrete_args=concrete)
+        assert gm_o.print_readable(print_output=False) == gm_t.print_readable(print_output=False)
 
 
 def test_tensor_constants_become_tensor_constant_attributes():

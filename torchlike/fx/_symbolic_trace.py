@@ -38,6 +38,11 @@ __all__ = ["Tracer", "symbolic_trace", "wrap", "PH"]
 _WRAPPED = []  # (globals dict, name) registered by wrap(): patched in while tracing
 
 
+def _assert_is_none(value, msg):
+    """What a ``concrete_args`` entry of None leaves in the graph: a check that the input is still None."""
+    assert value is None, msg
+
+
 class _PH:
     """A concrete_args placeholder: the argument stays an input of the graph."""
 
@@ -236,9 +241,14 @@ class Tracer:
             if p.name in concrete_args and concrete_args[p.name] is not PH:
                 value = concrete_args[p.name]
                 self.graph._namespace.create_name(p.name, None)  # torch names such an input ``<name>_1``
-                ph = self.create_proxy("placeholder", p.name, (), {})
+                default = () if p.default is inspect.Parameter.empty else (p.default,)
+                ph = self.create_proxy("placeholder", p.name, default, {})
                 ph.node.target = ph.node.name
-                if value is not None and isinstance(value, (bool, int, float, str)):
+                if value is None:
+                    self.create_proxy("call_function", _assert_is_none,
+                                      (ph, f"{p.name} has been specialized to have value None but got another "
+                                           "value"), {})
+                elif isinstance(value, (bool, int, float, str)):
                     eq = self.create_proxy("call_function", operator.eq, (ph, value), {})
                     self.create_proxy("call_function", sys.modules["torchlike"]._assert,
                                       (eq, f"{p.name} has been specialized to have value {value} but got another "

@@ -140,8 +140,11 @@ class GraphModule(Module):
 
     def print_readable(self, print_output=True, include_stride=False, include_device=False, colored=False):
         """The generated code as a class definition (printed when ``print_output``)."""
-        body = "\n".join(("    " + line) if line else line for line in self._code.strip("\n").splitlines())
-        out = f"class {type(self).__name__}(torch.nn.Module):\n{body.rstrip()}\n"
+        lines = self._code.strip().splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith("def forward"))
+        body = "".join(f"    {line}\n" for line in lines[start + 1:])
+        out = (f"class {type(self).__name__}(torch.nn.Module):\n    {lines[start]}\n"
+               f"        # No stacktrace found for following nodes\n{body}")
         if print_output:
             print(out)
         return out
