@@ -420,3 +420,65 @@ def test_attention_block_with_dtypes_infinities_and_module_lists_matches_torch()
                 return h + self.qkv.bias[:4], self.qkv.weight.T.shape
         return Attn()
     same_trace(build, X)
+
+
+def test_torchvision_style_node_path_tracer_and_feature_extractor_like_torch():
+    # torchvision.models.feature_extraction: a Tracer subclass that remembers which module each node came from
+    # (overriding call_module and create_proxy), then a GraphModule returning the requested nodes
+    def extractor(mod, model, return_nodes):
+        class NodePathTracer(mod.fx.Tracer):
+            def __init__(self):
+                super().__init__()
+                self.current = ""
+                self.node_to_qualname = {}
+
+            def call_module(self, m, forward, args, kwargs):
+                old, self.current = self.current, self.path_of_module(m)
+                try:
+                    if not self.is_leaf_module(m, self.current):
+                        return forward(*args, **kwargs)
+                    return self.create_proxy("call_module", self.current, args, kwargs)
+                finally:
+                    self.current = old
+
+            def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None, *_):
+                proxy = super().create_proxy(kind, target, args, kwargs, name, type_expr,
+                                             lambda node: mod.fx.Proxy(node, self))
+                self.node_to_qualname[proxy.node] = self.current or kind
+                return proxy
+        tracer = NodePathTracer()
+        graph = tracer.trace(model)
+        names = [tracer.node_to_qualname.get(n, n.name) for n in graph.nodes]
+        outputs = {}
+        for n in graph.nodes:  # the last node of each requested module
+            q = tracer.node_to_qualname.get(n)
+            if q in return_nodes:
+                outputs[return_nodes[q]] = n
+        for n in reversed(graph.nodes):
+            if n.op == "output":
+                graph.erase_node(n)
+        graph.output(outputs)
+        gm = mod.fx.GraphModule(model, graph, "FeatureExtractor")
+        gm.graph.eliminate_dead_code()
+        gm.graph.lint()
+        gm.recompile()
+        return gm, names
+
+    def build(mod):
+        class Block(mod.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = mod.nn.Conv2d(3, 3, 3, padding=1)
+
+            def forward(self, x):
+                return mod.relu(self.conv(x)) + x
+        return mod.nn.Sequential(Block(), Block(), mod.nn.AdaptiveAvgPool2d(1), mod.nn.Flatten(),
+                                 mod.nn.Linear(3, 2)).eval()
+    ours, theirs = twins(build)
+    wanted = {"0": "layer0", "1.conv": "conv1", "4": "head"}
+    gm_o, names_o = extractor(torchlike, ours, wanted)
+    gm_t, names_t = extractor(torch, theirs, wanted)
+    assert names_o == names_t and gm_o.code == gm_t.code
+    assert list(gm_o.state_dict()) == list(gm_t.state_dict())
+    img = np.random.default_rng(2).standard_normal((2, 3, 4, 4)).astype(np.float32)
+    compare_runs(gm_o, gm_t, img)
