@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import assert_same, raises_like_torch, torch
+from conftest import assert_same, lib_program_vs_torch, raises_like_torch, torch
 
 import torchlike
 
@@ -482,3 +482,8 @@ def test_torchvision_style_node_path_tracer_and_feature_extractor_like_torch():
     assert list(gm_o.state_dict()) == list(gm_t.state_dict())
     img = np.random.default_rng(2).standard_normal((2, 3, 4, 4)).astype(np.float32)
     compare_runs(gm_o, gm_t, img)
+
+
+def test_symbolic_trace_under_the_runner_matches_torch():
+    _, ours = lib_program_vs_torch("fx_trace_under_runner.py", "torch", timeout=300, rtol=1e-6)
+    assert ours[-1] == "True True graph" and "fc = self.fc(x)" in " ".join(ours)

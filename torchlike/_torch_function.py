@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
 import types
 
@@ -100,7 +101,13 @@ def _overrides(t):
     tf = getattr(t, "__torch_function__", None)
     if tf is None or _disabled(tf):
         return False
-    return not (getattr(t, "__module__", "").partition(".")[0] == "torch" and not issubclass(t, Tensor))
+    module = getattr(t, "__module__", "")
+    if module.partition(".")[0] != "torch" or issubclass(t, Tensor):
+        return True
+    # under ``python -m torchlike run`` torchlike's own classes (torch.fx.Proxy) carry torch's module names: their
+    # module, as imported, is torchlike's
+    home = sys.modules.get(module)
+    return home is not None and home.__name__.startswith("torchlike")
 
 
 def overloaded_args(args, kwargs=None):

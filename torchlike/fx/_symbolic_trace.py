@@ -93,6 +93,8 @@ def _wrapped(tracer, fn):
     return leaf
 
 
+# where leaf modules are defined (under ``python -m torchlike run`` torchlike's classes report torch's module names)
+_NN_MODULES = ("torchlike.nn.", "torchlike.ao.nn.", "torch.nn.", "torch.ao.nn.")
 _BASE_TYPES = (str, int, float, bool, complex, type(None), type(...), range, enum.Enum, _dtype_cls)
 
 
@@ -173,15 +175,14 @@ class Tracer:
             return self.create_node("get_attr", name, (), {})
         if isinstance(a, Module):
             return self.create_node("get_attr", self.path_of_module(a), (), {})
-        if isinstance(a, _BASE_TYPES) or callable(a) or type(a).__module__.startswith("torchlike"):
+        if isinstance(a, _BASE_TYPES) or callable(a) or type(a).__module__.startswith(("torchlike", "torch")):
             return a
         raise NotImplementedError(f"argument of type: {type(a)}")
 
     # ---- modules and attributes --------------------------------------------------------------------
     def is_leaf_module(self, m, module_qualified_name):
         """torch's rule: modules defined in torch.nn (here torchlike.nn) are leaves, except Sequential."""
-        mod = type(m).__module__
-        return (mod.startswith("torchlike.nn") or mod.startswith("torchlike.ao.nn")) and not isinstance(m, Sequential)
+        return type(m).__module__.startswith(_NN_MODULES) and not isinstance(m, Sequential)
 
     def path_of_module(self, mod):
         """The qualified name of submodule ``mod`` of the root."""

@@ -265,7 +265,7 @@ def type_repr(t):
     if isinstance(t, type) and not isinstance(t, types.GenericAlias):
         if t.__module__ == "builtins":
             return t.__qualname__
-        if t.__module__.startswith("torchlike") and getattr(sys.modules["torchlike"], t.__name__, None) is t:
+        if t.__module__.startswith("torch") and getattr(sys.modules["torchlike"], t.__name__, None) is t:
             return f"torch.{t.__name__}"
         return f"{t.__module__.replace('torchlike', 'torch', 1)}.{t.__qualname__}"
     return repr(t).replace("torchlike", "torch")
