@@ -487,3 +487,26 @@ def test_torchvision_style_node_path_tracer_and_feature_extractor_like_torch():
 def test_symbolic_trace_under_the_runner_matches_torch():
     _, ours = lib_program_vs_torch("fx_trace_under_runner.py", "torch", timeout=300, rtol=1e-6)
     assert ours[-1] == "True True graph" and "fc = self.fc(x)" in " ".join(ours)
+
+
+def test_graph_module_from_a_dict_root_and_node_editing_api_like_torch():
+    def run(mod):
+        g = mod.fx.Graph()
+        x = g.placeholder("x", type_expr=mod.Tensor)
+        w = g.get_attr("sub.w")
+        lin = g.call_module("sub.lin", (x,))
+        y = g.call_function(mod.add, (lin, w), {"alpha": 2})
+        z = g.call_method("clamp", (y,), {"min": 0.0})
+        g.output(z, type_expr=mod.Tensor)
+        z.update_kwarg("min", -1.0)
+        z.replace_input_with(y, lin)
+        y.update_arg(1, x)
+        lin_mod = mod.nn.Linear(3, 3)
+        lin_mod.load_state_dict({"weight": mod.eye(3), "bias": mod.zeros(3)})
+        gm = mod.fx.GraphModule({"sub.w": mod.ones(3), "sub.lin": lin_mod}, g, "Built")
+        gm.graph.eliminate_dead_code()
+        gm.recompile()
+        found = [n.name for n in g.find_nodes(op="call_module")]
+        out = gm(mod.tensor([[-2.0, 0.5, 3.0]]))
+        return gm.code, str(g), found, list(gm.state_dict()), out.tolist(), repr(gm).split("\n")[0]
+    assert run(torchlike) == run(torch)
