@@ -2,6 +2,7 @@
 node names, ops and targets), the generated code and the traced modules' outputs on the same inputs."""
 import copy
 import math
+import pickle
 import subprocess
 import sys
 
@@ -510,3 +511,13 @@ def test_graph_module_from_a_dict_root_and_node_editing_api_like_torch():
         out = gm(mod.tensor([[-2.0, 0.5, 3.0]]))
         return gm.code, str(g), found, list(gm.state_dict()), out.tolist(), repr(gm).split("\n")[0]
     assert run(torchlike) == run(torch)
+
+
+@pytest.mark.parametrize("build", [everything, functional, mlp])
+def test_pickled_graph_module_reloads_like_torch(build):
+    ours, theirs = twins(build)
+    gm_o = pickle.loads(pickle.dumps(torchlike.fx.symbolic_trace(ours)))
+    gm_t = pickle.loads(pickle.dumps(torch.fx.symbolic_trace(theirs)))
+    assert gm_o.code == torch_text(gm_t.code) and str(gm_o) == torch_text(str(gm_t))
+    assert list(gm_o.state_dict()) == list(gm_t.state_dict())
+    compare_runs(gm_o, gm_t, X)

@@ -15,7 +15,7 @@ graph():
 """
 from __future__ import annotations
 
-from ._symbolic_trace import PH, Tracer, symbolic_trace, wrap
+from ._symbolic_trace import PH, Tracer, rebuild_graph_module, symbolic_trace, wrap  # noqa: F401 (pickles name it)
 from .graph import CodeGen, Graph, PythonCode
 from .graph_module import GraphModule
 from .interpreter import Interpreter, Transformer

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import builtins
 import enum
+import importlib
 import inspect
 import math
 import operator
@@ -28,12 +29,13 @@ from ..nn.modules.container import Sequential
 from ..nn.modules.module import Module
 from ..nn.parameter import Parameter
 from ..tensor import Tensor
-from .graph import Graph
-from .graph_module import GraphModule
+from .graph import Graph, base_globals
+from . import graph_module as _graph_module
+from .graph_module import GraphModule, exec_forward
 from .node import WRAPPED, Node
 from .proxy import _ITER_MESSAGE, Attribute, ParameterProxy, Proxy, TraceError
 
-__all__ = ["Tracer", "symbolic_trace", "wrap", "PH"]
+__all__ = ["Tracer", "symbolic_trace", "wrap", "PH", "rebuild_graph_module"]
 
 _WRAPPED = []  # (globals dict, name) registered by wrap(): patched in while tracing
 
@@ -67,7 +69,8 @@ def wrap(fn_or_name):
     name = fn_or_name if isinstance(fn_or_name, str) else fn_or_name.__name__
     if frame.f_code.co_name != "<module>":
         raise NotImplementedError("wrap must be called at the top level of a module")
-    _WRAPPED.append((frame.f_globals, name))
+    if not any(g is frame.f_globals and n == name for g, n in _WRAPPED):
+        _WRAPPED.append((frame.f_globals, name))
     return fn_or_name
 
 
@@ -345,3 +348,33 @@ def symbolic_trace(root, concrete_args=None):
     graph = tracer.trace(root, concrete_args)
     name = type(root).__name__ if isinstance(root, Module) else root.__name__
     return GraphModule(tracer.root, graph, name)
+
+
+class _KeepModules(Tracer):
+    def is_leaf_module(self, m, module_qualified_name):
+        return True
+
+
+def _resolve(module, qualname):
+    obj = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def rebuild_graph_module(body, code, imports, class_name):
+    """Unpickle a GraphModule: run its pickled ``code`` as ``forward`` of a module holding the pickled attributes
+    and trace that (every submodule a leaf) into the graph (torch pickles GraphModules as code too)."""
+    globals_ = {name: _resolve(module, qualname) for name, module, qualname in imports}
+    forward = exec_forward(code, {**base_globals(), **globals_})
+    holder = type(class_name, (Module,), {"forward": forward})
+    fake = holder.__new__(holder)
+    fake.__dict__.update(body)
+    graph = _KeepModules().trace(fake)
+    gm = GraphModule(fake, graph, class_name)
+    for k, v in body.items():
+        gm.__dict__.setdefault(k, v)
+    return gm
+
+
+_graph_module._rebuild_hook.append(rebuild_graph_module)

@@ -23,7 +23,7 @@ import sys
 
 from .node import WRAPPED, Node, map_arg, qualified_name, type_repr
 
-__all__ = ["Graph", "PythonCode", "CodeGen"]
+__all__ = ["Graph", "PythonCode", "CodeGen", "base_globals"]
 
 _ILLEGAL = frozenset(keyword.kwlist) | frozenset(dir(builtins)) | {"torch", "inf", "nan", "NoneType", "device"}
 _SUFFIX = re.compile(r"(.*)_(\d+)$")
@@ -116,8 +116,7 @@ class CodeGen:
         for n in nodes:
             namespace._used.add(n.name)
         torchlike = sys.modules["torchlike"]
-        globals_ = {"torch": torchlike, "operator": operator, "builtins": builtins, "inf": math.inf,
-                    "nan": math.nan, "device": torchlike.device, "NoneType": type(None)}
+        globals_ = base_globals()
 
         wrapped = []
 
@@ -222,6 +221,13 @@ class CodeGen:
         if t is builtins.getattr and len(n.args) == 2 and isinstance(n.args[1], str) and n.args[1].isidentifier():
             return f"{n.name} = {arg_repr(n.args[0])}.{n.args[1]}"
         return f"{n.name} = {fn_name(t)}({call_args(n.args, n.kwargs)})"
+
+
+def base_globals():
+    """The names every generated ``forward`` may use (``torch`` is torchlike)."""
+    torchlike = sys.modules["torchlike"]
+    return {"torch": torchlike, "operator": operator, "builtins": builtins, "inf": math.inf, "nan": math.nan,
+            "device": torchlike.device, "NoneType": type(None)}
 
 
 class _ReprAsCode:

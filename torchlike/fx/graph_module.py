@@ -11,19 +11,21 @@ from __future__ import annotations
 import copy
 import itertools
 import linecache
+import pickle
 
 from ..nn.modules.module import Module
 from ..nn.parameter import Parameter
 from ..tensor import Tensor
-from .graph import Graph
+from .graph import Graph, base_globals
 
-__all__ = ["GraphModule"]
+__all__ = ["GraphModule", "exec_forward"]
 
 _KEYS = itertools.count()
+_rebuild_hook = []  # [torchlike.fx._symbolic_trace.rebuild_graph_module] (it traces: a layer above this one)
 _README = "# To see more debug info, please use `graph_module.print_readable()`"
 
 
-def _exec_forward(src, globals_):
+def exec_forward(src, globals_):
     """The ``forward`` function defined by ``src``; its source is registered with linecache for tracebacks."""
     key = f"<eval_with_key>.{next(_KEYS)}"
     linecache.cache[key] = (len(src), None, src.splitlines(True), key)
@@ -135,7 +137,8 @@ class GraphModule(Module):
         """Regenerate ``code`` and ``forward`` from ``graph`` (call it after editing the graph)."""
         python_code = self._graph.python_code(root_module="self")
         self.__dict__["_code"] = python_code.src
-        type(self).forward = _exec_forward(python_code.src, python_code.globals)
+        type(self).forward = exec_forward(python_code.src, python_code.globals)
+        type(self)._fx_globals = python_code.globals  # (on the class: deepcopy of the instance skips it)
         return python_code
 
     def print_readable(self, print_output=True, include_stride=False, include_device=False, colored=False):
@@ -204,6 +207,22 @@ class GraphModule(Module):
         res = GraphModule(self, self.graph, type(self).__name__)
         res.meta = getattr(self, "meta", {})
         return res
+
+    def __reduce__(self):
+        """Pickled as its attributes and its code (with how to import the objects the code names), rebuilt by
+        tracing that code, as torch does."""
+        base = base_globals()
+        imports = []
+        for name, obj in type(self)._fx_globals.items():
+            if name in base:
+                continue
+            module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+            if module is None or qualname is None or "<" in qualname:
+                raise pickle.PicklingError(f"Can't pickle GraphModule: its code uses {obj!r}, which cannot be "
+                                           "imported by name")
+            imports.append((name, module, qualname))
+        body = {k: v for k, v in self.__dict__.items() if k not in ("_graph", "_code")}
+        return (_rebuild_hook[0], (body, self._code, imports, "GraphModule"))  # (torch's name after a load)
 
     def __str__(self):
         return "\n".join([super().__str__(), self._code, _README])
