@@ -3,7 +3,8 @@ their equivariance through Wigner D matrices, Wigner 3j symbols, radial bases, a
 steps) under the drop-in runner, compared line by line with the same program under real torch.
 
 e3nn's tensor products, o3.Linear and Gate generate their forward code with torch.fx (fx.Graph, Proxy arithmetic,
-GraphModule), which torchlike does not implement: constructing one raises NotImplementedError.
+GraphModule); torchlike.fx implements those (tests/test_fx.py compares them with torch, including Proxies on a
+hand-built Graph as e3nn uses them), but this program does not exercise them yet.
 """
 from conftest import lib_program_vs_torch
 
