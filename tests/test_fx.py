@@ -521,3 +521,32 @@ def test_pickled_graph_module_reloads_like_torch(build):
     assert gm_o.code == torch_text(gm_t.code) and str(gm_o) == torch_text(str(gm_t))
     assert list(gm_o.state_dict()) == list(gm_t.state_dict())
     compare_runs(gm_o, gm_t, X)
+
+
+def test_resnet_style_block_with_loops_and_functionals_matches_torch():
+    # (functionals get every keyword: torch's Python functionals record their defaults, see torch_text)
+    def build(mod):
+        F = mod.nn.functional
+        class Block(mod.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv1 = mod.nn.Conv2d(2, 4, 3, stride=2, padding=1, bias=False)
+                self.bn1 = mod.nn.BatchNorm2d(4)
+                self.down = mod.nn.Sequential(mod.nn.Conv2d(2, 4, 1, stride=2), mod.nn.BatchNorm2d(4))
+                self.drop = mod.nn.Dropout(0.1)
+            def forward(self, x):
+                idt = self.down(x)
+                out = F.relu(self.bn1(self.conv1(x)), inplace=False)
+                out = self.drop(out) + idt
+                up = F.interpolate(out, size=None, scale_factor=2.0, mode="nearest", align_corners=None,
+                                   recompute_scale_factor=None, antialias=False)
+                parts = mod.chunk(up, 2, dim=1)
+                cat = mod.cat((parts[0], parts[1]), dim=1).permute(0, 2, 3, 1).contiguous()
+                flat = cat.view(cat.size(0), -1)
+                for i in range(2):
+                    flat = flat * (i + 1)
+                z = flat.new_zeros(flat.shape)
+                return F.dropout(flat, p=0.1, training=self.training, inplace=False) + z, getattr(self, "bn1").num_features
+        return Block().eval()
+    img = np.random.default_rng(3).standard_normal((2, 2, 6, 6)).astype(np.float32)
+    same_trace(build, img)

@@ -29,6 +29,15 @@ Target = object
 _OPS = ("placeholder", "call_method", "call_module", "call_function", "get_attr", "output", "root")
 _TORCH_NAMESPACES = ("", "nn.functional", "linalg", "special", "fft", "Tensor")
 _QUALNAMES = {}  # id(function) -> "torch.x.y" for torchlike's public functions (filled on first use)
+# torch.nn.functional functions that are one object with the torch function of the same name in torchlike but a
+# Python function of their own in torch, which torch.fx names ``torch.nn.functional.<name>`` (read from torch
+# 2.13's qualified names); other shared functions are torch's ``torch.<name>``
+_FUNCTIONAL_NAMED = frozenset((
+    "adaptive_max_pool1d", "alpha_dropout", "batch_norm", "binary_cross_entropy_with_logits", "celu",
+    "cosine_embedding_loss", "ctc_loss", "dropout", "dropout1d", "dropout2d", "dropout3d", "embedding",
+    "embedding_bag", "feature_alpha_dropout", "group_norm", "hinge_embedding_loss", "instance_norm", "kl_div",
+    "layer_norm", "margin_ranking_loss", "max_pool1d", "max_pool2d", "max_pool3d", "poisson_nll_loss", "rms_norm",
+    "rrelu", "selu", "softmin", "threshold", "triplet_margin_loss"))
 WRAPPED = {}  # id(function) -> function, for the functions fx.wrap made leaves (generated code re-wraps them)
 
 
@@ -69,6 +78,10 @@ def _public_functions():
             for name, obj in list(vars(mod).items()):
                 if callable(obj) and not name.startswith("__") and not isinstance(obj, type):
                     _QUALNAMES.setdefault(id(obj), prefix + name)
+        functional = import_root.nn.functional
+        for name in _FUNCTIONAL_NAMED:
+            if hasattr(functional, name):
+                _QUALNAMES[id(getattr(functional, name))] = "torch.nn.functional." + name
     return _QUALNAMES
 
 
