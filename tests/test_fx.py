@@ -395,7 +395,7 @@ def test_proxies_on_a_bare_graph_record_torch_functions_like_torch():
         tracer = mod.fx.proxy.GraphAppendingTracer(g)
         x, w = mod.fx.Proxy(g.placeholder("x"), tracer), mod.fx.Proxy(g.placeholder("w"), tracer)
         y = mod.einsum("zi,ij->zj", x, w).reshape(-1) * 0.5
-        z = mod.cat([y, mod.nn.functional.silu(y, inplace=False)], dim=0)
+        z = mod.cat([y, mod.nn.functional.silu(y)], dim=0)
         g.output(z.node)
         return mod.fx.GraphModule(mod.nn.Module(), g, "Generated")
     gm_o, gm_t = build(torchlike), build(torch)
@@ -524,7 +524,6 @@ def test_pickled_graph_module_reloads_like_torch(build):
 
 
 def test_resnet_style_block_with_loops_and_functionals_matches_torch():
-    # (functionals get every keyword: torch's Python functionals record their defaults, see torch_text)
     def build(mod):
         F = mod.nn.functional
         class Block(mod.nn.Module):
@@ -538,15 +537,28 @@ def test_resnet_style_block_with_loops_and_functionals_matches_torch():
                 idt = self.down(x)
                 out = F.relu(self.bn1(self.conv1(x)), inplace=False)
                 out = self.drop(out) + idt
-                up = F.interpolate(out, size=None, scale_factor=2.0, mode="nearest", align_corners=None,
-                                   recompute_scale_factor=None, antialias=False)
+                up = F.interpolate(out, scale_factor=2.0, mode="nearest")
                 parts = mod.chunk(up, 2, dim=1)
                 cat = mod.cat((parts[0], parts[1]), dim=1).permute(0, 2, 3, 1).contiguous()
                 flat = cat.view(cat.size(0), -1)
                 for i in range(2):
                     flat = flat * (i + 1)
                 z = flat.new_zeros(flat.shape)
-                return F.dropout(flat, p=0.1, training=self.training, inplace=False) + z, getattr(self, "bn1").num_features
+                return F.dropout(flat, p=0.1, training=self.training) + z, getattr(self, "bn1").num_features
         return Block().eval()
     img = np.random.default_rng(3).standard_normal((2, 2, 6, 6)).astype(np.float32)
     same_trace(build, img)
+
+
+def test_functionals_record_arguments_as_torch_does():
+    # torch's Python functionals pass their leading arguments positionally and every other parameter (defaults
+    # included) as a keyword; those torch implements in C record what they were given
+    def build(mod):
+        F = mod.nn.functional
+
+        def f(x, t):
+            a = F.softmax(x, 1) + F.layer_norm(x, (4,)) + F.normalize(x) + F.leaky_relu(x, 0.2)
+            b = F.pad(x, (1, 1))[:, 1:-1] * F.gelu(x) + F.hardtanh(x, -0.5, max_val=0.5)
+            return a + b, F.cross_entropy(x, t, reduction="sum"), F.mse_loss(x, x * 2)
+        return f
+    same_trace(build, X, np.array([1, 3]))

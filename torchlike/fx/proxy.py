@@ -13,6 +13,7 @@ import inspect
 import operator
 
 from .. import _torch_function
+from ..nn import functional as _functional
 from ..tensor import Tensor
 
 __all__ = ["Proxy", "Attribute", "TraceError", "ParameterProxy", "GraphAppendingTracer"]
@@ -99,7 +100,48 @@ class Proxy:
             if name.startswith("__") and name.endswith("__") and hasattr(Tensor, name[2:-2]):
                 name = name[2:-2]
             return tracer.create_proxy("call_method", name, args, kwargs)
+        args, kwargs = _torch_call_form(orig_method, args, kwargs)
         return tracer.create_proxy("call_function", orig_method, args, kwargs)
+
+
+# How many leading arguments torch's Python nn.functional functions pass positionally when they hand a Proxy to
+# __torch_function__ (the rest go as keywords, defaults filled in), read from torch 2.13's calls; torchlike's
+# signatures of these functions are torch's.
+_FUNCTIONAL_POSITIONAL = {name: n for n, names in (
+    (1, "alpha_dropout celu dropout dropout1d dropout2d dropout3d elu feature_alpha_dropout glu gumbel_softmax "
+        "hardsigmoid hardswish hardtanh instance_norm interpolate leaky_relu log_softmax mish normalize relu relu6 "
+        "rrelu selu silu softmax softmin softsign tanhshrink"),
+    (2, "adaptive_avg_pool2d adaptive_avg_pool3d adaptive_max_pool1d_with_indices adaptive_max_pool2d_with_indices "
+        "adaptive_max_pool3d_with_indices affine_grid binary_cross_entropy binary_cross_entropy_with_logits "
+        "cross_entropy embedding embedding_bag fractional_max_pool2d_with_indices fractional_max_pool3d_with_indices "
+        "grid_sample group_norm hinge_embedding_loss huber_loss kl_div layer_norm local_response_norm "
+        "max_pool1d_with_indices max_pool2d_with_indices max_pool3d_with_indices mse_loss multi_margin_loss "
+        "multilabel_margin_loss multilabel_soft_margin_loss nll_loss pad poisson_nll_loss rms_norm smooth_l1_loss "
+        "soft_margin_loss unfold"),
+    (3, "batch_norm cosine_embedding_loss fold gaussian_nll_loss linear_cross_entropy lp_pool1d lp_pool2d lp_pool3d "
+        "margin_ranking_loss max_unpool1d max_unpool2d max_unpool3d threshold triplet_margin_loss "
+        "triplet_margin_with_distance_loss"),
+    (4, "ctc_loss")) for name in names.split()}
+_SIGNATURES = {}
+
+
+def _torch_call_form(func, args, kwargs):
+    """The arguments as torch records them for ``func``: for torch's Python functionals, the leading ones
+    positional and every other parameter a keyword (``relu(x)`` -> ``relu(x, inplace=False)``)."""
+    name = getattr(func, "__name__", None)
+    npos = _FUNCTIONAL_POSITIONAL.get(name)
+    if npos is None or getattr(_functional, name, None) is not func:
+        return args, kwargs
+    sig = _SIGNATURES.get(name)
+    if sig is None:
+        sig = _SIGNATURES[name] = inspect.signature(func)
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError:
+        return args, kwargs
+    bound.apply_defaults()
+    items = list(bound.arguments.items())
+    return tuple(v for _, v in items[:npos]), dict(items[npos:])
 
 
 class Attribute(Proxy):
