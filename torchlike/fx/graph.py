@@ -89,7 +89,13 @@ class _NodeList:
 
 
 class PythonCode:
-    """Generated source (``src``) and the globals (``globals``) it runs with."""
+    """Generated source (``src``) and the globals (``globals``) it runs with.
+
+    >>> import torchlike
+    >>> code = torchlike.fx.symbolic_trace(lambda x: torchlike.exp(x)).graph.python_code("self")
+    >>> code.globals["torch"] is torchlike
+    True
+    """
 
     def __init__(self, src, globals_):
         self.src, self.globals = src, globals_
@@ -103,7 +109,15 @@ def _format_target(base, target):
 
 
 class CodeGen:
-    """Turns a Graph into the source of ``forward`` (torch.fx.CodeGen's default Python form)."""
+    """Turns a Graph into the source of ``forward`` (torch.fx.CodeGen's default Python form).
+
+    >>> import torchlike
+    >>> g = torchlike.fx.symbolic_trace(lambda x: -x).graph
+    >>> print(torchlike.fx.CodeGen()._gen_python_code(list(g.nodes), "self").src.strip())
+    def forward(self, x):
+        neg = -x;  x = None
+        return neg
+    """
 
     def gen_fn_def(self, free_vars, maybe_return_annotation):
         return f"def forward({', '.join(free_vars)}){maybe_return_annotation}:"

@@ -20,7 +20,15 @@ __all__ = ["Proxy", "Attribute", "TraceError", "ParameterProxy", "GraphAppending
 
 
 class TraceError(ValueError):
-    """A traced program used a Proxy where a concrete value is needed (control flow, iteration)."""
+    """A traced program used a Proxy where a concrete value is needed (control flow, iteration).
+
+    >>> import torchlike
+    >>> try:
+    ...     torchlike.fx.symbolic_trace(lambda x: x if x.sum() > 0 else -x)
+    ... except torchlike.fx.TraceError as e:
+    ...     print(e)
+    symbolically traced variables cannot be used as inputs to control flow
+    """
 
 
 class Proxy:
@@ -145,7 +153,13 @@ def _torch_call_form(func, args, kwargs):
 
 
 class Attribute(Proxy):
-    """``proxy.attr``: becomes a ``getattr`` node only if used as a value (a call records a call_method)."""
+    """``proxy.attr``: becomes a ``getattr`` node only if used as a value (a call records a call_method).
+
+    >>> import torchlike
+    >>> gm = torchlike.fx.symbolic_trace(lambda x: x.T.sum(1) + x.shape[0])
+    >>> [(n.op, n.target if n.op == "call_method" else n.name) for n in gm.graph.nodes][1:4]
+    [('call_function', 'getattr_1'), ('call_method', 'sum'), ('call_function', 'getattr_2')]
+    """
 
     def __init__(self, root, attr):
         self.root, self.attr, self.tracer = root, attr, root.tracer
@@ -162,7 +176,20 @@ class Attribute(Proxy):
 
 
 class ParameterProxy(Proxy):
-    """A Proxy of a parameter read with ``get_attr``; its shape and size are the parameter's (not traced)."""
+    """A Proxy of a parameter read with ``get_attr`` under ``Tracer(param_shapes_constant=True)``: its shape and
+    size are the parameter's, not traced.
+
+    >>> import torchlike
+    >>> class Scale(torchlike.nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.w = torchlike.nn.Parameter(torchlike.ones(3))
+    ...     def forward(self, x):
+    ...         return x * self.w.shape[0]
+    >>> g = torchlike.fx.Tracer(param_shapes_constant=True).trace(Scale())
+    >>> [n.op for n in g.nodes]
+    ['placeholder', 'get_attr', 'call_function', 'output']
+    """
 
     def __init__(self, tracer, node, name, param):
         super().__init__(node, tracer)

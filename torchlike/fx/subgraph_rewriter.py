@@ -29,7 +29,14 @@ __all__ = ["replace_pattern", "Match"]
 
 
 class Match(NamedTuple):
-    """One occurrence: ``anchor`` (the pattern's output node) and ``nodes_map`` (pattern node -> graph node)."""
+    """One occurrence: ``anchor`` (the pattern's output node) and ``nodes_map`` (pattern node -> graph node).
+
+    >>> import torchlike
+    >>> gm = torchlike.fx.symbolic_trace(lambda x: torchlike.relu(x) + 1)
+    >>> m, = torchlike.fx.replace_pattern(gm, lambda a: torchlike.relu(a), lambda a: torchlike.sigmoid(a))
+    >>> m.anchor.name, sorted(n.name for n in m.nodes_map.values())
+    ('relu', ['relu', 'x'])
+    """
     anchor: Node
     nodes_map: dict
 

@@ -13,7 +13,13 @@ __all__ = ["ShapeProp", "TensorMetadata"]
 
 
 class TensorMetadata(NamedTuple):
-    """What ShapeProp records of a tensor value (torch's fields)."""
+    """What ShapeProp records of a tensor value (torch's fields).
+
+    >>> import torchlike
+    >>> from torchlike.fx.passes.shape_prop import _extract_tensor_metadata
+    >>> _extract_tensor_metadata(torchlike.ones(2, 3)).stride
+    (3, 1)
+    """
     shape: Any
     dtype: Any
     requires_grad: bool
