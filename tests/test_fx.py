@@ -562,3 +562,19 @@ def test_functionals_record_arguments_as_torch_does():
             return a + b, F.cross_entropy(x, t, reduction="sum"), F.mse_loss(x, x * 2)
         return f
     same_trace(build, X, np.array([1, 3]))
+
+
+def test_star_args_and_kwargs_parameters_trace_like_torch():
+    def build(mod):
+        class M(mod.nn.Module):
+            def forward(self, x, *args, **kw):
+                return x + args[0] * args[1]
+        return M()
+    same_trace(build, X, X * 2, X * 3)
+
+    def build_fn(mod):
+        def g(*args):
+            return args[0] + 1
+        return g
+    gm_o, gm_t = same_trace(build_fn, X, X)
+    assert_same(torchlike.fx.Interpreter(gm_o).run(torchlike.tensor(X)), torch.fx.Interpreter(gm_t).run(torch.tensor(X)))

@@ -22,6 +22,7 @@ import inspect
 import math
 import operator
 import sys
+import types
 
 from .. import _torch_function
 from .._dtype import dtype as _dtype_cls
@@ -38,6 +39,19 @@ from .proxy import _ITER_MESSAGE, Attribute, ParameterProxy, Proxy, TraceError
 __all__ = ["Tracer", "symbolic_trace", "wrap", "PH", "rebuild_graph_module"]
 
 _WRAPPED = []  # (globals dict, name) registered by wrap(): patched in while tracing
+
+
+def _positional_form(fn):
+    """``fn`` with its ``*args``/``**kwargs`` parameters made plain positional ones, so that the tracer can pass
+    one Proxy for each (as torch's tracer does, by rewriting the code's flags)."""
+    code = getattr(fn, "__code__", None)
+    if code is None or not code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        return fn
+    extra = bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    flags = code.co_flags & ~(inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+    new = types.FunctionType(code.replace(co_flags=flags, co_argcount=code.co_argcount + extra), fn.__globals__,
+                             fn.__name__, None, fn.__closure__)
+    return new
 
 
 def _assert_is_none(value, msg):
@@ -240,8 +254,12 @@ class Tracer:
             concrete_args = dict(zip((p.name for p in params), concrete_args))
         values = []
         for p in params:
-            if p.kind is p.VAR_KEYWORD or p.kind is p.VAR_POSITIONAL:
-                raise NotImplementedError(f"torchlike.fx.symbolic_trace does not trace *args/**kwargs ({fn})")
+            if p.kind is p.KEYWORD_ONLY:
+                raise NotImplementedError(f"torchlike.fx.symbolic_trace does not trace keyword-only parameters ({fn})")
+            if p.kind is p.VAR_POSITIONAL or p.kind is p.VAR_KEYWORD:  # one Proxy for the tuple / the dict
+                star = "*" if p.kind is p.VAR_POSITIONAL else "**"
+                values.append(self.create_proxy("placeholder", star + p.name, (), {}))
+                continue
             if p.name in concrete_args and concrete_args[p.name] is not PH:
                 value = concrete_args[p.name]
                 self.graph._namespace.create_name(p.name, None)  # torch names such an input ``<name>_1``
@@ -319,7 +337,8 @@ class Tracer:
                         WRAPPED[id(fn_obj)] = fn_obj
                 self._autowrap(fn, saved)
                 args = self._placeholders(fn, skip_self, concrete_args)
-                result = fn(self.root, *args) if skip_self else fn(*args)
+                call = _positional_form(fn)
+                result = call(self.root, *args) if skip_self else call(*args)
                 ret_type = getattr(fn, "__annotations__", {}).get("return")
                 self.create_node("output", "output", (self.create_arg(result),), {}, type_expr=ret_type)
             finally:
