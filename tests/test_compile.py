@@ -202,3 +202,16 @@ def test_dynamic_true_falls_back_to_per_shape_programs_when_sizes_are_needed():
         x = torch.randn(batch, 2)
         np.testing.assert_allclose(cf(x).numpy(), f(x).numpy())
     assert cf.compile_count == 2  # one program per shape, as without dynamic
+
+
+def test_fullgraph_break_raises_torchs_dynamo_exception_type():
+    # scripts catch torch._dynamo.exc.Unsupported (or its base TorchDynamoException); the class lives there
+    real = pytest.importorskip("torch._dynamo.exc", reason="the expected hierarchy comes from torch")
+
+    @torch.compile(fullgraph=True)
+    def f(x):
+        return x + 1 if x.sum() > 0 else x - 1
+    with pytest.raises(torch._dynamo.exc.TorchDynamoException) as e:
+        f(torch.ones(2))
+    assert type(e.value) is torch._dynamo.exc.Unsupported and type(e.value).__module__ == "torchlike._dynamo.exc"
+    assert [c.__name__ for c in type(e.value).__mro__] == [c.__name__ for c in real.Unsupported.__mro__]

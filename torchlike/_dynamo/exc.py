@@ -1,17 +1,15 @@
 """torchlike._dynamo.exc: the exception types libraries catch around compiled code."""
 from __future__ import annotations
 
-from ..compile import Unsupported as _CompileUnsupported
+from .._torch_paths import home
+from ..compile import _compiled
 
 __all__ = ["TorchDynamoException", "Unsupported", "TorchRuntimeError", "BackendCompilerFailed", "InternalTorchDynamoError",
            "RestartAnalysis", "SkipFrame", "UserError", "UncapturedHigherOrderOpError"]
 
 
-class TorchDynamoException(RuntimeError):
-    pass
-
-
-Unsupported = _CompileUnsupported
+TorchDynamoException, Unsupported = _compiled.TorchDynamoException, _compiled.Unsupported  # (torchlike.compile's)
+home(globals(), TorchDynamoException, Unsupported)  # (their torch path is here)
 
 
 class TorchRuntimeError(TorchDynamoException):

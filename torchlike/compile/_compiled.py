@@ -37,7 +37,11 @@ def set_logs(recompiles=False):
     config.log_recompiles = bool(recompiles)
 
 
-class Unsupported(RuntimeError):
+class TorchDynamoException(RuntimeError):
+    """The base of the compiler's errors (torch._dynamo.exc.TorchDynamoException)."""
+
+
+class Unsupported(TorchDynamoException):
     """Raised with ``fullgraph=True`` when the function cannot be captured in one graph."""
 
 
