@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import run_program
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -149,3 +150,11 @@ def test_the_torch_module_is_named_torch_under_the_runner(tmp_path):
     assert theirs.returncode == ours.returncode == 0, ours.stderr[-3000:]
     assert ours.stdout == theirs.stdout
     assert ours.stdout.splitlines()[:2] == ["torch", "torch.distributions.transforms Transform"]
+
+
+def test_error_classes_print_torchs_paths_under_the_runner():
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "error_class_paths.py")
+    expected = run_program([script], runner=False, timeout=300)
+    ours = run_program([script], runner=True, timeout=300)
+    assert ours == expected
+    assert expected[0].startswith("torch._C _LinAlgError") and "torch._dynamo.exc Unsupported" in expected[2]

@@ -203,3 +203,21 @@ def test_loaded_values_are_numpy_exact_for_every_storage_dtype():
         assert str(o.dtype) == str(t.dtype)
         np.testing.assert_array_equal(o.float().numpy() if dt == "bfloat16" else o.numpy(),
                                       t.float().numpy() if dt == "bfloat16" else t.numpy())
+
+
+@pytest.mark.parametrize("keep", [4, 21, 22, 0.5])
+def test_truncated_checkpoint_raises_torchs_zip_reader_error(tmp_path, keep):
+    # an interrupted download or copy: the file starts as a zip but its central directory is gone
+    path = tmp_path / "full.pt"
+    torch.save({"w": torch.arange(100.0)}, str(path))
+    data = path.read_bytes()
+    cut = tmp_path / "cut.pt"
+    cut.write_bytes(data[:int(len(data) * keep) if isinstance(keep, float) else keep])
+    errors = []
+    for lib in (torch, torchlike):
+        for load in (lib.load, lib.jit.load):
+            with pytest.raises(Exception) as e:
+                load(str(cut))
+            errors.append((type(e.value).__name__, str(e.value)))
+    assert errors[2:] == errors[:2]
+    assert errors[0][0] == "RuntimeError" and "PytorchStreamReader failed reading zip archive" in errors[0][1]

@@ -28,6 +28,10 @@ from ._torch_function import (DisableTorchFunction, DisableTorchFunctionSubclass
                               disabled_torch_function_impl as _disabled_torch_function_impl)
 from ._to_args import parse_to
 from ._random import Generator  # noqa: F401 (torch's class lives in torch._C)
+from ._ops.linalg import LinAlgError as _LinAlgError  # (torch.linalg.LinAlgError is torch._C._LinAlgError)
+from ._torch_paths import home as _home
+
+_home(globals(), _LinAlgError)
 
 # torch.Tensor's C base class: libraries test ``isinstance(x, torch._C.TensorBase)`` (``_TensorBase`` before 2.3)
 TensorBase = _TensorBase = Tensor

@@ -73,7 +73,8 @@ def _register_loaded_submodules():
 # classes torch defines in its C extension or top level, shown at torch's path ({torchlike module: torch module})
 _TORCH_HOMES = {"torchlike.tensor": "torch", "torchlike._dtype": "torch", "torchlike._device": "torch",
                 "torchlike._errors": "torch", "torchlike._layout": "torch", "torchlike._memory_format": "torch",
-                "torchlike._random": "torch._C", "torchlike._dynamo.exc": "torch._dynamo.exc"}
+                "torchlike._random": "torch._C", "torchlike._dynamo.exc": "torch._dynamo.exc",
+                "torchlike._C": "torch._C"}
 _NAMED = set()  # torchlike modules whose classes _name_classes_as_torch has seen (each is read once)
 
 

@@ -527,6 +527,16 @@ _TORCHSCRIPT_WEIGHTS_ONLY = (
     "execution. Do it only if you got the file from a trusted source.")
 
 
+def zip_read_error(size):
+    """torch's error for ``size`` bytes its zip reader (miniz) cannot open: under 22 bytes (an end-of-central-
+    directory record) "not a ZIP archive", else "failed finding central directory" (a truncated checkpoint)."""
+    why = "not a ZIP archive" if size < 22 else "failed finding central directory"
+    return RuntimeError(f"PytorchStreamReader failed reading zip archive: {why}. This is an internal miniz error. If "
+                        "you are seeing this error, there is a high likelihood that your checkpoint file is corrupted. "
+                        "This can happen if the checkpoint was not saved properly, was transferred incorrectly, or the "
+                        "file was modified after saving.")
+
+
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
     """Load an object saved by ``torch.save`` (or ``torchlike.save``), zip or legacy (pre-1.6) format.
 
@@ -574,6 +584,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                 obj = _unpickle(io.BytesIO(zf.read(pkl)), loader.persistent_load, weights_only, pickle_load_args)
                 obj = _storages_as_typed(obj)  # (reads the archive: inside the with)
         else:
+            fh.seek(0)
+            if fh.read(4) == b"PK\x03\x04":  # torch's _is_zipfile: a zip that its reader cannot open (truncated)
+                raise zip_read_error(fh.seek(0, 2))
             if mmap:
                 f_name = "" if not isinstance(f, str) else f"{f}, "
                 raise RuntimeError("mmap can only be used with files saved with `torch.save("

@@ -245,11 +245,7 @@ def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile:
-        why = "failed finding central directory" if data[:2] == b"PK" else (
-            "not a ZIP archive. This is an internal miniz error. If you are seeing this error, there is a high "
-            "likelihood that your checkpoint file is corrupted. This can happen if the checkpoint was not saved "
-            "properly, was transferred incorrectly, or the file was modified after saving.")
-        raise RuntimeError(f"PytorchStreamReader failed reading zip archive: {why}") from None
+        raise serialization.zip_read_error(len(data)) from None
     with zf:
         names = zf.namelist()
         if _MARK not in names:
