@@ -1,4 +1,4 @@
-"""Half-precision conv_transpose on CPU against torch's CPU kernel: torch computes it tap by tap (gemm into
+"""Half-precision convolutions and linear layers against torch's CPU kernels. conv_transpose: torch computes it tap by tap (gemm into
 bf16/f16 columns, then col2im adds each tap into the output, rounding every sum), so its result is not the
 once-rounded convolution; torchlike reproduces that rounding. Plain bf16/f16 calls, bf16 autocast (where
 the conformance autocast column failed before), and gradients flowing back in each parameter's dtype.
@@ -116,3 +116,29 @@ def test_half_conv_sums_in_float32_and_rounds_once_with_its_bias(n, dt, bias):
     exact, bound = _exact_and_bound(getattr(torch.nn.functional, f"conv{n}d"), (x, w, b), dt, 1, 1)
     _assert_equal_but_float32_ties(out[1].float().numpy(), out[0].float().numpy(), exact, bound,
                                    2 ** 16 if dt == "bfloat16" else 2 ** 13)
+
+
+@pytest.mark.parametrize("dt", ["bfloat16", "float16"])
+@pytest.mark.parametrize("shape", [(4, 8), (16, 64), (2, 5, 64), (3, 2, 5, 64), "strided"])
+def test_half_linear_rounds_its_bias_as_torch(shape, dt):
+    # torch's linear is addmm (product and bias in float32, one rounding) for a 2-D or contiguous input, and
+    # matmul then add (two roundings) for a non-contiguous one; the bias added after rounding was ~30% off
+    x = rng.standard_normal((5, 2, 64) if shape == "strided" else shape).astype(np.float32)
+    w = rng.standard_normal((32, x.shape[-1])).astype(np.float32)
+    b = rng.standard_normal(32).astype(np.float32)
+    out = []
+    for L in (torch, torchlike):
+        xl, wl, bl = (L.tensor(a).to(getattr(L, dt)) for a in (x, w, b))
+        wl.requires_grad_()
+        if shape == "strided":
+            xl = xl.transpose(0, 1)
+        out.append(L.nn.functional.linear(xl, wl, bl))
+    if len(x.shape) == 2 or shape == "strided":  # (an N-d contiguous input: one node, torch's View of Addmm)
+        assert type(out[1].grad_fn).__name__ == type(out[0].grad_fn).__name__
+    half = [torch.tensor(a).to(getattr(torch, dt)).double() for a in (x, w, b)]
+    if shape == "strided":
+        half[0] = half[0].transpose(0, 1)
+    exact = torch.nn.functional.linear(*half).numpy()
+    magnitude = torch.nn.functional.linear(*(h.abs() for h in half)).numpy()
+    _assert_equal_but_float32_ties(out[1].detach().float().numpy(), out[0].detach().float().numpy(), exact,
+                                   (x.shape[-1] + 1) * 2.0 ** -24 * magnitude, 2 ** 16 if dt == "bfloat16" else 2 ** 13)
