@@ -142,3 +142,38 @@ def test_half_linear_rounds_its_bias_as_torch(shape, dt):
     magnitude = torch.nn.functional.linear(*(h.abs() for h in half)).numpy()
     _assert_equal_but_float32_ties(out[1].detach().float().numpy(), out[0].detach().float().numpy(), exact,
                                    (x.shape[-1] + 1) * 2.0 ** -24 * magnitude, 2 ** 16 if dt == "bfloat16" else 2 ** 13)
+
+
+@pytest.mark.parametrize("dt", ["bfloat16", "float16"])
+@pytest.mark.parametrize("dim", [-1, 1, 0])
+def test_half_log_softmax_rounds_as_torchs_kernels(dim, dt):
+    # the last-dim kernel keeps the sum of exponentials and its log in the half type; the others round once
+    x = (rng.standard_normal((4, 6, 32)) * 3).astype(np.float32)
+    out = [L.nn.functional.log_softmax(L.tensor(x).to(getattr(L, dt)), dim).float().numpy() for L in (torch, torchlike)]
+    np.testing.assert_array_equal(out[1], out[0])
+
+
+@pytest.mark.parametrize("dt", ["bfloat16", "float16"])
+def test_half_rms_norm_takes_float32_eps_as_torch(dt):
+    x = rng.standard_normal((4, 6, 32)).astype(np.float32)
+    w = rng.standard_normal(32).astype(np.float32)
+    out = [L.nn.functional.rms_norm(L.tensor(x).to(getattr(L, dt)), (32,), L.tensor(w).to(getattr(L, dt))).float().numpy()
+           for L in (torch, torchlike)]
+    np.testing.assert_array_equal(out[1], out[0])  # (with the half type's own eps: 70-80% of elements differed)
+
+
+@pytest.mark.parametrize("dt", ["bfloat16", "float16"])
+@pytest.mark.parametrize("mask", [None, "float", "bool", "causal"])
+def test_half_sdpa_rounds_as_torchs_cpu_flash_kernel(mask, dt):
+    # rows shorter than a vector take torch's scalar exp: bit-equal (one rounding differed in ~25%)
+    q, k, v = (rng.standard_normal((2, 4, 6, 16)).astype(np.float32) for _ in range(3))
+    m = rng.standard_normal((6, 6)).astype(np.float32) if mask == "float" else rng.random((6, 6)) > 0.3
+    out = []
+    for L in (torch, torchlike):
+        args = [L.tensor(a).to(getattr(L, dt)) for a in (q, k, v)]
+        kw = {"is_causal": True} if mask == "causal" else {} if mask is None else \
+            {"attn_mask": L.tensor(m).to(getattr(L, dt)) if mask == "float" else L.tensor(m)}
+        out.append(L.nn.functional.scaled_dot_product_attention(*args, **kw).float().numpy())
+    diff = out[1] != out[0]
+    assert diff.sum() <= (0 if dt == "bfloat16" else 2)  # (float16: a float32 tie at most)
+    np.testing.assert_allclose(out[1], out[0], rtol=2 ** -10)

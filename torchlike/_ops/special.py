@@ -10,10 +10,12 @@ are the top-level twins of ``special.gammainc``/``gammaincc``.
 """
 from __future__ import annotations
 
+import math
 
 import jax
 import jax.numpy as jnp
 import jax.scipy.special as jss
+from jax import lax
 import numpy as np
 
 from .. import _dtype
@@ -152,6 +154,11 @@ def _softmax_impl(x, dim, dt, log, neg):
     if z.ndim == 0:  # a 0-d input is a single-element softmax (dim 0 / -1 allowed, like torch)
         r = jax.nn.log_softmax(z[None], axis=0)[0] if log else jax.nn.softmax(z[None], axis=0)[0]
         return r.astype(y.dtype)
+    if log and y.dtype in _HALF and math.prod(z.shape[dim + 1:]) == 1:
+        # torch's last-dim kernel keeps the sum of exponentials and its log in the half type (each rounded)
+        m = lax.stop_gradient(jnp.max(z, axis=dim, keepdims=True))
+        s = jnp.sum(jnp.exp(z - m), axis=dim, keepdims=True).astype(y.dtype).astype(jnp.float32)
+        return (z - m - jnp.log(s).astype(y.dtype).astype(jnp.float32)).astype(y.dtype)
     r = jax.nn.log_softmax(z, axis=dim) if log else jax.nn.softmax(z, axis=dim)
     return r.astype(y.dtype)
 

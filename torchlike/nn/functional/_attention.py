@@ -54,7 +54,7 @@ def _bias_from_mask(mask, dt):
     return mask.astype(dt)
 
 
-def _sdpa_core(q, k, v, mask, keep, scale, is_causal, gqa, safe=True):
+def _sdpa_core(q, k, v, mask, keep, scale, is_causal, gqa, safe=True, flash=False):
     acc = jnp.promote_types(q.dtype, jnp.float32)
     L, S = q.shape[-2], k.shape[-2]
     if gqa and k.shape[-3] != q.shape[-3]:
@@ -66,14 +66,25 @@ def _sdpa_core(q, k, v, mask, keep, scale, is_causal, gqa, safe=True):
     b = _bias_from_mask(mask, acc)
     if b is not None:
         s = s + b
+    if flash:
+        # torch's CPU flash kernel for half types: the exponentials are rounded to the half type for the product
+        # with v, and their float32 sum divides after it. Bit-equal where torch's kernel takes the scalar exp
+        # (rows shorter than a vector); longer rows use its vectorized exp approximation and blocks of 512
+        # keys, so 1-ulp differences remain there (a quarter to a tenth of those of one rounding)
+        m = jnp.max(s, axis=-1, keepdims=True)
+        full = jnp.isneginf(m)
+        e = jnp.exp(s - jnp.where(full, 0, m))
+        d = jnp.where(full, 1, jnp.sum(e, axis=-1, keepdims=True))
+        out = _mm(e.astype(q.dtype).astype(acc), v.astype(acc)) / d
+        return jnp.where(full, 0, out).astype(q.dtype), jnp.where(full, 0, e / d)
     w = _safe_softmax(s) if safe else jax.nn.softmax(s, axis=-1)
     if keep is not None:
         w = w * keep
     return _mm(w, v.astype(acc)).astype(q.dtype), w
 
 
-def _sdpa_impl(q, k, v, mask, keep, scale, is_causal, gqa):
-    return _sdpa_core(q, k, v, mask, keep, scale, is_causal, gqa)[0]
+def _sdpa_impl(q, k, v, mask, keep, scale, is_causal, gqa, flash=False):
+    return _sdpa_core(q, k, v, mask, keep, scale, is_causal, gqa, flash=flash)[0]
 
 
 def _keep_mask(shape, p, dt):
@@ -114,8 +125,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p > 0:
         shp = tuple(query.shape[:-1]) + (key.shape[-2],)
         keep = _keep_mask(shp, float(dropout_p), np.dtype(np.promote_types(query.dtype.np, np.float32)))
-    return dispatch(_sdpa_impl, (query, key, value, attn_mask, keep, sc),
-                    (("is_causal", bool(is_causal)), ("gqa", bool(enable_gqa))),
+    statics = (("is_causal", bool(is_causal)), ("gqa", bool(enable_gqa)))
+    if keep is None and query.dtype.itemsize == 2 and query.dtype.is_floating_point and query.ndim == 4 \
+            and query._dev.type == "cpu":  # (torch's CPU flash kernel: its rounding, see _sdpa_core)
+        statics += (("flash", True),)
+    return dispatch(_sdpa_impl, (query, key, value, attn_mask, keep, sc), statics,
                     name="ScaledDotProductAttentionBackward0")
 
 

@@ -193,7 +193,8 @@ def _rms_impl(x, w, eps, nd):
 
 @_functional(torch=True)
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """Root-mean-square normalization; ``eps`` defaults to ``finfo(input.dtype).eps``.
+    """Root-mean-square normalization; ``eps`` defaults to ``finfo(input.dtype).eps`` (float32's for the half
+    types, which compute in float32).
 
     >>> import torchlike
     >>> import torchlike.nn.functional as F
@@ -204,8 +205,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if weight is not None and tuple(weight.shape) != tuple(ns):
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                            f"{list(weight.shape)} and normalized_shape = {list(ns)}")
-    if eps is None:
-        eps = float(np.finfo(input.dtype.np).eps) if input.dtype.is_floating_point else 1.1920928955078125e-07
+    if eps is None:  # (half types compute in float32, and torch's kernel takes float32's eps for them)
+        eps = float(np.finfo(input.dtype.np).eps) if input.dtype.is_floating_point and input.dtype.itemsize > 2 \
+            else 1.1920928955078125e-07
     return dispatch(_rms_impl, (input, weight, float(eps)), (("nd", len(ns)),), name="RmsNormBackward0")
 
 
