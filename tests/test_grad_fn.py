@@ -2,6 +2,7 @@
 
 Every expectation is computed by running the same expression in torch."""
 import re
+import warnings
 
 import pytest
 
@@ -165,3 +166,50 @@ def test_grad_fn_names_over_op_db():
     print(f"grad_fn names matching torch: {s['name_match']}/{s['ops']}, edges {s['edges_match']}/{s['ops']}")
     assert s["ops"] >= 500
     assert s["name_match"] >= 440, [r["key"] for r in res if not r["name_ok"]]
+
+
+RNN_CASES = [(mode, kw) for mode in ("RNN", "LSTM", "GRU") for kw in (
+    {}, {"bidirectional": True}, {"batch_first": True}, {"num_layers": 2}, {"num_layers": 2, "bidirectional": True,
+                                                                             "batch_first": True})]
+RNN_CASES += [("LSTM", {"proj_size": 2}), ("LSTM", {"dtype": "float64"}), ("RNN", {"nonlinearity": "relu"})]
+
+
+def _rnn_node_names(T, mode, kw):
+    kw = dict(kw, dtype=getattr(T, kw["dtype"])) if "dtype" in kw else kw
+    T.manual_seed(0)
+    m = getattr(T.nn, mode)(3, 4, **kw)
+    bf = kw.get("batch_first", False)
+    x = T.randn(*((2, 5, 3) if bf else (5, 2, 3)), dtype=kw.get("dtype"))
+    names = []
+    for inp in (x, T.nn.utils.rnn.pack_padded_sequence(x, [3, 5], batch_first=bf, enforce_sorted=False),
+                x[0] if bf else x[:, 0]):
+        out, h = m(inp)
+        out = out.data if isinstance(out, T.nn.utils.rnn.PackedSequence) else out
+        names.append([t.grad_fn.name() for t in (out,) + (h if isinstance(h, tuple) else (h,))])
+    return names
+
+
+@pytest.mark.parametrize("mode,kw", RNN_CASES)
+def test_recurrent_results_carry_torchs_node_names(mode, kw):
+    """torch's stacks end in stack/cat/transpose_ (or oneDNN's LSTM layer for float32): what print(out) shows."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's once-per-process oneDNN projection warning
+        assert _rnn_node_names(torchlike, mode, kw) == _rnn_node_names(torch, mode, kw)
+
+
+@pytest.mark.parametrize("cell,kw", [("GRUCell", {}), ("RNNCell", {}), ("RNNCell", {"nonlinearity": "relu"}),
+                                     ("LSTMCell", {}), ("GRUCell", {"bias": False})])
+def test_recurrent_cells_carry_torchs_node_names(cell, kw):
+    def names(T):
+        T.manual_seed(0)
+        r = getattr(T.nn, cell)(3, 4, **kw)(T.randn(2, 3))
+        return [t.grad_fn.name() for t in (r if isinstance(r, tuple) else (r,))]
+    assert names(torchlike) == names(torch)
+
+
+def test_top_level_gru_cell_carries_torchs_node_name():
+    def name(T):
+        T.manual_seed(0)
+        w = T.randn(12, 3, requires_grad=True)
+        return T.gru_cell(T.randn(2, 3), T.randn(2, 4), w, T.randn(12, 4)).grad_fn.name()
+    assert name(torchlike) == name(torch)
