@@ -1,0 +1,60 @@
+"""Warnings torch gives reach the user as torch's do: the same category and message, attributed to the same
+line (the caller's line where torch's points at it; a library-internal frame where torch's is inside torch).
+
+Found running tutorial-style scripts: warnings from functions behind an autocast policy named a torchlike
+frame (``F.kl_div``'s reduction warning, ``F.mse_loss``'s broadcast one), and deprecations torch gives were
+missing (``F.upsample*``, ``torch.range``, ``x.T`` on other than 2-D)."""
+import os
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import torchlike
+from conftest import torch
+
+CASES = [
+    lambda m: m.nn.functional.kl_div(m.zeros(2, 3), m.zeros(2, 3)),
+    lambda m: m.nn.functional.mse_loss(m.zeros(4, 3), m.zeros(1, 3)),
+    lambda m: m.nn.functional.l1_loss(m.zeros(4, 3), m.zeros(3)),
+    lambda m: m.nn.functional.smooth_l1_loss(m.zeros(4, 3), m.zeros(3)),
+    lambda m: m.nn.functional.softmax(m.zeros(4, 3)),
+    lambda m: m.nn.functional.upsample(m.zeros(1, 1, 2, 2), scale_factor=2),
+    lambda m: m.nn.functional.upsample_nearest(m.zeros(1, 1, 2, 2), scale_factor=2),
+    lambda m: m.nn.functional.upsample_bilinear(m.zeros(1, 1, 2, 2), scale_factor=2),
+    lambda m: m.range(0, 3),
+    lambda m: (m.ones(2, requires_grad=True) * 2).grad,
+]
+
+
+def _record(fn, m):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        fn(m)
+    here = os.path.abspath(__file__)
+    return [(x.category.__name__, str(x.message),
+             x.lineno if os.path.abspath(x.filename) == here else "inside the library") for x in w]
+
+
+@pytest.mark.parametrize("i", range(len(CASES)))
+def test_warning_text_category_and_line_match_torch(i):
+    theirs = _record(CASES[i], torch)
+    assert theirs, "torch gave no warning: not a warning case"
+    assert _record(CASES[i], torchlike) == theirs
+
+
+def test_transpose_T_deprecations_warn_once_like_torch():
+    """torch's TORCH_WARN_ONCE: the 0-D and the not-2-D message, each once per process. The oracle is run in a
+    fresh interpreter (this one may have warned already)."""
+    src = ("import warnings; warnings.simplefilter('always'); import {m} as t\n"
+           "with warnings.catch_warnings(record=True) as w:\n"
+           "    warnings.simplefilter('always')\n"
+           "    t.zeros(3).T; t.zeros(2, 3, 4).T; t.tensor(1.).T; t.tensor(2.).T; t.zeros(2, 3).T\n"
+           "print([(x.category.__name__, str(x.message), x.lineno) for x in w])\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = [subprocess.run([sys.executable, "-c", src.format(m=m)], capture_output=True, text=True, env=env,
+                          check=True).stdout for m in ("torch", "torchlike")]
+    assert out[0].count("Warning") == 2
+    assert out[1] == out[0]
