@@ -25,6 +25,14 @@ CASES = [
     lambda m: m.nn.functional.upsample_bilinear(m.zeros(1, 1, 2, 2), scale_factor=2),
     lambda m: m.range(0, 3),
     lambda m: (m.ones(2, requires_grad=True) * 2).grad,
+    # C++ warnings: torch's text ends with "(Triggered internally at <source line>.)"
+    lambda m: m.tensor([5.0]).std(),
+    lambda m: m.var_mean(m.tensor([5.0])),
+    lambda m: m.std_mean(m.tensor([5.0]), dim=0),
+    lambda m: m.zeros(3, 2)[m.tensor([1, 0, 1], dtype=m.uint8)],
+    lambda m: m.zeros(4).resize(2, 2),
+    lambda m: m.zeros(9).resize_as(m.zeros(3, 3)),
+    lambda m: m.testing.assert_allclose(m.zeros(2), m.zeros(2)),
 ]
 
 
@@ -42,6 +50,33 @@ def test_warning_text_category_and_line_match_torch(i):
     theirs = _record(CASES[i], torch)
     assert theirs, "torch gave no warning: not a warning case"
     assert _record(CASES[i], torchlike) == theirs
+
+
+ONCE = ["t.cholesky(t.eye(3))", "t.qr(t.eye(3))", "t.cross(t.eye(3), t.eye(3))", "t.meshgrid(t.zeros(2), t.zeros(3))",
+        "t.stft(t.zeros(64), 16, return_complex=True)", "t.lu(t.eye(3))", "t.chain_matmul(t.eye(2), t.eye(2))",
+        "t.set_default_tensor_type(t.FloatTensor)", "t.triangular_solve(t.eye(2), t.eye(2))",
+        "t.lu_solve(t.eye(2), *t.linalg.lu_factor(t.eye(2)))",
+        "t.istft(t.stft(t.zeros(64), 16, return_complex=True, window=t.hann_window(16)), 16)"]
+
+
+def _fresh_interpreter_warnings(module, body):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    src = (f"import warnings; warnings.simplefilter('always'); import {module} as t\n"
+           "with warnings.catch_warnings(record=True) as w:\n"
+           "    warnings.simplefilter('always')\n"
+           f"    {body}\n"
+           "print(repr([(x.category.__name__, str(x.message)) for x in w]))\n")
+    return subprocess.run([sys.executable, "-c", src], capture_output=True, text=True, env=env, check=True).stdout
+
+
+def test_cpp_deprecations_warn_once_with_torchs_text():
+    """TORCH_WARN_ONCE deprecations (cholesky, qr, cross without dim, meshgrid without indexing, stft/istft
+    without window, lu, chain_matmul, set_default_tensor_type): torch's full text and source note, once."""
+    body = "; ".join(ONCE + ONCE)
+    theirs = _fresh_interpreter_warnings("torch", body)
+    assert theirs.count("Warning'") == len(ONCE)
+    assert _fresh_interpreter_warnings("torchlike", body) == theirs
 
 
 def test_transpose_T_deprecations_warn_once_like_torch():
