@@ -27,7 +27,7 @@ from ... import _autocast as _amp
 from ..._errors import broadcast_shape
 from ..._creation import full as _full
 from ._misc import _abs0, _pdist_lastdim, pairwise_distance
-from ..._ops.checks import need_tensors as _need_tensors
+from ..._ops.checks import need_tensors as _need_tensors, not_differentiable
 
 __all__ = ["l1_loss", "mse_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div", "nll_loss", "cross_entropy",
@@ -184,6 +184,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """mean(log(1 + exp(-y * x)))."""
     _need_tensors("soft_margin_loss", input=input, target=target)
+    not_differentiable("soft_margin_loss", target=target)
     return _pw(input, target, None, (), "soft_margin", _red(reduction, size_average, reduce),
                "SoftMarginLossBackward0")
 
@@ -227,6 +228,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if input.device.type != "cuda":  # CUDA asserts asynchronously instead
         _check_probabilities(input, "input")
         _check_probabilities(target, "target")
+    not_differentiable("binary_cross_entropy", weight=weight)
     if weight is not None:
         weight = weight.expand(broadcast_shape(tuple(target.shape), tuple(weight.shape)))
     return dispatch(_bce, (input, target, weight), (("reduction", reduction),), name="BinaryCrossEntropyBackward0")
@@ -253,6 +255,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = _red(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    not_differentiable("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
     return dispatch(_bce_logits, (input, target, weight, pos_weight), (("reduction", reduction),),
                     name="BinaryCrossEntropyWithLogitsBackward0")
 
@@ -413,6 +416,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     reduction = _red(reduction, size_average, reduce)
     _needs_float(input, "nll_loss2d_forward_out_frame" if input.ndim >= 3 else "nll_loss_out_frame")
     cdim = 1 if input.ndim > 1 else 0
+    not_differentiable("nll_loss2d_forward" if input.ndim >= 3 else "nll_loss_forward", weight=weight)
     checked = _check_targets(input, target, weight, cdim, ignore_index)
     statics = (("reduction", reduction), ("cdim", cdim)) + ((("checked", True),) if checked else ())
     return dispatch(_nll, (input, target, weight, ignore_index), statics, name="NllLossBackward0")
@@ -453,6 +457,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if target.dtype.is_floating_point and tuple(target.shape) == tuple(input.shape):
         return dispatch(_ce_probs, (input, target, weight, label_smoothing),
                         (("reduction", reduction), ("cdim", cdim)), name="SumBackward1")
+    not_differentiable("nll_loss2d_forward" if input.ndim >= 3 else "nll_loss_forward", weight=weight)
     checked = _check_targets(input, target, weight, cdim, ignore_index)
     statics = (("reduction", reduction), ("cdim", cdim), ("smoothing", label_smoothing > 0))
     if checked:
@@ -557,6 +562,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                            f"Input has shape {list(input.shape)}.")
     if target.dtype is not _dtype.int64:  # (torch's kernel reads the target as int64)
         raise RuntimeError(f"expected scalar type Long but found {_dtype._CAP[target.dtype.name]}")
+    not_differentiable("multi_margin_loss", weight=weight)
     return dispatch(_mm, (input, target, weight, margin), (("p", int(p)), ("reduction", reduction)),
                     name="MultiMarginLossBackward0")
 
