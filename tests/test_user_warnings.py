@@ -33,6 +33,12 @@ CASES = [
     lambda m: m.zeros(4).resize(2, 2),
     lambda m: m.zeros(9).resize_as(m.zeros(3, 3)),
     lambda m: m.testing.assert_allclose(m.zeros(2), m.zeros(2)),
+    lambda m: m.get_autocast_cpu_dtype(),
+    lambda m: m.is_autocast_cpu_enabled(),
+    lambda m: m.set_autocast_gpu_dtype(m.float16),
+    lambda m: m.get_autocast_xla_dtype(),
+    lambda m: m.autocast("cpu", dtype=m.float32),
+    lambda m: m.autocast("cuda", dtype=m.bfloat16),
 ]
 
 
