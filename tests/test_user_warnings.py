@@ -99,3 +99,16 @@ def test_transpose_T_deprecations_warn_once_like_torch():
                           check=True).stdout for m in ("torch", "torchlike")]
     assert out[0].count("Warning") == 2
     assert out[1] == out[0]
+
+
+@pytest.mark.parametrize("body", [
+    "t.sparse_coo_tensor(t.tensor([[0]]), t.ones(1), (3,)); t.sparse_coo_tensor(t.tensor([[0]]), t.ones(1))",
+    "t.sparse_coo_tensor(t.tensor([[0]]), t.ones(1), (3,), check_invariants=False); t.eye(2).to_sparse_csr(); "
+    "t.sparse_csr_tensor(t.tensor([0, 1]), t.tensor([0]), t.ones(1), (1, 1))",
+    "t.sparse.check_sparse_tensor_invariants.disable(); "
+    "t.sparse_csc_tensor(t.tensor([0, 1]), t.tensor([0]), t.ones(1), (1, 1)); t.eye(2).to_sparse_bsr((1, 1))",
+])
+def test_sparse_factories_warn_once_like_torch(body):
+    """torch's once-per-process notes: invariant checks left implicit (a factory without check_invariants, no
+    opt-in/out), and the compressed layouts' beta state (named after the first one made)."""
+    assert _fresh_interpreter_warnings("torchlike", body) == _fresh_interpreter_warnings("torch", body)
