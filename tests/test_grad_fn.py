@@ -213,3 +213,34 @@ def test_top_level_gru_cell_carries_torchs_node_name():
         w = T.randn(12, 3, requires_grad=True)
         return T.gru_cell(T.randn(2, 3), T.randn(2, 4), w, T.randn(12, 4)).grad_fn.name()
     assert name(torchlike) == name(torch)
+
+
+LOSSES = {
+    "l1": "F.l1_loss(x, y, reduction=r)", "l1_weight": "F.l1_loss(x, y, reduction=r, weight=T.ones(2, 3))",
+    "cosine_embedding": "F.cosine_embedding_loss(x, y, T.tensor([1., -1.]), reduction=r)",
+    "margin_ranking": "F.margin_ranking_loss(x[:, 0], y[:, 0], T.tensor([1., -1.]), reduction=r)",
+    "hinge_embedding": "F.hinge_embedding_loss(x, -T.ones(2, 3), reduction=r)",
+    "triplet": "F.triplet_margin_loss(x, y, y.flip(0), reduction=r)",
+    "triplet_distance": "F.triplet_margin_with_distance_loss(x, y, y.flip(0), reduction=r)",
+    "poisson": "F.poisson_nll_loss(x, y, reduction=r)", "poisson_full": "F.poisson_nll_loss(x, y + 1, full=True, reduction=r)",
+    "gaussian": "F.gaussian_nll_loss(x, y, T.ones(2, 3), reduction=r)",
+    "gaussian_full": "F.gaussian_nll_loss(x, y, T.ones(2, 3), full=True, reduction=r)",
+    "kl_div": "F.kl_div(x, y, reduction=r)", "kl_div_log_target": "F.kl_div(x, y, reduction=r, log_target=True)",
+    "multilabel_soft_margin": "F.multilabel_soft_margin_loss(x, y, reduction=r)",
+    "cross_entropy_probs": "F.cross_entropy(x, y.softmax(1), reduction=r)",
+    "cross_entropy_smoothing": "F.cross_entropy(x, T.tensor([0, 2]), reduction=r, label_smoothing=0.1)",
+}
+
+
+@pytest.mark.parametrize("loss", sorted(LOSSES))
+@pytest.mark.parametrize("r", ["none", "mean", "sum"])
+def test_composite_loss_nodes_are_named_by_reduction_like_torch(loss, r):
+    """torch's composite losses end in their reduction (MeanBackward0/SumBackward0) or, unreduced, in the
+    formula's last op: what ``print(loss)`` shows."""
+    def name(T):
+        env = _env(T)
+        x, y = env["x"], env["s"].expand(2, 3).detach() * 0.5
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return eval(LOSSES[loss], {"T": T, "F": T.nn.functional, "x": x, "y": y, "r": r}).grad_fn.name()  # noqa: S307
+    assert name(torchlike) == name(torch)
