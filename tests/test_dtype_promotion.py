@@ -8,6 +8,7 @@ import warnings
 warnings.filterwarnings('ignore', message='ComplexHalf')
 
 import torchlike
+from conftest import raises_like_torch
 
 NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
          "complex64", "complex128"]
@@ -97,4 +98,25 @@ def test_finfo_iinfo():
         a, b = torchlike.iinfo(getattr(torchlike, n)), torch.iinfo(getattr(torch, n))
         assert (a.max, a.min, a.bits) == (b.max, b.min, b.bits)
     assert torchlike.float32.itemsize == torch.float32.itemsize
+
+
+FINFO = ["float16", "bfloat16", "float32", "float64", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+         "float8_e5m2fnuz", "complex64", "complex128"]
+IINFO = ["uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64"]
+
+
+def test_finfo_iinfo_reprs_and_resolution_match_torch():
+    """resolution is 10 ** -digits10 in double (0.001 for float16, not ml_dtypes' 0.0010004); iinfo prints its
+    limits as %g (min=-2.14748e+09), as torch's repr does."""
+    for n in FINFO:
+        a, b = torchlike.finfo(getattr(torchlike, n)), torch.finfo(getattr(torch, n))
+        assert (repr(a), str(a), a.resolution, type(a.resolution)) == (repr(b), str(b), b.resolution,
+                                                                      type(b.resolution)), n
+    for n in IINFO:
+        a, b = torchlike.iinfo(getattr(torchlike, n)), torch.iinfo(getattr(torch, n))
+        assert (repr(a), str(a)) == (repr(b), str(b)), n
+
+
+def test_iinfo_of_bool_raises_like_torch():
+    raises_like_torch(lambda m: m.iinfo(m.bool))
     assert torchlike.float32.is_floating_point and not torchlike.int64.is_floating_point

@@ -2,6 +2,7 @@
 
 Every expectation is computed by running the same expression in torch."""
 import re
+import warnings
 
 import pytest
 
@@ -165,3 +166,81 @@ def test_grad_fn_names_over_op_db():
     print(f"grad_fn names matching torch: {s['name_match']}/{s['ops']}, edges {s['edges_match']}/{s['ops']}")
     assert s["ops"] >= 500
     assert s["name_match"] >= 440, [r["key"] for r in res if not r["name_ok"]]
+
+
+RNN_CASES = [(mode, kw) for mode in ("RNN", "LSTM", "GRU") for kw in (
+    {}, {"bidirectional": True}, {"batch_first": True}, {"num_layers": 2}, {"num_layers": 2, "bidirectional": True,
+                                                                             "batch_first": True})]
+RNN_CASES += [("LSTM", {"proj_size": 2}), ("LSTM", {"dtype": "float64"}), ("RNN", {"nonlinearity": "relu"})]
+
+
+def _rnn_node_names(T, mode, kw):
+    kw = dict(kw, dtype=getattr(T, kw["dtype"])) if "dtype" in kw else kw
+    T.manual_seed(0)
+    m = getattr(T.nn, mode)(3, 4, **kw)
+    bf = kw.get("batch_first", False)
+    x = T.randn(*((2, 5, 3) if bf else (5, 2, 3)), dtype=kw.get("dtype"))
+    names = []
+    for inp in (x, T.nn.utils.rnn.pack_padded_sequence(x, [3, 5], batch_first=bf, enforce_sorted=False),
+                x[0] if bf else x[:, 0]):
+        out, h = m(inp)
+        out = out.data if isinstance(out, T.nn.utils.rnn.PackedSequence) else out
+        names.append([t.grad_fn.name() for t in (out,) + (h if isinstance(h, tuple) else (h,))])
+    return names
+
+
+@pytest.mark.parametrize("mode,kw", RNN_CASES)
+def test_recurrent_results_carry_torchs_node_names(mode, kw):
+    """torch's stacks end in stack/cat/transpose_ (or oneDNN's LSTM layer for float32): what print(out) shows."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's once-per-process oneDNN projection warning
+        assert _rnn_node_names(torchlike, mode, kw) == _rnn_node_names(torch, mode, kw)
+
+
+@pytest.mark.parametrize("cell,kw", [("GRUCell", {}), ("RNNCell", {}), ("RNNCell", {"nonlinearity": "relu"}),
+                                     ("LSTMCell", {}), ("GRUCell", {"bias": False})])
+def test_recurrent_cells_carry_torchs_node_names(cell, kw):
+    def names(T):
+        T.manual_seed(0)
+        r = getattr(T.nn, cell)(3, 4, **kw)(T.randn(2, 3))
+        return [t.grad_fn.name() for t in (r if isinstance(r, tuple) else (r,))]
+    assert names(torchlike) == names(torch)
+
+
+def test_top_level_gru_cell_carries_torchs_node_name():
+    def name(T):
+        T.manual_seed(0)
+        w = T.randn(12, 3, requires_grad=True)
+        return T.gru_cell(T.randn(2, 3), T.randn(2, 4), w, T.randn(12, 4)).grad_fn.name()
+    assert name(torchlike) == name(torch)
+
+
+LOSSES = {
+    "l1": "F.l1_loss(x, y, reduction=r)", "l1_weight": "F.l1_loss(x, y, reduction=r, weight=T.ones(2, 3))",
+    "cosine_embedding": "F.cosine_embedding_loss(x, y, T.tensor([1., -1.]), reduction=r)",
+    "margin_ranking": "F.margin_ranking_loss(x[:, 0], y[:, 0], T.tensor([1., -1.]), reduction=r)",
+    "hinge_embedding": "F.hinge_embedding_loss(x, -T.ones(2, 3), reduction=r)",
+    "triplet": "F.triplet_margin_loss(x, y, y.flip(0), reduction=r)",
+    "triplet_distance": "F.triplet_margin_with_distance_loss(x, y, y.flip(0), reduction=r)",
+    "poisson": "F.poisson_nll_loss(x, y, reduction=r)", "poisson_full": "F.poisson_nll_loss(x, y + 1, full=True, reduction=r)",
+    "gaussian": "F.gaussian_nll_loss(x, y, T.ones(2, 3), reduction=r)",
+    "gaussian_full": "F.gaussian_nll_loss(x, y, T.ones(2, 3), full=True, reduction=r)",
+    "kl_div": "F.kl_div(x, y, reduction=r)", "kl_div_log_target": "F.kl_div(x, y, reduction=r, log_target=True)",
+    "multilabel_soft_margin": "F.multilabel_soft_margin_loss(x, y, reduction=r)",
+    "cross_entropy_probs": "F.cross_entropy(x, y.softmax(1), reduction=r)",
+    "cross_entropy_smoothing": "F.cross_entropy(x, T.tensor([0, 2]), reduction=r, label_smoothing=0.1)",
+}
+
+
+@pytest.mark.parametrize("loss", sorted(LOSSES))
+@pytest.mark.parametrize("r", ["none", "mean", "sum"])
+def test_composite_loss_nodes_are_named_by_reduction_like_torch(loss, r):
+    """torch's composite losses end in their reduction (MeanBackward0/SumBackward0) or, unreduced, in the
+    formula's last op: what ``print(loss)`` shows."""
+    def name(T):
+        env = _env(T)
+        x, y = env["x"], env["s"].expand(2, 3).detach() * 0.5
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return eval(LOSSES[loss], {"T": T, "F": T.nn.functional, "x": x, "y": y, "r": r}).grad_fn.name()  # noqa: S307
+    assert name(torchlike) == name(torch)

@@ -49,3 +49,37 @@ def test_valid_losses_still_match_torch():
                                                      T.tensor([0, 1])))
     same_as_torch(lambda T: T.nn.functional.cross_entropy(T.ones(1, 3, 2, 2, dtype=T.float64), T.zeros(1, 2, 2,
                                                                                                          dtype=T.long)))
+
+
+# Arguments torch has no gradient formula for: under grad mode it refuses one that requires grad (a weight made
+# a Parameter, a target computed from the model's output); torchlike had returned a loss.
+NOT_DIFFERENTIABLE = {
+    "soft_margin target": lambda T, r: T.nn.functional.soft_margin_loss(T.zeros(4, 3), r(4, 3)),
+    "bce weight": lambda T, r: T.nn.functional.binary_cross_entropy(T.full((4, 3), 0.5), T.ones(4, 3), weight=r(3)),
+    "bce_with_logits weight": lambda T, r: T.nn.functional.binary_cross_entropy_with_logits(
+        T.zeros(4, 3), T.ones(4, 3), weight=r(3)),
+    "bce_with_logits pos_weight": lambda T, r: T.nn.functional.binary_cross_entropy_with_logits(
+        T.zeros(4, 3), T.ones(4, 3), pos_weight=r(3)),
+    "nll weight": lambda T, r: T.nn.functional.nll_loss(T.zeros(4, 3), T.zeros(4, dtype=T.long), weight=r(3)),
+    "nll2d weight": lambda T, r: T.nn.functional.nll_loss(T.zeros(2, 3, 2), T.zeros(2, 2, dtype=T.long),
+                                                          weight=r(3)),
+    "cross_entropy weight": lambda T, r: T.nn.CrossEntropyLoss(weight=r(3))(T.zeros(4, 3), T.zeros(4, dtype=T.long)),
+    "multi_margin weight": lambda T, r: T.nn.functional.multi_margin_loss(T.zeros(4, 3), T.zeros(4, dtype=T.long),
+                                                                          weight=r(3)),
+    "batch_norm running_mean": lambda T, r: T.nn.functional.batch_norm(T.zeros(4, 3), r(3), T.ones(3)),
+    "batch_norm running_var": lambda T, r: T.nn.functional.batch_norm(T.zeros(4, 3), T.zeros(3), r(3) + 1,
+                                                                       training=True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NOT_DIFFERENTIABLE))
+def test_argument_without_a_gradient_formula_that_requires_grad_raises_like_torch(case):
+    raises_like_torch(lambda T: NOT_DIFFERENTIABLE[case](T, lambda *s: T.rand(*s, requires_grad=True)))
+
+
+@pytest.mark.parametrize("case", sorted(NOT_DIFFERENTIABLE))
+def test_argument_without_a_gradient_formula_is_fine_under_no_grad(case):
+    def run(T):
+        with T.no_grad():
+            return NOT_DIFFERENTIABLE[case](T, lambda *s: T.full(s, 0.5).requires_grad_())
+    same_as_torch(run, grad=False)

@@ -64,6 +64,12 @@ CASES = {
     "ce_float_target_batch": lambda ns: ns.nn.CrossEntropyLoss()(ns.zeros(2, 3), ns.zeros(3)),
     "linear_ce_probs_long": lambda ns: ns.nn.LinearCrossEntropyLoss(3, 2)(ns.zeros(4, 3),
                                                                           ns.zeros(4, 2, dtype=ns.long)),
+    # ConvTranspose output_size: every spatial range listed, the input's spatial torch.Size, output_size as given
+    "convT2d_output_size_range": lambda ns: ns.nn.ConvTranspose2d(2, 3, 3, stride=2)(ns.zeros(1, 2, 4, 4),
+                                                                                   output_size=(13, 13)),
+    "convT2d_output_size_range_list": lambda ns: ns.nn.ConvTranspose2d(2, 3, 3, stride=2)(ns.zeros(1, 2, 4, 5),
+                                                                                        output_size=[1, 3, 9, 20]),
+    "convT1d_unbatched_output_size_len": lambda ns: ns.nn.ConvTranspose1d(2, 3, 3)(ns.zeros(2, 4), output_size=[1, 2, 6]),
     "linear_ce_batch": lambda ns: ns.nn.LinearCrossEntropyLoss(3, 2)(ns.zeros(4, 3), ns.zeros(5, 2)),
 }
 

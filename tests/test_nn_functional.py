@@ -543,3 +543,10 @@ def test_fixes(case):
         lambda m: m.combinations(m.tensor([1., 2.]), 3),
     ]
     assert_same(fns[case](torchlike), fns[case](torch), 1e-6, 1e-6)
+
+
+@pytest.mark.parametrize("a,b,dim", [((2, 3), (4, 3), 1), ((2, 1, 3), (5, 4, 3), -1), ((3,), (2, 4), 0),
+                                     ((2, 3), (4, 3), 5), ((2, 3, 4), (3, 3, 5), 0)])
+def test_cosine_similarity_broadcast_error_like_torch(a, b, dim):
+    """torch names the right-most clashing dimension, and checks broadcasting before ``dim``."""
+    raises_like_torch(lambda T: T.nn.functional.cosine_similarity(T.zeros(a), T.zeros(b), dim=dim))

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import torchlike
+from conftest import raises_like_torch
 
 
 def _prune_run(lib):
@@ -127,3 +128,9 @@ def test_new_creation_methods_take_size_as_a_keyword_like_torch():
     raises_like_torch(lambda m, t: t.new_ones((2,), size=(3,)), x)
     raises_like_torch(lambda m, t: t.new_zeros(), x)
     raises_like_torch(lambda m, t: t.new_empty(), x)
+
+
+def test_clip_grad_value_without_any_gradient_raises_like_torch():
+    """After ``zero_grad(set_to_none=True)`` (or before the first backward) torch refuses the empty list."""
+    raises_like_torch(lambda T: T.nn.utils.clip_grad_value_(T.nn.Linear(2, 2).parameters(), 0.1))
+    raises_like_torch(lambda T: T.nn.utils.clip_grad_value_([], 0.1))

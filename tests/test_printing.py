@@ -1,4 +1,6 @@
 """repr(tensor) equals torch's for common shapes, dtypes and flags."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -52,6 +54,14 @@ EDGE_CASES = [
     lambda L: L.tensor(-0.0),
     lambda L: L.tensor(float("nan")),
 ]
+
+
+def test_repr_of_extreme_float64_range_is_silent():
+    """1e300 / 1e-300 overflows to inf when choosing scientific mode: torch prints it without a warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert repr(torchlike.tensor([1e-300, 1e300], dtype=torchlike.float64)) == repr(
+            torch.tensor([1e-300, 1e300], dtype=torch.float64))
 
 
 @pytest.mark.parametrize("i", range(len(EDGE_CASES)))

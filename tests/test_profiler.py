@@ -1,4 +1,6 @@
 """torch.profiler on torchlike, compared with torch's profiler on the same programs."""
+import functools
+import importlib
 import json
 import os
 
@@ -170,3 +172,30 @@ def test_table_of_an_empty_profile_is_empty_like_torch():
             pass
         tables.append((p.key_averages().table(), p.key_averages().table(sort_by="self_cpu_time_total")))
     assert tables[0] == tables[1] == ("", "")
+
+
+ENUMS = ["profiler.ProfilerActivity.CPU", "profiler.ProfilerActivity.CUDA", "autograd.DeviceType.CPU",
+         "autograd.ProfilerState.KINETO", "_C.DispatchKey.AutogradCPU", "nn.attention.SDPBackend.MATH",
+         "distributed.ReduceOp.RedOpType.AVG", "distributed.ReduceOp.SUM"]
+
+
+@pytest.mark.parametrize("path", ENUMS)
+def test_bound_enums_print_as_torchs(path):
+    """torch's C++-bound enums print ``ProfilerActivity.CPU`` (a Python 3.11 IntEnum prints ``0``)."""
+    def get(mod):
+        importlib.import_module(mod.__name__ + ".distributed")
+        importlib.import_module(mod.__name__ + ".nn.attention")
+        return functools.reduce(getattr, path.split("."), mod)
+    ours, theirs = get(torchlike), get(torch)
+    assert (str(ours), repr(ours), f"{ours}", ours.name, ours.value) == (
+        str(theirs), repr(theirs), f"{theirs}", theirs.name, theirs.value)
+
+
+@pytest.mark.parametrize("path", ["profiler.ProfilerActivity", "autograd.DeviceType", "autograd.ProfilerState",
+                                  "nn.attention.SDPBackend"])
+def test_bound_enums_have_torchs_members_and_values(path):
+    def members(mod):
+        importlib.import_module(mod.__name__ + ".nn.attention")
+        e = functools.reduce(getattr, path.split("."), mod)
+        return {k: int(v) for k, v in e.__members__.items()}
+    assert members(torchlike) == members(torch)

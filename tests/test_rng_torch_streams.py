@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import torchlike as tl
-from conftest import not_a_test_bug, same_draws_as_torch, torch_or_tl
+from conftest import not_a_test_bug, same_as_torch, same_draws_as_torch, torch_or_tl
 
 torch = pytest.importorskip("torch", reason="torch is the oracle for the random streams")
 
@@ -467,3 +467,16 @@ def test_generator_copy_pickle_and_argument_errors_match_torch():
                 out.append(f"{type(e).__name__}: {e}")
         return out
     same_draws_as_torch(run)
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_rnn_dropout_between_layers_of_a_packed_sequence_matches_torch(mode):
+    """torch draws each layer's dropout over the packed rows only (not the padded (T, B) grid)."""
+    def run(m):
+        m.manual_seed(0)
+        rnn = getattr(m.nn, mode)(4, 5, num_layers=3, dropout=0.3, bidirectional=True)
+        x = m.randn(6, 3, 4)
+        p = m.nn.utils.rnn.pack_padded_sequence(x, m.tensor([6, 2, 4]), enforce_sorted=False)
+        out = rnn(p)[0]
+        return [out.data.detach(), m.rand(3)]
+    same_as_torch(run, grad=False, rtol=1e-5, atol=1e-6)

@@ -15,13 +15,13 @@ DispatchKeySet(AutocastCPU, AutocastCUDA)
 """
 from __future__ import annotations
 
-import enum
 import types
 
 from ._missing import module_getattr
 from ._storage import StorageBase
 from ._device import get_default_device
 from . import library
+from ._pybind_enum import PybindEnum
 from .tensor import Tensor
 from . import _torch_function as _tf
 from ._torch_function import (DisableTorchFunction, DisableTorchFunctionSubclass,  # noqa: F401 (torch._C's)
@@ -48,7 +48,7 @@ _KEYS = {"Undefined": 0, "BackendSelect": 11, "Python": 13, "Functionalize": 15,
          "AutocastMPS": 31, "AutocastCUDA": 32, "PreDispatch": 45, "PythonDispatcher": 46, "CPU": 49, "CUDA": 50,
          "XLA": 52, "MPS": 53, "XPU": 55, "Meta": 64, "AutogradCPU": 134, "AutogradCUDA": 135, "AutogradMeta": 149,
          "Autograd": 150, "CompositeImplicitAutograd": 151, "CompositeExplicitAutograd": 154}
-DispatchKey = enum.IntEnum("DispatchKey", _KEYS)
+DispatchKey = PybindEnum("DispatchKey", _KEYS)
 DispatchKey.__module__ = "torch._C"
 
 

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import functools
 import threading
+import types
 
 import jax
 
-from . import _dtype
+from . import _dtype, _torch_function
 from .tensor import Tensor
 
 __all__ = ["state", "lower", "fp32", "keep", "lower_if", "fp32_if", "lower_result", "lower_powers", "clear_cache"]
@@ -172,3 +173,19 @@ def lower_powers(f):
         return _run(f, _lower_one if n >= 2 else None, (A, n) + args, kwargs)
     op.__autocast__ = _lower_one
     return op
+
+
+# The policies' wrappers sit between a user's call and the op body: their code carries a pass-through file name
+# (as the op table's wrappers do), so an op's warning given with ``stacklevel=2`` names the user's line, not
+# this file (``F.kl_div(x, y)``'s reduction warning, ``F.mse_loss``'s broadcasting one).
+_WRAPPER_FILE = _torch_function.pass_through_file(__file__, "autocast wrapper")
+
+
+def _pass_through(code):
+    return code.replace(co_filename=_WRAPPER_FILE, co_consts=tuple(
+        _pass_through(c) if isinstance(c, types.CodeType) else c for c in code.co_consts))
+
+
+for _f in (_run, _policy, lower_result, lower_powers, lower, fp32, keep):
+    _f.__code__ = _pass_through(_f.__code__)
+del _f

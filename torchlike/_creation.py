@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype, _jit_cache
-from ._errors import PACKAGE_DIR, argument_error, check_alloc, int_arg
+from ._errors import PACKAGE_DIR, argument_error, check_alloc, int_arg, warn_at_caller
 from ._layout import strided as _strided
 from ._device import canonical, host_to_jax, of_array
 from .tensor import _PLAIN_VALUE, HOST_MAX, Tensor
@@ -577,6 +577,9 @@ def _fmt_num(x):
 
 def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """Deprecated torch.range: inclusive of ``end``; float by default."""
+    warn_at_caller("torch.range is deprecated and will be removed in a future release because its behavior is "
+                   "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                   "[start, end).")
     if end is None:
         start, end = 0, start
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()

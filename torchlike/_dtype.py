@@ -5,6 +5,7 @@ passes that dtype to JAX explicitly (x64 is enabled, so JAX's own defaults would
 """
 from __future__ import annotations
 
+import math
 
 import ml_dtypes
 import numpy as np
@@ -337,10 +338,9 @@ class finfo:
         self.max = _builtin_float(info.max)
         self.min = _builtin_float(info.min)
         self.tiny = self.smallest_normal = _builtin_float(info.tiny)
-        self.resolution = _builtin_float(info.resolution)
-        if d in FLOAT8:  # 10 ** -(decimal digits of precision), as torch computes it
-            import math
-            self.resolution = 10.0 ** -math.floor(info.nmant * math.log10(2))
+        # 10 ** -digits10 (the decimal digits of precision) in double, as torch computes it for every dtype
+        self.resolution = 10.0 ** -math.floor(info.nmant * math.log10(2))
+        if d in FLOAT8:
             if d is float8_e5m2fnuz:  # torch's numeric_limits give this type eps 2**-3 (not 2**-2)
                 self.eps = 0.125
 
@@ -354,14 +354,16 @@ class iinfo:
 
     def __init__(self, type):
         d = to_dtype(type)
-        if (d._kind != 1 and d is not bool) or isinstance(d, _ShellDtype):
+        if d is bool:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if d._kind != 1 or isinstance(d, _ShellDtype):
             raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle "
                             "'torch.iinfo'")
-        info = np.iinfo(d.np) if d is not bool else None
+        info = np.iinfo(d.np)
         self.dtype = d.name
         self.bits = d.itemsize * 8
-        self.max = _builtin_int(info.max) if info else 1
-        self.min = _builtin_int(info.min) if info else 0
+        self.max = _builtin_int(info.max)
+        self.min = _builtin_int(info.min)
 
-    def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+    def __repr__(self):  # torch prints the limits as C's %g (-2.14748e+09)
+        return f"iinfo(min={_builtin_float(self.min):g}, max={_builtin_float(self.max):g}, dtype={self.dtype})"

@@ -345,6 +345,27 @@ def float_arg(value, arg, position=None):
         raise argument_error(value, "float", arg, position=position) from None
 
 
+_WARNED_ONCE: set = set()
+
+
+def torch_warn(message, where, *, once=False, category=UserWarning):
+    """A warning torch's C++ gives (``TORCH_WARN``): its text ends with the source line that triggered it,
+    and it names the first frame outside torchlike (``warn_at_caller``). ``once``: ``TORCH_WARN_ONCE``, given
+    once per process whatever the warning filters say.
+
+    >>> import warnings, torchlike._errors as e
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always"); e.torch_warn("careful", "aten/src/ATen/native/X.cpp:1")
+    >>> w[0].message.args[0]
+    'careful (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/X.cpp:1.)'
+    """
+    if once:
+        if where in _WARNED_ONCE:
+            return
+        _WARNED_ONCE.add(where)
+    warn_at_caller(f"{message} (Triggered internally at /__w/pytorch/pytorch/{where}.)", category)
+
+
 def warn_at_caller(message, category=UserWarning):
     """``warnings.warn`` attributed to the first frame outside torchlike (the user's line, however deep the
     call sits in torchlike), as torch's warnings from C++ kernels point at the Python line that called them.

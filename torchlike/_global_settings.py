@@ -5,6 +5,7 @@ from __future__ import annotations
 
 
 from . import _dtype
+from ._errors import torch_warn
 from ._legacy import LEGACY, make_legacy_constructor
 
 __all__ = ["get_num_threads", "set_num_threads", "get_num_interop_threads", "set_num_interop_threads",
@@ -80,6 +81,10 @@ def get_float32_matmul_precision() -> str:
 
 
 def set_default_tensor_type(t):
+    """Deprecated: set the default dtype from a legacy tensor type (``torch.DoubleTensor``)."""
+    torch_warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+               "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
+               "torch/csrc/tensor/python_tensor.cpp:434", once=True)
     name = t if isinstance(t, str) else getattr(t, "__name__", str(t))
     _dtype.set_default_dtype(LEGACY[name.split(".")[-1]])
 

@@ -52,7 +52,8 @@ class _Formatter:
         absv = np.abs(nz)
         lo, hi = absv.min(), absv.max()
         self.int_mode = bool(np.all(np.ceil(nz) == nz))
-        auto = bool(hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4)
+        with np.errstate(over="ignore"):  # 1e300 / 1e-300 is inf, and > 1000 as in torch, silently
+            auto = bool(hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4)
         self.sci_mode = auto if _opts["sci_mode"] is None else bool(_opts["sci_mode"])
         p = _opts["precision"]
         if self.sci_mode:

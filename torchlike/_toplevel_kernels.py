@@ -18,10 +18,9 @@ from ._dispatch import dispatch
 from ._grad_mode import no_grad
 from ._random import draw
 from .nn import functional as F
-from .nn.functional import _rnn as K
-from .nn.functional._attention import _keep_mask
 from .nn.functional._embedding import _renorm_rows
-from .nn.utils.rnn import PackedSequence, packed_to_padded, padded_to_packed_data
+from .nn.functional._recurrent import run_cell, run_stack
+from .nn.utils.rnn import PackedSequence, packed_to_padded
 from .tensor import Tensor
 
 __all__ = ["lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
@@ -44,23 +43,10 @@ def _rnn(mode, input, *args):
     else:
         hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = args
         x, lengths = (input.transpose(0, 1) if batch_first else input), None
-    lstm = mode == "LSTM"
-    h0, c0 = (hx[0], hx[1]) if lstm else (hx, None)
-    D = 2 if bidirectional else 1
-    proj = lstm and h0.shape[-1] != (c0.shape[-1])
-    drop = None
-    if train and dropout > 0 and num_layers > 1:
-        drop = _keep_mask((num_layers - 1, x.shape[0], x.shape[1], D * h0.shape[-1]), dropout, np.dtype(x.dtype.np))
-    lens = None if lengths is None else K.np_index(lengths)
-    outs = dispatch(K.rnn_impl, (x, h0, c0, lens, drop) + tuple(params),
-                    (("mode", mode), ("num_layers", int(num_layers)), ("bidirectional", bool(bidirectional)),
-                     ("has_bias", bool(has_biases)), ("proj", bool(proj))), name=f"{mode.split('_')[0]}Backward0")
-    out, hs = outs[0], tuple(outs[1:])
-    if packed:
-        out = padded_to_packed_data(out, lengths)
-    elif batch_first:
-        out = out.transpose(0, 1)
-    return (out,) + hs
+    h0, c0 = (hx[0], hx[1]) if mode == "LSTM" else (hx, None)
+    proj = mode == "LSTM" and h0.shape[-1] != c0.shape[-1]
+    return run_stack(mode, x, h0, c0, lengths, params, num_layers=num_layers, dropout=dropout, train=train,
+                     bidirectional=bidirectional, has_bias=has_biases, proj=proj, batch_first=batch_first)
 
 
 def lstm(input, *args):
@@ -85,8 +71,7 @@ def rnn_relu(input, *args):
 
 def _cell(mode, input, hx, w_ih, w_hh, b_ih, b_hh):
     h, c = (hx[0], hx[1]) if mode == "LSTM" else (hx, None)
-    return dispatch(K.cell_impl, (input, h, c, w_ih, w_hh, b_ih, b_hh), (("mode", mode),),
-                    name=f"{mode.split('_')[0]}CellBackward0")
+    return run_cell(mode, input, h, c, w_ih, w_hh, b_ih, b_hh)
 
 
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):

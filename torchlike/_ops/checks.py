@@ -13,6 +13,7 @@ surface's name (an alias such as ``fix`` or ``not_equal`` gets its own).
 from __future__ import annotations
 
 from .. import _dtype
+from .._grad_mode import is_grad_enabled
 from ..tensor import Tensor
 
 __all__ = ["not_implemented", "unary_kinds", "binary_kinds", "tensors_only", "need_tensors", "invalid_combination", "ABS", "NEG",
@@ -76,6 +77,16 @@ def need_tensors(op, **args):
     for pos, (name, v) in enumerate(args.items(), start):
         if not isinstance(v, Tensor):
             raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {type(v).__name__}")
+
+
+def not_differentiable(op, **args):
+    """torch's refusal, under grad mode, of an argument that requires grad where its ATen op has no gradient
+    formula for it (``nll_loss_forward``'s ``weight``, ``soft_margin_loss``'s ``target``, the running stats)."""
+    if is_grad_enabled():
+        for name, v in args.items():
+            if isinstance(v, Tensor) and v.requires_grad:
+                raise RuntimeError(f"The function '{op}' is not differentiable with respect to argument '{name}'. "
+                                   "This input cannot have requires_grad True.")
 
 
 def invalid_combination(sigs, first_tensor=True):

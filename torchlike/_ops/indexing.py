@@ -12,7 +12,7 @@ advanced indices move to the front" rule.  An index expression is therefore spli
 """
 from __future__ import annotations
 
-from .._errors import GraphBreak, warn_at_caller
+from .._errors import GraphBreak, torch_warn, warn_at_caller
 
 import functools
 import math
@@ -142,8 +142,8 @@ def _classify(e):
         d = e.dtype
         if d is _dtype.bool or d is _dtype.uint8:
             if d is _dtype.uint8:
-                warn_at_caller("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
-                               "instead.")
+                torch_warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                           "instead.", "aten/src/ATen/native/IndexingUtils.h:37")
             if e.ndim == 0:
                 v = concrete_index(e)
                 if v is None:

@@ -9,7 +9,6 @@ torch's message; the check reads a small ``info`` array the jitted kernel return
 """
 from __future__ import annotations
 
-import warnings
 
 import jax
 import jax.numpy as jnp
@@ -17,6 +16,7 @@ import numpy as np
 from jax import lax
 
 from .. import _dtype, return_types
+from .._errors import torch_warn
 from .. import linalg as _ns
 from .._tape import relabel
 from ._util import Tensor, dispatch, register, wrap_dim
@@ -299,6 +299,11 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
     >>> torch.triangular_solve(torch.ones(2, 1), 2 * torch.eye(2)).solution.tolist()
     [[0.5], [0.5]]
     """
+    torch_warn("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in "
+               "a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not "
+               "return a copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced "
+               "with\nX = torch.linalg.solve_triangular(A, B).", "aten/src/ATen/native/BatchLinearAlgebra.cpp:2273",
+               once=True)
     A2 = A.mT if transpose else A
     X = solve_triangular(A2, input, upper=(not upper) if transpose else upper, unitriangular=unitriangular)
     X = relabel(X, "TriangularSolveBackward0", only="LinalgSolveTriangularBackward0")
@@ -487,8 +492,11 @@ def cholesky(input, upper=False):
     >>> torch.cholesky(torch.eye(2)).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
-                  "PyTorch release.", UserWarning, stacklevel=2)
+    torch_warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
+               "PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\n"
+               "U = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\nThis "
+               "transform will produce equivalent results for all valid (symmetric positive definite) inputs.",
+               "aten/src/ATen/native/BatchLinearAlgebra.cpp:1765", once=True)
     L, bad = _cholesky(input, upper, "cholesky")
     raise_info(_info_tensor(input, bad), _chol_msg("cholesky"))
     return relabel(L, "CholeskyBackward0", only="LinalgCholeskyExBackward0")
@@ -670,6 +678,12 @@ def lu(A, pivot=True, get_infos=False, out=None):
     >>> torch.lu(2 * torch.eye(2))[1].tolist()
     [1, 2]
     """
+    torch_warn("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be "
+               "removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced "
+               "with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, "
+               "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
+               "torch.linalg.lu_factor_ex(A, compute_pivots)", "aten/src/ATen/native/BatchLinearAlgebra.cpp:2073",
+               once=True)
     if A.ndim < 2:
         raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} "
                            "instead")
@@ -729,6 +743,10 @@ def lu_solve(input, LU_data, LU_pivots):
     >>> torch.lu_solve(torch.ones(2, 1), LU, piv).tolist()
     [[0.5], [0.5]]
     """
+    torch_warn("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future PyTorch "
+               "release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, LU, "
+               "pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)",
+               "aten/src/ATen/native/BatchLinearAlgebra.cpp:2230", once=True)
     return linalg_lu_solve(LU_data, LU_pivots, input)
 
 

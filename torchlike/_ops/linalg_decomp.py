@@ -9,7 +9,6 @@ losses (torch raises for gauge-dependent ones, we don't check).
 """
 from __future__ import annotations
 
-import warnings
 
 import jax
 import jax.numpy as jnp
@@ -18,6 +17,7 @@ import numpy as np
 from jax import lax
 
 from .. import _dtype, return_types
+from .._errors import torch_warn
 from ._util import dispatch, register
 from .linalg import _linalg, check_float, check_matrix, check_square, mH, raise_info
 from .. import _autocast as _amp
@@ -155,8 +155,10 @@ def qr(input, some=True):
     >>> torch.qr(torch.ones(4, 3)).Q.shape
     torch.Size([4, 3])
     """
-    warnings.warn("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
-                  "release.", UserWarning, stacklevel=2)
+    torch_warn("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
+               "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = "
+               "torch.qr(A, some)\nshould be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else "
+               "'complete')", "aten/src/ATen/native/BatchLinearAlgebra.cpp:2505", once=True)
     return return_types.qr(*_qr(input, "reduced" if some else "complete", "linalg.qr"))
 
 

@@ -10,13 +10,13 @@ precision so results match torch's CPU kernels closely.
 from __future__ import annotations
 
 import math
-import warnings
 
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
 from .. import _dtype
+from .._errors import torch_warn
 from .. import _torch_function
 from . import checks as C
 from ._util import Tensor, cast, check_broadcast, dispatch, register, wrap_dim
@@ -499,9 +499,10 @@ def _cross(input, other, dim, linalg):
         ds = [i for i, s in enumerate(shape) if s == 3]
         if not ds:
             raise RuntimeError("no dimension of size 3 in input")
-        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
-                      "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to "
-                      "agree with that of linalg.cross in a future release.", UserWarning, stacklevel=3)
+        torch_warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
+                   "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to "
+                   "agree with that of linalg.cross in a future release.", "aten/src/ATen/native/Cross.cpp:63",
+                   once=True)
         d = ds[0]
     else:
         d = wrap_dim(dim, len(shape))
@@ -575,6 +576,9 @@ def chain_matmul(*matrices, out=None):
     >>> torch.chain_matmul(torch.ones(2, 3), torch.ones(3, 4)).shape
     torch.Size([2, 4])
     """
+    torch_warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+               "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
+               "parameters.", "aten/src/ATen/native/LinearAlgebra.cpp:1102", once=True)
     if len(matrices) == 1:
         if matrices[0].ndim != 2:
             raise RuntimeError(f"chain_matmul(): tensor 0 must be 2D but got {matrices[0].ndim}D")

@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
-from .._errors import check_alloc, int_arg
+from .._errors import check_alloc, int_arg, torch_warn
 from ..tensor import _ALIAS_CHAIN, Size
 from ._util import Tensor, cast, dispatch, register, shape_arg, wrap_dim
 from .._creation import empty
@@ -420,9 +420,8 @@ def meshgrid(*tensors, indexing=None):
     """
     ts = _tensors_arg(tensors)
     if indexing is None:
-        import warnings
-        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
-                      UserWarning, stacklevel=2)
+        torch_warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+                   "aten/src/ATen/native/TensorShape.cpp:4215", once=True)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")

@@ -11,13 +11,13 @@ Order statistics (median, mode, quantile) and scans (cumsum, cummax, ...) live i
 from __future__ import annotations
 
 import math
-import warnings
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
+from .._errors import torch_warn
 from ..return_types import make
 from . import checks as C
 from ._util import Tensor, cast, dims_arg, dispatch, exact_mean, float_dtype_for, register
@@ -237,8 +237,8 @@ def _var_like(name, sq, with_mean):
     def fn(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
         dims, c = _var_args(name, input, dim, unbiased, correction)
         if _count(input, dims) - c <= 0:
-            warnings.warn(f"{name.split('_')[0]}(): degrees of freedom is <= 0. Correction should be strictly "
-                          "less than the reduction factor (input numel divided by output numel).", stacklevel=2)
+            torch_warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                       "reduction factor (input numel divided by output numel).", "aten/src/ATen/native/ReduceOps.cpp:1861")
         return dispatch(_var_impl, (input, c), (("dims", dims), ("keepdim", bool(keepdim)), ("sq", sq),
                                                 ("with_mean", with_mean)),
                         name=("Std" if sq else "Var") + ("Mean" if with_mean else "") + "Backward0")

@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
+from .._errors import torch_warn
 from .._creation import ones
 from ._util import Tensor, dispatch, register
 from .complex_ops import view_as_real
@@ -128,10 +129,11 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         raise RuntimeError(head + f"expected a 1D window tensor of size equal to win_length={wl}, but got window "
                            f"with size [{', '.join(str(s) for s in window.shape)}]")
     if window is None:
-        warnings.warn("A window was not provided. A rectangular window will be applied,which is known to cause "
+        torch_warn("A window was not provided. A rectangular window will be applied,which is known to cause "
                       "spectral leakage. Other windows such as torch.hann_window or torch.hamming_window are "
                       "recommended to reduce spectral leakage.To suppress this warning and use a rectangular "
-                      "window, explicitly set `window=torch.ones(n_fft, device=<device>)`.", UserWarning, stacklevel=2)
+                      "window, explicitly set `window=torch.ones(n_fft, device=<device>)`.",
+                      "aten/src/ATen/native/SpectralOps.cpp:835", once=True)
     if onesided is None:
         onesided = not complex_in
     elif onesided and complex_in:
@@ -222,10 +224,10 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
         raise RuntimeError(head + " : expected the frequency dimension (3rd to the last) of the input tensor to "
                            f"match n_fft when onesided=False, but got {fft_size}")
     if window is None:
-        warnings.warn("A window was not provided. A rectangular window will be applied.Please provide the same "
-                      "window used by stft to make the inversion lossless.To suppress this warning and use a "
-                      "rectangular window, explicitly set `window=torch.ones(n_fft, device=<device>)`.",
-                      UserWarning, stacklevel=2)
+        torch_warn("A window was not provided. A rectangular window will be applied.Please provide the same "
+                   "window used by stft to make the inversion lossless.To suppress this warning and use a "
+                   "rectangular window, explicitly set `window=torch.ones(n_fft, device=<device>)`.",
+                   "aten/src/ATen/native/SpectralOps.cpp:1035", once=True)
     complex_w = window is not None and window.dtype.is_complex
     if return_complex:
         if onesided:

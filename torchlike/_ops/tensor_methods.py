@@ -156,15 +156,18 @@ def module_load(self, other, assign=False):
     return self.copy_(other).detach()
 
 
+def _resized(self, sizes):
+    return clone(self.detach()).resize_(*sizes)
+
+
 def resize(self, *sizes):
-    warnings.warn("non-inplace resize is deprecated")
-    r = clone(self.detach())
-    return r.resize_(*sizes)
+    warnings.warn("non-inplace resize is deprecated", stacklevel=2)
+    return _resized(self, sizes)
 
 
 def resize_as(self, tensor):
-    warnings.warn("non-inplace resize_as is deprecated")
-    return resize(self, *tensor.shape)
+    warnings.warn("non-inplace resize_as is deprecated", stacklevel=2)
+    return _resized(self, tensor.shape)
 
 
 def _volatile(self):

@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 
 from .. import _dtype, _views
-from .._errors import check_alloc, int_arg
+from .._errors import check_alloc, int_arg, warn_at_caller
 from .._tape import FORWARD_AD
 from .._mutation import alias_op, copy_slices, view_of_root  # noqa: F401  (one copy, in layer 2; re-exported)
 from ._util import Tensor, dispatch, is_symbolic, register, shape_arg, wrap_dim
@@ -435,7 +435,25 @@ register("real", method=False)(_real)
 register("imag", method=False)(_imag)
 Tensor.real = property(_real)
 Tensor.imag = property(_imag)
-Tensor.T = property(lambda self: permute(self, tuple(reversed(range(self.ndim)))))
+_T_WARNED = set()  # torch's TORCH_WARN_ONCE: each of the two deprecations once per process
+
+
+def _numpy_T(self):
+    """``x.T``: the dimensions reversed; deprecated (with torch's once-only warnings) for other than 2-D."""
+    key = min(self.ndim, 1)
+    if self.ndim != 2 and key not in _T_WARNED:
+        _T_WARNED.add(key)
+        warn_at_caller("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases. "
+                      "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)"
+                      if self.ndim == 0 else
+                      "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and "
+                      "it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices "
+                      "or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor. "
+                      "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)")
+    return permute(self, tuple(reversed(range(self.ndim))))
+
+
+Tensor.T = property(_numpy_T)
 Tensor.mT = property(lambda self: transpose(self, -2, -1))
 
 

@@ -8,6 +8,7 @@ import functools
 import warnings
 
 from .. import _dtype
+from .._errors import torch_warn
 from .._autocast import clear_cache, state as _state
 from ..tensor import Tensor
 from .._device import _gpus  # (torch.cuda.is_available(): JAX sees a GPU)
@@ -84,11 +85,11 @@ class autocast:
         self._cache_enabled = _state.cache_enabled if cache_enabled is None else bool(cache_enabled)
         if device_type == "cuda":
             if enabled and not _gpus():
-                warnings.warn("User provided device_type of 'cuda', but CUDA is not available. Disabling")
+                warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2)
                 self._enabled = False
         elif device_type == "cpu" and self._enabled and self.fast_dtype not in (_dtype.bfloat16, _dtype.float16):
             warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
-                          "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.")
+                          "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.", stacklevel=2)
             self._enabled = False
 
     def __enter__(self):
@@ -205,9 +206,19 @@ def autocast_decorator(autocast_instance, func):
 _LEGACY_DEVICES = {"cpu": "cpu", "gpu": "cuda", "xla": "xla", "ipu": "ipu"}
 
 
+# where torch's C++ gives each deprecation (torch/csrc/autograd/init.cpp), the note its warning ends with
+_INIT_CPP_LINES = {"is_autocast_cpu_enabled": 883, "set_autocast_cpu_enabled": 874, "get_autocast_cpu_dtype": 1016,
+                   "set_autocast_cpu_dtype": 967, "get_autocast_gpu_dtype": 1007, "set_autocast_gpu_dtype": 952,
+                   "is_autocast_xla_enabled": 935, "set_autocast_xla_enabled": 926, "get_autocast_xla_dtype": 1034,
+                   "set_autocast_xla_dtype": 997, "is_autocast_ipu_enabled": 909, "set_autocast_ipu_enabled": 900,
+                   "get_autocast_ipu_dtype": 1025, "set_autocast_ipu_dtype": 982}
+
+
 def _deprecated(old, new):
+    line = _INIT_CPP_LINES[old.split("(")[0]]
     old = old if old.endswith(")") else old + "()"
-    warnings.warn(f"torch.{old} is deprecated. Please use torch.{new} instead.", DeprecationWarning, stacklevel=3)
+    torch_warn(f"torch.{old} is deprecated. Please use torch.{new} instead.", f"torch/csrc/autograd/init.cpp:{line}",
+               category=DeprecationWarning)
 
 
 def _legacy_functions():

@@ -11,12 +11,12 @@ of ``torch.autograd.graph`` (the rest of graph's API is in ``_graph_api``) and l
 """
 from __future__ import annotations
 
-import enum
 import threading
 
 from .._grad_mode import _state as _grad_state, enforce_grad_layout_policy
 from ..tensor import Tensor
 from .. import _torch_function as _tf
+from .._pybind_enum import PybindEnum
 from .._torch_function import has_torch_function  # noqa: F401 (torch.autograd.has_torch_function)
 from .function import Function
 
@@ -85,7 +85,7 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
                       f"__torch_function__: {[type(a) for a in found]}")
 
 
-class DeviceType(enum.IntEnum):
+class DeviceType(PybindEnum):
     CPU = 0
     CUDA = 1
     MKLDNN = 2
@@ -109,16 +109,16 @@ class DeviceType(enum.IntEnum):
     PrivateUse1 = 20
 
 
-class ProfilerActivity(enum.IntEnum):
-    CPU = 0
+class ProfilerActivity(PybindEnum):
+    CPU = 0  # torch's values, in torch's order
     XPU = 1
-    MTIA = 2
-    CUDA = 3
-    HPU = 4
+    MTIA = 4
+    CUDA = 2
+    HPU = 3
     PrivateUse1 = 5
 
 
-class ProfilerState(enum.IntEnum):
+class ProfilerState(PybindEnum):
     Disabled = 0
     CPU = 1
     CUDA = 2

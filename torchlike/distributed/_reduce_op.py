@@ -6,9 +6,9 @@
 """
 from __future__ import annotations
 
-import enum
-
 import numpy as np
+
+from .._pybind_enum import PybindEnum
 
 __all__ = ["ReduceOp"]
 
@@ -16,7 +16,7 @@ __all__ = ["ReduceOp"]
 class ReduceOp:
     """Reduction operations (``ReduceOp.SUM`` ...); ``AVG`` divides the sum by the group size."""
 
-    class RedOpType(enum.IntEnum):
+    class RedOpType(PybindEnum):
         SUM = 0
         AVG = 1
         PRODUCT = 2

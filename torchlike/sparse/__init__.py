@@ -24,7 +24,7 @@ from . import _compressed, _functions, _ops
 from .._layout import sparse_bsc, sparse_bsr, sparse_csc
 from ._compressed import sparse_bsc_tensor, sparse_bsr_tensor, sparse_compressed_tensor, sparse_csc_tensor
 from ._ops import coalesce, log_softmax, softmax, sparse_coo_tensor, sparse_csr_tensor, sum, to_dense, to_sparse
-from ._tensor import SparseTensor, unsupported
+from ._tensor import INVARIANTS, SparseTensor, unsupported
 
 __all__ = ["mm", "sum", "softmax", "log_softmax", "addmm", "spmm", "check_sparse_tensor_invariants",
            "FloatTensor", "DoubleTensor", "LongTensor"]
@@ -88,13 +88,15 @@ class check_sparse_tensor_invariants(contextlib.ContextDecorator):
 
     @staticmethod
     def enable():
-        check_sparse_tensor_invariants._enabled = True
+        check_sparse_tensor_invariants._enabled = INVARIANTS["explicit"] = True
 
     @staticmethod
     def disable():
         check_sparse_tensor_invariants._enabled = False
+        INVARIANTS["explicit"] = True
 
     def __enter__(self):
+        INVARIANTS["explicit"] = True
         return self
 
     def __exit__(self, *exc):

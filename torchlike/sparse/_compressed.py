@@ -16,7 +16,7 @@ from .._dispatch import dispatch
 from .._layout import sparse_bsc, sparse_bsr, sparse_csc, sparse_csr
 from . import _ops
 from ._ops import _as_tensor, _idx_tensor, _own_values, sparse_csr_tensor, to_dense
-from ._tensor import SparseTensor, make_sparse, unsupported
+from ._tensor import SparseTensor, implicit_invariant_checks, make_sparse, unsupported
 
 __all__ = ["COMPRESSED", "BLOCKED", "to_compressed", "blocks_to_dense", "sparse_csc_tensor", "sparse_bsr_tensor",
            "sparse_bsc_tensor", "sparse_compressed_tensor"]
@@ -118,7 +118,8 @@ def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=Non
         raise TypeError("sparse_compressed_tensor() missing required keyword argument 'layout'")
     if layout is sparse_csr:
         return sparse_csr_tensor(compressed_indices, plain_indices, values, size, dtype=dtype, device=device,
-                                 requires_grad=requires_grad)
+                                 requires_grad=requires_grad, check_invariants=check_invariants)
+    implicit_invariant_checks(check_invariants)
     if layout not in COMPRESSED:
         raise RuntimeError(f"sparse_compressed_tensor: expected a compressed layout, got {layout}")
     v = _as_tensor(values, dtype, device)
@@ -158,7 +159,7 @@ def _ctor(layout, comp, plain):
     def ctor(compressed_indices, plain_indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
              requires_grad=False, check_invariants=None):
         return sparse_compressed_tensor(compressed_indices, plain_indices, values, size, dtype=dtype, layout=layout,
-                                        device=device, requires_grad=requires_grad)
+                                        device=device, requires_grad=requires_grad, check_invariants=check_invariants)
     name = f"sparse_{_NAMES[layout]}_tensor"
     ctor.__name__ = ctor.__qualname__ = name
     ctor.__doc__ = (f"torch.{name}({comp}, {plain}, values, size): a {_NAMES[layout].upper()} tensor "

@@ -16,8 +16,8 @@ from .. import _creation, _dtype
 from .._dispatch import dispatch
 from .._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csr
 from ..tensor import Tensor
-from ._tensor import (SparseTensor, _gather, _idx_tensor, _linear, first_per_position, make_sparse,  # noqa: F401
-                      unsupported, values_at)  # (_gather, first_per_position, values_at: re-exported)
+from ._tensor import (SparseTensor, _gather, _idx_tensor, _linear, first_per_position,  # noqa: F401
+                      implicit_invariant_checks, make_sparse, unsupported, values_at)  # (_gather, first_per_position, values_at: re-exported)
 from .._ops.matmul import mm as dense_mm
 from .._ops.shape import cat as _dense_cat
 from .._ops.special import log_softmax as _dense_log_softmax, softmax as _dense_softmax
@@ -90,6 +90,7 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
     >>> s.coalesce().values()
     tensor([4., 2.])
     """
+    implicit_invariant_checks(check_invariants)
     if indices is None and values is None:
         if size is None:
             raise TypeError("sparse_coo_tensor() missing required argument 'size'")
@@ -151,6 +152,7 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
     tensor([[0., 5.],
             [6., 0.]])
     """
+    implicit_invariant_checks(check_invariants)
     v = _as_tensor(values, dtype, device)
     if device is not None:
         v = v.to(device)

@@ -19,6 +19,7 @@ import numpy as np
 from .._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from ..tensor import Size, Tensor
 from .. import _creation
+from .._errors import torch_warn
 from .._dispatch import dispatch
 from .._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
 from .._grad_mode import no_grad
@@ -71,8 +72,28 @@ def _calling_op():
     return name or "op"
 
 
+_COMPRESSED_NAMES = {sparse_csr: "CSR", sparse_csc: "CSC", sparse_bsr: "BSR", sparse_bsc: "BSC"}
+
+# whether a program opted in or out of torch's sparse invariant checks (torch.sparse.check_sparse_tensor_invariants)
+INVARIANTS = {"explicit": False}
+
+
+def implicit_invariant_checks(check_invariants):
+    """torch's once-per-process warning when a sparse factory runs without the program having chosen."""
+    if check_invariants is None and not INVARIANTS["explicit"]:
+        torch_warn("Sparse invariant checks are implicitly disabled. Memory errors (e.g. SEGFAULT) will occur when "
+                   "operating on a sparse tensor which violates the invariants, but checks incur performance "
+                   "overhead. To silence this warning, explicitly opt in or out. See "
+                   "`torch.sparse.check_sparse_tensor_invariants.__doc__` for guidance. ",
+                   "aten/src/ATen/Context.cpp:816", once=True)
+
+
 def make_sparse(idx, vals, size, layout=sparse_coo, coalesced=False, crow=None):
     """A sparse tensor over index Tensor ``idx`` (k, nnz) and values Tensor ``vals`` (nnz, ...)."""
+    if layout is not sparse_coo:  # torch's compressed tensors' once-per-process note
+        torch_warn(f"Sparse {_COMPRESSED_NAMES[layout]} tensor support is in beta state. If you miss a functionality in the sparse tensor "
+                   "support, please submit a feature request to https://github.com/pytorch/pytorch/issues.",
+                   "aten/src/ATen/SparseCsrTensorImpl.cpp:49", once=True)
     t = object.__new__(SparseTensor)
     t._vbase = None
     t._chain = None

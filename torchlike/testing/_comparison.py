@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import collections.abc
 import math
+import warnings
 
 import numpy as np
 
@@ -178,6 +179,9 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
 
 def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
     """Deprecated torch API: ``assert_close`` without the dtype check."""
+    warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future "
+                  "release. Please use `torch.testing.assert_close()` instead. You can find detailed upgrade "
+                  "instructions in https://github.com/pytorch/pytorch/issues/61844.", FutureWarning, stacklevel=2)
     if not isinstance(actual, Tensor):
         actual = as_tensor(actual)
     if not isinstance(expected, Tensor):

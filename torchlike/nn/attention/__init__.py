@@ -13,14 +13,15 @@ torch.Size([1, 1, 2, 4])
 from __future__ import annotations
 
 import contextlib
-import enum
+
+from ..._pybind_enum import PybindEnum
 
 __all__ = ["SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS"]
 
 WARN_FOR_UNFUSED_KERNELS = False
 
 
-class SDPBackend(enum.IntEnum):
+class SDPBackend(PybindEnum):
     """The scaled-dot-product-attention backends torch knows (torchlike runs them all the same way)."""
     ERROR = -1
     MATH = 0
@@ -29,11 +30,6 @@ class SDPBackend(enum.IntEnum):
     CUDNN_ATTENTION = 3
     OVERRIDEABLE = 4
 
-    def __repr__(self):
-        return f"<SDPBackend.{self.name}: {self.value}>"
-
-    def __str__(self):
-        return f"SDPBackend.{self.name}"
 
 
 _ALL = [SDPBackend.MATH, SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.CUDNN_ATTENTION,

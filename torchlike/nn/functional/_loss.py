@@ -27,7 +27,7 @@ from ... import _autocast as _amp
 from ..._errors import broadcast_shape
 from ..._creation import full as _full
 from ._misc import _abs0, _pdist_lastdim, pairwise_distance
-from ..._ops.checks import need_tensors as _need_tensors
+from ..._ops.checks import need_tensors as _need_tensors, not_differentiable
 
 __all__ = ["l1_loss", "mse_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div", "nll_loss", "cross_entropy",
@@ -60,6 +60,11 @@ def _red(reduction, size_average=None, reduce=None, allowed=("none", "mean", "su
     if reduction not in allowed:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return reduction
+
+
+def _reduced_node(reduction, unreduced, mean="MeanBackward0"):
+    """The node torch's composite loss ends in: its reduction's, or (``"none"``) the last op of its formula."""
+    return unreduced if reduction == "none" else mean if reduction == "mean" else "SumBackward0"
 
 
 def _reduce(l, reduction):
@@ -147,7 +152,10 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     tensor(1.)
     """
     _size_warn(input, target)
-    return _pw(input, target, weight, (), "l1", _red(reduction, size_average, reduce), "MeanBackward0")
+    reduction = _red(reduction, size_average, reduce)
+    return _pw(input, target, weight, (), "l1", reduction, _reduced_node(
+        reduction, "AbsBackward0" if weight is None else "MulBackward0",
+        "MeanBackward0" if weight is None else "DivBackward0"))
 
 
 @_functional()
@@ -184,6 +192,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """mean(log(1 + exp(-y * x)))."""
     _need_tensors("soft_margin_loss", input=input, target=target)
+    not_differentiable("soft_margin_loss", target=target)
     return _pw(input, target, None, (), "soft_margin", _red(reduction, size_average, reduce),
                "SoftMarginLossBackward0")
 
@@ -227,6 +236,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if input.device.type != "cuda":  # CUDA asserts asynchronously instead
         _check_probabilities(input, "input")
         _check_probabilities(target, "target")
+    not_differentiable("binary_cross_entropy", weight=weight)
     if weight is not None:
         weight = weight.expand(broadcast_shape(tuple(target.shape), tuple(weight.shape)))
     return dispatch(_bce, (input, target, weight), (("reduction", reduction),), name="BinaryCrossEntropyBackward0")
@@ -253,6 +263,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = _red(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    not_differentiable("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
     return dispatch(_bce_logits, (input, target, weight, pos_weight), (("reduction", reduction),),
                     name="BinaryCrossEntropyWithLogitsBackward0")
 
@@ -290,7 +301,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         reduction = "sum"
     batch = input.shape[0] if input.dim() else 1
     return dispatch(_kl, (input, target), (("reduction", reduction), ("log_target", bool(log_target)),
-                                           ("batch", batch)), name="KlDivBackward0")
+                                           ("batch", batch)),
+                    name="DivBackward0" if reduction == "batchmean" else _reduced_node(
+                        reduction, "MulBackward0" if log_target else "SubBackward0"))
 
 
 # ---- NLL / cross entropy ------------------------------------------------------------------------
@@ -413,6 +426,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     reduction = _red(reduction, size_average, reduce)
     _needs_float(input, "nll_loss2d_forward_out_frame" if input.ndim >= 3 else "nll_loss_out_frame")
     cdim = 1 if input.ndim > 1 else 0
+    not_differentiable("nll_loss2d_forward" if input.ndim >= 3 else "nll_loss_forward", weight=weight)
     checked = _check_targets(input, target, weight, cdim, ignore_index)
     statics = (("reduction", reduction), ("cdim", cdim)) + ((("checked", True),) if checked else ())
     return dispatch(_nll, (input, target, weight, ignore_index), statics, name="NllLossBackward0")
@@ -452,13 +466,15 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             raise RuntimeError("ignore_index is not supported for floating point target")
     if target.dtype.is_floating_point and tuple(target.shape) == tuple(input.shape):
         return dispatch(_ce_probs, (input, target, weight, label_smoothing),
-                        (("reduction", reduction), ("cdim", cdim)), name="SumBackward1")
+                        (("reduction", reduction), ("cdim", cdim)),
+                        name="DivBackward1" if reduction == "mean" else "NegBackward0")  # torch's -sum(...) [/ n]
+    not_differentiable("nll_loss2d_forward" if input.ndim >= 3 else "nll_loss_forward", weight=weight)
     checked = _check_targets(input, target, weight, cdim, ignore_index)
     statics = (("reduction", reduction), ("cdim", cdim), ("smoothing", label_smoothing > 0))
     if checked:
         statics += (("checked", True),)
     return dispatch(_ce_index, (input, target, weight, ignore_index, label_smoothing), statics,
-                    name="NllLossBackward0")
+                    name="AddBackward0" if label_smoothing > 0 else "NllLossBackward0")  # nll + smoothing term
 
 
 # ---- margin losses ------------------------------------------------------------------------------
@@ -477,7 +493,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     _need_tensors("log_sigmoid", input=input)
     reduction = _red(reduction, size_average, reduce)
     return dispatch(_mlsm, (input, target, weight), (("reduction", reduction),),
-                    name="MultilabelSoftMarginLossBackward0")
+                    name=_reduced_node(reduction, "DivBackward0"))
 
 
 def _mlm(x, t, reduction):
@@ -557,6 +573,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                            f"Input has shape {list(input.shape)}.")
     if target.dtype is not _dtype.int64:  # (torch's kernel reads the target as int64)
         raise RuntimeError(f"expected scalar type Long but found {_dtype._CAP[target.dtype.name]}")
+    not_differentiable("multi_margin_loss", weight=weight)
     return dispatch(_mm, (input, target, weight, margin), (("p", int(p)), ("reduction", reduction)),
                     name="MultiMarginLossBackward0")
 
@@ -590,7 +607,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     din = _dtype.result_type(input1, input2)
     return dispatch(_cos_emb, (input1, input2, target, margin),
                     (("reduction", reduction), ("dim", dim), ("din", din.np), ("dt", _common_float(input1, input2).np)),
-                    name="MeanBackward0")
+                    name=_reduced_node(reduction, "AddBackward0"))
 
 
 def _margin_rank(x1, x2, y, margin, reduction, din, dt):
@@ -613,7 +630,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     din = _dtype.result_type(input1, input2, target)
     dt = _common_float(input1, input2, target)
     return dispatch(_margin_rank, (input1, input2, target, margin),
-                    (("reduction", reduction), ("din", din.np), ("dt", dt.np)), name="MeanBackward0")
+                    (("reduction", reduction), ("din", din.np), ("dt", dt.np)), name=_reduced_node(reduction, "ClampMinBackward0"))
 
 
 def _hinge_emb(x, y, margin, reduction):
@@ -627,7 +644,7 @@ def _hinge_emb(x, y, margin, reduction):
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """x for y = 1, max(0, margin - x) for y = -1."""
     reduction = _red(reduction, size_average, reduce)
-    return dispatch(_hinge_emb, (input, target, margin), (("reduction", reduction),), name="MeanBackward0")
+    return dispatch(_hinge_emb, (input, target, margin), (("reduction", reduction),), name=_reduced_node(reduction, "AddBackward0"))
 
 
 def _triplet(a, pz, n, margin, eps, p, swap, reduction, dins, dt):
@@ -663,7 +680,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     dt = _common_float(anchor, positive, negative)
     return dispatch(_triplet, (anchor, positive, negative, margin, eps),
                     (("p", float(p)), ("swap", bool(swap)), ("reduction", reduction), ("dins", dins),
-                     ("dt", dt.np)), name="MeanBackward0")
+                     ("dt", dt.np)), name=_reduced_node(reduction, "ClampMinBackward0"))
 
 
 def _triplet_combine(dp, dn, ds, margin, reduction):
@@ -691,7 +708,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     dist_neg = distance_function(anchor, negative)
     dist_swap = distance_function(positive, negative) if swap else None
     return dispatch(_triplet_combine, (dist_pos, dist_neg, dist_swap, margin), (("reduction", reduction),),
-                    name="MeanBackward0")
+                    name=_reduced_node(reduction, "ClampMinBackward0"))
 
 
 def _poisson_nll(x, t, eps, log_input, full, reduction, out_dt):
@@ -724,7 +741,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
         out_dt = _dtype.get_default_dtype()
     return dispatch(_poisson_nll, (input, target, eps), (("log_input", bool(log_input)), ("full", bool(full)),
                                                           ("reduction", reduction), ("out_dt", out_dt.np)),
-                    name="MeanBackward0")
+                    name=_reduced_node(reduction, "AddBackward0" if full else "SubBackward0"))
 
 
 def _gauss_nll(x, t, v, eps, full, reduction):
@@ -757,4 +774,4 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         raise ValueError(reduction + " is not valid")
     check_broadcast(input.shape, target.shape)
     return dispatch(_gauss_nll, (input, target, var, eps), (("full", bool(full)), ("reduction", reduction)),
-                    name="MeanBackward0")
+                    name=_reduced_node(reduction, "AddBackward0" if full else "MulBackward0"))

@@ -97,16 +97,12 @@ def _cos_sim(a, b, eps, dim):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """Cosine of the angle between x1 and x2 along ``dim`` (broadcasting)."""
     _need_tensors("cosine_similarity", x1=x1, x2=x2)
+    check_broadcast(x1.shape, x2.shape)  # before the dim check, as torch
     nd = max(x1.ndim, x2.ndim)
     d = _wrap_dim(dim, nd)
     dt = _dtype.result_type(x1, x2)
     if not dt.is_floating_point:
         x1, x2 = x1.to(_dtype.get_default_dtype()), x2.to(_dtype.get_default_dtype())
-    try:
-        np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
-    except ValueError:
-        raise RuntimeError(f"The size of tensor a ({x1.shape[d] if x1.ndim > d else 1}) must match the size of "
-                           f"tensor b ({x2.shape[d] if x2.ndim > d else 1}) at non-singleton dimension {d}") from None
     return dispatch(_cos_sim, (x1, x2, eps), (("dim", d),), name="SumBackward1")
 
 

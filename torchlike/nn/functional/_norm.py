@@ -16,6 +16,7 @@ from ... import _dtype
 from ..._dispatch import dispatch
 from ..._ops.registry import functional as _functional
 from ..._ops._util import exact_mean
+from ..._ops.checks import not_differentiable
 from ... import _grad_mode as grad_mode
 from ... import _autocast as _amp
 
@@ -107,6 +108,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    not_differentiable("native_batch_norm", running_mean=running_mean, running_var=running_var)
     C = input.shape[1] if input.ndim > 1 else 0  # torch counts 0 channels for a 1-D input
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):

@@ -8,6 +8,7 @@ re-exports them.
 from __future__ import annotations
 
 import math
+import warnings
 
 import jax.numpy as jnp
 import numpy as np
@@ -102,16 +103,23 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 @_functional()
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """Deprecated alias of :func:`interpolate`."""
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 @_functional()
 def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated: ``interpolate(mode="nearest")``."""
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 @_functional()
 def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated: ``interpolate(mode="bilinear", align_corners=True)``."""
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 

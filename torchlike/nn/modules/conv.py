@@ -181,23 +181,23 @@ class _ConvTransposeNd(_ConvNd):
                         dilation=None):
         if output_size is None:
             return self.output_padding
-        has_batch = input.dim() == num_spatial_dims + 2
-        output_size = list(output_size)
-        if len(output_size) == num_spatial_dims + (2 if has_batch else 1):
-            output_size = output_size[-num_spatial_dims:]
+        # torch's own check, in its order and words (output_size printed as given, the input's spatial Size)
+        num_non_spatial_dims = 2 if input.dim() == num_spatial_dims + 2 else 1
+        if len(output_size) == num_non_spatial_dims + num_spatial_dims:
+            output_size = output_size[num_non_spatial_dims:]
         if len(output_size) != num_spatial_dims:
             raise ValueError(f"ConvTranspose{num_spatial_dims}D: for {input.dim()}D input, output_size must have "
-                             f"{num_spatial_dims} or {num_spatial_dims + 2} elements (got {len(output_size)})")
-        res = []
-        for d in range(num_spatial_dims):
-            dim_size = input.size(d + input.dim() - num_spatial_dims)
-            min_size = ((dim_size - 1) * stride[d] - 2 * padding[d] +
-                        (dilation[d] if dilation is not None else 1) * (kernel_size[d] - 1) + 1)
-            max_size = min_size + stride[d] - 1
-            if not min_size <= output_size[d] <= max_size:
-                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from "
-                                 f"{[min_size]} to {[max_size]} (for an input of {list(input.size())[2:]})")
-            res.append(output_size[d] - min_size)
+                             f"{num_spatial_dims} or {num_non_spatial_dims + num_spatial_dims} elements (got "
+                             f"{len(output_size)})")
+        min_sizes = [(input.size(d + num_non_spatial_dims) - 1) * stride[d] - 2 * padding[d] +
+                     (dilation[d] if dilation is not None else 1) * (kernel_size[d] - 1) + 1
+                     for d in range(num_spatial_dims)]
+        max_sizes = [m + stride[d] - 1 for d, m in enumerate(min_sizes)]
+        for size, min_size, max_size in zip(output_size, min_sizes, max_sizes):
+            if size < min_size or size > max_size:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {min_sizes} "
+                                 f"to {max_sizes} (for an input of {input.size()[2:]})")
+        res = [output_size[d] - min_sizes[d] for d in range(num_spatial_dims)]
         return tuple(res)
 
     def forward(self, input, output_size=None):

@@ -16,15 +16,12 @@ import math
 import warnings
 from numbers import Number
 
-import numpy as np
-
 from ... import _creation
-from ..._dispatch import dispatch
 from .. import init
 from ..functional import _rnn as K
-from ..functional._attention import _keep_mask
+from ..functional._recurrent import run_cell, run_stack
 from ..parameter import Parameter
-from ..utils.rnn import PackedSequence, packed_to_padded, padded_to_packed_data
+from ..utils.rnn import PackedSequence, packed_to_padded
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
@@ -195,25 +192,18 @@ class RNNBase(Module):
             if lstm and tuple(c0.shape) != (self.num_layers * D, B, self.hidden_size):
                 raise RuntimeError(f"Expected hidden[1] size {(self.num_layers * D, B, self.hidden_size)}, got "
                                    f"{list(c0.shape)}")
-        drop = None
-        if self.training and self.dropout > 0 and self.num_layers > 1:
-            drop = _keep_mask((self.num_layers - 1, x.shape[0], B, D * Hout), self.dropout, np.dtype(x.dtype.np))
-        lens = None if lengths is None else K.np_index(lengths)
-        outs = dispatch(K.rnn_impl, (x, h0, c0, lens, drop) + tuple(self._flat_weights),
-                        (("mode", self.mode), ("num_layers", self.num_layers),
-                         ("bidirectional", bool(self.bidirectional)), ("has_bias", bool(self.bias)),
-                         ("proj", self.proj_size > 0)), name=f"{self.mode.split('_')[0]}Backward0")
-        out, hs = outs[0], outs[1:]
+        r = run_stack(self.mode, x, h0, c0, lengths, self._flat_weights, num_layers=self.num_layers,
+                      dropout=self.dropout, train=self.training, bidirectional=bool(self.bidirectional),
+                      has_bias=bool(self.bias), proj=self.proj_size > 0,
+                      batch_first=batched and not packed and self.batch_first)
+        out, hs = r[0], r[1:]
         if packed:
-            out = PackedSequence(padded_to_packed_data(out, lengths), input.batch_sizes, input.sorted_indices,
-                                 input.unsorted_indices)
+            out = PackedSequence(out, input.batch_sizes, input.sorted_indices, input.unsorted_indices)
             if input.unsorted_indices is not None:
                 hs = tuple(h.index_select(1, input.unsorted_indices) for h in hs)
         elif not batched:
             out = out.squeeze(1)
             hs = tuple(h.squeeze(1) for h in hs)
-        elif self.batch_first:
-            out = out.transpose(0, 1)
         return out, (hs if lstm else hs[0])
 
     def forward(self, input, hx=None):
@@ -325,8 +315,7 @@ class RNNCellBase(Module):
             if t.shape[1] != self.hidden_size:
                 raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got {t.shape[1]}, expected "
                                    f"{self.hidden_size}")
-        r = dispatch(K.cell_impl, (x, h, c, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh),
-                     (("mode", mode),), name=f"{type(self).__name__}Backward0")
+        r = run_cell(mode, x, h, c, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         if not batched:
             r = tuple(t.squeeze(0) for t in r) if lstm else r.squeeze(0)
         return r

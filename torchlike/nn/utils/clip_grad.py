@@ -119,8 +119,9 @@ def _clamp_f(*args, n):
 def clip_grad_value_(parameters, clip_value, foreach=None):
     """Clamp every gradient to [-clip_value, clip_value] in place."""
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
-    if not grads:
-        return
+    if not grads:  # torch groups the (empty) gradient list by device first, and its check refuses one
+        raise RuntimeError("Expected !nested_tensorlist[0].empty() to be true, but got false.  (Could this error "
+                           "message be improved?  If so, please report an enhancement request to PyTorch.)")
     with grad_mode.no_grad():
         new = dispatch(_clamp_f, tuple(grads) + (float(clip_value),), (("n", len(grads)),), diff=False)
         for g, v in zip(grads, new):

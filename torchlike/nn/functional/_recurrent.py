@@ -1,0 +1,105 @@
+"""Calling the recurrent kernels as torch's ATen entry points do: the dropout masks torch draws between
+layers, and the autograd nodes its results carry.
+
+nn.RNN/LSTM/GRU and the top-level ``torch.lstm``/``torch.gru_cell``... share these. torch builds a stack
+from per-step ops, so its results' ``grad_fn`` names the last op it ran: the ``stack`` of the step outputs
+(``StackBackward0``), the ``cat`` of the two directions or of the packed steps, oneDNN's LSTM layer where it
+takes float32 LSTMs (``MkldnnRnnLayerBackward0``), the final ``add``/``mul``/``tanh`` of a cell. Here each is
+one fused kernel, recorded under the name torch's last op carries (a result whose name differs from its
+kernel's gets its own node: a copy, only where autograd records).
+
+>>> import torchlike as torch
+>>> out, h = torch.nn.GRU(2, 3)(torch.zeros(4, 1, 2))
+>>> out.grad_fn.name(), h.grad_fn.name()
+('StackBackward0', 'StackBackward0')
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ... import _dtype
+from ..._dispatch import dispatch
+from ..._tape import relabel
+from ...backends.cpu import _onednn_half
+from ..utils.rnn import _pack_table, padded_to_packed_data
+from . import _rnn as K
+from ._attention import _keep_mask
+
+__all__: list = []
+
+# the op that makes each cell's result in ATen's decomposition (``hy = newgate + inputgate * (hx - newgate)``,
+# ``hy = outgate * tanh(cy)`` and ``cy = forgetgate * cx + ingate * cellgate``)
+_CELL_NODE = {"GRU": "AddBackward0", "RNN_TANH": "TanhBackward0", "RNN_RELU": "ReluBackward0", "LSTM": "MulBackward0"}
+_WARNED_PROJ: list = []
+
+
+def _named(t, name):
+    """``t`` with a node of its own named ``name`` where autograd records it."""
+    return relabel(t.clone(), name) if t.grad_fn is not None else t
+
+
+def _onednn_lstm(dtype):
+    """Whether torch gives an LSTM of this dtype to oneDNN (``use_mkldnn`` in ATen's RNN.cpp): float32
+    always, bfloat16 where the CPU has oneDNN's bf16 support (float16 only without grad: no node then)."""
+    return dtype is _dtype.float32 or (dtype is _dtype.bfloat16 and _onednn_half("bfloat16"))
+
+
+def dropout_masks(num_layers, dropout, train, x, lengths, width):
+    """The keep masks between layers (``(num_layers - 1, T, B, width)``) or None. torch drops each layer's
+    output with one ``bernoulli_`` draw over its rows: the (T, B) steps, or for a packed sequence the packed
+    rows only (drawn in packed order, then laid out padded here)."""
+    if not (train and dropout > 0 and num_layers > 1):
+        return None
+    dt = np.dtype(x.dtype.np)
+    if lengths is None:
+        return _keep_mask((num_layers - 1, x.shape[0], x.shape[1], width), dropout, dt)
+    rows, _ = _pack_table(lengths)
+    where = np.zeros((x.shape[0], x.shape[1]), np.int64)
+    for k, (t, b) in enumerate(rows):
+        where[t, b] = k
+    return _keep_mask((num_layers - 1, len(rows), width), dropout, dt)[:, where]
+
+
+def run_stack(mode, x, h0, c0, lengths, params, *, num_layers, dropout, train, bidirectional, has_bias, proj,
+              batch_first):
+    """The whole stack on the time-major padded ``x`` (``lengths``: the packed sequence's, sorted; else
+    None). Returns ``(out, h_n[, c_n])``: ``out`` as packed data when ``lengths`` is given, batch-first when
+    ``batch_first``; each result under the node name torch gives it."""
+    lstm = mode == "LSTM"
+    D = 2 if bidirectional else 1
+    drop = dropout_masks(num_layers, dropout, train, x, lengths, D * h0.shape[-1])
+    if lengths is not None or batch_first:
+        name = "StackBackward0"  # out gets the pack/transpose node; the hidden states keep the stack's
+    elif bidirectional:
+        name = "CatBackward0"
+    elif lstm and _onednn_lstm(x.dtype):
+        if proj and not _WARNED_PROJ:  # TORCH_WARN_ONCE: once per process
+            _WARNED_PROJ.append(True)
+            warnings.warn("LSTM with projections is not supported with oneDNN. Using default implementation. "
+                          "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/RNN.cpp:1512.)",
+                          UserWarning, stacklevel=2)
+        name = "StackBackward0" if proj else "MkldnnRnnLayerBackward0"
+    else:
+        name = "StackBackward0"
+    lens = None if lengths is None else K.np_index(lengths)
+    outs = dispatch(K.rnn_impl, (x, h0, c0, lens, drop) + tuple(params),
+                    (("mode", mode), ("num_layers", int(num_layers)), ("bidirectional", bool(bidirectional)),
+                     ("has_bias", bool(has_bias)), ("proj", bool(proj))), name=name)
+    out, hs = outs[0], tuple(outs[1:])
+    if name != "StackBackward0":
+        hs = tuple(_named(h, "StackBackward0") for h in hs)
+    if lengths is not None:
+        out = relabel(padded_to_packed_data(out, lengths), "CatBackward0")
+    elif batch_first:  # torch transposes an RNN/GRU result in place (transpose_), an LSTM's out of place
+        out = out.transpose(0, 1)
+        if not lstm:
+            relabel(out, "TransposeBackward1")
+    return (out,) + hs
+
+
+def run_cell(mode, x, h, c, w_ih, w_hh, b_ih, b_hh):
+    """One step of a cell: ``h'``, or ``(h', c')`` for an LSTM."""
+    r = dispatch(K.cell_impl, (x, h, c, w_ih, w_hh, b_ih, b_hh), (("mode", mode),), name=_CELL_NODE[mode])
+    return (r[0], _named(r[1], "AddBackward0")) if mode == "LSTM" else r
