@@ -9,7 +9,7 @@ import pytest
 
 import torchlike
 from conftest import torch
-from torchlike.backends.cpu import _onednn_half
+from torchlike._cpu_features import onednn_half as _onednn_half
 
 rng = np.random.default_rng(11)
 

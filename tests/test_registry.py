@@ -366,12 +366,18 @@ def test_hardshrink_and_prelu_are_entries_on_every_surface():
     raises_like_torch(lambda m, x, w: m.prelu(x, w), x, w[:2])
 
 
+# torch.overrides' helpers that torch.nn.functional re-exports (functions of the protocol, not ops)
+_PROTOCOL_HELPERS = ("handle_torch_function", "has_torch_function", "has_torch_function_unary",
+                     "has_torch_function_variadic")
+
+
 def _functional_names():
     """torch.nn.functional's public functions that torchlike has (not its typing re-exports, modules, classes)."""
     F = torch.nn.functional
     return sorted(n for n in dir(F) if not n.startswith("_") and hasattr(torchlike.nn.functional, n)
                   and callable(getattr(F, n)) and not isinstance(getattr(F, n), (types.ModuleType, type))
-                  and getattr(getattr(F, n), "__module__", "").split(".")[0] != "typing")
+                  and getattr(getattr(F, n), "__module__", "").split(".")[0] != "typing"
+                  and n not in _PROTOCOL_HELPERS)
 
 
 def test_every_nn_functional_function_is_a_table_entry():

@@ -28,6 +28,7 @@ from .tensor import Tensor
 
 __all__ = ["enable", "enabled", "register_namespace", "overloaded_args", "handle", "has_torch_function",
            "disabled_torch_function_impl", "DisableTorchFunctionSubclass", "has_torch_function_unary",
+           "handle_torch_function",
            "has_torch_function_variadic", "DisableTorchFunction",
            "default_nowrap_functions", "IGNORED_TORCH_NAMES", "retry_with_overrides", "redispatch",
            "enabled_while"]
@@ -200,6 +201,15 @@ _IMPLS = []  # key -> (the function's original body as a new function, the publi
 _DONE = set()  # ids of functions already made dispatching
 _ORIGINALS = {}  # key -> the dispatching function (the original object)
 
+
+
+def handle_torch_function(public_api, relevant_args, *args, **kwargs):
+    """Dispatch ``public_api`` to the ``__torch_function__`` of the overriding types among ``relevant_args``
+    (subclasses first); TypeError when each returns NotImplemented."""
+    found = overloaded_args(tuple(relevant_args)) or []
+    return handle(public_api, found, args, kwargs,
+                  f"no implementation found for '{_api_name(public_api)}' on types that implement "
+                  f"__torch_function__: {[type(a) for a in found]}")
 
 
 def has_torch_function_unary(a):

@@ -15,9 +15,8 @@ import threading
 
 from .._grad_mode import _state as _grad_state, enforce_grad_layout_policy
 from ..tensor import Tensor
-from .. import _torch_function as _tf
 from .._pybind_enum import PybindEnum
-from .._torch_function import has_torch_function  # noqa: F401 (torch.autograd.has_torch_function)
+from .._torch_function import handle_torch_function, has_torch_function  # noqa: F401 (torch.autograd's)
 from .function import Function
 
 __all__ = ["is_multithreading_enabled", "is_view_replay_enabled",
@@ -74,15 +73,6 @@ def kineto_available():
 def is_tensor_like(inp):
     """True for Tensors and objects whose type defines ``__torch_function__``."""
     return type(inp) is Tensor or isinstance(inp, Tensor) or hasattr(type(inp), "__torch_function__")
-
-
-def handle_torch_function(public_api, relevant_args, *args, **kwargs):
-    """Dispatch ``public_api`` to the ``__torch_function__`` of the overriding types among ``relevant_args``
-    (subclasses first); TypeError when each returns NotImplemented."""
-    found = _tf.overloaded_args(tuple(relevant_args)) or []
-    return _tf.handle(public_api, found, args, kwargs,
-                      f"no implementation found for '{_tf._api_name(public_api)}' on types that implement "
-                      f"__torch_function__: {[type(a) for a in found]}")
 
 
 class DeviceType(PybindEnum):

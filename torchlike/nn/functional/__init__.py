@@ -9,8 +9,8 @@ tensor([0., 2.])
 import sys as _sys
 
 from ..._ops import registry as _registry
-from ..._torch_function import has_torch_function, has_torch_function_unary, has_torch_function_variadic  # noqa: F401
-from ...autograd.extras import handle_torch_function  # noqa: F401 (torch's F re-exports the protocol helpers)
+from ..._torch_function import (handle_torch_function, has_torch_function,  # noqa: F401 (torch's F re-exports
+                                has_torch_function_unary, has_torch_function_variadic)  # the protocol helpers)
 from .._loader import star_import as _star_import
 
 __all__: list = []

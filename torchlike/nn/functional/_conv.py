@@ -16,7 +16,7 @@ from ..._errors import argument_error
 from ..._ops.registry import functional as _functional
 from ...tensor import Tensor
 from ... import _autocast as _amp
-from ...backends.cpu import _onednn_half
+from ..._cpu_features import onednn_half as _onednn_half
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            ]

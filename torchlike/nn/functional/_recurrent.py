@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import warnings
 
+import jax.numpy as jnp
 import numpy as np
 
 from ... import _dtype
 from ..._dispatch import dispatch
 from ..._tape import relabel
-from ...backends.cpu import _onednn_half
-from ..utils.rnn import _pack_table, padded_to_packed_data
+from ..._cpu_features import onednn_half as _onednn_half
 from . import _rnn as K
 from ._attention import _keep_mask
 
@@ -33,6 +33,26 @@ __all__: list = []
 # ``hy = outgate * tanh(cy)`` and ``cy = forgetgate * cx + ingate * cellgate``)
 _CELL_NODE = {"GRU": "AddBackward0", "RNN_TANH": "TanhBackward0", "RNN_RELU": "ReluBackward0", "LSTM": "MulBackward0"}
 _WARNED_PROJ: list = []
+
+
+def _pack_table(lengths):
+    """Per packed row: the (t, b) it comes from (b in sorted order), and batch_sizes."""
+    T = max(lengths) if lengths else 0
+    bs = [sum(1 for L in lengths if L > t) for t in range(T)]
+    rows = [(t, b) for t in range(T) for b in range(bs[t])]
+    return rows, bs
+
+
+def _pack_impl(x, idx):
+    return jnp.take(x.reshape((-1,) + x.shape[2:]), idx, axis=0)
+
+
+def padded_to_packed_data(padded, lengths_sorted):
+    """Inverse of ``packed_to_padded(sorted_order=True)``: (T, B, *) -> packed data rows."""
+    rows, _ = _pack_table(lengths_sorted)
+    B = padded.shape[1]
+    idx = np.asarray([t * B + b for t, b in rows], np.int64)
+    return dispatch(_pack_impl, (padded, K.np_index(idx)), (), name="PackPaddedSequenceBackward0", saves=False)
 
 
 def _named(t, name):

@@ -22,6 +22,7 @@ import numpy as np
 from ... import _creation, _dtype
 from ..._dispatch import dispatch
 from ...tensor import Tensor
+from ..functional._recurrent import _pack_impl, _pack_table, padded_to_packed_data  # noqa: F401 (re-exported)
 from ..functional._rnn import gather_rows, np_index
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
@@ -98,18 +99,6 @@ def _lengths_list(lengths):
     return [int(v) for v in lengths]
 
 
-def _pack_table(lengths):
-    """Per packed row: the (t, b) it comes from (b in sorted order), and batch_sizes."""
-    T = max(lengths) if lengths else 0
-    bs = [sum(1 for L in lengths if L > t) for t in range(T)]
-    rows = [(t, b) for t in range(T) for b in range(bs[t])]
-    return rows, bs
-
-
-def _pack_impl(x, idx):
-    return jnp.take(x.reshape((-1,) + x.shape[2:]), idx, axis=0)
-
-
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
     """Pack a padded batch (T, B, *) given each sequence's length.
 
@@ -165,14 +154,6 @@ def packed_to_padded(sequence, total_length=None, padding_value=0.0, sorted_orde
     out = dispatch(gather_rows, (sequence.data, np_index(table), padding_value), (), name="PadPackedSequenceBackward0",
                    saves=False)
     return out, lengths
-
-
-def padded_to_packed_data(padded, lengths_sorted):
-    """Inverse of ``packed_to_padded(sorted_order=True)``: (T, B, *) -> packed data rows."""
-    rows, _ = _pack_table(lengths_sorted)
-    B = padded.shape[1]
-    idx = np.asarray([t * B + b for t, b in rows], np.int64)
-    return dispatch(_pack_impl, (padded, np_index(idx)), (), name="PackPaddedSequenceBackward0", saves=False)
 
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):

@@ -1,0 +1,37 @@
+"""This CPU's feature flags, for the numerics that depend on which kernels torch picks on it (torch gives
+half-precision convolutions to oneDNN only on CPUs with the right instructions). A leaf: no torchlike import.
+
+>>> from torchlike._cpu_features import onednn_half
+>>> onednn_half("bfloat16") in (True, False)
+True
+"""
+from __future__ import annotations
+
+import functools
+
+__all__ = ["flags", "onednn_half"]
+
+
+@functools.cache
+def flags() -> frozenset:
+    """This CPU's feature flags as Linux lists them (``avx512bw``, ``avx512_fp16``, ``bf16``...); empty where
+    /proc/cpuinfo is not there. torch's oneDNN checks (``mkldnn_bf16_device_check``) read the same features."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() in ("flags", "Features"):
+                    return frozenset(value.split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+def onednn_half(dtype_name: str) -> bool:
+    """Whether torch on this CPU gives ``dtype_name`` (bfloat16/float16) convolutions to oneDNN (f32
+    accumulation, one rounding) rather than its own reference kernels: bf16 needs AVX-512 BW/VL/DQ (or Arm
+    BF16), float16 needs AVX512-FP16 or AMX-FP16 (or Arm FP16 arithmetic)."""
+    f = flags()
+    if dtype_name == "bfloat16":
+        return {"avx512bw", "avx512vl", "avx512dq"} <= f or "bf16" in f
+    return "avx512_fp16" in f or "amx_fp16" in f or "asimdhp" in f
