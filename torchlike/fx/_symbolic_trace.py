@@ -34,7 +34,7 @@ from .graph import Graph, base_globals
 from . import graph_module as _graph_module
 from .graph_module import GraphModule, exec_forward
 from .node import WRAPPED, Node
-from .proxy import _ITER_MESSAGE, Attribute, ParameterProxy, Proxy, TraceError
+from .proxy import _ITER_MESSAGE, Attribute, ParameterProxy, Proxy, TraceError, proxies_in
 
 __all__ = ["Tracer", "symbolic_trace", "wrap", "PH", "rebuild_graph_module"]
 
@@ -90,20 +90,7 @@ def wrap(fn_or_name):
 
 def _wrapped(tracer, fn):
     def leaf(*args, **kwargs):
-        found = []
-
-        def look(a):
-            if isinstance(a, Proxy):
-                found.append(a)
-            elif isinstance(a, (tuple, list)):
-                for x in a:
-                    look(x)
-            elif isinstance(a, dict):
-                for x in a.values():
-                    look(x)
-        look(args)
-        look(kwargs)
-        if found:
+        if proxies_in(args, kwargs):
             return tracer.create_proxy("call_function", fn, args, kwargs)
         return fn(*args, **kwargs)
     leaf.__wrapped__ = fn

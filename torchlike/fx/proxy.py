@@ -89,20 +89,7 @@ class Proxy:
     @classmethod
     def __torch_function__(cls, orig_method, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        tracers = []
-
-        def find(a):
-            if isinstance(a, Proxy):
-                tracers.append(a.tracer)
-            elif isinstance(a, (tuple, list)):
-                for x in a:
-                    find(x)
-            elif isinstance(a, dict):
-                for x in a.values():
-                    find(x)
-        find(args)
-        find(kwargs)
-        tracer = tracers[0]
+        tracer = proxies_in(args, kwargs)[0].tracer
         name = getattr(orig_method, "__name__", None)
         if name is not None and getattr(Tensor, name, None) is orig_method:  # a Tensor method: call_method
             if name.startswith("__") and name.endswith("__") and hasattr(Tensor, name[2:-2]):
@@ -296,3 +283,20 @@ def _unwrap(a):
         return slice(_unwrap(a.start), _unwrap(a.stop), _unwrap(a.step))
     return a
 
+
+def proxies_in(*values):
+    """The Proxies found in ``values``, looking inside tuples, lists and dict values (an op's args/kwargs)."""
+    found = []
+
+    def look(a):
+        if isinstance(a, Proxy):
+            found.append(a)
+        elif isinstance(a, (tuple, list)):
+            for x in a:
+                look(x)
+        elif isinstance(a, dict):
+            for x in a.values():
+                look(x)
+    for v in values:
+        look(v)
+    return found
