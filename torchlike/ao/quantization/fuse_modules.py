@@ -15,23 +15,11 @@ from __future__ import annotations
 import copy
 
 from ... import nn
+from ..._config_module import _get as _get_module, _set as _set_module  # (dotted getattr / setattr)
 from ...nn.utils.parametrize import type_before_parametrizations
 from .fuser_method_mappings import get_fuser_method
 
 __all__ = ["fuse_known_modules", "fuse_modules", "fuse_modules_qat"]
-
-
-def _get_module(model, name):
-    for part in name.split("."):
-        model = getattr(model, part)
-    return model
-
-
-def _set_module(model, name, module):
-    *path, last = name.split(".")
-    for part in path:
-        model = getattr(model, part)
-    setattr(model, last, module)
 
 
 def fuse_known_modules(mod_list, is_qat, additional_fuser_method_mapping=None):
