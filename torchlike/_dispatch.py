@@ -59,7 +59,7 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
     """
     if _prof._COLLECTING and not getattr(_prof._in_op, "on", False):  # a profiler is recording: time the op
         return _prof.timed_op(lambda: dispatch(f, args, statics, name=name, diff=diff, jit=jit, saves=saves),
-                              f, args, name)
+                              f, args, name, statics)
     arrays = []
     need_grad = False
     dev = None

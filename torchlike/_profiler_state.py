@@ -11,7 +11,7 @@ import threading
 import time
 import weakref
 
-__all__ = ["Collector", "start", "stop", "active", "timed_op", "begin_range", "end_range", "aten_name"]
+__all__ = ["Collector", "start", "stop", "active", "timed_op", "observe_node", "observe_backward_end", "fused_kernel", "begin_range", "end_range", "aten_name"]
 
 _COLLECTING = False     # read by the dispatcher on every op
 _active = None          # the Collector while a profiler records
@@ -34,6 +34,7 @@ class Collector:
         self.events = []
         self.stack = []
         self.origin_ns = time.perf_counter_ns()
+        self.observer = None  # FlopCounterMode's: told of each op (``op``) and each backward node run (``node``)
 
     def open(self, name, shapes=()):
         ev = [name, time.perf_counter_ns(), None, list(shapes) if self.record_shapes else [],
@@ -115,7 +116,7 @@ def aten_name(name, f):
     return "aten::" + _CAMEL.sub("_", base).lower()
 
 
-def timed_op(run, f, args, name):
+def timed_op(run, f, args, name, statics=()):
     """Run ``run()`` (the dispatcher, with collection paused for its own nested calls) as one event."""
     c = _active
     if c is None or getattr(_in_op, "on", False):
@@ -128,6 +129,8 @@ def timed_op(run, f, args, name):
         _block(out)
         if c.profile_memory:
             c.allocated(ev, out, args)
+        if c.observer is not None:
+            c.observer.op(f, name, args, statics, out)
         return out
     finally:
         _in_op.on = False
@@ -143,6 +146,36 @@ def _block(out):
                 x.block_until_ready()
             except Exception:  # a tracer or a deleted buffer: nothing to wait for
                 pass
+
+
+def observe_node(node):
+    """Tell the collector's observer that backward runs ``node``."""
+    c = _active
+    if c is not None and c.observer is not None:
+        c.observer.node(node)
+
+
+def observe_backward_end():
+    """Tell the collector's observer that a backward pass ended."""
+    c = _active
+    if c is not None and c.observer is not None:
+        c.observer.backward_end()
+
+
+class fused_kernel:
+    """``with fused_kernel():`` runs ops that torch runs as one fused kernel here (``_native_multi_head_attention``,
+    ``_transformer_encoder_layer_fwd``): a flop counter sees none of them, as it sees no formula for torch's."""
+
+    def __enter__(self):
+        self.observer = _active.observer if _active is not None else None
+        if self.observer is not None:
+            self.observer.paused += 1
+        return self
+
+    def __exit__(self, *exc):
+        if self.observer is not None:
+            self.observer.paused -= 1
+        return False
 
 
 def begin_range(name):

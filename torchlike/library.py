@@ -274,6 +274,26 @@ class _OpOverloadPacket:
     def __repr__(self):
         return f"<OpOverloadPacket(op='{self._qualname.replace('::', '.')}')>"
 
+    def __str__(self):
+        return self._qualname.replace("::", ".")
+
+
+_PACKETS = {}
+
+
+def _packet(qual, fn):
+    """One packet per op (``torch.ops.aten.mm is torch.ops.aten.mm``, so packets key dicts), renewed when the
+    op's function changes (a library redefines it)."""
+    p = _PACKETS.get(qual)
+    if p is None or p._fn is not fn:
+        p = _PACKETS[qual] = _OpOverloadPacket(qual, fn)
+    return p
+
+
+def aten_packet(name):
+    """``torch.ops.aten.<name>``."""
+    return getattr(ops.aten, name)
+
 
 class _OpNamespace:
     def __init__(self, name):
@@ -284,21 +304,21 @@ class _OpNamespace:
             raise AttributeError(op)
         qual = f"{self._name}::{op}"
         if qual in _OPS:
-            return _OpOverloadPacket(qual, _OPS[qual])
+            return _packet(qual, _OPS[qual])
         if self._name == "aten":
             if op in vars(ATEN):  # the op table's aten-only entries
-                return _OpOverloadPacket(qual, getattr(ATEN, op))
+                return _packet(qual, getattr(ATEN, op))
             import torchlike  # lazy: torch.ops.aten.X resolves X on the facade (layer 6), built after this
             fn = getattr(torchlike, op.rstrip("_") if not hasattr(torchlike, op) else op, None)
             if fn is None and hasattr(torchlike.nn.functional, op):
                 fn = getattr(torchlike.nn.functional, op)
             if fn is not None and callable(fn):
-                return _OpOverloadPacket(qual, fn)
+                return _packet(qual, fn)
             if op in _ATEN_EXTRA:
-                return _OpOverloadPacket(qual, _ATEN_EXTRA[op])
+                return _packet(qual, _ATEN_EXTRA[op])
             method = getattr(torchlike.Tensor, op, None)  # aten ops that torch has only as Tensor methods
             if callable(method) and not op.startswith("_"):
-                return _OpOverloadPacket(qual, method)
+                return _packet(qual, method)
         raise AttributeError(f"'_OpNamespace' '{self._name}' object has no attribute '{op}'")
 
 
@@ -327,7 +347,8 @@ def _aten_unsupported(name):
 _ATEN_EXTRA = {"_to_copy": _aten_to_copy, "alias": lambda self: self.view_as(self), "slice": _aten_slice,
                "index": _aten_index, "_pin_memory": lambda self, device=None: self.clone(),
                "_sparse_addmm": _aten_unsupported("_sparse_addmm"),
-               "_sparse_mm_reduce_impl": _aten_unsupported("_sparse_mm_reduce_impl")}
+               "_sparse_mm_reduce_impl": _aten_unsupported("_sparse_mm_reduce_impl"),
+               "convolution_backward": _aten_unsupported("convolution_backward")}
 
 
 class _Ops:

@@ -94,6 +94,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """Gradients of ``outputs`` with respect to ``inputs`` (returned, not accumulated)."""
     outputs = _seq(outputs)
     inputs = _seq(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grad_outputs = _seq(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
     if retain_graph is None:
         retain_graph = create_graph

@@ -179,6 +179,8 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
                     heapq.heappush(heap, (-m.seq, id(m), m))
     finally:
         grad_mode._state.enabled = prev
+        if _prof._COLLECTING:
+            _prof.observe_backward_end()
 
     if inputs is not None and capture:
         out = []
@@ -197,6 +199,7 @@ def _run_node(node, cts, create_graph, as_tensor):
     if _prof._COLLECTING:   # a profiler is recording: the node's pullback as torch names it
         tok = _prof.begin_range(f"autograd::engine::evaluate_function: {node.name()}")
         inner = _prof.begin_range(node.name())
+        _prof.observe_node(node)
         grads_in = _apply(node, cts, create_graph)
         _prof.end_range(inner)
         _prof.end_range(tok)

@@ -1,130 +1,229 @@
-"""``torch.utils.flop_counter``: ``FlopCounterMode`` counts the floating-point operations of matrix products.
+"""``torch.utils.flop_counter``: ``FlopCounterMode`` counts the floating-point operations of a program.
 
-Inside ``with FlopCounterMode():`` every ``mm``/``addmm``/``bmm``/``baddbmm``/``matmul``/``linear`` counts
-``2 * M * K * N`` (per batch), as torch counts them; the counts are kept globally and per module (by the
-module's qualified name from its class, ``Sequential.0``), to ``depth``. Convolutions and attention are not
-counted (see docs/differences.md). Counting uses the profiler's op events, so it cannot run while a
-``torch.profiler.profile`` records.
+Inside ``with FlopCounterMode():`` every matrix product and convolution counts as torch counts it — the
+aten op torch's dispatcher would run (``mm``, ``addmm``, ``bmm``, ``baddbmm``, ``convolution``) and, when
+``backward`` runs inside the mode, the products of the gradients (``mm``/``bmm`` per input that requires grad,
+``convolution_backward``). Counts are kept for ``"Global"`` and per module by qualified name
+(``Sequential.0``), a backward's under the modules whose forward recorded it; ``get_flop_counts()`` keys them
+by ``torch.ops.aten`` packets. Counting reads the profiler's op stream, so it cannot run while a
+``torch.profiler.profile`` records (see docs/differences.md).
 
 >>> import torchlike as torch
 >>> from torchlike.utils.flop_counter import FlopCounterMode
->>> counter = FlopCounterMode(display=False)
->>> with counter:
-...     _ = torch.nn.Linear(4, 3)(torch.ones(5, 4))
+>>> layer = torch.nn.Linear(4, 3)
+>>> with FlopCounterMode(display=False) as counter:
+...     layer(torch.ones(5, 4)).sum().backward()
 >>> counter.get_total_flops()
+240
+>>> counter.get_flop_counts()["Global"][torch.ops.aten.addmm]
 120
 """
 from __future__ import annotations
 
-import math
+import warnings
+import weakref
 from collections import defaultdict
 
 from .. import _profiler_state as _prof
+from ..autograd import grad_mode
+from ..library import aten_packet
 from ..nn.modules import _module_hooks
+from ._flop_rules import RULES
+from ._flop_rules import (  # torch's formula helpers, importable from here as from torch
+    bmm_flop as bmm_flop, conv_backward_flop as conv_backward_flop, conv_flop_count as conv_flop_count,
+    mm_flop as mm_flop, sdpa_flop_count as sdpa_flop_count)
 
-__all__ = ["FlopCounterMode"]
+__all__ = ["FlopCounterMode", "register_flop_formula"]
 
-
-def _matmul_flops(a, b):
-    """torch's count for ``matmul(a, b)`` of shapes a, b (vector products decompose to uncounted mv/dot)."""
-    if len(b) == 1 and len(a) <= 2:
-        return 0
-    if len(a) == 1:
-        a = [1] + list(a)
-    if len(b) == 1:
-        b = list(b) + [1]
-    batch = math.prod(a[:-2]) if len(a) > len(b) else math.prod(b[:-2])
-    if len(a) > 2 and len(b) > 2:
-        batch = math.prod(max(x, y) for x, y in zip(a[-3::-1], b[-3::-1])) * \
-            math.prod((a if len(a) > len(b) else b)[:-2][:abs(len(a) - len(b))])
-    return 2 * batch * a[-2] * a[-1] * b[-1]
+_REGISTERED = {}
 
 
-def _flops(name, shapes):
-    """(torch's op name, flop count) of one profiler event, or None for ops torch does not count."""
+def register_flop_formula(targets, get_raw=False):
+    """Register ``formula`` for aten ops ``targets`` (kept in ``flop_registry``; torchlike's own ops count
+    by the rules in ``_flop_rules``, so a formula for an op torchlike does not run is never called)."""
+    def register(formula):
+        for t in (targets if isinstance(targets, (list, tuple)) else [targets]):
+            _REGISTERED[t] = formula
+        return formula
+    return register
+
+
+flop_registry = _REGISTERED
+_SUFFIXES = ["", "K", "M", "B", "T"]
+
+
+def get_suffix_str(number):
+    """torch's unit for a total: 1.01 billion shows as 1001M, not 1.001B."""
+    return _SUFFIXES[max(0, min(len(_SUFFIXES) - 1, (len(str(number)) - 2) // 3))]
+
+
+def convert_num_with_suffix(number, suffix):
+    return f"{number / 1000 ** _SUFFIXES.index(suffix):.3f}" + suffix
+
+
+def convert_to_percent_str(num, denom):
+    return "0%" if denom == 0 else f"{num / denom:.2%}"
+
+
+def _number(cell):
+    """(type, value) of a cell as tabulate parses it: int, float or text."""
     try:
-        if name in ("aten::mm", "aten::addmm") and len(shapes) >= 2:
-            a, b = (shapes[-2], shapes[-1]) if name == "aten::addmm" else shapes[:2]
-            return "aten.addmm" if name == "aten::addmm" else "aten.mm", 2 * a[0] * a[1] * b[1]
-        if name in ("aten::bmm", "aten::baddbmm"):
-            a, b = (shapes[-2], shapes[-1]) if name == "aten::baddbmm" else shapes[:2]
-            return name.replace("::", "."), 2 * a[0] * a[1] * a[2] * b[2]
-        if name == "aten::linear" and len(shapes) >= 2 and len(shapes[0]) >= 1:
-            x, w = shapes[0], shapes[1]
-            rows = math.prod(x[:-1])
-            op = "aten.addmm" if len(shapes) > 2 and shapes[2] and len(x) == 2 else "aten.mm"
-            return op, 2 * rows * x[-1] * w[0]
-        # matmul's event carries its autograd node's name (unsafe_view) and both operands' shapes
-        if name in ("aten::matmul", "aten::unsafe_view") and len(shapes) == 2 and all(shapes):
-            n = _matmul_flops(list(shapes[0]), list(shapes[1]))
-            if n:
-                return ("aten.bmm" if len(shapes[0]) > 2 and len(shapes[1]) > 2 else "aten.mm"), n
-    except (IndexError, TypeError):
-        return None
-    return None
+        return int, int(cell)
+    except ValueError:
+        pass
+    try:
+        return float, float(cell)
+    except ValueError:
+        return str, cell
+
+
+def _tabulate(rows, headers, aligns):
+    """tabulate's "simple" table (its number parsing, cells stripped, two spaces between columns, header
+    padding 2): the table torch's ``get_table`` prints through tabulate."""
+    rows = [[c.strip() for c in r] for r in rows]
+    cols = []
+    for j, head in enumerate(headers):
+        cells = [_number(r[j]) for r in rows]
+        kinds = {k for k, _ in cells}
+        if str in kinds:
+            text = [str(r[j]) for r in rows]
+        elif float in kinds:
+            text = [format(float(v), "g") for _, v in cells]
+        else:
+            text = [str(v) for _, v in cells]
+        width = max([len(head) + 2] + [len(t) for t in text])
+        pad = str.ljust if aligns[j] == "left" else str.rjust
+        cols.append([pad(head, width), "-" * width] + [pad(t, width) for t in text])
+    return "\n".join("  ".join(col[i] for col in cols) for i in range(len(rows) + 2))
 
 
 class FlopCounterMode:
-    """Counts the flops of the matrix products run inside it (``get_total_flops``, ``get_flop_counts``)."""
+    """Counts the flops run inside it (``get_total_flops``, ``get_flop_counts``, ``get_table``)."""
 
     def __init__(self, mods=None, depth: int = 2, display: bool = True, custom_mapping=None):
+        self.flop_counts = defaultdict(lambda: defaultdict(int))
         self.depth = depth
         self.display = display
-        self.flop_counts = defaultdict(lambda: defaultdict(int))
+        if mods is not None:
+            warnings.warn("mods argument is not needed anymore, you can stop passing it", stacklevel=2)
+        self.flop_registry = {**_REGISTERED, **(custom_mapping or {})}
+        self._names = weakref.WeakKeyDictionary()   # module -> qualified name (torch's ModuleTracker)
+        self._seen = weakref.WeakSet()
+        self._parents = []
+        self._backward = weakref.WeakKeyDictionary()   # autograd node -> (modules, [(op, flops)])
+        self._sticky = {}   # modules every later node of this backward counts under (see _post)
+        self._grad_hooks = []
         self._collector = None
         self._hooks = []
-        self._stack = []
+        self.paused = 0   # inside a region torch runs as one fused kernel (_profiler_state.fused_kernel)
 
     def get_total_flops(self) -> int:
         return sum(self.flop_counts["Global"].values())
 
     def get_flop_counts(self) -> dict:
-        """{"Global" or module name: {op name: flops}}."""
+        """{"Global" or module name: {aten op packet: flops}}."""
         return {k: dict(v) for k, v in self.flop_counts.items()}
 
     def get_table(self, depth=None):
-        rows = [f"{'Module':<30}{'FLOP':>12}"]
-        for mod, counts in self.flop_counts.items():
-            rows.append(f"{mod:<30}{sum(counts.values()):>12}")
-            rows += [f"{' - ' + str(op):<30}{n:>12}" for op, n in counts.items()]
-        return "\n".join(rows)
+        depth = self.depth if depth is None else depth
+        if depth is None:
+            depth = 999999
+        total = self.get_total_flops()
+        suffix = get_suffix_str(total)
+        subsumed = False
+
+        def rows_of(mod, indent):
+            nonlocal subsumed
+            mod_total = sum(self.flop_counts[mod].values())
+            subsumed |= mod_total >= total
+            pad = " " * indent
+            rows = [[pad + mod, convert_num_with_suffix(mod_total, suffix), convert_to_percent_str(mod_total, total)]]
+            rows += [[pad + " - " + str(op), convert_num_with_suffix(n, suffix), convert_to_percent_str(n, total)]
+                     for op, n in self.flop_counts[mod].items()]
+            return rows
+
+        rows = []
+        for mod in sorted(self.flop_counts):
+            if mod != "Global" and mod.count(".") + 1 <= depth:
+                rows += rows_of(mod, mod.count("."))
+        if "Global" in self.flop_counts and not subsumed:
+            rows = rows_of("Global", 0) + [[" " + r[0]] + r[1:] for r in rows]
+        if not rows:
+            rows = [["Global", "0", "0%"]]
+        return _tabulate(rows, ["Module", "FLOP", "% Total"], ("left", "right", "right"))
+
+    # --- module tracking (torch's ModuleTracker: the root by its class name, children by attribute path) ---
+    def _name(self, module):
+        if module not in self._names:
+            self._names[module] = type(module).__name__
+        name = self._names[module]
+        if module not in self._seen:
+            self._seen.add(module)
+            for child_name, child in module.named_children():
+                self._names[child] = f"{name}.{child_name}"
+                self._name(child)
+        return name
 
     def _pre(self, module, args):
-        parent = self._stack[-1] if self._stack else None
-        if parent is None:
-            name = type(module).__name__
-        else:
-            child = next((n for n, m in parent[1].named_children() if m is module), type(module).__name__)
-            name = f"{parent[0]}.{child}"
-        self._stack.append((name, module, len(self._collector.events)))
+        self._parents.append(self._name(module))
 
     def _post(self, module, args, output):
-        if not self._stack or self._stack[-1][1] is not module:
+        name = self._names.get(module)
+        if name in self._parents:
+            del self._parents[len(self._parents) - 1 - self._parents[::-1].index(name)]
+        # torch's tracker leaves the module "entered" for the rest of a backward when it returned its own input
+        # (a Dropout(0.0), an eval-mode Dropout, an Identity): the gradient of that one tensor first fires the
+        # hook that exits it (registered on its inputs), then the one that enters it (on its outputs)
+        inputs = [a for a in args if hasattr(a, "register_hook") and a.requires_grad]
+        if len(inputs) == 1 and output is inputs[0] and grad_mode.is_grad_enabled():
+            self._grad_hooks.append(output.register_hook(lambda g, name=name: self._sticky.setdefault(name)))
+
+    def _add(self, where, counts):
+        for op, n in counts:
+            key = aten_packet(op)
+            for mod in where:
+                self.flop_counts[mod][key] += n
+
+    # --- the profiler's observer ---------------------------------------------------------------------------
+    def op(self, f, name, args, statics, out):
+        rule = RULES.get(f)
+        if rule is None or self.paused:
             return
-        name, _, start = self._stack.pop()
-        if name.count(".") + 1 > self.depth:
-            return
-        for ev in self._collector.events[start:]:
-            fl = _flops(ev[0], ev[3])
-            if fl is not None:
-                self.flop_counts[name][fl[0]] += fl[1]
+        fwd, bwd = rule(args, dict(statics), name or "", out)
+        where = ("Global",) + tuple(dict.fromkeys(self._parents))
+        self._add(where, fwd)
+        if bwd:
+            for t in (out if isinstance(out, (tuple, list)) else (out,)):
+                node = getattr(t, "grad_fn", None)
+                if node is not None:
+                    self._backward[node] = (where, bwd)
+                    break
+
+    def node(self, node):
+        entry = self._backward.get(node)
+        if entry is not None:
+            where, counts = entry
+            self._add(tuple(dict.fromkeys(where + tuple(self._sticky))), counts)
+
+    def backward_end(self):
+        self._sticky = {}
 
     def __enter__(self):
         self.flop_counts.clear()
-        self._collector = _prof.start(record_shapes=True)
+        self._collector = _prof.start()
+        self._collector.observer = self
         self._hooks = [_module_hooks.register_module_forward_pre_hook(self._pre),
                        _module_hooks.register_module_forward_hook(self._post)]
         return self
 
     def __exit__(self, *exc):
-        for h in self._hooks:
+        for h in self._hooks + self._grad_hooks:
             h.remove()
-        self._hooks, self._stack = [], []
-        collector, self._collector = _prof.stop(), None
-        for ev in collector.events:
-            fl = _flops(ev[0], ev[3])
-            if fl is not None:
-                self.flop_counts["Global"][fl[0]] += fl[1]
+        self._hooks, self._grad_hooks, self._parents, self._sticky = [], [], [], {}
+        self._collector.observer = None
+        self._collector = None
+        _prof.stop()
         if self.display:
             print(self.get_table(self.depth))
         return False
+

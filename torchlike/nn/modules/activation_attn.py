@@ -10,7 +10,8 @@ bias_k/bias_v, out_proj), init and forward conventions.
 """
 from __future__ import annotations
 
-from ... import _creation
+from ... import _creation, _profiler_state as _prof
+from ...autograd import grad_mode
 from .. import init
 from ..functional._attention import multi_head_attention_forward
 from ..parameter import Parameter
@@ -86,9 +87,40 @@ class MultiheadAttention(Module):
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
+        if _prof._COLLECTING and self._torch_fast_path(query, key, value):
+            with _prof.fused_kernel():
+                return self._forward(query, key, value, key_padding_mask, need_weights, attn_mask,
+                                     average_attn_weights, is_causal)
+        return self._forward(query, key, value, key_padding_mask, need_weights, attn_mask, average_attn_weights,
+                             is_causal)
+
+    def _torch_fast_path(self, query, key, value):
+        """Whether torch runs this call as its fused ``_native_multi_head_attention`` (its
+        ``why_not_fast_path`` is empty): batched self-attention in eval mode without grad."""
+        if query.dim() != 3 or query is not key or key is not value or self.training or not self.batch_first:
+            return False
+        if self.in_proj_weight is None or not self._qkv_same_embed_dim or self.num_heads % 2:
+            return False
+        if self.bias_k is not None or self.bias_v is not None or self.add_zero_attn:
+            return False
+        if query.dtype is not self.in_proj_weight.dtype or (self.in_proj_bias is not None and
+                                                             query.dtype is not self.in_proj_bias.dtype):
+            return False
+        args = (query, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight, self.out_proj.bias)
+        return not (grad_mode.is_grad_enabled() and any(t is not None and t.requires_grad for t in args))
+
+    def _forward(self, query, key, value, key_padding_mask, need_weights, attn_mask, average_attn_weights,
+                 is_causal):
         is_batched = query.dim() == 3
-        if self.batch_first and is_batched:
-            query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        if self.batch_first and is_batched:  # as torch: q, k and v that were one tensor stay one
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (x.transpose(1, 0) for x in (query, key))
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
         kw = dict(training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
                   attn_mask=attn_mask, average_attn_weights=average_attn_weights, is_causal=is_causal)
         if not self._qkv_same_embed_dim:
@@ -107,4 +139,19 @@ class MultiheadAttention(Module):
         return out, w
 
     def merge_masks(self, attn_mask, key_padding_mask, query):
-        raise NotImplementedError("torchlike: MultiheadAttention.merge_masks is not implemented")
+        """``(merged mask, mask type)`` for the fused kernel: 1 a key-padding mask, 2 an attention mask
+        (expanded to ``(batch, heads, L, L)``, the padding mask added)."""
+        mask_type, merged = None, None
+        if key_padding_mask is not None:
+            mask_type, merged = 1, key_padding_mask
+        if attn_mask is not None:
+            batch_size, seq_len, _ = query.shape
+            mask_type = 2
+            if attn_mask.dim() == 3:
+                merged = attn_mask.view(batch_size, -1, seq_len, seq_len)
+            else:
+                merged = attn_mask.view(1, 1, seq_len, seq_len).expand(batch_size, self.num_heads, -1, -1)
+            if key_padding_mask is not None:
+                merged = merged + key_padding_mask.view(batch_size, 1, 1, seq_len).expand(-1, self.num_heads, -1,
+                                                                                          -1)
+        return merged, mask_type

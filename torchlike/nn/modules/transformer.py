@@ -14,10 +14,11 @@ import warnings
 
 import numpy as np
 
-from ... import _creation, _dtype
+from ... import _creation, _dtype, _profiler_state as _prof
 from ...autograd import grad_mode
 from .. import functional as F
 from .. import init
+from .activation import GELU, ReLU
 from .activation_attn import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
@@ -78,7 +79,8 @@ class TransformerEncoderLayer(Module):
         self.dropout2 = Dropout(dropout)
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
-        self.activation_relu_or_gelu = 1 if activation is F.relu else 2 if activation is F.gelu else 0
+        self.activation_relu_or_gelu = (1 if activation is F.relu or isinstance(activation, ReLU) else
+                                        2 if activation is F.gelu or isinstance(activation, GELU) else 0)
         self.activation = activation
 
     def __setstate__(self, state):
@@ -87,6 +89,27 @@ class TransformerEncoderLayer(Module):
             self.activation = F.relu
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        if _prof._COLLECTING and self._torch_fast_path(src):
+            with _prof.fused_kernel():
+                return self._forward(src, src_mask, src_key_padding_mask, is_causal)
+        return self._forward(src, src_mask, src_key_padding_mask, is_causal)
+
+    def _torch_fast_path(self, src):
+        """Whether torch runs this layer as its fused ``_transformer_encoder_layer_fwd``: eval mode without
+        grad, batch-first, ReLU/GELU, no module hooks (its ``why_not_sparsity_fast_path`` is empty)."""
+        sa = self.self_attn
+        if src.dim() != 3 or self.training or not sa.batch_first or sa.in_proj_bias is None:
+            return False
+        if not sa._qkv_same_embed_dim or not self.activation_relu_or_gelu or self.norm1.eps != self.norm2.eps:
+            return False
+        if sa.num_heads % 2 or any(m._forward_hooks or m._forward_pre_hooks for m in self.modules()):
+            return False
+        args = (src, sa.in_proj_weight, sa.in_proj_bias, sa.out_proj.weight, sa.out_proj.bias, self.norm1.weight,
+                self.norm1.bias, self.norm2.weight, self.norm2.bias, self.linear1.weight, self.linear1.bias,
+                self.linear2.weight, self.linear2.bias)
+        return not (grad_mode.is_grad_enabled() and any(t is not None and t.requires_grad for t in args))
+
+    def _forward(self, src, src_mask, src_key_padding_mask, is_causal):
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal=is_causal)

@@ -1,0 +1,45 @@
+"""FlopCounterMode per module (torch's ModuleTracker names, a backward counted under its modules, the Dropout(0.0)
+quirk), its tables (units, Global row, depth), fused eval-mode transformer kernels (uncounted), recurrent
+layers, convolutions, retain_graph, autograd.grad, bf16, functional_call, ops.aten packets as keys."""
+import torch
+import torch.nn.functional as F
+from torch.utils.flop_counter import FlopCounterMode
+torch.manual_seed(0)
+def c(label, fn, **kw):
+    with FlopCounterMode(**kw) as fc:
+        fn()
+    print(label, fc.get_total_flops(), {str(k): v for k, v in fc.get_flop_counts().get("Global", {}).items()})
+    return fc
+r = lambda *s, g=False: torch.randn(*s, requires_grad=g)
+c("tel_eval", lambda: torch.no_grad()(lambda: torch.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True).eval()(r(2, 5, 8)))())
+c("tel_eval_gelu_mod", lambda: torch.no_grad()(lambda: torch.nn.TransformerEncoderLayer(8, 2, 16, activation=torch.nn.GELU(), batch_first=True).eval()(r(2, 5, 8)))())
+c("te_eval", lambda: torch.no_grad()(lambda: torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2, enable_nested_tensor=False).eval()(r(2, 5, 8)))())
+c("tdl", lambda: torch.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0)(r(5, 2, 8), r(6, 2, 8)).sum().backward())
+c("transformer", lambda: torch.nn.Transformer(8, 2, 1, 1, 16, dropout=0.0, batch_first=True)(r(2, 5, 8), r(2, 4, 8)).sum().backward())
+c("mha_eval_grad", lambda: torch.nn.MultiheadAttention(8, 2, batch_first=True).eval()(*(lambda x: (x, x, x))(r(2, 5, 8)))[0].sum().backward())
+c("mha_odd_heads_eval_nograd", lambda: torch.no_grad()(lambda: torch.nn.MultiheadAttention(9, 3, batch_first=True).eval()(*(lambda x: (x, x, x))(r(2, 5, 9))))())
+c("mha_nobatch", lambda: torch.nn.MultiheadAttention(8, 2)(r(5, 8), r(5, 8), r(5, 8))[0].sum().backward())
+c("mha_drop", lambda: torch.nn.MultiheadAttention(8, 2, dropout=0.5, batch_first=True)(r(2, 5, 8), r(2, 5, 8), r(2, 5, 8), need_weights=False)[0].sum().backward())
+c("mha_mask", lambda: torch.nn.MultiheadAttention(8, 2, batch_first=True)(*(lambda x: (x, x, x))(r(2, 5, 8)), attn_mask=torch.ones(5, 5, dtype=torch.bool).triu(1))[0].sum().backward())
+c("lstm_proj", lambda: torch.nn.LSTM(3, 4, proj_size=2)(r(5, 2, 3))[0].sum().backward())
+c("lstm_f64", lambda: torch.nn.LSTM(3, 4).double()(r(5, 2, 3).double())[0].sum().backward())
+c("gru_bi_2l", lambda: torch.nn.GRU(3, 4, num_layers=2, bidirectional=True)(r(5, 2, 3, g=True))[0].sum().backward())
+c("rnn_nobias_bf", lambda: torch.nn.RNN(3, 4, bias=False, batch_first=True)(r(2, 5, 3))[0].sum().backward())
+c("rnn_packed", lambda: torch.nn.RNN(3, 4)(torch.nn.utils.rnn.pack_padded_sequence(r(5, 3, 3), [5, 3, 2]))[0].data.sum().backward())
+c("rnn_h0", lambda: torch.nn.RNN(3, 4)(r(5, 2, 3), r(1, 2, 4, g=True))[0].sum().backward())
+c("conv_nobatch", lambda: F.conv1d(r(3, 10, g=True), r(4, 3, 3, g=True), r(4, g=True), padding="same").sum().backward())
+c("conv_bias_only", lambda: F.conv2d(r(1, 3, 5, 5), r(4, 3, 3, 3), r(4, g=True)).sum().backward())
+c("convT3d", lambda: F.conv_transpose3d(r(1, 2, 3, 3, 3, g=True), r(2, 3, 2, 2, 2), stride=2, output_padding=1).sum().backward())
+c("resnet_block", lambda: torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1, bias=False), torch.nn.BatchNorm2d(8), torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(8, 10))(r(2, 3, 8, 8)).sum().backward(), display=True, depth=1)
+fc = c("nested", lambda: torch.nn.Sequential(torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 4)), torch.nn.Linear(4, 2))(r(3, 4)).sum().backward(), display=True, depth=3)
+print(fc.get_table(1))
+print(fc.get_table())
+c("empty", lambda: None, display=True)
+c("small", lambda: torch.mm(r(2, 3), r(3, 4)), display=True)
+c("mega", lambda: torch.mm(r(200, 300), r(300, 400)), display=True)
+c("mods", lambda: None, mods=torch.nn.Linear(2, 2), display=False)
+c("retain", lambda: (lambda y: (y.backward(retain_graph=True), y.backward()))((r(3, 4, g=True) @ r(4, 5)).sum()))
+c("autograd_grad", lambda: torch.autograd.grad((r(3, 4, g=True) @ r(4, 5, g=True)).sum(), [r(3, 4, g=True)], allow_unused=True))
+c("half", lambda: torch.nn.Linear(4, 3).bfloat16()(r(2, 4).bfloat16()).sum().backward())
+c("functional_call", lambda: torch.func.functional_call(torch.nn.Linear(4, 3), {"weight": r(3, 4, g=True), "bias": r(3)}, (r(2, 4),)).sum().backward())
+print(torch.ops.aten.mm is torch.ops.aten.mm, str(torch.ops.aten.addmm), repr(torch.ops.aten.bmm))
