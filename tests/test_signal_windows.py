@@ -31,3 +31,23 @@ def test_top_level_window_functions():
     for name in ("hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window"):
         for periodic in (True, False):
             assert_same(getattr(torchlike, name)(9, periodic), getattr(torch, name)(9, periodic), atol=1e-6)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "float16", "bfloat16"])
+def test_top_level_windows_round_as_torch_computes_them(dt):
+    # torch computes a window op by op in its dtype (float32: a symmetric Blackman window ends at -2.98e-08, not
+    # 0); only its vectorized cos (within an ulp, not always correctly rounded) may differ in the last bit
+    total = differing = 0
+    for name in ("hann_window", "hamming_window", "blackman_window", "bartlett_window"):
+        for n in (2, 5, 16, 255, 400, 1024):
+            for periodic in (True, False):
+                ref = getattr(torch, name)(n, periodic, dtype=getattr(torch, dt)).float()
+                ours = torch.tensor(getattr(torchlike, name)(n, periodic, dtype=getattr(torchlike, dt)).float()
+                                    .tolist())
+                assert torch.allclose(ours, ref, rtol=1e-2 if "16" in dt else 1e-6, atol=1e-2 if "16" in dt else 2e-7), \
+                    (name, n, periodic)
+                total += n
+                differing += int((ours != ref).sum())
+    assert differing <= total // 25, (differing, total)
+    end = torchlike.blackman_window(5, periodic=False, dtype=getattr(torchlike, dt))[0].item()
+    assert end == torch.blackman_window(5, periodic=False, dtype=getattr(torch, dt))[0].item()
