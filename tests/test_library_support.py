@@ -5,6 +5,7 @@ import copy
 import ctypes
 import importlib.metadata
 import math
+import os
 import sys
 
 import numpy as np
@@ -14,6 +15,7 @@ torch = pytest.importorskip("torch", reason="the expected values come from torch
 
 import torchlike  # noqa: E402
 from torchlike.utils import _pytree as lp  # noqa: E402
+from conftest import run_program  # noqa: E402
 import torch.utils._pytree as tp  # noqa: E402
 
 TREES = [{"a": [1, (2, 3)], "b": None}, collections.OrderedDict(x=1, y=[2]), collections.defaultdict(list, k=(1, 2)),
@@ -287,3 +289,13 @@ def test_runner_metadata_answers_like_installed_torch():
     assert list(TorchFinder().find_distributions(importlib.metadata.DistributionFinder.Context(name="numpy"))) == []
     spec = TorchFinder().find_spec("torch")
     assert spec.origin.endswith("__init__.py") and TorchFinder().find_spec("numpy") is None
+
+
+def test_custom_ops_tutorial_program_prints_what_torch_prints():
+    # custom_op with a numpy implementation + register_fake/register_autograd, under compile(fullgraph) and vmap;
+    # infer_schema's types, defaults and errors; opcheck's results; a backward without a formula
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "custom_ops.py")
+    expected = run_program([script], runner=False, timeout=300)
+    ours = run_program([script], runner=True, timeout=300)
+    assert ours == expected
+    assert len(expected) > 30 and "'test_faketensor': 'SUCCESS'" in expected[4]

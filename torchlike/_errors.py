@@ -29,6 +29,7 @@ import sys
 import types
 import warnings
 
+import jax
 import numpy as np
 
 __all__ = ["PACKAGE_DIR", "warn_at_caller", "argument_error", "caller_op", "int_arg", "float_arg", "translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit",
@@ -289,9 +290,17 @@ def _translated(fn):
 translate = _translated(translate)
 
 
+def is_tracer(x):
+    """Whether ``x`` is a value being traced (inside torchlike.compile or a JAX transformation)."""
+    return isinstance(x, jax.core.Tracer)
+
+
 def to_host(x):
     """``np.asarray(x)`` for reading a value on the host; a computation that failed asynchronously
     (XLA reports an exhausted allocator only when the result is read) raises torch's error here."""
+    if is_tracer(x):   # a value being traced (numpy(), np.asarray inside a compiled function)
+        raise GraphBreak("the tensor's value was read on the host, but the tensor is being traced (inside "
+                         "torchlike.compile / jax.jit)")
     try:
         if hasattr(x, "block_until_ready"):
             x.block_until_ready()  # raises for a failed buffer, which np.asarray would abort the process on

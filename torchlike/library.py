@@ -18,6 +18,15 @@ tensor([2., 2.])
 from __future__ import annotations
 
 import functools
+import inspect
+
+import jax
+import numpy as np
+
+from . import _grad_mode
+from ._errors import GraphBreak, is_tracer
+from .tensor import Tensor
+from ._library_schema import infer_schema
 from .autograd.function import Function
 from ._ops.aten_ops import ATEN
 
@@ -40,8 +49,10 @@ def _split(qualname: str):
 class CustomOpDef:
     """An operator defined with :func:`custom_op`: callable, with ``register_fake``/``register_autograd``."""
 
-    def __init__(self, namespace, name, schema, fn):
+    def __init__(self, namespace, name, schema, fn, mutates_args=()):
         self._namespace, self._name, self._schema, self._init_fn = namespace, name, schema, fn
+        self._mutates_args = mutates_args
+        self._vmap_fn = None
         self._abstract_fn = None
         self._backward_fn = self._setup_context_fn = None
         self._kernels = {}
@@ -70,7 +81,10 @@ class CustomOpDef:
         return (lambda f: f) if fn is None else fn
 
     def register_vmap(self, func=None, /):
-        return (lambda f: f) if func is None else func
+        def reg(f):
+            self._vmap_fn = f
+            return f
+        return reg if func is None else reg(func)
 
     def register_autocast(self, device_type, cast_inputs):
         pass
@@ -79,6 +93,8 @@ class CustomOpDef:
         return self._kernels.get("cpu", self._kernels.get(None, self._init_fn))
 
     def _autograd_function(self):
+        """The op as an autograd Function (torch's generated autograd kernel): its backward is the registered
+        formula, or torch's error when there is none."""
         if self._function is None:
             op = self
 
@@ -90,18 +106,52 @@ class CustomOpDef:
                     op._setup_context_fn(ctx, inputs, output)
 
             def backward(ctx, *grads):
-                out = op._backward_fn(ctx, *grads)
-                return out
-            self._function = type(self._name, (Function,), {"forward": staticmethod(forward),
-                                                            "setup_context": staticmethod(setup_context),
-                                                            "backward": staticmethod(backward)})
+                if op._backward_fn is None:
+                    raise RuntimeError(f"Trying to backward through {op._namespace}.{op._name}.default but no "
+                                       "autograd formula was registered. Please use register_autograd to add one.")
+                return op._backward_fn(ctx, *grads)
+            name = f"GeneratedBackwardFor_{self._namespace}_{self._name}_default"
+            self._function = type(name, (Function,), {"forward": staticmethod(forward),
+                                                      "setup_context": staticmethod(setup_context),
+                                                      "backward": staticmethod(backward)})
         return self._function
 
+    def _traced_call(self, args, kwargs):
+        """Inside a compiled (or vmapped) function an implementation that reads values on the host runs there
+        (``jax.pure_callback``, once per example under vmap) on the concrete values, its results shaped as its
+        fake impl says: the op stays opaque, as in torch."""
+        if self._abstract_fn is None:
+            raise GraphBreak(f"{self} has no fake impl (register_fake), so a compiled function cannot call it")
+        if _grad_mode._state.enabled and any(getattr(a, "requires_grad", False) for a in args):
+            raise GraphBreak(f"{self} is called on tensors that require grad inside a compiled function")
+        fake = self._abstract_fn(*args, **kwargs)
+        single = not isinstance(fake, (tuple, list))
+        fakes = (fake,) if single else tuple(fake)
+        specs = tuple(jax.ShapeDtypeStruct(tuple(f.shape), f._value.dtype) for f in fakes)
+        slots = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        impl = self._impl()
+
+        def host(*arrays):
+            concrete = list(args)
+            for i, x in zip(slots, arrays):
+                concrete[i] = Tensor._wrap(jax.numpy.asarray(x))
+            with _grad_mode.no_grad():
+                out = impl(*concrete, **kwargs)
+            return tuple(np.asarray(o.detach().numpy()) for o in ((out,) if single else out))
+        res = jax.pure_callback(host, specs, *(args[i]._value for i in slots), vmap_method="sequential")
+        outs = tuple(Tensor._wrap(r) for r in res)
+        return outs[0] if single else outs
+
     def __call__(self, *args, **kwargs):
-        if self._backward_fn is None:
+        if any(isinstance(a, Tensor) and is_tracer(a._value) for a in args):
+            try:   # an implementation made of torch ops traces like any other code (compile, vmap)
+                return self._impl()(*args, **kwargs)
+            except GraphBreak:   # one that reads values on the host (numpy) runs as a callback
+                return self._traced_call(args, kwargs)
+        if not (_grad_mode._state.enabled and any(getattr(a, "requires_grad", False) for a in
+                                                  list(args) + list(kwargs.values()))):
             return self._impl()(*args, **kwargs)
         if kwargs:
-            import inspect
             bound = inspect.signature(self._init_fn).bind(*args, **kwargs)
             bound.apply_defaults()
             args = bound.args
@@ -112,11 +162,12 @@ class CustomOpDef:
 
 
 def custom_op(name, fn=None, /, *, mutates_args, device_types=None, schema=None, tags=None):
-    """Wrap ``fn`` as the operator ``name`` (``"namespace::opname"``); usable as a decorator."""
-    ns, opname = _split(name)
-
+    """Wrap ``fn`` as the operator ``name`` (``"namespace::opname"``); usable as a decorator. Its schema is
+    inferred from ``fn``'s annotations unless given (unannotated parameters are torch's ValueError)."""
     def wrap(f):
-        return CustomOpDef(ns, opname, schema, f)
+        ns, opname = name.split("::")
+        return CustomOpDef(ns, opname, schema if schema is not None else infer_schema(f, mutates_args=mutates_args),
+                           f, mutates_args)
     return wrap if fn is None else wrap(fn)
 
 
@@ -193,16 +244,89 @@ def fallthrough_kernel():
     raise NotImplementedError("fallthrough_kernel should never be called")
 
 
-def infer_schema(prototype_function, /, *, mutates_args, op_name=None) -> str:
-    import inspect
-    params = ", ".join(f"Tensor {p}" for p in inspect.signature(prototype_function).parameters)
-    return f"({params}) -> Tensor"
+class OpCheckError(Exception):
+    """An ``opcheck`` test failed."""
 
 
-def opcheck(op, args, kwargs=None, *, test_utils=None, raise_exception=True, atol=None, rtol=None):
-    """Runs ``op`` once on the arguments (torchlike has no dispatcher-level checks to run)."""
-    (op._impl() if isinstance(op, CustomOpDef) else op)(*args, **(kwargs or {}))
-    return {}
+OpCheckError.__module__ = "torch.testing._internal.optests.generate_tests"
+_OPCHECK_TESTS = ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_static",
+                  "test_aot_dispatch_dynamic")
+_DEFAULT_OPCHECK_TESTS = ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic")
+
+
+def _clone_args(args):
+    return [a.detach().clone() if hasattr(a, "detach") else a for a in args]
+
+
+def _check_schema(op, args, kwargs):
+    """Arguments not declared in ``mutates_args`` keep their values."""
+    mutable = getattr(op, "_mutates_args", "unknown")
+    if mutable == "unknown":
+        return
+    names = list(inspect.signature(op._init_fn).parameters) if isinstance(op, CustomOpDef) else []
+    work, before = _clone_args(args), _clone_args(args)
+    with _grad_mode.no_grad():
+        op(*work, **kwargs)
+    for k, (a, b) in enumerate(zip(work, before)):
+        if hasattr(a, "detach") and not (names[k] in mutable if k < len(names) else False):
+            same = a.eq(b).logical_or(a.isnan().logical_and(b.isnan())) if a.is_floating_point() else a.eq(b)
+            if a.shape != b.shape or not bool(same.all()):
+                raise RuntimeError(f"Argument {names[k] if k < len(names) else k} is not defined as mutable but "
+                                   "was mutated")
+
+
+def _check_fake(op, args, kwargs):
+    if not isinstance(op, CustomOpDef):
+        return
+    if op._abstract_fn is None:
+        raise RuntimeError(f"There was no fake impl registered for {op}. This is necessary for "
+                           "torch.compile/export/fx tracing to work. Please use "
+                           f"`{op._init_fn.__name__}.register_fake` to add an fake impl.")
+    with _grad_mode.no_grad():
+        real = op._impl()(*_clone_args(args), **kwargs)
+        fake = op._abstract_fn(*_clone_args(args), **kwargs)
+    reals = real if isinstance(real, (tuple, list)) else (real,)
+    fakes = fake if isinstance(fake, (tuple, list)) else (fake,)
+    for r, f in zip(reals, fakes):
+        if hasattr(r, "shape") and (tuple(r.shape) != tuple(f.shape) or r.dtype != f.dtype):
+            raise RuntimeError(f"{op}: the fake impl returned a tensor of shape {tuple(f.shape)} and dtype "
+                               f"{f.dtype} but the op returned shape {tuple(r.shape)} and dtype {r.dtype}")
+
+
+def _check_aot(op, args, kwargs):
+    _check_fake(op, args, kwargs)
+    if isinstance(op, CustomOpDef) and op._backward_fn is None and \
+            any(getattr(a, "requires_grad", False) for a in args):
+        raise RuntimeError(f"Trying to backward through {op._namespace}.{op._name}.default but no autograd "
+                           "formula was registered. Please use register_autograd to add one.")
+
+
+_OPCHECKS = {"test_schema": _check_schema, "test_autograd_registration": lambda op, args, kwargs: None,
+             "test_faketensor": _check_fake, "test_aot_dispatch_static": _check_aot,
+             "test_aot_dispatch_dynamic": _check_aot}
+
+
+def opcheck(op, args, kwargs=None, *, test_utils=_DEFAULT_OPCHECK_TESTS, raise_exception=True, atol=None,
+            rtol=None):
+    """Check a custom op as torch's ``opcheck`` does: its declared mutations (``test_schema``), its fake impl
+    against the real outputs (``test_faketensor``), that what compile needs (a fake impl, and a backward
+    formula for inputs that require grad) is registered (``test_aot_dispatch_*``). Returns
+    ``{test: "SUCCESS" or the exception}``; with ``raise_exception`` the first failure raises ``OpCheckError``."""
+    if isinstance(test_utils, str):
+        test_utils = (test_utils,)
+    if not set(test_utils) <= set(_OPCHECK_TESTS):
+        raise ValueError(f"opcheck(op, ..., test_utils={test_utils}), expected test_utils to be subset of "
+                         f"{_OPCHECK_TESTS} but it was not")
+    results = {}
+    for name in test_utils:
+        try:
+            _OPCHECKS[name](op, tuple(args), dict(kwargs or {}))
+            results[name] = "SUCCESS"
+        except Exception as ex:
+            if raise_exception:
+                raise OpCheckError(f"opcheck(op, ...): {name} failed with {ex} (scroll up for stack trace)") from ex
+            results[name] = ex
+    return results
 
 
 class Library:

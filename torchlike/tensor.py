@@ -16,7 +16,7 @@ import jax
 import numpy as np
 
 from . import _dtype, _grad_mode, _views
-from ._errors import GraphBreak, argument_error, to_host, warn_at_caller
+from ._errors import GraphBreak, argument_error, is_tracer as _is_tracer, to_host, warn_at_caller
 from ._missing import MissingAPI
 from ._device import CPU, canonical, host_to_jax
 from ._layout import strided as _strided
@@ -64,10 +64,6 @@ class Size(tuple):
 
     def __reduce__(self):
         return (Size, (tuple(self),))
-
-
-def _is_tracer(x):
-    return isinstance(x, jax.core.Tracer)
 
 
 def _concrete(x):
@@ -660,7 +656,7 @@ class Tensor(TensorCasts, TensorPickling):
         return to_host(x).tolist()
 
     def numpy(self, *, force=False):
-        if self.requires_grad and not force:
+        if self.requires_grad and not force and _state.enabled:   # torch allows it under no_grad
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                                "instead.")
         if self._dev.type != "cpu" and not force:

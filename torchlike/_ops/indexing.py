@@ -12,7 +12,7 @@ advanced indices move to the front" rule.  An index expression is therefore spli
 """
 from __future__ import annotations
 
-from .._errors import GraphBreak, torch_warn, warn_at_caller
+from .._errors import GraphBreak, is_tracer as _is_tracer, torch_warn, warn_at_caller
 
 import functools
 import math
@@ -69,10 +69,6 @@ def _check_fill_value(value, dt):
     if bad:
         raise RuntimeError(f"value cannot be converted to type {_SCALAR_NAMES.get(dt.name, dt.name)} without "
                            "overflow")
-
-
-def _is_tracer(x):
-    return isinstance(x, jax.core.Tracer)
 
 
 def concrete_index(t):

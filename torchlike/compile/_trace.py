@@ -18,6 +18,7 @@ import jax
 import numpy as np
 
 from .. import _trace_hooks, _views
+from .._errors import is_tracer as _is_tracer
 from ..autograd import engine as _engine
 from ..tensor import _ALIAS_CHAIN, Tensor
 
@@ -46,10 +47,6 @@ _SLOT_X = Tensor.__dict__["_x"]
 _SLOT_RG = Tensor.__dict__["_rg"]
 _SLOT_GRAD = Tensor.__dict__["_grad"]
 _MISSING = object()
-
-
-def _is_tracer(x):
-    return isinstance(x, jax.core.Tracer)
 
 
 def _value_tracing(self):
