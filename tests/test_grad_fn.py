@@ -31,7 +31,10 @@ EXPRS = [
 
 
 # fused in torchlike (one node, named as torch's last one): the class name matches, the edges don't
-FUSED = ["T.nn.functional.cross_entropy(x, T.tensor([0, 1]))", "T.nn.functional.nll_loss(x, T.tensor([0, 1]))"]
+FUSED = ["T.nn.functional.cross_entropy(x, T.tensor([0, 1]))", "T.nn.functional.nll_loss(x, T.tensor([0, 1]))",
+         "T.nn.functional.rms_norm(x, (3,))", "T.nn.functional.rms_norm(x, (3,), s)",
+         "T.nn.functional.rms_norm(x.double(), (3,), s)", "T.nn.functional.rms_norm(x.bfloat16(), (3,))",
+         "T.nn.functional.rms_norm(x.half(), (3,), s.half())", "T.nn.RMSNorm(3)(x)"]
 
 
 @pytest.mark.parametrize("expr", FUSED)

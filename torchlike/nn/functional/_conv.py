@@ -13,6 +13,7 @@ from jax import lax
 
 from ..._dispatch import dispatch
 from ..._errors import argument_error
+from ..._ops.indexing import c_type_name
 from ..._ops.registry import functional as _functional
 from ...tensor import Tensor
 from ... import _autocast as _amp
@@ -84,16 +85,11 @@ def _prep(input, weight, n, name):
     return input.ndim == n + 1
 
 
-_CTYPE = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-          "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
-          "float64": "double", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
-
-
 def _conv_checks(input, weight, bias, stride, padding, dilation, groups):
     # torch's convolution argument checks, in its order (before the channel-count check)
     if bias is not None and bias.dtype is not input.dtype:
-        raise RuntimeError(f"Input type ({_CTYPE.get(input.dtype.name, input.dtype.name)}) and bias type "
-                           f"({_CTYPE.get(bias.dtype.name, bias.dtype.name)}) should be the same")
+        raise RuntimeError(f"Input type ({c_type_name(input.dtype)}) and bias type "
+                           f"({c_type_name(bias.dtype)}) should be the same")
     if weight.ndim < 3:
         raise RuntimeError("weight should have at least three dimensions")
     if groups <= 0:

@@ -14,6 +14,8 @@ from jax._src.interpreters.batching import BatchTracer
 
 from ... import _dtype
 from ..._dispatch import dispatch
+from ..._errors import torch_warn
+from ..._ops.indexing import c_type_name
 from ..._ops.registry import functional as _functional
 from ..._ops._util import exact_mean
 from ..._ops.checks import not_differentiable
@@ -210,7 +212,15 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if eps is None:  # (half types compute in float32, and torch's kernel takes float32's eps for them)
         eps = float(np.finfo(input.dtype.np).eps) if input.dtype.is_floating_point and input.dtype.itemsize > 2 \
             else 1.1920928955078125e-07
-    return dispatch(_rms_impl, (input, weight, float(eps)), (("nd", len(ns)),), name="RmsNormBackward0")
+    if weight is not None and weight.dtype is not input.dtype:
+        torch_warn(f"Mismatch dtype between input and weight: input dtype = {c_type_name(input.dtype)}, weight dtype = "
+                   f"{c_type_name(weight.dtype)}, Cannot dispatch to fused implementation.",
+                   "aten/src/ATen/native/layer_norm.cpp:346", once=True)
+    # torch's composite: x * rsqrt(mean(x^2) + eps) [* weight], computed in float32 and cast back (type_as) for half
+    # types: the last op names the node
+    half = input.dtype.is_floating_point and input.dtype.itemsize == 2
+    name = "ToCopyBackward0" if half else "MulBackward0"
+    return dispatch(_rms_impl, (input, weight, float(eps)), (("nd", len(ns)),), name=name)
 
 
 def _gn_impl(x, w, b, eps, G):
