@@ -89,3 +89,33 @@ def test_compiled_checkpoint_rematerializes(monkeypatch):
     assert calls                                  # compiled: the block is one jax.checkpoint region
     np.testing.assert_allclose(loss.item(), eager_loss.item(), rtol=1e-6)
     np.testing.assert_allclose(grad.numpy(), eager_grad.numpy(), rtol=1e-5, atol=1e-7)
+
+
+def test_selective_checkpoint_contexts_like_torch():
+    import functools
+
+    from torch.utils.checkpoint import CheckpointPolicy as TP
+    from torch.utils.checkpoint import create_selective_checkpoint_contexts as t_sac
+
+    from torchlike.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
+    assert [(p.name, p.value) for p in CheckpointPolicy] == [(p.name, p.value) for p in TP]
+
+    def run(lib, make):
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Linear(4, 4), lib.nn.GELU(), lib.nn.Linear(4, 2))
+        x = lib.randn(3, 4, requires_grad=True)
+
+        def policy(ctx, op, *args, **kwargs):
+            return TP.MUST_SAVE if lib is torch else CheckpointPolicy.MUST_SAVE
+        for spec in ([lib.ops.aten.mm.default], policy):
+            out = lib.utils.checkpoint.checkpoint(m, x, use_reentrant=False, context_fn=functools.partial(make, spec))
+            out.sum().backward()
+        return np.array(out.tolist()), np.array(x.grad.tolist())
+
+    ref, ours = run(torch, t_sac), run(torchlike, create_selective_checkpoint_contexts)
+    np.testing.assert_allclose(ours[0], ref[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ours[1], ref[1], rtol=1e-5, atol=1e-6)
+    with pytest.raises(TypeError, match="policy_fn_or_list must be either a function or a list of ops."):
+        create_selective_checkpoint_contexts(3)
+    with pytest.raises(TypeError, match="policy_fn_or_list must be either a function or a list of ops."):
+        t_sac(3)

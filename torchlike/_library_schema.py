@@ -81,6 +81,27 @@ def _parse_return(annotation, error):
     return "((" + out + "))" if len(args) == 1 else "(" + out + ")"
 
 
+def _unstringify(ty, namespace, error):
+    """An annotation as a type: strings (``from __future__ import annotations``) are evaluated in the
+    function's module, as torch does, also inside generics (``list["Tensor"]``)."""
+    if isinstance(ty, str):
+        try:
+            return eval(ty, namespace, None)  # noqa: S307 - torch evaluates annotation strings the same way
+        except NameError as e:
+            error(f"Unsupported type annotation {ty}. It is not a type. ({e}). If you are using 'from __future__ "
+                  "import annotations', note that annotations are evaluated lazily as strings; make sure all types "
+                  "referenced in annotations are importable at module scope, not only inside a local function.")
+        except Exception as e:
+            error(f"Unsupported type annotation {ty}. It is not a type. ({type(e).__name__}: {e})")
+    origin = typing.get_origin(ty)
+    if origin is not None and origin is not typing.Union:
+        args = typing.get_args(ty)
+        new = tuple(_unstringify(a, namespace, error) for a in args)
+        if new != args:
+            return types.GenericAlias(origin, new)
+    return ty
+
+
 def infer_schema(prototype_function, /, *, mutates_args, op_name=None) -> str:
     """The schema of ``prototype_function`` from its annotations; ``mutates_args`` names the Tensor arguments
     it writes to (or is ``"unknown"``)."""
@@ -98,7 +119,7 @@ def infer_schema(prototype_function, /, *, mutates_args, op_name=None) -> str:
             kw_only = True
         if p.annotation is inspect.Parameter.empty:
             error(f"Parameter {name} must have a type annotation.")
-        ann = p.annotation
+        ann = _unstringify(p.annotation, prototype_function.__globals__, error)
         if ann not in SUPPORTED_PARAM_TYPES:
             if typing.get_origin(ann) is tuple:
                 error(f"Parameter {name} has unsupported type {ann}. We do not support Tuple inputs in schema. As "
@@ -129,5 +150,5 @@ def infer_schema(prototype_function, /, *, mutates_args, op_name=None) -> str:
             error(f"{missing} in mutates_args were not found in the custom op's signature. mutates_args should "
                   "contain the names of all args that the custom op mutates, or just the string 'unknown' if you "
                   "don't know.")
-    ret = _parse_return(sig.return_annotation, error)
+    ret = _parse_return(_unstringify(sig.return_annotation, prototype_function.__globals__, error), error)
     return f"{op_name or ''}({', '.join(params)}) -> {ret}"

@@ -23,6 +23,7 @@ torch.Size([2, 3])
 from __future__ import annotations
 
 import contextlib
+import enum
 import warnings
 
 import jax
@@ -165,6 +166,75 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn, 
     forward_ctx, _ = context_fn()
     with forward_ctx:
         return function(*args, **kwargs)
+
+
+class CheckpointPolicy(enum.Enum):
+    """What selective checkpointing does with an op's output: save it, or recompute it in backward."""
+    MUST_SAVE = 0
+    PREFER_SAVE = 1
+    MUST_RECOMPUTE = 2
+    PREFER_RECOMPUTE = 3
+    MUST_CPU_OFFLOAD = 4
+    PREFER_CPU_OFFLOAD = 5
+
+
+class SelectiveCheckpointContext:
+    """The ``ctx`` a selective-checkpoint policy function receives."""
+
+    def __init__(self, *, is_recompute):
+        self.is_recompute = is_recompute
+
+
+class _SelectiveCheckpointMode:
+    """The forward (caching) and recompute (cached) contexts of ``create_selective_checkpoint_contexts``.
+
+    torchlike's non-reentrant checkpoint keeps the forward's activations (nothing is recomputed; results are
+    the same, see docs/differences.md), so neither context has ops to save or replay."""
+
+    def __init__(self, policy_fn, storage):
+        self.policy_fn, self.storage = policy_fn, storage
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class _CachingTorchDispatchMode(_SelectiveCheckpointMode):
+    pass
+
+
+class _CachedTorchDispatchMode(_SelectiveCheckpointMode):
+    pass
+
+
+def create_selective_checkpoint_contexts(policy_fn_or_list, allow_cache_entry_mutation=False):
+    """``context_fn`` for ``checkpoint(..., use_reentrant=False)`` choosing per op (a policy function of
+    ``(ctx, op, *args, **kwargs)`` returning a ``CheckpointPolicy``, or a list of ops to save).
+
+    >>> import functools
+    >>> import torchlike as torch
+    >>> from torchlike.utils.checkpoint import checkpoint, create_selective_checkpoint_contexts
+    >>> ctx_fn = functools.partial(create_selective_checkpoint_contexts, [torch.ops.aten.mm.default])
+    >>> x = torch.ones(2, 2, requires_grad=True)
+    >>> checkpoint(lambda t: (t @ t).sin(), x, use_reentrant=False, context_fn=ctx_fn).shape
+    torch.Size([2, 2])
+    """
+    if isinstance(policy_fn_or_list, list):
+        ops = policy_fn_or_list
+
+        def policy_fn(ctx, op, *args, **kwargs):
+            return CheckpointPolicy.MUST_SAVE if op in ops else CheckpointPolicy.PREFER_RECOMPUTE
+    elif callable(policy_fn_or_list):
+        policy_fn = policy_fn_or_list
+    else:
+        raise TypeError("policy_fn_or_list must be either a function or a list of ops.")
+    storage = {}
+    return _CachingTorchDispatchMode(policy_fn, storage), _CachedTorchDispatchMode(policy_fn, storage)
+
+
+__all__ += ["CheckpointPolicy", "SelectiveCheckpointContext", "create_selective_checkpoint_contexts"]
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
