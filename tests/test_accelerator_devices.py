@@ -122,3 +122,15 @@ def test_xla_device_is_jax_default_backend():
 def test_tpu_device_without_tpu_raises_runtime_error():
     with pytest.raises(RuntimeError, match="none is available"):
         torchlike.ones(2, device="tpu")
+
+
+@pytest.mark.skipif(torchlike.cuda.is_available(), reason="compares with a CPU-only torch build: needs no GPU")
+def test_cuda_runtime_without_a_gpu_behaves_as_a_cpu_only_torch_build():
+    import os
+
+    from conftest import run_program
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "cuda_cpu_only.py")
+    expected = run_program([script], runner=False, timeout=300)
+    ours = run_program([script], runner=True, timeout=300)
+    assert ours == expected
+    assert "current_device() !! AssertionError Torch not compiled with CUDA enabled" in expected

@@ -18,7 +18,7 @@ import numpy as np
 from . import _dtype, _grad_mode, _views
 from ._errors import GraphBreak, argument_error, is_tracer as _is_tracer, to_host, warn_at_caller
 from ._missing import MissingAPI
-from ._device import CPU, canonical, host_to_jax
+from ._device import CPU, _gpus, canonical, host_to_jax
 from ._layout import strided as _strided
 from ._tape import AccumulateGrad
 from ._tensor_casts import TensorCasts
@@ -763,6 +763,8 @@ class Tensor(TensorCasts, TensorPickling):
                                                                   else f"cuda:{device}")))
 
     def pin_memory(self, device=None):
+        if not _gpus():
+            raise RuntimeError("Cannot access accelerator device when none is available.")
         return self
 
     def is_pinned(self, device=None):

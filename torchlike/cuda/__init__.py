@@ -7,19 +7,29 @@ True
 from __future__ import annotations
 
 import contextlib
+import warnings
 
 from .. import _device_memory as _mem, _random
 from .._device import _gpus, device as _device
 from .._errors import OutOfMemoryError  # noqa: F401  (torch.cuda.OutOfMemoryError is torch.OutOfMemoryError)
 from . import amp  # noqa: F401
 from .graphs import CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing, make_graphed_callables  # noqa
+from ._runtime import (  # noqa: F401 - torch.cuda's names
+    caching_allocator_alloc, caching_allocator_delete, can_device_access_peer, get_arch_list, get_gencode_flags,
+    get_sync_debug_mode, initial_seed, ipc_collect, list_gpu_processes, max_memory_cached, memory_cached,
+    memory_snapshot, memory_summary, missing_binding, nvtx, require_gpu, reset_accumulated_memory_stats, seed,
+    seed_all, set_per_process_memory_fraction, set_sync_debug_mode, temperature, utilization)
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize", "manual_seed",
            "manual_seed_all", "is_bf16_supported", "get_device_name", "empty_cache", "memory_allocated",
            "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_stats", "mem_get_info",
            "reset_peak_memory_stats", "reset_max_memory_allocated", "amp", "device", "Stream", "Event", "stream",
            "current_stream", "get_device_capability", "get_device_properties", "get_rng_state", "set_rng_state", "is_initialized", "init",
-           "get_rng_state_all", "set_rng_state_all"]
+           "get_rng_state_all", "set_rng_state_all", "seed", "seed_all", "initial_seed", "ipc_collect", "get_arch_list",
+           "get_gencode_flags", "memory_summary", "set_per_process_memory_fraction", "reset_accumulated_memory_stats",
+           "memory_snapshot", "list_gpu_processes", "utilization", "temperature", "memory_cached", "max_memory_cached",
+           "caching_allocator_alloc", "caching_allocator_delete", "can_device_access_peer", "set_sync_debug_mode",
+           "get_sync_debug_mode", "nvtx", "_is_compiled"]
 
 _current = [0]
 
@@ -34,11 +44,15 @@ def device_count() -> int:
 
 
 def current_device() -> int:
+    require_gpu()
     return _current[0]
 
 
 def set_device(d) -> None:
-    _current[0] = d if isinstance(d, int) else (_device(d).index or 0)
+    i = d if isinstance(d, int) else (_device(d).index or 0)
+    if i >= 0:
+        missing_binding("_cuda_setDevice")
+        _current[0] = i
 
 
 def is_initialized() -> bool:
@@ -46,7 +60,7 @@ def is_initialized() -> bool:
 
 
 def init() -> None:
-    return None
+    require_gpu()
 
 
 def _gpu(device=None):
@@ -78,11 +92,14 @@ manual_seed_all = manual_seed
 
 
 def get_rng_state(device="cuda"):
+    require_gpu()
     return _random.get_rng_state()
 
 
 def set_rng_state(state, device="cuda"):
-    _random.set_rng_state(state)
+    """Sets the generator state (without a GPU torch queues the call until CUDA initializes: nothing happens)."""
+    if _gpus():
+        _random.set_rng_state(state)
 
 
 def get_rng_state_all():
@@ -94,6 +111,11 @@ def set_rng_state_all(new_states) -> None:
     """Sets each GPU's generator state from ``new_states`` (what :func:`get_rng_state_all` returned)."""
     for i, state in enumerate(new_states):
         set_rng_state(state, i)
+
+
+def _is_compiled() -> bool:
+    """Whether CUDA is built in: here, whether JAX has a GPU backend."""
+    return bool(_gpus())
 
 
 def is_bf16_supported(including_emulation=True) -> bool:
@@ -174,8 +196,8 @@ def mem_get_info(device=None):
 
 
 def reset_peak_memory_stats(device=None) -> None:
-    if _gpus():
-        _mem.reset_peak(_gpu(device))
+    missing_binding("_cuda_resetPeakMemoryStats")
+    _mem.reset_peak(_gpu(device))
 
 
 class device(contextlib.ContextDecorator):
@@ -248,12 +270,13 @@ class Event:
         return (end.t - self.t) * 1e3
 
 
-@contextlib.contextmanager
 def stream(s):
-    yield
+    """``with torch.cuda.stream(s):`` (a StreamContext)."""
+    return StreamContext(s)
 
 
 def current_stream(device=None):
+    require_gpu()
     return Stream(device)
 
 
@@ -271,6 +294,8 @@ class StreamContext:
 
 
 def reset_max_memory_allocated(device=None) -> None:
+    warnings.warn("torch.cuda.reset_max_memory_allocated now calls torch.cuda.reset_peak_memory_stats, which resets "
+                  "/all/ peak memory stats.", FutureWarning, stacklevel=2)
     reset_peak_memory_stats(device)
 
 
