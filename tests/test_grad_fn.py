@@ -34,7 +34,9 @@ EXPRS = [
 FUSED = ["T.nn.functional.cross_entropy(x, T.tensor([0, 1]))", "T.nn.functional.nll_loss(x, T.tensor([0, 1]))",
          "T.nn.functional.rms_norm(x, (3,))", "T.nn.functional.rms_norm(x, (3,), s)",
          "T.nn.functional.rms_norm(x.double(), (3,), s)", "T.nn.functional.rms_norm(x.bfloat16(), (3,))",
-         "T.nn.functional.rms_norm(x.half(), (3,), s.half())", "T.nn.RMSNorm(3)(x)"]
+         "T.nn.functional.rms_norm(x.half(), (3,), s.half())", "T.nn.RMSNorm(3)(x)",
+         "T.nn.functional.ctc_loss(x.view(3, 1, 2).log_softmax(2), T.tensor([[1]]), T.tensor([3]), T.tensor([1]), "
+         "reduction='none', zero_infinity=True)"]
 
 
 @pytest.mark.parametrize("expr", FUSED)

@@ -140,7 +140,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     out = dispatch(_ctc, (log_probs, targets, il_t, tl_t),
                    (("blank", int(blank)), ("reduction", reduction), ("zero_infinity", bool(zero_infinity)),
                     ("S", S), ("concat", concat)),
-                   name=_reduced_node(reduction, "CtcLossBackward0"))
+                   name=_reduced_node(reduction, "WhereBackward0" if zero_infinity else "CtcLossBackward0"))
     if unbatched and reduction == "none":
         out = out.squeeze(0)
     return out
