@@ -103,7 +103,7 @@ _LISTS = {
     method:lu:float_list method:max:none method:max:int_str method:mean:int_str method:median:none
     method:median:int_str method:min:none method:min:int_str method:mode:int_str method:nanmean:int_str
     method:nanmedian:none method:nanmedian:int_str method:nansum:int_str method:new:float method:new:dim_str
-    method:pin_memory:str method:pin_memory:float method:pin_memory:none method:pin_memory:float_list
+    method:pin_memory:float method:pin_memory:float_list
     method:pinverse:none method:prod:none method:prod:int_str method:qr:str method:qr:float method:qr:none
     method:qr:float_list method:random_:dim_str method:random_:none method:record_stream:str
     method:record_stream:float method:record_stream:none method:record_stream:float_list

@@ -718,3 +718,29 @@ def test_optional_none_operand_is_not_blamed_for_another_error():
     """multi_margin_loss's JAX function takes weight=None: a float target's failure is torch's dtype error, not a
     parser TypeError about the None (the error_inputs conformance column caught it)."""
     raises_like_torch(lambda m: m.nn.functional.multi_margin_loss(m.ones(5, 4), m.ones(5)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.func.grad(lambda t: L.zeros(int(t.sum())).sum())(L.ones(2)),
+    lambda L: L.func.vmap(lambda t: L.zeros(int(t.sum())))(L.ones(2, 2)),
+    lambda L: L.func.jacrev(lambda t: t.sum().item() * t)(L.ones(2)),
+    lambda L: L.func.vjp(lambda t: t.foo(), L.ones(2)),
+    lambda L: L.func.vmap(lambda t: 1 / 0)(L.ones(2)),
+])
+def test_errors_from_inside_func_transforms_carry_no_jax_text(call):
+    # JAX adds a note ("JAX has removed its internal frames ...") to exceptions crossing its API boundary
+    with pytest.raises(Exception) as ours:
+        call(torchlike)
+    shown = "".join(traceback.format_exception_only(type(ours.value), ours.value))
+    assert "JAX" not in shown and "jax" not in shown, shown
+
+
+def test_unknown_tensor_attribute_is_torchs_attribute_error():
+    with pytest.raises(AttributeError) as ref:
+        torch.ones(1).sizee
+    with pytest.raises(AttributeError) as ours:
+        torchlike.ones(1).sizee
+    assert type(ours.value) is AttributeError and str(ours.value) == str(ref.value)
+    with pytest.raises(NotImplementedError, match="Tensor.q_scale is not implemented in torchlike"):
+        torchlike.ones(1).q_scale   # a torch API torchlike lacks says so
+    assert not hasattr(torchlike.ones(1), "q_scale")

@@ -192,7 +192,11 @@ def _clean(exc):
     own that passed through a JAX trace, so none of JAX's text reaches the user."""
     notes = getattr(exc, "__notes__", None)
     if notes:
-        exc.__notes__ = [n for n in notes if not _FOREIGN_WORDS.search(n)]
+        kept = [n for n in notes if not _FOREIGN_WORDS.search(n)]
+        if kept:
+            exc.__notes__ = kept
+        else:
+            del exc.__notes__
     for attr in ("__cause__", "__context__"):
         c = getattr(exc, attr)
         if c is not None and is_foreign(c):
@@ -237,6 +241,16 @@ def _sanitize(text):
 
 
 _NOT_OPERANDS = (str, type(None), list, dict)  # what no op takes as a tensor operand
+
+
+def through_jax(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)``: a JAX transformation running the user's function. What it raises reaches the
+    user without the notes JAX adds at its API boundary ("JAX has removed its internal frames ...")."""
+    try:
+        return fn(*args, **kwargs)
+    except Exception as e:
+        _clean(e)
+        raise
 
 
 def translate(exc, f=None, name=None, arrays=()):

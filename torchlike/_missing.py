@@ -5,7 +5,7 @@
 """
 from __future__ import annotations
 
-__all__ = ["MissingAPI", "module_getattr"]
+__all__ = ["MissingAPI", "module_getattr", "TENSOR_NAMES_MISSING"]
 
 
 class MissingAPI(NotImplementedError, AttributeError):
@@ -15,6 +15,15 @@ class MissingAPI(NotImplementedError, AttributeError):
 # tracebacks show what users should catch: "NotImplementedError: torch.X is not implemented in torchlike"
 MissingAPI.__module__ = "builtins"
 MissingAPI.__qualname__ = MissingAPI.__name__ = "NotImplementedError"
+
+
+# torch.Tensor's public names torchlike's Tensor lacks (sparse compressed and quantized tensors): these are
+# MissingAPI, any other unknown name torch's AttributeError
+TENSOR_NAMES_MISSING = frozenset((
+    "ccol_indices coalesce col_indices crow_indices dense_dim dequantize indices int_repr is_coalesced "
+    "q_per_channel_axis q_per_channel_scales q_per_channel_zero_points q_scale q_zero_point qscheme "
+    "resize_as_sparse_ row_indices smm sparse_dim sparse_mask sparse_resize_ sparse_resize_and_clear_ sspaddmm "
+    "values").split())
 
 
 def module_getattr(public_name: str):

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _dtype, _grad_mode, _views
 from ._errors import GraphBreak, argument_error, is_tracer as _is_tracer, to_host, warn_at_caller
-from ._missing import MissingAPI
+from ._missing import TENSOR_NAMES_MISSING, MissingAPI
 from ._device import CPU, _gpus, canonical, host_to_jax
 from ._layout import strided as _strided
 from ._tape import AccumulateGrad
@@ -743,10 +743,11 @@ class Tensor(TensorCasts, TensorPickling):
         return id(self)
 
     def __getattr__(self, name):
-        # only reached when normal lookup fails: name a missing torch API clearly
-        if name.startswith("_"):
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-        raise MissingAPI(f"Tensor.{name} is not implemented in torchlike")
+        # only reached when normal lookup fails: a torch API torchlike lacks is named as such, any other name
+        # gets torch's AttributeError
+        if name in TENSOR_NAMES_MISSING:
+            raise MissingAPI(f"Tensor.{name} is not implemented in torchlike")
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __format__(self, spec):
         # torch: a plain 0-d tensor formats its value; anything else only with an empty spec (its str)

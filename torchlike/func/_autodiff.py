@@ -12,6 +12,7 @@ import functools
 
 import jax
 
+from .._errors import through_jax
 from ..tensor import Tensor
 from ._common import flatten, inner, tensor_device, to_arrays, to_tensors, unflatten
 from ._eager import compiled_for, mark, through, watched
@@ -186,7 +187,7 @@ def _vjp(func, primals, has_aux):
         out, aux = _split_aux(call(*d), has_aux, "vjp(f, *primals)")
         return _outputs(out, "vjp(f, *primals)"), (aux_box.pack(aux) if has_aux else None)
 
-    out, pull, aux = jax.vjp(pure, *[to_arrays(p) for p in primals], has_aux=True)
+    out, pull, aux = through_jax(jax.vjp, pure, *[to_arrays(p) for p in primals], has_aux=True)
 
     def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
         cts = to_arrays(cotangents)
@@ -276,7 +277,8 @@ def linearize(func, *primals):
 def _linearize(func, primals):
     dev = tensor_device(primals)
     call = _substitute(func, primals, {}, tuple(range(len(primals))), dev, "linearize")
-    out, f_jvp = jax.linearize(lambda *d: _outputs(call(*d), "linearize"), *[to_arrays(p) for p in primals])
+    out, f_jvp = through_jax(jax.linearize, lambda *d: _outputs(call(*d), "linearize"),
+                             *[to_arrays(p) for p in primals])
 
     def jvp_fn(*tangents):
         return to_tensors(f_jvp(*[to_arrays(t) for t in tangents]), dev)

@@ -15,6 +15,7 @@ import collections
 import threading
 
 from .. import _random
+from .._errors import through_jax
 from ..tensor import Tensor
 from ._common import eager_autograd, flatten, restoring
 
@@ -42,7 +43,7 @@ def through(key, func, run, args, kwargs):
     batched BatchNorm statistics back) and the random key state are put back before the compiled run, so
     their updates and draws happen once, as in torch."""
     with restoring():
-        return _through(key, func, run, args, kwargs)
+        return through_jax(_through, key, func, run, args, kwargs)
 
 
 def _through(key, func, run, args, kwargs):
