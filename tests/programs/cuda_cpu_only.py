@@ -14,3 +14,9 @@ try:
 except Exception as e:
     print(type(e).__name__, e)
 print(torch.cuda.get_rng_state_all(), torch.cuda.is_available(), torch.cuda.device_count())
+dp = torch.nn.DataParallel(torch.nn.Linear(3, 2))
+print(list(dp.state_dict()), dp.device_ids, hasattr(dp, "output_device"), hasattr(dp, "src_device_obj"))
+try:
+    torch.nn.parallel.data_parallel(torch.nn.Linear(3, 1), torch.ones(2, 3))
+except Exception as e:
+    print(type(e).__name__, e)
