@@ -69,6 +69,9 @@ def test_unique():
     both(lambda L, x: L.unique(x, return_counts=True), np.array([True, False, True]))
     both(lambda L, x: L.unique(x, return_inverse=True), np.zeros((0, 2), np.float32))
     both(lambda L, x: x.unique_consecutive(return_counts=True), np.array([1., 1., 2., 2., 1.]))
+    for empty in (np.zeros(0, np.float32), np.zeros((0, 3), np.int64), np.zeros((2, 0), np.float32)):
+        both(lambda L, x: L.unique_consecutive(x, return_inverse=True, return_counts=True), empty)
+    both(lambda L, x: L.unique_consecutive(x, return_counts=True, dim=0), np.zeros((0, 3), np.int64))
 
 
 def test_searchsorted_bucketize():

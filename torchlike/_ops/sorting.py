@@ -10,6 +10,7 @@ bucketize, bincount, histc, histogram.
 from __future__ import annotations
 
 import builtins as _b
+import math
 import numbers
 
 import jax
@@ -232,7 +233,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         moved = np.moveaxis(a, d, 0)
         inv_shape = (moved.shape[0],)
     n = moved.shape[0]
-    rows = moved.reshape(n, -1)
+    rows = moved.reshape(n, math.prod(moved.shape[1:]))  # not -1: an empty input has no size to infer
     new = np.ones(n, bool)
     if n:
         new[1:] = np.any(rows[1:] != rows[:-1], axis=1) if rows.shape[1] else False
