@@ -94,6 +94,21 @@ def test_searchsorted_bucketize():
     raises_like_torch(lambda L, s, x: L.bucketize(x, s), s2, v)
 
 
+
+def test_convert_indices_between_coo_and_csr():
+    # torch_geometric's index2ptr (HGTConv, CSR adjacency) calls torch._convert_indices_from_coo_to_csr
+    rows = np.array([0, 0, 2, 2, 2, 4], np.int64)
+    for size in (5, 6, 8):  # (indices >= size write out of bounds in torch's kernel)
+        for out_int32 in (False, True):
+            both(lambda L, r: L._convert_indices_from_coo_to_csr(r, size, out_int32=out_int32), rows)
+    both(lambda L, r: L._convert_indices_from_coo_to_csr(r, 6), rows.astype(np.int32))  # (torch crashes on size 2)
+    raises_like_torch(lambda L, r: L._convert_indices_from_coo_to_csr(r, 2), rows.astype(np.float32))
+    crow, col = np.array([0, 2, 2, 5], np.int64), np.array([1, 0, 2, 1, 0], np.int64)
+    for out_int32 in (False, True):
+        for transpose in (False, True):
+            both(lambda L, c, k: L._convert_indices_from_csr_to_coo(c, k, out_int32=out_int32, transpose=transpose),
+                 crow, col)
+
 def test_bincount():
     x = np.array([0, 2, 2, 5, 1], np.int64)
     both(lambda L, a: L.bincount(a), x)

@@ -1,10 +1,10 @@
 """torch_geometric's heterogeneous graphs: ``to_hetero`` (its own ``Tracer.trace`` from torch.fx internals, then a
-graph rewrite that calls ``graph.inserting_after(node)`` without ``with``), HeteroConv, and training the converted
+graph rewrite that calls ``graph.inserting_after(node)`` without ``with``), HeteroConv, HGTConv, and training the converted
 model; its generated code and values compared with torch."""
 import numpy as np
 import torch
 from torch_geometric.data import HeteroData
-from torch_geometric.nn import GATConv, GCNConv, HeteroConv, SAGEConv, to_hetero
+from torch_geometric.nn import GATConv, GCNConv, HeteroConv, HGTConv, SAGEConv, to_hetero
 import torch_geometric.transforms as T
 r = np.random.default_rng(0)
 d = HeteroData()
@@ -36,6 +36,10 @@ hc = HeteroConv({("paper", "cites", "paper"): GCNConv(-1, 8), ("author", "writes
                  ("paper", "rev_writes", "author"): GATConv((-1, -1), 8, add_self_loops=False)}, aggr="sum")
 o = hc(d.x_dict, d.edge_index_dict)
 print({k: (tuple(v.shape), round(v.sum().item(), 4)) for k, v in o.items()})
+torch.manual_seed(0)
+hgt = HGTConv(-1, 8, d.metadata(), heads=2)  # its CSR pointers: torch._convert_indices_from_coo_to_csr
+o = hgt(d.x_dict, d.edge_index_dict)
+print("hgt", {k: (tuple(v.shape), round(v.sum().item(), 4)) for k, v in o.items()})
 opt = torch.optim.Adam(model.parameters(), lr=0.01)
 y = torch.from_numpy(r.integers(0, 3, 10))
 for i in range(3):
