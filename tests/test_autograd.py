@@ -105,6 +105,38 @@ def test_hooks_order_and_replacement():
     assert logs["torchlike"] == logs["torch"]
 
 
+
+@pytest.mark.parametrize("leaf", [True, False])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_tensor_hooks_see_one_gradient_object(leaf, create_graph):
+    # hooks on one tensor run in order on the same gradient object until one returns a new one, which the next
+    # hook then receives itself (captum's LRP sets an attribute on the gradient in one hook and reads it in another)
+    logs = {}
+    for lib in (torch, torchlike):
+        log = logs[lib.__name__] = []
+        x = lib.ones(3, requires_grad=True)
+        y = x if leaf else x * 2
+        seen = {}
+
+        def first(g, seen=seen):
+            seen["g"] = g
+            g.tag = "set in the first hook"
+
+        def second(g, seen=seen, log=log):
+            log.append((g is seen["g"], getattr(g, "tag", None)))
+            seen["r"] = g * 3
+            return seen["r"]
+
+        def third(g, seen=seen, log=log):
+            log.append((g is seen["r"], g.sum().item()))
+
+        for h in (first, second, third):
+            y.register_hook(h)
+        (y * 2).sum().backward(create_graph=create_graph)
+        log.append(x.grad.sum().item())
+    assert logs["torchlike"] == logs["torch"]
+    assert logs["torch"][0] == (True, "set in the first hook")
+
 def test_function_ctx_features():
     results = []
     for lib in (torch, torchlike):

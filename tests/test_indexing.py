@@ -97,6 +97,23 @@ def test_getitem_tensor_index_errors(make):
     raises_like_torch(lambda m, a: a[make(m)], A)
 
 
+
+@pytest.mark.parametrize("shape,make", [
+    ((0,), lambda m: m.tensor([], dtype=m.int64)), ((0, 3), lambda m: m.tensor([], dtype=m.int64)),
+    ((2, 0), lambda m: (slice(None), m.tensor([], dtype=m.int64))), ((0,), lambda m: m.tensor([], dtype=m.bool)),
+])
+def test_empty_index_into_empty_tensor(shape, make):
+    # torchmetrics ranks an empty selection with ``ranks[inverse]``, both empty
+    both(lambda m, a: a[make(m)], np.zeros(shape, np.float32), grad=True)
+
+
+@pytest.mark.parametrize("shape,make", [
+    ((0,), lambda m: m.tensor([0])), ((2, 0), lambda m: (slice(None), m.tensor([0]))),
+    ((0, 2), lambda m: (m.tensor([1]), m.tensor([0]))), ((3, 0), lambda m: (1, m.tensor([0]))),
+])
+def test_index_into_a_size_0_dimension_errors_like_torch(shape, make):
+    raises_like_torch(lambda m, a: a[make(m)], np.zeros(shape, np.float32))
+
 def test_basic_getitem_is_view_and_aliases():
     ta, oa = torch.tensor(A), torchlike.tensor(A)
     for a in (ta, oa):

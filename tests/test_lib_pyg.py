@@ -63,3 +63,16 @@ def test_aten_ops_libraries_override_exist_like_torch():
             expected = res
     assert res == expected
     assert out["to_copy"].data_ptr() != x.data_ptr()
+
+
+def test_pyg_to_hetero_and_hetero_conv_match_torch():
+    # to_hetero traces with torch.fx._symbolic_trace's _Patcher & co. and moves the graph's insertion point with
+    # ``graph.inserting_after(node)`` outside a ``with`` block; the printed generated code must be torch's
+    _, ours = lib_program_vs_torch("lib_pyg_hetero.py", "torch", "torch_geometric", timeout=600)
+    assert any(line.startswith("    c1__paper = torch.add(") for line in ours)
+    assert sum(line.startswith("hetero loss") for line in ours) == 3 and any(line.startswith("hgt ") for line in ours)
+
+
+def test_pyg_models_explainer_and_hetero_bases_match_torch():
+    _, ours = lib_program_vs_torch("lib_pyg_models_explain.py", "torch", "torch_geometric", timeout=600)
+    assert [line.split()[0] for line in ours] == ["explain", "gat", "gin", "pna", "unet", "lp", "bases"]

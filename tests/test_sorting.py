@@ -69,6 +69,9 @@ def test_unique():
     both(lambda L, x: L.unique(x, return_counts=True), np.array([True, False, True]))
     both(lambda L, x: L.unique(x, return_inverse=True), np.zeros((0, 2), np.float32))
     both(lambda L, x: x.unique_consecutive(return_counts=True), np.array([1., 1., 2., 2., 1.]))
+    for empty in (np.zeros(0, np.float32), np.zeros((0, 3), np.int64), np.zeros((2, 0), np.float32)):
+        both(lambda L, x: L.unique_consecutive(x, return_inverse=True, return_counts=True), empty)
+    both(lambda L, x: L.unique_consecutive(x, return_counts=True, dim=0), np.zeros((0, 3), np.int64))
 
 
 def test_searchsorted_bucketize():
@@ -90,6 +93,21 @@ def test_searchsorted_bucketize():
     both(lambda L, s, x: L.searchsorted(s, x), s2, v)
     raises_like_torch(lambda L, s, x: L.bucketize(x, s), s2, v)
 
+
+
+def test_convert_indices_between_coo_and_csr():
+    # torch_geometric's index2ptr (HGTConv, CSR adjacency) calls torch._convert_indices_from_coo_to_csr
+    rows = np.array([0, 0, 2, 2, 2, 4], np.int64)
+    for size in (5, 6, 8):  # (indices >= size write out of bounds in torch's kernel)
+        for out_int32 in (False, True):
+            both(lambda L, r: L._convert_indices_from_coo_to_csr(r, size, out_int32=out_int32), rows)
+    both(lambda L, r: L._convert_indices_from_coo_to_csr(r, 6), rows.astype(np.int32))  # (torch crashes on size 2)
+    raises_like_torch(lambda L, r: L._convert_indices_from_coo_to_csr(r, 2), rows.astype(np.float32))
+    crow, col = np.array([0, 2, 2, 5], np.int64), np.array([1, 0, 2, 1, 0], np.int64)
+    for out_int32 in (False, True):
+        for transpose in (False, True):
+            both(lambda L, c, k: L._convert_indices_from_csr_to_coo(c, k, out_int32=out_int32, transpose=transpose),
+                 crow, col)
 
 def test_bincount():
     x = np.array([0, 2, 2, 5, 1], np.int64)

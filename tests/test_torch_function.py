@@ -81,3 +81,39 @@ def test_warnings_name_the_callers_line_like_torch(subclass):
         assert r.returncode == 0, r.stderr[-3000:]
         outs.append(r.stdout)
     assert outs[1] == outs[0] and "<string>" in outs[0]
+
+
+def test_einsum_list_form_reaches_overrides_flat_and_modes_as_called():
+    # torch.functional.einsum(eq, [a, b]) recurses as einsum(eq, a, b): a subclass or an fx Proxy sees the flat
+    # operands (opt_einsum's torch backend always passes a list; opt_einsum_fx reads node.args[1:] as operands);
+    # a TorchFunctionMode sees the call before that rewrite
+    torch = pytest.importorskip("torch", reason="the recorded arguments are compared with torch's")
+    import numpy as np
+    import torchlike
+    seen = {}
+    for lib in (torch, torchlike):
+        log = seen[lib.__name__] = []
+
+        class Logged(lib.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None, log=log):
+                if func.__name__ == "einsum":
+                    log.append(("subclass", [type(a).__name__ for a in args]))
+                return super().__torch_function__(func, types, args, kwargs or {})
+
+        class Mode(lib.overrides.TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None, log=log):
+                if func.__name__ == "einsum":
+                    log.append(("mode", [type(a).__name__ for a in args]))
+                return func(*args, **(kwargs or {}))
+
+        a = lib.tensor(np.eye(2, dtype=np.float32)).as_subclass(Logged)
+        b = lib.tensor(np.ones((2, 3), np.float32))
+        log.append(lib.einsum("ij,jk->ik", [a, b]).sum().item())
+        log.append(lib.einsum("ij,jk->ik", (b.T, a)).sum().item())
+        with Mode():
+            lib.einsum("ij,jk->ik", [b.T, b])
+        gm = lib.fx.symbolic_trace(lambda x, y: lib.einsum("ij,jk->ik", [x, y]))
+        log.append([len(n.args) for n in gm.graph.nodes if n.op == "call_function"])
+    assert seen["torchlike"] == seen["torch"]
+    assert ("subclass", ["str", "Logged", "Tensor"]) in seen["torch"]

@@ -40,7 +40,7 @@ __all__ = ["DispatchKey", "DispatchKeySet", "DisableTorchFunction", "DisableTorc
            "_ExcludeDispatchKeyGuard", "_IncludeDispatchKeyGuard", "_get_tracing_state", "_log_api_usage_once",
            "_log_api_usage_metadata",
            "_dispatch_has_kernel_for_dispatch_key", "_TensorMeta", "PyTorchFileReader",
-           "ScriptModule", "ScriptFunction", "_nn", "StorageBase", "Generator", "TensorBase"]
+           "ScriptModule", "ScriptObject", "ScriptFunction", "_nn", "StorageBase", "Generator", "TensorBase"]
 
 # torch's DispatchKey values (torch 2.13), in torch's order; the library-facing subset
 _KEYS = {"Undefined": 0, "BackendSelect": 11, "Python": 13, "Functionalize": 15, "Conjugate": 16, "Negative": 17,
@@ -254,6 +254,11 @@ class PyTorchFileReader:
 
 
 PyTorchFileReader.__module__ = "torch"
+
+
+class ScriptObject:
+    """TorchScript's custom class instances (``torch._C.ScriptObject``): torchlike has no TorchScript, so no object
+    is one; tracers (torch.fx's, torch_geometric's) test module attributes against it."""
 
 
 class ScriptModule:

@@ -31,7 +31,7 @@ __all__ = ["enable", "enabled", "register_namespace", "overloaded_args", "handle
            "handle_torch_function",
            "has_torch_function_variadic", "DisableTorchFunction",
            "default_nowrap_functions", "IGNORED_TORCH_NAMES", "retry_with_overrides", "redispatch",
-           "enabled_while"]
+           "enabled_while", "register_argument_form"]
 
 
 def disabled_torch_function_impl(func, types, args=(), kwargs=None):
@@ -230,8 +230,20 @@ def _entry(key, args, kwargs):
     if not (_state.subclass_off or _state.all_off):
         found = overloaded_args(args, kwargs)
         if found is not None:
-            return handle(public, found, args, kwargs)
+            form = _ARG_FORMS.get(_PUBLIC_NAMES.get(_ORIGINALS[key])) if _ARG_FORMS else None
+            return handle(public, found, form(args) if form is not None else args, kwargs)
     return impl(*args, **kwargs)
+
+
+_ARG_FORMS = {}  # torch API name -> the arguments torch's own Python hands the overriding types (see below)
+
+
+def register_argument_form(api_name, form):
+    """Where torch's Python rewrites a call before dispatching it (``torch.functional.einsum(eq, [a, b])`` calls
+    ``einsum(eq, a, b)``), ``form(args)`` gives the overriding types -- found inside a list argument -- the
+    rewritten arguments, as they get in torch (torch.fx records ``einsum('ij,jk->ik', a, b)``; opt_einsum_fx
+    reads the operands from there). A TorchFunctionMode sees the call as made, before torch's rewrite."""
+    _ARG_FORMS[api_name] = form
 
 
 _TEMPLATES = {}

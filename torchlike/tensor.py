@@ -99,13 +99,14 @@ class Tensor(TensorCasts, TensorPickling):
         """Legacy ``torch.Tensor(2, 3)`` (uninitialised float) / ``torch.Tensor([1, 2])`` constructor."""
         from . import _creation  # lazy: the legacy constructor builds through creation (layer 3)
         dt = _dtype.get_default_dtype() if dtype is None else dtype
-        if len(args) == 1 and not isinstance(args[0], numbers.Integral):
+        # a torch.Size is a shape, any other sequence is data; no arguments at all is an empty tensor
+        if len(args) == 1 and not isinstance(args[0], (numbers.Integral, Size)):
             src = args[0]
             if isinstance(src, Tensor):
                 return src
             t = _creation.tensor(src, dtype=dt, device=device)
         else:
-            shape = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+            shape = args[0] if len(args) == 1 and isinstance(args[0], Size) else args or (0,)
             t = _creation.zeros(*shape, dtype=dt, device=device)
         if cls is not Tensor:
             t = t.as_subclass(cls)

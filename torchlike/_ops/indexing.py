@@ -301,10 +301,12 @@ def prepare_adv(adv, res_shape):
             v = v.astype(np.int64, copy=False)
             if v.size <= 256:  # (Python's min/max of a short list beat numpy's reductions' call overhead)
                 flat = v.ravel().tolist()
-                lo, hi = (min(flat), max(flat)) if flat else (0, 0)
+                lo, hi = (min(flat), max(flat)) if flat else (0, -1)  # no index: none out of bounds, even of size 0
             else:
                 lo, hi = int(v.min()), int(v.max())
             if lo < -n or hi >= n:
+                if n == 0:  # torch's message names neither index nor dimension then
+                    raise IndexError("index is out of bounds for dimension with size 0")
                 bad = (v < -n) | (v >= n)
                 raise IndexError(f"index {int(v[bad].reshape(-1)[0])} is out of bounds for dimension {k} with "
                                  f"size {n}")

@@ -354,6 +354,16 @@ def _einsum_contracts(*args):
     return bool(ins - set(rhs))
 
 
+
+def _einsum_flat(args):
+    """``einsum(eq, [a, b])`` as ``einsum(eq, a, b)``: torch.functional.einsum's recursion for the list form."""
+    if len(args) == 2 and isinstance(args[0], str) and isinstance(args[1], (list, tuple)):
+        return (args[0], *args[1])
+    return args
+
+
+_torch_function.register_argument_form("torch.einsum", _einsum_flat)
+
 @register(method=False)
 @_amp.lower_if(_einsum_contracts)
 def einsum(*args):

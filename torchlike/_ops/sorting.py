@@ -10,6 +10,7 @@ bucketize, bincount, histc, histogram.
 from __future__ import annotations
 
 import builtins as _b
+import math
 import numbers
 
 import jax
@@ -232,7 +233,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         moved = np.moveaxis(a, d, 0)
         inv_shape = (moved.shape[0],)
     n = moved.shape[0]
-    rows = moved.reshape(n, -1)
+    rows = moved.reshape(n, math.prod(moved.shape[1:]))  # not -1: an empty input has no size to infer
     new = np.ones(n, bool)
     if n:
         new[1:] = np.any(rows[1:] != rows[:-1], axis=1) if rows.shape[1] else False
@@ -310,6 +311,42 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return _searchsorted_call(boundaries, input, right, None, None, out_int32, "torch.bucketize")
 
+
+
+def _index_dtype_check(t, kernel):
+    if t.dtype._kind != 1:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype._CAP[t.dtype.name]}\'')
+
+
+@register(method=False, differentiable=False)
+def _convert_indices_from_coo_to_csr(input, size, *, out_int32=False):
+    """Compressed row pointers of sorted COO row indices: entry ``i`` of the ``size + 1`` counts the indices below
+    ``i`` (torch_geometric's ``index2ptr``).
+
+    >>> import torchlike
+    >>> torchlike._convert_indices_from_coo_to_csr(torchlike.tensor([0, 0, 2]), 3)
+    tensor([0, 2, 2, 3])
+    """
+    _index_dtype_check(input, "convert_indices_from_coo_to_csr_cpu")
+    rows = Tensor._wrap(jnp.arange(int(size) + 1, dtype=input.dtype.np), input._dev)
+    return _searchsorted_call(input, rows, False, None, None, out_int32, "torch.searchsorted")
+
+
+@register(method=False, differentiable=False)
+def _convert_indices_from_csr_to_coo(crow_indices, col_indices, *, out_int32=False, transpose=False):
+    """The (2, nnz) COO indices of CSR ``crow_indices``/``col_indices`` (rows first; columns first if ``transpose``).
+
+    >>> import torchlike
+    >>> torchlike._convert_indices_from_csr_to_coo(torchlike.tensor([0, 2, 3]), torchlike.tensor([1, 0, 1]))
+    tensor([[0, 0, 1],
+            [1, 0, 1]])
+    """
+    _index_dtype_check(crow_indices, "convert_indices_from_csr_to_coo_cpu")
+    crow = np.asarray(_np(crow_indices, "_convert_indices_from_csr_to_coo()"), np.int64)
+    dt = np.int32 if out_int32 else np.int64
+    rows = np.repeat(np.arange(len(crow) - 1), np.diff(crow)).astype(dt)
+    cols = np.asarray(_np(col_indices), dt)
+    return _wrap_np(np.stack([cols, rows] if transpose else [rows, cols]), crow_indices, dt)
 
 # --- bincount / histc / histogram --------------------------------------------------------------
 def _bincount_impl(x, w, length, dt):

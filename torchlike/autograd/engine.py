@@ -280,9 +280,12 @@ def _tensor_hooks(node, cts, as_tensor, create_graph):
     for idx in range(len(cts)):
         if cts[idx] is None:
             continue
+        g = None  # one tensor object through the hooks, as torch: a hook may set attributes a later one reads
         for h in (th or {}).get(idx, ()):
-            r = h(as_tensor(cts[idx]))
+            g = as_tensor(cts[idx]) if g is None else g
+            r = h(g)
             if r is not None:
+                g = r
                 cts[idx] = r if create_graph else _raw(r)
         if ret and idx in ret:
             t = ret[idx]()

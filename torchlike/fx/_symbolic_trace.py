@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import builtins
 import enum
+import functools
 import importlib
+import itertools
 import inspect
 import math
 import operator
@@ -25,6 +27,7 @@ import sys
 import types
 
 from .. import _torch_function
+from .._C import ScriptObject  # noqa: F401 (torch.fx._symbolic_trace's name)
 from .._dtype import dtype as _dtype_cls
 from ..nn.modules.container import Sequential
 from ..nn.modules.module import Module
@@ -33,6 +36,7 @@ from ..tensor import Tensor
 from .graph import Graph, base_globals
 from . import graph_module as _graph_module
 from .graph_module import GraphModule, exec_forward
+from ._patcher import _Patcher, compatibility  # noqa: F401 (torch.fx._symbolic_trace's names)
 from .node import WRAPPED, Node
 from .proxy import _ITER_MESSAGE, Attribute, ParameterProxy, Proxy, TraceError, proxies_in
 
@@ -120,6 +124,10 @@ class Tracer:
 
     def __init__(self, autowrap_modules=(math,), autowrap_functions=(), param_shapes_constant=False):
         self.autowrap_modules, self.autowrap_functions = autowrap_modules, autowrap_functions
+        # torch's names for the same (a Tracer.trace written outside torch, as torch_geometric's, reads them)
+        self._autowrap_function_ids = {id(v) for n, v in itertools.chain(*(vars(m).items() for m in autowrap_modules))
+                                       if not n.startswith("_") and callable(v)} | {id(f) for f in autowrap_functions}
+        self._autowrap_search = list(autowrap_modules)
         self.param_shapes_constant = param_shapes_constant
         self.proxy_buffer_attributes = True
         self.submodule_paths = None
@@ -190,10 +198,15 @@ class Tracer:
 
     def path_of_module(self, mod):
         """The qualified name of submodule ``mod`` of the root."""
-        path = self.submodule_paths.get(id(mod))
-        if path is None:
-            raise NameError("module is not installed as a submodule")
-        return path
+        if self.submodule_paths:  # keyed by module, as torch's (a trace of one's own fills it so)
+            path = self.submodule_paths.get(mod)
+            if path is None:
+                raise NameError("module is not installed as a submodule")
+            return path
+        for name, m in self.root.named_modules():
+            if m is mod:
+                return name
+        raise NameError("module is not installed as a submodule")
 
     def call_module(self, m, forward, args, kwargs):
         """A call of submodule ``m``: a call_module node for a leaf, else ``forward`` traced through."""
@@ -269,6 +282,12 @@ class Tracer:
             values.append(self.create_proxy("placeholder", p.name, default, {}, type_expr=typed))
         return values
 
+    def create_args_for_root(self, root_fn, is_module, concrete_args=None):
+        """torch's hook for a ``trace`` of one's own: ``root_fn`` callable on the returned arguments (the root module
+        first for a module's forward, then one placeholder Proxy or concrete value per parameter)."""
+        args = self._placeholders(root_fn, is_module, concrete_args)
+        return _positional_form(root_fn), ([self.root] if is_module else []) + args
+
     def _autowrap(self, fn, saved):
         """Make the public functions of ``autowrap_modules`` (``math``) and ``autowrap_functions`` leaves while
         tracing, both as module attributes (``math.sqrt``) and as globals of the traced code (``from math import
@@ -297,9 +316,7 @@ class Tracer:
             self.root, fn, skip_self = Module(), root, False
         self.graph = Graph(tracer_cls=type(self))
         self.tensor_attrs = {}
-        self.submodule_paths = {}
-        for name, mod in self.root.named_modules():
-            self.submodule_paths.setdefault(id(mod), name)
+        self.submodule_paths = {mod: name for name, mod in self.root.named_modules()}
         cache = {}
         tracer = self
         orig_call = Module.__dict__.get("__call__")
@@ -340,6 +357,39 @@ class Tracer:
                     else:
                         globals_.pop(name, None)
         return self.graph
+
+
+# ---- torch.fx._symbolic_trace's module-level helpers, for a Tracer.trace written outside torch --------------------
+FunctionType = types.FunctionType
+_orig_module_call = Module.__call__
+_orig_module_getattr = Module.__getattr__
+
+
+def _create_wrapped_func(orig_fn):
+    """``orig_fn`` as a leaf: called on Proxies it records one call_function node in their tracer's graph."""
+    @functools.wraps(orig_fn)
+    def wrapped(*args, **kwargs):
+        found = proxies_in(args, kwargs)
+        if found:
+            return found[0].tracer.create_proxy("call_function", orig_fn, args, kwargs)
+        return orig_fn(*args, **kwargs)
+    WRAPPED[id(orig_fn)] = orig_fn
+    return wrapped
+
+
+def _patch_wrapped_functions(patcher):
+    """Patch the functions registered with ``wrap`` into their modules' globals for the patcher's block."""
+    for globals_, name in _WRAPPED:
+        if name in globals_ or name in vars(builtins):
+            patcher.patch(globals_, name, _create_wrapped_func(globals_.get(name, vars(builtins).get(name))))
+
+
+def _autowrap_check(patcher, frame_dict, function_ids):
+    """Patch the public functions of ``frame_dict`` whose ids are in ``function_ids`` (``math.sqrt``) as leaves."""
+    if patcher.visit_once(frame_dict):
+        for name, value in list(frame_dict.items()):
+            if not name.startswith("_") and callable(value) and id(value) in function_ids:
+                patcher.patch(frame_dict, name, _create_wrapped_func(value))
 
 
 def symbolic_trace(root, concrete_args=None):

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import builtins
-import contextlib
 import copy
 import inspect
 import keyword
@@ -267,6 +266,22 @@ def _resolve(root, dotted):
     return obj
 
 
+
+class _InsertPoint:
+    """torch's insert point: it moves the graph's insertion point when made, not when entered (torch_geometric calls
+    ``graph.inserting_after(node)`` without ``with``), and ``__exit__`` moves it back."""
+
+    def __init__(self, graph, insert):
+        self.graph = graph
+        self.orig_insert, graph._insert = graph._insert, insert
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        self.graph._insert = self.orig_insert
+
+
 class Graph:
     """The program of an FX ``GraphModule``: a list of ``Node`` (torch.fx.Graph).
 
@@ -350,21 +365,15 @@ class Graph:
     def output(self, result, type_expr=None):
         return self.create_node("output", "output", (result,), type_expr=type_expr)
 
-    @contextlib.contextmanager
-    def _inserting(self, insert):
-        saved, self._insert = self._insert, insert
-        try:
-            yield
-        finally:
-            self._insert = saved
-
     def inserting_before(self, n=None):
-        """Context manager: new nodes go before ``n`` (the start of the graph if None)."""
-        return self._inserting(n.prepend if n is not None else self._root.append)
+        """New nodes go before ``n`` (the start of the graph if None) from now on; as a context manager, until the
+        block ends."""
+        return _InsertPoint(self, n.prepend) if n is not None else self.inserting_after(self._root)
 
     def inserting_after(self, n=None):
-        """Context manager: new nodes go after ``n`` (the start of the graph if None)."""
-        return self._inserting(n.append if n is not None else self._root.append)
+        """New nodes go after ``n`` (the end of the graph if None, as torch's code does) from now on; as a context
+        manager, until the block ends."""
+        return _InsertPoint(self, n.append) if n is not None else self.inserting_before(self._root)
 
     def erase_node(self, to_erase):
         """Remove a node that has no users."""

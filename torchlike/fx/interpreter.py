@@ -159,7 +159,7 @@ class Transformer(Interpreter):
         self.new_graph = Graph()
         self.tracer = _TransformerTracer(self.new_graph)
         self.tracer.root = module
-        self.tracer.submodule_paths = {id(m): n for n, m in module.named_modules()}
+        self.tracer.submodule_paths = {m: n for n, m in module.named_modules()}
 
     def placeholder(self, target, args, kwargs):
         default = args[0] if args else Graph.placeholder.__defaults__[1]

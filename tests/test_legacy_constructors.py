@@ -1,0 +1,39 @@
+"""The legacy constructors ``torch.Tensor(...)``, ``torch.FloatTensor(...)`` & co. read their arguments as torch does:
+integers or one ``torch.Size`` are a shape (uninitialised values), any other sequence is data, nothing at all is an
+empty 1-d tensor. captum's default perturbation in ``sensitivity_max`` builds ``torch.FloatTensor(x.size())``."""
+import pytest
+import torch
+
+import torchlike
+
+CASES = [
+    ("Tensor", lambda lib: (lib.Size([2, 3]),)),
+    ("FloatTensor", lambda lib: (lib.Size([6, 1, 4]),)),
+    ("LongTensor", lambda lib: (lib.Size([4]),)),
+    ("DoubleTensor", lambda lib: (lib.Size([]),)),
+    ("FloatTensor", lambda lib: ()),
+    ("Tensor", lambda lib: ()),
+    ("FloatTensor", lambda lib: (2, 3)),
+    ("FloatTensor", lambda lib: ([2, 3],)),
+    ("Tensor", lambda lib: ((2, 3),)),
+    ("DoubleTensor", lambda lib: ((2, 3),)),
+    ("LongTensor", lambda lib: ([[1, 2], [3, 4]],)),
+]
+
+
+@pytest.mark.parametrize("name,args", CASES)
+def test_legacy_constructor_shape_and_dtype_match_torch(name, args):
+    theirs = getattr(torch, name)(*args(torch))
+    ours = getattr(torchlike, name)(*args(torchlike))
+    assert (tuple(ours.shape), str(ours.dtype)) == (tuple(theirs.shape), str(theirs.dtype))
+    if not (args(torch) and isinstance(args(torch)[0], (int, torch.Size))):  # data, not uninitialised memory
+        assert ours.tolist() == theirs.tolist()
+
+
+def test_uniform_on_a_legacy_tensor_of_a_size_draws_torch_numbers():
+    for lib in (torch, torchlike):
+        lib.manual_seed(0)
+        t = lib.FloatTensor(lib.Size([2, 3])).uniform_(-0.02, 0.02).flatten()
+        if lib is torch:
+            expected = t.tolist()
+    assert t.tolist() == pytest.approx(expected, rel=1e-6)
