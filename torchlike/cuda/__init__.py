@@ -16,9 +16,9 @@ from . import amp  # noqa: F401
 from .graphs import CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing, make_graphed_callables  # noqa
 from ._runtime import (  # noqa: F401 - torch.cuda's names
     caching_allocator_alloc, caching_allocator_delete, can_device_access_peer, get_arch_list, get_gencode_flags,
-    get_sync_debug_mode, initial_seed, ipc_collect, list_gpu_processes, max_memory_cached, memory_cached,
-    memory_snapshot, memory_summary, missing_binding, nvtx, require_gpu, reset_accumulated_memory_stats, seed,
-    seed_all, set_per_process_memory_fraction, set_sync_debug_mode, temperature, utilization)
+    get_sync_debug_mode, initial_seed, ipc_collect, list_gpu_processes, memory_snapshot, missing_binding, nvtx,
+    require_gpu, reset_accumulated_memory_stats, seed, seed_all, set_per_process_memory_fraction,
+    set_sync_debug_mode, temperature, utilization)
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize", "manual_seed",
            "manual_seed_all", "is_bf16_supported", "get_device_name", "empty_cache", "memory_allocated",
@@ -193,6 +193,25 @@ def memory_stats(device=None):
 def mem_get_info(device=None):
     """(free, total) bytes of the GPU."""
     return _mem.mem_info(_gpu(device))
+
+
+def memory_summary(device=None, abbreviated=False) -> str:
+    if not _gpus():
+        raise KeyError("allocated_bytes.all.current")
+    return (f"|  allocated: {memory_allocated(device)} bytes  |  reserved: {memory_reserved(device)} bytes  |\n"
+            "(XLA's allocator: torch's per-pool statistics are not available)")
+
+
+def memory_cached(device=None) -> int:
+    warnings.warn("`torch.cuda.memory_cached` has been renamed to `torch.cuda.memory_reserved`", FutureWarning,
+                  stacklevel=2)
+    return memory_reserved(device)
+
+
+def max_memory_cached(device=None) -> int:
+    warnings.warn("`torch.cuda.max_memory_cached` has been renamed to `torch.cuda.max_memory_reserved`",
+                  FutureWarning, stacklevel=2)
+    return max_memory_reserved(device)
 
 
 def reset_peak_memory_stats(device=None) -> None:

@@ -11,14 +11,13 @@ does). With a GPU they act on JAX's GPU devices where that has a meaning and are
 from __future__ import annotations
 
 import contextlib
-import warnings
 
 from .. import _random
 from .._device import _gpus
 
-__all__ = ["seed", "seed_all", "initial_seed", "ipc_collect", "get_arch_list", "get_gencode_flags", "memory_summary",
+__all__ = ["seed", "seed_all", "initial_seed", "ipc_collect", "get_arch_list", "get_gencode_flags",
            "set_per_process_memory_fraction", "reset_accumulated_memory_stats", "memory_snapshot",
-           "list_gpu_processes", "utilization", "temperature", "memory_cached", "max_memory_cached",
+           "list_gpu_processes", "utilization", "temperature",
            "caching_allocator_alloc", "caching_allocator_delete", "can_device_access_peer", "set_sync_debug_mode",
            "get_sync_debug_mode", "nvtx", "require_gpu", "missing_binding"]
 
@@ -65,14 +64,6 @@ def get_gencode_flags() -> str:
     return " ".join(f"-gencode compute=compute_{a[3:]},code={a}" for a in get_arch_list())
 
 
-def memory_summary(device=None, abbreviated=False) -> str:
-    if not _gpus():
-        raise KeyError("allocated_bytes.all.current")
-    from . import memory_allocated, memory_reserved   # (the package re-exports this module: imported late)
-    return (f"|  allocated: {memory_allocated(device)} bytes  |  reserved: {memory_reserved(device)} bytes  |\n"
-            "(XLA's allocator: torch's per-pool statistics are not available)")
-
-
 def set_per_process_memory_fraction(fraction, device=None) -> None:
     """XLA fixes its GPU memory pool at start-up (``XLA_PYTHON_CLIENT_MEM_FRACTION``): accepted, not applied."""
     require_gpu()
@@ -115,20 +106,6 @@ def temperature(device=None) -> int:
     pynvml = _nvml()
     pynvml.nvmlInit()
     return pynvml.nvmlDeviceGetTemperature(pynvml.nvmlDeviceGetHandleByIndex(device or 0), 0)
-
-
-def memory_cached(device=None) -> int:
-    warnings.warn("`torch.cuda.memory_cached` has been renamed to `torch.cuda.memory_reserved`", FutureWarning,
-                  stacklevel=2)
-    from . import memory_reserved
-    return memory_reserved(device)
-
-
-def max_memory_cached(device=None) -> int:
-    warnings.warn("`torch.cuda.max_memory_cached` has been renamed to `torch.cuda.max_memory_reserved`",
-                  FutureWarning, stacklevel=2)
-    from . import max_memory_reserved
-    return max_memory_reserved(device)
 
 
 def caching_allocator_alloc(size, device=None, stream=None):

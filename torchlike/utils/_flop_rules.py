@@ -14,6 +14,11 @@ from __future__ import annotations
 
 import math
 
+try:   # jax's dependency; torch takes its contraction path when it is installed
+    import opt_einsum
+except ImportError:   # pragma: no cover - jax requires it
+    opt_einsum = None
+
 from ..tensor import Tensor as _Tensor
 from .._ops.addmm import _axpby_impl
 from .._ops.matmul import _einsum_impl, _inner_impl, _matmul_impl, _multi_dot_impl, _tensordot_impl
@@ -314,11 +319,12 @@ def _einsum_path(eq, shapes):
     """The pairs torch contracts: opt_einsum's path for three or more operands, as torch uses it."""
     if len(shapes) < 3:
         return [(0, 1)]
-    try:
-        import opt_einsum   # (jax's dependency; torch takes its path when it is installed)
-        return opt_einsum.contract_path(eq, *shapes, shapes=True, optimize="auto")[0]
-    except Exception:   # no opt_einsum, or an equation it does not take: torch goes left to right
-        return [(0, 1)] * (len(shapes) - 1)
+    if opt_einsum is not None:
+        try:
+            return opt_einsum.contract_path(eq, *shapes, shapes=True, optimize="auto")[0]
+        except ValueError:   # an equation it does not take (torch's own spelling): left to right
+            pass
+    return [(0, 1)] * (len(shapes) - 1)
 
 
 def _rule_einsum(args, statics, name, out):
