@@ -282,7 +282,7 @@ TORCH_NAMES = {
     "NdtriBackward0": "SpecialNdtriBackward0", "LogNdtrBackward0": "SpecialLogNdtrBackward0",
     "ErfcxBackward0": "SpecialErfcxBackward0", "ExpitBackward0": "SigmoidBackward0",
     "SquareBackward0": "PowBackward0", "CopyBackwards": "torch::autograd::CopyBackwards",
-    "CopySlices": "torch::autograd::CopySlices",
+    "CopySlices": "torch::autograd::CopySlices", "NotImplemented": "torch::autograd::NotImplemented",
     "AddmmBackward0:linear": "AddmmBackward0", "MmBackward0:linear": "MmBackward0",
 }
 

@@ -19,6 +19,7 @@ import numpy as np
 from .. import _dtype
 from .._errors import GraphBreak
 from ..return_types import make
+from .._dispatch import not_implemented_node
 from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
 from .reduction import check_nonempty
 from .._errors import check_alloc, int_arg
@@ -316,7 +317,7 @@ def _bincount_impl(x, w, length, dt):
     return jnp.bincount(x, None if w is None else cast(w, dt), length=length).astype(dt)
 
 
-@register(differentiable=False)
+@register(differentiable="bincount")
 def bincount(input, weights=None, minlength=0):
     """Counts (or summed ``weights``) of each non-negative integer; length max(input) + 1 or ``minlength``.
 
@@ -341,7 +342,7 @@ def bincount(input, weights=None, minlength=0):
         dt = np.dtype(np.int64)
     else:
         dt = np.dtype(np.float32 if weights.dtype is _dtype.float32 else np.float64)
-    return dispatch(_bincount_impl, (input, weights), (("length", length), ("dt", dt)), diff=False)
+    return dispatch(_bincount_impl, (input, weights), (("length", length), ("dt", dt)), diff="bincount")
 
 
 def _outer_edges(input, lo, hi, name):
@@ -446,7 +447,7 @@ def _histogram_impl(x, edges, w, density):
     return hist
 
 
-@register(differentiable=False, out=True)
+@register(differentiable="histogram", out=True)
 def histogram(input, bins, *, range=None, weight=None, density=False):
     """(hist, bin_edges): ``bins`` equal bins over ``range`` (default: data range), or explicit edges.
 
@@ -468,4 +469,4 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
             lo, hi = _histogram_range(input, range)
             edges = _wrap_np(_linspace_np(lo, hi, int(bins) + 1, input.dtype.np), input)
     hist = dispatch(_histogram_impl, (input, edges, weight), (("density", bool(density)),), diff=False)
-    return make("histogram")(hist, edges)
+    return make("histogram")(*not_implemented_node("histogram", (input, bins, weight), (hist, edges)))
