@@ -158,7 +158,7 @@ def test_histogram_under_compile():
 
 # --- multinomial without replacement: tied p / q values come out in torch's topk order ------------
 def test_topk_order_is_torchs_for_ties_and_nans():
-    from torchlike._mt_rejection import topk_order
+    from torchlike._stl_order import topk_order
     rs = np.random.RandomState(0)
     for t in range(150):
         n = int(rs.choice([5, 17, 50, 300, 2000]))
@@ -167,3 +167,40 @@ def test_topk_order_is_torchs_for_ties_and_nans():
         if t % 7 == 0:
             v[rs.randint(0, n, 3)] = np.nan
         assert topk_order(v.tolist(), k) == torch.topk(torch.tensor(v), k).indices.tolist(), (n, k)
+
+
+# --- stable=False: equal keys in torch's CPU order (libstdc++'s introsort, _stl_order) -------------------
+@pytest.mark.parametrize("shape,dim", [((20,), 0), ((3, 40), -1), ((40, 3), 0), ((300,), 0), ((33000,), 0)])
+@pytest.mark.parametrize("dt", ["float32", "int64", "bool", "float64"])
+def test_unstable_sort_ties_in_torchs_order(shape, dim, dt):
+    rng = np.random.default_rng(sum(shape))
+    a = rng.integers(0, 3, shape).astype(dt)
+    if dt == "float64":
+        a.reshape(-1)[rng.integers(0, a.size, 4)] = np.nan
+        a.reshape(-1)[rng.integers(0, a.size, 4)] = -0.0
+    for desc in (False, True):
+        both(lambda L, x: L.sort(x, dim, desc), a, grad=dt == "float32")
+        both(lambda L, x: L.argsort(x, dim=dim, descending=desc), a)
+        both(lambda L, x: x.sort(dim=dim, descending=desc, stable=True), a)
+    both(lambda L, x: L.msort(x), a)
+
+
+def test_stl_order_replays_libstdcxx_like_torch():
+    """The algorithms behind sort / topk, over many tie patterns and sizes (heap fallback included)."""
+    from torchlike._stl_order import topk_order, unstable_orders
+    rng = np.random.default_rng(0)
+    for t in range(120):
+        n = int(rng.choice([2, 5, 17, 50, 300, 2000]))
+        v = rng.integers(0, int(rng.choice([2, 3, 10, 1000])), n).astype(np.float32)
+        if t % 7 == 0:
+            v[rng.integers(0, n, 3)] = np.nan
+        k = int(rng.integers(1, n + 1)) if t % 2 else max(1, n // 70)
+        for largest in (True, False):
+            for srt in (True, False):
+                assert topk_order(v.tolist(), k, largest, srt) == \
+                    torch.topk(torch.tensor(v), k, largest=largest, sorted=srt).indices.tolist()
+        for desc in (False, True):
+            o = unstable_orders(v, desc)
+            expected = torch.sort(torch.tensor(v), descending=desc).indices.numpy()
+            assert o is None and (expected == torch.sort(torch.tensor(v), descending=desc, stable=True).indices.numpy()).all() \
+                or (o == expected).all()

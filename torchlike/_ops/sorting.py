@@ -22,6 +22,7 @@ from ..return_types import make
 from .._dispatch import not_implemented_node
 from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
 from .reduction import check_nonempty
+from .._stl_order import unstable_orders, uses_introsort
 from .._errors import check_alloc, int_arg
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive", "searchsorted",
@@ -51,9 +52,28 @@ def _sort_impl(x, dim, descending):
     return jnp.take_along_axis(x, idx, axis=dim), idx.astype(jnp.int64)
 
 
+def _cpu_unstable_order(input, d, descending, stable):
+    """The indices torch's CPU sort gives with ``stable=False`` where they differ from a stable sort's (equal
+    keys in a sort dim longer than 16, see _stl_order), as an int64 tensor; else None.  Traced values
+    (compile, vmap) keep the stable order."""
+    if stable or input.ndim == 0 or input._dev.type != "cpu" or \
+            not uses_introsort(tuple(input.shape), d, descending, input.dtype.np):
+        return None
+    x = input._value
+    if isinstance(x, jax.core.Tracer):
+        return None
+    order = unstable_orders(np.moveaxis(np.asarray(x), d, -1), bool(descending))
+    return None if order is None else _wrap_np(np.moveaxis(order, -1, d), input, np.int64)
+
+
+def _sort_by_impl(x, idx, dim):
+    return jnp.take_along_axis(x, idx, axis=dim), idx
+
+
 @register(out=True)
 def sort(input, dim=-1, descending=False, stable=False):
-    """(values, indices) sorted along ``dim``; always stable; NaN sorts as the largest value.
+    """(values, indices) sorted along ``dim``; NaN sorts as the largest value; equal keys in torch's CPU
+    order (their input order with ``stable=True`` or along at most 16 elements).
 
     >>> import torchlike
     >>> torchlike.sort(torchlike.tensor([2., float('nan'), 1.]), descending=True).indices
@@ -61,7 +81,11 @@ def sort(input, dim=-1, descending=False, stable=False):
     """
     _no_complex(input)
     d = dims_arg(dim, input.ndim)[0]
-    v, i = dispatch(_sort_impl, (input,), (("dim", d), ("descending", bool(descending))), name="SortBackward0")
+    order = _cpu_unstable_order(input, d, descending, stable)
+    if order is not None:
+        v, i = dispatch(_sort_by_impl, (input, order), (("dim", d),), name="SortBackward0")
+    else:
+        v, i = dispatch(_sort_impl, (input,), (("dim", d), ("descending", bool(descending))), name="SortBackward0")
     return make("sort")(v, i)
 
 
@@ -73,7 +97,7 @@ def _argsort_impl(x, dim, descending):
 
 @register(differentiable=False)
 def argsort(input, dim=-1, descending=False, stable=False):
-    """Indices that sort ``input`` along ``dim`` (stable).
+    """Indices that sort ``input`` along ``dim`` (equal keys in torch's CPU order, as ``sort``).
 
     >>> import torchlike
     >>> torchlike.argsort(torchlike.tensor([3, 1, 2]))
@@ -81,6 +105,9 @@ def argsort(input, dim=-1, descending=False, stable=False):
     """
     _no_complex(input)
     d = dims_arg(dim, input.ndim)[0]
+    order = _cpu_unstable_order(input, d, descending, stable)
+    if order is not None:
+        return order
     return dispatch(_argsort_impl, (input,), (("dim", d), ("descending", bool(descending))), diff=False)
 
 
