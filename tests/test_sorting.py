@@ -204,3 +204,23 @@ def test_stl_order_replays_libstdcxx_like_torch():
             expected = torch.sort(torch.tensor(v), descending=desc).indices.numpy()
             assert o is None and (expected == torch.sort(torch.tensor(v), descending=desc, stable=True).indices.numpy()).all() \
                 or (o == expected).all()
+
+
+@pytest.mark.parametrize("shape,dim,k", [((50,), 0, 3), ((3, 40), -1, 5), ((40, 3), 0, 40), ((2000,), 0, 4),
+                                         ((20,), 0, 19)])
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("srt", [True, False])
+def test_topk_ties_and_unsorted_in_torchs_order(shape, dim, k, largest, srt):
+    rng = np.random.default_rng(k)
+    a = rng.integers(0, 3, shape).astype(np.float32)
+    a.reshape(-1)[rng.integers(0, a.size, 2)] = np.nan
+    both(lambda L, x: L.topk(x, k, dim, largest, srt), a, grad=True)
+    b = rng.permutation(a.size).reshape(shape).astype(np.float32)  # no ties: only sorted=False reorders
+    both(lambda L, x: L.topk(x, k, dim, largest, srt), b)
+
+
+@pytest.mark.parametrize("shape,dim", [((20,), 0), ((3, 40), -1), ((40, 3), 0), ((10,), 0)])
+def test_mode_index_is_torchs(shape, dim):
+    a = np.random.default_rng(1).integers(0, 4, shape).astype(np.float32)
+    both(lambda L, x: L.mode(x, dim), a, grad=True)
+    both(lambda L, x: L.mode(x, dim, keepdim=True), a.astype(np.int64))

@@ -2,7 +2,7 @@
 (``std::sort``'s introsort, ``std::nth_element``, ``std::partial_sort``), which are deterministic but not
 stable.  Each is replayed here element by element with torch's comparator, so tied values come out at the
 indices torch gives: ``sort`` / ``argsort`` with ``stable=False`` (``unstable_orders``), ``topk``
-(``topk_order``; multinomial without replacement draws through it too).
+(``topk_order``; multinomial without replacement draws through it too), ``mode`` (``mode_index``).
 
 >>> sort_order([0] * 20)[:4]
 [10, 19, 18, 17]
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["sort_order", "topk_order", "unstable_orders", "uses_introsort"]
+__all__ = ["sort_order", "topk_order", "unstable_orders", "uses_introsort", "mode_index"]
 
 _THRESHOLD = 16  # libstdc++'s _S_threshold
 _RADIX_MIN = 32768  # at::internal::GRAIN_SIZE: from there a 1-D ascending integer sort is fbgemm's (stable) radix
@@ -238,3 +238,14 @@ def unstable_orders(values, descending):
         ranks = np.unique(row, return_inverse=True)[1].reshape(-1)
         out[r] = sort_order((-ranks if descending else ranks).tolist())
     return out.reshape(values.shape)
+
+
+def mode_index(row):
+    """The index torch's CPU ``mode`` returns for the 1-D numpy ``row`` (no NaN): it std::sorts the (value,
+    index) pairs and takes the last pair of the first most frequent run."""
+    ranks = np.unique(row, return_inverse=True)[1].reshape(-1)
+    perm = sort_order(ranks.tolist())
+    srt = ranks[perm]
+    ends = np.flatnonzero(np.append(srt[1:] != srt[:-1], True))
+    counts = np.diff(np.concatenate([[-1], ends]))
+    return perm[ends[int(np.argmax(counts))]]

@@ -22,7 +22,7 @@ from ..return_types import make
 from .._dispatch import not_implemented_node
 from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
 from .reduction import check_nonempty
-from .._stl_order import unstable_orders, uses_introsort
+from .._stl_order import topk_order, unstable_orders, uses_introsort
 from .._errors import check_alloc, int_arg
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive", "searchsorted",
@@ -148,7 +148,43 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         raise RuntimeError("selected index k out of range")
     v, i = dispatch(_topk_impl, (input,), (("k", int(k)), ("dim", d), ("largest", bool(largest))),
                     name="TopkBackward0")
+    order = _cpu_topk_order(input, v, i, int(k), d, bool(largest), bool(sorted))
+    if order is not None:
+        v, i = dispatch(_sort_by_impl, (input, order), (("dim", d),), name="TopkBackward0")
     return make("topk")(v, i)
+
+
+def _cpu_topk_order(input, values, indices, k, d, largest, sorted):
+    """The indices torch's CPU topk gives where they differ from the stable order's (equal values in or at
+    the edge of the top k, or ``sorted=False`` when torch selects with nth_element), as an int64 tensor;
+    else None.  Traced values (compile, vmap) keep the stable order."""
+    n = input.shape[d] if input.ndim else 1
+    x = input._value
+    if n <= 3 or k == 0 or input._dev.type != "cpu" or isinstance(x, jax.core.Tracer):
+        return None
+    rows = np.moveaxis(np.asarray(x), d, -1).reshape(-1, n)
+    if rows.dtype.kind in "fV":
+        rows = rows.astype(np.float64)
+    if not sorted and k * 64 > n:
+        todo = np.ones(rows.shape[0], bool)  # nth_element's order, ties or not
+    else:
+        top = np.moveaxis(np.asarray(values._value), d, -1).reshape(-1, k).astype(rows.dtype)
+        same = top[:, 1:] == top[:, :-1]
+        kth = top[:, -1:]
+        at_kth = rows == kth
+        if rows.dtype.kind == "f":
+            same |= np.isnan(top[:, 1:]) & np.isnan(top[:, :-1])
+            at_kth |= np.isnan(rows) & np.isnan(kth)
+        todo = same.any(axis=1) | (at_kth.sum(axis=1) > (top == kth).sum(axis=1) + (
+            (np.isnan(top) & np.isnan(kth)).sum(axis=1) if rows.dtype.kind == "f" else 0))
+    if not todo.any():
+        return None
+    out = np.moveaxis(np.asarray(indices._value), d, -1).reshape(-1, k).copy()
+    for r in np.flatnonzero(todo):
+        out[r] = topk_order(rows[r].tolist(), k, largest, sorted)
+    shape = tuple(input.shape[:d]) + tuple(input.shape[d + 1:]) + (k,)
+    return _wrap_np(np.moveaxis(out.reshape(shape), -1, d), input, np.int64)
+
 
 
 def _kth_impl(x, k, dim, keepdim):
