@@ -224,3 +224,18 @@ def test_mode_index_is_torchs(shape, dim):
     a = np.random.default_rng(1).integers(0, 4, shape).astype(np.float32)
     both(lambda L, x: L.mode(x, dim), a, grad=True)
     both(lambda L, x: L.mode(x, dim, keepdim=True), a.astype(np.int64))
+
+
+@pytest.mark.parametrize("shape,dim,k", [((5,), 0, 2), ((20,), 0, 3), ((3, 60), -1, 30), ((60, 3), 0, 60),
+                                         ((300,), 0, 150)])
+def test_kthvalue_index_among_equal_values_is_torchs(shape, dim, k):
+    rng = np.random.default_rng(k)
+    a = rng.integers(0, 3, shape).astype(np.float32)
+    a.reshape(-1)[rng.integers(0, a.size, 2)] = np.nan
+    both(lambda L, x: L.kthvalue(x, k, dim), a, grad=True)
+    both(lambda L, x: L.kthvalue(x, k, dim, keepdim=True), np.nan_to_num(a).astype(np.int64))
+    from torchlike._stl_order import quick_select_index
+    for t in range(100):
+        v = rng.integers(0, int(rng.integers(1, 5)), int(rng.integers(1, 120))).astype(np.float32)
+        j = int(rng.integers(1, v.size + 1))
+        assert quick_select_index(v.tolist(), j - 1) == torch.kthvalue(torch.tensor(v), j).indices.item()

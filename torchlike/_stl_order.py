@@ -2,7 +2,8 @@
 (``std::sort``'s introsort, ``std::nth_element``, ``std::partial_sort``), which are deterministic but not
 stable.  Each is replayed here element by element with torch's comparator, so tied values come out at the
 indices torch gives: ``sort`` / ``argsort`` with ``stable=False`` (``unstable_orders``), ``topk``
-(``topk_order``; multinomial without replacement draws through it too), ``mode`` (``mode_index``).
+(``topk_order``; multinomial without replacement draws through it too), ``mode`` (``mode_index``);
+``kthvalue`` selects with TH's quickselect instead (``quick_select_index``).
 
 >>> sort_order([0] * 20)[:4]
 [10, 19, 18, 17]
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["sort_order", "topk_order", "unstable_orders", "uses_introsort", "mode_index"]
+__all__ = ["sort_order", "topk_order", "unstable_orders", "uses_introsort", "mode_index", "quick_select_index"]
 
 _THRESHOLD = 16  # libstdc++'s _S_threshold
 _RADIX_MIN = 32768  # at::internal::GRAIN_SIZE: from there a 1-D ascending integer sort is fbgemm's (stable) radix
@@ -249,3 +250,49 @@ def mode_index(row):
     ends = np.flatnonzero(np.append(srt[1:] != srt[:-1], True))
     counts = np.diff(np.concatenate([[-1], ends]))
     return perm[ends[int(np.argmax(counts))]]
+
+
+def _gt_nan_first(x, y):
+    return (x != x and y == y) or x > y
+
+
+def quick_select_index(values, k):
+    """The index torch's CPU ``kthvalue`` returns for the ``k``-th smallest (0-based) of the list ``values``:
+    ATen's quick_select_template (Sedgewick's median-of-three quickselect from TH, NaN largest)."""
+    a = list(values)
+    ix = list(range(len(a)))
+    gt = _gt_nan_first
+
+    def swap(i, j):
+        a[i], a[j] = a[j], a[i]
+        ix[i], ix[j] = ix[j], ix[i]
+    lo, hi = 0, len(a) - 1
+    while hi > lo:
+        if hi == lo + 1:
+            if gt(a[lo], a[hi]):
+                swap(lo, hi)
+            break
+        swap((lo + hi) >> 1, lo + 1)
+        if gt(a[lo + 1], a[hi]):
+            swap(lo + 1, hi)
+        if gt(a[lo], a[hi]):
+            swap(lo, hi)
+        if gt(a[lo + 1], a[lo]):
+            swap(lo + 1, lo)
+        i, j, piv = lo + 1, hi, a[lo]
+        while True:
+            i += 1
+            while gt(piv, a[i]):
+                i += 1
+            j -= 1
+            while gt(a[j], piv):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+    return ix[k]

@@ -17,6 +17,7 @@ from .._stl_order import mode_index
 from .._errors import int_arg
 from ..return_types import make
 from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
+from .sorting import select_at_impl
 from .reduction import acc_np, _evenly, _int_acc, _norm_kind, _vnorm, check_nonempty
 from .. import _autocast as _amp
 
@@ -129,7 +130,7 @@ def mode(input, dim=-1, keepdim=False):
     check_nonempty(input, (d,), "mode")
     idx = _cpu_mode_indices(input, d)
     if idx is not None:
-        v, i = dispatch(_mode_at_impl, (input, idx), (("dim", d), ("keepdim", bool(keepdim))), name="ModeBackward0")
+        v, i = dispatch(select_at_impl, (input, idx), (("dim", d), ("keepdim", bool(keepdim))), name="ModeBackward0")
     else:
         v, i = dispatch(_mode_impl, (input,), (("dim", d), ("keepdim", bool(keepdim))), name="ModeBackward0")
     return make("mode")(v, i)
@@ -149,13 +150,6 @@ def _cpu_mode_indices(input, d):
             return None
     idx = np.array([mode_index(r) for r in flat], np.int64).reshape(rows.shape[:-1] + (1,))
     return Tensor._wrap(jnp.asarray(np.moveaxis(idx, -1, d)), input._dev)
-
-
-def _mode_at_impl(x, idx, dim, keepdim):
-    vals = jnp.take_along_axis(x, idx, axis=dim)
-    if not keepdim:
-        vals, idx = jnp.squeeze(vals, dim), jnp.squeeze(idx, dim)
-    return vals, idx
 
 
 # --- quantile ----------------------------------------------------------------------------------

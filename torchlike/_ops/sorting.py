@@ -22,7 +22,7 @@ from ..return_types import make
 from .._dispatch import not_implemented_node
 from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
 from .reduction import check_nonempty
-from .._stl_order import topk_order, unstable_orders, uses_introsort
+from .._stl_order import quick_select_index, topk_order, unstable_orders, uses_introsort
 from .._errors import check_alloc, int_arg
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive", "searchsorted",
@@ -216,7 +216,43 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     v, i = dispatch(_kth_impl, (input,), (("k", int(k)), ("dim", d), ("keepdim", bool(keepdim))),
                     name="KthvalueBackward0")
+    idx = _cpu_kth_indices(input, v, int(k), d)
+    if idx is not None:
+        v, i = dispatch(select_at_impl, (input, idx), (("dim", d), ("keepdim", bool(keepdim))),
+                        name="KthvalueBackward0")
     return make("kthvalue")(v, i)
+
+
+def _cpu_kth_indices(input, values, k, d):
+    """The indices torch's CPU kthvalue picks among values equal to the k-th (its quickselect's, see
+    _stl_order), with the reduced dim kept, where the k-th value repeats; else None."""
+    n = input.shape[d] if input.ndim else 1
+    x = input._value
+    if n <= 2 or input._dev.type != "cpu" or isinstance(x, jax.core.Tracer):
+        return None
+    rows = np.moveaxis(np.asarray(x), d, -1).reshape(-1, n)
+    if rows.dtype.kind in "fV":
+        rows = rows.astype(np.float64)
+    kth = np.asarray(values._value).reshape(-1, 1).astype(rows.dtype)
+    same = rows == kth
+    if rows.dtype.kind == "f":
+        same |= np.isnan(rows) & np.isnan(kth)
+    todo = same.sum(axis=1) > 1
+    if not todo.any():
+        return None
+    shape = tuple(input.shape[:d]) + tuple(input.shape[d + 1:])
+    out = np.argmax(same, axis=1)
+    for r in np.flatnonzero(todo):
+        out[r] = quick_select_index(rows[r].tolist(), k - 1)
+    return _wrap_np(np.expand_dims(out.reshape(shape), d), input, np.int64)
+
+
+def select_at_impl(x, idx, dim, keepdim):
+    """``x``'s values at ``idx`` (the reduced dim kept) and the indices: kthvalue / mode at chosen indices."""
+    vals = jnp.take_along_axis(x, idx, axis=dim)
+    if not keepdim:
+        vals, idx = jnp.squeeze(vals, dim), jnp.squeeze(idx, dim)
+    return vals, idx
 
 
 # --- unique (data-dependent shapes: computed eagerly with numpy) ------------------------------
