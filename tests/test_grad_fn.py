@@ -261,3 +261,17 @@ def test_composite_loss_nodes_are_named_by_reduction_like_torch(loss, r):
             warnings.simplefilter("ignore")
             return eval(LOSSES[loss], {"T": T, "F": T.nn.functional, "x": x, "y": y, "r": r}).grad_fn.name()  # noqa: S307
     assert name(torchlike) == name(torch)
+
+
+def test_not_implemented_backward_error_carries_no_jax_text():
+    """The NotImplemented node raises in the engine itself: no JAX frames or notes reach the user."""
+    import traceback
+    w = torchlike.ones(3, requires_grad=True)
+    out = torchlike.bincount(torchlike.tensor([0, 1, 1]), weights=w)
+    with pytest.raises(RuntimeError) as e:
+        out.sum().backward()
+    with pytest.raises(RuntimeError) as t:
+        torch.bincount(torch.tensor([0, 1, 1]), weights=torch.ones(3, requires_grad=True)).sum().backward()
+    assert str(e.value) == str(t.value)
+    text = "".join(traceback.format_exception(e.value))
+    assert "JAX" not in text and "jax/" not in text and "jax\\" not in text

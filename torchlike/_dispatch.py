@@ -48,12 +48,13 @@ _NOT_IMPLEMENTED: dict = {}
 
 
 def _not_implemented(op):
-    """The backward of torch's NotImplemented node for ATen ``op`` (ops without a derivative formula that
-    still record history when an input requires grad): raises as torch's engine does."""
+    """The function recorded on torch's NotImplemented node for ATen ``op`` (ops without a derivative formula
+    that still record history when an input requires grad); the node's backward raises (_tape)."""
     fn = _NOT_IMPLEMENTED.get(op)
     if fn is None:
-        def fn(*arrays, **statics):
+        def fn(*arrays, **statics):  # (forward AD: torch has no formula either)
             raise RuntimeError(f"derivative for aten::{op} is not implemented")
+        fn.aten_op = op
         fn = _NOT_IMPLEMENTED[op] = fn
     return fn
 
