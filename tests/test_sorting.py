@@ -170,7 +170,7 @@ def test_topk_order_is_torchs_for_ties_and_nans():
 
 
 # --- stable=False: equal keys in torch's CPU order (libstdc++'s introsort, _stl_order) -------------------
-@pytest.mark.parametrize("shape,dim", [((20,), 0), ((3, 40), -1), ((40, 3), 0), ((300,), 0), ((33000,), 0)])
+@pytest.mark.parametrize("shape,dim", [((20,), 0), ((3, 40), -1), ((40, 3), 0), ((300,), 0), ((16384,), 0)])
 @pytest.mark.parametrize("dt", ["float32", "int64", "bool", "float64"])
 def test_unstable_sort_ties_in_torchs_order(shape, dim, dt):
     rng = np.random.default_rng(sum(shape))
@@ -239,3 +239,9 @@ def test_kthvalue_index_among_equal_values_is_torchs(shape, dim, k):
         v = rng.integers(0, int(rng.integers(1, 5)), int(rng.integers(1, 120))).astype(np.float32)
         j = int(rng.integers(1, v.size + 1))
         assert quick_select_index(v.tolist(), j - 1) == torch.kthvalue(torch.tensor(v), j).indices.item()
+
+
+def test_large_ascending_integer_sort_is_torchs_stable_radix_sort():
+    a = np.random.default_rng(0).integers(0, 3, 33000)
+    both(lambda L, x: L.argsort(x), a)
+    both(lambda L, x: L.sort(x.to(L.int32)), a)

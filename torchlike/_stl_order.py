@@ -14,7 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["sort_order", "topk_order", "unstable_orders", "uses_introsort", "mode_index", "quick_select_index"]
+__all__ = ["sort_order", "topk_order", "unstable_orders", "uses_introsort", "mode_index", "quick_select_index",
+           "REPLAY_LIMIT"]
+
+# The replays run element by element in Python (~1 s for 8 rows of 50000 with a few ties): past this many
+# elements in one call torchlike keeps the stable order, and equal keys may then come out in another order
+# than torch's (a known difference; the values are the same).
+REPLAY_LIMIT = 1 << 14
 
 _THRESHOLD = 16  # libstdc++'s _S_threshold
 _RADIX_MIN = 32768  # at::internal::GRAIN_SIZE: from there a 1-D ascending integer sort is fbgemm's (stable) radix
@@ -232,7 +238,7 @@ def unstable_orders(values, descending):
     same = srt[:, 1:] == srt[:, :-1]
     if flat.dtype.kind == "f":
         same |= np.isnan(srt[:, 1:]) & np.isnan(srt[:, :-1])
-    if not same.any():
+    if not same.any() or flat.size > REPLAY_LIMIT:
         return None
     out = np.empty(flat.shape, np.int64)
     for r, row in enumerate(flat):

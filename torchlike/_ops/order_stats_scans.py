@@ -13,7 +13,7 @@ import numpy as np
 from jax import lax
 
 from .. import _dtype
-from .._stl_order import mode_index
+from .._stl_order import REPLAY_LIMIT, mode_index
 from .._errors import int_arg
 from ..return_types import make
 from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
@@ -141,6 +141,8 @@ def _cpu_mode_indices(input, d):
     dim longer than 16 with repeats, see _stl_order), with the reduced dim kept; else None."""
     x = input._value
     if input.ndim == 0 or input.shape[d] <= 16 or input._dev.type != "cpu" or isinstance(x, jax.core.Tracer):
+        return None
+    if input.numel() > REPLAY_LIMIT:
         return None
     rows = np.moveaxis(np.asarray(x), d, -1)
     flat = rows.reshape(-1, rows.shape[-1])

@@ -22,7 +22,7 @@ from ..return_types import make
 from .._dispatch import not_implemented_node
 from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
 from .reduction import check_nonempty
-from .._stl_order import quick_select_index, topk_order, unstable_orders, uses_introsort
+from .._stl_order import REPLAY_LIMIT, quick_select_index, topk_order, unstable_orders, uses_introsort
 from .._errors import check_alloc, int_arg
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive", "searchsorted",
@@ -177,7 +177,7 @@ def _cpu_topk_order(input, values, indices, k, d, largest, sorted):
             at_kth |= np.isnan(rows) & np.isnan(kth)
         todo = same.any(axis=1) | (at_kth.sum(axis=1) > (top == kth).sum(axis=1) + (
             (np.isnan(top) & np.isnan(kth)).sum(axis=1) if rows.dtype.kind == "f" else 0))
-    if not todo.any():
+    if not todo.any() or todo.sum() * n > REPLAY_LIMIT:
         return None
     out = np.moveaxis(np.asarray(indices._value), d, -1).reshape(-1, k).copy()
     for r in np.flatnonzero(todo):
@@ -238,7 +238,7 @@ def _cpu_kth_indices(input, values, k, d):
     if rows.dtype.kind == "f":
         same |= np.isnan(rows) & np.isnan(kth)
     todo = same.sum(axis=1) > 1
-    if not todo.any():
+    if not todo.any() or todo.sum() * n > REPLAY_LIMIT:
         return None
     shape = tuple(input.shape[:d]) + tuple(input.shape[d + 1:])
     out = np.argmax(same, axis=1)
