@@ -512,3 +512,19 @@ def test_saved_tensors_hooks_program_prints_what_torch_prints():
     ours = run_program([script], runner=True, timeout=300)
     assert ours == expected
     assert expected[0] == "[('pack', (3,), False), ('pack', (3,), True)]" and expected[-1] == "True True"
+
+
+BACKWARD_ERRORS = [
+    lambda m: m.randn(2).backward(),  # no grad: the engine's message, before any implicit-grad check
+    lambda m: m.autograd.backward([m.randn(2)]),
+    lambda m: m.tensor(1).backward(),
+    lambda m: m.randn(2, requires_grad=True).backward(),
+    lambda m: m.autograd.backward([m.ones(1, requires_grad=True) * 2, m.randn(2)]),
+    lambda m: m.autograd.backward([m.randn(2), m.ones(2, requires_grad=True) * 2]),
+    lambda m: m.autograd.grad(m.ones(3), m.ones(1, requires_grad=True)),
+]
+
+
+@pytest.mark.parametrize("k", range(len(BACKWARD_ERRORS)))
+def test_backward_without_grad_raises_like_torch(k):
+    raises_like_torch(BACKWARD_ERRORS[k])

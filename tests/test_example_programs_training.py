@@ -19,6 +19,7 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_forward_forward.py", 0.0001),
     ("ex_distributions_sac_mdn.py", 0.0001),
     ("ex_data_hooks_func_cond.py", 1e-05),
+    ("ex_moe_orthogonal.py", 0.0001),
 ]
 
 

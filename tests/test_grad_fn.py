@@ -27,6 +27,15 @@ EXPRS = [
     "T.diag(s)", "T.diag(x)", "T.special.i0e(x)", "T.special.expit(x)", "x.deg2rad()", "T.fft.fft(x)",
     "T.fft.rfft(x)", "T.fft.ifft(c)", "T.fft.irfft(c)", "x.to(T.float64)", "x.clone()", "x.cumsum(0)",
     "x.max(0)[0]", "x.std()", "T.nn.functional.conv1d(z, T.ones(2, 1, 2))",
+    # torch composes linalg.matrix_norm from svdvals / vector_norm and amax / amin / sum
+    "T.linalg.matrix_norm(x, 2)", "T.linalg.matrix_norm(x, -2)", "T.linalg.matrix_norm(x, 'nuc')",
+    "T.linalg.matrix_norm(x, 1)", "T.linalg.matrix_norm(x, -float('inf'))", "T.linalg.matrix_norm(x)",
+    "T.linalg.matrix_norm(z, 2, dim=(0, 2), keepdim=True)", "T.linalg.matrix_norm(z, float('inf'), keepdim=True)",
+    "T.linalg.norm(x, 2)", "T.norm(x, 'nuc')", "T.linalg.matrix_norm(x, 2, dtype=T.float64)",
+    # ops without a derivative record torch's NotImplemented node
+    "T.bincount(T.tensor([0, 2, 2]), weights=s)", "T.heaviside(x, s)", "x // 2", "T.floor_divide(x, s)",
+    "T.histogram(s, bins=2).hist", "T.histogram(s, bins=2).bin_edges",
+    "T.histogramdd(x.t(), bins=[2, 2]).bin_edges[1]",
 ]
 
 
@@ -36,7 +45,8 @@ FUSED = ["T.nn.functional.cross_entropy(x, T.tensor([0, 1]))", "T.nn.functional.
          "T.nn.functional.rms_norm(x.double(), (3,), s)", "T.nn.functional.rms_norm(x.bfloat16(), (3,))",
          "T.nn.functional.rms_norm(x.half(), (3,), s.half())", "T.nn.RMSNorm(3)(x)",
          "T.nn.functional.ctc_loss(x.view(3, 1, 2).log_softmax(2), T.tensor([[1]]), T.tensor([3]), T.tensor([1]), "
-         "reduction='none', zero_infinity=True)"]
+         "reduction='none', zero_infinity=True)",
+         "T.logdet(x @ x.t())", "T.logdet(T.mm(c, c.mH))"]
 
 
 @pytest.mark.parametrize("expr", FUSED)
@@ -85,6 +95,13 @@ def test_repr_and_types():
     assert acc.name() == torch.ones(1, requires_grad=True).mul(2).grad_fn.next_functions[0][0].name()
     assert acc.next_functions == ()
     assert y.grad_fn.metadata == {} and y.grad_fn.requires_grad
+
+
+@pytest.mark.parametrize("expr", ["T.bincount(T.tensor([0, 2, 2]), weights=s)", "x // 2",
+                                  "T.histogram(s, bins=2)", "x.clone().index_fill_(0, T.tensor([0]), 1.)"])
+def test_tensor_repr_names_the_node_like_torch(expr):
+    """The repr shows the last ``::`` part of name(): ``grad_fn=<NotImplemented>``, ``<CopySlices>``."""
+    assert repr(eval(expr, _env(torchlike))) == repr(eval(expr, _env(torch)))  # noqa: S307
 
 
 def _walk(T, root):
@@ -249,3 +266,17 @@ def test_composite_loss_nodes_are_named_by_reduction_like_torch(loss, r):
             warnings.simplefilter("ignore")
             return eval(LOSSES[loss], {"T": T, "F": T.nn.functional, "x": x, "y": y, "r": r}).grad_fn.name()  # noqa: S307
     assert name(torchlike) == name(torch)
+
+
+def test_not_implemented_backward_error_carries_no_jax_text():
+    """The NotImplemented node raises in the engine itself: no JAX frames or notes reach the user."""
+    import traceback
+    w = torchlike.ones(3, requires_grad=True)
+    out = torchlike.bincount(torchlike.tensor([0, 1, 1]), weights=w)
+    with pytest.raises(RuntimeError) as e:
+        out.sum().backward()
+    with pytest.raises(RuntimeError) as t:
+        torch.bincount(torch.tensor([0, 1, 1]), weights=torch.ones(3, requires_grad=True)).sum().backward()
+    assert str(e.value) == str(t.value)
+    text = "".join(traceback.format_exception(e.value))
+    assert "JAX" not in text and "jax/" not in text and "jax\\" not in text

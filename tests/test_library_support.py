@@ -69,6 +69,39 @@ def test_sdpa_kernel_and_backends_like_torch():
     assert errs[0] == errs[1]
 
 
+def _sdp_flags(T):
+    c = T.backends.cuda
+    return (c.flash_sdp_enabled(), c.mem_efficient_sdp_enabled(), c.math_sdp_enabled(), c.cudnn_sdp_enabled())
+
+
+def _sdp_switches(T):
+    """What the SDPA backend switches report inside and after sdpa_kernel / the deprecated sdp_kernel."""
+    import warnings
+    B, c, seen = T.nn.attention.SDPBackend, T.backends.cuda, []
+    with T.nn.attention.sdpa_kernel([B.MATH, B.MATH, B.CUDNN_ATTENTION]):
+        seen.append(_sdp_flags(T))
+    seen.append(_sdp_flags(T))
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with c.sdp_kernel(enable_flash=False, enable_cudnn=False) as ctx:
+            seen.append((_sdp_flags(T), ctx))
+    seen.append([(x.category.__name__, str(x.message), x.filename.rsplit("/", 1)[-1]) for x in w])
+    with pytest.raises(AssertionError) as e:
+        with T.nn.attention.sdpa_kernel((B.MATH,)):
+            pass
+    seen.append(str(e.value))
+    seen.append((c.SDPBackend is B, c.is_flash_attention_available(), str(c.preferred_linalg_library()),
+                 str(c.preferred_blas_library()), c.fp16_bf16_reduction_math_sdp_allowed()))
+    with pytest.raises(RuntimeError) as e:
+        c.preferred_blas_library("x")
+    seen.append(str(e.value))
+    return seen
+
+
+def test_sdp_backend_switches_like_torch():
+    assert _sdp_switches(torchlike) == _sdp_switches(torch)
+
+
 @pytest.mark.parametrize("gqa", [False, True])
 def test_flex_attention_matches_torch_sdpa(gqa):
     from torchlike.nn.attention.flex_attention import create_block_mask, flex_attention

@@ -246,3 +246,10 @@ def test_kron_bool_is_logical_and_of_blocks():
     a = torch.tensor([[True, False], [True, True]])
     b = torch.tensor([[False, True, True]])
     assert_same(torchlike.kron(to_tl(a), to_tl(b)), torch.kron(a, b), rtol=None, atol=None)
+
+
+@pytest.mark.parametrize("a,b", [((2, 1, 3, 4), (1, 2, 5, 3)), ((3, 1, 2, 4), (2, 5, 3)), ((3, 4), (2, 5, 3)),
+                                 ((4,), (2, 5, 3)), ((2, 3, 4), (2, 2, 5, 3)), ((2, 3, 4), (3, 5, 3))])
+def test_batched_matmul_shape_errors_name_the_broadcast_batch(a, b):
+    """torch expands both sides to the broadcast batch before bmm: its message counts that batch."""
+    raises_like_torch(lambda m: m.matmul(m.ones(*a), m.ones(*b)))

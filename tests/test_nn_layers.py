@@ -324,3 +324,15 @@ def test_embedding_bag_weights_and_max_norm():
     b = F.embedding_bag(tl.tensor(idx), lw, tl.tensor(offs), max_norm=1.0)
     np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(lw.numpy(), tw.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("q,k", [((2, 3, 4), (2, 3, 5)), ((3, 4), (3, 5)), ((2, 1, 3, 4), (1, 2, 3, 5)),
+                                 ((2, 3, 4), (3, 5)), ((2, 2, 3, 4), (3, 3, 4))])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_sdpa_mismatched_shapes_raise_like_torch(q, k, dtype):
+    """torch's math path fails in q @ k^T: the matmul's error, not a message of its own."""
+    def fn(m):
+        d = getattr(m, dtype)
+        return m.nn.functional.scaled_dot_product_attention(m.ones(*q, dtype=d), m.ones(*k, dtype=d),
+                                                            m.ones(*k, dtype=d))
+    raises_like_torch(fn)

@@ -231,7 +231,7 @@ def test_checks_are_applied_on_every_surface_and_module_reference():
 
 
 # declared differentiable=False but torch records a node: unique/unique_consecutive's backward only raises
-# "not implemented" (same result for a user); torch.normal(mean, std) is differentiable in torch (a known gap,
+# "not implemented" (under its own node names); torch.normal(mean, std) is differentiable in torch (a known gap,
 # random_ops.py)
 _KNOWN_DIFFERENTIABLE_IN_TORCH = {"torch.unique", "torch.unique_consecutive"}
 
@@ -253,9 +253,11 @@ def _run(fn, args):
 
 
 def test_differentiable_false_gives_no_grad_fn_like_torch():
+    """``differentiable=False``: no grad_fn where torch has none (or only its NotImplemented node, for the
+    known ops); ``differentiable="<aten op>"``: torch's NotImplemented node, whose backward raises."""
     compared, wrong = 0, []
     for (ns, name), e in TABLE.items():
-        if e.differentiable or ns not in _NS_TORCH or not hasattr(_NS_TORCH[ns], name):
+        if e.differentiable is True or ns not in _NS_TORCH or not hasattr(_NS_TORCH[ns], name):
             continue
         for ours_args, torch_args in _call_samples():
             theirs = _run(getattr(_NS_TORCH[ns], name), torch_args)
@@ -263,10 +265,18 @@ def test_differentiable_false_gives_no_grad_fn_like_torch():
                 continue
             ours = _run(e.fn, ours_args)
             assert isinstance(ours, torchlike.Tensor), f"{ns}.{name}: torch ran, torchlike didn't"
-            assert ours.grad_fn is None and not ours.requires_grad, f"{ns}.{name} recorded a grad_fn"
-            # torch's NotImplemented node (heaviside) records history whose backward raises: not differentiable
-            if theirs.grad_fn is not None and type(theirs.grad_fn).__name__ != "NotImplemented":
-                wrong.append(f"{ns}.{name}")
+            if e.differentiable:
+                assert type(theirs.grad_fn).__name__ == "NotImplemented", f"{ns}.{name}: torch has {theirs.grad_fn}"
+                assert type(ours.grad_fn).__name__ == "NotImplemented" and ours.requires_grad, f"{ns}.{name}"
+                with pytest.raises(RuntimeError) as t_err:
+                    theirs.sum().backward()
+                with pytest.raises(RuntimeError) as o_err:
+                    ours.sum().backward()
+                assert str(o_err.value) == str(t_err.value)
+            else:
+                assert ours.grad_fn is None and not ours.requires_grad, f"{ns}.{name} recorded a grad_fn"
+                if theirs.grad_fn is not None:
+                    wrong.append(f"{ns}.{name}")
             compared += 1
             break
     assert compared > 40

@@ -176,7 +176,7 @@ def test_histogram_under_compile():
 
 # --- multinomial without replacement: tied p / q values come out in torch's topk order ------------
 def test_topk_order_is_torchs_for_ties_and_nans():
-    from torchlike._mt_rejection import topk_order
+    from torchlike._stl_order import topk_order
     rs = np.random.RandomState(0)
     for t in range(150):
         n = int(rs.choice([5, 17, 50, 300, 2000]))
@@ -185,3 +185,81 @@ def test_topk_order_is_torchs_for_ties_and_nans():
         if t % 7 == 0:
             v[rs.randint(0, n, 3)] = np.nan
         assert topk_order(v.tolist(), k) == torch.topk(torch.tensor(v), k).indices.tolist(), (n, k)
+
+
+# --- stable=False: equal keys in torch's CPU order (libstdc++'s introsort, _stl_order) -------------------
+@pytest.mark.parametrize("shape,dim", [((20,), 0), ((3, 40), -1), ((40, 3), 0), ((300,), 0), ((16384,), 0)])
+@pytest.mark.parametrize("dt", ["float32", "int64", "bool", "float64"])
+def test_unstable_sort_ties_in_torchs_order(shape, dim, dt):
+    rng = np.random.default_rng(sum(shape))
+    a = rng.integers(0, 3, shape).astype(dt)
+    if dt == "float64":
+        a.reshape(-1)[rng.integers(0, a.size, 4)] = np.nan
+        a.reshape(-1)[rng.integers(0, a.size, 4)] = -0.0
+    for desc in (False, True):
+        both(lambda L, x: L.sort(x, dim, desc), a, grad=dt == "float32")
+        both(lambda L, x: L.argsort(x, dim=dim, descending=desc), a)
+        both(lambda L, x: x.sort(dim=dim, descending=desc, stable=True), a)
+    both(lambda L, x: L.msort(x), a)
+
+
+def test_stl_order_replays_libstdcxx_like_torch():
+    """The algorithms behind sort / topk, over many tie patterns and sizes (heap fallback included)."""
+    from torchlike._stl_order import topk_order, unstable_orders
+    rng = np.random.default_rng(0)
+    for t in range(120):
+        n = int(rng.choice([2, 5, 17, 50, 300, 2000]))
+        v = rng.integers(0, int(rng.choice([2, 3, 10, 1000])), n).astype(np.float32)
+        if t % 7 == 0:
+            v[rng.integers(0, n, 3)] = np.nan
+        k = int(rng.integers(1, n + 1)) if t % 2 else max(1, n // 70)
+        for largest in (True, False):
+            for srt in (True, False):
+                assert topk_order(v.tolist(), k, largest, srt) == \
+                    torch.topk(torch.tensor(v), k, largest=largest, sorted=srt).indices.tolist()
+        for desc in (False, True):
+            o = unstable_orders(v, desc)
+            expected = torch.sort(torch.tensor(v), descending=desc).indices.numpy()
+            assert o is None and (expected == torch.sort(torch.tensor(v), descending=desc, stable=True).indices.numpy()).all() \
+                or (o == expected).all()
+
+
+@pytest.mark.parametrize("shape,dim,k", [((50,), 0, 3), ((3, 40), -1, 5), ((40, 3), 0, 40), ((2000,), 0, 4),
+                                         ((20,), 0, 19)])
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("srt", [True, False])
+def test_topk_ties_and_unsorted_in_torchs_order(shape, dim, k, largest, srt):
+    rng = np.random.default_rng(k)
+    a = rng.integers(0, 3, shape).astype(np.float32)
+    a.reshape(-1)[rng.integers(0, a.size, 2)] = np.nan
+    both(lambda L, x: L.topk(x, k, dim, largest, srt), a, grad=True)
+    b = rng.permutation(a.size).reshape(shape).astype(np.float32)  # no ties: only sorted=False reorders
+    both(lambda L, x: L.topk(x, k, dim, largest, srt), b)
+
+
+@pytest.mark.parametrize("shape,dim", [((20,), 0), ((3, 40), -1), ((40, 3), 0), ((10,), 0)])
+def test_mode_index_is_torchs(shape, dim):
+    a = np.random.default_rng(1).integers(0, 4, shape).astype(np.float32)
+    both(lambda L, x: L.mode(x, dim), a, grad=True)
+    both(lambda L, x: L.mode(x, dim, keepdim=True), a.astype(np.int64))
+
+
+@pytest.mark.parametrize("shape,dim,k", [((5,), 0, 2), ((20,), 0, 3), ((3, 60), -1, 30), ((60, 3), 0, 60),
+                                         ((300,), 0, 150)])
+def test_kthvalue_index_among_equal_values_is_torchs(shape, dim, k):
+    rng = np.random.default_rng(k)
+    a = rng.integers(0, 3, shape).astype(np.float32)
+    a.reshape(-1)[rng.integers(0, a.size, 2)] = np.nan
+    both(lambda L, x: L.kthvalue(x, k, dim), a, grad=True)
+    both(lambda L, x: L.kthvalue(x, k, dim, keepdim=True), np.nan_to_num(a).astype(np.int64))
+    from torchlike._stl_order import quick_select_index
+    for t in range(100):
+        v = rng.integers(0, int(rng.integers(1, 5)), int(rng.integers(1, 120))).astype(np.float32)
+        j = int(rng.integers(1, v.size + 1))
+        assert quick_select_index(v.tolist(), j - 1) == torch.kthvalue(torch.tensor(v), j).indices.item()
+
+
+def test_large_ascending_integer_sort_is_torchs_stable_radix_sort():
+    a = np.random.default_rng(0).integers(0, 3, 33000)
+    both(lambda L, x: L.argsort(x), a)
+    both(lambda L, x: L.sort(x.to(L.int32)), a)

@@ -13,7 +13,7 @@ from . import _profiler_state as _prof
 from ._tape import _NODE_CLASSES, ANOMALY, FORWARD_AD, SAVED_HOOKS, node_class, pack_saved
 from .tensor import _PLAIN_VALUE, Tensor
 
-__all__ = ["dispatch", "forward_fn", "HOST_SCALAR_OPS", "host_int_sum"]
+__all__ = ["dispatch", "forward_fn", "HOST_SCALAR_OPS", "host_int_sum", "not_implemented_node"]
 
 # f -> handler(args, statics) computing the op on the host when an argument is a lazy 0-d view whose value
 # is cheap to read there (``i + 8`` for each ``i`` of a small int tensor): returns a Tensor, or None to
@@ -44,6 +44,34 @@ def _diff_dtype(np_dtype):
     return np_dtype.kind in "fcV"  # V: bfloat16 and friends from ml_dtypes
 
 
+_NOT_IMPLEMENTED: dict = {}
+
+
+def _not_implemented(op):
+    """The function recorded on torch's NotImplemented node for ATen ``op`` (ops without a derivative formula
+    that still record history when an input requires grad); the node's backward raises (_tape)."""
+    fn = _NOT_IMPLEMENTED.get(op)
+    if fn is None:
+        def fn(*arrays, **statics):  # (forward AD: torch has no formula either)
+            raise RuntimeError(f"derivative for aten::{op} is not implemented")
+        fn.aten_op = op
+        fn = _NOT_IMPLEMENTED[op] = fn
+    return fn
+
+
+def _pass_outputs(*arrays, n):
+    return tuple(arrays[n:])
+
+
+def not_implemented_node(op, inputs, outs):
+    """``outs`` (tensors already computed from ``inputs``) as the outputs of one NotImplemented node for
+    ATen ``op`` when an input requires grad, as torch records them (histogram's hist and bin_edges)."""
+    inputs = [a for a in inputs if isinstance(a, Tensor)]
+    if not _state.enabled or not any(a._rg or a._grad_fn is not None for a in inputs):
+        return outs
+    return dispatch(_pass_outputs, (*inputs, *(o._value for o in outs)), (("n", len(inputs)),), diff=op)
+
+
 def _mixed_devices(devs):
     a, b = devs[0], devs[1]
     raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
@@ -53,7 +81,8 @@ def _mixed_devices(devs):
 def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True):
     """Apply ``f(*arrays, **dict(statics))`` to Tensors/scalars in ``args``; returns Tensor(s).
 
-    ``diff=False`` marks the op non-differentiable; ``saves=False`` marks an op whose gradient does
+    ``diff=False`` marks the op non-differentiable; ``diff="bincount"`` one torch records but cannot
+    differentiate (``grad_fn=<NotImplemented>``, whose backward raises); ``saves=False`` marks an op whose gradient does
     not need its inputs' values (linear ops), so later in-place writes to them are not errors;
     ``saves="out"`` one whose torch formula reads its result instead of its inputs.
     """
@@ -119,6 +148,8 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
             _jit_cache.counted(e, arrays)
     dev = dev or CPU
     record = need_grad and diff and _state.enabled
+    if record and type(diff) is str:
+        f, name, saves = _not_implemented(diff), "NotImplemented", False
     if type(out) is tuple or type(out) is list:
         outs = [Tensor._wrap(o, dev) for o in out]
         if record:

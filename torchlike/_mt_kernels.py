@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 from ._mt_avx_consts import _COSCOF, _DP, _FOPI, _LOG_P, _LOG_Q1, _LOG_Q2, _SINCOF, _SQRTHF
-from ._mt_rejection import topk_order
+from ._stl_order import topk_order
 from ._mt_xla import normal_rows
 
 __all__ = ["uniform", "normal", "random_from_to", "random_default", "random_full64", "bernoulli_scalar",

@@ -152,7 +152,7 @@ def tensor_repr(t, prefix="tensor("):
         body, more = tensor_body(t, len(prefix))
     suffix += more
     if t.grad_fn is not None:
-        suffix.append(f"grad_fn=<{t.grad_fn.name()}>")
+        suffix.append(f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>")
     elif t.requires_grad:
         suffix.append("requires_grad=True")
     if FORWARD_AD[0] is not None:  # a dual level is entered: a dual tensor shows its tangent

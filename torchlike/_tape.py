@@ -201,6 +201,18 @@ def _next_functions(node):
     return edges(node)
 
 
+def _no_derivative(self, cts):
+    # raised here, before any JAX call, so the error reaches the user as torch's engine raises it
+    raise RuntimeError(f"derivative for aten::{self.f.aten_op} is not implemented")
+
+
+# torch's node for an op without a derivative formula (bincount's weights, histogram, heaviside, floor_divide):
+# ``f`` carries the ATen name (_dispatch records it)
+_NODE_CLASSES["NotImplemented"] = type("NotImplemented", (Node,), {
+    "__slots__": (), "__module__": "builtins", "_display": "torch::autograd::NotImplemented",
+    "apply": _no_derivative, "apply_recorded": _no_derivative})
+
+
 class AccumulateGrad(Node):
     """The node at a leaf tensor: accumulates incoming gradients into ``variable.grad``."""
 

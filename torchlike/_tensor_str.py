@@ -91,7 +91,7 @@ def _str(self, *, tensor_contents=None):
     if self.dtype not in (_printing._dtype.get_default_dtype(), _printing._dtype.int64, _printing._dtype.bool):
         suffixes.append(f"dtype={self.dtype}")
     if self.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{self.grad_fn.name().rsplit('::', 1)[-1]}>")
     elif self.requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes("tensor(" + tensor_contents, suffixes, len("tensor("), False)

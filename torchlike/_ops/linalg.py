@@ -388,7 +388,8 @@ def logdet(input):
     """
     check_square(input, "linalg.slogdet")
     check_float(input, "linalg.slogdet")
-    return dispatch(_logdet_impl, (input,), (), name="LogdetBackward0")
+    # torch composes it from slogdet: where(sign == -1, nan, logabsdet), or sign.log() + logabsdet if complex
+    return dispatch(_logdet_impl, (input,), (), name="AddBackward0" if input.dtype.is_complex else "WhereBackward0")
 
 
 # --- Cholesky ----------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from jax import lax
 
 from .. import _dtype, return_types
 from .._errors import torch_warn
+from .._grad_mode import is_grad_enabled
 from ._util import dispatch, register
 from .linalg import _linalg, check_float, check_matrix, check_square, mH, raise_info
 from .. import _autocast as _amp
@@ -100,6 +101,21 @@ def _svdvals_impl(a):
     return jnp.linalg.svd(a, compute_uv=False)
 
 
+@jax.custom_jvp
+def _svd_for_svdvals(a):
+    return _svd_impl(a, False)
+
+
+@_svd_for_svdvals.defjvp
+def _svd_for_svdvals_jvp(primals, tangents):
+    # Only S leaves svdvals: its derivative diag(U^H dA V) alone, as torch's svd_backward when gU and gVh
+    # are undefined (the full SVD derivative divides by s_i^2 - s_j^2: nan for repeated singular values).
+    (a,), (da,) = primals, tangents
+    u, s, vh = _svd_for_svdvals(a)
+    ds = jnp.real(jnp.einsum("...ji,...jk,...ki->...i", jnp.conj(u), da, mH(vh), precision=lax.Precision.HIGHEST))
+    return (u, s, vh), (jnp.zeros_like(u), ds.astype(s.dtype), jnp.zeros_like(vh))
+
+
 @register(method=False, namespaces=("linalg",), out=True)
 @_amp.fp32
 def svdvals(A, *, driver=None):
@@ -110,6 +126,9 @@ def svdvals(A, *, driver=None):
     [2.0, 2.0]
     """
     _check_decomp(A, "linalg.svd")
+    if A.requires_grad and is_grad_enabled():
+        # torch's _linalg_svd computes U and Vh too when A requires grad: S is output 1 of its node
+        return dispatch(_svd_for_svdvals, (A,), (), name="LinalgSvdBackward0")[1]
     return dispatch(_svdvals_impl, (A,), (), name="LinalgSvdBackward0")
 
 

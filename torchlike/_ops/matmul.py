@@ -85,6 +85,17 @@ def _dims_msg(a, b):
 
 
 # --- matmul ------------------------------------------------------------------------------------
+def batched_shape_error(a, b):
+    """Raise torch's error for a batched ``matmul`` of shapes ``a @ b`` (``b`` at least 3-D) whose inner
+    dims differ: the batch dims are checked first, then both sides, expanded to the broadcast batch and
+    flattened, meet bmm's check."""
+    check_broadcast(a[:-2], b[:-2])
+    n = math.prod(np.broadcast_shapes(tuple(a[:-2]), tuple(b[:-2])))
+    raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {a[-1]}] but got: "
+                       f"[{n}, {b[-2]}].")
+
+
+
 def _matmul_impl(a, b):
     return _mm(a, b)
 
@@ -117,6 +128,8 @@ def matmul(input, other):
         return mv(input, other)
     if na == 1:
         if a[0] != b[-2]:
+            if nb > 2:
+                batched_shape_error((1, a[0]), b)
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied {_dims_msg((1, a[0]), b[-2:])}")
     elif nb == 1:
         if a[-1] != b[0]:
@@ -126,10 +139,7 @@ def matmul(input, other):
         if nb == 2:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                                f"{_dims_msg((math.prod(a[:-1]), a[-1]), b)}")
-        check_broadcast(a[:-2], b[:-2])  # torch checks the batch dimensions first
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{math.prod(a[:-2]) if na > 2 else 1}, {a[-1]}] but got: "
-                           f"[{math.prod(b[:-2])}, {b[-2]}].")
+        batched_shape_error(a, b)
     elif na > 2 or nb > 2:
         check_broadcast(a[:-2], b[:-2])  # the batch dimensions
     _same_mm(input, other)

@@ -13,9 +13,11 @@ import numpy as np
 from jax import lax
 
 from .. import _dtype
+from .._stl_order import REPLAY_LIMIT, mode_index
 from .._errors import int_arg
 from ..return_types import make
 from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
+from .sorting import select_at_impl
 from .reduction import acc_np, _evenly, _int_acc, _norm_kind, _vnorm, check_nonempty
 from .. import _autocast as _amp
 
@@ -126,8 +128,30 @@ def mode(input, dim=-1, keepdim=False):
         raise NotImplementedError(f'"mode_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
     d = dims_arg(dim, input.ndim)[0]
     check_nonempty(input, (d,), "mode")
-    v, i = dispatch(_mode_impl, (input,), (("dim", d), ("keepdim", bool(keepdim))), name="ModeBackward0")
+    idx = _cpu_mode_indices(input, d)
+    if idx is not None:
+        v, i = dispatch(select_at_impl, (input, idx), (("dim", d), ("keepdim", bool(keepdim))), name="ModeBackward0")
+    else:
+        v, i = dispatch(_mode_impl, (input,), (("dim", d), ("keepdim", bool(keepdim))), name="ModeBackward0")
     return make("mode")(v, i)
+
+
+def _cpu_mode_indices(input, d):
+    """The indices torch's CPU mode picks where its std::sort leaves equal values out of input order (a
+    dim longer than 16 with repeats, see _stl_order), with the reduced dim kept; else None."""
+    x = input._value
+    if input.ndim == 0 or input.shape[d] <= 16 or input._dev.type != "cpu" or isinstance(x, jax.core.Tracer):
+        return None
+    if input.numel() > REPLAY_LIMIT:
+        return None
+    rows = np.moveaxis(np.asarray(x), d, -1)
+    flat = rows.reshape(-1, rows.shape[-1])
+    if flat.dtype.kind in "fV":
+        flat = flat.astype(np.float64)
+        if np.isnan(flat).any():
+            return None
+    idx = np.array([mode_index(r) for r in flat], np.int64).reshape(rows.shape[:-1] + (1,))
+    return Tensor._wrap(jnp.asarray(np.moveaxis(idx, -1, d)), input._dev)
 
 
 # --- quantile ----------------------------------------------------------------------------------

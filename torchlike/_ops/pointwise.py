@@ -325,6 +325,10 @@ def _floor_div_float(a, b):
 @register(inplace=True, out=True, promote="float", dunders=("__truediv__",), aliases=("divide", "true_divide"))
 def div(input, other, *, rounding_mode=None):
     """Division; true division (ints -> float) unless ``rounding_mode`` is 'trunc' or 'floor'."""
+    return _div(input, other, rounding_mode, True)
+
+
+def _div(input, other, rounding_mode, diff):
     d = _dtype.result_type(input, other)
     if rounding_mode is None:
         d = float_dtype_for(d)
@@ -336,7 +340,7 @@ def div(input, other, *, rounding_mode=None):
     elif d._kind == 1 and _has_zero_int(other):
         raise RuntimeError("ZeroDivisionError")
     return dispatch(_div_impl, (input, other), (("dt", d.np), ("mode", rounding_mode)),
-                    name="DivBackward0" if rounding_mode is None else "DivBackward2")
+                    name="DivBackward0" if rounding_mode is None else "DivBackward2", diff=diff)
 
 
 def _has_zero_int(other):
@@ -353,10 +357,15 @@ register("__itruediv__", namespaces=(), promote="none")(lambda self, other: self
 register("__imul__", namespaces=(), promote="none")(lambda self, other: self.mul_(other))
 
 
-@register(inplace=True, out=True, dunders=("__floordiv__",), checks=(C.DIVISION,))
+@register(inplace=True, out=True, dunders=("__floordiv__",), checks=(C.DIVISION,), differentiable="floor_divide")
 def floor_divide(input, other):
-    """Floor division (torch.floor_divide)."""
-    return div(input, other, rounding_mode="floor")
+    """Floor division (torch.floor_divide); unlike div(rounding_mode='floor') torch has no derivative for it.
+
+    >>> import torchlike
+    >>> torchlike.floor_divide(torchlike.tensor([5., -5.]), 2)
+    tensor([ 2., -3.])
+    """
+    return _div(input, other, "floor", "floor_divide")
 
 
 register("__rfloordiv__", namespaces=(), promote="none")(lambda self, other: floor_divide(other, self))
@@ -490,7 +499,7 @@ binary("logaddexp", _logaddexp, checks=(C.tensors_only, C.REAL_FLOAT))
 binary("logaddexp2", jnp.logaddexp2, checks=(C.tensors_only, C.REAL_ONLY))
 for _n, _f in [("maximum", jnp.maximum), ("minimum", jnp.minimum), ("fmax", jnp.fmax), ("fmin", jnp.fmin)]:
     binary(_n, _f, inplace=False, checks=(C.tensors_only,))
-binary("heaviside", lambda x, y: jnp.where(x == 0, y, (x > 0).astype(x.dtype)), differentiable=False,
+binary("heaviside", lambda x, y: jnp.where(x == 0, y, (x > 0).astype(x.dtype)), differentiable="heaviside",
        checks=(C.HEAVISIDE,))
 
 # --- comparisons and logic (bool results) ------------------------------------------------------

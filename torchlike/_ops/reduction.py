@@ -517,15 +517,6 @@ def real_of_np(dt):
     return jnp.real(jnp.zeros((), dt)).dtype
 
 
-def _nuc_impl(x, dims, keepdim, dt):
-    x = jnp.moveaxis(cast(x, dt), dims, (-2, -1))
-    r = jnp.sum(jnp.linalg.svd(x, compute_uv=False), axis=-1)
-    if keepdim:
-        for d in dims:
-            r = jnp.expand_dims(r, d)
-    return r
-
-
 def vector_norm_op(input, p, dims, keepdim, dtype, name="linalg.vector_norm"):
     """Shared by norm/dist (and usable by linalg.vector_norm): p-norm over ``dims`` (None = all)."""
     d = _dtype.to_dtype(dtype) if dtype is not None else input.dtype
@@ -565,12 +556,8 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
             if not (input.dtype.is_floating_point or input.dtype.is_complex):
                 raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. "
                                    f"Got {_dtype._CAP[input.dtype.name]}")
-            d = real_of(_dtype.to_dtype(dtype) if dtype is not None else input.dtype)
-            r = dispatch(_nuc_impl, (input,), (("dims", tuple(dims_arg(dim, input.ndim) if dim is not None
-                                                               else dims)),
-                                               ("keepdim", bool(keepdim)), ("dt", input.dtype.np)),
-                         name="LinalgMatrixNormBackward0")
-            r = r if r.dtype is d else r.to(d)
+            # torch.norm's nuclear norm is linalg.matrix_norm(input, 'nuc', dims): svdvals then sum
+            r = TABLE[("linalg", "matrix_norm")].fn(input, "nuc", dims, keepdim, dtype=dtype)
         else:
             raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     else:

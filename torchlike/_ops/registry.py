@@ -40,7 +40,9 @@ class OpEntry:
     inplace: bool = False
     out: bool = False
     promote: str = "same"  # same | float | result_type | bool | int | complex | none (float, bool: tests/test_registry.py checks torch agrees)
-    differentiable: bool = True  # False: no grad_fn (tests/test_registry.py checks it against torch)
+    # False: no grad_fn (tests/test_registry.py checks it against torch); an ATen name: torch's NotImplemented
+    # node, recorded when an input requires grad, whose backward raises
+    differentiable: bool | str = True
     dunders: tuple = ()
     checks: tuple = ()  # argument checks (see _ops/checks.py), already applied to ``fn``
     aten: str = ""  # torch's op name in its messages (``div`` for true_divide, ``special_erfcx``); default: name

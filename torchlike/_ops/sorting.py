@@ -20,8 +20,10 @@ import numpy as np
 from .. import _dtype
 from .._errors import GraphBreak
 from ..return_types import make
+from .._dispatch import not_implemented_node
 from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
 from .reduction import check_nonempty
+from .._stl_order import REPLAY_LIMIT, quick_select_index, topk_order, unstable_orders, uses_introsort
 from .._errors import check_alloc, int_arg
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive", "searchsorted",
@@ -51,9 +53,28 @@ def _sort_impl(x, dim, descending):
     return jnp.take_along_axis(x, idx, axis=dim), idx.astype(jnp.int64)
 
 
+def _cpu_unstable_order(input, d, descending, stable):
+    """The indices torch's CPU sort gives with ``stable=False`` where they differ from a stable sort's (equal
+    keys in a sort dim longer than 16, see _stl_order), as an int64 tensor; else None.  Traced values
+    (compile, vmap) keep the stable order."""
+    if stable or input.ndim == 0 or input._dev.type != "cpu" or \
+            not uses_introsort(tuple(input.shape), d, descending, input.dtype.np):
+        return None
+    x = input._value
+    if isinstance(x, jax.core.Tracer):
+        return None
+    order = unstable_orders(np.moveaxis(np.asarray(x), d, -1), bool(descending))
+    return None if order is None else _wrap_np(np.moveaxis(order, -1, d), input, np.int64)
+
+
+def _sort_by_impl(x, idx, dim):
+    return jnp.take_along_axis(x, idx, axis=dim), idx
+
+
 @register(out=True)
 def sort(input, dim=-1, descending=False, stable=False):
-    """(values, indices) sorted along ``dim``; always stable; NaN sorts as the largest value.
+    """(values, indices) sorted along ``dim``; NaN sorts as the largest value; equal keys in torch's CPU
+    order (their input order with ``stable=True`` or along at most 16 elements).
 
     >>> import torchlike
     >>> torchlike.sort(torchlike.tensor([2., float('nan'), 1.]), descending=True).indices
@@ -61,7 +82,11 @@ def sort(input, dim=-1, descending=False, stable=False):
     """
     _no_complex(input)
     d = dims_arg(dim, input.ndim)[0]
-    v, i = dispatch(_sort_impl, (input,), (("dim", d), ("descending", bool(descending))), name="SortBackward0")
+    order = _cpu_unstable_order(input, d, descending, stable)
+    if order is not None:
+        v, i = dispatch(_sort_by_impl, (input, order), (("dim", d),), name="SortBackward0")
+    else:
+        v, i = dispatch(_sort_impl, (input,), (("dim", d), ("descending", bool(descending))), name="SortBackward0")
     return make("sort")(v, i)
 
 
@@ -73,7 +98,7 @@ def _argsort_impl(x, dim, descending):
 
 @register(differentiable=False)
 def argsort(input, dim=-1, descending=False, stable=False):
-    """Indices that sort ``input`` along ``dim`` (stable).
+    """Indices that sort ``input`` along ``dim`` (equal keys in torch's CPU order, as ``sort``).
 
     >>> import torchlike
     >>> torchlike.argsort(torchlike.tensor([3, 1, 2]))
@@ -81,6 +106,9 @@ def argsort(input, dim=-1, descending=False, stable=False):
     """
     _no_complex(input)
     d = dims_arg(dim, input.ndim)[0]
+    order = _cpu_unstable_order(input, d, descending, stable)
+    if order is not None:
+        return order
     return dispatch(_argsort_impl, (input,), (("dim", d), ("descending", bool(descending))), diff=False)
 
 
@@ -121,7 +149,43 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         raise RuntimeError("selected index k out of range")
     v, i = dispatch(_topk_impl, (input,), (("k", int(k)), ("dim", d), ("largest", bool(largest))),
                     name="TopkBackward0")
+    order = _cpu_topk_order(input, v, i, int(k), d, bool(largest), bool(sorted))
+    if order is not None:
+        v, i = dispatch(_sort_by_impl, (input, order), (("dim", d),), name="TopkBackward0")
     return make("topk")(v, i)
+
+
+def _cpu_topk_order(input, values, indices, k, d, largest, sorted):
+    """The indices torch's CPU topk gives where they differ from the stable order's (equal values in or at
+    the edge of the top k, or ``sorted=False`` when torch selects with nth_element), as an int64 tensor;
+    else None.  Traced values (compile, vmap) keep the stable order."""
+    n = input.shape[d] if input.ndim else 1
+    x = input._value
+    if n <= 3 or k == 0 or input._dev.type != "cpu" or isinstance(x, jax.core.Tracer):
+        return None
+    rows = np.moveaxis(np.asarray(x), d, -1).reshape(-1, n)
+    if rows.dtype.kind in "fV":
+        rows = rows.astype(np.float64)
+    if not sorted and k * 64 > n:
+        todo = np.ones(rows.shape[0], bool)  # nth_element's order, ties or not
+    else:
+        top = np.moveaxis(np.asarray(values._value), d, -1).reshape(-1, k).astype(rows.dtype)
+        same = top[:, 1:] == top[:, :-1]
+        kth = top[:, -1:]
+        at_kth = rows == kth
+        if rows.dtype.kind == "f":
+            same |= np.isnan(top[:, 1:]) & np.isnan(top[:, :-1])
+            at_kth |= np.isnan(rows) & np.isnan(kth)
+        todo = same.any(axis=1) | (at_kth.sum(axis=1) > (top == kth).sum(axis=1) + (
+            (np.isnan(top) & np.isnan(kth)).sum(axis=1) if rows.dtype.kind == "f" else 0))
+    if not todo.any() or todo.sum() * n > REPLAY_LIMIT:
+        return None
+    out = np.moveaxis(np.asarray(indices._value), d, -1).reshape(-1, k).copy()
+    for r in np.flatnonzero(todo):
+        out[r] = topk_order(rows[r].tolist(), k, largest, sorted)
+    shape = tuple(input.shape[:d]) + tuple(input.shape[d + 1:]) + (k,)
+    return _wrap_np(np.moveaxis(out.reshape(shape), -1, d), input, np.int64)
+
 
 
 def _kth_impl(x, k, dim, keepdim):
@@ -153,7 +217,43 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     v, i = dispatch(_kth_impl, (input,), (("k", int(k)), ("dim", d), ("keepdim", bool(keepdim))),
                     name="KthvalueBackward0")
+    idx = _cpu_kth_indices(input, v, int(k), d)
+    if idx is not None:
+        v, i = dispatch(select_at_impl, (input, idx), (("dim", d), ("keepdim", bool(keepdim))),
+                        name="KthvalueBackward0")
     return make("kthvalue")(v, i)
+
+
+def _cpu_kth_indices(input, values, k, d):
+    """The indices torch's CPU kthvalue picks among values equal to the k-th (its quickselect's, see
+    _stl_order), with the reduced dim kept, where the k-th value repeats; else None."""
+    n = input.shape[d] if input.ndim else 1
+    x = input._value
+    if n <= 2 or input._dev.type != "cpu" or isinstance(x, jax.core.Tracer):
+        return None
+    rows = np.moveaxis(np.asarray(x), d, -1).reshape(-1, n)
+    if rows.dtype.kind in "fV":
+        rows = rows.astype(np.float64)
+    kth = np.asarray(values._value).reshape(-1, 1).astype(rows.dtype)
+    same = rows == kth
+    if rows.dtype.kind == "f":
+        same |= np.isnan(rows) & np.isnan(kth)
+    todo = same.sum(axis=1) > 1
+    if not todo.any() or todo.sum() * n > REPLAY_LIMIT:
+        return None
+    shape = tuple(input.shape[:d]) + tuple(input.shape[d + 1:])
+    out = np.argmax(same, axis=1)
+    for r in np.flatnonzero(todo):
+        out[r] = quick_select_index(rows[r].tolist(), k - 1)
+    return _wrap_np(np.expand_dims(out.reshape(shape), d), input, np.int64)
+
+
+def select_at_impl(x, idx, dim, keepdim):
+    """``x``'s values at ``idx`` (the reduced dim kept) and the indices: kthvalue / mode at chosen indices."""
+    vals = jnp.take_along_axis(x, idx, axis=dim)
+    if not keepdim:
+        vals, idx = jnp.squeeze(vals, dim), jnp.squeeze(idx, dim)
+    return vals, idx
 
 
 # --- unique (data-dependent shapes: computed eagerly with numpy) ------------------------------
@@ -353,7 +453,7 @@ def _bincount_impl(x, w, length, dt):
     return jnp.bincount(x, None if w is None else cast(w, dt), length=length).astype(dt)
 
 
-@register(differentiable=False)
+@register(differentiable="bincount")
 def bincount(input, weights=None, minlength=0):
     """Counts (or summed ``weights``) of each non-negative integer; length max(input) + 1 or ``minlength``.
 
@@ -378,7 +478,7 @@ def bincount(input, weights=None, minlength=0):
         dt = np.dtype(np.int64)
     else:
         dt = np.dtype(np.float32 if weights.dtype is _dtype.float32 else np.float64)
-    return dispatch(_bincount_impl, (input, weights), (("length", length), ("dt", dt)), diff=False)
+    return dispatch(_bincount_impl, (input, weights), (("length", length), ("dt", dt)), diff="bincount")
 
 
 def _outer_edges(input, lo, hi, name):
@@ -483,7 +583,7 @@ def _histogram_impl(x, edges, w, density):
     return hist
 
 
-@register(differentiable=False, out=True)
+@register(differentiable="histogram", out=True)
 def histogram(input, bins, *, range=None, weight=None, density=False):
     """(hist, bin_edges): ``bins`` equal bins over ``range`` (default: data range), or explicit edges.
 
@@ -505,4 +605,4 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
             lo, hi = _histogram_range(input, range)
             edges = _wrap_np(_linspace_np(lo, hi, int(bins) + 1, input.dtype.np), input)
     hist = dispatch(_histogram_impl, (input, edges, weight), (("density", bool(density)),), diff=False)
-    return make("histogram")(hist, edges)
+    return make("histogram")(*not_implemented_node("histogram", (input, bins, weight), (hist, edges)))

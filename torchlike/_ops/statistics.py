@@ -9,6 +9,7 @@ import jax
 
 from .. import _autocast as _amp
 from .. import _dtype
+from .._dispatch import not_implemented_node
 from ._util import Tensor, cast, dispatch, register
 from .. import return_types
 from .sorting import _linspace_np
@@ -110,7 +111,7 @@ def _hdd_impl(x, w, *edges, density, has_w):
     return hist
 
 
-@register(method=False, differentiable=False, promote="none")
+@register(method=False, differentiable="_histogramdd_from_bin_cts", promote="none")
 def histogramdd(input, bins, *, range=None, weight=None, density=False):
     """Multi-dimensional histogram of the rows of ``input`` (shape ``(..., D)``): (hist, bin_edges).
 
@@ -159,4 +160,6 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
         edges.append(Tensor._wrap(jnp.asarray(e), input._dev))
     hist = dispatch(_hdd_impl, (x, w if w is not None else 0.0, *edges),
                     (("density", bool(density)), ("has_w", w is not None)), diff=False)
+    op = "_histogramdd_from_bin_tensors" if all(isinstance(b, Tensor) for b in bins) else "_histogramdd_from_bin_cts"
+    hist, *edges = not_implemented_node(op, (input, weight, *bins), (hist, *edges))
     return return_types.make("histogramdd", ("hist", "bin_edges"))(hist, tuple(edges))

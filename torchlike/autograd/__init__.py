@@ -38,6 +38,9 @@ def _make_grads(outputs, grad_outputs, create_graph):
     out = []
     for i, (o, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
+            if not o.requires_grad:  # torch: no implicit grad; the engine then names the element
+                out.append(None)
+                continue
             if o.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not (o.dtype.is_floating_point or o.dtype.is_complex):

@@ -14,44 +14,28 @@ from __future__ import annotations
 
 import contextlib
 
-from ..._pybind_enum import PybindEnum
+from ...backends.cuda import SDPBackend, current_backends, set_backends
 
 __all__ = ["SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS"]
 
 WARN_FOR_UNFUSED_KERNELS = False
 
 
-class SDPBackend(PybindEnum):
-    """The scaled-dot-product-attention backends torch knows (torchlike runs them all the same way)."""
-    ERROR = -1
-    MATH = 0
-    FLASH_ATTENTION = 1
-    EFFICIENT_ATTENTION = 2
-    CUDNN_ATTENTION = 3
-    OVERRIDEABLE = 4
-
-
-
-_ALL = [SDPBackend.MATH, SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.CUDNN_ATTENTION,
-        SDPBackend.OVERRIDEABLE]
-_enabled = list(_ALL)
-
-
 @contextlib.contextmanager
 def sdpa_kernel(backends, set_priority: bool = False):
-    """Context manager enabling only ``backends`` (a backend or a list) for scaled_dot_product_attention."""
-    chosen = list(backends) if isinstance(backends, (list, tuple, set)) else [backends]
-    for b in chosen:
-        if not isinstance(b, SDPBackend):
-            raise AssertionError("Backend must be an instance of SDPBackend or a list of SDPBackend instances, "
-                                 f"got {type(b).__name__}")
-    previous = list(_enabled)
-    _enabled[:] = chosen
+    """Context manager enabling only ``backends`` (a backend or a list) for scaled_dot_product_attention;
+    ``torch.backends.cuda.flash_sdp_enabled()`` & co. read the choice."""
+    if not isinstance(backends, (list, SDPBackend)):
+        raise AssertionError("Backend must be an instance of SDPBackend or a list of SDPBackend instances, "
+                             f"got {type(backends).__name__}")
+    backends = list(dict.fromkeys([backends] if isinstance(backends, SDPBackend) else backends))
+    previous = current_backends(with_priority=set_priority)
     try:
+        set_backends(backends, set_priority)
         yield {}
     finally:
-        _enabled[:] = previous
+        set_backends(previous, set_priority)
 
 
-def _current_backends():
-    return list(_enabled)
+def _cur_sdpa_kernel_backends(with_priority: bool = False):
+    return current_backends(with_priority)

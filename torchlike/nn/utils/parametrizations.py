@@ -8,12 +8,14 @@
 from __future__ import annotations
 
 
-from ... import _random
+from ... import _creation, _dtype, _random
+from ..._ops import comparisons, linalg_decomp, random_ops
+from ..._ops import linalg as _linalg
+from ..._ops.shape import cat as _cat
 from ...autograd import grad_mode
 from ...tensor import Tensor
 from ..modules.module import Module
 from . import _norms, parametrize
-from ..._dispatch import dispatch
 from .. import functional as F
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
@@ -99,31 +101,121 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     return module
 
 
+_ORTH_MAPS = ("matrix_exp", "cayley", "householder")
+
+
+def _is_orthogonal(Q):
+    n, k = Q.size(-2), Q.size(-1)
+    Id = _creation.eye(k, dtype=Q.dtype, device=Q.device)
+    return comparisons.allclose(Q.mH @ Q, Id, atol=10.0 * n * _dtype.finfo(Q.dtype).eps)
+
+
+def _make_orthogonal(A):
+    """Q of A = QR for a tall A, with diag(R) made real and non-negative (torch's geqrf route)."""
+    X, tau = linalg_decomp.geqrf(A)
+    Q = linalg_decomp.householder_product(X, tau)
+    Q *= X.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
+    return Q
+
+
 class _Orthogonal(Module):
-    """Q from the QR decomposition of the original (matrix_exp / cayley maps are not provided)."""
+    """torch's orthogonal map: matrix_exp / cayley of a skew-symmetric matrix, or a product of Householder
+    reflectors, composed with a ``base`` buffer under the dynamic trivialization (``use_trivialization``)."""
+
+    def __init__(self, weight, orthogonal_map, *, use_trivialization=True):
+        super().__init__()
+        if weight.is_complex() and orthogonal_map == "householder":
+            raise ValueError("The householder parametrization does not support complex tensors.")
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
 
     def forward(self, X):
-        return dispatch(_orth_f, (X,), name="LinalgQrBackward0")
-
-    def right_inverse(self, Q):
+        n, k = X.size(-2), X.size(-1)
+        transposed = n < k
+        if transposed:
+            X = X.mT
+            n, k = k, n
+        if self.orthogonal_map in ("matrix_exp", "cayley"):
+            X = X.tril()
+            if n != k:
+                X = _cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+            A = X - X.mH
+            if self.orthogonal_map == "matrix_exp":
+                Q = linalg_decomp.matrix_exp(A)
+            else:  # the Cayley retraction (I + A/2)(I - A/2)^{-1}
+                Id = _creation.eye(n, dtype=A.dtype, device=A.device)
+                Q = _linalg.solve(Id.add(A, alpha=-0.5), Id.add(A, alpha=0.5))
+            if n != k:
+                Q = Q[..., :k]
+        else:
+            A = X.tril(diagonal=-1)
+            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
+            Q = linalg_decomp.householder_product(A, tau)
+            # the diagonal of X holds the signs (+-1); cast so that it gets no gradient
+            Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+        if hasattr(self, "base"):
+            Q = self.base @ Q
+        if transposed:
+            Q = Q.mT
         return Q
 
+    def right_inverse(self, Q):
+        with grad_mode.no_grad():
+            return self._right_inverse(Q)
 
-def _orth_f(x):
-    import jax.numpy as jnp
-    tall = x.shape[-2] >= x.shape[-1]
-    a = x if tall else jnp.swapaxes(x, -1, -2)
-    q, r = jnp.linalg.qr(a)
-    q = q * jnp.sign(jnp.diagonal(r, axis1=-2, axis2=-1))[..., None, :]
-    return q if tall else jnp.swapaxes(q, -1, -2)
+    def _right_inverse(self, Q):
+        if Q.shape != self.shape:
+            raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
+                             f"Got a tensor of shape {Q.shape}.")
+        Q_init = Q
+        n, k = Q.size(-2), Q.size(-1)
+        transpose = n < k
+        if transpose:
+            Q = Q.mT
+            n, k = k, n
+        if not hasattr(self, "base"):
+            if self.orthogonal_map in ("matrix_exp", "cayley"):
+                raise NotImplementedError("It is not possible to assign to the matrix exponential "
+                                          "or the Cayley parametrizations when use_trivialization=False.")
+            A, tau = linalg_decomp.geqrf(Q)
+            # diag(R) > 0; LAPACK's tau is exactly zero where it skipped a reflection
+            A.diagonal(dim1=-2, dim2=-1).sign_()
+            A.diagonal(dim1=-2, dim2=-1)[tau == 0.0] *= -1
+            return A.mT if transpose else A
+        if n == k:
+            Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
+        else:  # complete Q into a full n x n orthogonal matrix, with torch's randn draw
+            N = random_ops.randn(*(Q.size()[:-2] + (n, n - k)), dtype=Q.dtype, device=Q.device)
+            Q = _make_orthogonal(_cat([Q, N], dim=-1))
+        self.base = Q
+        # -Id, so that householder(zeros(m, n)) == eye(m, n)
+        neg_Id = _creation.zeros_like(Q_init)
+        neg_Id.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+        return neg_Id
 
 
 def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
-    """Constrain ``module.<name>`` to be (semi-)orthogonal (Householder/QR map)."""
+    """Constrain ``module.<name>`` to be orthogonal (or unitary): ``"matrix_exp"``, ``"cayley"`` or
+    ``"householder"`` map, as torch (default: matrix_exp for square or complex, householder otherwise).
+
+    >>> import torchlike as torch
+    >>> m = torch.nn.utils.parametrizations.orthogonal(torch.nn.Linear(3, 3))
+    >>> bool((m.weight @ m.weight.T - torch.eye(3)).abs().max() < 1e-5)
+    True
+    """
     weight = getattr(module, name, None)
     if not isinstance(weight, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     if weight.ndim < 2:
         raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of {weight.ndim} dimensions.")
-    parametrize.register_parametrization(module, name, _Orthogonal(), unsafe=True)
+    if orthogonal_map is None:
+        orthogonal_map = ("matrix_exp" if weight.size(-2) == weight.size(-1) or weight.is_complex()
+                          else "householder")
+    if orthogonal_map not in _ORTH_MAPS:
+        raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
+                         f"Got: {orthogonal_map}")
+    orth = _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, orth, unsafe=True)
     return module
