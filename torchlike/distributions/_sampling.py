@@ -170,20 +170,8 @@ def _dirichlet_grad(x, alpha, total):
     return _as_tensor(_beta_marginal_grad(x._value, alpha._value, total._value).astype(x._value.dtype), x)
 
 
-@jax.custom_vjp
-def _no_derivative(alpha, x):
+def _samples(alpha, x):
     return x
-
-
-def _no_derivative_fwd(alpha, x):
-    return x, None
-
-
-def _no_derivative_bwd(res, g):
-    raise RuntimeError("derivative for aten::_sample_dirichlet is not implemented")
-
-
-_no_derivative.defvjp(_no_derivative_fwd, _no_derivative_bwd)
 
 
 def _sample_dirichlet(input, generator=None):
@@ -191,7 +179,7 @@ def _sample_dirichlet(input, generator=None):
     requires grad requires grad too, and backward through it raises (torch's Dirichlet differentiates with
     its own rule instead)."""
     x = sample_dirichlet(input, generator).detach()
-    return dispatch(_no_derivative, (input, x), name="NotImplemented") if input.requires_grad else x
+    return dispatch(_samples, (input, x), diff="_sample_dirichlet") if input.requires_grad else x
 
 
 TOPLEVEL = {"_standard_gamma": standard_gamma, "_standard_gamma_grad": _standard_gamma_grad,
