@@ -8,7 +8,8 @@ expanding into ``bmm`` (by the operands' strides and ``requires_grad``), ``linea
 a contiguous input with a bias, scaled-dot-product attention taking the (uncounted) CPU flash kernel unless
 that kernel declines — and returns ``(forward, backward)``: the ``(aten op name, flops)`` pairs of the
 forward, and those its backward will run for the inputs that require grad (an ``mm``/``bmm`` per input
-gradient, ``convolution_backward`` as torch's formula counts it).
+gradient, ``convolution_backward`` as torch's formula counts it). A rule takes ``(args, statics, name, out)``:
+the op's arguments, its statics as a dict, its node name and its result.
 """
 from __future__ import annotations
 
@@ -206,7 +207,7 @@ def _rule_linear(args, statics, name, out):
 
 def _rule_axpby(args, statics, name, out):
     inp, x, y = args[:3]
-    kind = dict(statics).get("kind")
+    kind = statics.get("kind")
     if kind == "mm" and x.ndim == 2:
         return _product("addmm", mm_flop(_shape(x), _shape(y)), x.requires_grad, y.requires_grad)
     if kind == "mm":
@@ -219,7 +220,7 @@ def _rule_axpby(args, statics, name, out):
 
 def _rule_tensordot(args, statics, name, out):
     a, b = args
-    axes, shapes = dict(statics)["axes"], dict(statics).get("shapes")
+    axes, shapes = statics["axes"], statics.get("shapes")
     sa, sb = shapes if shapes is not None else (_shape(a), _shape(b))
     k = math.prod(sa[d] for d in axes[0])
     m = math.prod(s for d, s in enumerate(sa) if d not in axes[0])
@@ -328,7 +329,7 @@ def _einsum_path(eq, shapes):
 
 
 def _rule_einsum(args, statics, name, out):
-    eq = dict(statics)["eq"]
+    eq = statics["eq"]
     shapes = [_shape(t) for t in args]
     if len(args) < 2:
         return [], []
@@ -361,7 +362,7 @@ def _rule_conv(transposed):
     def rule(args, statics, name, out):
         x, w, b = args
         xs = _shape(x)
-        if dict(statics).get("unbatched"):
+        if statics.get("unbatched"):
             xs = (1,) + xs
         os_ = _shape(out)
         if len(os_) < len(xs):
@@ -403,7 +404,7 @@ def _rule_sdpa(args, statics, name, out):
 def _rule_mha(args, statics, name, out):
     (q, k, v, in_w, in_b, bias_k, bias_v, out_w, out_b, kpm, attn_mask, q_w, k_w, v_w,
      static_k, static_v, keep) = args
-    st = dict(statics)
+    st = statics
     H = st["H"]
     if not st["batched"]:
         q, k, v = (_T((t.shape[0], 1, t.shape[1]), t.requires_grad) for t in (q, k, v))
@@ -417,24 +418,24 @@ def _rule_mha(args, statics, name, out):
     def chunk(w, rows):
         return None if w is None else _T((rows, w.shape[1]), w.requires_grad)
 
-    def bias(start):
-        return None if in_b is None else _T((E,), in_b.requires_grad)
+    def bias(rows):   # (a slice of) in_proj_bias
+        return None if in_b is None else _T((rows,), in_b.requires_grad)
 
     if st["separate"]:
         projs = ((q, q_w), (k, k_w), (v, v_w))
         for x, w in projs:
-            add(linear_products(x, w, bias(0)))
+            add(linear_products(x, w, bias(E)))
         rg = [x.requires_grad or w.requires_grad or _rg(in_b) for x, w in projs]
     elif k is v and q is k:
-        add(linear_products(q, in_w, None if in_b is None else _T((3 * E,), in_b.requires_grad)))
+        add(linear_products(q, in_w, bias(3 * E)))
         rg = [q.requires_grad or in_w.requires_grad or _rg(in_b)] * 3
     elif k is v:
-        add(linear_products(q, chunk(in_w, E), bias(0)))
-        add(linear_products(k, chunk(in_w, 2 * E), None if in_b is None else _T((2 * E,), in_b.requires_grad)))
+        add(linear_products(q, chunk(in_w, E), bias(E)))
+        add(linear_products(k, chunk(in_w, 2 * E), bias(2 * E)))
         rg = [x.requires_grad or in_w.requires_grad or _rg(in_b) for x in (q, k, k)]
     else:
         for x in (q, k, v):
-            add(linear_products(x, chunk(in_w, E), bias(0)))
+            add(linear_products(x, chunk(in_w, E), bias(E)))
         rg = [x.requires_grad or in_w.requires_grad or _rg(in_b) for x in (q, k, v)]
     S = static_k.shape[1] if static_k is not None else k.shape[0]
     S += (bias_k is not None) + bool(st["add_zero_attn"])
@@ -469,7 +470,7 @@ def _rule_rnn(args, statics, name, out):
     """A whole RNN/GRU layer stack (an LSTM that torch gives to oneDNN's fused kernel counts nothing)."""
     x, h0, c0, lengths, drop = args[:5]
     weights = args[5:]
-    st = dict(statics)
+    st = statics
     if st["mode"] == "LSTM" and not st["proj"] and _onednn_lstm(x.dtype):
         return [], []
     D = 2 if st["bidirectional"] else 1
@@ -492,17 +493,16 @@ def _rule_rnn(args, statics, name, out):
             f_in = 2 * rows * math.prod(_shape(w_ih))
             fwd.append((op, f_in))
             bwd.extend([("mm", f_in)] * (in_rg + w_ih.requires_grad))
-            any_w = any(t.requires_grad for t in w)
+            state_rg = any(t.requires_grad for t in w) or in_rg or h0_rg   # the hidden state after a step
             for t, bs in enumerate(steps):
                 f_h = 2 * bs * math.prod(_shape(w_hh))
                 fwd.append((op, f_h))
-                prev_rg = h0_rg if t == 0 else (any_w or in_rg or h0_rg)
-                bwd.extend([("mm", f_h)] * (prev_rg + w_hh.requires_grad))
+                bwd.extend([("mm", f_h)] * ((h0_rg if t == 0 else state_rg) + w_hh.requires_grad))
                 if st["proj"]:
                     f_p = 2 * bs * math.prod(_shape(w[-1]))
                     fwd.append(("mm", f_p))
-                    bwd.extend([("mm", f_p)] * ((any_w or in_rg or h0_rg) + w[-1].requires_grad))
-            layer_rg = layer_rg or any_w or in_rg or h0_rg
+                    bwd.extend([("mm", f_p)] * (state_rg + w[-1].requires_grad))
+            layer_rg = layer_rg or state_rg
         in_rg = layer_rg
     return fwd, bwd
 
