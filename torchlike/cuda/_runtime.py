@@ -57,7 +57,7 @@ def ipc_collect() -> None:
 
 def get_arch_list() -> list:
     return ["sm_" + "".join(d.compute_capability.split(".")) for d in _gpus()
-            if getattr(d, "compute_capability", None)] if _gpus() else []
+            if getattr(d, "compute_capability", None)]
 
 
 def get_gencode_flags() -> str:
