@@ -46,6 +46,11 @@ def _split(qualname: str):
     return ns, name.split(".", 1)[0]
 
 
+def _records_grad(values):
+    """Whether autograd records an op on ``values``: grad mode is on and one of them requires grad."""
+    return _grad_mode._state.enabled and any(getattr(a, "requires_grad", False) for a in values)
+
+
 class CustomOpDef:
     """An operator defined with :func:`custom_op`: callable, with ``register_fake``/``register_autograd``."""
 
@@ -107,8 +112,7 @@ class CustomOpDef:
 
             def backward(ctx, *grads):
                 if op._backward_fn is None:
-                    raise RuntimeError(f"Trying to backward through {op._namespace}.{op._name}.default but no "
-                                       "autograd formula was registered. Please use register_autograd to add one.")
+                    raise op._no_formula()
                 return op._backward_fn(ctx, *grads)
             name = f"GeneratedBackwardFor_{self._namespace}_{self._name}_default"
             self._function = type(name, (Function,), {"forward": staticmethod(forward),
@@ -116,13 +120,18 @@ class CustomOpDef:
                                                       "backward": staticmethod(backward)})
         return self._function
 
+    def _no_formula(self):
+        """torch's error for a backward through the op without ``register_autograd``."""
+        return RuntimeError(f"Trying to backward through {self._namespace}.{self._name}.default but no autograd "
+                            "formula was registered. Please use register_autograd to add one.")
+
     def _traced_call(self, args, kwargs):
         """Inside a compiled (or vmapped) function an implementation that reads values on the host runs there
         (``jax.pure_callback``, once per example under vmap) on the concrete values, its results shaped as its
         fake impl says: the op stays opaque, as in torch."""
         if self._abstract_fn is None:
             raise GraphBreak(f"{self} has no fake impl (register_fake), so a compiled function cannot call it")
-        if _grad_mode._state.enabled and any(getattr(a, "requires_grad", False) for a in args):
+        if _records_grad(args):
             raise GraphBreak(f"{self} is called on tensors that require grad inside a compiled function")
         fake = self._abstract_fn(*args, **kwargs)
         single = not isinstance(fake, (tuple, list))
@@ -148,8 +157,7 @@ class CustomOpDef:
                 return self._impl()(*args, **kwargs)
             except GraphBreak:   # one that reads values on the host (numpy) runs as a callback
                 return self._traced_call(args, kwargs)
-        if not (_grad_mode._state.enabled and any(getattr(a, "requires_grad", False) for a in
-                                                  list(args) + list(kwargs.values()))):
+        if not _records_grad(list(args) + list(kwargs.values())):
             return self._impl()(*args, **kwargs)
         if kwargs:
             bound = inspect.signature(self._init_fn).bind(*args, **kwargs)
@@ -268,11 +276,10 @@ def _check_schema(op, args, kwargs):
     with _grad_mode.no_grad():
         op(*work, **kwargs)
     for k, (a, b) in enumerate(zip(work, before)):
-        if hasattr(a, "detach") and not (names[k] in mutable if k < len(names) else False):
-            same = a.eq(b).logical_or(a.isnan().logical_and(b.isnan())) if a.is_floating_point() else a.eq(b)
-            if a.shape != b.shape or not bool(same.all()):
-                raise RuntimeError(f"Argument {names[k] if k < len(names) else k} is not defined as mutable but "
-                                   "was mutated")
+        name = names[k] if k < len(names) else k
+        if hasattr(a, "detach") and name not in mutable and not (
+                a.shape == b.shape and a.allclose(b, rtol=0, atol=0, equal_nan=True)):
+            raise RuntimeError(f"Argument {name} is not defined as mutable but was mutated")
 
 
 def _check_fake(op, args, kwargs):
@@ -295,10 +302,9 @@ def _check_fake(op, args, kwargs):
 
 def _check_aot(op, args, kwargs):
     _check_fake(op, args, kwargs)
-    if isinstance(op, CustomOpDef) and op._backward_fn is None and \
-            any(getattr(a, "requires_grad", False) for a in args):
-        raise RuntimeError(f"Trying to backward through {op._namespace}.{op._name}.default but no autograd "
-                           "formula was registered. Please use register_autograd to add one.")
+    if isinstance(op, CustomOpDef) and op._backward_fn is None and any(getattr(a, "requires_grad", False)
+                                                                      for a in args):
+        raise op._no_formula()
 
 
 _OPCHECKS = {"test_schema": _check_schema, "test_autograd_registration": lambda op, args, kwargs: None,
