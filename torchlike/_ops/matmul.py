@@ -95,6 +95,13 @@ def batched_shape_error(a, b):
                        f"[{n}, {b[-2]}].")
 
 
+def matmul_shape_error(a, b):
+    """Raise torch's error for ``matmul`` of shapes ``a @ b`` (both at least 2-D) whose inner dims differ: a 2-D
+    right side meets mm's check with the left side folded, a batched one bmm's (``batched_shape_error``)."""
+    if len(b) == 2:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied {_dims_msg((math.prod(a[:-1]), a[-1]), b)}")
+    batched_shape_error(a, b)
+
 
 def _matmul_impl(a, b):
     return _mm(a, b)
@@ -136,10 +143,7 @@ def matmul(input, other):
             raise RuntimeError(f"size mismatch, got input ({math.prod(a[:-1])}), mat ({math.prod(a[:-1])}x{a[-1]}), "
                                f"vec ({b[0]})")
     elif a[-1] != b[-2]:
-        if nb == 2:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
-                               f"{_dims_msg((math.prod(a[:-1]), a[-1]), b)}")
-        batched_shape_error(a, b)
+        matmul_shape_error(a, b)
     elif na > 2 or nb > 2:
         check_broadcast(a[:-2], b[:-2])  # the batch dimensions
     _same_mm(input, other)

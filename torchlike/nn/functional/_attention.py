@@ -13,7 +13,7 @@ import numpy as np
 from jax import lax
 
 from ..._dispatch import dispatch
-from ..._ops.matmul import batched_shape_error
+from ..._ops.matmul import matmul_shape_error
 from ..._ops.registry import functional as _functional
 from ...tensor import Tensor
 from ... import _autocast as _amp
@@ -115,11 +115,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
                            f"{query.dtype} key.dtype: {key.dtype} and value.dtype: {value.dtype} instead.")
     if query.shape[-1] != key.shape[-1]:  # torch's math path fails in its q @ k^T
-        q, kt = tuple(query.shape), tuple(key.shape[:-2]) + (key.shape[-1], key.shape[-2])
-        if len(kt) == 2:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({math.prod(q[:-1])}x{q[-1]} and "
-                               f"{kt[0]}x{kt[1]})")
-        batched_shape_error(q, kt)
+        matmul_shape_error(tuple(query.shape), tuple(key.shape[:-2]) + (key.shape[-1], key.shape[-2]))
     if not enable_gqa and query.ndim >= 3 and key.ndim >= 3 and query.shape[-3] != key.shape[-3] and \
             key.shape[-3] != 1:
         raise RuntimeError(f"The size of tensor a ({query.shape[-3]}) must match the size of tensor b "
