@@ -17,7 +17,7 @@ from .._stl_order import REPLAY_LIMIT, mode_index
 from .._errors import int_arg
 from ..return_types import make
 from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
-from .sorting import select_at_impl
+from .sorting import host_rows, select_at_impl
 from .reduction import acc_np, _evenly, _int_acc, _norm_kind, _vnorm, check_nonempty
 from .. import _autocast as _amp
 
@@ -139,18 +139,13 @@ def mode(input, dim=-1, keepdim=False):
 def _cpu_mode_indices(input, d):
     """The indices torch's CPU mode picks where its std::sort leaves equal values out of input order (a
     dim longer than 16 with repeats, see _stl_order), with the reduced dim kept; else None."""
-    x = input._value
-    if input.ndim == 0 or input.shape[d] <= 16 or input._dev.type != "cpu" or isinstance(x, jax.core.Tracer):
+    if input.ndim == 0 or input.shape[d] <= 16 or input.numel() > REPLAY_LIMIT:
         return None
-    if input.numel() > REPLAY_LIMIT:
+    flat = host_rows(input, d)
+    if flat is None or (flat.dtype.kind == "f" and np.isnan(flat).any()):
         return None
-    rows = np.moveaxis(np.asarray(x), d, -1)
-    flat = rows.reshape(-1, rows.shape[-1])
-    if flat.dtype.kind in "fV":
-        flat = flat.astype(np.float64)
-        if np.isnan(flat).any():
-            return None
-    idx = np.array([mode_index(r) for r in flat], np.int64).reshape(rows.shape[:-1] + (1,))
+    rest = tuple(input.shape[:d]) + tuple(input.shape[d + 1:])
+    idx = np.array([mode_index(r) for r in flat], np.int64).reshape(rest + (1,))
     return Tensor._wrap(jnp.asarray(np.moveaxis(idx, -1, d)), input._dev)
 
 

@@ -158,29 +158,39 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     return make("topk")(v, i)
 
 
+def host_rows(input, d):
+    """``input``'s values on the host as rows along ``d`` (float types as float64), or None where torch's CPU
+    order is not replayed (another device, a traced value: compile and vmap keep the stable order)."""
+    x = input._value
+    if input._dev.type != "cpu" or isinstance(x, jax.core.Tracer):
+        return None
+    rows = np.moveaxis(np.asarray(x), d, -1).reshape(-1, input.shape[d] if input.ndim else 1)
+    return rows.astype(np.float64) if rows.dtype.kind in "fV" else rows
+
+
+def _equal(a, b):
+    """``a == b`` elementwise (broadcast), NaN equal to NaN: ties as torch's comparators see them."""
+    eq = a == b
+    if a.dtype.kind == "f":
+        eq |= np.isnan(a) & np.isnan(b)
+    return eq
+
+
 def _cpu_topk_order(input, values, indices, k, d, largest, sorted):
     """The indices torch's CPU topk gives where they differ from the stable order's (equal values in or at
     the edge of the top k, or ``sorted=False`` when torch selects with nth_element), as an int64 tensor;
     else None.  Traced values (compile, vmap) keep the stable order."""
     n = input.shape[d] if input.ndim else 1
-    x = input._value
-    if n <= 3 or k == 0 or input._dev.type != "cpu" or isinstance(x, jax.core.Tracer):
+    rows = host_rows(input, d) if n > 3 and k else None
+    if rows is None:
         return None
-    rows = np.moveaxis(np.asarray(x), d, -1).reshape(-1, n)
-    if rows.dtype.kind in "fV":
-        rows = rows.astype(np.float64)
     if not sorted and k * 64 > n:
         todo = np.ones(rows.shape[0], bool)  # nth_element's order, ties or not
     else:
         top = np.moveaxis(np.asarray(values._value), d, -1).reshape(-1, k).astype(rows.dtype)
-        same = top[:, 1:] == top[:, :-1]
         kth = top[:, -1:]
-        at_kth = rows == kth
-        if rows.dtype.kind == "f":
-            same |= np.isnan(top[:, 1:]) & np.isnan(top[:, :-1])
-            at_kth |= np.isnan(rows) & np.isnan(kth)
-        todo = same.any(axis=1) | (at_kth.sum(axis=1) > (top == kth).sum(axis=1) + (
-            (np.isnan(top) & np.isnan(kth)).sum(axis=1) if rows.dtype.kind == "f" else 0))
+        todo = _equal(top[:, 1:], top[:, :-1]).any(axis=1) | \
+            (_equal(rows, kth).sum(axis=1) > _equal(top, kth).sum(axis=1))
     if not todo.any() or todo.sum() * n > REPLAY_LIMIT:
         return None
     out = np.moveaxis(np.asarray(indices._value), d, -1).reshape(-1, k).copy()
@@ -188,7 +198,6 @@ def _cpu_topk_order(input, values, indices, k, d, largest, sorted):
         out[r] = topk_order(rows[r].tolist(), k, largest, sorted)
     shape = tuple(input.shape[:d]) + tuple(input.shape[d + 1:]) + (k,)
     return _wrap_np(np.moveaxis(out.reshape(shape), -1, d), input, np.int64)
-
 
 
 def _kth_impl(x, k, dim, keepdim):
@@ -231,16 +240,10 @@ def _cpu_kth_indices(input, values, k, d):
     """The indices torch's CPU kthvalue picks among values equal to the k-th (its quickselect's, see
     _stl_order), with the reduced dim kept, where the k-th value repeats; else None."""
     n = input.shape[d] if input.ndim else 1
-    x = input._value
-    if n <= 2 or input._dev.type != "cpu" or isinstance(x, jax.core.Tracer):
+    rows = host_rows(input, d) if n > 2 else None
+    if rows is None:
         return None
-    rows = np.moveaxis(np.asarray(x), d, -1).reshape(-1, n)
-    if rows.dtype.kind in "fV":
-        rows = rows.astype(np.float64)
-    kth = np.asarray(values._value).reshape(-1, 1).astype(rows.dtype)
-    same = rows == kth
-    if rows.dtype.kind == "f":
-        same |= np.isnan(rows) & np.isnan(kth)
+    same = _equal(rows, np.asarray(values._value).reshape(-1, 1).astype(rows.dtype))
     todo = same.sum(axis=1) > 1
     if not todo.any() or todo.sum() * n > REPLAY_LIMIT:
         return None
