@@ -5,39 +5,25 @@ class metrics (Accuracy, F1Score, AUROC, AveragePrecision, regression metrics) t
 reset, a MetricCollection, and the functional metrics; every printed value must match. Runs only where
 torchmetrics is installed (the ``test`` extra pins it).
 """
-import os
-
 import pytest
-from conftest import run_program, same_printed_lines
+from conftest import lib_program_vs_torch
 
 pytest.importorskip("torch", reason="the expected values come from torch")
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PROGRAMS = os.path.join(HERE, "programs")
-
 
 def test_torchmetrics_program_matches_torch():
-    pytest.importorskip("torchmetrics", reason="torchmetrics is not installed")
-    script = os.path.join(PROGRAMS, "lib_torchmetrics_metrics.py")
-    expected = run_program([script], runner=False, timeout=600)
-    ours = run_program([script], runner=True, timeout=600)
-    same_printed_lines(expected, ours, rtol=1e-5)
+    _, ours = lib_program_vs_torch("lib_torchmetrics_metrics.py", "torchmetrics", timeout=600, rtol=1e-5)
     names = [line.split()[0] for line in ours]
     for name in ("acc.compute", "f1.compute", "auroc.compute", "acc.after_reset", "collection.val_cm",
                  "binary_auroc", "binary_ap", "mse", "r2", "pearson", "ssim", "psnr", "stat_scores"):
         assert name in names, name
 
 
-
 def test_torchmetrics_more_metrics_match_torch():
     # MultilabelRankingAveragePrecision ranks each sample's irrelevant labels with ``ranks[inverse]``; for a sample
     # with none both are empty, which torchlike used to reject as out of bounds. (Kendall runs on 12 points: its
     # per-element loop slices a new length each time, one XLA compile per op and shape, 27 s for 50 points.)
-    pytest.importorskip("torchmetrics", reason="torchmetrics is not installed")
-    script = os.path.join(PROGRAMS, "lib_torchmetrics_more.py")
-    expected = run_program([script], runner=False, timeout=600)
-    ours = run_program([script], runner=True, timeout=600)
-    same_printed_lines(expected, ours, rtol=1e-4)
+    _, ours = lib_program_vs_torch("lib_torchmetrics_more.py", "torchmetrics", timeout=600, rtol=1e-4)
     names = [line.split()[0] for line in ours]
     for name in ("calib", "ml_rap", "kendall", "ssim", "sisdr", "cramers", "ari", "dice", "f_auroc", "f_ms_ssim"):
         assert name in names, name
