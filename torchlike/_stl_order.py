@@ -1,11 +1,11 @@
 """The orders torch's CPU kernels leave equal keys in: they sort and select with libstdc++'s algorithms
 (``std::sort``'s introsort, ``std::nth_element``, ``std::partial_sort``), which are deterministic but not
 stable.  Each is replayed here element by element with torch's comparator, so tied values come out at the
-indices torch gives: ``sort`` / ``argsort`` with ``stable=False`` (``unstable_orders``), ``topk``
+indices torch gives: ``sort`` / ``argsort`` with ``stable=False`` (``sort_orders``), ``topk``
 (``topk_order``; multinomial without replacement draws through it too), ``mode`` (``mode_index``);
 ``kthvalue`` selects with TH's quickselect instead (``quick_select_index``).
 
->>> sort_order([0] * 20)[:4]
+>>> sort_order([0] * 20)[:4].tolist()
 [10, 19, 18, 17]
 >>> topk_order([1.0, 3.0, 3.0, 2.0], 3, largest=False)
 [0, 3, 2]
@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["sort_order", "topk_order", "unstable_orders", "uses_introsort", "mode_index", "quick_select_index",
-           "REPLAY_LIMIT"]
+__all__ = ["sort_order", "topk_order", "sort_orders", "uses_introsort", "mode_index", "quick_select_index",
+           "REPLAY_LIMIT", "SORT_REPLAY_LIMIT"]
 
-# The replays run element by element in Python (~1 s for 8 rows of 50000 with a few ties): past this many
-# elements in one call torchlike keeps the stable order, and equal keys may then come out in another order
-# than torch's (a known difference; the values are the same).
+# The topk / mode / kthvalue replays run element by element in Python (~1 s for 8 rows of 50000 with a few
+# ties); sort's partitions large ranges with numpy and short ones element by element (~0.55 us an element
+# with ties throughout, ~27 ms for a 50,257-element row; torch: ~4 ms).  Past these many elements in one
+# call torchlike keeps the stable order, and equal keys may then come out in another order than torch's (a
+# known difference; the values are the same).
 REPLAY_LIMIT = 1 << 14
+SORT_REPLAY_LIMIT = 1 << 16
 
 _THRESHOLD = 16  # libstdc++'s _S_threshold
 _RADIX_MIN = 32768  # at::internal::GRAIN_SIZE: from there a 1-D ascending integer sort is fbgemm's (stable) radix
@@ -211,11 +214,115 @@ def _less_key(x, y):
     return x[0] < y[0]
 
 
+# Ranges longer than this are partitioned with numpy (one pass of vector operations per partition); shorter
+# ones are replayed element by element on Python lists, where numpy's per-call cost would dominate.
+_VECTOR_MIN = 256
+
+
+def _replay_range(keys, idx, first, last, depth):
+    """``std::__introsort_loop`` over ``keys[first:last]`` (and ``idx`` along), element by element on Python
+    lists with the comparisons inlined (the generic ``_Stl`` calls a comparator per comparison)."""
+    k, ix = keys[first:last].tolist(), idx[first:last].tolist()
+    stack = [(0, len(k), depth)]
+    while stack:
+        f, la, d = stack.pop()
+        while la - f > _THRESHOLD:
+            if d == 0:
+                a = list(zip(k[f:la], ix[f:la]))
+                _Stl(a, _less_key).partial_sort(0, len(a), len(a))
+                k[f:la], ix[f:la] = [v for v, _ in a], [i for _, i in a]
+                break
+            d -= 1
+            x, y, z = f + 1, f + (la - f) // 2, la - 1
+            kx, ky, kz = k[x], k[y], k[z]
+            if kx < ky:
+                m = y if ky < kz else z if kx < kz else x
+            elif kx < kz:
+                m = x
+            elif ky < kz:
+                m = z
+            else:
+                m = y
+            k[f], k[m] = k[m], k[f]
+            ix[f], ix[m] = ix[m], ix[f]
+            p, i, j = k[f], f + 1, la
+            while True:
+                while k[i] < p:
+                    i += 1
+                j -= 1
+                while p < k[j]:
+                    j -= 1
+                if not i < j:
+                    break
+                k[i], k[j] = k[j], k[i]
+                ix[i], ix[j] = ix[j], ix[i]
+                i += 1
+            stack.append((i, la, d))  # std::__introsort_loop recurses on the right part, then loops on the left
+            la = i
+    keys[first:last] = k
+    idx[first:last] = ix
+
+
+def _partition_pivot(keys, idx, first, last):
+    """``std::__unguarded_partition_pivot`` on numpy arrays: the median of three moved to ``first``, then
+    Hoare's partition of ``[first + 1, last)`` in one vectorised pass.  Its scans stop at the positions ``L``
+    (ascending) of keys not less than the pivot and ``R`` (descending, the pivot's own slot included) of keys
+    not greater; the k-th stop of each scan is swapped while ``L[k] < R[k]``, and the cut is ``min(L[m],
+    R[m - 1])`` at the first crossing ``m`` (the swapped slots hold keys that stop the scans there)."""
+    mid = first + (last - first) // 2
+    x, y, z = first + 1, mid, last - 1
+    kx, ky, kz = keys[x], keys[y], keys[z]
+    if kx < ky:
+        m = y if ky < kz else z if kx < kz else x
+    elif kx < kz:
+        m = x
+    elif ky < kz:
+        m = z
+    else:
+        m = y
+    keys[[first, m]] = keys[[m, first]]
+    idx[[first, m]] = idx[[m, first]]
+    p = keys[first]
+    lo = first + 1
+    left = lo + np.flatnonzero(keys[lo:last] >= p)
+    right = first + np.flatnonzero(keys[first:last] <= p)[::-1]
+    n = min(left.size, right.size)
+    crossed = left[:n] >= right[:n]
+    m = int(crossed.argmax()) if crossed.any() else n
+    cut = int(left[m]) if m < left.size else last
+    if m:
+        cut = min(cut, int(right[m - 1]))
+        ls, rs = left[:m], right[:m]
+        keys[ls], keys[rs] = keys[rs], keys[ls].copy()
+        idx[ls], idx[rs] = idx[rs], idx[ls].copy()
+    return cut
+
+
+def _introsort(keys, idx, first, last, depth):
+    while last - first > _THRESHOLD:
+        if depth == 0 or last - first <= _VECTOR_MIN:
+            # Without equal keys inside the range, the order it leaves is irrelevant: the final stable sort
+            # puts its keys in order, and a key it shares with another range keeps the ranges' order.
+            srt = np.sort(keys[first:last])
+            if (srt[1:] == srt[:-1]).any():
+                _replay_range(keys, idx, first, last, depth)
+            return
+        depth -= 1
+        cut = _partition_pivot(keys, idx, first, last)
+        _introsort(keys, idx, cut, last, depth)
+        last = cut
+
+
 def sort_order(ranks):
-    """The permutation ``std::sort`` makes of ``range(len(ranks))`` sorting (rank, index) pairs by rank."""
-    a = [(r, i) for i, r in enumerate(ranks)]
-    _Stl(a, _less_key).sort(0, len(a))
-    return [i for _, i in a]
+    """The permutation ``std::sort`` makes of ``range(len(ranks))`` sorting (rank, index) pairs by rank, as a
+    numpy int64 array.  Its final insertion sort is stable, so it is one stable argsort of the arrangement
+    the introsort loop leaves."""
+    keys = np.array(ranks, np.int64).reshape(-1)
+    idx = np.arange(keys.size, dtype=np.int64)
+    if keys.size > 1:
+        _introsort(keys, idx, 0, keys.size, _lg(keys.size) * 2)
+        idx = idx[np.argsort(keys, kind="stable")]
+    return idx
 
 
 def uses_introsort(shape, dim, descending, np_dtype):
@@ -227,35 +334,49 @@ def uses_introsort(shape, dim, descending, np_dtype):
     return not (len(shape) == 1 and not descending and np_dtype.kind in "iu" and shape[0] >= _RADIX_MIN)
 
 
-def unstable_orders(values, descending):
-    """torch's ``sort(stable=False)`` indices along the last axis of numpy ``values``; None when no row holds
-    equal keys (a stable sort gives the same order then).  Keys become integer ranks with torch's order:
-    NaN ranks last (all NaNs tie), -0.0 ties 0.0."""
+def sort_orders(values, descending, replay, ties_only=False):
+    """torch's CPU ``sort`` indices along the last axis of numpy ``values``: a stable sort (NaN largest, -0.0
+    tying 0.0), and with ``replay`` (``stable=False`` where torch's kernel is an introsort) equal keys of
+    the rows that hold any in the order ``std::sort`` leaves them, up to ``SORT_REPLAY_LIMIT`` elements.  Keys
+    become integer ranks with torch's order for the replay (NaN ranks last, all NaNs tie).  With
+    ``ties_only``, None unless a replay changed the order (any stable sort gives the same order then).
+
+    >>> sort_orders(np.array([[1.0, 0.0, 1.0]]), True, False).tolist()
+    [[0, 2, 1]]
+    """
+    if values.size == 0:
+        return np.zeros(values.shape, np.int64)
     flat = values.reshape(-1, values.shape[-1])
-    if flat.dtype.kind in "fV":  # (bfloat16 & co compare exactly as float64)
+    if flat.dtype.kind == "V" or flat.dtype == np.float16:  # (bfloat16 & co compare exactly as float64)
         flat = flat.astype(np.float64)
-    srt = np.sort(flat, axis=-1)
+    if descending:  # stable descending: the reversed stable ascending order of the reversed rows
+        order = flat.shape[-1] - 1 - np.argsort(flat[:, ::-1], axis=-1, kind="stable")[:, ::-1]
+    else:
+        order = np.argsort(flat, axis=-1, kind="stable")
+    if not replay or flat.size > SORT_REPLAY_LIMIT or flat.shape[-1] <= _THRESHOLD:
+        return None if ties_only else order.reshape(values.shape)
+    srt = np.take_along_axis(flat, order, axis=-1)
     same = srt[:, 1:] == srt[:, :-1]
     if flat.dtype.kind == "f":
         same |= np.isnan(srt[:, 1:]) & np.isnan(srt[:, :-1])
-    if not same.any() or flat.size > REPLAY_LIMIT:
+    rows = np.flatnonzero(same.any(axis=-1))
+    if ties_only and not rows.size:
         return None
-    out = np.empty(flat.shape, np.int64)
-    for r, row in enumerate(flat):
-        ranks = np.unique(row, return_inverse=True)[1].reshape(-1)
-        out[r] = sort_order((-ranks if descending else ranks).tolist())
-    return out.reshape(values.shape)
+    for r in rows:
+        ranks = np.unique(flat[r], return_inverse=True)[1].reshape(-1)
+        order[r] = sort_order(-ranks if descending else ranks)
+    return order.reshape(values.shape)
 
 
 def mode_index(row):
     """The index torch's CPU ``mode`` returns for the 1-D numpy ``row`` (no NaN): it std::sorts the (value,
     index) pairs and takes the last pair of the first most frequent run."""
     ranks = np.unique(row, return_inverse=True)[1].reshape(-1)
-    perm = sort_order(ranks.tolist())
+    perm = sort_order(ranks)
     srt = ranks[perm]
     ends = np.flatnonzero(np.append(srt[1:] != srt[:-1], True))
     counts = np.diff(np.concatenate([[-1], ends]))
-    return perm[ends[int(np.argmax(counts))]]
+    return int(perm[ends[int(np.argmax(counts))]])
 
 
 def _gt_nan_first(x, y):
