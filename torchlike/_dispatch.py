@@ -7,7 +7,7 @@ import traceback
 
 import numpy as np
 
-from . import _errors, _grad_mode, _jit_cache, _views
+from . import _errors, _grad_mode, _jit_cache, _shape_churn, _views
 from ._device import CPU
 from . import _profiler_state as _prof
 from ._tape import _NODE_CLASSES, ANOMALY, FORWARD_AD, SAVED_HOOKS, node_class, pack_saved
@@ -136,16 +136,20 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
         e = _fwd_cache.get((f, statics))
         if e is None:
             e = _new_forward(f, statics, jit)
-        try:
-            out = e.fn(*arrays)
-        except Exception as err:  # JAX's complaint -> torch's (only on failure: no cost when the op succeeds)
-            try:  # unless JAX is tracing: then the function's jit without compiler options
-                out = _jit_cache.traced_fallback(e, err)(*arrays)
-            except Exception as err2:
-                raise _errors.translate(err2, f, name, arrays)
+        if e.watch is not None and not (need_grad and diff and _state.enabled):  # shapes keep changing
+            out = _shape_churn.route(e, f, statics, arrays)
+        if out is None:
+            try:
+                out = e.fn(*arrays)
+            except Exception as err:  # JAX's complaint -> torch's (only on failure: no cost when the op succeeds)
+                try:  # unless JAX is tracing: then the function's jit without compiler options
+                    out = _jit_cache.traced_fallback(e, err)(*arrays)
+                except Exception as err2:
+                    raise _errors.translate(err2, f, name, arrays)
+            if e.jitted and e.fn._cache_size() != e.n:  # a new shape was compiled: count it against the bound
+                _jit_cache.counted(e, arrays)
+                _shape_churn.watch_after_compile(e, f, arrays)
         e.used = True
-        if e.jitted and e.fn._cache_size() != e.n:  # a new shape was compiled: count it against the bound
-            _jit_cache.counted(e, arrays)
     dev = dev or CPU
     record = need_grad and diff and _state.enabled
     if record and type(diff) is str:
@@ -182,6 +186,11 @@ def _call_fused(f, statics, arrays, fused):
     if e is None:
         e = _fwd_cache.add_tiered(key, _fused_forward(f, statics, spec))
     call = arrays + extra
+    e.used = True
+    if e.watch is not None:  # shapes keep changing (no gradient is recorded on this path)
+        out = _shape_churn.route(e, f, statics, call, fused, len(arrays))
+        if out is not None:
+            return out
     try:
         out = e.fn(*call)
     except Exception as err:
@@ -189,9 +198,9 @@ def _call_fused(f, statics, arrays, fused):
             out = _jit_cache.traced_fallback(e, err)(*call)
         except Exception:
             return None
-    e.used = True
     if e.jitted and e.fn._cache_size() != e.n:
         _jit_cache.counted(e, call)
+        _shape_churn.watch_after_compile(e, f, call)
     return out
 
 

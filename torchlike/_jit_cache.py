@@ -38,7 +38,7 @@ import threading
 from time import monotonic as _monotonic
 
 __all__ = ["Cache", "Entry", "set_cache_size", "cache_info", "clear_caches", "set_tiered_compile", "tier_of",
-           "set_eager_compile_options", "traced_fallback"]
+           "set_eager_compile_options", "traced_fallback", "signature", "top_level"]
 
 _DEFAULT = 256
 _TIER_DEFAULT = 0  # opt-in: a fixed-shape script compiles each program twice with it (see docs/caches.md)
@@ -106,7 +106,7 @@ class Entry:
     """A cached function: ``fn`` (a ``jax.jit`` object, or a plain function when ``jitted`` is False),
     ``n`` its executables when last counted, ``used`` set on every call (cleared by the sweep)."""
 
-    __slots__ = ("fn", "n", "used", "key", "owner", "jitted", "tiers", "raw", "plain", "__weakref__")
+    __slots__ = ("fn", "n", "used", "key", "owner", "jitted", "tiers", "raw", "plain", "watch", "__weakref__")
 
     def __init__(self, fn, key, owner, jitted=True):
         self.fn, self.key, self.owner, self.jitted = fn, key, owner, jitted
@@ -115,6 +115,7 @@ class Entry:
         self.tiers = None
         self.raw = None  # the traceable function when ``fn`` carries compiler options (see traced_fallback)
         self.plain = None  # its jit without options, made on the first traced call
+        self.watch = None  # _shape_churn.Watch while new shapes of a host-computable op run on the host
 
     def weight(self):
         return self.n + 1
@@ -213,6 +214,7 @@ def _top_level():
 
 
 _TOP = {"fn": None}
+top_level = _top_level
 
 
 def _sig(args):
@@ -226,6 +228,9 @@ def _sig(args):
         shape = getattr(a, "shape", None)
         out.append(t if shape is None else (shape, a.dtype, getattr(a, "weak_type", False)))
     return tuple(out)
+
+
+signature = _sig
 
 
 def _settle(e):

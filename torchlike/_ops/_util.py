@@ -12,6 +12,7 @@ import numpy as np
 from jax import lax
 
 from .. import _dtype
+from .._shape_churn import as_exact, host_impl, quiet
 from .. import _torch_function
 from .._dispatch import dispatch
 from .._errors import argument_error, caller_op
@@ -172,6 +173,8 @@ def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, nam
             return jfn(cast(x, np.float32)).astype(dt)
         return jfn(cast(x, dt))
     impl.__name__ = f"{name}_impl"
+    if _EXACT_TWINS.get(jfn) is not None and promote != "float":
+        host_impl(impl, _exact_unary_host(_EXACT_TWINS[jfn]))
     node_name = camel(name)
 
     # dtype-kind checks (checks.unary_kinds) run inline on the dtype read anyway: no wrapper on the hot path
@@ -202,6 +205,31 @@ def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, nam
                     aten=aten)(public)
 
 
+# jnp functions whose numpy twins give the device program's exact results on integers and bools
+# (_shape_churn computes such ops on the host for shapes that keep changing)
+_EXACT_TWINS = {getattr(jnp, n): getattr(np, n) for n in (
+    "multiply", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "bitwise_and",
+    "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor", "maximum", "minimum",
+    "invert", "logical_not")}
+
+
+def _exact_binary_host(np_fn):
+    def host(x, y, dt, out_dt):
+        x, y = as_exact(x, dt), as_exact(y, dt)
+        if x is None or y is None:
+            return None
+        r = quiet(np_fn, x, y)
+        return r if out_dt is None else r.astype(out_dt)
+    return host
+
+
+def _exact_unary_host(np_fn):
+    def host(x, dt):
+        x = as_exact(x, dt)
+        return None if x is None else quiet(np_fn, x)
+    return host
+
+
 def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=True, namespaces=("torch",),
            differentiable=True, saves=True, dunders=(), rdunders=(), aliases=(), int_only=False, doc=None,
            tensor_node=None, checks=(), aten=None, linear_with_scalar=False, opmath_half=True):
@@ -218,6 +246,8 @@ def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=T
         r = jfn(cast(x, dt), cast(y, dt))
         return r if out_dt is None else cast(r, out_dt)
     impl.__name__ = f"{name}_impl"
+    if _EXACT_TWINS.get(jfn) is not None:
+        host_impl(impl, _exact_binary_host(_EXACT_TWINS[jfn]))
     node_name = camel(name)
 
     def fn(input, other, *, out=None):

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _dtype
+from .._shape_churn import exact_dtype, host_impl
 from ._util import Tensor, cast, dispatch, register
 from .checks import need_tensors as _need_tensors
 
@@ -52,6 +54,16 @@ def equal(input, other):
 def _isin_impl(elements, test, invert):
     r = jnp.isin(elements, test)
     return ~r if invert else r
+
+
+def _isin_host(elements, test, invert):  # (_shape_churn: generation's stopping check on growing ids)
+    e, t = np.asarray(elements), np.asarray(test)
+    if not (exact_dtype(e.dtype) and exact_dtype(t.dtype)):
+        return None  # floats: XLA compares denormals as zero, numpy does not
+    return np.isin(e, t, invert=invert)
+
+
+host_impl(_isin_impl, _isin_host)
 
 
 @register(method=False, differentiable=False, out=True)

@@ -15,6 +15,7 @@ from jax import lax
 from .. import _dtype
 from .._stl_order import REPLAY_LIMIT, mode_index
 from .._errors import int_arg
+from .._shape_churn import as_exact, host_impl, quiet
 from ..return_types import make
 from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
 from .sorting import host_rows, select_at_impl
@@ -255,6 +256,18 @@ def _cumsum_impl(x, dim, dt, kind):
     x = cast(x, acc)
     r = jnp.cumsum(x, axis=dim, dtype=acc) if kind == "sum" else jnp.cumprod(x, axis=dim, dtype=acc)
     return cast(r, dt)
+
+
+def _cumsum_host(x, dim, dt, kind):  # (_shape_churn: integer scans are exact)
+    x = as_exact(x, dt)
+    if x is None:
+        return None
+    if x.ndim == 0:
+        return x
+    return quiet(np.cumsum if kind == "sum" else np.cumprod, x, axis=dim, dtype=dt)
+
+
+host_impl(_cumsum_impl, _cumsum_host)
 
 
 def _cum(kind):

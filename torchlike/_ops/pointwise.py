@@ -10,6 +10,7 @@ from jax import lax
 
 from .. import _dtype
 from .._dispatch import host_int_sum
+from .._shape_churn import as_exact, host_impl, quiet
 from .._tape import node_class
 from . import checks as C
 from ._util import Tensor, binary, cast, dispatch, exact_div, exact_divisor, float_dtype_for, register, unary, camel
@@ -200,6 +201,23 @@ def _alpha_impl(x, y, alpha, dt, sub):
     if sub:
         return x - y
     return x + y if dt != np.bool_ else jnp.logical_or(x, y)
+
+
+def _alpha_host(x, y, alpha, dt, sub):  # (_shape_churn: integer/bool only)
+    x, y = as_exact(x, dt), as_exact(y, dt)
+    if x is None or y is None:
+        return None
+    if alpha != 1:
+        a = as_exact(alpha, dt)
+        if a is None:
+            return None
+        y = quiet(np.multiply, y, a)
+    if sub:
+        return quiet(np.subtract, x, y)
+    return quiet(np.add, x, y) if dt != np.bool_ else np.logical_or(x, y)
+
+
+host_impl(_alpha_impl, _alpha_host)
 
 
 def _tensor_alpha_impl(x, y, alpha, dt, sub):

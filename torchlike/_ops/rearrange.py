@@ -15,6 +15,7 @@ from .._errors import check_alloc, int_arg, torch_warn
 from ..tensor import _ALIAS_CHAIN, Size
 from ._util import Tensor, cast, dispatch, register, shape_arg, wrap_dim
 from .._creation import empty
+from .._shape_churn import host_impl
 from .shape import _tensors_arg, atleast_1d, atleast_2d, atleast_3d, stack  # (atleast_*: their home)
 
 __all__ = ["repeat", "tile", "repeat_interleave", "flip", "fliplr", "flipud", "roll", "rot90", "tril", "triu",
@@ -132,6 +133,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 # --- flips, rolls, rotations -------------------------------------------------------------------
 def _flip_impl(x, dims):
     return jnp.flip(x, axis=dims) if dims and x.ndim else x
+
+
+host_impl(_flip_impl, lambda x, dims: np.array(np.flip(x, axis=dims) if dims and x.ndim else x))  # (exact)
 
 
 def _dims_list(dims, nd):

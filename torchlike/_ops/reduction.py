@@ -24,6 +24,7 @@ from ._util import Tensor, cast, dims_arg, dispatch, exact_mean, float_dtype_for
 from .. import _autocast as _amp
 from .registry import TABLE
 from .._mutation import write_out
+from .._shape_churn import as_exact, host_impl, quiet
 
 __all__ = ["sum", "nansum", "mean", "nanmean", "prod", "var", "std", "var_mean", "std_mean", "max", "min",
            "amax", "amin", "aminmax", "argmax", "argmin", "logsumexp", "all", "any", "count_nonzero", "norm",
@@ -68,6 +69,14 @@ def _int_acc(d, dtype):
 # --- sum / nansum / mean / nanmean / prod -----------------------------------------------------
 def _sum_impl(x, dims, keepdim, dt):
     return cast(jnp.sum(cast(x, acc_np(dt)), axis=dims, keepdims=keepdim, dtype=acc_np(dt)), dt)
+
+
+def _sum_host(x, dims, keepdim, dt):  # (_shape_churn: integer sums are exact in any order)
+    x = as_exact(x, dt)
+    return None if x is None else quiet(np.sum, x, axis=dims, keepdims=keepdim, dtype=dt)
+
+
+host_impl(_sum_impl, _sum_host)
 
 
 @register(out=True)
@@ -279,6 +288,15 @@ def _full_impl(x, kind):
     # NaN propagates; the gradient is shared evenly by the tied extrema (NaNs when the result is NaN),
     # torch's evenly_distribute_backward for full-reduction max()/min().
     return _evenly(x, jnp.max(x) if kind == "max" else jnp.min(x))
+
+
+def _full_host(x, kind):  # (_shape_churn: max/min of integers and bools)
+    if not isinstance(x, np.ndarray) or x.dtype.kind not in "biu":
+        return None
+    return np.asarray(x.max() if kind == "max" else x.min())
+
+
+host_impl(_full_impl, _full_host)
 
 
 def _arg_impl(x, dim, keepdim, kind):

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _dtype, _views
+from .._shape_churn import host_impl
 from ..tensor import _PLAIN_VALUE, HOST_MAX
 from ._util import Tensor, cast, dispatch, register, wrap_dim
 from .registry import check_no_overlap, write_out
@@ -13,6 +15,15 @@ __all__ = ["cat", "stack"]
 
 def _cat_impl(*xs, dim, dt):
     return jnp.concatenate([cast(x, dt) for x in xs], axis=dim)
+
+
+def _cat_host(*xs, dim, dt):  # (_shape_churn: a growing KV cache meets a new shape at every step)
+    if any(type(x) is not np.ndarray or x.dtype != dt for x in xs):
+        return None  # a cast: XLA's rounding and overflow rules, not numpy's
+    return np.concatenate(xs, axis=dim)
+
+
+host_impl(_cat_impl, _cat_host)
 
 
 def _read_together(ts, axis, merge):
