@@ -610,8 +610,8 @@ class Tensor(TensorCasts, TensorPickling):
             raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
         self._x = new._value
         self._dev = new._dev
-        self._vbase = None
-        self._chain = None
+        self._vbase = self._chain = None
+        self._seen = 0  # (no longer a lazy or host view: a host tensor's -2 would read a device array as one)
         self._ver = [self._version]
 
     # ---- conversion to Python / numpy ---------------------------------------------------------
