@@ -1,6 +1,8 @@
 """Inference tensors (``torch.inference_mode``) against torch: which tensors are inference tensors, the grad-mode
 flags, in-place writes, ``requires_grad``, autograd's saved tensors, modules and serialization."""
+import copy
 import io
+import pickle
 import threading
 
 import numpy as np
@@ -330,4 +332,26 @@ def test_custom_function_saving_an_inference_tensor_raises():
                 return g * ctx.saved_tensors[0], None
         i = _made_in_mode(m, lambda: m.ones(3))
         return Scale.apply(m.ones(3, requires_grad=True), i)
+    raises_like_torch(fn)
+
+
+def test_copies_of_inference_tensors_made_outside_are_normal():
+    def fn(m):
+        with m.inference_mode():
+            i = m.ones(3)
+            p = m.nn.Parameter(m.ones(2))
+            lin = m.nn.Linear(2, 2)
+        return [copy.deepcopy(i).is_inference(), pickle.loads(pickle.dumps(i)).is_inference(),
+                copy.deepcopy(p).is_inference(), copy.deepcopy(p).requires_grad,
+                copy.deepcopy(lin).weight.is_inference(), i.double().is_inference(), i.to(m.float32) is i,
+                i.cpu().is_inference(), i.contiguous().is_inference(), i.sum().is_inference(), i[0].item(),
+                str(m.nn.Linear(2, 2).load_state_dict(lin.state_dict()))]
+    same_as_torch(fn, grad=False)
+
+
+def test_load_state_dict_into_a_module_built_in_inference_mode_raises():
+    def fn(m):
+        with m.inference_mode():
+            lin = m.nn.Linear(2, 2)
+        return lin.load_state_dict(m.nn.Linear(2, 2).state_dict())
     raises_like_torch(fn)
