@@ -441,3 +441,11 @@ def test_reads_of_a_host_tensor_moved_to_the_device_follow_its_writes():
         out += [f.tolist(), f]
         return out
     same_as_torch(run, grad=False, rtol=0, atol=0)
+
+
+def test_host_tensor_given_new_data_then_written_in_place():
+    def fn(m):
+        t = m.ones(3)
+        t.data = m.zeros(3)
+        return t.add_(1), t._version
+    same_as_torch(fn, grad=False)

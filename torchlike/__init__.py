@@ -42,6 +42,7 @@ _jc.setup_persistent_cache()
 from ._memory_format import (channels_last, channels_last_3d, contiguous_format, memory_format,  # noqa
                              preserve_format)
 from . import _ops  # noqa: E402
+from . import _inference  # noqa: E402,F401  (inference tensors: installed when inference mode is first entered)
 from . import return_types  # noqa: E402,F401
 from . import linalg, special, fft, masked, signal  # noqa: E402
 from ._ops import registry as _registry  # noqa: E402

@@ -13,7 +13,7 @@ from . import _profiler_state as _prof
 from ._tape import _NODE_CLASSES, ANOMALY, FORWARD_AD, SAVED_HOOKS, node_class, pack_saved
 from .tensor import _PLAIN_VALUE, Tensor
 
-__all__ = ["dispatch", "forward_fn", "HOST_SCALAR_OPS", "host_int_sum", "not_implemented_node"]
+__all__ = ["dispatch", "forward_fn", "HOST_SCALAR_OPS", "record_checks", "host_int_sum", "not_implemented_node"]
 
 # f -> handler(args, statics) computing the op on the host when an argument is a lazy 0-d view whose value
 # is cheap to read there (``i + 8`` for each ``i`` of a small int tensor): returns a Tensor, or None to
@@ -24,6 +24,10 @@ _fwd_cache = _jit_cache.Cache("forward")  # (f, statics) -> Entry; bounded, see 
 _NO_EDGE = (None, 0)
 _Pending = _views.Pending
 _state = _grad_mode._state
+# check(f, statics, args, arrays, diff_in, diff_out, name, saves, saved) -> the saved tensors to guard, or None
+# to record nothing: run before a node is made (_inference.py appends torch's rules for inference tensors the
+# first time inference mode is entered; empty until then)
+record_checks = []
 
 
 def forward_fn(f, statics, jit=True):
@@ -292,6 +296,11 @@ def _record(f, statics, args, arrays, outs, name, saves):
         return
     if saves == "out":  # torch's formula uses the result (exp, tanh, sigmoid, ...): guard that instead
         saved = [(o, o._version) for o in outs]
+    if record_checks:
+        for check in record_checks:
+            saved = check(f, statics, args, arrays, tuple(diff_in), diff_out, name, saves, saved)
+            if saved is None:
+                return
     out_meta = tuple((outs[j]._x.shape, outs[j]._x.dtype) for j in diff_out)
     node = (_NODE_CLASSES.get(name) or node_class(name))(f, statics, tuple(arrays), tuple(inputs), tuple(diff_in), diff_out, out_meta,
                 name, tuple(saved))

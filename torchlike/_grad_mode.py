@@ -6,7 +6,7 @@ import inspect
 import threading
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled"]
+           "is_inference_mode_enabled", "InferenceVersion", "inference_setup", "inference_used"]
 
 
 class _State(threading.local):
@@ -16,6 +16,20 @@ class _State(threading.local):
 
 
 _state = _State()
+
+
+class InferenceVersion(list):
+    """The version counter (``Tensor._ver``) of an inference tensor: a tensor made inside
+    ``inference_mode``, and every view of it, shares one of these.  The type is the mark
+    (``is_inference()``); torch keeps no count for them, so ``_version`` raises."""
+    __slots__ = ()
+
+
+# Run (and emptied) the first time inference mode is entered: the layers above install the checks that
+# inference tensors need (torchlike/_inference.py), so a program that never enters it pays nothing.
+inference_setup = []
+# [True] once some thread has entered inference mode: until then making a Tensor skips the thread-local check
+inference_used = [False]
 
 
 def is_grad_enabled() -> bool:
@@ -128,7 +142,16 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 class inference_mode(_DecoratorContextManager):
-    """Like no_grad (tensors made inside are never recorded); ``inference_mode(False)`` is a no-op."""
+    """Disable autograd inside the block; tensors made there are inference tensors.
+
+    ``inference_mode(False)`` turns it off again (and grad mode on), as torch's does.
+
+    >>> import torchlike
+    >>> with torchlike.inference_mode():
+    ...     t = torchlike.ones(2)
+    >>> t.is_inference(), t.requires_grad
+    (True, False)
+    """
 
     def __init__(self, mode: bool = True):
         self.mode = mode
@@ -140,8 +163,12 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self):
         self.prev = (_state.enabled, _state.inference)
-        if self.mode:
-            _state.enabled, _state.inference = False, True
+        if self.mode and not inference_used[0]:
+            inference_used[0] = True
+            while inference_setup:
+                inference_setup.pop()()
+        # (torch's InferenceMode(mode) sets grad mode to ``not mode``, inference_mode(False) included)
+        _state.enabled, _state.inference = not self.mode, bool(self.mode)
 
     def __exit__(self, *exc):
         _state.enabled, _state.inference = self.prev

@@ -16,18 +16,21 @@ import jax
 import numpy as np
 
 from . import _dtype, _grad_mode, _views
+from ._grad_mode import InferenceVersion
 from ._errors import GraphBreak, argument_error, is_tracer as _is_tracer, to_host, warn_at_caller
 from ._missing import TENSOR_NAMES_MISSING, MissingAPI
 from ._device import CPU, _gpus, canonical, host_to_jax
 from ._layout import strided as _strided
 from ._tape import AccumulateGrad
 from ._tensor_casts import TensorCasts
+from ._tensor_inference import TensorInference
 # (HOST_MAX: _creation's import path; _rebuild_pickled: the path pickles name)
 from ._tensor_pickling import HOST_MAX, TensorPickling, _rebuild_pickled  # noqa: F401
 
 __all__ = ["Tensor", "Size"]
 
 _state = _grad_mode._state
+_INFERENCE_USED = _grad_mode.inference_used  # (so a program that never enters inference mode reads no thread-local)
 _NP2DT = _dtype._BY_NP
 
 _NON_LEAF_GRAD = (
@@ -74,13 +77,13 @@ def _concrete(x):
     return True
 
 
-_ALIAS_CHAIN = (("alias",),)
+_ALIAS_CHAIN = _views.HOST_CHAIN
 _DATA_STEP = ("alias", "data")  # ``.data``: an alias whose writes autograd's version check does not see
 _SHARED_CHAIN = (("alias", "shared"),)  # a tensor in shared memory (_shared_memory): an alias of its mapping
 _CONCRETE = set()  # array types seen that are concrete jax arrays (a faster check than isinstance)
 
 
-class Tensor(TensorCasts, TensorPickling):
+class Tensor(TensorCasts, TensorPickling, TensorInference):
     """A multi-dimensional array with torch semantics, backed by a ``jax.Array``.
 
     >>> import torchlike
@@ -122,7 +125,7 @@ class Tensor(TensorCasts, TensorPickling):
         t._vbase = None
         t._chain = None
         t._seen = 0
-        t._ver = [0]
+        t._ver = InferenceVersion([0]) if _INFERENCE_USED[0] and _state.inference else [0]
         t._rg = False
         t._grad = None
         t._grad_fn = None
@@ -214,7 +217,7 @@ class Tensor(TensorCasts, TensorPickling):
         root._x = arr
         root._vbase = root._chain = root._grad = root._grad_fn = root._acc = None
         root._seen = root._oi = 0
-        root._ver = ver = [0]
+        root._ver = ver = InferenceVersion([0]) if _INFERENCE_USED[0] and _state.inference else [0]
         root._rg = root._retains = False
         root._dev = dev
         out = _new(Tensor)
@@ -317,6 +320,8 @@ class Tensor(TensorCasts, TensorPickling):
     @property
     def _version(self):
         v = self._ver  # [writes, writes made through .data] (the second only once there was one)
+        if type(v) is InferenceVersion:
+            self._inference_version_check()
         return v[0] if len(v) == 1 else v[0] - v[1]
 
     @property
@@ -331,6 +336,8 @@ class Tensor(TensorCasts, TensorPickling):
 
     def _set_value(self, new):
         """Write array ``new`` (same shape) into this tensor's storage, without autograd."""
+        if type(self._ver) is InferenceVersion:
+            self._inference_write_check()
         b = self._vbase
         if b is None:
             self._x = new
@@ -499,6 +506,8 @@ class Tensor(TensorCasts, TensorPickling):
                                    "use a computed variable in a subgraph that doesn't require differentiation "
                                    "use var_no_grad = var.detach().")
             return self
+        if requires_grad and type(self._ver) is InferenceVersion:
+            self._inference_requires_grad_check()
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError(dtype_error)
         if self._chain is _ALIAS_CHAIN:
@@ -610,9 +619,10 @@ class Tensor(TensorCasts, TensorPickling):
             raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
         self._x = new._value
         self._dev = new._dev
-        self._vbase = None
-        self._chain = None
-        self._ver = [self._version]
+        self._vbase = self._chain = None
+        self._seen = 0  # (no longer a lazy or host view: a host tensor's -2 would read a device array as one)
+        v = self._ver  # (an inference tensor's stays one: torch still refuses its in-place writes)
+        self._ver = type(v)([v[0] if len(v) == 1 else v[0] - v[1]])
 
     # ---- conversion to Python / numpy ---------------------------------------------------------
     def _host_scalar(self):

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _grad_mode, _views
 from .._dispatch import HOST_SCALAR_OPS
+from .._grad_mode import InferenceVersion
 from ..tensor import _ALIAS_CHAIN, _CONCRETE, _PLAIN_VALUE, HOST_MAX, Tensor, _concrete
 from .pointwise import _alpha_impl
 
@@ -27,7 +28,7 @@ def set_number(self, index, value):
     x = self._x
     shape = x.shape
     dt = x.dtype
-    if not shape or not (dt.kind == "f" or (dt == _INT64 and type(value) is int and _I64_MIN <= value <= _I64_MAX)):
+    if not shape or type(self._ver) is InferenceVersion or not (dt.kind == "f" or (dt == _INT64 and type(value) is int and _I64_MIN <= value <= _I64_MAX)):
         return False
     if dt == _F32 and type(value) is not bool and _F32_MAX < abs(value) < math.inf:
         raise RuntimeError("value cannot be converted to type float without overflow")
@@ -74,6 +75,7 @@ def set_scalar_tensor(self, index, value):
     gradient while grad mode is on), tracing, another dtype or device, a tensor that is not a host tensor."""
     x = self._x
     if type(x) is not np.ndarray or self._chain is not _ALIAS_CHAIN or not x.shape or value._dev is not self._dev or \
+            type(self._ver) is InferenceVersion or \
             (_grad_mode._state.enabled and (value._rg or value._grad_fn is not None)):
         return False
     v = value._x

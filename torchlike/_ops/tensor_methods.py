@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from .._grad_mode import InferenceVersion
 from .._missing import MissingAPI
 from ._util import Tensor, register
 from .. import _creation
@@ -124,13 +125,15 @@ def is_distributed(input):
 
 @register(promote="none", differentiable=False)
 def is_inference(input):
-    """False: torchlike's ``inference_mode`` works as ``no_grad`` and makes ordinary tensors.
+    """Whether ``input`` was made in inference mode (or is a view of such a tensor).
 
     >>> import torchlike
-    >>> torchlike.is_inference(torchlike.ones(2))
-    False
+    >>> with torchlike.inference_mode():
+    ...     t = torchlike.ones(2)
+    >>> torchlike.is_inference(t), torchlike.is_inference(t.clone())
+    (True, False)
     """
-    return False
+    return type(input._ver) is InferenceVersion
 
 
 @register(namespaces=(), promote="none", differentiable=False)

@@ -4,7 +4,9 @@ from __future__ import annotations
 import functools
 
 from .. import _creation, _grad_mode as grad_mode
+from .._grad_mode import InferenceVersion
 from .._tape import SAVED_HOOKS, Node, _check_not_freed, pack_saved
+from .._tensor_inference import SAVED_ERROR
 from ..tensor import Tensor
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
@@ -191,6 +193,8 @@ class Function(metaclass=_FunctionMeta):
                              (o.dtype.is_floating_point or o.dtype.is_complex) and
                              id(o) not in ctx.non_differentiable)
             all_meta = tuple((tuple(o.shape), o.dtype) if isinstance(o, Tensor) else ((), None) for o in outs)
+            if any(isinstance(t, Tensor) and type(t._ver) is InferenceVersion for t in ctx.to_save):
+                raise RuntimeError(SAVED_ERROR)
             saved = tuple((t, t._version) for t in ctx.to_save if isinstance(t, Tensor))
             node = _function_node_class(cls.__name__ + "Backward")(None, (), None, tuple(inputs), tuple(diff_in), diff_out,
                                  tuple((tuple(outs[j].shape), outs[j]._value.dtype) for j in diff_out),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._grad_mode import InferenceVersion
 from ..tensor import Tensor
 from .._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
 from .._creation import empty, from_numpy
@@ -24,6 +25,8 @@ __all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer
 def _fresh(cls, data, requires_grad):
     """A new leaf of class ``cls`` holding ``data``'s current value (no autograd history)."""
     t = Tensor._wrap(data._value, data._dev)
+    if type(data._ver) is InferenceVersion:  # (torch's shares data's storage: an inference tensor's stays one)
+        t._ver = InferenceVersion(t._ver)
     if cls is not Tensor:
         t = t.as_subclass(cls)
     if requires_grad:
