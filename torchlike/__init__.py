@@ -85,7 +85,7 @@ globals().update(_LEGACY_AUTOCAST)  # torch.is_autocast_cpu_enabled(), torch.get
 from .func import vmap  # noqa: E402,F401
 from . import multiprocessing, random, testing  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401
-from . import compiler, library, fx, _dynamo, _inductor, cpu, version, hub, _C, ao  # noqa: E402,F401  (what libraries built on torch reach for)
+from . import compiler, library, fx, _dynamo, _inductor, cpu, version, hub, _C, ao, quantization  # noqa: E402,F401  (what libraries built on torch reach for)
 from .library import ops  # noqa: E402,F401
 from . import __config__, _tensor_str, futures  # noqa: E402,F401  (torch.__config__.show(), torch._tensor_str, torch.futures)
 from ._C import TensorType  # noqa: E402,F401  (open_clip annotates with torch.TensorType)

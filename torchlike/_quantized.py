@@ -44,15 +44,14 @@ class qscheme:
         return (_qscheme_by_name, (self.name,))
 
 
-qscheme.__module__ = "torch"
 per_tensor_affine, per_channel_affine, per_tensor_symmetric, per_channel_symmetric, \
-    per_channel_affine_float_qparams = _SCHEMES = tuple(qscheme(n) for n in (
+    per_channel_affine_float_qparams = QSCHEMES = tuple(qscheme(n) for n in (
         "per_tensor_affine", "per_channel_affine", "per_tensor_symmetric", "per_channel_symmetric",
         "per_channel_affine_float_qparams"))
 
 
 def _qscheme_by_name(name):
-    return next(s for s in _SCHEMES if s.name == name)
+    return next(s for s in QSCHEMES if s.name == name)
 
 
 _NOT_ON = ("Could not run '{op}' with arguments from the '{backend}' backend. This could be because the operator "
@@ -93,6 +92,11 @@ class _QTensor(Tensor):
 
     def __reduce_ex__(self, proto):
         return (_rebuild, (int_repr(self), self._q))
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = _like(self, self._x)
+        return memo[id(self)]
 
     def item(self):
         return dequantize(self).item()
@@ -158,6 +162,20 @@ def _like(self, x):
 
 def _rebuild(ints, q):
     return _make(ints._value, q, ints._dev)
+
+
+_QDTYPE_OF = {"int8": _dtype.qint8, "uint8": _dtype.quint8, "int32": _dtype.qint32}
+
+
+def rebuild_qtensor(ints, params):
+    """The quantized tensor whose integer representation is ``ints`` (int8 -> qint8, uint8 -> quint8, int32 ->
+    qint32), quantizer ``(qscheme, scale, zero_point)`` or ``(qscheme, scales, zero_points, axis)`` as torch
+    pickles it."""
+    dt = _QDTYPE_OF[ints.dtype.name]
+    if len(params) == 3:
+        return _make(ints._value, (dt, params[0], float(params[1]), int(params[2]), None), ints._dev)
+    scheme, scales, zps, axis = params
+    return _make(ints._value, (dt, scheme, scales.to(_dtype.float64), zps.to(_dtype.int64), int(axis)), ints._dev)
 
 
 def _not_quantized(op, self):
