@@ -190,10 +190,10 @@ def _expect(self, per_channel):
     if not isinstance(self, _QTensor):
         return None
     raise RuntimeError(
-        "Expected quantizer->qscheme() == kPerChannelAffine || quantizer->qscheme() == "
-        "kPerChannelAffineFloatQParams to be true, but got false.  " if per_channel else
-        "Expected quantizer->qscheme() == kPerTensorAffine to be true, but got false.  ",
-        ) from None
+        ("Expected quantizer->qscheme() == kPerChannelAffine || quantizer->qscheme() == "
+         "kPerChannelAffineFloatQParams to be true, but got false.  " if per_channel else
+         "Expected quantizer->qscheme() == kPerTensorAffine to be true, but got false.  ") +
+        "(Could this error message be improved?  If so, please report an enhancement request to PyTorch.)")
 
 
 # ---- kernels: torch's x86 numerics, measured bit-exact against it (tests/test_quantized.py)
@@ -237,8 +237,8 @@ def quantize_per_tensor(input, scale, zero_point, dtype):
     tensor([2], dtype=torch.int8)
     """
     if isinstance(input, (list, tuple)):  # the list form: one scale and zero point (tensors) per tensor
-        return [quantize_per_tensor(x, float(s), int(z), dtype) for x, s, z in
-                zip(input, scale.tolist(), zero_point.tolist())]
+        return tuple(quantize_per_tensor(x, float(np.float32(s)), int(z), dtype) for x, s, z in
+                     zip(input, scale.tolist(), zero_point.tolist()))
     if isinstance(scale, Tensor):  # (scale and zero point given as tensors: torch reads them as float32 / int)
         scale = float(np.float32(scale.item()))
     if isinstance(zero_point, Tensor):

@@ -8,7 +8,8 @@ from collections import namedtuple
 from ... import _dtype
 
 __all__ = ["QConfig", "QConfigDynamic", "default_dynamic_qconfig", "float16_dynamic_qconfig",
-           "per_channel_dynamic_qconfig"]
+           "per_channel_dynamic_qconfig", "float_qparams_weight_only_qconfig",
+           "float_qparams_weight_only_qconfig_4bit"]
 
 
 class _ObserverSpec:
@@ -37,3 +38,10 @@ float16_dynamic_qconfig = QConfig(activation=_ObserverSpec(_dtype.float16, "per_
                                   weight=_ObserverSpec(_dtype.float16))
 per_channel_dynamic_qconfig = QConfig(activation=_ObserverSpec(_dtype.quint8, "per_tensor_affine", True),
                                       weight=_ObserverSpec(_dtype.qint8, "per_channel_affine"))
+# (embeddings' weight-only qconfigs: quantize_dynamic picks them for quint8/quint4x2; torchlike has no quantized
+# Embedding, and a Linear given one fails as in torch)
+float_qparams_weight_only_qconfig = QConfig(activation=_ObserverSpec(_dtype.float32, "per_tensor_affine"),
+                                            weight=_ObserverSpec(_dtype.quint8, "per_channel_affine_float_qparams"))
+float_qparams_weight_only_qconfig_4bit = QConfig(activation=_ObserverSpec(_dtype.float32, "per_tensor_affine"),
+                                                 weight=_ObserverSpec(_dtype.quint4x2,
+                                                                      "per_channel_affine_float_qparams"))

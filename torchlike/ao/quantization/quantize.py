@@ -16,7 +16,8 @@ import warnings
 
 from ... import _dtype, nn
 from ..nn.quantized.dynamic.modules.linear import Linear as DynamicLinear
-from .qconfig import default_dynamic_qconfig, float16_dynamic_qconfig
+from .qconfig import default_dynamic_qconfig, float16_dynamic_qconfig, float_qparams_weight_only_qconfig, \
+    float_qparams_weight_only_qconfig_4bit
 
 __all__ = ["quantize_dynamic", "get_default_dynamic_quant_module_mappings", "propagate_qconfig_", "convert",
            "swap_module"]
@@ -109,18 +110,17 @@ def quantize_dynamic(model, qconfig_spec=None, dtype=_dtype.qint8, mapping=None,
     those types the spec selects raises NotImplementedError.
     """
     warnings.warn(DEPRECATION_WARNING, DeprecationWarning, stacklevel=2)
-    default = {_dtype.qint8: default_dynamic_qconfig, _dtype.float16: float16_dynamic_qconfig}
+    default = {_dtype.qint8: default_dynamic_qconfig, _dtype.float16: float16_dynamic_qconfig,
+               _dtype.quint8: float_qparams_weight_only_qconfig, _dtype.quint4x2: float_qparams_weight_only_qconfig_4bit}
     if qconfig_spec is None:
         if dtype not in default:
-            if dtype in (_dtype.quint8, _dtype.quint4x2):
-                raise NotImplementedError(f"torchlike does not quantize embeddings ({dtype}; see docs/differences.md)")
             raise ValueError(f"Don't know how to quantize with default settings for {dtype}. Provide full qconfig "
                              "please")
-        qconfig_spec = {t: default[dtype] for t in (nn.Linear, *_RNN_TYPES)}
+        types = (nn.Linear, *_RNN_TYPES) if dtype in (_dtype.qint8, _dtype.float16) else \
+            (nn.EmbeddingBag, nn.Embedding) if dtype is _dtype.quint8 else (nn.EmbeddingBag,)
+        qconfig_spec = dict.fromkeys(types, default[dtype])
     elif isinstance(qconfig_spec, set):
         if dtype not in default:
-            if dtype in (_dtype.quint8, _dtype.quint4x2):
-                raise NotImplementedError(f"torchlike does not quantize embeddings ({dtype}; see docs/differences.md)")
             raise RuntimeError("Unknown dtype specified for quantize_dynamic: ", str(dtype))
         qconfig_spec = dict.fromkeys(qconfig_spec, default[dtype])
     if mapping is None:
