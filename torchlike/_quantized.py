@@ -13,6 +13,7 @@ NotImplementedError for the QuantizedCPU backend, so plain tensors pay nothing f
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -202,9 +203,11 @@ def _quantize_fn(x, inv, zp, *, lo, hi, out, fused=True):
     fused, one float32 rounding (exact here in float64, then rounded once); qint32 rounds after each step."""
     if fused:
         t = (x.astype(jnp.float64) * inv.astype(jnp.float64) + zp).astype(jnp.float32)
-    else:  # (each float32 step as an exact float64 one, rounded: XLA would fuse a float32 multiply-add)
-        p = (x.astype(jnp.float64) * inv.astype(jnp.float64)).astype(jnp.float32)
-        t = (p.astype(jnp.float64) + zp).astype(jnp.float32)
+    else:  # (the exact float64 product rounded to float32 precision by reduce_precision: LLVM would contract a
+        # float32 multiply-add, and folds a plain float64->float32->float64 round trip)
+        p = jax.lax.reduce_precision(x.astype(jnp.float64) * inv.astype(jnp.float64), exponent_bits=8,
+                                     mantissa_bits=23)
+        t = (p + zp).astype(jnp.float32)
     return jnp.clip(jnp.round(t), lo, hi).astype(out)
 
 

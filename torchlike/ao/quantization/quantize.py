@@ -16,6 +16,7 @@ import warnings
 
 from ... import _dtype, nn
 from ..nn.quantized.dynamic.modules.linear import Linear as DynamicLinear
+from ..nn.quantized.dynamic.modules.rnn import LSTM as DynamicLSTM
 from .qconfig import default_dynamic_qconfig, float16_dynamic_qconfig, float_qparams_weight_only_qconfig, \
     float_qparams_weight_only_qconfig_4bit
 
@@ -45,13 +46,14 @@ class _Unsupported:
 
     def from_float(self, mod, use_precomputed_fake_quant=False):
         raise NotImplementedError(f"{self.name} (dynamic quantization of {type(mod).__name__}) is not implemented "
-                                  "in torchlike; only nn.Linear is quantized dynamically (see docs/differences.md)")
+                                  "in torchlike; only nn.Linear and nn.LSTM are quantized dynamically (see docs/differences.md)")
 
 
 def get_default_dynamic_quant_module_mappings():
     """The float module types ``quantize_dynamic`` swaps, and their dynamic quantized counterparts."""
     return {nn.Linear: DynamicLinear, nn.modules.linear.NonDynamicallyQuantizableLinear: DynamicLinear,
-            **{t: _Unsupported(f"torch.ao.nn.quantized.dynamic.{t.__name__}") for t in _RNN_TYPES},
+            nn.LSTM: DynamicLSTM,
+            **{t: _Unsupported(f"torch.ao.nn.quantized.dynamic.{t.__name__}") for t in _RNN_TYPES[1:]},
             nn.Embedding: _Unsupported("torch.ao.nn.quantized.Embedding"),
             nn.EmbeddingBag: _Unsupported("torch.ao.nn.quantized.EmbeddingBag")}
 
