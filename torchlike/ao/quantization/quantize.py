@@ -1,4 +1,4 @@
-"""torch.ao.quantization.quantize_dynamic: swap a model's Linear layers for dynamically quantized ones.
+"""torch.ao.quantization.quantize_dynamic: swap a model's Linear and LSTM layers for dynamically quantized ones.
 
 >>> import torchlike
 >>> from torchlike import nn
@@ -108,8 +108,9 @@ def quantize_dynamic(model, qconfig_spec=None, dtype=_dtype.qint8, mapping=None,
     ``torch.ao.nn.quantized.dynamic.Linear`` (weights qint8 per tensor, activations quantized per call).
 
     ``qconfig_spec``: a set of module types and/or qualified names (quantized to ``dtype``), or a dict from those to
-    qconfigs; default all Linear/RNN types.  LSTM, GRU, RNN cells and embeddings are not supported: a module of
-    those types the spec selects raises NotImplementedError.
+    qconfigs; default all Linear/RNN types.  ``nn.LSTM`` becomes ``torch.ao.nn.quantized.dynamic.LSTM``; GRU, the
+    RNN cells and embeddings are not supported: a module of those types the spec selects raises
+    NotImplementedError.
     """
     warnings.warn(DEPRECATION_WARNING, DeprecationWarning, stacklevel=2)
     default = {_dtype.qint8: default_dynamic_qconfig, _dtype.float16: float16_dynamic_qconfig,
