@@ -131,8 +131,9 @@ class _QuantizedDtype(dtype):
 
     @property
     def np(self):
-        raise NotImplementedError(f"torchlike has no such op for torch.{self.name} tensors: it supports only "
-                                  "quantizing, dequantize, int_repr and reshaping (see docs/differences.md)")
+        raise NotImplementedError(f"Could not run this operator for torch.{self.name}: torchlike supports only "
+                                  "dequantize, int_repr, the q_* accessors, clone/detach and reshaping views on "
+                                  "quantized tensors, made by quantizing (see docs/differences.md)")
 
     def to_complex(self):
         raise RuntimeError(f"Unknown Complex ScalarType for {_CAP[self.name]}")

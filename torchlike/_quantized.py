@@ -58,6 +58,9 @@ def _qscheme_by_name(name):
 _NOT_ON = ("Could not run '{op}' with arguments from the '{backend}' backend. This could be because the operator "
            "doesn't exist for this backend, or was omitted during the selective/custom build process (if using "
            "custom build).")
+_UNSUPPORTED = ("Could not run this operator with arguments from the 'QuantizedCPU' backend: torchlike supports only "
+                "dequantize, int_repr, the q_* accessors, clone/detach and reshaping views on quantized tensors "
+                "(see docs/differences.md)")
 _DEPRECATED = ("torch.quantize_per_tensor, torch.quantize_per_channel and other quantized tensor creation functions "
                "that produce tensors with dtype torch.quint8, torch.qint8, and torch.qint32 are deprecated and will "
                "be removed in a future PyTorch release. Please see https://github.com/pytorch/pytorch/issues/184982 "
@@ -78,8 +81,10 @@ class _QTensor(Tensor):
 
     @property
     def _value(self):  # every op without a quantized kernel reads the array through this
-        raise NotImplementedError(_NOT_ON.format(op="this operator", backend="QuantizedCPU") +
-                                  " torchlike supports few ops on quantized tensors (see docs/differences.md)")
+        raise NotImplementedError(_UNSUPPORTED)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
 
     def __repr__(self, *, tensor_contents=None):
         dt, scheme, scale, zp, axis = self._q
