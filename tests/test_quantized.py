@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import torchlike
-from conftest import raises_like_torch, same_as_torch
+from conftest import lib_program_vs_torch, raises_like_torch, same_as_torch
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::DeprecationWarning")
 rng = np.random.default_rng(0)
@@ -163,3 +163,9 @@ def test_quantized_state_dict_crosses_save_load():
     qt2 = torch.ao.quantization.quantize_dynamic(_float_model(torch), {torch.nn.Linear})
     qt2.load_state_dict(torch.load(buf, weights_only=True))  # torchlike's file -> torch
     np.testing.assert_array_equal(qt2(torch.from_numpy(x)).detach().numpy(), ref)
+
+
+def test_bert_tutorial_program():
+    """tests/programs/quantize_dynamic_bert.py (the BERT dynamic-quantization tutorial in miniature, through
+    ``torch.quantization``) prints the same under torch and under the runner."""
+    lib_program_vs_torch("quantize_dynamic_bert.py", "transformers")
