@@ -20,6 +20,7 @@ from . import _dtype, _torch_paths  # noqa: E402
 from ._dtype import (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)  # noqa: F401,E402
 from ._dtype import (bits1x8, bits2x4, bits4x2, bits8, bits16, bit, int1, int2, int3, int4, int5, int6,  # noqa: F401,E402
                      int7, uint1, uint2, uint3, uint4, uint5, uint6, uint7, float4_e2m1fn_x2)  # (shell dtypes)
+from ._dtype import qint8, quint8, qint32, quint4x2, quint2x4  # noqa: F401,E402
 from ._dtype import (bfloat16, bool, cdouble, cfloat, chalf, complex32, complex64, complex128, double,  # noqa
                      dtype, finfo, float, float16, float32, float64, get_default_dtype, half, iinfo, int,
                      int8, int16, int32, int64, long, promote_types, result_type, can_cast, set_default_dtype,
@@ -51,6 +52,8 @@ import sys as _sys  # noqa: E402
 
 from . import _storage, _shared_memory  # noqa: E402,F401  (declare the Tensor's storage methods, so before install)
 from . import sparse  # noqa: E402  (torch.sparse; declares the table's sparse kernels, so before install)
+from ._quantized import (qscheme, per_tensor_affine, per_channel_affine, per_tensor_symmetric,  # noqa: E402,F401
+                         per_channel_symmetric, per_channel_affine_float_qparams)  # (declares quantized ops too)
 _registry.install({"torch": _sys.modules[__name__], "linalg": linalg, "special": special, "fft": fft,
                    "nn.functional": None, "aten": _ops.aten_ops.ATEN}, Tensor)
 
@@ -83,7 +86,7 @@ globals().update(_LEGACY_AUTOCAST)  # torch.is_autocast_cpu_enabled(), torch.get
 from .func import vmap  # noqa: E402,F401
 from . import multiprocessing, random, testing  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401
-from . import compiler, library, fx, _dynamo, _inductor, cpu, version, hub, _C, ao  # noqa: E402,F401  (what libraries built on torch reach for)
+from . import compiler, library, fx, _dynamo, _inductor, cpu, version, hub, _C, ao, quantization  # noqa: E402,F401  (what libraries built on torch reach for)
 from .library import ops  # noqa: E402,F401
 from . import __config__, _tensor_str, futures  # noqa: E402,F401  (torch.__config__.show(), torch._tensor_str, torch.futures)
 from ._C import TensorType  # noqa: E402,F401  (open_clip annotates with torch.TensorType)

@@ -18,6 +18,7 @@ __all__ = [
     "complex64", "cfloat", "complex128", "cdouble", "complex32", "chalf", "float8_e4m3fn", "float8_e5m2",
     "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "finfo", "iinfo", *"""bits1x8 bits2x4 bits4x2 bits8
     bits16 bit int1 int2 int3 int4 int5 int6 int7 uint1 uint2 uint3 uint4 uint5 uint6 uint7 float4_e2m1fn_x2""".split(),
+    "qint8", "quint8", "qint32", "quint4x2", "quint2x4",
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast",
 ]
 
@@ -110,12 +111,48 @@ float4_e2m1fn_x2 = _ShellDtype("float4_e2m1fn_x2", 2, True)
 SHELL = (bits1x8, bits2x4, bits4x2, bits8, bits16, int1, int2, int3, int4, int5, int6, int7, uint1, uint2, uint3,
          uint4, uint5, uint6, uint7, float4_e2m1fn_x2)
 
+
+class _QuantizedDtype(dtype):
+    """torch's quantized dtypes (``torch.qint8``, ``quint8``, ``qint32``, ``quint4x2``, ``quint2x4``): a quantized
+    tensor (``_quantized``) stores its integer representation as ``storage`` and reports this dtype.  Like torch,
+    they have no signedness, no complex counterpart and promote with nothing but themselves; a plain tensor of
+    one cannot be made (reading ``.np``, which every creation path does, raises)."""
+
+    __slots__ = ("storage", "qmin", "qmax")
+
+    def __init__(self, name, storage, qmin, qmax, itemsize):
+        self.name, self._kind, self._rank, self.itemsize = name, 1, 0, itemsize
+        self.is_floating_point = self.is_complex = False
+        self.storage, self.qmin, self.qmax = storage, qmin, qmax
+
+    @property
+    def is_signed(self):
+        raise RuntimeError("isSignedType not supported for quantized types")
+
+    @property
+    def np(self):
+        raise NotImplementedError(f"Could not run this operator for torch.{self.name}: torchlike supports only "
+                                  "dequantize, int_repr, the q_* accessors, clone/detach and reshaping views on "
+                                  "quantized tensors, made by quantizing (see docs/differences.md)")
+
+    def to_complex(self):
+        raise RuntimeError(f"Unknown Complex ScalarType for {_CAP[self.name]}")
+
+
+# (quint4x2/quint2x4 pack 2 or 4 values a byte in torch; here each value keeps its own byte)
+qint8 = _QuantizedDtype("qint8", int8, -128, 127, 1)
+quint8 = _QuantizedDtype("quint8", uint8, 0, 255, 1)
+qint32 = _QuantizedDtype("qint32", int32, -2**31, 2**31 - 1, 4)
+quint4x2 = _QuantizedDtype("quint4x2", uint8, 0, 15, 1)
+quint2x4 = _QuantizedDtype("quint2x4", uint8, 0, 3, 1)
+QUANTIZED = (qint8, quint8, qint32, quint4x2, quint2x4)
+
 half, double, short, long, cfloat, cdouble, chalf = float16, float64, int16, int64, complex64, complex128, complex32
 float, int = float32, int32  # torch.float is float32, torch.int is int32
 
 ALL = [bool, uint8, int8, int16, int32, int64, uint16, uint32, uint64, float16, bfloat16, float32, float64,
        complex64, complex128]
-_BY_NAME = {d.name: d for d in ALL + [complex32, *FLOAT8, *SHELL]}
+_BY_NAME = {d.name: d for d in ALL + [complex32, *FLOAT8, *SHELL, *QUANTIZED]}
 _BY_NP = {d.np: d for d in ALL + list(FLOAT8)}
 _builtin_bool, _builtin_int, _builtin_float, _builtin_complex = type(True), type(1), type(1.0), type(1j)
 
@@ -183,6 +220,9 @@ def default_complex() -> dtype:
 def _promote_uncached(a: dtype, b: dtype) -> dtype:
     if a is b:
         return a
+    if isinstance(a, _QuantizedDtype) or isinstance(b, _QuantizedDtype):
+        raise RuntimeError("promoteTypes with quantized numbers is not handled yet; figure out what the correct "
+                           f"rules should be, offending types: {_CAP[a.name]} {_CAP[b.name]}")
     if isinstance(a, _ShellDtype) or isinstance(b, _ShellDtype):
         raise RuntimeError(f"Promotion from {_CAP.get(a.name, a.name.capitalize())} and "
                            f"{_CAP.get(b.name, b.name.capitalize())} is unsupported.")
@@ -223,7 +263,8 @@ def _promote_uncached(a: dtype, b: dtype) -> dtype:
 _CAP = {"uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64", "int8": "Char", "uint8": "Byte",
         "int16": "Short", "int32": "Int", "int64": "Long", "bool": "Bool", "float16": "Half",
         "bfloat16": "BFloat16", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
-        "complex128": "ComplexDouble", "complex32": "ComplexHalf", **{d.name: "F" + d.name[1:] for d in FLOAT8}}
+        "complex128": "ComplexDouble", "complex32": "ComplexHalf", "qint8": "QInt8", "quint8": "QUInt8",
+        "qint32": "QInt32", "quint4x2": "QUInt4x2", "quint2x4": "QUInt2x4", **{d.name: "F" + d.name[1:] for d in FLOAT8}}
 _PROMOTE = {}
 
 
@@ -356,6 +397,8 @@ class iinfo:
         d = to_dtype(type)
         if d is bool:
             raise TypeError("torch.bool is not supported by torch.iinfo")
+        if isinstance(d, _QuantizedDtype):
+            raise NotImplementedError(f'"dtype" not implemented for \'{_CAP[d.name]}\'')
         if d._kind != 1 or isinstance(d, _ShellDtype):
             raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle "
                             "'torch.iinfo'")

@@ -17,11 +17,10 @@ MissingAPI.__module__ = "builtins"
 MissingAPI.__qualname__ = MissingAPI.__name__ = "NotImplementedError"
 
 
-# torch.Tensor's public names torchlike's Tensor lacks (sparse compressed and quantized tensors): these are
+# torch.Tensor's public names torchlike's Tensor lacks (sparse compressed tensors): these are
 # MissingAPI, any other unknown name torch's AttributeError
 TENSOR_NAMES_MISSING = frozenset((
-    "ccol_indices coalesce col_indices crow_indices dense_dim dequantize indices int_repr is_coalesced "
-    "q_per_channel_axis q_per_channel_scales q_per_channel_zero_points q_scale q_zero_point qscheme "
+    "ccol_indices coalesce col_indices crow_indices dense_dim indices is_coalesced "
     "resize_as_sparse_ row_indices smm sparse_dim sparse_mask sparse_resize_ sparse_resize_and_clear_ sspaddmm "
     "values").split())
 

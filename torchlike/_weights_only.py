@@ -31,7 +31,7 @@ import struct
 import warnings
 from codecs import encode as _encode
 
-from . import _dtype
+from . import _dtype, _quantized
 from ._device import device
 from .nn.parameter import Parameter
 from .sparse._serialization import rebuild_sparse_tensor
@@ -122,8 +122,8 @@ def user_allowed_globals():
 # ---- torch's default allowlist -------------------------------------------------------------------
 def _unsupported_rebuild(name):
     def rebuild(*args, **kwargs):
-        raise RuntimeError(f"torchlike cannot load tensors rebuilt by torch._utils.{name} (quantized, "
-                           f"nested or wrapper-subclass tensors); see docs/differences.md")
+        raise RuntimeError(f"torchlike cannot load tensors rebuilt by torch._utils.{name} (nested or "
+                           f"wrapper-subclass tensors); see docs/differences.md")
     rebuild.__name__ = name
     return rebuild
 
@@ -149,7 +149,10 @@ def default_allowed_globals():
                 "_rebuild_device_tensor_from_numpy": ser._rebuild_device_tensor_from_numpy,
                 "_rebuild_device_tensor_from_cpu_tensor": ser._rebuild_device_tensor_from_cpu_tensor}
     rebuilds["_rebuild_sparse_tensor"] = rebuild_sparse_tensor
-    for name in ("_rebuild_qtensor", "_rebuild_tensor_v3",
+    rebuilds["_rebuild_qtensor"] = ser._rebuild_qtensor
+    for scheme in _quantized.QSCHEMES:
+        rc[f"torch.{scheme.name}"] = scheme
+    for name in ("_rebuild_tensor_v3",
                  "_rebuild_meta_tensor_no_storage", "_rebuild_nested_tensor", "_rebuild_wrapper_subclass"):
         rebuilds[name] = _unsupported_rebuild(name)
     for name, fn in rebuilds.items():

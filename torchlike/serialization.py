@@ -38,6 +38,7 @@ from . import cuda
 from ._legacy_serialization import legacy_load
 from .sparse._serialization import reduce_sparse
 from ._storage import TypedStorage, UntypedStorage
+from ._quantized import _QTensor, qscheme, rebuild_qtensor
 from .types import FileLike  # noqa: F401 - torch.serialization names it
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
@@ -53,8 +54,11 @@ _STORAGE_NAMES = {"float32": "FloatStorage", "float64": "DoubleStorage", "float1
                   "bfloat16": "BFloat16Storage", "int64": "LongStorage", "int32": "IntStorage",
                   "int16": "ShortStorage", "int8": "CharStorage", "uint8": "ByteStorage", "bool": "BoolStorage",
                   "complex64": "ComplexFloatStorage", "complex128": "ComplexDoubleStorage",
-                  "uint16": "UInt16Storage", "uint32": "UInt32Storage", "uint64": "UInt64Storage"}
+                  "uint16": "UInt16Storage", "uint32": "UInt32Storage", "uint64": "UInt64Storage",
+                  "qint8": "QInt8Storage", "quint8": "QUInt8Storage", "qint32": "QInt32Storage"}
 _STORAGE_DTYPES = {v: getattr(_dtype, k) for k, v in _STORAGE_NAMES.items()}
+# a quantized tensor's storage holds its integer representation, read as such (_rebuild_qtensor wraps it)
+_STORAGE_DTYPES.update(QInt8Storage=_dtype.int8, QUInt8Storage=_dtype.uint8, QInt32Storage=_dtype.int32)
 
 
 # ---- writing ------------------------------------------------------------------------------------
@@ -71,6 +75,7 @@ class _Global:
 _REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_FROM_TYPE = _Global("torch._tensor", "_rebuild_from_type_v2")
 _REBUILD_PARAM = _Global("torch._utils", "_rebuild_parameter")
+_REBUILD_QTENSOR = _Global("torch._utils", "_rebuild_qtensor")
 _ORDERED_DICT = _Global("collections", "OrderedDict")
 
 
@@ -107,6 +112,8 @@ class _Pickler(pickle._Pickler):
         return self._storage(root, root._value, root.dtype, root.device)
 
     def reducer_override(self, obj):
+        if isinstance(obj, _QTensor):
+            return self._reduce_qtensor(obj)
         if isinstance(obj, Tensor) and not _is_lazy(obj):
             if obj.layout is not _strided:  # sparse: torch's _rebuild_sparse_tensor(layout, (indices, values, ...))
                 return reduce_sparse(obj, _Global)
@@ -124,7 +131,7 @@ class _Pickler(pickle._Pickler):
             else:
                 self.save_global(obj)  # pickle's function dispatch would bypass our save_global
             return
-        if isinstance(obj, _dtype.dtype):
+        if isinstance(obj, (_dtype.dtype, qscheme)):
             self.save_global(_Global("torch", obj.name))
             return
         if isinstance(obj, Size):
@@ -159,6 +166,17 @@ class _Pickler(pickle._Pickler):
         if cls is not Tensor and cls.__module__.partition(".")[0] not in ("torchlike", "torch"):  # a user's subclass: torch's
             return (_REBUILD_FROM_TYPE, (_REBUILD_TENSOR, cls, args, dict(vars(t))))  # Tensor.__reduce_ex__
         return (_REBUILD_TENSOR, args)
+
+    def _reduce_qtensor(self, t):
+        """torch's ``_rebuild_qtensor(storage, offset, size, stride, quantizer_params, requires_grad, hooks)``."""
+        dt, scheme, scale, zp, axis = t._q
+        if dt.name not in _STORAGE_NAMES:
+            raise NotImplementedError(f"torchlike cannot save torch.{dt.name} tensors (torch packs them; see "
+                                      "docs/differences.md)")
+        ref = self._storage(None, t._x, dt, t.device)
+        params = (scheme, scale, zp) if axis is None else (scheme, scale, zp, axis)
+        return (_REBUILD_QTENSOR, (ref, 0, tuple(t.shape), _views.contiguous_strides(t.shape), params, False,
+                                   collections.OrderedDict()))
 
     def _storage(self, owner, arr, dt, dev):
         key_obj = id(owner) if owner is not None else ("copy", len(self.storages))
@@ -344,6 +362,14 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def _rebuild_qtensor(storage, storage_offset, size, stride, quantizer_params, requires_grad=False,
+                     backward_hooks=None):
+    """A quantized tensor over ``storage`` (its integer representation); ``quantizer_params`` are
+    ``(qscheme, scale, zero_point)`` or, per channel, ``(qscheme, scales, zero_points, axis)``."""
+    ints = _rebuild_tensor(storage, storage_offset, size, stride)
+    return rebuild_qtensor(ints, quantizer_params)
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks, *state):
@@ -608,7 +634,10 @@ def _storages_as_typed(obj):
         if isinstance(obj, dict):
             if not any(isinstance(v, (_Storage, list, tuple, dict)) for v in obj.values()):
                 return obj
-            return type(obj)((k, _storages_as_typed(v)) for k, v in obj.items())
+            new = type(obj)((k, _storages_as_typed(v)) for k, v in obj.items())
+            if type(obj) is collections.OrderedDict:  # (a state_dict's _metadata: the modules' versions)
+                new.__dict__.update(vars(obj))
+            return new
         if not any(isinstance(v, (_Storage, list, tuple, dict)) for v in obj):
             return obj
         return type(obj)(_storages_as_typed(v) for v in obj)

@@ -1,6 +1,7 @@
-"""torchlike.ao: torch's "architecture optimization" namespace. Quantization is not supported by torchlike
-(see docs/differences.md); the float-mode stubs that model code builds (``QuantStub``/``DeQuantStub``) exist so
-that such code imports and runs unquantized, and every other name raises a NotImplementedError naming it.
+"""torchlike.ao: torch's "architecture optimization" namespace: dynamic quantization of Linear layers
+(``quantization.quantize_dynamic``); the float-mode stubs that model code builds (``QuantStub``/``DeQuantStub``)
+exist so that such code imports and runs unquantized; every other name raises a NotImplementedError naming it
+(see docs/differences.md).
 
 >>> import torchlike, torchlike.ao.quantization as q
 >>> q.QuantStub()(torchlike.ones(2))

@@ -1,2 +1,2 @@
-"""torch.ao.nn: only ``intrinsic`` (the fused-module containers); quantized modules are not supported."""
-from . import intrinsic  # noqa: F401
+"""torch.ao.nn: ``intrinsic`` (the fused-module containers) and ``quantized`` (dynamic quantized Linear)."""
+from . import intrinsic, quantized  # noqa: F401
