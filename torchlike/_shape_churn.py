@@ -115,18 +115,28 @@ def route(e, f, statics, arrays, views=None, n=0):
     if views is not None:
         arrays = list(arrays[:n])
         for i, v in views:
-            r = _views.host_read(v._x.src, v._chain)
+            src = v._x.src
+            if isinstance(src, jax.Array) and next(iter(src.devices())).platform != _CPU_PLATFORM:
+                return None
+            r = _views.host_read(src, v._chain)
             if r is None:
                 return None
             arrays[i] = r
+    device = None
     for a in arrays:
         if isinstance(a, jax.Array):
-            if a.is_fully_addressable is False or next(iter(a.devices())).platform != _CPU_PLATFORM:
+            if not a.is_fully_addressable or len(a.devices()) != 1:
                 return None
+            d = next(iter(a.devices()))
+            if d.platform != _CPU_PLATFORM or device is not None and d != device:
+                return None
+            device = d
             a = np.asarray(a)
             size += a.size
+        elif isinstance(a, np.ndarray):  # (a view read on the host)
+            size += a.size
         host.append(a)
-    if size > MAX_ELEMENTS:
+    if size > MAX_ELEMENTS or device is None and views is None:
         return None
     try:
         out = HOST_IMPLS[f](*host, **dict(statics))
@@ -138,9 +148,11 @@ def route(e, f, statics, arrays, views=None, n=0):
     if len(w.counts) >= 4096:  # shapes seen once each, forever: forget them
         w.counts.clear()
     w.counts[sig] = c + 1
+    if device is None:  # (only views, read from their CPU roots)
+        device = jax.devices(_CPU_PLATFORM)[0]
     if type(out) is tuple:
-        return tuple(jax.device_put(o) for o in out)
-    return jax.device_put(out)
+        return tuple(jax.device_put(o, device) for o in out)
+    return jax.device_put(out, device)
 
 
 def _probe(x):  # (the module example)
