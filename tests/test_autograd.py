@@ -73,6 +73,24 @@ def test_create_graph_second_and_third_derivatives():
         assert_same(ours, theirs, rtol=1e-4, atol=1e-5)
 
 
+def _create_graph_edges(lib, x, y):
+    """A recorded gradient links only to the tensors its backward formula reads, as torch's."""
+    x.requires_grad_()
+    y.requires_grad_()
+    (g,) = lib.autograd.grad((x * y + x).sum(), x, create_graph=True)  # d/dx = y + 1: reads y, not x
+    gx, gy = lib.autograd.grad(g.sum(), (x, y), allow_unused=True)
+    (c,) = lib.autograd.grad((x ** 3).sum(), x, create_graph=True)
+    (c2,) = lib.autograd.grad(c.sum(), x, create_graph=True)
+    (c3,) = lib.autograd.grad(c2.sum(), x)  # frees c2's graph only: c's is still there
+    (again,) = lib.autograd.grad(c.sum(), x)
+    return gx, gy, c3, again
+
+
+def test_create_graph_links_only_what_the_backward_reads():
+    same_as_torch(_create_graph_edges, np.array([1.0, 2.0, 3.0], np.float32), np.array([0.5, -1.0, 2.0], np.float32),
+                  grad=False, quiet=True)
+
+
 def test_grad_allow_unused_and_inputs_restriction():
     a, b = _pair()
     for lib, x in ((torch, a), (torchlike, b)):
