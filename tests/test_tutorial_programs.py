@@ -16,6 +16,8 @@ PROGRAMS_AND_TOLERANCES = [
     ("tut_char_rnn.py", 1e-04),            # char-RNN name classification and generation
     ("tut_autograd_mechanics.py", 1e-04),  # grad_fn graph, hooks, create_graph, autograd.functional, checkpoint
     ("tut_neural_style_fusion.py", 1e-04),  # neural style (LBFGS on the image), fused conv+bn Function
+    ("tut_basics_tensors.py", 1e-04),      # Learn the Basics / Introduction to PyTorch: tensors, model, save
+    ("tut_dqn_transformer.py", 1e-04),     # DQN with replay memory, TransformerEncoder language model
 ]
 
 
