@@ -546,3 +546,36 @@ BACKWARD_ERRORS = [
 @pytest.mark.parametrize("k", range(len(BACKWARD_ERRORS)))
 def test_backward_without_grad_raises_like_torch(k):
     raises_like_torch(BACKWARD_ERRORS[k])
+
+
+def _gradcheck_answers(lib, x):
+    """gradcheck checks only the outputs that require grad (with none, the numerical gradient must be zero);
+    gradgradcheck differentiates in random grad_outputs too, drawn from the global generator."""
+    x = x.requires_grad_()
+    gc = lib.autograd.gradcheck
+
+    class DetachedSave(lib.autograd.Function):  # keeps exp(x) on ctx: its double backward misses d/dx
+        @staticmethod
+        def forward(ctx, t):
+            ctx.e = t.exp()
+            return t.exp()
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * ctx.e
+
+    lib.manual_seed(0)
+    return (gc(lambda t: (t.detach() * 2, t * 3), x), gc(lambda t: t.detach() * 2, x, raise_exception=False),
+            gc(lambda t: t * 0 + t.detach(), x, raise_exception=False),
+            lib.autograd.gradgradcheck(lambda t: t.sin() * t, x),
+            lib.autograd.gradgradcheck(DetachedSave.apply, x, raise_exception=False), lib.rand(2))
+
+
+def test_gradcheck_and_gradgradcheck_answer_as_torch():
+    same_as_torch(_gradcheck_answers, np.array([0.3, -0.7, 1.1]), grad=False)
+
+
+@pytest.mark.parametrize("f", [lambda t: t.detach() * 2, lambda t: t * 0 + t.detach() * 5],
+                         ids=["no_differentiable_output", "wrong_gradient"])
+def test_gradcheck_failure_messages_as_torch(f):
+    raises_like_torch(lambda lib, x: lib.autograd.gradcheck(f, x.requires_grad_()), np.array([0.5, 2.0]))

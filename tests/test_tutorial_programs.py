@@ -18,6 +18,7 @@ PROGRAMS_AND_TOLERANCES = [
     ("tut_neural_style_fusion.py", 1e-04),  # neural style (LBFGS on the image), fused conv+bn Function
     ("tut_basics_tensors.py", 1e-04),      # Learn the Basics / Introduction to PyTorch: tensors, model, save
     ("tut_dqn_transformer.py", 1e-04),     # DQN with replay memory, TransformerEncoder language model
+    ("tut_func_forward_ad.py", 1e-04),     # torch.func tutorials, forward-mode AD, double backward Functions
 ]
 
 
