@@ -211,7 +211,7 @@ def _is_lazy(t):
 
 
 def _has_complex_step(chain):
-    return any(s[0] in ("real", "imag", "view_dtype") for s in (chain or ()))
+    return any(s[0] in ("real", "imag", "view_dtype", "as_real", "as_complex") for s in (chain or ()))
 
 
 def _aligned_writestr(zf, name, data):

@@ -23,7 +23,8 @@ def _read_impl(x, step):
 _NAMES = {"reshape": "ViewBackward0", "permute": "PermuteBackward0", "index": "SliceBackward0",
           "expand": "ExpandBackward0", "diagonal": "DiagonalBackward0", "unfold": "UnfoldBackward0",
           "as_strided": "AsStridedBackward0", "real": "RealBackward0", "imag": "ImagBackward0",
-          "alias": "AliasBackward0", "view_dtype": "ViewBackward0"}
+          "alias": "AliasBackward0", "view_dtype": "ViewBackward0", "as_real": "ViewAsRealBackward0",
+          "as_complex": "ViewAsComplexBackward0"}
 
 
 def _lazy_shape(t, step):
