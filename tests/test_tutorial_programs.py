@@ -19,6 +19,8 @@ PROGRAMS_AND_TOLERANCES = [
     ("tut_basics_tensors.py", 1e-04),      # Learn the Basics / Introduction to PyTorch: tensors, model, save
     ("tut_dqn_transformer.py", 1e-04),     # DQN with replay memory, TransformerEncoder language model
     ("tut_func_forward_ad.py", 1e-04),     # torch.func tutorials, forward-mode AD, double backward Functions
+    ("tut_prune_parametrize.py", 1e-04),   # nn.utils.prune, parametrize/orthogonal/spectral_norm, module hooks
+    ("tut_seq2seq_textclass.py", 1e-04),   # GRU seq2seq with Bahdanau attention, EmbeddingBag classifier
 ]
 
 
