@@ -21,6 +21,8 @@ PROGRAMS_AND_TOLERANCES = [
     ("tut_func_forward_ad.py", 1e-04),     # torch.func tutorials, forward-mode AD, double backward Functions
     ("tut_prune_parametrize.py", 1e-04),   # nn.utils.prune, parametrize/orthogonal/spectral_norm, module hooks
     ("tut_seq2seq_textclass.py", 1e-04),   # GRU seq2seq with Bahdanau attention, EmbeddingBag classifier
+    ("tut_recipes.py", 1e-04),             # state_dict, strict=False, AMP on CPU, reproducibility, torch.compile
+    ("tut_complex_numbers.py", 1e-04),     # complex tensors: view_as_real/complex, autograd, optim, FFT, save
 ]
 
 
