@@ -73,6 +73,24 @@ def test_create_graph_second_and_third_derivatives():
         assert_same(ours, theirs, rtol=1e-4, atol=1e-5)
 
 
+def _create_graph_edges(lib, x, y):
+    """A recorded gradient links only to the tensors its backward formula reads, as torch's."""
+    x.requires_grad_()
+    y.requires_grad_()
+    (g,) = lib.autograd.grad((x * y + x).sum(), x, create_graph=True)  # d/dx = y + 1: reads y, not x
+    gx, gy = lib.autograd.grad(g.sum(), (x, y), allow_unused=True)
+    (c,) = lib.autograd.grad((x ** 3).sum(), x, create_graph=True)
+    (c2,) = lib.autograd.grad(c.sum(), x, create_graph=True)
+    (c3,) = lib.autograd.grad(c2.sum(), x)  # frees c2's graph only: c's is still there
+    (again,) = lib.autograd.grad(c.sum(), x)
+    return gx, gy, c3, again
+
+
+def test_create_graph_links_only_what_the_backward_reads():
+    same_as_torch(_create_graph_edges, np.array([1.0, 2.0, 3.0], np.float32), np.array([0.5, -1.0, 2.0], np.float32),
+                  grad=False, quiet=True)
+
+
 def test_grad_allow_unused_and_inputs_restriction():
     a, b = _pair()
     for lib, x in ((torch, a), (torchlike, b)):
@@ -528,3 +546,36 @@ BACKWARD_ERRORS = [
 @pytest.mark.parametrize("k", range(len(BACKWARD_ERRORS)))
 def test_backward_without_grad_raises_like_torch(k):
     raises_like_torch(BACKWARD_ERRORS[k])
+
+
+def _gradcheck_answers(lib, x):
+    """gradcheck checks only the outputs that require grad (with none, the numerical gradient must be zero);
+    gradgradcheck differentiates in random grad_outputs too, drawn from the global generator."""
+    x = x.requires_grad_()
+    gc = lib.autograd.gradcheck
+
+    class DetachedSave(lib.autograd.Function):  # keeps exp(x) on ctx: its double backward misses d/dx
+        @staticmethod
+        def forward(ctx, t):
+            ctx.e = t.exp()
+            return t.exp()
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * ctx.e
+
+    lib.manual_seed(0)
+    return (gc(lambda t: (t.detach() * 2, t * 3), x), gc(lambda t: t.detach() * 2, x, raise_exception=False),
+            gc(lambda t: t * 0 + t.detach(), x, raise_exception=False),
+            lib.autograd.gradgradcheck(lambda t: t.sin() * t, x),
+            lib.autograd.gradgradcheck(DetachedSave.apply, x, raise_exception=False), lib.rand(2))
+
+
+def test_gradcheck_and_gradgradcheck_answer_as_torch():
+    same_as_torch(_gradcheck_answers, np.array([0.3, -0.7, 1.1]), grad=False)
+
+
+@pytest.mark.parametrize("f", [lambda t: t.detach() * 2, lambda t: t * 0 + t.detach() * 5],
+                         ids=["no_differentiable_output", "wrong_gradient"])
+def test_gradcheck_failure_messages_as_torch(f):
+    raises_like_torch(lambda lib, x: lib.autograd.gradcheck(f, x.requires_grad_()), np.array([0.5, 2.0]))

@@ -126,6 +126,10 @@ SAME_AS_TORCH = [
     "t.clamp(t.zeros(2, 3), t.zeros(4))",
     "t.zeros(2, 3, dtype=t.int64).add_(t.zeros(2, 3))",
     "t.zeros(2, 3).bitwise_and(t.zeros(2, 3))",
+    # round's kernel: round_vml_cpu, with decimals round_cpu (the Complex Numbers tutorial rounds an FFT)
+    "t.ones(2, dtype=t.cfloat).round()", "t.ones(2, dtype=t.cfloat).round(decimals=4)",
+    "t.round(t.ones(2, dtype=t.bool), decimals=2)", "t.ones(2, dtype=t.bool).round_(decimals=0)",
+    "t.ones(2, dtype=t.cdouble).floor()", "t.ones(2, dtype=t.bool).ceil()",
 ]
 
 

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import torchlike
-from conftest import assert_same
+from conftest import assert_same, raises_like_torch, same_as_torch
 
 
 def test_torchlike_file_loads_in_torch_with_shared_storage(tmp_path):
@@ -132,3 +132,35 @@ def test_batchnorm_state_dict_without_version_keeps_num_batches_tracked_like_tor
             m.load_state_dict({"0.weight": lib.zeros(3, 2)})
         return list(r.missing_keys), list(r.unexpected_keys), str(e.value)
     assert load(torchlike) == load(torch)
+
+
+_SAME_DATA_OTHER_TYPE = ["[x, x.real]", "[x, m.view_as_real(x)]", "[x, x.view(m.float32)]",
+                         "{'a': m.view_as_real(x)[0], 'b': x[1]}", "[f, m.view_as_complex(f)]", "[f, f.view(m.complex64)]"]
+
+
+@pytest.mark.parametrize("objs", _SAME_DATA_OTHER_TYPE)
+def test_save_refuses_one_storage_as_two_dtypes(objs):
+    """torch.save of a complex tensor with a real view of its data (or the reverse) raises torch's error."""
+    def fn(m, x, f):
+        m.save(eval(objs), io.BytesIO())
+    raises_like_torch(fn, np.array([[1 + 2j, 3 - 1j], [0.5j, 2]], np.complex64), np.arange(8, dtype=np.float32).reshape(2, 4))
+
+
+def _save_same_type_views(m, x):
+    buf = io.BytesIO()
+    m.save([x.real, x.imag, m.view_as_real(x)[0]], buf)
+    buf.seek(0)
+    return tuple(m.load(buf))
+
+
+def test_save_allows_views_of_one_type_and_view_dtype_between_complex_and_real_is_a_view():
+    same_as_torch(_save_same_type_views, np.array([[1 + 2j, 3 - 1j], [0.5j, 2]], np.complex64), grad=False)
+
+    def write_through(m, x, f):
+        v = x.view(m.float32)
+        v[0, 0] = 100.0
+        z = f.view(m.complex64)
+        z.mul_(1j)
+        return x, v.stride(), f, z.stride()
+    same_as_torch(write_through, np.array([[1 + 2j, 3 - 1j], [0.5j, 2]], np.complex64),
+                  np.arange(8, dtype=np.float32).reshape(2, 4), grad=False)

@@ -93,6 +93,26 @@ def test_make_tensor_ranges_and_seeding():
     assert z.requires_grad and bool((z != 0).all())
 
 
+def _make_tensors(lib):
+    lib.manual_seed(3)
+    def mk(*shape, **kw):
+        return lib.testing.make_tensor(*shape, device="cpu", **kw)
+    return (mk(3, 4, dtype=lib.float32, low=-2, high=3), mk((5,), dtype=lib.float64, requires_grad=True),
+            mk(6, dtype=lib.int64), mk(2, 3, dtype=lib.int32, low=0.5, high=4.2), mk(7, dtype=lib.bool),
+            mk(2, 3, dtype=lib.uint8), mk(2, 2, dtype=lib.complex64), mk(2, 4, dtype=lib.float32, noncontiguous=True),
+            mk(3, dtype=lib.float16, low=-1e9, high=1e9), lib.rand(2))  # (and the generator moved on as torch's)
+
+
+def test_make_tensor_draws_as_torch():
+    """torch.testing.make_tensor draws from the global generator (randint, uniform_): the same values and
+    later draws for the same seed (gradgradcheck's random grad_outputs come from it)."""
+    ours, theirs = _make_tensors(torchlike), _make_tensors(torch)
+    for o, t in zip(ours, theirs):
+        assert str(o.dtype) == str(t.dtype) and o.requires_grad == t.requires_grad and o.shape == t.shape
+        np.testing.assert_array_equal(o.detach().numpy(), t.detach().numpy())
+    assert not ours[7].is_contiguous() and not theirs[7].is_contiguous()
+
+
 def test_random_module_and_fork_rng():
     torchlike.random.manual_seed(5)
     assert torchlike.random.initial_seed() == 5

@@ -250,6 +250,26 @@ def test_views_of_the_real_parts_of_a_complex_tensor_keep_the_real_dtype(part):
     same_as_torch(fn, np.arange(16, dtype=np.float32).reshape(2, 4, 2), grad=False)
 
 
+def _complex_views_alias(m, x):
+    """view_as_real / view_as_complex are views: writes through either reach the other tensor, with torch's
+    _base, strides and gradients (make_tensor fills a complex tensor through view_as_real)."""
+    z = m.view_as_complex(x)
+    r = m.view_as_real(z.clone())
+    r[0, 1] = 3.0
+    r.mul_(2)
+    z.mul_(1j)
+    zr = m.view_as_real(z)
+    zr[1:].zero_()
+    w = m.view_as_complex(x.detach().clone().requires_grad_())
+    g, = m.autograd.grad((m.view_as_real(w * (1 + 2j)) ** 2).sum(), w._base)
+    return (x, r, r._base.abs(), zr._base is z, r.stride(), m.view_as_complex(x[1:]).stride(), zr.stride(), g,
+            type(m.view_as_real(w).grad_fn).__name__)
+
+
+def test_view_as_real_and_complex_are_views_like_torch():
+    same_as_torch(_complex_views_alias, np.array([[1, 2], [-3.5, 0.25], [0.5, -1]], np.float32), grad=False)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "int32", "float64", "int64", "uint8", "float16", "complex128"])
 def test_view_dtype_of_a_complex_tensor_like_torch(dtype):
     # (lax's bitcast refuses complex: JAX's error reached the user)

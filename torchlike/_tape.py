@@ -7,10 +7,12 @@ training loop pays jit dispatch, never an eager ``jax.vjp``.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import weakref
 
 import jax
+import jax.extend.core as jex
 import jax.numpy as jnp
 
 from . import _jit_cache
@@ -58,6 +60,50 @@ def pullback_fn(f, statics, diff_in, diff_out):
 def pullback_impl(*arrays, f, statics, diff_in, diff_out, n_primals):
     """The pullback as an op function of (primals..., cts...), so create_graph can record it."""
     return _vjp(f, dict(statics), diff_in, diff_out, arrays[:n_primals], arrays[n_primals:])
+
+
+def primals_read(node, diff_in):
+    """Indices of ``node``'s primals whose values its pullback for the inputs ``diff_in`` (a subset of the
+    node's) reads (not only their shapes).
+
+    torch's backward formula saves just those, so a recorded backward (``create_graph``) has edges to them
+    only: ``a + b``'s has none, ``x * y``'s the other factor (torch computes only the gradients the pass
+    needs, so ``x``'s gradient of ``x * y`` does not read ``x``).  Linking every primal instead would put the
+    forward graph under linear ops' gradients, and a later backward through them would traverse (and
+    free) forward nodes torch never reaches.
+    """
+    avals, consts = [], []
+    for p in node.primals:
+        if hasattr(p, "shape") and hasattr(p, "dtype"):
+            avals.append((tuple(p.shape), jnp.dtype(p.dtype)))
+            consts.append(None)
+        else:
+            avals.append(None)
+            consts.append(p)
+    cts = tuple((tuple(s), jnp.dtype(d)) for s, d in node.out_meta)
+    try:
+        return _primals_read(node.f, node.statics, diff_in, node.diff_out, tuple(avals), tuple(consts), cts)
+    except TypeError:  # an unhashable constant, or a pullback that needs concrete values: assume it reads all
+        return frozenset(range(len(node.primals)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _primals_read(f, statics, diff_in, diff_out, avals, consts, cts):
+    traced = [i for i, a in enumerate(avals) if a is not None]
+
+    def pull(*xs):
+        prims = list(consts)
+        for i, x in zip(traced, xs[:len(traced)]):
+            prims[i] = x
+        return _vjp(f, dict(statics), diff_in, diff_out, prims, xs[len(traced):])
+
+    args = [jax.ShapeDtypeStruct(*avals[i]) for i in traced] + [jax.ShapeDtypeStruct(*c) for c in cts]
+    jaxpr = jax.make_jaxpr(pull)(*args).jaxpr
+    live = {v for v in jaxpr.outvars if isinstance(v, jex.Var)}
+    for eqn in reversed(jaxpr.eqns):  # a backward liveness walk (an equation with a sub-jaxpr counts whole)
+        if any(v in live for v in eqn.outvars):
+            live.update(v for v in eqn.invars if isinstance(v, jex.Var))
+    return frozenset(i for i, v in zip(traced, jaxpr.invars) if v in live)
 
 
 class Node:

@@ -5,7 +5,7 @@ Reading a view applies the chain to the root's current array (one cached ``jax.j
 Writing into a view is a functional update of the root: walk the chain forward, then put the new
 value back step by step.  Index-like steps put through a scatter at the index map the step induces
 on ``arange(root.size)`` (computed once per chain and root shape, with numpy, so it works under a
-trace); ``real``/``imag`` put by rebuilding the complex number.  The same index maps give torch's
+trace); ``real``/``imag``/``as_real`` put by rebuilding the complex number, ``as_complex`` by splitting it.  The same index maps give torch's
 strides, storage offset and ``is_contiguous``.
 """
 from __future__ import annotations
@@ -73,6 +73,10 @@ def read(x, step, xp=jnp):
         return xp.real(x) if xp is jnp else x * 2
     if kind == "imag":
         return xp.imag(x) if xp is jnp else x * 2 + 1
+    if kind == "as_real":  # (index maps count a complex root in its real parts, as "real" does)
+        return xp.stack([xp.real(x), xp.imag(x)], -1) if xp is jnp else np.stack([x * 2, x * 2 + 1], -1)
+    if kind == "as_complex":
+        return lax.complex(x[..., 0], x[..., 1]) if xp is jnp else x[..., 0] // 2
     if kind == "alias":
         return x
     if kind == "view_dtype":
@@ -289,6 +293,10 @@ def _put(base, step, new):
         return lax.complex(new.astype(jnp.real(base).dtype), jnp.imag(base))
     if kind == "imag":
         return lax.complex(jnp.real(base), new.astype(jnp.real(base).dtype))
+    if kind == "as_real":
+        return lax.complex(new[..., 0], new[..., 1]).astype(base.dtype)
+    if kind == "as_complex":
+        return jnp.stack([jnp.real(new), jnp.imag(new)], -1).astype(base.dtype)
     if kind == "alias":
         return new
     if kind == "view_dtype":

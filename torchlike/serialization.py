@@ -83,6 +83,7 @@ class _Pickler(pickle._Pickler):
     def __init__(self, file, storages):
         super().__init__(file, protocol=DEFAULT_PROTOCOL)
         self.storages = storages  # id(root) -> (key, root array, dtype)
+        self.view_dtypes = {}  # id(root) -> the dtype its data was first saved as (torch refuses a second one)
 
     def save_global(self, obj, name=None):
         if isinstance(obj, _Global):
@@ -144,6 +145,9 @@ class _Pickler(pickle._Pickler):
         super().save(obj, save_persistent_id)
 
     def _reduce_tensor(self, t):
+        base = t._vbase if t._vbase is not None else t
+        if self.view_dtypes.setdefault(id(base), (base, t.dtype))[1] is not t.dtype:  # (x, view_as_real(x))
+            raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different types")
         if t.grad_fn is not None and not isinstance(t, Parameter):
             pass  # torch saves non-leaf tensors' data too (without history)
         root = t._vbase if (t._vbase is not None and not _has_complex_step(t._chain)) else None
@@ -229,7 +233,7 @@ def _is_lazy(t):
 
 
 def _has_complex_step(chain):
-    return any(s[0] in ("real", "imag", "view_dtype") for s in (chain or ()))
+    return any(s[0] in ("real", "imag", "view_dtype", "as_real", "as_complex") for s in (chain or ()))
 
 
 def _aligned_writestr(zf, name, data):

@@ -17,7 +17,7 @@ from .._grad_mode import is_grad_enabled
 from ..tensor import Tensor
 
 __all__ = ["not_implemented", "unary_kinds", "binary_kinds", "tensors_only", "need_tensors", "invalid_combination", "ABS", "NEG",
-           "POSITIVE", "ROUNDING", "FRAC", "SIGN", "NO_COMPLEX_VML", "DIGAMMA", "DEG_RAD", "BITWISE_NOT",
+           "POSITIVE", "ROUNDING", "ROUND", "FRAC", "SIGN", "NO_COMPLEX_VML", "DIGAMMA", "DEG_RAD", "BITWISE_NOT",
            "INF_TEST", "SIGNBIT", "RELU", "BITWISE", "SHIFT_GCD", "REAL_FLOAT", "REAL_ONLY", "DIVISION", "NO_COMPLEX",
            "POW_BOOL", "POW_ARGS", "COMPARISON", "RSUB", "HEAVISIDE", "SPECIAL_UNARY", "SPECIAL_BINARY",
            "TENSOR_OR_NUMBER_OTHER"]
@@ -115,12 +115,19 @@ POSITIVE = unary_kinds({_BOOL}, lambda n, d: RuntimeError("The `+` operator, on 
 
 def _rounding_error(n, d):
     kernel = "trunc" if n == "fix" else n
-    if d._kind == _BOOL or n == "round":
+    if d._kind == _BOOL:
         return not_implemented(f"{kernel}_vml_cpu", d)
     return NotImplementedError(f"{kernel} is not supported for complex inputs")
 
 
-ROUNDING = unary_kinds({_BOOL, _COMPLEX}, _rounding_error)  # floor, ceil, trunc, fix, round
+ROUNDING = unary_kinds({_BOOL, _COMPLEX}, _rounding_error)  # floor, ceil, trunc, fix
+
+
+def ROUND(n, input, *a, decimals=0, **k):
+    """round of a bool or complex tensor: torch names the kernel it lacks, ``round_cpu`` with ``decimals``,
+    ``round_vml_cpu`` without."""
+    if isinstance(input, Tensor) and input.dtype._kind in (_BOOL, _COMPLEX):
+        raise not_implemented("round_cpu" if decimals else "round_vml_cpu", input.dtype)
 FRAC = unary_kinds({_BOOL, _INT, _COMPLEX}, lambda n, d: not_implemented("frac_cpu", d))
 SIGN = unary_kinds({_COMPLEX}, lambda n, d: NotImplementedError(
     "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead."))

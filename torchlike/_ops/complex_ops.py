@@ -4,12 +4,12 @@ conjugate transposes ``Tensor.H`` / ``Tensor.mH``.
 from __future__ import annotations
 
 import jax.numpy as jnp
-from jax import lax
 
 from .. import _dtype
 from ._util import Tensor, dispatch, register
 from .. import _autocast as _amp
 from .checks import need_tensors as _need_tensors
+from .views import view_step
 
 __all__ = ["view_as_complex", "view_as_real"]
 
@@ -49,14 +49,7 @@ def polar(abs, angle):
     return dispatch(_polar_impl, (abs, angle), (), name="PolarBackward0")
 
 
-# --- complex views ----------------------------------------------------------------------------------
-def _v2c_impl(x):
-    return lax.complex(x[..., 0], x[..., 1])
-
-
-def _v2r_impl(x):
-    return jnp.stack([jnp.real(x), jnp.imag(x)], axis=-1)
-
+# --- complex views (view steps: an in-place write reaches the other dtype's tensor, as in torch) -------
 
 @register(method=False, promote="none")
 @_amp.fp32
@@ -79,7 +72,7 @@ def view_as_complex(input):
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
     if input.storage_offset() % 2:
         raise RuntimeError("Tensor must have a storage_offset divisible by 2")
-    return dispatch(_v2c_impl, (input,), (), name="ViewAsComplexBackward0", saves=False)
+    return view_step(input, ("as_complex",))
 
 
 @register(method=False, promote="none")
@@ -92,7 +85,7 @@ def view_as_real(input):
     """
     if not input.dtype.is_complex:
         raise RuntimeError("view_as_real is only supported for complex tensors")
-    return dispatch(_v2r_impl, (input,), (), name="ViewAsRealBackward0", saves=False)
+    return view_step(input, ("as_real",))
 
 
 Tensor.H = property(lambda self: self.mT.conj() if self.ndim == 2 else _h_error(self))

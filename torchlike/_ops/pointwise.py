@@ -178,7 +178,7 @@ def _round_impl(x, decimals):
     return jnp.round(x, decimals)
 
 
-@register(inplace=True, out=True, checks=(C.ROUNDING,))
+@register(inplace=True, out=True, checks=(C.ROUND,))
 def round(input, *, decimals=0):
     """Round half to even (torch.round), optionally to ``decimals`` places."""
     return dispatch(_round_impl, (input,), (("decimals", int(decimals)),),

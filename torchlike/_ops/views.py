@@ -23,7 +23,8 @@ def _read_impl(x, step):
 _NAMES = {"reshape": "ViewBackward0", "permute": "PermuteBackward0", "index": "SliceBackward0",
           "expand": "ExpandBackward0", "diagonal": "DiagonalBackward0", "unfold": "UnfoldBackward0",
           "as_strided": "AsStridedBackward0", "real": "RealBackward0", "imag": "ImagBackward0",
-          "alias": "AliasBackward0", "view_dtype": "ViewBackward0"}
+          "alias": "AliasBackward0", "view_dtype": "ViewBackward0", "as_real": "ViewAsRealBackward0",
+          "as_complex": "ViewAsComplexBackward0"}
 
 
 def _lazy_shape(t, step):
@@ -138,7 +139,8 @@ def _view_dtype(input, dt):
 
 def _view_dtype_resized(input, dt):
     """``view(dtype)`` across element sizes: torch's checks, then the bits reinterpreted along the last dim
-    (a new tensor: torchlike's views keep the element size)."""
+    (between a complex dtype and its real one a view through ``as_real``/``as_complex``; otherwise a new
+    tensor: torchlike's other views keep the element size)."""
     a, b = input.dtype.itemsize, dt.itemsize
     what = f"to view {_dtype._CAP[input.dtype.name]} as {_dtype._CAP[dt.name]} (different element sizes)"
     if input.ndim == 0:
@@ -152,6 +154,11 @@ def _view_dtype_resized(input, dt):
         if input.storage_offset() % ratio:
             raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got "
                                f"{input.storage_offset()}")
+    if input.dtype.is_complex and dt is input.dtype.to_real():  # a view, as torch's: the (re, im) pairs
+        pairs = view_step(input, ("as_real",))
+        return pairs.view(*input.shape[:-1], 2 * input.shape[-1])
+    if dt.is_complex and input.dtype is dt.to_real():
+        return view_step(input.view(*input.shape[:-1], input.shape[-1] // 2, 2), ("as_complex",))
     x = input._value
     if b > a:
         x = _views.bitcast(x.reshape(x.shape[:-1] + (x.shape[-1] // (b // a), b // a)), dt.np)

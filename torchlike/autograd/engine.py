@@ -13,7 +13,7 @@ import jax.numpy as jnp
 from .. import _grad_mode as grad_mode, _profiler_state as _prof
 from .._dispatch import dispatch
 from .._errors import warn_at_caller
-from .._tape import ANOMALY, AccumulateGrad, pullback_impl
+from .._tape import ANOMALY, AccumulateGrad, primals_read, pullback_impl
 from ._fused import try_fused
 from ..tensor import Tensor
 
@@ -24,11 +24,12 @@ __all__ = ["run_backward", "on_backward"]
 on_backward: list = []
 
 
-def _apply(node, cts, create_graph):
-    """The node's pullback: raw arrays, or with ``create_graph`` a recorded (differentiable) backward."""
+def _apply(node, cts, create_graph, wanted):
+    """The node's pullback: raw arrays, or with ``create_graph`` a recorded (differentiable) backward of the
+    gradients for its inputs ``wanted`` (None: all; the others come back None)."""
     if create_graph:
         rec = node.apply_recorded  # a custom Function's own; None for an op's node
-        return rec(cts) if rec is not None else _apply_recorded(node, cts)
+        return rec(cts) if rec is not None else _apply_recorded(node, cts, wanted)
     return node.apply(cts)
 
 
@@ -161,10 +162,13 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
             if all(g is None for g in cts):
                 _release(node, deps, heap, queued)
                 continue
+            wanted = None
+            if targets is not None and create_graph:  # only the inputs a target lies under
+                wanted = {i for i in node.diff_in if needed.get(id(node.inputs[i][0]))}
             if ANOMALY[0]:
-                grads_in = _run_anomalous(node, cts, create_graph, as_tensor)
+                grads_in = _run_anomalous(node, cts, create_graph, as_tensor, wanted)
             else:
-                grads_in = _run_node(node, cts, create_graph, as_tensor)
+                grads_in = _run_node(node, cts, create_graph, as_tensor, wanted)
             if not retain_graph:
                 node.free()
             for i, g in zip(node.diff_in, grads_in):
@@ -193,18 +197,18 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
     return None
 
 
-def _run_node(node, cts, create_graph, as_tensor):
+def _run_node(node, cts, create_graph, as_tensor, wanted=None):
     """The node's input gradients for output gradients ``cts``: its pullback, then its hooks."""
     node._check_saved()
     if _prof._COLLECTING:   # a profiler is recording: the node's pullback as torch names it
         tok = _prof.begin_range(f"autograd::engine::evaluate_function: {node.name()}")
         inner = _prof.begin_range(node.name())
         _prof.observe_node(node)
-        grads_in = _apply(node, cts, create_graph)
+        grads_in = _apply(node, cts, create_graph, wanted)
         _prof.end_range(inner)
         _prof.end_range(tok)
     else:
-        grads_in = _apply(node, cts, create_graph)
+        grads_in = _apply(node, cts, create_graph, wanted)
     if node._hooks:
         gi = tuple(as_tensor(g) for g in grads_in)
         for h in node._hooks:
@@ -215,11 +219,11 @@ def _run_node(node, cts, create_graph, as_tensor):
     return grads_in
 
 
-def _run_anomalous(node, cts, create_graph, as_tensor):
+def _run_anomalous(node, cts, create_graph, as_tensor, wanted=None):
     """``_run_node`` under detect_anomaly: a NaN gradient is an error naming the node, and an error is
     preceded by torch's warning showing the forward call that made the node."""
     try:
-        grads_in = _run_node(node, cts, create_graph, as_tensor)
+        grads_in = _run_node(node, cts, create_graph, as_tensor, wanted)
         if ANOMALY[1]:
             for i, g in zip(node.diff_in, grads_in):
                 a = getattr(g, "_value", g)
@@ -237,23 +241,31 @@ def _run_anomalous(node, cts, create_graph, as_tensor):
     return grads_in
 
 
-def _apply_recorded(node, cts):
-    """An op node's input cotangents through the dispatcher, so the backward is itself recorded."""
+def _apply_recorded(node, cts, wanted):
+    """An op node's input cotangents through the dispatcher, so the backward is itself recorded.
+
+    As torch's nodes, it computes only the gradients the pass needs (``wanted``): the recorded gradient of
+    ``x * y`` for ``x`` reads ``y`` only, so it has no edge to ``x``."""
+    diff_in = node.diff_in if wanted is None else tuple(i for i in node.diff_in if i in wanted)
+    if not diff_in:
+        return (None,) * len(node.diff_in)
     cts = [c if c is not None else Tensor._wrap(jnp.zeros(m[0], m[1])) for c, m in zip(cts, node.out_meta)]
     prims = []
-    for a, e in zip(node.primals, node.inputs):
+    read = primals_read(node, diff_in)
+    for k, (a, e) in enumerate(zip(node.primals, node.inputs)):
         t = Tensor._wrap(a)
-        if e is not None and e[0] is not None:
+        if k in read and e is not None and e[0] is not None:
             n, idx = e
             if isinstance(n, AccumulateGrad):
                 t = n.variable
             else:
                 t._grad_fn, t._oi = n, idx
         prims.append(t)
-    statics = (("f", node.f), ("statics", node.statics), ("diff_in", node.diff_in),
+    statics = (("f", node.f), ("statics", node.statics), ("diff_in", diff_in),
                ("diff_out", node.diff_out), ("n_primals", len(prims)))
     out = dispatch(pullback_impl, tuple(prims) + tuple(cts), statics, name=node._name + "Backward")
-    return out if isinstance(out, tuple) else (out,)
+    got = dict(zip(diff_in, out if isinstance(out, tuple) else (out,)))
+    return tuple(got.get(i) for i in node.diff_in)
 
 
 def _raw(g):

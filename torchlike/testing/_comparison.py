@@ -9,7 +9,8 @@ import numpy as np
 
 from .. import _dtype
 from ..tensor import Tensor
-from .._creation import as_tensor, from_numpy
+from .._creation import as_tensor, empty, from_numpy
+from .._ops.complex_ops import view_as_complex
 from .._ops.random_ops import randint
 
 __all__ = ["assert_close", "assert_allclose", "make_tensor"]
@@ -193,7 +194,8 @@ def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=
 def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=False, noncontiguous=False,
                 exclude_zero=False, memory_format=None):
     """A tensor of ``shape`` filled with uniform values in ``[low, high)`` (default ``[-9, 9)``; integers
-    and bools likewise), as ``torch.testing.make_tensor``.
+    ``[-9, 10)``, bools ``[0, 2)``), as ``torch.testing.make_tensor``: the same draws from the global
+    generator (``randint``, ``uniform_``), so a seeded program gets torch's values and later draws.
 
     >>> import torchlike as torch
     >>> torch.testing.make_tensor(2, 3, dtype=torch.int64, low=0, high=4).shape
@@ -201,32 +203,60 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
     """
     if len(shape) == 1 and isinstance(shape[0], collections.abc.Sequence):
         shape = tuple(shape[0])
-    if low is not None and high is not None and low > high:
-        raise ValueError(f"`low` must be less than or equal to `high`, but got {low} > {high}")
-    rng = np.random.default_rng(int(randint(0, 2 ** 31, ()).item()))  # reproducible under manual_seed
+    if noncontiguous and memory_format is not None:
+        raise ValueError("The parameters `noncontiguous` and `memory_format` are mutually exclusive, but got "
+                         f"noncontiguous={noncontiguous} and memory_format={memory_format}")
+    integral = dtype is _dtype.bool or not (dtype.is_floating_point or dtype.is_complex)
+    if requires_grad and integral:
+        raise ValueError(f"`requires_grad=True` is not supported for boolean and integral dtypes, but got dtype={dtype}")
+    noncontiguous = noncontiguous and math.prod(shape) > 1
+    if noncontiguous:  # twice the last dimension, then every other element (offset 1), as torch
+        shape = (*shape[:-1], 2 * shape[-1])
     if dtype is _dtype.bool:
-        arr = rng.integers(0, 2, shape).astype(bool)
-    elif dtype.is_floating_point or dtype.is_complex:
-        lo = -9.0 if low is None else low
-        hi = 9.0 if high is None else high
-        arr = rng.uniform(lo, hi, shape)
-        if dtype.is_complex:
-            arr = arr + 1j * rng.uniform(lo, hi, shape)
-        if exclude_zero:
-            arr = np.where(arr == 0, np.finfo(np.float32).tiny, arr)
+        low, high = _low_high(low, high, dtype, 0, 2, 0, 2)
+        result = randint(low, high, shape, device=device, dtype=dtype)
+    elif integral:
+        info = _dtype.iinfo(dtype)
+        low, high = _low_high(low, high, dtype, info.min, info.max + (dtype is not _dtype.int64), -9, 10)
+        result = randint(low, high, shape, device=device, dtype=dtype)
     else:
-        info = np.iinfo(dtype.np)
-        lo = -9 if low is None else math.ceil(low)
-        hi = 10 if high is None else math.ceil(high) if high != math.floor(high) else int(high)
-        lo, hi = max(lo, int(info.min)), min(hi, int(info.max) + 1)
-        if dtype.name == "uint8" and low is None:
-            lo = 0
-        arr = rng.integers(lo, max(hi, lo + 1), shape)
-        if exclude_zero:
-            arr = np.where(arr == 0, 1, arr)
-    t = from_numpy(np.asarray(arr).astype(dtype.np if dtype.name != "bfloat16" else np.float32)).to(dtype)
-    if device is not None:
-        t = t.to(device)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+        fmax = _dtype.finfo(dtype).max
+        low, high = _low_high(low, high, dtype, _dtype.finfo(dtype).min, fmax, -9, 9)
+        # a complex tensor draws its (real, imaginary) pairs as torch's uniform_ into view_as_real(result)
+        real = dtype.to_real() if dtype.is_complex else dtype
+        result = empty((*shape, 2) if dtype.is_complex else shape, device=device, dtype=real)
+        if high - low >= fmax:  # uniform_ needs to - from within the dtype's range: draw half, then double
+            result.uniform_(low / 2, high / 2).mul_(2)
+        else:
+            result.uniform_(low, high)
+        if dtype.is_complex:
+            result = view_as_complex(result)
+    if noncontiguous:
+        result = result[..., 1::2]
+    elif memory_format is not None:
+        result = result.clone(memory_format=memory_format)
+    if exclude_zero:
+        result[result == 0] = 1 if integral else _dtype.finfo(dtype).tiny
+    if not integral:
+        result.requires_grad = requires_grad
+    return result
+
+
+def _low_high(low, high, dtype, lowest, highest, default_low, default_high):
+    """torch's checks and clamping of make_tensor's ``[low, high)`` (integral bounds ceiled)."""
+    low = default_low if low is None else low
+    high = default_high if high is None else high
+    floating = dtype.is_floating_point or dtype.is_complex
+    if any(isinstance(v, float) and math.isnan(v) for v in (low, high)):
+        raise ValueError(f"`low` and `high` cannot be NaN, but got low={low} and high={high}")
+    elif low == high and floating:
+        warnings.warn("Passing `low==high` to `torch.testing.make_tensor` for floating or complex types is "
+                      "deprecated since 2.1 and will be removed in 2.3. Use `torch.full(...)` instead.",
+                      FutureWarning, stacklevel=3)
+    elif low >= high:
+        raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
+    elif high < lowest or low >= highest:
+        raise ValueError(f"The value interval specified by `low` and `high` is [{low}, {high}), but {dtype} only "
+                         f"supports [{lowest}, {highest})")
+    low, high = min(max(low, lowest), highest), min(max(high, lowest), highest)
+    return (low, high) if floating else (math.ceil(low), math.ceil(high))
