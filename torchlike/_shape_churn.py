@@ -118,8 +118,11 @@ def route(e, f, statics, arrays, views=None, n=0):
             src = v._x.src
             if isinstance(src, jax.Array) and next(iter(src.devices())).platform != _CPU_PLATFORM:
                 return None
-            r = _views.host_read(src, v._chain)
-            if r is None:
+            try:
+                r = _views.host_read(src, v._chain)
+            except Exception:  # noqa: BLE001 - (the compiled path reads it, or raises torch's error)
+                return None
+            if r is None or r.size > MAX_ELEMENTS:
                 return None
             arrays[i] = r
     device = None
@@ -131,8 +134,13 @@ def route(e, f, statics, arrays, views=None, n=0):
             if d.platform != _CPU_PLATFORM or device is not None and d != device:
                 return None
             device = d
-            a = np.asarray(a)
             size += a.size
+            if size > MAX_ELEMENTS:  # (before reading it: the host copy of a huge array is no shortcut)
+                return None
+            try:
+                a = np.asarray(a)
+            except Exception:  # noqa: BLE001 - (a deleted buffer: the compiled path raises torch's error)
+                return None
         elif isinstance(a, np.ndarray):  # (a view read on the host)
             size += a.size
         host.append(a)

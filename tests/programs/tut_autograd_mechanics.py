@@ -89,7 +89,7 @@ print((w * 2).requires_grad)
 torch.set_grad_enabled(True)
 with torch.inference_mode():
     inf = w * 2
-print(inf.requires_grad, torch.is_inference_mode_enabled())
+print(inf.requires_grad, inf.is_inference(), (w * 2).is_inference(), torch.is_inference_mode_enabled())
 
 # higher order
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
