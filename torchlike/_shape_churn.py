@@ -20,6 +20,8 @@ numpy does not.  (``_host_ops`` is the other host path: ops on small tensors tha
 """
 from __future__ import annotations
 
+import math
+
 import jax
 import numpy as np
 
@@ -116,6 +118,8 @@ def route(e, f, statics, arrays, views=None, n=0):
         arrays = list(arrays[:n])
         for i, v in views:
             src = v._x.src
+            if math.prod(v.shape) > MAX_ELEMENTS:  # (before reading: a reshape of an expand would copy)
+                return None
             if isinstance(src, jax.Array) and next(iter(src.devices())).platform != _CPU_PLATFORM:
                 return None
             try:
