@@ -18,7 +18,6 @@ from __future__ import annotations
 from numbers import Number
 
 import jax
-from jax._src.interpreters import partial_eval as _pe
 
 from . import _dispatch, _grad_mode, _mutation, _tape
 from ._grad_mode import InferenceVersion
@@ -43,22 +42,18 @@ def _check_inplace(self, new):
 
 def _reads(f, statics, arrays, diff_in, diff_out, k):
     """Whether the pullback of ``f`` for the inputs ``diff_in`` reads input ``k``'s value: whether torch's
-    formula saves it (traced, then dead code removed; only on the path where an inference tensor meets a
-    recorded op)."""
-    def pullback(x, cts):
-        primals = list(arrays)
-        primals[k] = x
-        return _tape._vjp(f, dict(statics), diff_in, diff_out, primals, cts)
-
+    formula saves it (``_tape.pullback_reads``; only on the path where an inference tensor meets a recorded
+    op)."""
     try:
         outs = jax.eval_shape(lambda *a: f(*a, **dict(statics)), *arrays)
-        outs = outs if isinstance(outs, (tuple, list)) else (outs,)
-        cts = tuple(jax.ShapeDtypeStruct(outs[j].shape, outs[j].dtype) for j in diff_out)
-        closed = jax.make_jaxpr(pullback)(arrays[k], cts)
-        _, used = _pe.dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
     except Exception:  # (not traceable: say not read, so nothing raises that torch might not)
         return False
-    return used[0]
+    outs = outs if isinstance(outs, (tuple, list)) else (outs,)
+    meta = tuple((outs[j].shape, outs[j].dtype) for j in diff_out)
+    try:  # (when it cannot tell: not read, so nothing raises that torch might not)
+        return k in _tape.pullback_reads(f, statics, diff_in, diff_out, arrays, meta, unknown=frozenset())
+    except Exception:  # noqa: BLE001
+        return False
 
 
 def _check_record(f, statics, args, arrays, diff_in, diff_out, name, saves, saved):

@@ -18,7 +18,7 @@ import jax.numpy as jnp
 from . import _jit_cache
 
 __all__ = ["Node", "AccumulateGrad", "pullback_fn", "node_class", "edges", "torch_name", "relabel",
-           "WRAPS_SCALARS", "TORCH_NAMES"]
+           "WRAPS_SCALARS", "TORCH_NAMES", "primals_read", "pullback_reads"]
 
 _seq = itertools.count()
 
@@ -72,19 +72,26 @@ def primals_read(node, diff_in):
     forward graph under linear ops' gradients, and a later backward through them would traverse (and
     free) forward nodes torch never reaches.
     """
+    return pullback_reads(node.f, node.statics, diff_in, node.diff_out, node.primals, node.out_meta)
+
+
+def pullback_reads(f, statics, diff_in, diff_out, primals, out_meta, unknown=None):
+    """Indices of ``primals`` whose values the pullback of ``f`` (for inputs ``diff_in``, cotangents of the
+    outputs ``diff_out`` shaped as ``out_meta``'s (shape, dtype) pairs) reads; cached by shapes.  Where that
+    cannot be traced (an unhashable constant, a pullback that needs concrete values): ``unknown``, or all."""
     avals, consts = [], []
-    for p in node.primals:
+    for p in primals:
         if hasattr(p, "shape") and hasattr(p, "dtype"):
             avals.append((tuple(p.shape), jnp.dtype(p.dtype)))
             consts.append(None)
         else:
             avals.append(None)
             consts.append(p)
-    cts = tuple((tuple(s), jnp.dtype(d)) for s, d in node.out_meta)
+    cts = tuple((tuple(s), jnp.dtype(d)) for s, d in out_meta)
     try:
-        return _primals_read(node.f, node.statics, diff_in, node.diff_out, tuple(avals), tuple(consts), cts)
-    except TypeError:  # an unhashable constant, or a pullback that needs concrete values: assume it reads all
-        return frozenset(range(len(node.primals)))
+        return _primals_read(f, statics, tuple(diff_in), tuple(diff_out), tuple(avals), tuple(consts), cts)
+    except TypeError:  # an unhashable constant, or a pullback that needs concrete values
+        return frozenset(range(len(primals))) if unknown is None else unknown
 
 
 @functools.lru_cache(maxsize=1024)
