@@ -219,6 +219,18 @@ def _less_key(x, y):
 _VECTOR_MIN = 256
 
 
+def _median_of_three(k, first, last):
+    """The position ``std::__move_median_to_first`` moves to ``first`` (the pivot): the median of the keys
+    at ``first + 1``, the middle and ``last - 1``."""
+    x, y, z = first + 1, first + (last - first) // 2, last - 1
+    kx, ky, kz = k[x], k[y], k[z]
+    if kx < ky:
+        return y if ky < kz else z if kx < kz else x
+    if kx < kz:
+        return x
+    return z if ky < kz else y
+
+
 def _replay_range(keys, idx, first, last, depth):
     """``std::__introsort_loop`` over ``keys[first:last]`` (and ``idx`` along), element by element on Python
     lists with the comparisons inlined (the generic ``_Stl`` calls a comparator per comparison)."""
@@ -233,16 +245,7 @@ def _replay_range(keys, idx, first, last, depth):
                 k[f:la], ix[f:la] = [v for v, _ in a], [i for _, i in a]
                 break
             d -= 1
-            x, y, z = f + 1, f + (la - f) // 2, la - 1
-            kx, ky, kz = k[x], k[y], k[z]
-            if kx < ky:
-                m = y if ky < kz else z if kx < kz else x
-            elif kx < kz:
-                m = x
-            elif ky < kz:
-                m = z
-            else:
-                m = y
+            m = _median_of_three(k, f, la)
             k[f], k[m] = k[m], k[f]
             ix[f], ix[m] = ix[m], ix[f]
             p, i, j = k[f], f + 1, la
@@ -269,17 +272,7 @@ def _partition_pivot(keys, idx, first, last):
     (ascending) of keys not less than the pivot and ``R`` (descending, the pivot's own slot included) of keys
     not greater; the k-th stop of each scan is swapped while ``L[k] < R[k]``, and the cut is ``min(L[m],
     R[m - 1])`` at the first crossing ``m`` (the swapped slots hold keys that stop the scans there)."""
-    mid = first + (last - first) // 2
-    x, y, z = first + 1, mid, last - 1
-    kx, ky, kz = keys[x], keys[y], keys[z]
-    if kx < ky:
-        m = y if ky < kz else z if kx < kz else x
-    elif kx < kz:
-        m = x
-    elif ky < kz:
-        m = z
-    else:
-        m = y
+    m = _median_of_three(keys, first, last)
     keys[[first, m]] = keys[[m, first]]
     idx[[first, m]] = idx[[m, first]]
     p = keys[first]
