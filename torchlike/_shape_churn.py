@@ -26,6 +26,7 @@ import jax
 import numpy as np
 
 from . import _jit_cache, _views
+from ._device import host_to_jax
 
 __all__ = ["HOST_IMPLS", "host_impl", "as_exact", "quiet", "exact_dtype", "Watch", "route", "watch_after_compile", "WATCH_AFTER", "COMPILE_AFTER",
            "SETTLE", "MAX_ELEMENTS"]
@@ -160,11 +161,23 @@ def route(e, f, statics, arrays, views=None, n=0):
     if len(w.counts) >= 4096:  # shapes seen once each, forever: forget them
         w.counts.clear()
     w.counts[sig] = c + 1
-    if device is None:  # (only views, read from their CPU roots)
-        device = jax.devices(_CPU_PLATFORM)[0]
     if type(out) is tuple:
-        return tuple(jax.device_put(o, device) for o in out)
-    return jax.device_put(out, device)
+        return tuple(_to_device(o, device) for o in out)
+    return _to_device(out, device)
+
+
+def _to_device(a, device):
+    """numpy result ``a`` as a jax array on the CPU device its inputs live on.  Where that is JAX's default
+    device, an uncommitted array as a compiled program returns (``device_put`` to a device commits it, and
+    jit keys its executables by committedness: each op after it compiled again)."""
+    if _DEFAULT_IS_CPU[0] is None:
+        _DEFAULT_IS_CPU[0] = jax.default_backend() == _CPU_PLATFORM and len(jax.devices()) == 1
+    if _DEFAULT_IS_CPU[0]:
+        return host_to_jax(a, copy=not (a.flags.owndata and a.flags.writeable))
+    return jax.device_put(a, device if device is not None else jax.devices(_CPU_PLATFORM)[0])
+
+
+_DEFAULT_IS_CPU = [None]
 
 
 def _probe(x):  # (the module example)
