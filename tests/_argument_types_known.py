@@ -124,7 +124,7 @@ _LISTS = {
     function:feature_alpha_dropout_:int_str function:feature_dropout:int_str function:feature_dropout_:int_str
     function:frobenius_norm:none function:frobenius_norm:int_str function:group_norm:float
     function:hinge_embedding_loss:float function:is_conj:str_only function:is_distributed:str_only
-    function:is_inference:str_only function:is_neg:str_only function:logsumexp:none function:logsumexp:int_str
+    function:is_neg:str_only function:logsumexp:none function:logsumexp:int_str
     function:lu:str function:lu:float function:lu:float_list function:max:none function:max:int_str
     function:max_pool1d:float function:max_pool1d_with_indices:float function:mean:int_str function:median:none
     function:median:int_str function:min:none function:min:int_str function:mode:int_str function:nanmean:int_str

@@ -43,6 +43,7 @@ LAYERS = {
     "torchlike._mt": L3, "torchlike._mt_avx_consts": L3, "torchlike._mt_kernels": L3, "torchlike._mt_xla": L3, "torchlike._mt_rejection": L3, "torchlike._global_settings": L3, "torchlike._printing": L3,
     "torchlike._storage": L3, "torchlike._legacy": L3, "torchlike._symbolic": L3, "torchlike.return_types": L3,
     "torchlike.linalg": L3, "torchlike.special": L3, "torchlike.fft": L3, "torchlike.masked": L3,
+    "torchlike.testing": L3,  # make_tensor / assert_close: tensors, creation and ops only (gradcheck draws with make_tensor)
     "torchlike.signal": L3, "torchlike.sparse": L3, "torchlike.sparse._embedding": L5, "torchlike.random": L3,
     # L4: the autograd API and engine
     "torchlike.autograd": L4, "torchlike.func": L4,
