@@ -29,7 +29,7 @@ LAYERS = {
     # L0: leaves that know no Tensor
     "torchlike._dtype": L0, "torchlike._device": L0, "torchlike._views": L0, "torchlike._errors": L0,
     "torchlike._grad_mode": L0, "torchlike._tape": L0, "torchlike._jit_cache": L0, "torchlike._layout": L0,
-    "torchlike._memory_format": L0, "torchlike._missing": L0, "torchlike._torch_paths": L0,
+    "torchlike._memory_format": L0, "torchlike._missing": L0, "torchlike._torch_paths": L0, "torchlike._class_parts": L0,
     "torchlike.version": L0, "torchlike._trace_hooks": L0, "torchlike.autograd.grad_mode": L0, "torchlike.autograd.graph": L0,
     "torchlike.autograd._node_names": L0, "torchlike.autograd.anomaly_mode": L0,
     "torchlike.compile._errors": L0, "torchlike._hooks": L0, "torchlike._profiler_state": L0,

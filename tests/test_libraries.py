@@ -44,6 +44,17 @@ def test_einops_safetensors_tqdm_program_matches_torch(tmp_path):
     assert any(line.startswith("step 4 loss") for line in ours)
 
 
+def test_einops_safetensors_less_used_apis_match_torch():
+    # EinMix, parse_shape, pack/unpack, reduce with a callable; save_model/load_model with tied weights, get_slice
+    for lib in ("torch", "einops", "safetensors"):
+        pytest.importorskip(lib, reason=f"{lib} is not installed")
+    script = os.path.join(PROGRAMS, "einops_safetensors_more.py")
+    ours = _run([script], runner=True)
+    _same(_run([script], runner=False), ours, rtol=1e-4)
+    assert "load_model [] [] True True [4.0, 5.0, 6.0, 7.0]" in ours
+    assert "slice meta [3, 4, 5] F32" in ours
+
+
 def test_transformers_tiny_models_train_reload_generate_like_torch(tmp_path):
     pytest.importorskip("torch", reason="the comparison runs the program with real torch too")
     pytest.importorskip("transformers", reason="transformers is not installed")

@@ -22,6 +22,22 @@ def test_every_torch_module_method_is_there():
     assert missing <= {"T_destination", "_maybe_warn_non_full_backward_hook", "_slow_forward"}, missing
 
 
+def test_module_class_shape_is_torchs():
+    # the files are parts copied into the class, not bases: torch's MRO, and torch's methods in vars(Module)
+    # (lazy-importer's ``class Net(nn.Module)`` printed ``__mro__`` [Net, Module, _ModuleHooks] under the runner)
+    names = lambda cls: [c.__name__ for c in cls.__mro__]  # noqa: E731
+    assert names(torchlike.nn.Module) == names(torch.nn.Module)
+    assert names(torchlike.nn.Linear) == names(torch.nn.Linear)
+    assert names(torchlike.nn.Sequential) == names(torch.nn.Sequential)
+    own = {n for n in vars(torch.nn.Module) if not n.startswith("__") or n == "__call__"}
+    missing = own - set(vars(torchlike.nn.Module))
+    assert missing <= {"T_destination", "_maybe_warn_non_full_backward_hook", "_slow_forward"}, missing
+    for name in ("state_dict", "register_forward_hook", "to", "__call__"):
+        ours, theirs = getattr(torchlike.nn.Module, name), getattr(torch.nn.Module, name)
+        assert ours.__qualname__ == theirs.__qualname__
+        assert ours.__module__.replace("torchlike", "torch") == theirs.__module__
+
+
 def test_torchs_module_level_names_live_at_torchs_path():
     names = ["Module", "_IncompatibleKeys", "_WrappedHook", "_addindent"] + [
         n for n in dir(torch.nn.modules.module) if n.startswith("register_module_")]

@@ -19,7 +19,7 @@ import types
 
 from ._missing import module_getattr
 from ._storage import StorageBase
-from ._device import get_default_device
+from ._device import device as _device, get_default_device
 from . import library
 from ._pybind_enum import PybindEnum
 from .tensor import Tensor
@@ -27,6 +27,8 @@ from . import _torch_function as _tf
 from ._torch_function import (DisableTorchFunction, DisableTorchFunctionSubclass,  # noqa: F401 (torch._C's)
                               disabled_torch_function_impl as _disabled_torch_function_impl)
 from ._to_args import parse_to
+from .accelerator import current_accelerator as _current_accelerator
+from .func._common import in_transform as _in_transform
 from ._random import Generator  # noqa: F401 (torch's class lives in torch._C)
 from ._ops.linalg import LinAlgError as _LinAlgError  # (torch.linalg.LinAlgError is torch._C._LinAlgError)
 from ._torch_paths import home as _home
@@ -40,7 +42,8 @@ __all__ = ["DispatchKey", "DispatchKeySet", "DisableTorchFunction", "DisableTorc
            "_ExcludeDispatchKeyGuard", "_IncludeDispatchKeyGuard", "_get_tracing_state", "_log_api_usage_once",
            "_log_api_usage_metadata",
            "_dispatch_has_kernel_for_dispatch_key", "_TensorMeta", "PyTorchFileReader",
-           "ScriptModule", "ScriptObject", "ScriptFunction", "_nn", "StorageBase", "Generator", "TensorBase"]
+           "ScriptModule", "ScriptObject", "ScriptFunction", "_nn", "_functorch", "StorageBase", "Generator", "TensorBase",
+           "_are_functorch_transforms_active", "_get_accelerator"]
 
 # torch's DispatchKey values (torch 2.13), in torch's order; the library-facing subset
 _KEYS = {"Undefined": 0, "BackendSelect": 11, "Python": 13, "Functionalize": 15, "Conjugate": 16, "Negative": 17,
@@ -174,6 +177,17 @@ def _get_tracing_state():
     return None
 
 
+def _are_functorch_transforms_active() -> bool:
+    """True while a torch.func transform (vmap, grad, vjp, jvp, jacrev, ...) runs the user's function: libraries
+    (kornia's blurs, losses and morphology) take their out-of-place, transform-safe path there."""
+    return _in_transform()
+
+
+def _get_accelerator():
+    """The accelerator's device type (``device('cuda')`` with a GPU), else ``device('cpu')``, as torch's."""
+    return _current_accelerator() or _device("cpu")
+
+
 def _log_api_usage_once(event: str) -> None:
     """torch logs API usage for its telemetry; torchlike records nothing."""
 
@@ -282,6 +296,16 @@ def _parse_to(*args, **kwargs):
     device, dtype, non_blocking, _copy, memory_format = parse_to(Tensor, args, kwargs)
     return device, dtype, non_blocking, memory_format
 
+
+_functorch = types.ModuleType("torch._C._functorch", "functorch's compiled helpers (the Python-visible subset)")
+# torchlike's transforms carry JAX tracers, never torch's legacy BatchedTensor (autograd.grad(is_grads_batched=True)
+# and torch._vmap_internals): no tensor is one
+def _is_legacy_batchedtensor(tensor) -> bool:
+    return False
+
+
+_functorch.is_legacy_batchedtensor = _is_legacy_batchedtensor
+_functorch.__getattr__ = module_getattr("torch._C._functorch")
 
 _nn = types.ModuleType("torch._C._nn", "torch's compiled nn helpers (the Python-visible subset)")
 _nn._parse_to = _parse_to

@@ -31,6 +31,7 @@ _pyrange = range
 
 
 _PLAIN = frozenset((bool, int, float))
+_NOT_SEQUENCES = (list, tuple, str, bytes, dict, Tensor, np.ndarray, np.generic, numbers.Number)
 
 
 def _infer_np(data, wide=False):
@@ -46,6 +47,8 @@ def _infer_np(data, wide=False):
     if isinstance(data, Tensor):
         h = data._host_array()
         return (np.asarray(data._value) if h is None else h), data.dtype
+    if _other_sequence(data):
+        data = list(data)
     if type(data) is list and data:  # a flat list of plain Python numbers (a text's token ids): no per-item walk
         kinds = set(map(type, data))
         if kinds <= _PLAIN:
@@ -117,10 +120,22 @@ def _wide_np(d):
     return np.complex128 if d.is_complex else np.float64 if d.is_floating_point else d.np
 
 
+def _other_sequence(x):
+    """A Python sequence other than list/tuple that torch reads as one (its ``PySequence_Check``): ``range``,
+    ``deque``, ``array.array``, a class with ``__getitem__`` and ``__len__``. Strings, bytes and dicts are not."""
+    if type(x) in _PLAIN or isinstance(x, _NOT_SEQUENCES) or hasattr(x, "__array__") or hasattr(x, "__dlpack__"):
+        return False  # (an array-like is read whole, below)
+    # the type's own slots, not its metaclass's (an IntEnum member's class has EnumType.__getitem__)
+    mro = type(x).__mro__
+    return any("__getitem__" in vars(c) for c in mro) and any("__len__" in vars(c) for c in mro)
+
+
 def _flatten(data, out):
     for x in data:
         if isinstance(x, (list, tuple)):
             _flatten(x, out)
+        elif _other_sequence(x):
+            _flatten(list(x), out)
         elif isinstance(x, np.ndarray):
             _flatten(x.tolist(), out) if x.ndim else out.append(x.item())
         else:
@@ -132,6 +147,8 @@ def _rebuild(data, it):
     for x in data:
         if isinstance(x, (list, tuple)):
             out.append(_rebuild(x, it))
+        elif _other_sequence(x):
+            out.append(_rebuild(list(x), it))
         elif isinstance(x, np.ndarray) and x.ndim:
             out.append(_rebuild(x.tolist(), it))
         else:

@@ -29,7 +29,7 @@ def _float_only(method):
 
 
 class _ModuleConversions:
-    """The conversion methods of ``nn.Module`` (a base of Module only)."""
+    """The conversion methods of ``nn.Module`` (copied into Module by ``built_from``)."""
 
     def _apply(self, fn, recurse=True):
         """Replace every parameter, gradient and buffer ``t`` by ``fn(t)``.

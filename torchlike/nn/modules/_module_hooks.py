@@ -161,7 +161,7 @@ def register_module_full_backward_hook(hook):
 
 
 class _ModuleHooks:
-    """The hook registration methods and the call path of ``nn.Module`` (a base of Module only)."""
+    """The hook registration methods and the call path of ``nn.Module`` (copied into Module by ``built_from``)."""
 
     def _claim_backward_kind(self, full):
         if self._is_full_backward_hook is (not full):

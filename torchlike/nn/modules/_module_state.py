@@ -42,7 +42,7 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 
 
 class _ModuleState:
-    """The state-dict methods of ``nn.Module`` (a base of Module only)."""
+    """The state-dict methods of ``nn.Module`` (copied into Module by ``built_from``)."""
 
     def get_extra_state(self):
         """Override (with :meth:`set_extra_state`) to save extra picklable state in ``state_dict``."""

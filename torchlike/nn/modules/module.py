@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from ..._class_parts import built_from
 from ..._torch_paths import home
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter
@@ -96,7 +97,8 @@ _HOOK_TABLES = ("_backward_pre_hooks", "_backward_hooks", "_forward_hooks", "_fo
                 "_load_state_dict_post_hooks")
 
 
-class Module(_ModuleHooks, _ModuleState, _ModuleConversions):
+@built_from(_ModuleHooks, _ModuleState, _ModuleConversions)
+class Module:
     """Base class for all neural network modules (torch.nn.Module).
 
     Subclasses assign Parameters, buffers and child modules as attributes in ``__init__`` (after

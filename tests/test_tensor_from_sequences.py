@@ -1,0 +1,51 @@
+"""``torch.tensor`` and its siblings read any Python sequence as torch's ``PySequence_Check`` does (``range``,
+``deque``, ``array.array``, a class with ``__getitem__``/``__len__``), nested or not, and still reject strings
+and bytes. (torchmetrics' PSNR-B builds ``torch.tensor(range(...))``: under the runner it raised TypeError.)"""
+import array
+import collections
+
+import pytest
+from conftest import raises_like_torch, same_as_torch
+
+
+class _Seq:
+    def __init__(self, *items):
+        self.items = items
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, i):
+        return self.items[i]
+
+
+SEQUENCES = {
+    "range": lambda m: m.tensor(range(1, 10, 3)),
+    "range_dtype": lambda m: m.tensor(range(4), dtype=m.float64),
+    "nested_ranges": lambda m: m.tensor([range(2), range(3, 5)]),
+    "empty_range": lambda m: m.tensor([range(0)]),
+    "deque": lambda m: m.tensor(collections.deque([1.5, 2.0])),
+    "array": lambda m: m.tensor(array.array("i", [3, 4, 5])),
+    "mixed": lambda m: m.tensor([collections.deque([1, 2]), (3, 4), range(5, 7)]),
+    "custom": lambda m: m.tensor(_Seq(_Seq(1, 2.5), _Seq(True, 4))),
+    "as_tensor": lambda m: m.as_tensor(range(3), dtype=m.int32),
+    "legacy": lambda m: m.LongTensor(range(3)),
+    "new_tensor": lambda m: m.zeros(2).new_tensor(range(2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEQUENCES))
+def test_python_sequences_become_tensors_like_torch(name):
+    same_as_torch(SEQUENCES[name], grad=False)
+
+
+ERRORS = {
+    "str": lambda m: m.tensor([1, "a"]),
+    "bytes": lambda m: m.tensor(b"ab"),
+    "ragged_range": lambda m: m.tensor([range(2), range(3)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_unreadable_sequences_raise_like_torch(name):
+    raises_like_torch(ERRORS[name])
