@@ -23,6 +23,7 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_lr_schedules_resume.py", 1e-05),
     ("ex_init_print_flags.py", 1e-05),
     ("ex_data_collate_checkpoint.py", 1e-05),
+    ("ex_hooks_checkpoint_order.py", 0.0001),
 ]
 
 
