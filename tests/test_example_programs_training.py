@@ -20,6 +20,10 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_distributions_sac_mdn.py", 0.0001),
     ("ex_data_hooks_func_cond.py", 1e-05),
     ("ex_moe_orthogonal.py", 0.0001),
+    ("ex_lr_schedules_resume.py", 1e-05),
+    ("ex_init_print_flags.py", 1e-05),
+    ("ex_data_collate_checkpoint.py", 1e-05),
+    ("ex_hooks_checkpoint_order.py", 0.0001),
 ]
 
 

@@ -18,6 +18,9 @@ __all__ = ["get_num_threads", "set_num_threads", "get_num_interop_threads", "set
 _threads = [2]
 _det = [False]
 _prec = ["highest"]
+# torch.backends.cuda.matmul.fp32_precision: "none" until a script sets a precision, then what the legacy
+# setting (the line above) means for cuBLAS, "tf32" or "ieee"
+_cuda_matmul_fp32 = ["none"]
 
 
 def get_num_threads() -> int:
@@ -74,6 +77,7 @@ def set_float32_matmul_precision(precision: str) -> None:
     if precision not in ("highest", "high", "medium"):
         raise RuntimeError(f"Invalid precision: {precision}")
     _prec[0] = precision
+    _cuda_matmul_fp32[0] = "ieee" if precision == "highest" else "tf32"
 
 
 def get_float32_matmul_precision() -> str:

@@ -270,6 +270,7 @@ class AccumulateGrad(Node):
     """The node at a leaf tensor: accumulates incoming gradients into ``variable.grad``."""
 
     __slots__ = ("variable",)
+    seq = 2 ** 64 - 1  # torch's (UINT64_MAX): a leaf accumulates as soon as its gradient is complete
 
     def __init__(self, variable):
         self.variable = variable
@@ -278,7 +279,6 @@ class AccumulateGrad(Node):
         self.diff_out = (0,)
         self.out_meta = ((tuple(variable.shape), variable.dtype.np),)
         self.saved = ()
-        self.seq = next(_seq)
         self._name = "torch::autograd::AccumulateGrad"
         self._hooks = self._pre_hooks = self._tensor_hooks = self._retained = None
         self.metadata = {}

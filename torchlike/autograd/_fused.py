@@ -21,6 +21,7 @@ import jax.numpy as jnp
 
 from .. import _grad_mode, _jit_cache
 from .._tape import AccumulateGrad, Node, _conj_if_complex
+from ._ready_queue import leaf_order
 
 __all__ = ["try_fused"]
 
@@ -152,8 +153,12 @@ def try_fused(roots, order, retain_graph, accumulate):
             n.free()
     state = _grad_mode._state
     prev, state.enabled = state.enabled, False  # as in the general engine (hooks see no-grad)
+    pairs = zip(leaves, grads)
+    if any(leaf._hooks for leaf in leaves):  # hooks see the leaves in the order torch's engine reaches them
+        at = {id(leaf): g for leaf, g in pairs}
+        pairs = [(leaf, at[id(leaf)]) for leaf in leaf_order([node for (node, _), _ in roots], ops)]
     try:
-        for leaf, g in zip(leaves, grads):
+        for leaf, g in pairs:
             accumulate(leaf, g, False)
     finally:
         state.enabled = prev

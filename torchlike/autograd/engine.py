@@ -6,8 +6,6 @@ backward runs as one compiled program instead once its structure recurs (``_fuse
 """
 from __future__ import annotations
 
-import heapq
-
 import jax.numpy as jnp
 
 from .. import _grad_mode as grad_mode, _profiler_state as _prof
@@ -15,6 +13,7 @@ from .._dispatch import dispatch
 from .._errors import warn_at_caller
 from .._tape import ANOMALY, AccumulateGrad, primals_read, pullback_impl
 from ._fused import try_fused
+from ._ready_queue import ReadyQueue, Through, torch_edge_order
 from ..tensor import Tensor
 
 __all__ = ["run_backward", "on_backward"]
@@ -100,7 +99,7 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
         # (and frees its saved values) only if a target lies strictly below it: a target's own node only
         # hands over its incoming gradient, as torch's engine does (a later grad() may still go through it)
         below = set()
-        for n in sorted(order, key=lambda n: n.seq):
+        for n in sorted(order, key=lambda n: -1 if isinstance(n, AccumulateGrad) else n.seq):  # leaves first
             nd = False
             for i in n.diff_in:
                 e = n.inputs[i]
@@ -121,16 +120,21 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
         buf[idx] = g if buf[idx] is None else buf[idx] + g
 
     results = [None] * (len(inputs) if inputs is not None else 0)
-    heap = [(-n.seq, id(n), n) for n in (e[0] for e, _ in roots) if deps.get(id(n), 0) == 0]
-    heapq.heapify(heap)
-    queued = {id(n) for _, _, n in heap}
+    heap, queued = ReadyQueue(), set()
+    for n in (e[0] for e, _ in roots):
+        if deps.get(id(n), 0) == 0 and id(n) not in queued:
+            queued.add(id(n))
+            heap.push(n)
     as_tensor = (lambda g: g) if create_graph else (lambda g: Tensor._wrap(g) if g is not None else None)
 
     prev = grad_mode._state.enabled
     grad_mode._state.enabled = create_graph
     try:
         while heap:
-            _, _, node = heapq.heappop(heap)
+            node = heap.pop()
+            if type(node) is Through:  # linear's TBackward0: the weight's gradient goes on now
+                _arrive(node.target, deps, heap, queued)
+                continue
             cts = buffers.pop(id(node), [None] * len(node.diff_out))
             if targets is not None and not needed.get(id(node)):
                 _release(node, deps, heap, queued)
@@ -171,16 +175,16 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
                 grads_in = _run_node(node, cts, create_graph, as_tensor, wanted)
             if not retain_graph:
                 node.free()
-            for i, g in zip(node.diff_in, grads_in):
-                e = node.inputs[i]
-                m, idx = e
+            order = torch_edge_order(node, grads_in)
+            for i, g, through in (order or ((i, g, False) for i, g in zip(node.diff_in, grads_in))):
+                m, idx = node.inputs[i]
                 buf = buffers.setdefault(id(m), [None] * len(m.diff_out))
                 if g is not None:
                     buf[idx] = g if buf[idx] is None else buf[idx] + g
-                deps[id(m)] -= 1
-                if deps[id(m)] == 0 and id(m) not in queued:
-                    queued.add(id(m))
-                    heapq.heappush(heap, (-m.seq, id(m), m))
+                if through:
+                    heap.push(Through(node, m))
+                else:
+                    _arrive(m, deps, heap, queued)
     finally:
         grad_mode._state.enabled = prev
         if _prof._COLLECTING:
@@ -272,16 +276,20 @@ def _raw(g):
     return g._value if isinstance(g, Tensor) else g
 
 
+def _arrive(m, deps, heap, queued):
+    """One more of ``m``'s consumers has handed its gradient over: ``m`` is ready once all have."""
+    deps[id(m)] -= 1
+    if deps[id(m)] == 0 and id(m) not in queued:
+        queued.add(id(m))
+        heap.push(m)
+
+
 def _release(node, deps, heap, queued):
     for i in node.diff_in:
         e = node.inputs[i]
         if e is None:
             continue
-        m = e[0]
-        deps[id(m)] -= 1
-        if deps[id(m)] == 0 and id(m) not in queued:
-            queued.add(id(m))
-            heapq.heappush(heap, (-m.seq, id(m), m))
+        _arrive(e[0], deps, heap, queued)
 
 
 def _tensor_hooks(node, cts, as_tensor, create_graph):

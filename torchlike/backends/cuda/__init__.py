@@ -10,19 +10,82 @@ torchlike has one SDPA implementation, so the switches only record the choice (r
 """
 import contextlib
 import functools
-import types
 import warnings
 
+from ... import _global_settings
 from ..._pybind_enum import PybindEnum
 
 __all__ = ["is_built", "matmul", "SDPBackend", "flash_sdp_enabled", "enable_flash_sdp", "mem_efficient_sdp_enabled",
            "enable_mem_efficient_sdp", "math_sdp_enabled", "enable_math_sdp", "cudnn_sdp_enabled", "enable_cudnn_sdp",
            "is_flash_attention_available", "can_use_flash_attention", "can_use_efficient_attention",
            "can_use_cudnn_attention", "allow_fp16_bf16_reduction_math_sdp", "fp16_bf16_reduction_math_sdp_allowed",
-           "sdp_kernel", "preferred_linalg_library", "preferred_blas_library"]
+           "sdp_kernel", "cuBLASModule", "preferred_linalg_library", "preferred_blas_library"]
 
-matmul = types.SimpleNamespace(allow_tf32=False, allow_fp16_reduced_precision_reduction=True,
-                               allow_bf16_reduced_precision_reduction=True)
+def _strict_bool(value, setter):
+    if not isinstance(value, bool):
+        raise RuntimeError(f"{setter} expects a bool, but got {type(value).__name__}")
+    return value
+
+
+def _reduction_setting(value, attr):
+    """torch's ``cuBLASModule._parse_reduction_setting``: a bool, or (allow_reduced_precision[, allow_splitk])."""
+    if isinstance(value, bool):
+        return value, True
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{attr} expects a bool or a tuple/list of bools, but got {type(value)!r}")
+    if not value:
+        raise TypeError(f"{attr} expects at least one boolean argument")
+    if len(value) > 2:
+        raise TypeError(f"{attr} expects at most two boolean arguments")
+    for v, which in zip(value, ("allow_reduced_precision", "allow_splitk")):
+        if not isinstance(v, bool):
+            raise TypeError(f"{attr} expects a bool for {which}, but got {type(v)!r}")
+    return value[0], value[1] if len(value) == 2 else True
+
+
+_FP32_FROM_PRECISION = {"tf32": "high", "ieee": "highest", "none": "highest"}
+
+
+class cuBLASModule:
+    """``torch.backends.cuda.matmul``: cuBLAS flags. ``allow_tf32`` and ``fp32_precision`` are views of
+    ``torch.set_float32_matmul_precision`` (True/"tf32" unless it is "highest"), as torch keeps them one setting;
+    a misspelt flag raises instead of being stored. Nothing here changes torchlike's arithmetic."""
+    _reductions = {"fp16": (True, True), "bf16": (True, True)}
+    _fp16_accumulation = [False]
+
+    def __getattr__(self, name):
+        if name == "allow_tf32":
+            return _global_settings.get_float32_matmul_precision() != "highest"
+        if name == "fp32_precision":
+            return _global_settings._cuda_matmul_fp32[0]
+        if name == "allow_fp16_accumulation":
+            return self._fp16_accumulation[0]
+        for kind in self._reductions:
+            if name == f"allow_{kind}_reduced_precision_reduction":
+                return self._reductions[kind][0]
+            if name == f"allow_{kind}_reduced_precision_reduction_split_k":
+                return self._reductions[kind][1]
+        raise AttributeError("Unknown attribute " + name)
+
+    def __setattr__(self, name, value):
+        if name == "allow_tf32":
+            _global_settings.set_float32_matmul_precision(
+                "high" if _strict_bool(value, "set_allow_tf32_cublas") else "highest")
+        elif name == "fp32_precision":
+            if value not in _FP32_FROM_PRECISION:
+                raise RuntimeError(f"backend 'cuda' does not support precision '{value}'" if value == "bf16"
+                                   else f"Unknown precision: {value}")
+            _global_settings._prec[0] = _FP32_FROM_PRECISION[value]
+            _global_settings._cuda_matmul_fp32[0] = value
+        elif name == "allow_fp16_accumulation":
+            self._fp16_accumulation[0] = _strict_bool(value, "set_allow_fp16_accumulation_cublas")
+        elif name in ("allow_fp16_reduced_precision_reduction", "allow_bf16_reduced_precision_reduction"):
+            self._reductions[name[6:10]] = _reduction_setting(value, name)
+        else:
+            raise AttributeError("Unknown attribute " + name)
+
+
+matmul = cuBLASModule()
 
 
 class SDPBackend(PybindEnum):
