@@ -265,6 +265,9 @@ def test_differentiable_false_gives_no_grad_fn_like_torch():
                 continue
             ours = _run(e.fn, ours_args)
             assert isinstance(ours, torchlike.Tensor), f"{ns}.{name}: torch ran, torchlike didn't"
+            if any(ours is a for a in ours_args) and any(theirs is a for a in torch_args):
+                compared += 1  # both return their input itself (dequantize of a float tensor): nothing recorded
+                break
             if e.differentiable:
                 assert type(theirs.grad_fn).__name__ == "NotImplemented", f"{ns}.{name}: torch has {theirs.grad_fn}"
                 assert type(ours.grad_fn).__name__ == "NotImplemented" and ours.requires_grad, f"{ns}.{name}"

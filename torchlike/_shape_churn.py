@@ -167,14 +167,15 @@ def route(e, f, statics, arrays, views=None, n=0):
 
 
 def _to_device(a, device):
-    """numpy result ``a`` as a jax array on the CPU device its inputs live on.  Where that is JAX's default
-    device, an uncommitted array as a compiled program returns (``device_put`` to a device commits it, and
+    """numpy result ``a`` as a jax array on the CPU device its inputs live on.  Where that is this process's
+    default device (one local CPU device: also each process of a multi-process CPU run), an uncommitted
+    array as a compiled program returns (``device_put`` to a device commits it, and
     jit keys its executables by committedness: each op after it compiled again)."""
     if _DEFAULT_IS_CPU[0] is None:
-        _DEFAULT_IS_CPU[0] = jax.default_backend() == _CPU_PLATFORM and len(jax.devices()) == 1
-    if _DEFAULT_IS_CPU[0]:
+        _DEFAULT_IS_CPU[0] = jax.default_backend() == _CPU_PLATFORM and len(jax.local_devices()) == 1
+    if _DEFAULT_IS_CPU[0] or device is None:  # (device None: only views, read from this process's CPU roots)
         return host_to_jax(a, copy=not (a.flags.owndata and a.flags.writeable))
-    return jax.device_put(a, device if device is not None else jax.devices(_CPU_PLATFORM)[0])
+    return jax.device_put(a, device)
 
 
 _DEFAULT_IS_CPU = [None]
