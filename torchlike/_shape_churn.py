@@ -15,8 +15,8 @@ overflow alike).  Floating-point arithmetic stays on XLA: XLA's CPU code flushes
 numpy does not.  (``_host_ops`` is the other host path: ops on small tensors that never left the host.)
 
 >>> import numpy as np
->>> HOST_IMPLS[_probe](np.arange(3))[0].tolist()
-[0, 1, 2]
+>>> as_exact(np.arange(3), np.int32).dtype, as_exact(np.arange(3.0), np.int32)
+(dtype('int32'), None)
 """
 from __future__ import annotations
 
@@ -179,10 +179,3 @@ def _to_device(a, device):
 
 
 _DEFAULT_IS_CPU = [None]
-
-
-def _probe(x):  # (the module example)
-    return x
-
-
-host_impl(_probe, lambda x: (np.array(x, copy=True),))
