@@ -46,13 +46,12 @@ def test_from_jax_and_jax_are_the_same_array():
     assert t.jax() is not j and j.tolist() == [0.0, 1.0, 2.0]
 
 
-def test_numpy_is_read_only_and_from_numpy_copies():
-    t = torchlike.arange(3.0)
-    n = t.numpy()
-    assert not n.flags.writeable
-    with pytest.raises(ValueError):
+def test_numpy_and_from_numpy_share_memory_as_torch():
+    for m in (torch, torchlike):
+        t = m.arange(3.0)
+        n = t.numpy()
         n[0] = 1.0
-    b = np.arange(3.0, dtype=np.float32)
-    u = torchlike.from_numpy(b)
-    b[1] = 50.0
-    assert u.tolist() == [0.0, 1.0, 2.0]
+        b = np.arange(3.0, dtype=np.float32)
+        u = m.from_numpy(b)
+        b[1] = 50.0
+        assert t.tolist() == [1.0, 1.0, 2.0] and u.tolist() == [0.0, 50.0, 2.0], m.__name__

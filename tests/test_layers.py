@@ -30,14 +30,14 @@ LAYERS = {
     "torchlike._dtype": L0, "torchlike._device": L0, "torchlike._views": L0, "torchlike._errors": L0,
     "torchlike._grad_mode": L0, "torchlike._tape": L0, "torchlike._jit_cache": L0, "torchlike._layout": L0,
     "torchlike._memory_format": L0, "torchlike._missing": L0, "torchlike._torch_paths": L0, "torchlike._class_parts": L0,
-    "torchlike.version": L0, "torchlike._trace_hooks": L0, "torchlike.autograd.grad_mode": L0, "torchlike.autograd.graph": L0,
+    "torchlike.version": L0, "torchlike.torch_version": L0, "torchlike._trace_hooks": L0, "torchlike.autograd.grad_mode": L0, "torchlike.autograd.graph": L0,
     "torchlike.autograd._node_names": L0, "torchlike.autograd.anomaly_mode": L0,
     "torchlike.compile._errors": L0, "torchlike._hooks": L0, "torchlike._profiler_state": L0,
     "torchlike._to_args": L0, "torchlike._config_module": L0, "torchlike._pybind_enum": L0, "torchlike._cpu_features": L0, "torchlike._stl_order": L0, "torchlike._shape_churn": L0, "torchlike.nn._loader": L0,  # _loader: a star-import helper, no torchlike import
     # L1: the Tensor (state and metadata)
     "torchlike.tensor": L1, "torchlike._tensor_casts": L1, "torchlike._tensor_pickling": L1, "torchlike._tensor_inference": L1, "torchlike._torch_function": L1,  # Tensor's mixins
     # L2: the dispatcher, out=, mutation
-    "torchlike._dispatch": L2, "torchlike._mutation": L2, "torchlike._autocast": L2, "torchlike._inference": L2,
+    "torchlike._dispatch": L2, "torchlike._mutation": L2, "torchlike._numpy_bridge": L2, "torchlike._autocast": L2, "torchlike._inference": L2,
     # L3: ops and everything built directly from them
     "torchlike._ops": L3, "torchlike._creation": L3, "torchlike.nn.functional": L3, "torchlike._random": L3,
     "torchlike._mt": L3, "torchlike._mt_avx_consts": L3, "torchlike._mt_kernels": L3, "torchlike._mt_xla": L3, "torchlike._mt_rejection": L3, "torchlike._global_settings": L3, "torchlike._printing": L3,

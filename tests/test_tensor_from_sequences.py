@@ -5,7 +5,10 @@ import array
 import collections
 
 import pytest
+import torch
 from conftest import raises_like_torch, same_as_torch
+
+import torchlike
 
 
 class _Seq:
@@ -49,3 +52,20 @@ ERRORS = {
 @pytest.mark.parametrize("name", sorted(ERRORS))
 def test_unreadable_sequences_raise_like_torch(name):
     raises_like_torch(ERRORS[name])
+
+
+@pytest.mark.parametrize("data,dtype", [([300], "int8"), ([2 ** 40], "int32"), ([float("nan")], "int64"),
+                                        ([1.5e20], "int64"), ([-1], "uint8"), ([-255], "uint8"), ([-256], "uint8"),
+                                        ([256], "uint8"), (300, "int8"), ([[1, 2 ** 31]], "int32"),
+                                        ([True, 2], "bool"), ([3.7], "int32"), ([float("inf")], "int32"),
+                                        ([70000.0], "int16"), ([1e40], "float32"), ([2 ** 63], "int64")])
+def test_python_numbers_out_of_an_integer_dtypes_range(data, dtype):
+    """torch refuses a Python number its integer dtype cannot hold (an unsigned one takes negatives down to -max,
+    wrapping them); a float dtype takes any number (1e40 is inf in float32)."""
+    outcomes = []
+    for m in (torch, torchlike):
+        try:
+            outcomes.append(m.tensor(data, dtype=getattr(m, dtype)).tolist())
+        except Exception as e:  # (type and message compared)
+            outcomes.append((type(e).__name__, str(e)))
+    assert outcomes[1] == outcomes[0]

@@ -12,11 +12,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype, _jit_cache
-from ._errors import PACKAGE_DIR, argument_error, check_alloc, int_arg, warn_at_caller
+from ._errors import PACKAGE_DIR, argument_error, check_alloc, int_arg, torch_warn, warn_at_caller
 from ._layout import strided as _strided
-from ._device import canonical, host_to_jax, of_array
+from ._device import CPU, canonical, host_to_jax, of_array
 from .tensor import _PLAIN_VALUE, HOST_MAX, Tensor
 from ._mutation import write_out  # out= (layer 2)
+from ._numpy_bridge import from_numpy_shared  # (layer 2)
 
 try:  # JAX's current trace: creation under a transform (jit, vmap, grad) must give traced values
     from jax._src.core import EvalTrace as _EvalTrace, trace_ctx as _trace_ctx
@@ -223,6 +224,9 @@ def _tensor_quiet(data, *, dtype=None, device=None, requires_grad=False):
     arr, d = _infer_np(data, wide=dtype is not None)
     if dtype is not None:
         d = _dtype.to_dtype(dtype)
+        if arr.size and type(data) is not np.ndarray and not isinstance(data, Tensor) and \
+                arr.dtype.kind in "iuf" and d.np.kind in "iu":
+            _check_python_values_fit(arr, d)
         arr = _np_cast(arr, d)
     dev = canonical(device if device is not None else (data._dev if isinstance(data, Tensor) else None))
     # torch.tensor copies a caller's buffer (and a host tensor's array, which that tensor owns)
@@ -230,9 +234,25 @@ def _tensor_quiet(data, *, dtype=None, device=None, requires_grad=False):
                         isinstance(data, Tensor))
 
 
+def _check_python_values_fit(arr, d):
+    """torch's check of Python numbers given with an integer dtype: a value out of the dtype's range (an
+    unsigned one takes negatives down to -max, which wrap), or a nan/inf, is an error, not a wrap."""
+    info = np.iinfo(d.np)
+    lo = -int(info.max) if info.min == 0 else int(info.min)
+    if arr.dtype.kind == "f":
+        bad = not np.isfinite(arr).all() or arr.min() < lo or arr.max() > info.max
+    else:
+        bad = int(arr.min()) < lo or int(arr.max()) > info.max
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {d.np.name} without overflow")
+
+
 def _np_cast(arr, d):
     if arr.dtype.kind == "c" and not d.is_complex:
         arr = arr.real
+    if arr.dtype.kind == "f" and d.np.kind == "f" and arr.dtype.itemsize > d.np.itemsize:
+        with np.errstate(over="ignore"):  # (1e40 as float32 is inf, quietly, as in torch)
+            return arr.astype(d.np)
     return arr.astype(d.np)
 
 
@@ -242,6 +262,11 @@ def as_tensor(data, dtype=None, device=None):
         return data.to(device=device, dtype=dtype) if (dtype is not None or device is not None) else data
     if isinstance(data, jax.Array):
         return from_jax(data).to(dtype=dtype) if dtype is not None else from_jax(data)
+    if type(data) is np.ndarray and canonical(device) is CPU and \
+            (dtype is None or _dtype.to_dtype(dtype).np == data.dtype):
+        return from_numpy(data)  # (shares the array's memory, as torch's does)
+    if type(data) is np.ndarray:
+        _check_numpy_for_sharing(data)
     return tensor(data, dtype=dtype, device=device)
 
 
@@ -255,11 +280,39 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
 
 
 def from_numpy(ndarray):
-    """A tensor from a numpy array (a copy: JAX arrays are immutable; see docs/differences.md)."""
+    """A tensor sharing a numpy array's memory: a write through either is seen by the other (arrays of at
+    most ``_numpy_bridge.SHARE_LIMIT`` bytes; a larger one is copied, see docs/differences.md).
+
+    >>> import numpy as np, torchlike
+    >>> a = np.zeros(3, dtype=np.float32)
+    >>> t = torchlike.from_numpy(a)
+    >>> a[0] = 5
+    >>> t
+    tensor([5., 0., 0.])
+    """
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    _check_numpy_for_sharing(ndarray)
     arr, d = _infer_np(ndarray)
+    if arr is ndarray:
+        t = from_numpy_shared(arr, CPU)
+        if t is not None:
+            return t
     return _host_or_put(arr, canonical(None), False, copy=True)
+
+
+def _check_numpy_for_sharing(a):
+    """torch's checks of an array a tensor is to share memory with (``from_numpy``, ``as_tensor``)."""
+    if any(st < 0 for st in a.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                         "strides are not currently supported. (You can probably work around this by making a "
+                         "copy of your array  with array.copy().) ")
+    if not a.flags.writeable:
+        torch_warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
+                   "This means writing to this tensor will result in undefined behavior. You may want to copy "
+                   "the array to protect its data or make it writable before converting it to a tensor. This "
+                   "type of warning will be suppressed for the rest of this program.",
+                   "torch/csrc/utils/tensor_numpy.cpp:213", once=True)
 
 
 def from_jax(x):

@@ -18,7 +18,7 @@ import re
 
 from . import _dtype, _grad_mode, _views
 from ._dispatch import dispatch
-from .tensor import _ALIAS_CHAIN, Tensor
+from .tensor import _ALIAS_CHAIN, _NUMPY_CHAIN, Tensor
 
 __all__ = ["view_of_root", "copy_slices", "alias_op", "write_out", "check_no_overlap", "check_out_overlap", "overlap",
            "on_inplace"]
@@ -108,14 +108,15 @@ def _inplace_update(self, new):
         return self
     if _state.enabled and (track or root_tracks):
         r = copy_slices(b, new, chain)
-        b._x = r._x
+        b._store(r._x)
         b._grad_fn, b._oi = r._grad_fn, r._oi
     else:
-        b._x = _views.write_back_fn(chain)(b._value, new._value)
+        b._store(_views.write_back_fn(chain)(b._value, new._value))
     self._ver[0] += 1
     if not (track or root_tracks):
         self._x = new._value
-        self._seen = self._ver[0]
+        # (a view of a root sharing a numpy array's memory re-reads it: numpy writes move no version)
+        self._seen = -1 if b._rereads or b._chain is _NUMPY_CHAIN else self._ver[0]
     return self
 
 

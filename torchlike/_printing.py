@@ -138,7 +138,7 @@ _tensor_repr_method.__name__, _tensor_repr_method.__qualname__ = "__repr__", "Te
 
 def tensor_repr(t, prefix="tensor("):
     import jax
-    x = t._host_array()  # a host tensor is printed from its numpy array, without a transfer
+    x = t._host_array(True)  # a host tensor is printed from its numpy array, without a transfer
     if x is None and isinstance(t._value, jax.core.Tracer):
         return f"tensor(<traced {list(t.shape)} {t.dtype}>)"
     suffix = []
@@ -181,7 +181,7 @@ def tensor_body(t, indent):
     """The values part of a tensor's repr (``[[1., 2.], ...]``, lines indented by ``indent``) and the suffixes
     its size and dtype call for (``size=(0, 3)``, ``dtype=torch.int32``)."""
     dt = t.dtype
-    x = t._host_array()  # a host tensor is printed from its numpy array, without a transfer
+    x = t._host_array(True)  # a host tensor is printed from its numpy array, without a transfer
     a = to_host(t._value if x is None else x)
     suffix = []
     if dt is _dtype.bfloat16:

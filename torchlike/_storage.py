@@ -96,7 +96,7 @@ class UntypedStorage(StorageBase):
         import numpy as np
         if self._bytes is not None:
             return self._bytes
-        return np.ascontiguousarray(self._root.detach().cpu().numpy()).reshape(-1).view(np.uint8)
+        return np.ascontiguousarray(np.asarray(self._root._value)).reshape(-1).view(np.uint8)
 
     def __array__(self, dtype=None, copy=None):
         arr = self._numpy()

@@ -146,7 +146,7 @@ class CustomOpDef:
                 concrete[i] = Tensor._wrap(jax.numpy.asarray(x))
             with _grad_mode.no_grad():
                 out = impl(*concrete, **kwargs)
-            return tuple(np.asarray(o.detach().numpy()) for o in ((out,) if single else out))
+            return tuple(np.asarray(o.detach()._value) for o in ((out,) if single else out))
         res = jax.pure_callback(host, specs, *(args[i]._value for i in slots), vmap_method="sequential")
         outs = tuple(Tensor._wrap(r) for r in res)
         return outs[0] if single else outs

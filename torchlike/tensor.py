@@ -80,6 +80,7 @@ def _concrete(x):
 _ALIAS_CHAIN = _views.HOST_CHAIN
 _DATA_STEP = ("alias", "data")  # ``.data``: an alias whose writes autograd's version check does not see
 _SHARED_CHAIN = (("alias", "shared"),)  # a tensor in shared memory (_shared_memory): an alias of its mapping
+_NUMPY_CHAIN = (("alias", "numpy"),)  # a tensor sharing a numpy array's memory (_numpy_bridge): the same
 _CONCRETE = set()  # array types seen that are concrete jax arrays (a faster check than isinstance)
 
 
@@ -96,6 +97,7 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
     __slots__ = ("_x", "_vbase", "_chain", "_seen", "_ver", "_rg", "_grad", "_grad_fn", "_oi", "_acc",
                  "_retains", "_dev", "__weakref__", "__dict__")
     __array_priority__ = 1000
+    _rereads = False  # a root whose value a numpy array holds (_numpy_bridge): its views re-read it
 
     # ---- construction -------------------------------------------------------------------------
     def __new__(cls, *args, device=None, dtype=None):
@@ -188,7 +190,7 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
         if self._chain is _ALIAS_CHAIN:  # a host tensor (_from_host) moves to the device: a plain tensor now
             self._settle()
             return
-        if self._chain is _SHARED_CHAIN:  # shared memory: the root reads the mapping (again only after a write)
+        if self._chain is _SHARED_CHAIN or self._chain is _NUMPY_CHAIN:  # the root reads the mapping / array
             self._x = b._x
             return
         if self._seen == -2 - self._ver[0]:
@@ -203,7 +205,8 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
             self._refresh_recorded()  # a recorded op: installed by _mutation (layer 2)
         else:
             self._x = _views.chain_fn(self._chain)(b._value)
-        self._seen = self._ver[0]
+        # (a view of a tensor sharing a numpy array's memory re-reads it: numpy writes move no version)
+        self._seen = -1 if b._rereads or b._chain is _NUMPY_CHAIN else self._ver[0]
 
     @classmethod
     def _from_host(cls, arr, dev=CPU):
@@ -246,11 +249,12 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
         self._vbase = self._chain = None
         self._seen = self._ver[0]
 
-    def _host_array(self):
+    def _host_array(self, shared=False):
         """The numpy array of a host-resident tensor (``_from_host``, not yet moved or written), else None.
-        Read-only by contract: the tensor owns it."""
+        Read-only by contract: the tensor owns it.  ``shared``: also the array a tensor shares with numpy
+        (``_numpy_bridge``), which its user may write (a reader's current value, not one to keep)."""
         if self._chain is not _ALIAS_CHAIN or self._seen != -2 - self._ver[0]:
-            return None
+            return self._vbase.__dict__["_h"] if shared and self._chain is _NUMPY_CHAIN else None
         x = self._x
         return x if type(x) is np.ndarray else None
 
@@ -270,8 +274,8 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
     def _make_view(self, out, step):
         """Mark ``out`` (the result of view op ``step`` on self) as a view sharing self's root."""
         root = self._vbase if self._vbase is not None else self
-        if self._chain is _SHARED_CHAIN and step[0] == "alias":  # detach()/.data: shared as well
-            out._vbase, out._chain, out._ver, out._seen = root, _SHARED_CHAIN, root._ver, -1
+        if (self._chain is _SHARED_CHAIN or self._chain is _NUMPY_CHAIN) and step[0] == "alias":
+            out._vbase, out._chain, out._ver, out._seen = root, self._chain, root._ver, -1  # (shared as well)
             return out
         chain = (self._chain or ()) + (step,) if step[0] != "as_strided" else (step,)
         if chain and chain[0][0] == "alias" and len(chain) > 1 and chain[0] != _DATA_STEP:
@@ -279,7 +283,7 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
         out._vbase = root
         out._chain = chain
         out._ver = root._ver
-        out._seen = root._ver[0]
+        out._seen = -1 if root._rereads or root._chain is _NUMPY_CHAIN else root._ver[0]  # (see _refresh)
         return out
 
     def _lazy_view(self, step, shape, last=None):
@@ -297,6 +301,8 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
                 return None
             if chain[0][0] == "alias" and chain[0] != _DATA_STEP:
                 chain = chain[1:]
+        if root._vbase is not None or root._rereads:  # (a root sharing a numpy array: views re-read it)
+            return None
         src = root._x
         if root._rg or self._rg or root._grad_fn is not None or self._grad_fn is not None or \
                 Tensor._value is not _PLAIN_VALUE:
@@ -334,6 +340,13 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
     def _is_view(self):
         return self._base is not None
 
+    def _store(self, new):
+        """Replace this tensor's whole value with array ``new`` (a root's, or a root's alias's: a tensor in
+        shared memory or sharing a numpy array writes its storage of record), without autograd or versions."""
+        if self._chain is _SHARED_CHAIN or self._chain is _NUMPY_CHAIN:
+            self._vbase._x = new
+        self._x = new
+
     def _set_value(self, new):
         """Write array ``new`` (same shape) into this tensor's storage, without autograd."""
         if type(self._ver) is InferenceVersion:
@@ -349,12 +362,12 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
             self._ver[0] += 1
             self._seen = self._ver[0]
             return
-        if self._chain is _SHARED_CHAIN:  # shared memory: the root writes the mapping
+        if self._chain is _SHARED_CHAIN or self._chain is _NUMPY_CHAIN:  # the root writes the mapping / array
             b._x = new
             self._x = new
             self._ver[0] += 1
             return
-        b._x = _views.write_back_fn(self._chain)(b._value, new)
+        b._store(_views.write_back_fn(self._chain)(b._value, new))  # (b: the root, or since became numpy's)
         v = self._ver
         v[0] += 1
         if _DATA_STEP in self._chain:  # through ``.data``: autograd's version (``_version``) does not move
@@ -362,7 +375,7 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
                 v.append(0)
             v[1] += 1
         self._x = new.astype(self._x.dtype)
-        self._seen = v[0]
+        self._seen = -1 if b._rereads or b._chain is _NUMPY_CHAIN else v[0]
 
     def _check_inplace_leaf(self):
         if self._chain is _ALIAS_CHAIN:
@@ -666,28 +679,6 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
             raise _concrete_error("tolist")
         return to_host(x).tolist()
 
-    def numpy(self, *, force=False):
-        if self.requires_grad and not force and _state.enabled:   # torch allows it under no_grad
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-                               "instead.")
-        if self._dev.type != "cpu" and not force:
-            where = "meta" if self._dev.type == "meta" else f"{self._dev.type}:{self._dev.index or 0}"
-            raise TypeError(f"can't convert {where} device type tensor to "
-                            "numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
-        h = self._host_array()
-        if h is None:
-            x = self._value
-            h = _views.host_copy(x)
-            return to_host(x) if h is None else _read_only(h)
-        return _read_only(h)
-
-    def __array__(self, dtype=None, copy=None):
-        h = self._host_array()
-        if h is None:
-            h = _views.host_copy(self._value)
-        a = to_host(self._value) if h is None else _read_only(h)
-        return a.astype(dtype) if dtype is not None else a
-
     def __dlpack__(self, stream=None, **kw):
         if self.requires_grad:  # torch refuses too: a consumer would see the data without its graph
             raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
@@ -709,7 +700,7 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
     def __bool__(self):
         if self._dev is not CPU and self._dev.type == "meta":
             raise RuntimeError("Tensor.item() cannot be called on meta tensors")
-        h = self._host_array()
+        h = self._host_array(True)
         x = self._value if h is None else h
         if _is_tracer(x):
             raise _concrete_error("__bool__")
@@ -792,12 +783,6 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
 _new = object.__new__
 _PLAIN_VALUE = Tensor.__dict__["_value"]
 _SLOT_X = Tensor.__dict__["_x"]  # (the slot itself: tracing installs a recording property over it)
-
-
-def _read_only(a):
-    v = a.view()
-    v.flags.writeable = False  # (as for a device tensor's numpy(): the host array is the tensor's own)
-    return v  # (tracing swaps in its own: no lazy views while it is installed)
 
 
 def _wrap_dim(dim, ndim):

@@ -44,14 +44,19 @@ print(agg_item, type(agg_item))
 print(f"{tensor} \n")
 tensor.add_(5)
 print(tensor)
-# (the tutorial's "Bridge with NumPy" writes through shared memory, which torchlike does not share:
-# docs/differences.md, Storage and memory; here only values read before any write)
+# the tutorial's "Bridge with NumPy": the tensor and the array share memory both ways
 t = torch.ones(5)
+print(f"t: {t}")
 n = t.numpy()
-print(f"t: {t}", f"n: {n}", n.dtype)
+print(f"n: {n}", n.dtype)
+t.add_(1)
+print(f"t: {t}")
+print(f"n: {n}")
 n = np.ones(5)
 t = torch.from_numpy(n)
-print(f"t: {t}", f"n: {n}")
+np.add(n, 1, out=n)
+print(f"t: {t}")
+print(f"n: {n}")
 
 # Introduction to PyTorch - tensors
 x = torch.zeros(5, 3)

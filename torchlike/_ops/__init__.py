@@ -6,6 +6,7 @@ from . import rearrange, pointwise_composite, special, random_ops, activations  
 from . import order_stats_scans, sorting  # noqa: F401
 from . import linalg, linalg_decomp, linalg_norms  # noqa: F401
 from . import lowrank  # noqa: F401
+from . import numpy_interop  # noqa: F401
 from . import fft  # noqa: F401
 from . import comparisons, complex_ops, shape_utils, statistics, calculus, windows  # noqa: F401
 from . import view_copies, splits, inplace_views, pointwise_methods, vander  # noqa: F401

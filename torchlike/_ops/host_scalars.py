@@ -44,7 +44,7 @@ def set_number(self, index, value):
     chain = (("index", (index % n,)),) if b is None else self._chain + (("index", (index % n,)),)
     if chain[0][0] == "alias":
         chain = chain[1:]
-    root._x = _views.write_back_fn(chain)(root._value, np.full(shape[1:], value, dt))
+    root._store(_views.write_back_fn(chain)(root._value, np.full(shape[1:], value, dt)))
     self._ver[0] += 1
     return True
 

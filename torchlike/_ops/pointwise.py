@@ -476,8 +476,15 @@ def _remainder(x, y):
 
 binary("fmod", _fmod, tensor_node="FmodBackward1", checks=(C.TENSOR_OR_NUMBER_OTHER, C.DIVISION))
 binary("remainder", _remainder, dunders=("__mod__",), tensor_node="RemainderBackward1", checks=(C.DIVISION,))
-register("__rmod__", namespaces=(), promote="none")(
-    lambda self, other: Tensor.remainder(other if isinstance(other, Tensor) else self.new_tensor(other), self))
+
+
+@register("__rmod__", namespaces=(), promote="none")
+def _rmod(self, other):
+    if type(other) is np.ndarray:  # (torch's ``%`` takes no array: Python then raises its TypeError)
+        raise TypeError(f"unsupported operand type(s) for %: 'numpy.ndarray' and '{type(self).__name__}'")
+    return Tensor.remainder(other if isinstance(other, Tensor) else self.new_tensor(other), self)
+
+
 binary("atan2", jnp.arctan2, promote="float", aliases=("arctan2",), checks=(C.tensors_only, C.NO_COMPLEX))
 binary("hypot", jnp.hypot, checks=(C.tensors_only, C.REAL_ONLY))
 binary("copysign", jnp.copysign, promote="float", checks=(C.TENSOR_OR_NUMBER_OTHER, C.NO_COMPLEX))

@@ -374,12 +374,17 @@ def _operator(fn, name):
     """``fn`` as the Tensor operator ``name``: NotImplemented where the other operand is not one torch takes
     (its error, raised on the failure path only, is then Python's); nothing runs on the success path but the
     call."""
+    eq_takes_arrays = name == "__eq__"
+
     def operator(self, other):
         try:
             return fn(self, other)
         except (TypeError, ValueError, NotImplementedError, RuntimeError):
             if _operand(other):
                 raise
+            if eq_takes_arrays and type(other) is np.ndarray and other.dtype.kind in "biuf":
+                # (torch's ``==`` takes a numpy array; its other operators don't)
+                return fn(self, Tensor._from_host(np.array(other), self._dev))
         return NotImplemented
     functools.update_wrapper(operator, fn)
     operator.__name__, operator.__qualname__ = name, f"Tensor.{name}"

@@ -514,7 +514,7 @@ class _Program:
         for k, (r, new) in enumerate(zip(self.mutated, muts)):
             t = r()
             if t is not None:
-                t._x = new
+                t._store(new)
                 t._ver[0] += 1
                 if self.mutated_tracks[k] and out_tensors is not None:
                     t._grad_fn, t._oi = out_tensors[n0 + k]._grad_fn, out_tensors[n0 + k]._oi
@@ -530,7 +530,7 @@ class _Program:
                 else:
                     t._grad = Tensor._wrap(new, t._dev)
         for t, new in zip(self.escaped, escs):
-            t._x = new
+            t._store(new)
             t._ver[0] += 1
         out_it = iter(outs)
         meta_it = iter(info["out_meta"])

@@ -150,7 +150,7 @@ class ArgPlan:
             kind = w[0]
             if kind == "x":
                 r = roots[w[1]]
-                r._x = new
+                r._store(new)
                 r._ver[0] += 1
                 if w[2] and out_tensors is not None:
                     r._grad_fn, r._oi = out_tensors[k]._grad_fn, out_tensors[k]._oi

@@ -63,7 +63,7 @@ def _payload_arrays(zf, root, folder, config):
     for fqn, meta in config.items():
         rec = f"{root}{folder}{meta['path_name']}"
         if meta.get("use_pickle"):
-            out[fqn] = _tl_load(io.BytesIO(zf.read(rec)), weights_only=False).detach().numpy()
+            out[fqn] = np.asarray(_tl_load(io.BytesIO(zf.read(rec)), weights_only=False).detach()._value)
             continue
         tm = meta["tensor_meta"]
         dt = _scalar_type(tm["dtype"])
@@ -340,7 +340,7 @@ def read_archive(zf: zipfile.ZipFile, model_name: str = "model") -> dict:
         weights = _payload_arrays(zf, root, "data/weights/", json.loads(zf.read(wcfg))["config"])
     elif f"{root}data/weights/{model_name}.pt" in names:  # older archives: a torch.save'd state dict
         sd = _tl_load(io.BytesIO(zf.read(f"{root}data/weights/{model_name}.pt")), weights_only=False)
-        weights = {k: v.detach().numpy() for k, v in sd.items()}
+        weights = {k: np.asarray(v.detach()._value) for k, v in sd.items()}
     ccfg = f"{root}data/constants/{model_name}_constants_config.json"
     if ccfg in names:
         cfg = {k: v for k, v in json.loads(zf.read(ccfg))["config"].items()

@@ -146,13 +146,13 @@ def _stack_host(batch):
     first = batch[0]
     if type(first) is not tensor:
         return None
-    h = first._host_array()
+    h = first._host_array(True)
     if h is None:
         return None
     shape, dtype, dev = h.shape, h.dtype, first._dev
     arrays = []
     for t in batch:
-        a = t._host_array() if type(t) is tensor else None
+        a = t._host_array(True) if type(t) is tensor else None
         if a is None or a.shape != shape or a.dtype != dtype or (t._dev is not dev and t._dev != dev):
             return None
         arrays.append(a)

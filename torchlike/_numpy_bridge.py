@@ -1,0 +1,148 @@
+"""The numpy bridge: ``Tensor.numpy()``, ``np.asarray(tensor)`` and ``torch.from_numpy`` share memory.
+
+In torch a CPU tensor and the numpy array made from it (or that it was made from) are one buffer: a write
+through either is seen by the other (the "Bridge with NumPy" of torch's first tutorial, ``arr = t.numpy();
+arr[arr < 0] = 0``). A torchlike tensor's value is an immutable ``jax.Array``, so for a tensor of at most
+``SHARE_LIMIT`` bytes the numpy array is made the storage of record, as ``share_memory_()`` does with a
+mapping (``_shared_memory``):
+
+- the tensor becomes an alias (``_NUMPY_CHAIN``) of a hidden root (``_NumpyRoot``) whose ``_x`` reads and
+  writes the array: a read returns a JAX copy of the array's current bytes, made again only when the bytes
+  differ from those of the last read (one ``memcmp`` per read), a write (an in-place op, an optimizer step)
+  copies into the array;
+- the root keeps the tensor's version counter, so views made from the tensor refresh after its writes;
+  views and aliases see writes made through numpy when they are next read (they re-read the root).
+
+Larger tensors give a writable copy (``numpy()``) or a copy (``from_numpy``): comparing a large array on
+every read would cost more than the sharing is worth (docs/differences.md, Storage and memory).
+
+>>> import torchlike as torch
+>>> t = torch.ones(3)
+>>> n = t.numpy()
+>>> _ = t.add_(1)
+>>> n
+array([2., 2., 2.], dtype=float32)
+>>> n[0] = 7
+>>> t
+tensor([7., 2., 2.])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._device import host_to_jax
+from ._errors import is_tracer
+from ._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
+from .tensor import _ALIAS_CHAIN, _NUMPY_CHAIN, _SHARED_CHAIN, _SLOT_X, Tensor
+
+__all__ = ["SHARE_LIMIT", "from_numpy_shared", "numpy_of"]
+
+SHARE_LIMIT = 1 << 18  # bytes: arrays up to this size share memory with their tensor (256 KiB)
+_NUMPY_DTYPES = frozenset("biufc")  # kinds numpy holds natively (not bfloat16 / float8: ml_dtypes' V kinds)
+
+
+class _NumpyRoot(Tensor):
+    """The hidden root of a tensor sharing memory with a numpy array: its ``_x`` is the array's current value
+    (a property over the slot, which caches the last JAX copy together with the bytes it was made from)."""
+    __torch_function__ = _disabled_torch_function_impl  # torchlike's own subclass: ops see a plain Tensor
+    _rereads = True
+
+    __slots__ = ()
+
+    @property
+    def _x(self):
+        d = self.__dict__
+        h = d["_h"]
+        b = h.tobytes()
+        if b != d["_bytes"]:
+            _SLOT_X.__set__(self, host_to_jax(h, copy=True, concrete=True))
+            d["_bytes"] = b
+        return _SLOT_X.__get__(self)
+
+    @_x.setter
+    def _x(self, new):
+        d = self.__dict__
+        h = d["_h"]
+        if is_tracer(new):  # (a compiled function's write: the trace writes the real value back afterwards)
+            _SLOT_X.__set__(self, new)
+            return
+        np.copyto(h, np.asarray(new).astype(h.dtype, copy=False).reshape(h.shape))
+        _SLOT_X.__set__(self, new)
+        d["_bytes"] = h.tobytes()
+
+
+def _attach(t, h, value):
+    """Make tensor ``t`` an alias of a new root over numpy array ``h`` (whose current value is ``value``)."""
+    root = Tensor._wrap(value, t._dev)
+    root.__class__ = _NumpyRoot
+    root.__dict__["_h"] = h
+    root.__dict__["_bytes"] = h.tobytes()
+    root._ver = t._ver
+    t._vbase = root
+    t._chain = _NUMPY_CHAIN
+    t._seen = -1  # (never current: every read asks the root, which copies again only after a numpy write)
+    _SLOT_X.__set__(t, value)
+    return t
+
+
+def _shareable(t, x):
+    return t._dev.type == "cpu" and x.dtype.kind in _NUMPY_DTYPES and x.size * x.dtype.itemsize <= SHARE_LIMIT
+
+
+def _root_array(r):
+    """The numpy array storage root ``r`` shares (made so now if it can), or None."""
+    if r._chain is _NUMPY_CHAIN:
+        return r._vbase.__dict__["_h"]
+    if r._vbase is not None and r._chain is not _ALIAS_CHAIN:
+        return None  # (a shared-memory tensor, or a view: not a root)
+    x = r._value
+    if is_tracer(x) or not _shareable(r, x):
+        return None
+    h = np.array(x)  # (a host tensor's array may be held elsewhere too: the shared one is a copy of its own)
+    _attach(r, h, r._value)
+    return h
+
+
+def _in(h, t):
+    """The numpy view of ``h`` (the root array) that tensor ``t`` is, from its strides and offset; None when
+    ``h`` is not contiguous (a user's array given to ``from_numpy``)."""
+    if not h.flags.c_contiguous:
+        return None
+    n = h.dtype.itemsize
+    flat = h.reshape(-1)[t.storage_offset():]
+    return np.lib.stride_tricks.as_strided(flat, tuple(t.shape), tuple(s * n for s in t.stride()))
+
+
+def numpy_of(t):
+    """``t.numpy()`` for a CPU tensor: an array sharing t's memory, or None where it cannot share.
+
+    >>> import torchlike
+    >>> t = torchlike.zeros(4)
+    >>> numpy_of(t[1:3])[:] = 5
+    >>> t
+    tensor([0., 5., 5., 0.])
+    """
+    b, c = t._vbase, t._chain
+    if b is None or c is _ALIAS_CHAIN or c is _NUMPY_CHAIN:  # a storage root (or one in host or numpy memory)
+        h = _root_array(t)
+        return None if h is None else h.view()
+    if c is _SHARED_CHAIN:
+        return None
+    if type(b) is _NumpyRoot:  # a view made from a tensor that shares memory
+        h = b.__dict__["_h"]
+    elif b._vbase is None or b._chain is _NUMPY_CHAIN:  # a view or alias (``detach()``, ``.data``) of a root
+        h = _root_array(b)
+        if h is not None:
+            t._seen = -1  # (made before its root shared the array: it re-reads it from now on, see _refresh)
+    else:
+        return None
+    return None if h is None else _in(h, t)
+
+
+def from_numpy_shared(arr, dev):
+    """``torch.from_numpy(arr)`` sharing ``arr``'s memory (writable, numpy dtypes, at most ``SHARE_LIMIT``
+    bytes), or None where a copy must do."""
+    if not arr.flags.writeable or arr.dtype.kind not in _NUMPY_DTYPES or arr.nbytes > SHARE_LIMIT:
+        return None
+    value = host_to_jax(arr, copy=True, concrete=True)
+    return _attach(Tensor._wrap(value, dev), arr, value)
