@@ -164,5 +164,5 @@ def typename(obj) -> str:
     return obj.type() if isinstance(obj, Tensor) else type(obj).__name__
 
 
-__version__ = "2.13.0+torchlike"
+from .torch_version import __version__  # noqa: E402  (a TorchVersion: compares as a version)
 from ._C import PyTorchFileReader, ScriptFunction, ScriptModule  # noqa: E402,F401
