@@ -10,6 +10,7 @@ messages are torch's (the shared matrix-product checks live in ``matmul.py``).
 from __future__ import annotations
 
 import jax.numpy as jnp
+from jax import lax
 import numpy as np
 
 from .. import _dtype
@@ -167,6 +168,19 @@ def _addr_impl(inp, x, y, beta, alpha, dt, beta_zero):
         p = jnp.outer(x, y) & cast(alpha, dt)  # alpha/beta are traced scalars: cast, never bool()
         return p if beta_zero else p | (cast(inp, dt) & cast(beta, dt))
     # torch's kernel: beta * self + (alpha * vec1) * vec2, each operation rounded to the dtype
+    if jnp.dtype(dt).itemsize == 2 and jnp.issubdtype(dt, jnp.floating):
+        # (half types: each product and sum in float32, rounded to the dtype in between by reduce_precision:
+        # on AVX-512 CPUs XLA drops a float32 -> half -> float32 round trip and contracts ``beta * self + p``
+        # into one fused multiply-add; float32 holds each step exactly enough for one rounding to be torch's)
+        fi = jnp.finfo(dt)
+        f = jnp.float32
+
+        def r(v):
+            return lax.reduce_precision(v, exponent_bits=fi.nexp, mantissa_bits=fi.nmant)
+        p = r(r(cast(alpha, dt).astype(f) * x.astype(f))[:, None] * y.astype(f)[None, :])
+        if beta_zero:
+            return p.astype(dt)
+        return (r(cast(beta, dt).astype(f) * cast(inp, dt).astype(f)) + p).astype(dt)
     p = (cast(alpha, dt) * x)[:, None] * y[None, :]
     return p if beta_zero else cast(beta, dt) * cast(inp, dt) + p
 
