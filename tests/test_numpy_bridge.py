@@ -249,3 +249,35 @@ def test_compiled_function_writes_reach_a_shared_closure():
 
     t = f(torch, False)
     assert _plain(f(torchlike, True)) == _plain(t) and _plain(f(torchlike, False)) == _plain(t)
+
+
+# ---- arrays given where torch takes numbers or tensors -------------------------------------------------------
+@pytest.mark.parametrize("make", [
+    lambda m: m.tensor([np.ones(2), np.zeros(2)]),
+    lambda m: m.tensor([np.ones(2, np.float32), np.zeros(2, np.float32)]),
+    lambda m: m.tensor([np.ones(2, np.int32), np.zeros(2, np.int32)]),
+    lambda m: m.tensor([np.ones(2, np.int32), np.zeros(2)]),
+    lambda m: m.tensor([np.ones(2, np.float16), [1.0, 2.0]]),
+    lambda m: m.tensor([[np.float32(1), np.float32(2)]]),
+], ids=["f64", "f32", "i32", "i32+f64", "f16+list", "np-scalars"])
+def test_tensor_of_a_list_of_arrays_keeps_their_dtype(make):
+    def f(m):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t = make(m)
+        return str(t.dtype).replace("torch.", ""), t.tolist()
+    same(f)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.tensor(np.array([1, "a"], dtype=object)), lambda m: m.tensor(np.array(["a"])),
+    lambda m: m.exp(np.ones(2)), lambda m: m.cat([np.ones(2), np.zeros(2)]),
+    lambda m: m.nn.functional.relu(np.ones(2)), lambda m: m.nn.functional.linear(np.ones(2), m.ones(2, 2)),
+], ids=["object", "str", "exp", "cat", "relu", "linear"])
+def test_array_where_a_tensor_is_expected_is_named_as_torch_names_it(call):
+    msgs = []
+    for m in (torch, torchlike):
+        with pytest.raises(TypeError) as e:
+            call(m)
+        msgs.append(str(e.value))
+    assert msgs[1] == msgs[0]

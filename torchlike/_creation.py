@@ -42,8 +42,10 @@ def _infer_np(data, wide=False):
     so ``tensor(0.1, dtype=float64)`` is not rounded through float32 first)."""
     if isinstance(data, np.ndarray) or isinstance(data, np.generic):
         arr = np.asarray(data)
-        if arr.dtype.kind == "U" or arr.dtype == object:
-            raise TypeError(f"can't convert np.ndarray of type {arr.dtype}.")
+        if arr.dtype.kind in "USOMm":
+            raise TypeError(f"can't convert np.ndarray of type numpy.{arr.dtype.type.__name__}. The only supported "
+                            "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
+                            "int8, uint64, uint32, uint16, uint8, and bool.")
         return arr, _dtype.from_np(arr.dtype)
     if isinstance(data, Tensor):
         h = data._host_array()
@@ -60,6 +62,10 @@ def _infer_np(data, wide=False):
             except OverflowError:
                 raise ValueError("Overflow when unpacking long long") from None
     if isinstance(data, (list, tuple)):
+        if data and type(data[0]) is np.ndarray:
+            torch_warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
+                       "converting the list to a single numpy.ndarray with numpy.array() before converting to a "
+                       "tensor.", "torch/csrc/utils/tensor_new.cpp:252", once=True)
         flat = []
         _flatten(data, flat)
         if any(isinstance(x, Tensor) and x.ndim for x in flat):
@@ -137,8 +143,8 @@ def _flatten(data, out):
             _flatten(x, out)
         elif _other_sequence(x):
             _flatten(list(x), out)
-        elif isinstance(x, np.ndarray):
-            _flatten(x.tolist(), out) if x.ndim else out.append(x.item())
+        elif isinstance(x, np.ndarray):  # (its elements as numpy scalars: they keep the array's dtype, as in torch)
+            out.extend(x.reshape(-1)) if x.ndim else out.append(x.item())
         else:
             out.append(x)
 

@@ -339,6 +339,23 @@ def caller_op():
     return name.strip("_") or "op"
 
 
+def tp_name(value):
+    """The name torch's messages give ``value``'s type: CPython's ``tp_name``, which for a type defined in C
+    outside the builtins carries its module (``numpy.ndarray``, ``numpy.float64``), for others is the bare name.
+
+    >>> import numpy as np
+    >>> tp_name(np.zeros(1)), tp_name(1.5), tp_name(ValueError())
+    ('numpy.ndarray', 'float', 'ValueError')
+    """
+    t = type(value)
+    if t.__flags__ & _HEAPTYPE or t.__module__ == "builtins":
+        return t.__name__
+    return f"{t.__module__}.{t.__name__}"
+
+
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement (its tp_name has no module)
+
+
 def argument_error(value, expected, arg, op=None, position=None):
     """torch's argument-parser TypeError for ``value`` given as argument ``arg`` where torch's signature takes
     ``expected`` (``"int"``, ``"tuple of ints"``, ``"Tensor"``...), naming ``op`` (default: ``caller_op()``).
@@ -347,7 +364,7 @@ def argument_error(value, expected, arg, op=None, position=None):
     "sum(): argument 'dim' (position 1) must be tuple of ints, not str"
     """
     where = f" (position {position})" if position is not None else ""
-    return TypeError(f"{op or caller_op()}(): argument '{arg}'{where} must be {expected}, not {type(value).__name__}")
+    return TypeError(f"{op or caller_op()}(): argument '{arg}'{where} must be {expected}, not {tp_name(value)}")
 
 
 def int_arg(value, arg, position=None):

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import _dtype
 from ._dispatch import dispatch
-from ._errors import torch_warn
+from ._errors import torch_warn, tp_name
 from ._ops.registry import register
 from ._tensor_str import _add_suffixes, _tensor_str
 from ._torch_function import disabled_torch_function_impl
@@ -186,7 +186,7 @@ def rebuild_qtensor(ints, params):
 
 def _not_quantized(op, self):
     if not isinstance(self, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(self).__name__}")
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {tp_name(self)}")
     raise NotImplementedError(_NOT_ON.format(op=f"aten::{op}", backend=self.device.type.upper()))
 
 

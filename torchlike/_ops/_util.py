@@ -15,7 +15,7 @@ from .. import _dtype
 from .._shape_churn import as_exact, host_impl, quiet
 from .. import _torch_function
 from .._dispatch import dispatch
-from .._errors import argument_error, caller_op
+from .._errors import argument_error, caller_op, tp_name
 from ..tensor import Tensor, _wrap_dim
 from .registry import register
 from .._creation import tensor
@@ -186,7 +186,7 @@ def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, nam
             if _torch_function.retry_with_overrides((input,), None):  # a tensor-like (linear_operator's)
                 return _torch_function.redispatch(name, public, (input,), {} if out is None else {"out": out})
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                            f"{type(input).__name__}")
+                            f"{tp_name(input)}")
         d = input.dtype
         if d._kind in bad:
             for c in kind_checks:
@@ -253,7 +253,7 @@ def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=T
     def fn(input, other, *, out=None):
         if not isinstance(input, Tensor) and not isinstance(other, Tensor):
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                            f"{type(input).__name__}")
+                            f"{tp_name(input)}")
         d = _dtype.result_type(input, other)
         out_dt = None
         if promote == "float":

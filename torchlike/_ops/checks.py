@@ -12,6 +12,7 @@ surface's name (an alias such as ``fix`` or ``not_equal`` gets its own).
 """
 from __future__ import annotations
 
+from .._errors import tp_name
 from .. import _dtype
 from .._grad_mode import is_grad_enabled
 from ..tensor import Tensor
@@ -67,7 +68,7 @@ def tensors_only(n, input, other, *a, **k):
     """torch's Tensor-only overloads: no Python scalar on either side."""
     for pos, (arg, v) in enumerate((("input", input), ("other", other))):
         if not isinstance(v, Tensor):
-            raise TypeError(f"{n}(): argument '{arg}' (position {pos + 1}) must be Tensor, not {type(v).__name__}")
+            raise TypeError(f"{n}(): argument '{arg}' (position {pos + 1}) must be Tensor, not {tp_name(v)}")
 
 
 def need_tensors(op, **args):
@@ -76,7 +77,7 @@ def need_tensors(op, **args):
     start = args.pop("_start", 1)
     for pos, (name, v) in enumerate(args.items(), start):
         if not isinstance(v, Tensor):
-            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {type(v).__name__}")
+            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {tp_name(v)}")
 
 
 def not_differentiable(op, **args):
@@ -165,7 +166,7 @@ POW_ARGS = invalid_combination(["Tensor input, Tensor exponent, *, Tensor out = 
 
 def HEAVISIDE(n, input, values, *a, **k):
     if not isinstance(values, Tensor):
-        raise TypeError(f"heaviside(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+        raise TypeError(f"heaviside(): argument 'values' (position 2) must be Tensor, not {tp_name(values)}")
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
 

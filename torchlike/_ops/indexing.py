@@ -12,7 +12,7 @@ advanced indices move to the front" rule.  An index expression is therefore spli
 """
 from __future__ import annotations
 
-from .._errors import GraphBreak, is_tracer as _is_tracer, torch_warn, warn_at_caller
+from .._errors import GraphBreak, is_tracer as _is_tracer, torch_warn, tp_name, warn_at_caller
 
 import functools
 import math
@@ -564,7 +564,7 @@ def index_put(input, indices, values, accumulate=False):
     indices = tuple(indices)
     for i, t in enumerate(indices):
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(t).__name__}")
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {tp_name(t)}")
     if not isinstance(values, Tensor):
         raise TypeError(f"index_put(): argument 'values' must be Tensor, not {type(values).__name__}")
     if not indices:

@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .._errors import tp_name
 from .. import _dtype, _views
 from ._util import Tensor, cast, dispatch, register, wrap_dim
 from .indexing import c_type_name, concrete_index, set_all
@@ -553,7 +554,7 @@ def _clamped_indices(name, input, mask, indices):
     out = []
     for i, t in enumerate(indices):
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 2, but got {type(t).__name__}")
+            raise TypeError(f"expected Tensor as element {i} in argument 2, but got {tp_name(t)}")
         if t.dtype not in (_dtype.int64, _dtype.int32):
             raise RuntimeError(f"_unsafe_masked_index found unexpected index type {_cap(t.dtype)}")
         n = input.shape[i] if i < input.ndim else 0

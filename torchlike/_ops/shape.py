@@ -4,6 +4,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+from .._errors import tp_name
 from .. import _dtype, _views
 from .._shape_churn import host_impl
 from ..tensor import _PLAIN_VALUE, HOST_MAX
@@ -53,7 +54,7 @@ def _check_seq(tensors, name):
                         f"{type(tensors).__name__}")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {tp_name(t)}")
     if len(tensors) == 0:
         raise RuntimeError(f"{name} expects a non-empty TensorList") if name == "stack" else \
             ValueError(f"torch.{name}(): expected a non-empty list of Tensors")

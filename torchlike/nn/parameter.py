@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._errors import tp_name
 from .._grad_mode import InferenceVersion
 from ..tensor import Tensor
 from .._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
@@ -55,7 +56,7 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
         if data is None:
             data = empty(0)
         if not isinstance(data, Tensor):
-            raise TypeError(f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}")
+            raise TypeError(f"Parameter(): argument 'data' must be Tensor, not {tp_name(data)}")
         if cls is Parameter and getattr(type(data), "_param_keeps_class", False):
             # a tensor subclass such as DTensor stays itself, flagged as a parameter (torch's rule for
             # subclasses: ``data.detach().requires_grad_(requires_grad)`` with ``_is_param`` set)

@@ -19,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ..._errors import tp_name
 from ... import _dtype
 from ..._dispatch import dispatch
 from ..._ops.registry import functional as _functional
@@ -385,7 +386,7 @@ def _get_softmax_dim(name, ndim, stacklevel):
 
 def _softmax_common(input, dim, dtype, log, neg, name):
     if not isinstance(input, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {tp_name(input)}")
     if dim is None:
         dim = _get_softmax_dim(name, input.ndim, 4)
     return softmax_common(input, dim, dtype, log, neg, name)  # the one implementation (torchlike._ops.special)

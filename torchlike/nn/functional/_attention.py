@@ -12,6 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ..._errors import tp_name
 from ..._dispatch import dispatch
 from ..._ops.matmul import matmul_shape_error
 from ..._ops.registry import functional as _functional
@@ -110,7 +111,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     for n, t in (("query", query), ("key", key), ("value", value)):
         if not isinstance(t, Tensor):
             raise TypeError(f"scaled_dot_product_attention(): argument '{n}' must be Tensor, not "
-                            f"{type(t).__name__}")
+                            f"{tp_name(t)}")
     if not (query.dtype is key.dtype is value.dtype):
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
                            f"{query.dtype} key.dtype: {key.dtype} and value.dtype: {value.dtype} instead.")

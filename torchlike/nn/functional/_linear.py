@@ -9,6 +9,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 from jax import lax
 
+from ..._errors import tp_name
 from ... import _dtype
 from ..._dispatch import dispatch
 from ..._ops.registry import functional as _functional
@@ -66,7 +67,7 @@ def linear(input, weight, bias=None, *, out=None):
     tensor([4., 4.])
     """
     if not isinstance(input, Tensor):
-        raise TypeError(f"linear(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        raise TypeError(f"linear(): argument 'input' (position 1) must be Tensor, not {tp_name(input)}")
     if input.dtype is not weight.dtype or (bias is not None and bias.dtype is not input.dtype):
         other = weight.dtype if input.dtype is not weight.dtype else bias.dtype
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_cap(input.dtype)} and "

@@ -24,7 +24,7 @@ from ..._ops.registry import functional as _functional
 from ..._ops._util import check_broadcast, exact_div, exact_mean
 from ...tensor import Tensor
 from ... import _autocast as _amp
-from ..._errors import broadcast_shape
+from ..._errors import broadcast_shape, tp_name
 from ..._creation import full as _full
 from ._misc import _abs0, _pdist_lastdim, pairwise_distance
 from ..._ops.checks import need_tensors as _need_tensors, not_differentiable
@@ -453,7 +453,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     reduction = _red(reduction, size_average, reduce)
     if not isinstance(input, Tensor):
         raise TypeError(f"cross_entropy_loss(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+                        f"{tp_name(input)}")
     if label_smoothing < 0.0 or label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     _needs_float(input, "log_softmax_kernel_impl" if input.ndim >= 3 else "log_softmax_lastdim_kernel_impl")

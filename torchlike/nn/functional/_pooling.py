@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ..._errors import tp_name
 from ... import _dtype
 from ..._dispatch import dispatch
 from ..._ops.registry import functional as _functional
@@ -54,7 +55,7 @@ def _pool_args(input, kernel_size, stride, padding, dilation, ceil_mode, n, name
     error messages show a leading unit kernel/stride dim and the unsqueezed shape; plain max_pool1d has
     its own checks (``native1d``)."""
     if not isinstance(input, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {tp_name(input)}")
     shape = list(input.shape)
     if native1d and (input.ndim not in (2, 3) or any(v == 0 for v in shape[-2:])):
         raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
@@ -396,7 +397,7 @@ def _adaptive_ranges(L, o):
 
 def _adaptive_out(input, output_size, n, name):
     if not isinstance(input, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {tp_name(input)}")
     is_max = "max" in name
     seq = isinstance(output_size, (list, tuple))
     if seq and n == 1 and len(output_size) != 1:
