@@ -23,7 +23,8 @@ class HostItems(lud.Dataset):
         return 12
 
     def __getitem__(self, i):
-        item = (torchlike.full((4,), float(i)), i % 3, {"n": torchlike.tensor(i), "z": torchlike.zeros(2)})
+        item = (torchlike.full((4,), float(i)), i % 3, {"n": torchlike.tensor(i), "z": torchlike.zeros(2),
+                                                        "np": torchlike.from_numpy(np.full(3, i, np.int32))})
         return item, _backend_started()
 
 
@@ -39,6 +40,7 @@ def test_workers_making_host_tensors_start_no_jax_backend():
     for (x, y, d), started in dl:
         assert not any(started), "a worker started a JAX backend"
         assert all(t._host_array() is not None for t in (x, y, d["n"], d["z"]))  # host in the main process too
+        assert d["np"].tolist() == [[v] * 3 for v in d["n"].tolist()] and str(d["np"].dtype) == "torch.int32"
         seen.append((x.numpy().copy(), y.tolist(), d["n"].tolist()))
     xs = np.concatenate([s[0] for s in seen])
     np.testing.assert_array_equal(xs, np.repeat(np.arange(12, dtype=np.float32)[:, None], 4, axis=1))

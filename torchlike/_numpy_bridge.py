@@ -71,17 +71,19 @@ class _NumpyRoot(Tensor):
         d["_bytes"] = h.tobytes()
 
 
-def _attach(t, h, value):
-    """Make tensor ``t`` an alias of a new root over numpy array ``h`` (whose current value is ``value``)."""
-    root = Tensor._wrap(value, t._dev)
+def _attach(t, h, value=None):
+    """Make tensor ``t`` an alias of a new root over numpy array ``h``; ``value``: its current value as a JAX
+    array, or None to make that from ``h`` when an op first needs it (so a DataLoader worker that only builds
+    tensors with ``from_numpy`` starts no JAX backend, as with host tensors)."""
+    root = Tensor._wrap(h if value is None else value, t._dev)
     root.__class__ = _NumpyRoot
     root.__dict__["_h"] = h
-    root.__dict__["_bytes"] = h.tobytes()
+    root.__dict__["_bytes"] = None if value is None else h.tobytes()
     root._ver = t._ver
     t._vbase = root
     t._chain = _NUMPY_CHAIN
     t._seen = -1  # (never current: every read asks the root, which copies again only after a numpy write)
-    _SLOT_X.__set__(t, value)
+    _SLOT_X.__set__(t, h if value is None else value)  # (metadata reads the slot: a numpy array will do)
     return t
 
 
@@ -95,11 +97,18 @@ def _root_array(r):
         return r._vbase.__dict__["_h"]
     if r._vbase is not None and r._chain is not _ALIAS_CHAIN:
         return None  # (a shared-memory tensor, or a view: not a root)
+    host = r._host_array()
+    if host is not None:  # a host tensor: its array (copied: it may be held elsewhere too), no device read
+        if not _shareable(r, host):
+            return None
+        h = host.copy()
+        _attach(r, h)
+        return h
     x = r._value
     if is_tracer(x) or not _shareable(r, x):
         return None
-    h = np.array(x)  # (a host tensor's array may be held elsewhere too: the shared one is a copy of its own)
-    _attach(r, h, r._value)
+    h = np.array(x)
+    _attach(r, h, x)
     return h
 
 
@@ -144,5 +153,4 @@ def from_numpy_shared(arr, dev):
     bytes), or None where a copy must do."""
     if not arr.flags.writeable or arr.dtype.kind not in _NUMPY_DTYPES or arr.nbytes > SHARE_LIMIT:
         return None
-    value = host_to_jax(arr, copy=True, concrete=True)
-    return _attach(Tensor._wrap(value, dev), arr, value)
+    return _attach(Tensor._wrap(arr, dev), arr)

@@ -57,7 +57,9 @@ class TensorPickling:
     def __reduce_ex__(self, proto):
         # plain pickling (multiprocessing, copy): a numpy copy of the data; torchlike.save writes torch's format
         extra = {k: v for k, v in self.__dict__.items() if not k.startswith("_acc")}
-        h = self._host_array()
+        h = self._host_array(True)  # (a host tensor's array, or a copy of the one it shares with numpy)
+        if h is not None and self._chain[0] == ("alias", "numpy"):
+            h = h.copy()
         return (_rebuild_pickled, (type(self), np.asarray(self._value) if h is None else h,
                                    self._rg and self._grad_fn is None, str(self._dev), extra))
 
