@@ -315,7 +315,7 @@ def test_eager_autograd_inside_is_harmless():
     out = tf.vmap(lin)(torchlike.ones(4, 3))
     assert out.shape == (4, 2)
     g = tf.grad(lambda a: lin(a).sum())(torchlike.ones(3))
-    np.testing.assert_allclose(np.asarray(g), np.asarray(lin.weight.detach().sum(0)), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(g.detach()), np.asarray(lin.weight.detach().sum(0)), rtol=1e-6)  # (g requires grad, as torch's)
     lin(torchlike.ones(1, 3)).sum().backward()  # plain autograd still works afterwards
     assert lin.weight.grad is not None
 

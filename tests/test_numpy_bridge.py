@@ -281,3 +281,15 @@ def test_array_where_a_tensor_is_expected_is_named_as_torch_names_it(call):
             call(m)
         msgs.append(str(e.value))
     assert msgs[1] == msgs[0]
+
+
+def test_numpy_of_a_reinterpreting_view():
+    def f(m):
+        g = m.Generator().manual_seed(0)
+        x = m.randn(2, 2, 2, generator=g)
+        c = m.view_as_complex(x)
+        i = m.ones(3).view(m.int32)
+        n = i.numpy()
+        n[0] = 0  # a same-size reinterpretation shares memory
+        return c.numpy().tolist(), str(c.numpy().dtype), n.tolist(), i
+    same(f)

@@ -117,6 +117,11 @@ def _in(h, t):
     ``h`` is not contiguous (a user's array given to ``from_numpy``)."""
     if not h.flags.c_contiguous:
         return None
+    want = np.dtype(t._x.dtype)
+    if want != h.dtype:  # a reinterpreting view (``view(dtype)``, ``view_as_complex``): same-size dtypes only
+        if want.itemsize != h.dtype.itemsize:
+            return None
+        h = h.view(want)
     n = h.dtype.itemsize
     flat = h.reshape(-1)[t.storage_offset():]
     return np.lib.stride_tricks.as_strided(flat, tuple(t.shape), tuple(s * n for s in t.stride()))
