@@ -293,3 +293,17 @@ def test_numpy_of_a_reinterpreting_view():
         n[0] = 0  # a same-size reinterpretation shares memory
         return c.numpy().tolist(), str(c.numpy().dtype), n.tolist(), i
     same(f)
+
+
+def test_resize_of_a_tensor_sharing_an_array():
+    def f(m):
+        out = []
+        z = m.from_numpy(np.zeros(3, np.float32))
+        try:
+            z.resize_(5)
+        except RuntimeError as e:
+            out.append(str(e))
+        z.resize_(2)
+        out.append(list(z.shape))
+        return out
+    same(f)

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _dtype
 from .._errors import check_alloc, int_arg, torch_warn
-from ..tensor import _ALIAS_CHAIN, Size
+from ..tensor import _ALIAS_CHAIN, _NUMPY_CHAIN, _SHARED_CHAIN, Size
 from ._util import Tensor, cast, dispatch, register, shape_arg, wrap_dim
 from .._creation import empty
 from .._shape_churn import host_impl
@@ -518,6 +518,13 @@ def resize_(self, *sizes, memory_format=None):
     check_alloc(shape, self.dtype)
     if self._chain is _ALIAS_CHAIN:
         self._settle()  # a host tensor (Tensor._from_host) owns its storage: a plain tensor first
+    if self._chain is _NUMPY_CHAIN or self._chain is _SHARED_CHAIN:  # numpy's / shared memory: fixed size
+        if math.prod(shape) > self.numel():
+            raise RuntimeError("Trying to resize storage that is not resizable")
+        x = self._value  # (shrinking: a tensor of its own from here, see docs/differences.md)
+        self._vbase = self._chain = None
+        self._x = x
+        self._seen = 0
     if self._vbase is not None and self._chain[0][0] != "alias":
         if math.prod(shape) > self.numel():
             raise RuntimeError("Trying to resize storage that is not resizable")
