@@ -307,3 +307,15 @@ def test_resize_of_a_tensor_sharing_an_array():
         out.append(list(z.shape))
         return out
     same(f)
+
+
+def test_resize_after_numpy_cannot_grow_as_in_torch():
+    def f(m):
+        t = m.zeros(2)
+        t.numpy()  # (torch: the storage is numpy's now, not resizable)
+        try:
+            t.resize_(4)
+        except RuntimeError as e:
+            return str(e)
+        return list(t.shape)
+    same(f)

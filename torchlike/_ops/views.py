@@ -54,8 +54,8 @@ def _view_step(t, step, name):
         if lazy is not None:
             return lazy
     src = t
-    if step[0] == "as_strided" and t._vbase is not None:
-        src = t._vbase
+    if step[0] == "as_strided" and t._vbase is not None and t._chain[0][0] != "alias":
+        src = t._vbase  # (strides count in the storage; an alias -- .data, numpy's, shared -- is laid out as it)
     spec = _views.index_spec(step[1]) if step[0] == "index" else (None, None)
     if spec[0] is not None:  # starts as an argument: a new start position compiles nothing (_views)
         lazy = t._lazy_view(step, _views.index_shape(t._x.shape, spec[0]), spec)
