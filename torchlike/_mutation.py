@@ -18,7 +18,7 @@ import re
 
 from . import _dtype, _grad_mode, _views
 from ._dispatch import dispatch
-from .tensor import _ALIAS_CHAIN, _NUMPY_CHAIN, Tensor
+from .tensor import _ALIAS_CHAIN, Tensor, _seen_mark
 
 __all__ = ["view_of_root", "copy_slices", "alias_op", "write_out", "check_no_overlap", "check_out_overlap", "overlap",
            "on_inplace"]
@@ -115,8 +115,7 @@ def _inplace_update(self, new):
     self._ver[0] += 1
     if not (track or root_tracks):
         self._x = new._value
-        # (a view of a root sharing a numpy array's memory re-reads it: numpy writes move no version)
-        self._seen = -1 if b._rereads or b._chain is _NUMPY_CHAIN else self._ver[0]
+        self._seen = _seen_mark(b, self._ver[0])
     return self
 
 

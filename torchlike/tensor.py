@@ -205,8 +205,7 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
             self._refresh_recorded()  # a recorded op: installed by _mutation (layer 2)
         else:
             self._x = _views.chain_fn(self._chain)(b._value)
-        # (a view of a tensor sharing a numpy array's memory re-reads it: numpy writes move no version)
-        self._seen = -1 if b._rereads or b._chain is _NUMPY_CHAIN else self._ver[0]
+        self._seen = _seen_mark(b, self._ver[0])
 
     @classmethod
     def _from_host(cls, arr, dev=CPU):
@@ -283,7 +282,7 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
         out._vbase = root
         out._chain = chain
         out._ver = root._ver
-        out._seen = -1 if root._rereads or root._chain is _NUMPY_CHAIN else root._ver[0]  # (see _refresh)
+        out._seen = _seen_mark(root, root._ver[0])
         return out
 
     def _lazy_view(self, step, shape, last=None):
@@ -375,7 +374,7 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
                 v.append(0)
             v[1] += 1
         self._x = new.astype(self._x.dtype)
-        self._seen = -1 if b._rereads or b._chain is _NUMPY_CHAIN else v[0]
+        self._seen = _seen_mark(b, v[0])
 
     def _check_inplace_leaf(self):
         if self._chain is _ALIAS_CHAIN:
@@ -783,6 +782,12 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
 _new = object.__new__
 _PLAIN_VALUE = Tensor.__dict__["_value"]
 _SLOT_X = Tensor.__dict__["_x"]  # (the slot itself: tracing installs a recording property over it)
+
+
+def _seen_mark(root, version):
+    """The ``_seen`` a view of ``root`` takes once it has read it at ``version``: that version, or -1 (never
+    current) where the root shares a numpy array's memory (``_numpy_bridge``), whose writes move no version."""
+    return -1 if root._rereads or root._chain is _NUMPY_CHAIN else version
 
 
 def _wrap_dim(dim, ndim):
