@@ -1,8 +1,10 @@
 """The reference workloads (../shared/reference/workloads.py) written in torchlike.
 
 Prints one JSON line like the reference: {"impl", "workload", "ms_per_step", "first_step_s", "peak_rss_mb"}.
+``--device cuda`` runs them on a GPU; ``--impl torch`` runs the same source under real torch (the reference's
+torch code is CPU-only), so a GPU comparison uses one source for both.
 
-    python bench/workloads_torchlike.py --workload mlp [--compile]
+    python bench/workloads_torchlike.py --workload mlp [--compile] [--device cuda] [--impl torch]
 """
 import argparse
 import json
@@ -10,22 +12,21 @@ import resource
 import statistics
 import time
 
-import torchlike as torch
-import torchlike.nn as nn
-import torchlike.nn.functional as F
 
 MLP = dict(B=128, D=784, H=512, C=10)
 GPT = dict(V=256, T=64, B=16, L=4, E=128, NH=4)
+BIG = dict(V=8192, T=256, B=32, L=6, E=512, NH=8)  # bench_gpu.py's gpt-big
 
 
-def build(name):
+def build(torch, name, dev):
+    nn, F = torch.nn, torch.nn.functional
     torch.manual_seed(0)
     if name == "mlp":
         c = MLP
         m = nn.Sequential(nn.Linear(c["D"], c["H"]), nn.ReLU(), nn.Linear(c["H"], c["H"]), nn.ReLU(),
-                          nn.Linear(c["H"], c["C"]))
+                          nn.Linear(c["H"], c["C"])).to(dev)
         opt = torch.optim.Adam(m.parameters(), 1e-3)
-        x, y = torch.randn(c["B"], c["D"]), torch.randint(0, c["C"], (c["B"],))
+        x, y = torch.randn(c["B"], c["D"], device=dev), torch.randint(0, c["C"], (c["B"],), device=dev)
         return lambda: F.cross_entropy(m(x), y), opt
     c = GPT
     E, NH = c["E"], c["NH"]
@@ -58,14 +59,15 @@ def build(name):
             s.head = nn.Linear(E, c["V"], bias=False)
 
         def forward(s, idx, tgt):
-            x = s.wte(idx) + s.wpe(torch.arange(idx.shape[1]))
+            x = s.wte(idx) + s.wpe(torch.arange(idx.shape[1], device=idx.device))
             for b in s.blocks:
                 x = b(x)
             return F.cross_entropy(s.head(s.ln(x)).view(-1, c["V"]), tgt.view(-1))
 
-    m = GPTm()
+    m = GPTm().to(dev)
     opt = torch.optim.AdamW(m.parameters(), 3e-4)
-    idx, tgt = torch.randint(0, c["V"], (c["B"], c["T"])), torch.randint(0, c["V"], (c["B"], c["T"]))
+    idx = torch.randint(0, c["V"], (c["B"], c["T"]), device=dev)
+    tgt = torch.randint(0, c["V"], (c["B"], c["T"]), device=dev)
     return lambda: m(idx, tgt), opt
 
 
@@ -74,8 +76,14 @@ def main():
     ap.add_argument("--workload", choices=["mlp", "gpt"], required=True)
     ap.add_argument("--compile", action="store_true", help="compile the whole step (fwd+bwd+opt) into one program")
     ap.add_argument("--steps", type=int, default=0)
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--big", action="store_true", help="the GPT at BIG's size")
+    ap.add_argument("--impl", choices=["torchlike", "torch"], default="torchlike")
     a = ap.parse_args()
-    loss_fn, opt = build(a.workload)
+    torch = __import__(a.impl)
+    if a.big:
+        GPT.update(BIG)
+    loss_fn, opt = build(torch, a.workload, a.device)
 
     def step():
         opt.zero_grad()
@@ -100,7 +108,7 @@ def main():
         fn().item()
         times.append((time.perf_counter() - t) * 1e3)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    impl = "torchlike-compile" if a.compile else "torchlike-eager"
+    impl = a.impl + ("-compile" if a.compile else "-eager") + ("" if a.device == "cpu" else "-" + a.device)
     print(json.dumps(dict(impl=impl, workload=a.workload, ms_per_step=round(statistics.median(times), 3),
                           first_step_s=round(first, 3), second_step_s=round(second, 3), peak_rss_mb=round(rss, 1))))
 

@@ -129,3 +129,25 @@ def test_the_default_is_xla_defaults_and_the_env_var_opts_in():
     assert backward_in_fresh_process({"TORCHLIKE_EAGER_COMPILE_OPTIONS": "1"},
                                      "any(e.raw is not None for e in _jit_cache._Budget.clock)",
                                      imports="from torchlike import _jit_cache\n") == ["True", "[2.0, 2.0, 2.0]\n"]
+
+
+def test_gpu_backend_compiles_eager_programs_without_autotuning(monkeypatch):
+    # on a GPU, eager programs skip XLA's GEMM/fusion autotuning (bench/gpu_results.md: GPT-mini's first
+    # eager step 60.5 s -> 8.7 s on an H200); TORCHLIKE_GPU_AUTOTUNE=1 restores it; the CPU keeps its own
+    torchlike.set_eager_compile_options(None)
+    assert _jit_cache._options() is None  # this CPU machine: XLA's defaults
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    assert _jit_cache._options() == {"xla_gpu_autotune_level": 0}
+    monkeypatch.setenv("TORCHLIKE_GPU_AUTOTUNE", "1")
+    assert _jit_cache._env_gpu_options() == {}
+    monkeypatch.setattr(_jit_cache._Tier, "gpu_options", _jit_cache._env_gpu_options())
+    assert _jit_cache._options() is None
+
+
+def test_gpu_options_are_ignored_by_the_cpu_compiler():
+    # a CPU tensor's eager program on a GPU machine carries the GPU options: XLA's CPU compiler ignores them
+    x, w = _data(16)
+    plain = jax.jit(_fma)(jnp.asarray(x), jnp.asarray(w))
+    tuned = jax.jit(_fma, compiler_options={"xla_gpu_autotune_level": 0})(jnp.asarray(x), jnp.asarray(w))
+    np.testing.assert_array_equal(np.asarray(plain), np.asarray(tuned))
+    np.testing.assert_allclose(np.asarray(tuned), _torch_fma(x, w), rtol=1e-6)

@@ -76,8 +76,29 @@ def not_implemented_node(op, inputs, outs):
     return dispatch(_pass_outputs, (*inputs, *(o._value for o in outs)), (("n", len(inputs)),), diff=op)
 
 
-def _mixed_devices(devs):
+# ops whose torch kernel checks each tensor argument's device by name (torch's generated
+# check_and_update_common_device; seen on a GPU against torch 2.11): grad_fn name -> (ATen op, argument names)
+_DEVICE_CHECKED = {"MmBackward0": ("mm", ("self", "mat2")), "AddmmBackward0": ("addmm", ("self", "mat1", "mat2")),
+                   "CatBackward0": ("cat", None)}
+
+
+def _mixed_devices(devs, name=None, args=(), f=None):
     a, b = devs[0], devs[1]
+    named = _DEVICE_CHECKED.get(name.partition(":")[0] if name else name)
+    if named is not None:
+        op, names = named
+        tensors = [x for x in args if isinstance(x, Tensor)]
+        if getattr(f, "__name__", "") == "_linear":  # linear(input, weight, bias) is addmm(bias, input, weight.t())
+            tensors = tensors[2:] + tensors[:2]
+            names = names[-len(tensors):]
+        a = tensors[0]._dev
+        i = next((k for k, x in enumerate(tensors) if x._dev != a), None)
+        b = tensors[i]._dev if i is not None else b
+        arg = "tensors" if names is None else names[i] if i is not None and i < len(names) else None
+        if arg is not None:
+            key = "CUDA" if "cuda" in (a.type, b.type) else a.type.upper()
+            raise RuntimeError(f"Expected all tensors to be on the same device, but got {arg} is on {b}, different "
+                               f"from other tensors on {a} (when checking argument in method wrapper_{key}_{op})")
     raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
                        f"{a} and {b}!")
 
@@ -114,7 +135,7 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
                     if dev is None:
                         dev = d
                     elif d is not dev and d != dev and a.ndim:
-                        _mixed_devices((dev, d))
+                        _mixed_devices((dev, d), name, args, f)
                     continue
             arrays.append(a._value)
             if a._rg or a._grad_fn is not None:
@@ -123,7 +144,7 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
             if dev is None:
                 dev = d
             elif d is not dev and d != dev and a.ndim:
-                _mixed_devices((dev, d))
+                _mixed_devices((dev, d), name, args, f)
         else:
             arrays.append(a)
     out = None

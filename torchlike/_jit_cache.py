@@ -55,6 +55,11 @@ _TIER_DEFAULT = 0  # opt-in: a fixed-shape script compiles each program twice wi
 # not the default.  Results can differ from XLA's defaults in the last bits (float reductions sum in
 # another order; tan, cbrt, arctan; neither order is torch's).
 _EAGER_OPTIONS = {"xla_backend_optimization_level": 1, "xla_cpu_use_fusion_emitters": False}
+# On a GPU, eager programs (small, one per op and shape) compile without XLA's autotuning of GEMM and fusion
+# configurations by default: measured on an H200 (bench/gpu_results.md), GPT-mini's first eager step took
+# 60.5 s with autotuning and 8.7 s without, and its steady step 29.0 vs 27.3 ms (the same programs).
+# ``TORCHLIKE_GPU_AUTOTUNE=1`` restores XLA's autotuning; torchlike.compile programs always autotune.
+_GPU_EAGER_OPTIONS = {"xla_gpu_autotune_level": 0}
 
 
 def _env_int(name, least, default):
@@ -79,6 +84,11 @@ def _env_options():
     return dict(_EAGER_OPTIONS) if v in ("1", "on", "true", "yes", "quick") else {}
 
 
+def _env_gpu_options():
+    v = os.environ.get("TORCHLIKE_GPU_AUTOTUNE", "").strip().lower()
+    return {} if v in ("1", "on", "true", "yes") else dict(_GPU_EAGER_OPTIONS)
+
+
 def _env_level():
     v = os.environ.get("TORCHLIKE_TIERED_COMPILE_LEVEL", "")
     return 0 if v.strip() == "0" else 1
@@ -89,6 +99,7 @@ class _Tier:
     level = _env_level()  # the quick tier's xla_backend_optimization_level (0 or 1)
     settle = 8  # a function whose last `settle` calls all ran full programs calls its jit directly
     options = _env_options()  # compiler options of untiered eager programs on the CPU backend ({}: XLA's)
+    gpu_options = _env_gpu_options()  # ... and on the GPU backend
     promotions = 0
     demotions = 0
 
@@ -178,12 +189,16 @@ class _Tiers:
 
 
 def _options():
-    """The compiler options of eager programs: ``_Tier.options`` on the CPU backend, none elsewhere
-    (they were measured on XLA's CPU compiler only)."""
-    if not _Tier.options:
+    """The compiler options of eager programs: ``_Tier.options`` on the CPU backend, ``_Tier.gpu_options``
+    on the GPU backend, none elsewhere (each was measured on its own compiler only).  XLA's compilers
+    ignore the other backend's options, so a CPU tensor's program on a GPU machine compiles as before."""
+    if not _Tier.options and not _Tier.gpu_options:
         return None
     import jax  # lazy: importing torchlike starts no JAX work
-    return _Tier.options if jax.default_backend() == "cpu" else None
+    backend = jax.default_backend()
+    if backend == "cpu":
+        return _Tier.options or None
+    return (_Tier.gpu_options or None) if backend in ("gpu", "cuda", "rocm") else None
 
 
 def traced_fallback(e, err):

@@ -765,12 +765,18 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
                                                                   else f"cuda:{device}")))
 
     def pin_memory(self, device=None):
+        """A copy in pinned host memory (already pinned: ``self``).  JAX stages host-to-device copies itself,
+        so the copy is flagged pinned (``is_pinned()``) and otherwise an ordinary CPU tensor."""
         if not _gpus():
             raise RuntimeError("Cannot access accelerator device when none is available.")
-        return self
+        if self.__dict__.get("_pinned"):
+            return self
+        out = self.clone()
+        out.__dict__["_pinned"] = True
+        return out
 
     def is_pinned(self, device=None):
-        return False
+        return bool(self.__dict__.get("_pinned"))
 
     def is_shared(self):
         return self._chain is _SHARED_CHAIN

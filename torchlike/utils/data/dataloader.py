@@ -26,6 +26,7 @@ from ... import _dtype, accelerator
 from ..._creation import empty
 from . import _worker, _worker_start
 from ._collate import default_collate, default_convert
+from ._utils.pin_memory import pin_memory as _pin
 from ._worker import ExceptionWrapper, get_worker_info, MP_STATUS_CHECK_INTERVAL
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
@@ -287,7 +288,8 @@ class _BaseDataLoaderIter:
             if not _accelerator_available():
                 warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device "
                               "pinned memory won't be used.", stacklevel=3)
-        self._pin_memory = False  # JAX manages host<->device transfers; pinning is a no-op here
+        # with a GPU, batches are pinned as torch pins them (JAX stages the copies: a flagged copy)
+        self._pin_memory = bool(loader.pin_memory) and _accelerator_available()
         self._sampler_iter = iter(self._index_sampler)
         # drawn even without workers, as torch does, so the loader's generator advances identically
         self._base_seed = empty((), dtype=_dtype.int64).random_(generator=loader.generator).item()
@@ -316,6 +318,8 @@ class _BaseDataLoaderIter:
 
     def __next__(self):
         batch = self._next_data()
+        if self._pin_memory:
+            batch = _pin(batch)
         self._num_yielded += 1
         claimed = self._claimed_len
         if claimed is not None and self._kind == _DatasetKind.Iterable and self._num_yielded > claimed:
