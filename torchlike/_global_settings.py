@@ -74,10 +74,35 @@ def are_deterministic_algorithms_enabled() -> bool:
 
 
 def set_float32_matmul_precision(precision: str) -> None:
+    """float32 matrix products at full precision ("highest", torch's default) or faster ("high"/"medium":
+    TF32 on a GPU, XLA's default precision; the CPU computes in full float32 either way).  Programs compiled
+    under the previous setting are dropped, so eager ops pick the new one up."""
     if precision not in ("highest", "high", "medium"):
         raise RuntimeError(f"Invalid precision: {precision}")
-    _prec[0] = precision
+    _set_prec(precision)
     _cuda_matmul_fp32[0] = "ieee" if precision == "highest" else "tf32"
+
+
+def _set_prec(precision):
+    changed = (_prec[0] == "highest") != (precision == "highest")
+    _prec[0] = precision
+    if changed:
+        _mm_prec[0] = None
+        from . import _jit_cache  # the eager programs traced with the old precision
+        _jit_cache.clear_caches()
+
+
+_mm_prec = [None]
+
+
+def matmul_precision():
+    """The ``precision`` of float matrix products (read while a program is traced): JAX's HIGHEST under
+    torch's default "highest", else its DEFAULT (TF32 for float32 on a GPU)."""
+    p = _mm_prec[0]
+    if p is None:
+        from jax import lax
+        p = _mm_prec[0] = lax.Precision.HIGHEST if _prec[0] == "highest" else lax.Precision.DEFAULT
+    return p
 
 
 def get_float32_matmul_precision() -> str:

@@ -17,7 +17,7 @@ from .. import _dtype
 from .. import _autocast as _amp
 from ._util import Tensor, cast, dispatch, register
 from .legacy_overloads import sort_scalar_args
-from .matmul import HI, _cap, _check_bmm, _dims_msg, _mm, _mv_check, _same_mm
+from .matmul import _cap, _check_bmm, _dims_msg, _mm, _mm_prec, _mv_check, _same_mm
 
 __all__ = ["addmm", "addbmm", "baddbmm", "addmv", "addr"]
 
@@ -30,14 +30,14 @@ def _axpby_half(inp, x, y, beta, alpha, kind, beta_zero):
 
     def axpby(acc, a, b, beta_zero):
         p = jnp.outer(a.astype(f32), b.astype(f32)) if kind == "outer" else \
-            jnp.matmul(a, b, precision=HI, preferred_element_type=f32)
+            jnp.matmul(a, b, precision=_mm_prec(), preferred_element_type=f32)
         p = p * cast(alpha, f32)
         return jnp.broadcast_to((p if beta_zero else cast(acc, f32) * cast(beta, f32) + p).astype(dt), p.shape)
     if kind != "bmm_sum":
         return axpby(inp, x, y, beta_zero)
     out = axpby(inp, x[0], y[0], beta_zero)
     for i in range(1, x.shape[0]):
-        p = jnp.matmul(x[i], y[i], precision=HI, preferred_element_type=f32) * cast(alpha, f32)
+        p = jnp.matmul(x[i], y[i], precision=_mm_prec(), preferred_element_type=f32) * cast(alpha, f32)
         out = (out.astype(f32) + p).astype(dt)
     return out
 

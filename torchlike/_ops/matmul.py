@@ -13,7 +13,6 @@ import math
 
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
 
 from .. import _dtype
 from .._errors import torch_warn
@@ -24,11 +23,11 @@ from .. import _autocast as _amp
 from .pointwise import mul
 from .einsum_dtype import int_einsum_dtype
 from .._mutation import write_out
+from .._global_settings import matmul_precision as _mm_prec
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "einsum", "tensordot", "kron", "cross",
            "cdist", "chain_matmul"]
 
-HI = lax.Precision.HIGHEST
 
 # C++ scalar-type names used in torch's "expected m1 and m2 to have the same dtype" message
 _CNAME = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
@@ -51,7 +50,7 @@ def _acc(dt):
 
 def _mm(a, b):
     pe = _acc(a.dtype)
-    r = jnp.matmul(a, b, precision=HI, preferred_element_type=pe)
+    r = jnp.matmul(a, b, precision=_mm_prec(), preferred_element_type=pe)
     return r.astype(a.dtype) if pe is not None else r
 
 
@@ -246,7 +245,7 @@ def _dot_impl(a, b):
     if a.dtype == np.bool_:
         return jnp.any(a & b)
     pe = _acc(a.dtype)
-    r = jnp.dot(a, b, precision=HI, preferred_element_type=pe)
+    r = jnp.dot(a, b, precision=_mm_prec(), preferred_element_type=pe)
     return r.astype(a.dtype) if pe is not None else r
 
 
@@ -281,7 +280,7 @@ def vdot(input, other):
 def _inner_impl(a, b):
     if a.ndim == 0 or b.ndim == 0:
         return a * b
-    return jnp.tensordot(a, b, axes=((a.ndim - 1,), (b.ndim - 1,)), precision=HI)
+    return jnp.tensordot(a, b, axes=((a.ndim - 1,), (b.ndim - 1,)), precision=_mm_prec())
 
 
 @register(out=True)
@@ -330,7 +329,7 @@ def _einsum_impl(*ops, eq, odt=None):
     if odt is not None:  # an integer einsum torch computes in int64 (its per-operand sums promote)
         ops = [o.astype(odt) for o in ops]
     pe = _acc(ops[0].dtype)
-    r = jnp.einsum(eq, *ops, precision=HI, preferred_element_type=pe)
+    r = jnp.einsum(eq, *ops, precision=_mm_prec(), preferred_element_type=pe)
     odt = ops[0].dtype
     return r.astype(odt) if r.dtype != odt else r
 
@@ -433,7 +432,7 @@ def einsum(*args):
 def _tensordot_impl(a, b, axes, shapes=None):
     if shapes is not None:   # size-1 contracted dims broadcast against the other operand's
         a, b = jnp.broadcast_to(a, shapes[0]), jnp.broadcast_to(b, shapes[1])
-    return jnp.tensordot(a, b, axes=axes, precision=HI)
+    return jnp.tensordot(a, b, axes=axes, precision=_mm_prec())
 
 
 def _tensordot_mm(a, b, dims=2, *args, **kwargs):
@@ -564,7 +563,7 @@ linalg_cross = register("cross", namespaces=("linalg",), method=False, out=True)
 
 
 def _multi_dot_impl(*xs):
-    return jnp.linalg.multi_dot(xs, precision=HI)
+    return jnp.linalg.multi_dot(xs, precision=_mm_prec())
 
 
 def _multi_dot(tensors, name):

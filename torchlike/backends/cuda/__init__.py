@@ -49,7 +49,8 @@ _FP32_FROM_PRECISION = {"tf32": "high", "ieee": "highest", "none": "highest"}
 class cuBLASModule:
     """``torch.backends.cuda.matmul``: cuBLAS flags. ``allow_tf32`` and ``fp32_precision`` are views of
     ``torch.set_float32_matmul_precision`` (True/"tf32" unless it is "highest"), as torch keeps them one setting;
-    a misspelt flag raises instead of being stored. Nothing here changes torchlike's arithmetic."""
+    a misspelt flag raises instead of being stored. TF32 here is XLA's default precision for float32
+    products (``_global_settings.matmul_precision``); the other flags change nothing in torchlike's arithmetic."""
     _reductions = {"fp16": (True, True), "bf16": (True, True)}
     _fp16_accumulation = [False]
 
@@ -75,7 +76,7 @@ class cuBLASModule:
             if value not in _FP32_FROM_PRECISION:
                 raise RuntimeError(f"backend 'cuda' does not support precision '{value}'" if value == "bf16"
                                    else f"Unknown precision: {value}")
-            _global_settings._prec[0] = _FP32_FROM_PRECISION[value]
+            _global_settings._set_prec(_FP32_FROM_PRECISION[value])
             _global_settings._cuda_matmul_fp32[0] = value
         elif name == "allow_fp16_accumulation":
             self._fp16_accumulation[0] = _strict_bool(value, "set_allow_fp16_accumulation_cublas")

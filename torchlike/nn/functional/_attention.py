@@ -15,6 +15,7 @@ from jax import lax
 from ..._errors import tp_name
 from ..._dispatch import dispatch
 from ..._ops.matmul import matmul_shape_error
+from ..._global_settings import matmul_precision as _mm_prec
 from ..._ops.registry import functional as _functional
 from ...tensor import Tensor
 from ... import _autocast as _amp
@@ -23,11 +24,10 @@ from ._linear import _xwt
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
-_HI = lax.Precision.HIGHEST
 
 
 def _mm(a, b):
-    return jnp.matmul(a, b, precision=_HI)
+    return jnp.matmul(a, b, precision=_mm_prec())
 
 
 def _qkt(q, k):
@@ -35,7 +35,7 @@ def _qkt(q, k):
     feature dims directly (no transposed copy of ``k`` made or saved for the backward)."""
     if q.shape[:-2] == k.shape[:-2] and q.dtype == k.dtype:
         nb = tuple(range(q.ndim - 2))
-        return lax.dot_general(q, k, (((q.ndim - 1,), (k.ndim - 1,)), (nb, nb)), precision=_HI)
+        return lax.dot_general(q, k, (((q.ndim - 1,), (k.ndim - 1,)), (nb, nb)), precision=_mm_prec())
     return _mm(q, jnp.swapaxes(k, -1, -2))
 
 

@@ -15,11 +15,11 @@ from ..._dispatch import dispatch
 from ..._ops.registry import functional as _functional
 from ...tensor import Tensor
 from ... import _autocast as _amp
+from ..._global_settings import matmul_precision as _mm_prec
 from ..._ops.registry import write_out as _write_out
 
 __all__ = ["linear", "bilinear"]
 
-_HI = lax.Precision.HIGHEST
 
 
 def _xwt(x, w):
@@ -27,8 +27,8 @@ def _xwt(x, w):
     made, and none is saved for the backward (a compiled module's forward returned one per Linear, an
     XLA copy each; the products are bit-identical)."""
     if x.dtype == w.dtype and jnp.issubdtype(x.dtype, jnp.inexact):
-        return lax.dot_general(x, w, (((x.ndim - 1,), (1,)), ((), ())), precision=_HI)
-    return jnp.matmul(x, w.T, precision=_HI)
+        return lax.dot_general(x, w, (((x.ndim - 1,), (1,)), ((), ())), precision=_mm_prec())
+    return jnp.matmul(x, w.T, precision=_mm_prec())
 
 
 _HALF = (jnp.bfloat16, jnp.float16)
@@ -36,11 +36,11 @@ _HALF = (jnp.bfloat16, jnp.float16)
 
 def _linear(x, w, b, once=True):
     if x.ndim == 1:
-        y = jnp.matmul(w, x, precision=_HI)
+        y = jnp.matmul(w, x, precision=_mm_prec())
     elif once and b is not None and x.dtype in _HALF and x.dtype == w.dtype:
         # torch's addmm: the product and the bias summed in float32, rounded once (rounding the product
         # first differed in ~30% of bf16/f16 elements)
-        y = lax.dot_general(x, w, (((x.ndim - 1,), (1,)), ((), ())), precision=_HI,
+        y = lax.dot_general(x, w, (((x.ndim - 1,), (1,)), ((), ())), precision=_mm_prec(),
                             preferred_element_type=jnp.float32)
         return (y + b.astype(jnp.float32)).astype(x.dtype)
     else:
@@ -49,7 +49,7 @@ def _linear(x, w, b, once=True):
 
 
 def _bilinear(x1, x2, w, b):
-    y = jnp.einsum("...i,oij,...j->...o", x1, w, x2, precision=_HI)
+    y = jnp.einsum("...i,oij,...j->...o", x1, w, x2, precision=_mm_prec())
     return y if b is None else y + b
 
 
@@ -98,7 +98,7 @@ def linear(input, weight, bias=None, *, out=None):
 
 
 def _linear_vec(x, w, b):
-    y = jnp.matmul(x, w, precision=_HI)
+    y = jnp.matmul(x, w, precision=_mm_prec())
     return y if b is None else y + b
 
 
