@@ -96,7 +96,9 @@ def _error(fn, mod):
     lambda m: m.ones(2, 3, device="cuda") @ m.ones(3, 2),
     lambda m: m.cat([m.ones(2, device="cuda"), m.ones(2)]),
     lambda m: m.nn.Linear(3, 2)(m.ones(1, 3, device="cuda")),
-], ids=["add", "matmul", "cat", "linear"])
+    lambda m: m.ones(2) + m.ones((), device="cuda"),  # a 0-d GPU tensor is no CPU scalar
+    lambda m: m.ones((), device="cuda") * m.ones(3),
+], ids=["add", "matmul", "cat", "linear", "cpu_with_gpu_0d", "gpu_0d_with_cpu"])
 def test_tensors_on_two_devices_raise_like_torch(fn):
     ours = _error(fn, torchlike)
     assert ours is not None and ours[0] == "RuntimeError", ours
@@ -106,11 +108,46 @@ def test_tensors_on_two_devices_raise_like_torch(fn):
         assert "device" in ours[1], ours
 
 
-def test_cpu_scalar_tensor_combines_with_gpu_tensor():
-    out = torchlike.ones(3, device="cuda") * torchlike.tensor(2.0)
-    assert out.is_cuda and out.tolist() == [2.0, 2.0, 2.0]
+@pytest.mark.parametrize("fn", [
+    lambda m: m.ones(3, device="cuda") * m.tensor(2.0), lambda m: m.tensor(2.0) * m.ones(3, device="cuda"),
+    lambda m: m.arange(3.0).sum() * m.ones(3, device="cuda"),
+    lambda m: m.where(m.tensor(True), m.ones(3, device="cuda"), m.tensor(0.0)),
+], ids=["gpu_first", "cpu_scalar_first", "computed_cpu_scalar", "where"])
+def test_cpu_scalar_tensors_combine_with_gpu_tensors(fn):
+    # 0-d CPU tensors go with tensors of any device (torch's TensorIterator), first or not
+    out = fn(torchlike)
+    assert out.is_cuda and _platform(out) == "gpu"
     if REF == "cuda":
-        assert (torch.ones(3, device="cuda") * torch.tensor(2.0)).is_cuda
+        theirs = fn(torch)
+        assert theirs.is_cuda and out.tolist() == theirs.tolist()
+
+
+def test_gradient_of_a_cpu_scalar_used_on_the_gpu_stays_on_the_cpu():
+    s = torchlike.tensor(2.0, requires_grad=True)
+    (torchlike.arange(3.0, device="cuda") * s).sum().backward()
+    assert s.grad.device.type == "cpu" and s.grad.item() == 3.0
+
+
+def test_optimizer_state_loads_onto_the_parameters_device():
+    # a checkpoint saved on the CPU resumes on the GPU: torch moves the state to each parameter's device
+    # (and keeps a non-capturable 'step' where it was)
+    res = {}
+    for m, dev in ((torchlike, "cuda"), (torch, REF)):
+        m.manual_seed(0)
+        net = m.nn.Linear(3, 2)
+        opt = m.optim.Adam(net.parameters())
+        net(m.ones(4, 3)).sum().backward()
+        opt.step()
+        net2 = m.nn.Linear(3, 2).to(dev)
+        opt2 = m.optim.Adam(net2.parameters())
+        opt2.load_state_dict(opt.state_dict())
+        st = opt2.state[net2.weight]
+        res[m.__name__] = (st["exp_avg"].device.type, st["exp_avg_sq"].device.type, st["step"].device.type)
+        net2(m.ones(4, 3, device=dev)).sum().backward()
+        opt2.step()  # state and parameters on one device
+    assert res["torchlike"] == ("cuda", "cuda", "cpu")
+    if REF == "cuda":
+        assert res["torchlike"] == res["torch"]
 
 
 def test_numpy_of_gpu_tensor_raises_like_torch():

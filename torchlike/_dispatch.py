@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import traceback
 
+import jax
 import numpy as np
 
 from . import _errors, _grad_mode, _jit_cache, _shape_churn, _views
@@ -103,6 +104,32 @@ def _mixed_devices(devs, name=None, args=(), f=None):
                        f"{a} and {b}!")
 
 
+def _common_device(args, name, f):
+    """The device of an op whose tensors are on more than one device, as torch's TensorIterator decides: 0-d
+    CPU tensors (CPU scalars) go with any device; every other tensor must be on the first one's device."""
+    common = None
+    for a in args:
+        if isinstance(a, Tensor):
+            d = a._dev
+            if not a.ndim and d.type == "cpu":
+                continue
+            if common is None:
+                common = d
+            elif d != common:
+                _mixed_devices((common, d), name, args, f)
+    return common or CPU
+
+
+def _move_cpu_scalars(args, arrays, dev):
+    """CPU scalars of an op on another device, their arrays put there (JAX refuses arrays committed to two
+    devices in one program)."""
+    k = 0
+    for a in args:
+        if isinstance(a, Tensor) and a._dev.type == "cpu" and not a.ndim and arrays[k] is not None:
+            arrays[k] = jax.device_put(arrays[k], dev.jax_device())
+        k += 1
+
+
 def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True):
     """Apply ``f(*arrays, **dict(statics))`` to Tensors/scalars in ``args``; returns Tensor(s).
 
@@ -118,6 +145,7 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
     need_grad = False
     dev = None
     fused = None
+    mixed = False
     for a in args:
         if isinstance(a, Tensor):
             if a._seen < -1:  # a lazy view (tensor.py)
@@ -134,8 +162,9 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
                     d = a._dev
                     if dev is None:
                         dev = d
-                    elif d is not dev and d != dev and a.ndim:
-                        _mixed_devices((dev, d), name, args, f)
+                    elif d is not dev and d != dev:
+                        dev = _common_device(args, name, f)
+                        mixed = True
                     continue
             arrays.append(a._value)
             if a._rg or a._grad_fn is not None:
@@ -143,10 +172,13 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
             d = a._dev
             if dev is None:
                 dev = d
-            elif d is not dev and d != dev and a.ndim:
-                _mixed_devices((dev, d), name, args, f)
+            elif d is not dev and d != dev:
+                dev = _common_device(args, name, f)
+                mixed = True
         else:
             arrays.append(a)
+    if mixed and dev.type != "cpu":
+        _move_cpu_scalars(args, arrays, dev)
     out = None
     if fused is not None:
         if need_grad and diff and _state.enabled:  # recorded: the pullback needs the views' own values

@@ -295,11 +295,14 @@ class Optimizer:
     @staticmethod
     def _process_value_according_to_param_policy(param, value, param_id, param_groups, key=None):
         # the first group listing param_id decides; step counters stay float32 for capturable/fused groups
+        # (on the parameter's device) and where they were otherwise; other state goes to the parameter's
+        # device (a checkpoint saved on the CPU resumes on a GPU) and, for a float parameter, its dtype
         owner = next((pg for pg in param_groups if param_id in pg["params"]), {})
         if key == "step":
             as_f32 = owner.get("capturable", False) or owner.get("fused", False)
-            return value.to(dtype=_dtype.float32) if as_f32 else value
-        value = value.to(dtype=param.dtype) if param.is_floating_point() else value
+            return value.to(dtype=_dtype.float32, device=param.device) if as_f32 else value
+        value = value.to(dtype=param.dtype, device=param.device) if param.is_floating_point() else \
+            value.to(device=param.device)
         adapt = getattr(type(param), "_optimizer_state", None)  # a DTensor parameter's state: its layout
         return value if adapt is None else adapt(param, value)
 
