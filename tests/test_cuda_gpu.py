@@ -54,6 +54,7 @@ def test_factories_land_on_the_gpu(make):
     t = make(torchlike, "cuda")
     assert t.device == torchlike.device("cuda", 0) and str(t.device) == "cuda:0" and t.is_cuda
     assert _platform(t) == "gpu"
+    assert _platform(t * 2) == "gpu"  # an op on it runs there too (not on JAX's default device)
     assert str(t.dtype) == str(make(torch, REF).dtype)
 
 
@@ -70,6 +71,32 @@ def test_to_cuda_and_back_keeps_values_and_grad():
     assert z.device.type == "cpu" and np.array_equal(z.numpy(), a)
     h = x.detach().to("cuda", torchlike.float16)
     assert h.dtype is torchlike.float16 and h.is_cuda
+
+
+class _Double(torchlike.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        assert g.is_cuda and _platform(g) == "gpu"  # (a CPU gradient would fail the product below)
+        return g * 2 * x
+
+
+def test_gradients_reach_functions_and_hooks_on_the_gpu():
+    x = torchlike.ones(3, device="cuda", requires_grad=True)
+    _Double.apply(x).pow(2).sum().backward()
+    assert x.grad.is_cuda and x.grad.tolist() == [8.0, 8.0, 8.0]
+    seen = []
+    y = torchlike.ones(3, device="cuda", requires_grad=True)
+    z = y * 2
+    z.register_hook(lambda g: seen.append((g.is_cuda, _platform(g))))
+    z.retain_grad()
+    z.sum().backward()
+    assert seen == [(True, "gpu")] and z.grad.is_cuda and _platform(z.grad) == "gpu" and y.grad.is_cuda
 
 
 def test_module_cuda_moves_parameters_and_buffers():

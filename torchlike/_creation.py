@@ -433,8 +433,11 @@ def _filled(size, value, dtype, device, requires_grad):
             if e is None:
                 e = _consts.add(key, jax.jit(functools.partial(jnp.full, size, value, d.np)))
             return _finish(e(), dev, requires_grad)
-    with jax.default_device(dev.jax_device()):
+    jd = dev.jax_device()
+    with jax.default_device(jd):
         x = jnp.full(size, value, dtype=d.np)
+    if dev.type != "cpu":  # committed, as every other factory's array: an op on it runs on its device, not
+        x = jax.device_put(x, jd)  # on JAX's default one (cuda:1 of a machine with two GPUs)
     return _finish(x, dev, requires_grad)
 
 

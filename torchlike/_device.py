@@ -102,11 +102,16 @@ def _backend_devices(backend):
         return []
 
 
+_GPUS = []  # JAX's local GPUs, asked once (asking a machine without one raises inside JAX each time)
+
+
 def _gpus():
-    try:
-        return jax.local_devices(backend="gpu")
-    except RuntimeError:
-        return []
+    if not _GPUS:
+        try:
+            _GPUS.append(jax.local_devices(backend="gpu"))
+        except RuntimeError:
+            _GPUS.append([])
+    return _GPUS[0]
 
 
 CPU = device("cpu")
@@ -141,11 +146,13 @@ def of_array(arr) -> device:
     except Exception:
         return CPU
     d = next(iter(devs))
+    gpus = _gpus()
+    if gpus and d in gpus:
+        return device("cuda", gpus.index(d))
     if d.platform == "cpu":
         return CPU
     if d.platform == "gpu" or d.platform in ("cuda", "rocm"):
-        gpus = _gpus()
-        return device("cuda", gpus.index(d) if d in gpus else 0)
+        return device("cuda", 0)
     devs = jax.devices()  # a TPU (or another backend's) array: torch_xla names its devices 'xla:i'
     return device("xla", devs.index(d) if d in devs else 0)
 

@@ -148,7 +148,7 @@ class CustomOpDef:
                 out = impl(*concrete, **kwargs)
             return tuple(np.asarray(o.detach()._value) for o in ((out,) if single else out))
         res = jax.pure_callback(host, specs, *(args[i]._value for i in slots), vmap_method="sequential")
-        outs = tuple(Tensor._wrap(r) for r in res)
+        outs = tuple(Tensor._wrap_where(r) for r in res)
         return outs[0] if single else outs
 
     def __call__(self, *args, **kwargs):

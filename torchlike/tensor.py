@@ -19,7 +19,7 @@ from . import _dtype, _grad_mode, _views
 from ._grad_mode import InferenceVersion
 from ._errors import GraphBreak, argument_error, is_tracer as _is_tracer, to_host, warn_at_caller
 from ._missing import TENSOR_NAMES_MISSING, MissingAPI
-from ._device import CPU, _gpus, canonical, host_to_jax
+from ._device import CPU, _gpus, canonical, host_to_jax, of_array
 from ._layout import strided as _strided
 from ._tape import AccumulateGrad
 from ._tensor_casts import TensorCasts
@@ -119,6 +119,12 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
 
     def __init__(self, *args, **kwargs):
         pass
+
+    @classmethod
+    def _wrap_where(cls, x):
+        """``_wrap`` on the device ``x`` lives on (a gradient or a collective's result, whose device is the
+        one its inputs were on)."""
+        return cls._wrap(x, of_array(x))
 
     @classmethod
     def _wrap(cls, x, dev=CPU):

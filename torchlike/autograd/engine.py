@@ -125,7 +125,7 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
         if deps.get(id(n), 0) == 0 and id(n) not in queued:
             queued.add(id(n))
             heap.push(n)
-    as_tensor = (lambda g: g) if create_graph else (lambda g: Tensor._wrap(g) if g is not None else None)
+    as_tensor = (lambda g: g) if create_graph else (lambda g: Tensor._wrap_where(g) if g is not None else None)
 
     prev = grad_mode._state.enabled
     grad_mode._state.enabled = create_graph
@@ -257,7 +257,7 @@ def _apply_recorded(node, cts, wanted):
     prims = []
     read = primals_read(node, diff_in)
     for k, (a, e) in enumerate(zip(node.primals, node.inputs)):
-        t = Tensor._wrap(a)
+        t = Tensor._wrap_where(a)
         if k in read and e is not None and e[0] is not None:
             n, idx = e
             if isinstance(n, AccumulateGrad):
@@ -314,7 +314,7 @@ def _tensor_hooks(node, cts, as_tensor, create_graph):
                 if create_graph:
                     t._grad = g if t._grad is None else t._grad + g
                 else:
-                    t._grad = g.detach() if t._grad is None else t._grad.__class__._wrap(t._grad._value + g._value)
+                    t._grad = g.detach() if t._grad is None else t._grad.__class__._wrap(t._grad._value + g._value, t._grad._dev)
     return cts
 
 

@@ -82,7 +82,7 @@ class _FunctionNode(Node):
 
     def apply(self, cts):
         with grad_mode.no_grad():
-            res = self._call(tuple(Tensor._wrap(c) if c is not None else None for c in cts))
+            res = self._call(tuple(Tensor._wrap_where(c) if c is not None else None for c in cts))
         return [None if r is None else r._value for r in res]
 
     def apply_recorded(self, cts):

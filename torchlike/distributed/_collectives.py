@@ -371,8 +371,8 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
         return _in_program(lambda *ts: all_to_all(list(ts[:k]), list(ts[k:]), group),
                            [*output_tensor_list, *input_tensor_list], range(k), async_op)
     import jax.numpy as jnp
-    inp = Tensor._wrap(jnp.stack([_x(t) for t in input_tensor_list]))
-    out = Tensor._wrap(jnp.zeros_like(inp._value))
+    inp = Tensor._wrap(jnp.stack([_x(t) for t in input_tensor_list]), input_tensor_list[0]._dev)
+    out = Tensor._wrap(jnp.zeros_like(inp._value), inp._dev)
     w = all_to_all_single(out, inp, group=group, async_op=async_op)
 
     def scatter_out():

@@ -163,7 +163,7 @@ class DistributedDataParallel(Module):
             g = p.grad
             parts.append(jnp.zeros(p.numel(), p._value.dtype) if g is None or id(p) in self._unused and g is None
                          else g._value.reshape(-1))
-        flat = Tensor._wrap(jnp.concatenate(parts) if len(parts) > 1 else parts[0])
+        flat = Tensor._wrap_where(jnp.concatenate(parts) if len(parts) > 1 else parts[0])
         bucket = GradBucket(i, flat, params, i == len(self._buckets) - 1)
         if self._comm_hook is not None:
             state, hook = self._comm_hook
@@ -189,7 +189,7 @@ class DistributedDataParallel(Module):
                 if used_any is not None and not used_any[id(p)]:
                     continue
                 if p.grad is None:
-                    p.grad = Tensor._wrap(piece)
+                    p.grad = Tensor._wrap(piece, p._dev)
                 else:
                     p.grad._set_value(piece.astype(p.grad._value.dtype))
         self._works.clear()
@@ -234,7 +234,7 @@ def _broadcast_coalesced(tensors, group, src=0):
     for t in tensors:
         by_dtype.setdefault(str(t._value.dtype), []).append(t)
     for ts in by_dtype.values():
-        flat = Tensor._wrap(jnp.concatenate([t._value.reshape(-1) for t in ts]))
+        flat = Tensor._wrap(jnp.concatenate([t._value.reshape(-1) for t in ts]), ts[0]._dev)
         dist.broadcast(flat, src=group.ranks[0] if group is not None else src, group=group)
         v, off = flat._value, 0
         for t in ts:
