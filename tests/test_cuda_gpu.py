@@ -305,6 +305,18 @@ def test_autocast_float16_and_grad_scaler_on_gpu():
         np.testing.assert_allclose(res["torchlike"][2], res["torch"][2], rtol=2e-3)
 
 
+@pytest.mark.parametrize("make", [
+    lambda m: m.ones(3) + 1, lambda m: m.randn(3) * 2, lambda m: m.arange(4.0).sum(),
+    lambda m: m.from_numpy(np.ones(3)) * 3, lambda m: m.ones(2, 2) @ m.ones(2, 2), lambda m: m.ones(5).clone(),
+    lambda m: m.ones(3, device="cuda").cpu() + 1,
+], ids=["host_add", "randn_mul", "sum", "from_numpy", "mm", "clone", "back_from_gpu"])
+def test_cpu_tensors_stay_on_the_cpu(make):
+    # on a GPU machine JAX's default device is the GPU: a CPU tensor's op must not run (and stay) there
+    t = make(torchlike)
+    assert t.device.type == "cpu" and next(iter(t._value.devices())).platform == "cpu"
+    assert _platform(t) == "cpu"
+
+
 def test_cuda_runtime_queries():
     c = torchlike.cuda
     assert c.is_available() and c.device_count() >= 1 and c.current_device() == 0

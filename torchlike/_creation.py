@@ -167,7 +167,7 @@ def _put(arr, dev, copy=False):
     """``arr`` on device ``dev``; ``copy``: ``arr`` is a caller's buffer, which the CPU transfer may alias."""
     dev = canonical(dev)
     if dev.type == "cpu":
-        return host_to_jax(arr, copy=copy), dev
+        return host_to_jax(arr, copy=copy, cpu=True), dev
     return jax.device_put(arr, dev.jax_device()), dev
 
 

@@ -157,7 +157,20 @@ def of_array(arr) -> device:
     return device("xla", devs.index(d) if d in devs else 0)
 
 
-def host_to_jax(arr, copy=True, concrete=False):
+OFF_CPU = [None]  # whether JAX's default device is an accelerator (a GPU or TPU machine), asked on first use
+
+
+def off_cpu() -> bool:
+    """Whether JAX's default device is not the CPU (asked without starting a backend where JAX_PLATFORMS
+    names the CPU first)."""
+    v = OFF_CPU[0]
+    if v is None:
+        plats = jax.config.jax_platforms
+        v = OFF_CPU[0] = not (plats.split(",")[0] == "cpu" if plats else jax.default_backend() == "cpu")
+    return v
+
+
+def host_to_jax(arr, copy=True, concrete=False, cpu=False):
     """A ``jax.Array`` on the default device holding numpy ``arr``'s values.
 
     A transfer compiles nothing (``jnp.asarray``/``jnp.array`` bind JAX's ``stage`` or a convert
@@ -166,9 +179,15 @@ def host_to_jax(arr, copy=True, concrete=False):
     A C-contiguous array goes through the batched transfer JAX's own jit dispatch uses (~10 us instead of
     ``device_put``'s ~100 us for a small array).  Under a JAX trace the result is the trace's constant,
     unless ``concrete`` (a host tensor moving to the device: state a compiled function reads, not a value
-    it makes)."""
+    it makes).  ``cpu``: the array is a CPU tensor's, put on JAX's CPU device (committed) where the default
+    device is an accelerator."""
     if copy:
         arr = arr.copy()
+    if cpu and off_cpu():
+        if concrete:
+            with jax.ensure_compile_time_eval():
+                return jax.device_put(arr, CPU.jax_device())
+        return jax.device_put(arr, CPU.jax_device())
     global _put
     if _put is None:
         _put = _fast_put()

@@ -55,7 +55,7 @@ class _NumpyRoot(Tensor):
         h = d["_h"]
         b = h.tobytes()
         if b != d["_bytes"]:
-            _SLOT_X.__set__(self, host_to_jax(h, copy=True, concrete=True))
+            _SLOT_X.__set__(self, host_to_jax(h, copy=True, concrete=True, cpu=True))
             d["_bytes"] = b
         return _SLOT_X.__get__(self)
 

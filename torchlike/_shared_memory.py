@@ -86,7 +86,7 @@ class _SharedRoot(Tensor):
         m = self.__dict__["_map"]
         tok = int(m.token[0])  # (read before the data: a write that lands during the copy changes it again)
         if tok != self.__dict__["_tok"]:
-            _SLOT_X.__set__(self, host_to_jax(m.data, copy=True, concrete=True))
+            _SLOT_X.__set__(self, host_to_jax(m.data, copy=True, concrete=True, cpu=True))
             self.__dict__["_tok"] = tok
         return _SLOT_X.__get__(self)
 

@@ -247,7 +247,7 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
         x = _SLOT_X.__get__(self._vbase)
         if type(x) is np.ndarray:  # a transfer (no program: a new shape compiles nothing)
             arr = x
-            x = host_to_jax(x, copy=False, concrete=True)
+            x = host_to_jax(x, copy=False, concrete=True, cpu=True)
             if arr.size <= HOST_MAX:  # host reads of its rows (``for i in ix``) read ``arr``: no transfer back
                 _views.remember_host(x, arr)
         _SLOT_X.__set__(self, x)

@@ -491,7 +491,10 @@ class _FusedOptimizer(Optimizer):
                     state = {}
             ps.append(p._value)
             gs.append(p.grad._value)
-            sts.append({k: v._value for k, v in state.items() if isinstance(v, Tensor)})
+            st = {k: v._value for k, v in state.items() if isinstance(v, Tensor)}
+            if p._dev.type != "cpu":
+                _onto_param_device(st, p)
+            sts.append(st)
             states.append((p, state))
         if not ps:
             return
@@ -523,6 +526,19 @@ class _FusedOptimizer(Optimizer):
             for group in self.param_groups:
                 self._run_group(group)
         return loss
+
+
+def _onto_param_device(st, p):
+    """State arrays committed to another device than an accelerator parameter's, put on its device for the
+    update: torch keeps a loaded ``step`` on the CPU, and one program cannot read arrays committed to two
+    devices.  (The update's results are the parameter's device's from then on: one move per state.)"""
+    dev = None
+    for k, v in st.items():
+        if isinstance(v, jax.Array) and not isinstance(v, jax.core.Tracer) and v.committed:
+            if dev is None:
+                dev = p._dev.jax_device()
+            if next(iter(v.devices())) != dev:
+                st[k] = jax.device_put(v, dev)
 
 
 # ---- kernel helpers ----------------------------------------------------------------------------

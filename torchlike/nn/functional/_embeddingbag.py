@@ -71,7 +71,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                              "fixed length sequences. However, found offsets of type "
                              f"{type(offsets).__name__}")
         B, L = input.shape
-        offsets = arange(0, B * L, max(L, 1), dtype=input.dtype)
+        offsets = arange(0, B * L, max(L, 1), dtype=input.dtype, device=input.device)
         input = input.reshape(-1)
         if per_sample_weights is not None:
             per_sample_weights = per_sample_weights.reshape(-1)
