@@ -14,7 +14,7 @@ import numpy as np
 from . import _dtype, _jit_cache
 from ._errors import PACKAGE_DIR, argument_error, check_alloc, int_arg, torch_warn, warn_at_caller
 from ._layout import strided as _strided
-from ._device import CPU, canonical, host_to_jax, of_array
+from ._device import CPU, canonical, host_to_jax, of_array, off_cpu
 from .tensor import _PLAIN_VALUE, HOST_MAX, Tensor
 from ._mutation import write_out  # out= (layer 2)
 from ._numpy_bridge import from_numpy_shared  # (layer 2)
@@ -436,8 +436,8 @@ def _filled(size, value, dtype, device, requires_grad):
     jd = dev.jax_device()
     with jax.default_device(jd):
         x = jnp.full(size, value, dtype=d.np)
-    if dev.type != "cpu":  # committed, as every other factory's array: an op on it runs on its device, not
-        x = jax.device_put(x, jd)  # on JAX's default one (cuda:1 of a machine with two GPUs)
+    if dev.type != "cpu" or off_cpu():  # committed, as every other factory's array: an op on it runs on its
+        x = jax.device_put(x, jd)  # device, not on JAX's default one (cuda:1 of a two-GPU machine; a GPU for CPU)
     return _finish(x, dev, requires_grad)
 
 
