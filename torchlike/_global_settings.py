@@ -4,7 +4,7 @@ tensor type), the legacy tensor constructors (``torch.FloatTensor`` ...) and a s
 from __future__ import annotations
 
 
-from . import _dtype
+from . import _dtype, _jit_cache
 from ._errors import torch_warn
 from ._legacy import LEGACY, make_legacy_constructor
 
@@ -88,8 +88,7 @@ def _set_prec(precision):
     _prec[0] = precision
     if changed:
         _mm_prec[0] = None
-        from . import _jit_cache  # the eager programs traced with the old precision
-        _jit_cache.clear_caches()
+        _jit_cache.clear_caches()  # the eager programs traced with the old precision
 
 
 _mm_prec = [None]

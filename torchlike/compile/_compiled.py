@@ -491,11 +491,13 @@ class _Program:
         arr, tracer = jax.Array, jax.core.Tracer  # (traced inputs: a transform's, with no placement yet)
         flags = [v.committed if isinstance(v, arr) and not isinstance(v, tracer) else None
                  for part in (don, keep, args) for v in part]
+        vals = [v for part in (don, keep, args) for v in part]
         if self._commit is None:
-            self._commit = True in flags and False in flags
+            # mixed, and the committed inputs on one device (not arrays sharded over a mesh: data_parallel)
+            self._commit = True in flags and False in flags and \
+                len({d for v, f in zip(vals, flags) if f for d in v.devices()}) == 1
         if not self._commit or False not in flags:
             return don, keep, args
-        vals = [v for part in (don, keep, args) for v in part]
         target = next(iter(vals[flags.index(True)].devices()))  # the device the committed inputs are on
         it = iter(flags)
         fix = lambda part: [jax.device_put(v, target) if next(it) is False else v for v in part]  # noqa: E731

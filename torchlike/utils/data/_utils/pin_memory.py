@@ -9,13 +9,14 @@ True, as in torch); the structure of the batch is kept as torch keeps it.
 """
 import collections.abc
 
+from ....tensor import Tensor
+
 __all__ = ["pin_memory"]
 
 
 def pin_memory(data, device=None):
     """``data`` with every tensor pinned (mappings, namedtuples, sequences and objects with a
     ``pin_memory()`` method recursively; strings and other values unchanged)."""
-    from ....tensor import Tensor
     if isinstance(data, Tensor):
         return data.pin_memory()
     if isinstance(data, (str, bytes)):
