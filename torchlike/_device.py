@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 
 import jax
+import numpy as np
 
 __all__ = ["device", "get_default_device", "set_default_device"]
 
@@ -168,6 +169,32 @@ def off_cpu() -> bool:
         plats = jax.config.jax_platforms
         v = OFF_CPU[0] = not (plats.split(",")[0] == "cpu" if plats else jax.default_backend() == "cpu")
     return v
+
+
+def commit_to(values, dev, moving=("uncommitted",)):
+    """``values`` (a new list) with the arrays whose placement is in ``moving`` put on JAX device ``dev``:
+    ``'host'`` (numpy arrays), ``'uncommitted'`` (concrete JAX arrays on the default device, not pinned to
+    it) and ``'committed'`` (concrete JAX arrays pinned to another device than ``dev``).  Tracers and
+    everything else pass through.
+
+    >>> import jax, numpy as np
+    >>> [v.committed for v in commit_to([np.ones(2), jax.numpy.ones(2)], jax.devices('cpu')[0],
+    ...                                  moving=('host', 'uncommitted'))]
+    [True, True]
+    """
+    out = list(values)
+    for i, v in enumerate(out):
+        if type(v) is np.ndarray:
+            kind = "host"
+        elif isinstance(v, jax.Array) and not isinstance(v, jax.core.Tracer):
+            kind = "committed" if v.committed else "uncommitted"
+            if kind == "committed" and dev in v.devices():
+                continue
+        else:
+            continue
+        if kind in moving:
+            out[i] = jax.device_put(v, dev)
+    return out
 
 
 def host_to_jax(arr, copy=True, concrete=False, cpu=False):

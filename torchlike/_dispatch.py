@@ -9,7 +9,7 @@ import jax
 import numpy as np
 
 from . import _errors, _grad_mode, _jit_cache, _shape_churn, _views
-from ._device import CPU, OFF_CPU, off_cpu
+from ._device import CPU, OFF_CPU, commit_to, off_cpu
 from . import _profiler_state as _prof
 from ._tape import _NODE_CLASSES, ANOMALY, FORWARD_AD, SAVED_HOOKS, node_class, pack_saved
 from .tensor import _PLAIN_VALUE, Tensor
@@ -124,11 +124,7 @@ def _keep_on_cpu(arrays):
     """A CPU op's inputs committed to JAX's CPU device, where JAX's default device is an accelerator: host
     (numpy) and uncommitted inputs would otherwise run the op on the GPU, and leave a 'cpu' tensor's array
     there (GPU memory, a kernel launch per small op, the copy back at every read)."""
-    cpu = CPU.jax_device()
-    for i, a in enumerate(arrays):
-        if type(a) is np.ndarray or (isinstance(a, jax.Array) and not isinstance(a, jax.core.Tracer)
-                                     and not a.committed):
-            arrays[i] = jax.device_put(a, cpu)
+    arrays[:] = commit_to(arrays, CPU.jax_device(), moving=("host", "uncommitted"))
 
 
 def _move_cpu_scalars(args, arrays, dev):

@@ -14,6 +14,7 @@ import jax
 import numpy as np
 
 from .. import _dtype, _errors, _jit_cache, _grad_mode as grad_mode
+from .._device import commit_to
 from .._dispatch import dispatch
 from ..tensor import _ALIAS_CHAIN, Tensor
 from . import _aot, _dynamic, _spmd, _trace
@@ -499,8 +500,7 @@ class _Program:
         if not self._commit or False not in flags:
             return don, keep, args
         target = next(iter(vals[flags.index(True)].devices()))  # the device the committed inputs are on
-        it = iter(flags)
-        fix = lambda part: [jax.device_put(v, target) if next(it) is False else v for v in part]  # noqa: E731
+        fix = lambda part: commit_to(part, target)  # noqa: E731
         return fix(don), fix(keep), fix(args)
 
     def _const_values(self):

@@ -33,6 +33,7 @@ from .. import _dtype
 from .. import _jit_cache as _jcache
 from ..autograd import grad_mode
 from ..tensor import Tensor
+from .._device import commit_to
 from .._device import device as _device
 from .._dtype import dtype as _dtype_cls
 
@@ -532,13 +533,9 @@ def _onto_param_device(st, p):
     """State arrays committed to another device than an accelerator parameter's, put on its device for the
     update: torch keeps a loaded ``step`` on the CPU, and one program cannot read arrays committed to two
     devices.  (The update's results are the parameter's device's from then on: one move per state.)"""
-    dev = None
-    for k, v in st.items():
-        if isinstance(v, jax.Array) and not isinstance(v, jax.core.Tracer) and v.committed:
-            if dev is None:
-                dev = p._dev.jax_device()
-            if next(iter(v.devices())) != dev:
-                st[k] = jax.device_put(v, dev)
+    keys = list(st)
+    for k, v in zip(keys, commit_to([st[k] for k in keys], p._dev.jax_device(), moving=("committed",))):
+        st[k] = v
 
 
 # ---- kernel helpers ----------------------------------------------------------------------------
