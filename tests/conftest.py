@@ -269,6 +269,22 @@ _ROOT = __import__("os").path.dirname(__import__("os").path.dirname(__import__("
 _NUM = re.compile(r"-?\d+\.\d+(?:e[-+]?\d+)?")
 
 
+def free_port():
+    """A TCP port on 127.0.0.1 that was free when asked (for a process group's MASTER_PORT)."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def simulated_devices_env(n, *paths, **extra):
+    """The environment of a subprocess that sees ``n`` simulated XLA CPU devices (JAX_PLATFORMS=cpu), with
+    the repository and ``paths`` on PYTHONPATH and ``extra`` variables set."""
+    import os
+    return dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={n}", JAX_PLATFORMS="cpu",
+                PYTHONPATH=os.pathsep.join(list(paths) + [_ROOT]), **extra)
+
+
 def run_program(args, runner, *, env=None, timeout=900):
     """Run ``python [-m torchlike run] args`` from the repository root; its non-empty stdout lines."""
     import os

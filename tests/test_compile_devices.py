@@ -8,6 +8,7 @@ import sys
 import textwrap
 
 import pytest
+from conftest import simulated_devices_env
 
 torch = pytest.importorskip("torch", reason="torch is the oracle for the losses")
 
@@ -43,8 +44,7 @@ SCRIPT = textwrap.dedent("""
 
 
 def _run(mod, dev):
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2", JAX_PLATFORMS="cpu",
-               TORCHLIKE_COMPILATION_CACHE="off")
+    env = simulated_devices_env(2, TORCHLIKE_COMPILATION_CACHE="off")
     out = subprocess.run([sys.executable, "-c", SCRIPT, mod, dev], capture_output=True, text=True, env=env,
                          timeout=600, cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     assert out.returncode == 0, out.stderr[-3000:]

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import simulated_devices_env
 
 pytest.importorskip("torch", reason="torch is the oracle")
 
@@ -16,8 +17,7 @@ NEEDS_REAL_GPU = ["test_cuda_runtime_queries", "test_ddp_script_with_nccl_backen
 
 
 def test_cuda_tests_pass_on_a_simulated_gpu(tmp_path):
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2", JAX_PLATFORMS="cpu",
-               PYTHONPATH=HERE + os.pathsep + os.path.dirname(HERE))
+    env = simulated_devices_env(2, HERE)
     cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "_simulated_gpu", "-q", "--tb=short",
            "-k", " and ".join(f"not {n}" for n in NEEDS_REAL_GPU), "--junitxml", str(tmp_path / "r.xml"),
            os.path.join(HERE, "test_cuda_gpu.py")]

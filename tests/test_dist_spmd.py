@@ -6,6 +6,7 @@ import sys
 import textwrap
 
 import pytest
+from conftest import simulated_devices_env
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -58,8 +59,7 @@ SCRIPT = textwrap.dedent("""
 
 
 def test_data_parallel_and_fully_shard_on_8_devices():
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", PYTHONPATH=ROOT,
-               JAX_PLATFORMS="cpu")
+    env = simulated_devices_env(8)
     r = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=400)
     assert r.returncode == 0 and "OK" in r.stdout, r.stdout[-2000:] + r.stderr[-4000:]
 

@@ -1,13 +1,13 @@
 """torch.distributed.tensor / device_mesh on JAX shardings: the single-process surface against torch (world
 size 1, gloo), and a mesh of 8 simulated devices in a subprocess against numpy."""
 import os
-import socket
 import subprocess
 import sys
 import textwrap
 
 import numpy as np
 import pytest
+from conftest import free_port, simulated_devices_env
 
 import torchlike
 import torchlike.distributed as tl_dist
@@ -17,17 +17,11 @@ from torchlike.distributed.device_mesh import init_device_mesh as tl_mesh
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def torch_world1():
     torch = pytest.importorskip("torch", reason="torch is the oracle")
     import torch.distributed as dist
-    env = dict(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()), RANK="0", WORLD_SIZE="1")
+    env = dict(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), RANK="0", WORLD_SIZE="1")
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     from torch.distributed.device_mesh import init_device_mesh
@@ -144,8 +138,7 @@ SPMD = textwrap.dedent("""
 
 
 def test_dtensor_on_8_simulated_devices():
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", PYTHONPATH=ROOT,
-               JAX_PLATFORMS="cpu")
+    env = simulated_devices_env(8)
     r = subprocess.run([sys.executable, "-c", SPMD], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and "OK" in r.stdout, r.stderr[-3000:]
 

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import same_printed_lines
+from conftest import free_port, same_printed_lines
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -244,7 +244,6 @@ def test_hybrid_shard_mesh_checks_raise_torchs_errors(one_rank):
     """HSDP's argument checks against torch's (one rank, gloo): both a group and a mesh, manual wrapping without
     either, and a 1-d mesh; a (1, 1) mesh trains like FULL_SHARD (replica groups: the 4-rank test above)."""
     torch = pytest.importorskip("torch", reason="torch is the oracle")
-    import socket
 
     import torch.distributed as tdist
     from torch.distributed.device_mesh import init_device_mesh as t_mesh
@@ -256,10 +255,7 @@ def test_hybrid_shard_mesh_checks_raise_torchs_errors(one_rank):
     from torchlike.distributed.device_mesh import init_device_mesh as l_mesh
     from torchlike.distributed.fsdp import FullyShardedDataParallel as LFSDP
     from torchlike.distributed.fsdp import ShardingStrategy as LS
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    tdist.init_process_group("gloo", rank=0, world_size=1, init_method=f"tcp://127.0.0.1:{port}")
+    tdist.init_process_group("gloo", rank=0, world_size=1, init_method=f"tcp://127.0.0.1:{free_port()}")
     dist.init_process_group("gloo", rank=0, world_size=1, init_method="tcp://127.0.0.1:0")
     try:
         cases = [(dict(sharding_strategy="HYBRID_SHARD", device_mesh=(1,)), "one-d"),
@@ -309,15 +305,11 @@ def test_fsdp2_example_prints_what_torch_prints(mode):
 @pytest.fixture
 def both_groups():
     """One-rank gloo process groups of torch and of torchlike (DTensor and FSDP need them in torch)."""
-    import socket
 
     import torch.distributed as tdist
 
     import torchlike.distributed as dist
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    tdist.init_process_group("gloo", rank=0, world_size=1, init_method=f"tcp://127.0.0.1:{port}")
+    tdist.init_process_group("gloo", rank=0, world_size=1, init_method=f"tcp://127.0.0.1:{free_port()}")
     dist.init_process_group("gloo", rank=0, world_size=1, init_method="tcp://127.0.0.1:0")
     try:
         yield
