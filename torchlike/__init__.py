@@ -31,9 +31,10 @@ from . import _mutation  # noqa: E402,F401  (installs Tensor._inplace_update: la
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from . import autograd  # noqa: E402
-from ._creation import (arange, as_tensor, asarray, empty, empty_like, empty_strided, eye, from_numpy,  # noqa
-                        from_jax, frombuffer, full, full_like, linspace, logspace, ones, ones_like, range,
-                        scalar_tensor, tensor, tril_indices, triu_indices, zeros, zeros_like)
+from ._creation import (as_tensor, asarray, empty, empty_like, empty_strided, from_numpy,  # noqa
+                        from_jax, frombuffer, full, full_like, ones, ones_like,
+                        scalar_tensor, tensor, zeros, zeros_like)
+from ._creation_ranges import arange, eye, linspace, logspace, range, tril_indices, triu_indices  # noqa
 from ._random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,  # noqa: E402
                       seed, set_rng_state)
 from ._printing import set_printoptions  # noqa: E402

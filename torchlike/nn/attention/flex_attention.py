@@ -19,7 +19,7 @@ import math
 from typing import NamedTuple, Optional, TypedDict
 
 from ... import _dtype, cuda
-from ..._creation import arange
+from ..._creation_ranges import arange
 from ..._ops.reduction import logsumexp
 from ..._ops.special import softmax
 

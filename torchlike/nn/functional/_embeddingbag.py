@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from ..._dispatch import dispatch
 from ..._ops.registry import functional as _functional
 from ... import _grad_mode as grad_mode
-from ..._creation import arange
+from ..._creation_ranges import arange
 from ..._ops._util import exact_div
 
 __all__ = ["embedding_bag"]

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 
-from ... import _creation, _dtype, _random
+from ... import _creation, _creation_ranges, _dtype, _random
 from ..._ops import comparisons, linalg_decomp, random_ops
 from ..._ops import linalg as _linalg
 from ..._ops.shape import cat as _cat
@@ -106,7 +106,7 @@ _ORTH_MAPS = ("matrix_exp", "cayley", "householder")
 
 def _is_orthogonal(Q):
     n, k = Q.size(-2), Q.size(-1)
-    Id = _creation.eye(k, dtype=Q.dtype, device=Q.device)
+    Id = _creation_ranges.eye(k, dtype=Q.dtype, device=Q.device)
     return comparisons.allclose(Q.mH @ Q, Id, atol=10.0 * n * _dtype.finfo(Q.dtype).eps)
 
 
@@ -145,7 +145,7 @@ class _Orthogonal(Module):
             if self.orthogonal_map == "matrix_exp":
                 Q = linalg_decomp.matrix_exp(A)
             else:  # the Cayley retraction (I + A/2)(I - A/2)^{-1}
-                Id = _creation.eye(n, dtype=A.dtype, device=A.device)
+                Id = _creation_ranges.eye(n, dtype=A.dtype, device=A.device)
                 Q = _linalg.solve(Id.add(A, alpha=-0.5), Id.add(A, alpha=0.5))
             if n != k:
                 Q = Q[..., :k]

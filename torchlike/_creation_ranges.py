@@ -1,0 +1,212 @@
+"""Tensor creation of ranges and index grids: arange, range, linspace, logspace, eye, tril/triu_indices."""
+from __future__ import annotations
+
+import math
+import numbers
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import _dtype
+from ._creation import _finish, _host_or_put, _out
+from ._device import canonical
+from ._errors import check_alloc, int_arg, warn_at_caller
+from .tensor import Tensor
+
+__all__ = ["arange", "range", "linspace", "logspace", "eye", "tril_indices", "triu_indices"]
+
+
+def _num(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 when all are ints.
+
+    >>> import torchlike
+    >>> torchlike.arange(3).dtype
+    torch.int64
+    """
+    start, end, step = _num(start), _num(end), _num(step)
+    if end is None:
+        start, end = 0, start
+    if not (step > 0 or step < 0):  # NaN too
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {_fmt_num(start)} -> {_fmt_num(end)}")
+    allint = all(isinstance(v, numbers.Integral) for v in (start, end, step))
+    if dtype is None:
+        dtype = out.dtype if out is not None else _dtype.int64 if allint else _dtype.get_default_dtype()
+    d = _dtype.to_dtype(dtype)
+    if d is _dtype.bool:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    integral = not (d.is_floating_point or d.is_complex)
+    if d is _dtype.int64 or allint:
+        # torch truncates the bounds and step to integers first for int64 results (length included)
+        start, end, step = int(start), int(end), int(step)
+        if step == 0:
+            raise ValueError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if d is _dtype.int64 or allint:
+        n = (end - start + step - (1 if step > 0 else -1)) // step
+    else:
+        n = math.ceil((end - start) / step)
+    if n > 2 ** 63 - 1:
+        raise RuntimeError("invalid size, possible overflow?")
+    n = max(0, n)
+    check_alloc((n,), d)
+    if integral:  # values start + i * step with both truncated (other integer dtypes keep the float length)
+        vals = int(start) + np.arange(n, dtype=np.int64) * int(step)
+    else:
+        vals = start + np.arange(n, dtype=np.float64 if not d.is_complex else np.complex128) * step
+    return _out(_host_or_put(vals.astype(d.np), canonical(device), requires_grad), out)
+
+
+def _fmt_num(x):
+    """A number as torch's C++ messages print it (``1`` for 1.0, ``inf``, ``0.5``)."""
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """Deprecated torch.range: inclusive of ``end``; float by default."""
+    warn_at_caller("torch.range is deprecated and will be removed in a future release because its behavior is "
+                   "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                   "[start, end).")
+    if end is None:
+        start, end = 0, start
+    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    n = int(math.floor((end - start) / step)) + 1
+    check_alloc((max(n, 0), 8), 8)  # built in float64 first
+    vals = start + np.arange(n, dtype=np.float64) * step
+    return _out(_host_or_put(vals.astype(d.np), canonical(device), requires_grad), out)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """``steps`` evenly spaced values from start to end inclusive."""
+    traced = [v._value for v in (start, end) if isinstance(v, Tensor) and isinstance(v._value, jax.core.Tracer)]
+    if traced and steps >= 0:  # tensor bounds under vmap / compile: computed on the traced values
+        d = _dtype.to_dtype(dtype) if dtype is not None else (
+            _dtype.default_complex() if any(jnp.iscomplexobj(v) for v in traced) else _dtype.get_default_dtype())
+        return _out(_finish(_linspace_traced(start, end, steps, d), canonical(device), requires_grad), out)
+    start, end = _num(start), _num(end)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    d = _dtype.to_dtype(dtype) if dtype is not None else (
+        _dtype.default_complex() if isinstance(start, complex) or isinstance(end, complex)
+        else _dtype.get_default_dtype())
+    check_alloc((steps,), d)
+    check_alloc((steps, 2), 16)  # the float64 index and value buffers built first
+    if d in (_dtype.float32, _dtype.float64) and steps > 1:
+        vals = _linspace_fma(start, end, steps, np.dtype(d.np).type)
+    elif d.is_floating_point or d.is_complex:
+        # torch computes from both ends for symmetry: first half from start, second half from end
+        step = (end - start) / (steps - 1) if steps > 1 else 0
+        i = np.arange(steps, dtype=np.float64)
+        half = steps // 2
+        vals = np.where(i < half, start + step * i, end - step * (steps - 1 - i)) if steps > 1 else \
+            np.full(steps, start, dtype=np.float64 if not d.is_complex else np.complex128)
+    else:
+        vals = np.linspace(start, end, steps)
+        vals = np.trunc(vals) if d._kind == 1 else vals
+    return _out(_host_or_put(np.asarray(vals).astype(d.np), canonical(device), requires_grad), out)
+
+
+def _fma64(a, b, c):
+    """``a * b + c`` rounded once, for float64 arrays (Dekker's exact product, then an error-compensated
+    sum): torch's CPU linspace kernel uses fused multiply-adds."""
+    p = a * b
+    ah = a * 134217729.0
+    ah = ah - (ah - a)
+    bh = b * 134217729.0
+    bh = bh - (bh - b)
+    al, bl = a - ah, b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    v = s - p
+    return s + (e + ((p - (s - v)) + (c - v)))
+
+
+def _linspace_fma(start, end, steps, dt):
+    """torch's float32/float64 linspace bit for bit: bounds and step in the output dtype, the first half
+    ``start + step * i`` and the second ``end - step * (steps - 1 - i)``, each one fused multiply-add."""
+    lo, hi = dt(start), dt(end)
+    step = (hi - lo) / dt(steps - 1)
+    i = np.arange(steps, dtype=np.float64)
+    up, down = i, steps - 1 - i
+    st, lo64, hi64 = np.float64(step), np.float64(lo), np.float64(hi)
+    if dt is np.float32:  # a float32 product is exact in float64: one float64 add, one rounding to float32
+        vals = np.where(i < steps // 2, lo64 + st * up, hi64 - st * down)
+    else:
+        n = np.ones(steps)
+        vals = np.where(i < steps // 2, _fma64(st * n, up, lo64 * n), _fma64(-st * n, down, hi64 * n))
+    return vals.astype(dt)
+
+
+def _linspace_traced(start, end, steps, d):
+    # linspace's formula (first half up from start, second half down from end) on traced 0-d bounds
+    ct = np.complex128 if d.is_complex else np.float64
+    lo, hi = (jnp.asarray(v._value if isinstance(v, Tensor) else v).astype(ct) for v in (start, end))
+    if steps <= 1:
+        return jnp.broadcast_to(lo, (steps,)).astype(d.np)
+    step = (hi - lo) / (steps - 1)
+    i = np.arange(steps, dtype=np.float64)
+    vals = jnp.where(i < steps // 2, lo + step * i, hi - step * (steps - 1 - i))
+    return (jnp.trunc(vals) if d._kind == 1 else vals).astype(d.np)
+
+
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    """``base ** linspace(start, end, steps)``."""
+    if not isinstance(steps, numbers.Integral) or isinstance(steps, bool):
+        got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (start, end, steps))
+        raise TypeError(f"logspace() received an invalid combination of arguments - got ({got}), but expected one "
+                        "of:\n * (Tensor start, Tensor end, int steps, float base = 10.0, *, Tensor out = None, "
+                        "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+                        "bool pin_memory = False, bool requires_grad = False)\n * (Number start, Number end, "
+                        "int steps, float base = 10.0, *, Tensor out = None, torch.dtype dtype = None, "
+                        "torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+                        "bool requires_grad = False)\n")
+    if isinstance(start, Tensor) or isinstance(end, Tensor):
+        nds = [v.ndim if isinstance(v, Tensor) else 0 for v in (start, end)]
+        if any(nds):
+            raise RuntimeError(f"logspace only supports 0-dimensional start and end tensors, but got start with "
+                               f"{nds[0]} dimension(s) and end with {nds[1]} dimension(s).")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    check_alloc((steps,), d)
+    check_alloc((steps, 2), 8)  # the float64 buffers built first
+    lin = np.linspace(_num(start), _num(end), steps) if steps != 1 else np.asarray([_num(start)], np.float64)
+    vals = np.power(float(base), lin)
+    return _out(_host_or_put(vals.astype(d.np), canonical(device), requires_grad), out)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """The identity matrix (n x m)."""
+    n, m = int_arg(n, "n", 1), m if m is None else int_arg(m, "m", 2)
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    m = n if m is None else m
+    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    if m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    check_alloc((n, m), d)
+    return _out(_host_or_put(np.eye(n, m, dtype=d.np), canonical(device), requires_grad), out)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    row, col, offset = int_arg(row, "row", 1), int_arg(col, "col", 2), int_arg(offset, "offset", 3)
+    check_alloc((row, col), 8)
+    r, c = np.tril_indices(row, offset, col)
+    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
+    return _host_or_put(np.stack([r, c]).astype(d.np), canonical(device), False)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    row, col, offset = int_arg(row, "row", 1), int_arg(col, "col", 2), int_arg(offset, "offset", 3)
+    check_alloc((row, col), 8)
+    r, c = np.triu_indices(row, offset, col)
+    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
+    return _host_or_put(np.stack([r, c]).astype(d.np), canonical(device), False)
