@@ -6,14 +6,13 @@ device tool's runs of this file are recorded in conformance/REPORT.md.
 """
 import os
 import pickle
-import socket
 import textwrap
 
 import numpy as np
 import pytest
 
 import torchlike
-from conftest import run_program
+from conftest import free_port, run_program
 
 torch = pytest.importorskip("torch")
 
@@ -97,6 +96,23 @@ def test_gradients_reach_functions_and_hooks_on_the_gpu():
     z.retain_grad()
     z.sum().backward()
     assert seen == [(True, "gpu")] and z.grad.is_cuda and _platform(z.grad) == "gpu" and y.grad.is_cuda
+
+
+def test_double_backward_through_a_partly_used_multi_output_op_on_the_gpu():
+    """create_graph=True records the backward as ops: the unused output's zero cotangent is made on the GPU,
+    and the op's numeric argument (std_mean's correction) is not taken for a CPU tensor."""
+    a = np.random.default_rng(1).standard_normal(6)
+    grads = []
+    for mod, dev in ((torchlike, "cuda"), (torch, REF)):
+        x = mod.tensor(a, device=dev, requires_grad=True)
+        s, _ = mod.std_mean(x)
+        g, = mod.autograd.grad(s, x, create_graph=True)
+        h, = mod.autograd.grad((g * g).sum(), x)
+        grads.append((g, h))
+    (g, h), (tg, th) = grads
+    assert g.is_cuda and h.is_cuda and _platform(g) == _platform(h) == "gpu"
+    _close(g, tg, rtol=1e-10, atol=1e-12)
+    _close(h, th, rtol=1e-10, atol=1e-12)
 
 
 def test_module_cuda_moves_parameters_and_buffers():
@@ -382,12 +398,6 @@ def test_dataloader_pin_memory_and_non_blocking_copy():
     assert x.is_cuda and x.tolist() == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0]]
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_ddp_script_with_nccl_backend_runs_on_one_gpu(tmp_path):
     script = textwrap.dedent("""
         import torch, torch.distributed as dist
@@ -408,6 +418,6 @@ def test_ddp_script_with_nccl_backend_runs_on_one_gpu(tmp_path):
     path = tmp_path / "ddp_nccl.py"
     path.write_text(script)
     env = dict(os.environ, RANK="0", LOCAL_RANK="0", WORLD_SIZE="1", MASTER_ADDR="127.0.0.1",
-               MASTER_PORT=str(_free_port()))
+               MASTER_PORT=str(free_port()))
     lines = run_program([str(path)], runner=True, env=env, timeout=300)
     assert lines[-1] == "nccl 1 [2.0, 2.0, 2.0] True", lines

@@ -35,11 +35,12 @@ LAYERS = {
     "torchlike.compile._errors": L0, "torchlike._hooks": L0, "torchlike._profiler_state": L0,
     "torchlike._to_args": L0, "torchlike._config_module": L0, "torchlike._pybind_enum": L0, "torchlike._cpu_features": L0, "torchlike._stl_order": L0, "torchlike._shape_churn": L0, "torchlike.nn._loader": L0,  # _loader: a star-import helper, no torchlike import
     # L1: the Tensor (state and metadata)
-    "torchlike.tensor": L1, "torchlike._tensor_casts": L1, "torchlike._tensor_pickling": L1, "torchlike._tensor_inference": L1, "torchlike._torch_function": L1,  # Tensor's mixins
+    "torchlike.tensor": L1, "torchlike._tensor_casts": L1, "torchlike._tensor_devices": L1, "torchlike._tensor_pickling": L1, "torchlike._tensor_inference": L1, "torchlike._torch_function": L1,  # Tensor's mixins
     # L2: the dispatcher, out=, mutation
     "torchlike._dispatch": L2, "torchlike._mutation": L2, "torchlike._numpy_bridge": L2, "torchlike._autocast": L2, "torchlike._inference": L2,
     # L3: ops and everything built directly from them
-    "torchlike._ops": L3, "torchlike._creation": L3, "torchlike.nn.functional": L3, "torchlike._random": L3,
+    "torchlike._ops": L3, "torchlike._creation": L3, "torchlike._creation_ranges": L3, "torchlike.nn.functional": L3,
+    "torchlike._random": L3,
     "torchlike._mt": L3, "torchlike._mt_avx_consts": L3, "torchlike._mt_kernels": L3, "torchlike._mt_xla": L3, "torchlike._mt_rejection": L3, "torchlike._global_settings": L3, "torchlike._printing": L3,
     "torchlike._storage": L3, "torchlike._legacy": L3, "torchlike._symbolic": L3, "torchlike.return_types": L3,
     "torchlike.linalg": L3, "torchlike.special": L3, "torchlike.fft": L3, "torchlike.masked": L3,
@@ -324,8 +325,8 @@ def test_function_local_imports_are_allowlisted():
     assert not stale, f"fixed — remove from LAZY_ALLOWED in tests/test_layers.py: {stale}"
 
 
-CORE = ("torchlike.tensor", "torchlike._dispatch", "torchlike._mutation", "torchlike._creation", "torchlike._tape", "torchlike._grad_mode",
-        "torchlike.autograd", "torchlike.compile", "torchlike._dtype", "torchlike._device", "torchlike._views")
+CORE = ("torchlike.tensor", "torchlike._dispatch", "torchlike._mutation", "torchlike._creation",
+        "torchlike._creation_ranges", "torchlike._tape", "torchlike._grad_mode", "torchlike.autograd", "torchlike.compile", "torchlike._dtype", "torchlike._device", "torchlike._views")
 
 
 def _is_core(m):
@@ -359,7 +360,8 @@ def test_core_import_order_is_the_layer_order():
     assert r.stdout.strip() == "ok", r.stderr[-2000:]
     _, g = graph()
     tensor_deps = {i.target for i in g["torchlike.tensor"] if not i.local}
-    mixins = {"torchlike._tensor_casts", "torchlike._tensor_pickling", "torchlike._tensor_inference"}  # Tensor's bases: L1, importing L0
+    mixins = {"torchlike._tensor_casts", "torchlike._tensor_devices", "torchlike._tensor_pickling",
+              "torchlike._tensor_inference"}  # Tensor's bases: L1, importing L0
     assert mixins <= tensor_deps
     for m in mixins:
         tensor_deps |= {i.target for i in g[m] if not i.local}

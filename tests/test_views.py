@@ -287,3 +287,44 @@ def test_view_dtype_into_complex_and_bool_like_torch():
                   np.arange(8, dtype=np.float32).reshape(2, 4), grad=False)
     same_as_torch(lambda m, x: (x.view(m.bool), x.view(m.bool).view(m.uint8), x.view(m.int8)),
                   np.array([0, 1, 1, 0], np.uint8), grad=False)
+
+
+# ---- views made under no_grad / inference_mode of a tensor that requires grad --------------------------------
+def _nograd_views(m):
+    x = m.ones(3, requires_grad=True)
+    y = x * 1
+    with m.no_grad():
+        v, w, d, dv, r = x[:2], y[:2], x.detach(), x.detach()[:1], x.view(3)
+        parts = x.unbind(0) + x.split(1)
+    with m.inference_mode():
+        iv = y[:2]
+    return x, y, v, w, d, dv, r, parts, iv
+
+
+@pytest.mark.parametrize("mod", [torch, torchlike], ids=["torch", "torchlike"])
+def test_no_grad_views_require_grad_and_their_gradient_goes_nowhere(mod):
+    x, y, v, w, d, dv, r, parts, iv = _nograd_views(mod)
+    flags = [t.requires_grad for t in (v, w, d, dv, r, iv) + parts]
+    assert flags == [True, True, False, False, True, True] + [True] * 6
+    assert v.is_leaf and v.grad_fn is None and w.is_leaf and w.grad_fn is None
+    seen = []
+    v.register_hook(seen.append)
+    (v * 2).sum().backward()  # no error; neither the view nor its base gets a gradient, no hook runs
+    assert x.grad is None and v.grad is None and seen == []
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        mod.autograd.grad((v * 2).sum(), v)
+
+
+@pytest.mark.parametrize("which,mode", [("v", "no_grad"), ("w", "no_grad"), ("iv", "inference")])
+def test_in_place_on_a_no_grad_view_with_grad_mode_on_raises_like_torch(which, mode):
+    msgs = []
+    for m in (torch, torchlike):
+        x, y, v, w, d, dv, r, parts, iv = _nograd_views(m)
+        t = {"v": v, "w": w, "iv": iv}[which]
+        with pytest.raises(RuntimeError) as e:
+            t.mul_(2)
+        msgs.append(str(e.value))
+        with m.no_grad():  # inside no_grad the write is allowed and reaches the base
+            w.mul_(3)
+        assert y.detach().tolist() == [3.0, 3.0, 1.0]
+    assert msgs[0] == msgs[1] and msgs[0].startswith(f"A view was created in {mode} mode")

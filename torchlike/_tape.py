@@ -298,6 +298,13 @@ class AccumulateGrad(Node):
         pass
 
 
+class NoGradViewSink(AccumulateGrad):
+    """The leaf node of a view made under no_grad of a tensor that requires grad: torch lets it require grad,
+    and the gradients that reach it go nowhere (neither its ``.grad`` nor its base's)."""
+
+    __slots__ = ()
+
+
 class _Handle:
     """A removable hook handle (``handle.remove()``)."""
 

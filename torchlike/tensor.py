@@ -19,10 +19,11 @@ from . import _dtype, _grad_mode, _views
 from ._grad_mode import InferenceVersion
 from ._errors import GraphBreak, argument_error, is_tracer as _is_tracer, to_host, warn_at_caller
 from ._missing import TENSOR_NAMES_MISSING, MissingAPI
-from ._device import CPU, _gpus, canonical, host_to_jax, of_array
+from ._device import CPU, host_to_jax, of_array
 from ._layout import strided as _strided
-from ._tape import AccumulateGrad
+from ._tape import AccumulateGrad, NoGradViewSink, _Handle
 from ._tensor_casts import TensorCasts
+from ._tensor_devices import TensorDevices
 from ._tensor_inference import TensorInference
 # (HOST_MAX: _creation's import path; _rebuild_pickled: the path pickles name)
 from ._tensor_pickling import HOST_MAX, TensorPickling, _rebuild_pickled  # noqa: F401
@@ -32,6 +33,14 @@ __all__ = ["Tensor", "Size"]
 _state = _grad_mode._state
 _INFERENCE_USED = _grad_mode.inference_used  # (so a program that never enters inference mode reads no thread-local)
 _NP2DT = _dtype._BY_NP
+
+_NOGRAD_VIEW_INPLACE = {mode: (
+    f"A view was created in {mode} mode and is being modified inplace with grad mode enabled. Given that this use "
+    f"case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and "
+    f"the inplace either both inside the {mode} block (if you don't want the inplace to be tracked) or both "
+    f"outside (if you want the inplace to be tracked).") for mode in ("no_grad", "inference")}
+_NOGRAD_VIEW_INPLACE["inference"] = _NOGRAD_VIEW_INPLACE["inference"].replace(
+    "with grad mode enabled", "in normal mode").replace("inside the inference block", "inside the inference_mode block")
 
 _NON_LEAF_GRAD = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
@@ -84,7 +93,7 @@ _NUMPY_CHAIN = (("alias", "numpy"),)  # a tensor sharing a numpy array's memory 
 _CONCRETE = set()  # array types seen that are concrete jax arrays (a faster check than isinstance)
 
 
-class Tensor(TensorCasts, TensorPickling, TensorInference):
+class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
     """A multi-dimensional array with torch semantics, backed by a ``jax.Array``.
 
     >>> import torchlike
@@ -289,6 +298,12 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
         out._chain = chain
         out._ver = root._ver
         out._seen = _seen_mark(root, root._ver[0])
+        if not _state.enabled and step[0] != "alias" and (self._rg or self._grad_fn is not None) and \
+                out._grad_fn is None:
+            # torch: a view made under no_grad / inference_mode of a tensor that requires grad requires grad
+            # too (a leaf whose gradient goes nowhere); an in-place write to it with grad mode on is refused
+            out._rg = True
+            out.__dict__["_acc_nograd_view"] = "inference" if _state.inference else "no_grad"
         return out
 
     def _lazy_view(self, step, shape, last=None):
@@ -386,6 +401,9 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
         if self._chain is _ALIAS_CHAIN:
             self._settle()  # (a host tensor becomes a plain device tensor: the in-place op is recorded)
         if self._grad_fn is None and self._rg:
+            made = self.__dict__.get("_acc_nograd_view")
+            if made is not None:
+                raise RuntimeError(_NOGRAD_VIEW_INPLACE[made])
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         b = self._vbase
         if b is not None and b._grad_fn is None and b._rg and self._chain[0][0] != "alias":
@@ -469,9 +487,6 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
 
     def is_signed(self):
         return self.dtype.is_signed
-
-    def get_device(self):
-        return -1 if self._dev.type == "cpu" else (self._dev.index or 0)
 
     def stride(self, dim=None):
         if self._vbase is None:
@@ -567,9 +582,10 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
         return self._retains
 
     def _accumulator(self):
+        """This leaf's AccumulateGrad node (a NoGradViewSink for a view made under no_grad)."""
         acc = self._acc
         if acc is None or acc() is None:
-            node = AccumulateGrad(self)
+            node = (AccumulateGrad if self.__dict__.get("_acc_nograd_view") is None else NoGradViewSink)(self)
             self._acc = weakref.ref(node)
             return node
         return acc()
@@ -593,6 +609,8 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is None:
+            if self.__dict__.get("_acc_nograd_view") is not None:
+                return _Handle([], hook)  # (torch: a no_grad view's gradient never arrives, the hook never runs)
             return self._accumulator_strong()._add_tensor_hook(0, hook)
         return self._grad_fn._add_tensor_hook(self._oi, hook)
 
@@ -684,24 +702,6 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
             raise _concrete_error("tolist")
         return to_host(x).tolist()
 
-    def __dlpack__(self, stream=None, **kw):
-        if self.requires_grad:  # torch refuses too: a consumer would see the data without its graph
-            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
-        x = self._value
-        _views.forget_host(x)  # (the consumer may write the buffer: a host copy of it would go stale)
-        return x.__dlpack__(**({"stream": stream} if stream is not None else {}))
-
-    def __dlpack_device__(self):
-        return self._value.__dlpack_device__()
-
-    def __jax_array__(self):
-        return self._value
-
-    def jax(self):
-        """This tensor's ``jax.Array`` (no copy; JAX arrays are immutable, so a later in-place write to the
-        tensor rebinds it and leaves the returned array unchanged)."""
-        return self._value
-
     def __bool__(self):
         if self._dev is not CPU and self._dev.type == "meta":
             raise RuntimeError("Tensor.item() cannot be called on meta tensors")
@@ -762,33 +762,9 @@ class Tensor(TensorCasts, TensorPickling, TensorInference):
             return self.item().__format__(spec)
         return object.__format__(self, spec)
 
-    # ---- device / dtype moves -----------------------------------------------------------------
-    def cpu(self, memory_format=None):
-        return self.to("cpu")
-
-    def cuda(self, device=None, non_blocking=False, memory_format=None):
-        return self.to(canonical("cuda" if device is None else (device if not isinstance(device, int)
-                                                                  else f"cuda:{device}")))
-
-    def pin_memory(self, device=None):
-        """A copy in pinned host memory (already pinned: ``self``).  JAX stages host-to-device copies itself,
-        so the copy is flagged pinned (``is_pinned()``) and otherwise an ordinary CPU tensor."""
-        if not _gpus():
-            raise RuntimeError("Cannot access accelerator device when none is available.")
-        if self.__dict__.get("_pinned"):
-            return self
-        out = self.clone()
-        out.__dict__["_pinned"] = True
-        return out
-
-    def is_pinned(self, device=None):
-        return bool(self.__dict__.get("_pinned"))
-
     def is_shared(self):
         return self._chain is _SHARED_CHAIN
 
-    def record_stream(self, stream):
-        return None
 
 
 _new = object.__new__

@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import _grad_mode, _jit_cache
-from .._tape import AccumulateGrad, Node, _conj_if_complex
+from .._tape import AccumulateGrad, Node, NoGradViewSink, _conj_if_complex
 from ._ready_queue import leaf_order
 
 __all__ = ["try_fused"]
@@ -94,7 +94,7 @@ def try_fused(roots, order, retain_graph, accumulate):
         return False
     ops = []
     for n in order:
-        if type(n) is AccumulateGrad:
+        if type(n) is AccumulateGrad or type(n) is NoGradViewSink:
             if n._pre_hooks or n._tensor_hooks or n._retained:
                 return False
         elif type(n).apply is not _NODE_APPLY or n.f is None or n._freed or not _plain(n):
@@ -111,7 +111,7 @@ def try_fused(roots, order, retain_graph, accumulate):
         ins = n.inputs
         for i in n.diff_in:
             m, j = ins[i]
-            if type(m) is AccumulateGrad:
+            if type(m) is AccumulateGrad or type(m) is NoGradViewSink:
                 r = lidx.get(id(m))
                 if r is None:
                     r = lidx[id(m)] = len(leaves)

@@ -6,12 +6,14 @@ backward runs as one compiled program instead once its structure recurs (``_fuse
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
 from .. import _grad_mode as grad_mode, _profiler_state as _prof
+from .._device import CPU, of_array
 from .._dispatch import dispatch
 from .._errors import warn_at_caller
-from .._tape import ANOMALY, AccumulateGrad, primals_read, pullback_impl
+from .._tape import ANOMALY, AccumulateGrad, NoGradViewSink, primals_read, pullback_impl
 from ._fused import try_fused
 from ._ready_queue import ReadyQueue, Through, torch_edge_order
 from ..tensor import Tensor
@@ -37,7 +39,10 @@ def _edge_of(t):
     if gf is not None:
         return gf, t._oi
     if t._rg:
-        return t._accumulator(), 0
+        acc = t._accumulator()
+        if type(acc) is NoGradViewSink:
+            return NoGradViewSink(t), 0  # (torch: no graph reaches a no_grad view, so it is unused)
+        return acc, 0
     return None
 
 
@@ -253,10 +258,14 @@ def _apply_recorded(node, cts, wanted):
     diff_in = node.diff_in if wanted is None else tuple(i for i in node.diff_in if i in wanted)
     if not diff_in:
         return (None,) * len(node.diff_in)
-    cts = [c if c is not None else Tensor._wrap(jnp.zeros(m[0], m[1])) for c, m in zip(cts, node.out_meta)]
+    if None in cts:
+        cts = _zero_cotangents(node, cts)
     prims = []
     read = primals_read(node, diff_in)
     for k, (a, e) in enumerate(zip(node.primals, node.inputs)):
+        if a is None or isinstance(a, (bool, int, float, complex)):
+            prims.append(a)  # an argument the op took as a number, not a tensor (of no device)
+            continue
         t = Tensor._wrap_where(a)
         if k in read and e is not None and e[0] is not None:
             n, idx = e
@@ -270,6 +279,21 @@ def _apply_recorded(node, cts, wanted):
     out = dispatch(pullback_impl, tuple(prims) + tuple(cts), statics, name=node._name + "Backward")
     got = dict(zip(diff_in, out if isinstance(out, tuple) else (out,)))
     return tuple(got.get(i) for i in node.diff_in)
+
+
+def _zero_cotangents(node, cts):
+    """Zeros for the outputs that got no cotangent, on the device of those that did (else of the op's inputs):
+    a 'cpu' zero beside GPU cotangents would be an op across devices."""
+    dev = next((c._dev for c in cts if c is not None), None)
+    if dev is None:
+        dev = next((of_array(a) for a in node.primals if isinstance(a, jax.Array)), CPU)
+    out = []
+    for c, (shape, dt) in zip(cts, node.out_meta):
+        if c is None:
+            z = jnp.zeros(shape, dt)
+            c = Tensor._wrap(z if dev.type == "cpu" else jax.device_put(z, dev.jax_device()), dev)
+        out.append(c)
+    return out
 
 
 def _raw(g):
@@ -319,6 +343,8 @@ def _tensor_hooks(node, cts, as_tensor, create_graph):
 
 
 def _accumulate(node, g, create_graph):
+    if type(node) is NoGradViewSink:
+        return  # (torch: a no_grad view's gradient goes nowhere)
     v = node.variable
     if create_graph:
         v._grad = g if v._grad is None else v._grad + g

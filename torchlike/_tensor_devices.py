@@ -1,0 +1,67 @@
+"""The Tensor's device methods: ``cpu()``, ``cuda()``, ``get_device()``, pinned memory, stream records, and the
+array protocols that hand its buffer to another library (``__dlpack__``, ``__jax_array__``, ``jax()``).
+
+They live in a mixin that ``Tensor`` inherits from (layer 1, like ``tensor.py``: it imports only layer 0).
+
+    >>> import torchlike as torch
+    >>> t = torch.ones(2)
+    >>> t.cpu().device, t.get_device(), t.is_pinned(), type(t.jax()).__name__
+    (device(type='cpu'), -1, False, 'ArrayImpl')
+"""
+from __future__ import annotations
+
+from . import _views
+from ._device import _gpus, canonical
+
+__all__ = ["TensorDevices"]
+
+
+class TensorDevices:
+    """Device moves and buffer export of :class:`torchlike.Tensor` (a mixin: no state of its own)."""
+
+    __slots__ = ()
+
+    def cpu(self, memory_format=None):
+        return self.to("cpu")
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        return self.to(canonical("cuda" if device is None else (device if not isinstance(device, int)
+                                                                  else f"cuda:{device}")))
+
+    def pin_memory(self, device=None):
+        """A copy in pinned host memory (already pinned: ``self``).  JAX stages host-to-device copies itself,
+        so the copy is flagged pinned (``is_pinned()``) and otherwise an ordinary CPU tensor."""
+        if not _gpus():
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        if self.__dict__.get("_pinned"):
+            return self
+        out = self.clone()
+        out.__dict__["_pinned"] = True
+        return out
+
+    def is_pinned(self, device=None):
+        return bool(self.__dict__.get("_pinned"))
+
+    def get_device(self):
+        return -1 if self._dev.type == "cpu" else (self._dev.index or 0)
+
+    def record_stream(self, stream):
+        return None
+
+    def __dlpack__(self, stream=None, **kw):
+        if self.requires_grad:  # torch refuses too: a consumer would see the data without its graph
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+        x = self._value
+        _views.forget_host(x)  # (the consumer may write the buffer: a host copy of it would go stale)
+        return x.__dlpack__(**({"stream": stream} if stream is not None else {}))
+
+    def __dlpack_device__(self):
+        return self._value.__dlpack_device__()
+
+    def __jax_array__(self):
+        return self._value
+
+    def jax(self):
+        """This tensor's ``jax.Array`` (no copy; JAX arrays are immutable, so a later in-place write to the
+        tensor rebinds it and leaves the returned array unchanged)."""
+        return self._value
