@@ -319,3 +319,40 @@ def test_resize_after_numpy_cannot_grow_as_in_torch():
             return str(e)
         return list(t.shape)
     same(f)
+
+
+# ---- copy.copy rebuilds on the same storage ----------------------------------------------------------------
+def test_copy_copy_shares_values_like_torch():
+    import copy
+
+    def f(m):
+        a = np.ones(3, dtype=np.float32)
+        t = m.from_numpy(a)
+        c = copy.copy(t)
+        c[0] = 5  # reaches t and the array
+        i = m.arange(3)
+        ci = copy.copy(i)
+        ci += 1
+        p = m.nn.Parameter(m.ones(2))
+        q = copy.copy(p)
+        q.data[1] = 7
+        x = m.ones(4, requires_grad=True)
+        y = (x * 2)[1:3]
+        cy = copy.copy(y)  # a non-leaf: the copy is a leaf that requires grad
+        return [a.tolist(), t, c, i, ci, type(q).__name__, q.requires_grad, p.detach(),
+                cy.requires_grad, cy.is_leaf, cy.grad_fn is None, c.requires_grad]
+    same(f)
+
+
+def test_copy_copy_keeps_subclass_and_attributes():
+    import copy
+
+    def f(m):
+        class T(m.Tensor):
+            pass
+        s = m.ones(2).as_subclass(T)
+        s.tag = "k"
+        cs = copy.copy(s)
+        cs[0] = 3
+        return [type(cs).__name__, cs.tag, s.as_subclass(m.Tensor)]
+    same(f)

@@ -83,3 +83,17 @@ class TensorPickling:
                 new.__dict__[k] = copy.deepcopy(v, memo)
         memo[id(self)] = new
         return new
+
+    def __copy__(self):
+        """``copy.copy``: torch rebuilds the tensor from its reduction, on the same storage: the copy shares the
+        values (a write to one shows in the other), is a leaf with the original's ``requires_grad`` (also for
+        a non-leaf), and keeps the class and the instance attributes."""
+        new = self.detach()  # (an alias of the same values)
+        cls = type(self)
+        if type(new) is not cls:
+            new = new.as_subclass(cls)
+        new._rg = self.requires_grad
+        for k, v in self.__dict__.items():
+            if not k.startswith("_acc"):
+                new.__dict__[k] = v
+        return new
