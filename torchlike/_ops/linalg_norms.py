@@ -69,7 +69,11 @@ def _vnorm(x, ord, dims, keepdim, kind):
 
 
 def _vnorm_impl(x, ord, dims, keepdim, dt, kind):
-    return _vnorm(cast(x, dt), ord, dims, keepdim, kind)
+    x = cast(x, dt)
+    acc = reduction.acc_np(np.dtype(dt))  # half types accumulate in float32, as torch's kernel
+    if acc == x.dtype:
+        return _vnorm(x, ord, dims, keepdim, kind)
+    return _vnorm(x.astype(acc), ord, dims, keepdim, kind).astype(x.dtype)
 
 
 def _kind(ord):

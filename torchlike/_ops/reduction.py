@@ -604,7 +604,10 @@ def dist(input, other, p=2):
 
 
 def _dist_impl(x, y, p, kind, dt):
-    return _vnorm(cast(x, dt) - cast(y, dt), p, None, False, kind)
+    d = cast(x, dt) - cast(y, dt)  # (the difference in the input dtype, its norm accumulated as vector_norm's)
+    acc = acc_np(np.dtype(dt))
+    return _vnorm(d, p, None, False, kind) if acc == d.dtype else \
+        _vnorm(d.astype(acc), p, None, False, kind).astype(d.dtype)
 
 
 

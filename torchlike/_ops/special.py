@@ -154,7 +154,7 @@ def _softmax_impl(x, dim, dt, log, neg):
     if z.ndim == 0:  # a 0-d input is a single-element softmax (dim 0 / -1 allowed, like torch)
         r = jax.nn.log_softmax(z[None], axis=0)[0] if log else jax.nn.softmax(z[None], axis=0)[0]
         return r.astype(y.dtype)
-    if log and y.dtype in _HALF and math.prod(z.shape[dim + 1:]) == 1:
+    if log and y.dtype in _HALF and math.prod(z.shape[dim + 1:]) == 1 and z.size:
         # torch's last-dim kernel keeps the sum of exponentials and its log in the half type (each rounded)
         m = lax.stop_gradient(jnp.max(z, axis=dim, keepdims=True))
         s = jnp.sum(jnp.exp(z - m), axis=dim, keepdims=True).astype(y.dtype).astype(jnp.float32)
