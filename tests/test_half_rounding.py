@@ -154,6 +154,12 @@ def test_half_log_softmax_rounds_as_torchs_kernels(dim, dt):
 
 
 @pytest.mark.parametrize("dt", ["bfloat16", "float16"])
+def test_half_log_softmax_of_an_empty_tensor(dt):
+    out = [L.log_softmax(L.zeros(5, 0, 0, dtype=getattr(L, dt)), -1) for L in (torch, torchlike)]
+    assert tuple(out[1].shape) == tuple(out[0].shape) == (5, 0, 0) and str(out[1].dtype) == str(out[0].dtype)
+
+
+@pytest.mark.parametrize("dt", ["bfloat16", "float16"])
 def test_half_rms_norm_takes_float32_eps_as_torch(dt):
     x = rng.standard_normal((4, 6, 32)).astype(np.float32)
     w = rng.standard_normal(32).astype(np.float32)

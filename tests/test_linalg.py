@@ -239,6 +239,24 @@ def test_vector_norm_zero_grad_and_dtype():
     check(lambda lib, t: lib.linalg.vector_norm(t, dtype=lib.float64), arr(3))
 
 
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+@pytest.mark.parametrize("ord", [2, 1, 3, 0.5, math.inf])
+def test_half_norms_accumulate_in_float32_like_torch(dt, ord):
+    """Squares of float16 values past 256 overflow float16: torch accumulates the norm in float32 and rounds
+    the result once (a float16 2-norm of these was inf, a 3-norm 0)."""
+    a = np.random.default_rng(3).standard_normal((5, 5)) * 1000
+    b = np.random.default_rng(4).standard_normal((5, 5)) * 1000
+    out = []
+    for lib in (torch, torchlike):
+        x, y = lib.tensor(a, dtype=getattr(lib, dt)), lib.tensor(b, dtype=getattr(lib, dt))
+        out.append([lib.linalg.vector_norm(x - y, ord), lib.linalg.vector_norm(x, ord, dim=1), lib.dist(x, y, ord),
+                    lib.norm(x, ord)])
+    for t, ours in zip(*out):
+        assert str(ours.dtype) == str(t.dtype)
+        np.testing.assert_allclose(ours.float().numpy(), t.float().numpy(), rtol=1e-2)
+        assert np.isfinite(ours.float().numpy()).all() == np.isfinite(t.float().numpy()).all()
+
+
 @pytest.mark.parametrize("ord", ["fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf])
 def test_matrix_norm(ord):
     x = arr(2, 3, 4, dtype=F64)
