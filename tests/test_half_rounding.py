@@ -183,3 +183,15 @@ def test_half_sdpa_rounds_as_torchs_cpu_flash_kernel(mask, dt):
     diff = out[1] != out[0]
     assert diff.sum() <= (0 if dt == "bfloat16" else 2)  # (float16: a float32 tie at most)
     np.testing.assert_allclose(out[1], out[0], rtol=2 ** -10)
+
+
+@pytest.mark.parametrize("dt", ["bfloat16", "float16"])
+@pytest.mark.parametrize("call", [
+    "avg_pool2d(x, 3)", "avg_pool2d(x, 3, 2, 1)", "avg_pool2d(x, 2, ceil_mode=True, count_include_pad=False)",
+    "avg_pool1d(x[0], 3)", "avg_pool2d(x, 3, divisor_override=2)", "adaptive_avg_pool2d(x, (4, 5))",
+    "adaptive_avg_pool1d(x[0], 4)"])
+def test_half_average_pools_sum_and_divide_in_float32_as_torch(call, dt):
+    x0 = (rng.standard_normal((2, 3, 9, 11)) * 3).astype(np.float32)
+    out = [eval(call, {"x": L.tensor(x0).to(getattr(L, dt)), **vars(L.nn.functional)}).float().numpy()
+           for L in (torch, torchlike)]
+    np.testing.assert_array_equal(out[1], out[0])

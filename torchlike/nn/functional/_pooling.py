@@ -286,7 +286,9 @@ def _avg_pool_impl(x, divisor_override, k, s, p, S, out, count_include_pad):
     pads = [(0, 0)] * lead
     for L, o, kk, ss, pp in zip(S, out, k, s, p):
         pads.append((pp, max(0, (o - 1) * ss + kk - L - pp)))
-    acc = x.dtype if jnp.issubdtype(x.dtype, jnp.inexact) else jnp.int64
+    # (half types sum and divide in float32 and round once, as torch's CPU kernels: their opmath type)
+    acc = (jnp.float32 if x.dtype.itemsize == 2 else x.dtype) if jnp.issubdtype(x.dtype, jnp.floating) else \
+        x.dtype if jnp.issubdtype(x.dtype, jnp.inexact) else jnp.int64
     tot = lax.reduce_window(x.astype(acc), np.array(0, acc), lax.add, (1,) * lead + k, (1,) * lead + s, pads)
     tot = tot[(Ellipsis,) + tuple(slice(0, o) for o in out)]
     if divisor_override is not None:
@@ -294,7 +296,7 @@ def _avg_pool_impl(x, divisor_override, k, s, p, S, out, count_include_pad):
     else:
         div = jnp.asarray(_avg_divisor(S, out, k, s, p, count_include_pad))
     if jnp.issubdtype(x.dtype, jnp.inexact):
-        return exact_div(tot, jnp.asarray(div, x.dtype)).astype(x.dtype)  # torch divides (no reciprocal)
+        return exact_div(tot, jnp.asarray(div, acc)).astype(x.dtype)  # torch divides (no reciprocal)
     # torch divides integer sums in C: truncation toward zero, not floor
     return lax.div(tot, jnp.broadcast_to(jnp.asarray(div, jnp.int64), tot.shape)).astype(x.dtype)
 
@@ -438,7 +440,7 @@ def _adaptive_avg_impl(x, S, out):
     # kernels (sum / kh / kw, sum / kT / kH / kW), a true division by each dim's window length in turn (XLA would
     # multiply by reciprocals: exact_div)
     n = len(S)
-    y = x
+    y = x.astype(jnp.float32) if x.dtype.itemsize == 2 and jnp.issubdtype(x.dtype, jnp.floating) else x  # opmath
     cnts = []
     for j, (L, o) in enumerate(zip(S, out)):
         st, en = _adaptive_ranges(L, o)
