@@ -88,6 +88,14 @@ def test_softmax_family(fn, dim):
           lambda a: getattr(TF, fn)(a, dim=dim, dtype=torch.float64), [x])
 
 
+@pytest.mark.parametrize("dt,vals", [("uint8", [1, 200, 7]), ("int8", [1, -128, 5])])
+def test_softmin_negates_integers_in_their_own_dtype(dt, vals):
+    # torch's softmin is (-input).softmax(dim, dtype): -200 wraps to 56 in uint8, -(-128) stays -128 in int8
+    out = [L.nn.functional.softmin(L.tensor(vals, dtype=getattr(L, dt)), 0, dtype=L.float64) for L in (torch, torchlike)]
+    assert_same(out[1], out[0], rtol=1e-12, atol=0)
+    raises_like_torch(lambda L, t: L.nn.functional.softmin(t, 0, dtype=L.float32), np.array([True, False]))
+
+
 def test_softmax_implicit_dim_and_half():
     x = randn(3, 4)
     with pytest.warns(UserWarning):

@@ -147,10 +147,10 @@ _HALF = (np.dtype("float16"), np.dtype(jnp.bfloat16))
 
 
 def _softmax_impl(x, dim, dt, log, neg):
+    if neg:  # softmin: torch negates the input in its own dtype (an unsigned integer wraps), then casts
+        x = -x
     y = x.astype(dt) if dt is not None else x
     z = y.astype(jnp.float32) if y.dtype in _HALF else y  # half types compute in float32 (torch's opmath)
-    if neg:
-        z = -z
     if z.ndim == 0:  # a 0-d input is a single-element softmax (dim 0 / -1 allowed, like torch)
         r = jax.nn.log_softmax(z[None], axis=0)[0] if log else jax.nn.softmax(z[None], axis=0)[0]
         return r.astype(y.dtype)
@@ -170,6 +170,9 @@ def softmax_common(input, dim, dtype, log, neg=False, name="softmax", dim_pos=2)
     if dim is None or isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
         raise TypeError(f"{name}(): argument 'dim' (position {dim_pos}) must be int, not {type(dim).__name__}")
     dim = wrap_dim(dim, input.ndim)
+    if neg and input.dtype is _dtype.bool:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
     d = input.dtype if dtype is None else _dtype.to_dtype(dtype)
     if not d.is_floating_point:
         last = "lastdim_" if dim == max(input.ndim, 1) - 1 else ""
