@@ -195,3 +195,29 @@ def test_half_average_pools_sum_and_divide_in_float32_as_torch(call, dt):
     out = [eval(call, {"x": L.tensor(x0).to(getattr(L, dt)), **vars(L.nn.functional)}).float().numpy()
            for L in (torch, torchlike)]
     np.testing.assert_array_equal(out[1], out[0])
+
+
+@pytest.mark.parametrize("dt", ["bfloat16", "float16", "float32"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_soft_margin_losses_round_op_by_op_as_torch(reduction, dt):
+    """torch computes soft_margin_loss as log1p(exp(-x*y)) (inf where exp overflows, also in float32) and
+    multilabel_soft_margin_loss with its Python formula: half types round after every op."""
+    x0 = np.array([[0.5, -3.0, 12.0], [100.0, -100.0, 2.5]], np.float32)
+    y0 = np.array([[1.0, -1.0, -1.0], [-1.0, 1.0, 1.0]], np.float32)
+    a = (rng.standard_normal((4, 7)) * 3).astype(np.float32)
+    t = (rng.random((4, 7)) > 0.5).astype(np.float32)
+    w = rng.random(7).astype(np.float32)
+    out = []
+    for L in (torch, torchlike):
+        d = getattr(L, dt)
+        f = L.nn.functional
+        out.append([f.soft_margin_loss(L.tensor(x0).to(d), L.tensor(y0).to(d), reduction=reduction),
+                    f.soft_margin_loss(L.tensor(x0[:, :2]).to(d), L.tensor(y0[:, :2]).to(d), reduction=reduction),
+                    f.multilabel_soft_margin_loss(L.tensor(a).to(d), L.tensor(t).to(d), reduction=reduction),
+                    f.multilabel_soft_margin_loss(L.tensor(a).to(d), L.tensor(t).to(d), L.tensor(w).to(d),
+                                                  reduction=reduction)])
+    for theirs, ours in zip(*out):
+        if dt == "float32":
+            np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+        else:
+            np.testing.assert_array_equal(ours.float().numpy(), theirs.float().numpy())

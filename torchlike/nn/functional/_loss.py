@@ -121,8 +121,12 @@ def _pointwise_loss(x, y, w, *scal, kind, reduction, dt):
         beta = _s(scal[0], d)
         z = _abs0(d)
         l = jnp.where(z < beta, exact_div(0.5 * z * z, jnp.where(beta > 0, beta, 1)), z - 0.5 * beta)
-    else:  # soft margin: log(1 + exp(-y x))
-        l = jnp.logaddexp(jnp.zeros((), x.dtype), -y * x)
+    else:  # soft margin: torch's log1p(exp(-x * y)) (inf past exp's range), each op rounded to the input's type
+        if np.dtype(dt) in _HALF:
+            r = lambda v: v.astype(dt).astype(jnp.float32)  # noqa: E731
+            l = r(jnp.log1p(r(jnp.exp(r(-x * y)))))
+        else:
+            l = jnp.log1p(jnp.exp(-x * y))
     if kind == "l1" and jnp.issubdtype(dt, jnp.complexfloating):
         dt = jnp.finfo(dt).dtype  # torch: |input - target| of complex inputs is real
     if w is not None:
@@ -479,11 +483,16 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 # ---- margin losses ------------------------------------------------------------------------------
 def _mlsm(x, t, w, reduction):
+    # torch's Python formula, op by op: for half types each op's result is rounded to the input's type
+    if x.dtype in _HALF:
+        r = lambda v: v.astype(x.dtype).astype(jnp.float32)  # noqa: E731
+    else:
+        r = lambda v: v  # noqa: E731
     xd, td = _up(x), _up(t)
-    l = -(td * jax.nn.log_sigmoid(xd) + (1 - td) * jax.nn.log_sigmoid(-xd))
+    l = -r(r(td * r(jax.nn.log_sigmoid(xd))) + r(r(1 - td) * r(jax.nn.log_sigmoid(-xd))))
     if w is not None:
-        l = l * _up(w)
-    l = jnp.sum(l, axis=-1) / x.shape[-1]
+        l = r(l * _up(w))
+    l = r(r(jnp.sum(l, axis=-1)) / x.shape[-1])
     return _reduce(l, reduction).astype(x.dtype)
 
 
