@@ -590,3 +590,8 @@ def test_single_precision_matrix_exp_is_as_accurate_as_torchs():
         theirs = np.abs(torch.linalg.matrix_exp(torch.from_numpy(a)).numpy() - exact).max()
         ours = np.abs(torchlike.linalg.matrix_exp(torchlike.from_numpy(a)).numpy() - exact).max()
         assert ours <= max(2 * theirs, 5e-7), (ours, theirs)
+
+
+@pytest.mark.parametrize("kw", [{"dim": 0}, {"dim": 0, "keepdim": True}, {"dim": (0,)}, {"dim": -1}])
+def test_vector_norm_of_a_0d_tensor_over_its_dim(kw):
+    check(lambda lib, t: lib.linalg.vector_norm(t, 3, **kw), np.array(-2.5))

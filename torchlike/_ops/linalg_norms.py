@@ -99,8 +99,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_dtype._CAP[x.dtype.name]}")
     dims = dims_arg(dim, x.ndim)
-    if dims == ():
-        dims = None
+    if dims == () or x.ndim == 0:
+        dims = None  # (a 0-d input's dim 0 / -1 is the input itself)
     if ord in (math.inf, -math.inf) or ord < 0:
         red = x.shape if dims is None else [x.shape[i] for i in dims]
         if x.numel() == 0 and (dims is None or 0 in red):
