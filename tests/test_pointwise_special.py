@@ -267,3 +267,15 @@ def test_polynomials(name):
                 getattr(torch.special, name)(torch.tensor(np.asarray([1, 2])), 3), 1e-6, 1e-6)
     assert_same(getattr(torchlike.special, name)(0.5, torchlike.tensor(np.asarray([3, 4]))),
                 getattr(torch.special, name)(0.5, torch.tensor(np.asarray([3, 4]))), 1e-6, 1e-6)
+
+
+def test_log_ndtr_gradient_is_torchs_formula():
+    # torch differentiates log_ndtr as exp(-(log_ndtr(x) + x^2/2)) / sqrt(2 pi), which cancels for large
+    # negative x (21000.000366 at -2.1e4 where the exact derivative is 21000.00005): the oracle is torch's
+    vals = [-1e2, -1e3, -2.1e4, -35.0, -3.0, 0.5, 7.0, 1e3]
+    grads = []
+    for lib in (torch, torchlike):
+        x = lib.tensor(vals, dtype=lib.float64, requires_grad=True)
+        g, = lib.autograd.grad(lib.special.log_ndtr(x).sum(), x)
+        grads.append(g.numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-9)

@@ -48,6 +48,20 @@ def _entr_jvp(primals, tangents):
     return _entr(x), -(1 + jnp.log(x)) * t
 
 
+@jax.custom_jvp
+def _log_ndtr(x):
+    return jss.log_ndtr(x)
+
+
+@_log_ndtr.defjvp
+def _log_ndtr_jvp(primals, tangents):
+    # torch's derivative formula, exp(-(log_ndtr(x) + x^2/2)) / sqrt(2 pi) (it cancels for large negative x,
+    # where JAX's own derivative is the more accurate one: the oracle is torch's)
+    (x,), (t,) = primals, tangents
+    r = jss.log_ndtr(x)
+    return r, t * (jnp.exp(-(r + x * x / 2)) / np.sqrt(2 * np.pi)).astype(x.dtype)
+
+
 def _erfcx(x):
     return jss.erfcx(x)
 
@@ -84,7 +98,7 @@ def _bessel_j(x, n):
 
 
 for _n, _f in [("expit", jax.nn.sigmoid), ("erfcx", _erfcx), ("i0e", jss.i0e), ("i1", jss.i1), ("i1e", jss.i1e),
-               ("ndtr", _ndtr), ("ndtri", jss.ndtri), ("log_ndtr", jss.log_ndtr), ("entr", _entr),
+               ("ndtr", _ndtr), ("ndtri", jss.ndtri), ("log_ndtr", _log_ndtr), ("entr", _entr),
                ("bessel_j0", lambda x: _bessel_j(x, 0)), ("bessel_j1", lambda x: _bessel_j(x, 1))]:
     # torch's bessel_j0/j1 results carry no autograd history
     unary(_n, _f, promote="float", inplace=False, method=False, namespaces=_SP,
