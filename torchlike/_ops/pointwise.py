@@ -112,11 +112,20 @@ for _n, _f in [("sin", jnp.sin), ("cos", jnp.cos), ("tan", jnp.tan), ("asin", jn
 
 # --- unary, dtype-preserving -------------------------------------------------------------------
 unary("neg", jnp.negative, dunders=("__neg__",), aliases=("negative",), checks=(C.NEG,))
-def _abs(x):
-    # torch's gradient of abs is sign(x): 0 at 0 (jnp.abs's is 1 there)
-    if jnp.issubdtype(x.dtype, jnp.floating):
-        return x * jnp.sign(x)
+@jax.custom_jvp
+def _abs_float(x):
     return jnp.abs(x)
+
+
+@_abs_float.defjvp
+def _abs_float_jvp(primals, tangents):
+    # torch's gradient of abs is sgn(x): 0 at 0 (jnp.abs's is 1 there) and at NaN (torch's sign of NaN is 0)
+    (x,), (t,) = primals, tangents
+    return jnp.abs(x), t * _sign(x)
+
+
+def _abs(x):
+    return _abs_float(x) if jnp.issubdtype(x.dtype, jnp.floating) else jnp.abs(x)
 
 
 unary("abs", _abs, dunders=("__abs__",), aliases=("absolute",), checks=(C.ABS,))
@@ -142,6 +151,8 @@ def square(input):
 
 
 def _sign(x):
+    if jnp.issubdtype(x.dtype, jnp.floating):  # torch: (0 < x) - (x < 0), so 0 at NaN (jnp.sign gives NaN)
+        return jnp.where(jnp.isnan(x), jnp.zeros((), x.dtype), jnp.sign(x))
     return jnp.sign(x) if x.dtype != jnp.bool_ else x
 
 
@@ -163,7 +174,24 @@ unary("isneginf", jnp.isneginf, promote="bool", differentiable=False, inplace=Fa
 unary("isreal", lambda x: jnp.imag(x) == 0 if jnp.iscomplexobj(x) else jnp.ones(x.shape, bool),
       promote="bool", differentiable=False, inplace=False, out=False)
 unary("conj_physical", jnp.conj)
-unary("relu", jax.nn.relu, namespaces=("torch",), saves="out", checks=(C.RELU,))
+@jax.custom_jvp
+def _relu_float(x):
+    return jnp.maximum(x, jnp.zeros((), x.dtype))
+
+
+@_relu_float.defjvp
+def _relu_float_jvp(primals, tangents):
+    # torch's threshold_backward(grad, result, 0): zero where the result is <= 0, so a NaN passes its gradient
+    (x,), (t,) = primals, tangents
+    y = _relu_float(x)
+    return y, jnp.where(y <= 0, jnp.zeros((), t.dtype), t)
+
+
+def _relu(x):
+    return _relu_float(x) if jnp.issubdtype(x.dtype, jnp.floating) else jax.nn.relu(x)
+
+
+unary("relu", _relu, namespaces=("torch",), saves="out", checks=(C.RELU,))
 unary("angle", lambda x: jnp.angle(x).astype(jnp.real(x).dtype) if jnp.iscomplexobj(x) else
       jnp.where(x < 0, jnp.pi, 0.0).astype(x.dtype) if jnp.issubdtype(x.dtype, jnp.floating)
       else jnp.where(x < 0, jnp.pi, 0.0), promote="float", inplace=False)
@@ -522,7 +550,46 @@ def _logaddexp(x, y):
 
 binary("logaddexp", _logaddexp, checks=(C.tensors_only, C.REAL_FLOAT))
 binary("logaddexp2", jnp.logaddexp2, checks=(C.tensors_only, C.REAL_ONLY))
-for _n, _f in [("maximum", jnp.maximum), ("minimum", jnp.minimum), ("fmax", jnp.fmax), ("fmin", jnp.fmin)]:
+def _chooser(fwd, weights):
+    """A binary max/min whose gradient follows torch's formula: ``weights(x, y)`` gives the shares of the
+    output's tangent that x and y get (torch's ties and NaNs, not JAX's)."""
+    @jax.custom_jvp
+    def f(x, y):
+        return fwd(x, y)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x, y), (tx, ty) = primals, tangents
+        wx, wy = weights(x, y)
+        out = fwd(x, y)
+        return out, jnp.broadcast_to(tx * wx.astype(tx.dtype) + ty * wy.astype(ty.dtype), out.shape)
+
+    def call(x, y):
+        return f(x, y) if jnp.issubdtype(jnp.result_type(x, y), jnp.floating) and \
+            jnp.result_type(x) == jnp.result_type(y) else fwd(x, y)
+    return call
+
+
+def _max_w(x, y):  # torch: where(x == y, g / 2, g), masked to 0 for the smaller one (a NaN: both get g)
+    return jnp.where(x == y, 0.5, jnp.where(x < y, 0.0, 1.0)), jnp.where(x == y, 0.5, jnp.where(x > y, 0.0, 1.0))
+
+
+def _min_w(x, y):
+    return jnp.where(x == y, 0.5, jnp.where(x > y, 0.0, 1.0)), jnp.where(x == y, 0.5, jnp.where(x < y, 0.0, 1.0))
+
+
+def _fmax_w(x, y):  # torch: all of g to x where x >= y or y is NaN, else to y (no split at ties)
+    to_x = (x >= y) | jnp.isnan(y)
+    return to_x, ~to_x
+
+
+def _fmin_w(x, y):
+    to_x = (x <= y) | jnp.isnan(y)
+    return to_x, ~to_x
+
+
+for _n, _f in [("maximum", _chooser(jnp.maximum, _max_w)), ("minimum", _chooser(jnp.minimum, _min_w)),
+               ("fmax", _chooser(jnp.fmax, _fmax_w)), ("fmin", _chooser(jnp.fmin, _fmin_w))]:
     binary(_n, _f, inplace=False, checks=(C.tensors_only,))
 binary("heaviside", lambda x, y: jnp.where(x == 0, y, (x > 0).astype(x.dtype)), differentiable="heaviside",
        checks=(C.HEAVISIDE,))

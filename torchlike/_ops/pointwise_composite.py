@@ -2,6 +2,7 @@
 frexp and the conjugation helpers."""
 from __future__ import annotations
 
+import functools
 import math
 
 import jax
@@ -21,22 +22,48 @@ __all__ = ["clamp", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv", "nan
 
 # --- clamp ---------------------------------------------------------------------------------------
 def _clamp_impl(x, lo, hi, has_lo, has_hi, dt):
-    # where-based so the gradient is 1 on the closed interval [min, max], like torch (not 0.5 at ties)
-    y = cast(x, dt)
+    y, lo, hi = cast(x, dt), cast(lo, dt), cast(hi, dt)
+    if jnp.issubdtype(dt, jnp.floating):
+        return _clamp_float(y, lo, hi, has_lo, has_hi)
+    return _clamp_fwd(y, lo, hi, has_lo, has_hi)
+
+
+def _clamp_fwd(y, lo, hi, has_lo, has_hi):
     if has_lo:
-        lo = cast(lo, dt)
         y = jnp.where(y < lo, lo, y)
     if has_hi:
-        hi = cast(hi, dt)
         y = jnp.where(y > hi, hi, y)
-    if has_lo or has_hi:
-        if jnp.issubdtype(dt, jnp.floating):
-            # a NaN bound gives NaN, as in torch
-            if has_lo:
-                y = jnp.where(jnp.isnan(lo), lo, y)
-            if has_hi:
-                y = jnp.where(jnp.isnan(hi), hi, y)
+    if jnp.issubdtype(y.dtype, jnp.floating):  # a NaN bound gives NaN, as in torch
+        if has_lo:
+            y = jnp.where(jnp.isnan(lo), lo, y)
+        if has_hi:
+            y = jnp.where(jnp.isnan(hi), hi, y)
     return y
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(3, 4))
+def _clamp_float(y, lo, hi, has_lo, has_hi):
+    return _clamp_fwd(y, lo, hi, has_lo, has_hi)
+
+
+@_clamp_float.defjvp
+def _clamp_float_jvp(has_lo, has_hi, primals, tangents):
+    # torch's clamp_backward / clamp_backward_min_max: the input's gradient where lo <= x <= hi (closed, none
+    # at a NaN input or bound), a bound's where it was taken (and, with both, is the binding one)
+    (x, lo, hi), (tx, tlo, thi) = primals, tangents
+    zero = jnp.zeros((), tx.dtype)
+    if has_lo and has_hi:
+        gx, glo, ghi = (x >= lo) & (x <= hi), (x < lo) & (lo < hi), (x > hi) | (hi < lo)
+    elif has_lo:
+        gx, glo, ghi = x >= lo, x < lo, None
+    else:
+        gx, glo, ghi = x <= hi, None, x > hi
+    t = jnp.where(gx, tx, zero)
+    if glo is not None:
+        t = t + jnp.where(glo, tlo, zero)
+    if ghi is not None:
+        t = t + jnp.where(ghi, thi, zero)
+    return _clamp_fwd(x, lo, hi, has_lo, has_hi), jnp.broadcast_to(t, jnp.broadcast_shapes(x.shape, lo.shape, hi.shape))
 
 
 def _clamp_core(input, min, max, name):
