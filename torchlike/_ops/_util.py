@@ -232,8 +232,10 @@ def _exact_unary_host(np_fn):
 
 def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=True, namespaces=("torch",),
            differentiable=True, saves=True, dunders=(), rdunders=(), aliases=(), int_only=False, doc=None,
-           tensor_node=None, checks=(), aten=None, linear_with_scalar=False, opmath_half=True):
+           tensor_node=None, checks=(), aten=None, linear_with_scalar=False, opmath_half=True, numbers_ok=False):
     """Declare a pointwise binary op: torch promotion over tensors/scalars, then ``jfn`` in that dtype.
+
+    ``numbers_ok``: two Python numbers give a 0-d tensor (torch's ``mul(2.0, 3.0)``), not the TypeError.
 
     ``linear_with_scalar``: with a Python number as either operand the gradient needs no tensor values
     (torch's ``mul.Scalar`` saves only the number), so later in-place writes to the tensor are no error.
@@ -251,7 +253,7 @@ def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=T
     node_name = camel(name)
 
     def fn(input, other, *, out=None):
-        if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        if not isinstance(input, Tensor) and not isinstance(other, Tensor) and not numbers_ok:
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                             f"{tp_name(input)}")
         d = _dtype.result_type(input, other)

@@ -3,6 +3,7 @@ conjugate transposes ``Tensor.H`` / ``Tensor.mH``.
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
 from .. import _dtype
@@ -15,7 +16,11 @@ __all__ = ["view_as_complex", "view_as_real"]
 
 
 def _complex_impl(re, im):
-    return re + 1j * im.astype(re.dtype)
+    # lax.complex, not re + 1j * im: 1j * inf would be nan + inf j
+    if re.dtype == jnp.float16:
+        re, im = re.astype(jnp.float32), im.astype(jnp.float32)
+    shape = jnp.broadcast_shapes(re.shape, im.shape)
+    return jax.lax.complex(jnp.broadcast_to(re, shape), jnp.broadcast_to(im.astype(re.dtype), shape))
 
 
 @register(method=False, out=True, out_same_dtype=True)

@@ -456,6 +456,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = dims_arg(dim, input.ndim)[0]
+    if n == 0:  # torch: a copy of the input itself, prepend/append unused
+        return input.clone()
     extra = tuple(as_tensor_arg(e) for e in (prepend, append) if e is not None)
     extra = tuple(e if e.ndim else e.expand(*[1 if i == d else s for i, s in enumerate(input.shape)])
                   for e in extra)

@@ -333,7 +333,8 @@ def _rsub(input, other, *, alpha=1):
 
 register("rsub", method=False, checks=(C.RSUB,))(_rsub)
 
-mul = binary("mul", jnp.multiply, dunders=("__mul__", "__rmul__"), aliases=("multiply",), linear_with_scalar=True)
+mul = binary("mul", jnp.multiply, dunders=("__mul__", "__rmul__"), aliases=("multiply",), linear_with_scalar=True,
+             numbers_ok=True)
 
 
 def _true_div(x, y):

@@ -543,6 +543,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
 def _mm(x, t, w, margin, p, reduction):
     xd = _up(x)
     squeeze = x.ndim <= 1
+    t_shape = t.shape  # (a single sample's loss takes the target's shape: () or (1,), as torch's)
     if squeeze:
         xd, t = xd.reshape(1, -1), t.reshape(1)
     C = xd.shape[-1]
@@ -556,7 +557,7 @@ def _mm(x, t, w, margin, p, reduction):
     h = jnp.where(jnp.arange(C)[None, :] == t[:, None], 0, h)
     l = exact_div(jnp.sum(h, axis=1), C)
     if squeeze:
-        l = l.reshape(())
+        l = l.reshape(t_shape)
     return _reduce(l, reduction).astype(x.dtype)
 
 

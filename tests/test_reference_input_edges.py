@@ -1,0 +1,37 @@
+"""Edge cases from the reference inputs of torch's OpInfos (samples past the default conformance cap), each
+against torch: two Python numbers to mul, diff with n=0, complex() of infinite parts, a single sample's
+multi_margin_loss shape, a 0-d vector_norm over its dim."""
+import numpy as np
+import pytest
+import torch
+
+import torchlike
+from conftest import same_as_torch
+
+INF, NAN = float("inf"), float("nan")
+
+
+@pytest.mark.parametrize("a,b", [(2.0, 3.0), (2, 3), (True, False), (2, 0.5), (1.5j, 2)])
+def test_mul_of_two_numbers_is_a_0d_tensor(a, b):
+    theirs, ours = torch.mul(a, b), torchlike.mul(a, b)
+    assert str(ours.dtype) == str(theirs.dtype) and tuple(ours.shape) == () and ours.item() == theirs.item()
+
+
+def test_diff_with_n_0_returns_a_copy_of_the_input():
+    same_as_torch(lambda m, x, p: m.diff(x, n=0, dim=0, prepend=p, append=p), np.ones((3, 2)), np.zeros((2, 2)))
+
+
+def test_complex_of_infinite_and_nan_parts():
+    re = np.array([INF, INF, INF, -INF, -INF, -INF, NAN, NAN, NAN, 1.0])
+    im = np.array([INF, -INF, NAN] * 3 + [-INF])
+    for dt in (np.float32, np.float64):
+        theirs = torch.complex(torch.tensor(re.astype(dt)), torch.tensor(im.astype(dt)))
+        ours = torchlike.complex(torchlike.tensor(re.astype(dt)), torchlike.tensor(im.astype(dt)))
+        assert str(ours.dtype) == str(theirs.dtype)
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("target", [[1], 1])
+def test_multi_margin_loss_of_one_sample_has_the_targets_shape(target):
+    same_as_torch(lambda m, x: m.nn.functional.multi_margin_loss(x, m.tensor(target), margin=0.5, reduction="none"),
+                  np.array([-8.5, -1.75, -4.25, -2.5, -7.75]))
