@@ -45,3 +45,27 @@ def test_extremal_values_and_gradients_match_torch(case, dtype):
         assert (theirs is None) == (ours is None)
         if theirs is not None:
             np.testing.assert_array_equal(ours, theirs)
+
+
+ACTIVATIONS = {
+    "hardswish": lambda m, v: m.nn.functional.hardswish(v),
+    "softshrink": lambda m, v: m.nn.functional.softshrink(v, 0.5),
+    "hardshrink": lambda m, v: m.nn.functional.hardshrink(v, 0.5),
+    "threshold": lambda m, v: m.nn.functional.threshold(v, 0.5, -1.0),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_activations_pass_nan_and_infinities_as_torch(name, dtype):
+    """torch's kernels test ``-lambd <= x <= lambd`` / ``x <= threshold`` (NaN falls through to x) and compute
+    hardswish literally (NaN at -inf); gradients as torch's backward kernels."""
+    vals = [-5., -3., -1., -0.25, 0.5, 2.9, 3., 5., -INF, INF, NAN]
+    got = []
+    for m in (torch, torchlike):
+        x = m.tensor(vals, dtype=getattr(m, dtype), requires_grad=True)
+        y = ACTIVATIONS[name](m, x)
+        g, = m.autograd.grad(y.sum(), x)
+        got.append((y.detach().float().numpy(), g.float().numpy()))
+    np.testing.assert_array_equal(got[1][0], got[0][0])
+    np.testing.assert_array_equal(got[1][1], got[0][1])

@@ -53,7 +53,8 @@ def _prelu(x, w):
 def _hardshrink(x, lambd):
     y = _up(x)
     la = _s(lambd, y)
-    return jnp.where((y > la) | (y < -la), y, jnp.zeros((), y.dtype)).astype(x.dtype)
+    # torch: (-lambd <= x <= lambd) ? 0 : x, so NaN passes through
+    return jnp.where((y >= -la) & (y <= la), jnp.zeros((), y.dtype), y).astype(x.dtype)
 
 
 # ---- the ops -------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from ..._ops.registry import functional as _functional
 from ...tensor import Tensor, _wrap_dim
 from ..._ops.registry import TABLE as _TABLE
 from ..._ops.special import softmax_common
+from ..._ops._util import exact_div
 from ... import _random
 from ..._random import draw
 from ..._ops.registry import write_out as _write_out
@@ -108,16 +109,31 @@ def _hardsigmoid(x):
                      jnp.where(y >= 3, jnp.ones((), y.dtype), y / 6 + 0.5)).astype(x.dtype)
 
 
+@jax.custom_jvp
+def _hardswish_f(y):
+    # torch's kernel, literally: x * min(max(x + 3, 0), 6) / 6 (-0.0 below -3, NaN at -inf)
+    return exact_div(y * jnp.minimum(jnp.maximum(y + 3, 0), 6), jnp.asarray(6, y.dtype))  # (a true division)
+
+
+@_hardswish_f.defjvp
+def _hardswish_jvp(primals, tangents):
+    # torch's backward: 0 for x <= -3, x/3 + 1/2 for -3 < x < 3, 1 from 3 on (and at NaN)
+    (y,), (t,) = primals, tangents
+    d = jnp.where(y <= -3, jnp.zeros((), y.dtype), jnp.where(y < 3, exact_div(y, jnp.asarray(3, y.dtype)) + 0.5,
+                                                                jnp.ones((), y.dtype)))
+    return _hardswish_f(y), t * d
+
+
 def _hardswish(x):
-    y = _up(x)
-    # torch's backward: 0 for x <= -3, x/3 + 1/2 for -3 < x < 3, 1 from 3 on
-    return jnp.where(y <= -3, jnp.zeros((), y.dtype), jnp.where(y < 3, y * (y + 3) / 6, y)).astype(x.dtype)
+    return _hardswish_f(_up(x)).astype(x.dtype)
 
 
 def _softshrink(x, lambd):
+    # torch: (-lambd <= x <= lambd) ? 0 : (x > lambd ? x - lambd : x + lambd), so NaN passes through
     y = _up(x)
     la = _s(lambd, y)
-    return jnp.where(y > la, y - la, jnp.where(y < -la, y + la, jnp.zeros((), y.dtype))).astype(x.dtype)
+    # (inside the band: a zero with the input's sign, as torch's sign(x) * max(|x| - lambd, 0))
+    return jnp.where((y >= -la) & (y <= la), y * 0, jnp.where(y > la, y - la, y + la)).astype(x.dtype)
 
 
 def _tanhshrink(x):
@@ -132,7 +148,7 @@ def _softsign(x):
 
 def _threshold(x, th, value):
     y = _up(x) if x.dtype in _HALF else x
-    return jnp.where(y > _s(th, y), y, _s(value, y)).astype(x.dtype)
+    return jnp.where(y <= _s(th, y), _s(value, y), y).astype(x.dtype)  # (torch's test: NaN passes through)
 
 
 def _logsigmoid(x):
