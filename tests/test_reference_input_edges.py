@@ -35,3 +35,12 @@ def test_complex_of_infinite_and_nan_parts():
 def test_multi_margin_loss_of_one_sample_has_the_targets_shape(target):
     same_as_torch(lambda m, x: m.nn.functional.multi_margin_loss(x, m.tensor(target), margin=0.5, reduction="none"),
                   np.array([-8.5, -1.75, -4.25, -2.5, -7.75]))
+
+
+@pytest.mark.parametrize("shape", [(0, 2), (0, 4, 3)])
+def test_group_norm_of_an_empty_batch(shape):
+    c = shape[1]
+    same_as_torch(lambda m, x, w, b: m.nn.functional.group_norm(x, 2, w, b), np.zeros(shape, np.float32),
+                  np.ones(c, np.float32), np.zeros(c, np.float32))
+    same_as_torch(lambda m, x: m.native_group_norm(x, None, None, 0, c, int(np.prod(shape[2:])), 2, 1e-5),
+                  np.zeros(shape, np.float32))

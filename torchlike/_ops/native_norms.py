@@ -12,6 +12,8 @@ running statistics in place with the unbiased variance.
 """
 from __future__ import annotations
 
+import math
+
 import jax.numpy as jnp
 
 from .._creation import empty
@@ -144,7 +146,7 @@ def _native_batch_norm_legit(input, weight, bias, *args):
 
 
 def _group_norm_impl(x, *rest, n, c, group, eps, has_w, has_b):
-    xf = _opmath(x).reshape(n, group, -1)
+    xf = _opmath(x).reshape(n, group, math.prod(x.shape[1:]) // group)  # (not -1: an empty batch has n = 0)
     mean = jnp.mean(xf, axis=-1)
     var = jnp.mean(jnp.square(xf - mean[..., None]), axis=-1)
     rstd = 1.0 / jnp.sqrt(var + eps)

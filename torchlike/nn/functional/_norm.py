@@ -226,7 +226,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _gn_impl(x, w, b, eps, G):
     acc = _acc(x.dtype)
     N, C = x.shape[0], x.shape[1]
-    xf = x.astype(acc).reshape(N, G, -1)
+    xf = x.astype(acc).reshape(N, G, math.prod(x.shape[1:]) // G)  # (not -1: an empty batch has N = 0)
     mean = xf.mean(-1, keepdims=True)
     var = jnp.square(xf - mean).mean(-1, keepdims=True)
     y = ((xf - mean) * lax.rsqrt(var + eps)).reshape(x.shape)
