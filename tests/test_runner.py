@@ -82,6 +82,26 @@ def test_uncaught_error_reports_like_python(tmp_path):
     assert err.strip().splitlines()[-1] == torch_run.stderr.strip().splitlines()[-1]
 
 
+@pytest.mark.parametrize("form", ["-c", "-"])
+def test_code_from_the_command_line_or_stdin_runs_as_python_would(form):
+    """``run -c CODE`` and ``run -`` (the program on standard input) as ``python -c`` / ``python -``: the same
+    output, ``sys.argv``, ``__main__``, and on an error the same traceback frames and exit status."""
+    code = ("import sys, torch\nprint(torch.ones(2).sum().item(), sys.argv, __name__, sys.path[0] == '')\n"
+            "class A:\n    pass\nimport pickle\nprint(type(pickle.loads(pickle.dumps(A()))).__qualname__)\n"
+            "torch.ones(2) + torch.ones(3)\n")
+    outs = []
+    for prefix in ([sys.executable], [sys.executable, "-m", "torchlike", "run"]):
+        args = prefix + ([form, code] if form == "-c" else [form]) + ["x", "y"]
+        outs.append(subprocess.run(args, input=None if form == "-c" else code, capture_output=True, text=True,
+                                   timeout=300))
+    theirs, ours = outs
+    assert theirs.returncode == ours.returncode == 1
+    assert ours.stdout == theirs.stdout
+    frames = [ln.strip() for ln in ours.stderr.splitlines() if ln.strip().startswith("File ")]
+    assert frames == [ln.strip() for ln in theirs.stderr.splitlines() if ln.strip().startswith("File ")], ours.stderr
+    assert ours.stderr.strip().splitlines()[-1] == theirs.stderr.strip().splitlines()[-1]
+
+
 _PATCHED_INIT = """
 import sys
 import torch

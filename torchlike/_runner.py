@@ -187,6 +187,22 @@ def run(script, args):
     _as_python_would(lambda: runpy.run_path(path, run_name="__main__"), path)
 
 
+def run_code(source, filename, args):
+    """``python -m torchlike run -c CODE [ARGS...]`` and ``... run - [ARGS...]`` (the program read from standard
+    input): as ``python -c`` / ``python -``, with torch -> torchlike (``sys.argv[0]`` is ``-c`` / ``-``, the
+    current directory first on ``sys.path``)."""
+    import types
+    install()
+    _alias_children()
+    sys.path.insert(0, "")
+    sys.argv = ["-c" if filename == "<string>" else "-"] + list(args)
+    main = types.ModuleType("__main__")
+    main.__dict__["__builtins__"] = __builtins__
+    sys.modules["__main__"] = main
+    code = compile(source, filename, "exec")
+    _as_python_would(lambda: exec(code, main.__dict__), None)
+
+
 def _as_python_would(run_main, script):
     """Run ``run_main``; an exception it lets out is reported as ``python script.py`` would report it: the
     traceback starts at the script's own frame (not in the runner and runpy), then exit status 1."""
