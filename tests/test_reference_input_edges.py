@@ -44,3 +44,13 @@ def test_group_norm_of_an_empty_batch(shape):
                   np.ones(c, np.float32), np.zeros(c, np.float32))
     same_as_torch(lambda m, x: m.native_group_norm(x, None, None, 0, c, int(np.prod(shape[2:])), 2, 1e-5),
                   np.zeros(shape, np.float32))
+
+
+@pytest.mark.parametrize("name", ["__mul__", "__rmul__"])
+def test_mul_dunders_still_refuse_a_number_as_self(name):
+    # torch.mul(2, 3) is a tensor, but Tensor.__mul__(2, 3) is a descriptor misuse in torch (an error input)
+    for m in (torch, torchlike):
+        with pytest.raises(TypeError, match=f"descriptor '{name}' for 'torch._C.TensorBase' objects doesn't apply"):
+            getattr(m.Tensor, name)(2, 3)
+    x = torchlike.tensor([1.0, 2.0])
+    assert (x * 3).tolist() == (3 * x).tolist() == [3.0, 6.0]

@@ -333,8 +333,21 @@ def _rsub(input, other, *, alpha=1):
 
 register("rsub", method=False, checks=(C.RSUB,))(_rsub)
 
-mul = binary("mul", jnp.multiply, dunders=("__mul__", "__rmul__"), aliases=("multiply",), linear_with_scalar=True,
-             numbers_ok=True)
+mul = binary("mul", jnp.multiply, aliases=("multiply",), linear_with_scalar=True, numbers_ok=True)
+
+
+def _mul_dunder(name):
+    def dunder(self, other):
+        if not isinstance(self, Tensor):  # Tensor.__mul__(2, 3): a descriptor misuse in torch (mul(2, 3) is not)
+            raise TypeError(f"descriptor '{name}' for 'torch._C.TensorBase' objects doesn't apply to a "
+                            f"'{type(self).__name__}' object")
+        return mul(self, other)
+    dunder.__name__ = name
+    return dunder
+
+
+for _d in ("__mul__", "__rmul__"):
+    register(_d, namespaces=(), promote="result_type")(_mul_dunder(_d))
 
 
 def _true_div(x, y):
