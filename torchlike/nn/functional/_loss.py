@@ -82,6 +82,14 @@ def _up(x):
     return x.astype(jnp.float32) if x.dtype in _HALF else x
 
 
+def _rounds_as(dt):
+    """``r(v)``: ``v`` rounded to ``dt`` and computed on in float32 where ``dt`` is a half type (torch's op-by-op
+    formulas round each op's result to the input's type), else ``v`` itself."""
+    if np.dtype(dt) in _HALF:
+        return lambda v: v.astype(dt).astype(jnp.float32)
+    return lambda v: v
+
+
 def _s(v, x):
     return jnp.asarray(v).astype(x.dtype)
 
@@ -122,11 +130,8 @@ def _pointwise_loss(x, y, w, *scal, kind, reduction, dt):
         z = _abs0(d)
         l = jnp.where(z < beta, exact_div(0.5 * z * z, jnp.where(beta > 0, beta, 1)), z - 0.5 * beta)
     else:  # soft margin: torch's log1p(exp(-x * y)) (inf past exp's range), each op rounded to the input's type
-        if np.dtype(dt) in _HALF:
-            r = lambda v: v.astype(dt).astype(jnp.float32)  # noqa: E731
-            l = r(jnp.log1p(r(jnp.exp(r(-x * y)))))
-        else:
-            l = jnp.log1p(jnp.exp(-x * y))
+        r = _rounds_as(dt)
+        l = r(jnp.log1p(r(jnp.exp(r(-x * y)))))
     if kind == "l1" and jnp.issubdtype(dt, jnp.complexfloating):
         dt = jnp.finfo(dt).dtype  # torch: |input - target| of complex inputs is real
     if w is not None:
@@ -484,10 +489,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 # ---- margin losses ------------------------------------------------------------------------------
 def _mlsm(x, t, w, reduction):
     # torch's Python formula, op by op: for half types each op's result is rounded to the input's type
-    if x.dtype in _HALF:
-        r = lambda v: v.astype(x.dtype).astype(jnp.float32)  # noqa: E731
-    else:
-        r = lambda v: v  # noqa: E731
+    r = _rounds_as(x.dtype)
     xd, td = _up(x), _up(t)
     l = -r(r(td * r(jax.nn.log_sigmoid(xd))) + r(r(1 - td) * r(jax.nn.log_sigmoid(-xd))))
     if w is not None:

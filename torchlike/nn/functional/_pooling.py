@@ -22,7 +22,7 @@ from ...tensor import Tensor
 from ._conv import ntuple
 from ... import _autocast as _amp
 from ..._random import draw
-from ..._ops._util import exact_div
+from ..._ops._util import exact_div, opmath
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "max_unpool1d", "max_unpool2d",
@@ -287,8 +287,7 @@ def _avg_pool_impl(x, divisor_override, k, s, p, S, out, count_include_pad):
     for L, o, kk, ss, pp in zip(S, out, k, s, p):
         pads.append((pp, max(0, (o - 1) * ss + kk - L - pp)))
     # (half types sum and divide in float32 and round once, as torch's CPU kernels: their opmath type)
-    acc = (jnp.float32 if x.dtype.itemsize == 2 else x.dtype) if jnp.issubdtype(x.dtype, jnp.floating) else \
-        x.dtype if jnp.issubdtype(x.dtype, jnp.inexact) else jnp.int64
+    acc = opmath(x.dtype) if jnp.issubdtype(x.dtype, jnp.inexact) else jnp.int64
     tot = lax.reduce_window(x.astype(acc), np.array(0, acc), lax.add, (1,) * lead + k, (1,) * lead + s, pads)
     tot = tot[(Ellipsis,) + tuple(slice(0, o) for o in out)]
     if divisor_override is not None:
@@ -440,7 +439,7 @@ def _adaptive_avg_impl(x, S, out):
     # kernels (sum / kh / kw, sum / kT / kH / kW), a true division by each dim's window length in turn (XLA would
     # multiply by reciprocals: exact_div)
     n = len(S)
-    y = x.astype(jnp.float32) if x.dtype.itemsize == 2 and jnp.issubdtype(x.dtype, jnp.floating) else x  # opmath
+    y = x.astype(opmath(x.dtype))  # (half types in float32, rounded once at the end, as torch's kernels)
     cnts = []
     for j, (L, o) in enumerate(zip(S, out)):
         st, en = _adaptive_ranges(L, o)
