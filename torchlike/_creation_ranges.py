@@ -196,17 +196,29 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     return _out(_host_or_put(np.eye(n, m, dtype=d.np), canonical(device), requires_grad), out)
 
 
-def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+def _tri_indices(numpy_fn, row, col, offset, dtype, device):
     row, col, offset = int_arg(row, "row", 1), int_arg(col, "col", 2), int_arg(offset, "offset", 3)
     check_alloc((row, col), 8)
-    r, c = np.tril_indices(row, offset, col)
+    r, c = numpy_fn(row, offset, col)
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
     return _host_or_put(np.stack([r, c]).astype(d.np), canonical(device), False)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The (row, column) indices of the lower triangle of a ``row`` x ``col`` matrix, as a 2 x N tensor.
+
+    >>> import torchlike as torch
+    >>> torch.tril_indices(2, 2).tolist()
+    [[0, 1, 1], [0, 0, 1]]
+    """
+    return _tri_indices(np.tril_indices, row, col, offset, dtype, device)
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
-    row, col, offset = int_arg(row, "row", 1), int_arg(col, "col", 2), int_arg(offset, "offset", 3)
-    check_alloc((row, col), 8)
-    r, c = np.triu_indices(row, offset, col)
-    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
-    return _host_or_put(np.stack([r, c]).astype(d.np), canonical(device), False)
+    """The (row, column) indices of the upper triangle of a ``row`` x ``col`` matrix, as a 2 x N tensor.
+
+    >>> import torchlike as torch
+    >>> torch.triu_indices(2, 3, 1).tolist()
+    [[0, 0, 1], [1, 2, 2]]
+    """
+    return _tri_indices(np.triu_indices, row, col, offset, dtype, device)

@@ -34,56 +34,7 @@ def _real_dt(d):
     return d.to_real()
 
 
-# --- vector norms ------------------------------------------------------------------------------
-def _abs0(x):
-    """|x| whose (sub)gradient at 0 is 0, as torch's norm backward (sgn(x) there)."""
-    z = x == 0
-    return jnp.where(z, 0, jnp.abs(jnp.where(z, 1, x))).astype(jnp.real(x).dtype)
-
-
-def _vnorm(x, ord, dims, keepdim, kind):
-    """p-norm of ``x`` over ``dims`` with torch's gradients (0 at the origin)."""
-    if jnp.iscomplexobj(x):
-        sq = jnp.real(x) ** 2 + jnp.imag(x) ** 2
-    else:
-        sq = x * x
-    if kind == "two":
-        s = jnp.sum(sq, axis=dims, keepdims=keepdim)
-        nz = s > 0
-        return jnp.where(nz, jnp.sqrt(jnp.where(nz, s, 1)), 0)
-    a = _abs0(x)
-    if kind == "inf":
-        return jnp.max(a, axis=dims, keepdims=keepdim)
-    if kind == "-inf":
-        return jnp.min(a, axis=dims, keepdims=keepdim)
-    if kind == "zero":
-        return jnp.sum((a != 0).astype(a.dtype), axis=dims, keepdims=keepdim)
-    if kind == "one":
-        return jnp.sum(a, axis=dims, keepdims=keepdim)
-    nz_el = a > 0
-    ap = jnp.where(nz_el, jnp.where(nz_el, a, 1) ** ord, jnp.where(ord > 0, 0, jnp.inf))
-    s = jnp.sum(ap, axis=dims, keepdims=keepdim)
-    good = (s > 0) & jnp.isfinite(s)
-    # s == inf only for negative ord with a zero entry: the norm is 0 there
-    return jnp.where(good, jnp.where(good, s, 1) ** (1 / ord), jnp.where(s == 0, jnp.where(ord > 0, 0, jnp.inf), 0))
-
-
-def _vnorm_impl(x, ord, dims, keepdim, dt, kind):
-    x = cast(x, dt)
-    acc = reduction.acc_np(np.dtype(dt))  # half types accumulate in float32, as torch's kernel
-    if acc == x.dtype:
-        return _vnorm(x, ord, dims, keepdim, kind)
-    return _vnorm(x.astype(acc), ord, dims, keepdim, kind).astype(x.dtype)
-
-
-def _kind(ord):
-    if ord == math.inf:
-        return "inf"
-    if ord == -math.inf:
-        return "-inf"
-    return {0: "zero", 1: "one", 2: "two"}.get(ord, "p")
-
-
+# --- vector norms (the kernel is reduction.vnorm, shared with norm and dist) --------------------
 @register(method=False, namespaces=("linalg",), out=True)
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """Vector p-norm over ``dim`` (all elements by default); result has a real dtype.
@@ -106,9 +57,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         if x.numel() == 0 and (dims is None or 0 in red):
             raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
                                "operation does not have an identity")
-    kind = _kind(ord)
-    return dispatch(_vnorm_impl, (x, float(ord)), (("dims", dims), ("keepdim", bool(keepdim)), ("dt", d.np),
-                                                   ("kind", kind)), name="LinalgVectorNormBackward0")
+    return dispatch(reduction.vnorm_in, (x, float(ord)), (("dims", dims), ("keepdim", bool(keepdim)),
+                                                          ("kind", reduction.norm_kind(ord)), ("dt", d.np)),
+                    name="LinalgVectorNormBackward0")
 
 
 # --- matrix norms ------------------------------------------------------------------------------
@@ -121,12 +72,12 @@ def _mnorm_impl(a, dims, keepdim, dt, ord):
     a = cast(a, dt)
     a = jnp.moveaxis(a, dims, (-2, -1))
     if ord == "fro":
-        r = _vnorm(a, 2.0, (-2, -1), False, "two")
+        r = reduction.vnorm(a, 2.0, (-2, -1), False, "two")
     elif ord in ("nuc", 2.0, -2.0):
         s = jnp.linalg.svd(a, compute_uv=False)
         r = jnp.sum(s, -1) if ord == "nuc" else _max0(s) if ord == 2.0 else jnp.min(s, -1)
     else:
-        ab = _abs0(a)
+        ab = reduction.abs0(a)
         sums = jnp.sum(ab, axis=-2) if abs(ord) == 1 else jnp.sum(ab, axis=-1)
         r = _max0(sums) if ord > 0 else jnp.min(sums, -1)
     if keepdim:

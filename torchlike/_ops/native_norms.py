@@ -20,7 +20,8 @@ from .._creation import empty
 from .._grad_mode import no_grad
 from ._util import Tensor, dispatch, register
 
-__all__ = ["native_layer_norm", "native_batch_norm", "_native_batch_norm_legit", "native_group_norm"]
+__all__ = ["native_layer_norm", "native_batch_norm", "_native_batch_norm_legit", "native_group_norm",
+           "layer_norm_impl", "group_norm_impl"]
 
 
 def _opmath(x):
@@ -37,7 +38,9 @@ def _affine(y, rest, has_w, has_b, shape):
     return y
 
 
-def _layer_norm_impl(x, *rest, axes, eps, has_w, has_b, wshape):
+def layer_norm_impl(x, *rest, axes, eps, has_w, has_b, wshape):
+    """The one layer-norm kernel (native_layer_norm and F.layer_norm): (y, mean, rstd), as torch's CPU
+    kernel, in float32 for the half types, ``rstd = 1 / sqrt(var + eps)``."""
     xf = _opmath(x)
     mean = jnp.mean(xf, axis=axes, keepdims=True)
     var = jnp.mean(jnp.square(xf - mean), axis=axes, keepdims=True)
@@ -70,7 +73,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
                            f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
     rest, has_w, has_b = _extra(weight, bias)
     axes = tuple(range(input.ndim - k, input.ndim))
-    return _stats_out(dispatch(_layer_norm_impl, (input,) + rest,
+    return _stats_out(dispatch(layer_norm_impl, (input,) + rest,
                                (("axes", axes), ("eps", float(eps)), ("has_w", has_w), ("has_b", has_b),
                                 ("wshape", shape)), name="NativeLayerNormBackward0"))
 
@@ -145,7 +148,9 @@ def _native_batch_norm_legit(input, weight, bias, *args):
                        "NativeBatchNormBackward0")
 
 
-def _group_norm_impl(x, *rest, n, c, group, eps, has_w, has_b):
+def group_norm_impl(x, *rest, n, c, group, eps, has_w, has_b):
+    """The one group-norm kernel (native_group_norm and F.group_norm): (y, mean, rstd) over ``group`` groups
+    of channels (and every spatial element) per sample."""
     xf = _opmath(x).reshape(n, group, math.prod(x.shape[1:]) // group)  # (not -1: an empty batch has n = 0)
     mean = jnp.mean(xf, axis=-1)
     var = jnp.mean(jnp.square(xf - mean[..., None]), axis=-1)
@@ -169,7 +174,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     if input.numel() != N * C * HxW:
         raise RuntimeError(f"Expected the input to have {N * C * HxW} elements, but got {input.numel()}")
     rest, has_w, has_b = _extra(weight, bias)
-    return dispatch(_group_norm_impl, (input,) + rest,  # (torch differentiates all three outputs here)
+    return dispatch(group_norm_impl, (input,) + rest,  # (torch differentiates all three outputs here)
                     (("n", int(N)), ("c", int(C)), ("group", int(group)), ("eps", float(eps)),
                      ("has_w", has_w), ("has_b", has_b)), name="NativeGroupNormBackward0")
 

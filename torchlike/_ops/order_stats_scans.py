@@ -19,7 +19,7 @@ from .._shape_churn import as_exact, host_impl, quiet
 from ..return_types import make
 from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
 from .sorting import host_rows, select_at_impl
-from .reduction import acc_np, _evenly, _int_acc, _norm_kind, _vnorm, check_nonempty
+from .reduction import acc_np, _evenly, _int_acc, check_nonempty, norm_kind, vnorm
 from .. import _autocast as _amp
 
 __all__ = ["median", "nanmedian", "mode", "quantile", "nanquantile", "cumsum", "cumprod", "cummax", "cummin",
@@ -491,9 +491,12 @@ def trace(input):
 
 def _renorm_impl(x, p, maxnorm, dim, kind):
     dims = tuple(i for i in range(x.ndim) if i != dim)
-    nrm = _vnorm(x, p, dims, True, kind)
-    factor = jnp.where(nrm > maxnorm, maxnorm / (nrm + 1e-7), jnp.ones((), nrm.dtype))
-    return x * factor.astype(x.dtype)
+    # torch: the norm and the factor in the accumulation type (float32 for halves), the factor rounded to the
+    # input's type, the product rounded once
+    xa = x.astype(acc_np(x.dtype))
+    nrm = vnorm(xa, p, dims, True, kind)
+    factor = jnp.where(nrm > maxnorm, maxnorm / (nrm + 1e-7), jnp.ones((), nrm.dtype)).astype(x.dtype)
+    return (xa * factor.astype(xa.dtype)).astype(x.dtype)
 
 
 @register(out=True, inplace=True)
@@ -514,6 +517,6 @@ def renorm(input, p, dim, maxnorm):
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
     d = dims_arg(dim, input.ndim)[0]
-    return dispatch(_renorm_impl, (input, float(p), float(maxnorm)), (("dim", d), ("kind", _norm_kind(p))),
+    return dispatch(_renorm_impl, (input, float(p), float(maxnorm)), (("dim", d), ("kind", norm_kind(p))),
                     name="RenormBackward0")
 

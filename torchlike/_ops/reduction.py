@@ -488,46 +488,59 @@ def count_nonzero(input, dim=None):
 
 
 # --- norms -------------------------------------------------------------------------------------
-def _vnorm(x, p, dims, keepdim, kind):
-    """Vector p-norm with torch's subgradients: 0 where the norm (or an element, for p < 1) is zero.
-
-    The 'double where' keeps jax.vjp from producing 0 * inf = NaN at zero."""
-    nz = x != 0
-    # |x| with torch's subgradient sgn(0) = 0 (jnp.abs's derivative at 0 is 1)
-    ax = jnp.where(nz, jnp.abs(jnp.where(nz, x, jnp.ones((), x.dtype))), jnp.zeros((), jnp.abs(x).dtype))
-    rd = ax.dtype
-    if kind == "inf":
-        return jnp.max(ax, axis=dims, keepdims=keepdim)
-    if kind == "-inf":
-        return jnp.min(ax, axis=dims, keepdims=keepdim)
-    if kind == "0":
-        return jnp.sum((ax != 0).astype(rd), axis=dims, keepdims=keepdim)
-    if kind == "1":
-        return jnp.sum(ax, axis=dims, keepdims=keepdim)
-    if kind == "2":
-        s = jnp.sum(jnp.real(x * jnp.conj(x)) if jnp.iscomplexobj(x) else x * x, axis=dims, keepdims=keepdim)
-        zero = s == 0
-        return jnp.where(zero, jnp.zeros((), rd), jnp.sqrt(jnp.where(zero, jnp.ones((), rd), s)))
-    p = cast(p, rd)
-    z = ax == 0
-    axp = jnp.where(z, jnp.zeros((), rd), jnp.where(z, jnp.ones((), rd), ax) ** p)
-    s = jnp.sum(axp, axis=dims, keepdims=keepdim)
-    zero = s == 0
-    return jnp.where(zero, jnp.zeros((), rd), jnp.where(zero, jnp.ones((), rd), s) ** (1 / p))
+def abs0(x):
+    """|x| (real dtype) whose subgradient at 0 is 0, torch's sgn(0); jnp.abs's derivative there is 1."""
+    z = x == 0
+    return jnp.where(z, 0, jnp.abs(jnp.where(z, 1, x))).astype(jnp.real(x).dtype)
 
 
-def _norm_kind(p):
+def norm_kind(p):
+    """The static part of a vector norm's order: its special values, and the sign of a general one."""
     if p == math.inf:
         return "inf"
     if p == -math.inf:
         return "-inf"
-    if p in (0, 1, 2):
-        return str(int(p))
-    return "p"
+    return {0: "zero", 1: "one", 2: "two"}.get(p, "p" if p > 0 else "-p")
 
 
-def _vnorm_impl(x, p, dims, keepdim, kind, dt):
-    r = _vnorm(cast(cast(x, dt), acc_np(dt)), p, dims, keepdim, kind)  # half: float32 accumulation
+def vnorm(x, p, dims, keepdim, kind):
+    """The one vector p-norm kernel (linalg.vector_norm, norm, dist, matrix 'fro', clip_grad_norm_).
+
+    Values are torch's kernel's (``sum(|x|**p) ** (1/p)``: NaN and inf propagate, a zero entry makes a
+    negative order's norm 0); gradients are torch's ``norm_backward`` (0 where the norm is 0, and at zero
+    entries). The 'double where's keep jax.vjp from producing 0 * inf = NaN at zero.
+
+    >>> float(vnorm(jnp.array([3., 4.]), 2.0, None, False, "two"))
+    5.0
+    """
+    if kind == "two":
+        s = jnp.sum(jnp.real(x) ** 2 + jnp.imag(x) ** 2 if jnp.iscomplexobj(x) else x * x, axis=dims,
+                    keepdims=keepdim)
+        zero = s == 0
+        return jnp.where(zero, 0, jnp.sqrt(jnp.where(zero, 1, s))).astype(s.dtype)
+    a = abs0(x)
+    rd = a.dtype
+    if kind == "inf":
+        return jnp.max(a, axis=dims, keepdims=keepdim)
+    if kind == "-inf":
+        return jnp.min(a, axis=dims, keepdims=keepdim)
+    if kind == "zero":
+        return jnp.sum((a != 0).astype(rd), axis=dims, keepdims=keepdim)
+    if kind == "one":
+        return jnp.sum(a, axis=dims, keepdims=keepdim)
+    p = cast(p, rd)
+    z = a == 0
+    ap = jnp.where(z, jnp.zeros((), rd) if kind == "p" else jnp.full((), jnp.inf, rd), jnp.where(z, 1, a) ** p)
+    s = jnp.sum(ap, axis=dims, keepdims=keepdim)
+    if kind == "-p":  # s is inf with a zero entry: inf ** (1/p) is the norm 0, and its derivative 0
+        return s ** (1 / p)
+    zero = s == 0
+    return jnp.where(zero, 0, jnp.where(zero, 1, s) ** (1 / p)).astype(rd)
+
+
+def vnorm_in(x, p, dims, keepdim, kind, dt):
+    """``vnorm`` of ``x`` as dtype ``dt``: half types accumulate in float32 and round once, as torch's."""
+    r = vnorm(cast(cast(x, dt), acc_np(np.dtype(dt))), p, dims, keepdim, kind)
     return cast(r, real_of_np(dt))
 
 
@@ -544,10 +557,10 @@ def vector_norm_op(input, p, dims, keepdim, dtype, name="linalg.vector_norm"):
     if dtype is not None and _dtype.promote_types(input.dtype, d) is not d:
         raise RuntimeError(f"{name}: the dtype of the input ({_dtype._CAP[input.dtype.name]}) should be convertible "
                            f"without narrowing to the specified dtype ({_dtype._CAP[d.name]})")
-    kind = _norm_kind(p)
+    kind = norm_kind(p)
     if kind in ("inf", "-inf") and input.numel() == 0:
         check_nonempty(input, dims, name, ":")
-    return dispatch(_vnorm_impl, (input, float(p)), (("dims", dims), ("keepdim", bool(keepdim)), ("kind", kind),
+    return dispatch(vnorm_in, (input, float(p)), (("dims", dims), ("keepdim", bool(keepdim)), ("kind", kind),
                                                      ("dt", d.np)), name="LinalgVectorNormBackward0")
 
 
@@ -599,16 +612,13 @@ def dist(input, other, p=2):
                            f"{_dtype._CAP[d.name]} instead.")
     if isinstance(p, Tensor):
         p = p.item()
-    return dispatch(_dist_impl, (input, other, float(p)), (("kind", _norm_kind(p)), ("dt", d.np)),
+    return dispatch(_dist_impl, (input, other, float(p)), (("kind", norm_kind(p)), ("dt", d.np)),
                     name="DistBackward0")
 
 
 def _dist_impl(x, y, p, kind, dt):
-    d = cast(x, dt) - cast(y, dt)  # (the difference in the input dtype, its norm accumulated as vector_norm's)
-    acc = acc_np(np.dtype(dt))
-    return _vnorm(d, p, None, False, kind) if acc == d.dtype else \
-        _vnorm(d.astype(acc), p, None, False, kind).astype(d.dtype)
-
+    # the difference in the input dtype, its norm accumulated as vector_norm's
+    return vnorm_in(cast(x, dt) - cast(y, dt), p, None, False, kind, dt)
 
 
 # --- hash_tensor ------------------------------------------------------------------------------------

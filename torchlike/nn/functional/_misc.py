@@ -18,6 +18,7 @@ from ..._ops.registry import functional as _functional
 from ..._ops._util import check_broadcast, exact_div
 from ...tensor import _wrap_dim
 from ..._ops.checks import need_tensors as _need_tensors
+from ..._ops.reduction import norm_kind as _norm_kind, vnorm as _vnorm
 
 __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "pdist"]
 
@@ -32,23 +33,8 @@ def _abs0(d):
 
 
 def _pdist_lastdim(d, p):
-    """||d||_p over the last dim with torch's zero gradient at d == 0 (real for a complex ``d``)."""
-    if jnp.iscomplexobj(d):
-        d = jnp.abs(d)
-    if p == 2:
-        s = jnp.sum(d * d, axis=-1)
-        pos = s > 0
-        return jnp.where(pos, jnp.sqrt(jnp.where(pos, s, 1)), 0)
-    a = _abs0(d)  # jnp.abs has gradient 1 at 0; torch's is 0
-    if p == float("inf"):
-        return jnp.max(a, axis=-1)
-    if p == 0:
-        return jnp.sum(d != 0, axis=-1).astype(d.dtype)
-    if p == 1:
-        return jnp.sum(a, axis=-1)
-    s = jnp.sum(a ** p, axis=-1)
-    pos = s > 0
-    return jnp.where(pos, jnp.where(pos, s, 1) ** (1.0 / p), 0)
+    """||d||_p over the last dim: the vector-norm kernel, torch's zero gradient at d == 0."""
+    return _vnorm(d, p, -1, False, _norm_kind(p))
 
 
 def _up(x):

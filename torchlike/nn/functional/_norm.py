@@ -19,6 +19,7 @@ from ..._ops.indexing import c_type_name
 from ..._ops.registry import functional as _functional
 from ..._ops._util import exact_mean
 from ..._ops.checks import not_differentiable
+from ..._ops.native_norms import group_norm_impl, layer_norm_impl
 from ... import _grad_mode as grad_mode
 from ... import _autocast as _amp
 
@@ -146,17 +147,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 def _ln_impl(x, w, b, eps, nd):
-    acc = _acc(x.dtype)
-    xf = x.astype(acc)
-    axes = tuple(range(x.ndim - nd, x.ndim))
-    mean = xf.mean(axes, keepdims=True)
-    var = jnp.square(xf - mean).mean(axes, keepdims=True)
-    y = (xf - mean) * lax.rsqrt(var + eps)
-    if w is not None:
-        y = y * w.astype(acc)
-    if b is not None:
-        y = y + b.astype(acc)
-    return y.astype(x.dtype)
+    rest = tuple(t for t in (w, b) if t is not None)
+    return layer_norm_impl(x, *rest, axes=tuple(range(x.ndim - nd, x.ndim)), eps=eps, has_w=w is not None,
+                           has_b=b is not None, wshape=x.shape[x.ndim - nd:])[0]
 
 
 def _check_normalized(input, normalized_shape):
@@ -224,18 +217,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 
 
 def _gn_impl(x, w, b, eps, G):
-    acc = _acc(x.dtype)
-    N, C = x.shape[0], x.shape[1]
-    xf = x.astype(acc).reshape(N, G, math.prod(x.shape[1:]) // G)  # (not -1: an empty batch has N = 0)
-    mean = xf.mean(-1, keepdims=True)
-    var = jnp.square(xf - mean).mean(-1, keepdims=True)
-    y = ((xf - mean) * lax.rsqrt(var + eps)).reshape(x.shape)
-    shp = (1, C) + (1,) * (x.ndim - 2)
-    if w is not None:
-        y = y * w.astype(acc).reshape(shp)
-    if b is not None:
-        y = y + b.astype(acc).reshape(shp)
-    return y.astype(x.dtype)
+    rest = tuple(t for t in (w, b) if t is not None)
+    return group_norm_impl(x, *rest, n=x.shape[0], c=x.shape[1], group=G, eps=eps, has_w=w is not None,
+                           has_b=b is not None)[0]
 
 
 @_functional(torch=True)

@@ -16,6 +16,7 @@ from ..._dispatch import dispatch
 from ...autograd import grad_mode
 from ...tensor import Tensor
 from ..._creation import tensor
+from ..._ops.reduction import norm_kind, vnorm
 
 # The clip for FSDP's sharded gradients (their norm spans all ranks): distributed.fsdp._fully_shard appends
 # clip_grad_norm_sharded when it is imported, which it is before any gradient can be sharded.
@@ -25,16 +26,9 @@ __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_n
 
 
 def _vnorm(x, p):
-    a = jnp.abs(x)
-    if p == float("inf"):
-        return jnp.max(a) if a.size else jnp.zeros((), a.dtype)
-    if p == float("-inf"):
-        return jnp.min(a)
-    if p == 0:
-        return jnp.sum(a != 0).astype(a.dtype)
-    if p == 2:
-        return jnp.sqrt(jnp.sum(a * a))
-    return jnp.sum(a ** p) ** (1.0 / p)
+    if p in (float("inf"), float("-inf")) and not x.size:
+        return jnp.zeros((), jnp.abs(x).dtype)
+    return vnorm(x, p, None, False, norm_kind(p))
 
 
 def _total_f(*gs, p):
