@@ -16,6 +16,7 @@ from . import _dtype, _jit_cache
 from ._errors import PACKAGE_DIR, argument_error, check_alloc, torch_warn
 from ._layout import strided as _strided
 from ._device import CPU, canonical, host_to_jax, of_array, off_cpu
+from ._scalar_fit import check_scalar_fits, float_to_int_np
 from .tensor import _PLAIN_VALUE, HOST_MAX, Tensor
 from ._mutation import write_out  # out= (layer 2)
 from ._numpy_bridge import from_numpy_shared  # (layer 2)
@@ -242,11 +243,11 @@ def _tensor_quiet(data, *, dtype=None, device=None, requires_grad=False):
 
 def _check_python_values_fit(arr, d):
     """torch's check of Python numbers given with an integer dtype: a value out of the dtype's range (an
-    unsigned one takes negatives down to -max, which wrap), or a nan/inf, is an error, not a wrap."""
+    unsigned one takes integers down to -max, which wrap), or a nan/inf, is an error, not a wrap."""
     info = np.iinfo(d.np)
     lo = -int(info.max) if info.min == 0 else int(info.min)
-    if arr.dtype.kind == "f":
-        bad = not np.isfinite(arr).all() or arr.min() < lo or arr.max() > info.max
+    if arr.dtype.kind == "f":  # (floats: the dtype's own range, compared in double; -0.5 does not fit uint8)
+        bad = not np.isfinite(arr).all() or arr.min() < float(info.min) or arr.max() > float(info.max)
     else:
         bad = int(arr.min()) < lo or int(arr.max()) > info.max
     if bad:
@@ -259,6 +260,8 @@ def _np_cast(arr, d):
     if arr.dtype.kind == "f" and d.np.kind == "f" and arr.dtype.itemsize > d.np.itemsize:
         with np.errstate(over="ignore"):  # (1e40 as float32 is inf, quietly, as in torch)
             return arr.astype(d.np)
+    if arr.dtype.kind == "f" and d.np.kind in "iu":
+        return float_to_int_np(arr, d.np)
     return arr.astype(d.np)
 
 
@@ -413,6 +416,8 @@ def _host_fill_ok(value, d):
 
 def _filled(size, value, dtype, device, requires_grad):
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    if type(value) is float and d.np.kind in "iu":  # (2.0 ** 63 into int64 is torch's cast's, not a saturation)
+        value = int(float_to_int_np(np.array(value), d.np))
     dev = canonical(device)
     check_alloc(size, d)
     if not requires_grad and math.prod(size) <= HOST_MAX and _hostable(dev) and _host_fill_ok(value, d) \
@@ -519,6 +524,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
         fill_value = fill_value.item()
     if dtype is None:
         dtype = _dtype.scalar_dtype(fill_value, "fill_value")
+    elif isinstance(fill_value, numbers.Number):
+        check_scalar_fits(fill_value, _dtype.to_dtype(dtype))
     if not isinstance(size, (numbers.Integral, tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
     shape = _size((size,) if isinstance(size, numbers.Integral) else (tuple(size),), "full")
@@ -595,6 +602,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
         if t is not None:
             return t
     d, dev = _like(input, dtype, device)
+    if isinstance(fill_value, numbers.Number):
+        check_scalar_fits(fill_value, _dtype.to_dtype(d))
     return _filled(tuple(input.shape), fill_value, d, dev, requires_grad)
 
 

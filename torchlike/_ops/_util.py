@@ -13,6 +13,7 @@ from jax import lax
 
 from .. import _dtype
 from .._shape_churn import as_exact, host_impl, quiet
+from .._scalar_fit import float_to_int
 from .. import _torch_function
 from .._dispatch import dispatch
 from .._errors import argument_error, caller_op, tp_name
@@ -53,9 +54,17 @@ def cast(x, dt):
         # XLA rewrites convert(pred) * y and convert(pred) / y into select(pred, ..., 0), which gives 0
         # instead of nan for False * inf and False / False; the barrier keeps IEEE semantics
         return lax.optimization_barrier(lax.convert_element_type(x, dt))
-    return x if x.dtype == dt else lax.convert_element_type(x, dt) if not (
-        jnp.issubdtype(x.dtype, jnp.complexfloating) and not jnp.issubdtype(dt, jnp.complexfloating)
-    ) else jnp.real(x).astype(dt)
+    if x.dtype == dt:
+        return x
+    if jnp.issubdtype(x.dtype, jnp.complexfloating) and not jnp.issubdtype(dt, jnp.complexfloating):
+        x = jnp.real(x)
+        if x.dtype == dt:
+            return x
+    if jnp.issubdtype(x.dtype, jnp.floating) and jnp.issubdtype(dt, jnp.integer):
+        r = float_to_int(x, dt)  # torch's x86 conversion: out of range and NaN are not XLA's saturation
+        if r is not None:
+            return r
+    return lax.convert_element_type(x, dt)
 
 
 def as_tensor_arg(x, dtype=None):

@@ -13,6 +13,7 @@ from .._shape_churn import host_impl
 from .._creation import empty
 from .._errors import broadcast_shape
 from .._to_args import parse_to
+from .._scalar_fit import check_numbers_fit
 
 __all__ = ["to_dtype_op", "to_device_op", "clone", "contiguous", "copy_", "empty_permuted"]
 
@@ -117,6 +118,7 @@ def fill_(self, value):
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                            "dimensions.")
+    check_numbers_fit(self.dtype, value)
     new = dispatch(_fill_impl, (self, value), (("dt", self.dtype.np),),
                    name=_FILL_NODE if isinstance(value, Tensor) else "FillBackward2", saves=False)
     return self._inplace_update(new)

@@ -26,6 +26,7 @@ import numpy as np
 from .. import _dtype, _views
 from .. import _torch_function
 from .._creation import tensor as _tensor
+from .._scalar_fit import check_scalar_fits
 from ._util import Tensor, cast, dispatch, register
 from .host_scalars import set_number, set_scalar_tensor
 from .views import view_step
@@ -45,30 +46,14 @@ def c_type_name(dt):
     return _C_NAMES.get(dt.name, dt.name)
 
 
-_SCALAR_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t",
-                 "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
-
-
 def _check_fill_value(value, dt):
-    """c10's checked scalar conversion: a fill value that overflows ``dt`` (or has an imaginary part a real
-    ``dt`` would drop) raises instead of wrapping."""
+    """c10's checked scalar conversion (``_scalar_fit.check_scalar_fits``) of a fill value; a tensor's value is
+    read unless it is being traced."""
     if isinstance(value, Tensor):
         if _is_tracer(value._value):
             return
         value = value.item()
-    if dt.is_complex or dt is _dtype.bool or isinstance(value, bool):
-        return
-    v = complex(value)
-    bad = v.imag != 0
-    if not bad and dt.is_floating_point:
-        bad = math.isfinite(v.real) and abs(v.real) > float(jnp.finfo(dt.np).max)
-    elif not bad:
-        info = np.iinfo(dt.np)
-        r = value if isinstance(value, numbers.Integral) else v.real
-        bad = r != r or (r > info.max or r < (-info.max if info.min == 0 else info.min))
-    if bad:
-        raise RuntimeError(f"value cannot be converted to type {_SCALAR_NAMES.get(dt.name, dt.name)} without "
-                           "overflow")
+    check_scalar_fits(value, dt)
 
 
 def concrete_index(t):
@@ -464,6 +449,7 @@ def _value_tensor(value, self):
         tp = type(value)
         name = tp.__name__ if tp.__module__ == "builtins" else f"{tp.__module__}.{tp.__name__}"
         raise TypeError(f"can't assign a {name} to a {self.type()}")
+    check_scalar_fits(int(value) if isinstance(value, np.integer) else value, self.dtype)
     return _tensor(value, dtype=self.dtype)
 
 

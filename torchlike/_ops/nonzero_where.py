@@ -15,6 +15,7 @@ from .. import _dtype
 from .._errors import GraphBreak
 from ._util import Tensor, cast, dispatch, register
 from .indexing import concrete_index
+from .._scalar_fit import check_numbers_fit
 
 __all__ = ["nonzero", "nonzero_static", "argwhere", "where"]
 
@@ -148,6 +149,7 @@ def where(condition, input=None, other=None):
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{_dtype._CAP[condition.dtype.name]}")
     dt = _dtype.result_type(input, other)
+    check_numbers_fit(dt, input, other)
     return dispatch(_where_impl, (condition, input, other), (("dt", dt.np),), name="WhereBackward0", saves=False)
 
 

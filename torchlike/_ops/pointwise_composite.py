@@ -15,6 +15,7 @@ from ._util import Tensor, cast, dispatch, exact_div, float_dtype_for, opmath, r
 from .legacy_overloads import sort_scalar_args
 from .pointwise import _polygamma
 from .._mutation import write_out
+from .._scalar_fit import check_numbers_fit
 
 __all__ = ["clamp", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv", "nan_to_num", "logit", "polygamma",
            "mvlgamma", "frexp", "conj", "resolve_conj", "resolve_neg"]
@@ -82,6 +83,7 @@ def _clamp_core(input, min, max, name):
                         f"(Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
     parts = [input] + [v for v in (min, max) if v is not None]
     d = _dtype.result_type(*parts)
+    check_numbers_fit(d, min, max)
     lo = 0 if min is None else min
     hi = 0 if max is None else max
     return dispatch(_clamp_impl, (input, lo, hi),

@@ -20,6 +20,7 @@ from ._util import Tensor, cast, dispatch, register, wrap_dim
 from .indexing import c_type_name, concrete_index, set_all
 from .._creation import tensor
 from .._mutation import check_no_overlap, write_out
+from .._scalar_fit import check_numbers_fit
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill",
            "index_reduce", "put", "diagonal_scatter", "select_scatter", "slice_scatter", "_unsafe_masked_index",
@@ -409,6 +410,7 @@ def index_fill(input, dim, index, value):
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.ndim} dimension(s).")
     d = _index_checks("index_fill_", input, dim, index, int32_ok=False)
+    check_numbers_fit(input.dtype, value)
     n = input.shape[d] if input.ndim else 1
     _check_bounds(index, n, d, IndexError, allow_negative=True)
     idx = index.reshape(-1)
