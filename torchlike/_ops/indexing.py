@@ -15,7 +15,6 @@ from __future__ import annotations
 from .._errors import GraphBreak, is_tracer as _is_tracer, torch_warn, tp_name, warn_at_caller
 
 import functools
-import math
 import numbers
 import weakref
 
