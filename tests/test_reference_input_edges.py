@@ -54,3 +54,27 @@ def test_mul_dunders_still_refuse_a_number_as_self(name):
             getattr(m.Tensor, name)(2, 3)
     x = torchlike.tensor([1.0, 2.0])
     assert (x * 3).tolist() == (3 * x).tolist() == [3.0, 6.0]
+
+
+OPERATORS = [f"__{p}{op}__" for op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and",
+                                       "or", "xor", "lshift", "rshift") for p in ("", "r", "i")] + \
+    ["__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"]
+
+
+def _called_through_the_class(m, name, self):
+    f = getattr(m.Tensor, name, None)
+    if f is None:
+        return "missing"
+    try:
+        r = f(self, m.tensor([3, 4]))
+    except Exception as e:  # noqa: BLE001 - the exception is the outcome compared
+        return type(e).__name__, str(e)
+    return "NotImplemented" if r is NotImplemented else "a value"
+
+
+@pytest.mark.parametrize("name", OPERATORS)
+def test_operators_called_through_the_class_with_a_number_as_self(name):
+    # torch's OpInfo reference inputs call e.g. Tensor.__rsub__(5.1, t): torch's Python operators return
+    # NotImplemented (rsub, pow, ipow, rmatmul), its C ones raise the descriptor error
+    assert _called_through_the_class(torchlike, name, 5) == _called_through_the_class(torch, name, 5)
+    assert _called_through_the_class(torchlike, name, 5.1) == _called_through_the_class(torch, name, 5.1)

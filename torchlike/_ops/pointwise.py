@@ -308,14 +308,7 @@ add = register("add", inplace=True, out=True, promote="result_type", dunders=("_
     _alpha_op("add", False))
 
 
-def _radd(self, other):
-    if not isinstance(self, Tensor):  # Tensor.__radd__(2, t) is a descriptor misuse in torch
-        raise TypeError(f"descriptor '__radd__' for 'Tensor' objects doesn't apply to a '{type(self).__name__}' "
-                        "object")
-    return add(self, other)
-
-
-register("__radd__", namespaces=(), promote="none")(_radd)
+register("__radd__", namespaces=(), promote="none")(lambda self, other: add(self, other))
 sub = register("sub", inplace=True, out=True, promote="result_type", dunders=("__sub__",),
                aliases=("subtract",))(_alpha_op("sub", True))
 register("__rsub__", namespaces=(), promote="none")(lambda self, other: _rsub(self, other))
@@ -336,18 +329,10 @@ register("rsub", method=False, checks=(C.RSUB,))(_rsub)
 mul = binary("mul", jnp.multiply, aliases=("multiply",), linear_with_scalar=True, numbers_ok=True)
 
 
-def _mul_dunder(name):
-    def dunder(self, other):
-        if not isinstance(self, Tensor):  # Tensor.__mul__(2, 3): a descriptor misuse in torch (mul(2, 3) is not)
-            raise TypeError(f"descriptor '{name}' for 'torch._C.TensorBase' objects doesn't apply to a "
-                            f"'{type(self).__name__}' object")
-        return mul(self, other)
-    dunder.__name__ = name
-    return dunder
-
-
-for _d in ("__mul__", "__rmul__"):
-    register(_d, namespaces=(), promote="result_type")(_mul_dunder(_d))
+# (the dunders are their own entries: ``mul(2, 3)`` computes, ``Tensor.__mul__(2, 3)`` is a descriptor misuse,
+# which the table's operator wrapper raises)
+register("__mul__", namespaces=(), promote="result_type")(lambda self, other: mul(self, other))
+register("__rmul__", namespaces=(), promote="result_type")(lambda self, other: mul(self, other))
 
 
 def _true_div(x, y):

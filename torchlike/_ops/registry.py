@@ -370,13 +370,38 @@ def _operand(other):
     return isinstance(other, (Tensor, numbers.Number, np.bool_)) or hasattr(type(other), "__torch_function__")
 
 
+# ``Tensor.<operator>(non_tensor, ...)`` called through the class: torch's C operators raise the descriptor error
+# (``__itruediv__`` is C's ``__idiv__``); its Python ones in torch/_tensor.py return NotImplemented (rsub, pow,
+# ipow, rmatmul); the rest compute or fail as their op does
+_DESCRIPTOR_MISUSE = {n: n for n in (
+    f"__{p}{op}__" for op in ("add", "sub", "mul", "truediv", "div", "mod", "matmul", "and", "or", "xor", "lshift",
+                              "rshift", "floordiv") for p in ("", "r", "i"))
+    if n not in ("__rsub__", "__rtruediv__", "__rdiv__", "__floordiv__", "__rfloordiv__", "__rmod__", "__rmatmul__",
+                 "__rlshift__", "__rrshift__", "__imatmul__")}
+_DESCRIPTOR_MISUSE.update({n: n for n in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__")},
+                          __itruediv__="__idiv__", __rsub__=None, __pow__=None, __ipow__=None, __rmatmul__=None)
+
+
+_NO_CHECK = object()
+
+
+def _misused(torch_name, self):
+    if torch_name is None:
+        return NotImplemented
+    raise TypeError(f"descriptor '{torch_name}' for 'torch._C.TensorBase' objects doesn't apply to a "
+                    f"'{type(self).__name__}' object")
+
+
 def _operator(fn, name):
     """``fn`` as the Tensor operator ``name``: NotImplemented where the other operand is not one torch takes
     (its error, raised on the failure path only, is then Python's); nothing runs on the success path but the
     call."""
     eq_takes_arrays = name == "__eq__"
+    misuse = _DESCRIPTOR_MISUSE.get(name, _NO_CHECK)
 
     def operator(self, other):
+        if misuse is not _NO_CHECK and not isinstance(self, Tensor):  # ``Tensor.__sub__(2, t)``: see _DESCRIPTOR_MISUSE
+            return _misused(misuse, self)
         try:
             return fn(self, other)
         except (TypeError, ValueError, NotImplementedError, RuntimeError):
