@@ -78,3 +78,25 @@ def test_operators_called_through_the_class_with_a_number_as_self(name):
     # NotImplemented (rsub, pow, ipow, rmatmul), its C ones raise the descriptor error
     assert _called_through_the_class(torchlike, name, 5) == _called_through_the_class(torch, name, 5)
     assert _called_through_the_class(torchlike, name, 5.1) == _called_through_the_class(torch, name, 5.1)
+
+
+def test_angle_of_real_nan_is_nan():
+    same_as_torch(lambda m, x: m.angle(x), np.array([NAN, -0.0, 0.0, -INF, -1.0, 2.0], np.float32), grad=False)
+
+
+@pytest.mark.parametrize("fn", ["gammainc", "gammaincc"])
+def test_incomplete_gamma_at_infinite_a(fn):
+    a = np.array([INF, INF, INF, 1.0, NAN, 2.0, 0.0], np.float64)
+    x = np.array([1.0, INF, 0.0, INF, 1.0, 1e30, 0.0], np.float64)
+    same_as_torch(lambda m, a, x: getattr(m.special, fn)(a, x), a, x, grad=False)
+
+
+def test_histogramdd_of_an_empty_input_has_edges_0_to_1():
+    same_as_torch(lambda m, x: m.histogramdd(x, bins=[1, 2]), np.zeros((0, 2), np.float32), grad=False)
+    same_as_torch(lambda m, x: m.histogramdd(x, (1, 1, 1, 1, 1)), np.zeros((5, 0, 5), np.float32), grad=False)
+
+
+@pytest.mark.parametrize("seq,vals", [((0, 0), (0, 0)), ((0, 3), (0, 2)), ((2, 0), (2, 2))])
+def test_searchsorted_with_an_empty_batch_or_sequence(seq, vals):
+    same_as_torch(lambda m, s, v: m.searchsorted(s, v), np.zeros(seq, np.float32), np.zeros(vals, np.float32),
+                  grad=False)

@@ -366,8 +366,9 @@ def _searchsorted_impl(seq, v, sorter, side, dt, out_dt, nd):
         r = jnp.searchsorted(seq, v, side=side)
     else:
         lead = seq.shape[:-1]
-        s2 = seq.reshape((-1, seq.shape[-1]))
-        v2 = v.reshape((s2.shape[0], -1))
+        rows = math.prod(lead)  # (not -1: an empty batch has no size to infer)
+        s2 = seq.reshape((rows, seq.shape[-1]))
+        v2 = v.reshape((rows, v.shape[-1]))
         r = jax.vmap(lambda s, x: jnp.searchsorted(s, x, side=side))(s2, v2).reshape(lead + v.shape[-1:])
     return r.astype(out_dt)
 

@@ -119,7 +119,15 @@ def _zeta(x, q):
     return jnp.where(x == 1, jnp.inf, r).astype(r.dtype)
 
 
-for _n, _f in [("xlog1py", _xlog1py), ("zeta", _zeta), ("gammainc", jss.gammainc), ("gammaincc", jss.gammaincc)]:
+def _gammainc(a, x, upper):
+    # torch's (Cephes') edges at a = inf: P = 0 and Q = 1 for a finite x, NaN at x = inf (JAX: NaN, then 1 / 0)
+    r = (jss.gammaincc if upper else jss.gammainc)(a, x)
+    at_inf = jnp.where(jnp.isposinf(x), jnp.nan, 1.0 if upper else 0.0).astype(r.dtype)
+    return jnp.where(jnp.isposinf(a), at_inf, r)
+
+
+for _n, _f in [("xlog1py", _xlog1py), ("zeta", _zeta), ("gammainc", lambda a, x: _gammainc(a, x, False)),
+               ("gammaincc", lambda a, x: _gammainc(a, x, True))]:
     binary(_n, _f, promote="float", inplace=False, method=False, namespaces=_SP, checks=(C.SPECIAL_BINARY,))
 
 

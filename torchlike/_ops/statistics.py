@@ -153,7 +153,7 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
         elif data.shape[0]:
             lo, hi = float(data[:, d].min()), float(data[:, d].max())
         else:
-            lo, hi = 0.0, 0.0
+            lo, hi = 0.0, 1.0  # (torch's edges of an empty input)
         if lo == hi:  # torch widens a degenerate range by 1/2 on each side
             lo, hi = lo - 0.5, hi + 0.5
         e = _linspace_np(lo, hi, int(b) + 1, input.dtype.np)
