@@ -69,3 +69,38 @@ def test_activations_pass_nan_and_infinities_as_torch(name, dtype):
         got.append((y.detach().float().numpy(), g.float().numpy()))
     np.testing.assert_array_equal(got[1][0], got[0][0])
     np.testing.assert_array_equal(got[1][1], got[0][1])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("fn", ["elu", "celu", "selu"])
+def test_elu_family_gradient_past_exps_range_is_finite(fn, dtype):
+    # exp(1001.2) is inf on the branch not taken; its zero cotangent made the gradient NaN (float32 from ~89)
+    got = []
+    for m in (torch, torchlike):
+        x = m.tensor([1001.2, 100.0, -1001.2, -2.0, 0.0, 3.0], dtype=getattr(m, dtype), requires_grad=True)
+        getattr(m.nn.functional, fn)(x).sum().backward()
+        got.append(np.asarray(x.grad.numpy()))
+    np.testing.assert_allclose(got[1], got[0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn", ["hardtanh", "relu6", "hardsigmoid", "softshrink", "hardshrink"])
+def test_clipping_activations_gradient_at_nan_follows_torchs_loops(fn):
+    # torch's vectorized loop gives 0 at NaN, its scalar tail loop 1 (here: 32 vectorized, 3 in the tail)
+    got = []
+    for m in (torch, torchlike):
+        x = m.tensor([NAN] * 16 + [0.5, -5.0, 5.0, 2.0] * 4 + [NAN] * 3, dtype=m.float32, requires_grad=True)
+        getattr(m.nn.functional, fn)(x).sum().backward()
+        got.append(np.asarray(x.grad.numpy()))
+    np.testing.assert_array_equal(got[1], got[0])
+
+
+def test_logit_gradient_is_nan_outside_0_1_without_eps():
+    got = []
+    for m in (torch, torchlike):
+        x = m.tensor([-7.5, -0.5, 0.25, 0.5, 1.5], dtype=m.float64, requires_grad=True)
+        y = m.tensor([-7.5, -0.5, 0.25, 0.5, 1.5], dtype=m.float64, requires_grad=True)
+        m.logit(x).sum().backward()
+        m.logit(y, eps=0.1).sum().backward()
+        got.append((np.asarray(x.grad.numpy()), np.asarray(y.grad.numpy())))
+    for ours, theirs in zip(got[1], got[0]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)

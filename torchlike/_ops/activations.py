@@ -8,6 +8,7 @@ tensor([-1.,  0.,  2.])
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -50,11 +51,27 @@ def _prelu(x, w):
     return jnp.where(y > 0, y, wv * y).astype(x.dtype)
 
 
+def nan_no_grad(y, r, dt=None):
+    """``r``, but NaN with gradient 0 where ``y`` is NaN and torch's backward kernel runs vectorized.
+
+    torch's CPU backward of the clipping activations (``cpu_kernel_vec``) compares with blends that give 0 at
+    NaN in its vectorized loop (two 32-byte vectors per step, from the start of the contiguous tensor) and
+    passes the gradient (1) in the scalar loop of the last ``n % (64 / itemsize)`` elements; ``dt`` is the
+    input's dtype (``y`` may be its float32 upcast). The value is NaN either way."""
+    if dt is None:
+        dt = y.dtype
+    n = y.size
+    step = 64 // np.dtype(dt).itemsize
+    vec = jax.lax.broadcasted_iota(np.int32, (n,), 0).reshape(y.shape) < n - n % step
+    return jnp.where(jnp.isnan(y) & vec, jax.lax.stop_gradient(y), r)
+
+
 def _hardshrink(x, lambd):
     y = _up(x)
     la = _s(lambd, y)
     # torch: (-lambd <= x <= lambd) ? 0 : x, so NaN passes through
-    return jnp.where((y >= -la) & (y <= la), jnp.zeros((), y.dtype), y).astype(x.dtype)
+    r = jnp.where((y >= -la) & (y <= la), jnp.zeros((), y.dtype), y)
+    return nan_no_grad(y, r, x.dtype).astype(x.dtype)  # (torch's gradient at NaN: see nan_no_grad)
 
 
 # ---- the ops -------------------------------------------------------------------------------------

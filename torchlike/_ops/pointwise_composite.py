@@ -213,12 +213,25 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return dispatch(_n2n_impl, (input, float_arg(nan, "nan"), float_arg(posinf, "posinf"), float_arg(neginf, "neginf")), (), name="NanToNumBackward0")
 
 
+@jax.custom_jvp
+def _logit_raw(x):
+    return jnp.log(x / (1 - x))
+
+
+@_logit_raw.defjvp
+def _logit_jvp(primals, tangents):
+    # torch's logit_backward without eps: grad / (x * (1 - x)), NaN outside [0, 1]
+    (x,), (t,) = primals, tangents
+    d = jnp.where((x < 0) | (x > 1), jnp.nan, exact_div(jnp.ones((), x.dtype), x * (1 - x)))
+    return _logit_raw(x), t * d
+
+
 def _logit_impl(x, eps, dt, has_eps):
     x = cast(x, dt)
     if has_eps:
         e = cast(eps, dt)
-        x = jnp.clip(x, e, 1 - e)
-    return jnp.log(x / (1 - x))
+        return jnp.log(jnp.clip(x, e, 1 - e) / (1 - jnp.clip(x, e, 1 - e)))
+    return _logit_raw(x)
 
 
 @register(inplace=True, out=True, promote="float")

@@ -30,7 +30,7 @@ from ..._ops._util import exact_div
 from ... import _random
 from ..._random import draw
 from ..._ops.registry import write_out as _write_out
-from ..._ops.activations import _HALF, _check_float, _s, _up
+from ..._ops.activations import _HALF, _check_float, _s, _up, nan_no_grad
 from ..._ops.activations import hardshrink, prelu  # noqa: F401  (torch's entries, declared in nn.functional too)
 from ..._ops.checks import need_tensors as _need_tensors
 
@@ -50,7 +50,7 @@ def _hardtanh(x, lo, hi):
     # torch's gradient is 0 at and beyond the bounds: select the clamped constant there
     y = _up(x)
     lo, hi = _s(lo, y), _s(hi, y)
-    return jnp.where(y <= lo, lo, jnp.where(y >= hi, hi, y)).astype(x.dtype)
+    return nan_no_grad(y, jnp.where(y <= lo, lo, jnp.where(y >= hi, hi, y)), x.dtype).astype(x.dtype)
 
 
 def _leaky_relu(x, slope):
@@ -66,7 +66,8 @@ def _rrelu_train(x, noise):
 def _elu(x, alpha, scale, input_scale):
     y = _up(x)
     a, s, i = _s(alpha, y), _s(scale, y), _s(input_scale, y)
-    return (s * jnp.where(y > 0, y, a * jnp.expm1(y * i))).astype(x.dtype)
+    # (the double where: expm1 of a large positive x is inf, and its zero cotangent times inf a NaN gradient)
+    return (s * jnp.where(y > 0, y, a * jnp.expm1(jnp.where(y > 0, 0, y) * i))).astype(x.dtype)
 
 
 def _gelu(x, approximate):
@@ -105,8 +106,9 @@ def _mish(x):
 def _hardsigmoid(x):
     y = _up(x)
     # gradient 1/6 strictly inside (-3, 3), 0 at the bounds (torch)
-    return jnp.where(y <= -3, jnp.zeros((), y.dtype),
-                     jnp.where(y >= 3, jnp.ones((), y.dtype), y / 6 + 0.5)).astype(x.dtype)
+    # (its backward tests -3 < x < 3 in both loops: 0 at NaN)
+    return jnp.where(jnp.isnan(y), lax.stop_gradient(y), jnp.where(y <= -3, jnp.zeros((), y.dtype), jnp.where(
+        y >= 3, jnp.ones((), y.dtype), y / 6 + 0.5))).astype(x.dtype)
 
 
 @jax.custom_jvp
@@ -133,7 +135,8 @@ def _softshrink(x, lambd):
     y = _up(x)
     la = _s(lambd, y)
     # (inside the band: a zero with the input's sign, as torch's sign(x) * max(|x| - lambd, 0))
-    return jnp.where((y >= -la) & (y <= la), y * 0, jnp.where(y > la, y - la, y + la)).astype(x.dtype)
+    return nan_no_grad(y, jnp.where((y >= -la) & (y <= la), y * 0, jnp.where(y > la, y - la, y + la)),
+                        x.dtype).astype(x.dtype)
 
 
 def _tanhshrink(x):
