@@ -15,6 +15,7 @@ import numpy as np
 from . import _dtype, _jit_cache
 from ._errors import PACKAGE_DIR, argument_error, check_alloc, torch_warn
 from ._layout import strided as _strided
+from . import _memory_format as _mfmt
 from ._device import CPU, canonical, host_to_jax, of_array, off_cpu
 from ._scalar_fit import check_scalar_fits, float_to_int_np
 from .tensor import _PLAIN_VALUE, HOST_MAX, Tensor
@@ -492,21 +493,24 @@ def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
     if any(isinstance(s, (int, np.integer)) and s < 0 for s in (size[0] if len(size) == 1 and isinstance(
             size[0], (tuple, list)) else size)):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
-    return _out(_filled(_size(size), 0, dtype, device, requires_grad), out)
+    t = _filled(_size(size), 0, dtype, device, requires_grad)
+    return _out(t if memory_format is None else _mfmt.mark(t, memory_format), out)
 
 
 def ones(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
          memory_format=None):
     """A tensor of ones."""
     size = _size_arg("ones", args, size)
-    return _out(_filled(_size(size, "ones"), 1, dtype, device, requires_grad), out)
+    t = _filled(_size(size, "ones"), 1, dtype, device, requires_grad)
+    return _out(t if memory_format is None else _mfmt.mark(t, memory_format), out)
 
 
 def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     """An 'uninitialised' tensor (zeros: JAX has no uninitialised memory)."""
     size = _size_arg("empty", args, size)
-    return _out(_filled(_size(size, "empty"), 0, dtype, device, requires_grad), out)
+    t = _filled(_size(size, "empty"), 0, dtype, device, requires_grad)
+    return _out(t if memory_format is None else _mfmt.mark(t, memory_format), out)
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
@@ -565,7 +569,7 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
         if t is not None:
             return t
     d, dev = _like(input, dtype, device)
-    return _filled(tuple(input.shape), 0, d, dev, requires_grad)
+    return _mfmt.mark(_filled(tuple(input.shape), 0, d, dev, requires_grad), memory_format, input)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
@@ -577,7 +581,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
         if t is not None:
             return t
     d, dev = _like(input, dtype, device)
-    return _filled(tuple(input.shape), 0, d, dev, requires_grad)
+    return _mfmt.mark(_filled(tuple(input.shape), 0, d, dev, requires_grad), memory_format, input)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
@@ -589,7 +593,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
         if t is not None:
             return t
     d, dev = _like(input, dtype, device)
-    return _filled(tuple(input.shape), 1, d, dev, requires_grad)
+    return _mfmt.mark(_filled(tuple(input.shape), 1, d, dev, requires_grad), memory_format, input)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -604,7 +608,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     d, dev = _like(input, dtype, device)
     if isinstance(fill_value, numbers.Number):
         check_scalar_fits(fill_value, _dtype.to_dtype(d))
-    return _filled(tuple(input.shape), fill_value, d, dev, requires_grad)
+    return _mfmt.mark(_filled(tuple(input.shape), fill_value, d, dev, requires_grad), memory_format, input)
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):

@@ -18,6 +18,7 @@ from jax._src import xla_bridge as _xla_bridge
 import jax.numpy as jnp
 import numpy as np
 
+from . import _memory_format as _mfmt
 from . import _dtype, _jit_cache
 from . import _mt_kernels as _K
 from . import _mt_rejection as _R, _trace_hooks
@@ -292,6 +293,8 @@ def like_order(t, memory_format=None):
     """torch's fill order of ``empty_like(t, memory_format)`` (None: C order): ``preserve`` keeps the
     stride order of a strided view; ``channels_last``/``channels_last_3d`` fill channels innermost."""
     name = str(memory_format) if memory_format is not None else "preserve_format"
+    if name.endswith("preserve_format") and _mfmt.converted(t) is not None:  # (converted to channels-last)
+        name = str(_mfmt.converted(t))
     shape = tuple(t.shape)
     if name.endswith("channels_last") and len(shape) == 4 or name.endswith("channels_last_3d") and len(shape) == 5:
         perm = (0,) + tuple(range(2, len(shape))) + (1,)

@@ -16,6 +16,7 @@ import jax
 import numpy as np
 
 from . import _dtype, _grad_mode, _views
+from . import _memory_format as _mfmt
 from ._grad_mode import InferenceVersion
 from ._errors import GraphBreak, argument_error, is_tracer as _is_tracer, to_host, warn_at_caller
 from ._missing import TENSOR_NAMES_MISSING, MissingAPI
@@ -501,16 +502,9 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
         return _views.strides_of(self._chain, tuple(self._vbase._x.shape))[1]
 
     def is_contiguous(self, memory_format=None):
-        if self._vbase is None:
-            return True
-        shape, st = self.shape, self.stride()
-        expected = 1
-        for n, s in zip(reversed(shape), reversed(st)):
-            if n != 1:
-                if s != expected:
-                    return False
-                expected *= n
-        return True
+        if self._vbase is None and memory_format is None and not self.__dict__:
+            return True  # (the common call: a plain tensor's own array is row-major)
+        return _mfmt.is_contiguous(self, memory_format)
 
     # ---- autograd -----------------------------------------------------------------------------
     @property
@@ -659,6 +653,7 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
         self._seen = 0  # (no longer a lazy or host view: a host tensor's -2 would read a device array as one)
         v = self._ver  # (an inference tensor's stays one: torch still refuses its in-place writes)
         self._ver = type(v)([v[0] if len(v) == 1 else v[0] - v[1]])
+        _mfmt.share_tag(self, new)  # (torch shares the new data's strides: its channels-last tag here)
 
     # ---- conversion to Python / numpy ---------------------------------------------------------
     def _host_scalar(self):

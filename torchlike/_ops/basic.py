@@ -14,6 +14,7 @@ from .._creation import empty
 from .._errors import broadcast_shape
 from .._to_args import parse_to
 from .._scalar_fit import check_numbers_fit
+from .. import _memory_format as _mfmt
 
 __all__ = ["to_dtype_op", "to_device_op", "clone", "contiguous", "copy_", "empty_permuted"]
 
@@ -58,12 +59,14 @@ def to(self, *args, **kwargs):
     >>> torch.ones(2).to(torch.float64, False, True).dtype
     torch.float64
     """
-    dev, dt, _, copy, _ = parse_to(Tensor, args, kwargs)   # memory_format: one layout (see _memory_format)
+    dev, dt, _, copy, fmt = parse_to(Tensor, args, kwargs)   # memory_format: a tag (see _memory_format)
     out = self
     if dt is not None and dt is not self.dtype:
         out = to_dtype_op(out, dt)
     if dev is not None and dev != self._dev:
         out = to_device_op(out, dev)
+    if fmt is not None and fmt is not _mfmt.preserve_format:
+        return contiguous(out, memory_format=fmt) if not copy or out is not self else clone(out, memory_format=fmt)
     if copy and out is self:
         out = self.clone()
     return out
@@ -78,14 +81,34 @@ host_impl(_clone_impl, lambda x: np.array(x, copy=True))  # (_shape_churn: a cop
 
 @register(promote="none")
 def clone(input, *, memory_format=None):
-    """A copy with its own storage (differentiable)."""
-    return dispatch(_clone_impl, (input,), (), name="CloneBackward0", saves=False)
+    """A copy with its own storage (differentiable); a channels-last ``memory_format`` (or preserve_format of
+    a converted tensor) tags it (see ``_memory_format``).
+
+    >>> import torchlike as torch
+    >>> torch.zeros(1, 2, 3, 3).clone(memory_format=torch.channels_last).is_contiguous()
+    False
+    """
+    out = dispatch(_clone_impl, (input,), (), name="CloneBackward0", saves=False)
+    return _mfmt.mark(out, memory_format, input) if memory_format is not _mfmt.contiguous_format else out
 
 
 @register(method=True, namespaces=())
 def contiguous(input, memory_format=None):
-    """self if contiguous, else a contiguous copy."""
-    return input if input.is_contiguous() else clone(input)
+    """self if contiguous in ``memory_format``, else a copy that is (a channels-last one is a tag, see
+    ``_memory_format``).
+
+    >>> import torchlike as torch
+    >>> torch.zeros(1, 2, 3, 3).contiguous(memory_format=torch.channels_last).is_contiguous(
+    ...     memory_format=torch.channels_last)
+    True
+    """
+    if memory_format is None or memory_format is _mfmt.contiguous_format or \
+            memory_format is _mfmt.preserve_format:
+        return input if input.is_contiguous() else clone(input, memory_format=_mfmt.contiguous_format)
+    _mfmt.check_rank(input.ndim, memory_format)
+    if _mfmt.converted(input) is memory_format:
+        return input
+    return clone(input, memory_format=memory_format)
 
 
 def _copy_impl(dst, src, dt):

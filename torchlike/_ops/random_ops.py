@@ -18,6 +18,7 @@ import numbers
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _memory_format as _mfmt
 from .. import _dtype, _mt_kernels as _K
 from .._creation import _finish, _hostable, _host_or_put, _out, _size
 from .._device import _default as _default_device, canonical
@@ -213,7 +214,7 @@ def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
     d = _float_dtype(dtype or input.dtype, "check_uniform_bounds")  # torch fills empty_like's strides in order
     x = draw("uniform", tuple(input.shape), d.np, generator, args=(0.0, 1.0), host=True,
              device=_like_dev(input, device))
-    return _new(in_fill_order(x, order), _like_dev(input, device), requires_grad)
+    return _mfmt.mark(_new(in_fill_order(x, order), _like_dev(input, device), requires_grad), memory_format, input)
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
@@ -232,7 +233,7 @@ def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
     # torch fills a non-contiguous result in stride order, element by element (never the 16-wide kernel)
     x = draw("normal_scalar", tuple(input.shape), d.np, generator, args=(0.0, 1.0), host=True,
              device=_like_dev(input, device))
-    return _new(in_fill_order(x, order), _like_dev(input, device), requires_grad)
+    return _mfmt.mark(_new(in_fill_order(x, order), _like_dev(input, device), requires_grad), memory_format, input)
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
