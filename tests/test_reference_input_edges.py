@@ -100,3 +100,12 @@ def test_histogramdd_of_an_empty_input_has_edges_0_to_1():
 def test_searchsorted_with_an_empty_batch_or_sequence(seq, vals):
     same_as_torch(lambda m, s, v: m.searchsorted(s, v), np.zeros(seq, np.float32), np.zeros(vals, np.float32),
                   grad=False)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("beta", [12.0, 88.0, 90.0, 100.0, 710.0])
+def test_kaiser_window_overflows_as_torchs(beta, dtype):
+    # torch evaluates the Bessel function in the window's dtype: 0 or NaN once exp(x) overflows
+    want = torch.signal.windows.kaiser(64, beta=beta, sym=False, dtype=getattr(torch, dtype)).numpy()
+    got = torchlike.signal.windows.kaiser(64, beta=beta, sym=False, dtype=getattr(torchlike, dtype)).numpy()
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-7, equal_nan=True)

@@ -113,11 +113,21 @@ def kaiser(M, *, beta=12.0, sym=True, dtype=None, layout=None, device=None, requ
     if beta < 0:
         raise ValueError(f"beta must be non-negative, got: {beta} instead.")
 
+    dt = (_dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)).np
+
     def body(M, sym):
         c = 2.0 * beta / _denom(M, sym)
         end = min(beta, -beta + (M - 1) * c)
         k = np.linspace(-beta, end, M)
-        return np.i0(np.sqrt(np.maximum(beta * beta - k ** 2, 0.0))) / np.i0(beta)
+        # torch computes both Bessel values in the window's dtype (Cephes: exp(x) * ...), inf once exp(x)
+        # overflows (x > ~88.7 in float32), so the window is 0 or NaN there
+        big = np.log(np.finfo(dt).max)
+
+        def i0(x):
+            return np.where(x > big, np.inf, np.i0(np.minimum(x, big))).astype(dt)
+        with np.errstate(over="ignore", invalid="ignore"):
+            num = i0(np.sqrt(np.maximum(beta * beta - k ** 2, 0.0)))
+            return (num / i0(np.asarray(beta))).astype(np.float64)
     return _make("kaiser", M, sym, dtype, layout, device, requires_grad, body)
 
 
