@@ -104,3 +104,29 @@ def test_logit_gradient_is_nan_outside_0_1_without_eps():
         got.append((np.asarray(x.grad.numpy()), np.asarray(y.grad.numpy())))
     for ours, theirs in zip(got[1], got[0]):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+ZERO_X = [0.0, 0.0, -0.0, 0.0, 0.0, 2.0, 0.0, 1.5, 0.0]
+ZERO_Y = [0.0, -0.0, 0.0, -1.0, 2.5, 0.0, 0.5, -2.0, -3.0]
+AT_ZERO = {
+    "pow": lambda m, x, y: m.pow(x, y),
+    "float_power": lambda m, x, y: m.float_power(x, y),
+    "hypot": lambda m, x, y: m.hypot(x, y),
+    "xlogy": lambda m, x, y: m.xlogy(x, y),
+    "xlog1py": lambda m, x, y: m.special.xlog1py(x, y),
+}
+
+
+@pytest.mark.parametrize("case", sorted(AT_ZERO))
+def test_binary_gradients_at_zero_follow_torchs_formulas(case):
+    # pow: 0 for the base where the exponent is 0 and for the exponent at a zero base with exponent >= 0
+    # (JAX: NaN); hypot: NaN at the origin (JAX: 1/2); xlogy/xlog1py: log(y) at x == 0, 0 past the domain
+    got = []
+    for m in (torch, torchlike):
+        x = m.tensor(ZERO_X, dtype=m.float64, requires_grad=True)
+        y = m.tensor(ZERO_Y, dtype=m.float64, requires_grad=True)
+        out = AT_ZERO[case](m, x, y)
+        gx, gy = m.autograd.grad(out.sum(), (x, y))
+        got.append([np.asarray(v.detach().numpy()) for v in (out, gx, gy)])
+    for ours, theirs in zip(got[1], got[0]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, equal_nan=True)

@@ -440,7 +440,23 @@ def _pow_impl(x, y, dt):
         # torch's integer pow with a negative exponent: 1 for base 1, +-1 for base -1, else 0
         neg = jnp.where(x == 1, 1, jnp.where(x == -1, jnp.where(y % 2 == 0, 1, -1), 0)).astype(dt)
         return jnp.where(y < 0, neg, pos)
+    return _real_pow(x, y) if not jnp.iscomplexobj(x) else jnp.power(x, y)
+
+
+@jax.custom_jvp
+def _real_pow(x, y):
     return jnp.power(x, y)
+
+
+@_real_pow.defjvp
+def _real_pow_jvp(primals, tangents):
+    # torch's pow_backward_self / pow_backward_exponent: 0 for the base where the exponent is 0 (JAX: 0 * inf
+    # = NaN at a zero base), 0 for the exponent where the base is 0 and the exponent >= 0, else result * log(x)
+    (x, y), (tx, ty) = primals, tangents
+    r = jnp.power(x, y)
+    dx = jnp.where(y == 0, jnp.zeros((), r.dtype), y * jnp.power(x, y - 1))
+    dy = jnp.where((x == 0) & (y >= 0), jnp.zeros((), r.dtype), r * jnp.log(x))
+    return r, tx * dx + ty * dy
 
 
 @register(inplace=True, out=True, promote="result_type", dunders=("__pow__",), checks=(C.POW_ARGS, C.POW_BOOL))
@@ -513,7 +529,20 @@ def _rmod(self, other):
 
 
 binary("atan2", jnp.arctan2, promote="float", aliases=("arctan2",), checks=(C.tensors_only, C.NO_COMPLEX))
-binary("hypot", jnp.hypot, checks=(C.tensors_only, C.REAL_ONLY))
+@jax.custom_jvp
+def _hypot(x, y):
+    return jnp.hypot(x, y)
+
+
+@_hypot.defjvp
+def _hypot_jvp(primals, tangents):
+    # torch's: grad * x / result and grad * y / result (NaN at the origin, where JAX's gives 1/2)
+    (x, y), (tx, ty) = primals, tangents
+    r = jnp.hypot(x, y)
+    return r, tx * exact_div(x, r) + ty * exact_div(y, r)
+
+
+binary("hypot", _hypot, checks=(C.tensors_only, C.REAL_ONLY))
 binary("copysign", jnp.copysign, promote="float", checks=(C.TENSOR_OR_NUMBER_OTHER, C.NO_COMPLEX))
 
 
@@ -531,7 +560,20 @@ def _nextafter_jvp(primals, tangents):
 
 binary("nextafter", _nextafter, checks=(C.tensors_only,), opmath_half=False)
 binary("ldexp", lambda x, y: x * jnp.exp2(y), promote="float", checks=(C.tensors_only,))
-binary("xlogy", jss.xlogy, promote="float", checks=(C.NO_COMPLEX,))
+@jax.custom_jvp
+def _xlogy(x, y):
+    return jss.xlogy(x, y)
+
+
+@_xlogy.defjvp
+def _xlogy_jvp(primals, tangents):
+    # torch's: log(y) for x, masked to 0 where x == 0 and y <= 0 (JAX's: -inf / NaN there), and x / y for y
+    (x, y), (tx, ty) = primals, tangents
+    dx = jnp.where((x == 0) & (y <= 0), jnp.zeros((), x.dtype), jnp.log(y))
+    return jss.xlogy(x, y), tx * dx + ty * exact_div(x, y)
+
+
+binary("xlogy", _xlogy, promote="float", checks=(C.NO_COMPLEX,))
 def _logaddexp(x, y):
     if not jnp.iscomplexobj(x):
         return jnp.logaddexp(x, y)

@@ -107,8 +107,17 @@ for _n, _f in [("expit", jax.nn.sigmoid), ("erfcx", _erfcx), ("i0e", jss.i0e), (
 
 
 # --- binary functions ---------------------------------------------------------------------------------------
+@jax.custom_jvp
 def _xlog1py(x, y):
     return jnp.where(x == 0, jnp.where(jnp.isnan(y), y, 0), x * jnp.log1p(y)).astype(x.dtype)
+
+
+@_xlog1py.defjvp
+def _xlog1py_jvp(primals, tangents):
+    # torch's: log1p(y) for x (also where x is 0), masked to 0 where x == 0 and y <= -1, and x / (y + 1) for y
+    (x, y), (tx, ty) = primals, tangents
+    dx = jnp.where((x == 0) & (y <= -1), jnp.zeros((), x.dtype), jnp.log1p(y))
+    return _xlog1py(x, y), tx * dx + ty * (x / (y + 1))
 
 
 def _zeta(x, q):
