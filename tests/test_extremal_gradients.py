@@ -26,6 +26,7 @@ CASES = {
     "fmax": lambda m, x, y: m.fmax(x, y),
     "fmin": lambda m, x, y: m.fmin(x, y),
     "maximum_broadcast": lambda m, x, y: m.maximum(x, y[:1]),
+    "copysign": lambda m, x, y: m.copysign(x, y),
 }
 
 
@@ -114,6 +115,11 @@ AT_ZERO = {
     "hypot": lambda m, x, y: m.hypot(x, y),
     "xlogy": lambda m, x, y: m.xlogy(x, y),
     "xlog1py": lambda m, x, y: m.special.xlog1py(x, y),
+    "atan2": lambda m, x, y: m.atan2(x, y),
+    "copysign": lambda m, x, y: m.copysign(x, y),
+    "remainder": lambda m, x, y: m.remainder(x, y + 0.001),
+    "logaddexp_tie": lambda m, x, y: m.logaddexp(x + 1e20, y * 0 + 1e20),
+    "polar": lambda m, x, y: m.view_as_real(m.polar(x - 0.5, y)),
 }
 
 
@@ -129,4 +135,27 @@ def test_binary_gradients_at_zero_follow_torchs_formulas(case):
         gx, gy = m.autograd.grad(out.sum(), (x, y))
         got.append([np.asarray(v.detach().numpy()) for v in (out, gx, gy)])
     for ours, theirs in zip(got[1], got[0]):
-        np.testing.assert_allclose(ours, theirs, rtol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-300, equal_nan=True)
+
+
+SMOOTH = {
+    "atan2": lambda m, x, y: m.atan2(x, y),
+    "logaddexp": lambda m, x, y: m.logaddexp(x, y),
+    "pow": lambda m, x, y: m.pow(x, y),
+    "hypot": lambda m, x, y: m.hypot(x, y),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("case", sorted(SMOOTH))
+def test_smooth_binary_ops_at_extremal_values_match_torch(case, dtype):
+    # (values and gradients to a few ulps: these compute transcendental functions)
+    got = []
+    for m in (torch, torchlike):
+        x = m.tensor(X, dtype=getattr(m, dtype), requires_grad=True)
+        y = m.tensor(Y, dtype=getattr(m, dtype), requires_grad=True)
+        out = SMOOTH[case](m, x, y)
+        gx, gy = m.autograd.grad(out.sum(), (x, y))
+        got.append([np.asarray(v.detach().numpy()) for v in (out, gx, gy)])
+    for ours, theirs in zip(got[1], got[0]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, equal_nan=True)

@@ -141,8 +141,13 @@ def test_half_linear_rounds_its_bias_as_torch(shape, dt):
         half[0] = half[0].transpose(0, 1)
     exact = torch.nn.functional.linear(*half).numpy()
     magnitude = torch.nn.functional.linear(*(h.abs() for h in half)).numpy()
+    ulps = 2 ** 16 if dt == "bfloat16" else 2 ** 13
+    bound = (x.shape[-1] + 1) * 2.0 ** -24 * magnitude
+    if shape == "strided":  # (two roundings: the product's own rounding to the half type adds half its ulp)
+        product = torch.nn.functional.linear(*half[:2]).numpy()
+        bound = bound + np.spacing(np.abs(product).astype(np.float32)) * ulps / 2
     _assert_equal_but_float32_ties(out[1].detach().float().numpy(), out[0].detach().float().numpy(), exact,
-                                   (x.shape[-1] + 1) * 2.0 ** -24 * magnitude, 2 ** 16 if dt == "bfloat16" else 2 ** 13)
+                                   bound, ulps)
 
 
 @pytest.mark.parametrize("dt", ["bfloat16", "float16"])
@@ -166,7 +171,12 @@ def test_half_rms_norm_takes_float32_eps_as_torch(dt):
     w = rng.standard_normal(32).astype(np.float32)
     out = [L.nn.functional.rms_norm(L.tensor(x).to(getattr(L, dt)), (32,), L.tensor(w).to(getattr(L, dt))).float().numpy()
            for L in (torch, torchlike)]
-    np.testing.assert_array_equal(out[1], out[0])  # (with the half type's own eps: 70-80% of elements differed)
+    # (with the half type's own eps: 70-80% of elements differed); the float32 sum of squares runs in another
+    # order than torch's, so a result within its rounding error of a half-precision tie may round to the
+    # neighbour (1 element of 768 for ~6% of random inputs)
+    diff = out[1] != out[0]
+    assert diff.sum() <= 2, f"{diff.sum()} of {diff.size} differ"
+    np.testing.assert_allclose(out[1], out[0], rtol=2 ** -10 if dt == "float16" else 2 ** -7)
 
 
 @pytest.mark.parametrize("dt", ["bfloat16", "float16"])

@@ -35,8 +35,20 @@ def complex(real, imag):
     return dispatch(_complex_impl, (real, imag), (), name="ComplexBackward0")
 
 
+@jax.custom_jvp
 def _polar_impl(abs, angle):
     return abs * jnp.cos(angle) + 1j * (abs * jnp.sin(angle))
+
+
+@_polar_impl.defjvp
+def _polar_jvp(primals, tangents):
+    # torch's polar_backward takes sgn(result) as the derivative in abs (0 at abs == 0, and -e^(i angle) for a
+    # negative abs, where the formula's derivative is e^(i angle)), and i * result in angle
+    (a, th), (ta, tth) = primals, tangents
+    r = _polar_impl(a, th)
+    m = jnp.abs(r)
+    sgn = jnp.where(m == 0, jnp.zeros((), r.dtype), r / jnp.where(m == 0, 1, m))
+    return r, ta * sgn + tth * (1j * r)
 
 
 @register(method=False, out=True, out_same_dtype=True)

@@ -513,8 +513,21 @@ def _fmod(x, y):
 def _remainder(x, y):
     if jnp.issubdtype(x.dtype, jnp.integer):
         return jnp.remainder(x, y)
+    return _float_remainder(x, y)
+
+
+@jax.custom_jvp
+def _float_remainder(x, y):
     r = jnp.fmod(x, y)
     return jnp.where((r != 0) & ((r < 0) != (y < 0)), r + y, r)
+
+
+@_float_remainder.defjvp
+def _float_remainder_jvp(primals, tangents):
+    # torch's: grad for x, -grad * div(x, y, rounding_mode='floor') for y (its fmod-based floor division:
+    # -0.25 // -0.001 is 249, where floor of the rounded quotient is 250)
+    (x, y), (tx, ty) = primals, tangents
+    return _float_remainder(x, y), tx - ty * _floor_div_float(*jnp.broadcast_arrays(x, y))
 
 
 binary("fmod", _fmod, tensor_node="FmodBackward1", checks=(C.TENSOR_OR_NUMBER_OTHER, C.DIVISION))
@@ -528,7 +541,22 @@ def _rmod(self, other):
     return Tensor.remainder(other if isinstance(other, Tensor) else self.new_tensor(other), self)
 
 
-binary("atan2", jnp.arctan2, promote="float", aliases=("arctan2",), checks=(C.tensors_only, C.NO_COMPLEX))
+@jax.custom_jvp
+def _atan2(x, y):
+    return jnp.arctan2(x, y)
+
+
+@_atan2.defjvp
+def _atan2_jvp(primals, tangents):
+    # torch's atan2_backward: y / (x^2 + y^2) and -x / (x^2 + y^2), with the reciprocal's inf (the origin)
+    # masked to 0 (JAX: NaN there)
+    (x, y), (tx, ty) = primals, tangents
+    recip = exact_div(jnp.ones((), x.dtype), x * x + y * y)
+    recip = jnp.where(jnp.isinf(recip), jnp.zeros((), x.dtype), recip)
+    return _atan2(x, y), tx * (y * recip) - ty * (x * recip)
+
+
+binary("atan2", _atan2, promote="float", aliases=("arctan2",), checks=(C.tensors_only, C.NO_COMPLEX))
 @jax.custom_jvp
 def _hypot(x, y):
     return jnp.hypot(x, y)
@@ -543,7 +571,21 @@ def _hypot_jvp(primals, tangents):
 
 
 binary("hypot", _hypot, checks=(C.tensors_only, C.REAL_ONLY))
-binary("copysign", jnp.copysign, promote="float", checks=(C.TENSOR_OR_NUMBER_OTHER, C.NO_COMPLEX))
+@jax.custom_jvp
+def _copysign(x, y):
+    return jnp.copysign(x, y)
+
+
+@_copysign.defjvp
+def _copysign_jvp(primals, tangents):
+    # torch's: result / x for x, masked to 0 where x == 0 (NaN at inf and NaN); nothing for y
+    (x, y), (tx, _) = primals, tangents
+    r = jnp.copysign(x, y)
+    d = jnp.where(x == 0, jnp.zeros((), r.dtype), exact_div(r, jnp.where(x == 0, 1, x).astype(r.dtype)))
+    return r, tx * d
+
+
+binary("copysign", _copysign, promote="float", checks=(C.TENSOR_OR_NUMBER_OTHER, C.NO_COMPLEX))
 
 
 @jax.custom_jvp
@@ -574,9 +616,23 @@ def _xlogy_jvp(primals, tangents):
 
 
 binary("xlogy", _xlogy, promote="float", checks=(C.NO_COMPLEX,))
+@jax.custom_jvp
+def _real_logaddexp(x, y):
+    return jnp.logaddexp(x, y)
+
+
+@_real_logaddexp.defjvp
+def _real_logaddexp_jvp(primals, tangents):
+    # torch's: 1 / (1 + exp(y - x)) and 1 / (1 + exp(x - y)): 1/2 each at a tie, also of huge or infinite
+    # values (NaN at inf == inf), where JAX's gives 1 to both
+    (x, y), (tx, ty) = primals, tangents
+    one = jnp.ones((), x.dtype)
+    return _real_logaddexp(x, y), tx * (one / (one + jnp.exp(y - x))) + ty * (one / (one + jnp.exp(x - y)))
+
+
 def _logaddexp(x, y):
     if not jnp.iscomplexobj(x):
-        return jnp.logaddexp(x, y)
+        return _real_logaddexp(x, y)
     # torch's complex form: max + log1p(exp(min - max)) ordered by real part (the imaginary part is not
     # wrapped into (-pi, pi] as log(exp(x) + exp(y)) would), nan in, nan out; equal infinite real parts:
     # -inf returns min, +inf the plain formula
