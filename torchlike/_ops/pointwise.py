@@ -193,7 +193,7 @@ def _relu(x):
 
 unary("relu", _relu, namespaces=("torch",), saves="out", checks=(C.RELU,))
 unary("angle", lambda x: jnp.angle(x).astype(jnp.real(x).dtype) if jnp.iscomplexobj(x) else
-      jnp.where(x < 0, jnp.pi, jnp.where(jnp.isnan(x), x, 0.0)).astype(x.dtype) if jnp.issubdtype(x.dtype, jnp.floating)
+      jnp.where(x < 0, jnp.pi, jnp.where(jnp.isnan(x), lax.stop_gradient(x), 0.0)).astype(x.dtype) if jnp.issubdtype(x.dtype, jnp.floating)
       else jnp.where(x < 0, jnp.pi, 0.0), promote="float", inplace=False)
 
 
