@@ -440,23 +440,38 @@ def _pow_impl(x, y, dt):
         # torch's integer pow with a negative exponent: 1 for base 1, +-1 for base -1, else 0
         neg = jnp.where(x == 1, 1, jnp.where(x == -1, jnp.where(y % 2 == 0, 1, -1), 0)).astype(dt)
         return jnp.where(y < 0, neg, pos)
-    return _real_pow(x, y) if not jnp.iscomplexobj(x) else jnp.power(x, y)
+    return _pow(x, y)
 
 
-@jax.custom_jvp
-def _real_pow(x, y):
-    return jnp.power(x, y)
+def _torch_partials(fwd, weights):
+    """Real binary ``fwd`` with torch's derivative formulas as its JVP: ``weights(x, y)`` gives the partials in
+    x and y (torch's values at ties, zeros, infinities and NaNs, not JAX's); other dtypes run ``fwd`` as is."""
+    @jax.custom_jvp
+    def f(x, y):
+        return fwd(x, y)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x, y), (tx, ty) = primals, tangents
+        wx, wy = weights(x, y)
+        out = fwd(x, y)
+        return out, jnp.broadcast_to(tx * wx.astype(tx.dtype) + ty * wy.astype(ty.dtype), out.shape)
+
+    def call(x, y):
+        return f(x, y) if jnp.issubdtype(jnp.result_type(x, y), jnp.floating) and \
+            jnp.result_type(x) == jnp.result_type(y) else fwd(x, y)
+    return call
 
 
-@_real_pow.defjvp
-def _real_pow_jvp(primals, tangents):
+def _pow_partials(x, y):
     # torch's pow_backward_self / pow_backward_exponent: 0 for the base where the exponent is 0 (JAX: 0 * inf
     # = NaN at a zero base), 0 for the exponent where the base is 0 and the exponent >= 0, else result * log(x)
-    (x, y), (tx, ty) = primals, tangents
     r = jnp.power(x, y)
-    dx = jnp.where(y == 0, jnp.zeros((), r.dtype), y * jnp.power(x, y - 1))
-    dy = jnp.where((x == 0) & (y >= 0), jnp.zeros((), r.dtype), r * jnp.log(x))
-    return r, tx * dx + ty * dy
+    return (jnp.where(y == 0, jnp.zeros((), r.dtype), y * jnp.power(x, y - 1)),
+            jnp.where((x == 0) & (y >= 0), jnp.zeros((), r.dtype), r * jnp.log(x)))
+
+
+_pow = _torch_partials(jnp.power, _pow_partials)
 
 
 @register(inplace=True, out=True, promote="result_type", dunders=("__pow__",), checks=(C.POW_ARGS, C.POW_BOOL))
@@ -516,18 +531,15 @@ def _remainder(x, y):
     return _float_remainder(x, y)
 
 
-@jax.custom_jvp
-def _float_remainder(x, y):
+def _float_remainder_fwd(x, y):
     r = jnp.fmod(x, y)
     return jnp.where((r != 0) & ((r < 0) != (y < 0)), r + y, r)
 
 
-@_float_remainder.defjvp
-def _float_remainder_jvp(primals, tangents):
-    # torch's: grad for x, -grad * div(x, y, rounding_mode='floor') for y (its fmod-based floor division:
-    # -0.25 // -0.001 is 249, where floor of the rounded quotient is 250)
-    (x, y), (tx, ty) = primals, tangents
-    return _float_remainder(x, y), tx - ty * _floor_div_float(*jnp.broadcast_arrays(x, y))
+# torch's: grad for x, -grad * div(x, y, rounding_mode='floor') for y (its fmod-based floor division:
+# -0.25 // -0.001 is 249, where floor of the rounded quotient is 250)
+_float_remainder = _torch_partials(_float_remainder_fwd, lambda x, y: (
+    jnp.ones((), x.dtype), -_floor_div_float(*jnp.broadcast_arrays(x, y))))
 
 
 binary("fmod", _fmod, tensor_node="FmodBackward1", checks=(C.TENSOR_OR_NUMBER_OTHER, C.DIVISION))
@@ -541,33 +553,25 @@ def _rmod(self, other):
     return Tensor.remainder(other if isinstance(other, Tensor) else self.new_tensor(other), self)
 
 
-@jax.custom_jvp
-def _atan2(x, y):
-    return jnp.arctan2(x, y)
-
-
-@_atan2.defjvp
-def _atan2_jvp(primals, tangents):
+def _atan2_partials(x, y):
     # torch's atan2_backward: y / (x^2 + y^2) and -x / (x^2 + y^2), with the reciprocal's inf (the origin)
     # masked to 0 (JAX: NaN there)
-    (x, y), (tx, ty) = primals, tangents
     recip = exact_div(jnp.ones((), x.dtype), x * x + y * y)
     recip = jnp.where(jnp.isinf(recip), jnp.zeros((), x.dtype), recip)
-    return _atan2(x, y), tx * (y * recip) - ty * (x * recip)
+    return y * recip, -x * recip
+
+
+_atan2 = _torch_partials(jnp.arctan2, _atan2_partials)
 
 
 binary("atan2", _atan2, promote="float", aliases=("arctan2",), checks=(C.tensors_only, C.NO_COMPLEX))
-@jax.custom_jvp
-def _hypot(x, y):
-    return jnp.hypot(x, y)
-
-
-@_hypot.defjvp
-def _hypot_jvp(primals, tangents):
-    # torch's: grad * x / result and grad * y / result (NaN at the origin, where JAX's gives 1/2)
-    (x, y), (tx, ty) = primals, tangents
+def _hypot_partials(x, y):
+    # torch's: x / result and y / result (NaN at the origin, where JAX's gives 1/2)
     r = jnp.hypot(x, y)
-    return r, tx * exact_div(x, r) + ty * exact_div(y, r)
+    return exact_div(x, r), exact_div(y, r)
+
+
+_hypot = _torch_partials(jnp.hypot, _hypot_partials)
 
 
 binary("hypot", _hypot, checks=(C.tensors_only, C.REAL_ONLY))
@@ -602,32 +606,16 @@ def _nextafter_jvp(primals, tangents):
 
 binary("nextafter", _nextafter, checks=(C.tensors_only,), opmath_half=False)
 binary("ldexp", lambda x, y: x * jnp.exp2(y), promote="float", checks=(C.tensors_only,))
-@jax.custom_jvp
-def _xlogy(x, y):
-    return jss.xlogy(x, y)
-
-
-@_xlogy.defjvp
-def _xlogy_jvp(primals, tangents):
-    # torch's: log(y) for x, masked to 0 where x == 0 and y <= 0 (JAX's: -inf / NaN there), and x / y for y
-    (x, y), (tx, ty) = primals, tangents
-    dx = jnp.where((x == 0) & (y <= 0), jnp.zeros((), x.dtype), jnp.log(y))
-    return jss.xlogy(x, y), tx * dx + ty * exact_div(x, y)
+# torch's: log(y) for x, masked to 0 where x == 0 and y <= 0 (JAX's: -inf / NaN there), and x / y for y
+_xlogy = _torch_partials(jss.xlogy, lambda x, y: (
+    jnp.where((x == 0) & (y <= 0), jnp.zeros((), x.dtype), jnp.log(y)), exact_div(x, y)))
 
 
 binary("xlogy", _xlogy, promote="float", checks=(C.NO_COMPLEX,))
-@jax.custom_jvp
-def _real_logaddexp(x, y):
-    return jnp.logaddexp(x, y)
-
-
-@_real_logaddexp.defjvp
-def _real_logaddexp_jvp(primals, tangents):
-    # torch's: 1 / (1 + exp(y - x)) and 1 / (1 + exp(x - y)): 1/2 each at a tie, also of huge or infinite
-    # values (NaN at inf == inf), where JAX's gives 1 to both
-    (x, y), (tx, ty) = primals, tangents
-    one = jnp.ones((), x.dtype)
-    return _real_logaddexp(x, y), tx * (one / (one + jnp.exp(y - x))) + ty * (one / (one + jnp.exp(x - y)))
+# torch's: 1 / (1 + exp(y - x)) and 1 / (1 + exp(x - y)): 1/2 each at a tie, also of huge or infinite values
+# (NaN at inf == inf), where JAX's gives 1 to both
+_real_logaddexp = _torch_partials(jnp.logaddexp, lambda x, y: (
+    1 / (1 + jnp.exp(y - x)), 1 / (1 + jnp.exp(x - y))))
 
 
 def _logaddexp(x, y):
@@ -647,26 +635,6 @@ def _logaddexp(x, y):
 
 binary("logaddexp", _logaddexp, checks=(C.tensors_only, C.REAL_FLOAT))
 binary("logaddexp2", jnp.logaddexp2, checks=(C.tensors_only, C.REAL_ONLY))
-def _chooser(fwd, weights):
-    """A binary max/min whose gradient follows torch's formula: ``weights(x, y)`` gives the shares of the
-    output's tangent that x and y get (torch's ties and NaNs, not JAX's)."""
-    @jax.custom_jvp
-    def f(x, y):
-        return fwd(x, y)
-
-    @f.defjvp
-    def f_jvp(primals, tangents):
-        (x, y), (tx, ty) = primals, tangents
-        wx, wy = weights(x, y)
-        out = fwd(x, y)
-        return out, jnp.broadcast_to(tx * wx.astype(tx.dtype) + ty * wy.astype(ty.dtype), out.shape)
-
-    def call(x, y):
-        return f(x, y) if jnp.issubdtype(jnp.result_type(x, y), jnp.floating) and \
-            jnp.result_type(x) == jnp.result_type(y) else fwd(x, y)
-    return call
-
-
 def _max_w(x, y):  # torch: where(x == y, g / 2, g), masked to 0 for the smaller one (a NaN: both get g)
     return jnp.where(x == y, 0.5, jnp.where(x < y, 0.0, 1.0)), jnp.where(x == y, 0.5, jnp.where(x > y, 0.0, 1.0))
 
@@ -685,8 +653,8 @@ def _fmin_w(x, y):
     return to_x, ~to_x
 
 
-for _n, _f in [("maximum", _chooser(jnp.maximum, _max_w)), ("minimum", _chooser(jnp.minimum, _min_w)),
-               ("fmax", _chooser(jnp.fmax, _fmax_w)), ("fmin", _chooser(jnp.fmin, _fmin_w))]:
+for _n, _f in [("maximum", _torch_partials(jnp.maximum, _max_w)), ("minimum", _torch_partials(jnp.minimum, _min_w)),
+               ("fmax", _torch_partials(jnp.fmax, _fmax_w)), ("fmin", _torch_partials(jnp.fmin, _fmin_w))]:
     binary(_n, _f, inplace=False, checks=(C.tensors_only,))
 binary("heaviside", lambda x, y: jnp.where(x == 0, y, (x > 0).astype(x.dtype)), differentiable="heaviside",
        checks=(C.HEAVISIDE,))
