@@ -21,6 +21,8 @@ import queue
 import sys
 import types
 import warnings
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 from ... import _dtype, accelerator
 from ..._creation import empty
@@ -32,6 +34,12 @@ from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"]
+
+# torch's typing aliases (libraries annotate with them: opacus imports _collate_fn_t)
+_T = TypeVar("_T")
+_T_co = TypeVar("_T_co", covariant=True)
+_worker_init_fn_t = Callable[[int], None]
+_collate_fn_t = Callable[[list[_T]], Any]
 
 # Flipped when the interpreter starts exiting. By then multiprocessing reaps daemonic workers itself,
 # and talking to their queues from a finalizer can block forever.
@@ -139,7 +147,7 @@ def _usable_cpus():
     return os.cpu_count(), False
 
 
-class DataLoader:
+class DataLoader(Generic[_T_co]):
     """Iterate a dataset in (shuffled, collated) batches, optionally with worker processes.
 
     Arguments and behaviour follow ``torch.utils.data.DataLoader``. ``num_workers > 0`` starts real

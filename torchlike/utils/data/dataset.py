@@ -13,7 +13,11 @@ from ..._ops.random_ops import randperm
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset",
            "Subset", "random_split"]
 
+_T = TypeVar("_T")
 _T_co = TypeVar("_T_co", covariant=True)
+_T_dict = dict[str, _T_co]
+_T_tuple = tuple[_T_co, ...]
+_T_stack = TypeVar("_T_stack", _T_tuple, _T_dict)
 
 
 class Dataset(Generic[_T_co]):
@@ -81,7 +85,7 @@ def _fetch_many(dataset, indices):
     return [dataset[i] for i in indices]
 
 
-class StackDataset(Dataset):
+class StackDataset(Dataset[_T_stack]):
     """Zip datasets of equal length: tuples (positional) or dicts (keywords) of their samples.
 
     >>> from torchlike.utils.data import StackDataset
@@ -127,7 +131,7 @@ class StackDataset(Dataset):
         return self._length
 
 
-class ConcatDataset(Dataset):
+class ConcatDataset(Dataset[_T_co]):
     """Concatenation of map-style datasets (negative indices count from the end).
 
     >>> from torchlike.utils.data import ConcatDataset
@@ -201,7 +205,7 @@ class ChainDataset(IterableDataset):
         return sum(len(member) for member in _only_iterables(self.datasets))
 
 
-class Subset(Dataset):
+class Subset(Dataset[_T_co]):
     """The samples of ``dataset`` at ``indices``.
 
     >>> from torchlike.utils.data import Subset

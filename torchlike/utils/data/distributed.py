@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from itertools import cycle, islice
+from typing import TypeVar
 
 from ... import distributed as dist
 from ..._ops.random_ops import randperm
@@ -10,8 +11,10 @@ from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
 
+_T_co = TypeVar("_T_co", covariant=True)
 
-class DistributedSampler(Sampler):
+
+class DistributedSampler(Sampler[_T_co]):
     """Indices for replica ``rank`` of ``num_replicas``: every ``num_replicas``-th index of the (shuffled
     with ``seed + epoch``) order, padded by wrapping around (or truncated with ``drop_last``) so all
     replicas get the same count. Call ``set_epoch`` every epoch to reshuffle.
