@@ -5,7 +5,8 @@ Reading a view applies the chain to the root's current array (one cached ``jax.j
 Writing into a view is a functional update of the root: walk the chain forward, then put the new
 value back step by step.  Index-like steps put through a scatter at the index map the step induces
 on ``arange(root.size)`` (computed once per chain and root shape, with numpy, so it works under a
-trace); ``real``/``imag``/``as_real`` put by rebuilding the complex number, ``as_complex`` by splitting it.  The same index maps give torch's
+trace); ``real``/``imag``/``as_real`` put by rebuilding the complex number, ``as_complex`` by splitting it,
+``conj``/``neg`` (torch's conjugate and negative bits) by conjugating/negating the value written.  The same index maps give torch's
 strides, storage offset and ``is_contiguous``.
 """
 from __future__ import annotations
@@ -20,7 +21,7 @@ from jax import lax
 from . import _jit_cache
 
 __all__ = ["HOST_CHAIN", "read", "host_values", "apply_chain", "write_back", "strides_of", "contiguous_strides", "compute_view_strides",
-           "checked_host_values", "all_in_range", "index_spec", "index_shape", "split_chain", "apply_skel", "dynamic_index", "Pending", "read_together", "read_last", "host_read"]
+           "checked_host_values", "all_in_range", "index_spec", "index_shape", "split_chain", "apply_skel", "conj_neg_bits", "dynamic_index", "Pending", "read_together", "read_last", "host_read"]
 
 HOST_CHAIN = (("alias",),)  # a host-resident tensor's chain (tensor.py's ``_ALIAS_CHAIN``; known by identity)
 
@@ -79,9 +80,30 @@ def read(x, step, xp=jnp):
         return lax.complex(x[..., 0], x[..., 1]) if xp is jnp else x[..., 0] // 2
     if kind == "alias":
         return x
+    if kind == "conj":  # torch's conjugate bit: a view reading the conjugate (writes conjugate back)
+        return jnp.conj(x) if xp is jnp else x
+    if kind == "neg":  # torch's negative bit (``x.conj().imag``, ``_neg_view``)
+        return -x if xp is jnp else x
     if kind == "view_dtype":
         return bitcast(x, step[1]) if xp is jnp else x
     raise AssertionError(kind)
+
+
+def conj_neg_bits(chain):
+    """torch's (conjugate bit, negative bit) of a view with this chain: ``x.conj()`` and its views are
+    conjugated, ``x.conj().conj()`` is not, ``x.conj().imag`` is a negated view of ``x.imag``."""
+    conj = neg = False
+    for step in chain or ():
+        kind = step[0]
+        if kind == "conj":
+            conj = not conj
+        elif kind == "neg":
+            neg = not neg
+        elif kind == "imag":
+            conj, neg = False, neg != conj
+        elif kind == "real":
+            conj = False
+    return conj, neg
 
 
 def apply_chain(x, chain):
@@ -299,6 +321,10 @@ def _put(base, step, new):
         return jnp.stack([jnp.real(new), jnp.imag(new)], -1).astype(base.dtype)
     if kind == "alias":
         return new
+    if kind == "conj":
+        return jnp.conj(new).astype(base.dtype)
+    if kind == "neg":
+        return (-new).astype(base.dtype)
     if kind == "view_dtype":
         return bitcast(new, base.dtype)
     idx = index_map((step,), tuple(base.shape))

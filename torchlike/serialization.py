@@ -166,6 +166,10 @@ class _Pickler(pickle._Pickler):
             inner = _TensorReduce(args)
             return (_REBUILD_PARAM, (inner, t.requires_grad, collections.OrderedDict()))
         args = args[:4] + (t.requires_grad, args[5])
+        if root is not None and t._vbase is not None:  # torch's conjugate/negative bits travel as metadata
+            conj, neg = _views.conj_neg_bits(t._chain)
+            if conj or neg:
+                args += ({k: True for k, bit in (("conj", conj), ("neg", neg)) if bit},)
         cls = type(t)
         if cls is not Tensor and cls.__module__.partition(".")[0] not in ("torchlike", "torch"):  # a user's subclass: torch's
             return (_REBUILD_FROM_TYPE, (_REBUILD_TENSOR, cls, args, dict(vars(t))))  # Tensor.__reduce_ex__
@@ -363,6 +367,11 @@ def _rebuild_tensor(storage, storage_offset, size, stride):
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
                        metadata=None):
     t = _rebuild_tensor(storage, storage_offset, size, stride)
+    if metadata:  # torch's ``set_tensor_metadata``: the bits of a saved conjugate/negative view
+        if metadata.get("conj"):
+            t = t.conj()
+        if metadata.get("neg"):
+            t = t._neg_view()
     if requires_grad:
         t.requires_grad_(True)
     return t

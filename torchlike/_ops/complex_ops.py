@@ -1,18 +1,19 @@
-"""Complex numbers: building them (complex, polar, view_as_complex, view_as_real) and the
-conjugate transposes ``Tensor.H`` / ``Tensor.mH``.
+"""Complex numbers: building them (complex, polar, view_as_complex, view_as_real), torch's lazy conjugate
+and negative views (``conj``, ``resolve_conj``, ``is_conj``, ``_neg_view``, ...) and the conjugate transposes
+``Tensor.H`` / ``Tensor.mH``.
 """
 from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
 
-from .. import _dtype
+from .. import _dtype, _views
 from ._util import Tensor, dispatch, register
 from .. import _autocast as _amp
 from .checks import need_tensors as _need_tensors
 from .views import view_step
 
-__all__ = ["view_as_complex", "view_as_real"]
+__all__ = ["view_as_complex", "view_as_real", "conj", "resolve_conj", "resolve_neg", "is_conj", "is_neg"]
 
 
 def _complex_impl(re, im):
@@ -102,7 +103,87 @@ def view_as_real(input):
     """
     if not input.dtype.is_complex:
         raise RuntimeError("view_as_real is only supported for complex tensors")
+    if is_conj(input):
+        raise RuntimeError("view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate "
+                           "tensor so you can view it as real, use self.resolve_conj(); however, be warned that the "
+                           "resulting tensor will NOT alias the original.")
     return view_step(input, ("as_real",))
+
+
+# --- the conjugate and negative bits: views whose reads conjugate (negate) and whose writes conjugate back ----
+def _bits(t):
+    return _views.conj_neg_bits(t._chain) if t._vbase is not None else (False, False)
+
+
+@register(promote="none")
+def conj(input):
+    """The complex conjugate as a view, as torch's conjugate bit: writes through it reach ``input`` conjugated
+    (``input`` itself for non-complex tensors).
+
+    >>> import torchlike
+    >>> x = torchlike.tensor([1 + 2j])
+    >>> y = x.conj()
+    >>> y.is_conj(), y.imag
+    (True, tensor([-2.]))
+    >>> y[0] = 3 + 4j
+    >>> x
+    tensor([3.-4.j])
+    """
+    if not input.dtype.is_complex:
+        return input
+    return view_step(input, ("conj",))
+
+
+@register(promote="none")
+def resolve_conj(input):
+    """A conjugate view materialised as a new tensor (no bit, no aliasing); any other tensor itself.
+
+    >>> import torchlike
+    >>> torchlike.tensor([1j]).conj().resolve_conj().is_conj()
+    False
+    """
+    return input.clone() if is_conj(input) else input
+
+
+@register(promote="none")
+def resolve_neg(input):
+    """A negative view (``x.conj().imag``) materialised as a new tensor; any other tensor itself.
+
+    >>> import torchlike
+    >>> torchlike.tensor([1j]).conj().imag.resolve_neg().is_neg()
+    False
+    """
+    return input.clone() if is_neg(input) else input
+
+
+@register(promote="none", differentiable=False)
+def is_conj(input):
+    """Whether ``input`` is a conjugate view (``x.conj()`` of a complex ``x``, or a view of one).
+
+    >>> import torchlike
+    >>> x = torchlike.tensor([1j])
+    >>> x.is_conj(), x.conj().is_conj(), x.conj().conj().is_conj()
+    (False, True, False)
+    """
+    return _bits(input)[0]
+
+
+@register(promote="none", differentiable=False)
+def is_neg(input):
+    """Whether ``input`` is a negative view (``x.conj().imag``, ``x._neg_view()``).
+
+    >>> import torchlike
+    >>> torchlike.tensor([1j]).conj().imag.is_neg()
+    True
+    """
+    return _bits(input)[1]
+
+
+def _neg_view(self):
+    return view_step(self, ("neg",))
+
+
+Tensor._neg_view = _neg_view
 
 
 Tensor.H = property(lambda self: self.mT.conj() if self.ndim == 2 else _h_error(self))

@@ -31,6 +31,14 @@ def _host_numpy(t):
 def _refuse_grad(t):
     if t.requires_grad and _grad_mode._state.enabled:  # torch allows it under no_grad
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+    if t._vbase is not None:  # (numpy would share the root's memory, which holds the unconjugated values)
+        conj, neg = _views.conj_neg_bits(t._chain)
+        if conj:
+            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use "
+                               "tensor.resolve_conj().numpy() instead.")
+        if neg:
+            raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. Use "
+                               "tensor.resolve_neg().numpy() instead.")
 
 
 @register("numpy", namespaces=())
@@ -42,7 +50,9 @@ def numpy(self, *, force=False):
     >>> torchlike.arange(3).numpy()
     array([0, 1, 2])
     """
-    if not force:
+    if force:
+        self = self.detach().resolve_conj().resolve_neg()
+    else:
         _refuse_grad(self)
         if self._dev.type != "cpu":
             where = "meta" if self._dev.type == "meta" else f"{self._dev.type}:{self._dev.index or 0}"

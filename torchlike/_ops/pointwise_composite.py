@@ -18,7 +18,7 @@ from .._mutation import write_out
 from .._scalar_fit import check_numbers_fit
 
 __all__ = ["clamp", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv", "nan_to_num", "logit", "polygamma",
-           "mvlgamma", "frexp", "conj", "resolve_conj", "resolve_neg"]
+           "mvlgamma", "frexp"]
 
 
 # --- clamp ---------------------------------------------------------------------------------------
@@ -339,48 +339,6 @@ def frexp(input, *, out=None):
 
 
 register("frexp", promote="none")(frexp)
-
-
-# --- conjugation helpers: conj/neg bits are never set here, so the resolve_* are identities ---------------
-def _conj_impl(x):
-    return jnp.conj(x)
-
-
-@register(promote="none")
-def conj(input):
-    """The complex conjugate (``input`` itself for non-complex tensors).
-
-    >>> import torchlike
-    >>> torchlike.conj(torchlike.tensor([1 + 2j])).imag
-    tensor([-2.])
-    """
-    if not input.dtype.is_complex:
-        return input
-    return dispatch(_conj_impl, (input,), (), name="ConjBackward0", saves=False)
-
-
-@register(promote="none")
-def resolve_conj(input):
-    """``input`` (torchlike never sets a lazy conjugate bit)."""
-    return input
-
-
-@register(promote="none")
-def resolve_neg(input):
-    """``input`` (torchlike never sets a lazy negative bit)."""
-    return input
-
-
-@register(promote="none", differentiable=False)
-def is_conj(input):
-    """False: conjugation is always materialised."""
-    return False
-
-
-@register(promote="none", differentiable=False)
-def is_neg(input):
-    """False: negation is always materialised."""
-    return False
 
 
 @register(promote="none", differentiable=False)

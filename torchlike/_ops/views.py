@@ -24,7 +24,7 @@ _NAMES = {"reshape": "ViewBackward0", "permute": "PermuteBackward0", "index": "S
           "expand": "ExpandBackward0", "diagonal": "DiagonalBackward0", "unfold": "UnfoldBackward0",
           "as_strided": "AsStridedBackward0", "real": "RealBackward0", "imag": "ImagBackward0",
           "alias": "AliasBackward0", "view_dtype": "ViewBackward0", "as_real": "ViewAsRealBackward0",
-          "as_complex": "ViewAsComplexBackward0"}
+          "as_complex": "ViewAsComplexBackward0", "conj": "ConjBackward0", "neg": "NegViewBackward0"}
 
 
 def _lazy_shape(t, step):
