@@ -81,3 +81,22 @@ def test_grid_sample_5d_errors_match_torch(shapes, mode):
     def call(lib):
         return lambda: lib.nn.functional.grid_sample(lib.zeros(*xs), lib.zeros(*gs), mode=mode, align_corners=False)
     raises_like_torch(torch_or_tl(call(torch), call(torchlike)))
+
+
+# --- interpolate's source indices in float32: torch's x86 kernels fuse ``scale * (dst + 0.5) - 0.5`` -------------
+@pytest.mark.parametrize("mode,antialias", [("linear", False), ("bilinear", False), ("bicubic", False),
+                                            ("trilinear", False), ("bilinear", True), ("bicubic", True)])
+def test_interpolate_float32_downscale_rounds_like_torch(mode, antialias):
+    """A 345 -> 270 resize (OpInfo's reference input): row 200's source index is 255.694443 in torch (one
+    rounding of a fused multiply-add), 255.694458 with float32's two roundings, which moved a whole output row
+    by ~2.6e-4; the anti-aliased weights round their center, support and filter argument where torch's do."""
+    spatial = {"linear": (345,), "bilinear": (345, 456), "bicubic": (345, 456), "trilinear": (9, 345, 12)}[mode]
+    size = {"linear": (270,), "bilinear": (270, 270), "bicubic": (270, 270), "trilinear": (5, 270, 7)}[mode]
+    x = RNG.uniform(-9, 9, (1, 2) + spatial).astype(np.float32)
+    kw = {"size": size, "mode": mode, "align_corners": False}
+    if antialias:
+        kw["antialias"] = True
+    ours = torchlike.nn.functional.interpolate(torchlike.tensor(x), **kw).numpy()
+    theirs = torch.nn.functional.interpolate(torch.from_numpy(x), **kw).numpy()
+    tol = 2e-5 if mode == "bicubic" else 4e-6  # (bicubic: last-bit sums of four taps, the filter's own roundings)
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=tol)

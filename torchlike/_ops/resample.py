@@ -44,24 +44,29 @@ def _cubic_a05(x):
 
 
 def aa_matrix(L, o, mode, align_corners, scale, ft):
-    """(o, L) anti-aliased weights for one dim; ``mode`` "linear" or "cubic"; ``scale`` the user's factor."""
+    """(o, L) anti-aliased weights for one dim; ``mode`` "linear" or "cubic"; ``scale`` the user's factor.
+    Rounded where torch's kernel (``_compute_indices_min_size_weights_aa``) rounds: its center, support and
+    1/scale are double expressions stored in the float type, the filter's argument is float."""
     if align_corners:
         sc = (L - 1) / (o - 1) if o > 1 else 0.0
     else:
-        sc = 1.0 / scale if scale is not None and scale > 0 else L / o
-    sc = float(ft(sc))
+        sc = 1.0 / scale if scale is not None and scale > 0 else ft(L) / ft(o)
+    sc = ft(sc)
     size, fn = (2, _triangle) if mode == "linear" else (4, _cubic_a05)
-    support = size * 0.5 * sc if sc >= 1.0 else size * 0.5
-    invscale = 1.0 / sc if sc >= 1.0 else 1.0
+    support = ft(size * 0.5 * float(sc) if sc >= 1.0 else size * 0.5)
+    invscale = ft(1.0 / float(sc) if sc >= 1.0 else 1.0)
     W = np.zeros((o, L), np.float64)
     for i in range(o):
-        center = sc * (i + 0.5)
-        lo = max(int(center - support + 0.5), 0)
-        hi = min(int(center + support + 0.5), L)
+        center = ft(float(sc) * (i + 0.5))
+        lo = max(int(float(center - support) + 0.5), 0)
+        hi = min(int(float(center + support) + 0.5), L)
         j = np.arange(lo, hi)
-        w = fn((j - center + 0.5) * invscale).astype(ft)
-        total = w.sum(dtype=ft)
-        W[i, lo:hi] = w / total if total != 0 else w
+        arg = ((j.astype(ft) - center).astype(np.float64) + 0.5) * float(invscale)
+        w = fn(arg.astype(ft)).astype(ft)
+        total = ft(0)
+        for v in w:  # (a running float sum, as torch's loop)
+            total = ft(total + v)
+        W[i, lo:hi] = (w / total).astype(ft) if total != 0 else w
     return W
 
 
@@ -71,14 +76,26 @@ def _src_scale(L, o, align_corners, scale):
     return 1.0 / scale if scale is not None and scale > 0 else L / o
 
 
+def _source_index(sc, dst, ft):
+    """torch's ``area_pixel_compute_source_index`` without align_corners, ``scale * (dst + 0.5) - 0.5``: its x86
+    build contracts it into one fused multiply-add (one rounding, which the float64 sum of the exact float32
+    product gives too), so row 200 of a 345 -> 270 resize reads 255.694443, not float32's 255.694458."""
+    if ft is np.float64:
+        return sc * (dst + 0.5) - 0.5
+    return (sc.astype(np.float64) * (dst + ft(0.5)).astype(np.float64) - 0.5).astype(ft)
+
+
 def _interp_matrix(L, o, mode, align_corners, scale, ft):
     """(o, L) resampling weights for one dim, computed in float type ``ft`` like torch's kernels."""
-    sc = ft(_src_scale(L, o, align_corners, scale))
+    if align_corners or scale is not None and scale > 0:
+        sc = ft(_src_scale(L, o, align_corners, scale))
+    else:
+        sc = ft(L) / ft(o)  # (torch divides in the float type)
     dst = np.arange(o).astype(ft)
     W = np.zeros((o, L), np.float64)
     rows = np.arange(o)
     if mode == "linear":
-        src = sc * dst if align_corners else np.maximum(sc * (dst + ft(0.5)) - ft(0.5), ft(0))
+        src = sc * dst if align_corners else np.maximum(_source_index(sc, dst, ft), ft(0))
         i0 = src.astype(np.int64)
         i1 = i0 + (i0 < L - 1)
         l1 = (src - i0.astype(ft)).astype(ft)
@@ -86,7 +103,7 @@ def _interp_matrix(L, o, mode, align_corners, scale, ft):
         np.add.at(W, (rows, i1), l1)
     else:  # cubic, A = -0.75; taps at floor(src) - 1 .. + 2, clamped to the border
         A = -0.75
-        src = sc * dst if align_corners else sc * (dst + ft(0.5)) - ft(0.5)
+        src = sc * dst if align_corners else _source_index(sc, dst, ft)
         i0 = np.floor(src).astype(np.int64)
         t = (src - np.floor(src)).astype(np.float64)
 
