@@ -51,3 +51,123 @@ def test_distributed_old_tensor_path_aliases_the_new_one():
         assert exp is importlib.import_module(lib.__name__ + ".distributed.tensor.experimental")
         with exp.implicit_replication():
             pass
+
+
+def _picky(lib):
+    seen = []
+
+    class Picky(lib.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(getattr(func, "__name__", str(func)))
+            raise RuntimeError("picky")
+    return Picky, seen
+
+
+@pytest.mark.parametrize("lib", [torch, torchlike], ids=["torch", "torchlike"])
+def test_make_subclass_and_function_apply_bypass_torch_function(lib):
+    """``Tensor._make_subclass(cls, t, True)`` and ``autograd.Function.apply`` read and set tensor state as
+    torch's C++ does, without calling the subclass's ``__torch_function__`` (ExpandedWeight raises from it)."""
+    Picky, seen = _picky(lib)
+
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            ctx.save_for_backward(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2, None
+
+    w = lib.Tensor._make_subclass(Picky, lib.ones(2), True)
+    x = lib.ones(2, requires_grad=True)
+    y = Double.apply(x, w)
+    y.sum().backward()
+    assert seen == [] and type(w) is Picky and type(y) is lib.Tensor
+    assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_make_subclass_integer_requires_grad_error_like_torch():
+    def err(lib):
+        with pytest.raises(RuntimeError) as e:
+            lib.Tensor._make_subclass(lib.Tensor, lib.ones(2, dtype=lib.long), True)
+        return str(e.value)
+    assert err(torchlike) == err(torch)
+
+
+def _models(lib):
+    nn = lib.nn
+    return {
+        "linear3d": (lambda: nn.Sequential(nn.Linear(5, 4), nn.Tanh(), nn.Linear(4, 2)), (6, 3, 5), "float"),
+        "conv1d": (lambda: nn.Sequential(nn.Conv1d(2, 3, 3, padding=1), nn.GroupNorm(1, 3)), (6, 2, 7), "float"),
+        "conv2d_gn": (lambda: nn.Sequential(nn.Conv2d(1, 4, 3, stride=2), nn.GroupNorm(2, 4), nn.ReLU(),
+                                            nn.Flatten(), nn.Linear(64, 3)),
+                      (6, 1, 9, 9), "float"),
+        "embedding_ln": (lambda: nn.Sequential(nn.Embedding(10, 4, padding_idx=0), nn.LayerNorm(4)), (6, 5), "long"),
+        "instance_norm": (lambda: nn.Sequential(nn.Conv2d(2, 3, 1), nn.InstanceNorm2d(3, affine=True,
+                                                                                   track_running_stats=True)),
+                          (6, 2, 4, 4), "float"),
+        "conv3d": (lambda: nn.Conv3d(1, 2, 2), (6, 1, 3, 3, 3), "float"),
+    }
+
+
+@pytest.mark.parametrize("name", list(_models(torch)))
+@pytest.mark.parametrize("reduction", ["sum", "mean"])
+def test_call_for_per_sample_grads_matches_torch(name, reduction):
+    """``torch.nn.utils._per_sample_grad.call_for_per_sample_grads`` (Opacus' ``grad_sample_mode="ew"``):
+    ``grad_sample`` of every parameter equals torch's ExpandedWeights result, ``.grad`` stays None, the
+    output and running statistics are torch's."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    shape, kind = _models(torch)[name][1:]
+    x = rng.integers(0, 10, shape) if kind == "long" else rng.standard_normal(shape).astype(np.float32)
+    results = []
+    for lib in (torch, torchlike):
+        from importlib import import_module
+        psg = import_module(lib.__name__ + ".nn.utils._per_sample_grad")
+        lib.manual_seed(0)
+        m = _models(lib)[name][0]()
+        out = psg.call_for_per_sample_grads(m, loss_reduction=reduction)(lib.tensor(x))
+        (out.mean() if reduction == "mean" else out.sum()).backward()
+        results.append((out.detach().numpy(), [(n, p.grad, p.grad_sample.detach().numpy())
+                                               for n, p in m.named_parameters()],
+                        [b.numpy() for b in m.buffers() if b.is_floating_point()]))
+    (ot, pt, bt), (ol, pl, bl) = results
+    np.testing.assert_allclose(ol, ot, rtol=1e-5, atol=1e-6)
+    for (n, gt, st), (_, gl, sl) in zip(pt, pl):
+        assert gt is None and gl is None, n
+        np.testing.assert_allclose(sl, st, rtol=1e-4, atol=1e-5, err_msg=n)
+    for a, b in zip(bl, bt):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", ["unhandled_op", "batch_norm", "no_requires_grad", "bad_reduction",
+                                  "grad_sample_left", "batch_mismatch"])
+def test_expanded_weights_errors_like_torch(case):
+    from importlib import import_module
+
+    def run(lib):
+        psg = import_module(lib.__name__ + ".nn.utils._per_sample_grad")
+        ew = import_module(lib.__name__ + ".nn.utils._expanded_weights.expanded_weights_impl")
+        p = lib.nn.Parameter(lib.ones(3, 2))
+        lin = lib.nn.Linear(2, 3)
+        if case == "unhandled_op":
+            return ew.ExpandedWeight(p, 4, "sum") + 1
+        if case == "batch_norm":
+            return psg.call_for_per_sample_grads(lib.nn.BatchNorm1d(2))(lib.ones(4, 2))
+        if case == "no_requires_grad":
+            return ew.ExpandedWeight(lib.ones(2), 4, "sum")
+        if case == "bad_reduction":
+            return psg.call_for_per_sample_grads(lin, loss_reduction="max")
+        if case == "grad_sample_left":
+            lin.weight.grad_sample = lib.ones(1)
+            return psg.call_for_per_sample_grads(lin)
+        return psg.call_for_per_sample_grads(lin, batch_size=3)(lib.ones(4, 2))
+
+    msgs = []
+    for lib in (torch, torchlike):
+        with pytest.raises(RuntimeError) as e:
+            run(lib)
+        msgs.append(str(e.value).split(" of Parameter")[0].split(" of tensor")[0])
+    assert msgs[1] == msgs[0]

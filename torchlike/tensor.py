@@ -161,10 +161,10 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
         if not isinstance(data, Tensor):
             raise TypeError(f"_make_subclass(): argument 'data' (position 2) must be Tensor, not "
                             f"{type(data).__name__}")
-        t = data.detach().as_subclass(cls)
-        if require_grad:
-            t.requires_grad_(True)
-        return t
+        t = data.detach()
+        if require_grad:  # before the class changes, as torch's C++ does: not through the subclass's own
+            t._as_grad_leaf()  # properties and __torch_function__
+        return t._as_subclass_shared(cls)
 
     def as_subclass(self, cls):
         """The same data viewed as an instance of ``cls``; while autograd records, an alias of ``self``

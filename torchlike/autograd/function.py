@@ -7,6 +7,7 @@ from .. import _creation, _grad_mode as grad_mode
 from .._grad_mode import InferenceVersion
 from .._tape import SAVED_HOOKS, Node, _check_not_freed, pack_saved
 from .._tensor_inference import SAVED_ERROR
+from .._torch_function import DisableTorchFunction
 from ..tensor import Tensor
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
@@ -165,7 +166,10 @@ class Function(metaclass=_FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = FunctionCtx()
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        # the bookkeeping reads tensors' state as torch's C++ does, past their types' __torch_function__ (a
+        # subclass that handles only some functions, such as ExpandedWeight, raises for the others)
+        with DisableTorchFunction():
+            ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         with grad_mode.no_grad():
             if cls.setup_context is not Function.setup_context:
                 out = cls.forward(*args, **kwargs)
@@ -173,7 +177,13 @@ class Function(metaclass=_FunctionMeta):
             else:
                 out = cls.forward(ctx, *args, **kwargs)
         is_tuple = isinstance(out, tuple)
-        outs = list(out) if is_tuple else [out]
+        with DisableTorchFunction():
+            outs = cls._record(ctx, args, list(out) if is_tuple else [out])
+        return tuple(outs) if is_tuple else outs[0]
+
+    @classmethod
+    def _record(cls, ctx, args, outs):
+        """The outputs of ``forward`` wired to a new node of the graph (where an input requires grad)."""
         # outputs that alias inputs get fresh handles, as torch does for non-dirty outputs
         for k, o in enumerate(outs):
             if isinstance(o, Tensor) and any(o is a for a in args) and id(o) not in ctx.dirty:
@@ -220,7 +230,7 @@ class Function(metaclass=_FunctionMeta):
                     new = Tensor._wrap(o._value, o._dev)
                     new._grad_fn, new._oi = node, k
                     outs[j] = new
-        return tuple(outs) if is_tuple else outs[0]
+        return outs
 
 
 def once_differentiable(fn):
