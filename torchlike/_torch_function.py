@@ -18,6 +18,7 @@ it on too, the first time a check of the op table rejects it as an argument (``r
 """
 from __future__ import annotations
 
+import builtins
 import contextlib
 import os
 import sys
@@ -495,6 +496,27 @@ def _on_subclass(cls, **kwargs):
     super(Tensor, cls).__init_subclass__(**kwargs)
     if not _STICKY and _overrides(cls):
         enable()
+
+
+_build_class = builtins.__build_class__
+
+
+def _build_class_watching(func, name, *bases, **kwargs):
+    """``builtins.__build_class__`` (every class statement) that switches the protocol on when the new class is a
+    tensor-like: not a Tensor, with a classmethod ``__torch_function__`` of its own (keras's ``Variable``).  torch
+    dispatches every function, method and operator to such an argument; switched on by the class statement, every
+    torchlike surface does too, from the first call on (one that cannot hold a tensor-like otherwise fails before
+    ``retry_with_overrides`` is reached: ``tensor.add(variable)``, ``F.linear(x, variable)``).  Modes (instance
+    methods), torchlike's own classes and Tensor subclasses (``_on_subclass``) are not tensor-likes here."""
+    cls = _build_class(func, name, *bases, **kwargs)
+    if not _STICKY and isinstance(cls, type) and isinstance(vars(cls).get("__torch_function__"), classmethod) \
+            and not issubclass(cls, Tensor) and not str(getattr(cls, "__module__", "")).startswith("torchlike") \
+            and _overrides(cls):
+        enable()
+    return cls
+
+
+builtins.__build_class__ = _build_class_watching
 
 
 # the protocol's own frames between a user's call and the op are ones warnings' stacklevel skips (see _GENERATED)

@@ -265,7 +265,12 @@ def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=T
         if not isinstance(input, Tensor) and not isinstance(other, Tensor) and not numbers_ok:
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                             f"{tp_name(input)}")
-        d = _dtype.result_type(input, other)
+        try:
+            d = _dtype.result_type(input, other)
+        except TypeError:  # an operand of another type: a tensor-like (keras's Variable) goes through its override
+            if _torch_function.retry_with_overrides((input, other), None):
+                return _torch_function.redispatch(name, fn, (input, other), {} if out is None else {"out": out})
+            raise
         out_dt = None
         if promote == "float":
             d = float_dtype_for(d)

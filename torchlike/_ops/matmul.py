@@ -152,13 +152,18 @@ def matmul(input, other):
 
 @register("__matmul__", namespaces=(), promote="none")
 def _matmul_dunder(self, other):
-    """``self @ other``; NotImplemented for a non-tensor (Python then tries ``other.__rmatmul__``)."""
-    return matmul(self, other) if isinstance(other, Tensor) else NotImplemented
+    """``self @ other``; NotImplemented for a non-tensor (Python then tries ``other.__rmatmul__``) other than a
+    tensor-like overriding ``__torch_function__`` (keras's ``Variable``), which matmul hands to its override."""
+    return matmul(self, other) if _matmul_operand(other) else NotImplemented
 
 
 @register("__rmatmul__", namespaces=(), promote="none")
 def _rmatmul_dunder(self, other):
-    return matmul(other, self) if isinstance(other, Tensor) else NotImplemented
+    return matmul(other, self) if _matmul_operand(other) else NotImplemented
+
+
+def _matmul_operand(other):
+    return isinstance(other, Tensor) or _torch_function.overloaded_args((other,)) is not None
 
 
 @register(out=True)

@@ -8,7 +8,7 @@ import numpy as np
 from functools import partial
 from jax import lax
 
-from .. import _dtype
+from .. import _dtype, _torch_function
 from .._dispatch import host_int_sum
 from .._shape_churn import as_exact, host_impl, quiet
 from .._tape import node_class
@@ -276,7 +276,12 @@ def _alpha_op(name, sub):
         if legacy:  # torch's deprecated add(input, Number alpha, other)
             (input, other), kw = sort_scalar_args(name, (input, other) + legacy, 2, ("alpha",))
             alpha = kw["alpha"]
-        d = _dtype.result_type(input, other)
+        try:
+            d = _dtype.result_type(input, other)
+        except TypeError:  # an operand of another type: a tensor-like (keras's Variable) goes through its override
+            if _torch_function.retry_with_overrides((input, other), None):
+                return _torch_function.redispatch(name, fn, (input, other), {} if alpha == 1 else {"alpha": alpha})
+            raise
         if sub and d is _dtype.bool:
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
                                "`^` or `logical_xor()` operator instead.")

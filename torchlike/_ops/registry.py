@@ -109,7 +109,10 @@ def _checked(fn, checks, name):
             raise e
         raise err from None
 
-    def failed(e, args, kwargs):  # the body raised: an argument of the wrong Python type gets torch's TypeError
+    def failed(e, args, kwargs):  # the body raised: a tensor-like's override, or torch's TypeError for an argument
+        r = _overridden(checked, args, kwargs)  # of the wrong Python type
+        if r is not _NOT_OVERRIDDEN:
+            return r
         _raise_parser_error(e, fn, name, args, kwargs, positions=False)
 
     if len(checks) == 1:
@@ -123,7 +126,7 @@ def _checked(fn, checks, name):
             try:
                 return fn(*args, **kwargs)
             except (AttributeError, ValueError, TypeError) as e:
-                failed(e, args, kwargs)
+                return failed(e, args, kwargs)
     else:
         def checked(*args, **kwargs):
             try:
@@ -134,7 +137,7 @@ def _checked(fn, checks, name):
             try:
                 return fn(*args, **kwargs)
             except (AttributeError, ValueError, TypeError) as e:
-                failed(e, args, kwargs)
+                return failed(e, args, kwargs)
     functools.update_wrapper(checked, fn)
     checked.__name__ = name
     checked.__code__ = checked.__code__.replace(co_name=name, co_qualname=name)  # (caller_op names the op)
@@ -168,6 +171,9 @@ def _numpy_names(fn):
         try:
             return fn(*args, **kwargs)
         except _PARSER_FAILURES as e:
+            r = _overridden(numpy_names, args, kwargs)
+            if r is not _NOT_OVERRIDDEN:
+                return r
             _raise_parser_error(e, fn, fn.__name__, args, kwargs, positions=False)
     # the op's own name on the frame too (sparse's "Could not run 'aten::<op>'" reads the calling frame)
     numpy_names.__code__ = numpy_names.__code__.replace(co_name=fn.__name__,
@@ -249,6 +255,9 @@ def _typed(fn, name):
         try:
             return fn(*args, **kwargs)
         except _PARSER_FAILURES as e:
+            r = _overridden(typed, args, kwargs)
+            if r is not _NOT_OVERRIDDEN:
+                return r
             _raise_parser_error(e, fn, name, args, kwargs)
     return typed
 
@@ -268,6 +277,19 @@ _PYTHON_ARITY_ERROR = re.compile(r"[\w.<>]+\(\) (?=missing |takes |got an unexpe
 
 
 _PARSER_FAILURES = (AttributeError, ValueError, TypeError)  # what an argument of the wrong Python type raises
+
+
+_NOT_OVERRIDDEN = object()
+
+
+def _overridden(public, args, kwargs):
+    """For a wrapper's failure path: where an argument is a tensor-like overriding ``__torch_function__`` (keras's
+    ``Variable``, linear_operator's ``LinearOperator``) and the protocol was still off (see _torch_function), switch
+    it on and hand the call to that override with ``public`` (the surface called) as ``func``, as torch hands every
+    call; ``_NOT_OVERRIDDEN`` otherwise.  Nothing runs on the success path."""
+    if _torch_function.retry_with_overrides(args, kwargs):
+        return _torch_function.handle(public, _torch_function.overloaded_args(args, kwargs), args, kwargs)
+    return _NOT_OVERRIDDEN
 
 
 def _raise_parser_error(e, fn, name, args, kwargs, positions=True):
@@ -346,6 +368,9 @@ def _with_out(fn, name, rule=None, exact=False):
         try:
             r = fn(*args, **kwargs)
         except _PARSER_FAILURES as e:
+            r = _overridden(wrapper, args, kwargs if out is None else {**kwargs, "out": out})
+            if r is not _NOT_OVERRIDDEN:
+                return r
             _raise_parser_error(e, fn, name, args, kwargs)
         if out is None:
             return r
@@ -405,6 +430,8 @@ def _operator(fn, name):
         try:
             return fn(self, other)
         except (TypeError, ValueError, NotImplementedError, RuntimeError):
+            if _torch_function.retry_with_overrides((self, other), None):
+                return operator(self, other)  # ``fn`` now dispatches, as when the protocol was on before
             if _operand(other):
                 raise
             if eq_takes_arrays and type(other) is np.ndarray and other.dtype.kind in "biuf":
@@ -460,6 +487,9 @@ def _spread(fn):
         try:
             return fn(self, *args, **kwargs)
         except _PARSER_FAILURES as e:
+            r = _overridden(method, (self,) + args, kwargs)
+            if r is not _NOT_OVERRIDDEN:
+                return r
             _raise_parser_error(e, fn, fn.__name__, (self,) + args, kwargs, positions=False)
     method.__name__, method.__qualname__, method.__doc__, method.__wrapped__ = fn.__name__, fn.__qualname__, \
         fn.__doc__, fn
@@ -486,6 +516,9 @@ def _make_inplace(fn, name, sparse=None):
         try:
             r = fn(self, *args, **kwargs)
         except _INPLACE_FAILURES as e:
+            r = _overridden(inplace, (self,) + args, kwargs)
+            if r is not _NOT_OVERRIDDEN:
+                return r
             err = _inplace_failure(e, fn, name, self, args, kwargs)
             if err is None:
                 raise
@@ -497,6 +530,9 @@ def _make_inplace(fn, name, sparse=None):
             try:
                 r = fn(self, *args, **kwargs)
             except _INPLACE_FAILURES as e:
+                r = _overridden(inplace, (self,) + args, kwargs)
+                if r is not _NOT_OVERRIDDEN:
+                    return r
                 err = _inplace_failure(e, fn, name, self, args, kwargs)
                 if err is None:
                     raise
