@@ -100,6 +100,7 @@ from ._higher_order_ops import cond, while_loop  # noqa: E402,F401
 from ._toplevel_extras import *  # noqa: E402,F401,F403  (torch.Future, torch.relu_ & co., torch.detach, ...)
 from ._toplevel_extras import reject_non_tensor as _reject_non_tensor  # noqa: E402
 from ._toplevel_kernels import *  # noqa: E402,F401,F403  (torch.lstm, torch.convolution, batch_norm_stats, ...)
+from ._foreach import *  # noqa: E402,F401,F403  (torch._foreach_mul_ & co.: optimizers' multi-tensor ops)
 from ._toplevel_runtime import *  # noqa: E402,F401,F403  (build flags, torch.fork, from_file, removed functions)
 from ._missing import module_getattr as _module_getattr  # noqa: E402
 
