@@ -101,6 +101,42 @@ def test_max_pool_ties_gradient_goes_to_first():
     cmp(TF.max_pool2d, F.max_pool2d, [x], kernel_size=3, stride=2, return_indices=True)
 
 
+@pytest.mark.parametrize("n,shape", [(1, (2, 3, 9)), (2, (2, 3, 9, 7)), (2, (3, 9, 7)), (3, (1, 2, 5, 6, 7))])
+@pytest.mark.parametrize("k,p,ceil", [(2, 0, False), (2, 1, True), (3, 1, False), (3, 0, True)])
+def test_tiled_max_pools_match_torch(n, shape, k, p, ceil):
+    """Windows that tile the input (stride == kernel: the reshape path) with padding and ceil_mode: values and
+    gradients bit-equal to torch's, ties to the first maximum, a window's last NaN kept as torch's loop keeps it."""
+    ties = np.maximum(np.round(f(*shape)), 0)
+    nans = f(*shape)
+    nans[..., 0] = np.nan
+    for x in (f(*shape), ties, nans):
+        tx = torch.from_numpy(x.copy()).requires_grad_()
+        lx = tl.tensor(x.copy(), requires_grad=True)
+        ty = getattr(TF, f"max_pool{n}d")(tx, k, k, p, ceil_mode=ceil)
+        tl_x = getattr(F, f"max_pool{n}d")(lx, k, k, p, ceil_mode=ceil)
+        np.testing.assert_array_equal(tl_x.detach().numpy(), ty.detach().numpy())
+        g = f(*ty.shape)
+        ty.backward(torch.from_numpy(g))
+        tl_x.backward(tl.tensor(g))
+        np.testing.assert_array_equal(lx.grad.numpy(), tx.grad.numpy())
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+@pytest.mark.parametrize("dtype", ["bool", "int64", "complex64"])
+@pytest.mark.parametrize("ri", [False, True])
+def test_max_pool_unsupported_dtypes_raise_like_torch(n, dtype, ri):
+    shape = (1, 4) if n == 1 else (1, 1) + (4,) * n
+
+    def call(m):
+        return getattr(m.nn.functional, f"max_pool{n}d")(m.zeros(shape, dtype=getattr(m, dtype)), 2, return_indices=ri)
+    if dtype == "int64" and (n > 1 or ri):  # torch pools integers except in max_pool1d's own kernel
+        ours, theirs = call(tl), call(torch)
+        ours, theirs = (ours[0], theirs[0]) if ri else (ours, theirs)
+        assert ours.dtype == tl.int64 and theirs.dtype == torch.int64
+    else:
+        raises_like_torch(call)
+
+
 @pytest.mark.parametrize("kw", [dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
                                 dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
                                 dict(kernel_size=(3, 2), stride=2, padding=1, divisor_override=5)])

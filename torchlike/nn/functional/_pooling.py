@@ -175,13 +175,38 @@ def _argmax_pool(x, idxs, valids, S):
     pt = _gather_patches(xb, idxs)
     flat, ok = _table_flat(idxs, valids, S)
     pt = jnp.where(jnp.asarray(ok), pt, _neg_inf(x.dtype))
-    # NaN wins like torch's `val > max || isnan(val)`
-    am = jnp.argmax(jnp.where(jnp.isnan(pt), jnp.inf, pt) if jnp.issubdtype(x.dtype, jnp.floating) else pt,
-                    axis=-1)
+    am = _pick(pt)
     val = jnp.take_along_axis(pt, am[..., None], axis=-1)[..., 0]
     ind = jnp.take_along_axis(jnp.broadcast_to(jnp.asarray(flat), pt.shape), am[..., None], axis=-1)[..., 0]
     outs = pt.shape[1:-1]
     return val.reshape(lead + outs), ind.reshape(lead + outs).astype(jnp.int64)
+
+
+def _pick(windows):
+    """The element torch's max-pool loop keeps along the last axis, ``if (val > maxval || isnan(val))``: the
+    first maximum, or the last NaN (the gradient goes to that one element)."""
+    if not jnp.issubdtype(windows.dtype, jnp.floating):
+        return jnp.argmax(windows, axis=-1)
+    nan = jnp.isnan(windows)
+    last_nan = windows.shape[-1] - 1 - jnp.argmax(nan[..., ::-1], axis=-1)
+    return jnp.where(nan.any(-1), last_nan, jnp.argmax(windows, axis=-1))
+
+
+def _first_max(windows):
+    return jnp.take_along_axis(windows, _pick(windows)[..., None], axis=-1)[..., 0]
+
+
+def _max_pool_tiles(x, k, p, S, out):
+    """A max pool whose windows tile the input (stride == kernel, no dilation): the input padded (or cropped) to
+    ``out * k`` and reshaped to (..., *out, prod(k)).  XLA's CPU ``reduce_window`` and its select-and-scatter
+    gradient ran 2-7x slower than this (MaxPool2d(2) of 64x32x32x32: 58 vs 13 ms forward + backward)."""
+    n = len(k)
+    lead = x.ndim - n
+    cfg = [(0, 0, 0)] * lead + [(pp, o * kk - L - pp, 0) for L, o, kk, pp in zip(S, out, k, p)]
+    xp = lax.pad(x, np.array(_neg_inf(x.dtype), x.dtype), cfg)
+    y = xp.reshape(x.shape[:lead] + tuple(v for o, kk in zip(out, k) for v in (o, kk)))
+    perm = tuple(range(lead)) + tuple(lead + 2 * i for i in range(n)) + tuple(lead + 2 * i + 1 for i in range(n))
+    return _first_max(y.transpose(perm).reshape(x.shape[:lead] + tuple(out) + (math.prod(k),)))
 
 
 def _max_pool_impl(x, k, s, p, d, S, out, indices):
@@ -190,6 +215,8 @@ def _max_pool_impl(x, k, s, p, d, S, out, indices):
         idxs, valids = _windows(S, out, k, s, p, d)
         v, i = _argmax_pool(x, idxs, valids, S)
         return (v, i) if indices else v
+    if k == s:
+        return _max_pool_tiles(x, k, p, S, out)
     lead = x.ndim - n
     pads = [(0, 0)] * lead
     for L, o, kk, ss, pp, dd in zip(S, out, k, s, p, d):
@@ -203,6 +230,10 @@ def _max_pool_impl(x, k, s, p, d, S, out, indices):
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, n, name):
     k, s, p, d, S, out = _pool_args(input, kernel_size, stride, padding, dilation, ceil_mode, n, name,
                                     native1d=n == 1 and not return_indices)
+    dt = input.dtype
+    if dt is _dtype.bool or dt.is_complex or (n == 1 and not return_indices and not dt.is_floating_point):
+        kernel = "max_pool1d_impl" if n == 1 and not return_indices else f"max_pool{max(n, 2)}d"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype._CAP[dt.name]}\'')
     r = dispatch(_max_pool_impl, (input,), (("k", k), ("s", s), ("p", p), ("d", d), ("S", S), ("out", out),
                                             ("indices", bool(return_indices))),
                  name=f"MaxPool{n}DWithIndicesBackward0")
