@@ -171,3 +171,38 @@ def test_expanded_weights_errors_like_torch(case):
             run(lib)
         msgs.append(str(e.value).split(" of Parameter")[0].split(" of tensor")[0])
     assert msgs[1] == msgs[0]
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN"])
+def test_rnn_modules_call_their_kernel_through_torch_function(mode):
+    """nn.LSTM/GRU/RNN whose weights override ``__torch_function__`` hand it torch's kernel call (``torch.lstm``,
+    ...), as torch's ``_VF`` call does; the output is the plain module's."""
+    import numpy as np
+    x = np.random.default_rng(0).standard_normal((3, 2, 4)).astype(np.float32)
+    outs = []
+    for lib in (torch, torchlike):
+        seen = []
+
+        class Logged(lib.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                seen.append(getattr(func, "__name__", ""))
+                return super().__torch_function__(func, types, args, kwargs or {})
+
+        lib.manual_seed(0)
+        m = getattr(lib.nn, mode)(4, 3)
+        plain = m(lib.tensor(x))[0].detach().numpy()
+        params = {n: lib.Tensor._make_subclass(Logged, p.detach(), True) for n, p in m.named_parameters()}
+        out = lib.func.functional_call(m, params, (lib.tensor(x),))[0]
+        assert {"lstm": "LSTM", "gru": "GRU", "rnn_tanh": "RNN"}.keys() & set(seen), seen
+        np.testing.assert_allclose(out.detach().numpy(), plain, rtol=1e-6)
+        outs.append(plain)
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-6)
+
+
+def test_lstm_under_expanded_weights_raises_like_torch():
+    from importlib import import_module
+    for lib in (torch, torchlike):
+        psg = import_module(lib.__name__ + ".nn.utils._per_sample_grad")
+        with pytest.raises(RuntimeError, match="Expanded Weights encountered but cannot handle function"):
+            psg.call_for_per_sample_grads(lib.nn.LSTM(2, 3))(lib.ones(5, 4, 2))

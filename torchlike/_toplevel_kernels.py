@@ -19,7 +19,7 @@ from ._grad_mode import no_grad
 from ._random import draw
 from .nn import functional as F
 from .nn.functional._embedding import _renorm_rows
-from .nn.functional._recurrent import run_cell, run_stack
+from .nn.functional._recurrent import KERNELS, run_cell, run_stack
 from .nn.utils.rnn import PackedSequence, packed_to_padded
 from .tensor import Tensor
 
@@ -67,6 +67,9 @@ def rnn_tanh(input, *args):
 def rnn_relu(input, *args):
     """torch.rnn_relu: the kernel of nn.RNN (relu); returns ``(output, h_n)``."""
     return _rnn("RNN_RELU", input, *args)
+
+
+KERNELS.update(LSTM=lstm, GRU=gru, RNN_TANH=rnn_tanh, RNN_RELU=rnn_relu)
 
 
 def _cell(mode, input, hx, w_ih, w_hh, b_ih, b_hh):

@@ -29,6 +29,10 @@ from ._attention import _keep_mask
 
 __all__: list = []
 
+# torch's RNN kernels by mode (torch.lstm, torch.gru, torch.rnn_tanh, torch.rnn_relu: _toplevel_kernels fills it),
+# which nn.RNN/LSTM/GRU call through __torch_function__ when a weight's type overrides it
+KERNELS: dict = {}
+
 # the op that makes each cell's result in ATen's decomposition (``hy = newgate + inputgate * (hx - newgate)``,
 # ``hy = outgate * tanh(cy)`` and ``cy = forgetgate * cx + ingate * cellgate``)
 _CELL_NODE = {"GRU": "AddBackward0", "RNN_TANH": "TanhBackward0", "RNN_RELU": "ReluBackward0", "LSTM": "MulBackward0"}

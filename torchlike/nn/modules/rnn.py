@@ -19,7 +19,8 @@ from numbers import Number
 from ... import _creation
 from .. import init
 from ..functional import _rnn as K
-from ..functional._recurrent import run_cell, run_stack
+from ..._torch_function import handle_torch_function, has_torch_function
+from ..functional._recurrent import KERNELS, run_cell, run_stack
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, packed_to_padded
 from .module import Module
@@ -192,10 +193,18 @@ class RNNBase(Module):
             if lstm and tuple(c0.shape) != (self.num_layers * D, B, self.hidden_size):
                 raise RuntimeError(f"Expected hidden[1] size {(self.num_layers * D, B, self.hidden_size)}, got "
                                    f"{list(c0.shape)}")
-        r = run_stack(self.mode, x, h0, c0, lengths, self._flat_weights, num_layers=self.num_layers,
-                      dropout=self.dropout, train=self.training, bidirectional=bool(self.bidirectional),
-                      has_bias=bool(self.bias), proj=self.proj_size > 0,
-                      batch_first=batched and not packed and self.batch_first)
+        flat = list(self._flat_weights)
+        if not packed and has_torch_function(flat):
+            # a weight whose type overrides __torch_function__ sees torch's kernel call (torch.lstm, ...), as the
+            # _VF call of torch's modules gives it (ExpandedWeight raises there)
+            r = handle_torch_function(KERNELS[self.mode], flat, x, (h0, c0) if lstm else h0, flat, bool(self.bias),
+                                      self.num_layers, float(self.dropout), self.training, bool(self.bidirectional),
+                                      False)
+        else:
+            r = run_stack(self.mode, x, h0, c0, lengths, self._flat_weights, num_layers=self.num_layers,
+                          dropout=self.dropout, train=self.training, bidirectional=bool(self.bidirectional),
+                          has_bias=bool(self.bias), proj=self.proj_size > 0,
+                          batch_first=batched and not packed and self.batch_first)
         out, hs = r[0], r[1:]
         if packed:
             out = PackedSequence(out, input.batch_sizes, input.sorted_indices, input.unsorted_indices)
