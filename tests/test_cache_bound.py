@@ -62,3 +62,66 @@ def test_env_var_sets_default(monkeypatch):
     assert _jit_cache._env_limit() == 77
     monkeypatch.setenv("TORCHLIKE_CACHE_SIZE", "junk")
     assert _jit_cache._env_limit() == _jit_cache._DEFAULT
+
+
+class _Adaptive:
+    """The default (adaptive) limit, made small for a test: ``limit`` executables, growing up to ``cap``."""
+
+    def __init__(self, limit, cap, adaptive=True):
+        self.new = (limit, cap, adaptive)
+
+    def __enter__(self):
+        b = _jit_cache._Budget
+        self.old = (b.limit, b.cap, b.adaptive, b.pending)
+        b.limit, b.cap, b.adaptive = self.new
+        b.pending = 0
+        _jit_cache._shrink()
+        return b
+
+    def __exit__(self, *exc):
+        b = _jit_cache._Budget
+        b.limit, b.cap, b.adaptive, b.pending = self.old
+
+
+def _softmax_round(sizes, seed=0):
+    """One softmax per size (device programs, one per shape); their sum, and torch's."""
+    rng = np.random.default_rng(seed)
+    ours = theirs = 0.0
+    for n in sizes:
+        x = rng.standard_normal((n, 7)).astype(np.float32)
+        ours += float(torchlike.tensor(x).softmax(0)[0, 0])
+        theirs += float(torch.tensor(x).softmax(0)[0, 0])
+    return ours, theirs
+
+
+def test_default_limit_grows_when_the_same_programs_keep_being_recompiled():
+    """A fixed set of shapes cycling through more programs than the limit holds (a model bigger than the cache)
+    recompiled its programs every round; refaults now grow the default limit until the round fits."""
+    torchlike.clear_caches()
+    with _Adaptive(limit=24, cap=512) as b:
+        for _ in range(6):
+            ours, theirs = _softmax_round(range(201, 241))  # 40 shapes, each its own program
+            assert ours == pytest.approx(theirs, rel=1e-5)
+        assert b.limit > 24 and torchlike.cache_info()["refaults"] > 0
+        before = torchlike.cache_info()["evictions"]
+        _softmax_round(range(201, 241))
+        assert torchlike.cache_info()["evictions"] == before  # the round fits now: nothing recompiled
+
+
+def test_new_shapes_do_not_grow_the_limit():
+    """Shapes that keep changing are not refaults: the bound holds (memory stays flat)."""
+    torchlike.clear_caches()
+    with _Adaptive(limit=24, cap=512) as b:
+        for start in range(301, 421, 40):
+            _softmax_round(range(start, start + 40))
+        assert b.limit == 24
+        info = torchlike.cache_info()
+        assert info["programs"] + info["functions"] <= 24
+
+
+def test_a_limit_given_by_the_user_does_not_grow():
+    torchlike.clear_caches()
+    with _Adaptive(limit=24, cap=512, adaptive=False) as b:
+        for _ in range(4):
+            _softmax_round(range(501, 541))
+        assert b.limit == 24

@@ -8,7 +8,12 @@ the total passes the limit, whole cached functions are evicted least-recently-us
 sweep: a function used since the last sweep gets a second chance), their executables released with
 ``clear_cache()``.  The hot path is a dict lookup, the call, a flag store and one integer compare.
 
-The limit is ``TORCHLIKE_CACHE_SIZE`` (executables, default 256) or :func:`set_cache_size`.
+The limit is ``TORCHLIKE_CACHE_SIZE`` (executables, default 256) or :func:`set_cache_size`.  The default
+limit adapts to a workload that needs more programs than it holds: a shape compiled again after its function
+was evicted (a *refault*: a fixed-shape step cycling through more programs than the limit, which would
+otherwise recompile every step) counts, and each ``max(16, limit / 8)`` refaults double the limit, up to 8x
+the default.  New shapes are never refaults, so a workload whose shapes keep changing stays at the default
+bound.  A limit set by the environment or :func:`set_cache_size` is kept as given.
 
 Tiered compilation (eager per-op programs, pullbacks, fused backwards): a shape's first calls run a
 program compiled at a low XLA backend optimization level (``TORCHLIKE_TIERED_COMPILE_LEVEL``, 1 by
@@ -106,6 +111,11 @@ class _Tier:
 
 class _Budget:
     limit = _env_limit()
+    adaptive = "TORCHLIKE_CACHE_SIZE" not in os.environ  # the default limit grows on refaults (module docstring)
+    cap = 8 * _DEFAULT
+    ghosts: collections.OrderedDict = collections.OrderedDict()  # (cache, key, signature) of evicted programs
+    refaults = 0  # programs compiled again after an eviction (a workload larger than the limit)
+    pending = 0  # refaults since the limit last grew
     total = 0  # executables (plus one per cached function) held by all caches, as _shrink last counted them
     clock: collections.OrderedDict = collections.OrderedDict()  # entries, oldest first
     evictions = 0
@@ -117,11 +127,13 @@ class Entry:
     """A cached function: ``fn`` (a ``jax.jit`` object, or a plain function when ``jitted`` is False),
     ``n`` its executables when last counted, ``used`` set on every call (cleared by the sweep)."""
 
-    __slots__ = ("fn", "n", "used", "key", "owner", "jitted", "tiers", "raw", "plain", "watch", "__weakref__")
+    __slots__ = ("fn", "n", "used", "key", "owner", "jitted", "tiers", "raw", "plain", "watch", "sigs",
+                 "__weakref__")
 
     def __init__(self, fn, key, owner, jitted=True):
         self.fn, self.key, self.owner, self.jitted = fn, key, owner, jitted
         self.n = 0
+        self.sigs = None  # the signatures of its compiled programs (recorded when they are compiled)
         self.used = True
         self.tiers = None
         self.raw = None  # the traceable function when ``fn`` carries compiler options (see traced_fallback)
@@ -336,6 +348,8 @@ def counted(e, args=None):
     with _Budget.lock:
         if n > e.n:
             _Budget.compiled += n - e.n
+            if args is not None:
+                _note_compiled(e, args)
         if e not in _Budget.clock:  # evicted while its owner still holds it (a compiled program)
             _Budget.clock[e] = None
         e.n = n
@@ -354,7 +368,37 @@ def call(e, *args):
     return out
 
 
+_GHOSTS = 4096  # evicted programs remembered for refault counting
+
+
+def _note_compiled(e, args):
+    """Record a compiled program's signature; one evicted before counts as a refault, and enough refaults grow
+    the default limit (the workload needs more programs than it holds)."""
+    try:
+        g = (e.owner.name, e.key, _sig(args))
+        hash(g)
+    except TypeError:  # (an argument jit keys by something unhashable here: not tracked)
+        return
+    if e.sigs is None:
+        e.sigs = []
+    if len(e.sigs) < 64:
+        e.sigs.append(g)
+    if _Budget.ghosts.pop(g, False) is None:
+        _Budget.refaults += 1
+        _Budget.pending += 1
+        if _Budget.adaptive and _Budget.limit < _Budget.cap and _Budget.pending >= max(16, _Budget.limit // 8):
+            _Budget.limit = min(2 * _Budget.limit, _Budget.cap)
+            _Budget.pending = 0
+
+
 def _evict(e):
+    if e.sigs:
+        ghosts = _Budget.ghosts
+        for g in e.sigs:
+            ghosts[g] = None
+        while len(ghosts) > _GHOSTS:
+            ghosts.popitem(last=False)
+        e.sigs = None
     _Budget.clock.pop(e, None)
     _Budget.total -= e.weight()
     _Budget.evictions += 1
@@ -423,20 +467,24 @@ def _trim_heap():
 
 def set_cache_size(n):
     """Bound the compiled programs torchlike keeps (executables over all its caches; ``None``: the
-    default, 256, or ``TORCHLIKE_CACHE_SIZE``).  Least-recently-used programs are released first."""
+    default, 256, or ``TORCHLIKE_CACHE_SIZE``).  Least-recently-used programs are released first.  Only the
+    default (``None`` without the environment setting) grows when programs keep being recompiled after their
+    eviction (module docstring); a number given here is kept."""
     with _Budget.lock:
         _Budget.limit = _env_limit() if n is None else max(int(n), 1)
+        _Budget.adaptive = n is None and "TORCHLIKE_CACHE_SIZE" not in os.environ
+        _Budget.pending = 0
     _shrink()
 
 
 def cache_info():
-    """``{"limit", "programs", "functions", "evictions", "quick", "promotions", "compiled"}`` of
-    torchlike's compiled-program caches (``quick``: executables compiled at the quick tier and still
-    held; ``promotions``: shapes recompiled at full optimization; ``compiled``: executables compiled
-    so far, a count that never decreases)."""
+    """``{"limit", "programs", "functions", "evictions", "refaults", "quick", "promotions", "compiled"}`` of
+    torchlike's compiled-program caches (``refaults``: programs compiled again after their eviction;
+    ``quick``: executables compiled at the quick tier and still held; ``promotions``: shapes recompiled at full
+    optimization; ``compiled``: executables compiled so far, a count that never decreases)."""
     with _Budget.lock:
         return {"limit": _Budget.limit, "programs": sum(e.n for e in _Budget.clock),
-                "functions": len(_Budget.clock), "evictions": _Budget.evictions,
+                "functions": len(_Budget.clock), "evictions": _Budget.evictions, "refaults": _Budget.refaults,
                 "quick": sum(e.tiers.lo._cache_size() for e in _Budget.clock if e.tiers is not None),
                 "promotions": _Tier.promotions, "compiled": _Budget.compiled}
 
