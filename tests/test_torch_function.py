@@ -142,3 +142,16 @@ def test_tensor_like_dispatches_from_its_first_call_like_torch(made_by, expr):
     expected = run_program([prog, made_by, expr], runner=False, timeout=300)
     ours = run_program([prog, made_by, expr], runner=True, timeout=300)
     assert ours == expected
+
+
+
+def test_parameter_of_a_user_subclass_keeps_its_class_like_torch():
+    """torch's rule for a subclass instance: ``Parameter(x)`` is ``x.detach().requires_grad_()`` of x's own class,
+    flagged ``_is_param`` (isinstance Parameter, registered by Module, printed as ``Parameter(MyT([...]))``); run
+    as a program (a subclass with ``__torch_function__`` switches the protocol on for its whole process)."""
+    pytest.importorskip("torch", reason="the comparison runs the program with real torch too")
+    script = os.path.join(os.path.dirname(__file__), "programs", "parameter_of_subclass.py")
+    expected = run_program([script], runner=False)
+    ours = run_program([script], runner=True)
+    same_printed_lines(expected, ours, rtol=0)
+    assert len(ours) == 4 and ours[0] == "Plain True True False Plain ['weight', 'bias', 'extra'] Parameter"

@@ -130,7 +130,10 @@ def _tensor_repr_method(self, *, tensor_contents=None):
     cls = type(self)
     if cls.__module__.partition(".")[0] in _OWN:  # Tensor, Parameter and torchlike's own subclasses
         return tensor_repr(self)
-    return tensor_repr(self, f"{cls.__name__}(")
+    text = tensor_repr(self, f"{cls.__name__}(")
+    if self.__dict__.get("_is_param"):  # nn.Parameter(subclass instance): torch wraps it
+        return f"Parameter({text})"
+    return text
 
 
 _tensor_repr_method.__name__, _tensor_repr_method.__qualname__ = "__repr__", "Tensor.__repr__"

@@ -35,6 +35,15 @@ def _fresh(cls, data, requires_grad):
     return t
 
 
+def _keeps_class(cls):
+    """Whether ``Parameter(x)`` of a ``cls`` instance is ``x``'s own class, flagged (torch: any class but Tensor and
+    Parameter): a user's subclass, DTensor.  torchlike's private subclasses that stand for plain tensors in torch
+    (quantized, lazy, ...) are made Parameters as a Tensor is."""
+    if cls is Tensor or issubclass(cls, Parameter):
+        return False
+    return getattr(cls, "_param_keeps_class", cls.__module__.partition(".")[0] != "torchlike")
+
+
 class _ParameterMeta(type):
     # isinstance(t, Parameter) is also True for tensors flagged _is_param (as in torch)
     def __instancecheck__(self, instance):
@@ -57,10 +66,16 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): argument 'data' must be Tensor, not {tp_name(data)}")
-        if cls is Parameter and getattr(type(data), "_param_keeps_class", False):
-            # a tensor subclass such as DTensor stays itself, flagged as a parameter (torch's rule for
-            # subclasses: ``data.detach().requires_grad_(requires_grad)`` with ``_is_param`` set)
+        if cls is Parameter and _keeps_class(type(data)):
+            # a tensor subclass (a user's, DTensor) stays itself, flagged as a parameter: torch's rule for
+            # subclasses, ``data.detach().requires_grad_(requires_grad)`` with ``_is_param`` set
             t = data.detach()
+            if type(t) is not type(data):
+                raise RuntimeError(f"Creating a Parameter from an instance of type {type(data).__name__} requires that "
+                                   f"detach() returns an instance of the same type, but return type "
+                                   f"{type(t).__name__} was found instead. To use the type as a Parameter, please "
+                                   f"correct the detach() semantics defined by its __torch_dispatch__() "
+                                   f"implementation.")
             t.requires_grad_(requires_grad)
             t.__dict__["_is_param"] = True
             return t
