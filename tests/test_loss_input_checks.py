@@ -83,3 +83,10 @@ def test_argument_without_a_gradient_formula_is_fine_under_no_grad(case):
         with T.no_grad():
             return NOT_DIFFERENTIABLE[case](T, lambda *s: T.full(s, 0.5).requires_grad_())
     same_as_torch(run, grad=False)
+
+
+@pytest.mark.parametrize("shape", [(0,), (2, 0), (3, 0), (1, 2, 3)])
+def test_multilabel_margin_loss_shape_check_like_torch(shape):
+    """torch's shape check: a non-empty vector or matrix (optional empty batch); a 3-d input leaked a JAX
+    broadcasting error before."""
+    raises_like_torch(lambda m: m.nn.functional.multilabel_margin_loss(m.zeros(shape), m.zeros(shape, dtype=m.long)))

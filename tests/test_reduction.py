@@ -470,3 +470,17 @@ def test_segment_reduce_under_compile_matches_eager():
     f = torchlike.compile(lambda x, ln: torchlike.segment_reduce(x, "max", lengths=ln, initial=0.5))
     assert_same(f(x, ln), torch.segment_reduce(torch.tensor([1., 2., 3., 4., 5.]), "max",
                                           lengths=torch.tensor([2, 0, 3]), initial=0.5), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "float32"), ("float32", "float64"), ("int64", "int64")])
+def test_aminmax_out_dtype_is_checked_like_torch(dtypes):
+    """aminmax writes no cast into its out tensors: torch names the dtype it wanted (was: cast silently)."""
+    raises_like_torch(lambda m: m.aminmax(m.zeros(3), out=(m.empty(0, dtype=getattr(m, dtypes[0])),
+                                                          m.empty(0, dtype=getattr(m, dtypes[1])))))
+
+
+def test_aminmax_out_returns_the_out_tensors_like_torch():
+    for m in (torch, torchlike):
+        lo, hi = m.empty(0), m.empty(0)
+        r = m.aminmax(m.tensor([3.0, -1.0, 2.0]), out=(lo, hi))
+        assert r.min is lo and r.max is hi and (lo.item(), hi.item()) == (-1.0, 3.0)

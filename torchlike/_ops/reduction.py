@@ -23,7 +23,8 @@ from . import checks as C
 from ._util import Tensor, cast, dims_arg, dispatch, exact_mean, float_dtype_for, register
 from .. import _autocast as _amp
 from .registry import TABLE
-from .._mutation import write_out
+from .._mutation import check_out_overlap, write_out
+from .indexing import c_type_name
 from .._shape_churn import as_exact, host_impl, quiet
 
 __all__ = ["sum", "nansum", "mean", "nanmean", "prod", "var", "std", "var_mean", "std_mean", "max", "min",
@@ -375,8 +376,8 @@ def _aminmax_impl(x, dims, keepdim):
     return jnp.min(x, axis=dims, keepdims=keepdim), jnp.max(x, axis=dims, keepdims=keepdim)
 
 
-@register(out=True)
-def aminmax(input, *, dim=None, keepdim=False):
+@register()
+def aminmax(input, *, dim=None, keepdim=False, out=None):
     """(min, max) over ``dim`` (all elements by default).
 
     >>> import torchlike
@@ -395,8 +396,16 @@ def aminmax(input, *, dim=None, keepdim=False):
         dims = dims_arg(dim, input.ndim)
         dims = () if input.ndim == 0 else dims
         check_nonempty(input, dims, "aminmax", ":")
+    if out is not None:
+        for o in out:
+            if o.dtype is not input.dtype:  # (torch writes no cast into aminmax's out)
+                raise RuntimeError(f"Expected out tensor to have dtype {c_type_name(input.dtype)}, but got "
+                                   f"{c_type_name(o.dtype)} instead")
+        check_out_overlap(out, (input,), None)
     lo, hi = dispatch(_aminmax_impl, (input,), (("dims", dims), ("keepdim", bool(keepdim))),
                       name="AminmaxBackward0")
+    if out is not None:
+        return make("aminmax")(*write_out(tuple(out), (lo, hi), "aminmax"))
     return make("aminmax")(lo, hi)
 
 

@@ -536,6 +536,10 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     """Multi-class multi-label hinge loss; target lists class indices, terminated by -1."""
     _need_tensors("multilabel_margin_loss", input=input, target=target)
     reduction = _red(reduction, size_average, reduce)
+    n = input.ndim
+    if not (n == 0 or (n == 1 and input.shape[0]) or (n == 2 and input.shape[1])):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
     if tuple(target.shape) != tuple(input.shape):
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
                            f"{list(input.shape)}")
