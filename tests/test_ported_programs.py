@@ -100,3 +100,34 @@ def test_integer_pow_wraps_and_negative_exponents_like_torch(dtype):
     ours = torchlike.pow(torchlike.tensor(a, dtype=getattr(torchlike, dtype)),
                          torchlike.tensor(b, dtype=getattr(torchlike, dtype)))
     assert ours.tolist() == expected.tolist()
+
+
+_SCALAR_CONVERSIONS = """
+import warnings, torch
+warnings.simplefilter("always")
+warnings.showwarning = lambda m, c, f, n, *a: print("warn", c.__name__, n, str(m).replace(chr(10), " "))
+x = torch.ones((), requires_grad=True)
+int(x); bool(x); x.item(); "%d" % x
+with torch.no_grad():
+    float(x)
+with torch.inference_mode():
+    complex(x)
+print("first", float(x))
+print("again", float(x), complex(x))
+for f in (float, int, complex, bool, torch.Tensor.item):
+    for t in (torch.ones(2), torch.ones(0)):
+        try:
+            f(t)
+        except Exception as e:
+            print(f.__name__, type(e).__name__, e)
+"""
+
+
+def test_python_scalar_conversions_warn_and_raise_like_torch():
+    """Stable-Baselines3 sums float() of parameters that require grad: float()/complex() of such a tensor in
+    grad mode warn once per process (int(), bool(), item() and no_grad/inference_mode do not), and float(),
+    int(), complex() of a tensor that is not one element raise ValueError (item() and bool() RuntimeError)."""
+    from conftest import run_program
+    expected = run_program(["-c", _SCALAR_CONVERSIONS], runner=False, timeout=300)
+    assert run_program(["-c", _SCALAR_CONVERSIONS], runner=True, timeout=300) == expected
+    assert expected[0].startswith("warn UserWarning 11 Converting a tensor with requires_grad=True"), expected
