@@ -1,4 +1,5 @@
-"""The Tensor's dtype shorthands: ``float()``, ``double()``, ... ``cdouble()``, ``type()`` and ``type_as()``.
+"""The Tensor's dtype shorthands: ``float()``, ``double()``, ... ``cdouble()``, ``type()`` and ``type_as()``, and
+its Python-number conversions ``float(t)``, ``int(t)``, ``complex(t)``.
 
 Each is ``self.to(<dtype>)``.  They live in a mixin that ``Tensor`` inherits from (layer 1, like
 ``tensor.py``: it imports only layer 0), so ``t.float`` is an ordinary class attribute lookup.
@@ -10,7 +11,8 @@ Each is ``self.to(<dtype>)``.  They live in a mixin that ``Tensor`` inherits fro
 """
 from __future__ import annotations
 
-from . import _dtype
+from . import _dtype, _grad_mode
+from ._errors import torch_warn
 
 __all__ = ["TensorCasts"]
 
@@ -94,3 +96,22 @@ class TensorCasts:
     def chalf(self, memory_format=None):
         """Cast to complex32 (stored as complex64 here)."""
         return self.to(_dtype.complex32)
+
+    def __float__(self):
+        return float(self._python_scalar(True))
+
+    def __int__(self):
+        return int(self._python_scalar(False))
+
+    def __complex__(self):
+        return complex(self._python_scalar(True))
+
+    def _python_scalar(self, warn_grad):
+        # float()/complex() of a tensor requiring grad in grad mode: torch's TORCH_WARN_ONCE (int() does not warn)
+        if warn_grad and self.requires_grad and _grad_mode._state.enabled:
+            torch_warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                       "Consider using tensor.detach() first.",
+                       "torch/csrc/autograd/generated/python_variable_methods.cpp:822", once=True)
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()

@@ -18,7 +18,7 @@ import numpy as np
 from . import _dtype, _grad_mode, _views
 from . import _memory_format as _mfmt
 from ._grad_mode import InferenceVersion
-from ._errors import GraphBreak, argument_error, is_tracer as _is_tracer, to_host, torch_warn, warn_at_caller
+from ._errors import GraphBreak, argument_error, is_tracer as _is_tracer, to_host, warn_at_caller
 from ._missing import TENSOR_NAMES_MISSING, MissingAPI
 from ._device import CPU, host_to_jax, of_array
 from ._layout import strided as _strided
@@ -708,25 +708,6 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
             raise RuntimeError(f"Boolean value of Tensor with {'no values' if x.size == 0 else 'more than one value'} "
                                "is ambiguous")
         return bool(to_host(x).reshape(()))
-
-    def __float__(self):
-        return float(self._python_scalar(True))
-
-    def __int__(self):
-        return int(self._python_scalar(False))
-
-    def __complex__(self):
-        return complex(self._python_scalar(True))
-
-    def _python_scalar(self, warn_grad):
-        # float()/complex() of a tensor requiring grad in grad mode: torch's TORCH_WARN_ONCE (int() does not warn)
-        if warn_grad and self.requires_grad and _state.enabled:
-            torch_warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
-                       "Consider using tensor.detach() first.",
-                       "torch/csrc/autograd/generated/python_variable_methods.cpp:822", once=True)
-        if self.numel() != 1:
-            raise ValueError("only one element tensors can be converted to Python scalars")
-        return self.item()
 
     def __index__(self):
         h = self._host_scalar()
