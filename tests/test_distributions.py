@@ -736,3 +736,22 @@ def test_transform_cache_is_torchs_cached_x_y_attribute():
     ours, theirs = _cache_protocol(torchlike), _cache_protocol(torch)
     assert ours[:3] == theirs[:3] == ((None, None), True, 2) and ours[4] == theirs[4] is False
     assert_same(ours[3], theirs[3])
+
+
+def test_per_distribution_modules_carry_torchs_module_level_imports():
+    """torch's torch/distributions/<name>.py files import Distribution, constraints, broadcast_all, ...;
+    libraries import those names from there (BoTorch: ``from torch.distributions.multivariate_normal import
+    Distribution, MultivariateNormal``), so each mirrored module has every such name torch's has."""
+    import importlib
+    from torchlike.distributions._module_imports import IMPORTS
+    for sub, names in IMPORTS.items():
+        pm = importlib.import_module("torch.distributions." + sub)
+        lm = importlib.import_module("torchlike.distributions." + sub)
+        for name in names.split():
+            p, q = getattr(pm, name), getattr(lm, name)
+            if isinstance(p, type) or callable(p):
+                assert getattr(q, "__name__", None) == getattr(p, "__name__", None), (sub, name)
+            elif isinstance(p, float):
+                assert q == p or (q != q and p != p), (sub, name)
+    from torchlike.distributions.multivariate_normal import Distribution, MultivariateNormal
+    assert issubclass(MultivariateNormal, Distribution)

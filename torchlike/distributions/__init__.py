@@ -66,3 +66,7 @@ _mirror(_sys.modules[__name__], {
 from .._missing import module_getattr as _module_getattr  # noqa: E402
 
 __getattr__ = _module_getattr("torch.distributions")
+
+from . import _module_imports  # noqa: E402
+
+_module_imports.install(_sys.modules[__name__])
