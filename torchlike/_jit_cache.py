@@ -547,12 +547,20 @@ def _persistent_dir():
     return os.path.join(base, "torchlike", "xla")
 
 
+def _min_secs():
+    try:
+        return max(float(os.environ.get("TORCHLIKE_COMPILATION_CACHE_MIN_SECS", "0")), 0.0)
+    except ValueError:
+        return 0.0
+
+
 def setup_persistent_cache():
     """Turn on JAX's on-disk compilation cache (so a script's second run starts warm) unless the user
     opted out (``TORCHLIKE_COMPILATION_CACHE=0``) or configured JAX's cache themselves.  The directory
     is per user (``~/.cache/torchlike/xla``, or ``TORCHLIKE_COMPILATION_CACHE=/path``) and bounded by
     ``TORCHLIKE_COMPILATION_CACHE_MB`` (default 512) each time torchlike starts, least-recently-used
-    entries deleted first."""
+    entries deleted first.  Every compiled program is written (``TORCHLIKE_COMPILATION_CACHE_MIN_SECS=s``: only
+    those whose compilation took at least ``s`` seconds)."""
     import jax
     path = _persistent_dir()
     if path is None or os.environ.get("JAX_COMPILATION_CACHE_DIR") or jax.config.jax_compilation_cache_dir:
@@ -564,9 +572,12 @@ def setup_persistent_cache():
     try:
         os.makedirs(path, exist_ok=True)
         jax.config.update("jax_compilation_cache_dir", path)
-        # only programs worth it (compiled steps): writing every per-op executable made the OpInfo
-        # conformance run ~3x slower (the size-bounded cache's eviction scans the directory on each put)
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+        # every program, the per-op ones too (TORCHLIKE_COMPILATION_CACHE_MIN_SECS: only those compiling longer):
+        # a script's second run reads its ~700 small programs (~5 KB each) back instead of compiling them
+        # (stable-baselines3's program: 33 s, then 12 s).  (With JAX's size-bounded cache, writing them all had
+        # made the OpInfo conformance run ~3x slower: its eviction scanned the directory on each put.)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", _min_secs())
+        jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
         # no size bound inside JAX: its bounded cache takes a cross-process file lock on every lookup,
         # i.e. on every compilation, and with a few processes sharing the directory (DataLoader
         # workers, parallel jobs) compilations waited on that lock for seconds (a 12-shape MLP loop:
