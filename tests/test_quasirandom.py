@@ -72,3 +72,16 @@ def test_errors_match_torch(call):
     with pytest.raises(type(et.value)) as el:
         run(torchlike)
     assert str(el.value) == str(et.value)
+
+
+def test_quasirandom_is_an_attribute_after_import_and_out_is_filled():
+    import subprocess
+    import sys
+    code = "import torchlike; print(torchlike.quasirandom.SobolEngine(2))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "SobolEngine(dimension=2)"
+    o_t, o_l = torch.empty(0), torchlike.empty(0)
+    r_t = torch.quasirandom.SobolEngine(3, scramble=True, seed=2).draw(4, out=o_t)
+    r_l = torchlike.quasirandom.SobolEngine(3, scramble=True, seed=2).draw(4, out=o_l)
+    assert r_t is o_t and r_l is o_l and tuple(o_l.shape) == (4, 3)
+    np.testing.assert_array_equal(o_l.numpy(), o_t.numpy())

@@ -86,6 +86,7 @@ from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_dty
 globals().update(_LEGACY_AUTOCAST)  # torch.is_autocast_cpu_enabled(), torch.get_autocast_gpu_dtype(), ...
 from .func import vmap  # noqa: E402,F401
 from . import multiprocessing, random, testing  # noqa: E402,F401
+from . import quasirandom  # noqa: E402,F401  (torch.quasirandom is an attribute of torch)
 from .serialization import load, save  # noqa: E402,F401
 from . import compiler, library, fx, _dynamo, _inductor, cpu, version, hub, _C, ao, quantization  # noqa: E402,F401  (what libraries built on torch reach for)
 from .library import ops  # noqa: E402,F401
