@@ -124,3 +124,17 @@ def test_saved_bits_cross_with_torch(tmp_path, writer, reader):
     np.testing.assert_array_equal(d["y"].resolve_conj().numpy(), np.conj(np.array(VALUES, np.complex64)))
     np.testing.assert_array_equal(d["tail"].resolve_conj().numpy(), np.conj(np.array(VALUES[1:], np.complex64)))
     np.testing.assert_array_equal(d["n"].resolve_neg().numpy(), [-1.0, 2.0])
+
+
+def test_pickle_keeps_the_bits_like_torch():
+    """Plain pickling (multiprocessing, copy) of a conjugate or negative view gives one back, as torch's."""
+    import pickle
+    seen = {}
+    for lib in (torch, torchlike):
+        x = lib.tensor(VALUES)
+        rows = []
+        for t in (x.conj(), x.conj()[1:], x.conj().imag, x, lib.tensor([1.0, -2.0])._neg_view()):
+            p = pickle.loads(pickle.dumps(t))
+            rows.append((p.is_conj(), p.is_neg(), p.resolve_conj().resolve_neg().tolist()))
+        seen[lib] = rows
+    assert seen[torchlike] == seen[torch]

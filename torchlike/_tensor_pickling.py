@@ -14,6 +14,7 @@ import copy
 
 import numpy as np
 
+from . import _views
 from ._device import canonical, device as _device_cls, host_to_jax
 
 __all__ = ["TensorPickling"]
@@ -40,8 +41,16 @@ def _rebuild_pickled(cls, arr, requires_grad, dev, extra):
     if cls is not base:
         t = t.as_subclass(cls)
     t._rg = requires_grad
+    bits = extra.pop(_BITS, ())
     t.__dict__.update(extra)
+    if "conj" in bits:  # a conjugate view pickles its base's values and the bit, as torch's
+        t = t.conj()
+    if "neg" in bits:
+        t = t._neg_view()
     return t
+
+
+_BITS = "__torchlike_view_bits__"
 
 
 # pickles name the function where it has always lived (torchlike.tensor re-exports it): pickled bytes and
@@ -60,8 +69,14 @@ class TensorPickling:
         h = self._host_array(True)  # (a host tensor's array, or a copy of the one it shares with numpy)
         if h is not None and self._chain[0] == ("alias", "numpy"):
             h = h.copy()
-        return (_rebuild_pickled, (type(self), np.asarray(self._value) if h is None else h,
-                                   self._rg and self._grad_fn is None, str(self._dev), extra))
+        arr = np.asarray(self._value) if h is None else h
+        if self._vbase is not None:
+            conj, neg = _views.conj_neg_bits(self._chain)
+            if conj or neg:  # the base's values and torch's bits (unpickled: a conjugate/negative view again)
+                arr = np.conj(arr) if conj else arr
+                arr = -arr if neg else arr
+                extra[_BITS] = ("conj",) * conj + ("neg",) * neg
+        return (_rebuild_pickled, (type(self), arr, self._rg and self._grad_fn is None, str(self._dev), extra))
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
