@@ -58,12 +58,18 @@ def nan_no_grad(y, r, dt=None):
     NaN in its vectorized loop (two 32-byte vectors per step, from the start of the contiguous tensor) and
     passes the gradient (1) in the scalar loop of the last ``n % (64 / itemsize)`` elements; ``dt`` is the
     input's dtype (``y`` may be its float32 upcast). The value is NaN either way."""
-    if dt is None:
-        dt = y.dtype
+    return jnp.where(jnp.isnan(y) & ~scalar_tail(y, dt), jax.lax.stop_gradient(y), r)
+
+
+def scalar_tail(y, dt=None, width=64):
+    """The elements torch's CPU kernels (``cpu_kernel_vec``) leave to their scalar loop: the last
+    ``n % (width / itemsize)`` of the contiguous tensor (``dt``: the input's dtype, ``y`` may be its upcast;
+    ``width``: the bytes one vectorized step takes, 64 for the clamps' backward, 128 for elu's, as measured on
+    torch 2.13's x86 build).  Where a kernel's vectorized and scalar forms treat NaN differently, its gradient at
+    NaN depends on this position."""
     n = y.size
-    step = 64 // np.dtype(dt).itemsize
-    vec = jax.lax.broadcasted_iota(np.int32, (n,), 0).reshape(y.shape) < n - n % step
-    return jnp.where(jnp.isnan(y) & vec, jax.lax.stop_gradient(y), r)
+    step = width // np.dtype(y.dtype if dt is None else dt).itemsize
+    return jax.lax.broadcasted_iota(np.int32, (n,), 0).reshape(y.shape) >= n - n % step
 
 
 def _hardshrink(x, lambd):

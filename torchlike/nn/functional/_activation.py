@@ -30,7 +30,7 @@ from ..._ops._util import exact_div
 from ... import _random
 from ..._random import draw
 from ..._ops.registry import write_out as _write_out
-from ..._ops.activations import _HALF, _check_float, _s, _up, nan_no_grad
+from ..._ops.activations import _HALF, _check_float, _s, _up, nan_no_grad, scalar_tail
 from ..._ops.activations import hardshrink, prelu  # noqa: F401  (torch's entries, declared in nn.functional too)
 from ..._ops.checks import need_tensors as _need_tensors
 
@@ -67,7 +67,10 @@ def _elu(x, alpha, scale, input_scale):
     y = _up(x)
     a, s, i = _s(alpha, y), _s(scale, y), _s(input_scale, y)
     # (the double where: expm1 of a large positive x is inf, and its zero cotangent times inf a NaN gradient)
-    return (s * jnp.where(y > 0, y, a * jnp.expm1(jnp.where(y > 0, 0, y) * i))).astype(x.dtype)
+    # torch's backward at NaN: its scalar loop takes the positive branch (gradient `scale`), its vectorized
+    # blend the negative one (NaN)
+    pos = (y > 0) | (jnp.isnan(y) & scalar_tail(y, x.dtype, 128))
+    return (s * jnp.where(pos, y, a * jnp.expm1(jnp.where(pos, 0, y) * i))).astype(x.dtype)
 
 
 def _gelu(x, approximate):
