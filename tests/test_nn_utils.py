@@ -134,3 +134,39 @@ def test_clip_grad_value_without_any_gradient_raises_like_torch():
     """After ``zero_grad(set_to_none=True)`` (or before the first backward) torch refuses the empty list."""
     raises_like_torch(lambda T: T.nn.utils.clip_grad_value_(T.nn.Linear(2, 2).parameters(), 0.1))
     raises_like_torch(lambda T: T.nn.utils.clip_grad_value_([], 0.1))
+
+
+def _frozen_flags_run(lib):
+    b = lib.backends
+    out = [b.flags_frozen(), b.fp32_precision, b.set_flags(None)]
+    b.disable_global_flags()
+    out.append(b.flags_frozen())
+    for mod in (b.cudnn, b.mkldnn):
+        with pytest.raises(RuntimeError) as e:
+            mod.enabled = False
+        out.append(str(e.value))
+    with b.cudnn.flags(enabled=False):  # the context managers still set them
+        out.append(b.cudnn.enabled)
+    with b.__allow_nonbracketed_mutation():  # as monai.utils.set_determinism does
+        b.cudnn.deterministic = True
+        out.append(b.flags_frozen())
+    out.append(b.flags_frozen())
+    with b.flags(fp32_precision="ieee"):
+        out.append(b.fp32_precision)
+    out.append(b.fp32_precision)
+    with b.__allow_nonbracketed_mutation():
+        b.cudnn.deterministic = False
+    return out
+
+
+def test_backend_global_flags_freeze_like_torch():
+    """torch.backends.disable_global_flags / flags_frozen / __allow_nonbracketed_mutation / flags(fp32_precision)."""
+    outs = []
+    for lib, thaw in ((torch, lambda: setattr(torch.backends.m, "__allow_nonbracketed_mutation_flag", True)),
+                      (torchlike, lambda: torchlike.backends._flags._state.update(allow_mutation=True))):
+        try:
+            outs.append(_frozen_flags_run(lib))
+        finally:
+            thaw()
+        assert not lib.backends.flags_frozen()
+    assert outs[0] == outs[1], outs

@@ -1,5 +1,44 @@
-"""The ``set_flags`` / ``flags`` pair every ``torch.backends.<lib>`` module has, over that module's globals."""
+"""The ``set_flags`` / ``flags`` pair every ``torch.backends.<lib>`` module has, over that module's globals, and
+torch's global-flags freeze (``torch.backends.disable_global_flags``: bare assignment to a flag then raises)."""
+import sys
+import types
 from contextlib import contextmanager
+
+_state = {"allow_mutation": True}
+
+
+def flags_frozen():
+    """Whether ``disable_global_flags`` forbids bare assignment to the backend flags, as in torch."""
+    return not _state["allow_mutation"]
+
+
+def disable_global_flags():
+    """Forbid bare assignment to ``torch.backends.<lib>`` flags (their ``flags()`` context managers still work)."""
+    _state["allow_mutation"] = False
+
+
+@contextmanager
+def allow_nonbracketed_mutation():
+    """Allow bare flag assignment for a ``with`` block (torch's ``torch.backends.__allow_nonbracketed_mutation``)."""
+    old = _state["allow_mutation"]
+    _state["allow_mutation"] = True
+    try:
+        yield
+    finally:
+        _state["allow_mutation"] = old
+
+
+class _FlagModule(types.ModuleType):
+    """A backend module whose flags, like torch's ``ContextProp`` ones, refuse bare assignment once frozen."""
+
+    _flag_names = ()
+
+    def __setattr__(self, name, value):
+        if name in self._flag_names and flags_frozen():
+            shown = self.__name__.replace("torchlike", "torch", 1)
+            raise RuntimeError(f"not allowed to set {shown} flags after disable_global_flags; "
+                               "please use flags() context manager instead")
+        super().__setattr__(name, value)
 
 
 def flag_functions(namespace, flags_defaults, ignored=()):
@@ -18,6 +57,9 @@ def flag_functions(namespace, flags_defaults, ignored=()):
     True
     """
     names = tuple(flags_defaults)
+    module = sys.modules.get(namespace["__name__"])
+    if module is not None and type(module) is types.ModuleType:
+        module.__class__ = type("FlagModule", (_FlagModule,), {"_flag_names": names})
 
     def set_flags(*values):
         orig = tuple(namespace[n] for n in names)
