@@ -439,3 +439,24 @@ def test_dataloader_misc():
     # a custom collate_fn and a generic sampler
     dl = lud.DataLoader(list(range(6)), batch_size=2, collate_fn=lambda b: sum(b), sampler=reversed(range(6)))
     assert list(dl) == [9, 5, 1]
+
+
+def _collate_subclass_run(lib, tud_):
+    class Meta(lib.Tensor):
+        seen = []
+
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            cls.seen.append(getattr(func, "__name__", str(func)))
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    items = [lib.ones(2, 3).as_subclass(Meta) * i for i in range(3)]
+    Meta.seen.clear()
+    out = tud_.default_collate([{"x": t, "y": i} for i, t in enumerate(items)])
+    return type(out["x"]).__name__, tuple(out["x"].shape), out["x"].sum().item(), "stack" in Meta.seen
+
+
+def test_collate_of_tensor_subclass_goes_through_torch_function_like_torch():
+    """default_collate stacks a batch of tensor subclasses with torch.stack, so the subclass's __torch_function__
+    sees it and the batch keeps the subclass (monai's MetaTensor)."""
+    assert _collate_subclass_run(torchlike, lud) == _collate_subclass_run(torch, tud) == ("Meta", (3, 2, 3), 18.0, True)

@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from ... import _creation, _dtype
+from ... import _creation, _dtype, _torch_function
 from ..._ops.shape import stack as _stack
 from ...tensor import Tensor
 
@@ -168,7 +168,12 @@ def collate_tensor_fn(batch, *, collate_fn_map=None):
         raise RuntimeError("Batches of sparse tensors are not currently supported by the default collate_fn; "
                            "please provide a custom collate_fn to handle them appropriately.")
     out = _stack_host(batch)
-    return _stack(list(batch), 0) if out is None else out
+    if out is not None:
+        return out
+    batch = list(batch)
+    if _torch_function.has_torch_function(batch):  # torch's torch.stack: a subclass's __torch_function__ sees it
+        return _torch_function.redispatch("stack", _stack, (batch, 0), {})
+    return _stack(batch, 0)
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
