@@ -15,7 +15,10 @@ DispatchKeySet(AutocastCPU, AutocastCUDA)
 """
 from __future__ import annotations
 
+import sys
 import types
+
+from jax._src.interpreters.batching import BatchTracer as _BatchTracer
 
 from ._missing import module_getattr
 from ._storage import StorageBase
@@ -304,11 +307,21 @@ def _is_legacy_batchedtensor(tensor) -> bool:
     return False
 
 
+def _is_batchedtensor(tensor) -> bool:
+    """``torch._C._functorch.is_batchedtensor``: whether ``tensor`` is batched by an enclosing ``vmap``."""
+    return isinstance(getattr(tensor, "_value", None), _BatchTracer)
+
+
 _functorch.is_legacy_batchedtensor = _is_legacy_batchedtensor
+_functorch.is_batchedtensor = _is_batchedtensor
 _functorch.__getattr__ = module_getattr("torch._C._functorch")
 
 _nn = types.ModuleType("torch._C._nn", "torch's compiled nn helpers (the Python-visible subset)")
 _nn._parse_to = _parse_to
 _nn.__getattr__ = module_getattr("torch._C._nn")
+
+# importable as modules (``from torch._C._functorch import is_batchedtensor``), as torch's extension submodules
+sys.modules[__name__ + "._functorch"] = _functorch
+sys.modules[__name__ + "._nn"] = _nn
 
 __getattr__ = module_getattr("torch._C")

@@ -103,6 +103,8 @@ class TensorCasts:
     def __int__(self):
         return int(self._python_scalar(False))
 
+    __long__ = __int__  # torch's TensorBase keeps Python 2's name for int()
+
     def __complex__(self):
         return complex(self._python_scalar(True))
 

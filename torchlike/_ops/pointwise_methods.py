@@ -1,4 +1,5 @@
-"""Tensor-only pointwise methods torch has no function for: ``__rdiv__`` and ``float_power_``.
+"""Tensor-only pointwise methods torch has no function for: ``__rdiv__``, the legacy ``__div__``/``__idiv__``
+(C aliases of ``/`` and ``/=``, which functorch.dim lists) and ``float_power_``.
 """
 from __future__ import annotations
 
@@ -14,6 +15,11 @@ def _rdiv(self, other):
     if not isinstance(self, Tensor):
         raise TypeError(f"descriptor '__rdiv__' requires a 'Tensor' object but received a '{type(self).__name__}'")
     return div(other, self)
+
+
+# torch's TensorBase keeps Python 2's names: ``t.__div__(o)`` is ``t / o``, ``t.__idiv__(o)`` is ``t /= o``
+register("__div__", namespaces=(), promote="none")(lambda self, other: div(self, other))
+register("__idiv__", namespaces=(), promote="none")(lambda self, other: self.div_(other))
 
 
 @register("float_power_", namespaces=(), promote="none")
