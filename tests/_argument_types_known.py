@@ -123,8 +123,8 @@ _LISTS = {
     function:dropout:int_str function:dropout_:int_str function:feature_alpha_dropout:int_str
     function:feature_alpha_dropout_:int_str function:feature_dropout:int_str function:feature_dropout_:int_str
     function:frobenius_norm:none function:frobenius_norm:int_str function:group_norm:float
-    function:hinge_embedding_loss:float function:is_conj:str_only function:is_distributed:str_only
-    function:is_neg:str_only function:logsumexp:none function:logsumexp:int_str
+    function:hinge_embedding_loss:float function:is_distributed:str_only
+    function:logsumexp:none function:logsumexp:int_str
     function:lu:str function:lu:float function:lu:float_list function:max:none function:max:int_str
     function:max_pool1d:float function:max_pool1d_with_indices:float function:mean:int_str function:median:none
     function:median:int_str function:min:none function:min:int_str function:mode:int_str function:nanmean:int_str
@@ -132,7 +132,7 @@ _LISTS = {
     function:norm_except_dim:float function:normal:int_str function:nuclear_norm:none function:pinverse:none
     function:prod:none function:prod:int_str function:qr:str function:qr:float function:qr:none
     function:qr:float_list function:randint_like:float function:repeat_interleave:float
-    function:resolve_conj:str_only function:resolve_neg:str_only function:result_type:none function:selu:str
+    function:result_type:none function:selu:str
     function:selu:float function:selu:none function:selu:float_list function:sort:int_str function:squeeze:none
     function:squeeze_copy:none function:std:int_str function:std_mean:int_str function:sum:int_str function:svd:str
     function:svd:float function:svd:none function:svd:float_list function:svd:int_str

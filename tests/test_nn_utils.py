@@ -164,6 +164,7 @@ def test_backend_global_flags_freeze_like_torch():
     outs = []
     for lib, thaw in ((torch, lambda: setattr(torch.backends.m, "__allow_nonbracketed_mutation_flag", True)),
                       (torchlike, lambda: torchlike.backends._flags._state.update(allow_mutation=True))):
+        thaw()  # (the flags are process-wide: start thawed whatever an earlier test in this worker left)
         try:
             outs.append(_frozen_flags_run(lib))
         finally:

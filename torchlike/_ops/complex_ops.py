@@ -179,11 +179,15 @@ def is_neg(input):
     return _bits(input)[1]
 
 
-def _neg_view(self):
-    return view_step(self, ("neg",))
+@register("_neg_view", namespaces=(), promote="none")
+def _neg_view(input):
+    """A negative view of ``input`` (torch's private ``Tensor._neg_view``: ``is_neg()``, writes negated back).
 
-
-Tensor._neg_view = _neg_view
+    >>> import torchlike
+    >>> torchlike.tensor([1.0])._neg_view().is_neg()
+    True
+    """
+    return view_step(input, ("neg",))
 
 
 Tensor.H = property(lambda self: self.mT.conj() if self.ndim == 2 else _h_error(self))

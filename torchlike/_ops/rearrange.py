@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import collections.abc
 import numbers
 
 import jax
@@ -366,9 +367,11 @@ def broadcast_shapes(*shapes):
     torch.Size([2, 3])
     """
     norm = []
+    shapes = [(s,) if isinstance(s, (numbers.Integral, np.integer)) else s for s in shapes if s is not None]
+    for s in shapes:  # (torch's _refs._broadcast_shapes: all checked before any is read)
+        if not isinstance(s, collections.abc.Sequence):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}")
     for s in shapes:
-        if isinstance(s, (numbers.Integral, np.integer)):
-            s = (int(s),)
         s = tuple(int(v) for v in s)
         for v in s:
             if v < 0:
