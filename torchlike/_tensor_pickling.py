@@ -41,16 +41,22 @@ def _rebuild_pickled(cls, arr, requires_grad, dev, extra):
     if cls is not base:
         t = t.as_subclass(cls)
     t._rg = requires_grad
-    bits = extra.pop(_BITS, ())
+    bits = extra.pop(_BITS, (False, False))  # a conjugate/negative view pickles its base's values and its bits
     t.__dict__.update(extra)
-    if "conj" in bits:  # a conjugate view pickles its base's values and the bit, as torch's
-        t = t.conj()
-    if "neg" in bits:
-        t = t._neg_view()
-    return t
+    return with_bits(t, *bits)
 
 
 _BITS = "__torchlike_view_bits__"
+
+
+def with_bits(t, conj, neg):
+    """``t`` as a view with torch's conjugate/negative bits set (unpickled or loaded: the base's values and
+    the bits, as torch stores them)."""
+    if conj:
+        t = t.conj()
+    if neg:
+        t = t._neg_view()
+    return t
 
 
 # pickles name the function where it has always lived (torchlike.tensor re-exports it): pickled bytes and
@@ -70,12 +76,11 @@ class TensorPickling:
         if h is not None and self._chain[0] == ("alias", "numpy"):
             h = h.copy()
         arr = np.asarray(self._value) if h is None else h
-        if self._vbase is not None:
-            conj, neg = _views.conj_neg_bits(self._chain)
-            if conj or neg:  # the base's values and torch's bits (unpickled: a conjugate/negative view again)
-                arr = np.conj(arr) if conj else arr
-                arr = -arr if neg else arr
-                extra[_BITS] = ("conj",) * conj + ("neg",) * neg
+        conj, neg = _views.conj_neg_bits(self)
+        if conj or neg:  # the base's values and torch's bits (unpickled: a conjugate/negative view again)
+            arr = np.conj(arr) if conj else arr
+            arr = -arr if neg else arr
+            extra[_BITS] = (conj, neg)
         return (_rebuild_pickled, (type(self), arr, self._rg and self._grad_fn is None, str(self._dev), extra))
 
     def __deepcopy__(self, memo):

@@ -89,11 +89,14 @@ def read(x, step, xp=jnp):
     raise AssertionError(kind)
 
 
-def conj_neg_bits(chain):
-    """torch's (conjugate bit, negative bit) of a view with this chain: ``x.conj()`` and its views are
-    conjugated, ``x.conj().conj()`` is not, ``x.conj().imag`` is a negated view of ``x.imag``."""
+def conj_neg_bits(t):
+    """torch's (conjugate bit, negative bit) of tensor ``t``, read from its view chain (a root has neither):
+    ``x.conj()`` and its views are conjugated, ``x.conj().conj()`` is not, ``x.conj().imag`` is a negated view
+    of ``x.imag``."""
     conj = neg = False
-    for step in chain or ():
+    if t._vbase is None:
+        return conj, neg
+    for step in t._chain:
         kind = step[0]
         if kind == "conj":
             conj = not conj

@@ -30,6 +30,7 @@ import numpy as np
 
 from . import _dtype, _views, _weights_only
 from ._device import canonical, device as _device_cls, host_to_jax
+from ._tensor_pickling import with_bits
 from ._layout import strided as _strided
 from .tensor import Size, Tensor
 from .nn.parameter import Parameter, is_lazy
@@ -166,10 +167,9 @@ class _Pickler(pickle._Pickler):
             inner = _TensorReduce(args)
             return (_REBUILD_PARAM, (inner, t.requires_grad, collections.OrderedDict()))
         args = args[:4] + (t.requires_grad, args[5])
-        if root is not None and t._vbase is not None:  # torch's conjugate/negative bits travel as metadata
-            conj, neg = _views.conj_neg_bits(t._chain)
-            if conj or neg:
-                args += ({k: True for k, bit in (("conj", conj), ("neg", neg)) if bit},)
+        conj, neg = _views.conj_neg_bits(t) if root is not None else (False, False)
+        if conj or neg:  # torch's conjugate/negative bits travel as metadata (a copy holds the values as read)
+            args += ({k: True for k, bit in (("conj", conj), ("neg", neg)) if bit},)
         cls = type(t)
         if cls is not Tensor and cls.__module__.partition(".")[0] not in ("torchlike", "torch"):  # a user's subclass: torch's
             return (_REBUILD_FROM_TYPE, (_REBUILD_TENSOR, cls, args, dict(vars(t))))  # Tensor.__reduce_ex__
@@ -368,10 +368,7 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
                        metadata=None):
     t = _rebuild_tensor(storage, storage_offset, size, stride)
     if metadata:  # torch's ``set_tensor_metadata``: the bits of a saved conjugate/negative view
-        if metadata.get("conj"):
-            t = t.conj()
-        if metadata.get("neg"):
-            t = t._neg_view()
+        t = with_bits(t, bool(metadata.get("conj")), bool(metadata.get("neg")))
     if requires_grad:
         t.requires_grad_(True)
     return t

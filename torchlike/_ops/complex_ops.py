@@ -111,10 +111,6 @@ def view_as_real(input):
 
 
 # --- the conjugate and negative bits: views whose reads conjugate (negate) and whose writes conjugate back ----
-def _bits(t):
-    return _views.conj_neg_bits(t._chain) if t._vbase is not None else (False, False)
-
-
 @register(promote="none")
 def conj(input):
     """The complex conjugate as a view, as torch's conjugate bit: writes through it reach ``input`` conjugated
@@ -165,7 +161,7 @@ def is_conj(input):
     >>> x.is_conj(), x.conj().is_conj(), x.conj().conj().is_conj()
     (False, True, False)
     """
-    return _bits(input)[0]
+    return _views.conj_neg_bits(input)[0]
 
 
 @register(promote="none", differentiable=False)
@@ -176,7 +172,7 @@ def is_neg(input):
     >>> torchlike.tensor([1j]).conj().imag.is_neg()
     True
     """
-    return _bits(input)[1]
+    return _views.conj_neg_bits(input)[1]
 
 
 @register("_neg_view", namespaces=(), promote="none")

@@ -31,14 +31,13 @@ def _host_numpy(t):
 def _refuse_grad(t):
     if t.requires_grad and _grad_mode._state.enabled:  # torch allows it under no_grad
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-    if t._vbase is not None:  # (numpy would share the root's memory, which holds the unconjugated values)
-        conj, neg = _views.conj_neg_bits(t._chain)
-        if conj:
-            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use "
-                               "tensor.resolve_conj().numpy() instead.")
-        if neg:
-            raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. Use "
-                               "tensor.resolve_neg().numpy() instead.")
+    conj, neg = _views.conj_neg_bits(t)  # (numpy would share the root's memory: the unconjugated values)
+    if conj:
+        raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use "
+                           "tensor.resolve_conj().numpy() instead.")
+    if neg:
+        raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. Use "
+                           "tensor.resolve_neg().numpy() instead.")
 
 
 @register("numpy", namespaces=())
