@@ -47,11 +47,7 @@ def aa_matrix(L, o, mode, align_corners, scale, ft):
     """(o, L) anti-aliased weights for one dim; ``mode`` "linear" or "cubic"; ``scale`` the user's factor.
     Rounded where torch's kernel (``_compute_indices_min_size_weights_aa``) rounds: its center, support and
     1/scale are double expressions stored in the float type, the filter's argument is float."""
-    if align_corners:
-        sc = (L - 1) / (o - 1) if o > 1 else 0.0
-    else:
-        sc = 1.0 / scale if scale is not None and scale > 0 else ft(L) / ft(o)
-    sc = ft(sc)
+    sc = _src_scale(L, o, align_corners, scale, ft)
     size, fn = (2, _triangle) if mode == "linear" else (4, _cubic_a05)
     support = ft(size * 0.5 * float(sc) if sc >= 1.0 else size * 0.5)
     invscale = ft(1.0 / float(sc) if sc >= 1.0 else 1.0)
@@ -70,10 +66,12 @@ def aa_matrix(L, o, mode, align_corners, scale, ft):
     return W
 
 
-def _src_scale(L, o, align_corners, scale):
+def _src_scale(L, o, align_corners, scale, ft):
+    """torch's ``area_pixel_compute_scale`` in float type ``ft``: a user's factor inverted in double, sizes
+    divided in the float type."""
     if align_corners:
-        return (L - 1) / (o - 1) if o > 1 else 0.0
-    return 1.0 / scale if scale is not None and scale > 0 else L / o
+        return ft((L - 1) / (o - 1) if o > 1 else 0.0)
+    return ft(1.0 / scale) if scale is not None and scale > 0 else ft(L) / ft(o)
 
 
 def _source_index(sc, dst, ft):
@@ -87,10 +85,7 @@ def _source_index(sc, dst, ft):
 
 def _interp_matrix(L, o, mode, align_corners, scale, ft):
     """(o, L) resampling weights for one dim, computed in float type ``ft`` like torch's kernels."""
-    if align_corners or scale is not None and scale > 0:
-        sc = ft(_src_scale(L, o, align_corners, scale))
-    else:
-        sc = ft(L) / ft(o)  # (torch divides in the float type)
+    sc = _src_scale(L, o, align_corners, scale, ft)
     dst = np.arange(o).astype(ft)
     W = np.zeros((o, L), np.float64)
     rows = np.arange(o)
