@@ -265,6 +265,30 @@ def test_no_grad_inside_enable_grad_and_decorators():
             assert lib.is_inference_mode_enabled()
 
 
+def test_grad_mode_decorated_generator_ends_and_returns_like_torch():
+    """A generator decorated with no_grad/enable_grad/inference_mode ends with StopIteration carrying its return
+    value (torch's _wrap_generator), also one that returns before its first yield, never a RuntimeError."""
+    def fn(m):
+        out = []
+        for deco in (m.no_grad(), m.enable_grad(), m.inference_mode()):
+            @deco
+            def gen(n):
+                for i in range(n):
+                    yield i, m.is_grad_enabled()
+                return "done"
+
+            out.append(list(gen(2)))
+            out.append(list(gen(0)))
+            g = gen(1)
+            next(g)
+            try:
+                next(g)
+            except StopIteration as e:
+                out.append(e.value)
+        return out
+    same_as_torch(fn, grad=False)
+
+
 def test_grad_mode_is_thread_local():
     seen = []
     with torchlike.no_grad():
