@@ -358,3 +358,45 @@ def test_transformer_mask_dtype_and_nested_tensor_warnings_like_torch():
         ours, theirs = messages(tl, cfg), messages(torch, cfg)
         assert [m for m, _ in ours] == [m for m, _ in theirs], cfg
         assert all(f == __file__ for _, f in ours), ours  # stacklevel=2: the caller's line, as torch
+
+
+# (module name, constructor args, input shape): each module's forward calls torch.nn.functional.<name> as read at
+# call time, as torch's do, so a profiler (ptflops) or a test that replaces the functional sees the module's calls
+# (the functionals' own nested calls, e.g. adaptive_max_pool2d -> adaptive_max_pool2d_with_indices, are not
+# read through nn.functional: see docs/differences.md)
+_CALLS_FUNCTIONAL = [
+    ("ReLU", (), (2, 3)), ("SELU", (), (2, 3)), ("SiLU", (), (2, 3)), ("Mish", (), (2, 3)), ("GELU", (), (2, 3)),
+    ("Hardswish", (), (2, 3)), ("Hardsigmoid", (), (2, 3)), ("LogSigmoid", (), (2, 3)), ("Softsign", (), (2, 3)),
+    ("Tanhshrink", (), (2, 3)), ("Sigmoid", (), (2, 3)), ("Tanh", (), (2, 3)), ("ReLU6", (), (2, 3)),
+    ("Softmax", (1,), (2, 3)), ("Softmin", (1,), (2, 3)), ("LogSoftmax", (1,), (2, 3)),
+    ("MaxPool1d", (2,), (1, 2, 4)), ("MaxPool2d", (2,), (1, 2, 4, 4)), ("AvgPool1d", (2,), (1, 2, 4)),
+    ("AvgPool2d", (2,), (1, 2, 4, 4)), ("AdaptiveAvgPool2d", (2,), (1, 2, 4, 4)),
+    ("AdaptiveAvgPool1d", (2,), (1, 2, 4)), ("MaxUnpool1d", (2,), None),
+    ("Conv1d", (2, 2, 2), (1, 2, 4)), ("Conv2d", (2, 2, 2), (1, 2, 4, 4)), ("ConvTranspose2d", (2, 2, 2), (1, 2, 3, 3)),
+    ("BatchNorm2d", (2,), (2, 2, 3, 3)), ("LayerNorm", (3,), (2, 3)), ("GroupNorm", (1, 2), (2, 2, 3)),
+    ("InstanceNorm1d", (2,), (2, 2, 3)), ("RMSNorm", (3,), (2, 3)), ("Upsample", (None, 2), (1, 1, 2, 2)),
+    ("PixelShuffle", (2,), (1, 4, 2, 2)), ("ZeroPad2d", (1,), (1, 1, 2, 2)), ("ReflectionPad2d", (1,), (1, 1, 2, 2)),
+    ("Unfold", (2,), (1, 1, 3, 3)), ("ChannelShuffle", (2,), (1, 4, 2, 2)), ("Linear", (3, 2), (2, 3)),
+]
+
+
+def _functionals_called(lib, name, args, shape):
+    F = lib.nn.functional
+    names = [n for n in vars(F) if not n.startswith("_") and callable(getattr(F, n))
+             and not isinstance(getattr(F, n), type) and n[0].islower() and "torch_function" not in n]
+    originals, called = {n: getattr(F, n) for n in names}, []
+    module = getattr(lib.nn, name)(*args)
+    for n in names:
+        setattr(F, n, lambda *a, _n=n, **k: called.append(_n) or originals[_n](*a, **k))
+    try:
+        module(*((lib.ones(1, 1, 1), lib.tensor([[[1]]])) if shape is None else (lib.ones(*shape),)))
+    finally:
+        for n in names:
+            setattr(F, n, originals[n])
+    return sorted(set(called))
+
+
+@pytest.mark.parametrize("name,args,shape", _CALLS_FUNCTIONAL, ids=[c[0] for c in _CALLS_FUNCTIONAL])
+def test_module_forward_reads_the_functional_at_call_time_like_torch(name, args, shape):
+    expected = _functionals_called(torch, name, args, shape)
+    assert _functionals_called(tl, name, args, shape) == expected

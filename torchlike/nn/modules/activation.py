@@ -12,6 +12,7 @@ from ... import _creation
 from .. import functional as F
 from .. import init as _init  # PReLU.__init__ has a parameter named init
 from ..parameter import Parameter
+from ._functional_ref import functional_ref
 from .module import Module
 
 __all__ = ["Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh", "SiLU", "Mish",
@@ -128,17 +129,17 @@ class Tanh(_Simple):
 
 class LogSigmoid(_Simple):
     """log(sigmoid(x))."""
-    _fn = staticmethod(F.logsigmoid)
+    _fn = functional_ref("logsigmoid")
 
 
 class Softsign(_Simple):
     """x / (1 + |x|)."""
-    _fn = staticmethod(F.softsign)
+    _fn = functional_ref("softsign")
 
 
 class Tanhshrink(_Simple):
     """x - tanh(x)."""
-    _fn = staticmethod(F.tanhshrink)
+    _fn = functional_ref("tanhshrink")
 
 
 class _Inplace(Module):
@@ -159,29 +160,29 @@ class _Inplace(Module):
 
 class Hardsigmoid(_Inplace):
     """relu6(x + 3) / 6."""
-    _fn = staticmethod(F.hardsigmoid)
+    _fn = functional_ref("hardsigmoid")
     _show = False
 
 
 class Hardswish(_Inplace):
     """x * relu6(x + 3) / 6."""
-    _fn = staticmethod(F.hardswish)
+    _fn = functional_ref("hardswish")
     _show = False
 
 
 class SiLU(_Inplace):
     """x * sigmoid(x)."""
-    _fn = staticmethod(F.silu)
+    _fn = functional_ref("silu")
 
 
 class Mish(_Inplace):
     """x * tanh(softplus(x))."""
-    _fn = staticmethod(F.mish)
+    _fn = functional_ref("mish")
 
 
 class SELU(_Inplace):
     """Scaled ELU with self-normalising constants."""
-    _fn = staticmethod(F.selu)
+    _fn = functional_ref("selu")
 
 
 class ELU(Module):
@@ -334,17 +335,17 @@ class _SoftmaxBase(Module):
 
 class Softmin(_SoftmaxBase):
     """softmax(-x) along dim."""
-    _fn = staticmethod(F.softmin)
+    _fn = functional_ref("softmin")
 
 
 class Softmax(_SoftmaxBase):
     """exp(x) / sum(exp(x)) along dim."""
-    _fn = staticmethod(F.softmax)
+    _fn = functional_ref("softmax")
 
 
 class LogSoftmax(_SoftmaxBase):
     """log(softmax(x)) along dim."""
-    _fn = staticmethod(F.log_softmax)
+    _fn = functional_ref("log_softmax")
 
 
 class Softmax2d(Module):

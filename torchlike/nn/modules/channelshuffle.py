@@ -6,7 +6,7 @@ ChannelShuffle(groups=2)
 """
 from __future__ import annotations
 
-from ..functional import _vision as Fv
+from .. import functional as F
 from .module import Module
 
 __all__ = ["ChannelShuffle"]
@@ -21,7 +21,7 @@ class ChannelShuffle(Module):
         self.groups = groups
 
     def forward(self, input):
-        return Fv.channel_shuffle(input, self.groups)
+        return F.channel_shuffle(input, self.groups)
 
     def extra_repr(self):
         return f"groups={self.groups}"

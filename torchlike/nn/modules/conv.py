@@ -11,7 +11,8 @@ import math
 from ... import _creation
 from .. import init
 from ..functional import _conv as Fc
-from ..functional import _vision as Fv
+from .. import functional as F
+from ._functional_ref import functional_ref
 from ..parameter import Parameter
 from .module import Module
 
@@ -124,7 +125,7 @@ class _Conv(_ConvNd):
     def _conv_forward(self, input, weight, bias):
         fn = type(self)._fn
         if self.padding_mode != "zeros":
-            return fn(Fv.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
+            return fn(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
                       self.stride, _tup(0, self._n), self.dilation, self.groups)
         return fn(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
@@ -140,7 +141,7 @@ class Conv1d(_Conv):
     torch.Size([1, 4, 6])
     """
     _n = 1
-    _fn = staticmethod(Fc.conv1d)
+    _fn = functional_ref("conv1d")
 
 
 class Conv2d(_Conv):
@@ -151,7 +152,7 @@ class Conv2d(_Conv):
     torch.Size([1, 4, 8, 8])
     """
     _n = 2
-    _fn = staticmethod(Fc.conv2d)
+    _fn = functional_ref("conv2d")
 
 
 class Conv3d(_Conv):
@@ -162,7 +163,7 @@ class Conv3d(_Conv):
     torch.Size([1, 4, 3, 3, 3])
     """
     _n = 3
-    _fn = staticmethod(Fc.conv3d)
+    _fn = functional_ref("conv3d")
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -216,7 +217,7 @@ class ConvTranspose1d(_ConvTransposeNd):
     torch.Size([1, 4, 11])
     """
     _n = 1
-    _fn = staticmethod(Fc.conv_transpose1d)
+    _fn = functional_ref("conv_transpose1d")
 
 
 class ConvTranspose2d(_ConvTransposeNd):
@@ -227,13 +228,13 @@ class ConvTranspose2d(_ConvTransposeNd):
     torch.Size([1, 4, 12, 12])
     """
     _n = 2
-    _fn = staticmethod(Fc.conv_transpose2d)
+    _fn = functional_ref("conv_transpose2d")
 
 
 class ConvTranspose3d(_ConvTransposeNd):
     """3-D transposed convolution."""
     _n = 3
-    _fn = staticmethod(Fc.conv_transpose3d)
+    _fn = functional_ref("conv_transpose3d")
 
 
 from .lazy_conv import (LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d,  # noqa: E402

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ... import _creation
 from ...autograd import grad_mode
 from .. import init
-from ..functional._embeddingbag import embedding_bag
+from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
 
@@ -59,7 +59,7 @@ class EmbeddingBag(Module):
                 w._set_value(w._value.at[self.padding_idx].set(0))
 
     def forward(self, input, offsets=None, per_sample_weights=None):
-        return embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,
+        return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,
                              self.mode, self.sparse, per_sample_weights, self.include_last_offset, self.padding_idx)
 
     def extra_repr(self):

@@ -6,7 +6,7 @@ torch.Size([1, 12, 9])
 """
 from __future__ import annotations
 
-from ..functional import _vision as Fv
+from .. import functional as F
 from .module import Module
 
 __all__ = ["Fold", "Unfold"]
@@ -32,7 +32,7 @@ class Fold(Module):
         _set_window(self, kernel_size, dilation, padding, stride)
 
     def forward(self, input):
-        return Fv.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
 
     def extra_repr(self):
         return _describe(self, ("output_size", *_WINDOW))
@@ -47,7 +47,7 @@ class Unfold(Module):
         _set_window(self, kernel_size, dilation, padding, stride)
 
     def forward(self, input):
-        return Fv.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+        return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
 
     def extra_repr(self):
         return _describe(self, _WINDOW)

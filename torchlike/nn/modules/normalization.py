@@ -16,7 +16,7 @@ from ... import _creation
 from ..._dtype import int64 as _long
 from ...autograd import grad_mode
 from .. import init
-from ..functional import _norm as Fn
+from .. import functional as F
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
@@ -113,7 +113,7 @@ class _BatchNorm(_NormBase):
             factor = 1.0 / float(nbt.item()) if self.momentum is None else self.momentum
         bn_training = True if self.training else (self.running_mean is None and self.running_var is None)
         use_stats = not self.training or self.track_running_stats
-        return Fn.batch_norm(input, self.running_mean if use_stats else None,
+        return F.batch_norm(input, self.running_mean if use_stats else None,
                              self.running_var if use_stats else None, self.weight, self.bias, bn_training, factor,
                              self.eps)
 
@@ -197,7 +197,7 @@ class _InstanceNorm(_NormBase):
                           f"warning by not passing in num_features, which is not used because affine=False")
         unbatched = input.dim() == self._nobatch
         x = input.unsqueeze(0) if unbatched else input
-        y = Fn.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+        y = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
                              self.training or not self.track_running_stats,
                              self.momentum if self.momentum is not None else 0.0, self.eps)
         return y.squeeze(0) if unbatched else y
@@ -327,7 +327,7 @@ class LayerNorm(Module):
                 init.zeros_(self.bias)
 
     def forward(self, input):
-        return Fn.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
         return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}, bias={use_bias}".format(
@@ -369,7 +369,7 @@ class GroupNorm(Module):
                 init.zeros_(self.bias)
 
     def forward(self, input):
-        return Fn.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
         return "{num_groups}, {num_channels}, eps={eps}, affine={affine}, bias={use_bias}".format(
@@ -401,7 +401,7 @@ class RMSNorm(Module):
             init.ones_(self.weight)
 
     def forward(self, x):
-        return Fn.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self):
         return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(**self.__dict__)
@@ -424,7 +424,7 @@ class LocalResponseNorm(Module):
         self.k = k
 
     def forward(self, input):
-        return Fn.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
@@ -443,7 +443,7 @@ class CrossMapLRN2d(Module):
     def forward(self, input):
         if input.dim() != 4:
             raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
-        return Fn.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)

@@ -6,7 +6,7 @@ ReflectionPad2d((1, 1, 1, 1))
 """
 from __future__ import annotations
 
-from ..functional import _vision as Fv
+from .. import functional as F
 from .module import Module
 
 __all__ = ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
@@ -32,7 +32,7 @@ class _PadNd(Module):
         self.padding = _pad_tuple(padding, self._n)
 
     def forward(self, input):
-        return Fv.pad(input, self.padding, self._mode)
+        return F.pad(input, self.padding, self._mode)
 
     def extra_repr(self):
         return f"{self.padding}"
@@ -46,7 +46,7 @@ class _ConstantPadNd(_PadNd):
         self.value = value
 
     def forward(self, input):
-        return Fv.pad(input, self.padding, "constant", self.value)
+        return F.pad(input, self.padding, "constant", self.value)
 
     def extra_repr(self):
         return f"padding={self.padding}, value={self.value}"
@@ -132,7 +132,7 @@ class _CircularPadNd(_PadNd):
         # torch's circular modules check the rank themselves (F.pad's message would differ)
         if input.dim() not in (self._n + 1, self._n + 2):
             raise ValueError(f"expected {self._n + 1}D or {self._n + 2}D input (got {input.dim()}D input)")
-        return Fv.pad(input, self.padding, self._mode)
+        return F.pad(input, self.padding, self._mode)
 
 
 class CircularPad1d(_CircularPadNd):

@@ -6,7 +6,7 @@ torch.Size([1, 2, 6, 6])
 """
 from __future__ import annotations
 
-from ..functional import _vision as Fv
+from .. import functional as F
 from .module import Module
 
 __all__ = ["PixelShuffle", "PixelUnshuffle"]
@@ -21,7 +21,7 @@ class PixelShuffle(Module):
         self.upscale_factor = upscale_factor
 
     def forward(self, input):
-        return Fv.pixel_shuffle(input, self.upscale_factor)
+        return F.pixel_shuffle(input, self.upscale_factor)
 
     def extra_repr(self):
         return f"upscale_factor={self.upscale_factor}"
@@ -36,7 +36,7 @@ class PixelUnshuffle(Module):
         self.downscale_factor = downscale_factor
 
     def forward(self, input):
-        return Fv.pixel_unshuffle(input, self.downscale_factor)
+        return F.pixel_unshuffle(input, self.downscale_factor)
 
     def extra_repr(self):
         return f"downscale_factor={self.downscale_factor}"

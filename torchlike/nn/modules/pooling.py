@@ -7,6 +7,8 @@ MaxPool2d(kernel_size=3, stride=2, padding=1, dilation=1, ceil_mode=False)
 from __future__ import annotations
 
 from ..functional import _pooling as P
+from .. import functional as F
+from ._functional_ref import functional_ref
 from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
@@ -39,7 +41,7 @@ class _MaxPoolNd(Module):
 
 class MaxPool1d(_MaxPoolNd):
     """1-D max pooling."""
-    _fn = staticmethod(P.max_pool1d)
+    _fn = functional_ref("max_pool1d")
 
 
 class MaxPool2d(_MaxPoolNd):
@@ -49,12 +51,12 @@ class MaxPool2d(_MaxPoolNd):
     >>> torch.nn.MaxPool2d(2)(torch.zeros(1, 1, 4, 4)).shape
     torch.Size([1, 1, 2, 2])
     """
-    _fn = staticmethod(P.max_pool2d)
+    _fn = functional_ref("max_pool2d")
 
 
 class MaxPool3d(_MaxPoolNd):
     """3-D max pooling."""
-    _fn = staticmethod(P.max_pool3d)
+    _fn = functional_ref("max_pool3d")
 
 
 class AvgPool1d(Module):
@@ -78,7 +80,7 @@ class AvgPool1d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
     def forward(self, input):
-        return P.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
 
 
@@ -111,12 +113,12 @@ class AvgPool2d(_AvgPoolNd):
     >>> torch.nn.AvgPool2d(2)
     AvgPool2d(kernel_size=2, stride=2, padding=0)
     """
-    _fn = staticmethod(P.avg_pool2d)
+    _fn = functional_ref("avg_pool2d")
 
 
 class AvgPool3d(_AvgPoolNd):
     """3-D average pooling."""
-    _fn = staticmethod(P.avg_pool3d)
+    _fn = functional_ref("avg_pool3d")
 
 
 class _AdaptiveAvgPoolNd(Module):
@@ -136,7 +138,7 @@ class _AdaptiveAvgPoolNd(Module):
 
 class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
     """Adaptive 1-D average pooling."""
-    _fn = staticmethod(P.adaptive_avg_pool1d)
+    _fn = functional_ref("adaptive_avg_pool1d")
 
 
 class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
@@ -146,12 +148,12 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     >>> torch.nn.AdaptiveAvgPool2d((1, 1))(torch.zeros(2, 3, 5, 7)).shape
     torch.Size([2, 3, 1, 1])
     """
-    _fn = staticmethod(P.adaptive_avg_pool2d)
+    _fn = functional_ref("adaptive_avg_pool2d")
 
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     """Adaptive 3-D average pooling."""
-    _fn = staticmethod(P.adaptive_avg_pool3d)
+    _fn = functional_ref("adaptive_avg_pool3d")
 
 
 class _AdaptiveMaxPoolNd(Module):
@@ -172,17 +174,17 @@ class _AdaptiveMaxPoolNd(Module):
 
 class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
     """Adaptive 1-D max pooling."""
-    _fn = staticmethod(P.adaptive_max_pool1d)
+    _fn = functional_ref("adaptive_max_pool1d")
 
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     """Adaptive 2-D max pooling."""
-    _fn = staticmethod(P.adaptive_max_pool2d)
+    _fn = functional_ref("adaptive_max_pool2d")
 
 
 class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
     """Adaptive 3-D max pooling."""
-    _fn = staticmethod(P.adaptive_max_pool3d)
+    _fn = functional_ref("adaptive_max_pool3d")
 
 
 class _LPPoolNd(Module):
@@ -206,17 +208,17 @@ class _LPPoolNd(Module):
 
 class LPPool1d(_LPPoolNd):
     """1-D power-average pooling."""
-    _fn = staticmethod(P.lp_pool1d)
+    _fn = functional_ref("lp_pool1d")
 
 
 class LPPool2d(_LPPoolNd):
     """2-D power-average pooling."""
-    _fn = staticmethod(P.lp_pool2d)
+    _fn = functional_ref("lp_pool2d")
 
 
 class LPPool3d(_LPPoolNd):
     """3-D power-average pooling."""
-    _fn = staticmethod(P.lp_pool3d)
+    _fn = functional_ref("lp_pool3d")
 
 
 class _FractionalMaxPoolNd(Module):
@@ -248,13 +250,13 @@ class _FractionalMaxPoolNd(Module):
 
 class FractionalMaxPool2d(_FractionalMaxPoolNd):
     """2-D fractional max pooling."""
-    _fn = staticmethod(P.fractional_max_pool2d)
+    _fn = functional_ref("fractional_max_pool2d")
     _n = 2
 
 
 class FractionalMaxPool3d(_FractionalMaxPoolNd):
     """3-D fractional max pooling."""
-    _fn = staticmethod(P.fractional_max_pool3d)
+    _fn = functional_ref("fractional_max_pool3d")
     _n = 3
 
 
@@ -278,17 +280,17 @@ class _MaxUnpoolNd(Module):
 
 class MaxUnpool1d(_MaxUnpoolNd):
     """Inverse of MaxPool1d."""
-    _fn = staticmethod(P.max_unpool1d)
+    _fn = functional_ref("max_unpool1d")
     _n = 1
 
 
 class MaxUnpool2d(_MaxUnpoolNd):
     """Inverse of MaxPool2d."""
-    _fn = staticmethod(P.max_unpool2d)
+    _fn = functional_ref("max_unpool2d")
     _n = 2
 
 
 class MaxUnpool3d(_MaxUnpoolNd):
     """Inverse of MaxPool3d."""
-    _fn = staticmethod(P.max_unpool3d)
+    _fn = functional_ref("max_unpool3d")
     _n = 3

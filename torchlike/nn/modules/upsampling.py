@@ -6,7 +6,7 @@ Upsample(scale_factor=2.0, mode='nearest')
 """
 from __future__ import annotations
 
-from ..functional import _vision as Fv
+from .. import functional as F
 from .module import Module
 
 __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
@@ -33,7 +33,7 @@ class Upsample(Module):
         self.recompute_scale_factor = recompute_scale_factor
 
     def forward(self, input):
-        return Fv.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+        return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
                               recompute_scale_factor=self.recompute_scale_factor)
 
     def extra_repr(self):
