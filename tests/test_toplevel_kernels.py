@@ -209,6 +209,21 @@ def test_convolution_and_conv_tbc_match_torch():
           rtol=1e-4, atol=1e-5)
 
 
+def test_private_convolution_entry_points_match_torch():
+    """torch._convolution (both overloads: with and without allow_tf32) and torch._convolution_mode, which
+    torch.ops.aten exposes and flop counters (ptflops) key on."""
+    x, w, b = (RNG.standard_normal(s).astype(np.float32) for s in [(2, 4, 7), (6, 2, 3), (6,)])
+    flags = [(False, False, True, True), (False, False, True)]
+    for lib_args in flags:
+        args = ([2], [1], [1], False, [0], 2, *lib_args)
+        close(torchlike._convolution(T(x), T(w), T(b), *args), torch._convolution(T(x, torch), T(w, torch),
+                                                                                   T(b, torch), *args), rtol=1e-4)
+    for padding in ("same", "valid"):
+        close(torchlike._convolution_mode(T(x), T(w), None, [1], padding, [2], 2),
+              torch._convolution_mode(T(x, torch), T(w, torch), None, [1], padding, [2], 2), rtol=1e-4, atol=1e-5)
+    assert str(torchlike.ops.aten._convolution) == str(torch.ops.aten._convolution) == "aten._convolution"
+
+
 def test_pooling_shuffle_affine_grid_match_torch():
     x = RNG.standard_normal((2, 4, 9)).astype(np.float32)
     for ro, rt in zip(torchlike.max_pool1d_with_indices(T(x), 3, 2, 1),

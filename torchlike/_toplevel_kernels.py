@@ -24,7 +24,7 @@ from .nn.utils.rnn import PackedSequence, packed_to_padded
 from .tensor import Tensor
 
 __all__ = ["lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
-           "convolution", "conv_tbc", "affine_grid_generator", "max_pool1d_with_indices",
+           "convolution", "_convolution", "_convolution_mode", "conv_tbc", "affine_grid_generator", "max_pool1d_with_indices",
            "embedding_renorm_", "frobenius_norm", "nuclear_norm", "native_norm", "norm_except_dim", "binomial",
            "batch_norm_stats", "batch_norm_elemt", "batch_norm_gather_stats", "batch_norm_gather_stats_with_counts",
            "batch_norm_update_stats", "batch_norm_backward_reduce", "batch_norm_backward_elemt"]
@@ -110,6 +110,30 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         return getattr(F, f"conv_transpose{n}d")(input, weight, bias, tuple(stride), tuple(padding),
                                                  tuple(output_padding), groups, tuple(dilation))
     return getattr(F, f"conv{n}d")(input, weight, bias, tuple(stride), tuple(padding), tuple(dilation), groups)
+
+
+def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark,
+                 deterministic, cudnn_enabled, allow_tf32=True):
+    """torch._convolution: ``convolution`` with the backend flags torch's dispatcher passes on (both overloads;
+    the flags choose no kernel here).
+
+    >>> import torchlike as torch
+    >>> torch._convolution(torch.ones(1, 1, 3), torch.ones(1, 1, 2), None, [1], [0], [1], False, [0], 1,
+    ...                    False, False, True, True).tolist()
+    [[[2.0, 2.0]]]
+    """
+    return convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+
+
+def _convolution_mode(input, weight, bias, stride, padding, dilation, groups):
+    """torch._convolution_mode: a convolution whose ``padding`` is ``"same"`` or ``"valid"``.
+
+    >>> import torchlike as torch
+    >>> torch._convolution_mode(torch.ones(1, 1, 3), torch.ones(1, 1, 2), None, [1], "same", [1], 1).tolist()
+    [[[2.0, 2.0, 1.0]]]
+    """
+    n = weight.ndim - 2
+    return getattr(F, f"conv{n}d")(input, weight, bias, tuple(stride), padding, tuple(dilation), groups)
 
 
 def conv_tbc(input, weight, bias, pad=0):
