@@ -1,0 +1,73 @@
+"""torch.distributed.nn (autograd-aware collectives) on a one-rank gloo group, next to torch's on the same group
+shape: the values, the gradients that flow back through each collective, the grad_fn names and the FutureWarnings
+of the deprecated ones. (vector-quantize-pytorch imports ``from torch.distributed import nn``.)"""
+import warnings
+
+import numpy as np
+import pytest
+
+from conftest import free_port
+
+
+def _run(mod, dist, dnn):
+    """Every collective of ``dnn`` on a one-rank group: (name, value, grad, grad_fn name, FutureWarning?)."""
+    out = []
+    x0 = np.arange(6, dtype=np.float32).reshape(2, 3) / 4 - 0.3
+
+    def case(name, fn):
+        x = mod.tensor(x0, requires_grad=True)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            y = fn(x * 2)
+        ys = y if isinstance(y, tuple) else (y,)
+        (sum((t ** 2).sum() for t in ys)).backward()
+        out.append((name, [t.detach().numpy().copy() for t in ys], x.grad.numpy().copy(),
+                    type(ys[0].grad_fn).__name__, [type(m.message).__name__ for m in w]))
+
+    case("all_reduce", lambda t: dnn.all_reduce(t))
+    case("all_reduce max", lambda t: dnn.all_reduce(t, op=dist.ReduceOp.MAX))
+    case("broadcast", lambda t: dnn.broadcast(t, 0))
+    case("reduce", lambda t: dnn.reduce(t, 0))
+    case("all_gather", lambda t: dnn.all_gather(t))
+    case("gather", lambda t: dnn.gather(t, 0))
+    case("scatter", lambda t: dnn.scatter([t], 0))
+    case("all_to_all", lambda t: dnn.all_to_all([mod.empty_like(t)], [t]))
+    case("all_to_all_single", lambda t: dnn.all_to_all_single(mod.empty_like(t), t))
+    case("reduce_scatter", lambda t: dnn.reduce_scatter(mod.empty_like(t), [t]))
+    return out
+
+
+def test_distributed_nn_collectives_and_gradients_like_torch():
+    torch = pytest.importorskip("torch", reason="torch is the oracle")
+    import torch.distributed as tdist
+    import torch.distributed.nn as tnn
+
+    import torchlike
+    import torchlike.distributed as dist
+    from torchlike.distributed import nn as lnn
+    results = []
+    for mod, d, dnn, url in ((torch, tdist, tnn, f"tcp://127.0.0.1:{free_port()}"),
+                             (torchlike, dist, lnn, "tcp://127.0.0.1:0")):
+        d.init_process_group("gloo", rank=0, world_size=1, init_method=url)
+        try:
+            results.append(_run(mod, d, dnn))
+        finally:
+            d.destroy_process_group()
+    theirs, ours = results
+    assert len(ours) == len(theirs) == 10
+    for (name, v, g, fn, w), (n2, v2, g2, fn2, w2) in zip(theirs, ours):
+        assert name == n2
+        assert len(v) == len(v2), name
+        for a, b in zip(v, v2):
+            np.testing.assert_allclose(b, a, rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(g2, g, rtol=1e-6, err_msg=name)
+        assert (fn2, w2) == (fn, w), name
+
+
+def test_distributed_nn_module_surface():
+    import torchlike.distributed.nn as lnn
+    from torchlike.distributed.nn import functional
+    assert lnn.all_reduce is functional.all_reduce
+    assert functional.all_reduce.__module__ == "torchlike.distributed.nn.functional"
+    with pytest.raises(NotImplementedError, match="torch.distributed.nn.RemoteModule is not implemented"):
+        lnn.RemoteModule
