@@ -1,4 +1,5 @@
 """torch.jit entry points: trace/script keep the module, save/load round-trip, torch's errors."""
+import inspect
 import os
 import subprocess
 import sys
@@ -135,3 +136,16 @@ def test_jit_eager_api_program_prints_what_torch_prints():
     ours = run_program([script], runner=True, timeout=300)
     assert ours == expected
     assert expected[1] == "[True, False, True, True, True, False, False, True, True, True]"
+
+
+def test_trace_graph_is_a_clear_not_implemented_error():
+    """torch.jit._get_trace_graph (fvcore's FlopCountAnalysis traces through it) exists with torch's signature and
+    says torchlike has no TorchScript tracer; torch._C.Graph/Node/Value exist for annotations and are never built."""
+    assert inspect.signature(torchlike.jit._get_trace_graph) == inspect.signature(torch.jit._get_trace_graph)
+    with pytest.raises(NotImplementedError, match="no TorchScript tracer"):
+        torchlike.jit._get_trace_graph(torchlike.nn.Linear(2, 2), (torchlike.ones(1, 2),))
+    for name in ("Graph", "Node", "Value"):
+        ours = getattr(torchlike._C, name)
+        assert (ours.__module__, ours.__name__) == (getattr(torch._C, name).__module__, name)
+        with pytest.raises(NotImplementedError, match=f"torch._C.{name}: torchlike has no TorchScript IR"):
+            ours()

@@ -294,6 +294,33 @@ class ScriptFunction(ScriptModule):
 ScriptModule.__module__ = ScriptFunction.__module__ = "torch"
 
 
+class _ScriptIR:
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError(f"torch._C.{type(self).__name__}: torchlike has no TorchScript IR "
+                                  "(see docs/differences.md)")
+
+
+class Graph(_ScriptIR):
+    """A TorchScript IR graph (``torch._C.Graph``, with its ``Node`` and ``Value``); torchlike has no TorchScript
+    tracer, so none is ever built (``torch.jit._get_trace_graph`` raises); libraries name them in annotations.
+
+    >>> import torchlike
+    >>> torchlike._C.Graph.__name__, torchlike._C.Node.__name__, torchlike._C.Value.__name__
+    ('Graph', 'Node', 'Value')
+    """
+
+
+class Node(_ScriptIR):
+    """A TorchScript IR node (``torch.Node``); never built, as :class:`Graph`."""
+
+
+class Value(_ScriptIR):
+    """A TorchScript IR value (``torch.Value``); never built, as :class:`Graph`."""
+
+
+Graph.__module__ = Node.__module__ = Value.__module__ = "torch"
+
+
 def _parse_to(*args, **kwargs):
     """``torch._C._nn._parse_to``: ``(device, dtype, non_blocking, memory_format)`` of a ``to()`` call."""
     device, dtype, non_blocking, _copy, memory_format = parse_to(Tensor, args, kwargs)

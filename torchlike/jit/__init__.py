@@ -69,6 +69,22 @@ def trace(func, example_inputs=None, *args, example_kwarg_inputs=None, **kwargs)
     return func
 
 
+def _get_trace_graph(f, args=(), kwargs=None, strict=True, _force_outplace=False, return_inputs=False,
+                     _return_inputs_states=False):
+    """torch.jit._get_trace_graph: torchlike has no TorchScript tracer, so there is no graph to return; trace-based
+    analyses (fvcore's ``FlopCountAnalysis``, ``ActivationCountAnalysis``) raise this NotImplementedError.
+
+    >>> import torchlike
+    >>> torchlike.jit._get_trace_graph(torchlike.nn.Linear(2, 2), (torchlike.ones(1, 2),))
+    Traceback (most recent call last):
+    ...
+    NotImplementedError: torch.jit._get_trace_graph: torchlike has no TorchScript tracer, so no TorchScript graph ...
+    """
+    raise NotImplementedError(
+        "torch.jit._get_trace_graph: torchlike has no TorchScript tracer, so no TorchScript graph can be built "
+        "(count flops with torch.utils.flop_counter.FlopCounterMode; see docs/differences.md)")
+
+
 def trace_module(mod, inputs, *args, **kwargs):
     """``trace`` of ``mod.forward`` with ``inputs["forward"]``."""
     return trace(mod, inputs.get("forward") if isinstance(inputs, dict) else inputs)
