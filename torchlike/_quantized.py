@@ -22,7 +22,7 @@ from ._dispatch import dispatch
 from ._errors import torch_warn, tp_name
 from ._ops.registry import register
 from ._tensor_str import _add_suffixes, _tensor_str
-from ._torch_function import disabled_torch_function_impl
+from ._torch_function import DisableTorchFunctionSubclass
 from .tensor import Tensor
 
 __all__ = ["qscheme", "per_tensor_affine", "per_channel_affine", "per_tensor_symmetric", "per_channel_symmetric",
@@ -67,13 +67,25 @@ _DEPRECATED = ("torch.quantize_per_tensor, torch.quantize_per_channel and other 
                "for more information.")
 
 
+# the quantized kernels of torch functions and methods, by name ("relu", "max_pool2d", ...): filled by
+# torchlike.ao.nn.quantized.functional, consulted by a quantized tensor's __torch_function__
+QUANTIZED_FUNCTIONS: dict = {}
+
+
 class _QTensor(Tensor):
     """A quantized tensor (``is_quantized``): the integer representation as the array, plus ``_q``, the quantizer
     ``(dtype, qscheme, scale, zero_point, axis)`` (per channel: scales float64 and zero points int64 Tensors)."""
 
     __slots__ = ("_q",)
-    __torch_function__ = disabled_torch_function_impl
     is_quantized = True
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        kernel = QUANTIZED_FUNCTIONS.get(getattr(func, "__name__", None))
+        if kernel is not None and args and isinstance(args[0], _QTensor):
+            return kernel(*args, **(kwargs or {}))
+        with DisableTorchFunctionSubclass():
+            return func(*args, **(kwargs or {}))
 
     @property
     def dtype(self):

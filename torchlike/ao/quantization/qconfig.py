@@ -1,15 +1,25 @@
-"""torch.ao.quantization's qconfigs, as far as dynamic quantization reads them: which dtype a module's weight
-(and activation) is quantized to.  The observers themselves are not modelled: ``weight()`` returns a spec whose
-``dtype`` says it (torchlike quantizes weights as torch's default MinMaxObserver would)."""
+"""torch.ao.quantization's qconfigs: which observers ``prepare`` attaches to a module's output and weight.  The
+static ones (``default_qconfig``, ``get_default_qconfig("x86")`` ...) hold torch's observer constructors; the
+dynamic ones hold only dtypes (``weight()`` returns a spec whose ``dtype`` says it: torchlike quantizes dynamic
+weights as torch's default MinMaxObserver would).
+
+>>> import torchlike
+>>> torchlike.ao.quantization.get_default_qconfig("x86").weight().qscheme
+torch.per_channel_symmetric
+"""
 from __future__ import annotations
 
 from collections import namedtuple
 
 from ... import _dtype
+from ...nn.modules.module import Module
+from .observer import HistogramObserver, default_observer, default_per_channel_weight_observer, \
+    default_weight_observer
 
 __all__ = ["QConfig", "QConfigDynamic", "default_dynamic_qconfig", "float16_dynamic_qconfig",
            "per_channel_dynamic_qconfig", "float_qparams_weight_only_qconfig",
-           "float_qparams_weight_only_qconfig_4bit"]
+           "float_qparams_weight_only_qconfig_4bit", "default_qconfig", "default_per_channel_qconfig",
+           "get_default_qconfig"]
 
 
 class _ObserverSpec:
@@ -30,6 +40,12 @@ class QConfig(namedtuple("QConfig", ["activation", "weight"])):
 
     __slots__ = ()
 
+    def __new__(cls, activation, weight):
+        if isinstance(activation, Module) or isinstance(weight, Module):
+            raise ValueError("QConfig received observer instance, please pass observer class instead. Use "
+                             "MyObserver.with_args(x=1) to override arguments to constructor if needed")
+        return super().__new__(cls, activation, weight)
+
 
 QConfigDynamic = QConfig
 default_dynamic_qconfig = QConfig(activation=_ObserverSpec(_dtype.quint8, "per_tensor_affine", True),
@@ -45,3 +61,24 @@ float_qparams_weight_only_qconfig = QConfig(activation=_ObserverSpec(_dtype.floa
 float_qparams_weight_only_qconfig_4bit = QConfig(activation=_ObserverSpec(_dtype.float32, "per_tensor_affine"),
                                                  weight=_ObserverSpec(_dtype.quint4x2,
                                                                       "per_channel_affine_float_qparams"))
+
+default_qconfig = QConfig(activation=default_observer, weight=default_weight_observer)
+default_per_channel_qconfig = QConfig(activation=default_observer, weight=default_per_channel_weight_observer)
+
+
+def get_default_qconfig(backend="x86", version=0):
+    """The default post-training qconfig of a quantized backend: for "x86"/"fbgemm", histogram-observed activations
+    (reduced range) and per-channel symmetric weights."""
+    supported = ["fbgemm", "x86", "qnnpack", "onednn"]
+    if backend not in supported:
+        raise AssertionError(f"backend: {backend} not supported. backend must be one of {supported}")
+    if version != 0:
+        raise AssertionError(f"Version number: {version} in get_default_qconfig is not supported. Version number "
+                             "must be 0")
+    if backend in ("fbgemm", "x86"):
+        return QConfig(activation=HistogramObserver.with_args(reduce_range=True),
+                       weight=default_per_channel_weight_observer)
+    if backend == "qnnpack":
+        return QConfig(activation=HistogramObserver.with_args(reduce_range=False), weight=default_weight_observer)
+    return QConfig(activation=HistogramObserver.with_args(reduce_range=False),
+                   weight=default_per_channel_weight_observer)

@@ -1,4 +1,6 @@
-"""torch.ao.quantization.quantize_dynamic: swap a model's Linear and LSTM layers for dynamically quantized ones.
+"""torch.ao.quantization's eager-mode flows: ``prepare`` (qconfigs propagated, observers attached to the
+modules' outputs), ``convert`` (observed modules swapped for statically quantized ones), ``quantize`` (both, with a
+calibration function) and ``quantize_dynamic`` (Linear and LSTM layers swapped for dynamically quantized ones).
 
 >>> import torchlike
 >>> from torchlike import nn
@@ -15,13 +17,18 @@ import copy
 import warnings
 
 from ... import _dtype, nn
-from ..nn.quantized.dynamic.modules.linear import Linear as DynamicLinear
-from ..nn.quantized.dynamic.modules.rnn import LSTM as DynamicLSTM
+from ...nn.utils.parametrize import type_before_parametrizations
+from ..nn.intrinsic.modules.fused import _FusedModule
+from ..nn.quantized.modules.functional_modules import FloatFunctional, QFunctional
+from .observer import ObserverBase
+from .quantization_mappings import get_default_dynamic_quant_module_mappings, \
+    get_default_qconfig_propagation_list, get_default_static_quant_module_mappings
+from .stubs import DeQuantStub
 from .qconfig import default_dynamic_qconfig, float16_dynamic_qconfig, float_qparams_weight_only_qconfig, \
     float_qparams_weight_only_qconfig_4bit
 
-__all__ = ["quantize_dynamic", "get_default_dynamic_quant_module_mappings", "propagate_qconfig_", "convert",
-           "swap_module"]
+__all__ = ["quantize_dynamic", "propagate_qconfig_", "convert", "swap_module", "prepare", "quantize",
+           "add_quant_dequant", "prepare_qat", "quantize_qat"]
 
 DEPRECATION_WARNING = (
     "torch.ao.quantization is deprecated and will be removed in 2.10. \n"
@@ -38,31 +45,13 @@ DEPRECATION_WARNING = (
 _RNN_TYPES = (nn.LSTM, nn.GRU, nn.LSTMCell, nn.RNNCell, nn.GRUCell)
 
 
-class _Unsupported:
-    """A mapping target torchlike does not have yet: swapping a module to it raises, naming it."""
-
-    def __init__(self, name):
-        self.name = name
-
-    def from_float(self, mod, use_precomputed_fake_quant=False):
-        raise NotImplementedError(f"{self.name} (dynamic quantization of {type(mod).__name__}) is not implemented "
-                                  "in torchlike; only nn.Linear and nn.LSTM are quantized dynamically (see docs/differences.md)")
-
-
-def get_default_dynamic_quant_module_mappings():
-    """The float module types ``quantize_dynamic`` swaps, and their dynamic quantized counterparts."""
-    return {nn.Linear: DynamicLinear, nn.modules.linear.NonDynamicallyQuantizableLinear: DynamicLinear,
-            nn.LSTM: DynamicLSTM,
-            **{t: _Unsupported(f"torch.ao.nn.quantized.dynamic.{t.__name__}") for t in _RNN_TYPES[1:]},
-            nn.Embedding: _Unsupported("torch.ao.nn.quantized.Embedding"),
-            nn.EmbeddingBag: _Unsupported("torch.ao.nn.quantized.EmbeddingBag")}
-
-
 def propagate_qconfig_(module, qconfig_dict=None, prepare_custom_config_dict=None):
     """Give every submodule the qconfig its type or qualified name asks for in ``qconfig_dict``, else its
     parent's (torch's rule; an existing ``qconfig`` attribute wins)."""
+    qconfig_dict = qconfig_dict or {}
+
     def visit(mod, parent_qconfig, prefix):
-        qc = qconfig_dict.get(type(mod), parent_qconfig)
+        qc = qconfig_dict.get(type_before_parametrizations(mod), parent_qconfig)
         qc = qconfig_dict.get(prefix, qc)
         qc = getattr(mod, "qconfig", qc)
         mod.qconfig = qc
@@ -73,34 +62,160 @@ def propagate_qconfig_(module, qconfig_dict=None, prepare_custom_config_dict=Non
 
 def swap_module(mod, mapping, custom_module_class_mapping=None, use_precomputed_fake_quant=False):
     """``mod``'s quantized counterpart when its type is in ``mapping`` and it has a qconfig, else ``mod``."""
-    if getattr(mod, "qconfig", None) is not None and type(mod) in mapping:
-        new = mapping[type(mod)].from_float(mod)
+    if getattr(mod, "qconfig", None) is not None and type_before_parametrizations(mod) in mapping:
+        new = mapping[type_before_parametrizations(mod)].from_float(mod)
         for hook in mod._forward_pre_hooks.values():
             new.register_forward_pre_hook(hook)
         for hook in mod._forward_hooks.values():
-            new.register_forward_hook(hook)
+            if hook is not _observer_forward_hook:
+                new.register_forward_hook(hook)
         return new
     return mod
 
 
 def convert(module, mapping=None, inplace=False, remove_qconfig=True, is_reference=False,
             convert_custom_config_dict=None, use_precomputed_fake_quant=False):
-    """Swap ``module``'s children (recursively; not ``module`` itself) by ``mapping``."""
+    """Swap ``module``'s children (recursively; not ``module`` itself; fused modules as a whole) for their
+    quantized counterparts by ``mapping`` (default: the static mappings), then drop qconfigs and observers."""
+    if is_reference:
+        raise NotImplementedError("convert(is_reference=True) (reference quantized modules) is not implemented in "
+                                  "torchlike (see docs/differences.md)")
+    if convert_custom_config_dict:
+        raise NotImplementedError("convert's convert_custom_config_dict (custom module classes) is not implemented "
+                                  "in torchlike (see docs/differences.md)")
     if mapping is None:
-        mapping = get_default_dynamic_quant_module_mappings()
+        mapping = get_default_static_quant_module_mappings()
     if not inplace:
         module = copy.deepcopy(module)
 
     def visit(mod):
-        for name, child in list(mod.named_children()):
-            visit(child)
-            mod._modules[name] = swap_module(child, mapping)
+        reassign = {}
+        for name, child in mod.named_children():
+            if not isinstance(child, _FusedModule):
+                visit(child)
+            reassign[name] = swap_module(child, mapping)
+        for name, child in reassign.items():
+            mod._modules[name] = child
     visit(module)
     if remove_qconfig:
-        for m in module.modules():
-            if hasattr(m, "qconfig"):
-                del m.qconfig
+        _remove_qconfig(module)
     return module
+
+
+def _observer_forward_hook(self, input, output):
+    """Forward hook that calls observer on the output"""
+    return self.activation_post_process(output)
+
+
+def _observer_forward_pre_hook(self, input):
+    """Forward pre hook that calls observer on the output"""
+    return self.activation_post_process(input[0])
+
+
+def _is_activation_post_process(module):
+    return isinstance(module, ObserverBase)
+
+
+def _remove_qconfig(module):
+    for child in module.children():
+        _remove_qconfig(child)
+    if hasattr(module, "qconfig"):
+        del module.qconfig
+    if hasattr(module, "activation_post_process") and _is_activation_post_process(module.activation_post_process):
+        delattr(module, "activation_post_process")
+    for hooks, observer_hook in ((module._forward_pre_hooks, _observer_forward_pre_hook),
+                                 (module._forward_hooks, _observer_forward_hook)):
+        for handle_id in [k for k, fn in hooks.items() if fn is observer_hook]:
+            hooks.pop(handle_id)
+
+
+def _add_observer_(module, qconfig_propagation_list, non_leaf_module_list=None):
+    """Give each leaf module of ``qconfig_propagation_list``'s types that has a qconfig (and each fused module,
+    FloatFunctional ...) an ``activation_post_process`` observer of its output, run by a forward hook."""
+    def needs_observation(m):
+        return getattr(m, "qconfig", None) is not None
+
+    def insert_activation_post_process(m):
+        if needs_observation(m) and not isinstance(m, DeQuantStub):
+            m.add_module("activation_post_process", m.qconfig.activation())
+            memoryless = getattr(m.activation_post_process, "averaging_constant", None) == 1
+            if memoryless:
+                m.register_forward_pre_hook(_observer_forward_pre_hook, prepend=True)
+            else:
+                m.register_forward_hook(_observer_forward_hook, prepend=True)
+
+    for child in module.children():
+        kind = type_before_parametrizations(child)
+        if kind is nn.Dropout:
+            continue
+        if issubclass(kind, (FloatFunctional, QFunctional)):
+            if needs_observation(child):
+                child.activation_post_process = child.qconfig.activation()
+        elif isinstance(child, _FusedModule) or (non_leaf_module_list is not None and kind in non_leaf_module_list):
+            insert_activation_post_process(child)
+        else:
+            _add_observer_(child, qconfig_propagation_list, non_leaf_module_list)
+    if not module._modules and not isinstance(module, nn.Sequential) and \
+            type_before_parametrizations(module) in qconfig_propagation_list:
+        insert_activation_post_process(module)
+
+
+def prepare(model, inplace=False, allow_list=None, observer_non_leaf_module_list=None,
+            prepare_custom_config_dict=None):
+    """A copy of ``model`` (``inplace``: ``model``) ready for calibration: qconfigs propagated from ``model.qconfig``
+    (and its submodules'), an observer on the output of every module that will be quantized.
+
+    >>> import torchlike
+    >>> from torchlike import nn
+    >>> from torchlike.ao import quantization as tq
+    >>> m = nn.Sequential(tq.QuantStub(), nn.Linear(2, 2), tq.DeQuantStub()).eval()
+    >>> m.qconfig = tq.default_qconfig
+    >>> type(tq.prepare(m)[1].activation_post_process).__name__
+    'MinMaxObserver'
+    """
+    if prepare_custom_config_dict:
+        raise NotImplementedError("prepare's prepare_custom_config_dict (custom module classes) is not implemented "
+                                  "in torchlike (see docs/differences.md)")
+    if not inplace:
+        model = copy.deepcopy(model)
+    propagation_list = get_default_qconfig_propagation_list() if allow_list is None else allow_list
+    propagate_qconfig_(model, None)
+    if not any(getattr(m, "qconfig", None) for m in model.modules()):
+        warnings.warn("None of the submodule got qconfig applied. Make sure you passed correct configuration "
+                      "through `qconfig_dict` or by assigning the `.qconfig` attribute directly on submodules",
+                      stacklevel=2)
+    _add_observer_(model, propagation_list, observer_non_leaf_module_list)
+    return model
+
+
+def quantize(model, run_fn, run_args, mapping=None, inplace=False):
+    """Post-training static quantization in one call: ``prepare``, ``run_fn(model, run_args)`` to calibrate,
+    ``convert``."""
+    if not inplace:
+        model = copy.deepcopy(model)
+    model.eval()
+    prepare(model, inplace=True)
+    run_fn(model, *run_args)
+    convert(model, mapping, inplace=True)
+    return model
+
+
+def add_quant_dequant(module):
+    """Not supported (QuantWrapper around every leaf)."""
+    raise NotImplementedError("torch.ao.quantization.add_quant_dequant is not implemented in torchlike "
+                              "(see docs/differences.md)")
+
+
+def prepare_qat(model, mapping=None, inplace=False):
+    """Not supported: quantization-aware training."""
+    raise NotImplementedError("torch.ao.quantization.prepare_qat (quantization-aware training) is not implemented "
+                              "in torchlike (see docs/differences.md)")
+
+
+def quantize_qat(model, run_fn, run_args, inplace=False):
+    """Not supported: quantization-aware training."""
+    raise NotImplementedError("torch.ao.quantization.quantize_qat (quantization-aware training) is not "
+                              "implemented in torchlike (see docs/differences.md)")
 
 
 def quantize_dynamic(model, qconfig_spec=None, dtype=_dtype.qint8, mapping=None, inplace=False):

@@ -1,9 +1,17 @@
-"""torch.ao.nn.quantized: quantized modules.  ``dynamic.Linear`` runs; the statically quantized ``Linear``
-holds and saves its weights but does not run; other names raise a NotImplementedError naming them."""
-from ...._missing import module_getattr
-from . import dynamic, modules  # noqa: F401
-from .modules import Linear, LinearPackedParams  # noqa: F401
+"""torch.ao.nn.quantized: quantized modules.  The statically quantized ``Quantize``/``DeQuantize``/``Linear``/
+``Conv2d``/``QFunctional`` (what ``torch.ao.quantization.convert`` swaps in) and ``dynamic.Linear``/``LSTM`` run;
+other names raise a NotImplementedError naming them.
 
-__all__ = ["Linear"]
+>>> import torchlike
+>>> torchlike.ao.nn.quantized.DeQuantize()
+DeQuantize()
+"""
+from ...._missing import module_getattr
+from . import dynamic, functional, modules  # noqa: F401
+from .modules import Conv2d, DeQuantize, Dropout, FloatFunctional, FXFloatFunctional, Linear, LinearPackedParams, \
+    QFunctional, Quantize  # noqa: F401
+
+__all__ = ["Linear", "Conv2d", "DeQuantize", "Dropout", "FloatFunctional", "FXFloatFunctional", "QFunctional",
+           "Quantize"]
 
 __getattr__ = module_getattr("torch.ao.nn.quantized")

@@ -1,7 +1,8 @@
 """torch.ao.nn.quantized's Linear and its packed parameters: a qint8 weight (and float bias) kept as torch
 keeps them, with torch's ``state_dict`` layout (``scale``, ``zero_point``, ``_packed_params.dtype``,
-``_packed_params._packed_params`` = ``(weight, bias)``) and repr.  The statically quantized forward (quantized
-input and output) is not supported; the dynamic subclass (``torch.ao.nn.quantized.dynamic.Linear``) runs."""
+``_packed_params._packed_params`` = ``(weight, bias)``) and repr.  Its forward takes a quint8 tensor and gives one
+quantized with ``scale``/``zero_point``, bit-equal to torch's fbgemm kernel; the dynamic subclass
+(``torch.ao.nn.quantized.dynamic.Linear``) quantizes float inputs per call."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +10,11 @@ import numpy as np
 from ..... import _dtype
 from ....._creation import tensor, zeros
 from ....._quantized import _make, per_tensor_affine
+from .....nn.modules.linear import Linear as _FloatLinear, NonDynamicallyQuantizableLinear
 from .....nn.modules.module import Module
+from ...intrinsic.modules import fused as nni
+from .. import functional as qF
+from .utils import _quantize_weight
 
 __all__ = ["LinearPackedParams", "Linear"]
 
@@ -110,10 +115,43 @@ class Linear(Module):
     def __repr__(self):
         return _hide_packed_params_repr(self)
 
+    _FLOAT_MODULE = (_FloatLinear, NonDynamicallyQuantizableLinear)
+    _RELU = False
+
     def forward(self, x):
-        raise NotImplementedError("torchlike does not support statically quantized modules "
-                                  "(torch.ao.nn.quantized.Linear); torch.ao.nn.quantized.dynamic.Linear runs "
-                                  "(see docs/differences.md)")
+        w, b = self._packed_params._packed_params
+        if self._packed_params.dtype is not _dtype.qint8:
+            raise NotImplementedError("torchlike's statically quantized Linear takes qint8 weights only")
+        return qF.linear(x, w, b, self.scale, self.zero_point, relu=self._RELU)
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        """The quantized version of the observed float (or fused LinearReLU) Linear ``mod``: its weight quantized
+        by its qconfig's weight observer, its output qparams from its ``activation_post_process``."""
+        if hasattr(mod, "weight_fake_quant"):
+            raise NotImplementedError("torchlike does not support quantization-aware training (converting a QAT "
+                                      "Linear); see docs/differences.md")
+        floats = cls._FLOAT_MODULE if isinstance(cls._FLOAT_MODULE, tuple) else (cls._FLOAT_MODULE,)
+        if type(mod) not in floats:
+            raise AssertionError(f"nnq.{cls.__name__}.from_float only works for "
+                                 f"{', '.join(f.__name__ for f in floats)}, but got: {type(mod)}")
+        if not hasattr(mod, "qconfig"):
+            raise AssertionError("Input float module must have qconfig defined")
+        activation_post_process = mod.activation_post_process
+        if type(mod) is nni.LinearReLU:
+            mod = mod[0]
+        weight_post_process = mod.qconfig.weight()
+        weight_post_process(mod.weight)
+        dtype = weight_post_process.dtype
+        act_scale, act_zp = activation_post_process.calculate_qparams()
+        if dtype is not _dtype.qint8:
+            raise AssertionError("Weight observer must have dtype torch.qint8")
+        qweight = _quantize_weight(mod.weight.detach().float(), weight_post_process)
+        qlinear = cls(mod.in_features, mod.out_features, dtype=dtype)
+        qlinear.set_weight_bias(qweight, None if mod.bias is None else mod.bias.detach())
+        qlinear.scale = float(act_scale)
+        qlinear.zero_point = int(act_zp)
+        return qlinear
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         super()._save_to_state_dict(destination, prefix, keep_vars)

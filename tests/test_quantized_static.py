@@ -1,0 +1,163 @@
+"""Static quantization pieces against torch 2.13 (x86 backend): the observers' qparams, the quantized kernels
+(linear via fbgemm, conv2d via oneDNN, add/mul/cat/add_relu, relu, max_pool2d) bit for bit on values chosen to hit
+rounding ties, the converted modules' repr/state_dict, and the NotImplementedError of what is left out."""
+import io
+
+import numpy as np
+import pytest
+import torch
+
+import torchlike
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::DeprecationWarning")
+rng = np.random.default_rng(0)
+
+
+def _both(fn):
+    return fn(torch), fn(torchlike)
+
+
+def _ints(q):
+    return np.asarray(q.int_repr().numpy()), q.q_scale(), q.q_zero_point()
+
+
+@pytest.mark.parametrize("name,kw", [
+    ("MinMaxObserver", {}), ("MinMaxObserver", dict(dtype="qint8", qscheme="per_tensor_symmetric")),
+    ("MovingAverageMinMaxObserver", {}),
+    ("PerChannelMinMaxObserver", dict(ch_axis=1, dtype="qint8", qscheme="per_channel_symmetric")),
+    ("PerChannelMinMaxObserver", dict(ch_axis=0)), ("HistogramObserver", dict(reduce_range=True)),
+    ("HistogramObserver", {})])
+def test_observer_qparams(name, kw):
+    data = [rng.standard_normal((4, 8, 6, 6)).astype(np.float32) * s + o
+            for s, o in ((1, 0), (1.5, 0.3), (0.7, -0.2), (2, 1))]
+
+    def run(m):
+        k = {a: getattr(m, v) if isinstance(v, str) else v for a, v in kw.items()}
+        obs = getattr(m.ao.quantization.observer, name)(**k)
+        for d in data:
+            obs(m.tensor(d))
+        s, z = obs.calculate_qparams()
+        return s.numpy(), z.numpy(), str(z.dtype), type(obs).__module__.replace("torchlike", "torch")
+    t, ours = _both(run)
+    np.testing.assert_array_equal(t[0], ours[0])
+    np.testing.assert_array_equal(t[1], ours[1])
+    assert t[2:] == ours[2:]
+
+
+def _q(m, x, s, z):
+    return m.quantize_per_tensor(m.tensor(x), s, z, m.quint8)
+
+
+def _weights(m, w, per_channel):
+    if per_channel:
+        sw = m.tensor(np.linspace(0.002, 0.012, w.shape[0]), dtype=m.float64)
+        return m.quantize_per_channel(m.tensor(w), sw, m.zeros(w.shape[0], dtype=m.long), 0, m.qint8)
+    return m.quantize_per_tensor(m.tensor(w), 0.0071, 0, m.qint8)
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+@pytest.mark.parametrize("relu", [False, True])
+def test_quantized_linear_bit_exact(per_channel, relu):
+    x = rng.standard_normal((3000, 37)).astype(np.float32) * 2
+    w = rng.standard_normal((67, 37)).astype(np.float32) * 0.3
+    b = rng.standard_normal(67).astype(np.float32)
+
+    def run(m):
+        cls = m.ao.nn.intrinsic.quantized.LinearReLU if relu else m.ao.nn.quantized.Linear
+        mod = cls(37, 67)
+        mod.set_weight_bias(_weights(m, w, per_channel), m.tensor(b))
+        mod.scale, mod.zero_point = 0.047, 91
+        return _ints(mod(_q(m, x, 0.031, 67)))
+    t, ours = _both(run)
+    np.testing.assert_array_equal(t[0], ours[0])
+    assert t[1:] == ours[1:]
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+@pytest.mark.parametrize("relu,groups,stride", [(False, 1, 1), (True, 1, 2), (False, 2, 1)])
+def test_quantized_conv2d_bit_exact(per_channel, relu, groups, stride):
+    x = rng.standard_normal((40, 4, 20, 20)).astype(np.float32) * 2
+    w = rng.standard_normal((16, 4 // groups, 3, 3)).astype(np.float32) * 0.3
+    b = rng.standard_normal(16).astype(np.float32)
+
+    def run(m):
+        cls = m.ao.nn.intrinsic.quantized.ConvReLU2d if relu else m.ao.nn.quantized.Conv2d
+        mod = cls(4, 16, 3, padding=1, groups=groups, stride=stride)
+        mod.set_weight_bias(_weights(m, w, per_channel), m.tensor(b))
+        mod.scale, mod.zero_point = 0.047, 91
+        return _ints(mod(_q(m, x, 0.031, 67))), repr(mod).replace("torchlike", "torch")
+    t, ours = _both(run)
+    np.testing.assert_array_equal(t[0][0], ours[0][0])
+    assert t[0][1:] == ours[0][1:] and t[1] == ours[1]
+
+
+@pytest.mark.parametrize("n", [63, 200, 1000, 20001])
+@pytest.mark.parametrize("scales", [(0.25, 0.125, 0.5), (0.1, 0.3, 0.2), (0.0371, 0.0257, 0.0413)])
+@pytest.mark.parametrize("op", ["add", "add_relu", "mul", "cat"])
+def test_qfunctional_bit_exact(n, scales, op):
+    a = rng.standard_normal(n).astype(np.float32) * 3
+    b = rng.standard_normal(n).astype(np.float32) * 2
+
+    def run(m):
+        f = m.ao.nn.quantized.QFunctional()
+        f.scale, f.zero_point = scales[2], 97
+        qa, qb = _q(m, a, scales[0], 61), _q(m, b, scales[1], 140)
+        return _ints(f.cat([qa, qb]) if op == "cat" else getattr(f, op)(qa, qb))
+    t, ours = _both(run)
+    np.testing.assert_array_equal(t[0], ours[0])
+    assert t[1:] == ours[1:]
+
+
+def test_relu_and_max_pool_on_quantized():
+    x = rng.standard_normal((2, 3, 6, 6)).astype(np.float32)
+
+    def run(m):
+        q = _q(m, x, 0.02, 100)
+        return (_ints(m.relu(q)), _ints(m.nn.functional.relu(q)), _ints(m.nn.MaxPool2d(2)(q)),
+                _ints(m.flatten(q, 1)), _ints(m.nn.ReLU(inplace=True)(q.clone())))
+    t, ours = _both(run)
+    for a, b in zip(t, ours):
+        np.testing.assert_array_equal(a[0], b[0])
+        assert a[1:] == b[1:]
+
+
+def test_converted_linear_repr_state_dict_and_save_load():
+    # (dyadic inputs and weights: the float calibration pass is exact, so torch's and torchlike's ranges agree)
+    x = rng.integers(-8, 8, (8, 5)).astype(np.float32) / 4
+    w = rng.integers(-8, 8, (3, 5)).astype(np.float32) / 8
+
+    def run(m):
+        model = m.nn.Sequential(m.ao.quantization.QuantStub(), m.nn.Linear(5, 3), m.ao.quantization.DeQuantStub())
+        with m.no_grad():
+            model[1].weight.copy_(m.tensor(w))
+            model[1].bias.copy_(m.tensor([0.5, -0.25, 0.125]))
+        model.eval().qconfig = m.ao.quantization.default_qconfig
+        prepared = m.ao.quantization.prepare(model)
+        prepared(m.tensor(x))
+        q = m.ao.quantization.convert(prepared)
+        buf = io.BytesIO()
+        m.save(q.state_dict(), buf)
+        buf.seek(0)
+        sd = m.load(buf, weights_only=False)
+        return (repr(q), list(sd), q(m.tensor(x)).numpy(), _ints(q[1].weight()), q[1].bias().detach().numpy())
+    t, ours = _both(run)
+    assert t[0] == ours[0] and t[1] == ours[1]
+    np.testing.assert_array_equal(t[2], ours[2])
+    np.testing.assert_array_equal(t[3][0], ours[3][0])
+    np.testing.assert_array_equal(t[4], ours[4])
+
+
+def test_left_out_raise_naming_them():
+    m = torchlike
+    model = m.nn.Sequential(m.ao.quantization.QuantStub(), m.nn.Conv3d(1, 1, 1)).eval()
+    model.qconfig = m.ao.quantization.default_qconfig
+    prepared = m.ao.quantization.prepare(model)
+    prepared(m.ones(1, 1, 2, 2, 2))
+    with pytest.raises(NotImplementedError, match="torch.ao.nn.quantized.Conv3d"):
+        m.ao.quantization.convert(prepared)
+    with pytest.raises(NotImplementedError, match="prepare_fx"):
+        m.ao.quantization.quantize_fx.prepare_fx(model, {}, ())
+    with pytest.raises(NotImplementedError, match="prepare_qat"):
+        m.ao.quantization.prepare_qat(model)
+    with pytest.raises(NotImplementedError, match="FakeQuantize"):
+        m.ao.quantization.FakeQuantize  # noqa: B018
