@@ -14,6 +14,7 @@ from .._ops.registry import register
 from .._ops.shape import stack
 
 from . import graph
+from ._graph_api import GradientEdge
 from .engine import run_backward
 from . import grad_mode
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
@@ -31,7 +32,21 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_gra
 def _seq(x):
     if x is None:
         return None
-    return (x,) if isinstance(x, Tensor) else tuple(x)
+    return (x,) if isinstance(x, (Tensor, GradientEdge)) else tuple(x)
+
+
+def _inputs_tuple(inputs, fn):
+    """The ``inputs`` of ``grad``/``backward`` (named ``fn``) as torch reads them: a Tensor or GradientEdge, the
+    values of a plain dict, or the items of any other iterable but a Mapping; never empty."""
+    if type(inputs) is dict:
+        inputs = tuple(inputs.values())
+    elif isinstance(inputs, Mapping):
+        raise TypeError(f"`inputs` argument to `{fn}()` must be a dict, not {type(inputs).__name__}. "
+                        "Other Mapping types are not supported.")
+    inputs = _seq(inputs)
+    if not inputs:
+        raise RuntimeError(f"`inputs` argument to `{fn}()` cannot be empty.")
+    return inputs
 
 
 def _make_grads(outputs, grad_outputs, create_graph):
@@ -66,9 +81,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if retain_graph is None:
         retain_graph = create_graph
     if inputs is not None:
-        inputs = _seq(inputs)
-        if len(inputs) == 0:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        inputs = _inputs_tuple(inputs, "backward")
     grads = _make_grads(tensors, grad_tensors, create_graph)
     prev = _is_checkpoint_valid()
     grad_mode._state.checkpoint_valid = inputs is None   # reentrant checkpoints need a plain backward()
@@ -94,11 +107,20 @@ def _is_checkpoint_valid():
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """Gradients of ``outputs`` with respect to ``inputs`` (returned, not accumulated)."""
+    """Gradients of ``outputs`` with respect to ``inputs`` (returned, not accumulated); for a dict of inputs
+    (``dict(model.named_parameters())``) a dict of gradients under the same keys.
+
+    >>> import torchlike as torch
+    >>> w = torch.tensor([1.0, 2.0], requires_grad=True)
+    >>> torch.autograd.grad((w * w).sum(), {"w": w})
+    {'w': tensor([2., 4.])}
+    """
+    if type(inputs) is dict:
+        res = grad(outputs, tuple(inputs.values()), grad_outputs, retain_graph, create_graph, only_inputs,
+                   allow_unused, is_grads_batched, materialize_grads)
+        return dict(zip(inputs.keys(), res))
     outputs = _seq(outputs)
-    inputs = _seq(inputs)
-    if not inputs:
-        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    inputs = _inputs_tuple(inputs, "grad")
     grad_outputs = _seq(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
     if retain_graph is None:
         retain_graph = create_graph

@@ -15,6 +15,7 @@ from .._dispatch import dispatch
 from .._errors import warn_at_caller
 from .._tape import ANOMALY, AccumulateGrad, NoGradViewSink, primals_read, pullback_impl
 from ._fused import try_fused
+from ._graph_api import GradientEdge
 from ._ready_queue import ReadyQueue, Through, torch_edge_order
 from ..tensor import Tensor
 
@@ -35,6 +36,8 @@ def _apply(node, cts, create_graph, wanted):
 
 
 def _edge_of(t):
+    if isinstance(t, GradientEdge):
+        return t.node, t.output_nr
     gf = t.grad_fn
     if gf is not None:
         return gf, t._oi
@@ -65,6 +68,8 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
     if inputs is not None:
         targets = {}
         for k, t in enumerate(inputs):
+            if not isinstance(t, (Tensor, GradientEdge)):
+                raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
             e = _edge_of(t)
             if e is None:
                 if capture:
@@ -201,7 +206,8 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
             if r is None and not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {k} appears to not have been used in "
                                    "the graph. Set allow_unused=True if this is the desired behavior.")
-            out.append(None if r is None else (r if create_graph else Tensor._wrap(r, t._dev)))
+            out.append(None if r is None else r if create_graph else
+                       Tensor._wrap(r, t._dev) if isinstance(t, Tensor) else Tensor._wrap_where(r))
         return tuple(out)
     return None
 
