@@ -13,7 +13,7 @@ import runpy
 import sys
 import types
 
-from . import _torch_paths
+from . import _torch_extensions, _torch_paths
 from ._distributed_compat import fill, known
 from ._missing import module_getattr
 
@@ -155,6 +155,7 @@ def install():
         for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
             del sys.modules[name]
         sys.meta_path.insert(0, TorchFinder())
+    _torch_extensions.install()  # a compiled torch extension fails to import, as with a torch it doesn't fit
 
 
 def _alias_children():
