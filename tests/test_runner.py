@@ -178,3 +178,32 @@ def test_error_classes_print_torchs_paths_under_the_runner():
     ours = run_program([script], runner=True, timeout=300)
     assert ours == expected
     assert expected[0].startswith("torch._C _LinAlgError") and "torch._dynamo.exc Unsupported" in expected[2]
+
+
+_DILL_MODULES = """
+import dill
+import torch
+import torch.nn.functional as F
+
+
+def f(x):
+    return F.relu(torch.ones(2) * x)
+
+
+# dill records a function's globals; the torch modules among them by name (as for any installed package),
+# not by value (torchlike's whole tree under the runner: minutes, then RecursionError)
+data = dill.dumps(f, recurse=True)
+print(len(data) < 4000, dill.loads(data)(-1.0).tolist())
+print(dill.loads(dill.dumps(torch)) is torch, dill.loads(dill.dumps(F)) is F)
+"""
+
+
+def test_dill_records_torch_modules_by_name_under_the_runner(tmp_path):
+    pytest.importorskip("dill")
+    script = tmp_path / "dill_modules.py"
+    script.write_text(_DILL_MODULES)
+    theirs = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    ours = subprocess.run([sys.executable, "-m", "torchlike", "run", str(script)], capture_output=True, text=True,
+                          timeout=300)
+    assert theirs.returncode == ours.returncode == 0, ours.stderr[-3000:]
+    assert ours.stdout == theirs.stdout == "True [0.0, 0.0]\nTrue True\n"

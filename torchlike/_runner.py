@@ -90,6 +90,7 @@ def _name_classes_as_torch():
                 or not isinstance(mod, types.ModuleType):
             continue
         _NAMED.add(name)
+        _pickle_by_name(mod)
         home = _TORCH_HOMES.get(name)
         if home is None:
             if any(part.startswith("_") for part in name.split(".")) or name.startswith("torchlike.distributed"):
@@ -104,6 +105,27 @@ def _name_classes_as_torch():
                     obj.__module__ = home
                 except (TypeError, AttributeError):  # a C type
                     pass
+
+
+class _ModuleByName(types.ModuleType):
+    """The class of torchlike's modules under the runner: a pickler that records a module (dill, which datasets'
+    fingerprints use, for a function's globals) records it by name, as dill does an installed torch's modules
+    (under ``sys.prefix``), never by value (torchlike's whole tree: slow, then RecursionError)."""
+
+    def __reduce_ex__(self, protocol):
+        return importlib.import_module, (self.__name__,)
+
+
+_BY_NAME = {types.ModuleType: _ModuleByName}  # a module's class -> the same class pickled by name
+
+
+def _pickle_by_name(mod):
+    """Give torchlike module ``mod`` the class of its own class that pickles it by name (``_ModuleByName``)."""
+    cls = type(mod)
+    if not issubclass(cls, _ModuleByName):
+        if cls not in _BY_NAME:
+            _BY_NAME[cls] = type(cls.__name__, (cls, _ModuleByName), {"__module__": cls.__module__})
+        mod.__class__ = _BY_NAME[cls]
 
 
 # the version an installed torch reports through its package metadata (``importlib.metadata.version``)
