@@ -1,0 +1,125 @@
+"""The model-profiling tools research scripts call on their models: thop (profile, clever_format, custom_ops,
+per-layer info), ptflops (get_model_complexity_info, pytorch backend, per-layer table), fvcore (parameter_count,
+parameter_count_table, FlopCountAnalysis, flop_count_table) and torchsummary (summary) on a small CNN, an LSTM
+model and a Transformer encoder layer model. Each tool's printed counts and tables are compared line by line.
+fvcore's FlopCountAnalysis and ptflops' aten backend need torch's TorchScript tracer and dispatch-mode layer, which
+torchlike does not have (tests/test_lib_flop_tools.py checks their clear errors; see docs/differences.md).
+"""
+import io
+
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+
+
+class SmallCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(8, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2))
+        self.classifier = nn.Linear(16 * 4 * 4, 10)
+
+    def forward(self, x):
+        return self.classifier(torch.flatten(self.features(x), 1))
+
+
+class LSTMNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(12, 20, num_layers=2, batch_first=True)
+        self.head = nn.Linear(20, 4)
+
+    def forward(self, x):
+        out, _ = self.lstm(x)
+        return self.head(out[:, -1])
+
+
+class EncoderNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(10, 32)
+        self.layer = nn.TransformerEncoderLayer(d_model=32, nhead=4, dim_feedforward=64, dropout=0.0,
+                                                batch_first=True)
+        self.norm = nn.LayerNorm(32)
+        self.out = nn.Linear(32, 3)
+
+    def forward(self, x):
+        return self.out(self.norm(self.layer(self.proj(x))).mean(1))
+
+
+class Swish(nn.Module):
+    def forward(self, x):
+        return x * torch.sigmoid(x)
+
+
+cnn, lstm, enc = SmallCNN().eval(), LSTMNet().eval(), EncoderNet().eval()
+x_img = torch.randn(2, 3, 16, 16)
+x_seq = torch.randn(2, 7, 12)
+x_tok = torch.randn(2, 5, 10)
+models = [("cnn", cnn, x_img), ("lstm", lstm, x_seq), ("encoder", enc, x_tok)]
+
+
+def show(text):
+    """Print a tool's multi-line output, trailing blanks stripped (torch and the runner both print them)."""
+    for line in text.rstrip("\n").split("\n"):
+        print(line.rstrip())
+
+
+# --- thop ------------------------------------------------------------------------------------------------
+from thop import clever_format, profile  # noqa: E402
+
+
+def count_swish(m, x, y):
+    m.total_ops += torch.DoubleTensor([int(x[0].numel()) * 3])
+
+
+for name, model, x in models:
+    macs, params = profile(model, inputs=(x,), verbose=True)
+    print("thop", name, macs, params, *clever_format([macs, params], "%.3f"))
+swish_net = nn.Sequential(nn.Linear(6, 8), Swish(), nn.Linear(8, 2))
+macs, params, info = profile(swish_net, inputs=(torch.randn(4, 6),), custom_ops={Swish: count_swish},
+                             verbose=True, ret_layer_info=True)
+print("thop custom", macs, params, clever_format(macs))
+for key, (ops, n, sub) in info.items():
+    print("thop layer", key, ops, n, sorted(sub))
+print("thop buffers left", sorted(b for b, _ in swish_net.named_buffers()), swish_net.training)
+
+# --- ptflops (pytorch backend) ---------------------------------------------------------------------------
+from ptflops import get_model_complexity_info  # noqa: E402
+
+for name, model, x in models:
+    buf = io.StringIO()
+    macs, params = get_model_complexity_info(model, tuple(x.shape[1:]), print_per_layer_stat=True, ost=buf,
+                                             as_strings=True, backend="pytorch")
+    print("ptflops", name, macs, params)
+    show(buf.getvalue())
+    macs, params = get_model_complexity_info(model, tuple(x.shape[1:]), print_per_layer_stat=False,
+                                             as_strings=False, backend="pytorch")
+    print("ptflops raw", name, macs, params)
+buf = io.StringIO()
+macs, params = get_model_complexity_info(cnn, (3, 16, 16), print_per_layer_stat=True, ost=buf, backend="pytorch",
+                                         flops_units="KMac", param_units="K", output_precision=3,
+                                         ignore_modules=[nn.BatchNorm2d])
+print("ptflops units", macs, params)
+show(buf.getvalue())
+
+# --- fvcore ------------------------------------------------------------------------------------------------
+from fvcore.nn import parameter_count, parameter_count_table  # noqa: E402
+
+for name, model, x in models:
+    print("fvcore params", name, dict(parameter_count(model)))
+    show(parameter_count_table(model, max_depth=3))
+
+# --- torchsummary --------------------------------------------------------------------------------------------
+from torchsummary import summary  # noqa: E402
+
+summary(cnn, (3, 16, 16), device="cpu")
+summary(nn.Sequential(nn.Linear(10, 16), nn.ReLU(), nn.Dropout(0.1), nn.Linear(16, 2)), (10,), batch_size=4,
+        device="cpu")
+for name, model, x in models[1:]:   # a layer returning a tuple holding a tuple or None: torchsummary's own error
+    try:
+        summary(model, tuple(x.shape[1:]), device="cpu")
+    except Exception as e:
+        print("torchsummary", name, type(e).__name__, e)

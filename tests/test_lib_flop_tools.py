@@ -1,0 +1,53 @@
+"""The model-profiling tools research scripts call on their models, under the drop-in runner: thop (profile with
+its per-module hooks, custom_ops, ret_layer_info, clever_format), ptflops (get_model_complexity_info, pytorch
+backend: module hooks plus its patched torch.nn.functional / torch.* functions, the per-layer table, units and
+ignore_modules), fvcore (parameter_count, parameter_count_table) and torchsummary (summary tables, and its own
+error on layers returning nested tuples) on a small CNN, an LSTM model and a Transformer encoder layer model,
+compared line by line with the same program under real torch.
+
+The trace-based parts -- fvcore's FlopCountAnalysis (torch.jit tracing) and ptflops' aten backend (a
+TorchDispatchMode) -- need machinery torchlike does not have; they end in clear NotImplementedErrors
+(docs/differences.md, "Model-profiling tools").
+"""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import _ROOT, lib_program_vs_torch
+
+TOOLS = ("torch", "thop", "ptflops", "fvcore", "torchsummary")
+
+
+def test_flop_tools_count_and_print_like_torch():
+    _, ours = lib_program_vs_torch("lib_flop_tools.py", *TOOLS, timeout=600, rtol=1e-6)
+    assert len(ours) == 190, len(ours)
+    assert "thop cnn 287744.0 3994.0 287.744K 3.994K" in ours
+    assert "thop custom 352.0 74.0 352.00B" in ours and "thop layer 1 96.0 0.0 []" in ours
+    assert "thop buffers left [] True" in ours
+    # ptflops' total counts the patched F.relu / F.max_pool2d calls the ReLU and MaxPool2d modules make
+    assert "ptflops raw cnn 152074 3994" in ours and "ptflops raw encoder 46279 9059" in ours
+    assert "    (3): MaxPool2d(0, 0.000% Params, 2.05 KMac, 1.347% MACs, kernel_size=2, stride=2, padding=0, " \
+           "dilation=1, ceil_mode=False)" in ours
+    assert "| layer.self_attn.in_proj_weight | (96, 32)             |" in ours
+    assert "Total params: 3,994" in ours and "            Linear-4                     [4, 2]              34" in ours
+    assert ours[-1] == "torchsummary encoder AttributeError 'NoneType' object has no attribute 'size'"
+
+
+def test_trace_based_counters_fail_with_torch_style_errors():
+    for mod in TOOLS[:-1]:
+        pytest.importorskip(mod)
+    env = dict(os.environ, PYTHONPATH=_ROOT)
+    out = subprocess.run([sys.executable, "-m", "torchlike", "run", "tests/programs/lib_flop_tools_tracing.py"],
+                         capture_output=True, text=True, timeout=600, env=env, cwd=_ROOT)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = out.stdout.splitlines()
+    assert lines[0] == ("fvcore error NotImplementedError torch.jit._get_trace_graph: torchlike has no TorchScript "
+                        "tracer, so no TorchScript graph can be built (count flops with "
+                        "torch.utils.flop_counter.FlopCounterMode; see docs/differences.md)")
+    # ptflops catches the error itself, prints it and returns (None, None), as it does for any failure
+    assert lines[2] == ("<class 'NotImplementedError'>: torch.utils._python_dispatch.TorchDispatchMode is not "
+                        "supported by torchlike (see docs/differences.md)")
+    assert lines[3] == "ptflops aten None None"
+    assert "jax" not in (out.stdout + out.stderr).lower()
