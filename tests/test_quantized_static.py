@@ -91,19 +91,25 @@ def test_quantized_conv2d_bit_exact(per_channel, relu, groups, stride):
     assert t[0][1:] == ours[0][1:] and t[1] == ours[1]
 
 
-@pytest.mark.parametrize("n", [63, 200, 1000, 20001])
+@pytest.mark.parametrize("n,threads", [(63, 1), (200, 1), (1000, 1), (20001, 1), (70001, 1), (70001, 2)])
 @pytest.mark.parametrize("scales", [(0.25, 0.125, 0.5), (0.1, 0.3, 0.2), (0.0371, 0.0257, 0.0413)])
 @pytest.mark.parametrize("op", ["add", "add_relu", "mul", "cat"])
-def test_qfunctional_bit_exact(n, scales, op):
+def test_qfunctional_bit_exact(n, threads, scales, op):
     a = rng.standard_normal(n).astype(np.float32) * 3
     b = rng.standard_normal(n).astype(np.float32) * 2
 
     def run(m):
+        m.set_num_threads(threads)  # (each thread's chunk has its own scalar tail: torch's split is reproduced)
         f = m.ao.nn.quantized.QFunctional()
         f.scale, f.zero_point = scales[2], 97
         qa, qb = _q(m, a, scales[0], 61), _q(m, b, scales[1], 140)
         return _ints(f.cat([qa, qb]) if op == "cat" else getattr(f, op)(qa, qb))
-    t, ours = _both(run)
+    before = torch.get_num_threads(), torchlike.get_num_threads()
+    try:
+        t, ours = _both(run)
+    finally:
+        torch.set_num_threads(before[0])
+        torchlike.set_num_threads(before[1])
     np.testing.assert_array_equal(t[0], ours[0])
     assert t[1:] == ours[1:]
 
