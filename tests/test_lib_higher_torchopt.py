@@ -1,14 +1,15 @@
 """higher (MAML on sine regression with differentiable SGD/Adam inner loops, second-order meta-gradients,
 ``fmodel(x, params=...)``, ``monkeypatch``, ``get_diff_optim``) and torchopt (functional ``adam`` with
 ``apply_updates``, ``MetaSGD``/``MetaAdam``, ``extract_state_dict``/``recover_state_dict``, ``FuncOptimizer`` over
-``functional_call``, its accelerated Adam op's pure-Python fallback) under the drop-in runner, compared line by
+``functional_call``, a chained Optimizer with a schedule, AdamW, implicit differentiation through a CG solve,
+zero-order gradients, its accelerated Adam op's pure-Python fallback) under the drop-in runner, compared line by
 line with the same program under real torch."""
 from conftest import lib_program_vs_torch
 
 
 def test_higher_and_torchopt_meta_learning_like_torch():
     _, ours = lib_program_vs_torch("lib_higher_torchopt.py", "torch", "higher", "torchopt", timeout=600, rtol=1e-4)
-    assert len(ours) == 25, ours
+    assert len(ours) == 34, ours
     assert [line.split(" query")[0] for line in ours[:3]] == [f"higher sgd iter {i}" for i in range(3)]
     assert all(float(line.split()[-1]) > 0 for line in ours[:3])            # second-order meta-gradients flow
     assert ours[3] == "higher fast weights 6 history 3 FunctionalSequential 6"
@@ -18,6 +19,8 @@ def test_higher_and_torchopt_meta_learning_like_torch():
     assert "nan" not in ours[16] and "nan" not in ours[17], ours[16:18]    # MetaSGD / MetaAdam meta-gradients
     assert ours[18] == "torchopt extract copy 3 ['bias', 'weight'] True True True"
     assert ours[22] == "torchopt funcoptimizer grad path True"              # autograd.grad of a dict of inputs
+    assert ours[29] == "torchopt adamw state_dict tuple 1"
+    assert ours[30].startswith("torchopt implicit ridge") and ours[31].startswith("torchopt zero-order")
     assert ours[-1] == "torchopt accelerated available True"                # the extension's pure-Python fallback
 
 

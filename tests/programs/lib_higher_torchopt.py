@@ -1,7 +1,9 @@
 """Meta-learning libraries: ``higher`` (MAML on sine regression with its differentiable SGD and Adam inner loops,
 ``fmodel(x, params=...)``, second-order meta-gradients, ``higher.monkeypatch``) and ``torchopt`` (the functional
 ``torchopt.adam`` with ``apply_updates``, ``MetaSGD``/``MetaAdam`` differentiable inner loops,
-``extract_state_dict``/``recover_state_dict``, ``FuncOptimizer`` over ``torch.func.functional_call``, and its
+``extract_state_dict``/``recover_state_dict``, ``FuncOptimizer`` over ``torch.func.functional_call``, the
+``Optimizer`` over a ``chain`` with clipping and a schedule, ``AdamW``, implicit differentiation (``custom_root``
+with a conjugate-gradient solve), zero-order gradients, and its
 accelerated Adam op, whose pure-Python fallback is used when the compiled extension cannot load). Short seeded runs
 printing rounded losses and gradient norms."""
 import math
@@ -161,6 +163,58 @@ for step in range(3):
     fparams = fopt.step(loss, fparams)
     print("torchopt funcoptimizer step", step, r(loss))
 print("torchopt funcoptimizer grad path", all(p.requires_grad for p in fparams.values()))
+
+# --- torchopt: the object-oriented Optimizer over a chain (clipping, a schedule), AdamW and its state_dict ---
+torch.manual_seed(5)
+net5 = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
+x5, y5 = torch.randn(16, 3), torch.randn(16, 1)
+sched = torchopt.schedule.linear_schedule(init_value=0.05, end_value=0.01, transition_steps=4)
+chained = torchopt.Optimizer(net5.parameters(), torchopt.chain(torchopt.clip_grad_norm(max_norm=1.0),
+                                                                torchopt.adam(lr=sched)))
+for step in range(4):
+    loss = F.mse_loss(net5(x5), y5)
+    chained.zero_grad()
+    loss.backward()
+    chained.step()
+    print("torchopt chain step", step, r(loss))
+adamw = torchopt.AdamW(net5.parameters(), lr=0.01, weight_decay=0.1)
+for step in range(2):
+    loss = F.mse_loss(net5(x5), y5)
+    adamw.zero_grad()
+    loss.backward()
+    adamw.step()
+    print("torchopt adamw step", step, r(loss))
+print("torchopt adamw state_dict", type(adamw.state_dict()).__name__, len(adamw.state_dict()))
+
+
+# --- torchopt: implicit differentiation through a solver (custom_root) and zero-order gradients ---
+def stationary(w, lam, X, Y):
+    return X.T @ (X @ w - Y) + lam * w
+
+
+@torchopt.diff.implicit.custom_root(stationary, argnums=1,
+                                    solve=torchopt.linear_solve.solve_normal_cg(maxiter=50, atol=0))
+def ridge(w0, lam, X, Y):
+    return torch.linalg.solve(X.T @ X + lam * torch.eye(X.shape[1]), X.T @ Y)
+
+
+lam = torch.tensor(0.5, requires_grad=True)
+w = ridge(torch.zeros(3, 1), lam, x5, y5)
+(dlam,) = torch.autograd.grad(w.sum(), lam)
+print("torchopt implicit ridge", [r(v) for v in w.flatten()], "d/dlam", r(dlam))
+
+
+@torchopt.diff.zero_order.zero_order(distribution=torch.distributions.Normal(torch.tensor(0.0), torch.tensor(1.0)),
+                                     method="naive", argnums=0, num_samples=20, sigma=0.1)
+def quadratic(p, X):
+    return ((X @ p) ** 2).mean()
+
+
+torch.manual_seed(6)
+p = torch.ones(3, requires_grad=True)
+value = quadratic(p, x5)
+value.backward()
+print("torchopt zero-order", r(value), [r(v, 4) for v in p.grad])
 
 # torchopt's accelerated Adam op (its fallback when the extension is unavailable) matches plain adam
 upd = torch.tensor([0.5, -1.0, 2.0])

@@ -1,15 +1,22 @@
 """jaxtyping's array annotations on torch tensors, checked at run time by beartype through ``@jaxtyped``: dtype
 kinds (``Float``, ``Int``, ``Bool``, ``Shaped``, ``Num``, ``Inexact``, ``Integer``), symbolic dims shared across
 arguments and the return value, fixed, variadic (``*batch``), broadcastable (``#``), anonymous (``_``) and
-expression dims, ``Float[Tensor, ""]`` scalars, a checked ``nn.Module.forward`` and a dataclass. Each call prints
+expression dims, ``Float[Tensor, ""]`` scalars, a checked ``nn.Module.forward`` and a dataclass, ``PyTree``,
+``Complex``/``Real``/``UInt``, ``print_bindings``, the ``jaxtyped("context")`` block, and a module checked through
+``install_import_hook`` (an import hook next to the runner's own). Each call prints
 its result or the exception type and the first line of its message, which must be the same as under torch."""
 # ruff: noqa: F722, F821  (jaxtyping's dimension strings are not forward references)
 import dataclasses
+import os
+import sys
+import tempfile
+import textwrap
 
 import torch
 import torch.nn as nn
 from beartype import beartype
-from jaxtyping import Bool, Float, Inexact, Int, Integer, Num, Shaped, jaxtyped
+from jaxtyping import (Bool, Complex, Float, Inexact, Int, Integer, Num, PyTree, Real, Shaped, install_import_hook,
+                       jaxtyped, print_bindings)
 from torch import Tensor
 
 
@@ -137,3 +144,60 @@ print("isinstance int", isinstance(torch.zeros(4, dtype=torch.int16), Int[Tensor
 print("isinstance shaped", isinstance(torch.zeros((), dtype=torch.float64), Shaped[Tensor, ""]),
       isinstance(torch.zeros(1), Shaped[Tensor, ""]), isinstance(torch.zeros(2, 2), Shaped[Tensor, "..."]))
 print("annotation", Float[Tensor, "batch dim"].__name__, Int[Tensor, " n"].dim_str, Float[Tensor, "*b c"].dims)
+
+
+# a module whose annotations the import hook checks (the hook's finder sits next to the runner's)
+src = tempfile.mkdtemp()
+with open(os.path.join(src, "jt_hooked_mod.py"), "w") as f:
+    f.write(textwrap.dedent('''
+        import torch
+        from jaxtyping import Float, UInt
+        from torch import Tensor
+
+
+        def scale(x: Float[Tensor, "n m"], k: Float[Tensor, "m"]) -> Float[Tensor, "n m"]:
+            return x * k
+
+
+        def to_bytes(x: Float[Tensor, "n"]) -> UInt[Tensor, "n"]:
+            return (x * 10).to(torch.uint8)
+
+
+        class Model(torch.nn.Module):
+            def forward(self, x: Float[Tensor, "b 2"]) -> Float[Tensor, "b"]:
+                return x.sum(-1)
+    '''))
+sys.path.insert(0, src)
+with install_import_hook("jt_hooked_mod", "beartype.beartype"):
+    import jt_hooked_mod
+attempt("hooked scale", jt_hooked_mod.scale, torch.ones(2, 3), torch.full((3,), 2.0))
+attempt("hooked scale mismatch", jt_hooked_mod.scale, torch.ones(2, 3), torch.ones(2))
+attempt("hooked to_bytes", jt_hooked_mod.to_bytes, torch.tensor([0.1, 0.25, 0.9]))
+attempt("hooked module", jt_hooked_mod.Model(), torch.ones(4, 2))
+attempt("hooked module mismatch", jt_hooked_mod.Model(), torch.ones(4, 3))
+
+
+@jaxtyped(typechecker=beartype)
+def tree(x: PyTree[Float[Tensor, "b"]], z: Complex[Tensor, "b"], u: Real[Tensor, "b"]) -> int:
+    print_bindings()
+    return len(x)
+
+
+attempt("pytree", tree, {"a": torch.ones(2), "c": [torch.zeros(2)]}, torch.ones(2, dtype=torch.complex64),
+        torch.ones(2, dtype=torch.int8))
+attempt("pytree leaf mismatch", tree, {"a": torch.ones(2), "c": [torch.zeros(3)]},
+        torch.ones(2, dtype=torch.complex64), torch.ones(2))
+attempt("complex given float", tree, {"a": torch.ones(2)}, torch.ones(2), torch.ones(2))
+attempt("real given bool", tree, {"a": torch.ones(2)}, torch.ones(2, dtype=torch.complex128),
+        torch.ones(2, dtype=torch.bool))
+
+
+def in_context(x, y):
+    with jaxtyped("context"):
+        assert isinstance(x, Float[Tensor, "k"]), "x mismatch"
+        assert isinstance(y, Float[Tensor, "k"]), "y mismatch"
+    return "context ok"
+
+
+attempt("context", in_context, torch.ones(2), torch.ones(2))
+attempt("context mismatch", in_context, torch.ones(2), torch.ones(3))
