@@ -372,3 +372,25 @@ def test_sdpa_mismatched_shapes_raise_like_torch(q, k, dtype):
         return m.nn.functional.scaled_dot_product_attention(m.ones(*q, dtype=d), m.ones(*k, dtype=d),
                                                             m.ones(*k, dtype=d))
     raises_like_torch(fn)
+
+
+_SAME_PADDING_WARNINGS = """
+import sys, warnings
+import {lib} as torch
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    torch.nn.functional.conv1d(torch.ones(1, 1, 5), torch.ones(1, 1, 3), padding="same")
+    torch.nn.Conv2d(1, 1, (2, 3), padding="same")(torch.ones(1, 1, 4, 4))
+    torch.nn.functional.conv1d(torch.ones(1, 1, 5), torch.ones(1, 1, 4), padding="same")
+    torch._convolution_mode(torch.ones(1, 1, 5), torch.ones(1, 1, 2), None, [1], "same", [1], 1)
+print([(x.category.__name__, str(x.message)) for x in w])
+"""
+
+
+def test_same_padding_with_an_uneven_split_warns_once_per_process_like_torch():
+    """torch's TORCH_WARN_ONCE for padding='same' whose total padding is odd (an even kernel at odd dilation)."""
+    import subprocess
+    import sys
+    out = [subprocess.run([sys.executable, "-c", _SAME_PADDING_WARNINGS.format(lib=lib)], capture_output=True,
+                          text=True, timeout=300, check=True).stdout for lib in ("torch", "torchlike")]
+    assert out[0] == out[1] and "zero-padded copy" in out[0], out

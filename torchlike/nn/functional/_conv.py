@@ -12,7 +12,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from ..._dispatch import dispatch
-from ..._errors import argument_error
+from ..._errors import argument_error, torch_warn
 from ..._ops.indexing import c_type_name
 from ..._ops.registry import functional as _functional
 from ...tensor import Tensor
@@ -126,6 +126,10 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name):
                 raise RuntimeError("padding='same' is not supported for strided convolutions")
             tot = [d * (kk - 1) for d, kk in zip(dilation, k)]
             pads = tuple((t // 2, t - t // 2) for t in tot)
+            if any(t % 2 for t in tot):   # torch pads a copy of the input for the uneven side
+                torch_warn("Using padding='same' with even kernel lengths and odd dilation may require a "
+                           "zero-padded copy of the input be created", "aten/src/ATen/native/Convolution.cpp:1101",
+                           once=True)
         else:
             raise RuntimeError(f"Invalid padding string: '{padding}'")
     else:
