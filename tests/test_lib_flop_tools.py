@@ -1,9 +1,10 @@
 """The model-profiling tools research scripts call on their models, under the drop-in runner: thop (profile with
 its per-module hooks, custom_ops, ret_layer_info, clever_format), ptflops (get_model_complexity_info, pytorch
-backend: module hooks plus its patched torch.nn.functional / torch.* functions, the per-layer table, units and
-ignore_modules), fvcore (parameter_count, parameter_count_table) and torchsummary (summary tables, and its own
-error on layers returning nested tuples) on a small CNN, an LSTM model and a Transformer encoder layer model,
-compared line by line with the same program under real torch.
+backend: module hooks plus its patched torch.nn.functional / torch.* functions, the per-layer table, units,
+ignore_modules, input_constructor, verbose, custom module hooks), fvcore (parameter_count, parameter_count_table)
+and torchsummary (summary tables with one or two inputs and frozen layers, and its own error on layers returning
+nested tuples) on a small CNN, an LSTM model, a Transformer encoder layer model and a two-input model, compared
+line by line with the same program under real torch.
 
 The trace-based parts -- fvcore's FlopCountAnalysis (torch.jit tracing) and ptflops' aten backend (a
 TorchDispatchMode) -- need machinery torchlike does not have; they end in clear NotImplementedErrors
@@ -22,7 +23,7 @@ TOOLS = ("torch", "thop", "ptflops", "fvcore", "torchsummary")
 
 def test_flop_tools_count_and_print_like_torch():
     _, ours = lib_program_vs_torch("lib_flop_tools.py", *TOOLS, timeout=600, rtol=1e-6)
-    assert len(ours) == 190, len(ours)
+    assert len(ours) == 267, len(ours)
     assert "thop cnn 287744.0 3994.0 287.744K 3.994K" in ours
     assert "thop custom 352.0 74.0 352.00B" in ours and "thop layer 1 96.0 0.0 []" in ours
     assert "thop buffers left [] True" in ours
@@ -32,7 +33,12 @@ def test_flop_tools_count_and_print_like_torch():
            "dilation=1, ceil_mode=False)" in ours
     assert "| layer.self_attn.in_proj_weight | (96, 32)             |" in ours
     assert "Total params: 3,994" in ours and "            Linear-4                     [4, 2]              34" in ours
-    assert ours[-1] == "torchsummary encoder AttributeError 'NoneType' object has no attribute 'size'"
+    assert "torchsummary encoder AttributeError 'NoneType' object has no attribute 'size'" in ours
+    # two inputs, report_missing, profile_origin; ptflops' input_constructor, verbose and custom module hooks
+    assert "\x1b[00mthop two-input 600.0 49.0" in ours and "thop origin 600.0 49.0" in ours   # after prRed's reset
+    assert "ptflops two-input 266 49" in ours and "Warning: module Softmax is treated as a zero-op." in ours
+    assert "ptflops custom 106 Mac 74" in ours and "ptflops attrs left ['accumulate_params']" in ours
+    assert "fvcore frozen 3994 2570" in ours and ours[-7] == "Non-trainable params: 1,424"
 
 
 def test_trace_based_counters_fail_with_torch_style_errors():

@@ -123,3 +123,69 @@ for name, model, x in models[1:]:   # a layer returning a tuple holding a tuple 
         summary(model, tuple(x.shape[1:]), device="cpu")
     except Exception as e:
         print("torchsummary", name, type(e).__name__, e)
+
+# --- more of each tool's options ------------------------------------------------------------------------------
+from thop import profile_origin  # noqa: E402
+
+
+class TwoInput(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(6, 4)
+        self.b = nn.Conv1d(2, 3, 3)
+        self.act = nn.LeakyReLU(0.1)
+        self.pool = nn.AdaptiveAvgPool1d(2)
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+        self.sm = nn.Softmax(dim=-1)
+
+    def forward(self, x, y):
+        h = self.pool(self.act(self.b(y)))
+        return self.sm(self.a(x)), self.up(h)
+
+
+two = TwoInput().eval()
+xa, xb = torch.randn(3, 6), torch.randn(3, 2, 9)
+macs, params = profile(two, inputs=(xa, xb), verbose=False, report_missing=True)
+print("thop two-input", macs, params)
+print("thop origin", *profile_origin(two, inputs=(xa, xb), verbose=False))
+print("thop clever", clever_format([1234567.0, 0.5, 2.5e9, 3e12 + 1], "%.1f"))
+
+buf = io.StringIO()
+macs, params = get_model_complexity_info(two, (6,), input_constructor=lambda res: {"x": xa[:1], "y": xb[:1]},
+                                         print_per_layer_stat=True, ost=buf, as_strings=False, verbose=True)
+print("ptflops two-input", macs, params)
+show(buf.getvalue())
+
+
+def swish_hook(module, inputs, output):
+    module.__flops__ += int(output.numel()) * 4
+
+
+buf = io.StringIO()
+macs, params = get_model_complexity_info(swish_net, (6,), print_per_layer_stat=True, ost=buf,
+                                         custom_modules_hooks={Swish: swish_hook},
+                                         backend_specific_config={"count_functional": False})
+print("ptflops custom", macs, params)
+show(buf.getvalue())
+print("ptflops attrs left", sorted(a for a in vars(swish_net[1]) if "flops" in a or "params" in a))
+
+print("fvcore table depth1")
+show(parameter_count_table(enc, max_depth=1))
+frozen = SmallCNN()
+for p in frozen.features.parameters():
+    p.requires_grad_(False)
+print("fvcore frozen", parameter_count(frozen)[""], parameter_count(frozen.classifier)[""])
+
+
+
+class TwoToOne(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Linear(9, 4), nn.Linear(9, 4, bias=False)
+
+    def forward(self, x, y):
+        return self.a(x) + self.b(y)
+
+
+summary(TwoToOne(), [(2, 9), (2, 9)], batch_size=2, device="cpu")
+summary(frozen, (3, 16, 16), device="cpu")
