@@ -22,3 +22,12 @@ def test_quantize_static_program_matches_torch():
     for a, b in zip(expected, ours):
         if " out " in a or "input" in a or "conv out" in a:
             assert a == b
+
+
+def test_quantize_qat_program_matches_torch():
+    expected, ours = lib_program_vs_torch("quantize_qat.py", "torch")
+    text = "\n".join(ours)
+    assert "['QuantStub', 'ConvBnReLU2d', 'Identity', 'Identity', 'Conv2d', 'Linear', 'DeQuantStub']" in text
+    assert sum(line.startswith("step ") for line in ours) == 4
+    assert "QuantizedConvReLU2d(3, 8" in text
+    assert [line for line in expected if line.startswith("step ")] == [line for line in ours if line.startswith("step ")]

@@ -163,7 +163,44 @@ def test_left_out_raise_naming_them():
         m.ao.quantization.convert(prepared)
     with pytest.raises(NotImplementedError, match="prepare_fx"):
         m.ao.quantization.quantize_fx.prepare_fx(model, {}, ())
-    with pytest.raises(NotImplementedError, match="prepare_qat"):
-        m.ao.quantization.prepare_qat(model)
-    with pytest.raises(NotImplementedError, match="FakeQuantize"):
-        m.ao.quantization.FakeQuantize  # noqa: B018
+    with pytest.raises(NotImplementedError, match="FusedMovingAvgObsFakeQuantize"):
+        m.ao.quantization.get_default_qat_qconfig("x86")
+    qat_model = m.nn.Sequential(m.nn.Conv3d(1, 1, 1)).train()
+    qat_model.qconfig = m.ao.quantization.default_qat_qconfig
+    with pytest.raises(NotImplementedError, match="torch.ao.nn.qat.Conv3d"):
+        m.ao.quantization.prepare_qat(qat_model)
+
+
+@pytest.mark.parametrize("scale,zp", [(0.25, 61), (0.1, 3), (0.0371, 120)])
+def test_fake_quantize_ops_bit_exact_with_gradient(scale, zp):
+    x = (rng.standard_normal(20001) * 10).astype(np.float32)
+    x[:6000] = ((rng.integers(-300, 300, 6000) + 0.5) * np.float32(scale)).astype(np.float32)
+
+    def run(m):
+        t = m.tensor(x, requires_grad=True)
+        y = m.fake_quantize_per_tensor_affine(t, scale, zp, 0, 255)
+        (y * m.arange(len(x)).float()).sum().backward()
+        c = m.tensor(x[:19998].reshape(6666, 3), requires_grad=True)
+        yc = m.fake_quantize_per_channel_affine(c, m.tensor([scale, 0.3, 0.05]), m.tensor([zp, 0, 10], dtype=m.int32),
+                                                1, -128, 127)
+        yc.sum().backward()
+        return y.detach().numpy(), t.grad.numpy(), yc.detach().numpy(), c.grad.numpy()
+    for a, b in zip(*_both(run)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_fake_quantize_module_tracks_and_quantizes():
+    data = [rng.standard_normal((4, 6)).astype(np.float32) * s for s in (1.0, 2.0, 0.5)]
+
+    def run(m):
+        fq = m.ao.quantization.default_fake_quant()
+        wfq = m.ao.quantization.default_per_channel_weight_fake_quant()
+        outs = [fq(m.tensor(d)).numpy() for d in data] + [wfq(m.tensor(d)).numpy() for d in data]
+        return outs, fq.scale.numpy(), fq.zero_point.numpy(), wfq.scale.numpy(), list(fq.state_dict()), \
+            repr(fq).replace("torchlike", "torch")
+    t, ours = _both(run)
+    for a, b in zip(t[0], ours[0]):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(t[1:4], ours[1:4]):
+        np.testing.assert_array_equal(a, b)
+    assert t[4:] == ours[4:]

@@ -55,6 +55,7 @@ from . import _storage, _shared_memory  # noqa: E402,F401  (declare the Tensor's
 from . import sparse  # noqa: E402  (torch.sparse; declares the table's sparse kernels, so before install)
 from ._quantized import (qscheme, per_tensor_affine, per_channel_affine, per_tensor_symmetric,  # noqa: E402,F401
                          per_channel_symmetric, per_channel_affine_float_qparams)  # (declares quantized ops too)
+from . import _fake_quantize  # noqa: E402,F401  (declares the fake-quantize ops)
 _registry.install({"torch": _sys.modules[__name__], "linalg": linalg, "special": special, "fft": fft,
                    "nn.functional": None, "aten": _ops.aten_ops.ATEN}, Tensor)
 

@@ -13,13 +13,14 @@ from collections import namedtuple
 
 from ... import _dtype
 from ...nn.modules.module import Module
-from .observer import HistogramObserver, default_observer, default_per_channel_weight_observer, \
+from .fake_quantize import FakeQuantize, default_fake_quant, default_per_channel_weight_fake_quant, default_weight_fake_quant
+from .observer import HistogramObserver, MovingAverageMinMaxObserver, default_observer, default_per_channel_weight_observer, \
     default_weight_observer
 
 __all__ = ["QConfig", "QConfigDynamic", "default_dynamic_qconfig", "float16_dynamic_qconfig",
            "per_channel_dynamic_qconfig", "float_qparams_weight_only_qconfig",
            "float_qparams_weight_only_qconfig_4bit", "default_qconfig", "default_per_channel_qconfig",
-           "get_default_qconfig"]
+           "get_default_qconfig", "default_qat_qconfig", "get_default_qat_qconfig"]
 
 
 class _ObserverSpec:
@@ -82,3 +83,26 @@ def get_default_qconfig(backend="x86", version=0):
         return QConfig(activation=HistogramObserver.with_args(reduce_range=False), weight=default_weight_observer)
     return QConfig(activation=HistogramObserver.with_args(reduce_range=False),
                    weight=default_per_channel_weight_observer)
+
+
+default_qat_qconfig = QConfig(activation=default_fake_quant, weight=default_weight_fake_quant)
+
+
+def get_default_qat_qconfig(backend="x86", version=1):
+    """The default quantization-aware-training qconfig of a backend.  torch's (version 1) for "x86"/"fbgemm" uses
+    ``FusedMovingAvgObsFakeQuantize``, which torchlike does not have: version 0 (``FakeQuantize`` with moving-average
+    observers: per-channel weights, reduced-range activations) works."""
+    supported = ["fbgemm", "x86", "qnnpack", "onednn"]
+    if backend not in supported:
+        raise AssertionError(f"backend: {backend} not supported. backend must be one of {supported}")
+    if version == 1:
+        raise NotImplementedError("get_default_qat_qconfig(version=1) uses FusedMovingAvgObsFakeQuantize, which is "
+                                  "not implemented in torchlike; version=0 (FakeQuantize) is (see "
+                                  "docs/differences.md)")
+    if version != 0:
+        raise AssertionError(f"Version number: {version} in get_default_qat_qconfig is not supported. Version number "
+                             "must be 0 or 1")
+    activation = FakeQuantize.with_args(observer=MovingAverageMinMaxObserver, quant_min=0, quant_max=255,
+                                        reduce_range=backend in ("fbgemm", "x86"))
+    return QConfig(activation=activation, weight=default_weight_fake_quant if backend == "qnnpack" else
+                   default_per_channel_weight_fake_quant)

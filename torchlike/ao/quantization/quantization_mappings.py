@@ -11,15 +11,17 @@ from __future__ import annotations
 
 from ... import nn
 from ..nn import intrinsic as nni
-from ..nn.intrinsic import quantized as nniq
+from ..nn.intrinsic import qat as nniqat, quantized as nniq
+from ..nn import qat as nnqat
 from ..nn.quantized import modules as nnq
 from ..nn.quantized.dynamic.modules.linear import Linear as DynamicLinear
 from ..nn.quantized.dynamic.modules.rnn import LSTM as DynamicLSTM
 from .stubs import DeQuantStub, QuantStub
 
 __all__ = ["get_default_static_quant_module_mappings", "get_default_dynamic_quant_module_mappings",
-           "get_default_qconfig_propagation_list", "no_observer_set", "get_quantized_operator",
-           "DEFAULT_STATIC_QUANT_MODULE_MAPPINGS", "DEFAULT_DYNAMIC_QUANT_MODULE_MAPPINGS"]
+           "get_default_qconfig_propagation_list", "no_observer_set", "get_default_qat_module_mappings", "get_quantized_operator",
+           "DEFAULT_STATIC_QUANT_MODULE_MAPPINGS", "DEFAULT_DYNAMIC_QUANT_MODULE_MAPPINGS",
+           "DEFAULT_QAT_MODULE_MAPPINGS"]
 
 
 class _Unsupported:
@@ -51,6 +53,8 @@ DEFAULT_STATIC_QUANT_MODULE_MAPPINGS = {
     QuantStub: nnq.Quantize, DeQuantStub: nnq.DeQuantize, nn.Dropout: nnq.Dropout, nn.Conv2d: nnq.Conv2d,
     nn.Linear: nnq.Linear, nn.modules.linear.NonDynamicallyQuantizableLinear: nnq.Linear,
     nnq.FloatFunctional: nnq.QFunctional, nni.ConvReLU2d: nniq.ConvReLU2d, nni.LinearReLU: nniq.LinearReLU,
+    nniqat.ConvBn2d: nnq.Conv2d, nniqat.ConvBnReLU2d: nniq.ConvReLU2d, nniqat.ConvReLU2d: nniq.ConvReLU2d,
+    nniqat.LinearReLU: nniq.LinearReLU, nnqat.Linear: nnq.Linear, nnqat.Conv2d: nnq.Conv2d,
     **{t: _Unsupported(("torch.ao.nn." + n.replace("intrinsic.", "intrinsic.quantized.")) if n.startswith("intrinsic") else _NNQ + n) for t, n in
        _STATIC_UNSUPPORTED.items()}}
 
@@ -63,6 +67,17 @@ DEFAULT_DYNAMIC_QUANT_MODULE_MAPPINGS = {
 
 _INCLUDE_QCONFIG_PROPAGATE_LIST = {nn.Sequential}
 
+_NNQAT = "torch.ao.nn.qat."
+DEFAULT_QAT_MODULE_MAPPINGS = {
+    nn.Conv2d: nnqat.Conv2d, nn.Linear: nnqat.Linear, nn.modules.linear.NonDynamicallyQuantizableLinear: nnqat.Linear,
+    nni.ConvBn2d: nniqat.ConvBn2d, nni.ConvBnReLU2d: nniqat.ConvBnReLU2d, nni.ConvReLU2d: nniqat.ConvReLU2d,
+    nni.LinearReLU: nniqat.LinearReLU,
+    **{t: _Unsupported(_NNQAT + n, "quantization-aware training") for t, n in (
+        (nn.Conv1d, "Conv1d"), (nn.Conv3d, "Conv3d"), (nni.ConvBn1d, "intrinsic.ConvBn1d"),
+        (nni.ConvBn3d, "intrinsic.ConvBn3d"), (nni.ConvBnReLU1d, "intrinsic.ConvBnReLU1d"),
+        (nni.ConvBnReLU3d, "intrinsic.ConvBnReLU3d"), (nni.ConvReLU1d, "intrinsic.ConvReLU1d"),
+        (nni.ConvReLU3d, "intrinsic.ConvReLU3d"), (nni.LinearBn1d, "intrinsic.LinearBn1d"))}}
+
 
 def get_default_static_quant_module_mappings():
     """The float module types ``convert`` swaps, and their statically quantized counterparts."""
@@ -74,11 +89,15 @@ def get_default_dynamic_quant_module_mappings():
     return dict(DEFAULT_DYNAMIC_QUANT_MODULE_MAPPINGS)
 
 
+def get_default_qat_module_mappings():
+    """The float (and fused) module types ``prepare_qat`` swaps, and their QAT counterparts."""
+    return dict(DEFAULT_QAT_MODULE_MAPPINGS)
+
+
 def get_default_qconfig_propagation_list():
     """The module types ``prepare`` gives a qconfig (and an output observer when they are leaves)."""
-    return set(DEFAULT_STATIC_QUANT_MODULE_MAPPINGS) | set(DEFAULT_DYNAMIC_QUANT_MODULE_MAPPINGS) | \
-        _INCLUDE_QCONFIG_PROPAGATE_LIST | {nni.ConvBn1d, nni.ConvBn2d, nni.ConvBn3d, nni.ConvBnReLU1d,
-                                           nni.ConvBnReLU2d, nni.ConvBnReLU3d, nni.LinearBn1d}
+    return set(DEFAULT_STATIC_QUANT_MODULE_MAPPINGS) | set(DEFAULT_QAT_MODULE_MAPPINGS) | \
+        set(DEFAULT_DYNAMIC_QUANT_MODULE_MAPPINGS) | _INCLUDE_QCONFIG_PROPAGATE_LIST
 
 
 def no_observer_set():

@@ -21,8 +21,9 @@ from ...nn.utils.parametrize import type_before_parametrizations
 from ..nn.intrinsic.modules.fused import _FusedModule
 from ..nn.quantized.modules.functional_modules import FloatFunctional, QFunctional
 from .observer import ObserverBase
+from .fake_quantize import FakeQuantizeBase
 from .quantization_mappings import get_default_dynamic_quant_module_mappings, \
-    get_default_qconfig_propagation_list, get_default_static_quant_module_mappings
+    get_default_qat_module_mappings, get_default_qconfig_propagation_list, get_default_static_quant_module_mappings
 from .stubs import DeQuantStub
 from .qconfig import default_dynamic_qconfig, float16_dynamic_qconfig, float_qparams_weight_only_qconfig, \
     float_qparams_weight_only_qconfig_4bit
@@ -113,7 +114,7 @@ def _observer_forward_pre_hook(self, input):
 
 
 def _is_activation_post_process(module):
-    return isinstance(module, ObserverBase)
+    return isinstance(module, (ObserverBase, FakeQuantizeBase))
 
 
 def _remove_qconfig(module):
@@ -207,15 +208,30 @@ def add_quant_dequant(module):
 
 
 def prepare_qat(model, mapping=None, inplace=False):
-    """Not supported: quantization-aware training."""
-    raise NotImplementedError("torch.ao.quantization.prepare_qat (quantization-aware training) is not implemented "
-                              "in torchlike (see docs/differences.md)")
+    """A copy of training-mode ``model`` (``inplace``: ``model``) for quantization-aware training: its modules
+    swapped for QAT ones (weights fake-quantized) and fake quantizers on the outputs (the qconfig's activation)."""
+    if not model.training:
+        raise AssertionError("prepare_qat only works on models in training mode")
+    if mapping is None:
+        mapping = get_default_qat_module_mappings()
+    if not inplace:
+        model = copy.deepcopy(model)
+    propagate_qconfig_(model, None)
+    convert(model, mapping=mapping, inplace=True, remove_qconfig=False)
+    prepare(model, observer_non_leaf_module_list=set(mapping.values()), inplace=True)
+    return model
 
 
 def quantize_qat(model, run_fn, run_args, inplace=False):
-    """Not supported: quantization-aware training."""
-    raise NotImplementedError("torch.ao.quantization.quantize_qat (quantization-aware training) is not "
-                              "implemented in torchlike (see docs/differences.md)")
+    """Quantization-aware training in one call: ``prepare_qat``, ``run_fn(model, *run_args)`` (training),
+    ``convert``."""
+    if not inplace:
+        model = copy.deepcopy(model)
+    model.train()
+    prepare_qat(model, inplace=True)
+    run_fn(model, *run_args)
+    convert(model, inplace=True)
+    return model
 
 
 def quantize_dynamic(model, qconfig_spec=None, dtype=_dtype.qint8, mapping=None, inplace=False):

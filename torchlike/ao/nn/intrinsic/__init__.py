@@ -8,3 +8,4 @@ from .modules import *  # noqa: F401,F403
 from .modules import __all__  # noqa: F401
 from . import modules  # noqa: F401
 from . import quantized  # noqa: F401,E402  (the quantized fused modules)
+from . import qat  # noqa: F401,E402  (the QAT fused modules)

@@ -110,12 +110,13 @@ class Conv2d(Module):
                                       error_msgs)
 
     @staticmethod
-    def get_qconv(cls, mod, activation_post_process, weight_post_process=None):
+    def get_qconv(cls, mod, activation_post_process, weight_post_process=None, use_precomputed_fake_quant=False):
         """The quantized conv of float ``mod``: its weight quantized by ``weight_post_process`` (observing it
         first), its output qparams from ``activation_post_process``."""
         if weight_post_process is None:
             weight_post_process = mod.qconfig.weight()
-        weight_post_process(mod.weight)
+        if not use_precomputed_fake_quant or not hasattr(mod, "weight_fake_quant"):
+            weight_post_process(mod.weight)
         if weight_post_process.dtype is not _dtype.qint8:
             raise AssertionError("Weight observer must have a dtype of qint8")
         qweight = _quantize_weight(mod.weight.detach().float(), weight_post_process)
@@ -132,9 +133,13 @@ class Conv2d(Module):
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         """The quantized version of the observed float (or fused ConvReLU2d) module ``mod``."""
-        if hasattr(mod, "weight_fake_quant"):
-            raise NotImplementedError("torchlike does not support quantization-aware training (converting a QAT "
-                                      "conv); see docs/differences.md")
+        if hasattr(mod, "weight_fake_quant"):  # a QAT conv (ConvBn: the batch norm folded into the weight)
+            if type(mod).__name__ == "ConvBn2d" and cls._FLOAT_MODULE is nn.Conv2d:
+                mod.weight, mod.bias = mod._folded()
+            if not hasattr(mod, "activation_post_process"):
+                raise AssertionError("Input QAT module must have observer attached")
+            return cls.get_qconv(cls, mod, mod.activation_post_process, mod.weight_fake_quant,
+                                 use_precomputed_fake_quant)
         if type(mod) is not cls._FLOAT_MODULE:
             raise AssertionError(" nnq." + cls.__name__ + ".from_float only works for " + cls._FLOAT_MODULE.__name__
                                  + " but got:" + str(type(mod)))

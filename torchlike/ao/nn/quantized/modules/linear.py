@@ -128,20 +128,22 @@ class Linear(Module):
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         """The quantized version of the observed float (or fused LinearReLU) Linear ``mod``: its weight quantized
         by its qconfig's weight observer, its output qparams from its ``activation_post_process``."""
-        if hasattr(mod, "weight_fake_quant"):
-            raise NotImplementedError("torchlike does not support quantization-aware training (converting a QAT "
-                                      "Linear); see docs/differences.md")
-        floats = cls._FLOAT_MODULE if isinstance(cls._FLOAT_MODULE, tuple) else (cls._FLOAT_MODULE,)
-        if type(mod) not in floats:
-            raise AssertionError(f"nnq.{cls.__name__}.from_float only works for "
-                                 f"{', '.join(f.__name__ for f in floats)}, but got: {type(mod)}")
-        if not hasattr(mod, "qconfig"):
-            raise AssertionError("Input float module must have qconfig defined")
-        activation_post_process = mod.activation_post_process
-        if type(mod) is nni.LinearReLU:
-            mod = mod[0]
-        weight_post_process = mod.qconfig.weight()
-        weight_post_process(mod.weight)
+        if hasattr(mod, "weight_fake_quant"):  # a QAT Linear (or LinearReLU)
+            weight_post_process = mod.weight_fake_quant
+            activation_post_process = mod.activation_post_process
+        else:
+            floats = cls._FLOAT_MODULE if isinstance(cls._FLOAT_MODULE, tuple) else (cls._FLOAT_MODULE,)
+            if type(mod) not in floats:
+                raise AssertionError(f"nnq.{cls.__name__}.from_float only works for "
+                                     f"{', '.join(f.__name__ for f in floats)}, but got: {type(mod)}")
+            if not hasattr(mod, "qconfig"):
+                raise AssertionError("Input float module must have qconfig defined")
+            activation_post_process = mod.activation_post_process
+            if type(mod) is nni.LinearReLU:
+                mod = mod[0]
+            weight_post_process = mod.qconfig.weight()
+        if not use_precomputed_fake_quant:
+            weight_post_process(mod.weight)
         dtype = weight_post_process.dtype
         act_scale, act_zp = activation_post_process.calculate_qparams()
         if dtype is not _dtype.qint8:

@@ -16,3 +16,11 @@ class ConvReLU2d(nnq_conv.Conv2d):
 
     def _get_name(self):
         return "QuantizedConvReLU2d"
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        """The quantized ConvReLU2d of a fused float ConvReLU2d or a QAT ConvReLU2d/ConvBnReLU2d (batch norm
+        folded into the weight first)."""
+        if type(mod).__name__ == "ConvBnReLU2d" and hasattr(mod, "weight_fake_quant"):
+            mod.weight, mod.bias = mod._folded()
+        return super().from_float(mod, use_precomputed_fake_quant)
