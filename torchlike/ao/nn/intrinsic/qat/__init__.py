@@ -5,7 +5,7 @@ as torch does; other names raise a NotImplementedError naming them.
 >>> import torchlike
 >>> from torchlike.ao.quantization import default_qat_qconfig
 >>> torchlike.ao.nn.intrinsic.qat.ConvBnReLU2d(1, 2, 3, qconfig=default_qat_qconfig).bn
-BatchNorm2d(2, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)
+BatchNorm2d(2, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
 """
 from ....._missing import module_getattr
 from . import modules  # noqa: F401
