@@ -1,5 +1,5 @@
 """The model-profiling tools research scripts call on their models, under the drop-in runner: thop (profile with
-its per-module hooks, custom_ops, ret_layer_info, clever_format), ptflops (get_model_complexity_info, pytorch
+its per-module hooks, custom_ops, ret_layer_info, clever_format, and fx_profile over torch.fx), ptflops (get_model_complexity_info, pytorch
 backend: module hooks plus its patched torch.nn.functional / torch.* functions, the per-layer table, units,
 ignore_modules, input_constructor, verbose, custom module hooks), fvcore (parameter_count, parameter_count_table)
 and torchsummary (summary tables with one or two inputs and frozen layers, and its own error on layers returning
@@ -23,7 +23,7 @@ TOOLS = ("torch", "thop", "ptflops", "fvcore", "torchsummary")
 
 def test_flop_tools_count_and_print_like_torch():
     _, ours = lib_program_vs_torch("lib_flop_tools.py", *TOOLS, timeout=600, rtol=1e-6)
-    assert len(ours) == 267, len(ours)
+    assert len(ours) == 348, len(ours)
     assert "thop cnn 287744.0 3994.0 287.744K 3.994K" in ours
     assert "thop custom 352.0 74.0 352.00B" in ours and "thop layer 1 96.0 0.0 []" in ours
     assert "thop buffers left [] True" in ours
@@ -38,7 +38,8 @@ def test_flop_tools_count_and_print_like_torch():
     assert "\x1b[00mthop two-input 600.0 49.0" in ours and "thop origin 600.0 49.0" in ours   # after prRed's reset
     assert "ptflops two-input 266 49" in ours and "Warning: module Softmax is treated as a zero-op." in ours
     assert "ptflops custom 106 Mac 74" in ours and "ptflops attrs left ['accumulate_params']" in ours
-    assert "fvcore frozen 3994 2570" in ours and ours[-7] == "Non-trainable params: 1,424"
+    assert ours[-1] == "thop fx flops 16640" and "{'flatten': ('call_method', 'flatten')}" in ours   # fx_profile
+    assert "fvcore frozen 3994 2570" in ours and "Non-trainable params: 1,424" in ours
 
 
 def test_trace_based_counters_fail_with_torch_style_errors():

@@ -1,5 +1,5 @@
 """The model-profiling tools research scripts call on their models: thop (profile, clever_format, custom_ops,
-per-layer info), ptflops (get_model_complexity_info, pytorch backend, per-layer table), fvcore (parameter_count,
+per-layer info, the torch.fx-based fx_profile), ptflops (get_model_complexity_info, pytorch backend, per-layer table), fvcore (parameter_count,
 parameter_count_table, FlopCountAnalysis, flop_count_table) and torchsummary (summary) on a small CNN, an LSTM
 model and a Transformer encoder layer model. Each tool's printed counts and tables are compared line by line.
 fvcore's FlopCountAnalysis and ptflops' aten backend need torch's TorchScript tracer and dispatch-mode layer, which
@@ -189,3 +189,24 @@ class TwoToOne(nn.Module):
 
 summary(TwoToOne(), [(2, 9), (2, 9)], batch_size=2, device="cpu")
 summary(frozen, (3, 16, 16), device="cpu")
+
+# thop's torch.fx profiler: symbolic_trace, ShapeProp, the node kinds and targets it keys its counters on
+from thop.fx_profile import fx_profile  # noqa: E402
+
+
+class FxNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.relu = nn.ReLU()
+        self.pool = nn.MaxPool2d(2)
+        self.fc, self.fc2 = nn.Linear(4 * 4 * 4, 5), nn.Linear(4 * 4 * 4, 5)
+
+    def forward(self, x):
+        h = self.pool(self.relu(self.bn(self.conv(x))))
+        h = h.flatten(1)
+        return (self.fc(h) + self.fc2(h)).clamp(min=0.0)
+
+
+print("thop fx flops", fx_profile(FxNet().eval(), torch.randn(2, 3, 8, 8), verbose=True))
