@@ -112,3 +112,72 @@ def test_device_module_helpers_match_torch():
             u._get_device_module("nodev")
     assert (importlib.import_module("torchlike._utils")._get_available_device_type() is None) == \
         (not torchlike.cuda.is_available())
+
+
+def test_vmap_runs_replaced_protocol_functions_like_torch(monkeypatch):
+    """A library that replaces ``torch._functorch.vmap``'s protocol functions (tensordict does) has them run by
+    ``vmap``; the results are torch's, with the in_dims/out_dims moved as torch moves them."""
+    got = {}
+    for lib in (torch, torchlike):
+        src = importlib.import_module(lib.__name__ + "._functorch.vmap")
+        calls = []
+        for name in ("_process_batched_inputs", "_create_batched_inputs", "_unwrap_batched"):
+            def spy(*args, _name=name, _orig=getattr(src, name)):
+                calls.append(_name)
+                return _orig(*args)
+            monkeypatch.setattr(src, name, spy)
+        x = lib.arange(6.).reshape(2, 3)
+        prod, total = lib.vmap(lambda a, b: (a * b, a.sum()), in_dims=(1, None), out_dims=(1, 0))(x, lib.tensor([2., 3.]))
+        got[lib] = prod.tolist(), total.tolist()
+        assert set(calls) == {"_process_batched_inputs", "_create_batched_inputs", "_unwrap_batched"}, calls
+        monkeypatch.undo()
+    assert got[torch] == got[torchlike] == ([[0., 2., 4.], [9., 12., 15.]], [3., 5., 7.])
+
+
+_TD_VMAP = """
+import torch
+from tensordict import TensorDict
+from tensordict.nn import TensorDictModule
+torch.manual_seed(0)
+m = TensorDictModule(torch.nn.Linear(3, 1), in_keys=["obs"], out_keys=["v"])
+td = TensorDict(obs=torch.randn(2, 4, 3), nest=TensorDict(a=torch.arange(8.).reshape(2, 4), batch_size=[2, 4]),
+                batch_size=[2, 4])
+with torch.no_grad():
+    out = torch.vmap(m, (0,))(td)
+print(tuple(out.batch_size), sorted(out.keys()), tuple(out["v"].shape), [round(v, 4) for v in out["v"].flatten().tolist()])
+print([round(v, 4) for v in torch.vmap(lambda t: t["obs"].sum(-1) + t["nest", "a"], (1,))(td).flatten().tolist()])
+out = torch.vmap(lambda t, x: t.set("y", t["obs"] * x), (0, None), out_dims=1)(td, torch.tensor(2.))
+print(tuple(out.batch_size), tuple(out["y"].shape), tuple(out["nest"].batch_size))
+try:
+    torch.vmap(m, (0,))(td)["v"].sum().backward()
+    print("grad", [round(v, 4) for v in m.module.weight.grad.flatten().tolist()])
+except NotImplementedError as e:
+    print("grad NotImplementedError", "does not carry gradients" in str(e))
+"""
+
+
+def test_vmap_over_tensordict_like_torch():
+    """``torch.vmap`` over TensorDict arguments (in_dim 0 and 1, nested TensorDicts, out_dims=1) batches them as
+    torch does through tensordict's protocol functions (torchrl's GAE and value estimators vmap this way). With
+    gradients it raises NotImplementedError (docs/differences.md)."""
+    pytest.importorskip("tensordict")
+    outs = [subprocess.run([sys.executable] + runner + ["-c", _TD_VMAP], capture_output=True, text=True,
+                           timeout=300) for runner in ([], ["-m", "torchlike", "run"])]
+    for out in outs:
+        assert out.returncode == 0, out.stderr[-2000:]
+    theirs, ours = (out.stdout.splitlines() for out in outs)
+    assert ours[:3] == theirs[:3], (theirs, ours)
+    assert theirs[3].startswith("grad [") and ours[3] == "grad NotImplementedError True"
+
+
+def test_distributed_rpc_pyrref_as_in_torch():
+    """``torch._C._distributed_rpc.PyRRef`` exists (torchrl tests ``isinstance(self, PyRRef)`` on every collector
+    call); nothing is one, and making one without an RPC agent raises torch's RuntimeError."""
+    for lib in (torch, torchlike):
+        from_c = importlib.import_module(lib.__name__ + "._C._distributed_rpc")
+        cls = from_c.PyRRef
+        assert (cls.__module__, cls.__qualname__) == ("torch._C._distributed_rpc", "PyRRef")
+        assert not isinstance(lib.ones(1), cls)
+        with pytest.raises(RuntimeError, match="Current RPC agent is not set! Did you initialize the RPC framework"):
+            cls(1)
+        assert from_c._is_current_rpc_agent_set() is False

@@ -32,6 +32,7 @@ from ._torch_function import (DisableTorchFunction, DisableTorchFunctionSubclass
 from ._to_args import parse_to
 from .accelerator import current_accelerator as _current_accelerator
 from .func._common import in_transform as _in_transform
+from .func._batch_dims import add_batch_dim as _add_batch_dim, remove_batch_dim as _remove_batch_dim
 from ._random import Generator  # noqa: F401 (torch's class lives in torch._C)
 from ._ops.linalg import LinAlgError as _LinAlgError  # (torch.linalg.LinAlgError is torch._C._LinAlgError)
 from ._torch_paths import home as _home
@@ -45,7 +46,7 @@ __all__ = ["DispatchKey", "DispatchKeySet", "DisableTorchFunction", "DisableTorc
            "_ExcludeDispatchKeyGuard", "_IncludeDispatchKeyGuard", "_get_tracing_state", "_log_api_usage_once",
            "_log_api_usage_metadata",
            "_dispatch_has_kernel_for_dispatch_key", "_TensorMeta", "PyTorchFileReader",
-           "ScriptModule", "ScriptObject", "ScriptFunction", "_nn", "_functorch", "StorageBase", "Generator", "TensorBase",
+           "ScriptModule", "ScriptObject", "ScriptFunction", "_nn", "_functorch", "_distributed_rpc", "StorageBase", "Generator", "TensorBase",
            "_are_functorch_transforms_active", "_get_accelerator"]
 
 # torch's DispatchKey values (torch 2.13), in torch's order; the library-facing subset
@@ -341,14 +342,43 @@ def _is_batchedtensor(tensor) -> bool:
 
 _functorch.is_legacy_batchedtensor = _is_legacy_batchedtensor
 _functorch.is_batchedtensor = _is_batchedtensor
+_functorch._add_batch_dim, _functorch._remove_batch_dim = _add_batch_dim, _remove_batch_dim
 _functorch.__getattr__ = module_getattr("torch._C._functorch")
 
 _nn = types.ModuleType("torch._C._nn", "torch's compiled nn helpers (the Python-visible subset)")
 _nn._parse_to = _parse_to
 _nn.__getattr__ = module_getattr("torch._C._nn")
 
+_distributed_rpc = types.ModuleType("torch._C._distributed_rpc", "torch's RPC bindings (the Python-visible subset)")
+_RPC_NOT_SET = ("Current RPC agent is not set! Did you initialize the RPC framework (e.g. by calling "
+                "`rpc.init_rpc`)?")
+
+
+class _PyRRef:
+    """``torch._C._distributed_rpc.PyRRef``: a remote reference. There is no RPC agent (``rpc.is_available()`` is
+    False), so none can be made, as in torch before ``init_rpc``; libraries test ``isinstance(x, PyRRef)``.
+
+    >>> import torchlike
+    >>> isinstance(object(), torchlike._C._distributed_rpc.PyRRef)
+    False
+    """
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError(_RPC_NOT_SET)
+
+
+def _no_rpc_agent_set() -> bool:
+    return False
+
+
+_PyRRef.__module__, _PyRRef.__name__, _PyRRef.__qualname__ = "torch._C._distributed_rpc", "PyRRef", "PyRRef"
+_distributed_rpc.PyRRef = _PyRRef
+_distributed_rpc._is_current_rpc_agent_set = _no_rpc_agent_set
+_distributed_rpc.__getattr__ = module_getattr("torch._C._distributed_rpc")
+
 # importable as modules (``from torch._C._functorch import is_batchedtensor``), as torch's extension submodules
 sys.modules[__name__ + "._functorch"] = _functorch
 sys.modules[__name__ + "._nn"] = _nn
+sys.modules[__name__ + "._distributed_rpc"] = _distributed_rpc
 
 __getattr__ = module_getattr("torch._C")

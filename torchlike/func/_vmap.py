@@ -13,6 +13,7 @@ import jax.numpy as jnp
 
 from .. import _random
 from ..tensor import Tensor
+from . import _batch_dims
 from ._common import flatten, inner, spec_repr, unflatten
 from ._eager import mark, through
 
@@ -41,8 +42,11 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
+        # a library that replaced torch._functorch.vmap's protocol functions (tensordict) batches its containers
+        call = _batch_dims.call if _batch_dims.patched() else _call
+
         def run(*a, **k):
-            return _call(func, in_dims, out_dims, randomness, chunk_size, a, k)
+            return call(func, in_dims, out_dims, randomness, chunk_size, a, k)
         return through(("vmap", repr(in_dims), repr(out_dims), randomness, chunk_size), func, run, args, kwargs)
     return wrapped
 
