@@ -1,10 +1,13 @@
-"""The model-profiling tools research scripts call on their models, under the drop-in runner: thop (profile with
-its per-module hooks, custom_ops, ret_layer_info, clever_format, and fx_profile over torch.fx), ptflops (get_model_complexity_info, pytorch
-backend: module hooks plus its patched torch.nn.functional / torch.* functions, the per-layer table, units,
-ignore_modules, input_constructor, verbose, custom module hooks), fvcore (parameter_count, parameter_count_table)
-and torchsummary (summary tables with one or two inputs and frozen layers, and its own error on layers returning
-nested tuples) on a small CNN, an LSTM model, a Transformer encoder layer model and a two-input model, compared
-line by line with the same program under real torch.
+"""The model-profiling tools research scripts call on their models, under the drop-in runner:
+- thop: profile with its per-module hooks, custom_ops, ret_layer_info, clever_format, and fx_profile (torch.fx);
+- ptflops: get_model_complexity_info, pytorch backend (module hooks plus its patched torch.nn.functional and
+  torch.* functions), the per-layer table, units, ignore_modules, input_constructor, verbose, custom module hooks;
+- fvcore: parameter_count, parameter_count_table; its weight init, precise-BN statistics, focal/GIoU/smooth-L1
+  losses and Checkpointer save/resume/periodic;
+- torchsummary: summary tables with one or two inputs and frozen layers, and its own error on layers returning
+  nested tuples;
+on a small CNN, an LSTM model, a Transformer encoder layer model and a two-input model, compared line by line with
+the same program under real torch.
 
 The trace-based parts -- fvcore's FlopCountAnalysis (torch.jit tracing) and ptflops' aten backend (a
 TorchDispatchMode) -- need machinery torchlike does not have; they end in clear NotImplementedErrors
@@ -23,7 +26,7 @@ TOOLS = ("torch", "thop", "ptflops", "fvcore", "torchsummary")
 
 def test_flop_tools_count_and_print_like_torch():
     _, ours = lib_program_vs_torch("lib_flop_tools.py", *TOOLS, timeout=600, rtol=1e-6)
-    assert len(ours) == 348, len(ours)
+    assert len(ours) == 358, len(ours)
     assert "thop cnn 287744.0 3994.0 287.744K 3.994K" in ours
     assert "thop custom 352.0 74.0 352.00B" in ours and "thop layer 1 96.0 0.0 []" in ours
     assert "thop buffers left [] True" in ours
@@ -38,7 +41,10 @@ def test_flop_tools_count_and_print_like_torch():
     assert "\x1b[00mthop two-input 600.0 49.0" in ours and "thop origin 600.0 49.0" in ours   # after prRed's reset
     assert "ptflops two-input 266 49" in ours and "Warning: module Softmax is treated as a zero-op." in ours
     assert "ptflops custom 106 Mac 74" in ours and "ptflops attrs left ['accumulate_params']" in ours
-    assert ours[-1] == "thop fx flops 16640" and "{'flatten': ('call_method', 'flatten')}" in ours   # fx_profile
+    assert "thop fx flops 16640" in ours and "{'flatten': ('call_method', 'flatten')}" in ours   # fx_profile
+    assert "bn stats [0.0146, -0.0349, -0.0101, -0.0201] [1.9839, 1.6895, 1.7789, 1.5952]" in ours   # precise BN
+    assert "loaded extra ['iteration', 'note', 'optimizer'] 3 x" in ours and "same True" in ours   # Checkpointer
+    assert ours[-1].startswith("periodic ['last_checkpoint', 'model_0000003.pth', 'model_0000005.pth'")
     assert "fvcore frozen 3994 2570" in ours and "Non-trainable params: 1,424" in ours
 
 

@@ -210,3 +210,45 @@ class FxNet(nn.Module):
 
 
 print("thop fx flops", fx_profile(FxNet().eval(), torch.randn(2, 3, 8, 8), verbose=True))
+
+# fvcore's other model utilities: weight init, precise BN statistics, detection losses, Checkpointer
+import os  # noqa: E402
+import tempfile  # noqa: E402
+
+from fvcore.common.checkpoint import Checkpointer, PeriodicCheckpointer  # noqa: E402
+from fvcore.nn import (c2_msra_fill, c2_xavier_fill, get_bn_modules, giou_loss, sigmoid_focal_loss,  # noqa: E402
+                       sigmoid_focal_loss_star, smooth_l1_loss, update_bn_stats)
+
+torch.manual_seed(0)
+net = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten(), nn.Linear(4 * 6 * 6, 2))
+c2_msra_fill(net[0])
+c2_xavier_fill(net[4])
+print("fill", round(net[0].weight.std().item(), 4), net[0].bias.abs().sum().item(),
+      round(net[4].weight.std().item(), 4))
+print("bn modules", [type(m).__name__ for m in get_bn_modules(net)])
+data = [torch.randn(4, 3, 8, 8) for _ in range(5)]
+update_bn_stats(net, data, num_iters=5)
+print("bn stats", [round(v, 4) for v in net[1].running_mean.tolist()],
+      [round(v, 4) for v in net[1].running_var.tolist()])
+logits, targets = torch.randn(6, 3), (torch.rand(6, 3) > 0.5).float()
+print("focal", round(sigmoid_focal_loss(logits, targets, reduction="mean").item(), 5),
+      round(sigmoid_focal_loss_star(logits, targets, reduction="sum").item(), 5))
+a = torch.tensor([[0., 0., 2., 2.], [1., 1., 3., 4.]])
+b = torch.tensor([[1., 1., 3., 3.], [0., 0., 2., 2.]])
+print("giou", [round(v, 5) for v in giou_loss(a, b).tolist()], round(giou_loss(a, b, reduction="mean").item(), 5))
+print("smooth_l1", round(smooth_l1_loss(logits, targets, beta=0.5, reduction="mean").item(), 5),
+      round(smooth_l1_loss(logits, targets, beta=0.0, reduction="sum").item(), 5))
+d = tempfile.mkdtemp()
+opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+ck = Checkpointer(net, save_dir=d, optimizer=opt)
+ck.save("model_a", iteration=3, note="x")
+print("saved", sorted(os.listdir(d)), ck.has_checkpoint(), os.path.basename(ck.get_checkpoint_file()))
+net2 = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten(), nn.Linear(4 * 6 * 6, 2))
+ck2 = Checkpointer(net2, save_dir=d)
+extra = ck2.resume_or_load(os.path.join(d, "model_a.pth"), resume=True)
+print("loaded extra", sorted(extra), extra["iteration"], extra.get("note"))
+print("same", all(torch.equal(p, q) for p, q in zip(net.state_dict().values(), net2.state_dict().values())))
+pc = PeriodicCheckpointer(ck, period=2, max_iter=5, max_to_keep=2)
+for it in range(6):
+    pc.step(it)
+print("periodic", sorted(os.listdir(d)))
