@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+import weakref
 from numbers import Number
 
 from ... import _creation
@@ -86,6 +87,7 @@ class RNNBase(Module):
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
         self.dropout = float(dropout)  # before validation, like torch (a non-number fails here first)
         self.bidirectional, self.proj_size = bidirectional, proj_size
+        self._flat_weight_refs = []
         _check_rnn_args(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, proj_size)
 
         directions = ("", "_reverse") if bidirectional else ("",)
@@ -100,29 +102,72 @@ class RNNBase(Module):
                 setattr(self, name, Parameter(_creation.empty(shape, device=device, dtype=dtype)))
             self._all_weights.append([name for name, _ in specs])
             self._flat_weights_names += self._all_weights[-1]
+        self._init_flat_weights()
         self.reset_parameters()
 
-    @property
-    def _flat_weights(self):
-        return [getattr(self, name) for name in self._flat_weights_names]
+    # torch's bookkeeping of the weights forward reads: a plain list attribute ``_flat_weights`` kept up to date
+    # by attribute assignment and ``_apply``; libraries assign the list themselves (higher's patched RNNs).
+    # Where a weight object was swapped since (weak references tell: functional_call) forward reads the module's
+    # weights of the moment; torch then also stores that list, torchlike does not (_forward_weights), so a call
+    # traced by a func transform or compile leaves no traced tensor in the module
+    def _init_flat_weights(self):
+        self._flat_weights = [getattr(self, wn) if hasattr(self, wn) else None for wn in self._flat_weights_names]
+        self._flat_weight_refs = [weakref.ref(w) if w is not None else None for w in self._flat_weights]
+        self.flatten_parameters()
+
+    def __setattr__(self, attr, value):
+        if hasattr(self, "_flat_weights_names") and attr in self._flat_weights_names:
+            self._flat_weights[self._flat_weights_names.index(attr)] = value
+        super().__setattr__(attr, value)
+
+    def _apply(self, fn, recurse=True):
+        self._flat_weight_refs = []
+        ret = super()._apply(fn, recurse)
+        self._init_flat_weights()
+        return ret
+
+    def _weights_have_changed(self):
+        for ref, name in zip(self._flat_weight_refs, self._flat_weights_names):
+            weight = getattr(self, name) if hasattr(self, name) else None
+            if weight is not None and ref is not None and ref() is not weight:
+                return True
+        return False
+
+    def _update_flat_weights(self):
+        if self._weights_have_changed():
+            self._init_flat_weights()
+
+    def _forward_weights(self):
+        if self._weights_have_changed():
+            return [getattr(self, wn) if hasattr(self, wn) else None for wn in self._flat_weights_names]
+        return self._flat_weights
+
+    def _replicate_for_data_parallel(self):
+        replica = super()._replicate_for_data_parallel()
+        replica._flat_weights = replica._flat_weights[:]  # (its own list: __setattr__ writes into it)
+        replica._flat_weights_names = replica._flat_weights_names[:]
+        return replica
 
     @property
     def all_weights(self):
         return [[getattr(self, name) for name in group] for group in self._all_weights]
 
     def __getstate__(self):
-        # torch's pickles carry the flat weight list (torch's RNNBase.__setstate__ reads it)
+        # torch's pickles carry the flat weight list, not its weak references
+        self._update_flat_weights()
         state = super().__getstate__()
-        state["_flat_weights"] = [getattr(self, n, None) for n in self._flat_weights_names]
+        state.pop("_flat_weight_refs", None)
         return state
 
     def __setstate__(self, state):
-        state = dict(state)
-        state.pop("_flat_weights", None)
-        state.pop("_flat_weight_refs", None)
         super().__setstate__(state)
+        if "all_weights" in state:
+            self._all_weights = state["all_weights"]
         if "proj_size" not in state:
             self.proj_size = 0
+        if "_flat_weights" not in state:  # (a pickle without the list)
+            self._flat_weights = [getattr(self, wn, None) for wn in self._flat_weights_names]
+        self._flat_weight_refs = [weakref.ref(w) if w is not None else None for w in self._flat_weights]
 
     def flatten_parameters(self):
         pass  # no cuDNN weight buffer to compact here
@@ -160,7 +205,8 @@ class RNNBase(Module):
             if batched and self.batch_first:
                 x = x.transpose(0, 1)
             B = x.shape[1]
-        w_dtype = getattr(self, self._flat_weights_names[0]).dtype
+        flat = self._forward_weights()
+        w_dtype = flat[0].dtype
         if x.dtype != w_dtype:
             raise ValueError(f"RNN input dtype ({x.dtype}) does not match weight dtype ({w_dtype}). Convert input: "
                              f"input.to({w_dtype}), or convert model: model.to({x.dtype})")
@@ -193,7 +239,7 @@ class RNNBase(Module):
             if lstm and tuple(c0.shape) != (self.num_layers * D, B, self.hidden_size):
                 raise RuntimeError(f"Expected hidden[1] size {(self.num_layers * D, B, self.hidden_size)}, got "
                                    f"{list(c0.shape)}")
-        flat = list(self._flat_weights)
+        flat = list(flat)
         if not packed and has_torch_function(flat):
             # a weight whose type overrides __torch_function__ sees torch's kernel call (torch.lstm, ...), as the
             # _VF call of torch's modules gives it (ExpandedWeight raises there)
@@ -201,7 +247,7 @@ class RNNBase(Module):
                                       self.num_layers, float(self.dropout), self.training, bool(self.bidirectional),
                                       False)
         else:
-            r = run_stack(self.mode, x, h0, c0, lengths, self._flat_weights, num_layers=self.num_layers,
+            r = run_stack(self.mode, x, h0, c0, lengths, flat, num_layers=self.num_layers,
                           dropout=self.dropout, train=self.training, bidirectional=bool(self.bidirectional),
                           has_bias=bool(self.bias), proj=self.proj_size > 0,
                           batch_first=batched and not packed and self.batch_first)
