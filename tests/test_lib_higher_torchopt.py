@@ -9,18 +9,19 @@ from conftest import lib_program_vs_torch
 
 def test_higher_and_torchopt_meta_learning_like_torch():
     _, ours = lib_program_vs_torch("lib_higher_torchopt.py", "torch", "higher", "torchopt", timeout=600, rtol=1e-4)
-    assert len(ours) == 34, ours
+    assert len(ours) == 35, ours
     assert [line.split(" query")[0] for line in ours[:3]] == [f"higher sgd iter {i}" for i in range(3)]
     assert all(float(line.split()[-1]) > 0 for line in ours[:3])            # second-order meta-gradients flow
     assert ours[3] == "higher fast weights 6 history 3 FunctionalSequential 6"
     assert ours[6].startswith("higher first-order requires_grad True True")
     assert ours[8] == "higher adam copy leaves True"
-    assert ours[15] == "torchopt adam state ScaleByAdamState 4"
-    assert "nan" not in ours[16] and "nan" not in ours[17], ours[16:18]    # MetaSGD / MetaAdam meta-gradients
-    assert ours[18] == "torchopt extract copy 3 ['bias', 'weight'] True True True"
-    assert ours[22] == "torchopt funcoptimizer grad path True"              # autograd.grad of a dict of inputs
-    assert ours[29] == "torchopt adamw state_dict tuple 1"
-    assert ours[30].startswith("torchopt implicit ridge") and ours[31].startswith("torchopt zero-order")
+    assert ours[11].startswith("higher bn/lstm query") and ours[11].endswith("lstm grads True"), ours[11]
+    assert ours[16] == "torchopt adam state ScaleByAdamState 4"
+    assert "nan" not in ours[17] and "nan" not in ours[18], ours[17:19]    # MetaSGD / MetaAdam meta-gradients
+    assert ours[19] == "torchopt extract copy 3 ['bias', 'weight'] True True True"
+    assert ours[23] == "torchopt funcoptimizer grad path True"              # autograd.grad of a dict of inputs
+    assert ours[30] == "torchopt adamw state_dict tuple 1"
+    assert ours[31].startswith("torchopt implicit ridge") and ours[32].startswith("torchopt zero-order")
     assert ours[-1] == "torchopt accelerated available True"                # the extension's pure-Python fallback
 
 

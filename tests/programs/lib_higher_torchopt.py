@@ -1,5 +1,6 @@
 """Meta-learning libraries: ``higher`` (MAML on sine regression with its differentiable SGD and Adam inner loops,
-``fmodel(x, params=...)``, second-order meta-gradients, ``higher.monkeypatch``) and ``torchopt`` (the functional
+``fmodel(x, params=...)``, second-order meta-gradients, ``higher.monkeypatch``, a Conv/BatchNorm/LSTM/Dropout
+network) and ``torchopt`` (the functional
 ``torchopt.adam`` with ``apply_updates``, ``MetaSGD``/``MetaAdam`` differentiable inner loops,
 ``extract_state_dict``/``recover_state_dict``, ``FuncOptimizer`` over ``torch.func.functional_call``, the
 ``Optimizer`` over a ``chain`` with clipping and a schedule, ``AdamW``, implicit differentiation (``custom_root``
@@ -106,6 +107,30 @@ dopt = higher.get_diff_optim(torch.optim.SGD(net2.parameters(), lr=0.1, momentum
 for _ in range(2):
     dopt.step(F.mse_loss(fmodel(tasks[2][0]), tasks[2][1]))
 print("higher diffopt momentum", r(F.mse_loss(fmodel(tasks[2][0]), tasks[2][1])))
+
+# --- higher on a network with BatchNorm buffers, an LSTM (higher patches its flat weights) and Dropout ---
+class SeqNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv, self.bn = nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4)
+        self.lstm, self.fc, self.drop = nn.LSTM(4, 5, batch_first=True), nn.Linear(5, 2), nn.Dropout(0.2)
+
+    def forward(self, x):
+        h = F.relu(self.bn(self.conv(x)))
+        out, _ = self.lstm(h.flatten(2).transpose(1, 2))
+        return self.fc(self.drop(out[:, -1]))
+
+
+torch.manual_seed(7)
+seq = SeqNet()
+img, cls = torch.randn(3, 1, 6, 6), torch.tensor([0, 1, 1])
+with higher.innerloop_ctx(seq, torch.optim.SGD(seq.parameters(), lr=0.1), copy_initial_weights=False) as (fnet, dopt):
+    for _ in range(2):
+        dopt.step(F.cross_entropy(fnet(img), cls))
+    q = F.cross_entropy(fnet(img), cls)
+    q.backward()
+print("higher bn/lstm query", r(q), "meta-grad norm", gnorm(seq.parameters()),
+      "lstm grads", all(p.grad is not None for p in seq.lstm.parameters()))
 
 # --- torchopt: functional Adam with apply_updates ---
 torch.manual_seed(2)
