@@ -197,6 +197,17 @@ def main():
     fp4 = ds.map(add_norm)._fingerprint, ds.map(add_norm)._fingerprint
     print("fingerprints", fp1 == fp2, fp1 == fp3, fp4[0] == fp4[1])
 
+    # map in 2 worker processes (the function is pickled with dill), and an on-the-fly transform
+    mp = ds.map(add_norm, num_proc=2).with_format("torch")
+    print("num_proc map", r(mp[:]["norm"].sum()), desc(mp[:]["half"]), mp[:]["x2"].equal(ds3.with_format("torch")[:]["x2"]))
+
+    def transform(batch):
+        x = torch.tensor(batch["x"])
+        return {"z": torch.nn.functional.softmax(x, -1), "n": torch.tensor([len(t) for t in batch["text"]])}
+
+    tr = ds.with_transform(transform)
+    print("with_transform", desc(tr[0:3]["z"]), [r(v) for v in tr[0:3]["z"].sum(1).tolist()], tr[5]["n"].tolist())
+
 
 if __name__ == "__main__":
     main()
