@@ -17,7 +17,12 @@ def _modules():
 
 @pytest.mark.parametrize("name", sorted(_modules()))
 def test_docstring_examples(name):
-    mod = importlib.import_module(name)
+    try:
+        mod = importlib.import_module(name)
+    except ModuleNotFoundError as e:  # an optional dependency, required as torch requires it (tensorboard)
+        if e.name and e.name.split(".")[0] not in ("torchlike", "jax", "numpy"):
+            pytest.skip(f"{name} needs {e.name}")
+        raise
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     out = []
     with warnings.catch_warnings():
