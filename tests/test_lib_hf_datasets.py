@@ -8,7 +8,8 @@ from conftest import lib_program_vs_torch
 
 def test_hf_datasets_torch_format_loaders_and_training_match_torch():
     _, ours = lib_program_vs_torch("lib_hf_datasets.py", "torch", "datasets", timeout=600, rtol=1e-4)
-    assert len(ours) == 40, ours
+    assert len(ours) == 41, ours
+    assert ours[0] == "torch available True (2, 13, 0) True"  # find_spec and the metadata's version
     by = {line.split(" {")[0].split(" [")[0]: line for line in ours}
     assert "'x': 'Tensor:torch.float32:(4,)'" in by["row"] and "'y': 'Tensor:torch.int64:()'" in by["row"]
     assert by["typed"] == "typed {'a': 'torch.int64', 'b': 'torch.float32', 'c': 'torch.int64', 'd': 'torch.float32'}"

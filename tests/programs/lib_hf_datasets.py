@@ -35,6 +35,9 @@ def add_norm(ex):
 
 
 def main():
+    # datasets finds torch through importlib (find_spec, then the package metadata's version)
+    print("torch available", datasets.config.TORCH_AVAILABLE, datasets.config.TORCH_VERSION.release,
+          "torch" in datasets.formatting._FORMAT_TYPES)
     rng = np.random.default_rng(0)
     n = 40
     feats = rng.standard_normal((n, 4)).astype(np.float32)
