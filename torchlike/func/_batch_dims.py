@@ -13,8 +13,9 @@ leaf and comes back with its batch size. Here batched values are JAX tracers, wh
    torch's are so the containers it builds accept them (they are thrown away);
 3. outside, ``_unwrap_batched`` again, its ``_remove_batch_dim`` handing out ``jax.vmap``'s results in that order.
 
-Gradients do not flow through this path (an output that requires grad raises NotImplementedError). The library's
-functions must call ``_add_batch_dim``/``_remove_batch_dim`` in the same order each time (they walk
+An output that requires grad cannot come out of ``jax.vmap`` onto the eager tape; then the call runs again one example
+at a time (as torch's vmap fallback does: the library's functions with ``select``/``stack`` as the batching
+primitives), so gradients flow to the parameters and inputs. The library's functions must call ``_add_batch_dim``/``_remove_batch_dim`` in the same order each time (they walk
 their containers in key order). ``torchlike._functorch.vmap`` (the module libraries patch) registers itself as
 ``protocol`` with its own defaults; while none is replaced, ``vmap`` does not take this path.
 """
@@ -26,6 +27,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import _random
+from .._ops.shape import stack
 from ..tensor import Tensor
 from ._common import inner
 
@@ -148,9 +150,7 @@ def call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
 
         def record_remove(t, d, size):
             if t.requires_grad:
-                raise NotImplementedError(
-                    "torchlike's vmap over a library's batched containers (a TensorDict) does not carry gradients: "
-                    "run it under torch.no_grad(), or vmap over the tensors themselves")
+                raise _NeedsGrad
             outs.append(t._value)
             shape = list(t.shape)
             shape.insert(d % (len(shape) + 1), size)
@@ -179,6 +179,24 @@ def call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
         return outs
 
     arrays, axes = [t._value for t, _ in adds], [d for _, d in adds]
+    try:
+        res = _vmapped(pure, keys, arrays, axes, batch_size, chunk_size)
+    except _NeedsGrad:
+        return _per_example(mod, func, out_dims, kwargs, level, batch_size, flat_in_dims, flat_args, args_spec)
+    results = iter(res)
+
+    def replay_remove(t, d, size):
+        return Tensor._wrap(next(results), dev).movedim(0, d)
+
+    with _running({"level": level, "add": _no, "remove": replay_remove, "batched": lambda t: False}):
+        return mod._unwrap_batched(side["out"], out_dims, level, batch_size, func)
+
+
+class _NeedsGrad(Exception):
+    """An output requires grad: ``jax.vmap``'s results would leave the eager tape."""
+
+
+def _vmapped(pure, keys, arrays, axes, batch_size, chunk_size):
     vf = jax.vmap(pure, in_axes=(None if keys is None else 0,) + tuple(axes), out_axes=0)
     if chunk_size is None or chunk_size >= batch_size:
         res = vf(keys, *arrays)
@@ -188,10 +206,32 @@ def call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
             sl = [jax.lax.slice_in_dim(a, s, min(s + chunk_size, batch_size), axis=ax) for a, ax in zip(arrays, axes)]
             parts.append(vf(None if keys is None else keys[s:s + chunk_size], *sl))
         res = [jnp.concatenate(p, axis=0) for p in zip(*parts)]
-    results = iter(res)
+    return res
+
+
+def _per_example(mod, func, out_dims, kwargs, level, batch_size, flat_in_dims, flat_args, args_spec):
+    """The call one example at a time on the eager tape; the un-batched outputs are the examples' stacked."""
+    per, out = [], None
+    for i in range(batch_size):
+        outs = []
+
+        def remove(t, d, size):  # a stand-in of the un-batched shape, for the containers built around it
+            outs.append(t)
+            at = d % (t.dim() + 1)
+            return t.unsqueeze(at).expand(*t.shape[:at], size, *t.shape[at:])
+
+        with _running({"level": level, "add": lambda t, d: t.select(d, i), "remove": _no,
+                       "batched": lambda t: False}):
+            inputs = mod._create_batched_inputs(flat_in_dims, flat_args, level, args_spec)
+        out = func(*inputs, **kwargs)
+        with _running({"level": level, "add": _no, "remove": remove, "batched": lambda t: False}):
+            mod._unwrap_batched(out, out_dims, level, batch_size, func)
+        per.append(outs)
+    columns = iter(zip(*per))
 
     def replay_remove(t, d, size):
-        return Tensor._wrap(next(results), dev).movedim(0, d)
+        column = next(columns)
+        return stack(column, dim=d % (t.dim() + 1))
 
     with _running({"level": level, "add": _no, "remove": replay_remove, "batched": lambda t: False}):
-        return mod._unwrap_batched(side["out"], out_dims, level, batch_size, func)
+        return mod._unwrap_batched(out, out_dims, level, batch_size, func)
