@@ -37,3 +37,30 @@ def test_uniform_on_a_legacy_tensor_of_a_size_draws_torch_numbers():
         if lib is torch:
             expected = t.tolist()
     assert t.tolist() == pytest.approx(expected, rel=1e-6)
+
+
+@pytest.mark.parametrize("arg", [lambda lib: lib.Tensor, lambda lib: "torch.Tensor", lambda lib: lib.DoubleTensor,
+                                 lambda lib: "torch.IntTensor", lambda lib: lib.float64])
+@pytest.mark.parametrize("default", ["float32", "float64"])
+def test_tensor_type_of_the_tensor_class_is_the_default_dtype_like_torch(arg, default):
+    """``t.type(torch.Tensor)`` (nflows' LeakyReLU: ``(x < 0).type(torch.Tensor)``) and ``t.type("torch.Tensor")``
+    cast to the default dtype; the legacy classes and names to theirs."""
+    got = []
+    for lib in (torch, torchlike):
+        lib.set_default_dtype(getattr(lib, default))
+        try:
+            out = lib.tensor([-1, 2]).lt(0).type(arg(lib))
+            got.append((str(out.dtype), out.tolist()))
+        finally:
+            lib.set_default_dtype(lib.float32)
+    assert got[1] == got[0]
+
+
+@pytest.mark.parametrize("arg", [lambda lib: lib.nn.Parameter, lambda lib: "Tensor", lambda lib: "torch.float32"])
+def test_tensor_type_rejects_other_names_and_classes_like_torch(arg):
+    msgs = []
+    for lib in (torch, torchlike):
+        with pytest.raises(ValueError) as info:
+            lib.tensor([1]).type(arg(lib))
+        msgs.append(str(info.value))
+    assert msgs[1] == msgs[0]

@@ -8,6 +8,8 @@ Each is ``self.to(<dtype>)``.  They live in a mixin that ``Tensor`` inherits fro
     >>> t = torch.tensor([1, 2])
     >>> t.float().dtype, t.double().dtype, t.type()
     (torch.float32, torch.float64, 'torch.LongTensor')
+    >>> t.type(torch.Tensor).dtype, t.type("torch.DoubleTensor").dtype
+    (torch.float32, torch.float64)
 """
 from __future__ import annotations
 
@@ -29,6 +31,8 @@ LEGACY = {"FloatTensor": _dtype.float32, "DoubleTensor": _dtype.float64, "HalfTe
 
 
 def dtype_of_type_name(name):
+    if name == "torch.Tensor":  # the default tensor type: the default dtype, as torch.set_default_dtype left it
+        return _dtype.get_default_dtype()
     base = name.split(".")[-1]
     if base not in LEGACY:
         raise ValueError(f"invalid type: '{name}'")
@@ -51,7 +55,10 @@ class TensorCasts:
         if isinstance(dtype, str):
             dtype = dtype_of_type_name(dtype)
         elif isinstance(dtype, type):
-            dtype = dtype_of_type_name(dtype.__name__)
+            # torch.Tensor itself (the class whose direct base is this mixin) names the default tensor type;
+            # a subclass (nn.Parameter) or any other class is named by its bare name, an invalid type as in torch
+            is_tensor = TensorCasts in dtype.__bases__
+            dtype = dtype_of_type_name("torch.Tensor" if is_tensor else dtype.__name__)
         return self.to(dtype)
 
     def type_as(self, other):
