@@ -163,8 +163,8 @@ def test_left_out_raise_naming_them():
         m.ao.quantization.convert(prepared)
     with pytest.raises(NotImplementedError, match="prepare_fx"):
         m.ao.quantization.quantize_fx.prepare_fx(model, {}, ())
-    with pytest.raises(NotImplementedError, match="FusedMovingAvgObsFakeQuantize"):
-        m.ao.quantization.get_default_qat_qconfig("x86")
+    with pytest.raises(NotImplementedError, match="_LearnableFakeQuantize"):
+        m.ao.quantization._LearnableFakeQuantize  # noqa: B018
     qat_model = m.nn.Sequential(m.nn.Conv3d(1, 1, 1)).train()
     qat_model.qconfig = m.ao.quantization.default_qat_qconfig
     with pytest.raises(NotImplementedError, match="torch.ao.nn.qat.Conv3d"):
@@ -204,3 +204,24 @@ def test_fake_quantize_module_tracks_and_quantizes():
     for a, b in zip(t[1:4], ours[1:4]):
         np.testing.assert_array_equal(a, b)
     assert t[4:] == ours[4:]
+
+
+@pytest.mark.parametrize("which", ["default_fused_act_fake_quant", "default_fused_wt_fake_quant",
+                                   "default_fused_per_channel_wt_fake_quant"])
+def test_fused_moving_avg_obs_fake_quant(which):
+    data = [rng.standard_normal((6, 3, 4, 4)).astype(np.float32) * s + o for s, o in ((1.0, 0.2), (2.0, -0.5), (0.5, 0))]
+
+    def run(m):
+        fq = getattr(m.ao.quantization.fake_quantize, which)()
+        outs = []
+        for d in data:
+            t = m.tensor(d, requires_grad=True)
+            y = fq(t)
+            (y * y).sum().backward()
+            outs += [y.detach().numpy(), t.grad.numpy(), fq.scale.numpy().copy(), fq.zero_point.numpy().copy()]
+        s, z = fq.calculate_qparams()
+        return outs + [s.numpy(), z.numpy()], repr(fq).replace("torchlike", "torch")
+    t, ours = _both(run)
+    for a, b in zip(t[0], ours[0]):
+        np.testing.assert_array_equal(a, b)
+    assert t[1] == ours[1]

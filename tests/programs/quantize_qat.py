@@ -1,5 +1,5 @@
-"""Quantization-aware training in eager mode (x86, FakeQuantize qconfig): a small CNN with a fused Conv+BN+ReLU
-(BN folded into the fake-quantized weight), a conv and a Linear, trained a few SGD steps through fake quantization,
+"""Quantization-aware training in eager mode (x86's default qconfig: fused moving-average fake quantizers): a small
+CNN with a fused Conv+BN+ReLU (BN folded into the fake-quantized weight), a conv and a Linear, trained a few SGD steps through fake quantization,
 converted to a quantized model and run.  Prints the losses, fake-quant scales, the converted model and outputs."""
 import warnings, torch
 from torch import nn
@@ -16,7 +16,7 @@ class Net(nn.Module):
         return self.dequant(self.fc(torch.flatten(x, 1)))
 model = Net().train()
 model = tq.fuse_modules_qat(model, [["conv", "bn", "relu"]])
-model.qconfig = tq.get_default_qat_qconfig("x86", version=0)
+model.qconfig = tq.get_default_qat_qconfig("x86")
 qat = tq.prepare_qat(model)
 print([type(m).__name__ for m in qat.children()])
 opt = torch.optim.SGD(qat.parameters(), lr=0.05)

@@ -1,7 +1,7 @@
 """torchlike.ao.quantization: eager-mode post-training quantization as torch's x86 (fbgemm/oneDNN) CPU backend does
 it -- observers, qconfigs, ``prepare``/``convert``/``quantize`` (static), ``prepare_qat``/``quantize_qat`` with
 ``FakeQuantize`` (quantization-aware training) and ``quantize_dynamic`` -- plus the stubs and module fusion
-(``fuse_modules``).  FX graph mode and the fused fake quantizer are not supported (those names raise a
+(``fuse_modules``).  FX graph mode is not supported (those names raise a
 NotImplementedError naming them, see docs/differences.md).
 
 >>> from torchlike.ao.quantization import DeQuantStub
@@ -43,11 +43,13 @@ from . import fake_quantize  # noqa: E402
 from .fake_quantize import FakeQuantizeBase, disable_fake_quant, disable_observer, enable_fake_quant, \
     enable_observer  # noqa: E402
 __all__ += ["FakeQuantizeBase", "disable_fake_quant", "disable_observer", "enable_fake_quant", "enable_observer"]
-from .fake_quantize import FakeQuantize, default_fake_quant, default_histogram_fake_quant, \
-    default_per_channel_weight_fake_quant, default_weight_fake_quant  # noqa: E402
+from .fake_quantize import FakeQuantize, FusedMovingAvgObsFakeQuantize, default_fake_quant, \
+    default_fused_act_fake_quant, default_fused_per_channel_wt_fake_quant, default_fused_wt_fake_quant, \
+    default_histogram_fake_quant, default_per_channel_weight_fake_quant, default_weight_fake_quant  # noqa: E402
 from .qconfig import default_qat_qconfig, get_default_qat_qconfig  # noqa: E402
 from .quantization_mappings import get_default_qat_module_mappings  # noqa: E402
-__all__ += ["FakeQuantize", "default_fake_quant", "default_histogram_fake_quant",
+__all__ += ["FakeQuantize", "FusedMovingAvgObsFakeQuantize", "default_fused_act_fake_quant",
+            "default_fused_per_channel_wt_fake_quant", "default_fused_wt_fake_quant", "default_fake_quant", "default_histogram_fake_quant",
             "default_per_channel_weight_fake_quant", "default_weight_fake_quant", "default_qat_qconfig",
             "get_default_qat_qconfig", "get_default_qat_module_mappings"]
 

@@ -2,8 +2,8 @@
 from (libraries check ``isinstance(m, FakeQuantizeBase)``), and the ``enable_/disable_fake_quant`` and
 ``enable_/disable_observer`` switches a model ``apply``s; ``FakeQuantize`` (observer + fake quantization, bit-equal
 to torch's) and the ``default_*_fake_quant`` constructors that quantization-aware training uses.
-``FusedMovingAvgObsFakeQuantize`` (torch's x86 QAT default) and the other fake quantizers raise a NotImplementedError
-naming them (see docs/differences.md).
+``FusedMovingAvgObsFakeQuantize`` (torch's x86 QAT default); the other fake quantizers (learnable, fixed qparams)
+raise a NotImplementedError naming them (see docs/differences.md).
 
 >>> import torchlike as torch
 >>> from torchlike.ao.quantization.fake_quantize import FakeQuantizeBase, disable_fake_quant
@@ -24,7 +24,8 @@ from abc import ABC, abstractmethod
 from ... import _creation, _dtype
 from ..._missing import module_getattr
 from ...nn.modules.module import Module
-from ..._fake_quantize import fake_quantize_per_channel_affine, fake_quantize_per_tensor_affine
+from ..._fake_quantize import fake_quantize_per_channel_affine, fake_quantize_per_tensor_affine, \
+    fused_moving_avg_obs_fake_quant
 from ..._quantized import per_channel_affine, per_channel_affine_float_qparams, per_channel_symmetric, \
     per_tensor_affine, per_tensor_symmetric
 from .observer import HistogramObserver, MovingAverageMinMaxObserver, MovingAveragePerChannelMinMaxObserver, \
@@ -32,7 +33,8 @@ from .observer import HistogramObserver, MovingAverageMinMaxObserver, MovingAver
 
 __all__ = ["FakeQuantizeBase", "FakeQuantize", "disable_fake_quant", "disable_observer", "enable_fake_quant",
            "enable_observer", "default_fake_quant", "default_weight_fake_quant", "default_per_channel_weight_fake_quant",
-           "default_histogram_fake_quant"]
+           "default_histogram_fake_quant", "FusedMovingAvgObsFakeQuantize", "default_fused_act_fake_quant",
+           "default_fused_wt_fake_quant", "default_fused_per_channel_wt_fake_quant"]
 
 
 class FakeQuantizeBase(ABC, Module):
@@ -163,6 +165,49 @@ default_per_channel_weight_fake_quant = FakeQuantize.with_args(observer=MovingAv
 default_histogram_fake_quant = FakeQuantize.with_args(observer=HistogramObserver, quant_min=0, quant_max=255,
                                                       dtype=_dtype.quint8, qscheme=per_tensor_affine,
                                                       reduce_range=True)
+
+
+class FusedMovingAvgObsFakeQuantize(FakeQuantize):
+    """FakeQuantize with the moving-average observation, the qparams (ATen's ChooseQuantizationParams) and the
+    fake quantization in one op (``torch.fused_moving_avg_obs_fake_quant``): torch's x86 QAT default."""
+
+    def __init__(self, observer=MovingAverageMinMaxObserver, quant_min=0, quant_max=255, **observer_kwargs):
+        super().__init__(observer, quant_min, quant_max, **observer_kwargs)
+        if not isinstance(self.activation_post_process,
+                          (MovingAverageMinMaxObserver, MovingAveragePerChannelMinMaxObserver)):
+            raise AssertionError("Fused observer+fake_quant module only works with MovingAverageMinMaxObserver")
+        self.register_buffer("fake_quant_enabled", _creation.tensor([1], dtype=_dtype.int64))
+        self.register_buffer("observer_enabled", _creation.tensor([1], dtype=_dtype.int64))
+        self.is_symmetric_quant = self.activation_post_process.qscheme in (per_tensor_symmetric,
+                                                                           per_channel_symmetric)
+
+    def calculate_qparams(self):
+        return self.activation_post_process.calculate_qparams()
+
+    def extra_repr(self):
+        app = self.activation_post_process
+        return (f"fake_quant_enabled={self.fake_quant_enabled}, observer_enabled={self.observer_enabled}, "
+                f"scale={self.scale}, zero_point={self.zero_point}, dtype={self.dtype}, quant_min={app.quant_min}, "
+                f"quant_max={app.quant_max}, qscheme={self.qscheme}, reduce_range={app.reduce_range}")
+
+    def forward(self, X):
+        app = self.activation_post_process
+        return fused_moving_avg_obs_fake_quant(X, self.observer_enabled, self.fake_quant_enabled, app.min_val,
+                                               app.max_val, self.scale, self.zero_point, app.averaging_constant,
+                                               app.quant_min, app.quant_max, self.ch_axis, self.is_per_channel,
+                                               self.is_symmetric_quant)
+
+
+default_fused_act_fake_quant = FusedMovingAvgObsFakeQuantize.with_args(observer=MovingAverageMinMaxObserver,
+                                                                       quant_min=0, quant_max=255,
+                                                                       dtype=_dtype.quint8)
+default_fused_wt_fake_quant = FusedMovingAvgObsFakeQuantize.with_args(observer=MovingAverageMinMaxObserver,
+                                                                      quant_min=-128, quant_max=127,
+                                                                      dtype=_dtype.qint8,
+                                                                      qscheme=per_tensor_symmetric)
+default_fused_per_channel_wt_fake_quant = FusedMovingAvgObsFakeQuantize.with_args(
+    observer=MovingAveragePerChannelMinMaxObserver, quant_min=-128, quant_max=127, dtype=_dtype.qint8,
+    qscheme=per_channel_symmetric)
 
 
 def disable_fake_quant(mod):

@@ -13,9 +13,11 @@ from collections import namedtuple
 
 from ... import _dtype
 from ...nn.modules.module import Module
-from .fake_quantize import FakeQuantize, default_fake_quant, default_per_channel_weight_fake_quant, default_weight_fake_quant
-from .observer import HistogramObserver, MovingAverageMinMaxObserver, default_observer, default_per_channel_weight_observer, \
-    default_weight_observer
+from .fake_quantize import FakeQuantize, FusedMovingAvgObsFakeQuantize, default_fake_quant, \
+    default_fused_per_channel_wt_fake_quant, default_fused_wt_fake_quant, default_per_channel_weight_fake_quant, \
+    default_weight_fake_quant
+from .observer import HistogramObserver, MovingAverageMinMaxObserver, default_observer, \
+    default_per_channel_weight_observer, default_weight_observer
 
 __all__ = ["QConfig", "QConfigDynamic", "default_dynamic_qconfig", "float16_dynamic_qconfig",
            "per_channel_dynamic_qconfig", "float_qparams_weight_only_qconfig",
@@ -89,20 +91,22 @@ default_qat_qconfig = QConfig(activation=default_fake_quant, weight=default_weig
 
 
 def get_default_qat_qconfig(backend="x86", version=1):
-    """The default quantization-aware-training qconfig of a backend.  torch's (version 1) for "x86"/"fbgemm" uses
-    ``FusedMovingAvgObsFakeQuantize``, which torchlike does not have: version 0 (``FakeQuantize`` with moving-average
-    observers: per-channel weights, reduced-range activations) works."""
+    """The default quantization-aware-training qconfig of a backend: version 1 (the default) with
+    ``FusedMovingAvgObsFakeQuantize``, version 0 with ``FakeQuantize`` (for "x86"/"fbgemm": reduced-range
+    activations, per-channel symmetric weights)."""
     supported = ["fbgemm", "x86", "qnnpack", "onednn"]
     if backend not in supported:
         raise AssertionError(f"backend: {backend} not supported. backend must be one of {supported}")
+    reduce_range = backend in ("fbgemm", "x86")
     if version == 1:
-        raise NotImplementedError("get_default_qat_qconfig(version=1) uses FusedMovingAvgObsFakeQuantize, which is "
-                                  "not implemented in torchlike; version=0 (FakeQuantize) is (see "
-                                  "docs/differences.md)")
+        activation = FusedMovingAvgObsFakeQuantize.with_args(observer=MovingAverageMinMaxObserver, quant_min=0,
+                                                             quant_max=255, reduce_range=reduce_range)
+        return QConfig(activation=activation, weight=default_fused_wt_fake_quant if backend == "qnnpack" else
+                       default_fused_per_channel_wt_fake_quant)
     if version != 0:
         raise AssertionError(f"Version number: {version} in get_default_qat_qconfig is not supported. Version number "
                              "must be 0 or 1")
     activation = FakeQuantize.with_args(observer=MovingAverageMinMaxObserver, quant_min=0, quant_max=255,
-                                        reduce_range=backend in ("fbgemm", "x86"))
+                                        reduce_range=reduce_range)
     return QConfig(activation=activation, weight=default_weight_fake_quant if backend == "qnnpack" else
                    default_per_channel_weight_fake_quant)
