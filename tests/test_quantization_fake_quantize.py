@@ -1,6 +1,6 @@
 """torch.ao.quantization.fake_quantize's base class and switches, compared with torch: FakeQuantizeBase's buffers,
 state_dict, enable/disable methods, the module-level switches a model applies, with_args and its abstractness;
-the QAT modules themselves are not supported and say so."""
+the fake quantizers torchlike lacks (fixed-qparams, learnable) say so (FakeQuantize itself: test_quantized_static.py)."""
 import pytest
 import torch
 
@@ -49,5 +49,6 @@ def test_fake_quantize_base_is_abstract_like_torch():
 
 
 def test_qat_fake_quantize_modules_name_themselves():
-    with pytest.raises(NotImplementedError, match="torch.ao.quantization.fake_quantize.FakeQuantize is not"):
-        torchlike.ao.quantization.fake_quantize.FakeQuantize
+    with pytest.raises(NotImplementedError,
+                       match="torch.ao.quantization.fake_quantize.FixedQParamsFakeQuantize is not"):
+        torchlike.ao.quantization.fake_quantize.FixedQParamsFakeQuantize
