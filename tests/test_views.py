@@ -328,3 +328,24 @@ def test_in_place_on_a_no_grad_view_with_grad_mode_on_raises_like_torch(which, m
             w.mul_(3)
         assert y.detach().tolist() == [3.0, 3.0, 1.0]
     assert msgs[0] == msgs[1] and msgs[0].startswith(f"A view was created in {mode} mode")
+
+
+def test_views_of_a_detached_tensor_stay_out_of_the_graph_after_writes():
+    """A view of ``t.detach()`` (or a detached view) re-read after its storage was written stays outside
+    autograd as in torch (pykan's symbolic fit reads such views after in-place writes to the shared storage)."""
+    def fn(m):
+        w = m.arange(12.).reshape(3, 4).requires_grad_()
+        p = w * 2
+        d = p.detach()
+        v = d[:, 1]
+        p.mul_(w)  # a recorded write into the storage d and v share
+        q = (w * 3).permute(1, 0)
+        dq = q.detach()  # a detached view
+        q[0] = w[:, 0]
+        r = w * 4
+        rv = r.detach().permute(1, 0)
+        rv[0] = 5.0  # a write through the detached alias
+        y = rv[:, 1]
+        return [(t.requires_grad, t.grad_fn is None, t.detach().requires_grad) for t in (d, v, dq, dq[:, 0], y)], \
+            v + 0, dq + 0, y + 0, r.requires_grad
+    same_as_torch(fn, grad=False)

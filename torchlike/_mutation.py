@@ -103,7 +103,7 @@ def _inplace_update(self, new):
         return self
     chain = self._chain
     root_tracks = b._rg or b._grad_fn is not None
-    if chain[0][0] == "alias":  # detach()/.data alias: never recorded
+    if chain[0][0] == "alias" or ("alias", "detach") in chain:  # through detach()/.data: never recorded
         self._set_value(new._value)
         return self
     if _state.enabled and (track or root_tracks):

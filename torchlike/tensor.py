@@ -89,6 +89,8 @@ def _concrete(x):
 
 _ALIAS_CHAIN = _views.HOST_CHAIN
 _DATA_STEP = ("alias", "data")  # ``.data``: an alias whose writes autograd's version check does not see
+# ``detach()``: an alias outside the graph; kept in the chains of its views, whose re-reads are never recorded
+_DETACH_STEP = ("alias", "detach")
 _SHARED_CHAIN = (("alias", "shared"),)  # a tensor in shared memory (_shared_memory): an alias of its mapping
 _NUMPY_CHAIN = (("alias", "numpy"),)  # a tensor sharing a numpy array's memory (_numpy_bridge): the same
 _CONCRETE = set()  # array types seen that are concrete jax arrays (a faster check than isinstance)
@@ -217,7 +219,8 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
                 self._x = _views.read_last(p.src, p.last)
             else:
                 self._x = _views.chain_fn(self._chain)(p.src)
-        elif (b._rg or b._grad_fn is not None) and self._chain and self._chain[0][0] != "alias":
+        elif (b._rg or b._grad_fn is not None) and self._chain and self._chain[0][0] != "alias" and \
+                _DETACH_STEP not in self._chain:
             self._refresh_recorded()  # a recorded op: installed by _mutation (layer 2)
         else:
             self._x = _views.chain_fn(self._chain)(b._value)
@@ -293,8 +296,8 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
             out._vbase, out._chain, out._ver, out._seen = root, self._chain, root._ver, -1  # (shared as well)
             return out
         chain = (self._chain or ()) + (step,) if step[0] != "as_strided" else (step,)
-        if chain and chain[0][0] == "alias" and len(chain) > 1 and chain[0] != _DATA_STEP:
-            chain = chain[1:]  # (an alias's view is the root's view; one of .data keeps the tag: its writes)
+        if chain and chain[0][0] == "alias" and len(chain) > 1 and chain[0] not in (_DATA_STEP, _DETACH_STEP):
+            chain = chain[1:]  # (an alias's view is the root's view; one of .data or detach() keeps the tag)
         out._vbase = root
         out._chain = chain
         out._ver = root._ver
@@ -623,10 +626,10 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
     def detach(self):
         """A tensor sharing storage with self, outside the autograd graph."""
         out = Tensor._wrap(self._value, self._dev)
-        return self._make_view(out, ("alias",))
+        return self._make_view(out, _DETACH_STEP)
 
     def detach_(self):
-        if self._vbase is not None and self._chain[0][0] != "alias":
+        if self._vbase is not None and (self._chain[0][0] != "alias" or len(self._chain) > 1):
             raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using "
                                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is "
                                "set as True, gradients are views of DDP buckets, and hence detach_() cannot be "
