@@ -225,3 +225,34 @@ def test_fused_moving_avg_obs_fake_quant(which):
     for a, b in zip(t[0], ours[0]):
         np.testing.assert_array_equal(a, b)
     assert t[1] == ours[1]
+
+
+def _converted(m):
+    m.manual_seed(0)
+    net = m.nn.Sequential(m.ao.quantization.QuantStub(), m.nn.Conv2d(2, 4, 3), m.nn.ReLU(), m.nn.Flatten(),
+                          m.nn.Linear(4 * 4 * 4, 3), m.ao.quantization.DeQuantStub()).eval()
+    net = m.ao.quantization.fuse_modules(net, [["1", "2"]])
+    net.qconfig = m.ao.quantization.get_default_qconfig("x86")
+    prepared = m.ao.quantization.prepare(net)
+    prepared(m.tensor(rng.standard_normal((4, 2, 6, 6)).astype(np.float32)))
+    return m.ao.quantization.convert(prepared)
+
+
+def test_converted_state_dict_cross_loads_with_torch_both_ways():
+    theirs, ours = _converted(torch), _converted(torchlike)
+    x = rng.standard_normal((2, 2, 6, 6)).astype(np.float32)
+    buf = io.BytesIO()
+    torch.save(theirs.state_dict(), buf)
+    buf.seek(0)
+    ours.load_state_dict(torchlike.load(buf, weights_only=False))
+    np.testing.assert_array_equal(theirs(torch.tensor(x)).numpy(), ours(torchlike.tensor(x)).numpy())
+    buf = io.BytesIO()
+    torchlike.save(ours.state_dict(), buf)
+    buf.seek(0)
+    theirs.load_state_dict(torch.load(buf, weights_only=False))
+    np.testing.assert_array_equal(theirs(torch.tensor(x)).numpy(), ours(torchlike.tensor(x)).numpy())
+    buf = io.BytesIO()
+    torchlike.save(ours, buf)  # (a whole converted model pickles and loads in torchlike)
+    buf.seek(0)
+    again = torchlike.load(buf, weights_only=False)
+    np.testing.assert_array_equal(again(torchlike.tensor(x)).numpy(), ours(torchlike.tensor(x)).numpy())

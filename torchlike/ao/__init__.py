@@ -1,7 +1,6 @@
-"""torchlike.ao: torch's "architecture optimization" namespace: dynamic quantization of Linear layers
-(``quantization.quantize_dynamic``); the float-mode stubs that model code builds (``QuantStub``/``DeQuantStub``)
-exist so that such code imports and runs unquantized; every other name raises a NotImplementedError naming it
-(see docs/differences.md).
+"""torchlike.ao: torch's "architecture optimization" namespace: eager-mode quantization (``quantization``: static
+post-training, quantization-aware training and dynamic) and its modules (``nn.quantized``, ``nn.qat``,
+``nn.intrinsic``); names torchlike lacks raise a NotImplementedError naming them (see docs/differences.md).
 
 >>> import torchlike, torchlike.ao.quantization as q
 >>> q.QuantStub()(torchlike.ones(2))

@@ -1,4 +1,5 @@
-"""The quantization stubs in float mode: identity modules until a model is converted (torchlike never is).
+"""The quantization stubs: identity modules in float mode, where ``prepare`` attaches an observer to a QuantStub and
+``convert`` swaps them for ``torch.ao.nn.quantized.Quantize``/``DeQuantize``.
 
 >>> import torchlike
 >>> from torchlike.ao.quantization.stubs import QuantWrapper
@@ -21,11 +22,11 @@ class _IdentityStub(Module):
 
 
 class QuantStub(_IdentityStub):
-    """Marks where a quantized model would quantize its input; the identity in float mode."""
+    """Marks where a quantized model quantizes its input; the identity in float mode."""
 
 
 class DeQuantStub(_IdentityStub):
-    """Marks where a quantized model would dequantize; the identity in float mode."""
+    """Marks where a quantized model dequantizes; the identity in float mode."""
 
 
 class QuantWrapper(Module):
