@@ -256,3 +256,13 @@ def test_converted_state_dict_cross_loads_with_torch_both_ways():
     buf.seek(0)
     again = torchlike.load(buf, weights_only=False)
     np.testing.assert_array_equal(again(torchlike.tensor(x)).numpy(), ours(torchlike.tensor(x)).numpy())
+
+
+def test_old_torch_nn_paths_are_the_same_objects():
+    def run(m):
+        return (m.nn.intrinsic.quantized.LinearReLU is m.ao.nn.intrinsic.quantized.LinearReLU,
+                m.nn.qat.Linear is m.ao.nn.qat.Linear, m.nn.intrinsic.qat.ConvBnReLU2d is m.ao.nn.intrinsic.qat.ConvBnReLU2d,
+                m.nn.quantized.functional.linear is m.ao.nn.quantized.functional.linear,
+                m.nn.quantized.FloatFunctional is m.ao.nn.quantized.FloatFunctional,
+                m.quantization.prepare is m.ao.quantization.prepare)
+    assert run(torchlike) == run(torch)

@@ -13,7 +13,7 @@ from .modules import *  # noqa: F401,F403
 from . import functional  # noqa: F401
 from ._from_jax import JaxModule, from_flax, from_jax  # noqa: F401  (torchlike-only: JAX/Flax models as Modules)
 
-for _name in ("init", "utils", "parallel", "attention", "grad", "common_types", "quantized"):
+for _name in ("init", "utils", "parallel", "attention", "grad", "common_types", "quantized", "intrinsic", "qat"):
     try:
         _importlib.import_module(f"{__name__}.{_name}")
     except ImportError as _e:  # pragma: no cover - partially written tree
