@@ -26,3 +26,29 @@ def test_default_dtype_and_logspace_follow():
     np.testing.assert_array_equal(torchlike.linspace(-3, 3, 64).numpy(), torch.linspace(-3, 3, 64).numpy())
     np.testing.assert_allclose(torchlike.logspace(-2, 2, 33).numpy(), torch.logspace(-2, 2, 33).numpy(),
                                rtol=2e-7)
+
+
+STEPS = [("t5", None), ("t3", "int32"), (2.5, None), (True, None), ("t2.5", None), ("l3", None), ("tTrue", None)]
+
+
+@pytest.mark.parametrize("fn", ["linspace", "logspace"])
+@pytest.mark.parametrize("steps,dt", STEPS, ids=[f"{s}-{d}" for s, d in STEPS])
+def test_steps_argument_like_torch(fn, steps, dt):
+    """``steps`` may be a 0-d integer tensor (vector-quantize-pytorch passes an element of a levels tensor);
+    a float, a bool, a float/bool tensor or a 1-d tensor is torch's invalid-combination TypeError."""
+    import torch
+
+    import torchlike
+    got = []
+    for mod in (torch, torchlike):
+        if isinstance(steps, str):
+            v = steps[1:]
+            v = [int(v)] if steps[0] == "l" else (v == "True" if v == "True" else float(v) if "." in v else int(v))
+            s = mod.tensor(v, dtype=getattr(mod, dt) if dt else None)
+        else:
+            s = steps
+        try:
+            got.append(getattr(mod, fn)(-0.5, 0.5, s).tolist())
+        except TypeError as e:
+            got.append(str(e))
+    assert got[1] == got[0]

@@ -83,8 +83,26 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     return _out(_host_or_put(vals.astype(d.np), canonical(device), requires_grad), out)
 
 
+def _steps_arg(op, start, end, steps, extra):
+    """``steps`` of linspace/logspace as an int: torch's parser takes an int or a 0-d integer tensor (a
+    library may pass an element of a levels tensor); anything else is its invalid-combination TypeError."""
+    if isinstance(steps, Tensor) and steps.ndim == 0 and not (steps.dtype.is_floating_point or steps.dtype.is_complex
+                                                              or steps.dtype == _dtype.bool):
+        return int(steps)
+    if isinstance(steps, numbers.Integral) and not isinstance(steps, bool):
+        return int(steps)
+    got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (start, end, steps))
+    tail = ("*, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+            "bool pin_memory = False, bool requires_grad = False)\n")
+    sigs = "".join(f" * ({a} start, {b} end, int steps, {extra}{tail}"
+                   for a, b in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"), ("Number", "Number")))
+    raise TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                     + sigs)
+
+
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from start to end inclusive."""
+    steps = _steps_arg("linspace", start, end, steps, "")
     traced = [v._value for v in (start, end) if isinstance(v, Tensor) and isinstance(v._value, jax.core.Tracer)]
     if traced and steps >= 0:  # tensor bounds under vmap / compile: computed on the traced values
         d = _dtype.to_dtype(dtype) if dtype is not None else (
@@ -159,15 +177,7 @@ def _linspace_traced(start, end, steps, d):
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     """``base ** linspace(start, end, steps)``."""
-    if not isinstance(steps, numbers.Integral) or isinstance(steps, bool):
-        got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (start, end, steps))
-        raise TypeError(f"logspace() received an invalid combination of arguments - got ({got}), but expected one "
-                        "of:\n * (Tensor start, Tensor end, int steps, float base = 10.0, *, Tensor out = None, "
-                        "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
-                        "bool pin_memory = False, bool requires_grad = False)\n * (Number start, Number end, "
-                        "int steps, float base = 10.0, *, Tensor out = None, torch.dtype dtype = None, "
-                        "torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
-                        "bool requires_grad = False)\n")
+    steps = _steps_arg("logspace", start, end, steps, "float base = 10.0, ")
     if isinstance(start, Tensor) or isinstance(end, Tensor):
         nds = [v.ndim if isinstance(v, Tensor) else 0 for v in (start, end)]
         if any(nds):
