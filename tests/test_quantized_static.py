@@ -266,3 +266,17 @@ def test_old_torch_nn_paths_are_the_same_objects():
                 m.nn.quantized.FloatFunctional is m.ao.nn.quantized.FloatFunctional,
                 m.quantization.prepare is m.ao.quantization.prepare)
     assert run(torchlike) == run(torch)
+
+
+@pytest.mark.parametrize("scale,zp", [(0.25, 61), (0.1, 3), (0.0371, 120)])
+def test_adaptive_avg_pool2d_on_quantized(scale, zp):
+    x = rng.standard_normal((2, 5, 11, 7)).astype(np.float32) * 3
+
+    def run(m):
+        q = _q(m, x, scale, zp)
+        return [_ints(m.nn.functional.adaptive_avg_pool2d(q, size)) for size in ((1, 1), (3, 2), (4, 5), (11, 7))] + \
+            [_ints(m.nn.AdaptiveAvgPool2d((2, None))(q[0]))]
+    t, ours = _both(run)
+    for a, b in zip(t, ours):
+        np.testing.assert_array_equal(a[0], b[0])
+        assert a[1:] == b[1:]

@@ -212,6 +212,34 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _make(np.asarray(pooled._value).astype(_ints(input).dtype), input._q, input._dev)
 
 
+def adaptive_avg_pool2d(input, output_size):
+    """Adaptive average pooling of a quantized (N)CHW tensor, the same quantizer: each window's integer sum less
+    ``zero_point * size``, requantized as ATen's kernel does, ``rint(f32(acc * (1/(1/m))) + zero_point)`` with
+    ``m = 1/size`` in float32."""
+    if input._q[4] is not None:
+        raise NotImplementedError("torchlike's quantized adaptive_avg_pool2d takes per-tensor quantized tensors only")
+    ints = _ints(input)
+    if ints.ndim not in (3, 4):
+        raise NotImplementedError("torchlike's quantized adaptive_avg_pool2d takes 3-D or 4-D inputs")
+    H, W = ints.shape[-2:]
+    oh, ow = _pair(output_size)
+    oh, ow = H if oh is None else oh, W if ow is None else ow
+    _, _, scale, zp, _ = input._q
+    acc_all = ints.astype(np.int64)
+    out = np.empty(ints.shape[:-2] + (oh, ow), ints.dtype)
+    lo, hi = (0, 255) if ints.dtype == np.uint8 else (-128, 127)
+    for i in range(oh):
+        h0, h1 = (i * H) // oh, -(-((i + 1) * H) // oh)
+        for j in range(ow):
+            w0, w1 = (j * W) // ow, -(-((j + 1) * W) // ow)
+            size = (h1 - h0) * (w1 - w0)
+            acc = acc_all[..., h0:h1, w0:w1].sum(axis=(-2, -1)) - zp * size
+            mult = f32(f32(f32(scale) / f32(scale)) / f32(size))
+            inv = f32(1) / f32(f32(1) / mult)
+            out[..., i, j] = np.clip(np.rint(((acc.astype(f32) * inv).astype(f32) + f32(zp)).astype(f32)), lo, hi)
+    return _make(out, input._q, input._dev)
+
+
 def _unsupported(name):
     def fn(*args, **kwargs):
         raise NotImplementedError(f"torch.ao.nn.quantized.functional.{name} is not implemented in torchlike "
@@ -220,11 +248,11 @@ def _unsupported(name):
     return fn
 
 
-conv1d, conv3d, avg_pool2d, adaptive_avg_pool2d = (_unsupported(n) for n in
-                                                   ("conv1d", "conv3d", "avg_pool2d", "adaptive_avg_pool2d"))
+conv1d, conv3d, avg_pool2d = (_unsupported(n) for n in ("conv1d", "conv3d", "avg_pool2d"))
 
 # what a quantized tensor runs when given to torch.relu / F.relu / Tensor.relu, F.max_pool2d ...
 QUANTIZED_FUNCTIONS.update({"relu": relu, "relu_": lambda x: relu(x, inplace=True), "max_pool2d": max_pool2d,
+                            "adaptive_avg_pool2d": adaptive_avg_pool2d,
                             "_max_pool2d": max_pool2d,
                             **{name: (lambda name: lambda x, *a, **k: getattr(_QTensor, name)(x, *a, **k))(name)
                                for name in ("flatten", "reshape", "squeeze", "unsqueeze", "transpose", "permute",
