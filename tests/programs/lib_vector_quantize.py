@@ -2,14 +2,16 @@
 quantizer as its bottleneck on seeded random images: VectorQuantize (EMA codebook updates in training mode, k-means
 init, dead-code expiry, commitment loss, rotation trick), a cosine-similarity multi-head VectorQuantize with
 orthogonal regularisation and a loss breakdown, ResidualVQ (with quantize dropout and codes from indices), FSQ and
-LFQ. Also sequence inputs with a padding mask / lens, eval mode (no codebook update) and a state_dict round trip.
+LFQ; then SimVQ, LatentQuantize, ResidualFSQ, ResidualLFQ and GroupedResidualVQ one forward/backward each on a
+sequence. Also sequence inputs with a padding mask / lens, eval mode (no codebook update) and a state_dict round trip.
 Prints losses, indices and codebook statistics, rounded."""
 import io
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from vector_quantize_pytorch import FSQ, LFQ, ResidualVQ, VectorQuantize
+from vector_quantize_pytorch import (FSQ, LFQ, GroupedResidualVQ, LatentQuantize, ResidualFSQ, ResidualLFQ, ResidualVQ,
+                                     SimVQ, VectorQuantize)
 
 
 def r(x, n=4):
@@ -173,3 +175,26 @@ with torch.no_grad():
     (qz, ind, aux), breakdown = lfq(ae.enc(x), inv_temperature=100.0, return_loss_breakdown=True)
 print("lfq breakdown", r(aux), [r(v) for v in breakdown], rl(qz, 4, 4))
 print("lfq codes", rl(lfq.indices_to_codes(ind), 4, 8))
+
+
+# more quantizers: one forward/backward each on a (batch, seq, dim) input
+def quantizer_step(name, q, inp, **kw):
+    inp = inp.clone().requires_grad_()
+    out = q(inp, **kw)
+    loss = out[0].pow(2).mean()
+    for extra in out[2:]:
+        if torch.is_tensor(extra) and extra.requires_grad:
+            loss = loss + extra.sum()
+    loss.backward()
+    ind = out[1]
+    print(name, list(out[0].shape), r(out[0].sum()), r(inp.grad.abs().sum(), 3), list(ind.shape), ind.flatten()[:6].tolist())
+
+
+torch.manual_seed(9)
+seq = torch.randn(2, 10, 8)
+torch.manual_seed(10)
+quantizer_step("simvq", SimVQ(dim=8, codebook_size=16), seq)
+quantizer_step("latentq", LatentQuantize(levels=[5, 5, 8], dim=8), seq.transpose(1, 2).reshape(2, 8, 2, 5))
+quantizer_step("rfsq", ResidualFSQ(dim=8, levels=[8, 5, 5], num_quantizers=3, quantize_dropout=True), seq)
+quantizer_step("rlfq", ResidualLFQ(dim=8, codebook_size=16, num_quantizers=2), seq)
+quantizer_step("grvq", GroupedResidualVQ(dim=8, num_quantizers=2, groups=2, codebook_size=16), seq)
