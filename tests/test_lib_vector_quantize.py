@@ -24,4 +24,4 @@ def test_vector_quantize_autoencoders_train_like_torch():
     assert line("lfq losses").startswith("lfq losses [("), line("lfq losses")
     for name, shape in (("simvq", "[2, 10]"), ("latentq", "[2, 2, 5]"), ("rfsq", "[2, 10, 3]"), ("rlfq", "[2, 10, 2]"),
                         ("grvq", "[2, 2, 10, 2]")):
-        assert f"] {shape} [" in line(name), line(name)
+        assert f" {shape} [" in line(name), line(name)
