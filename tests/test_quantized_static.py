@@ -280,3 +280,28 @@ def test_adaptive_avg_pool2d_on_quantized(scale, zp):
     for a, b in zip(t, ours):
         np.testing.assert_array_equal(a[0], b[0])
         assert a[1:] == b[1:]
+
+
+def test_relu6_quantized_and_converted():
+    x = rng.standard_normal((4, 3, 5, 5)).astype(np.float32) * 8
+
+    def run(m):
+        outs = []
+        for scale, zp in ((0.05, 10), (0.0371, 120), (0.25, 3)):
+            outs.append(_ints(m.ao.nn.quantized.ReLU6()(_q(m, x, scale, zp))))
+        net = m.nn.Sequential(m.ao.quantization.QuantStub(), m.nn.Conv2d(3, 2, 1), m.nn.ReLU6(),
+                              m.ao.quantization.DeQuantStub()).eval()
+        with m.no_grad():
+            net[1].weight.copy_(m.tensor([[[[0.5]], [[-0.25]], [[0.125]]], [[[1.0]], [[0.5]], [[-0.5]]]]))
+            net[1].bias.copy_(m.tensor([0.25, -0.5]))
+        net.qconfig = m.ao.quantization.default_qconfig
+        prepared = m.ao.quantization.prepare(net)
+        prepared(m.tensor(np.round(x * 4) / 4))
+        q = m.ao.quantization.convert(prepared)
+        return outs, repr(q), q(m.tensor(np.round(x * 4) / 4)).numpy()
+    t, ours = _both(run)
+    for a, b in zip(t[0], ours[0]):
+        np.testing.assert_array_equal(a[0], b[0])
+        assert a[1:] == b[1:]
+    assert t[1] == ours[1]
+    np.testing.assert_array_equal(t[2], ours[2])

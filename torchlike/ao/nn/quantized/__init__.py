@@ -9,9 +9,9 @@ DeQuantize()
 from ...._missing import module_getattr
 from . import dynamic, functional, modules  # noqa: F401
 from .modules import Conv2d, DeQuantize, Dropout, FloatFunctional, FXFloatFunctional, Linear, LinearPackedParams, \
-    QFunctional, Quantize  # noqa: F401
+    QFunctional, Quantize, ReLU6  # noqa: F401
 
 __all__ = ["Linear", "Conv2d", "DeQuantize", "Dropout", "FloatFunctional", "FXFloatFunctional", "QFunctional",
-           "Quantize"]
+           "Quantize", "ReLU6"]
 
 __getattr__ = module_getattr("torch.ao.nn.quantized")

@@ -31,7 +31,7 @@ from ...._global_settings import get_num_threads
 from ....nn import functional as F
 from ....tensor import Tensor
 
-__all__ = ["linear", "conv2d", "relu", "max_pool2d", "add", "mul", "cat", "conv1d", "conv3d", "avg_pool2d",
+__all__ = ["linear", "conv2d", "relu", "relu6", "max_pool2d", "add", "mul", "cat", "conv1d", "conv3d", "avg_pool2d",
            "adaptive_avg_pool2d"]
 
 f32 = np.float32
@@ -197,6 +197,22 @@ def relu(input, inplace=False):
     if input._q[4] is not None:
         raise NotImplementedError("torchlike's quantized relu takes per-tensor quantized tensors only")
     out = _make(np.maximum(_ints(input), np.asarray(input._q[3]).astype(_ints(input).dtype)), input._q, input._dev)
+    if inplace:
+        input._x = out._x
+        return input
+    return out
+
+
+def relu6(input, inplace=False):
+    """ReLU6 of a quantized tensor: its integers clamped to ``[zero_point, q(6.0)]`` (6.0 quantized as ATen's
+    scalar quantize_val: ``rint(f32(6 * (1/scale)) + zero_point)``), the same quantizer."""
+    if input._q[4] is not None:
+        raise NotImplementedError("torchlike's quantized relu6 takes per-tensor quantized tensors only")
+    ints = _ints(input)
+    _, _, scale, zp, _ = input._q
+    lo, hi = (0, 255) if ints.dtype == np.uint8 else (-128, 127)
+    six = int(np.clip(np.rint((f32(6.0) * (f32(1) / f32(scale))).astype(f32) + f32(zp)), lo, hi))
+    out = _make(np.clip(ints, zp, six).astype(ints.dtype), input._q, input._dev)
     if inplace:
         input._x = out._x
         return input

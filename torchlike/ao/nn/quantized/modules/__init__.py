@@ -10,13 +10,14 @@ from ..... import _dtype
 from ....._creation import tensor
 from ....._quantized import dequantize, quantize_per_tensor
 from .....nn.modules.module import Module
+from .activation import ReLU6
 from .conv import Conv2d
 from .dropout import Dropout
 from .functional_modules import FloatFunctional, FXFloatFunctional, QFunctional
 from .linear import Linear, LinearPackedParams
 
 __all__ = ["Linear", "LinearPackedParams", "Conv2d", "Dropout", "FloatFunctional", "FXFloatFunctional",
-           "QFunctional", "Quantize", "DeQuantize"]
+           "QFunctional", "Quantize", "DeQuantize", "ReLU6"]
 
 
 class Quantize(Module):
