@@ -280,3 +280,15 @@ def test_not_implemented_backward_error_carries_no_jax_text():
     assert str(e.value) == str(t.value)
     text = "".join(traceback.format_exception(e.value))
     assert "JAX" not in text and "jax/" not in text and "jax\\" not in text
+
+
+def test_grad_fn_has_no_saved_attribute_torch_lacks():
+    """Every ``_saved_*`` name on a node is one torch's node has too (graph walkers such as torch-pruning and
+    torchviz read ``dir(grad_fn)``'s ``_saved_`` attributes as the op's saved arguments)."""
+    for lib in (torch, torchlike):
+        x = lib.ones(2, 3, requires_grad=True)
+        nodes = [(x * 2).grad_fn, x.sum().grad_fn, lib.cat([x, x], 1).grad_fn, x.view(3, 2).grad_fn]
+        names = [{a for a in dir(n) if a.startswith("_saved_")} for n in nodes]
+        if lib is torch:
+            theirs = names
+    assert all(o <= t for o, t in zip(names, theirs)), (names, theirs)

@@ -193,7 +193,7 @@ class Node:
             if t._version != v:
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by an inplace "
-                    f"operation: [{t.type()} {list(t.shape)}]{self._saved_origin(k, t)} is at version "
+                    f"operation: [{t.type()} {list(t.shape)}]{self._origin_of_saved(k, t)} is at version "
                     f"{t._version}; expected version {v} instead. Hint: enable anomaly detection to find the "
                     "operation that failed to compute its gradient, with "
                     "torch.autograd.set_detect_anomaly(True, check_nan=False).")
@@ -212,7 +212,7 @@ class Node:
                 primals[pos] = t._value
         self.primals = tuple(primals)
 
-    def _saved_origin(self, k, t):
+    def _origin_of_saved(self, k, t):
         """torch's ", which is output N of Op," for saved tensor ``t`` (the ``k``-th saved): the node that saved
         its own output, or the saved input's grad_fn now (none for a leaf or a tensor without grad)."""
         if getattr(self, "saves_outputs", False):
