@@ -3,8 +3,10 @@ logloss metrics, early-stopping history, class weights) and TabNetRegressor (ent
 RegressionSMOTE augmentation, a multi-target regression) fitted a few epochs on small seeded numpy data sets;
 predict, predict_proba, explain (the aggregated and per-step masks), feature_importances_, save_model/load_model
 (a zip holding the network's state dict), warm start, TabNetPretrainer self-supervised pretraining and a
-fine-tune from it, and TabNetMultiTaskClassifier. Runs are short and the classifiers' and pretrainer's learning rates small, so float rounding cannot grow into different
-sparsemax supports (which make training chaotic at tabnet's default lr=2e-2)."""
+fine-tune from it, TabNetMultiTaskClassifier, and early stopping (best weights restored) with a custom
+Metric, loss and Callback on scipy sparse inputs with grouped features and ClassificationSMOTE. Runs are short
+and the classifiers' and pretrainer's learning rates small, so float rounding cannot grow into different sparsemax
+supports (which make training chaotic at tabnet's default lr=2e-2)."""
 import contextlib
 import io
 import os
@@ -121,3 +123,41 @@ mt.fit(Xtr, Ym[:192], eval_set=[(Xva, Ym[192:])], eval_metric=["logloss"], max_e
        virtual_batch_size=32)
 print("multitask", hist(mt), [p.tolist() for p in mt.predict(probe)],
       [[rl(row) for row in p] for p in mt.predict_proba(probe[:2])])
+
+# early stopping restores the best weights; a custom Metric and a custom loss; scipy sparse inputs; grouped
+# features; ClassificationSMOTE; a callback seeing the epoch logs
+import scipy.sparse  # noqa: E402
+from pytorch_tabnet.augmentations import ClassificationSMOTE  # noqa: E402
+from pytorch_tabnet.callbacks import Callback  # noqa: E402
+from pytorch_tabnet.metrics import Metric  # noqa: E402
+
+
+class Brier(Metric):
+    _name, _maximize = "brier", False
+
+    def __call__(self, y_true, y_score):
+        return float(np.mean((y_score[:, 1] - y_true) ** 2))
+
+
+class Record(Callback):
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.seen.append((epoch, r(logs["loss"])))
+
+
+def smooth_ce(y_pred, y_true):
+    return torch.nn.functional.cross_entropy(y_pred, y_true, label_smoothing=0.1)
+
+
+rec = Record()
+es = TabNetClassifier(n_d=4, n_a=4, n_steps=2, seed=2, verbose=0, device_name="cpu", grouped_features=[[0, 1], [2, 3]],
+                      optimizer_params=dict(lr=1e-2))
+es.fit(scipy.sparse.csr_matrix(Xtr), y_cls[:192], eval_set=[(scipy.sparse.csr_matrix(Xva), y_cls[192:])],
+       eval_metric=[Brier], loss_fn=smooth_ce, max_epochs=10, patience=1, batch_size=64, virtual_batch_size=32,
+       callbacks=[rec], augmentations=ClassificationSMOTE(p=0.5, seed=0))
+print("early stop", es.best_epoch, r(es.best_cost), len(es.history.history["loss"]), rec.seen)
+print("early stop predict", rl(es.predict_proba(scipy.sparse.csr_matrix(probe))[:, 1]), rl(es.feature_importances_))
+print("grouped explain", rl(es.explain(probe)[0][0]))
