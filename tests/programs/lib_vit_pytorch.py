@@ -2,7 +2,8 @@
 student distilled from a small ViT teacher with DistillWrapper (soft and hard), then ``to_vit()``; CaiT (with layer
 dropout) and CrossViT; MAE pre-training of a ViT encoder (random masking, index scatter); and NaViT on a batch of
 variable-resolution images (packed sequences, attention and key-padding masks, token dropout, grouping by
-``max_seq_len``). Prints losses, logits, parameter counts and norms, rounded.
+``max_seq_len``); then one forward/backward of LeViT (BatchNorm, relative position bias), MaxViT (MBConv with
+squeeze-excitation, block and grid attention) and MobileViT (convolutions around transformers). Prints losses, logits, parameter counts and norms, rounded.
 
 vit_pytorch's package ``__init__`` imports ``dino``, which imports torchvision; the torchvision wheel here may be a
 CUDA build whose ``_C`` cannot load on a CPU-only torch, so the two operator schemas its import names are defined
@@ -33,6 +34,9 @@ from vit_pytorch import MAE, SimpleViT, ViT  # noqa: E402
 from vit_pytorch.cait import CaiT  # noqa: E402
 from vit_pytorch.cross_vit import CrossViT  # noqa: E402
 from vit_pytorch.distill import DistillableViT, DistillWrapper  # noqa: E402
+from vit_pytorch.levit import LeViT  # noqa: E402
+from vit_pytorch.max_vit import MaxViT  # noqa: E402
+from vit_pytorch.mobile_vit import MobileViT  # noqa: E402
 from vit_pytorch.na_vit import NaViT, group_images_by_max_seq_len  # noqa: E402
 
 
@@ -172,3 +176,20 @@ print("navit groups", [len(g) for g in groups], list(grouped.shape), rl(grouped)
 with torch.no_grad():
     single = torch.cat([nav([[img]]) for img in flat])
 print("navit packed vs single", bool(torch.allclose(single, ev, atol=1e-4)))
+
+
+# one forward/backward each of three convolutional hybrids (training mode: BatchNorm batch statistics)
+for name, make, shape in (
+        ("levit", lambda: LeViT(image_size=64, num_classes=4, stages=3, dim=(32, 48, 64), depth=1, heads=(2, 3, 4),
+                                mlp_mult=2), (2, 3, 64, 64)),
+        ("maxvit", lambda: MaxViT(num_classes=4, dim_conv_stem=16, dim=16, dim_head=8, depth=(1, 1), window_size=4),
+         (2, 3, 32, 32)),
+        ("mobilevit", lambda: MobileViT(image_size=(64, 64), dims=[24, 32, 40],
+                                        channels=[8, 8, 16, 16, 24, 24, 32, 32, 40, 40, 64], num_classes=4),
+         (2, 3, 64, 64))):
+    torch.manual_seed(9)
+    model = make()
+    out = model(torch.randn(*shape))
+    out.pow(2).mean().backward()
+    gnorm = sum(float(p.grad.pow(2).sum()) for p in model.parameters() if p.grad is not None) ** 0.5
+    print(name, "params", nparams(model), list(out.shape), rl(out, 4, 4), "grad norm", float(f"{gnorm:.4g}"))
