@@ -22,7 +22,9 @@ from ._dispatch import dispatch
 from ._errors import torch_warn, tp_name
 from ._ops.registry import register
 from ._tensor_str import _add_suffixes, _tensor_str
-from ._torch_function import DisableTorchFunctionSubclass
+from ._torch_function import DisableTorchFunctionSubclass, disabled_torch_function_impl
+from ._torch_function import enable as _tf_enable
+from ._torch_function import enabled as _tf_enabled
 from .tensor import Tensor
 
 __all__ = ["qscheme", "per_tensor_affine", "per_channel_affine", "per_tensor_symmetric", "per_channel_symmetric",
@@ -78,14 +80,10 @@ class _QTensor(Tensor):
 
     __slots__ = ("_q",)
     is_quantized = True
-
-    @classmethod
-    def __torch_function__(cls, func, types, args=(), kwargs=None):
-        kernel = QUANTIZED_FUNCTIONS.get(getattr(func, "__name__", None))
-        if kernel is not None and args and isinstance(args[0], _QTensor):
-            return kernel(*args, **(kwargs or {}))
-        with DisableTorchFunctionSubclass():
-            return func(*args, **(kwargs or {}))
+    # disabled while the class is made; the quantized kernels' __torch_function__ is attached below the class,
+    # and the protocol switched on when the first quantized tensor is made: an override in the class body
+    # switched it on for every program at import (every op then looks for overriding arguments first)
+    __torch_function__ = disabled_torch_function_impl
 
     @property
     def dtype(self):
@@ -168,7 +166,20 @@ class _QTensor(Tensor):
         return self._reshaped("unsqueeze", dim)
 
 
+def _q_torch_function(cls, func, types, args=(), kwargs=None):
+    kernel = QUANTIZED_FUNCTIONS.get(getattr(func, "__name__", None))
+    if kernel is not None and args and isinstance(args[0], _QTensor):
+        return kernel(*args, **(kwargs or {}))
+    with DisableTorchFunctionSubclass():
+        return func(*args, **(kwargs or {}))
+
+
+_QTensor.__torch_function__ = classmethod(_q_torch_function)
+
+
 def _make(x, q, dev):
+    if not _tf_enabled():  # the first quantized tensor switches the protocol on (see _QTensor)
+        _tf_enable()
     t = _QTensor._wrap(x, dev)
     t._q = q
     return t
