@@ -3,8 +3,9 @@ autoregressive transforms, SVD/QR/Householder/naive linear transforms, elementwi
 transforms, ActNorm, an image flow (squeeze, 1x1 convolution, conv affine coupling, a multiscale composite
 transform), the MADE mixture-of-Gaussians density and BoxUniform; normflows' multiscale Glow on 8x8 images with
 class-conditional bases, a residual flow with Lipschitz-constrained (induced-norm) layers, circular splines on a
-periodic coordinate, Gaussian-mixture and uniform bases. Each is trained a couple of steps with a fixed seed;
-log-probabilities, inverses and samples are printed rounded."""
+periodic coordinate, Gaussian-mixture and uniform bases, Metropolis-Hastings and HMC layers, a conditional
+flow. Each is trained a couple of steps with a fixed seed; log-probabilities, inverses and samples are printed
+rounded."""
 import numpy as np
 import torch
 from torch import nn
@@ -238,3 +239,31 @@ with torch.no_grad():
     torch.manual_seed(1)
     s, lq = gmm.q0(4)  # (its samples are float64, which the float32 flow layers would reject)
     print("normflows gmm", rl(gmm.log_prob(probe)), list(s.shape), s.dtype, r(s.sum()), rl(lq))
+
+# MCMC layers (Metropolis-Hastings, Hamiltonian Monte Carlo) on the TwoMoons target, residual log-determinants by
+# exact trace and by brute force, a conditional flow, a Lipschitz CNN and the ring/circular targets
+torch.manual_seed(0)
+target = nf.distributions.TwoMoons()
+print("normflows twomoons sample", r(target.sample(64).sum()))
+mh = nf.flows.MetropolisHastings(target, nf.distributions.DiagGaussianProposal((2,), 0.5), 3)
+hmc = nf.flows.HamiltonianMonteCarlo(target, 3, torch.full((2,), 0.05), torch.ones(2))
+z, ld = mh(torch.randn(8, 2))
+print("normflows mh", r(z.sum()), rl(ld[:3]))
+z, ld = hmc(torch.randn(8, 2))
+print("normflows hmc", r(z.sum()), rl(ld[:3]))
+for kw in (dict(exact_trace=True), dict(brute_force=True)):
+    layer = nf.flows.Residual(nf.nets.LipschitzMLP([2, 8, 2], init_zeros=False), **kw)
+    z, ld = layer(torch.randn(4, 2))
+    print("normflows residual", sorted(kw)[0], rl(ld), r(z.sum()))
+cond = nf.ConditionalNormalizingFlow(nf.distributions.base.ConditionalDiagGaussian(2, nn.Linear(1, 4)),
+                                     [nf.flows.MaskedAffineAutoregressive(2, 8, context_features=1)])
+c = torch.rand(16, 1)
+xc = torch.randn(16, 2) + c
+train("normflows conditional", lambda: cond.forward_kld(xc, c), cond.parameters())
+with torch.no_grad():
+    s, lq = cond.sample(4, c[:4])
+    print("normflows conditional", rl(cond.log_prob(xc[:3], c[:3])), r(s.sum()), rl(lq))
+lcnn = nf.nets.LipschitzCNN([1, 4, 1], [3, 3], init_zeros=False)
+print("normflows lipschitz cnn", r(lcnn(torch.randn(2, 1, 4, 4)).sum()))
+print("normflows targets", rl(nf.distributions.RingMixture().log_prob(torch.randn(3, 2))),
+      rl(nf.distributions.CircularGaussianMixture().log_prob(torch.randn(3, 2))))
