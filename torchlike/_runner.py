@@ -36,6 +36,11 @@ class _Alias(importlib.abc.Loader):
                 # torchlike lacks the module: a stub that names what is missing (below a missing package only
                 # for the modules _distributed_compat fills; elsewhere that stays an ImportError)
                 if e.name != self.target and not (known(self.public) and self.target.startswith(e.name + ".")):
+                    if str(e.name).startswith("torchlike"):
+                        # torch's name, not torchlike's: ``from torch.nested import nested_tensor`` asks for the
+                        # submodule torch.nested.nested_tensor, and import skips a ModuleNotFoundError naming
+                        # it (then the stub's attribute says what torchlike lacks)
+                        raise ModuleNotFoundError(f"No module named {self.public!r}", name=self.public) from None
                     raise
         if mod is None:
             mod = types.ModuleType(self.public)
