@@ -458,6 +458,9 @@ def test_numbers_only_improve():
     assert r["function_local_imports"] < 274
     assert r["unjustified_function_local_imports"] < 274
     assert r["largest_scc_without_justified_lazy"] < 131
+    # module-level imports form no cycle beyond a torch path re-exporting the file of its class (2 modules;
+    # the quantized modules' package imports once made one of 13)
+    assert r["largest_scc_module_level"] <= 2, r
     # setting aside the deliberate (`# lazy:`) imports, no core module sits in any import cycle
     mods, g = graph()
     edges = {m: {i.target for i in ims if not i.local or not i.justified} for m, ims in g.items()}

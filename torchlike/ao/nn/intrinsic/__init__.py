@@ -7,5 +7,6 @@ ReLU()
 from .modules import *  # noqa: F401,F403
 from .modules import __all__  # noqa: F401
 from . import modules  # noqa: F401
-from . import quantized  # noqa: F401,E402  (the quantized fused modules)
-from . import qat  # noqa: F401,E402  (the QAT fused modules)
+# the quantized and QAT fused modules (``.quantized``, ``.qat``) are imported by torchlike.nn.intrinsic, which the
+# facade loads: importing them here closed a module-level cycle through ao.nn.quantized's modules, which import
+# ``.modules.fused`` (and so this package) as torch's do
