@@ -121,6 +121,9 @@ class _ModuleByName(types.ModuleType):
         return importlib.import_module, (self.__name__,)
 
 
+# named as the class it stands for: ``type(torch.nn).__name__`` is "module" under torch (lazy importers print and
+# compare it); only ``type(m) is types.ModuleType`` tells them apart
+_ModuleByName.__name__ = _ModuleByName.__qualname__ = "module"
 _BY_NAME = {types.ModuleType: _ModuleByName}  # a module's class -> the same class pickled by name
 
 
