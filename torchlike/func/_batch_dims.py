@@ -31,7 +31,7 @@ from .._ops.shape import stack
 from ..tensor import Tensor
 from ._common import inner
 
-__all__ = ["add_batch_dim", "remove_batch_dim", "maybe_remove_batch_dim", "is_batched", "patched", "call",
+__all__ = ["add_batch_dim", "remove_batch_dim", "maybe_remove_batch_dim", "is_batched", "patched", "call", "run_vmapped",
            "register_protocol"]
 
 _NAMES = ("_process_batched_inputs", "_create_batched_inputs", "_unwrap_batched")
@@ -180,7 +180,7 @@ def call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
 
     arrays, axes = [t._value for t, _ in adds], [d for _, d in adds]
     try:
-        res = _vmapped(pure, keys, arrays, axes, batch_size, chunk_size)
+        res = run_vmapped(pure, keys, arrays, axes, batch_size, chunk_size)
     except _NeedsGrad:
         return _per_example(mod, func, out_dims, kwargs, level, batch_size, flat_in_dims, flat_args, args_spec)
     results = iter(res)
@@ -196,7 +196,9 @@ class _NeedsGrad(Exception):
     """An output requires grad: ``jax.vmap``'s results would leave the eager tape."""
 
 
-def _vmapped(pure, keys, arrays, axes, batch_size, chunk_size):
+def run_vmapped(pure, keys, arrays, axes, batch_size, chunk_size):
+    """``jax.vmap(pure)`` over ``arrays`` (batched along ``axes``; ``keys`` one random key per example or None),
+    in slices of ``chunk_size`` examples when it is smaller than ``batch_size``: the list of batched outputs."""
     vf = jax.vmap(pure, in_axes=(None if keys is None else 0,) + tuple(axes), out_axes=0)
     if chunk_size is None or chunk_size >= batch_size:
         res = vf(keys, *arrays)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 
 import jax
-import jax.numpy as jnp
 
 from .. import _random
 from ..tensor import Tensor
@@ -176,16 +175,7 @@ def _call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
         side["written"] = [k for k, (i, a) in enumerate(zip(idx, arrs)) if new[i]._value is not a]
         return ret + [new[idx[k]]._value for k in side["written"]]
 
-    in_axes = (None if keys is None else 0,) + tuple(axes)
-    vf = jax.vmap(pure, in_axes=in_axes, out_axes=0)
-    if chunk_size is None or chunk_size >= size:
-        res = vf(keys, *arrays)
-    else:
-        parts = []
-        for s in range(0, size, chunk_size):
-            sl = [jax.lax.slice_in_dim(a, s, min(s + chunk_size, size), axis=ax) for a, ax in zip(arrays, axes)]
-            parts.append(vf(None if keys is None else keys[s:s + chunk_size], *sl))
-        res = [jnp.concatenate(p, axis=0) for p in zip(*parts)]
+    res = _batch_dims.run_vmapped(pure, keys, arrays, axes, size, chunk_size)
     otree, odims = side["tree"], side["dims"]
     nw = len(side["written"])
     if nw:
