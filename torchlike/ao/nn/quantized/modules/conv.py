@@ -11,12 +11,12 @@ QuantizedConv2d(3, 8, kernel_size=(3, 3), stride=(1, 1), scale=1.0, zero_point=0
 from __future__ import annotations
 
 from ..... import _dtype, nn
-from ....._creation import tensor, zeros
+from ....._creation import zeros
 from ....._quantized import quantize_per_tensor
 from .....nn.modules.module import Module
 from ...intrinsic.modules import fused as nni
 from .. import functional as qF
-from .utils import _quantize_weight
+from .utils import _quantize_weight, load_qparams, save_qparams
 
 __all__ = ["Conv2d"]
 
@@ -98,14 +98,12 @@ class Conv2d(Module):
         w, b = self._weight_bias()
         destination[prefix + "weight"] = w
         destination[prefix + "bias"] = b
-        destination[prefix + "scale"] = tensor(self.scale)
-        destination[prefix + "zero_point"] = tensor(self.zero_point)
+        save_qparams(self, destination, prefix)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs):
         self.set_weight_bias(state_dict.pop(prefix + "weight"), state_dict.pop(prefix + "bias"))
-        self.scale = float(state_dict.pop(prefix + "scale"))
-        self.zero_point = int(state_dict.pop(prefix + "zero_point"))
+        load_qparams(self, state_dict, prefix)
         super()._load_from_state_dict(state_dict, prefix, local_metadata, False, missing_keys, unexpected_keys,
                                       error_msgs)
 

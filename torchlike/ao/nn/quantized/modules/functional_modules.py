@@ -9,12 +9,12 @@ tensor(7.)
 """
 from __future__ import annotations
 
-from ....._creation import tensor
 from ....._ops.shape import cat as _cat
 from .....nn import functional as F
 from .....nn.modules.linear import Identity
 from .....nn.modules.module import Module
 from .. import functional as qF
+from .utils import load_qparams, save_qparams
 
 __all__ = ["FloatFunctional", "FXFloatFunctional", "QFunctional"]
 
@@ -93,13 +93,11 @@ class QFunctional(Module):
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         super()._save_to_state_dict(destination, prefix, keep_vars)
-        destination[prefix + "scale"] = tensor(self.scale)
-        destination[prefix + "zero_point"] = tensor(self.zero_point)
+        save_qparams(self, destination, prefix)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs):
-        self.scale = float(state_dict.pop(prefix + "scale"))
-        self.zero_point = int(state_dict.pop(prefix + "zero_point"))
+        load_qparams(self, state_dict, prefix)
         super()._load_from_state_dict(state_dict, prefix, local_metadata, False, missing_keys, unexpected_keys,
                                       error_msgs)
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..... import _dtype
-from ....._creation import tensor, zeros
+from ....._creation import zeros
 from ....._quantized import _make, per_tensor_affine
 from .....nn.modules.linear import Linear as _FloatLinear, NonDynamicallyQuantizableLinear
 from .....nn.modules.module import Module
 from ...intrinsic.modules import fused as nni
 from .. import functional as qF
-from .utils import _quantize_weight
+from .utils import _quantize_weight, load_qparams, save_qparams
 
 __all__ = ["LinearPackedParams", "Linear"]
 
@@ -157,13 +157,11 @@ class Linear(Module):
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         super()._save_to_state_dict(destination, prefix, keep_vars)
-        destination[prefix + "scale"] = tensor(self.scale)
-        destination[prefix + "zero_point"] = tensor(self.zero_point)
+        save_qparams(self, destination, prefix)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs):
-        self.scale = float(state_dict.pop(prefix + "scale"))
-        self.zero_point = int(state_dict.pop(prefix + "zero_point"))
+        load_qparams(self, state_dict, prefix)
         version = local_metadata.get("version", None)
         if version is None or version == 1:
             state_dict[prefix + "_packed_params.weight"] = state_dict.pop(prefix + "weight")
