@@ -36,6 +36,14 @@ def test_accelerator_queries_without_accelerator_match_torch():
     assert set(torch.accelerator.__all__) - {"Graph"} <= set(dir(torchlike.accelerator))
 
 
+def test_cuda_initialized_flag_matches_torch():
+    """``torch.cuda._initialized`` (read by reversible layers and checkpointing before saving CUDA RNG state)."""
+    import torch
+    assert torchlike.cuda._initialized is torch.cuda._initialized is False
+    with pytest.raises(AttributeError, match="^module 'torch.cuda' has no attribute 'no_such_name'$"):
+        torchlike.cuda.no_such_name
+
+
 @pytest.mark.parametrize("name", ["memory_allocated", "max_memory_allocated", "memory_reserved",
                                   "max_memory_reserved", "empty_cache"])
 def test_cuda_memory_without_gpu_matches_torch(name):

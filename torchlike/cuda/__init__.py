@@ -63,6 +63,14 @@ def init() -> None:
     require_gpu()
 
 
+def __getattr__(name):
+    # torch.cuda._initialized: the flag libraries read before saving CUDA RNG state (reversible layers,
+    # checkpointing); JAX's GPU client is ready once a GPU exists, so it reads as is_initialized()
+    if name == "_initialized":
+        return is_initialized()
+    raise AttributeError(f"module 'torch.cuda' has no attribute '{name}'")
+
+
 def _gpu(device=None):
     gpus = _gpus()
     if not gpus:   # (this package's _gpus: tests stand a fake GPU in for it)
