@@ -81,6 +81,15 @@ class Converter:
             raise Unconvertible(f"{t.dim()}-dimensional input (numpy allows 64)")
         if t.is_quantized:
             raise Unconvertible("quantized input")
+        base = t._base
+        if base is not None and not self.grad and not t.requires_grad and not base.requires_grad \
+                and not NONCONTIGUOUS and base.layout == torch.strided and not base.is_quantized:
+            # a view (``out=x[:3]`` beside ``x``, an expanded ``out``) stays a view of its converted base, so
+            # that ops which check aliasing and overlap see what torch sees
+            b = self.tensor(base)
+            r = b.as_strided(tuple(t.shape), tuple(t.stride()), t.storage_offset() - base.storage_offset())
+            self.memo[key] = (t, r)
+            return r
         dt = tl_dtype(t.dtype)
         arr = np.array(_np_of(t)).astype(dt.np, copy=False)
         r = torchlike.from_numpy(arr) if dt.name not in ("bfloat16", "complex32") else \

@@ -100,9 +100,18 @@ def _steps_arg(op, start, end, steps, extra):
                      + sigs)
 
 
+def _check_0d_bounds(name, start, end):
+    """torch's error for tensor bounds that are not 0-d, naming the ones that are not."""
+    bad = [f"{k} with {v.ndim} dimension(s)" for k, v in (("start", start), ("end", end))
+           if isinstance(v, Tensor) and v.ndim]
+    if bad:
+        raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got {' and '.join(bad)}.")
+
+
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from start to end inclusive."""
     steps = _steps_arg("linspace", start, end, steps, "")
+    _check_0d_bounds("linspace", start, end)
     traced = [v._value for v in (start, end) if isinstance(v, Tensor) and isinstance(v._value, jax.core.Tracer)]
     if traced and steps >= 0:  # tensor bounds under vmap / compile: computed on the traced values
         d = _dtype.to_dtype(dtype) if dtype is not None else (
@@ -178,11 +187,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
              requires_grad=False):
     """``base ** linspace(start, end, steps)``."""
     steps = _steps_arg("logspace", start, end, steps, "float base = 10.0, ")
-    if isinstance(start, Tensor) or isinstance(end, Tensor):
-        nds = [v.ndim if isinstance(v, Tensor) else 0 for v in (start, end)]
-        if any(nds):
-            raise RuntimeError(f"logspace only supports 0-dimensional start and end tensors, but got start with "
-                               f"{nds[0]} dimension(s) and end with {nds[1]} dimension(s).")
+    _check_0d_bounds("logspace", start, end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()

@@ -24,15 +24,18 @@ def _complex_impl(re, im):
     return jax.lax.complex(jnp.broadcast_to(re, shape), jnp.broadcast_to(im.astype(re.dtype), shape))
 
 
+_HALF_FLOAT_DOUBLE = (_dtype.float32, _dtype.float64, _dtype.float16)
+
+
 @register(method=False, out=True, out_same_dtype=True)
 def complex(real, imag):
     """A complex tensor from real and imaginary parts (float32 -> complex64, float64 -> complex128)."""
+    if real.dtype not in _HALF_FLOAT_DOUBLE or imag.dtype not in _HALF_FLOAT_DOUBLE:
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{_dtype._CAP[real.dtype.name]} and {_dtype._CAP[imag.dtype.name]}")
     if real.dtype is not imag.dtype:
         raise RuntimeError(f"Expected object of scalar type {_dtype._CAP[real.dtype.name]} but got scalar type "
                            f"{_dtype._CAP[imag.dtype.name]} for second argument")
-    if real.dtype not in (_dtype.float32, _dtype.float64, _dtype.float16):
-        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
-                           f"{_dtype._CAP[real.dtype.name]} and {_dtype._CAP[imag.dtype.name]}")
     return dispatch(_complex_impl, (real, imag), (), name="ComplexBackward0")
 
 
@@ -57,8 +60,7 @@ def _polar_jvp(primals, tangents):
 def polar(abs, angle):
     """``abs * (cos(angle) + i sin(angle))``."""
     _need_tensors("polar", abs=abs, angle=angle)
-    if abs.dtype not in (_dtype.float32, _dtype.float64, _dtype.float16) or \
-            angle.dtype not in (_dtype.float32, _dtype.float64, _dtype.float16):
+    if abs.dtype not in _HALF_FLOAT_DOUBLE or angle.dtype not in _HALF_FLOAT_DOUBLE:
         raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
                            f"{_dtype._CAP[abs.dtype.name]} and {_dtype._CAP[angle.dtype.name]}")
     if abs.dtype is not angle.dtype:

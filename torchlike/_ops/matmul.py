@@ -239,11 +239,11 @@ def mv(input, vec):
 def _dot_check(a, b, name="dot"):
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    _same_dot(a, b)
     if a.shape[0] != b.shape[0]:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
                            f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
                            "respectively")
-    _same_dot(a, b)
 
 
 def _dot_impl(a, b):

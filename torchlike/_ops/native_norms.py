@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 
 import jax.numpy as jnp
+import numpy as np
 
 from .._creation import empty
 from .._grad_mode import no_grad
@@ -58,6 +59,23 @@ def _extra(weight, bias):
     return tuple(t for t in (weight, bias) if t is not None), weight is not None, bias is not None
 
 
+def check_layer_norm_inputs(input, normalized_shape, weight=None, bias=None):
+    """torch's layer-norm argument checks, in its order; returns normalized_shape as a tuple of ints."""
+    ns = (int(normalized_shape),) if isinstance(normalized_shape, (int, np.integer)) else \
+        tuple(int(s) for s in normalized_shape)
+    if len(ns) == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           "element, but got normalized_shape = []")
+    for what, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != ns:
+            raise RuntimeError(f"Expected {what} to be of same shape as normalized_shape, but got {what} of shape "
+                               f"{list(t.shape)} and normalized_shape = {list(ns)}")
+    if input.ndim < len(ns) or tuple(input.shape[input.ndim - len(ns):]) != ns:
+        raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape [*, "
+                           f"{', '.join(map(str, ns))}], but got input of size{list(input.shape)}")
+    return ns
+
+
 @register("native_layer_norm", method=False)
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """Layer norm returning ``(output, mean, rstd)``; the statistics keep the normalised dims as size 1.
@@ -66,11 +84,8 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     >>> [t.shape for t in torch.native_layer_norm(torch.ones(2, 3, 4), [4], None, None, 1e-5)]
     [torch.Size([2, 3, 4]), torch.Size([2, 3, 1]), torch.Size([2, 3, 1])]
     """
-    shape = tuple(int(s) for s in normalized_shape)
+    shape = check_layer_norm_inputs(input, normalized_shape, weight, bias)
     k = len(shape)
-    if k == 0 or tuple(input.shape[input.ndim - k:]) != shape:
-        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*, "
-                           f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
     rest, has_w, has_b = _extra(weight, bias)
     axes = tuple(range(input.ndim - k, input.ndim))
     return _stats_out(dispatch(layer_norm_impl, (input,) + rest,

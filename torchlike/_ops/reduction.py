@@ -151,8 +151,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     """
     d = _dtype.to_dtype(dtype) if dtype is not None else input.dtype
     if not (d.is_floating_point or d.is_complex):
-        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
-                           f"or complex dtype. Got: {_dtype._CAP[d.name]}")
+        raise RuntimeError(f"mean(): could not infer output dtype. {'Input' if dtype is None else 'Optional'} dtype "
+                           f"must be either a floating point or complex dtype. Got: {_dtype._CAP[d.name]}")
     dims = rdims(dim, input.ndim)
     return dispatch(_mean_impl, (input,), (("dims", dims), ("keepdim", bool(keepdim)), ("dt", d.np)),
                     name="MeanBackward0" if dims is None else "MeanBackward1", saves=False)

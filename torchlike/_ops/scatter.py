@@ -225,7 +225,11 @@ def _scatter_checks(name, input, dim, index, src):
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     if isinstance(src, Tensor) and src.dtype is not input.dtype:
         raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+    if index.numel() == 0:  # torch checks nothing more: the result is the input
+        return None
     _check_same_ndim(input, index, "self")
+    if isinstance(src, Tensor):
+        _check_same_ndim(src, index, "src")
     d = wrap_dim(dim, input.ndim)
     x, idx = _as1d(input), _as1d(index)
     s = _as1d(src) if isinstance(src, Tensor) else None
@@ -239,7 +243,10 @@ def _scatter_checks(name, input, dim, index, src):
 
 
 def _run_scatter(name, node, input, dim, index, src, reduce, include_self=True):
-    d, x, idx, s = _scatter_checks(name, input, dim, index, src)
+    checked = _scatter_checks(name, input, dim, index, src)
+    if checked is None:
+        return input.clone()
+    d, x, idx, s = checked
     scalar = s is None
     out = dispatch(_scatter_impl, (x, idx, src if scalar else s),
                    (("dim", d), ("reduce", reduce), ("scalar", scalar), ("include_self", bool(include_self))),
@@ -360,7 +367,7 @@ def _src_dtype_check(name, input, source):
                            "same scalar type")
 
 
-@register(inplace=True, out=True, promote="none")
+@register(inplace=True, out=True, promote="none", out_overlap="partial")  # (out= may be input itself)
 def index_add(input, dim, index, source, *, alpha=1):
     """``input`` with ``alpha * source`` added at rows ``index`` of ``dim``.
 

@@ -84,6 +84,12 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     if tuple(src.shape) != size:
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(size)}")
+    if all(size) and off + sum((n - 1) * st for n, st in zip(size, stride)) >= input.numel():
+        n = input.dtype.itemsize  # torch counts the storage in bytes
+        need = (off + sum((k - 1) * st for k, st in zip(size, stride)) + 1) * n
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off}, and "
+                           f"itemsize {n} requiring a storage size of {need} are out of bounds for storage of size "
+                           f"{input.numel() * n}")
     x = input.contiguous() if input._vbase is not None else input
     return dispatch(_ass_impl, (x, src), (("size", size), ("stride", stride), ("offset", off)),
                     name="AsStridedScatterBackward0", saves=False)

@@ -137,7 +137,9 @@ def _chunk_cat(tensors, dim, num_chunks):
         raise RuntimeError("_chunk_cat expects non-empty tensor")
     if any(t.dtype is not first.dtype for t in tensors):
         raise RuntimeError("_chunk_cat expects all input tensors with the same dtype")
-    d = wrap_dim(dim, first.ndim)
+    if dim < 0 and any(t.ndim != first.ndim for t in tensors):
+        raise RuntimeError("_chunk_cat expects non-negative dim when input tensors have different ndims")
+    d = dim if dim >= 0 else wrap_dim(dim, first.ndim)
     if any(t.ndim <= d for t in tensors):
         raise RuntimeError("_chunk_cat expects dim < ndim for all input tensors")
     if any(tuple(t.shape[:d]) != tuple(first.shape[:d]) for t in tensors):

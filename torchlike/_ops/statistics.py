@@ -135,8 +135,10 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
         bins = [int(bins)] * D
     bins = list(bins)
     if len(bins) != D:
-        raise RuntimeError(f"torch.histogramdd: expected {D} sequences of bin edges for each dimension, but got "
-                           f"{len(bins)}")
+        if any(isinstance(b, Tensor) for b in bins):
+            raise RuntimeError(f"torch.histogramdd: expected {D} sequences of bin edges for a {D}-dimensional "
+                               f"histogram but got {len(bins)}")
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
     edges = []
     data = np.asarray(x.detach()._value) if any(not isinstance(b, Tensor) for b in bins) else None
     for d, b in enumerate(bins):

@@ -101,6 +101,9 @@ def _infer_shape(shape, numel):
             raise RuntimeError(f"invalid shape dimension {s}")
     if neg:
         rest = math.prod(s for s in shape if s != -1)
+        if rest == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                               "unspecified dimension size -1 can be any value and is ambiguous")
         if rest == 0 or numel % rest:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape[neg[0]] = numel // rest
@@ -390,6 +393,8 @@ def _select(input, dim, index, node):
 @register()
 def unbind(input, dim=0):
     """All slices along ``dim``, as views."""
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = wrap_dim(dim, input.ndim)
     return tuple(_select(input, d, i, "UnbindBackward0") for i in range(input.shape[d]))
 

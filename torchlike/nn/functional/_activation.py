@@ -356,8 +356,10 @@ def hardswish(input, inplace=False):
 def softshrink(input, lambd=0.5):
     """x - lambd, x + lambd or 0 (shrink towards 0 by lambd)."""
     _check_float(input, "softshrink_check")
-    if lambd < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    top = float(np.finfo(input.dtype.np).max) if input.dtype.is_floating_point else float("inf")
+    if not 0 <= lambd <= top:
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {_dtype._CAP[input.dtype.name]}, "
+                           f"but found {float(lambd):g}")
     return dispatch(_softshrink, (input, lambd), name="SoftshrinkBackward0")
 
 

@@ -587,6 +587,9 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
                            f"samples (batch size). Expected target size [{nframe}], but got {list(target.shape)}. "
                            f"Input has shape {list(input.shape)}.")
+    classes = input.shape[-1] if nd else 1
+    if weight is not None and weight.numel() != classes:
+        raise RuntimeError(f"inconsistent weight size, expected {classes} but got {list(weight.shape)}")
     if target.dtype is not _dtype.int64:  # (torch's kernel reads the target as int64)
         raise RuntimeError(f"expected scalar type Long but found {_dtype._CAP[target.dtype.name]}")
     not_differentiable("multi_margin_loss", weight=weight)
@@ -688,7 +691,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
         raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
                            f"dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs")
     if margin <= 0:
-        raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     check_broadcast(anchor.shape, positive.shape)
     check_broadcast(anchor.shape, negative.shape)
     dins = tuple(_dtype.result_type(x, y).np for x, y in ((anchor, positive), (anchor, negative),
@@ -712,8 +715,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if margin <= 0:
-        raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
-                         "instead")
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     a_dim, p_dim, n_dim = anchor.ndim, positive.ndim, negative.ndim
     if not (a_dim == p_dim and p_dim == n_dim):
         raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "

@@ -19,7 +19,7 @@ from ..._ops.indexing import c_type_name
 from ..._ops.registry import functional as _functional
 from ..._ops._util import exact_mean
 from ..._ops.checks import not_differentiable
-from ..._ops.native_norms import group_norm_impl, layer_norm_impl
+from ..._ops.native_norms import check_layer_norm_inputs, group_norm_impl, layer_norm_impl
 from ... import _grad_mode as grad_mode
 from ... import _autocast as _amp
 
@@ -152,18 +152,6 @@ def _ln_impl(x, w, b, eps, nd):
                            has_b=b is not None, wshape=x.shape[x.ndim - nd:])[0]
 
 
-def _check_normalized(input, normalized_shape):
-    ns = (int(normalized_shape),) if isinstance(normalized_shape, (int, np.integer)) else \
-        tuple(int(s) for s in normalized_shape)
-    if len(ns) == 0:
-        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
-                           "element, but got normalized_shape = []")
-    if tuple(input.shape[input.ndim - len(ns):]) != ns or input.ndim < len(ns):
-        raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape [*, "
-                           f"{', '.join(map(str, ns))}], but got input of size{list(input.shape)}")
-    return ns
-
-
 @_functional(torch=True)
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """Normalize over the trailing ``normalized_shape`` dims.
@@ -173,7 +161,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     >>> F.layer_norm(torchlike.tensor([[1., 3.]]), (2,))
     tensor([[-1.0000,  1.0000]])
     """
-    ns = _check_normalized(input, normalized_shape)
+    ns = check_layer_norm_inputs(input, normalized_shape, weight, bias)
     return dispatch(_ln_impl, (input, weight, bias, float(eps)), (("nd", len(ns)),),
                     name="NativeLayerNormBackward0")
 
@@ -198,7 +186,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     >>> F.rms_norm(torchlike.tensor([[3., 4.]]), (2,))
     tensor([[0.8485, 1.1314]])
     """
-    ns = _check_normalized(input, normalized_shape)
+    ns = check_layer_norm_inputs(input, normalized_shape)
     if weight is not None and tuple(weight.shape) != tuple(ns):
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                            f"{list(weight.shape)} and normalized_shape = {list(ns)}")
