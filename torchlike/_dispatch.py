@@ -145,9 +145,12 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
     not need its inputs' values (linear ops), so later in-place writes to them are not errors;
     ``saves="out"`` one whose torch formula reads its result instead of its inputs.
     """
-    if _prof._COLLECTING and not getattr(_prof._in_op, "on", False):  # a profiler is recording: time the op
-        return _prof.timed_op(lambda: dispatch(f, args, statics, name=name, diff=diff, jit=jit, saves=saves),
-                              f, args, name, statics)
+    if _prof._COLLECTING:  # a dispatch mode is active or a profiler records (one global read when neither)
+        if _prof.MODES:  # the op goes to the innermost mode's __torch_dispatch__ as the aten call(s) torch runs
+            return _prof.MODE_HANDLER[0](f, args, statics, name, diff, jit, saves)
+        if not getattr(_prof._in_op, "on", False):  # a profiler is recording: time the op
+            return _prof.timed_op(lambda: dispatch(f, args, statics, name=name, diff=diff, jit=jit, saves=saves),
+                                  f, args, name, statics)
     arrays = []
     need_grad = False
     dev = None

@@ -1,7 +1,8 @@
 """The running profiler's event collector (layer 0: imports nothing of torchlike).
 
 ``_dispatch.dispatch`` checks ``collecting()`` (one global read) and, while a profiler records, routes the
-op through ``timed_op`` so each eager op becomes an ``aten::<name>`` event; ``record_function`` ranges
+op through ``timed_op`` so each eager op becomes an ``aten::<name>`` event; while a ``TorchDispatchMode`` is
+active (``MODES``, torch.utils._python_dispatch's mode stack) the same read routes it to ``MODE_HANDLER``; ``record_function`` ranges
 open and close events around user code. Events nest by time (a range's self time excludes its children).
 """
 from __future__ import annotations
@@ -11,10 +12,12 @@ import threading
 import time
 import weakref
 
-__all__ = ["Collector", "start", "stop", "active", "timed_op", "observe_node", "observe_backward_end", "fused_kernel", "begin_range", "end_range", "aten_name"]
+__all__ = ["Collector", "start", "stop", "active", "timed_op", "observe_node", "observe_backward_end", "fused_kernel", "begin_range", "end_range", "aten_name", "MODES", "MODE_HANDLER", "modes_changed"]
 
-_COLLECTING = False     # read by the dispatcher on every op
+_COLLECTING = False     # read by the dispatcher on every op: a profiler records or a dispatch mode is active
 _active = None          # the Collector while a profiler records
+MODES = []              # the TorchDispatchMode stack (innermost last); see torchlike.utils._python_dispatch
+MODE_HANDLER = [None]   # handler(f, args, statics, name, diff, jit, saves): an op run under MODES[-1]
 _lock = threading.Lock()
 _in_op = threading.local()
 
@@ -86,11 +89,17 @@ def start(record_shapes=False, profile_memory=False):
         return _active
 
 
+def modes_changed():
+    """Recompute the dispatcher's flag after the mode stack ``MODES`` changed."""
+    global _COLLECTING
+    _COLLECTING = _active is not None or bool(MODES)
+
+
 def stop():
     """Stop collecting; returns the Collector (or None)."""
     global _COLLECTING, _active
     with _lock:
-        c, _active, _COLLECTING = _active, None, False
+        c, _active, _COLLECTING = _active, None, bool(MODES)
         return c
 
 

@@ -399,13 +399,67 @@ class _OpOverloadPacket:
     def __getattr__(self, overload):
         if overload.startswith("__"):
             raise AttributeError(overload)
+        o = _OpOverload(self, overload)
+        setattr(self, overload, o)  # one object per overload: ``aten.mm.default is aten.mm.default``
+        return o
+
+    def __deepcopy__(self, memo=None):  # operators are singletons: deepcopy(a dict keyed by them) keeps the keys
         return self
+
+    def overloads(self):
+        return [k for k, v in vars(self).items() if isinstance(v, _OpOverload)]
 
     def __repr__(self):
         return f"<OpOverloadPacket(op='{self._qualname.replace('::', '.')}')>"
 
     def __str__(self):
         return self._qualname.replace("::", ".")
+
+
+# "name.overload" -> the callable taking aten's arguments, where it differs from the packet's torch-level function
+# (torchlike.export._aten.ATEN, filled in by torchlike.utils._python_dispatch); and the dispatches a
+# TorchDispatchMode is handling now: (overload, run) pairs, run replaying torchlike's own op for that call
+OVERLOAD_IMPLS: dict = {}
+PENDING: list = []
+
+
+class _OpOverload:
+    """``torch.ops.aten.addmm.default``: one overload of an operator, what a ``TorchDispatchMode`` receives as
+    ``func``. ``str`` is ``aten.addmm.default``, ``name()`` ``aten::addmm``; calling it runs the op (inside
+    ``__torch_dispatch__``, the very call the mode is handling)."""
+
+    def __init__(self, packet, overload):
+        self._overloadpacket = self.overloadpacket = packet
+        self._overloadname = overload
+        self.namespace = packet._qualname.split("::")[0]
+        self.__name__ = f"{packet.__name__}.{overload}"
+        self.__qualname__ = self._opname = packet.__name__
+
+    def __deepcopy__(self, memo=None):
+        return self
+
+    def name(self):
+        q = self._overloadpacket._qualname
+        return q if self._overloadname == "default" else f"{q}.{self._overloadname}"
+
+    def __call__(self, *args, **kwargs):
+        if PENDING and PENDING[-1][0] is self:
+            return PENDING[-1][1](*args, **kwargs)
+        fn = OVERLOAD_IMPLS.get(self.__name__) if self.namespace == "aten" else None
+        return (fn or self._overloadpacket._fn)(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<OpOverload(op='{str(self._overloadpacket)}', overload='{self._overloadname}')>"
+
+    def __str__(self):
+        return f"{self._overloadpacket}.{self._overloadname}"
+
+    def __hash__(self):
+        return hash((self._overloadpacket._qualname, self._overloadname))
+
+    def __eq__(self, other):
+        return isinstance(other, _OpOverload) and other._overloadpacket._qualname == \
+            self._overloadpacket._qualname and other._overloadname == self._overloadname
 
 
 _PACKETS = {}
@@ -449,6 +503,10 @@ class _OpNamespace:
             method = getattr(torchlike.Tensor, op, None)  # aten ops that torch has only as Tensor methods
             if callable(method) and not op.startswith("_"):
                 return _packet(qual, method)
+            impl = OVERLOAD_IMPLS.get(f"{op}.default") or next(  # aten-only ops torchlike runs by overload
+                (fn for k, fn in OVERLOAD_IMPLS.items() if k.partition(".")[0] == op), None)
+            if impl is not None:
+                return _packet(qual, impl)
         raise AttributeError(f"'_OpNamespace' '{self._name}' object has no attribute '{op}'")
 
 

@@ -1,13 +1,10 @@
-"""The trace-based parts of the profiling tools: fvcore's FlopCountAnalysis (torch.jit tracing) and ptflops' aten
-backend (a TorchDispatchMode). torchlike has neither a TorchScript tracer nor a dispatch-mode layer, so under the
-runner each ends in a clear NotImplementedError (tests/test_lib_flop_tools.py; docs/differences.md); under torch
-the same program prints the counts.
+"""The trace-based part of the profiling tools: fvcore's FlopCountAnalysis (torch.jit tracing). torchlike has no
+TorchScript tracer, so under the runner it ends in a clear NotImplementedError (tests/test_lib_flop_tools.py;
+docs/differences.md); under torch the same program prints the counts. (ptflops' aten backend, a
+TorchDispatchMode, runs: tests/programs/lib_ptflops_aten.py.)
 """
-import io
-
 import torch
 from fvcore.nn import FlopCountAnalysis, flop_count_table
-from ptflops import get_model_complexity_info
 from torch import nn
 
 torch.manual_seed(0)
@@ -23,8 +20,3 @@ try:
 except Exception as e:
     print("fvcore error", type(e).__name__, e)
 
-buf = io.StringIO()
-macs, params = get_model_complexity_info(cnn, (3, 16, 16), backend="aten", print_per_layer_stat=True, ost=buf,
-                                         as_strings=False)
-print("ptflops aten", macs, params)
-print(buf.getvalue().rstrip())

@@ -1,0 +1,203 @@
+"""``torch.utils._python_dispatch.TorchDispatchMode``: the aten calls a mode sees, compared with torch's.
+
+Each program runs under a logging mode in torch and in torchlike; the ``str(func)`` sequences must agree.  Where
+torch shows calls torchlike's dispatcher never makes (views written in user code such as ``x.t()``, the
+``aten.detach`` autograd makes of saved outputs) those are left out of torch's sequence before comparing
+(docs/differences.md, "Dispatch modes").  Also: the mode stack (nesting, popping, ``_disable_current_modes``),
+``func``'s attributes, results and gradients computed under a mode, and a mode that changes results.
+"""
+import copy
+
+import numpy as np
+import pytest
+
+import torchlike
+from torchlike import _profiler_state
+from torchlike.utils import _python_dispatch as pd
+
+torch = pytest.importorskip("torch")
+from torch.utils import _python_dispatch as torch_pd  # noqa: E402
+
+
+def _log_mode(base):
+    class Log(base):
+        def __init__(self):
+            super().__init__()
+            self.ops = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.ops.append(str(func))
+            return func(*args, **(kwargs or {}))
+    return Log
+
+
+def _programs(tl):
+    nn, F = tl.nn, tl.nn.functional
+    tl.manual_seed(0)
+    lin, lin_nb = nn.Linear(4, 3), nn.Linear(4, 3, bias=False)
+    conv, convT = nn.Conv2d(2, 3, 3, padding=1), nn.ConvTranspose2d(2, 3, 3, stride=2)
+    ln = nn.LayerNorm(4)
+    mlp = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    x2, x3 = tl.randn(5, 4), tl.randn(2, 5, 4)
+    img = tl.randn(1, 2, 6, 6)
+    a, b = tl.randn(2, 3, 4), tl.randn(2, 4, 5)
+    a4, b4 = tl.randn(2, 3, 4, 5), tl.randn(2, 3, 5, 6)
+    y = tl.tensor([0, 1, 1, 0, 1])
+    w42 = tl.ones(4, 2)
+    return {
+        "linear2d": lambda: lin(x2), "linear3d": lambda: lin(x3),
+        "linear_nobias2d": lambda: lin_nb(x2), "linear_nobias3d": lambda: lin_nb(x3),
+        "conv2d": lambda: conv(img), "conv_transpose2d": lambda: convT(img),
+        "relu": lambda: F.relu(x2), "gelu": lambda: F.gelu(x2), "tanh_sigmoid": lambda: tl.sigmoid(x2.tanh()),
+        "softmax": lambda: F.softmax(x2, dim=-1), "log_softmax": lambda: F.log_softmax(x2, dim=1),
+        "layernorm": lambda: ln(x3),
+        "mm": lambda: tl.mm(x2, x2.t()), "bmm": lambda: tl.bmm(a, b), "matmul4d": lambda: a4 @ b4,
+        "matmul3d2d": lambda: x3 @ w42,
+        "arith": lambda: (x2 * 2 + 1 - x2) / 3, "compare": lambda: (x2 > 0) & (x2 < x2.abs()),
+        "pow": lambda: x2 ** 2, "where": lambda: tl.where(x2 > 0, x2, x2.exp()),
+        "sum": lambda: x2.sum(), "sum_dim": lambda: x2.sum(1, keepdim=True), "mean_dim": lambda: x2.mean(dim=1),
+        "mlp_cross_entropy": lambda: F.cross_entropy(mlp(x2), y),
+    }
+
+
+# ops torch's dispatcher runs that torchlike's does not reach it with (see the module docstring)
+_NOT_DISPATCHED_HERE = {"aten.detach.default"}
+_USER_VIEWS = {"mm": ["aten.t.default"]}
+
+
+def _sequences(tl, base):
+    out = {}
+    log = _log_mode(base)
+    for name, run in _programs(tl).items():
+        with log() as m:
+            r = run()
+        out[name] = (m.ops, r)
+    return out
+
+
+def test_op_sequences_match_torch():
+    ours, theirs = _sequences(torchlike, pd.TorchDispatchMode), _sequences(torch, torch_pd.TorchDispatchMode)
+    for name, (ops, r) in ours.items():
+        expected = [op for op in theirs[name][0] if op not in _NOT_DISPATCHED_HERE]
+        for view in _USER_VIEWS.get(name, []):
+            expected.remove(view)
+        assert ops == expected, (name, ops, theirs[name][0])
+        np.testing.assert_allclose(np.asarray(r.tolist(), float), np.asarray(theirs[name][1].tolist(), float),
+                                   rtol=1e-5, atol=1e-6, err_msg=name)
+    # the sequences the counting tools read, spelled out (from torch 2.13)
+    assert ours["linear3d"][0] == ["aten.view.default", "aten.t.default", "aten.addmm.default", "aten.view.default"]
+    assert ours["matmul4d"][0] == ["aten.expand.default", "aten.view.default", "aten.expand.default",
+                                   "aten.view.default", "aten.bmm.default", "aten._unsafe_view.default"]
+    assert ours["mlp_cross_entropy"][0][-2:] == ["aten._log_softmax.default", "aten.nll_loss_forward.default"]
+
+
+def _arg_summary(args):
+    return [tuple(a.shape) if hasattr(a, "shape") and not isinstance(a, (int, float)) else a for a in args]
+
+
+def test_arguments_are_aten_schema_arguments():
+    """Convolution's nine arguments, native_layer_norm's, _softmax's, sum.dim_IntList's: torch's values."""
+    def seen(tl, base):
+        calls = []
+
+        class Args(base):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                calls.append((str(func), _arg_summary(args), dict(kwargs or {})))
+                return func(*args, **(kwargs or {}))
+        tl.manual_seed(0)
+        conv, convT, ln = tl.nn.Conv2d(2, 3, 3, stride=2, padding=1), tl.nn.ConvTranspose2d(2, 4, 3, 2, 1, 1), \
+            tl.nn.LayerNorm([4, 5])
+        x = tl.randn(1, 2, 4, 5)
+        with Args():
+            conv(x), convT(x), ln(x), tl.softmax(x, 1), x.sum((1, 2), keepdim=True), tl.sub(x, x, alpha=2)
+        return calls
+    assert seen(torchlike, pd.TorchDispatchMode) == seen(torch, torch_pd.TorchDispatchMode)
+
+
+def test_func_attributes_match_torch():
+    def attrs(tl, base):
+        got = []
+
+        class Grab(base):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                got.append((str(func), repr(func), func.name(), func.__name__, str(func.overloadpacket),
+                            func._overloadpacket is getattr(tl.ops.aten, func.__name__.split(".")[0]),
+                            func is getattr(func.overloadpacket, func._overloadname),
+                            copy.deepcopy({func: 1}) == {func: 1}, [t.__name__ for t in types]))
+                return func(*args, **(kwargs or {}))
+        b, x, w = tl.zeros(2), tl.ones(2, 3), tl.ones(3, 2)
+        with Grab():
+            tl.addmm(b, x, w) + 1
+        return got
+    assert attrs(torchlike, pd.TorchDispatchMode) == attrs(torch, torch_pd.TorchDispatchMode)
+
+
+def test_mode_stack_nesting_and_popping():
+    def trace(tl, m):
+        log = []
+
+        class Named(m.TorchDispatchMode):
+            def __init__(self, tag):
+                super().__init__()
+                self.tag = tag
+
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                log.append((self.tag, str(func), [type(x).__name__ for x in m._get_current_dispatch_mode_stack()]))
+                if self.tag == "inner" and func.__name__ == "relu.default":
+                    tl.exp(args[0])   # runs under the outer mode only
+                return func(*args, **(kwargs or {}))
+        x = tl.ones(2)
+        with Named("outer") as outer, Named("inner") as inner:
+            log.append(("current", m._get_current_dispatch_mode() is inner, len(m._get_current_dispatch_mode_stack())))
+            tl.relu(x)
+            with m._pop_mode_temporarily() as popped:
+                log.append(("popped", popped is inner, m._get_current_dispatch_mode() is outer))
+                x.neg()
+            with m._disable_current_modes() as old:
+                log.append(("disabled", [o is inner or o is outer for o in old], m._get_current_dispatch_mode()))
+                x.sin()
+        log.append(("after", m._get_current_dispatch_mode(), outer is not inner))
+        return log
+    ours = trace(torchlike, pd)
+    assert ours == trace(torch, torch_pd)
+    assert not _profiler_state._COLLECTING   # no mode left: the dispatcher's fast path again
+
+
+def test_results_and_gradients_under_a_mode():
+    torchlike.manual_seed(0)
+    model = torchlike.nn.Sequential(torchlike.nn.Linear(4, 6), torchlike.nn.GELU(), torchlike.nn.Linear(6, 2))
+    x = torchlike.randn(3, 5, 4)
+    plain = model(x).square().mean()
+    plain.backward()
+    grads = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad()
+    with _log_mode(pd.TorchDispatchMode)() as m:
+        loss = model(x).square().mean()
+    loss.backward()
+    assert loss.item() == pytest.approx(plain.item(), rel=1e-6)
+    for p, g in zip(model.parameters(), grads):
+        assert torchlike.allclose(p.grad, g, rtol=1e-5, atol=1e-7)
+    assert m.ops.count("aten.addmm.default") == 2 and "aten.gelu.default" in m.ops
+
+
+def test_a_mode_can_change_results():
+    """What ``__torch_dispatch__`` returns is the op's result, as in torch."""
+    def run(tl, base):
+        class Negate(base):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                out = func(*args, **(kwargs or {}))
+                return -out if func.__name__ == "relu.default" else out
+        lin = tl.nn.Linear(2, 2)
+        with tl.no_grad():
+            lin.weight.copy_(tl.tensor([[1.0, -2.0], [0.5, 0.25]]))
+            lin.bias.fill_(0.5)
+        with Negate():
+            return tl.relu(lin(tl.tensor([[1.0, 2.0]]))).tolist()
+    assert run(torchlike, pd.TorchDispatchMode) == run(torch, torch_pd.TorchDispatchMode)
+
+
+def test_calling_an_overload_directly_runs_the_aten_op():
+    assert torchlike.ops.aten.add.Tensor(torchlike.ones(2), torchlike.ones(2), alpha=3).tolist() == \
+        torch.ops.aten.add.Tensor(torch.ones(2), torch.ones(2), alpha=3).tolist()
+    assert str(torchlike.ops.aten._softmax.default) == "aten._softmax.default"
+    assert torchlike.ops.aten.mm.default is torchlike.ops.aten.mm.default

@@ -1,0 +1,306 @@
+"""How an op torchlike's dispatcher runs appears to a ``TorchDispatchMode``: the ``torch.ops.aten`` call(s)
+torch's dispatcher would run for it, with aten's arguments.
+
+Most torchlike ops are one aten op each; the op is named from its autograd node (``AddmmBackward0`` ->
+``aten.addmm``, torch's grad_fn names; ``SoftmaxBackward0`` -> ``aten._softmax``), the overload chosen as torch
+chooses it (``aten.mul.Tensor``, ``aten.gt.Scalar`` for a Python number, ``aten.sum.dim_IntList`` with dims)
+and, for the ops counting tools read, the arguments laid out as aten's schema has them (``convolution``'s
+nine, ``native_layer_norm``'s, ``_softmax``'s). Calling ``func`` inside the mode replays torchlike's own op
+with the arguments the mode passes.
+
+A few torchlike ops are coarser than torch's and run here as torch's decomposition, so the mode sees each
+piece: ``linear`` (``t`` + ``addmm``, with ``view``s for N-D input; ``t`` + ``mm`` without a bias), ``matmul``
+of N-D operands (``view``/``expand`` + ``mm``/``bmm`` + ``_unsafe_view``) and ``cross_entropy``
+(``_log_softmax`` + ``nll_loss_forward``). View ops appear only inside these decompositions: torchlike's views
+(``x.view``, ``x.t()`` in user code) reach the dispatcher only to record autograd nodes, and are not shown then
+either, so a mode sees the same calls with and without gradients; factories (``randn``, ``zeros``) do not reach
+it.
+"""
+from __future__ import annotations
+
+import re
+
+from .. import _dispatch, _profiler_state as _prof, library
+from ..export import _aten as _export_aten
+from ..nn import functional as F
+from ..nn.functional import _linear as _linear_mod
+from ..nn.functional._attention import _mha_impl
+from ..nn.functional._loss import _ce_index
+from ..tensor import Tensor
+from .._ops.matmul import _matmul_impl
+from .._ops.views import _read_impl
+from .._views import dynamic_index
+from ._flop_rules import _flash_declines, _should_fold
+
+__all__ = ["PENDING", "install", "handle", "tensors_in", "aten_op"]
+
+PENDING = library.PENDING
+aten = library.ops.aten
+_CALL_MODE = [None]   # torchlike.utils._python_dispatch._call_mode
+
+
+def install(call_mode):
+    """Route ops to ``call_mode(func, args, kwargs, run)`` while a mode is active."""
+    _CALL_MODE[0] = call_mode
+    for k, fn in _export_aten.ATEN.items():
+        library.OVERLOAD_IMPLS.setdefault(k, fn)
+    _prof.MODE_HANDLER[0] = handle
+
+
+def tensors_in(args, kwargs):
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor):
+            yield a
+        elif isinstance(a, (list, tuple)):
+            yield from (x for x in a if isinstance(x, Tensor))
+
+
+# --- names --------------------------------------------------------------------------------------------------
+_RENAME = {"softmax": "_softmax", "log_softmax": "_log_softmax", "nll_loss": "nll_loss_forward",
+           "nll_loss2d": "nll_loss2d_forward", "unsafe_view": "_unsafe_view"}
+_TENSOR_OVERLOAD = {"add", "sub", "mul", "div", "rsub"}   # Python numbers too: torch wraps them (aten.mul.Tensor)
+_SCALAR_OR_TENSOR = {"eq", "ne", "lt", "le", "gt", "ge", "remainder", "fmod", "bitwise_and", "bitwise_or",
+                     "bitwise_xor", "floor_divide", "masked_fill", "fill", "lerp", "clamp"}
+_DIM_OVERLOAD = {"sum": "dim_IntList", "mean": "dim", "max": "dim", "min": "dim", "prod": "dim_int",
+                 "var": "correction", "std": "correction", "logsumexp": "default", "amax": "default",
+                 "amin": "default", "argmax": "default", "argmin": "default", "norm": "ScalarOpt_dim"}
+_NUM = (bool, int, float, complex)
+
+
+def aten_op(f, name, args, statics):
+    """The aten overload (``aten.addmm.default``) torch runs for dispatcher call ``f(args, statics)``."""
+    op = _prof.aten_name(name, f)[len("aten::"):]
+    op = re.sub(r"(\d)_d\b|(\d)_d_", lambda m: (m.group(1) or m.group(2)) + ("d" if m.group(1) else "d_"), op)
+    st = dict(statics)
+    if st.get("log") and op == "softmax":
+        op = "log_softmax"
+    op = _RENAME.get(op, op)
+    if op == "scaled_dot_product_attention" and not _flash_declines(*args[:3], args[4]):
+        op = "_scaled_dot_product_flash_attention_for_cpu"   # torch's CPU kernel for it (else its math path)
+    if op in _TENSOR_OVERLOAD:
+        overload = "Tensor"
+    elif op in _SCALAR_OR_TENSOR:
+        overload = "Scalar" if any(isinstance(a, _NUM) for a in args[1:2]) else "Tensor"
+    elif op == "pow":
+        overload = "Tensor_Scalar" if "e" in st or isinstance(args[-1], _NUM) else \
+            "Scalar" if isinstance(args[0], _NUM) else "Tensor_Tensor"
+    elif op == "where":
+        overload = "self"
+    elif op in _DIM_OVERLOAD and st.get("dims") is not None:
+        overload = _DIM_OVERLOAD[op]
+    else:
+        overload = "default"
+    try:
+        packet = getattr(aten, op)
+    except AttributeError:   # an op torchlike runs under another name only: the packet still names torch's
+        packet = library._packet(f"aten::{op}", library._aten_unsupported(op))
+    return getattr(packet, overload)
+
+
+# --- aten's argument layouts for the ops tools read (op -> (args, statics) -> (aten args, kwargs, slots)) -------
+def _pairs_low(p):
+    return [int(x[0]) if isinstance(x, (tuple, list)) else int(x) for x in p]
+
+
+def _conv_args(args, st):
+    x, w, b = args[:3]
+    n = w.ndim - 2
+    if "pads" in st:   # conv_transpose: pads (lo, hi) of the dilated-input convolution
+        k = w.shape[2:]
+        d = st["dilation"]
+        padding = [d[i] * (k[i] - 1) - st["pads"][i][0] for i in range(n)]
+        out_pad = [st["pads"][i][1] - st["pads"][i][0] for i in range(n)]
+        transposed = True
+    else:
+        padding, out_pad, transposed = _pairs_low(st["padding"]), [0] * n, False
+    return ((x, w, b, list(st["stride"]), padding, list(st["dilation"]), transposed, out_pad, st["groups"]), {},
+            (0, 1, 2))
+
+
+def _layer_norm_args(args, st):
+    x, w, b, eps = args[:4]
+    return (x, list(x.shape[x.ndim - st["nd"]:]), w, b, eps), {}, (0, None, 1, 2)
+
+
+def _softmax_args(args, st):
+    return (args[0], st["dim"], False), {}, (0,)
+
+
+def _reduction_args(args, st):
+    if st.get("dims") is None:
+        return (args[0],), {}, (0,)
+    return (args[0], list(st["dims"]), bool(st.get("keepdim", False))), {}, (0,)
+
+
+def _alpha_args(args, st):
+    alpha = st.get("alpha", 1)
+    return tuple(args[:2]), ({} if alpha == 1 else {"alpha": alpha}), (0, 1)
+
+
+def _pow_args(args, st):
+    return ((args[0], st["e"]), {}, (0,)) if "e" in st else (tuple(args), {}, tuple(range(len(args))))
+
+
+def _axpby_args(args, st):
+    kw = {k: v for k, v in zip(("beta", "alpha"), args[3:5]) if v != 1}
+    return tuple(args[:3]), kw, (0, 1, 2)
+
+
+def _flash_args(args, st):
+    q, k, v, mask, keep, scale = args[:6]
+    kw = {"is_causal": True} if st.get("is_causal") else {}
+    if mask is not None:
+        kw["attn_mask"] = mask
+    if scale is not None and abs(scale - q.shape[-1] ** -0.5) > 1e-9 * scale:
+        kw["scale"] = scale
+    return (q, k, v), kw, (0, 1, 2)
+
+
+_LAYOUT = {"addmm": _axpby_args, "baddbmm": _axpby_args, "addmv": _axpby_args, "addbmm": _axpby_args,
+           "addr": _axpby_args, "_scaled_dot_product_flash_attention_for_cpu": _flash_args, "convolution": _conv_args, "native_layer_norm": _layer_norm_args, "_softmax": _softmax_args,
+           "_log_softmax": _softmax_args, "sum": _reduction_args, "mean": _reduction_args,
+           "amax": _reduction_args, "amin": _reduction_args, "add": _alpha_args, "sub": _alpha_args,
+           "pow": _pow_args}
+
+
+# --- torch's decompositions of torchlike's coarser ops ---------------------------------------------------------
+def _emit(func, compute, *args):
+    """A view step of a decomposition (it does not reach the dispatcher): each active mode sees it in turn."""
+    if not _prof.MODES:
+        return compute(*args)
+    return _CALL_MODE[0](func, args, {}, lambda *a: _emit(func, compute, *a))
+
+
+def _view(x, shape, func=None):
+    return _emit(func or aten.view.default, lambda t, s: t.reshape(s), x, list(shape))
+
+
+def _linear(args, statics, replay):
+    x, w, b = args
+    if x.ndim < 2 or w.ndim != 2:
+        return replay()
+    if b is None:   # at::linear without a bias: matmul(x, w.t())
+        return x.matmul(_emit(aten.t.default, lambda t: t.t(), w))
+    if x.ndim == 2:
+        return b.addmm(x, _emit(aten.t.default, lambda t: t.t(), w))
+    lead = list(x.shape[:-1])
+    x2 = _view(x, [-1 if not lead else _prod(lead), x.shape[-1]])
+    y = b.addmm(x2, _emit(aten.t.default, lambda t: t.t(), w))
+    return _view(y, lead + [w.shape[0]])
+
+
+def _broadcast(a, b):
+    n = max(len(a), len(b))
+    a, b = [1] * (n - len(a)) + a, [1] * (n - len(b)) + b
+    return [y if x == 1 else x for x, y in zip(a, b)]
+
+
+def _prod(xs):
+    n = 1
+    for v in xs:
+        n *= v
+    return n
+
+
+def _matmul(args, statics, replay):
+    a, b = args[:2]
+    if a.ndim <= 2 and b.ndim <= 2 or a.ndim == b.ndim == 3 and a.shape[0] == b.shape[0]:
+        return replay()   # mm, mv, dot, bmm: one aten op as it is
+    if b.ndim <= 2 and _should_fold(a, b):   # at::matmul folds the batch of a into mm's rows
+        lead = list(a.shape[:-1])
+        a2 = _view(a, [_prod(lead), a.shape[-1]])
+        y = a2.mm(b) if b.ndim == 2 else a2.mv(b)
+        return _view(y, lead + ([b.shape[-1]] if b.ndim == 2 else []), aten._unsafe_view.default)
+    if a.ndim < 2 or b.ndim < 2:
+        return replay()
+    batch = _broadcast(list(a.shape[:-2]), list(b.shape[:-2]))
+    n = _prod(batch)
+    ea = _emit(aten.expand.default, lambda t, s: t.expand(s), a, batch + list(a.shape[-2:]))
+    a3 = _view(ea, [n] + list(a.shape[-2:]))
+    eb = _emit(aten.expand.default, lambda t, s: t.expand(s), b, batch + list(b.shape[-2:]))
+    b3 = _view(eb, [n] + list(b.shape[-2:]))
+    return _view(a3.bmm(b3), batch + [a.shape[-2], b.shape[-1]], aten._unsafe_view.default)
+
+
+def _cross_entropy(args, statics, replay):
+    st = dict(statics)
+    if st.get("smoothing"):
+        return replay()
+    x, target, weight, ignore_index = args[:4]
+    lsm = x.log_softmax(st.get("cdim", 1))
+    return F.nll_loss(lsm, target, weight, ignore_index=ignore_index, reduction=st["reduction"])
+
+
+def _in_projection(query, key, value, w, b, E):
+    """F.multi_head_attention_forward's packed input projection: one linear for self-attention, q and a fused
+    kv linear when key is value, else three."""
+    if query is key and key is value:
+        q, k, v = F.linear(query, w, b).unflatten(-1, (3, E)).unbind(-2)
+    elif key is value:
+        q = F.linear(query, w[:E], None if b is None else b[:E])
+        k, v = F.linear(key, w[E:], None if b is None else b[E:]).unflatten(-1, (2, E)).unbind(-2)
+    else:
+        ws, bs = w.chunk(3), (None, None, None) if b is None else b.chunk(3)
+        q, k, v = (F.linear(x, wi, bi) for x, wi, bi in zip((query, key, value), ws, bs))
+    return q, k, v
+
+
+def _multi_head_attention(args, statics, replay):
+    """torch's F.multi_head_attention_forward for the common case (batched, packed weights, no masks, biases
+    for k/v, zero attention or dropout): in-projection linears, bmm/_softmax/bmm or scaled_dot_product_attention,
+    the out-projection linear."""
+    (query, key, value, in_w, in_b, bias_k, _, out_w, out_b, kpm, attn_mask, _, _, _, static_k, static_v,
+     keep) = args
+    st = dict(statics)
+    if any(x is not None for x in (bias_k, kpm, attn_mask, static_k, static_v, keep)) or st["add_zero_attn"] or \
+            st["separate"] or st["is_causal"] or not st["batched"]:
+        return replay()
+    L, N, E = query.shape
+    S, H = key.shape[0], st["H"]
+    hd = E // H
+    q, k, v = _in_projection(query, key, value, in_w, in_b, E)
+    q, k, v = (x.reshape(n, N * H, hd).transpose(0, 1) for x, n in ((q, L), (k, S), (v, S)))
+    if st["need_weights"]:
+        w = (q * (1.0 / hd) ** 0.5).bmm(k.transpose(-2, -1)).softmax(dim=-1)
+        o = w.bmm(v).transpose(0, 1).contiguous().view(L * N, E)
+        o = F.linear(o, out_w, out_b).view(L, N, -1)
+        w = w.view(N, H, L, S)
+        return o, (w.mean(dim=1) if st["average"] else w)
+    o = F.scaled_dot_product_attention(q.view(N, H, L, hd), k.view(N, H, S, hd), v.view(N, H, S, hd))
+    o = o.permute(2, 0, 1, 3).contiguous().view(N * L, E)
+    return F.linear(o, out_w, out_b).view(L, N, -1)
+
+
+_VIEWS = {_read_impl, dynamic_index}
+_DECOMPOSED = {_linear_mod._linear: _linear, _matmul_impl: _matmul, _ce_index: _cross_entropy,
+               _mha_impl: _multi_head_attention}
+
+
+def handle(f, args, statics, name, diff, jit, saves):
+    """Dispatcher call ``f(args, statics)`` under the innermost mode (``_profiler_state.MODE_HANDLER``)."""
+    def replay_with(slots):
+        def run(*new, **kwargs):
+            call = list(args)
+            for i, j in enumerate(slots):
+                if j is not None and i < len(new):
+                    call[j] = new[i]
+            return _dispatch.dispatch(f, tuple(call), statics, name=name, diff=diff, jit=jit, saves=saves)
+        return run
+
+    def replay():
+        func = aten_op(f, name, args, statics)
+        layout = _LAYOUT.get(func._opname)
+        a, kw, slots = layout(args, dict(statics)) if layout else (tuple(args), {}, tuple(range(len(args))))
+        return _CALL_MODE[0](func, a, kw, replay_with(slots))
+
+    if f in _VIEWS:   # a view recorded for autograd: shown to no mode, as views without grad never dispatch
+        modes = _prof.MODES[:]
+        del _prof.MODES[:]
+        _prof.modes_changed()
+        try:
+            return _dispatch.dispatch(f, args, statics, name=name, diff=diff, jit=jit, saves=saves)
+        finally:
+            _prof.MODES[:] = modes
+            _prof.modes_changed()
+    decomposed = _DECOMPOSED.get(f)
+    return decomposed(args, statics, replay) if decomposed is not None else replay()
