@@ -55,6 +55,7 @@ def _programs(tl):
         "matmul3d2d": lambda: x3 @ w42,
         "arith": lambda: (x2 * 2 + 1 - x2) / 3, "compare": lambda: (x2 > 0) & (x2 < x2.abs()),
         "pow": lambda: x2 ** 2, "where": lambda: tl.where(x2 > 0, x2, x2.exp()),
+        "all_any": lambda: (x2.all(), (x2 > 0).any(1), x2.any((0, 1)))[1],
         "sum": lambda: x2.sum(), "sum_dim": lambda: x2.sum(1, keepdim=True), "mean_dim": lambda: x2.mean(dim=1),
         "mlp_cross_entropy": lambda: F.cross_entropy(mlp(x2), y),
     }
@@ -201,3 +202,18 @@ def test_calling_an_overload_directly_runs_the_aten_op():
         torch.ops.aten.add.Tensor(torch.ones(2), torch.ones(2), alpha=3).tolist()
     assert str(torchlike.ops.aten._softmax.default) == "aten._softmax.default"
     assert torchlike.ops.aten.mm.default is torchlike.ops.aten.mm.default
+
+
+def test_nested_modes_both_see_each_call():
+    """The outer mode sees each call the inner one forwards with ``func(...)``, views of decompositions too."""
+    def logs(tl, base):
+        log = _log_mode(base)
+        tl.manual_seed(0)
+        lin, x = tl.nn.Linear(4, 3), tl.randn(2, 5, 4)
+        with log() as outer, log() as inner:
+            lin(x).softmax(-1)
+        return outer.ops, inner.ops
+    ours = logs(torchlike, pd.TorchDispatchMode)
+    theirs = tuple([op for op in ops if op not in _NOT_DISPATCHED_HERE] for ops in logs(torch, torch_pd.TorchDispatchMode))
+    assert ours == theirs
+    assert ours[0] == ours[1] and len(ours[0]) == 5

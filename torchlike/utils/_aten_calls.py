@@ -57,11 +57,12 @@ def tensors_in(args, kwargs):
 
 # --- names --------------------------------------------------------------------------------------------------
 _RENAME = {"softmax": "_softmax", "log_softmax": "_log_softmax", "nll_loss": "nll_loss_forward",
-           "nll_loss2d": "nll_loss2d_forward", "unsafe_view": "_unsafe_view"}
+           "nll_loss2d": "nll_loss2d_forward", "unsafe_view": "_unsafe_view", "col2_im": "col2im",
+           "im2_col": "im2col", "to_copy": "_to_copy", "prelu_kernel": "_prelu_kernel", "pdist": "_pdist_forward"}
 _TENSOR_OVERLOAD = {"add", "sub", "mul", "div", "rsub"}   # Python numbers too: torch wraps them (aten.mul.Tensor)
 _SCALAR_OR_TENSOR = {"eq", "ne", "lt", "le", "gt", "ge", "remainder", "fmod", "bitwise_and", "bitwise_or",
                      "bitwise_xor", "floor_divide", "masked_fill", "fill", "lerp", "clamp"}
-_DIM_OVERLOAD = {"sum": "dim_IntList", "mean": "dim", "max": "dim", "min": "dim", "prod": "dim_int",
+_DIM_OVERLOAD = {"all": "dims", "any": "dims", "sum": "dim_IntList", "mean": "dim", "max": "dim", "min": "dim", "prod": "dim_int",
                  "var": "correction", "std": "correction", "logsumexp": "default", "amax": "default",
                  "amin": "default", "argmax": "default", "argmin": "default", "norm": "ScalarOpt_dim"}
 _NUM = (bool, int, float, complex)
@@ -74,6 +75,8 @@ def aten_op(f, name, args, statics):
     st = dict(statics)
     if st.get("log") and op == "softmax":
         op = "log_softmax"
+    elif op == "allany":   # one torchlike function serves both
+        op = st["kind"]
     op = _RENAME.get(op, op)
     if op == "scaled_dot_product_attention" and not _flash_declines(*args[:3], args[4]):
         op = "_scaled_dot_product_flash_attention_for_cpu"   # torch's CPU kernel for it (else its math path)
@@ -87,7 +90,7 @@ def aten_op(f, name, args, statics):
     elif op == "where":
         overload = "self"
     elif op in _DIM_OVERLOAD and st.get("dims") is not None:
-        overload = _DIM_OVERLOAD[op]
+        overload = "dim" if op in ("all", "any") and len(st["dims"]) == 1 else _DIM_OVERLOAD[op]
     else:
         overload = "default"
     try:
