@@ -755,3 +755,13 @@ def test_per_distribution_modules_carry_torchs_module_level_imports():
                 assert q == p or (q != q and p != p), (sub, name)
     from torchlike.distributions.multivariate_normal import Distribution, MultivariateNormal
     assert issubclass(MultivariateNormal, Distribution)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_clipped_sigmoid_is_importable_as_in_torch(dtype):
+    # pytorch-forecasting's encoders import this private helper from torch.distributions.transforms
+    from torch.distributions.transforms import _clipped_sigmoid as theirs
+
+    from torchlike.distributions.transforms import _clipped_sigmoid as ours
+    x = np.array([-800.0, -40.0, -1.5, 0.0, 2.0, 40.0, 800.0], dtype=dtype)
+    assert_same(ours(torchlike.tensor(x)), theirs(torch.tensor(x)))

@@ -373,6 +373,12 @@ def _squash_into_unit(p):
     return p.clamp(min=fi.tiny, max=1.0 - fi.eps)
 
 
+def _clipped_sigmoid(x):
+    """``sigmoid(x)`` clamped to ``[tiny, 1 - eps]`` (torch's private helper of this module, which libraries
+    import: pytorch-forecasting's encoders)."""
+    return _squash_into_unit(torchlike.sigmoid(x))
+
+
 @_equal_by_type
 class SigmoidTransform(Transform):
     """``y = sigmoid(x)``, clipped into the open unit interval."""
@@ -380,7 +386,7 @@ class SigmoidTransform(Transform):
     bijective, sign = True, +1
 
     def _call(self, x):
-        return _squash_into_unit(torchlike.sigmoid(x))
+        return _clipped_sigmoid(x)
 
     def _inverse(self, y):
         y = _squash_into_unit(y)
