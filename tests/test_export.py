@@ -4,6 +4,7 @@ import sys
 import textwrap
 
 import numpy as np
+import pytest
 
 import torchlike
 import torchlike.nn as nn
@@ -54,3 +55,58 @@ def test_roundtrip_in_a_fresh_process_without_model_code(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "ok (3, 5)" in out.stdout
+
+
+def _scaled(lib):
+    class Scaled(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = lib.nn.Linear(3, 2)
+            self.register_buffer("scale", lib.tensor(2.0))
+
+        def forward(self, x):
+            return self.lin(x) * self.scale
+    return Scaled()
+
+
+def test_module_is_torchs_unlifted_graph_module_with_dim_auto(tmp_path):
+    """ExportedProgram.module() (mlflow's pt2 models load through it): a Module with the exported module's
+    parameters and buffers under their names, a dynamic Dim.AUTO batch, backward, train()/eval() raising and
+    torch's guard on a static size — each as torch's, also after save/load."""
+    import torch
+    from torch.export import Dim as TDim
+
+    tm, m = _scaled(torch), _scaled(torchlike)
+    m.load_state_dict({k: torchlike.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+    x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+    tmod = torch.export.export(tm, (torch.randn(2, 3),), dynamic_shapes=({0: TDim.AUTO},)).module()
+    ep = torchlike.export.export(m, (torchlike.randn(2, 3),), dynamic_shapes=({0: torchlike.export.Dim.AUTO},))
+    torchlike.export.save(ep, tmp_path / "m.pt2")
+    for mod in (ep.module(), torchlike.export.load(tmp_path / "m.pt2").module()):
+        assert type(mod).__name__ == type(tmod).__name__ == "GraphModule"
+        assert list(mod.state_dict()) == list(tmod.state_dict())
+        assert [n for n, _ in mod.named_parameters()] == [n for n, _ in tmod.named_parameters()]
+        assert [n for n, _ in mod.named_buffers()] == [n for n, _ in tmod.named_buffers()]
+        assert [p.requires_grad for p in mod.parameters()] == [p.requires_grad for p in tmod.parameters()]
+        ty, y = tmod(torch.tensor(x)), mod(torchlike.tensor(x))
+        np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-6)
+        ty.sum().backward()
+        y.sum().backward()
+        np.testing.assert_allclose(mod.lin.weight.grad.numpy(), tmod.lin.weight.grad.numpy(), rtol=1e-6)
+        tmod.zero_grad()
+        for call in ("train", "eval"):
+            with pytest.raises(NotImplementedError) as te:
+                getattr(tmod, call)()
+            with pytest.raises(NotImplementedError) as e:
+                getattr(mod, call)()
+            assert str(e.value) == str(te.value)
+    # a size-1 example dim under Dim.AUTO is specialized (torch's 0/1 specialization), and guarded
+    tmod = torch.export.export(tm, (torch.randn(1, 3),), dynamic_shapes=({0: TDim.AUTO},)).module()
+    mod = torchlike.export.export(m, (torchlike.randn(1, 3),),
+                                  dynamic_shapes=({0: torchlike.export.Dim.AUTO},)).module()
+    with pytest.raises(AssertionError) as te:
+        tmod(torch.randn(4, 3))
+    with pytest.raises(AssertionError) as e:
+        mod(torchlike.randn(4, 3))
+    assert str(e.value) == str(te.value) == "Guard failed: x.size()[0] == 1"
+    assert repr(torchlike.export.Dim.AUTO(min=2)) == repr(TDim.AUTO(min=2))

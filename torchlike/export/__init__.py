@@ -27,11 +27,41 @@ from ..tensor import Tensor
 __all__ = ["export", "ExportedProgram", "TorchExportedProgram", "save", "load", "Dim"]
 
 
+class _DimHint:
+    """``Dim.AUTO``, ``Dim.DYNAMIC``, ``Dim.STATIC`` (callable for bounds: ``Dim.AUTO(min=2)``), as torch's hints.
+    AUTO exports a dimension symbolic unless its example size is 0 or 1 (torch specializes those) or the
+    forward needs it concrete (the export is then retried with it static); DYNAMIC is always symbolic."""
+
+    def __init__(self, kind, min=None, max=None, _factory=True):
+        self.type, self.min, self.max, self._factory = kind, min, max, _factory
+
+    def __call__(self, min=None, max=None):
+        if not self._factory:
+            raise TypeError(f"'{type(self)}' object is not callable")
+        return _DimHint(self.type, min, max, _factory=False)
+
+    def __eq__(self, other):
+        return isinstance(other, _DimHint) and (self.type, self.min, self.max) == (other.type, other.min, other.max)
+
+    def __hash__(self):
+        return hash((self.type, self.min, self.max))
+
+    def __repr__(self):
+        parts = [self.type] + [f"{k}={v}" for k, v in (("min", self.min), ("max", self.max)) if v is not None]
+        return f"DimHint({', '.join(parts)})"
+
+
 class Dim:
-    """A named symbolic dimension (``Dim("batch")``), as in torch.export."""
+    """A named symbolic dimension (``Dim("batch")``), as in torch.export; ``Dim.AUTO``/``DYNAMIC``/``STATIC``
+    are the hints that leave the name to export."""
+
+    AUTO = _DimHint("AUTO")
+    DYNAMIC = _DimHint("DYNAMIC")
+    STATIC = _DimHint("STATIC")
 
     def __init__(self, name, *, min=None, max=None):
         self.name, self.min, self.max = name, min, max
+        self.__name__ = name
 
     def __repr__(self):
         return f"Dim({self.name!r})"
@@ -60,9 +90,10 @@ def _pure(module, names, tensors, n_out):
     return fn
 
 
-def _arg_specs(args, dynamic_shapes, arg_names):
-    """ShapeDtypeStructs for the inputs, with symbolic dims where ``dynamic_shapes`` asks."""
-    specs = []
+def _arg_specs(args, dynamic_shapes, arg_names, auto=True):
+    """ShapeDtypeStructs for the inputs, with symbolic dims where ``dynamic_shapes`` asks (``Dim.AUTO`` ones
+    only while ``auto``), and whether any ``Dim.AUTO`` dim was made symbolic."""
+    specs, any_auto = [], False
     scope = jax.export.SymbolicScope()
     for i, a in enumerate(args):
         dyn = None
@@ -71,22 +102,31 @@ def _arg_specs(args, dynamic_shapes, arg_names):
         elif isinstance(dynamic_shapes, (list, tuple)):
             dyn = dynamic_shapes[i] if i < len(dynamic_shapes) else None
         dims = [str(s) for s in a.shape]
-        if dyn:
-            for d, name in dyn.items():
+        if isinstance(dyn, (list, tuple)):  # torch also takes one entry per dimension
+            dyn = {d: h for d, h in enumerate(dyn) if h is not None}
+        for d, name in (dyn or {}).items():
+            if isinstance(name, _DimHint):
+                if name.type == "STATIC" or (name.type == "AUTO" and (not auto or a.shape[d] <= 1)):
+                    continue
+                any_auto |= name.type == "AUTO"
+                dims[d] = f"_{name.type.lower()}_{i}_{d}"
+            else:
                 dims[d] = name.name if isinstance(name, Dim) else str(name)
         shape = jax.export.symbolic_shape(",".join(dims), scope=scope) if dims else ()
         specs.append(jax.ShapeDtypeStruct(shape, a._value.dtype))
-    return specs
+    return specs, any_auto
 
 
 class ExportedProgram:
     """A callable, printable, serializable export of a module's forward."""
 
-    def __init__(self, exported, state_names, state_arrays, multi_out):
+    def __init__(self, exported, state_names, state_arrays, multi_out, param_names=(), arg_names=()):
         self.exported = exported
         self.state_names = list(state_names)
         self._state = list(state_arrays)
         self._multi = multi_out
+        self.param_names = list(param_names)  # which state entries were parameters (module() restores them)
+        self.arg_names = list(arg_names)  # forward's parameter names, for the guards' messages
 
     def state_dict(self):
         return {n: Tensor._wrap(a) for n, a in zip(self.state_names, self._state)}
@@ -98,7 +138,10 @@ class ExportedProgram:
         return tuple(res) if self._multi else res[0]
 
     def module(self):
-        return self
+        """A Module running this program (as torch's unlifted ``GraphModule``): the exported module's parameters
+        and buffers under their ``state_dict`` names; ``train()``/``eval()`` raise, as torch's do."""
+        from ._program_module import GraphModule  # lazy: nn loads after this package
+        return GraphModule(self, self.param_names)
 
     def mlir_text(self) -> str:
         """The program as StableHLO text."""
@@ -117,7 +160,8 @@ class ExportedProgram:
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
             zf.writestr("program.bin", bytes(self.exported.serialize(vjp_order=vjp_order)))
-            meta = {"state_names": self.state_names, "multi": self._multi,
+            meta = {"state_names": self.state_names, "multi": self._multi, "params": self.param_names,
+                    "arg_names": self.arg_names,
                     "dtypes": [str(np.dtype(a.dtype)) for a in self._state]}
             zf.writestr("meta.json", json.dumps(meta))
             for i, a in enumerate(self._state):
@@ -136,7 +180,8 @@ class ExportedProgram:
                 shape = json.loads(zf.read(f"state/{i}.shape"))
                 np_dt = _dtype._BY_NAME[dt].np if dt in _dtype._BY_NAME else np.dtype(dt)
                 state.append(jnp.asarray(np.frombuffer(zf.read(f"state/{i}"), dtype=np_dt).reshape(shape)))
-        return cls(exported, meta["state_names"], state, meta["multi"])
+        return cls(exported, meta["state_names"], state, meta["multi"], meta.get("params", ()),
+                   meta.get("arg_names", ()))
 
 
 def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False):
@@ -152,16 +197,25 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False):
     names, tensors = _state(mod)
     n_out = []
     fn = _pure(mod, names, tensors, n_out)
-    specs = _arg_specs(args, dynamic_shapes, arg_names)
+    specs, any_auto = _arg_specs(args, dynamic_shapes, arg_names)
     state_specs = [jax.ShapeDtypeStruct(t._value.shape, t._value.dtype) for t in tensors]
-    exported = jax.export.export(jax.jit(fn))(state_specs, *specs)
+    try:
+        exported = jax.export.export(jax.jit(fn))(state_specs, *specs)
+    except Exception:
+        if not any_auto:
+            raise
+        # Dim.AUTO: the forward needs a concrete size (shape-dependent Python); torch specializes it too
+        specs, _ = _arg_specs(args, dynamic_shapes, arg_names, auto=False)
+        exported = jax.export.export(jax.jit(fn))(state_specs, *specs)
     multi = n_out[-1][0] if n_out else False
-    return ExportedProgram(exported, names, [t.detach()._value for t in tensors], multi)
+    params = {id(p) for p in mod.parameters()}
+    return ExportedProgram(exported, names, [t.detach()._value for t in tensors], multi,
+                           [n for n, t in zip(names, tensors) if id(t) in params], arg_names)
 
 
 def save(ep, f):
     """Write an ExportedProgram to a path (atomically) or a binary file object."""
-    data = ep.serialize()
+    data = ep.serialize(vjp_order=1)  # with the backward: a loaded module().backward() works, as in torch
     if isinstance(f, (str, os.PathLike)):
         write_atomically(os.fspath(f), lambda fh: fh.write(data))
     else:

@@ -21,11 +21,9 @@ import zipfile
 
 from .. import export as _export
 from .. import serialization
-from .._dispatch import dispatch
+from ..export._program_module import ProgramModule
 from ..futures import Future
 from ..nn.modules.module import Module
-from ..nn.parameter import Parameter
-from ..tensor import Tensor
 from . import annotations  # noqa: F401 - torch.jit.annotations is an attribute of torch.jit
 from . import _eager_api
 from ._eager_api import (Attribute, ScriptFunction, ScriptWarning, TracerWarning, TracingCheckError, enable_onednn_fusion, fuser, interface,
@@ -157,40 +155,14 @@ def optimize_for_inference(mod, other_methods=None):
 from typing import Final  # noqa: E402 - torch.jit.Final is typing.Final
 
 
-def _call_program(*arrays, exported, n_state):
-    return tuple(exported.call(list(arrays[:n_state]), *arrays[n_state:]))
-
-
-class ScriptModule(Module):
+class ScriptModule(ProgramModule):
     """What ``jit.load`` returns for a traced module: a Module whose parameters and buffers are the saved state
     (``parameters()``, ``state_dict()``, ``load_state_dict``, optimizers and backward work as on torch's
     ``RecursiveScriptModule``) and whose forward runs the saved program (no model code needed)."""
 
     def __init__(self, program, params=(), training=False):
-        super().__init__()
-        object.__setattr__(self, "_program", program)
-        object.__setattr__(self, "_param_names", frozenset(params))
-        for name, arr in zip(program.state_names, program._state):
-            *path, leaf = name.split(".")
-            owner = self
-            for p in path:
-                if p not in owner._modules:
-                    owner.add_module(p, Module())
-                owner = owner._modules[p]
-            t = Tensor._wrap(arr)
-            if name in self._param_names:
-                owner.register_parameter(leaf, Parameter(t))
-            else:
-                owner.register_buffer(leaf, t)
+        super().__init__(program, params)
         self.train(training)
-
-    def forward(self, *args):
-        state = [self.get_parameter(n) if n in self._param_names else self.get_buffer(n)
-                 for n in self._program.state_names]
-        outs = dispatch(_call_program, (*state, *args),
-                        (("exported", self._program.exported), ("n_state", len(state))), name="ScriptModuleBackward0")
-        outs = outs if isinstance(outs, tuple) else (outs,)
-        return tuple(outs) if self._program._multi else outs[0]
 
     def _get_name(self):
         return "RecursiveScriptModule"
