@@ -72,3 +72,24 @@ def test_storage_module_classes_have_torchs_paths():
     for name in ("TypedStorage", "UntypedStorage", "_LegacyStorage"):
         ours, theirs = getattr(torchlike.storage, name), getattr(torch.storage, name)
         assert (ours.__module__, ours.__qualname__) == (_mirror(theirs.__module__), theirs.__qualname__)
+
+
+JIT_TYPES = ["Type", "AnyType", "BoolType", "ComplexType", "DeviceObjType", "FloatType", "IntType", "NoneType",
+             "NumberType", "PyObjectType", "StreamObjType", "StringType", "SymBoolType", "SymIntType", "TensorType"]
+
+
+@pytest.mark.parametrize("name", JIT_TYPES[1:])
+def test_torchscript_type_objects_print_and_compare_as_torchs(name):
+    # pytorch-forecasting annotates with `str | torch.DeviceObjType` at import (NotImplementedError before)
+    ours, theirs = getattr(torchlike, name), getattr(torch, name)
+    assert issubclass(ours, torchlike.Type) and ours.__name__ == theirs.__name__
+    o, t = ours.get(), theirs.get()
+    assert (str(o), repr(o), o.kind(), o.annotation_str) == (str(t), repr(t), t.kind(), t.annotation_str)
+    assert (o == ours.get(), o == torchlike.AnyType.get()) == (t == theirs.get(), t == torch.AnyType.get())
+    assert [o.isSubtypeOf(getattr(torchlike, k).get()) for k in ("AnyType", "NumberType", "IntType")] == \
+        [t.isSubtypeOf(getattr(torch, k).get()) for k in ("AnyType", "NumberType", "IntType")]
+    assert (str | ours).__args__[1] is ours
+    with pytest.raises(TypeError, match=f"torch._C.{name}: No constructor defined!"):
+        ours()
+    with pytest.raises(TypeError, match="unhashable type"):
+        hash(o)

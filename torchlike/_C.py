@@ -131,35 +131,74 @@ def _is_torch_function_all_disabled():
     return bool(_tf._state.all_off)
 
 
-class TensorType:
-    """TorchScript's type of tensors (``torch.TensorType``): libraries name it in annotations; ``get()`` gives the
-    unspecialized tensor type, printed ``Tensor``.
+class Type:
+    """TorchScript's type objects (``torch.Type`` and its ``torch.IntType``, ``torch.DeviceObjType``, ...):
+    libraries name them in annotations (``str | torch.DeviceObjType``); ``get()`` gives the singleton type,
+    printed as TorchScript prints it.  As in torch they have no constructor and are compared, not hashed.
+
+    >>> import torchlike
+    >>> t = torchlike.DeviceObjType.get()
+    >>> t.kind(), str(t), t == torchlike.DeviceObjType.get()
+    ('DeviceObjType', 'Device', True)
+    """
+    _str = "Type"
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError(f"torch._C.{type(self).__name__}: No constructor defined!")
+
+    @classmethod
+    def get(cls):
+        return object.__new__(cls)
+
+    def kind(self) -> str:
+        return type(self).__name__
+
+    def str(self) -> str:
+        return self._str
+
+    annotation_str = property(str)
+    __str__ = __repr__ = str
+
+    def __eq__(self, other):
+        return type(self) is type(other)
+
+    __hash__ = None
+
+    def isSubtypeOf(self, other) -> bool:
+        return self == other or isinstance(other, AnyType) or (
+            isinstance(other, NumberType) and isinstance(self, (IntType, FloatType, ComplexType)))
+
+
+# the singleton types torch exposes at top level, each printed as TorchScript prints it
+class AnyType(Type): _str = "Any"  # noqa: E701
+class BoolType(Type): _str = "bool"  # noqa: E701
+class ComplexType(Type): _str = "complex"  # noqa: E701
+class DeviceObjType(Type): _str = "Device"  # noqa: E701
+class FloatType(Type): _str = "float"  # noqa: E701
+class IntType(Type): _str = "int"  # noqa: E701
+class NoneType(Type): _str = "NoneType"  # noqa: E701
+class NumberType(Type): _str = "number"  # noqa: E701
+class PyObjectType(Type): _str = "PyObject"  # noqa: E701
+class StreamObjType(Type): _str = "Stream"  # noqa: E701
+class StringType(Type): _str = "str"  # noqa: E701
+class SymBoolType(Type): _str = "bool"  # noqa: E701
+class SymIntType(Type): _str = "int"  # noqa: E701
+
+
+class TensorType(Type):
+    """TorchScript's type of tensors (``torch.TensorType``): ``get()`` gives the unspecialized tensor type,
+    printed ``Tensor``.
 
     >>> import torchlike
     >>> t = torchlike.TensorType.get()
     >>> t.kind(), str(t)
     ('TensorType', 'Tensor')
     """
-
-    def __init__(self, *args, **kwargs):
-        raise TypeError("torch._C.TensorType: No constructor defined!")
-
-    @classmethod
-    def get(cls):
-        return object.__new__(cls)
+    _str = "Tensor"
 
     @classmethod
     def create_from_tensor(cls, tensor):
         return object.__new__(cls)
-
-    def kind(self) -> str:
-        return "TensorType"
-
-    def str(self) -> str:
-        return "Tensor"
-
-    annotation_str = property(str)
-    __str__ = __repr__ = str
 
     def dim(self):
         return None
@@ -168,7 +207,10 @@ class TensorType:
         return None
 
 
-TensorType.__module__ = "torch"
+_JIT_TYPES = (Type, AnyType, BoolType, ComplexType, DeviceObjType, FloatType, IntType, NoneType, NumberType,
+              PyObjectType, StreamObjType, StringType, SymBoolType, SymIntType, TensorType)
+for _c in _JIT_TYPES:
+    _c.__module__ = "torch"
 
 
 def _get_default_device() -> str:

@@ -93,6 +93,9 @@ from . import compiler, library, fx, _dynamo, _inductor, cpu, version, hub, _C, 
 from .library import ops  # noqa: E402,F401
 from . import __config__, _tensor_str, futures  # noqa: E402,F401  (torch.__config__.show(), torch._tensor_str, torch.futures)
 from ._C import TensorType  # noqa: E402,F401  (open_clip annotates with torch.TensorType)
+# TorchScript's other type objects (pytorch-forecasting annotates with torch.DeviceObjType)
+from ._C import (Type, AnyType, BoolType, ComplexType, DeviceObjType, FloatType, IntType,  # noqa: E402,F401
+                 NoneType, NumberType, PyObjectType, StreamObjType, StringType, SymBoolType, SymIntType)
 from ._storage import UntypedStorage, TypedStorage, LEGACY_STORAGES as _LEGACY_STORAGES  # noqa: E402,F401
 from . import storage  # noqa: E402,F401  (torch.storage)
 globals().update(_LEGACY_STORAGES)  # torch.FloatStorage, torch.LongStorage, ...
