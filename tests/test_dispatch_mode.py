@@ -217,3 +217,25 @@ def test_nested_modes_both_see_each_call():
     theirs = tuple([op for op in ops if op not in _NOT_DISPATCHED_HERE] for ops in logs(torch, torch_pd.TorchDispatchMode))
     assert ours == theirs
     assert ours[0] == ours[1] and len(ours[0]) == 5
+
+
+def test_fused_fast_paths_are_one_call():
+    """In eval mode without grad torch runs an encoder layer / self-attention as one fused aten op."""
+    def calls(tl, base):
+        got = []
+
+        class Args(base):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                got.append((str(func), _arg_summary(args)))
+                return func(*args, **(kwargs or {}))
+        tl.manual_seed(0)
+        layer = tl.nn.TransformerEncoderLayer(16, 2, 32, batch_first=True).eval()
+        mha = tl.nn.MultiheadAttention(16, 2, batch_first=True).eval()
+        x = tl.randn(1, 6, 16)
+        with tl.no_grad(), Args():
+            out = layer(x)
+            mha(x, x, x), mha(x, x, x, need_weights=False)
+        return got, out
+    (ours, out), (theirs, ref) = calls(torchlike, pd.TorchDispatchMode), calls(torch, torch_pd.TorchDispatchMode)
+    assert ours == theirs and len(ours) == 3
+    np.testing.assert_allclose(out.numpy(), ref.numpy(), rtol=1e-5, atol=1e-5)

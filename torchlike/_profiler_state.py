@@ -12,12 +12,14 @@ import threading
 import time
 import weakref
 
-__all__ = ["Collector", "start", "stop", "active", "timed_op", "observe_node", "observe_backward_end", "fused_kernel", "begin_range", "end_range", "aten_name", "MODES", "MODE_HANDLER", "modes_changed"]
+__all__ = ["Collector", "start", "stop", "active", "timed_op", "observe_node", "observe_backward_end", "fused_kernel", "begin_range", "end_range", "aten_name", "MODES", "MODE_HANDLER", "MODE_FUSED", "modes_changed",
+           "run_fused"]
 
 _COLLECTING = False     # read by the dispatcher on every op: a profiler records or a dispatch mode is active
 _active = None          # the Collector while a profiler records
 MODES = []              # the TorchDispatchMode stack (innermost last); see torchlike.utils._python_dispatch
 MODE_HANDLER = [None]   # handler(f, args, statics, name, diff, jit, saves): an op run under MODES[-1]
+MODE_FUSED = [None]     # handler(op, args, run): a fused region (run_fused) under MODES[-1]
 _lock = threading.Lock()
 _in_op = threading.local()
 
@@ -185,6 +187,15 @@ class fused_kernel:
         if self.observer is not None:
             self.observer.paused -= 1
         return False
+
+
+def run_fused(op, args, run):
+    """``run()``, a region torch runs as the one fused aten op ``op`` with arguments ``args``: a dispatch mode sees
+    that one call (``MODE_FUSED``), a flop counter none of the ops inside (``fused_kernel``)."""
+    if MODES and MODE_FUSED[0] is not None:
+        return MODE_FUSED[0](op, args, run)
+    with fused_kernel():
+        return run()
 
 
 def begin_range(name):

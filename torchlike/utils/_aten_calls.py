@@ -45,6 +45,7 @@ def install(call_mode):
     for k, fn in _export_aten.ATEN.items():
         library.OVERLOAD_IMPLS.setdefault(k, fn)
     _prof.MODE_HANDLER[0] = handle
+    _prof.MODE_FUSED[0] = fused
 
 
 def tensors_in(args, kwargs):
@@ -93,6 +94,10 @@ def aten_op(f, name, args, statics):
         overload = "dim" if op in ("all", "any") and len(st["dims"]) == 1 else _DIM_OVERLOAD[op]
     else:
         overload = "default"
+    return _overload(op, overload)
+
+
+def _overload(op, overload="default"):
     try:
         packet = getattr(aten, op)
     except AttributeError:   # an op torchlike runs under another name only: the packet still names torch's
@@ -279,6 +284,26 @@ _DECOMPOSED = {_linear_mod._linear: _linear, _matmul_impl: _matmul, _ce_index: _
                _mha_impl: _multi_head_attention}
 
 
+def _without_modes(run, *args):
+    """``run(*args)`` with every mode off (the inside of a fused kernel, or a view, is shown to none)."""
+    modes = _prof.MODES[:]
+    del _prof.MODES[:]
+    _prof.modes_changed()
+    try:
+        return run(*args)
+    finally:
+        _prof.MODES[:] = modes
+        _prof.modes_changed()
+
+
+def fused(op, args, run):
+    """A region torch runs as the one fused aten op ``op`` (``_prof.run_fused``): each mode sees that call."""
+    def inside(*_):
+        with _prof.fused_kernel():
+            return _without_modes(run)
+    return _emit(_overload(op), inside, *args)
+
+
 def handle(f, args, statics, name, diff, jit, saves):
     """Dispatcher call ``f(args, statics)`` under the innermost mode (``_profiler_state.MODE_HANDLER``)."""
     def replay_with(slots):
@@ -297,13 +322,7 @@ def handle(f, args, statics, name, diff, jit, saves):
         return _CALL_MODE[0](func, a, kw, replay_with(slots))
 
     if f in _VIEWS:   # a view recorded for autograd: shown to no mode, as views without grad never dispatch
-        modes = _prof.MODES[:]
-        del _prof.MODES[:]
-        _prof.modes_changed()
-        try:
-            return _dispatch.dispatch(f, args, statics, name=name, diff=diff, jit=jit, saves=saves)
-        finally:
-            _prof.MODES[:] = modes
-            _prof.modes_changed()
+        return _without_modes(lambda: _dispatch.dispatch(f, args, statics, name=name, diff=diff, jit=jit,
+                                                          saves=saves))
     decomposed = _DECOMPOSED.get(f)
     return decomposed(args, statics, replay) if decomposed is not None else replay()

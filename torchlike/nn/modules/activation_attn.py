@@ -88,9 +88,13 @@ class MultiheadAttention(Module):
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
         if _prof._COLLECTING and self._torch_fast_path(query, key, value):
-            with _prof.fused_kernel():
-                return self._forward(query, key, value, key_padding_mask, need_weights, attn_mask,
-                                     average_attn_weights, is_causal)
+            args = (query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
+                    self.out_proj.weight, self.out_proj.bias)
+            mask = key_padding_mask if key_padding_mask is not None else attn_mask
+            if mask is not None or not need_weights:
+                args += (mask, need_weights)
+            return _prof.run_fused("_native_multi_head_attention", args, lambda: self._forward(
+                query, key, value, key_padding_mask, need_weights, attn_mask, average_attn_weights, is_causal))
         return self._forward(query, key, value, key_padding_mask, need_weights, attn_mask, average_attn_weights,
                              is_causal)
 

@@ -90,8 +90,15 @@ class TransformerEncoderLayer(Module):
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
         if _prof._COLLECTING and self._torch_fast_path(src):
-            with _prof.fused_kernel():
-                return self._forward(src, src_mask, src_key_padding_mask, is_causal)
+            sa, mask = self.self_attn, src_key_padding_mask if src_key_padding_mask is not None else src_mask
+            args = (src, sa.embed_dim, sa.num_heads, sa.in_proj_weight, sa.in_proj_bias, sa.out_proj.weight,
+                    sa.out_proj.bias, self.activation_relu_or_gelu == 2, self.norm_first, self.norm1.eps,
+                    self.norm1.weight, self.norm1.bias, self.norm2.weight, self.norm2.bias, self.linear1.weight,
+                    self.linear1.bias, self.linear2.weight, self.linear2.bias)
+            if mask is not None:
+                args += (mask, 1 if mask is src_key_padding_mask else 0)
+            return _prof.run_fused("_transformer_encoder_layer_fwd", args,
+                                   lambda: self._forward(src, src_mask, src_key_padding_mask, is_causal))
         return self._forward(src, src_mask, src_key_padding_mask, is_causal)
 
     def _torch_fast_path(self, src):
