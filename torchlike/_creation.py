@@ -514,7 +514,18 @@ def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
-    return empty(tuple(size), dtype=dtype, device=device, requires_grad=requires_grad)
+    """An 'uninitialised' tensor (zeros) with torch's ``stride()``: a root laid out so where the strides are
+    dense, else a view of a flat storage (``as_strided``)."""
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if _mfmt.non_overlapping_and_dense(size, stride) or 0 in size:
+        t = empty(size, dtype=dtype, device=device)
+        t = _mfmt.set_strides(t, stride if 0 not in size else None)
+    else:
+        n = 1 + sum((a - 1) * s for a, s in zip(size, stride))
+        t = empty(n, dtype=dtype, device=device).as_strided(size, stride)
+    return t.requires_grad_() if requires_grad else t
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -660,7 +671,7 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
 
 
 def _new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False, **kw):
-    return empty(tuple(size), requires_grad=requires_grad, **_new_kw(self, dtype, device))
+    return empty_strided(size, stride, requires_grad=requires_grad, **_new_kw(self, dtype, device))
 
 
 def _new(self, *args, **kw):  # the legacy ``t.new(sizes...)`` / ``t.new(data)``; ``t.new()`` is empty, as torch's

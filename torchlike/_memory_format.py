@@ -1,18 +1,28 @@
-"""torch.memory_format values.  XLA chooses physical layouts itself, so these are accepted everywhere torch
-takes them (``.to``, ``.contiguous``, ``clone``, ``*_like``, ``Module.to``) and do not change a tensor's
-values or ``stride()`` (the row-major layout, docs/differences.md).  A tensor converted to channels_last
-(``.contiguous``/``.to``/``clone``/``empty_like``... with that format) remembers it, so
-``is_contiguous(memory_format=...)`` answers as torch's does: True for the format it was converted to, and
-for any other tensor what its strides say (``channels_last_contiguous``).
+"""torch.memory_format values and torch's stride rules for them.
+
+The data of a tensor is always a logical (row-major) ``jax.Array``; its *layout* is metadata.  A root tensor
+whose storage torch would lay out in another order (channels-last, or the permuted order an op's output takes
+from its input) holds torch's strides in ``_st`` (None, the class default, means row-major); views measure
+their strides over that layout (``_views.strides_of``).  So ``stride()``, ``is_contiguous(memory_format=)``,
+``view`` legality, ``storage_offset`` and saved files follow torch, while XLA still picks physical layouts.
+
+The rules reproduced: ``empty_like``/``clone`` with preserve_format (the exact strides of a dense tensor, else
+``infer_dense_strides``), TensorIterator's output layout (its fast set-ups, then ``reorder_dimensions``),
+``suggest_memory_format`` (what convolution, batch norm, pooling and interpolation follow).
 
 >>> import torchlike as torch
->>> torch.channels_last, torch.randn(1, 2, 3, 3).contiguous(memory_format=torch.channels_last).shape
-(torch.channels_last, torch.Size([1, 2, 3, 3]))
+>>> x = torch.randn(2, 3, 4, 5).to(memory_format=torch.channels_last)
+>>> x.stride(), x.is_contiguous(), x.permute(0, 2, 3, 1).is_contiguous()
+((60, 1, 15, 3), False, True)
 """
 from __future__ import annotations
 
+from . import _views
+
 __all__ = ["memory_format", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
-           "strides_match", "format_strides", "check_rank", "mark", "converted", "is_contiguous", "share_tag"]
+           "strides_match", "format_strides", "check_rank", "mark", "is_contiguous", "share_tag", "set_strides",
+           "preserve_strides", "non_overlapping_and_dense", "iter_strides", "pointwise", "suggest",
+           "follow_input", "needs_layout", "storage_perm"]
 
 
 class memory_format:
@@ -41,13 +51,24 @@ preserve_format = memory_format("preserve_format")
 _ORDER = {"channels_last": (1, 3, 2, 0), "channels_last_3d": (1, 4, 3, 2, 0)}
 
 
+def _row_major(shape):
+    strides, acc = [0] * len(shape), 1
+    for d in range(len(shape) - 1, -1, -1):
+        strides[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(strides)
+
+
 def format_strides(shape, fmt):
-    """The strides of a dense tensor of ``shape`` laid out in ``fmt`` (row-major for contiguous_format)."""
-    order = _ORDER.get(fmt.name, tuple(range(len(shape) - 1, -1, -1)))
+    """The strides torch gives a dense tensor of ``shape`` in ``fmt`` (row-major for contiguous_format; the
+    channels-last ones multiply sizes as they are, so a 0-size dim zeroes the strides outside it, as torch's)."""
+    order = _ORDER.get(fmt.name)
+    if order is None:
+        return _row_major(shape)
     strides, acc = [0] * len(shape), 1
     for d in order:
         strides[d] = acc
-        acc *= max(shape[d], 1)
+        acc *= shape[d]
     return tuple(strides)
 
 
@@ -56,56 +77,46 @@ def strides_match(shape, strides, fmt):
     dims ignored (a 4-D / 5-D rank for the channels-last formats)."""
     order = _ORDER.get(fmt.name)
     if order is None:
-        order = tuple(range(len(shape) - 1, -1, -1))
+        if 0 in shape:  # (torch: an empty tensor is contiguous; the channels-last checks have no such case)
+            return True
+        order = range(len(shape) - 1, -1, -1)
     elif len(shape) != len(order):
         return False
     expected = 1
     for d in order:
-        if shape[d] != 1:
+        n = shape[d]
+        if n != 1:
             if strides[d] != expected:
                 return False
-            expected *= shape[d]
+            expected *= n
     return True
 
 
-def converted(t):
-    """The channels-last format tensor ``t`` was converted to, or None (a view, a new object, carries none)."""
-    return t.__dict__.get("_mf")
-
-
 def is_contiguous(t, fmt=None):
-    """``Tensor.is_contiguous(memory_format=fmt)`` as torch answers it for ``t``'s strides, or for the
-    format ``t`` was converted to (``stride()`` itself stays row-major)."""
-    tag = converted(t)
-    if tag is not None:
-        fmt = fmt if fmt is not None else contiguous_format
-        return fmt is tag or strides_match(t.shape, format_strides(t.shape, tag), fmt)
+    """``Tensor.is_contiguous(memory_format=fmt)`` as torch answers it from ``t``'s strides."""
     if fmt is None or fmt is preserve_format:
         fmt = contiguous_format
-    return strides_match(t.shape, t.stride(), fmt)
+    return strides_match(tuple(t.shape), t.stride(), fmt)
+
+
+def set_strides(t, strides):
+    """Give ``t`` (a fresh result: a root, or a host tensor, which becomes one) torch's ``strides`` (row-major
+    ones are the default)."""
+    if strides is None or tuple(strides) == _row_major(tuple(t._x.shape)):
+        t.__dict__.pop("_st", None)
+        return t
+    if t._vbase is not None:
+        if t._chain is not _views.HOST_CHAIN:
+            return t
+        t._settle()
+    t._st = tuple(strides)
+    SEEN[0] = True
+    return t
 
 
 def share_tag(t, new):
-    """``t.data = new``: ``t`` takes ``new``'s format tag (or loses its own)."""
-    tag = converted(new)
-    if tag is not None:
-        t.__dict__["_mf"] = tag
-    else:
-        t.__dict__.pop("_mf", None)
-
-
-def mark(t, fmt, source=None):
-    """``t`` (a fresh result) tagged with the format asked for: ``fmt``, or ``source``'s for preserve_format /
-    None (the ``*_like`` default)."""
-    if fmt is None or fmt is preserve_format:
-        fmt = converted(source) if source is not None else None
-    elif fmt is contiguous_format:
-        return t
-    else:
-        check_rank(t.ndim, fmt)
-    if fmt is not None:
-        t.__dict__["_mf"] = fmt
-    return t
+    """``t.data = new``: ``t`` takes ``new``'s strides, as torch's ``.data`` setter does."""
+    set_strides(t, new.stride() if new._vbase is not None or new._st is not None else None)
 
 
 def check_rank(ndim, fmt):
@@ -113,3 +124,239 @@ def check_rank(ndim, fmt):
     need = len(_ORDER.get(fmt.name, ()))
     if need and ndim != need:
         raise RuntimeError(f"required rank {need} tensor to use {fmt.name} format")
+
+
+def non_overlapping_and_dense(shape, strides):
+    """torch's ``is_non_overlapping_and_dense``."""
+    if 0 in shape:
+        return True
+    if len(shape) == 1:
+        return shape[0] < 2 or strides[0] == 1
+    dims = sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: strides[d])
+    need = 1
+    for d in dims:
+        if strides[d] != need:
+            return False
+        need *= shape[d]
+    return True
+
+
+def _sorted_dims(shape, operand_strides, skip_size1=False):
+    """torch's insertion sort of dims (fastest first) by the operands' strides (TensorIterator's
+    ``reorder_dimensions``, ``infer_dense_strides``): a 0 stride is ambiguous, equal strides put the smaller
+    size first, the first operand that decides wins."""
+    nd = len(shape)
+    perm = list(range(nd - 1, -1, -1))
+
+    def should_swap(d0, d1):
+        for st in operand_strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
+def _dense_from(shape, perm, skip_size1):
+    strides, acc = [0] * len(shape), 1
+    for d in perm:
+        strides[d] = acc
+        if not skip_size1 or shape[d] > 1:
+            acc *= shape[d]
+    return tuple(strides)
+
+
+def preserve_strides(t):
+    """The strides of ``empty_like(t)`` (preserve_format): ``t``'s own when it is non-overlapping and dense,
+    else the dense strides in ``t``'s stride order (torch's ``infer_dense_strides``)."""
+    shape, st = tuple(t.shape), t.stride()
+    if non_overlapping_and_dense(shape, st):
+        return st
+    return _dense_from(shape, _sorted_dims(shape, (st,)), True)
+
+
+def mark(t, fmt, source=None):
+    """``t`` (a fresh result) given the layout asked for: ``fmt``, or ``source``'s for preserve_format / None
+    (the ``*_like`` default)."""
+    if fmt is None or fmt is preserve_format:
+        if source is not None and needs_layout(source):
+            set_strides(t, preserve_strides(source))
+        return t
+    if fmt is contiguous_format:
+        return set_strides(t, None)
+    check_rank(t.ndim, fmt)
+    return set_strides(t, format_strides(tuple(t.shape), fmt))
+
+
+_REORDERING = frozenset(("permute", "as_strided", "diagonal", "unfold"))
+# whether any tensor so far got strides in other than row-major order (a root given torch's strides, a view
+# step of _REORDERING): until then every elementwise result is row-major, and its ops skip the layout look
+SEEN = [False]
+
+
+def needs_layout(t):
+    """Whether ``t``'s strides may be in other than row-major order (a root with torch's strides, a view with a
+    reordering step or of such a root): the cheap test before any stride is computed."""
+    b = t._vbase
+    if b is None:
+        return t._st is not None
+    if b._st is not None:
+        return True
+    chain = t._chain
+    if chain is _views.HOST_CHAIN:
+        return False
+    for step in chain:
+        if step[0] in _REORDERING:
+            return True
+    return 0 in t._x.shape  # (an empty view: TensorIterator orders 0-size dims by their sizes)
+
+
+def iter_strides(shape, operands):
+    """The strides of TensorIterator's output of ``shape`` for ``operands`` ((shape, strides) pairs, inputs in
+    order; a Python number is ``((), ())``), or None for row-major."""
+    nd = len(shape)
+    if all(s == shape for s, _ in operands):  # the fast set-ups (compute_fast_setup_type)
+        if all(strides_match(shape, st, contiguous_format) for _, st in operands):
+            return None
+        if nd == 4 and all(strides_match(shape, st, channels_last) for _, st in operands):
+            return format_strides(shape, channels_last)
+        first = operands[0][1]
+        if all(non_overlapping_and_dense(shape, st) and st == first for _, st in operands):
+            return first
+    if nd <= 1:
+        return None
+    full = []
+    for s, st in operands:
+        k = nd - len(s)
+        full.append(tuple(0 if d < k or (s[d - k] == 1 and shape[d] != 1) else st[d - k] for d in range(nd)))
+    perm = _sorted_dims(shape, full)
+    if perm == list(range(nd - 1, -1, -1)):
+        return None
+    return _dense_from(shape, perm, False)
+
+
+def pointwise(out, args):
+    """Give ``out`` (a fresh result of an elementwise op on ``args``) TensorIterator's output layout, when an
+    argument's layout is not row-major (the caller's test: ``needs_layout``)."""
+    ops = []
+    for a in args:
+        if hasattr(a, "_vbase"):
+            ops.append((tuple(a.shape), a.stride()))
+        elif a is not None:
+            ops.append(((), ()))
+    st = iter_strides(tuple(out.shape), ops)
+    return out if st is None else set_strides(out, st)
+
+
+def _like_channels_last(shape, strides, order):
+    """torch's ``is_channels_last_strides_2d_s4`` / ``_3d_s5``."""
+    if strides[1] == 0:
+        return False
+    low = 0
+    for d in order:
+        if shape[d] == 0 or strides[d] < low:
+            return False
+        if d == 0 and low == strides[1]:
+            return False
+        low = strides[d]
+        if shape[d] > 1:
+            low *= shape[d]
+    return True
+
+
+def suggest(t):
+    """torch's ``Tensor.suggest_memory_format()``."""
+    if not needs_layout(t):
+        return contiguous_format
+    shape, st = tuple(t.shape), t.stride()
+    if len(shape) == 4 and _like_channels_last(shape, st, _ORDER["channels_last"]):
+        return channels_last
+    if len(shape) == 5 and _like_channels_last(shape, st, _ORDER["channels_last_3d"]):
+        return channels_last_3d
+    return contiguous_format
+
+
+def follow_input(out, *inputs):
+    """``out`` (a fresh 4-D/5-D result of convolution, batch norm, pooling, interpolation) in the channels-last
+    format the first of ``inputs`` suggesting one suggests, as torch's CPU kernels allocate it."""
+    for t in inputs:
+        if t is not None and t._vbase is None and t._st is None:
+            continue
+        if t is not None:
+            fmt = suggest(t)
+            if fmt is not contiguous_format and out.ndim == len(_ORDER[fmt.name]):
+                return set_strides(out, format_strides(tuple(out.shape), fmt))
+    return out
+
+
+def storage_perm(t):
+    """For a root with torch's strides, the dims from outermost to innermost of its storage (``t``'s value
+    transposed by it is the storage in order), else None."""
+    st = t._st
+    if st is None:
+        return None
+    shape = t._x.shape
+    return tuple(sorted(range(len(st)), key=lambda d: (-st[d], -shape[d] if shape[d] > 1 else 0)))
+
+
+def channels_last_follows(*params):
+    """Decorator for an op whose CPU kernel allocates its output in the channels-last format its input (or
+    weight) suggests (convolution, batch norm, pooling, interpolation): ``params`` are (position, name) pairs
+    of those arguments.  Costs one look at each when none has a layout."""
+    import functools
+
+    def deco(fn):
+        @functools.wraps(fn)
+        def follows(*args, **kwargs):
+            r = fn(*args, **kwargs)
+            if not SEEN[0]:
+                return r
+            ins = []
+            for pos, name in params:
+                t = args[pos] if pos < len(args) else kwargs.get(name)
+                if hasattr(t, "_vbase") and needs_layout(t):
+                    ins.append(t)
+            if not ins:
+                return r
+            if type(r) is tuple:
+                return tuple(follow_input(o, *ins) if hasattr(o, "_vbase") else o for o in r)
+            return follow_input(r, *ins)
+        return follows
+    return deco
+
+
+def pointwise_follows(*params, numbers=True):
+    """Decorator for an elementwise op not declared through ``_ops._util.unary``/``binary`` (gelu, dropout,
+    clamp, where, ...): its result takes TensorIterator's layout of the ``params`` ((position, name) pairs)."""
+    import functools
+
+    def deco(fn):
+        @functools.wraps(fn)
+        def follows(*args, **kwargs):
+            r = fn(*args, **kwargs)
+            if not SEEN[0]:
+                return r
+            ins = [args[pos] if pos < len(args) else kwargs.get(name) for pos, name in params]
+            if not numbers:  # (clamp's Scalar bounds are no operands of its TensorIterator)
+                ins = [t for t in ins if hasattr(t, "_vbase")]
+            if hasattr(r, "_vbase") and any(hasattr(t, "_vbase") and needs_layout(t) for t in ins):
+                return pointwise(r, ins)
+            return r
+        return follows
+    return deco

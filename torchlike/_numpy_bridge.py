@@ -97,6 +97,8 @@ def _root_array(r):
         return r._vbase.__dict__["_h"]
     if r._vbase is not None and r._chain is not _ALIAS_CHAIN:
         return None  # (a shared-memory tensor, or a view: not a root)
+    if r._st is not None:
+        return None  # (torch's strides not row-major, channels-last: numpy's array would be in storage order)
     host = r._host_array()
     if host is not None:  # a host tensor: its array (copied: it may be held elsewhere too), no device read
         if not _shareable(r, host):

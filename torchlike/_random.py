@@ -293,8 +293,6 @@ def like_order(t, memory_format=None):
     """torch's fill order of ``empty_like(t, memory_format)`` (None: C order): ``preserve`` keeps the
     stride order of a strided view; ``channels_last``/``channels_last_3d`` fill channels innermost."""
     name = str(memory_format) if memory_format is not None else "preserve_format"
-    if name.endswith("preserve_format") and _mfmt.converted(t) is not None:  # (converted to channels-last)
-        name = str(_mfmt.converted(t))
     shape = tuple(t.shape)
     if name.endswith("channels_last") and len(shape) == 4 or name.endswith("channels_last_3d") and len(shape) == 5:
         perm = (0,) + tuple(range(2, len(shape))) + (1,)
@@ -304,9 +302,9 @@ def like_order(t, memory_format=None):
             strides[d] = acc
             acc *= shape[d]
         return fill_order(shape, strides)
-    if not name.endswith("preserve_format") or t._vbase is None or t.is_contiguous():
+    if not name.endswith("preserve_format") or not _mfmt.needs_layout(t) or t.is_contiguous():
         return None
-    return fill_order(shape, t.stride())
+    return fill_order(shape, _mfmt.preserve_strides(t))
 
 
 def _real_of(dt):

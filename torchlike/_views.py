@@ -34,7 +34,25 @@ def _unfold(x, xp, dim, size, step):
     return xp.moveaxis(y, dim + 1, -1)
 
 
-def _as_strided(x, xp, size, stride, offset):
+def _physical(shape, strides):
+    """For each element of a root of ``shape`` laid out with torch's ``strides``, its place in the storage."""
+    idx = np.zeros(tuple(shape), dtype=np.int64)
+    for d, (n, s) in enumerate(zip(shape, strides)):
+        shp = [1] * len(shape)
+        shp[d] = n
+        idx = idx + (np.arange(n, dtype=np.int64) * s).reshape(shp)
+    return idx
+
+
+@functools.lru_cache(maxsize=64)
+def _logical_of(shape, strides):
+    """The inverse of ``_physical``: for each storage place, the row-major index of its element."""
+    inv = np.empty(int(np.prod(shape, dtype=np.int64)), dtype=np.int64)
+    inv[_physical(shape, strides).reshape(-1)] = np.arange(inv.size, dtype=np.int64)
+    return inv
+
+
+def _as_strided(x, xp, size, stride, offset, root_strides=None):
     idx = np.full(tuple(size), offset, dtype=np.int64)
     for d, (n, s) in enumerate(zip(size, stride)):
         shp = [1] * len(size)
@@ -45,6 +63,8 @@ def _as_strided(x, xp, size, stride, offset):
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
                            f"and itemsize {n} requiring a storage size of {(int(idx.max()) + 1) * n} are out of "
                            f"bounds for storage of size {x.size * n}")
+    if root_strides is not None:  # the root's storage is in torch's order for those strides (_memory_format)
+        idx = _logical_of(tuple(x.shape), root_strides)[idx]
     return xp.reshape(x, (-1,))[idx.reshape(-1)].reshape(tuple(size))
 
 
@@ -587,10 +607,94 @@ def contiguous_strides(shape):
     return tuple(reversed(strides))
 
 
+def _step_strides(shape, strides, offset, step):
+    """(shape, strides, storage offset) after view ``step`` by torch's rules for its view op, or None where the
+    step has no rule here (the index map then measures them)."""
+    kind = step[0]
+    if kind in ("alias", "conj", "neg", "view_dtype"):
+        return shape, strides, offset
+    if kind == "permute":
+        p = step[1]
+        if len(p) != len(shape):
+            return None
+        return tuple(shape[d] for d in p), tuple(strides[d] for d in p), offset
+    if kind == "index":
+        sh, st, d = [], [], 0
+        for e in step[1]:
+            if e is None:  # torch's unsqueeze of the partial result before dim d
+                sh.append(1)
+                st.append(shape[d] * strides[d] if d < len(shape) else 1)
+            elif isinstance(e, (int, np.integer)) and not isinstance(e, bool):
+                i = int(e) + shape[d] if e < 0 else int(e)
+                offset += i * strides[d]
+                d += 1
+            elif type(e) is tuple and e and e[0] == "s":
+                a, b, k = slice(*e[1:]).indices(shape[d])
+                n = len(range(a, b, k))
+                offset += a * strides[d]
+                sh.append(n)
+                st.append(strides[d] * k)
+                d += 1
+            else:
+                return None
+        return tuple(sh) + tuple(shape[d:]), tuple(st) + tuple(strides[d:]), offset
+    if kind == "expand":
+        new = tuple(step[1])
+        k = len(new) - len(shape)
+        return new, (0,) * k + tuple(0 if shape[i] == 1 and new[k + i] != 1 else strides[i]
+                                     for i in range(len(shape))), offset
+    if kind == "reshape":
+        new = tuple(step[1])
+        if len(step) > 2 and step[2][0] == "squeeze":  # torch's squeeze drops the dims' strides
+            return new, tuple(s for d, s in enumerate(strides) if d not in step[2][1]), offset
+        if len(step) > 2 and step[2][0] == "unsqueeze":  # torch's: size * stride of the dim it goes before
+            d = step[2][1]
+            return new, strides[:d] + ((shape[d] * strides[d]) if d < len(shape) else 1,) + strides[d:], offset
+        st = compute_view_strides(shape, strides, new)  # view(): torch's computeStride
+        return None if st is None else (new, st, offset)
+    if kind == "as_strided":
+        return tuple(step[1]), tuple(step[2]), step[3]
+    if kind == "diagonal":
+        off, d1, d2 = step[1:]
+        if off >= 0:
+            n = max(min(shape[d1], shape[d2] - off), 0)
+            offset += off * strides[d2] if n else 0
+        else:
+            n = max(min(shape[d1] + off, shape[d2]), 0)
+            offset -= off * strides[d1] if n else 0
+        keep = [d for d in range(len(shape)) if d not in (d1, d2)]
+        return tuple(shape[d] for d in keep) + (n,), tuple(strides[d] for d in keep) + (strides[d1] + strides[d2],), \
+            offset
+    if kind == "unfold":
+        dim, size, k = step[1:]
+        if not shape:
+            return (size,), (1,), offset
+        sh, st = list(shape), list(strides)
+        sh[dim] = (shape[dim] - size) // k + 1
+        st[dim] = strides[dim] * k
+        return tuple(sh) + (size,), tuple(st) + (strides[dim],), offset
+    return None
+
+
 @functools.lru_cache(maxsize=512)
-def strides_of(chain, root_shape):
-    """(strides, storage_offset) of the view ``chain`` over a contiguous root of ``root_shape``."""
-    idx = index_map(chain, root_shape)
+def strides_of(chain, root_shape, root_strides=None):
+    """(strides, storage_offset) of the view ``chain`` over a root of ``root_shape``: contiguous, or laid out
+    with torch's ``root_strides`` (_memory_format).  Each step follows its torch view op's stride rule (so a
+    size-1 dim's stride is torch's too); a step without one is measured on the index map."""
+    geo = (tuple(root_shape), root_strides or contiguous_strides(root_shape), 0)
+    for step in chain:
+        geo = _step_strides(*geo, step)
+        if geo is None:
+            break
+    else:
+        return tuple(geo[1]), geo[2]
+    if root_strides is None:
+        idx = index_map(chain, root_shape)
+    else:
+        idx = _physical(root_shape, root_strides)
+        for step in chain:
+            idx = read(idx, step, np)
+        idx = np.array(idx, order="C")
     shape = idx.shape
     if idx.size == 0:
         return contiguous_strides(shape), 0

@@ -32,6 +32,7 @@ from . import _dtype, _views, _weights_only
 from ._device import canonical, device as _device_cls, host_to_jax
 from ._tensor_pickling import with_bits
 from ._layout import strided as _strided
+from . import _memory_format as _mfmt
 from .tensor import Size, Tensor
 from .nn.parameter import Parameter, is_lazy
 from ._ops.views import view_step
@@ -154,10 +155,10 @@ class _Pickler(pickle._Pickler):
         root = t._vbase if (t._vbase is not None and not _has_complex_step(t._chain)) else None
         if root is None:
             arr = t._value
-            ref = self._storage(t if t._vbase is None else None, arr, t.dtype, t.device)
-            stride, offset = _views.contiguous_strides(arr.shape), 0
+            ref = self._storage(t if t._vbase is None else None, _in_storage_order(t, arr), t.dtype, t.device)
+            stride, offset = (t.stride() if t._vbase is None else _views.contiguous_strides(arr.shape)), 0
         else:
-            ref = self._storage(root, root._value, root.dtype, t.device)
+            ref = self._storage(root, _in_storage_order(root, root._value), root.dtype, t.device)
             stride, offset = t.stride(), t.storage_offset()
             if t.dtype is not root.dtype:  # view(dtype) etc.: store a copy
                 ref = self._storage(None, t._value, t.dtype, t.device)
@@ -432,15 +433,29 @@ class _Storage:
     def view(self, offset, size, stride):
         numel = int(np.prod(size, dtype=np.int64))
         full = offset == 0 and stride == _views.contiguous_strides(size) and numel == self.numel
+        permuted = not full and offset == 0 and numel == self.numel and len(size) > 1 and \
+            _mfmt.non_overlapping_and_dense(size, stride)  # (a channels-last tensor's storage, ...)
         if self.root is None:
             raw = self.read(self.key, self.dt, self.numel)
             if full:
                 self.root = Tensor._wrap(raw.reshape(size), self.device)
                 return self.root
+            if permuted:
+                perm = sorted(range(len(size)), key=lambda d: (-stride[d], -size[d]))
+                x = jnp.transpose(raw.reshape(tuple(size[d] for d in perm)), np.argsort(perm))
+                self.root = _mfmt.set_strides(Tensor._wrap(x, self.device), stride)
+                return self.root
             self.root = Tensor._wrap(raw, self.device)
         if numel == 0:
             return Tensor._wrap(jnp.zeros(size, self.dt.np), self.device)
         return view_step(self.root, ("as_strided", size, stride, int(offset)))
+
+
+def _in_storage_order(root, arr):
+    """The value of ``root`` (array ``arr``) in the order of torch's storage for its strides (channels-last:
+    channels innermost; see _memory_format)."""
+    perm = _mfmt.storage_perm(root)
+    return arr if perm is None else jnp.transpose(arr, perm)
 
 
 def _storage_dtype(storage_type):

@@ -110,6 +110,7 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
                  "_retains", "_dev", "__weakref__", "__dict__")
     __array_priority__ = 1000
     _rereads = False  # a root whose value a numpy array holds (_numpy_bridge): its views re-read it
+    _st = None  # a root's torch strides where they are not row-major (channels-last, ...: _memory_format)
 
     # ---- construction -------------------------------------------------------------------------
     def __new__(cls, *args, device=None, dtype=None):
@@ -493,19 +494,23 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
         return self.dtype.is_signed
 
     def stride(self, dim=None):
-        if self._vbase is None:
-            st = _views.contiguous_strides(self._x.shape)
+        b = self._vbase
+        if b is None:
+            st = self._st
+            if st is None or len(st) != self._x.ndim:
+                st = _views.contiguous_strides(self._x.shape)
         else:
-            st = _views.strides_of(self._chain, tuple(self._vbase._x.shape))[0]
+            st = _views.strides_of(self._chain, tuple(b._x.shape), b._st)[0]
         return st if dim is None else st[_wrap_dim(dim, len(st))]
 
     def storage_offset(self):
-        if self._vbase is None:
+        b = self._vbase
+        if b is None:
             return 0
-        return _views.strides_of(self._chain, tuple(self._vbase._x.shape))[1]
+        return _views.strides_of(self._chain, tuple(b._x.shape), b._st)[1]
 
     def is_contiguous(self, memory_format=None):
-        if self._vbase is None and memory_format is None and not self.__dict__:
+        if self._vbase is None and memory_format is None and self._st is None:
             return True  # (the common call: a plain tensor's own array is row-major)
         return _mfmt.is_contiguous(self, memory_format)
 

@@ -12,6 +12,7 @@ import numpy as np
 from jax import lax
 
 from .. import _dtype
+from .. import _memory_format as _mfmt, _views
 from .._shape_churn import as_exact, host_impl, quiet
 from .._scalar_fit import float_to_int
 from .. import _torch_function
@@ -173,12 +174,68 @@ def opmath(dt):
     return np.dtype(np.float32) if dt in _HALF else dt
 
 
+_HOST_CHAIN = _views.HOST_CHAIN
+_LAYOUT_SEEN = _mfmt.SEEN
+
+
+def laid_out(r, a, b=None):
+    """``r``, the fresh result of an elementwise op on ``a`` (and ``b``), in the layout torch's TensorIterator
+    gives it: row-major unless an argument's strides are in another order (channels-last, a permuted view: see
+    ``_memory_format``).  Free until some tensor has such strides (``_memory_format.SEEN``); then the common
+    case (roots and host tensors, row-major) costs two slot reads per argument."""
+    if not _LAYOUT_SEEN[0]:
+        return r
+    if isinstance(a, Tensor) and (a._st is not None or a._vbase is not None and a._chain is not _HOST_CHAIN) \
+            and _mfmt.needs_layout(a) or \
+            isinstance(b, Tensor) and (b._st is not None or b._vbase is not None and b._chain is not _HOST_CHAIN) \
+            and _mfmt.needs_layout(b):
+        return _mfmt.pointwise(r, (a,) if b is None else (a, b))
+    return r
+
+
+def _round(a, dt):
+    return a.astype(dt).astype(np.float32)
+
+
+def _sigmoid_out_grad(t, y, dt):
+    if dt == np.float16:  # torch's float16 kernel rounds each op: (g * (1 - y)) * y (bfloat16's rounds once)
+        return (_round(t * y, dt) * _round(1 - y, dt)).astype(dt)  # (the transpose computes g * (1 - y) first)
+    return (t * ((1 - y) * y)).astype(dt)
+
+
+# torch's half-type backward kernels that read the op's rounded result y (tanh_backward, sigmoid_backward, exp's
+# grad * result): g * slope(y) in float32, rounded. Differentiating the float32 math recomputed y unrounded:
+# where bf16 tanh rounds to 1 torch's gradient is exactly 0, and ours was not (half of all gradients differed).
+# Each is written as the tangent map (linear in t), which JAX transposes into the pullback
+_HALF_OUT_GRADS = {"tanh": lambda t, y, dt: (t * (1 - y * y)).astype(dt), "sigmoid": _sigmoid_out_grad,
+                   "exp": lambda t, y, dt: (t * y).astype(dt)}
+
+
+def _rounded_output_grad(jfn, grad):
+    """``jfn`` of a half-type array computed in float32 and rounded, differentiated from its rounded result."""
+    @jax.custom_jvp
+    def f(x):
+        return jfn(x.astype(np.float32)).astype(x.dtype)
+
+    @f.defjvp
+    def _jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        y = f(x)
+        return y, grad(t.astype(np.float32), y.astype(np.float32), np.dtype(x.dtype))
+    return f
+
+
 def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, namespaces=("torch",),
           differentiable=True, saves=True, int_ok=True, dunders=(), aliases=(), doc=None, checks=(), aten=None):
     """Declare a pointwise unary op ``name`` computing ``jfn`` in the result dtype (float16/bfloat16 results
     of float-valued ops are computed in float32 and rounded, as torch's CPU kernels do)."""
+    grad = _HALF_OUT_GRADS.get(name) if differentiable else None
+    half_fn = None if grad is None else _rounded_output_grad(jfn, grad)
+
     def impl(x, dt):
         if promote == "float" and dt in _HALF:
+            if half_fn is not None:
+                return half_fn(cast(x, dt))
             return jfn(cast(x, np.float32)).astype(dt)
         return jfn(cast(x, dt))
     impl.__name__ = f"{name}_impl"
@@ -204,7 +261,8 @@ def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, nam
             d = float_dtype_for(d)
         elif promote != "bool" and not int_ok and not (d.is_floating_point or d.is_complex):
             raise RuntimeError(f'"{name}_impl" not implemented for \'{_dtype._CAP[d.name]}\'')
-        return dispatch(impl, (input,), (("dt", d.np),), name=node_name, diff=differentiable, saves=saves)
+        r = dispatch(impl, (input,), (("dt", d.np),), name=node_name, diff=differentiable, saves=saves)
+        return laid_out(r, input) if _LAYOUT_SEEN[0] else r
     public.__name__ = name
     public.__doc__ = doc or f"Elementwise ``{name}`` (torch.{name}).\n\n    >>> import torchlike\n    >>> " \
                             f"torchlike.{name}(torchlike.tensor([0.5])).shape\n    torch.Size([1])\n    "
@@ -278,11 +336,12 @@ def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=T
             out_dt = np.dtype(bool)
         elif int_only and (d.is_floating_point or d.is_complex):
             raise RuntimeError(f'"{name}_cpu" not implemented for \'{_dtype._CAP[d.name]}\'')
-        return dispatch(impl, (input, other), (("dt", d.np), ("out_dt", out_dt)),
-                        name=tensor_node if tensor_node and isinstance(other, Tensor) else node_name,
-                        diff=differentiable,
-                        saves=saves if not linear_with_scalar or (isinstance(input, Tensor) and
-                                                                  isinstance(other, Tensor)) else False)
+        r = dispatch(impl, (input, other), (("dt", d.np), ("out_dt", out_dt)),
+                     name=tensor_node if tensor_node and isinstance(other, Tensor) else node_name,
+                     diff=differentiable,
+                     saves=saves if not linear_with_scalar or (isinstance(input, Tensor) and
+                                                               isinstance(other, Tensor)) else False)
+        return laid_out(r, input, other)
     fn.__name__ = name
     fn.__doc__ = doc or f"Elementwise ``{name}`` with broadcasting and torch type promotion.\n\n" \
                         f"    >>> import torchlike\n    >>> torchlike.{name}(torchlike.tensor([1., 2.]), " \

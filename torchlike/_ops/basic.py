@@ -59,14 +59,22 @@ def to(self, *args, **kwargs):
     >>> torch.ones(2).to(torch.float64, False, True).dtype
     torch.float64
     """
-    dev, dt, _, copy, fmt = parse_to(Tensor, args, kwargs)   # memory_format: a tag (see _memory_format)
+    dev, dt, _, copy, fmt = parse_to(Tensor, args, kwargs)
     out = self
     if dt is not None and dt is not self.dtype:
         out = to_dtype_op(out, dt)
     if dev is not None and dev != self._dev:
         out = to_device_op(out, dev)
+    if out is not self and (self._st is not None or self._vbase is not None) and _mfmt.needs_layout(self):
+        _mfmt.mark(out, None, self)  # (a copy keeps torch's preserve_format layout)
     if fmt is not None and fmt is not _mfmt.preserve_format:
-        return contiguous(out, memory_format=fmt) if not copy or out is not self else clone(out, memory_format=fmt)
+        if out is not self:  # (torch's _to_copy allocates the copy in ``fmt``)
+            return _mfmt.mark(out, fmt)
+        # torch aliases only where ``self`` already suggests ``fmt`` (a row-major (N, 1, H, W) is channels-last
+        # contiguous too, but suggests contiguous_format: converting it copies into channels-last strides)
+        if copy or _mfmt.suggest(self) is not fmt:
+            return clone(self, memory_format=fmt)
+        return self
     if copy and out is self:
         out = self.clone()
     return out
@@ -81,21 +89,22 @@ host_impl(_clone_impl, lambda x: np.array(x, copy=True))  # (_shape_churn: a cop
 
 @register(promote="none")
 def clone(input, *, memory_format=None):
-    """A copy with its own storage (differentiable); a channels-last ``memory_format`` (or preserve_format of
-    a converted tensor) tags it (see ``_memory_format``).
+    """A copy with its own storage (differentiable), laid out in ``memory_format`` (preserve_format: as
+    ``empty_like``, see ``_memory_format``).
 
     >>> import torchlike as torch
-    >>> torch.zeros(1, 2, 3, 3).clone(memory_format=torch.channels_last).is_contiguous()
-    False
+    >>> torch.zeros(1, 2, 3, 3).clone(memory_format=torch.channels_last).stride()
+    (18, 1, 6, 2)
     """
     out = dispatch(_clone_impl, (input,), (), name="CloneBackward0", saves=False)
-    return _mfmt.mark(out, memory_format, input) if memory_format is not _mfmt.contiguous_format else out
+    if memory_format is None and input._vbase is None and input._st is None:
+        return out
+    return _mfmt.mark(out, memory_format, input)
 
 
 @register(method=True, namespaces=())
 def contiguous(input, memory_format=None):
-    """self if contiguous in ``memory_format``, else a copy that is (a channels-last one is a tag, see
-    ``_memory_format``).
+    """self if contiguous in ``memory_format``, else a copy that is (see ``_memory_format``).
 
     >>> import torchlike as torch
     >>> torch.zeros(1, 2, 3, 3).contiguous(memory_format=torch.channels_last).is_contiguous(
@@ -106,7 +115,7 @@ def contiguous(input, memory_format=None):
             memory_format is _mfmt.preserve_format:
         return input if input.is_contiguous() else clone(input, memory_format=_mfmt.contiguous_format)
     _mfmt.check_rank(input.ndim, memory_format)
-    if _mfmt.converted(input) is memory_format:
+    if input.is_contiguous(memory_format=memory_format):
         return input
     return clone(input, memory_format=memory_format)
 

@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _random
+from .. import _memory_format as _mfmt
 from .._dispatch import dispatch
 from .registry import functional as _functional
 from ..tensor import Tensor
@@ -76,6 +77,7 @@ def _impl(input, p, training, inplace, feature, alpha):
 
 
 @_functional(torch=True)
+@_mfmt.pointwise_follows((0, "input"))
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` (scaling the rest by 1/(1-p)) when ``training``."""
     _check_p(p)

@@ -12,6 +12,7 @@ import numpy as np
 from jax._src.interpreters import batching as _batching
 
 from .. import _dtype
+from .. import _memory_format as _mfmt
 from .._errors import GraphBreak
 from ._util import Tensor, cast, dispatch, register
 from .indexing import concrete_index
@@ -130,6 +131,7 @@ def _where_impl(c, x, y, dt):
 
 
 @register(method=False, out=True, promote="result_type")
+@_mfmt.pointwise_follows((0, "condition"), (1, "input"), (2, "other"))
 def where(condition, input=None, other=None):
     """``input`` where ``condition`` else ``other`` (broadcast, torch promotion); one argument ->
     ``nonzero(condition, as_tuple=True)``.

@@ -13,7 +13,8 @@ from .._dispatch import host_int_sum
 from .._shape_churn import as_exact, host_impl, quiet
 from .._tape import node_class
 from . import checks as C
-from ._util import Tensor, binary, cast, dispatch, exact_div, exact_divisor, float_dtype_for, register, unary, camel
+from ._util import Tensor, binary, cast, dispatch, exact_div, exact_divisor, float_dtype_for, laid_out, register, unary, \
+    camel
 from .legacy_overloads import sort_scalar_args
 
 
@@ -300,8 +301,8 @@ def _alpha_op(name, sub):
                 # (``p.add_(g, alpha=-lr)`` under a scheduler) must not compile a new program per value
                 return dispatch(_tensor_alpha_impl, (input, other, alpha), (("dt", d.np), ("sub", sub)),
                                 name=node_name, saves=False)
-        return dispatch(_alpha_impl, (input, other), (("alpha", alpha), ("dt", d.np), ("sub", sub)), name=node_name,
-                        saves=False)
+        return laid_out(dispatch(_alpha_impl, (input, other), (("alpha", alpha), ("dt", d.np), ("sub", sub)),
+                                 name=node_name, saves=False), input, other)
     fn.__name__ = name
     fn.__doc__ = f"``input {'-' if sub else '+'} alpha * other`` with broadcasting and type promotion.\n\n" \
                  f"    >>> import torchlike\n    >>> torchlike.{name}(torchlike.tensor([1, 2]), 1)\n" \
@@ -389,8 +390,9 @@ def _div(input, other, rounding_mode, diff):
         raise C.not_implemented(f"div_{rounding_mode}_cpu", d)
     elif d._kind == 1 and _has_zero_int(other):
         raise RuntimeError("ZeroDivisionError")
-    return dispatch(_div_impl, (input, other), (("dt", d.np), ("mode", rounding_mode)),
-                    name="DivBackward0" if rounding_mode is None else "DivBackward2", diff=diff)
+    return laid_out(dispatch(_div_impl, (input, other), (("dt", d.np), ("mode", rounding_mode)),
+                             name="DivBackward0" if rounding_mode is None else "DivBackward2", diff=diff),
+                    input, other)
 
 
 def _has_zero_int(other):
@@ -490,10 +492,12 @@ def pow(input, exponent):
                 (d.is_floating_point or d.is_complex):
             # a general float power: the exponent is an argument of the program (one compilation for every
             # value); integers and +-0.5 stay constants, where XLA lowers them to multiplies and square roots
-            return dispatch(_pow_float_scalar_impl, (input, exponent), (("dt", d.np),), name="PowBackward0")
-        return dispatch(_pow_scalar_impl, (input,), (("dt", d.np), ("e", exponent)), name="PowBackward0")
-    return dispatch(_pow_impl, (input, exponent), (("dt", d.np),),
-                    name="PowBackward1" if isinstance(input, Tensor) else "PowBackward2")
+            return laid_out(dispatch(_pow_float_scalar_impl, (input, exponent), (("dt", d.np),),
+                                     name="PowBackward0"), input)
+        return laid_out(dispatch(_pow_scalar_impl, (input,), (("dt", d.np), ("e", exponent)), name="PowBackward0"),
+                        input)
+    return laid_out(dispatch(_pow_impl, (input, exponent), (("dt", d.np),),
+                             name="PowBackward1" if isinstance(input, Tensor) else "PowBackward2"), input, exponent)
 
 
 def _pow_scalar_impl(x, dt, e):

@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import jax.scipy.special as jss
 
 from .. import _dtype, return_types
+from .. import _memory_format as _mfmt
 from .._errors import float_arg, int_arg
 from ._util import Tensor, cast, dispatch, exact_div, float_dtype_for, opmath, register
 from .legacy_overloads import sort_scalar_args
@@ -98,6 +99,7 @@ _CLAMP_NODES = {"clamp": ("ClampBackward1", "ClampBackward0"), "clip": ("ClampBa
 
 
 @register(inplace=True, out=True, promote="result_type", aliases=("clip",))
+@_mfmt.pointwise_follows((0, "input"), (1, "min"), (2, "max"), numbers=False)
 def clamp(input, min=None, max=None):
     """Clamp every element into ``[min, max]`` (scalars or tensors; either may be None).
 

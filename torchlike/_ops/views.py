@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 
 from .. import _dtype, _views
+from .. import _memory_format as _mfmt
 from .._errors import check_alloc, int_arg, warn_at_caller
 from .._tape import FORWARD_AD
 from .._mutation import alias_op, copy_slices, view_of_root  # noqa: F401  (one copy, in layer 2; re-exported)
@@ -48,14 +49,19 @@ def view_step(t, step, name=None):
 
 
 def _view_step(t, step, name):
+    if step[0] in _mfmt._REORDERING:  # (elementwise results may take this view's order: _memory_format)
+        _mfmt.SEEN[0] = True
     shape = _lazy_shape(t, step)
     if shape is not None:
         lazy = t._lazy_view(step, shape)
         if lazy is not None:
             return lazy
     src = t
-    if step[0] == "as_strided" and t._vbase is not None and t._chain[0][0] != "alias":
-        src = t._vbase  # (strides count in the storage; an alias -- .data, numpy's, shared -- is laid out as it)
+    if step[0] == "as_strided":
+        if t._vbase is not None and t._chain[0][0] != "alias":
+            src = t._vbase  # (strides count in the storage; an alias -- .data, numpy's, shared -- is laid out as it)
+        if src._st is not None:  # a storage in torch's order for the root's strides (_memory_format)
+            step = step + (src._st,)
     spec = _views.index_spec(step[1]) if step[0] == "index" else (None, None)
     if spec[0] is not None:  # starts as an argument: a new start position compiles nothing (_views)
         lazy = t._lazy_view(step, _views.index_shape(t._x.shape, spec[0]), spec)
@@ -113,7 +119,7 @@ def _infer_shape(shape, numel):
 
 
 def _viewable(t, shape):
-    if t._vbase is None:
+    if t._vbase is None and t._st is None:
         return True
     return _views.compute_view_strides(tuple(t.shape), t.stride(), shape) is not None
 
@@ -177,7 +183,7 @@ def reshape(input, *shape):
     shape = _infer_shape(shape_arg(shape), input.numel())
     if _viewable(input, shape):
         return view_step(input, ("reshape", shape))
-    return view_step(clone(input), ("reshape", shape))
+    return view_step(clone(input, memory_format=_mfmt.contiguous_format), ("reshape", shape))
 
 
 def view_as(input, other):
@@ -227,7 +233,9 @@ def squeeze(input, dim=None):
             for d in dd:
                 wrap_dim(d, 0)
     node = "SqueezeBackward0" if dim is None else "SqueezeBackward1" if isinstance(dim, int) else "SqueezeBackward2"
-    return view_step(input, ("reshape", tuple(s for i, s in enumerate(sh) if i not in dims)), name=node)
+    # (the tag gives the view torch's squeeze strides, not view()'s: _views.strides_of)
+    return view_step(input, ("reshape", tuple(s for i, s in enumerate(sh) if i not in dims), ("squeeze", tuple(sorted(dims)))),
+                     name=node)
 
 
 @register()
@@ -235,7 +243,7 @@ def unsqueeze(input, dim):
     """Insert a size-1 dim at ``dim``."""
     sh = tuple(input.shape)
     d = wrap_dim(dim, len(sh) + 1)
-    return view_step(input, ("reshape", sh[:d] + (1,) + sh[d:]), name="UnsqueezeBackward0")
+    return view_step(input, ("reshape", sh[:d] + (1,) + sh[d:], ("unsqueeze", d)), name="UnsqueezeBackward0")
 
 
 @register()

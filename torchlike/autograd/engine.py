@@ -356,6 +356,8 @@ def _accumulate(node, g, create_graph):
         v._grad = g if v._grad is None else v._grad + g
     elif v._grad is None:
         v._grad = Tensor._wrap(g, v._dev)
+        if v._st is not None:  # torch's layout contract: a dense parameter's gradient takes its strides
+            v._grad._st = v._st
     else:
         old = v._grad
         if old.requires_grad:

@@ -21,6 +21,7 @@ from jax import lax
 
 from ..._errors import tp_name
 from ... import _dtype
+from ... import _memory_format as _mfmt
 from ..._dispatch import dispatch
 from ..._ops.registry import functional as _functional
 from ...tensor import Tensor, _wrap_dim
@@ -212,6 +213,7 @@ def relu6(input, inplace=False):
 
 
 @_functional()
+@_mfmt.pointwise_follows((0, "input"))
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """x if x > 0 else negative_slope * x."""
     _check_float(input, "leaky_relu_cpu")
@@ -255,6 +257,7 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
 
 
 @_functional()
+@_mfmt.pointwise_follows((0, "input"))
 def elu(input, alpha=1.0, inplace=False):
     """x if x > 0 else alpha * (exp(x) - 1)."""
     _check_float(input, "elu_cpu")
@@ -297,6 +300,7 @@ def celu_(input, alpha=1.0):
 
 
 @_functional()
+@_mfmt.pointwise_follows((0, "input"))
 def gelu(input, approximate="none", *, out=None):
     """Gaussian error linear unit; ``approximate='tanh'`` uses the tanh approximation."""
     if approximate not in ("none", "tanh"):
@@ -307,6 +311,7 @@ def gelu(input, approximate="none", *, out=None):
 
 
 @_functional()
+@_mfmt.pointwise_follows((0, "input"))
 def silu(input, inplace=False):
     """x * sigmoid(x)."""
     _check_float(input, "silu_cpu")
@@ -314,6 +319,7 @@ def silu(input, inplace=False):
 
 
 @_functional()
+@_mfmt.pointwise_follows((0, "input"))
 def mish(input, inplace=False):
     """x * tanh(softplus(x))."""
     _check_float(input, "mish_cpu")
@@ -346,6 +352,7 @@ def hardsigmoid(input, inplace=False):
 
 
 @_functional()
+@_mfmt.pointwise_follows((0, "input"))
 def hardswish(input, inplace=False):
     """x * relu6(x + 3) / 6."""
     _check_float(input, "hardswish_cpu")

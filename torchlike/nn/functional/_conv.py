@@ -17,6 +17,7 @@ from ..._ops.indexing import c_type_name
 from ..._ops.registry import functional as _functional
 from ...tensor import Tensor
 from ... import _autocast as _amp
+from ... import _memory_format as _mfmt
 from ..._cpu_features import onednn_half as _onednn_half
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -164,6 +165,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 @_functional(torch=True)
 @_amp.lower
+@_mfmt.channels_last_follows((0, "input"), (1, "weight"))
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution over (N, C, H, W) input.
 
@@ -308,6 +310,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 @_functional(torch=True)
 @_amp.lower
+@_mfmt.channels_last_follows((0, "input"), (1, "weight"))
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """2-D transposed convolution; weight is (C_in, C_out/groups, kH, kW).
 

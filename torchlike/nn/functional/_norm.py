@@ -13,6 +13,7 @@ from jax import lax
 from jax._src.interpreters.batching import BatchTracer
 
 from ... import _dtype
+from ... import _memory_format as _mfmt
 from ..._dispatch import dispatch
 from ..._errors import torch_warn
 from ..._ops.indexing import c_type_name
@@ -87,6 +88,7 @@ def _norm_with_stats(input, running_mean, running_var, weight, bias, training, m
 
 
 @_functional(torch=True)
+@_mfmt.channels_last_follows((0, "input"))
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                eps=1e-05):
     """Batch normalization over dim 1; in training updates the running stats in place.
@@ -211,6 +213,7 @@ def _gn_impl(x, w, b, eps, G):
 
 
 @_functional(torch=True)
+@_mfmt.channels_last_follows((0, "input"))
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """Normalize over groups of channels (and all spatial dims) per sample.
 

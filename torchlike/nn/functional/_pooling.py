@@ -16,6 +16,7 @@ from jax import lax
 
 from ..._errors import tp_name
 from ... import _dtype
+from ... import _memory_format as _mfmt
 from ..._dispatch import dispatch
 from ..._ops.registry import functional as _functional
 from ...tensor import Tensor
@@ -253,6 +254,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 
 @_functional(torch=True)
+@_mfmt.channels_last_follows((0, "input"))
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """2-D max pooling over (N, C, H, W); ``return_indices`` gives flat ``h * W + w`` indices.
 
@@ -353,6 +355,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 
 @_functional(out=True)
+@_mfmt.channels_last_follows((0, "input"))
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """2-D average pooling (``count_include_pad``, ``divisor_override`` as in torch).
@@ -506,6 +509,7 @@ def adaptive_avg_pool1d(input, output_size):
 
 
 @_functional()
+@_mfmt.channels_last_follows((0, "input"))
 def adaptive_avg_pool2d(input, output_size):
     """2-D adaptive average pooling; ``None`` in ``output_size`` keeps that dim."""
     return _adaptive_avg(input, output_size, 2, "adaptive_avg_pool2d")
@@ -554,6 +558,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 
 @_functional()
+@_mfmt.channels_last_follows((0, "input"))
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """2-D adaptive max pooling."""
     return _adaptive_max(input, output_size, return_indices, 2, "adaptive_max_pool2d")

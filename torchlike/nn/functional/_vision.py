@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ... import _memory_format as _mfmt
 from ..._dispatch import dispatch
 from ..._errors import int_arg
 from ..._ops.registry import functional as _functional
@@ -33,6 +34,7 @@ _HI = lax.Precision.HIGHEST
 
 # --- interpolate --------------------------------------------------------------------------------
 @_functional()
+@_mfmt.channels_last_follows((0, "input"))
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dims (modes nearest, nearest-exact, linear, bilinear, bicubic, trilinear, area).
