@@ -318,7 +318,12 @@ def handle(f, args, statics, name, diff, jit, saves):
     def replay():
         func = aten_op(f, name, args, statics)
         layout = _LAYOUT.get(func._opname)
-        a, kw, slots = layout(args, dict(statics)) if layout else (tuple(args), {}, tuple(range(len(args))))
+        a, kw, slots = tuple(args), {}, tuple(range(len(args)))   # torchlike's own arguments
+        if layout is not None:
+            try:
+                a, kw, slots = layout(args, dict(statics))
+            except (TypeError, ValueError, KeyError, IndexError, AttributeError):  # another kernel of the op
+                pass
         return _CALL_MODE[0](func, a, kw, replay_with(slots))
 
     if f in _VIEWS:   # a view recorded for autograd: shown to no mode, as views without grad never dispatch
