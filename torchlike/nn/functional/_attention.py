@@ -5,6 +5,7 @@ jitted function stays pure and is differentiated by ``jax.vjp``.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import jax
@@ -86,7 +87,82 @@ def _sdpa_core(q, k, v, mask, keep, scale, is_causal, gqa, safe=True, flash=Fals
 
 
 def _sdpa_impl(q, k, v, mask, keep, scale, is_causal, gqa, flash=False):
+    if flash and keep is None and k.shape[-3] == q.shape[-3]:
+        return _flash_half(q, k, v, _bias_from_mask(mask, jnp.float32), scale, is_causal)
     return _sdpa_core(q, k, v, mask, keep, scale, is_causal, gqa, flash=flash)[0]
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(5,))
+def _flash_half(q, k, v, bias, scale, is_causal):
+    """Half-type SDPA on torch's CPU flash kernel: the forward of ``_sdpa_core(flash=True)``, and a backward
+    that follows ``cpu_flash_attention_backward``'s roundings (the differentiated forward kept ``grad_s`` in
+    float32 and rounded ``q``/``k``/``v``'s gradients differently: bf16 autocast training drifted)."""
+    return _sdpa_core(q, k, v, bias, None, scale, is_causal, False, flash=True)[0]
+
+
+def _flash_half_fwd(q, k, v, bias, scale, is_causal):
+    out = _flash_half(q, k, v, bias, scale, is_causal)
+    s = _qkt(q.astype(jnp.float32), k.astype(jnp.float32)) * scale
+    if is_causal:
+        s = jnp.where(jnp.asarray(np.tril(np.ones(s.shape[-2:], bool))), s, -jnp.inf)
+    if bias is not None:
+        s = s + bias
+    m = jnp.max(s, axis=-1, keepdims=True)
+    lse = m + jnp.log(jnp.sum(jnp.exp(s - jnp.where(jnp.isneginf(m), 0, m)), axis=-1, keepdims=True))
+    return out, (q, k, v, bias, scale, out, lse)
+
+
+def _flash_half_bwd(is_causal, res, g):
+    # torch: attn = exp(scale q k^T + mask - lse) in float32, rounded to the half type for grad_v = attn^T g;
+    # grad_attn = attn (g v^T - rowsum(g * out)), rounded for grad_q = scale grad_attn k and grad_k =
+    # scale grad_attn^T q. Each gemm accumulates in float32 and adds into the half-type gradient block by
+    # block (query blocks of 32/64/256 rows by length, key blocks of 512), rounding after every block
+    q, k, v, bias, scale, out, lse = res
+    dt, f = q.dtype, jnp.float32
+    L, S = q.shape[-2], k.shape[-2]
+    qf, kf, vf, gf = (a.astype(f) for a in (q, k, v, g))
+    s = _qkt(qf, kf) * scale
+    if bias is not None:
+        s = s + bias
+    attn = jnp.where(jnp.isneginf(lse), 0, jnp.exp(s - lse))
+    if is_causal:
+        attn = jnp.where(jnp.asarray(np.tril(np.ones((L, S), bool))), attn, 0)
+    dsum = jnp.sum(gf * out.astype(f), axis=-1, keepdims=True)
+    ds = attn * (_qkt(gf, vf) - dsum)
+    attn_r, ds_r = attn.astype(dt).astype(f), ds.astype(dt).astype(f)
+    qs = min(256 if L >= 768 else 64 if L >= 192 else 32, L)
+    ks = min(512, S)
+    gq = [None] * len(range(0, L, qs))
+    gk, gv = [None] * len(range(0, S, ks)), [None] * len(range(0, S, ks))
+
+    def add(acc, x):
+        return x.astype(dt) if acc is None else (acc.astype(f) + x).astype(dt)
+
+    for a, m0 in enumerate(range(0, L, qs)):
+        m1 = min(m0 + qs, L)
+        for b, n0 in enumerate(range(0, min(m1, S) if is_causal else S, ks)):
+            n1 = min(n0 + ks, S)
+            at, d = attn_r[..., m0:m1, n0:n1], ds_r[..., m0:m1, n0:n1]
+            gv[b] = add(gv[b], _mm(jnp.swapaxes(at, -1, -2), gf[..., m0:m1, :]))
+            gq[a] = add(gq[a], _mm(d, kf[..., n0:n1, :]) * scale)
+            gk[b] = add(gk[b], _mm(jnp.swapaxes(d, -1, -2), qf[..., m0:m1, :]) * scale)
+    zero = jnp.zeros(k.shape[:-2] + (0, k.shape[-1]), dt)
+    gk = [zero if x is None else x for x in gk]
+    gv = [zero if x is None else x for x in gv]
+    # (keys past the last query's diagonal get no block: zero gradient, as torch's zero-initialised buffers)
+    gk = jnp.concatenate(gk, axis=-2)
+    gv = jnp.concatenate(gv, axis=-2)
+    pad = [(0, 0)] * (k.ndim - 2) + [(0, S - gk.shape[-2]), (0, 0)]
+    gk, gv = jnp.pad(gk, pad), jnp.pad(gv, pad)
+    gb = None
+    if bias is not None:
+        axes = tuple(i for i in range(ds.ndim) if i < ds.ndim - bias.ndim or
+                     (bias.shape[i - ds.ndim + bias.ndim] == 1 and ds.shape[i] != 1))
+        gb = jnp.sum(ds, axis=axes).reshape(bias.shape).astype(bias.dtype)
+    return jnp.concatenate(gq, axis=-2), gk, gv, gb, jnp.zeros_like(scale)
+
+
+_flash_half.defvjp(_flash_half_fwd, _flash_half_bwd)
 
 
 def _keep_mask(shape, p, dt):
