@@ -239,3 +239,17 @@ def test_fused_fast_paths_are_one_call():
     (ours, out), (theirs, ref) = calls(torchlike, pd.TorchDispatchMode), calls(torch, torch_pd.TorchDispatchMode)
     assert ours == theirs and len(ours) == 3
     np.testing.assert_allclose(out.numpy(), ref.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_ops_called_by_their_aten_name_run_under_a_mode():
+    """torch.native_layer_norm (another torchlike kernel than nn.LayerNorm's) under a mode: torch's call, result."""
+    def run(tl, base):
+        log = _log_mode(base)
+        x = tl.arange(12.0).reshape(3, 4)
+        with log() as m:
+            out = tl.native_layer_norm(x, [4], None, None, 1e-5)
+        return m.ops, [t.tolist() for t in out]
+    ours, theirs = run(torchlike, pd.TorchDispatchMode), run(torch, torch_pd.TorchDispatchMode)
+    assert ours[0] == theirs[0] == ["aten.native_layer_norm.default"]
+    for a, b in zip(ours[1], theirs[1]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
