@@ -63,16 +63,17 @@ def _scaled(lib):
             super().__init__()
             self.lin = lib.nn.Linear(3, 2)
             self.register_buffer("scale", lib.tensor(2.0))
+            self.register_buffer("shift", lib.ones(2), persistent=False)
 
         def forward(self, x):
-            return self.lin(x) * self.scale
+            return self.lin(x) * self.scale + self.shift
     return Scaled()
 
 
 def test_module_is_torchs_unlifted_graph_module_with_dim_auto(tmp_path):
     """ExportedProgram.module() (mlflow's pt2 models load through it): a Module with the exported module's
-    parameters and buffers under their names, a dynamic Dim.AUTO batch, backward, train()/eval() raising and
-    torch's guard on a static size — each as torch's, also after save/load."""
+    parameters and buffers (non-persistent ones too) under their names, a dynamic Dim.AUTO batch, backward,
+    train()/eval() raising and torch's guard on a static size — each as torch's, also after save/load."""
     import torch
     from torch.export import Dim as TDim
 

@@ -68,9 +68,12 @@ class Dim:
 
 
 def _state(module):
+    """The program's state: the state dict's tensors, then the non-persistent buffers (as torch's export lifts
+    them too, as constants), and the names of the latter."""
     sd = module.state_dict(keep_vars=True)
-    names = list(sd)
-    return names, [sd[n] for n in names]
+    extra = {n: b for n, b in module.named_buffers() if n not in sd}
+    names = list(sd) + list(extra)
+    return names, [sd[n] for n in sd] + list(extra.values()), list(extra)
 
 
 def _pure(module, names, tensors, n_out):
@@ -120,19 +123,22 @@ def _arg_specs(args, dynamic_shapes, arg_names, auto=True):
 class ExportedProgram:
     """A callable, printable, serializable export of a module's forward."""
 
-    def __init__(self, exported, state_names, state_arrays, multi_out, param_names=(), arg_names=()):
+    def __init__(self, exported, state_names, state_arrays, multi_out, param_names=(), arg_names=(),
+                 non_persistent=()):
         self.exported = exported
         self.state_names = list(state_names)
         self._state = list(state_arrays)
         self._multi = multi_out
         self.param_names = list(param_names)  # which state entries were parameters (module() restores them)
         self.arg_names = list(arg_names)  # forward's parameter names, for the guards' messages
+        self.non_persistent = list(non_persistent)  # buffers outside the state dict, as torch's constants
 
     def state_dict(self):
-        return {n: Tensor._wrap(a) for n, a in zip(self.state_names, self._state)}
+        return {n: Tensor._wrap(a) for n, a in zip(self.state_names, self._state) if n not in self.non_persistent}
 
     def __call__(self, *args, state_dict=None):
-        state = self._state if state_dict is None else [state_dict[n]._value for n in self.state_names]
+        state = self._state if state_dict is None else [state_dict[n]._value if n in state_dict else a
+                                                         for n, a in zip(self.state_names, self._state)]
         outs = self.exported.call(state, *[a._value if isinstance(a, Tensor) else jnp.asarray(a) for a in args])
         res = [Tensor._wrap(o) for o in outs]
         return tuple(res) if self._multi else res[0]
@@ -161,7 +167,7 @@ class ExportedProgram:
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
             zf.writestr("program.bin", bytes(self.exported.serialize(vjp_order=vjp_order)))
             meta = {"state_names": self.state_names, "multi": self._multi, "params": self.param_names,
-                    "arg_names": self.arg_names,
+                    "arg_names": self.arg_names, "non_persistent": self.non_persistent,
                     "dtypes": [str(np.dtype(a.dtype)) for a in self._state]}
             zf.writestr("meta.json", json.dumps(meta))
             for i, a in enumerate(self._state):
@@ -181,7 +187,7 @@ class ExportedProgram:
                 np_dt = _dtype._BY_NAME[dt].np if dt in _dtype._BY_NAME else np.dtype(dt)
                 state.append(jnp.asarray(np.frombuffer(zf.read(f"state/{i}"), dtype=np_dt).reshape(shape)))
         return cls(exported, meta["state_names"], state, meta["multi"], meta.get("params", ()),
-                   meta.get("arg_names", ()))
+                   meta.get("arg_names", ()), meta.get("non_persistent", ()))
 
 
 def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False):
@@ -194,7 +200,7 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False):
         arg_names = list(inspect.signature(mod.forward).parameters)
     except (TypeError, ValueError):
         arg_names = []
-    names, tensors = _state(mod)
+    names, tensors, non_persistent = _state(mod)
     n_out = []
     fn = _pure(mod, names, tensors, n_out)
     specs, any_auto = _arg_specs(args, dynamic_shapes, arg_names)
@@ -210,7 +216,7 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False):
     multi = n_out[-1][0] if n_out else False
     params = {id(p) for p in mod.parameters()}
     return ExportedProgram(exported, names, [t.detach()._value for t in tensors], multi,
-                           [n for n, t in zip(names, tensors) if id(t) in params], arg_names)
+                           [n for n, t in zip(names, tensors) if id(t) in params], arg_names, non_persistent)
 
 
 def save(ep, f):

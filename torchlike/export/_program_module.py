@@ -35,7 +35,7 @@ class ProgramModule(Module):
             if name in self._param_names:
                 owner.register_parameter(leaf, Parameter(t))
             else:
-                owner.register_buffer(leaf, t)
+                owner.register_buffer(leaf, t, persistent=name not in getattr(program, "non_persistent", ()))
 
     def forward(self, *args):
         state = [self.get_parameter(n) if n in self._param_names else self.get_buffer(n)
