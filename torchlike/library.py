@@ -397,8 +397,8 @@ class _OpOverloadPacket:
         return self._fn(*args, **kwargs)
 
     def __getattr__(self, overload):
-        if overload.startswith("__"):
-            raise AttributeError(overload)
+        if overload.startswith("_"):  # no overload's name starts with one: a probe for another attribute
+            raise AttributeError(f"The underlying op of '{self}' has no overload name '{overload}'")
         o = _OpOverload(self, overload)
         setattr(self, overload, o)  # one object per overload: ``aten.mm.default is aten.mm.default``
         return o
