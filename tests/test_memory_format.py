@@ -1,6 +1,11 @@
-"""Memory formats: a tensor converted to channels_last / channels_last_3d (``.to``, ``.contiguous``, ``clone``,
-``empty``, the ``*_like`` factories, ``Module.to``) answers ``is_contiguous`` as torch's does, any other
-tensor what its strides say; values never change (XLA picks physical layouts, docs/differences.md)."""
+"""Memory formats and strides, each expected value computed by real torch: channels_last / channels_last_3d
+conversions (``.to``, ``.contiguous``, ``clone``, ``empty``, ``*_like``, ``empty_strided``, ``Module.to``), the
+layout elementwise ops, convolution, norms, pooling and interpolation give their results, view legality and view
+strides, gradients, copies, pickles and saved files; values never change (the layout is metadata over a row-major
+jax.Array, docs/differences.md)."""
+import copy
+import pickle
+
 import numpy as np
 import pytest
 import torch
@@ -272,3 +277,39 @@ def test_view_strides_follow_each_view_ops_rule(case):
     assert (tuple(got.shape), got.stride(), got.storage_offset(), got.is_contiguous()) == \
         (tuple(want.shape), want.stride(), want.storage_offset(), want.is_contiguous())
     assert got.tolist() == want.tolist()
+
+
+def test_random_fills_follow_the_storage_order_as_torch():
+    got = []
+    for m in (torch, torchlike):
+        m.manual_seed(0)
+        x = m.ones(2, 3, 4, 5).to(memory_format=m.channels_last)
+        out = [m.nn.functional.dropout(x, 0.5), m.rand_like(x), m.randn_like(x.permute(0, 2, 3, 1))]
+        for fill in ("uniform_", "normal_", "bernoulli_", "exponential_"):
+            out.append(getattr(m.empty(2, 3, 4, 5).to(memory_format=m.channels_last), fill)())
+        got.append([t.numpy() for t in out])
+    for a, b in zip(*got):
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-6)
+
+
+COPY_CASES = {
+    "deepcopy": lambda m, x: copy.deepcopy(x),
+    "pickle": lambda m, x: pickle.loads(pickle.dumps(x)),
+    "parameter": lambda m, x: m.nn.Parameter(x),
+    "parameter_of_permuted": lambda m, x: m.nn.Parameter(x.permute(0, 2, 3, 1)),
+    "cat": lambda m, x: m.cat([x, x]),
+    "cat_dim1": lambda m, x: m.cat([x, x], 1),
+    "cat_mixed": lambda m, x: m.cat([x, x.contiguous()]),
+    "resize_flat": lambda m, x: x.clone().resize_(24),
+    "resize_to_cl": lambda m, x: m.zeros(2, 3).resize_(2, 3, 4, 6, memory_format=m.channels_last),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COPY_CASES))
+def test_copies_and_containers_keep_torch_strides(case):
+    got = []
+    for m in (torch, torchlike):
+        x = m.arange(24.).reshape(1, 2, 3, 4).to(memory_format=m.channels_last)
+        y = COPY_CASES[case](m, x)
+        got.append((y.stride(), y.detach().numpy().tolist() if not case.startswith("resize_to") else None))
+    assert got[1] == got[0]

@@ -360,3 +360,23 @@ def pointwise_follows(*params, numbers=True):
             return r
         return follows
     return deco
+
+
+def cat_follows(fn):
+    """Decorator for ``cat``: torch allocates its result in the memory format every input suggests
+    (``compute_output_memory_format``), else row-major."""
+    import functools
+
+    @functools.wraps(fn)
+    def follows(tensors, *args, **kwargs):
+        r = fn(tensors, *args, **kwargs)
+        if not SEEN[0] or kwargs.get("out") is not None or not hasattr(r, "_vbase"):
+            return r
+        fmt = None
+        for t in tensors:
+            f = suggest(t)
+            if f is contiguous_format or fmt is not None and f is not fmt:
+                return r
+            fmt = f
+        return r if fmt is None or r.ndim != len(_ORDER[fmt.name]) else set_strides(r, format_strides(tuple(r.shape), fmt))
+    return follows

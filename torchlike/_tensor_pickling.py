@@ -15,6 +15,7 @@ import copy
 import numpy as np
 
 from . import _views
+from . import _memory_format as _mfmt
 from ._device import canonical, device as _device_cls, host_to_jax
 
 __all__ = ["TensorPickling"]
@@ -42,7 +43,10 @@ def _rebuild_pickled(cls, arr, requires_grad, dev, extra):
         t = t.as_subclass(cls)
     t._rg = requires_grad
     bits = extra.pop(_BITS, (False, False))  # a conjugate/negative view pickles its base's values and its bits
+    st = extra.pop("_st", None)  # torch's strides (channels-last, ...): _memory_format
     t.__dict__.update(extra)
+    if st is not None:
+        t = _mfmt.set_strides(t, st)
     return with_bits(t, *bits)
 
 

@@ -191,6 +191,8 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
         for s in Tensor.__slots__:
             if s not in ("__weakref__", "__dict__"):
                 object.__setattr__(t, s, getattr(self, s))
+        if self._st is not None:  # (a root's torch strides: _memory_format)
+            t._st = self._st
         return t
 
     # ---- the value, views and versions --------------------------------------------------------

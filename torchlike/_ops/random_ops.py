@@ -400,7 +400,7 @@ def _into(self, kind, generator, args=()):
     """A draw for an in-place fill of ``self``: torch fills a strided view in its stride order, and a
     non-contiguous one's normals element by element (its 16-wide kernel needs a contiguous tensor)."""
     shape = tuple(self.shape)
-    if self._vbase is None or self.is_contiguous():
+    if self._vbase is None and self._st is None or self.is_contiguous():  # (_st: channels-last, ...)
         return draw(kind, shape, self.dtype.np, generator, args=args, device=self._dev)
     if kind == "normal":
         kind = "normal_scalar"

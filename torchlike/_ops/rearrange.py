@@ -12,6 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
+from .. import _memory_format as _mfmt
 from .._errors import check_alloc, int_arg, torch_warn
 from ..tensor import _ALIAS_CHAIN, _NUMPY_CHAIN, _SHARED_CHAIN, Size
 from ._util import Tensor, cast, dispatch, register, shape_arg, wrap_dim
@@ -532,8 +533,13 @@ def resize_(self, *sizes, memory_format=None):
         if math.prod(shape) > self.numel():
             raise RuntimeError("Trying to resize storage that is not resizable")
         raise RuntimeError("torchlike: resize_ of a view is not supported")
+    if self._st is not None:  # torch's storage order (channels-last, ...) is what resize_ keeps in flat order
+        self._x = jax.numpy.transpose(self._value, _mfmt.storage_perm(self))
+        del self.__dict__["_st"]
     self._x = jax.jit(_resize_impl, static_argnums=1)(self._x, shape)
     self._ver[0] += 1
+    if memory_format is not None:
+        _mfmt.mark(self, memory_format)
     return self
 
 

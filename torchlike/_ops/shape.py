@@ -6,6 +6,7 @@ import numpy as np
 
 from .._errors import tp_name
 from .. import _dtype, _views
+from .. import _memory_format as _mfmt
 from .._shape_churn import host_impl
 from ..tensor import _PLAIN_VALUE, HOST_MAX
 from ._util import Tensor, cast, dispatch, register, wrap_dim
@@ -61,6 +62,7 @@ def _check_seq(tensors, name):
 
 
 @register(method=False, aliases=("concat", "concatenate"))
+@_mfmt.cat_follows
 def cat(tensors, dim=0, *, out=None):
     """Concatenate along an existing dim (legacy 1-D empty tensors are skipped, as in torch)."""
     _check_seq(tensors, "cat")

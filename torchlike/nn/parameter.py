@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._errors import tp_name
+from .. import _memory_format as _mfmt
 from .._grad_mode import InferenceVersion
 from ..tensor import Tensor
 from .._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
@@ -26,6 +27,8 @@ __all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer
 def _fresh(cls, data, requires_grad):
     """A new leaf of class ``cls`` holding ``data``'s current value (no autograd history)."""
     t = Tensor._wrap(data._value, data._dev)
+    if data._st is not None or data._vbase is not None and _mfmt.needs_layout(data):
+        _mfmt.set_strides(t, _mfmt.preserve_strides(data))  # (torch's shares data's storage and strides)
     if type(data._ver) is InferenceVersion:  # (torch's shares data's storage: an inference tensor's stays one)
         t._ver = InferenceVersion(t._ver)
     if cls is not Tensor:
