@@ -101,11 +101,11 @@ def _steps_arg(op, start, end, steps, extra):
 
 
 def _check_0d_bounds(name, start, end):
-    """torch's error for tensor bounds that are not 0-d, naming the ones that are not."""
-    bad = [f"{k} with {v.ndim} dimension(s)" for k, v in (("start", start), ("end", end))
-           if isinstance(v, Tensor) and v.ndim]
-    if bad:
-        raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got {' and '.join(bad)}.")
+    """torch's error for tensor bounds that are not 0-d, naming each bound given as a tensor."""
+    given = [(k, v.ndim) for k, v in (("start", start), ("end", end)) if isinstance(v, Tensor)]
+    if any(nd for _, nd in given):
+        got = " and ".join(f"{k} with {nd} dimension(s)" for k, nd in given)
+        raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got {got}.")
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):

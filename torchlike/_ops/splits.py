@@ -137,9 +137,12 @@ def _chunk_cat(tensors, dim, num_chunks):
         raise RuntimeError("_chunk_cat expects non-empty tensor")
     if any(t.dtype is not first.dtype for t in tensors):
         raise RuntimeError("_chunk_cat expects all input tensors with the same dtype")
-    if dim < 0 and any(t.ndim != first.ndim for t in tensors):
+    if all(t.ndim == first.ndim for t in tensors):
+        d = wrap_dim(dim, first.ndim)
+    elif dim < 0:
         raise RuntimeError("_chunk_cat expects non-negative dim when input tensors have different ndims")
-    d = dim if dim >= 0 else wrap_dim(dim, first.ndim)
+    else:
+        d = dim
     if any(t.ndim <= d for t in tensors):
         raise RuntimeError("_chunk_cat expects dim < ndim for all input tensors")
     if any(tuple(t.shape[:d]) != tuple(first.shape[:d]) for t in tensors):

@@ -23,6 +23,7 @@ from .. import _dtype
 from ..autograd import grad_mode
 from ..serialization import write_atomically
 from ..tensor import Tensor
+from ._program_module import GraphModule
 
 __all__ = ["export", "ExportedProgram", "TorchExportedProgram", "save", "load", "Dim"]
 
@@ -146,7 +147,6 @@ class ExportedProgram:
     def module(self):
         """A Module running this program (as torch's unlifted ``GraphModule``): the exported module's parameters
         and buffers under their ``state_dict`` names; ``train()``/``eval()`` raise, as torch's do."""
-        from ._program_module import GraphModule  # lazy: nn loads after this package
         return GraphModule(self, self.param_names)
 
     def mlir_text(self) -> str:
