@@ -210,3 +210,29 @@ def test_changing_python_scalars_compile_nothing_new_and_match_torch(big_cache):
         for ours, theirs in zip(ops(torchlike, s), ops(torch, s)):
             np.testing.assert_allclose(ours, theirs, rtol=2e-6, atol=1e-7)
     assert torchlike.cache_info()["compiled"] == before
+
+
+def test_huge_graph_needs_proportionally_more_sightings_before_it_is_compiled():
+    # an unrolled solver's ~600-node backward: compiling it costs seconds, so it stays on the per-node pullbacks
+    # for 2 x LARGE_SIGHTINGS - 1 backwards (600 nodes: two started HUGE_NODES), then runs as one program
+    assert _fused._sightings_needed(_fused.SMALL_NODES) == 2
+    assert _fused._sightings_needed(_fused.HUGE_NODES) == _fused.LARGE_SIGHTINGS
+    assert _fused._sightings_needed(_fused.HUGE_NODES + 1) == 2 * _fused.LARGE_SIGHTINGS
+    rng = np.random.default_rng(6)
+    x = torchlike.tensor(rng.standard_normal((2, 3)).astype(np.float32))
+    w = torchlike.tensor(rng.standard_normal((3, 3)).astype(np.float32) * 0.1, requires_grad=True)
+    tw = torch.tensor(w.detach().numpy(), requires_grad=True)
+    programs = []
+    need = _fused._sightings_needed(600)
+    assert need == 2 * _fused.LARGE_SIGHTINGS
+    for _ in range(need + 1):
+        before = len(_fused._programs)
+        for lib, ww in ((torchlike, w), (torch, tw)):
+            h = x if lib is torchlike else torch.tensor(x.numpy())
+            for _ in range(200):  # 3 nodes per block: ~600 nodes
+                h = (h @ ww).tanh() + h
+            (h * h).mean().backward()
+            if lib is torchlike:
+                programs.append(len(_fused._programs) - before)
+    assert programs == [0] * (need - 1) + [1, 0]
+    np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-5 * np.abs(tw.grad.numpy()).max())

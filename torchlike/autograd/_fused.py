@@ -36,6 +36,10 @@ SMALL_NODES = 48
 # 4-layer nanoGPT step's CPU time fell 231 -> 178 ms (fewer dispatches, no per-node recomputation of
 # forward residuals, view copies fused away).  Graphs above MAX_NODES keep the per-node pullbacks.
 LARGE_SIGHTINGS = 4
+# Beyond HUGE_NODES (an unrolled solver: a 30-iteration Sinkhorn loop is ~700 nodes, 4,400 at 200) one compile
+# takes ~10 s while each fused step saves ~25 ms: such a structure must recur proportionally more often
+# (LARGE_SIGHTINGS per started HUGE_NODES) before it is compiled, so a short loop never pays for it.
+HUGE_NODES = 512
 MAX_NODES = 4096
 _seen: collections.OrderedDict = collections.OrderedDict()  # structure -> backwards seen, not yet fused
 _SEEN_MAX = 512
@@ -79,6 +83,13 @@ def _program(spec, root_refs, n_leaves):
         return tuple(leaf)
 
     return run
+
+
+def _sightings_needed(nodes):
+    """How many backwards of one graph structure run per node before it is compiled as one program."""
+    if nodes <= SMALL_NODES:
+        return 2
+    return LARGE_SIGHTINGS * -(-nodes // HUGE_NODES)
 
 
 def _plain(n):
@@ -135,7 +146,7 @@ def try_fused(roots, order, retain_graph, accumulate):
         return False
     if e is None:
         seen = _seen.pop(key, 0) + 1
-        if seen < (2 if len(ops) <= SMALL_NODES else LARGE_SIGHTINGS):
+        if seen < _sightings_needed(len(ops)):
             _seen[key] = seen
             if len(_seen) > _SEEN_MAX:
                 _seen.popitem(last=False)
