@@ -400,3 +400,20 @@ def _functionals_called(lib, name, args, shape):
 def test_module_forward_reads_the_functional_at_call_time_like_torch(name, args, shape):
     expected = _functionals_called(torch, name, args, shape)
     assert _functionals_called(tl, name, args, shape) == expected
+
+
+@pytest.mark.parametrize("enforce_sorted", [False, True])
+def test_pad_packed_sequence_strides_and_dropout_mask_like_torch(enforce_sorted):
+    # TFT (pytorch-forecasting) drops out an unsorted-packed LSTM's batch_first output: torch's index_select makes
+    # it contiguous, and the dropout mask follows memory order, so a transposed view drew other elements' numbers
+    seq = np.random.default_rng(3).normal(size=(4, 5, 3)).astype(np.float32)
+    lengths = [5, 4, 3, 2] if enforce_sorted else [3, 5, 2, 4]
+    outs = []
+    for mod, R in ((torch, TR), (tl, LR)):
+        packed = R.pack_padded_sequence(mod.tensor(seq), mod.tensor(lengths), batch_first=True,
+                                        enforce_sorted=enforce_sorted)
+        out, _ = R.pad_packed_sequence(packed, batch_first=True)
+        mod.manual_seed(0)
+        outs.append((out.stride(), out.is_contiguous(), mod.nn.functional.dropout(out + 1, 0.5, True).numpy()))
+    assert outs[0][:2] == outs[1][:2]
+    np.testing.assert_array_equal(outs[0][2], outs[1][2])

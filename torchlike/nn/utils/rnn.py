@@ -165,6 +165,10 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     out, lengths = packed_to_padded(sequence, total_length, padding_value)
     if batch_first:
         out = out.transpose(0, 1)
+        if sequence.unsorted_indices is not None:
+            # torch restores the batch order with index_select, whose result is contiguous: the strides decide
+            # which element a later in-place fill or dropout mask draws each random number for
+            out = out.contiguous()
     return out, _creation.tensor(lengths, dtype=_dtype.int64)
 
 
