@@ -3,15 +3,15 @@ GroupNormalizer; TemporalFusionTransformer with QuantileLoss, DeepAR, N-BEATS tr
 lightning's Trainer on the CPU; quantile/raw/sample predictions, interpretation, metrics, checkpoint reload) under
 the drop-in runner, compared line by line with the same program under real torch.
 
-The rtol is loose because Adam at lr 0.03 after gradient clipping turns last-bit gradient differences of
-near-zero components into whole steps: six TFT steps moved the printed quantiles by up to 0.3 %.
+Every printed line equals torch's (after the pad_packed_sequence stride fix); the rtol leaves room for Adam at
+lr 0.03, which turns last-bit gradient differences of near-zero components into whole steps.
 """
 from conftest import lib_program_vs_torch
 
 
 def test_pytorch_forecasting_tft_deepar_nbeats_like_torch():
     _, ours = lib_program_vs_torch("lib_pytorch_forecasting.py", "torch", "pytorch_forecasting", "lightning",
-                                   timeout=1800, rtol=1e-2)
+                                   timeout=1200, rtol=2e-3)
     assert len(ours) == 15, ours
     line = {" ".join(text.split(" ")[:2]): text for text in ours}
     assert ours[0] == ("dataset 116 4 12 6 ['encoder_length', 'price', 'relative_time_idx', 'time_idx', 'value', "
