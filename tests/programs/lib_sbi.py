@@ -3,10 +3,13 @@ input utilities; NPE with nflows' MAF, a mixture density network and zuko's NSF 
 samples, log_prob with leakage correction, MAP, a torch.save/torch.load round trip of the posterior, a posterior
 predictive check), NLE with vectorized slice-sampling MCMC, NRE_C with rejection sampling, flow-matching NPE
 (FMPE, sampled by an ODE solve) and simulation-based calibration ranks.  Values print rounded; shapes and names
-exactly.  (nflows' rational-quadratic NSF is left out: its boolean-mask indexing gives every batch a new shape,
-each compiled anew under torchlike, minutes on a 2-core machine.)
+exactly.  Runs in a temporary directory (sbi writes tensorboard logs to ./sbi-logs).  (nflows'
+rational-quadratic NSF is left out: its boolean-mask indexing gives every batch a new shape, each compiled anew
+under torchlike, minutes on a 2-core machine.)
 """
 import io
+import os
+import tempfile
 
 import numpy as np
 import torch
@@ -30,6 +33,7 @@ def simulator(theta):
 
 
 def main():
+    os.chdir(tempfile.mkdtemp())
     torch.manual_seed(0)
     np.random.seed(0)
     prior = BoxUniform(low=-2 * torch.ones(2), high=2 * torch.ones(2))
