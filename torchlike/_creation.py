@@ -513,10 +513,22 @@ def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
     return _out(t if memory_format is None else _mfmt.mark(t, memory_format), out)
 
 
+def _int_tuple(fn, arg, pos, value):
+    """``value`` as a tuple of ints, or torch's parser error for argument ``arg`` of ``fn``."""
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be tuple of ints, not {type(value).__name__}")
+    for i, v in enumerate(value):
+        if isinstance(v, bool) or not isinstance(v, (numbers.Integral, np.integer)) and not (
+                isinstance(v, Tensor) and v.numel() == 1 and not v.dtype.is_floating_point):
+            raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be tuple of ints, but found element of "
+                            f"type {type(v).__name__} at pos {i}")
+    return tuple(int(v) for v in value)
+
+
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """An 'uninitialised' tensor (zeros) with torch's ``stride()``: a root laid out so where the strides are
     dense, else a view of a flat storage (``as_strided``)."""
-    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    size, stride = _int_tuple("empty_strided", "size", 1, size), _int_tuple("empty_strided", "stride", 2, stride)
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
     if _mfmt.non_overlapping_and_dense(size, stride) or 0 in size:
@@ -670,7 +682,11 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
     return full(size, fill_value, requires_grad=requires_grad, **_new_kw(self, dtype, device))
 
 
-def _new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False, **kw):
+def _new_empty_strided(self, size, stride=None, *, dtype=None, device=None, requires_grad=False, **kw):
+    size = _int_tuple("new_empty_strided", "size", 1, size)  # (torch's parser looks at size first)
+    if stride is None:
+        raise TypeError('new_empty_strided() missing 1 required positional arguments: "stride"')
+    stride = _int_tuple("new_empty_strided", "stride", 2, stride)
     return empty_strided(size, stride, requires_grad=requires_grad, **_new_kw(self, dtype, device))
 
 
