@@ -62,8 +62,9 @@ def _np_of(t: torch.Tensor):
 class Converter:
     """One conversion of one sample: torch objects -> torchlike objects with aliasing preserved."""
 
-    def __init__(self, grad=True):
+    def __init__(self, grad=True, views=False):
         self.grad = grad  # False: inputs never require grad (method / in-place / error checks)
+        self.views = views  # True (error inputs): a view of another argument stays a view of its converted base
         self.memo = {}
         self.leaves = []  # [(torch_tensor, torchlike_tensor)] for inputs that require grad
 
@@ -82,7 +83,7 @@ class Converter:
         if t.is_quantized:
             raise Unconvertible("quantized input")
         base = t._base
-        if base is not None and not self.grad and not t.requires_grad and not base.requires_grad \
+        if base is not None and self.views and not t.requires_grad and not base.requires_grad \
                 and not NONCONTIGUOUS and base.layout == torch.strided and not base.is_quantized:
             # a view (``out=x[:3]`` beside ``x``, an expanded ``out``) stays a view of its converted base, so
             # that ops which check aliasing and overlap see what torch sees

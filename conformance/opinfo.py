@@ -384,8 +384,8 @@ def _strip_grad(x):
     return x
 
 
-def _tl_args(sample, grad):
-    conv = Converter(grad=grad)
+def _tl_args(sample, grad, views=False):
+    conv = Converter(grad=grad, views=views)
     return conv, conv((sample.input, tuple(sample.args), dict(sample.kwargs)))
 
 
@@ -512,7 +512,7 @@ def check_error_input(fn, ei):
     """(type_match, regex_match, skip_reason) for one ErrorInput through torchlike's functional form."""
     s = ei.sample_input
     try:
-        _, (li, la, lk) = _tl_args(s, False)
+        _, (li, la, lk) = _tl_args(s, False, views=True)  # (out= aliasing an input: torch's overlap errors)
     except Unconvertible as e:
         return None, None, f"error input not convertible: {e}"
     ok, res = _call(fn, li, la, lk)
