@@ -17,6 +17,8 @@ The rules reproduced: ``empty_like``/``clone`` with preserve_format (the exact s
 """
 from __future__ import annotations
 
+import functools
+
 from . import _views
 
 __all__ = ["memory_format", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
@@ -315,68 +317,62 @@ def storage_perm(t):
     return tuple(sorted(range(len(st)), key=lambda d: (-st[d], -shape[d] if shape[d] > 1 else 0)))
 
 
-def channels_last_follows(*params):
-    """Decorator for an op whose CPU kernel allocates its output in the channels-last format its input (or
-    weight) suggests (convolution, batch norm, pooling, interpolation): ``params`` are (position, name) pairs
-    of those arguments.  Costs one look at each when none has a layout."""
-    import functools
-
+def _after(relayout):
+    """Decorator running ``relayout(result, args, kwargs)`` after the op, once some tensor in the process has a
+    non-row-major layout (``SEEN``); before that the op's result is returned as it is."""
     def deco(fn):
         @functools.wraps(fn)
         def follows(*args, **kwargs):
             r = fn(*args, **kwargs)
-            if not SEEN[0]:
-                return r
-            ins = []
-            for pos, name in params:
-                t = args[pos] if pos < len(args) else kwargs.get(name)
-                if hasattr(t, "_vbase") and needs_layout(t):
-                    ins.append(t)
-            if not ins:
-                return r
-            if type(r) is tuple:
-                return tuple(follow_input(o, *ins) if hasattr(o, "_vbase") else o for o in r)
-            return follow_input(r, *ins)
+            return relayout(r, args, kwargs) if SEEN[0] else r
         return follows
     return deco
+
+
+def _operands(params, args, kwargs):
+    """The arguments named by ``params`` ((position, name) pairs), None where not given."""
+    return [args[pos] if pos < len(args) else kwargs.get(name) for pos, name in params]
+
+
+def channels_last_follows(*params):
+    """Decorator for an op whose CPU kernel allocates its output in the channels-last format its input (or
+    weight) suggests (convolution, batch norm, pooling, interpolation): ``params`` are (position, name) pairs
+    of those arguments.  Costs one look at each when none has a layout."""
+    def relayout(r, args, kwargs):
+        ins = [t for t in _operands(params, args, kwargs) if hasattr(t, "_vbase") and needs_layout(t)]
+        if not ins:
+            return r
+        if type(r) is tuple:
+            return tuple(follow_input(o, *ins) if hasattr(o, "_vbase") else o for o in r)
+        return follow_input(r, *ins)
+    return _after(relayout)
 
 
 def pointwise_follows(*params, numbers=True):
     """Decorator for an elementwise op not declared through ``_ops._util.unary``/``binary`` (gelu, dropout,
     clamp, where, ...): its result takes TensorIterator's layout of the ``params`` ((position, name) pairs)."""
-    import functools
+    def relayout(r, args, kwargs):
+        ins = _operands(params, args, kwargs)
+        if not numbers:  # (clamp's Scalar bounds are no operands of its TensorIterator)
+            ins = [t for t in ins if hasattr(t, "_vbase")]
+        if hasattr(r, "_vbase") and any(hasattr(t, "_vbase") and needs_layout(t) for t in ins):
+            return pointwise(r, ins)
+        return r
+    return _after(relayout)
 
-    def deco(fn):
-        @functools.wraps(fn)
-        def follows(*args, **kwargs):
-            r = fn(*args, **kwargs)
-            if not SEEN[0]:
-                return r
-            ins = [args[pos] if pos < len(args) else kwargs.get(name) for pos, name in params]
-            if not numbers:  # (clamp's Scalar bounds are no operands of its TensorIterator)
-                ins = [t for t in ins if hasattr(t, "_vbase")]
-            if hasattr(r, "_vbase") and any(hasattr(t, "_vbase") and needs_layout(t) for t in ins):
-                return pointwise(r, ins)
+
+def _cat_relayout(r, args, kwargs):
+    if kwargs.get("out") is not None or not hasattr(r, "_vbase"):
+        return r
+    fmt = None
+    for t in (args[0] if args else kwargs["tensors"]):
+        f = suggest(t)
+        if f is contiguous_format or fmt is not None and f is not fmt:
             return r
-        return follows
-    return deco
+        fmt = f
+    return r if fmt is None or r.ndim != len(_ORDER[fmt.name]) else set_strides(r, format_strides(tuple(r.shape), fmt))
 
 
-def cat_follows(fn):
-    """Decorator for ``cat``: torch allocates its result in the memory format every input suggests
-    (``compute_output_memory_format``), else row-major."""
-    import functools
-
-    @functools.wraps(fn)
-    def follows(tensors, *args, **kwargs):
-        r = fn(tensors, *args, **kwargs)
-        if not SEEN[0] or kwargs.get("out") is not None or not hasattr(r, "_vbase"):
-            return r
-        fmt = None
-        for t in tensors:
-            f = suggest(t)
-            if f is contiguous_format or fmt is not None and f is not fmt:
-                return r
-            fmt = f
-        return r if fmt is None or r.ndim != len(_ORDER[fmt.name]) else set_strides(r, format_strides(tuple(r.shape), fmt))
-    return follows
+cat_follows = _after(_cat_relayout)
+cat_follows.__doc__ = """Decorator for ``cat``: torch allocates its result in the memory format every input suggests
+(``compute_output_memory_format``), else row-major."""
