@@ -57,6 +57,20 @@ def test_factories_land_on_the_gpu(make):
     assert str(t.dtype) == str(make(torch, REF).dtype)
 
 
+def test_legacy_cuda_tensor_types_make_and_recognise_gpu_tensors():
+    """torch.cuda.FloatTensor & co. (old scripts' ``Tensor = torch.cuda.FloatTensor if cuda else ...``): they make
+    tensors on the GPU, recognise only GPU tensors of their dtype, and ``x.type(...)`` moves a CPU tensor."""
+    x = torchlike.cuda.FloatTensor([1.5, 2.5])
+    assert x.is_cuda and x.dtype == torchlike.float32 and _platform(x) == "gpu"
+    assert isinstance(x, torchlike.cuda.FloatTensor) and not isinstance(x, torchlike.cuda.LongTensor)
+    assert not isinstance(torchlike.ones(2), torchlike.cuda.FloatTensor)
+    assert torchlike.cuda.LongTensor(3).shape == (3,)
+    moved = torchlike.tensor([1.0, 2.0]).type(torchlike.cuda.LongTensor)
+    assert moved.is_cuda and moved.dtype == torchlike.int64 and moved.type() == "torch.cuda.LongTensor"
+    assert torchlike.tensor([1.0]).type("torch.cuda.DoubleTensor").is_cuda
+    assert torch.cuda.FloatTensor.is_cuda and torchlike.cuda.FloatTensor.is_cuda
+
+
 def test_to_cuda_and_back_keeps_values_and_grad():
     a = np.random.default_rng(0).standard_normal((4, 5)).astype(np.float32)
     x = torchlike.tensor(a, requires_grad=True)

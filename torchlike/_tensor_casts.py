@@ -14,6 +14,7 @@ Each is ``self.to(<dtype>)``.  They live in a mixin that ``Tensor`` inherits fro
 from __future__ import annotations
 
 from . import _dtype, _grad_mode
+from ._device import _gpus
 from ._errors import torch_warn
 
 __all__ = ["TensorCasts"]
@@ -22,6 +23,16 @@ _LEGACY_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16":
                  "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
                  "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
                  "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
+
+# x.type("torch.cuda.FloatTensor") on a machine without a GPU: a CPU build of torch's RuntimeError
+_NO_ATEN_CUDA = ("Cannot initialize CUDA without ATen_cuda library. PyTorch splits its backend into two shared "
+                 "libraries: a CPU library and a CUDA library; this error has occurred because you are trying to "
+                 "use some CUDA functionality, but the CUDA library has not been loaded by the dynamic linker for "
+                 "some reason.  The CUDA library MUST be loaded, EVEN IF you don't directly use any symbols from "
+                 "the CUDA library! One common culprit is a lack of -Wl,--no-as-needed in your link arguments; "
+                 "many dynamic linkers will delete dynamic library dependencies if you don't depend on any of "
+                 "their symbols.  You can check if this has occurred by using ldd on your binary to see if there "
+                 "is a dependency on *_cuda.so library.")
 
 # torch.FloatTensor & co. (their classes are built in _legacy.py, a layer above)
 LEGACY = {"FloatTensor": _dtype.float32, "DoubleTensor": _dtype.float64, "HalfTensor": _dtype.float16,
@@ -52,13 +63,20 @@ class TensorCasts:
     def type(self, dtype=None, non_blocking=False, **kw):
         if dtype is None:
             return _legacy_type_name(self.dtype, self._dev)
+        cuda = False
         if isinstance(dtype, str):
+            cuda = dtype.startswith("torch.cuda.")
             dtype = dtype_of_type_name(dtype)
         elif isinstance(dtype, type):
             # torch.Tensor itself (the class whose direct base is this mixin) names the default tensor type;
             # a subclass (nn.Parameter) or any other class is named by its bare name, an invalid type as in torch
             is_tensor = TensorCasts in dtype.__bases__
+            cuda = getattr(dtype, "is_cuda", None) is True  # torch.cuda.FloatTensor & co.
             dtype = dtype_of_type_name("torch.Tensor" if is_tensor else dtype.__name__)
+        if cuda:
+            if not _gpus():
+                raise RuntimeError(_NO_ATEN_CUDA)
+            return self.to(device="cuda", dtype=dtype)
         return self.to(dtype)
 
     def type_as(self, other):

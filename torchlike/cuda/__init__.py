@@ -19,6 +19,12 @@ from ._runtime import (  # noqa: F401 - torch.cuda's names
     get_sync_debug_mode, initial_seed, ipc_collect, list_gpu_processes, memory_snapshot, missing_binding, nvtx,
     require_gpu, reset_accumulated_memory_stats, seed, seed_all, set_per_process_memory_fraction,
     set_sync_debug_mode, temperature, utilization)
+from ._legacy_types import (  # noqa: F401 - torch.cuda's names
+    STORAGE_TYPES as _STORAGE_TYPES, TENSOR_TYPES as _TENSOR_TYPES, clock_rate, current_blas_handle,
+    current_solver_handle, device_memory_used, device_of, get_per_process_memory_fraction, has_half, has_magma,
+    host_memory_stats, host_memory_stats_as_nested_dict, is_tf32_supported, memory_stats_as_nested_dict,
+    memory_usage, power_draw, reset_accumulated_host_memory_stats,
+    reset_peak_host_memory_stats, set_stream)
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize", "manual_seed",
            "manual_seed_all", "is_bf16_supported", "get_device_name", "empty_cache", "memory_allocated",
@@ -29,8 +35,14 @@ __all__ = ["is_available", "device_count", "current_device", "set_device", "sync
            "get_gencode_flags", "memory_summary", "set_per_process_memory_fraction", "reset_accumulated_memory_stats",
            "memory_snapshot", "list_gpu_processes", "utilization", "temperature", "memory_cached", "max_memory_cached",
            "caching_allocator_alloc", "caching_allocator_delete", "can_device_access_peer", "set_sync_debug_mode",
-           "get_sync_debug_mode", "nvtx", "_is_compiled"]
+           "get_sync_debug_mode", "nvtx", "_is_compiled", "device_of", "set_stream", "has_half", "has_magma",
+           "is_tf32_supported", "memory_stats_as_nested_dict", "host_memory_stats", "host_memory_stats_as_nested_dict",
+           "reset_accumulated_host_memory_stats", "reset_peak_host_memory_stats", "reset_max_memory_cached",
+           "get_per_process_memory_fraction", "current_blas_handle", "current_solver_handle", "memory_usage",
+           "clock_rate", "power_draw", "device_memory_used", *_TENSOR_TYPES, *_STORAGE_TYPES]
 
+globals().update(_TENSOR_TYPES)   # torch.cuda.FloatTensor, ... (legacy CUDA tensor types)
+globals().update(_STORAGE_TYPES)  # torch.cuda.FloatStorage, ...
 _current = [0]
 
 
@@ -223,6 +235,13 @@ def max_memory_cached(device=None) -> int:
 def reset_peak_memory_stats(device=None) -> None:
     missing_binding("_cuda_resetPeakMemoryStats")
     _mem.reset_peak(_gpu(device))
+
+
+def reset_max_memory_cached(device=None) -> None:
+    """Deprecated: ``reset_peak_memory_stats`` (torch warns the same way)."""
+    warnings.warn("torch.cuda.reset_max_memory_cached now calls torch.cuda.reset_peak_memory_stats, which resets "
+                  "/all/ peak memory stats.", FutureWarning, stacklevel=2)
+    reset_peak_memory_stats(device)
 
 
 class device(contextlib.ContextDecorator):
