@@ -4,7 +4,9 @@ On the CPU, in eager mode, a Generator is torch's: an MT19937 engine (``_mt.MTEn
 are turned into values by ports of torch's CPU kernels (``_mt_kernels``), so the same seed gives the
 same numbers as torch.  Inside ``torchlike.compile``d code (and for tensors on an accelerator) draws
 come from a JAX threefry key held in ``Generator._state`` (a Tensor, so compile lifts it like any
-other state); those streams are not torch's.
+other state); those streams are not torch's.  With ``torch._inductor.config.fallback_random = True`` (torch's
+switch that makes compiled code draw as eager code does), a CPU draw traced by compile is an ordered
+``io_callback`` into the eager kernels instead: the compiled program takes torch's stream at run time.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import zlib
 
 import jax
 from jax._src import xla_bridge as _xla_bridge
+from jax.experimental import io_callback as _io_callback
 import jax.numpy as jnp
 import numpy as np
 
@@ -31,6 +34,10 @@ from .tensor import HOST_MAX, Tensor
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "get_rng_state",
            "set_rng_state", "draw", "host_stream", "torch_draw", "fork_rng", "fill_order", "in_fill_order", "like_order"]
+
+
+traced_torch_stream = []  # callables; when one returns True, CPU draws traced by compile follow torch's stream
+_callback_draws = []  # non-empty once a compiled program draws through io_callback (Generator._mt then syncs)
 
 
 def _check_seed(seed):
@@ -53,9 +60,16 @@ class Generator:
         self.device = canonical(device)
         if self.device.type == "meta":
             raise RuntimeError("META device type not an accelerator.")
-        self._mt = MTEngine(DEFAULT_SEED)
+        self._engine = MTEngine(DEFAULT_SEED)
         self._state = Tensor._wrap(_key(DEFAULT_SEED))
         _host_keyed.add(self)
+
+    @property
+    def _mt(self):
+        """The MT19937 engine; first waits for compiled programs that may still be drawing from it."""
+        if _callback_draws:
+            jax.effects_barrier()
+        return self._engine
 
     def manual_seed(self, seed):
         """Seed the generator (as ``std::mt19937(seed)``: the low 32 bits pick the stream); returns it."""
@@ -225,6 +239,23 @@ _VMAP_RANDOM_ERROR = ("vmap: called random operation while in randomness error m
                       "or 'different' randomness flags on vmap or perform the randomness operation out of vmap")
 
 
+def _follows_torch_when_traced(g, args):
+    if g.device.type != "cpu" or vmap_modes or not traced_torch_stream or not any(f() for f in traced_torch_stream):
+        return False
+    return not any(isinstance(a, jax.core.Tracer) for a in args)
+
+
+def _callback_draw(g, kind, shape, dt, args, params):
+    """A traced draw that runs ``torch_draw`` on ``g``'s engine when the program runs (ordered with the
+    program's other draws; eager code reading the engine afterwards waits for it: ``Generator._mt``)."""
+    def host():
+        return np.asarray(torch_draw(g._engine, kind, shape, dt, args, params), dt)
+
+    if not _callback_draws:
+        _callback_draws.append(True)
+    return _io_callback(host, jax.ShapeDtypeStruct(shape, dt), ordered=True)
+
+
 def _torch_stream(g, args):
     """Whether this draw follows torch's CPU stream (eager, CPU generator, concrete arguments, not vmapped)."""
     if g.device.type != "cpu" or vmap_modes or _is_tracing():
@@ -262,6 +293,8 @@ def draw(kind, shape, dtype, generator=None, args=(), params=(), host=False, dev
     if _torch_stream(g, args):
         x = torch_draw(g._mt, kind, tuple(shape), np.dtype(dtype), args, dict(params))
         return x if host and x.size <= HOST_MAX else to_device(x)
+    if _is_tracing() and _follows_torch_when_traced(g, args):
+        return _callback_draw(g, kind, tuple(shape), np.dtype(dtype), tuple(args), dict(params))
     if kind == "randint":  # jax's bounds are int64
         args = (max(args[0], -2 ** 63), min(args[1], 2 ** 63 - 1))
     new, x = _sampler(kind, tuple(shape), np.dtype(dtype), tuple(params))(_device_key(g._state), *args)
