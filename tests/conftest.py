@@ -338,9 +338,10 @@ def _no_process_group_left_behind():
         d.destroy_process_group()
 
 
-def example_program_vs_torch(name, rtol):
+def example_program_vs_torch(name, rtol, *modules):
     """``tests/programs/<name>`` (a pytorch/examples-style program) prints under the runner what it prints
-    under real torch (``same_printed_lines`` within ``rtol``), at least five lines."""
+    under real torch (``same_printed_lines`` within ``rtol``), at least five lines; skipped unless ``modules``
+    (libraries the program imports, e.g. gymnasium) are installed."""
     pytest.importorskip("torch", reason="the comparison runs the program with real torch too")
-    _, ours = lib_program_vs_torch(name, timeout=600, rtol=rtol)
+    _, ours = lib_program_vs_torch(name, *modules, timeout=600, rtol=rtol)
     assert len(ours) >= 5, ours

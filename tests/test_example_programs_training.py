@@ -1,6 +1,7 @@
 """Programs in the style of the classic pytorch/examples scripts, reinforcement learning, training utilities
-and data pipelines (REINFORCE, SAC/MDN with distributions, forward-forward, training utilities, DataLoader
-workers, hooks/func/cond), run unmodified under the drop-in runner.
+and data pipelines (REINFORCE, SAC/MDN with distributions, cleanrl's single-file PPO/DQN/SAC on gymnasium,
+forward-forward, training utilities, DataLoader workers, hooks/func/cond), run unmodified under the drop-in
+runner.
 
 Each program in tests/programs/ex_*.py (own code, synthetic data, no downloads) seeds torch, trains a few
 steps and prints its losses/metrics in a fixed format. It runs twice: with plain python (real torch, the
@@ -24,9 +25,17 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_init_print_flags.py", 1e-05),
     ("ex_data_collate_checkpoint.py", 1e-05),
     ("ex_hooks_checkpoint_order.py", 0.0001),
+    ("ex_cleanrl_ppo.py", 0.0001),
+    ("ex_cleanrl_dqn.py", 0.0001),
+    ("ex_cleanrl_sac.py", 0.0001),
 ]
+REQUIRES = {  # libraries a program imports (the test skips without them)
+    "ex_cleanrl_ppo.py": ("gymnasium", "tensorboard"),
+    "ex_cleanrl_dqn.py": ("gymnasium", "stable_baselines3", "tensorboard"),
+    "ex_cleanrl_sac.py": ("gymnasium", "stable_baselines3", "tensorboard"),
+}
 
 
 @pytest.mark.parametrize("name,rtol", PROGRAMS_AND_TOLERANCES, ids=[p[0][3:-3] for p in PROGRAMS_AND_TOLERANCES])
 def test_example_program_matches_torch(name, rtol):
-    example_program_vs_torch(name, rtol)
+    example_program_vs_torch(name, rtol, *REQUIRES.get(name, ()))
