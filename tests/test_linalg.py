@@ -592,6 +592,40 @@ def test_single_precision_matrix_exp_is_as_accurate_as_torchs():
         assert ours <= max(2 * theirs, 5e-7), (ours, theirs)
 
 
+# one matrix per norm interval of torch's degree choice (1, 2, 4, 8, 12, 18 + squaring) in single and double
+# precision, a batch (always the scaled degree-18 path) and a matrix past torch's plain-loop product (n = 9:
+# BLAS on both sides, so not bit for bit); float32 was ~1e-3 off torch on OpInfo's ill-conditioned sample
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128", "float16", "bfloat16"])
+@pytest.mark.parametrize("scale", [1e-9, 1e-5, 1e-3, 0.03, 0.3, 0.9, 1.3, 2.5, 6.0, 30.0])
+def test_matrix_exp_follows_torchs_taylor_kernel(dtype, scale):
+    # float16/bfloat16: torch hands the double coefficient table to the half-type kernel as half values (its
+    # leading bytes), so the results are far from exp(A) (bfloat16 overflows past the first degrees): torch's
+    # bit for bit below n = 7 (torch's plain-loop product); at n = 9 both sides call a BLAS (MKL / numpy's)
+    rng = np.random.default_rng(int(scale * 1000))
+    half = dtype in ("float16", "bfloat16")
+    for shape in ((4, 4), (3, 5, 5)) + (() if half else ((9, 9),)):
+        a = rng.standard_normal(shape) * scale / 4
+        if dtype.startswith("complex"):
+            a = a + 1j * rng.standard_normal(shape) * scale / 4
+        t_in = torch.from_numpy(a).to(getattr(torch, dtype))
+        ours = torchlike.linalg.matrix_exp(torchlike.from_numpy(a).to(getattr(torchlike, dtype)))
+        exact = shape[-1] < 7
+        assert_same(ours, torch.linalg.matrix_exp(t_in), rtol=0 if exact else 1e-5, atol=0 if exact else 1e-6)
+
+
+def test_matrix_exp_of_the_opinfo_ill_conditioned_batch_is_torchs_bit_for_bit():
+    a = torch.from_numpy(np.random.default_rng(5).standard_normal((5, 5, 5)).astype(np.float32) * 4)
+    assert_same(torchlike.linalg.matrix_exp(torchlike.from_numpy(a.numpy())), torch.linalg.matrix_exp(a),
+                rtol=0, atol=0)
+
+
+def test_matrix_exp_gradient_is_torchs_block_formula():
+    a = np.random.default_rng(1).standard_normal((2, 3, 3)) * 0.7
+    check(lambda lib, x: lib.linalg.matrix_exp(x), a, rtol=1e-7, atol=1e-7)
+    check(lambda lib, x: lib.matrix_exp(x), a[0] * 3, rtol=1e-7, atol=1e-7)
+    check(lambda lib, x: lib.matrix_exp(x), np.array([[0.5]]), rtol=1e-7, atol=1e-7)
+
+
 @pytest.mark.parametrize("kw", [{"dim": 0}, {"dim": 0, "keepdim": True}, {"dim": (0,)}, {"dim": -1}])
 def test_vector_norm_of_a_0d_tensor_over_its_dim(kw):
     check(lambda lib, t: lib.linalg.vector_norm(t, 3, **kw), np.array(-2.5))

@@ -1,4 +1,4 @@
-"""torchlike.linalg, part 2: spectral and orthogonal decompositions (svd, qr, eigh, eig), matrix_exp.
+"""torchlike.linalg, part 2: spectral and orthogonal decompositions (svd, qr, eigh, eig).
 
 Eigen/singular vectors are defined up to sign/phase; gradients agree with torch on gauge-invariant
 losses (torch raises for gauge-dependent ones, we don't check).
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
-import jax.scipy.linalg as jsl
 import numpy as np
 from jax import lax
 
@@ -24,7 +23,7 @@ from .linalg import _linalg, check_float, check_matrix, check_square, mH, raise_
 from .. import _autocast as _amp
 from .._mutation import write_out
 
-__all__ = ["svd", "svdvals", "qr", "eigh", "eigvalsh", "eig", "eigvals", "householder_product", "matrix_exp",
+__all__ = ["svd", "svdvals", "qr", "eigh", "eigvalsh", "eig", "eigvals", "householder_product",
            "geqrf", "ormqr"]
 
 
@@ -419,35 +418,6 @@ def ormqr(input, tau, other, left=True, transpose=False):
         raise NotImplementedError(f"\"ormqr_cpu\" not implemented for '{_dtype._CAP[input.dtype.name]}'")
     return dispatch(_ormqr_impl, (input, tau, other), (("left", bool(left)), ("transpose", bool(transpose))),
                     name="OrmqrBackward0")
-
-
-# single precision is evaluated in double: jax.scipy's float32 expm (Pade of order <= 7 after scaling) is ~100 ulps
-# off where torch's (a degree-18 Taylor polynomial) is within a few: exp(5.5 * [[0, 1], [-1, 0]]) gave 0.70866 for
-# cos(5.5) = 0.70867, and e3nn's Wigner D matrices (products of three matrix_exps) lost equivariance to 1e-4
-_EXPM_WIDER = {jnp.dtype(jnp.float32): jnp.float64, jnp.dtype(jnp.complex64): jnp.complex128,
-               jnp.dtype(jnp.float16): jnp.float64, jnp.dtype(jnp.bfloat16): jnp.float64}
-
-
-def _expm_impl(a):
-    if a.shape[-1] == 0:
-        return a
-    wide = _EXPM_WIDER.get(a.dtype)
-    x = a if wide is None else a.astype(wide)
-    out = jsl.expm(x) if x.ndim == 2 else jax.vmap(jsl.expm)(x.reshape((-1,) + x.shape[-2:])).reshape(x.shape)
-    return out if wide is None else out.astype(a.dtype)
-
-
-@register(method=True, namespaces=("torch", "linalg"))
-def matrix_exp(A):
-    """Matrix exponential (batched).
-
-    >>> import torchlike as torch
-    >>> torch.linalg.matrix_exp(torch.zeros(2, 2)).tolist()
-    [[1.0, 0.0], [0.0, 1.0]]
-    """
-    check_square(A, "linalg.matrix_exp")
-    check_float(A, "linalg.matrix_exp")
-    return dispatch(_expm_impl, (A,), (), name="LinalgMatrixExpBackward0")
 
 
 __all__ += ["linalg_svd", "linalg_qr", "np"]

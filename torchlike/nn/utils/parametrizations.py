@@ -9,7 +9,7 @@ from __future__ import annotations
 
 
 from ... import _creation, _creation_ranges, _dtype, _random
-from ..._ops import comparisons, linalg_decomp, random_ops
+from ..._ops import comparisons, linalg_decomp, matrix_exp as _matrix_exp, random_ops
 from ..._ops import linalg as _linalg
 from ..._ops.shape import cat as _cat
 from ...autograd import grad_mode
@@ -143,7 +143,7 @@ class _Orthogonal(Module):
                 X = _cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
             A = X - X.mH
             if self.orthogonal_map == "matrix_exp":
-                Q = linalg_decomp.matrix_exp(A)
+                Q = _matrix_exp.matrix_exp(A)
             else:  # the Cayley retraction (I + A/2)(I - A/2)^{-1}
                 Id = _creation_ranges.eye(n, dtype=A.dtype, device=A.device)
                 Q = _linalg.solve(Id.add(A, alpha=-0.5), Id.add(A, alpha=0.5))
