@@ -12,7 +12,8 @@ import threading
 import time
 import weakref
 
-__all__ = ["Collector", "start", "stop", "active", "timed_op", "observe_node", "observe_backward_end", "fused_kernel", "begin_range", "end_range", "aten_name", "MODES", "MODE_HANDLER", "MODE_FUSED", "modes_changed",
+__all__ = ["Collector", "start", "stop", "active", "timed_op", "observe_node", "observe_backward_end", "fused_kernel", "begin_range", "end_range", "aten_name", "MODES", "MODE_HANDLER", "MODE_FUSED", "MODE_BACKWARD",
+           "MODE_INPLACE", "modes_changed",
            "run_fused"]
 
 _COLLECTING = False     # read by the dispatcher on every op: a profiler records or a dispatch mode is active
@@ -20,6 +21,8 @@ _active = None          # the Collector while a profiler records
 MODES = []              # the TorchDispatchMode stack (innermost last); see torchlike.utils._python_dispatch
 MODE_HANDLER = [None]   # handler(f, args, statics, name, diff, jit, saves): an op run under MODES[-1]
 MODE_FUSED = [None]     # handler(op, args, run): a fused region (run_fused) under MODES[-1]
+MODE_BACKWARD = [None]  # the engine's calls under MODES: .apply(node, ...), .accumulate, .buffer_sum, .ones_like
+MODE_INPLACE = [None]   # handler(method, name, self, args, kwargs): an in-place method under MODES[-1]
 _lock = threading.Lock()
 _in_op = threading.local()
 

@@ -9,6 +9,7 @@ import numbers
 import numpy as np
 
 from ._util import Tensor, as_tensor_arg, cast, dispatch, register
+from .. import _profiler_state as _prof
 from .._shape_churn import host_impl
 from .._creation import empty
 from .._errors import broadcast_shape
@@ -127,6 +128,8 @@ def _copy_impl(dst, src, dt):
 @register(namespaces=(), promote="none")
 def copy_(self, src, non_blocking=False):
     """Copy ``src`` (broadcast, cast) into self in place."""
+    if _prof.MODES:   # a dispatch mode sees aten.copy_ (not the op that computes the new value)
+        return _prof.MODE_INPLACE[0](copy_, "copy_", self, (src, non_blocking) if non_blocking else (src,), {})
     src = as_tensor_arg(src)
     if tuple(src.shape) != tuple(self.shape):
         shape = broadcast_shape(tuple(self.shape), tuple(src.shape))
@@ -147,6 +150,8 @@ def _fill_impl(x, v, dt):
 @register(promote="none")  # torch.fill_ too
 def fill_(self, value):
     """Fill self with a scalar (or 0-dim tensor) in place."""
+    if _prof.MODES:
+        return _prof.MODE_INPLACE[0](fill_, "fill_", self, (value,), {})
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                            "dimensions.")
@@ -167,6 +172,8 @@ def zero_(self):
     >>> torchlike.zero_(torchlike.ones(2))
     tensor([0., 0.])
     """
+    if _prof.MODES:
+        return _prof.MODE_INPLACE[0](zero_, "zero_", self, (), {})
     new = dispatch(_fill_impl, (self, 0), (("dt", self.dtype.np),), name="ZeroBackward0", saves=False)
     return self._inplace_update(new)
 

@@ -22,7 +22,7 @@ from typing import Callable
 import numpy as np
 
 from .._errors import argument_error, inplace_error
-from .. import _torch_function
+from .. import _profiler_state as _prof, _torch_function
 from .. import _dtype
 from ..tensor import Tensor
 from .._mutation import check_no_overlap, check_out_overlap, write_out  # noqa: F401  (re-exported: the ops' import path)
@@ -513,6 +513,8 @@ _INPLACE_FAILURES = (RuntimeError, AttributeError, ValueError, TypeError)
 
 def _make_inplace(fn, name, sparse=None):
     def inplace(self, *args, **kwargs):
+        if _prof.MODES:   # a dispatch mode sees torch's in-place overload (aten.add_.Tensor), not fn's op
+            return _prof.MODE_INPLACE[0](inplace, name + "_", self, args, kwargs)
         try:
             r = fn(self, *args, **kwargs)
         except _INPLACE_FAILURES as e:
@@ -526,6 +528,8 @@ def _make_inplace(fn, name, sparse=None):
         return self._inplace_update(r)
 
     def inplace_or_sparse(self, *args, **kwargs):  # the same, falling back to the sparse kernel (dense.add_(sparse))
+        if _prof.MODES:
+            return _prof.MODE_INPLACE[0](inplace_or_sparse, name + "_", self, args, kwargs)
         try:
             try:
                 r = fn(self, *args, **kwargs)

@@ -8,7 +8,7 @@ tensor(2.)
 """
 from __future__ import annotations
 
-from .. import _creation
+from .. import _creation, _profiler_state as _prof
 from ..tensor import Tensor
 from .._ops.registry import register
 from .._ops.shape import stack
@@ -62,6 +62,8 @@ def _make_grads(outputs, grad_outputs, create_graph):
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                    f"{o.dtype}")
             g = _creation.ones_like(o)
+            if _prof.MODES and _prof.MODE_BACKWARD[0] is not None:   # torch's engine makes it with aten.ones_like
+                g = _prof.MODE_BACKWARD[0].ones_like(o, g)
         elif not isinstance(g, Tensor):
             g = _creation.tensor(g, dtype=o.dtype)
         if tuple(g.shape) != tuple(o.shape):

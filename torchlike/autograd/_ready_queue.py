@@ -37,12 +37,16 @@ class _Entry:
 
 
 class Through:
-    """Linear's ``TBackward0``: once popped, it hands the gradient on to ``target``."""
-    __slots__ = ("seq", "target")
+    """Linear's ``TBackward0``: once popped, it hands the gradient on to ``target``. While a dispatch mode
+    watches, a node torch runs after ``node`` (``grad``: its ``run()`` makes that node's aten calls and gives
+    the gradient for slot ``slot`` of ``target``; its ``depth`` places it among ``node``'s inner nodes)."""
+    __slots__ = ("seq", "target", "grad", "slot")
 
-    def __init__(self, node, target):
-        self.seq = node.seq - 0.5
+    def __init__(self, node, target, grad=None, slot=0):
+        self.seq = node.seq - (0.5 if grad is None else grad.depth)
         self.target = target
+        self.grad = grad
+        self.slot = slot
 
 
 def torch_edge_order(node, grads):

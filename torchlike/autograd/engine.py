@@ -28,7 +28,14 @@ on_backward: list = []
 
 def _apply(node, cts, create_graph, wanted):
     """The node's pullback: raw arrays, or with ``create_graph`` a recorded (differentiable) backward of the
-    gradients for its inputs ``wanted`` (None: all; the others come back None)."""
+    gradients for its inputs ``wanted`` (None: all; the others come back None). While a dispatch mode is
+    active, the node's backward as the aten calls torch makes (``_profiler_state.MODE_BACKWARD``), Tensors."""
+    if _prof.MODES and _prof.MODE_BACKWARD[0] is not None:
+        return _prof.MODE_BACKWARD[0].apply(node, cts, create_graph, wanted, _apply_unseen)
+    return _apply_unseen(node, cts, create_graph, wanted)
+
+
+def _apply_unseen(node, cts, create_graph, wanted):
     if create_graph:
         rec = node.apply_recorded  # a custom Function's own; None for an op's node
         return rec(cts) if rec is not None else _apply_recorded(node, cts, wanted)
@@ -124,10 +131,16 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
             and try_fused(roots, order, retain_graph, _accumulate):
         return None  # the whole pass ran as one program (autograd/_fused.py)
 
+    # while a dispatch mode watches, gradients travel as Tensors (as with create_graph) and the mode sees
+    # the aten calls torch's engine makes: each node's formula, the InputBuffer sums, AccumulateGrad's
+    seen = _prof.MODE_BACKWARD[0] if _prof.MODES else None
+    tensors = create_graph or seen is not None
     buffers = {}
     for (node, idx), g in roots:
+        if seen is not None and not isinstance(g, Tensor):
+            g = Tensor._wrap_where(g)
         buf = buffers.setdefault(id(node), [None] * len(node.diff_out))
-        buf[idx] = g if buf[idx] is None else buf[idx] + g
+        buf[idx] = g if buf[idx] is None else _sum(seen, buf[idx], g)
 
     results = [None] * (len(inputs) if inputs is not None else 0)
     heap, queued = ReadyQueue(), set()
@@ -135,7 +148,7 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
         if deps.get(id(n), 0) == 0 and id(n) not in queued:
             queued.add(id(n))
             heap.push(n)
-    as_tensor = (lambda g: g) if create_graph else (lambda g: Tensor._wrap_where(g) if g is not None else None)
+    as_tensor = (lambda g: g) if tensors else (lambda g: Tensor._wrap_where(g) if g is not None else None)
 
     prev = grad_mode._state.enabled
     grad_mode._state.enabled = create_graph
@@ -143,6 +156,10 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
         while heap:
             node = heap.pop()
             if type(node) is Through:  # linear's TBackward0: the weight's gradient goes on now
+                if node.grad is not None:   # (a dispatch mode watches: the node's own aten calls now)
+                    g = node.grad.run()
+                    buf = buffers.setdefault(id(node.target), [None] * len(node.target.diff_out))
+                    buf[node.slot] = g if buf[node.slot] is None else _sum(seen, buf[node.slot], g)
                 _arrive(node.target, deps, heap, queued)
                 continue
             cts = buffers.pop(id(node), [None] * len(node.diff_out))
@@ -154,7 +171,7 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
                 for idx, g in enumerate(cts):
                     for k in targets.get((id(node), idx), ()):
                         results[k] = g
-            cts = _tensor_hooks(node, cts, as_tensor, create_graph)
+            cts = _tensor_hooks(node, cts, as_tensor, tensors)
             if targets is not None and id(node) not in below:
                 for idx, g in enumerate(cts):
                     for k in targets.get((id(node), idx), ()):
@@ -168,10 +185,13 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
                     r = h(tcts)
                     if r is not None:
                         tcts = r
-                cts = [(_raw(g) if not create_graph else g) for g in tcts]
+                cts = [(_raw(g) if not tensors else g) for g in tcts]
             if isinstance(node, AccumulateGrad):
                 if accumulate and (targets is None or (id(node), 0) in targets) and cts[0] is not None:
-                    _accumulate(node, cts[0], create_graph)
+                    if seen is not None:
+                        seen.accumulate(node, cts[0], create_graph)
+                    else:
+                        _accumulate(node, cts[0], create_graph)
                 continue
             if all(g is None for g in cts):
                 _release(node, deps, heap, queued)
@@ -180,21 +200,25 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
             if targets is not None and create_graph:  # only the inputs a target lies under
                 wanted = {i for i in node.diff_in if needed.get(id(node.inputs[i][0]))}
             if ANOMALY[0]:
-                grads_in = _run_anomalous(node, cts, create_graph, as_tensor, wanted)
+                grads_in = _run_anomalous(node, cts, create_graph, as_tensor, wanted, tensors)
             else:
-                grads_in = _run_node(node, cts, create_graph, as_tensor, wanted)
+                grads_in = _run_node(node, cts, create_graph, as_tensor, wanted, tensors)
             if not retain_graph:
                 node.free()
             order = torch_edge_order(node, grads_in)
             for i, g, through in (order or ((i, g, False) for i, g in zip(node.diff_in, grads_in))):
                 m, idx = node.inputs[i]
+                later = seen is not None and seen.is_later(g)   # a gradient torch hands on from a later node
+                if later or through:
+                    heap.push(Through(node, m, g if later else None, idx))
+                    if later:
+                        continue
                 buf = buffers.setdefault(id(m), [None] * len(m.diff_out))
                 if g is not None:
-                    buf[idx] = g if buf[idx] is None else buf[idx] + g
+                    buf[idx] = g if buf[idx] is None else _sum(seen, buf[idx], g)
                 if through:
-                    heap.push(Through(node, m))
-                else:
-                    _arrive(m, deps, heap, queued)
+                    continue
+                _arrive(m, deps, heap, queued)
     finally:
         grad_mode._state.enabled = prev
         if _prof._COLLECTING:
@@ -206,13 +230,18 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
             if r is None and not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {k} appears to not have been used in "
                                    "the graph. Set allow_unused=True if this is the desired behavior.")
-            out.append(None if r is None else r if create_graph else
+            out.append(None if r is None else r if create_graph or isinstance(r, Tensor) else
                        Tensor._wrap(r, t._dev) if isinstance(t, Tensor) else Tensor._wrap_where(r))
         return tuple(out)
     return None
 
 
-def _run_node(node, cts, create_graph, as_tensor, wanted=None):
+def _sum(seen, old, new):
+    """Two gradients for one input summed (torch's InputBuffer::accumulate)."""
+    return old + new if seen is None else seen.buffer_sum(old, new)
+
+
+def _run_node(node, cts, create_graph, as_tensor, wanted=None, tensors=None):
     """The node's input gradients for output gradients ``cts``: its pullback, then its hooks."""
     node._check_saved()
     if _prof._COLLECTING:   # a profiler is recording: the node's pullback as torch names it
@@ -230,15 +259,15 @@ def _run_node(node, cts, create_graph, as_tensor, wanted=None):
             r = h(gi, tuple(as_tensor(g) if g is not None else None for g in cts))
             if r is not None:
                 gi = tuple(r)
-        grads_in = [(_raw(g) if not create_graph else g) for g in gi]
+        grads_in = [(_raw(g) if not (create_graph if tensors is None else tensors) else g) for g in gi]
     return grads_in
 
 
-def _run_anomalous(node, cts, create_graph, as_tensor, wanted=None):
+def _run_anomalous(node, cts, create_graph, as_tensor, wanted=None, tensors=None):
     """``_run_node`` under detect_anomaly: a NaN gradient is an error naming the node, and an error is
     preceded by torch's warning showing the forward call that made the node."""
     try:
-        grads_in = _run_node(node, cts, create_graph, as_tensor, wanted)
+        grads_in = _run_node(node, cts, create_graph, as_tensor, wanted, tensors)
         if ANOMALY[1]:
             for i, g in zip(node.diff_in, grads_in):
                 a = getattr(g, "_value", g)

@@ -32,7 +32,7 @@ from .._ops.views import _read_impl
 from .._views import dynamic_index
 from ._flop_rules import _flash_declines, _should_fold
 
-__all__ = ["PENDING", "install", "handle", "tensors_in", "aten_op"]
+__all__ = ["PENDING", "install", "handle", "tensors_in", "aten_op", "inplace_op", "inplace"]
 
 PENDING = library.PENDING
 aten = library.ops.aten
@@ -46,6 +46,7 @@ def install(call_mode):
         library.OVERLOAD_IMPLS.setdefault(k, fn)
     _prof.MODE_HANDLER[0] = handle
     _prof.MODE_FUSED[0] = fused
+    _prof.MODE_INPLACE[0] = inplace
 
 
 def tensors_in(args, kwargs):
@@ -62,7 +63,8 @@ _RENAME = {"softmax": "_softmax", "log_softmax": "_log_softmax", "nll_loss": "nl
            "im2_col": "im2col", "to_copy": "_to_copy", "prelu_kernel": "_prelu_kernel", "pdist": "_pdist_forward"}
 _TENSOR_OVERLOAD = {"add", "sub", "mul", "div", "rsub"}   # Python numbers too: torch wraps them (aten.mul.Tensor)
 _SCALAR_OR_TENSOR = {"eq", "ne", "lt", "le", "gt", "ge", "remainder", "fmod", "bitwise_and", "bitwise_or",
-                     "bitwise_xor", "floor_divide", "masked_fill", "fill", "lerp", "clamp"}
+                     "bitwise_xor", "floor_divide", "masked_fill", "fill", "lerp"}
+_VALUE_AT = {"masked_fill": 1, "lerp": 1, "index_fill": 2}   # where the Scalar-or-Tensor argument is (after self)
 _DIM_OVERLOAD = {"all": "dims", "any": "dims", "sum": "dim_IntList", "mean": "dim", "max": "dim", "min": "dim", "prod": "dim_int",
                  "var": "correction", "std": "correction", "logsumexp": "default", "amax": "default",
                  "amin": "default", "argmax": "default", "argmin": "default", "norm": "ScalarOpt_dim"}
@@ -76,6 +78,8 @@ def aten_op(f, name, args, statics):
     st = dict(statics)
     if st.get("log") and op == "softmax":
         op = "log_softmax"
+    elif op == "square":   # at::square is pow(self, 2)
+        return aten.pow.Tensor_Scalar
     elif op == "allany":   # one torchlike function serves both
         op = st["kind"]
     op = _RENAME.get(op, op)
@@ -90,11 +94,36 @@ def aten_op(f, name, args, statics):
             "Scalar" if isinstance(args[0], _NUM) else "Tensor_Tensor"
     elif op == "where":
         overload = "self"
+    elif op == "clamp":   # clamp(Tensor, Scalar? min, Scalar? max), clamp.Tensor with tensor bounds
+        overload = "Tensor" if any(isinstance(a, Tensor) for a in args[1:3]) else "default"
     elif op in _DIM_OVERLOAD and st.get("dims") is not None:
         overload = "dim" if op in ("all", "any") and len(st["dims"]) == 1 else _DIM_OVERLOAD[op]
     else:
         overload = "default"
     return _overload(op, overload)
+
+
+def inplace_op(name, args, kwargs):
+    """The aten overload of in-place method ``name`` (``add_``) called with ``args``/``kwargs`` after self."""
+    base = name[:-1]
+    values = [*args, *kwargs.values()]
+    if base in _TENSOR_OVERLOAD:
+        overload = "Tensor_mode" if base == "div" and kwargs.get("rounding_mode") is not None else "Tensor"
+    elif base in _SCALAR_OR_TENSOR:
+        at = _VALUE_AT.get(base, 0)
+        overload = "Scalar" if len(args) > at and isinstance(args[at], _NUM) else "Tensor"
+    elif base == "clamp":
+        overload = "Tensor" if any(isinstance(a, Tensor) for a in values) else "default"
+    elif base == "pow":
+        overload = "Scalar" if args and isinstance(args[0], _NUM) else "Tensor"
+    else:
+        overload = "default"
+    return _overload(name, overload)
+
+
+def inplace(method, name, self, args, kwargs):
+    """In-place ``method`` (torch's ``name``) under the innermost mode: one call of its in-place overload."""
+    return _CALL_MODE[0](inplace_op(name, args, kwargs), (self, *args), dict(kwargs), method)
 
 
 def _overload(op, overload="default"):
@@ -146,6 +175,8 @@ def _alpha_args(args, st):
 
 
 def _pow_args(args, st):
+    if len(args) == 1 and "e" not in st:   # square
+        return (args[0], 2), {}, (0,)
     return ((args[0], st["e"]), {}, (0,)) if "e" in st else (tuple(args), {}, tuple(range(len(args))))
 
 
@@ -280,6 +311,7 @@ def _multi_head_attention(args, statics, replay):
 
 
 _VIEWS = {_read_impl, dynamic_index}
+_REPLAYING = [0]   # depth of mode-forwarded calls running (handle's replay_with)
 _DECOMPOSED = {_linear_mod._linear: _linear, _matmul_impl: _matmul, _ce_index: _cross_entropy,
                _mha_impl: _multi_head_attention}
 
@@ -312,7 +344,11 @@ def handle(f, args, statics, name, diff, jit, saves):
             for i, j in enumerate(slots):
                 if j is not None and i < len(new):
                     call[j] = new[i]
-            return _dispatch.dispatch(f, tuple(call), statics, name=name, diff=diff, jit=jit, saves=saves)
+            _REPLAYING[0] += 1
+            try:
+                return _dispatch.dispatch(f, tuple(call), statics, name=name, diff=diff, jit=jit, saves=saves)
+            finally:
+                _REPLAYING[0] -= 1
         return run
 
     def replay():
@@ -329,5 +365,16 @@ def handle(f, args, statics, name, diff, jit, saves):
     if f in _VIEWS:   # a view recorded for autograd: shown to no mode, as views without grad never dispatch
         return _without_modes(lambda: _dispatch.dispatch(f, args, statics, name=name, diff=diff, jit=jit,
                                                           saves=saves))
+    replayed = _REPLAYING[0]   # an outer mode's turn at a call an inner mode forwarded: the inner one emits
     decomposed = _DECOMPOSED.get(f)
-    return decomposed(args, statics, replay) if decomposed is not None else replay()
+    out = decomposed(args, statics, replay) if decomposed is not None else replay()
+    node = getattr(out, "_grad_fn", None)
+    if node is not None and not replayed and type(node).__name__ in _SAVES_RESULT and node.f is f:
+        _emit(aten.detach.default, lambda t: t.detach(), out)   # autograd saves the result: torch detaches it
+    return out
+
+
+# nodes whose torch formula uses the op's result: saving it for backward is an aten.detach torch's mode sees
+_SAVES_RESULT = frozenset({"ReluBackward0", "TanhBackward0", "SigmoidBackward0", "SoftmaxBackward0",
+                           "LogSoftmaxBackward0", "ExpBackward0", "SqrtBackward0",
+                           "ScaledDotProductAttentionBackward0"})

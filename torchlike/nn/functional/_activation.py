@@ -20,7 +20,7 @@ import numpy as np
 from jax import lax
 
 from ..._errors import tp_name
-from ... import _dtype
+from ... import _dtype, _profiler_state as _prof
 from ... import _memory_format as _mfmt
 from ..._dispatch import dispatch
 from ..._ops.registry import functional as _functional
@@ -186,6 +186,8 @@ def relu(input, inplace=False):
 def relu_(input):
     """In-place ``relu`` (torch.relu_ too)."""
     _need_tensors("relu_", input=input)  # torch's message names relu_ (torch's F.relu calls it for inplace=True)
+    if _prof.MODES:   # a dispatch mode sees aten.relu_
+        return _prof.MODE_INPLACE[0](relu_, "relu_", input, (), {})
     return input._inplace_update(_TABLE[("torch", "relu")].fn(input))
 
 
