@@ -186,3 +186,19 @@ def test_out_variants_of_isin_and_lu_unpack():
     assert all(x is y for x, y in zip(r, outs))
     for x, y in zip(outs, torch.lu_unpack(lu, piv)):
         assert_same(x, y, rtol=None, atol=None)
+
+
+# --- half precision: composites round where torch's kernels store a half-type intermediate ----------------
+@pytest.mark.parametrize("dtype", HALF)
+def test_norm_quotients_round_their_half_norm_like_torch(dtype):
+    # torch stores the norm (and the quotients, products) in the half type before the next op; computing
+    # all of it in float32 left 1-2 ulp differences. A float16 eps of 1e-12 underflows: a zero row is NaN
+    F, G = torch.nn.functional, torchlike.nn.functional
+    x, y = _randn(64, 33, dtype=dtype, seed=7), _randn(64, 33, dtype=dtype, seed=8)
+    x[3] = 0
+    for fn in (lambda f, a, b: f.normalize(a), lambda f, a, b: f.normalize(a, p=3.0, dim=0),
+               lambda f, a, b: f.cosine_similarity(a, b), lambda f, a, b: f.cosine_similarity(a, b, dim=0)):
+        assert_same(fn(G, to_tl(x), to_tl(y)), fn(F, x, y), rtol=0, atol=0)
+    mask = torch.rand(64, 33, generator=torch.Generator().manual_seed(1)) > 0.3
+    assert_same(torchlike.masked.normalize(to_tl(x), 2.0, 1, mask=to_tl(mask)),
+                torch.masked.normalize(x, 2.0, 1, mask=mask), rtol=0, atol=0)

@@ -41,6 +41,14 @@ def _up(x):
     return x.astype(jnp.float32) if x.dtype in _HALF else x
 
 
+def _rounder(dt):
+    """Rounds a float32 intermediate to the half type ``dt`` (and back up): torch's half kernels store each
+    op's result (a norm, a quotient, a product) in the half type; identity for the other dtypes."""
+    if dt not in _HALF:
+        return lambda v: v
+    return lambda v: v.astype(dt).astype(jnp.float32)
+
+
 def _pnorm(x, p, axis):
     return _pdist_lastdim(jnp.moveaxis(x, axis, -1), p)
 
@@ -48,9 +56,9 @@ def _pnorm(x, p, axis):
 def _normalize(x, eps, p, dim):
     if x.ndim == 0:  # torch treats a 0-d input as one element along dim 0
         return _normalize(x.reshape(1), eps, p, 0).reshape(())
-    xd = _up(x)
-    n = jnp.expand_dims(_pnorm(xd, p, dim), dim)
-    return exact_div(xd, jnp.maximum(n, jnp.asarray(eps).astype(xd.dtype))).astype(x.dtype)  # torch divides
+    xd, r = _up(x), _rounder(x.dtype)
+    n = r(jnp.maximum(r(jnp.expand_dims(_pnorm(xd, p, dim), dim)), jnp.asarray(eps).astype(xd.dtype)))
+    return exact_div(xd, n).astype(x.dtype)  # torch divides (a float16 eps underflows: 0 / 0 is NaN, as torch)
 
 
 @_functional()
@@ -67,16 +75,18 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 def _cos_sim(a, b, eps, dim):
     if a.ndim == 0 and b.ndim == 0:  # torch treats 0-d inputs as one element along dim 0
         return _cos_sim(a.reshape(1), b.reshape(1), eps, 0)
+    dt = jnp.result_type(a.dtype, b.dtype)
     x1, x2 = _up(a), _up(b)
     x1, x2 = jnp.broadcast_arrays(x1, x2)
-    n1 = _pnorm(x1, 2.0, dim)
-    n2 = _pnorm(x2, 2.0, dim)
+    rd = _rounder(dt)  # half types: norms, quotients and products each rounded, the sum accumulated in float32
+    n1 = rd(_pnorm(x1, 2.0, dim))
+    n2 = rd(_pnorm(x2, 2.0, dim))
     e = jnp.asarray(eps).astype(x1.dtype)
     # torch clamps the norms in place under no_grad: clamped value, unclamped gradient
-    n1 = n1 + jax.lax.stop_gradient(jnp.maximum(n1, e) - n1)
-    n2 = n2 + jax.lax.stop_gradient(jnp.maximum(n2, e) - n2)
-    r = jnp.sum((x1 / jnp.expand_dims(n1, dim)) * (x2 / jnp.expand_dims(n2, dim)), axis=dim)
-    return r.astype(jnp.result_type(a.dtype, b.dtype))
+    n1 = n1 + jax.lax.stop_gradient(rd(jnp.maximum(n1, e)) - n1)
+    n2 = n2 + jax.lax.stop_gradient(rd(jnp.maximum(n2, e)) - n2)
+    r = jnp.sum(rd(rd(x1 / jnp.expand_dims(n1, dim)) * rd(x2 / jnp.expand_dims(n2, dim))), axis=dim)
+    return r.astype(dt)
 
 
 @_functional(torch=True)
