@@ -34,7 +34,7 @@ import torch
 from . import convert
 from .convert import _TL_DTYPES
 from .opinfo import (RANDOM_OPS, SEEDED_OPS, OpTimeout, Outcome, Tally, _call, _exc_category, _fail, _on_alarm, _seeded,
-                     _short, _skip, _torch_args, check_forward_and_grad, compare, op_key, random_sample, resolve,
+                     _short, _skip, _torch_args, check_forward_and_grad, compare_outputs, op_key, random_sample, resolve,
                      skip_reason, tolerances, Mismatch, PASS, Unconvertible)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -96,7 +96,7 @@ def check_out(op, fn, sample, tol, values):
         return _fail("out=: result is not " + ("None, as torch's" if t_ret is None else "the out tensor(s)"),
                      type(l_ret).__name__)
     try:
-        compare(l_out, t_out, tol, values)
+        compare_outputs(op, sample, l_out, t_out, tol, values)
     except Mismatch as m:
         return _fail("out=: " + m.category, m.detail)
     return PASS
