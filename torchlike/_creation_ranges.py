@@ -17,6 +17,10 @@ from .tensor import Tensor
 __all__ = ["arange", "range", "linspace", "logspace", "eye", "tril_indices", "triu_indices"]
 
 
+_SMALL = 1 << 16  # (arange's fast path: results host tensors hold, bounds far from int64's limits)
+_BIG = 1 << 53
+
+
 def _num(x):
     return x.item() if isinstance(x, Tensor) else x
 
@@ -28,6 +32,12 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     >>> torchlike.arange(3).dtype
     torch.int64
     """
+    if type(start) is int and (end is None or type(end) is int) and type(step) is int and dtype is None and \
+            out is None and device is None and not requires_grad:  # ``arange(n)``, ``arange(a, b)``: int64, no checks
+        a, b = (0, start) if end is None else (start, end)  # that can fail on the way
+        n = (b - a + step - 1) // step if step > 0 else (b - a + step + 1) // step if step < 0 else -1
+        if 0 <= n <= _SMALL and -_BIG < a < _BIG and -_BIG < b < _BIG:
+            return _host_or_put(np.arange(a, a + n * step, step, dtype=np.int64), canonical(None), False)
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start

@@ -23,6 +23,7 @@ HOST_SCALAR_OPS: dict = {}
 
 _fwd_cache = _jit_cache.Cache("forward")  # (f, statics) -> Entry; bounded, see _jit_cache
 _NO_EDGE = (None, 0)
+_ONE_OUT = (0,)
 _Pending = _views.Pending
 _state = _grad_mode._state
 # check(f, statics, args, arrays, diff_in, diff_out, name, saves, saved) -> the saved tensors to guard, or None
@@ -359,9 +360,16 @@ def _record(f, statics, args, arrays, outs, name, saves):
                 saved.append((a, v[0] if len(v) == 1 else v[0] - v[1]))  # (a._version, inlined)
         else:
             inputs.append(None)
-    diff_out = tuple(j for j, o in enumerate(outs) if _diff_dtype(o._x.dtype))
-    if not diff_out:
-        return
+    if len(outs) == 1:  # (one output, the common case, without the generators)
+        x = outs[0]._x
+        if x.dtype.kind not in "fcV":
+            return
+        diff_out, out_meta = _ONE_OUT, ((x.shape, x.dtype),)
+    else:
+        diff_out = tuple(j for j, o in enumerate(outs) if _diff_dtype(o._x.dtype))
+        if not diff_out:
+            return
+        out_meta = tuple((outs[j]._x.shape, outs[j]._x.dtype) for j in diff_out)
     if saves == "out":  # torch's formula uses the result (exp, tanh, sigmoid, ...): guard that instead
         saved = [(o, o._version) for o in outs]
     if record_checks:
@@ -369,7 +377,6 @@ def _record(f, statics, args, arrays, outs, name, saves):
             saved = check(f, statics, args, arrays, tuple(diff_in), diff_out, name, saves, saved)
             if saved is None:
                 return
-    out_meta = tuple((outs[j]._x.shape, outs[j]._x.dtype) for j in diff_out)
     node = (_NODE_CLASSES.get(name) or node_class(name))(f, statics, tuple(arrays), tuple(inputs), tuple(diff_in), diff_out, out_meta,
                 name, tuple(saved))
     if saves == "out":

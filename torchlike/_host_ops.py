@@ -18,10 +18,13 @@ tensor([False,  True,  True])
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._dispatch import HOST_SCALAR_OPS
-from ._ops import indexing as _indexing, pointwise as _pw, registry as _registry
+from ._ops import indexing as _indexing, matmul as _products, pointwise as _pw, reduction as _reductions, \
+    registry as _registry
 from .tensor import _ALIAS_CHAIN, _PLAIN_VALUE, HOST_MAX, Tensor
 
 try:  # JAX transforms (jax.vmap/grad around torchlike code) keep the device path
@@ -212,6 +215,81 @@ def _gather(args, statics):
     return Tensor._from_host(r, x._dev)
 
 
+def _resident(args):
+    """``(arrays, device)`` when every argument is a host-resident tensor (as ``_operands``, no cast), else None."""
+    if Tensor._value is not _PLAIN_VALUE or _EvalTrace is None or type(_trace_ref.value) is not _EvalTrace:
+        return None
+    out, dev = [], None
+    for a in args:
+        if type(a) is not Tensor:
+            return None
+        h = a._x
+        if a._chain is not _ALIAS_CHAIN or a._seen != -2 - a._ver[0] or type(h) is not np.ndarray or \
+                a._rg or a._grad_fn is not None:
+            return None
+        if dev is None:
+            dev = a._dev
+        elif a._dev is not dev and a._dev != dev:
+            return None
+        out.append(h)
+    return out, dev
+
+
+_PRODUCT_OK = frozenset(np.dtype(d) for d in (np.int32, np.int64, np.float32, np.float64))
+
+
+def _matmul(args, statics):
+    """``matmul`` of host-resident tensors of one dtype (``matmul`` checked the shapes and dtypes) in
+    float32/float64/int32/int64: numpy's ``matmul`` (numpy's and JAX's shape rules are the same).  Floats
+    sum the products in BLAS's order (XLA's and torch's kernels each have their own: last-bit differences,
+    docs/differences.md); integers wrap alike."""
+    ops = _resident(args)
+    if ops is None:
+        return None
+    (x, y), dev = ops
+    dt = x.dtype
+    if not (dt is _F32 or dt in _PRODUCT_OK) or y.dtype is not dt and y.dtype != dt:
+        return None
+    xs, ys = x.shape, y.shape
+    if len(xs) == 2 and len(ys) == 2:
+        n = xs[0] * ys[1]
+    elif not xs or not ys:
+        return None
+    else:
+        n = math.prod(np.broadcast_shapes(xs[:-2], ys[:-2])) * (xs[-2] if len(xs) > 1 else 1) * \
+            (ys[-1] if len(ys) > 1 else 1)
+    if n > HOST_MAX:
+        return None
+    return _result(_quiet(np.matmul, x, y) if dt.kind == "f" else np.matmul(x, y), dt, dev)
+
+
+def _sum(args, statics):
+    """``sum`` of a host-resident tensor into float32/float64 or int64 (ints and bools): numpy's
+    ``add.reduce`` (pairwise float sums: another order than XLA's or torch's, last bit; integers wrap alike)."""
+    (_, dims), (_, keepdim), (_, dt) = statics
+    if not (dt is _F32 or dt is _INT64 or dt in _OK and dt.kind in "fi"):
+        return None
+    ops = _resident(args)
+    if ops is None:
+        return None
+    (x,), dev = ops
+    if x.dtype is not dt and x.dtype != dt:
+        if x.dtype.kind == "f" and dt.kind != "f":  # (a float summed into ints: the device's cast saturates)
+            return None
+        x = x.astype(dt)
+    if dt.kind != "f":
+        return _result(np.add.reduce(x, axis=dims, keepdims=keepdim), dt, dev)
+    if _ERR_VAR is None:  # pragma: no cover - see the import
+        with np.errstate(all="ignore"):
+            return _result(np.add.reduce(x, axis=dims, keepdims=keepdim), dt, dev)
+    tok = _ERR_VAR.set(_QUIET)
+    try:
+        r = np.add.reduce(x, axis=dims, keepdims=keepdim)
+    finally:
+        _ERR_VAR.reset(tok)
+    return _result(r, dt, dev)
+
+
 # op name -> the numpy ufunc computing it (in the promoted dtype)
 HOST_UFUNCS = {"mul": np.multiply, "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
                "gt": np.greater, "ge": np.greater_equal, "bitwise_and": np.bitwise_and,
@@ -242,6 +320,8 @@ def _install():
     HOST_SCALAR_OPS.setdefault(_indexing._adv_get_impl, _gather)
     if _pw._div_impl not in HOST_SCALAR_OPS:
         HOST_SCALAR_OPS[_pw._div_impl] = _true_div
+    HOST_SCALAR_OPS.setdefault(_products._matmul_impl, _matmul)
+    HOST_SCALAR_OPS.setdefault(_reductions._sum_impl, _sum)
     for name, uf in HOST_UFUNCS.items():
         entry = _registry.TABLE.get(("torch", name))
         impl = _impl_of(entry.fn, name) if entry is not None else None

@@ -12,6 +12,8 @@ import threading
 import time
 import weakref
 
+from ._views import HOST_CHAIN
+
 __all__ = ["Collector", "start", "stop", "active", "timed_op", "observe_node", "observe_backward_end", "fused_kernel", "begin_range", "end_range", "aten_name", "MODES", "MODE_HANDLER", "MODE_FUSED", "MODE_BACKWARD",
            "MODE_INPLACE", "modes_changed",
            "run_fused"]
@@ -64,7 +66,8 @@ class Collector:
     def allocated(self, ev, out, args):
         """Count ``out``'s new tensors as allocated by op event ``ev`` and watch for their release."""
         for t in (out if isinstance(out, (tuple, list)) else (out,)):
-            if getattr(t, "_vbase", True) is not None or any(t is a for a in args):
+            if getattr(t, "_vbase", True) is not None and getattr(t, "_chain", None) is not HOST_CHAIN or \
+                    any(t is a for a in args):  # (a host-resident result, a hidden root's alias, is new)
                 continue  # not a Tensor, a view, or an in-place op's own input: nothing new
             try:
                 n = t.nbytes

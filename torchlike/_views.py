@@ -21,7 +21,7 @@ from jax import lax
 from . import _jit_cache
 
 __all__ = ["HOST_CHAIN", "read", "host_values", "apply_chain", "write_back", "strides_of", "contiguous_strides", "compute_view_strides",
-           "checked_host_values", "all_in_range", "index_spec", "index_shape", "split_chain", "apply_skel", "conj_neg_bits", "dynamic_index", "Pending", "read_together", "read_last", "host_read"]
+           "checked_host_values", "all_in_range", "checked_in_range", "index_spec", "index_shape", "split_chain", "apply_skel", "conj_neg_bits", "dynamic_index", "Pending", "read_together", "read_last", "host_read"]
 
 HOST_CHAIN = (("alias",),)  # a host-resident tensor's chain (tensor.py's ``_ALIAS_CHAIN``; known by identity)
 
@@ -771,6 +771,31 @@ def all_in_range(a, n):
 _UNSIGNED = {np.dtype(s): (np.dtype(u), np.iinfo(s).max) for s, u in (("int64", "uint64"), ("int32", "uint32"),
                                                                        ("int16", "uint16"), ("int8", "uint8"))}
 _max = np.maximum.reduce
+
+
+_IN_RANGE: dict = {}  # id(array) -> (array, n): small arrays last found to hold only values in [0, n)
+
+
+def checked_in_range(t, n):
+    """Whether every value of the non-empty integer tensor ``t`` lies in ``[0, n)`` (``all_in_range`` of its
+    ``checked_host_values``); None while it is traced.  The last few small arrays found in range are remembered:
+    a tensor's array is never written (a write makes a new one; a host tensor owns its numpy array), so the
+    batch and the targets an embedding and a loss read at every step are checked once."""
+    x = t._x
+    current = t._vbase is None or t._chain is HOST_CHAIN and t._seen == -2 - t._ver[0]
+    if current:
+        hit = _IN_RANGE.get(id(x))
+        if hit is not None and hit[0] is x and n >= hit[1]:
+            return True
+    a = checked_host_values(t)
+    if a is None:
+        return None
+    ok = all_in_range(a, n)
+    if ok and current and a.size <= 65536 and (type(x) is np.ndarray or not isinstance(x, jax.core.Tracer)):
+        if len(_IN_RANGE) >= 8:
+            _IN_RANGE.clear()
+        _IN_RANGE[id(x)] = (x, n)
+    return ok
 
 
 def checked_host_values(t):

@@ -53,12 +53,12 @@ def _check_index(input, num):
     if input.dtype not in (_dtype.int64, _dtype.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
-    a = _views.checked_host_values(input) if input.device.type != "cuda" and input.numel() else None
-    if a is not None:
-        if not _views.all_in_range(a, num):
-            raise IndexError("index out of range in self")
-        return True
-    return False
+    ok = _views.checked_in_range(input, num) if input.device.type != "cuda" and input.numel() else None
+    if ok is None:
+        return False
+    if not ok:
+        raise IndexError("index out of range in self")
+    return True
 
 
 @_functional(torch=True)

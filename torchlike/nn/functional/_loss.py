@@ -414,10 +414,11 @@ def _check_targets(input, target, weight, cdim, ignore_index):
 def check_class_range(target, num_classes, ignore_index):
     """torch's CPU kernels raise on out-of-range class indices (not checkable while tracing); True when
     the values were checked."""
-    t = _views.checked_host_values(target) if target.numel() else None
-    if t is not None:
-        if _views.all_in_range(t, num_classes):  # (the common case: one reduction)
+    ok = _views.checked_in_range(target, num_classes) if target.numel() else None
+    if ok is not None:
+        if ok:  # (the common case: one reduction, or none for the targets checked last)
             return True
+        t = _views.checked_host_values(target)
         bad = (t != ignore_index) & ((t < 0) | (t >= num_classes))
         if bad.any():
             t = np.asarray(target._value)  # the first bad target in the view's own order
