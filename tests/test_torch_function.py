@@ -155,3 +155,49 @@ def test_parameter_of_a_user_subclass_keeps_its_class_like_torch():
     ours = run_program([script], runner=True)
     same_printed_lines(expected, ours, rtol=0)
     assert len(ours) == 4 and ours[0] == "Plain True True False Plain ['weight', 'bias', 'extra'] Parameter"
+
+
+CLASS_KEYWORDS = """
+class Meta(type):
+    def __new__(mcs, cls_name, bases, ns, /, **kw):
+        ns["kw"] = dict(kw)
+        return super().__new__(mcs, cls_name, bases, ns)
+
+    def __init__(cls, *args, **kw):
+        super().__init__(*args)
+
+class Keyed(metaclass=Meta, name="", func=1, bases=2):
+    pass
+out.append(Keyed.kw)
+class Hooked:
+    def __init_subclass__(cls, /, **kw):
+        cls.kw = kw
+class Child(Hooked, name="n", func="f", cls="c"):
+    pass
+out.append(Child.kw)
+for kw in ({"cls": 1}, {"x": 1}):
+    try:
+        type("T", (lib.Tensor,), {}, **kw)
+    except TypeError as e:
+        out.append(str(e))
+    try:
+        exec("class T(lib.Tensor, **kw): pass", {"lib": lib, "kw": kw})
+    except TypeError as e:
+        out.append(str(e))
+"""
+
+
+def test_class_statement_keywords_reach_the_metaclass_like_torch():
+    """tensorly-torch's ``class TensorizedTensor(FactorizedTensor, metaclass=..., name='')``: the watched
+    ``__build_class__`` named its own parameters ``func``/``name``, so a class keyword ``name`` raised "got multiple
+    values for argument 'name'"; Tensor's ``__init_subclass__`` did the same for ``cls``."""
+    torch = pytest.importorskip("torch", reason="the comparison runs the code with real torch too")
+    import torchlike
+    seen = {}
+    for lib in (torch, torchlike):
+        out = []
+        exec(CLASS_KEYWORDS, {"lib": lib, "out": out})
+        seen[lib.__name__] = out
+    assert seen["torchlike"] == seen["torch"]
+    assert seen["torch"][0] == {"name": "", "func": 1, "bases": 2}
+    assert seen["torch"][2] == "T.__init_subclass__() takes no keyword arguments"

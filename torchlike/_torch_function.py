@@ -492,7 +492,8 @@ def _default_torch_function(cls, func, types, args=(), kwargs=None):
         return _convert(ret, cls)
 
 
-def _on_subclass(cls, **kwargs):
+def _on_subclass(cls, /, **kwargs):
+    # positional-only, as the hooks this stands for: a class keyword named ``cls`` reaches object's check
     super(Tensor, cls).__init_subclass__(**kwargs)
     if not _STICKY and _overrides(cls):
         enable()
@@ -501,13 +502,15 @@ def _on_subclass(cls, **kwargs):
 _build_class = builtins.__build_class__
 
 
-def _build_class_watching(func, name, *bases, **kwargs):
+def _build_class_watching(func, name, /, *bases, **kwargs):
     """``builtins.__build_class__`` (every class statement) that switches the protocol on when the new class is a
     tensor-like: not a Tensor, with a classmethod ``__torch_function__`` of its own (keras's ``Variable``).  torch
     dispatches every function, method and operator to such an argument; switched on by the class statement, every
     torchlike surface does too, from the first call on (one that cannot hold a tensor-like otherwise fails before
     ``retry_with_overrides`` is reached: ``tensor.add(variable)``, ``F.linear(x, variable)``).  Modes (instance
-    methods), torchlike's own classes and Tensor subclasses (``_on_subclass``) are not tensor-likes here."""
+    methods), torchlike's own classes and Tensor subclasses (``_on_subclass``) are not tensor-likes here.
+    ``func`` and ``name`` are positional-only, as in the builtin: a class keyword (``class C(B, name='')``,
+    tensorly-torch's factorized tensors) goes to the metaclass, not here."""
     cls = _build_class(func, name, *bases, **kwargs)
     if not _STICKY and isinstance(cls, type) and isinstance(vars(cls).get("__torch_function__"), classmethod) \
             and not issubclass(cls, Tensor) and not str(getattr(cls, "__module__", "")).startswith("torchlike") \
