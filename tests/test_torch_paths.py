@@ -17,7 +17,8 @@ import types
 import typing
 
 import pytest
-import torch  # noqa: F401  (the oracle whose tree is walked)
+import torch  # (the oracle whose tree is walked)
+import torchlike
 
 ROOTS = ["torch.nn.modules", "torch.nn.utils", "torch.optim", "torch.utils.data", "torch.distributions",
          "torch.autograd", "torch.amp"]
@@ -145,3 +146,46 @@ def test_type_aliases_at_torchs_paths(modname, names):
     # MAP_LOCATION``, optimizer packages ``from torch.optim.optimizer import ParamsT``
     mod = importlib.import_module("torchlike" + modname[len("torch"):])
     assert [n for n in names if not hasattr(mod, n)] == []
+
+
+def _shadowed_torch_modules():
+    """torch modules ``torch.P.M`` whose package P binds the name M to something else, a function or object
+    (``torch.multiprocessing.spawn``, ``torch._higher_order_ops.scan``, ``torch.cuda.nvtx``): when torchlike's P
+    binds M too, a program's ``from torch.P.M import X`` needs torchlike's P.M to be a module all the same."""
+    import os
+    root = os.path.dirname(torch.__file__)
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel = os.path.relpath(dirpath, root)
+        if "__pycache__" in rel or rel.split(os.sep)[0] in ("testing", "include", "lib", "share", "bin"):
+            continue
+        package = "torchlike" + ("" if rel == "." else "." + rel.replace(os.sep, "."))
+        try:
+            mod = importlib.import_module(package)
+        except Exception:  # a package torchlike does not have: the mirrored-path tests' business
+            continue
+        subs = [f[:-3] for f in filenames if f.endswith(".py") and f != "__init__.py"]
+        subs += [d for d in dirnames if d != "__pycache__"]
+        for sub in subs:
+            if sub in vars(mod) and not isinstance(vars(mod)[sub], types.ModuleType):
+                yield f"{package}.{sub}"
+
+
+def test_a_module_shadowed_by_a_name_in_its_package_is_still_a_module():
+    # transformers' Mamba imports ``from torch._higher_order_ops.associative_scan import associative_scan``;
+    # torchlike had the function but no such module (an ImportError under the runner)
+    shadowed = list(_shadowed_torch_modules())
+    assert {"torchlike._higher_order_ops.associative_scan", "torchlike.multiprocessing.spawn",
+            "torchlike.quantization.quantize"} <= set(shadowed), shadowed
+    not_modules = []
+    for name in shadowed:
+        assert isinstance(importlib.import_module("torch" + name[len("torchlike"):]), types.ModuleType)
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            not_modules.append(name)
+    assert not_modules == []
+    assert isinstance(torchlike.cuda.nvtx, types.ModuleType) and isinstance(torch.cuda.nvtx, types.ModuleType)
+    from torchlike._higher_order_ops.associative_scan import associative_scan
+    from torchlike.multiprocessing.spawn import ProcessRaisedException
+    assert associative_scan is torchlike._higher_order_ops.associative_scan
+    assert ProcessRaisedException.__module__ == "torchlike.multiprocessing.spawn"

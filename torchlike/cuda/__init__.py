@@ -12,11 +12,11 @@ import warnings
 from .. import _device_memory as _mem, _random
 from .._device import _gpus, device as _device
 from .._errors import OutOfMemoryError  # noqa: F401  (torch.cuda.OutOfMemoryError is torch.OutOfMemoryError)
-from . import amp  # noqa: F401
+from . import amp, nvtx  # noqa: F401
 from .graphs import CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing, make_graphed_callables  # noqa
 from ._runtime import (  # noqa: F401 - torch.cuda's names
     caching_allocator_alloc, caching_allocator_delete, can_device_access_peer, get_arch_list, get_gencode_flags,
-    get_sync_debug_mode, initial_seed, ipc_collect, list_gpu_processes, memory_snapshot, missing_binding, nvtx,
+    get_sync_debug_mode, initial_seed, ipc_collect, list_gpu_processes, memory_snapshot, missing_binding,
     require_gpu, reset_accumulated_memory_stats, seed, seed_all, set_per_process_memory_fraction,
     set_sync_debug_mode, temperature, utilization)
 from ._legacy_types import (  # noqa: F401 - torch.cuda's names

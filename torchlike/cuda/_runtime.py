@@ -10,8 +10,6 @@ does). With a GPU they act on JAX's GPU devices where that has a meaning and are
 """
 from __future__ import annotations
 
-import contextlib
-
 from .. import _random
 from .._device import _gpus
 
@@ -19,7 +17,7 @@ __all__ = ["seed", "seed_all", "initial_seed", "ipc_collect", "get_arch_list", "
            "set_per_process_memory_fraction", "reset_accumulated_memory_stats", "memory_snapshot",
            "list_gpu_processes", "utilization", "temperature",
            "caching_allocator_alloc", "caching_allocator_delete", "can_device_access_peer", "set_sync_debug_mode",
-           "get_sync_debug_mode", "nvtx", "require_gpu", "missing_binding"]
+           "get_sync_debug_mode", "require_gpu", "missing_binding"]
 
 _NOT_COMPILED = "Torch not compiled with CUDA enabled"
 _NO_NVML = "nvidia-ml-py does not seem to be installed or it can't be imported."
@@ -133,22 +131,3 @@ def set_sync_debug_mode(debug_mode) -> None:
 def get_sync_debug_mode() -> int:
     require_gpu()
     return _SYNC_DEBUG[0]
-
-
-class _Nvtx:
-    """``torch.cuda.nvtx``: NVTX ranges (a CPU-only build has no NVTX: each call is its RuntimeError)."""
-
-    @staticmethod
-    def _missing(*args, **kwargs):
-        raise RuntimeError("NVTX functions not installed. Are you sure you have a CUDA build?")
-
-    range_push = range_pop = range_start = range_end = mark = _missing
-
-    @staticmethod
-    @contextlib.contextmanager
-    def range(msg, *args, **kwargs):
-        _Nvtx._missing()
-        yield
-
-
-nvtx = _Nvtx()

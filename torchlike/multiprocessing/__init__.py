@@ -11,7 +11,7 @@ import multiprocessing as _mp
 from multiprocessing import *  # noqa: F401,F403
 
 from ._process import Pool, Process
-from ._spawn import ProcessContext, ProcessExitedException, ProcessRaisedException, spawn, start_processes
+from .spawn import ProcessContext, ProcessExitedException, ProcessRaisedException, spawn, start_processes
 
 __all__ = list(_mp.__all__) + ["get_sharing_strategy", "set_sharing_strategy", "get_all_sharing_strategies",
                                "spawn", "start_processes", "ProcessContext", "ProcessRaisedException",
