@@ -17,11 +17,12 @@ from __future__ import annotations
 import re
 
 from . import _dtype, _grad_mode, _views
+from ._errors import warn_at_caller
 from ._dispatch import dispatch
 from .tensor import _ALIAS_CHAIN, Tensor, _seen_mark
 
 __all__ = ["view_of_root", "copy_slices", "alias_op", "write_out", "check_no_overlap", "check_out_overlap", "overlap",
-           "on_inplace"]
+           "on_inplace", "check_inplace", "check_operands", "internal_overlap", "warn_if_expanded", "expanded_warning"]
 
 # Hook: callables ``check(self, new)`` run before an in-place write of ``new`` into ``self``. Empty except
 # while a torchlike.func transform runs (func pushes its check on entry and pops it on exit), so an in-place
@@ -66,8 +67,10 @@ def _refresh_recorded(self):
     self._x = fresh._x
 
 
-def _inplace_update(self, new):
-    """Make ``new`` (a Tensor computed from self) the value of self, in place, with autograd."""
+def _inplace_update(self, new, aliased=False):
+    """Make ``new`` (a Tensor computed from self) the value of self, in place, with autograd.  ``aliased``: self
+    may repeat memory locations (an expanded view), written as torch's fill-like kernels do (each location keeps
+    the last value that changed it); otherwise such a write raises torch's internal-overlap error."""
     if new is self:
         return self
     if on_inplace:
@@ -102,9 +105,11 @@ def _inplace_update(self, new):
                 self._grad_fn, self._oi = a._grad_fn, a._oi
         return self
     chain = self._chain
+    if not aliased and _views.repeats(chain, b._x.shape):
+        raise RuntimeError(_INTERNAL)
     root_tracks = b._rg or b._grad_fn is not None
     if chain[0][0] == "alias" or ("alias", "detach") in chain:  # through detach()/.data: never recorded
-        self._set_value(new._value)
+        self._set_value(new._value, aliased)
         return self
     if _state.enabled and (track or root_tracks):
         r = copy_slices(b, new, chain)
@@ -198,8 +203,66 @@ def overlap(a, b):
     return "partial" if a0 < b1 and b0 < a1 else None
 
 
-def _internal_overlap(out):
-    return out._vbase is not None and any(st == 0 and n > 1 for n, st in zip(out.shape, out.stride()))
+def internal_overlap(t):
+    """torch's ``has_internal_overlap(t) == YES``: some dim of more than one element has stride 0 (an expanded
+    view), so one memory location is more than one element.  Looks at strides only for a view through
+    ``expand`` or ``as_strided``."""
+    if t._vbase is None:
+        return False
+    for step in t._chain:
+        if step[0] == "expand" or step[0] == "as_strided":
+            return any(st == 0 and n > 1 for n, st in zip(t.shape, t.stride()))
+    return False
+
+
+def check_inplace(self, args, kwargs, rule):
+    """torch's memory-overlap asserts of an in-place op writing ``self``, run before the op as torch's are (so they
+    come before its shape and dtype errors).  Every rule raises where self is expanded (``internal_overlap``);
+    ``rule`` "partial" (elementwise ops: an operand in ``args``/``kwargs`` may be self's memory exactly, not in
+    part), "any" (index and scatter ops: no operand, nor an index in a tuple of them, may share self's memory),
+    "internal" (only self).  Where no operand shares self's root this costs one identity test per operand."""
+    b = self._vbase
+    if b is not None and internal_overlap(self):
+        raise RuntimeError(_INTERNAL)
+    if rule != "internal":
+        check_operands(self, (*args, *kwargs.values()) if kwargs else args, rule)
+
+
+def check_operands(self, operands, rule):
+    """The operand half of ``check_inplace``: ``rule`` "partial" or "any" between ``self`` and each operand."""
+    b = self._vbase
+    root = self if b is None else b
+    for t in operands:
+        if isinstance(t, Tensor):
+            if t is root or t._vbase is root:
+                st = overlap(self, t)
+                if st == "partial" or (st == "full" and rule == "any"):
+                    raise RuntimeError(_OVERLAP)
+        elif rule == "any" and isinstance(t, (tuple, list)):
+            for i in t:
+                if isinstance(i, Tensor) and (i is root or i._vbase is root) and overlap(self, i):
+                    raise RuntimeError(_OVERLAP)
+
+
+# torch's deprecation warning of an op that writes an expanded tensor anyway (TensorAdvancedIndexing.cpp's lines)
+_EXPANDED = ("Use of {} on expanded tensors is deprecated. Please clone() the tensor before performing this operation. "
+             "This also applies to advanced indexing e.g. tensor[{}] = {} (Triggered internally at "
+             "/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:{}.)")
+_EXPANDED_AT = {"index_fill_": ("mask", "scalar", 1913), "masked_fill_": ("mask", "scalar", 2450),
+                "index_put_": ("indices", "tensor", 976)}
+
+
+def warn_if_expanded(self, op):
+    """torch's deprecation warning when in-place op ``op`` (index_fill_, masked_fill_, index_put_) writes an
+    expanded ``self``, which those ops do write; returns True (the write may repeat locations)."""
+    if self._vbase is not None and internal_overlap(self):
+        warn_at_caller(_EXPANDED.format(op, *_EXPANDED_AT[op]))
+    return True
+
+
+def expanded_warning(op):
+    """An OpEntry.inplace_overlap check: ``warn_if_expanded(self, op)``."""
+    return lambda self, args, kwargs: warn_if_expanded(self, op)
 
 
 def check_no_overlap(out, inputs, shape, partial=()):
@@ -207,7 +270,7 @@ def check_no_overlap(out, inputs, shape, partial=()):
     ``out=`` may not alias an input at all (cat, take, masked_select, ...), and ``assert_no_partial_overlap``
     for the ``partial`` ones (gather's index).  ``shape``: the result's; an ``out`` of another shape is
     resized (fresh memory) before the write."""
-    if tuple(out.shape) == tuple(shape) and _internal_overlap(out):
+    if tuple(out.shape) == tuple(shape) and internal_overlap(out):
         raise RuntimeError(_INTERNAL)
     if any(overlap(out, t) for t in inputs) or any(overlap(out, t) == "partial" for t in partial):
         raise RuntimeError(_OVERLAP)
@@ -220,7 +283,7 @@ def check_out_overlap(out, args, rule):
     for o in (out if isinstance(out, (tuple, list)) else (out,)):
         if not isinstance(o, Tensor):
             continue
-        if _internal_overlap(o):
+        if internal_overlap(o):
             raise RuntimeError(_INTERNAL)
         if rule is not None:
             for t in args:

@@ -21,7 +21,7 @@ from jax import lax
 from . import _jit_cache
 
 __all__ = ["HOST_CHAIN", "read", "host_values", "apply_chain", "write_back", "strides_of", "contiguous_strides", "compute_view_strides",
-           "checked_host_values", "all_in_range", "checked_in_range", "index_spec", "index_shape", "split_chain", "apply_skel", "conj_neg_bits", "dynamic_index", "Pending", "read_together", "read_last", "host_read"]
+           "checked_host_values", "all_in_range", "repeats", "index_spec", "index_shape", "split_chain", "apply_skel", "conj_neg_bits", "dynamic_index", "Pending", "read_together", "read_last", "host_read"]
 
 HOST_CHAIN = (("alias",),)  # a host-resident tensor's chain (tensor.py's ``_ALIAS_CHAIN``; known by identity)
 
@@ -353,9 +353,31 @@ def _put(base, step, new):
     idx = index_map((step,), tuple(base.shape))
     flat = idx.reshape(-1)
     if step[0] in ("expand", "as_strided") and len(np.unique(flat)) < flat.size:
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                           "single memory location. Please clone() the tensor before performing the operation.")
+        return _last_change(base, flat, new)
     return base.reshape(-1).at[flat].set(new.reshape(-1).astype(base.dtype)).reshape(base.shape)
+
+
+def _last_change(base, flat, new):
+    """``new`` written through a view step whose elements ``flat`` repeat places of ``base`` (an expanded tensor) as
+    torch's kernels write one element after the other: each place keeps the value of the last element (in row-major
+    order) that changed it, its old value if none did.  (Through an expanded view to a view of it without repeats,
+    ``x.expand(3, 3)[0] = v``, that is the plain write.)"""
+    b = base.reshape(-1)
+    v = new.reshape(-1).astype(base.dtype)
+    order = jnp.where(v != b[flat], jnp.arange(flat.size), -1)
+    last = jnp.full(b.shape, -1, order.dtype).at[flat].max(order)
+    return jnp.where(last >= 0, v[jnp.maximum(last, 0)], b).reshape(base.shape)
+
+
+@functools.lru_cache(maxsize=256)
+def repeats(chain, root_shape):
+    """Whether the view ``chain`` of a root of ``root_shape`` has more than one element at one place of the root
+    (an expanded view, an overlapping ``as_strided``): only ops that write such a view one element after the other
+    (fill_, masked_fill_, ...) may write it, as ``_last_change`` does; the others raise torch's error."""
+    if not any(step[0] == "expand" or step[0] == "as_strided" for step in chain):
+        return False
+    flat = index_map(chain, root_shape).reshape(-1)
+    return len(np.unique(flat)) < flat.size
 
 
 def write_back(root, new, chain):

@@ -374,8 +374,9 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
             self._vbase._x = new
         self._x = new
 
-    def _set_value(self, new):
-        """Write array ``new`` (same shape) into this tensor's storage, without autograd."""
+    def _set_value(self, new, aliased=False):
+        """Write array ``new`` (same shape) into this tensor's storage, without autograd (``aliased``: see
+        ``_mutation._inplace_update``)."""
         if type(self._ver) is InferenceVersion:
             self._inference_write_check()
         b = self._vbase
@@ -394,6 +395,9 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
             self._x = new
             self._ver[0] += 1
             return
+        if not aliased and _views.repeats(self._chain, b._x.shape):
+            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                               "single memory location. Please clone() the tensor before performing the operation.")
         b._store(_views.write_back_fn(self._chain)(b._value, new))  # (b: the root, or since became numpy's)
         v = self._ver
         v[0] += 1

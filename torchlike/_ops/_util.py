@@ -226,7 +226,8 @@ def _rounded_output_grad(jfn, grad):
 
 
 def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, namespaces=("torch",),
-          differentiable=True, saves=True, int_ok=True, dunders=(), aliases=(), doc=None, checks=(), aten=None):
+          differentiable=True, saves=True, int_ok=True, dunders=(), aliases=(), doc=None, checks=(), aten=None,
+          inplace_overlap=None):
     """Declare a pointwise unary op ``name`` computing ``jfn`` in the result dtype (float16/bfloat16 results
     of float-valued ops are computed in float32 and rounded, as torch's CPU kernels do)."""
     grad = _HALF_OUT_GRADS.get(name) if differentiable else None
@@ -269,7 +270,7 @@ def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, nam
     return register(name, namespaces=namespaces, method=method, inplace=inplace, out=out, promote=promote,
                     differentiable=differentiable, dunders=dunders, aliases=aliases,
                     checks=tuple(c for c in checks if c not in kind_checks), inline_checks=kind_checks,
-                    aten=aten)(public)
+                    aten=aten, inplace_overlap=inplace_overlap)(public)
 
 
 # jnp functions whose numpy twins give the device program's exact results on integers and bools
@@ -299,7 +300,8 @@ def _exact_unary_host(np_fn):
 
 def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=True, namespaces=("torch",),
            differentiable=True, saves=True, dunders=(), rdunders=(), aliases=(), int_only=False, doc=None,
-           tensor_node=None, checks=(), aten=None, linear_with_scalar=False, opmath_half=True, numbers_ok=False):
+           tensor_node=None, checks=(), aten=None, linear_with_scalar=False, opmath_half=True, numbers_ok=False,
+           inplace_overlap=None):
     """Declare a pointwise binary op: torch promotion over tensors/scalars, then ``jfn`` in that dtype.
 
     ``numbers_ok``: two Python numbers give a 0-d tensor (torch's ``mul(2.0, 3.0)``), not the TypeError.
@@ -348,7 +350,7 @@ def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=T
                         f"torchlike.tensor([3., 4.])).shape\n    torch.Size([2])\n    "
     fn = register(name, namespaces=namespaces, method=method, inplace=inplace, out=out, promote=promote,
                   differentiable=differentiable, dunders=dunders, aliases=aliases, checks=checks,
-                  aten=aten)(fn)
+                  aten=aten, inplace_overlap=inplace_overlap)(fn)
     for rd in rdunders:
         def rfn(self, other, _fn=fn):
             return _fn(other, self)

@@ -104,7 +104,7 @@ def prelu(input, weight):
     return dispatch(_prelu, (input, weight), name="PreluKernelBackward0")
 
 
-@register("hardshrink", namespaces=("torch", "nn.functional"), out=True)
+@register("hardshrink", namespaces=("torch", "nn.functional"), out=True, out_overlap="partial")
 def hardshrink(input, lambd=0.5):
     """x where |x| > lambd, else 0.
 

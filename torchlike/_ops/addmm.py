@@ -82,7 +82,13 @@ def _bcast_check(input, shape, name):
                            f"{list(shape)}.  Tensor sizes: {list(input.shape)}") from None
 
 
-@register(out=True, inplace=True)
+def _after_shapes(self, args, kwargs):
+    """The in-place overlap rule of addmm_ & co. (OpEntry.inplace_overlap): none before the op, as torch checks an
+    expanded self after the shapes (the write itself raises then, see ``_views.repeats``)."""
+    return False
+
+
+@register(out=True, inplace=True, inplace_overlap=_after_shapes, out_overlap="partial")
 @_amp.lower
 def addmm(input, mat1, mat2, *legacy, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)``.
@@ -108,7 +114,7 @@ def addmm(input, mat1, mat2, *legacy, beta=1, alpha=1):
     return _addx(input, mat1, mat2, beta, alpha, "mm", "AddmmBackward0")
 
 
-@register(out=True, inplace=True)
+@register(out=True, inplace=True, inplace_overlap=_after_shapes, out_overlap="partial")
 def addmv(input, mat, vec, *legacy, beta=1, alpha=1):
     """``beta * input + alpha * (mat @ vec)``.
 
@@ -124,7 +130,7 @@ def addmv(input, mat, vec, *legacy, beta=1, alpha=1):
     return _addx(input, mat, vec, beta, alpha, "mv", "AddmvBackward0")
 
 
-@register(out=True, inplace=True)
+@register(out=True, inplace=True, inplace_overlap=_after_shapes, out_overlap="partial")
 @_amp.lower
 def baddbmm(input, batch1, batch2, *legacy, beta=1, alpha=1):
     """``beta * input + alpha * bmm(batch1, batch2)``.
@@ -143,7 +149,7 @@ def baddbmm(input, batch1, batch2, *legacy, beta=1, alpha=1):
     return _addx(input, batch1, batch2, beta, alpha, "mm", "BaddbmmBackward0")
 
 
-@register(out=True, inplace=True)
+@register(out=True, inplace=True, inplace_overlap=_after_shapes, out_overlap="partial")
 @_amp.lower
 def addbmm(input, batch1, batch2, *legacy, beta=1, alpha=1):
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``.
@@ -185,7 +191,7 @@ def _addr_impl(inp, x, y, beta, alpha, dt, beta_zero):
     return p if beta_zero else cast(beta, dt) * cast(inp, dt) + p
 
 
-@register(out=True, inplace=True)
+@register(out=True, inplace=True, inplace_overlap="partial", out_overlap="partial")  # (torch's TensorIterator)
 def addr(input, vec1, vec2, *legacy, beta=1, alpha=1):
     """``beta * input + alpha * outer(vec1, vec2)`` (with type promotion).
 

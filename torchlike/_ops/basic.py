@@ -15,6 +15,7 @@ from .._creation import empty
 from .._errors import broadcast_shape
 from .._to_args import parse_to
 from .._scalar_fit import check_numbers_fit
+from .._mutation import check_inplace
 from .. import _memory_format as _mfmt
 
 __all__ = ["to_dtype_op", "to_device_op", "clone", "contiguous", "copy_", "empty_permuted"]
@@ -131,6 +132,9 @@ def copy_(self, src, non_blocking=False):
     if _prof.MODES:   # a dispatch mode sees aten.copy_ (not the op that computes the new value)
         return _prof.MODE_INPLACE[0](copy_, "copy_", self, (src, non_blocking) if non_blocking else (src,), {})
     src = as_tensor_arg(src)
+    if src is self:  # (torch returns at once: no overlap check, no write)
+        return self
+    check_inplace(self, (src,), None, "partial")  # torch's TensorIterator, before its broadcast check
     if tuple(src.shape) != tuple(self.shape):
         shape = broadcast_shape(tuple(self.shape), tuple(src.shape))
         if shape != tuple(self.shape):
@@ -156,9 +160,12 @@ def fill_(self, value):
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                            "dimensions.")
     check_numbers_fit(self.dtype, value)
+    tensor = isinstance(value, Tensor)
+    if tensor:  # torch copies a tensor value (cloned where it is self's memory): self may not be expanded
+        check_inplace(self, (), None, "internal")
     new = dispatch(_fill_impl, (self, value), (("dt", self.dtype.np),),
-                   name=_FILL_NODE if isinstance(value, Tensor) else "FillBackward2", saves=False)
-    return self._inplace_update(new)
+                   name=_FILL_NODE if tensor else "FillBackward2", saves=False)
+    return self._inplace_update(new, not tensor)  # (a number fills an expanded self: one value everywhere)
 
 
 _FILL_NODE = "FillBackward3"
@@ -175,7 +182,7 @@ def zero_(self):
     if _prof.MODES:
         return _prof.MODE_INPLACE[0](zero_, "zero_", self, (), {})
     new = dispatch(_fill_impl, (self, 0), (("dt", self.dtype.np),), name="ZeroBackward0", saves=False)
-    return self._inplace_update(new)
+    return self._inplace_update(new, True)
 
 
 @register(promote="none", namespaces=("torch",), method=False)

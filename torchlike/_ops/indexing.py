@@ -25,6 +25,7 @@ import numpy as np
 from .. import _dtype, _views
 from .. import _torch_function
 from .._creation import tensor as _tensor
+from .._mutation import check_operands, warn_if_expanded
 from .._scalar_fit import check_scalar_fits
 from ._util import Tensor, cast, dispatch, register
 from .host_scalars import set_number, set_scalar_tensor
@@ -369,88 +370,12 @@ def _int_part(v):
 
 
 def _dim0_view(self, step, spec, start, name, shape):
-    return _basic_view(self, step, spec, (start,), name, shape)
-
-
-def _basic_view(self, step, spec, starts, name, shape):
-    """The view ``self[step]`` (a normalised basic index, its ``_views.index_spec`` and start positions) of
-    ``shape``: lazy where it can be, else read by the start-position program (what ``view_step`` does)."""
-    lazy = self._lazy_view(("index", step), shape, (spec, starts))  # read on first use (or by stack/cat)
+    lazy = self._lazy_view(("index", step), shape, (spec, (start,)))  # read on first use (or by stack/cat)
     if lazy is not None:
         return lazy
-    out = dispatch(_views.dynamic_index, (self, np.array(starts, np.int64)), (("spec", spec),), name=name,
-                   saves=False)
+    starts = np.array((start,), np.int64)
+    out = dispatch(_views.dynamic_index, (self, starts), (("spec", spec),), name=name, saves=False)
     return self._make_view(out, ("index", step))
-
-
-def _fast_tuple(self, index):
-    """``self[index]`` for a tuple of ints, slices of ints (positive steps), None and one Ellipsis (``x[:, -1, :]``,
-    ``x[..., None]``): ``parse_index``'s basic index, its node name and result shape built in one pass; None to
-    fall back to the general parser (anything else, and every error: that parser raises torch's)."""
-    shape = self._x.shape
-    nd = len(shape)
-    consumed = 0
-    for e in index:
-        if type(e) is int or type(e) is slice:
-            consumed += 1
-    if consumed > nd:
-        return None
-    basic, spec, starts, out = [], [], [], []
-    name = "AliasBackward0"
-    d = 0
-    ell = False
-    for e in index:
-        t = type(e)
-        if t is int:
-            n = shape[d]
-            if not -n <= e < n:
-                return None
-            e %= n
-            basic.append(e)
-            spec.append("i")
-            starts.append(e)
-            name = "SelectBackward0"
-            d += 1
-        elif t is slice:
-            a, b, st = e.start, e.stop, e.step
-            if a is not None and type(a) is not int or b is not None and type(b) is not int or \
-                    st is not None and (type(st) is not int or st <= 0):
-                return None
-            n = shape[d]
-            a, b, st = e.indices(n)
-            if b < a:
-                b = a
-            if a == 0 and b == n and st == 1:
-                basic.append(_FULL)
-                spec.append("f")
-                out.append(n)
-            else:
-                size = (b - a + st - 1) // st
-                basic.append(("s", a, b, st))
-                spec.append((size, st))
-                starts.append(a)
-                out.append(size)
-                name = "SliceBackward0"
-            d += 1
-        elif e is None:
-            basic.append(None)
-            spec.append("n")
-            out.append(1)
-            name = "UnsqueezeBackward0"
-        elif e is Ellipsis and not ell:
-            ell = True
-            for _ in range(nd - consumed):
-                basic.append(_FULL)
-                spec.append("f")
-                out.append(shape[d])
-                d += 1
-        else:
-            return None
-    for n in shape[d:]:
-        basic.append(_FULL)
-        spec.append("f")
-        out.append(n)
-    return _basic_view(self, tuple(basic), tuple(spec), tuple(starts), name, tuple(out))
 
 
 def _fast_basic(self, index, is_int):
@@ -494,10 +419,6 @@ def getitem(self, index):
     tp = type(index)
     if (tp is slice or tp is int) and FORWARD_AD[0] is None:  # (with a dual level: view_step, which sees duals)
         t = _fast_basic(self, index, tp is int)
-        if t is not None:
-            return t
-    elif (tp is tuple or index is None or index is Ellipsis) and FORWARD_AD[0] is None:
-        t = _fast_tuple(self, index if tp is tuple else (index,))
         if t is not None:
             return t
     elif tp is Tensor and index._x.ndim and self._x.ndim:  # ``x[idx]`` by one int64/int32 index tensor:
@@ -555,6 +476,11 @@ def setitem(self, index, value):
     mask = _lone_mask(index) if v.numel() == 1 else None
     if mask is not None and mask.dtype is _dtype.uint8:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
+    warn_if_expanded(target, "index_put_")  # (torch's index_put_, which writes an expanded target anyway)
+    if mask is not None:
+        warn_if_expanded(target, "masked_fill_")
+    else:
+        check_operands(target, (v,), "any")
     pos, arrays, bshape = prepare_adv(adv, res_shape)
     if v.dtype is not self.dtype:
         # torch casts Python scalars, and one-element values written through a lone mask (index_put_'s
@@ -566,7 +492,7 @@ def setitem(self, index, value):
                                f"{_dtype._CAP[v.dtype.name]} for the source.")
         v = v.to(self.dtype)
     new = _index_put_checked(target, pos, arrays, bshape, v, False)
-    target._inplace_update(new)
+    target._inplace_update(new, True)
 
 
 def _lone_mask(index):
@@ -616,7 +542,30 @@ def _index_put_checked(x, pos, arrays, bshape, values, accumulate):
                     name="IndexPutBackward0", saves=False)
 
 
-@register(inplace=True, promote="none")
+def _put_overlap(self, indices, values, accumulate=False):
+    """torch's index_put_ before it writes: its deprecation warning where ``self`` is expanded (which it writes
+    anyway), then, unless it hands a one-element value under one bool mask to masked_fill_ (warning again), its
+    check that ``values`` and ``indices`` share no memory with ``self``.  True: the write may repeat locations."""
+    warn_if_expanded(self, "index_put_")
+    if not accumulate and isinstance(values, Tensor) and values.numel() == 1 and _one_mask(indices):
+        return warn_if_expanded(self, "masked_fill_")
+    check_operands(self, (values, indices), "any")
+    return True
+
+
+def _one_mask(indices):
+    """Whether ``indices`` (index_put's) is one bool/uint8 mask and nothing else (torch's canDispatchToMaskedFill)."""
+    ts = [t for t in indices if t is not None] if isinstance(indices, (tuple, list)) else ()
+    return len(ts) == 1 and isinstance(ts[0], Tensor) and ts[0].dtype in (_dtype.bool, _dtype.uint8)
+
+
+def _index_put_overlap(self, args, kwargs):  # (OpEntry.inplace_overlap of index_put)
+    indices = args[0] if args else kwargs.get("indices", ())
+    values = args[1] if len(args) > 1 else kwargs.get("values")
+    return _put_overlap(self, indices, values, args[2] if len(args) > 2 else kwargs.get("accumulate", False))
+
+
+@register(inplace=True, promote="none", inplace_overlap=_index_put_overlap)
 def index_put(input, indices, values, accumulate=False):
     """``input`` with ``values`` put at ``indices`` (a tuple of index tensors), optionally accumulated.
 
@@ -648,7 +597,8 @@ def index_put(input, indices, values, accumulate=False):
 @register(method=False, namespaces=("torch",), differentiable=True, promote="none")
 def index_put_(input, indices, values, accumulate=False):
     """In-place :func:`index_put` (torch.index_put_)."""
-    return input._inplace_update(index_put(input, indices, values, accumulate))
+    aliased = _put_overlap(input, indices, values, accumulate)
+    return input._inplace_update(index_put(input, indices, values, accumulate), aliased)
 
 
 def _put_indices(shape, indices):

@@ -8,6 +8,7 @@ import numpy as np
 
 from ._util import Tensor, register
 from . import views as _v
+from .indexing import _value_tensor, index_put
 from .. import _grad_mode as grad_mode
 
 __all__ = []
@@ -98,5 +99,5 @@ def _fill_diagonal_(self, fill_value, wrap=False):
         index = (Tensor._wrap(jnp.asarray(rows)), Tensor._wrap(jnp.asarray(cols)))
     else:
         index = tuple(Tensor._wrap(jnp.asarray(idx)) for _ in range(self.ndim))
-    self[index] = fill_value
-    return self
+    # (torch writes an expanded self with no check nor warning: each location keeps the last value written)
+    return self._inplace_update(index_put(self, index, _value_tensor(fill_value, self).to(self.dtype)), True)

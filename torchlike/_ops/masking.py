@@ -16,6 +16,7 @@ from .._errors import GraphBreak
 from ._util import Tensor, cast, dispatch, register
 from .indexing import _check_fill_value, c_type_name, concrete_index
 from .registry import check_no_overlap, write_out
+from .._mutation import expanded_warning
 
 __all__ = ["masked_fill", "masked_select", "masked_scatter"]
 
@@ -25,7 +26,7 @@ def _masked_fill_impl(x, m, v):
     return jnp.where(m, cast(v, x.dtype), x)
 
 
-@register(inplace=True, promote="none")
+@register(inplace=True, promote="none", inplace_overlap=expanded_warning("masked_fill_"))
 def masked_fill(input, mask, value):
     """``input`` with ``value`` where ``mask`` is True (mask broadcasts).
 

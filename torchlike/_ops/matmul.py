@@ -115,23 +115,17 @@ def matmul(input, other):
     >>> torch.matmul(torch.ones(5, 2, 3), torch.ones(3, 4)).shape
     torch.Size([5, 2, 4])
     """
-    if isinstance(input, Tensor) and isinstance(other, Tensor):
-        # the common case first, with the fewest Python checks: 2-D by 2-D or 3-D by 2-D/3-D of one dtype
-        # (the arrays' own shapes and dtypes: Tensor.shape builds a Size, Tensor.dtype looks the dtype up)
-        xa, xb = input._x, other._x
-        a, b = xa.shape, xb.shape
-        na, nb = len(a), len(b)
-        da = xa.dtype
-        if (da is xb.dtype or da == xb.dtype) and da.kind != "b" and 2 <= na <= 3 and 2 <= nb <= na and \
-                a[-1] == b[-2] and (nb == 2 or a[0] == b[0]):
-            return dispatch(_matmul_impl, (input, other), (), name="MmBackward0" if na == 2 else
-                            "UnsafeViewBackward0")
-    elif _torch_function.retry_with_overrides((input, other), None):  # a tensor-like (linear_operator's)
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)) and \
+            _torch_function.retry_with_overrides((input, other), None):  # a tensor-like (linear_operator's)
         return _torch_function.redispatch("matmul", matmul, (input, other), {})
     _check_tensor(input, "matmul", 1, "input")
     _check_tensor(other, "matmul", 2, "other")
     a, b = input.shape, other.shape
     na, nb = len(a), len(b)
+    if na == 2 and nb == 2 and a[1] == b[0]:  # the common case, with the fewest Python checks
+        da = input.dtype
+        if da is other.dtype and da is not _dtype.bool:
+            return dispatch(_matmul_impl, (input, other), (), name="MmBackward0")
     if na == 0 or nb == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D")
     if na == 1 and nb == 1:
@@ -319,7 +313,7 @@ def _outer_impl(a, b, dt):
     return jnp.outer(cast(a, dt), cast(b, dt)) if dt != np.bool_ else jnp.outer(a, b).astype(bool)
 
 
-@register(out=True, aliases=("ger",))
+@register(out=True, aliases=("ger",), out_overlap="partial")
 def outer(input, vec2):
     """Outer product of two 1-D tensors (with type promotion).
 
@@ -502,7 +496,7 @@ def _kron_impl(a, b, dt):
     return jnp.kron(cast(a, dt), cast(b, dt))
 
 
-@register(out=True, checks=(C.tensors_only,))
+@register(out=True, checks=(C.tensors_only,), out_overlap="partial")
 def kron(input, other):
     """Kronecker product (with type promotion).
 
@@ -548,7 +542,7 @@ def _cross(input, other, dim, linalg):
     return dispatch(_cross_impl, (input, other), (("dim", d),), name="LinalgCrossBackward0")
 
 
-@register(out=True)
+@register(out=True, out_overlap="any")
 def cross(input, other, dim=None):
     """Cross product along ``dim`` (default: the first dim of size 3, deprecated).
 
@@ -570,7 +564,7 @@ def linalg_cross(input, other, *, dim=-1):
 
 
 linalg_cross.__name__ = "cross"
-linalg_cross = register("cross", namespaces=("linalg",), method=False, out=True)(linalg_cross)  # differs from torch.cross
+linalg_cross = register("cross", namespaces=("linalg",), method=False, out=True, out_overlap="any")(linalg_cross)  # differs from torch.cross
 
 
 def _multi_dot_impl(*xs):

@@ -130,7 +130,7 @@ def _where_impl(c, x, y, dt):
     return jnp.where(c, cast(x, dt), cast(y, dt))
 
 
-@register(method=False, out=True, promote="result_type")
+@register(method=False, out=True, promote="result_type", out_overlap="partial")
 @_mfmt.pointwise_follows((0, "condition"), (1, "input"), (2, "other"))
 def where(condition, input=None, other=None):
     """``input`` where ``condition`` else ``other`` (broadcast, torch promotion); one argument ->

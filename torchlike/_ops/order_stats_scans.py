@@ -283,8 +283,8 @@ def _cum(kind):
     return fn
 
 
-cumsum = register("cumsum", out=True)(_cum("sum"))
-cumprod = register("cumprod", out=True)(_cum("prod"))
+cumsum = register("cumsum", out=True, out_overlap="partial")(_cum("sum"))
+cumprod = register("cumprod", out=True, out_overlap="partial")(_cum("prod"))
 
 
 def _cum_(kind):
@@ -412,7 +412,7 @@ def _logcumsumexp_impl(x, dim):
     return cast(out, x.dtype)
 
 
-@register(out=True)
+@register(out=True, out_overlap="partial")
 def logcumsumexp(input, dim):
     """``log(cumsum(exp(input), dim))`` computed stably (floating inputs only).
 
@@ -442,7 +442,7 @@ def _diff_impl(x, *extra, n, dim, dt, has_pre):
     return x
 
 
-@register(out=True)
+@register(out=True, out_overlap="partial")
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The ``n``-th forward difference along ``dim``, after optional ``prepend``/``append``.
 
@@ -499,7 +499,7 @@ def _renorm_impl(x, p, maxnorm, dim, kind):
     return (xa * factor.astype(xa.dtype)).astype(x.dtype)
 
 
-@register(out=True, inplace=True)
+@register(out=True, inplace=True, out_overlap="partial")
 def renorm(input, p, dim, maxnorm):
     """Rescale each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` to norm ``maxnorm``.
 

@@ -10,6 +10,7 @@ from jax import lax
 
 from .. import _dtype, _torch_function
 from .._dispatch import host_int_sum
+from .._mutation import check_inplace
 from .._shape_churn import as_exact, host_impl, quiet
 from .._tape import node_class
 from . import checks as C
@@ -182,7 +183,9 @@ unary("isposinf", jnp.isposinf, promote="bool", differentiable=False, inplace=Fa
 unary("isneginf", jnp.isneginf, promote="bool", differentiable=False, inplace=False, checks=(C.INF_TEST,))
 unary("isreal", lambda x: jnp.imag(x) == 0 if jnp.iscomplexobj(x) else jnp.ones(x.shape, bool),
       promote="bool", differentiable=False, inplace=False, out=False)
-unary("conj_physical", jnp.conj)
+# (of a real tensor torch's conj_physical_ returns at once: nothing checked, nothing written -- an expanded self too)
+unary("conj_physical", jnp.conj, inplace_overlap=lambda self, args, kwargs: not self.is_complex() or check_inplace(
+    self, args, kwargs, "partial"))
 @jax.custom_jvp
 def _relu_float(x):
     return jnp.maximum(x, jnp.zeros((), x.dtype))
@@ -622,7 +625,8 @@ def _nextafter_jvp(primals, tangents):
 
 
 binary("nextafter", _nextafter, checks=(C.tensors_only,), opmath_half=False)
-binary("ldexp", lambda x, y: x * jnp.exp2(y), promote="float", checks=(C.tensors_only,))
+# (torch's ldexp_ is ``self.mul_(2 ** other)``: other's memory is not what mul_ reads)
+binary("ldexp", lambda x, y: x * jnp.exp2(y), promote="float", checks=(C.tensors_only,), inplace_overlap="internal")
 # torch's: log(y) for x, masked to 0 where x == 0 and y <= 0 (JAX's: -inf / NaN there), and x / y for y
 _xlogy = _torch_partials(jss.xlogy, lambda x, y: (
     jnp.where((x == 0) & (y <= 0), jnp.zeros((), x.dtype), jnp.log(y)), exact_div(x, y)))

@@ -290,7 +290,7 @@ def _mvlgamma_impl(x, p, dt):
     return jnp.sum(jss.gammaln(x[..., None] - i), axis=-1) + cast(p * (p - 1) / 4 * math.log(math.pi), dt)
 
 
-@register(inplace=True, out=True, promote="float")
+@register(inplace=True, out=True, promote="float", out_overlap="none")  # (torch's: computed, then copied)
 def mvlgamma(input, p):
     """The multivariate log-gamma function of dimension ``p``.
 

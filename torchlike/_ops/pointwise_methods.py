@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from .. import _dtype
+from .._mutation import check_inplace
 from ._util import Tensor, register
 from .pointwise import _float_power, div
 
@@ -29,4 +30,5 @@ def _float_power_(self, exponent):
     if r.dtype is not self.dtype:
         raise RuntimeError(f"the base given to float_power_ has dtype {_dtype._CAP[self.dtype.name]} but the "
                            f"operation's result requires dtype {_dtype._CAP[r.dtype.name]}")
+    check_inplace(self, (exponent,), None, "partial")  # (torch's pow_, after the dtype check)
     return self._inplace_update(r)

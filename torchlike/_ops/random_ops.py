@@ -29,7 +29,7 @@ from .. import _grad_mode as grad_mode
 from . import dropout as _dropout
 from ._util import Tensor, register
 from .._errors import broadcast_shape, float_arg, int_arg
-from .._mutation import write_out
+from .._mutation import check_inplace, write_out
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson", "rand_like",
            "randn_like", "randint_like"]
@@ -398,7 +398,9 @@ def poisson(input, generator=None):
 # --- in-place samplers -------------------------------------------------------------------------------------
 def _into(self, kind, generator, args=()):
     """A draw for an in-place fill of ``self``: torch fills a strided view in its stride order, and a
-    non-contiguous one's normals element by element (its 16-wide kernel needs a contiguous tensor)."""
+    non-contiguous one's normals element by element (its 16-wide kernel needs a contiguous tensor).  An expanded
+    ``self`` raises torch's internal-overlap error before anything is drawn."""
+    check_inplace(self, (), None, "internal")
     shape = tuple(self.shape)
     if self._vbase is None and self._st is None or self.is_contiguous():  # (_st: channels-last, ...)
         return draw(kind, shape, self.dtype.np, generator, args=args, device=self._dev)

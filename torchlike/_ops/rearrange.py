@@ -258,7 +258,8 @@ def _tri(name, upper):
     fn.__doc__ = (f"The {'upper' if upper else 'lower'} triangle of the last two dims (others zeroed).\n\n"
                   f"    >>> import torchlike\n    >>> torchlike.{name}(torchlike.ones(2, 2))\n"
                   f"    tensor([[1., {'1.' if upper else '0.'}],\n            [{'0.' if upper else '1.'}, 1.]])\n    ")
-    return register(name, inplace=True, out=True)(fn)
+    # (in place, torch writes an expanded tensor: each location keeps the last value written there)
+    return register(name, inplace=True, out=True, inplace_overlap="writes")(fn)
 
 
 tril = _tri("tril", False)

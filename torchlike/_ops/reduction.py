@@ -342,8 +342,8 @@ def _minmax(kind):
     return fn
 
 
-max = register("max", out=True)(_minmax("max"))
-min = register("min", out=True)(_minmax("min"))
+max = register("max", out=True, out_overlap="partial")(_minmax("max"))
+min = register("min", out=True, out_overlap="partial")(_minmax("min"))
 
 
 def _amax_impl(x, dims, keepdim, kind):

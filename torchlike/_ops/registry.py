@@ -25,7 +25,7 @@ from .._errors import argument_error, inplace_error
 from .. import _profiler_state as _prof, _torch_function
 from .. import _dtype
 from ..tensor import Tensor
-from .._mutation import check_no_overlap, check_out_overlap, write_out  # noqa: F401  (re-exported: the ops' import path)
+from .._mutation import check_inplace, check_no_overlap, check_out_overlap, write_out  # noqa: F401  (re-exported: the ops' import path)
 
 __all__ = ["OpEntry", "TABLE", "register", "functional", "declares", "install", "sparse_kernels", "write_out",
            "check_no_overlap"]
@@ -56,8 +56,13 @@ class OpEntry:
     public: Callable | None = None
     # out= rules of torch's kernel beyond "no internal overlap" (an expanded out always raises): "any" (out may
     # share no memory with an argument: index_select, kthvalue), "partial" (out may alias an argument exactly,
-    # not in part: elementwise ops, the default for the pointwise modules), None (not checked)
+    # not in part: elementwise ops, the default for the pointwise modules), None (not checked; declared "none" in
+    # a pointwise module)
     out_overlap: str | None = None
+    # the in-place method's overlap rule (see _mutation.check_inplace), checked before the op: "partial" (the
+    # default for elementwise ops), "any", "internal" (the default otherwise); "writes": no check, an expanded self
+    # is written as torch's fill-like kernels do; a callable ``check(self, args, kwargs)`` -> that "writes" flag
+    inplace_overlap: str | Callable | None = None
     out_same_dtype: bool = False  # out must have the result's dtype, no cast (complex, polar)
     # the Tensor method takes its int-list argument spread out as well (``x.flip(0, 1)``, ``x.vsplit(1, 2)``)
     method_varargs: bool = False
@@ -188,12 +193,13 @@ _ELEMENTWISE_MODULES = frozenset({"torchlike._ops._util", "torchlike._ops.pointw
 
 def register(name=None, *, namespaces=("torch",), method=True, inplace=False, out=False, promote="same",
              differentiable=True, dunders=(), aliases=(), checks=(), aten=None, inline_checks=(), out_overlap=None,
-             out_same_dtype=False, method_varargs=False):
+             out_same_dtype=False, method_varargs=False, inplace_overlap=None):
     """Declare an op.  The decorated function is torch's functional form; ``checks`` (see _ops/checks.py) run
     before it on every surface; ``aten`` is the name torch's messages use (default: ``name``, prefixed with a
     namespace other than torch's, as ``special_erfcx``; aliases use their op's).  Returns the function as
     declared (checks included).  ``inline_checks``: checks ``fn`` already runs itself (recorded in the entry).
-    ``out_overlap``/``out_same_dtype``: the ``out=`` rules (see OpEntry); ``method_varargs``: see OpEntry.
+    ``out_overlap``/``out_same_dtype``: the ``out=`` rules, ``inplace_overlap`` the in-place method's (see OpEntry);
+    ``method_varargs``: see OpEntry.
     """
     checks = tuple(checks)
 
@@ -211,8 +217,10 @@ def register(name=None, *, namespaces=("torch",), method=True, inplace=False, ou
         entry = OpEntry(n, _checked(fn, checks, n) if checks else fn, ns, method, inplace, out, promote,
                         differentiable, tuple(dunders), tuple(inline_checks) + checks,
                         aten or (n if not ns or ns[0] in ("torch", "nn.functional") else f"{ns[0]}_{n}"),
-                        out_overlap=out_overlap or ("partial" if elementwise else None), out_same_dtype=out_same_dtype,
-                        method_varargs=method_varargs)
+                        out_overlap=(out_overlap or ("partial" if elementwise else None)) if out_overlap != "none" else None,
+                        out_same_dtype=out_same_dtype,
+                        method_varargs=method_varargs,
+                        inplace_overlap=inplace_overlap or ("partial" if elementwise else "internal"))
         _add(entry)
         for a in aliases:
             _add(dataclasses.replace(entry, name=a, dunders=(), fn=_checked(fn, checks, a) if checks else fn))
@@ -511,10 +519,17 @@ def _inplace_failure(e, fn, name, self, args, kwargs):
 _INPLACE_FAILURES = (RuntimeError, AttributeError, ValueError, TypeError)
 
 
-def _make_inplace(fn, name, sparse=None):
+def _make_inplace(fn, name, sparse=None, overlap="internal"):
+    rule = overlap if isinstance(overlap, str) and overlap != "writes" else None  # (see OpEntry.inplace_overlap)
+    check = overlap if callable(overlap) else None
+    aliased = overlap == "writes"
+
     def inplace(self, *args, **kwargs):
         if _prof.MODES:   # a dispatch mode sees torch's in-place overload (aten.add_.Tensor), not fn's op
             return _prof.MODE_INPLACE[0](inplace, name + "_", self, args, kwargs)
+        if rule is not None:
+            check_inplace(self, args, kwargs, rule)
+        w = check(self, args, kwargs) if check is not None else aliased
         try:
             r = fn(self, *args, **kwargs)
         except _INPLACE_FAILURES as e:
@@ -525,11 +540,13 @@ def _make_inplace(fn, name, sparse=None):
             if err is None:
                 raise
             raise err from None
-        return self._inplace_update(r)
+        return self._inplace_update(r, w)
 
     def inplace_or_sparse(self, *args, **kwargs):  # the same, falling back to the sparse kernel (dense.add_(sparse))
         if _prof.MODES:
             return _prof.MODE_INPLACE[0](inplace_or_sparse, name + "_", self, args, kwargs)
+        if rule is not None:
+            check_inplace(self, args, kwargs, rule)
         try:
             try:
                 r = fn(self, *args, **kwargs)
@@ -589,7 +606,7 @@ def install(namespaces: dict, tensor_cls=None):
             put(tensor_cls, name, _operator(e.fn, name) if name in BINARY_OPERATORS else
                 _spread(e.fn) if e.method_varargs else e.fn, "Tensor")
         if e.inplace:
-            put(tensor_cls, name + "_", _make_inplace(e.fn, name, e.sparse), "Tensor")
+            put(tensor_cls, name + "_", _make_inplace(e.fn, name, e.sparse, e.inplace_overlap), "Tensor")
         for d in e.dunders:
             put(tensor_cls, d, _operator(e.fn, d) if d in BINARY_OPERATORS else e.fn, "Tensor")
 

@@ -19,7 +19,7 @@ from .. import _dtype, _views
 from ._util import Tensor, cast, dispatch, register, wrap_dim
 from .indexing import c_type_name, concrete_index, set_all
 from .._creation import tensor
-from .._mutation import check_no_overlap, write_out
+from .._mutation import check_no_overlap, expanded_warning, write_out
 from .._scalar_fit import check_numbers_fit
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill",
@@ -254,7 +254,7 @@ def _run_scatter(name, node, input, dim, index, src, reduce, include_self=True):
     return out.reshape(()) if input.ndim == 0 else out
 
 
-@register(inplace=True, out=True, promote="none")
+@register(inplace=True, out=True, promote="none", inplace_overlap="any", out_overlap="partial")
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """``input`` with ``src`` (a tensor or a scalar ``value``) written at ``index`` along ``dim``;
     ``reduce='add'|'multiply'`` combines instead of overwriting.
@@ -278,7 +278,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
                         input, dim, index, src, reduce)
 
 
-@register(inplace=True, out=True, promote="none")
+@register(inplace=True, out=True, promote="none", inplace_overlap="any", out_overlap="partial")
 def scatter_add(input, dim, index, src):
     """``input`` with ``src`` added at ``index`` along ``dim`` (repeated indices accumulate).
 
@@ -292,7 +292,7 @@ def scatter_add(input, dim, index, src):
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 
-@register(inplace=True, out=True, promote="none")
+@register(inplace=True, out=True, promote="none", inplace_overlap="any", out_overlap="partial")
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """Reduce ``src`` into ``input`` at ``index`` along ``dim`` with sum/prod/mean/amax/amin.
 
@@ -367,7 +367,8 @@ def _src_dtype_check(name, input, source):
                            "same scalar type")
 
 
-@register(inplace=True, out=True, promote="none", out_overlap="partial")  # (out= may be input itself)
+@register(inplace=True, out=True, promote="none", out_overlap="partial",  # (out= may be input itself)
+          inplace_overlap="any")
 def index_add(input, dim, index, source, *, alpha=1):
     """``input`` with ``alpha * source`` added at rows ``index`` of ``dim``.
 
@@ -388,7 +389,7 @@ def index_add(input, dim, index, source, *, alpha=1):
                       name="IndexAddBackward0", saves=False)
 
 
-@register(inplace=True, out=True, promote="none")
+@register(inplace=True, out=True, promote="none", inplace_overlap="any", out_overlap="partial")
 def index_copy(input, dim, index, source):
     """``input`` with rows ``index`` of ``dim`` replaced by ``source``.
 
@@ -405,7 +406,7 @@ def index_copy(input, dim, index, source):
                     name="IndexCopyBackward0", saves=False)
 
 
-@register(inplace=True, promote="none")
+@register(inplace=True, promote="none", inplace_overlap=expanded_warning("index_fill_"))
 def index_fill(input, dim, index, value):
     """``input`` with rows ``index`` of ``dim`` set to the scalar ``value``.
 
@@ -428,7 +429,7 @@ def index_fill(input, dim, index, value):
                     name="IndexFillBackward1" if isinstance(value, Tensor) else "IndexFillBackward0", saves=False)
 
 
-@register(inplace=True, out=True, promote="none")
+@register(inplace=True, out=True, promote="none", inplace_overlap="any")
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """Reduce rows of ``source`` into rows ``index`` of ``input`` with prod/mean/amax/amin.
 
@@ -460,7 +461,7 @@ def _put_impl(x, idx, src, accumulate):
     return out.reshape(x.shape)
 
 
-@register(inplace=True, promote="none")
+@register(inplace=True, promote="none", inplace_overlap="any")
 def put(input, index, source, accumulate=False):
     """``input`` (as 1-D) with ``source`` written (or accumulated) at ``index``.
 

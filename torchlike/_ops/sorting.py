@@ -78,7 +78,7 @@ def _sort_by_impl(x, idx, dim):
     return jnp.take_along_axis(x, idx, axis=dim), idx
 
 
-@register(out=True)
+@register(out=True, out_overlap="partial")
 def sort(input, dim=-1, descending=False, stable=False):
     """(values, indices) sorted along ``dim``; NaN sorts as the largest value; equal keys in torch's CPU
     order (their input order with ``stable=True`` or along at most 16 elements).
@@ -119,7 +119,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
     return dispatch(_argsort_impl, (input,), (("dim", d), ("descending", bool(descending))), diff=False)
 
 
-@register(out=True)
+@register(out=True, out_overlap="partial")
 def msort(input):
     """``sort(input, dim=0).values``.
 

@@ -81,7 +81,7 @@ def take(input, index, *, out=None):
     return write_out(out, r, "take")
 
 
-@register(out=True, promote="none")
+@register(out=True, promote="none", out_overlap="any")
 def take_along_dim(input, indices, dim=None):
     """Gather along ``dim`` with ``indices`` broadcast against ``input`` (flattened when dim is None).
 
