@@ -2,11 +2,15 @@
 """
 from __future__ import annotations
 
+import math
 import numbers
+
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from .. import _dtype, _views
+from .. import _memory_format as _mfmt
 from ._util import Tensor, dispatch, register
 from .._creation import tensor
 from .padding import pad as _pad
@@ -55,24 +59,41 @@ def constant_pad_nd(input, pad, value=0):
     return _pad(input, tuple(pad), mode="constant", value=value)
 
 
-def _ass_impl(x, src, size, stride, offset):
-    idx = _views.index_map((("as_strided", size, stride, offset),), tuple(x.shape)).reshape(-1)
+def _ass_impl(x, src, chain, root_shape, step, grad_step):
+    n = math.prod(root_shape)
+    pos = _views.index_map(chain, root_shape).reshape(-1)  # where x's elements lie in the root (row-major places)
+    spos = _views.index_map((step,), root_shape).reshape(-1)  # where the as_strided view's elements lie
+    last = np.full(n, -1, np.int64)
+    last[spos] = np.arange(spos.size)
+    sel = last[pos]  # for each element of x, the src element written over it (-1: none)
     flat = x.reshape(-1)
-    real = flat.at[idx].set(src.reshape(-1).astype(x.dtype))
+    s = src.reshape(-1).astype(x.dtype)
+    real = jnp.where(sel >= 0, s[np.maximum(sel, 0)], flat)
     if not jnp.issubdtype(flat.dtype, jnp.inexact):
         return real.reshape(x.shape)
-    # torch's backward (as_strided_scatter_backward) gives ``input`` the gradient AT the written
-    # positions and ``src`` the gradient gathered there; reproduce it with stop_gradient terms.
-    pos = jnp.zeros(flat.shape, flat.dtype).at[idx].set(1)
-    xm = flat * pos
-    sa = jnp.zeros(flat.shape, flat.dtype).at[idx].add(src.reshape(-1).astype(x.dtype))
+    # torch's backward (as_strided_scatter_backward) takes the input as contiguous from 0 and the offset as given
+    # (``grad_step``), gives ``input`` the gradient AT those positions and ``src`` the gradient gathered there;
+    # reproduced with stop_gradient terms (none where those positions leave the input: torch's backward raises)
+    try:
+        gpos = _views.index_map((grad_step,), (flat.size,)).reshape(-1)
+    except RuntimeError:
+        return real.reshape(x.shape)
+    xm = flat * jnp.zeros(flat.shape, flat.dtype).at[gpos].set(1)
+    sa = jnp.zeros(flat.shape, flat.dtype).at[gpos].add(s)
     sg = lax.stop_gradient
     return (sg(real) + (xm - sg(xm)) + (sa - sg(sa))).reshape(x.shape)
 
 
+_NONCONTIGUOUS_GRAD = ("!self.requires_grad() || self.is_contiguous() INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/aten/"
+                       "src/ATen/native/TensorShape.cpp\":4754, please report a bug to PyTorch. as_strided_scatter is "
+                       "currently only supported for contiguous inputs")
+
+
 @register()
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
-    """A copy of ``input`` with ``src`` written into its ``as_strided(size, stride, offset)`` view.
+    """A copy of ``input`` with ``src`` written into its ``as_strided(size, stride, offset)`` view.  As torch's,
+    the copy keeps ``input``'s storage geometry: for a view, ``size``/``stride``/``offset`` (default: the view's
+    storage offset) count in its root's storage, and only the elements of ``input`` they land on change.
 
     >>> import torchlike
     >>> torchlike.as_strided_scatter(torchlike.zeros(4), torchlike.ones(2), (2,), (2,)).tolist()
@@ -80,19 +101,28 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     """
     size = tuple(int(s) for s in size)
     stride = tuple(int(s) for s in stride)
-    off = 0 if storage_offset is None else int(storage_offset)
+    off = input.storage_offset() if storage_offset is None else int(storage_offset)
     if tuple(src.shape) != size:
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(size)}")
-    if all(size) and off + sum((n - 1) * st for n, st in zip(size, stride)) >= input.numel():
-        n = input.dtype.itemsize  # torch counts the storage in bytes
-        need = (off + sum((k - 1) * st for k, st in zip(size, stride)) + 1) * n
+    viewed = input._vbase is not None and input._chain[0][0] != "alias"
+    root = input._vbase if viewed else input
+    if input.requires_grad and not input.is_contiguous():
+        raise RuntimeError(_NONCONTIGUOUS_GRAD)
+    n = root.numel()
+    if all(size) and off + sum((k - 1) * st for k, st in zip(size, stride)) >= n:
+        b = input.dtype.itemsize  # torch counts the storage in bytes
+        need = (off + sum((k - 1) * st for k, st in zip(size, stride)) + 1) * b
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off}, and "
-                           f"itemsize {n} requiring a storage size of {need} are out of bounds for storage of size "
-                           f"{input.numel() * n}")
-    x = input.contiguous() if input._vbase is not None else input
-    return dispatch(_ass_impl, (x, src), (("size", size), ("stride", stride), ("offset", off)),
-                    name="AsStridedScatterBackward0", saves=False)
+                           f"itemsize {b} requiring a storage size of {need} are out of bounds for storage of size "
+                           f"{n * b}")
+    step = ("as_strided", size, stride, off) + ((root._st,) if root._st is not None else ())
+    grad_step = ("as_strided", size, stride, 0 if storage_offset is None else int(storage_offset))
+    out = dispatch(_ass_impl, (input, src), (("chain", input._chain if viewed else ()),
+                                             ("root_shape", tuple(root.shape)), ("step", step),
+                                             ("grad_step", grad_step)),
+                   name="AsStridedScatterBackward0", saves=False)
+    return _mfmt.mark(out, None, input)  # (input's strides, where dense)
 
 
 @register()

@@ -18,6 +18,7 @@ from . import complex_ops as _complex
 from .._grad_mode import is_grad_enabled
 from .._tape import relabel
 from .basic import clone
+from .. import _memory_format as _mfmt
 
 __all__ = []
 
@@ -28,9 +29,11 @@ def _copying(name, view_fn):
         r = view_fn(input, *args, **kwargs)
         # torch's node is the view's, suffixed: TBackward0_copy (its child here is the view node itself)
         view_node = type(getattr(r[0] if isinstance(r, tuple) and r else r, "_grad_fn", None)).__name__
+        # (the copy is contiguous, as torch's: ``t_copy(x).stride()`` is row-major, not the view's)
         if isinstance(r, tuple):
-            return relabel(tuple(clone(t) for t in r), view_node + "_copy", only="CloneBackward0")
-        return relabel(clone(r), view_node + "_copy", only="CloneBackward0")
+            return relabel(tuple(clone(t, memory_format=_mfmt.contiguous_format) for t in r), view_node + "_copy",
+                           only="CloneBackward0")
+        return relabel(clone(r, memory_format=_mfmt.contiguous_format), view_node + "_copy", only="CloneBackward0")
     fn.__name__ = name
     fn.__doc__ = (f"``torch.{name[:-5]}`` followed by a copy (torch.{name}).\n\n    >>> import torchlike\n"
                   f"    >>> torchlike.{name} is not None\n    True\n    ")

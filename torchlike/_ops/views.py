@@ -5,8 +5,9 @@ import math
 import numbers
 
 import numpy as np
+from jax import lax
 
-from .. import _dtype, _views
+from .. import _dtype, _grad_mode, _views
 from .. import _memory_format as _mfmt
 from .._errors import check_alloc, int_arg, warn_at_caller
 from .._tape import FORWARD_AD
@@ -19,6 +20,15 @@ __all__ = ["view_step", "view_of_root", "copy_slices", "alias_op"]
 
 def _read_impl(x, step):
     return _views.read(x, step)
+
+
+def _strided_of_view(root, v, chain, step):
+    """``as_strided`` (``step``) of the view ``chain`` of ``root`` whose values are ``v``, differentiable in ``v``
+    alone, as torch's AsStridedBackward0 is in its input: the storage is the root's (held constant) with the
+    view's elements put back, so a gradient reaches the places of the view's elements and no other."""
+    pos = _views.index_map(chain, tuple(root.shape)).reshape(-1)
+    storage = lax.stop_gradient(root).reshape(-1).at[pos].set(v.reshape(-1).astype(root.dtype))
+    return _views.read(storage.reshape(root.shape), step)
 
 
 _NAMES = {"reshape": "ViewBackward0", "permute": "PermuteBackward0", "index": "SliceBackward0",
@@ -62,6 +72,10 @@ def _view_step(t, step, name):
             src = t._vbase  # (strides count in the storage; an alias -- .data, numpy's, shared -- is laid out as it)
         if src._st is not None:  # a storage in torch's order for the root's strides (_memory_format)
             step = step + (src._st,)
+        if src is not t and (t._rg or t._grad_fn is not None) and _grad_mode._state.enabled:
+            out = dispatch(_strided_of_view, (Tensor._wrap(src._value, src._dev), t),
+                           (("chain", t._chain), ("step", step)), name=name or "AsStridedBackward0", saves=False)
+            return t._make_view(out, step)
     spec = _views.index_spec(step[1]) if step[0] == "index" else (None, None)
     if spec[0] is not None:  # starts as an argument: a new start position compiles nothing (_views)
         lazy = t._lazy_view(step, _views.index_shape(t._x.shape, spec[0]), spec)
@@ -99,14 +113,12 @@ def _infer_shape(shape, numel):
             rest = math.prod(s for s in shape if is_symbolic(s) or s != -1)
             shape[neg[0]] = numel // rest
         return tuple(shape)
-    neg = []
-    for i, s in enumerate(shape):  # (in one pass, as torch's infer_size: the first offending dim names the error)
-        if s == -1:
-            if neg:
-                raise RuntimeError("only one dimension can be inferred")
-            neg.append(i)
-        elif s < -1:
-            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for s in shape:
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s}")
     if neg:
         rest = math.prod(s for s in shape if s != -1)
         if rest == 0 and numel == 0:
@@ -129,16 +141,6 @@ def _viewable(t, shape):
 @register(promote="none")
 def view(input, *shape, dtype=None, size=None):
     """A view with a new shape (torch.Tensor.view); ``view(dtype)`` reinterprets bits."""
-    if shape and type(shape[0]) is int and dtype is None and size is None and FORWARD_AD[0] is None:
-        n = math.prod(input._x.shape)  # (the common call, ``x.view(-1)`` / ``x.view(B * T, C)``, checked as below)
-        if type(n) is int:
-            shape = _infer_shape(shape_arg(shape), n)
-            if input._vbase is None and input._st is None or _viewable(input, shape):
-                step = ("reshape", shape)  # (what view_step does with it: a lazy view where it can be)
-                lazy = input._lazy_view(step, shape)
-                return lazy if lazy is not None else _view_step(input, step, None)
-            raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
-                               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
     if dtype is not None or size is not None:
         shape = (dtype,) if dtype is not None else (size,)
     if len(shape) == 1 and isinstance(shape[0], (_dtype.dtype, type)) and not isinstance(shape[0], tuple):
