@@ -370,12 +370,88 @@ def _int_part(v):
 
 
 def _dim0_view(self, step, spec, start, name, shape):
-    lazy = self._lazy_view(("index", step), shape, (spec, (start,)))  # read on first use (or by stack/cat)
+    return _basic_view(self, step, spec, (start,), name, shape)
+
+
+def _basic_view(self, step, spec, starts, name, shape):
+    """The view ``self[step]`` (a normalised basic index, its ``_views.index_spec`` and start positions) of
+    ``shape``: lazy where it can be, else read by the start-position program (what ``view_step`` does)."""
+    lazy = self._lazy_view(("index", step), shape, (spec, starts))  # read on first use (or by stack/cat)
     if lazy is not None:
         return lazy
-    starts = np.array((start,), np.int64)
-    out = dispatch(_views.dynamic_index, (self, starts), (("spec", spec),), name=name, saves=False)
+    out = dispatch(_views.dynamic_index, (self, np.array(starts, np.int64)), (("spec", spec),), name=name,
+                   saves=False)
     return self._make_view(out, ("index", step))
+
+
+def _fast_tuple(self, index):
+    """``self[index]`` for a tuple of ints, slices of ints (positive steps), None and one Ellipsis (``x[:, -1, :]``,
+    ``x[..., None]``): ``parse_index``'s basic index, its node name and result shape built in one pass; None to
+    fall back to the general parser (anything else, and every error: that parser raises torch's)."""
+    shape = self._x.shape
+    nd = len(shape)
+    consumed = 0
+    for e in index:
+        if type(e) is int or type(e) is slice:
+            consumed += 1
+    if consumed > nd:
+        return None
+    basic, spec, starts, out = [], [], [], []
+    name = "AliasBackward0"
+    d = 0
+    ell = False
+    for e in index:
+        t = type(e)
+        if t is int:
+            n = shape[d]
+            if not -n <= e < n:
+                return None
+            e %= n
+            basic.append(e)
+            spec.append("i")
+            starts.append(e)
+            name = "SelectBackward0"
+            d += 1
+        elif t is slice:
+            a, b, st = e.start, e.stop, e.step
+            if a is not None and type(a) is not int or b is not None and type(b) is not int or \
+                    st is not None and (type(st) is not int or st <= 0):
+                return None
+            n = shape[d]
+            a, b, st = e.indices(n)
+            if b < a:
+                b = a
+            if a == 0 and b == n and st == 1:
+                basic.append(_FULL)
+                spec.append("f")
+                out.append(n)
+            else:
+                size = (b - a + st - 1) // st
+                basic.append(("s", a, b, st))
+                spec.append((size, st))
+                starts.append(a)
+                out.append(size)
+                name = "SliceBackward0"
+            d += 1
+        elif e is None:
+            basic.append(None)
+            spec.append("n")
+            out.append(1)
+            name = "UnsqueezeBackward0"
+        elif e is Ellipsis and not ell:
+            ell = True
+            for _ in range(nd - consumed):
+                basic.append(_FULL)
+                spec.append("f")
+                out.append(shape[d])
+                d += 1
+        else:
+            return None
+    for n in shape[d:]:
+        basic.append(_FULL)
+        spec.append("f")
+        out.append(n)
+    return _basic_view(self, tuple(basic), tuple(spec), tuple(starts), name, tuple(out))
 
 
 def _fast_basic(self, index, is_int):
@@ -419,6 +495,10 @@ def getitem(self, index):
     tp = type(index)
     if (tp is slice or tp is int) and FORWARD_AD[0] is None:  # (with a dual level: view_step, which sees duals)
         t = _fast_basic(self, index, tp is int)
+        if t is not None:
+            return t
+    elif (tp is tuple or index is None or index is Ellipsis) and FORWARD_AD[0] is None:
+        t = _fast_tuple(self, index if tp is tuple else (index,))
         if t is not None:
             return t
     elif tp is Tensor and index._x.ndim and self._x.ndim:  # ``x[idx]`` by one int64/int32 index tensor:

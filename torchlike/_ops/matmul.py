@@ -115,17 +115,23 @@ def matmul(input, other):
     >>> torch.matmul(torch.ones(5, 2, 3), torch.ones(3, 4)).shape
     torch.Size([5, 2, 4])
     """
-    if not (isinstance(input, Tensor) and isinstance(other, Tensor)) and \
-            _torch_function.retry_with_overrides((input, other), None):  # a tensor-like (linear_operator's)
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        # the common case first, with the fewest Python checks: 2-D by 2-D or 3-D by 2-D/3-D of one dtype
+        # (the arrays' own shapes and dtypes: Tensor.shape builds a Size, Tensor.dtype looks the dtype up)
+        xa, xb = input._x, other._x
+        a, b = xa.shape, xb.shape
+        na, nb = len(a), len(b)
+        da = xa.dtype
+        if (da is xb.dtype or da == xb.dtype) and da.kind != "b" and 2 <= na <= 3 and 2 <= nb <= na and \
+                a[-1] == b[-2] and (nb == 2 or a[0] == b[0]):
+            return dispatch(_matmul_impl, (input, other), (), name="MmBackward0" if na == 2 else
+                            "UnsafeViewBackward0")
+    elif _torch_function.retry_with_overrides((input, other), None):  # a tensor-like (linear_operator's)
         return _torch_function.redispatch("matmul", matmul, (input, other), {})
     _check_tensor(input, "matmul", 1, "input")
     _check_tensor(other, "matmul", 2, "other")
     a, b = input.shape, other.shape
     na, nb = len(a), len(b)
-    if na == 2 and nb == 2 and a[1] == b[0]:  # the common case, with the fewest Python checks
-        da = input.dtype
-        if da is other.dtype and da is not _dtype.bool:
-            return dispatch(_matmul_impl, (input, other), (), name="MmBackward0")
     if na == 0 or nb == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D")
     if na == 1 and nb == 1:

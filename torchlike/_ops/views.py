@@ -113,12 +113,14 @@ def _infer_shape(shape, numel):
             rest = math.prod(s for s in shape if is_symbolic(s) or s != -1)
             shape[neg[0]] = numel // rest
         return tuple(shape)
-    neg = [i for i, s in enumerate(shape) if s == -1]
-    if len(neg) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    for s in shape:
-        if s < -1:
-            raise RuntimeError(f"invalid shape dimension {s}")
+    neg = []
+    for i, s in enumerate(shape):  # (in one pass, as torch's infer_size: the first offending dim names the error)
+        if s == -1:
+            if neg:
+                raise RuntimeError("only one dimension can be inferred")
+            neg.append(i)
+        elif s < -1:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
     if neg:
         rest = math.prod(s for s in shape if s != -1)
         if rest == 0 and numel == 0:
@@ -141,6 +143,16 @@ def _viewable(t, shape):
 @register(promote="none")
 def view(input, *shape, dtype=None, size=None):
     """A view with a new shape (torch.Tensor.view); ``view(dtype)`` reinterprets bits."""
+    if shape and type(shape[0]) is int and dtype is None and size is None and FORWARD_AD[0] is None:
+        n = math.prod(input._x.shape)  # (the common call, ``x.view(-1)`` / ``x.view(B * T, C)``, checked as below)
+        if type(n) is int:
+            shape = _infer_shape(shape_arg(shape), n)
+            if input._vbase is None and input._st is None or _viewable(input, shape):
+                step = ("reshape", shape)  # (what view_step does with it: a lazy view where it can be)
+                lazy = input._lazy_view(step, shape)
+                return lazy if lazy is not None else _view_step(input, step, None)
+            raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
     if dtype is not None or size is not None:
         shape = (dtype,) if dtype is not None else (size,)
     if len(shape) == 1 and isinstance(shape[0], (_dtype.dtype, type)) and not isinstance(shape[0], tuple):
