@@ -21,7 +21,7 @@ from jax import lax
 from . import _jit_cache
 
 __all__ = ["HOST_CHAIN", "read", "host_values", "apply_chain", "write_back", "strides_of", "contiguous_strides", "compute_view_strides",
-           "checked_host_values", "all_in_range", "repeats", "index_spec", "index_shape", "split_chain", "apply_skel", "conj_neg_bits", "dynamic_index", "Pending", "read_together", "read_last", "host_read"]
+           "checked_host_values", "all_in_range", "checked_in_range", "repeats", "index_spec", "index_shape", "split_chain", "apply_skel", "conj_neg_bits", "dynamic_index", "Pending", "read_together", "read_last", "host_read"]
 
 HOST_CHAIN = (("alias",),)  # a host-resident tensor's chain (tensor.py's ``_ALIAS_CHAIN``; known by identity)
 
