@@ -167,8 +167,24 @@ def numel(input) -> int:
         raise
 
 
-def typename(obj) -> str:
-    return obj.type() if isinstance(obj, Tensor) else type(obj).__name__
+def typename(obj, /) -> str:
+    """The qualified name of ``obj``'s type as torch spells it: a tensor's ``type()``, else the object's (or,
+    for an instance, its class's) ``module.qualname``, builtins unqualified.
+
+    >>> import torchlike
+    >>> torchlike.typename(torchlike.tensor([1, 2])), torchlike.typename(3), torchlike.typename(int)
+    ('torch.LongTensor', 'int', 'int')
+    """
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module, qualname = type(obj).__module__ or "", type(obj).__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
 from .torch_version import __version__  # noqa: E402  (a TorchVersion: compares as a version)

@@ -3,11 +3,18 @@ of JAX's default backend (TPU, GPU or CPU — torch_xla's convention) and 'tpu:i
 from __future__ import annotations
 
 import functools
+import warnings
 
 import jax
 import numpy as np
 
 __all__ = ["device", "get_default_device", "set_default_device"]
+
+
+# torch's device types (c10's parser: a device object of any of them can be made; a tensor only on those
+# torchlike runs: cpu, cuda, meta, xla, and 'tpu', torchlike's own name for JAX's TPUs)
+_TYPES = frozenset(("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
+                    "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone", "tpu"))
 
 
 class device:
@@ -37,10 +44,14 @@ class device:
                 index = int(idx)
             except ValueError:
                 raise RuntimeError(f"Invalid device string: '{type}:{idx}'") from None
-        if type not in ("cpu", "cuda", "meta", "mps", "xla", "tpu"):
+        if type not in _TYPES:
             raise RuntimeError(f"Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, "
                                f"fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device "
                                f"type at start of device string: {type}")
+        if type == "mkldnn":
+            warnings.warn("'mkldnn' is no longer used as device type. So torch.device('mkldnn') will be deprecated "
+                          "and removed in the future. Please use other valid device types instead.", UserWarning,
+                          stacklevel=2)
         self.type, self.index = type, index
 
     def __repr__(self):

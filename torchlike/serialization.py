@@ -19,6 +19,7 @@ import io
 import os
 import pickle
 import struct
+import sys
 import tempfile
 import types
 import warnings
@@ -42,6 +43,15 @@ from .sparse._serialization import reduce_sparse
 from ._storage import TypedStorage, UntypedStorage
 from ._quantized import _QTensor, qscheme, rebuild_qtensor
 from .types import FileLike  # noqa: F401 - torch.serialization names it
+from .utils.serialization import config as _config
+from . import _serialization_registry as _registry
+from ._serialization_registry import _package_registry  # noqa: F401 - (torch's list; libraries read it)
+from ._serialization_registry import (  # noqa: F401 - torch.serialization's public API
+    INT_SIZE, IS_WINDOWS, LONG_SIZE, MAGIC_NUMBER, MAP_PRIVATE, MAP_SHARED, PROTOCOL_VERSION, SHORT_SIZE,
+    STORAGE_KEY_SEPARATOR, LoadEndianness, SourceChangeWarning, StorageType, check_module_version_greater_or_equal,
+    default_restore_location, get_crc32_options, get_default_load_endianness, get_default_mmap_options,
+    location_tag, mkdtemp, normalize_storage_type, register_package, set_crc32_options, set_default_load_endianness,
+    set_default_mmap_options, skip_data, storage_to_tensor_type, validate_cuda_device, validate_hpu_device)
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
            "get_unsafe_globals_in_checkpoint", "DEFAULT_PROTOCOL"]
@@ -50,7 +60,6 @@ DEFAULT_PROTOCOL = 2
 # torch.serialization's type aliases (pyro's param store imports MAP_LOCATION)
 MAP_LOCATION = Union[Callable[[Any, str], Any], _device_cls, str, Dict[str, str], None]
 STORAGE = Union[TypedStorage, UntypedStorage]
-_ALIGN = 64
 
 _STORAGE_NAMES = {"float32": "FloatStorage", "float64": "DoubleStorage", "float16": "HalfStorage",
                   "bfloat16": "BFloat16Storage", "int64": "LongStorage", "int32": "IntStorage",
@@ -245,7 +254,7 @@ def _aligned_writestr(zf, name, data):
     info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
     info.compress_type = zipfile.ZIP_STORED
     header_end = zf.fp.tell() + 30 + len(name.encode())
-    pad = (-(header_end + 4)) % _ALIGN
+    pad = (-(header_end + 4)) % _config.save.storage_alignment
     info.extra = struct.pack("<HH", 0x4246, pad) + b"Z" * pad
     zf.writestr(info, data)
 
@@ -257,10 +266,13 @@ def _write_archive(fileobj, obj, archive_name):
     with zipfile.ZipFile(fileobj, "w", zipfile.ZIP_STORED) as zf:
         _aligned_writestr(zf, f"{archive_name}/data.pkl", buf.getvalue())
         _aligned_writestr(zf, f"{archive_name}/.format_version", b"1")
-        _aligned_writestr(zf, f"{archive_name}/.storage_alignment", b"64")
+        _aligned_writestr(zf, f"{archive_name}/.storage_alignment", str(_config.save.storage_alignment).encode())
         _aligned_writestr(zf, f"{archive_name}/byteorder", b"little")
         for ref in sorted(storages.values(), key=lambda r: int(r.key)):
-            a = np.ascontiguousarray(np.asarray(ref.arr)).reshape(-1)
+            if _registry._serialization_tls.skip_data:  # the record's space, left zero
+                a = np.zeros(ref.numel, np.dtype(ref.dtype.np))
+            else:
+                a = np.ascontiguousarray(np.asarray(ref.arr)).reshape(-1)
             _aligned_writestr(zf, f"{archive_name}/data/{ref.key}", a.astype(a.dtype.newbyteorder("<")).tobytes())
         _aligned_writestr(zf, f"{archive_name}/version", b"3\n")
         _aligned_writestr(zf, f"{archive_name}/.data/serialization_id", b"0" * 40)
@@ -505,8 +517,9 @@ def _data_pkl_name(zf):
 
 
 class _Loader:
-    def __init__(self, zf, prefix, map_location, mmap_path):
+    def __init__(self, zf, prefix, map_location, mmap_path, order="<"):
         self.zf, self.prefix, self.map_location, self.mmap_path = zf, prefix, map_location, mmap_path
+        self.order = order
         self.storages = {}
 
     def persistent_load(self, pid):
@@ -521,7 +534,9 @@ class _Loader:
 
     def read(self, key, dt, numel):
         name = f"{self.prefix}/data/{key}"
-        np_dt = np.dtype(dt.np).newbyteorder("<")
+        np_dt = np.dtype(dt.np).newbyteorder(self.order)
+        if _registry._serialization_tls.skip_data:  # torch.serialization.skip_data: the bytes are not read
+            return host_to_jax(np.zeros(numel, np.dtype(dt.np)), copy=False)
         if self.mmap_path is not None:
             info = self.zf.getinfo(name)
             with open(self.mmap_path, "rb") as fh:
@@ -550,6 +565,24 @@ def _device_for(ml, location):
                                "is False. If you are running on a CPU-only machine, please use torch.load with "
                                "map_location=torch.device('cpu') to map your storages to the CPU.")
     return d
+
+
+def _byteorder(zf, prefix, names):
+    """The checkpoint's byte order: its ``byteorder`` record, else torch's fallback
+    (``set_default_load_endianness``: None reads little-endian, NATIVE the machine's order)."""
+    if f"{prefix}/byteorder" in names:
+        order = zf.read(f"{prefix}/byteorder")
+        if order not in (b"little", b"big"):
+            raise ValueError("Unknown endianness type: " + order.decode())
+        return order.decode()
+    fallback = _config.load.endianness
+    if fallback is None or fallback is LoadEndianness.LITTLE:
+        return "little"
+    if fallback is LoadEndianness.BIG:
+        return "big"
+    if fallback is LoadEndianness.NATIVE:
+        return sys.byteorder
+    raise ValueError("Invalid load endianness type")
 
 
 class _open_read:
@@ -609,6 +642,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     if pickle_load_args and weights_only:
         warnings.warn("pickle_load_args only works if `weights_only=False`.")
         pickle_load_args = {}
+    if mmap is None:
+        mmap = _config.load.mmap
     if not isinstance(f, (str, os.PathLike)) and mmap:
         raise ValueError("f must be a file path in order to use the mmap argument")
     with _open_read(f) as fh:
@@ -628,10 +663,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                 pkl = _data_pkl_name(zf)
                 prefix = pkl.split("/")[0]
                 names = zf.namelist()
-                order = zf.read(f"{prefix}/byteorder").decode() if f"{prefix}/byteorder" in names else "little"
-                if order != "little":
-                    raise RuntimeError("torchlike reads little-endian checkpoints only")
-                loader = _Loader(zf, prefix, map_location, os.fspath(f) if mmap else None)
+                order = _byteorder(zf, prefix, names)
+                loader = _Loader(zf, prefix, map_location, os.fspath(f) if mmap else None,
+                                 "<" if order == "little" else ">")
                 obj = _unpickle(io.BytesIO(zf.read(pkl)), loader.persistent_load, weights_only, pickle_load_args)
                 obj = _storages_as_typed(obj)  # (reads the archive: inside the with)
         else:

@@ -2,7 +2,7 @@
 from .._missing import module_getattr
 from .._torch_paths import lazy_import
 
-_SUBMODULES = ("data", "checkpoint", "tensorboard", "dlpack", "hooks", "_pytree", "benchmark")
+_SUBMODULES = ("data", "checkpoint", "tensorboard", "dlpack", "hooks", "_pytree", "benchmark", "serialization")
 _missing = module_getattr("torch.utils")
 
 

@@ -1,0 +1,34 @@
+"""torch.device accepts every device type torch's parser knows (a device object of an absent backend can be
+made, printed, compared and hashed; libraries build them to probe, e.g. torch.serialization's validators)."""
+import warnings
+
+import pytest
+import torch
+
+import torchlike
+from conftest import raises_like_torch
+
+TORCH_TYPES = ["cpu", "cuda", "ipu", "xpu", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla", "lazy",
+               "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone"]
+
+
+@pytest.mark.parametrize("name", TORCH_TYPES + ["hpu:1", "xpu:0", "privateuseone:3"])
+def test_device_of_every_torch_device_type_like_torch(name):
+    ours, theirs = torchlike.device(name), torch.device(name)
+    assert (repr(ours), str(ours), ours.type, ours.index) == (repr(theirs), str(theirs), theirs.type, theirs.index)
+    assert ours == torchlike.device(name) and hash(ours) == hash(torchlike.device(name))
+
+
+def test_mkldnn_device_warns_like_torch():
+    for m in (torch, torchlike):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            assert m.device("mkldnn").type == "mkldnn"
+        assert [str(x.message) for x in w if "mkldnn" in str(x.message)], m.__name__
+        assert str(w[-1].message).startswith("'mkldnn' is no longer used as device type. So torch.device('mkldnn') "
+                                             "will be deprecated and removed in the future.")
+
+
+@pytest.mark.parametrize("name", ["foo", "CPU", "cuda:x", "hpu:1:2"])
+def test_unknown_device_types_raise_like_torch(name):
+    raises_like_torch(lambda m: m.device(name))
