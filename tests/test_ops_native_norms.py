@@ -129,3 +129,54 @@ def test_native_batch_norm_half_statistics_dtype(case):
         return lib.native_batch_norm(xi, w, None, *stats, case != "eval", 0.1, 1e-5)
     for a, b in zip(run(torchlike), run(torch)):
         assert_same(a, b, rtol=1e-2, atol=1e-2)
+
+
+# every CPU normalisation entry point, by (input dtype, parameter dtypes): torch allows "mixed" parameters only
+# as float32 ones of a float16/bfloat16 input, and otherwise wants every parameter in the input's dtype
+NORM_ENTRIES = {
+    "F.layer_norm": lambda m, x, w, b, rm, rv: m.nn.functional.layer_norm(x, (4,), w, b),
+    "native_layer_norm": lambda m, x, w, b, rm, rv: m.native_layer_norm(x, [4], w, b, 1e-5)[0],
+    "F.group_norm": lambda m, x, w, b, rm, rv: m.nn.functional.group_norm(x, 2, w, b),
+    "native_group_norm": lambda m, x, w, b, rm, rv: m.native_group_norm(x, w, b, 2, 4, 4, 2, 1e-5)[0],
+    "F.batch_norm train": lambda m, x, w, b, rm, rv: m.nn.functional.batch_norm(x, rm, rv, w, b, training=True),
+    "F.batch_norm eval": lambda m, x, w, b, rm, rv: m.nn.functional.batch_norm(x, rm, rv, w, b, training=False),
+    "native_batch_norm": lambda m, x, w, b, rm, rv: m.native_batch_norm(x, w, b, rm, rv, True, 0.1, 1e-5)[0],
+    "_native_batch_norm_legit": lambda m, x, w, b, rm, rv: m._native_batch_norm_legit(x, w, b, rm, rv, False, 0.1,
+                                                                                      1e-5)[0],
+    "F.instance_norm": lambda m, x, w, b, rm, rv: m.nn.functional.instance_norm(x, rm, rv, w, b),
+}
+# (input, weight, bias, running_mean, running_var) dtypes; None: not given
+NORM_DTYPES = [("float32", "float16", "float16", "float32", "float32"),
+               ("float32", "float64", "float64", "float64", "float64"),
+               ("float64", "float32", "float32", "float32", "float32"),
+               ("float16", "float32", "float32", "float32", "float32"),
+               ("bfloat16", "float32", None, "float32", "float32"),
+               ("float16", "bfloat16", "bfloat16", "float32", "float32"),
+               ("float32", "float32", "float16", "float32", "float32"),
+               ("float32", None, "float16", "float32", "float32"),
+               ("float16", "float16", "float32", "float16", "float16"),
+               ("float32", "float32", "float32", "float16", "float16"),
+               ("float16", None, None, "float32", "float32")]
+
+
+@pytest.mark.parametrize("dtypes", NORM_DTYPES, ids=lambda d: "-".join(map(str, d)))
+@pytest.mark.parametrize("entry", sorted(NORM_ENTRIES))
+def test_parameter_dtypes_like_torch(entry, dtypes):
+    """F.layer_norm(float32 x, float16 weight) computed a float32 result where torch's CPU kernel raises "mixed
+    dtype (CPU): ..." (whisper's fp32 LayerNorm on a half model): the rule of aten's mixed_type.h, then the
+    kernel's "expected scalar type" for a parameter that is not mixed, on every entry point."""
+    fn = NORM_ENTRIES[entry]
+
+    def call(m):
+        x = m.arange(32, dtype=m.float32).reshape(2, 4, 4).sin().to(getattr(m, dtypes[0]))
+        w, b, rm, rv = [None if d is None else m.full((4,), 0.5 + i, dtype=getattr(m, d))
+                        for i, d in enumerate(dtypes[1:])]
+        return fn(m, x, w, b, rm, rv)
+    try:
+        call(torch)
+    except RuntimeError:
+        raises_like_torch(call)
+    else:  # (half inputs: torch rounds batch statistics to half first where no float32 parameter makes it
+        # "mixed"; docs/differences.md)
+        half = dtypes[0] in ("float16", "bfloat16")
+        same_as_torch(call, grad=False, rtol=1e-2 if half else None, atol=1e-2 if half else None)

@@ -17,12 +17,38 @@ import math
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _dtype
 from .._creation import empty
 from .._grad_mode import no_grad
 from ._util import Tensor, dispatch, register
 
 __all__ = ["native_layer_norm", "native_batch_norm", "_native_batch_norm_legit", "native_group_norm",
-           "layer_norm_impl", "group_norm_impl"]
+           "layer_norm_impl", "group_norm_impl", "check_param_dtypes"]
+
+
+def check_param_dtypes(input, *params):
+    """torch's CPU normalisation kernels' dtype rule (aten's ``mixed_type.h``, then the kernel's typed reads):
+    parameters whose first defined one differs from the input are "mixed", allowed only as float32 parameters of
+    a float16/bfloat16 input; otherwise every parameter must have the input's dtype.
+
+    >>> import torchlike as torch
+    >>> torch.nn.functional.layer_norm(torch.ones(2, 3), (3,), torch.ones(3, dtype=torch.float16))
+    Traceback (most recent call last):
+    RuntimeError: mixed dtype (CPU): expect parameter to have scalar type of Float
+    """
+    defined = [p for p in params if p is not None]
+    if not defined or input.device.type != "cpu":
+        return
+    if defined[0].dtype is not input.dtype:
+        if any(p.dtype is not _dtype.float32 for p in defined):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if input.dtype not in (_dtype.float16, _dtype.bfloat16):
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        return
+    for p in defined:
+        if p.dtype is not input.dtype:
+            raise RuntimeError(f"expected scalar type {_dtype._CAP[input.dtype.name]} but found "
+                               f"{_dtype._CAP[p.dtype.name]}")
 
 
 def _opmath(x):
@@ -85,6 +111,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     [torch.Size([2, 3, 4]), torch.Size([2, 3, 1]), torch.Size([2, 3, 1])]
     """
     shape = check_layer_norm_inputs(input, normalized_shape, weight, bias)
+    check_param_dtypes(input, weight, bias)
     k = len(shape)
     rest, has_w, has_b = _extra(weight, bias)
     axes = tuple(range(input.ndim - k, input.ndim))
@@ -109,6 +136,7 @@ def _batch_norm_impl(x, *rest, use_batch, eps, has_w, has_b, has_stats):
 
 
 def _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, name):
+    check_param_dtypes(input, weight, bias, running_mean, running_var)
     rest, has_w, has_b = _extra(weight, bias)
     has_stats = running_mean is not None and running_var is not None
     use_batch = bool(training) or not has_stats
@@ -188,6 +216,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
                            f"shape {list(input.shape)} and num_groups={group}")
     if input.numel() != N * C * HxW:
         raise RuntimeError(f"Expected the input to have {N * C * HxW} elements, but got {input.numel()}")
+    check_param_dtypes(input, weight, bias)
     rest, has_w, has_b = _extra(weight, bias)
     return dispatch(group_norm_impl, (input,) + rest,  # (torch differentiates all three outputs here)
                     (("n", int(N)), ("c", int(C)), ("group", int(group)), ("eps", float(eps)),

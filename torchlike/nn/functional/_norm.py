@@ -20,7 +20,7 @@ from ..._ops.indexing import c_type_name
 from ..._ops.registry import functional as _functional
 from ..._ops._util import exact_mean
 from ..._ops.checks import not_differentiable
-from ..._ops.native_norms import check_layer_norm_inputs, group_norm_impl, layer_norm_impl
+from ..._ops.native_norms import check_layer_norm_inputs, check_param_dtypes, group_norm_impl, layer_norm_impl
 from ... import _grad_mode as grad_mode
 from ... import _autocast as _amp
 
@@ -70,6 +70,8 @@ _VMAP_STATS = ("Batch norm got a batched tensor as input while the running_mean 
 
 
 def _norm_with_stats(input, running_mean, running_var, weight, bias, training, momentum, eps, instance):
+    # instance norm hands its kernel running statistics of the input's dtype: only its affine parameters count
+    check_param_dtypes(input, weight, bias, *(() if instance else (running_mean, running_var)))
     update = bool(training) and running_mean is not None and running_var is not None
     if update and isinstance(input._value, BatchTracer) and not (
             isinstance(running_mean._value, BatchTracer) and isinstance(running_var._value, BatchTracer)):
@@ -164,6 +166,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     tensor([[-1.0000,  1.0000]])
     """
     ns = check_layer_norm_inputs(input, normalized_shape, weight, bias)
+    check_param_dtypes(input, weight, bias)
     return dispatch(_ln_impl, (input, weight, bias, float(eps)), (("nd", len(ns)),),
                     name="NativeLayerNormBackward0")
 
@@ -233,6 +236,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape "
                                f"{list(input.shape)}")
+    check_param_dtypes(input, weight, bias)
     return dispatch(_gn_impl, (input, weight, bias, float(eps)), (("G", int(num_groups)),),
                     name="NativeGroupNormBackward0")
 
@@ -254,6 +258,7 @@ def _lrn_impl(x, alpha, beta, k, size, out_dt):
 
 @_functional()
 @_amp.fp32
+@_mfmt.pointwise_follows((0, "input"))
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """Normalize each element by the sum of squares over ``size`` neighbouring channels.
 
