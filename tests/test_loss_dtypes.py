@@ -86,3 +86,40 @@ def test_poisson_nll_loss_result_dtype_matches_torch(dtypes, kw):
         return lib.nn.functional.poisson_nll_loss(lib.tensor(i, dtype=getattr(lib, dtypes[0])),
                                                   lib.tensor(t, dtype=getattr(lib, dtypes[1])), **kw)
     assert_same(run(torchlike), run(torch), rtol=2e-6, atol=0)
+
+
+# --- losses of float16/bfloat16: rounded where torch's kernels round, bit for bit --------------------------
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("name,kw", [("mse_loss", {}), ("l1_loss", {}), ("huber_loss", {"delta": 0.7}),
+                                     ("smooth_l1_loss", {"beta": 0.6}), ("soft_margin_loss", {}),
+                                     ("mse_loss", {"weight": True}), ("l1_loss", {"weight": True}),
+                                     ("huber_loss", {"weight": True})])
+def test_half_pointwise_losses_round_like_torch(name, kw, dtype):
+    # mse: the difference and its square each rounded (was one rounding: 1 ulp off on a third of elements);
+    # huber float16 / smooth_l1 bfloat16 computed in float32 with the unrounded delta/beta, their other
+    # dtype op by op; a weighted mean divides the rounded sums
+    g = torch.Generator().manual_seed(0)
+    x, y = (torch.randn(3000, generator=g) * 3).to(dtype), (torch.randn(3000, generator=g) * 3).to(dtype)
+    if name == "soft_margin_loss":
+        y = y.sign()
+    kw = dict(kw)
+    if kw.pop("weight", None):
+        kw["weight"] = torch.rand(3000, generator=g).to(dtype)
+    lkw = {k: to_tl(v) if torch.is_tensor(v) else v for k, v in kw.items()}
+    for red in ("none", "mean", "sum"):
+        assert_same(getattr(LF, name)(to_tl(x), to_tl(y), reduction=red, **lkw),
+                    getattr(F, name)(x, y, reduction=red, **kw), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_half_multilabel_soft_margin_loss_keeps_each_rounding_under_jit(dtype):
+    # the OpInfo sample that failed: inside the one compiled program XLA dropped the rounding of
+    # target * logsigmoid(input) before the add (and multiplied by 1/C instead of dividing)
+    g = torch.Generator().manual_seed(3)
+    x, t = (torch.randn(6, 5, generator=g) * 4).to(dtype), (torch.randn(6, 5, generator=g) * 4).to(dtype)
+    w = torch.rand(6, 5, generator=g).to(dtype)
+    for red in ("none", "mean", "sum"):
+        assert_same(LF.multilabel_soft_margin_loss(to_tl(x), to_tl(t), reduction=red),
+                    F.multilabel_soft_margin_loss(x, t, reduction=red), rtol=0, atol=0)
+        assert_same(LF.multilabel_soft_margin_loss(to_tl(x[0]), to_tl(t[0]), weight=to_tl(w[0]), reduction=red),
+                    F.multilabel_soft_margin_loss(x[0], t[0], weight=w[0], reduction=red), rtol=0, atol=0)

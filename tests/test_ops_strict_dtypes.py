@@ -1,11 +1,15 @@
 """Ops over the dtypes, samples and layouts the default OpInfo run does not look at (found by
 ``python -m conformance --strict``): half-precision arithmetic, small integer dtypes, floor division edge
 values, non-contiguous inputs.  Expected values come from torch."""
+import jax
+import jax.numpy as jnp
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="torch is the oracle for these tests")
 import torchlike  # noqa: E402
 from conftest import assert_same, raises_like_torch, to_tl, to_torch, torch_or_tl  # noqa: E402
+from torchlike._ops._util import round_to  # noqa: E402
 
 
 def _randn(*shape, dtype, seed=0, scale=3.0):
@@ -202,3 +206,19 @@ def test_norm_quotients_round_their_half_norm_like_torch(dtype):
     mask = torch.rand(64, 33, generator=torch.Generator().manual_seed(1)) > 0.3
     assert_same(torchlike.masked.normalize(to_tl(x), 2.0, 1, mask=to_tl(mask)),
                 torch.masked.normalize(x, 2.0, 1, mask=mask), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_round_to_survives_a_compiled_program(dtype):
+    # astype(half).astype(float32) between a multiply and an add vanished inside one jitted program (XLA's
+    # CPU backend fused them); round_to keeps torch's rounding there, float16 subnormals included
+    rng = np.random.default_rng(0)
+    a, b, c = (jnp.asarray(rng.standard_normal(20000) * 10.0 ** rng.integers(-7, 4, 20000), jnp.float32)
+               for _ in range(3))
+    hd = getattr(torch, dtype)
+    want = ((torch.from_numpy(np.array(a)).to(hd) * torch.from_numpy(np.array(b)).to(hd))
+            + torch.from_numpy(np.array(c)).to(hd)).float().numpy()
+    dt = jnp.float16 if dtype == "float16" else jnp.bfloat16
+    r = lambda v: round_to(v, dt)  # noqa: E731
+    got = np.asarray(jax.jit(lambda a, b, c: r(r(r(a) * r(b)) + r(c)))(a, b, c))
+    assert np.array_equal(got, want, equal_nan=True)

@@ -193,8 +193,27 @@ def laid_out(r, a, b=None):
     return r
 
 
-def _round(a, dt):
+def round_to(a, dt):
+    """float32 ``a`` rounded to the half type ``dt`` (nearest even, overflow to inf) and kept in float32:
+    torch's half kernels store an intermediate in the half type before the next op.  Written with
+    ``reduce_precision`` (and float16's subnormal grid, which it flushes): inside one compiled program XLA's
+    CPU backend drops an ``astype(dt).astype(float32)`` pair (or fuses the multiply and add around it), so
+    the rounding silently disappeared under jit.
+
+    >>> import jax.numpy as jnp
+    >>> float(round_to(jnp.float32(1.0001), jnp.float16))
+    1.0
+    """
+    dt = np.dtype(dt)
+    if dt == np.float16:
+        normal = lax.reduce_precision(a, exponent_bits=5, mantissa_bits=10)
+        return jnp.where(jnp.abs(a) < 2.0 ** -14, jnp.round(a * 2.0 ** 24) * 2.0 ** -24, normal)
+    if dt == np.dtype(jnp.bfloat16):
+        return lax.reduce_precision(a, exponent_bits=8, mantissa_bits=7)
     return a.astype(dt).astype(np.float32)
+
+
+_round = round_to
 
 
 def _sigmoid_out_grad(t, y, dt):

@@ -19,7 +19,7 @@ from jax import lax
 import numpy as np
 
 from .. import _dtype
-from ._util import Tensor, binary, dispatch, register, unary, wrap_dim
+from ._util import Tensor, binary, dispatch, register, round_to, unary, wrap_dim
 from . import checks as C
 from .registry import TABLE
 from .._mutation import write_out
@@ -218,8 +218,8 @@ def _softmax_impl(x, dim, dt, log, neg):
     if log and y.dtype in _HALF and math.prod(z.shape[dim + 1:]) == 1 and z.size:
         # torch's last-dim kernel keeps the sum of exponentials and its log in the half type (each rounded)
         m = lax.stop_gradient(jnp.max(z, axis=dim, keepdims=True))
-        s = jnp.sum(jnp.exp(z - m), axis=dim, keepdims=True).astype(y.dtype).astype(jnp.float32)
-        return (z - m - jnp.log(s).astype(y.dtype).astype(jnp.float32)).astype(y.dtype)
+        s = round_to(jnp.sum(jnp.exp(z - m), axis=dim, keepdims=True), y.dtype)
+        return (z - m - round_to(jnp.log(s), y.dtype)).astype(y.dtype)
     r = jax.nn.log_softmax(z, axis=dim) if log else jax.nn.softmax(z, axis=dim)
     return r.astype(y.dtype)
 

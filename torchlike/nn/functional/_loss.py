@@ -21,7 +21,7 @@ import numpy as np
 from ... import _dtype, _views
 from ..._dispatch import dispatch
 from ..._ops.registry import functional as _functional
-from ..._ops._util import check_broadcast, exact_div, exact_mean
+from ..._ops._util import check_broadcast, exact_div, exact_mean, round_to
 from ...tensor import Tensor
 from ... import _autocast as _amp
 from ..._errors import broadcast_shape, tp_name
@@ -86,7 +86,7 @@ def _rounds_as(dt):
     """``r(v)``: ``v`` rounded to ``dt`` and computed on in float32 where ``dt`` is a half type (torch's op-by-op
     formulas round each op's result to the input's type), else ``v`` itself."""
     if np.dtype(dt) in _HALF:
-        return lambda v: v.astype(dt).astype(jnp.float32)
+        return lambda v: round_to(v, dt)
     return lambda v: v
 
 
@@ -115,30 +115,39 @@ def _common_float(*ts):
 
 # ---- pointwise regression losses ----------------------------------------------------------------
 def _pointwise_loss(x, y, w, *scal, kind, reduction, dt):
+    # half types: torch's kernels round each op's result to the input's type (the difference, its square, ...)
+    # where they compute in the half type, once at the end where they compute in float32 (measured against
+    # torch 2.13: huber float16 and smooth_l1 bfloat16 in float32 with the unrounded delta/beta, the other
+    # half-type cases op by op with a rounded delta/beta); a reduction accumulates the rounded values in float32
+    r = _rounds_as(dt)
     x, y = _up(x.astype(dt)), _up(y.astype(dt))
-    d = x - y
+    if kind in ("huber", "smooth_l1") and (kind == "huber") == (np.dtype(dt) == np.float16):
+        r = _rounds_as(np.float32)  # computed in float32: rounded once below
+        d = x - y
+        p = jnp.asarray(scal[0], jnp.float32) if np.dtype(dt) in _HALF else _s(scal[0], d)
+    else:
+        d = r(x - y)
+        p = r(_s(scal[0], d)) if scal else None
+    z = _abs0(d)
     if kind == "l1":
-        l = _abs0(d)
+        l = z
     elif kind == "mse":
-        l = d * d
+        l = r(d * d)
     elif kind == "huber":
-        delta = _s(scal[0], d)
-        z = _abs0(d)
-        l = jnp.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
+        l = jnp.where(z < p, r(r(0.5 * z) * z), r(p * r(z - r(0.5 * p))))
     elif kind == "smooth_l1":
-        beta = _s(scal[0], d)
-        z = _abs0(d)
-        l = jnp.where(z < beta, exact_div(0.5 * z * z, jnp.where(beta > 0, beta, 1)), z - 0.5 * beta)
+        l = jnp.where(z < p, r(exact_div(r(r(0.5 * z) * z), jnp.where(p > 0, p, 1))), r(z - r(0.5 * p)))
     else:  # soft margin: torch's log1p(exp(-x * y)) (inf past exp's range), each op rounded to the input's type
-        r = _rounds_as(dt)
         l = r(jnp.log1p(r(jnp.exp(r(-x * y)))))
+    r = _rounds_as(dt)
     if kind == "l1" and jnp.issubdtype(dt, jnp.complexfloating):
         dt = jnp.finfo(dt).dtype  # torch: |input - target| of complex inputs is real
-    if w is not None:
+    l = r(l)
+    if w is not None:  # torch's Python-level weighting: loss * weight, then sum(.) / sum(weight) (each rounded)
         wv = _up(w.astype(dt))
-        l = l * wv
+        l = r(l * wv)
         if reduction == "mean" and kind != "huber":
-            return (jnp.sum(l) / jnp.sum(wv)).astype(dt)
+            return (r(jnp.sum(l)) / r(jnp.sum(wv))).astype(dt)
     return _reduce(l, reduction).astype(dt)
 
 
@@ -376,7 +385,7 @@ def _ce_probs(x, t, w, label_smoothing, reduction, cdim):
         prod = prod * w.reshape(shape).astype(logp.dtype)
     l = -jnp.sum(prod, axis=cdim)
     if reduction == "mean":
-        r = jnp.sum(l) / (x.size // C if x.size else 1) if x.ndim > 1 else jnp.sum(l)
+        r = exact_div(jnp.sum(l), x.size // C if x.size else 1) if x.ndim > 1 else jnp.sum(l)
     else:
         r = _reduce(l, reduction)
     return r.astype(x.dtype)
@@ -495,7 +504,7 @@ def _mlsm(x, t, w, reduction):
     l = -r(r(td * r(jax.nn.log_sigmoid(xd))) + r(r(1 - td) * r(jax.nn.log_sigmoid(-xd))))
     if w is not None:
         l = r(l * _up(w))
-    l = r(r(jnp.sum(l, axis=-1)) / x.shape[-1])
+    l = r(exact_div(r(jnp.sum(l, axis=-1)), x.shape[-1]))  # (a true division: XLA multiplies by 1/C)
     return _reduce(l, reduction).astype(x.dtype)
 
 
@@ -520,7 +529,7 @@ def _mlm(x, t, reduction):
     is_t = cnt > 0
     z = 1 - xd[:, :, None] + xd[:, None, :]  # [n, j, i] = 1 - (x_j - x_i)
     h = _hinge_strict(z) * (~is_t)[:, None, :].astype(xd.dtype)
-    l = jnp.sum(cnt[:, :, None] * h, axis=(1, 2)) / C
+    l = exact_div(jnp.sum(cnt[:, :, None] * h, axis=(1, 2)), C)
     if squeeze:
         l = l.reshape(())
     return _reduce(l, reduction).astype(x.dtype)

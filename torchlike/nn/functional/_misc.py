@@ -15,7 +15,7 @@ import numpy as np
 from ... import _dtype
 from ..._dispatch import dispatch
 from ..._ops.registry import functional as _functional
-from ..._ops._util import check_broadcast, exact_div
+from ..._ops._util import check_broadcast, exact_div, round_to
 from ...tensor import _wrap_dim
 from ..._ops.checks import need_tensors as _need_tensors
 from ..._ops.reduction import norm_kind as _norm_kind, vnorm as _vnorm
@@ -46,7 +46,7 @@ def _rounder(dt):
     op's result (a norm, a quotient, a product) in the half type; identity for the other dtypes."""
     if dt not in _HALF:
         return lambda v: v
-    return lambda v: v.astype(dt).astype(jnp.float32)
+    return lambda v: round_to(v, dt)
 
 
 def _pnorm(x, p, axis):
