@@ -22,7 +22,6 @@ import pickletools
 import struct
 import tarfile
 
-import jax.numpy as jnp
 import numpy as np
 
 from . import _weights_only
@@ -46,8 +45,8 @@ def legacy_load(fh, device_for, weights_only, pickle_load_args):
     storages = {}   # key -> serialization._Storage (reads from the raw bytes once they are known)
     raw = {}        # key -> numpy array, filled after the object pickle
 
-    def read(key, dt, numel):
-        return jnp.asarray(raw[key][:numel])
+    def read(key, dt, numel):  # (numpy: _Storage.view arranges it on the host, then moves it)
+        return raw[key][:numel]
 
     def persistent_load(pid):
         if not isinstance(pid, tuple):

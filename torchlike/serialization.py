@@ -448,18 +448,20 @@ class _Storage:
         permuted = not full and offset == 0 and numel == self.numel and len(size) > 1 and \
             _mfmt.non_overlapping_and_dense(size, stride)  # (a channels-last tensor's storage, ...)
         if self.root is None:
+            # the storage's bytes are arranged on the host (numpy) and cross to the device once: a reshape
+            # or transpose of the device array would compile a program for every new shape in the file
             raw = self.read(self.key, self.dt, self.numel)
             if full:
-                self.root = Tensor._wrap(raw.reshape(size), self.device)
+                self.root = Tensor._wrap(host_to_jax(raw.reshape(size), copy=False), self.device)
                 return self.root
             if permuted:
                 perm = sorted(range(len(size)), key=lambda d: (-stride[d], -size[d]))
-                x = jnp.transpose(raw.reshape(tuple(size[d] for d in perm)), np.argsort(perm))
-                self.root = _mfmt.set_strides(Tensor._wrap(x, self.device), stride)
+                x = np.ascontiguousarray(np.transpose(raw.reshape(tuple(size[d] for d in perm)), np.argsort(perm)))
+                self.root = _mfmt.set_strides(Tensor._wrap(host_to_jax(x, copy=False), self.device), stride)
                 return self.root
-            self.root = Tensor._wrap(raw, self.device)
+            self.root = Tensor._wrap(host_to_jax(raw, copy=False), self.device)
         if numel == 0:
-            return Tensor._wrap(jnp.zeros(size, self.dt.np), self.device)
+            return Tensor._wrap(host_to_jax(np.zeros(size, self.dt.np), copy=False), self.device)
         return view_step(self.root, ("as_strided", size, stride, int(offset)))
 
 
@@ -536,7 +538,7 @@ class _Loader:
         name = f"{self.prefix}/data/{key}"
         np_dt = np.dtype(dt.np).newbyteorder(self.order)
         if _registry._serialization_tls.skip_data:  # torch.serialization.skip_data: the bytes are not read
-            return host_to_jax(np.zeros(numel, np.dtype(dt.np)), copy=False)
+            return np.zeros(numel, np.dtype(dt.np))
         if self.mmap_path is not None:
             info = self.zf.getinfo(name)
             with open(self.mmap_path, "rb") as fh:
@@ -547,7 +549,7 @@ class _Loader:
                             shape=(numel,))
         else:
             arr = np.frombuffer(self.zf.read(name), dtype=np_dt, count=numel)
-        return host_to_jax(arr.astype(np.dtype(dt.np)), copy=False)  # astype copied
+        return arr.astype(np.dtype(dt.np))  # (a copy: the array is the storage's own, _Storage.view moves it)
 
 
 def _device_for(ml, location):

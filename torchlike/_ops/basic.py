@@ -10,6 +10,7 @@ import numpy as np
 
 from ._util import Tensor, as_tensor_arg, cast, dispatch, register
 from .. import _profiler_state as _prof
+from .._grad_mode import _state as _grad_state
 from .._shape_churn import host_impl
 from .._creation import empty
 from .._errors import broadcast_shape
@@ -142,6 +143,11 @@ def copy_(self, src, non_blocking=False):
                                f"{list(shape)}")
     if src._dev != self._dev:
         src = src.to(self._dev)
+    if src.dtype is self.dtype and src.shape == self.shape and not _prof._COLLECTING and \
+            not (_grad_state.enabled and (src.requires_grad or self.requires_grad)):
+        # nothing to cast, broadcast or record (load_state_dict's copies): the new value is src's array itself
+        # (arrays are immutable), so no program compiles for each new shape
+        return self._inplace_update(Tensor._wrap(src._value, self._dev))
     new = dispatch(_copy_impl, (self, src), (("dt", self.dtype.np),), name="CopyBackwards", saves=False)
     return self._inplace_update(new)
 
