@@ -123,3 +123,15 @@ def test_half_multilabel_soft_margin_loss_keeps_each_rounding_under_jit(dtype):
                     F.multilabel_soft_margin_loss(x, t, reduction=red), rtol=0, atol=0)
         assert_same(LF.multilabel_soft_margin_loss(to_tl(x[0]), to_tl(t[0]), weight=to_tl(w[0]), reduction=red),
                     F.multilabel_soft_margin_loss(x[0], t[0], weight=w[0], reduction=red), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_half_hinge_embedding_loss_rounds_the_margin_like_torch(dtype):
+    # torch's C++ formula turns the double margin into the input's type before margin - x (bfloat16: 8.396
+    # becomes 8.375), and rounds margin - x and the sum
+    g = torch.Generator().manual_seed(4)
+    x = (torch.randn(40, generator=g) * 5).to(dtype)
+    t = torch.where(torch.rand(40, generator=g) > 0.5, 1.0, -1.0).to(dtype)
+    for red in ("none", "mean", "sum"):
+        assert_same(LF.hinge_embedding_loss(to_tl(x), to_tl(t), margin=8.396163642458497, reduction=red),
+                    F.hinge_embedding_loss(x, t, margin=8.396163642458497, reduction=red), rtol=0, atol=0)

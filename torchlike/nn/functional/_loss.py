@@ -663,8 +663,10 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 
 
 def _hinge_emb(x, y, margin, reduction):
-    xd, yv = _up(x), _up(y)
-    l = jnp.where(yv != 1, _hinge(_s(margin, xd) - xd), 0) + jnp.where(yv != -1, xd, 0)
+    # half types: the margin (a double in torch's C++ formula) becomes the input's type, margin - x and the
+    # sum are each rounded
+    xd, yv, r = _up(x), _up(y), _rounds_as(x.dtype)
+    l = r(jnp.where(yv != 1, _hinge(r(r(_s(margin, xd)) - xd)), 0) + jnp.where(yv != -1, xd, 0))
     return _reduce(l, reduction).astype(x.dtype)
 
 
