@@ -253,16 +253,20 @@ def iter_strides(shape, operands):
     return _dense_from(shape, perm, False)
 
 
-def pointwise(out, args):
+def pointwise(out, args, sliced=False):
     """Give ``out`` (a fresh result of an elementwise op on ``args``) TensorIterator's output layout, when an
-    argument's layout is not row-major (the caller's test: ``needs_layout``)."""
+    argument's layout is not row-major (the caller's test: ``needs_layout``).  ``sliced``: the op reads views of
+    ``args`` of ``out``'s shape (glu's halves, diff's shifted slices), which keep the arguments' strides."""
+    shape = tuple(out.shape)
     ops = []
     for a in args:
         if hasattr(a, "_vbase"):
-            ops.append((tuple(a.shape), a.stride()))
+            if sliced and a.ndim != len(shape):
+                return out
+            ops.append((shape if sliced else tuple(a.shape), a.stride()))
         elif a is not None:
             ops.append(((), ()))
-    st = iter_strides(tuple(out.shape), ops)
+    st = iter_strides(shape, ops)
     return out if st is None else set_strides(out, st)
 
 
@@ -286,7 +290,10 @@ def suggest(t):
     """torch's ``Tensor.suggest_memory_format()``."""
     if not needs_layout(t):
         return contiguous_format
-    shape, st = tuple(t.shape), t.stride()
+    return _suggest(tuple(t.shape), t.stride())
+
+
+def _suggest(shape, st):
     if len(shape) == 4 and _like_channels_last(shape, st, _ORDER["channels_last"]):
         return channels_last
     if len(shape) == 5 and _like_channels_last(shape, st, _ORDER["channels_last_3d"]):
@@ -317,16 +324,33 @@ def storage_perm(t):
     return tuple(sorted(range(len(st)), key=lambda d: (-st[d], -shape[d] if shape[d] > 1 else 0)))
 
 
-def _after(relayout):
+def _after(relayout, unless=None):
     """Decorator running ``relayout(result, args, kwargs)`` after the op, once some tensor in the process has a
-    non-row-major layout (``SEEN``); before that the op's result is returned as it is."""
+    non-row-major layout (``SEEN``); before that the op's result is returned as it is.  An ``out=`` tensor keeps
+    its own strides.  ``unless``: ((position, name), value), an argument value for which the kernel allocates
+    a row-major result (pad's mode "circular", roll's dims None: the flattened input), or a predicate
+    ``unless(args, kwargs)`` saying so (conv3d's fallback kernel)."""
     def deco(fn):
         @functools.wraps(fn)
         def follows(*args, **kwargs):
             r = fn(*args, **kwargs)
-            return relayout(r, args, kwargs) if SEEN[0] else r
+            if not SEEN[0] or kwargs.get("out") is not None:
+                return r
+            if unless is not None and (unless(args, kwargs) if callable(unless) else
+                                       _operands((unless[0],), args, kwargs)[0] == unless[1]):
+                return r
+            return relayout(r, args, kwargs)
         return follows
     return deco
+
+
+def _each(r, fn):
+    """``fn`` (which relays a fresh result out in place) applied to the result ``r``, or to each tensor of a
+    tuple result (values and indices, mantissa and exponent)."""
+    for o in (r if isinstance(r, tuple) else (r,)):
+        if hasattr(o, "_vbase"):
+            fn(o)
+    return r
 
 
 def _operands(params, args, kwargs):
@@ -334,45 +358,101 @@ def _operands(params, args, kwargs):
     return [args[pos] if pos < len(args) else kwargs.get(name) for pos, name in params]
 
 
-def channels_last_follows(*params):
+def channels_last_follows(*params, unless=None):
     """Decorator for an op whose CPU kernel allocates its output in the channels-last format its input (or
-    weight) suggests (convolution, batch norm, pooling, interpolation): ``params`` are (position, name) pairs
-    of those arguments.  Costs one look at each when none has a layout."""
+    weight) suggests (convolution, batch norm, pooling, interpolation, pad, pixel shuffle): ``params`` are
+    (position, name) pairs of those arguments (``unless``: see ``_after``).  Costs one look at each when none
+    has a layout."""
     def relayout(r, args, kwargs):
         ins = [t for t in _operands(params, args, kwargs) if hasattr(t, "_vbase") and needs_layout(t)]
         if not ins:
             return r
-        if type(r) is tuple:
-            return tuple(follow_input(o, *ins) if hasattr(o, "_vbase") else o for o in r)
-        return follow_input(r, *ins)
-    return _after(relayout)
+        return _each(r, lambda o: follow_input(o, *ins))
+    return _after(relayout, unless)
 
 
-def pointwise_follows(*params, numbers=True):
+def pointwise_follows(*params, numbers=True, sliced=False):
     """Decorator for an elementwise op not declared through ``_ops._util.unary``/``binary`` (gelu, dropout,
-    clamp, where, ...): its result takes TensorIterator's layout of the ``params`` ((position, name) pairs)."""
+    clamp, where, lerp, addcmul, frexp, ...): its result(s) take TensorIterator's layout of the ``params``
+    ((position, name) pairs).  ``sliced``: the op reads same-rank slices of them (glu, diff; see ``pointwise``)."""
     def relayout(r, args, kwargs):
         ins = _operands(params, args, kwargs)
         if not numbers:  # (clamp's Scalar bounds are no operands of its TensorIterator)
             ins = [t for t in ins if hasattr(t, "_vbase")]
-        if hasattr(r, "_vbase") and any(hasattr(t, "_vbase") and needs_layout(t) for t in ins):
-            return pointwise(r, ins)
+        if any(hasattr(t, "_vbase") and needs_layout(t) for t in ins):
+            # (an argument returned as it is, dropout's in eval mode or in place, keeps its strides)
+            return _each(r, lambda o: o if any(o is t for t in ins) else pointwise(o, ins, sliced))
         return r
     return _after(relayout)
 
 
-def _cat_relayout(r, args, kwargs):
-    if kwargs.get("out") is not None or not hasattr(r, "_vbase"):
-        return r
-    fmt = None
-    for t in (args[0] if args else kwargs["tensors"]):
-        f = suggest(t)
-        if f is contiguous_format or fmt is not None and f is not fmt:
+def preserve_follows(*params, unless=None):
+    """Decorator for an op whose kernel allocates its result(s) as ``empty_like(input)`` does (sort, argsort,
+    flip, roll, slice_scatter's clone): ``input``'s strides where it is non-overlapping and dense, else dense in
+    their order (``preserve_strides``).  ``params``: the (position, name) of ``input`` (``unless``: see
+    ``_after``)."""
+    def relayout(r, args, kwargs):
+        t = _operands(params, args, kwargs)[0]
+        if not (hasattr(t, "_vbase") and needs_layout(t)):
             return r
+        shape, st = tuple(t.shape), preserve_strides(t)
+        return _each(r, lambda o: set_strides(o, st) if o is not t and tuple(o.shape) == shape else o)
+    return _after(relayout, unless)
+
+
+def _cat_format(layouts):
+    """torch's ``cat_compute_output_memory_format`` over the inputs' (shape, strides): the format all suggest,
+    else contiguous_format."""
+    fmt = None
+    for shape, st in layouts:
+        f = _suggest(shape, st)
+        if f is contiguous_format or fmt is not None and f is not fmt:
+            return contiguous_format
         fmt = f
-    return r if fmt is None or r.ndim != len(_ORDER[fmt.name]) else set_strides(r, format_strides(tuple(r.shape), fmt))
+    return fmt
+
+
+def _cat_relayout(r, args, kwargs):
+    if not hasattr(r, "_vbase"):
+        return r
+    tensors = args[0] if args else kwargs["tensors"]
+    if not any(needs_layout(t) for t in tensors):
+        return r
+    fmt = _cat_format([(tuple(t.shape), t.stride()) for t in tensors])
+    if fmt is contiguous_format or r.ndim != len(_ORDER[fmt.name]):
+        return r
+    return set_strides(r, format_strides(tuple(r.shape), fmt))
 
 
 cat_follows = _after(_cat_relayout)
 cat_follows.__doc__ = """Decorator for ``cat``: torch allocates its result in the memory format every input suggests
 (``compute_output_memory_format``), else row-major."""
+
+
+def _stack_relayout(r, args, kwargs):
+    tensors = args[0] if args else kwargs["tensors"]
+    if not hasattr(r, "_vbase") or not any(needs_layout(t) for t in tensors):
+        return r
+    nd = tensors[0].ndim
+    dim = args[1] if len(args) > 1 else kwargs.get("dim", 0)
+    dim = dim + nd + 1 if dim < 0 else dim
+    if dim < nd:  # torch: cat(tensors, dim).view(stacked shape): dim splits in two
+        layouts = [(tuple(t.shape), t.stride()) for t in tensors]
+        shape = list(layouts[0][0])
+        shape[dim] *= len(tensors)
+    else:  # torch: cat of the inputs unsqueezed at the end
+        layouts = [(tuple(t.shape) + (1,), t.stride() + (1,)) for t in tensors]
+        shape = list(layouts[0][0])
+        shape[dim] = len(tensors)
+    fmt = _cat_format(layouts)
+    if fmt is contiguous_format or len(shape) != len(_ORDER[fmt.name]):
+        return r
+    st = format_strides(tuple(shape), fmt)
+    if dim < nd:
+        st = st[:dim] + (st[dim] * tensors[0].shape[dim],) + st[dim:]
+    return set_strides(r, st)
+
+
+stack_follows = _after(_stack_relayout)
+stack_follows.__doc__ = """Decorator for ``stack``: torch's ``cat`` along ``dim`` viewed with the new dim (the inputs
+unsqueezed at the end for the last dim), so the result is laid out as that ``cat``'s (``cat_follows``)."""

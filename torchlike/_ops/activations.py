@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _autocast as _amp, _dtype
+from .. import _memory_format as _mfmt
 from .._dispatch import dispatch
 from ..tensor import Tensor
 from .registry import register
@@ -83,6 +84,7 @@ def _hardshrink(x, lambd):
 # ---- the ops -------------------------------------------------------------------------------------
 @register("prelu", namespaces=("torch", "nn.functional"))
 @_amp.lower
+@_mfmt.pointwise_follows((0, "input"))
 def prelu(input, weight):
     """x if x > 0 else weight * x, ``weight`` broadcast over the channel dim (dim 1).
 
@@ -105,6 +107,7 @@ def prelu(input, weight):
 
 
 @register("hardshrink", namespaces=("torch", "nn.functional"), out=True, out_overlap="partial")
+@_mfmt.pointwise_follows((0, "input"))
 def hardshrink(input, lambd=0.5):
     """x where |x| > lambd, else 0.
 

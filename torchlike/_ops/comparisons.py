@@ -6,6 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
+from .. import _memory_format as _mfmt
 from .._shape_churn import exact_dtype, host_impl
 from ._util import Tensor, cast, dispatch, register
 from .checks import need_tensors as _need_tensors
@@ -19,6 +20,7 @@ def _isclose_impl(a, b, dt, rtol, atol, equal_nan):
 
 
 @register(differentiable=False)
+@_mfmt.pointwise_follows((0, "input"), (1, "other"))
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Elementwise ``|input - other| <= atol + rtol * |other|`` (bool tensor)."""
     _need_tensors("isclose", input=input, other=other)

@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import _dtype, _views
+from .. import _memory_format as _mfmt
 from ._util import Tensor, dispatch, register
 from .. import _autocast as _amp
 from .checks import need_tensors as _need_tensors
@@ -28,6 +29,7 @@ _HALF_FLOAT_DOUBLE = (_dtype.float32, _dtype.float64, _dtype.float16)
 
 
 @register(method=False, out=True, out_same_dtype=True)
+@_mfmt.pointwise_follows((0, "real"), (1, "imag"))
 def complex(real, imag):
     """A complex tensor from real and imaginary parts (float32 -> complex64, float64 -> complex128)."""
     if real.dtype not in _HALF_FLOAT_DOUBLE or imag.dtype not in _HALF_FLOAT_DOUBLE:
@@ -57,6 +59,7 @@ def _polar_jvp(primals, tangents):
 
 @register(method=False, out=True, out_same_dtype=True)
 @_amp.fp32
+@_mfmt.pointwise_follows((0, "abs"), (1, "angle"))
 def polar(abs, angle):
     """``abs * (cos(angle) + i sin(angle))``."""
     _need_tensors("polar", abs=abs, angle=angle)

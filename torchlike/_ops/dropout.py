@@ -44,6 +44,7 @@ def _check_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
+@_mfmt.pointwise_follows((0, "input"))
 def _impl(input, p, training, inplace, feature, alpha):
     if not isinstance(input, Tensor):
         raise TypeError(f"dropout(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
@@ -77,7 +78,6 @@ def _impl(input, p, training, inplace, feature, alpha):
 
 
 @_functional(torch=True)
-@_mfmt.pointwise_follows((0, "input"))
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` (scaling the rest by 1/(1-p)) when ``training``."""
     _check_p(p)

@@ -13,6 +13,7 @@ import numpy as np
 from jax import lax
 
 from .. import _dtype
+from .. import _memory_format as _mfmt
 from .._stl_order import REPLAY_LIMIT, mode_index
 from .._errors import int_arg
 from .._shape_churn import as_exact, host_impl, quiet
@@ -443,6 +444,7 @@ def _diff_impl(x, *extra, n, dim, dt, has_pre):
 
 
 @register(out=True, out_overlap="partial")
+@_mfmt.pointwise_follows((0, "input"), sliced=True)
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The ``n``-th forward difference along ``dim``, after optional ``prepend``/``append``.
 

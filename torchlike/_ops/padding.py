@@ -14,6 +14,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from .. import _autocast as _amp
+from .. import _memory_format as _mfmt
 from .._dispatch import dispatch
 from .registry import functional as _functional
 from .._errors import check_alloc
@@ -42,6 +43,7 @@ def _pad_impl(x, value, pads, mode):
 @_functional()
 @_amp.fp32_if(lambda input, pad, mode="constant", value=None: mode == "replicate" or (
     mode == "reflect" and len(pad) <= 4))
+@_mfmt.channels_last_follows((0, "input"), unless=((2, "mode"), "circular"))
 def pad(input, pad, mode="constant", value=None):
     """Pad the last ``len(pad) // 2`` dims; ``pad`` lists (left, right) pairs from the last dim backwards.
 

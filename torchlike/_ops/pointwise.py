@@ -9,6 +9,7 @@ from functools import partial
 from jax import lax
 
 from .. import _dtype, _torch_function
+from .. import _memory_format as _mfmt
 from .._dispatch import host_int_sum
 from .._mutation import check_inplace
 from .._shape_churn import as_exact, host_impl, quiet
@@ -147,6 +148,7 @@ def _square_impl(x, dt):
 
 
 @register(inplace=True, out=True)
+@_mfmt.pointwise_follows((0, "input"))
 def square(input):
     """Elementwise ``input * input`` (a bool input squares as int64, like torch's ``pow(input, 2)``).
 
@@ -219,6 +221,7 @@ def _round_impl(x, decimals):
 
 
 @register(inplace=True, out=True, checks=(C.ROUND,))
+@_mfmt.pointwise_follows((0, "input"))
 def round(input, *, decimals=0):
     """Round half to even (torch.round), optionally to ``decimals`` places."""
     return dispatch(_round_impl, (input,), (("decimals", int(decimals)),),
@@ -530,6 +533,7 @@ register("__rpow__", namespaces=(), promote="none")(lambda self, other: pow(othe
 register("__ipow__", namespaces=(), promote="none")(lambda self, other: self.pow_(other))
 
 
+@_mfmt.pointwise_follows((0, "input"), (1, "exponent"))
 def _float_power(input, exponent):
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         raise TypeError(f"float_power() received an invalid combination of arguments - got "

@@ -111,12 +111,14 @@ def clamp(input, min=None, max=None):
 
 
 @register(inplace=True, out=True, promote="result_type")
+@_mfmt.pointwise_follows((0, "input"), (1, "min"), numbers=False)
 def clamp_min(input, min):
     """``clamp(input, min=min)``."""
     return _clamp_core(input, min, None, "clamp_min")
 
 
 @register(inplace=True, out=True, promote="result_type")
+@_mfmt.pointwise_follows((0, "input"), (1, "max"), numbers=False)
 def clamp_max(input, max):
     """``clamp(input, max=max)``."""
     return _clamp_core(input, None, max, "clamp_max")
@@ -131,6 +133,7 @@ def _lerp_impl(x, y, w, dt):
 
 
 @register(inplace=True, out=True, promote="same")
+@_mfmt.pointwise_follows((0, "input"), (1, "end"), (2, "weight"), numbers=False)
 def lerp(input, end, weight):
     """``input + weight * (end - input)`` (torch's numerically symmetric form).
 
@@ -156,6 +159,7 @@ def _addc_impl(x, a, b, v, dt, div):
 
 
 def _addc(name, div):
+    @_mfmt.pointwise_follows((0, "input"), (1, "tensor1"), (2, "tensor2"))
     def fn(input, tensor1, tensor2, *legacy, value=1):
         if legacy:  # torch's deprecated addcmul(input, Number value, tensor1, tensor2)
             (input, tensor1, tensor2), kw = sort_scalar_args(name, (input, tensor1, tensor2) + legacy, 3, ("value",))
@@ -197,6 +201,7 @@ def _n2n_impl(x, nan, pos, neg):
 
 
 @register(inplace=True, out=True)
+@_mfmt.pointwise_follows((0, "input"))
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """Replace NaN, +inf and -inf (defaults: 0, the dtype's max and min).
 
@@ -237,6 +242,7 @@ def _logit_impl(x, eps, dt, has_eps):
 
 
 @register(inplace=True, out=True, promote="float")
+@_mfmt.pointwise_follows((0, "input"))
 def logit(input, eps=None):
     """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given.
 
@@ -258,6 +264,7 @@ def _polygamma_impl(x, n, dt):
     return _polygamma(n, cast(x, opmath(dt))).astype(dt)
 
 
+@_mfmt.pointwise_follows((1, "input"))
 def polygamma(n, input, *, out=None):
     """The ``n``-th derivative of the digamma function (``torch.polygamma(n, input)``).
 
@@ -321,6 +328,7 @@ def _frexp_impl(x):
     return m, e.astype(jnp.int32)
 
 
+@_mfmt.pointwise_follows((0, "input"))
 def frexp(input, *, out=None):
     """Split into mantissa in ``[0.5, 1)`` and integer exponent (int32): ``input = m * 2**e``.
 

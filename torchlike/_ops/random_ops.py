@@ -243,7 +243,8 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
         low, high = 0, low
     shape, d = tuple(input.shape), _dtype.to_dtype(dtype or input.dtype)
     x = _randint_array(int(low), int(high), shape, d, generator, True, _like_dev(input, device))
-    return _new(in_fill_order(x, like_order(input, memory_format)), _like_dev(input, device), requires_grad)
+    return _mfmt.mark(_new(in_fill_order(x, like_order(input, memory_format)), _like_dev(input, device),
+                           requires_grad), memory_format, input)
 
 
 # --- normal / bernoulli / multinomial / poisson ------------------------------------------------------------

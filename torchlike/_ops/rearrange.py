@@ -150,6 +150,7 @@ def _dims_list(dims, nd):
 
 
 @register(method_varargs=True)
+@_mfmt.preserve_follows((0, "input"))
 def flip(input, dims):
     """Reverse the order of elements along ``dims`` (a copy, as in torch).
 
@@ -162,6 +163,7 @@ def flip(input, dims):
 
 
 @register()
+@_mfmt.preserve_follows((0, "input"))
 def fliplr(input):
     """Flip dim 1 (needs >= 2 dims)."""
     if input.ndim < 2:
@@ -170,6 +172,7 @@ def fliplr(input):
 
 
 @register()
+@_mfmt.preserve_follows((0, "input"))
 def flipud(input):
     """Flip dim 0 (needs >= 1 dim)."""
     if input.ndim < 1:
@@ -186,6 +189,7 @@ def _roll_impl(x, *shifts, dims):
 
 
 @register()
+@_mfmt.preserve_follows((0, "input"), unless=((2, "dims"), None))
 def roll(input, shifts, dims=None):
     """Roll elements along ``dims`` by ``shifts`` (flattened when ``dims`` is None).
 
@@ -236,8 +240,16 @@ def rot90(input, k=1, dims=(0, 1)):
     a, b = wrap_dim(dims[0], input.ndim), wrap_dim(dims[1], input.ndim)
     if a == b:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {a} and dim1 = {b}")
-    return dispatch(_rot90_impl, (input,), (("k", int_arg(k, "k") % 4), ("dims", (a, b))), name="Rot90Backward0",
-                    saves=False)
+    k = int_arg(k, "k") % 4
+    r = dispatch(_rot90_impl, (input,), (("k", k), ("dims", (a, b))), name="Rot90Backward0", saves=False)
+    if k % 2 or k and _mfmt.SEEN[0] and _mfmt.needs_layout(input):
+        # torch: flip (empty_like: the input's layout), then transpose_ of that result for an odd k
+        st = list(_mfmt.preserve_strides(input) if _mfmt.needs_layout(input) else
+                  _mfmt.format_strides(tuple(input.shape), _mfmt.contiguous_format))
+        if k % 2:
+            st[a], st[b] = st[b], st[a]
+        _mfmt.set_strides(r, st)
+    return r
 
 
 # --- triangles and diagonals -------------------------------------------------------------------

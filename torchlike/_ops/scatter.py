@@ -16,6 +16,7 @@ from jax import lax
 
 from .._errors import tp_name
 from .. import _dtype, _views
+from .. import _memory_format as _mfmt
 from ._util import Tensor, cast, dispatch, register, wrap_dim
 from .indexing import c_type_name, concrete_index, set_all
 from .._creation import tensor
@@ -407,6 +408,7 @@ def index_copy(input, dim, index, source):
 
 
 @register(inplace=True, promote="none", inplace_overlap=expanded_warning("index_fill_"))
+@_mfmt.preserve_follows((0, "input"))
 def index_fill(input, dim, index, value):
     """``input`` with rows ``index`` of ``dim`` set to the scalar ``value``.
 
@@ -462,6 +464,7 @@ def _put_impl(x, idx, src, accumulate):
 
 
 @register(inplace=True, promote="none", inplace_overlap="any")
+@_mfmt.preserve_follows((0, "input"))
 def put(input, index, source, accumulate=False):
     """``input`` (as 1-D) with ``source`` written (or accumulated) at ``index``.
 
@@ -534,6 +537,7 @@ def select_scatter(input, src, dim, index):
 
 
 @register(out=True, promote="none")
+@_mfmt.preserve_follows((0, "input"))
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """``input`` with ``input[..., start:end:step, ...]`` (along ``dim``) replaced by ``src``.
 

@@ -112,6 +112,7 @@ def _stack_impl(*xs, dim, dt):
 
 
 @register(method=False, out=True)
+@_mfmt.stack_follows
 def stack(tensors, dim=0):
     """Stack tensors of equal shape along a new dim."""
     _check_seq(tensors, "stack")

@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
+from .. import _memory_format as _mfmt
 from .._errors import GraphBreak
 from ..return_types import make
 from .._dispatch import not_implemented_node
@@ -79,6 +80,7 @@ def _sort_by_impl(x, idx, dim):
 
 
 @register(out=True, out_overlap="partial")
+@_mfmt.preserve_follows((0, "input"))
 def sort(input, dim=-1, descending=False, stable=False):
     """(values, indices) sorted along ``dim``; NaN sorts as the largest value; equal keys in torch's CPU
     order (their input order with ``stable=True`` or along at most 16 elements).
@@ -104,6 +106,7 @@ def _argsort_impl(x, dim, descending):
 
 
 @register(differentiable=False)
+@_mfmt.preserve_follows((0, "input"))
 def argsort(input, dim=-1, descending=False, stable=False):
     """Indices that sort ``input`` along ``dim`` (equal keys in torch's CPU order, as ``sort``).
 
@@ -120,6 +123,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 
 @register(out=True, out_overlap="partial")
+@_mfmt.preserve_follows((0, "input"))
 def msort(input):
     """``sort(input, dim=0).values``.
 

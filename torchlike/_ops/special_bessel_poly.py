@@ -21,6 +21,7 @@ import numpy as np
 from jax import lax
 
 from .. import _dtype
+from .. import _memory_format as _mfmt
 from ._util import Tensor, cast, dispatch, float_dtype_for, register, unary
 from .._mutation import write_out
 
@@ -299,6 +300,7 @@ def _poly_impl(x, n, kind, shifted, dt):
 
 
 def _poly(name, kind, shifted=False):
+    @_mfmt.pointwise_follows((0, "input"), (1, "n"))
     def fn(input, n, *, out=None):
         if not isinstance(input, Tensor) and not isinstance(n, Tensor):
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")

@@ -192,6 +192,7 @@ def relu_(input):
 
 
 @_functional()
+@_mfmt.pointwise_follows((0, "input"))
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """Clamp to [min_val, max_val] (gradient 0 at the bounds, as torch)."""
     _need_tensors("hardtanh_" if inplace else "hardtanh", input=input)
@@ -208,6 +209,7 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 
 
 @_functional()
+@_mfmt.pointwise_follows((0, "input"))
 def relu6(input, inplace=False):
     """min(max(0, x), 6)."""
     _need_tensors("relu6_" if inplace else "relu6", input=input)
@@ -276,6 +278,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 @_functional(torch=True)
+@_mfmt.pointwise_follows((0, "input"))
 def selu(input, inplace=False):
     """scale * elu(x, alpha) with the self-normalising constants."""
     _check_float(input, "elu_cpu")
@@ -288,6 +291,7 @@ def selu_(input):
 
 
 @_functional(torch=True)
+@_mfmt.pointwise_follows((0, "input"))
 def celu(input, alpha=1.0, inplace=False):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     _check_float(input, "elu_cpu")
@@ -347,6 +351,7 @@ def tanh(input):
 
 
 @_functional()
+@_mfmt.pointwise_follows((0, "input"))
 def hardsigmoid(input, inplace=False):
     """relu6(x + 3) / 6."""
     _check_float(input, "hardsigmoid_cpu")
@@ -362,6 +367,7 @@ def hardswish(input, inplace=False):
 
 
 @_functional(out=True)
+@_mfmt.pointwise_follows((0, "input"))
 def softshrink(input, lambd=0.5):
     """x - lambd, x + lambd or 0 (shrink towards 0 by lambd)."""
     _check_float(input, "softshrink_check")
@@ -373,12 +379,14 @@ def softshrink(input, lambd=0.5):
 
 
 @_functional()
+@_mfmt.pointwise_follows((0, "input"))
 def tanhshrink(input):
     """x - tanh(x)."""
     return dispatch(_tanhshrink, (_int_to_float(input),), name="SubBackward0")
 
 
 @_functional(out=True)
+@_mfmt.pointwise_follows((0, "input"))
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta * x)) / beta, linear above ``threshold``."""
     _check_float(input, "softplus_cpu")
@@ -386,12 +394,14 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 @_functional()
+@_mfmt.pointwise_follows((0, "input"))
 def softsign(input):
     """x / (1 + |x|)."""
     return dispatch(_softsign, (_int_to_float(input),), name="DivBackward0")
 
 
 @_functional(torch=True)
+@_mfmt.pointwise_follows((0, "input"))
 def threshold(input, threshold, value, inplace=False):
     """x if x > threshold else value."""
     if input.dtype is _dtype.bool:
@@ -449,6 +459,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 
 @_functional()
+@_mfmt.pointwise_follows((0, "input"), sliced=True)
 def glu(input, dim=-1):
     """a * sigmoid(b) where a, b are the two halves of ``input`` along ``dim``."""
     if input.ndim == 0:

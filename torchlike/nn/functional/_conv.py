@@ -19,6 +19,7 @@ from ...tensor import Tensor
 from ... import _autocast as _amp
 from ... import _memory_format as _mfmt
 from ..._cpu_features import onednn_half as _onednn_half
+from ..._global_settings import get_num_threads
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            ]
@@ -177,8 +178,34 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
+def _slow_conv3d(transposed):
+    """Whether torch's CPU conv3d (conv_transpose3d) takes its fallback kernel, which writes a row-major result
+    where oneDNN keeps ``channels_last_3d``: ``ConvParams::use_mkldnn``'s test of the arguments (``unless`` of
+    ``_memory_format.channels_last_follows``)."""
+    names = ("input", "weight", "bias", "stride", "padding") + (
+        ("output_padding", "groups", "dilation") if transposed else ("dilation", "groups"))
+
+    def slow(args, kwargs):
+        a = {"stride": 1, "output_padding": 0, "groups": 1, "dilation": 1, **dict(zip(names, args)), **kwargs}
+        x, w = a["input"], a["weight"]
+        if x.ndim != 5 or x.dtype.name in ("bfloat16", "float16"):
+            return x.ndim != 5 or not _onednn_half(x.dtype.name)
+        if x.dtype.name != "float32":
+            return True
+        stride, dil, opad = ((v,) * 3 if isinstance(v, int) else tuple(v)
+                             for v in (a["stride"], a["dilation"], a["output_padding"]))
+        if transposed and any(o >= s for o, s in zip(opad, stride)):
+            return True
+        n, kh, kw = x.shape[0], w.shape[-2], w.shape[-1]
+        return not ((any(s != 1 for s in stride) or any(d != 1 for d in dil) or n >= 16 or kw != 1 or kh != 1
+                     or get_num_threads() > 1) and
+                    (a["groups"] > 1 or kw > 3 and kh > 3 or n > 1 or n * x.shape[1] * x.shape[2] * x.shape[3] > 20480))
+    return slow
+
+
 @_functional(torch=True)
 @_amp.lower
+@_mfmt.channels_last_follows((0, "input"), (1, "weight"), unless=_slow_conv3d(False))
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """3-D convolution over (N, C, D, H, W) input.
 
@@ -325,6 +352,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 @_functional(torch=True)
 @_amp.lower
+@_mfmt.channels_last_follows((0, "input"), (1, "weight"), unless=_slow_conv3d(True))
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """3-D transposed convolution; weight is (C_in, C_out/groups, kD, kH, kW).
 

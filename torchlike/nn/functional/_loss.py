@@ -19,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ... import _dtype, _views
+from ... import _memory_format as _mfmt
 from ..._dispatch import dispatch
 from ..._ops.registry import functional as _functional
 from ..._ops._util import check_broadcast, exact_div, exact_mean, round_to
@@ -162,6 +163,7 @@ def _pw(input, target, weight, scal, kind, reduction, node):
 
 @_functional()
 @_amp.fp32
+@_mfmt.pointwise_follows((0, "input"), (1, "target"))
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean absolute error.
 
@@ -178,6 +180,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 @_functional()
 @_amp.fp32
+@_mfmt.pointwise_follows((0, "input"), (1, "target"))
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean squared error."""
     _size_warn(input, target)
@@ -186,6 +189,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 @_functional()
 @_amp.fp32
+@_mfmt.pointwise_follows((0, "input"), (1, "target"))
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """Quadratic below ``delta``, linear (slope delta) above."""
     if delta <= 0:
@@ -196,6 +200,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 @_functional()
 @_amp.fp32
+@_mfmt.pointwise_follows((0, "input"), (1, "target"))
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """Quadratic (divided by beta) below ``beta``, L1 above."""
     _size_warn(input, target)
@@ -207,6 +212,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 @_functional()
 @_amp.fp32
+@_mfmt.pointwise_follows((0, "input"), (1, "target"))
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """mean(log(1 + exp(-y * x)))."""
     _need_tensors("soft_margin_loss", input=input, target=target)
@@ -242,6 +248,7 @@ def _check_probabilities(t, what):
 
 @_functional()
 @_amp.fp32
+@_mfmt.pointwise_follows((0, "input"), (1, "target"))
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-w * (y log x + (1 - y) log(1 - x)) for probabilities ``input``."""
     reduction = _red(reduction, size_average, reduce)
@@ -275,6 +282,7 @@ def _bce_logits(x, y, w, pw, reduction):
 
 @_functional(torch=True)
 @_amp.fp32
+@_mfmt.pointwise_follows((1, "target"), (0, "input"))
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     """Sigmoid + BCE in one numerically stable step; ``pos_weight`` weights positive examples."""
@@ -302,6 +310,7 @@ def _kl(x, t, reduction, log_target, batch):
 
 @_functional(torch=True)
 @_amp.fp32
+@_mfmt.pointwise_follows((1, "target"), (0, "input"))
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """KL(target || exp(input)) pointwise; ``reduction='batchmean'`` is the mathematical KL."""
     _need_tensors("kl_div", input=input, target=target)
@@ -756,6 +765,7 @@ def _poisson_nll(x, t, eps, log_input, full, reduction, out_dt):
 
 @_functional(torch=True)
 @_amp.fp32
+@_mfmt.pointwise_follows((0, "input"), (1, "target"))
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     """Poisson negative log likelihood (``log_input``: input is log-rate)."""
@@ -785,6 +795,7 @@ def _gauss_nll(x, t, v, eps, full, reduction):
 
 
 @_functional()
+@_mfmt.pointwise_follows((2, "var"), (0, "input"), (1, "target"))
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     """Gaussian negative log likelihood with predicted variance ``var``."""
     if isinstance(var, (int, float)):

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ... import _dtype
+from ... import _memory_format as _mfmt
 from ..._dispatch import dispatch
 from ..._ops.registry import functional as _functional
 from ..._ops._util import check_broadcast, exact_div, round_to
@@ -62,6 +63,7 @@ def _normalize(x, eps, p, dim):
 
 
 @_functional()
+@_mfmt.pointwise_follows((0, "input"))
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """input / max(||input||_p along dim, eps)."""
     d = _wrap_dim(dim, input.ndim)

@@ -269,6 +269,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 @_functional(torch=True)
 @_amp.fp32
+@_mfmt.channels_last_follows((0, "input"))
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """3-D max pooling over (N, C, D, H, W).
 
@@ -293,6 +294,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 
 @_functional()
+@_mfmt.channels_last_follows((0, "input"))
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
@@ -413,6 +415,7 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 @_functional()
+@_mfmt.channels_last_follows((0, "input"))
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """2-D power-average pooling."""
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2, "lp_pool2d")

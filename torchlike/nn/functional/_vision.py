@@ -199,7 +199,13 @@ def _pixel_shuffle_impl(x, r, inverse):
     return y.reshape(lead + (C * r * r, H // r, W // r))
 
 
+def _check_format(input):
+    if _mfmt.SEEN[0] and _mfmt.suggest(input) is _mfmt.channels_last_3d:  # (torch's CPU kernels' check)
+        raise RuntimeError("Unsupported memory format. Supports only ChannelsLast, Contiguous")
+
+
 @_functional(torch=True)
+@_mfmt.channels_last_follows((0, "input"))
 def pixel_shuffle(input, upscale_factor):
     """(*, C r^2, H, W) -> (*, C, H r, W r).
 
@@ -217,11 +223,13 @@ def pixel_shuffle(input, upscale_factor):
     if input.shape[-3] % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
                            f"of upscale_factor, but input.size(-3)={input.shape[-3]} is not divisible by {r * r}")
+    _check_format(input)
     return dispatch(_pixel_shuffle_impl, (input,), (("r", r), ("inverse", False)), name="PixelShuffleBackward0",
                     saves=False)
 
 
 @_functional(torch=True)
+@_mfmt.channels_last_follows((0, "input"))
 def pixel_unshuffle(input, downscale_factor):
     """(*, C, H r, W r) -> (*, C r^2, H, W).
 
@@ -242,6 +250,7 @@ def pixel_unshuffle(input, downscale_factor):
     if input.shape[-1] % r:
         raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, but "
                            f"input.size(-1)={input.shape[-1]} is not divisible by {r}")
+    _check_format(input)
     return dispatch(_pixel_shuffle_impl, (input,), (("r", r), ("inverse", True)),
                     name="PixelUnshuffleBackward0", saves=False)
 
@@ -253,6 +262,7 @@ def _channel_shuffle_impl(x, g):
 
 
 @_functional(torch=True)
+@_mfmt.channels_last_follows((0, "input"))
 def channel_shuffle(input, groups):
     """Interleave channels across ``groups`` (ShuffleNet).
 
@@ -271,6 +281,7 @@ def channel_shuffle(input, groups):
 
 
 @_functional(torch=True)
+@_mfmt.channels_last_follows((0, "input"))
 def native_channel_shuffle(input, groups):
     """``channel_shuffle`` (torch.native_channel_shuffle, F.native_channel_shuffle: one function in torch).
 
