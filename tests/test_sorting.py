@@ -135,6 +135,8 @@ def test_histc_histogram():
         both(lambda L, x: L.histogram(x, bins, range=(-1., 1.), density=True), a)
     both(lambda L, x, w: L.histogram(x, 5, weight=w), a, arr((50,), "float32", seed=4))
     both(lambda L, x: L.histogram(x, L.tensor([-1., 0., 0.5, 2.])), a)
+    both(lambda L, x: L.histogram(x), a)  # bins=100 by default
+    both(lambda L, x: x.histogram(density=True), a)
 
 
 # (was test_core_fixes.py) --- histogram -------------------------------------------------------------------------------

@@ -602,8 +602,8 @@ def _histogram_impl(x, edges, w, density):
 
 
 @register(differentiable="histogram", out=True)
-def histogram(input, bins, *, range=None, weight=None, density=False):
-    """(hist, bin_edges): ``bins`` equal bins over ``range`` (default: data range), or explicit edges.
+def histogram(input, bins=100, *, range=None, weight=None, density=False):
+    """(hist, bin_edges): ``bins`` (100 by default, as torch) equal bins over ``range`` (default: data range), or explicit edges.
 
     >>> import torchlike
     >>> torchlike.histogram(torchlike.tensor([1., 2., 1.]), bins=2).hist
