@@ -222,3 +222,14 @@ def test_round_to_survives_a_compiled_program(dtype):
     r = lambda v: round_to(v, dt)  # noqa: E731
     got = np.asarray(jax.jit(lambda a, b, c: r(r(r(a) * r(b)) + r(c)))(a, b, c))
     assert np.array_equal(got, want, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", HALF)
+@pytest.mark.parametrize("shape,out", [((2, 3, 7, 9, 5), (3, 4, 2)), ((3, 8, 8, 6), (5, None, 2)),
+                                       ((1, 8, 4, 3, 7), (1, 1, 1)), ((0, 2, 4, 4, 4), (2, 2, 2))])
+def test_adaptive_avg_pool3d_half_sums_in_the_half_type_like_torch(shape, out, dtype):
+    # torch's 3-D kernel adds each window into a half-type sum and divides by kT, kH, kW in turn (each step
+    # rounded); an output of 1x1x1 is its mean (float32 sum, one division)
+    x = _randn(*shape, dtype=dtype, seed=9)
+    assert_same(torchlike.nn.functional.adaptive_avg_pool3d(to_tl(x), out),
+                torch.nn.functional.adaptive_avg_pool3d(x, out), rtol=0, atol=0)

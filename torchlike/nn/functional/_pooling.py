@@ -23,7 +23,7 @@ from ...tensor import Tensor
 from ._conv import ntuple
 from ... import _autocast as _amp
 from ..._random import draw
-from ..._ops._util import exact_div, opmath
+from ..._ops._util import exact_div, opmath, round_to
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "max_unpool1d", "max_unpool2d",
@@ -476,6 +476,8 @@ def _adaptive_avg_impl(x, S, out):
     # kernels (sum / kh / kw, sum / kT / kH / kW), a true division by each dim's window length in turn (XLA would
     # multiply by reciprocals: exact_div)
     n = len(S)
+    if n == 3 and x.dtype in (jnp.float16, jnp.bfloat16):
+        return _adaptive_avg3d_half(x, S, out)
     y = x.astype(opmath(x.dtype))  # (half types in float32, rounded once at the end, as torch's kernels)
     cnts = []
     for j, (L, o) in enumerate(zip(S, out)):
@@ -491,6 +493,32 @@ def _adaptive_avg_impl(x, S, out):
             y = lax.optimization_barrier(y)
         y = exact_div(y, jnp.asarray(c, y.dtype).reshape((-1,) + (1,) * (n - 1 - j)))
     return y.astype(x.dtype)
+
+
+def _adaptive_avg3d_half(x, S, out):
+    """torch's 3-D kernel in a half type: the window's elements added in order (d, h, w) into a half-type
+    sum, each addition rounded, then divided by kT, kH and kW in turn, each quotient rounded."""
+    y = x.astype(jnp.float32)
+    if tuple(out) == (1, 1, 1):  # torch takes mean(-3, -2, -1) here: a float32 sum, one division, one rounding
+        return exact_div(jnp.sum(y, axis=(-3, -2, -1), keepdims=True), math.prod(S)).astype(x.dtype)
+    cnts = []
+    for j, (L, o) in enumerate(zip(S, out)):  # gather each dim's windows: (..., o, k) in place of (..., L)
+        st, en = _adaptive_ranges(L, o)
+        k = int((en - st).max())
+        idx = st[:, None] + np.arange(k)[None, :]
+        ax = x.ndim - 3 + 2 * j
+        y = jnp.take(y, jnp.asarray(np.clip(idx, 0, L - 1)), axis=ax)
+        shape = [1] * y.ndim
+        shape[ax], shape[ax + 1] = o, k
+        y = jnp.where(jnp.asarray(idx < en[:, None]).reshape(shape), y, 0)
+        cnts.append(en - st)
+    b = x.ndim - 3  # (..., oT, kT, oH, kH, oW, kW) -> (kT*kH*kW, ..., oT, oH, oW)
+    y = jnp.moveaxis(y, (b + 1, b + 3, b + 5), (0, 1, 2))
+    y = y.reshape((math.prod(y.shape[:3]),) + y.shape[3:])  # (not -1: an empty batch)
+    acc = lax.scan(lambda c, v: (round_to(c + v, x.dtype), None), jnp.zeros(y.shape[1:], jnp.float32), y)[0]
+    for j, c in enumerate(cnts):
+        acc = round_to(exact_div(acc, jnp.asarray(c, acc.dtype).reshape((-1,) + (1,) * (2 - j))), x.dtype)
+    return acc.astype(x.dtype)
 
 
 def _adaptive_avg(input, output_size, n, name):
