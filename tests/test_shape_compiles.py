@@ -51,14 +51,20 @@ def test_linear_relu_mse_step_compiles_at_most_five_programs_per_new_shape(big_c
         before = torchlike.cache_info()["programs"]
         _step(torchlike, model, opt, n)
         per_shape.append(torchlike.cache_info()["programs"] - before)
-    # two linear forwards, relu, mse, and ONE backward program (not one pullback per op)
-    assert max(per_shape) <= 5, per_shape
+    # two linear forwards, relu, mse, and ONE backward program (not one pullback per op) were 5 per shape; a
+    # graph whose shapes change between backwards now runs per node (autograd/_fused.py), and the ops whose
+    # rows are independent run a padded program of a bucket of rows (_row_buckets): after the bucket's
+    # programs (once), only the pullbacks that sum over rows (linear's weight and bias, mse) compile per shape
+    assert sum(per_shape) <= 20 and max(per_shape[1:]) <= 5, per_shape
     # a shape seen once before: its quick programs (tiered compilation) are recompiled fully optimized,
     # the same five programs; from then on the shape compiles nothing
     info = torchlike.cache_info()
     _step(torchlike, model, opt, 5)
     assert torchlike.cache_info()["programs"] - info["programs"] <= 5
     assert torchlike.cache_info()["promotions"] - info["promotions"] <= 5
+    before = torchlike.cache_info()["programs"]
+    _step(torchlike, model, opt, 5)  # the graph recurs at one shape: its one backward program is compiled now
+    assert torchlike.cache_info()["programs"] - before <= 1
     before = torchlike.cache_info()["programs"]
     _step(torchlike, model, opt, 5)
     assert torchlike.cache_info()["programs"] == before

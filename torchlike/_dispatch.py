@@ -8,7 +8,7 @@ import traceback
 import jax
 import numpy as np
 
-from . import _errors, _grad_mode, _jit_cache, _shape_churn, _views
+from . import _errors, _grad_mode, _jit_cache, _row_buckets, _shape_churn, _views  # noqa: F401 (_row_buckets: its hook)
 from ._device import CPU, OFF_CPU, commit_to, off_cpu
 from . import _profiler_state as _prof
 from ._tape import _NODE_CLASSES, ANOMALY, FORWARD_AD, SAVED_HOOKS, node_class, pack_saved
@@ -211,6 +211,8 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
             e = _new_forward(f, statics, jit)
         if e.watch is not None and not (need_grad and diff and _state.enabled):  # shapes keep changing
             out = _shape_churn.route(e, f, statics, arrays)
+        if out is None and e.pad is not None:  # the row count keeps changing: a padded program
+            out = e.pad.route(e, arrays)
         if out is None:
             try:
                 out = e.fn(*arrays)

@@ -43,7 +43,7 @@ import threading
 from time import monotonic as _monotonic
 
 __all__ = ["Cache", "Entry", "set_cache_size", "cache_info", "clear_caches", "set_tiered_compile", "tier_of",
-           "set_eager_compile_options", "traced_fallback", "signature", "top_level"]
+           "set_eager_compile_options", "traced_fallback", "signature", "top_level", "on_compiled"]
 
 _DEFAULT = 256
 _TIER_DEFAULT = 0  # opt-in: a fixed-shape script compiles each program twice with it (see docs/caches.md)
@@ -127,7 +127,7 @@ class Entry:
     """A cached function: ``fn`` (a ``jax.jit`` object, or a plain function when ``jitted`` is False),
     ``n`` its executables when last counted, ``used`` set on every call (cleared by the sweep)."""
 
-    __slots__ = ("fn", "n", "used", "key", "owner", "jitted", "tiers", "raw", "plain", "watch", "sigs",
+    __slots__ = ("fn", "n", "used", "key", "owner", "jitted", "tiers", "raw", "plain", "watch", "sigs", "pad",
                  "__weakref__")
 
     def __init__(self, fn, key, owner, jitted=True):
@@ -139,11 +139,17 @@ class Entry:
         self.raw = None  # the traceable function when ``fn`` carries compiler options (see traced_fallback)
         self.plain = None  # its jit without options, made on the first traced call
         self.watch = None  # _shape_churn.Watch while new shapes of a host-computable op run on the host
+        self.pad = None  # _row_buckets.Rows while new row counts run a padded program
 
     def weight(self):
         return self.n + 1
 
     def __call__(self, *args):
+        p = self.pad
+        if p is not None:  # the row count keeps changing: a padded program's result, or None
+            out = p.route(self, args)
+            if out is not None:
+                return out
         try:
             out = self.fn(*args)
         except Exception as err:
@@ -352,8 +358,17 @@ def counted(e, args=None):
                 _note_compiled(e, args)
         if e not in _Budget.clock:  # evicted while its owner still holds it (a compiled program)
             _Budget.clock[e] = None
+        grew = n > e.n
         e.n = n
+    if grew and args is not None:
+        for hook in on_compiled:
+            hook(e, args)
     _shrink()
+
+
+# Called as hook(entry, args) after ``entry`` compiled a program for the call ``args`` (the miss path only):
+# _row_buckets notes the shapes of eager programs there (a lower layer's hook list, filled on import).
+on_compiled: list = []
 
 
 def call(e, *args):

@@ -15,6 +15,7 @@ general engine, which reports it at the node where torch does.
 from __future__ import annotations
 
 import collections
+import weakref
 
 import jax
 import jax.numpy as jnp
@@ -41,7 +42,18 @@ LARGE_SIGHTINGS = 4
 # (LARGE_SIGHTINGS per started HUGE_NODES) before it is compiled, so a short loop never pays for it.
 HUGE_NODES = 512
 MAX_NODES = 4096
-_seen: collections.OrderedDict = collections.OrderedDict()  # structure -> backwards seen, not yet fused
+# A graph that keeps meeting new shapes (nflows' splines select a data-dependent count of elements with a
+# boolean mask each step, so the same graph arrives with other shapes every time) would compile the whole graph
+# again each step (~30 s of CPU for sbi's neural spline flow on the 2-core machine), where the per-node pullbacks
+# recompile only the nodes whose shapes changed (cached per op and shape, and padded to a bucket of rows where
+# that is exact: _row_buckets).  A topology (the structure without its static arguments) compiles at most
+# FUSED_SHAPES programs; from then on its new shapes run per node, and its compiled shapes stay fused.
+FUSED_SHAPES = 3
+_topo_of: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # program entry -> its topology
+_sigs_of: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # program entry -> signatures compiled
+_compiles: dict = {}  # topology -> fused programs compiled for it
+_capped: set = set()  # topologies at FUSED_SHAPES
+_seen: collections.OrderedDict = collections.OrderedDict()  # structure -> (backwards seen at one shape, that shape)
 _SEEN_MAX = 512
 
 
@@ -90,6 +102,18 @@ def _sightings_needed(nodes):
     if nodes <= SMALL_NODES:
         return 2
     return LARGE_SIGHTINGS * -(-nodes // HUGE_NODES)
+
+
+def _note_compile(e, prims, root_cts):
+    topo = _topo_of.get(e)
+    if topo is None:
+        return
+    _sigs_of.setdefault(e, set()).add(_jit_cache.signature((prims, tuple(root_cts))))
+    c = _compiles[topo] = _compiles.get(topo, 0) + 1
+    if c >= FUSED_SHAPES:
+        _capped.add(topo)
+    if len(_compiles) > _SEEN_MAX:  # (forget old topologies, as the sightings do)
+        _compiles.pop(next(iter(_compiles)))
 
 
 def _plain(n):
@@ -145,9 +169,13 @@ def try_fused(roots, order, retain_graph, accumulate):
     except TypeError:  # an unhashable static argument: the per-node pullbacks handle it
         return False
     if e is None:
-        seen = _seen.pop(key, 0) + 1
+        # sightings count backwards at one shape in a row: a graph whose shapes change between backwards (a data-
+        # dependent count of rows) keeps running per node, whose pullbacks compile per op and shape, not per graph
+        sig = _jit_cache.signature((tuple(n.primals for n in ops), tuple(root_cts)))
+        seen, last = _seen.pop(key, (0, None))
+        seen = seen + 1 if last == sig else 1
         if seen < _sightings_needed(len(ops)):
-            _seen[key] = seen
+            _seen[key] = (seen, sig)
             if len(_seen) > _SEEN_MAX:
                 _seen.popitem(last=False)
             return False
@@ -156,9 +184,21 @@ def try_fused(roots, order, retain_graph, accumulate):
             n._check_saved()
     except RuntimeError:  # let the general engine raise it at the node where torch does
         return False
+    prims = tuple(n.primals for n in ops)
     if e is None:
+        topo = (tuple((s[0], s[2], s[3], s[4]) for s in spec), root_refs)
+        if topo in _capped:
+            return False
         e = _programs.add_tiered(key, _program(spec, root_refs, len(leaves)))
-    grads = _jit_cache.call(e, tuple(n.primals for n in ops), tuple(root_cts))
+        _topo_of[e] = topo
+    elif _capped and _topo_of.get(e) in _capped:  # (a one-shape loop's check: an empty set's truth)
+        sigs = _sigs_of.get(e)
+        if sigs is None or _jit_cache.signature((prims, tuple(root_cts))) not in sigs:
+            return False
+    n_before = e.n
+    grads = _jit_cache.call(e, prims, tuple(root_cts))
+    if e.n > n_before:  # a new shape compiled (the miss path): count it against its topology
+        _note_compile(e, prims, root_cts)
     if not retain_graph:
         for n in ops:
             n.free()

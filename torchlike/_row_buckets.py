@@ -1,0 +1,410 @@
+"""Row buckets: an op whose leading dimension keeps changing runs a program compiled for a padded size.
+
+A boolean mask makes a data-dependent row count (``x[mask]`` has ``mask.sum()`` rows), and every op after
+it meets a new shape each step: an XLA compilation per op and per count (nflows' rational-quadratic
+splines: ~250 programs per training step).  Once an eager forward or pullback has compiled ``PAD_AFTER``
+shapes, a call whose arrays differ from a compiled call only in their leading dimension (``n`` rows, the
+same ``n`` for each array that changed) runs the program of the next power of two ``B >= n`` instead:
+those arrays are padded on the host to ``B`` rows by repeating their last row, and the outputs' row axes
+are sliced back to ``n``.  The user sees the exact shapes and values.
+
+That is only done for functions where it is exact, decided once per function and signature by reading
+the function's jaxpr traced with a symbolic row count ``N`` (``jax.export`` shape polymorphism): every
+equation must compute row ``i`` of its outputs from row ``i`` of its inputs alone (elementwise ops,
+broadcasts, reductions/scans/sorts/pads/slices along other axes, gathers and scatters whose row axes are
+batch or full-window axes, matrix products that do not contract rows), or combine rows where repeating
+the last row changes nothing (``max``/``min``/``any``/``all``/argmax/argmin over rows, ``scatter``
+(assignment) of rows into a fixed array: the padding rows rewrite row ``n - 1``'s value at row
+``n - 1``'s index).  Sums over rows, scatter-adds and anything not recognised keep one program per
+shape, as before.  Only arrays on JAX's CPU device are padded (the host copies are the cheap part there).
+
+>>> bucket(5), bucket(600), bucket(3)
+(8, 1024, 8)
+"""
+from __future__ import annotations
+
+import jax
+import numpy as np
+
+from . import _jit_cache
+from ._device import host_to_jax
+
+__all__ = ["bucket", "Rows", "rowwise_outputs", "PAD_AFTER", "SETTLE"]
+
+PAD_AFTER = 2  # compiled shapes of one function before its new row counts are padded
+SETTLE = 512  # consecutive calls at compiled shapes that end the routing (the hot path is one test again)
+_MIN_BUCKET = 8
+_CACHES = ("forward", "pullback")  # eager per-op programs (views, optimizers, fused backwards: not routed)
+_CPU = "cpu"
+
+# (entry key, the signature with the changing leading dims as "N") -> per output leaf its row axes, or None
+_VERDICTS: dict = {}
+
+
+def bucket(n):
+    """The padded row count for ``n`` rows: the next power of two, at least 8."""
+    return max(_MIN_BUCKET, 1 << (n - 1).bit_length())
+
+
+class Rows:
+    """Per routed entry: the signatures it compiled at their exact shapes, per argument structure (the
+    signature without leading dimensions) the latest such call's leaves (the reference a new call's shapes
+    are compared with), and the streak of calls at compiled signatures."""
+
+    __slots__ = ("exact", "refs", "streak")
+
+    def __init__(self):
+        self.exact, self.refs, self.streak = set(), {}, 0
+
+    def route(self, e, args):
+        """``e``'s result for ``args`` from the padded program, or None to call ``e`` as usual."""
+        sig = _jit_cache.signature(args)
+        if sig in self.exact:
+            self.streak += 1
+            if self.streak >= SETTLE:
+                e.pad = None
+            return None
+        self.streak = 0
+        if not _jit_cache.top_level():
+            return None
+        leaves, tree = jax.tree_util.tree_flatten(args)
+        try:
+            ref = self.refs.get(_rowless(leaves, tree))
+        except TypeError:
+            return None
+        if ref is None:
+            return None
+        n, rows, key = None, [], []
+        for i, (a, r) in enumerate(zip(leaves, ref)):
+            shape = getattr(a, "shape", None)
+            if type(r) is not tuple:  # a non-array argument (a Python number)
+                key.append(r)
+                continue
+            if shape == r[0]:
+                key.append(r)
+                continue
+            if r[2] or (n is not None and shape[0] != n):
+                return None
+            n = shape[0]
+            rows.append(i)
+            key.append(("N", shape[1:], r[1]))
+        if n is None or n == 0:
+            return None
+        b = bucket(n)
+        if b == n:
+            return None
+        vkey = (e.key, tree, tuple(key))
+        try:
+            out_axes = _VERDICTS[vkey]
+        except KeyError:
+            out_axes = _VERDICTS[vkey] = rowwise_outputs(_traceable(e), leaves, tree, rows)
+        except TypeError:  # an unhashable key part
+            return None
+        if out_axes is None:
+            return None
+        device = None
+        for a in leaves:
+            if isinstance(a, jax.Array):
+                if not a.is_fully_addressable or len(a.devices()) != 1:
+                    return None
+                d = next(iter(a.devices()))
+                if d.platform != _CPU or device is not None and d != device:
+                    return None
+                device = d
+        padded = list(leaves)
+        for i in rows:
+            h = leaves[i]
+            host = isinstance(h, np.ndarray)  # (an index array the op made on the host: padded as such)
+            h = np.asarray(h)
+            h = np.concatenate([h, np.broadcast_to(h[-1:], (b - n,) + h.shape[1:])])
+            padded[i] = h if host else host_to_jax(h, copy=False)
+        out = _jit_cache.call(e, *jax.tree_util.tree_unflatten(tree, padded))
+        outs, otree = jax.tree_util.tree_flatten(out)
+        if len(outs) != len(out_axes):
+            return None
+        res = []
+        for o, axes in zip(outs, out_axes):
+            if axes:
+                h = np.asarray(o)
+                idx = tuple(slice(0, n) if k in axes else slice(None) for k in range(h.ndim))
+                o = host_to_jax(np.ascontiguousarray(h[idx]))
+            res.append(o)
+        return jax.tree_util.tree_unflatten(otree, res)
+
+
+def _traceable(e):
+    """The function entry ``e`` compiles (a jit, traceable inside ``make_jaxpr``)."""
+    t = e.tiers
+    if t is not None:
+        return t.hi
+    return e.raw if e.raw is not None else e.fn
+
+
+def _after_compile(e, args):
+    """``_jit_cache`` hook, on the miss path: note a compiled exact signature; start routing an eager
+    forward or pullback once it holds ``PAD_AFTER`` shapes."""
+    if e.owner.name not in _CACHES:
+        return
+    p = e.pad
+    if p is None:
+        if e.n < PAD_AFTER:
+            return
+        p = e.pad = Rows()
+        p.exact.update(g[2] for g in e.sigs or ())  # (the shapes it compiled before, as _jit_cache noted them)
+    try:
+        sig = _jit_cache.signature(args)
+        hash(sig)
+    except TypeError:
+        return
+    p.exact.add(sig)
+    if len(p.exact) > 4096:
+        p.exact.clear()
+    leaves, tree = jax.tree_util.tree_flatten(args)
+    try:
+        rowless = _rowless(leaves, tree)
+    except TypeError:
+        return
+    ref = []
+    for a in leaves:
+        shape = getattr(a, "shape", None)
+        ref.append(type(a) if shape is None else (tuple(shape), a.dtype, bool(getattr(a, "weak_type", False))))
+    if len(p.refs) >= 256:
+        p.refs.clear()
+    p.refs[rowless] = ref
+
+
+def _rowless(leaves, tree):
+    """A call's structure with the leading dimensions left out (calls that differ only in those match)."""
+    out = [tree]
+    for a in leaves:
+        shape = getattr(a, "shape", None)
+        if shape is None:
+            out.append(type(a))
+        elif not isinstance(a, (jax.Array, np.ndarray)):
+            raise TypeError("not an array")
+        else:
+            out.append((len(shape), tuple(shape[1:]), a.dtype, bool(getattr(a, "weak_type", False))))
+    return tuple(out)
+
+
+_jit_cache.on_compiled.append(_after_compile)
+
+
+# ---- the row analysis -------------------------------------------------------------------------------
+_ELEMENTWISE = frozenset("""
+abs acos acosh add add_any and asin asinh atan atan2 atanh bessel_i0e bessel_i1e cbrt ceil clamp clz complex conj
+convert_element_type copy copy_p cos cosh digamma div eq erf erf_inv erfc exp exp2 expm1 floor ge gt igamma igammac
+imag integer_pow is_finite le lgamma log log1p logistic lt max min mul ne neg nextafter not or polygamma
+population_count pow real reduce_precision rem round rsqrt select_n shift_left shift_right_arithmetic
+shift_right_logical sign sin sinh sqrt square stop_gradient sub tan tanh xor zeta optimization_barrier
+""".split())
+_CALLS = frozenset("jit pjit closed_call core_call custom_jvp_call custom_vjp_call custom_vjp_call_jaxpr remat "
+                   "checkpoint".split())
+_SAFE_ANYWAY = frozenset("broadcast_in_dim squeeze expand_dims transpose".split())
+_IDEMPOTENT_REDUCE = frozenset("reduce_max reduce_min reduce_and reduce_or argmax argmin".split())
+_AXES_REDUCE = frozenset("reduce_sum reduce_prod reduce_xor".split())
+_AXIS_OPS = frozenset("cumsum cumprod cummax cummin cumlogsumexp".split())
+
+
+def rowwise_outputs(fn, leaves, tree, rows):
+    """Per output leaf of ``fn(*unflatten(tree, leaves))`` the axes holding the row count, where padding
+    the leading axis of the leaves at positions ``rows`` (by repeating their last row) and slicing those
+    axes back gives the unpadded call's result exactly; None where that is not established."""
+    try:
+        from jax import export  # lazy: shape polymorphism is loaded for the first routed function only
+        sym, = export.symbolic_shape("N")
+        specs = []
+        for i, a in enumerate(leaves):
+            if hasattr(a, "shape"):
+                shape = ((sym,) + tuple(a.shape[1:])) if i in rows else tuple(a.shape)
+                specs.append(jax.ShapeDtypeStruct(shape, a.dtype, weak_type=bool(getattr(a, "weak_type", False))))
+            else:
+                specs.append(a)
+        closed = jax.make_jaxpr(fn)(*jax.tree_util.tree_unflatten(tree, specs))
+    except Exception:  # noqa: BLE001 - not traceable with a symbolic row count: one program per shape
+        return None
+    try:
+        if not _jaxpr_ok(closed.jaxpr):
+            return None
+    except Exception:  # noqa: BLE001 - an equation this reading does not understand
+        return None
+    out = []
+    for v in closed.jaxpr.outvars:
+        shape = getattr(getattr(v, "aval", None), "shape", ())
+        kinds = [_dim(d) for d in shape]
+        if "bad" in kinds or kinds.count("N") > 1:
+            return None
+        out.append(frozenset(k for k, d in enumerate(kinds) if d == "N"))
+    return out
+
+
+def _dim(d):
+    if type(d) is int or isinstance(d, (int, np.integer)):
+        return "const"
+    return "N" if str(d) == "N" else "bad"
+
+
+def _n_axes(v):
+    shape = getattr(getattr(v, "aval", None), "shape", None)
+    if shape is None:
+        return None
+    kinds = [_dim(d) for d in shape]
+    if "bad" in kinds or kinds.count("N") > 1:  # (two row axes: rows paired with other rows, an outer product)
+        raise ValueError("a row count expression")
+    return frozenset(k for k, d in enumerate(kinds) if d == "N")
+
+
+def _sub_jaxprs(eqn):
+    for p in eqn.params.values():
+        j = getattr(p, "jaxpr", None)
+        if j is not None and hasattr(j, "eqns"):
+            yield j
+        elif hasattr(p, "eqns"):
+            yield p
+
+
+def _jaxpr_ok(jaxpr):
+    for eqn in jaxpr.eqns:
+        ins = [_n_axes(v) for v in eqn.invars]
+        outs = [_n_axes(v) for v in eqn.outvars]
+        name = eqn.primitive.name
+        if name in _CALLS:
+            if not all(_jaxpr_ok(j) for j in _sub_jaxprs(eqn)):
+                return False
+            continue
+        if not any(ins + outs):  # no row axis here (a sub-jaxpr of a loop may still have one)
+            if any(True for _ in _sub_jaxprs(eqn)) and not all(_no_rows(j) for j in _sub_jaxprs(eqn)):
+                return False
+            continue
+        if not _eqn_ok(name, eqn, ins, outs):
+            return False
+    return True
+
+
+def _no_rows(jaxpr):
+    for eqn in jaxpr.eqns:
+        if any(_n_axes(v) for v in list(eqn.invars) + list(eqn.outvars)):
+            return False
+        if not all(_no_rows(j) for j in _sub_jaxprs(eqn)):
+            return False
+    return True
+
+
+def _eqn_ok(name, eqn, ins, outs):
+    p = eqn.params
+    if name in _ELEMENTWISE or name in _SAFE_ANYWAY:
+        return True
+    if name in _IDEMPOTENT_REDUCE:
+        return True  # a repeated row changes no max, min, any, all, nor the first index of an extreme
+    if name in _AXES_REDUCE:
+        return not (set(p["axes"]) & ins[0])
+    if name in _AXIS_OPS:
+        return p["axis"] not in ins[0]
+    if name == "sort":
+        return p["dimension"] not in ins[0]
+    if name == "top_k":
+        return (len(eqn.invars[0].aval.shape) - 1) not in ins[0]
+    if name == "iota":
+        return p["dimension"] not in outs[0]
+    if name == "rev":
+        return not (set(p["dimensions"]) & ins[0])
+    if name == "concatenate":
+        return p["dimension"] not in outs[0]
+    if name == "split":
+        return p["axis"] not in ins[0]
+    if name == "pad":
+        return all(tuple(p["padding_config"][k]) == (0, 0, 0) for k in ins[0])
+    if name == "slice":
+        st, lim, strides = p["start_indices"], p["limit_indices"], p["strides"]
+        return all(st[k] == 0 and _dim(lim[k]) == "N" and (strides is None or strides[k] == 1) for k in ins[0])
+    if name == "dynamic_slice":
+        return all(_dim(p["slice_sizes"][k]) == "N" for k in ins[0])
+    if name == "dynamic_update_slice":
+        upd = eqn.invars[1].aval.shape
+        return all(_dim(upd[k]) == "N" for k in ins[0]) and ins[1] <= ins[0]
+    if name == "reshape":
+        return _reshape_ok(eqn, p)
+    if name == "dot_general":
+        (lc, rc), (lb, rb) = p["dimension_numbers"]
+        if set(lc) & ins[0] or set(rc) & ins[1]:
+            return False
+        lfree, rfree = ins[0] - set(lb), ins[1] - set(rb)
+        return not (lfree and rfree) and all((a in ins[0]) == (b in ins[1]) for a, b in zip(lb, rb))
+    if name == "gather":
+        return _gather_ok(eqn, p, ins)
+    if name in ("scatter", "scatter_add", "scatter-add", "scatter_mul", "scatter_min", "scatter_max", "scatter_sub"):
+        return _scatter_ok(name, eqn, p, ins)
+    return False
+
+
+def _reshape_ok(eqn, p):
+    if p.get("dimensions") is not None:
+        return False
+    src, dst = eqn.invars[0].aval.shape, eqn.outvars[0].aval.shape
+    si = [k for k, d in enumerate(src) if _dim(d) == "N"]
+    di = [k for k, d in enumerate(dst) if _dim(d) == "N"]
+    if len(si) != 1 or len(di) != 1:
+        return False
+    return int(np.prod(src[:si[0]], dtype=np.int64)) == int(np.prod(dst[:di[0]], dtype=np.int64))
+
+
+def _gather_ok(eqn, p, ins):
+    dn = p["dimension_numbers"]
+    op_rows, idx_rows = ins[0], ins[1]
+    nidx = len(eqn.invars[1].aval.shape)
+    if (nidx - 1) in idx_rows:  # the index vector itself
+        return False
+    pairs = dict(zip(dn.operand_batching_dims, dn.start_indices_batching_dims))
+    for a in op_rows:
+        if a in pairs:
+            if pairs[a] not in idx_rows:
+                return False
+        elif a in dn.start_index_map or a in dn.collapsed_slice_dims or _dim(p["slice_sizes"][a]) != "N":
+            return False
+    for k in idx_rows:
+        if k in dn.start_indices_batching_dims:
+            a = dn.operand_batching_dims[list(dn.start_indices_batching_dims).index(k)]
+            if a not in op_rows:
+                return False
+    return True
+
+
+def _scatter_ok(name, eqn, p, ins):
+    dn = p["dimension_numbers"]
+    op_rows, idx_rows, upd_rows = ins[0], ins[1], ins[2]
+    nidx = len(eqn.invars[1].aval.shape)
+    if (nidx - 1) in idx_rows:
+        return False
+    pairs = dict(zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims))
+    window_of = [a for a in range(len(eqn.invars[0].aval.shape))
+                 if a not in dn.inserted_window_dims and a not in dn.operand_batching_dims]
+    upd_shape = eqn.invars[2].aval.shape
+    for a in op_rows:
+        if a in pairs:
+            if pairs[a] not in idx_rows:
+                return False
+        elif a in dn.scatter_dims_to_operand_dims or a not in window_of:
+            return False
+        else:  # a window axis: the update's window must cover the rows
+            w = dn.update_window_dims[window_of.index(a)]
+            if _dim(upd_shape[w]) != "N":
+                return False
+    window_rows = {dn.update_window_dims[window_of.index(a)] for a in op_rows if a not in pairs}
+    scattered = [k for k in idx_rows if k not in dn.scatter_indices_batching_dims]
+    if any(_dim(upd_shape[w]) == "N" for w in dn.update_window_dims if w not in window_rows):
+        return False
+    if scattered and op_rows:
+        return False
+    if scattered or (upd_rows - window_rows - _batch_update_axes(dn, idx_rows, nidx)):
+        # rows written into rows of a fixed array: exact only for assignment and min/max (a repeated last row
+        # writes row n - 1's own value again at row n - 1's index)
+        return name in ("scatter", "scatter_min", "scatter_max")
+    return True
+
+
+def _batch_update_axes(dn, idx_rows, nidx):
+    """The update axes that are the indices' batch axes holding rows (the update's scatter axes follow the
+    indices' batch axes in order)."""
+    scatter_axes = [w for w in range(len(dn.update_window_dims) + nidx - 1) if w not in dn.update_window_dims]
+    idx_batch = [k for k in range(nidx - 1)]
+    return {w for w, k in zip(scatter_axes, idx_batch) if k in idx_rows}
