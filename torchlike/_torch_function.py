@@ -499,44 +499,27 @@ def _on_subclass(cls, /, **kwargs):
         enable()
 
 
-_classmethod = builtins.classmethod
+_build_class = builtins.__build_class__
 
 
-class _ClassmethodType(type):
-    """The metaclass of the watched ``classmethod``: classmethods made before torchlike was imported (by the
-    builtin) are ``isinstance(x, classmethod)`` still, and the builtin's subclasses ``issubclass`` of it."""
-
-    def __instancecheck__(cls, obj):
-        return isinstance(obj, _classmethod)
-
-    def __subclasscheck__(cls, sub):
-        return issubclass(sub, _classmethod)
-
-
-class _WatchedClassmethod(_classmethod, metaclass=_ClassmethodType):
-    """``builtins.classmethod`` that switches the protocol on when a class statement binds one as
-    ``__torch_function__`` of a tensor-like: a class that is not a Tensor and not torchlike's (keras's
-    ``Variable``, linear_operator's ``LinearOperator``).  torch dispatches every function, method and operator to
-    such an argument; switched on when the class is made, every torchlike surface does too, from the first call
-    on (one that cannot hold a tensor-like otherwise fails before ``retry_with_overrides`` is reached:
-    ``tensor.add(variable)``, ``F.linear(x, variable)``).  ``type.__new__`` calls ``__set_name__`` from C, so no
-    frame of torchlike's sits between a class body and the scope running the class statement (libraries read
-    that frame: ``overrides``' ``@override`` finds the base classes in its bytecode), as a wrapped
-    ``builtins.__build_class__`` did."""
-
-    __slots__ = ()
-
-    def __set_name__(self, owner, name):
-        if name == "__torch_function__" and not _STICKY and isinstance(owner, type) \
-                and not issubclass(owner, Tensor) and not str(getattr(owner, "__module__", "")).startswith(
-                    "torchlike") and _overrides(owner):
-            enable()
+def _build_class_watching(func, name, /, *bases, **kwargs):
+    """``builtins.__build_class__`` (every class statement) that switches the protocol on when the new class is a
+    tensor-like: not a Tensor, with a classmethod ``__torch_function__`` of its own (keras's ``Variable``).  torch
+    dispatches every function, method and operator to such an argument; switched on by the class statement, every
+    torchlike surface does too, from the first call on (one that cannot hold a tensor-like otherwise fails before
+    ``retry_with_overrides`` is reached: ``tensor.add(variable)``, ``F.linear(x, variable)``).  Modes (instance
+    methods), torchlike's own classes and Tensor subclasses (``_on_subclass``) are not tensor-likes here.
+    ``func`` and ``name`` are positional-only, as in the builtin: a class keyword (``class C(B, name='')``,
+    tensorly-torch's factorized tensors) goes to the metaclass, not here."""
+    cls = _build_class(func, name, *bases, **kwargs)
+    if not _STICKY and isinstance(cls, type) and isinstance(vars(cls).get("__torch_function__"), classmethod) \
+            and not issubclass(cls, Tensor) and not str(getattr(cls, "__module__", "")).startswith("torchlike") \
+            and _overrides(cls):
+        enable()
+    return cls
 
 
-_WatchedClassmethod.__name__ = _WatchedClassmethod.__qualname__ = "classmethod"
-_WatchedClassmethod.__module__ = "builtins"
-_WatchedClassmethod.__doc__ = _classmethod.__doc__
-builtins.classmethod = _WatchedClassmethod
+builtins.__build_class__ = _build_class_watching
 
 
 # the protocol's own frames between a user's call and the op are ones warnings' stacklevel skips (see _GENERATED)
