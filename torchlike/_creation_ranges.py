@@ -36,7 +36,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
             out is None and device is None and not requires_grad:  # ``arange(n)``, ``arange(a, b)``: int64, no checks
         a, b = (0, start) if end is None else (start, end)  # that can fail on the way
         n = (b - a + step - 1) // step if step > 0 else (b - a + step + 1) // step if step < 0 else -1
-        if 0 <= n <= _SMALL and -_BIG < a < _BIG and -_BIG < b < _BIG:
+        if 0 <= n <= _SMALL and -_BIG < a < _BIG and -_BIG < b < _BIG and (b >= a if step > 0 else b <= a):
             return _host_or_put(np.arange(a, a + n * step, step, dtype=np.int64), canonical(None), False)
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:

@@ -18,6 +18,7 @@ The rules reproduced: ``empty_like``/``clone`` with preserve_format (the exact s
 from __future__ import annotations
 
 import functools
+import os
 
 from . import _views
 
@@ -340,8 +341,14 @@ def _after(relayout, unless=None):
                                        _operands((unless[0],), args, kwargs)[0] == unless[1]):
                 return r
             return relayout(r, args, kwargs)
+        follows.__code__ = follows.__code__.replace(co_filename=_WRAPPER_FILE)
         return follows
     return deco
+
+
+# the wrapper's frame sits between a user's call and the op: a name warnings' stacklevel counting skips (as
+# _torch_function.pass_through_file's), so F.mse_loss's broadcast warning still names the user's line
+_WRAPPER_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "<memory format wrapper importlib_bootstrap>")
 
 
 def _each(r, fn):

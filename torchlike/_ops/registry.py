@@ -593,6 +593,9 @@ def install(namespaces: dict, tensor_cls=None):
             continue
         if "<locals>" in e.fn.__qualname__:  # made by a factory (``unary``): its repr names the op, as torch's
             e.fn.__qualname__ = e.fn.__name__
+        inner = getattr(e.fn, "__wrapped__", None)  # under a layout decorator (_memory_format._after): the body's
+        if inner is not None and "<locals>" in inner.__qualname__:  # own call errors name the op too
+            inner.__qualname__ = e.fn.__name__
         public = _with_out(e.fn, e.aten, e.out_overlap, e.out_same_dtype) if e.out else \
             e.fn if _checks_operands(e) else _typed(e.fn, e.aten)
         if e.sparse is not None:
