@@ -123,6 +123,9 @@ def contiguous(input, memory_format=None):
     return clone(input, memory_format=memory_format)
 
 
+_FW_TANGENT = "_fw_tangent"  # a dual tensor's attribute (autograd.forward_ad): its copy carries the tangent
+
+
 def _copy_impl(dst, src, dt):
     return jnp.broadcast_to(cast(src, dt), dst.shape)
 
@@ -144,7 +147,8 @@ def copy_(self, src, non_blocking=False):
     if src._dev != self._dev:
         src = src.to(self._dev)
     if src.dtype is self.dtype and src.shape == self.shape and not _prof._COLLECTING and \
-            not (_grad_state.enabled and (src.requires_grad or self.requires_grad)):
+            not (_grad_state.enabled and (src.requires_grad or self.requires_grad)) and \
+            _FW_TANGENT not in src.__dict__ and _FW_TANGENT not in self.__dict__:
         # nothing to cast, broadcast or record (load_state_dict's copies): the new value is src's array itself
         # (arrays are immutable), so no program compiles for each new shape
         return self._inplace_update(Tensor._wrap(src._value, self._dev))
