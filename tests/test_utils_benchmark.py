@@ -174,7 +174,7 @@ def test_timer_sets_num_threads_while_timing(stmt):
 def test_timer_waits_for_the_statements_tensors(monkeypatch):
     waited = []
     monkeypatch.setattr(tl_timer.jax, "block_until_ready", lambda xs: waited.append(len(xs)))
-    x = torchlike.randn(16, 16)
+    x = torchlike.randn(16, 16).exp()  # (a device tensor: products of small host-resident ones run in numpy)
     tl_bench.Timer("x @ x, [x @ x, {'k': x @ x}], 'not a tensor'", globals={"x": x}).timeit(3)
     # before each clock read that ends a loop: the last value's three (device) tensors
     assert waited and set(waited) == {3}

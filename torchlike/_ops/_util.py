@@ -218,7 +218,8 @@ _round = round_to
 
 def _sigmoid_out_grad(t, y, dt):
     if dt == np.float16:  # torch's float16 kernel rounds each op: (g * (1 - y)) * y (bfloat16's rounds once)
-        return (_round(t * y, dt) * _round(1 - y, dt)).astype(dt)  # (the transpose computes g * (1 - y) first)
+        # (t is the tangent: its rounding must stay linear for JAX's transpose, so a cast pair, not round_to)
+        return ((t * y).astype(dt).astype(np.float32) * _round(1 - y, dt)).astype(dt)  # (the transpose: g*(1-y) first)
     return (t * ((1 - y) * y)).astype(dt)
 
 
