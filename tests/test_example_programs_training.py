@@ -27,7 +27,7 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_hooks_checkpoint_order.py", 0.0001),
     ("ex_cleanrl_ppo.py", 0.0001),
     ("ex_cleanrl_dqn.py", 0.0001),
-    ("ex_cleanrl_sac.py", 0.0001),
+    ("ex_cleanrl_sac.py", 0.002),  # 360 SAC updates amplify last-bit matmul differences (qf_loss 3.5e-4 apart)
 ]
 REQUIRES = {  # libraries a program imports (the test skips without them)
     "ex_cleanrl_ppo.py": ("gymnasium", "tensorboard"),
