@@ -425,3 +425,13 @@ def warn_at_caller(message, category=UserWarning):
     g = f.f_globals
     warnings.warn_explicit(message, category, f.f_code.co_filename, f.f_lineno, module=g.get("__name__"),
                            registry=g.setdefault("__warningregistry__", {}))
+
+
+def pass_through_file(module_file, label):
+    """A file name for code whose frames sit between a user's call and an op (the dispatchers of _torch_function,
+    the op table's wrappers, the layout decorators): inside the package directory (``module_file``'s), so that frame filters (tracebacks,
+    graph-break lines, the deprecated-overload warning) count it as torchlike's; and containing "importlib" and
+    "_bootstrap", which CPython's warnings machinery (``warnings._is_internal_frame``, the same in its C version)
+    skips when it counts a ``stacklevel``: a warning torchlike gives with ``stacklevel=2`` still names the user's
+    line when such a frame sits in between."""
+    return os.path.join(os.path.dirname(os.path.abspath(module_file)), f"<{label} importlib_bootstrap>")

@@ -18,9 +18,9 @@ The rules reproduced: ``empty_like``/``clone`` with preserve_format (the exact s
 from __future__ import annotations
 
 import functools
-import os
 
 from . import _views
+from ._errors import pass_through_file
 
 __all__ = ["memory_format", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
            "strides_match", "format_strides", "check_rank", "mark", "is_contiguous", "share_tag", "set_strides",
@@ -346,9 +346,9 @@ def _after(relayout, unless=None):
     return deco
 
 
-# the wrapper's frame sits between a user's call and the op: a name warnings' stacklevel counting skips (as
-# _torch_function.pass_through_file's), so F.mse_loss's broadcast warning still names the user's line
-_WRAPPER_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "<memory format wrapper importlib_bootstrap>")
+# the wrapper's frame sits between a user's call and the op: a name warnings' stacklevel counting skips, so
+# F.mse_loss's broadcast warning still names the user's line
+_WRAPPER_FILE = pass_through_file(__file__, "memory format wrapper")
 
 
 def _each(r, fn):

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import os
 import sys
 import threading
 import types
 
+from ._errors import pass_through_file  # (layer 0: the layout decorators use it too; the op table reads it here)
 from .tensor import Tensor
 
 __all__ = ["enable", "enabled", "register_namespace", "overloaded_args", "handle", "has_torch_function",
@@ -252,16 +252,6 @@ _KEY = 987654321  # the placeholder constant each dispatching code object replac
 # the names a dispatching function's code reads from its module's globals (set there by _make_dispatching)
 _GLOBALS = {"__torchlike_tf_entry__": _entry, "__torchlike_tf_impls__": _IMPLS, "__torchlike_tf_modes__": _MODES,
             "__torchlike_tf_tensor__": Tensor}
-
-
-def pass_through_file(module_file, label):
-    """A file name for code whose frames sit between a user's call and an op (the dispatchers here, the op
-    table's wrappers): inside the package directory (``module_file``'s), so that frame filters (tracebacks,
-    graph-break lines, the deprecated-overload warning) count it as torchlike's; and containing "importlib" and
-    "_bootstrap", which CPython's warnings machinery (``warnings._is_internal_frame``, the same in its C version)
-    skips when it counts a ``stacklevel``: a warning torchlike gives with ``stacklevel=2`` still names the user's
-    line when such a frame sits in between."""
-    return os.path.join(os.path.dirname(os.path.abspath(module_file)), f"<{label} importlib_bootstrap>")
 
 
 _GENERATED = pass_through_file(__file__, "generated dispatch")
