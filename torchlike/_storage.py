@@ -275,12 +275,14 @@ class TypedStorage:
 class _LegacyStorageMeta(type):
     def __instancecheck__(cls, instance):
         if type(instance) is TypedStorage:
-            return cls.dtype == instance.dtype and instance.device.type == "cpu"
+            return cls.dtype == instance.dtype and instance.device.type == cls._device_type
         return super().__instancecheck__(instance)
 
 
 class _LegacyStorage(TypedStorage, metaclass=_LegacyStorageMeta):
     """The base of ``torch.FloatStorage`` & co.: calling one makes a TypedStorage of its dtype."""
+
+    _device_type = "cpu"  # (torch.cuda.FloatStorage & co. recognise "cuda" storages: cuda/_legacy_types.py)
 
     def __new__(cls, *args, **kwargs):
         _warn_typed_storage_removal(stacklevel=2)

@@ -16,7 +16,7 @@ import contextlib
 
 from .. import _dtype, _layout
 from .._device import _gpus
-from .._storage import TypedStorage, _LEGACY_NAMES as _STORAGE_NAMES, _warn_typed_storage_removal
+from .._storage import TypedStorage, _LEGACY_NAMES as _STORAGE_NAMES, _LegacyStorageMeta, _warn_typed_storage_removal
 from .._tensor_casts import LEGACY
 from ..tensor import Tensor
 from ._runtime import _nvml, missing_binding, require_gpu
@@ -53,15 +53,10 @@ def _cuda_tensor_type(name, dt):
 TENSOR_TYPES = {name: _cuda_tensor_type(name, LEGACY[name]) for name in _TENSOR_NAMES}
 
 
-class _CudaStorageMeta(type):
-    def __instancecheck__(cls, instance):
-        return (type(instance) is TypedStorage and instance.dtype == cls.dtype
-                and instance.device.type == "cuda")
-
-
-class _CudaLegacyStorage(TypedStorage, metaclass=_CudaStorageMeta):
+class _CudaLegacyStorage(TypedStorage, metaclass=_LegacyStorageMeta):
     """The base of ``torch.cuda.FloatStorage`` & co.: calling one makes a CUDA TypedStorage of its dtype."""
 
+    _device_type = "cuda"
     is_cuda = True
 
     def __new__(cls, *args, **kwargs):
@@ -70,7 +65,7 @@ class _CudaLegacyStorage(TypedStorage, metaclass=_CudaStorageMeta):
         return TypedStorage(*args, dtype=cls.dtype, device="cuda", _internal=True, **kwargs)
 
 
-STORAGE_TYPES = {name: _CudaStorageMeta(name, (_CudaLegacyStorage,), {"dtype": getattr(_dtype, dt),
+STORAGE_TYPES = {name: _LegacyStorageMeta(name, (_CudaLegacyStorage,), {"dtype": getattr(_dtype, dt),
                                                                      "__module__": "torchlike.cuda"})
                  for dt, name in _STORAGE_NAMES.items()}
 
