@@ -64,84 +64,62 @@ _LISTS = {
     function:hsmm:none function:hsmm:float_list function:instance_norm:str function:instance_norm:float
     function:instance_norm:none function:instance_norm:float_list function:instance_norm:int_str function:istft:str
     function:istft:float function:istft:none function:istft:float_list function:istft:int_str
-    function:layer_norm:float_list function:layer_norm:int_str function:lstm:str
-    function:lstm:float function:lstm:none function:lstm:float_list function:lstm:int_str function:lstm:str_only
-    function:lu:none function:lu:int_str function:matrix_power:str function:matrix_power:float
-    function:matrix_power:none function:matrix_power:float_list function:max_pool1d:float_list
-    function:max_pool1d_with_indices:float_list function:max_pool2d:str function:max_pool2d:float
-    function:max_pool2d:none function:max_pool2d:float_list function:max_pool2d:int_str function:max_pool3d:str
-    function:max_pool3d:float function:max_pool3d:none function:max_pool3d:float_list function:max_pool3d:int_str
-    function:meshgrid:str function:meshgrid:float function:meshgrid:none function:meshgrid:float_list
-    function:meshgrid:int_str function:multinomial:int_str function:norm:str_only function:nuclear_norm:str
-    function:nuclear_norm:dim_str function:outer:str function:outer:float function:outer:none
-    function:outer:float_list function:pca_lowrank:str_only function:range:float function:range:none
-    function:repeat_interleave:dim_str function:repeat_interleave:none function:resize_as_sparse_:str
-    function:resize_as_sparse_:float function:resize_as_sparse_:none function:resize_as_sparse_:float_list
-    function:rms_norm:float_list function:rms_norm:int_str function:rnn_relu:str function:rnn_relu:float
-    function:rnn_relu:none function:rnn_relu:float_list function:rnn_relu:int_str function:rnn_relu:str_only
-    function:rnn_tanh:str function:rnn_tanh:float function:rnn_tanh:none function:rnn_tanh:float_list
-    function:rnn_tanh:int_str function:rnn_tanh:str_only function:roll:float_list function:rot90:int_str
-    function:saddmm:int_str function:searchsorted:float_list function:segment_reduce:float
-    function:segment_reduce:none function:slice_copy:int_str function:sparse_coo_tensor:none
-    function:sparse_coo_tensor:int_str function:split:float_list function:split_copy:float_list
-    function:split_with_sizes:float_list function:split_with_sizes_copy:float_list function:stft:str
-    function:stft:float function:stft:none function:stft:float_list function:stft:int_str
+    function:layer_norm:float_list function:layer_norm:int_str function:lstm:str function:lstm:float
+    function:lstm:none function:lstm:float_list function:lstm:int_str function:lstm:str_only function:lu:none
+    function:lu:int_str function:matrix_power:str function:matrix_power:float function:matrix_power:none
+    function:matrix_power:float_list function:max_pool1d:float_list function:max_pool1d_with_indices:float_list
+    function:max_pool2d:str function:max_pool2d:float function:max_pool2d:none function:max_pool2d:float_list
+    function:max_pool2d:int_str function:max_pool3d:str function:max_pool3d:float function:max_pool3d:none
+    function:max_pool3d:float_list function:max_pool3d:int_str function:meshgrid:str function:meshgrid:float
+    function:meshgrid:none function:meshgrid:float_list function:meshgrid:int_str function:multinomial:int_str
+    function:norm:str_only function:nuclear_norm:str function:nuclear_norm:dim_str function:outer:str
+    function:outer:float function:outer:none function:outer:float_list function:pca_lowrank:str_only
+    function:range:float function:range:none function:repeat_interleave:dim_str function:repeat_interleave:none
+    function:resize_as_sparse_:str function:resize_as_sparse_:float function:resize_as_sparse_:none
+    function:resize_as_sparse_:float_list function:rms_norm:float_list function:rms_norm:int_str
+    function:rnn_relu:str function:rnn_relu:float function:rnn_relu:none function:rnn_relu:float_list
+    function:rnn_relu:int_str function:rnn_relu:str_only function:rnn_tanh:str function:rnn_tanh:float
+    function:rnn_tanh:none function:rnn_tanh:float_list function:rnn_tanh:int_str function:rnn_tanh:str_only
+    function:roll:float_list function:rot90:int_str function:saddmm:int_str function:searchsorted:float_list
+    function:segment_reduce:float function:segment_reduce:none function:slice_copy:int_str
+    function:sparse_coo_tensor:none function:sparse_coo_tensor:int_str function:split:float_list
+    function:split_copy:float_list function:split_with_sizes:float_list function:split_with_sizes_copy:float_list
+    function:stft:str function:stft:float function:stft:none function:stft:float_list function:stft:int_str
     function:svd_lowrank:str_only function:tensordot:str function:tensordot:float function:tensordot:none
     function:tensordot:float_list function:tensordot:int_str function:unsafe_chunk:int_str
     function:unsafe_split:float_list function:unsafe_split_with_sizes:float_list function:vander:str
     function:vander:float function:vander:float_list function:vander:int_str function:where:int_str
     """,
-    # 199 cases
+    # 111 cases
     NOT_REJECTED: """
-    method:all:int_str method:amax:int_str method:amin:int_str method:any:int_str method:argmax:int_str
-    method:argmin:int_str method:argsort:int_str method:bernoulli:none method:chalf:str method:chalf:float
-    method:chalf:none method:chalf:float_list method:contiguous:str method:contiguous:float method:contiguous:none
-    method:contiguous:float_list method:copy_:int_str method:cpu:str method:cpu:float method:cpu:none
-    method:cpu:float_list method:fill_diagonal_:int_str method:is_contiguous:str method:is_contiguous:float
-    method:is_contiguous:none method:is_contiguous:float_list method:is_pinned:str method:is_pinned:float
-    method:is_pinned:float_list method:logsumexp:none method:logsumexp:int_str method:lu:str method:lu:float
-    method:lu:float_list method:max:none method:max:int_str method:mean:int_str method:median:none
-    method:median:int_str method:min:none method:min:int_str method:mode:int_str method:nanmean:int_str
-    method:nanmedian:none method:nanmedian:int_str method:nansum:int_str method:new:float method:new:dim_str
-    method:pin_memory:float method:pin_memory:float_list
-    method:pinverse:none method:prod:none method:prod:int_str method:qr:str method:qr:float method:qr:none
+    method:bernoulli:none method:chalf:str method:chalf:float method:chalf:none method:chalf:float_list
+    method:contiguous:str method:contiguous:float method:contiguous:none method:contiguous:float_list
+    method:copy_:int_str method:cpu:str method:cpu:float method:cpu:none method:cpu:float_list
+    method:fill_diagonal_:int_str method:is_contiguous:str method:is_contiguous:float method:is_contiguous:none
+    method:is_contiguous:float_list method:is_pinned:str method:is_pinned:float method:is_pinned:float_list
+    method:lu:str method:lu:float method:lu:float_list method:new:float method:new:dim_str method:pin_memory:float
+    method:pin_memory:float_list method:pinverse:none method:qr:str method:qr:float method:qr:none
     method:qr:float_list method:random_:dim_str method:random_:none method:record_stream:str
     method:record_stream:float method:record_stream:none method:record_stream:float_list
     method:repeat_interleave:float method:requires_grad_:str method:requires_grad_:float method:requires_grad_:none
-    method:requires_grad_:float_list method:sort:int_str method:squeeze:none method:squeeze_:none method:std:int_str
-    method:sum:int_str method:svd:str method:svd:float method:svd:none method:svd:float_list method:svd:int_str
-    method:tensor_split:float_list method:to_sparse:none method:type:float method:type:dim_str
-    method:uniform_:dim_str method:unique:str method:unique:float method:unique:none method:unique:float_list
-    method:unique:int_str method:unique_consecutive:str method:unique_consecutive:float
-    method:unique_consecutive:none method:unique_consecutive:float_list method:unique_consecutive:int_str
-    method:var:int_str function:adaptive_avg_pool1d:float function:adaptive_max_pool1d:float
-    function:adaptive_max_pool1d:int_str function:all:int_str function:alpha_dropout:int_str
-    function:alpha_dropout_:int_str function:amax:int_str function:amin:int_str function:any:int_str
-    function:argmax:int_str function:argmin:int_str function:argsort:int_str function:as_tensor:none
-    function:avg_pool1d:float function:batch_norm_stats:float function:bernoulli:none
+    method:requires_grad_:float_list method:svd:str method:svd:float method:svd:none method:svd:float_list
+    method:svd:int_str method:tensor_split:float_list method:to_sparse:none method:type:float method:type:dim_str
+    method:uniform_:dim_str function:adaptive_avg_pool1d:float function:adaptive_max_pool1d:float
+    function:adaptive_max_pool1d:int_str function:alpha_dropout:int_str function:alpha_dropout_:int_str
+    function:as_tensor:none function:avg_pool1d:float function:batch_norm_stats:float function:bernoulli:none
     function:constant_pad_nd:float_list function:cumulative_trapezoid:float function:cumulative_trapezoid:none
     function:dropout:int_str function:dropout_:int_str function:feature_alpha_dropout:int_str
     function:feature_alpha_dropout_:int_str function:feature_dropout:int_str function:feature_dropout_:int_str
-    function:frobenius_norm:none function:frobenius_norm:int_str function:group_norm:float
-    function:hinge_embedding_loss:float function:is_distributed:str_only
-    function:logsumexp:none function:logsumexp:int_str
-    function:lu:str function:lu:float function:lu:float_list function:max:none function:max:int_str
-    function:max_pool1d:float function:max_pool1d_with_indices:float function:mean:int_str function:median:none
-    function:median:int_str function:min:none function:min:int_str function:mode:int_str function:nanmean:int_str
-    function:nanmedian:none function:nanmedian:int_str function:nansum:int_str function:native_dropout:int_str
+    function:frobenius_norm:none function:group_norm:float function:hinge_embedding_loss:float
+    function:is_distributed:str_only function:lu:str function:lu:float function:lu:float_list
+    function:max_pool1d:float function:max_pool1d_with_indices:float function:native_dropout:int_str
     function:norm_except_dim:float function:normal:int_str function:nuclear_norm:none function:pinverse:none
-    function:prod:none function:prod:int_str function:qr:str function:qr:float function:qr:none
-    function:qr:float_list function:randint_like:float function:repeat_interleave:float
-    function:result_type:none function:selu:str
-    function:selu:float function:selu:none function:selu:float_list function:sort:int_str function:squeeze:none
-    function:squeeze_copy:none function:std:int_str function:std_mean:int_str function:sum:int_str function:svd:str
-    function:svd:float function:svd:none function:svd:float_list function:svd:int_str
-    function:sym_constrain_range:str_only function:sym_constrain_range_for_size:str_only
-    function:tensor_split:float_list function:trapezoid:float function:trapezoid:none function:trapz:float
-    function:trapz:none function:unique:str function:unique:float function:unique:none function:unique:float_list
-    function:unique:int_str function:unique_consecutive:str function:unique_consecutive:float
-    function:unique_consecutive:none function:unique_consecutive:float_list function:unique_consecutive:int_str
-    function:var:int_str function:var_mean:int_str function:where:none
+    function:qr:str function:qr:float function:qr:none function:qr:float_list function:randint_like:float
+    function:repeat_interleave:float function:result_type:none function:selu:str function:selu:float
+    function:selu:none function:selu:float_list function:svd:str function:svd:float function:svd:none
+    function:svd:float_list function:svd:int_str function:sym_constrain_range:str_only
+    function:sym_constrain_range_for_size:str_only function:tensor_split:float_list function:trapezoid:float
+    function:trapezoid:none function:trapz:float function:trapz:none function:where:none
     """,
     # 120 cases
     METHOD_ATTRIBUTE: """

@@ -137,6 +137,24 @@ def test_the_sweep_covers_the_surface():
     assert not set(KNOWN) - IDS, sorted(set(KNOWN) - IDS)
 
 
+# torch's parser takes exactly True/False for a bool argument and rejects None for a required dim; the message
+# gives the position (the method's, or the namespace function's one more) of a positional argument, none for a
+# keyword one
+EXACT_MESSAGES = [
+    lambda m: m.ones(2, 3).sum(0, "x"), lambda m: m.sum(m.ones(2, 3), 0, "x"), lambda m: m.ones(2, 3).sum(0, 1),
+    lambda m: m.ones(2, 3).sum(0, keepdim=None), lambda m: m.ones(2, 3).amax(0, keepdim="x"),
+    lambda m: m.ones(2, 3).mean(0, 1),
+    lambda m: m.ones(2, 3).median(None), lambda m: m.median(m.ones(2, 3), None), lambda m: m.ones(2, 3).argmax(0, 0),
+    lambda m: m.ones(2, 3).topk(1, 0, None), lambda m: m.ones(2, 3).kthvalue(1, 0, None),
+    lambda m: m.ones(2, 3).logsumexp(None), lambda m: m.ones(2, 3).gather(0, m.zeros(2, 3).long(), sparse_grad="x"),
+]
+
+
+@pytest.mark.parametrize("k", range(len(EXACT_MESSAGES)))
+def test_flag_and_required_dim_messages_are_torchs(k):
+    raises_like_torch(EXACT_MESSAGES[k])
+
+
 def _reason(kind, name, pattern):
     """The reason a mismatching case is left: its list in _argument_types_known.py (for ``--known``)."""
     try:

@@ -162,17 +162,80 @@ def _takes(fn, names):
     return any(n in params for n in names)
 
 
+# torch's bool parameters among the arguments of the ops taking a dim: its parser takes exactly True or False
+# there (not 1, numpy's bool, None or a str), where the op body's truth test would let any value through
+# (``x.sum(0, "x")``); ``stable`` and ``unbiased`` are optional (None) in torch's signatures too
+_FLAGS = frozenset({"keepdim", "descending", "stable", "largest", "sorted", "return_inverse", "return_counts",
+                    "include_self", "sparse_grad", "unbiased"})
+_FLAGS_OPTIONAL = frozenset({"stable", "unbiased"})
+# ops whose torch signature has a dim that is not optional, where torchlike's default None means "not given":
+# a None given for it is torch's parser error (``x.max(None)``), not the whole-tensor reduction; what it takes
+_DIM_REQUIRED = {"max": "int", "min": "int", "median": "int", "nanmedian": "int", "prod": "int",
+                 "logsumexp": "tuple of ints", "squeeze": "int", "squeeze_": "int"}
+
+
+def _argument_checks(fn):
+    """The arguments of ``fn`` (unwrapped) that ``_numpy_names`` checks: ``((position, name), ...)`` of its
+    flags (position None: keyword-only) and the position of a required dim (None: none)."""
+    while hasattr(fn, "__wrapped__"):
+        fn = fn.__wrapped__
+    code = fn.__code__
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    flags = tuple((k if k < code.co_argcount else None, n) for k, n in enumerate(params) if n in _FLAGS)
+    dim = params.index("dim") if fn.__name__ in _DIM_REQUIRED and "dim" in params[:code.co_argcount] else None
+    return flags, dim
+
+
+def _flag_error(name, value, arg, expected, position):
+    """torch's parser error for ``value`` as argument ``arg`` of op ``name`` (``position``: its index among a
+    call's positional arguments, self/input first, None for a keyword): the method's position, and for the
+    namespace function (one more) in ``as_function``, which its wrapper raises instead (see _parser_error)."""
+    err = argument_error(value, expected, arg, name, position)
+    if position is not None:
+        err.as_function = str(argument_error(value, expected, arg, name, position + 1))
+    return err
+
+
 def _numpy_names(fn):
     """``fn`` also taking numpy's keyword names, as torch's argument parser does: ``axis=`` for ``dim=``,
-    ``keepdims=`` for ``keepdim=`` (``x.sum(axis=1, keepdims=True)``)."""
+    ``keepdims=`` for ``keepdim=`` (``x.sum(axis=1, keepdims=True)``), and rejecting what torch's parser rejects
+    in its bool arguments (``_FLAGS``) and required dims (``_DIM_REQUIRED``); the success path pays a length
+    test (and, with keywords, a set test)."""
+    flags, dim_at = _argument_checks(fn)
+    first = min((k for k, _ in flags if k is not None), default=1 << 30)  # no flag among fewer arguments
+    names = frozenset(n for _, n in flags) | ({"dim"} if dim_at is not None else set())
+    dim_at = 1 << 30 if dim_at is None else dim_at
+
+    def rejected(args, kwargs):  # the error for an argument torch's parser rejects, or None
+        for k, n in flags:
+            if k is not None and k < len(args):
+                v, at = args[k], k
+            elif n in kwargs:
+                v, at = kwargs[n], None
+            else:
+                continue
+            if v is not True and v is not False and (v is not None or n not in _FLAGS_OPTIONAL):
+                return _flag_error(fn.__name__, v, n, "bool", at)
+        if len(args) > dim_at and args[dim_at] is None or dim_at < 1 << 30 and "dim" in kwargs and \
+                kwargs["dim"] is None:
+            return _flag_error(fn.__name__, None, "dim", _DIM_REQUIRED[fn.__name__],
+                               dim_at if len(args) > dim_at else None)
+        return None
+
     @functools.wraps(fn)
     def numpy_names(*args, **kwargs):
-        if kwargs and ("axis" in kwargs or "keepdims" in kwargs):
-            for alias, name in _NUMPY_NAMES:
-                if alias in kwargs:
-                    if name in kwargs:  # torch's parser then sees the alias as an unknown name
-                        raise TypeError(f"{fn.__name__}() got an unexpected keyword argument '{alias}'")
-                    kwargs[name] = kwargs.pop(alias)
+        if kwargs:
+            if "axis" in kwargs or "keepdims" in kwargs:
+                for alias, name in _NUMPY_NAMES:
+                    if alias in kwargs:
+                        if name in kwargs:  # torch's parser then sees the alias as an unknown name
+                            raise TypeError(f"{fn.__name__}() got an unexpected keyword argument '{alias}'")
+                        kwargs[name] = kwargs.pop(alias)
+            if not names.isdisjoint(kwargs) and (err := rejected(args, kwargs)) is not None:
+                raise err
+        if (len(args) > first or len(args) > dim_at and args[dim_at] is None) and \
+                (err := rejected(args, kwargs)) is not None:
+            raise err
         try:
             return fn(*args, **kwargs)
         except _PARSER_FAILURES as e:
@@ -318,6 +381,8 @@ def _parser_error(e, fn, name, args, kwargs, positions=True):
     if isinstance(e, TypeError):
         if type(e) is not TypeError:
             return None
+        if positions and hasattr(e, "as_function"):  # a method-form parser error (see _flag_error)
+            return TypeError(e.as_function)
         text = str(e)
         if any(w in text for w in _PYTHON_OPERAND_ERRORS):
             got = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
