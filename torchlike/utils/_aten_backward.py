@@ -47,7 +47,7 @@ from .._ops.special import _softmax_impl
 from . import _aten_calls
 from ._flop_rules import _flash_declines, _should_fold
 
-__all__ = ["Later", "install"]
+__all__ = ["Later", "install", "extend"]
 
 _op = _aten_calls._overload   # an aten op by name (torchlike runs no kernel under most backward ops' names)
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
@@ -93,10 +93,13 @@ def _div_scalar(x, s):
 
 
 def sum_to(g, shape):
-    """torch's ``at::sum_to`` (the engine's validate_outputs): ``sum.dim_IntList(keepdim)`` + ``view``."""
+    """torch's ``at::sum_to`` (the engine's validate_outputs): ``sum.dim_IntList(keepdim)`` + ``view`` (``sum``
+    to a scalar)."""
     shape = tuple(shape)
     if tuple(g.shape) == shape:
         return g
+    if not shape:   # to a scalar: one sum over everything
+        return g.sum()
     lead = g.ndim - len(shape)
     dims = list(range(lead)) + [i for i in range(lead, g.ndim) if shape[i - lead] == 1 and g.shape[i] != 1]
     if dims:
@@ -695,6 +698,12 @@ def _same_layout(g, v):
 
 
 _PLAIN_APPLY = Node.apply
+
+
+def extend(by_f, by_name):
+    """Add rules: ``by_f`` keyed by a node's JAX function, ``by_name`` by its node name (which wins)."""
+    _BY_F.update(by_f)
+    _BY_NAME.update(by_name)
 
 
 def install():

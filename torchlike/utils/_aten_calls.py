@@ -20,12 +20,16 @@ from __future__ import annotations
 
 import re
 
-from .. import _dispatch, _profiler_state as _prof, library
+import jax.numpy as jnp
+
+from .. import _dispatch, _dtype, _profiler_state as _prof, library
+from .._layout import strided
 from ..export import _aten as _export_aten
 from ..nn import functional as F
 from ..nn.functional import _linear as _linear_mod
 from ..nn.functional._attention import _mha_impl
 from ..nn.functional._loss import _ce_index
+from ..nn.functional._norm import _bn_impl, _gn_impl
 from ..tensor import Tensor
 from .._ops.matmul import _matmul_impl
 from .._ops.views import _read_impl
@@ -60,7 +64,8 @@ def tensors_in(args, kwargs):
 # --- names --------------------------------------------------------------------------------------------------
 _RENAME = {"softmax": "_softmax", "log_softmax": "_log_softmax", "nll_loss": "nll_loss_forward",
            "nll_loss2d": "nll_loss2d_forward", "unsafe_view": "_unsafe_view", "col2_im": "col2im",
-           "im2_col": "im2col", "to_copy": "_to_copy", "prelu_kernel": "_prelu_kernel", "pdist": "_pdist_forward"}
+           "im2_col": "im2col", "to_copy": "_to_copy", "adaptive_avg_pool2d": "_adaptive_avg_pool2d",
+           "adaptive_avg_pool3d": "_adaptive_avg_pool3d", "prelu_kernel": "_prelu_kernel", "pdist": "_pdist_forward"}
 _TENSOR_OVERLOAD = {"add", "sub", "mul", "div", "rsub"}   # Python numbers too: torch wraps them (aten.mul.Tensor)
 _SCALAR_OR_TENSOR = {"eq", "ne", "lt", "le", "gt", "ge", "remainder", "fmod", "bitwise_and", "bitwise_or",
                      "bitwise_xor", "floor_divide", "masked_fill", "fill", "lerp"}
@@ -88,7 +93,8 @@ def aten_op(f, name, args, statics):
     if op in _TENSOR_OVERLOAD:
         overload = "Tensor"
     elif op in _SCALAR_OR_TENSOR:
-        overload = "Scalar" if any(isinstance(a, _NUM) for a in args[1:2]) else "Tensor"
+        at = 1 + _VALUE_AT.get(op, 0)
+        overload = "Scalar" if any(isinstance(a, _NUM) for a in args[at:at + 1]) else "Tensor"
     elif op == "pow":
         overload = "Tensor_Scalar" if "e" in st or isinstance(args[-1], _NUM) else \
             "Scalar" if isinstance(args[0], _NUM) else "Tensor_Tensor"
@@ -96,6 +102,14 @@ def aten_op(f, name, args, statics):
         overload = "self"
     elif op == "clamp":   # clamp(Tensor, Scalar? min, Scalar? max), clamp.Tensor with tensor bounds
         overload = "Tensor" if any(isinstance(a, Tensor) for a in args[1:3]) else "default"
+    elif op == "index":
+        overload = "Tensor"
+    elif op == "scatter" and st.get("reduce") is None:
+        overload = "value" if st.get("scalar") else "src"
+    elif op == "_adaptive_avg_pool2d" and all(o == 1 for o in st.get("out", ())):   # torch's is then a mean
+        return aten.mean.dim
+    elif op in ("max", "min") and st.get("dim") is not None:
+        overload = "dim"
     elif op in _DIM_OVERLOAD and st.get("dims") is not None:
         overload = "dim" if op in ("all", "any") and len(st["dims"]) == 1 else _DIM_OVERLOAD[op]
     else:
@@ -164,6 +178,8 @@ def _softmax_args(args, st):
 
 
 def _reduction_args(args, st):
+    if "out" in st:   # adaptive_avg_pool2d to 1x1: torch's mean over the last two dims
+        return (args[0], [-1, -2], True), {}, (0,)
     if st.get("dims") is None:
         return (args[0],), {}, (0,)
     return (args[0], list(st["dims"]), bool(st.get("keepdim", False))), {}, (0,)
@@ -195,7 +211,98 @@ def _flash_args(args, st):
     return (q, k, v), kw, (0, 1, 2)
 
 
-_LAYOUT = {"addmm": _axpby_args, "baddbmm": _axpby_args, "addmv": _axpby_args, "addbmm": _axpby_args,
+def _index_args(args, st):
+    pos = st["pos"]
+    indices = [None] * (max(pos) + 1)
+    for p, i in zip(pos, args[1:]):
+        indices[p] = i if isinstance(i, Tensor) else Tensor._wrap_where(i)
+    return (args[0], indices), {}, (0,)
+
+
+def _scatter_args(args, st):
+    return (args[0], st["dim"], args[1], args[2]), {}, (0, None, 1, 2)
+
+
+def _strip_defaults(args, defaults):
+    """Python dispatch leaves out trailing arguments equal to the schema's defaults."""
+    args = list(args)
+    while defaults and len(args) > 1 and args[-1] == defaults[-1]:
+        args.pop()
+        defaults = defaults[:-1]
+    return tuple(args)
+
+
+def _ceil_mode(st, d):
+    floor = tuple((L + 2 * p - dd * (k - 1) - 1) // s + 1 for L, k, s, p, dd in zip(st["S"], st["k"], st["s"],
+                                                                                   st["p"], d))
+    return tuple(st["out"]) != floor
+
+
+def _max_pool_args(args, st):
+    n = len(st["k"])
+    full = (args[0], list(st["k"]), list(st["s"]), list(st["p"]), list(st["d"]), _ceil_mode(st, st["d"]))
+    return _strip_defaults(full, (None, None, [], [0] * n, [1] * n, False)), {}, (0,)
+
+
+def _avg_pool_args(args, st):
+    n = len(st["k"])
+    full = (args[0], list(st["k"]), list(st["s"]), list(st["p"]), _ceil_mode(st, (1,) * n),
+            bool(st["count_include_pad"]), args[1])
+    return _strip_defaults(full, (None, None, [], [0] * n, False, True, None)), {}, (0, None, None, None, None,
+                                                                                  None, 1)
+
+
+def _batch_norm_args(args, st):
+    x, w, b, rm, rv, momentum, eps = args[:7]
+    if st["instance"] and w is None and b is None:   # x is seen as torch's (1, N * C, ...) view
+        x4 = Tensor._wrap(x._value.reshape(1, x.shape[0] * x.shape[1], *x.shape[2:]), x._dev)
+        return (x4, w, b, rm, rv, bool(st["training"]), momentum, eps), {}, (None, 1, 2, 3, 4, None, 5, 6)
+    return (x, w, b, rm, rv, bool(st["training"]), momentum, eps), {}, (0, 1, 2, 3, 4, None, 5, 6)
+
+
+def _dim_first_args(args, st):   # gather, index_select, scatter_add: torchlike passes dim as a static
+    return (args[0], st["dim"], *args[1:]), {}, (0, None) + tuple(range(1, len(args)))
+
+
+def _pad_args(args, st):
+    pad = [v for pair in reversed(st["pads"]) for v in pair]
+    return (args[0], pad, float(args[1]) if args[0].dtype.is_floating_point else args[1]), {}, (0, None, 1)
+
+
+def _upsample_args(args, st):
+    n = len(st["out"])
+    scales = list(st.get("scales") or (None,) * n)
+    corners = () if st["mode"].startswith("nearest") else (bool(st["align_corners"]),)
+    return _strip_defaults((args[0], list(st["out"]), *corners, *scales), (None, None, *corners, *[None] * n)), \
+        {}, (0,)
+
+
+def _adaptive_avg_args(args, st):
+    return (args[0], list(st["out"])), {}, (0,)
+
+
+def _max_dim_args(args, st):
+    if st.get("dim") is None:
+        return (args[0],), {}, (0,)
+    return (args[0], st["dim"]) + ((True,) if st.get("keepdim") else ()), {}, (0,)
+
+
+def _group_norm_args(args, st):
+    x, w, b, eps = args[:4]
+    n, c = x.shape[:2]
+    hw = x.numel() // (n * c) if n * c else 0
+    return (x, w, b, n, c, hw, st["G"], eps), {}, (0, 1, 2, None, None, None, None, 3)
+
+
+_LAYOUT = {"adaptive_max_pool2d": _adaptive_avg_args, "adaptive_max_pool3d": _adaptive_avg_args,
+           **{f"upsample_{m}": _upsample_args for m in ("nearest1d", "nearest2d", "nearest3d", "linear1d",
+                                                         "bilinear2d", "bicubic2d", "trilinear3d")},
+           "max_pool2d_with_indices": _max_pool_args, "max_pool3d_with_indices": _max_pool_args,
+           "avg_pool2d": _avg_pool_args, "avg_pool3d": _avg_pool_args, "native_batch_norm": _batch_norm_args,
+           "gather": _dim_first_args, "index_select": _dim_first_args, "scatter_add": _dim_first_args,
+           "constant_pad_nd": _pad_args, "index": _index_args, "scatter": _scatter_args, "_adaptive_avg_pool2d": _adaptive_avg_args,
+           "_adaptive_avg_pool3d": _adaptive_avg_args, "max": _max_dim_args, "min": _max_dim_args,
+           "native_group_norm": _group_norm_args, "addmm": _axpby_args, "baddbmm": _axpby_args, "addmv": _axpby_args, "addbmm": _axpby_args,
            "addr": _axpby_args, "_scaled_dot_product_flash_attention_for_cpu": _flash_args, "convolution": _conv_args, "native_layer_norm": _layer_norm_args, "_softmax": _softmax_args,
            "_log_softmax": _softmax_args, "sum": _reduction_args, "mean": _reduction_args,
            "amax": _reduction_args, "amin": _reduction_args, "add": _alpha_args, "sub": _alpha_args,
@@ -203,11 +310,11 @@ _LAYOUT = {"addmm": _axpby_args, "baddbmm": _axpby_args, "addmv": _axpby_args, "
 
 
 # --- torch's decompositions of torchlike's coarser ops ---------------------------------------------------------
-def _emit(func, compute, *args):
+def _emit(func, compute, *args, **kwargs):
     """A view step of a decomposition (it does not reach the dispatcher): each active mode sees it in turn."""
     if not _prof.MODES:
-        return compute(*args)
-    return _CALL_MODE[0](func, args, {}, lambda *a: _emit(func, compute, *a))
+        return compute(*args, **kwargs)
+    return _CALL_MODE[0](func, args, kwargs, lambda *a, **k: _emit(func, compute, *a, **k))
 
 
 def _view(x, shape, func=None):
@@ -316,6 +423,32 @@ _DECOMPOSED = {_linear_mod._linear: _linear, _matmul_impl: _matmul, _ce_index: _
                _mha_impl: _multi_head_attention}
 
 
+def _gn_stats(x, eps, G):
+    """native_group_norm's saved mean and rstd, (N, G) each."""
+    xf = x._value.reshape(x.shape[0], G, -1)
+    xf = xf.astype(jnp.promote_types(xf.dtype, jnp.float32))
+    var = jnp.square(xf - xf.mean(2, keepdims=True)).mean(2)
+    return Tensor._wrap(xf.mean(2), x._dev), Tensor._wrap(1.0 / jnp.sqrt(var + eps), x._dev)
+
+
+def _batch_norm(args, statics, replay):
+    """native_batch_norm after the ``empty`` torch's _batch_norm_impl_index allocates (its reserve)."""
+    x, st = args[0], dict(statics)
+    instance = st["instance"] and not st["update"] and args[1] is None and args[2] is None
+    if instance:   # torch's instance_norm: a batch norm of x.view(1, N * C, ...), then a view back
+        shape4 = [1, x.shape[0] * x.shape[1], *x.shape[2:]]
+        _emit(aten.view.default, lambda t, s: Tensor._wrap(t._value.reshape(s), t._dev), x, shape4)
+    _emit(aten.empty.memory_format, lambda s, **kw: Tensor._wrap(jnp.zeros(s, jnp.uint8), x._dev), [0],
+          dtype=_dtype.uint8, layout=strided, device=x.device)
+    out = replay()
+    if instance:
+        _emit(aten.view.default, lambda t, s: out, Tensor._wrap(out._value.reshape(shape4), out._dev), list(x.shape))
+    return out
+
+
+_DECOMPOSED[_bn_impl] = _batch_norm
+
+
 def _without_modes(run, *args):
     """``run(*args)`` with every mode off (the inside of a fused kernel, or a view, is shown to none)."""
     modes = _prof.MODES[:]
@@ -371,6 +504,9 @@ def handle(f, args, statics, name, diff, jit, saves):
     node = getattr(out, "_grad_fn", None)
     if node is not None and not replayed and type(node).__name__ in _SAVES_RESULT and node.f is f:
         _emit(aten.detach.default, lambda t: t.detach(), out)   # autograd saves the result: torch detaches it
+    elif node is not None and not replayed and f is _gn_impl:   # it saves its mean and rstd outputs
+        for t in _gn_stats(args[0], args[3], dict(statics)["G"]):
+            _emit(aten.detach.default, lambda a: a.detach(), t)
     return out
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numbers
 import warnings
 
-from ... import _creation
+from ... import _creation, _profiler_state as _prof
 from ..._dtype import int64 as _long
 from ...autograd import grad_mode
 from .. import init
@@ -108,7 +108,10 @@ class _BatchNorm(_NormBase):
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             nbt = self.num_batches_tracked
-            nbt._set_value(nbt._value + 1)
+            if _prof.MODES:   # a dispatch mode sees torch's num_batches_tracked.add_(1)
+                nbt.add_(1)
+            else:
+                nbt._set_value(nbt._value + 1)
             # momentum=None: cumulative moving average
             factor = 1.0 / float(nbt.item()) if self.momentum is None else self.momentum
         bn_training = True if self.training else (self.running_mean is None and self.running_var is None)
