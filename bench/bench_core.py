@@ -39,6 +39,7 @@ def _ready(x):
 def small_ops(jnp, torch, tl):
     """The small ops research code calls between the big ones (views/slicing, indexing, stack/cat,
     creation, random, item/tolist): torchlike vs raw jnp vs torch, one row each."""
+    import jax
     n_data = 10000
     data = {"tl": tl.arange(n_data), "torch": torch.arange(n_data), "jnp": jnp.arange(n_data)}
     x3 = {"tl": tl.ones(32, 8, 16), "torch": torch.ones(32, 8, 16), "jnp": jnp.ones((32, 8, 16))}
@@ -61,6 +62,9 @@ def small_ops(jnp, torch, tl):
     hv = rng.integers(0, 256, 64)
     small = {m: (mod.tensor(hx), mod.tensor(hx), mod.tensor(hv)) for m, mod in (("tl", tl), ("torch", torch))}
     small["jnp"] = (jnp.asarray(hx), jnp.asarray(hx), jnp.asarray(hv))
+    # in-place targets (zeros, so 2**k stays finite), their own tensors: written, a host tensor moves to the device
+    inplace = {m: (mod.zeros(4, 4), mod.zeros(4, 4)) for m, mod in (("tl", tl), ("torch", torch))}
+    inplace["jnp"] = (jnp.zeros((4, 4)), jnp.zeros((4, 4)))
 
     def batch(m):  # the bigram example's get_batch: iterate a start tensor, slice, stack
         d, st = data[m], (jnp.stack if m == "jnp" else mods[m].stack)
@@ -107,6 +111,22 @@ def small_ops(jnp, torch, tl):
         ("randint(9000, (32,))", lambda m: _randint(m, mods[m])),
         ("rand(32)", lambda m: _rand(m, mods[m])),
         ("loss.item()", lambda m: loss[m].item()),
+        ("x * 2 + 1 (4x4)", lambda m: small[m][0] * 2 + 1),
+        ("relu (4x4)", lambda m: jax.nn.relu(small[m][0]) if m == "jnp" else small[m][0].relu()),
+        ("x.sum() (4x4)", lambda m: small[m][0].sum()),
+        ("x.mean() (4x4)", lambda m: small[m][0].mean()),
+        ("x == y (4x4)", lambda m: small[m][0] == small[m][1]),
+        ("where(x > 0, x, y)", lambda m: mods[m].where(small[m][0] > 0, small[m][0], small[m][1])),
+        ("x.clone()", lambda m: jnp.array(small[m][0], copy=True) if m == "jnp" else small[m][0].clone()),
+        ("x.detach()", lambda m: jax.lax.stop_gradient(small[m][0]) if m == "jnp" else small[m][0].detach()),
+        ("x.to(float64)", lambda m: small[m][0].astype(jnp.float64) if m == "jnp" else
+         small[m][0].to(mods[m].float64)),
+        ("zeros_like(x)", lambda m: mods[m].zeros_like(small[m][0])),
+        ("y.add_(x)", lambda m: inplace[m][0] + small[m][0] if m == "jnp" else inplace[m][0].add_(small[m][0])),
+        ("y.mul_(2)", lambda m: inplace[m][1] * 2 if m == "jnp" else inplace[m][1].mul_(2)),
+        ("x.shape", lambda m: small[m][0].shape),
+        ("x.size()", lambda m: small[m][0].shape if m == "jnp" else small[m][0].size()),
+        ("x.dim()", lambda m: small[m][0].ndim if m == "jnp" else small[m][0].dim()),
         ("x.tolist() (8 elems)", lambda m: idx[m].tolist()),
     ] + _model_cases(jnp, torch, tl, mods)
     print(f"\n{'small op':<24}{'torchlike us':>14}{'jnp us':>10}{'torch us':>10}{'tl/jnp':>9}{'tl/torch':>10}")
@@ -216,11 +236,16 @@ def main():
     ja, jb = jnp.asarray(a_np), jnp.asarray(b_np)
     ta, tb = torch.tensor(a_np), torch.tensor(b_np)
     la, lb = tl.tensor(a_np), tl.tensor(b_np)
+    da, db = tl.tensor(a_np), tl.tensor(b_np)
+    da._value, db._value  # noqa: B018 (moved to the device: the device-resident row)
+    ga, tga = tl.tensor(a_np, requires_grad=True), torch.tensor(a_np, requires_grad=True)
     rows = []
     for name, fj, ft, fl in [
         # (_ready: a host-resident result is ready as it is; reading its ``_value`` would time a device transfer,
         # which made this row read 11x where the same op's "fresh CPU" row below reads 3x)
         ("a+b", lambda: jnp.add(ja, jb).block_until_ready(), lambda: ta + tb, lambda: _ready(la + lb)),
+        ("a+b device", lambda: jnp.add(ja, jb).block_until_ready(), lambda: ta + tb, lambda: _ready(da + db)),
+        ("a+b grad", lambda: jnp.add(ja, jb).block_until_ready(), lambda: tga + tb, lambda: _ready(ga + lb)),
         ("a@b", lambda: jnp.matmul(ja, jb).block_until_ready(), lambda: ta @ tb, lambda: _ready(la @ lb)),
         ("x.sum()", lambda: jnp.sum(ja).block_until_ready(), lambda: ta.sum(), lambda: _ready(la.sum())),
     ]:

@@ -16,7 +16,7 @@ from .. import _memory_format as _mfmt, _views
 from .._shape_churn import as_exact, host_impl, quiet
 from .._scalar_fit import float_to_int
 from .. import _torch_function
-from .._dispatch import dispatch
+from .._dispatch import HOST_DTYPES, dispatch, host_pointwise
 from .._errors import argument_error, caller_op, tp_name
 from ..tensor import Tensor, _wrap_dim
 from .registry import register
@@ -321,7 +321,7 @@ def _exact_unary_host(np_fn):
 def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=True, namespaces=("torch",),
            differentiable=True, saves=True, dunders=(), rdunders=(), aliases=(), int_only=False, doc=None,
            tensor_node=None, checks=(), aten=None, linear_with_scalar=False, opmath_half=True, numbers_ok=False,
-           inplace_overlap=None):
+           inplace_overlap=None, host=None):
     """Declare a pointwise binary op: torch promotion over tensors/scalars, then ``jfn`` in that dtype.
 
     ``numbers_ok``: two Python numbers give a 0-d tensor (torch's ``mul(2.0, 3.0)``), not the TypeError.
@@ -329,7 +329,9 @@ def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=T
     ``linear_with_scalar``: with a Python number as either operand the gradient needs no tensor values
     (torch's ``mul.Scalar`` saves only the number), so later in-place writes to the tensor are no error.
     ``opmath_half``: float16/bfloat16 are computed in float32 and rounded once, as torch's CPU kernels do
-    (False for ops that must see the half type itself, e.g. nextafter)."""
+    (False for ops that must see the half type itself, e.g. nextafter).
+    ``host``: the numpy ufunc computing the op exactly in the operands' own dtype (mul, comparisons), which
+    ``_dispatch.host_pointwise`` runs first for host-resident operands of one dtype."""
     def impl(x, y, dt, out_dt):
         if opmath_half and dt in _HALF:
             r = jfn(cast(x, np.float32), cast(y, np.float32))
@@ -342,6 +344,10 @@ def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=T
     node_name = camel(name)
 
     def fn(input, other, *, out=None):
+        if host is not None:
+            r = host_pointwise(host, input, other, HOST_DTYPES)
+            if r is not None:
+                return r
         if not isinstance(input, Tensor) and not isinstance(other, Tensor) and not numbers_ok:
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                             f"{tp_name(input)}")

@@ -10,7 +10,7 @@ from jax import lax
 
 from .. import _dtype, _torch_function
 from .. import _memory_format as _mfmt
-from .._dispatch import host_int_sum
+from .._dispatch import HOST_DTYPES, host_int_sum, host_pointwise
 from .._mutation import check_inplace
 from .._shape_churn import as_exact, host_impl, quiet
 from .._tape import node_class
@@ -282,8 +282,14 @@ def _tensor_alpha(name, node_name, input, other, alpha, d, sub):
 
 def _alpha_op(name, sub):
     node_name = camel(name)
+    # (a bool subtraction raises torch's error below; a bool addition is an or, numpy's for bool arrays)
+    ufunc, host_dtypes = (np.subtract, HOST_DTYPES - {np.dtype(bool)}) if sub else (np.add, HOST_DTYPES)
 
     def fn(input, other, *legacy, alpha=1):
+        if type(alpha) is int and alpha == 1 and not legacy:  # host tensors of one dtype (or one and a number)
+            r = host_pointwise(ufunc, input, other, host_dtypes)
+            if r is not None:
+                return r
         if type(other) is int and type(input) is Tensor and input._seen < -1 and alpha == 1 and not legacy:
             r = host_int_sum(input, other, sub)  # ``i + 8`` of a host-readable int64 scalar: no dispatch
             if r is not None:
@@ -346,7 +352,8 @@ def _rsub(input, other, *, alpha=1):
 
 register("rsub", method=False, checks=(C.RSUB,))(_rsub)
 
-mul = binary("mul", jnp.multiply, aliases=("multiply",), linear_with_scalar=True, numbers_ok=True)
+mul = binary("mul", jnp.multiply, aliases=("multiply",), linear_with_scalar=True, numbers_ok=True,
+             host=np.multiply)
 
 
 # (the dunders are their own entries: ``mul(2, 3)`` computes, ``Tensor.__mul__(2, 3)`` is a descriptor misuse,
@@ -685,11 +692,13 @@ binary("heaviside", lambda x, y: jnp.where(x == 0, y, (x > 0).astype(x.dtype)), 
        checks=(C.HEAVISIDE,))
 
 # --- comparisons and logic (bool results) ------------------------------------------------------
-for _n, _f, _d, _al in [("eq", jnp.equal, "__eq__", ()), ("ne", jnp.not_equal, "__ne__", ("not_equal",)),
-                        ("lt", jnp.less, "__lt__", ("less",)), ("le", jnp.less_equal, "__le__", ("less_equal",)),
-                        ("gt", jnp.greater, "__gt__", ("greater",)),
-                        ("ge", jnp.greater_equal, "__ge__", ("greater_equal",))]:
-    binary(_n, _f, promote="bool", differentiable=False, dunders=(_d,), aliases=_al, checks=(C.COMPARISON,))
+for _n, _f, _h, _d, _al in [("eq", jnp.equal, np.equal, "__eq__", ()),
+                            ("ne", jnp.not_equal, np.not_equal, "__ne__", ("not_equal",)),
+                            ("lt", jnp.less, np.less, "__lt__", ("less",)),
+                            ("le", jnp.less_equal, np.less_equal, "__le__", ("less_equal",)),
+                            ("gt", jnp.greater, np.greater, "__gt__", ("greater",)),
+                            ("ge", jnp.greater_equal, np.greater_equal, "__ge__", ("greater_equal",))]:
+    binary(_n, _f, promote="bool", differentiable=False, dunders=(_d,), aliases=_al, checks=(C.COMPARISON,), host=_h)
 for _n, _f in [("logical_and", jnp.logical_and), ("logical_or", jnp.logical_or),
                ("logical_xor", jnp.logical_xor)]:
     binary(_n, _f, promote="bool", differentiable=False, checks=(C.tensors_only,))
