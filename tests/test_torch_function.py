@@ -130,14 +130,9 @@ FIRST_CALLS = ["x + w", "x / w", "x @ w", "x < w", "x.add(w)", "x.mul(w)", "torc
 @pytest.mark.parametrize("expr", FIRST_CALLS)
 def test_tensor_like_dispatches_from_its_first_call_like_torch(made_by, expr):
     """keras's Variable: ``tensor + variable`` was torchlike's TypeError (the protocol switched on only when a check
-    rejected a tensor-like); a class statement now switches it on, and every op-table wrapper's failure path
-    retries through the override for a tensor-like no class statement made (``type(...)``)."""
+    rejected a tensor-like); making the class now switches it on, by a class statement or by ``type(...)``
+    (``type.__new__`` calls the classmethod's ``__set_name__``, which torchlike watches)."""
     pytest.importorskip("torch", reason="the comparison runs the program with real torch too")
-    if made_by == "type" and expr in ("F.linear(x, V(torch.ones(2, 3)))", "x.expand_as(w)"):
-        # surfaces with no op-table wrapper (bare Tensor methods, nn.functional bodies): docs/differences.md
-        pytest.xfail("a tensor-like made by type() reaches a surface with no retry path first")
-    if made_by == "type" and expr == "x.add_(w)":  # the same result; the override is handed Tensor.add, not add_
-        pytest.xfail("a tensor-like made by type(): add's own retry hands the override the out-of-place method")
     prog = os.path.join(os.path.dirname(PROGRAM), "tensor_like_first_call.py")
     expected = run_program([prog, made_by, expr], runner=False, timeout=300)
     ours = run_program([prog, made_by, expr], runner=True, timeout=300)

@@ -7,7 +7,8 @@ Zero cost until used: the op table installs the plain functions.  The first Tens
 subclasses') switches the protocol on (``enable``): every public Tensor method, operator and property getter and
 every public function of the registered namespaces (``torch``, ``torch.nn.functional``, ``torch.linalg``, ...)
 is replaced by a wrapper that looks for overriding arguments first.  A tensor-like that is not a Tensor switches
-it on too, the first time a check of the op table rejects it as an argument (``retry_with_overrides``).
+it on too: when its class is made (``_classmethod_set_name``), or the first time a check of the op table rejects
+it as an argument (``retry_with_overrides``; a class made before torchlike was imported).
 
     >>> import torchlike
     >>> class Tagged(torchlike.Tensor):
@@ -20,6 +21,8 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import ctypes
+import gc
 import sys
 import threading
 import types
@@ -379,8 +382,11 @@ def enabled():
 def enable():
     """Switch the protocol on (once; it stays on): Tensor's public methods, operators and property getters and
     the registered namespaces' functions dispatch ``__torch_function__`` from now on."""
+    first = not _STICKY
     _STICKY.append(True)
     _switch_on()
+    if first:
+        _watch(False)
 
 
 def _switch_on():
@@ -489,27 +495,82 @@ def _on_subclass(cls, /, **kwargs):
         enable()
 
 
+def _is_tensor_like(cls):
+    """Whether a class just made is a tensor-like that switches the protocol on: not a Tensor, not torchlike's,
+    with a classmethod ``__torch_function__`` of its own (keras's ``Variable``).  Modes (instance methods),
+    torchlike's own classes and Tensor subclasses (``_on_subclass``) are not tensor-likes here."""
+    return not _STICKY and isinstance(cls, type) and isinstance(vars(cls).get("__torch_function__"), classmethod) \
+        and not issubclass(cls, Tensor) and not str(getattr(cls, "__module__", "")).startswith("torchlike") \
+        and _overrides(cls)
+
+
+def _classmethod_set_name(self, owner, name, /):
+    """``classmethod.__set_name__`` while torchlike watches for tensor-likes: ``type.__new__`` calls it (from C)
+    for every classmethod in a new class's namespace, so a class that binds ``__torch_function__`` to one switches
+    the protocol on as it is made, by a class statement or by ``type(name, bases, ns)``.  torch dispatches every
+    function, method and operator to such an argument; switched on when the class is made, every torchlike surface
+    does too, from the first call on (one that cannot hold a tensor-like otherwise fails before
+    ``retry_with_overrides`` is reached: ``tensor.add(variable)``, ``F.linear(x, variable)``).  Running after the
+    class body, from C, it puts no frame between a class body and the scope running its class statement, which
+    libraries read (``overrides``' ``@override`` finds the base classes in that frame's bytecode), and classmethods
+    stay the builtin's own objects (``type(cm) is classmethod``; cloudpickle and pickle see what they see in
+    torch's process)."""
+    if name == "__torch_function__" and _is_tensor_like(owner):
+        enable()
+
+
+_classmethod_set_name.__qualname__ = "classmethod.__set_name__"
+
+
+def _classmethod_dict():
+    """The dict behind ``classmethod.__dict__`` (a builtin type's attributes are otherwise read-only)."""
+    found = [d for d in gc.get_referents(classmethod.__dict__) if isinstance(d, dict)]
+    if len(found) != 1 or found[0].get("__get__") is not vars(classmethod)["__get__"]:
+        raise LookupError("classmethod's dict")
+    return found[0]
+
+
+def _set_classmethod_attr(name, value):
+    d = _classmethod_dict()
+    if value is None:
+        d.pop(name, None)
+    else:
+        d[name] = value
+    ctypes.pythonapi.PyType_Modified(ctypes.py_object(classmethod))  # drop the attribute caches of the old dict
+
+
 _build_class = builtins.__build_class__
 
 
 def _build_class_watching(func, name, /, *bases, **kwargs):
-    """``builtins.__build_class__`` (every class statement) that switches the protocol on when the new class is a
-    tensor-like: not a Tensor, with a classmethod ``__torch_function__`` of its own (keras's ``Variable``).  torch
-    dispatches every function, method and operator to such an argument; switched on by the class statement, every
-    torchlike surface does too, from the first call on (one that cannot hold a tensor-like otherwise fails before
-    ``retry_with_overrides`` is reached: ``tensor.add(variable)``, ``F.linear(x, variable)``).  Modes (instance
-    methods), torchlike's own classes and Tensor subclasses (``_on_subclass``) are not tensor-likes here.
-    ``func`` and ``name`` are positional-only, as in the builtin: a class keyword (``class C(B, name='')``,
-    tensorly-torch's factorized tensors) goes to the metaclass, not here."""
+    """``builtins.__build_class__`` that switches the protocol on when a class statement makes a tensor-like: the
+    watch where ``classmethod.__set_name__`` cannot be set (its Python frame sits between every class body and
+    the scope running the class statement, which ``overrides``' ``@override`` cannot read).  ``func`` and ``name``
+    are positional-only, as in the builtin: a class keyword (``class C(B, name='')``, tensorly-torch's factorized
+    tensors) goes to the metaclass, not here."""
     cls = _build_class(func, name, *bases, **kwargs)
-    if not _STICKY and isinstance(cls, type) and isinstance(vars(cls).get("__torch_function__"), classmethod) \
-            and not issubclass(cls, Tensor) and not str(getattr(cls, "__module__", "")).startswith("torchlike") \
-            and _overrides(cls):
+    if _is_tensor_like(cls):
         enable()
     return cls
 
 
-builtins.__build_class__ = _build_class_watching
+def _watch(on):
+    """Watch for tensor-like classes as they are made (``on``), or stop (the protocol is on for good: nothing is
+    left to watch for, and classmethod is the builtin again)."""
+    try:
+        _set_classmethod_attr("__set_name__", _classmethod_set_name if on else None)
+        if on and getattr(classmethod(len), "__set_name__", None).__func__ is not _classmethod_set_name:
+            raise LookupError("classmethod.__set_name__")
+    except Exception:  # an interpreter whose builtin types take no attribute: the class-statement hook instead
+        with contextlib.suppress(Exception):
+            _set_classmethod_attr("__set_name__", None)
+        builtins.__build_class__ = _build_class_watching if on else _build_class
+    else:
+        if builtins.__build_class__ is _build_class_watching:
+            builtins.__build_class__ = _build_class
+
+
+_watch(True)
 
 
 # the protocol's own frames between a user's call and the op are ones warnings' stacklevel skips (see _GENERATED)

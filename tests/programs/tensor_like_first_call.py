@@ -1,6 +1,6 @@
 """A tensor-like (not a Tensor; its type overrides ``__torch_function__``, as keras's torch-backend Variable) met
 first by one surface: ``argv[1]`` says how its class is made ("class": a class statement; "type": ``type(...)``,
-which no class-statement hook sees), ``argv[2]`` the expression evaluated first.  Prints the result, the calls
+no class statement), ``argv[2]`` the expression evaluated first.  Prints the result, the calls
 the override received, or the error."""
 import sys
 
