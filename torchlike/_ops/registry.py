@@ -202,25 +202,25 @@ def _numpy_names(fn):
     in its bool arguments (``_FLAGS``) and required dims (``_DIM_REQUIRED``); the success path pays a length
     test (and, with keywords, a set test)."""
     flags, dim_at = _argument_checks(fn)
-    first = min((k for k, _ in flags if k is not None), default=1 << 30)  # no flag among fewer arguments
-    names = frozenset(n for _, n in flags) | ({"dim"} if dim_at is not None else set())
+    at = tuple(k for k, _ in flags if k is not None)
+    dim_required = dim_at is not None
     dim_at = 1 << 30 if dim_at is None else dim_at
+    first = min(at + (dim_at,), default=1 << 30)  # no flag nor required dim among fewer positional arguments
+    keywords = tuple(n for _, n in flags)
 
-    def rejected(args, kwargs):  # the error for an argument torch's parser rejects, or None
+    def check(args, kwargs):  # raise the error for an argument torch's parser rejects (a slow path)
         for k, n in flags:
             if k is not None and k < len(args):
-                v, at = args[k], k
+                v, k = args[k], k
             elif n in kwargs:
-                v, at = kwargs[n], None
+                v, k = kwargs[n], None
             else:
                 continue
             if v is not True and v is not False and (v is not None or n not in _FLAGS_OPTIONAL):
-                return _flag_error(fn.__name__, v, n, "bool", at)
-        if len(args) > dim_at and args[dim_at] is None or dim_at < 1 << 30 and "dim" in kwargs and \
-                kwargs["dim"] is None:
-            return _flag_error(fn.__name__, None, "dim", _DIM_REQUIRED[fn.__name__],
-                               dim_at if len(args) > dim_at else None)
-        return None
+                raise _flag_error(fn.__name__, v, n, "bool", k)
+        if len(args) > dim_at and args[dim_at] is None or dim_required and "dim" in kwargs and kwargs["dim"] is None:
+            raise _flag_error(fn.__name__, None, "dim", _DIM_REQUIRED[fn.__name__],
+                              dim_at if len(args) > dim_at else None)
 
     @functools.wraps(fn)
     def numpy_names(*args, **kwargs):
@@ -231,11 +231,17 @@ def _numpy_names(fn):
                         if name in kwargs:  # torch's parser then sees the alias as an unknown name
                             raise TypeError(f"{fn.__name__}() got an unexpected keyword argument '{alias}'")
                         kwargs[name] = kwargs.pop(alias)
-            if not names.isdisjoint(kwargs) and (err := rejected(args, kwargs)) is not None:
-                raise err
-        if (len(args) > first or len(args) > dim_at and args[dim_at] is None) and \
-                (err := rejected(args, kwargs)) is not None:
-            raise err
+            for n in keywords:
+                if (v := kwargs.get(n, False)) is not True and v is not False:
+                    check(args, kwargs)
+            if dim_required and "dim" in kwargs:
+                check(args, kwargs)
+        if len(args) > first:  # (one test on the success path of a call passing no flag positionally)
+            if args[dim_at if len(args) > dim_at else 0] is None:
+                check(args, kwargs)
+            for k in at:
+                if k < len(args) and (v := args[k]) is not True and v is not False:
+                    check(args, kwargs)
         try:
             return fn(*args, **kwargs)
         except _PARSER_FAILURES as e:
