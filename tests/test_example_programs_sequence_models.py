@@ -1,5 +1,5 @@
 """Programs in the style of the classic pytorch/examples scripts, recurrent and attention sequence models
-(time-sequence LSTM, SNLI-style RNN classifier, RNN regression, seq2seq with attention), run unmodified
+(time-sequence LSTM, SNLI-style RNN classifier, RNN regression, seq2seq with attention, bentrevett's packed-padded seq2seq), run unmodified
 under the drop-in runner.
 
 Each program in tests/programs/ex_*.py (own code, synthetic data, no downloads) seeds torch, trains a few
@@ -16,6 +16,7 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_rnn_snli_style.py", 1e-05),
     ("ex_style_rnn_regression.py", 0.0001),
     ("ex_seq2seq_attention.py", 0.0001),
+    ("ex_bentrevett_seq2seq.py", 0.0001),
 ]
 
 

@@ -1,5 +1,6 @@
 """Programs in the style of the classic pytorch/examples scripts, vision and generative models (VAE, DCGAN,
-super-resolution / siamese, STN, a split CIFAR CNN, WGAN-GP with SWA), run unmodified under the drop-in
+super-resolution / siamese, STN, a split CIFAR CNN, WGAN-GP with SWA, the classic MNIST train/test loop, the
+Annotated Diffusion DDPM U-Net), run unmodified under the drop-in
 runner.
 
 Each program in tests/programs/ex_*.py (own code, synthetic data, no downloads) seeds torch, trains a few
@@ -18,9 +19,14 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_seq_and_stn.py", 0.0001),
     ("ex_cifar_cnn_split.py", 0.0001),
     ("ex_wgan_gp_swa.py", 0.0001),
+    ("ex_mnist_classic.py", 0.0001),
+    ("ex_annotated_diffusion.py", 0.0001),
 ]
+REQUIRES = {  # libraries a program imports (the test skips without them)
+    "ex_annotated_diffusion.py": ("einops", "tqdm"),
+}
 
 
 @pytest.mark.parametrize("name,rtol", PROGRAMS_AND_TOLERANCES, ids=[p[0][3:-3] for p in PROGRAMS_AND_TOLERANCES])
 def test_example_program_matches_torch(name, rtol):
-    example_program_vs_torch(name, rtol)
+    example_program_vs_torch(name, rtol, *REQUIRES.get(name, ()))
