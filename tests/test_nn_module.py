@@ -124,6 +124,46 @@ def test_load_state_dict_in_place_and_errors():
     assert isinstance(mo.weight, nn.Parameter) and mo.weight.requires_grad
 
 
+def _load_outcome(lib, build, entries, strict, with_metadata):
+    """Load ``entries`` (name -> list) into ``build(lib.nn)``; the report or the error, and the state after."""
+    m = build(lib.nn)
+    sd = OrderedDict((k, lib.tensor(v)) for k, v in entries.items())
+    if with_metadata:  # the version metadata a state_dict() of the same module would carry
+        sd._metadata = m.state_dict()._metadata
+    try:
+        r = m.load_state_dict(sd, strict=strict)
+        out = ("ok", r.missing_keys, r.unexpected_keys)
+    except RuntimeError as e:
+        out = ("error", str(e))
+    return out, {k: v.tolist() for k, v in m.state_dict().items()}
+
+
+@pytest.mark.parametrize("strict", [True, False])
+@pytest.mark.parametrize("with_metadata", [False, True])
+@pytest.mark.parametrize("case", ["in1d", "in2d_affine", "in3d_nested", "in_tracking", "bn_no_counter",
+                                  "bn_nested_no_counter"])
+def test_norm_state_dict_version_migrations_match_torch(case, strict, with_metadata):
+    # torch's _InstanceNorm / _NormBase._load_from_state_dict: a version-less dict holding running stats of an
+    # instance norm that tracks none is an error even with strict=False (fast_neural_style deletes those keys
+    # from old checkpoints for this reason); a batch norm dict without num_batches_tracked keeps the counter
+    stats = {"running_mean": [0.5, 0.25, 0.0], "running_var": [2.0, 1.0, 3.0]}
+    affine = {"weight": [1.0, 2.0, 3.0], "bias": [0.0, 0.1, 0.2]}
+    builds = {
+        "in1d": (lambda nn_: nn_.InstanceNorm1d(3), dict(stats)),
+        "in2d_affine": (lambda nn_: nn_.InstanceNorm2d(3, affine=True), {**affine, **stats}),
+        "in3d_nested": (lambda nn_: nn_.Sequential(nn_.Identity(), nn_.InstanceNorm3d(3, affine=True)),
+                        {f"1.{k}": v for k, v in {**affine, "running_mean": stats["running_mean"]}.items()}),
+        "in_tracking": (lambda nn_: nn_.InstanceNorm2d(3, track_running_stats=True), dict(stats)),
+        "bn_no_counter": (lambda nn_: nn_.BatchNorm1d(3), {**affine, **stats}),
+        "bn_nested_no_counter": (lambda nn_: nn_.Sequential(nn_.BatchNorm2d(3)),
+                                 {f"0.{k}": v for k, v in {**affine, **stats}.items()}),
+    }
+    build, entries = builds[case]
+    ours = _load_outcome(torchlike, build, entries, strict, with_metadata)
+    theirs = _load_outcome(torch, build, entries, strict, with_metadata)
+    assert ours == theirs
+
+
 def test_setattr_errors_match_torch():
     mo, mt = nn.Linear(2, 2), TN.Linear(2, 2)
     cases = [lambda m, T: setattr(m, "weight", T.zeros(2, 2)),

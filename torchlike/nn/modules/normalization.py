@@ -189,6 +189,27 @@ class _InstanceNorm(_NormBase):
         if input.dim() not in (nb, nb + 1):
             raise ValueError(f"expected {nb}D or {nb + 1}D input (got {input.dim()}D input)")
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        # version 1 dropped the running stats of track_running_stats=False: a state dict without version
+        # metadata that still holds them (a pre-0.4 checkpoint, a hand-made dict) is an error even with
+        # strict=False, and the keys are removed so they are not also reported as unexpected (torch's rule)
+        if local_metadata.get("version", None) is None and not self.track_running_stats:
+            found = [prefix + name for name in ("running_mean", "running_var") if prefix + name in state_dict]
+            if found:
+                klass = type(self).__name__
+                names = " and ".join(f'"{k}"' for k in found)
+                error_msgs.append(
+                    f"Unexpected running stats buffer(s) {names} for {klass} with track_running_stats=False. If "
+                    f"state_dict is a checkpoint saved before 0.4.0, this may be expected because {klass} does "
+                    f"not track running stats by default since 0.4.0. Please remove these keys from state_dict. "
+                    f"If the running stats are actually needed, instead set track_running_stats=True in {klass} "
+                    f"to enable them. See the documentation of {klass} for details.")
+                for key in found:
+                    state_dict.pop(key)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
     def forward(self, input):
         self._check_input_dim(input)
         feature_dim = input.dim() - self._nobatch
