@@ -4,6 +4,7 @@ and everything that must see the op still does (dispatch and function modes, ``_
 the profiler, inference mode, autograd), with torch's values, dtypes, versions and aliasing."""
 import operator
 
+import numpy as np
 import pytest
 
 import torchlike
@@ -159,3 +160,60 @@ def test_inference_mode_results_are_inference_tensors():
             s = a < b
         return r.is_inference(), s.is_inference(), r.tolist(), s.tolist()
     assert fn(torchlike) == fn(torch)
+
+
+CAST_VALUES = {"bool": [True, False], "uint8": [0, 255, 7], "int8": [127, -128, 3], "int16": [32767, -5, 0],
+               "int32": [2 ** 31 - 1, -7, 3], "int64": [2 ** 62 + 1, -2 ** 63, 5],
+               "float32": [0.5, float("nan"), float("inf"), -0.0, 3.4e38],
+               "float64": [1e300, -0.0, float("nan"), 2.5, 1e-320]}
+
+
+@pytest.mark.parametrize("src", sorted(CAST_VALUES))
+def test_to_dtype_of_host_tensors_matches_torch(src):
+    for dst in CAST_VALUES:
+        if src.startswith("float") and not dst.startswith("float") and dst != "bool":
+            continue  # (float to integer of inf/nan/out-of-range values: undefined in torch's kernel)
+        same_as_torch(lambda m: m.tensor(CAST_VALUES[src], dtype=getattr(m, src)).to(getattr(m, dst)), grad=False)
+        r = torchlike.tensor(CAST_VALUES[src], dtype=getattr(torchlike, src)).to(getattr(torchlike, dst))
+        assert r._host_array() is not None  # (numpy's cast, a host tensor)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "uint8", "int64"])
+def test_relu_keeps_negative_zero_and_nan_like_torch(dtype):
+    vals = [-0.0, float("nan"), -1.5, 2.0, 0.0] if dtype.startswith("float") else [-3, 0, 5, 100]
+    for on_device in (False, True):
+        def fn(m):
+            x = m.tensor(vals, dtype=getattr(m, dtype))
+            if m is torchlike and on_device:
+                x._value  # noqa: B018 (the device program)
+            r = m.relu(x)
+            return r, m.copysign(m.ones(len(vals)), r.double()) if dtype.startswith("float") else r
+        same_as_torch(fn, grad=False)
+    same_as_torch(lambda m, x: m.relu(x) * 2, np.array([-0.0, -1.0, 3.0], np.float32))  # (grad: threshold_backward)
+
+
+def test_clone_of_a_host_tensor_is_an_independent_host_tensor():
+    def fn(m):
+        a = m.tensor([1.0, 2.0, 3.0])
+        c = a.clone()
+        c.numpy()[0] = 10.0  # (shares c's memory only)
+        a.numpy()[1] = 20.0
+        return a, c, m.tensor([c._version, a._version])
+    same_as_torch(fn, grad=False)
+
+
+def test_dispatch_mode_sees_host_relu_clone_and_cast():
+    def run(m, base):
+        class Log(base):
+            def __init__(self):
+                super().__init__()
+                self.ops = []
+
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                self.ops.append(str(func))
+                return func(*args, **(kwargs or {}))
+        a = m.tensor([-1.0, 2.0])
+        with Log() as log:
+            r = [a.relu().tolist(), a.clone().tolist(), a.to(m.float64).tolist()]
+        return [o for o in log.ops if o != "aten._local_scalar_dense.default"], r
+    assert run(torchlike, pd.TorchDispatchMode) == run(torch, torch_pd.TorchDispatchMode)

@@ -26,7 +26,7 @@ except ImportError:  # pragma: no cover - a numpy without them: no host fast pat
     ERR_VAR = QUIET = None
 
 __all__ = ["dispatch", "forward_fn", "HOST_SCALAR_OPS", "record_checks", "host_int_sum", "not_implemented_node",
-           "host_pointwise", "HOST_DTYPES"]
+           "host_pointwise", "host_operand", "HOST_DTYPES"]
 
 # f -> handler(args, statics) computing the op on the host when an argument is a lazy 0-d view whose value
 # is cheap to read there (``i + 8`` for each ``i`` of a small int tensor): returns a Tensor, or None to
@@ -328,10 +328,6 @@ def host_int_sum(x, n, sub):
     return Tensor._from_host(np.array(r, _INT64), x._dev)
 
 
-def _user_stack():
-    """The Python stack of the user's call being recorded (formatted as ``traceback.format_stack``): without
-    torchlike's own frames at the top, nor the runner's (and runpy's) below the script."""
-    frames = traceback.extract_stack()
 # the dtypes whose pointwise ops numpy computes as the device program (and torch) does: exact IEEE float32/float64
 # ``+ - * /`` and comparisons, wrapping integer arithmetic (_host_ops); float16/bfloat16/complex keep the device
 HOST_DTYPES = frozenset(np.dtype(d) for d in (np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64,
@@ -346,6 +342,21 @@ def host_pointwise(ufunc, x, y, dtypes):
     """``ufunc(x, y)`` computed by numpy as a host tensor, before any promotion or dispatch, in the common case
     whose result dtype is ``x``'s own: ``x`` a plain Tensor resident on the host (``Tensor._from_host``, not read
     onto the device, not written, no autograd history) of a dtype in ``dtypes``, and ``y`` either such a tensor
+def host_operand(x):
+    """``x``'s numpy array when ``x`` is a plain Tensor resident on the host (``Tensor._from_host``: not read onto
+    the device, not written, no autograd history; the array is read-only, the tensor owns it) and nothing traces,
+    profiles or dispatches to a mode: a unary op's fast path computes on it (``relu``, ``clone``, ``to``).  Else
+    None."""
+    if type(x) is not Tensor or _prof._COLLECTING or Tensor._value is not _PLAIN_VALUE or ERR_VAR is None or \
+            type(_trace_ref.value) is not _EvalTrace:
+        return None
+    h = x._x
+    if type(h) is not np.ndarray or x._chain is not _ALIAS_CHAIN or x._seen != -2 - x._ver[0] or x._rg or \
+            x._grad_fn is not None:
+        return None
+    return h
+
+
     of the same dtype, shape and device or a Python int (float) that an integer (floating) dtype holds exactly.
     None for everything else, which the op's general path handles (broadcasting, promotion, errors, autograd,
     profiling and dispatch modes, JAX transforms and compile tracing).  ``a + b`` of two 4x4 float32 tensors:
@@ -399,6 +410,10 @@ def host_pointwise(ufunc, x, y, dtypes):
         frames.pop()
     runner = [i for i, f in enumerate(frames) if f.filename == _errors.PACKAGE_DIR + "_runner.py"]
     start = runner[-1] + 1 if runner else 0
+def _user_stack():
+    """The Python stack of the user's call being recorded (formatted as ``traceback.format_stack``): without
+    torchlike's own frames at the top, nor the runner's (and runpy's) below the script."""
+    frames = traceback.extract_stack()
     while start < len(frames) and frames[start].filename == "<frozen runpy>":
         start += 1
     return traceback.format_list(frames[start:])

@@ -16,7 +16,7 @@ from .. import _memory_format as _mfmt, _views
 from .._shape_churn import as_exact, host_impl, quiet
 from .._scalar_fit import float_to_int
 from .. import _torch_function
-from .._dispatch import HOST_DTYPES, dispatch, host_pointwise
+from .._dispatch import HOST_DTYPES, dispatch, host_operand, host_pointwise
 from .._errors import argument_error, caller_op, tp_name
 from ..tensor import Tensor, _wrap_dim
 from .registry import register
@@ -247,9 +247,11 @@ def _rounded_output_grad(jfn, grad):
 
 def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, namespaces=("torch",),
           differentiable=True, saves=True, int_ok=True, dunders=(), aliases=(), doc=None, checks=(), aten=None,
-          inplace_overlap=None):
+          inplace_overlap=None, host=None):
     """Declare a pointwise unary op ``name`` computing ``jfn`` in the result dtype (float16/bfloat16 results
-    of float-valued ops are computed in float32 and rounded, as torch's CPU kernels do)."""
+    of float-valued ops are computed in float32 and rounded, as torch's CPU kernels do).
+    ``host``: ``{numpy dtype: f}`` where numpy's ``f(array)`` gives the op's exact result in that dtype, run first
+    for a host-resident input (``_dispatch.host_operand``)."""
     grad = _HALF_OUT_GRADS.get(name) if differentiable else None
     half_fn = None if grad is None else _rounded_output_grad(jfn, grad)
 
@@ -269,6 +271,12 @@ def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, nam
     bad = frozenset().union(*(c.kinds for c in kind_checks))
 
     def public(input, *, out=None):
+        if host is not None:
+            h = host_operand(input)
+            if h is not None:
+                f = host.get(h.dtype)
+                if f is not None:
+                    return Tensor._from_host(f(h), input._dev)
         if not isinstance(input, Tensor):
             if _torch_function.retry_with_overrides((input,), None):  # a tensor-like (linear_operator's)
                 return _torch_function.redispatch(name, public, (input,), {} if out is None else {"out": out})

@@ -16,6 +16,7 @@ from .._creation import empty
 from .._errors import broadcast_shape
 from .._to_args import parse_to
 from .._scalar_fit import check_numbers_fit
+from .._dispatch import ERR_VAR, HOST_DTYPES, QUIET, host_operand
 from .._mutation import check_inplace
 from .. import _memory_format as _mfmt
 
@@ -33,8 +34,23 @@ def _cast_chalf_impl(x):
     return jax.lax.complex(half(jnp.real(z)), half(jnp.imag(z)))
 
 
+def _host_cast_ok(src, dst):
+    """Whether numpy's ``astype`` from ``src`` to ``dst`` gives the device program's (and torch's) values: from
+    bools and integers (integers wrap, floats round to nearest), between floats (overflow to inf) and to bool
+    (nonzero, NaN included); not float to integer (out-of-range values differ between the kernels)."""
+    return src in HOST_DTYPES and dst in HOST_DTYPES and (src.kind in "biu" or dst.kind in "fb")
+
+
 def to_dtype_op(t, dt):
     """``t`` cast to dtype ``dt`` (differentiable between float types)."""
+    h = host_operand(t)
+    if h is not None and _host_cast_ok(h.dtype, dt.np):  # a host tensor: numpy's cast, a host tensor
+        tok = ERR_VAR.set(QUIET)  # (float64 -> float32 overflows to inf without numpy's warning, as torch)
+        try:
+            r = h.astype(dt.np)
+        finally:
+            ERR_VAR.reset(tok)
+        return Tensor._from_host(r, t._dev)
     if dt.name == "complex32" and t.dtype is not dt:
         return dispatch(_cast_chalf_impl, (t,), (), name="ToCopyBackward0", saves=False)
     return dispatch(_cast_impl, (t,), (("dt", dt.np),), name="ToCopyBackward0", saves=False)
@@ -99,6 +115,10 @@ def clone(input, *, memory_format=None):
     >>> torch.zeros(1, 2, 3, 3).clone(memory_format=torch.channels_last).stride()
     (18, 1, 6, 2)
     """
+    if memory_format is None:
+        h = host_operand(input)
+        if h is not None:  # a host tensor: a host copy (its own array: numpy() of either one shares only its own)
+            return Tensor._from_host(h.copy(), input._dev)
     out = dispatch(_clone_impl, (input,), (), name="CloneBackward0", saves=False)
     if memory_format is None and input._vbase is None and input._st is None:
         return out

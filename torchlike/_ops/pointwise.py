@@ -189,8 +189,8 @@ unary("isreal", lambda x: jnp.imag(x) == 0 if jnp.iscomplexobj(x) else jnp.ones(
 unary("conj_physical", jnp.conj, inplace_overlap=lambda self, args, kwargs: not self.is_complex() or check_inplace(
     self, args, kwargs, "partial"))
 @jax.custom_jvp
-def _relu_float(x):
-    return jnp.maximum(x, jnp.zeros((), x.dtype))
+def _relu_float(x):  # torch's ``x < 0 ? 0 : x``: NaN stays NaN and -0.0 stays -0.0 (a maximum gives +0.0)
+    return jnp.where(x < 0, jnp.zeros((), x.dtype), x)
 
 
 @_relu_float.defjvp
@@ -205,7 +205,13 @@ def _relu(x):
     return _relu_float(x) if jnp.issubdtype(x.dtype, jnp.floating) else jax.nn.relu(x)
 
 
-unary("relu", _relu, namespaces=("torch",), saves="out", checks=(C.RELU,))
+def _relu_host(dt):
+    zero = dt.type(0)
+    return lambda h: np.where(h < zero, zero, h)  # (as _relu_float: -0.0 and NaN kept; integers exact)
+
+
+unary("relu", _relu, namespaces=("torch",), saves="out", checks=(C.RELU,),
+      host={dt: _relu_host(dt) for dt in HOST_DTYPES if dt.kind in "iuf"})
 unary("angle", lambda x: jnp.angle(x).astype(jnp.real(x).dtype) if jnp.iscomplexobj(x) else
       jnp.where(x < 0, jnp.pi, jnp.where(jnp.isnan(x), lax.stop_gradient(x), 0.0)).astype(x.dtype) if jnp.issubdtype(x.dtype, jnp.floating)
       else jnp.where(x < 0, jnp.pi, 0.0), promote="float", inplace=False)
