@@ -338,10 +338,6 @@ _F32 = np.dtype(np.float32)
 _F32_MAX = float(np.finfo(np.float32).max)
 
 
-def host_pointwise(ufunc, x, y, dtypes):
-    """``ufunc(x, y)`` computed by numpy as a host tensor, before any promotion or dispatch, in the common case
-    whose result dtype is ``x``'s own: ``x`` a plain Tensor resident on the host (``Tensor._from_host``, not read
-    onto the device, not written, no autograd history) of a dtype in ``dtypes``, and ``y`` either such a tensor
 def host_operand(x):
     """``x``'s numpy array when ``x`` is a plain Tensor resident on the host (``Tensor._from_host``: not read onto
     the device, not written, no autograd history; the array is read-only, the tensor owns it) and nothing traces,
@@ -357,6 +353,10 @@ def host_operand(x):
     return h
 
 
+def host_pointwise(ufunc, x, y, dtypes):
+    """``ufunc(x, y)`` computed by numpy as a host tensor, before any promotion or dispatch, in the common case
+    whose result dtype is ``x``'s own: ``x`` a plain Tensor resident on the host (``Tensor._from_host``, not read
+    onto the device, not written, no autograd history) of a dtype in ``dtypes``, and ``y`` either such a tensor
     of the same dtype, shape and device or a Python int (float) that an integer (floating) dtype holds exactly.
     None for everything else, which the op's general path handles (broadcasting, promotion, errors, autograd,
     profiling and dispatch modes, JAX transforms and compile tracing).  ``a + b`` of two 4x4 float32 tensors:
@@ -406,14 +406,14 @@ def host_operand(x):
     return Tensor._from_host(r, x._dev)
 
 
-    while frames and frames[-1].filename.startswith(_errors.PACKAGE_DIR):
-        frames.pop()
-    runner = [i for i, f in enumerate(frames) if f.filename == _errors.PACKAGE_DIR + "_runner.py"]
-    start = runner[-1] + 1 if runner else 0
 def _user_stack():
     """The Python stack of the user's call being recorded (formatted as ``traceback.format_stack``): without
     torchlike's own frames at the top, nor the runner's (and runpy's) below the script."""
     frames = traceback.extract_stack()
+    while frames and frames[-1].filename.startswith(_errors.PACKAGE_DIR):
+        frames.pop()
+    runner = [i for i, f in enumerate(frames) if f.filename == _errors.PACKAGE_DIR + "_runner.py"]
+    start = runner[-1] + 1 if runner else 0
     while start < len(frames) and frames[start].filename == "<frozen runpy>":
         start += 1
     return traceback.format_list(frames[start:])
