@@ -1,6 +1,6 @@
 """Programs in the style of the classic pytorch/examples scripts, vision and generative models (VAE, DCGAN,
 super-resolution / siamese, STN, a split CIFAR CNN, WGAN-GP with SWA, the classic MNIST train/test loop, the
-Annotated Diffusion DDPM U-Net), run unmodified under the drop-in
+Annotated Diffusion DDPM U-Net, fast_neural_style's TransformerNet training and checkpoint cleanup), run unmodified under the drop-in
 runner.
 
 Each program in tests/programs/ex_*.py (own code, synthetic data, no downloads) seeds torch, trains a few
@@ -21,6 +21,7 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_wgan_gp_swa.py", 0.0001),
     ("ex_mnist_classic.py", 0.0001),
     ("ex_annotated_diffusion.py", 0.0001),
+    ("ex_fast_neural_style.py", 0.0002),
 ]
 REQUIRES = {  # libraries a program imports (the test skips without them)
     "ex_annotated_diffusion.py": ("einops", "tqdm"),
