@@ -138,3 +138,56 @@ def test_backward_kernel_arguments_match_torch():
         assert mine == want, (name, mine, want)
         compared += len(mine)
     assert compared > 40
+
+
+def _create_graph_programs(tl):
+    tl.manual_seed(0)
+    nn = tl.nn
+    lin, conv, bn = nn.Linear(4, 3), nn.Conv2d(2, 3, 3), nn.BatchNorm1d(3)
+    x, img = tl.randn(5, 4, requires_grad=True), tl.randn(1, 2, 5, 5, requires_grad=True)
+    params = list(lin.parameters())
+    return {"tanh_linear": (lambda: tl.tanh(lin(x)).sum(), [x], params),
+            "exp_mul": (lambda: (x.exp() * x).sum(), [x], []),
+            "linear_batchnorm": (lambda: (bn(lin(x)).relu() ** 2).mean(), [x], params),
+            "conv_sigmoid": (lambda: tl.sigmoid(conv(img)).sum(), [img], list(conv.parameters())),
+            "attention_like": (lambda: (tl.softmax(x @ x.t(), -1) @ x).sum(), [x], [])}
+
+
+def _create_graph_run(tl, base):
+    out = {}
+    for name, (f, inputs, params) in _create_graph_programs(tl).items():
+        y = f()
+        with _log_mode(base)() as m:
+            grads = tl.autograd.grad(y, inputs, create_graph=True)
+        second = tl.autograd.grad(sum((g ** 2).sum() for g in grads), inputs + params, allow_unused=True)
+        out[name] = (m.ops, [None if g is None else g.detach().numpy() for g in grads + second])
+    return out
+
+
+def test_create_graph_backward_under_a_mode_matches_torch():
+    """``autograd.grad(..., create_graph=True)`` under a mode: torch's calls (the formulas are recorded), and the
+    second-order gradients through them equal torch's."""
+    ours, theirs = _create_graph_run(torchlike, pd.TorchDispatchMode), _create_graph_run(torch, torch_pd.TorchDispatchMode)
+    for name, (ops, grads) in ours.items():
+        assert ops == theirs[name][0], (name, ops, theirs[name][0])
+        for g, gt in zip(grads, theirs[name][1]):
+            assert (g is None) == (gt is None), name
+            if g is not None:
+                np.testing.assert_allclose(g, gt, rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True")   # torch's reference-cycle warning
+def test_backward_create_graph_under_a_mode_matches_torch():
+    """``loss.backward(create_graph=True)`` under a mode: the same calls as torch's, ``.grad`` differentiable."""
+    def run(tl, base):
+        tl.manual_seed(0)
+        lin = tl.nn.Linear(4, 3)
+        x = tl.randn(5, 4, requires_grad=True)
+        with _log_mode(base)() as m:
+            tl.tanh(lin(x)).sum().backward(create_graph=True)
+        lin.weight.grad.pow(2).sum().backward()
+        return m.ops, x.grad.detach().numpy(), lin.weight.grad.detach().numpy()
+    ours, theirs = run(torchlike, pd.TorchDispatchMode), run(torch, torch_pd.TorchDispatchMode)
+    assert ours[0] == theirs[0]
+    for a, b in zip(ours[1:], theirs[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)

@@ -20,7 +20,10 @@ arguments and the mode's results are the gradients that travel on:
 - gradient sums (``add.Tensor``) and ``AccumulateGrad``
   (``detach`` of a gradient it can keep, else ``new_empty_strided`` + ``copy_``; ``add_`` into ``.grad``).
 
-Other nodes, and ``create_graph=True`` backwards, run their pullback unseen (docs/differences.md).
+``_aten_backward_kernels`` adds the rules of more nodes (normalization, pooling, indexing, ...). Other nodes run
+their pullback unseen (docs/differences.md). In a ``create_graph=True`` backward the same calls are made and
+recorded: the formulas read the saved inputs and results in their place in the graph, and a one-kernel call's
+values come from the node's recorded pullback, so second-order gradients flow through them.
 """
 from __future__ import annotations
 
@@ -32,7 +35,7 @@ from .. import _profiler_state as _prof
 from .._creation import empty_strided
 from .._layout import strided
 from .._memory_format import preserve_format
-from .._tape import Node, NoGradViewSink, pullback_fn
+from .._tape import AccumulateGrad, Node, NoGradViewSink, pullback_fn
 from ..tensor import Tensor
 from ..nn.functional import _linear as _linear_mod
 from ..nn.functional._attention import _sdpa_impl
@@ -301,14 +304,43 @@ def _neg(node, prims, cts, want):
 
 # --- nodes torch differentiates with one aten kernel ---------------------------------------------------------------
 def _result(node, prims):
-    """The forward's result, as the saved variable torch unpacks (``detach``)."""
+    """The forward's result, as the saved variable torch unpacks (``detach``); in a ``create_graph`` backward it
+    keeps its place in the graph (its node is this one), as torch's unpacked output does."""
     if node.saves_outputs and node.saved:
         r = node.saved[0][0]
     else:
         arrays = [p._value if isinstance(p, Tensor) else p for p in prims]
         r = node.f(*arrays, **dict(node.statics))
+    if not isinstance(r, Tensor):
         r = Tensor._wrap_where(r[0] if isinstance(r, tuple) else r)
-    return _detach(r)
+    if not _PASS.create_graph:
+        return _detach(r)
+    r = Tensor._wrap(r._value, r._dev)
+    r._grad_fn, r._oi = node, 0
+    return call(_op("detach"), lambda a: r, r)
+
+
+class _Pass:
+    """The backward pass running: with ``create_graph`` formulas are recorded and a node's own pullback (the
+    values of a one-kernel call) runs as the engine's recorded backward (``unseen``)."""
+    __slots__ = ("create_graph", "unseen", "wanted")
+
+    def __init__(self):
+        self.create_graph, self.unseen, self.wanted = False, None, None
+
+
+_PASS = _Pass()
+
+
+def pull(node, cts):
+    """The node's input gradients (Tensors, in ``diff_in`` order, None where not computed) for the output
+    gradients ``cts`` (Tensors or None): its compiled pullback, or the recorded one in a create_graph pass."""
+    dev = next((c._dev for c in cts if c is not None), None)
+    if _PASS.create_graph:
+        out = _aten_calls._without_modes(_PASS.unseen, node, list(cts), True, _PASS.wanted)
+        return [g if g is None or isinstance(g, Tensor) else Tensor._wrap_where(g) for g in out]
+    return [None if g is None else Tensor._wrap(g, dev)
+            for g in node.apply([None if c is None else c._value for c in cts])]
 
 
 def _kernel(node, func, args, kwargs, slots, single=False, strides=None):
@@ -317,10 +349,10 @@ def _kernel(node, func, args, kwargs, slots, single=False, strides=None):
     diff_in = node.diff_in
 
     def compute(g, *_, **__):
-        got = dict(zip(diff_in, node.apply([g._value])))
+        got = dict(zip(diff_in, pull(node, [g])))
         outs = []
         for j in slots:
-            t = Tensor._wrap(got[j], g._dev) if j in got else None
+            t = got.get(j)
             if t is not None and strides is not None:
                 t._st = strides(t)
             outs.append(t)
@@ -364,14 +396,14 @@ def _nll_loss(node, prims, cts, want):
     if x.ndim > 2:
         return None
     return {0: _nll_call(cts[0], x, t, w, ignore_index, st["reduction"],
-                         lambda g, *_: Tensor._wrap(node.apply([g._value])[0], g._dev))}
+                         lambda g, *_: pull(node, [g])[0])}
 
 
 def _cross_entropy(node, prims, cts, want):
     """torch's cross_entropy is ``_log_softmax`` + ``nll_loss_forward``: their two backward kernels."""
     st = dict(node.statics)
     x, t, w, ignore_index = prims[:4]
-    if st.get("smoothing") or x.ndim > 2:
+    if st.get("smoothing") or x.ndim > 2 or _PASS.create_graph:
         return None
     cdim = st["cdim"]
     lsm = Tensor._wrap(_softmax_impl(x._value, dim=cdim, dt=None, log=True, neg=False))
@@ -589,18 +621,23 @@ class _Seen:
     """What the engine calls while a mode is active (installed as ``_profiler_state.MODE_BACKWARD[0]``)."""
 
     def __init__(self):
-        self._shared = weakref.WeakSet()   # gradients a formula handed to two inputs (torch: use_count > 1)
+        # gradients a formula handed to two inputs (torch: use_count > 1), by id (a WeakSet compares Tensors with ==)
+        self._shared = weakref.WeakValueDictionary()
 
     def apply(self, node, cts, create_graph, wanted, unseen):
         rule = _BY_NAME.get(node._name) or _BY_F.get(node.f)
         if rule is _nll_loss or rule is _cross_entropy:
             rule = rule if node._name in _SPECIAL_NAMES else None
-        if rule is not None and not create_graph and type(node).apply is _PLAIN_APPLY:
-            prims = [_primal(p, e) for p, e in zip(node.primals, node.inputs)]
+        if rule is not None and type(node).apply is _PLAIN_APPLY and node.apply_recorded is None:
+            prims = [_primal(p, e, create_graph) for p, e in zip(node.primals, node.inputs)]
             full = [c if c is not None else Tensor._wrap(jnp.zeros(m[0], m[1]))
                     for c, m in zip(cts, node.out_meta)]
             want = set(node.diff_in if wanted is None else wanted) & set(node.diff_in)
-            grads = rule(node, prims, full, want)
+            _PASS.create_graph, _PASS.unseen, _PASS.wanted = create_graph, unseen, wanted
+            try:
+                grads = rule(node, prims, full, want)
+            finally:
+                _PASS.create_graph, _PASS.unseen, _PASS.wanted = False, None, None
             if grads is not None:
                 return self._validated(node, prims, grads)
         raw = [c if create_graph or c is None else c._value for c in cts]
@@ -617,7 +654,7 @@ class _Seen:
                 if hasattr(p, "shape") and tuple(g.shape) != tuple(p.shape):
                     g = sum_to(g, p.shape)
                 if id(g) in seen_ids:
-                    self._shared.add(g)
+                    self._shared[id(g)] = g
                 seen_ids[id(g)] = g
             out.append(g)
         return out
@@ -627,7 +664,7 @@ class _Seen:
         return type(g) is Later
 
     def _stealable(self, t):
-        return (0 not in t.stride() and t not in self._shared and not t.requires_grad
+        return (0 not in t.stride() and self._shared.get(id(t)) is not t and not t.requires_grad
                 and _dense(t))
 
     @staticmethod
@@ -668,14 +705,20 @@ class _Seen:
 _TRANSPOSES = frozenset({"TBackward0", "TransposeBackward0", "PermuteBackward0"})
 
 
-def _primal(p, edge):
+def _primal(p, edge, create_graph=False):
     """A saved input as a Tensor; a matrix that was a transposed view of another (its edge says so) gets the
-    column-major strides torch's formulas look at (the tape keeps values, not strides)."""
+    column-major strides torch's formulas look at (the tape keeps values, not strides). In a create_graph pass
+    it keeps its place in the graph (the edge's node), so the recorded formula reaches the inputs."""
     if not (hasattr(p, "shape") and hasattr(p, "dtype")):
         return p
     t = Tensor._wrap_where(p)
     if t.ndim == 2 and edge is not None and edge[0] is not None and type(edge[0]).__name__ in _TRANSPOSES:
         t._st = (1, t.shape[0])
+    if create_graph and edge is not None and edge[0] is not None:
+        n, idx = edge
+        if type(n) is AccumulateGrad:
+            return n.variable
+        t._grad_fn, t._oi = n, idx
     return t
 
 

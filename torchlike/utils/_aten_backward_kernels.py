@@ -65,9 +65,9 @@ def _indices(a, like):
 def _grads(node, g, slots, shape=None):
     """The node's pullback of the gradient ``g`` (reshaped to the node's output first when ``shape``): its
     input gradients at ``slots`` (None where not computed)."""
-    cts = [g._value if shape is None else g._value.reshape(shape)] + [None] * (len(node.out_meta) - 1)
-    got = dict(zip(node.diff_in, node.apply(cts)))
-    return [Tensor._wrap(got[j], g._dev) if j in got else None for j in slots]
+    cts = [g if shape is None else g.reshape(shape)] + [None] * (len(node.out_meta) - 1)
+    got = dict(zip(node.diff_in, _ab.pull(node, cts)))
+    return [got.get(j) for j in slots]
 
 
 def _single(node, func, args, kwargs=None, slot=0):
