@@ -20,7 +20,7 @@ VALUES_FIRST = ("torchlike checks the input's values (rank, shape, dtype, range)
                 "argument, where torch's parser rejects the type first")
 
 _LISTS = {
-    # 264 cases
+    # 260 cases
     VALUES_FIRST: """
     method:backward:float_list method:bincount:str method:bincount:float method:bincount:float_list
     method:bincount:int_str method:bmm:str method:bmm:float method:bmm:none method:bmm:float_list
@@ -30,15 +30,15 @@ _LISTS = {
     method:dsplit:str method:dsplit:float method:dsplit:none method:dsplit:float_list method:ger:str
     method:ger:float method:ger:none method:ger:float_list method:histc:int_str method:histogram:str
     method:histogram:float method:histogram:none method:histogram:float_list method:istft:str method:istft:float
-    method:istft:none method:istft:float_list method:istft:int_str method:lu:none method:lu:int_str
-    method:matrix_power:str method:matrix_power:float method:matrix_power:none method:matrix_power:float_list
-    method:module_load:float_list method:multinomial:int_str method:outer:str method:outer:float method:outer:none
-    method:outer:float_list method:repeat_interleave:dim_str method:repeat_interleave:none method:resize:str
-    method:resize:float method:resize:float_list method:resize:int_str method:roll:float_list method:rot90:int_str
-    method:split:float_list method:split_with_sizes:float_list method:stft:str method:stft:float method:stft:none
-    method:stft:float_list method:stft:int_str method:to_sparse_bsc:none method:to_sparse_bsc:float_list
-    method:to_sparse_bsr:none method:to_sparse_bsr:float_list method:unsafe_chunk:int_str
-    method:unsafe_split:float_list method:unsafe_split_with_sizes:float_list function:adaptive_avg_pool1d:float_list
+    method:istft:none method:istft:float_list method:istft:int_str method:matrix_power:str method:matrix_power:float
+    method:matrix_power:none method:matrix_power:float_list method:module_load:float_list method:multinomial:int_str
+    method:outer:str method:outer:float method:outer:none method:outer:float_list method:repeat_interleave:dim_str
+    method:repeat_interleave:none method:resize:str method:resize:float method:resize:float_list
+    method:resize:int_str method:roll:float_list method:rot90:int_str method:split:float_list
+    method:split_with_sizes:float_list method:stft:str method:stft:float method:stft:none method:stft:float_list
+    method:stft:int_str method:to_sparse_bsc:none method:to_sparse_bsc:float_list method:to_sparse_bsr:none
+    method:to_sparse_bsr:float_list method:unsafe_chunk:int_str method:unsafe_split:float_list
+    method:unsafe_split_with_sizes:float_list function:adaptive_avg_pool1d:float_list
     function:adaptive_max_pool1d:float_list function:alpha_dropout:float function:arange:str function:arange:float
     function:arange:none function:arange:float_list function:arange:int_str function:avg_pool1d:float_list
     function:bincount:str function:bincount:float function:bincount:float_list function:bincount:int_str
@@ -65,8 +65,8 @@ _LISTS = {
     function:instance_norm:none function:instance_norm:float_list function:instance_norm:int_str function:istft:str
     function:istft:float function:istft:none function:istft:float_list function:istft:int_str
     function:layer_norm:float_list function:layer_norm:int_str function:lstm:str function:lstm:float
-    function:lstm:none function:lstm:float_list function:lstm:int_str function:lstm:str_only function:lu:none
-    function:lu:int_str function:matrix_power:str function:matrix_power:float function:matrix_power:none
+    function:lstm:none function:lstm:float_list function:lstm:int_str function:lstm:str_only
+    function:matrix_power:str function:matrix_power:float function:matrix_power:none
     function:matrix_power:float_list function:max_pool1d:float_list function:max_pool1d_with_indices:float_list
     function:max_pool2d:str function:max_pool2d:float function:max_pool2d:none function:max_pool2d:float_list
     function:max_pool2d:int_str function:max_pool3d:str function:max_pool3d:float function:max_pool3d:none
@@ -90,34 +90,21 @@ _LISTS = {
     function:unsafe_split:float_list function:unsafe_split_with_sizes:float_list function:vander:str
     function:vander:float function:vander:float_list function:vander:int_str function:where:int_str
     """,
-    # 111 cases
+    # 54 cases
     NOT_REJECTED: """
-    method:bernoulli:none method:chalf:str method:chalf:float method:chalf:none method:chalf:float_list
-    method:contiguous:str method:contiguous:float method:contiguous:none method:contiguous:float_list
-    method:copy_:int_str method:cpu:str method:cpu:float method:cpu:none method:cpu:float_list
-    method:fill_diagonal_:int_str method:is_contiguous:str method:is_contiguous:float method:is_contiguous:none
-    method:is_contiguous:float_list method:is_pinned:str method:is_pinned:float method:is_pinned:float_list
-    method:lu:str method:lu:float method:lu:float_list method:new:float method:new:dim_str method:pin_memory:float
-    method:pin_memory:float_list method:pinverse:none method:qr:str method:qr:float method:qr:none
-    method:qr:float_list method:random_:dim_str method:random_:none method:record_stream:str
-    method:record_stream:float method:record_stream:none method:record_stream:float_list
-    method:repeat_interleave:float method:requires_grad_:str method:requires_grad_:float method:requires_grad_:none
-    method:requires_grad_:float_list method:svd:str method:svd:float method:svd:none method:svd:float_list
-    method:svd:int_str method:tensor_split:float_list method:to_sparse:none method:type:float method:type:dim_str
-    method:uniform_:dim_str function:adaptive_avg_pool1d:float function:adaptive_max_pool1d:float
-    function:adaptive_max_pool1d:int_str function:alpha_dropout:int_str function:alpha_dropout_:int_str
+    method:bernoulli:none method:is_pinned:str method:is_pinned:float method:is_pinned:float_list method:new:float
+    method:pin_memory:float method:pin_memory:float_list
+    method:random_:none method:record_stream:str method:record_stream:float method:record_stream:none
+    method:record_stream:float_list method:repeat_interleave:float method:tensor_split:float_list
+    method:to_sparse:none method:type:float
+    function:adaptive_avg_pool1d:float function:adaptive_max_pool1d:float function:adaptive_max_pool1d:int_str
     function:as_tensor:none function:avg_pool1d:float function:batch_norm_stats:float function:bernoulli:none
     function:constant_pad_nd:float_list function:cumulative_trapezoid:float function:cumulative_trapezoid:none
-    function:dropout:int_str function:dropout_:int_str function:feature_alpha_dropout:int_str
-    function:feature_alpha_dropout_:int_str function:feature_dropout:int_str function:feature_dropout_:int_str
     function:frobenius_norm:none function:group_norm:float function:hinge_embedding_loss:float
-    function:is_distributed:str_only function:lu:str function:lu:float function:lu:float_list
-    function:max_pool1d:float function:max_pool1d_with_indices:float function:native_dropout:int_str
-    function:norm_except_dim:float function:normal:int_str function:nuclear_norm:none function:pinverse:none
-    function:qr:str function:qr:float function:qr:none function:qr:float_list function:randint_like:float
+    function:is_distributed:str_only function:max_pool1d:float function:max_pool1d_with_indices:float
+    function:norm_except_dim:float function:normal:int_str function:nuclear_norm:none function:randint_like:float
     function:repeat_interleave:float function:result_type:none function:selu:str function:selu:float
-    function:selu:none function:selu:float_list function:svd:str function:svd:float function:svd:none
-    function:svd:float_list function:svd:int_str function:sym_constrain_range:str_only
+    function:selu:none function:selu:float_list function:sym_constrain_range:str_only
     function:sym_constrain_range_for_size:str_only function:tensor_split:float_list function:trapezoid:float
     function:trapezoid:none function:trapz:float function:trapz:none function:where:none
     """,
@@ -172,8 +159,8 @@ _LISTS = {
     """,
     # 28 cases
     NOT_IMPLEMENTED: """
-    method:eig:dim_str method:eig:int_str method:lstsq:dim_str method:lstsq:int_str method:reinforce:dim_str
-    method:reinforce:int_str method:solve:dim_str method:solve:int_str method:symeig:dim_str method:symeig:int_str
+    method:eig:dim_str method:eig:int_str
+   
     method:to_sparse_bsc:int_str method:to_sparse_bsr:int_str method:to_sparse_csc:str method:to_sparse_csc:float
     method:to_sparse_csc:float_list method:to_sparse_csr:str method:to_sparse_csr:float
     method:to_sparse_csr:float_list function:hspmm:str function:hspmm:float function:hspmm:none
@@ -188,9 +175,9 @@ _LISTS = {
     """,
     # 16 cases
     NO_DEVICE: """
-    method:cuda:int_str method:ipu:float method:ipu:dim_str method:ipu:float_list method:ipu:int_str method:mtia:str
-    method:mtia:float method:mtia:dim_str method:mtia:float_list method:mtia:int_str method:type:int_str
-    method:xpu:str method:xpu:float method:xpu:dim_str method:xpu:float_list method:xpu:int_str
+    method:cuda:int_str method:ipu:float method:ipu:float_list method:ipu:int_str method:mtia:str
+    method:mtia:float method:mtia:float_list method:mtia:int_str method:type:int_str
+    method:xpu:str method:xpu:float method:xpu:float_list method:xpu:int_str
     """,
 }
 

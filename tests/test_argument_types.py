@@ -147,6 +147,12 @@ EXACT_MESSAGES = [
     lambda m: m.ones(2, 3).median(None), lambda m: m.median(m.ones(2, 3), None), lambda m: m.ones(2, 3).argmax(0, 0),
     lambda m: m.ones(2, 3).topk(1, 0, None), lambda m: m.ones(2, 3).kthvalue(1, 0, None),
     lambda m: m.ones(2, 3).logsumexp(None), lambda m: m.ones(2, 3).gather(0, m.zeros(2, 3).long(), sparse_grad="x"),
+    lambda m: m.ones(2, 3).qr(None), lambda m: m.qr(m.ones(2, 3), 1.5), lambda m: m.svd(m.ones(2, 3), True, "x"),
+    lambda m: m.ones(2, 3).requires_grad_(1), lambda m: m.ones(2, 3).copy_(m.ones(2, 3), 1),
+    lambda m: m.ones(3, 3).fill_diagonal_(0, 1), lambda m: m.ones(2, 3).pinverse(None),
+    lambda m: m.pinverse(m.ones(2, 3), None), lambda m: m.nn.functional.dropout(m.ones(2, 3), 0.5, "x"),
+    lambda m: m.nn.functional.dropout2d(m.ones(1, 2, 3, 3), 0.5, 1), lambda m: m.native_dropout(m.ones(2), 0.5, 1),
+    lambda m: m.nn.functional.alpha_dropout(m.ones(2, 3), 0.5, training=None),
 ]
 
 

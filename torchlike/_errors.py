@@ -32,7 +32,7 @@ import warnings
 import jax
 import numpy as np
 
-__all__ = ["PACKAGE_DIR", "warn_at_caller", "argument_error", "caller_op", "int_arg", "float_arg", "translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit",
+__all__ = ["PACKAGE_DIR", "warn_at_caller", "argument_error", "method_argument_error", "bool_arg", "caller_op", "int_arg", "float_arg", "translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit",
            "GraphBreak", "OutOfMemoryError", "AcceleratorError"]
 
 
@@ -365,6 +365,34 @@ def argument_error(value, expected, arg, op=None, position=None):
     """
     where = f" (position {position})" if position is not None else ""
     return TypeError(f"{op or caller_op()}(): argument '{arg}'{where} must be {expected}, not {tp_name(value)}")
+
+
+def method_argument_error(value, expected, arg, op, position=None):
+    """``argument_error`` for an op that is a Tensor method and a namespace function: ``position`` is the
+    method's (self not counted; None for a keyword argument), and the function's message (one more: its input
+    counts) rides along in ``as_function``, which the op table's namespace wrapper raises instead.
+
+    >>> e = method_argument_error("x", "bool", "keepdim", "sum", 2)
+    >>> str(e), e.as_function
+    ("sum(): argument 'keepdim' (position 2) must be bool, not str", "sum(): argument 'keepdim' (position 3) must be bool, not str")
+    """
+    err = argument_error(value, expected, arg, op, position)
+    if position is not None:
+        err.as_function = str(argument_error(value, expected, arg, op, position + 1))
+    return err
+
+
+def bool_arg(value, arg, op, position=None):
+    """``value`` where torch's signature takes a bool: exactly True or False (its parser rejects 1, numpy's bool,
+    None, a str); else its TypeError (see ``method_argument_error`` for ``position``).  A hot path tests
+    ``value is not True and value is not False`` itself and calls this only then.
+
+    >>> bool_arg(True, "some", "qr")
+    True
+    """
+    if value is True or value is False:
+        return value
+    raise method_argument_error(value, "bool", arg, op, position)
 
 
 def int_arg(value, arg, position=None):

@@ -118,7 +118,7 @@ class TensorCasts:
     def cdouble(self, *, memory_format=None):
         return self.to(_dtype.complex128)
 
-    def chalf(self, memory_format=None):
+    def chalf(self, *, memory_format=None):
         """Cast to complex32 (stored as complex64 here)."""
         return self.to(_dtype.complex32)
 

@@ -21,7 +21,7 @@ class TensorDevices:
 
     __slots__ = ()
 
-    def cpu(self, memory_format=None):
+    def cpu(self, *, memory_format=None):
         return self.to("cpu")
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):

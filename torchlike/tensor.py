@@ -515,7 +515,7 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
             return 0
         return _views.strides_of(self._chain, tuple(b._x.shape), b._st)[1]
 
-    def is_contiguous(self, memory_format=None):
+    def is_contiguous(self, *, memory_format=None):
         if self._vbase is None and memory_format is None and self._st is None:
             return True  # (the common call: a plain tensor's own array is row-major)
         return _mfmt.is_contiguous(self, memory_format)
@@ -532,6 +532,8 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
         self._set_requires_grad(flag, "only Tensors of floating point and complex dtype can require gradients")
 
     def requires_grad_(self, requires_grad=True):
+        if requires_grad is not True and requires_grad is not False:
+            raise argument_error(requires_grad, "bool", "requires_grad", "requires_grad_", 1)
         return self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can require gradients")
 
     def _as_grad_leaf(self):

@@ -13,7 +13,7 @@ from .. import _profiler_state as _prof
 from .._grad_mode import _state as _grad_state
 from .._shape_churn import host_impl
 from .._creation import empty
-from .._errors import broadcast_shape
+from .._errors import bool_arg, broadcast_shape
 from .._to_args import parse_to
 from .._scalar_fit import check_numbers_fit
 from .._dispatch import ERR_VAR, HOST_DTYPES, QUIET, host_operand
@@ -126,7 +126,7 @@ def clone(input, *, memory_format=None):
 
 
 @register(method=True, namespaces=())
-def contiguous(input, memory_format=None):
+def contiguous(input, *, memory_format=None):
     """self if contiguous in ``memory_format``, else a copy that is (see ``_memory_format``).
 
     >>> import torchlike as torch
@@ -153,6 +153,8 @@ def _copy_impl(dst, src, dt):
 @register(namespaces=(), promote="none")
 def copy_(self, src, non_blocking=False):
     """Copy ``src`` (broadcast, cast) into self in place."""
+    if non_blocking is not False and non_blocking is not True:
+        bool_arg(non_blocking, "non_blocking", "copy_", 2)
     if _prof.MODES:   # a dispatch mode sees aten.copy_ (not the op that computes the new value)
         return _prof.MODE_INPLACE[0](copy_, "copy_", self, (src, non_blocking) if non_blocking else (src,), {})
     src = as_tensor_arg(src)

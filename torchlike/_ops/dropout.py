@@ -22,6 +22,7 @@ import numpy as np
 from .. import _random
 from .. import _memory_format as _mfmt
 from .._dispatch import dispatch
+from .._errors import bool_arg
 from .registry import functional as _functional
 from ..tensor import Tensor
 
@@ -48,6 +49,9 @@ def _check_p(p):
 def _impl(input, p, training, inplace, feature, alpha):
     if not isinstance(input, Tensor):
         raise TypeError(f"dropout(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if training is not True and training is not False:  # (torch's F.X hands it to _VF.X's parser)
+        bool_arg(training, "train", f"{'feature_' if feature else ''}{'alpha_' if alpha else ''}dropout"
+                 f"{'_' if inplace else ''}", 3)
     if p == 0 or not training or input.numel() == 0:
         return input
     if feature:

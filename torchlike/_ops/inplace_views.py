@@ -10,6 +10,7 @@ from ._util import Tensor, register
 from . import views as _v
 from .indexing import _value_tensor, index_put
 from .. import _grad_mode as grad_mode
+from .._errors import bool_arg
 
 __all__ = []
 
@@ -85,6 +86,7 @@ def _as_strided_(self, size, stride, storage_offset=None):
 @register("fill_diagonal_", namespaces=(), promote="none")
 def _fill_diagonal_(self, fill_value, wrap=False):
     """Fill the main diagonal in place (torch.Tensor.fill_diagonal_)."""
+    bool_arg(wrap, "wrap", "fill_diagonal_", 2)
     if self.ndim < 2:
         raise RuntimeError("dimensions must larger than 1")
     if self.ndim > 2 and len(set(self.shape)) != 1:

@@ -16,7 +16,7 @@ import numpy as np
 from jax import lax
 
 from .. import _dtype, return_types
-from .._errors import torch_warn
+from .._errors import bool_arg, torch_warn
 from .. import linalg as _ns
 from .._tape import relabel
 from ._util import Tensor, dispatch, register, wrap_dim
@@ -685,6 +685,7 @@ def lu(A, pivot=True, get_infos=False, out=None):
                "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
                "torch.linalg.lu_factor_ex(A, compute_pivots)", "aten/src/ATen/native/BatchLinearAlgebra.cpp:2073",
                once=True)
+    bool_arg(pivot, "pivot", "_lu_with_info")
     if A.ndim < 2:
         raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} "
                            "instead")

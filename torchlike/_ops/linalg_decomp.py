@@ -16,7 +16,7 @@ import numpy as np
 from jax import lax
 
 from .. import _dtype, return_types
-from .._errors import torch_warn
+from .._errors import bool_arg, torch_warn
 from .._grad_mode import is_grad_enabled
 from ._util import dispatch, register
 from .linalg import _linalg, check_float, check_matrix, check_square, mH, raise_info
@@ -89,8 +89,8 @@ def svd(input, some=True, compute_uv=True):
     torch.Size([3, 2])
     """
     _check_decomp(input, "linalg.svd")
-    return return_types.svd(*dispatch(_svd_old_impl, (input,), (("some", bool(some)),
-                                                                ("compute_uv", bool(compute_uv))),
+    some, compute_uv = bool_arg(some, "some", "svd", 1), bool_arg(compute_uv, "compute_uv", "svd", 2)
+    return return_types.svd(*dispatch(_svd_old_impl, (input,), (("some", some), ("compute_uv", compute_uv)),
                                       name="LinalgSvdBackward0"))
 
 
@@ -173,6 +173,7 @@ def qr(input, some=True):
     >>> torch.qr(torch.ones(4, 3)).Q.shape
     torch.Size([4, 3])
     """
+    bool_arg(some, "some", "qr", 1)
     torch_warn("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
                "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = "
                "torch.qr(A, some)\nshould be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else "

@@ -23,6 +23,7 @@ from . import reduction
 from .linalg_decomp import svdvals
 from .linalg import inv, solve
 from .._mutation import write_out
+from .._errors import method_argument_error
 
 __all__ = ["vector_norm", "matrix_norm", "linalg_norm", "pinv", "pinverse", "matrix_rank", "lstsq",
            "matrix_power", "cond", "tensorinv", "tensorsolve", "vander"]
@@ -273,6 +274,8 @@ def pinverse(input, rcond=1e-15):
     >>> torch.pinverse(torch.eye(2)).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
+    if rcond is None:  # (pinv takes None; torch's parser rejects it here)
+        raise method_argument_error(rcond, "float", "rcond", "pinverse", 1)
     return pinv(input, rtol=rcond)
 
 

@@ -28,7 +28,7 @@ from ..tensor import HOST_MAX
 from .. import _grad_mode as grad_mode
 from . import dropout as _dropout
 from ._util import Tensor, register
-from .._errors import broadcast_shape, float_arg, int_arg
+from .._errors import argument_error, broadcast_shape, float_arg, int_arg
 from .._mutation import check_inplace, write_out
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson", "rand_like",
@@ -570,6 +570,8 @@ def native_dropout(input, p, train):
     >>> mask
     tensor([True, True, True])
     """
+    if train is not None and train is not True and train is not False:
+        raise argument_error(train, "bool", "train", "native_dropout", 3)  # (a function only: no method position)
     if input.numel() == 0:
         return input, input.new_empty(tuple(input.shape))
     if train is not None and not train:

@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from .._errors import argument_error, inplace_error
+from .._errors import argument_error, inplace_error, method_argument_error
 from .. import _profiler_state as _prof, _torch_function
 from .. import _dtype
 from ..tensor import Tensor
@@ -186,21 +186,11 @@ def _argument_checks(fn):
     return flags, dim
 
 
-def _flag_error(name, value, arg, expected, position):
-    """torch's parser error for ``value`` as argument ``arg`` of op ``name`` (``position``: its index among a
-    call's positional arguments, self/input first, None for a keyword): the method's position, and for the
-    namespace function (one more) in ``as_function``, which its wrapper raises instead (see _parser_error)."""
-    err = argument_error(value, expected, arg, name, position)
-    if position is not None:
-        err.as_function = str(argument_error(value, expected, arg, name, position + 1))
-    return err
-
-
 def _numpy_names(fn):
     """``fn`` also taking numpy's keyword names, as torch's argument parser does: ``axis=`` for ``dim=``,
     ``keepdims=`` for ``keepdim=`` (``x.sum(axis=1, keepdims=True)``), and rejecting what torch's parser rejects
     in its bool arguments (``_FLAGS``) and required dims (``_DIM_REQUIRED``); the success path pays a length
-    test (and, with keywords, a set test)."""
+    test (and, with keywords, a dict look-up per flag)."""
     flags, dim_at = _argument_checks(fn)
     at = tuple(k for k, _ in flags if k is not None)
     dim_required = dim_at is not None
@@ -217,10 +207,10 @@ def _numpy_names(fn):
             else:
                 continue
             if v is not True and v is not False and (v is not None or n not in _FLAGS_OPTIONAL):
-                raise _flag_error(fn.__name__, v, n, "bool", k)
+                raise method_argument_error(v, "bool", n, fn.__name__, k)
         if len(args) > dim_at and args[dim_at] is None or dim_required and "dim" in kwargs and kwargs["dim"] is None:
-            raise _flag_error(fn.__name__, None, "dim", _DIM_REQUIRED[fn.__name__],
-                              dim_at if len(args) > dim_at else None)
+            raise method_argument_error(None, _DIM_REQUIRED[fn.__name__], "dim", fn.__name__,
+                                        dim_at if len(args) > dim_at else None)
 
     @functools.wraps(fn)
     def numpy_names(*args, **kwargs):
@@ -387,7 +377,7 @@ def _parser_error(e, fn, name, args, kwargs, positions=True):
     if isinstance(e, TypeError):
         if type(e) is not TypeError:
             return None
-        if positions and hasattr(e, "as_function"):  # a method-form parser error (see _flag_error)
+        if positions and hasattr(e, "as_function"):  # a method-form parser error (method_argument_error)
             return TypeError(e.as_function)
         text = str(e)
         if any(w in text for w in _PYTHON_OPERAND_ERRORS):
