@@ -23,6 +23,8 @@ shape, as before.  Only arrays on JAX's CPU device are padded (the host copies a
 """
 from __future__ import annotations
 
+import weakref
+
 import jax
 import numpy as np
 
@@ -33,8 +35,12 @@ __all__ = ["bucket", "Rows", "rowwise_outputs", "PAD_AFTER", "SETTLE"]
 
 PAD_AFTER = 2  # compiled shapes of one function before its new row counts are padded
 SETTLE = 512  # consecutive calls at compiled shapes that end the routing (the hot path is one test again)
+# entry -> the streak that ends its routing next time: doubled at each end, as the new shape that starts the
+# routing again compiles (an op called at fixed shapes ~SETTLE times between two masked calls compiled each time)
+_settle_at: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _MIN_BUCKET = 8
-_CACHES = ("forward", "pullback")  # eager per-op programs (views, optimizers, fused backwards: not routed)
+# eager per-op programs, the engine's gradient sums and view reads (optimizers, fused backwards: not routed)
+_CACHES = frozenset(("forward", "pullback", "gradient sum", "view read", "view read one step"))
 _CPU = "cpu"
 
 # (entry key, the signature with the changing leading dims as "N") -> per output leaf its row axes, or None
@@ -51,18 +57,22 @@ class Rows:
     signature without leading dimensions) the latest such call's leaves (the reference a new call's shapes
     are compared with), and the streak of calls at compiled signatures."""
 
-    __slots__ = ("exact", "refs", "streak")
+    __slots__ = ("exact", "refs", "streak", "settle")
 
-    def __init__(self):
-        self.exact, self.refs, self.streak = set(), {}, 0
+    def __init__(self, settle=SETTLE):
+        self.exact, self.refs, self.streak, self.settle = set(), {}, 0, settle
 
     def route(self, e, args):
         """``e``'s result for ``args`` from the padded program, or None to call ``e`` as usual."""
         sig = _jit_cache.signature(args)
         if sig in self.exact:
             self.streak += 1
-            if self.streak >= SETTLE:
+            if self.streak >= self.settle:
                 e.pad = None
+                try:
+                    _settle_at[e] = min(self.settle * 2, 1 << 24)
+                except TypeError:  # (not weakly referenceable)
+                    pass
             return None
         self.streak = 0
         if not _jit_cache.top_level():
@@ -75,6 +85,10 @@ class Rows:
         if ref is None:
             return None
         n, rows, key = None, [], []
+        # a pullback's cotangents (the leaves after its primals) are padded with zeros, its primals by repeating
+        # their last row: a zero cotangent row adds nothing where the pullback scatter-adds rows
+        zero_from = len(jax.tree_util.tree_leaves(args[0])) if e.owner.name == "pullback" and len(args) == 2 \
+            else len(leaves)
         for i, (a, r) in enumerate(zip(leaves, ref)):
             shape = getattr(a, "shape", None)
             if type(r) is not tuple:  # a non-array argument (a Python number)
@@ -87,7 +101,7 @@ class Rows:
                 return None
             n = shape[0]
             rows.append(i)
-            key.append(("N", shape[1:], r[1]))
+            key.append(("N", shape[1:], r[1], i >= zero_from))
         if n is None or n == 0:
             return None
         b = bucket(n)
@@ -97,7 +111,8 @@ class Rows:
         try:
             out_axes = _VERDICTS[vkey]
         except KeyError:
-            out_axes = _VERDICTS[vkey] = rowwise_outputs(_traceable(e), leaves, tree, rows)
+            out_axes = _VERDICTS[vkey] = rowwise_outputs(_traceable(e), leaves, tree, rows,
+                                                         [i for i in rows if i >= zero_from])
         except TypeError:  # an unhashable key part
             return None
         if out_axes is None:
@@ -116,7 +131,9 @@ class Rows:
             h = leaves[i]
             host = isinstance(h, np.ndarray)  # (an index array the op made on the host: padded as such)
             h = np.asarray(h)
-            h = np.concatenate([h, np.broadcast_to(h[-1:], (b - n,) + h.shape[1:])])
+            fill = np.zeros((b - n,) + h.shape[1:], h.dtype) if i >= zero_from else \
+                np.broadcast_to(h[-1:], (b - n,) + h.shape[1:])
+            h = np.concatenate([h, fill])
             padded[i] = h if host else host_to_jax(h, copy=False)
         out = _jit_cache.call(e, *jax.tree_util.tree_unflatten(tree, padded))
         outs, otree = jax.tree_util.tree_flatten(out)
@@ -149,7 +166,7 @@ def _after_compile(e, args):
     if p is None:
         if e.n < PAD_AFTER:
             return
-        p = e.pad = Rows()
+        p = e.pad = Rows(_settle_at.get(e, SETTLE))
         p.exact.update(g[2] for g in e.sigs or ())  # (the shapes it compiled before, as _jit_cache noted them)
     try:
         sig = _jit_cache.signature(args)
@@ -206,10 +223,11 @@ _AXES_REDUCE = frozenset("reduce_sum reduce_prod reduce_xor".split())
 _AXIS_OPS = frozenset("cumsum cumprod cummax cummin cumlogsumexp".split())
 
 
-def rowwise_outputs(fn, leaves, tree, rows):
+def rowwise_outputs(fn, leaves, tree, rows, zeros=()):
     """Per output leaf of ``fn(*unflatten(tree, leaves))`` the axes holding the row count, where padding
-    the leading axis of the leaves at positions ``rows`` (by repeating their last row) and slicing those
-    axes back gives the unpadded call's result exactly; None where that is not established."""
+    the leading axis of the leaves at positions ``rows`` (by repeating their last row; with zero rows for
+    those also in ``zeros``) and slicing those axes back gives the unpadded call's result exactly; None where
+    that is not established."""
     try:
         from jax import export  # lazy: shape polymorphism is loaded for the first routed function only
         sym, = export.symbolic_shape("N")
@@ -224,7 +242,9 @@ def rowwise_outputs(fn, leaves, tree, rows):
     except Exception:  # noqa: BLE001 - not traceable with a symbolic row count: one program per shape
         return None
     try:
-        if not _jaxpr_ok(closed.jaxpr):
+        invars = closed.jaxpr.invars
+        zero = {invars[i] for i in zeros} if len(invars) == len(leaves) else set()
+        if not _jaxpr_ok(closed.jaxpr, zero):
             return None
     except Exception:  # noqa: BLE001 - an equation this reading does not understand
         return None
@@ -263,22 +283,62 @@ def _sub_jaxprs(eqn):
             yield p
 
 
-def _jaxpr_ok(jaxpr):
+def _jaxpr_ok(jaxpr, zero=None):
+    """Whether every equation of ``jaxpr`` keeps the rows apart (see the module docstring); ``zero`` the set of
+    variables whose padding rows are known zeros (a pullback's padded cotangents and what keeps them zero),
+    grown as the equations are read."""
+    zero = set() if zero is None else zero
     for eqn in jaxpr.eqns:
         ins = [_n_axes(v) for v in eqn.invars]
         outs = [_n_axes(v) for v in eqn.outvars]
         name = eqn.primitive.name
         if name in _CALLS:
-            if not all(_jaxpr_ok(j) for j in _sub_jaxprs(eqn)):
+            subs = list(_sub_jaxprs(eqn))
+            if len(subs) == 1 and len(subs[0].invars) == len(eqn.invars):  # zero padding carried through the call
+                inner = {w for v, w in zip(eqn.invars, subs[0].invars) if _is_zero(v, zero)}
+                if not _jaxpr_ok(subs[0], inner):
+                    return False
+                if len(subs[0].outvars) == len(eqn.outvars):
+                    zero.update(v for v, w in zip(eqn.outvars, subs[0].outvars) if _is_zero(w, inner))
+                continue
+            if not all(_jaxpr_ok(j) for j in subs):
                 return False
             continue
+        if _keeps_zero(name, eqn, zero):
+            zero.update(eqn.outvars)
         if not any(ins + outs):  # no row axis here (a sub-jaxpr of a loop may still have one)
             if any(True for _ in _sub_jaxprs(eqn)) and not all(_no_rows(j) for j in _sub_jaxprs(eqn)):
                 return False
             continue
-        if not _eqn_ok(name, eqn, ins, outs):
+        if not _eqn_ok(name, eqn, ins, outs, zero):
             return False
     return True
+
+
+# ops whose result is zero wherever all their operands are (their padding rows stay zero rows)
+_ZERO_UNARY = frozenset("""
+neg convert_element_type copy copy_p real imag conj reduce_precision broadcast_in_dim reshape squeeze expand_dims
+transpose abs sign stop_gradient optimization_barrier
+""".split())
+_ZERO_BINARY = frozenset("add sub add_any mul".split())
+
+
+def _is_zero(v, zero):
+    """Whether ``v`` is a variable with zero padding rows, or a literal zero."""
+    if hasattr(v, "val"):  # a literal
+        try:
+            return not np.any(np.asarray(v.val))
+        except Exception:  # noqa: BLE001 - not a number
+            return False
+    return v in zero
+
+
+def _keeps_zero(name, eqn, zero):
+    if name in _ZERO_UNARY or name in _ZERO_BINARY:
+        return all(_is_zero(v, zero) for v in eqn.invars)
+    if name == "select_n":
+        return all(_is_zero(v, zero) for v in eqn.invars[1:])
+    return False
 
 
 def _no_rows(jaxpr):
@@ -290,7 +350,7 @@ def _no_rows(jaxpr):
     return True
 
 
-def _eqn_ok(name, eqn, ins, outs):
+def _eqn_ok(name, eqn, ins, outs, zero=frozenset()):
     p = eqn.params
     if name in _ELEMENTWISE or name in _SAFE_ANYWAY:
         return True
@@ -333,7 +393,11 @@ def _eqn_ok(name, eqn, ins, outs):
     if name == "gather":
         return _gather_ok(eqn, p, ins)
     if name in ("scatter", "scatter_add", "scatter-add", "scatter_mul", "scatter_min", "scatter_max", "scatter_sub"):
-        return _scatter_ok(name, eqn, p, ins)
+        # a scatter-add of updates whose padding rows are zeros into a fixed array of zeros (a gather's
+        # pullback): each padding row adds +0 to a sum that started at +0 (never -0), which changes nothing
+        adds_zero = name in ("scatter_add", "scatter-add") and _is_zero(eqn.invars[2], zero) and \
+            _is_zero(eqn.invars[0], zero) and not ins[0]
+        return _scatter_ok("scatter" if adds_zero else name, eqn, p, ins)
     return False
 
 

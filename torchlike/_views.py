@@ -350,6 +350,10 @@ def _put(base, step, new):
         return (-new).astype(base.dtype)
     if kind == "view_dtype":
         return bitcast(new, base.dtype)
+    if kind == "index":  # a basic index: a (strided) dynamic_update_slice, with no index map of the base's shape
+        spec, starts = index_spec(step[1])  # (so a program writing rows reads as row-wise to _row_buckets)
+        if spec is not None:
+            return _dyn_put(base, spec, starts, 0, new)
     idx = index_map((step,), tuple(base.shape))
     flat = idx.reshape(-1)
     if step[0] in ("expand", "as_strided") and len(np.unique(flat)) < flat.size:

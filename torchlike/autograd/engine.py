@@ -9,7 +9,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from .. import _grad_mode as grad_mode, _profiler_state as _prof
+from .. import _grad_mode as grad_mode, _jit_cache, _profiler_state as _prof
 from .._device import CPU, of_array
 from .._dispatch import dispatch
 from .._errors import warn_at_caller
@@ -238,7 +238,28 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
 
 def _sum(seen, old, new):
     """Two gradients for one input summed (torch's InputBuffer::accumulate)."""
-    return old + new if seen is None else seen.buffer_sum(old, new)
+    if seen is not None:
+        return seen.buffer_sum(old, new)
+    if isinstance(old, jax.Array) and isinstance(new, jax.Array):
+        return grad_add(old, new)
+    return old + new
+
+
+_sums = _jit_cache.Cache("gradient sum")
+
+
+def _add(a, b):
+    return a + b
+
+
+def grad_add(a, b):
+    """``a + b`` of two gradient arrays by one cached program: its shapes are counted against the cache bound,
+    and a sum whose row count keeps changing (the cotangents of a boolean-mask selection) runs the program of
+    its row bucket (``_row_buckets``) instead of compiling jnp's addition per shape."""
+    e = _sums.get(_add)
+    if e is None:
+        e = _sums.add(_add, jax.jit(_add))
+    return e(a, b)
 
 
 def _run_node(node, cts, create_graph, as_tensor, wanted=None, tensors=None):
@@ -389,10 +410,11 @@ def _accumulate(node, g, create_graph):
             v._grad._st = v._st
     else:
         old = v._grad
+        total = grad_add(old._value, g) if isinstance(g, jax.Array) else old._value + g
         if old.requires_grad:
-            v._grad = Tensor._wrap(old._value + g, v._dev)
+            v._grad = Tensor._wrap(total, v._dev)
         else:
-            old._set_value(old._value + g)
+            old._set_value(total)
     if node._hooks:
         for h in node._hooks:
             h((), ())
