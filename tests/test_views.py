@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import torchlike
-from conftest import assert_same, same_as_torch, to_tl
+from conftest import assert_same, raises_like_torch, same_as_torch, to_tl
 
 RNG = np.random.default_rng(0)
 
@@ -349,3 +349,19 @@ def test_views_of_a_detached_tensor_stay_out_of_the_graph_after_writes():
         return [(t.requires_grad, t.grad_fn is None, t.detach().requires_grad) for t in (d, v, dq, dq[:, 0], y)], \
             v + 0, dq + 0, y + 0, r.requires_grad
     same_as_torch(fn, grad=False)
+
+
+@pytest.mark.parametrize("case", ["int32", "bool", "complex64", "bfloat16", "0-d", "last-dim-3", "strided",
+                                  "offset-odd", "real-of-real"])
+def test_view_as_complex_and_real_errors_match_torch(case):
+    # llama's RoPE calls view_as_complex on x.float(): a bfloat16 or int input is refused with torch's message
+    def fn(m):
+        if case == "real-of-real":
+            return m.view_as_real(m.zeros(2))
+        shape = {"0-d": (), "last-dim-3": (2, 3), "strided": (4, 4), "offset-odd": (3, 2)}.get(case, (2, 2))
+        dtype = getattr(m, case) if case in ("int32", "bool", "complex64", "bfloat16") else m.float32
+        x = m.zeros(shape, dtype=dtype)
+        x = {"strided": lambda t: t[:, ::2],
+             "offset-odd": lambda t: t.flatten()[1:5].view(2, 2)}.get(case, lambda t: t)(x)
+        return m.view_as_complex(x)
+    raises_like_torch(fn)

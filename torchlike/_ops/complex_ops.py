@@ -84,9 +84,11 @@ def view_as_complex(input):
     tensor([1.+2.j])
     """
     if input.dtype not in (_dtype.float32, _dtype.float64, _dtype.float16):
-        raise RuntimeError(f"view_as_complex is only supported for float, double and half tensors, but got a "
+        raise RuntimeError(f"view_as_complex is only supported for half, float and double tensors, but got a "
                            f"tensor of scalar type: {_dtype._CAP[input.dtype.name]}")
-    if input.ndim == 0 or input.shape[-1] != 2:
+    if input.ndim == 0:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if input.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     st = input.stride()
     if st[-1] != 1:
