@@ -217,3 +217,26 @@ def test_dispatch_mode_sees_host_relu_clone_and_cast():
             r = [a.relu().tolist(), a.clone().tolist(), a.to(m.float64).tolist()]
         return [o for o in log.ops if o != "aten._local_scalar_dense.default"], r
     assert run(torchlike, pd.TorchDispatchMode) == run(torch, torch_pd.TorchDispatchMode)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8", "bool"])
+@pytest.mark.parametrize("other", ["tensor", 0, -1, 0.5, 2 ** 40, True, "other dtype", "broadcast"])
+def test_where_of_host_tensors_matches_torch(dtype, other):
+    vals = [True, False, True, False] if dtype == "bool" else [1, 0, 3, 200]
+
+    def fn(m):
+        x = m.tensor(vals, dtype=getattr(m, dtype))
+        c = x if dtype == "bool" else x > 0
+        o = {"tensor": lambda: m.tensor(vals[::-1], dtype=getattr(m, dtype)),
+             "other dtype": lambda: m.tensor([1.5, 2.5, 3.5, 4.5], dtype=m.float64),
+             "broadcast": lambda: m.tensor([7], dtype=getattr(m, dtype))}.get(other, lambda: other)()
+        return m.where(c, x, o), x.where(c, o)
+    try:
+        fn(torch)
+    except Exception:  # noqa: BLE001 - an error case: the same error
+        raises_like_torch(fn)
+        return
+    same_as_torch(fn, grad=False)
+    r = fn(torchlike)[0]
+    if other == "tensor" or dtype in ("float32", "float64") and other not in ("other dtype", "broadcast", True):
+        assert r._host_array() is not None  # (numpy's where: the operands' dtype and shape kept)

@@ -26,7 +26,7 @@ except ImportError:  # pragma: no cover - a numpy without them: no host fast pat
     ERR_VAR = QUIET = None
 
 __all__ = ["dispatch", "forward_fn", "HOST_SCALAR_OPS", "record_checks", "host_int_sum", "not_implemented_node",
-           "host_pointwise", "host_operand", "HOST_DTYPES"]
+           "host_pointwise", "host_operand", "host_number", "HOST_DTYPES"]
 
 # f -> handler(args, statics) computing the op on the host when an argument is a lazy 0-d view whose value
 # is cheap to read there (``i + 8`` for each ``i`` of a small int tensor): returns a Tensor, or None to
@@ -278,10 +278,6 @@ def _call_fused(f, statics, arrays, fused):
         out = _shape_churn.route(e, f, statics, call, fused, len(arrays))
         if out is not None:
             return out
-    if e.pad is not None:  # the row count keeps changing: a padded program
-        out = e.pad.route(e, call)
-        if out is not None:
-            return out
     try:
         out = e.fn(*call)
     except Exception as err:
@@ -357,6 +353,28 @@ def host_operand(x):
     return h
 
 
+def host_number(dt, y):
+    """The Python number ``y`` as a numpy scalar of ``dt`` (a dtype of HOST_DTYPES) where torch's promotion of a
+    ``dt`` tensor with ``y`` keeps ``dt`` and the conversion is the device program's: an int with an integer dtype
+    that holds it or a floating one (up to 2**53: the cast rounds as the device's), a float with a floating dtype
+    (within float32's range for float32); else None."""
+    t = type(y)
+    if t is int:
+        if dt.kind == "f":
+            if not -2 ** 53 <= y <= 2 ** 53:
+                return None
+        else:
+            r = _INT_RANGE.get(dt)
+            if r is None or not r[0] <= y <= r[1]:  # (bool: promotes to int64; out of range: torch's error)
+                return None
+        return dt.type(y)
+    if t is float:  # (a float past float32's range: the device's cast gives inf quietly, numpy's warns)
+        if dt.kind != "f" or dt is _F32 and not -_F32_MAX < y < _F32_MAX and y == y:
+            return None
+        return dt.type(y)
+    return None
+
+
 def host_pointwise(ufunc, x, y, dtypes):
     """``ufunc(x, y)`` computed by numpy as a host tensor, before any promotion or dispatch, in the common case
     whose result dtype is ``x``'s own: ``x`` a plain Tensor resident on the host (``Tensor._from_host``, not read
@@ -382,21 +400,10 @@ def host_pointwise(ufunc, x, y, dtypes):
                 y._grad_fn is not None or g.dtype is not dt or g.shape != h.shape or \
                 y._dev is not x._dev and y._dev != x._dev:
             return None
-    elif t is int:  # (torch's result_type keeps an integer or floating tensor's dtype for an int)
-        if dt.kind == "f":
-            if not -2 ** 53 <= y <= 2 ** 53:  # (exactly representable: the cast rounds nothing)
-                return None
-        else:
-            r = _INT_RANGE.get(dt)
-            if r is None or not r[0] <= y <= r[1]:  # (bool: promotes to int64; out of range: torch's error)
-                return None
-        g = dt.type(y)
-    elif t is float:  # (a float with a floating tensor: its dtype; a float past float32's range: inf quietly)
-        if dt.kind != "f" or dt is _F32 and not -_F32_MAX < y < _F32_MAX and y == y:
-            return None
-        g = dt.type(y)
     else:
-        return None
+        g = host_number(dt, y)
+        if g is None:
+            return None
     if dt.kind == "f":  # no numpy overflow/invalid warnings: torch gives none (integers wrap without them)
         tok = ERR_VAR.set(QUIET)
         try:

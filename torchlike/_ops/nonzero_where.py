@@ -17,6 +17,7 @@ from .._errors import GraphBreak
 from ._util import Tensor, cast, dispatch, register
 from .indexing import concrete_index
 from .._scalar_fit import check_numbers_fit
+from .._dispatch import HOST_DTYPES, host_number, host_operand
 
 __all__ = ["nonzero", "nonzero_static", "argwhere", "where"]
 
@@ -130,6 +131,30 @@ def _where_impl(c, x, y, dt):
     return jnp.where(c, cast(x, dt), cast(y, dt))
 
 
+_BOOL = np.dtype(bool)
+
+
+def _host_where(c, input, other, dev):
+    """``where`` of a host-resident bool condition ``c`` when ``input`` is a host-resident tensor of c's shape and
+    ``other`` one of the same dtype and shape, or a Python number that keeps ``input``'s dtype
+    (``_dispatch.host_number``): numpy's ``where``, a host tensor.  None otherwise (the general path)."""
+    x = host_operand(input)
+    if x is None or x.shape != c.shape or x.dtype not in HOST_DTYPES:
+        return None
+    if type(other) is Tensor:
+        y = host_operand(other)
+        if y is None or y.dtype is not x.dtype or y.shape != c.shape or other._dev != dev:
+            return None
+    else:
+        y = host_number(x.dtype, other)
+        if y is None:
+            return None
+    if input._dev != dev:
+        return None
+    r = np.where(c, x, y)
+    return Tensor._from_host(r if type(r) is np.ndarray else np.asarray(r), dev)
+
+
 @register(method=False, out=True, promote="result_type", out_overlap="partial")
 @_mfmt.pointwise_follows((0, "condition"), (1, "input"), (2, "other"))
 def where(condition, input=None, other=None):
@@ -142,6 +167,11 @@ def where(condition, input=None, other=None):
     """
     if input is None and other is None:
         return _nonzero_tuple(condition, "where(condition)")
+    c = host_operand(condition)
+    if c is not None and c.dtype is _BOOL:  # host tensors: numpy's where (see _host_where)
+        r = _host_where(c, input, other, condition._dev)
+        if r is not None:
+            return r
     if input is None or other is None:
         raise TypeError("where() received an invalid combination of arguments - got (Tensor, Tensor)")
     if not isinstance(condition, Tensor):
