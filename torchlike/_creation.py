@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype, _jit_cache
-from ._errors import PACKAGE_DIR, argument_error, check_alloc, torch_warn
+from ._errors import PACKAGE_DIR, argument_error, check_alloc, no_other_keywords, torch_warn
 from ._layout import strided as _strided
 from . import _memory_format as _mfmt
 from ._device import CPU, canonical, host_to_jax, of_array, off_cpu
@@ -683,6 +683,7 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
 
 
 def _new_empty_strided(self, size, stride=None, *, dtype=None, device=None, requires_grad=False, **kw):
+    no_other_keywords("new_empty_strided", kw, allowed=("layout", "pin_memory"))
     size = _int_tuple("new_empty_strided", "size", 1, size)  # (torch's parser looks at size first)
     if stride is None:
         raise TypeError('new_empty_strided() missing 1 required positional arguments: "stride"')
@@ -691,6 +692,7 @@ def _new_empty_strided(self, size, stride=None, *, dtype=None, device=None, requ
 
 
 def _new(self, *args, **kw):  # the legacy ``t.new(sizes...)`` / ``t.new(data)``; ``t.new()`` is empty, as torch's
+    no_other_keywords("new", kw, allowed=("device",))
     if not args:
         return _new_empty(self, 0)
     return _new_empty(self, *args) if isinstance(args[0], int) else _tensor_quiet(args[0], **_new_kw(self, None, None))

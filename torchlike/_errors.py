@@ -32,7 +32,7 @@ import warnings
 import jax
 import numpy as np
 
-__all__ = ["PACKAGE_DIR", "warn_at_caller", "argument_error", "method_argument_error", "bool_arg", "caller_op", "int_arg", "float_arg", "translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit",
+__all__ = ["PACKAGE_DIR", "warn_at_caller", "argument_error", "method_argument_error", "bool_arg", "no_other_keywords", "as_tensor_methods", "renamed", "caller_op", "int_arg", "float_arg", "translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit",
            "GraphBreak", "OutOfMemoryError", "AcceleratorError"]
 
 
@@ -365,6 +365,71 @@ def argument_error(value, expected, arg, op=None, position=None):
     """
     where = f" (position {position})" if position is not None else ""
     return TypeError(f"{op or caller_op()}(): argument '{arg}'{where} must be {expected}, not {tp_name(value)}")
+
+
+def no_other_keywords(op, kwargs, allowed=()):
+    """torch's TypeError for a keyword ``op``'s signature lacks, where ``op`` gathers keywords in ``**kwargs``
+    (``x.uniform_(out=y)``: torch's Tensor methods take no ``out``); ``allowed``: names it does take.
+
+    >>> try:
+    ...     no_other_keywords("uniform_", {"out": None})
+    ... except TypeError as e:
+    ...     print(e)
+    uniform_() got an unexpected keyword argument 'out'
+    """
+    for k in kwargs:
+        if k not in allowed:
+            raise TypeError(f"{op}() got an unexpected keyword argument '{k}'")
+
+
+def as_tensor_methods(mixin):
+    """Name the methods of ``mixin`` (a base class of ``Tensor``) ``Tensor.X`` in Python's own argument errors,
+    as torch's (``x.float(out=y)``: "Tensor.float() got an unexpected keyword argument 'out'"), not the mixin's.
+
+    >>> class M:
+    ...     def f(self): pass
+    >>> as_tensor_methods(M)
+    >>> M.f.__code__.co_qualname
+    'Tensor.f'
+    """
+    for f in vars(mixin).values():
+        if isinstance(f, types.FunctionType):
+            f.__qualname__ = "Tensor." + f.__name__
+            f.__code__ = f.__code__.replace(co_qualname=f.__qualname__)
+
+
+def renamed(fn, name, qualname=None):
+    """``fn`` itself where it is named ``name``, else a copy of it named ``name`` (and ``qualname``): an alias
+    (``Tensor.absolute``, ``abs``'s function) whose argument errors, Python's own, name the alias called, as
+    torch's (``x.absolute(out=y)``).  A wrapper's inner functions (``__wrapped__``) are copied too, as they
+    raise those errors; the copy costs nothing per call.
+
+    >>> def f(x): pass
+    >>> renamed(f, "g").__code__.co_name
+    'g'
+    """
+    if type(fn) is not types.FunctionType or fn.__name__ == name and qualname in (None, fn.__qualname__):
+        return fn
+    closure, inner = fn.__closure__, getattr(fn, "__wrapped__", None)
+    if closure and type(inner) is types.FunctionType:
+        copy_in = renamed(inner, name, qualname)
+        closure = tuple(types.CellType(copy_in) if _holds(c, inner) else c for c in closure)
+    qualname = qualname or name
+    copy = types.FunctionType(fn.__code__.replace(co_name=name, co_qualname=qualname), fn.__globals__, name,
+                              fn.__defaults__, closure)
+    copy.__kwdefaults__, copy.__doc__, copy.__module__ = fn.__kwdefaults__, fn.__doc__, fn.__module__
+    copy.__dict__.update(fn.__dict__)
+    if closure is not fn.__closure__:
+        copy.__wrapped__ = copy_in
+    copy.__qualname__ = qualname
+    return copy
+
+
+def _holds(cell, value):
+    try:
+        return cell.cell_contents is value
+    except ValueError:  # an empty cell
+        return False
 
 
 def method_argument_error(value, expected, arg, op, position=None):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from . import _dtype, _grad_mode
 from ._device import _gpus
-from ._errors import torch_warn
+from ._errors import as_tensor_methods, no_other_keywords, torch_warn
 
 __all__ = ["TensorCasts"]
 
@@ -60,7 +60,8 @@ class TensorCasts:
 
     __slots__ = ()
 
-    def type(self, dtype=None, non_blocking=False, **kw):
+    def type(self, dtype=None, non_blocking=False, *, memory_format=None, **kw):
+        no_other_keywords("type", kw, allowed=("async",))  # (``async``: the deprecated name of non_blocking)
         if dtype is None:
             return _legacy_type_name(self.dtype, self._dev)
         cuda = False
@@ -142,3 +143,6 @@ class TensorCasts:
         if self.numel() != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return self.item()
+
+
+as_tensor_methods(TensorCasts)

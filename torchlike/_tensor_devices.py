@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from . import _views
 from ._device import _gpus, canonical
+from ._errors import as_tensor_methods
 
 __all__ = ["TensorDevices"]
 
@@ -65,3 +66,6 @@ class TensorDevices:
         """This tensor's ``jax.Array`` (no copy; JAX arrays are immutable, so a later in-place write to the
         tensor rebinds it and leaves the returned array unchanged)."""
         return self._value
+
+
+as_tensor_methods(TensorDevices)

@@ -18,7 +18,7 @@ import numpy as np
 from . import _dtype, _grad_mode, _views
 from . import _memory_format as _mfmt
 from ._grad_mode import InferenceVersion
-from ._errors import GraphBreak, argument_error, is_tracer as _is_tracer, to_host, warn_at_caller
+from ._errors import GraphBreak, argument_error, is_tracer as _is_tracer, renamed, to_host, warn_at_caller
 from ._missing import TENSOR_NAMES_MISSING, MissingAPI
 from ._device import CPU, host_to_jax, of_array
 from ._layout import strided as _strided
@@ -469,7 +469,7 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
     def dim(self):
         return self._x.ndim
 
-    ndimension = dim
+    ndimension = renamed(dim, "ndimension", "Tensor.ndimension")  # (its own name in argument errors)
 
     def numel(self):
         n = self._x.size
@@ -477,7 +477,7 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
             return n
         return n if not isinstance(n, (int, np.integer)) and jax.export.is_symbolic_dim(n) else int(n)
 
-    nelement = numel
+    nelement = renamed(numel, "nelement", "Tensor.nelement")
 
     def element_size(self):
         return self.dtype.itemsize

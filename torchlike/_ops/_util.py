@@ -270,7 +270,7 @@ def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, nam
     kind_checks = tuple(c for c in checks if hasattr(c, "kinds"))
     bad = frozenset().union(*(c.kinds for c in kind_checks))
 
-    def public(input, *, out=None):
+    def public(input):  # (no out=: this is the Tensor method too; the namespace function's out= is the table's)
         if host is not None:
             h = host_operand(input)
             if h is not None:
@@ -279,7 +279,7 @@ def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, nam
                     return Tensor._from_host(f(h), input._dev)
         if not isinstance(input, Tensor):
             if _torch_function.retry_with_overrides((input,), None):  # a tensor-like (linear_operator's)
-                return _torch_function.redispatch(name, public, (input,), {} if out is None else {"out": out})
+                return _torch_function.redispatch(name, public, (input,), {})
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                             f"{tp_name(input)}")
         d = input.dtype
@@ -351,7 +351,7 @@ def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=T
         host_impl(impl, _exact_binary_host(_EXACT_TWINS[jfn]))
     node_name = camel(name)
 
-    def fn(input, other, *, out=None):
+    def fn(input, other):  # (no out=, as unary's public)
         if host is not None:
             r = host_pointwise(host, input, other, HOST_DTYPES)
             if r is not None:
@@ -363,7 +363,7 @@ def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=T
             d = _dtype.result_type(input, other)
         except TypeError:  # an operand of another type: a tensor-like (keras's Variable) goes through its override
             if _torch_function.retry_with_overrides((input, other), None):
-                return _torch_function.redispatch(name, fn, (input, other), {} if out is None else {"out": out})
+                return _torch_function.redispatch(name, fn, (input, other), {})
             raise
         out_dt = None
         if promote == "float":

@@ -61,8 +61,14 @@ def _bool_mask(mask, what):
     return m
 
 
-@register(promote="none")
-def masked_select(input, mask, *, out=None):
+def _masked_select_out(out, input, mask):
+    r = masked_select(input, mask)
+    check_no_overlap(out, (input, mask), r.shape)
+    return write_out(out, r, "masked_select")
+
+
+@register(promote="none", out_form=_masked_select_out)
+def masked_select(input, mask):
     """The 1-D tensor of ``input`` entries where ``mask`` (broadcast) is True.
 
     >>> import torchlike
@@ -72,12 +78,8 @@ def masked_select(input, mask, *, out=None):
     m = _bool_mask(mask, "masked_select: expected BoolTensor for mask")
     shape = tuple(np.broadcast_shapes(tuple(input.shape), m.shape))
     flat = np.flatnonzero(np.broadcast_to(m, shape))
-    r = dispatch(_masked_select_impl, (input, flat), (("shape", shape),), name="MaskedSelectBackward0",
-                 saves=False)
-    if out is None:
-        return r
-    check_no_overlap(out, (input, mask), r.shape)
-    return write_out(out, r, "masked_select")
+    return dispatch(_masked_select_impl, (input, flat), (("shape", shape),), name="MaskedSelectBackward0",
+                    saves=False)
 
 
 def _masked_scatter_impl(x, m, src, srcidx, shape, empty):

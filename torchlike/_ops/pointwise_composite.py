@@ -329,7 +329,7 @@ def _frexp_impl(x):
 
 
 @_mfmt.pointwise_follows((0, "input"))
-def frexp(input, *, out=None):
+def frexp(input):
     """Split into mantissa in ``[0.5, 1)`` and integer exponent (int32): ``input = m * 2**e``.
 
     >>> import torchlike
@@ -341,14 +341,17 @@ def frexp(input, *, out=None):
     if not input.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     m, e = dispatch(_frexp_impl, (input,), (), name="FrexpBackward0")
-    if out is not None:
-        write_out(out[0], m, "frexp")
-        write_out(out[1], e, "frexp")
-        m, e = out
     return return_types.make("frexp", ("mantissa", "exponent"))(m, e)
 
 
-register("frexp", promote="none")(frexp)
+def _frexp_out(out, input):
+    m, e = frexp(input)
+    write_out(out[0], m, "frexp")
+    write_out(out[1], e, "frexp")
+    return return_types.make("frexp_out", ("mantissa", "exponent"))(*out)  # (torch's out= form's type)
+
+
+register("frexp", promote="none", out_form=_frexp_out)(frexp)
 
 
 @register(promote="none", differentiable=False)

@@ -28,7 +28,7 @@ from ..tensor import HOST_MAX
 from .. import _grad_mode as grad_mode
 from . import dropout as _dropout
 from ._util import Tensor, register
-from .._errors import argument_error, broadcast_shape, float_arg, int_arg
+from .._errors import argument_error, broadcast_shape, float_arg, int_arg, no_other_keywords
 from .._mutation import check_inplace, write_out
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson", "rand_like",
@@ -342,18 +342,20 @@ def _check_rows_with_replacement(p):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
 
 
-@register(differentiable=False)
-def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+def _multinomial_out(out, input, num_samples, replacement=False, *, generator=None):
+    if out.dtype is not _dtype.int64:
+        raise RuntimeError(f"multinomial expects Long tensor out, got: {_dtype._CAP[out.dtype.name]}")
+    return write_out(out, multinomial(input, num_samples, replacement, generator=generator))
+
+
+@register(differentiable=False, out_form=_multinomial_out)
+def multinomial(input, num_samples, replacement=False, *, generator=None):
     """Category indices drawn from the rows of ``input`` (unnormalised probabilities; 1-D or 2-D).
 
     >>> import torchlike
     >>> torchlike.multinomial(torchlike.tensor([0., 1., 0.]), 2, replacement=True)
     tensor([1, 1])
     """
-    if out is not None:
-        if out.dtype is not _dtype.int64:
-            raise RuntimeError(f"multinomial expects Long tensor out, got: {_dtype._CAP[out.dtype.name]}")
-        return write_out(out, multinomial(input, num_samples, replacement, generator=generator))
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
                            f"{_dtype._CAP[input.dtype.name]}")
@@ -441,7 +443,8 @@ def _continuous(self, name, cpp):
 
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
     """Fill with uniform samples on ``[from, to)``."""
-    from_ = kw.pop("from", from_)
+    from_ = kw.pop("from", from_)  # (torch's keyword is Python's reserved word)
+    no_other_keywords("uniform_", kw)
     _need_float(self, "check_uniform_bounds")
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_g(from_)} > to={_g(to)}")
@@ -492,6 +495,7 @@ def random_(self, *args, generator=None, **kw):
         raise TypeError(f"random_() takes at most 2 positional arguments ({len(args)} given)")
     else:
         from_, to = kw.pop("from", None), kw.pop("to", None)
+    no_other_keywords("random_", kw)
     d = self.dtype
     if d.is_complex:
         if from_ is None and to is None:

@@ -23,7 +23,7 @@ from . import checks as C
 from ._util import Tensor, cast, dims_arg, dispatch, exact_mean, float_dtype_for, register
 from .. import _autocast as _amp
 from .registry import TABLE
-from .._mutation import check_out_overlap, write_out
+from .._mutation import write_out
 from .indexing import c_type_name
 from .._shape_churn import as_exact, host_impl, quiet
 
@@ -376,8 +376,17 @@ def _aminmax_impl(x, dims, keepdim):
     return jnp.min(x, axis=dims, keepdims=keepdim), jnp.max(x, axis=dims, keepdims=keepdim)
 
 
-@register()
-def aminmax(input, *, dim=None, keepdim=False, out=None):
+def _aminmax_out(out, input, *, dim=None, keepdim=False):
+    lo, hi = aminmax(input, dim=dim, keepdim=keepdim)  # (its argument errors first, as torch's)
+    for o in out:
+        if o.dtype is not input.dtype:  # (torch writes no cast into aminmax's out)
+            raise RuntimeError(f"Expected out tensor to have dtype {c_type_name(input.dtype)}, but got "
+                               f"{c_type_name(o.dtype)} instead")
+    return make("aminmax_out", ("min", "max"))(*write_out(tuple(out), (lo, hi), "aminmax"))  # (torch's type)
+
+
+@register(out_form=_aminmax_out)
+def aminmax(input, *, dim=None, keepdim=False):
     """(min, max) over ``dim`` (all elements by default).
 
     >>> import torchlike
@@ -396,16 +405,8 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
         dims = dims_arg(dim, input.ndim)
         dims = () if input.ndim == 0 else dims
         check_nonempty(input, dims, "aminmax", ":")
-    if out is not None:
-        for o in out:
-            if o.dtype is not input.dtype:  # (torch writes no cast into aminmax's out)
-                raise RuntimeError(f"Expected out tensor to have dtype {c_type_name(input.dtype)}, but got "
-                                   f"{c_type_name(o.dtype)} instead")
-        check_out_overlap(out, (input,), None)
     lo, hi = dispatch(_aminmax_impl, (input,), (("dims", dims), ("keepdim", bool(keepdim))),
                       name="AminmaxBackward0")
-    if out is not None:
-        return make("aminmax")(*write_out(tuple(out), (lo, hi), "aminmax"))
     return make("aminmax")(lo, hi)
 
 
@@ -573,10 +574,10 @@ def vector_norm_op(input, p, dims, keepdim, dtype, name="linalg.vector_norm"):
                                                      ("dt", d.np)), name="LinalgVectorNormBackward0")
 
 
-@register(promote="float")
-def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
-    """torch.norm: 'fro' / numbers give vector norms over ``dim`` (all dims by default), 'nuc' the nuclear
-    norm of the matrices in ``dim`` (the last two dims of a 2-D input by default).
+def tensor_norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """Tensor.norm (torch's ``norm`` without ``out``, ``dtype`` its fourth positional argument): 'fro' /
+    numbers give vector norms over ``dim`` (all dims by default), 'nuc' the nuclear norm of the matrices in
+    ``dim`` (the last two dims of a 2-D input by default).
 
     >>> import torchlike
     >>> torchlike.tensor([3., 4.]).norm()
@@ -602,9 +603,23 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
             raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     else:
         r = vector_norm_op(input, 2.0 if p is None else p, rdims(dim, input.ndim), keepdim, dtype)
-    if out is not None:
-        return write_out(out, r)
     return r
+
+
+tensor_norm.__name__ = tensor_norm.__qualname__ = "norm"
+tensor_norm = register("norm", namespaces=(), promote="float")(tensor_norm)
+
+
+@register(promote="float", method=False)
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """torch.norm: :meth:`Tensor.norm` with torch.functional's ``out`` (its fifth positional argument).
+
+    >>> import torchlike
+    >>> torchlike.norm(torchlike.tensor([3., 4.]), 2)
+    tensor(5.)
+    """
+    r = tensor_norm(input, p, dim, keepdim, dtype)
+    return r if out is None else write_out(out, r)
 
 
 @register(promote="float", checks=(C.tensors_only,))

@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from .._errors import argument_error, inplace_error, method_argument_error
+from .._errors import argument_error, inplace_error, method_argument_error, renamed
 from .. import _profiler_state as _prof, _torch_function
 from .. import _dtype
 from ..tensor import Tensor
@@ -64,6 +64,10 @@ class OpEntry:
     # is written as torch's fill-like kernels do; a callable ``check(self, args, kwargs)`` -> that "writes" flag
     inplace_overlap: str | Callable | None = None
     out_same_dtype: bool = False  # out must have the result's dtype, no cast (complex, polar)
+    # the op's own ``out=`` form, ``out_form(out, *args, **kwargs)``, where torch's out= kernel has checks of its
+    # own (gather's dtype message, multinomial's Long out): the namespace function calls it when out is given,
+    # so ``fn`` (also the Tensor method, which takes no out= in torch) has no ``out`` parameter
+    out_form: Callable | None = None
     # the Tensor method takes its int-list argument spread out as well (``x.flip(0, 1)``, ``x.vsplit(1, 2)``)
     method_varargs: bool = False
 
@@ -252,13 +256,14 @@ _ELEMENTWISE_MODULES = frozenset({"torchlike._ops._util", "torchlike._ops.pointw
 
 def register(name=None, *, namespaces=("torch",), method=True, inplace=False, out=False, promote="same",
              differentiable=True, dunders=(), aliases=(), checks=(), aten=None, inline_checks=(), out_overlap=None,
-             out_same_dtype=False, method_varargs=False, inplace_overlap=None):
+             out_same_dtype=False, method_varargs=False, inplace_overlap=None, out_form=None):
     """Declare an op.  The decorated function is torch's functional form; ``checks`` (see _ops/checks.py) run
     before it on every surface; ``aten`` is the name torch's messages use (default: ``name``, prefixed with a
     namespace other than torch's, as ``special_erfcx``; aliases use their op's).  Returns the function as
     declared (checks included).  ``inline_checks``: checks ``fn`` already runs itself (recorded in the entry).
     ``out_overlap``/``out_same_dtype``: the ``out=`` rules, ``inplace_overlap`` the in-place method's (see OpEntry);
-    ``method_varargs``: see OpEntry.
+    ``method_varargs``, ``out_form`` (implies ``out``): see OpEntry.  ``fn`` itself takes no ``out``: it is the
+    Tensor method too, and torch's methods have no out= (``x.add(y, out=z)`` is a TypeError).
     """
     checks = tuple(checks)
 
@@ -268,16 +273,21 @@ def register(name=None, *, namespaces=("torch",), method=True, inplace=False, ou
         if code is not None and "<locals>" in fn.__qualname__:  # a factory's closure: its frames and Python's
             fn.__code__ = code.replace(co_name=n, co_qualname=n)  # arity errors name its op (caller_op, tracebacks)
             fn.__qualname__ = n
+        elif code is not None and fn.__name__ != n and (not namespaces or fn.__name__.startswith("_")):
+            fn = renamed(fn, n)  # a function under a private Python name (``_where_method``, ``_float_power``): the
+            # same, its copy under the op's name (``x.where(c, y, out=z)``: "where() got an unexpected keyword ...")
         ns = tuple(namespaces)
         functional = bool(ns) and ns[0] == "nn.functional"  # torch's Python-level F.X: its own argument names
         if _takes(fn, ("dim", "keepdim")) and not functional:
             fn = _numpy_names(fn)
         elementwise = getattr(fn, "__module__", None) in _ELEMENTWISE_MODULES
-        entry = OpEntry(n, _checked(fn, checks, n) if checks else fn, ns, method, inplace, out, promote,
+        entry = OpEntry(n, _checked(fn, checks, n) if checks else fn, ns, method, inplace,
+                        out or out_form is not None, promote,
                         differentiable, tuple(dunders), tuple(inline_checks) + checks,
                         aten or (n if not ns or ns[0] in ("torch", "nn.functional") else f"{ns[0]}_{n}"),
-                        out_overlap=(out_overlap or ("partial" if elementwise else None)) if out_overlap != "none" else None,
-                        out_same_dtype=out_same_dtype,
+                        out_overlap=(out_overlap or ("partial" if elementwise and out_form is None else None))
+                        if out_overlap != "none" else None,
+                        out_same_dtype=out_same_dtype, out_form=out_form,
                         method_varargs=method_varargs,
                         inplace_overlap=inplace_overlap or ("partial" if elementwise else "internal"))
         _add(entry)
@@ -427,21 +437,22 @@ def _checks_operands(e):
             or e.namespaces[:1] == ("nn.functional",))
 
 
-def _with_out(fn, name, rule=None, exact=False):
-    """``fn`` with torch's ``out=`` keyword; ``rule``/``exact``: the entry's out_overlap/out_same_dtype."""
+def _with_out(fn, name, rule=None, exact=False, own=None):
+    """``fn`` with torch's ``out=`` keyword; ``rule``/``exact``/``own``: the entry's out_overlap/out_same_dtype/
+    out_form."""
 
     @functools.wraps(fn)
     def wrapper(*args, out=None, **kwargs):
         if out is not None:
             check_out_overlap(out, args, rule)
         try:
-            r = fn(*args, **kwargs)
+            r = fn(*args, **kwargs) if out is None or own is None else own(out, *args, **kwargs)
         except _PARSER_FAILURES as e:
             r = _overridden(wrapper, args, kwargs if out is None else {**kwargs, "out": out})
             if r is not _NOT_OVERRIDDEN:
                 return r
             _raise_parser_error(e, fn, name, args, kwargs)
-        if out is None:
+        if out is None or own is not None:
             return r
         if exact and out.dtype is not r.dtype:  # (no cast into out: torch's check names both dtypes)
             raise RuntimeError(f"Expected object of scalar type {_dtype._CAP[r.dtype.name]} but got scalar type "
@@ -657,7 +668,7 @@ def install(namespaces: dict, tensor_cls=None):
         inner = getattr(e.fn, "__wrapped__", None)  # under a layout decorator (_memory_format._after): the body's
         if inner is not None and "<locals>" in inner.__qualname__:  # own call errors name the op too
             inner.__qualname__ = e.fn.__name__
-        public = _with_out(e.fn, e.aten, e.out_overlap, e.out_same_dtype) if e.out else \
+        public = _with_out(e.fn, e.aten, e.out_overlap, e.out_same_dtype, e.out_form) if e.out else \
             e.fn if _checks_operands(e) else _typed(e.fn, e.aten)
         if e.sparse is not None:
             public = _with_sparse(public, name, e.sparse)
@@ -666,11 +677,12 @@ def install(namespaces: dict, tensor_cls=None):
         e.public = public
         for ns in e.namespaces:
             put(namespaces[ns], name, public, ns)
+        fn = renamed(e.fn, name)  # (an alias's method: ``Tensor.absolute`` is ``abs``'s function named absolute)
         if e.method:
-            put(tensor_cls, name, _operator(e.fn, name) if name in BINARY_OPERATORS else
-                _spread(e.fn) if e.method_varargs else e.fn, "Tensor")
+            put(tensor_cls, name, _operator(fn, name) if name in BINARY_OPERATORS else
+                _spread(fn) if e.method_varargs else fn, "Tensor")
         if e.inplace:
-            put(tensor_cls, name + "_", _make_inplace(e.fn, name, e.sparse, e.inplace_overlap), "Tensor")
+            put(tensor_cls, name + "_", _make_inplace(fn, name, e.sparse, e.inplace_overlap), "Tensor")
         for d in e.dunders:
             put(tensor_cls, d, _operator(e.fn, d) if d in BINARY_OPERATORS else e.fn, "Tensor")
 

@@ -177,8 +177,18 @@ def _gather_empty(x, shape):
     return jnp.zeros(shape, x.dtype)
 
 
-@register(promote="none")
-def gather(input, dim, index, *, sparse_grad=False, out=None):
+def _gather_out(out, input, dim, index, *, sparse_grad=False):
+    if not isinstance(index, Tensor):
+        raise TypeError(f"gather(): argument 'index' (position 3) must be Tensor, not {type(index).__name__}")
+    if out.dtype is not input.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {c_type_name(input.dtype)}, but got "
+                           f"{c_type_name(out.dtype)} instead")
+    check_no_overlap(out, (input,), index.shape, partial=(index,))  # (out may be the index itself)
+    return write_out(out, gather(input, dim, index, sparse_grad=sparse_grad), "gather")
+
+
+@register(promote="none", out_form=_gather_out)
+def gather(input, dim, index, *, sparse_grad=False):
     """``out[i][j] = input[index[i][j]][j]`` (for dim=0): values along ``dim`` picked by ``index``.
 
     >>> import torchlike
@@ -188,12 +198,6 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     """
     if not isinstance(index, Tensor):
         raise TypeError(f"gather(): argument 'index' (position 3) must be Tensor, not {type(index).__name__}")
-    if out is not None:
-        if out.dtype is not input.dtype:
-            raise RuntimeError(f"Expected out tensor to have dtype {c_type_name(input.dtype)}, but got "
-                               f"{c_type_name(out.dtype)} instead")
-        check_no_overlap(out, (input,), index.shape, partial=(index,))  # (out may be the index itself)
-        return write_out(out, gather(input, dim, index, sparse_grad=sparse_grad), "gather")
     if index.numel() == 0:   # torch returns an empty result for an empty index of any dtype or rank
         return dispatch(_gather_empty, (input,), (("shape", tuple(index.shape)),), name="GatherBackward0",
                         saves=False)
@@ -208,8 +212,8 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
             raise RuntimeError(f"Size does not match at dimension {k} expected index {list(index.shape)} to be no "
                                f"larger than self {list(input.shape)} apart from dimension {d}")
     _check_bounds(idx, x.shape[d], d)
-    out = dispatch(_gather_impl, (x, idx), (("dim", d),), name="GatherBackward0", saves=False)
-    return out.reshape(()) if zero_d else out
+    r = dispatch(_gather_impl, (x, idx), (("dim", d),), name="GatherBackward0", saves=False)
+    return r.reshape(()) if zero_d else r
 
 
 # --- scatter / scatter_add / scatter_reduce -------------------------------------------------------

@@ -21,6 +21,7 @@ import numpy as np
 from .. import _dtype
 from ._util import Tensor, binary, dispatch, register, round_to, unary, wrap_dim
 from . import checks as C
+from .indexing import c_type_name
 from .registry import TABLE
 from .._mutation import write_out
 
@@ -243,28 +244,38 @@ def softmax_common(input, dim, dtype, log, neg=False, name="softmax", dim_pos=2)
                                               ("neg", neg)), name="LogSoftmaxBackward0" if log else "SoftmaxBackward0")
 
 
-@register(promote="float")
-def softmax(input, dim, dtype=None, *, out=None):
+def _softmax_out(out, input, dim, dtype=None, log=False):
+    r = (log_softmax if log else softmax)(input, dim, dtype)
+    if out.dtype is not r.dtype:  # (torch's softmax out= kernels cast nothing)
+        raise RuntimeError(f"Expected out tensor to have dtype {c_type_name(r.dtype)}, but got "
+                           f"{c_type_name(out.dtype)} instead")
+    return write_out(out, r, "log_softmax" if log else "softmax")
+
+
+def _log_softmax_out(out, input, dim, dtype=None):
+    return _softmax_out(out, input, dim, dtype, log=True)
+
+
+@register(promote="float", out_form=_softmax_out)
+def softmax(input, dim, dtype=None):
     """``exp(x) / sum(exp(x))`` along ``dim`` (computed in ``dtype`` when given).
 
     >>> import torchlike
     >>> torchlike.softmax(torchlike.zeros(2), 0)
     tensor([0.5000, 0.5000])
     """
-    r = softmax_common(input, dim, dtype, False)
-    return r if out is None else write_out(out, r, "softmax")
+    return softmax_common(input, dim, dtype, False)
 
 
-@register(promote="float")
-def log_softmax(input, dim, dtype=None, *, out=None):
+@register(promote="float", out_form=_log_softmax_out)
+def log_softmax(input, dim, dtype=None):
     """``log(softmax(x))`` along ``dim``, computed stably.
 
     >>> import torchlike
     >>> torchlike.log_softmax(torchlike.zeros(2), 0).exp()
     tensor([0.5000, 0.5000])
     """
-    r = softmax_common(input, dim, dtype, True, name="log_softmax")
-    return r if out is None else write_out(out, r, "log_softmax")
+    return softmax_common(input, dim, dtype, True, name="log_softmax")
 
 
 @register("softmax", namespaces=_SP, method=False, promote="float")

@@ -58,8 +58,14 @@ def _take_impl(x, idx):
     return x.reshape(-1).at[jnp.where(idx < 0, idx + n, idx)].get(mode="promise_in_bounds")
 
 
-@register(promote="none")
-def take(input, index, *, out=None):
+def _take_out(out, input, index):
+    r = take(input, index)
+    check_no_overlap(out, (input, index), r.shape)
+    return write_out(out, r, "take")
+
+
+@register(promote="none", out_form=_take_out)
+def take(input, index):
     """``input`` treated as 1-D, read at ``index`` (negative indices count from the end).
 
     >>> import torchlike
@@ -74,11 +80,7 @@ def take(input, index, *, out=None):
         bad = (v < -n) | (v >= n)
         if bad.any():
             raise IndexError(f"out of range: tried to access index {int(v[bad][0])} on a tensor of {n} elements.")
-    r = dispatch(_take_impl, (input, index), (), name="TakeBackward0", saves=False)
-    if out is None:
-        return r
-    check_no_overlap(out, (input, index), r.shape)
-    return write_out(out, r, "take")
+    return dispatch(_take_impl, (input, index), (), name="TakeBackward0", saves=False)
 
 
 @register(out=True, promote="none", out_overlap="any")

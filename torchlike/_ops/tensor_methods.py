@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import _dtype
 from .._grad_mode import InferenceVersion
+from .._errors import no_other_keywords
 from .._missing import MissingAPI
 from ._util import Tensor, register
 from .. import _creation
@@ -55,12 +56,30 @@ _REINFORCE = ("reinforce() was removed.\nUse torch.distributions instead.\nSee "
               "next_state, reward = env.step(action)\nloss = -m.log_prob(action) * reward\nloss.backward()\n")
 
 
-def _raiser(msg, nargs):
-    def f(self, *args, **kwargs):
-        if len(args) + len(kwargs) < nargs:
-            raise TypeError(f"missing {nargs - len(args)} required positional argument")
-        raise RuntimeError(msg)
-    return f
+# the removed methods, with the signatures of torch/_tensor.py (so Python's arity and keyword errors are torch's)
+def _eig(self, eigenvectors=False):
+    raise RuntimeError(_EIG)
+
+
+def _symeig(self, eigenvectors=False):
+    raise RuntimeError(_SYMEIG)
+
+
+def _lstsq(self, other):
+    raise RuntimeError(_LSTSQ)
+
+
+def _solve(self, other):
+    raise RuntimeError(_SOLVE)
+
+
+def _reinforce(self, reward):
+    raise RuntimeError(_REINFORCE)
+
+
+for _f in (_eig, _symeig, _lstsq, _solve, _reinforce):
+    _f.__name__, _f.__qualname__ = _f.__name__[1:], "Tensor." + _f.__name__[1:]
+    _f.__code__ = _f.__code__.replace(co_name=_f.__name__, co_qualname=_f.__qualname__)  # (Python's errors read it)
 
 
 def _python_map(self, fn, others):
@@ -180,6 +199,7 @@ def _volatile(self):
 
 def _unsupported_device(kind, exc=AssertionError, msg=None):
     def f(self, *args, **kwargs):
+        no_other_keywords(kind.lower(), kwargs, allowed=("device", "non_blocking", "memory_format"))
         raise exc(msg or f"Torch not compiled with {kind} enabled")
     f.__name__ = kind.lower()
     return f
@@ -215,8 +235,7 @@ def adjoint(input):
 # not ops (metadata, removed or unsupported APIs that raise torch's message): attached here
 # (tests/test_structure_table.py's allowlist)
 for _k, _v in {"dim_order": dim_order, "module_load": module_load,
-               "eig": _raiser(_EIG, 0), "symeig": _raiser(_SYMEIG, 0), "lstsq": _raiser(_LSTSQ, 1),
-               "solve": _raiser(_SOLVE, 1), "reinforce": _raiser(_REINFORCE, 1),
+               "eig": _eig, "symeig": _symeig, "lstsq": _lstsq, "solve": _solve, "reinforce": _reinforce,
                "xpu": _unsupported_device("XPU"), "mtia": _unsupported_device("MTIA"),
                "ipu": _unsupported_device("IPU", RuntimeError, "PyTorch is not linked with support for ipu devices"),
                }.items():
