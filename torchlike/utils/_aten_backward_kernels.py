@@ -45,8 +45,8 @@ from .._views import dynamic_index
 from ..nn.functional._activation import _elu, _hardsigmoid, _hardswish, _hardtanh, _leaky_relu, _mish, _softplus
 from ..nn.functional._loss import _bce, _pointwise_loss
 from ..nn.functional._norm import _bn_impl, _gn_impl
-from ..nn.functional._pooling import (_adaptive_avg_impl, _adaptive_max_impl, _avg_pool_impl,
-                                      _max_pool_impl)
+from ..nn.functional._adaptive_pooling import _adaptive_avg_impl, _adaptive_max_impl
+from ..nn.functional._pooling import _avg_pool_impl, _max_pool_impl
 from . import _aten_backward as _ab
 
 __all__ = ["install"]

@@ -19,8 +19,8 @@ __all__: list = []
 # them here, as it puts torch.X in torchlike; the star import brings the families' other public names
 _star_import(__name__, [
     # nn core helper
-    "_activation", "_loss", "_linear", "_dropout", "_embedding", "_misc", "_ctc",
+    "_activation", "_loss", "_margin_loss", "_linear", "_dropout", "_embedding", "_misc", "_ctc",
     # layers helper
-    "_conv", "_pooling", "_norm", "_rnn", "_attention", "_vision", "_embeddingbag", "_linear_ce",
+    "_conv", "_pooling", "_adaptive_pooling", "_norm", "_rnn", "_attention", "_vision", "_embeddingbag", "_linear_ce",
 ], globals(), __all__, skip=lambda name: _registry.declares("nn.functional", name))
 _registry.install({"nn.functional": _sys.modules[__name__]})

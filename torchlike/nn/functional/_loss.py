@@ -1,8 +1,9 @@
 """Loss functions (torch.nn.functional.*_loss, cross_entropy, ...).
 
 Each loss is one jitted JAX function (elementwise loss + reduction fused) called through
-``dispatch``; the reduction is a static argument, scalar hyper-parameters are dynamic.  Hinges use
-``jnp.where(z >= 0, z, 0)`` so the gradient at the kink is torch's ``clamp_min`` gradient (1).
+``dispatch``; the reduction is a static argument, scalar hyper-parameters are dynamic.  The margin
+(hinge) losses are in ``_margin_loss``; this file holds the regression, probability and class losses and
+the reduction helpers they share.
 
 >>> import torchlike as torch
 >>> import torchlike.nn.functional as F
@@ -27,14 +28,12 @@ from ...tensor import Tensor
 from ... import _autocast as _amp
 from ..._errors import broadcast_shape, tp_name
 from ..._creation import full as _full
-from ._misc import _abs0, _pdist_lastdim, pairwise_distance
+from ._misc import _abs0
 from ..._ops.checks import need_tensors as _need_tensors, not_differentiable
 
 __all__ = ["l1_loss", "mse_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss", "binary_cross_entropy",
-           "binary_cross_entropy_with_logits", "kl_div", "nll_loss", "cross_entropy",
-           "multilabel_soft_margin_loss", "multilabel_margin_loss", "multi_margin_loss", "cosine_embedding_loss",
-           "margin_ranking_loss", "hinge_embedding_loss", "triplet_margin_loss",
-           "triplet_margin_with_distance_loss", "poisson_nll_loss", "gaussian_nll_loss"]
+           "binary_cross_entropy_with_logits", "kl_div", "nll_loss", "cross_entropy", "poisson_nll_loss",
+           "gaussian_nll_loss"]
 
 
 # ---- reduction helpers --------------------------------------------------------------------------
@@ -93,13 +92,6 @@ def _rounds_as(dt):
 
 def _s(v, x):
     return jnp.asarray(v).astype(x.dtype)
-
-
-def _hinge(z):
-    # clamp_min(z, 0) with torch's gradient (1 at z == 0); NaN stays NaN (gradient 0), as in torch
-    if not jnp.issubdtype(z.dtype, jnp.inexact):
-        return jnp.where(z >= 0, z, jnp.zeros((), z.dtype))
-    return jnp.where(z >= 0, z, jnp.where(jnp.isnan(z), jax.lax.stop_gradient(z), jnp.zeros((), z.dtype)))
 
 
 def _size_warn(input, target):
@@ -505,251 +497,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                     name="AddBackward0" if label_smoothing > 0 else "NllLossBackward0")  # nll + smoothing term
 
 
-# ---- margin losses ------------------------------------------------------------------------------
-def _mlsm(x, t, w, reduction):
-    # torch's Python formula, op by op: for half types each op's result is rounded to the input's type
-    r = _rounds_as(x.dtype)
-    xd, td = _up(x), _up(t)
-    l = -r(r(td * r(jax.nn.log_sigmoid(xd))) + r(r(1 - td) * r(jax.nn.log_sigmoid(-xd))))
-    if w is not None:
-        l = r(l * _up(w))
-    l = r(exact_div(r(jnp.sum(l, axis=-1)), x.shape[-1]))  # (a true division: XLA multiplies by 1/C)
-    return _reduce(l, reduction).astype(x.dtype)
-
-
-@_functional()
-def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
-    """Multi-label one-vs-all logistic loss, averaged over classes."""
-    _need_tensors("log_sigmoid", input=input)
-    reduction = _red(reduction, size_average, reduce)
-    return dispatch(_mlsm, (input, target, weight), (("reduction", reduction),),
-                    name=_reduced_node(reduction, "DivBackward0"))
-
-
-def _mlm(x, t, reduction):
-    xd = _up(x)
-    squeeze = x.ndim <= 1
-    if squeeze:
-        xd, t = xd.reshape(1, -1), t.reshape(1, -1)
-    C = xd.shape[-1]
-    valid = jnp.cumprod(t != -1, axis=-1).astype(bool)
-    onehot = (t[..., None] == jnp.arange(C)) & valid[..., None]  # (N, S, C)
-    cnt = jnp.sum(onehot, axis=1).astype(xd.dtype)  # times each class is listed
-    is_t = cnt > 0
-    z = 1 - xd[:, :, None] + xd[:, None, :]  # [n, j, i] = 1 - (x_j - x_i)
-    h = _hinge_strict(z) * (~is_t)[:, None, :].astype(xd.dtype)
-    l = exact_div(jnp.sum(cnt[:, :, None] * h, axis=(1, 2)), C)
-    if squeeze:
-        l = l.reshape(())
-    return _reduce(l, reduction).astype(x.dtype)
-
-
-def _hinge_strict(z):
-    # torch's margin kernels test `z > 0`: gradient 0 at the kink
-    return jnp.where(z > 0, z, jnp.zeros((), z.dtype))
-
-
-@_functional()
-@_amp.fp32
-def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """Multi-class multi-label hinge loss; target lists class indices, terminated by -1."""
-    _need_tensors("multilabel_margin_loss", input=input, target=target)
-    reduction = _red(reduction, size_average, reduce)
-    n = input.ndim
-    if not (n == 0 or (n == 1 and input.shape[0]) or (n == 2 and input.shape[1])):
-        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
-                           f"{list(input.shape)}")
-    if tuple(target.shape) != tuple(input.shape):
-        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
-                           f"{list(input.shape)}")
-    return dispatch(_mlm, (input, target), (("reduction", reduction),), name="MultilabelMarginLossBackward0")
-
-
-def _mm(x, t, w, margin, p, reduction):
-    xd = _up(x)
-    squeeze = x.ndim <= 1
-    t_shape = t.shape  # (a single sample's loss takes the target's shape: () or (1,), as torch's)
-    if squeeze:
-        xd, t = xd.reshape(1, -1), t.reshape(1)
-    C = xd.shape[-1]
-    xy = jnp.take_along_axis(xd, t[:, None], axis=1)
-    z = _s(margin, xd) - xy + xd
-    h = _hinge_strict(z)
-    if p == 2:
-        h = h * h
-    if w is not None:
-        h = h * _up(w)[t][:, None]
-    h = jnp.where(jnp.arange(C)[None, :] == t[:, None], 0, h)
-    l = exact_div(jnp.sum(h, axis=1), C)
-    if squeeze:
-        l = l.reshape(t_shape)
-    return _reduce(l, reduction).astype(x.dtype)
-
-
-@_functional()
-@_amp.fp32
-def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
-                      reduction="mean"):
-    """Multi-class hinge loss: sum_i max(0, margin - x[y] + x[i])^p / C."""
-    _need_tensors("multi_margin_loss", input=input, target=target)
-    reduction = _red(reduction, size_average, reduce)
-    if p != 1 and p != 2:
-        raise ValueError("only p == 1 and p == 2 supported")
-    if weight is not None and weight.dim() != 1:
-        raise ValueError("weight must be one-dimensional")
-    nd = input.dim()
-    if not ((nd == 2 and input.shape[1] != 0) or (nd == 1 and input.shape[0] != 0) or nd == 0):
-        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
-                           f"{list(input.shape)}")
-    nframe = input.shape[0] if nd == 2 else 1
-    if target.dim() > 1 or target.numel() != nframe:
-        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
-                           f"samples (batch size). Expected target size [{nframe}], but got {list(target.shape)}. "
-                           f"Input has shape {list(input.shape)}.")
-    classes = input.shape[-1] if nd else 1
-    if weight is not None and weight.numel() != classes:
-        raise RuntimeError(f"inconsistent weight size, expected {classes} but got {list(weight.shape)}")
-    if target.dtype is not _dtype.int64:  # (torch's kernel reads the target as int64)
-        raise RuntimeError(f"expected scalar type Long but found {_dtype._CAP[target.dtype.name]}")
-    not_differentiable("multi_margin_loss", weight=weight)
-    return dispatch(_mm, (input, target, weight, margin), (("p", int(p)), ("reduction", reduction)),
-                    name="MultiMarginLossBackward0")
-
-
-def _cos_emb(x1, x2, y, margin, reduction, dim, din, dt):
-    eps = 1e-12
-    if jnp.issubdtype(din, jnp.inexact):
-        a, b = _up(x1.astype(din)), _up(x2.astype(din))
-        prod = jnp.sum(a * b, axis=dim)
-        m1 = jnp.sum(a * a, axis=dim) + eps
-        m2 = jnp.sum(b * b, axis=dim) + eps
-    else:  # torch: integer (or bool) products, summed into int64, then + eps gives the default float
-        a, b = x1.astype(din), x2.astype(din)
-        prod, m1, m2 = (_up(jnp.sum(u, axis=dim, dtype=jnp.int64).astype(dt)) for u in (a * b, a * a, b * b))
-        m1, m2 = m1 + eps, m2 + eps
-    cos = prod / jnp.sqrt(m1 * m2)
-    yv = y.astype(cos.dtype)
-    l = jnp.where(yv == 1, 1 - cos, 0) + jnp.where(yv == -1, _hinge(cos - _s(margin, cos)), 0)
-    return _reduce(l, reduction).astype(dt)
-
-
-@_functional(torch=True)
-@_amp.fp32
-def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
-    """1 - cos(x1, x2) for y = 1, max(0, cos - margin) for y = -1."""
-    reduction = _red(reduction, size_average, reduce)
-    if input1.dim() != input2.dim():
-        raise RuntimeError(f"cosine_embedding_loss : All input tensors should have same dimension but got sizes: "
-                           f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
-    dim = 1 if input1.dim() == 2 else 0
-    din = _dtype.result_type(input1, input2)
-    return dispatch(_cos_emb, (input1, input2, target, margin),
-                    (("reduction", reduction), ("dim", dim), ("din", din.np), ("dt", _common_float(input1, input2).np)),
-                    name=_reduced_node(reduction, "AddBackward0"))
-
-
-def _margin_rank(x1, x2, y, margin, reduction, din, dt):
-    # torch: -target * (input1 - input2) in the inputs' promoted dtype (integers wrap), then + margin (a
-    # float scalar: integer inputs give the default float dtype), clamp_min(0), reduce
-    u = -y.astype(din) * (x1.astype(din) - x2.astype(din))
-    u = _up(u.astype(dt))
-    l = _hinge(u + _s(margin, u))
-    return _reduce(l, reduction).astype(dt)
-
-
-@_functional(torch=True)
-@_amp.fp32
-def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
-    """max(0, -y * (x1 - x2) + margin)."""
-    reduction = _red(reduction, size_average, reduce)
-    if input1.dim() != input2.dim() or input1.dim() != target.dim():
-        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
-                           f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
-    din = _dtype.result_type(input1, input2, target)
-    dt = _common_float(input1, input2, target)
-    return dispatch(_margin_rank, (input1, input2, target, margin),
-                    (("reduction", reduction), ("din", din.np), ("dt", dt.np)), name=_reduced_node(reduction, "ClampMinBackward0"))
-
-
-def _hinge_emb(x, y, margin, reduction):
-    # half types: the margin (a double in torch's C++ formula) becomes the input's type, margin - x and the
-    # sum are each rounded
-    xd, yv, r = _up(x), _up(y), _rounds_as(x.dtype)
-    l = r(jnp.where(yv != 1, _hinge(r(r(_s(margin, xd)) - xd)), 0) + jnp.where(yv != -1, xd, 0))
-    return _reduce(l, reduction).astype(x.dtype)
-
-
-@_functional(torch=True)
-@_amp.fp32
-def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
-    """x for y = 1, max(0, margin - x) for y = -1."""
-    reduction = _red(reduction, size_average, reduce)
-    return dispatch(_hinge_emb, (input, target, margin), (("reduction", reduction),), name=_reduced_node(reduction, "AddBackward0"))
-
-
-def _triplet(a, pz, n, margin, eps, p, swap, reduction, dins, dt):
-    # torch: pairwise_distance of each pair (the difference in the pair's promoted dtype, so integers
-    # wrap; + eps gives integers the default float dtype; complex differences have real norms)
-    def dist(x, y, din):
-        d = _up((x.astype(din) - y.astype(din)).astype(dt))
-        return _pdist_lastdim(d + _s(eps, d), p)
-    dp = dist(a, pz, dins[0])
-    dn = dist(a, n, dins[1])
-    if swap:
-        dn = jnp.minimum(dn, dist(pz, n, dins[2]))
-    l = _hinge(_s(margin, dp) + dp - dn)
-    return _reduce(l, reduction).astype(jnp.finfo(dt).dtype)
-
-
-@_functional(torch=True)
-@_amp.fp32
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
-                        reduce=None, reduction="mean"):
-    """max(0, margin + d(a, p) - d(a, n)) with the p-norm pairwise distance."""
-    reduction = _red(reduction, size_average, reduce)
-    a_dim, p_dim, n_dim = anchor.ndim, positive.ndim, negative.ndim
-    if not (a_dim == p_dim and p_dim == n_dim):
-        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
-                           f"dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs")
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
-    check_broadcast(anchor.shape, positive.shape)
-    check_broadcast(anchor.shape, negative.shape)
-    dins = tuple(_dtype.result_type(x, y).np for x, y in ((anchor, positive), (anchor, negative),
-                                                          (positive, negative)))
-    dt = _common_float(anchor, positive, negative)
-    return dispatch(_triplet, (anchor, positive, negative, margin, eps),
-                    (("p", float(p)), ("swap", bool(swap)), ("reduction", reduction), ("dins", dins),
-                     ("dt", dt.np)), name=_reduced_node(reduction, "ClampMinBackward0"))
-
-
-def _triplet_combine(dp, dn, ds, margin, reduction):
-    d = dn if ds is None else jnp.minimum(dn, ds)
-    l = _hinge(_s(margin, dp) + dp - d)
-    return _reduce(l, reduction)
-
-
-@_functional()
-def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
-                                      swap=False, reduction="mean"):
-    """Triplet loss with a custom ``distance_function`` (default: pairwise_distance)."""
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
-    a_dim, p_dim, n_dim = anchor.ndim, positive.ndim, negative.ndim
-    if not (a_dim == p_dim and p_dim == n_dim):
-        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
-                           f"dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs")
-    if distance_function is None:
-        distance_function = pairwise_distance
-    dist_pos = distance_function(anchor, positive)
-    dist_neg = distance_function(anchor, negative)
-    dist_swap = distance_function(positive, negative) if swap else None
-    return dispatch(_triplet_combine, (dist_pos, dist_neg, dist_swap, margin), (("reduction", reduction),),
-                    name=_reduced_node(reduction, "ClampMinBackward0"))
-
-
+# ---- Poisson / Gaussian NLL ---------------------------------------------------------------------
 def _poisson_nll(x, t, eps, log_input, full, reduction, out_dt):
     xd, td = _up(x.astype(out_dt)), _up(t.astype(out_dt))
     if log_input:

@@ -1,4 +1,5 @@
-"""Pooling: max/avg/lp/adaptive/fractional pools and max_unpool, torch's NC* layout and index rules.
+"""Pooling: max/avg/lp/fractional pools and max_unpool, torch's NC* layout and index rules (the adaptive
+pools are in ``_adaptive_pooling``, which shares this file's window gathering).
 
 Plain max and average pools use ``lax.reduce_window``.  Pools that return indices gather each
 window's elements (static index tables built with numpy at trace time), take the argmax and read the
@@ -23,18 +24,13 @@ from ...tensor import Tensor
 from ._conv import ntuple
 from ... import _autocast as _amp
 from ..._random import draw
-from ..._ops._util import exact_div, opmath, round_to
+from ..._ops._util import exact_div, opmath
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "max_unpool1d", "max_unpool2d",
-           "max_unpool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
-           "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
-           "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
-           "adaptive_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+           "max_unpool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
            "fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
            "fractional_max_pool3d_with_indices"]
-
-_HI = lax.Precision.HIGHEST
 
 
 def _neg_inf(dt):
@@ -425,196 +421,6 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """3-D power-average pooling."""
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3, "lp_pool3d")
-
-
-# --- adaptive pooling ---------------------------------------------------------------------------
-def _adaptive_ranges(L, o):
-    i = np.arange(o)
-    return (i * L) // o, -((-(i + 1) * L) // o)  # floor(i L / o), ceil((i + 1) L / o)
-
-
-def _adaptive_out(input, output_size, n, name):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {tp_name(input)}")
-    is_max = "max" in name
-    seq = isinstance(output_size, (list, tuple))
-    if seq and n == 1 and len(output_size) != 1:
-        raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got {len(output_size)})")
-    if seq and n > 1 and input.ndim <= len(output_size):  # torch's Python wrapper checks this first
-        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
-    if input.ndim not in (n + 1, n + 2):
-        raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got{':' if is_max and n > 1 else ''} "
-                           f"{list(input.shape)}")
-    S = tuple(input.shape[-n:])
-    if seq:
-        if len(output_size) == 1 and n > 1:
-            output_size = tuple(output_size) * n
-        out = tuple(S[j] if o is None else int(o) for j, o in enumerate(output_size))
-    else:
-        out = (int(output_size),) * n
-    if len(out) != n:
-        raise RuntimeError(f"{name}(): internal error: output_size.size() must be {n}" if is_max else
-                           f"{name}: output_size must be {n}")
-    if any(o < 0 for o in out):
-        # torch runs the 1-d pools as 2-d ones over (..., 1, L), which shows in its messages
-        full = out if n > 1 else (1,) + out
-        if is_max:
-            neg = next(o for o in out if o < 0)
-            raise RuntimeError(f"Trying to create tensor with negative dimension {neg}: "
-                               f"{list(input.shape[:-n]) + list(full)}")
-        sep = [", "] * (len(full) - 1)
-        if len(full) == 3:
-            sep[-1] = ","
-        body = str(full[0]) + "".join(sp + str(o) for sp, o in zip(sep, full[1:]))
-        raise RuntimeError(f"adaptive_avg_pool{len(full)}d: elements of output_size must be greater than or equal "
-                           f"to 0 but received {{{body}}}")
-    return S, out
-
-
-def _adaptive_avg_impl(x, S, out):
-    # the window sum over [start, end) per dim is separable: one small 0/1 matrix per spatial dim; then, as torch's
-    # kernels (sum / kh / kw, sum / kT / kH / kW), a true division by each dim's window length in turn (XLA would
-    # multiply by reciprocals: exact_div)
-    n = len(S)
-    if n == 3 and x.dtype in (jnp.float16, jnp.bfloat16):
-        return _adaptive_avg3d_half(x, S, out)
-    y = x.astype(opmath(x.dtype))  # (half types in float32, rounded once at the end, as torch's kernels)
-    cnts = []
-    for j, (L, o) in enumerate(zip(S, out)):
-        st, en = _adaptive_ranges(L, o)
-        A = np.zeros((o, L))
-        for i in range(o):
-            A[i, st[i]:en[i]] = 1.0
-        ax = x.ndim - n + j
-        y = jnp.moveaxis(jnp.tensordot(y, jnp.asarray(A, y.dtype), axes=([ax], [1]), precision=_HI), -1, ax)
-        cnts.append(en - st)
-    for j, c in enumerate(cnts):
-        if j:  # (XLA would fold (s / kh) / kw into s / (kh * kw))
-            y = lax.optimization_barrier(y)
-        y = exact_div(y, jnp.asarray(c, y.dtype).reshape((-1,) + (1,) * (n - 1 - j)))
-    return y.astype(x.dtype)
-
-
-def _adaptive_avg3d_half(x, S, out):
-    """torch's 3-D kernel in a half type: the window's elements added in order (d, h, w) into a half-type
-    sum, each addition rounded, then divided by kT, kH and kW in turn, each quotient rounded."""
-    y = x.astype(jnp.float32)
-    if tuple(out) == (1, 1, 1):  # torch takes mean(-3, -2, -1) here: a float32 sum, one division, one rounding
-        return exact_div(jnp.sum(y, axis=(-3, -2, -1), keepdims=True), math.prod(S)).astype(x.dtype)
-    cnts = []
-    for j, (L, o) in enumerate(zip(S, out)):  # gather each dim's windows: (..., o, k) in place of (..., L)
-        st, en = _adaptive_ranges(L, o)
-        k = int((en - st).max())
-        idx = st[:, None] + np.arange(k)[None, :]
-        ax = x.ndim - 3 + 2 * j
-        y = jnp.take(y, jnp.asarray(np.clip(idx, 0, L - 1)), axis=ax)
-        shape = [1] * y.ndim
-        shape[ax], shape[ax + 1] = o, k
-        y = jnp.where(jnp.asarray(idx < en[:, None]).reshape(shape), y, 0)
-        cnts.append(en - st)
-    b = x.ndim - 3  # (..., oT, kT, oH, kH, oW, kW) -> (kT*kH*kW, ..., oT, oH, oW)
-    y = jnp.moveaxis(y, (b + 1, b + 3, b + 5), (0, 1, 2))
-    y = y.reshape((math.prod(y.shape[:3]),) + y.shape[3:])  # (not -1: an empty batch)
-    acc = lax.scan(lambda c, v: (round_to(c + v, x.dtype), None), jnp.zeros(y.shape[1:], jnp.float32), y)[0]
-    for j, c in enumerate(cnts):
-        acc = round_to(exact_div(acc, jnp.asarray(c, acc.dtype).reshape((-1,) + (1,) * (2 - j))), x.dtype)
-    return acc.astype(x.dtype)
-
-
-def _adaptive_avg(input, output_size, n, name):
-    S, out = _adaptive_out(input, output_size, n, name)
-    return dispatch(_adaptive_avg_impl, (input,), (("S", S), ("out", out)),
-                    name=f"AdaptiveAvgPool{n}DBackward0", saves=False)
-
-
-@_functional(torch=True)
-def adaptive_avg_pool1d(input, output_size):
-    """Average pooling to a fixed output length (torch's floor/ceil window bounds).
-
-    >>> import torchlike
-    >>> import torchlike.nn.functional as F
-    >>> F.adaptive_avg_pool1d(torchlike.arange(5.).view(1, 1, 5), 2)
-    tensor([[[1., 3.]]])
-    """
-    return _adaptive_avg(input, output_size, 1, "adaptive_avg_pool1d")
-
-
-@_functional()
-@_mfmt.channels_last_follows((0, "input"))
-def adaptive_avg_pool2d(input, output_size):
-    """2-D adaptive average pooling; ``None`` in ``output_size`` keeps that dim."""
-    return _adaptive_avg(input, output_size, 2, "adaptive_avg_pool2d")
-
-
-@_functional()
-@_amp.fp32
-def adaptive_avg_pool3d(input, output_size):
-    """3-D adaptive average pooling."""
-    return _adaptive_avg(input, output_size, 3, "adaptive_avg_pool3d")
-
-
-def _adaptive_max_impl(x, S, out):
-    idxs, valids = [], []
-    for L, o in zip(S, out):
-        st, en = _adaptive_ranges(L, o)
-        km = int((en - st).max())
-        idx = st[:, None] + np.arange(km)[None, :]
-        valids.append(idx < en[:, None])
-        idxs.append(np.clip(idx, 0, L - 1))
-    return _argmax_pool(x, idxs, valids, S)
-
-
-def _adaptive_max(input, output_size, return_indices, n, name):
-    S, out = _adaptive_out(input, output_size, n, name)
-    if math.prod(out) == 0:  # empty output: no windows to reduce (kept differentiable via a slice)
-        shape = tuple(input.shape[:-n]) + out
-        v = input.reshape(-1)[:0].reshape(shape)
-        i = Tensor._wrap(jnp.zeros(shape, jnp.int64), input.device)
-        return (v, i) if return_indices else v
-    v, i = dispatch(_adaptive_max_impl, (input,), (("S", S), ("out", out)),
-                    name=f"AdaptiveMaxPool{n}DBackward0")
-    return (v, i) if return_indices else v
-
-
-@_functional(torch=True)
-def adaptive_max_pool1d(input, output_size, return_indices=False):
-    """Max pooling to a fixed output length.
-
-    >>> import torchlike
-    >>> import torchlike.nn.functional as F
-    >>> F.adaptive_max_pool1d(torchlike.arange(5.).view(1, 1, 5), 2)
-    tensor([[[2., 4.]]])
-    """
-    return _adaptive_max(input, output_size, return_indices, 1, "adaptive_max_pool1d")
-
-
-@_functional()
-@_mfmt.channels_last_follows((0, "input"))
-def adaptive_max_pool2d(input, output_size, return_indices=False):
-    """2-D adaptive max pooling."""
-    return _adaptive_max(input, output_size, return_indices, 2, "adaptive_max_pool2d")
-
-
-@_functional()
-@_amp.fp32
-def adaptive_max_pool3d(input, output_size, return_indices=False):
-    """3-D adaptive max pooling."""
-    return _adaptive_max(input, output_size, return_indices, 3, "adaptive_max_pool3d")
-
-
-@_functional()
-def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
-    return adaptive_max_pool1d(input, output_size, True)
-
-
-@_functional()
-def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
-    return adaptive_max_pool2d(input, output_size, True)
-
-
-@_functional()
-def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
-    return adaptive_max_pool3d(input, output_size, True)
 
 
 # --- fractional max pooling ---------------------------------------------------------------------

@@ -23,7 +23,8 @@ from ..._ops.grid_sampler import grid_sample
 from ..._ops.padding import pad
 from ..._ops.resample import _NDIM, _interp_impl
 from ._conv import ntuple
-from ._pooling import _gather_patches, _table_flat, adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
+from ._adaptive_pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
+from ._pooling import _gather_patches, _table_flat
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "grid_sample",
            "affine_grid", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold", "channel_shuffle",
