@@ -365,3 +365,16 @@ def test_view_as_complex_and_real_errors_match_torch(case):
              "offset-odd": lambda t: t.flatten()[1:5].view(2, 2)}.get(case, lambda t: t)(x)
         return m.view_as_complex(x)
     raises_like_torch(fn)
+
+
+def test_view_as_complex_of_half_reads_and_writes_like_torch():
+    # torch gives complex32; torchlike stores it as complex64 (docs/differences.md), with the same values,
+    # and a write through the complex view reaches the float16 base rounded to half as in torch
+    def fn(m):
+        x = m.tensor([[1.5, -2.25], [0.1, 3.0]], dtype=m.float16)
+        c = m.view_as_complex(x)
+        before = c.to(m.complex64).clone()
+        c.mul_(2)
+        return before, x, m.view_as_real(c).to(m.float32)
+    same_as_torch(fn, grad=False)
+    raises_like_torch(lambda m: m.polar(m.ones(2, dtype=m.float16), m.ones(2, dtype=m.float16)), quiet=True)

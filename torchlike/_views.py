@@ -96,8 +96,11 @@ def read(x, step, xp=jnp):
         return xp.imag(x) if xp is jnp else x * 2 + 1
     if kind == "as_real":  # (index maps count a complex root in its real parts, as "real" does)
         return xp.stack([xp.real(x), xp.imag(x)], -1) if xp is jnp else np.stack([x * 2, x * 2 + 1], -1)
-    if kind == "as_complex":
-        return lax.complex(x[..., 0], x[..., 1]) if xp is jnp else x[..., 0] // 2
+    if kind == "as_complex":  # (a float16 pair reads as complex64: JAX has no complex32, docs/differences.md)
+        if xp is not jnp:
+            return x[..., 0] // 2
+        parts = x.astype(jnp.float32) if x.dtype == jnp.float16 else x
+        return lax.complex(parts[..., 0], parts[..., 1])
     if kind == "alias":
         return x
     if kind == "conj":  # torch's conjugate bit: a view reading the conjugate (writes conjugate back)

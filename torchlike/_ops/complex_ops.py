@@ -12,6 +12,7 @@ from .. import _memory_format as _mfmt
 from ._util import Tensor, dispatch, register
 from .. import _autocast as _amp
 from .checks import need_tensors as _need_tensors
+from .checks import not_implemented as _not_implemented
 from .views import view_step
 
 __all__ = ["view_as_complex", "view_as_real", "conj", "resolve_conj", "resolve_neg", "is_conj", "is_neg"]
@@ -69,6 +70,8 @@ def polar(abs, angle):
     if abs.dtype is not angle.dtype:
         raise RuntimeError(f"Expected object of scalar type {_dtype._CAP[abs.dtype.name]} but got scalar type "
                            f"{_dtype._CAP[angle.dtype.name]} for second argument")
+    if abs.dtype is _dtype.float16:  # torch accepts half in the check, then has no half kernel
+        raise _not_implemented("polar_cpu", abs.dtype)
     return dispatch(_polar_impl, (abs, angle), (), name="PolarBackward0")
 
 
