@@ -31,6 +31,7 @@ from ..compile._trace import lift_scalar
 
 from .. import _dtype
 from .. import _jit_cache as _jcache
+from .. import _profiler_state as _prof
 from ..autograd import grad_mode
 from ..tensor import Tensor
 from .._device import commit_to
@@ -337,6 +338,8 @@ class Optimizer:
     # ---- grads and groups ------------------------------------------------------------------------
     def zero_grad(self, set_to_none: bool = True):
         """Reset the gradients of all optimized tensors (to None by default)."""
+        if _prof.MODES and SHOWN_ZERO_GRAD[0] is not None:
+            return SHOWN_ZERO_GRAD[0](self, set_to_none)   # a dispatch mode sees torch's calls
         for p in chain.from_iterable(g["params"] for g in self.param_groups):
             grad = p.grad
             if grad is None:
@@ -403,6 +406,10 @@ class Optimizer:
 
 
 # ---- the fused engine --------------------------------------------------------------------------
+# While a TorchDispatchMode is active, ``SHOWN_STEP[0](optimizer)`` (utils/_aten_optim.py fills it) runs the step as
+# torch's aten calls, or returns False to leave it to the compiled update.
+SHOWN_STEP = [None]
+SHOWN_ZERO_GRAD = [None]   # zero_grad's, likewise
 _jit_cache = _jcache.Cache("optimizer")
 
 
@@ -524,6 +531,8 @@ class _FusedOptimizer(Optimizer):
             with grad_mode.enable_grad():
                 loss = closure()
         with grad_mode.no_grad():
+            if _prof.MODES and SHOWN_STEP[0] is not None and SHOWN_STEP[0](self):
+                return loss   # a dispatch mode saw torch's aten calls of the step
             for group in self.param_groups:
                 self._run_group(group)
         return loss

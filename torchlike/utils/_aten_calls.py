@@ -186,7 +186,9 @@ def _reduction_args(args, st):
 
 
 def _alpha_args(args, st):
-    alpha = st.get("alpha", 1)
+    alpha = st.get("alpha", args[2] if len(args) > 2 else 1)   # a float alpha is an argument of the program
+    if isinstance(alpha, Tensor):   # torch takes a one-element tensor as its Scalar
+        alpha = alpha.item()
     return tuple(args[:2]), ({} if alpha == 1 else {"alpha": alpha}), (0, 1)
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 
 from .. import _profiler_state as _prof
-from . import _aten_backward, _aten_backward_kernels, _aten_calls
+from . import _aten_backward, _aten_backward_kernels, _aten_calls, _aten_optim
 
 __all__ = ["TorchDispatchMode", "BaseTorchDispatchMode", "is_traceable_wrapper_subclass",
            "is_traceable_wrapper_subclass_type", "is_in_torch_dispatch_mode", "any_torch_dispatch_mode_on_stack",
@@ -160,3 +160,4 @@ def _call_mode(func, args, kwargs, run=None):
 _aten_calls.install(_call_mode)
 _aten_backward.install()
 _aten_backward_kernels.install()
+_aten_optim.install()
