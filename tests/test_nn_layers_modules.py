@@ -10,6 +10,7 @@ import torch.nn.utils.rnn as TR
 
 import torchlike as tl
 import torchlike.nn.utils.rnn as LR
+from conftest import raises_like_torch, same_as_torch
 
 rng = np.random.default_rng(1)
 N = torch.nn
@@ -417,3 +418,25 @@ def test_pad_packed_sequence_strides_and_dropout_mask_like_torch(enforce_sorted)
         outs.append((out.stride(), out.is_contiguous(), mod.nn.functional.dropout(out + 1, 0.5, True).numpy()))
     assert outs[0][:2] == outs[1][:2]
     np.testing.assert_array_equal(outs[0][2], outs[1][2])
+
+
+@pytest.mark.parametrize("lengths", [[[5, 3, 2]], 5, "2d-int32", "0d", [5.0, 3.0, 2.0], "int32"])
+def test_pack_padded_sequence_lengths_forms_match_torch(lengths):
+    # torch makes int64 cpu lengths first (a list, a nested list, a float or int32 tensor), so a wrong rank
+    # is reported as a 'cpu Long tensor' whatever was passed, and float lengths truncate
+    def fn(m):
+        R = m.nn.utils.rnn
+        x = m.arange(60, dtype=m.float32).reshape(5, 3, 4)
+        L = lengths
+        if lengths == "2d-int32":
+            L = m.tensor([[5, 3, 2]], dtype=m.int32)
+        elif lengths == "0d":
+            L = m.tensor(5)
+        elif lengths == "int32":
+            L = m.tensor([5, 3, 2], dtype=m.int32)
+        p = R.pack_padded_sequence(x, L)
+        return p.data, p.batch_sizes
+    if lengths in ([5.0, 3.0, 2.0], "int32"):
+        same_as_torch(fn, grad=False)
+    else:
+        raises_like_torch(fn)

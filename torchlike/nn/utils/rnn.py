@@ -91,12 +91,13 @@ class PackedSequence(_Base):
 
 
 def _lengths_list(lengths):
-    if isinstance(lengths, Tensor):
-        if lengths.ndim != 1:
-            raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.ndim}D "
-                               f"{lengths.device} {lengths.dtype} tensor")
-        return [int(v) for v in lengths.tolist()]
-    return [int(v) for v in lengths]
+    # torch first makes ``torch.as_tensor(lengths, dtype=torch.int64, device="cpu")`` of a tensor or a (nested)
+    # list, so its 1-D check always names a cpu Long tensor
+    values = lengths.tolist() if isinstance(lengths, Tensor) else np.asarray(lengths).tolist()
+    ndim = lengths.ndim if isinstance(lengths, Tensor) else np.ndim(values)
+    if ndim != 1:
+        raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got {ndim}D cpu Long tensor")
+    return [int(v) for v in values]
 
 
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
