@@ -318,3 +318,23 @@ def test_weight_cache_is_keyed_by_the_weight_alone_like_torch():
             else:
                 assert str(o.dtype) == str(t.dtype)
                 np.testing.assert_allclose(o.detach().float().numpy(), t.detach().float().numpy(), rtol=1e-2)
+
+
+@pytest.mark.parametrize("new_scale", ["float", "0-d", "[1]", "double", "requires_grad"])
+def test_grad_scaler_update_new_scale_forms_match_torch(new_scale):
+    # torch copies new_scale into its 0-d scale: a float or a 0-d float32 tensor sets it, a [1] tensor (which its
+    # own assertion message invites) fails the copy with a RuntimeError, other tensors fail the assertion
+    def run(m):
+        s = m.amp.GradScaler("cpu", init_scale=8.0)
+        p = m.nn.Parameter(m.ones(2))
+        opt = m.optim.SGD([p], lr=0.1)
+        s.scale(p.sum()).backward()
+        s.step(opt)
+        value = {"float": 4.0, "0-d": m.tensor(4.0), "[1]": m.tensor([4.0]), "double": m.tensor(4.0).double(),
+                 "requires_grad": m.tensor(4.0, requires_grad=True)}[new_scale]
+        try:
+            s.update(new_scale=value)
+        except (RuntimeError, AssertionError) as e:
+            return type(e).__name__, str(e)
+        return s.get_scale(), p.tolist()
+    assert run(torchlike) == run(torch)

@@ -157,11 +157,12 @@ class GradScaler:
                 if isinstance(new_scale, float):
                     self._scale.fill_(new_scale)
                 else:
-                    if not (isinstance(new_scale, Tensor) and new_scale.numel() == 1 and not new_scale.requires_grad
-                            and new_scale.dtype is _dtype.float32):
+                    # torch's three asserts (device type, one element, no grad); the dtype is left to copy_
+                    if not (isinstance(new_scale, Tensor) and new_scale.device.type == self._device
+                            and new_scale.numel() == 1 and new_scale.requires_grad is False):
                         raise AssertionError("new_scale should be a float or a 1-element torch.cuda.FloatTensor or "
                                              "torch.FloatTensor with requires_grad=False.")
-                    self._scale.copy_(new_scale.reshape(()))
+                    self._scale.copy_(new_scale)  # (as torch: a [1] tensor fails the 0-d copy)
             else:
                 found = [v for s in self._per_optimizer_states.values() for v in s["found_inf_per_device"].values()]
                 if not found:
