@@ -153,11 +153,16 @@ EXACT_MESSAGES = [
     lambda m: m.pinverse(m.ones(2, 3), None), lambda m: m.nn.functional.dropout(m.ones(2, 3), 0.5, "x"),
     lambda m: m.nn.functional.dropout2d(m.ones(1, 2, 3, 3), 0.5, 1), lambda m: m.native_dropout(m.ones(2), 0.5, 1),
     lambda m: m.nn.functional.alpha_dropout(m.ones(2, 3), 0.5, training=None),
+    # a value check of the op failed first, where torch's parser rejects another argument's type before
+    lambda m: m.ones(2, 3).bmm("x"), lambda m: m.mm(m.ones(2, 3), 1.5), lambda m: m.ones(2, 3).mv(None),
+    lambda m: m.ones(2, 3).dot([1.5]), lambda m: m.ones(2, 3).outer("x"), lambda m: m.ones(2, 3).cholesky(None),
+    lambda m: m.cholesky_inverse(m.ones(2, 3), "x"), lambda m: m.ones(2, 3).matrix_power(1.5),
+    lambda m: m.ones(2, 3).chunk(0, "x"), lambda m: m.nn.functional.conv_transpose2d(m.ones(2, 3), "x"),
 ]
 
 
 @pytest.mark.parametrize("k", range(len(EXACT_MESSAGES)))
-def test_flag_and_required_dim_messages_are_torchs(k):
+def test_parser_errors_are_torchs(k):
     raises_like_torch(EXACT_MESSAGES[k])
 
 

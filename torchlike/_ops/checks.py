@@ -12,12 +12,14 @@ surface's name (an alias such as ``fix`` or ``not_equal`` gets its own).
 """
 from __future__ import annotations
 
-from .._errors import tp_name
+import operator
+
+from .._errors import method_argument_error, tp_name
 from .. import _dtype
 from .._grad_mode import is_grad_enabled
 from ..tensor import Tensor
 
-__all__ = ["not_implemented", "unary_kinds", "binary_kinds", "tensors_only", "need_tensors", "invalid_combination", "ABS", "NEG",
+__all__ = ["reject_types", "not_implemented", "unary_kinds", "binary_kinds", "tensors_only", "need_tensors", "invalid_combination", "ABS", "NEG",
            "POSITIVE", "ROUNDING", "ROUND", "FRAC", "SIGN", "NO_COMPLEX_VML", "DIGAMMA", "DEG_RAD", "BITWISE_NOT",
            "INF_TEST", "SIGNBIT", "RELU", "BITWISE", "SHIFT_GCD", "REAL_FLOAT", "REAL_ONLY", "DIVISION", "NO_COMPLEX",
            "POW_BOOL", "POW_ARGS", "COMPARISON", "RSUB", "HEAVISIDE", "SPECIAL_UNARY", "SPECIAL_BINARY",
@@ -29,6 +31,36 @@ _BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
 
 def _cap(d):
     return _dtype._CAP[d.name]
+
+
+def _fits(value, expected):
+    if expected == "Tensor":
+        return isinstance(value, Tensor)
+    if expected == "bool":
+        return value is True or value is False
+    try:  # "int": what indexes (numpy's integers, a one-element integer tensor)
+        operator.index(value)
+    except (TypeError, RuntimeError):
+        return False
+    return True
+
+
+def reject_types(op, *specs):
+    """For an op's failure path (its body rejected a value, or read a tensor attribute of a non-Tensor): raise
+    torch's parser TypeError for the first of ``specs`` whose Python type torch's signature rejects, as its parser
+    runs before the op's checks; return where every one fits (the caller re-raises its own error).  The op's
+    ``try`` costs nothing on the success path.  ``specs``: ``(value, expected, name, position)``, ``expected``
+    "Tensor", "bool" or "int", ``position`` the method's (see _errors.method_argument_error).
+
+    >>> try:
+    ...     reject_types("mm", ("x", "Tensor", "mat2", 1))
+    ... except TypeError as e:
+    ...     print(e)
+    mm(): argument 'mat2' (position 1) must be Tensor, not str
+    """
+    for value, expected, name, position in specs:
+        if not _fits(value, expected):
+            raise method_argument_error(value, expected, name, op, position) from None
 
 
 def not_implemented(kernel, d):

@@ -498,6 +498,7 @@ def cholesky(input, upper=False):
                "U = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\nThis "
                "transform will produce equivalent results for all valid (symmetric positive definite) inputs.",
                "aten/src/ATen/native/BatchLinearAlgebra.cpp:1765", once=True)
+    bool_arg(upper, "upper", "cholesky", 1)
     L, bad = _cholesky(input, upper, "cholesky")
     raise_info(_info_tensor(input, bad), _chol_msg("cholesky"))
     return relabel(L, "CholeskyBackward0", only="LinalgCholeskyExBackward0")
@@ -555,7 +556,8 @@ def cholesky_inverse(input, upper=False):
     >>> torch.cholesky_inverse(2 * torch.eye(2)).tolist()
     [[0.25, 0.0], [0.0, 0.25]]
     """
-    return dispatch(_chol_inv_impl, (input,), (("upper", bool(upper)),), name="CholeskyInverseBackward0")
+    return dispatch(_chol_inv_impl, (input,), (("upper", bool_arg(upper, "upper", "cholesky_inverse", 1)),),
+                    name="CholeskyInverseBackward0")
 
 
 # --- LU ----------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from .linalg_decomp import svdvals
 from .linalg import inv, solve
 from .._mutation import write_out
 from .._errors import method_argument_error
+from . import checks as C
 
 __all__ = ["vector_norm", "matrix_norm", "linalg_norm", "pinv", "pinverse", "matrix_rank", "lstsq",
            "matrix_power", "cond", "tensorinv", "tensorsolve", "vander"]
@@ -404,6 +405,8 @@ def matrix_power(A, n):
     >>> torch.linalg.matrix_power(2 * torch.eye(2), -1).tolist()
     [[0.5, 0.0], [0.0, 0.5]]
     """
+    if type(n) is not int:  # (torch's parser takes what indexes, before the matrix checks)
+        C.reject_types("matrix_power", (n, "int", "n", 1))
     check_square(A, "linalg.matrix_power")
     n = int(n)
     if n < 0:

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
-from .._errors import torch_warn
+from .._errors import caller_op, torch_warn
 from .. import _torch_function
 from . import checks as C
 from ._util import Tensor, cast, check_broadcast, dispatch, register, wrap_dim
@@ -181,10 +181,14 @@ def mm(input, mat2):
     >>> torch.mm(torch.ones(2, 3), torch.ones(3, 4)).shape
     torch.Size([2, 4])
     """
-    if input.ndim != 2:
-        raise RuntimeError("self must be a matrix")
-    if mat2.ndim != 2:
-        raise RuntimeError("mat2 must be a matrix")
+    try:
+        if input.ndim != 2:
+            raise RuntimeError("self must be a matrix")
+        if mat2.ndim != 2:
+            raise RuntimeError("mat2 must be a matrix")
+    except (RuntimeError, AttributeError):  # (torch's parser rejects a non-Tensor mat2 first)
+        C.reject_types("mm", (mat2, "Tensor", "mat2", 1))
+        raise
     if input.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied {_dims_msg(input.shape, mat2.shape)}")
     _same_mm(input, mat2)
@@ -213,7 +217,11 @@ def bmm(input, mat2):
     >>> torch.bmm(torch.ones(4, 2, 3), torch.ones(4, 3, 5)).shape
     torch.Size([4, 2, 5])
     """
-    _check_bmm(input, mat2)
+    try:
+        _check_bmm(input, mat2)
+    except (RuntimeError, AttributeError):  # (torch's parser rejects a non-Tensor mat2 first)
+        C.reject_types("bmm", (mat2, "Tensor", "mat2", 1))
+        raise
     return dispatch(_matmul_impl, (input, mat2), (), name="BmmBackward0")
 
 
@@ -238,7 +246,11 @@ def mv(input, vec):
     >>> torch.mv(torch.ones(2, 3), torch.ones(3)).tolist()
     [3.0, 3.0]
     """
-    _mv_check(input, vec)
+    try:
+        _mv_check(input, vec)
+    except (RuntimeError, AttributeError):  # (torch's parser rejects a non-Tensor vec first)
+        C.reject_types("mv", (vec, "Tensor", "vec", 1))
+        raise
     return dispatch(_matmul_impl, (input, vec), (), name="MvBackward0")
 
 
@@ -268,7 +280,11 @@ def dot(input, tensor):
     >>> torch.dot(torch.tensor([1, 2]), torch.tensor([3, 4])).item()
     11
     """
-    _dot_check(input, tensor)
+    try:
+        _dot_check(input, tensor)
+    except (RuntimeError, AttributeError):  # (torch's parser rejects a non-Tensor tensor first)
+        C.reject_types("dot", (tensor, "Tensor", "tensor", 1))
+        raise
     return dispatch(_dot_impl, (input, tensor), (), name="DotBackward0")
 
 
@@ -284,7 +300,11 @@ def vdot(input, other):
     >>> torch.vdot(torch.tensor([1j]), torch.tensor([1j])).item()
     (1+0j)
     """
-    _dot_check(input, other, "vdot")
+    try:
+        _dot_check(input, other, "vdot")
+    except (RuntimeError, AttributeError):
+        C.reject_types("vdot", (other, "Tensor", "other", 1))
+        raise
     return dispatch(_vdot_impl, (input, other), (), name="VdotBackward0")
 
 
@@ -327,10 +347,14 @@ def outer(input, vec2):
     >>> torch.outer(torch.arange(2), torch.arange(3)).shape
     torch.Size([2, 3])
     """
-    if input.ndim != 1:
-        raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.ndim}-D")
-    if vec2.ndim != 1:
-        raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2.ndim}-D")
+    try:
+        if input.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.ndim}-D")
+        if vec2.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2.ndim}-D")
+    except (RuntimeError, AttributeError):  # (torch's parser rejects a non-Tensor vec2 first; ger: its own name)
+        C.reject_types(caller_op(), (vec2, "Tensor", "vec2", 1))
+        raise
     dt = _dtype.result_type(input, vec2)
     return dispatch(_outer_impl, (input, vec2), (("dt", dt.np),), name="MulBackward0")
 

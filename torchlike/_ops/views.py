@@ -3,13 +3,15 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 
 import numpy as np
 from jax import lax
 
 from .. import _dtype, _grad_mode, _views
 from .. import _memory_format as _mfmt
-from .._errors import check_alloc, int_arg, warn_at_caller
+from .._errors import caller_op, check_alloc, int_arg, tp_name, warn_at_caller
+from . import checks as C
 from .._tape import FORWARD_AD
 from .._mutation import alias_op, copy_slices, view_of_root  # noqa: F401  (one copy, in layer 2; re-exported)
 from ._util import Tensor, dispatch, is_symbolic, register, shape_arg, wrap_dim
@@ -503,6 +505,18 @@ Tensor.T = property(_numpy_T)
 Tensor.mT = property(lambda self: transpose(self, -2, -1))
 
 
+def _sizes_error(sizes):
+    """torch's parser error for a list of split sizes holding an element that is not an int."""
+    for i, bad in enumerate(sizes):
+        try:
+            operator.index(bad)
+        except TypeError:
+            break
+    op = caller_op()
+    return TypeError(f"{'split_with_sizes' if op == 'split' else op}(): argument 'split_sizes' must be tuple of ints, "
+                     f"but found element of type {tp_name(bad)} at pos {i}")
+
+
 def _split_sizes(n, split_size_or_sections):
     if isinstance(split_size_or_sections, numbers.Integral):
         s = int(split_size_or_sections)
@@ -511,7 +525,10 @@ def _split_sizes(n, split_size_or_sections):
         if n == 0:
             return [0]
         return [min(s, n - i) for i in range(0, n, s)]
-    sizes = [int(x) for x in split_size_or_sections]
+    try:
+        sizes = [operator.index(x) for x in split_size_or_sections]
+    except TypeError:  # (int() would take a float; torch's parser takes what indexes)
+        raise _sizes_error(split_size_or_sections) from None
     if sum(sizes) != n:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
                            f"dimension 0), but got split_sizes={sizes}")
@@ -556,6 +573,7 @@ def split_with_sizes(input, split_sizes, dim=0):
 def chunk(input, chunks, dim=0):
     """Split into ``chunks`` nearly equal pieces (views)."""
     if chunks <= 0:
+        C.reject_types(caller_op(), (dim, "int", "dim", 2))  # (torch's parser looks at dim first)
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = wrap_dim(dim, input.ndim)
     n = input.shape[d]

@@ -82,6 +82,8 @@ def _prep(input, weight, n, name):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}() received an invalid combination of arguments - got ({type(input).__name__}, ...)")
     if input.ndim not in (n + 1, n + 2):
+        if not isinstance(weight, Tensor):  # (torch's parser rejects it first)
+            raise argument_error(weight, "Tensor", "weight", name, 2)
         raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got input "
                            f"of size: {list(input.shape)}")
     return input.ndim == n + 1
