@@ -36,7 +36,8 @@ from .._ops.indexing import _adv_get_impl
 from .._ops.masking import _masked_fill_impl
 from .._ops.nonzero_where import _where_impl
 from .._ops.padding import _pad_impl
-from .._ops.reduction import _dim_impl
+from .._ops.pointwise_composite import _clamp_impl
+from .._ops.reduction import _dim_impl, _full_impl, _var_impl, vnorm_in
 from .._ops.resample import _interp_impl
 from .._ops.scatter import _gather_impl, _scatter_impl
 from .._ops.shape import _stack_impl
@@ -394,6 +395,68 @@ def _max_dim(node, prims, cts, want):
     return {0: call(_op("scatter", "src"), lambda z, d, i, gg: _grads(node, gg, (0,), tuple(cts[0].shape))[0], zeros, dim, idx, g)}
 
 
+def _scalar_zero(g):
+    return call(_op("scalar_tensor"), lambda v, **kw: Tensor._wrap(jnp.zeros((), g._value.dtype), g._dev), 0.0,
+                dtype=g.dtype, layout=strided, device=g.device)
+
+
+def _clamp(node, prims, cts, want):
+    """ClampBackward1: ``where(self >= min & self <= max, grad, 0)``."""
+    st = dict(node.statics)
+    x, lo, hi = prims[:3]
+    if isinstance(lo, Tensor) or isinstance(hi, Tensor) or node._name != "ClampBackward1":
+        return None
+    g = cts[0]
+    zero = _scalar_zero(g)
+    mask = x >= lo if st["has_lo"] else None
+    if st["has_hi"]:
+        upper = x <= hi
+        mask = upper if mask is None else mask.logical_and_(upper)
+    return {0: call(_op("where", "self"), lambda m, a, z: _grads(node, a, (0,))[0], mask, g, zero)}
+
+
+def _rsqrt(node, prims, cts, want):
+    """RsqrtBackward0: ``-0.5 * grad * result.pow(3)``."""
+    cube = _ab._result(node, prims).pow(3)
+    return {0: _ab._mul_scalar(cts[0], -0.5) * cube}
+
+
+def _var(node, prims, cts, want):
+    """VarBackward0: ``(2 / (N - correction)) * grad * (self - self.mean(dim, True))``."""
+    st = dict(node.statics)
+    x, c = prims[:2]
+    if st["sq"] or st["with_mean"] or isinstance(c, Tensor) or st["dims"] is None:
+        return None
+    dims = [d % x.ndim for d in st["dims"]]
+    g = cts[0]
+    if not st["keepdim"]:
+        for d in sorted(dims):
+            g = _unsqueeze(g, d)
+    n = int(np.prod([x.shape[d] for d in dims]))
+    centered = x - x.mean(dims, keepdim=True)
+    return {0: _ab._mul_scalar(g, 2.0 / max(n - c, 0)) * centered}
+
+
+def _vector_norm(node, prims, cts, want):
+    """LinalgVectorNormBackward0 of a 2-norm over all elements: ``self / norm``, zero where the norm is 0."""
+    st = dict(node.statics)
+    if st.get("kind") != "two" or st.get("dims") is not None:
+        return None
+    x = prims[0]
+    r = _ab._result(node, prims)
+    scaled = x / r
+    scaled.masked_fill_(r == 0, 0)
+    return {0: cts[0] * scaled}
+
+
+def _evenly(node, prims, cts, want):
+    """MaxBackward1 / MinBackward1 (full reduction): the gradient shared by the tied extrema (NaN-aware)."""
+    x = prims[0]
+    r = _ab._result(node, prims)
+    mask = (x.isnan().logical_and(r.isnan())).logical_or_(x == r) if x.is_floating_point() else x == r
+    return {0: mask * (cts[0] / mask.sum())}
+
+
 def _sin(node, prims, cts, want):
     return {0: cts[0] * prims[0].cos()}
 
@@ -413,8 +476,9 @@ _BY_F = {_bn_impl: _batch_norm, _gn_impl: _group_norm, _max_pool_impl: _max_pool
          _mish: _activation("mish_backward"),
          _adv_get_impl: _index, _take_axis_impl: _index_select, _gather_impl: _gather, _scatter_impl: _scatter,
          dynamic_index: _basic_index, _stack_impl: _stack, _pad_impl: _pad, _masked_fill_impl: _masked_fill,
-         _where_impl: _where, _dim_impl: _max_dim}
-_BY_NAME = {"SinBackward0": _sin, "CosBackward0": _cos}
+         _where_impl: _where, _dim_impl: _max_dim, _clamp_impl: _clamp, _var_impl: _var, vnorm_in: _vector_norm,
+         _full_impl: _evenly}
+_BY_NAME = {"SinBackward0": _sin, "CosBackward0": _cos, "RsqrtBackward0": _rsqrt}
 
 
 def install():

@@ -515,4 +515,5 @@ def handle(f, args, statics, name, diff, jit, saves):
 # nodes whose torch formula uses the op's result: saving it for backward is an aten.detach torch's mode sees
 _SAVES_RESULT = frozenset({"ReluBackward0", "TanhBackward0", "SigmoidBackward0", "SoftmaxBackward0",
                            "LogSoftmaxBackward0", "ExpBackward0", "SqrtBackward0",
-                           "ScaledDotProductAttentionBackward0"})
+                           "ScaledDotProductAttentionBackward0", "RsqrtBackward0", "LinalgVectorNormBackward0",
+                           "MaxBackward1", "MinBackward1"})
