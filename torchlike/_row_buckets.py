@@ -23,6 +23,7 @@ shape, as before.  Only arrays on JAX's CPU device are padded (the host copies a
 """
 from __future__ import annotations
 
+import functools
 import weakref
 
 import jax
@@ -109,10 +110,13 @@ class Rows:
             return None
         vkey = (e.key, tree, tuple(key))
         try:
-            out_axes = _VERDICTS[vkey]
+            out_axes, masked = _VERDICTS[vkey]
         except KeyError:
-            out_axes = _VERDICTS[vkey] = rowwise_outputs(_traceable(e), leaves, tree, rows,
-                                                         [i for i in rows if i >= zero_from])
+            masked = []
+            out_axes = rowwise_outputs(_traceable(e), leaves, tree, rows, [i for i in rows if i >= zero_from],
+                                       masked=masked)
+            masked = masked[0] if masked else None
+            _VERDICTS[vkey] = out_axes, masked
         except TypeError:  # an unhashable key part
             return None
         if out_axes is None:
@@ -135,8 +139,15 @@ class Rows:
                 np.broadcast_to(h[-1:], (b - n,) + h.shape[1:])
             h = np.concatenate([h, fill])
             padded[i] = h if host else host_to_jax(h, copy=False)
-        out = _jit_cache.call(e, *jax.tree_util.tree_unflatten(tree, padded))
-        outs, otree = jax.tree_util.tree_flatten(out)
+        if masked is None:
+            out = _jit_cache.call(e, *jax.tree_util.tree_unflatten(tree, padded))
+            outs, otree = jax.tree_util.tree_flatten(out)
+        else:  # the function's jaxpr at b rows, with the rows from n on masked out of its row reductions
+            closed, otree = masked
+            m = _masked.get((vkey, b))
+            if m is None:
+                m = _masked.add((vkey, b), jax.jit(functools.partial(_masked_eval, closed=closed, b=b)))
+            outs = _jit_cache.call(m, np.int32(n), *padded)
         if len(outs) != len(out_axes):
             return None
         res = []
@@ -223,11 +234,13 @@ _AXES_REDUCE = frozenset("reduce_sum reduce_prod reduce_xor".split())
 _AXIS_OPS = frozenset("cumsum cumprod cummax cummin cumlogsumexp".split())
 
 
-def rowwise_outputs(fn, leaves, tree, rows, zeros=()):
+def rowwise_outputs(fn, leaves, tree, rows, zeros=(), masked=None):
     """Per output leaf of ``fn(*unflatten(tree, leaves))`` the axes holding the row count, where padding
     the leading axis of the leaves at positions ``rows`` (by repeating their last row; with zero rows for
     those also in ``zeros``) and slicing those axes back gives the unpadded call's result exactly; None where
-    that is not established."""
+    that is not established.  Given a list ``masked``, row sums and matrix products over rows and the row count
+    read as a value are accepted too, and ``(closed jaxpr, output tree)`` is appended to it for
+    :func:`_masked_eval`, which runs the function with the padding rows masked out of those."""
     try:
         from jax import export  # lazy: shape polymorphism is loaded for the first routed function only
         sym, = export.symbolic_shape("N")
@@ -238,13 +251,14 @@ def rowwise_outputs(fn, leaves, tree, rows, zeros=()):
                 specs.append(jax.ShapeDtypeStruct(shape, a.dtype, weak_type=bool(getattr(a, "weak_type", False))))
             else:
                 specs.append(a)
-        closed = jax.make_jaxpr(fn)(*jax.tree_util.tree_unflatten(tree, specs))
+        closed, shapes = jax.make_jaxpr(fn, return_shape=True)(*jax.tree_util.tree_unflatten(tree, specs))
     except Exception:  # noqa: BLE001 - not traceable with a symbolic row count: one program per shape
         return None
     try:
         invars = closed.jaxpr.invars
-        zero = {invars[i] for i in zeros} if len(invars) == len(leaves) else set()
-        if not _jaxpr_ok(closed.jaxpr, zero):
+        zero = {invars[i]: False for i in zeros} if len(invars) == len(leaves) else {}
+        needs = [] if masked is not None else None
+        if not _jaxpr_ok(closed.jaxpr, zero, None, needs):
             return None
     except Exception:  # noqa: BLE001 - an equation this reading does not understand
         return None
@@ -255,6 +269,8 @@ def rowwise_outputs(fn, leaves, tree, rows, zeros=()):
         if "bad" in kinds or kinds.count("N") > 1:
             return None
         out.append(frozenset(k for k, d in enumerate(kinds) if d == "N"))
+    if needs:
+        masked.append((closed, jax.tree_util.tree_structure(shapes)))
     return out
 
 
@@ -283,34 +299,53 @@ def _sub_jaxprs(eqn):
             yield p
 
 
-def _jaxpr_ok(jaxpr, zero=None):
-    """Whether every equation of ``jaxpr`` keeps the rows apart (see the module docstring); ``zero`` the set of
-    variables whose padding rows are known zeros (a pullback's padded cotangents and what keeps them zero),
-    grown as the equations are read."""
-    zero = set() if zero is None else zero
+def _jaxpr_ok(jaxpr, zero=None, mixed=None, needs=None):
+    """Whether every equation of ``jaxpr`` keeps the rows apart (see the module docstring).  ``zero``: the
+    variables whose padding rows are known zeros (a pullback's padded cotangents and what keeps them zero);
+    ``mixed``: those whose padding rows are neither zeros nor repeats of a row (computed from zero rows and
+    repeated rows together); both grow as the equations are read.  A row-combining op that relies on repeated
+    rows (max over rows, an assignment of rows) refuses operands of either set."""
+    zero = {} if zero is None else zero  # variable -> whether it is zero throughout (made of literal zeros)
+    mixed = set() if mixed is None else mixed
     for eqn in jaxpr.eqns:
         ins = [_n_axes(v) for v in eqn.invars]
         outs = [_n_axes(v) for v in eqn.outvars]
         name = eqn.primitive.name
         if name in _CALLS:
             subs = list(_sub_jaxprs(eqn))
-            if len(subs) == 1 and len(subs[0].invars) == len(eqn.invars):  # zero padding carried through the call
-                inner = {w for v, w in zip(eqn.invars, subs[0].invars) if _is_zero(v, zero)}
-                if not _jaxpr_ok(subs[0], inner):
+            if len(subs) == 1 and len(subs[0].invars) == len(eqn.invars):  # padding kinds carried through the call
+                inz = {w: _all_zero(v, zero) for v, w in zip(eqn.invars, subs[0].invars) if _is_zero(v, zero)}
+                inm = {w for v, w in zip(eqn.invars, subs[0].invars) if not hasattr(v, "val") and v in mixed}
+                if not _jaxpr_ok(subs[0], inz, inm, needs):
                     return False
                 if len(subs[0].outvars) == len(eqn.outvars):
-                    zero.update(v for v, w in zip(eqn.outvars, subs[0].outvars) if _is_zero(w, inner))
+                    zero.update((v, _all_zero(w, inz)) for v, w in zip(eqn.outvars, subs[0].outvars)
+                                if _is_zero(w, inz))
+                    mixed.update(v for v, w in zip(eqn.outvars, subs[0].outvars) if w in inm)
                 continue
-            if not all(_jaxpr_ok(j) for j in subs):
+            if any(_not_repeats(v, zero, mixed) for v in eqn.invars) or \
+                    not all(_jaxpr_ok(j, None, None, needs) for j in subs):
                 return False
             continue
         if _keeps_zero(name, eqn, zero):
-            zero.update(eqn.outvars)
+            whole = all(_all_zero(v, zero) for v in eqn.invars[1 if name == "select_n" else 0:])
+            zero.update((v, whole) for v in eqn.outvars)
+        elif any(r and _not_repeats(v, zero, mixed) for v, r in zip(eqn.invars, ins)):
+            mixed.update(eqn.outvars)
+        if name == "dim_as_value" and _dim(p_dim := eqn.params["dim"]) != "const":
+            if needs is None or _dim(p_dim) != "N":  # the row count as a value: the masked program passes n
+                return False
+            needs.append(name)
+            continue
         if not any(ins + outs):  # no row axis here (a sub-jaxpr of a loop may still have one)
             if any(True for _ in _sub_jaxprs(eqn)) and not all(_no_rows(j) for j in _sub_jaxprs(eqn)):
                 return False
             continue
-        if not _eqn_ok(name, eqn, ins, outs, zero):
+        repeats = not any(r and _not_repeats(v, zero, mixed) for v, r in zip(eqn.invars, ins))
+        if needs is not None and _masked_ok(name, eqn, ins):
+            needs.append(name)
+            continue
+        if not _eqn_ok(name, eqn, ins, outs, zero, repeats):
             return False
     return True
 
@@ -333,6 +368,18 @@ def _is_zero(v, zero):
     return v in zero
 
 
+def _all_zero(v, zero):
+    """Whether ``v`` is zero throughout (a literal zero, or made of them): its padding rows repeat a row too."""
+    return _is_zero(v, zero) and (hasattr(v, "val") or zero.get(v) is True)
+
+
+def _not_repeats(v, zero, mixed):
+    """Whether ``v``'s padding rows may differ from every row (zero padding rows of nonzero data, or mixed)."""
+    if hasattr(v, "val"):  # a literal (unhashable)
+        return False
+    return v in mixed or (v in zero and zero[v] is not True)
+
+
 def _keeps_zero(name, eqn, zero):
     if name in _ZERO_UNARY or name in _ZERO_BINARY:
         return all(_is_zero(v, zero) for v in eqn.invars)
@@ -350,12 +397,14 @@ def _no_rows(jaxpr):
     return True
 
 
-def _eqn_ok(name, eqn, ins, outs, zero=frozenset()):
+def _eqn_ok(name, eqn, ins, outs, zero=None, repeats=True):
+    """Whether equation ``eqn`` keeps rows apart; ``repeats``: its operands' padding rows repeat a row."""
     p = eqn.params
+    zero = {} if zero is None else zero
     if name in _ELEMENTWISE or name in _SAFE_ANYWAY:
         return True
-    if name in _IDEMPOTENT_REDUCE:
-        return True  # a repeated row changes no max, min, any, all, nor the first index of an extreme
+    if name in _IDEMPOTENT_REDUCE:  # a repeated row changes no max, min, any, all, nor the first index of an extreme
+        return repeats or not (set(p["axes"]) & ins[0])
     if name in _AXES_REDUCE:
         return not (set(p["axes"]) & ins[0])
     if name in _AXIS_OPS:
@@ -396,7 +445,9 @@ def _eqn_ok(name, eqn, ins, outs, zero=frozenset()):
         # a scatter-add of updates whose padding rows are zeros into a fixed array of zeros (a gather's
         # pullback): each padding row adds +0 to a sum that started at +0 (never -0), which changes nothing
         adds_zero = name in ("scatter_add", "scatter-add") and _is_zero(eqn.invars[2], zero) and \
-            _is_zero(eqn.invars[0], zero) and not ins[0]
+            _all_zero(eqn.invars[0], zero) and not ins[0]
+        if not (adds_zero or repeats) and name != "scatter-add" and name != "scatter_add":
+            return False  # (zero or mixed padding rows assigned into a fixed array would write their values)
         return _scatter_ok("scatter" if adds_zero else name, eqn, p, ins)
     return False
 
@@ -472,3 +523,93 @@ def _batch_update_axes(dn, idx_rows, nidx):
     scatter_axes = [w for w in range(len(dn.update_window_dims) + nidx - 1) if w not in dn.update_window_dims]
     idx_batch = [k for k in range(nidx - 1)]
     return {w for w, k in zip(scatter_axes, idx_batch) if k in idx_rows}
+
+
+# ---- masked programs: row sums, products over rows and the row count, with the padding rows left out -------
+_masked = _jit_cache.Cache("row bucket")
+
+
+def _masked_ok(name, eqn, ins):
+    """Whether ``eqn`` combines rows in a way :func:`_masked_eval` makes exact by masking the padding rows."""
+    if name in ("reduce_sum", "reduce_prod"):
+        return bool(set(eqn.params["axes"]) & ins[0])
+    if name == "dot_general":  # rows contracted with rows, and no other row axis on either side
+        (lc, rc), _ = eqn.params["dimension_numbers"]
+        lrows = [k for k, a in enumerate(lc) if a in ins[0]]
+        return bool(lrows) and ins[0] <= set(lc) and ins[1] <= set(rc) and \
+            lrows == [k for k, a in enumerate(rc) if a in ins[1]]
+    return False
+
+
+def _subst(p, b):
+    """An equation parameter with the symbolic row count replaced by ``b`` (shapes, sizes)."""
+    t = type(p)
+    if t is tuple or t is list:
+        return t(_subst(q, b) for q in p)
+    if hasattr(p, "_evaluate"):
+        return int(p._evaluate({"N": b}))
+    return p
+
+
+def _fill(x, rows, value):
+    """``x`` with the rows from ``n`` on (along its row axis) replaced by ``value``."""
+    k, n = rows
+    keep = jax.lax.broadcasted_iota(np.int32, x.shape, k) < n
+    return jax.numpy.where(keep, x, jax.numpy.asarray(value, x.dtype))
+
+
+def _neg_zero(dtype):
+    # -0.0 adds nothing to any sum (+0.0 would turn a sum of -0.0 into +0.0)
+    dt = np.dtype(dtype)
+    return complex(-0.0, -0.0) if dt.kind == "c" else -0.0 if dt.kind == "f" else 0
+
+
+def _closed_sub(eqn):
+    for p in eqn.params.values():
+        if hasattr(p, "jaxpr") and hasattr(p.jaxpr, "eqns"):
+            return p.jaxpr, getattr(p, "consts", ())
+        if hasattr(p, "eqns"):
+            return p, ()
+    raise ValueError("no sub-jaxpr")
+
+
+def _masked_eval(n, *args, closed, b):
+    """The jaxpr ``closed`` (traced with ``N`` rows) run on arrays padded to ``b`` rows, of which the first ``n`` are
+    real: its row sums and products and its matrix products over rows leave the padding rows out, and the row count
+    read as a value is ``n``."""
+    return _eval(closed.jaxpr, closed.consts, args, n, b)
+
+
+def _eval(jaxpr, consts, args, n, b):
+    env = {}
+
+    def read(v):
+        return v.val if hasattr(v, "val") else env[v]
+
+    env.update(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
+    for eqn in jaxpr.eqns:
+        ins = [read(v) for v in eqn.invars]
+        name = eqn.primitive.name
+        if name in _CALLS:
+            sub, sub_consts = _closed_sub(eqn)
+            outs = _eval(sub, sub_consts, ins, n, b)
+        elif name == "dim_as_value":
+            d = eqn.params["dim"]
+            value = n if _dim(d) == "N" else _subst(d, b)
+            outs = [jax.numpy.asarray(value).astype(eqn.outvars[0].aval.dtype)]
+        else:
+            rows = [_n_axes(v) for v in eqn.invars]
+            if name in ("reduce_sum", "reduce_prod") and set(eqn.params["axes"]) & rows[0]:
+                (k,) = rows[0]
+                ins[0] = _fill(ins[0], (k, n), _neg_zero(ins[0].dtype) if name == "reduce_sum" else 1)
+            elif name == "dot_general" and rows[0] and rows[1]:
+                # rows of -0.0 times rows of +0.0: products of -0.0, which add nothing
+                (k0,), (k1,) = rows[0], rows[1]
+                ins[0] = _fill(ins[0], (k0, n), _neg_zero(ins[0].dtype))
+                ins[1] = _fill(ins[1], (k1, n), 0)
+            params = {k: _subst(v, b) for k, v in eqn.params.items()}
+            out = eqn.primitive.bind(*ins, **params)
+            outs = out if eqn.primitive.multiple_results else [out]
+        env.update(zip(eqn.outvars, outs))
+    return [read(v) for v in jaxpr.outvars]
