@@ -27,7 +27,7 @@ LAYER_NAMES = {L0: "L0 leaves (dtype, device, views, grad mode, tape data, error
                L7: "L7 libraries written on the public API (the facade loads them on first use)"}
 LAYERS = {
     # L0: leaves that know no Tensor
-    "torchlike._dtype": L0, "torchlike._scalar_fit": L0, "torchlike._device": L0, "torchlike._views": L0, "torchlike._errors": L0,
+    "torchlike._dtype": L0, "torchlike._scalar_fit": L0, "torchlike._device": L0, "torchlike._views": L0, "torchlike._view_strides": L0, "torchlike._errors": L0,
     "torchlike._grad_mode": L0, "torchlike._tape": L0, "torchlike._jit_cache": L0, "torchlike._layout": L0,
     "torchlike._memory_format": L0, "torchlike._missing": L0, "torchlike._torch_paths": L0, "torchlike._class_parts": L0,
     "torchlike.version": L0, "torchlike.torch_version": L0, "torchlike._trace_hooks": L0, "torchlike.autograd.grad_mode": L0, "torchlike.autograd.graph": L0,

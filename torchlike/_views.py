@@ -7,7 +7,8 @@ value back step by step.  Index-like steps put through a scatter at the index ma
 on ``arange(root.size)`` (computed once per chain and root shape, with numpy, so it works under a
 trace); ``real``/``imag``/``as_real`` put by rebuilding the complex number, ``as_complex`` by splitting it,
 ``conj``/``neg`` (torch's conjugate and negative bits) by conjugating/negating the value written.  The same index maps give torch's
-strides, storage offset and ``is_contiguous``.
+strides, storage offset and ``is_contiguous`` where a step has no stride rule of its view op
+(``_view_strides``, re-exported here).
 """
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ import numpy as np
 from jax import lax
 
 from . import _jit_cache
+from ._device import host_to_jax
+from ._view_strides import compute_view_strides, contiguous_strides, step_strides
 
 __all__ = ["HOST_CHAIN", "read", "host_values", "apply_chain", "write_back", "strides_of", "contiguous_strides", "compute_view_strides",
            "checked_host_values", "all_in_range", "checked_in_range", "repeats", "index_spec", "index_shape", "split_chain", "apply_skel", "conj_neg_bits", "dynamic_index", "Pending", "read_together", "read_last", "host_read"]
@@ -281,12 +284,51 @@ def _write_skel(root, new, starts=None, *, skel):
 
 def chain_fn(chain):
     """A function reading the view ``chain`` from a root array: one jitted program per chain structure
-    (index starts are an argument), held in a bounded cache."""
+    (index starts are an argument), held in a bounded cache.  A structure whose shapes keep changing
+    (``x.expand(n)`` for a new ``n`` at each step) reads a root in host memory with numpy instead, once
+    ``_READ_SHAPES`` of its shapes have compiled (:func:`_read_on_host`)."""
+    skel, starts = split_chain(chain)
+    e = _reads.get(skel)
+    if e is None:
+        if _churning(skel):
+            return functools.partial(_read_on_host, chain)
+        e = _reads.add(skel, jax.jit(functools.partial(apply_skel, skel=skel)))
+    return e if starts is None else _bind(e, starts)
+
+
+_READ_SHAPES = 2  # compiled shapes of one chain structure before its new shapes are read on the host
+_read_counts: dict = {}  # the chain structure without its shapes -> the shapes compiled for it
+
+
+def _churning(skel):
+    """Count a compiled chain; whether the structure (its ``expand``/``reshape`` shapes left out) has compiled
+    ``_READ_SHAPES`` shapes already."""
+    try:
+        bare = tuple((st[0], len(st[1])) + tuple(st[2:]) if st[0] in ("expand", "reshape") else st for st in skel)
+        n = _read_counts.get(bare, 0)
+    except TypeError:  # (an unhashable step)
+        return False
+    if n >= _READ_SHAPES:
+        return True
+    if len(_read_counts) >= 4096:
+        _read_counts.clear()
+    _read_counts[bare] = n + 1
+    return False
+
+
+def _read_on_host(chain, src):
+    """The view ``chain`` of ``src`` read with numpy (a copy: the values exactly) where ``src`` is a concrete array
+    in host memory; else by the compiled chain."""
+    if isinstance(src, jax.Array) and not isinstance(src, jax.core.Tracer) and not src.weak_type and \
+            _in_host_memory(src):
+        h = host_read(src, chain)
+        if h is not None:
+            return host_to_jax(np.ascontiguousarray(h), copy=True, cpu=True)
     skel, starts = split_chain(chain)
     e = _reads.get(skel)
     if e is None:
         e = _reads.add(skel, jax.jit(functools.partial(apply_skel, skel=skel)))
-    return e if starts is None else _bind(e, starts)
+    return (e if starts is None else _bind(e, starts))(src)
 
 
 @functools.lru_cache(maxsize=512)
@@ -628,83 +670,6 @@ def host_together(views, each):
     return np.ascontiguousarray(y)
 
 
-def contiguous_strides(shape):
-    strides, acc = [], 1
-    for n in reversed(shape):
-        strides.append(acc)
-        acc *= max(n, 1)
-    return tuple(reversed(strides))
-
-
-def _step_strides(shape, strides, offset, step):
-    """(shape, strides, storage offset) after view ``step`` by torch's rules for its view op, or None where the
-    step has no rule here (the index map then measures them)."""
-    kind = step[0]
-    if kind in ("alias", "conj", "neg", "view_dtype"):
-        return shape, strides, offset
-    if kind == "permute":
-        p = step[1]
-        if len(p) != len(shape):
-            return None
-        return tuple(shape[d] for d in p), tuple(strides[d] for d in p), offset
-    if kind == "index":
-        sh, st, d = [], [], 0
-        for e in step[1]:
-            if e is None:  # torch's unsqueeze of the partial result before dim d
-                sh.append(1)
-                st.append(shape[d] * strides[d] if d < len(shape) else 1)
-            elif isinstance(e, (int, np.integer)) and not isinstance(e, bool):
-                i = int(e) + shape[d] if e < 0 else int(e)
-                offset += i * strides[d]
-                d += 1
-            elif type(e) is tuple and e and e[0] == "s":
-                a, b, k = slice(*e[1:]).indices(shape[d])
-                n = len(range(a, b, k))
-                offset += a * strides[d]
-                sh.append(n)
-                st.append(strides[d] * k)
-                d += 1
-            else:
-                return None
-        return tuple(sh) + tuple(shape[d:]), tuple(st) + tuple(strides[d:]), offset
-    if kind == "expand":
-        new = tuple(step[1])
-        k = len(new) - len(shape)
-        return new, (0,) * k + tuple(0 if shape[i] == 1 and new[k + i] != 1 else strides[i]
-                                     for i in range(len(shape))), offset
-    if kind == "reshape":
-        new = tuple(step[1])
-        if len(step) > 2 and step[2][0] == "squeeze":  # torch's squeeze drops the dims' strides
-            return new, tuple(s for d, s in enumerate(strides) if d not in step[2][1]), offset
-        if len(step) > 2 and step[2][0] == "unsqueeze":  # torch's: size * stride of the dim it goes before
-            d = step[2][1]
-            return new, strides[:d] + ((shape[d] * strides[d]) if d < len(shape) else 1,) + strides[d:], offset
-        st = compute_view_strides(shape, strides, new)  # view(): torch's computeStride
-        return None if st is None else (new, st, offset)
-    if kind == "as_strided":
-        return tuple(step[1]), tuple(step[2]), step[3]
-    if kind == "diagonal":
-        off, d1, d2 = step[1:]
-        if off >= 0:
-            n = max(min(shape[d1], shape[d2] - off), 0)
-            offset += off * strides[d2] if n else 0
-        else:
-            n = max(min(shape[d1] + off, shape[d2]), 0)
-            offset -= off * strides[d1] if n else 0
-        keep = [d for d in range(len(shape)) if d not in (d1, d2)]
-        return tuple(shape[d] for d in keep) + (n,), tuple(strides[d] for d in keep) + (strides[d1] + strides[d2],), \
-            offset
-    if kind == "unfold":
-        dim, size, k = step[1:]
-        if not shape:
-            return (size,), (1,), offset
-        sh, st = list(shape), list(strides)
-        sh[dim] = (shape[dim] - size) // k + 1
-        st[dim] = strides[dim] * k
-        return tuple(sh) + (size,), tuple(st) + (strides[dim],), offset
-    return None
-
-
 @functools.lru_cache(maxsize=512)
 def strides_of(chain, root_shape, root_strides=None):
     """(strides, storage_offset) of the view ``chain`` over a root of ``root_shape``: contiguous, or laid out
@@ -712,7 +677,7 @@ def strides_of(chain, root_shape, root_strides=None):
     size-1 dim's stride is torch's too); a step without one is measured on the index map."""
     geo = (tuple(root_shape), root_strides or contiguous_strides(root_shape), 0)
     for step in chain:
-        geo = _step_strides(*geo, step)
+        geo = step_strides(*geo, step)
         if geo is None:
             break
     else:
@@ -738,37 +703,6 @@ def strides_of(chain, root_shape, root_strides=None):
         else:
             strides.append(cs[d])
     return tuple(strides), offset
-
-
-def compute_view_strides(oldshape, oldstride, newshape):
-    """torch's computeStride: strides that view ``oldshape``/``oldstride`` as ``newshape``, or None."""
-    numel = int(np.prod(oldshape, dtype=np.int64))
-    if numel == 0:
-        return contiguous_strides(newshape)
-    if len(oldshape) == 0:
-        return (1,) * len(newshape)
-    newstride = [0] * len(newshape)
-    view_d = len(newshape) - 1
-    chunk_base_stride = oldstride[-1]
-    tensor_numel = 1
-    view_numel = 1
-    for tensor_d in range(len(oldshape) - 1, -1, -1):
-        tensor_numel *= oldshape[tensor_d]
-        if tensor_d == 0 or (oldshape[tensor_d - 1] != 1 and
-                             oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride):
-            while view_d >= 0 and (view_numel < tensor_numel or newshape[view_d] == 1):
-                newstride[view_d] = view_numel * chunk_base_stride
-                view_numel *= newshape[view_d]
-                view_d -= 1
-            if view_numel != tensor_numel:
-                return None
-            if tensor_d > 0:
-                chunk_base_stride = oldstride[tensor_d - 1]
-                tensor_numel = 1
-                view_numel = 1
-    if view_d != -1:
-        return None
-    return tuple(newstride)
 
 
 _ORDER_ONLY = frozenset(("reshape", "permute", "transpose", "squeeze", "unsqueeze", "flatten"))
