@@ -255,7 +255,19 @@ def _check_python_values_fit(arr, d):
         raise RuntimeError(f"value cannot be converted to type {d.np.name} without overflow")
 
 
+def _chalf_parts(arr):
+    """``arr`` as complex32 values (stored as complex64, JAX has no complex32): real and imaginary parts rounded
+    to float16 each, as torch's complex32 stores them (70000 is inf)."""
+    arr = np.asarray(arr)
+    out = np.empty(arr.shape, np.complex64)
+    with np.errstate(over="ignore"):
+        out.real, out.imag = np.real(arr).astype(np.float16), np.imag(arr).astype(np.float16)
+    return out
+
+
 def _np_cast(arr, d):
+    if d.name == "complex32":
+        return _chalf_parts(arr)
     if arr.dtype.kind == "c" and not d.is_complex:
         arr = arr.real
     if arr.dtype.kind == "f" and d.np.kind == "f" and arr.dtype.itemsize > d.np.itemsize:
@@ -419,6 +431,8 @@ def _filled(size, value, dtype, device, requires_grad):
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
     if type(value) is float and d.np.kind in "iu":  # (2.0 ** 63 into int64 is torch's cast's, not a saturation)
         value = int(float_to_int_np(np.array(value), d.np))
+    elif d.name == "complex32" and type(value) in (int, float, complex):
+        value = complex(_chalf_parts(value))
     dev = canonical(device)
     check_alloc(size, d)
     if not requires_grad and math.prod(size) <= HOST_MAX and _hostable(dev) and _host_fill_ok(value, d) \
