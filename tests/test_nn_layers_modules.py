@@ -440,3 +440,54 @@ def test_pack_padded_sequence_lengths_forms_match_torch(lengths):
         same_as_torch(fn, grad=False)
     else:
         raises_like_torch(fn)
+
+
+@pytest.mark.parametrize("case", ["mha", "encoder_layer", "encoder", "transformer", "matched"])
+def test_attention_mask_type_warnings_match_torch(case):
+    # torch's F._canonical_mask: a bool key-padding mask next to a float attention mask (the language_translation
+    # example's create_mask) warns once where it is first met and continues with both as float masks
+    def run(m):
+        m.manual_seed(0)
+        causal = m.triu(m.full((3, 3), float("-inf")), 1)
+        kpm = m.tensor([[False, False, True], [False, False, False]])
+        x = m.arange(48, dtype=m.float32).reshape(3, 2, 8).sin()
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            if case == "mha":
+                out = m.nn.MultiheadAttention(8, 2)(x, x, x, key_padding_mask=kpm, attn_mask=causal)[0]
+            elif case == "encoder_layer":
+                out = m.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0)(x, src_mask=causal, src_key_padding_mask=kpm)
+            elif case in ("encoder", "matched"):
+                enc = m.nn.TransformerEncoder(m.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2,
+                                              enable_nested_tensor=False)
+                out = enc(x, mask=causal if case == "encoder" else causal == float("-inf"), src_key_padding_mask=kpm)
+            else:
+                tr = m.nn.Transformer(8, 2, 1, 1, 16, dropout=0.0)
+                out = tr(x, x, tgt_mask=causal, src_key_padding_mask=kpm, tgt_key_padding_mask=kpm,
+                         memory_key_padding_mask=kpm)
+        return [str(r.message) for r in w if "mismatched" in str(r.message)], out.detach().numpy()
+    ours, theirs = run(tl), run(torch)
+    assert ours[0] == theirs[0]
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-5, atol=1e-5)
+
+
+def test_encoder_nested_fast_path_warns_once_like_torch():
+    # torch's TORCH_WARN_ONCE when its eval-mode encoder packs a padded batch as a nested tensor: one warning
+    # per process, however many calls (torch's side runs in a fresh interpreter, as the flag is per process)
+    import subprocess
+    import sys
+    code = """if True:
+        import warnings, {m} as torch
+        warnings.simplefilter("always")
+        enc = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2).eval()
+        kpm = torch.tensor([[False, True], [False, False]])
+        with torch.no_grad(), warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            for _ in range(2):
+                enc(torch.ones(2, 2, 8), src_key_padding_mask=kpm)
+        print([str(r.message) for r in w])
+    """
+    outs = [subprocess.run([sys.executable, "-c", code.format(m=m)], capture_output=True, text=True, timeout=300)
+            for m in ("torch", "torchlike")]
+    assert outs[0].returncode == 0 and outs[1].returncode == 0, (outs[0].stderr[-2000:], outs[1].stderr[-2000:])
+    assert outs[1].stdout == outs[0].stdout and "nested tensors" in outs[0].stdout

@@ -14,12 +14,12 @@ import warnings
 
 import numpy as np
 
-from ... import _creation, _dtype, _profiler_state as _prof
+from ... import _creation, _dtype, _errors, _profiler_state as _prof
 from ...autograd import grad_mode
 from .. import functional as F
 from .. import init
 from .activation import GELU, ReLU
-from .activation_attn import MultiheadAttention
+from .activation_attn import MultiheadAttention, mismatched_masks
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
@@ -89,6 +89,8 @@ class TransformerEncoderLayer(Module):
             self.activation = F.relu
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        src_key_padding_mask, src_mask = mismatched_masks(src_key_padding_mask, "src_key_padding_mask", src_mask,
+                                                          "src_mask", src.dtype)
         if _prof._COLLECTING and self._torch_fast_path(src):
             sa, mask = self.self_attn, src_key_padding_mask if src_key_padding_mask is not None else src_mask
             args = (src, sa.embed_dim, sa.num_heads, sa.in_proj_weight, sa.in_proj_bias, sa.out_proj.weight,
@@ -231,6 +233,8 @@ class TransformerEncoder(Module):
             self.use_nested_tensor = False
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        src_key_padding_mask, mask = mismatched_masks(src_key_padding_mask, "src_key_padding_mask", mask, "mask",
+                                                      src.dtype)
         seq_len = src.shape[1] if (self.layers[0].self_attn.batch_first and src.dim() == 3) else src.shape[0]
         is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
         # torch runs padded batches as nested tensors on its inference fast path: padded rows come out as 0
@@ -238,6 +242,11 @@ class TransformerEncoder(Module):
                   and src_key_padding_mask is not None and src_key_padding_mask.dtype.name == "bool"
                   and not (grad_mode.is_grad_enabled() and (src.requires_grad or
                                                             any(p.requires_grad for p in self.parameters()))))
+        if nested:  # torch's TORCH_WARN_ONCE when that nested tensor is made
+            _errors.torch_warn("The PyTorch API of nested tensors is in prototype stage and will change in the near "
+                               "future. We recommend specifying layout=torch.jagged when constructing a nested "
+                               "tensor, as this layout receives active development, has better operator coverage, "
+                               "and works with torch.compile.", "aten/src/ATen/NestedTensorImpl.cpp:177", once=True)
         output = src
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
