@@ -86,33 +86,26 @@ _LISTS = {
     function:sym_constrain_range_for_size:str_only function:tensor_split:float_list function:trapezoid:float
     function:trapezoid:none function:trapz:float function:trapz:none function:where:none
     """,
-    # 104 cases
+    # 72 cases
     METHOD_ATTRIBUTE: """
     method:addbmm:int_str method:addmm:int_str method:addmv:int_str method:addr:int_str method:baddbmm:int_str
     method:cholesky_solve:float_list method:diagonal_scatter:str method:diagonal_scatter:float
-    method:diagonal_scatter:none method:diagonal_scatter:float_list method:equal:str method:equal:float
-    method:equal:none method:equal:float_list method:expand_as:str method:expand_as:float method:expand_as:none
-    method:expand_as:float_list method:fill_:float_list method:index:str method:index:float method:index:dim_str
-    method:index:none method:index:float_list method:index:int_str method:inner:str method:inner:float
-    method:inner:none method:inner:float_list method:is_same_size:str method:is_same_size:float
-    method:is_same_size:none method:is_same_size:float_list method:is_set_to:str method:is_set_to:float
-    method:is_set_to:none method:is_set_to:float_list method:lerp:int_str method:map_:int_str
+    method:diagonal_scatter:none method:diagonal_scatter:float_list method:fill_:float_list method:index:str
+    method:index:float method:index:dim_str method:index:none method:index:float_list method:index:int_str
+    method:inner:str method:inner:float method:inner:none method:inner:float_list method:is_set_to:str
+    method:is_set_to:float method:is_set_to:none method:is_set_to:float_list method:lerp:int_str method:map_:int_str
     method:masked_fill:int_str method:masked_scatter:int_str method:masked_select:str method:masked_select:float
     method:masked_select:none method:masked_select:float_list method:orgqr:str method:orgqr:float method:orgqr:none
-    method:orgqr:float_list method:ormqr:int_str method:prelu:str method:prelu:float method:prelu:none
-    method:prelu:float_list method:put:int_str method:reshape_as:str method:reshape_as:float method:reshape_as:none
-    method:reshape_as:float_list method:resize_as_:str method:resize_as_:float method:resize_as_:none
-    method:resize_as_:float_list method:resize_as_:int_str method:set_:str method:set_:float method:set_:dim_str
-    method:set_:none method:set_:float_list method:set_:int_str method:slice_inverse:str method:slice_inverse:float
-    method:slice_inverse:dim_str method:slice_inverse:none method:slice_inverse:float_list
-    method:slice_inverse:int_str method:take:str method:take:float method:take:none method:take:float_list
-    method:to_mkldnn:str method:to_mkldnn:float method:to_mkldnn:dim_str method:to_mkldnn:float_list
-    method:to_mkldnn:int_str method:to_padded_tensor:str method:to_padded_tensor:float
-    method:to_padded_tensor:dim_str method:to_padded_tensor:none method:to_padded_tensor:float_list
-    method:to_padded_tensor:int_str method:triangular_solve:str method:triangular_solve:float
-    method:triangular_solve:none method:triangular_solve:float_list method:triangular_solve:int_str
-    method:type_as:str method:type_as:float method:type_as:none method:type_as:float_list method:view_as:str
-    method:view_as:float method:view_as:none method:view_as:float_list
+    method:orgqr:float_list method:ormqr:int_str method:put:int_str method:resize_as_:str method:resize_as_:float
+    method:resize_as_:none method:resize_as_:float_list method:resize_as_:int_str method:set_:str method:set_:float
+    method:set_:dim_str method:set_:none method:set_:float_list method:set_:int_str method:slice_inverse:str
+    method:slice_inverse:float method:slice_inverse:dim_str method:slice_inverse:none
+    method:slice_inverse:float_list method:slice_inverse:int_str method:to_mkldnn:str method:to_mkldnn:float
+    method:to_mkldnn:dim_str method:to_mkldnn:float_list method:to_mkldnn:int_str method:to_padded_tensor:str
+    method:to_padded_tensor:float method:to_padded_tensor:dim_str method:to_padded_tensor:none
+    method:to_padded_tensor:float_list method:to_padded_tensor:int_str method:triangular_solve:str
+    method:triangular_solve:float method:triangular_solve:none method:triangular_solve:float_list
+    method:triangular_solve:int_str
     """,
     # 40 cases
     FUNCTION_ATTRIBUTE: """

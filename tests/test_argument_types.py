@@ -158,6 +158,9 @@ EXACT_MESSAGES = [
     lambda m: m.ones(2, 3).dot([1.5]), lambda m: m.ones(2, 3).outer("x"), lambda m: m.ones(2, 3).cholesky(None),
     lambda m: m.cholesky_inverse(m.ones(2, 3), "x"), lambda m: m.ones(2, 3).matrix_power(1.5),
     lambda m: m.ones(2, 3).chunk(0, "x"), lambda m: m.nn.functional.conv_transpose2d(m.ones(2, 3), "x"),
+    # a method reading a tensor attribute of its non-Tensor argument
+    lambda m: m.ones(2, 3).view_as("x"), lambda m: m.ones(2, 3).expand_as(None), lambda m: m.ones(2, 3).type_as(1.5),
+    lambda m: m.equal(m.ones(2, 3), None), lambda m: m.ones(2, 3).take("x"), lambda m: m.ones(2, 3).prelu([1.5]),
 ]
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from . import _dtype, _grad_mode
 from ._device import _gpus
-from ._errors import as_tensor_methods, no_other_keywords, torch_warn
+from ._errors import argument_error, as_tensor_methods, no_other_keywords, torch_warn
 
 __all__ = ["TensorCasts"]
 
@@ -81,7 +81,11 @@ class TensorCasts:
         return self.to(dtype)
 
     def type_as(self, other):
-        return self.to(other.dtype)
+        try:
+            dtype = other.dtype
+        except AttributeError:  # (torch's parser: a Tensor)
+            raise argument_error(other, "Tensor", "other", "type_as", 1) from None
+        return self.to(dtype)
 
     def float(self, *, memory_format=None):
         return self.to(_dtype.float32)

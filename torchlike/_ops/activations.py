@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _autocast as _amp, _dtype
+from . import checks as C
 from .. import _memory_format as _mfmt
 from .._dispatch import dispatch
 from ..tensor import Tensor
@@ -93,7 +94,12 @@ def prelu(input, weight):
     tensor([-0.5000,  3.0000])
     """
     _check_float(input, "prelu_cpu")
-    if weight.ndim > 1:
+    try:
+        wdim = weight.ndim
+    except AttributeError:  # (torch's parser: a Tensor)
+        C.reject_types("prelu", (weight, "Tensor", "weight", 1))
+        raise
+    if wdim > 1:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
     n = weight.numel()
     if n != 1:

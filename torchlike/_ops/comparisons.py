@@ -9,6 +9,7 @@ from .. import _dtype
 from .. import _memory_format as _mfmt
 from .._shape_churn import exact_dtype, host_impl
 from ._util import Tensor, cast, dispatch, register
+from . import checks as C
 from .checks import need_tensors as _need_tensors
 
 __all__ = []
@@ -48,7 +49,12 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 @register(differentiable=False)
 def equal(input, other):
     """True if both tensors have the same shape and elements."""
-    if tuple(input.shape) != tuple(other.shape):
+    try:
+        shape = other.shape
+    except AttributeError:  # (torch's parser: a Tensor)
+        C.reject_types("equal", (other, "Tensor", "other", 1))
+        raise
+    if tuple(input.shape) != tuple(shape):
         return False
     return bool((input == other).all().item())
 

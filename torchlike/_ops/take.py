@@ -12,6 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
+from . import checks as C
 from ._util import dispatch, register, wrap_dim
 from .indexing import concrete_index
 from .registry import check_no_overlap, write_out
@@ -72,7 +73,12 @@ def take(input, index):
     >>> torchlike.tensor([[4, 3], [5, 6]]).take(torchlike.tensor([0, -1]))
     tensor([4, 6])
     """
-    if index.dtype is not _dtype.int64:
+    try:
+        dt = index.dtype
+    except AttributeError:  # (torch's parser: a Tensor)
+        C.reject_types("take", (index, "Tensor", "index", 1))
+        raise
+    if dt is not _dtype.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {_dtype._CAP[index.dtype.name]}")
     n = input.numel()
     v = concrete_index(index)

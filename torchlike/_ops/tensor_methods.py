@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from . import checks as C
 from .._grad_mode import InferenceVersion
 from .._errors import no_other_keywords
 from .._missing import MissingAPI
@@ -128,7 +129,12 @@ def is_same_size(input, other):
     >>> torchlike.is_same_size(torchlike.ones(2, 3), torchlike.zeros(2, 3))
     True
     """
-    return tuple(input.shape) == tuple(other.shape)
+    try:
+        shape = other.shape
+    except AttributeError:  # (torch's parser: a Tensor)
+        C.reject_types("is_same_size", (other, "Tensor", "other", 1))
+        raise
+    return tuple(input.shape) == tuple(shape)
 
 
 @register(promote="none", differentiable=False)

@@ -215,11 +215,21 @@ def reshape(input, *shape):
 
 
 def view_as(input, other):
-    return view(input, tuple(other.shape))
+    try:
+        shape = other.shape
+    except AttributeError:  # (torch's parser: a Tensor)
+        C.reject_types("view_as", (other, "Tensor", "other", 1))
+        raise
+    return view(input, tuple(shape))
 
 
 def reshape_as(input, other):
-    return reshape(input, tuple(other.shape))
+    try:
+        shape = other.shape
+    except AttributeError:  # (torch's parser: a Tensor)
+        C.reject_types("reshape_as", (other, "Tensor", "other", 1))
+        raise
+    return reshape(input, tuple(shape))
 
 
 register("view_as", namespaces=())(view_as)
@@ -373,7 +383,12 @@ def expand(input, *sizes):
 
 
 def expand_as(input, other):
-    return expand(input, tuple(other.shape))
+    try:
+        shape = other.shape
+    except AttributeError:  # (torch's parser: a Tensor)
+        C.reject_types("expand_as", (other, "Tensor", "other", 1))
+        raise
+    return expand(input, tuple(shape))
 
 
 register("expand_as", namespaces=())(expand_as)
