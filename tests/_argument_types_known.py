@@ -20,7 +20,7 @@ VALUES_FIRST = ("torchlike checks the input's values (rank, shape, dtype, range)
                 "argument, where torch's parser rejects the type first")
 
 _LISTS = {
-    # 178 cases
+    # 176 cases
     VALUES_FIRST: """
     method:backward:float_list method:bincount:str method:bincount:float method:bincount:float_list
     method:bincount:int_str method:cholesky_solve:int_str method:copy_:float_list method:dsplit:str
@@ -47,27 +47,26 @@ _LISTS = {
     function:hsmm:none function:hsmm:float_list function:instance_norm:str function:instance_norm:float
     function:instance_norm:none function:instance_norm:float_list function:instance_norm:int_str function:istft:str
     function:istft:float function:istft:none function:istft:float_list function:istft:int_str
-    function:layer_norm:float_list function:layer_norm:int_str function:lstm:str function:lstm:float
-    function:lstm:none function:lstm:float_list function:lstm:int_str function:lstm:str_only
-    function:max_pool1d:float_list function:max_pool1d_with_indices:float_list function:max_pool2d:str
-    function:max_pool2d:float function:max_pool2d:none function:max_pool2d:float_list function:max_pool2d:int_str
-    function:max_pool3d:str function:max_pool3d:float function:max_pool3d:none function:max_pool3d:float_list
-    function:max_pool3d:int_str function:meshgrid:str function:meshgrid:float function:meshgrid:none
-    function:meshgrid:float_list function:meshgrid:int_str function:multinomial:int_str function:norm:str_only
-    function:nuclear_norm:str function:nuclear_norm:dim_str function:pca_lowrank:str_only function:range:float
-    function:range:none function:repeat_interleave:dim_str function:repeat_interleave:none
-    function:resize_as_sparse_:str function:resize_as_sparse_:float function:resize_as_sparse_:none
-    function:resize_as_sparse_:float_list function:rms_norm:float_list function:rms_norm:int_str
-    function:rnn_relu:str function:rnn_relu:float function:rnn_relu:none function:rnn_relu:float_list
-    function:rnn_relu:int_str function:rnn_relu:str_only function:rnn_tanh:str function:rnn_tanh:float
-    function:rnn_tanh:none function:rnn_tanh:float_list function:rnn_tanh:int_str function:rnn_tanh:str_only
-    function:roll:float_list function:rot90:int_str function:saddmm:int_str function:searchsorted:float_list
-    function:segment_reduce:float function:segment_reduce:none function:slice_copy:int_str
-    function:sparse_coo_tensor:none function:sparse_coo_tensor:int_str function:stft:str function:stft:float
-    function:stft:none function:stft:float_list function:stft:int_str function:svd_lowrank:str_only
-    function:tensordot:str function:tensordot:float function:tensordot:none function:tensordot:float_list
-    function:tensordot:int_str function:vander:str function:vander:float function:vander:float_list
-    function:vander:int_str function:where:int_str
+    function:layer_norm:int_str function:lstm:str function:lstm:float function:lstm:none function:lstm:float_list
+    function:lstm:int_str function:lstm:str_only function:max_pool1d:float_list
+    function:max_pool1d_with_indices:float_list function:max_pool2d:str function:max_pool2d:float
+    function:max_pool2d:none function:max_pool2d:float_list function:max_pool2d:int_str function:max_pool3d:str
+    function:max_pool3d:float function:max_pool3d:none function:max_pool3d:float_list function:max_pool3d:int_str
+    function:meshgrid:str function:meshgrid:float function:meshgrid:none function:meshgrid:float_list
+    function:meshgrid:int_str function:multinomial:int_str function:norm:str_only function:nuclear_norm:str
+    function:nuclear_norm:dim_str function:pca_lowrank:str_only function:range:float function:range:none
+    function:repeat_interleave:dim_str function:repeat_interleave:none function:resize_as_sparse_:str
+    function:resize_as_sparse_:float function:resize_as_sparse_:none function:resize_as_sparse_:float_list
+    function:rms_norm:int_str function:rnn_relu:str function:rnn_relu:float function:rnn_relu:none
+    function:rnn_relu:float_list function:rnn_relu:int_str function:rnn_relu:str_only function:rnn_tanh:str
+    function:rnn_tanh:float function:rnn_tanh:none function:rnn_tanh:float_list function:rnn_tanh:int_str
+    function:rnn_tanh:str_only function:roll:float_list function:rot90:int_str function:saddmm:int_str
+    function:searchsorted:float_list function:segment_reduce:float function:segment_reduce:none
+    function:slice_copy:int_str function:sparse_coo_tensor:none function:sparse_coo_tensor:int_str function:stft:str
+    function:stft:float function:stft:none function:stft:float_list function:stft:int_str
+    function:svd_lowrank:str_only function:tensordot:str function:tensordot:float function:tensordot:none
+    function:tensordot:float_list function:tensordot:int_str function:vander:str function:vander:float
+    function:vander:float_list function:vander:int_str function:where:int_str
     """,
     # 50 cases
     NOT_REJECTED: """
@@ -124,20 +123,18 @@ _LISTS = {
     function:norm_except_dim:str_only function:trapezoid:float_list function:trapz:float_list
     function:triplet_margin_loss:int_str
     """,
-    # 20 cases
+    # 18 cases
     NOT_IMPLEMENTED: """
-    method:eig:dim_str method:eig:int_str method:to_sparse_bsc:int_str method:to_sparse_bsr:int_str
-    method:to_sparse_csc:str method:to_sparse_csc:float method:to_sparse_csc:float_list method:to_sparse_csr:str
-    method:to_sparse_csr:float method:to_sparse_csr:float_list function:hspmm:str function:hspmm:float
-    function:hspmm:none function:hspmm:float_list function:native_norm:str function:native_norm:dim_str
-    function:native_norm:none function:native_norm:float_list function:native_norm:int_str
-    function:native_norm:str_only
+    method:to_sparse_bsc:int_str method:to_sparse_bsr:int_str method:to_sparse_csc:str method:to_sparse_csc:float
+    method:to_sparse_csc:float_list method:to_sparse_csr:str method:to_sparse_csr:float
+    method:to_sparse_csr:float_list function:hspmm:str function:hspmm:float function:hspmm:none
+    function:hspmm:float_list function:native_norm:str function:native_norm:dim_str function:native_norm:none
+    function:native_norm:float_list function:native_norm:int_str function:native_norm:str_only
     """,
-    # 9 cases
+    # 7 cases
     NUMBER_CONVERSION: """
     method:bernoulli:str method:diagonal_scatter:int_str method:pinverse:str method:to_sparse_bsc:str
     method:to_sparse_bsr:str function:adaptive_avg_pool1d:str function:adaptive_max_pool1d:str
-    function:layer_norm:str function:rms_norm:str
     """,
     # 13 cases
     NO_DEVICE: """

@@ -161,6 +161,8 @@ EXACT_MESSAGES = [
     # a method reading a tensor attribute of its non-Tensor argument
     lambda m: m.ones(2, 3).view_as("x"), lambda m: m.ones(2, 3).expand_as(None), lambda m: m.ones(2, 3).type_as(1.5),
     lambda m: m.equal(m.ones(2, 3), None), lambda m: m.ones(2, 3).take("x"), lambda m: m.ones(2, 3).prelu([1.5]),
+    # a size made with int() (which takes 1.5 and makes a ValueError of "x")
+    lambda m: m.nn.functional.layer_norm(m.ones(2, 3), "x"), lambda m: m.nn.functional.rms_norm(m.ones(2, 3), [1.5]),
 ]
 
 

@@ -13,12 +13,14 @@ running statistics in place with the unbiased variance.
 from __future__ import annotations
 
 import math
+import operator
 
 import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
 from .._creation import empty
+from .._errors import argument_error, caller_op, tp_name
 from .._grad_mode import no_grad
 from ._util import Tensor, dispatch, register
 
@@ -85,10 +87,26 @@ def _extra(weight, bias):
     return tuple(t for t in (weight, bias) if t is not None), weight is not None, bias is not None
 
 
+def _shape_error(normalized_shape):
+    """torch's parser error for a ``normalized_shape`` that is not a sequence of ints."""
+    op = caller_op()
+    if isinstance(normalized_shape, (list, tuple)):
+        for i, bad in enumerate(normalized_shape):
+            try:
+                operator.index(bad)
+            except TypeError:
+                return TypeError(f"{op}(): argument 'normalized_shape' (position 2) must be tuple of ints, but found "
+                                 f"element of type {tp_name(bad)} at pos {i}")
+    return argument_error(normalized_shape, "tuple of ints", "normalized_shape", op, 2)
+
+
 def check_layer_norm_inputs(input, normalized_shape, weight=None, bias=None):
     """torch's layer-norm argument checks, in its order; returns normalized_shape as a tuple of ints."""
-    ns = (int(normalized_shape),) if isinstance(normalized_shape, (int, np.integer)) else \
-        tuple(int(s) for s in normalized_shape)
+    try:  # (what indexes: int() would take 1.5 and make a ValueError of "x")
+        ns = (operator.index(normalized_shape),) if isinstance(normalized_shape, (int, np.integer)) else \
+            tuple(operator.index(s) for s in normalized_shape)
+    except TypeError:
+        raise _shape_error(normalized_shape) from None
     if len(ns) == 0:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
                            "element, but got normalized_shape = []")
