@@ -442,7 +442,7 @@ def test_pack_padded_sequence_lengths_forms_match_torch(lengths):
         raises_like_torch(fn)
 
 
-@pytest.mark.parametrize("case", ["mha", "encoder_layer", "encoder", "transformer", "matched"])
+@pytest.mark.parametrize("case", ["mha", "functional", "encoder_layer", "encoder", "transformer", "matched"])
 def test_attention_mask_type_warnings_match_torch(case):
     # torch's F._canonical_mask: a bool key-padding mask next to a float attention mask (the language_translation
     # example's create_mask) warns once where it is first met and continues with both as float masks
@@ -455,6 +455,11 @@ def test_attention_mask_type_warnings_match_torch(case):
             warnings.simplefilter("always")
             if case == "mha":
                 out = m.nn.MultiheadAttention(8, 2)(x, x, x, key_padding_mask=kpm, attn_mask=causal)[0]
+            elif case == "functional":
+                a = m.nn.MultiheadAttention(8, 2)
+                out = m.nn.functional.multi_head_attention_forward(
+                    x, x, x, 8, 2, a.in_proj_weight, a.in_proj_bias, None, None, False, 0.0, a.out_proj.weight,
+                    a.out_proj.bias, key_padding_mask=kpm, attn_mask=causal)[0]
             elif case == "encoder_layer":
                 out = m.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0)(x, src_mask=causal, src_key_padding_mask=kpm)
             elif case in ("encoder", "matched"):

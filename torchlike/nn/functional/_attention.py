@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -20,6 +21,7 @@ from ..._global_settings import matmul_precision as _mm_prec
 from ..._ops.registry import functional as _functional
 from ...tensor import Tensor
 from ... import _autocast as _amp
+from ... import _creation
 from ..._random import draw
 from ._linear import _xwt
 
@@ -286,6 +288,23 @@ def _mha_impl(query, key, value, in_w, in_b, bias_k, bias_v, out_w, out_b, kpm, 
     return o[:, 0] if not batched else o
 
 
+def _mismatched_masks(mask, mask_name, other, other_name, dtype):
+    """torch's ``F._canonical_mask`` on a key-padding mask checked against an attention mask of another dtype
+    (one bool, one float): its deprecation warning, then both as float masks of ``dtype`` (``-inf`` where a
+    bool mask is True), so the layers below see one type and warn no more. Masks of one type pass unchanged.
+    """
+    if mask is None or other is None or mask.dtype is other.dtype:
+        return mask, other
+    warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
+                  f"instead.", stacklevel=3)
+
+    def as_float(m):
+        if m.dtype.is_floating_point:
+            return m
+        return _creation.zeros_like(m, dtype=dtype).masked_fill_(m, float("-inf"))
+    return as_float(mask), as_float(other)
+
+
 @_functional()
 @_amp.lower  # torch's decomposition: in/out projections and bmm's, all on the lower-precision list
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
@@ -304,6 +323,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     >>> o.shape, w.shape
     (torch.Size([3, 2, 4]), torch.Size([2, 3, 3]))
     """
+    key_padding_mask, attn_mask = _mismatched_masks(key_padding_mask, "key_padding_mask", attn_mask, "attn_mask",
+                                                   query.dtype)
     batched = query.ndim == 3
     if query.ndim not in (2, 3):
         raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D "

@@ -10,34 +10,15 @@ bias_k/bias_v, out_proj), init and forward conventions.
 """
 from __future__ import annotations
 
-import warnings
-
 from ... import _creation, _profiler_state as _prof
 from ...autograd import grad_mode
 from .. import init
-from ..functional._attention import multi_head_attention_forward
+from ..functional._attention import _mismatched_masks, multi_head_attention_forward
 from ..parameter import Parameter
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
 __all__ = ["MultiheadAttention"]
-
-
-def mismatched_masks(mask, mask_name, other, other_name, dtype):
-    """torch's ``F._canonical_mask`` on a key-padding mask checked against an attention mask of another dtype
-    (one bool, one float): its deprecation warning, then both as float masks of ``dtype`` (``-inf`` where a
-    bool mask is True), so the layers below see one type and warn no more. Masks of one type pass unchanged.
-    """
-    if mask is None or other is None or mask.dtype is other.dtype:
-        return mask, other
-    warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
-                  f"instead.", stacklevel=3)
-
-    def as_float(m):
-        if m.dtype.is_floating_point:
-            return m
-        return _creation.zeros_like(m, dtype=dtype).masked_fill_(m, float("-inf"))
-    return as_float(mask), as_float(other)
 
 
 class MultiheadAttention(Module):
@@ -106,7 +87,7 @@ class MultiheadAttention(Module):
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
-        key_padding_mask, attn_mask = mismatched_masks(key_padding_mask, "key_padding_mask", attn_mask, "attn_mask",
+        key_padding_mask, attn_mask = _mismatched_masks(key_padding_mask, "key_padding_mask", attn_mask, "attn_mask",
                                                        query.dtype)
         if _prof._COLLECTING and self._torch_fast_path(query, key, value):
             args = (query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,

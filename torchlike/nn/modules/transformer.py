@@ -19,7 +19,8 @@ from ...autograd import grad_mode
 from .. import functional as F
 from .. import init
 from .activation import GELU, ReLU
-from .activation_attn import MultiheadAttention, mismatched_masks
+from ..functional._attention import _mismatched_masks
+from .activation_attn import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
@@ -89,7 +90,7 @@ class TransformerEncoderLayer(Module):
             self.activation = F.relu
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
-        src_key_padding_mask, src_mask = mismatched_masks(src_key_padding_mask, "src_key_padding_mask", src_mask,
+        src_key_padding_mask, src_mask = _mismatched_masks(src_key_padding_mask, "src_key_padding_mask", src_mask,
                                                           "src_mask", src.dtype)
         if _prof._COLLECTING and self._torch_fast_path(src):
             sa, mask = self.self_attn, src_key_padding_mask if src_key_padding_mask is not None else src_mask
@@ -233,7 +234,7 @@ class TransformerEncoder(Module):
             self.use_nested_tensor = False
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
-        src_key_padding_mask, mask = mismatched_masks(src_key_padding_mask, "src_key_padding_mask", mask, "mask",
+        src_key_padding_mask, mask = _mismatched_masks(src_key_padding_mask, "src_key_padding_mask", mask, "mask",
                                                       src.dtype)
         seq_len = src.shape[1] if (self.layers[0].self_attn.batch_first and src.dim() == 3) else src.shape[0]
         is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
