@@ -22,6 +22,8 @@ from .._tape import relabel
 from ._util import Tensor, dispatch, register, wrap_dim
 from .. import _autocast as _amp
 from .._mutation import write_out
+from .lapack_layout import column_major
+from .._memory_format import set_strides
 from .views import diagonal
 
 __all__ = ["LinAlgError", "inv", "inv_ex", "solve", "solve_ex", "solve_triangular", "det", "slogdet", "logdet",
@@ -145,7 +147,7 @@ def inv(A):
     check_float(A, "linalg.inv")
     X, info = dispatch(_inv_impl, (A,), (), name="LinalgInvExBackward0")
     raise_info(info, _inv_msg)
-    return X
+    return column_major(X)
 
 
 @register(method=True, namespaces=("torch",), out=True)
@@ -174,7 +176,7 @@ def inv_ex(A, *, check_errors=False):
     X, info = dispatch(_inv_impl, (A,), (), name="LinalgInvExBackward0")
     if check_errors:
         raise_info(info, _inv_msg)
-    return return_types.linalg_inv_ex(X, info)
+    return return_types.linalg_inv_ex(column_major(X), info)
 
 
 # --- solve -------------------------------------------------------------------------------------
@@ -224,7 +226,9 @@ def _solve_common(A, B, left, fname):
     except ValueError:
         raise RuntimeError(f"{fname}: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{n} and {bs})") from None
-    return dispatch(_solve_impl, (A, B), (("vector", vector), ("left", bool(left))), name="LinalgSolveExBackward0")
+    X, info = dispatch(_solve_impl, (A, B), (("vector", vector), ("left", bool(left))),
+                       name="LinalgSolveExBackward0")
+    return (column_major(X) if left else X), info  # (torch's left=False solve transposes a left one)
 
 
 def _solve_msg(k, pre=""):
@@ -286,9 +290,9 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     if (B.shape[-2] if left else B.shape[-1]) != n:
         raise RuntimeError(f"{fn}: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} "
                            f"({A.shape[-2]}x{n} and {B.shape[-2]}x{B.shape[-1]})")
-    return dispatch(_solve_tri_impl, (A, B), (("upper", bool(upper)), ("left", bool(left)),
-                                              ("unitriangular", bool(unitriangular))),
-                    name="LinalgSolveTriangularBackward0")
+    return column_major(dispatch(_solve_tri_impl, (A, B), (("upper", bool(upper)), ("left", bool(left)),
+                                                           ("unitriangular", bool(unitriangular))),
+                                 name="LinalgSolveTriangularBackward0"))
 
 
 @register(method=True, namespaces=("torch",))
@@ -307,7 +311,9 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
     A2 = A.mT if transpose else A
     X = solve_triangular(A2, input, upper=(not upper) if transpose else upper, unitriangular=unitriangular)
     X = relabel(X, "TriangularSolveBackward0", only="LinalgSolveTriangularBackward0")
-    return return_types.make("triangular_solve", ("solution", "cloned_coefficient"))(X, A.clone())
+    # (torch's cloned_coefficient is A broadcast to the solution's batch shape)
+    A_c = A.expand(tuple(X.shape[:-2]) + tuple(A.shape[-2:])).clone()
+    return column_major(return_types.make("triangular_solve", ("solution", "cloned_coefficient"))(X, A_c))
 
 
 # --- determinants ------------------------------------------------------------------------------
@@ -456,7 +462,7 @@ def _cholesky(A, upper, fname):
         raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{_dtype._CAP[A.dtype.name]}'")
     check_float(A, fname)
     L, bad = dispatch(_chol_impl, (A,), (("upper", bool(upper)),), name="LinalgCholeskyExBackward0")
-    return L, bad
+    return column_major(L), bad
 
 
 def _info_tensor(A, bad):
@@ -501,7 +507,8 @@ def cholesky(input, upper=False):
     bool_arg(upper, "upper", "cholesky", 1)
     L, bad = _cholesky(input, upper, "cholesky")
     raise_info(_info_tensor(input, bad), _chol_msg("cholesky"))
-    return relabel(L, "CholeskyBackward0", only="LinalgCholeskyExBackward0")
+    L = relabel(L, "CholeskyBackward0", only="LinalgCholeskyExBackward0")
+    return set_strides(L, None) if L.numel() == 0 else L  # (torch returns an empty input's clone)
 
 
 @register(method=False, namespaces=("linalg",), out=True)
@@ -540,7 +547,8 @@ def cholesky_solve(input, input2, upper=False):
     >>> torch.cholesky_solve(torch.ones(2, 1), torch.eye(2)).tolist()
     [[1.0], [1.0]]
     """
-    return dispatch(_chol_solve_impl, (input, input2), (("upper", bool(upper)),), name="CholeskySolveBackward0")
+    return column_major(dispatch(_chol_solve_impl, (input, input2), (("upper", bool(upper)),),
+                                 name="CholeskySolveBackward0"))
 
 
 def _chol_inv_impl(l, upper):
@@ -556,12 +564,15 @@ def cholesky_inverse(input, upper=False):
     >>> torch.cholesky_inverse(2 * torch.eye(2)).tolist()
     [[0.25, 0.0], [0.0, 0.25]]
     """
-    return dispatch(_chol_inv_impl, (input,), (("upper", bool_arg(upper, "upper", "cholesky_inverse", 1)),),
-                    name="CholeskyInverseBackward0")
+    return column_major(dispatch(_chol_inv_impl, (input,), (("upper", bool_arg(upper, "upper", "cholesky_inverse",
+                                                                               1)),),
+                                 name="CholeskyInverseBackward0"))
 
 
 # --- LU ----------------------------------------------------------------------------------------
 def _lu_factor_impl(a):
+    if 0 in a.shape[-2:]:  # (nothing to factor: getrf returns the empty matrix and no pivots)
+        return a, jnp.zeros(a.shape[:-2] + (0,), np.int32), jnp.zeros(a.shape[:-2], np.int32)
     lu, piv, _ = lax.linalg.lu(a)
     return lu, (piv + 1).astype(np.int32), _lu_info(lu)
 
@@ -572,7 +583,7 @@ def _lu_factor(A, fname, pivot):
         raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_dtype._CAP[A.dtype.name]}'")
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
-    return dispatch(_lu_factor_impl, (A,), (), name="LinalgLuFactorExBackward0")
+    return column_major(dispatch(_lu_factor_impl, (A,), (), name="LinalgLuFactorExBackward0"), (0,))
 
 
 @register(method=False, namespaces=("linalg",), out=True)
@@ -730,6 +741,8 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     """
     r = dispatch(_lu_solve_impl, (LU, pivots, B), (("left", bool(left)), ("adjoint", bool(adjoint))),
                  name="LinalgLuSolveBackward0")
+    if left:  # (torch's left=False solve transposes a left one)
+        column_major(r)
     if out is not None:
         return write_out(out, r, "linalg_lu_solve")
     return r

@@ -22,6 +22,7 @@ from ._util import dispatch, register
 from .linalg import _linalg, check_float, check_matrix, check_square, mH, raise_info
 from .. import _autocast as _amp
 from .._mutation import write_out
+from .lapack_layout import column_major
 
 __all__ = ["svd", "svdvals", "qr", "eigh", "eigvalsh", "eig", "eigvals", "householder_product",
            "geqrf", "ormqr"]
@@ -61,8 +62,8 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     [torch.Size([2, 2]), torch.Size([2]), torch.Size([2, 3])]
     """
     _check_decomp(A, "linalg.svd")
-    r = return_types.linalg_svd(*dispatch(_svd_impl, (A,), (("full", bool(full_matrices)),),
-                                          name="LinalgSvdBackward0"))
+    r = column_major(return_types.linalg_svd(*dispatch(_svd_impl, (A,), (("full", bool(full_matrices)),),
+                                                       name="LinalgSvdBackward0")), (0, 2))
     if out is not None:
         return write_out(out, r, "_linalg_svd")
     return r
@@ -90,8 +91,10 @@ def svd(input, some=True, compute_uv=True):
     """
     _check_decomp(input, "linalg.svd")
     some, compute_uv = bool_arg(some, "some", "svd", 1), bool_arg(compute_uv, "compute_uv", "svd", 2)
-    return return_types.svd(*dispatch(_svd_old_impl, (input,), (("some", some), ("compute_uv", compute_uv)),
-                                      name="LinalgSvdBackward0"))
+    # U is LAPACK's; V is Vh^H (row-major), or without compute_uv a column-major block of zeros
+    return column_major(return_types.svd(*dispatch(_svd_old_impl, (input,), (("some", some),
+                                                                            ("compute_uv", compute_uv)),
+                                                   name="LinalgSvdBackward0")), (0,) if compute_uv else (2,))
 
 
 def _svdvals_impl(a):
@@ -144,7 +147,7 @@ def _qr(A, mode, fname):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
                            "or 'complete'")
-    return dispatch(_qr_impl, (A,), (("mode", mode),), name="LinalgQrBackward0")
+    return column_major(dispatch(_qr_impl, (A,), (("mode", mode),), name="LinalgQrBackward0"))
 
 
 @_linalg("qr")
@@ -223,8 +226,8 @@ def eigh(A, UPLO="L"):
     """
     lower = _check_uplo(UPLO)
     _check_eigh(A, "linalg.eigh")
-    return return_types.linalg_eigh(*dispatch(_eigh_impl, (A,), (("lower", lower), ("vectors", True)),
-                                              name="LinalgEighBackward0"))
+    return column_major(return_types.linalg_eigh(*dispatch(_eigh_impl, (A,), (("lower", lower), ("vectors", True)),
+                                                           name="LinalgEighBackward0")), (1,))
 
 
 @register(method=False, namespaces=("linalg",), out=True)
@@ -273,8 +276,8 @@ def eig(A):
     torch.complex64
     """
     cdt = _check_eig(A, "linalg.eig")
-    return return_types.linalg_eig(*dispatch(_eig_impl, (A,), (("cdt", cdt.np), ("vectors", True)),
-                                             name="LinalgEigBackward0"))
+    return column_major(return_types.linalg_eig(*dispatch(_eig_impl, (A,), (("cdt", cdt.np), ("vectors", True)),
+                                                          name="LinalgEigBackward0")), (1,))
 
 
 @register(method=False, namespaces=("linalg",), out=True)
@@ -322,7 +325,7 @@ def householder_product(A, tau):
         raise RuntimeError(f"{fn}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
     if A.dtype is not tau.dtype:
         raise RuntimeError(f"{fn}: tau dtype {tau.dtype} does not match input dtype {A.dtype}")
-    return dispatch(_hh_impl, (A, tau), (), name="LinalgHouseholderProductBackward0")
+    return column_major(dispatch(_hh_impl, (A, tau), (), name="LinalgHouseholderProductBackward0"))
 
 
 @register(method=True, namespaces=("torch",), out=True)
@@ -357,7 +360,8 @@ def geqrf(input):
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise NotImplementedError(f"\"geqrf_cpu\" not implemented for '{_dtype._CAP[input.dtype.name]}'")
     # torch's geqrf has no derivative
-    return return_types.geqrf(*dispatch(_geqrf_impl, (input,), (), name="GeqrfBackward0", diff=False))
+    return column_major(return_types.geqrf(*dispatch(_geqrf_impl, (input,), (), name="GeqrfBackward0", diff=False)),
+                        (0,))
 
 
 def _ormqr_impl(a, tau, c, left, transpose):
@@ -417,8 +421,9 @@ def ormqr(input, tau, other, left=True, transpose=False):
                                f"{_dtype._CAP[input.dtype.name]} and {name} has dtype {_dtype._CAP[t.dtype.name]}")
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise NotImplementedError(f"\"ormqr_cpu\" not implemented for '{_dtype._CAP[input.dtype.name]}'")
-    return dispatch(_ormqr_impl, (input, tau, other), (("left", bool(left)), ("transpose", bool(transpose))),
-                    name="OrmqrBackward0")
+    return column_major(dispatch(_ormqr_impl, (input, tau, other), (("left", bool(left)),
+                                                                    ("transpose", bool(transpose))),
+                                 name="OrmqrBackward0"))
 
 
 __all__ += ["linalg_svd", "linalg_qr", "np"]
@@ -546,7 +551,7 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
     if check_errors:
         raise_info(info, lambda k, pre="": f"torch.linalg.ldl_factor_ex: {pre}The factorization could not be "
                                            f"completed because the input is not invertible.")
-    return return_types.make("linalg_ldl_factor_ex", ("LD", "pivots", "info"))(LD, piv, info)
+    return return_types.make("linalg_ldl_factor_ex", ("LD", "pivots", "info"))(column_major(LD), piv, info)
 
 
 @register(method=False, namespaces=("linalg",), out=True)
@@ -643,8 +648,9 @@ def ldl_solve(LD, pivots, B, *, hermitian=False):
     if LD.dtype is not B.dtype:
         raise RuntimeError(f"{fn}: Expected LD and B to have the same dtype, but got LD with dtype "
                            f"{_dtype._CAP[LD.dtype.name]} and B with dtype {_dtype._CAP[B.dtype.name]} instead")
-    return dispatch(_ldl_solve_impl, (LD, pivots, B), (("herm", bool(hermitian) and LD.dtype.is_complex),),
-                    name="LinalgLdlSolveBackward0", diff=False)
+    return column_major(dispatch(_ldl_solve_impl, (LD, pivots, B), (("herm", bool(hermitian) and
+                                                                     LD.dtype.is_complex),),
+                                 name="LinalgLdlSolveBackward0", diff=False))
 
 
 __all__ += ["ldl_factor", "ldl_factor_ex", "ldl_solve"]

@@ -23,6 +23,7 @@ from . import reduction
 from .linalg_decomp import svdvals
 from .linalg import inv, solve
 from .._mutation import write_out
+from .lapack_layout import column_major
 from .._errors import method_argument_error
 from . import checks as C
 
@@ -370,11 +371,17 @@ def lstsq(A, B, rcond=None, *, driver=None):
         rank = empty(np.int64)
     # torch: singular_values never require grad
     s = s.detach() if driver in ("gelsd", "gelss") else empty(s.dtype.np)
+    if not vector and m <= n:
+        # torch's solution is column-major; for m > n it is the first n rows of a column-major (max(m, n), k)
+        # buffer (strides with gaps: docs/differences.md), and a vector solution is row-major (with a gap then)
+        column_major(x)
     return return_types.linalg_lstsq(x, res, rank, s)
 
 
 # --- matrix_power, cond ------------------------------------------------------------------------
 def _mpow_impl(a, n):
+    if n < 0 and a.shape[-1] == 0:  # (an empty matrix is its own inverse and power)
+        return a, jnp.zeros(a.shape[:-2], np.int32)
     if n < 0:
         lu, _, perm = lax.linalg.lu(a)
         a = lu_solve_core(lu, perm, jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape))

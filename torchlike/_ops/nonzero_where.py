@@ -79,7 +79,12 @@ def nonzero(input, *, as_tuple=False):
     """
     if as_tuple:
         return _nonzero_tuple(input, "nonzero(as_tuple=True)")
-    return _wrap_np(_nonzero_np(input), input)
+    return _index_matrix(_wrap_np(_nonzero_np(input), input))
+
+
+def _index_matrix(r):
+    """torch's CPU nonzero writes the (n, ndim) indices column by column: strides (1, n)."""
+    return _mfmt.set_strides(r, (1, r.shape[0]))
 
 
 def _nonzero_tuple(input, op):
@@ -124,7 +129,7 @@ def argwhere(input):
             [2]])
     """
     r = _argwhere_per_example(input)
-    return r if r is not None else _wrap_np(_nonzero_np(input), input)
+    return r if r is not None else _index_matrix(_wrap_np(_nonzero_np(input), input))
 
 
 def _where_impl(c, x, y, dt):
