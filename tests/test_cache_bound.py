@@ -84,13 +84,15 @@ class _Adaptive:
 
 
 def _softmax_round(sizes, seed=0):
-    """One softmax per size (device programs, one per shape); their sum, and torch's."""
+    """One softmax per size (device programs, one per shape); their sum, and torch's.  A softmax along the
+    last axis, whose rows the cumulative sum over rows then mixes: row buckets (``_row_buckets``) would run a
+    softmax over rows at a padded count instead, with no program per shape."""
     rng = np.random.default_rng(seed)
     ours = theirs = 0.0
     for n in sizes:
         x = rng.standard_normal((n, 7)).astype(np.float32)
-        ours += float(torchlike.tensor(x).softmax(0)[0, 0])
-        theirs += float(torch.tensor(x).softmax(0)[0, 0])
+        ours += float(torchlike.tensor(x).softmax(1).cumsum(0)[-1, 0])
+        theirs += float(torch.tensor(x).softmax(1).cumsum(0)[-1, 0])
     return ours, theirs
 
 

@@ -147,7 +147,12 @@ class Rows:
             m = _masked.get((vkey, b))
             if m is None:
                 m = _masked.add((vkey, b), jax.jit(functools.partial(_masked_eval, closed=closed, b=b)))
-            outs = _jit_cache.call(m, np.int32(n), *padded)
+            try:
+                outs = _jit_cache.call(m, np.int32(n), *padded)
+            except Exception:  # noqa: BLE001 - an equation the interpreter cannot run at b rows: the exact program
+                _VERDICTS[vkey] = None, None
+                _masked.discard((vkey, b))
+                return None
         if len(outs) != len(out_axes):
             return None
         res = []
