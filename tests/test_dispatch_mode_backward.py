@@ -93,6 +93,14 @@ def _programs(tl):
     add("pad", lambda: F.pad(x2, (1, 2)), [x2])
     add("masked_fill_where", lambda: tl.where(x2 > 0, x2.masked_fill(x2 < -1, 0.0), x2 * 2), [x2])
     add("max_dim", lambda: x2.max(1)[0] + x2.min(0, keepdim=True)[0].sum(), [x2])
+    vals, cols = tl.randn(3, 4, requires_grad=True), tl.tensor([0, 3])
+
+    def put():
+        y = x2 * 1
+        y[idx] = vals
+        y[:, cols] = 0.5
+        return y
+    add("index_put", put, [x2, vals], ["aten.lift_fresh.default"])
     add("clamp", lambda: x2.clamp(-0.5, 0.5) + x2.clamp(min=0.1) + x2.clamp(max=0.2), [x2])
     add("rsqrt_var", lambda: (x2.abs() + 1).rsqrt() * x2.var(1, keepdim=True) + x2.var(0, correction=0), [x2])
     add("norm_max_min", lambda: x2.norm() * x2.max() + x2.min(), [x2])

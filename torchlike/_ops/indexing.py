@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtype, _views
+from .. import _dtype, _profiler_state as _prof, _views
 from .. import _torch_function
 from .._creation import tensor as _tensor
 from .._mutation import check_operands, warn_if_expanded
@@ -571,6 +571,18 @@ def setitem(self, index, value):
                                f"{_dtype._CAP[self.dtype.name]} for the destination and "
                                f"{_dtype._CAP[v.dtype.name]} for the source.")
         v = v.to(self.dtype)
+    if _prof.MODES and mask is None:   # a dispatch mode sees torch's index_put_ call
+        indices = [None] * (max(pos) + 1)
+        for p, a in zip(pos, arrays):
+            indices[p] = Tensor._wrap_where(a)
+
+        def put_(t, _indices, vv):
+            if _prof.MODES:   # the next mode down sees it too
+                return _prof.MODE_INPLACE[0](put_, "index_put_", t, (_indices, vv), {})
+            t._inplace_update(_index_put_checked(t, pos, arrays, bshape, vv, False), True)
+            return t
+        put_(target, indices, v)
+        return
     new = _index_put_checked(target, pos, arrays, bshape, v, False)
     target._inplace_update(new, True)
 

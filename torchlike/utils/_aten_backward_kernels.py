@@ -32,7 +32,7 @@ import numpy as np
 from ..tensor import Tensor
 from .._layout import strided
 from .._memory_format import contiguous_format
-from .._ops.indexing import _adv_get_impl
+from .._ops.indexing import _adv_get_impl, _adv_put_impl
 from .._ops.masking import _masked_fill_impl
 from .._ops.nonzero_where import _where_impl
 from .._ops.padding import _pad_impl
@@ -259,6 +259,26 @@ def _index(node, prims, cts, want):
     return {0: call(_op("index_put"), lambda z, ii, gg, acc: _grads(node, gg, (0,))[0], zeros, indices, g, True)}
 
 
+def _index_put(node, prims, cts, want):
+    """IndexPutBackward0 (``index_put``/``self[indices] = values``): ``zeros`` + ``index_put`` for self, ``index``
+    for the values."""
+    st = dict(node.statics)
+    values, pos = prims[1], st["pos"]
+    if st["accumulate"] or list(pos) != sorted(pos):
+        return None
+    indices = [None] * (max(pos) + 1)
+    for p, i in zip(pos, prims[2:]):
+        indices[p] = i
+    g, out = cts[0], {}
+    if 0 in want:
+        zeros = call(_op("zeros"), lambda s, **kw: Tensor._wrap(jnp.zeros(tuple(s), g._value.dtype), g._dev),
+                     list(values.shape), dtype=g.dtype, layout=strided, device=g.device)
+        out[0] = call(_op("index_put"), lambda gg, ii, z: _grads(node, gg, (0,))[0], g, indices, zeros)
+    if 1 in want:
+        out[1] = call(_op("index", "Tensor"), lambda gg, ii: _grads(node, gg, (1,))[0], g, indices)
+    return out
+
+
 def _index_select(node, prims, cts, want):
     x, idx = prims[:2]
     dim, g = dict(node.statics)["dim"], cts[0]
@@ -474,7 +494,7 @@ _BY_F = {_bn_impl: _batch_norm, _gn_impl: _group_norm, _max_pool_impl: _max_pool
          _hardtanh: _activation("hardtanh_backward", lambda p: (p[1], p[2])),
          _hardswish: _activation("hardswish_backward"), _hardsigmoid: _activation("hardsigmoid_backward"),
          _mish: _activation("mish_backward"),
-         _adv_get_impl: _index, _take_axis_impl: _index_select, _gather_impl: _gather, _scatter_impl: _scatter,
+         _adv_get_impl: _index, _adv_put_impl: _index_put, _take_axis_impl: _index_select, _gather_impl: _gather, _scatter_impl: _scatter,
          dynamic_index: _basic_index, _stack_impl: _stack, _pad_impl: _pad, _masked_fill_impl: _masked_fill,
          _where_impl: _where, _dim_impl: _max_dim, _clamp_impl: _clamp, _var_impl: _var, vnorm_in: _vector_norm,
          _full_impl: _evenly}

@@ -221,6 +221,12 @@ def _index_args(args, st):
     return (args[0], indices), {}, (0,)
 
 
+def _index_put_args(args, st):
+    x, values = args[:2]
+    (_, indices), _, _ = _index_args((x, *args[2:]), st)
+    return (x, indices, values) + ((True,) if st.get("accumulate") else ()), {}, (0, None, 1)
+
+
 def _scatter_args(args, st):
     return (args[0], st["dim"], args[1], args[2]), {}, (0, None, 1, 2)
 
@@ -302,7 +308,7 @@ _LAYOUT = {"adaptive_max_pool2d": _adaptive_avg_args, "adaptive_max_pool3d": _ad
            "max_pool2d_with_indices": _max_pool_args, "max_pool3d_with_indices": _max_pool_args,
            "avg_pool2d": _avg_pool_args, "avg_pool3d": _avg_pool_args, "native_batch_norm": _batch_norm_args,
            "gather": _dim_first_args, "index_select": _dim_first_args, "scatter_add": _dim_first_args,
-           "constant_pad_nd": _pad_args, "index": _index_args, "scatter": _scatter_args, "_adaptive_avg_pool2d": _adaptive_avg_args,
+           "constant_pad_nd": _pad_args, "index": _index_args, "index_put": _index_put_args, "scatter": _scatter_args, "_adaptive_avg_pool2d": _adaptive_avg_args,
            "_adaptive_avg_pool3d": _adaptive_avg_args, "max": _max_dim_args, "min": _max_dim_args,
            "native_group_norm": _group_norm_args, "addmm": _axpby_args, "baddbmm": _axpby_args, "addmv": _axpby_args, "addbmm": _axpby_args,
            "addr": _axpby_args, "_scaled_dot_product_flash_attention_for_cpu": _flash_args, "convolution": _conv_args, "native_layer_norm": _layer_norm_args, "_softmax": _softmax_args,
