@@ -28,7 +28,7 @@ from ..export import _aten as _export_aten
 from ..nn import functional as F
 from ..nn.functional import _linear as _linear_mod
 from ..nn.functional._attention import _mha_impl
-from ..nn.functional._loss import _ce_index
+from ..nn.functional._loss import _ce_index, _pointwise_loss
 from ..nn.functional._norm import _bn_impl, _gn_impl
 from ..tensor import Tensor
 from .._ops.matmul import _matmul_impl
@@ -455,6 +455,21 @@ def _batch_norm(args, statics, replay):
 
 
 _DECOMPOSED[_bn_impl] = _batch_norm
+
+
+def _l1_loss(args, statics, replay):
+    """torch's l1_loss is ``(input - target).abs()`` then ``mean``/``sum`` (float32/float64, same shapes)."""
+    st = dict(statics)
+    x, y, w = args[:3]
+    if st["kind"] != "l1" or w is not None or not isinstance(y, Tensor) or st["dt"] not in _FLOAT_NP or \
+            x.dtype != y.dtype or tuple(x.shape) != tuple(y.shape):
+        return replay()
+    d = (x - y).abs()
+    return d.mean() if st["reduction"] == "mean" else d.sum() if st["reduction"] == "sum" else d
+
+
+_FLOAT_NP = (jnp.dtype(jnp.float32), jnp.dtype(jnp.float64))
+_DECOMPOSED[_pointwise_loss] = _l1_loss
 
 
 def _without_modes(run, *args):
