@@ -278,6 +278,10 @@ def _call_fused(f, statics, arrays, fused):
         out = _shape_churn.route(e, f, statics, call, fused, len(arrays))
         if out is not None:
             return out
+    if e.pad is not None:  # the row count keeps changing: a padded program
+        out = e.pad.route(e, call)
+        if out is not None:
+            return out
     try:
         out = e.fn(*call)
     except Exception as err:
