@@ -24,6 +24,7 @@ from ... import _memory_format as _mfmt
 from ..._dispatch import dispatch
 from ..._ops.registry import functional as _functional
 from ..._ops._util import check_broadcast, exact_div, exact_mean, round_to
+from ..._ops.special import _softmax_impl
 from ...tensor import Tensor
 from ... import _autocast as _amp
 from ..._errors import broadcast_shape, tp_name
@@ -260,15 +261,15 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 
 def _bce_logits(x, y, w, pw, reduction):
-    xd, yd = _up(x), _up(y)
-    sp = jnp.log1p(jnp.exp(-jnp.abs(xd))) + jnp.maximum(-xd, 0)  # softplus(-x), stable
+    # torch's composite: log_sigmoid(x) (one kernel), then (1 - y).mul_(x).sub_(that) (times the pos_weight
+    # factor (pos_weight - 1).mul(y).add_(1), then weight): half types round after each of those ops
+    xd, yd, r = _up(x), _up(y), _rounds_as(x.dtype)
+    ls = r(-(jnp.log1p(jnp.exp(-jnp.abs(xd))) + jnp.maximum(-xd, 0)))  # log_sigmoid(x) = -softplus(-x), stable
     if pw is not None:
-        lw = 1 + (_up(pw) - 1) * yd
-        l = (1 - yd) * xd + lw * sp
-    else:
-        l = (1 - yd) * xd + sp
+        ls = r(ls * r(r(r(_up(pw) - 1) * yd) + 1))
+    l = r(r(r(1 - yd) * xd) - ls)
     if w is not None:
-        l = l * _up(w)
+        l = r(l * _up(w))
     return _reduce(l, reduction).astype(x.dtype)
 
 
@@ -326,9 +327,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 # ---- NLL / cross entropy ------------------------------------------------------------------------
-def _class_nll(logp, t, w, ignore_index, label_smoothing, reduction, cdim, checked=False):
+def _class_nll(logp, t, w, ignore_index, label_smoothing, reduction, cdim, checked=False, r=lambda v: v):
     """NLL of integer targets ``t`` under log-probabilities ``logp`` (class dim ``cdim``); ``checked``: the
-    targets were range-checked on the host, so a clamped gather (~7x faster on XLA's CPU) picks the same."""
+    targets were range-checked on the host, so a clamped gather (~7x faster on XLA's CPU) picks the same.
+    ``r``: the rounding of cross_entropy's half-type ops (its label smoothing terms are separate torch ops)."""
     C = logp.shape[cdim]
     valid = t != ignore_index
     tc = jnp.where(valid, t, 0)
@@ -349,16 +351,17 @@ def _class_nll(logp, t, w, ignore_index, label_smoothing, reduction, cdim, check
     if w is not None:
         shape = [1] * logp.ndim
         shape[cdim] = C
-        smooth = -jnp.sum(logp * w.reshape(shape).astype(logp.dtype), axis=cdim)
+        smooth = -r(jnp.sum(r(logp * w.reshape(shape).astype(logp.dtype)), axis=cdim))
     else:
-        smooth = -jnp.sum(logp, axis=cdim)
+        smooth = -r(jnp.sum(logp, axis=cdim))
     smooth = jnp.where(valid, smooth, 0)
     if reduction == "mean":
-        smooth_r = jnp.sum(smooth) / denom
+        smooth_r = r(r(jnp.sum(smooth)) / r(denom)) if w is not None else r(exact_mean(smooth))
     else:
-        smooth_r = _reduce(smooth, reduction)
-    eps = jnp.asarray(label_smoothing).astype(logp.dtype)
-    return (1 - eps) * nll_r + smooth_r * (eps / C)
+        smooth_r = r(_reduce(smooth, reduction))
+    # (1 - label_smoothing) * nll + smooth * (label_smoothing / C): Python-float factors, each product rounded
+    keep, share = (jnp.asarray(v, logp.dtype) for v in (1 - label_smoothing, label_smoothing / C))
+    return r(r(keep * r(nll_r)) + r(smooth_r * share))
 
 
 def _nll(x, t, w, ignore_index, reduction, cdim, checked=False):
@@ -367,29 +370,32 @@ def _nll(x, t, w, ignore_index, reduction, cdim, checked=False):
 
 
 def _ce_index(x, t, w, ignore_index, label_smoothing, reduction, cdim, smoothing, checked=False):
-    logp = jax.nn.log_softmax(_up(x), axis=cdim)
+    r = _rounds_as(x.dtype)  # torch: log_softmax's result has the input's type (its kernel's roundings)
+    logp = _up(_softmax_impl(x, cdim, None, True, False))
     return _class_nll(logp, t, w, ignore_index, label_smoothing if smoothing else None, reduction,
-                      cdim, checked).astype(x.dtype)
+                      cdim, checked, r).astype(x.dtype)
 
 
 def _ce_probs(x, t, w, label_smoothing, reduction, cdim):
-    xd = _up(x)
-    logp = jax.nn.log_softmax(xd, axis=cdim)
+    # torch's composite: log_softmax in the input's type, then (smoothed) target products and sums, each op
+    # rounded to a half type (an added Python scalar too; the multiplied one stays float32)
+    r = _rounds_as(x.dtype)
+    logp = _up(_softmax_impl(x, cdim, None, True, False))
     C = x.shape[cdim]
     td = _up(t).astype(logp.dtype)
-    eps = jnp.asarray(label_smoothing).astype(logp.dtype)
-    td = td * (1 - eps) + eps / C
-    prod = logp * td
+    eps = jnp.asarray(label_smoothing).astype(logp.dtype)  # (0: the target as it is)
+    td = r(r(td * (1 - eps)) + r(eps / C))
+    prod = r(logp * td)
     if w is not None:
         shape = [1] * x.ndim
         shape[cdim] = C
-        prod = prod * w.reshape(shape).astype(logp.dtype)
-    l = -jnp.sum(prod, axis=cdim)
-    if reduction == "mean":
-        r = exact_div(jnp.sum(l), x.size // C if x.size else 1) if x.ndim > 1 else jnp.sum(l)
-    else:
-        r = _reduce(l, reduction)
-    return r.astype(x.dtype)
+        prod = r(prod * w.reshape(shape).astype(logp.dtype))
+    if reduction == "none":
+        return (-r(jnp.sum(prod, axis=cdim))).astype(x.dtype)
+    total = -r(jnp.sum(prod))
+    if reduction == "mean" and x.ndim > 1:
+        total = r(exact_div(total, x.size // C if x.size else 1))
+    return total.astype(x.dtype)
 
 
 def _check_targets(input, target, weight, cdim, ignore_index):
@@ -499,15 +505,17 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 # ---- Poisson / Gaussian NLL ---------------------------------------------------------------------
 def _poisson_nll(x, t, eps, log_input, full, reduction, out_dt):
-    xd, td = _up(x.astype(out_dt)), _up(t.astype(out_dt))
+    # torch's composite formula: half types round after each op, and an added Python scalar to the type
+    # (torch's add wraps it as a tensor of the type; mul and div keep it in float32)
+    xd, td, r = _up(x.astype(out_dt)), _up(t.astype(out_dt)), _rounds_as(out_dt)
     if log_input:
-        l = jnp.exp(xd) - td * xd
+        l = r(r(jnp.exp(xd)) - r(td * xd))
     else:
-        l = xd - td * jnp.log(xd + _s(eps, xd))
+        l = r(xd - r(td * r(jnp.log(r(xd + r(_s(eps, xd)))))))  # (an added Python scalar: rounded too)
     if full:
         safe = jnp.where(td > 1, td, 2)
-        st = safe * jnp.log(safe) - safe + 0.5 * jnp.log(2 * math.pi * safe)
-        l = l + jnp.where(td > 1, st, 0)
+        st = r(r(r(safe * r(jnp.log(safe))) - safe) + r(0.5 * r(jnp.log(r(2 * math.pi * safe)))))
+        l = r(l + jnp.where(td > 1, st, 0))
     return _reduce(l, reduction).astype(out_dt)
 
 
@@ -533,12 +541,13 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 
 
 def _gauss_nll(x, t, v, eps, full, reduction):
-    xd, td, vd = _up(x), _up(t), _up(v)
+    xd, td, vd, r = _up(x), _up(t), _up(v), _rounds_as(x.dtype)
     # torch clamps a clone of var under no_grad: value clamped, gradient passes straight through
-    vc = vd + jax.lax.stop_gradient(jnp.maximum(vd, _s(eps, vd)) - vd)
-    l = 0.5 * (jnp.log(vc) + (xd - td) ** 2 / vc)
+    vc = r(vd + jax.lax.stop_gradient(r(jnp.maximum(vd, _s(eps, vd))) - vd))  # (r: the clamped half value)
+    # 0.5 * (log(var) + (input - target) ** 2 / var): half types round after each op
+    l = r(0.5 * r(r(jnp.log(vc)) + r(r(r(xd - td) ** 2) / vc)))
     if full:
-        l = l + 0.5 * math.log(2 * math.pi)
+        l = r(l + r(_s(0.5 * math.log(2 * math.pi), l)))  # (the Python scalar is rounded to the type too)
     return _reduce(l, reduction).astype(x.dtype)
 
 
