@@ -327,6 +327,31 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 # ---- NLL / cross entropy ------------------------------------------------------------------------
+def _cascade_sum(v, r):
+    """The sum of the 1-D ``v`` in the order of torch's CPU nll_loss kernel: eight levels of partial sums, each
+    passing its total up every 16 rows (element 0 passes straight to the top level), added up at the end;
+    every add rounded by ``r`` (the kernel's partial sums have the input's type)."""
+    if v.shape[0] == 0:
+        return jnp.zeros((), v.dtype)
+    parts, seq, top = [], v[1:], v[0]
+    for _ in range(7):
+        full = seq.shape[0] // 16
+        blocks, tail = seq[:full * 16].reshape(full, 16), seq[full * 16:]
+        sums, rest = jnp.zeros((full,), v.dtype), jnp.zeros((), v.dtype)
+        for k in range(16):
+            sums = r(sums + blocks[:, k])
+        for k in range(tail.shape[0]):
+            rest = r(rest + tail[k])
+        parts.append(rest)
+        seq = sums
+    for k in range(seq.shape[0]):
+        top = r(top + seq[k])
+    total = jnp.zeros((), v.dtype)
+    for part in parts + [top]:
+        total = r(total + part)
+    return total
+
+
 def _class_nll(logp, t, w, ignore_index, label_smoothing, reduction, cdim, checked=False, r=lambda v: v):
     """NLL of integer targets ``t`` under log-probabilities ``logp`` (class dim ``cdim``); ``checked``: the
     targets were range-checked on the host, so a clamped gather (~7x faster on XLA's CPU) picks the same.
@@ -340,8 +365,13 @@ def _class_nll(logp, t, w, ignore_index, label_smoothing, reduction, cdim, check
         wt = jnp.where(valid, w[tc], 0).astype(logp.dtype)
     else:
         wt = valid.astype(logp.dtype)
-    nll = -picked * wt
-    if reduction == "mean":
+    nll = r(-picked * wt)
+    if reduction in ("mean", "sum") and logp.ndim == 2:
+        # torch's nll_loss_out_frame: cascaded partial sums in the input's type (each add rounded)
+        nll_r, denom = _cascade_sum(nll, r), _cascade_sum(wt, r) if w is not None else r(jnp.sum(wt))
+        if reduction == "mean":
+            nll_r = r(exact_div(nll_r, denom))
+    elif reduction == "mean":
         denom = jnp.sum(wt)
         nll_r = jnp.sum(nll) / denom
     else:
@@ -356,7 +386,8 @@ def _class_nll(logp, t, w, ignore_index, label_smoothing, reduction, cdim, check
         smooth = -r(jnp.sum(logp, axis=cdim))
     smooth = jnp.where(valid, smooth, 0)
     if reduction == "mean":
-        smooth_r = r(r(jnp.sum(smooth)) / r(denom)) if w is not None else r(exact_mean(smooth))
+        # (torch: smooth.sum() / (the kept targets' weights, or their count).sum(), each in the input's type)
+        smooth_r = r(exact_div(r(jnp.sum(smooth)), r(jnp.sum(wt))))
     else:
         smooth_r = r(_reduce(smooth, reduction))
     # (1 - label_smoothing) * nll + smooth * (label_smoothing / C): Python-float factors, each product rounded
@@ -366,7 +397,7 @@ def _class_nll(logp, t, w, ignore_index, label_smoothing, reduction, cdim, check
 
 def _nll(x, t, w, ignore_index, reduction, cdim, checked=False):
     xd = _up(x)
-    return _class_nll(xd, t, w, ignore_index, None, reduction, cdim, checked).astype(x.dtype)
+    return _class_nll(xd, t, w, ignore_index, None, reduction, cdim, checked, _rounds_as(x.dtype)).astype(x.dtype)
 
 
 def _ce_index(x, t, w, ignore_index, label_smoothing, reduction, cdim, smoothing, checked=False):
