@@ -247,16 +247,19 @@ def _rounded_output_grad(jfn, grad):
 
 def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, namespaces=("torch",),
           differentiable=True, saves=True, int_ok=True, dunders=(), aliases=(), doc=None, checks=(), aten=None,
-          inplace_overlap=None, host=None):
+          inplace_overlap=None, host=None, half=None):
     """Declare a pointwise unary op ``name`` computing ``jfn`` in the result dtype (float16/bfloat16 results
     of float-valued ops are computed in float32 and rounded, as torch's CPU kernels do).
     ``host``: ``{numpy dtype: f}`` where numpy's ``f(array)`` gives the op's exact result in that dtype, run first
-    for a host-resident input (``_dispatch.host_operand``)."""
+    for a host-resident input (``_dispatch.host_operand``).  ``half``: ``half(x, dt)``, the float16/bfloat16 result
+    (in float32) of a kernel that rounds intermediates to the half type ``dt`` (``x``: the input in float32)."""
     grad = _HALF_OUT_GRADS.get(name) if differentiable else None
     half_fn = None if grad is None else _rounded_output_grad(jfn, grad)
 
     def impl(x, dt):
         if promote == "float" and dt in _HALF:
+            if half is not None:
+                return half(cast(x, np.float32), dt).astype(dt)
             if half_fn is not None:
                 return half_fn(cast(x, dt))
             return jfn(cast(x, np.float32)).astype(dt)

@@ -33,7 +33,16 @@ _SP = ("special",)
 
 # --- unary functions only in torch.special ----------------------------------------------------------------
 def _ndtr(x):
-    return 0.5 * jss.erfc(-x / np.sqrt(2).astype(x.dtype))
+    # torch's calc_ndtr: (1 + erf(x * sqrt(1/2))) * 0.5, so it is 0 below about -5.4 (float32) as in torch
+    return (1 + jss.erf(x * np.sqrt(0.5).astype(x.dtype))) * 0.5
+
+
+def _ndtr_half(x, dt):
+    # the same formula in the half type: x * sqrt(1/2) (a float32 constant), erf, 1 + and * 0.5 each rounded;
+    # the derivative stays the float32 formula's (the result's final rounding to dt absorbs the float32 sum)
+    v = round_to(round_to(1 + round_to(jss.erf(round_to(x * np.float32(np.sqrt(0.5)), dt)), dt), dt) * 0.5, dt)
+    f = _ndtr(x)
+    return f + lax.stop_gradient(v - f)
 
 
 @jax.custom_jvp
@@ -103,6 +112,7 @@ for _n, _f in [("expit", jax.nn.sigmoid), ("erfcx", _erfcx), ("i0e", jss.i0e), (
                ("bessel_j0", lambda x: _bessel_j(x, 0)), ("bessel_j1", lambda x: _bessel_j(x, 1))]:
     # torch's bessel_j0/j1 results carry no autograd history
     unary(_n, _f, promote="float", inplace=False, method=False, namespaces=_SP,
+          half=_ndtr_half if _n == "ndtr" else None,
           differentiable=not _n.startswith("bessel"), checks=() if _n == "expit" else (C.SPECIAL_UNARY,),
           aten="sigmoid" if _n == "expit" else None)
 
