@@ -13,12 +13,10 @@ torch.
 """
 from __future__ import annotations
 
-import functools
-
 from .. import _memory_format as _mfmt
 from .. import _views
 
-__all__ = ["f_contig_strides", "column_major", "column_major_results"]
+__all__ = ["f_contig_strides", "column_major"]
 
 
 def f_contig_strides(shape):
@@ -41,12 +39,3 @@ def column_major(r, which=None):
             _mfmt.set_strides(o, f_contig_strides(o.shape))
     return r
 
-
-def column_major_results(*which):
-    """Decorator: the op's result(s) at positions ``which`` (all when none named) are column-major."""
-    def deco(fn):
-        @functools.wraps(fn)
-        def laid_out(*args, **kwargs):
-            return column_major(fn(*args, **kwargs), which or None)
-        return laid_out
-    return deco
