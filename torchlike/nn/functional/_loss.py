@@ -88,7 +88,12 @@ def _rounds_as(dt):
     formulas round each op's result to the input's type), else ``v`` itself."""
     if np.dtype(dt) in _HALF:
         return lambda v: round_to(v, dt)
-    return lambda v: v
+    return _exact
+
+
+def _exact(v):
+    """``_rounds_as``'s ``r`` for float32/float64: no rounding between ops."""
+    return v
 
 
 def _s(v, x):
@@ -352,7 +357,7 @@ def _cascade_sum(v, r):
     return total
 
 
-def _class_nll(logp, t, w, ignore_index, label_smoothing, reduction, cdim, checked=False, r=lambda v: v):
+def _class_nll(logp, t, w, ignore_index, label_smoothing, reduction, cdim, checked=False, r=_exact):
     """NLL of integer targets ``t`` under log-probabilities ``logp`` (class dim ``cdim``); ``checked``: the
     targets were range-checked on the host, so a clamped gather (~7x faster on XLA's CPU) picks the same.
     ``r``: the rounding of cross_entropy's half-type ops (its label smoothing terms are separate torch ops)."""
@@ -366,8 +371,10 @@ def _class_nll(logp, t, w, ignore_index, label_smoothing, reduction, cdim, check
     else:
         wt = valid.astype(logp.dtype)
     nll = r(-picked * wt)
-    if reduction in ("mean", "sum") and logp.ndim == 2:
-        # torch's nll_loss_out_frame: cascaded partial sums in the input's type (each add rounded)
+    if reduction in ("mean", "sum") and logp.ndim == 2 and r is not _exact:
+        # torch's nll_loss_out_frame: cascaded partial sums in the input's type (each add rounded).  Half types
+        # only: the cascade is ~200 ops per program (2-3x the compile time of an eager cross_entropy per new
+        # shape), and in float32 it moves the sum by an ulp or so, where a half type's rounding moves it by ~1e-3
         nll_r, denom = _cascade_sum(nll, r), _cascade_sum(wt, r) if w is not None else r(jnp.sum(wt))
         if reduction == "mean":
             nll_r = r(exact_div(nll_r, denom))
