@@ -378,3 +378,15 @@ def test_view_as_complex_of_half_reads_and_writes_like_torch():
         return before, x, m.view_as_real(c).to(m.float32)
     same_as_torch(fn, grad=False)
     raises_like_torch(lambda m: m.polar(m.ones(2, dtype=m.float16), m.ones(2, dtype=m.float16)), quiet=True)
+
+
+def test_squeeze_in_place_without_dims_like_torch():
+    """``x.squeeze_()`` squeezes every size-1 dim (torchopt's Adam count: ``zeros(1).squeeze_()``), while an
+    explicit ``dim=None`` is the parser's TypeError, for the method, the in-place method and the function."""
+    def fn(m, x):
+        return m.zeros(1, dtype=m.int64).squeeze_(), x.reshape(1, 6, 1).clone().squeeze_(), \
+            x.reshape(2, 1, 3).clone().squeeze_(1)
+    same_as_torch(fn, np.arange(6.0, dtype=np.float32))
+    for call in (lambda m: m.zeros(2, 1).squeeze_(None), lambda m: m.zeros(2, 1).squeeze(None),
+                 lambda m: m.squeeze(m.zeros(2, 1), None)):
+        raises_like_torch(call, match=r"^squeeze_?\(\)")

@@ -52,7 +52,7 @@ def _rebind(self, v, keep_storage=False):
 def _squeeze_(self, dim=None):
     """In-place squeeze: this tensor's own shape changes."""
     _check_leaf(self)
-    return _rebind(self, _v.squeeze(self, dim))
+    return _rebind(self, _v.squeeze(self) if dim is None else _v.squeeze(self, dim))  # (squeeze(x, None) is an error)
 
 
 @register("unsqueeze_", namespaces=(), promote="none")
