@@ -208,6 +208,20 @@ def test_row_iteration_values_after_root_write():
     same_as_torch(fn, D)
 
 
+def test_row_reads_on_the_host_keep_0d_shapes(monkeypatch):
+    """A view chain whose structure has compiled for ``_READ_SHAPES`` shapes is read with numpy
+    (``_views._read_on_host``): a 0-d row read that way stays 0-d (a long test process reached it through earlier
+    files' reads and gave ``rows[1] + 1`` shape [1])."""
+    monkeypatch.setattr(_views, "_READ_SHAPES", 0)
+
+    def fn(m, x):
+        ix = m.tensor(IX)
+        rows = list(ix)
+        ix[1] = 5
+        return rows[1] + 1, rows[0] + 0, x[7] * 2
+    same_as_torch(fn, D)
+
+
 def test_printing_pickle_and_save():
     d = torchlike.tensor(D)
     t = torch.tensor(D)

@@ -323,7 +323,7 @@ def _read_on_host(chain, src):
             _in_host_memory(src):
         h = host_read(src, chain)
         if h is not None:
-            return host_to_jax(np.ascontiguousarray(h), copy=True, cpu=True)
+            return host_to_jax(np.array(h, order="C"), copy=False, cpu=True)  # (ascontiguousarray: 0-d -> 1-d)
     skel, starts = split_chain(chain)
     e = _reads.get(skel)
     if e is None:
