@@ -107,6 +107,20 @@ def test_safetensors_roundtrip(tmp_path):
     assert back["b"].dtype is torchlike.bfloat16 and back["a"].tolist() == sd["a"].tolist()
 
 
+def test_safetensors_keeps_0d_shapes_like_torch(tmp_path):
+    """A 0-d tensor (a step counter, a scalar buffer) is saved with shape [] as torch's save_file writes it,
+    and torch's load_file reads it back 0-d."""
+    from safetensors.torch import load_file, save_file
+    sd = {"step": torchlike.tensor(3.0), "n": torchlike.tensor(7), "w": torchlike.ones(2)}
+    torchlike.safetensors.save_file(sd, str(tmp_path / "ours.safetensors"))
+    save_file({k: torch.tensor(v.tolist()) for k, v in sd.items()}, str(tmp_path / "theirs.safetensors"))
+    theirs = load_file(str(tmp_path / "theirs.safetensors"))
+    for back in (load_file(str(tmp_path / "ours.safetensors")),
+                 torchlike.safetensors.load_file(str(tmp_path / "ours.safetensors"))):
+        assert {k: tuple(v.shape) for k, v in back.items()} == {k: tuple(v.shape) for k, v in theirs.items()}
+        assert {k: v.tolist() for k, v in back.items()} == {k: v.tolist() for k, v in theirs.items()}
+
+
 def test_non_leaf_tensor_saves_its_requires_grad_like_torch():
     """torch.save keeps requires_grad of a non-leaf (a checkpoint's ``'loss': loss``): it loads as a leaf that
     requires grad, in torch and here, either way across the two."""

@@ -25,7 +25,7 @@ def _to_numpy(tensors):
     for k, v in tensors.items():
         if not isinstance(v, Tensor):
             raise ValueError(f"Key `{k}` is invalid, expected torch.Tensor but received {type(v)}")
-        out[k] = np.ascontiguousarray(np.asarray(v.detach()._value))
+        out[k] = np.array(v.detach()._value, order="C")  # (ascontiguousarray would save a 0-d tensor as 1-d)
     return out
 
 
