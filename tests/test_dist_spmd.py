@@ -98,3 +98,17 @@ def test_data_parallel_and_fully_shard_across_processes(tmp_path):
             np.testing.assert_allclose(got[f"{kind}_p{i}"], p.detach().numpy(), rtol=1e-5, atol=1e-6)
     assert int(got["data_parallel_bytes"]) == full
     assert int(got["fully_shard_bytes"]) * 2 == full  # every dim 0 here (8, 8, 4, 4) divides by 2
+
+
+def test_the_dist_package_calls_torchs_dist_op_with_its_errors():
+    """Importing ``torchlike.dist`` rebinds ``torchlike.dist`` (torch.dist) to the package, which calls the op:
+    results, keywords and wrong-argument errors are torch.dist's (they named ``_CallableModule.__call__``)."""
+    torch = pytest.importorskip("torch")
+    import torchlike
+    import torchlike.dist  # noqa: F401 -- the rebinding under test
+    from conftest import raises_like_torch, same_as_torch
+    same_as_torch(lambda m, a, b: (m.dist(a, b), m.dist(a, b, 1), m.dist(input=a, other=b, p=3)),
+                  torch.randn(5).numpy(), torch.randn(5).numpy())
+    for call in (lambda m: m.dist("x"), lambda m: m.dist(m.ones(3)), lambda m: m.dist()):
+        raises_like_torch(call, match=r"^dist\(\)")
+    assert isinstance(torchlike.dist, type(torchlike))

@@ -25,8 +25,8 @@ class _CallableModule(_types.ModuleType):
     """Importing this package rebinds ``torchlike.dist`` (torch.dist, the p-norm distance) to the module, so the
     module calls the op."""
 
-    def __call__(self, input, other, p=2):
-        return _dist_op(input, other, p)
+    def __call__(self, /, *args, **kwargs):  # the op's own signature checks (its errors name dist())
+        return _dist_op(*args, **kwargs)
 
 
 _sys.modules[__name__].__class__ = _CallableModule
