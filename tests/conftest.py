@@ -2,6 +2,7 @@ import re
 import sys
 import warnings
 
+import jax.monitoring
 import numpy as np
 import pytest
 
@@ -9,6 +10,27 @@ torch = pytest.importorskip("torch")
 import torchlike  # noqa: E402
 
 torch.set_num_threads(1)
+
+
+class XlaCompiles:
+    """Counts XLA compilations (every one, torchlike's caches or not) while active: ``with XlaCompiles() as c:``
+    then ``c.n``."""
+
+    EVENT = "/jax/core/compile/backend_compile_duration"
+
+    def __init__(self):
+        self.n = 0
+
+    def __call__(self, event, duration, **kwargs):
+        if event == self.EVENT:
+            self.n += 1
+
+    def __enter__(self):
+        jax.monitoring.register_event_duration_secs_listener(self)
+        return self
+
+    def __exit__(self, *exc):
+        jax.monitoring.unregister_event_duration_listener(self)
 
 
 def to_torch(t):

@@ -2,17 +2,14 @@
 at each call, and the programs after them run at padded row counts (``torchlike._row_buckets``).  Values, dtypes,
 shapes and gradients are torch's at every mask density (empty and full masks, 0-d, non-contiguous inputs), and a
 new count inside a warmed bucket compiles nothing (forward, backward and the engine's gradient sums)."""
-import jax
-import jax.monitoring
 import numpy as np
 import pytest
 
 import torchlike
-from conftest import raises_like_torch, same_as_torch
+from conftest import XlaCompiles, raises_like_torch, same_as_torch
 
 torch = pytest.importorskip("torch", reason="torch is the oracle for the values")
 
-_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 
 
 def _select_rows(m, x, keep):
@@ -97,24 +94,6 @@ def test_zero_dim_and_errors_as_torch():
         raises_like_torch(lambda m, x: x[m.ones(n + 1, dtype=m.bool)], x)
 
 
-class _Compiles:
-    """Counts XLA compilations (every one, torchlike's caches or not) while active."""
-
-    def __init__(self):
-        self.n = 0
-
-    def __call__(self, event, duration, **kwargs):
-        if event == _COMPILE_EVENT:
-            self.n += 1
-
-    def __enter__(self):
-        jax.monitoring.register_event_duration_secs_listener(self)
-        return self
-
-    def __exit__(self, *exc):
-        jax.monitoring.unregister_event_duration_listener(self)
-
-
 def _train_step(lib, x, w, keep):
     """A masked training step: the selected rows through a small spline-like computation, written back, the
     loss over the valid rows; the gradients reach the leaves through the mask's scatter-add and gradient sums."""
@@ -138,7 +117,7 @@ def test_a_new_count_in_a_warmed_bucket_compiles_nothing():
         keep[rng.permutation(128)[:count]] = True
         xn = rng.uniform(-1, 1, 128).astype(np.float32)
         x, w = torchlike.tensor(xn, requires_grad=True), torchlike.tensor(wn, requires_grad=True)
-        with _Compiles() as c:
+        with XlaCompiles() as c:
             loss = _train_step(torchlike, x, w, torchlike.tensor(keep))
             got = loss.item(), x.grad.numpy(), w.grad.numpy()
         if check:  # the padded programs' results are torch's

@@ -1,38 +1,21 @@
 """Memory with changing shapes: creating a tensor from host data of a new shape compiles no XLA program
 (JAX's ``stage`` primitive used to compile and keep one per shape, outside torchlike's cache bound), the
 copy is a real copy as in torch, and evictions hand freed heap back to the OS."""
-import jax
 import numpy as np
 import pytest
 
 import torchlike
 from torchlike import _jit_cache
+from conftest import XlaCompiles
 
 torch = pytest.importorskip("torch", reason="torch is the oracle for these comparisons")
 
-_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
-
-
-class _Compiles:
-    def __init__(self):
-        self.n = 0
-
-    def __call__(self, event, duration, **kwargs):
-        if event == _COMPILE_EVENT:
-            self.n += 1
-
-    def __enter__(self):
-        jax.monitoring.register_event_duration_secs_listener(self)
-        return self
-
-    def __exit__(self, *exc):
-        jax.monitoring.unregister_event_duration_listener(self)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.bool_, np.float16])
 def test_tensor_from_ndarray_of_new_shapes_compiles_nothing(dtype):
     torchlike.tensor(np.zeros((2, 2), dtype))  # backend start-up, outside the count
-    with _Compiles() as c:
+    with XlaCompiles() as c:
         outs = [torchlike.tensor(np.arange(n * 3).reshape(n, 3).astype(dtype)) for n in (101, 102, 103)]
     assert c.n == 0
     for n, t in zip((101, 102, 103), outs):
@@ -48,7 +31,7 @@ def test_other_host_to_tensor_paths_compile_nothing_for_new_shapes(how):
     srcs = [np.arange(n, dtype=np.float32) for n in (201, 202, 203)]
     if how == "pickle":
         srcs = [pickle.dumps(torchlike.tensor(a)) for a in srcs]
-    with _Compiles() as c:
+    with XlaCompiles() as c:
         if how == "from_numpy":
             outs = [torchlike.from_numpy(a) for a in srcs]
         elif how == "frombuffer":
