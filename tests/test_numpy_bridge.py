@@ -221,6 +221,23 @@ def test_ufunc_of_a_tensor_is_a_tensor(ufunc):
     assert tl == t
 
 
+@pytest.mark.parametrize("call", ["exp-0d", "exp", "add-array", "greater", "array-mul"])
+def test_ufunc_of_a_tensor_warns_as_torch_does(call):
+    """torch's ``Tensor.__array_wrap__`` takes the array alone, so numpy 2 gives a DeprecationWarning ("must
+    accept context and return_scalar") when a ufunc wraps its result: the same warnings, the same result."""
+    def f(m):
+        t = m.tensor(2.0) if call == "exp-0d" else m.tensor([1.0, 4.0, 9.0])
+        n = np.array([1.0, 2.0, 3.0])
+        fn = {"exp-0d": np.exp, "exp": np.exp, "add-array": lambda t: np.add(t, n),
+              "greater": lambda t: np.greater(t, 2.0), "array-mul": lambda t: n * t}[call]
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            r = _outcome(lambda: fn(t))
+        return r, [(x.category.__name__, str(x.message)) for x in w]
+    t, tl = both(f)
+    assert tl == t
+
+
 def test_writes_through_views_made_before_numpy_reach_the_array():
     def f(m):
         x = m.arange(6.0)

@@ -70,9 +70,11 @@ def __array__(self, dtype=None, copy=None):
 
 
 @register("__array_wrap__", namespaces=())
-def __array_wrap__(self, array, context=None, return_scalar=False):
+def __array_wrap__(self, array):
     """numpy's ufuncs on a tensor (``np.exp(t)``, ``t + ndarray``) give a tensor, as torch's do: the result
-    array wrapped by ``from_numpy`` (a bool one as uint8, torch's rule)."""
+    array wrapped by ``from_numpy`` (a bool one as uint8, torch's rule). One argument, as torch's: numpy 2
+    first passes ``context, return_scalar``, then calls it again with the array alone and gives the same
+    DeprecationWarning torch's gives."""
     if array.dtype == np.bool_:
         array = array.astype(np.uint8)
     return from_numpy(np.asarray(array))
