@@ -373,3 +373,87 @@ def test_copy_copy_keeps_subclass_and_attributes():
         cs[0] = 3
         return [type(cs).__name__, cs.tag, s.as_subclass(m.Tensor)]
     same(f)
+
+
+# ---- the strides of a tensor made from an array ------------------------------------------------------------
+_BASE = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+ARRAYS = {  # (every layout the constructors see: dense in another order, non-dense, broadcast, size-1 dims)
+    "T": lambda: _BASE.T, "transpose": lambda: _BASE.transpose(1, 0, 2), "fortran": lambda: np.asfortranarray(_BASE),
+    "slice": lambda: _BASE[:, :, ::2], "split_T": lambda: np.split(np.arange(18.).reshape(3, 6), 3, axis=-1)[1].T,
+    "broadcast": lambda: np.broadcast_to(np.arange(4.0), (3, 4)), "int64_T": lambda: np.arange(6).reshape(2, 3).T,
+    "bool_T": lambda: (_BASE > 3).T, "float16_T": lambda: _BASE.astype(np.float16).T,
+    "size1": lambda: np.zeros((3, 1, 2), np.float32).transpose(2, 1, 0), "empty_T": lambda: np.zeros((0, 3)).T,
+    "row_major": lambda: _BASE.copy(), "one_d_step": lambda: np.arange(8.0)[::2], "empty": lambda: np.zeros((0, 3)),
+    "empty_3d": lambda: np.zeros((2, 0, 3), np.float32).transpose(2, 1, 0),
+}
+COPIES = {  # torch's copying constructors: the array's strides where dense, else dense in their order
+    "tensor": lambda m, a: m.tensor(a), "tensor_dtype": lambda m, a: m.tensor(a, dtype=m.float64),
+    "Parameter": lambda m, a: m.nn.Parameter(m.tensor(a)) if a.dtype.kind == "f" else m.tensor(a),
+    "tensor_requires_grad": lambda m, a: m.tensor(a, dtype=m.float32, requires_grad=True),
+    "legacy_Tensor_cast": lambda m, a: m.Tensor(a.astype(np.float64)),
+}
+
+
+def _layout(t):
+    return tuple(t.shape), t.stride(), t.is_contiguous(), str(t.dtype).replace("torch.", ""), t.tolist()
+
+
+@pytest.mark.parametrize("make", COPIES.values(), ids=COPIES.keys())
+@pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS.keys())
+def test_tensor_of_an_array_keeps_torch_strides(array, make):
+    # load_weights_into_gpt's torch.nn.Parameter(torch.tensor(q_w.T)) is a column-major weight in torch
+    got = [_layout(make(m, array())) for m in (torch, torchlike)]
+    assert got[1] == got[0]
+
+
+SHARING = {"from_numpy": lambda m, a: m.from_numpy(a), "as_tensor": lambda m, a: m.as_tensor(a),
+           "asarray": lambda m, a: m.asarray(a), "legacy_Tensor": lambda m, a: m.Tensor(a)}
+
+
+@pytest.mark.parametrize("make", SHARING.values(), ids=SHARING.keys())
+@pytest.mark.parametrize("array", ["T", "transpose", "fortran", "int64_T", "bool_T", "float16_T", "size1", "empty_T",
+                                   "row_major"])
+def test_tensor_sharing_a_dense_array_keeps_its_strides(array, make):
+    """A dense array in another order (non-dense ones: docs/differences.md) keeps its strides, and writes
+    through the tensor, its views and the array still cross."""
+    def run(m):
+        a = ARRAYS[array]().copy(order="K")  # (a writable array of the same layout)
+        t = make(m, a)
+        a = a if t.dtype == m.from_numpy(a).dtype else None
+        out = [_layout(t), t[0].stride(), t.numpy().strides, t.clone().stride(), (t + t).stride()]
+        if t.dtype != m.bool and a is not None and a.size:
+            t[0] += 1
+            a[(-1,) * a.ndim] = 7
+            out += [a.tolist(), t.tolist(), t[-1].tolist()]
+        return out
+    t, tl = both(run)
+    assert tl == t
+
+
+def test_legacy_constructor_shares_a_float_array_and_refuses_scalars():
+    def run(m):
+        a = np.zeros(3, dtype=np.float32)
+        shared = m.Tensor(a)
+        d = np.zeros(3)
+        copied = m.Tensor(d)
+        a[0], d[0] = 5, 5
+        out = [shared.tolist(), copied.tolist(), str(copied.dtype)]
+        for x in (3.0, np.float32(3.0), True, None, {"a": 1}, "ab"):
+            with pytest.raises(TypeError) as e:
+                m.Tensor(x)
+            out.append(str(e.value))
+        with pytest.raises(TypeError) as e:
+            m.from_numpy(np.float32(1))
+        return out + [str(e.value), m.Tensor(3).shape, m.Tensor(np.array(2.0)).tolist()]
+    t, tl = both(run)
+    assert tl == t
+
+
+def test_tensor_of_an_array_with_negative_strides_is_refused():
+    msgs = []
+    for m in (torch, torchlike):
+        for make in (lambda a: m.tensor(a), lambda a: m.Tensor(a), lambda a: m.tensor(a, dtype=m.float64)):
+            with pytest.raises(ValueError) as e:
+                make(np.arange(6.).reshape(2, 3)[:, ::-1])
+            msgs.append(str(e.value))
+    assert msgs[:3] == msgs[3:]

@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype, _jit_cache
-from ._errors import PACKAGE_DIR, argument_error, check_alloc, no_other_keywords, torch_warn
+from ._errors import PACKAGE_DIR, argument_error, check_alloc, no_other_keywords, torch_warn, tp_name
 from ._layout import strided as _strided
 from . import _memory_format as _mfmt
 from ._device import CPU, canonical, host_to_jax, of_array, off_cpu
@@ -229,6 +229,8 @@ def _tensor_quiet(data, *, dtype=None, device=None, requires_grad=False):
             return Tensor._from_host(h, data._dev)  # (shared: a host array is never written)
         out = Tensor._wrap(jnp.array(data._value, copy=True), data._dev)
         return _finish(out._x, out._dev, requires_grad)
+    if isinstance(data, np.ndarray) and any(st < 0 for st in data.strides):
+        _check_numpy_for_sharing(data)  # (torch's ValueError: its copy starts from a tensor over the array)
     arr, d = _infer_np(data, wide=dtype is not None)
     if dtype is not None:
         d = _dtype.to_dtype(dtype)
@@ -238,8 +240,16 @@ def _tensor_quiet(data, *, dtype=None, device=None, requires_grad=False):
         arr = _np_cast(arr, d)
     dev = canonical(device if device is not None else (data._dev if isinstance(data, Tensor) else None))
     # torch.tensor copies a caller's buffer (and a host tensor's array, which that tensor owns)
-    return _host_or_put(arr, dev, requires_grad, copy=arr is data or arr.base is not None or
-                        isinstance(data, Tensor))
+    t = _host_or_put(arr, dev, requires_grad, copy=arr is data or arr.base is not None or isinstance(data, Tensor))
+    return _numpy_layout(t, data) if isinstance(data, np.ndarray) and data.ndim else t
+
+
+def _numpy_layout(t, a):
+    """``t`` (a fresh copy of numpy array ``a``) given the strides torch's copy of ``a`` has: ``a``'s own in
+    elements where they are dense (a transposed or Fortran-order array stays so), else dense in their order."""
+    if a.flags.c_contiguous and a.size:
+        return t  # (an empty array's strides are numpy's, often zeros: torch keeps them)
+    return _mfmt.set_strides(t, _mfmt.dense_strides_like(a.shape, _mfmt.numpy_strides(a)))
 
 
 def _check_python_values_fit(arr, d):
@@ -313,14 +323,14 @@ def from_numpy(ndarray):
     tensor([5., 0., 0.])
     """
     if not isinstance(ndarray, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+        raise TypeError(f"expected np.ndarray (got {tp_name(ndarray)})")
     _check_numpy_for_sharing(ndarray)
     arr, d = _infer_np(ndarray)
     if arr is ndarray:
         t = from_numpy_shared(arr, CPU)
         if t is not None:
             return t
-    return _host_or_put(arr, canonical(None), False, copy=True)
+    return _numpy_layout(_host_or_put(arr, canonical(None), False, copy=True), ndarray)
 
 
 def _check_numpy_for_sharing(a):

@@ -24,7 +24,7 @@ from ._errors import pass_through_file
 
 __all__ = ["memory_format", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
            "strides_match", "format_strides", "check_rank", "mark", "is_contiguous", "share_tag", "set_strides",
-           "preserve_strides", "non_overlapping_and_dense", "iter_strides", "pointwise", "suggest",
+           "preserve_strides", "dense_strides_like", "numpy_strides", "non_overlapping_and_dense", "iter_strides", "pointwise", "suggest",
            "follow_input", "needs_layout", "storage_perm"]
 
 
@@ -188,10 +188,25 @@ def _dense_from(shape, perm, skip_size1):
 def preserve_strides(t):
     """The strides of ``empty_like(t)`` (preserve_format): ``t``'s own when it is non-overlapping and dense,
     else the dense strides in ``t``'s stride order (torch's ``infer_dense_strides``)."""
-    shape, st = tuple(t.shape), t.stride()
+    return dense_strides_like(tuple(t.shape), t.stride())
+
+
+def dense_strides_like(shape, st):
+    """The strides torch gives a preserve-format copy of a tensor of ``shape`` and strides ``st``: ``st`` where
+    non-overlapping and dense, else dense strides in ``st``'s order (``infer_dense_strides``).
+
+    >>> dense_strides_like((3, 2), (1, 6))  # (a column slice of a transposed array: kept in column order)
+    (1, 3)
+    """
     if non_overlapping_and_dense(shape, st):
-        return st
+        return tuple(st)
     return _dense_from(shape, _sorted_dims(shape, (st,)), True)
+
+
+def numpy_strides(arr):
+    """A numpy array's strides in elements, as torch counts them (numpy's are in bytes)."""
+    n = arr.dtype.itemsize
+    return tuple(s // n for s in arr.strides)
 
 
 def mark(t, fmt, source=None):

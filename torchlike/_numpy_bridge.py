@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _memory_format as _mfmt
 from ._device import host_to_jax
 from ._errors import is_tracer
 from ._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
@@ -97,8 +98,8 @@ def _root_array(r):
         return r._vbase.__dict__["_h"]
     if r._vbase is not None and r._chain is not _ALIAS_CHAIN:
         return None  # (a shared-memory tensor, or a view: not a root)
-    if r._st is not None:
-        return None  # (torch's strides not row-major, channels-last: numpy's array would be in storage order)
+    if r._st is not None:  # (torch's strides not row-major: a transposed copy, channels-last)
+        return _strided_root_array(r)
     host = r._host_array()
     if host is not None:  # a host tensor: its array (copied: it may be held elsewhere too), no device read
         if not _shareable(r, host):
@@ -111,6 +112,21 @@ def _root_array(r):
         return None
     h = np.array(x)
     _attach(r, h, x)
+    return h
+
+
+def _strided_root_array(r):
+    """``_root_array`` of a root whose torch strides are not row-major: an array laid out in that order (its
+    strides are torch's, as ``numpy()``'s are), or None."""
+    st = r._st
+    x = r._value
+    if is_tracer(x) or not _shareable(r, x) or not _mfmt.non_overlapping_and_dense(tuple(x.shape), st):
+        return None
+    n = x.dtype.itemsize
+    h = np.lib.stride_tricks.as_strided(np.empty(x.size, x.dtype), x.shape, tuple(s * n for s in st))
+    h[...] = np.asarray(x)
+    _attach(r, h, x)
+    _mfmt.set_strides(r._vbase, st)
     return h
 
 
@@ -160,4 +176,9 @@ def from_numpy_shared(arr, dev):
     bytes), or None where a copy must do."""
     if not arr.flags.writeable or arr.dtype.kind not in _NUMPY_DTYPES or arr.nbytes > SHARE_LIMIT:
         return None
-    return _attach(Tensor._wrap(arr, dev), arr)
+    t = _attach(Tensor._wrap(arr, dev), arr)
+    if not (arr.flags.c_contiguous and arr.size) and arr.ndim:  # the array's own strides where they are
+        st = _mfmt.numpy_strides(arr)  # dense (a transposed or Fortran-order array, an empty one), as torch's
+        if _mfmt.non_overlapping_and_dense(arr.shape, st):
+            _mfmt.set_strides(t._vbase, st)
+    return t

@@ -19,6 +19,7 @@ from . import _dtype, _grad_mode, _views
 from . import _memory_format as _mfmt
 from ._grad_mode import InferenceVersion
 from ._errors import GraphBreak, argument_error, is_tracer as _is_tracer, renamed, to_host, warn_at_caller
+from ._errors import tp_name as _tp_name
 from ._missing import TENSOR_NAMES_MISSING, MissingAPI
 from ._device import CPU, host_to_jax, of_array
 from ._layout import strided as _strided
@@ -118,11 +119,16 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
         from . import _creation  # lazy: the legacy constructor builds through creation (layer 3)
         dt = _dtype.get_default_dtype() if dtype is None else dtype
         # a torch.Size is a shape, any other sequence is data; no arguments at all is an empty tensor
-        if len(args) == 1 and not isinstance(args[0], (numbers.Integral, Size)):
+        if len(args) == 1 and (isinstance(args[0], bool) or not isinstance(args[0], (numbers.Integral, Size))):
             src = args[0]
             if isinstance(src, Tensor):
                 return src
-            t = _creation.tensor(src, dtype=dt, device=device)
+            if isinstance(src, np.ndarray):  # (shared, as torch's: a float32 array's memory is the tensor's)
+                t = _creation.as_tensor(src, dtype=dt, device=device)
+            elif hasattr(type(src), "__getitem__") and not isinstance(src, (dict, np.generic)):
+                t = _creation.tensor(src, dtype=dt, device=device)
+            else:  # (torch's PySequence_Check: a number is not data; torch.Tensor(3) is a size)
+                raise TypeError(f"new(): data must be a sequence (got {_tp_name(src)})")
         else:
             shape = args[0] if len(args) == 1 and isinstance(args[0], Size) else args or (0,)
             t = _creation.zeros(*shape, dtype=dt, device=device)
