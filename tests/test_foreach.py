@@ -101,3 +101,67 @@ def test_foreach_errors_match_torch(k):
         ERRORS[k](torchlike)
     assert type(le.value) is type(te.value)
     assert str(le.value).splitlines()[0] == str(te.value).splitlines()[0]
+
+
+# maximum/minimum have no per-tensor Number overload: torch's foreach Number and Scalars forms are the
+# clamp_min/clamp_max kernels (pytorch_optimizer's Adafactor and ADOPT call _foreach_maximum(list, eps))
+@pytest.mark.parametrize("op", ["maximum", "minimum", "clamp_min", "clamp_max"])
+@pytest.mark.parametrize("inplace", [False, True], ids=["out_of_place", "in_place"])
+def test_foreach_scalar_bounds_are_clamps_like_torch(op, inplace):
+    from conftest import same_as_torch, raises_like_torch
+    name = f"_foreach_{op}{'_' if inplace else ''}"
+    inputs = (np.array([1.0, np.nan, -3.0], np.float32), np.array([1, 5], np.int64))
+    for bound in (2, 2.5, float("nan"), True, [0.5, 7]):
+        def fn(L, a, b):
+            ts = [a, b] if inplace else [a, b.float()]
+            out = getattr(L, name)(ts, bound)
+            return tuple(ts) if inplace else out
+        if inplace and any(isinstance(v, float) for v in (bound if isinstance(bound, list) else [bound])):
+            continue  # an int64 written with a float result: torch's message is "... type long int" (differences.md)
+        same_as_torch(fn, *inputs, grad=False)
+        same_as_torch(lambda L, a, b: getattr(L, f"_foreach_{op}")([a.long(), b], bound), *inputs, grad=False)
+    raises_like_torch(lambda L: getattr(L, name)([L.tensor([True, False])], True))
+
+
+@pytest.mark.parametrize("bounds", [(True, None), (None, True), (True, True)])
+def test_clamp_number_bounds_on_bool_raise_like_torch(bounds):
+    from conftest import same_as_torch, raises_like_torch
+    lo, hi = bounds
+    raises_like_torch(lambda L: L.tensor([True, False]).clamp(lo, hi))
+    raises_like_torch(lambda L: L.clamp(L.tensor([True, False]), lo, hi))
+    # one Tensor bound has a Bool kernel (two have none); a Number bound of another kind promotes
+    tensor_bounds = lambda L: L.tensor([True, False]).clamp(*(None if v is None else L.tensor(v) for v in bounds))
+    if None in bounds:
+        same_as_torch(tensor_bounds, grad=False)
+    else:
+        raises_like_torch(tensor_bounds)
+    same_as_torch(lambda L: L.tensor([True, False]).clamp(*(None if v is None else 2 for v in bounds)), grad=False)
+
+
+def test_group_tensors_by_device_and_dtype_like_torch():
+    """torch.utils._foreach_utils (pytorch_optimizer imports it): torch._C's grouping, its group order, the
+    tensors themselves in the groups, None kept in the later lists, and its errors."""
+    from conftest import raises_like_torch
+    from torch.utils import _foreach_utils as tfu
+    from torchlike.utils import _foreach_utils as lfu
+    for with_indices in (True, False):
+        res = {}
+        for L, fu in ((torch, tfu), (torchlike, lfu)):
+            dts = [L.float32, L.int64, L.float64, L.float32, L.float16, L.int64]
+            first = [L.zeros(i + 1, dtype=d) for i, d in enumerate(dts)]
+            second = [t if i % 2 else None for i, t in enumerate(first)]
+            groups = fu._group_tensors_by_device_and_dtype([first, second, []], with_indices=with_indices)
+            assert all(lists[0][j] is first[k] for (lists, idx), ks in zip(groups.values(), [
+                [i for i, t in enumerate(first) if t.dtype == key[1]] for key in groups]) for j, k in enumerate(ks))
+            res[L] = [(str(key[0]), str(key[1]), idx, [[None if t is None else t.numel() for t in lst]
+                                                       for lst in lists]) for key, (lists, idx) in groups.items()]
+        assert res[torchlike] == res[torch], res
+    for L in (torch, torchlike):
+        fu = tfu if L is torch else lfu
+        assert fu._has_foreach_support([L.ones(1), None], L.device("cpu"))
+        assert fu._device_has_foreach_support(L.device("cpu")) and not fu._device_has_foreach_support(
+            L.device("meta"))
+        assert fu._get_fused_kernels_supported_devices() == tfu._get_fused_kernels_supported_devices()
+        assert fu._get_foreach_kernels_supported_devices() == tfu._get_foreach_kernels_supported_devices()
+    for bad in (lambda L: [], lambda L: [[L.ones(1), L.ones(2)], [L.ones(1)]], lambda L: [[None, L.ones(1)]]):
+        raises_like_torch(lambda L: L._C._group_tensors_by_device_and_dtype(bad(L), True))

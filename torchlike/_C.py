@@ -364,6 +364,50 @@ class Value(_ScriptIR):
 Graph.__module__ = Node.__module__ = Value.__module__ = "torch"
 
 
+def _get_privateuse1_backend_name() -> str:
+    """``torch._C._get_privateuse1_backend_name``: no backend is renamed, so torch's default name."""
+    return "privateuseone"
+
+
+def _group_tensors_by_device_and_dtype(tensorlistlist, with_indices=False):
+    """``torch._C._group_tensors_by_device_and_dtype``: split parallel tensor lists (the first one all tensors,
+    the others of the same length or empty, entries may be None) into ``{(device, dtype): (lists, indices)}``
+    keyed by the first list's tensors, the groups in torch's order (the last new key first), each keeping
+    the tensors themselves (no copy); ``indices`` is empty unless ``with_indices``.
+
+    >>> import torchlike
+    >>> a, b = torchlike.zeros(2), torchlike.zeros(1, dtype=torchlike.float64)
+    >>> groups = torchlike._C._group_tensors_by_device_and_dtype([[a, b, a]], True)
+    >>> [(k[1], idx) for k, (lists, idx) in groups.items()]
+    [(torch.float64, [1]), (torch.float32, [0, 2])]
+    """
+    if not tensorlistlist:
+        raise RuntimeError("Expected !nested_tensorlist.empty() to be true, but got false.  (Could this error "
+                           "message be improved?  If so, please report an enhancement request to PyTorch.)")
+    first = tensorlistlist[0]
+    if any(len(lst) not in (len(first), 0) for lst in tensorlistlist):
+        raise RuntimeError(
+            "Expected std::all_of( nested_tensorlist.cbegin(), nested_tensorlist.cend(), [&](const auto& "
+            "tensorlist) -> bool { return tensorlist.size() == num_tensors || tensorlist.size() == 0; }) to be "
+            "true, but got false.  (Could this error message be improved?  If so, please report an enhancement "
+            "request to PyTorch.)")
+    groups = {}
+    for i, t in enumerate(first):
+        if t is None:
+            raise RuntimeError("Tensors of the first list of nested Tensor lists are supposed to be defined but "
+                               f"the {i}-th Tensor is not.")
+        key = (t.device, t.dtype)
+        if key not in groups:
+            groups[key] = ([[] for _ in tensorlistlist], [])
+        lists, idx = groups[key]
+        for out, lst in zip(lists, tensorlistlist):
+            if lst:
+                out.append(lst[i])
+        if with_indices:
+            idx.append(i)
+    return dict(reversed(list(groups.items())))
+
+
 def _parse_to(*args, **kwargs):
     """``torch._C._nn._parse_to``: ``(device, dtype, non_blocking, memory_format)`` of a ``to()`` call."""
     device, dtype, non_blocking, _copy, memory_format = parse_to(Tensor, args, kwargs)

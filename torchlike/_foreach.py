@@ -31,6 +31,10 @@ _BINARY = {
     "pow": ("Number exponent", "tuple of Scalars exponent", "tuple of Tensors exponent"),
 }
 
+# binary ops whose per-tensor op takes no Number: torch's foreach Number/Scalars overloads are the clamp kernels
+# (``_foreach_maximum(ts, 0.5)`` is ``t.clamp_min(0.5)``: an int list with a float gives float, NaN propagates)
+_SCALAR_FORM = {"maximum": "clamp_min", "minimum": "clamp_max"}
+
 __all__ = [f"_foreach_{n}{s}" for n in (*_UNARY, *_BINARY, "addcmul", "addcdiv", "lerp") for s in ("", "_")] + [
     "_foreach_zero_", "_foreach_copy_", "_foreach_clone", "_foreach_norm", "_foreach_max", "_foreach_powsum",
     "_foreach_mm"]
@@ -106,7 +110,9 @@ def _binary(op, overloads):
         others = _operands(name, ts, other, args, kwargs, overloads, tensor_ok)
         if kwargs and not isinstance(others[0], Tensor):  # alpha only with tensor operands
             raise _invalid(name, args, kwargs, overloads)
-        if not hasattr(Tensor, method):  # (maximum_, minimum_: no Tensor method; the result written back)
+        if not isinstance(others[0], Tensor) and op in _SCALAR_FORM:  # torch's Number overloads clamp
+            method = _SCALAR_FORM[op] + method[len(op):]
+        elif not hasattr(Tensor, method):  # (maximum_, minimum_: no Tensor method; the result written back)
             return ts, [t.copy_(getattr(t, op)(o)) for t, o in zip(ts, others)]
         return ts, [getattr(t, method)(o, **kwargs) for t, o in zip(ts, others)]
 

@@ -84,6 +84,14 @@ def _clamp_core(input, min, max, name):
                         f"(Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
     parts = [input] + [v for v in (min, max) if v is not None]
     d = _dtype.result_type(*parts)
+    if d is _dtype.bool:
+        # torch's Number-bound kernels have no Bool case, nor its two-Tensor-bound one (a single Tensor bound is
+        # a maximum/minimum, which has)
+        scalar = not isinstance(min, Tensor) and not isinstance(max, Tensor)
+        both = min is not None and max is not None
+        if scalar or both:
+            kernel = "clamp" if both else "clamp_min" if max is None else "clamp_max"
+            raise NotImplementedError(f"\"{kernel}{'_scalar' if scalar else ''}_cpu\" not implemented for 'Bool'")
     check_numbers_fit(d, min, max)
     lo = 0 if min is None else min
     hi = 0 if max is None else max
