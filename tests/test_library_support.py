@@ -141,6 +141,29 @@ def test_custom_op_with_autograd_like_torch():
     assert results[0] == results[1] == ([27.0], [3.0, 12.0])
 
 
+def test_register_kernel_on_defined_schemas_like_torch():
+    """torch.library.register_kernel on an op made by torch.library.define / Library.define (bitsandbytes
+    registers its "default" kernels so): the op runs the kernel; a kernel for another device leaves the CPU one
+    in place (torchlike raised "no operator ... defined with custom_op", and Library.impl ignored the key)."""
+    results = []
+    for lib, ns in ((torch, "regk_t"), (torchlike, "regk_l")):
+        lib.library.define(f"{ns}::scale", "(Tensor x, float s) -> Tensor")
+        lib.library.register_kernel(f"{ns}::scale", "default", lambda x, s: x * s)
+        lib.library.register_fake(f"{ns}::scale", lambda x, s: lib.empty_like(x))
+        keep = lib.library.Library(f"{ns}b", "DEF")
+        keep.define("add1(Tensor x) -> Tensor")
+        lib.library.register_kernel(f"{ns}b::add1", "cpu", lambda x: x + 1)
+        first = getattr(lib.ops, f"{ns}b").add1(lib.ones(2)).tolist()
+        lib.library.impl(f"{ns}b::add1", ["CUDA"], lambda x: x + 3)
+        results.append((getattr(lib.ops, ns).scale(lib.ones(2), 3.0).tolist(), first,
+                        getattr(lib.ops, f"{ns}b").add1(lib.ones(2)).tolist()))
+        with pytest.raises(ValueError) as e:
+            lib.library.register_kernel(3, "cpu", lambda x: x)
+        results.append(str(e.value))
+    assert results[0] == results[2] and results[1] == results[3], results
+    assert results[0] == ([3.0, 3.0], [2.0, 2.0], [2.0, 2.0])
+
+
 def test_compiler_and_dynamo_markers():
     assert torchlike.compiler.is_compiling() is False and torchlike._dynamo.is_compiling() is False
     seen = []

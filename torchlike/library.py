@@ -222,8 +222,10 @@ def register_autograd(op, backward, /, *, setup_context=None, lib=None):
 
 def register_kernel(op, device_types, func=None, /, *, lib=None):
     target = _lookup(op)
+    if target is None and isinstance(op, str):  # an op defined with torch.library.define / Library.define
+        return impl(op, device_types, func, lib=lib)
     if target is None:
-        raise ValueError(f"register_kernel(op): no operator named {op!r} was defined with custom_op")
+        raise ValueError(f"register_kernel({op}): got unexpected type for op: {type(op)}")
     return target.register_kernel(device_types, func)
 
 
@@ -358,10 +360,11 @@ class Library:
             register_fake(qual, fn)
         elif key.startswith(("Autocast", "Autograd")) and key != "Autograd":
             pass  # torchlike has no per-backend autocast/autograd dispatch keys to route through
-        elif qual not in _OPS:
-            CustomOpDef(self.ns, name, None, fn)
         else:
-            _OPS[qual].register_kernel(None, fn)
+            device = _device_of_key(key)
+            if qual not in _OPS:  # a defined schema's first kernel (a CPU/composite one is also its default)
+                CustomOpDef(self.ns, name, None, fn if device in (None, "cpu") else None)
+            _OPS[qual].register_kernel(device, fn)
 
     def fallback(self, fn, dispatch_key="", *, with_keyset=False):
         pass
@@ -369,6 +372,14 @@ class Library:
     def _destroy(self):
         for name in self._defined:
             _OPS.pop(f"{self.ns}::{name}", None)
+
+
+def _device_of_key(key):
+    """The device type a dispatch key (``"CPU"``, ``"CUDA"``) or device type (``"cpu"``) names; None for the
+    composite keys, ``"default"`` and no key: a kernel for every device."""
+    if not key or key == "default" or key.startswith(("Composite", "Autograd")):
+        return None
+    return key.lower()
 
 
 def define(qualname, schema, *, lib=None, tags=()):
@@ -380,7 +391,8 @@ def impl(qualname, types, func=None, *, lib=None):
     ns, name = _split(qualname)
 
     def reg(f):
-        (lib or Library(ns, "FRAGMENT")).impl(name, f)
+        for key in [types] if isinstance(types, str) or types is None else types:
+            (lib or Library(ns, "FRAGMENT")).impl(name, f, key or "")
         return f
     return reg if func is None else reg(func)
 
