@@ -196,3 +196,48 @@ def test_class_statement_keywords_reach_the_metaclass_like_torch():
     assert seen["torchlike"] == seen["torch"]
     assert seen["torch"][0] == {"name": "", "func": 1, "bases": 2}
     assert seen["torch"][2] == "T.__init_subclass__() takes no keyword arguments"
+
+
+OPERATOR_CALLS = ["a == b", "a != b", "a < b", "a + b", "1 + a", "1 - a", "a - 1", "a * 2", "1 / a", "a / b",
+                  "a // b", "3 // a", "a % b", "3 % a", "a ** b", "2 ** a", "a @ b", "b.__rmatmul__(a)", "-a", "+a",
+                  "abs(a)", "i & i", "1 & i", "i | i", "i ^ i", "i << 1", "1 << i", "i >> 1", "1 >> i", "~i",
+                  "i.__iand__(1)", "i.__ior__(1)", "i.__ixor__(1)", "i.__ilshift__(1)", "i.__irshift__(1)",
+                  "a.__iadd__(1)", "a.__itruediv__(1)", "a.__rdiv__(2)", "reversed(a)", "reversed(a[0, 0])",
+                  "list(a)", "copy.deepcopy(a)", "int(a[0, 0])", "float(a[0, 0])", "bool(a[0, 0])", "len(a)"]
+
+
+def test_operators_reach_modes_and_subclasses_as_torch_binds_them():
+    # torch binds ``__eq__``, the reflected operators, the bitwise and shift operators and ``__invert__`` as
+    # functions of their own (the protocol's ``func``); the rest pass on their op's method (``a + b`` is seen as
+    # ``Tensor.add``); ``iter`` shows dim and unbind; ``reversed`` is a flip along dim 0
+    torch = pytest.importorskip("torch", reason="the functions a mode sees are compared with torch's")
+    import copy
+
+    import torchlike
+    seen = {}
+    for lib in (torch, torchlike):
+        log = seen[lib.__name__] = []
+
+        class Mode(lib.overrides.TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None, log=log):
+                log.append(func.__name__)
+                return func(*args, **(kwargs or {}))
+
+        class Sub(lib.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None, log=log):
+                log.append("sub:" + func.__name__)
+                return super().__torch_function__(func, types, args, kwargs or {})
+
+        env = {"copy": copy, "a": lib.ones(2, 2) + 1, "b": lib.ones(2, 2), "i": lib.ones(2, 2, dtype=lib.int64)}
+        for expr in OPERATOR_CALLS:
+            with Mode():
+                r = eval(expr, env)
+            rows = r if isinstance(r, list) else [r]
+            log.append((expr, type(r).__name__, [x.tolist() if isinstance(x, lib.Tensor) else x for x in rows]))
+        sub = {"copy": copy, "a": env["a"].as_subclass(Sub), "b": env["b"], "i": env["i"].as_subclass(Sub)}
+        for expr in ("a == b", "1 - a", "1 / a", "3 // a", "~i", "i & i", "reversed(a)"):
+            log.append((expr, eval(expr, sub).tolist()))
+        log.append(lib.Tensor.__rtruediv__ is lib.Tensor.__rdiv__)
+    assert seen["torchlike"] == seen["torch"]
+    assert "__eq__" in seen["torch"] and "__rsub__" in seen["torch"] and "sub:__invert__" in seen["torch"]

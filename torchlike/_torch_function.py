@@ -89,7 +89,7 @@ IGNORED_TORCH_NAMES = frozenset((
 _TENSOR_SKIP = frozenset((
     "__new__", "__init__", "__init_subclass__", "__getattribute__", "__getattr__", "__setattr__", "__delattr__",
     "__class__", "__dict__", "__weakref__", "__slots__", "__module__", "__doc__", "__torch_function__",
-    "__hash__", "__deepcopy__", "__copy__", "__reduce_ex__", "__reduce__", "__getstate__", "__setstate__",
+    "__hash__", "__copy__", "__reduce_ex__", "__reduce__", "__getstate__", "__setstate__",
     "__sizeof__", "__dir__", "__subclasshook__", "__class_getitem__", "__array_priority__", "__eq__hash",
     "as_subclass", "__iter__", "__instancecheck__", "__array_wrap__", "__array_ufunc__", "__array_function__",
 ))
@@ -184,6 +184,11 @@ def handle(public_api, overloaded, args, kwargs, message=None):
     raise TypeError(message or f"Multiple dispatch failed for '{_api_name(public_api)}'; all __torch_function__ "
                     f"handlers returned NotImplemented:\n\n{listed}\nFor more information, try re-running with "
                     "TORCH_LOGS=not_implemented")
+
+
+def mode_active():
+    """Whether a TorchFunctionMode would see a call made now."""
+    return bool(_MODES) and not _state.all_off
 
 
 def has_torch_function(relevant_args):

@@ -734,10 +734,18 @@ def _unbind_impl(x):
 _UNBIND_ONE_PROGRAM = 64  # up to this many rows, iterating computes all rows in one program
 
 
+@register("__reversed__", namespaces=(), promote="none")
+def tensor_reversed(self):
+    """``reversed(tensor)``: as torch, a tensor flipped along dim 0 (not an iterator); a 0-d tensor itself."""
+    return self if self.dim() == 0 else self.flip(0)
+
+
 @register("__iter__", namespaces=(), promote="none")
 def tensor_iter(self):
     """``iter(tensor)``: the rows (views), as torch's ``unbind(0)``; short tensors in one program."""
-    if type(self) is not Tensor and _torch_function.enabled():  # a subclass: unbind dispatches, as in torch
+    if type(self) is not Tensor and _torch_function.enabled() or _torch_function.mode_active():
+        if self.dim() == 0:  # (a subclass or a TorchFunctionMode sees torch's calls: dim, unbind)
+            raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
     shape = self._x.shape
     if not shape:

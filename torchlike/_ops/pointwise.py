@@ -430,8 +430,6 @@ def _has_zero_int(other):
     return other == 0
 
 
-# torch: number / tensor is self.reciprocal() * other (torch/_tensor.py), not a division
-register("__rtruediv__", namespaces=(), promote="none")(lambda self, other: self.reciprocal() * other)
 register("__itruediv__", namespaces=(), promote="none")(lambda self, other: self.div_(other))
 register("__imul__", namespaces=(), promote="none")(lambda self, other: self.mul_(other))
 

@@ -11,11 +11,13 @@ from .pointwise import _float_power, div
 __all__ = []
 
 
-@register("__rdiv__", namespaces=(), promote="none")
+# torch: number / tensor is self.reciprocal() * other (torch/_tensor.py), not a division; ``__rtruediv__`` is
+# the same function object
+@register("__rdiv__", namespaces=(), promote="none", dunders=("__rtruediv__",))
 def _rdiv(self, other):
     if not isinstance(self, Tensor):
         raise TypeError(f"descriptor '__rdiv__' requires a 'Tensor' object but received a '{type(self).__name__}'")
-    return div(other, self)
+    return self.reciprocal() * other
 
 
 # torch's TensorBase keeps Python 2's names: ``t.__div__(o)`` is ``t / o``, ``t.__idiv__(o)`` is ``t /= o``

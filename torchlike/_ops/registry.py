@@ -497,6 +497,15 @@ def _misused(torch_name, self):
                     f"'{type(self).__name__}' object")
 
 
+# The operators torch binds as functions of their own: a TorchFunctionMode or ``__torch_function__`` sees
+# ``Tensor.__eq__``, ``Tensor.__rsub__``, ``Tensor.__and__`` ... as ``func``; the others pass on their op's
+# method (``a + b`` is seen as ``Tensor.add``)
+OWN_OPERATORS = frozenset(("__eq__", "__rsub__", "__rdiv__", "__rtruediv__", "__floordiv__", "__rfloordiv__",
+                           "__rmod__", "__rpow__", "__rmatmul__", "__invert__") + tuple(
+    f"__{p}{op}__" for op in ("and", "or", "xor") for p in ("", "i")) + tuple(
+    f"__{p}{op}__" for op in ("lshift", "rshift") for p in ("", "r", "i")))
+
+
 def _operator(fn, name):
     """``fn`` as the Tensor operator ``name``: NotImplemented where the other operand is not one torch takes
     (its error, raised on the failure path only, is then Python's); nothing runs on the success path but the
@@ -520,7 +529,8 @@ def _operator(fn, name):
         return NotImplemented
     functools.update_wrapper(operator, fn)
     operator.__name__, operator.__qualname__ = name, f"Tensor.{name}"
-    operator.__torch_function_transparent__ = True  # ``fn`` dispatches __torch_function__ (as func=``fn``)
+    if name not in OWN_OPERATORS:
+        operator.__torch_function_transparent__ = True  # ``fn`` dispatches __torch_function__ (as func=``fn``)
     return operator
 
 
@@ -678,13 +688,26 @@ def install(namespaces: dict, tensor_cls=None):
         for ns in e.namespaces:
             put(namespaces[ns], name, public, ns)
         fn = renamed(e.fn, name)  # (an alias's method: ``Tensor.absolute`` is ``abs``'s function named absolute)
+        method = None
         if e.method:
-            put(tensor_cls, name, _operator(fn, name) if name in BINARY_OPERATORS else
-                _spread(fn) if e.method_varargs else fn, "Tensor")
+            method = _operator(fn, name) if name in BINARY_OPERATORS else _spread(fn) if e.method_varargs else fn
+            put(tensor_cls, name, method, "Tensor")
         if e.inplace:
             put(tensor_cls, name + "_", _make_inplace(fn, name, e.sparse, e.inplace_overlap), "Tensor")
         for d in e.dunders:
-            put(tensor_cls, d, _operator(e.fn, d) if d in BINARY_OPERATORS else e.fn, "Tensor")
+            put(tensor_cls, d, method if name in BINARY_OPERATORS and d in BINARY_OPERATORS else  # (one object)
+                _operator(e.fn, d) if d in BINARY_OPERATORS else _own_function(e.fn) if d in OWN_OPERATORS else
+                e.fn, "Tensor")
+
+
+def _own_function(fn):
+    """A function object of its own with ``fn``'s code, for a unary operator torch binds separately
+    (``Tensor.__invert__`` is not ``Tensor.bitwise_not``): the protocol passes it, under its own name, as
+    ``func``."""
+    own = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    own.__kwdefaults__, own.__qualname__ = fn.__kwdefaults__, fn.__qualname__
+    own.__dict__.update(fn.__dict__)
+    return own
 
 
 # The wrappers' frames sit between a user's call and the op body: their code carries a pass-through file name,
