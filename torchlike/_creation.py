@@ -18,7 +18,7 @@ from ._layout import strided as _strided
 from . import _memory_format as _mfmt
 from ._device import CPU, canonical, host_to_jax, of_array, off_cpu
 from ._scalar_fit import check_scalar_fits, float_to_int_np
-from .tensor import _PLAIN_VALUE, HOST_MAX, Tensor
+from .tensor import _ALIAS_CHAIN, _PLAIN_VALUE, HOST_MAX, Tensor
 from ._mutation import write_out  # out= (layer 2)
 from ._numpy_bridge import from_numpy_shared  # (layer 2)
 
@@ -607,7 +607,32 @@ layout_like = []
 class_like = {}
 
 
+_LIKE_HOST = frozenset(np.dtype(d) for d in (np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64, np.float32,
+                                              np.float64))
+
+
+def _host_like(input, value):
+    """``zeros_like``/``ones_like``/``empty_like(input)`` with no other argument, for a plain CPU tensor stored
+    row-major (no view, no torch strides: preserve_format gives row-major), of a dtype numpy fills exactly and at
+    most HOST_MAX elements, outside tracing: the host tensor ``_filled`` makes, without its checks.  Else None."""
+    if type(input) is not Tensor or input._dev is not CPU or input._st is not None:
+        return None
+    b = input._vbase
+    if b is not None and (input._chain is not _ALIAS_CHAIN or b._st is not None):
+        return None
+    x = input._x
+    dt = x.dtype
+    if dt not in _LIKE_HOST or x.size > HOST_MAX or Tensor._value is not _PLAIN_VALUE or _EvalTrace is None or \
+            type(_trace_ctx.trace) is not _EvalTrace or not _cpu_default():
+        return None
+    return Tensor._from_host(np.zeros(x.shape, dt) if value == 0 else np.ones(x.shape, dt), CPU)
+
+
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    if dtype is None and layout is None and device is None and requires_grad is False and memory_format is None:
+        t = _host_like(input, 0)
+        if t is not None:
+            return t
     if getattr(input, "layout", _strided) is not _strided:
         return layout_like[0]("zeros_like", input, dtype, device, requires_grad)
     hook = class_like.get(type(input))
@@ -620,6 +645,10 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    if dtype is None and layout is None and device is None and requires_grad is False and memory_format is None:
+        t = _host_like(input, 0)
+        if t is not None:
+            return t
     if getattr(input, "layout", _strided) is not _strided:
         return layout_like[0]("empty_like", input, dtype, device, requires_grad)
     hook = class_like.get(type(input))
@@ -632,6 +661,10 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    if dtype is None and layout is None and device is None and requires_grad is False and memory_format is None:
+        t = _host_like(input, 1)
+        if t is not None:
+            return t
     if getattr(input, "layout", _strided) is not _strided:
         return layout_like[0]("ones_like", input, dtype, device, requires_grad)
     hook = class_like.get(type(input))

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from . import _dtype, _grad_mode, _views
 from ._errors import warn_at_caller
 from ._dispatch import dispatch
@@ -73,6 +75,8 @@ def _inplace_update(self, new, aliased=False):
     the last value that changed it); otherwise such a write raises torch's internal-overlap error."""
     if new is self:
         return self
+    if self._chain is _ALIAS_CHAIN and new._chain is _ALIAS_CHAIN and not on_inplace and _host_write(self, new):
+        return self
     if on_inplace:
         for check in on_inplace:
             check(self, new)
@@ -122,6 +126,29 @@ def _inplace_update(self, new, aliased=False):
         self._x = new._value
         self._seen = _seen_mark(b, self._ver[0])
     return self
+
+
+def _host_write(self, new):
+    """Write host tensor ``new`` (an op's result: ``Tensor._from_host``, unwritten) into host tensor ``self`` of
+    its dtype and shape, staying on the host: self and its hidden root take ``new``'s array (host arrays are
+    never written in place, so sharing it is safe) and self's version moves, as a device write would do.  What
+    the general path does besides is moot here: a host tensor has no autograd history, requires no grad and is
+    no view (a view, ``detach()`` or ``requires_grad_()`` moves it to the device first), and a host result
+    exists only outside tracing, profiling and dispatch modes.  False (nothing done) anywhere else: another
+    dtype or shape (a cast or a broadcast), a written or moved tensor, an inference tensor, a subclass."""
+    h, x = new._x, self._x
+    if type(h) is not np.ndarray or type(x) is not np.ndarray or type(self) is not Tensor:
+        return False
+    v = self._ver
+    if self._seen != -2 - v[0] or new._seen != -2 - new._ver[0] or type(v) is not list or \
+            h.dtype is not x.dtype and h.dtype != x.dtype or h.shape != x.shape or new._grad_fn is not None or \
+            new._rg or self._rg or self._grad_fn is not None:
+        return False
+    self._vbase._x = h
+    self._x = h
+    v[0] += 1
+    self._seen = -2 - v[0]
+    return True
 
 
 # --- out=: writing an op's result into the tensor(s) the caller gave -------------------------------------
@@ -222,7 +249,7 @@ def check_inplace(self, args, kwargs, rule):
     part), "any" (index and scatter ops: no operand, nor an index in a tuple of them, may share self's memory),
     "internal" (only self).  Where no operand shares self's root this costs one identity test per operand."""
     b = self._vbase
-    if b is not None and internal_overlap(self):
+    if b is not None and self._chain is not _ALIAS_CHAIN and internal_overlap(self):  # (a host tensor: no view)
         raise RuntimeError(_INTERNAL)
     if rule != "internal":
         check_operands(self, (*args, *kwargs.values()) if kwargs else args, rule)

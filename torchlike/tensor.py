@@ -92,6 +92,7 @@ _ALIAS_CHAIN = _views.HOST_CHAIN
 _DATA_STEP = ("alias", "data")  # ``.data``: an alias whose writes autograd's version check does not see
 # ``detach()``: an alias outside the graph; kept in the chains of its views, whose re-reads are never recorded
 _DETACH_STEP = ("alias", "detach")
+_DETACH_CHAIN = (_DETACH_STEP,)
 _SHARED_CHAIN = (("alias", "shared"),)  # a tensor in shared memory (_shared_memory): an alias of its mapping
 _NUMPY_CHAIN = (("alias", "numpy"),)  # a tensor sharing a numpy array's memory (_numpy_bridge): the same
 _CONCRETE = set()  # array types seen that are concrete jax arrays (a faster check than isinstance)
@@ -644,6 +645,18 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
 
     def detach(self):
         """A tensor sharing storage with self, outside the autograd graph."""
+        if self._vbase is None and Tensor._value is _PLAIN_VALUE:  # (a root: ``_make_view``'s alias, inline)
+            out = _new(Tensor)
+            out._x = self._x
+            out._vbase = self
+            out._chain = _DETACH_CHAIN
+            ver = out._ver = self._ver
+            out._seen = -1 if self._rereads else ver[0]
+            out._grad = out._grad_fn = out._acc = None
+            out._oi = 0
+            out._rg = out._retains = False
+            out._dev = self._dev
+            return out
         out = Tensor._wrap(self._value, self._dev)
         return self._make_view(out, _DETACH_STEP)
 

@@ -26,6 +26,7 @@ from .registry import TABLE
 from .._mutation import write_out
 from .indexing import c_type_name
 from .._shape_churn import as_exact, host_impl, quiet
+from .._dispatch import ERR_VAR, QUIET, host_operand
 
 __all__ = ["sum", "nansum", "mean", "nanmean", "prod", "var", "std", "var_mean", "std_mean", "max", "min",
            "amax", "amin", "aminmax", "argmax", "argmin", "logsumexp", "all", "any", "count_nonzero", "norm",
@@ -80,6 +81,47 @@ def _sum_host(x, dims, keepdim, dt):  # (_shape_churn: integer sums are exact in
 host_impl(_sum_impl, _sum_host)
 
 
+_HOST_SUM = {np.dtype(d): np.dtype(np.int64) for d in (np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64)}
+_HOST_SUM.update({np.dtype(d): np.dtype(d) for d in (np.float32, np.float64)})
+
+
+def _host_reduce(input, dim, keepdim, mean):
+    """``sum``/``mean`` (no ``dtype=``) of a host-resident tensor (``host_operand``) with numpy, before dispatch:
+    ints and bools summed in int64 (wrapping as the device's), float32/float64 in their own dtype (numpy's
+    pairwise order: last-bit differences from XLA's, docs/differences.md), a mean as that sum divided by the
+    element count (torch's true division).  None for the rest (half and complex dtypes, an integer mean's error,
+    a bad ``dim``: the general path raises torch's errors)."""
+    h = host_operand(input)
+    if h is None:
+        return None
+    dt = _HOST_SUM.get(h.dtype)
+    if dt is None or mean and dt.kind != "f" or type(keepdim) is not bool:  # (an integer mean: torch's error)
+        return None
+    if dim is None:
+        dims = None
+    else:
+        try:
+            dims = rdims(dim, h.ndim)
+        except Exception:  # noqa: BLE001 - the general path raises torch's error
+            return None
+    if dt.kind != "f":
+        r = np.add.reduce(h, axis=dims, keepdims=keepdim, dtype=dt)
+    else:  # (no numpy overflow warnings: torch gives none)
+        tok = ERR_VAR.set(QUIET)
+        try:
+            r = np.add.reduce(h, axis=dims, keepdims=keepdim)
+            if mean:
+                n = 1
+                for d in (range(h.ndim) if dims is None else dims):
+                    n *= h.shape[d]
+                r = np.true_divide(r, dt.type(n))
+        finally:
+            ERR_VAR.reset(tok)
+    if type(r) is not np.ndarray:  # (a full reduction gives a numpy scalar)
+        r = np.asarray(r)
+    return Tensor._from_host(r, input._dev)
+
+
 @register(out=True)
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum over ``dim`` (all dims by default); ints and bools accumulate in int64.
@@ -88,6 +130,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     >>> torchlike.tensor([[1, 2], [3, 4]]).sum(0)
     tensor([4, 6])
     """
+    if dtype is None and ERR_VAR is not None:
+        r = _host_reduce(input, dim, keepdim, False)
+        if r is not None:
+            return r
     dims = rdims(dim, input.ndim)
     dt = _int_acc(input.dtype, dtype)
     return dispatch(_sum_impl, (input,), (("dims", dims), ("keepdim", bool(keepdim)), ("dt", dt.np)),
@@ -149,6 +195,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     >>> torchlike.tensor([1., 2., 6.]).mean()
     tensor(3.)
     """
+    if dtype is None and ERR_VAR is not None:
+        r = _host_reduce(input, dim, keepdim, True)
+        if r is not None:
+            return r
     d = _dtype.to_dtype(dtype) if dtype is not None else input.dtype
     if not (d.is_floating_point or d.is_complex):
         raise RuntimeError(f"mean(): could not infer output dtype. {'Input' if dtype is None else 'Optional'} dtype "
