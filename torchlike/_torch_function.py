@@ -23,6 +23,7 @@ import builtins
 import contextlib
 import ctypes
 import gc
+import os
 import sys
 import threading
 import types
@@ -59,7 +60,7 @@ _STICKY = []  # [True, ...] once something switched it on for good (``enable``)
 _SWAPS = []  # (function, its dispatching code, its original code): ``enabled_while`` switches them back and forth
 _UNNESTED = []  # (closure cell, what it held before ``_unnest``)
 _MODES = []  # the TorchFunctionMode stack (torch.overrides), innermost last
-_NAMESPACES = []  # (module, names to leave alone) registered by the facade
+_NAMESPACES = []  # (module, names to leave alone, its own functions then) registered by the facade
 
 # torch.overrides.get_ignored_functions() among the public names of the torch namespace: creation and global
 # state functions, which torch never dispatches
@@ -234,6 +235,8 @@ def _entry(key, args, kwargs):
     """The slow path of a dispatching function (an argument that is not a plain Tensor or number, a keyword
     argument, or an active mode): its overriding arguments' ``__torch_function__``, else its original body."""
     impl, public = _IMPLS[key]
+    if type(public) is _LookedUp:
+        public = getattr(Tensor, public.name)
     if _MODES and not _state.all_off:  # a TorchFunctionMode is active: it sees every call
         return handle(public, None if _state.subclass_off else overloaded_args(args, kwargs), args, kwargs)
     if not (_state.subclass_off or _state.all_off):
@@ -313,10 +316,22 @@ def original(f):
     return f
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _ours(f):
+    """Whether function ``f`` is torchlike's (its code is in the package, generated wrappers included). A
+    function a program or library put on Tensor or in a namespace (nnsight's ``Tensor.backward``, a monkeypatched
+    ``torch.nn.functional.gelu``) is called as it is in torch: no ``__torch_function__`` dispatch, no frame in
+    between (such code reads its caller with ``sys._getframe``), its ``__code__`` untouched."""
+    return f.__code__.co_filename.startswith(_PACKAGE_DIR)
+
+
 def _make_dispatching(f, public=None, name=None):
     """Give function ``f`` (in place: every reference to it, captured before or after, is the same object) a body
-    that dispatches ``__torch_function__`` first; ``public`` is what handlers receive as ``func`` (``f``)."""
-    if not isinstance(f, types.FunctionType) or id(f) in _DONE:
+    that dispatches ``__torch_function__`` first; ``public`` is what handlers receive as ``func`` (``f``).
+    Functions that are not torchlike's own (``_ours``) are left as they are."""
+    if not isinstance(f, types.FunctionType) or id(f) in _DONE or not _ours(f):
         return
     _DONE.add(id(f))
     impl = types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
@@ -341,28 +356,70 @@ def _make_dispatching(f, public=None, name=None):
         f.__wrapped__ = impl  # inspect.signature reads the original signature
 
 
-def _wrap_tensor():
-    seen = set()
+_TENSOR_OWN = {}  # name -> Tensor's attribute as torchlike made it (``snapshot_tensor``)
+# torch's Tensor methods written in Python (torch/_tensor.py): they dispatch ``Tensor.<name>`` looked up when
+# called, so a handler's ``func`` is the replacement a library put there (nnsight's ``backward``), not the original
+_LOOKED_UP_WHEN_CALLED = frozenset((
+    "__array__", "__array_wrap__", "__contains__", "__deepcopy__", "__dir__", "__dlpack__", "__dlpack_device__",
+    "__format__", "__len__", "__reduce_ex__", "__repr__", "__reversed__", "__setstate__", "backward", "dim_order",
+    "index", "is_shared", "istft", "lu", "module_load", "norm", "register_hook",
+    "register_post_accumulate_grad_hook", "resize", "resize_as", "share_memory_", "split", "stft", "storage",
+    "storage_type", "unflatten", "unique", "unique_consecutive"))
+
+
+class _LookedUp:
+    """The public API of a ``_LOOKED_UP_WHEN_CALLED`` method: ``Tensor.<name>`` at the time of the call."""
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+
+def _tensor_attributes():
+    """Tensor's attributes by name, the first class of its MRO that has one winning."""
+    found = {}
     for klass in Tensor.__mro__[:-1]:
-        for name, v in list(vars(klass).items()):
-            if name in seen or name in _TENSOR_SKIP:
-                continue
-            seen.add(name)
-            if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
-                continue
-            if isinstance(v, property) and isinstance(v.fget, types.FunctionType):
-                _make_dispatching(v.fget, getattr(Tensor, name).__get__, f"torch.Tensor.{name}.__get__")
-            elif isinstance(v, types.FunctionType):
-                if getattr(v, "__torch_function_transparent__", False):
-                    continue  # a wrapper whose function dispatches itself (the table's operators)
-                if name.startswith("__") and vars(Tensor).get(name[2:-2]) is not v and id(v) not in _DONE:
-                    v.__name__ = name  # an operator of its own (``__getitem__``), named so as torch's
-                _make_dispatching(v, None, f"torch.Tensor.{name}")
+        for name, v in vars(klass).items():
+            found.setdefault(name, v)
+    return found
 
 
-def _wrap_namespace(mod, skip):
+def snapshot_tensor():
+    """Remember Tensor's own methods and properties (once torchlike is built): a function a library later puts
+    in their place is not torchlike's, so ``_make_dispatching`` leaves it alone, and the original it replaced
+    (which the replacement usually calls) still dispatches when the protocol comes on, as torch's does."""
+    if not _TENSOR_OWN:
+        _TENSOR_OWN.update(_tensor_attributes())
+
+
+def _foreign(v):
+    f = v.fget if isinstance(v, property) else v
+    return isinstance(f, types.FunctionType) and not _ours(f)
+
+
+def _wrap_tensor():
+    for name, v in _tensor_attributes().items():
+        if name in _TENSOR_SKIP:
+            continue
+        if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
+            continue
+        if _foreign(v):  # put there by a program or library: wrap the original it replaced, if any
+            v = _TENSOR_OWN.get(name, v)
+        if isinstance(v, property) and isinstance(v.fget, types.FunctionType):
+            _make_dispatching(v.fget, v.__get__, f"torch.Tensor.{name}.__get__")
+        elif isinstance(v, types.FunctionType):
+            if getattr(v, "__torch_function_transparent__", False):
+                continue  # a wrapper whose function dispatches itself (the table's operators)
+            if name.startswith("__") and vars(Tensor).get(name[2:-2]) is not v and id(v) not in _DONE:
+                v.__name__ = name  # an operator of its own (``__getitem__``), named so as torch's
+            _make_dispatching(v, _LookedUp(name) if name in _LOOKED_UP_WHEN_CALLED else None, f"torch.Tensor.{name}")
+
+
+def _wrap_namespace(mod, skip, own):
+    """Make the public functions of ``mod`` dispatch: torchlike's own, and the originals (``own``, as registered)
+    of any a program or library replaced since (``F.gelu = my_gelu``: ``my_gelu`` is left as it is)."""
     prefix = mod.__name__.replace("torchlike", "torch", 1)
-    for name, v in list(vars(mod).items()):
+    for name, v in list(vars(mod).items()) + list(own.items()):
         if not name.startswith("_") and name not in skip and isinstance(v, types.FunctionType):
             _make_dispatching(v, None, f"{prefix}.{name}")
 
@@ -375,9 +432,11 @@ _PROTOCOL_NAMES = frozenset(("has_torch_function", "has_torch_function_unary", "
 def register_namespace(mod, skip=frozenset()):
     """Have ``enable`` make the public functions of ``mod`` (except ``skip``) dispatch; at once if it is on."""
     skip = frozenset(skip) | _PROTOCOL_NAMES
-    _NAMESPACES.append((mod, skip))
+    snapshot_tensor()  # (the facade registers its namespaces once Tensor has all its methods)
+    own = {k: v for k, v in vars(mod).items() if isinstance(v, types.FunctionType) and _ours(v)}
+    _NAMESPACES.append((mod, skip, own))
     if _ON:
-        _wrap_namespace(mod, skip)
+        _wrap_namespace(mod, skip, own)
 
 
 def enabled():
@@ -400,8 +459,8 @@ def _switch_on():
     _ON.append(True)
     for f, dispatching, _ in _SWAPS:  # on before, then off again (``enabled_while``)
         f.__code__ = dispatching
-    for mod, skip in _NAMESPACES:  # namespaces first: their names are torch's (torch.add, not Tensor.add)
-        _wrap_namespace(mod, skip)
+    for mod, skip, own in _NAMESPACES:  # namespaces first: their names are torch's (torch.add, not Tensor.add)
+        _wrap_namespace(mod, skip, own)
     _wrap_tensor()
     _unnest()
 
@@ -582,6 +641,10 @@ _watch(True)
 for _f in (_entry, handle, _default_torch_function):
     _f.__code__ = _f.__code__.replace(co_filename=_GENERATED)
 del _f
+# named as torch's (code reading its caller's frame, as nnsight's Tensor.backward does, sees torch's name)
+_default_torch_function.__code__ = _default_torch_function.__code__.replace(
+    co_name="__torch_function__", co_qualname="Tensor.__torch_function__")
+_default_torch_function.__name__, _default_torch_function.__qualname__ = "__torch_function__", "Tensor.__torch_function__"
 
 Tensor.__torch_function__ = classmethod(_default_torch_function)
 Tensor.__init_subclass__ = classmethod(_on_subclass)
