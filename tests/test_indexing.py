@@ -696,3 +696,42 @@ def test_indexing_deprecation_warnings_name_the_users_line(make):
         got[m.__name__] = [(x.category, x.filename, str(x.message).split(" (Triggered internally")[0]) for x in w]
     assert got["torch"] and got["torch"] == got["torchlike"]
     assert got["torch"][0][1] == __file__
+
+
+# uint8 masks elsewhere: index_put(_) hands a one-element value under a lone mask to masked_fill_ (which refuses a
+# uint8 mask, with no uint8 warning, and casts the value, so no dtype-mismatch error); other index_put calls warn
+# about uint8 each time; masked_scatter warns, then refuses it naming the dtype as "Byte"
+U8_CALLS = {
+    "index_put_": lambda m, x, u: x.index_put_((u,), m.tensor(5.)),
+    "index_put": lambda m, x, u: x.index_put((u,), m.tensor([5.])),
+    "torch.index_put_": lambda m, x, u: m.index_put_(x, (u,), m.tensor(5.)),
+    "index_put_2vals": lambda m, x, u: x.index_put_((u,), m.tensor([5., 6.])),
+    "index_put_accumulate": lambda m, x, u: x.index_put_((u,), m.tensor(5.), accumulate=True),
+    "index_put_bad_shape": lambda m, x, u: x.index_put_((u[:2],), m.tensor(5.)),
+    "index_put_bool_int_value": lambda m, x, u: x.index_put_((u.bool(),), m.tensor(5)),
+    "index_put_bool_f64_value": lambda m, x, u: x.index_put((u.bool(),), m.tensor([5.], dtype=m.float64)),
+    "index_put_bool_complex_value": lambda m, x, u: x.index_put_((u.bool(),), m.tensor(5. + 1j)),
+    "index_put_bool_float_into_int": lambda m, x, u: m.arange(3).index_put_((u.bool(),), m.tensor(2.7)),
+    "setitem": lambda m, x, u: x.__setitem__(u, 5.),
+    "setitem_bad_shape": lambda m, x, u: x.__setitem__(u[:2], 5.),
+    "setitem_2vals": lambda m, x, u: x.__setitem__(u, m.tensor([5., 6.])),
+    "masked_scatter": lambda m, x, u: x.masked_scatter(u, m.ones(3)),
+    "masked_scatter_": lambda m, x, u: x.masked_scatter_(u, m.ones(3)),
+    "masked_scatter_int8": lambda m, x, u: m.masked_scatter(x, u.to(m.int8), m.ones(3)),
+    "masked_scatter_half": lambda m, x, u: x.masked_scatter(u.half(), m.ones(3)),
+}
+
+
+@pytest.mark.parametrize("call", list(U8_CALLS))
+def test_uint8_masks_outcome_and_warnings_match_torch(call):
+    def run(m):
+        x, u = m.arange(3.0), m.tensor([1, 0, 1], dtype=m.uint8)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            try:
+                r = U8_CALLS[call](m, x, u)
+                out = (str(r.dtype), r.tolist()) if r is not None else None
+            except Exception as e:  # (the outcome compared is the exception's type and text)
+                out = (type(e).__name__, str(e))
+        return out, x.tolist(), [(c.category.__name__, str(c.message)) for c in w]
+    assert run(torchlike) == run(torch)

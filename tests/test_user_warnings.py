@@ -62,7 +62,8 @@ ONCE = ["t.cholesky(t.eye(3))", "t.qr(t.eye(3))", "t.cross(t.eye(3), t.eye(3))",
         "t.stft(t.zeros(64), 16, return_complex=True)", "t.lu(t.eye(3))", "t.chain_matmul(t.eye(2), t.eye(2))",
         "t.set_default_tensor_type(t.FloatTensor)", "t.triangular_solve(t.eye(2), t.eye(2))",
         "t.lu_solve(t.eye(2), *t.linalg.lu_factor(t.eye(2)))",
-        "t.istft(t.stft(t.zeros(64), 16, return_complex=True, window=t.hann_window(16)), 16)"]
+        "t.istft(t.stft(t.zeros(64), 16, return_complex=True, window=t.hann_window(16)), 16)",
+        "t.where(t.tensor([1, 0], dtype=t.uint8), t.ones(2), 0.)"]
 
 
 def _fresh_interpreter_warnings(module, body):
@@ -78,7 +79,8 @@ def _fresh_interpreter_warnings(module, body):
 
 def test_cpp_deprecations_warn_once_with_torchs_text():
     """TORCH_WARN_ONCE deprecations (cholesky, qr, cross without dim, meshgrid without indexing, stft/istft
-    without window, lu, chain_matmul, set_default_tensor_type): torch's full text and source note, once."""
+    without window, lu, chain_matmul, set_default_tensor_type, where with a uint8 condition): torch's full text
+    and source note, once."""
     body = "; ".join(ONCE + ONCE)
     theirs = _fresh_interpreter_warnings("torch", body)
     assert theirs.count("Warning'") == len(ONCE)

@@ -107,7 +107,7 @@ def _slice_part(v):
     raise TypeError("slice indices must be integers or None or have an __index__ method")
 
 
-def _classify(e):
+def _classify(e, warn_uint8=True):
     """(kind, value) for one index entry: int, slice, none, ellipsis, bool, mask, array."""
     if e is None:
         return "none", None
@@ -122,7 +122,7 @@ def _classify(e):
     if isinstance(e, Tensor):
         d = e.dtype
         if d is _dtype.bool or d is _dtype.uint8:
-            if d is _dtype.uint8:
+            if d is _dtype.uint8 and warn_uint8:
                 torch_warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
                            "instead.", "aten/src/ATen/native/IndexingUtils.h:37")
             if e.ndim == 0:
@@ -181,14 +181,15 @@ def _basic_node(basic):
     return "AliasBackward0"
 
 
-def parse_index(shape, index):
-    """Split ``index`` over a tensor of ``shape`` into (basic, adv, res_shape).
+def parse_index(shape, index, warn_uint8=True):
+    """Split ``index`` over a tensor of ``shape`` into (basic, adv, res_shape); ``warn_uint8=False`` where torch
+    gives no uint8 deprecation warning (a write it hands to masked_fill_, which refuses the mask).
 
     basic: tuple for the ("index", basic) view step, or None when it is the identity;
     adv: list of (dim of the basic result, index array (Tensor, numpy or traced jax array));
     res_shape: shape of the basic result.
     """
-    entries = [_classify(e) for e in _as_tuple(index)]
+    entries = [_classify(e, warn_uint8) for e in _as_tuple(index)]
     ndim = len(shape)
     consumed = 0
     n_ell = 0
@@ -541,7 +542,9 @@ def setitem(self, index, value):
         if (tv is float or tv is int) and set_number(self, index, value) or \
                 tv is Tensor and set_scalar_tensor(self, index, value):
             return
-    basic, adv, res_shape = parse_index(tuple(self.shape), index)
+    one = isinstance(value, (bool, int, float, complex, np.integer)) or isinstance(value, Tensor) and value.numel() == 1
+    lone = _lone_mask(index) if one else None
+    basic, adv, res_shape = parse_index(tuple(self.shape), index, lone is None or lone.dtype is not _dtype.uint8)
     target = view_step(self, ("index", basic)) if basic is not None else self
     v = _value_tensor(value, self)
     if v._dev != self._dev:
@@ -651,6 +654,26 @@ def _one_mask(indices):
     return len(ts) == 1 and isinstance(ts[0], Tensor) and ts[0].dtype in (_dtype.bool, _dtype.uint8)
 
 
+def _masked_fill_values(input, indices, values, accumulate):
+    """``values`` as index_put writes them. Without accumulate, a one-element value under one bool/uint8 mask
+    is written by torch's masked_fill_ (its canDispatchToMaskedFill): the mask's shape is checked, a uint8
+    mask refused with masked_fill_'s error (and no uint8 warning), and the value cast to ``input``'s dtype
+    as a fill value (so no dtype-mismatch error). Any other call: ``values`` unchanged."""
+    if accumulate or values.numel() != 1 or not _one_mask(indices):
+        return values
+    mask = indices[0]
+    for j in range(min(mask.ndim, input.ndim)):
+        if mask.shape[j] != input.shape[j]:
+            raise IndexError(f"The shape of the mask {list(mask.shape)} at index {j} does not match the shape of "
+                             f"the indexed tensor {list(input.shape)} at index {j}")
+    if mask.dtype is _dtype.uint8:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
+    if values.dtype is not input.dtype:
+        _check_fill_value(values, input.dtype)
+        values = values.to(input.dtype)
+    return values
+
+
 def _index_put_overlap(self, args, kwargs):  # (OpEntry.inplace_overlap of index_put)
     indices = args[0] if args else kwargs.get("indices", ())
     values = args[1] if len(args) > 1 else kwargs.get("values")
@@ -676,6 +699,7 @@ def index_put(input, indices, values, accumulate=False):
     if not indices:
         return dispatch(_copy_like_impl, (input, values), (), name="IndexPutBackward0", saves=False) \
             if not accumulate else input + values
+    values = _masked_fill_values(input, indices, values, accumulate)
     adv = _put_indices(tuple(input.shape), indices)
     pos, arrays, bshape = prepare_adv(adv, tuple(input.shape))
     if values.dtype is not input.dtype:
@@ -699,6 +723,9 @@ def _put_indices(shape, indices):
     for t in indices:
         dt = t.dtype
         if dt is _dtype.bool or dt is _dtype.uint8:
+            if dt is _dtype.uint8:
+                torch_warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                           "instead.", "aten/src/ATen/native/IndexingUtils.h:37")
             m = concrete_index(t)
             if m is None:
                 raise GraphBreak("boolean mask indexing needs concrete values (it has a data-dependent shape)")

@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
-from .._errors import GraphBreak
+from .._errors import GraphBreak, torch_warn
 from ._util import Tensor, cast, dispatch, register
 from .indexing import _check_fill_value, c_type_name, concrete_index
 from .registry import check_no_overlap, write_out
@@ -98,8 +98,12 @@ def masked_scatter(input, mask, source):
     tensor([1., 0., 2.])
     """
     if mask.dtype is not _dtype.bool:
+        if mask.dtype is _dtype.uint8:  # torch warns (every call), then refuses the mask all the same
+            torch_warn("masked_scatter_ received a mask with dtype torch.uint8, this behavior is now deprecated,"
+                       "please use a mask with dtype torch.bool instead.",
+                       "aten/src/ATen/native/TensorAdvancedIndexing.cpp:3130")
         raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
-                           f"{c_type_name(mask.dtype)}")
+                           f"{_dtype._CAP[mask.dtype.name]}")
     if source.dtype is not input.dtype:
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
                            f"{_dtype._CAP[input.dtype.name]} and {_dtype._CAP[source.dtype.name]}")

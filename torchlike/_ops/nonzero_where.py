@@ -13,7 +13,7 @@ from jax._src.interpreters import batching as _batching
 
 from .. import _dtype
 from .. import _memory_format as _mfmt
-from .._errors import GraphBreak
+from .._errors import GraphBreak, torch_warn
 from ._util import Tensor, cast, dispatch, register
 from .indexing import concrete_index
 from .._scalar_fit import check_numbers_fit
@@ -185,6 +185,10 @@ def where(condition, input=None, other=None):
     if condition.dtype is not _dtype.bool and condition.dtype is not _dtype.uint8:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{_dtype._CAP[condition.dtype.name]}")
+    if condition.dtype is _dtype.uint8:
+        torch_warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
+                   "future version of PyTorch. Use a boolean condition instead.",
+                   "aten/src/ATen/native/TensorCompare.cpp:621", once=True)
     dt = _dtype.result_type(input, other)
     check_numbers_fit(dt, input, other)
     return dispatch(_where_impl, (condition, input, other), (("dt", dt.np),), name="WhereBackward0", saves=False)
