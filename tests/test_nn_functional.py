@@ -558,3 +558,20 @@ def test_fixes(case):
 def test_cosine_similarity_broadcast_error_like_torch(a, b, dim):
     """torch names the right-most clashing dimension, and checks broadcasting before ``dim``."""
     raises_like_torch(lambda T: T.nn.functional.cosine_similarity(T.zeros(a), T.zeros(b), dim=dim))
+
+
+@pytest.mark.parametrize("kw", [dict(dim=(-2, -1)), dict(dim=(0, 2), p=1), dict(dim=[0, 1], p=float("inf")),
+                                dict(dim=(1,)), dict(dim=(2, 0), p=3), dict(dim=()), dict(dim=None)],
+                         ids=str)
+def test_normalize_over_several_dims_like_torch(kw):
+    """F.normalize takes torch.norm's dims: a tuple/list is one norm over them (pytorch_optimizer's
+    SpectralSphere normalizes matrices with dim=(-2, -1)), () and None every dim; values and gradients."""
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 5
+    same_as_torch(lambda m, t: m.nn.functional.normalize(t, **kw), x, rtol=1e-5, atol=1e-6)
+    zero_d_dim = kw["dim"] if kw["dim"] in ((), None) else (0,)  # a 0-d input: one element along dim 0
+    same_as_torch(lambda m, t: m.nn.functional.normalize(t, dim=zero_d_dim), np.array(3.0, np.float32), grad=False)
+
+
+@pytest.mark.parametrize("dim", ["a", 1.5, (0, 1.5), (0, 0), (0, 5), True], ids=str)
+def test_normalize_dim_errors_like_torch(dim):
+    raises_like_torch(lambda m: m.nn.functional.normalize(m.ones(2, 3, 4), dim=dim))

@@ -51,6 +51,10 @@ def _rounder(dt):
 
 
 def _pnorm(x, p, axis):
+    if isinstance(axis, tuple):  # several dims (F.normalize(x, dim=(-2, -1))): their elements as one row
+        k = len(axis)
+        moved = jnp.moveaxis(x, axis, tuple(range(x.ndim - k, x.ndim)))
+        return _pdist_lastdim(moved.reshape(moved.shape[:x.ndim - k] + (-1,)), p)
     return _pdist_lastdim(jnp.moveaxis(x, axis, -1), p)
 
 
@@ -65,8 +69,32 @@ def _normalize(x, eps, p, dim):
 @_functional()
 @_mfmt.pointwise_follows((0, "input"))
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    """input / max(||input||_p along dim, eps)."""
-    d = _wrap_dim(dim, input.ndim)
+    """input / max(||input||_p along dim, eps); ``dim`` an int or a tuple/list of dims (one norm over them).
+
+    >>> import torchlike as torch
+    >>> torch.nn.functional.normalize(torch.tensor([[3., 0.], [0., 4.]]), dim=(0, 1)).tolist()
+    [[0.6000000238418579, 0.0], [0.0, 0.800000011920929]]
+    """
+    if isinstance(dim, (tuple, list)):  # torch's norm is linalg_vector_norm's: its argument checks
+        for j, i in enumerate(dim):
+            if not isinstance(i, int):
+                raise TypeError(f"linalg_vector_norm(): argument 'dim' failed to unpack the object at pos {j + 1} "
+                                f"with error \"type must be tuple of ints,but got {type(i).__name__}\"")
+        d = tuple(_wrap_dim(i, input.ndim) for i in dim) or tuple(range(input.ndim))  # (): every dim
+        for j in range(len(d)):
+            if d[j] in d[:j]:
+                raise RuntimeError(f"dim {d[j]} appears multiple times in the list of dims")
+        d = 0 if not input.ndim else d[0] if len(d) == 1 else d
+    elif dim is None:  # every dim
+        d = tuple(range(input.ndim)) if input.ndim > 1 else 0
+    elif isinstance(dim, bool):
+        raise TypeError("linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, but found element "
+                        "of type bool at pos 0")
+    elif not isinstance(dim, int):
+        raise TypeError(f"linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, not "
+                        f"{type(dim).__name__}")
+    else:
+        d = _wrap_dim(dim, input.ndim)
     r = dispatch(_normalize, (input, eps), (("p", float(p)), ("dim", d)), name="DivBackward0")
     if out is not None:
         out._set_value(r._value)
