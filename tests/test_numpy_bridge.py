@@ -395,7 +395,9 @@ COPIES = {  # torch's copying constructors: the array's strides where dense, els
 
 
 def _layout(t):
-    return tuple(t.shape), t.stride(), t.is_contiguous(), str(t.dtype).replace("torch.", ""), t.tolist()
+    d = t.detach()
+    return (tuple(t.shape), t.stride(), t.is_contiguous(), str(t.dtype).replace("torch.", ""), t.tolist(),
+            d.numpy().strides, d[-1].numpy().strides if t.ndim > 1 and len(t) else None)
 
 
 @pytest.mark.parametrize("make", COPIES.values(), ids=COPIES.keys())
@@ -424,6 +426,7 @@ def test_tensor_sharing_a_dense_array_keeps_its_strides(array, make):
         if t.dtype != m.bool and a is not None and a.size:
             t[0] += 1
             a[(-1,) * a.ndim] = 7
+            t[-1].numpy()[(0,) * (a.ndim - 1)] = 5  # (a view's array shares the storage too)
             out += [a.tolist(), t.tolist(), t[-1].tolist()]
         return out
     t, tl = both(run)
@@ -457,3 +460,20 @@ def test_tensor_of_an_array_with_negative_strides_is_refused():
                 make(np.arange(6.).reshape(2, 3)[:, ::-1])
             msgs.append(str(e.value))
     assert msgs[:3] == msgs[3:]
+
+
+@pytest.mark.parametrize("make", [lambda m: m.arange(24.).reshape(1, 2, 3, 4).contiguous(memory_format=m.channels_last),
+                                  lambda m: m.arange(6.).reshape(2, 3).t().clone(),
+                                  lambda m: m.tensor(np.arange(6.).reshape(2, 3).T)],
+                         ids=["channels_last", "transposed_clone", "tensor_of_transposed"])
+def test_numpy_of_a_tensor_with_torch_strides_shares_in_its_order(make):
+    def run(m):
+        t = make(m)
+        n = t.numpy()
+        out = [n.strides, t[0].numpy().strides]
+        n[(0,) * n.ndim] = -1
+        t[0].numpy()[(-1,) * (n.ndim - 1)] = -2
+        t.add_(1)
+        return out + [n.tolist(), t.tolist()]
+    t, tl = both(run)
+    assert tl == t

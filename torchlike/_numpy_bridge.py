@@ -132,16 +132,20 @@ def _strided_root_array(r):
 
 def _in(h, t):
     """The numpy view of ``h`` (the root array) that tensor ``t`` is, from its strides and offset; None when
-    ``h`` is not contiguous (a user's array given to ``from_numpy``)."""
-    if not h.flags.c_contiguous:
-        return None
+    ``h`` is not dense (a user's sliced array given to ``from_numpy``). A dense ``h`` in another order (a
+    transposed array) has the root's torch strides, so its memory in address order is the storage."""
+    dense = h.flags.c_contiguous
+    if not dense:
+        if not h.size or not _mfmt.non_overlapping_and_dense(h.shape, _mfmt.numpy_strides(h)):
+            return None
     want = np.dtype(t._x.dtype)
     if want != h.dtype:  # a reinterpreting view (``view(dtype)``, ``view_as_complex``): same-size dtypes only
         if want.itemsize != h.dtype.itemsize:
             return None
         h = h.view(want)
     n = h.dtype.itemsize
-    flat = h.reshape(-1)[t.storage_offset():]
+    flat = h.reshape(-1) if dense else np.lib.stride_tricks.as_strided(h, (h.size,), (n,))
+    flat = flat[t.storage_offset():]
     return np.lib.stride_tricks.as_strided(flat, tuple(t.shape), tuple(s * n for s in t.stride()))
 
 
