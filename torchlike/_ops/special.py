@@ -23,6 +23,7 @@ from ._util import Tensor, binary, dispatch, register, round_to, unary, wrap_dim
 from . import checks as C
 from .indexing import c_type_name
 from .registry import TABLE
+from .special_bessel_poly import _bessel_j
 from .._mutation import write_out
 
 # the special.* functions are table entries (namespace "special"); these are the module-level ones
@@ -74,37 +75,6 @@ def _log_ndtr_jvp(primals, tangents):
 
 def _erfcx(x):
     return jss.erfcx(x)
-
-
-# Bessel J0/J1: the trapezoid rule on J_n(x) = (1/2pi) int_0^2pi cos(n t - x sin t) dt is spectrally
-# accurate for |x| well below the number of nodes; beyond that the Hankel asymptotic series is.
-_NODES = 160
-_SWITCH = 60.0
-
-
-def _bessel_j(x, n):
-    dt = x.dtype
-    xd = x.astype(jnp.float64)
-    ax = jnp.abs(xd)
-    t = jnp.arange(_NODES, dtype=jnp.float64) * (2 * np.pi / _NODES)
-    xs = jnp.where(ax < _SWITCH, xd, 0.0)
-    quad = jnp.mean(jnp.cos(n * t - xs[..., None] * jnp.sin(t)), axis=-1)
-    # Hankel expansion (valid for large |x|): J_n ~ sqrt(2/(pi x)) (P cos chi - Q sin chi)
-    xa = jnp.where(ax < _SWITCH, _SWITCH, ax)
-    mu = 4.0 * n * n
-    P, Q = jnp.ones_like(xa), jnp.zeros_like(xa)
-    term = jnp.ones_like(xa)
-    for k in range(1, 16):
-        term = term * (mu - (2 * k - 1) ** 2) / (k * 8.0 * xa)
-        if k % 2:
-            Q = Q + (term if (k // 2) % 2 == 0 else -term)
-        else:
-            P = P + (term if (k // 2) % 2 == 0 else -term)
-    chi = xa - (n / 2 + 0.25) * np.pi
-    asym = jnp.sqrt(2 / (np.pi * xa)) * (P * jnp.cos(chi) - Q * jnp.sin(chi))
-    if n % 2:
-        asym = jnp.sign(xd) * asym
-    return jnp.where(ax < _SWITCH, quad, asym).astype(dt)
 
 
 for _n, _f in [("expit", jax.nn.sigmoid), ("erfcx", _erfcx), ("i0e", jss.i0e), ("i1", jss.i1), ("i1e", jss.i1e),

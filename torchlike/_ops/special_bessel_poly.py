@@ -2,8 +2,9 @@
 j0, and the orthogonal polynomials (Chebyshev T/U/V/W and their shifted forms, Hermite H/He, Laguerre,
 Legendre).
 
-Like torch, none of these is differentiable.  The Bessel functions are evaluated in float64 from their
-power series near 0 and, further out, from the Hankel expansion (Y0, Y1, Ai for x < 0) or the integral
+Like torch, none of these is differentiable.  The Bessel functions (and J0/J1, which special.py declares)
+are evaluated in float64 from their power series near 0 and, further out, from the Hankel expansion
+(J0, J1, Y0, Y1, Ai for x < 0) or the integral
 ``K_nu(x) = int_0^inf exp(-x cosh t) cosh(nu t) dt`` (K0, K1, Ai for x > 0), whose trapezoid rule converges
 geometrically.  The polynomials follow torch's evaluation exactly: ``n`` is truncated to an integer,
 ``n < 0`` gives 0, the values at the interval ends are exact, large ``n`` inside (-1, 1) uses the
@@ -74,6 +75,21 @@ def _hankel(x, nu, terms=18):
 _Y_SWITCH = 12.0
 
 
+def _bessel_j(x, n):
+    """J0/J1 from the ascending series for |x| <= 12 and the Hankel expansion beyond (both within 3e-12 of
+    scipy's j0/j1 in float64); J1 is odd, J0 even, and J(+-inf) is NaN as in torch."""
+    dt = x.dtype
+    xd = x.astype(_F64)
+    ax = jnp.abs(xd)
+    ser = _series_j_y(jnp.where(ax <= _Y_SWITCH, ax, 1.0))[n]
+    big = jnp.where(ax > _Y_SWITCH, ax, 2 * _Y_SWITCH)
+    P, Q, chi = _hankel(big, n)
+    out = jnp.where(ax <= _Y_SWITCH, ser, jnp.sqrt(2 / (np.pi * big)) * (P * jnp.cos(chi) - Q * jnp.sin(chi)))
+    if n:
+        out = jnp.where(xd < 0, -out, out)
+    return jnp.where(jnp.isnan(xd) | jnp.isinf(xd), jnp.nan, out).astype(dt)
+
+
 def _bessel_y(x, n):
     dt = x.dtype
     xd = x.astype(_F64)
@@ -90,7 +106,10 @@ def _bessel_y(x, n):
 
 
 # --- modified Bessel K: series below 1, the cosh integral above ---------------------------------------
-_K_NODES = 96
+# The integrand exp(-x (cosh t - 1)) cosh(nu t) is analytic in the strip |Im t| < pi/2, so the trapezoid
+# rule's error falls like exp(-pi^2 / h): 16 nodes over [0, arccosh(1 + 40/x)] (the tail below e^-40) are
+# within 1e-13 of scipy's k0/k1 for every x >= 1 (96 nodes cost 6x the time for no gain in float64).
+_K_NODES = 16
 
 
 def _k_series(x):
@@ -117,11 +136,13 @@ def _k_series(x):
 
 def _k_scaled_integral(x, nu):
     """exp(x) K_nu(x) = int_0^inf exp(-x (cosh t - 1)) cosh(nu t) dt by the trapezoid rule (x >= ~0.5)."""
-    top = jnp.arccosh(1 + 60 / x)
+    top = jnp.arccosh(1 + 40 / x)
     j = jnp.arange(_K_NODES, dtype=_F64)
     t = top[..., None] * (j / (_K_NODES - 1))
     cm1 = 2 * jnp.sinh(t / 2) ** 2  # cosh t - 1 without cancellation
-    f = jnp.exp(-x[..., None] * cm1) * jnp.cosh(nu * t)
+    f = jnp.exp(-x[..., None] * cm1)
+    if nu:  # cosh(t) = 1 + (cosh t - 1): no second transcendental per node for K1
+        f = f * (1 + cm1 if nu == 1 else jnp.cosh(nu * t))
     w = jnp.where(j == 0, 0.5, 1.0)
     return jnp.sum(f * w, axis=-1) * top / (_K_NODES - 1)
 
