@@ -100,3 +100,39 @@ def test_interpolate_float32_downscale_rounds_like_torch(mode, antialias):
     theirs = torch.nn.functional.interpolate(torch.from_numpy(x), **kw).numpy()
     tol = 2e-5 if mode == "bicubic" else 4e-6  # (bicubic: last-bit sums of four taps, the filter's own roundings)
     np.testing.assert_allclose(ours, theirs, rtol=0, atol=tol)
+
+
+# --- uint8 bilinear/bicubic: torch's integer kernel (int16 weights, width pass then height pass) ---------------
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("antialias", [False, True])
+@pytest.mark.parametrize("kw", [dict(size=(3, 4)), dict(size=(12, 17)), dict(size=(7, 5)), dict(size=(4, 9)),
+                                dict(scale_factor=(1.7, 0.6)), dict(scale_factor=0.45)])
+def test_interpolate_uint8_rounds_like_torchs_integer_kernel(mode, align, antialias, kw):
+    """torch resizes uint8 images with fixed-point weights, rounding and clamping to uint8 after each
+    separable pass (the path torchvision's ``resize`` of a uint8 image takes); computing in float and
+    truncating once gave about half the pixels one off."""
+    x = RNG.integers(0, 256, (2, 5, 7, 9)).astype(np.uint8)
+    call = dict(kw, mode=mode, align_corners=align, antialias=antialias)
+    assert_same(torchlike.nn.functional.interpolate(torchlike.tensor(x), **call),
+                torch.nn.functional.interpolate(torch.from_numpy(x), **call), rtol=0, atol=0)
+
+
+def test_upsample_bilinear_and_aa_op_of_uint8_match_torch():
+    x = RNG.integers(0, 256, (2, 3, 4, 4)).astype(np.uint8)
+    with pytest.warns(UserWarning):
+        got = torchlike.nn.functional.upsample_bilinear(torchlike.tensor(x), size=(3, 3))
+    with pytest.warns(UserWarning):
+        want = torch.nn.functional.upsample_bilinear(torch.from_numpy(x), size=(3, 3))
+    assert_same(got, want, rtol=0, atol=0)
+    assert_same(torchlike.ops.aten._upsample_bilinear2d_aa(torchlike.tensor(x), [3, 7], False, None),
+                torch.ops.aten._upsample_bilinear2d_aa(torch.from_numpy(x), [3, 7], False, None), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("mode,shape", [("linear", (1, 2, 5)), ("trilinear", (1, 2, 3, 3, 3))])
+@pytest.mark.parametrize("dtype", ["uint8", "int64", "bool"])
+def test_interpolate_linear_of_integers_raises_like_torch(mode, shape, dtype):
+    def call(lib):
+        return lambda: lib.nn.functional.interpolate(lib.zeros(*shape, dtype=getattr(lib, dtype)), scale_factor=2,
+                                                     mode=mode)
+    raises_like_torch(torch_or_tl(call(torch), call(torchlike)))

@@ -26,7 +26,7 @@ from jax import lax
 
 from .._dispatch import dispatch
 
-__all__ = ["aa_matrix", "upsample_aa"]
+__all__ = ["aa_matrix", "u8_matrix", "upsample_aa"]
 
 _HI = lax.Precision.HIGHEST
 
@@ -119,11 +119,77 @@ def _nearest_index(L, o, exact, scale, ft):
     return np.minimum(src, L - 1)
 
 
+def _u8_filter(kind, antialias):
+    """The filters of torch's uint8 path: triangle, or Keys cubic with a = -0.5 (antialiased) / -0.75."""
+    if kind == "linear":
+        return lambda v: max(0.0, 1.0 - abs(v))
+    a = -0.5 if antialias else -0.75
+
+    def cubic(v):
+        v = abs(v)
+        if v < 1:
+            return ((a + 2) * v - (a + 3)) * v * v + 1
+        return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a if v < 2 else 0.0
+    return cubic
+
+
+def u8_matrix(L, o, kind, align_corners, scale, antialias):
+    """(o, L) int32 weights and their precision (bits) of torch's uint8 resampling of one dim (its
+    ``_compute_index_ranges_int16_weights``): double weights, quantized to int16 at the largest precision that
+    keeps the largest weight under 2^15.  Without antialias, taps that fall outside the input are folded onto
+    the border tap, as torch's ``_compute_indices_min_size_weights`` does."""
+    if antialias:
+        W = aa_matrix(L, o, kind, align_corners, scale, np.float64)
+        wt_max = W.max(initial=0.0)
+    else:
+        filt, taps = _u8_filter(kind, False), (2 if kind == "linear" else 4)
+        sc = float(_src_scale(L, o, align_corners, scale, np.float64))
+        W, wt_max, support = np.zeros((o, L), np.float64), 0.0, taps // 2
+        for i in range(o):
+            src = sc * i if align_corners else sc * (i + 0.5) - 0.5
+            src = 0.0 if kind == "linear" and src < 0 else src
+            idx = min(int(np.floor(src)), L - 1)
+            lam = min(max(src - idx, 0.0), 1.0)
+            lo = idx - support + 1
+            first = max(lo, 0)
+            size = min(max(min(idx + support + 1, L) - first, 0), taps)
+            w, k = np.zeros(taps), 0
+            for j in range(taps):
+                k = 0 if lo + j <= 0 else (size - 1 if lo + j >= L - 1 else k)
+                w[k] += filt(j + 1 - support - lam)
+                wt_max = max(wt_max, w[k])
+                k += 1
+            W[i, first:first + size] = w[:size]
+    prec = 0
+    while prec < 22 and int(0.5 + wt_max * (1 << (prec + 1))) < (1 << 15):
+        prec += 1
+    v = W * (1 << prec)
+    return np.trunc(np.where(v < 0, v - 0.5, v + 0.5)).astype(np.int32), prec
+
+
+def _u8_resample(x, out, mode, align_corners, scales):
+    """torch's uint8 bilinear/bicubic kernel (``upsample_avx_bilinear_bicubic_uint8``): separable integer passes,
+    width first, each rounding (``+ 2^(prec-1) >> prec``) and clamping to uint8 before the next; a dim whose size
+    does not change is not resampled."""
+    kind = "cubic" if mode.startswith("bicubic") else "linear"
+    y = x
+    for ax in (x.ndim - 1, x.ndim - 2):
+        j = ax - (x.ndim - 2)
+        if x.shape[ax] == out[j]:
+            continue
+        W, prec = u8_matrix(x.shape[ax], out[j], kind, align_corners, scales[j], mode.endswith("_aa"))
+        acc = jnp.moveaxis(jnp.tensordot(y.astype(jnp.int32), jnp.asarray(W.T), axes=([ax], [0])), -1, ax)
+        y = jnp.clip(jnp.right_shift(acc + (1 << (prec - 1)), prec), 0, 255).astype(jnp.uint8)
+    return y
+
+
 def _interp_impl(x, out, mode, align_corners, scales):
     n = len(out)
     S = x.shape[-n:]
     ft = np.float64 if x.dtype == jnp.float64 else np.float32
     y = x
+    if x.dtype == jnp.uint8 and mode.startswith(("bilinear", "bicubic")):
+        return _u8_resample(x, out, mode, align_corners, scales)
     if mode in ("nearest", "nearest-exact"):
         for j in range(n):
             idx = _nearest_index(S[j], out[j], mode == "nearest-exact", scales[j], ft)

@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ... import _dtype
 from ... import _memory_format as _mfmt
 from ..._dispatch import dispatch
 from ..._errors import int_arg
@@ -96,6 +97,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
                                   f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
                                   f"nearest-exact (got {mode})")
+    if mode in ("linear", "trilinear") and not input.dtype.is_floating_point:
+        # torch has an integer kernel only for 2-d bilinear/bicubic of uint8 (_ops/resample.py: _u8_resample)
+        raise NotImplementedError(f'"compute_indices_weights_linear" not implemented for '
+                                  f"'{_dtype._CAP[input.dtype.name]}'")
     name = "Upsample" + mode.replace("-", "_").title().replace("_", "") + f"{n}DBackward0"
     if antialias:  # _interp_impl takes the anti-aliased weights for a "_aa" mode
         mode, name = mode + "_aa", name.replace("Backward0", "AaBackward0")
