@@ -2,7 +2,8 @@
 ``load_optimizer`` (five steps each, the loss and the parameters' sums printed), ``create_optimizer`` with
 weight-decay bans and Lookahead, Ranger21, the SAM family with closures (SAM, GSAM with its rho scheduler,
 FriendlySAM, LookSAM, WSAM, BSAM), second-order optimizers reading a Hessian through ``create_graph``
-(AdaHessian, SophiaH), Muon's parameter groups, Lookahead/OrthoGrad/TRAC wrappers, ScheduleFree's train/eval
+(AdaHessian, SophiaH), Muon's parameter groups (and AdaMuon, AdaGO, NorMuon, MuonClip), SpectralSphere
+(F.normalize over two dims), Adam-mini built from the model, Lookahead/OrthoGrad/TRAC wrappers, ScheduleFree's train/eval
 switch, GaLore with a low-rank group, its learning-rate schedulers and its loss functions.
 
 Left out: optimizers that read eigen/singular-vector signs or a degenerate eigenbasis (SOAP, Conda, SPlus,
@@ -91,6 +92,12 @@ def muon(m):
 
 
 train("muon", muon, n=3)
+for name in ("adamuon", "adago", "normuon", "muonclip"):
+    train(name, lambda m: po.load_optimizer(name)([dict(params=[m[0].weight], use_muon=True),
+                                                   dict(params=[m[0].bias, *m[2].parameters()], use_muon=False)],
+                                                  lr=0.02), n=3)
+train("spectralsphere", lambda m: po.load_optimizer("spectralsphere")([m[0].weight, m[2].weight], lr=0.02), n=3)
+train("adammini", lambda m: po.AdamMini(m, lr=1e-2))
 
 # ---- the SAM family: two forward/backward passes per step ------------------------------------------------
 train("sam adamw", lambda m: po.SAM(m.parameters(), torch.optim.AdamW, rho=0.05, lr=1e-2), closure=True)
