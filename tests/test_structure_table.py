@@ -118,6 +118,8 @@ def test_table_methods_are_the_tables_and_need_no_wrapper():
         if name in registry.BINARY_OPERATORS:  # torch's NotImplemented rule for a bad operand, on the failure path
             assert got.__torch_function_transparent__, name
             got = got.__wrapped__
+        elif registry._parses_late(got) and name not in registry._BARE_METHODS:  # torch's parser errors (signatures.py)
+            got = got.__wrapped__
         assert got is registry.TABLE[key].fn, name
     # (aliases: the same code under their own names, so Python's argument errors name the method called)
     code = [_torch_function.original(vars(Tensor)[n]).__code__ for n in ("swapdims_", "swapaxes_", "transpose_")]
@@ -161,7 +163,10 @@ def test_factory_and_query_methods_from_the_table_match_torch():
                         lib.is_distributed(x), x.is_set_to(x), x.is_set_to(x[0])))
     assert answers[0] == answers[1]
     for name in ("new_zeros", "new", "is_same_size", "is_set_to", "const_data_ptr"):
-        assert vars(Tensor)[name] is registry.TABLE[registry._CLAIMS[("Tensor", name)]].fn, name
+        got = vars(Tensor)[name]
+        if registry._parses_late(got):  # torch's parser errors on the failure path (signatures.py)
+            got = got.__wrapped__
+        assert got is registry.TABLE[registry._CLAIMS[("Tensor", name)]].fn, name
 
 
 def test_functional_hardshrink_is_the_table_entry_as_in_torch():

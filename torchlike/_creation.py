@@ -288,7 +288,7 @@ def _np_cast(arr, d):
     return arr.astype(d.np)
 
 
-def as_tensor(data, dtype=None, device=None):
+def as_tensor(data, *, dtype=None, device=None):  # (keyword-only, as torch's parser takes them)
     """Like tensor(), but reuses a Tensor's data when dtype and device already match."""
     if isinstance(data, Tensor):
         return data.to(device=device, dtype=dtype) if (dtype is not None or device is not None) else data

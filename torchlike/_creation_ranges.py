@@ -12,6 +12,7 @@ from . import _dtype
 from ._creation import _finish, _host_or_put, _out
 from ._device import canonical
 from ._errors import check_alloc, int_arg, warn_at_caller
+from ._ops.signatures import Signature, parses
 from .tensor import Tensor
 
 __all__ = ["arange", "range", "linspace", "logspace", "eye", "tril_indices", "triu_indices"]
@@ -38,6 +39,25 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         n = (b - a + step - 1) // step if step > 0 else (b - a + step + 1) // step if step < 0 else -1
         if 0 <= n <= _SMALL and -_BIG < a < _BIG and -_BIG < b < _BIG and (b >= a if step > 0 else b <= a):
             return _host_or_put(np.arange(a, a + n * step, step, dtype=np.int64), canonical(None), False)
+    try:
+        return _arange(start, end, step, out, dtype, device, requires_grad)
+    except Exception:  # torch's parser error where an argument's type is wrong (its parser runs first)
+        ARANGE.raise_if_unparsed((start,) if end is None else (start, end) if type(step) is int and step == 1 else
+                                 (start, end, step), {})
+        raise
+
+
+# torch's overloads of arange (its parser's error on the slow path's failure)
+ARANGE = Signature("arange", [
+    "Scalar end, *, Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+    "bool pin_memory=False, bool requires_grad=False",
+    "Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+    "bool pin_memory=False, bool requires_grad=False",
+    "Scalar start, Scalar end, Scalar step=1, *, Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, "
+    "Device? device=None, bool pin_memory=False, bool requires_grad=False"])
+
+
+def _arange(start, end, step, out, dtype, device, requires_grad):
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
@@ -79,6 +99,8 @@ def _fmt_num(x):
     return f"{x:g}" if isinstance(x, float) else str(x)
 
 
+@parses("Scalar start, Scalar end, Scalar step=1, *, Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, "
+        "Device? device=None, bool pin_memory=False, bool requires_grad=False")
 def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """Deprecated torch.range: inclusive of ``end``; float by default."""
     warn_at_caller("torch.range is deprecated and will be removed in a future release because its behavior is "

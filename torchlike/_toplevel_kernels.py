@@ -11,6 +11,8 @@ torch.Size([2, 4])
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from . import _creation, _dtype, linalg
@@ -21,6 +23,7 @@ from .nn import functional as F
 from .nn.functional._embedding import _renorm_rows
 from .nn.functional._recurrent import KERNELS, run_cell, run_stack
 from .nn.utils.rnn import PackedSequence, packed_to_padded
+from ._ops.signatures import parses
 from .tensor import Tensor
 
 __all__ = ["lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
@@ -49,21 +52,37 @@ def _rnn(mode, input, *args):
                      bidirectional=bidirectional, has_bias=has_biases, proj=proj, batch_first=batch_first)
 
 
+@parses("Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, "
+         "bool bidirectional, bool batch_first",
+         "Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, "
+         "float dropout, bool train, bool bidirectional")
 def lstm(input, *args):
     """torch.lstm: the kernel of nn.LSTM; returns ``(output, h_n, c_n)``."""
     return _rnn("LSTM", input, *args)
 
 
+@parses("Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, "
+         "bool bidirectional, bool batch_first",
+         "Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, "
+         "float dropout, bool train, bool bidirectional")
 def gru(input, *args):
     """torch.gru: the kernel of nn.GRU; returns ``(output, h_n)``."""
     return _rnn("GRU", input, *args)
 
 
+@parses("Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, "
+         "bool bidirectional, bool batch_first",
+         "Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, "
+         "float dropout, bool train, bool bidirectional")
 def rnn_tanh(input, *args):
     """torch.rnn_tanh: the kernel of nn.RNN (tanh); returns ``(output, h_n)``."""
     return _rnn("RNN_TANH", input, *args)
 
 
+@parses("Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, "
+         "bool bidirectional, bool batch_first",
+         "Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, "
+         "float dropout, bool train, bool bidirectional")
 def rnn_relu(input, *args):
     """torch.rnn_relu: the kernel of nn.RNN (relu); returns ``(output, h_n)``."""
     return _rnn("RNN_RELU", input, *args)
@@ -136,6 +155,7 @@ def _convolution_mode(input, weight, bias, stride, padding, dilation, groups):
     return getattr(F, f"conv{n}d")(input, weight, bias, tuple(stride), padding, tuple(dilation), groups)
 
 
+@parses("Tensor input, Tensor weight, Tensor bias, int pad=0")
 def conv_tbc(input, weight, bias, pad=0):
     """torch.conv_tbc: 1-d convolution of a (time, batch, channels) input with a (kernel, in, out) weight."""
     y = F.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
@@ -147,6 +167,8 @@ def affine_grid_generator(theta, size, align_corners):
     return F.affine_grid(theta, list(size), align_corners=align_corners)
 
 
+@parses("Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, "
+         "bool ceil_mode=False")
 def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """torch.max_pool1d_with_indices: ``F.max_pool1d(..., return_indices=True)``."""
     return F.max_pool1d(input, kernel_size, stride if stride not in ((), []) else None, padding, dilation,
@@ -167,12 +189,17 @@ _NO_KERNEL = ("This could be because the operator doesn't exist for this backend
 
 
 # --- the legacy norms ----------------------------------------------------------------------------------
+@parses("Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None")
 def frobenius_norm(input, dim, keepdim=False, *, out=None):
     """torch.frobenius_norm: the 2-norm over ``dim``."""
+    if dim is None:  # (torch's parser error, from the wrapper)
+        raise TypeError("frobenius_norm(): dim is None")
     r = linalg.vector_norm(input, 2, dim, keepdim)
     return r if out is None else out.copy_(r)
 
 
+@parses("Tensor input, bool keepdim=False, *, Tensor? out=None",
+        "Tensor input, int[2] dim, bool keepdim=False, *, Tensor? out=None")
 def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     """torch.nuclear_norm: the sum of singular values of the matrices over ``dim`` (default: the last two)."""
     if isinstance(dim, bool):  # the overload nuclear_norm(input, keepdim)
@@ -181,6 +208,7 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     return r if out is None else out.copy_(r)
 
 
+@parses("Tensor input, Scalar p=2", "Tensor input, Scalar? p, int[1] dim, bool keepdim, ScalarType? dtype")
 def native_norm(input, p=2, dim=None, keepdim=False, dtype=None):
     """torch.native_norm: torch registers it for sparse tensors only (dense inputs raise as there)."""
     if not getattr(input, "is_sparse", False):
@@ -193,8 +221,10 @@ def native_norm(input, p=2, dim=None, keepdim=False, dtype=None):
     return r.reshape((1,) * input.ndim) if keepdim else r
 
 
+@parses("Tensor v, int pow=2, int dim=0")
 def norm_except_dim(v, pow=2, dim=0):  # noqa: A002 - torch's name
     """torch.norm_except_dim (weight_norm's norm): the ``pow``-norm over every dim but ``dim`` (-1: all)."""
+    operator.index(pow)  # (an int: torch's parser rejects 1.5; the wrapper raises its error)
     if dim == -1:
         return linalg.vector_norm(v, pow)
     d = dim % v.ndim
@@ -292,6 +322,7 @@ def batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum
 
 
 # --- sampling --------------------------------------------------------------------------------------------
+@parses("Tensor count, Tensor prob, Generator? generator=None")
 def binomial(count, prob, generator=None):
     """torch.binomial: Binomial(count, prob) samples in ``count``'s (floating) dtype.
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from . import _creation, _dtype, linalg
 from .sparse._ops import sparse_coo_tensor
+from ._ops.signatures import parses
 from ._C import DisableTorchFunction, DisableTorchFunctionSubclass, StorageBase  # noqa: F401 (torch.X too)
 from .jit import Error as JITException, fork, wait  # noqa: F401
 from .random import thread_safe_generator  # noqa: F401
@@ -195,12 +196,14 @@ def dsmm(input, mat2):
     return input @ mat2
 
 
+@parses("Tensor input, Tensor mat2", name="hspmm")
 def hsmm(input, mat2):
     """torch.hsmm: the sparse ``input`` times dense ``mat2``, as a sparse COO tensor."""
     _need_sparse(input)
     return (input @ mat2).to_sparse()
 
 
+@parses("Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None", name="sspaddmm")
 def saddmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """torch.saddmm: ``beta * input + alpha * (mat1 @ mat2)`` for a sparse ``input`` and ``mat1``, sparse."""
     _need_sparse(input)
@@ -209,6 +212,7 @@ def saddmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return r if out is None else out.copy_(r)
 
 
+@parses("Tensor input, Tensor the_template")
 def resize_as_sparse_(input, the_template):
     """torch.resize_as_sparse_: the sparse ``input`` takes the template's size in place, keeping its entries."""
     _need_sparse(input)

@@ -173,8 +173,8 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     tensor([1.5000, 4.0000])
     """
     d = wrap_dim(dim, y.ndim)
-    if isinstance(x, (int, float)) and not isinstance(x, bool):
-        dx, x = x, None
+    if x is not None and not isinstance(x, Tensor):  # (a number is ``dx=``: see trapezoid)
+        raise TypeError(f"cumulative_trapezoid(): x must be a Tensor, not {type(x).__name__}")
     if x is not None and dx is not None:
         raise TypeError("cumulative_trapezoid() received an invalid combination of arguments")
     _check_not_bool("cumulative_trapezoid", y, x)
@@ -201,8 +201,8 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     d = wrap_dim(dim, y.ndim)
     if y.shape[d] == 0:
         return y.sum(d) * 0
-    if isinstance(x, (int, float)) and not isinstance(x, bool):
-        dx, x = x, None
+    if x is not None and not isinstance(x, Tensor):  # a number is ``dx=``, keyword-only in torch's signatures (the
+        raise TypeError(f"trapezoid(): x must be a Tensor, not {type(x).__name__}")  # wrapper: torch's parser error)
     _check_not_bool("trapezoid", y, x)
     return dispatch(_trapz_impl, (y, x if x is not None else 0.0),
                     (("dx", 1.0 if dx is None else float(dx)), ("dim", d), ("has_x", x is not None))

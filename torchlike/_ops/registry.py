@@ -25,6 +25,7 @@ from .._errors import argument_error, inplace_error, method_argument_error, rena
 from .. import _profiler_state as _prof, _torch_function
 from .. import _dtype
 from ..tensor import Tensor
+from .signatures import SIGNATURES, Signature
 from .._mutation import check_inplace, check_no_overlap, check_out_overlap, write_out  # noqa: F401  (re-exported: the ops' import path)
 
 __all__ = ["OpEntry", "TABLE", "register", "functional", "declares", "install", "sparse_kernels", "write_out",
@@ -132,10 +133,16 @@ def _checked(fn, checks, name):
                 check(name, *args, **kwargs)
             except TypeError as e:
                 return rejected(e, args, kwargs)
+            except Exception:  # a value check: torch's parser would have rejected a wrong type first
+                _raise_if_unparsed(fn, name, args, kwargs, positions=False)
+                raise
             try:
                 return fn(*args, **kwargs)
             except (AttributeError, ValueError, TypeError) as e:
                 return failed(e, args, kwargs)
+            except Exception:
+                _raise_if_unparsed(fn, name, args, kwargs, positions=False)
+                raise
     else:
         def checked(*args, **kwargs):
             try:
@@ -143,11 +150,18 @@ def _checked(fn, checks, name):
                     c(name, *args, **kwargs)
             except TypeError as e:
                 return rejected(e, args, kwargs)
+            except Exception:
+                _raise_if_unparsed(fn, name, args, kwargs, positions=False)
+                raise
             try:
                 return fn(*args, **kwargs)
             except (AttributeError, ValueError, TypeError) as e:
                 return failed(e, args, kwargs)
+            except Exception:
+                _raise_if_unparsed(fn, name, args, kwargs, positions=False)
+                raise
     functools.update_wrapper(checked, fn)
+    checked.parses_on_failure = True
     checked.__name__ = name
     checked.__code__ = checked.__code__.replace(co_name=name, co_qualname=name)  # (caller_op names the op)
     return checked
@@ -243,9 +257,13 @@ def _numpy_names(fn):
             if r is not _NOT_OVERRIDDEN:
                 return r
             _raise_parser_error(e, fn, fn.__name__, args, kwargs, positions=False)
+        except Exception:
+            _raise_if_unparsed(fn, fn.__name__, args, kwargs, positions=False)
+            raise
     # the op's own name on the frame too (sparse's "Could not run 'aten::<op>'" reads the calling frame)
     numpy_names.__code__ = numpy_names.__code__.replace(co_name=fn.__name__,
                                                         co_qualname=getattr(fn, "__qualname__", fn.__name__))
+    numpy_names.parses_on_failure = True
     return numpy_names
 
 
@@ -269,6 +287,9 @@ def register(name=None, *, namespaces=("torch",), method=True, inplace=False, ou
 
     def deco(fn):
         n = name or fn.__name__
+        overloads = SIGNATURES.get((namespaces[0] if namespaces else "Tensor", n))
+        if overloads is not None:  # (the wrappers below copy it: functools.wraps)
+            fn.torch_signature = Signature(aten or n, overloads)
         code = getattr(fn, "__code__", None)
         if code is not None and "<locals>" in fn.__qualname__:  # a factory's closure: its frames and Python's
             fn.__code__ = code.replace(co_name=n, co_qualname=n)  # arity errors name its op (caller_op, tracebacks)
@@ -323,10 +344,12 @@ def not_a_tensor(fn, name, arg):
     return TypeError(f"{name}(): argument '{first}' (position 1) must be Tensor, not {type(arg).__name__}")
 
 
-def _typed(fn, name):
+def _typed(fn, name, positions=True):
     """``fn`` as a namespace function: where its body reads a tensor attribute of a first argument that is
-    not a Tensor (``torch.sum(3)``), torch's TypeError instead of Python's AttributeError.  Nothing runs on
-    the success path but the call."""
+    not a Tensor (``torch.sum(3)``), torch's TypeError instead of Python's AttributeError, and where it failed
+    on an argument of a type the op's torch signatures reject, torch's parser error.  Nothing runs on the
+    success path but the call.  ``positions=False``: the Tensor method of an op with torch signatures (its
+    messages count positions without ``self``)."""
     @functools.wraps(fn)
     def typed(*args, **kwargs):
         try:
@@ -335,7 +358,10 @@ def _typed(fn, name):
             r = _overridden(typed, args, kwargs)
             if r is not _NOT_OVERRIDDEN:
                 return r
-            _raise_parser_error(e, fn, name, args, kwargs)
+            _raise_parser_error(e, fn, name, args, kwargs, positions)
+        except Exception:
+            _raise_if_unparsed(fn, name, args, kwargs, positions)
+            raise
     return typed
 
 
@@ -378,12 +404,33 @@ def _raise_parser_error(e, fn, name, args, kwargs, positions=True):
     raise err from None
 
 
+def _unparsed(fn, name, args, kwargs, positions):
+    """torch's parser error for a call of ``fn`` (declared with torch signatures, see signatures.py) whose
+    arguments fit none of them; None where they fit, or ``fn`` has none.  ``positions``: the namespace function's
+    message, else the method's (with the function's in ``as_function``)."""
+    sig = getattr(fn, "torch_signature", None)
+    err = None if sig is None else sig.error(args, kwargs, name)
+    return TypeError(err.as_function) if positions and err is not None else err
+
+
+def _raise_if_unparsed(fn, name, args, kwargs, positions=True):
+    """In a wrapper's except clause for an error the op raised on its own (a value check, a kernel's error):
+    raise torch's parser error instead where an argument has a type torch's signatures reject (torch parses
+    before its kernel runs); return otherwise (the caller re-raises)."""
+    err = _unparsed(fn, name, args, kwargs, positions)
+    if err is not None:
+        raise err from None
+
+
 def _parser_error(e, fn, name, args, kwargs, positions=True):
     """torch's TypeError when ``e`` came from an argument of the wrong Python type: an AttributeError from
     reading a tensor attribute of an argument that is not a Tensor, a ValueError from making a number of a
     str, a TypeError in Python's words about an operand; None when ``e`` is something else.  ``positions``:
     the message gives the argument's position (a namespace function's; a wrapper that serves the method too,
     whose positions count from 0, gives none)."""
+    err = _unparsed(fn, name, args, kwargs, positions)
+    if err is not None:
+        return err
     if isinstance(e, TypeError):
         if type(e) is not TypeError:
             return None
@@ -452,6 +499,9 @@ def _with_out(fn, name, rule=None, exact=False, own=None):
             if r is not _NOT_OVERRIDDEN:
                 return r
             _raise_parser_error(e, fn, name, args, kwargs)
+        except Exception:
+            _raise_if_unparsed(fn, name, args, kwargs)
+            raise
         if out is None or own is not None:
             return r
         if exact and out.dtype is not r.dtype:  # (no cast into out: torch's check names both dtypes)
@@ -581,6 +631,9 @@ def _spread(fn):
             if r is not _NOT_OVERRIDDEN:
                 return r
             _raise_parser_error(e, fn, fn.__name__, (self,) + args, kwargs, positions=False)
+        except Exception:
+            _raise_if_unparsed(fn, fn.__name__, (self,) + args, kwargs, positions=False)
+            raise
     method.__name__, method.__qualname__, method.__doc__, method.__wrapped__ = fn.__name__, fn.__qualname__, \
         fn.__doc__, fn
     method.__code__ = method.__code__.replace(co_name=fn.__name__, co_qualname=fn.__name__)  # (caller_op)
@@ -589,6 +642,9 @@ def _spread(fn):
 
 def _inplace_failure(e, fn, name, self, args, kwargs):
     """The error an in-place method raises for ``e``, raised by its out-of-place op ``fn``; None: ``e`` itself."""
+    err = _unparsed(fn, name + "_", (self,) + args, kwargs, positions=False)
+    if err is not None:
+        return err
     if isinstance(e, RuntimeError):  # torch names the written-to tensor first in a broadcasting clash
         err = inplace_error(e, self, args)
         return None if err is e else err
@@ -654,6 +710,19 @@ def _make_inplace(fn, name, sparse=None, overlap="internal"):
     return inplace
 
 
+# methods of ops with torch signatures that stay the declared function itself (no wrapper frame): the hot ones,
+# called per step by models (attention masks, state copies, ``torch.where``); their namespace functions and
+# in-place forms still raise torch's parser errors
+_BARE_METHODS = frozenset({"copy_", "fill_", "where", "masked_fill"})
+
+
+def _parses_late(fn):
+    """Whether the Tensor method ``fn`` needs a wrapper to raise torch's parser error on its failure path: it has
+    torch signatures and no checks/flag wrapper (which do it already).  Its cost: one call frame, on the ops that
+    declare signatures (failure-prone ones: value checks that would otherwise come first)."""
+    return getattr(fn, "torch_signature", None) is not None and not getattr(fn, "parses_on_failure", False)
+
+
 def install(namespaces: dict, tensor_cls=None):
     """Generate the surfaces of every entry in TABLE not generated yet: namespace functions, methods, in-place
     methods, dunders.  A namespace given as None has not loaded yet (``nn.functional``, whose package needs the
@@ -679,7 +748,7 @@ def install(namespaces: dict, tensor_cls=None):
         if inner is not None and "<locals>" in inner.__qualname__:  # own call errors name the op too
             inner.__qualname__ = e.fn.__name__
         public = _with_out(e.fn, e.aten, e.out_overlap, e.out_same_dtype, e.out_form) if e.out else \
-            e.fn if _checks_operands(e) else _typed(e.fn, e.aten)
+            e.fn if _checks_operands(e) and not _parses_late(e.fn) else _typed(e.fn, e.aten)
         if e.sparse is not None:
             public = _with_sparse(public, name, e.sparse)
         if e.namespaces[:1] == ("nn.functional",):  # torch.nn.functional.X's home, whichever file defines it
@@ -690,7 +759,8 @@ def install(namespaces: dict, tensor_cls=None):
         fn = renamed(e.fn, name)  # (an alias's method: ``Tensor.absolute`` is ``abs``'s function named absolute)
         method = None
         if e.method:
-            method = _operator(fn, name) if name in BINARY_OPERATORS else _spread(fn) if e.method_varargs else fn
+            method = _operator(fn, name) if name in BINARY_OPERATORS else _spread(fn) if e.method_varargs else \
+                _typed(fn, e.aten, positions=False) if _parses_late(fn) and name not in _BARE_METHODS else fn
             put(tensor_cls, name, method, "Tensor")
         if e.inplace:
             put(tensor_cls, name + "_", _make_inplace(fn, name, e.sparse, e.inplace_overlap), "Tensor")

@@ -21,6 +21,7 @@ from . import checks as C
 from .._grad_mode import InferenceVersion
 from .._errors import no_other_keywords
 from .._missing import MissingAPI
+from .signatures import missing_method
 from ._util import Tensor, register
 from .. import _creation
 from .._creation import tensor
@@ -212,10 +213,21 @@ def _unsupported_device(kind, exc=AssertionError, msg=None):
 
 
 def _missing(name):
-    def f(self, *args, **kwargs):
-        raise MissingAPI(f"Tensor.{name} is not implemented in torchlike (see docs/differences.md)")
-    f.__name__ = name
-    return f
+    """The method ``name`` torchlike lacks: torch's parser error for arguments its signatures reject, else
+    NotImplementedError naming it."""
+    return missing_method(name, lambda: MissingAPI(f"Tensor.{name} is not implemented in torchlike (see "
+                                                   "docs/differences.md)"), _MISSING_SIGNATURES.get(name, ()))
+
+
+# torch's signatures of the methods torchlike lacks
+_MISSING_SIGNATURES = {
+    "set_": ["Tensor self", "Tensor self, Storage source",
+             "Tensor self, Storage source, int storage_offset, int[] size, int[] stride=None", "Tensor self, Tensor source",
+             "Tensor self, Tensor source, int storage_offset, int[] size, int[] stride=None"],
+    "to_mkldnn": ["Tensor self, ScalarType? dtype=None"],
+    "to_padded_tensor": ["Tensor self, float padding, int[]? output_size=None"],
+    "slice_inverse": ["Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1"],
+}
 
 
 # ops: declared in the op table (Tensor methods only; torch.adjoint is a function too)
@@ -259,8 +271,19 @@ for _k, _v in _PROPS.items():
         setattr(Tensor, _k, property(_v))
 
 # methods torchlike does not provide (yet): present, raising NotImplementedError that names them
-for _k in ("set_", "to_mkldnn", "to_padded_tensor", "slice_inverse",
-           "index"):
+for _k in ("set_", "to_mkldnn", "to_padded_tensor", "slice_inverse"):
     if _k not in Tensor.__dict__:
         setattr(Tensor, _k, _missing(_k))
+
+
+def _index(self, positions, dims):
+    """torch's Tensor.index (a Python method taking ``positions`` and ``dims``): Python's own errors for a call
+    that does not fit it, as torch's."""
+    raise MissingAPI("Tensor.index is not implemented in torchlike (see docs/differences.md)")
+
+
+_index.__name__, _index.__qualname__ = "index", "Tensor.index"
+_index.__code__ = _index.__code__.replace(co_name="index", co_qualname="Tensor.index")
+if "index" not in Tensor.__dict__:
+    Tensor.index = _index
 del _k, _v

@@ -23,6 +23,7 @@ from ..tensor import Tensor
 from . import _ops
 from ._ops import _gather, _idx_tensor, _linear, _with_values, _wrap, coalesce, make_sparse, mm, to_dense, to_sparse
 from ._tensor import SparseTensor, unsupported
+from .._ops.signatures import parses
 
 __all__ = ["select", "index_select", "getitem", "cat", "stack", "unsqueeze", "smm", "hspmm", "sspaddmm", "addmm",
            "mv", "bmm", "norm", "mul", "div", "kernel", "like"]
@@ -186,6 +187,7 @@ def smm(x, mat):
     return r
 
 
+@parses("Tensor mat1, Tensor mat2")
 def hspmm(x, mat):
     """torch.hspmm: sparse @ dense as a hybrid COO tensor (rows sparse, columns dense)."""
     if not isinstance(x, SparseTensor):

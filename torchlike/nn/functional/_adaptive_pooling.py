@@ -10,6 +10,7 @@ tensor([[[1.5000, 3.5000]]])
 from __future__ import annotations
 
 import math
+import operator
 
 import jax.numpy as jnp
 import numpy as np
@@ -36,11 +37,24 @@ def _adaptive_ranges(L, o):
     return (i * L) // o, -((-(i + 1) * L) // o)  # floor(i L / o), ceil((i + 1) L / o)
 
 
+def _check_ints(output_size, seq, name):
+    """torch's parser: ``output_size`` is an int or a sequence of ints (None: keep that dim), never a float."""
+    for k, o in enumerate(output_size if seq else (output_size,)):
+        if o is None and seq:
+            continue
+        try:
+            operator.index(o)
+        except TypeError:
+            what = f"but found element of type {tp_name(o)} at pos {k}" if seq else f"not {tp_name(o)}"
+            raise TypeError(f"{name}(): argument 'output_size' (position 2) must be tuple of ints, {what}") from None
+
+
 def _adaptive_out(input, output_size, n, name):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {tp_name(input)}")
     is_max = "max" in name
     seq = isinstance(output_size, (list, tuple))
+    _check_ints(output_size, seq, name)
     if seq and n == 1 and len(output_size) != 1:
         raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got {len(output_size)})")
     if seq and n > 1 and input.ndim <= len(output_size):  # torch's Python wrapper checks this first
@@ -52,9 +66,9 @@ def _adaptive_out(input, output_size, n, name):
     if seq:
         if len(output_size) == 1 and n > 1:
             output_size = tuple(output_size) * n
-        out = tuple(S[j] if o is None else int(o) for j, o in enumerate(output_size))
+        out = tuple(S[j] if o is None else operator.index(o) for j, o in enumerate(output_size))
     else:
-        out = (int(output_size),) * n
+        out = (operator.index(output_size),) * n
     if len(out) != n:
         raise RuntimeError(f"{name}(): internal error: output_size.size() must be {n}" if is_max else
                            f"{name}: output_size must be {n}")

@@ -6,13 +6,14 @@ from ``jax.vjp`` of that function.
 from __future__ import annotations
 
 import itertools
+import operator
 
 import jax
 import jax.numpy as jnp
 from jax import lax
 
 from ..._dispatch import dispatch
-from ..._errors import argument_error, torch_warn
+from ..._errors import argument_error, caller_op, torch_warn, tp_name
 from ..._ops.indexing import c_type_name
 from ..._ops.registry import functional as _functional
 from ...tensor import Tensor
@@ -30,16 +31,28 @@ _CAP = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": 
         "complex64": "ComplexFloat", "complex128": "ComplexDouble", "int64": "Long", "int32": "Int"}
 
 
+def _is_index(a):
+    try:
+        operator.index(a)
+    except TypeError:
+        return False
+    return True
+
+
 def ntuple(v, n, name="kernel_size"):
     """``3`` -> ``(3, 3)``; a sequence of length 1 is broadcast too; checked to be length ``n``."""
     if isinstance(v, Tensor):
         v = v.tolist()
-    try:
+    try:  # (operator.index: torch's parser takes integers only, where int() would truncate 1.5)
         if not isinstance(v, (list, tuple)):
-            return (int(v),) * n
-        t = tuple(int(a) for a in v)
-    except (TypeError, ValueError):  # a str, None: torch's parser rejects the argument's type
-        raise argument_error(v, "tuple of ints", name) from None
+            return (operator.index(v),) * n
+        t = tuple(map(operator.index, v))
+    except TypeError:  # a float, a str, None: torch's parser rejects the argument's type
+        bad = next((k for k, a in enumerate(v) if not _is_index(a)), None) if isinstance(v, (list, tuple)) else None
+        if bad is None:
+            raise argument_error(v, "tuple of ints", name) from None
+        raise TypeError(f"{caller_op()}(): argument '{name}' must be tuple of ints, but found element of type "
+                        f"{tp_name(v[bad])} at pos {bad}") from None
     if len(t) == 1 and n > 1:
         t = t * n
     if len(t) != n:

@@ -6,6 +6,7 @@ batch/instance norm update ``running_mean``/``running_var`` in place (unbiased v
 from __future__ import annotations
 
 import math
+import operator
 
 import jax.numpy as jnp
 import numpy as np
@@ -228,7 +229,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     if input.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
     C = input.shape[1]
-    if C % num_groups:
+    if C % operator.index(num_groups):  # (an int: torch's parser rejects 1.5)
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input "
                            f"of shape {list(input.shape)} and num_groups={num_groups}")
     for name, t in (("weight", weight), ("bias", bias)):

@@ -1,0 +1,408 @@
+"""torch's argument parser on the failure path: an op's torch signatures (its overloads, in the schema words of
+torch's ``native_functions.yaml``) and the TypeError torch raises when a call fits none of them.
+
+torch parses every argument against its signatures before the kernel runs, so a wrong-typed argument is a
+TypeError naming the op and the argument, whatever the other arguments' values.  torchlike's ops check values
+as they go; the op table's wrappers (``registry``) call ``Signature.error`` only once the op has raised (any
+exception), so a call that succeeds pays nothing, and a call that failed reports torch's parser error where one
+of its arguments has a type torch's signatures reject (else the op's own error stands).
+
+An entry's signatures are in ``SIGNATURES`` (the op table key -> its overloads); ``register`` attaches them.
+
+    >>> sig = Signature("bincount", ["Tensor self, Tensor? weights=None, int minlength=0"])
+    >>> import torchlike
+    >>> print(sig.error((torchlike.ones(3), "x"), {}))
+    bincount(): argument 'weights' (position 1) must be Tensor, not str
+    >>> print(sig.error((torchlike.ones(3), "x"), {}).as_function)
+    bincount(): argument 'weights' (position 2) must be Tensor, not str
+"""
+from __future__ import annotations
+
+import functools
+import numbers
+import operator
+import re
+
+import numpy as np
+
+from .. import _dtype
+from .._device import device as _device_type
+from .._errors import pass_through_file, tp_name
+from ..tensor import Tensor
+
+__all__ = ["Signature", "SIGNATURES", "signature_of", "parses", "missing_method"]
+
+# schema type -> the words torch's messages give it
+_SHOWN = {"Tensor": "Tensor", "int": "int", "SymInt": "int", "float": "float", "bool": "bool", "str": "str",
+          "Scalar": "Number", "ScalarType": "torch.dtype", "Device": "torch.device", "Generator": "torch.Generator",
+          "Layout": "torch.layout", "MemoryFormat": "torch.memory_format", "int[]": "tuple of ints",
+          "SymInt[]": "tuple of ints", "float[]": "tuple of floats", "Tensor[]": "tuple of Tensors",
+          "object": "object", "Storage": "torch.Storage"}
+
+
+class _Param:
+    __slots__ = ("name", "kind", "size", "nullable", "default", "keyword_only", "is_self")
+
+    def __init__(self, text, keyword_only):
+        decl, _, default = text.partition("=")
+        kind, name = decl.split()
+        self.is_self = name == "self"  # (torch's messages call it input)
+        name = "input" if self.is_self else name
+        self.nullable = kind.endswith("?") or default.strip() == "None"
+        kind = kind.rstrip("?")
+        self.size = None
+        if kind.endswith("]"):  # int[1]: a single int is taken too (torch's sized int lists)
+            kind, size = kind[:-1].split("[")
+            self.size, kind = (int(size) if size else None), kind + "[]"
+        self.kind, self.name, self.keyword_only = kind, name, keyword_only
+        self.default = default.strip() or None
+
+    def shown(self):
+        text = f"{_SHOWN[self.kind]} {self.name}"
+        return text if self.default is None else f"{text} = {self.default}"
+
+
+def _index(v):
+    if v is True or v is False:
+        return False
+    try:
+        operator.index(v)
+    except (TypeError, RuntimeError, ValueError):
+        return False
+    return True
+
+
+def _real(v):
+    return isinstance(v, (numbers.Real, np.bool_, Tensor)) and not isinstance(v, np.complexfloating)
+
+
+_SCALAR_FITS = {
+    "Tensor": lambda v: isinstance(v, Tensor),
+    "int": _index, "SymInt": _index,
+    "float": _real,
+    "bool": lambda v: v is True or v is False,
+    "str": lambda v: isinstance(v, str),
+    "Scalar": lambda v: isinstance(v, (numbers.Number, np.generic)) and not isinstance(v, str) or (
+        isinstance(v, Tensor) and v.ndim == 0),
+    "ScalarType": lambda v: isinstance(v, _dtype.dtype),
+    "Device": lambda v: isinstance(v, (_device_type, str)) or _index(v),
+    "Generator": lambda v: type(v).__name__ == "Generator",
+    "Layout": lambda v: type(v).__name__ == "layout",
+    "MemoryFormat": lambda v: type(v).__name__ == "memory_format",
+    "object": lambda v: True,
+    "Storage": lambda v: "Storage" in type(v).__name__,
+}
+_ELEMENT = {"int[]": "int", "SymInt[]": "int", "float[]": "float", "Tensor[]": "Tensor"}
+
+
+def _problem(p, v, position, arg_index):
+    """None where ``v`` fits parameter ``p``; else the text after ``op(): `` torch's parser gives."""
+    if v is None and p.nullable:
+        return None
+    where = f"argument '{p.name}'" + (f" (position {position})" if position is not None else "")
+    element = _ELEMENT.get(p.kind)
+    if element is None:
+        return None if _SCALAR_FITS[p.kind](v) else f"{where} must be {_SHOWN[p.kind]}, not {tp_name(v)}"
+    fits = _SCALAR_FITS[element]
+    if p.size is not None and element != "Tensor" and fits(v):
+        return None
+    if element == "int" and isinstance(v, Tensor):  # (a tensor of integers is taken as the list)
+        return None
+    if not isinstance(v, (tuple, list)):
+        return f"{where} must be {_SHOWN[p.kind]}, not {tp_name(v)}"
+    for k, x in enumerate(v):
+        if not fits(x):
+            if element == "Tensor":
+                return f"\0expected Tensor as element {k} in argument {arg_index}, but got {tp_name(x)}"
+            return f"{where} must be {_SHOWN[p.kind]}, but found element of type {tp_name(x)} at pos {k}"
+    return None
+
+
+_SPLIT = re.compile(r",(?![^\[]*\])")  # the commas between parameters (not those of a default: dims=[0, 1])
+
+
+class _Overload:
+    def __init__(self, text):
+        params, keyword_only = [], False
+        for part in (s.strip() for s in _SPLIT.split(text)):
+            if part == "*":
+                keyword_only = True
+            elif part:
+                params.append(_Param(part, keyword_only))
+        self.params = params
+        self.method = bool(params) and params[0].is_self and params[0].kind == "Tensor"
+
+    def surface(self, method):
+        return self.params[1:] if method else self.params
+
+    def shown(self, method):
+        params, out, star = self.surface(method), [], False
+        for k, p in enumerate(params):
+            if p.keyword_only and not star:
+                out.append("*")
+                star = True
+            out.append(p.shown())
+        return ", ".join(out)
+
+    def takes(self, method, count):
+        params = self.surface(method)
+        return sum(1 for p in params if p.default is None and not p.nullable) <= count <= len(params)
+
+    def bind(self, method, args, kwargs):
+        """None where the call fits; else ``(kind, detail)``: ``("type", text)``, ``("many", given)``,
+        ``("missing", names)``, ``("keyword", name)``."""
+        params = self.surface(method)
+        positional = [p for p in params if not p.keyword_only]
+        if len(positional) == 1 and positional[0].kind == "Tensor[]" and (len(args) != 1 or isinstance(args[0], Tensor)):
+            args = (tuple(args),)  # torch.meshgrid(a, b): the varargs are the list
+        if len(args) > len(positional):
+            return "many", positional
+        by_name = {p.name: p for p in params}
+        for k in kwargs:
+            if k not in by_name or any(p.name == k for p in positional[:len(args)]):
+                return "keyword", k
+        missing = [p.name for p in params[len(args):] if p.default is None and not p.nullable and p.name not in kwargs]
+        if missing:
+            return "missing", missing
+        for k, (p, v) in enumerate(zip(positional, args)):
+            text = _problem(p, v, k + 1, k)
+            if text is not None:
+                return "type", text
+        for name, v in kwargs.items():
+            text = _problem(by_name[name], v, None, 0)
+            if text is not None:
+                return "type", text
+        return None
+
+
+def _got(args, kwargs):
+    items = ["Tensor" if isinstance(a, Tensor) else tp_name(a) for a in args]
+    kw = [f"{k}={'Tensor' if isinstance(v, Tensor) else tp_name(v)}" for k, v in kwargs.items()]
+    return ", ".join(items + kw) + (", " if kw and not items else "")
+
+
+class Signature:
+    """An op's torch overloads (schema text, ``self`` first for those with a Tensor method form)."""
+
+    def __init__(self, op, overloads):
+        self.op, self.overloads = op, [_Overload(o) for o in overloads]
+
+    def _message(self, name, method, args, kwargs):
+        overloads = [o for o in self.overloads if o.method or not method]
+        if not overloads:
+            return None
+        failures = []
+        for o in overloads:
+            failure = o.bind(method, args, kwargs)
+            if failure is None:
+                return None
+            failures.append(failure)
+        count = len(args) + len(kwargs)  # (torch details the one overload taking that many arguments, if one)
+        plausible = [k for k, o in enumerate(overloads) if o.takes(method, count)]
+        if len(overloads) > 1 and len(plausible) != 1:
+            return (f"{name}() received an invalid combination of arguments - got ({_got(args, kwargs)}), but "
+                    "expected one of:\n" + "".join(f" * ({o.shown(method)})\n" for o in overloads))
+        kind, detail = failures[plausible[0] if len(overloads) > 1 else 0]
+        if kind == "type":
+            return detail[1:] if detail.startswith("\0") else f"{name}(): {detail}"
+        if kind == "keyword":
+            return f"{name}() got an unexpected keyword argument '{detail}'"
+        if kind == "missing":
+            names = ", ".join(f'"{n}"' for n in detail)
+            return f"{name}() missing {len(detail)} required positional argument{'s' if len(detail) == 1 else ''}: {names}"
+        low = sum(1 for p in detail if p.default is None and not p.nullable)
+        span = f"{low}" if low == len(detail) else f"from {low} to {len(detail)}"
+        return (f"{name}() takes {span} positional argument{'' if span == '1' else 's'} but {len(args)} "
+                f"{'was' if len(args) == 1 else 'were'} given")
+
+    def raise_if_unparsed(self, args, kwargs):
+        """In an op's except clause: raise torch's parser error (the function form's) for ``op(*args, **kwargs)``
+        where it has one; return otherwise (the caller re-raises its own error)."""
+        err = self.error(args, kwargs)
+        if err is not None:
+            raise TypeError(err.as_function) from None
+
+    def error(self, args, kwargs, name=None):
+        """torch's TypeError for the call ``op(*args, **kwargs)`` (``args[0]`` the input, or ``self`` of the method
+        form), or None where an overload takes every argument's type.  The message is the method form's where
+        ``args[0]`` is a Tensor and the op has one (positions counted without ``self``), with the function form's
+        in ``as_function``, which the op table's namespace wrappers raise."""
+        if any(hasattr(type(a), "__torch_function__") and not isinstance(a, Tensor)
+               for a in (*args, *kwargs.values())):
+            return None  # a tensor-like: its override decides
+        name = name or self.op
+        function = self._message(name, False, args, kwargs)
+        if function is None:
+            return None
+        method = self._message(name, True, args[1:], kwargs) if args and isinstance(args[0], Tensor) else None
+        err = TypeError(method or function)
+        err.as_function = function
+        return err
+
+
+def parses(*overloads, name=None):
+    """Decorator for a torch function outside the op table (``torch.arange``, the RNN kernels): where the body
+    raises and an argument has a type none of ``overloads`` takes, torch's parser error instead.  A call that
+    succeeds pays one call frame.
+
+    >>> @parses("Tensor input, int n")
+    ... def f(input, n):
+    ...     return n + 1
+    >>> import torchlike
+    >>> try:
+    ...     f(torchlike.ones(1), "x")
+    ... except TypeError as e:
+    ...     print(e)
+    f(): argument 'n' (position 2) must be int, not str
+    """
+    def deco(fn):
+        sig = Signature(name or fn.__name__, overloads)
+
+        @functools.wraps(fn)
+        def parsed(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except Exception:
+                err = sig.error(args, kwargs)
+                if err is None:
+                    raise
+                raise TypeError(err.as_function) from None
+        parsed.torch_signature = sig
+        return parsed
+    return deco
+
+
+def missing_method(name, error, overloads=()):
+    """A Tensor method torchlike lacks: torch's parser error for arguments its ``overloads`` reject (what torch
+    raises for them), else ``error()`` (the not-implemented one)."""
+    sig = Signature(name, overloads) if overloads else None
+
+    def method(self, *args, **kwargs):
+        err = None if sig is None else sig.error((self,) + args, kwargs)
+        if err is not None:
+            raise err
+        raise error()
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+# the wrappers' frames count as torchlike's and are skipped by a warning's stacklevel (see pass_through_file)
+parses.__code__ = parses.__code__.replace(co_consts=tuple(
+    c.replace(co_filename=pass_through_file(__file__, "argument parser")) if hasattr(c, "co_filename") else c
+    for c in parses.__code__.co_consts))
+
+
+def signature_of(fn):
+    """The ``Signature`` ``register`` attached to an op's function (or a wrapper of it), None where none."""
+    return getattr(fn, "torch_signature", None)
+
+
+# the op table key -> torch's overloads, in schema words (``int[1]``: an int list that takes one int too; ``?`` or
+# ``=None``: None is taken); torch's order, as its messages list them
+SIGNATURES = {
+    # linear algebra products (the add* family: ``x.addmm(0, "x")``)
+    ("torch", "addbmm"): ["Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1"],
+    ("torch", "addmm"): ["Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1"],
+    ("torch", "addmv"): ["Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1"],
+    ("torch", "addr"): ["Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1"],
+    ("torch", "baddbmm"): ["Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1"],
+    ("torch", "inner"): ["Tensor self, Tensor other"],
+    ("torch", "cholesky_solve"): ["Tensor self, Tensor input2, bool upper=False"],
+    ("torch", "orgqr"): ["Tensor self, Tensor input2"],
+    ("torch", "ormqr"): ["Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False"],
+    ("torch", "triangular_solve"): ["Tensor self, Tensor A, bool upper=True, bool transpose=False, "
+                                    "bool unitriangular=False"],
+    ("torch", "lu_unpack"): ["Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True"],
+    # masking, scattering, filling
+    ("torch", "masked_fill"): ["Tensor self, Tensor mask, Tensor value", "Tensor self, Tensor mask, Scalar value"],
+    ("torch", "masked_scatter"): ["Tensor self, Tensor mask, Tensor source"],
+    ("torch", "masked_select"): ["Tensor self, Tensor mask"],
+    ("torch", "put"): ["Tensor self, Tensor index, Tensor source, bool accumulate=False"],
+    ("torch", "diagonal_scatter"): ["Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1"],
+    ("torch", "fill_"): ["Tensor self, Tensor value", "Tensor self, Scalar value"],
+    ("torch", "fill"): ["Tensor self, Tensor value", "Tensor self, Scalar value"],
+    ("torch", "lerp"): ["Tensor self, Tensor end, Tensor weight", "Tensor self, Tensor end, Scalar weight"],
+    ("torch", "resize_as_"): ["Tensor self, Tensor the_template, *, MemoryFormat? memory_format=None"],
+    ("torch", "where"): ["Tensor condition", "Tensor condition, Tensor input, Tensor other",
+                         "Tensor condition, Scalar self, Tensor other", "Tensor condition, Tensor input, Scalar other",
+                         "Tensor condition, Scalar self, Scalar other"],
+    ("Tensor", "where"): ["Tensor self, Tensor condition, Tensor other", "Tensor self, Tensor condition, Scalar other"],
+    ("Tensor", "is_set_to"): ["Tensor self, Tensor tensor"],
+    ("Tensor", "map_"): ["Tensor self, Tensor other, object callable"],
+    ("Tensor", "copy_"): ["Tensor self, Tensor other, bool non_blocking=False"],
+    # counting, binning, sampling
+    ("torch", "bincount"): ["Tensor self, Tensor? weights=None, int minlength=0"],
+    ("torch", "histc"): ["Tensor self, int bins=100, Scalar min=0, Scalar max=0"],
+    ("torch", "histogram"): ["Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False",
+                             "Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, "
+                             "bool density=False"],
+    ("torch", "histogramdd"): ["Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False",
+                               "Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False",
+                               "Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, "
+                               "bool density=False"],
+    ("torch", "multinomial"): ["Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None"],
+    ("torch", "searchsorted"): ["Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, "
+                                "str? side=None, Tensor? sorter=None",
+                                "Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, "
+                                "str? side=None, Tensor? sorter=None"],
+    ("torch", "segment_reduce"): ["Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, "
+                                  "Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None"],
+    # shapes
+    ("torch", "dsplit"): ["Tensor self, int sections", "Tensor self, int[] indices"],
+    ("torch", "hsplit"): ["Tensor self, int sections", "Tensor self, int[] indices"],
+    ("torch", "vsplit"): ["Tensor self, int sections", "Tensor self, int[] indices"],
+    ("torch", "repeat_interleave"): ["Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None",
+                                     "Tensor repeats, *, int? output_size=None",
+                                     "Tensor self, int repeats, int? dim=None, *, int? output_size=None"],
+    ("torch", "roll"): ["Tensor self, int[1] shifts, int[1] dims=[]"],
+    ("torch", "rot90"): ["Tensor self, int k=1, int[] dims=[0, 1]"],
+    ("torch", "slice_copy"): ["Tensor self, int dim=0, int? start=None, int? end=None, int step=1"],
+    ("torch", "combinations"): ["Tensor self, int r=2, bool with_replacement=False"],
+    ("torch", "cartesian_prod"): ["Tensor[] tensors"],
+    ("torch", "meshgrid"): ["Tensor[] tensors, *, str? indexing=None"],
+    ("torch", "vander"): ["Tensor x, int? N=None, bool increasing=False"],
+    ("Tensor", "to_sparse_bsr"): ["Tensor self, int[2] blocksize, int? dense_dim=None"],
+    ("Tensor", "to_sparse_bsc"): ["Tensor self, int[2] blocksize, int? dense_dim=None"],
+    # integration
+    ("torch", "trapezoid"): ["Tensor y, Tensor x, *, int dim=-1", "Tensor y, *, Scalar dx=1, int dim=-1"],
+    ("torch", "trapz"): ["Tensor y, Tensor x, *, int dim=-1", "Tensor y, *, float dx=1, int dim=-1"],
+    ("torch", "cumulative_trapezoid"): ["Tensor y, Tensor x, *, int dim=-1", "Tensor y, *, Scalar dx=1, int dim=-1"],
+    # nn.functional entries that are torch.X too, where torch's F.X raises the C function's parser errors (their
+    # own keywords, ``object``: F's Python parameters torch's function lacks)
+    ("nn.functional", "conv1d"): ["Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, "
+                                  "int[1] padding=0, int[1] dilation=1, int groups=1",
+                                  "Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, "
+                                  "str padding=\"valid\", int[1] dilation=1, int groups=1"],
+    ("nn.functional", "conv_transpose1d"): ["Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, "
+                                            "int[1] padding=0, int[1] output_padding=0, int groups=1, "
+                                            "int[1] dilation=1"],
+    ("nn.functional", "bilinear"): ["Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None"],
+    ("nn.functional", "cosine_embedding_loss"): ["Tensor input1, Tensor input2, Tensor target, float margin=0, "
+                                                 "object size_average=None, object reduce=None, "
+                                                 "object reduction=None"],
+    ("nn.functional", "triplet_margin_loss"): ["Tensor anchor, Tensor positive, Tensor negative, float margin=1, "
+                                               "float p=2, float eps=1e-06, bool swap=False, "
+                                               "object size_average=None, object reduce=None, "
+                                               "object reduction=None"],
+    ("nn.functional", "hinge_embedding_loss"): ["Tensor input, Tensor target, float margin=1, "
+                                                "object size_average=None, object reduce=None, "
+                                                "object reduction=None"],
+    ("nn.functional", "layer_norm"): ["Tensor input, int[] normalized_shape, Tensor? weight=None, "
+                                      "Tensor? bias=None, float eps=1e-05"],
+    ("nn.functional", "rms_norm"): ["Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None"],
+    ("nn.functional", "group_norm"): ["Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, "
+                                      "float eps=1e-05"],
+    ("nn.functional", "max_pool1d"): ["Tensor input, int[1] kernel_size, int[1]? stride=None, int[1] padding=0, "
+                                      "int[1] dilation=1, bool ceil_mode=False, bool return_indices=False"],
+    ("nn.functional", "max_pool2d"): ["Tensor input, int[2] kernel_size, int[2]? stride=None, int[2] padding=0, "
+                                      "int[2] dilation=1, bool ceil_mode=False, bool return_indices=False"],
+    ("nn.functional", "max_pool3d"): ["Tensor input, int[3] kernel_size, int[3]? stride=None, int[3] padding=0, "
+                                      "int[3] dilation=1, bool ceil_mode=False, bool return_indices=False"],
+    # spectral
+    ("torch", "istft"): ["Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, "
+                         "bool center=True, bool normalized=False, bool? onesided=None, int? length=None, "
+                         "bool return_complex=False"],
+    ("torch", "stft"): ["Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, "
+                        "bool center=True, str pad_mode=\"reflect\", bool normalized=False, bool? onesided=None, "
+                        "bool? return_complex=None, bool? align_to_window=None"],
+}
