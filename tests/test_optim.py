@@ -299,3 +299,18 @@ def test_lbfgs_rosenbrock_state_and_resume(kw):
         st.append((x.detach().numpy(), _lbfgs_state_view(o.state[x])))
     np.testing.assert_allclose(st[1][0], st[0][0], rtol=1e-9, atol=1e-12)
     _assert_same_state(st[0][1], st[1][1])
+
+
+@pytest.mark.parametrize("name,kw", CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CASES)])
+def test_state_is_laid_out_like_a_transposed_parameter(name, kw):
+    """torch makes each state tensor ``zeros_like(p, memory_format=torch.preserve_format)``: the moments of a
+    transposed weight (LLMs-from-scratch's ``load_weights_into_gpt`` assigns ``Parameter(torch.tensor(w.T))``)
+    are transposed too, and so are they in a saved ``state_dict``; Rprop's ``step_size`` is row-major."""
+    def run(m):
+        p = m.nn.Parameter(m.arange(12.).reshape(4, 3).t().mul(0.1))
+        opt = getattr(m.optim, name)([p], **kw)
+        (p * p).sum().backward()
+        opt.step()
+        st = opt.state_dict()["state"][0]
+        return p.grad.stride(), {k: v.stride() for k, v in st.items() if isinstance(v, m.Tensor) and v.ndim}
+    assert run(tl) == run(torch)

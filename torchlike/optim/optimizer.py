@@ -31,6 +31,7 @@ from ..compile._trace import lift_scalar
 
 from .. import _dtype
 from .. import _jit_cache as _jcache
+from .. import _memory_format as _mfmt
 from .. import _profiler_state as _prof
 from ..autograd import grad_mode
 from ..tensor import Tensor
@@ -522,7 +523,10 @@ class _FusedOptimizer(Optimizer):
                 else:
                     if not state:
                         state = self.state[p]
-                    state[k] = Tensor._wrap(v, p._dev)
+                    t = state[k] = Tensor._wrap(v, p._dev)
+                    g = p.grad  # (state made by the step, as SGD's momentum_buffer: torch's clone(grad))
+                    if g is not None and _mfmt.needs_layout(g) and tuple(g.shape) == tuple(t.shape):
+                        _mfmt.set_strides(t, _mfmt.preserve_strides(g))
 
     def step(self, closure=None):
         """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
@@ -557,7 +561,8 @@ def c(x, like):
 
 
 def zeros_state(p):
-    """New optimizer state: zeros shaped like ``p``.
+    """New optimizer state: zeros shaped like ``p``, laid out like it (torch's
+    ``zeros_like(p, memory_format=torch.preserve_format)``: a transposed parameter's moments are transposed).
 
     State is created concrete even inside a ``torchlike.compile`` trace, so the traced step reads it as
     lifted state (an input written back) rather than creating it: the first call's program is already
@@ -566,9 +571,14 @@ def zeros_state(p):
     return full_state(p, 0)
 
 
-def full_state(p, v):
+def full_state(p, v, like=None):
+    """New optimizer state filled with ``v``, laid out like ``p`` or ``like`` (Rprop's ``step_size``: torch's
+    ``grad.new().resize_as_(grad)`` takes the gradient's layout)."""
     x = p._value
     t = _concrete(np.full(x.shape, v, x.dtype), p._dev)
+    like = p if like is None else like
+    if _mfmt.needs_layout(like):
+        _mfmt.set_strides(t, _mfmt.preserve_strides(like))
     adapt = getattr(type(p), "_optimizer_state", None)  # a DTensor's state is a DTensor laid out like it
     return t if adapt is None else adapt(p, t)
 

@@ -140,7 +140,7 @@ class Rprop(_FusedOptimizer):
     def _init_state(self, p, group):
         lr = _float(group["lr"])
         return {"step": step_state(), "prev": zeros_state(p),
-                "step_size": full_state(p, complex(lr, lr) if p.is_complex() else lr)}
+                "step_size": full_state(p, complex(lr, lr) if p.is_complex() else lr, like=p.grad)}
 
     def _hparams(self, group):
         (etaminus, etaplus), (smin, smax) = group["etas"], group["step_sizes"]
