@@ -54,6 +54,57 @@ def test_true_division_and_relu_in_place_stay_on_the_host():
     assert y._host_array() is not None and y._version == 2
 
 
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int64", "float32", "float64"])
+def test_zero_fill_and_copy_of_host_tensors_stay_on_the_host_like_torch(dtype):
+    vals = [True, False] if dtype == "bool" else [3, 7]
+    number = {"bool": True, "uint8": 200, "int8": -100, "int64": 2 ** 40}.get(dtype, 2.5)
+
+    def fn(m):
+        d = getattr(m, dtype)
+        y, z, w = m.tensor(vals, dtype=d), m.tensor(vals, dtype=d), m.tensor(vals, dtype=d)
+        src = m.tensor(vals[::-1], dtype=d)
+        y.zero_()
+        z.fill_(number)
+        w.copy_(src)
+        src.add_(src)  # (w took src's values, not its memory)
+        return y, z, w, src, m.tensor([y._version, z._version, w._version, src._version])
+    same_as_torch(fn, grad=False)
+    d = getattr(torchlike, dtype)
+    y, z, w = (torchlike.tensor(vals, dtype=d) for _ in range(3))
+    y.zero_()
+    w.copy_(torchlike.tensor(vals, dtype=d))
+    assert y._host_array() is not None and w._host_array() is not None
+    if dtype != "bool":  # (a bool number fills through the general path)
+        z.fill_(number)
+        assert z._host_array() is not None
+
+
+@pytest.mark.parametrize("case", ["float_into_int", "int_out_of_range", "tensor_value", "cast_copy", "grad_src",
+                                  "broadcast_copy"])
+def test_fill_and_copy_the_path_leaves_match_torch(case):
+    def fn(m):
+        y = m.zeros(2, 3, dtype=m.int32 if case in ("float_into_int", "int_out_of_range") else m.float32)
+        if case == "float_into_int":
+            y.fill_(2.7)
+        elif case == "int_out_of_range":
+            y.fill_(2 ** 40)
+        elif case == "tensor_value":
+            y.fill_(m.tensor(1.5))
+        elif case == "cast_copy":
+            y.copy_(m.tensor([[1, 2, 3], [4, 5, 6]]))
+        elif case == "broadcast_copy":
+            y.copy_(m.tensor([1.0, 2.0, 3.0]))
+        else:
+            w = m.ones(2, 3, requires_grad=True)
+            y.copy_(w * 2)
+            return y, y.grad_fn is not None
+        return y, m.tensor(y._version)
+    if case == "int_out_of_range":
+        raises_like_torch(fn)
+    else:
+        same_as_torch(fn, grad=False)
+
+
 @pytest.mark.parametrize("case", ["promoted", "broadcast", "alpha", "int_by_float", "bool_sub", "device_other"])
 def test_writes_the_path_cannot_take_give_torchs_result_or_error(case):
     def fn(m):

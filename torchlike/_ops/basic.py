@@ -16,8 +16,9 @@ from .._creation import empty
 from .._errors import bool_arg, broadcast_shape
 from .._to_args import parse_to
 from .._scalar_fit import check_numbers_fit
-from .._dispatch import ERR_VAR, HOST_DTYPES, QUIET, host_operand
+from .._dispatch import ERR_VAR, HOST_DTYPES, QUIET, host_number, host_operand
 from .._mutation import check_inplace
+from .._views import HOST_CHAIN as _HOST_CHAIN
 from .. import _memory_format as _mfmt
 
 __all__ = ["to_dtype_op", "to_device_op", "clone", "contiguous", "copy_", "empty_permuted"]
@@ -173,6 +174,9 @@ def copy_(self, src, non_blocking=False):
             _FW_TANGENT not in src.__dict__ and _FW_TANGENT not in self.__dict__:
         # nothing to cast, broadcast or record (load_state_dict's copies): the new value is src's array itself
         # (arrays are immutable), so no program compiles for each new shape
+        h = src._host_array() if self._chain is _HOST_CHAIN and host_operand(self) is not None else None
+        if h is not None:  # both host-resident: self takes src's numpy array and stays on the host (_host_write)
+            return self._inplace_update(Tensor._from_host(h, self._dev))
         return self._inplace_update(Tensor._wrap(src._value, self._dev))
     new = dispatch(_copy_impl, (self, src), (("dt", self.dtype.np),), name="CopyBackwards", saves=False)
     return self._inplace_update(new)
@@ -192,6 +196,11 @@ def fill_(self, value):
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                            "dimensions.")
     check_numbers_fit(self.dtype, value)
+    h = host_operand(self) if type(self) is Tensor and self._chain is _HOST_CHAIN else None
+    if h is not None:  # a host tensor filled with a number its dtype holds exactly: it stays on the host
+        v = host_number(h.dtype, value)
+        if v is not None:
+            return self._inplace_update(Tensor._from_host(np.full(h.shape, v, h.dtype), self._dev), True)
     tensor = isinstance(value, Tensor)
     if tensor:  # torch copies a tensor value (cloned where it is self's memory): self may not be expanded
         check_inplace(self, (), None, "internal")
@@ -213,6 +222,9 @@ def zero_(self):
     """
     if _prof.MODES:
         return _prof.MODE_INPLACE[0](zero_, "zero_", self, (), {})
+    h = host_operand(self) if type(self) is Tensor and self._chain is _HOST_CHAIN else None
+    if h is not None:  # a host tensor stays on the host (_mutation._host_write)
+        return self._inplace_update(Tensor._from_host(np.zeros(h.shape, h.dtype), self._dev), True)
     new = dispatch(_fill_impl, (self, 0), (("dt", self.dtype.np),), name="ZeroBackward0", saves=False)
     return self._inplace_update(new, True)
 

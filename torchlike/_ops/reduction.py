@@ -27,6 +27,7 @@ from .._mutation import write_out
 from .indexing import c_type_name
 from .._shape_churn import as_exact, host_impl, quiet
 from .._dispatch import ERR_VAR, QUIET, host_operand
+from .._views import HOST_CHAIN as _HOST_CHAIN
 
 __all__ = ["sum", "nansum", "mean", "nanmean", "prod", "var", "std", "var_mean", "std_mean", "max", "min",
            "amax", "amin", "aminmax", "argmax", "argmin", "logsumexp", "all", "any", "count_nonzero", "norm",
@@ -92,7 +93,7 @@ def _host_reduce(input, dim, keepdim, mean):
     element count (torch's true division).  None for the rest (half and complex dtypes, an integer mean's error,
     a bad ``dim``: the general path raises torch's errors)."""
     h = host_operand(input)
-    if h is None:
+    if h is None or ERR_VAR is None:
         return None
     dt = _HOST_SUM.get(h.dtype)
     if dt is None or mean and dt.kind != "f" or type(keepdim) is not bool:  # (an integer mean: torch's error)
@@ -130,7 +131,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     >>> torchlike.tensor([[1, 2], [3, 4]]).sum(0)
     tensor([4, 6])
     """
-    if dtype is None and ERR_VAR is not None:
+    if dtype is None and type(input) is Tensor and input._chain is _HOST_CHAIN:  # (one slot read on the device)
         r = _host_reduce(input, dim, keepdim, False)
         if r is not None:
             return r
@@ -195,7 +196,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     >>> torchlike.tensor([1., 2., 6.]).mean()
     tensor(3.)
     """
-    if dtype is None and ERR_VAR is not None:
+    if dtype is None and type(input) is Tensor and input._chain is _HOST_CHAIN:
         r = _host_reduce(input, dim, keepdim, True)
         if r is not None:
             return r
