@@ -1,14 +1,17 @@
 """pytorch_optimizer (kozistr) training a small classifier: ~100 of its optimizers by name through
 ``load_optimizer`` (five steps each, the loss and the parameters' sums printed), ``create_optimizer`` with
-weight-decay bans and Lookahead, Ranger21, the SAM family with closures (SAM, GSAM with its rho scheduler,
-FriendlySAM, LookSAM, WSAM, BSAM), second-order optimizers reading a Hessian through ``create_graph``
-(AdaHessian, SophiaH), Muon's parameter groups (and AdaMuon, AdaGO, NorMuon, MuonClip), SpectralSphere
-(F.normalize over two dims), Adam-mini built from the model, Lookahead/OrthoGrad/TRAC wrappers, ScheduleFree's train/eval
-switch, GaLore with a low-rank group, its learning-rate schedulers and its loss functions.
+weight-decay bans and Lookahead (and a compiled foreach step), a state_dict round trip, Ranger21, the SAM
+family with closures (SAM, GSAM with its rho scheduler, FriendlySAM, LookSAM, WSAM, BSAM), second-order
+optimizers reading a Hessian through ``create_graph`` (AdaHessian, SophiaH), Muon's parameter groups (and
+AdaMuon, AdaGO, NorMuon, MuonClip), SpectralSphere (F.normalize over two dims), Adam-mini built from the model,
+Lookahead/OrthoGrad/TRAC wrappers, ScheduleFree's train/eval switch, GaLore with a low-rank group, its
+learning-rate schedulers and its loss functions.
 
 Left out: optimizers that read eigen/singular-vector signs or a degenerate eigenbasis (SOAP, Conda, SPlus,
 LoRA-RITE, Alice) and ones that amplify float rounding into visible changes (Kate, L-BFGS, SCION's bfloat16
 Newton-Schulz): see docs/differences.md."""
+import io
+
 import torch
 import torch.nn.functional as F
 
@@ -73,6 +76,22 @@ m, opt = train("create adamp lookahead",
                lambda m: po.create_optimizer(m, "adamp", lr=1e-2, weight_decay=1e-2, use_lookahead=True))
 print("create groups", type(opt).__name__, [(len(gr["params"]), gr["weight_decay"]) for gr in opt.param_groups])
 train("create lamb orthograd", lambda m: po.create_optimizer(m, "lamb", lr=1e-2, use_orthograd=True))
+train("create lion compiled foreach", lambda m: po.create_optimizer(m, "lion", lr=1e-2, weight_decay=1e-2,
+                                                                    compile=True, foreach=True))
+m, opt = train("ranger", lambda m: po.create_optimizer(m, "ranger", lr=1e-2), steps=3)
+buf = io.BytesIO()
+torch.save(opt.state_dict(), buf)
+buf.seek(0)
+m2 = model()
+m2.load_state_dict(m.state_dict())
+opt2 = po.create_optimizer(m2, "ranger", lr=1e-2)
+opt2.load_state_dict(torch.load(buf))
+for mm, oo in ((m, opt), (m2, opt2)):
+    for _ in range(2):
+        oo.zero_grad()
+        loss_of(mm).backward()
+        oo.step()
+print("ranger resumed", sums(m) == sums(m2), sums(m2), sorted(opt2.state_dict()["state"][0]))
 train("lookahead sgd", lambda m: po.Lookahead(torch.optim.SGD(m.parameters(), lr=0.1), k=2, alpha=0.5))
 train("trac adam", lambda m: po.TRAC(torch.optim.Adam(m.parameters(), lr=1e-2)))
 train("ranger21", lambda m: po.Ranger21(m.parameters(), num_iterations=5, lr=1e-2))
