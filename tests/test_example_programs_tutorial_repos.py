@@ -1,6 +1,6 @@
 """Well-known tutorial repositories re-created as stand-alone programs (own code, synthetic data, no
 downloads) and run unmodified under the drop-in runner: Harvard NLP's "The Annotated Transformer" (2022) and
-yunjey/pytorch-tutorial (basics, intermediate, advanced chapters).
+yunjey/pytorch-tutorial (basics, intermediate, advanced and utils chapters).
 
 Each program in tests/programs/ex_*.py seeds torch, trains a few steps and prints one fact per line (losses,
 shapes, dtypes, tensor reprs, recorded warnings). It runs with plain python (real torch, the oracle) and under
@@ -37,6 +37,9 @@ KEY_LINES = {
         "states tuple True False (1, 4, 32)",
     ],
     "ex_yunjey_advanced.py": [
+        "encoder cnn frozen [True, True, True, True]",  # parameters used under no_grad get no grad
+        "sampled ids int64 (8,) True",
+        "logged images ((10, 28, 28), 'float32')",
         "warnings 6",
         "UserWarning size_average and reduce args will be deprecated, please use reduction='sum' instead.",
         "adam state ['exp_avg', 'exp_avg_sq', 'step'] tensor(6.)",

@@ -3,8 +3,11 @@ VGG-19 by a tiny random CNN, no torchvision): generative_adversarial_network (BC
 with clamp, D(x)/D(G(z)) scores), variational_autoencoder (reparameterize with randn_like, F.sigmoid,
 F.binary_cross_entropy(size_average=False) and the deprecation warning it gives, sampling and a
 reconstruction grid) and neural_style_transfer (features picked by name from a module's _modules, gram
-matrices with torch.mm, Adam on the image itself, denormalize and clamp_). Prints one fact per line;
-warnings are recorded and printed (category and text)."""
+matrices with torch.mm, Adam on the image itself, denormalize and clamp_), image_captioning (a collate_fn
+sorting by length and padding captions, a frozen CNN encoder under no_grad + Linear + BatchNorm1d,
+pack_padded_sequence through an LSTM decoder, greedy sample with stacked ids) and the utils chapter's
+tensorboard logging (scalars, parameter histograms as numpy, images). Prints one fact per line; warnings are
+recorded and printed (category and text)."""
 import os
 import tempfile
 import warnings
@@ -13,6 +16,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import torch.utils.data
+import numpy as np
+from torch.nn.utils.rnn import pack_padded_sequence
 
 device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')
 TMP = tempfile.mkdtemp()
@@ -240,7 +245,165 @@ def neural_style_transfer():
     print('adam state', sorted(optimizer.state[target].keys()), optimizer.state[target]['step'])
 
 
+class EncoderCNN(nn.Module):
+    def __init__(self, embed_size):
+        """A small random CNN in place of the pretrained resnet-152, its last fc layer removed the same way."""
+        super(EncoderCNN, self).__init__()
+        resnet = nn.Sequential(nn.Conv2d(3, 8, 3, stride=2, padding=1), nn.BatchNorm2d(8), nn.ReLU(inplace=True),
+                               nn.AdaptiveAvgPool2d((1, 1)), nn.Linear(8, 1000))
+        modules = list(resnet.children())[:-1]
+        self.resnet = nn.Sequential(*modules)
+        self.linear = nn.Linear(8, embed_size)
+        self.bn = nn.BatchNorm1d(embed_size, momentum=0.01)
+
+    def forward(self, images):
+        with torch.no_grad():
+            features = self.resnet(images)
+        features = features.reshape(features.size(0), -1)
+        features = self.bn(self.linear(features))
+        return features
+
+
+class DecoderRNN(nn.Module):
+    def __init__(self, embed_size, hidden_size, vocab_size, num_layers, max_seq_length=8):
+        super(DecoderRNN, self).__init__()
+        self.embed = nn.Embedding(vocab_size, embed_size)
+        self.lstm = nn.LSTM(embed_size, hidden_size, num_layers, batch_first=True)
+        self.linear = nn.Linear(hidden_size, vocab_size)
+        self.max_seg_length = max_seq_length
+
+    def forward(self, features, captions, lengths):
+        embeddings = self.embed(captions)
+        embeddings = torch.cat((features.unsqueeze(1), embeddings), 1)
+        packed = pack_padded_sequence(embeddings, lengths, batch_first=True)
+        hiddens, _ = self.lstm(packed)
+        outputs = self.linear(hiddens[0])
+        return outputs
+
+    def sample(self, features, states=None):
+        sampled_ids = []
+        inputs = features.unsqueeze(1)
+        for i in range(self.max_seg_length):
+            hiddens, states = self.lstm(inputs, states)
+            outputs = self.linear(hiddens.squeeze(1))
+            _, predicted = outputs.max(1)
+            sampled_ids.append(predicted)
+            inputs = self.embed(predicted)
+            inputs = inputs.unsqueeze(1)
+        sampled_ids = torch.stack(sampled_ids, 1)
+        return sampled_ids
+
+
+class CaptionDataset(torch.utils.data.Dataset):
+    """(image, caption) pairs in place of COCO: random images, captions <start> w... <end> of random length."""
+
+    def __init__(self, n, vocab_size):
+        g = torch.Generator().manual_seed(7)
+        self.images = torch.rand(n, 3, 16, 16, generator=g)
+        self.captions = [torch.cat([torch.tensor([1]), torch.randint(3, vocab_size, (int(k),), generator=g),
+                                    torch.tensor([2])])
+                         for k in torch.randint(2, 7, (n,), generator=g)]
+
+    def __getitem__(self, index):
+        return self.images[index], self.captions[index]
+
+    def __len__(self):
+        return len(self.captions)
+
+
+def collate_fn(data):
+    data.sort(key=lambda x: len(x[1]), reverse=True)
+    images, captions = zip(*data)
+    images = torch.stack(images, 0)
+    lengths = [len(cap) for cap in captions]
+    targets = torch.zeros(len(captions), max(lengths)).long()
+    for i, cap in enumerate(captions):
+        end = lengths[i]
+        targets[i, :end] = cap[:end]
+    return images, targets, lengths
+
+
+def image_captioning():
+    embed_size, hidden_size, num_layers, vocab_size, num_epochs = 16, 32, 1, 20, 2
+    data_loader = torch.utils.data.DataLoader(dataset=CaptionDataset(24, vocab_size), batch_size=8, shuffle=True,
+                                              num_workers=0, collate_fn=collate_fn)
+    encoder = EncoderCNN(embed_size).to(device)
+    decoder = DecoderRNN(embed_size, hidden_size, vocab_size, num_layers).to(device)
+    criterion = nn.CrossEntropyLoss()
+    params = list(decoder.parameters()) + list(encoder.linear.parameters()) + list(encoder.bn.parameters())
+    optimizer = torch.optim.Adam(params, lr=0.001)
+    total_step = len(data_loader)
+    for epoch in range(num_epochs):
+        for i, (images, captions, lengths) in enumerate(data_loader):
+            images = images.to(device)
+            captions = captions.to(device)
+            targets = pack_padded_sequence(captions, lengths, batch_first=True)[0]
+            features = encoder(images)
+            outputs = decoder(features, captions, lengths)
+            loss = criterion(outputs, targets)
+            decoder.zero_grad()
+            encoder.zero_grad()
+            loss.backward()
+            optimizer.step()
+            print('Epoch [{}/{}], Step [{}/{}], Loss: {:.4f}, Perplexity: {:5.4f}, lengths {}, targets {}'
+                  .format(epoch, num_epochs, i, total_step, loss.item(), np.exp(loss.item()), lengths,
+                          tuple(targets.shape)))
+    print('encoder cnn frozen', [p.grad is None for p in encoder.resnet.parameters()])
+    encoder.eval()
+    feature = encoder(images[:1])
+    sampled_ids = decoder.sample(feature)
+    sampled_ids = sampled_ids[0].cpu().numpy()
+    print('sampled ids', sampled_ids.dtype, sampled_ids.shape, feature.requires_grad)
+
+
+def tensorboard_logging():
+    """The utils chapter: a logger fed scalars, parameter histograms (numpy) and images each few steps."""
+    logged = {}
+
+    def scalar_summary(tag, value, step):
+        logged.setdefault(tag, []).append((step, round(value, 4)))
+
+    data_loader = torch.utils.data.DataLoader(dataset=fake_mnist(40, 3), batch_size=10, shuffle=True)
+    model = nn.Sequential(nn.Linear(784, 32), nn.ReLU(), nn.Linear(32, 10)).to(device)
+    criterion = nn.CrossEntropyLoss()
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.00001)
+    data_iter = iter(data_loader)
+    iter_per_epoch = len(data_loader)
+    for step in range(6):
+        if (step + 1) % iter_per_epoch == 0:
+            data_iter = iter(data_loader)
+        images, labels = next(data_iter)
+        images, labels = images.view(images.size(0), -1).to(device), labels.to(device)
+        outputs = model(images)
+        loss = criterion(outputs, labels)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        _, argmax = torch.max(outputs, 1)
+        accuracy = (labels == argmax.squeeze()).float().mean()
+        if (step + 1) % 2 == 0:
+            info = {'loss': loss.item(), 'accuracy': accuracy.item()}
+            for tag, value in info.items():
+                scalar_summary(tag, value, step + 1)
+            for tag, value in model.named_parameters():
+                tag = tag.replace('.', '/')
+                counts, edges = np.histogram(value.data.cpu().numpy(), bins=5)  # (the logger's histo_summary)
+                # (bin counts can move by one with a last-bit difference; their total and the edges cannot)
+                hist = [int(counts.sum()), round(float(edges[0]), 4), round(float(edges[-1]), 4), edges.dtype.name]
+                ghist = value.grad.data.cpu().numpy()
+                logged.setdefault(tag, []).append(hist)
+                logged.setdefault(tag + '/grad', []).append(round(float(np.abs(ghist).sum()), 4))
+            info = {'images': images.view(-1, 28, 28)[:10].cpu().numpy()}
+            logged['images'] = (info['images'].shape, info['images'].dtype.name)
+    for tag in sorted(logged):
+        print('logged', tag, logged[tag])
+
+
 def main():
+    torch.manual_seed(0)
+    image_captioning()
+    torch.manual_seed(0)
+    tensorboard_logging()
     torch.manual_seed(0)
     generative_adversarial_network()
     torch.manual_seed(0)
