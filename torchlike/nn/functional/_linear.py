@@ -17,6 +17,7 @@ from ...tensor import Tensor
 from ... import _autocast as _amp
 from ..._global_settings import matmul_precision as _mm_prec
 from ..._ops.registry import write_out as _write_out
+from ..._ops._util import round_to
 
 __all__ = ["linear", "bilinear"]
 
@@ -49,6 +50,13 @@ def _linear(x, w, b, once=True):
 
 
 def _bilinear(x1, x2, w, b):
+    if x1.dtype in (jnp.float16, jnp.bfloat16):
+        # torch's _trilinear is two matmuls, each accumulated in float32 and stored in the half type
+        # (sum over i, then over j), then the bias added: three roundings, not one
+        f32 = jnp.float32
+        t = round_to(jnp.einsum("...i,oij->...oj", x1, w, preferred_element_type=f32), x1.dtype)
+        y = round_to(jnp.einsum("...oj,...j->...o", t, x2.astype(f32), precision=lax.Precision.HIGHEST), x1.dtype)
+        return (y if b is None else y + b.astype(f32)).astype(x1.dtype)
     y = jnp.einsum("...i,oij,...j->...o", x1, w, x2, precision=_mm_prec())
     return y if b is None else y + b
 
