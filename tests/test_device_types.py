@@ -32,3 +32,22 @@ def test_mkldnn_device_warns_like_torch():
 @pytest.mark.parametrize("name", ["foo", "CPU", "cuda:x", "hpu:1:2"])
 def test_unknown_device_types_raise_like_torch(name):
     raises_like_torch(lambda m: m.device(name))
+
+
+INT_DEVICE_CALLS = {
+    "device(0)": lambda m: m.device(0), "device(-1)": lambda m: m.device(-1),
+    "tensor(device=0)": lambda m: m.tensor([1], device=0), "zeros(device=0)": lambda m: m.zeros(1, device=0),
+    "x.cuda(0)": lambda m: m.ones(1).cuda(0), "x.cuda()": lambda m: m.ones(1).cuda(),
+    "x.cuda('cuda:0')": lambda m: m.ones(1).cuda("cuda:0"), "x.to(0)": lambda m: m.ones(1).to(0),
+    "Linear.cuda(0)": lambda m: m.nn.Linear(1, 1).cuda(0), "Linear.cuda()": lambda m: m.nn.Linear(1, 1).cuda(),
+    "new_ones(device=0)": lambda m: m.ones(1).new_ones(1, device=0),
+}
+
+
+@pytest.mark.skipif(torchlike.cuda.is_available(), reason="torch here is CPU-only: an int device is a GPU here")
+@pytest.mark.parametrize("call", list(INT_DEVICE_CALLS))
+def test_int_device_without_an_accelerator_raises_like_torch(call):
+    """An int device is an index of the current accelerator: without one torch raises "Cannot access
+    accelerator device when none is available." (RuntimeError) where a 'cuda' device gives its AssertionError
+    (torch.device(0), device=0, x.cuda(0), module.cuda(0) said "Torch not compiled with CUDA enabled" here)."""
+    raises_like_torch(INT_DEVICE_CALLS[call])

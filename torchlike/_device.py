@@ -31,7 +31,11 @@ class device:
         if isinstance(type, device):
             self.type, self.index = type.type, type.index
             return
-        if isinstance(type, int) and index is None:
+        if isinstance(type, int) and index is None:  # torch: an index of the current accelerator
+            if type < 0:
+                raise RuntimeError("Device index must not be negative")
+            if not _gpus():
+                raise RuntimeError("Cannot access accelerator device when none is available.")
             type, index = "cuda", type
         if not isinstance(type, str):
             raise TypeError(f"device() received an invalid combination of arguments - got ({type!r})")

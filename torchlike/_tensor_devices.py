@@ -26,8 +26,8 @@ class TensorDevices:
         return self.to("cpu")
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
-        return self.to(canonical("cuda" if device is None else (device if not isinstance(device, int)
-                                                                  else f"cuda:{device}")))
+        # (an int is an accelerator index, as in torch.device(0): torch's error without one)
+        return self.to(canonical("cuda" if device is None else device))
 
     def pin_memory(self, device=None):
         """A copy in pinned host memory (already pinned: ``self``).  JAX stages host-to-device copies itself,
