@@ -385,6 +385,9 @@ ARRAYS = {  # (every layout the constructors see: dense in another order, non-de
     "size1": lambda: np.zeros((3, 1, 2), np.float32).transpose(2, 1, 0), "empty_T": lambda: np.zeros((0, 3)).T,
     "row_major": lambda: _BASE.copy(), "one_d_step": lambda: np.arange(8.0)[::2], "empty": lambda: np.zeros((0, 3)),
     "empty_3d": lambda: np.zeros((2, 0, 3), np.float32).transpose(2, 1, 0),
+    # numpy calls these C-contiguous, but a size-1 dim's stride is its own (torch keeps it: (12, 0, 4, 1))
+    "new_axis": lambda: _BASE[:, None], "row_of_column": lambda: np.arange(6.).reshape(6, 1).T,
+    "broadcast_column": lambda: np.broadcast_to(np.arange(3.0)[:, None], (3, 1)),
 }
 COPIES = {  # torch's copying constructors: the array's strides where dense, else dense in their order
     "tensor": lambda m, a: m.tensor(a), "tensor_dtype": lambda m, a: m.tensor(a, dtype=m.float64),
@@ -414,7 +417,7 @@ SHARING = {"from_numpy": lambda m, a: m.from_numpy(a), "as_tensor": lambda m, a:
 
 @pytest.mark.parametrize("make", SHARING.values(), ids=SHARING.keys())
 @pytest.mark.parametrize("array", ["T", "transpose", "fortran", "int64_T", "bool_T", "float16_T", "size1", "empty_T",
-                                   "row_major"])
+                                   "row_major", "new_axis", "row_of_column"])
 def test_tensor_sharing_a_dense_array_keeps_its_strides(array, make):
     """A dense array in another order (non-dense ones: docs/differences.md) keeps its strides, and writes
     through the tensor, its views and the array still cross."""

@@ -247,8 +247,8 @@ def _tensor_quiet(data, *, dtype=None, device=None, requires_grad=False):
 def _numpy_layout(t, a):
     """``t`` (a fresh copy of numpy array ``a``) given the strides torch's copy of ``a`` has: ``a``'s own in
     elements where they are dense (a transposed or Fortran-order array stays so), else dense in their order."""
-    if a.flags.c_contiguous and a.size:
-        return t  # (an empty array's strides are numpy's, often zeros: torch keeps them)
+    if a.flags.c_contiguous and a.size and 1 not in a.shape:
+        return t  # (row-major; an empty array's strides are numpy's, often zeros, and a size-1 dim's any value)
     return _mfmt.set_strides(t, _mfmt.dense_strides_like(a.shape, _mfmt.numpy_strides(a)))
 
 

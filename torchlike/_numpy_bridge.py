@@ -181,8 +181,8 @@ def from_numpy_shared(arr, dev):
     if not arr.flags.writeable or arr.dtype.kind not in _NUMPY_DTYPES or arr.nbytes > SHARE_LIMIT:
         return None
     t = _attach(Tensor._wrap(arr, dev), arr)
-    if not (arr.flags.c_contiguous and arr.size) and arr.ndim:  # the array's own strides where they are
-        st = _mfmt.numpy_strides(arr)  # dense (a transposed or Fortran-order array, an empty one), as torch's
+    if not (arr.flags.c_contiguous and arr.size and 1 not in arr.shape) and arr.ndim:  # the array's own
+        st = _mfmt.numpy_strides(arr)  # strides where dense (transposed, Fortran-order, empty, size-1 dims)
         if _mfmt.non_overlapping_and_dense(arr.shape, st):
             _mfmt.set_strides(t._vbase, st)
     return t
