@@ -496,3 +496,37 @@ def test_encoder_nested_fast_path_warns_once_like_torch():
             for m in ("torch", "torchlike")]
     assert outs[0].returncode == 0 and outs[1].returncode == 0, (outs[0].stderr[-2000:], outs[1].stderr[-2000:])
     assert outs[1].stdout == outs[0].stdout and "nested tensors" in outs[0].stdout
+
+
+def _forward_calls(cls):
+    import ast
+    import inspect
+    import textwrap
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls.forward)))
+    return sorted({ast.unparse(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)})
+
+
+# torch modules whose forward is a thin wrapper but whose torchlike forward calls something else (reasons in
+# docs/differences.md: Sigmoid/Tanh call F's function, not torch's; the pads and CrossMapLRN2d check inline)
+_FORWARD_CALLS_DIFFER = {"Sigmoid", "Tanh", "CircularPad1d", "CircularPad2d", "CircularPad3d", "CrossMapLRN2d",
+                         "Embedding", "LinearCrossEntropyLoss", "RNNBase", "Sequential"}
+
+
+def test_thin_module_forwards_call_what_torchs_call():
+    # nnsight's ``.source`` names each call in a module's forward (``F_max_pool2d_0``); activations and pooling
+    # called ``type(self)._fn(...)``; their forwards now read as torch's (``F.silu(input, inplace=...)``)
+    checked = 0
+    for name in dir(torch.nn):
+        cls = getattr(torch.nn, name)
+        if not (isinstance(cls, type) and issubclass(cls, torch.nn.Module)) or name in _FORWARD_CALLS_DIFFER:
+            continue
+        try:
+            theirs = _forward_calls(cls)
+        except (OSError, TypeError):
+            continue
+        if len(theirs) > 3:
+            continue
+        ours = _forward_calls(getattr(tl.nn, name))
+        assert ours == theirs, (name, ours, theirs)
+        checked += 1
+    assert checked > 60, checked

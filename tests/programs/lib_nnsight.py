@@ -126,3 +126,19 @@ print("gpt2", tuple(h0.shape), r(h0.sum()), tuple(attn_in.shape), tuple(logits.s
 with lm.trace(ids):
     ref = lm.lm_head.output.save()
 print("gpt2 clean", r(ref.sum()), r((ref - logits).abs().max()))
+
+# operation-level access inside forwards (.source): a user's forward and torch's own modules' forwards
+with model.trace(x):
+    lin = model.layer1.source.F_linear_0.output.save()
+with model.trace(x):
+    act_in = model.source.self_act_0.output.save()
+print("source", r(act_in.sum()), r(lin.sum()))
+torch.manual_seed(2)
+cnn = NNsight(nn.Sequential(nn.Conv2d(1, 2, 3), nn.SiLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Softmax(-1)))
+img = torch.randn(2, 1, 6, 6)
+with cnn.trace(img):
+    conv = cnn[0].source.self__conv_forward_0.output.save()
+    cnn[1].source.F_silu_0.output[:] = 1.0
+    pooled = cnn[2].source.F_max_pool2d_0.output.save()
+    probs = cnn[4].source.F_softmax_0.output.save()
+print("module source", tuple(conv.shape), r(conv.sum()), r(pooled.sum()), tuple(probs.shape), r(probs.sum()))

@@ -12,7 +12,6 @@ from ... import _creation
 from .. import functional as F
 from .. import init as _init  # PReLU.__init__ has a parameter named init
 from ..parameter import Parameter
-from ._functional_ref import functional_ref
 from .module import Module
 
 __all__ = ["Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh", "SiLU", "Mish",
@@ -129,30 +128,32 @@ class Tanh(_Simple):
 
 class LogSigmoid(_Simple):
     """log(sigmoid(x))."""
-    _fn = functional_ref("logsigmoid")
+
+    def forward(self, input):
+        return F.logsigmoid(input)
 
 
 class Softsign(_Simple):
     """x / (1 + |x|)."""
-    _fn = functional_ref("softsign")
+
+    def forward(self, input):
+        return F.softsign(input)
 
 
 class Tanhshrink(_Simple):
     """x - tanh(x)."""
-    _fn = functional_ref("tanhshrink")
+
+    def forward(self, input):
+        return F.tanhshrink(input)
 
 
 class _Inplace(Module):
     __constants__ = ["inplace"]
-    _fn = None
     _show = True
 
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
-
-    def forward(self, input):
-        return type(self)._fn(input, inplace=self.inplace)
 
     def extra_repr(self):
         return _ip(self.inplace, "") if self._show else ""
@@ -160,29 +161,39 @@ class _Inplace(Module):
 
 class Hardsigmoid(_Inplace):
     """relu6(x + 3) / 6."""
-    _fn = functional_ref("hardsigmoid")
     _show = False
+
+    def forward(self, input):
+        return F.hardsigmoid(input, inplace=self.inplace)
 
 
 class Hardswish(_Inplace):
     """x * relu6(x + 3) / 6."""
-    _fn = functional_ref("hardswish")
     _show = False
+
+    def forward(self, input):
+        return F.hardswish(input, inplace=self.inplace)
 
 
 class SiLU(_Inplace):
     """x * sigmoid(x)."""
-    _fn = functional_ref("silu")
+
+    def forward(self, input):
+        return F.silu(input, inplace=self.inplace)
 
 
 class Mish(_Inplace):
     """x * tanh(softplus(x))."""
-    _fn = functional_ref("mish")
+
+    def forward(self, input):
+        return F.mish(input, inplace=self.inplace)
 
 
 class SELU(_Inplace):
     """Scaled ELU with self-normalising constants."""
-    _fn = functional_ref("selu")
+
+    def forward(self, input):
+        return F.selu(input, inplace=self.inplace)
 
 
 class ELU(Module):
@@ -315,7 +326,6 @@ class PReLU(Module):
 
 class _SoftmaxBase(Module):
     __constants__ = ["dim"]
-    _fn = None
 
     def __init__(self, dim=None):
         super().__init__()
@@ -326,26 +336,29 @@ class _SoftmaxBase(Module):
         if not hasattr(self, "dim"):
             self.dim = None
 
-    def forward(self, input):
-        return type(self)._fn(input, self.dim, _stacklevel=5)
-
     def extra_repr(self):
         return f"dim={self.dim}"
 
 
 class Softmin(_SoftmaxBase):
     """softmax(-x) along dim."""
-    _fn = functional_ref("softmin")
+
+    def forward(self, input):
+        return F.softmin(input, self.dim, _stacklevel=5)
 
 
 class Softmax(_SoftmaxBase):
     """exp(x) / sum(exp(x)) along dim."""
-    _fn = functional_ref("softmax")
+
+    def forward(self, input):
+        return F.softmax(input, self.dim, _stacklevel=5)
 
 
 class LogSoftmax(_SoftmaxBase):
     """log(softmax(x)) along dim."""
-    _fn = functional_ref("log_softmax")
+
+    def forward(self, input):
+        return F.log_softmax(input, self.dim, _stacklevel=5)
 
 
 class Softmax2d(Module):

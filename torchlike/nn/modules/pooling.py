@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from ..functional import _pooling as P
 from .. import functional as F
-from ._functional_ref import functional_ref
 from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
@@ -19,7 +18,6 @@ __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "Avg
 
 class _MaxPoolNd(Module):
     __constants__ = ["kernel_size", "stride", "padding", "dilation", "return_indices", "ceil_mode"]
-    _fn = None
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
         super().__init__()
@@ -34,14 +32,13 @@ class _MaxPoolNd(Module):
         return ("kernel_size={kernel_size}, stride={stride}, padding={padding}, dilation={dilation}, "
                 "ceil_mode={ceil_mode}".format(**self.__dict__))
 
-    def forward(self, input):
-        return type(self)._fn(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                              ceil_mode=self.ceil_mode, return_indices=self.return_indices)
-
 
 class MaxPool1d(_MaxPoolNd):
     """1-D max pooling."""
-    _fn = functional_ref("max_pool1d")
+
+    def forward(self, input):
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
 class MaxPool2d(_MaxPoolNd):
@@ -51,12 +48,18 @@ class MaxPool2d(_MaxPoolNd):
     >>> torch.nn.MaxPool2d(2)(torch.zeros(1, 1, 4, 4)).shape
     torch.Size([1, 1, 2, 2])
     """
-    _fn = functional_ref("max_pool2d")
+
+    def forward(self, input):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
 class MaxPool3d(_MaxPoolNd):
     """3-D max pooling."""
-    _fn = functional_ref("max_pool3d")
+
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
 class AvgPool1d(Module):
@@ -86,7 +89,6 @@ class AvgPool1d(Module):
 
 class _AvgPoolNd(Module):
     __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"]
-    _fn = None
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                  divisor_override=None):
@@ -101,10 +103,6 @@ class _AvgPoolNd(Module):
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-    def forward(self, input):
-        return type(self)._fn(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                              self.count_include_pad, self.divisor_override)
-
 
 class AvgPool2d(_AvgPoolNd):
     """2-D average pooling.
@@ -113,17 +111,22 @@ class AvgPool2d(_AvgPoolNd):
     >>> torch.nn.AvgPool2d(2)
     AvgPool2d(kernel_size=2, stride=2, padding=0)
     """
-    _fn = functional_ref("avg_pool2d")
+
+    def forward(self, input):
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
 
 
 class AvgPool3d(_AvgPoolNd):
     """3-D average pooling."""
-    _fn = functional_ref("avg_pool3d")
+
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
 
 
 class _AdaptiveAvgPoolNd(Module):
     __constants__ = ["output_size"]
-    _fn = None
 
     def __init__(self, output_size):
         super().__init__()
@@ -132,13 +135,12 @@ class _AdaptiveAvgPoolNd(Module):
     def extra_repr(self):
         return f"output_size={self.output_size}"
 
-    def forward(self, input):
-        return type(self)._fn(input, self.output_size)
-
 
 class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
     """Adaptive 1-D average pooling."""
-    _fn = functional_ref("adaptive_avg_pool1d")
+
+    def forward(self, input):
+        return F.adaptive_avg_pool1d(input, self.output_size)
 
 
 class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
@@ -148,17 +150,20 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     >>> torch.nn.AdaptiveAvgPool2d((1, 1))(torch.zeros(2, 3, 5, 7)).shape
     torch.Size([2, 3, 1, 1])
     """
-    _fn = functional_ref("adaptive_avg_pool2d")
+
+    def forward(self, input):
+        return F.adaptive_avg_pool2d(input, self.output_size)
 
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     """Adaptive 3-D average pooling."""
-    _fn = functional_ref("adaptive_avg_pool3d")
+
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
 
 
 class _AdaptiveMaxPoolNd(Module):
     __constants__ = ["output_size", "return_indices"]
-    _fn = None
 
     def __init__(self, output_size, return_indices=False):
         super().__init__()
@@ -168,28 +173,30 @@ class _AdaptiveMaxPoolNd(Module):
     def extra_repr(self):
         return f"output_size={self.output_size}"
 
-    def forward(self, input):
-        return type(self)._fn(input, self.output_size, self.return_indices)
-
 
 class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
     """Adaptive 1-D max pooling."""
-    _fn = functional_ref("adaptive_max_pool1d")
+
+    def forward(self, input):
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     """Adaptive 2-D max pooling."""
-    _fn = functional_ref("adaptive_max_pool2d")
+
+    def forward(self, input):
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
 class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
     """Adaptive 3-D max pooling."""
-    _fn = functional_ref("adaptive_max_pool3d")
+
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
 
 
 class _LPPoolNd(Module):
     __constants__ = ["norm_type", "kernel_size", "stride", "ceil_mode"]
-    _fn = None
 
     def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
         super().__init__()
@@ -202,28 +209,30 @@ class _LPPoolNd(Module):
         return "norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, ceil_mode={ceil_mode}".format(
             **self.__dict__)
 
-    def forward(self, input):
-        return type(self)._fn(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
-
 
 class LPPool1d(_LPPoolNd):
     """1-D power-average pooling."""
-    _fn = functional_ref("lp_pool1d")
+
+    def forward(self, input):
+        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
 
 
 class LPPool2d(_LPPoolNd):
     """2-D power-average pooling."""
-    _fn = functional_ref("lp_pool2d")
+
+    def forward(self, input):
+        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
 
 
 class LPPool3d(_LPPoolNd):
     """3-D power-average pooling."""
-    _fn = functional_ref("lp_pool3d")
+
+    def forward(self, input):
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
 
 
 class _FractionalMaxPoolNd(Module):
     __constants__ = ["kernel_size", "return_indices", "output_size", "output_ratio"]
-    _fn = None
     _n = 2
 
     def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
@@ -243,25 +252,26 @@ class _FractionalMaxPoolNd(Module):
             if not all(0 < r < 1 for r in self.output_ratio):
                 raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
 
-    def forward(self, input):
-        return type(self)._fn(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
-                              _random_samples=self._random_samples)
-
 
 class FractionalMaxPool2d(_FractionalMaxPoolNd):
     """2-D fractional max pooling."""
-    _fn = functional_ref("fractional_max_pool2d")
+
+    def forward(self, input):
+        return F.fractional_max_pool2d(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+                                       _random_samples=self._random_samples)
     _n = 2
 
 
 class FractionalMaxPool3d(_FractionalMaxPoolNd):
     """3-D fractional max pooling."""
-    _fn = functional_ref("fractional_max_pool3d")
+
+    def forward(self, input):
+        return F.fractional_max_pool3d(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+                                       _random_samples=self._random_samples)
     _n = 3
 
 
 class _MaxUnpoolNd(Module):
-    _fn = None
     _n = 2
 
     def __init__(self, kernel_size, stride=None, padding=0):
@@ -274,23 +284,26 @@ class _MaxUnpoolNd(Module):
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-    def forward(self, input, indices, output_size=None):
-        return type(self)._fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
-
 
 class MaxUnpool1d(_MaxUnpoolNd):
     """Inverse of MaxPool1d."""
-    _fn = functional_ref("max_unpool1d")
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
     _n = 1
 
 
 class MaxUnpool2d(_MaxUnpoolNd):
     """Inverse of MaxPool2d."""
-    _fn = functional_ref("max_unpool2d")
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
     _n = 2
 
 
 class MaxUnpool3d(_MaxUnpoolNd):
     """Inverse of MaxPool3d."""
-    _fn = functional_ref("max_unpool3d")
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
     _n = 3
