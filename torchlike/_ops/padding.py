@@ -11,13 +11,15 @@ tensor([[1., 1., 2.]])
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from .. import _autocast as _amp
 from .. import _memory_format as _mfmt
 from .._dispatch import dispatch
 from .registry import functional as _functional
-from .._errors import check_alloc
+from .._errors import check_alloc, tp_name
+from .._scalar_fit import check_scalar_fits
 
 __all__ = ["pad"]
 
@@ -64,6 +66,11 @@ def pad(input, pad, mode="constant", value=None):
         tuple(input.shape)[input.ndim - n:], pairs)), input.dtype)
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None:  # torch's signature: float? value; a fill is c10's checked conversion of that float
+        if isinstance(value, (complex, np.complexfloating)) or not hasattr(value, "__float__"):
+            raise TypeError(f"pad(): argument 'value' (position 4) must be float, not {tp_name(value)}")
+        if mode == "constant" and any(p > 0 for p in pad):
+            check_scalar_fits(float(value), input.dtype)
     if mode != "constant":
         if value is not None and value != 0:
             raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")

@@ -11,6 +11,7 @@ from jax import lax
 from .. import _dtype, _torch_function
 from .. import _memory_format as _mfmt
 from .._dispatch import HOST_DTYPES, host_int_sum, host_pointwise
+from .._scalar_fit import check_numbers_fit
 from .._mutation import check_inplace
 from .._shape_churn import as_exact, host_impl, quiet
 from .._tape import node_class
@@ -245,6 +246,8 @@ def _sub(x, y):
 
 def _alpha_impl(x, y, alpha, dt, sub):
     x, y = cast(x, dt), cast(y, dt)
+    if alpha != 1 and dt in (np.float16, jnp.bfloat16):
+        return _half_alpha(x, y, cast(alpha, dt), dt, sub)
     if alpha != 1:
         y = y * cast(alpha, dt)
     if sub:
@@ -269,7 +272,17 @@ def _alpha_host(x, y, alpha, dt, sub):  # (_shape_churn: integer/bool only)
 host_impl(_alpha_impl, _alpha_host)
 
 
+def _half_alpha(x, y, alpha, dt, sub):
+    """torch's half-type ``x + alpha * y``: alpha rounded to the type, the rest computed in float32 and rounded
+    once (rounding ``alpha * y`` first moved bfloat16 optimizer updates, ``p.add_(g, alpha=-lr)``, by an ulp)."""
+    f = jnp.float32
+    r = cast(x, f) - cast(y, f) * cast(alpha, f) if sub else cast(x, f) + cast(y, f) * cast(alpha, f)
+    return cast(r, dt)
+
+
 def _tensor_alpha_impl(x, y, alpha, dt, sub):
+    if dt in (np.float16, jnp.bfloat16):
+        return _half_alpha(cast(x, dt), cast(y, dt), cast(alpha, dt), dt, sub)
     y = cast(y, dt) * cast(alpha, dt)
     return cast(x, dt) - y if sub else cast(x, dt) + y
 
@@ -318,10 +331,17 @@ def _alpha_op(name, sub):
                                "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
         if isinstance(alpha, Tensor):  # a one-element tensor is a Scalar to torch (optimizers pass these)
             return _tensor_alpha(name, node_name, input, other, alpha, d, sub)
+        if (alpha is True or alpha is False) and d is not _dtype.bool:
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
         if alpha != 1:
             if isinstance(alpha, float) and not (d.is_floating_point or d.is_complex):
                 raise RuntimeError("For integral input tensors, argument alpha must not be a floating point "
                                    "number.")
+            if not (type(alpha) is float and d.is_floating_point and -65504.0 <= alpha <= 65504.0):
+                check_numbers_fit(d, alpha)  # c10's checked conversion into the result's dtype (a learning
+                # rate, which fits every floating dtype, skips it: this is the optimizers' hot path)
+            if isinstance(alpha, int) and alpha < 0 and np.dtype(d.np).kind == "u":  # (-255..-1 wrap, as in C++)
+                alpha = int(np.asarray(alpha).astype(d.np))
             if type(alpha) is float and (d.is_floating_point or d.is_complex):
                 # an argument of the program, not a constant in it: a learning rate that changes every step
                 # (``p.add_(g, alpha=-lr)`` under a scheduler) must not compile a new program per value

@@ -183,6 +183,8 @@ def _addc(name, div):
                                "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
                                "tensor2) for float inputs. The future addcdiv behavior is just the latter "
                                "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+        # value is converted to the kernel's compute type (float for the half types), checked as c10 does
+        check_numbers_fit(_dtype.float32 if d in (_dtype.float16, _dtype.bfloat16) else d, value)
         return dispatch(_addc_impl, (input, tensor1, tensor2, value), (("dt", d.np), ("div", div)),
                         name=name.capitalize() + "Backward0")
     fn.__name__ = name

@@ -279,6 +279,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
         if reduce not in ("add", "multiply"):
             raise RuntimeError("reduce argument must be either add or multiply.")
         reduce = "sum" if reduce == "add" else "prod"
+    check_numbers_fit(input.dtype, src)  # (a scalar value: c10's checked conversion, as fill_)
     return _run_scatter("scatter", "ScatterBackward0" if reduce is None else "ScatterReduceBackward0",
                         input, dim, index, src, reduce)
 

@@ -20,6 +20,7 @@ import numpy as np
 from jax import lax
 
 from ..._errors import tp_name
+from ..._scalar_fit import check_numbers_fit
 from ... import _dtype, _profiler_state as _prof
 from ... import _memory_format as _mfmt
 from ..._dispatch import dispatch
@@ -200,6 +201,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
         raise ValueError("min_val cannot be greater than max_val")
     if input.dtype is _dtype.bool:
         raise NotImplementedError('"hardtanh_cpu" not implemented for \'Bool\'')
+    check_numbers_fit(input.dtype, min_val, max_val)
     return _ret(input, dispatch(_hardtanh, (input, min_val, max_val), name="HardtanhBackward0"), inplace)
 
 
@@ -406,6 +408,7 @@ def threshold(input, threshold, value, inplace=False):
     """x if x > threshold else value."""
     if input.dtype is _dtype.bool:
         raise NotImplementedError('"threshold_cpu" not implemented for \'Bool\'')
+    check_numbers_fit(input.dtype, threshold, value)
     return _ret(input, dispatch(_threshold, (input, threshold, value), name="ThresholdBackward0"), inplace)
 
 
