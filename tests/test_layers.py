@@ -35,7 +35,7 @@ LAYERS = {
     "torchlike.compile._errors": L0, "torchlike._hooks": L0, "torchlike._profiler_state": L0,
     "torchlike._to_args": L0, "torchlike._config_module": L0, "torchlike._pybind_enum": L0, "torchlike._cpu_features": L0, "torchlike._stl_order": L0, "torchlike._shape_churn": L0, "torchlike._row_buckets": L0, "torchlike.nn._loader": L0,  # _loader: a star-import helper, no torchlike import
     # L1: the Tensor (state and metadata)
-    "torchlike.tensor": L1, "torchlike._tensor_casts": L1, "torchlike._tensor_devices": L1, "torchlike._tensor_pickling": L1, "torchlike._tensor_inference": L1, "torchlike._torch_function": L1,  # Tensor's mixins
+    "torchlike.tensor": L1, "torchlike._tensor_casts": L1, "torchlike._tensor_devices": L1, "torchlike._tensor_pickling": L1, "torchlike._tensor_inference": L1, "torchlike._tensor_wrapper": L1, "torchlike._torch_function": L1,  # Tensor's mixins
     # L2: the dispatcher, out=, mutation
     "torchlike._dispatch": L2, "torchlike._mutation": L2, "torchlike._numpy_bridge": L2, "torchlike._autocast": L2, "torchlike._inference": L2,
     # L3: ops and everything built directly from them
@@ -361,7 +361,7 @@ def test_core_import_order_is_the_layer_order():
     _, g = graph()
     tensor_deps = {i.target for i in g["torchlike.tensor"] if not i.local}
     mixins = {"torchlike._tensor_casts", "torchlike._tensor_devices", "torchlike._tensor_pickling",
-              "torchlike._tensor_inference"}  # Tensor's bases: L1, importing L0
+              "torchlike._tensor_inference", "torchlike._tensor_wrapper"}  # Tensor's bases: L1, importing L0
     assert mixins <= tensor_deps
     for m in mixins:
         tensor_deps |= {i.target for i in g[m] if not i.local}

@@ -16,7 +16,7 @@ _jax.config.update("jax_enable_x64", True)
 from .distributed import _runtime as _dist_runtime  # noqa: E402
 _dist_runtime.start_from_env()
 
-from . import _dtype, _torch_paths  # noqa: E402
+from . import _dtype, _profiler_state, _torch_paths  # noqa: E402
 from ._dtype import (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)  # noqa: F401,E402
 from ._dtype import (bits1x8, bits2x4, bits4x2, bits8, bits16, bit, int1, int2, int3, int4, int5, int6,  # noqa: F401,E402
                      int7, uint1, uint2, uint3, uint4, uint5, uint6, uint7, float4_e2m1fn_x2)  # (shell dtypes)
@@ -68,6 +68,8 @@ from ._global_settings import *  # noqa: E402,F401,F403
 from . import export  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401  (torch.profiler is an attribute of torch)
 from . import cuda, amp, backends, utils, jit, onnx, accelerator, distributed  # noqa: E402,F401
+# the first instance of a __torch_dispatch__ subclass loads the dispatcher of their ops (_tensor_wrapper.note_dispatch)
+_profiler_state.SUBCLASS_LOADER[0] = lambda: _torch_paths.lazy_import("torchlike.utils._python_dispatch")
 from .accelerator import Stream, Event  # noqa: E402,F401  (torch.Stream / torch.Event)
 from ._errors import OutOfMemoryError, AcceleratorError  # noqa: E402,F401
 torch = _sys.modules[__name__]  # torch.torch is torch (kornia annotates with torch.torch.Tensor)

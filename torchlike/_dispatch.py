@@ -158,6 +158,8 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
     not need its inputs' values (linear ops), so later in-place writes to them are not errors;
     ``saves="out"`` one whose torch formula reads its result instead of its inputs.
     """
+    if _prof.SUBCLASSES and _prof.SUBCLASS_HANDLER[0].takes(args):  # a __torch_dispatch__ subclass's instance
+        return _prof.SUBCLASS_HANDLER[0].op(f, args, statics, name, diff, jit, saves)
     if _prof._COLLECTING:  # a dispatch mode is active or a profiler records (one global read when neither)
         if _prof.MODES:  # the op goes to the innermost mode's __torch_dispatch__ as the aten call(s) torch runs
             return _prof.MODE_HANDLER[0](f, args, statics, name, diff, jit, saves)

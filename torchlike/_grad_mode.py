@@ -12,6 +12,9 @@ __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_g
 class _State(threading.local):
     def __init__(self):
         self.enabled = True
+        # inside a tensor subclass's __torch_dispatch__ (utils/_subclass_dispatch.py): recording is off, as torch's
+        # autograd key is below it, while is_grad_enabled() still answers the mode outside
+        self.below_autograd = False
         self.inference = False
 
 
@@ -34,7 +37,7 @@ inference_used = [False]
 
 def is_grad_enabled() -> bool:
     """Whether operations are being recorded for autograd in this thread."""
-    return _state.enabled
+    return _state.enabled or _state.below_autograd
 
 
 def is_inference_mode_enabled() -> bool:

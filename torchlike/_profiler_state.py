@@ -15,7 +15,7 @@ import weakref
 from ._views import HOST_CHAIN
 
 __all__ = ["Collector", "start", "stop", "active", "timed_op", "observe_node", "observe_backward_end", "fused_kernel", "begin_range", "end_range", "aten_name", "MODES", "MODE_HANDLER", "MODE_FUSED", "MODE_BACKWARD",
-           "MODE_INPLACE", "modes_changed",
+           "MODE_INPLACE", "modes_changed", "SUBCLASSES", "SUBCLASS_HANDLER", "SUBCLASS_LOADER",
            "run_fused"]
 
 _COLLECTING = False     # read by the dispatcher on every op: a profiler records or a dispatch mode is active
@@ -25,6 +25,11 @@ MODE_HANDLER = [None]   # handler(f, args, statics, name, diff, jit, saves): an 
 MODE_FUSED = [None]     # handler(op, args, run): a fused region (run_fused) under MODES[-1]
 MODE_BACKWARD = [None]  # the engine's calls under MODES: .apply(node, ...), .accumulate, .buffer_sum, .ones_like
 MODE_INPLACE = [None]   # handler(method, name, self, args, kwargs): an in-place method under MODES[-1]
+# the Tensor subclasses whose own ``__torch_dispatch__`` runs (torch.utils._python_dispatch): empty until the first
+# instance of one is made, so ops test one flag; SUBCLASS_HANDLER[0] routes their ops (utils/_subclass_dispatch.py)
+SUBCLASSES = set()
+SUBCLASS_HANDLER = [None]
+SUBCLASS_LOADER = [None]  # () -> None: loads the handler (the facade fills it; the first such instance calls it)
 _lock = threading.Lock()
 _in_op = threading.local()
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _dtype, _grad_mode, _views
 from . import _memory_format as _mfmt
+from . import _profiler_state as _prof
 from ._grad_mode import InferenceVersion
 from ._errors import GraphBreak, argument_error, is_tracer as _is_tracer, renamed, to_host, warn_at_caller
 from ._errors import tp_name as _tp_name
@@ -27,6 +28,7 @@ from ._tape import AccumulateGrad, NoGradViewSink, _Handle
 from ._tensor_casts import TensorCasts
 from ._tensor_devices import TensorDevices
 from ._tensor_inference import TensorInference
+from ._tensor_wrapper import TensorWrapper, note_dispatch
 # (HOST_MAX: _creation's import path; _rebuild_pickled: the path pickles name)
 from ._tensor_pickling import HOST_MAX, TensorPickling, _rebuild_pickled  # noqa: F401
 
@@ -98,7 +100,7 @@ _NUMPY_CHAIN = (("alias", "numpy"),)  # a tensor sharing a numpy array's memory 
 _CONCRETE = set()  # array types seen that are concrete jax arrays (a faster check than isinstance)
 
 
-class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
+class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, TensorWrapper):
     """A multi-dimensional array with torch semantics, backed by a ``jax.Array``.
 
     >>> import torchlike
@@ -174,6 +176,7 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
         t = data.detach()
         if require_grad:  # before the class changes, as torch's C++ does: not through the subclass's own
             t._as_grad_leaf()  # properties and __torch_function__
+        note_dispatch(cls)
         return t._as_subclass_shared(cls)
 
     def as_subclass(self, cls):
@@ -190,6 +193,7 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
         """
         if (self._rg or self._grad_fn is not None) and _state.enabled:
             self = self._alias()  # (installed by _mutation, layer 2)
+        note_dispatch(cls)
         return self._as_subclass_shared(cls)
 
     def _as_subclass_shared(self, cls):
@@ -645,6 +649,8 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
 
     def detach(self):
         """A tensor sharing storage with self, outside the autograd graph."""
+        if _prof.SUBCLASSES and type(self) in _prof.SUBCLASSES:  # its __torch_dispatch__ sees aten.detach
+            return _prof.SUBCLASS_HANDLER[0].detach(self)
         if self._vbase is None and Tensor._value is _PLAIN_VALUE:  # (a root: ``_make_view``'s alias, inline)
             out = _new(Tensor)
             out._x = self._x
@@ -704,6 +710,8 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
         return h
 
     def item(self):
+        if _prof.SUBCLASSES and type(self) in _prof.SUBCLASSES:  # its __torch_dispatch__ sees _local_scalar_dense
+            return _prof.SUBCLASS_HANDLER[0].item(self)
         if self._dev is not CPU and self._dev.type == "meta":
             n = self.numel()
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar" if n != 1 else
@@ -790,6 +798,7 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference):
 
 _new = object.__new__
 _PLAIN_VALUE = Tensor.__dict__["_value"]
+
 _SLOT_X = Tensor.__dict__["_x"]  # (the slot itself: tracing installs a recording property over it)
 
 

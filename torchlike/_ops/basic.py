@@ -156,7 +156,8 @@ def copy_(self, src, non_blocking=False):
     """Copy ``src`` (broadcast, cast) into self in place."""
     if non_blocking is not False and non_blocking is not True:
         bool_arg(non_blocking, "non_blocking", "copy_", 2)
-    if _prof.MODES:   # a dispatch mode sees aten.copy_ (not the op that computes the new value)
+    # a dispatch mode (or a __torch_dispatch__ subclass) sees aten.copy_, not the op that computes the new value
+    if _prof.MODES or _prof.SUBCLASSES and type(self) in _prof.SUBCLASSES:
         return _prof.MODE_INPLACE[0](copy_, "copy_", self, (src, non_blocking) if non_blocking else (src,), {})
     src = as_tensor_arg(src)
     if src is self:  # (torch returns at once: no overlap check, no write)
@@ -190,7 +191,7 @@ def _fill_impl(x, v, dt):
 @register(promote="none")  # torch.fill_ too
 def fill_(self, value):
     """Fill self with a scalar (or 0-dim tensor) in place."""
-    if _prof.MODES:
+    if _prof.MODES or _prof.SUBCLASSES and type(self) in _prof.SUBCLASSES:
         return _prof.MODE_INPLACE[0](fill_, "fill_", self, (value,), {})
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
@@ -220,7 +221,7 @@ def zero_(self):
     >>> torchlike.zero_(torchlike.ones(2))
     tensor([0., 0.])
     """
-    if _prof.MODES:
+    if _prof.MODES or _prof.SUBCLASSES and type(self) in _prof.SUBCLASSES:
         return _prof.MODE_INPLACE[0](zero_, "zero_", self, (), {})
     h = host_operand(self) if type(self) is Tensor and self._chain is _HOST_CHAIN else None
     if h is not None:  # a host tensor stays on the host (_mutation._host_write)

@@ -377,6 +377,8 @@ def _dim0_view(self, step, spec, start, name, shape):
 def _basic_view(self, step, spec, starts, name, shape):
     """The view ``self[step]`` (a normalised basic index, its ``_views.index_spec`` and start positions) of
     ``shape``: lazy where it can be, else read by the start-position program (what ``view_step`` does)."""
+    if _prof.SUBCLASSES and type(self) in _prof.SUBCLASSES:  # a __torch_dispatch__ subclass: torch's view calls
+        return view_step(self, ("index", step), name=name)
     lazy = self._lazy_view(("index", step), shape, (spec, starts))  # read on first use (or by stack/cat)
     if lazy is not None:
         return lazy

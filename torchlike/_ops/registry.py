@@ -663,7 +663,8 @@ def _make_inplace(fn, name, sparse=None, overlap="internal"):
     aliased = overlap == "writes"
 
     def inplace(self, *args, **kwargs):
-        if _prof.MODES:   # a dispatch mode sees torch's in-place overload (aten.add_.Tensor), not fn's op
+        # a dispatch mode (or a __torch_dispatch__ subclass) sees torch's in-place overload (aten.add_.Tensor)
+        if _prof.MODES or _prof.SUBCLASSES and type(self) in _prof.SUBCLASSES:
             return _prof.MODE_INPLACE[0](inplace, name + "_", self, args, kwargs)
         if rule is not None:
             check_inplace(self, args, kwargs, rule)
@@ -681,7 +682,7 @@ def _make_inplace(fn, name, sparse=None, overlap="internal"):
         return self._inplace_update(r, w)
 
     def inplace_or_sparse(self, *args, **kwargs):  # the same, falling back to the sparse kernel (dense.add_(sparse))
-        if _prof.MODES:
+        if _prof.MODES or _prof.SUBCLASSES and type(self) in _prof.SUBCLASSES:
             return _prof.MODE_INPLACE[0](inplace_or_sparse, name + "_", self, args, kwargs)
         if rule is not None:
             check_inplace(self, args, kwargs, rule)

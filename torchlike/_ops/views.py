@@ -9,6 +9,7 @@ import numpy as np
 from jax import lax
 
 from .. import _dtype, _grad_mode, _views
+from .. import _profiler_state as _prof
 from .. import _memory_format as _mfmt
 from .._errors import caller_op, check_alloc, int_arg, tp_name, warn_at_caller
 from . import checks as C
@@ -61,6 +62,8 @@ def view_step(t, step, name=None):
 
 
 def _view_step(t, step, name):
+    if _prof.SUBCLASSES and type(t) in _prof.SUBCLASSES:  # a __torch_dispatch__ subclass sees the aten view op
+        return _prof.SUBCLASS_HANDLER[0].view(t, step, name)
     if step[0] in _mfmt._REORDERING:  # (elementwise results may take this view's order: _memory_format)
         _mfmt.SEEN[0] = True
     shape = _lazy_shape(t, step)

@@ -61,7 +61,8 @@ def _make_grads(outputs, grad_outputs, create_graph):
             if not (o.dtype.is_floating_point or o.dtype.is_complex):
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                    f"{o.dtype}")
-            g = _creation.ones_like(o)
+            g = _creation.ones_like(o) if type(o) not in _prof.SUBCLASSES else \
+                _creation.ones(tuple(o.shape), dtype=o.dtype, device=o.device)  # (a subclass gets aten.ones_like below)
             if _prof.MODES and _prof.MODE_BACKWARD[0] is not None:   # torch's engine makes it with aten.ones_like
                 g = _prof.MODE_BACKWARD[0].ones_like(o, g)
         elif not isinstance(g, Tensor):
@@ -71,13 +72,16 @@ def _make_grads(outputs, grad_outputs, create_graph):
                                f"has a shape of {o.shape}.")
         if g.dtype is not o.dtype:
             g = g.to(o.dtype)
-        out.append(g if create_graph else g._value)
+        out.append(g if create_graph or type(g) in _prof.SUBCLASSES else g._value)
     return out
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
              inputs=None):
     """Accumulate gradients of ``tensors`` into the leaves' ``.grad``."""
+    if _prof.SUBCLASSES and _prof.SUBCLASS_HANDLER[0].backward_needs(tensors):  # __torch_dispatch__ subclasses
+        return _prof.SUBCLASS_HANDLER[0].around_backward(backward, tensors, grad_tensors, retain_graph, create_graph,
+                                                         grad_variables, inputs)
     tensors = _seq(tensors)
     grad_tensors = _seq(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
     if retain_graph is None:
@@ -117,6 +121,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     >>> torch.autograd.grad((w * w).sum(), {"w": w})
     {'w': tensor([2., 4.])}
     """
+    if _prof.SUBCLASSES and _prof.SUBCLASS_HANDLER[0].backward_needs(outputs):  # __torch_dispatch__ subclasses
+        return _prof.SUBCLASS_HANDLER[0].around_backward(grad, outputs, inputs, grad_outputs, retain_graph,
+                                                         create_graph, only_inputs, allow_unused,
+                                                         is_grads_batched, materialize_grads)
     if type(inputs) is dict:
         res = grad(outputs, tuple(inputs.values()), grad_outputs, retain_graph, create_graph, only_inputs,
                    allow_unused, is_grads_batched, materialize_grads)

@@ -58,6 +58,8 @@ _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
 
 def call(func, compute, *args, **kwargs):
     """``compute(*args, **kwargs)`` as the aten call ``func``: each active mode sees it in turn."""
+    if _PASS.subclass:   # a node above a __torch_dispatch__ subclass: a kernel computes from what it is passed
+        compute = _plain_kernel(func, compute)
     if not _prof.MODES:
         return compute(*args, **kwargs)
     return _aten_calls._CALL_MODE[0](func, args, kwargs, lambda *a, **k: call(func, compute, *a, **k))
@@ -323,10 +325,10 @@ def _result(node, prims):
 class _Pass:
     """The backward pass running: with ``create_graph`` formulas are recorded and a node's own pullback (the
     values of a one-kernel call) runs as the engine's recorded backward (``unseen``)."""
-    __slots__ = ("create_graph", "unseen", "wanted")
+    __slots__ = ("create_graph", "unseen", "wanted", "subclass")
 
     def __init__(self):
-        self.create_graph, self.unseen, self.wanted = False, None, None
+        self.create_graph, self.unseen, self.wanted, self.subclass = False, None, None, False
 
 
 _PASS = _Pass()
@@ -360,6 +362,35 @@ def _kernel(node, func, args, kwargs, slots, single=False, strides=None):
     r = call(func, compute, *args, **kwargs)
     r = (r,) if single else r
     return {j: t for j, t in zip(slots, r) if j is not None and t is not None}
+
+
+# subclass nodes (utils/_subclass_dispatch.py): a node function whose rule wins over the node's name (views), and
+# aten kernel name -> its computation on plain tensors, for a kernel a subclass runs on what it wraps
+F_FIRST: dict = {}
+PLAIN_KERNELS: dict = {}
+
+
+def _on_subclass(node):
+    """Whether ``node`` was recorded above a ``__torch_dispatch__`` subclass (its primals are instances)."""
+    return any(type(p) in _prof.SUBCLASSES for p in getattr(node, "primals", None) or ())
+
+
+def _plain_kernel(func, compute):
+    """What runs one of a subclass node's backward calls: a one-kernel call (``threshold_backward``), whose
+    ``compute`` would read the node's saved arrays (placeholders here), runs ``PLAIN_KERNELS``' computation on
+    the arguments the subclass passes; other calls (``t``, ``mm``, ...) compute from their arguments already."""
+    if getattr(compute, "plain", False):   # computes from its arguments (a subclass view's backward)
+        return compute
+    name = str(func)
+    fn = PLAIN_KERNELS.get(name)
+    if fn is not None:
+        return fn
+    if "_backward" in name:
+        def unsupported(*_, **__):
+            raise NotImplementedError(f"torchlike: {name} on a __torch_dispatch__ tensor subclass is not supported "
+                                      f"(see docs/differences.md)")
+        return unsupported
+    return compute
 
 
 def _unary_kernel(func, saved_result=False, extra=(), **kw):
@@ -625,7 +656,7 @@ class _Seen:
         self._shared = weakref.WeakValueDictionary()
 
     def apply(self, node, cts, create_graph, wanted, unseen):
-        rule = _BY_NAME.get(node._name) or _BY_F.get(node.f)
+        rule = F_FIRST.get(node.f) or _BY_NAME.get(node._name) or _BY_F.get(node.f)
         if rule is _nll_loss or rule is _cross_entropy:
             rule = rule if node._name in _SPECIAL_NAMES else None
         if rule is not None and type(node).apply is _PLAIN_APPLY and node.apply_recorded is None:
@@ -634,12 +665,16 @@ class _Seen:
                     for c, m in zip(cts, node.out_meta)]
             want = set(node.diff_in if wanted is None else wanted) & set(node.diff_in)
             _PASS.create_graph, _PASS.unseen, _PASS.wanted = create_graph, unseen, wanted
+            _PASS.subclass = bool(_prof.SUBCLASSES) and _on_subclass(node)
             try:
                 grads = rule(node, prims, full, want)
             finally:
-                _PASS.create_graph, _PASS.unseen, _PASS.wanted = False, None, None
+                _PASS.create_graph, _PASS.unseen, _PASS.wanted, _PASS.subclass = False, None, None, False
             if grads is not None:
                 return self._validated(node, prims, grads)
+        if _prof.SUBCLASSES and _on_subclass(node):   # its pullback would read placeholders
+            raise NotImplementedError(f"torchlike: the backward of {node.name()} on a __torch_dispatch__ tensor "
+                                      f"subclass is not supported (see docs/differences.md)")
         raw = [c if create_graph or c is None else c._value for c in cts]
         out = _aten_calls._without_modes(unseen, node, raw, create_graph, wanted)
         return [g if g is None or isinstance(g, Tensor) else Tensor._wrap_where(g) for g in out]
@@ -709,7 +744,7 @@ def _primal(p, edge, create_graph=False):
     """A saved input as a Tensor; a matrix that was a transposed view of another (its edge says so) gets the
     column-major strides torch's formulas look at (the tape keeps values, not strides). In a create_graph pass
     it keeps its place in the graph (the edge's node), so the recorded formula reaches the inputs."""
-    if not (hasattr(p, "shape") and hasattr(p, "dtype")):
+    if not (hasattr(p, "shape") and hasattr(p, "dtype")) or isinstance(p, Tensor):  # (a subclass node's instance)
         return p
     t = Tensor._wrap_where(p)
     if t.ndim == 2 and edge is not None and edge[0] is not None and type(edge[0]).__name__ in _TRANSPOSES:

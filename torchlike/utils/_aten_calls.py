@@ -505,6 +505,7 @@ def handle(f, args, statics, name, diff, jit, saves):
                 return _dispatch.dispatch(f, tuple(call), statics, name=name, diff=diff, jit=jit, saves=saves)
             finally:
                 _REPLAYING[0] -= 1
+        run.torchlike = (f, args, statics, name, diff, slots)   # (a subclass's autograd node: _subclass_dispatch)
         return run
 
     def replay():

@@ -6,7 +6,8 @@ runs for that call (``aten.addmm.default`` for a 2-D ``nn.Linear``, after ``aten
 ``args``/``kwargs`` as aten takes them (``torchlike/utils/_aten_calls.py`` says how each op is shown).
 ``func(*args, **kwargs)`` runs the op with the mode popped, so ops inside ``__torch_dispatch__`` go to the next
 mode down, as in torch. With no mode active the dispatcher pays nothing extra (the flag it already reads for
-the profiler). No torchlike tensor is a traceable wrapper subclass.
+the profiler). Tensor subclasses with their own ``__torch_dispatch__`` (``Tensor._make_wrapper_subclass``) see the
+ops on their instances after the modes (``_subclass_dispatch``).
 
 >>> import torchlike
 >>> from torchlike.utils._python_dispatch import TorchDispatchMode
@@ -24,7 +25,8 @@ from __future__ import annotations
 import contextlib
 
 from .. import _profiler_state as _prof
-from . import _aten_backward, _aten_backward_kernels, _aten_calls, _aten_optim
+from ..tensor import Tensor
+from . import _aten_backward, _aten_backward_kernels, _aten_calls, _aten_optim, _subclass_dispatch
 
 __all__ = ["TorchDispatchMode", "BaseTorchDispatchMode", "is_traceable_wrapper_subclass",
            "is_traceable_wrapper_subclass_type", "is_in_torch_dispatch_mode", "any_torch_dispatch_mode_on_stack",
@@ -129,11 +131,14 @@ def _disable_current_modes():
 
 
 def is_traceable_wrapper_subclass(t) -> bool:
-    return False
+    """Whether ``t`` is an instance of a Tensor subclass that defines ``__tensor_flatten__`` and
+    ``__tensor_unflatten__`` (torch's test)."""
+    return is_traceable_wrapper_subclass_type(type(t))
 
 
 def is_traceable_wrapper_subclass_type(t) -> bool:
-    return False
+    return (isinstance(t, type) and issubclass(t, Tensor) and t is not Tensor and hasattr(t, "__tensor_flatten__")
+            and hasattr(t, "__tensor_unflatten__"))
 
 
 def _call_mode(func, args, kwargs, run=None):
@@ -161,3 +166,4 @@ _aten_calls.install(_call_mode)
 _aten_backward.install()
 _aten_backward_kernels.install()
 _aten_optim.install()
+_subclass_dispatch.install()
