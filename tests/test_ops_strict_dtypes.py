@@ -233,3 +233,19 @@ def test_adaptive_avg_pool3d_half_sums_in_the_half_type_like_torch(shape, out, d
     x = _randn(*shape, dtype=dtype, seed=9)
     assert_same(torchlike.nn.functional.adaptive_avg_pool3d(to_tl(x), out),
                 torch.nn.functional.adaptive_avg_pool3d(x, out), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dt", ["bfloat16", "float16"])
+@pytest.mark.parametrize("alpha", [0.02, -0.37, 3, 1e-3])
+def test_half_add_sub_with_alpha_round_once_like_torch(dt, alpha):
+    """``x + alpha * y`` in a half type: torch rounds alpha to the type and the sum once (bfloat16 optimizer
+    steps, ``p.add_(g, alpha=-lr)``, moved by an ulp when ``alpha * y`` was rounded first); every surface."""
+    from conftest import same_as_torch
+    rng = np.random.default_rng(5)
+    x, y = rng.standard_normal(256).astype(np.float32), rng.standard_normal(256).astype(np.float32)
+
+    def fn(m, a, b):
+        a, b = a.to(getattr(m, dt)), b.to(getattr(m, dt))
+        return (a.add(b, alpha=alpha), m.sub(a, b, alpha=alpha), a.clone().add_(b, alpha=m.tensor(alpha)),
+                m._foreach_add([a], [b], alpha=alpha)[0], a.clone().sub_(b, alpha=alpha))
+    same_as_torch(fn, x, y, grad=False, rtol=0, atol=0)

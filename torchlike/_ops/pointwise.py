@@ -246,6 +246,8 @@ def _sub(x, y):
 
 def _alpha_impl(x, y, alpha, dt, sub):
     x, y = cast(x, dt), cast(y, dt)
+    if alpha != 1 and dt in (np.float16, jnp.bfloat16):
+        return _half_alpha(x, y, cast(alpha, dt), dt, sub)
     if alpha != 1:
         y = y * cast(alpha, dt)
     if sub:
@@ -270,7 +272,17 @@ def _alpha_host(x, y, alpha, dt, sub):  # (_shape_churn: integer/bool only)
 host_impl(_alpha_impl, _alpha_host)
 
 
+def _half_alpha(x, y, alpha, dt, sub):
+    """torch's half-type ``x + alpha * y``: alpha rounded to the type, the rest computed in float32 and rounded
+    once (rounding ``alpha * y`` first moved bfloat16 optimizer updates, ``p.add_(g, alpha=-lr)``, by an ulp)."""
+    f = jnp.float32
+    r = cast(x, f) - cast(y, f) * cast(alpha, f) if sub else cast(x, f) + cast(y, f) * cast(alpha, f)
+    return cast(r, dt)
+
+
 def _tensor_alpha_impl(x, y, alpha, dt, sub):
+    if dt in (np.float16, jnp.bfloat16):
+        return _half_alpha(cast(x, dt), cast(y, dt), cast(alpha, dt), dt, sub)
     y = cast(y, dt) * cast(alpha, dt)
     return cast(x, dt) - y if sub else cast(x, dt) + y
 
