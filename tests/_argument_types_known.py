@@ -34,18 +34,13 @@ _LISTS = {
     function:tensordot:str function:tensordot:float function:tensordot:none function:tensordot:float_list
     function:tensordot:int_str
     """,
-    # 36 cases
+    # 18 cases
     NOT_REJECTED: """
-    method:bernoulli:none method:is_pinned:str method:is_pinned:float method:is_pinned:float_list method:new:float
-    method:random_:none method:record_stream:str method:record_stream:float method:record_stream:none
-    method:record_stream:float_list method:repeat_interleave:float method:tensor_split:float_list
-    method:to_sparse:none method:type:float function:adaptive_max_pool1d:int_str function:batch_norm_stats:float
-    function:bernoulli:none function:constant_pad_nd:float_list function:cumulative_trapezoid:none
-    function:hinge_embedding_loss:float function:is_distributed:str_only function:normal:int_str
-    function:nuclear_norm:none function:randint_like:float function:repeat_interleave:float
-    function:result_type:none function:selu:str function:selu:float function:selu:none function:selu:float_list
-    function:sym_constrain_range:str_only function:sym_constrain_range_for_size:str_only
-    function:tensor_split:float_list function:trapezoid:none function:trapz:none function:where:none
+    method:bernoulli:none method:random_:none method:to_sparse:none function:adaptive_max_pool1d:int_str
+    function:batch_norm_stats:float function:bernoulli:none function:cumulative_trapezoid:none
+    function:normal:int_str function:nuclear_norm:none function:randint_like:float function:result_type:none
+    function:selu:str function:selu:float function:selu:none function:selu:float_list function:trapezoid:none
+    function:trapz:none function:where:none
     """,
     # 4 cases
     METHOD_ATTRIBUTE: """
@@ -69,11 +64,11 @@ _LISTS = {
     NUMBER_CONVERSION: """
     method:bernoulli:str method:pinverse:str
     """,
-    # 15 cases
+    # 14 cases
     NO_DEVICE: """
     method:cuda:int_str method:ipu:float method:ipu:float_list method:ipu:int_str method:mtia:str method:mtia:float
-    method:mtia:float_list method:mtia:int_str method:pin_memory:float method:pin_memory:float_list
-    method:type:int_str method:xpu:str method:xpu:float method:xpu:float_list method:xpu:int_str
+    method:mtia:float_list method:mtia:int_str method:pin_memory:float method:pin_memory:float_list method:xpu:str
+    method:xpu:float method:xpu:float_list method:xpu:int_str
     """,
 }
 

@@ -752,4 +752,8 @@ def _new(self, *args, **kw):  # the legacy ``t.new(sizes...)`` / ``t.new(data)``
     no_other_keywords("new", kw, allowed=("device",))
     if not args:
         return _new_empty(self, 0)
-    return _new_empty(self, *args) if isinstance(args[0], int) else _tensor_quiet(args[0], **_new_kw(self, None, None))
+    if isinstance(args[0], int):
+        return _new_empty(self, *args)
+    if isinstance(args[0], (float, complex)):  # (a number is neither sizes nor data for torch's parser)
+        raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+    return _tensor_quiet(args[0], **_new_kw(self, None, None))

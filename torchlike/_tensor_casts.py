@@ -74,6 +74,8 @@ class TensorCasts:
             is_tensor = TensorCasts in dtype.__bases__
             cuda = getattr(dtype, "is_cuda", None) is True  # torch.cuda.FloatTensor & co.
             dtype = dtype_of_type_name("torch.Tensor" if is_tensor else dtype.__name__)
+        elif not isinstance(dtype, _dtype.dtype):
+            raise TypeError("dtype must be a type, str, or dtype object")
         if cuda:
             if not _gpus():
                 raise RuntimeError(_NO_ATEN_CUDA)

@@ -10,7 +10,7 @@ They live in a mixin that ``Tensor`` inherits from (layer 1, like ``tensor.py``:
 """
 from __future__ import annotations
 
-from . import _views
+from . import _device, _views
 from ._device import _gpus, canonical
 from ._errors import as_tensor_methods
 
@@ -41,12 +41,19 @@ class TensorDevices:
         return out
 
     def is_pinned(self, device=None):
+        if device is not None:  # (torch's parser: a device, or a str naming one)
+            if not isinstance(device, (str, _device.device)):
+                raise TypeError(f"is_pinned(): argument 'device' (position 1) must be torch.device, not "
+                                f"{type(device).__name__}")
+            canonical(device)
         return bool(self.__dict__.get("_pinned"))
 
     def get_device(self):
         return -1 if self._dev.type == "cpu" else (self._dev.index or 0)
 
     def record_stream(self, stream):
+        if "Stream" not in type(stream).__name__:  # (torch's parser takes a Stream only)
+            raise RuntimeError("unknown parameter type")
         return None
 
     def __dlpack__(self, stream=None, **kw):

@@ -101,19 +101,22 @@ def set_flush_denormal(mode: bool) -> bool:
     return False
 
 
-def _check_range(size, lo, hi):
+def _check_range(size, lo, hi, op):
+    if size is None or isinstance(size, (str, bytes, list, tuple, dict)):  # (not a number, nor a traced one)
+        raise TypeError(f"{op}(): argument 'size' (position 1) must be Number, not {type(size).__name__}")
     if isinstance(size, (int, np.integer)) and not lo <= size <= hi:
         raise RuntimeError(f"Invalid value range for {size} between [{lo}, {hi}].")
 
 
 def sym_constrain_range(size, *, min=None, max=None):  # noqa: A002 - torch's names
     """On a plain int, check ``min <= size <= max`` (torch.export records the range on a symbolic one)."""
-    _check_range(size, -(2 ** 63) if min is None else min, 2 ** 63 - 1 if max is None else max)
+    _check_range(size, -(2 ** 63) if min is None else min, 2 ** 63 - 1 if max is None else max, "sym_constrain_range")
 
 
 def sym_constrain_range_for_size(size, *, min=None, max=None):  # noqa: A002 - torch's names
     """``sym_constrain_range`` for a size: ``min`` defaults to 0."""
-    _check_range(size, 0 if min is None else min, 2 ** 63 - 1 if max is None else max)
+    _check_range(size, 0 if min is None else min, 2 ** 63 - 1 if max is None else max,
+                 "sym_constrain_range_for_size")
 
 
 def sym_fresh_size(expr):

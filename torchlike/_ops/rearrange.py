@@ -6,6 +6,7 @@ import itertools
 import math
 import collections.abc
 import numbers
+import operator
 
 import jax
 import jax.numpy as jnp
@@ -84,7 +85,7 @@ def _rep_counts(repeats):
             raise RuntimeError("repeats has to be Long or Int tensor")
         r = np.asarray(repeats._value).astype(np.int64).reshape(-1)
     else:
-        r = np.asarray([int(repeats)], dtype=np.int64)
+        r = np.asarray([operator.index(repeats)], dtype=np.int64)  # (1.5: torch's parser error, from the wrapper)
     if (r < 0).any():
         raise RuntimeError("repeats can not be negative" if isinstance(repeats, Tensor) else
                            "Repeats must be non-negative")

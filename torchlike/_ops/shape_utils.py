@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 
 import jax.numpy as jnp
 import numpy as np
@@ -56,7 +57,7 @@ def constant_pad_nd(input, pad, value=0):
     >>> torchlike.constant_pad_nd(torchlike.tensor([1, 2]), (1, 0), 7).tolist()
     [7, 1, 2]
     """
-    return _pad(input, tuple(pad), mode="constant", value=value)
+    return _pad(input, tuple(map(operator.index, pad)), mode="constant", value=value)  # (ints: torch's parser)
 
 
 def _ass_impl(x, src, chain, root_shape, step, grad_step):

@@ -146,6 +146,8 @@ def is_distributed(input):
     >>> torchlike.ones(2).is_distributed()
     False
     """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_distributed(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return False
 
 

@@ -616,7 +616,7 @@ def tensor_split(input, indices_or_sections, dim=0):
         starts = np.cumsum([0] + sizes[:-1])
         bounds = [(int(s), int(s) + z) for s, z in zip(starts, sizes)]
     else:
-        idx = [int(i) for i in indices_or_sections]
+        idx = [operator.index(i) for i in indices_or_sections]  # (1.5: torch's parser error, from the wrapper)
         edges = [0] + idx + [n]
         bounds = [(min(max(a, 0), n), min(max(b, a, 0), n)) for a, b in zip(edges[:-1], edges[1:])]
     return _slices(input, d, bounds)

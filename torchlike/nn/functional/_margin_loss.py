@@ -23,6 +23,7 @@ from ..._ops.registry import functional as _functional
 from ..._ops._util import check_broadcast, exact_div
 from ._loss import _common_float, _red, _reduce, _reduced_node, _rounds_as, _s, _up
 from ._misc import _pdist_lastdim, pairwise_distance
+from ...tensor import Tensor
 
 __all__ = ["multilabel_soft_margin_loss", "multilabel_margin_loss", "multi_margin_loss", "cosine_embedding_loss",
            "margin_ranking_loss", "hinge_embedding_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss"]
@@ -212,6 +213,8 @@ def _hinge_emb(x, y, margin, reduction):
 @_amp.fp32
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """x for y = 1, max(0, margin - x) for y = -1."""
+    if not isinstance(target, Tensor):  # (dispatch would take a number; torch's parser error, from the wrapper)
+        raise TypeError("hinge_embedding_loss(): target must be a Tensor")
     reduction = _red(reduction, size_average, reduce)
     return dispatch(_hinge_emb, (input, target, margin), (("reduction", reduction),), name=_reduced_node(reduction, "AddBackward0"))
 
