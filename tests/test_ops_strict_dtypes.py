@@ -235,17 +235,18 @@ def test_adaptive_avg_pool3d_half_sums_in_the_half_type_like_torch(shape, out, d
                 torch.nn.functional.adaptive_avg_pool3d(x, out), rtol=0, atol=0)
 
 
-@pytest.mark.parametrize("dt", ["bfloat16", "float16"])
-@pytest.mark.parametrize("alpha", [0.02, -0.37, 3, 1e-3])
-def test_half_add_sub_with_alpha_round_once_like_torch(dt, alpha):
-    """``x + alpha * y`` in a half type: torch rounds alpha to the type and the sum once (bfloat16 optimizer
-    steps, ``p.add_(g, alpha=-lr)``, moved by an ulp when ``alpha * y`` was rounded first); every surface."""
+@pytest.mark.parametrize("n", [3, 24, 32, 263])
+@pytest.mark.parametrize("alpha", [0.02, -0.37, 3, 1e-3, 0.9])
+def test_bfloat16_add_sub_with_alpha_round_like_torch(n, alpha):
+    """``x + alpha * y`` in bfloat16 (alpha rounded to the type): torch's vectorized loop rounds once, its
+    scalar loop over the last ``numel % vector`` elements rounds ``alpha * y`` first (bfloat16 optimizer steps,
+    ``p.add_(g, alpha=-lr)``, moved by an ulp); every surface, bit for bit."""
     from conftest import same_as_torch
     rng = np.random.default_rng(5)
-    x, y = rng.standard_normal(256).astype(np.float32), rng.standard_normal(256).astype(np.float32)
+    x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
 
     def fn(m, a, b):
-        a, b = a.to(getattr(m, dt)), b.to(getattr(m, dt))
+        a, b = a.to(m.bfloat16), b.to(m.bfloat16)
         return (a.add(b, alpha=alpha), m.sub(a, b, alpha=alpha), a.clone().add_(b, alpha=m.tensor(alpha)),
                 m._foreach_add([a], [b], alpha=alpha)[0], a.clone().sub_(b, alpha=alpha))
     same_as_torch(fn, x, y, grad=False, rtol=0, atol=0)

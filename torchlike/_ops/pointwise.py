@@ -8,7 +8,7 @@ import numpy as np
 from functools import partial
 from jax import lax
 
-from .. import _dtype, _torch_function
+from .. import _cpu_features, _dtype, _torch_function
 from .. import _memory_format as _mfmt
 from .._dispatch import HOST_DTYPES, host_int_sum, host_pointwise
 from .._scalar_fit import check_numbers_fit
@@ -246,7 +246,7 @@ def _sub(x, y):
 
 def _alpha_impl(x, y, alpha, dt, sub):
     x, y = cast(x, dt), cast(y, dt)
-    if alpha != 1 and dt in (np.float16, jnp.bfloat16):
+    if alpha != 1 and dt == jnp.bfloat16:
         return _half_alpha(x, y, cast(alpha, dt), dt, sub)
     if alpha != 1:
         y = y * cast(alpha, dt)
@@ -272,16 +272,28 @@ def _alpha_host(x, y, alpha, dt, sub):  # (_shape_churn: integer/bool only)
 host_impl(_alpha_impl, _alpha_host)
 
 
+# torch's CPU add kernel runs whole vectors of this many half-type elements, then the rest one by one
+_HALF_VECTOR = 32 if "avx512bw" in _cpu_features.flags() else 16
+
+
 def _half_alpha(x, y, alpha, dt, sub):
-    """torch's half-type ``x + alpha * y``: alpha rounded to the type, the rest computed in float32 and rounded
-    once (rounding ``alpha * y`` first moved bfloat16 optimizer updates, ``p.add_(g, alpha=-lr)``, by an ulp)."""
+    """torch's half-type ``x + alpha * y``, alpha rounded to the type: its vectorized loop computes in float32
+    and rounds once, its scalar loop (a contiguous operand's last ``numel % _HALF_VECTOR`` elements, all of a
+    smaller one) rounds ``alpha * y`` to the type first; operands of different shapes: the vectorized rule."""
     f = jnp.float32
-    r = cast(x, f) - cast(y, f) * cast(alpha, f) if sub else cast(x, f) + cast(y, f) * cast(alpha, f)
-    return cast(r, dt)
+    prod = cast(y, f) * cast(alpha, f)
+    vec = cast(cast(x, f) - prod if sub else cast(x, f) + prod, dt)
+    n = x.size
+    k = n - n % _HALF_VECTOR
+    if x.shape != y.shape or k == n:
+        return vec
+    prod = cast(cast(prod, dt), f)
+    one_by_one = cast(cast(x, f) - prod if sub else cast(x, f) + prod, dt)
+    return one_by_one if k == 0 else jnp.where(jnp.arange(n).reshape(x.shape) < k, vec, one_by_one)
 
 
 def _tensor_alpha_impl(x, y, alpha, dt, sub):
-    if dt in (np.float16, jnp.bfloat16):
+    if dt == jnp.bfloat16:
         return _half_alpha(cast(x, dt), cast(y, dt), cast(alpha, dt), dt, sub)
     y = cast(y, dt) * cast(alpha, dt)
     return cast(x, dt) - y if sub else cast(x, dt) + y
