@@ -67,3 +67,24 @@ def test_scatter_with_empty_index_returns_input(case):
         same_as_torch(lambda t: t.zeros(3, 5).scatter(0, t.zeros(2, 2, dtype=t.long), 1.0))
     else:
         same_as_torch(lambda t: t.zeros(3, 5).scatter(0, t.zeros(0, dtype=t.long), t.ones(2, 5, 2)))
+
+
+ALIAS_CALLS = {"absolute": lambda t: t.absolute("a"), "negative": lambda t: t.negative("a"),
+               "arccos": lambda t: t.arccos("a"), "arctanh": lambda t: t.arctanh("a"), "fix": lambda t: t.fix("a"),
+               "subtract": lambda t: t.subtract(t.ones(2), "a"), "multiply": lambda t: t.multiply(t.ones(2), "a"),
+               "divide": lambda t: t.divide(t.ones(2), "a"), "true_divide": lambda t: t.true_divide(t.ones(2), "a"),
+               "clip": lambda t: t.clip(t.ones(2), "a"), "less": lambda t: t.less(t.ones(2), "a")}
+
+
+@pytest.mark.parametrize("alias", sorted(ALIAS_CALLS))
+def test_alias_argument_errors_name_the_alias_called_like_torch(alias):
+    # torch.absolute's parser error names absolute, not abs: an alias's namespace function is its op's code under
+    # the alias's own name (as its Tensor method already was)
+    torch = pytest.importorskip("torch", reason="the messages are torch's")
+    import torchlike
+    msgs = []
+    for lib in (torch, torchlike):
+        with pytest.raises(TypeError) as info:
+            ALIAS_CALLS[alias](lib)
+        msgs.append(str(info.value).split("(")[0])
+    assert msgs[1] == msgs[0] == alias

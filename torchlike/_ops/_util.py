@@ -283,8 +283,8 @@ def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, nam
         if not isinstance(input, Tensor):
             if _torch_function.retry_with_overrides((input,), None):  # a tensor-like (linear_operator's)
                 return _torch_function.redispatch(name, public, (input,), {})
-            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                            f"{tp_name(input)}")
+            raise TypeError(f"{caller_op()}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{tp_name(input)}")  # (caller_op: an alias's name, ``absolute``, as torch's)
         d = input.dtype
         if d._kind in bad:
             for c in kind_checks:
@@ -360,8 +360,8 @@ def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=T
             if r is not None:
                 return r
         if not isinstance(input, Tensor) and not isinstance(other, Tensor) and not numbers_ok:
-            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                            f"{tp_name(input)}")
+            raise TypeError(f"{caller_op()}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{tp_name(input)}")  # (caller_op: an alias's name, ``absolute``, as torch's)
         try:
             d = _dtype.result_type(input, other)
         except TypeError:  # an operand of another type: a tensor-like (keras's Variable) goes through its override

@@ -748,8 +748,9 @@ def install(namespaces: dict, tensor_cls=None):
         inner = getattr(e.fn, "__wrapped__", None)  # under a layout decorator (_memory_format._after): the body's
         if inner is not None and "<locals>" in inner.__qualname__:  # own call errors name the op too
             inner.__qualname__ = e.fn.__name__
-        public = _with_out(e.fn, e.aten, e.out_overlap, e.out_same_dtype, e.out_form) if e.out else \
-            e.fn if _checks_operands(e) and not _parses_late(e.fn) else _typed(e.fn, e.aten)
+        own, called = _alias_function(e, name)
+        public = _with_out(own, e.aten, e.out_overlap, e.out_same_dtype, e.out_form) if e.out else \
+            own if _checks_operands(e) and not _parses_late(own) else _typed(own, called)
         if e.sparse is not None:
             public = _with_sparse(public, name, e.sparse)
         if e.namespaces[:1] == ("nn.functional",):  # torch.nn.functional.X's home, whichever file defines it
@@ -769,6 +770,18 @@ def install(namespaces: dict, tensor_cls=None):
             put(tensor_cls, d, method if name in BINARY_OPERATORS and d in BINARY_OPERATORS else  # (one object)
                 _operator(e.fn, d) if d in BINARY_OPERATORS else _own_function(e.fn) if d in OWN_OPERATORS else
                 e.fn, "Tensor")
+
+
+def _alias_function(e, name):
+    """The namespace function of entry ``e`` (as ``name``) and the op name its errors give: an alias
+    (``torchlike.subtract``, sub's entry under another name) gets ``sub``'s code named subtract, so its argument
+    errors name the alias called, as torch's do; any other entry its own function and aten name."""
+    if not e.namespaces or e.fn.__name__ == name:
+        return e.fn, e.aten
+    called = name if e.namespaces[0] in ("torch", "nn.functional") else f"{e.namespaces[0]}_{name}"
+    if e.aten == called:
+        return e.fn, e.aten
+    return renamed(e.fn, called), called
 
 
 def _own_function(fn):
