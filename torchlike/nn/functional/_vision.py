@@ -35,6 +35,17 @@ _HI = lax.Precision.HIGHEST
 
 
 # --- interpolate --------------------------------------------------------------------------------
+# (mode, 2-d, antialias) -> the torch kernel that rejects a non-uint8 integer input (torch 2.13's messages)
+_INT_KERNEL = {("nearest", True, False): "upsample_nearest2d_channels_last",
+               ("nearest-exact", True, False): "upsample_nearest2d_channels_last",
+               ("nearest", False, False): "compute_indices_weights_nearest",
+               ("nearest-exact", False, False): "compute_indices_weights_nearest",
+               ("bilinear", True, False): "upsample_bilinear2d_channels_last",
+               ("bicubic", True, False): "compute_indices_weights_cubic",
+               ("bilinear", True, True): "compute_index_ranges_weights",
+               ("bicubic", True, True): "compute_index_ranges_weights"}
+
+
 @_functional()
 @_mfmt.channels_last_follows((0, "input"))
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -97,10 +108,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
                                   f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
                                   f"nearest-exact (got {mode})")
-    if mode in ("linear", "trilinear") and not input.dtype.is_floating_point:
-        # torch has an integer kernel only for 2-d bilinear/bicubic of uint8 (_ops/resample.py: _u8_resample)
-        raise NotImplementedError(f'"compute_indices_weights_linear" not implemented for '
-                                  f"'{_dtype._CAP[input.dtype.name]}'")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        # torch's CPU kernels take integers only for uint8 nearest and 2-d bilinear/bicubic (_u8_resample); the
+        # others raise from the kernel that dispatches on the dtype
+        kernel = _INT_KERNEL.get((mode, n == 2, bool(antialias)), "compute_indices_weights_linear")
+        if input.dtype.name != "uint8" or mode in ("linear", "trilinear"):
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
     name = "Upsample" + mode.replace("-", "_").title().replace("_", "") + f"{n}DBackward0"
     if antialias:  # _interp_impl takes the anti-aliased weights for a "_aa" mode
         mode, name = mode + "_aa", name.replace("Backward0", "AaBackward0")
