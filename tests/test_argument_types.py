@@ -181,6 +181,17 @@ EXACT_MESSAGES += [
     lambda m: m.nn.functional.max_pool2d(m.ones(1, 2, 3), "x"), lambda m: m.ones(2, 3).masked_scatter_(0, "x"),
     lambda m: m.vander(m.ones(2, 3), True), lambda m: m.ones(2, 3).to_sparse_bsr(None),
 ]
+# index_put's indices (element errors count the method's arguments without self) and its bool accumulate
+EXACT_MESSAGES += [
+    lambda m: m.zeros(3, 2).index_put_((None, m.ones(2).bool()), m.tensor(1.)),
+    lambda m: m.zeros(3, 2).index_put_("a", m.tensor(1.)),
+    lambda m: m.index_put(m.zeros(3), (m.ones(3).bool(),), "v"),
+    lambda m: m.zeros(3).index_put((m.ones(3).bool(),), m.tensor(1.), accumulate="x"),
+    lambda m: m.zeros(3).index_put_((m.ones(3).bool(),), m.tensor(1.), 1),
+    lambda m: m.index_put(m.zeros(3), (m.ones(3).bool(),), m.tensor(1.), "a"),
+    lambda m: m.zeros(3).index_put_((m.ones(3).bool(),), m.tensor(1.), accumulate=None),
+    lambda m: m.zeros(3).index_put((m.ones(3).bool(),), m.tensor(1.), accumulate=__import__("numpy").bool_(True)),
+]
 
 
 @pytest.mark.parametrize("k", range(len(EXACT_MESSAGES)))

@@ -698,6 +698,8 @@ def index_put(input, indices, values, accumulate=False):
             raise TypeError(f"expected Tensor as element {i} in argument 1, but got {tp_name(t)}")
     if not isinstance(values, Tensor):
         raise TypeError(f"index_put(): argument 'values' must be Tensor, not {type(values).__name__}")
+    if accumulate is not False and accumulate is not True:  # (torch's parser: a Python bool only)
+        raise TypeError(f"index_put(): argument 'accumulate' must be bool, not {tp_name(accumulate)}")
     if not indices:
         return dispatch(_copy_like_impl, (input, values), (), name="IndexPutBackward0", saves=False) \
             if not accumulate else input + values

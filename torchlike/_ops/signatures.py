@@ -318,6 +318,8 @@ SIGNATURES = {
     ("torch", "masked_scatter"): ["Tensor self, Tensor mask, Tensor source"],
     ("torch", "masked_select"): ["Tensor self, Tensor mask"],
     ("torch", "put"): ["Tensor self, Tensor index, Tensor source, bool accumulate=False"],
+    ("torch", "index_put"): ["Tensor self, Tensor[] indices, Tensor values, bool accumulate=False"],
+    ("torch", "index_put_"): ["Tensor self, Tensor[] indices, Tensor values, bool accumulate=False"],
     ("torch", "diagonal_scatter"): ["Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1"],
     ("torch", "fill_"): ["Tensor self, Tensor value", "Tensor self, Scalar value"],
     ("torch", "fill"): ["Tensor self, Tensor value", "Tensor self, Scalar value"],
