@@ -145,3 +145,17 @@ def test_interpolate_of_integers_raises_like_torch(mode, shape, aa, dtype):
         assert_same(call(torchlike)(), call(torch)(), rtol=0, atol=0)
     else:
         raises_like_torch(torch_or_tl(call(torch), call(torchlike)))
+
+
+@pytest.mark.parametrize("name,shape", [("adaptive_avg_pool1d", (2, 3, 4)), ("adaptive_avg_pool2d", (2, 3, 4, 4)),
+                                        ("adaptive_avg_pool2d", (3, 4, 4)), ("adaptive_avg_pool3d", (2, 3, 4, 4, 4))])
+@pytest.mark.parametrize("dtype", ["uint8", "int64", "int32", "bool"])
+def test_adaptive_avg_pool_and_area_interpolate_of_integers_raise_like_torch(name, shape, dtype):
+    def call(lib):
+        return lambda: getattr(lib.nn.functional, name)(lib.zeros(*shape, dtype=getattr(lib, dtype)), 2)
+    raises_like_torch(torch_or_tl(call(torch), call(torchlike)))
+    if len(shape) > 3 or name.endswith("1d"):
+        def area(lib):
+            return lambda: lib.nn.functional.interpolate(lib.zeros(*shape, dtype=getattr(lib, dtype)),
+                                                         scale_factor=0.5, mode="area")
+        raises_like_torch(torch_or_tl(area(torch), area(torchlike)))

@@ -17,6 +17,7 @@ import numpy as np
 from jax import lax
 
 from ..._errors import tp_name
+from ... import _dtype
 from ... import _memory_format as _mfmt
 from ..._dispatch import dispatch
 from ..._ops.registry import functional as _functional
@@ -140,6 +141,9 @@ def _adaptive_avg3d_half(x, S, out):
 
 def _adaptive_avg(input, output_size, n, name):
     S, out = _adaptive_out(input, output_size, n, name)
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):  # (1-d pools through torch's 2-d kernel)
+        raise NotImplementedError(f'"{"adaptive_avg_pool3d_cpu" if n == 3 else "adaptive_avg_pool2d"}" not '
+                                  f"implemented for '{_dtype._CAP[input.dtype.name]}'")
     return dispatch(_adaptive_avg_impl, (input,), (("S", S), ("out", out)),
                     name=f"AdaptiveAvgPool{n}DBackward0", saves=False)
 
