@@ -293,3 +293,41 @@ def test_functions_a_library_puts_on_tensor_are_called_as_they_are_like_torch():
         outs.append(r.stdout)
     assert outs[1] == outs[0], outs
     assert "('backward', 'caller')" in outs[0] and "('scaled', 'caller')" in outs[0] and "True True" in outs[0]
+
+
+AS_SUBCLASS_PROGRAM = """
+import {mod} as torch
+class S(torch.Tensor):
+    pass
+t = torch.zeros(3); s = t.as_subclass(S); t.add_(1); print(s.tolist(), type(s).__name__, s._is_view(), s._base is t)
+s.mul_(3); print(t.tolist(), t._version == s._version)
+t = torch.zeros(2, 2); s = t.as_subclass(S); v = s[0]; t.fill_(2); print(v.tolist())
+x = torch.zeros(3); s = x.as_subclass(S); s[0] = 7; print(x.tolist())
+t = torch.arange(6.).view(2, 3); u = t.t().as_subclass(S); print(u.stride(), u.is_contiguous(), u._base is t)
+a = torch.ones(3, requires_grad=True); s = a.as_subclass(S); (s * 2).sum().backward()
+print(a.grad.tolist(), type(s.grad_fn).__name__, s.is_leaf, s.requires_grad)
+b = a * 1; s = b.as_subclass(S); b.mul_(3); s.sum().backward(); print(a.grad.tolist())
+with torch.no_grad():
+    s = a.as_subclass(S)
+print(s.requires_grad, s.is_leaf, s.grad_fn)
+p = torch.nn.Parameter(torch.zeros(2)); s = p.as_subclass(S)
+with torch.no_grad():
+    p.add_(1)
+print(s.tolist())
+"""
+
+
+def test_as_subclass_is_a_view_sharing_writes_both_ways_like_torch():
+    # torch's as_subclass is alias(): a view of the tensor's storage (writes through either side reach the
+    # other, views of it too), recorded as AliasBackward0 and re-read after an in-place write to its base
+    pytest.importorskip("torch", reason="the printed lines are compared with torch's")
+    import subprocess
+    import sys
+    out = {}
+    for mod in ("torch", "torchlike"):
+        r = subprocess.run([sys.executable, "-c", AS_SUBCLASS_PROGRAM.format(mod=mod)], capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-2000:]
+        out[mod] = r.stdout
+    assert out["torchlike"] == out["torch"]
+    assert out["torch"].splitlines()[1] == "[3.0, 3.0, 3.0] True"
