@@ -12,6 +12,11 @@ import jax as _jax
 # torch's dtypes need real int64/float64; every op passes its result dtype explicitly.
 _jax.config.update("jax_enable_x64", True)
 
+# JAX hands every CPU program of 1000+ flops to a worker thread (~15-30 us each): a small eager model runs
+# faster with that off, a large one slower (docs/eager_speed.md), so it is the user's choice, before any op
+if __import__("os").environ.get("TORCHLIKE_CPU_ASYNC_DISPATCH") == "0":
+    _jax.config.update("jax_cpu_enable_async_dispatch", False)
+
 # a launched distributed worker must start JAX's runtime before any computation (see distributed/_runtime.py)
 from .distributed import _runtime as _dist_runtime  # noqa: E402
 _dist_runtime.start_from_env()
