@@ -155,7 +155,9 @@ class UninitializedTensorMixin:
         new = empty(tuple(shape), device=device, dtype=dtype)
         self._x = new._value
         self._dev = new._dev
+        self._vbase = self._chain = None  # (its own storage now: no longer an alias of the placeholder's)
         self._ver[0] += 1
+        self._seen = self._ver[0]
         self.__class__ = self.cls_to_become
 
     @property
