@@ -94,7 +94,6 @@ _ALIAS_CHAIN = _views.HOST_CHAIN
 _DATA_STEP = ("alias", "data")  # ``.data``: an alias whose writes autograd's version check does not see
 # ``detach()``: an alias outside the graph; kept in the chains of its views, whose re-reads are never recorded
 _DETACH_STEP = ("alias", "detach")
-_SUBCLASS_STEP = ("alias", "as_subclass")  # ``as_subclass``: torch's alias(), a view (its ``_base`` is the root)
 _DETACH_CHAIN = (_DETACH_STEP,)
 _SHARED_CHAIN = (("alias", "shared"),)  # a tensor in shared memory (_shared_memory): an alias of its mapping
 _NUMPY_CHAIN = (("alias", "numpy"),)  # a tensor sharing a numpy array's memory (_numpy_bridge): the same
@@ -192,15 +191,10 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
         >>> type(b).__name__, b.is_leaf, b.grad_fn.name()
         ('Tagged', False, 'AliasBackward0')
         """
-        if self._chain is _ALIAS_CHAIN:
-            self._settle()  # (a host tensor moves first: its views share its device array)
-        grad = self._rg or self._grad_fn is not None
-        out = self._alias() if grad and _state.enabled else Tensor._wrap(self._value, self._dev)  # (_mutation's)
-        self._make_view(out, _SUBCLASS_STEP)  # torch's alias(): a view of self's storage, writes both ways
-        if grad and not _state.enabled:
-            out._rg = True  # (torch: made under no_grad, a leaf that requires grad)
+        if (self._rg or self._grad_fn is not None) and _state.enabled:
+            self = self._alias()  # (installed by _mutation, layer 2)
         note_dispatch(cls)
-        return out._as_subclass_shared(cls)
+        return self._as_subclass_shared(cls)
 
     def _as_subclass_shared(self, cls):
         """``self``'s handle state (data, autograd history, leaf-ness) as an instance of ``cls``."""
@@ -239,8 +233,8 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
                 self._x = _views.read_last(p.src, p.last)
             else:
                 self._x = _views.chain_fn(self._chain)(p.src)
-        elif (b._rg or b._grad_fn is not None) and self._chain and \
-                (self._chain[0][0] != "alias" or self._chain[0] is _SUBCLASS_STEP) and _DETACH_STEP not in self._chain:
+        elif (b._rg or b._grad_fn is not None) and self._chain and self._chain[0][0] != "alias" and \
+                _DETACH_STEP not in self._chain:
             self._refresh_recorded()  # a recorded op: installed by _mutation (layer 2)
         else:
             self._x = _views.chain_fn(self._chain)(b._value)
@@ -377,7 +371,7 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
     @property
     def _base(self):
         b = self._vbase
-        if b is None or self._chain[0][0] == "alias" and self._chain[0] is not _SUBCLASS_STEP:
+        if b is None or self._chain[0][0] == "alias":
             return None
         return b
 
