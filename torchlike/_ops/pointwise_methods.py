@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import _dtype
 from .._mutation import check_inplace
-from ._util import Tensor, register
+from ._util import register
 from .pointwise import _float_power, div
 
 __all__ = []
@@ -15,9 +15,7 @@ __all__ = []
 # the same function object
 @register("__rdiv__", namespaces=(), promote="none", dunders=("__rtruediv__",))
 def _rdiv(self, other):
-    if not isinstance(self, Tensor):
-        raise TypeError(f"descriptor '__rdiv__' requires a 'Tensor' object but received a '{type(self).__name__}'")
-    return self.reciprocal() * other
+    return self.reciprocal() * other  # (``Tensor.__rdiv__(2, t)``: Python's AttributeError, as torch's)
 
 
 # torch's TensorBase keeps Python 2's names: ``t.__div__(o)`` is ``t / o``, ``t.__idiv__(o)`` is ``t /= o``
