@@ -301,11 +301,21 @@ def signature_of(fn):
 # ``=None``: None is taken); torch's order, as its messages list them
 SIGNATURES = {
     # linear algebra products (the add* family: ``x.addmm(0, "x")``)
-    ("torch", "addbmm"): ["Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1"],
-    ("torch", "addmm"): ["Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1"],
-    ("torch", "addmv"): ["Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1"],
-    ("torch", "addr"): ["Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1"],
-    ("torch", "baddbmm"): ["Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1"],
+    ("torch", "addbmm"): ["Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1",  # (+ the deprecated
+                      "Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor batch2",  # beta/alpha-first forms)
+                      "Scalar beta, Tensor self, Tensor batch1, Tensor batch2"],
+    ("torch", "addmm"): ["Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1",  # (+ the deprecated
+                      "Scalar beta, Tensor self, Scalar alpha, Tensor mat1, Tensor mat2",  # beta/alpha-first forms)
+                      "Scalar beta, Tensor self, Tensor mat1, Tensor mat2"],
+    ("torch", "addmv"): ["Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1",  # (+ the deprecated
+                      "Scalar beta, Tensor self, Scalar alpha, Tensor mat, Tensor vec",  # beta/alpha-first forms)
+                      "Scalar beta, Tensor self, Tensor mat, Tensor vec"],
+    ("torch", "addr"): ["Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1",  # (+ the deprecated
+                      "Scalar beta, Tensor self, Scalar alpha, Tensor vec1, Tensor vec2",  # beta/alpha-first forms)
+                      "Scalar beta, Tensor self, Tensor vec1, Tensor vec2"],
+    ("torch", "baddbmm"): ["Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1",  # (+ the deprecated
+                      "Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor batch2",  # beta/alpha-first forms)
+                      "Scalar beta, Tensor self, Tensor batch1, Tensor batch2"],
     ("torch", "inner"): ["Tensor self, Tensor other"],
     ("torch", "cholesky_solve"): ["Tensor self, Tensor input2, bool upper=False"],
     ("torch", "orgqr"): ["Tensor self, Tensor input2"],
