@@ -433,6 +433,13 @@ _functorch.__getattr__ = module_getattr("torch._C._functorch")
 
 _nn = types.ModuleType("torch._C._nn", "torch's compiled nn helpers (the Python-visible subset)")
 _nn._parse_to = _parse_to
+# torch.nn.functional's functions that are torch._C._nn builtins in torch (torch.fx names them, and its generated
+# code calls them, as ``torch._C._nn.<name>``): torchlike.fx puts the same function objects here on first use
+NN_BUILTINS = {"avg_pool2d": "avg_pool2d", "avg_pool3d": "avg_pool3d", "elu_": "elu_", "gelu": "gelu",
+               "hardtanh_": "hardtanh_", "leaky_relu_": "leaky_relu_", "linear": "linear",
+               "log_sigmoid": "logsigmoid", "one_hot": "one_hot",
+               "scaled_dot_product_attention": "scaled_dot_product_attention", "softplus": "softplus",
+               "softshrink": "softshrink"}
 _nn.__getattr__ = module_getattr("torch._C._nn")
 
 _distributed_rpc = types.ModuleType("torch._C._distributed_rpc", "torch's RPC bindings (the Python-visible subset)")

@@ -123,10 +123,11 @@ _SAMPLING_OPS = ("_standard_gamma", "_standard_gamma_grad", "_dirichlet_grad", "
 
 
 def __getattr__(name):
-    """``torch.distributions``, ``torch.overrides`` and ``torch.functional`` are loaded on first use. They are
-    written on this finished facade (layer 7 in docs/DEVELOPING.md: their modules ``import torchlike``), so the
-    facade cannot import them while it is still being built; everything else missing raises MissingAPI."""
-    if name in ("distributions", "overrides", "functional") or name in _SAMPLING_OPS:
+    """``torch.distributions``, ``torch.overrides``, ``torch.functional`` and ``torch.nested`` are loaded on first
+    use. They are written on this finished facade (layer 7 in docs/DEVELOPING.md: their modules ``import
+    torchlike``), so the facade cannot import them while it is still being built; everything else missing raises
+    MissingAPI."""
+    if name in ("distributions", "overrides", "functional", "nested") or name in _SAMPLING_OPS:
         import importlib  # (not `from . import`: that asks this __getattr__ again)
         if name in _SAMPLING_OPS:  # torch._standard_gamma & co.: the distributions' kernels, loaded with them
             return importlib.import_module(".distributions._sampling", __package__).TOPLEVEL[name]

@@ -39,14 +39,21 @@ def built_from(*parts):
             for name, member in vars(part).items():
                 if name in _CLASS_OWN or name in vars(cls):
                     continue
-                func = _function_of(member)
-                if isinstance(func, types.FunctionType):
+                funcs = ([member.fget, member.fset, member.fdel] if isinstance(member, property)
+                         else [_function_of(member)])
+                for func in funcs:
+                    if not isinstance(func, types.FunctionType):
+                        continue
                     if "__class__" in func.__code__.co_freevars:
                         raise TypeError(f"{part.__name__}.{name} uses zero-argument super(): it cannot be "
                                         f"copied into {cls.__name__}")
                     if func.__qualname__ == f"{part.__qualname__}.{name}":
                         func.__qualname__ = f"{cls.__qualname__}.{name}"
                         func.__module__ = cls.__module__
+                        if hasattr(func.__code__, "co_qualname"):  # (Python's argument errors name the code's)
+                            func.__code__ = func.__code__.replace(co_qualname=func.__qualname__)
+                    elif func.__qualname__ == f"{cls.__qualname__}.{name}" and func.__module__ == part.__module__:
+                        func.__module__ = cls.__module__  # (named for the class already: ``renamed``)
                 setattr(cls, name, member)
         return cls
     return build

@@ -52,6 +52,11 @@ def _set(obj, dotted, value):
 class SettingsModule(_Patching, types.ModuleType):
     """The class a settings module takes (``sys.modules[__name__].__class__ = SettingsModule``)."""
 
+    def __getattr__(self, name):
+        # torch's ConfigModule text: "torch._inductor.config.nope does not exist"
+        own = vars(self).get("__name__", "")
+        raise AttributeError(f"{own.replace('torchlike', 'torch', 1)}.{name} does not exist")
+
 
 class SubConfig(_Patching, types.SimpleNamespace):
     """A group of settings under one prefix (``config.triton``)."""

@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype, _jit_cache
-from ._errors import PACKAGE_DIR, argument_error, check_alloc, no_other_keywords, torch_warn, tp_name
+from ._errors import PACKAGE_DIR, argument_error, called_op, check_alloc, no_other_keywords, torch_warn, tp_name
 from ._layout import strided as _strided
 from . import _memory_format as _mfmt
 from ._device import CPU, canonical, host_to_jax, of_array, off_cpu
@@ -21,6 +21,7 @@ from ._scalar_fit import check_scalar_fits, float_to_int_np
 from .tensor import _ALIAS_CHAIN, _PLAIN_VALUE, HOST_MAX, Tensor
 from ._mutation import write_out  # out= (layer 2)
 from ._numpy_bridge import from_numpy_shared  # (layer 2)
+from ._creation_infer import _infer_np
 
 try:  # JAX's current trace: creation under a transform (jit, vmap, grad) must give traced values
     from jax._src.core import EvalTrace as _EvalTrace, trace_ctx as _trace_ctx
@@ -31,138 +32,6 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "emp
            "ones_like", "empty_like", "full_like", "scalar_tensor", "empty_strided", "from_jax", "frombuffer"]
 
 _pyrange = range
-
-
-_PLAIN = frozenset((bool, int, float))
-_NOT_SEQUENCES = (list, tuple, str, bytes, dict, Tensor, np.ndarray, np.generic, numbers.Number)
-
-
-def _infer_np(data, wide=False):
-    """numpy array + torch dtype for Python/numpy data, with torch's inference rules.
-
-    ``wide``: keep Python floats at double precision in the array (the caller casts to an explicit dtype,
-    so ``tensor(0.1, dtype=float64)`` is not rounded through float32 first)."""
-    if isinstance(data, np.ndarray) or isinstance(data, np.generic):
-        arr = np.asarray(data)
-        if arr.dtype.kind in "USOMm":
-            raise TypeError(f"can't convert np.ndarray of type numpy.{arr.dtype.type.__name__}. The only supported "
-                            "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
-                            "int8, uint64, uint32, uint16, uint8, and bool.")
-        return arr, _dtype.from_np(arr.dtype)
-    if isinstance(data, Tensor):
-        h = data._host_array()
-        return (np.asarray(data._value) if h is None else h), data.dtype
-    if _other_sequence(data):
-        data = list(data)
-    if type(data) is list and data:  # a flat list of plain Python numbers (a text's token ids): no per-item walk
-        kinds = set(map(type, data))
-        if kinds <= _PLAIN:
-            d = _dtype.get_default_dtype() if float in kinds else _dtype.int64 if int in kinds else \
-                _dtype.bool
-            try:
-                return np.asarray(data, dtype=_wide_np(d) if wide else d.np), d
-            except OverflowError:
-                raise ValueError("Overflow when unpacking long long") from None
-    if isinstance(data, (list, tuple)):
-        if data and type(data[0]) is np.ndarray:
-            torch_warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
-                       "converting the list to a single numpy.ndarray with numpy.array() before converting to a "
-                       "tensor.", "torch/csrc/utils/tensor_new.cpp:252", once=True)
-        flat = []
-        _flatten(data, flat)
-        if any(isinstance(x, Tensor) and x.ndim for x in flat):
-            raise ValueError("only one element tensors can be converted to Python scalars")
-        kinds = set()
-        tdt = None
-        for x in flat:
-            if isinstance(x, Tensor) or isinstance(x, np.generic):  # typed elements keep their dtype
-                xd = x.dtype if isinstance(x, Tensor) else _dtype.from_np(x.dtype)
-                tdt = xd if tdt is None else _dtype.promote_types(tdt, xd)
-            elif isinstance(x, (bool, np.bool_)):
-                kinds.add(0)
-            elif isinstance(x, numbers.Integral):
-                kinds.add(1)
-            elif isinstance(x, numbers.Real):
-                kinds.add(2)
-            elif isinstance(x, numbers.Complex):
-                kinds.add(3)
-            else:
-                first = data
-                while isinstance(first, (list, tuple)) and first:
-                    first = first[0]
-                if isinstance(first, str):  # torch reads a string as one more (unsupported) dimension
-                    raise ValueError(f"too many dimensions '{type(first).__name__}'")
-                raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
-        k = max(kinds) if kinds else -1
-        d = {0: _dtype.bool, 1: _dtype.int64, 2: _dtype.get_default_dtype(), 3: _dtype.default_complex(),
-             -1: _dtype.get_default_dtype()}[k]
-        if tdt is not None:
-            d = tdt if k < 0 else _dtype.promote_types(tdt, d) if k >= tdt._kind else tdt
-        vals = [complex(x.item()) if isinstance(x, Tensor) and x.dtype.is_complex else
-                (x.item() if isinstance(x, Tensor) else x) for x in flat]
-        try:
-            arr = np.asarray(_rebuild(data, iter(vals)), dtype=_wide_np(d) if wide else d.np)
-        except OverflowError:
-            raise ValueError("Overflow when unpacking long long") from None
-        except ValueError as e:
-            raise ValueError(f"expected sequence of length {len(data[0]) if data and hasattr(data[0], '__len__') else 0}"
-                             f" at dim 1 (got {len(data[-1]) if hasattr(data[-1], '__len__') else 0})") from e
-        return arr, d
-    if isinstance(data, bool):
-        return np.asarray(data), _dtype.bool
-    if isinstance(data, numbers.Integral):
-        if not -2 ** 63 <= data < 2 ** 63:
-            raise ValueError("Overflow when unpacking long long")
-        return np.asarray(data, dtype=np.int64), _dtype.int64
-    if isinstance(data, numbers.Real):
-        d = _dtype.get_default_dtype()
-        return np.asarray(data, dtype=_wide_np(d) if wide else d.np), d
-    if isinstance(data, numbers.Complex):
-        d = _dtype.default_complex()
-        return np.asarray(data, dtype=_wide_np(d) if wide else d.np), d
-    if hasattr(data, "__array__") or hasattr(data, "__dlpack__"):
-        return _infer_np(np.asarray(data))
-    raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-
-
-def _wide_np(d):
-    return np.complex128 if d.is_complex else np.float64 if d.is_floating_point else d.np
-
-
-def _other_sequence(x):
-    """A Python sequence other than list/tuple that torch reads as one (its ``PySequence_Check``): ``range``,
-    ``deque``, ``array.array``, a class with ``__getitem__`` and ``__len__``. Strings, bytes and dicts are not."""
-    if type(x) in _PLAIN or isinstance(x, _NOT_SEQUENCES) or hasattr(x, "__array__") or hasattr(x, "__dlpack__"):
-        return False  # (an array-like is read whole, below)
-    # the type's own slots, not its metaclass's (an IntEnum member's class has EnumType.__getitem__)
-    mro = type(x).__mro__
-    return any("__getitem__" in vars(c) for c in mro) and any("__len__" in vars(c) for c in mro)
-
-
-def _flatten(data, out):
-    for x in data:
-        if isinstance(x, (list, tuple)):
-            _flatten(x, out)
-        elif _other_sequence(x):
-            _flatten(list(x), out)
-        elif isinstance(x, np.ndarray):  # (its elements as numpy scalars: they keep the array's dtype, as in torch)
-            out.extend(x.reshape(-1)) if x.ndim else out.append(x.item())
-        else:
-            out.append(x)
-
-
-def _rebuild(data, it):
-    out = []
-    for x in data:
-        if isinstance(x, (list, tuple)):
-            out.append(_rebuild(x, it))
-        elif _other_sequence(x):
-            out.append(_rebuild(list(x), it))
-        elif isinstance(x, np.ndarray) and x.ndim:
-            out.append(_rebuild(x.tolist(), it))
-        else:
-            out.append(next(it))
-    return out
 
 
 def _put(arr, dev, copy=False):
@@ -231,7 +100,16 @@ def _tensor_quiet(data, *, dtype=None, device=None, requires_grad=False):
         return _finish(out._x, out._dev, requires_grad)
     if isinstance(data, np.ndarray) and any(st < 0 for st in data.strides):
         _check_numpy_for_sharing(data)  # (torch's ValueError: its copy starts from a tensor over the array)
-    arr, d = _infer_np(data, wide=dtype is not None)
+    try:
+        arr, d = _infer_np(data, wide=dtype is not None)
+    except RuntimeError as e:
+        if dtype is None or not hasattr(e, "element"):
+            raise
+        # with a dtype torch converts each element to it: Python's words for the element it cannot convert
+        kind = type(e.element).__name__
+        dt = _dtype.to_dtype(dtype)
+        raise TypeError(f"must be real number, not {kind}" if dt.is_floating_point or dt.is_complex else
+                        f"'{kind}' object cannot be interpreted as an integer") from None
     if dtype is not None:
         d = _dtype.to_dtype(dtype)
         if arr.size and type(data) is not np.ndarray and not isinstance(data, Tensor) and \
@@ -381,6 +259,7 @@ def _size(size, name="zeros"):
             s = s.item()
         if not isinstance(s, (numbers.Integral, np.integer)) or isinstance(s, bool):
             kind = type(s).__name__
+            name = called_op(name)  # (the factory called: ``x.new_zeros("a")``, ``torch.randn("a")``)
             if i:
                 raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
                                 f"\"type must be tuple of ints,but got {kind}\"")
@@ -574,13 +453,21 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if dtype is None:
-        dtype = _dtype.scalar_dtype(fill_value, "fill_value")
+        try:
+            dtype = _dtype.scalar_dtype(fill_value, "fill_value")
+        except TypeError:  # (with torch's position)
+            raise argument_error(fill_value, "Number", "fill_value", called_op("full"), 2) from None
     elif isinstance(fill_value, numbers.Number):
         check_scalar_fits(fill_value, _dtype.to_dtype(dtype))
+    elif isinstance(fill_value, _NOT_NUMBERS):  # (torch's parser error, not numpy's "data type 'x' not understood")
+        raise argument_error(fill_value, "Number", "fill_value", called_op("full"), 2)
     if not isinstance(size, (numbers.Integral, tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
     shape = _size((size,) if isinstance(size, numbers.Integral) else (tuple(size),), "full")
     return _out(_filled(shape, fill_value, dtype, device, requires_grad), out)
+
+
+_NOT_NUMBERS = (str, list, tuple, dict, type(None))  # what torch's parser rejects for a Number
 
 
 def _out(t, out):
@@ -605,6 +492,28 @@ layout_like = []
 # DTensor does): torchlike.distributed.tensor registers ``like(input, fill, dtype, device, requires_grad)``
 # under its class; it returns None to leave the input to the plain rule
 class_like = {}
+# a factory given an instance of a subclass defining ``__torch_dispatch__`` (``x.new_zeros(2)``, ``empty_like(x)``,
+# ``rand_like(x)``): torchlike.utils._subclass_dispatch registers, under the class, ``call(aten name, overload,
+# input, args, kwargs, compute)``, which shows torch's aten call to the modes and then the subclass
+class_factory = {}
+
+
+def by_class(name, input, args, compute, requires_grad, dtype=None, layout=None, device=None, memory_format=None,
+             overload="default"):
+    """``name(input, *args)`` as the aten call torch makes when ``input``'s class defines ``__torch_dispatch__``
+    (its keywords as torch passes them: those given, ``pin_memory=False``), the result requiring grad as asked;
+    None for any other input.  ``compute(input, *args, **keywords)`` computes it for a plain tensor."""
+    hook = class_factory.get(type(input))
+    if hook is None:
+        return None
+    kw = {k: v for k, v in (("dtype", dtype), ("layout", layout), ("device", device)) if v is not None}
+    kw["pin_memory"] = False
+    if memory_format is not None:
+        kw["memory_format"] = memory_format
+    out = hook(name, overload, input, args, kw, compute)
+    if requires_grad and isinstance(out, Tensor):
+        out.requires_grad_()
+    return out
 
 
 _LIKE_HOST = frozenset(np.dtype(d) for d in (np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64, np.float32,
@@ -629,6 +538,10 @@ def _host_like(input, value):
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    if class_factory:
+        t = by_class("zeros_like", input, (), lambda x, pin_memory=False, **k: zeros_like(x, **k), requires_grad, dtype, layout, device, memory_format)
+        if t is not None:
+            return t
     if dtype is None and layout is None and device is None and requires_grad is False and memory_format is None:
         t = _host_like(input, 0)
         if t is not None:
@@ -645,6 +558,11 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    if class_factory:
+        t = by_class("empty_like", input, (), lambda x, pin_memory=False, **k: empty_like(x, **k), requires_grad, dtype,
+                     layout, device, memory_format)
+        if t is not None:
+            return t
     if dtype is None and layout is None and device is None and requires_grad is False and memory_format is None:
         t = _host_like(input, 0)
         if t is not None:
@@ -661,6 +579,10 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    if class_factory:
+        t = by_class("ones_like", input, (), lambda x, pin_memory=False, **k: ones_like(x, **k), requires_grad, dtype, layout, device, memory_format)
+        if t is not None:
+            return t
     if dtype is None and layout is None and device is None and requires_grad is False and memory_format is None:
         t = _host_like(input, 1)
         if t is not None:
@@ -678,6 +600,11 @@ def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
+    if class_factory:
+        t = by_class("full_like", input, (fill_value,), lambda x, v, pin_memory=False, **k: full_like(x, v, **k),
+                     requires_grad, dtype, layout, device, memory_format)
+        if t is not None:
+            return t
     if getattr(input, "layout", _strided) is not _strided:
         return layout_like[0]("full_like", input, dtype, device, requires_grad)
     hook = class_like.get(type(input))
@@ -688,11 +615,18 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     d, dev = _like(input, dtype, device)
     if isinstance(fill_value, numbers.Number):
         check_scalar_fits(fill_value, _dtype.to_dtype(d))
+    elif isinstance(fill_value, _NOT_NUMBERS):  # (torch's parser error, not JAX's or numpy's words)
+        raise argument_error(fill_value, "Number", "fill_value", "full_like", 2)
     return _mfmt.mark(_filled(tuple(input.shape), fill_value, d, dev, requires_grad), memory_format, input)
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
-    return full((), s, dtype=dtype or _dtype.get_default_dtype(), device=device, requires_grad=requires_grad)
+    try:
+        return full((), s, dtype=dtype or _dtype.get_default_dtype(), device=device, requires_grad=requires_grad)
+    except TypeError:
+        if isinstance(s, _NOT_NUMBERS):  # (full's error names its fill_value)
+            raise argument_error(s, "Number", "s", "scalar_tensor", 1) from None
+        raise
 
 
 # --- new_* methods -----------------------------------------------------------------------------
@@ -720,22 +654,43 @@ def _new_size(name, sizes, size):
 
 def _new_zeros(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
                pin_memory=False):
+    if class_factory:
+        t = by_class("new_zeros", self, (list(_size(_new_size("new_zeros", sizes, size))),),
+                     lambda x, size, pin_memory=False, **k: _new_zeros(x, *size, **k), requires_grad, dtype, layout, device)
+        if t is not None:
+            return t
     kw = _new_kw(self, dtype, device)
     return _filled(_size(_new_size("new_zeros", sizes, size)), 0, kw["dtype"], kw["device"], requires_grad)
 
 
 def _new_ones(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
+    if class_factory:
+        t = by_class("new_ones", self, (list(_size(_new_size("new_ones", sizes, size))),),
+                     lambda x, size, pin_memory=False, **k: _new_ones(x, *size, **k), requires_grad, dtype, layout, device)
+        if t is not None:
+            return t
     return ones(*_new_size("new_ones", sizes, size), requires_grad=requires_grad, **_new_kw(self, dtype, device))
 
 
 def _new_empty(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
                pin_memory=False):
+    if class_factory:
+        t = by_class("new_empty", self, (list(_size(_new_size("new_empty", sizes, size))),),
+                     lambda x, size, pin_memory=False, **k: _new_empty(x, *size, **k), requires_grad, dtype, layout, device)
+        if t is not None:
+            return t
     return empty(*_new_size("new_empty", sizes, size), requires_grad=requires_grad, **_new_kw(self, dtype, device))
 
 
 def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
+    if class_factory:
+        t = by_class("new_full", self, (list(_size(size)), fill_value),
+                     lambda x, size, v, pin_memory=False, **k: _new_full(x, size, v, **k), requires_grad, dtype,
+                     layout, device)
+        if t is not None:
+            return t
     return full(size, fill_value, requires_grad=requires_grad, **_new_kw(self, dtype, device))
 
 
@@ -745,6 +700,12 @@ def _new_empty_strided(self, size, stride=None, *, dtype=None, device=None, requ
     if stride is None:
         raise TypeError('new_empty_strided() missing 1 required positional arguments: "stride"')
     stride = _int_tuple("new_empty_strided", "stride", 2, stride)
+    if class_factory:
+        t = by_class("new_empty_strided", self, (list(size), list(stride)),
+                     lambda x, size, stride, pin_memory=False, **k: _new_empty_strided(x, size, stride, **k),
+                     requires_grad, dtype, kw.get("layout"), device)
+        if t is not None:
+            return t
     return empty_strided(size, stride, requires_grad=requires_grad, **_new_kw(self, dtype, device))
 
 

@@ -236,7 +236,8 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     m = n if m is None else m
-    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    d = _dtype.to_dtype(dtype) if dtype is not None else \
+        out.dtype if isinstance(out, Tensor) else _dtype.get_default_dtype()  # (torch fills out= in its dtype)
     if m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     check_alloc((n, m), d)

@@ -210,8 +210,9 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
     if off and (dev is None or dev.type == "cpu"):
         _keep_on_cpu(arrays)
     out = None
+    record = need_grad and diff and _state.enabled
     if fused is not None:
-        if need_grad and diff and _state.enabled:  # recorded: the pullback needs the views' own values
+        if record:  # recorded: the pullback needs the views' own values
             for i, a in fused:
                 arrays[i] = a._value
         else:
@@ -223,7 +224,7 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
         e = _fwd_cache.get((f, statics))
         if e is None:
             e = _new_forward(f, statics, jit)
-        if e.watch is not None and not (need_grad and diff and _state.enabled):  # shapes keep changing
+        if e.watch is not None and not record:  # shapes keep changing
             out = _shape_churn.route(e, f, statics, arrays)
         if out is None and e.pad is not None:  # the row count keeps changing: a padded program
             out = e.pad.route(e, arrays)
@@ -239,8 +240,8 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
                 _jit_cache.counted(e, arrays)
                 _shape_churn.watch_after_compile(e, f, arrays)
         e.used = True
-    dev = dev or CPU
-    record = need_grad and diff and _state.enabled
+    if dev is None:
+        dev = CPU
     if record and type(diff) is str:
         f, name, saves = _not_implemented(diff), "NotImplemented", False
     if type(out) is tuple or type(out) is list:
@@ -456,10 +457,15 @@ def _record(f, statics, args, arrays, outs, name, saves):
     diff_in, inputs, saved = [], [], []
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
-            if (a._rg or a._grad_fn is not None):
+            gf = a._grad_fn
+            if gf is not None:
                 diff_in.append(i)
-                gf = a._grad_fn
-                inputs.append((gf, a._oi) if gf is not None else (a._accumulator(), 0))
+                inputs.append((gf, a._oi))
+            elif a._rg:
+                diff_in.append(i)
+                acc = a._acc  # (``a._accumulator()`` inlined while the leaf's node is alive)
+                acc = acc() if acc is not None else None
+                inputs.append((acc if acc is not None else a._accumulator(), 0))
             else:
                 # a float tensor without grad: torch's (None, 0) edge; index/mask tensors are no edge
                 d = getattr(arrays[i], "dtype", None)
@@ -471,9 +477,10 @@ def _record(f, statics, args, arrays, outs, name, saves):
             inputs.append(None)
     if len(outs) == 1:  # (one output, the common case, without the generators)
         x = outs[0]._x
-        if x.dtype.kind not in "fcV":
+        dt = x.dtype  # (a jax array's dtype and shape are properties: read once)
+        if dt.kind not in "fcV":
             return
-        diff_out, out_meta = _ONE_OUT, ((x.shape, x.dtype),)
+        diff_out, out_meta = _ONE_OUT, ((x.shape, dt),)
     else:
         diff_out = tuple(j for j, o in enumerate(outs) if _diff_dtype(o._x.dtype))
         if not diff_out:

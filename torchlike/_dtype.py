@@ -10,7 +10,7 @@ import math
 import ml_dtypes
 import numpy as np
 
-from ._errors import argument_error
+from ._errors import TYPE_NAMES, argument_error
 
 __all__ = [
     "dtype", "float32", "float", "float64", "double", "float16", "half", "bfloat16", "int8", "int16",
@@ -265,6 +265,7 @@ _CAP = {"uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64", "int8": "Cha
         "bfloat16": "BFloat16", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
         "complex128": "ComplexDouble", "complex32": "ComplexHalf", "qint8": "QInt8", "quint8": "QUInt8",
         "qint32": "QInt32", "quint4x2": "QUInt4x2", "quint2x4": "QUInt2x4", **{d.name: "F" + d.name[1:] for d in FLOAT8}}
+TYPE_NAMES.update(_CAP)  # (the hook _errors exposes: torch's names in translated messages)
 _PROMOTE = {}
 
 

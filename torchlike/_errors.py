@@ -32,7 +32,7 @@ import warnings
 import jax
 import numpy as np
 
-__all__ = ["PACKAGE_DIR", "warn_at_caller", "argument_error", "method_argument_error", "bool_arg", "no_other_keywords", "as_tensor_methods", "renamed", "caller_op", "int_arg", "float_arg", "translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit",
+__all__ = ["PACKAGE_DIR", "warn_at_caller", "argument_error", "method_argument_error", "bool_arg", "no_other_keywords", "as_tensor_methods", "renamed", "caller_op", "called_op", "int_arg", "float_arg", "translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit",
            "GraphBreak", "OutOfMemoryError", "AcceleratorError"]
 
 
@@ -57,6 +57,12 @@ _SMALL = 2 ** 26
 _FOREIGN_MODULES = ("jax", "jaxlib", "numpy", "ml_dtypes", "opt_einsum")
 _FOREIGN_PATH = re.compile(r"[\\/](jax|jaxlib|numpy|ml_dtypes|opt_einsum)[\\/]")
 _FOREIGN_WORDS = re.compile(r"\b(jax\w*|jnp|lax|xla|stablehlo|mlir)\b", re.I)
+# JAX's refusal of an operand dtype at trace time (``erf does not accept dtype complex64``): its frames are
+# already stripped, so only the text tells it apart
+_JAX_DTYPE = re.compile(r"\b\w+ does not accept dtypes? (\w+)\.? Accepted dtypes")
+TYPE_NAMES = {}  # numpy dtype name -> torch's ScalarType name ("int64" -> "Long"); filled by _dtype
+# the op table's surfaces, ``("torch", "subtract")``, ``("Tensor", "greater")`` (registry's claims, the same dict)
+OP_SURFACES = {}
 _limit = None
 
 
@@ -184,7 +190,7 @@ def is_foreign(exc):
         tb = tb.tb_next
     if last is not None and _FOREIGN_PATH.search(last.tb_frame.f_code.co_filename or ""):
         return True
-    return bool(_FOREIGN_WORDS.search(str(exc)))
+    return bool(_FOREIGN_WORDS.search(str(exc)) or _JAX_DTYPE.search(str(exc)))
 
 
 def _clean(exc):
@@ -220,6 +226,13 @@ def _op_name(f, name):
         return re.sub(r"(?<!^)(?=[A-Z])", "_", base).lower()
     fn = getattr(f, "__name__", "op")
     return fn.strip("_").removesuffix("_impl") or "op"
+
+
+def _parsing_op(f, name):
+    """The op torch's parser error names for an operand of a type no op takes: the op table surface the user
+    called (``x.subtract(None)``, ``torch.greater(x, "a")``, ``x.float_power(None)``: torch parses the alias's or
+    composite's own arguments before any kernel runs), else the op of the failing JAX function."""
+    return called_op(_op_name(f, name))
 
 
 # ops whose torch kernel broadcasts its operands in another order than torchlike passes them
@@ -259,7 +272,7 @@ def translate(exc, f=None, name=None, arrays=()):
     if isinstance(exc, AttributeError) and not hasattr(exc.obj, "shape"):
         at = next((i for i, a in enumerate(arrays) if a is exc.obj), None)
         if at is not None:  # an operand neither a Tensor nor a number (``x.sub(None)``): torch's parser error
-            return TypeError(f"{_op_name(f, name)}(): argument '{'other' if at else 'input'}' must be Tensor, "
+            return TypeError(f"{_parsing_op(f, name)}(): argument '{'other' if at else 'input'}' must be Tensor, "
                              f"not {type(exc.obj).__name__}")
     if not is_foreign(exc):
         return _clean(exc)
@@ -269,7 +282,7 @@ def translate(exc, f=None, name=None, arrays=()):
     if at is None and "None" in str(exc):
         at = next((i for i, a in enumerate(arrays) if a is None), None)
     if at is not None:
-        return TypeError(f"{_op_name(f, name)}(): argument '{'other' if at else 'input'}' must be Tensor, "
+        return TypeError(f"{_parsing_op(f, name)}(): argument '{'other' if at else 'input'}' must be Tensor, "
                          f"not {type(arrays[at]).__name__}")
     text = str(exc)
     low = text.lower()
@@ -279,6 +292,10 @@ def translate(exc, f=None, name=None, arrays=()):
         if n is None and getattr(exc, "shape", None) is not None:  # numpy's _ArrayMemoryError
             n = math.prod(exc.shape) * _itemsize(exc.dtype)
         return alloc_error(n if n is not None else 0)
+    m = _JAX_DTYPE.search(text)
+    if m:  # a kernel without that dtype: torch's NotImplementedError
+        return NotImplementedError(f'"{_op_name(f, name)}_cpu" not implemented for '
+                                   f"'{TYPE_NAMES.get(m.group(1), m.group(1))}'")
     shapes = [tuple(a.shape) for a in arrays if hasattr(a, "shape")]
     if "broadcast" in low or "same shape" in low or "incompatible shapes" in low:
         order = _OPERAND_ORDER.get(name)
@@ -336,7 +353,18 @@ def caller_op():
         if not f.f_code.co_filename.endswith("importlib_bootstrap>"):
             name = f.f_code.co_name
         f = f.f_back
-    return name.strip("_") or "op"
+    # (a dunder is its op, ``__sub__`` sub; a trailing underscore stays: ``x.cumsum_("a")`` names cumsum_, as torch's)
+    return (name[2:-2] if name.startswith("__") and name.endswith("__") else name.lstrip("_")) or "op"
+
+
+def called_op(default):
+    """For a parser error built on a failure path inside an op shared by several surfaces (an alias's body is its
+    op's, ``subtract``'s ``sub``; a composite calls others): ``caller_op()`` where it is an op table surface
+    (``torch.X`` or ``Tensor.X``), as torch parses the arguments of the function called; else ``default``."""
+    called = caller_op()
+    if ("torch", called) in OP_SURFACES or ("Tensor", called) in OP_SURFACES:
+        return called
+    return default
 
 
 def tp_name(value):
@@ -497,6 +525,26 @@ def torch_warn(message, where, *, once=False, category=UserWarning):
             return
         _WARNED_ONCE.add(where)
     warn_at_caller(f"{message} (Triggered internally at /__w/pytorch/pytorch/{where}.)", category)
+
+
+# code objects of the functions (and scripted modules' forward) given to torch.jit.script
+SCRIPTED_CODE = set()
+
+
+def called_from_script():
+    """Whether the first frame outside torchlike runs a function given to ``torch.jit.script``: TorchScript calls
+    aten directly, so notes torch's Python bindings give (the sparse factories' invariant note) do not fire there.
+
+    >>> import torchlike._errors as e
+    >>> e.called_from_script()
+    False
+    """
+    if not SCRIPTED_CODE:
+        return False
+    f = sys._getframe(1)
+    while f is not None and (f.f_code.co_filename.startswith(PACKAGE_DIR) or warnings._is_internal_frame(f)):
+        f = f.f_back
+    return f is not None and f.f_code in SCRIPTED_CODE
 
 
 def warn_at_caller(message, category=UserWarning):

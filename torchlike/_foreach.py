@@ -40,8 +40,35 @@ __all__ = [f"_foreach_{n}{s}" for n in (*_UNARY, *_BINARY, "addcmul", "addcdiv",
     "_foreach_mm"]
 
 
+_MISSING = object()
+
+
+def _keyword_operand(name, given, given_kwargs, kwargs, overloads):
+    """The second operand given by its keyword (``scalar=``, ``scalars=``, ``other=``, ``exponent=``: the name of
+    the overload it selects, as torch's parser takes it) and the keywords left; a value that fits no overload of
+    that name, or no operand at all, is torch's invalid combination."""
+    for key in list(kwargs):
+        kinds = [o.split(",")[0].rsplit(" ", 1)[0] for o in overloads if o.split(",")[0].rsplit(" ", 1)[1] == key]
+        if kinds:
+            value = kwargs.pop(key)
+            if any(_fits(kind, value) for kind in kinds):
+                return value, kwargs
+            break
+    raise _invalid(name, given, given_kwargs, overloads)
+
+
+def _fits(kind, value):
+    if kind == "Number":
+        return isinstance(value, numbers.Number)
+    if kind == "Tensor":
+        return isinstance(value, Tensor)
+    item = Tensor if kind == "tuple of Tensors" else numbers.Number
+    return isinstance(value, (list, tuple)) and all(isinstance(v, item) for v in value)
+
+
 def _invalid(name, args, kwargs, overloads):
-    got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
+    keywords = [f"{k}={type(kwargs[k]).__name__}" for k in sorted(kwargs)]  # (torch's parser lists them sorted)
+    got = ", ".join([type(a).__name__ for a in args] + keywords) if args else "".join(f"{k}, " for k in keywords)
     lines = "".join(f" * (tuple of Tensors self, {o})\n" for o in overloads)
     return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one "
                      f"of:\n{lines}")
@@ -102,28 +129,36 @@ def _binary(op, overloads):
     alpha_ok = op in ("add", "sub")
     tensor_ok = any(o.startswith("Tensor other") for o in overloads)
 
-    def run(name, method, self, other, kwargs):
-        args = (self, other)
+    def run(name, method, given, given_kwargs):
+        kwargs = dict(given_kwargs)
+        self = given[0] if given else kwargs.pop("self", _MISSING)
+        if self is _MISSING or len(given) > 2:
+            raise _invalid(name, given, given_kwargs, overloads)
+        if len(given) == 2:
+            other = given[1]
+        else:
+            other, kwargs = _keyword_operand(name, given, given_kwargs, kwargs, overloads)
         if kwargs and (not alpha_ok or set(kwargs) != {"alpha"}):
-            raise _invalid(name, args, kwargs, overloads)
-        ts = _tensor_list(name, self, args, kwargs, overloads)
-        others = _operands(name, ts, other, args, kwargs, overloads, tensor_ok)
+            raise _invalid(name, given, given_kwargs, overloads)
+        ts = _tensor_list(name, self, given, given_kwargs, overloads)
+        others = _operands(name, ts, other, given, given_kwargs, overloads, tensor_ok)
         if kwargs and not isinstance(others[0], Tensor):  # alpha only with tensor operands
-            raise _invalid(name, args, kwargs, overloads)
+            raise _invalid(name, given, given_kwargs, overloads)
         if not isinstance(others[0], Tensor) and op in _SCALAR_FORM:  # torch's Number overloads clamp
             method = _SCALAR_FORM[op] + method[len(op):]
         elif not hasattr(Tensor, method):  # (maximum_, minimum_: no Tensor method; the result written back)
             return ts, [t.copy_(getattr(t, op)(o)) for t, o in zip(ts, others)]
         return ts, [getattr(t, method)(o, **kwargs) for t, o in zip(ts, others)]
 
-    def out_of_place(self, other, **kwargs):
-        if op == "pow" and isinstance(self, numbers.Number):  # (Number self, tuple of Tensors exponent)
-            ts = _tensor_list("_foreach_pow", other, (self, other), {}, overloads, "exponent", 2)
-            return tuple(Tensor.__rpow__(t, self) for t in ts)
-        return tuple(run(f"_foreach_{op}", op, self, other, kwargs)[1])
+    # positional-only: the second operand by keyword names its overload (scalar=, scalars=, other=, exponent=)
+    def out_of_place(*args, **kwargs):
+        if op == "pow" and len(args) == 2 and isinstance(args[0], numbers.Number):  # (Number self, exponent list)
+            ts = _tensor_list("_foreach_pow", args[1], args, {}, overloads, "exponent", 2)
+            return tuple(Tensor.__rpow__(t, args[0]) for t in ts)
+        return tuple(run(f"_foreach_{op}", op, args, kwargs)[1])
 
-    def in_place(self, other, **kwargs):
-        return run(f"_foreach_{op}_", op + "_", self, other, kwargs)[0]
+    def in_place(*args, **kwargs):
+        return run(f"_foreach_{op}_", op + "_", args, kwargs)[0]
 
     return out_of_place, in_place
 
@@ -156,11 +191,11 @@ def _pointwise(op):
             raise _invalid(name, args, {}, overloads)
         return ts, [getattr(t, method)(a, b, value=v) for t, a, b, v in zip(ts, t1, t2, values)]
 
-    def out_of_place(self, tensor1, tensor2, value=1):
-        return tuple(run(f"_foreach_{op}", op, self, tensor1, tensor2, value)[1])
+    def out_of_place(self, tensor1, tensor2, value=1, *, scalars=_MISSING):  # (scalars: the list overloads' name)
+        return tuple(run(f"_foreach_{op}", op, self, tensor1, tensor2, value if scalars is _MISSING else scalars)[1])
 
-    def in_place(self, tensor1, tensor2, value=1):
-        return run(f"_foreach_{op}_", op + "_", self, tensor1, tensor2, value)[0]
+    def in_place(self, tensor1, tensor2, value=1, *, scalars=_MISSING):
+        return run(f"_foreach_{op}_", op + "_", self, tensor1, tensor2, value if scalars is _MISSING else scalars)[0]
 
     return out_of_place, in_place
 
@@ -177,11 +212,11 @@ def _lerp_forms():
         weights = _operands(name, ts, weight, args, {}, overloads, False)
         return ts, [getattr(t, method)(e, w) for t, e, w in zip(ts, ends, weights)]
 
-    def out_of_place(self, tensors1, weight):
-        return tuple(run("_foreach_lerp", "lerp", self, tensors1, weight)[1])
+    def out_of_place(self, tensors1, weight=_MISSING, *, weights=_MISSING):  # (weights: the tensor-list overload's)
+        return tuple(run("_foreach_lerp", "lerp", self, tensors1, weight if weights is _MISSING else weights)[1])
 
-    def in_place(self, tensors1, weight):
-        return run("_foreach_lerp_", "lerp_", self, tensors1, weight)[0]
+    def in_place(self, tensors1, weight=_MISSING, *, weights=_MISSING):
+        return run("_foreach_lerp_", "lerp_", self, tensors1, weight if weights is _MISSING else weights)[0]
 
     return out_of_place, in_place
 

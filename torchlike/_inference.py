@@ -79,7 +79,7 @@ def _check_record(f, statics, args, arrays, diff_in, diff_out, name, saves, save
 def install():
     """Hook torch's autograd rules for inference tensors into dispatch and in-place writes (run once, the first
     time inference mode is entered)."""
-    _mutation.on_inplace.append(_check_inplace)
+    _mutation.on_inference_write.append(_check_inplace)
     _dispatch.record_checks.append(_check_record)
 
 

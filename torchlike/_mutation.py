@@ -24,12 +24,17 @@ from ._dispatch import dispatch
 from .tensor import _ALIAS_CHAIN, Tensor, _seen_mark
 
 __all__ = ["view_of_root", "copy_slices", "alias_op", "write_out", "check_no_overlap", "check_out_overlap", "overlap",
-           "on_inplace", "check_inplace", "check_operands", "internal_overlap", "warn_if_expanded", "expanded_warning"]
+           "on_inplace", "on_inference_write", "check_inplace", "check_operands", "internal_overlap", "warn_if_expanded", "expanded_warning"]
 
 # Hook: callables ``check(self, new)`` run before an in-place write of ``new`` into ``self``. Empty except
 # while a torchlike.func transform runs (func pushes its check on entry and pops it on exit), so an in-place
 # op outside transforms pays one truth test.
 on_inplace = []
+# Hook: callables ``check(self, new)`` run before an in-place write into an inference tensor (``self._ver`` an
+# InferenceVersion; torchlike._inference installs torch's refusal the first time inference mode is entered). Kept
+# apart from on_inplace because it stays installed for the rest of the process: a host write (never into an
+# inference tensor) must not be turned off by it.
+on_inference_write = []
 
 _state = _grad_mode._state
 
@@ -63,6 +68,10 @@ def alias_op(t):
 
 def _refresh_recorded(self):
     """Re-read a stale view of a root that is in the autograd graph, recording the read."""
+    if "_fn_view" in self.__dict__:  # an autograd.Function's view output whose base was written: its value is
+        # re-read, its grad_fn stays the Function's (torch refuses its autograd use then; docs/differences.md)
+        self._x = _views.chain_fn(self._chain)(self._vbase._value)
+        return
     with _grad_mode.enable_grad():
         fresh = view_of_root(self._vbase, self._chain)
     self._grad_fn, self._oi = fresh._grad_fn, fresh._oi
@@ -79,6 +88,9 @@ def _inplace_update(self, new, aliased=False):
         return self
     if on_inplace:
         for check in on_inplace:
+            check(self, new)
+    if on_inference_write and type(self._ver) is not list:
+        for check in on_inference_write:
             check(self, new)
     if _state.enabled:
         self._check_inplace_leaf()

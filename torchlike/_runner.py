@@ -13,19 +13,54 @@ import runpy
 import sys
 import types
 
-from . import _torch_extensions, _torch_paths
-from ._distributed_compat import fill, known
+from . import _torch_extensions, _torch_module_names, _torch_paths
+from ._distributed_compat import fill
 from ._missing import module_getattr
 
 __all__ = ["install", "run", "run_module"]
+
+_TORCH_MODULES = set()  # torch's module names (filled on first use from _torch_module_names)
+_TORCH_PACKAGES = set()  # those of them that are packages
+
+
+def torch_has(name):
+    """Whether torch (2.13) has a module named ``name`` (``torch.nn.modules.linear``: True; ``torch.nn.nope``,
+    ``torch.demo``: False)."""
+    if not _TORCH_MODULES:
+        _TORCH_MODULES.add("torch")
+        parent = None
+        for line in _torch_module_names.TREE.splitlines():
+            if not line.strip():
+                continue
+            if not line.startswith(" "):
+                parent, _, line = line.partition(":")
+                _TORCH_PACKAGES.add(parent)
+            _TORCH_MODULES.update(f"{parent}.{child}" for child in line.split())
+    return name in _TORCH_MODULES
+
+
+def _torchlike_caller(depth):
+    """Whether the code ``depth`` frames up (past the import system's frames) is torchlike's own: the import
+    system names a submodule by its package's ``__name__`` (``from . import _loader`` imports
+    ``<package.__name__>._loader``), which torchlike's code must see as torchlike's."""
+    f = sys._getframe(depth + 1)
+    while f is not None and (f.f_code.co_filename.startswith("<frozen importlib") or
+                             f.f_globals.get("__name__") == "importlib"):
+        f = f.f_back
+    return f is not None and str(f.f_globals.get("__name__", "")).startswith("torchlike")
+
 
 # torch submodule -> torchlike module, where the names differ
 _RENAMES = {"torch.nn.parallel": "torchlike.nn.parallel", "torch.cuda.amp": "torchlike.cuda.amp"}
 
 
 class _Alias(importlib.abc.Loader):
+    """Loads torch module ``public`` (one torch has: ``torch_has``) as torchlike's ``target``, or as a stub whose
+    attributes raise NotImplementedError where torchlike lacks it."""
+
     def __init__(self, target, public):
         self.target, self.public = target, public
+        self._spec = None
 
     def create_module(self, spec):
         mod = None
@@ -33,29 +68,48 @@ class _Alias(importlib.abc.Loader):
             try:
                 mod = importlib.import_module(self.target)
             except ModuleNotFoundError as e:
-                # torchlike lacks the module: a stub that names what is missing (below a missing package only
-                # for the modules _distributed_compat fills; elsewhere that stays an ImportError)
-                if e.name != self.target and not (known(self.public) and self.target.startswith(e.name + ".")):
-                    if str(e.name).startswith("torchlike"):
-                        # torch's name, not torchlike's: ``from torch.nested import nested_tensor`` asks for the
-                        # submodule torch.nested.nested_tensor, and import skips a ModuleNotFoundError naming
-                        # it (then the stub's attribute says what torchlike lacks)
-                        raise ModuleNotFoundError(f"No module named {self.public!r}", name=self.public) from None
+                # torchlike lacks the module (or a package above it): a stub that names what is missing;
+                # a dependency torchlike's module imports stays the ImportError it is
+                if e.name != self.target and not self.target.startswith(f"{e.name}."):
                     raise
         if mod is None:
             mod = types.ModuleType(self.public)
             mod.__getattr__ = module_getattr(self.public)
-            mod.__path__ = []
-        if self.public.startswith("torch.distributed"):
+            if self.public in _TORCH_PACKAGES:
+                mod.__path__ = []
+        else:
+            self._spec = getattr(mod, "__spec__", None)
+            _as_package(self.public, mod)
+        if self.public.startswith("torch.distributed") and self.target.startswith("torchlike"):
             fill(self.public, mod)
         if self.public == "torch":
             # torch.__name__ is "torch": pyro checks that its patch targets ("torch.distributions....") start
-            # with it. Only the top-level module: submodules keep torchlike's names, which torchlike's own
-            # frame checks read (its __init__ reads __package__ instead)
+            # with it. Only the top-level module's dict: submodules keep torchlike's names there, which
+            # torchlike's own frame checks read (their attribute ``__name__`` is torch's: ``_ModuleByName``)
             mod.__name__ = "torch"
+            self._spec = None
             _register_loaded_submodules()
         _name_classes_as_torch()  # (again for what this import loaded)
         return mod
+
+    def exec_module(self, module):
+        if self._spec is not None:
+            # the import system gave torchlike's module this alias's spec: its own goes back, so its relative
+            # imports see ``__spec__.parent == __package__`` (else ImportWarning) and find_spec answers for it
+            module.__spec__ = self._spec
+
+
+_ORIGINAL_FINDER = importlib.machinery.PathFinder
+
+
+class _NoSuchModule(importlib.abc.Loader):
+    """A torchlike module torch does not have (``torch.demo``): its torch name fails as under torch."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def create_module(self, spec):
+        raise ModuleNotFoundError(f"No module named {self.name!r}", name=self.name)
 
     def exec_module(self, module):
         pass
@@ -71,8 +125,16 @@ def _register_loaded_submodules():
         if not name.startswith("torchlike.") or any(part.startswith("_") for part in name.split(".")):
             continue
         public = renamed.get(name, "torch" + name[len("torchlike"):])
-        if not public.startswith("torch.distributed") and isinstance(mod, types.ModuleType):
+        if not public.startswith("torch.distributed") and isinstance(mod, types.ModuleType) and torch_has(public):
+            _as_package(public, mod)
             sys.modules.setdefault(public, mod)
+
+
+def _as_package(public, mod):
+    """Where torch's module ``public`` is a package and torchlike's is a file (torch.masked, torch.cuda.amp),
+    make it a package: its submodules then import as torch's do (a stub, or ModuleNotFoundError)."""
+    if public in _TORCH_PACKAGES and not hasattr(mod, "__path__"):
+        mod.__path__ = []
 
 
 # classes torch defines in its C extension or top level, shown at torch's path ({torchlike module: torch module})
@@ -101,6 +163,8 @@ def _name_classes_as_torch():
             if any(part.startswith("_") for part in name.split(".")) or name.startswith("torchlike.distributed"):
                 continue  # private modules keep torchlike's names (torch.distributed: _distributed_compat's)
             home = "torch" + name[len("torchlike"):]
+            if not torch_has(home):
+                continue  # a module torch does not have (torch.demo): pickles must name an importable path
         # the torchlike module ``import home`` gives under the runner (``torch._C`` -> torchlike._C)
         target = sys.modules.get("torchlike" + home[len("torch"):])
         for obj in list(vars(mod).values()):
@@ -115,10 +179,58 @@ def _name_classes_as_torch():
 class _ModuleByName(types.ModuleType):
     """The class of torchlike's modules under the runner: a pickler that records a module (dill, which datasets'
     fingerprints use, for a function's globals) records it by name, as dill does an installed torch's modules
-    (under ``sys.prefix``), never by value (torchlike's whole tree: slow, then RecursionError)."""
+    (under ``sys.prefix``), never by value (torchlike's whole tree: slow, then RecursionError).
+
+    What a user sees of the module names torch's module, as under torch: ``m.__name__`` (so ``from torch.nn
+    import nope`` says "cannot import name 'nope' from 'torch.nn'"), ``repr(m)`` and the AttributeError of a
+    missing attribute. The module's own globals keep torchlike's ``__name__`` (what its functions and
+    classes record as ``__module__`` and its relative imports read), and so does the import system when
+    torchlike's code imports a submodule (``from . import _loader``: torch has no ``torch.nn._loader``)."""
+
+    @property
+    def __name__(self):
+        own = _own_name(self)
+        if not isinstance(own, str) or (sys._getframe(1).f_code.co_filename.startswith("<frozen importlib")
+                                        and _torchlike_caller(1)):
+            return own  # the import system, importing a submodule for torchlike's own code
+        return _torch_name(own)
+
+    @__name__.setter
+    def __name__(self, value):
+        vars(self)["__name__"] = value
+
+    def __repr__(self):
+        where = vars(self).get("__file__")
+        name = _torch_name(_own_name(self))
+        return f"<module {name!r} from {where!r}>" if where else f"<module {name!r}>"
+
+    def __getattr__(self, name):
+        hook = vars(self).get("__getattr__")
+        if hook is not None:  # the module's own (lazy loads, NotImplementedError for what torchlike lacks)
+            try:
+                return hook(name)
+            except AttributeError as e:
+                if type(e) is not AttributeError:
+                    raise
+        raise AttributeError(f"module {_torch_name(_own_name(self))!r} has no attribute {name!r}")
 
     def __reduce_ex__(self, protocol):
-        return importlib.import_module, (self.__name__,)
+        return importlib.import_module, (_torch_name(_own_name(self)),)
+
+
+def _own_name(mod):
+    """torchlike's name of module ``mod`` (its globals' ``__name__``; the facade's says "torch")."""
+    own = vars(mod).get("__name__")
+    return "torchlike" if own == "torch" and mod is sys.modules.get("torchlike") else own
+
+
+def _torch_name(name):
+    """The torch name of torchlike module ``name`` where torch has that module (else ``name``)."""
+    if name.startswith("torchlike.") or name == "torchlike":
+        public = {v: k for k, v in _RENAMES.items()}.get(name, "torch" + name[len("torchlike"):])
+        if torch_has(public):
+            return public
+    return name
 
 
 # named as the class it stands for: ``type(torch.nn).__name__`` is "module" under torch (lazy importers print and
@@ -163,6 +275,17 @@ class TorchFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
         if fullname != "torch" and not fullname.startswith("torch."):
             return None
+        if fullname in _torch_module_names.ALIASES:  # another torch module under this name, as torch has it
+            return importlib.machinery.ModuleSpec(fullname, _Alias(_torch_module_names.ALIASES[fullname], fullname))
+        parent = fullname.rpartition(".")[0]
+        if torch_has(parent) and parent not in _TORCH_PACKAGES and not _torchlike_caller(1):
+            raise ModuleNotFoundError(f"No module named {fullname!r}; {parent!r} is not a package", name=fullname)
+        if not torch_has(fullname) and not _torchlike_caller(1):
+            # as under torch: ModuleNotFoundError (find_spec answers None), also where torchlike has a module of
+            # that name (torch.demo, torch.nn._loader: found through the package's __path__, torchlike's folder)
+            if _ORIGINAL_FINDER.find_spec(fullname, path) is None:
+                return None
+            return importlib.machinery.ModuleSpec(fullname, _NoSuchModule(fullname))
         tgt = _RENAMES.get(fullname, "torchlike" + fullname[len("torch"):])
         spec = importlib.machinery.ModuleSpec(fullname, _Alias(tgt, fullname), is_package=True)
         if fullname == "torch":  # where an installed torch's spec points (libraries read spec.origin)

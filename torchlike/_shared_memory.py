@@ -142,7 +142,7 @@ def _rebuild(cls, dupfd, dtype, shape, requires_grad, extra):
     m = _Mapping(dupfd.detach(), int(np.prod(shape, dtype=np.int64)) * dtype.itemsize, dtype, shape)
     t = _attach(Tensor._wrap(None), m)  # (the value is read from the mapping by _attach)
     if cls is not Tensor:
-        t = t.as_subclass(cls)
+        t = t._retype(cls)
     t._rg = requires_grad
     t.__dict__.update(extra)
     return t

@@ -10,12 +10,14 @@ from __future__ import annotations
 import functools
 import itertools
 import weakref
+from collections import OrderedDict
 
 import jax
 import jax.extend.core as jex
 import jax.numpy as jnp
 
 from . import _jit_cache
+from ._hooks import add_hook
 
 __all__ = ["Node", "AccumulateGrad", "pullback_fn", "node_class", "edges", "torch_name", "relabel",
            "WRAPS_SCALARS", "TORCH_NAMES", "primals_read", "pullback_reads"]
@@ -120,7 +122,7 @@ class Node:
     needs no gradient, as in torch.
     """
     __slots__ = ("f", "statics", "primals", "inputs", "diff_in", "diff_out", "out_meta", "saved",
-                 "seq", "_name", "_hooks", "_pre_hooks", "_tensor_hooks", "_retained", "metadata",
+                 "seq", "_name", "_hooks", "_pre_hooks", "_tensor_hooks", "_retained", "_md",
                  "_freed", "saves_outputs", "packed", "__weakref__")
 
     def __init__(self, f, statics, primals, inputs, diff_in, diff_out, out_meta, name, saved=()):
@@ -138,7 +140,7 @@ class Node:
         self._pre_hooks = None
         self._tensor_hooks = None  # {output index: [hooks]} from Tensor.register_hook on non-leaves
         self._retained = None  # {output index: weakref to tensor} for retain_grad
-        self.metadata = {}
+        self._md = None  # ``metadata``'s dict, made when first read
         self._freed = False
         self.saves_outputs = False  # the saved tensors are this node's outputs (torch's formula uses the result)
         self.packed = None  # saved_tensors_hooks: [(primal index or None, packed object, unpack hook)]
@@ -148,6 +150,14 @@ class Node:
 
     def name(self):
         return type(self)._display or self._name
+
+    @property
+    def metadata(self):
+        """torch's ``node.metadata``: a dict kept with the node (made when first read: most nodes never are)."""
+        m = getattr(self, "_md", None)
+        if m is None:
+            m = self._md = {}
+        return m
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
@@ -166,30 +176,30 @@ class Node:
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node computes its input gradients."""
         if self._hooks is None:
-            self._hooks = []
-        self._hooks.append(fn)
-        return _Handle(self._hooks, fn)
+            self._hooks = OrderedDict()
+        return add_hook(self._hooks, fn)
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before this node; may return replacement gradients."""
         if self._pre_hooks is None:
-            self._pre_hooks = []
-        self._pre_hooks.append(fn)
-        return _Handle(self._pre_hooks, fn)
+            self._pre_hooks = OrderedDict()
+        return add_hook(self._pre_hooks, fn)
 
     def _add_tensor_hook(self, idx, fn):
         if self._tensor_hooks is None:
             self._tensor_hooks = {}
-        lst = self._tensor_hooks.setdefault(idx, [])
-        lst.append(fn)
-        return _Handle(lst, fn)
+        return add_hook(self._tensor_hooks.setdefault(idx, OrderedDict()), fn)
 
     def _check_saved(self):
         if self.packed is not None:  # (saved_tensors_hooks: torch checks no versions then, it unpacks)
             self._unpack()
             return
-        _check_not_freed(self)
+        if self._freed:
+            _check_not_freed(self)
         for k, (t, v) in enumerate(self.saved):
+            w = t._ver  # (``t._version`` inlined for a plain version list; any other form asks the property)
+            if type(w) is list and (w[0] if len(w) == 1 else w[0] - w[1]) == v:
+                continue
             if t._version != v:
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by an inplace "
@@ -269,7 +279,7 @@ _NODE_CLASSES["NotImplemented"] = type("NotImplemented", (Node,), {
 class AccumulateGrad(Node):
     """The node at a leaf tensor: accumulates incoming gradients into ``variable.grad``."""
 
-    __slots__ = ("variable",)
+    __slots__ = ("variable", "_meta")
     seq = 2 ** 64 - 1  # torch's (UINT64_MAX): a leaf accumulates as soon as its gradient is complete
 
     def __init__(self, variable):
@@ -277,13 +287,24 @@ class AccumulateGrad(Node):
         self.inputs = ()
         self.diff_in = ()
         self.diff_out = (0,)
-        self.out_meta = ((tuple(variable.shape), variable.dtype.np),)
+        self._meta = None  # out_meta, read from the variable when first asked (a leaf's node is made per graph)
         self.saved = ()
         self._name = "torch::autograd::AccumulateGrad"
-        self._hooks = self._pre_hooks = self._tensor_hooks = self._retained = None
-        self.metadata = {}
+        self._hooks = self._pre_hooks = self._tensor_hooks = self._retained = self._md = None
         self._freed = False
         self.primals = ()
+
+    @property
+    def out_meta(self):
+        m = self._meta
+        if m is None:
+            v = self.variable
+            m = self._meta = ((tuple(v.shape), v.dtype.np),)
+        return m
+
+    @out_meta.setter
+    def out_meta(self, value):
+        self._meta = value
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
@@ -303,28 +324,6 @@ class NoGradViewSink(AccumulateGrad):
     and the gradients that reach it go nowhere (neither its ``.grad`` nor its base's)."""
 
     __slots__ = ()
-
-
-class _Handle:
-    """A removable hook handle (``handle.remove()``)."""
-
-    _ids = itertools.count()
-
-    def __init__(self, lst, fn):
-        self._lst, self._fn = lst, fn
-        self.id = next(self._ids)
-
-    def remove(self):
-        try:
-            self._lst.remove(self._fn)
-        except ValueError:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *a):
-        self.remove()
 
 
 # ---- torch's names and next_functions edges for the tape's nodes -------------------------------------

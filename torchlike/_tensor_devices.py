@@ -25,15 +25,22 @@ class TensorDevices:
     def cpu(self, *, memory_format=None):
         return self.to("cpu")
 
-    def cuda(self, device=None, non_blocking=False, memory_format=None):
-        # (an int is an accelerator index, as in torch.device(0): torch's error without one)
-        return self.to(canonical("cuda" if device is None else device))
+    def cuda(self, *args, **kwargs):  # (device=None, non_blocking=False, *, memory_format=None)
+        device = args[0] if args else kwargs.get("device")
+        try:  # (an int is an accelerator index, as in torch.device(0): torch's error without one)
+            return self.to(canonical("cuda" if device is None else device))
+        except Exception:
+            err = device_move_error("cuda", self, args, kwargs)
+            if err is not None:
+                raise err from None
+            raise
 
-    def pin_memory(self, device=None):
+    def pin_memory(self, *args, **kwargs):  # (device=None)
         """A copy in pinned host memory (already pinned: ``self``).  JAX stages host-to-device copies itself,
         so the copy is flagged pinned (``is_pinned()``) and otherwise an ordinary CPU tensor."""
         if not _gpus():
-            raise RuntimeError("Cannot access accelerator device when none is available.")
+            err = device_move_error("pin_memory", self, args, kwargs, _PIN)
+            raise err or RuntimeError("Cannot access accelerator device when none is available.")
         if self.__dict__.get("_pinned"):
             return self
         out = self.clone()
@@ -76,3 +83,27 @@ class TensorDevices:
 
 
 as_tensor_methods(TensorDevices)
+
+# torch's parser signatures of the device moves (``x.cuda()``, ``x.xpu()``, ...) and ``pin_memory``: consulted on
+# their failure path (no such device), where torch's parser rejects a wrong-typed argument first
+_MOVE = "Tensor self, Device? device=None, bool non_blocking=False, *, MemoryFormat memory_format=None"
+_PIN = "Tensor self, Device? device=None"
+
+
+def device_move_error(name, tensor, args, kwargs, schema=_MOVE):
+    """The error torch raises for ``tensor.<name>(*args, **kwargs)`` before its no-such-device one: its parser's
+    TypeError for an argument its signature rejects, or the device string's RuntimeError (``x.xpu('x')``); None
+    where there is none (the caller raises its own).
+
+    >>> import torchlike as torch
+    >>> print(device_move_error("xpu", torch.ones(1), (0, "x"), {}))
+    xpu(): argument 'non_blocking' (position 2) must be bool, not str
+    """
+    from ._ops.signatures import Signature  # lazy: the op table's parser (layer 3), on the failure path only
+    err = Signature(name, [schema]).error((tensor,) + tuple(args), kwargs)
+    if err is not None:
+        return err
+    device = args[0] if args else kwargs.get("device")
+    if isinstance(device, str):
+        canonical(device)  # (raises torch's error for a string naming no device type)
+    return None

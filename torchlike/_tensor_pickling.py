@@ -40,7 +40,7 @@ def _rebuild_pickled(cls, arr, requires_grad, dev, extra):
     else:
         t = base._wrap(host_to_jax(arr, copy=False), d)
     if cls is not base:
-        t = t.as_subclass(cls)
+        t = t._retype(cls)
     t._rg = requires_grad
     bits = extra.pop(_BITS, (False, False))  # a conjugate/negative view pickles its base's values and its bits
     st = extra.pop("_st", None)  # torch's strides (channels-last, ...): _memory_format
@@ -98,7 +98,7 @@ class TensorPickling:
         cls = type(self)
         base = _tensor_class(cls)
         new = base._wrap(self._value, self._dev)
-        new = new.as_subclass(cls) if cls is not base else new
+        new = new._retype(cls) if cls is not base else new
         new._rg = self._rg
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
@@ -115,7 +115,7 @@ class TensorPickling:
         new = self.detach()  # (an alias of the same values)
         cls = type(self)
         if type(new) is not cls:
-            new = new.as_subclass(cls)
+            new = new._retype(cls)
         new._rg = self.requires_grad
         for k, v in self.__dict__.items():
             if not k.startswith("_acc"):

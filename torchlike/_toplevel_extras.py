@@ -48,6 +48,7 @@ def _inplace(name):
             raise
         return method(*args, **kwargs)
     fn.__name__ = fn.__qualname__ = name
+    fn.__code__ = fn.__code__.replace(co_name=name, co_qualname=name)  # (the errors of the op it calls name it)
     fn.__module__ = "torch"
     fn.__doc__ = f"In-place ``input.{name}(...)``."
     return fn

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _creation, _dtype, linalg
 from ._dispatch import dispatch
+from ._errors import broadcast_shape
 from ._grad_mode import no_grad
 from ._random import draw
 from .nn import functional as F
@@ -333,7 +334,7 @@ def binomial(count, prob, generator=None):
     if not count.dtype.is_floating_point:
         raise ValueError(f"binomial only supports floating-point dtypes for count, got: "
                          f"{_dtype._CAP[count.dtype.name]}")
-    shape = tuple(np.broadcast_shapes(tuple(count.shape), tuple(prob.shape)))
+    shape = broadcast_shape(tuple(count.shape), tuple(prob.shape))
     x = draw("binomial", shape, count.dtype.np, generator,
              args=(count.expand(shape)._value, prob.expand(shape)._value))
     return Tensor._wrap(x, count.device)

@@ -13,11 +13,12 @@ True
 """
 from __future__ import annotations
 
+import functools
 import os
 
 import numpy as np
 
-from . import _creation, _dtype, linalg
+from . import _creation, _dtype, compiler as _compiler, linalg
 from .sparse._ops import sparse_coo_tensor
 from ._ops.signatures import parses
 from ._C import DisableTorchFunction, DisableTorchFunctionSubclass, StorageBase  # noqa: F401 (torch.X too)
@@ -31,7 +32,7 @@ __all__ = ["PRIVATE_OPS", "TYPE_CHECKING", "USE_GLOBAL_DEPS", "USE_RTLD_GLOBAL_W
            "set_flush_denormal", "sym_constrain_range", "sym_constrain_range_for_size", "sym_fresh_size",
            "thread_safe_generator", "from_file", "eig", "lstsq", "solve", "symeig", "matrix_rank", "dsmm", "hsmm",
            "saddmm", "resize_as_sparse_", "lobpcg", "import_ir_module", "import_ir_module_from_buffer", "parse_ir",
-           "parse_schema", "parse_type_comment", "merge_type_from_type_comment", "unify_type_list"]
+           "parse_schema", "parse_type_comment", "merge_type_from_type_comment", "unify_type_list", "_disable_dynamo"]
 
 PRIVATE_OPS = ("unique_dim",)
 TYPE_CHECKING = False
@@ -194,6 +195,7 @@ def _need_sparse(t):
                            "tensor")
 
 
+@parses("Tensor input, Tensor mat2, *, Tensor? out=None", "Tensor input, Tensor mat2, ScalarType out_dtype, *, Tensor? out=None", name="mm")  # (torch.dsmm is mm: its errors name mm)
 def dsmm(input, mat2):
     """torch.dsmm: ``input @ mat2`` as a dense tensor (``input`` sparse or dense)."""
     return input @ mat2
@@ -276,3 +278,16 @@ parse_schema = _torchscript_only("parse_schema")
 parse_type_comment = _torchscript_only("parse_type_comment")
 merge_type_from_type_comment = _torchscript_only("merge_type_from_type_comment")
 unify_type_list = _torchscript_only("unify_type_list")
+
+
+def _disable_dynamo(fn=None, recursive=True):
+    """torch._disable_dynamo: ``torch.compiler.disable`` for torch's own code (optimizer ``step``/``zero_grad``
+    methods of libraries such as torch-optimi carry it), usable bare or as ``@_disable_dynamo(recursive=False)``.
+
+    >>> import torchlike
+    >>> torchlike._disable_dynamo(lambda x: x + 1)(torchlike.ones(1))
+    tensor([2.])
+    """
+    if fn is None:
+        return functools.partial(_disable_dynamo, recursive=recursive)
+    return _compiler.disable(fn, recursive)

@@ -53,7 +53,7 @@ def mirror(package, table):
     it.  Objects already homed elsewhere by a real file keep that home.
     """
     for sub, objs in table.items():
-        full = f"{package.__name__}.{sub}"
+        full = f"{vars(package)['__name__']}.{sub}"  # (its own name: under the runner the attribute is torch's)
         mod = sys.modules.get(full)
         if mod is None and importlib.util.find_spec(full) is not None:
             mod = importlib.import_module(full)
@@ -61,7 +61,7 @@ def mirror(package, table):
             mod = types.ModuleType(full, f"torch's {full.replace('torchlike', 'torch', 1)} path (see "
                                          f"torchlike._torch_paths).")
             mod.__all__ = []
-            mod.__package__ = package.__name__
+            mod.__package__ = vars(package)["__name__"]
             sys.modules[full] = mod
             setattr(package, sub, mod)
         home(vars(mod), *objs)

@@ -127,6 +127,9 @@ class _Pickler(pickle._Pickler):
         if isinstance(obj, _QTensor):
             return self._reduce_qtensor(obj)
         if isinstance(obj, Tensor) and not _is_lazy(obj):
+            if obj.is_nested:  # (torch pickles them by _rebuild_njt / nested sizes: not written here)
+                raise RuntimeError("torchlike cannot save nested tensors (torch.nested); save nt.values() and "
+                                   "nt.offsets() instead (see docs/differences.md)")
             if obj.layout is not _strided:  # sparse: torch's _rebuild_sparse_tensor(layout, (indices, values, ...))
                 return reduce_sparse(obj, _Global)
             return self._reduce_tensor(obj)

@@ -8,8 +8,8 @@ in-place op) and ``_refresh_recorded`` (re-reading a stale view with autograd) a
 """
 from __future__ import annotations
 
+import collections
 import numbers
-import operator
 import weakref
 
 import jax
@@ -19,15 +19,17 @@ from . import _dtype, _grad_mode, _views
 from . import _memory_format as _mfmt
 from . import _profiler_state as _prof
 from ._grad_mode import InferenceVersion
-from ._errors import GraphBreak, argument_error, is_tracer as _is_tracer, renamed, to_host, warn_at_caller
+from ._errors import GraphBreak, argument_error, is_tracer as _is_tracer, to_host, warn_at_caller
 from ._errors import tp_name as _tp_name
 from ._missing import TENSOR_NAMES_MISSING, MissingAPI
 from ._device import CPU, host_to_jax, of_array
-from ._layout import strided as _strided
-from ._tape import AccumulateGrad, NoGradViewSink, _Handle
+from ._hooks import RemovableHandle
+from ._tape import AccumulateGrad, NoGradViewSink
+from ._class_parts import built_from
 from ._tensor_casts import TensorCasts
 from ._tensor_devices import TensorDevices
 from ._tensor_inference import TensorInference
+from ._tensor_metadata import TensorMetadata, wrap_dim as _wrap_dim
 from ._tensor_wrapper import TensorWrapper, note_dispatch
 # (HOST_MAX: _creation's import path; _rebuild_pickled: the path pickles name)
 from ._tensor_pickling import HOST_MAX, TensorPickling, _rebuild_pickled  # noqa: F401
@@ -36,7 +38,6 @@ __all__ = ["Tensor", "Size"]
 
 _state = _grad_mode._state
 _INFERENCE_USED = _grad_mode.inference_used  # (so a program that never enters inference mode reads no thread-local)
-_NP2DT = _dtype._BY_NP
 
 _NOGRAD_VIEW_INPLACE = {mode: (
     f"A view was created in {mode} mode and is being modified inplace with grad mode enabled. Given that this use "
@@ -45,6 +46,15 @@ _NOGRAD_VIEW_INPLACE = {mode: (
     f"outside (if you want the inplace to be tracked).") for mode in ("no_grad", "inference")}
 _NOGRAD_VIEW_INPLACE["inference"] = _NOGRAD_VIEW_INPLACE["inference"].replace(
     "with grad mode enabled", "in normal mode").replace("inside the inference block", "inside the inference_mode block")
+
+# the view an autograd.Function returned (an input as-is, or a view of one made in forward) is wired to the
+# Function's node: torch forbids rewriting it in place (CreationMeta::IN_CUSTOM_FUNCTION)
+_FN_VIEW_TAIL = (
+    " This view was created inside a custom Function (or because an input was returned as-is) and the autograd "
+    "logic to handle view+inplace would override the custom backward associated with the custom Function, leading "
+    "to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the custom "
+    "Function.")
+FN_VIEW_INPLACE = "{} is a view and is being modified inplace." + _FN_VIEW_TAIL
 
 _NON_LEAF_GRAD = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
@@ -94,12 +104,14 @@ _ALIAS_CHAIN = _views.HOST_CHAIN
 _DATA_STEP = ("alias", "data")  # ``.data``: an alias whose writes autograd's version check does not see
 # ``detach()``: an alias outside the graph; kept in the chains of its views, whose re-reads are never recorded
 _DETACH_STEP = ("alias", "detach")
+_SUBCLASS_STEP = ("alias", "as_subclass")  # ``as_subclass``: torch's alias(), a view (its ``_base`` is the root)
 _DETACH_CHAIN = (_DETACH_STEP,)
 _SHARED_CHAIN = (("alias", "shared"),)  # a tensor in shared memory (_shared_memory): an alias of its mapping
 _NUMPY_CHAIN = (("alias", "numpy"),)  # a tensor sharing a numpy array's memory (_numpy_bridge): the same
 _CONCRETE = set()  # array types seen that are concrete jax arrays (a faster check than isinstance)
 
 
+@built_from(TensorMetadata)
 class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, TensorWrapper):
     """A multi-dimensional array with torch semantics, backed by a ``jax.Array``.
 
@@ -136,7 +148,7 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
             shape = args[0] if len(args) == 1 and isinstance(args[0], Size) else args or (0,)
             t = _creation.zeros(*shape, dtype=dt, device=device)
         if cls is not Tensor:
-            t = t.as_subclass(cls)
+            t = t._retype(cls)
         return t
 
     def __init__(self, *args, **kwargs):
@@ -180,8 +192,9 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
         return t._as_subclass_shared(cls)
 
     def as_subclass(self, cls):
-        """The same data viewed as an instance of ``cls``; while autograd records, an alias of ``self``
-        (``AliasBackward0``, as in torch: the result is not a leaf and its gradient flows back to ``self``).
+        """torch's ``alias()`` as an instance of ``cls``: a view sharing ``self``'s storage (writes through either
+        reach the other; ``_base`` is ``self``'s root) and, while autograd records, ``AliasBackward0`` (not a leaf,
+        its gradient flows back to ``self``).
 
         >>> import torchlike
         >>> class Tagged(torchlike.Tensor):
@@ -191,8 +204,19 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
         >>> type(b).__name__, b.is_leaf, b.grad_fn.name()
         ('Tagged', False, 'AliasBackward0')
         """
-        if (self._rg or self._grad_fn is not None) and _state.enabled:
-            self = self._alias()  # (installed by _mutation, layer 2)
+        if self._chain is _ALIAS_CHAIN:
+            self._settle()  # (a host tensor moves first: its views share its device array)
+        grad = self._rg or self._grad_fn is not None
+        out = self._alias() if grad and _state.enabled else Tensor._wrap(self._value, self._dev)  # (_mutation's)
+        self._make_view(out, _SUBCLASS_STEP)
+        if grad and not _state.enabled:
+            out._rg = True  # (torch: made under no_grad, a leaf that requires grad)
+        note_dispatch(cls)
+        return out._as_subclass_shared(cls)
+
+    def _retype(self, cls):
+        """``self``'s handle as an instance of ``cls``, not a view: a new tensor made of a class (``Parameter``,
+        unpickling, shared memory, the legacy constructor), as torch's ``_make_subclass``."""
         note_dispatch(cls)
         return self._as_subclass_shared(cls)
 
@@ -233,8 +257,8 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
                 self._x = _views.read_last(p.src, p.last)
             else:
                 self._x = _views.chain_fn(self._chain)(p.src)
-        elif (b._rg or b._grad_fn is not None) and self._chain and self._chain[0][0] != "alias" and \
-                _DETACH_STEP not in self._chain:
+        elif (b._rg or b._grad_fn is not None) and self._chain and \
+                (self._chain[0][0] != "alias" or self._chain[0] is _SUBCLASS_STEP) and _DETACH_STEP not in self._chain:
             self._refresh_recorded()  # a recorded op: installed by _mutation (layer 2)
         else:
             self._x = _views.chain_fn(self._chain)(b._value)
@@ -371,7 +395,7 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
     @property
     def _base(self):
         b = self._vbase
-        if b is None or self._chain[0][0] == "alias":
+        if b is None or self._chain[0][0] == "alias" and self._chain[0] is not _SUBCLASS_STEP:
             return None
         return b
 
@@ -422,6 +446,8 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
     def _check_inplace_leaf(self):
         if self._chain is _ALIAS_CHAIN:
             self._settle()  # (a host tensor becomes a plain device tensor: the in-place op is recorded)
+        if self._vbase is not None and self._grad_fn is not None and "_fn_view" in self.__dict__:
+            raise RuntimeError(FN_VIEW_INPLACE.format(self.__dict__["_fn_view"]))
         if self._grad_fn is None and self._rg:
             made = self.__dict__.get("_acc_nograd_view")
             if made is not None:
@@ -443,93 +469,6 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
         if dim is None:
             return Size(s)
         return s[_wrap_dim(dim, len(s))]
-
-    @property
-    def dtype(self):
-        try:
-            return _NP2DT[self._x.dtype]
-        except KeyError:
-            return _dtype.from_np(self._x.dtype)
-
-    @property
-    def device(self):
-        return self._dev
-
-    @property
-    def is_cuda(self):
-        return self._dev.type == "cuda"
-
-    @property
-    def is_cpu(self):
-        return self._dev.type == "cpu"
-
-    @property
-    def is_meta(self):
-        return self._dev.type == "meta"
-
-    is_sparse = False
-    is_quantized = False
-    is_mkldnn = False
-    is_nested = False
-    layout = _strided
-
-    @property
-    def ndim(self):
-        return self._x.ndim
-
-    def dim(self):
-        return self._x.ndim
-
-    ndimension = renamed(dim, "ndimension", "Tensor.ndimension")  # (its own name in argument errors)
-
-    def numel(self):
-        n = self._x.size
-        if type(n) is int:
-            return n
-        return n if not isinstance(n, (int, np.integer)) and jax.export.is_symbolic_dim(n) else int(n)
-
-    nelement = renamed(numel, "nelement", "Tensor.nelement")
-
-    def element_size(self):
-        return self.dtype.itemsize
-
-    @property
-    def itemsize(self):
-        return self.dtype.itemsize
-
-    @property
-    def nbytes(self):
-        return self.numel() * self.dtype.itemsize
-
-    def is_floating_point(self):
-        return self.dtype.is_floating_point
-
-    def is_complex(self):
-        return self.dtype.is_complex
-
-    def is_signed(self):
-        return self.dtype.is_signed
-
-    def stride(self, dim=None):
-        b = self._vbase
-        if b is None:
-            st = self._st
-            if st is None or len(st) != self._x.ndim:
-                st = _views.contiguous_strides(self._x.shape)
-        else:
-            st = _views.strides_of(self._chain, tuple(b._x.shape), b._st)[0]
-        return st if dim is None else st[_wrap_dim(dim, len(st))]
-
-    def storage_offset(self):
-        b = self._vbase
-        if b is None:
-            return 0
-        return _views.strides_of(self._chain, tuple(b._x.shape), b._st)[1]
-
-    def is_contiguous(self, *, memory_format=None):
-        if self._vbase is None and memory_format is None and self._st is None:
-            return True  # (the common call: a plain tensor's own array is row-major)
-        return _mfmt.is_contiguous(self, memory_format)
 
     # ---- autograd -----------------------------------------------------------------------------
     @property
@@ -631,7 +570,7 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is None:
             if self.__dict__.get("_acc_nograd_view") is not None:
-                return _Handle([], hook)  # (torch: a no_grad view's gradient never arrives, the hook never runs)
+                return RemovableHandle(collections.OrderedDict())  # (torch: a no_grad view's gradient never arrives, the hook never runs)
             return self._accumulator_strong()._add_tensor_hook(0, hook)
         return self._grad_fn._add_tensor_hook(self._oi, hook)
 
@@ -640,12 +579,21 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
         self.__dict__["_acc_keep"] = node  # hooks must outlive the graph
         return node
 
+    _post_accumulate_grad_hooks = None  # torch's: an OrderedDict (handle id -> hook) once one is registered
+
     def register_post_accumulate_grad_hook(self, hook):
-        """``hook(tensor)`` runs after the gradient is accumulated into this leaf's ``.grad``."""
+        """``hook(tensor)`` runs after the gradient is accumulated into this leaf's ``.grad``; the hooks live in
+        ``_post_accumulate_grad_hooks`` (libraries read it) and the handle is torch's RemovableHandle."""
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        node = self._accumulator_strong()
-        return node.register_hook(lambda gi, go, _t=self: hook(_t))
+        hooks = self.__dict__.get("_post_accumulate_grad_hooks")
+        if hooks is None:
+            hooks = self.__dict__["_post_accumulate_grad_hooks"] = collections.OrderedDict()
+            self._accumulator_strong().register_hook(
+                lambda gi, go, _t=self, _hooks=hooks: [h(_t) for h in tuple(_hooks.values())])
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
 
     def detach(self):
         """A tensor sharing storage with self, outside the autograd graph."""
@@ -806,19 +754,6 @@ def _seen_mark(root, version):
     """The ``_seen`` a view of ``root`` takes once it has read it at ``version``: that version, or -1 (never
     current) where the root shares a numpy array's memory (``_numpy_bridge``), whose writes move no version."""
     return -1 if root._rereads or root._chain is _NUMPY_CHAIN else version
-
-
-def _wrap_dim(dim, ndim):
-    n = max(ndim, 1)
-    if dim.__class__ is int and -n <= dim < n:
-        return dim % n
-    try:  # not a plain int in range: numpy's integers and 0-d tensors index; torch's parser rejects the rest
-        dim = operator.index(dim)
-    except TypeError:
-        raise argument_error(dim, "int", "dim") from None
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim % n
 
 
 def _concrete_error(what):

@@ -15,12 +15,13 @@ from ..compiler import allow_in_graph, assume_constant_result, disable, is_compi
 from ..compiler import substitute_in_graph  # noqa: F401
 from . import config, exc  # noqa: F401
 from . import eval_frame  # noqa: F401
+from . import utils  # noqa: F401  (torch._dynamo.utils is loaded with the package, as in torch)
 from .. import compile as _compile
 
 __all__ = ["allow_in_graph", "assume_constant_result", "disable", "is_compiling", "list_backends", "reset",
            "disallow_in_graph", "forbid_in_graph", "graph_break", "mark_dynamic", "maybe_mark_dynamic",
            "mark_static", "mark_static_address", "config", "exc", "optimize", "is_dynamo_supported",
-           "OptimizedModule", "eval_frame"]
+           "OptimizedModule", "eval_frame", "explain"]
 
 
 def disallow_in_graph(fn):
@@ -65,3 +66,9 @@ def __getattr__(name):
     if name == "OptimizedModule":   # torch.compile's module wrapper, without importing compile here
         return eval_frame.OptimizedModule
     raise AttributeError(f"module 'torch._dynamo' has no attribute '{name}'")
+
+
+def explain(f, *extra_args, **extra_kwargs):
+    """torch._dynamo.explain: see ``torchlike._dynamo._explain.explain`` (loaded on first use)."""
+    from ._explain import explain as _explain  # lazy: its dispatch mode (utils._python_dispatch) sits on the facade, which imports this package
+    return _explain(f, *extra_args, **extra_kwargs)

@@ -17,7 +17,7 @@ class _Config(SettingsModule):
             return getattr(_compile_config, name)
         if name == "recompile_limit":
             return _compile_config.cache_size_limit
-        raise AttributeError(f"torch._dynamo.config has no attribute '{name}'")
+        raise AttributeError(f"torch._dynamo.config.{name} does not exist")  # (torch's ConfigModule text)
 
     def __setattr__(self, name, value):
         if name in _Config._FORWARDED or name == "recompile_limit":

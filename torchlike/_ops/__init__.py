@@ -1,6 +1,6 @@
 """Op declarations.  Importing this package fills ``registry.TABLE``."""
 from . import registry  # noqa: F401
-from . import basic, views, pointwise, shape, reduction, indexing, nonzero_where, scatter, take, masking  # noqa: F401
+from . import basic, views, pointwise, shape, reduction, indexing, index_put, nonzero_where, scatter, take, masking  # noqa: F401
 from . import matmul, addmm  # noqa: F401
 from . import rearrange, pointwise_composite, special, random_ops, activations  # noqa: F401
 from . import order_stats_scans, sorting  # noqa: F401
@@ -11,4 +11,5 @@ from . import fft  # noqa: F401
 from . import comparisons, complex_ops, shape_utils, statistics, calculus, windows  # noqa: F401
 from . import view_copies, splits, inplace_views, pointwise_methods, vander  # noqa: F401
 from . import special_bessel_poly, grid_sampler, spectral, native_norms, aten_ops, segment_reduce  # noqa: F401
+from . import aten_forms  # noqa: F401
 from . import tensor_methods  # noqa: F401

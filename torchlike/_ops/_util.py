@@ -126,6 +126,20 @@ def dims_arg(dim, ndim):
     return tuple(sorted(dims))
 
 
+def keyword_shape(args, keyword, op, name):
+    """A varargs-shape method's sizes, or torch's keyword form of them: ``x.reshape(shape=(2, 3))``,
+    ``x.expand(size=...)``, ``x.permute(dims=...)`` (``keyword`` is the value given for ``name``, or None).
+
+    >>> keyword_shape((), (2, 3), "reshape", "shape")
+    ((2, 3),)
+    """
+    if keyword is None:
+        return args
+    if args:
+        raise TypeError(f"{op}() got multiple values for argument '{name}'")
+    return (keyword,)
+
+
 def shape_arg(args):
     """``f(2, 3)`` or ``f((2, 3))`` or ``f(torch.Size)`` -> (2, 3)."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):

@@ -34,12 +34,13 @@ def _s(v, x):
     return jnp.asarray(v).astype(x.dtype)
 
 
-def _check_float(x, kernel):
+def _check_float(x, kernel, complex_ok=False):
+    """torch's refusal of a non-floating input by the activation's CPU kernel (most refuse complex too)."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{kernel.split('_')[0]}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(x).__name__}")
     d = x.dtype
-    if not (d.is_floating_point or d.is_complex):
+    if not (d.is_floating_point or complex_ok and d.is_complex):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype._CAP[d.name]}\'')
 
 
@@ -93,6 +94,9 @@ def prelu(input, weight):
     >>> torchlike.prelu(torchlike.tensor([-2.0, 3.0]), torchlike.tensor([0.25]))
     tensor([-0.5000,  3.0000])
     """
+    if isinstance(input, Tensor) and isinstance(weight, Tensor) and weight.dtype is not input.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {_dtype._CAP[input.dtype.name]} and "
+                           f"{_dtype._CAP[weight.dtype.name]}")  # (torch's first check)
     _check_float(input, "prelu_cpu")
     try:
         wdim = weight.ndim

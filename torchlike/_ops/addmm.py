@@ -142,11 +142,24 @@ def baddbmm(input, batch1, batch2, *legacy, beta=1, alpha=1):
     if legacy or not isinstance(input, Tensor):  # torch's deprecated baddbmm(Number beta, input, Number alpha, ...)
         (input, batch1, batch2), kw = sort_scalar_args("baddbmm", (input, batch1, batch2) + legacy, 3, ("beta", "alpha"))
         beta, alpha = kw.get("beta", beta), kw.get("alpha", alpha)
+    if batch1.ndim != 3 or batch2.ndim != 3:
+        _read_sizes((batch1, 0), (batch1, 1), (batch2, 2))
     _check_bmm(batch1, batch2)
     if input.dtype is not batch1.dtype:
         raise RuntimeError(f"expected scalar type {_cap(batch1.dtype)} but found {_cap(input.dtype)}")
     _bcast_check(input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]), "baddbmm")
     return _addx(input, batch1, batch2, beta, alpha, "mm", "BaddbmmBackward0")
+
+
+def _read_sizes(*reads):
+    """torch reads the product's sizes (to expand ``input`` to them) before its rank checks: the IndexError
+    of the first (tensor, dim) it cannot read."""
+    for t, d in reads:
+        if t.ndim == 0:
+            raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+        if d >= t.ndim:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-t.ndim}, {t.ndim - 1}], "
+                             f"but got {d})")
 
 
 @register(out=True, inplace=True, inplace_overlap=_after_shapes, out_overlap="partial")
@@ -161,6 +174,8 @@ def addbmm(input, batch1, batch2, *legacy, beta=1, alpha=1):
     if legacy or not isinstance(input, Tensor):  # torch's deprecated addbmm(Number beta, input, Number alpha, ...)
         (input, batch1, batch2), kw = sort_scalar_args("addbmm", (input, batch1, batch2) + legacy, 3, ("beta", "alpha"))
         beta, alpha = kw.get("beta", beta), kw.get("alpha", alpha)
+    if batch1.ndim != 3 or batch2.ndim != 3:
+        _read_sizes((batch1, 1), (batch2, 2))
     _check_bmm(batch1, batch2)
     if input.dtype is not batch1.dtype:
         raise RuntimeError(f"expected scalar type {_cap(batch1.dtype)} but found {_cap(input.dtype)}")

@@ -13,7 +13,7 @@ from .. import _profiler_state as _prof
 from .._grad_mode import _state as _grad_state
 from .._shape_churn import host_impl
 from .._creation import empty
-from .._errors import bool_arg, broadcast_shape
+from .._errors import bool_arg, broadcast_shape, tp_name
 from .._to_args import parse_to
 from .._scalar_fit import check_numbers_fit
 from .._dispatch import ERR_VAR, HOST_DTYPES, QUIET, host_number, host_operand
@@ -159,6 +159,8 @@ def copy_(self, src, non_blocking=False):
     # a dispatch mode (or a __torch_dispatch__ subclass) sees aten.copy_, not the op that computes the new value
     if _prof.MODES or _prof.SUBCLASSES and type(self) in _prof.SUBCLASSES:
         return _prof.MODE_INPLACE[0](copy_, "copy_", self, (src, non_blocking) if non_blocking else (src,), {})
+    if src.__class__ is not Tensor and not isinstance(src, (Tensor, numbers.Number, np.generic)):
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {tp_name(src)}")
     src = as_tensor_arg(src)
     if src is self:  # (torch returns at once: no overlap check, no write)
         return self
@@ -196,6 +198,8 @@ def fill_(self, value):
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                            "dimensions.")
+    if not isinstance(value, (Tensor, numbers.Number, np.generic)):  # (torch's parser error: no wrapper here)
+        raise fill_.torch_signature.error((self, value), {}) or TypeError(f"fill_(): value of {tp_name(value)}")
     check_numbers_fit(self.dtype, value)
     h = host_operand(self) if type(self) is Tensor and self._chain is _HOST_CHAIN else None
     if h is not None:  # a host tensor filled with a number its dtype holds exactly: it stays on the host

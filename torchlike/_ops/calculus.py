@@ -4,51 +4,71 @@ from __future__ import annotations
 
 import numbers
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from .. import _dtype
-from ._util import Tensor, cast, dispatch, float_dtype_for, register, wrap_dim
+from ._util import Tensor, cast, dispatch, exact_div, float_dtype_for, register, round_to, wrap_dim
 
 __all__ = ["gradient", "cumulative_trapezoid"]
 
 
 # --- gradient / cumulative_trapezoid ------------------------------------------------------------------
-def _grad_uniform(y, h, dim, edge_order):
+def _rounder(dt):
+    # torch's gradient is a composite: in float16/bfloat16 each tensor op's result is stored in the type
+    # (computed in float32, a Python scalar taken as float32), so every intermediate here is rounded
+    # (``mul``: a product that feeds a sum; rounded in the half types, which also keeps it out of XLA's fused
+    # multiply-adds there; float32/float64 sums of products may still fuse: last-ulp differences)
+    if np.dtype(dt) in (np.dtype(np.float16), np.dtype(jnp.bfloat16)):
+        return jnp.float32, lambda v: round_to(v, dt), lambda a, b: round_to(a * b, dt)
+    return dt, lambda v: v, lambda a, b: a * b
+
+
+def _grad_uniform(y, h, dim, edge_order, dt):
+    # torch's order: (y[2:] - y[:-2]) / h, then / 2 (not / (2 h): a float32 h that is not a power of two
+    # rounds otherwise); edges -1.5 * y0 + 2 * y1 - 0.5 * y2 (each product and sum an op) / h
+    ct, r, m = _rounder(dt)
+    y, h = cast(y, ct), cast(h, ct)
     n = y.shape[dim]
     take = lambda a, b: lax.slice_in_dim(y, a, b, axis=dim)  # noqa: E731
-    mid = (take(2, n) - take(0, n - 2)) / (2 * h)
+    mid = r(r(exact_div(r(take(2, n) - take(0, n - 2)), h)) / 2)
     if edge_order == 1:
-        first = (take(1, 2) - take(0, 1)) / h
-        last = (take(n - 1, n) - take(n - 2, n - 1)) / h
+        first = r(exact_div(r(take(1, 2) - take(0, 1)), h))
+        last = r(exact_div(r(take(n - 1, n) - take(n - 2, n - 1)), h))
     else:
-        first = (-1.5 * take(0, 1) + 2 * take(1, 2) - 0.5 * take(2, 3)) / h
-        last = (0.5 * take(n - 3, n - 2) - 2 * take(n - 2, n - 1) + 1.5 * take(n - 1, n)) / h
-    return jnp.concatenate([first, mid, last], axis=dim)
+        first = r(exact_div(r(r(m(-1.5, take(0, 1)) + m(2, take(1, 2))) - m(0.5, take(2, 3))), h))
+        last = r(exact_div(r(r(m(0.5, take(n - 3, n - 2)) - m(2, take(n - 2, n - 1))) + m(1.5, take(n - 1, n))), h))
+    return jnp.concatenate([first, mid, last], axis=dim).astype(dt)
 
 
-def _grad_coords(y, x, dim, edge_order):
+def _grad_coords(y, x, dim, edge_order, dt):
+    ct, r, m = _rounder(dt)
+    y, x = cast(y, ct), cast(x, ct)
     n = y.shape[dim]
-    shape = [1] * y.ndim
-    shape[dim] = -1
-    dx = jnp.diff(x).reshape([1] * dim + [n - 1] + [1] * (y.ndim - dim - 1)) if y.ndim else jnp.diff(x)
+    ax = r(jnp.diff(x))
+    dx = ax.reshape([1] * dim + [n - 1] + [1] * (y.ndim - dim - 1)) if y.ndim else ax
     take = lambda a, b: lax.slice_in_dim(y, a, b, axis=dim)  # noqa: E731
     tdx = lambda a, b: lax.slice_in_dim(dx, a, b, axis=dim)  # noqa: E731
     h1, h2 = tdx(0, n - 2), tdx(1, n - 1)
-    a = -h2 / (h1 * (h1 + h2))
-    b = (h2 - h1) / (h1 * h2)
-    c = h1 / (h2 * (h1 + h2))
-    mid = a * take(0, n - 2) + b * take(1, n - 1) + c * take(2, n)
+    a = r(exact_div(-h2, r(h1 * r(h1 + h2))))
+    b = r(exact_div(r(h2 - h1), r(h1 * h2)))
+    c = r(exact_div(h1, r(h2 * r(h1 + h2))))
+    mid = r(r(m(a, take(0, n - 2)) + m(b, take(1, n - 1))) + m(c, take(2, n)))
     if edge_order == 1:
-        first = (take(1, 2) - take(0, 1)) / tdx(0, 1)
-        last = (take(n - 1, n) - take(n - 2, n - 1)) / tdx(n - 2, n - 1)
+        first = r(exact_div(r(take(1, 2) - take(0, 1)), tdx(0, 1)))
+        last = r(exact_div(r(take(n - 1, n) - take(n - 2, n - 1)), tdx(n - 2, n - 1)))
     else:
         d1, d2 = tdx(0, 1), tdx(1, 2)
-        first = (-(2 * d1 + d2) / (d1 * (d1 + d2)) * take(0, 1) + (d1 + d2) / (d1 * d2) * take(1, 2)
-                 - d1 / (d2 * (d1 + d2)) * take(2, 3))
-        d1, d2 = tdx(n - 3, n - 2), tdx(n - 2, n - 1)
-        last = (d2 / (d1 * (d1 + d2)) * take(n - 3, n - 2) - (d2 + d1) / (d1 * d2) * take(n - 2, n - 1)
-                + (2 * d2 + d1) / (d2 * (d1 + d2)) * take(n - 1, n))
-    return jnp.concatenate([first, mid, last], axis=dim)
+        a = r(exact_div(-r(r(2 * d1) + d2), r(d1 * r(d1 + d2))))
+        b = r(exact_div(r(d1 + d2), r(d1 * d2)))
+        c = r(exact_div(-d1, r(d2 * r(d1 + d2))))
+        first = r(r(m(a, take(0, 1)) + m(b, take(1, 2))) + m(c, take(2, 3)))
+        d1, d2 = tdx(n - 3, n - 2), tdx(n - 2, n - 1)  # (torch's ax_dx[-2], ax_dx[-1])
+        a = r(exact_div(d2, r(d1 * r(d2 + d1))))
+        b = r(exact_div(-r(d2 + d1), r(d2 * d1)))
+        c = r(exact_div(r(r(2 * d2) + d1), r(d2 * r(d2 + d1))))
+        last = r(r(m(a, take(n - 3, n - 2)) + m(b, take(n - 2, n - 1))) + m(c, take(n - 1, n)))
+    return jnp.concatenate([first, mid, last], axis=dim).astype(dt)
 
 
 def _gradient_impl(y, *spacings, dims, kinds, edge_order, dt):
@@ -56,9 +76,9 @@ def _gradient_impl(y, *spacings, dims, kinds, edge_order, dt):
     out = []
     for d, kind, s in zip(dims, kinds, spacings):
         if kind == "coords":
-            out.append(_grad_coords(y, cast(s, dt), d, edge_order))
+            out.append(_grad_coords(y, cast(s, dt), d, edge_order, dt))
         else:
-            out.append(_grad_uniform(y, cast(s, dt), d, edge_order))
+            out.append(_grad_uniform(y, s, d, edge_order, dt))
     return tuple(out)
 
 

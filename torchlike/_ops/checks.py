@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import operator
 
-from .._errors import method_argument_error, tp_name
+from .._errors import broadcast_error, is_tracer, method_argument_error, tp_name
 from .. import _dtype
 from .._grad_mode import is_grad_enabled
 from ..tensor import Tensor
@@ -22,7 +22,7 @@ from ..tensor import Tensor
 __all__ = ["reject_types", "not_implemented", "unary_kinds", "binary_kinds", "tensors_only", "need_tensors", "invalid_combination", "ABS", "NEG",
            "POSITIVE", "ROUNDING", "ROUND", "FRAC", "SIGN", "NO_COMPLEX_VML", "DIGAMMA", "DEG_RAD", "BITWISE_NOT",
            "INF_TEST", "SIGNBIT", "RELU", "BITWISE", "SHIFT_GCD", "REAL_FLOAT", "REAL_ONLY", "DIVISION", "NO_COMPLEX",
-           "POW_BOOL", "POW_ARGS", "COMPARISON", "RSUB", "HEAVISIDE", "SPECIAL_UNARY", "SPECIAL_BINARY",
+           "POW_BOOL", "POW_ARGS", "COMPARISON", "ORDERING", "EXTREMUM", "INT_DIVISOR", "broadcast_first", "RSUB", "HEAVISIDE", "SPECIAL_UNARY", "SPECIAL_BINARY",
            "TENSOR_OR_NUMBER_OTHER"]
 
 # dtype kinds (``dtype._kind``): 0 bool, 1 integer, 2 floating, 3 complex
@@ -84,16 +84,41 @@ _KERNEL = {"bitwise_and": "bitwise_and_cpu", "bitwise_or": "bitwise_or_cpu", "bi
            "atan2": "atan2_cpu", "arctan2": "atan2_cpu", "copysign": "copysign_cpu", "xlogy": "xlogy_cpu"}
 
 
-def binary_kinds(bad):
-    """Reject a binary call whose promoted dtype kind is in ``bad`` (torch names the CPU kernel)."""
+def broadcast_first(input, other):
+    """torch's TensorIterator broadcasts the operands before its kernel looks at their dtype: a shape clash
+    is the error a call with both flaws gets (run on a check's failure path only)."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        err = broadcast_error((tuple(input.shape), tuple(other.shape)))
+        if err is not None:
+            raise err
+
+
+def binary_kinds(bad, kernel=None):
+    """Reject a binary call whose promoted dtype kind is in ``bad`` (torch names the CPU kernel; ``kernel``:
+    the exception for ``(name, dtype)`` instead of the ``_KERNEL`` table's NotImplementedError)."""
     def check(n, input, other, *a, **k):
         d = _dtype.result_type(input, other)
         if d._kind in bad:
             if input is None or other is None or a or set(k) - {"out"}:  # (None promotes as nothing)
                 got = [type(v).__name__ for v in (input, other, *a)] + [f"{key}={type(v).__name__}" for key, v in k.items()]
                 raise TypeError(f"{n}() received an invalid combination of arguments - got ({', '.join(got)})")
-            raise not_implemented(_KERNEL[n], d)
+            broadcast_first(input, other)
+            raise kernel(n, d) if kernel else not_implemented(_KERNEL[n], d)
     return check
+
+
+def _has_zero(other):
+    if isinstance(other, Tensor):
+        return not is_tracer(other._value) and other.numel() > 0 and not bool(other.all())
+    return other == 0
+
+
+def INT_DIVISOR(n, input, other, *a, **k):
+    """torch's integer fmod/remainder kernels refuse a zero divisor (``RuntimeError: ZeroDivisionError``)."""
+    if isinstance(other, (Tensor, int)) and _dtype.result_type(input, other)._kind in (_BOOL, _INT) and \
+            _has_zero(other):
+        broadcast_first(input, other)
+        raise RuntimeError("ZeroDivisionError")
 
 
 def tensors_only(n, input, other, *a, **k):
@@ -180,6 +205,9 @@ REAL_FLOAT = binary_kinds({_BOOL, _INT})  # logaddexp (complex allowed)
 REAL_ONLY = binary_kinds({_BOOL, _INT, _COMPLEX})  # hypot, logaddexp2
 DIVISION = binary_kinds({_BOOL, _COMPLEX})  # floor_divide, remainder, fmod
 NO_COMPLEX = binary_kinds({_COMPLEX})  # atan2, copysign
+_ORDER_KERNEL = {"less": "lt", "less_equal": "le", "greater": "gt", "greater_equal": "ge"}
+ORDERING = binary_kinds({_COMPLEX}, lambda n, d: not_implemented(f"{_ORDER_KERNEL.get(n, n)}_cpu", d))  # lt le gt ge
+EXTREMUM = binary_kinds({_COMPLEX}, lambda n, d: RuntimeError(f"{n} not implemented for complex tensors."))
 
 
 def POW_BOOL(n, input, exponent, *a, **k):

@@ -13,7 +13,7 @@ from ._util import Tensor, dispatch, register
 from .. import _autocast as _amp
 from .checks import need_tensors as _need_tensors
 from .checks import not_implemented as _not_implemented
-from .views import view_step
+from .views import matrix_transpose, view_step
 
 __all__ = ["view_as_complex", "view_as_real", "conj", "resolve_conj", "resolve_neg", "is_conj", "is_neg"]
 
@@ -197,7 +197,7 @@ def _neg_view(input):
 
 
 Tensor.H = property(lambda self: self.mT.conj() if self.ndim == 2 else _h_error(self))
-Tensor.mH = property(lambda self: self.mT.conj())
+Tensor.mH = property(lambda self: matrix_transpose(self, "mH").conj())
 
 
 def _h_error(t):

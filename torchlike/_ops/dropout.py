@@ -81,21 +81,21 @@ def _impl(input, p, training, inplace, feature, alpha):
     return input._inplace_update(out) if inplace else out
 
 
-@_functional(torch=True)
+@_functional()
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` (scaling the rest by 1/(1-p)) when ``training``."""
     _check_p(p)
     return _impl(input, p, training, inplace, False, False)
 
 
-@_functional(torch=True)
+@_functional()
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout that keeps the self-normalising property (for SELU networks)."""
     _check_p(p)
     return _impl(input, p, training, inplace, False, True)
 
 
-@_functional(torch=True)
+@_functional()
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Alpha dropout of whole channels."""
     _check_p(p)

@@ -8,9 +8,10 @@ import numpy as np
 
 from ._util import Tensor, register
 from . import views as _v
-from .indexing import _value_tensor, index_put
+from .index_put import index_put
+from .indexing import _value_tensor
 from .. import _grad_mode as grad_mode
-from .._errors import bool_arg
+from .._errors import argument_error, bool_arg
 
 __all__ = []
 
@@ -102,4 +103,8 @@ def _fill_diagonal_(self, fill_value, wrap=False):
     else:
         index = tuple(Tensor._wrap(jnp.asarray(idx)) for _ in range(self.ndim))
     # (torch writes an expanded self with no check nor warning: each location keeps the last value written)
-    return self._inplace_update(index_put(self, index, _value_tensor(fill_value, self).to(self.dtype)), True)
+    try:
+        value = _value_tensor(fill_value, self)
+    except TypeError:  # (a str, None, a list: torch's parser error, not __setitem__'s)
+        raise argument_error(fill_value, "Number", "fill_value", "fill_diagonal_", 1) from None
+    return self._inplace_update(index_put(self, index, value.to(self.dtype)), True)

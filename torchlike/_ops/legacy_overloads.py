@@ -14,7 +14,7 @@ import sys
 import warnings
 
 from ._util import Tensor
-from .._errors import PACKAGE_DIR
+from .._errors import PACKAGE_DIR, called_op
 from .registry import WRAPPER_FILE
 
 __all__ = ["sort_scalar_args"]
@@ -84,7 +84,7 @@ def sort_scalar_args(op, args, ntensors, names):
     nums = [a for a in args if not isinstance(a, Tensor)]
     if (len(tensors) != ntensors or not 1 <= len(nums) <= len(names)
             or not all(isinstance(n, numbers.Number) for n in nums)):
-        raise TypeError(f"{op}() received an invalid combination of arguments - got "
+        raise TypeError(f"{called_op(op)}() received an invalid combination of arguments - got "
                         f"({', '.join(_tname(a) for a in args)}), but expected one of the documented overloads")
     if not _warned:
         _warned.append(True)

@@ -62,8 +62,8 @@ def svd_lowrank(A, q=6, niter=2, M=None):
     >>> bool(torch.allclose(U @ torch.diag(S) @ V.mT, A, atol=1e-4))
     True
     """
-    if not isinstance(A, Tensor):
-        raise TypeError(f"svd_lowrank(): argument 'A' must be Tensor, not {type(A).__name__}")
+    if not isinstance(A, Tensor):  # (torch's Python reads A.shape first)
+        raise AttributeError(f"'{type(A).__name__}' object has no attribute 'shape'", name="shape", obj=A)
     return _svd_lowrank(A, 6 if q is None else q, 2 if niter is None else niter, M)
 
 
@@ -76,8 +76,8 @@ def pca_lowrank(A, q=None, center=True, niter=2):
     >>> V.shape
     torch.Size([4, 3])
     """
-    if not isinstance(A, Tensor):
-        raise TypeError(f"pca_lowrank(): argument 'A' must be Tensor, not {type(A).__name__}")
+    if not isinstance(A, Tensor):  # (torch's Python reads A.shape first)
+        raise AttributeError(f"'{type(A).__name__}' object has no attribute 'shape'", name="shape", obj=A)
     m, n = A.shape[-2:]
     if q is None:
         q = min(6, m, n)

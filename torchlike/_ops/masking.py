@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
-from .._errors import GraphBreak, torch_warn
+from .._errors import GraphBreak, broadcast_shape, torch_warn
 from ._util import Tensor, cast, dispatch, register
 from .indexing import _check_fill_value, c_type_name, concrete_index
 from .registry import check_no_overlap, write_out
@@ -76,7 +76,7 @@ def masked_select(input, mask):
     tensor([1, 3])
     """
     m = _bool_mask(mask, "masked_select: expected BoolTensor for mask")
-    shape = tuple(np.broadcast_shapes(tuple(input.shape), m.shape))
+    shape = broadcast_shape(m.shape, tuple(input.shape))  # (torch broadcasts the mask first)
     flat = np.flatnonzero(np.broadcast_to(m, shape))
     return dispatch(_masked_select_impl, (input, flat), (("shape", shape),), name="MaskedSelectBackward0",
                     saves=False)
@@ -108,7 +108,7 @@ def masked_scatter(input, mask, source):
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
                            f"{_dtype._CAP[input.dtype.name]} and {_dtype._CAP[source.dtype.name]}")
     m = _bool_mask(mask, "masked_scatter: expected BoolTensor for mask")
-    shape = tuple(np.broadcast_shapes(tuple(input.shape), m.shape))
+    shape = broadcast_shape(m.shape, tuple(input.shape))  # (torch broadcasts the mask first)
     mb = np.broadcast_to(m, shape)
     count = int(mb.sum())
     if source.numel() < count:

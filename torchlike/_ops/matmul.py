@@ -15,10 +15,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype
-from .._errors import caller_op, torch_warn
+from .._errors import broadcast_shape, caller_op, torch_warn
 from .. import _torch_function
 from . import checks as C
-from ._util import Tensor, cast, check_broadcast, dispatch, register, wrap_dim
+from ._util import Tensor, cast, check_broadcast, dispatch, register, round_to, wrap_dim
 from .. import _autocast as _amp
 from .pointwise import mul
 from .einsum_dtype import int_einsum_dtype
@@ -421,16 +421,17 @@ def einsum(*args):
     >>> torch.einsum('ij,jk->ik', torch.ones(2, 3), torch.ones(3, 4)).shape
     torch.Size([2, 4])
     """
-    if not args:
-        raise TypeError("einsum(): must specify the equation string and at least one operand, or at least one "
-                        "operand and its subscripts list")
+    if len(args) < 2:  # (torch's Python: a ValueError)
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                         "operand and its subscripts list")
     if isinstance(args[0], str):
         eq = args[0].replace(" ", "")
         ops = list(args[1][0:]) if len(args) == 2 and isinstance(args[1], (list, tuple)) else list(args[1:])
     else:
         eq, ops = _sublist_to_eq(args)
-    if not ops:
-        raise RuntimeError("einsum(): must provide at least one operand")
+    if not ops:  # (torch's Python: einsum(eq) and einsum(eq, []) have fewer than two arguments)
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                         "operand and its subscripts list")
     lhs = eq.split("->")[0].split(",")
     if len(lhs) != len(ops):
         raise RuntimeError("einsum(): more operands were provided than specified in the equation"
@@ -488,12 +489,15 @@ def tensordot(a, b, dims=2, out=None):
     >>> torch.tensordot(torch.ones(2, 3, 4), torch.ones(3, 4, 5), dims=2).shape
     torch.Size([2, 5])
     """
+    if not isinstance(dims, (tuple, list, Tensor, int, np.integer)):  # (torch's Python checks as it goes)
+        raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
+                           f"containing two lists, but got dims={dims}")
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, (int, np.integer)):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
-        if dims > min(a.ndim, b.ndim):
+        if dims > min(a.dim(), b.dim()):
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
         da = list(range(a.ndim - dims, a.ndim))
         db = list(range(dims))
@@ -540,9 +544,14 @@ def kron(input, other):
 
 def _cross_impl(a, b, dim):
     a, b = jnp.broadcast_arrays(a, b)
+    dt = a.dtype
+    half = dt in (jnp.float16, jnp.bfloat16)
+    if half:  # torch's kernel multiplies in the type: each product is stored in it before the difference
+        a, b = a.astype(jnp.float32), b.astype(jnp.float32)
     a0, a1, a2 = (jnp.take(a, i, axis=dim) for i in range(3))
     b0, b1, b2 = (jnp.take(b, i, axis=dim) for i in range(3))
-    return jnp.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=dim)
+    m = (lambda x, y: round_to(x * y, dt)) if half else (lambda x, y: x * y)
+    return jnp.stack([m(a1, b2) - m(a2, b1), m(a2, b0) - m(a0, b2), m(a0, b1) - m(a1, b0)], axis=dim).astype(dt)
 
 
 def _cross(input, other, dim, linalg):
@@ -675,7 +684,7 @@ def vecdot(x, y, *, dim=-1):
     if x.dtype is not y.dtype:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
                            f"{_cap(x.dtype)} and y of type {_cap(y.dtype)} instead")
-    shape = np.broadcast_shapes(tuple(x.shape), tuple(y.shape))
+    shape = broadcast_shape(tuple(x.shape), tuple(y.shape))
     d = wrap_dim(dim, len(shape)) - len(shape)
     return dispatch(_vecdot_impl, (x, y), (("dim", d),), name="LinalgVecdotBackward0")
 
@@ -723,7 +732,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     kind = {0: "zero", 1: "one", 2: "two"}.get(p, "inf" if p == math.inf else "p")
-    bs = np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
+    bs = broadcast_shape(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
     if tuple(x1.shape[:-2]) != bs:
         x1 = x1.expand(bs + tuple(x1.shape[-2:]))
     if tuple(x2.shape[:-2]) != bs:

@@ -195,6 +195,6 @@ def where(condition, input=None, other=None):
 
 
 @register("where", namespaces=(), promote="none")
-def _where_method(self, condition, y):
-    return where(condition, self, y)
+def _where_method(self, condition, other):
+    return where(condition, self, other)
 

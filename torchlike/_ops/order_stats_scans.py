@@ -18,7 +18,7 @@ from .._stl_order import REPLAY_LIMIT, mode_index
 from .._errors import int_arg
 from .._shape_churn import as_exact, host_impl, quiet
 from ..return_types import make
-from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
+from ._util import Tensor, as_tensor_arg, cast, dispatch, register, wrap_dim
 from .sorting import host_rows, select_at_impl
 from .reduction import acc_np, _evenly, _int_acc, check_nonempty, norm_kind, vnorm
 from .. import _autocast as _amp
@@ -74,12 +74,12 @@ def _median_dim_impl(x, dim, keepdim, nan_mode):
 
 def _median(name, nan_mode):
     def fn(input, dim=None, keepdim=False):
+        d = None if dim is None else wrap_dim(dim, input.ndim)  # (torch wraps the dim before its dtype check)
         if input.dtype is _dtype.bool or input.dtype.is_complex:
             raise NotImplementedError(f'"median_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
         if dim is None:
             return dispatch(_median_all_impl, (input,), (("nan_mode", nan_mode),),
                             name=f"{name.capitalize()}Backward0")
-        d = dims_arg(dim, input.ndim)[0]
         check_nonempty(input, (d,), name)
         v, i = dispatch(_median_dim_impl, (input,), (("dim", d), ("keepdim", bool(keepdim)),
                                                      ("nan_mode", nan_mode)), name=f"{name.capitalize()}Backward1")
@@ -126,9 +126,9 @@ def mode(input, dim=-1, keepdim=False):
     >>> torchlike.mode(torchlike.tensor([1, 2, 2, 1, 3])).values
     tensor(1)
     """
+    d = wrap_dim(dim, input.ndim)  # (torch wraps the dim before its dtype check)
     if input.dtype.is_complex:
         raise NotImplementedError(f'"mode_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
-    d = dims_arg(dim, input.ndim)[0]
     check_nonempty(input, (d,), "mode")
     idx = _cpu_mode_indices(input, d)
     if idx is not None:
@@ -232,7 +232,7 @@ def _quantile(name, ignore_nan):
         if interpolation not in _INTERP:
             raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, midpoint or "
                                f"nearest, but got {interpolation}")
-        dim = None if dim is None else dims_arg(dim, input.ndim)[0]
+        dim = None if dim is None else wrap_dim(dim, input.ndim)
         return dispatch(_quantile_impl, (input, q), (("dim", dim), ("keepdim", bool(keepdim)),
                                                      ("interp", interpolation), ("ignore_nan", ignore_nan),
                                                      ("q_scalar", q_scalar)), name="QuantileBackward0")
@@ -273,7 +273,7 @@ host_impl(_cumsum_impl, _cumsum_host)
 
 def _cum(kind):
     def fn(input, dim, *, dtype=None):
-        d = dims_arg(dim, input.ndim)[0]
+        d = wrap_dim(dim, input.ndim)
         dt = _int_acc(input.dtype, dtype)
         return dispatch(_cumsum_impl, (input,), (("dim", d), ("dt", dt.np), ("kind", kind)),
                         name=f"Cum{kind}Backward0", saves=kind == "prod")
@@ -329,9 +329,9 @@ def _cummax_impl(x, dim, kind):
 
 def _cummaxmin(kind):
     def fn(input, dim):
+        d = wrap_dim(dim, input.ndim)  # (torch wraps the dim before its dtype check)
         if input.dtype.is_complex:
             raise NotImplementedError(f'"cum{kind}_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
-        d = dims_arg(dim, input.ndim)[0]
         v, i = dispatch(_cummax_impl, (input,), (("dim", d), ("kind", kind)), name=f"Cum{kind}Backward0")
         return make("cum" + kind)(v, i)
     fn.__name__ = "cum" + kind
@@ -421,9 +421,9 @@ def logcumsumexp(input, dim):
     >>> torchlike.logcumsumexp(torchlike.tensor([0., 0.]), 0)
     tensor([0.0000, 0.6931])
     """
+    d = wrap_dim(dim, input.ndim)  # (torch wraps the dim before its dtype check)
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
-    d = dims_arg(dim, input.ndim)[0]
     return dispatch(_logcumsumexp_impl, (input,), (("dim", d),), name="LogcumsumexpBackward0")
 
 
@@ -457,7 +457,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     n = int_arg(n, "n")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
-    d = dims_arg(dim, input.ndim)[0]
+    d = wrap_dim(dim, input.ndim)
     if n == 0:  # torch: a copy of the input itself, prepend/append unused
         return input.clone()
     extra = tuple(as_tensor_arg(e) for e in (prepend, append) if e is not None)
@@ -518,7 +518,7 @@ def renorm(input, p, dim, maxnorm):
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
-    d = dims_arg(dim, input.ndim)[0]
+    d = wrap_dim(dim, input.ndim)
     return dispatch(_renorm_impl, (input, float(p), float(maxnorm)), (("dim", d), ("kind", norm_kind(p))),
                     name="RenormBackward0")
 

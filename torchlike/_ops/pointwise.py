@@ -19,6 +19,7 @@ from . import checks as C
 from ._util import Tensor, binary, cast, dispatch, exact_div, exact_divisor, float_dtype_for, laid_out, register, unary, \
     camel
 from .legacy_overloads import sort_scalar_args
+from .rounded_kernels import F64_HALF, erf_half, half_via_f64, rounded_from_f64
 
 
 @jax.custom_jvp
@@ -96,20 +97,12 @@ def _sigmoid(x):
     return jax.nn.sigmoid(x)
 
 
-def _rounded_from_f64(f):
-    """``f`` on float32 computed in float64 and rounded once: XLA's float32 expm1 and sinh are up to ~5 ulp off
-    near 0 (torch's: 0.5-0.9 ulp), so mambapy's softplus-inverse init and any expm1 user drifted from torch."""
-    def g(x):
-        return f(x.astype(np.float64)).astype(x.dtype) if x.dtype == jnp.float32 else f(x)
-    return g
-
-
 # --- unary, float-valued (ints promote to the default float) -----------------------------------
 _SAVES_OUT = {"exp", "exp2", "expm1", "sigmoid", "tanh", "sqrt", "rsqrt", "reciprocal"}
 for _n, _f in [("sin", jnp.sin), ("cos", jnp.cos), ("tan", jnp.tan), ("asin", jnp.arcsin),
-               ("acos", jnp.arccos), ("atan", jnp.arctan), ("sinh", _rounded_from_f64(jnp.sinh)), ("cosh", jnp.cosh),
+               ("acos", jnp.arccos), ("atan", jnp.arctan), ("sinh", rounded_from_f64(jnp.sinh)), ("cosh", jnp.cosh),
                ("tanh", jnp.tanh), ("asinh", jnp.arcsinh), ("acosh", jnp.arccosh), ("atanh", jnp.arctanh),
-               ("exp", jnp.exp), ("exp2", jnp.exp2), ("expm1", _rounded_from_f64(jnp.expm1)), ("log", jnp.log),
+               ("exp", jnp.exp), ("exp2", jnp.exp2), ("expm1", rounded_from_f64(jnp.expm1)), ("log", jnp.log),
                ("log2", jnp.log2), ("log10", jnp.log10), ("log1p", jnp.log1p), ("sqrt", jnp.sqrt),
                ("rsqrt", lax.rsqrt), ("sigmoid", _sigmoid), ("erf", jss.erf), ("erfc", jss.erfc),
                ("erfinv", jss.erfinv), ("lgamma", jss.gammaln), ("digamma", _digamma),
@@ -120,7 +113,8 @@ for _n, _f in [("sin", jnp.sin), ("cos", jnp.cos), ("tan", jnp.tan), ("asin", jn
                   "lgamma": (C.NO_COMPLEX_VML,), "i0": (C.NO_COMPLEX_VML,), "digamma": (C.DIGAMMA,),
                   "deg2rad": (C.DEG_RAD,), "rad2deg": (C.DEG_RAD,)}.get(_n, ()),
           aliases={"asin": ("arcsin",), "acos": ("arccos",), "atan": ("arctan",), "asinh": ("arcsinh",),
-                   "acosh": ("arccosh",), "atanh": ("arctanh",)}.get(_n, ()))
+                   "acosh": ("arccosh",), "atanh": ("arctanh",)}.get(_n, ()),
+          half=erf_half if _n == "erf" else half_via_f64(_f) if _n in F64_HALF else None)
 
 # --- unary, dtype-preserving -------------------------------------------------------------------
 unary("neg", jnp.negative, dunders=("__neg__",), aliases=("negative",), checks=(C.NEG,))
@@ -176,8 +170,16 @@ for _n, _f in [("floor", jnp.floor), ("ceil", jnp.ceil), ("trunc", jnp.trunc)]:
     unary(_n, lambda x, _f=_f: _f(x) if jnp.issubdtype(x.dtype, jnp.floating) else x,
           aliases=("fix",) if _n == "trunc" else (), checks=(C.ROUNDING,))
 unary("frac", lambda x: x - jnp.trunc(x), int_ok=False, checks=(C.FRAC,))
-unary("bitwise_not", lambda x: jnp.logical_not(x) if x.dtype == jnp.bool_ else jnp.bitwise_not(x),
-      dunders=("__invert__",), differentiable=False, checks=(C.BITWISE_NOT,))
+_bitwise_not = unary("bitwise_not", lambda x: jnp.logical_not(x) if x.dtype == jnp.bool_ else jnp.bitwise_not(x),
+                     differentiable=False, checks=(C.BITWISE_NOT,))
+
+
+@register(namespaces=(), promote="none")
+def __invert__(self):
+    """``~t`` (torch binds it apart from bitwise_not: a float or complex tensor gets Python's TypeError)."""
+    if isinstance(self, Tensor) and self.dtype._kind > 1:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return _bitwise_not(self)
 unary("logical_not", lambda x: jnp.logical_not(x), promote="bool", differentiable=False)
 unary("isnan", jnp.isnan, promote="bool", differentiable=False, inplace=False, out=False)
 unary("isinf", jnp.isinf, promote="bool", differentiable=False, inplace=False, out=False)
@@ -609,8 +611,9 @@ _float_remainder = _torch_partials(_float_remainder_fwd, lambda x, y: (
     jnp.ones((), x.dtype), -_floor_div_float(*jnp.broadcast_arrays(x, y))))
 
 
-binary("fmod", _fmod, tensor_node="FmodBackward1", checks=(C.TENSOR_OR_NUMBER_OTHER, C.DIVISION))
-binary("remainder", _remainder, dunders=("__mod__",), tensor_node="RemainderBackward1", checks=(C.DIVISION,))
+binary("fmod", _fmod, tensor_node="FmodBackward1", checks=(C.TENSOR_OR_NUMBER_OTHER, C.DIVISION, C.INT_DIVISOR))
+binary("remainder", _remainder, dunders=("__mod__",), tensor_node="RemainderBackward1",
+       checks=(C.DIVISION, C.INT_DIVISOR))
 
 
 @register("__rmod__", namespaces=(), promote="none")
@@ -723,7 +726,7 @@ def _fmin_w(x, y):
 
 for _n, _f in [("maximum", _torch_partials(jnp.maximum, _max_w)), ("minimum", _torch_partials(jnp.minimum, _min_w)),
                ("fmax", _torch_partials(jnp.fmax, _fmax_w)), ("fmin", _torch_partials(jnp.fmin, _fmin_w))]:
-    binary(_n, _f, inplace=False, checks=(C.tensors_only,))
+    binary(_n, _f, inplace=False, checks=(C.tensors_only, C.EXTREMUM))
 binary("heaviside", lambda x, y: jnp.where(x == 0, y, (x > 0).astype(x.dtype)), differentiable="heaviside",
        checks=(C.HEAVISIDE,))
 
@@ -734,7 +737,8 @@ for _n, _f, _h, _d, _al in [("eq", jnp.equal, np.equal, "__eq__", ()),
                             ("le", jnp.less_equal, np.less_equal, "__le__", ("less_equal",)),
                             ("gt", jnp.greater, np.greater, "__gt__", ("greater",)),
                             ("ge", jnp.greater_equal, np.greater_equal, "__ge__", ("greater_equal",))]:
-    binary(_n, _f, promote="bool", differentiable=False, dunders=(_d,), aliases=_al, checks=(C.COMPARISON,), host=_h)
+    binary(_n, _f, promote="bool", differentiable=False, dunders=(_d,), aliases=_al, host=_h,
+           checks=(C.COMPARISON,) if _n in ("eq", "ne") else (C.COMPARISON, C.ORDERING))
 for _n, _f in [("logical_and", jnp.logical_and), ("logical_or", jnp.logical_or),
                ("logical_xor", jnp.logical_xor)]:
     binary(_n, _f, promote="bool", differentiable=False, checks=(C.tensors_only,))

@@ -77,6 +77,13 @@ def _clamp_core(input, min, max, name):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if input.dtype.is_complex:
         raise NotImplementedError("clamp is not supported for complex types")
+    if isinstance(min, complex) or isinstance(max, complex):  # complex Number bounds
+        # clamp keeps a floating input's type (the bound is read as a double); otherwise the promoted type is complex
+        if name in ("clamp", "clip") and input.dtype.is_floating_point:
+            if any(isinstance(v, complex) and v.imag for v in (min, max)):
+                raise RuntimeError("value cannot be converted to type double without overflow")
+        else:
+            raise NotImplementedError("clamp is not supported for complex types")
     if min is not None and max is not None and isinstance(min, Tensor) != isinstance(max, Tensor):
         kinds = ", ".join(type(v).__name__ for v in (input, min, max))
         raise TypeError(f"{name}() received an invalid combination of arguments - got ({kinds}), but expected one "

@@ -14,13 +14,14 @@ Every function takes ``generator=`` (a :class:`torchlike.Generator`; default: th
 from __future__ import annotations
 
 import numbers
+import operator
 
 import jax.numpy as jnp
 import numpy as np
 
 from .. import _memory_format as _mfmt
 from .. import _dtype, _mt_kernels as _K
-from .._creation import _finish, _hostable, _host_or_put, _out, _size
+from .._creation import _finish, _hostable, _host_or_put, _out, _size, by_class, class_factory
 from .._device import _default as _default_device, canonical
 from .._dispatch import dispatch
 from .._random import draw, fill_order, host_stream, in_fill_order, like_order, torch_draw
@@ -207,6 +208,11 @@ def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
     >>> torchlike.rand_like(torchlike.zeros(2, 3)).shape
     torch.Size([2, 3])
     """
+    if class_factory:
+        t = by_class("rand_like", input, (), lambda x, pin_memory=False, **k: rand_like(x, generator=generator, **k),
+                     requires_grad, dtype, layout, device, memory_format)
+        if t is not None:
+            return t
     order = like_order(input, memory_format)
     if order is None:
         return rand(tuple(input.shape), dtype=dtype or input.dtype, device=_like_dev(input, device),
@@ -225,6 +231,11 @@ def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
     >>> torchlike.randn_like(torchlike.zeros(2, 3)).dtype
     torch.float32
     """
+    if class_factory:
+        t = by_class("randn_like", input, (), lambda x, pin_memory=False, **k: randn_like(x, generator=generator, **k),
+                     requires_grad, dtype, layout, device, memory_format)
+        if t is not None:
+            return t
     order = like_order(input, memory_format)
     d = _float_dtype(dtype or input.dtype, "normal_kernel_cpu")
     if order is None:
@@ -236,13 +247,26 @@ def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
     return _mfmt.mark(_new(in_fill_order(x, order), _like_dev(input, device), requires_grad), memory_format, input)
 
 
+def _integer(v):
+    """An int argument's value: a float is torch's parser error (a TypeError here, which the op table's wrapper
+    words from the op's signatures), not truncated by int()."""
+    return int(v) if isinstance(v, Tensor) else operator.index(v)
+
+
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
                  memory_format=None, generator=None):
     """``randint`` with ``input``'s shape: ``randint_like(x, high)`` or ``randint_like(x, low, high)``."""
+    if class_factory:
+        args = (low,) if high is None else (low, high)
+        t = by_class("randint_like", input, args, lambda x, *a, pin_memory=False, **k: randint_like(
+            x, *a, generator=generator, **k), requires_grad, dtype, layout, device, memory_format,
+            "default" if high is None else "low_dtype")
+        if t is not None:
+            return t
     if high is None:
         low, high = 0, low
     shape, d = tuple(input.shape), _dtype.to_dtype(dtype or input.dtype)
-    x = _randint_array(int(low), int(high), shape, d, generator, True, _like_dev(input, device))
+    x = _randint_array(_integer(low), _integer(high), shape, d, generator, True, _like_dev(input, device))
     return _mfmt.mark(_new(in_fill_order(x, like_order(input, memory_format)), _like_dev(input, device),
                            requires_grad), memory_format, input)
 
@@ -275,6 +299,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     torch.Size([3])
     """
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if size is not None and (mt or st):  # (torch's overloads with a Tensor mean or std take no size)
+        raise TypeError("normal(): size with a Tensor mean or std")
     if not st and std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
     if st and bool((_concrete(std) < 0).any()):
@@ -557,12 +583,13 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     return _fill(self, _into(self, "lognormal", generator, (float_arg(mean, "mean"), float_arg(std, "std"))), "LogNormalBackward0")
 
 
+# (the module's names are the declared functions: register may wrap one, as random_ in torch's None check)
 for _f in (uniform_, normal_, bernoulli_, random_, exponential_, geometric_, cauchy_, log_normal_):
-    register(_f.__name__, namespaces=(), promote="none")(_f)  # Tensor methods only
+    globals()[_f.__name__] = register(_f.__name__, namespaces=(), promote="none")(_f)  # Tensor methods only
 for _f in (rand, randn, randint, randperm, rand_like, randn_like, randint_like):
-    register(_f.__name__, method=False, promote="none", differentiable=False)(_f)
+    globals()[_f.__name__] = register(_f.__name__, method=False, promote="none", differentiable=False)(_f)
 # torch records NormalBackward nodes (zero gradients) for tensor mean/std
-register("normal", method=False, promote="none", differentiable=True)(normal)
+normal = register("normal", method=False, promote="none", differentiable=True)(normal)
 
 
 # --- torch-level dropout names (torch.native_dropout, torch.feature_dropout, the in-place variants) ---------

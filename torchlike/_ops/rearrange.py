@@ -16,7 +16,7 @@ from .. import _dtype
 from .. import _memory_format as _mfmt
 from .._errors import check_alloc, int_arg, torch_warn
 from ..tensor import _ALIAS_CHAIN, _NUMPY_CHAIN, _SHARED_CHAIN, Size
-from ._util import Tensor, cast, dispatch, register, shape_arg, wrap_dim
+from ._util import Tensor, cast, dispatch, keyword_shape, register, shape_arg, wrap_dim
 from .._creation import empty
 from .._shape_churn import host_impl
 from .shape import _tensors_arg, atleast_1d, atleast_2d, atleast_3d, stack  # (atleast_*: their home)
@@ -33,7 +33,7 @@ def _repeat_impl(x, reps):
 
 
 @register(namespaces=())
-def repeat(input, *sizes):
+def repeat(input, *sizes, repeats=None):
     """Tile the tensor ``sizes`` times along each dim (Tensor.repeat).
 
     >>> import torchlike
@@ -41,7 +41,7 @@ def repeat(input, *sizes):
     tensor([[1, 2, 1, 2],
             [1, 2, 1, 2]])
     """
-    reps = shape_arg(sizes)
+    reps = shape_arg(keyword_shape(sizes, repeats, "repeat", "repeats"))
     if len(reps) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
                            "tensor")
@@ -55,14 +55,14 @@ def repeat(input, *sizes):
 
 
 @register()
-def tile(input, *dims):
+def tile(input, *sizes, dims=None):
     """Like ``repeat`` but ``dims`` may be shorter than ``input.ndim`` (leading ones are implied).
 
     >>> import torchlike
     >>> torchlike.tile(torchlike.tensor([[1, 2]]), (2,)).shape
     torch.Size([1, 4])
     """
-    dims = shape_arg(dims)
+    dims = shape_arg(keyword_shape(sizes, dims, "tile", "dims"))
     if len(dims) < input.ndim:
         dims = (1,) * (input.ndim - len(dims)) + dims
     return repeat(input, dims)
@@ -522,10 +522,10 @@ def _resize_impl(x, shape):
 
 
 @register(namespaces=(), promote="none")
-def resize_(self, *sizes, memory_format=None):
+def resize_(self, *sizes, size=None, memory_format=None):
     """Resize in place, keeping elements in flat order (new elements are zero here; torch leaves them
     uninitialised).  Only for tensors that own their storage (not views)."""
-    shape = shape_arg(sizes)
+    shape = shape_arg(keyword_shape(sizes, size, "resize_", "size"))
     for s in shape:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
@@ -558,14 +558,14 @@ def resize_(self, *sizes, memory_format=None):
 
 
 @register(promote="none")
-def resize_as_(self, the_template, memory_format=None):
+def resize_as_(input, the_template, memory_format=None):
     """Resize in place to ``the_template``'s shape.
 
     >>> import torchlike
     >>> torchlike.resize_as_(torchlike.zeros(2), torchlike.ones(1, 3)).shape
     torch.Size([1, 3])
     """
-    return resize_(self, tuple(the_template.shape))
+    return resize_(input, tuple(the_template.shape))
 
 
 def _sum_to_impl(x, dims, lead):
@@ -576,14 +576,14 @@ def _sum_to_impl(x, dims, lead):
 
 
 @register(namespaces=(), promote="none")
-def sum_to_size(self, *size):
+def sum_to_size(self, *sizes, size=None):
     """Sum dims so the result has shape ``size`` (which must expand to self's shape).
 
     >>> import torchlike
     >>> torchlike.ones(2, 3).sum_to_size(1, 3)
     tensor([[2., 2., 2.]])
     """
-    size = shape_arg(size)
+    size = shape_arg(keyword_shape(sizes, size, "sum_to_size", "size"))
     sh = tuple(self.shape)
     lead = len(sh) - len(size)
     ok = lead >= 0 and all(s == t or s == 1 for s, t in zip(size, sh[lead:]))

@@ -20,9 +20,10 @@ from .. import _dtype
 from .._errors import torch_warn
 from ..return_types import make
 from . import checks as C
-from ._util import Tensor, cast, dims_arg, dispatch, exact_mean, float_dtype_for, register
+from ._util import Tensor, cast, dims_arg, dispatch, exact_mean, float_dtype_for, register, wrap_dim
 from .. import _autocast as _amp
 from .registry import TABLE
+from .signatures import Signature
 from .._mutation import write_out
 from .indexing import c_type_name
 from .._shape_churn import as_exact, host_impl, quiet
@@ -123,7 +124,25 @@ def _host_reduce(input, dim, keepdim, mean):
     return Tensor._from_host(r, input._dev)
 
 
-@register(out=True)
+_NO_DIM = object()
+# torch's sum overloads: the one without a dim takes no out=
+_SUM_OUT = Signature("sum", ["Tensor self, *, ScalarType? dtype=None", "Tensor self, int[1]? dim, bool keepdim=False, "
+                            "*, ScalarType? dtype=None, Tensor? out=None"])
+
+
+def _sum_out(out, input, dim=_NO_DIM, keepdim=False, *, dtype=None):
+    # torch's sum reduces in out's dtype when no dtype is given (the input cast to it first: a float input summed
+    # into an int8 out truncates each element), where other ops compute in theirs and cast the result
+    if dim is _NO_DIM:
+        err = _SUM_OUT.error((input,), {"out": out, **({} if dtype is None else {"dtype": dtype})})
+        raise TypeError(err.as_function)
+    if dtype is not None and dtype is not out.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {c_type_name(dtype)}, but got {c_type_name(out.dtype)} "
+                           "instead")
+    return write_out(out, sum(input, dim, keepdim, dtype=out.dtype if dtype is None else dtype), "sum")
+
+
+@register(out_form=_sum_out)
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum over ``dim`` (all dims by default); ints and bools accumulate in int64.
 
@@ -374,13 +393,17 @@ def _minmax(kind):
             other, dim = dim, None
         if other is not None:
             return TABLE[("torch", "maximum" if kind == "max" else "minimum")].fn(input, other)
-        _no_complex(input, f"{kind}_all" if dim is None else f"{kind}_cpu")
+        if dim is None:
+            _no_complex(input, f"{kind}_all")
+        else:
+            d = wrap_dim(dim, input.ndim)  # (torch wraps the dim before its dtype check)
+            if input.dtype.is_complex:
+                raise RuntimeError(f"{kind}(): does not support complex input")
         if dim is None:
             if input.numel() == 0:
                 raise RuntimeError(f"{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
                                    "Specify the reduction dim with the 'dim' argument.")
             return dispatch(_full_impl, (input,), (("kind", kind),), name=f"{kind.capitalize()}Backward1")
-        d = dims_arg(dim, input.ndim)[0]
         check_nonempty(input, (d,), kind)
         v, i = dispatch(_dim_impl, (input,), (("dim", d), ("keepdim", bool(keepdim)), ("kind", kind)),
                         name=f"{kind.capitalize()}Backward0")
@@ -403,7 +426,7 @@ def _amax_impl(x, dims, keepdim, kind):
 
 def _amaxmin(kind):
     def fn(input, dim=(), keepdim=False):
-        _no_complex(input, f"a{kind}_cpu")
+        _no_complex(input, f"{kind}_values_cpu")
         dims = rdims(dim, input.ndim)
         if dims is None and input.numel() == 0:
             raise RuntimeError(f"a{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
@@ -463,7 +486,8 @@ def aminmax(input, *, dim=None, keepdim=False):
 
 def _argminmax(kind):
     def fn(input, dim=None, keepdim=False):
-        _no_complex(input, f"arg{kind}_cpu")
+        if input.dtype.is_complex:
+            raise RuntimeError(f"arg{kind}(): does not support complex input")
         if input.dtype is _dtype.bool:
             raise RuntimeError(f"arg{kind}(): does not support bool input")
         if dim is None:
@@ -472,7 +496,7 @@ def _argminmax(kind):
             r = dispatch(_arg_impl, (input.reshape(-1),), (("dim", 0), ("keepdim", False), ("kind", kind)),
                          diff=False)
             return r.reshape((1,) * input.ndim) if keepdim else r
-        d = dims_arg(dim, input.ndim)[0]
+        d = wrap_dim(dim, input.ndim)
         check_nonempty(input, (d,), f"arg{kind}")
         if input.ndim == 0:
             return dispatch(_arg_impl, (input.reshape(1),), (("dim", 0), ("keepdim", False), ("kind", kind)),

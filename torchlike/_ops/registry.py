@@ -20,11 +20,12 @@ from typing import Callable
 
 import numpy as np
 
+from .. import _errors
 from .._errors import argument_error, inplace_error, method_argument_error, renamed
 from .. import _profiler_state as _prof, _torch_function
 from .. import _dtype
 from ..tensor import Tensor
-from .signatures import SIGNATURES, Signature
+from .signatures import SIGNATURES, Signature, none_rejected, rejecting_none
 from .tensor_operators import BINARY_OPERATORS, OWN_OPERATORS, _operator, _own_function  # noqa: F401  (re-exported)
 from .._mutation import check_inplace, check_no_overlap, check_out_overlap, write_out  # noqa: F401  (re-exported: the ops' import path)
 
@@ -71,12 +72,14 @@ class OpEntry:
     out_form: Callable | None = None
     # the Tensor method takes its int-list argument spread out as well (``x.flip(0, 1)``, ``x.vsplit(1, 2)``)
     method_varargs: bool = False
+    alias: bool = False  # another name of an op (``subtract``: ``sub``'s entry), whose errors name the alias called
 
 
 # (namespace, name) -> entry; the namespace is the entry's first (``"Tensor"`` for a method-only entry), so
 # torch.softmax and special.softmax, torch.cross and linalg.cross are separate entries
 TABLE: dict[tuple, OpEntry] = {}
-_CLAIMS: dict[tuple, tuple] = {}  # each surface ("torch", "add"), ("Tensor", "add_") -> the TABLE key declaring it
+_CLAIMS: dict[tuple, tuple] = _errors.OP_SURFACES  # each surface ("torch", "add"), ("Tensor", "add_") -> the TABLE
+# key declaring it (_errors reads it: a parser error names the surface called)
 
 
 def _surfaces(e):
@@ -107,11 +110,27 @@ def declares(namespace, name):
     return (namespace, name) in _CLAIMS or (namespace, name) in TABLE
 
 
+def _keywords_as_positions(fn, args, kwargs):
+    """``(args, kwargs)`` with the arguments ``fn`` takes by position or keyword moved to positions, or None
+    when there is nothing to move (or ``fn`` rejects the call: its own error is then the one to raise)."""
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return None
+    if len(bound.args) == len(args):
+        return None
+    return bound.args, bound.kwargs
+
+
 def _checked(fn, checks, name):
     """``fn`` running ``checks`` (each ``check(name, *args, **kwargs)``, raising torch's error) first.  A check's
     TypeError on a tensor-like argument (one overriding ``__torch_function__``) switches that protocol on and
     retries through it (see _torch_function)."""
     def rejected(e, args, kwargs):  # a check raised TypeError: a tensor-like's override, or torch's parser error
+        if kwargs and e.__traceback__ is not None and e.__traceback__.tb_next is None:
+            moved = _keywords_as_positions(fn, args, kwargs)  # the check's own parameters did not take the op's
+            if moved is not None:  # keywords (``x.pow(exponent=2)``): pass those by position, as the op binds them
+                return checked(*moved[0], **moved[1])
         if _torch_function.retry_with_overrides(args, kwargs):
             return _torch_function.redispatch(name, checked, args, kwargs)
         err = _parser_error(e, fn, name, args, kwargs, positions=False)
@@ -217,6 +236,10 @@ def _numpy_names(fn):
     keywords = tuple(n for _, n in flags)
 
     def check(args, kwargs):  # raise the error for an argument torch's parser rejects (a slow path)
+        sig = getattr(fn, "torch_signature", None)  # (the op's signatures first: ``torch.unique``'s name its callee)
+        err = None if sig is None else sig.error(args, kwargs)
+        if err is not None:
+            raise err
         for k, n in flags:
             if k is not None and k < len(args):
                 v, k = args[k], k
@@ -294,9 +317,15 @@ def register(name=None, *, namespaces=("torch",), method=True, inplace=False, ou
         if code is not None and "<locals>" in fn.__qualname__:  # a factory's closure: its frames and Python's
             fn.__code__ = code.replace(co_name=n, co_qualname=n)  # arity errors name its op (caller_op, tracebacks)
             fn.__qualname__ = n
+            inner = getattr(fn, "__wrapped__", None)  # under a layout decorator: the factory's body, which
+            if type(inner) is types.FunctionType and "<locals>" in inner.__qualname__:  # caller_op names
+                inner.__code__ = inner.__code__.replace(co_name=n, co_qualname=n)
         elif code is not None and fn.__name__ != n and (not namespaces or fn.__name__.startswith("_")):
             fn = renamed(fn, n)  # a function under a private Python name (``_where_method``, ``_float_power``): the
             # same, its copy under the op's name (``x.where(c, y, out=z)``: "where() got an unexpected keyword ...")
+        at = none_rejected(fn.torch_signature, fn) if overloads is not None else ()
+        if at:  # (an explicit None where the op's default None means "not given": torch's parser error)
+            fn = rejecting_none(fn, fn.torch_signature, at)
         ns = tuple(namespaces)
         functional = bool(ns) and ns[0] == "nn.functional"  # torch's Python-level F.X: its own argument names
         if _takes(fn, ("dim", "keepdim")) and not functional:
@@ -313,7 +342,8 @@ def register(name=None, *, namespaces=("torch",), method=True, inplace=False, ou
                         inplace_overlap=inplace_overlap or ("partial" if elementwise else "internal"))
         _add(entry)
         for a in aliases:
-            _add(dataclasses.replace(entry, name=a, dunders=(), fn=_checked(fn, checks, a) if checks else fn))
+            _add(dataclasses.replace(entry, name=a, dunders=(), fn=_checked(fn, checks, a) if checks else fn,
+                                     alias=True))
         return entry.fn
     return deco
 
@@ -437,6 +467,9 @@ def _parser_error(e, fn, name, args, kwargs, positions=True):
         if positions and hasattr(e, "as_function"):  # a method-form parser error (method_argument_error)
             return TypeError(e.as_function)
         text = str(e)
+        placed = _with_position(fn, name, text, args, positions)
+        if placed is not None:
+            return placed
         if any(w in text for w in _PYTHON_OPERAND_ERRORS):
             got = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
             return TypeError(f"{name}() received an invalid combination of arguments - got ({', '.join(got)})")
@@ -444,7 +477,7 @@ def _parser_error(e, fn, name, args, kwargs, positions=True):
         return TypeError(f"{name}() {text[arity.end():]}") if arity and not text.startswith(name + "(") else None
     if isinstance(e, AttributeError):
         at = [k for k, a in (*enumerate(args), *kwargs.items()) if a is e.obj and not isinstance(a, Tensor)]
-        if not at:
+        if not at or name in _ATTRIBUTE_ERROR_LIKE_TORCH:  # (torch's Python reads the attribute too)
             return None
         if at[0] == 0:
             return not_a_tensor(fn, name, args[0])
@@ -456,6 +489,35 @@ def _parser_error(e, fn, name, args, kwargs, positions=True):
         return None
     value = args[at[0]] if isinstance(at[0], int) else kwargs[at[0]]
     return _argument_type_error(fn, name, at[0], value, expected, positions)
+
+
+# a shared helper's parser error (``wrap_dim``'s, ``argument_error`` without a position): it cannot know where the
+# argument sits in the op's signature
+_NO_POSITION = re.compile(r"^(\w+)\(\): argument '(\w+)' (must be .*)$", re.S)
+
+
+def _with_position(fn, name, text, args, positions):
+    """``text`` (a parser error without a position) with the position torch's parser gives, where the argument it
+    names was passed positionally (a method's, counted without ``self``, or with ``positions`` the function's;
+    the method form's carries the function's in ``as_function``); None where that does not apply."""
+    m = _NO_POSITION.match(text)
+    if m is None:
+        return None
+    while hasattr(fn, "__wrapped__"):
+        fn = fn.__wrapped__
+    try:
+        params = [p.name for p in inspect.signature(fn).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        return None
+    op, arg, rest = m.groups()
+    op = name if name == op + "_" else op  # (an in-place method's error raised by its out-of-place body)
+    k = params.index(arg) if arg in params else -1
+    if not 0 < k < len(args):
+        return None
+    err = TypeError(f"{op}(): argument '{arg}' (position {k}) {rest}")
+    err.as_function = f"{op}(): argument '{arg}' (position {k + 1}) {rest}"
+    return TypeError(err.as_function) if positions else err
 
 
 def _argument_type_error(fn, name, at, value, expected, positions):
@@ -473,7 +535,7 @@ def _argument_type_error(fn, name, at, value, expected, positions):
 
 # torch's own Python-level functions (torch.functional) that read ``input.dim()`` & co. first: a non-Tensor
 # input raises Python's AttributeError there too
-_ATTRIBUTE_ERROR_LIKE_TORCH = frozenset({"norm", "split", "tensordot"})
+_ATTRIBUTE_ERROR_LIKE_TORCH = frozenset({"norm", "split", "tensordot", "svd_lowrank", "pca_lowrank"})
 
 
 def _checks_operands(e):
@@ -484,9 +546,11 @@ def _checks_operands(e):
             or e.namespaces[:1] == ("nn.functional",))
 
 
-def _with_out(fn, name, rule=None, exact=False, own=None):
+def _with_out(fn, name, rule=None, exact=False, own=None, called=None):
     """``fn`` with torch's ``out=`` keyword; ``rule``/``exact``/``own``: the entry's out_overlap/out_same_dtype/
-    out_form."""
+    out_form.  ``name``: the op its kernel's errors name (``div``), ``called`` (default ``name``) the one its
+    argument-parser errors name (the alias called, ``true_divide``)."""
+    parsed = called or name
 
     @functools.wraps(fn)
     def wrapper(*args, out=None, **kwargs):
@@ -498,9 +562,9 @@ def _with_out(fn, name, rule=None, exact=False, own=None):
             r = _overridden(wrapper, args, kwargs if out is None else {**kwargs, "out": out})
             if r is not _NOT_OVERRIDDEN:
                 return r
-            _raise_parser_error(e, fn, name, args, kwargs)
+            _raise_parser_error(e, fn, parsed, args, kwargs)
         except Exception:
-            _raise_if_unparsed(fn, name, args, kwargs)
+            _raise_if_unparsed(fn, parsed, args, kwargs)
             raise
         if out is None or own is not None:
             return r
@@ -676,7 +740,7 @@ def install(namespaces: dict, tensor_cls=None):
         if inner is not None and "<locals>" in inner.__qualname__:  # own call errors name the op too
             inner.__qualname__ = e.fn.__name__
         own, called = _alias_function(e, name)
-        public = _with_out(own, e.aten, e.out_overlap, e.out_same_dtype, e.out_form) if e.out else \
+        public = _with_out(own, e.aten, e.out_overlap, e.out_same_dtype, e.out_form, called) if e.out else \
             own if _checks_operands(e) and not _parses_late(own) else _typed(own, called)
         if e.sparse is not None:
             public = _with_sparse(public, name, e.sparse)
@@ -689,7 +753,7 @@ def install(namespaces: dict, tensor_cls=None):
         method = None
         if e.method:
             method = _operator(fn, name) if name in BINARY_OPERATORS else _spread(fn) if e.method_varargs else \
-                _typed(fn, e.aten, positions=False) if _parses_late(fn) and name not in _BARE_METHODS else fn
+                _typed(fn, name if e.alias else e.aten, positions=False) if _parses_late(fn) and name not in _BARE_METHODS else fn
             put(tensor_cls, name, method, "Tensor")
         if e.inplace:
             put(tensor_cls, name + "_", _make_inplace(fn, name, e.sparse, e.inplace_overlap), "Tensor")
@@ -703,7 +767,7 @@ def _alias_function(e, name):
     """The namespace function of entry ``e`` (as ``name``) and the op name its errors give: an alias
     (``torchlike.subtract``, sub's entry under another name) gets ``sub``'s code named subtract, so its argument
     errors name the alias called, as torch's do; any other entry its own function and aten name."""
-    if not e.namespaces or e.fn.__name__ == name:
+    if not e.namespaces or e.fn.__name__ == name and not e.alias:
         return e.fn, e.aten
     called = name if e.namespaces[0] in ("torch", "nn.functional") else f"{e.namespaces[0]}_{name}"
     if e.aten == called:

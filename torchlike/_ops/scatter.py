@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .._errors import tp_name
+from .._errors import torch_warn, tp_name
 from .. import _dtype, _views
 from .. import _memory_format as _mfmt
 from ._util import Tensor, cast, dispatch, register, wrap_dim
@@ -198,13 +198,13 @@ def gather(input, dim, index, *, sparse_grad=False):
     """
     if not isinstance(index, Tensor):
         raise TypeError(f"gather(): argument 'index' (position 3) must be Tensor, not {type(index).__name__}")
+    d = wrap_dim(dim, input.ndim)  # (torch wraps the dim first: gather_meta)
     if index.numel() == 0:   # torch returns an empty result for an empty index of any dtype or rank
         return dispatch(_gather_empty, (input,), (("shape", tuple(index.shape)),), name="GatherBackward0",
                         saves=False)
     if index.dtype not in (_dtype.int64, _dtype.int32):
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     _check_same_ndim(input, index, "input")
-    d = wrap_dim(dim, input.ndim)
     zero_d = index.ndim == 0
     x, idx = _as1d(input), _as1d(index)
     for k in range(idx.ndim):
@@ -226,6 +226,7 @@ def _scatter_impl(x, idx, src, dim, reduce, scalar, include_self=True):
 
 
 def _scatter_checks(name, input, dim, index, src):
+    d = wrap_dim(dim, input.ndim)  # (torch wraps the dim first: scatter_meta_impl)
     if index.dtype not in (_dtype.int64, _dtype.int32):
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     if isinstance(src, Tensor) and src.dtype is not input.dtype:
@@ -235,7 +236,6 @@ def _scatter_checks(name, input, dim, index, src):
     _check_same_ndim(input, index, "self")
     if isinstance(src, Tensor):
         _check_same_ndim(src, index, "src")
-    d = wrap_dim(dim, input.ndim)
     x, idx = _as1d(input), _as1d(index)
     s = _as1d(src) if isinstance(src, Tensor) else None
     for k in range(idx.ndim):
@@ -276,6 +276,10 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     if not isinstance(src, (Tensor, bool, numbers.Number, np.generic)):
         raise TypeError(f"scatter(): argument 'src' must be Tensor or Number, not {type(src).__name__}")
     if reduce is not None:
+        if isinstance(src, Tensor):  # torch's once-per-process note, given before the reduce name is checked
+            torch_warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
+                       "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
+                       "aten/src/ATen/native/TensorAdvancedIndexing.cpp:225", once=True)
         if reduce not in ("add", "multiply"):
             raise RuntimeError("reduce argument must be either add or multiply.")
         reduce = "sum" if reduce == "add" else "prod"
@@ -318,10 +322,19 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
 def _index_checks(name, input, dim, index, source=None, int32_ok=True):
     d = wrap_dim(dim, input.ndim)
     if index.ndim > 1:
-        raise IndexError(f"{name}(): Index is supposed to be a vector")
+        if name == "index_fill_":
+            raise RuntimeError("Index has to be a vector/scalar")
+        if name == "index_copy_":
+            raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
+        raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
+                         f"{_cap(index.dtype)} and size: {list(index.shape)}")
+    if name == "index_copy_" and index.dtype is not _dtype.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {_cap(index.dtype)}")
     if index.dtype is not _dtype.int64 and not (int32_ok and index.dtype is _dtype.int32):
         raise IndexError(f"{name}(): Expected dtype int64 for index.") if name == "index_fill_" else \
-            RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+            RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: {_cap(index.dtype)}")
+    if source is not None and name in ("index_add_", "index_reduce_"):  # (torch's index_func_meta_impl: the
+        _src_dtype_check(name, input, source)  # source's dtype after the index's, before the sizes)
     if source is not None:
         n_idx = index.numel()
         ssrc = tuple(source.shape) if source.ndim else (1,)
@@ -382,7 +395,6 @@ def index_add(input, dim, index, source, *, alpha=1):
     >>> torchlike.zeros(3).index_add(0, torchlike.tensor([0, 0]), torchlike.tensor([1., 2.]))
     tensor([3., 0., 0.])
     """
-    _src_dtype_check("index_add_", input, source)
     d = _index_checks("index_add_", input, dim, index, source)
     if input.ndim > 1:
         _check_bounds(index, input.shape[d], d)
@@ -447,7 +459,6 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
                            f"{reduce}.")
-    _src_dtype_check("index_reduce_", input, source)
     d = _index_checks("index_reduce_", input, dim, index, source)
     _check_bounds(index, input.shape[d] if input.ndim else 1, d, IndexError, "index out of range in self")
     return dispatch(_index_impl, (input, index.reshape(-1), source),

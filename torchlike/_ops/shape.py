@@ -4,7 +4,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from .._errors import tp_name
+from .._errors import called_op, tp_name
 from .. import _dtype, _views
 from .. import _memory_format as _mfmt
 from .._shape_churn import host_impl
@@ -51,8 +51,8 @@ def _read_together(ts, axis, merge):
 
 def _check_seq(tensors, name):
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
-                        f"{type(tensors).__name__}")
+        raise TypeError(f"{called_op(name)}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{type(tensors).__name__}")  # (called_op: an alias's name, ``concat``)
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {tp_name(t)}")
@@ -91,7 +91,9 @@ def cat(tensors, dim=0, *, out=None):
                                        f"{ref[k]} but got size {s[k]} for tensor number {i} in the list.")
         if x.dtype != dt0:
             same = False
-    dt = ts[0].dtype if same else _dtype.result_type(*[_Dim(t.dtype) for t in ts])
+    if len(ts) != len(tensors):  # (a skipped legacy empty tensor still takes part in the result type, as torch's)
+        same = same and all(t._x.dtype == dt0 for t in tensors)
+    dt = ts[0].dtype if same else _dtype.result_type(*[_Dim(t.dtype) for t in tensors])
     if len(ts) == len(tensors):
         r = _read_together(ts, d, True)
         if r is not None:
@@ -138,8 +140,8 @@ def stack(tensors, dim=0):
 
 def _stack_seq(tensors, name):
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
-                        f"{type(tensors).__name__}")
+        raise TypeError(f"{called_op(name)}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{type(tensors).__name__}")  # (called_op: an alias's name, ``concat``)
     if len(tensors) == 0:
         raise RuntimeError(f"{name} expects a non-empty TensorList")
     return list(tensors)

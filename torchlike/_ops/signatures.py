@@ -19,6 +19,7 @@ An entry's signatures are in ``SIGNATURES`` (the op table key -> its overloads);
 from __future__ import annotations
 
 import functools
+import inspect
 import numbers
 import operator
 import re
@@ -30,7 +31,7 @@ from .._device import device as _device_type
 from .._errors import pass_through_file, tp_name
 from ..tensor import Tensor
 
-__all__ = ["Signature", "SIGNATURES", "signature_of", "parses", "missing_method"]
+__all__ = ["Signature", "SIGNATURES", "signature_of", "parses", "missing_method", "none_rejected", "rejecting_none"]
 
 # schema type -> the words torch's messages give it
 _SHOWN = {"Tensor": "Tensor", "int": "int", "SymInt": "int", "float": "float", "bool": "bool", "str": "str",
@@ -72,8 +73,10 @@ def _index(v):
     return True
 
 
-def _real(v):
-    return isinstance(v, (numbers.Real, np.bool_, Tensor)) and not isinstance(v, np.complexfloating)
+def _real(v):  # (a tensor: torch's parser takes a 0-dim one that does not require grad)
+    if isinstance(v, Tensor):
+        return v.ndim == 0 and not v.requires_grad
+    return isinstance(v, (numbers.Real, np.bool_)) and not isinstance(v, np.complexfloating)
 
 
 _SCALAR_FITS = {
@@ -146,7 +149,7 @@ class _Overload:
 
     def takes(self, method, count):
         params = self.surface(method)
-        return sum(1 for p in params if p.default is None and not p.nullable) <= count <= len(params)
+        return sum(1 for p in params if p.default is None) <= count <= len(params)
 
     def bind(self, method, args, kwargs):
         """None where the call fits; else ``(kind, detail)``: ``("type", text)``, ``("many", given)``,
@@ -157,21 +160,23 @@ class _Overload:
             args = (tuple(args),)  # torch.meshgrid(a, b): the varargs are the list
         if len(args) > len(positional):
             return "many", positional
-        by_name = {p.name: p for p in params}
+        # torch's parser goes through the parameters in order: a given one's type, or (not given, no default) the
+        # error listing every required one not given; then a keyword it has not used
+        for k, p in enumerate(params):
+            if k < len(args):
+                text = _problem(p, args[k], k + 1, k)
+            elif p.name in kwargs:
+                text = _problem(p, kwargs[p.name], None, 0)
+            elif p.default is None:
+                return "missing", [q.name for q in params[k:] if q.default is None and q.name not in kwargs]
+            else:
+                continue
+            if text is not None:
+                return "type", text
+        names = {p.name for p in params}
         for k in kwargs:
-            if k not in by_name or any(p.name == k for p in positional[:len(args)]):
+            if k not in names or any(p.name == k for p in positional[:len(args)]):
                 return "keyword", k
-        missing = [p.name for p in params[len(args):] if p.default is None and not p.nullable and p.name not in kwargs]
-        if missing:
-            return "missing", missing
-        for k, (p, v) in enumerate(zip(positional, args)):
-            text = _problem(p, v, k + 1, k)
-            if text is not None:
-                return "type", text
-        for name, v in kwargs.items():
-            text = _problem(by_name[name], v, None, 0)
-            if text is not None:
-                return "type", text
         return None
 
 
@@ -210,7 +215,7 @@ class Signature:
         if kind == "missing":
             names = ", ".join(f'"{n}"' for n in detail)
             return f"{name}() missing {len(detail)} required positional argument{'s' if len(detail) == 1 else ''}: {names}"
-        low = sum(1 for p in detail if p.default is None and not p.nullable)
+        low = sum(1 for p in detail if p.default is None)
         span = f"{low}" if low == len(detail) else f"from {low} to {len(detail)}"
         return (f"{name}() takes {span} positional argument{'' if span == '1' else 's'} but {len(args)} "
                 f"{'was' if len(args) == 1 else 'were'} given")
@@ -257,11 +262,13 @@ def parses(*overloads, name=None):
     """
     def deco(fn):
         sig = Signature(name or fn.__name__, overloads)
+        at = none_rejected(sig, fn)
+        body = rejecting_none(fn, sig, at) if at else fn
 
         @functools.wraps(fn)
         def parsed(*args, **kwargs):
             try:
-                return fn(*args, **kwargs)
+                return body(*args, **kwargs)
             except Exception:
                 err = sig.error(args, kwargs)
                 if err is None:
@@ -270,6 +277,51 @@ def parses(*overloads, name=None):
         parsed.torch_signature = sig
         return parsed
     return deco
+
+
+def none_rejected(sig, fn):
+    """The positions (``self`` or the input 0) of ``fn``'s positional parameters whose Python default None stands
+    for "not given" where every overload of ``sig`` rejects an explicit None (``torch.trapezoid(y, None)``, the
+    parser's TypeError); with ``*args``, the positions it gathers.  Empty for most ops."""
+    while hasattr(fn, "__wrapped__"):
+        fn = fn.__wrapped__
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return ()
+    lists = [[p for p in o.params if not p.keyword_only] for o in sig.overloads]
+    if any(len(ps) == 1 and ps[0].kind == "Tensor[]" for ps in lists):
+        return ()  # (varargs that are a list: torch.meshgrid(a, b))
+    out = []
+    for k, p in enumerate(params[1:], 1):
+        if p.kind is p.VAR_POSITIONAL:
+            candidates = range(k, max(map(len, lists)))
+        elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is None:
+            candidates = (k,)
+        else:
+            continue
+        out += [j for j in candidates if not any(j < len(ps) and ps[j].nullable for ps in lists)]
+        if p.kind is p.VAR_POSITIONAL:
+            break
+    return tuple(out)
+
+
+def rejecting_none(fn, sig, at):
+    """``fn`` raising ``sig``'s parser error where an argument at a position of ``at`` (``none_rejected``) is None:
+    the op's default None would take it as "not given".  The success path pays a length test and, where as many
+    arguments are given, a None test per position."""
+    low = at[0]
+
+    @functools.wraps(fn)
+    def guarded(*args, **kwargs):
+        if len(args) > low:
+            for k in at:
+                if k < len(args) and args[k] is None:
+                    err = sig.error(args, kwargs)
+                    if err is not None:
+                        raise err
+        return fn(*args, **kwargs)
+    return guarded
 
 
 def missing_method(name, error, overloads=()):
@@ -357,8 +409,24 @@ SIGNATURES = {
                                 "str? side=None, Tensor? sorter=None",
                                 "Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, "
                                 "str? side=None, Tensor? sorter=None"],
-    ("torch", "segment_reduce"): ["Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, "
+    ("torch", "_segment_reduce"): ["Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, "
                                   "Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None"],
+    ("torch", "bernoulli"): ["Tensor self, *, Generator? generator=None",
+                             "Tensor self, float p, *, Generator? generator=None"],
+    ("Tensor", "random_"): ["Tensor self, *, Generator? generator=None",
+                            "Tensor self, int from, int? to, *, Generator? generator=None",
+                            "Tensor self, int to, *, Generator? generator=None"],
+    ("torch", "normal"): ["Tensor mean, Tensor std, *, Generator? generator=None",
+                          "Tensor mean, float std=1, *, Generator? generator=None",
+                          "float mean, Tensor std, *, Generator? generator=None",
+                          "float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, "
+                          "Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False"],
+    ("torch", "randint_like"): [f"Tensor self, {a}, *, {g}MemoryFormat? memory_format=None, ScalarType? dtype=None, "
+                                "Layout? layout=None, Device? device=None, bool pin_memory=False, "
+                                "bool requires_grad=False"
+                                for a in ("int low, int high", "Tensor high", "int high")
+                                for g in ("Generator? generator, ", "")],
+    ("torch", "pinverse"): ["Tensor self, float rcond=1e-15"],
     # shapes
     ("torch", "dsplit"): ["Tensor self, int sections", "Tensor self, int[] indices"],
     ("torch", "hsplit"): ["Tensor self, int sections", "Tensor self, int[] indices"],
@@ -366,7 +434,26 @@ SIGNATURES = {
     ("torch", "repeat_interleave"): ["Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None",
                                      "Tensor repeats, *, int? output_size=None",
                                      "Tensor self, int repeats, int? dim=None, *, int? output_size=None"],
-    ("torch", "roll"): ["Tensor self, int[1] shifts, int[1] dims=[]"],
+    ("torch", "roll"): ["Tensor self, int[1] shifts, int[1]? dims=[]"],  # (torch takes dims=None too)
+    # ops with several overloads taking an ``int dim`` (a tuple or None given for it: torch's "invalid combination")
+    ("torch", "max"): ["Tensor self, *, Tensor? out=None", "Tensor self, Tensor other, *, Tensor? out=None",
+                       "Tensor self, int dim, bool keepdim=False, *, Tensor[]? out=None"],
+    ("torch", "min"): ["Tensor self, *, Tensor? out=None", "Tensor self, Tensor other, *, Tensor? out=None",
+                       "Tensor self, int dim, bool keepdim=False, *, Tensor[]? out=None"],
+    ("torch", "sort"): ["Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor[]? out=None",
+                        "Tensor self, int dim=-1, bool descending=False, *, Tensor[]? out=None"],
+    ("torch", "argsort"): ["Tensor self, *, bool stable, int dim=-1, bool descending=False, Tensor? out=None",
+                           "Tensor self, int dim=-1, bool descending=False"],
+    ("torch", "narrow"): ["Tensor self, int dim, Tensor start, int length", "Tensor self, int dim, int start, int length"],
+    ("torch", "movedim"): ["Tensor self, int source, int destination", "Tensor self, int[] source, int[] destination"],
+    ("torch", "squeeze"): ["Tensor self", "Tensor self, int dim", "Tensor self, int[] dim"],
+    ("Tensor", "squeeze_"): ["Tensor self", "Tensor self, int dim", "Tensor self, int[] dim"],
+    ("torch", "scatter"): ["Tensor self, int dim, Tensor index, Tensor src, *, Tensor? out=None",
+                           "Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor? out=None",
+                           "Tensor self, int dim, Tensor index, Scalar value, *, Tensor? out=None",
+                           "Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor? out=None"],
+    ("torch", "index_fill"): ["Tensor self, int dim, Tensor index, Tensor value",
+                              "Tensor self, int dim, Tensor index, Scalar value"],
     ("torch", "rot90"): ["Tensor self, int k=1, int[] dims=[0, 1]"],
     ("torch", "slice_copy"): ["Tensor self, int dim=0, int? start=None, int? end=None, int step=1"],
     ("torch", "tensor_split"): ["Tensor self, int sections, int dim=0", "Tensor self, int[] indices, int dim=0",
@@ -376,8 +463,33 @@ SIGNATURES = {
     ("torch", "cartesian_prod"): ["Tensor[] tensors"],
     ("torch", "meshgrid"): ["Tensor[] tensors, *, str? indexing=None"],
     ("torch", "vander"): ["Tensor x, int? N=None, bool increasing=False"],
+    ("Tensor", "to_sparse"): ["Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None",
+                              "Tensor self, int sparse_dim"],
+    ("Tensor", "to_sparse_csr"): ["Tensor self, int? dense_dim=None"],
+    ("Tensor", "to_sparse_csc"): ["Tensor self, int? dense_dim=None"],
     ("Tensor", "to_sparse_bsr"): ["Tensor self, int[2] blocksize, int? dense_dim=None"],
     ("Tensor", "to_sparse_bsc"): ["Tensor self, int[2] blocksize, int? dense_dim=None"],
+    # composites and copies whose bodies call other ops (their errors would name those): torch parses their own
+    # arguments first
+    ("torch", "allclose"): ["Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False"],
+    ("torch", "unsafe_chunk"): ["Tensor self, int chunks, int dim=0"],
+    ("torch", "unsafe_split"): ["Tensor self, SymInt split_size, int dim=0"],
+    ("torch", "unsafe_split_with_sizes"): ["Tensor self, SymInt[] split_sizes, int dim=0"],
+    ("torch", "split_copy"): ["Tensor self, SymInt split_size, int dim=0, *, Tensor[]? out=None"],
+    ("torch", "split_with_sizes_copy"): ["Tensor self, SymInt[] split_sizes, int dim=0, *, Tensor[]? out=None"],
+    ("torch", "squeeze_copy"): ["Tensor self, *, Tensor? out=None", "Tensor self, int dim, *, Tensor? out=None",
+                                "Tensor self, int[] dim, *, Tensor? out=None"],
+    ("torch", "select_copy"): ["Tensor self, int dim, SymInt index, *, Tensor? out=None"],
+    ("torch", "unbind_copy"): ["Tensor self, int dim=0, *, Tensor[]? out=None"],
+    # the in-place random draws (whose bodies compare their numbers before any kernel)
+    ("Tensor", "uniform_"): ["Tensor self, float from=0, float to=1, *, Generator? generator=None"],
+    ("Tensor", "normal_"): ["Tensor self, float mean=0, float std=1, *, Generator? generator=None"],
+    ("Tensor", "cauchy_"): ["Tensor self, float median=0, float sigma=1, *, Generator? generator=None"],
+    ("Tensor", "log_normal_"): ["Tensor self, float mean=1, float std=2, *, Generator? generator=None"],
+    ("Tensor", "exponential_"): ["Tensor self, float lambd=1, *, Generator? generator=None"],
+    ("Tensor", "geometric_"): ["Tensor self, float p, *, Generator? generator=None"],
+    ("Tensor", "bernoulli_"): ["Tensor self, Tensor p, *, Generator? generator=None",
+                               "Tensor self, float p=0.5, *, Generator? generator=None"],
     # integration
     ("torch", "trapezoid"): ["Tensor y, Tensor x, *, int dim=-1", "Tensor y, *, Scalar dx=1, int dim=-1"],
     ("torch", "trapz"): ["Tensor y, Tensor x, *, int dim=-1", "Tensor y, *, float dx=1, int dim=-1"],

@@ -22,8 +22,9 @@ from .. import _memory_format as _mfmt
 from .._errors import GraphBreak
 from ..return_types import make
 from .._dispatch import not_implemented_node
-from ._util import Tensor, as_tensor_arg, cast, dims_arg, dispatch, register
+from ._util import Tensor, as_tensor_arg, cast, dispatch, register, wrap_dim
 from .reduction import check_nonempty
+from .signatures import Signature
 from .._stl_order import REPLAY_LIMIT, quick_select_index, sort_orders, topk_order, uses_introsort
 from .._errors import check_alloc, int_arg
 
@@ -89,8 +90,8 @@ def sort(input, dim=-1, descending=False, stable=False):
     >>> torchlike.sort(torchlike.tensor([2., float('nan'), 1.]), descending=True).indices
     tensor([1, 0, 2])
     """
+    d = wrap_dim(dim, input.ndim)  # (torch wraps the dim before its dtype check)
     _no_complex(input)
-    d = dims_arg(dim, input.ndim)[0]
     order = _cpu_order(input, d, descending, stable)
     if order is not None:
         v, i = dispatch(_sort_by_impl, (input, order), (("dim", d),), name="SortBackward0")
@@ -114,8 +115,8 @@ def argsort(input, dim=-1, descending=False, stable=False):
     >>> torchlike.argsort(torchlike.tensor([3, 1, 2]))
     tensor([1, 2, 0])
     """
+    d = wrap_dim(dim, input.ndim)  # (torch wraps the dim before its dtype check)
     _no_complex(input)
-    d = dims_arg(dim, input.ndim)[0]
     order = _cpu_order(input, d, descending, stable)
     if order is not None:
         return order
@@ -153,11 +154,11 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     >>> torchlike.topk(torchlike.tensor([1., 5., 3.]), 2).values
     tensor([5., 3.])
     """
+    k = int_arg(k, "k")
+    d = wrap_dim(dim, input.ndim)  # (torch wraps the dim before its dtype checks)
     _no_complex(input)
     if input.dtype is _dtype.bool:
         raise RuntimeError("topk does not support bool dtypes on CPU")
-    k = int_arg(k, "k")
-    d = dims_arg(dim, input.ndim)[0]
     size = input.shape[d] if input.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
@@ -229,11 +230,10 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     >>> torchlike.kthvalue(torchlike.tensor([4., 1., 3.]), 2).values
     tensor(3.)
     """
-    _no_complex(input)
-    if input.dtype is _dtype.bool:
-        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
     k = int_arg(k, "k")
-    d = dims_arg(dim, input.ndim)[0]
+    d = wrap_dim(dim, input.ndim)  # (torch wraps the dim before its dtype checks)
+    if input.dtype is _dtype.bool or input.dtype.is_complex:
+        raise NotImplementedError(f"\"kthvalue_cpu\" not implemented for '{_dtype._CAP[input.dtype.name]}'")
     check_nonempty(input, (d,), "kthvalue")
     size = input.shape[d] if input.ndim else 1
     if not 1 <= k <= size:
@@ -297,7 +297,6 @@ def _unique_result(input, vals, inverse, counts, return_inverse, return_counts, 
     return tuple(res)
 
 
-@register(differentiable=False)
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The sorted unique elements (or slices along ``dim``), optionally with inverse indices and counts.
 
@@ -310,7 +309,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         flat = a.reshape(-1)
         vals, inv, cnt = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
         return _unique_result(input, vals, inv, cnt, return_inverse, return_counts, a.shape)
-    d = dims_arg(dim, input.ndim)[0]
+    d = wrap_dim(dim, input.ndim)
     moved = np.moveaxis(a, d, 0)
     n = moved.shape[0]
     if n == 0:
@@ -333,6 +332,35 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return _unique_result(input, vals, inv, cnt, return_inverse, return_counts, (n,))
 
 
+_UNIQUE_FLAGS = "*, bool sorted=True, bool return_inverse=False, bool return_counts=False"
+_UNIQUE2 = Signature("_unique2", [f"Tensor self, {_UNIQUE_FLAGS}"])
+_UNIQUE_DIM = Signature("unique_dim", [f"Tensor self, int dim, {_UNIQUE_FLAGS}"])
+
+
+class _UniqueParser:
+    """``torch.unique`` (and ``Tensor.unique``) is Python in torch: it passes its flags by keyword to
+    ``torch._unique2``, or with a dim to ``unique_dim(input, dim, ...)``, whose parser errors name those (no position
+    for a flag); the op table's failure paths consult this as the op's signatures."""
+
+    def error(self, args, kwargs, name=None):
+        names = ("input", "sorted", "return_inverse", "return_counts", "dim")
+        given = dict(zip(names, args))
+        if len(args) > len(names) or set(kwargs) - set(names) or set(given) & set(kwargs):
+            return None  # (Python's own arity error stands, as torch's)
+        given.update(kwargs)
+        input, dim = given.pop("input", None), given.pop("dim", None)
+        err = _UNIQUE2.error((input,), given) if dim is None else _UNIQUE_DIM.error((input, dim), given)
+        if err is None:
+            return None
+        err = TypeError(err.as_function)  # (the same words for the method: torch's goes through torch.unique)
+        err.as_function = str(err)
+        return err
+
+
+unique.torch_signature = _UniqueParser()
+unique = register(differentiable=False)(unique)
+
+
 @register(differentiable=False)
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapse runs of equal consecutive elements (or slices along ``dim``).
@@ -346,7 +374,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         moved, inv_shape = a.reshape(-1, 1), a.shape
         d = None
     else:
-        d = dims_arg(dim, input.ndim)[0]
+        d = wrap_dim(dim, input.ndim)
         moved = np.moveaxis(a, d, 0)
         inv_shape = (moved.shape[0],)
     n = moved.shape[0]

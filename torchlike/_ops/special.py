@@ -22,6 +22,7 @@ from .. import _dtype
 from ._util import Tensor, binary, dispatch, register, round_to, unary, wrap_dim
 from . import checks as C
 from .indexing import c_type_name
+from .rounded_kernels import erf_half_kernel, half_via_f64
 from .registry import TABLE
 from .special_bessel_poly import _bessel_j
 from .._mutation import write_out
@@ -39,9 +40,11 @@ def _ndtr(x):
 
 
 def _ndtr_half(x, dt):
-    # the same formula in the half type: x * sqrt(1/2) (a float32 constant), erf, 1 + and * 0.5 each rounded;
-    # the derivative stays the float32 formula's (the result's final rounding to dt absorbs the float32 sum)
-    v = round_to(round_to(1 + round_to(jss.erf(round_to(x * np.float32(np.sqrt(0.5)), dt)), dt), dt) * 0.5, dt)
+    # the same formula in the half type: x * sqrt(1/2) (a float32 constant), erf (torch's half-type erf kernel),
+    # 1 + and * 0.5 each rounded; the derivative stays the float32 formula's (the result's final rounding to dt
+    # absorbs the float32 sum)
+    v = round_to(round_to(1 + round_to(erf_half_kernel(round_to(x * np.float32(np.sqrt(0.5)), dt)), dt), dt) * 0.5,
+                 dt)
     f = _ndtr(x)
     return f + lax.stop_gradient(v - f)
 
@@ -82,7 +85,7 @@ for _n, _f in [("expit", jax.nn.sigmoid), ("erfcx", _erfcx), ("i0e", jss.i0e), (
                ("bessel_j0", lambda x: _bessel_j(x, 0)), ("bessel_j1", lambda x: _bessel_j(x, 1))]:
     # torch's bessel_j0/j1 results carry no autograd history
     unary(_n, _f, promote="float", inplace=False, method=False, namespaces=_SP,
-          half=_ndtr_half if _n == "ndtr" else None,
+          half=_ndtr_half if _n == "ndtr" else half_via_f64(_f) if _n == "i0e" else None,
           differentiable=not _n.startswith("bessel"), checks=() if _n == "expit" else (C.SPECIAL_UNARY,),
           aten="sigmoid" if _n == "expit" else None)
 

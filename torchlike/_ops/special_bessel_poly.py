@@ -321,19 +321,19 @@ def _poly_impl(x, n, kind, shifted, dt):
 
 
 def _poly(name, kind, shifted=False):
-    @_mfmt.pointwise_follows((0, "input"), (1, "n"))
-    def fn(input, n, *, out=None):
-        if not isinstance(input, Tensor) and not isinstance(n, Tensor):
-            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-        d = float_dtype_for(_dtype.result_type(input, n))
-        r = dispatch(_poly_impl, (input, n), (("kind", kind), ("shifted", shifted), ("dt", d.np)),
+    @_mfmt.pointwise_follows((0, "x"), (1, "n"))
+    def fn(x, n, *, out=None):  # (torch's parameter names: x, n)
+        if not isinstance(x, Tensor) and not isinstance(n, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+        d = float_dtype_for(_dtype.result_type(x, n))
+        r = dispatch(_poly_impl, (x, n), (("kind", kind), ("shifted", shifted), ("dt", d.np)),
                      name=name, diff=False)
         if out is not None:
             return write_out(out, r)
         return r
     fn.__name__ = name
-    fn.__doc__ = (f"torch.special.{name}(input, n): the polynomial of degree ``n`` (truncated to an integer) at "
-                  f"``input``.\n\n    >>> import torchlike\n    >>> torchlike.special.{name}("
+    fn.__doc__ = (f"torch.special.{name}(x, n): the polynomial of degree ``n`` (truncated to an integer) at "
+                  f"``x``.\n\n    >>> import torchlike\n    >>> torchlike.special.{name}("
                   f"torchlike.tensor([0.5]), 0)\n    tensor([1.])\n    ")
     register(name, namespaces=_SP, method=False, promote="float", differentiable=False)(fn)
 

@@ -9,10 +9,10 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
-import numpy as np
 
 from .. import _dtype
 from . import checks as C
+from .._errors import broadcast_shape
 from ._util import dispatch, register, wrap_dim
 from .indexing import concrete_index
 from .registry import check_no_overlap, write_out
@@ -110,7 +110,7 @@ def take_along_dim(input, indices, dim=None):
     d = wrap_dim(dim, input.ndim)
     si, sx = list(indices.shape), list(input.shape)
     si[d] = sx[d] = 1
-    b = list(np.broadcast_shapes(tuple(si), tuple(sx)))
+    b = list(broadcast_shape(tuple(sx), tuple(si)))
     bi, bx = list(b), list(b)
     bi[d], bx[d] = indices.shape[d], input.shape[d]
     if input.shape[d]:   # with a dim, torch wraps every index modulo the size (negative ones included)

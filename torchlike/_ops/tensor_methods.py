@@ -12,6 +12,8 @@ tensor([10., 20.])
 """
 from __future__ import annotations
 
+import functools
+import operator
 import warnings
 
 import numpy as np
@@ -19,13 +21,13 @@ import numpy as np
 from .. import _dtype
 from . import checks as C
 from .._grad_mode import InferenceVersion
-from .._errors import no_other_keywords
+from .._tensor_devices import device_move_error
 from .._missing import MissingAPI
 from .signatures import missing_method
 from ._util import Tensor, register
 from .. import _creation
 from .._creation import tensor
-from .basic import clone, copy_
+from .basic import copy_
 
 __all__ = []
 
@@ -188,7 +190,15 @@ def module_load(self, other, assign=False):
 
 
 def _resized(self, sizes):
-    return clone(self.detach()).resize_(*sizes)
+    """torch's autograd Resize (torch/autograd/_functions): the same number of elements only, as a contiguous view
+    of ``self`` (its storage where ``self`` is contiguous); ``sizes`` as given, multiplied out as Python does."""
+    numel = functools.reduce(operator.mul, sizes, 1)
+    if self.numel() != numel:
+        raise RuntimeError(f"requested resize to {'x'.join(map(str, sizes))} ({numel} elements in total), but the "
+                           f"given tensor has a size of {'x'.join(map(str, self.size()))} ({self.numel()} elements). "
+                           "autograd's resize can only change the shape of a given tensor, while preserving the "
+                           "number of elements. ")
+    return self.contiguous().view(*sizes)
 
 
 def resize(self, *sizes):
@@ -198,7 +208,7 @@ def resize(self, *sizes):
 
 def resize_as(self, tensor):
     warnings.warn("non-inplace resize_as is deprecated", stacklevel=2)
-    return _resized(self, tensor.shape)
+    return _resized(self, tensor.size())
 
 
 def _volatile(self):
@@ -206,10 +216,15 @@ def _volatile(self):
     return False
 
 
+_NO_MTIA = ("Torch not compiled with MTIA enabled. Ensure you have `import mtia.host_runtime.torch_mtia.dynamic_library` "
+            "in your python src file and include `//mtia/host_runtime/torch_mtia:torch_mtia` as your target "
+            "dependency!")
+
+
 def _unsupported_device(kind, exc=AssertionError, msg=None):
-    def f(self, *args, **kwargs):
-        no_other_keywords(kind.lower(), kwargs, allowed=("device", "non_blocking", "memory_format"))
-        raise exc(msg or f"Torch not compiled with {kind} enabled")
+    def f(self, *args, **kwargs):  # (torch's parser first: a wrong-typed argument, a bad device string)
+        raise device_move_error(kind.lower(), self, args, kwargs) or exc(msg or f"Torch not compiled with {kind} "
+                                                                           "enabled")
     f.__name__ = kind.lower()
     return f
 
@@ -231,6 +246,11 @@ _MISSING_SIGNATURES = {
     "slice_inverse": ["Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1"],
 }
 
+
+# (torch's are Python methods of Tensor: Python's own arity errors name them Tensor.resize)
+for _f in (resize, resize_as, module_load):
+    _f.__qualname__ = f"Tensor.{_f.__name__}"
+    _f.__code__ = _f.__code__.replace(co_qualname=_f.__qualname__)
 
 # ops: declared in the op table (Tensor methods only; torch.adjoint is a function too)
 for _f in (apply_, map_, map2_, resize, resize_as):
@@ -256,7 +276,7 @@ def adjoint(input):
 # (tests/test_structure_table.py's allowlist)
 for _k, _v in {"dim_order": dim_order, "module_load": module_load,
                "eig": _eig, "symeig": _symeig, "lstsq": _lstsq, "solve": _solve, "reinforce": _reinforce,
-               "xpu": _unsupported_device("XPU"), "mtia": _unsupported_device("MTIA"),
+               "xpu": _unsupported_device("XPU"), "mtia": _unsupported_device("MTIA", msg=_NO_MTIA),
                "ipu": _unsupported_device("IPU", RuntimeError, "PyTorch is not linked with support for ipu devices"),
                }.items():
     if _k not in Tensor.__dict__:

@@ -11,11 +11,11 @@ from jax import lax
 from .. import _dtype, _grad_mode, _views
 from .. import _profiler_state as _prof
 from .. import _memory_format as _mfmt
-from .._errors import caller_op, check_alloc, int_arg, tp_name, warn_at_caller
+from .._errors import argument_error, caller_op, check_alloc, int_arg, method_argument_error, tp_name, warn_at_caller
 from . import checks as C
 from .._tape import FORWARD_AD
 from .._mutation import alias_op, copy_slices, view_of_root  # noqa: F401  (one copy, in layer 2; re-exported)
-from ._util import Tensor, dispatch, is_symbolic, register, shape_arg, wrap_dim
+from ._util import Tensor, dispatch, is_symbolic, keyword_shape, register, shape_arg, wrap_dim
 from .basic import clone
 
 __all__ = ["view_step", "view_of_root", "copy_slices", "alias_op"]
@@ -209,9 +209,9 @@ def _view_dtype_resized(input, dt):
 
 
 @register(promote="none")
-def reshape(input, *shape):
+def reshape(input, *sizes, shape=None):
     """Like view when the strides allow it, otherwise a copy (torch.reshape)."""
-    shape = _infer_shape(shape_arg(shape), input.numel())
+    shape = _infer_shape(shape_arg(keyword_shape(sizes, shape, "reshape", "shape")), input.numel())
     if _viewable(input, shape):
         return view_step(input, ("reshape", shape))
     return view_step(clone(input, memory_format=_mfmt.contiguous_format), ("reshape", shape))
@@ -243,7 +243,8 @@ register("reshape_as", namespaces=())(reshape_as)
 def flatten(input, start_dim=0, end_dim=-1):
     """Flatten dims ``start_dim..end_dim`` into one."""
     nd = input.ndim
-    if nd == 0:
+    if nd == 0:  # (the dims must still be valid for a 0-d tensor: -1 or 0)
+        wrap_dim(start_dim, 0), wrap_dim(end_dim, 0)
         return reshape(input, (1,))
     s, e = wrap_dim(start_dim, nd), wrap_dim(end_dim, nd)
     if s > e:
@@ -255,6 +256,9 @@ def flatten(input, start_dim=0, end_dim=-1):
 @register()
 def unflatten(input, dim, sizes):
     """Split dim ``dim`` into ``sizes``."""
+    if input.ndim == 0 and isinstance(dim, int):  # (torch wraps without the scalar allowance here)
+        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {dim} but tensor has no "
+                           f"dimensions")
     d = wrap_dim(dim, input.ndim)
     sh = tuple(input.shape)
     sizes = _infer_shape(tuple(sizes), sh[d]) if sizes else sizes
@@ -269,6 +273,11 @@ def squeeze(input, dim=None):
         dims = {i for i, s in enumerate(sh) if s == 1}
     else:
         dd = (dim,) if isinstance(dim, int) else tuple(dim)
+        if len(dd) > 1:
+            w = [wrap_dim(d, len(sh)) for d in dd]
+            for j in range(1, len(w)):
+                if w[j] in w[:j]:
+                    raise RuntimeError(f"dim {w[j]} appears multiple times in the list of dims")
         dims = {wrap_dim(d, len(sh)) for d in dd if sh and sh[wrap_dim(d, len(sh))] == 1} if sh else set()
         if not sh:
             for d in dd:
@@ -288,8 +297,9 @@ def unsqueeze(input, dim):
 
 
 @register()
-def permute(input, *dims):
+def permute(input, *sizes, dims=None):
     """Reorder dims."""
+    dims = keyword_shape(sizes, dims, "permute", "dims")
     dims = shape_arg(dims) if not (len(dims) == 1 and isinstance(dims[0], (tuple, list))) else tuple(dims[0])
     nd = input.ndim
     if len(dims) != nd:
@@ -353,9 +363,9 @@ def movedim(input, source, destination):
 
 
 @register()
-def expand(input, *sizes):
+def expand(input, *sizes, size=None):
     """Broadcast size-1 dims to ``sizes`` without copying (-1 keeps a dim)."""
-    sizes = shape_arg(sizes)
+    sizes = shape_arg(keyword_shape(sizes, size, "expand", "size"))
     sh = tuple(input.shape)
     if len(sizes) < len(sh):
         raise RuntimeError(f"expand(torch.FloatTensor{{{list(sh)}}}, size=[{', '.join(map(str, sizes))}]): the "
@@ -399,7 +409,11 @@ register("expand_as", namespaces=())(expand_as)
 
 @register()
 def broadcast_to(input, size):
-    return expand(input, tuple(size))
+    try:
+        size = tuple(size)
+    except TypeError:  # (a float, None: torch's parser error, not Python's "not iterable")
+        raise method_argument_error(size, "tuple of ints", "size", "broadcast_to", 1) from None
+    return expand(input, size)
 
 
 @register()
@@ -520,19 +534,50 @@ def _numpy_T(self):
 
 
 Tensor.T = property(_numpy_T)
-Tensor.mT = property(lambda self: transpose(self, -2, -1))
+_MT_WARNING = {"mT": "This function is the identity in these cases. (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4373.)",
+               "mH": "Consider using x.conj(). (Triggered internally at "
+                     "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4382.)"}
+
+
+def matrix_transpose(self, name="mT"):
+    """``x.mT`` (``name="mH"``: the caller conjugates it): the last two dimensions swapped. As torch, a 1-D
+    tensor is refused and a 0-D one is returned as it is (with a once-only deprecation warning)."""
+    if self.ndim >= 2:
+        return transpose(self, -2, -1)
+    if self.ndim == 1:
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got 1-D tensor.")
+    if name not in _T_WARNED:
+        _T_WARNED.add(name)
+        warn_at_caller(f"Tensor.{name} is deprecated on 0-D tensors. {_MT_WARNING[name]}")
+    return permute(self, ())
+
+
+Tensor.mT = property(matrix_transpose)
 
 
 def _sizes_error(sizes):
-    """torch's parser error for a list of split sizes holding an element that is not an int."""
-    for i, bad in enumerate(sizes):
-        try:
-            operator.index(bad)
-        except TypeError:
-            break
+    """torch's parser error for split sizes that are not a list of ints (a float, None, a list holding a str).
+    torch's ``split`` is Python calling ``split_with_sizes(self, sizes, dim)`` for anything but an int, so its error
+    names that with the function's position 2; ``split_with_sizes``'s own counts as a method's (see
+    ``method_argument_error``)."""
     op = caller_op()
-    return TypeError(f"{'split_with_sizes' if op == 'split' else op}(): argument 'split_sizes' must be tuple of ints, "
-                     f"but found element of type {tp_name(bad)} at pos {i}")
+    split = op == "split"
+    name, position = ("split_with_sizes", 2) if split else (op, 1)
+    if not isinstance(sizes, (list, tuple)):
+        err = argument_error(sizes, "tuple of ints", "split_sizes", name, position)
+    else:
+        for i, bad in enumerate(sizes):
+            try:
+                operator.index(bad)
+            except TypeError:
+                break
+        words = f"must be tuple of ints, but found element of type {tp_name(bad)} at pos {i}"
+        err = TypeError(f"{name}(): argument 'split_sizes' (position {position}) {words}")
+        err.as_function = f"{name}(): argument 'split_sizes' (position {position + (not split)}) {words}"
+    if not split and not hasattr(err, "as_function"):
+        err.as_function = str(argument_error(sizes, "tuple of ints", "split_sizes", name, position + 1))
+    return err
 
 
 def _split_sizes(n, split_size_or_sections):
@@ -562,12 +607,13 @@ def _slices(input, d, bounds, node="SliceBackward0"):
 
 
 @register(method=False)
-def split(input, split_size_or_sections, dim=0):
-    """Split into chunks of a size, or of the given sizes, along ``dim`` (views)."""
-    d = wrap_dim(dim, input.ndim)
-    sizes = _split_sizes(input.shape[d], split_size_or_sections)
+def split(tensor, split_size_or_sections, dim=0):
+    """Split into chunks of a size, or of the given sizes, along ``dim`` (views; torch's first parameter is
+    ``tensor``: ``torch.split(tensor=x, split_size_or_sections=2)``)."""
+    d = wrap_dim(dim, tensor.ndim)
+    sizes = _split_sizes(tensor.shape[d], split_size_or_sections)
     starts = np.cumsum([0] + sizes[:-1])
-    return _slices(input, d, [(int(s), int(s) + n) for s, n in zip(starts, sizes)],
+    return _slices(tensor, d, [(int(s), int(s) + n) for s, n in zip(starts, sizes)],
                    "SplitBackward0" if isinstance(split_size_or_sections, numbers.Integral) else
                    "SplitWithSizesBackward0")
 
@@ -584,12 +630,19 @@ split_method.__name__ = split_method.__qualname__ = "split"
 
 @register()
 def split_with_sizes(input, split_sizes, dim=0):
-    return split(input, list(split_sizes), dim)
+    try:
+        split_sizes = list(split_sizes)
+    except TypeError:  # (not iterable: a float, None)
+        raise _sizes_error(split_sizes) from None
+    return split(input, split_sizes, dim)
 
 
 @register()
 def chunk(input, chunks, dim=0):
     """Split into ``chunks`` nearly equal pieces (views)."""
+    if input.ndim == 0:  # (torch's first check)
+        C.reject_types(caller_op(), (dim, "int", "dim", 2))
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         C.reject_types(caller_op(), (dim, "int", "dim", 2))  # (torch's parser looks at dim first)
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
@@ -597,7 +650,11 @@ def chunk(input, chunks, dim=0):
     n = input.shape[d]
     if n == 0:  # torch returns `chunks` empty pieces
         return _slices(input, d, [(0, 0)] * chunks, "SplitBackward0")
-    return split(input, -(-n // chunks), d)
+    try:
+        return split(input, -(-n // chunks), d)
+    except TypeError:  # a float ``chunks`` (a float piece size): torch's parser rejects the chunks first
+        C.reject_types(caller_op(), (chunks, "int", "chunks", 1))
+        raise
 
 
 @register()

@@ -49,6 +49,25 @@ def _inputs_tuple(inputs, fn):
     return inputs
 
 
+_SEEDS: dict = {}  # (shape, dtype, device) -> the array of ones an implicit ``backward()`` starts from
+
+
+def _ones_seed(o):
+    """The array of ones an implicit ``backward()`` of plain tensor ``o`` starts from, outside tracing and JAX
+    transforms: made once per shape, dtype and device (``ones_like(o)``'s, moved to the device) and reused
+    (arrays are immutable; one a compiled program donated is made again).  A tiny training step made a host
+    tensor of ones and moved it to the device on every step (~9 us).  None where it must be made as usual."""
+    if not _creation._hostable(o._dev):
+        return None
+    key = (tuple(o.shape), o.dtype, o._dev)
+    a = _SEEDS.get(key)
+    if a is None or a.is_deleted():
+        if len(_SEEDS) >= 64:
+            _SEEDS.clear()
+        a = _SEEDS[key] = _creation.ones_like(o)._value
+    return a
+
+
 def _make_grads(outputs, grad_outputs, create_graph):
     out = []
     for i, (o, g) in enumerate(zip(outputs, grad_outputs)):
@@ -61,12 +80,17 @@ def _make_grads(outputs, grad_outputs, create_graph):
             if not (o.dtype.is_floating_point or o.dtype.is_complex):
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                    f"{o.dtype}")
+            if not create_graph and type(o) is Tensor and not _prof.MODES:
+                a = _ones_seed(o)
+                if a is not None:
+                    out.append(a)
+                    continue
             g = _creation.ones_like(o) if type(o) not in _prof.SUBCLASSES else \
                 _creation.ones(tuple(o.shape), dtype=o.dtype, device=o.device)  # (a subclass gets aten.ones_like below)
             if _prof.MODES and _prof.MODE_BACKWARD[0] is not None:   # torch's engine makes it with aten.ones_like
                 g = _prof.MODE_BACKWARD[0].ones_like(o, g)
-        elif not isinstance(g, Tensor):
-            g = _creation.tensor(g, dtype=o.dtype)
+        elif not isinstance(g, Tensor):  # (torch's _make_grads: no conversion)
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         if tuple(g.shape) != tuple(o.shape):
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
                                f"has a shape of {o.shape}.")
@@ -104,6 +128,7 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
 
 
 _tensor_backward.__name__, _tensor_backward.__qualname__ = "backward", "Tensor.backward"
+_tensor_backward.__code__ = _tensor_backward.__code__.replace(co_name="backward", co_qualname="Tensor.backward")
 
 
 def _is_checkpoint_valid():
@@ -196,7 +221,7 @@ from typing import Mapping, Sequence, cast, overload  # noqa: E402,F401  (torch.
 from .extras import (DeviceType, NestedIOFunction, ProfilerActivity, ProfilerConfig, ProfilerEvent,  # noqa: E402,F401
                      ProfilerState, SavedTensor, enforce_grad_layout_policy, handle_torch_function,
                      has_torch_function, is_multithreading_enabled, is_tensor_like, is_view_replay_enabled,
-                     kineto_available, register_multi_grad_hook)
+                     kineto_available, register_multi_grad_hook, _MultiHandle)
 from . import function as _function  # noqa: E402
 _home(vars(_function), NestedIOFunction)
-_home(vars(graph), register_multi_grad_hook)
+_home(vars(graph), register_multi_grad_hook, _MultiHandle)

@@ -116,10 +116,6 @@ def _note_compile(e, prims, root_cts):
         _compiles.pop(next(iter(_compiles)))
 
 
-def _plain(n):
-    return not (n._hooks or n._pre_hooks or n._tensor_hooks or n._retained)
-
-
 def try_fused(roots, order, retain_graph, accumulate):
     """Run the backward of ``roots`` (``((node, index), grad)`` pairs) over the discovered nodes
     ``order`` as one program and accumulate into the leaves with ``accumulate(leaf_node, grad, False)`` (the
@@ -129,10 +125,12 @@ def try_fused(roots, order, retain_graph, accumulate):
         return False
     ops = []
     for n in order:
-        if type(n) is AccumulateGrad or type(n) is NoGradViewSink:
+        tn = type(n)
+        if tn is AccumulateGrad or tn is NoGradViewSink:
             if n._pre_hooks or n._tensor_hooks or n._retained:
                 return False
-        elif type(n).apply is not _NODE_APPLY or n.f is None or n._freed or not _plain(n):
+        elif tn.apply is not _NODE_APPLY or n.f is None or n._freed or n._hooks or n._pre_hooks or \
+                n._tensor_hooks or n._retained:  # (a hook: the general engine)
             return False
         else:
             ops.append(n)

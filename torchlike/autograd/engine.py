@@ -88,8 +88,8 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
             e = _edge_of(t)
             target_nodes[id(e[0])] = e[0]
 
-    # discover the graph and count dependencies
-    deps, nodes, needed = {}, {}, {}
+    # discover the graph (the general engine counts its dependencies below: a fused pass needs no counts)
+    nodes, needed = {}, {}
     stack = [e[0] for e, _ in roots]
     for n in stack:
         nodes[id(n)] = n
@@ -101,12 +101,12 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
             continue
         seen.add(id(n))
         order.append(n)
+        ins = n.inputs
         for i in n.diff_in:
-            e = n.inputs[i]
+            e = ins[i]
             if e is None:
                 continue
             m = e[0]
-            deps[id(m)] = deps.get(id(m), 0) + 1
             if id(m) not in nodes:
                 nodes[id(m)] = m
                 stack.append(m)
@@ -130,6 +130,7 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
     if targets is None and not create_graph and accumulate and not _prof._COLLECTING and not ANOMALY[0] \
             and try_fused(roots, order, retain_graph, _accumulate):
         return None  # the whole pass ran as one program (autograd/_fused.py)
+    deps = _dependencies(order)
 
     # while a dispatch mode watches, gradients travel as Tensors (as with create_graph) and the mode sees
     # the aten calls torch's engine makes: each node's formula, the InputBuffer sums, AccumulateGrad's
@@ -181,7 +182,7 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, cap
                     continue
             if node._pre_hooks:
                 tcts = tuple(as_tensor(g) for g in cts)
-                for h in node._pre_hooks:
+                for h in tuple(node._pre_hooks.values()):
                     r = h(tcts)
                     if r is not None:
                         tcts = r
@@ -276,7 +277,7 @@ def _run_node(node, cts, create_graph, as_tensor, wanted=None, tensors=None):
         grads_in = _apply(node, cts, create_graph, wanted)
     if node._hooks:
         gi = tuple(as_tensor(g) for g in grads_in)
-        for h in node._hooks:
+        for h in tuple(node._hooks.values()):
             r = h(gi, tuple(as_tensor(g) if g is not None else None for g in cts))
             if r is not None:
                 gi = tuple(r)
@@ -356,6 +357,20 @@ def _raw(g):
     return g._value if isinstance(g, Tensor) else g
 
 
+def _dependencies(order):
+    """{id(node): how many edges of the discovered nodes ``order`` lead to it}: a node runs once all of them
+    have delivered its gradient."""
+    deps = {}
+    for n in order:
+        ins = n.inputs
+        for i in n.diff_in:
+            e = ins[i]
+            if e is not None:
+                k = id(e[0])
+                deps[k] = deps.get(k, 0) + 1
+    return deps
+
+
 def _arrive(m, deps, heap, queued):
     """One more of ``m``'s consumers has handed its gradient over: ``m`` is ready once all have."""
     deps[id(m)] -= 1
@@ -381,7 +396,7 @@ def _tensor_hooks(node, cts, as_tensor, create_graph):
         if cts[idx] is None:
             continue
         g = None  # one tensor object through the hooks, as torch: a hook may set attributes a later one reads
-        for h in (th or {}).get(idx, ()):
+        for h in tuple((th or {}).get(idx, {}).values()):
             g = as_tensor(cts[idx]) if g is None else g
             r = h(g)
             if r is not None:
@@ -416,5 +431,5 @@ def _accumulate(node, g, create_graph):
         else:
             old._set_value(total)
     if node._hooks:
-        for h in node._hooks:
+        for h in tuple(node._hooks.values()):
             h((), ())

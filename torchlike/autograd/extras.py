@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 
 from .._grad_mode import _state as _grad_state, enforce_grad_layout_policy
+from .._hooks import RemovableHandle
 from ..tensor import Tensor
 from .._pybind_enum import PybindEnum
 from .._torch_function import handle_torch_function, has_torch_function  # noqa: F401 (torch.autograd's)
@@ -174,22 +175,25 @@ class NestedIOFunction(Function):
         self.non_differentiable = tuple(args)
 
 
-class RemovableHandle:
-    """Handle returned by hook registrations: ``remove()`` unregisters (also as a context manager)."""
+class _MultiHandle(RemovableHandle):
+    """The handle ``register_multi_grad_hook`` returns (torch.autograd.graph._MultiHandle): removes every
+    per-tensor hook it holds."""
 
-    def __init__(self, removers):
-        self._removers = list(removers)
+    def __init__(self, handles):
+        self.handles = handles
 
     def remove(self):
-        for h in self._removers:
-            h.remove()
-        self._removers = []
+        for handle in self.handles:
+            handle.remove()
 
-    def __enter__(self):
-        return self
+    def __getstate__(self):
+        return self.handles
 
-    def __exit__(self, *exc):
-        self.remove()
+    def __setstate__(self, state):
+        self.handles = state
+
+
+_MultiHandle.__module__ = "torchlike.autograd.graph"
 
 
 def register_multi_grad_hook(tensors, fn, *, mode="all"):
@@ -216,4 +220,4 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
             return None
         return hook
 
-    return RemovableHandle([t.register_hook(make(i)) for i, t in enumerate(tensors) if t.requires_grad])
+    return _MultiHandle(tuple(t.register_hook(make(i)) for i, t in enumerate(tensors) if t.requires_grad))

@@ -5,10 +5,12 @@ import functools
 
 from .. import _creation, _grad_mode as grad_mode
 from .._grad_mode import InferenceVersion
+from .._layout import strided as _strided
 from .._tape import SAVED_HOOKS, Node, _check_not_freed, pack_saved
 from .._tensor_inference import SAVED_ERROR
 from .._torch_function import DisableTorchFunction
 from ..tensor import Tensor
+from . import _function_transforms as _transforms
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -160,11 +162,26 @@ class Function(metaclass=_FunctionMeta):
     vjp = backward
 
     @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
+                                  "forward mode AD.")
+
+    generate_vmap_rule = False  # True: torch.func.vmap batches forward itself (no ``vmap`` staticmethod)
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override the vmap "
+                                  "staticmethod or set generate_vmap_rule=True.")
+
+    @staticmethod
     def setup_context(ctx, inputs, output):
         raise NotImplementedError
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        if _transforms.active() and not cls.__module__.startswith("torchlike."):
+            return _transforms.apply(cls, args, kwargs)  # a user's Function inside a torch.func transform
+            # follows torch's functorch rules; torchlike's own Functions (hooks, sparse, cond) trace as before
         ctx = FunctionCtx()
         # the bookkeeping reads tensors' state as torch's C++ does, past their types' __torch_function__ (a
         # subclass that handles only some functions, such as ExpandedWeight, raises for the others)
@@ -184,10 +201,10 @@ class Function(metaclass=_FunctionMeta):
     @classmethod
     def _record(cls, ctx, args, outs):
         """The outputs of ``forward`` wired to a new node of the graph (where an input requires grad)."""
-        # outputs that alias inputs get fresh handles, as torch does for non-dirty outputs
+        # an input returned as-is becomes a new view of it (torch's view_as(self)): same storage, ``_base`` its base
         for k, o in enumerate(outs):
             if isinstance(o, Tensor) and any(o is a for a in args) and id(o) not in ctx.dirty:
-                outs[k] = o.detach() if o._vbase is None else o.view_as(o)
+                outs[k] = _view_of_input(o)
         needs = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
         if needs:
             inputs, diff_in, shapes = [], [], []
@@ -226,11 +243,39 @@ class Function(metaclass=_FunctionMeta):
                         not any(o is outs[i] for i in diff_out[:k]):
                     o._grad_fn, o._oi = node, k  # torch wires the tensor forward returned, so a saved output
                     # unpacks with this node as its grad_fn (double backward through it)
+                elif o._grad_fn is None and _is_view_output(o) and not any(o is outs[i] for i in diff_out[:k]):
+                    # a view of an input (made in forward, or an input returned as-is): it keeps sharing the
+                    # input's storage (data_ptr, writes), with this node as its grad_fn; torch then refuses an
+                    # in-place write to it with grad mode on (tensor.FN_VIEW_INPLACE)
+                    o._rg = False
+                    o.__dict__.pop("_acc_nograd_view", None)
+                    o._grad_fn, o._oi = node, k
+                    o.__dict__["_fn_view"] = f"Output {k} of {cls.__name__}"
                 else:
                     new = Tensor._wrap(o._value, o._dev)
                     new._grad_fn, new._oi = node, k
                     outs[j] = new
         return outs
+
+
+def _view_of_input(t):
+    """A new tensor viewing input ``t`` whole (torch's ``view_as(self)`` of an input a Function's forward returns
+    unchanged), outside the graph until ``_record`` wires it; a tensor that has no such view (sparse, ...) is
+    detached instead, a new handle on the same values."""
+    if t.layout is not _strided:
+        return t.detach()
+    with grad_mode.no_grad():
+        out = t.view_as(t)
+    out._rg = False
+    out.__dict__.pop("_acc_nograd_view", None)
+    return out
+
+
+def _is_view_output(o):
+    """Whether ``o`` (a Function's output) is a differentiable view of an input's storage: a view chain that
+    autograd follows (not one through ``detach()``/``.data``, nor a host or shared-memory alias)."""
+    chain = o._chain
+    return o._vbase is not None and bool(chain) and chain[0][0] != "alias"
 
 
 def once_differentiable(fn):

@@ -10,9 +10,9 @@ context managers, ...) comes from ``_graph_api`` (see autograd/__init__.py).
 """
 from __future__ import annotations
 
-from .._tape import (_NODE_CLASSES, AccumulateGrad, Node, _Handle, node_class, pullback_fn,  # noqa: F401
+from .._tape import (_NODE_CLASSES, AccumulateGrad, Node, node_class, pullback_fn,  # noqa: F401
                      pullback_impl)
 from .._torch_paths import home as _home
 
 __all__ = ["Node", "AccumulateGrad", "pullback_fn", "node_class"]
-_home(globals(), Node, AccumulateGrad, node_class, pullback_fn, pullback_impl, _Handle)
+_home(globals(), Node, AccumulateGrad, node_class, pullback_fn, pullback_impl)

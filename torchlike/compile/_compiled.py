@@ -17,7 +17,7 @@ from .. import _dtype, _errors, _jit_cache, _grad_mode as grad_mode
 from .._device import commit_to
 from .._dispatch import dispatch
 from ..tensor import _ALIAS_CHAIN, Tensor
-from . import _aot, _dynamic, _spmd, _trace
+from . import _aot, _dynamic, _side_effects, _spmd, _trace
 from ._aot import _pure_call
 from ._writeback import ArgPlan as _ArgPlan, apply_meta, pre_existing_writes as _pre_existing_writes
 from ._errors import GraphBreak
@@ -259,6 +259,14 @@ class CompiledFunction:
             except _spmd.NeedsCallbacks:
                 continue  # a collective that cannot be part of the SPMD program: trace again with callbacks
 
+    def _run_eagerly(self, entry, msg):
+        """From now on this guard key's calls run fn eagerly (``msg``: why, warned once per function)."""
+        if "break" not in self._warned:
+            self._warned.add("break")
+            warnings.warn(f"torchlike.compile: {msg}; running {getattr(self._fn, '__name__', 'fn')} eagerly")
+        entry.eager = True
+        entry.reason = msg
+
     def _compile_once(self, args, kwargs, leaves, symbolic, struct, tensor_pos, plan, arg_arrays, entry, rt):
         tr = _trace.Trace()
         if rt is not None:
@@ -303,18 +311,27 @@ class CompiledFunction:
                     arg_writes)
 
         module_hook = _module_recorder(tr)
+        # the trace runs fn's Python code: where this call's result is not the trace's, its prints and
+        # Python state changes must not count (a break reruns fn eagerly: each happens once per call)
+        watch = _side_effects.Watch(self._fn)
+        effects = ""
         try:
-            with tr, _young_gc():
+            with tr, _young_gc(), watch:
                 closed = jax.make_jaxpr(traced, axis_env=[(_spmd.AXIS, rt.size)] if rt is not None else None)(
                     arg_arrays)
+            effects = watch.happened()
         except _spmd.NeedsCallbacks:
+            watch.undo()
             raise
         except Exception as e:
             if symbolic:  # whatever failed, the per-shape trace that follows decides (and reports) it
+                watch.undo()
                 tr.restore()
                 return None, None
             if not isinstance(e, _BREAK_ERRORS):
+                watch.keep()  # the error ends the call, as it would under torch after the same prints
                 raise _errors.translate(e)  # torch's error, without JAX's frames and notes
+            watch.undo()
             tr.restore()
             where = _user_frame(e.__traceback__)
             msg = f"graph break at {where}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
@@ -322,11 +339,7 @@ class CompiledFunction:
             if self.fullgraph:
                 raise Unsupported(f"torchlike.compile(fullgraph=True) could not capture "
                                   f"{getattr(self._fn, '__qualname__', self._fn)}: {msg}") from e
-            if "break" not in self._warned:
-                self._warned.add("break")
-                warnings.warn(f"torchlike.compile: {msg}; running {getattr(self._fn, '__name__', 'fn')} eagerly")
-            entry.eager = True
-            entry.reason = msg
+            self._run_eagerly(entry, msg)
             closed = None  # run eagerly below, after the trace's writes are undone (not before: they'd undo it)
         finally:
             module_hook.remove()
@@ -337,6 +350,24 @@ class CompiledFunction:
                 t = r()
                 if t is not None and _poisoned(t._grad_fn):
                     t._grad_fn = None
+        msg = None
+        if effects and any(isinstance(v, Tensor) for v in watch.changed_values()):
+            # the trace stored a tensor (a tracer's) in Python state: undone, and this call runs eagerly
+            watch.undo()
+            msg = f"side effect in {getattr(self._fn, '__qualname__', 'fn')} ({effects}): a program cannot repeat it"
+            self.breaks.append(msg)
+            self._run_eagerly(entry, msg)
+            return entry, self._fn(*args, **kwargs)
+        if effects:
+            # torch.compile prints, appends and counts on every call (print is a graph break there, the rest
+            # replayed side effects); the program repeats none of it: this call's trace did it once (its output
+            # is written once the program ran), and later calls run fn eagerly
+            msg = f"side effect in {getattr(self._fn, '__qualname__', 'fn')} ({effects}): a program cannot repeat it"
+            self.breaks.append(msg)
+            if self.fullgraph and "print" in effects.split(", "):
+                watch.undo()
+                raise Unsupported(f"torchlike.compile(fullgraph=True) could not capture "
+                                  f"{getattr(self._fn, '__qualname__', self._fn)}: {msg}")
         if closed is None:
             return entry, self._fn(*args, **kwargs)
         spmd = rt if tr.spmd is not None and tr.spmd.used else None
@@ -345,15 +376,24 @@ class CompiledFunction:
                 any(t.requires_grad for ts in tr.reads.values() for t in ts)))):
             # a symbolic program, or one whose outputs eager code may differentiate (the tape's programs are
             # single-device): the collectives become host callbacks instead
+            watch.undo()  # (traced again)
             raise _spmd.NeedsCallbacks()
         try:
             prog = _Program(closed, tr, info, plan, arg_arrays if symbolic else None, spmd)
         except Exception:
             if symbolic:  # jax.export refused the symbolic program
+                watch.undo()
                 return None, None
+            watch.keep()
             raise
         self.compile_count += 1
-        result = prog.run(leaves)
+        try:
+            result = prog.run(leaves)
+        finally:
+            watch.keep()
+        if msg is not None:
+            self._run_eagerly(entry, msg)
+            return entry, result
         if prog.escaped:
             # the call created state (e.g. optimizer moments on the first step): the program made it from
             # scratch, so the next call must retrace to read it as state instead

@@ -20,7 +20,7 @@ import numpy as np
 from .. import _trace_hooks, _views
 from .._errors import is_tracer as _is_tracer
 from ..autograd import engine as _engine
-from ..tensor import _ALIAS_CHAIN, Tensor
+from ..tensor import _ALIAS_CHAIN, _NUMPY_CHAIN, _SHARED_CHAIN, Tensor
 
 __all__ = ["Trace", "current", "is_tracing"]
 
@@ -62,6 +62,16 @@ def _value_tracing(self):
         x = _SLOT_X.__get__(self)
         if not _is_tracer(x):
             tr.record_read(self, x)
+        return x
+    if self._chain is _NUMPY_CHAIN or self._chain is _SHARED_CHAIN:
+        # a tensor whose storage is a numpy array or a shared mapping (``p.detach().numpy()``,
+        # ``share_memory_()``) is an alias of a hidden root that never requires grad: the program's input is
+        # recorded as the tensor itself first (it is the leaf, or has the grad_fn, that gradients reach),
+        # then as the root (whose snapshot restores and writes back the trace's writes)
+        x = b._x
+        if not _is_tracer(x):
+            tr.record_read(self, x)
+            tr.record_read(b, x)
         return x
     root = _value_tracing(b)
     return _views.chain_fn(self._chain)(root)

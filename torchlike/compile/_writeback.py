@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .. import _views
 from .._mutation import view_of_root
-from ..tensor import Tensor
+from ..tensor import _NUMPY_CHAIN, _SHARED_CHAIN, Tensor
 from . import _trace
 from ._errors import GraphBreak
 
@@ -72,15 +72,26 @@ class ArgPlan:
         for i in tensor_pos:
             x = leaves[i]
             b = x._vbase
+            # a tensor whose storage is a numpy array or a shared mapping is an alias of a hidden root that
+            # never requires grad: the tensor itself stands for that storage (its .grad, its grad_fn)
+            own = b is None or x._chain is _NUMPY_CHAIN or x._chain is _SHARED_CHAIN
             r = x if b is None else b
             s = ids.get(id(r))
             if s is None:
                 s = ids[id(r)] = len(self.slots)
-                self.slots.append((i, b is not None))
+                self.slots.append((i, not own))
+            elif own and self.slots[s][1]:
+                self.slots[s] = (i, False)
             self.slot_of[i] = s
-        self.views = [i for i in tensor_pos if leaves[i]._vbase is not None]
+        self.views = [i for i in tensor_pos if leaves[i]._vbase is not None and not self._stands_for(i)]
+        # slots an alias stands for: a ``.data =`` on it in the program detaches it from the array, as in eager
+        self.alias_slots = {s for s, (i, via) in enumerate(self.slots) if not via and leaves[i]._vbase is not None}
         self.writes = []  # ("x", slot) / ("detach", leaf) / ("grad", slot): one output each
         self.meta = []  # ("rg", slot, flag) / ("leafrg", leaf, flag)
+
+    def _stands_for(self, i):
+        """Whether argument ``i`` is the tensor that stands for its storage slot (enters the program as is)."""
+        return self.slots[self.slot_of[i]] == (i, False)
 
     def roots(self, leaves):
         return [leaves[i]._vbase if via else leaves[i] for i, via in self.slots]
@@ -102,7 +113,7 @@ class ArgPlan:
         new_leaves = list(leaves)
         for i, s in self.slot_of.items():
             src = leaves[i]
-            if src._vbase is None:
+            if src._vbase is None or self._stands_for(i):
                 new_leaves[i] = rts[s]
                 continue
             rt = rts[s]
@@ -113,18 +124,22 @@ class ArgPlan:
                 fresh = view_of_root(rt, src._chain)
                 v._grad_fn, v._oi = fresh._grad_fn, fresh._oi
             new_leaves[i] = v
-        self._init = (rts, list(arrays), [t._rg for t in rts], {i: new_leaves[i]._rg for i in self.views})
+        self._init = (rts, list(arrays), [t._rg for t in rts], {i: new_leaves[i]._rg for i in self.views},
+                      [t._ver for t in rts])
         return rts, new_leaves
 
     def finish(self, new_leaves):
         """After the traced call: the arrays to write back into the arguments (in ``writes`` order)."""
-        rts, arrays, rg0, vrg0 = self._init
+        rts, arrays, rg0, vrg0, vers = self._init
         self._init = None
         out = []
         for s, (rt, a, rg) in enumerate(zip(rts, arrays, rg0)):
             if rt._vbase is not None:
                 raise GraphBreak("an argument was turned into a view of another tensor")
-            if rt._x is not a:
+            if s in self.alias_slots and rt._ver is not vers[s]:  # ``.data =`` (it gives a new version counter)
+                self.writes.append(("detach", self.slots[s][0], rt._dev))
+                out.append(rt._x)
+            elif rt._x is not a:
                 self.writes.append(("x", s, rt._grad_fn is not None))
                 out.append(rt._x)
             if rt._rg != rg:

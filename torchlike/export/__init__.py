@@ -24,8 +24,48 @@ from ..autograd import grad_mode
 from ..serialization import write_atomically
 from ..tensor import Tensor
 from ._program_module import GraphModule
+from .unflatten import unflatten  # noqa: F401 (torch.export.unflatten: the function, also its module's name)
 
-__all__ = ["export", "ExportedProgram", "TorchExportedProgram", "save", "load", "Dim"]
+__all__ = ["export", "ExportedProgram", "TorchExportedProgram", "save", "load", "Dim", "unflatten",
+           "ExportGraphSignature"]
+
+
+class ExportGraphSignature:
+    """Which program inputs are parameters, buffers and user inputs, under torch's names (placeholders
+    ``p_<name>``/``b_<name>`` with dots as underscores). ``user_outputs`` are ``output_<i>`` (torch names
+    them after its graph's nodes)."""
+
+    def __init__(self, params, buffers, non_persistent, user_inputs, n_out):
+        self.parameters, self.buffers = tuple(params), tuple(buffers)
+        self.non_persistent_buffers, self.user_inputs = tuple(non_persistent), tuple(user_inputs)
+        self.inputs_to_parameters = {"p_" + n.replace(".", "_"): n for n in params}
+        self.inputs_to_buffers = {"b_" + n.replace(".", "_"): n for n in buffers}
+        self.user_outputs = tuple(f"output_{i}" for i in range(n_out))
+        self.lifted_tensor_constants = ()
+
+    def __repr__(self):
+        return (f"ExportGraphSignature(parameters={self.parameters}, buffers={self.buffers}, "
+                f"user_inputs={self.user_inputs}, user_outputs={self.user_outputs})")
+
+
+class _StateDict(dict):
+    """A dict that is also callable (returning itself): torch's ``ep.state_dict`` is a dict attribute, and
+    torchlike's programs were called ``ep.state_dict()`` before."""
+
+    def __call__(self):
+        return self
+
+
+class _ValueRange:
+    """A symbolic dimension's bounds, printed as torch's ``VR[lo, hi]`` (``int_oo`` when unbounded)."""
+
+    def __init__(self, lower, upper):
+        self.lower, self.upper = lower, upper
+
+    def __str__(self):
+        return f"VR[{self.lower}, {'int_oo' if self.upper is None else self.upper}]"
+
+    __repr__ = __str__
 
 
 class _DimHint:
@@ -133,9 +173,38 @@ class ExportedProgram:
         self.param_names = list(param_names)  # which state entries were parameters (module() restores them)
         self.arg_names = list(arg_names)  # forward's parameter names, for the guards' messages
         self.non_persistent = list(non_persistent)  # buffers outside the state dict, as torch's constants
+        self._module = None  # the exported module (in the exporting process), for ``unflatten``
+        self._ranges = {}  # symbolic dimension name -> _ValueRange
 
+    @property
+    def graph_signature(self):
+        """An :class:`ExportGraphSignature`: the parameters, buffers and user inputs of the program."""
+        n_user = len(self.exported.in_avals) - len(self._state)
+        user = self.arg_names[:n_user] if len(self.arg_names) >= n_user else [f"arg{i}" for i in range(n_user)]
+        buffers = [n for n in self.state_names if n not in self.param_names]
+        return ExportGraphSignature(self.param_names, buffers, self.non_persistent, user, len(self.exported.out_avals))
+
+    @property
+    def range_constraints(self):
+        """Each symbolic dimension's bounds (keyed by the dimension's name; torch keys by its sympy symbols)."""
+        return dict(self._ranges)
+
+    def run_decompositions(self, decomp_table=None, decompose_custom_triton_ops=False):
+        """The program with its ops decomposed: a StableHLO program is already made of core ops, so this
+        returns an equal program (the same object's data, a new ExportedProgram)."""
+        ep = ExportedProgram(self.exported, self.state_names, self._state, self._multi, self.param_names,
+                             self.arg_names, self.non_persistent)
+        ep._module, ep._ranges = self._module, dict(self._ranges)
+        return ep
+
+    @property
     def state_dict(self):
-        return {n: Tensor._wrap(a) for n, a in zip(self.state_names, self._state) if n not in self.non_persistent}
+        """The parameters and persistent buffers, a dict as torch's ``ExportedProgram.state_dict`` (calling it,
+        ``ep.state_dict()``, gives the same dict)."""
+        items = [(n, a) for n, a in zip(self.state_names, self._state) if n not in self.non_persistent]
+        params = set(self.param_names)  # torch lists the parameters first, then the buffers
+        return _StateDict([(n, Tensor._wrap(a)) for n, a in items if n in params] +
+                          [(n, Tensor._wrap(a)) for n, a in items if n not in params])
 
     def __call__(self, *args, state_dict=None):
         state = self._state if state_dict is None else [state_dict[n]._value if n in state_dict else a
@@ -215,8 +284,15 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False):
         exported = jax.export.export(jax.jit(fn))(state_specs, *specs)
     multi = n_out[-1][0] if n_out else False
     params = {id(p) for p in mod.parameters()}
-    return ExportedProgram(exported, names, [t.detach()._value for t in tensors], multi,
-                           [n for n, t in zip(names, tensors) if id(t) in params], arg_names, non_persistent)
+    ep = ExportedProgram(exported, names, [t.detach()._value for t in tensors], multi,
+                         [n for n, t in zip(names, tensors) if id(t) in params], arg_names, non_persistent)
+    ep._module = mod
+    for spec in (dynamic_shapes.values() if isinstance(dynamic_shapes, dict) else dynamic_shapes or ()):
+        entries = spec.values() if isinstance(spec, dict) else spec if isinstance(spec, (list, tuple)) else ()
+        for d in entries:
+            if isinstance(d, Dim):
+                ep._ranges[d.name] = _ValueRange(0 if d.min is None else d.min, d.max)
+    return ep
 
 
 def save(ep, f):

@@ -344,6 +344,8 @@ class Graph:
     @staticmethod
     def _target_to_str(target):
         name = getattr(target, "__name__", "fn") if callable(target) else str(target)
+        if callable(target) and name == "logsigmoid" and qualified_name(target) == "torch._C._nn.log_sigmoid":
+            name = "log_sigmoid"  # (torch's node is named by the C builtin F.logsigmoid is there)
         return name[2:-2] if name.startswith("__") and name.endswith("__") and len(name) > 4 else name
 
     def placeholder(self, name, type_expr=None, default_value=inspect.Signature.empty):

@@ -20,6 +20,8 @@ import operator
 import sys
 import types
 
+from .._C import NN_BUILTINS
+
 __all__ = ["Node", "map_arg", "map_aggregate", "Argument", "Target"]
 
 Argument = object
@@ -82,6 +84,10 @@ def _public_functions():
         for name in _FUNCTIONAL_NAMED:
             if hasattr(functional, name):
                 _QUALNAMES[id(getattr(functional, name))] = "torch.nn.functional." + name
+        for name, f_name in NN_BUILTINS.items():  # torch._C._nn builtins in torch (F.gelu, F.linear, ...)
+            if hasattr(functional, f_name):
+                _QUALNAMES[id(getattr(functional, f_name))] = "torch._C._nn." + name
+                setattr(import_root._C._nn, name, getattr(functional, f_name))  # (generated code calls it there)
     return _QUALNAMES
 
 

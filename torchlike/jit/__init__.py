@@ -19,6 +19,7 @@ import os
 import warnings
 import zipfile
 
+from .. import _errors
 from .. import export as _export
 from .. import serialization
 from ..export._program_module import ProgramModule
@@ -50,8 +51,21 @@ def _deprecated(name, instead="`torch.compile` or `torch.export`"):
 
 
 def script(obj, *args, **kwargs):
-    """Return ``obj`` unchanged (TorchScript compilation has no meaning on JAX; see ``torchlike.compile``)."""
+    """Return ``obj`` unchanged (TorchScript compilation has no meaning on JAX; see ``torchlike.compile``); its
+    code (a module's ``forward``) is remembered so notes that only torch's Python bindings give stay silent in it.
+
+    >>> import warnings, torchlike
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     f = torchlike.jit.script(lambda x: x + 1)
+    >>> f(torchlike.ones(2))
+    tensor([2., 2.])
+    """
     _deprecated("script")
+    fn = obj.forward if isinstance(obj, Module) else obj
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+    if code is not None:
+        _errors.SCRIPTED_CODE.add(code)
     return obj
 
 

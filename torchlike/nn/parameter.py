@@ -32,7 +32,7 @@ def _fresh(cls, data, requires_grad):
     if type(data._ver) is InferenceVersion:  # (torch's shares data's storage: an inference tensor's stays one)
         t._ver = InferenceVersion(t._ver)
     if cls is not Tensor:
-        t = t.as_subclass(cls)
+        t = t._retype(cls)
     if requires_grad:
         t._as_grad_leaf()
     return t

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 
 from .optimizer import _FusedOptimizer, _float, c, check_lr, full_state, step_state, zeros_state
 
@@ -73,6 +74,31 @@ class Adagrad(_FusedOptimizer):
         init_value = complex(iav, iav) if p.is_complex() else iav
         return {"step": step_state(), "sum": full_state(p, init_value)}
 
+    def _check_grad(self, p, group):
+        if p.grad.is_sparse and group.get("fused"):
+            raise RuntimeError("`fused` does not support sparse grad or complex param")
+
+    def _sparse_update(self, p, group):
+        """torch's step for a sparse ``.grad``: the gradient is coalesced and only its rows of ``sum`` (which
+        stays dense) and of the parameter change; weight decay is refused (after the step count moves)."""
+        state = self.state[p]
+        step_t = state["step"]
+        step_t._set_value(step_t._value + 1)
+        if _float(group["weight_decay"]) != 0:
+            raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+        g = p.grad.detach().coalesce()
+        idx = tuple(np.asarray(g._host_indices()))
+        vals = g._values()._value
+        if group["maximize"]:
+            vals = -vals
+        step = float(step_t._value)
+        clr = _float(group["lr"]) / (1 + (step - 1) * _float(group["lr_decay"]))
+        x, ssum = p._value, state["sum"]._value
+        ssum = ssum.at[idx].add(vals * vals)
+        std = jnp.sqrt(ssum[idx]) + jnp.asarray(_float(group["eps"]), vals.dtype)
+        state["sum"]._set_value(ssum)
+        p._set_value(x.at[idx].add((vals / std) * jnp.asarray(-clr, vals.dtype)))
+
     def _hparams(self, group):
         return dict(lr=_float(group["lr"]), lr_decay=_float(group["lr_decay"]), eps=_float(group["eps"]),
                     weight_decay=_float(group["weight_decay"]))
@@ -107,6 +133,7 @@ class Adadelta(_FusedOptimizer):
     """
 
     _name = "Adadelta"
+    _capturable_msg = (("params and state_steps", False), ("params and state_steps", False))
     _kernel = staticmethod(_adadelta_kernel)
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,

@@ -121,6 +121,8 @@ class NAdam(_AdamFamily):
     """
 
     _name = "NAdam"
+    _capturable_msg = (("params, mu_products and state_steps", True),
+                       ("params, mu_products, and state_steps", False))
     _kernel = staticmethod(_nadam_kernel)
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,

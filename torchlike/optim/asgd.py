@@ -4,12 +4,12 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from ..tensor import Tensor
-from .optimizer import _FusedOptimizer, _float, c, check_lr, step_state, zeros_state
+from .optimizer import _FusedOptimizer, _float, _scalar_dtype, c, check_lr, step_state, zeros_state
 
 __all__ = ["ASGD"]
 
 
-def _asgd_kernel(hp, p, g, st, maximize, wd):
+def _asgd_kernel(hp, p, g, st, maximize, wd, scalar_dtype):
     if maximize:
         g = -g
     step_t = st["step"] + 1
@@ -23,8 +23,10 @@ def _asgd_kernel(hp, p, g, st, maximize, wd):
     ax = st["ax"]
     ax = jnp.where(mu != 1, ax + (p - ax) * c(mu, p), p)
     step = step_t.astype(jnp.float64)
-    eta = jnp.asarray(lr / ((1 + lambd * lr * step) ** alpha), st["eta"].dtype)
-    mu = jnp.asarray(1 / jnp.maximum(1.0, step - t0), st["mu"].dtype)
+    # torch copies torch.as_tensor(<Python float>) into eta and mu: the value rounds to the default dtype first
+    # (a checkpoint's float64 eta, loaded onto a float64 parameter, still holds float32-rounded values)
+    eta = jnp.asarray(lr / ((1 + lambd * lr * step) ** alpha), scalar_dtype).astype(st["eta"].dtype)
+    mu = jnp.asarray(1 / jnp.maximum(1.0, step - t0), scalar_dtype).astype(st["mu"].dtype)
     return p, {"step": step_t, "eta": eta, "mu": mu, "ax": ax}
 
 
@@ -40,6 +42,7 @@ class ASGD(_FusedOptimizer):
     """
 
     _name = "ASGD"
+    _capturable_msg = (("params, mus, etas, and state_steps", True), ("params, mus, etas, and state_steps", False))
     _kernel = staticmethod(_asgd_kernel)
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
@@ -68,7 +71,8 @@ class ASGD(_FusedOptimizer):
                     t0=_float(group["t0"]), weight_decay=_float(group["weight_decay"]))
 
     def _statics(self, group):
-        return (("maximize", bool(group["maximize"])), ("wd", _float(group["weight_decay"]) != 0))
+        return (("maximize", bool(group["maximize"])), ("wd", _float(group["weight_decay"]) != 0),
+                ("scalar_dtype", _scalar_dtype()))
 
 
 del Tensor

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import warnings
-import weakref
 from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
@@ -27,7 +26,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..compile._trace import lift_scalar
+from ..compile._trace import current as _current_trace, lift_scalar
 
 from .. import _dtype
 from .. import _jit_cache as _jcache
@@ -36,6 +35,7 @@ from .. import _profiler_state as _prof
 from ..autograd import grad_mode
 from ..tensor import Tensor
 from .._device import commit_to
+from .._hooks import RemovableHandle
 from .._device import device as _device
 from .._dtype import dtype as _dtype_cls
 
@@ -63,28 +63,6 @@ class _RequiredParameter:
 
 
 required = _RequiredParameter()
-
-
-class RemovableHandle:
-    """A handle which provides the capability to remove a hook (torch.utils.hooks.RemovableHandle)."""
-
-    next_id = 0
-
-    def __init__(self, hooks_dict):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = RemovableHandle.next_id
-        RemovableHandle.next_id += 1
-
-    def remove(self):
-        d = self.hooks_dict_ref()
-        if d is not None and self.id in d:
-            del d[self.id]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *a):
-        self.remove()
 
 
 _global_optimizer_pre_hooks: OrderedDict = OrderedDict()
@@ -462,10 +440,17 @@ class _FusedOptimizer(Optimizer):
 
     _complex_as_real = True
     _name = "Optimizer"
+    # torch's capturable device check: (what it names, whether 'xla' is listed) for the single-tensor and the
+    # foreach paths (each optimizer's own wording)
+    _capturable_msg = (("params and state_steps", True), ("params and state_steps", False))
 
     def _check_grad(self, p, group):
         if p.grad.is_sparse:
             raise RuntimeError(f"{self._name} does not support sparse gradients")
+
+    def _sparse_update(self, p, group):
+        """One step for a parameter whose ``.grad`` is sparse (optimizers whose ``_check_grad`` lets it pass)."""
+        raise RuntimeError(f"{self._name} does not support sparse gradients")
 
     def _statics(self, group):
         return ()
@@ -483,23 +468,37 @@ class _FusedOptimizer(Optimizer):
             if clash:
                 raise RuntimeError(message)
 
+    def _check_capturable(self, group, states):
+        """torch's eager check that a ``capturable=True`` group's params sit on an accelerator (it raises for
+        CPU params; ``torch.compile`` skips it)."""
+        names, xla = self._capturable_msg[1 if group.get("foreach") else 0]
+        if all(p._dev.type in ("cuda", "xpu", "hpu", "privateuseone") for p, _ in states):
+            return
+        devices = ["cuda", "xpu", "hpu", "privateuseone"] + (["xla"] if xla else [])
+        raise AssertionError(f"If capturable=True, {names} must be on supported devices: {devices}.")
+
     def _run_group(self, group):
         ps, gs, sts, states = [], [], [], []
+        all_state = self.state
         for p in group["params"]:
-            if p.grad is None:
+            g = p.grad
+            if g is None:
                 continue
             self._check_grad(p, group)
-            state = self.state.get(p)
+            if g.is_sparse:  # (SGD and Adagrad: torch's per-tensor sparse path, eager)
+                self._sparse_update(p, group)
+                continue
+            state = all_state.get(p)
             if not state:
                 # like torch, a param only gets a state entry once the optimizer puts something in it
                 init = self._init_state(p, group)
                 if init:
-                    state = self.state[p]
+                    state = all_state[p]
                     state.update(init)
                 else:
                     state = {}
             ps.append(p._value)
-            gs.append(p.grad._value)
+            gs.append(g._value)
             st = {k: v._value for k, v in state.items() if isinstance(v, Tensor)}
             if p._dev.type != "cpu":
                 _onto_param_device(st, p)
@@ -507,9 +506,14 @@ class _FusedOptimizer(Optimizer):
             states.append((p, state))
         if not ps:
             return
+        if group.get("capturable") and _current_trace() is None:
+            self._check_capturable(group, states)
         # hyperparameters are dynamic inputs, also under torchlike.compile (no recompiles when lr changes)
-        hp = {k: lift_scalar((id(group), k), lambda k=k, g=group: self._hparams(g)[k])
-              for k in self._hparams(group)}
+        hv = self._hparams(group)
+        if _current_trace() is None:  # (lift_scalar's eager result, the group's floats read once)
+            hp = {k: np.float64(v) for k, v in hv.items()}
+        else:
+            hp = {k: lift_scalar((id(group), k), lambda k=k, g=group: self._hparams(g)[k]) for k in hv}
         fn = _group_fn(type(self)._kernel, self._statics(group), self._complex_as_real)
         new_ps, new_sts = fn(hp, ps, gs, sts)
         for (p, state), np_, nst in zip(states, new_ps, new_sts):
@@ -517,8 +521,9 @@ class _FusedOptimizer(Optimizer):
             for k, v in nst.items():
                 old = state.get(k)
                 if isinstance(old, Tensor):
-                    if v.dtype != old._value.dtype:
-                        v = v.astype(old._value.dtype)
+                    dt, od = v.dtype, old._value.dtype  # (jax's dtype is a property: each read once)
+                    if dt is not od and dt != od:
+                        v = v.astype(od)
                     old._set_value(v)
                 else:
                     if not state:

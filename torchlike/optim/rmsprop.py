@@ -45,6 +45,7 @@ class RMSprop(_FusedOptimizer):
     """
 
     _name = "RMSprop"
+    _capturable_msg = (("params and state_steps", True), ("params and state_steps", True))
     _kernel = staticmethod(_rmsprop_kernel)
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
@@ -118,6 +119,7 @@ class Rprop(_FusedOptimizer):
     """
 
     _name = "Rprop"
+    _capturable_msg = (("params and state_steps", True), ("params and state_steps", True))
     _kernel = staticmethod(_rprop_kernel)
 
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,

@@ -1,6 +1,7 @@
 """torch.optim.SGD."""
 from __future__ import annotations
 
+from ..sparse import _ops as _sp
 from .optimizer import _FusedOptimizer, _float, c, check_lr, check_options, not_negative, not_negative_f, required
 
 __all__ = ["SGD"]
@@ -55,6 +56,33 @@ class SGD(_FusedOptimizer):
 
     def _init_state(self, p, group):
         return {}
+
+    def _check_grad(self, p, group):
+        if p.grad.is_sparse and group.get("fused"):
+            raise RuntimeError("`_fused_sgd` does not support sparse gradients")
+
+    def _sparse_update(self, p, group):
+        """torch's step for a sparse ``.grad``: the momentum buffer is a sparse tensor (the first gradient's
+        clone, then ``buf * momentum + (1 - dampening) * grad``), weight decay is torch's
+        ``add(sparse, dense)`` error."""
+        g = p.grad.detach()
+        if group["maximize"]:
+            g = _sp.mul(g, -1)
+        wd, momentum = _float(group["weight_decay"]), _float(group["momentum"])
+        if wd != 0:
+            g = _sp.add(g, p.detach(), alpha=wd)  # raises torch's error
+        if momentum != 0:
+            state = self.state[p]
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = g.clone()
+            elif buf.is_sparse:
+                buf = _sp.add(_sp.mul(buf, momentum), g, alpha=1 - _float(group["dampening"]))
+            else:
+                buf = _sp.add(buf * momentum, g, alpha=1 - _float(group["dampening"]))
+            state["momentum_buffer"] = buf
+            g = _sp.add(g, buf, alpha=momentum) if group["nesterov"] else buf
+        p._set_value(_sp.add(p.detach(), g, alpha=-_float(group["lr"]))._value)
 
     def _hparams(self, group):
         return dict(lr=_float(group["lr"]), weight_decay=_float(group["weight_decay"]),

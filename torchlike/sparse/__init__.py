@@ -19,6 +19,7 @@ import warnings
 from .. import _creation, _dtype
 from .._missing import module_getattr
 from .._ops import registry as _registry
+from .._ops.signatures import parses
 from ..tensor import Tensor
 from . import _compressed, _functions, _ops
 from .._layout import sparse_bsc, sparse_bsr, sparse_csc
@@ -44,6 +45,7 @@ def mm(mat1, mat2, reduce=None):
     return _ops.mm(mat1, mat2)
 
 
+@parses("Tensor input, Tensor mat2, *, Tensor? out=None", "Tensor input, Tensor mat2, ScalarType out_dtype, *, Tensor? out=None", name="mm")  # (torch.spmm is mm: its errors name mm)
 def spmm(input, mat2):
     """torch.spmm: ``input @ mat2`` for a sparse (or dense) ``input``.
 

@@ -180,6 +180,7 @@ def stack(tensors, dim=0):
 
 
 # ---- products --------------------------------------------------------------------------------------------
+@parses("Tensor input, Tensor mat2")
 def smm(x, mat):
     """torch.smm: sparse @ dense with a sparse (uncoalesced-flagged) result."""
     r = to_sparse(mm(x, mat))
@@ -197,6 +198,7 @@ def hspmm(x, mat):
     return _sparse_from(x, rows[None], p.index_select(0, _idx_tensor(rows, x.device)), tuple(p.shape), False)
 
 
+@parses("Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None")
 def sspaddmm(input, mat1, mat2, *, beta=1, alpha=1):
     """torch.sspaddmm: ``beta * input + alpha * (mat1 @ mat2)`` with sparse ``input``/``mat1``: sparse."""
     p = smm(mat1, mat2)

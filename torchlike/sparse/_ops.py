@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _creation, _dtype
 from .._dispatch import dispatch
+from .._ops.signatures import parses
 from .._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csr
 from ..tensor import Tensor
 from ._tensor import (SparseTensor, _gather, _idx_tensor, _linear, first_per_position,  # noqa: F401
@@ -80,6 +81,13 @@ def _as_tensor(x, dtype=None, device=None):
 
 
 # ---- construction ---------------------------------------------------------------------------------------
+_COO_KEYWORDS = ("*, ScalarType? dtype=None, Device? device=None, bool pin_memory=False, bool requires_grad=False, "
+                 "bool? check_invariants=None, bool? is_coalesced=None")
+
+
+@parses(f"object indices, object values, {_COO_KEYWORDS}", f"object indices, object values, int[] size, {_COO_KEYWORDS}",
+        "int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False, "
+        "bool? check_invariants=None")
 def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None, is_coalesced=None):
     """A sparse COO tensor with ``values`` at ``indices`` (torch.sparse_coo_tensor); duplicates are summed by
@@ -96,8 +104,11 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
             raise TypeError("sparse_coo_tensor() missing required argument 'size'")
         indices = np.zeros((len(size), 0), np.int64)
         values = _creation.zeros(0, dtype=dtype or _dtype.get_default_dtype(), device=device)
-    elif values is None:  # sparse_coo_tensor(size) form is not torch's; keep its error
-        raise TypeError("sparse_coo_tensor() missing required argument 'values'")
+    elif values is None:
+        if size is None and isinstance(indices, (tuple, list)) and all(isinstance(n, int) for n in indices):
+            return sparse_coo_tensor(None, None, tuple(indices), dtype=dtype, device=device,
+                                     requires_grad=requires_grad, check_invariants=check_invariants)  # (size)
+        raise RuntimeError("Could not infer dtype of NoneType")  # (torch's: values=None met as data)
     v = _as_tensor(values, dtype, device)
     if dtype is not None and v.dtype is not dtype:
         v = v.to(dtype)

@@ -19,7 +19,7 @@ import numpy as np
 from .._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from ..tensor import Size, Tensor
 from .. import _creation
-from .._errors import torch_warn
+from .._errors import called_from_script, torch_warn
 from .._dispatch import dispatch
 from .._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
 from .._grad_mode import no_grad
@@ -80,7 +80,7 @@ INVARIANTS = {"explicit": False}
 
 def implicit_invariant_checks(check_invariants):
     """torch's once-per-process warning when a sparse factory runs without the program having chosen."""
-    if check_invariants is None and not INVARIANTS["explicit"]:
+    if check_invariants is None and not INVARIANTS["explicit"] and not called_from_script():
         torch_warn("Sparse invariant checks are implicitly disabled. Memory errors (e.g. SEGFAULT) will occur when "
                    "operating on a sparse tensor which violates the invariants, but checks incur performance "
                    "overhead. To silence this warning, explicitly opt in or out. See "

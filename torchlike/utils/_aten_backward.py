@@ -727,7 +727,7 @@ class _Seen:
         else:
             v._grad.add_(g)
         if node._hooks:
-            for h in node._hooks:
+            for h in tuple(node._hooks.values()):
                 h((), ())
 
     @staticmethod

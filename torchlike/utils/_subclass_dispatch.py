@@ -40,6 +40,7 @@ import weakref
 from .. import _creation, _grad_mode, _profiler_state as _prof
 from .._dispatch import _NODE_CLASSES
 from .._tape import node_class
+from .._torch_function import DisableTorchFunctionSubclass as _DisableTF
 from ..autograd import grad as _autograd_grad
 from ..nn import functional as F
 from ..tensor import Tensor
@@ -114,6 +115,8 @@ class _Dispatcher:
             _prof.modes_changed()
 
     def op(self, f, args, statics, name, diff, jit, saves):
+        if _CAPTURING[0]:
+            raise _Captured(f, args, statics, name, diff, saves)
         if f in _aten_calls._VIEWS:   # a view read by the dispatcher (recorded for autograd): torch's view call
             step = dict(statics).get("step")
             if step is None:
@@ -136,29 +139,42 @@ class _Dispatcher:
             return _aten_calls._emit(_aten_calls._overload("_local_scalar_dense"), lambda x: x.item(), t)
 
     def register(self, cls):
-        """A new subclass: its ``*_like`` factories go to it too (``_creation.class_like``)."""
-        _creation.class_like.setdefault(cls, self.like)
+        """A new subclass: the factories given an instance (``zeros_like``, ``new_empty``, ``rand_like``...) go to it
+        too (``_creation.class_factory``), unless its class answers them itself (``_creation.class_like``)."""
+        if cls not in _creation.class_like:
+            _creation.class_factory[cls] = self.factory
 
-    def like(self, t, fill, dtype, device, requires_grad):
-        """``zeros_like``/``ones_like``/``full_like(t)`` (``_creation.class_like``) as torch's aten call."""
-        kw = {k: v for k, v in (("dtype", dtype), ("device", device)) if v is not None}
-        if requires_grad:
-            kw["requires_grad"] = True
+    def factory(self, name, overload, t, args, kwargs, compute):
+        """``t.new_zeros(...)``, ``empty_like(t)``, ``rand_like(t)``... (``_creation.class_factory``) as torch's aten
+        call ``name.overload(t, *args, **kwargs)``, to the modes and then the subclass."""
         with self.pushed():
-            if fill == 0 or fill == 1:
-                name = "zeros_like" if fill == 0 else "ones_like"
-                return _aten_calls._emit(_aten_calls._overload(name), lambda x, **k: getattr(_creation, name)(x, **k),
-                                         t, **kw)
-            return _aten_calls._emit(_aten_calls._overload("full_like"),
-                                     lambda x, v, **k: _creation.full_like(x, v, **k), t, fill, **kw)
+            return _aten_calls._emit(_aten_calls._overload(name, overload), compute, t, *args, **kwargs)
 
     def inplace(self, method, name, self_, args, kwargs):
         """An in-place method (``_profiler_state.MODE_INPLACE``): its in-place overload, to the modes and then,
-        when it writes an instance, the subclass."""
-        if type(self_) in _SUBCLASSES:
-            with self.pushed():
-                return _INPLACE[0](method, name, self_, args, kwargs)
-        return _INPLACE[0](method, name, self_, args, kwargs)
+        when it writes an instance, the subclass.  As torch's autograd does above the subclass: a leaf that
+        requires grad is refused, the original value is cloned first where the formula reads it, the written
+        instance gets the out-of-place op's node (``AddBackward0`` for ``add_``) and a new version, and the call
+        returns the instance itself."""
+        if type(self_) not in _SUBCLASSES:
+            return _INPLACE[0](method, name, self_, args, kwargs)
+        grad = _state.enabled and any(isinstance(t, Tensor) and (t._rg or t._grad_fn is not None)
+                                      for t in (self_, *args, *kwargs.values()))
+        op = _capture(name[:-1], self_, args, kwargs) if grad else None
+        if op is not None:
+            self_._check_inplace_leaf()
+        old = None
+        if op is not None and op[5] is True and _reads_self(op[3], self_, op[1]):
+            with self.pushed():   # (torch keeps the value its formula reads: a clone, made before the write)
+                old = _aten_calls._emit(aten.clone.default, lambda x: x.clone(), self_)
+        v = self_._ver[0]
+        with self.pushed():
+            _INPLACE[0](method, name, self_, args, kwargs)
+        if self_._ver[0] == v:   # (a wrapper's own counter: the subclass wrote the tensors it holds)
+            self_._ver[0] += 1
+        if op is not None:
+            _inplace_node(self_, op, old)
+        return self_
 
     def backward_needs(self, tensors):
         """Whether a backward pass from ``tensors`` needs this dispatcher: a root is an instance, or the graph
@@ -272,6 +288,70 @@ def _node(f, statics, call, name, out, saves_result):
     for k, j in enumerate(diff_out):
         outs[j]._grad_fn = node
         outs[j]._oi = k
+    _NODES.add(node)
+    DISPATCHER.recorded = True
+
+
+class _Captured(Exception):
+    """Raised by ``_Dispatcher.op`` while ``_capture`` asks what an out-of-place op would dispatch."""
+
+
+_CAPTURING = [False]
+# ops whose gradient for ``self`` reads no value of ``self`` when the other operand is a number or needs no gradient
+_LINEAR_IN_SELF = frozenset({"AddBackward0", "AddBackward1", "SubBackward0", "SubBackward1", "MulBackward0",
+                             "MulBackward1", "DivBackward0", "DivBackward1", "NegBackward0"})
+
+
+def _capture(base, self_, args, kwargs):
+    """What out-of-place op ``base`` (``add`` for ``add_``) on these arguments dispatches: ``(f, args, statics,
+    node name, diff, saves)``, computing nothing; None where it has no such op."""
+    method = getattr(Tensor, base, None)
+    if method is None:
+        return None
+    _CAPTURING[0] = True
+    try:
+        with _DisableTF():
+            method(self_, *args, **kwargs)
+    except _Captured as c:
+        f, targs, statics, name, diff, saves = c.args
+        return None if not diff or type(diff) is str else (f, targs, statics, name, diff, saves)
+    except Exception:
+        return None
+    finally:
+        _CAPTURING[0] = False
+    return None
+
+
+def _reads_self(name, self_, targs):
+    """Whether the formula of node ``name`` reads ``self``'s value (so an in-place op keeps a clone of it)."""
+    others = [a for a in targs if isinstance(a, Tensor) and a is not self_]
+    if any(a._rg or a._grad_fn is not None for a in others):
+        return True
+    return name not in _LINEAR_IN_SELF and name not in _aten_calls._SAVES_RESULT
+
+
+def _inplace_node(self_, op, old):
+    """Rebase ``self_``'s history on the node of the out-of-place op its in-place write computed (``op`` from
+    ``_capture``; ``old``: the clone of the value before the write, where the formula reads it)."""
+    f, targs, statics, name, diff, saves = op
+    inputs, diff_in = [], []
+    for i, a in enumerate(targs):
+        if isinstance(a, Tensor) and (a._rg or a._grad_fn is not None):
+            diff_in.append(i)
+            inputs.append((a._grad_fn, a._oi) if a._grad_fn is not None else (a._accumulator(), 0))
+        else:
+            inputs.append(None)
+    if not diff_in or self_._x.dtype.kind not in "fcV":
+        return
+    call = tuple(old if a is self_ and old is not None else a for a in targs)
+    node = (_NODE_CLASSES.get(name) or node_class(name))(f, statics, call, tuple(inputs), tuple(diff_in), (0,),
+                                                        ((tuple(self_.shape), self_._x.dtype),), name, ())
+    self_._grad_fn = node
+    self_._oi = 0
+    if name in _aten_calls._SAVES_RESULT:   # torch saves the written tensor (its formula reads the result)
+        node.saved = ((self_, self_._version),)
+        node.saves_outputs = True
+        DISPATCHER.detach(self_)   # (torch's SavedVariable of an in-place op's output: one aten.detach)
     _NODES.add(node)
     DISPATCHER.recorded = True
 

@@ -5,7 +5,7 @@
 >>> type(h).__module__, type(h).__name__
 ('torchlike.utils.hooks', 'RemovableHandle')
 """
-from ..nn.modules._hooks import RemovableHandle
+from .._hooks import RemovableHandle
 from .._torch_paths import home as _home
 
 __all__ = ["RemovableHandle"]

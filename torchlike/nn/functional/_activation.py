@@ -13,6 +13,7 @@ tensor([-1.,  3.])
 from __future__ import annotations
 
 import warnings
+from functools import partial
 
 import jax
 import jax.numpy as jnp
@@ -28,7 +29,7 @@ from ..._ops.registry import functional as _functional
 from ...tensor import Tensor, _wrap_dim
 from ..._ops.registry import TABLE as _TABLE
 from ..._ops.special import softmax_common
-from ..._ops._util import exact_div
+from ..._ops._util import exact_div, round_to
 from ... import _random
 from ..._random import draw
 from ..._ops.registry import write_out as _write_out
@@ -144,13 +145,54 @@ def _softshrink(x, lambd):
                         x.dtype).astype(x.dtype)
 
 
+def _r(t, dt):
+    # a tangent stored in the half type (a cast pair: linear, so JAX transposes it into the same rounding)
+    return t.astype(dt).astype(jnp.float32)
+
+
+@partial(jax.custom_jvp, nondiff_argnums=(1,))
+def _tanhshrink_half(y, dt):
+    # torch's composite x - tanh(x) in float16/bfloat16: tanh's result is stored in the type before the
+    # subtraction (rounding once made 16,406 of 40,706 float16 values differ: x - tanh(x) of a small x is 0)
+    return y - round_to(jnp.tanh(y), dt)
+
+
+@_tanhshrink_half.defjvp
+def _tanhshrink_half_jvp(dt, primals, tangents):
+    # written so that its transpose is torch's backward: g + tanh_backward(-g, tanh(x)), the second term
+    # g * (1 - t^2) in float32 rounded once, the sum rounded (by the cast back to the input's type)
+    (y,), (t,) = primals, tangents
+    th = round_to(jnp.tanh(y), dt)
+    return _tanhshrink_half(y, dt), t - (1 - th * th) * _r(t, dt)
+
+
 def _tanhshrink(x):
     y = _up(x)
+    if x.dtype in _HALF:
+        return _tanhshrink_half(y, np.dtype(x.dtype)).astype(x.dtype)
     return (y - jnp.tanh(y)).astype(x.dtype)
+
+
+@partial(jax.custom_jvp, nondiff_argnums=(1,))
+def _softsign_half(y, dt):
+    # torch's composite x / (1 + |x|) in float16/bfloat16: the denominator is stored in the type first
+    return y / round_to(1 + jnp.abs(y), dt)
+
+
+@_softsign_half.defjvp
+def _softsign_half_jvp(dt, primals, tangents):
+    # transposed, torch's DivBackward0 + AbsBackward0, each op rounded to the type: g / d and
+    # sgn(x) * (-g * ((x / d) / d)), summed and rounded
+    (y,), (t,) = primals, tangents
+    d = round_to(1 + jnp.abs(y), dt)
+    q = round_to(round_to(y / d, dt) / d, dt)
+    return _softsign_half(y, dt), _r(t, dt) / d - q * _r(jnp.sign(y) * t, dt)
 
 
 def _softsign(x):
     y = _up(x)
+    if x.dtype in _HALF:
+        return _softsign_half(y, np.dtype(x.dtype)).astype(x.dtype)
     return (y / (1 + jnp.abs(y))).astype(x.dtype)
 
 
@@ -200,7 +242,9 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     if input.dtype is _dtype.bool:
-        raise NotImplementedError('"hardtanh_cpu" not implemented for \'Bool\'')
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if input.dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
     check_numbers_fit(input.dtype, min_val, max_val)
     return _ret(input, dispatch(_hardtanh, (input, min_val, max_val), name="HardtanhBackward0"), inplace)
 
@@ -234,7 +278,7 @@ def leaky_relu_(input, negative_slope=0.01):
 @_functional(torch=True)
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomized leaky ReLU: slopes ~ U(lower, upper) in training, (lower+upper)/2 in eval."""
-    _check_float(input, "rrelu_with_noise_cpu")
+    _check_float(input, "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu")
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
@@ -279,7 +323,7 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-@_functional(torch=True)
+@_functional()
 @_mfmt.pointwise_follows((0, "input"))
 def selu(input, inplace=False):
     """scale * elu(x, alpha) with the self-normalising constants."""
@@ -292,7 +336,7 @@ def selu_(input):
     return selu(input, inplace=True)
 
 
-@_functional(torch=True)
+@_functional()
 @_mfmt.pointwise_follows((0, "input"))
 def celu(input, alpha=1.0, inplace=False):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
@@ -322,7 +366,7 @@ def gelu(input, approximate="none", *, out=None):
 @_mfmt.pointwise_follows((0, "input"))
 def silu(input, inplace=False):
     """x * sigmoid(x)."""
-    _check_float(input, "silu_cpu")
+    _check_float(input, "silu_cpu", complex_ok=True)
     return _ret(input, dispatch(_silu, (input,), name="SiluBackward0"), inplace)
 
 
@@ -384,6 +428,9 @@ def softshrink(input, lambd=0.5):
 @_mfmt.pointwise_follows((0, "input"))
 def tanhshrink(input):
     """x - tanh(x)."""
+    if getattr(input, "dtype", None) is _dtype.bool:  # (torch's composite: input - tanh(input))
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
     return dispatch(_tanhshrink, (_int_to_float(input),), name="SubBackward0")
 
 
@@ -399,15 +446,17 @@ def softplus(input, beta=1.0, threshold=20.0):
 @_mfmt.pointwise_follows((0, "input"))
 def softsign(input):
     """x / (1 + |x|)."""
+    if getattr(input, "dtype", None) is _dtype.bool:  # (torch's composite: input / (1 + input.abs()))
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
     return dispatch(_softsign, (_int_to_float(input),), name="DivBackward0")
 
 
-@_functional(torch=True)
+@_functional()
 @_mfmt.pointwise_follows((0, "input"))
 def threshold(input, threshold, value, inplace=False):
     """x if x > threshold else value."""
-    if input.dtype is _dtype.bool:
-        raise NotImplementedError('"threshold_cpu" not implemented for \'Bool\'')
+    if input.dtype is _dtype.bool or input.dtype.is_complex:
+        raise NotImplementedError(f'"threshold_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
     check_numbers_fit(input.dtype, threshold, value)
     return _ret(input, dispatch(_threshold, (input, threshold, value), name="ThresholdBackward0"), inplace)
 

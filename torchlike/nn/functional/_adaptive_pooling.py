@@ -140,6 +140,13 @@ def _adaptive_avg3d_half(x, S, out):
 
 
 def _adaptive_avg(input, output_size, n, name):
+    if n > 1 and isinstance(input, Tensor) and (input.ndim not in (n + 1, n + 2) or not (
+            input.dtype.is_floating_point or input.dtype.is_complex)) and (
+            type(output_size) is int and output_size == 1 or isinstance(output_size, (list, tuple))
+            and len(output_size) == n and input.ndim > n and all(type(o) is int and o == 1 for o in output_size)):
+        # torch's fast path for an all-ones output, taken before its rank and dtype checks: a mean over the
+        # last n dims of any tensor (the failure path only: otherwise the kernel below gives the same)
+        return input.mean(tuple(range(-n, 0)), keepdim=True)
     S, out = _adaptive_out(input, output_size, n, name)
     if not (input.dtype.is_floating_point or input.dtype.is_complex):  # (1-d pools through torch's 2-d kernel)
         raise NotImplementedError(f'"{"adaptive_avg_pool3d_cpu" if n == 3 else "adaptive_avg_pool2d"}" not '
@@ -197,7 +204,7 @@ def _adaptive_max(input, output_size, return_indices, n, name):
     return (v, i) if return_indices else v
 
 
-@_functional(torch=True)
+@_functional()
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """Max pooling to a fixed output length.
 

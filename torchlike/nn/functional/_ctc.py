@@ -104,7 +104,7 @@ def _lengths(x):
     return Tensor._wrap(jnp.asarray(v)), v
 
 
-@_functional(torch=True)
+@_functional()
 @_amp.fp32
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
     """Connectionist temporal classification loss of ``log_probs`` (T, N, C) against ``targets``.

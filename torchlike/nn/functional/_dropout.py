@@ -4,7 +4,7 @@ built on it; an op module cannot import this package, whose ``torchlike.nn`` __i
 >>> import torchlike as torch
 >>> import torchlike.nn.functional as F
 >>> from torchlike._ops import dropout
->>> F.dropout is dropout.dropout is torch.dropout
+>>> F.dropout is dropout.dropout
 True
 """
 from ..._ops.dropout import *  # noqa: F401,F403

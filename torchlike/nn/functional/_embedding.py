@@ -61,7 +61,7 @@ def _check_index(input, num):
     return True
 
 
-@_functional(torch=True)
+@_functional()
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     """Rows of ``weight`` at integer ``input``; ``padding_idx`` rows get no gradient.

@@ -47,7 +47,7 @@ def _renorm_impl(weight, idx, max_norm, norm_type):
     return weight.at[idx].set((rows * scale[:, None]).astype(weight.dtype))
 
 
-@_functional(torch=True)
+@_functional()
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Reduce bags of embedding rows (mode 'sum', 'mean' or 'max') without materialising them.

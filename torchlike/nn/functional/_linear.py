@@ -76,6 +76,9 @@ def linear(input, weight, bias=None, *, out=None):
     """
     if not isinstance(input, Tensor):
         raise TypeError(f"linear(): argument 'input' (position 1) must be Tensor, not {tp_name(input)}")
+    if (input.ndim == 0 or getattr(weight, "ndim", 1) == 0):  # (at::linear's first check)
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and "
+                           f"{weight.ndim}D")
     if input.dtype is not weight.dtype or (bias is not None and bias.dtype is not input.dtype):
         other = weight.dtype if input.dtype is not weight.dtype else bias.dtype
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_cap(input.dtype)} and "

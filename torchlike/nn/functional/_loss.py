@@ -29,6 +29,7 @@ from ...tensor import Tensor
 from ... import _autocast as _amp
 from ..._errors import broadcast_shape, tp_name
 from ..._creation import full as _full
+from ..._grad_mode import no_grad
 from ._misc import _abs0
 from ..._ops.checks import need_tensors as _need_tensors, not_differentiable
 
@@ -113,7 +114,7 @@ def _common_float(*ts):
 
 
 # ---- pointwise regression losses ----------------------------------------------------------------
-def _pointwise_loss(x, y, w, *scal, kind, reduction, dt):
+def _pointwise_loss(x, y, w, *scal, kind, reduction, dt, out=None):
     # half types: torch's kernels round each op's result to the input's type (the difference, its square, ...)
     # where they compute in the half type, once at the end where they compute in float32 (measured against
     # torch 2.13: huber float16 and smooth_l1 bfloat16 in float32 with the unrounded delta/beta, the other
@@ -147,16 +148,47 @@ def _pointwise_loss(x, y, w, *scal, kind, reduction, dt):
         l = r(l * wv)
         if reduction == "mean" and kind != "huber":
             return (r(jnp.sum(l)) / r(jnp.sum(wv))).astype(dt)
+    if out is not None:  # huber, soft_margin: computed in the common type into a tensor of the input's type
+        l, dt = _up(l.astype(out)), out
     return _reduce(l, reduction).astype(dt)
+
+
+# the losses torch computes with one CPU kernel defined for floating dtypes (l1 and soft_margin are composites)
+_REAL_FLOAT_KERNELS = {"mse": "mse_cpu", "smooth_l1": "smooth_l1_cpu", "huber": "huber_cpu"}
+
+
+def _into_input(input, target, op):
+    """torch's huber_loss/soft_margin_loss write into a tensor of the input's shape and dtype: its shape and
+    dtype errors (the broadcast shape must be the input's, the common type must cast to the input's type)."""
+    check_broadcast(input.shape, target.shape)
+    shape = broadcast_shape(input.shape, target.shape)
+    if shape != tuple(input.shape):
+        raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(shape)}")
+    d, o = _dtype.result_type(input, target), input.dtype
+    if op == "soft_margin" and o is _dtype.bool:  # its first op is -input
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    if op == "soft_margin" and not (d.is_floating_point or d.is_complex):
+        d = _dtype.get_default_dtype()  # (exp_ of the integral product)
+    if not _dtype.can_cast(d, o) or (op == "soft_margin" and not (o.is_floating_point or o.is_complex)):
+        raise RuntimeError(f"result type {_dtype._CAP[d.name]} can't be cast to the desired output type "
+                           f"{_dtype._CAP[o.name]}")
+    return o.np
 
 
 def _pw(input, target, weight, scal, kind, reduction, node):
     if weight is not None and tuple(weight.shape) != tuple(input.shape):
         raise ValueError("Weights and input must have the same size.")
     dt = _common_float(input, target)
+    out = _into_input(input, target, kind) if kind in ("huber", "soft_margin") else None
     check_broadcast(input.shape, target.shape)
+    kernel = _REAL_FLOAT_KERNELS.get(kind)
+    if kernel is not None:  # torch's fused kernels: floating inputs only (after broadcasting, as TensorIterator)
+        d = _dtype.result_type(input, target)
+        if not d.is_floating_point:
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype._CAP[d.name]}\'')
     return dispatch(_pointwise_loss, (input, target, weight) + tuple(scal),
-                    (("kind", kind), ("reduction", reduction), ("dt", dt.np)), name=node)
+                    (("kind", kind), ("reduction", reduction), ("dt", dt.np), ("out", out)), name=node)
 
 
 @_functional()
@@ -171,6 +203,12 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     """
     _size_warn(input, target)
     reduction = _red(reduction, size_average, reduce)
+    d = _dtype.result_type(input, target)
+    if weight is None and (input.dtype is _dtype.bool or target.dtype is _dtype.bool
+                           or not (d.is_floating_point or d.is_complex)):
+        # torch's composite: |input - target| in their integral type (- refuses bool), mean refuses integers
+        d = (input - target).abs()
+        return d if reduction == "none" else d.mean() if reduction == "mean" else d.sum()
     return _pw(input, target, weight, (), "l1", reduction, _reduced_node(
         reduction, "AbsBackward0" if weight is None else "MulBackward0",
         "MeanBackward0" if weight is None else "DivBackward0"))
@@ -256,6 +294,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if target.dtype is not input.dtype:
         raise RuntimeError(f"Found dtype {_dtype._CAP[target.dtype.name]} but expected "
                            f"{_dtype._CAP[input.dtype.name]}")
+    _needs_float(input, "binary_cross_entropy")
     if input.device.type != "cuda":  # CUDA asserts asynchronously instead
         _check_probabilities(input, "input")
         _check_probabilities(target, "target")
@@ -268,17 +307,31 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 def _bce_logits(x, y, w, pw, reduction):
     # torch's composite: log_sigmoid(x) (one kernel), then (1 - y).mul_(x).sub_(that) (times the pos_weight
     # factor (pos_weight - 1).mul(y).add_(1), then weight): half types round after each of those ops
-    xd, yd, r = _up(x), _up(y), _rounds_as(x.dtype)
+    # (the loss is (1 - y)'s tensor: the target's type, ops computed in the common type rounded to it)
+    xd, yd, r, ro = _up(x), _up(y), _rounds_as(x.dtype), _rounds_as(y.dtype)
     ls = r(-(jnp.log1p(jnp.exp(-jnp.abs(xd))) + jnp.maximum(-xd, 0)))  # log_sigmoid(x) = -softplus(-x), stable
     if pw is not None:
         ls = r(ls * r(r(r(_up(pw) - 1) * yd) + 1))
-    l = r(r(r(1 - yd) * xd) - ls)
+    l = ro(ro(ro(1 - yd) * xd) - ls)
     if w is not None:
-        l = r(l * _up(w))
-    return _reduce(l, reduction).astype(x.dtype)
+        l = ro(l * _up(w))
+    return _reduce(l, reduction).astype(y.dtype)
 
 
-@_functional(torch=True)
+def _bce_logits_dtypes(input, target):
+    """torch's errors of its composite's ops: log_sigmoid(input) (floating types only), 1 - target (not of a
+    bool), then .mul_(input) into the target's type."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+    if target.dtype is _dtype.bool:  # (1 - a bool tensor is bool - bool to torch)
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+                           "`^` or `logical_xor()` operator instead.")
+    if not target.dtype.is_complex:
+        raise RuntimeError(f"result type {_dtype._CAP[input.dtype.name]} can't be cast to the desired output type "
+                           f"{_dtype._CAP[target.dtype.name]}")
+
+
+@_functional()
 @_amp.fp32
 @_mfmt.pointwise_follows((1, "target"), (0, "input"))
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -288,6 +341,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
     not_differentiable("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):  # (a cheap test: floats pass)
+        _bce_logits_dtypes(input, target)
     return dispatch(_bce_logits, (input, target, weight, pos_weight), (("reduction", reduction),),
                     name="BinaryCrossEntropyWithLogitsBackward0")
 
@@ -306,7 +361,7 @@ def _kl(x, t, reduction, log_target, batch):
     return r.astype(jnp.result_type(x.dtype, t.dtype))
 
 
-@_functional(torch=True)
+@_functional()
 @_amp.fp32
 @_mfmt.pointwise_follows((1, "target"), (0, "input"))
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
@@ -322,6 +377,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                           stacklevel=2)
         if reduction not in ("none", "mean", "sum", "batchmean"):
             raise ValueError(f"{reduction} is not a valid value for reduction")
+    for kinds, what in (((3,), "Complex"), ((0, 1), "Integral")):  # (torch's order)
+        if input.dtype._kind in kinds or target.dtype._kind in kinds:
+            raise RuntimeError(f"kl_div: {what} inputs not supported.")
     if reduction == "batchmean" and input.dim() == 0:
         reduction = "sum"
     batch = input.shape[0] if input.dim() else 1
@@ -415,29 +473,32 @@ def _ce_index(x, t, w, ignore_index, label_smoothing, reduction, cdim, smoothing
 
 
 def _ce_probs(x, t, w, label_smoothing, reduction, cdim):
-    # torch's composite: log_softmax in the input's type, then (smoothed) target products and sums, each op
-    # rounded to a half type (an added Python scalar too; the multiplied one stays float32)
-    r = _rounds_as(x.dtype)
-    logp = _up(_softmax_impl(x, cdim, None, True, False))
+    # torch's composite: log_softmax in the input's type, the target's smoothing in its type, then the products
+    # and sums in the promoted type, each op rounded to a half type (an added Python scalar too; the multiplied
+    # one stays float32)
+    out = jnp.promote_types(x.dtype, t.dtype)
+    rt, r = _rounds_as(t.dtype), _rounds_as(out)
+    logp = _up(_softmax_impl(x, cdim, None, True, False).astype(out))
     C = x.shape[cdim]
     td = _up(t).astype(logp.dtype)
     eps = jnp.asarray(label_smoothing).astype(logp.dtype)  # (0: the target as it is)
-    td = r(r(td * (1 - eps)) + r(eps / C))
+    td = r(rt(rt(td * (1 - eps)) + rt(eps / C)))
     prod = r(logp * td)
     if w is not None:
         shape = [1] * x.ndim
         shape[cdim] = C
         prod = r(prod * w.reshape(shape).astype(logp.dtype))
     if reduction == "none":
-        return (-r(jnp.sum(prod, axis=cdim))).astype(x.dtype)
+        return (-r(jnp.sum(prod, axis=cdim))).astype(out)
     total = -r(jnp.sum(prod))
     if reduction == "mean" and x.ndim > 1:
         total = r(exact_div(total, x.size // C if x.size else 1))
-    return total.astype(x.dtype)
+    return total.astype(out)
 
 
-def _check_targets(input, target, weight, cdim, ignore_index):
-    """torch's checks of the targets; True when their values were range-checked on the host."""
+def _check_targets(input, target, weight, cdim, ignore_index, kernel=None):
+    """torch's checks of the targets; True when their values were range-checked on the host. ``kernel``: the
+    input's dtype check of the kernel (nll_loss's), which torch runs after the shape checks."""
     # torch's order: nll_loss_nd's rank/batch checks, the kernel's shape checks, then the target dtype
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
@@ -446,8 +507,10 @@ def _check_targets(input, target, weight, cdim, ignore_index):
                          f"({target.shape[0]}).")
     if input.ndim <= 2 and target.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if target.dtype.is_floating_point:
+    if target.dtype is not _dtype.int64 and target.dtype is not _dtype.uint8:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_dtype._CAP[target.dtype.name]}")
+    if input.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
     if input.ndim > 2 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
         if input.ndim == 4:  # torch's 2-d kernel words it differently
             raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
@@ -457,6 +520,8 @@ def _check_targets(input, target, weight, cdim, ignore_index):
     if weight is not None and weight.numel() != C:
         raise RuntimeError(f"weight tensor should be defined either for all {C} classes or no classes but got "
                            f"weight tensor of shape: {list(weight.shape)}")
+    if kernel is not None:
+        _needs_float(input, kernel)
     if weight is not None and weight.dtype != input.dtype:
         raise RuntimeError(f"expected scalar type {_dtype._CAP[input.dtype.name]} but found "
                            f"{_dtype._CAP[weight.dtype.name]}")
@@ -488,10 +553,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """Negative log-likelihood of class indices; input holds log-probabilities (N, C, ...)."""
     _need_tensors("nll_loss_nd", input=input, target=target)
     reduction = _red(reduction, size_average, reduce)
-    _needs_float(input, "nll_loss2d_forward_out_frame" if input.ndim >= 3 else "nll_loss_out_frame")
     cdim = 1 if input.ndim > 1 else 0
     not_differentiable("nll_loss2d_forward" if input.ndim >= 3 else "nll_loss_forward", weight=weight)
-    checked = _check_targets(input, target, weight, cdim, ignore_index)
+    checked = _check_targets(input, target, weight, cdim, ignore_index,
+                             "nll_loss2d_forward_out_frame" if input.ndim >= 3 else "nll_loss_out_frame")
+    if input.ndim == 1 and target.ndim == 1:  # (a 1-D input's one target: torch reads it as 0-D)
+        target = target.reshape(())
     statics = (("reduction", reduction), ("cdim", cdim)) + ((("checked", True),) if checked else ())
     return dispatch(_nll, (input, target, weight, ignore_index), statics, name="NllLossBackward0")
 
@@ -534,6 +601,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                         name="DivBackward1" if reduction == "mean" else "NegBackward0")  # torch's -sum(...) [/ n]
     not_differentiable("nll_loss2d_forward" if input.ndim >= 3 else "nll_loss_forward", weight=weight)
     checked = _check_targets(input, target, weight, cdim, ignore_index)
+    if input.ndim == 1 and target.ndim == 1:  # (a 1-D input's one target: torch reads it as 0-D)
+        target = target.reshape(())
     statics = (("reduction", reduction), ("cdim", cdim), ("smoothing", label_smoothing > 0))
     if checked:
         statics += (("checked", True),)
@@ -557,7 +626,7 @@ def _poisson_nll(x, t, eps, log_input, full, reduction, out_dt):
     return _reduce(l, reduction).astype(out_dt)
 
 
-@_functional(torch=True)
+@_functional()
 @_amp.fp32
 @_mfmt.pointwise_follows((0, "input"), (1, "target"))
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
@@ -569,10 +638,20 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")
     check_broadcast(target.shape, input.shape)  # torch's first mixed op is target * input
-    # torch's formula mixes the operands through float ops (exp/log): integer inputs give the default float
-    out_dt = _dtype.promote_types(input.dtype, target.dtype)
-    if not (out_dt.is_floating_point or out_dt.is_complex):
-        out_dt = _dtype.get_default_dtype()
+    # torch's formula, exp(input) - target * input or input - target * log(input + eps): the float op's type
+    # (integer inputs give the default float) promoted with the other term's; a bool minuend or bool - bool raises
+    def fl(d):
+        return d if d.is_floating_point or d.is_complex else _dtype.get_default_dtype()
+    if log_input:
+        out_dt = _dtype.promote_types(fl(input.dtype), _dtype.promote_types(input.dtype, target.dtype))
+    else:
+        out_dt = _dtype.promote_types(input.dtype, _dtype.promote_types(target.dtype, fl(input.dtype)))
+    if (input.dtype is _dtype.bool and (target.dtype is _dtype.bool or not log_input)
+            or full and target.dtype is _dtype.bool):  # (full: target * log(target) - target)
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                           "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    if full and target.dtype.is_complex:  # (its Stirling term is masked where target <= 1)
+        raise NotImplementedError(f'"le_cpu" not implemented for \'{_dtype._CAP[target.dtype.name]}\'')
     return dispatch(_poisson_nll, (input, target, eps), (("log_input", bool(log_input)), ("full", bool(full)),
                                                           ("reduction", reduction), ("out_dt", out_dt.np)),
                     name=_reduced_node(reduction, "AddBackward0" if full else "SubBackward0"))
@@ -589,6 +668,17 @@ def _gauss_nll(x, t, v, eps, full, reduction):
     return _reduce(l, reduction).astype(x.dtype)
 
 
+def _gauss_nll_composite(input, target, var, full, eps, reduction):
+    """torch's formula op by op, for operands of mixed or non-floating types (their promotions and errors)."""
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
+
+
 @_functional()
 @_mfmt.pointwise_follows((2, "var"), (0, "input"), (1, "target"))
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
@@ -596,7 +686,8 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if isinstance(var, (int, float)):
         if var < 0:
             raise ValueError("var has negative entry/entries")
-        var = _full(tuple(input.shape), float(var), dtype=input.dtype)
+        d = input.dtype  # torch: var * ones_like(input)
+        var = _full(tuple(input.shape), float(var), dtype=d if d.is_floating_point or d.is_complex else None)
     elif not isinstance(var._value, jax.core.Tracer) and bool(np.any(np.asarray(var._value) < 0)):
         raise ValueError("var has negative entry/entries")
     if tuple(var.shape) != tuple(input.shape):
@@ -609,5 +700,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
     check_broadcast(input.shape, target.shape)
+    if not (input.dtype is target.dtype is var.dtype and input.dtype.is_floating_point):
+        return _gauss_nll_composite(input, target, var, full, eps, reduction)
     return dispatch(_gauss_nll, (input, target, var, eps), (("full", bool(full)), ("reduction", reduction)),
                     name=_reduced_node(reduction, "AddBackward0" if full else "MulBackward0"))

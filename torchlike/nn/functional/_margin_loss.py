@@ -29,6 +29,18 @@ __all__ = ["multilabel_soft_margin_loss", "multilabel_margin_loss", "multi_margi
            "margin_ranking_loss", "hinge_embedding_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss"]
 
 
+_SUB_BOOL = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+             "mask, use the `~` or `logical_not()` operator instead.")
+_SUB_BOOLS = ("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+              "`logical_xor()` operator instead.")
+
+
+def _check_sub(a, b):
+    """torch's refusal of ``a - b`` where an operand is a bool tensor."""
+    if a.dtype is _dtype.bool or b.dtype is _dtype.bool:
+        raise RuntimeError(_SUB_BOOLS if a.dtype is b.dtype else _SUB_BOOL)
+
+
 def _hinge(z):
     # clamp_min(z, 0) with torch's gradient (1 at z == 0); NaN stays NaN (gradient 0), as in torch
     if not jnp.issubdtype(z.dtype, jnp.inexact):
@@ -47,11 +59,24 @@ def _mlsm(x, t, w, reduction):
     return _reduce(l, reduction).astype(x.dtype)
 
 
+def _mlsm_composite(input, target, weight, reduction):
+    """torch's Python formula op by op, for operands of mixed or non-floating types (their promotions, errors)."""
+    from ._activation import logsigmoid  # lazy: _activation's import chain reaches the losses
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    loss = loss.sum(dim=input.dim() - 1) / input.size(input.dim() - 1)
+    return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
+
+
 @_functional()
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """Multi-label one-vs-all logistic loss, averaged over classes."""
     _need_tensors("log_sigmoid", input=input)
     reduction = _red(reduction, size_average, reduce)
+    if not (input.dtype is target.dtype and input.dtype.is_floating_point
+            and (weight is None or getattr(weight, "dtype", None) is input.dtype)):
+        return _mlsm_composite(input, target, weight, reduction)
     return dispatch(_mlsm, (input, target, weight), (("reduction", reduction),),
                     name=_reduced_node(reduction, "DivBackward0"))
 
@@ -148,22 +173,25 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 
 def _cos_emb(x1, x2, y, margin, reduction, dim, din, dt):
     eps = 1e-12
+    # torch's composite formula, each op's result stored in the input's type: for half inputs the products,
+    # sums and the product of the squared norms round to half (it overflows to inf past 65504: cos = 0)
+    r = _rounds_as(dt)
     if jnp.issubdtype(din, jnp.inexact):
         a, b = _up(x1.astype(din)), _up(x2.astype(din))
-        prod = jnp.sum(a * b, axis=dim)
-        m1 = jnp.sum(a * a, axis=dim) + eps
-        m2 = jnp.sum(b * b, axis=dim) + eps
+        prod = r(jnp.sum(r(a * b), axis=dim))
+        m1 = r(r(jnp.sum(r(a * a), axis=dim)) + eps)
+        m2 = r(r(jnp.sum(r(b * b), axis=dim)) + eps)
     else:  # torch: integer (or bool) products, summed into int64, then + eps gives the default float
         a, b = x1.astype(din), x2.astype(din)
         prod, m1, m2 = (_up(jnp.sum(u, axis=dim, dtype=jnp.int64).astype(dt)) for u in (a * b, a * a, b * b))
         m1, m2 = m1 + eps, m2 + eps
-    cos = prod / jnp.sqrt(m1 * m2)
+    cos = r(prod / r(jnp.sqrt(r(m1 * m2))))
     yv = y.astype(cos.dtype)
-    l = jnp.where(yv == 1, 1 - cos, 0) + jnp.where(yv == -1, _hinge(cos - _s(margin, cos)), 0)
+    l = r(jnp.where(yv == 1, r(1 - cos), 0) + jnp.where(yv == -1, r(_hinge(r(cos - _s(margin, cos)))), 0))
     return _reduce(l, reduction).astype(dt)
 
 
-@_functional(torch=True)
+@_functional()
 @_amp.fp32
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """1 - cos(x1, x2) for y = 1, max(0, cos - margin) for y = -1."""
@@ -173,6 +201,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
                            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
     dim = 1 if input1.dim() == 2 else 0
     din = _dtype.result_type(input1, input2)
+    if din.is_complex:  # (torch's formula clamps the cosine)
+        raise NotImplementedError("clamp is not supported for complex types")
     return dispatch(_cos_emb, (input1, input2, target, margin),
                     (("reduction", reduction), ("dim", dim), ("din", din.np), ("dt", _common_float(input1, input2).np)),
                     name=_reduced_node(reduction, "AddBackward0"))
@@ -187,7 +217,7 @@ def _margin_rank(x1, x2, y, margin, reduction, din, dt):
     return _reduce(l, reduction).astype(dt)
 
 
-@_functional(torch=True)
+@_functional()
 @_amp.fp32
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """max(0, -y * (x1 - x2) + margin)."""
@@ -196,6 +226,14 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
     din = _dtype.result_type(input1, input2, target)
+    if not (input1.dtype.is_floating_point and input2.dtype.is_floating_point and target.dtype.is_floating_point):
+        # torch's formula's errors, in its order: input1 - input2, -target, clamp_min
+        _check_sub(input1, input2)
+        if target.dtype is _dtype.bool:
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                               "to invert a mask, use the `~` or `logical_not()` operator instead.")
+        if din.is_complex:
+            raise NotImplementedError("clamp is not supported for complex types")
     dt = _common_float(input1, input2, target)
     return dispatch(_margin_rank, (input1, input2, target, margin),
                     (("reduction", reduction), ("din", din.np), ("dt", dt.np)), name=_reduced_node(reduction, "ClampMinBackward0"))
@@ -209,13 +247,30 @@ def _hinge_emb(x, y, margin, reduction):
     return _reduce(l, reduction).astype(x.dtype)
 
 
-@_functional(torch=True)
+def _hinge_emb_int(x, y, margin, reduction):
+    # integral input: the margin becomes the input's type, margin - x wraps as torch's does; sum gives int64
+    z = jnp.zeros((), x.dtype)
+    l = jnp.where(y != 1, jnp.maximum(jnp.asarray(margin).astype(x.dtype) - x, z), z) + jnp.where(y != -1, x, z)
+    return jnp.sum(l, dtype=jnp.int64) if reduction == "sum" else l
+
+
+@_functional()
 @_amp.fp32
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """x for y = 1, max(0, margin - x) for y = -1."""
     if not isinstance(target, Tensor):  # (dispatch would take a number; torch's parser error, from the wrapper)
         raise TypeError("hinge_embedding_loss(): target must be a Tensor")
     reduction = _red(reduction, size_average, reduce)
+    if not input.dtype.is_floating_point:  # torch's formula: (margin - input).clamp_min_(0) in the input's type
+        if input.dtype is _dtype.bool:  # (the margin is a bool Scalar to torch: bool - bool)
+            raise RuntimeError(_SUB_BOOLS)
+        if input.dtype.is_complex:
+            raise NotImplementedError("clamp is not supported for complex types")
+        if reduction == "mean":
+            raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
+                               f"or complex dtype. Got: {_dtype._CAP[input.dtype.name]}")
+        return dispatch(_hinge_emb_int, (input, target), (("margin", int(margin)), ("reduction", reduction)),
+                        name=_reduced_node(reduction, "AddBackward0"))
     return dispatch(_hinge_emb, (input, target, margin), (("reduction", reduction),), name=_reduced_node(reduction, "AddBackward0"))
 
 
@@ -233,7 +288,7 @@ def _triplet(a, pz, n, margin, eps, p, swap, reduction, dins, dt):
     return _reduce(l, reduction).astype(jnp.finfo(dt).dtype)
 
 
-@_functional(torch=True)
+@_functional()
 @_amp.fp32
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
@@ -247,6 +302,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
         raise ValueError(f"margin must be greater than 0, got {margin}")
     check_broadcast(anchor.shape, positive.shape)
     check_broadcast(anchor.shape, negative.shape)
+    for x, y in ((anchor, positive), (anchor, negative)) + (((positive, negative),) if swap else ()):
+        _check_sub(x, y)  # (pairwise_distance's x - y)
     dins = tuple(_dtype.result_type(x, y).np for x, y in ((anchor, positive), (anchor, negative),
                                                           (positive, negative)))
     dt = _common_float(anchor, positive, negative)

@@ -66,6 +66,14 @@ def _normalize(x, eps, p, dim):
     return exact_div(xd, n).astype(x.dtype)  # torch divides (a float16 eps underflows: 0 / 0 is NaN, as torch)
 
 
+def _norm_float(input):
+    """linalg_vector_norm's dtype check, which torch runs before it wraps the dim."""
+    d = getattr(input, "dtype", None)
+    if d is not None and not (d.is_floating_point or d.is_complex):
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_dtype._CAP[d.name]}")
+
+
 @_functional()
 @_mfmt.pointwise_follows((0, "input"))
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
@@ -80,12 +88,14 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
             if not isinstance(i, int):
                 raise TypeError(f"linalg_vector_norm(): argument 'dim' failed to unpack the object at pos {j + 1} "
                                 f"with error \"type must be tuple of ints,but got {type(i).__name__}\"")
+        _norm_float(input)
         d = tuple(_wrap_dim(i, input.ndim) for i in dim) or tuple(range(input.ndim))  # (): every dim
         for j in range(len(d)):
             if d[j] in d[:j]:
                 raise RuntimeError(f"dim {d[j]} appears multiple times in the list of dims")
         d = 0 if not input.ndim else d[0] if len(d) == 1 else d
     elif dim is None:  # every dim
+        _norm_float(input)
         d = tuple(range(input.ndim)) if input.ndim > 1 else 0
     elif isinstance(dim, bool):
         raise TypeError("linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, but found element "
@@ -94,6 +104,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
         raise TypeError(f"linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, not "
                         f"{type(dim).__name__}")
     else:
+        _norm_float(input)
         d = _wrap_dim(dim, input.ndim)
     r = dispatch(_normalize, (input, eps), (("p", float(p)), ("dim", d)), name="DivBackward0")
     if out is not None:

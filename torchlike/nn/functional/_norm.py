@@ -90,7 +90,7 @@ def _norm_with_stats(input, running_mean, running_var, weight, bias, training, m
     return r
 
 
-@_functional(torch=True)
+@_functional()
 @_mfmt.channels_last_follows((0, "input"))
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                eps=1e-05):
@@ -131,7 +131,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return _norm_with_stats(input, running_mean, running_var, weight, bias, training, momentum, eps, False)
 
 
-@_functional(torch=True)
+@_functional()
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-05):
     """Per-sample, per-channel normalization over the spatial dims.
@@ -157,7 +157,7 @@ def _ln_impl(x, w, b, eps, nd):
                            has_b=b is not None, wshape=x.shape[x.ndim - nd:])[0]
 
 
-@_functional(torch=True)
+@_functional()
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """Normalize over the trailing ``normalized_shape`` dims.
 
@@ -216,7 +216,7 @@ def _gn_impl(x, w, b, eps, G):
                            has_b=b is not None)[0]
 
 
-@_functional(torch=True)
+@_functional()
 @_mfmt.channels_last_follows((0, "input"))
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """Normalize over groups of channels (and all spatial dims) per sample.

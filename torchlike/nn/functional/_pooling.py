@@ -237,7 +237,7 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
     return r
 
 
-@_functional(torch=True)
+@_functional()
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """1-D max pooling over (N, C, L).
 
@@ -249,7 +249,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 1, "max_pool1d")
 
 
-@_functional(torch=True)
+@_functional()
 @_mfmt.channels_last_follows((0, "input"))
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """2-D max pooling over (N, C, H, W); ``return_indices`` gives flat ``h * W + w`` indices.
@@ -263,7 +263,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2, "max_pool2d")
 
 
-@_functional(torch=True)
+@_functional()
 @_amp.fp32
 @_mfmt.channels_last_follows((0, "input"))
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):

@@ -46,6 +46,11 @@ _INT_KERNEL = {("nearest", True, False): "upsample_nearest2d_channels_last",
                ("bicubic", True, True): "compute_index_ranges_weights"}
 
 
+def _rank_error(input, mode):
+    return (f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the modes: nearest | "
+            f"linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})")  # (torch's words)
+
+
 @_functional()
 @_mfmt.channels_last_follows((0, "input"))
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -64,18 +69,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                              "linear | bilinear | bicubic | trilinear")
     elif align_corners is None:
         align_corners = False
-    if n < 1 or n > 3:
-        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
-                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
-                                  f"nearest-exact (got {mode})")
-    if size is not None and scale_factor is not None:
+    if size is not None and scale_factor is not None:  # (torch checks these before the input's rank)
         raise ValueError("only one of size or scale_factor should be defined")
     if size is not None:
         if isinstance(size, (list, tuple)):
             if len(size) != n:
                 raise ValueError(f"Input and output must have the same number of spatial dimensions, but got "
                                  f"input with spatial dimensions of {list(input.shape[2:])} and output size of "
-                                 f"{list(size)}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                                 f"{size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
                                  f"output size in (o1, o2, ...,oK) format.")
             out = tuple(int(s) for s in size)
         else:
@@ -86,7 +87,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             if len(scale_factor) != n:
                 raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but "
                                  f"got input with spatial dimensions of {list(input.shape[2:])} and scale_factor "
-                                 f"of shape {list(scale_factor)}. Please provide input tensor in (N, C, d1, d2, "
+                                 f"of shape {scale_factor}. Please provide input tensor in (N, C, d1, d2, "
                                  f"...,dK) format and scale_factor in (s1, s2, ...,sK) format.")
             scales = tuple(float(s) for s in scale_factor)
         else:
@@ -99,15 +100,15 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if antialias and not (mode in ("bilinear", "bicubic") and n == 2):
         raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D tensor "
                          "as input")
+    if n < 1 or n > 3:
+        raise NotImplementedError(_rank_error(input, mode))
     if mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[n - 1](input, out)
     if mode in _NDIM and input.ndim != _NDIM[mode]:
         need = {3: "3D", 4: "4D", 5: "5D"}[_NDIM[mode]]
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {need} input")
     if mode not in ("nearest", "nearest-exact") and mode not in _NDIM:
-        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
-                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
-                                  f"nearest-exact (got {mode})")
+        raise NotImplementedError(_rank_error(input, mode))
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         # torch's CPU kernels take integers only for uint8 nearest and 2-d bilinear/bicubic (_u8_resample); the
         # others raise from the kernel that dispatches on the dtype

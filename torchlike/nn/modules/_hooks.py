@@ -1,75 +1,22 @@
 """Hook plumbing for nn.Module: removable handles and module-level ("full") backward hooks.
 
 Full backward hooks work by routing a module's tensor inputs and outputs through an identity
-autograd Function (``_GradTap``). During backward the output-side tap sees ``grad_output`` first and
+autograd Function (``BackwardHookFunction``). During backward the output-side tap sees ``grad_output`` first and
 runs the backward pre-hooks; the input-side tap then sees ``grad_input`` and runs the backward hooks,
 which may replace it.
 """
 from __future__ import annotations
 
-import warnings
-import weakref
-from collections import OrderedDict
-
+from ..._errors import warn_at_caller
 from ...autograd import grad_mode
 from ...autograd.function import Function
+from ..._hooks import RemovableHandle
 from ...tensor import Tensor
 
 __all__ = ["RemovableHandle", "BackwardHook"]
 
 
-class RemovableHandle:
-    """Returned by every ``register_*hook``: ``remove()`` takes the hook out of the table(s) it is in.
-
-    Works as a context manager (the hook is removed on exit) and survives pickling with its module.
-
-    >>> import torchlike as torch
-    >>> m = torch.nn.Identity()
-    >>> h = m.register_forward_hook(lambda mod, i, o: None); h.remove(); len(m._forward_hooks)
-    0
-    """
-
-    id: int
-    next_id: int = 0  # ids are unique across all tables, so side tables can share them
-
-    def __init__(self, hooks_dict, *, extra_dict=None):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = RemovableHandle.next_id
-        RemovableHandle.next_id += 1
-        extras = [extra_dict] if isinstance(extra_dict, dict) else (extra_dict or [])
-        self.extra_dict_ref = tuple(weakref.ref(d) for d in extras)
-
-    def _tables(self):
-        for ref in (self.hooks_dict_ref, *self.extra_dict_ref):
-            table = ref()
-            if table is not None:
-                yield table
-
-    def remove(self):
-        for table in self._tables():
-            table.pop(self.id, None)
-
-    def __getstate__(self):
-        return (self.hooks_dict_ref(), self.id, tuple(ref() for ref in self.extra_dict_ref))
-
-    def __setstate__(self, state):
-        table, self.id = state[0], state[1]
-        self.hooks_dict_ref = weakref.ref(OrderedDict() if table is None else table)
-        RemovableHandle.next_id = max(RemovableHandle.next_id, self.id + 1)
-        extras = state[2] if len(state) > 2 and state[2] is not None else ()
-        self.extra_dict_ref = tuple(weakref.ref(d) for d in extras if d is not None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc_info):
-        self.remove()
-
-
-RemovableHandle.__module__ = "torchlike.utils.hooks"  # torch's path (pickles name it); re-exported there
-
-
-class _GradTap(Function):
+class BackwardHookFunction(Function):
     """Identity on tensors; in backward, passes their gradients through ``callback`` (which may change them)."""
 
     @staticmethod
@@ -92,12 +39,12 @@ def _spread(slots, values, width):
 
 
 def _tap(callback, items):
-    """Route the tensors among ``items`` through a _GradTap. Returns (new items, tensor positions), or
+    """Route the tensors among ``items`` through a BackwardHookFunction. Returns (new items, tensor positions), or
     (items, None) when nothing needs a gradient."""
     slots = [n for n, item in enumerate(items) if isinstance(item, Tensor)]
     if not grad_mode.is_grad_enabled() or not any(items[n].requires_grad for n in slots):
         return items, None
-    tapped = _GradTap.apply(callback, *(items[n] for n in slots))
+    tapped = BackwardHookFunction.apply(callback, *(items[n] for n in slots))
     if not tapped:
         raise RuntimeError("Cannot set Module backward hook for a Module with no input Tensors.")
     rebuilt = list(items)
@@ -154,10 +101,9 @@ class BackwardHook:
         return tuple(grad_output[n] for n in self.output_slots)
 
     def _fire_without_inputs(self, grad_output):
-        warnings.warn("Full backward hook is firing when gradients are computed with respect to module outputs "
-                      "since no inputs require gradients. See https://docs.pytorch.org/docs/main/generated/"
-                      "torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more details.",
-                      stacklevel=5)
+        warn_at_caller("Full backward hook is firing when gradients are computed with respect to module outputs "
+                       "since no inputs require gradients. See https://docs.pytorch.org/docs/main/generated/"
+                       "torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more details.")
         nothing = (None,) * self.input_count
         for hook in self.hooks:
             replaced = hook(self.module, nothing, grad_output)

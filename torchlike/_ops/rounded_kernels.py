@@ -1,0 +1,67 @@
+"""Float kernels rounded as torch's CPU kernels round them, where XLA's differ by an ulp or more: float32 results
+computed in float64 and rounded once (expm1, sinh), torch's half-type erf (the vectorized float32 Abramowitz-
+Stegun kernel its float16/bfloat16 erf runs) and half-type results computed via float64. Used by pointwise.py
+and special.py.
+
+>>> import jax.numpy as jnp
+>>> float(erf_half_kernel(jnp.float32(1e-8)))
+0.0
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+import jax.scipy.special as jss
+import numpy as np
+from jax import lax
+
+__all__ = ["rounded_from_f64", "erf_half_kernel", "half_via_f64", "F64_HALF", "erf_half"]
+
+
+def rounded_from_f64(f):
+    """``f`` on float32 computed in float64 and rounded once: XLA's float32 expm1 and sinh are up to ~5 ulp off
+    near 0 (torch's: 0.5-0.9 ulp), so mambapy's softplus-inverse init and any expm1 user drifted from torch."""
+    def g(x):
+        return f(x.astype(np.float64)).astype(x.dtype) if x.dtype == jnp.float32 else f(x)
+    return g
+
+
+def _fma32(a, b, c):
+    # float32 a * b + c with one rounding (an FMA): the float32 product is exact in float64
+    return (a.astype(np.float64) * b.astype(np.float64) + c).astype(np.float32)
+
+
+def erf_half_kernel(x):
+    """torch's vectorized float32 erf, the one its float16/bfloat16 erf runs (converted, then rounded): the
+    Abramowitz-Stegun form ``1 - t * r(t) * exp(-x^2)`` with ``t = 1 / (1 + p |x|)``, its FMAs and divisions
+    rounded as the AVX2/AVX-512 kernel's (so tiny inputs give 0 and the values sit on a 2**-24 grid; torch's
+    float32 erf is another, nearly correctly rounded kernel).  ``x``: float32; float32 result.
+
+    >>> import jax.numpy as jnp
+    >>> float(erf_half_kernel(jnp.float32(1e-8)))
+    0.0
+    """
+    a = jnp.abs(x)
+    t = (1.0 / _fma32(np.float32(0.3275911), a, 1.0).astype(np.float64)).astype(np.float32)
+    r = np.float32(1.061405429)
+    for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        r = _fma32(r, t, np.float32(c))
+    x2 = (x.astype(np.float64) * x).astype(np.float32)
+    e = jnp.exp(-x2.astype(np.float64)).astype(np.float32)
+    v = _fma32((-e.astype(np.float64) * t).astype(np.float32), r, 1.0)
+    return jnp.copysign(v, x)
+
+
+def half_via_f64(f):
+    """``half=`` for ``unary``: ``f`` computed in float64 and rounded to float32 (then to the half type), for
+    ops whose float32 XLA kernel is a few ulp off torch's, which a half-type result then rounds the other
+    way at ties (float16 lgamma 58 values, i0e 6, erfinv 6, cosh 2, acos 1 of 40,000: 0 or 1 this way)."""
+    return lambda x, dt: f(x.astype(np.float64)).astype(np.float32)
+
+
+F64_HALF = {"lgamma", "cosh", "acos", "erfinv"}
+
+
+def erf_half(x, dt):
+    # the value is torch's half-type kernel's; the derivative stays erf's (the rounding to dt absorbs the rest)
+    f = jss.erf(x)
+    return f + lax.stop_gradient(erf_half_kernel(x) - f)
