@@ -603,3 +603,26 @@ def test_gradcheck_and_gradgradcheck_answer_as_torch():
                          ids=["no_differentiable_output", "wrong_gradient"])
 def test_gradcheck_failure_messages_as_torch(f):
     raises_like_torch(lambda lib, x: lib.autograd.gradcheck(f, x.requires_grad_()), np.array([0.5, 2.0]))
+
+
+def test_post_accumulate_grad_hooks_dict_and_handles_like_torch():
+    """Tensor._post_accumulate_grad_hooks: None until a hook is registered, then torch's OrderedDict of the hooks
+    (torch-optimi's gradient release checks it before registering); handles are RemovableHandles that take
+    their hook out of it; hooks run in registration order after each accumulation."""
+    def run(lib):
+        t = lib.ones(2, requires_grad=True)
+        out = [t._post_accumulate_grad_hooks, lib.nn.Parameter(lib.ones(1))._post_accumulate_grad_hooks]
+        seen = []
+        f = lambda p: seen.append(("f", p.grad.tolist()))  # noqa: E731
+        g = lambda p: seen.append(("g", p.grad.sum().item()))  # noqa: E731
+        h, h2 = t.register_post_accumulate_grad_hook(f), t.register_post_accumulate_grad_hook(g)
+        d = t._post_accumulate_grad_hooks
+        out += [type(d).__name__, list(d.values()) == [f, g], type(h).__name__, hasattr(h2, "remove")]
+        (t * 3).sum().backward()
+        h.remove()
+        out.append(len(t._post_accumulate_grad_hooks))
+        (t * 2).sum().backward()
+        h2.remove()
+        out += [seen, len(t._post_accumulate_grad_hooks)]
+        return out
+    assert run(torchlike) == run(torch)

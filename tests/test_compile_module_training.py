@@ -212,3 +212,43 @@ def test_compiled_module_forward_saves_its_inputs_without_copies():
     m[2].weight._value.delete()  # what a later program donating the old array does
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         out.sum().backward()
+
+
+@pytest.mark.parametrize("share", ["numpy", "share_memory", "activation"])
+def test_compiled_module_after_numpy_or_shared_memory_alias(share):
+    """llm.c's train_gpt2.py writes its parameters with ``p.detach().cpu().numpy().tobytes()`` between calls
+    of the compiled model: a parameter whose storage became a numpy array (or a shared mapping) must still
+    get its gradient from the compiled forward (it lost it: the loss had no grad_fn), the optimizer's write
+    must still reach the array, and a non-leaf argument aliased by numpy() keeps its grad_fn (it lost it too)."""
+    def run(T):
+        T.manual_seed(0)
+        m = T.nn.Sequential(T.nn.Linear(4, 5), T.nn.Tanh(), T.nn.Linear(5, 3))
+        opt = T.optim.SGD(m.parameters(), lr=0.5)
+        cm = T.compile(m)
+        x = T.randn(6, 4)
+        y = T.tensor([0, 1, 2, 0, 1, 2])
+        T.nn.functional.cross_entropy(cm(x), y).backward()
+        arrays = []
+        if share == "share_memory":
+            m.share_memory()
+        elif share == "numpy":
+            arrays = [p.detach().cpu().numpy() for p in m.parameters()]  # shares memory, as in torch
+        opt.zero_grad(set_to_none=True)
+        scale = T.ones(()).requires_grad_()
+        out = []
+        for _ in range(2):
+            h = x * (scale * 2)  # a non-leaf read by the compiled function, aliased by numpy() first
+            if share == "activation":
+                h.detach().numpy()
+            loss = T.nn.functional.cross_entropy(cm(h), y) / 2
+            loss.backward()
+            out.append(loss.item())
+        out += [p.grad.sum().item() for p in m.parameters()] + [scale.grad.item()]
+        opt.step()
+        out += [p.detach().sum().item() for p in m.parameters()]
+        out += [float(a.sum()) for a in arrays]  # the arrays see the optimizer's write
+        return out
+
+    ours, theirs = run(torchlike), run(torch)
+    assert len(ours) == len(theirs)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)

@@ -17,18 +17,7 @@ from torchlike.utils import _python_dispatch as pd
 
 torch = pytest.importorskip("torch")
 from torch.utils import _python_dispatch as torch_pd  # noqa: E402
-
-
-def _log_mode(base):
-    class Log(base):
-        def __init__(self):
-            super().__init__()
-            self.ops = []
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            self.ops.append(str(func))
-            return func(*args, **(kwargs or {}))
-    return Log
+from tests._dispatch_logging import log_mode as _log_mode  # noqa: E402
 
 
 def _programs(tl):

@@ -14,30 +14,7 @@ from torchlike.utils import _python_dispatch as pd
 
 torch = pytest.importorskip("torch")
 from torch.utils import _python_dispatch as torch_pd  # noqa: E402
-
-
-def _summary(a):
-    if hasattr(a, "shape") and hasattr(a, "dtype") and not isinstance(a, (int, float)):
-        return ("T", tuple(a.shape), str(a.dtype).split(".")[-1])
-    if isinstance(a, (list, tuple)):
-        return [_summary(x) for x in a]
-    if str(type(a).__name__) in ("device", "layout", "dtype", "memory_format"):
-        return str(a)
-    return a
-
-
-def _log_mode(base, with_args=False):
-    class Log(base):
-        def __init__(self):
-            super().__init__()
-            self.ops = []
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            kw = kwargs or {}
-            self.ops.append((str(func), _summary(list(args)), {k: _summary(v) for k, v in kw.items()})
-                            if with_args else str(func))
-            return func(*args, **kw)
-    return Log
+from tests._dispatch_logging import log_mode as _log_mode  # noqa: E402
 
 
 def _programs(tl):

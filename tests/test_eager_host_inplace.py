@@ -13,6 +13,7 @@ from tests.conftest import raises_like_torch, same_as_torch
 
 torch = pytest.importorskip("torch", reason="torch is the oracle for these tests")
 from torch.utils import _python_dispatch as torch_pd  # noqa: E402
+from tests._dispatch_logging import log_mode  # noqa: E402
 
 DTYPES = ["uint8", "int8", "int16", "int32", "int64", "float32", "float64"]
 
@@ -166,14 +167,7 @@ def test_a_saved_host_operand_written_in_place_raises_torchs_version_error():
 
 def test_dispatch_modes_see_the_in_place_ops_and_reductions():
     def run(m, mode_base):
-        class Log(mode_base):
-            def __init__(self):
-                super().__init__()
-                self.ops = []
-
-            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                self.ops.append(str(func))
-                return func(*args, **(kwargs or {}))
+        Log = log_mode(mode_base)
         y, x = m.zeros(3), m.ones(3)
         with Log() as log:
             y.add_(x)
@@ -198,6 +192,18 @@ def test_inference_tensors_keep_torchs_in_place_rules():
             y.add_(m.ones(2))
         return y, m.tensor(y._version)
     same_as_torch(inside, grad=False)
+
+
+def test_host_writes_stay_on_the_host_after_inference_mode_was_entered():
+    # entering inference mode installs torch's inference-tensor checks for the rest of the process; they must not
+    # turn the host write path off (the CI's 28 failures of stop 38: an earlier test in the worker entered it)
+    with torchlike.inference_mode():
+        torchlike.zeros(1).add_(1)
+    y = torchlike.tensor([1.0, 2.0])
+    y.add_(torchlike.tensor([3.0, 4.0]))
+    y.mul_(2)
+    assert y._host_array() is not None and y._version == 2
+    assert y.tolist() == [8.0, 12.0]
 
 
 @pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int32", "int64", "float32", "float64"])

@@ -14,6 +14,7 @@ from tests.conftest import raises_like_torch, same_as_torch
 
 torch = pytest.importorskip("torch", reason="torch is the oracle for these tests")
 from torch.utils import _python_dispatch as torch_pd  # noqa: E402
+from tests._dispatch_logging import log_mode  # noqa: E402
 
 OPS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "eq": operator.eq, "ne": operator.ne,
        "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge}
@@ -104,14 +105,7 @@ def test_results_are_new_tensors_with_their_own_versions():
 
 def test_dispatch_and_function_modes_see_the_op():
     def run(m, mode_base, fn_mode):
-        class Log(mode_base):
-            def __init__(self):
-                super().__init__()
-                self.ops = []
-
-            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                self.ops.append(str(func))
-                return func(*args, **(kwargs or {}))
+        Log = log_mode(mode_base)
 
         class FnLog(fn_mode):
             def __init__(self):
@@ -204,14 +198,7 @@ def test_clone_of_a_host_tensor_is_an_independent_host_tensor():
 
 def test_dispatch_mode_sees_host_relu_clone_and_cast():
     def run(m, base):
-        class Log(base):
-            def __init__(self):
-                super().__init__()
-                self.ops = []
-
-            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                self.ops.append(str(func))
-                return func(*args, **(kwargs or {}))
+        Log = log_mode(base)
         a = m.tensor([-1.0, 2.0])
         with Log() as log:
             r = [a.relu().tolist(), a.clone().tolist(), a.to(m.float64).tolist()]

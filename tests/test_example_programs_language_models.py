@@ -1,7 +1,8 @@
 """Programs in the style of the classic pytorch/examples scripts, word-level and character-level language
 models (word_language_model, a Transformer LM, minGPT/makemore, build-nanogpt's train_gpt2.py under bf16
 autocast, gpt-fast's generate.py with a KV cache, int8 weight-only quantization, speculative decoding and a
-compiled decode step, llama2.c's model.py/train.py/export.py, ng-video-lecture's bigram.py/gpt.py), run unmodified under the drop-in runner.
+compiled decode step, llama2.c's model.py/train.py/export.py, ng-video-lecture's bigram.py/gpt.py,
+llm.c's train_gpt2.py with its .bin writers and compiled model), run unmodified under the drop-in runner.
 
 Each program in tests/programs/ex_*.py (own code, synthetic data, no downloads) seeds torch, trains a few
 steps and prints its losses/metrics in a fixed format. It runs twice: with plain python (real torch, the
@@ -22,6 +23,8 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_gpt_fast_generate.py", 0.0001),
     ("ex_llama2c.py", 0.0001),
     ("ex_ng_video_gpt.py", 0.0001),
+    # llm.c's train_gpt2.py: torch.compile + bf16 autocast on CPU (the same last-bit attention differences)
+    ("ex_llmc_train_gpt2.py", 0.002),
 ]
 
 

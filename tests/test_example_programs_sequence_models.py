@@ -1,6 +1,6 @@
 """Programs in the style of the classic pytorch/examples scripts, recurrent and attention sequence models
-(time-sequence LSTM, SNLI-style RNN classifier, RNN regression, seq2seq with attention, bentrevett's packed-padded seq2seq), run unmodified
-under the drop-in runner.
+(time-sequence LSTM, SNLI-style RNN classifier, RNN regression, seq2seq with attention, bentrevett's packed-padded seq2seq, the language_translation nn.Transformer
+with greedy decoding), run unmodified under the drop-in runner.
 
 Each program in tests/programs/ex_*.py (own code, synthetic data, no downloads) seeds torch, trains a few
 steps and prints its losses/metrics in a fixed format. It runs twice: with plain python (real torch, the
@@ -17,6 +17,7 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_style_rnn_regression.py", 0.0001),
     ("ex_seq2seq_attention.py", 0.0001),
     ("ex_bentrevett_seq2seq.py", 0.0001),
+    ("ex_pyexamples_translation.py", 0.0001),
 ]
 
 

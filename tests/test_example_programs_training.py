@@ -1,7 +1,7 @@
 """Programs in the style of the classic pytorch/examples scripts, reinforcement learning, training utilities
-and data pipelines (REINFORCE, SAC/MDN with distributions, cleanrl's single-file PPO/DQN/SAC on gymnasium,
-forward-forward, training utilities, DataLoader workers, hooks/func/cond), run unmodified under the drop-in
-runner.
+and data pipelines (REINFORCE, SAC/MDN with distributions, cleanrl's single-file PPO/DQN/SAC/TD3/DDPG/C51 and
+continuous-action PPO on gymnasium, actor_critic / mnist_rnn / gat, forward-forward, training utilities, DataLoader workers, hooks/func/cond),
+run unmodified under the drop-in runner.
 
 Each program in tests/programs/ex_*.py (own code, synthetic data, no downloads) seeds torch, trains a few
 steps and prints its losses/metrics in a fixed format. It runs twice: with plain python (real torch, the
@@ -28,11 +28,19 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_cleanrl_ppo.py", 0.0001),
     ("ex_cleanrl_dqn.py", 0.0001),
     ("ex_cleanrl_sac.py", 0.002),  # 360 SAC updates amplify last-bit matmul differences (qf_loss 3.5e-4 apart)
+    ("ex_cleanrl_td3_ddpg.py", 0.0001),
+    ("ex_cleanrl_c51.py", 0.0001),
+    ("ex_cleanrl_ppo_continuous.py", 0.001),  # approx_kl ~1e-5 is a difference of nearby log-probs
+    ("ex_pyexamples_actor_critic_rnn_gat.py", 0.0001),
 ]
 REQUIRES = {  # libraries a program imports (the test skips without them)
     "ex_cleanrl_ppo.py": ("gymnasium", "tensorboard"),
     "ex_cleanrl_dqn.py": ("gymnasium", "stable_baselines3", "tensorboard"),
     "ex_cleanrl_sac.py": ("gymnasium", "stable_baselines3", "tensorboard"),
+    "ex_cleanrl_td3_ddpg.py": ("gymnasium", "stable_baselines3", "tensorboard"),
+    "ex_cleanrl_c51.py": ("gymnasium", "stable_baselines3", "tensorboard"),
+    "ex_cleanrl_ppo_continuous.py": ("gymnasium", "tensorboard"),
+    "ex_pyexamples_actor_critic_rnn_gat.py": ("gymnasium",),
 }
 
 

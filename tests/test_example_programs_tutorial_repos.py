@@ -1,6 +1,7 @@
 """Well-known tutorial repositories re-created as stand-alone programs (own code, synthetic data, no
 downloads) and run unmodified under the drop-in runner: Harvard NLP's "The Annotated Transformer" (2022) and
-yunjey/pytorch-tutorial (basics, intermediate, advanced and utils chapters).
+yunjey/pytorch-tutorial (basics, intermediate, advanced and utils chapters), pytorch/examples fx/ scripts
+(graph rewriting, subgraph rewriter, inlining, inversion, module-path tracer, wrap, proxies, Interpreter).
 
 Each program in tests/programs/ex_*.py seeds torch, trains a few steps and prints one fact per line (losses,
 shapes, dtypes, tensor reprs, recorded warnings). It runs with plain python (real torch, the oracle) and under
@@ -16,6 +17,7 @@ PROGRAMS_AND_TOLERANCES = [
     # moves its loss by 3e-4 after four steps (Adam's first steps are lr * sign(grad) for every weight)
     ("ex_yunjey_intermediate.py", 1e-3),
     ("ex_yunjey_advanced.py", 1e-5),
+    ("ex_pyexamples_fx.py", 1e-5),
 ]
 
 # lines each program must print exactly (under both libraries)
@@ -43,6 +45,12 @@ KEY_LINES = {
         "warnings 6",
         "UserWarning size_average and reduce args will be deprecated, please use reduction='sum' instead.",
         "adam state ['exp_avg', 'exp_avg_sq', 'step'] tensor(6.)",
+    ],
+    "ex_pyexamples_fx.py": [  # F.gelu is torch._C._nn.gelu in torch: fx's generated code says so
+        "wrapped code: def forward(self, x): |     linear = self.linear(x);  x = None |     relu = torch.relu(linear);"
+        "  linear = None |     gelu = torch._C._nn.gelu(relu);  relu = None |     return gelu",
+        "module tracer call_function add layer2.0",
+        "transformer result True",
     ],
 }
 

@@ -24,7 +24,8 @@ def test_export_runs_with_symbolic_batch_and_prints_stablehlo():
         np.testing.assert_allclose(ep(x).numpy(), m(x).detach().numpy(), rtol=1e-5, atol=1e-6)
     text = str(ep)
     assert "stablehlo" in text and "batch" in repr(ep)
-    assert list(ep.state_dict()) == list(m.state_dict())
+    # torch's ExportedProgram.state_dict: the parameters, then the buffers
+    assert list(ep.state_dict()) == [n for n, _ in m.named_parameters()] + [n for n, _ in m.named_buffers()]
 
 
 def test_state_dict_can_be_passed_in():
@@ -111,3 +112,53 @@ def test_module_is_torchs_unlifted_graph_module_with_dim_auto(tmp_path):
         mod(torchlike.randn(4, 3))
     assert str(e.value) == str(te.value) == "Guard failed: x.size()[0] == 1"
     assert repr(torchlike.export.Dim.AUTO(min=2)) == repr(TDim.AUTO(min=2))
+
+
+def _sig_module(lib):
+    class Sub(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = lib.nn.Linear(3, 3)
+
+        def forward(self, x):
+            return self.fc(x).relu()
+
+    class M(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.sub = Sub()
+            self.register_buffer("b", lib.ones(3))
+            self.register_buffer("np", lib.ones(3), persistent=False)
+
+        def forward(self, x, y):
+            return self.sub(x + y) + self.b + self.np
+
+    return M()
+
+
+def test_signature_ranges_state_dict_decompositions_and_unflatten_like_torch():
+    from conftest import torch
+    tm, lm = _sig_module(torch), _sig_module(torchlike)
+    lm.load_state_dict({k: torchlike.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+    x = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
+    eps = []
+    for lib, m in ((torch, tm), (torchlike, lm)):
+        batch = lib.export.Dim("batch", min=2, max=64)
+        eps.append(lib.export.export(m, (lib.tensor(x), lib.tensor(x)),
+                                     dynamic_shapes={"x": {0: batch}, "y": {0: batch}}))
+    tep, lep = eps
+    for name in ("user_inputs", "parameters", "buffers", "non_persistent_buffers", "inputs_to_parameters",
+                 "inputs_to_buffers", "lifted_tensor_constants"):
+        assert getattr(lep.graph_signature, name) == getattr(tep.graph_signature, name), name
+    assert len(lep.graph_signature.user_outputs) == len(tep.graph_signature.user_outputs)
+    assert sorted(map(str, lep.range_constraints.values())) == sorted(map(str, tep.range_constraints.values()))
+    assert list(lep.state_dict) == list(tep.state_dict) and list(lep.state_dict()) == list(tep.state_dict)
+    xs = np.random.default_rng(1).standard_normal((6, 3)).astype(np.float32)
+    want = tep.run_decompositions().module()(torch.tensor(xs), torch.tensor(xs)).detach().numpy()
+    got = lep.run_decompositions().module()(torchlike.tensor(xs), torchlike.tensor(xs)).detach().numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    tu, lu = torch.export.unflatten(tep), torchlike.export.unflatten(lep)
+    np.testing.assert_allclose(lu.sub(torchlike.tensor(xs)).detach().numpy(),
+                               tu.sub(torch.tensor(xs)).detach().numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(lu(torchlike.tensor(xs), torchlike.tensor(xs)).detach().numpy(), want,
+                               rtol=1e-6, atol=1e-6)

@@ -80,7 +80,36 @@ def test_foreach_zero_copy_and_gradients_match_torch():
         assert x.grad.tolist() == [18.0, 18.0]
 
 
+# the second operand by keyword: its name picks the overload, as torch's parser does (torch-optimi's foreach
+# optimizers call _foreach_mul_(params, scalar=...); a value the named overload cannot take is invalid)
+KEYWORD_CALLS = [
+    lambda L, a, b: L._foreach_mul(a, scalar=2.0), lambda L, a, b: L._foreach_mul_(a, scalar=2),
+    lambda L, a, b: L._foreach_mul(a, scalars=[2, 3, 4]), lambda L, a, b: L._foreach_div(a, scalars=[2.0, 4, 5]),
+    lambda L, a, b: L._foreach_mul(a, other=b), lambda L, a, b: L._foreach_mul(a, other=L.tensor(4.0)),
+    lambda L, a, b: L._foreach_add(a, other=b, alpha=2), lambda L, a, b: L._foreach_sub_(a, scalar=1),
+    lambda L, a, b: L._foreach_pow(a, exponent=2), lambda L, a, b: L._foreach_clamp_min(a, scalar=0.1),
+    lambda L, a, b: L._foreach_maximum(a, other=b), lambda L, a, b: L._foreach_mul(self=a, scalar=3),
+    lambda L, a, b: L._foreach_addcmul(a, a, b, scalars=[0.5, 2, 1]),
+    lambda L, a, b: L._foreach_addcdiv_(a, b, b, scalars=L.tensor([0.5, 2, 1])),
+    lambda L, a, b: L._foreach_lerp(a, b, weights=b), lambda L, a, b: L._foreach_lerp_(a, b, weight=[0.5, 0.25, 1]),
+]
+
+
+@pytest.mark.parametrize("k", range(len(KEYWORD_CALLS)))
+def test_foreach_operand_keywords_match_torch(k):
+    tr = KEYWORD_CALLS[k](torch, *_lists(torch)[:2])
+    lr = KEYWORD_CALLS[k](torchlike, *_lists(torchlike)[:2])
+    assert type(lr) is type(tr)
+    for t, o in zip(tr, lr):
+        np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-6, atol=1e-6)
+
+
 ERRORS = [
+    lambda L: L._foreach_mul([L.ones(2)], scalar=[1.0]),
+    lambda L: L._foreach_mul([L.ones(2)], other=2),
+    lambda L: L._foreach_add([L.ones(2)], zeta=1, scalar=2, alpha=2),
+    lambda L: L._foreach_mul(other=[L.ones(2)], alpha=2),
+    lambda L: L._foreach_mul([L.ones(2)]),
     lambda L: L._foreach_add([], 1.0),
     lambda L: L._foreach_add([L.ones(2), L.ones(3)], [L.ones(2)]),
     lambda L: L._foreach_mul([L.ones(2), L.ones(3)], [1.0]),

@@ -37,10 +37,9 @@ def nodes_of(gm):
 
 
 def torch_text(s):
-    """torch's text with the functions torch defines outside their public module named as the API names them
-    (torchlike's ``torch.nn.functional.linear``, ``torch.einsum``; torch's ``torch._C._nn.linear``,
-    ``torch.functional.einsum``; see docs/differences.md)."""
-    return s.replace("torch._C._nn.", "torch.nn.functional.").replace("torch.functional.", "torch.")
+    """torch's text with the functions torch defines in ``torch.functional`` named as the API names them
+    (torchlike's ``torch.einsum``, torch's ``torch.functional.einsum``; see docs/differences.md)."""
+    return s.replace("torch.functional.", "torch.")
 
 
 def same_trace(build, *inputs, concrete_args=None):
@@ -578,3 +577,48 @@ def test_star_args_and_kwargs_parameters_trace_like_torch():
         return g
     gm_o, gm_t = same_trace(build_fn, X, X)
     assert_same(torchlike.fx.Interpreter(gm_o).run(torchlike.tensor(X)), torch.fx.Interpreter(gm_t).run(torch.tensor(X)))
+
+
+def test_functional_builtins_named_as_torch_names_them():
+    """``F.gelu``, ``F.linear``, ``F.logsigmoid``... are torch._C._nn builtins in torch: fx names them, and its
+    generated code calls them, as ``torch._C._nn.<name>`` (pytorch/examples' wrap_output_dynamically.py prints
+    such code); every other functional keeps torch's name too (they read ``torch.nn.functional.gelu``)."""
+    from torch.fx.node import _get_qualified_name
+
+    from torchlike.fx.node import qualified_name
+    skip = {"threshold"}  # torch's is ``_threshold`` (docs/differences.md)
+    checked = 0
+    for name in dir(torch.nn.functional):
+        f = getattr(torch.nn.functional, name)
+        if name.startswith("_") or name in skip or not callable(f) or isinstance(f, type) or \
+                "torch_function" in name or not hasattr(torchlike.nn.functional, name):
+            continue
+        try:
+            theirs = _get_qualified_name(f)
+        except Exception:  # (typing helpers torch cannot name)
+            continue
+        assert qualified_name(getattr(torchlike.nn.functional, name)) == theirs, name
+        checked += 1
+    assert checked > 100
+    assert torchlike._C._nn.gelu is torchlike.nn.functional.gelu
+    assert torchlike._C._nn.log_sigmoid is torchlike.nn.functional.logsigmoid
+
+    class M:
+        def __init__(self, mod):
+            self.mod = mod
+
+        def build(self):
+            mod = self.mod
+            F = mod.nn.functional
+
+            class Net(mod.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.w = mod.nn.Parameter(mod.randn(5, 4))
+
+                def forward(self, x):
+                    y = F.gelu(F.linear(x, self.w))
+                    return F.softplus(F.logsigmoid(y)) + F.one_hot(y.argmax(-1), 5)
+            return Net()
+
+    same_trace(lambda mod: M(mod).build(), np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32))

@@ -35,11 +35,11 @@ LAYERS = {
     "torchlike.compile._errors": L0, "torchlike._hooks": L0, "torchlike._profiler_state": L0,
     "torchlike._to_args": L0, "torchlike._config_module": L0, "torchlike._pybind_enum": L0, "torchlike._cpu_features": L0, "torchlike._stl_order": L0, "torchlike._shape_churn": L0, "torchlike._row_buckets": L0, "torchlike.nn._loader": L0,  # _loader: a star-import helper, no torchlike import
     # L1: the Tensor (state and metadata)
-    "torchlike.tensor": L1, "torchlike._tensor_casts": L1, "torchlike._tensor_devices": L1, "torchlike._tensor_pickling": L1, "torchlike._tensor_inference": L1, "torchlike._tensor_wrapper": L1, "torchlike._torch_function": L1,  # Tensor's mixins
+    "torchlike.tensor": L1, "torchlike._tensor_casts": L1, "torchlike._tensor_devices": L1, "torchlike._tensor_pickling": L1, "torchlike._tensor_inference": L1, "torchlike._tensor_wrapper": L1, "torchlike._tensor_metadata": L1, "torchlike._torch_function": L1,  # Tensor's mixins and parts
     # L2: the dispatcher, out=, mutation
     "torchlike._dispatch": L2, "torchlike._mutation": L2, "torchlike._numpy_bridge": L2, "torchlike._autocast": L2, "torchlike._inference": L2,
     # L3: ops and everything built directly from them
-    "torchlike._ops": L3, "torchlike._creation": L3, "torchlike._creation_ranges": L3, "torchlike.nn.functional": L3,
+    "torchlike._ops": L3, "torchlike._creation": L3, "torchlike._creation_ranges": L3, "torchlike._creation_infer": L3, "torchlike.nn.functional": L3,
     "torchlike._random": L3,
     "torchlike._mt": L3, "torchlike._mt_avx_consts": L3, "torchlike._mt_kernels": L3, "torchlike._mt_xla": L3, "torchlike._mt_rejection": L3, "torchlike._global_settings": L3, "torchlike._printing": L3,
     "torchlike._storage": L3, "torchlike._legacy": L3, "torchlike._symbolic": L3, "torchlike.return_types": L3,
@@ -56,6 +56,7 @@ LAYERS = {
     # L7: libraries written on the finished facade (`import torchlike`, as torch.distributions does `import
     # torch`); the facade imports none of them at module level, its __getattr__ loads them on first use
     "torchlike.distributions": L7, "torchlike.overrides": L7, "torchlike.utils.benchmark": L7, "torchlike.functional": L7,
+    "torchlike.nested": L7,
 }
 
 
@@ -231,6 +232,12 @@ LAZY_ALLOWED = {  # (module, function): the reason its comment gives
     ('._weights_only', 'default_allowed_globals'): 'serialization imports this module (its unpickler)',
     ('._weights_only', 'user_allowed_globals'): 'serialization imports this module',
     ('.serialization', 'load'): 'jit imports serialization (it saves with it); load hands a TorchScript archive to jit.load',
+    ('._inductor.utils', 'triton_type_to_torch'): 'torch.<name> as the facade has it (aliases too), built after this module',
+    ('._tensor_devices', 'device_move_error'): "the op table's parser (layer 3), on the failure path only",
+    ('._dynamo', 'explain'): 'its dispatch mode (utils._python_dispatch) sits on the facade, which imports this package',
+    ('.autograd._function_transforms', 'active'): 'func is built on autograd',
+    ('.autograd._function_transforms', '_under_vmap'): 'func is built on autograd',
+    ('.autograd._function_transforms', 'apply'): 'function.py imports this module (its apply calls here)',
     ('.compile', '_compile_module'): 'it subclasses nn.Module (imported after compile)',
     ('.compile', 'compile'): 'compile(fn) works without nn (imported after compile)',
     ('.compile._compiled', '_module_recorder'): 'compile(fn) works without nn (imported after compile)',
@@ -244,6 +251,7 @@ LAZY_ALLOWED = {  # (module, function): the reason its comment gives
     ('.masked', '_softmax_like'): 'importing it runs nn/__init__ (layer 5), which loads after this',
     ('.masked', '_t'): "the facade's functions (torch.sum & co. take sparse operands there), built later",
     ('.multiprocessing._process', '_context_for_start'): "the data package's fork server, started on first use",
+    ('.nn.functional._margin_loss', '_mlsm_composite'): "_activation's import chain reaches the losses",
     ('.nn.functional._embedding', 'embedding'): 'an autograd.Function (layer 5)',
     ('.nn.modules._module_hooks', '_ModuleHooks.compile'): 'the top package (and its ``compile``) is still importing when nn loads',
     ('.nn.utils.prune', '_torch'): "pruning is written against the public API (the facade, layer 6), as torch's is",
@@ -361,7 +369,8 @@ def test_core_import_order_is_the_layer_order():
     _, g = graph()
     tensor_deps = {i.target for i in g["torchlike.tensor"] if not i.local}
     mixins = {"torchlike._tensor_casts", "torchlike._tensor_devices", "torchlike._tensor_pickling",
-              "torchlike._tensor_inference", "torchlike._tensor_wrapper"}  # Tensor's bases: L1, importing L0
+              "torchlike._tensor_inference", "torchlike._tensor_wrapper",
+              "torchlike._tensor_metadata"}  # Tensor's bases and built_from parts: L1, importing L0
     assert mixins <= tensor_deps
     for m in mixins:
         tensor_deps |= {i.target for i in g[m] if not i.local}

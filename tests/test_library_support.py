@@ -224,6 +224,54 @@ def test_inductor_config_settings_have_torchs_defaults_and_patch():
     ours.coordinate_descent_tuning = False
 
 
+def test_inductor_utils_triton_dtype_names_like_torch():
+    """torch._inductor.utils' dtype-name helpers (torch-optimi builds its Triton dtype table with them whenever
+    triton is installed): every torch dtype's Triton name, the names read back, and an unknown name's error."""
+    import torch._inductor.utils as theirs
+    from torchlike._inductor import utils as ours
+    names = [n for n in dir(torch) if isinstance(getattr(torch, n), torch.dtype) and hasattr(torchlike, n)]
+    assert len(names) > 30
+    for n in names:
+        assert ours.triton_type(getattr(torchlike, n)) == theirs.triton_type(getattr(torch, n)), n
+    for s in ["tl.float32", "float32", "tl.int1", "bfloat16", "tl.uint8", "tl.float8e4nv", "tl.float8e5b16", "int8"]:
+        assert str(ours.triton_type_to_torch(s)) == str(theirs.triton_type_to_torch(s)), s
+    with pytest.raises(AttributeError) as te:
+        theirs.triton_type_to_torch("tl.nope")
+    with pytest.raises(AttributeError) as le:
+        ours.triton_type_to_torch("tl.nope")
+    assert str(le.value) == str(te.value)
+
+
+def test_disable_dynamo_decorator_like_torch():
+    """torch._disable_dynamo, bare or with recursive=False (torch-optimi's optimizer methods carry it): the
+    function still runs and keeps its name."""
+    for lib in (torch, torchlike):
+        @lib._disable_dynamo
+        def step(x):
+            return x * 2
+
+        @lib._disable_dynamo(recursive=False)
+        def zero(x):
+            return x * 0
+
+        assert step.__name__ == "step" and zero.__name__ == "zero"
+        assert step(lib.ones(2)).tolist() == [2.0, 2.0] and zero(lib.ones(1)).tolist() == [0.0]
+
+
+def test_dynamo_utils_disable_cache_limit_like_torch():
+    """torch._dynamo.utils (loaded with torch._dynamo) and its disable_cache_limit (heavyball wraps each optimizer
+    step in it): the recompile limits are sys.maxsize inside the block and restored after it."""
+    import torch._dynamo
+    seen = []
+    for lib in (torch, torchlike):
+        cfg = lib._dynamo.config
+        before = (cfg.recompile_limit, cfg.accumulated_recompile_limit)
+        with lib._dynamo.utils.disable_cache_limit():
+            seen.append((cfg.recompile_limit, cfg.accumulated_recompile_limit))
+        seen.append((cfg.recompile_limit, cfg.accumulated_recompile_limit) == before)
+    assert seen[2:] == seen[:2] and seen[0] == (sys.maxsize, sys.maxsize)
+
+
 def test_float8_dtypes_like_torch():
     for name in ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz"):
         L, T = getattr(torchlike, name), getattr(torch, name)

@@ -49,6 +49,19 @@ def test_margin_ranking_loss_integer_inputs(dtype):
                         F.margin_ranking_loss(a, b, t, margin=margin, reduction=red), rtol=None, atol=None)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_cosine_embedding_loss_half_rounds_like_torch(dtype):
+    # torch's composite formula stores each op's result in the half type: |x1|^2 * |x2|^2 past 65504
+    # overflows float16 to inf (cos = 0), products and sums round (module_db's CosineEmbeddingLoss samples)
+    g = torch.Generator().manual_seed(3)
+    a, b = (torch.randn(15, 10, generator=g) * 6).to(dtype), (torch.randn(15, 10, generator=g) * 6).to(dtype)
+    t = torch.tensor([1, -1] * 7 + [1])
+    for red in ("none", "mean", "sum"):
+        for margin in (0.0, 0.3):
+            assert_same(LF.cosine_embedding_loss(to_tl(a), to_tl(b), to_tl(t), margin=margin, reduction=red),
+                        F.cosine_embedding_loss(a, b, t, margin=margin, reduction=red), rtol=None, atol=None)
+
+
 @pytest.mark.parametrize("dtype", [torch.int64, torch.int8, torch.uint8, torch.bool])
 def test_cosine_embedding_loss_integer_inputs(dtype):
     g = torch.Generator().manual_seed(2)

@@ -43,19 +43,20 @@ def test_missing_api_is_a_clear_not_implemented_error(tmp_path):
 
 
 def test_a_name_from_a_module_torchlike_lacks_is_an_import_error_naming_torch(tmp_path):
-    """``from torch.nested import nested_tensor`` (a module torchlike does not have) raises the ImportError a
+    """``from torch.package import PackageExporter`` (a module torchlike does not have) raises the ImportError a
     library's ``except ImportError`` fallback catches, naming torch's module, never torchlike's
-    (vit_pytorch.na_vit_nested_tensor saw "No module named 'torchlike.nested'")."""
+    (vit_pytorch.na_vit_nested_tensor saw "No module named 'torchlike.nested'" before torch.nested existed)."""
     script = tmp_path / "missing_module_name.py"
-    script.write_text("for stmt in ('from torch.nested import nested_tensor', 'import torch.nested.sub'):\n"
+    script.write_text("for stmt in ('from torch.package import PackageExporter', 'import torch.package.sub'):\n"
                       "    try:\n        exec(stmt)\n"
                       "    except ImportError as e:\n        print(type(e).__name__, e.name, e)\n")
     out = subprocess.run([sys.executable, "-m", "torchlike", "run", str(script)], capture_output=True, text=True,
                          timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     lines = out.stdout.splitlines()
-    assert lines[0].startswith("ImportError torch.nested cannot import name 'nested_tensor' from 'torch.nested'"), lines
-    assert lines[1] == "ModuleNotFoundError torch.nested.sub No module named 'torch.nested.sub'", lines
+    assert lines[0].startswith("ImportError torch.package cannot import name 'PackageExporter' from "
+                               "'torch.package'"), lines
+    assert lines[1] == "ModuleNotFoundError torch.package.sub No module named 'torch.package.sub'", lines
     assert "torchlike" not in out.stdout
 
 

@@ -23,6 +23,9 @@ PROGRAMS_AND_TOLERANCES = [
     ("tut_seq2seq_textclass.py", 1e-04),   # GRU seq2seq with Bahdanau attention, EmbeddingBag classifier
     ("tut_recipes.py", 1e-04),             # state_dict, strict=False, AMP on CPU, reproducibility, torch.compile
     ("tut_complex_numbers.py", 1e-04),     # complex tensors: view_as_real/complex, autograd, optim, FFT, save
+    ("tut_ntk_func_extend.py", 1e-04),     # neural tangent kernels; extending torch.func with autograd.Function
+    ("tut_compile_kd.py", 1e-04),          # torch.compile intro (explain, fullgraph, train step); knowledge distillation
+    ("tut_export_save_hooks.py", 1e-04),   # 60-min blitz CIFAR, checkpoints/map_location, module hooks, torch.export
 ]
 
 

@@ -63,7 +63,8 @@ ONCE = ["t.cholesky(t.eye(3))", "t.qr(t.eye(3))", "t.cross(t.eye(3), t.eye(3))",
         "t.set_default_tensor_type(t.FloatTensor)", "t.triangular_solve(t.eye(2), t.eye(2))",
         "t.lu_solve(t.eye(2), *t.linalg.lu_factor(t.eye(2)))",
         "t.istft(t.stft(t.zeros(64), 16, return_complex=True, window=t.hann_window(16)), 16)",
-        "t.where(t.tensor([1, 0], dtype=t.uint8), t.ones(2), 0.)"]
+        "t.where(t.tensor([1, 0], dtype=t.uint8), t.ones(2), 0.)",
+        "t.zeros(3).scatter_(0, t.tensor([0, 1, 1]), t.ones(3), reduce='add')"]
 
 
 def _fresh_interpreter_warnings(module, body):
@@ -114,3 +115,55 @@ def test_sparse_factories_warn_once_like_torch(body):
     """torch's once-per-process notes: invariant checks left implicit (a factory without check_invariants, no
     opt-in/out), and the compressed layouts' beta state (named after the first one made)."""
     assert _fresh_interpreter_warnings("torchlike", body) == _fresh_interpreter_warnings("torch", body)
+
+
+@pytest.mark.parametrize("body", [
+    "t.zeros(3).scatter(0, t.tensor([0, 1, 1]), 2., reduce='add'); "
+    "t.scatter(t.zeros(3), 0, t.tensor([0, 1]), t.ones(2), reduce='multiply'); "
+    "t.zeros(3).scatter_(0, t.tensor([0, 1]), t.ones(2), reduce='add')",
+    "t.zeros(3).scatter(0, t.tensor([0, 1, 1]), t.ones(3)); t.zeros(3).scatter(0, t.tensor([0]), 1., reduce='add')",
+])
+def test_scatter_reduce_argument_with_tensor_src_warns_once_like_torch(body):
+    """torch's once-per-process deprecation of scatter's ``reduce=`` with a Tensor src (torchmetrics' and
+    torcheval's per-class counts use it); a scalar value with ``reduce`` and a plain scatter give none."""
+    assert _fresh_interpreter_warnings("torchlike", body) == _fresh_interpreter_warnings("torch", body)
+
+
+_SCRIPTED_SPARSE = """import warnings
+import {module} as torch
+
+
+def counts(t: torch.Tensor, p: torch.Tensor):
+    return torch.sparse_coo_tensor(torch.vstack((t, p)), torch.ones_like(t), [2, 2]).to_dense()
+
+
+class Counts(torch.nn.Module):
+    def forward(self, t):
+        return torch.sparse_coo_tensor(t.unsqueeze(0), torch.ones_like(t), [3]).to_dense()
+
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    scripted, module = torch.jit.script(counts), torch.jit.script(Counts())
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    print(scripted(torch.tensor([0, 1]), torch.tensor([1, 1])).tolist(), module(torch.tensor([0, 2])).tolist())
+    print("scripted", [str(x.message)[:40] for x in w])
+    torch.sparse_coo_tensor(torch.tensor([[0]]), torch.ones(1), (2,))
+    print("eager", [str(x.message)[:40] for x in w])
+"""
+
+
+def test_sparse_invariant_note_silent_inside_jit_script_like_torch(tmp_path):
+    """Inside a torch.jit.script function (or a scripted module's forward) TorchScript calls aten's sparse
+    factory directly, so the Python bindings' invariant note does not fire there (torcheval's confusion
+    matrices build sparse tensors in scripted code); the next eager call still gives it."""
+    out = []
+    for module in ("torch", "torchlike"):
+        path = tmp_path / f"{module}_script.py"
+        path.write_text(_SCRIPTED_SPARSE.format(module=module))
+        out.append(subprocess.run([sys.executable, str(path)], capture_output=True, text=True, check=True,
+                                  env=dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(
+                                      os.path.abspath(__file__))))).stdout)
+    assert "scripted []" in out[0] and "Sparse invariant" in out[0], out[0]
+    assert out[1] == out[0]
