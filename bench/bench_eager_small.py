@@ -3,8 +3,9 @@
     python bench/bench_eager_small.py [--rounds N] [--only SUBSTRING] [--sync]
 
 Rows: pointwise ops on host-resident, device-resident and requires-grad tensors, in-place ops on host tensors,
-``detach``, reductions, ``zeros_like``, and a 2-layer MLP (32 wide, batch 16) trained with SGD and with Adam
-(forward, loss, backward, step, zero_grad).  Each round times every row for torchlike and for torch in turn
+``detach``, reductions, ``zeros_like``, and a 2-layer MLP (8 -> 32 -> 4, batch 16; and ``MLP16``: 16 -> 32 -> 16,
+batch 32) trained with SGD and with Adam (forward, loss, backward, step, zero_grad), with ``MLP16``'s backward and
+optimizer step alone.  Each round times every row for torchlike and for torch in turn
 (the order alternating between rounds), as CPU time of a loop; the table gives the medians over rounds and the
 ratio of the medians.  The machine this runs on is shared: only ratios taken in one run mean anything.
 ``--sync`` turns JAX's asynchronous CPU dispatch off before torchlike is imported (docs/eager_speed.md: XLA hands
@@ -89,16 +90,26 @@ def _op_rows(mod):
     return out
 
 
-def _mlp(mod, opt_name):
-    """One training step of a 2-layer MLP (16x8 -> 32 -> 4, MSE loss) as a zero-argument callable."""
+def _mlp(mod, opt_name, sizes=(16, 8, 32, 4), phase="step"):
+    """One training step of a 2-layer MLP (batch x n_in -> hidden -> n_out, MSE loss) as a zero-argument
+    callable; ``phase`` "backward": ``zero_grad()`` and ``loss.backward(retain_graph=True)`` of one forward made
+    outside the loop; "opt": ``opt.step()`` alone (the gradients of one backward kept, lr 0)."""
+    batch, n_in, hidden, n_out = sizes
     rng = np.random.default_rng(1)
     mod.manual_seed(0)
-    model = mod.nn.Sequential(mod.nn.Linear(8, 32), mod.nn.ReLU(), mod.nn.Linear(32, 4))
-    x = mod.tensor(rng.standard_normal((16, 8)).astype(np.float32))
-    y = mod.tensor(rng.standard_normal((16, 4)).astype(np.float32))
+    model = mod.nn.Sequential(mod.nn.Linear(n_in, hidden), mod.nn.ReLU(), mod.nn.Linear(hidden, n_out))
+    x = mod.tensor(rng.standard_normal((batch, n_in)).astype(np.float32))
+    y = mod.tensor(rng.standard_normal((batch, n_out)).astype(np.float32))
     opt = (mod.optim.SGD(model.parameters(), lr=0.01, momentum=0.9) if opt_name == "sgd" else
            mod.optim.Adam(model.parameters(), lr=1e-3))
     loss_fn = mod.nn.MSELoss()
+    if phase == "backward":
+        loss = loss_fn(model(x), y)
+        return lambda: (opt.zero_grad(), loss.backward(retain_graph=True))
+    if phase == "opt":
+        loss_fn(model(x), y).backward()
+        opt.param_groups[0]["lr"] = 0.0  # (the parameters stay put however many steps run)
+        return lambda: opt.step()
 
     def step():
         opt.zero_grad()
@@ -125,6 +136,13 @@ def main():
         for o in ("sgd", "adam"):
             f = _mlp(mod, o)
             rows.setdefault(f"MLP step {o}", {})[m] = (lambda f=f: _ready(f()), 40)
+            # the tiny step of issue 10: 16 -> 32 -> 16, batch 32; and its backward and optimizer step alone
+            f = _mlp(mod, o, (32, 16, 32, 16))
+            rows.setdefault(f"MLP16 step {o}", {})[m] = (lambda f=f: _ready(f()), 40)
+            f = _mlp(mod, o, (32, 16, 32, 16), "opt")
+            rows.setdefault(f"MLP16 opt.step {o}", {})[m] = (f, 100)
+        f = _mlp(mod, "sgd", (32, 16, 32, 16), "backward")
+        rows.setdefault("MLP16 backward", {})[m] = (f, 100)
     rows = {k: v for k, v in rows.items() if only in k}
     for r in rows.values():  # warm-up: compile every program, fill caches
         for f, _ in r.values():

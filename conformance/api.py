@@ -31,7 +31,7 @@ NAMESPACES = [
     "torch.optim", "torch.optim.lr_scheduler", "torch.utils.data", "torch.utils.checkpoint", "torch.amp",
     "torch.random", "torch.testing", "torch.masked", "torch.signal.windows", "torch.sparse", "torch.cuda",
     "torch.jit", "torch.export", "torch.func", "torch.compiler", "torch.nn.attention", "torch.distributed",
-    "torch.library", "torch.fx", "torch.overrides",
+    "torch.library", "torch.fx", "torch.overrides", "torch.nested",
 ]
 
 _SPARSE = re.compile(r"sparse|coo|csr|csc|bsr|bsc|crow|ccol|col_indices|row_indices|coalesce|"
