@@ -41,3 +41,31 @@ def test_a_write_through_detach_is_seen_by_the_inplace_check_like_torch():
         k.detach()[0] = 5.0
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             y.backward()
+
+
+def _unchecked_assign_chain(m):
+    """torchdiffeq's _UncheckedAssign applied to its own output: the Function returns its input as-is (a view of
+    it), and the next call writes through ``.data`` of that view; autograd's version check must not see it."""
+    class UncheckedAssign(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, scratch, value, index):
+            ctx.index = index
+            scratch.data[index] = value
+            return scratch
+
+        @staticmethod
+        def backward(ctx, grad_scratch):
+            return grad_scratch, grad_scratch[ctx.index], None
+
+    x = m.ones(3, requires_grad=True)
+    k = UncheckedAssign.apply(m.zeros(3, 4) * 1.0, x * 2, (..., 0))
+    saved = k[..., :1]
+    y = (saved * x.unsqueeze(-1)).sum()
+    k = UncheckedAssign.apply(k, x * 3, (..., 1))
+    k = UncheckedAssign.apply(k, x * 4, (..., 2))
+    (y + k.sum()).backward()
+    return k._version, saved._version, k._is_view(), x.grad.tolist(), k.tolist()
+
+
+def test_writes_through_data_of_a_functions_view_output_are_unchecked_like_torch():
+    assert _unchecked_assign_chain(torchlike) == _unchecked_assign_chain(torch)

@@ -16,7 +16,7 @@ import torchlike  # noqa: E402
 
 
 @pytest.mark.parametrize("module, names", [
-    ("_C._functorch", ["is_batchedtensor", "is_legacy_batchedtensor"]),
+    ("_C._functorch", ["is_batchedtensor", "is_legacy_batchedtensor", "get_unwrapped"]),
     ("_C._nn", ["_parse_to"]),
     ("utils.weak", ["WeakIdKeyDictionary", "WeakIdRef", "WeakTensorKeyDictionary", "TensorWeakRef"]),
     ("utils._contextlib", ["_DecoratorContextManager"]),
@@ -52,6 +52,17 @@ def test_is_batchedtensor_inside_and_outside_vmap():
         lib.vmap(lambda x: seen.append(lib._C._functorch.is_batchedtensor(x)) or x)(lib.ones(3, 2))
         assert seen == [True]
         assert lib._C._functorch.is_batchedtensor(lib.ones(2)) is False
+
+
+def test_get_unwrapped_inside_and_outside_vmap():
+    """The batched argument's physical tensor (batch dim where in_dims put it); torch's error for a plain tensor."""
+    for lib in (torch, torchlike):
+        seen = []
+        x = lib.arange(6.0).reshape(2, 3)
+        lib.vmap(lambda r: seen.append(lib._C._functorch.get_unwrapped(r).tolist()) or r, in_dims=1)(x)
+        assert seen == [[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]]
+        with pytest.raises(RuntimeError, match="No wrappers present!"):
+            lib._C._functorch.get_unwrapped(lib.ones(2))
 
 
 def test_weak_id_key_dictionary_keys_by_identity():

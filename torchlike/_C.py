@@ -426,6 +426,16 @@ def _is_batchedtensor(tensor) -> bool:
     return isinstance(getattr(tensor, "_value", None), _BatchTracer)
 
 
+def _get_unwrapped(tensor):
+    """``torch._C._functorch.get_unwrapped``: the tensor a ``vmap``-batched ``tensor`` wraps, its batch dimension
+    physically present where the batching put it; a tensor that wraps nothing is torch's RuntimeError."""
+    value = getattr(tensor, "_value", None)
+    if isinstance(value, _BatchTracer):
+        return Tensor._wrap(value.val)
+    raise RuntimeError("No wrappers present!")
+
+
+_functorch.get_unwrapped = _get_unwrapped
 _functorch.is_legacy_batchedtensor = _is_legacy_batchedtensor
 _functorch.is_batchedtensor = _is_batchedtensor
 _functorch._add_batch_dim, _functorch._remove_batch_dim = _add_batch_dim, _remove_batch_dim

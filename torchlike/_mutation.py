@@ -124,7 +124,8 @@ def _inplace_update(self, new, aliased=False):
     if not aliased and _views.repeats(chain, b._x.shape):
         raise RuntimeError(_INTERNAL)
     root_tracks = b._rg or b._grad_fn is not None
-    if chain[0][0] == "alias" or ("alias", "detach") in chain:  # through detach()/.data: never recorded
+    if chain[0][0] == "alias" or ("alias", "detach") in chain or ("alias", "data") in chain:
+        # through detach()/.data (also of a view: ``view.data[i] = v``): never recorded
         self._set_value(new._value, aliased)
         return self
     if _state.enabled and (track or root_tracks):

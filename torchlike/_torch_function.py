@@ -111,9 +111,9 @@ def _overrides(t):
     if module.partition(".")[0] != "torch" or issubclass(t, Tensor):
         return True
     # under ``python -m torchlike run`` torchlike's own classes (torch.fx.Proxy) carry torch's module names: their
-    # module, as imported, is torchlike's
+    # module, as imported, is torchlike's (its own globals' ``__name__``: the runner's module attribute says torch's)
     home = sys.modules.get(module)
-    return home is not None and home.__name__.startswith("torchlike")
+    return home is not None and str(vars(home).get("__name__", "")).startswith("torchlike")
 
 
 def overloaded_args(args, kwargs=None):
