@@ -1,0 +1,34 @@
+"""More well-known public training scripts re-created as stand-alone programs (own code, synthetic data, no
+downloads) and run unmodified under the drop-in runner: neuraloperator's ``fourier_1d.py``/``fourier_2d.py``
+(complex ``cfloat`` spectral weights, ``torch.fft.rfft``/``irfft2``, Adam on complex parameters).
+
+Each program in tests/programs/ex_*.py seeds torch, trains a few steps and prints one fact per line. It runs
+with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must
+match, numbers within ``rtol`` (``conftest.lib_program_vs_torch``), and a few key lines are checked exactly."""
+import pytest
+from conftest import lib_program_vs_torch
+
+PROGRAMS_AND_TOLERANCES = [
+    # the Adam second moment of the complex weights sums ~2.7e4 terms of float32 (last bits move it ~3e-7)
+    ("ex_fourier_neural_operator.py", 1e-4),
+]
+REQUIRES = {}
+KEY_LINES = {  # lines each program must print exactly (under both libraries)
+    "ex_fourier_neural_operator.py": [
+        "count_params 9361",
+        "complex params ['conv0.weights1', 'conv1.weights1'] torch.complex64",
+        "count_params 2d 4361",
+        "rfft2 (2, 3, 8, 4) -66.5534 580.6808 0.0",
+        "fftshift [3, 4, 5, 0, 1, 2] [2, 3, 4, 0, 1]",
+    ],
+}
+
+
+@pytest.mark.parametrize("name,rtol", PROGRAMS_AND_TOLERANCES, ids=[p[0][3:-3] for p in PROGRAMS_AND_TOLERANCES])
+def test_more_repo_program_matches_torch(name, rtol):
+    pytest.importorskip("torch", reason="the comparison runs the program with real torch too")
+    expected, ours = lib_program_vs_torch(name, *REQUIRES.get(name, ()), timeout=600, rtol=rtol)
+    assert len(ours) >= 10, ours
+    for line in KEY_LINES[name]:
+        assert line in expected, (line, expected)
+        assert line in ours, (line, ours)
