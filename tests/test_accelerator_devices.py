@@ -142,3 +142,36 @@ def test_cuda_runtime_without_a_gpu_behaves_as_a_cpu_only_torch_build():
     ours = run_program([script], runner=True, timeout=300)
     assert ours == expected
     assert "current_device() !! AssertionError Torch not compiled with CUDA enabled" in expected
+
+
+@pytest.mark.parametrize("seed", ["torch.cuda.manual_seed", "torch.cuda.manual_seed_all",
+                                  "torch.cuda.random.manual_seed", "torch.cuda.random.manual_seed_all"])
+def test_cuda_seeding_without_gpu_leaves_the_cpu_stream_like_torch(seed):
+    """Without a GPU torch queues CUDA seeding until CUDA initializes (never): the CPU stream goes on unchanged
+    (torchattacks' APGD seeds both, torch.random first)."""
+    import torch
+    draws = []
+    for m in (torch, torchlike):
+        m.manual_seed(0)
+        m.rand(2)
+        eval(seed.replace("torch.", "m.", 1))(123)
+        draws.append(m.rand(3).tolist())
+    assert draws[0] == draws[1]
+
+
+@pytest.mark.parametrize("sub", ["random", "memory"])
+def test_cuda_submodules_mirror_torchs(sub):
+    """``torch.cuda.random`` / ``torch.cuda.memory`` are modules with torch's names (torch.cuda's own functions)."""
+    import types
+
+    import torch
+    ours, theirs = getattr(torchlike.cuda, sub), getattr(torch.cuda, sub)
+    assert isinstance(ours, types.ModuleType)
+    missing = [n for n in theirs.__all__ if not hasattr(ours, n)]
+    if sub == "memory":   # pluggable allocators and memory pools: CUDA caching-allocator internals
+        missing = [n for n in missing if n not in {"caching_allocator_disabled", "caching_allocator_enable",
+                                                   "get_allocator_backend", "CUDAPluggableAllocator",
+                                                   "change_current_allocator", "MemPool", "use_mem_pool"}]
+    assert missing == []
+    if sub == "memory":
+        assert ours.memory_allocated() == theirs.memory_allocated() == 0

@@ -104,8 +104,10 @@ def synchronize(device=None) -> None:
 
 
 def manual_seed(seed) -> None:
-    """Seeds the shared generator (torchlike uses one generator for every device)."""
-    _random.manual_seed(seed)
+    """Seeds the shared generator (torchlike uses one generator for every device). Without a GPU torch queues
+    the call until CUDA initializes, which it never does, so the CPU generator's stream is left as it is."""
+    if _gpus():
+        _random.manual_seed(seed)
 
 
 manual_seed_all = manual_seed
@@ -347,3 +349,5 @@ default_generators = ()  # per-GPU generators: torchlike's RNG is one global gen
 
 
 default_stream = current_stream
+
+from . import memory, random  # noqa: E402,F401 - torch.cuda.random / torch.cuda.memory (they import this package)
