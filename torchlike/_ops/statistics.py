@@ -12,7 +12,7 @@ from .. import _dtype
 from .._dispatch import not_implemented_node
 from ._util import Tensor, cast, dispatch, register
 from .. import return_types
-from .sorting import _linspace_np
+from .sorting import _auto_edges_impl, _linspace_np
 
 __all__ = []
 
@@ -140,7 +140,9 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
                                f"histogram but got {len(bins)}")
         raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
     edges = []
-    data = np.asarray(x.detach()._value) if any(not isinstance(b, Tensor) for b in bins) else None
+    auto = range is None and any(not isinstance(b, Tensor) for b in bins)  # edges from the data's range
+    traced = auto and isinstance(x._value, jax.core.Tracer)  # under compile: computed in the same program
+    data = np.asarray(x.detach()._value) if auto and not traced else None
     for d, b in enumerate(bins):
         if isinstance(b, Tensor):
             edges.append(b)
@@ -152,6 +154,9 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
             if lo > hi:
                 raise RuntimeError(f"torch.histogramdd: expected leftmost_edge to be less than or equal to "
                                    f"rightmost_edge, but got leftmost_edge {lo} > rightmost_edge {hi}")
+        elif traced:
+            edges.append(dispatch(_auto_edges_impl, (x[:, d], int(b)), (("n", int(b) + 1),), diff=False))
+            continue
         elif data.shape[0]:
             lo, hi = float(data[:, d].min()), float(data[:, d].max())
         else:
