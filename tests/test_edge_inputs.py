@@ -104,6 +104,16 @@ FIXED = [
     "t.tensor(2.5).unflatten(0, (1, -1))", "t.flatten(t.tensor(True), 1, 0)", "t.flatten(t.tensor(1.), 0, -2)",
     "t.flatten(t.tensor(1.), -1, 0)", "t.zeros(0).squeeze((0, 0))", "t.zeros(1, 2).squeeze((0, -2))",
     "t.clamp(t.tensor(True), min=3j)", "t.clamp(t.tensor([1.]), min=3j)", "t.clamp_min(t.tensor([1.]), 3j)",
+    # dims of the wrong type (an int for an int list, a tuple for an int) and duplicate dims: torch's parser error
+    # or dims check before the op's rank and dtype checks; movedim of a 0-d tensor is itself
+    "t.ones(2, 3).movedim((0,), 0)", "t.moveaxis(t.ones(2, 3), 0, (0,))", "t.movedim(t.tensor(1.), 0, 0)",
+    "t.movedim(t.tensor(1.), (0,), (-1,))", "t.ones(2, 3).transpose((0,), 1)", "t.transpose(t.ones(2, 3), (0, 1))",
+    "t.ones(2, 3).swapaxes((0,), 1)", "t.swapdims(t.ones(2, 3), 0, None)", "t.ones(2, 3).diagonal(0, (0,), 1)",
+    "t.ones(2, 3).flatten(0, (1,))", "t.amax(t.ones(2, 2, dtype=t.complex64), (0, 0))",
+    "t.amin(t.ones(2, 2, dtype=t.complex64), 5)", "t.argmax(t.ones(2, 2, dtype=t.complex64), (0, 0))",
+    "t.cat([t.tensor(2.5), t.ones(2)], (0, 0))", "t.cat([t.ones(2), t.tensor(True)], None)",
+    "t.cross(t.tensor([1+2j, 3-1j]), t.ones(2, 3), dim=(0, 1))", "t.tensor(2.5).unbind(None)",
+    "t.split(t.tensor(-3), [1, 1], -3)", "t.tensor(1.).split(1)",
 ]
 # an ``int dim`` given a tuple or None: torch's parser error (the position of a positional one; "invalid combination"
 # where the op has several overloads), never a reduction over the tuple's dims; the dim is wrapped before the dtype

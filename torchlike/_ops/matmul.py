@@ -555,6 +555,8 @@ def _cross_impl(a, b, dim):
 
 
 def _cross(input, other, dim, linalg):
+    if dim is not None and type(dim) is not int and not isinstance(dim, Tensor):
+        wrap_dim(dim, 1)  # (a tuple: torch's parser error, before the operands' sizes are read)
     if input.ndim != other.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions." if linalg else
                            "linalg.cross: inputs must have the same number of dimensions.")

@@ -426,12 +426,12 @@ def _amax_impl(x, dims, keepdim, kind):
 
 def _amaxmin(kind):
     def fn(input, dim=(), keepdim=False):
-        _no_complex(input, f"{kind}_values_cpu")
-        dims = rdims(dim, input.ndim)
+        dims = rdims(dim, input.ndim)  # (torch reads the dims, then the sizes, then the dtype)
         if dims is None and input.numel() == 0:
             raise RuntimeError(f"a{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
         check_nonempty(input, dims, f"a{kind}")
+        _no_complex(input, f"{kind}_values_cpu")
         return dispatch(_amax_impl, (input,), (("dims", dims), ("keepdim", bool(keepdim)), ("kind", kind)),
                         name=f"A{kind}Backward0")
     fn.__name__ = "a" + kind
@@ -486,6 +486,8 @@ def aminmax(input, *, dim=None, keepdim=False):
 
 def _argminmax(kind):
     def fn(input, dim=None, keepdim=False):
+        if dim is not None and not isinstance(dim, (int, np.integer)):
+            wrap_dim(dim, input.ndim)  # (a dim of another type: torch's parser error, before the dtype checks)
         if input.dtype.is_complex:
             raise RuntimeError(f"arg{kind}(): does not support complex input")
         if input.dtype is _dtype.bool:

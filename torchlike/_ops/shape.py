@@ -67,6 +67,8 @@ def cat(tensors, dim=0, *, out=None):
     """Concatenate along an existing dim (legacy 1-D empty tensors are skipped, as in torch)."""
     _check_seq(tensors, "cat")
     shapes = [t._x.shape for t in tensors]  # (the arrays' own tuples: ``Tensor.shape`` builds a torch.Size)
+    if type(dim) is not int and not isinstance(dim, Tensor):
+        wrap_dim(dim, 1)  # (a tuple or None: torch's parser error, before the tensors' sizes are read)
     for i, s in enumerate(shapes):
         if not s:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")

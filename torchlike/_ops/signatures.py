@@ -445,6 +445,10 @@ SIGNATURES = {
     ("torch", "argsort"): ["Tensor self, *, bool stable, int dim=-1, bool descending=False, Tensor? out=None",
                            "Tensor self, int dim=-1, bool descending=False"],
     ("torch", "narrow"): ["Tensor self, int dim, Tensor start, int length", "Tensor self, int dim, int start, int length"],
+    ("torch", "transpose"): ["Tensor self, int dim0, int dim1"],  # (+ torch's Dimname forms, which its messages
+    ("torch", "swapaxes"): ["Tensor self, int axis0, int axis1"],  # of a call with ints leave out)
+    ("torch", "diagonal"): ["Tensor self, int offset=0, int dim1=0, int dim2=1"],
+    ("torch", "flatten"): ["Tensor self, int start_dim=0, int end_dim=-1"],
     ("torch", "movedim"): ["Tensor self, int source, int destination", "Tensor self, int[] source, int[] destination"],
     ("torch", "squeeze"): ["Tensor self", "Tensor self, int dim", "Tensor self, int[] dim"],
     ("Tensor", "squeeze_"): ["Tensor self", "Tensor self, int dim", "Tensor self, int[] dim"],

@@ -312,10 +312,16 @@ def permute(input, *sizes, dims=None):
     return view_step(input, ("permute", p))
 
 
-@register(aliases=("swapaxes", "swapdims"))
+@register(aliases=("swapdims",))
 def transpose(input, dim0, dim1):
     """Swap two dims."""
     return _transpose(input, dim0, dim1, "TransposeBackward0")
+
+
+@register()
+def swapaxes(input, axis0, axis1):
+    """Swap two dims (numpy's name of ``transpose``)."""
+    return _transpose(input, axis0, axis1, "TransposeBackward0")
 
 
 def _transpose(input, dim0, dim1, node):
@@ -342,6 +348,8 @@ def t(input):
 def movedim(input, source, destination):
     """Move dims ``source`` to positions ``destination``."""
     nd = input.ndim
+    if isinstance(source, int) != isinstance(destination, int):  # (torch's overloads: two ints or two int lists;
+        raise TypeError("movedim")  # the op table's wrapper raises the parser's "invalid combination")
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
     if len(src) != len(dst):
@@ -353,6 +361,8 @@ def movedim(input, source, destination):
         if len(set(w)) != len(w):
             raise RuntimeError(f"movedim: repeated dim in `{what}` ({list(orig)})")
     src, dst = wsrc, wdst
+    if nd == 0:  # (dim 0 or -1 of a 0-d tensor: itself)
+        return view_step(input, ("permute", ()))
     order = [n for n in range(nd) if n not in src]
     perm = [None] * nd
     for s, d in sorted(zip(dst, src)):
@@ -462,6 +472,8 @@ def _select(input, dim, index, node):
 def unbind(input, dim=0):
     """All slices along ``dim``, as views."""
     if input.ndim == 0:
+        if not isinstance(dim, (int, np.integer)):
+            wrap_dim(dim, 1)  # (None or a tuple: torch's parser error)
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = wrap_dim(dim, input.ndim)
     return tuple(_select(input, d, i, "UnbindBackward0") for i in range(input.shape[d]))
@@ -610,6 +622,10 @@ def _slices(input, d, bounds, node="SliceBackward0"):
 def split(tensor, split_size_or_sections, dim=0):
     """Split into chunks of a size, or of the given sizes, along ``dim`` (views; torch's first parameter is
     ``tensor``: ``torch.split(tensor=x, split_size_or_sections=2)``)."""
+    if tensor.ndim == 0:
+        if type(dim) is not int:
+            wrap_dim(dim, 1)  # (torch's parser error first)
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, tensor.ndim)
     sizes = _split_sizes(tensor.shape[d], split_size_or_sections)
     starts = np.cumsum([0] + sizes[:-1])
