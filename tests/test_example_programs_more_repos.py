@@ -1,6 +1,8 @@
 """More well-known public training scripts re-created as stand-alone programs (own code, synthetic data, no
 downloads) and run unmodified under the drop-in runner: neuraloperator's ``fourier_1d.py``/``fourier_2d.py``
-(complex ``cfloat`` spectral weights, ``torch.fft.rfft``/``irfft2``, Adam on complex parameters).
+(complex ``cfloat`` spectral weights, ``torch.fft.rfft``/``irfft2``, Adam on complex parameters), tkipf/pygcn
+and Diego999/pyGAT (scipy adjacency to ``torch.sparse.FloatTensor``, ``torch.spmm``, dense and sparse graph
+attention with a custom ``autograd.Function`` over ``sparse_coo_tensor``, best-epoch checkpoint files).
 
 Each program in tests/programs/ex_*.py seeds torch, trains a few steps and prints one fact per line. It runs
 with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must
@@ -11,8 +13,9 @@ from conftest import lib_program_vs_torch
 PROGRAMS_AND_TOLERANCES = [
     # the Adam second moment of the complex weights sums ~2.7e4 terms of float32 (last bits move it ~3e-7)
     ("ex_fourier_neural_operator.py", 1e-4),
+    ("ex_pygcn_pygat.py", 1e-4),
 ]
-REQUIRES = {}
+REQUIRES = {"ex_pygcn_pygat.py": ("scipy",)}
 KEY_LINES = {  # lines each program must print exactly (under both libraries)
     "ex_fourier_neural_operator.py": [
         "count_params 9361",
@@ -20,6 +23,13 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "count_params 2d 4361",
         "rfft2 (2, 3, 8, 4) -66.5534 580.6808 0.0",
         "fftshift [3, 4, 5, 0, 1, 2] [2, 3, 4, 0, 1]",
+    ],
+    "ex_pygcn_pygat.py": [
+        "adj torch.sparse_coo True (60, 60) 264 torch.float32 torch.sparse.FloatTensor",
+        "  (gc1): GraphConvolution (20 -> 16)",
+        "gat params ['attention_0.W', 'attention_0.a', 'attention_1.W', 'attention_1.a', 'out_att.W', 'out_att.a']",
+        "kept ['4.pkl'] best 4",
+        "nonzero edges 264 torch.int64",
     ],
 }
 

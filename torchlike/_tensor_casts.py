@@ -13,7 +13,7 @@ Each is ``self.to(<dtype>)``.  They live in a mixin that ``Tensor`` inherits fro
 """
 from __future__ import annotations
 
-from . import _dtype, _grad_mode
+from . import _dtype, _grad_mode, _layout
 from ._device import _gpus
 from ._errors import argument_error, as_tensor_methods, no_other_keywords, torch_warn
 
@@ -50,8 +50,14 @@ def dtype_of_type_name(name):
     return LEGACY[base]
 
 
-def _legacy_type_name(dt, dev):
+def _legacy_type_name(dt, dev, layout=_layout.strided):
+    """torch's legacy type name of a tensor: ``torch.FloatTensor``, ``torch.cuda.LongTensor``, a COO tensor's
+    ``torch.sparse.DoubleTensor``; torch has none for the compressed sparse layouts."""
+    if layout is not _layout.strided and layout is not _layout.sparse_coo:
+        raise RuntimeError(f"Unimplemented backend SparseCsr{'CUDA' if dev.type == 'cuda' else 'CPU'}")
     prefix = "torch.cuda." if dev.type == "cuda" else "torch."
+    if layout is _layout.sparse_coo:
+        prefix += "sparse."
     return prefix + _LEGACY_NAMES.get(dt.name, dt.name)
 
 
@@ -63,7 +69,7 @@ class TensorCasts:
     def type(self, dtype=None, non_blocking=False, *, memory_format=None, **kw):
         no_other_keywords("type", kw, allowed=("async",))  # (``async``: the deprecated name of non_blocking)
         if dtype is None:
-            return _legacy_type_name(self.dtype, self._dev)
+            return _legacy_type_name(self.dtype, self._dev, self.layout)
         cuda = False
         if isinstance(dtype, str):
             cuda = dtype.startswith("torch.cuda.")

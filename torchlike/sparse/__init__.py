@@ -14,7 +14,6 @@ See docs/differences.md ("Sparse tensors") for what is supported.
 from __future__ import annotations
 
 import contextlib
-import warnings
 
 from .. import _creation, _dtype
 from .._missing import module_getattr
@@ -22,13 +21,16 @@ from .._ops import registry as _registry
 from .._ops.signatures import parses
 from ..tensor import Tensor
 from . import _compressed, _functions, _ops
-from .._layout import sparse_bsc, sparse_bsr, sparse_csc
+from .._errors import torch_warn
+from .._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc
+from .._legacy import LEGACY, make_legacy_constructor
 from ._compressed import sparse_bsc_tensor, sparse_bsr_tensor, sparse_compressed_tensor, sparse_csc_tensor
 from ._ops import coalesce, log_softmax, softmax, sparse_coo_tensor, sparse_csr_tensor, sum, to_dense, to_sparse
 from ._tensor import INVARIANTS, SparseTensor, unsupported
 
 __all__ = ["mm", "sum", "softmax", "log_softmax", "addmm", "spmm", "check_sparse_tensor_invariants",
-           "FloatTensor", "DoubleTensor", "LongTensor"]
+           "FloatTensor", "DoubleTensor", "LongTensor", "HalfTensor", "BFloat16Tensor", "IntTensor", "ShortTensor",
+           "CharTensor", "ByteTensor"]
 
 
 def mm(mat1, mat2, reduce=None):
@@ -107,30 +109,35 @@ class check_sparse_tensor_invariants(contextlib.ContextDecorator):
 
 def _legacy(dt):
     def ctor(*args, **kwargs):
-        if len(args) in (2, 3):
-            warnings.warn("torch.sparse.SparseTensor(indices, values, shape, *, device=) is deprecated.  Please "
-                          "use torch.sparse_coo_tensor(indices, values, shape, dtype=, device=).", UserWarning,
-                          stacklevel=2)
-        if len(args) == 3:  # torch keeps the values' dtype here
-            return sparse_coo_tensor(args[0], args[1], args[2], **kwargs)
-        if len(args) == 2 and isinstance(args[0], Tensor) and isinstance(args[1], Tensor):
-            return sparse_coo_tensor(args[0], args[1], **kwargs)
-        if all(isinstance(a, int) for a in args):
-            return sparse_coo_tensor(size=args, dtype=dt)
+        if len(args) in (2, 3) and all(isinstance(a, Tensor) for a in args[:2]):
+            form = "indices, values, shape" if len(args) == 3 else "indices, values"
+            torch_warn(f"torch.sparse.SparseTensor({form}, *, device=) is deprecated.  Please use "
+                       f"torch.sparse_coo_tensor({form}, dtype=, device=).",
+                       f"torch/csrc/utils/tensor_new.cpp:{653 if len(args) == 3 else 641}", once=True)
+            # torch keeps the values' dtype here, and its legacy path gives no invariant-check note
+            return sparse_coo_tensor(*args, check_invariants=False, **kwargs)
+        if not args and not kwargs:
+            torch_warn("torch.sparse.SparseTensor() is deprecated.  Please use torch.sparse_coo_tensor((0,), dtype=).",
+                       "torch/csrc/utils/tensor_new.cpp:623", once=True)
+            return sparse_coo_tensor(size=(0,), dtype=dt, check_invariants=False)
+        if args and all(isinstance(a, int) for a in args):
+            torch_warn("torch.sparse.SparseTensor(shape, *, device=) is deprecated.  Please use "
+                       "torch.sparse_coo_tensor(shape, dtype=, device=).", "torch/csrc/utils/tensor_new.cpp:684",
+                       once=True)
+            return sparse_coo_tensor(size=args, dtype=dt, check_invariants=False)
         raise TypeError("torch.sparse legacy constructor: expected (indices, values[, size]) or sizes")
     ctor.__doc__ = ("Legacy typed constructor: ``(indices, values, size)`` -> a COO tensor (the values keep their "
-                    "dtype, as in torch), or ``(*sizes)`` -> an empty one of this type.\n\n"
+                    "dtype, as in torch), or ``(*sizes)`` -> an empty one of this type; ``isinstance`` holds for "
+                    "the COO tensors of its dtype.\n\n"
                     "    >>> import torchlike as torch\n"
                     "    >>> torch.sparse.FloatTensor(torch.tensor([[1]]), torch.tensor([2.]), torch.Size([2])).to_dense()\n"
                     "    tensor([0., 2.])\n")
     return ctor
 
 
-FloatTensor = _legacy(_dtype.float32)
-DoubleTensor = _legacy(_dtype.float64)
-LongTensor = _legacy(_dtype.int64)
-for _n, _f in (("FloatTensor", FloatTensor), ("DoubleTensor", DoubleTensor), ("LongTensor", LongTensor)):
-    _f.__name__ = _f.__qualname__ = _n
+for _n, _dt in LEGACY.items():
+    if _n != "BoolTensor":  # (torch.sparse has no BoolTensor)
+        globals()[_n] = make_legacy_constructor(_n, _dt, sparse_coo, _legacy(_dt), "torch.sparse")
 
 __getattr__ = module_getattr("torch.sparse")
 
