@@ -242,6 +242,8 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
         e.used = True
     if dev is None:
         dev = CPU
+    if need_grad and not record:  # (no_grad, a non-differentiable op) of a traced value: outside the graph for
+        out = _outside_graph(out)  # the JAX gradient of the traced program as well (a compiled call's backward)
     if record and type(diff) is str:
         f, name, saves = _not_implemented(diff), "NotImplemented", False
     if type(out) is tuple or type(out) is list:
@@ -257,6 +259,16 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
     if FORWARD_AD[0] is not None:
         FORWARD_AD[0].op(f, statics, args, arrays, [t])
     return t
+
+
+def _outside_graph(out):
+    """``out`` with ``stop_gradient`` on its traced arrays: an op that autograd does not record (run under
+    ``no_grad``, or not differentiable) on inputs that require grad gives no gradient to a compiled call's
+    backward, which differentiates the traced program with ``jax.vjp`` (torch's AOT autograd traces through
+    the autograd engine, so its backward skips them too).  Concrete arrays are returned as they are."""
+    if type(out) is tuple or type(out) is list:
+        return type(out)(jax.lax.stop_gradient(o) if _errors.is_tracer(o) else o for o in out)
+    return jax.lax.stop_gradient(out) if _errors.is_tracer(out) else out
 
 
 def _call_fused(f, statics, arrays, fused):

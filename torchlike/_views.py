@@ -105,7 +105,9 @@ def read(x, step, xp=jnp):
         parts = x.astype(jnp.float32) if x.dtype == jnp.float16 else x
         return lax.complex(parts[..., 0], parts[..., 1])
     if kind == "alias":
-        return x
+        # ``detach()``/``.data``: outside autograd's graph, so a JAX gradient of a traced program (the
+        # compiled call's backward) stops there too; identity on the values
+        return lax.stop_gradient(x) if xp is jnp and step[1:] in (("detach",), ("data",)) else x
     if kind == "conj":  # torch's conjugate bit: a view reading the conjugate (writes conjugate back)
         return jnp.conj(x) if xp is jnp else x
     if kind == "neg":  # torch's negative bit (``x.conj().imag``, ``_neg_view``)

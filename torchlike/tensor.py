@@ -623,6 +623,8 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
                                "zero_grad() function in torch/optim/optimizer.py as the solution.")
         self._grad_fn = None
         self._rg = False
+        if self._vbase is None and _is_tracer(self._x):  # traced: outside the compiled call's JAX gradient too
+            self._x = jax.lax.stop_gradient(self._x)
         return self
 
     @property

@@ -29,7 +29,7 @@ from ..tensor import HOST_MAX
 from .. import _grad_mode as grad_mode
 from . import dropout as _dropout
 from ._util import Tensor, register
-from .._errors import argument_error, broadcast_shape, float_arg, int_arg, no_other_keywords
+from .._errors import argument_error, broadcast_shape, float_arg, int_arg, is_tracer, no_other_keywords
 from .._mutation import check_inplace, write_out
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson", "rand_like",
@@ -287,7 +287,11 @@ def _zero_grad(inputs, value, name):
 
 
 def _concrete(t):
-    return np.asarray(t._value)
+    """``t``'s values for torch's argument checks, or None while ``t`` is traced (torchlike.compile, a JAX
+    transform): the op is then traced without the check, as torch's compiled (Inductor) code draws
+    ``normal``/``bernoulli`` unchecked (its ``multinomial``/``poisson`` still check when the program runs;
+    docs/differences.md)."""
+    return None if is_tracer(t._value) else np.asarray(t._value)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -303,7 +307,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         raise TypeError("normal(): size with a Tensor mean or std")
     if not st and std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
-    if st and bool((_concrete(std) < 0).any()):
+    if st and (sv := _concrete(std)) is not None and bool((sv < 0).any()):
         raise RuntimeError("normal expects all elements of std >= 0.0")
     if not mt and not st:
         if size is None:
@@ -328,7 +332,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
 
 
 def _check_p(v):
-    if bool(((v < 0) | (v > 1) | np.isnan(v)).any()):
+    if v is not None and bool(((v < 0) | (v > 1) | np.isnan(v)).any()):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
                            "be improved?  If so, please report an enhancement request to PyTorch.)")
 
@@ -395,13 +399,15 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     if k > 2 ** 24:
         raise RuntimeError("number of categories cannot exceed 2^24")
-    p = _concrete(input).astype(np.float64)
-    if replacement and n > 1:
-        _check_rows_with_replacement(p.reshape(-1, k))
-    if not np.isfinite(p).all() or (p < 0).any():
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if (p.sum(-1) <= 0).any():
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    p = _concrete(input)
+    if p is not None:
+        p = p.astype(np.float64)
+        if replacement and n > 1:
+            _check_rows_with_replacement(p.reshape(-1, k))
+        if not np.isfinite(p).all() or (p < 0).any():
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if (p.sum(-1) <= 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     shape = tuple(input.shape[:-1]) + (n,)
     x = draw("multinomial", shape, np.dtype(np.int64), generator, args=(input._value,),
              params=(("n", n), ("replacement", bool(replacement))))
@@ -417,7 +423,7 @@ def poisson(input, generator=None):
     tensor([0., 0.])
     """
     r = _concrete(input)
-    if (r < 0).any():
+    if r is not None and (r < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     x = draw("poisson", tuple(input.shape), input.dtype.np, generator, args=(input._value.astype(jnp.float64),))
     r = Tensor._wrap(x, input._dev)
