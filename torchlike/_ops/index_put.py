@@ -20,6 +20,7 @@ from .._errors import GraphBreak, torch_warn, tp_name
 from .._mutation import check_operands, warn_if_expanded
 from ._util import Tensor, dispatch, register
 from .indexing import _check_fill_value, _check_put_shape, _index_put_checked, concrete_index, prepare_adv
+from .masked_put import masked_put, traced_mask
 
 __all__ = ["index_put", "index_put_"]
 
@@ -88,6 +89,10 @@ def index_put(input, indices, values, accumulate=False):
     if not indices:
         return dispatch(_copy_like_impl, (input, values), (), name="IndexPutBackward0", saves=False) \
             if not accumulate else input + values
+    if len(indices) == 1 and traced_mask(indices[0]):  # under compile: one where, no host read of the mask
+        r = masked_put(input, indices[0], 0, values, accumulate)
+        if r is not None:
+            return r
     values = _masked_fill_values(input, indices, values, accumulate)
     adv = _put_indices(tuple(input.shape), indices)
     pos, arrays, bshape = prepare_adv(adv, tuple(input.shape))

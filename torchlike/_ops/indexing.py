@@ -29,6 +29,7 @@ from .._mutation import check_operands, warn_if_expanded
 from .._scalar_fit import check_scalar_fits
 from ._util import Tensor, cast, dispatch, register
 from .host_scalars import set_number, set_scalar_tensor
+from .masked_put import masked_put, traced_mask
 from .views import view_step
 from .._tape import FORWARD_AD
 
@@ -546,6 +547,8 @@ def setitem(self, index, value):
             return
     one = isinstance(value, (bool, int, float, complex, np.integer)) or isinstance(value, Tensor) and value.numel() == 1
     lone = _lone_mask(index) if one else None
+    if traced_mask(lone if one else _lone_mask(index)) and _set_through_traced_mask(self, index, value):
+        return
     basic, adv, res_shape = parse_index(tuple(self.shape), index, lone is None or lone.dtype is not _dtype.uint8)
     target = view_step(self, ("index", basic)) if basic is not None else self
     v = _value_tensor(value, self)
@@ -590,6 +593,42 @@ def setitem(self, index, value):
         return
     new = _index_put_checked(target, pos, arrays, bshape, v, False)
     target._inplace_update(new, True)
+
+
+def _set_through_traced_mask(self, index, value):
+    """``self[index] = value`` with one traced bool mask beside ints, slices, None and Ellipsis, as one
+    ``where`` on the basic-indexed view (masked_put.py); False where that cannot be done without the mask's
+    values (the caller then breaks the graph)."""
+    idx = index if isinstance(index, tuple) else (index,)
+    mask = _lone_mask(index)
+    consumed = mask.ndim + sum(1 for e in idx if type(e) is int or isinstance(e, slice))
+    plain, base, dims = [], None, 0
+    for e in idx:
+        if e is mask:
+            base = dims
+            plain.extend([slice(None)] * mask.ndim)
+            dims += mask.ndim
+        elif e is None or isinstance(e, slice):
+            plain.append(e)
+            dims += 1
+        elif e is Ellipsis:
+            plain.append(e)
+            dims += max(self.ndim - consumed, 0)
+        elif type(e) is int:
+            plain.append(e)
+        else:  # (a 0-dim integer tensor: an advanced index)
+            return False
+    basic, _, _ = parse_index(tuple(self.shape), tuple(plain))
+    target = view_step(self, ("index", basic)) if basic is not None else self
+    v = _value_tensor(value, self)
+    if v._dev != self._dev:
+        v = v.to(self._dev)
+    new = masked_put(target, mask, base, v)
+    if new is None:
+        return False
+    warn_if_expanded(target, "index_put_")
+    target._inplace_update(new, True)
+    return True
 
 
 def _lone_mask(index):

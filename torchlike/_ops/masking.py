@@ -15,6 +15,7 @@ from .. import _dtype
 from .._errors import GraphBreak, broadcast_shape, torch_warn
 from ._util import Tensor, cast, dispatch, register
 from .indexing import _check_fill_value, c_type_name, concrete_index
+from .masked_put import compiled_mask
 from .registry import check_no_overlap, write_out
 from .._mutation import expanded_warning
 
@@ -89,6 +90,18 @@ def _masked_scatter_impl(x, m, src, srcidx, shape, empty):
     return jnp.where(m, src.reshape(-1)[srcidx].astype(x.dtype), x)
 
 
+def _masked_scatter_traced(x, m, src, shape, empty):
+    """masked_scatter with a traced mask: the i-th True position takes ``src``'s i-th element (its running
+    count).  Unlike eager, a ``source`` with fewer elements than the mask's ones is not an error here (the
+    count is not known when the program is built; docs/differences.md)."""
+    x = jnp.broadcast_to(x, shape)
+    if empty:
+        return x
+    m = jnp.broadcast_to(m, shape)
+    idx = jnp.clip(jnp.cumsum(m.reshape(-1)) - 1, 0, src.size - 1).reshape(shape)
+    return jnp.where(m, src.reshape(-1)[idx].astype(x.dtype), x)
+
+
 @register(inplace=True, promote="none")
 def masked_scatter(input, mask, source):
     """``input`` with consecutive ``source`` elements written where ``mask`` is True.
@@ -107,6 +120,11 @@ def masked_scatter(input, mask, source):
     if source.dtype is not input.dtype:
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
                            f"{_dtype._CAP[input.dtype.name]} and {_dtype._CAP[source.dtype.name]}")
+    if compiled_mask(mask._value):  # under compile: the positions are computed in the program (no host read)
+        shape = broadcast_shape(tuple(mask.shape), tuple(input.shape))
+        return dispatch(_masked_scatter_traced, (input, mask, source),
+                        (("shape", shape), ("empty", source.numel() == 0)), name="MaskedScatterBackward0",
+                        saves=False)
     m = _bool_mask(mask, "masked_scatter: expected BoolTensor for mask")
     shape = broadcast_shape(m.shape, tuple(input.shape))  # (torch broadcasts the mask first)
     mb = np.broadcast_to(m, shape)
