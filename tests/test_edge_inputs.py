@@ -114,6 +114,19 @@ FIXED = [
     "t.cat([t.tensor(2.5), t.ones(2)], (0, 0))", "t.cat([t.ones(2), t.tensor(True)], None)",
     "t.cross(t.tensor([1+2j, 3-1j]), t.ones(2, 3), dim=(0, 1))", "t.tensor(2.5).unbind(None)",
     "t.split(t.tensor(-3), [1, 1], -3)", "t.tensor(1.).split(1)",
+    # cross_entropy's branches in torch's order: same shapes read class probabilities (the target's dtype, then the
+    # class dim, log_softmax's dtype, the smoothing's range); else the smoothing's range, log_softmax's dim and dtype,
+    # then nll_loss's batch check (a 0-d target's batch size read as 0); a negative smoothing is not applied
+    "t.nn.functional.cross_entropy(t.tensor(2.5), t.tensor([0, 1]))", "t.nn.functional.cross_entropy(t.tensor(-3), t.tensor([5, 0]))",
+    "t.nn.functional.cross_entropy(t.tensor([100, 127], dtype=t.int8), t.tensor([5, 0]))",
+    "t.nn.functional.cross_entropy(t.tensor([1+2j, 3-1j]), t.tensor([100, 127], dtype=t.int8))",
+    "t.nn.functional.cross_entropy(t.arange(6.).reshape(2, 3).t(), t.tensor(-3))",
+    "t.nn.functional.nll_loss(t.zeros(3, 2), t.tensor(0))", "t.nn.functional.cross_entropy(t.zeros(0, 2), t.tensor(0))",
+    "t.nn.functional.cross_entropy(t.tensor(1.), t.tensor(0.))", "t.nn.functional.cross_entropy(t.tensor(1.), t.tensor(0))",
+    "t.nn.functional.cross_entropy(t.zeros(2, 3), t.tensor([0, 1]), label_smoothing=-0.5)",
+    "t.nn.functional.cross_entropy(t.zeros(2, 3), t.zeros(2, 3), label_smoothing=-0.5)",
+    "t.nn.functional.cross_entropy(t.zeros(2, 3, dtype=t.long), t.zeros(2, 3), label_smoothing=3.)",
+    "t.nn.functional.cross_entropy(t.zeros(2, 3, dtype=t.long), t.tensor([0, 1]), label_smoothing=1.5)",
 ]
 # an ``int dim`` given a tuple or None: torch's parser error (the position of a positional one; "invalid combination"
 # where the op has several overloads), never a reduction over the tuple's dims; the dim is wrapped before the dtype

@@ -23,7 +23,7 @@ from ... import _dtype, _views
 from ... import _memory_format as _mfmt
 from ..._dispatch import dispatch
 from ..._ops.registry import functional as _functional
-from ..._ops._util import check_broadcast, exact_div, exact_mean, round_to
+from ..._ops._util import check_broadcast, exact_div, exact_mean, round_to, wrap_dim
 from ..._ops.special import _softmax_impl
 from ...tensor import Tensor
 from ... import _autocast as _amp
@@ -502,9 +502,11 @@ def _check_targets(input, target, weight, cdim, ignore_index, kernel=None):
     # torch's order: nll_loss_nd's rank/batch checks, the kernel's shape checks, then the target dtype
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
-    if input.ndim > 1 and target.ndim >= 1 and input.shape[0] != target.shape[0]:
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                         f"({target.shape[0]}).")
+    if input.ndim > 1 and input.shape[0] != (target.shape[0] if target.ndim else 0):  # (torch reads a 0-d
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "  # target's
+                         f"({target.shape[0] if target.ndim else 0}).")  # batch size as 0)
+    if input.ndim > 1 and target.ndim == 0:  # (an empty batch: torch's next read of the target's size)
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if input.ndim <= 2 and target.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if target.dtype is not _dtype.int64 and target.dtype is not _dtype.uint8:
@@ -585,18 +587,31 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if not isinstance(input, Tensor):
         raise TypeError(f"cross_entropy_loss(): argument 'input' (position 1) must be Tensor, not "
                         f"{tp_name(input)}")
-    if label_smoothing < 0.0 or label_smoothing > 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    _needs_float(input, "log_softmax_kernel_impl" if input.ndim >= 3 else "log_softmax_lastdim_kernel_impl")
+    # torch's order: the class-probabilities branch (same shapes) checks the target's dtype, reads the class dim's
+    # size, then log_softmax's dtype and the smoothing's range; the class-index branch checks the smoothing's range
+    # (where smoothing at all), then log_softmax's dim and dtype (a negative smoothing is taken as given)
     cdim = 1 if input.ndim > 1 else 0
+    kernel = "log_softmax_kernel_impl" if input.ndim >= 3 else "log_softmax_lastdim_kernel_impl"
+    bad_smoothing = RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if tuple(target.shape) == tuple(input.shape):  # same shapes: torch reads class probabilities
         if not target.dtype.is_floating_point:
             raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
                                f"{_dtype._CAP[target.dtype.name]}")
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
+        if input.ndim == 0:
+            raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+        _needs_float(input, kernel)
+        if label_smoothing > 1.0:
+            raise bad_smoothing
+    else:
+        if label_smoothing > 1.0:
+            raise bad_smoothing
+        if input.ndim == 0:
+            wrap_dim(1, 0)  # (log_softmax over dim 1: its IndexError)
+        _needs_float(input, kernel)
     if target.dtype.is_floating_point and tuple(target.shape) == tuple(input.shape):
-        return dispatch(_ce_probs, (input, target, weight, label_smoothing),
+        return dispatch(_ce_probs, (input, target, weight, max(label_smoothing, 0.0)),  # (torch ignores one < 0)
                         (("reduction", reduction), ("cdim", cdim)),
                         name="DivBackward1" if reduction == "mean" else "NegBackward0")  # torch's -sum(...) [/ n]
     not_differentiable("nll_loss2d_forward" if input.ndim >= 3 else "nll_loss_forward", weight=weight)
