@@ -2,7 +2,9 @@
 downloads) and run unmodified under the drop-in runner: neuraloperator's ``fourier_1d.py``/``fourier_2d.py``
 (complex ``cfloat`` spectral weights, ``torch.fft.rfft``/``irfft2``, Adam on complex parameters), tkipf/pygcn
 and Diego999/pyGAT (scipy adjacency to ``torch.sparse.FloatTensor``, ``torch.spmm``, dense and sparse graph
-attention with a custom ``autograd.Function`` over ``sparse_coo_tensor``, best-epoch checkpoint files).
+attention with a custom ``autograd.Function`` over ``sparse_coo_tensor``, best-epoch checkpoint files),
+karpathy/pytorch-normalizing-flows (MADE masks, RealNVP, MAF, Glow ActNorm + LU 1x1 conv, neural spline flows
+with masked assignment and ``gather``, TransformedDistribution/MultivariateNormal priors).
 
 Each program in tests/programs/ex_*.py seeds torch, trains a few steps and prints one fact per line. It runs
 with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must
@@ -14,8 +16,9 @@ PROGRAMS_AND_TOLERANCES = [
     # the Adam second moment of the complex weights sums ~2.7e4 terms of float32 (last bits move it ~3e-7)
     ("ex_fourier_neural_operator.py", 1e-4),
     ("ex_pygcn_pygat.py", 1e-4),
+    ("ex_normalizing_flows.py", 1e-4),
 ]
-REQUIRES = {"ex_pygcn_pygat.py": ("scipy",)}
+REQUIRES = {"ex_pygcn_pygat.py": ("scipy",), "ex_normalizing_flows.py": ("scipy",)}
 KEY_LINES = {  # lines each program must print exactly (under both libraries)
     "ex_fourier_neural_operator.py": [
         "count_params 9361",
@@ -30,6 +33,14 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "gat params ['attention_0.W', 'attention_0.a', 'attention_1.W', 'attention_1.a', 'out_att.W', 'out_att.a']",
         "kept ['4.pkl'] best 4",
         "nonzero edges 264 torch.int64",
+    ],
+    "ex_normalizing_flows.py": [
+        "made orderings [2, 3, 1, 0] [14, 52, 28]",
+        "made autoregressive [0, 0, 0, 1]",
+        "maf round trip True True",
+        "nsf round trip True True",
+        "glow number of params: 1312",
+        "searchsorted [1, 0] [2, 1]",
     ],
 }
 
