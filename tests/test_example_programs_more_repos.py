@@ -4,7 +4,9 @@ downloads) and run unmodified under the drop-in runner: neuraloperator's ``fouri
 and Diego999/pyGAT (scipy adjacency to ``torch.sparse.FloatTensor``, ``torch.spmm``, dense and sparse graph
 attention with a custom ``autograd.Function`` over ``sparse_coo_tensor``, best-epoch checkpoint files),
 karpathy/pytorch-normalizing-flows (MADE masks, RealNVP, MAF, Glow ActNorm + LU 1x1 conv, neural spline flows
-with masked assignment and ``gather``, TransformedDistribution/MultivariateNormal priors).
+with masked assignment and ``gather``, TransformedDistribution/MultivariateNormal priors), pytorch/tutorials
+translation_transformer (``nn.Transformer`` with float causal and boolean padding masks, greedy decoding, a
+batch-first encoder's eval fast path with a key padding mask, ``MultiheadAttention`` with ``kdim``/``vdim``).
 
 Each program in tests/programs/ex_*.py seeds torch, trains a few steps and prints one fact per line. It runs
 with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must
@@ -17,6 +19,7 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_fourier_neural_operator.py", 1e-4),
     ("ex_pygcn_pygat.py", 1e-4),
     ("ex_normalizing_flows.py", 1e-4),
+    ("ex_translation_transformer.py", 1e-4),
 ]
 REQUIRES = {"ex_pygcn_pygat.py": ("scipy",), "ex_normalizing_flows.py": ("scipy",)}
 KEY_LINES = {  # lines each program must print exactly (under both libraries)
@@ -41,6 +44,13 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "nsf round trip True True",
         "glow number of params: 1312",
         "searchsorted [1, 0] [2, 1]",
+    ],
+    "ex_translation_transformer.py": [
+        "params 44238 MultiheadAttention",
+        "batch (7, 3) [2, 13, 8, 3, 1, 1, 1] [2, 9, 4, 3, 1, 1, 1]",
+        "masks [((7, 7), 'torch.bool'), ((6, 6), 'torch.float32'), ((3, 7), 'torch.bool'), ((3, 6), 'torch.bool')] "
+        "[0.0, -inf, -inf] 4",
+        "tgt mask (Transformer) [[0.0, -inf, -inf], [0.0, 0.0, -inf], [0.0, 0.0, 0.0]]",
     ],
 }
 
