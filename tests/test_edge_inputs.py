@@ -127,6 +127,14 @@ FIXED = [
     "t.nn.functional.cross_entropy(t.zeros(2, 3), t.zeros(2, 3), label_smoothing=-0.5)",
     "t.nn.functional.cross_entropy(t.zeros(2, 3, dtype=t.long), t.zeros(2, 3), label_smoothing=3.)",
     "t.nn.functional.cross_entropy(t.zeros(2, 3, dtype=t.long), t.tensor([0, 1]), label_smoothing=1.5)",
+    # factories' int arguments: a bool or float bound/count is torch's parser error (a bool size after the first is an
+    # int); arange refuses the Bool dtype before its bounds, and a complex bound as torch's conversion to double
+    "t.randint(0, True, (2,))", "t.randint(0, float('nan'), (2,))", "t.randint(2.5, (2,))", "t.randint(0, 2, 2)",
+    "t.randint(0, True, (2,), dtype=t.bool)", "t.randperm(True)", "t.randperm(float('nan'))",
+    "t.randperm(True, dtype=t.float32)", "t.eye(True)", "t.eye(2, True)", "t.zeros(True)", "t.zeros(2, True)",
+    "t.zeros((2, True))", "t.ones(True, 2)", "t.zeros(2.5, 2)", "t.randn(2, True)", "t.arange(3j)", "t.arange(0, 3, 1j)",
+    "t.arange(3j, dtype=t.bool)", "t.arange(float('nan'), dtype=t.bool)", "t.arange(0, 1, 0, dtype=t.bool)",
+    "t.arange(3+0j)",
 ]
 # an ``int dim`` given a tuple or None: torch's parser error (the position of a positional one; "invalid combination"
 # where the op has several overloads), never a reduction over the tuple's dims; the dim is wrapped before the dtype

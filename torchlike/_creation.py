@@ -245,7 +245,7 @@ def _size(size, name="zeros"):
             hit = _SIZES.get(size)
         except TypeError:  # (an unhashable element: ``zeros([2, 3], ...)`` passed on as ``([2, 3],)``)
             hit = None
-        if hit is not None:
+        if hit is not None and bool not in map(type, size):  # (True hashes as 1: torch refuses it as a first size)
             return hit
         if len(_SIZES) < 4096 and all(type(s) is int and s >= 0 for s in size):
             _SIZES[size] = size
@@ -258,8 +258,13 @@ def _size(size, name="zeros"):
         if isinstance(s, Tensor) and s.numel() == 1:  # (a larger tensor: torch's parser error below)
             s = s.item()
         if not isinstance(s, (numbers.Integral, np.integer)) or isinstance(s, bool):
+            if i and isinstance(s, bool):  # (torch's parser takes a bool as an int after the first size)
+                out.append(int(s))
+                continue
             kind = type(s).__name__
             name = called_op(name)  # (the factory called: ``x.new_zeros("a")``, ``torch.randn("a")``)
+            if not i and not packed and len(size) > 1:  # (not an int first: torch reads one argument, the size)
+                raise TypeError(f"{name}() takes 1 positional argument but {len(size)} were given")
             if i:
                 raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
                                 f"\"type must be tuple of ints,but got {kind}\"")

@@ -61,16 +61,20 @@ def _arange(start, end, step, out, dtype, device, requires_grad):
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
-    if not (step > 0 or step < 0):  # NaN too
-        raise RuntimeError("step must be nonzero")
-    if not (math.isfinite(start) and math.isfinite(end)):
-        raise RuntimeError(f"unsupported range: {_fmt_num(start)} -> {_fmt_num(end)}")
     allint = all(isinstance(v, numbers.Integral) for v in (start, end, step))
     if dtype is None:
         dtype = out.dtype if out is not None else _dtype.int64 if allint else _dtype.get_default_dtype()
     d = _dtype.to_dtype(dtype)
-    if d is _dtype.bool:
+    if d is _dtype.bool:  # (torch's kernel refuses the dtype before it reads the bounds)
         raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if any(isinstance(v, complex) for v in (start, end, step)):  # (torch reads each bound as a double)
+        if any(isinstance(v, complex) and v.imag != 0 for v in (start, end, step)):
+            raise RuntimeError("value cannot be converted to type double without overflow")
+        start, end, step = (v.real if isinstance(v, complex) else v for v in (start, end, step))
+    if not (step > 0 or step < 0):  # NaN too
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {_fmt_num(start)} -> {_fmt_num(end)}")
     integral = not (d.is_floating_point or d.is_complex)
     if d is _dtype.int64 or allint:
         # torch truncates the bounds and step to integers first for int64 results (length included)
@@ -230,8 +234,16 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     return _out(_host_or_put(vals.astype(d.np), canonical(device), requires_grad), out)
 
 
+_EYE = Signature("eye", [f"int n, {m}*, Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, "
+                         "Device? device=None, bool pin_memory=False, bool requires_grad=False" for m in ("", "int m, ")])
+
+
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The identity matrix (n x m)."""
+    if n is True or n is False or m is True or m is False:  # (torch's parser takes no bool for an int)
+        err = _EYE.error((n,) if m is None else (n, m), {})
+        if err is not None:
+            raise TypeError(err.as_function)
     n, m = int_arg(n, "n", 1), m if m is None else int_arg(m, "m", 2)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")

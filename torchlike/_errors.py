@@ -376,11 +376,14 @@ def tp_name(value):
     ('numpy.ndarray', 'float', 'ValueError')
     """
     t = type(value)
+    if t.__name__ in _TORCH_C_TYPES and t.__module__.startswith("torchlike"):  # (torch's own C types)
+        return f"torch.{t.__name__}"
     if t.__flags__ & _HEAPTYPE or t.__module__ == "builtins":
         return t.__name__
     return f"{t.__module__}.{t.__name__}"
 
 
+_TORCH_C_TYPES = frozenset({"dtype", "device", "layout", "memory_format", "Generator", "Size", "finfo", "iinfo"})
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement (its tp_name has no module)
 
 

@@ -29,6 +29,7 @@ from ..tensor import HOST_MAX
 from .. import _grad_mode as grad_mode
 from . import dropout as _dropout
 from ._util import Tensor, register
+from .signatures import Signature
 from .._errors import argument_error, broadcast_shape, float_arg, int_arg, is_tracer, no_other_keywords
 from .._mutation import check_inplace, write_out
 
@@ -146,6 +147,21 @@ def _randint_array(low, high, shape, d, generator, host=False, device=None):
     return draw("randint", shape, d.np, generator, args=(int(low), int(high)), host=host, device=device)
 
 
+_FACTORY = ("Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, "
+            "bool requires_grad=False")
+_RANDINT = Signature("randint", [f"{b}, SymInt[] size, *, {g}{_FACTORY}" for b in ("int high", "int low, int high")
+                                 for g in ("Generator generator, ", "")])
+_RANDPERM = Signature("randperm", [f"int n, *, {g}{_FACTORY}" for g in ("Generator generator, ", "")])
+
+
+def _int_like(v):
+    return isinstance(v, (numbers.Integral, Tensor)) and not isinstance(v, bool)
+
+
+def _given(**kwargs):
+    return {k: v for k, v in kwargs.items() if v is not None}
+
+
 def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
             requires_grad=False, pin_memory=False, low=None, high=None):
     """Integers uniform on ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)``.
@@ -162,7 +178,7 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
                 t = _quick("randint", shp, _I64, (lo, hi), generator)
                 if t is not None:
                     return t
-    args = list(args)
+    given, args = args, list(args)
     if size is None:
         if not args:
             raise TypeError("randint() missing required argument 'size'")
@@ -173,6 +189,11 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
         low = args.pop() if args else 0
     if high is None:
         raise TypeError("randint() missing required argument 'high'")
+    if not (_int_like(low) and _int_like(high)) or isinstance(size, numbers.Integral):  # (a bool or float bound,
+        err = _RANDINT.error(given, _given(  # an int size: torch's parser)
+            generator=generator, out=out, dtype=dtype, layout=layout, device=device))
+        if err is not None:
+            raise TypeError(err.as_function)
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
     shape = _size((size,) if isinstance(size, numbers.Integral) else tuple(size))
     device = canonical(device)
@@ -188,6 +209,10 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     >>> sorted(torchlike.randperm(4).tolist())
     [0, 1, 2, 3]
     """
+    if not _int_like(n):  # (a bool, a float: torch's parser error)
+        err = _RANDPERM.error((n,), _given(generator=generator, out=out, dtype=dtype, layout=layout, device=device))
+        if err is not None:
+            raise TypeError(err.as_function)
     n = int(n)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
