@@ -6,7 +6,9 @@ attention with a custom ``autograd.Function`` over ``sparse_coo_tensor``, best-e
 karpathy/pytorch-normalizing-flows (MADE masks, RealNVP, MAF, Glow ActNorm + LU 1x1 conv, neural spline flows
 with masked assignment and ``gather``, TransformedDistribution/MultivariateNormal priors), pytorch/tutorials
 translation_transformer (``nn.Transformer`` with float causal and boolean padding masks, greedy decoding, a
-batch-first encoder's eval fast path with a key padding mask, ``MultiheadAttention`` with ``kdim``/``vdim``).
+batch-first encoder's eval fast path with a key padding mask, ``MultiheadAttention`` with ``kdim``/``vdim``),
+sthalles/SimCLR's info_nce_loss + pytorch/tutorials knowledge distillation + a deepspeech-style CTC step
+(bidirectional GRU over packed sequences, ``CTCLoss(zero_infinity=True)``, ``unique_consecutive`` decoding).
 
 Each program in tests/programs/ex_*.py seeds torch, trains a few steps and prints one fact per line. It runs
 with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must
@@ -20,6 +22,9 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_pygcn_pygat.py", 1e-4),
     ("ex_normalizing_flows.py", 1e-4),
     ("ex_translation_transformer.py", 1e-4),
+    # (the SimCLR step under bfloat16 autocast is printed once, forward only: its bf16 backward's last-bit
+    # differences, through Adam, would flip the ties of the top-1 accuracy of the steps after)
+    ("ex_simclr_distill_ctc.py", 1e-4),
 ]
 REQUIRES = {"ex_pygcn_pygat.py": ("scipy",), "ex_normalizing_flows.py": ("scipy",)}
 KEY_LINES = {  # lines each program must print exactly (under both libraries)
@@ -51,6 +56,12 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "masks [((7, 7), 'torch.bool'), ((6, 6), 'torch.float32'), ((3, 7), 'torch.bool'), ((3, 6), 'torch.bool')] "
         "[0.0, -inf, -inf] 4",
         "tgt mask (Transformer) [[0.0, -inf, -inf], [0.0, 0.0, -inf], [0.0, 0.0, 0.0]]",
+    ],
+    "ex_simclr_distill_ctc.py": [
+        "ctc impossible [inf, inf, inf, inf]",
+        "unique_consecutive [1, 0, 2, 0, 1] [0, 0, 1, 2, 2, 2, 3, 4] [2, 1, 3, 1, 1]",
+        "greedy 4 [True, True, True, True]",
+        "hook feature (8, 8, 4, 4) 0.175",
     ],
 }
 
