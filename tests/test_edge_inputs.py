@@ -135,6 +135,15 @@ FIXED = [
     "t.zeros((2, True))", "t.ones(True, 2)", "t.zeros(2.5, 2)", "t.randn(2, True)", "t.arange(3j)", "t.arange(0, 3, 1j)",
     "t.arange(3j, dtype=t.bool)", "t.arange(float('nan'), dtype=t.bool)", "t.arange(0, 1, 0, dtype=t.bool)",
     "t.arange(3+0j)",
+    # kernels' first checks on edge inputs: mv reads a 0-d matrix's size, cummax/cummin of an empty tensor return
+    # unchecked, layer_norm's kernel takes floating types, upsampling takes an empty batch only
+    "t.mv(t.tensor(2.5), t.zeros(0))", "t.mv(t.tensor(-3), t.arange(6, dtype=t.float64).reshape(3, 2))",
+    "t.cummax(t.zeros(0), -3)", "t.cummin(t.zeros(2, 0, dtype=t.complex64), 5)", "t.cummax(t.zeros(2, 0), (0,))",
+    "t.nn.functional.layer_norm(t.tensor([True, False, True]), (3,))",
+    "t.nn.functional.layer_norm(t.ones(2, 2, dtype=t.complex64), (2,))",
+    "t.nn.functional.interpolate(t.ones(2, 0, 3), scale_factor=2)",
+    "t.nn.functional.interpolate(t.ones(2, 0, 3, 3), size=4, mode='bicubic')",
+    "t.nn.functional.interpolate(t.ones(0, 2, 3), size=4)",
 ]
 # an ``int dim`` given a tuple or None: torch's parser error (the position of a positional one; "invalid combination"
 # where the op has several overloads), never a reduction over the tuple's dims; the dim is wrapped before the dtype

@@ -247,8 +247,10 @@ def mv(input, vec):
     [3.0, 3.0]
     """
     try:
+        if input.ndim == 0:  # (torch's mv reads the matrix's first size before its rank check)
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
         _mv_check(input, vec)
-    except (RuntimeError, AttributeError):  # (torch's parser rejects a non-Tensor vec first)
+    except (RuntimeError, AttributeError, IndexError):  # (torch's parser rejects a non-Tensor vec first)
         C.reject_types("mv", (vec, "Tensor", "vec", 1))
         raise
     return dispatch(_matmul_impl, (input, vec), (), name="MvBackward0")

@@ -329,6 +329,11 @@ def _cummax_impl(x, dim, kind):
 
 def _cummaxmin(kind):
     def fn(input, dim):
+        if input.numel() == 0 and input.ndim:  # (torch returns empty results unchecked: any dim, any dtype)
+            if not isinstance(dim, (int, np.integer)):
+                wrap_dim(dim, input.ndim)  # (a tuple or None: the parser's error still)
+            return make("cum" + kind)(Tensor._wrap(jnp.zeros(input.shape, input._value.dtype), input.device),
+                                      Tensor._wrap(jnp.zeros(input.shape, jnp.int64), input.device))
         d = wrap_dim(dim, input.ndim)  # (torch wraps the dim before its dtype check)
         if input.dtype.is_complex:
             raise NotImplementedError(f'"cum{kind}_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')

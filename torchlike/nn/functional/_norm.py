@@ -168,6 +168,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """
     ns = check_layer_norm_inputs(input, normalized_shape, weight, bias)
     check_param_dtypes(input, weight, bias)
+    if not input.dtype.is_floating_point and input.device.type == "cpu":  # (torch's kernel: floating types only)
+        raise NotImplementedError(f"\"LayerNormKernelImpl\" not implemented for '{_dtype._CAP[input.dtype.name]}'")
     return dispatch(_ln_impl, (input, weight, bias, float(eps)), (("nd", len(ns)),),
                     name="NativeLayerNormBackward0")
 

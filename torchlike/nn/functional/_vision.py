@@ -109,6 +109,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {need} input")
     if mode not in ("nearest", "nearest-exact") and mode not in _NDIM:
         raise NotImplementedError(_rank_error(input, mode))
+    if input.shape[1] == 0 and all(input.shape[2:]) and all(out):  # (torch's meta checks: an empty batch only)
+        raise RuntimeError(f"Non-empty {input.ndim}D data tensor expected but got a tensor with sizes "
+                           f"{list(input.shape)}")
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         # torch's CPU kernels take integers only for uint8 nearest and 2-d bilinear/bicubic (_u8_resample); the
         # others raise from the kernel that dispatches on the dtype
