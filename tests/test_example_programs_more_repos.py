@@ -8,7 +8,9 @@ with masked assignment and ``gather``, TransformedDistribution/MultivariateNorma
 translation_transformer (``nn.Transformer`` with float causal and boolean padding masks, greedy decoding, a
 batch-first encoder's eval fast path with a key padding mask, ``MultiheadAttention`` with ``kdim``/``vdim``),
 sthalles/SimCLR's info_nce_loss + pytorch/tutorials knowledge distillation + a deepspeech-style CTC step
-(bidirectional GRU over packed sequences, ``CTCLoss(zero_infinity=True)``, ``unique_consecutive`` decoding).
+(bidirectional GRU over packed sequences, ``CTCLoss(zero_infinity=True)``, ``unique_consecutive`` decoding),
+gram-ai/capsule-networks dynamic routing + a Gumbel-softmax VAE (``F.gumbel_softmax`` draws match torch's) +
+MAML through ``torch.func.functional_call`` with ``create_graph`` and ``vmap(grad(...))``.
 
 Each program in tests/programs/ex_*.py seeds torch, trains a few steps and prints one fact per line. It runs
 with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must
@@ -25,6 +27,7 @@ PROGRAMS_AND_TOLERANCES = [
     # (the SimCLR step under bfloat16 autocast is printed once, forward only: its bf16 backward's last-bit
     # differences, through Adam, would flip the ties of the top-1 accuracy of the steps after)
     ("ex_simclr_distill_ctc.py", 1e-4),
+    ("ex_capsnet_gumbel_maml.py", 1e-4),
 ]
 REQUIRES = {"ex_pygcn_pygat.py": ("scipy",), "ex_normalizing_flows.py": ("scipy",)}
 KEY_LINES = {  # lines each program must print exactly (under both libraries)
@@ -62,6 +65,11 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "unique_consecutive [1, 0, 2, 0, 1] [0, 0, 1, 2, 2, 2, 3, 4] [2, 1, 3, 1, 1]",
         "greedy 4 [True, True, True, True]",
         "hook feature (8, 8, 4, 4) 0.175",
+    ],
+    "ex_capsnet_gumbel_maml.py": [
+        "capsnet eval [2, 0, 2, 2, 1, 2] 0.4987 0.0068",
+        "F.gumbel_softmax [1, 3, 1, 0, 2] [1.0, 1.0, 1.0, 1.0, 1.0] [1.0, 1.0, 1.0, 1.0] 2.5519",
+        "vmap grad ['0.bias', '0.weight', '2.bias', '2.weight'] (4, 16, 1) -4.3365",
     ],
 }
 
