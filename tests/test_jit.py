@@ -149,3 +149,32 @@ def test_trace_graph_is_a_clear_not_implemented_error():
         assert (ours.__module__, ours.__name__) == (getattr(torch._C, name).__module__, name)
         with pytest.raises(NotImplementedError, match=f"torch._C.{name}: torchlike has no TorchScript IR"):
             ours()
+
+
+def _c_knob_calls(m):
+    """What a script's start-up ``torch._C`` knob calls return and read back (each set call restored after)."""
+    C = m._C
+    out = [C._is_tracing(), m.jit.is_tracing(),
+           C._jit_set_profiling_executor(False), C._jit_set_profiling_executor(True),
+           C._jit_set_profiling_mode(False), C._jit_set_profiling_mode(True),
+           C._get_graph_executor_optimize(), C._set_graph_executor_optimize(False), C._get_graph_executor_optimize()]
+    C._set_graph_executor_optimize(True)
+    out += [C._jit_can_fuse_on_cpu(), C._jit_override_can_fuse_on_cpu(True), C._jit_can_fuse_on_cpu()]
+    C._jit_override_can_fuse_on_cpu(False)
+    out += [C._jit_can_fuse_on_gpu(), C._jit_override_can_fuse_on_gpu(False), C._jit_can_fuse_on_gpu()]
+    C._jit_override_can_fuse_on_gpu(True)
+    out += [C._jit_texpr_fuser_enabled(), C._jit_set_texpr_fuser_enabled(False), C._jit_texpr_fuser_enabled()]
+    C._jit_set_texpr_fuser_enabled(True)
+    out += [C._get_cudnn_enabled(), C._set_cudnn_enabled(False), m.backends.cudnn.enabled]
+    C._set_cudnn_enabled(True)
+    out += [C._set_grad_enabled(False), m.is_grad_enabled()]
+    C._set_grad_enabled(True)
+    out += [m.is_grad_enabled(), C._get_float32_matmul_precision(), C._get_deterministic_algorithms()]
+    return out
+
+
+def test_torch_C_tracing_and_jit_knobs_like_torch():
+    """torch._C names scripts and libraries call directly: ``_is_tracing`` (asteroid-filterbanks checks it before
+    each convolution), the TorchScript executor/fuser knobs (set-and-return-previous or set-and-read-back), grad
+    mode, cudnn, matmul precision and determinism."""
+    assert _c_knob_calls(torchlike) == _c_knob_calls(torch)

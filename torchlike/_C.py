@@ -36,6 +36,9 @@ from .func._batch_dims import add_batch_dim as _add_batch_dim, remove_batch_dim 
 from ._random import Generator  # noqa: F401 (torch's class lives in torch._C)
 from ._ops.linalg import LinAlgError as _LinAlgError  # (torch.linalg.LinAlgError is torch._C._LinAlgError)
 from ._torch_paths import home as _home
+from . import _global_settings
+from ._grad_mode import set_grad_enabled as _set_grad_mode
+from .backends import cudnn as _cudnn
 
 _home(globals(), _LinAlgError)
 
@@ -47,7 +50,12 @@ __all__ = ["DispatchKey", "DispatchKeySet", "DisableTorchFunction", "DisableTorc
            "_log_api_usage_metadata",
            "_dispatch_has_kernel_for_dispatch_key", "_TensorMeta", "PyTorchFileReader",
            "ScriptModule", "ScriptObject", "ScriptFunction", "_nn", "_functorch", "_distributed_rpc", "StorageBase", "Generator", "TensorBase",
-           "_are_functorch_transforms_active", "_get_accelerator"]
+           "_are_functorch_transforms_active", "_get_accelerator", "_is_tracing", "_jit_set_profiling_executor",
+           "_jit_set_profiling_mode", "_get_graph_executor_optimize", "_set_graph_executor_optimize",
+           "_jit_override_can_fuse_on_cpu", "_jit_override_can_fuse_on_gpu", "_jit_can_fuse_on_cpu",
+           "_jit_can_fuse_on_gpu", "_jit_set_texpr_fuser_enabled", "_jit_texpr_fuser_enabled", "_set_grad_enabled",
+           "_get_cudnn_enabled", "_set_cudnn_enabled", "_get_float32_matmul_precision",
+           "_get_deterministic_algorithms"]
 
 # torch's DispatchKey values (torch 2.13), in torch's order; the library-facing subset
 _KEYS = {"Undefined": 0, "BackendSelect": 11, "Python": 13, "Functionalize": 15, "Conjugate": 16, "Negative": 17,
@@ -221,6 +229,83 @@ def _get_default_device() -> str:
 def _get_tracing_state():
     """``None``: torchlike has no ``torch.jit.trace`` tracer running."""
     return None
+
+
+def _is_tracing() -> bool:
+    """False: torchlike has no ``torch.jit.trace`` tracer (what ``torch.jit.is_tracing`` calls; asteroid's
+    filterbanks test it before every convolution)."""
+    return False
+
+
+# TorchScript executor / fuser knobs scripts flip at start-up (``torch._C._jit_set_profiling_executor(False)``):
+# torchlike has no TorchScript executor, so they only keep the value a later query reads back, as torch does
+_JIT_FLAGS = {"profiling_executor": True, "profiling_mode": True, "graph_executor_optimize": True,
+              "fuse_on_cpu": False, "fuse_on_gpu": False, "texpr_fuser": True}
+
+
+def _jit_set_profiling_executor(flag: bool) -> bool:
+    """Sets the flag and returns its previous value, as torch's does."""
+    old, _JIT_FLAGS["profiling_executor"] = _JIT_FLAGS["profiling_executor"], bool(flag)
+    return old
+
+
+def _jit_set_profiling_mode(flag: bool) -> bool:
+    """Sets the flag and returns its previous value, as torch's does."""
+    old, _JIT_FLAGS["profiling_mode"] = _JIT_FLAGS["profiling_mode"], bool(flag)
+    return old
+
+
+def _get_graph_executor_optimize() -> bool:
+    return _JIT_FLAGS["graph_executor_optimize"]
+
+
+def _set_graph_executor_optimize(flag: bool) -> None:
+    _JIT_FLAGS["graph_executor_optimize"] = bool(flag)
+
+
+def _jit_override_can_fuse_on_cpu(flag: bool) -> None:
+    _JIT_FLAGS["fuse_on_cpu"] = bool(flag)
+
+
+def _jit_override_can_fuse_on_gpu(flag: bool) -> None:
+    _JIT_FLAGS["fuse_on_gpu"] = bool(flag)
+
+
+def _jit_can_fuse_on_cpu() -> bool:
+    return _JIT_FLAGS["fuse_on_cpu"]
+
+
+def _jit_can_fuse_on_gpu() -> bool:
+    return _JIT_FLAGS["fuse_on_gpu"]
+
+
+def _jit_set_texpr_fuser_enabled(flag: bool) -> None:
+    _JIT_FLAGS["texpr_fuser"] = bool(flag)
+
+
+def _jit_texpr_fuser_enabled() -> bool:
+    return _JIT_FLAGS["texpr_fuser"]
+
+
+def _set_grad_enabled(mode: bool) -> None:
+    """Sets grad mode, like ``torch.set_grad_enabled`` used as a function."""
+    _set_grad_mode(mode)
+
+
+def _get_cudnn_enabled() -> bool:
+    return _cudnn.enabled
+
+
+def _set_cudnn_enabled(flag: bool) -> None:
+    _cudnn.enabled = flag
+
+
+def _get_float32_matmul_precision() -> str:
+    return _global_settings.get_float32_matmul_precision()
+
+
+def _get_deterministic_algorithms() -> bool:
+    return _global_settings.are_deterministic_algorithms_enabled()
 
 
 def _are_functorch_transforms_active() -> bool:
