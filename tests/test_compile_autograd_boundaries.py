@@ -95,3 +95,61 @@ def test_eager_random_ops_keep_torchs_argument_checks():
             fn(real)
         with pytest.raises(RuntimeError, match=tfn[:20]):
             fn(torch)
+
+
+def _function(t):
+    class STE(t.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.round()
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+    class Clip(t.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.clamp(-0.1, 0.1)
+
+    return lambda x: (STE.apply(x) * 2).sum() + (Clip.apply(x) * x).sum()
+
+
+def _hook(t):
+    def f(x):
+        y = x * 2
+        y.register_hook(lambda g: g * 10)
+        return y.sum()
+    return f
+
+
+@pytest.mark.parametrize("make", [_function, _hook])
+def test_custom_backward_and_hooks_are_not_replaced_by_jax_gradients(make):
+    # an autograd.Function's own backward / a tensor hook: the compiled call runs eagerly when its output's
+    # gradient is taken later (a JAX gradient of the traced program would skip them); torch's gradients
+    x = np.array([0.4, 1.6, -2.2], np.float32)
+    ref = real.tensor(x, requires_grad=True)
+    make(real)(ref).backward()
+    m = torch.tensor(x, requires_grad=True)
+    with pytest.warns(UserWarning, match="running .* eagerly"):
+        out = torch.compile(make(torch))(m)
+    out.backward()
+    np.testing.assert_allclose(m.grad.numpy(), ref.grad.numpy(), rtol=1e-6)
+
+
+def test_custom_function_in_a_compiled_training_step_stays_compiled():
+    # the step runs backward itself: the trace's own tape runs the Function's backward (no break)
+    f = _function(torch)
+    m = torch.tensor([0.4, 1.6, -2.2], requires_grad=True)
+
+    def step(p):
+        p.grad = None
+        f(p).backward()
+        return p.grad * 1
+
+    c = torch.compile(step, fullgraph=True)
+    np.testing.assert_allclose(c(m).numpy(), [6.5, 7.7, 3.7], rtol=1e-6)

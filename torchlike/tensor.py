@@ -15,7 +15,7 @@ import weakref
 import jax
 import numpy as np
 
-from . import _dtype, _grad_mode, _views
+from . import _dtype, _grad_mode, _trace_hooks, _views
 from . import _memory_format as _mfmt
 from . import _profiler_state as _prof
 from ._grad_mode import InferenceVersion
@@ -568,6 +568,9 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
         """``hook(grad)`` runs when this tensor's gradient is computed; may return a new gradient."""
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        tr = _trace_hooks.current()
+        if tr is not None:  # traced by torchlike.compile: a JAX gradient of the program would not run it
+            tr.custom_grad = "Tensor.register_hook"
         if self._grad_fn is None:
             if self.__dict__.get("_acc_nograd_view") is not None:
                 return RemovableHandle(collections.OrderedDict())  # (torch: a no_grad view's gradient never arrives, the hook never runs)

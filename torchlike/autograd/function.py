@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import functools
 
-from .. import _creation, _grad_mode as grad_mode
+from .. import _creation, _grad_mode as grad_mode, _trace_hooks
 from .._grad_mode import InferenceVersion
 from .._layout import strided as _strided
 from .._tape import SAVED_HOOKS, Node, _check_not_freed, pack_saved
@@ -207,6 +207,9 @@ class Function(metaclass=_FunctionMeta):
                 outs[k] = _view_of_input(o)
         needs = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
         if needs:
+            tr = _trace_hooks.current()
+            if tr is not None:  # traced by torchlike.compile: its backward is this Function's, not JAX's
+                tr.custom_grad = f"autograd.Function {cls.__name__}"
             inputs, diff_in, shapes = [], [], []
             for i, a in enumerate(args):
                 if isinstance(a, Tensor) and a.requires_grad:

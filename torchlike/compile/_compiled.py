@@ -286,6 +286,9 @@ class CompiledFunction:
                     raise GraphBreak(f"compiled function returned a {type(o).__name__}")
             outs = [o._value for o in out_leaves if isinstance(o, Tensor)]
             info["out_meta"] = [(o.requires_grad, o._dev) for o in out_leaves if isinstance(o, Tensor)]
+            if tr.custom_grad and not tr.backward_ran and any(m[0] for m in info["out_meta"]):
+                raise GraphBreak(f"{tr.custom_grad} on the way to an output that requires grad: a compiled call's "
+                                 "backward differentiates the traced program, which would not run it")
             # writes: pre-existing tensors whose array was replaced, and kept new tensors
             arg_writes = plan.finish(new_leaves)
             mutated, meta = _pre_existing_writes(tr)

@@ -144,6 +144,9 @@ class Trace:
         self.modules = {}  # id(module) -> (module, training) for modules called
         self.scalars = []  # (key, getter, array): Python scalars lifted to inputs (optimizer hyperparameters)
         self.backward_ran = False
+        # why a JAX gradient of the program would not be torch's (an autograd.Function's own backward, a
+        # tensor hook): then its outputs cannot be differentiated later as one program (_compiled.py)
+        self.custom_grad = None
         self.spmd = None  # compile._spmd._Ctx: collectives lower to XLA collectives over the world axis
 
     def record_read(self, t, x):
