@@ -144,6 +144,16 @@ FIXED = [
     "t.nn.functional.interpolate(t.ones(2, 0, 3), scale_factor=2)",
     "t.nn.functional.interpolate(t.ones(2, 0, 3, 3), size=4, mode='bicubic')",
     "t.nn.functional.interpolate(t.ones(0, 2, 3), size=4)",
+    # ops whose torch code broadcasts or reshapes the operands before the kernel (l1/mse/smooth_l1/huber losses'
+    # broadcast_tensors, kron's views): a 0-d operand's type counts as a dimensioned tensor's
+    "t.nn.functional.mse_loss(t.tensor(2.5), t.ones(2, 3, dtype=t.float16))",
+    "t.nn.functional.l1_loss(t.ones(2, 3, dtype=t.float16), t.tensor(2.5))",
+    "t.nn.functional.smooth_l1_loss(t.ones(2, 3, dtype=t.bfloat16), t.tensor(2.5))",
+    "t.nn.functional.huber_loss(t.tensor(2.5), t.ones(2, 3, dtype=t.float16), reduction='none')",
+    "t.nn.functional.huber_loss(t.ones(2, dtype=t.int32), t.tensor(2.5), reduction='none')",
+    "t.nn.functional.l1_loss(t.ones(2, dtype=t.int8), t.tensor(2), reduction='none')",
+    "t.kron(t.ones(2, 3, dtype=t.float16), t.tensor(2.5))", "t.kron(t.ones(2, dtype=t.int8), t.tensor(2))",
+    "t.kron(t.tensor(2), t.tensor(2.5, dtype=t.float16))",
 ]
 # an ``int dim`` given a tuple or None: torch's parser error (the position of a positional one; "invalid combination"
 # where the op has several overloads), never a reduction over the tuple's dims; the dim is wrapped before the dtype

@@ -540,7 +540,9 @@ def kron(input, other):
     >>> torch.kron(torch.eye(2), torch.ones(2, 2)).shape
     torch.Size([4, 4])
     """
-    dt = _dtype.result_type(input, other)
+    # (torch multiplies views of both with as many dims as the larger: a 0-d operand's type counts in full)
+    dt = _dtype.result_type(input, other) if input.ndim == other.ndim == 0 else \
+        _dtype.promote_types(input.dtype, other.dtype)
     return dispatch(_kron_impl, (input, other), (("dt", dt.np),), name="KronBackward0")
 
 

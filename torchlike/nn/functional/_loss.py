@@ -162,9 +162,9 @@ def _into_input(input, target, op):
     dtype errors (the broadcast shape must be the input's, the common type must cast to the input's type)."""
     check_broadcast(input.shape, target.shape)
     shape = broadcast_shape(input.shape, target.shape)
-    if shape != tuple(input.shape):
+    if shape != tuple(input.shape) and op != "huber":  # (huber's input is broadcast to the target first)
         raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(shape)}")
-    d, o = _dtype.result_type(input, target), input.dtype
+    d, o = _loss_type(input, target, op), input.dtype
     if op == "soft_margin" and o is _dtype.bool:  # its first op is -input
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
                            "invert a mask, use the `~` or `logical_not()` operator instead.")
@@ -176,15 +176,30 @@ def _into_input(input, target, op):
     return o.np
 
 
+# the losses whose torch Python function broadcasts input and target (torch.broadcast_tensors) before its kernel:
+# their result type is the operands' dtypes promoted as tensors with dims (a 0-d operand's type counts in full)
+_BROADCAST_FIRST = frozenset({"l1", "mse", "smooth_l1", "huber"})
+
+
+def _loss_type(input, target, kind):
+    if kind in _BROADCAST_FIRST:
+        return _dtype.promote_types(input.dtype, target.dtype)
+    return _dtype.result_type(input, target)
+
+
 def _pw(input, target, weight, scal, kind, reduction, node):
     if weight is not None and tuple(weight.shape) != tuple(input.shape):
         raise ValueError("Weights and input must have the same size.")
-    dt = _common_float(input, target)
+    if kind in _BROADCAST_FIRST and weight is None:
+        dt = _loss_type(input, target, kind)
+        dt = dt if dt.is_floating_point or dt.is_complex else _dtype.get_default_dtype()
+    else:
+        dt = _common_float(input, target)
     out = _into_input(input, target, kind) if kind in ("huber", "soft_margin") else None
     check_broadcast(input.shape, target.shape)
     kernel = _REAL_FLOAT_KERNELS.get(kind)
     if kernel is not None:  # torch's fused kernels: floating inputs only (after broadcasting, as TensorIterator)
-        d = _dtype.result_type(input, target)
+        d = _loss_type(input, target, kind)
         if not d.is_floating_point:
             raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype._CAP[d.name]}\'')
     return dispatch(_pointwise_loss, (input, target, weight) + tuple(scal),
@@ -203,10 +218,12 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     """
     _size_warn(input, target)
     reduction = _red(reduction, size_average, reduce)
-    d = _dtype.result_type(input, target)
+    d = _loss_type(input, target, "l1")
     if weight is None and (input.dtype is _dtype.bool or target.dtype is _dtype.bool
                            or not (d.is_floating_point or d.is_complex)):
         # torch's composite: |input - target| in their integral type (- refuses bool), mean refuses integers
+        if input.dtype is not _dtype.bool and target.dtype is not _dtype.bool:  # (the broadcast operands' type)
+            input, target = input.to(d), target.to(d)
         d = (input - target).abs()
         return d if reduction == "none" else d.mean() if reduction == "mean" else d.sum()
     return _pw(input, target, weight, (), "l1", reduction, _reduced_node(
