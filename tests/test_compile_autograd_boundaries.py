@@ -153,3 +153,21 @@ def test_custom_function_in_a_compiled_training_step_stays_compiled():
 
     c = torch.compile(step, fullgraph=True)
     np.testing.assert_allclose(c(m).numpy(), [6.5, 7.7, 3.7], rtol=1e-6)
+
+
+@pytest.mark.parametrize("transform", ["jvp", "grad"])
+def test_func_transforms_under_an_outer_no_grad_still_differentiate(transform):
+    # torch.func's jvp/grad ignore an enclosing no_grad (parameters that require grad included); only the
+    # compiled program's own backward stops at no_grad blocks
+    x0, v0, w0 = (np.array(a, np.float32) for a in ([0.1, 0.2, 0.3], [1.0, 1.0, 1.0], [1.0, 2.0, 3.0]))
+
+    def run(t):
+        w = t.tensor(w0, requires_grad=True)
+        f = lambda x: (x * w).sin()  # noqa: E731
+        x, v = t.tensor(x0), t.tensor(v0)
+        with t.no_grad():
+            if transform == "jvp":
+                return t.func.jvp(f, (x,), (v,))[1]
+            return t.func.grad(lambda x: f(x).sum())(x)
+
+    np.testing.assert_allclose(run(torch).detach().numpy(), run(real).detach().numpy(), rtol=1e-6)

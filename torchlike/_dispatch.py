@@ -7,8 +7,9 @@ import traceback
 
 import jax
 import numpy as np
+from jax._src.interpreters.partial_eval import DynamicJaxprTracer as _JaxprTracer
 
-from . import _errors, _grad_mode, _jit_cache, _row_buckets, _shape_churn, _views  # noqa: F401 (_row_buckets: its hook)
+from . import _errors, _grad_mode, _jit_cache, _row_buckets, _shape_churn, _trace_hooks, _views  # noqa: F401 (_row_buckets: its hook)
 from ._device import CPU, OFF_CPU, commit_to, off_cpu
 from . import _profiler_state as _prof
 from ._tape import _NODE_CLASSES, ANOMALY, FORWARD_AD, SAVED_HOOKS, node_class, pack_saved
@@ -262,13 +263,17 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
 
 
 def _outside_graph(out):
-    """``out`` with ``stop_gradient`` on its traced arrays: an op that autograd does not record (run under
-    ``no_grad``, or not differentiable) on inputs that require grad gives no gradient to a compiled call's
-    backward, which differentiates the traced program with ``jax.vjp`` (torch's AOT autograd traces through
-    the autograd engine, so its backward skips them too).  Concrete arrays are returned as they are."""
+    """``out`` with ``stop_gradient`` on its arrays traced by torchlike.compile: an op that autograd does not
+    record (run under ``no_grad``, or not differentiable) on inputs that require grad gives no gradient to a
+    compiled call's backward, which differentiates the traced program with ``jax.vjp`` (torch's AOT autograd
+    traces through the autograd engine, so its backward skips them too).  Other values are returned as they
+    are: concrete arrays, and the tracers of torch.func transforms (``jvp``/``grad``/``vmap`` under an outer
+    ``no_grad`` still differentiate, as torch's do)."""
+    if _trace_hooks.current() is None:
+        return out
     if type(out) is tuple or type(out) is list:
-        return type(out)(jax.lax.stop_gradient(o) if _errors.is_tracer(o) else o for o in out)
-    return jax.lax.stop_gradient(out) if _errors.is_tracer(out) else out
+        return type(out)(jax.lax.stop_gradient(o) if type(o) is _JaxprTracer else o for o in out)
+    return jax.lax.stop_gradient(out) if type(out) is _JaxprTracer else out
 
 
 def _call_fused(f, statics, arrays, fused):
