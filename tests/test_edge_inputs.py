@@ -154,6 +154,12 @@ FIXED = [
     "t.nn.functional.l1_loss(t.ones(2, dtype=t.int8), t.tensor(2), reduction='none')",
     "t.kron(t.ones(2, 3, dtype=t.float16), t.tensor(2.5))", "t.kron(t.ones(2, dtype=t.int8), t.tensor(2))",
     "t.kron(t.tensor(2), t.tensor(2.5, dtype=t.float16))",
+    # searchsorted/bucketize: torch's binary search (a NaN boundary or value moves right), no complex or bool kernel
+    "t.searchsorted(t.tensor([1., float('nan'), float('inf'), -float('inf')]), t.tensor([100, 127], dtype=t.int8))",
+    "t.searchsorted(t.tensor([1., 2., float('nan')]), t.tensor([1.5, float('nan'), 3.]), right=True)",
+    "t.searchsorted(t.tensor([float('nan'), 1., 2.]), t.tensor([1.5, float('nan'), 3.]), sorter=t.tensor([1, 2, 0]))",
+    "t.searchsorted(t.tensor([1+2j, 3-1j]), t.ones(2))", "t.bucketize(t.tensor([1j]), t.ones(2))",
+    "t.searchsorted(t.tensor([True, False]), t.tensor([True]))",
 ]
 # an ``int dim`` given a tuple or None: torch's parser error (the position of a positional one; "invalid combination"
 # where the op has several overloads), never a reduction over the tuple's dims; the dim is wrapped before the dtype

@@ -395,14 +395,33 @@ def _searchsorted_impl(seq, v, sorter, side, dt, out_dt, nd):
     if sorter is not None:
         seq = jnp.take_along_axis(seq, sorter, axis=-1)
     if nd == 1:
-        r = jnp.searchsorted(seq, v, side=side)
+        r = _bsearch(seq[None], v.reshape((1, -1)), side).reshape(v.shape)
     else:
         lead = seq.shape[:-1]
         rows = math.prod(lead)  # (not -1: an empty batch has no size to infer)
         s2 = seq.reshape((rows, seq.shape[-1]))
         v2 = v.reshape((rows, v.shape[-1]))
-        r = jax.vmap(lambda s, x: jnp.searchsorted(s, x, side=side))(s2, v2).reshape(lead + v.shape[-1:])
+        r = _bsearch(s2, v2, side).reshape(lead + v.shape[-1:])
     return r.astype(out_dt)
+
+
+def _bsearch(s2, v2, side):
+    """torch's binary search of each row of ``v2`` in the row of ``s2``: left goes right while
+    ``!(s[mid] >= v)``, right while ``!(s[mid] > v)``, so a NaN (in either) moves right as in torch's kernel (numpy's
+    ordering sorts NaN last instead)."""
+    n = s2.shape[-1]
+    start = jnp.zeros(v2.shape, jnp.int64)
+    if n == 0:
+        return start
+    end = jnp.full(v2.shape, n, jnp.int64)
+    for _ in range(n.bit_length()):  # (enough halvings of a range of n + 1 positions)
+        active = start < end
+        mid = start + ((end - start) >> 1)
+        m = jnp.take_along_axis(s2, jnp.minimum(mid, n - 1), axis=-1)
+        go = ~(m > v2) if side == "right" else ~(m >= v2)
+        start = jnp.where(active & go, mid + 1, start)
+        end = jnp.where(active & ~go, mid, end)
+    return start
 
 
 def _searchsorted_call(seq, values, right, side, sorter, out_int32, name):
@@ -429,6 +448,8 @@ def _searchsorted_call(seq, values, right, side, sorter, out_int32, name):
             raise RuntimeError(f"{name}(): boundary and sorter must have the same size, but got boundary tensor "
                                f"{list(seq.shape)}and got sorter tensor {list(sorter.shape)}")
     dt = _dtype.result_type(seq, values)
+    if dt.is_complex or dt is _dtype.bool:  # (torch's kernel dispatches on the common type)
+        raise NotImplementedError(f'"searchsorted_out_cpu" not implemented for \'{_dtype._CAP[dt.name]}\'')
     out_dt = np.dtype(np.int32 if out_int32 else np.int64)
     return dispatch(_searchsorted_impl, (seq, v, sorter), (("side", "right" if right else "left"), ("dt", dt.np),
                                                           ("out_dt", out_dt), ("nd", seq.ndim)), diff=False)
