@@ -160,6 +160,14 @@ FIXED = [
     "t.searchsorted(t.tensor([float('nan'), 1., 2.]), t.tensor([1.5, float('nan'), 3.]), sorter=t.tensor([1, 2, 0]))",
     "t.searchsorted(t.tensor([1+2j, 3-1j]), t.ones(2))", "t.bucketize(t.tensor([1j]), t.ones(2))",
     "t.searchsorted(t.tensor([True, False]), t.tensor([True]))",
+    # einsum of two dtypes: a pair with no contracted label is multiplied (promoting), one with a contracted label
+    # goes through bmm (its dtype error), after the sizes are checked
+    "t.einsum('...,...->...', t.tensor([[1, 2], [3, 4]], dtype=t.int8), t.tensor([1+2j, 3-1j]))",
+    "t.einsum('...,...->...', t.tensor(2.5), t.ones(2, 3, dtype=t.bfloat16))",
+    "t.einsum('ij,k->ik', t.tensor([[1, 2], [3, 4]], dtype=t.int8), t.ones(2))",
+    "t.einsum('i,j,i->ij', t.ones(2), t.ones(2, dtype=t.float64), t.ones(2, dtype=t.float16))",
+    "t.einsum('ij,j->i', t.tensor([[1, 2], [3, 4]], dtype=t.int8), t.ones(2, dtype=t.int16))",
+    "t.einsum('ij,ij->', t.ones(2, 2), t.ones(2, 3, dtype=t.float64))",
 ]
 # an ``int dim`` given a tuple or None: torch's parser error (the position of a positional one; "invalid combination"
 # where the op has several overloads), never a reduction over the tuple's dims; the dim is wrapped before the dtype

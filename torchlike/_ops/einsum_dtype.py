@@ -6,7 +6,7 @@ the left: a pair with a contracted label goes through bmm, which refuses mixed d
 one through mul, which promotes.  Only equations whose operands are integers below int64 get here."""
 from __future__ import annotations
 
-__all__ = ["int_einsum_dtype"]
+__all__ = ["int_einsum_dtype", "einsum_dtype"]
 
 
 def _labels(term, ndim=None):
@@ -20,6 +20,13 @@ def _labels(term, ndim=None):
 def int_einsum_dtype(eq, ndims, dtype, int64, cap):
     """The dtype torch's einsum gives operands of integer ``dtype`` (``int64`` when a per-operand sum
     promotes; ``ndims``: the operands' dims), or a RuntimeError as torch's bmm raises for a mixed pair (``cap``: dtype -> 'Short')."""
+    return einsum_dtype(eq, ndims, [dtype] * len(ndims), int64, {dtype}, None, cap)
+
+
+def einsum_dtype(eq, ndims, dtypes, int64, small, promote, cap):
+    """The dtype torch's einsum gives operands of ``dtypes``: a per-operand sum turns a type of ``small`` into
+    ``int64``; a pair without a contracted label is multiplied (``promote``: the promoted type of two), a pair with
+    one goes through bmm, which raises torch's RuntimeError for two types (``cap``: dtype -> 'Short')."""
     lhs, _, rhs = eq.partition("->")
     terms = [_labels(t, n) for t, n in zip(lhs.split(","), ndims)]
     if "->" in eq:
@@ -31,16 +38,16 @@ def int_einsum_dtype(eq, ndims, dtype, int64, cap):
     for k, t in enumerate(terms):
         others = set().union(*(s for j, s in enumerate(terms) if j != k))
         own.append(t - out - others)
-    cur_dt = int64 if own[0] else dtype
+    cur_dt = int64 if own[0] and dtypes[0] in small else dtypes[0]
     cur = terms[0] - own[0]
     for k in range(1, len(terms)):
-        dk = int64 if own[k] else dtype
+        dk = int64 if own[k] and dtypes[k] in small else dtypes[k]
         lk = terms[k] - own[k]
         later = set().union(*terms[k + 1:])
         contract = (cur & lk) - out - later
         if dk is not cur_dt:
             if contract:
                 raise RuntimeError(f"expected scalar type {cap(cur_dt)} but found {cap(dk)}")
-            cur_dt = int64
+            cur_dt = int64 if promote is None else promote(cur_dt, dk)
         cur = (cur | lk) - contract
     return cur_dt

@@ -21,7 +21,7 @@ from . import checks as C
 from ._util import Tensor, cast, check_broadcast, dispatch, register, round_to, wrap_dim
 from .. import _autocast as _amp
 from .pointwise import mul
-from .einsum_dtype import int_einsum_dtype
+from .einsum_dtype import einsum_dtype, int_einsum_dtype
 from .._mutation import write_out
 from .._global_settings import matmul_precision as _mm_prec
 
@@ -440,8 +440,9 @@ def einsum(*args):
                            if len(ops) > len(lhs) else
                            "einsum(): fewer operands were provided than specified in the equation")
     sizes = {}
+    mixed = any(op.dtype is not ops[0].dtype for op in ops)
     for i, (sub, op) in enumerate(zip(lhs, ops)):
-        if op.dtype is not ops[0].dtype:
+        if mixed and _dtype.bool in (op.dtype, ops[0].dtype):
             raise RuntimeError(f"expected scalar type {_cap(ops[0].dtype)} but found {_cap(op.dtype)}")
         labels = sub.replace("...", "")
         nell = op.ndim - len(labels)
@@ -459,6 +460,10 @@ def einsum(*args):
                                    f"with previously seen size {sizes[c]}")
             if c not in sizes or sizes[c] == 1:
                 sizes[c] = s
+    if mixed:  # (torch multiplies a pair with no contracted label, promoting; bmm refuses two types)
+        odt = einsum_dtype(eq, [o.ndim for o in ops], [o.dtype for o in ops], _dtype.int64, _SMALL_INT,
+                           _dtype.promote_types, _cap)
+        return dispatch(_einsum_impl, tuple(ops), (("eq", eq), ("odt", odt.np.name)), name="EinsumBackward")
     _check_not_bool(ops[0].dtype, "einsum")
     if ops[0].dtype in _SMALL_INT:  # torch's per-operand sums promote these to int64
         odt = int_einsum_dtype(eq, [o.ndim for o in ops], ops[0].dtype, _dtype.int64, _cap)
