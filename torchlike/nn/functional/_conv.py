@@ -79,54 +79,15 @@ def _acc(x):
     return jnp.float32 if x.dtype in (jnp.bfloat16, jnp.float16) else None
 
 
-def _conv_plain(x, w, b, stride, padding, dilation, groups):
-    n = w.ndim - 2
-    y = lax.conv_general_dilated(x, w, stride, padding, rhs_dilation=dilation, feature_group_count=groups,
-                                 dimension_numbers=_dn(n), precision=_HI, preferred_element_type=_acc(x))
-    if b is not None:
-        y = y + b.astype(y.dtype).reshape((1, -1) + (1,) * n)
-    return y.astype(x.dtype)
-
-
-def _slow_half_weight_grad(x, w, b, stride, padding, dilation, groups):
-    """torch's CPU ``slow_conv2d`` (half types where torch does not hand them to oneDNN; conv1d is a conv2d
-    there): the values are the one-rounding convolution, and the weight gradient is accumulated sample by
-    sample into a buffer of the half type (``grad_weight.addmm_`` per batch element: each sample's float32
-    sum is added to the rounded running total and rounded again)."""
-
-    @jax.custom_vjp
-    def f(x, w, b):
-        return _conv_plain(x, w, b, stride, padding, dilation, groups)
-
-    def fwd(x, w, b):
-        return f(x, w, b), (x, w, b)
-
-    def bwd(res, g):
-        x, w, b = res
-        gx, _, gb = jax.vjp(lambda *a: _conv_plain(*a, stride, padding, dilation, groups), x, w, b)[1](g)
-        f32 = jnp.float32
-
-        def one(xi, gi):  # one sample's weight gradient, summed in float32 (bf16/f16 products are exact there)
-            return jax.vjp(lambda ww: _conv_plain(xi[None].astype(f32), ww, None, stride, padding, dilation,
-                                                  groups), w.astype(f32))[1](gi[None].astype(f32))[0]
-
-        def step(acc, xg):
-            return (acc.astype(f32) + one(*xg)).astype(w.dtype), None
-        gw, _ = lax.scan(step, jnp.zeros_like(w), (x, g))
-        return gx, gw, gb
-    f.defvjp(fwd, bwd)
-    return f(x, w, b)
-
-
 def _conv_impl(x, w, b, stride, padding, dilation, groups, unbatched):
     n = w.ndim - 2
     if unbatched:
         x = x[None]
-    if (n in (1, 2) and x.dtype in (jnp.bfloat16, jnp.float16) and groups == 1 and all(d == 1 for d in dilation)
-            and jax.default_backend() == "cpu" and not _onednn_half(jnp.dtype(x.dtype).name)):
-        y = _slow_half_weight_grad(x, w, b, stride, padding, dilation, groups)
-    else:
-        y = _conv_plain(x, w, b, stride, padding, dilation, groups)
+    y = lax.conv_general_dilated(x, w, stride, padding, rhs_dilation=dilation, feature_group_count=groups,
+                                 dimension_numbers=_dn(n), precision=_HI, preferred_element_type=_acc(x))
+    if b is not None:
+        y = y + b.astype(y.dtype).reshape((1, -1) + (1,) * n)
+    y = y.astype(x.dtype)
     return y[0] if unbatched else y
 
 
