@@ -168,6 +168,11 @@ FIXED = [
     "t.einsum('i,j,i->ij', t.ones(2), t.ones(2, dtype=t.float64), t.ones(2, dtype=t.float16))",
     "t.einsum('ij,j->i', t.tensor([[1, 2], [3, 4]], dtype=t.int8), t.ones(2, dtype=t.int16))",
     "t.einsum('ij,ij->', t.ones(2, 2), t.ones(2, 3, dtype=t.float64))",
+    # fft's int n: a bool or float is the parser's error; fftfreq's negative n is torch's empty() error, 0 an empty
+    # result, rfftfreq's n // 2 truncates as C++'s
+    "t.fft.fftfreq(True)", "t.fft.fftfreq(2.5)", "t.fft.rfftfreq(float('nan'), 3j)", "t.fft.fft(t.ones(2, 0, 3), n=True)",
+    "t.fft.fft(t.ones(4), 2.5)", "t.fft.ifft(t.ones(4), 'a')", "t.fft.fftfreq(-1)", "t.fft.fftfreq(0)",
+    "t.fft.rfftfreq(-1)", "t.fft.rfftfreq(-3)",
 ]
 # an ``int dim`` given a tuple or None: torch's parser error (the position of a positional one; "invalid combination"
 # where the op has several overloads), never a reduction over the tuple's dims; the dim is wrapped before the dtype
@@ -280,7 +285,7 @@ def test_activation_dtypes_match_torch(act):
 _LEFT = {"type": 1, "missing_error": 2, "extra_error": 0, "message": 25}
 # the same for the families drawn on their own (_edge_fuzz.EXTRA_FAMILIES: linalg, fft, special, scatter/gather/
 # index_*, distributions, pooling/padding/interpolation, tensors from odd Python data; seed 0, 600 cases)
-_LEFT_EXTRA = {"type": 10, "missing_error": 22, "extra_error": 0, "message": 62, "value": 0}
+_LEFT_EXTRA = {"type": 7, "missing_error": 16, "extra_error": 0, "message": 59, "value": 0}
 
 
 def test_drawn_edge_cases():

@@ -9,6 +9,8 @@ pad or trim, ``norm`` is 'backward' (default), 'ortho' or 'forward'.
 """
 from __future__ import annotations
 
+import numbers
+
 import jax.numpy as jnp
 import numpy as np
 
@@ -100,7 +102,14 @@ def _wrap(d, x):
     return wrap_dim(d, x.ndim)
 
 
+def _not_int(n):  # (torch's parser takes no bool, float or other for an int: the op table's wrapper words it)
+    if n is True or n is False or not isinstance(n, (numbers.Integral, Tensor)):
+        raise TypeError("n")
+
+
 def _one(x, n, dim, norm, kind):
+    if n is not None and type(n) is not int:
+        _not_int(n)
     d = _wrap(dim, x)
     return _run(x, kind, None if n is None else (int(n),), (d,), norm)
 
@@ -176,9 +185,11 @@ ihfftn = _decl("ihfftn", "N-D ihfft." + _EX2.format("ihfftn", "4, 3"), False, No
 # --- frequencies and shifts --------------------------------------------------------------------
 def _freq(n, d, dtype, device, requires_grad, rfreq):
     dt = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
-    k = np.arange(n // 2 + 1) if rfreq else np.concatenate([np.arange((n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
+    half = -(-n // 2) if n < 0 else n // 2  # (C++'s n / 2, truncating)
+    k = np.arange(half + 1) if rfreq else np.concatenate([np.arange((n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
     # torch: arange in the result dtype, then multiply by the scalar 1 / (n * d) in that dtype
-    vals = (k.astype(dt.np) * dt.np.type(1.0 / (n * d))).astype(dt.np)
+    with np.errstate(divide="ignore"):
+        vals = (k.astype(dt.np) * dt.np.type(np.float64(1.0) / np.float64(n * d))).astype(dt.np)
     return tensor(vals, dtype=dt, device=device, requires_grad=requires_grad)
 
 
@@ -190,6 +201,10 @@ def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, require
     >>> torch.fft.fftfreq(4).tolist()
     [0.0, 0.25, -0.5, -0.25]
     """
+    if type(n) is not int:
+        _not_int(n)
+    if n < 0:  # (torch's empty(n) first; rfftfreq's arange(n // 2 + 1) takes some negative n)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {int(n)}: [{int(n)}]")
     r = _freq(int(n), d, dtype, device, requires_grad, False)
     return r if out is None else out.copy_(r)
 
@@ -202,6 +217,8 @@ def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requir
     >>> torch.fft.rfftfreq(4).tolist()
     [0.0, 0.25, 0.5]
     """
+    if type(n) is not int:
+        _not_int(n)
     r = _freq(int(n), d, dtype, device, requires_grad, True)
     return r if out is None else out.copy_(r)
 

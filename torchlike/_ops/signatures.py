@@ -445,6 +445,12 @@ SIGNATURES = {
     ("torch", "argsort"): ["Tensor self, *, bool stable, int dim=-1, bool descending=False, Tensor? out=None",
                            "Tensor self, int dim=-1, bool descending=False"],
     ("torch", "narrow"): ["Tensor self, int dim, Tensor start, int length", "Tensor self, int dim, int start, int length"],
+    # fft: an int n (a bool or float given: the parser's error, before the transform's checks)
+    **{("fft", k): ["Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor? out=None"]
+       for k in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")},
+    **{("fft", k): ["int n, float d=1.0, *, Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, "
+                    "Device? device=None, bool pin_memory=False, bool requires_grad=False"]
+       for k in ("fftfreq", "rfftfreq")},
     ("torch", "transpose"): ["Tensor self, int dim0, int dim1"],  # (+ torch's Dimname forms, which its messages
     ("torch", "swapaxes"): ["Tensor self, int axis0, int axis1"],  # of a call with ints leave out)
     ("torch", "diagonal"): ["Tensor self, int offset=0, int dim1=0, int dim2=1"],
