@@ -173,6 +173,10 @@ FIXED = [
     "t.fft.fftfreq(True)", "t.fft.fftfreq(2.5)", "t.fft.rfftfreq(float('nan'), 3j)", "t.fft.fft(t.ones(2, 0, 3), n=True)",
     "t.fft.fft(t.ones(4), 2.5)", "t.fft.ifft(t.ones(4), 'a')", "t.fft.fftfreq(-1)", "t.fft.fftfreq(0)",
     "t.fft.rfftfreq(-1)", "t.fft.rfftfreq(-3)",
+    # a Python complex number given with a real dtype: torch's conversion error (bool takes its truth)
+    "t.tensor(3j, dtype=t.int8)", "t.tensor(3j, dtype=t.float32)", "t.tensor([1+0j], dtype=t.int32)",
+    "t.as_tensor(3j, dtype=t.int8)", "t.tensor([1, 2j], dtype=t.float64)", "t.tensor(2.5j, dtype=t.bool)",
+    "t.tensor([0j, 1], dtype=t.bool)",
 ]
 # an ``int dim`` given a tuple or None: torch's parser error (the position of a positional one; "invalid combination"
 # where the op has several overloads), never a reduction over the tuple's dims; the dim is wrapped before the dtype

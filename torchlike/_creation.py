@@ -115,11 +115,24 @@ def _tensor_quiet(data, *, dtype=None, device=None, requires_grad=False):
         if arr.size and type(data) is not np.ndarray and not isinstance(data, Tensor) and \
                 arr.dtype.kind in "iuf" and d.np.kind in "iu":
             _check_python_values_fit(arr, d)
+        if arr.dtype.kind == "c" and not d.is_complex and type(data) is not np.ndarray and \
+                not isinstance(data, Tensor) and _has_complex(data):  # (torch converts each Python number)
+            if d is not _dtype.bool:
+                raise TypeError("must be real number, not complex" if d.is_floating_point else
+                                "'complex' object cannot be interpreted as an integer")
+            arr = arr != 0  # (a complex number's truth)
         arr = _np_cast(arr, d)
     dev = canonical(device if device is not None else (data._dev if isinstance(data, Tensor) else None))
     # torch.tensor copies a caller's buffer (and a host tensor's array, which that tensor owns)
     t = _host_or_put(arr, dev, requires_grad, copy=arr is data or arr.base is not None or isinstance(data, Tensor))
     return _numpy_layout(t, data) if isinstance(data, np.ndarray) and data.ndim else t
+
+
+def _has_complex(data):
+    """Whether Python data (a number, nested lists/tuples) hold a Python complex number."""
+    if isinstance(data, complex):
+        return True
+    return isinstance(data, (list, tuple)) and any(_has_complex(x) for x in data)
 
 
 def _numpy_layout(t, a):

@@ -1,8 +1,6 @@
 """Helpers shared by the distributions (torch.distributions.utils)."""
 from __future__ import annotations
 
-import numbers
-
 import torchlike
 from torchlike.tensor import Tensor
 
@@ -21,8 +19,8 @@ def broadcast_all(*values):
     >>> a.shape, b.shape
     (torch.Size([2, 1]), torch.Size([2, 1]))
     """
-    if not all(isinstance(v, (Tensor, numbers.Number)) or hasattr(v, "__torch_function__") for v in values):
-        raise ValueError("Input arguments must all be instances of numbers.Number, "
+    if not all(isinstance(v, (Tensor, int, float)) or hasattr(v, "__torch_function__") for v in values):
+        raise ValueError("Input arguments must all be instances of Number, "  # (torch's _Number: int, float, bool)
                          "torch.Tensor or objects implementing __torch_function__.")
     if not all(isinstance(v, Tensor) for v in values):
         opts = dict(dtype=torchlike.get_default_dtype())
