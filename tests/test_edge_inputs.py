@@ -168,6 +168,7 @@ FIXED = [
     "t.einsum('i,j,i->ij', t.ones(2), t.ones(2, dtype=t.float64), t.ones(2, dtype=t.float16))",
     "t.einsum('ij,j->i', t.tensor([[1, 2], [3, 4]], dtype=t.int8), t.ones(2, dtype=t.int16))",
     "t.einsum('ij,ij->', t.ones(2, 2), t.ones(2, 3, dtype=t.float64))",
+    "t.einsum('...,...->...', t.tensor(True), t.ones(2, 3, dtype=t.bfloat16))", "t.einsum('i,j->ij', t.ones(2), t.tensor([True, False]))",
     # fft's int n: a bool or float is the parser's error; fftfreq's negative n is torch's empty() error, 0 an empty
     # result, rfftfreq's n // 2 truncates as C++'s
     "t.fft.fftfreq(True)", "t.fft.fftfreq(2.5)", "t.fft.rfftfreq(float('nan'), 3j)", "t.fft.fft(t.ones(2, 0, 3), n=True)",

@@ -442,8 +442,6 @@ def einsum(*args):
     sizes = {}
     mixed = any(op.dtype is not ops[0].dtype for op in ops)
     for i, (sub, op) in enumerate(zip(lhs, ops)):
-        if mixed and _dtype.bool in (op.dtype, ops[0].dtype):
-            raise RuntimeError(f"expected scalar type {_cap(ops[0].dtype)} but found {_cap(op.dtype)}")
         labels = sub.replace("...", "")
         nell = op.ndim - len(labels)
         if nell < 0 or (nell > 0 and "..." not in sub):
