@@ -667,7 +667,9 @@ def test_lkj_cholesky_samples_and_log_prob_like_torch():
         return s, d.log_prob(s), tuple(e.batch_shape), tuple(e.event_shape), e.sample().shape, d.support is \
             lib.distributions.constraints.corr_cholesky
     ours, theirs = run(torchlike), run(torch)
-    assert_same(ours[0], theirs[0], rtol=0, atol=0)  # torch's draws in torch's order
+    # torch's draws in torch's order; their last bits follow torch's vectorized kernels, which differ by CPU (torch
+    # itself moves 0.0144683 -> 0.0144704 between ATEN_CPU_CAPABILITY=default and avx2 on an AVX2 EPYC)
+    assert_same(ours[0], theirs[0], rtol=1e-5, atol=1e-5)
     assert_same(ours[1], theirs[1], rtol=1e-5, atol=1e-5)
     assert ours[2:] == tuple(theirs[2:4]) + (torchlike.Size(theirs[4]), theirs[5])
     with pytest.raises(ValueError, match="Expected dim to be an integer greater than or equal to 2"):
