@@ -610,7 +610,9 @@ def test_matrix_exp_follows_torchs_taylor_kernel(dtype, scale):
         t_in = torch.from_numpy(a).to(getattr(torch, dtype))
         ours = torchlike.linalg.matrix_exp(torchlike.from_numpy(a).to(getattr(torchlike, dtype)))
         exact = shape[-1] < 7
-        assert_same(ours, torch.linalg.matrix_exp(t_in), rtol=0 if exact else 1e-5, atol=0 if exact else 1e-6)
+        # (n = 9: the BLAS products' summation order differs by CPU; 2.1e-5 relative for complex64 at scale 30 on an
+        # AVX2 EPYC)
+        assert_same(ours, torch.linalg.matrix_exp(t_in), rtol=0 if exact else 1e-4, atol=0 if exact else 1e-6)
 
 
 def test_matrix_exp_of_the_opinfo_ill_conditioned_batch_is_torchs_bit_for_bit():
