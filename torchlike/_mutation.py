@@ -21,7 +21,7 @@ import numpy as np
 from . import _dtype, _grad_mode, _views
 from ._errors import warn_at_caller
 from ._dispatch import dispatch
-from .tensor import _ALIAS_CHAIN, Tensor, _seen_mark
+from .tensor import _ALIAS_CHAIN, _DATA_STEP, _DETACH_STEP, Tensor, _seen_mark
 
 __all__ = ["view_of_root", "copy_slices", "alias_op", "write_out", "check_no_overlap", "check_out_overlap", "overlap",
            "on_inplace", "on_inference_write", "check_inplace", "check_operands", "internal_overlap", "warn_if_expanded", "expanded_warning"]
@@ -124,7 +124,7 @@ def _inplace_update(self, new, aliased=False):
     if not aliased and _views.repeats(chain, b._x.shape):
         raise RuntimeError(_INTERNAL)
     root_tracks = b._rg or b._grad_fn is not None
-    if chain[0][0] == "alias" or ("alias", "detach") in chain or ("alias", "data") in chain:
+    if chain[0][0] == "alias" or _DETACH_STEP in chain or _DATA_STEP in chain:
         # through detach()/.data (also of a view: ``view.data[i] = v``): never recorded
         self._set_value(new._value, aliased)
         return self
