@@ -91,6 +91,47 @@ def test_quantized_conv2d_bit_exact(per_channel, relu, groups, stride):
     assert t[0][1:] == ours[0][1:] and t[1] == ours[1]
 
 
+@pytest.mark.parametrize("cin,cout,groups,k,stride,pad", [
+    (3, 8, 1, 3, 1, 1), (8, 8, 8, 3, 2, 1), (5, 6, 1, 1, 1, 0), (6, 6, 3, 3, 1, 1), (16, 16, 16, 5, 1, 2)])
+def test_quantized_conv2d_geometries_bit_exact(cin, cout, groups, k, stride, pad):
+    # odd channel counts, depthwise, 1x1 and 5x5: wide activations and weights make neighbouring products overflow
+    # int16, which fbgemm (the x86 engine's convolution on CPUs without AVX512-VNNI) saturates
+    x = rng.standard_normal((6, cin, 12, 12)).astype(np.float32) * 3
+    w = rng.standard_normal((cout, cin // groups, k, k)).astype(np.float32) * 0.6
+    b = rng.standard_normal(cout).astype(np.float32)
+
+    def run(m):
+        mod = m.ao.nn.quantized.Conv2d(cin, cout, k, padding=pad, groups=groups, stride=stride)
+        mod.set_weight_bias(m.quantize_per_tensor(m.tensor(w), 0.0071, 0, m.qint8), m.tensor(b))
+        mod.scale, mod.zero_point = 0.047, 91
+        return _ints(mod(_q(m, x, 0.031, 20)))
+    t, ours = _both(run)
+    np.testing.assert_array_equal(t[0], ours[0])
+
+
+@pytest.mark.parametrize("seed,kind,per_channel", [(3, "linear", False), (4, "linear", False), (4, "conv", False),
+                                                   (8, "conv", False), (32, "linear", True),
+                                                   (34, "conv", True)])
+def test_quantized_bias_epilogue_ties(seed, kind, per_channel):
+    # seeds whose outputs land within an ulp of a rounding tie: per tensor fbgemm adds bias * f32(1/ats) to the
+    # accumulator in one fused multiply-add, per channel it adds bias / ats (either rounding alone is off by one)
+    g = np.random.default_rng(seed)
+    if kind == "conv":
+        x, w, n = g.standard_normal((40, 4, 20, 20)).astype(np.float32) * 2, g.standard_normal((16, 2, 3, 3)), 16
+    else:
+        x, w, n = g.standard_normal((3000, 37)).astype(np.float32) * 2, g.standard_normal((67, 37)), 67
+    w = w.astype(np.float32) * 0.3
+    b = g.standard_normal(n).astype(np.float32) * (1 if seed == 8 else 3)
+
+    def run(m):
+        mod = m.ao.nn.quantized.Conv2d(4, 16, 3, padding=1, groups=2) if kind == "conv" else m.ao.nn.quantized.Linear(37, 67)
+        mod.set_weight_bias(_weights(m, w, per_channel), m.tensor(b))
+        mod.scale, mod.zero_point = 0.047, 91
+        return _ints(mod(_q(m, x, 0.031, 67)))
+    t, ours = _both(run)
+    np.testing.assert_array_equal(t[0], ours[0])
+
+
 @pytest.mark.parametrize("n,threads", [(63, 1), (200, 1), (1000, 1), (20001, 1), (70001, 1), (70001, 2)])
 @pytest.mark.parametrize("scales", [(0.25, 0.125, 0.5), (0.1, 0.3, 0.2), (0.0371, 0.0257, 0.0413)])
 @pytest.mark.parametrize("op", ["add", "add_relu", "mul", "cat"])

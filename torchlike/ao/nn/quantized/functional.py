@@ -1,12 +1,13 @@
 """torch.ao.nn.quantized.functional: ops on quantized tensors, with the numerics of torch's x86 CPU backend.
 
-The integer accumulation is exact (int32 for linear, float64 for convolutions: exact for any realistic size);
+The integer accumulation is exact (int32 for linear, float64 for convolutions: exact for any realistic size) on CPUs
+with AVX512-VNNI; without it fbgemm saturates neighbouring products to int16, and so does torchlike (``_fbgemm``);
 the float epilogues run on the host in numpy, one IEEE float32 rounding per step as the backends' vector code does
 (XLA could contract a multiply-add).  Measured against torch 2.13 (tests/test_quantized_static.py):
 
 - ``linear`` (fbgemm): ``clamp(rint(f32(f32(acc) + f32(bias / (sx*sw))) * f32(sx*sw / sy)) + zy)``;
 - ``conv2d`` (oneDNN, which the x86 engine picks for symmetric weights on a VNNI CPU):
-  ``clamp(rint(f32(f32(acc * f32(sx*sw)) + bias) * (1/sy) + zy))``;
+  ``clamp(rint(f32(f32(acc * f32(sx*sw)) + bias) * (1/sy) + zy))``; on other CPUs fbgemm's, as ``linear``;
 - ``add`` (the ATen kernel): vectorised elements dequantize with ``fma(s, q, -z*s)``, add, and quantize as
   ``rint(y * (1/sy)) + zy``; the scalar tail (past the last multiple of 64 in each thread's chunk) does ``(q - z) * s`` and
   ``rint(y * (1/sy) + zy)``; ``mul`` requantizes the integer product ``rint((qa-za)(qb-zb) * m) + zy``.
@@ -23,11 +24,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .... import _cpu_features, _dtype
+from .... import _dtype
 from ...._dispatch import dispatch
 from ...._quantized import QUANTIZED_FUNCTIONS, _make, _QTensor, dequantize, int_repr, per_tensor_affine, \
     quantize_per_tensor
 from ...._global_settings import get_num_threads
+from . import _fbgemm
 from ....nn import functional as F
 from ....tensor import Tensor
 
@@ -35,9 +37,9 @@ __all__ = ["linear", "conv2d", "relu", "relu6", "max_pool2d", "add", "mul", "cat
            "adaptive_avg_pool2d"]
 
 f32 = np.float32
-# the vectorised loop's step in elements: Vectorized<quint8>::size(), 64 with torch's AVX512 kernels (measured: the
-# scalar tail is what is left of 64), 32 with its AVX2 ones (not measured here)
-_VEC = 64 if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= _cpu_features.flags() else 32
+# the vectorised loop's step in elements: the scalar tail is what is left of 64, measured on an AVX-512 machine and on
+# an AVX2 EPYC alike (cpu_kernel_vec steps two AVX2 vectors of quint8 at a time)
+_VEC = 64
 _GRAIN = 32768  # at::internal::GRAIN_SIZE
 
 
@@ -80,14 +82,48 @@ def linear(input, weight, bias=None, scale=None, zero_point=None, *, relu=False)
     sw, _ = _weight_scales(weight, n)
     zw = np.zeros(n, np.int32) if weight._q[4] is None and weight._q[3] == 0 else (
         np.full(n, weight._q[3], np.int32) if weight._q[4] is None else np.asarray(weight._q[3]._value, np.int32))
-    acc = np.asarray(dispatch(_linear_acc, (int_repr(input), int_repr(weight), np.int32(zx), zw), diff=False)._value)
-    ats = (sx * sw).astype(f32)
+    acc_fn = _linear_acc_saturated if _fbgemm.saturates() else _linear_acc
+    acc = np.asarray(dispatch(acc_fn, (int_repr(input), int_repr(weight), np.int32(zx), zw), diff=False)._value)
+    return _fbgemm_requantize(acc, sx * sw, bias, scale, zero_point, relu, input._dev, -1, weight._q[4] is not None)
+
+
+def _fbgemm_requantize(acc, ats, bias, scale, zero_point, relu, dev, axis, per_channel):
+    """fbgemm's AVX2 epilogue for a float bias, ``rint(f32(f32(acc) + bias / ats) * f32(ats / sy)) + zy``, with
+    ``ats`` (the activation scale times each channel's weight scale) along ``axis`` of ``acc``: per channel the
+    bias is divided by ``ats``; per tensor it is multiplied by ``f32(1 / ats)`` in one fused multiply-add with the
+    accumulator (measured: either rounding alone is off by one on ties)."""
+    shape = [1] * acc.ndim
+    shape[axis] = -1
+    ats = ats.astype(f32).reshape(shape)
     mult = (ats / f32(scale)).astype(f32)
     raw = acc.astype(f32)
     if bias is not None:
-        raw = (raw + (np.asarray(bias.detach().float()._value) / ats).astype(f32)).astype(f32)
+        b = np.asarray(bias.detach().float()._value).reshape(shape)
+        raw = (raw + (b / ats).astype(f32)).astype(f32) if per_channel else _fma32(b, f32(1) / ats, raw)
     out = np.rint((raw * mult).astype(f32)).astype(np.int64) + int(zero_point)
-    return _quint8(np.clip(out, int(zero_point) if relu else 0, 255), scale, zero_point, input._dev)
+    return _quint8(np.clip(out, int(zero_point) if relu else 0, 255), scale, zero_point, dev)
+
+
+def _fma32(a, b, c):
+    """``a * b + c`` in float32 with one rounding: the float64 product is exact, the sum is rounded to odd (TwoSum's
+    error picks the odd neighbour), and rounding that to float32 is then correct."""
+    a, b = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64))
+    p, c = a * b, np.asarray(c, np.float64)
+    s = p + c
+    bb = s - p
+    err = (p - (s - bb)) + (c - bb)
+    even = (s.view(np.int64) & 1) == 0
+    s = np.where((err != 0) & even, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+    return s.astype(f32)
+
+
+def _linear_acc_saturated(x, w, zx, zw):
+    lead, k = x.shape[:-1], x.shape[-1]
+    x2 = x.reshape(-1, k)
+    raw = _fbgemm.saturated_acc(x2.T[None, None], w[None])[0, 0].T  # (M, N)
+    x32, w32 = x2.astype(jnp.int32), w.astype(jnp.int32)
+    acc = raw - zx * w32.sum(1)[None, :] - zw[None, :] * x32.sum(1)[:, None] + k * zx * zw[None, :]
+    return acc.reshape(*lead, w.shape[0])
 
 
 def _conv_acc(x, w, zx, *, stride, padding, dilation, groups):
@@ -95,6 +131,20 @@ def _conv_acc(x, w, zx, *, stride, padding, dilation, groups):
     return jax.lax.conv_general_dilated(xf, w.astype(jnp.float64), stride, [(p, p) for p in padding],
                                         rhs_dilation=dilation, feature_group_count=groups,
                                         precision=jax.lax.Precision.HIGHEST)
+
+
+def _conv_acc_saturated(x, w, zx, *, stride, padding, dilation, groups):
+    """fbgemm's im2col convolution: pixels padded with the zero point, the reduction ordered (kh, kw, channel)."""
+    o, cg, kh, kw = w.shape
+    xp = jnp.pad(x.astype(jnp.float32), ((0, 0), (0, 0)) + tuple((p, p) for p in padding), constant_values=zx)
+    pt = jax.lax.conv_general_dilated_patches(xp, (kh, kw), stride, "VALID", rhs_dilation=dilation,
+                                              precision=jax.lax.Precision.HIGHEST)
+    n, _, oh, ow = pt.shape
+    pt = pt.reshape(n, groups, cg, kh * kw, oh * ow).transpose(0, 1, 3, 2, 4).reshape(n, groups, -1, oh * ow)
+    wr = w.reshape(groups, o // groups, cg, kh * kw).transpose(0, 1, 3, 2).reshape(groups, o // groups, -1)
+    acc = _fbgemm.saturated_acc(pt.astype(jnp.int32), wr)
+    acc = acc - zx * wr.astype(jnp.int32).sum(-1)[None, :, :, None]
+    return acc.reshape(n, o, oh, ow)
 
 
 def _pair(v, n=2):
@@ -116,9 +166,14 @@ def conv2d(input, weight, bias, stride=1, padding=0, dilation=1, groups=1, paddi
     if not symmetric:
         raise NotImplementedError("torchlike's quantized conv2d needs symmetric weights (zero points 0: the x86 "
                                   "backend's oneDNN path); affine weights are not supported")
-    acc = dispatch(_conv_acc, (int_repr(input), int_repr(weight), np.float64(input._q[3])),
-                   (("stride", _pair(stride)), ("padding", _pair(padding)), ("dilation", _pair(dilation)),
-                    ("groups", groups)), diff=False)
+    geometry = (("stride", _pair(stride)), ("padding", _pair(padding)), ("dilation", _pair(dilation)),
+                ("groups", groups))
+    if _fbgemm.saturates():  # (the x86 engine's fbgemm path: no VNNI, no oneDNN)
+        acc = dispatch(_conv_acc_saturated, (int_repr(input), int_repr(weight), np.int32(input._q[3])), geometry,
+                       diff=False)
+        return _fbgemm_requantize(np.asarray(acc._value), f32(input._q[2]) * sw, bias, scale, zero_point, relu,
+                                  input._dev, 1, weight._q[4] is not None)
+    acc = dispatch(_conv_acc, (int_repr(input), int_repr(weight), np.float64(input._q[3])), geometry, diff=False)
     acc = np.asarray(acc._value).astype(f32)  # (exact integers; to float32 with one rounding)
     s = (f32(input._q[2]) * sw).astype(f32)[:, None, None]
     y = (acc * s).astype(f32)
