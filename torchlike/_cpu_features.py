@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-__all__ = ["flags", "onednn_half"]
+__all__ = ["flags", "onednn_half", "aten_vector_bytes"]
 
 
 @functools.cache
@@ -35,3 +35,9 @@ def onednn_half(dtype_name: str) -> bool:
     if dtype_name == "bfloat16":
         return {"avx512bw", "avx512vl", "avx512dq"} <= f or "bf16" in f
     return "avx512_fp16" in f or "amx_fp16" in f or "asimdhp" in f
+
+
+def aten_vector_bytes() -> int:
+    """The width of ATen's ``Vectorized<T>`` on this CPU: 64 bytes where torch's CPU dispatch picks its AVX512
+    kernels (AVX-512 F/BW/VL/DQ), 32 with its AVX2 ones."""
+    return 64 if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags() else 32

@@ -33,6 +33,7 @@ from ..._ops._util import exact_div, round_to
 from ... import _random
 from ..._random import draw
 from ..._ops.registry import write_out as _write_out
+from ..._cpu_features import aten_vector_bytes as _aten_vector_bytes
 from ..._ops.activations import _HALF, _check_float, _s, _up, nan_no_grad, scalar_tail
 from ..._ops.activations import hardshrink, prelu  # noqa: F401  (torch's entries, declared in nn.functional too)
 from ..._ops.checks import need_tensors as _need_tensors
@@ -72,7 +73,7 @@ def _elu(x, alpha, scale, input_scale):
     # (the double where: expm1 of a large positive x is inf, and its zero cotangent times inf a NaN gradient)
     # torch's backward at NaN: its scalar loop takes the positive branch (gradient `scale`), its vectorized
     # blend the negative one (NaN)
-    pos = (y > 0) | (jnp.isnan(y) & scalar_tail(y, x.dtype, 128))
+    pos = (y > 0) | (jnp.isnan(y) & scalar_tail(y, x.dtype, 2 * _aten_vector_bytes()))
     return (s * jnp.where(pos, y, a * jnp.expm1(jnp.where(pos, 0, y) * i))).astype(x.dtype)
 
 
