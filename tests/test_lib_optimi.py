@@ -11,10 +11,11 @@ from conftest import lib_program_vs_torch
 
 
 def test_optimi_like_torch():
-    _, ours = lib_program_vs_torch("lib_optimi.py", "optimi", timeout=600, rtol=1e-3)
+    t, ours = lib_program_vs_torch("lib_optimi.py", "optimi", timeout=600, rtol=1e-3)
     assert len(ours) == 22, ours
     assert ours[0] == "SGD [2.7113, 2.6394, 2.5123, 2.3504, 2.174, 1.9992] 39.7495", ours[0]
-    assert ours[10] == "StableAdamW [2.7113, 2.446, 2.2118, 2.0071, 1.8291, 1.674] 41.2975", ours[10]
+    # (torch prints 2.0071 at the fourth step on an AVX-512 CPU, 2.0072 on an AVX2 EPYC)
+    assert ours[10] == t[10] and ours[10].startswith("StableAdamW [2.7113, 2.446, 2.2118, 2.007"), (t[10], ours[10])
     assert ours[12] == "groups [(4, 0.0), (2, 0.05)]", ours[12]
     assert ours[17] == "gradient release [2.2356, 2.0471, 1.8767, 1.7217] [True, True, True, True, True, True]", \
         ours[17]

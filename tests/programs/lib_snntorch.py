@@ -101,7 +101,8 @@ def make_net(spike_grad):
         snn.Leaky(beta=0.8, spike_grad=spike_grad, init_hidden=True, output=True))
 
 
-g = torch.Generator().manual_seed(7)
+# (seed 7 put a membrane within an ulp of the threshold: torch on AVX2 and on AVX-512 CPUs spiked differently)
+g = torch.Generator().manual_seed(1)
 images = torch.rand(12, 1, 6, 6, generator=g)
 labels = torch.randint(0, 3, (12,), generator=g)
 images = images + labels.view(-1, 1, 1, 1) * 0.3
