@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import ml_dtypes
 
 __all__ = ["standard_gamma", "dirichlet_gammas", "dirichlet_normalize", "binomial"]
 
@@ -102,7 +103,7 @@ def standard_gamma(e, alpha):
     finally:
         s.close()
     out = np.asarray(vals, np.float64).astype(alpha.dtype).reshape(alpha.shape)
-    return np.maximum(out, np.finfo(alpha.dtype).tiny)
+    return np.maximum(out, ml_dtypes.finfo(alpha.dtype).tiny)
 
 
 def dirichlet_gammas(e, alpha):
@@ -148,7 +149,7 @@ def dirichlet_normalize(g, dt):
     """torch's second pass: ``g / g.sum(-1)`` in double, cast to ``dt``, kept in [tiny, 1 - ulp]."""
     dt = np.dtype(dt)
     x = (g / _row_sum(g)).astype(dt)
-    return np.minimum(np.maximum(x, np.finfo(dt).tiny), np.nextafter(dt.type(1), dt.type(0)))
+    return np.minimum(np.maximum(x, ml_dtypes.finfo(dt).tiny), np.nextafter(dt.type(1), dt.type(0)))
 
 
 _TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509, 0.0166446911898211,

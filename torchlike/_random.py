@@ -20,6 +20,7 @@ from jax._src import xla_bridge as _xla_bridge
 from jax.experimental import io_callback as _io_callback
 import jax.numpy as jnp
 import numpy as np
+import ml_dtypes
 
 from . import _memory_format as _mfmt
 from . import _dtype, _jit_cache
@@ -480,7 +481,7 @@ def _poisson(key, shape, dt, rate):
 
 
 def _gamma(key, shape, dt, alpha):
-    return jnp.maximum(jax.random.gamma(key, alpha.astype(dt), shape, dt), np.finfo(dt).tiny)
+    return jnp.maximum(jax.random.gamma(key, alpha.astype(dt), shape, dt), ml_dtypes.finfo(dt).tiny)
 
 
 def _dirichlet_gammas(key, shape, dt, alpha):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+import ml_dtypes
 
 import torchlike
 from torchlike._dispatch import dispatch
@@ -97,7 +98,7 @@ def standard_gamma(conc, generator=None):
 
 def _normalize(g, dt):
     x = (g / g.sum(-1, keepdims=True)).astype(dt)
-    return jnp.minimum(jnp.maximum(x, np.finfo(dt).tiny), np.nextafter(dt.type(1), dt.type(0)))
+    return jnp.minimum(jnp.maximum(x, ml_dtypes.finfo(dt).tiny), np.nextafter(dt.type(1), dt.type(0)))
 
 
 def _beta_marginal_grad(x, alpha, total):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 import numpy as np
+import ml_dtypes
 
 from ..tensor import Tensor
 from .optimizer import _FusedOptimizer, _concrete, _float, c, lerp, step_state, zeros_state
@@ -17,7 +18,7 @@ def _norm(x, axis=None, keepdims=False):
 def _adafactor_kernel(hp, p, g, st, maximize, wd, eps1_none):
     if maximize:
         g = -g
-    eps1 = float(np.finfo(p.dtype).eps) if eps1_none else hp["eps1"]
+    eps1 = float(ml_dtypes.finfo(p.dtype).eps) if eps1_none else hp["eps1"]
     step_t = st["step"] + 1
     step_float = step_t.astype(jnp.float64)
     one_minus_beta2_t = step_float ** hp["beta2_decay"]

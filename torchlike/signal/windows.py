@@ -15,6 +15,7 @@ import math
 from collections.abc import Iterable
 
 import numpy as np
+import ml_dtypes
 
 from .. import _dtype
 from .._creation import tensor
@@ -121,7 +122,7 @@ def kaiser(M, *, beta=12.0, sym=True, dtype=None, layout=None, device=None, requ
         k = np.linspace(-beta, end, M)
         # torch computes both Bessel values in the window's dtype (Cephes: exp(x) * ...), inf once exp(x)
         # overflows (x > ~88.7 in float32), so the window is 0 or NaN there
-        big = np.log(np.finfo(dt).max)
+        big = np.log(ml_dtypes.finfo(dt).max)
 
         def i0(x):
             return np.where(x > big, np.inf, np.i0(np.minimum(x, big))).astype(dt)

@@ -18,6 +18,7 @@ from functools import partial
 import jax
 import jax.numpy as jnp
 import numpy as np
+import ml_dtypes
 from jax import lax
 
 from ..._errors import tp_name
@@ -418,7 +419,7 @@ def hardswish(input, inplace=False):
 def softshrink(input, lambd=0.5):
     """x - lambd, x + lambd or 0 (shrink towards 0 by lambd)."""
     _check_float(input, "softshrink_check")
-    top = float(np.finfo(input.dtype.np).max) if input.dtype.is_floating_point else float("inf")
+    top = float(ml_dtypes.finfo(input.dtype.np).max) if input.dtype.is_floating_point else float("inf")
     if not 0 <= lambd <= top:
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {_dtype._CAP[input.dtype.name]}, "
                            f"but found {float(lambd):g}")

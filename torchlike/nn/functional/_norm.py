@@ -10,6 +10,7 @@ import operator
 
 import jax.numpy as jnp
 import numpy as np
+import ml_dtypes
 from jax import lax
 from jax._src.interpreters.batching import BatchTracer
 
@@ -199,7 +200,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                            f"{list(weight.shape)} and normalized_shape = {list(ns)}")
     if eps is None:  # (half types compute in float32, and torch's kernel takes float32's eps for them)
-        eps = float(np.finfo(input.dtype.np).eps) if input.dtype.is_floating_point and input.dtype.itemsize > 2 \
+        eps = float(ml_dtypes.finfo(input.dtype.np).eps) if input.dtype.is_floating_point and input.dtype.itemsize > 2 \
             else 1.1920928955078125e-07
     if weight is not None and weight.dtype is not input.dtype:
         torch_warn(f"Mismatch dtype between input and weight: input dtype = {c_type_name(input.dtype)}, weight dtype = "
