@@ -88,7 +88,9 @@ def main(argv=None):
     p.add_argument("--max-compile-samples", type=int, default=2,
                    help="float32 samples per op run through torchlike.compile (0: no compile column)")
     p.add_argument("--time-limit", type=float, default=20.0, help="seconds per OpInfo")
-    p.add_argument("--budget", type=float, default=14 * 60.0, help="seconds for the whole run")
+    # 10 min: CI's 90-minute limit on 2 cores holds the ~60-70 min test suite and this gate (a full run took 695 s on
+    # an AVX2 EPYC); checks past the budget are listed as not run, never as passed (--budget for a full report)
+    p.add_argument("--budget", type=float, default=10 * 60.0, help="seconds for the whole run")
     p.add_argument("--inline", action="store_true", help="run in this process (no workers)")
     p.add_argument("--update-expected", action="store_true", help="rewrite expected_pass.json")
     p.add_argument("--write", action="store_true", help="write REPORT.md/report.json even with -k")
