@@ -68,8 +68,8 @@ def scalar_tail(y, dt=None, width=64):
     """The elements torch's CPU kernels (``cpu_kernel_vec``) leave to their scalar loop: the last
     ``n % (width / itemsize)`` of the contiguous tensor (``dt``: the input's dtype, ``y`` may be its upcast;
     ``width``: the bytes one vectorized step takes, 64 for the clamps' backward; elu's takes two ``Vectorized``
-    registers, 128 bytes with torch 2.13's AVX512 kernels and 64 with its AVX2 ones, as measured).  Where a kernel's vectorized and scalar forms treat NaN differently, its gradient at
-    NaN depends on this position."""
+    registers, 128 bytes with torch 2.13's AVX512 kernels and 64 with its AVX2 ones, as measured).  Where a
+    kernel's vectorized and scalar forms treat NaN differently, its gradient at NaN depends on this position."""
     n = y.size
     step = width // np.dtype(y.dtype if dt is None else dt).itemsize
     return jax.lax.broadcasted_iota(np.int32, (n,), 0).reshape(y.shape) >= n - n % step
