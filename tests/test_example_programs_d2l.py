@@ -1,0 +1,34 @@
+"""Dive into Deep Learning (d2l.ai, PyTorch edition), the book thousands of learners run chapter by chapter,
+re-created as stand-alone programs in its style (own code, synthetic data, no downloads, no d2l package) and run
+unmodified under the drop-in runner: ex_d2l_basics.py (preliminaries, linear and softmax regression from scratch
+and concise, MLP, dropout from scratch, weight decay, initialization, builders' guide).
+
+Each program in tests/programs/ex_d2l_*.py seeds torch, trains a few steps and prints one fact per line. It runs
+with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must match,
+numbers within ``rtol`` (``conftest.lib_program_vs_torch``), and a few key lines are checked exactly."""
+import pytest
+from conftest import lib_program_vs_torch
+
+PROGRAMS_AND_TOLERANCES = [
+    ("ex_d2l_basics.py", 1e-4),
+]
+KEY_LINES = {  # lines each program must print exactly (under both libraries)
+    "ex_d2l_basics.py": [
+        "item tensor([3.5000]) 3.5 3.5 3",
+        "dropout .5 (2, 8) torch.float32 [0.0, 1.0]",
+        "lazy before UninitializedParameter",
+        "named [('0.weight', (8, 4)), ('0.bias', (8,)), ('2.weight', (1, 8)), ('2.bias', (1,))]",
+        "wd concise 3 9.1683 80.098 [3, 0]",
+        "  (3): Dropout(p=0.2, inplace=False)",
+    ],
+}
+
+
+@pytest.mark.parametrize("name,rtol", PROGRAMS_AND_TOLERANCES, ids=[p[0][3:-3] for p in PROGRAMS_AND_TOLERANCES])
+def test_d2l_program_matches_torch(name, rtol):
+    pytest.importorskip("torch", reason="the comparison runs the program with real torch too")
+    expected, ours = lib_program_vs_torch(name, timeout=600, rtol=rtol)
+    assert len(ours) >= 10, ours
+    for line in KEY_LINES[name]:
+        assert line in expected, (line, expected)
+        assert line in ours, (line, ours)
