@@ -1,7 +1,8 @@
 """Dive into Deep Learning (d2l.ai, PyTorch edition), the book thousands of learners run chapter by chapter,
 re-created as stand-alone programs in its style (own code, synthetic data, no downloads, no d2l package) and run
 unmodified under the drop-in runner: ex_d2l_basics.py (preliminaries, linear and softmax regression from scratch
-and concise, MLP, dropout from scratch, weight decay, initialization, builders' guide).
+and concise, MLP, dropout from scratch, weight decay, initialization, builders' guide), ex_d2l_cnn.py (corr2d,
+pooling from scratch, LeNet, AlexNet, VGG, NiN, GoogLeNet's Inception, batch norm from scratch, ResNet, DenseNet).
 
 Each program in tests/programs/ex_d2l_*.py seeds torch, trains a few steps and prints one fact per line. It runs
 with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must match,
@@ -11,6 +12,7 @@ from conftest import lib_program_vs_torch
 
 PROGRAMS_AND_TOLERANCES = [
     ("ex_d2l_basics.py", 1e-4),
+    ("ex_d2l_cnn.py", 1e-4),
 ]
 KEY_LINES = {  # lines each program must print exactly (under both libraries)
     "ex_d2l_basics.py": [
@@ -20,6 +22,14 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "named [('0.weight', (8, 4)), ('0.bias', (8,)), ('2.weight', (1, 8)), ('2.bias', (1,))]",
         "wd concise 3 9.1683 80.098 [3, 0]",
         "  (3): Dropout(p=0.2, inplace=False)",
+    ],
+    "ex_d2l_cnn.py": [
+        "corr2d [[19.0, 25.0], [37.0, 43.0]]",
+        "pad (8, 8) (8, 8) (4, 4) (2, 2)",
+        "maxpool [[[[10.0]]]] [[[[5.0, 7.0], [13.0, 15.0]]]]",
+        "AvgPool2d output shape: \t torch.Size([1, 16, 5, 5])",
+        "bn state keys ['gamma', 'beta']",
+        "densenet params 2322 49",
     ],
 }
 
