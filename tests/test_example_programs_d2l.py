@@ -2,7 +2,9 @@
 re-created as stand-alone programs in its style (own code, synthetic data, no downloads, no d2l package) and run
 unmodified under the drop-in runner: ex_d2l_basics.py (preliminaries, linear and softmax regression from scratch
 and concise, MLP, dropout from scratch, weight decay, initialization, builders' guide), ex_d2l_cnn.py (corr2d,
-pooling from scratch, LeNet, AlexNet, VGG, NiN, GoogLeNet's Inception, batch norm from scratch, ResNet, DenseNet).
+pooling from scratch, LeNet, AlexNet, VGG, NiN, GoogLeNet's Inception, batch norm from scratch, ResNet, DenseNet), ex_d2l_rnn.py (text
+partitioning, an RNN from scratch with gradient clipping and detach_ of the state, RNN/GRU/LSTM/deep/bidirectional,
+a GRU seq2seq with sequence_mask, MaskedSoftmaxCELoss, greedy prediction and BLEU).
 
 Each program in tests/programs/ex_d2l_*.py seeds torch, trains a few steps and prints one fact per line. It runs
 with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must match,
@@ -13,6 +15,7 @@ from conftest import lib_program_vs_torch
 PROGRAMS_AND_TOLERANCES = [
     ("ex_d2l_basics.py", 1e-4),
     ("ex_d2l_cnn.py", 1e-4),
+    ("ex_d2l_rnn.py", 1e-4),
 ]
 KEY_LINES = {  # lines each program must print exactly (under both libraries)
     "ex_d2l_basics.py": [
@@ -30,6 +33,16 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "AvgPool2d output shape: \t torch.Size([1, 16, 5, 5])",
         "bn state keys ['gamma', 'beta']",
         "densenet params 2322 49",
+    ],
+    "ex_d2l_rnn.py": [
+        "one_hot torch.Size([2, 19]) torch.int64",
+        "scratch out (10, 19) 1 (2, 32)",
+        "  (rnn): LSTM(19, 32, num_layers=2, bidirectional=True)",
+        "lstm params [('weight_ih_l0', (128, 19)), ('weight_hh_l0', (128, 32)), ('bias_ih_l0', (128,)), "
+        "('bias_hh_l0', (128,))] 39891",
+        "sequence_mask [[1, 0, 0], [4, 5, 0]]",
+        "masked ce [2.303, 1.151, 0.0]",
+        "go . => oge ., bleu 1.000",
     ],
 }
 
