@@ -102,3 +102,33 @@ def test_inits_are_in_place_without_autograd_and_use_generator():
     v = torchlike.zeros(4, 4)
     init.ones_(v[1])  # through a view
     assert arr(v)[1].tolist() == [1.0] * 4 and arr(v).sum() == 4
+
+
+def test_private_no_grad_helpers_like_torch():
+    """torch.nn.init's _no_grad_* helpers (mup imports them by name): same seeded values, in place on a leaf that
+    requires grad without recording autograd, and a TorchFunctionMode sees the Tensor method each one calls."""
+    calls = {}
+    for lib, mod in [(torch, TI), (torchlike, init)]:
+        class Record(lib.overrides.TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                seen.append(getattr(func, "__name__", str(func)))
+                return func(*args, **(kwargs or {}))
+
+        out, seen = [], []
+        lib.manual_seed(0)
+        gen = lib.Generator().manual_seed(5)
+        for name, args, kwargs in [("_no_grad_uniform_", (-0.3, 0.7), {}), ("_no_grad_normal_", (1.0, 0.5), {}),
+                                   ("_no_grad_uniform_", (0.0, 2.0), {"generator": gen}),
+                                   ("_no_grad_trunc_normal_", (0.0, 1.0, -0.5, 0.5), {}),
+                                   ("_no_grad_trunc_normal_", (0.2, 1.0, -2.0, 2.0), {"generator": gen}),
+                                   ("_no_grad_fill_", (0.25,), {}), ("_no_grad_zero_", (), {})]:
+            p = lib.nn.Parameter(lib.empty(4, 6))
+            with Record():
+                res = getattr(mod, name)(p, *args, **kwargs)
+            assert res is p and p.requires_grad and p.grad_fn is None, name
+            out.append(p.detach().numpy().copy())
+        calls[lib.__name__] = (out, [s for s in seen if s in ("uniform_", "normal_", "fill_", "zero_")])
+    (want, want_seen), (got, got_seen) = calls["torch"], calls["torchlike"]
+    for w, g in zip(want, got):
+        np.testing.assert_array_equal(g, w)
+    assert got_seen == want_seen and len(want_seen) >= 7, (got_seen, want_seen)

@@ -94,6 +94,33 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Fill with N(mean, std^2) truncated to [a, b], by rejection as torch 2.13 does: redraw whole normal
     tensors where out of bounds when the window holds > 30% of the mass, else uniform candidates on
     [a, b] accepted with probability pdf / peak."""
+    return _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=generator)
+
+
+# torch.nn.init's private helpers, which libraries import by name (mup's width-aware initialisers wrap
+# _no_grad_uniform_/_no_grad_normal_/_no_grad_fill_/_no_grad_trunc_normal_): each fills through the Tensor
+# method under no_grad, as torch's do, so a TorchFunctionMode sees the method call
+def _no_grad_uniform_(tensor, a, b, generator=None):
+    with grad_mode.no_grad():
+        return tensor.uniform_(a, b, generator=generator)
+
+
+def _no_grad_normal_(tensor, mean, std, generator=None):
+    with grad_mode.no_grad():
+        return tensor.normal_(mean, std, generator=generator)
+
+
+def _no_grad_fill_(tensor, val):
+    with grad_mode.no_grad():
+        return tensor.fill_(val)
+
+
+def _no_grad_zero_(tensor):
+    with grad_mode.no_grad():
+        return tensor.zero_()
+
+
+def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
                       "may be incorrect.", stacklevel=2)
