@@ -52,3 +52,27 @@ def test_scalar_argument_conversion_like_torch(call):
             return type(e).__name__, str(e)
         return str(r.dtype).replace("torchlike", "torch"), r.tolist()
     assert run(torchlike) == run(torch)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.clamp(L.arange(5.), 0, L.tensor(3.)),  # PyTorch-VAE's BetaVAE: clamp(x, 0, self.C_max.data[0])
+    lambda L: L.clamp(L.arange(5.), L.tensor(1), 3.5),
+    lambda L: L.arange(5, dtype=L.int32).clamp(1, L.tensor(3, dtype=L.float64)),  # a double Number: float32
+    lambda L: L.arange(5, dtype=L.int32).clip(L.tensor(1), 3),
+    lambda L: L.arange(5.).clamp_(L.tensor(1.), 3),
+    lambda L: L.clamp(L.arange(5.), 1, L.tensor(3.), out=L.empty(5)),
+], ids=["max_0dim", "min_0dim", "int_input_double_bound", "clip", "inplace", "out"])
+def test_clamp_takes_a_0dim_tensor_beside_a_number_like_torch(call):
+    """One Number bound and one 0-dim Tensor bound: torch's parser reads the tensor as a Number (the Number
+    overload, its promotion); torchlike raised the invalid-combination TypeError."""
+    from conftest import same_as_torch
+    same_as_torch(call, grad=False)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.clamp(L.arange(5.), L.tensor([1., 2.]), 3),
+    lambda L: L.clamp(L.arange(5.), 1, L.tensor(3., requires_grad=True)),
+], ids=["1d_tensor", "requires_grad"])
+def test_clamp_mixed_bounds_torch_rejects(call):
+    from conftest import raises_like_torch
+    raises_like_torch(call)

@@ -85,6 +85,9 @@ def _clamp_core(input, min, max, name):
         else:
             raise NotImplementedError("clamp is not supported for complex types")
     if min is not None and max is not None and isinstance(min, Tensor) != isinstance(max, Tensor):
+        bound = min if isinstance(min, Tensor) else max
+        if bound.ndim == 0 and not bound.requires_grad:  # torch's parser takes it as the Number overload's bound
+            return _clamp_core(input, *(v.item() if isinstance(v, Tensor) else v for v in (min, max)), name)
         kinds = ", ".join(type(v).__name__ for v in (input, min, max))
         raise TypeError(f"{name}() received an invalid combination of arguments - got ({kinds}), but expected one "
                         f"of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n * "
