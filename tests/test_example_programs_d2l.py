@@ -4,7 +4,10 @@ unmodified under the drop-in runner: ex_d2l_basics.py (preliminaries, linear and
 and concise, MLP, dropout from scratch, weight decay, initialization, builders' guide), ex_d2l_cnn.py (corr2d,
 pooling from scratch, LeNet, AlexNet, VGG, NiN, GoogLeNet's Inception, batch norm from scratch, ResNet, DenseNet), ex_d2l_rnn.py (text
 partitioning, an RNN from scratch with gradient clipping and detach_ of the state, RNN/GRU/LSTM/deep/bidirectional,
-a GRU seq2seq with sequence_mask, MaskedSoftmaxCELoss, greedy prediction and BLEU).
+a GRU seq2seq with sequence_mask, MaskedSoftmaxCELoss, greedy prediction and BLEU), ex_d2l_attention_opt.py (Nadaraya-Watson,
+masked_softmax, additive/dot-product/multi-head attention, a Bahdanau decoder, positional encoding, Transformer
+blocks, a BERT MLM+NSP step, word2vec skip-gram with negative sampling, optimizers from scratch next to torch.optim,
+MultiStepLR, a custom cosine schedule and LambdaLR).
 
 Each program in tests/programs/ex_d2l_*.py seeds torch, trains a few steps and prints one fact per line. It runs
 with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must match,
@@ -16,6 +19,7 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_d2l_basics.py", 1e-4),
     ("ex_d2l_cnn.py", 1e-4),
     ("ex_d2l_rnn.py", 1e-4),
+    ("ex_d2l_attention_opt.py", 1e-4),
 ]
 KEY_LINES = {  # lines each program must print exactly (under both libraries)
     "ex_d2l_basics.py": [
@@ -43,6 +47,17 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "sequence_mask [[1, 0, 0], [4, 5, 0]]",
         "masked ce [2.303, 1.151, 0.0]",
         "go . => oge ., bleu 1.000",
+    ],
+    "ex_d2l_attention_opt.py": [
+        "masked_softmax 2d [[3, 1], [2, 0]]",
+        "additive [[[2.0, 3.0, 4.0, 5.0]], [[10.0, 11.0, 12.000000953674316, 13.0]]]",
+        "mha (2, 4, 16) 12.28 (8, 4, 6)",
+        "enc attention 2 (16, 9, 9)",
+        "Parameter embedding_weight (torch.Size([20, 4]), dtype=torch.float32)",
+        "similar 3 int32 4 [0.6, 0.462, 0.363]",
+        "multistep [0.05, 0.05, 0.025, 0.025, 0.0125, 0.0125] [0.0125] 0.18 MultiStepLR",
+        "lambda lr [0.008267] 3 ['_get_lr_called_within_step', '_is_initial', '_last_lr', '_step_count', "
+        "'base_lrs', 'last_epoch', 'lr_lambdas']",
     ],
 }
 
