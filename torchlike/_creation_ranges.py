@@ -1,6 +1,7 @@
 """Tensor creation of ranges and index grids: arange, range, linspace, logspace, eye, tril/triu_indices."""
 from __future__ import annotations
 
+import builtins
 import math
 import numbers
 
@@ -9,9 +10,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype
+from ._cpu_features import aten_vector_bytes
 from ._creation import _finish, _host_or_put, _out
 from ._device import canonical
 from ._errors import check_alloc, int_arg, warn_at_caller
+from ._global_settings import get_num_threads
 from ._ops.signatures import Signature, parses
 from .tensor import Tensor
 
@@ -93,9 +96,66 @@ def _arange(start, end, step, out, dtype, device, requires_grad):
     check_alloc((n,), d)
     if integral:  # values start + i * step with both truncated (other integer dtypes keep the float length)
         vals = int(start) + np.arange(n, dtype=np.int64) * int(step)
+    elif d.is_complex:
+        vals = start + np.arange(n, dtype=np.complex128) * step
     else:
-        vals = start + np.arange(n, dtype=np.float64 if not d.is_complex else np.complex128) * step
+        with np.errstate(over="ignore"):  # (float16's inf past 65504, as torch)
+            vals = _aten_float_arange(start, step, n, d.np)
     return _out(_host_or_put(vals.astype(d.np), canonical(device), requires_grad), out)
+
+
+_GRAIN = 32768  # at::internal::GRAIN_SIZE
+
+
+def _fma_int(i, step, c):
+    """``i * step + c`` rounded once (the fused multiply-add the compiler makes of ATen's ``start + step * i``)
+    for a float64 array ``i`` of integers below 2**26 and float64 scalars ``step`` and ``c``: Dekker's exact
+    product (``i`` needs no split) and Knuth's two-sum, exact but for ties of the final rounding."""
+    hi = step * 134217729.0
+    hi = hi - (hi - step)
+    p = i * step
+    e = (i * hi - p) + i * (step - hi)  # i * step == p + e exactly
+    s = p + c
+    v = s - p
+    return s + (e + ((p - (s - v)) + (c - v)))
+
+
+def _aten_float_arange(start, step, n, np_dtype):
+    """torch's CPU arange kernel for a floating dtype, value for value. It computes in the accumulation type
+    (double for float32/float64, float for float16/bfloat16) as ``start + step * i`` with one rounding (a fused
+    multiply-add), but in vectors of ``Vectorized<T>::size()`` lanes: each vector's first value is rounded to
+    the dtype, and lane ``k`` is that base plus ``k * step`` (fused as well); the tail past the last pair of
+    whole vectors is ``start + step * i``. So ``arange(-8., 8., 0.1)[79]`` is -0.10000000894 (not
+    float32(-0.1)) and ``[80]`` is 4.4e-16, as in torch (on this CPU's vector width; a range of more than 32768
+    values is split among ``get_num_threads()`` chunks, each vectorized from its own start, as
+    ``at::parallel_for`` does)."""
+    t = np.dtype(np_dtype)
+    if n >= 1 << 26:  # (past the exact products of _fma_int: one rounding of the float64 formula)
+        return (start + np.arange(n, dtype=np.float64) * step).astype(t)
+    half = t.itemsize < 4  # accumulates in float: a float product is exact in float64, one float64 add
+    lanes = aten_vector_bytes() // t.itemsize
+    if half:
+        st, s0 = float(np.float32(step)), float(np.float32(start))
+    else:
+        st, s0 = float(step), float(start)
+    i = np.arange(n, dtype=np.float64)
+    full = i * st + s0 if half else _fma_int(i, st, s0)
+    full = full.astype(np.float32) if half else full  # start + step * i in the accumulation type
+    out = full.astype(t)
+    if n < _GRAIN:
+        pieces = [(0, n)]
+    else:
+        threads = max(1, min(get_num_threads(), -(-n // _GRAIN)))
+        chunk = -(-n // threads)
+        pieces = [(b, min(n, b + chunk)) for b in builtins.range(0, n, chunk)]
+    k = np.arange(lanes, dtype=np.float64)
+    for b, e in pieces:
+        m = ((e - b) // (2 * lanes)) * (2 * lanes)
+        if m:
+            base = out[b:b + m:lanes, None].astype(np.float64)  # each vector's first value, in the dtype
+            vec = k * st + base if half else _fma_int(k, st, base)
+            out[b:b + m] = vec.astype(full.dtype).astype(t).reshape(-1)
+    return out
 
 
 def _fmt_num(x):
