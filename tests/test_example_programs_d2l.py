@@ -29,6 +29,7 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "named [('0.weight', (8, 4)), ('0.bias', (8,)), ('2.weight', (1, 8)), ('2.bias', (1,))]",
         "wd concise 3 9.1683 80.098 [3, 0]",
         "  (3): Dropout(p=0.2, inplace=False)",
+        "relu grad [0.0, 0.0, 1.0, 1.0] 80.0 -0.10000000894069672 4.440892098500626e-16",
     ],
     "ex_d2l_cnn.py": [
         "corr2d [[19.0, 25.0], [37.0, 43.0]]",

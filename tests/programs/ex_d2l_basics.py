@@ -469,6 +469,10 @@ train_concise(3)
 
 # ---- 4.8 numerical stability and initialization ------------------------------------------------------------
 x = torch.arange(-8.0, 8.0, 0.1, requires_grad=True)
+y = torch.relu(x)
+y.backward(torch.ones_like(x), retain_graph=True)
+print("relu grad", x.grad[78:82].tolist(), x.grad.sum().item(), x[79].item(), x[80].item())
+x.grad.data.zero_()
 y = torch.sigmoid(x)
 y.backward(torch.ones_like(x))
 print("sigmoid grad max", r(x.grad.max()), r(x.grad[0], 4), len(x))
