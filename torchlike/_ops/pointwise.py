@@ -19,7 +19,7 @@ from . import checks as C
 from ._util import Tensor, binary, cast, dispatch, exact_div, exact_divisor, float_dtype_for, laid_out, register, unary, \
     camel
 from .legacy_overloads import sort_scalar_args
-from .rounded_kernels import F64_HALF, erf_half, half_via_f64, rounded_from_f64
+from .rounded_kernels import F64_HALF, erf_half, half_via_f64, rounded_from_f64, true_div
 
 
 @jax.custom_jvp
@@ -97,13 +97,21 @@ def _sigmoid(x):
     return jax.nn.sigmoid(x)
 
 
+# float32 results computed in float64 and rounded once (see rounded_from_f64), with torch's backward formulas
+_log2 = rounded_from_f64(jnp.log2, lambda x, y, t: true_div(t, x * np.float32(0.6931471805599453)))
+_log10 = rounded_from_f64(jnp.log10, lambda x, y, t: true_div(t, x * np.float32(2.3025850929940456)))
+_log1p = rounded_from_f64(jnp.log1p, lambda x, y, t: true_div(t, x + np.float32(1)))
+_expm1 = rounded_from_f64(jnp.expm1, lambda x, y, t: t * (y + np.float32(1)))
+# (sinh's derivative: cosh rounded from float64 as well, XLA's float32 cosh is a few ulp off)
+_sinh = rounded_from_f64(jnp.sinh, lambda x, y, t: t * jnp.cosh(x.astype(np.float64)).astype(np.float32))
+
 # --- unary, float-valued (ints promote to the default float) -----------------------------------
 _SAVES_OUT = {"exp", "exp2", "expm1", "sigmoid", "tanh", "sqrt", "rsqrt", "reciprocal"}
 for _n, _f in [("sin", jnp.sin), ("cos", jnp.cos), ("tan", jnp.tan), ("asin", jnp.arcsin),
-               ("acos", jnp.arccos), ("atan", jnp.arctan), ("sinh", rounded_from_f64(jnp.sinh)), ("cosh", jnp.cosh),
+               ("acos", jnp.arccos), ("atan", jnp.arctan), ("sinh", _sinh), ("cosh", jnp.cosh),
                ("tanh", jnp.tanh), ("asinh", jnp.arcsinh), ("acosh", jnp.arccosh), ("atanh", jnp.arctanh),
-               ("exp", jnp.exp), ("exp2", jnp.exp2), ("expm1", rounded_from_f64(jnp.expm1)), ("log", jnp.log),
-               ("log2", jnp.log2), ("log10", jnp.log10), ("log1p", jnp.log1p), ("sqrt", jnp.sqrt),
+               ("exp", jnp.exp), ("exp2", jnp.exp2), ("expm1", _expm1), ("log", jnp.log),
+               ("log2", _log2), ("log10", _log10), ("log1p", _log1p), ("sqrt", jnp.sqrt),
                ("rsqrt", lax.rsqrt), ("sigmoid", _sigmoid), ("erf", jss.erf), ("erfc", jss.erfc),
                ("erfinv", jss.erfinv), ("lgamma", jss.gammaln), ("digamma", _digamma),
                ("reciprocal", lambda x: 1 / x), ("sinc", jnp.sinc), ("deg2rad", jnp.deg2rad),
