@@ -64,3 +64,33 @@ def test_tensor_type_rejects_other_names_and_classes_like_torch(arg):
             lib.tensor([1]).type(arg(lib))
         msgs.append(str(info.value))
     assert msgs[1] == msgs[0]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.LongTensor(L.ones(2)),
+    lambda L: L.DoubleTensor(L.ones(2)),
+    lambda L: L.FloatTensor(L.ones(2, dtype=L.float64)),
+    lambda L: L.FloatTensor(L.ones(2, dtype=L.bool)),
+    lambda L: L.HalfTensor(L.ones(2)),
+    lambda L: L.ones(2).new(L.ones(2, dtype=L.int64)),
+], ids=["long_of_float", "double_of_float", "float_of_double", "float_of_bool", "half_of_float", "new_of_long"])
+def test_typed_constructor_of_a_tensor_of_another_dtype_raises_like_torch(call):
+    """A typed legacy constructor (and ``x.new``) given a tensor checks its TensorOptions; torchlike returned the
+    tensor unchanged, of the other dtype."""
+    from conftest import raises_like_torch
+    raises_like_torch(call)
+
+
+@pytest.mark.parametrize("name", ["Tensor", "FloatTensor", "new"])
+def test_legacy_constructor_of_a_tensor_is_an_alias_like_torch(name):
+    """``torch.Tensor(t)`` / ``torch.FloatTensor(t)`` / ``t.new(t)``: a view of ``t`` (writes reach it, ``_base`` is
+    ``t``, ``AliasBackward0`` while it requires grad), not ``t`` itself; ``torch.Tensor`` takes any dtype."""
+    for L in (torch, torchlike):
+        make = (lambda t: t.new(t)) if name == "new" else getattr(L, name)
+        x = L.ones(2)
+        y = make(x)
+        y[0] = 5
+        assert (y is x, y._base is x, x.tolist()) == (False, True, [5.0, 1.0])
+        g = make(L.ones(2, requires_grad=True))
+        assert (type(g.grad_fn).__name__, g.is_leaf, g.requires_grad) == ("AliasBackward0", False, True)
+    assert torchlike.Tensor(torchlike.ones(2, dtype=torchlike.float64)).dtype is torchlike.float64

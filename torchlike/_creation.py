@@ -727,6 +727,23 @@ def _new_empty_strided(self, size, stride=None, *, dtype=None, device=None, requ
     return empty_strided(size, stride, requires_grad=requires_grad, **_new_kw(self, dtype, device))
 
 
+def _options_text(dt, dev):
+    return (f"TensorOptions(dtype={_dtype.C_NAMES.get(dt.name, dt.name)}, device={dev}, layout=Strided, "
+            "requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))")
+
+
+def legacy_alias(src, dtype=None, device=None):
+    """torch's legacy constructors given a tensor (``torch.FloatTensor(t)``, ``torch.Tensor(t)``,
+    ``x.new(t)``): ``t`` itself as an alias (a view of it, ``AliasBackward0`` while it requires grad) where its
+    dtype (and device, where one is asked for) are those asked for; else torch's TypeError.  (PyTorch-GAN-era
+    code wraps tensors in ``Tensor(...)``: a tensor of another dtype was returned unchanged.)"""
+    dev = src.device if device is None else canonical(device)
+    if (dtype is not None and src.dtype is not dtype) or src.device != dev:
+        raise TypeError(f"expected {_options_text(src.dtype if dtype is None else dtype, dev)} "
+                        f"(got {_options_text(src.dtype, src.device)})")
+    return src.as_subclass(Tensor)
+
+
 def _new(self, *args, **kw):  # the legacy ``t.new(sizes...)`` / ``t.new(data)``; ``t.new()`` is empty, as torch's
     no_other_keywords("new", kw, allowed=("device",))
     if not args:
@@ -735,4 +752,6 @@ def _new(self, *args, **kw):  # the legacy ``t.new(sizes...)`` / ``t.new(data)``
         return _new_empty(self, *args)
     if isinstance(args[0], (float, complex)):  # (a number is neither sizes nor data for torch's parser)
         raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+    if isinstance(args[0], Tensor):
+        return legacy_alias(args[0], self.dtype, kw.get("device", self.device))
     return _tensor_quiet(args[0], **_new_kw(self, None, None))

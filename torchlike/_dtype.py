@@ -266,6 +266,11 @@ _CAP = {"uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64", "int8": "Cha
         "complex128": "ComplexDouble", "complex32": "ComplexHalf", "qint8": "QInt8", "quint8": "QUInt8",
         "qint32": "QInt32", "quint4x2": "QUInt4x2", "quint2x4": "QUInt2x4", **{d.name: "F" + d.name[1:] for d in FLOAT8}}
 TYPE_NAMES.update(_CAP)  # (the hook _errors exposes: torch's names in translated messages)
+# the C++ type names c10 prints for a dtype in some messages ("long int", "float"; TensorOptions' dtype=)
+C_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+           "uint8": "unsigned char", "float32": "float", "float64": "double", "float16": "c10::Half",
+           "bfloat16": "c10::BFloat16", "bool": "bool", "complex64": "c10::complex<float>",
+           "complex128": "c10::complex<double>"}
 _PROMOTE = {}
 
 

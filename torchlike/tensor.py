@@ -136,8 +136,9 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
         # a torch.Size is a shape, any other sequence is data; no arguments at all is an empty tensor
         if len(args) == 1 and (isinstance(args[0], bool) or not isinstance(args[0], (numbers.Integral, Size))):
             src = args[0]
-            if isinstance(src, Tensor):
-                return src
+            if isinstance(src, Tensor):  # an alias, where dtype (a typed constructor's) and device are its
+                t = _creation.legacy_alias(src, dtype, device)
+                return t if cls is Tensor else t._retype(cls)
             if isinstance(src, np.ndarray):  # (shared, as torch's: a float32 array's memory is the tensor's)
                 t = _creation.as_tensor(src, dtype=dt, device=device)
             elif hasattr(type(src), "__getitem__") and not isinstance(src, (dict, np.generic)):

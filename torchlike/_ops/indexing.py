@@ -36,15 +36,11 @@ from .._tape import FORWARD_AD
 __all__ = ["getitem", "setitem", "concrete_index", "check_index_dtype", "c_type_name"]
 
 _FULL = ("s", None, None, None)
-_C_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-            "uint8": "unsigned char", "float32": "float", "float64": "double", "float16": "c10::Half",
-            "bfloat16": "c10::BFloat16", "bool": "bool", "complex64": "c10::complex<float>",
-            "complex128": "c10::complex<double>"}
 
 
 def c_type_name(dt):
     """The C++ type name torch prints for a dtype in some messages ("long int", "float")."""
-    return _C_NAMES.get(dt.name, dt.name)
+    return _dtype.C_NAMES.get(dt.name, dt.name)
 
 
 def _check_fill_value(value, dt):
