@@ -10,7 +10,7 @@ from .._tape import SAVED_HOOKS, Node, _check_not_freed, pack_saved
 from .._tensor_inference import SAVED_ERROR
 from .._torch_function import DisableTorchFunction
 from ..tensor import Tensor
-from . import _function_transforms as _transforms
+from . import _function_compile as _compiled, _function_transforms as _transforms
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -182,6 +182,13 @@ class Function(metaclass=_FunctionMeta):
         if _transforms.active() and not cls.__module__.startswith("torchlike."):
             return _transforms.apply(cls, args, kwargs)  # a user's Function inside a torch.func transform
             # follows torch's functorch rules; torchlike's own Functions (hooks, sparse, cond) trace as before
+        if _trace_hooks.current() is not None and grad_mode.is_grad_enabled() and \
+                not cls.__module__.startswith("torchlike.") and \
+                any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            out = _compiled.apply_traced(cls, args, kwargs, FunctionCtx, functools.partial(cls._record, traced=True),
+                                         _FunctionNode._call)
+            if out is not None:  # one jax.custom_vjp call in the compiled program (else recorded as below)
+                return out
         ctx = FunctionCtx()
         # the bookkeeping reads tensors' state as torch's C++ does, past their types' __torch_function__ (a
         # subclass that handles only some functions, such as ExpandedWeight, raises for the others)
@@ -199,8 +206,9 @@ class Function(metaclass=_FunctionMeta):
         return tuple(outs) if is_tuple else outs[0]
 
     @classmethod
-    def _record(cls, ctx, args, outs):
-        """The outputs of ``forward`` wired to a new node of the graph (where an input requires grad)."""
+    def _record(cls, ctx, args, outs, traced=False):
+        """The outputs of ``forward`` wired to a new node of the graph (where an input requires grad).
+        ``traced``: a compiled program's custom_vjp call (``_function_compile``) that differentiates like it."""
         # an input returned as-is becomes a new view of it (torch's view_as(self)): same storage, ``_base`` its base
         for k, o in enumerate(outs):
             if isinstance(o, Tensor) and any(o is a for a in args) and id(o) not in ctx.dirty:
@@ -208,7 +216,7 @@ class Function(metaclass=_FunctionMeta):
         needs = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
         if needs:
             tr = _trace_hooks.current()
-            if tr is not None:  # traced by torchlike.compile: its backward is this Function's, not JAX's
+            if tr is not None and not traced:  # traced by torchlike.compile: its backward is this Function's, not JAX's
                 tr.custom_grad = f"autograd.Function {cls.__name__}"
             inputs, diff_in, shapes = [], [], []
             for i, a in enumerate(args):
