@@ -314,3 +314,18 @@ def test_state_is_laid_out_like_a_transposed_parameter(name, kw):
         st = opt.state_dict()["state"][0]
         return p.grad.stride(), {k: v.stride() for k, v in st.items() if isinstance(v, m.Tensor) and v.ndim}
     assert run(tl) == run(torch)
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "NAdam", "RAdam", "Adamax"])
+def test_betas_given_as_a_list_read_back_as_torch_keeps_them(name):
+    """Adam (and AdamW through it) store ``tuple(map(_to_scalar, betas))``: d2l's DCGAN passes
+    ``betas=[0.5, 0.999]`` and reads back a tuple; NAdam/RAdam/Adamax keep the list; a 1-element tensor beta
+    becomes 0-d."""
+    def run(m):
+        opt = getattr(m.optim, name)([m.nn.Parameter(m.ones(2))], betas=[0.5, 0.999])
+        out = [repr(opt.param_groups[0]["betas"]), repr(opt.defaults["betas"])]
+        if name == "Adam":
+            t = m.optim.Adam([m.nn.Parameter(m.ones(2))], betas=(m.tensor([0.5]), m.tensor([0.9])), capturable=True)
+            out.append([tuple(b.shape) for b in t.param_groups[0]["betas"]])
+        return out
+    assert run(tl) == run(torch)

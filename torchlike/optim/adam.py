@@ -4,8 +4,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from ..tensor import Tensor
-from .optimizer import (_FusedOptimizer, _float, c, check_betas, check_lr, check_options, lerp, nonneg, step_state,
-                        zeros_state)
+from .optimizer import (_FusedOptimizer, _float, _to_scalar, c, check_betas, check_lr, check_options, lerp, nonneg,
+                        step_state, zeros_state)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -75,6 +75,7 @@ class Adam(_FusedOptimizer):
                 raise ValueError(f"betas[{i}] {tensor_needs_capturable}")
             if betas[i].numel() != 1:
                 raise ValueError(f"Tensor betas[{i}] must be 1-element")
+        betas = tuple(map(_to_scalar, betas))  # (torch keeps a tuple: betas=[0.5, 0.999] reads back (0.5, 0.999))
         options = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
                        foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
                        decoupled_weight_decay=decoupled_weight_decay)
