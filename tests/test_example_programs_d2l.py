@@ -7,7 +7,9 @@ partitioning, an RNN from scratch with gradient clipping and detach_ of the stat
 a GRU seq2seq with sequence_mask, MaskedSoftmaxCELoss, greedy prediction and BLEU), ex_d2l_attention_opt.py (Nadaraya-Watson,
 masked_softmax, additive/dot-product/multi-head attention, a Bahdanau decoder, positional encoding, Transformer
 blocks, a BERT MLM+NSP step, word2vec skip-gram with negative sampling, optimizers from scratch next to torch.optim,
-MultiStepLR, a custom cosine schedule and LambdaLR).
+MultiStepLR, a custom cosine schedule and LambdaLR), ex_d2l_nlp_gan.py (fine-tuning with a 10x head learning
+rate, transposed convolution from scratch, embedding similarity/analogy, BiRNN and textCNN sentiment on frozen
+embeddings, decomposable attention, a GAN from scratch and DCGAN blocks).
 
 Each program in tests/programs/ex_d2l_*.py seeds torch, trains a few steps and prints one fact per line. It runs
 with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must match,
@@ -20,6 +22,7 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_d2l_cnn.py", 1e-4),
     ("ex_d2l_rnn.py", 1e-4),
     ("ex_d2l_attention_opt.py", 1e-4),
+    ("ex_d2l_nlp_gan.py", 1e-4),
 ]
 KEY_LINES = {  # lines each program must print exactly (under both libraries)
     "ex_d2l_basics.py": [
@@ -59,6 +62,16 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "multistep [0.05, 0.05, 0.025, 0.025, 0.0125, 0.0125] [0.0125] 0.18 MultiStepLR",
         "lambda lr [0.008267] 3 ['_get_lr_called_within_step', '_is_initial', '_last_lr', '_step_count', "
         "'base_lrs', 'last_epoch', 'lr_lambdas']",
+    ],
+    "ex_d2l_nlp_gan.py": [
+        "finetune True 0.5547 0.75 [0.005, 0.05] 3",
+        "stride [[[[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 2.0, 3.0], [0.0, 2.0, 0.0, 3.0], [4.0, 6.0, 6.0, 9.0]]]]",
+        "analogy daughter queen",
+        "frozen False 10882",
+        "corr1d [2.0, 5.0, 8.0, 11.0, 14.0, 17.0] [2.0, 8.0, 14.0, 20.0, 26.0, 32.0] torch.float32",
+        "    (1): Conv1d(32, 8, kernel_size=(3,), stride=(1,))",
+        "leaky [-0.0, -0.34, -0.68, -1.02, -1.36, -1.7] 30",
+        "betas (0.5, 0.999) tuple",
     ],
 }
 
