@@ -69,3 +69,29 @@ def test_python_numbers_out_of_an_integer_dtypes_range(data, dtype):
         except Exception as e:  # (type and message compared)
             outcomes.append((type(e).__name__, str(e)))
     assert outcomes[1] == outcomes[0]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.tensor([L.tensor([1.]), L.tensor([2.])]),
+    lambda L: L.Tensor([L.tensor([[1.]]), L.tensor([[2.]])]),
+    lambda L: L.FloatTensor([[L.tensor([1.])], [L.tensor([2.])]]),
+    lambda L: L.LongTensor([L.tensor([1]), 2]),
+    lambda L: L.tensor([L.tensor([1], dtype=L.int32), L.tensor([2], dtype=L.int32)]),
+    lambda L: L.tensor([L.tensor([1], dtype=L.int32), 2.5]),
+    lambda L: L.as_tensor([L.tensor([1.], dtype=L.float64), 1]),
+    lambda L: L.ones(1).new([L.tensor([1.]), L.tensor([2.])]),
+], ids=["tensor", "Tensor_1x1", "FloatTensor_nested", "LongTensor_mixed", "int32", "int32_and_float", "as_tensor",
+        "new"])
+def test_one_element_tensors_in_a_sequence_are_numbers_like_torch(call):
+    """A one-element tensor of any number of dimensions inside data is read as its number (a 0-dim one already
+    was; torchlike raised "only one element tensors can be converted to Python scalars" for ``[t([1.]), ...]``)."""
+    same_as_torch(call, grad=False)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.tensor([L.tensor([1., 2.])]),
+    lambda L: L.Tensor([L.tensor([])]),
+], ids=["two_elements", "empty"])
+def test_other_tensors_in_a_sequence_raise_like_torch(call):
+    raises_like_torch(call)
+

@@ -22,6 +22,12 @@ _PLAIN = frozenset((bool, int, float))
 _NOT_SEQUENCES = (list, tuple, str, bytes, dict, Tensor, np.ndarray, np.generic, numbers.Number)
 
 
+def _scalar(t):
+    """A tensor element's number: a one-element tensor of one or more dimensions goes through float() as in
+    torch (its warning for a floating tensor requiring grad); a 0-dim one through item()."""
+    return t._python_scalar(t.dtype.is_floating_point or t.dtype.is_complex) if t.ndim else t.item()
+
+
 def _infer_np(data, wide=False):
     """numpy array + torch dtype for Python/numpy data, with torch's inference rules.
 
@@ -55,7 +61,7 @@ def _infer_np(data, wide=False):
                        "tensor.", "torch/csrc/utils/tensor_new.cpp:252", once=True)
         flat = []
         _flatten(data, flat)
-        if any(isinstance(x, Tensor) and x.ndim for x in flat):
+        if any(isinstance(x, Tensor) and x.numel() != 1 for x in flat):  # a one-element tensor is a number
             raise ValueError("only one element tensors can be converted to Python scalars")
         kinds = set()
         tdt = None
@@ -83,8 +89,8 @@ def _infer_np(data, wide=False):
              -1: _dtype.get_default_dtype()}[k]
         if tdt is not None:
             d = tdt if k < 0 else _dtype.promote_types(tdt, d) if k >= tdt._kind else tdt
-        vals = [complex(x.item()) if isinstance(x, Tensor) and x.dtype.is_complex else
-                (x.item() if isinstance(x, Tensor) else x) for x in flat]
+        vals = [complex(_scalar(x)) if isinstance(x, Tensor) and x.dtype.is_complex else
+                (_scalar(x) if isinstance(x, Tensor) else x) for x in flat]
         try:
             arr = np.asarray(_rebuild(data, iter(vals)), dtype=_wide_np(d) if wide else d.np)
         except OverflowError:
