@@ -9,7 +9,8 @@ masked_softmax, additive/dot-product/multi-head attention, a Bahdanau decoder, p
 blocks, a BERT MLM+NSP step, word2vec skip-gram with negative sampling, optimizers from scratch next to torch.optim,
 MultiStepLR, a custom cosine schedule and LambdaLR), ex_d2l_nlp_gan.py (fine-tuning with a 10x head learning
 rate, transposed convolution from scratch, embedding similarity/analogy, BiRNN and textCNN sentiment on frozen
-embeddings, decomposable attention, a GAN from scratch and DCGAN blocks).
+embeddings, decomposable attention, a GAN from scratch and DCGAN blocks), ex_d2l_v1_framework.py (d2l 1.0's
+object-oriented Module/DataModule/Trainer with save_hyperparameters through inspect and @add_to_class).
 
 Each program in tests/programs/ex_d2l_*.py seeds torch, trains a few steps and prints one fact per line. It runs
 with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must match,
@@ -23,6 +24,8 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_d2l_rnn.py", 1e-4),
     ("ex_d2l_attention_opt.py", 1e-4),
     ("ex_d2l_nlp_gan.py", 1e-4),
+    # the clipped concise model's validation loss prints 7 significant digits; the last one is float32 rounding
+    ("ex_d2l_v1_framework.py", 1e-5),
 ]
 KEY_LINES = {  # lines each program must print exactly (under both libraries)
     "ex_d2l_basics.py": [
@@ -72,6 +75,13 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "    (1): Conv1d(32, 8, kernel_size=(3,), stride=(1,))",
         "leaky [-0.0, -0.34, -0.68, -1.02, -1.36, -1.7] 30",
         "betas (0.5, 0.999) tuple",
+    ],
+    "ex_d2l_v1_framework.py": [
+        "['lr', 'num_inputs', 'sigma'] 2",
+        "['b', 'batch_size', 'noise', 'num_train', 'num_val', 'w'] 4 32",
+        "dict_keys(['num_inputs', 'num_hiddens', 'sigma'])",
+        "100 torch.Size([2, 32]) torch.Size([2, 32]) torch.Size([2, 100, 32])",
+        "hparams ['lr', 'num_outputs'] ['gradient_clip_val', 'max_epochs', 'num_gpus'] 10 4",
     ],
 }
 
