@@ -288,3 +288,9 @@ for variant in ("relativistic", "softmax", "lsgan"):
         print("[%s] [Batch %d/3] [D loss: %.5f] [G loss: %.5f]" % (variant, i, d_loss.item(), g_loss.item()))
 print("targets", g_target, d_target, type(g_target).__name__)
 print("G bn", generator.model[3])
+history = Tensor([d_loss.data.view(1), g_loss.data.view(1)])  # one-element tensors read as numbers
+print("history", tuple(history.shape), history.dtype, Tensor(history) is history, Tensor(history)._base is history)
+try:
+    torch.cuda.LongTensor(history) if cuda else torch.LongTensor(history)
+except TypeError as e:
+    print("LongTensor(float)", type(e).__name__, str(e)[:49])
