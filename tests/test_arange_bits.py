@@ -1,8 +1,8 @@
-"""torch.arange of a floating dtype equals torch's bit for bit. torch's CPU kernel computes ``start + step * i``
-in the accumulation type with a fused multiply-add, in vectors of ATen's lane count (each vector's first value
-rounded to the dtype, then ``+ k * step`` per lane) and the tail one by one, so d2l.ai's
-``torch.arange(-8.0, 8.0, 0.1)`` holds -0.10000000894 and 4.4e-16 where float32(-0.1) and 0.0 would be (and a
-ReLU's gradient there is 1, not 0)."""
+"""torch.arange (and the deprecated torch.range) of a floating dtype equals torch's bit for bit. torch's CPU
+arange kernel computes ``start + step * i`` in the accumulation type with a fused multiply-add, in vectors of
+ATen's lane count (each vector's first value rounded to the dtype, then ``+ k * step`` per lane) and the tail one
+by one, so d2l.ai's ``torch.arange(-8.0, 8.0, 0.1)`` holds -0.10000000894 and 4.4e-16 where float32(-0.1) and 0.0
+would be (and a ReLU's gradient there is 1, not 0)."""
 import numpy as np
 import pytest
 
@@ -44,3 +44,20 @@ def test_default_dtype_and_relu_gradient_at_the_d2l_grid():
     assert str(got[1][0]) == str(got[0][0])
     assert got[1][1:] == got[0][1:]
     assert got[0][2] == [0.0, 0.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("case", [(-8.0, 8.0, 0.1), (0, 1, 0.001), (-3.3, 7.1, 0.37), (-5, 5, 0.01)])
+def test_deprecated_range_length_and_values_in_the_accumulation_type(case, dtype):
+    """torch.range computes its length and values in float for float16/bfloat16: ``range(0, 1, 0.001)`` has
+    1000 values there (1001 in float32/float64)."""
+    import warnings
+
+    import torch
+
+    import torchlike
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = torch.range(*case, dtype=getattr(torch, dtype)).float().numpy()
+        ours = torchlike.range(*case, dtype=getattr(torchlike, dtype)).float().numpy()
+    np.testing.assert_array_equal(ours, theirs)

@@ -173,9 +173,13 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     if end is None:
         start, end = 0, start
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
-    n = int(math.floor((end - start) / step)) + 1
+    # torch computes the length and the values in the accumulation type: float for float16/bfloat16, so
+    # range(0, 1, 0.001, dtype=float16) has 1000 values (1 / 0.001 is 999.99994 in float32), not 1001
+    acc = np.float32 if d.is_floating_point and d.itemsize < 4 else np.float64
+    s0, e0, st = acc(start), acc(end), acc(step)
+    n = int(math.floor((e0 - s0) / st)) + 1
     check_alloc((max(n, 0), 8), 8)  # built in float64 first
-    vals = start + np.arange(n, dtype=np.float64) * step
+    vals = s0 + np.arange(n, dtype=acc) * st
     return _out(_host_or_put(vals.astype(d.np), canonical(device), requires_grad), out)
 
 
