@@ -293,3 +293,52 @@ def test_functions_a_library_puts_on_tensor_are_called_as_they_are_like_torch():
         outs.append(r.stdout)
     assert outs[1] == outs[0], outs
     assert "('backward', 'caller')" in outs[0] and "('scaled', 'caller')" in outs[0] and "True True" in outs[0]
+
+
+_AS_SUBCLASS_PATCH = '''
+import torch
+from torch import Tensor
+
+print("torch.as_subclass exists", hasattr(torch, "as_subclass"))
+torch.as_subclass = torch.Tensor.as_subclass  # fastai's torch_core, as torch has none
+seen = []
+
+
+def as_subclass(self, typ):  # fastai's @patch of Tensor.as_subclass: the original, then the metadata
+    res = torch.as_subclass(self, typ)
+    res.__dict__.update(getattr(self, "__dict__", {}))
+    return res
+
+
+Tensor.as_subclass = as_subclass
+
+
+class TensorBase(Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        seen.append(func.__name__)
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+    def clone(self, *, memory_format=None):
+        return self.as_subclass(Tensor).clone(memory_format=memory_format).as_subclass(type(self))
+
+
+x = torch.ones(3).as_subclass(TensorBase)
+x.tag = "meta"
+y = (x * 2).clone()
+print(type(y).__name__, y.tolist(), getattr(y, "tag", None), type(torch.as_subclass(y, Tensor)).__name__)
+print("handled", seen)
+'''
+
+
+def test_tensor_method_put_in_the_namespace_does_not_start_dispatching(tmp_path):
+    """A library that puts one of Tensor's never-dispatching methods in the torch namespace (fastai:
+    ``torch.as_subclass = torch.Tensor.as_subclass``) gets it as torch's: the namespace's switch to the protocol
+    left it dispatching, and fastai's ``as_subclass`` patch (which calls it) recursed forever under the runner."""
+    pytest.importorskip("torch", reason="the comparison runs the program with real torch too")
+    script = tmp_path / "as_subclass_patch.py"
+    script.write_text(_AS_SUBCLASS_PATCH)
+    expected = run_program([str(script)], runner=False, timeout=300)
+    ours = run_program([str(script)], runner=True, timeout=300)
+    assert ours == expected, (ours, expected)
+    assert ours[1] == "TensorBase [2.0, 2.0, 2.0] None Tensor", ours

@@ -419,9 +419,18 @@ def _wrap_namespace(mod, skip, own):
     """Make the public functions of ``mod`` dispatch: torchlike's own, and the originals (``own``, as registered)
     of any a program or library replaced since (``F.gelu = my_gelu``: ``my_gelu`` is left as it is)."""
     prefix = mod.__name__.replace("torchlike", "torch", 1)
+    quiet = _tensor_never_dispatching()
     for name, v in list(vars(mod).items()) + list(own.items()):
-        if not name.startswith("_") and name not in skip and isinstance(v, types.FunctionType):
+        if not name.startswith("_") and name not in skip and isinstance(v, types.FunctionType) and id(v) not in quiet:
             _make_dispatching(v, None, f"{prefix}.{name}")
+
+
+def _tensor_never_dispatching():
+    """ids of Tensor's own methods that never dispatch (``_TENSOR_SKIP``, private ones): a library may put one in
+    a namespace (fastai: ``torch.as_subclass = torch.Tensor.as_subclass``, as torch has none), and making it
+    dispatch there would change the method itself (fastai's ``as_subclass`` patch then recursed forever)."""
+    return {id(v) for name, v in (_TENSOR_OWN or _tensor_attributes()).items()
+            if name in _TENSOR_SKIP or (name.startswith("_") and not (name.startswith("__") and name.endswith("__")))}
 
 
 # the protocol's own helpers, which some namespaces re-export (torch.nn.functional): never dispatched
