@@ -159,3 +159,24 @@ def test_adaptive_avg_pool_and_area_interpolate_of_integers_raise_like_torch(nam
             return lambda: lib.nn.functional.interpolate(lib.zeros(*shape, dtype=getattr(lib, dtype)),
                                                          scale_factor=0.5, mode="area")
         raises_like_torch(torch_or_tl(area(torch), area(torchlike)))
+
+
+@pytest.mark.parametrize("call,warns", [
+    (lambda L: L.nn.functional.grid_sample(L.ones(1, 1, 2, 2), L.zeros(1, 1, 1, 2)), True),
+    (lambda L: L.nn.functional.affine_grid(L.eye(2, 3).unsqueeze(0), (1, 1, 2, 2)), True),
+    (lambda L: L.nn.functional.grid_sample(L.ones(1, 1, 2, 2), L.zeros(1, 1, 1, 2), align_corners=False), False),
+    (lambda L: L.nn.functional.affine_grid(L.eye(2, 3).unsqueeze(0), (1, 1, 2, 2), align_corners=True), False),
+    (lambda L: L.grid_sampler(L.ones(1, 1, 2, 2), L.zeros(1, 1, 1, 2), 0, 0, False), False),
+], ids=["grid_sample", "affine_grid", "grid_sample_given", "affine_grid_given", "grid_sampler"])
+def test_default_align_corners_warns_like_torch(call, warns):
+    """F.grid_sample / F.affine_grid without align_corners: torch's UserWarning about the 1.3.0 default change,
+    attributed to the caller's line (old STN / PyTorch-GAN code leaves it out); torchlike was silent."""
+    import warnings
+    seen = {}
+    for L in (torch, torchlike):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            call(L)
+        seen[L.__name__] = [(x.category, str(x.message), x.filename) for x in w]
+    assert seen["torch"] == seen["torchlike"]
+    assert len(seen["torch"]) == warns and (not warns or seen["torch"][0][2] == __file__)

@@ -16,6 +16,7 @@ import jax.numpy as jnp
 
 from .. import _autocast as _amp
 from .._dispatch import dispatch
+from .._errors import warn_at_caller
 from .checks import need_tensors
 from .registry import functional, register
 
@@ -151,6 +152,12 @@ def _check_grid(input, grid, mode):
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
 
 
+# what F.grid_sample and F.affine_grid warn when align_corners is not given
+ALIGN_DEFAULT = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please "
+                 "specify align_corners=True if the old behavior is desired. See the documentation of grid_sample "
+                 "for details.")
+
+
 @functional()
 @_amp.fp32
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
@@ -168,6 +175,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
+    if align_corners is None:  # (torch's F.grid_sample warns, after its mode checks)
+        warn_at_caller(ALIGN_DEFAULT)
     need_tensors("grid_sampler", input=input, grid=grid)
     _check_grid(input, grid, mode)
     if input.ndim == 5:

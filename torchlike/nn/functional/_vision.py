@@ -17,10 +17,10 @@ from jax import lax
 from ... import _dtype
 from ... import _memory_format as _mfmt
 from ..._dispatch import dispatch
-from ..._errors import int_arg
+from ..._errors import int_arg, warn_at_caller
 from ..._ops.registry import functional as _functional
 from ..._ops.checks import need_tensors as _need_tensors
-from ..._ops.grid_sampler import grid_sample
+from ..._ops.grid_sampler import ALIGN_DEFAULT, grid_sample
 from ..._ops.padding import pad
 from ..._ops.resample import _NDIM, _interp_impl
 from ._conv import ntuple
@@ -186,6 +186,7 @@ def affine_grid(theta, size, align_corners=None):
               [ 0.5000,  0.5000]]]])
     """
     if align_corners is None:
+        warn_at_caller(ALIGN_DEFAULT)
         align_corners = False
     if not theta.dtype.is_floating_point:
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
