@@ -227,6 +227,10 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     check_alloc((steps, 2), 16)  # the float64 index and value buffers built first
     if d in (_dtype.float32, _dtype.float64) and steps > 1:
         vals = _linspace_fma(start, end, steps, np.dtype(d.np).type)
+    elif d in (_dtype.float16, _dtype.bfloat16) and steps > 1 and isinstance(start, numbers.Real) and \
+            isinstance(end, numbers.Real):
+        with np.errstate(over="ignore", invalid="ignore"):
+            vals = _linspace_half(start, end, steps, np.dtype(d.np))
     elif d.is_floating_point or d.is_complex:
         # torch computes from both ends for symmetry: first half from start, second half from end
         step = (end - start) / (steps - 1) if steps > 1 else 0
@@ -269,6 +273,24 @@ def _linspace_fma(start, end, steps, dt):
         n = np.ones(steps)
         vals = np.where(i < steps // 2, _fma64(st * n, up, lo64 * n), _fma64(-st * n, down, hi64 * n))
     return vals.astype(dt)
+
+
+def _linspace_half(start, end, steps, t):
+    """torch's float16/bfloat16 linspace bit for bit: its kernel does c10::Half/BFloat16 arithmetic, each
+    product and sum rounded to the dtype: the bounds, the step ``(end - start) / (steps - 1)`` (each operand
+    rounded), the index
+    itself (inf past 65504 in float16), ``step * i``, then ``start + step * i`` up to the middle and
+    ``end - step * (steps - 1 - i)`` after it."""
+    def rnd(x):  # c10's float -> half -> float
+        return np.asarray(x, dtype=np.float32).astype(t).astype(np.float32)
+    if t == np.float16 and any(math.isfinite(v) and abs(v) > 65504 for v in (start, end)):
+        raise RuntimeError("value cannot be converted to type c10::Half without overflow")
+    lo, hi = rnd(start), rnd(end)
+    step = rnd(rnd(hi - lo) / rnd(np.float32(steps - 1)))  # (steps - 1 too: 1/69999 is 0 in float16, as in torch)
+    i = np.arange(steps)
+    up = rnd(lo + rnd(step * rnd(i.astype(np.float32))))
+    down = rnd(hi - rnd(step * rnd((steps - 1 - i).astype(np.float32))))
+    return np.where(i < steps // 2, up, down).astype(t)
 
 
 def _linspace_traced(start, end, steps, d):
