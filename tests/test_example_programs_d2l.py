@@ -1,16 +1,20 @@
 """Dive into Deep Learning (d2l.ai, PyTorch edition), the book thousands of learners run chapter by chapter,
 re-created as stand-alone programs in its style (own code, synthetic data, no downloads, no d2l package) and run
-unmodified under the drop-in runner: ex_d2l_basics.py (preliminaries, linear and softmax regression from scratch
-and concise, MLP, dropout from scratch, weight decay, initialization, builders' guide), ex_d2l_cnn.py (corr2d,
-pooling from scratch, LeNet, AlexNet, VGG, NiN, GoogLeNet's Inception, batch norm from scratch, ResNet, DenseNet), ex_d2l_rnn.py (text
-partitioning, an RNN from scratch with gradient clipping and detach_ of the state, RNN/GRU/LSTM/deep/bidirectional,
-a GRU seq2seq with sequence_mask, MaskedSoftmaxCELoss, greedy prediction and BLEU), ex_d2l_attention_opt.py (Nadaraya-Watson,
-masked_softmax, additive/dot-product/multi-head attention, a Bahdanau decoder, positional encoding, Transformer
-blocks, a BERT MLM+NSP step, word2vec skip-gram with negative sampling, optimizers from scratch next to torch.optim,
-MultiStepLR, a custom cosine schedule and LambdaLR), ex_d2l_nlp_gan.py (fine-tuning with a 10x head learning
-rate, transposed convolution from scratch, embedding similarity/analogy, BiRNN and textCNN sentiment on frozen
-embeddings, decomposable attention, a GAN from scratch and DCGAN blocks), ex_d2l_v1_framework.py (d2l 1.0's
-object-oriented Module/DataModule/Trainer with save_hyperparameters through inspect and @add_to_class).
+unmodified under the drop-in runner:
+- ex_d2l_basics.py: preliminaries, linear and softmax regression from scratch and concise, MLP, dropout from
+  scratch, weight decay, initialization, builders' guide;
+- ex_d2l_cnn.py: corr2d and pooling from scratch, LeNet, AlexNet, VGG, NiN, GoogLeNet's Inception, batch norm from
+  scratch, ResNet, DenseNet;
+- ex_d2l_rnn.py: text partitioning, an RNN from scratch with gradient clipping and detach_ of the state,
+  RNN/GRU/LSTM/deep/bidirectional, a GRU seq2seq with sequence_mask, MaskedSoftmaxCELoss, greedy prediction, BLEU;
+- ex_d2l_attention_opt.py: Nadaraya-Watson, masked_softmax, additive/dot-product/multi-head attention, a Bahdanau
+  decoder, positional encoding, Transformer blocks, a BERT MLM+NSP step, word2vec skip-gram with negative
+  sampling, optimizers from scratch next to torch.optim, MultiStepLR, a custom cosine schedule, LambdaLR;
+- ex_d2l_nlp_gan.py: fine-tuning with a 10x head learning rate, transposed convolution from scratch, embedding
+  similarity/analogy, BiRNN and textCNN sentiment on frozen embeddings, decomposable attention, a GAN from
+  scratch and DCGAN blocks;
+- ex_d2l_v1_framework.py: d2l 1.0's object-oriented Module/DataModule/Trainer (save_hyperparameters through
+  inspect, @add_to_class).
 
 Each program in tests/programs/ex_d2l_*.py seeds torch, trains a few steps and prints one fact per line. It runs
 with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must match,
