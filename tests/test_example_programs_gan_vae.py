@@ -3,7 +3,7 @@ downloads) and run unmodified under the drop-in runner: eriklindernoren/PyTorch-
 ``Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor``, ``Tensor(n, 1).fill_(1.0)``, noise through
 ``Tensor(np.random.normal(...))``, ``weights_init_normal`` by class name, ``itertools.chain`` optimizers,
 ``LambdaLR(..., lr_lambda=LambdaLR(...).step)``, a ReplayBuffer, gradient penalties through ``autograd.grad``)
-in cgan / acgan / infogan / sgan, cyclegan / pix2pix / unit, and wgan / wgan_gp / dragan / wgan_div / began /
+in cgan / acgan / infogan / sgan, cyclegan / pix2pix / unit / munit (AdaIN), and wgan / wgan_gp / dragan / wgan_div / began /
 ebgan / relativistic / softmax / lsgan; AntixK/PyTorch-VAE's ``BaseVAE`` zoo (VanillaVAE, BetaVAE's capacity
 schedule, WAE-MMD, IWAE, CategoricalVAE, VQ-VAE with and without an EMA codebook).
 
@@ -43,6 +43,8 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "G_AB params 50947",
         "ps PixelShuffle(upscale_factor=2)",
         "unique params 24",
+        "munit AdaptiveInstanceNorm2d(8) torch.Size([8]) ['5.gamma', '5.beta', '7.weight', '7.bias']",
+        "adain weight (16,) True Tensor 0.0 ['running_mean', 'running_var']",
     ],
     "ex_pytorch_gan_losses.py": [
         "clipped 0.01",

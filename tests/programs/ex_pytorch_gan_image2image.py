@@ -6,7 +6,9 @@ lr_lambda=LambdaLR(...).step)`` with a class of the same name), pix2pix (U-Net w
 ``ConvTranspose2d``, the conditional PatchGAN on ``torch.cat((img_A, img_B), 1)``, pixelwise L1 with
 ``lambda_pixel``), and a unit/munit-lite shared-latent encoder pair (``PixelShuffle`` upsampling,
 ``Upsample(scale_factor=2)``, a KL term ``torch.mean(torch.pow(mu, 2))``, ``Variable(torch.randn(mu.shape)
-.type(Tensor))``). Old-style ``Variable`` / ``Tensor`` idioms kept; one fact per line, numbers rounded."""
+.type(Tensor))``) and a munit-lite decoder (AdaIN through ``F.batch_norm`` on a ``(1, b * c, h, w)`` view with
+repeated running statistics and weight / bias tensors assigned by ``assign_adain_params``, MUNIT's own
+LayerNorm). Old-style ``Variable`` / ``Tensor`` idioms kept; one fact per line, numbers rounded."""
 import itertools
 import random
 
@@ -406,3 +408,86 @@ for i in range(3):
                                                                     loss_ID_1.item()))
 print("Z1", tuple(Z1.shape), Z1.dtype, "recon", tuple(recon_X1.shape))
 print("shared grad", r(shared_E.block[1].weight.grad.abs().sum()))
+
+# ----------------------------------------------------------------------------------------------- munit-lite
+
+
+class AdaptiveInstanceNorm2d(nn.Module):
+    """Reference: https://github.com/NVlabs/MUNIT/blob/master/networks.py"""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1):
+        super(AdaptiveInstanceNorm2d, self).__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.weight = None  # weight and bias are dynamically assigned
+        self.bias = None
+        self.register_buffer("running_mean", torch.zeros(num_features))
+        self.register_buffer("running_var", torch.ones(num_features))
+
+    def forward(self, x):
+        assert self.weight is not None and self.bias is not None, "Please assign weight and bias before calling AdaIN!"
+        b, c, h, w = x.size()
+        running_mean = self.running_mean.repeat(b)
+        running_var = self.running_var.repeat(b)
+        x_reshaped = x.contiguous().view(1, b * c, h, w)
+        out = F.batch_norm(x_reshaped, running_mean, running_var, self.weight, self.bias, True, self.momentum, self.eps)
+        return out.view(b, c, h, w)
+
+    def __repr__(self):
+        return self.__class__.__name__ + "(" + str(self.num_features) + ")"
+
+
+class LayerNorm(nn.Module):
+    def __init__(self, num_features, eps=1e-5, affine=True):
+        super(LayerNorm, self).__init__()
+        self.num_features, self.affine, self.eps = num_features, affine, eps
+        if self.affine:
+            self.gamma = nn.Parameter(torch.Tensor(num_features).uniform_())
+            self.beta = nn.Parameter(torch.zeros(num_features))
+
+    def forward(self, x):
+        shape = [-1] + [1] * (x.dim() - 1)
+        if x.size(0) == 1:
+            mean = x.view(-1).mean().view(*shape)
+            std = x.view(-1).std().view(*shape)
+        else:
+            mean = x.view(x.size(0), -1).mean(1).view(*shape)
+            std = x.view(x.size(0), -1).std(1).view(*shape)
+        x = (x - mean) / (std + self.eps)
+        if self.affine:
+            shape = [1, -1] + [1] * (x.dim() - 2)
+            x = x * self.gamma.view(*shape) + self.beta.view(*shape)
+        return x
+
+
+style_dim = 4
+munit_dec = nn.Sequential(nn.Conv2d(channels, 8, 3, padding=1), AdaptiveInstanceNorm2d(8), nn.ReLU(inplace=True),
+                          nn.Upsample(scale_factor=2), nn.Conv2d(8, 8, 5, stride=2, padding=2), LayerNorm(8),
+                          nn.ReLU(inplace=True), nn.Conv2d(8, channels, 3, padding=1), nn.Tanh())
+style_mlp = nn.Sequential(nn.Linear(style_dim, 16), nn.ReLU(inplace=True), nn.Linear(16, 2 * 8))
+
+
+def assign_adain_params(adain_params, model):
+    for m in model.modules():
+        if m.__class__.__name__ == "AdaptiveInstanceNorm2d":
+            mean = adain_params[:, : m.num_features]
+            std = adain_params[:, m.num_features: 2 * m.num_features]
+            m.bias = mean.contiguous().view(-1)
+            m.weight = std.contiguous().view(-1)
+            if adain_params.size(1) > 2 * m.num_features:
+                adain_params = adain_params[:, 2 * m.num_features:]
+
+
+print("munit", munit_dec[1], munit_dec[5].gamma.shape, [n for n, _ in munit_dec.named_parameters()][-4:])
+optimizer = torch.optim.Adam(itertools.chain(munit_dec.parameters(), style_mlp.parameters()), lr=1e-3)
+for i in range(2):
+    X1 = Variable(domain_batch("A").type(Tensor))
+    s = Variable(torch.randn(X1.size(0), style_dim, 1, 1).type(Tensor))
+    optimizer.zero_grad()
+    assign_adain_params(style_mlp(s.view(s.size(0), -1)), munit_dec)
+    out = munit_dec(X1)
+    loss = F.l1_loss(out, X1)
+    loss.backward()
+    optimizer.step()
+    print("[munit] [Batch %d/2] [recon: %.5f]" % (i, loss.item()))
+print("adain weight", tuple(munit_dec[1].weight.shape), munit_dec[1].weight.requires_grad,
+      type(munit_dec[1].weight).__name__, r(munit_dec[1].running_mean.sum()), sorted(munit_dec[1].state_dict()))
