@@ -15,7 +15,7 @@ def _tup(x):
     return (x,), False if isinstance(x, Tensor) else (tuple(x), True)
 
 
-def _as_tuple(x):
+def _tupled(x):
     if isinstance(x, Tensor):
         return (x,), False
     return tuple(x), True
@@ -38,12 +38,12 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     >>> torchlike.autograd.functional.vjp(lambda x: x * 2, torchlike.ones(2), torchlike.ones(2))[1]
     tensor([2., 2.])
     """
-    ins, was_tuple = _as_tuple(inputs)
+    ins, was_tuple = _tupled(inputs)
     with grad_mode.enable_grad():
         ins = _prep(ins, create_graph)
         out = func(*ins)
-        outs, out_tuple = _as_tuple(out)
-        vs = (None,) * len(outs) if v is None else _as_tuple(v)[0]
+        outs, out_tuple = _tupled(out)
+        vs = (None,) * len(outs) if v is None else _tupled(v)[0]
         g = _grad(outs, ins, vs, create_graph)
     if not create_graph:
         out = tuple(o.detach() for o in outs) if out_tuple else outs[0].detach()
@@ -53,12 +53,12 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), J v) by the double-vjp trick."""
-    ins, was_tuple = _as_tuple(inputs)
-    vs = _as_tuple(v)[0] if v is not None else tuple(_creation.ones_like(i) for i in ins)
+    ins, was_tuple = _tupled(inputs)
+    vs = _tupled(v)[0] if v is not None else tuple(_creation.ones_like(i) for i in ins)
     with grad_mode.enable_grad():
         ins = _prep(ins, create_graph)
         out = func(*ins)
-        outs, out_tuple = _as_tuple(out)
+        outs, out_tuple = _tupled(out)
         us = tuple(_creation.zeros_like(o).requires_grad_(True) for o in outs)
         g = _grad(outs, ins, us, True)
         jv = _grad(g, us, vs, create_graph)
@@ -70,11 +70,11 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
     """The Jacobian of ``func`` at ``inputs`` (shape out.shape + in.shape per pair)."""
-    ins, in_tuple = _as_tuple(inputs)
+    ins, in_tuple = _tupled(inputs)
     with grad_mode.enable_grad():
         ins = _prep(ins, create_graph)
         out = func(*ins)
-        outs, out_tuple = _as_tuple(out)
+        outs, out_tuple = _tupled(out)
         rows = []
         for o in outs:
             flat = o.reshape(-1)
@@ -99,7 +99,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
     """The Hessian of scalar ``func`` at ``inputs``."""
-    ins, in_tuple = _as_tuple(inputs)
+    ins, in_tuple = _tupled(inputs)
 
     def grad_fn(*xs):
         with grad_mode.enable_grad():
@@ -113,8 +113,8 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
 
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
-    ins, was_tuple = _as_tuple(inputs)
-    vs = _as_tuple(v)[0]
+    ins, was_tuple = _tupled(inputs)
+    vs = _tupled(v)[0]
     with grad_mode.enable_grad():
         ins = _prep(ins, create_graph)
         out = func(*ins)
@@ -133,3 +133,70 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     tensor([ 6., 12.])
     """
     return vhp(func, inputs, v, create_graph, strict)
+
+
+# torch.autograd.functional's private helpers, with torch's signatures: libraries import them by name
+# (torchmin's ScipyMinimizer builds its Jacobians with _construct_standard_basis_for and _tuple_postprocess)
+def _as_tuple_nocheck(x):
+    if isinstance(x, tuple):
+        return x
+    if isinstance(x, list):
+        return tuple(x)
+    return (x,)
+
+
+def _as_tuple(inp, arg_name=None, fn_name=None):
+    """``(whether inp was a tuple, inp as a tuple of Tensors)``, a non-Tensor raising torch's TypeError; without
+    names, only ``inp`` as a tuple (torch's ``_as_tuple_nocheck``)."""
+    if arg_name is None and fn_name is None:
+        return _as_tuple_nocheck(inp)
+    is_inp_tuple = isinstance(inp, tuple)
+    if not is_inp_tuple:
+        inp = (inp,)
+    for i, el in enumerate(inp):
+        if not isinstance(el, Tensor):
+            if is_inp_tuple:
+                raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors "
+                                f"but the value at index {i} has type {type(el)}.")
+            raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but "
+                            f"the given {arg_name} has type {type(el)}.")
+    return is_inp_tuple, inp
+
+
+def _tuple_postprocess(res, to_unpack):
+    """Unpack ``res`` as the user gave the inputs: ``to_unpack`` is a bool, or a pair for nested results."""
+    if isinstance(to_unpack, tuple):
+        if not to_unpack[1]:
+            res = tuple(el[0] for el in res)
+        if not to_unpack[0]:
+            res = res[0]
+    elif not to_unpack:
+        res = res[0]
+    return res
+
+
+def _grad_preprocess(inputs, create_graph, need_graph):
+    return tuple(inp.view_as(inp) if create_graph and inp.requires_grad
+                 else inp.detach().requires_grad_(need_graph) for inp in inputs)
+
+
+def _grad_postprocess(inputs, create_graph):
+    if isinstance(inputs[0], Tensor):
+        return inputs if create_graph else tuple(inp.detach() for inp in inputs)
+    return tuple(_grad_postprocess(inp, create_graph) for inp in inputs)
+
+
+def _construct_standard_basis_for(tensors, tensor_numels):
+    """The ``sum(tensor_numels)``-square identity split into column chunks, one per tensor (its dtype/device).
+
+    >>> import torchlike
+    >>> [tuple(c.shape) for c in _construct_standard_basis_for((torchlike.ones(1), torchlike.ones(2)), (1, 2))]
+    [(3, 1), (3, 2)]
+    """
+    total = sum(tensor_numels)
+    chunks = tuple(t.new_zeros(total, n) for t, n in zip(tensors, tensor_numels))
+    start = 0
+    for chunk, n in zip(chunks, tensor_numels):
+        chunk.diagonal(start).fill_(1)
+        start -= n
+    return chunks
