@@ -87,3 +87,31 @@ def test_autograd_functional_private_helpers_like_torch():
         with pytest.raises(TypeError, match=r"The inputs given to jacobian must be either a Tensor or a tuple of "
                                             r"Tensors but the value at index 1 has type <class 'int'>\."):
             F._as_tuple((L.ones(1), 3), "inputs", "jacobian")
+
+
+def test_lbfgs_strong_wolfe_and_cubic_interpolate_like_torch():
+    """torch.optim.lbfgs._strong_wolfe / _cubic_interpolate (pytorch-minimize's line search imports them)."""
+    import torch.optim.lbfgs as TL
+    import torchlike.optim.lbfgs as LL
+
+    def run(L, lb):
+        def rosen(x):
+            return (100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2).sum()
+
+        def obj(x, t, d):
+            y = (x + t * d).detach().requires_grad_()
+            f = rosen(y)
+            g, = L.autograd.grad(f, y)
+            return f.detach(), g
+        out = []
+        for x0 in ([-1.2, 1.0, 0.5], [0.3, 0.1, -0.4]):
+            x = L.tensor(x0, dtype=L.float64)
+            f, g = obj(x, 0.0, L.zeros(3, dtype=L.float64))
+            d = -g
+            f_new, g_new, t, n = lb._strong_wolfe(obj, x, 1e-3, d, f, g, g.dot(d))
+            out.append((f_new, g_new, L.tensor(float(t)), n))
+        ci = lb._cubic_interpolate(0.0, L.tensor(1.0), L.tensor(-2.0), 1.0, L.tensor(0.5), L.tensor(1.0))
+        ci2 = lb._cubic_interpolate(0.0, L.tensor(1.0), L.tensor(-2.0), 2.0, L.tensor(-1.0), L.tensor(-3.0),
+                                    bounds=(0.5, 1.5))
+        return out, L.tensor(float(ci)), L.tensor(float(ci2))
+    _same(run(torch, TL), run(torchlike, LL))

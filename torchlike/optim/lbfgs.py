@@ -23,6 +23,7 @@ import jax.numpy as jnp
 from ..autograd import grad_mode
 from ..tensor import Tensor
 from .optimizer import Optimizer, _float
+from ._lbfgs_torch_helpers import _cubic_interpolate, _strong_wolfe  # noqa: F401 (torch's private names)
 
 __all__ = ["LBFGS"]
 
