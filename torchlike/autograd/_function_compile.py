@@ -47,10 +47,11 @@ class _Call:
         self._name = cls.__name__ + "Backward"
 
 
-def apply_traced(cls, args, kwargs, new_ctx, record, call_backward):
+def apply_traced(cls, args, kwargs, new_ctx, record, call_backward, base_setup_context):
     """``cls.apply(*args)`` as one custom_vjp call of the active trace; None where this path does not apply.
     ``new_ctx()`` makes a ctx, ``record(ctx, args, outs)`` wires outputs to a tape node as eager mode does,
-    ``call_backward(call, cts)`` runs the user's backward as a node would (``_FunctionNode._call``)."""
+    ``call_backward(call, cts)`` runs the user's backward as a node would (``_FunctionNode._call``);
+    ``base_setup_context``: ``Function.setup_context`` (a Function that keeps it has the ctx-taking forward)."""
     if kwargs:
         return None
     tpos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
@@ -74,7 +75,7 @@ def apply_traced(cls, args, kwargs, new_ctx, record, call_backward):
         ctx = new_ctx()
         ctx.needs_input_grad = needs
         with grad_mode.no_grad():
-            if cls.setup_context is not _base_setup_context(cls):
+            if cls.setup_context is not base_setup_context:
                 out = cls.forward(*inner)
                 cls.setup_context(ctx, tuple(inner), out)
             else:
@@ -191,8 +192,3 @@ def _ctx_with(info, tensor_of):
         setattr(ctx, name, tensor_of(*src))
     return ctx
 
-
-def _base_setup_context(cls):
-    """``Function.setup_context`` (the default, which a Function with the ctx-taking forward does not override)."""
-    from .function import Function
-    return Function.setup_context

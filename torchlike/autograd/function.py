@@ -186,7 +186,7 @@ class Function(metaclass=_FunctionMeta):
                 not cls.__module__.startswith("torchlike.") and \
                 any(isinstance(a, Tensor) and a.requires_grad for a in args):
             out = _compiled.apply_traced(cls, args, kwargs, FunctionCtx, functools.partial(cls._record, traced=True),
-                                         _FunctionNode._call)
+                                         _FunctionNode._call, Function.setup_context)
             if out is not None:  # one jax.custom_vjp call in the compiled program (else recorded as below)
                 return out
         ctx = FunctionCtx()
