@@ -17,6 +17,10 @@ _jax.config.update("jax_enable_x64", True)
 if __import__("os").environ.get("TORCHLIKE_CPU_ASYNC_DISPATCH") == "0":
     _jax.config.update("jax_cpu_enable_async_dispatch", False)
 
+# os.fork() next to a running JAX runtime: torchlike's warning and child state instead of JAX's (_fork_guard.py)
+from . import _fork_guard  # noqa: E402
+_fork_guard.install()
+
 # a launched distributed worker must start JAX's runtime before any computation (see distributed/_runtime.py)
 from .distributed import _runtime as _dist_runtime  # noqa: E402
 _dist_runtime.start_from_env()

@@ -22,7 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 import ml_dtypes
 
-from . import _memory_format as _mfmt
+from . import _fork_guard, _memory_format as _mfmt
 from . import _dtype, _jit_cache
 from . import _mt_kernels as _K
 from . import _mt_rejection as _R, _trace_hooks
@@ -139,7 +139,8 @@ def _key(seed):
     """``jax.random.PRNGKey(seed)`` (threefry, 64-bit seeds) built on the host: no XLA computation, so
     importing torchlike leaves JAX's backends uninitialised (jax.distributed can still start after it)."""
     k = np.array([(seed >> 32) & 0xFFFF_FFFF, seed & 0xFFFF_FFFF], np.uint32)
-    return jnp.asarray(k) if _xla_bridge._backends else k  # once JAX computes anyway: a device array
+    # once JAX computes anyway: a device array (not in a forked child, where the runtime would hang)
+    return jnp.asarray(k) if _xla_bridge._backends and not _fork_guard.forked_child() else k
 
 
 _host_keyed = weakref.WeakSet()  # generators whose key may still be the host-built numpy array

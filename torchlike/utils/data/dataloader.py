@@ -133,11 +133,7 @@ def _resolve_context(ctx, num_workers):
     if not isinstance(ctx, multiprocessing.context.BaseContext):
         raise TypeError(f"multiprocessing_context option should be a valid context object or a "
                         f"string specifying the start method, but got multiprocessing_context={ctx}")
-    if ctx.get_start_method() == "fork":
-        warnings.warn("DataLoader workers started with 'fork' hang as soon as they run JAX code "
-                      "(JAX's runtime is multithreaded); use 'spawn' or 'forkserver'.",
-                      RuntimeWarning, stacklevel=4)
-    return ctx
+    return ctx  # ('fork' after JAX's runtime started: torchlike._fork_guard warns at the first fork)
 
 
 def _usable_cpus():
