@@ -2,6 +2,7 @@
 ops (``t_``, ``as_strided_``, ``transpose_`` of a view), ``view_as_complex``/``view_as_real``,
 ``as_strided_scatter``, ``fill_diagonal_``, ``.H``/``.mH``, slices of a leaf view requiring grad."""
 import inspect
+import warnings
 
 import numpy as np
 import pytest
@@ -390,3 +391,35 @@ def test_squeeze_in_place_without_dims_like_torch():
     for call in (lambda m: m.zeros(2, 1).squeeze_(None), lambda m: m.zeros(2, 1).squeeze(None),
                  lambda m: m.squeeze(m.zeros(2, 1), None)):
         raises_like_torch(call, match=r"^squeeze_?\(\)")
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.permute(x, 1, 0), lambda m, x: m.permute(x[0], 0), lambda m, x: m.permute(x, dims=1),
+    lambda m, x: x.permute(dims=1), lambda m, x: m.flip(x, 0), lambda m, x: m.flip(x, dims=0),
+    lambda m, x: x.flip(dims=0)], ids=["permute-spread", "permute-int", "permute-kw-int", "method-permute-kw-int",
+                                      "flip-int", "flip-kw-int", "method-flip-kw-int"])
+def test_permute_and_flip_functions_take_only_an_int_list_like_torch(call):
+    raises_like_torch(call, A)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: x.permute(1, 0), lambda m, x: x.permute([1, 0]), lambda m, x: x[0].permute(0),
+    lambda m, x: x.permute(m.tensor(1), 0), lambda m, x: x.flip(0), lambda m, x: x.flip(1, 0),
+    lambda m, x: x.flip(m.tensor(1)), lambda m, x: m.permute(x, m.Size([1, 0])), lambda m, x: m.flip(x, [0])],
+    ids=["spread", "list", "lone-int", "tensor-dim", "flip-int", "flip-spread", "flip-tensor", "size", "flip-list"])
+def test_permute_and_flip_methods_take_spread_dims_like_torch(call):
+    same_as_torch(call, A)
+
+
+@pytest.mark.parametrize("base_shape, take, result_shape", [
+    ((6, 4), lambda b: b.t(), (9, 4)), ((10, 4), lambda b: b[:3], (2, 2)), ((10, 4), lambda b: b[2:5], (8, 4)),
+    ((10, 4), lambda b: b[:3], (20, 4)), ((3, 4), lambda b: b[:, 1], (0,))])
+def test_out_view_of_another_shape_is_resized_in_its_base_like_torch(base_shape, take, result_shape):
+    def f(m):
+        base = m.zeros(base_shape)
+        out = take(base)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            r = m.add(m.ones(result_shape), 1, out=out)
+        return r is out, out, out.stride(), out.storage_offset(), base, [str(x.message) for x in w]
+    same_as_torch(f)

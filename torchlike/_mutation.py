@@ -19,7 +19,7 @@ import re
 import numpy as np
 
 from . import _dtype, _grad_mode, _views
-from ._errors import warn_at_caller
+from ._errors import torch_warn, warn_at_caller
 from ._dispatch import dispatch
 from .tensor import _ALIAS_CHAIN, _DATA_STEP, _DETACH_STEP, Tensor, _seen_mark
 
@@ -194,15 +194,49 @@ def write_out(out, result, name=None):
         result = result.to(out.dtype)
     if tuple(out.shape) == tuple(result.shape):
         out._set_value(result._value)
-    else:
-        if out._chain is _ALIAS_CHAIN:
-            out._settle()  # a host tensor (Tensor._from_host) is no view: a plain tensor, resizable
-        if out._vbase is not None:
-            raise RuntimeError("cannot resize variables that require grad" if out.requires_grad else
-                               "Trying to resize storage that is not resizable")
-        out._x = result._value
-        out._ver[0] += 1
+        return out
+    if out.numel():
+        torch_warn(f"An output with one or more elements was resized since it had shape {list(out.shape)}, which "
+                   f"does not match the required output shape {list(result.shape)}. This behavior is deprecated, "
+                   "and in a future PyTorch release outputs will not be resized unless they have zero elements. "
+                   "You can explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
+                   "t.resize_(0).", "aten/src/ATen/native/Resize.cpp:30")
+    if out._chain is _ALIAS_CHAIN:
+        out._settle()  # a host tensor (Tensor._from_host) is no view: a plain tensor, resizable
+    if out._vbase is not None:
+        if out.requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        _resize_view(out, result)
+        return out
+    out._x = result._value
+    out._ver[0] += 1
     return out
+
+
+def _resize_view(out, result):
+    """torch's resize of an ``out=`` view: the view becomes contiguous of the result's shape at its storage
+    offset, in its base's storage.  Where that fits the storage, it stays a view of the base (both see the
+    result); where it needs more, the part inside the storage is written there and the view gets a value of its
+    own (torch grows the storage and the two keep sharing that part: see docs/differences.md)."""
+    shape = tuple(result.shape)
+    stride, step = [], 1
+    for n in reversed(shape):
+        stride.append(step)
+        step *= max(n, 1)
+    stride = tuple(reversed(stride))
+    off, n = out.storage_offset(), result.numel()
+    cap = out.untyped_storage().nbytes() // out.dtype.itemsize
+    with _grad_mode.no_grad():
+        if off + n <= cap:
+            out.as_strided_(shape, stride, off)
+            out.copy_(result)
+            return
+        if cap > off:
+            out.as_strided_((cap - off,), (1,), off).copy_(result.reshape(-1)[:cap - off])
+    out._vbase = out._chain = None
+    out._x = result._value
+    out._seen = 0
+    out._ver[0] += 1
 
 
 _INTERNAL = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "

@@ -159,6 +159,8 @@ def flip(input, dims):
     >>> torchlike.flip(torchlike.tensor([1, 2, 3]), [0])
     tensor([3, 2, 1])
     """
+    if isinstance(dims, (numbers.Integral, Tensor)):  # (the method's lone int is made a list by its wrapper)
+        raise TypeError(f"flip(): argument 'dims' must be tuple of ints, not {type(dims).__name__}")
     return dispatch(_flip_impl, (input,), (("dims", _dims_list(dims, input.ndim)),), name="FlipBackward0",
                     saves=False)
 

@@ -602,19 +602,32 @@ def _with_sparse(fn, surface, sparse):
     return with_sparse
 
 
+def _is_index(a):
+    """A 0-dim integer tensor: an int list's element to torch's parser."""
+    return isinstance(a, Tensor) and a.ndim == 0 and not (a.is_floating_point() or a.is_complex())
+
+
+# ops whose namespace function takes only an int list where the method also takes one int as that list
+_LONE_INT_IS_LIST = frozenset({"flip", "permute"})
+
+
 def _spread(fn):
     """The method of an op whose torch method form also takes its int list spread out (``x.flip(0, 1)`` is
     ``x.flip((0, 1))``): two or more positional arguments are that list."""
     params = list(inspect.signature(fn).parameters)
     arg = "indices" if fn.__name__.endswith("split") else params[1] if len(params) > 1 else "dims"  # (torch's names)
+    lone_int = fn.__name__ in _LONE_INT_IS_LIST
 
     def method(self, *args, **kwargs):
         if len(args) > 1:
             for k, a in enumerate(args):  # torch's parser unpacks them as one int list: a non-int fails there
-                if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
+                if isinstance(a, bool) or not isinstance(a, (int, np.integer)) and not _is_index(a):
                     raise TypeError(f"{fn.__name__}(): argument '{arg}' failed to unpack the object at pos {k + 1} "
                                     f"with error \"type must be tuple of ints,but got {type(a).__name__}\"")
             args = (args,)
+        elif lone_int and len(args) == 1 and not isinstance(args[0], bool) and (
+                isinstance(args[0], (int, np.integer)) or _is_index(args[0])):
+            args = ((args[0],),)  # x.flip(0): the method's varargs; torch.flip(x, 0) is a TypeError
         try:
             return fn(self, *args, **kwargs)
         except _PARSER_FAILURES as e:

@@ -296,11 +296,17 @@ def unsqueeze(input, dim):
     return view_step(input, ("reshape", sh[:d] + (1,) + sh[d:], ("unsqueeze", d)), name="UnsqueezeBackward0")
 
 
-@register()
-def permute(input, *sizes, dims=None):
-    """Reorder dims."""
-    dims = keyword_shape(sizes, dims, "permute", "dims")
-    dims = shape_arg(dims) if not (len(dims) == 1 and isinstance(dims[0], (tuple, list))) else tuple(dims[0])
+@register(method_varargs=True)
+def permute(input, dims):
+    """Reorder dims (the method also takes them spread out: ``x.permute(1, 0)``).
+
+    >>> import torchlike
+    >>> torchlike.permute(torchlike.zeros(2, 3), (1, 0)).shape
+    torch.Size([3, 2])
+    """
+    if isinstance(dims, numbers.Integral):  # (the method's lone int is made a list by its wrapper)
+        raise TypeError(f"permute(): argument 'dims' must be tuple of ints, not {type(dims).__name__}")
+    dims = shape_arg((dims,)) if not isinstance(dims, (tuple, list)) else tuple(dims)
     nd = input.ndim
     if len(dims) != nd:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
