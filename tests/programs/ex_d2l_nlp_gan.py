@@ -5,7 +5,6 @@ scratch and its matrix form, token embeddings with knn/analogy through cosine si
 textCNN sentiment classifier on frozen "pretrained" embeddings (weight.data.copy_, requires_grad = False,
 Conv1d, AdaptiveAvgPool1d), decomposable attention for NLI, a GAN from scratch on Gaussian data and DCGAN's
 generator/discriminator blocks. Prints one fact per line."""
-import math
 
 import torch
 from torch import nn

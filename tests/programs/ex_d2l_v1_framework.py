@@ -3,7 +3,7 @@ data, no d2l package): HyperParameters.save_hyperparameters reading the caller's
 @add_to_class methods, Module/DataModule/Trainer with backward() and the optimizer step inside torch.no_grad(),
 gradient clipping by the global norm, LinearRegressionScratch with a hand-written SGD, the concise LazyLinear
 model, a Classifier with accuracy, and RNNScratch with nn.Parameter weights. Prints one fact per line."""
-import inspect, collections, time, numpy as np
+import inspect
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -224,6 +224,6 @@ model = SoftmaxRegression(num_outputs=10, lr=0.1)
 trainer = Trainer(max_epochs=3)
 trainer.fit(model, data)
 X, y = next(iter(data.get_dataloader(False)))
-loss, acc = model.validation_step((X, y))
-print("classifier", round(float(loss), 4), round(float(acc), 4), model.accuracy(model(X), y, averaged=False).shape)
+val_loss, acc = model.validation_step((X, y))
+print("classifier", round(float(val_loss), 4), round(float(acc), 4), model.accuracy(model(X), y, averaged=False).shape)
 print("hparams", sorted(model.hparams), sorted(trainer.hparams), trainer.num_train_batches, trainer.num_val_batches)

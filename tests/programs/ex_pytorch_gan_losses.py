@@ -11,7 +11,6 @@ import numpy as np
 import torch
 import torch.autograd as autograd
 import torch.nn as nn
-import torch.nn.functional as F
 from torch.autograd import Variable
 
 torch.manual_seed(0)

@@ -227,7 +227,7 @@ class IWAE(ConvCoder):
         return [self.decode(z), input, mu, log_var, z, eps]
 
     def loss_function(self, *args, **kwargs) -> dict:
-        recons, input, mu, log_var, z = args[0], args[1], args[2], args[3], args[4]
+        recons, input, mu, log_var, _z = args[0], args[1], args[2], args[3], args[4]
         input = input.repeat(self.num_samples, 1, 1, 1, 1).permute(1, 0, 2, 3, 4)  # [B x S x C x H x W]
         kld_weight = kwargs['M_N']
         log_p_x_z = ((recons - input) ** 2).flatten(2).mean(-1)  # Reconstruction Loss [B x S]
