@@ -423,3 +423,26 @@ def test_out_view_of_another_shape_is_resized_in_its_base_like_torch(base_shape,
             r = m.add(m.ones(result_shape), 1, out=out)
         return r is out, out, out.stride(), out.storage_offset(), base, [str(x.message) for x in w]
     same_as_torch(f)
+
+
+@pytest.mark.parametrize("take, n", [(lambda a: a, 3), (lambda a: a[:2], 3), (lambda a: a[:2], 6), (lambda a: a[:2], 1)])
+def test_out_resize_in_numpy_memory_is_torchs_not_resizable_error_past_its_end(take, n):
+    def f(m):
+        out = take(m.from_numpy(np.zeros(4, np.int64)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return m.gather(m.arange(10), 0, m.arange(n), out=out)
+    if n > 4:
+        raises_like_torch(f)
+    else:
+        same_as_torch(f)
+
+
+def test_gather_out_view_overlapping_the_index_once_resized_raises_like_torch():
+    # out and index are disjoint views of one tensor until out is resized over the index (torch checks after)
+    def f(m):
+        base = m.tensor([2, 1, 0])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return m.gather(base.clone(), 0, base[1:], out=base[:1])
+    raises_like_torch(f)

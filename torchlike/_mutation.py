@@ -231,6 +231,8 @@ def _resize_view(out, result):
             out.as_strided_(shape, stride, off)
             out.copy_(result)
             return
+        if getattr(type(out._vbase), "fixed_size", False):  # numpy's or shared memory: torch cannot grow it
+            raise RuntimeError("Trying to resize storage that is not resizable")
         if cap > off:
             out.as_strided_((cap - off,), (1,), off).copy_(result.reshape(-1)[:cap - off])
     out._vbase = out._chain = None
@@ -343,11 +345,33 @@ def check_no_overlap(out, inputs, shape, partial=()):
     """torch's ``assert_no_internal_overlap(out)`` and ``assert_no_overlap(out, input)`` for ops whose
     ``out=`` may not alias an input at all (cat, take, masked_select, ...), and ``assert_no_partial_overlap``
     for the ``partial`` ones (gather's index).  ``shape``: the result's; an ``out`` of another shape is
-    resized (fresh memory) before the write."""
+    resized before the write (a view: in its base's storage, contiguous at its offset, where torch checks it)."""
+    if tuple(out.shape) != tuple(shape) and out._vbase is not None and out._chain is not _ALIAS_CHAIN:
+        n = 1
+        for d in shape:
+            n *= d
+        if any(_resized_overlap(out, n, t) for t in inputs) or \
+                any(_resized_overlap(out, n, t) == "partial" for t in partial):
+            raise RuntimeError(_OVERLAP)
+        return
     if tuple(out.shape) == tuple(shape) and internal_overlap(out):
         raise RuntimeError(_INTERNAL)
     if any(overlap(out, t) for t in inputs) or any(overlap(out, t) == "partial" for t in partial):
         raise RuntimeError(_OVERLAP)
+
+
+def _resized_overlap(out, n, t):
+    """``overlap(out, t)`` once view ``out`` is resized to ``n`` contiguous elements at its storage offset."""
+    if not isinstance(t, Tensor) or not n or not t.numel() or not _dense(t):
+        return None
+    if out._vbase is not (t._vbase if t._vbase is not None else t):
+        return None
+    a0 = out.storage_offset() * out.dtype.itemsize
+    b0 = t.storage_offset() * t.dtype.itemsize
+    a1, b1 = a0 + n * out.dtype.itemsize, b0 + t.numel() * t.dtype.itemsize
+    if (a0, a1) == (b0, b1):
+        return "full" if t.is_contiguous() and out.dtype.itemsize == t.dtype.itemsize else "partial"
+    return "partial" if a0 < b1 and b0 < a1 else None
 
 
 def check_out_overlap(out, args, rule):

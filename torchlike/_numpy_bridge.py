@@ -47,6 +47,7 @@ class _NumpyRoot(Tensor):
     (a property over the slot, which caches the last JAX copy together with the bytes it was made from)."""
     __torch_function__ = _disabled_torch_function_impl  # torchlike's own subclass: ops see a plain Tensor
     _rereads = True
+    fixed_size = True  # numpy's memory: a resize past it is torch's "not resizable" error (_mutation.write_out)
 
     __slots__ = ()
 

@@ -78,6 +78,7 @@ class _SharedRoot(Tensor):
     """The hidden root of a shared tensor: its ``_x`` is the mapping's current value (a property over the
     slot, which caches the last array read together with the token it was read under)."""
     __torch_function__ = _disabled_torch_function_impl  # torchlike's own subclass: ops see a plain Tensor
+    fixed_size = True  # a mapping of fixed size: a resize past it is torch's "not resizable" error
 
     __slots__ = ()
 
