@@ -14,12 +14,14 @@ tensor([0., 1., 1.])
 """
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
 
 from . import _dtype, _grad_mode, _views
 from ._errors import torch_warn, warn_at_caller
+from ._view_strides import contiguous_strides
 from ._dispatch import dispatch
 from .tensor import _ALIAS_CHAIN, _DATA_STEP, _DETACH_STEP, Tensor, _seen_mark
 
@@ -219,11 +221,7 @@ def _resize_view(out, result):
     result); where it needs more, the part inside the storage is written there and the view gets a value of its
     own (torch grows the storage and the two keep sharing that part: see docs/differences.md)."""
     shape = tuple(result.shape)
-    stride, step = [], 1
-    for n in reversed(shape):
-        stride.append(step)
-        step *= max(n, 1)
-    stride = tuple(reversed(stride))
+    stride = contiguous_strides(shape)
     off, n = out.storage_offset(), result.numel()
     cap = out.untyped_storage().nbytes() // out.dtype.itemsize
     with _grad_mode.no_grad():
@@ -347,9 +345,7 @@ def check_no_overlap(out, inputs, shape, partial=()):
     for the ``partial`` ones (gather's index).  ``shape``: the result's; an ``out`` of another shape is
     resized before the write (a view: in its base's storage, contiguous at its offset, where torch checks it)."""
     if tuple(out.shape) != tuple(shape) and out._vbase is not None and out._chain is not _ALIAS_CHAIN:
-        n = 1
-        for d in shape:
-            n *= d
+        n = math.prod(shape)
         if any(_resized_overlap(out, n, t) for t in inputs) or \
                 any(_resized_overlap(out, n, t) == "partial" for t in partial):
             raise RuntimeError(_OVERLAP)

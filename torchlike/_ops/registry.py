@@ -602,8 +602,10 @@ def _with_sparse(fn, surface, sparse):
     return with_sparse
 
 
-def _is_index(a):
-    """A 0-dim integer tensor: an int list's element to torch's parser."""
+def _int_element(a):
+    """An int list's element to torch's parser: an int (not a bool) or a 0-dim integer tensor."""
+    if isinstance(a, (int, np.integer)):
+        return not isinstance(a, bool)
     return isinstance(a, Tensor) and a.ndim == 0 and not (a.is_floating_point() or a.is_complex())
 
 
@@ -621,12 +623,11 @@ def _spread(fn):
     def method(self, *args, **kwargs):
         if len(args) > 1:
             for k, a in enumerate(args):  # torch's parser unpacks them as one int list: a non-int fails there
-                if isinstance(a, bool) or not isinstance(a, (int, np.integer)) and not _is_index(a):
+                if not _int_element(a):
                     raise TypeError(f"{fn.__name__}(): argument '{arg}' failed to unpack the object at pos {k + 1} "
                                     f"with error \"type must be tuple of ints,but got {type(a).__name__}\"")
             args = (args,)
-        elif lone_int and len(args) == 1 and not isinstance(args[0], bool) and (
-                isinstance(args[0], (int, np.integer)) or _is_index(args[0])):
+        elif lone_int and len(args) == 1 and _int_element(args[0]):
             args = ((args[0],),)  # x.flip(0): the method's varargs; torch.flip(x, 0) is a TypeError
         try:
             return fn(self, *args, **kwargs)
