@@ -14,17 +14,18 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-import re
 import types
 from typing import Callable
 
 import numpy as np
 
 from .. import _errors
-from .._errors import argument_error, inplace_error, method_argument_error, renamed
+from .._errors import inplace_error, method_argument_error, renamed
 from .. import _profiler_state as _prof, _torch_function
 from .. import _dtype
 from ..tensor import Tensor
+from ._parser_errors import (ATTRIBUTE_ERROR_LIKE_TORCH, NOT_OVERRIDDEN, PARSER_FAILURES,
+                             overridden, parser_error, raise_if_unparsed, raise_parser_error, unparsed)
 from .signatures import SIGNATURES, Signature, none_rejected, rejecting_none
 from .tensor_operators import BINARY_OPERATORS, OWN_OPERATORS, _operator, _own_function  # noqa: F401  (re-exported)
 from .._mutation import check_inplace, check_no_overlap, check_out_overlap, write_out  # noqa: F401  (re-exported: the ops' import path)
@@ -133,16 +134,16 @@ def _checked(fn, checks, name):
                 return checked(*moved[0], **moved[1])
         if _torch_function.retry_with_overrides(args, kwargs):
             return _torch_function.redispatch(name, checked, args, kwargs)
-        err = _parser_error(e, fn, name, args, kwargs, positions=False)
+        err = parser_error(e, fn, name, args, kwargs, positions=False)
         if err is None:
             raise e
         raise err from None
 
     def failed(e, args, kwargs):  # the body raised: a tensor-like's override, or torch's TypeError for an argument
-        r = _overridden(checked, args, kwargs)  # of the wrong Python type
-        if r is not _NOT_OVERRIDDEN:
+        r = overridden(checked, args, kwargs)  # of the wrong Python type
+        if r is not NOT_OVERRIDDEN:
             return r
-        _raise_parser_error(e, fn, name, args, kwargs, positions=False)
+        raise_parser_error(e, fn, name, args, kwargs, positions=False)
 
     if len(checks) == 1:
         check = checks[0]
@@ -153,14 +154,14 @@ def _checked(fn, checks, name):
             except TypeError as e:
                 return rejected(e, args, kwargs)
             except Exception:  # a value check: torch's parser would have rejected a wrong type first
-                _raise_if_unparsed(fn, name, args, kwargs, positions=False)
+                raise_if_unparsed(fn, name, args, kwargs, positions=False)
                 raise
             try:
                 return fn(*args, **kwargs)
             except (AttributeError, ValueError, TypeError) as e:
                 return failed(e, args, kwargs)
             except Exception:
-                _raise_if_unparsed(fn, name, args, kwargs, positions=False)
+                raise_if_unparsed(fn, name, args, kwargs, positions=False)
                 raise
     else:
         def checked(*args, **kwargs):
@@ -170,14 +171,14 @@ def _checked(fn, checks, name):
             except TypeError as e:
                 return rejected(e, args, kwargs)
             except Exception:
-                _raise_if_unparsed(fn, name, args, kwargs, positions=False)
+                raise_if_unparsed(fn, name, args, kwargs, positions=False)
                 raise
             try:
                 return fn(*args, **kwargs)
             except (AttributeError, ValueError, TypeError) as e:
                 return failed(e, args, kwargs)
             except Exception:
-                _raise_if_unparsed(fn, name, args, kwargs, positions=False)
+                raise_if_unparsed(fn, name, args, kwargs, positions=False)
                 raise
     functools.update_wrapper(checked, fn)
     checked.parses_on_failure = True
@@ -275,13 +276,13 @@ def _numpy_names(fn):
                     check(args, kwargs)
         try:
             return fn(*args, **kwargs)
-        except _PARSER_FAILURES as e:
-            r = _overridden(numpy_names, args, kwargs)
-            if r is not _NOT_OVERRIDDEN:
+        except PARSER_FAILURES as e:
+            r = overridden(numpy_names, args, kwargs)
+            if r is not NOT_OVERRIDDEN:
                 return r
-            _raise_parser_error(e, fn, fn.__name__, args, kwargs, positions=False)
+            raise_parser_error(e, fn, fn.__name__, args, kwargs, positions=False)
         except Exception:
-            _raise_if_unparsed(fn, fn.__name__, args, kwargs, positions=False)
+            raise_if_unparsed(fn, fn.__name__, args, kwargs, positions=False)
             raise
     # the op's own name on the frame too (sparse's "Could not run 'aten::<op>'" reads the calling frame)
     numpy_names.__code__ = numpy_names.__code__.replace(co_name=fn.__name__,
@@ -363,17 +364,6 @@ def functional(name=None, *, torch=False, **kwargs):
                     **kwargs)
 
 
-def not_a_tensor(fn, name, arg):
-    """torch's argument-parser error for a namespace function given ``arg`` (not a Tensor) as its first
-    argument: ``sum(): argument 'input' (position 1) must be Tensor, not int``."""
-    try:
-        first = next(iter(inspect.signature(fn).parameters))
-    except (StopIteration, TypeError, ValueError):
-        first = "input"
-    first = "input" if first == "self" else first
-    return TypeError(f"{name}(): argument '{first}' (position 1) must be Tensor, not {type(arg).__name__}")
-
-
 def _typed(fn, name, positions=True):
     """``fn`` as a namespace function: where its body reads a tensor attribute of a first argument that is
     not a Tensor (``torch.sum(3)``), torch's TypeError instead of Python's AttributeError, and where it failed
@@ -384,165 +374,22 @@ def _typed(fn, name, positions=True):
     def typed(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except _PARSER_FAILURES as e:
-            r = _overridden(typed, args, kwargs)
-            if r is not _NOT_OVERRIDDEN:
+        except PARSER_FAILURES as e:
+            r = overridden(typed, args, kwargs)
+            if r is not NOT_OVERRIDDEN:
                 return r
-            _raise_parser_error(e, fn, name, args, kwargs, positions)
+            raise_parser_error(e, fn, name, args, kwargs, positions)
         except Exception:
-            _raise_if_unparsed(fn, name, args, kwargs, positions)
+            raise_if_unparsed(fn, name, args, kwargs, positions)
             raise
     return typed
-
-
-# Python's words when ``int()``/``float()`` met a str: the op took it where torch's signature has a number
-_NUMBER_FROM_STR = (("invalid literal for int()", "int"), ("could not convert string to float", "float"))
-
-
-# Python's own words for an operand of the wrong type (a comparison, arithmetic, iteration or int() of a str,
-# None or list), never torch's: its parser rejects the argument before the op body runs
-_PYTHON_OPERAND_ERRORS = ("not supported between instances of", "unsupported operand type(s)", "is not iterable",
-                          "is not subscriptable", "argument must be a string", "cannot be interpreted as an integer")
-
-
-# Python's error for a call that does not fit a signature, naming the function called (an internal one)
-_PYTHON_ARITY_ERROR = re.compile(r"[\w.<>]+\(\) (?=missing |takes |got an unexpected |got multiple )")
-
-
-_PARSER_FAILURES = (AttributeError, ValueError, TypeError)  # what an argument of the wrong Python type raises
-
-
-_NOT_OVERRIDDEN = object()
-
-
-def _overridden(public, args, kwargs):
-    """For a wrapper's failure path: where an argument is a tensor-like overriding ``__torch_function__`` (keras's
-    ``Variable``, linear_operator's ``LinearOperator``) and the protocol was still off (see _torch_function), switch
-    it on and hand the call to that override with ``public`` (the surface called) as ``func``, as torch hands every
-    call; ``_NOT_OVERRIDDEN`` otherwise.  Nothing runs on the success path."""
-    if _torch_function.retry_with_overrides(args, kwargs):
-        return _torch_function.handle(public, _torch_function.overloaded_args(args, kwargs), args, kwargs)
-    return _NOT_OVERRIDDEN
-
-
-def _raise_parser_error(e, fn, name, args, kwargs, positions=True):
-    """Raise torch's TypeError for ``e`` (see ``_parser_error``) or, where it is something else, ``e`` itself:
-    the except clause of every wrapper that is on the call path anyway (the success path pays nothing)."""
-    err = _parser_error(e, fn, name, args, kwargs, positions)
-    if err is None:
-        raise e
-    raise err from None
-
-
-def _unparsed(fn, name, args, kwargs, positions):
-    """torch's parser error for a call of ``fn`` (declared with torch signatures, see signatures.py) whose
-    arguments fit none of them; None where they fit, or ``fn`` has none.  ``positions``: the namespace function's
-    message, else the method's (with the function's in ``as_function``)."""
-    sig = getattr(fn, "torch_signature", None)
-    err = None if sig is None else sig.error(args, kwargs, name)
-    return TypeError(err.as_function) if positions and err is not None else err
-
-
-def _raise_if_unparsed(fn, name, args, kwargs, positions=True):
-    """In a wrapper's except clause for an error the op raised on its own (a value check, a kernel's error):
-    raise torch's parser error instead where an argument has a type torch's signatures reject (torch parses
-    before its kernel runs); return otherwise (the caller re-raises)."""
-    err = _unparsed(fn, name, args, kwargs, positions)
-    if err is not None:
-        raise err from None
-
-
-def _parser_error(e, fn, name, args, kwargs, positions=True):
-    """torch's TypeError when ``e`` came from an argument of the wrong Python type: an AttributeError from
-    reading a tensor attribute of an argument that is not a Tensor, a ValueError from making a number of a
-    str, a TypeError in Python's words about an operand; None when ``e`` is something else.  ``positions``:
-    the message gives the argument's position (a namespace function's; a wrapper that serves the method too,
-    whose positions count from 0, gives none)."""
-    err = _unparsed(fn, name, args, kwargs, positions)
-    if err is not None:
-        return err
-    if isinstance(e, TypeError):
-        if type(e) is not TypeError:
-            return None
-        if positions and hasattr(e, "as_function"):  # a method-form parser error (method_argument_error)
-            return TypeError(e.as_function)
-        text = str(e)
-        placed = _with_position(fn, name, text, args, positions)
-        if placed is not None:
-            return placed
-        if any(w in text for w in _PYTHON_OPERAND_ERRORS):
-            got = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
-            return TypeError(f"{name}() received an invalid combination of arguments - got ({', '.join(got)})")
-        arity = _PYTHON_ARITY_ERROR.match(text)  # a check's or helper's signature: torch's words name the op
-        return TypeError(f"{name}() {text[arity.end():]}") if arity and not text.startswith(name + "(") else None
-    if isinstance(e, AttributeError):
-        at = [k for k, a in (*enumerate(args), *kwargs.items()) if a is e.obj and not isinstance(a, Tensor)]
-        if not at or name in _ATTRIBUTE_ERROR_LIKE_TORCH:  # (torch's Python reads the attribute too)
-            return None
-        if at[0] == 0:
-            return not_a_tensor(fn, name, args[0])
-        return _argument_type_error(fn, name, at[0], e.obj, "Tensor", positions)
-    text = str(e)
-    expected = next((kind for words, kind in _NUMBER_FROM_STR if text.startswith(words)), None)
-    at = [k for k, a in (*enumerate(args), *kwargs.items()) if isinstance(a, str)]
-    if expected is None or not at:
-        return None
-    value = args[at[0]] if isinstance(at[0], int) else kwargs[at[0]]
-    return _argument_type_error(fn, name, at[0], value, expected, positions)
-
-
-# a shared helper's parser error (``wrap_dim``'s, ``argument_error`` without a position): it cannot know where the
-# argument sits in the op's signature
-_NO_POSITION = re.compile(r"^(\w+)\(\): argument '(\w+)' (must be .*)$", re.S)
-
-
-def _with_position(fn, name, text, args, positions):
-    """``text`` (a parser error without a position) with the position torch's parser gives, where the argument it
-    names was passed positionally (a method's, counted without ``self``, or with ``positions`` the function's;
-    the method form's carries the function's in ``as_function``); None where that does not apply."""
-    m = _NO_POSITION.match(text)
-    if m is None:
-        return None
-    while hasattr(fn, "__wrapped__"):
-        fn = fn.__wrapped__
-    try:
-        params = [p.name for p in inspect.signature(fn).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    except (TypeError, ValueError):
-        return None
-    op, arg, rest = m.groups()
-    op = name if name == op + "_" else op  # (an in-place method's error raised by its out-of-place body)
-    k = params.index(arg) if arg in params else -1
-    if not 0 < k < len(args):
-        return None
-    err = TypeError(f"{op}(): argument '{arg}' (position {k}) {rest}")
-    err.as_function = f"{op}(): argument '{arg}' (position {k + 1}) {rest}"
-    return TypeError(err.as_function) if positions else err
-
-
-def _argument_type_error(fn, name, at, value, expected, positions):
-    """``argument_error`` for argument ``at`` (a position or a keyword) of op ``fn``."""
-    if isinstance(at, str):
-        return argument_error(value, expected, at, name)
-    try:
-        params = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):
-        params = []
-    arg = params[at].name if at < len(params) and params[at].kind in (params[at].POSITIONAL_ONLY,
-                                                                     params[at].POSITIONAL_OR_KEYWORD) else "input"
-    return argument_error(value, expected, arg, name, at + 1 if positions else None)
-
-
-# torch's own Python-level functions (torch.functional) that read ``input.dim()`` & co. first: a non-Tensor
-# input raises Python's AttributeError there too
-_ATTRIBUTE_ERROR_LIKE_TORCH = frozenset({"norm", "split", "tensordot", "svd_lowrank", "pca_lowrank"})
 
 
 def _checks_operands(e):
     """No argument-type wrapper needed: the unary/binary factories check their operands themselves (and
     are the hottest namespace functions), and torch's own Python-level functions (nn.functional's among them)
     raise what their bodies raise."""
-    return (e.name in _ATTRIBUTE_ERROR_LIKE_TORCH or getattr(e.fn, "__module__", None) == "torchlike._ops._util"
+    return (e.name in ATTRIBUTE_ERROR_LIKE_TORCH or getattr(e.fn, "__module__", None) == "torchlike._ops._util"
             or e.namespaces[:1] == ("nn.functional",))
 
 
@@ -558,13 +405,13 @@ def _with_out(fn, name, rule=None, exact=False, own=None, called=None):
             check_out_overlap(out, args, rule)
         try:
             r = fn(*args, **kwargs) if out is None or own is None else own(out, *args, **kwargs)
-        except _PARSER_FAILURES as e:
-            r = _overridden(wrapper, args, kwargs if out is None else {**kwargs, "out": out})
-            if r is not _NOT_OVERRIDDEN:
+        except PARSER_FAILURES as e:
+            r = overridden(wrapper, args, kwargs if out is None else {**kwargs, "out": out})
+            if r is not NOT_OVERRIDDEN:
                 return r
-            _raise_parser_error(e, fn, parsed, args, kwargs)
+            raise_parser_error(e, fn, parsed, args, kwargs)
         except Exception:
-            _raise_if_unparsed(fn, parsed, args, kwargs)
+            raise_if_unparsed(fn, parsed, args, kwargs)
             raise
         if out is None or own is not None:
             return r
@@ -631,13 +478,13 @@ def _spread(fn):
             args = ((args[0],),)  # x.flip(0): the method's varargs; torch.flip(x, 0) is a TypeError
         try:
             return fn(self, *args, **kwargs)
-        except _PARSER_FAILURES as e:
-            r = _overridden(method, (self,) + args, kwargs)
-            if r is not _NOT_OVERRIDDEN:
+        except PARSER_FAILURES as e:
+            r = overridden(method, (self,) + args, kwargs)
+            if r is not NOT_OVERRIDDEN:
                 return r
-            _raise_parser_error(e, fn, fn.__name__, (self,) + args, kwargs, positions=False)
+            raise_parser_error(e, fn, fn.__name__, (self,) + args, kwargs, positions=False)
         except Exception:
-            _raise_if_unparsed(fn, fn.__name__, (self,) + args, kwargs, positions=False)
+            raise_if_unparsed(fn, fn.__name__, (self,) + args, kwargs, positions=False)
             raise
     method.__name__, method.__qualname__, method.__doc__, method.__wrapped__ = fn.__name__, fn.__qualname__, \
         fn.__doc__, fn
@@ -647,13 +494,13 @@ def _spread(fn):
 
 def _inplace_failure(e, fn, name, self, args, kwargs):
     """The error an in-place method raises for ``e``, raised by its out-of-place op ``fn``; None: ``e`` itself."""
-    err = _unparsed(fn, name + "_", (self,) + args, kwargs, positions=False)
+    err = unparsed(fn, name + "_", (self,) + args, kwargs, positions=False)
     if err is not None:
         return err
     if isinstance(e, RuntimeError):  # torch names the written-to tensor first in a broadcasting clash
         err = inplace_error(e, self, args)
         return None if err is e else err
-    err = _parser_error(e, fn, name + "_", (self,) + args, kwargs, positions=False)  # an argument's wrong type
+    err = parser_error(e, fn, name + "_", (self,) + args, kwargs, positions=False)  # an argument's wrong type
     if err is None and type(e) is TypeError and e.args and str(e.args[0]).startswith(name + "("):
         err = TypeError(name + "_" + e.args[0][len(name):])  # the out-of-place op's: torch names the method
     return err
@@ -677,8 +524,8 @@ def _make_inplace(fn, name, sparse=None, overlap="internal"):
         try:
             r = fn(self, *args, **kwargs)
         except _INPLACE_FAILURES as e:
-            r = _overridden(inplace, (self,) + args, kwargs)
-            if r is not _NOT_OVERRIDDEN:
+            r = overridden(inplace, (self,) + args, kwargs)
+            if r is not NOT_OVERRIDDEN:
                 return r
             err = _inplace_failure(e, fn, name, self, args, kwargs)
             if err is None:
@@ -695,8 +542,8 @@ def _make_inplace(fn, name, sparse=None, overlap="internal"):
             try:
                 r = fn(self, *args, **kwargs)
             except _INPLACE_FAILURES as e:
-                r = _overridden(inplace, (self,) + args, kwargs)
-                if r is not _NOT_OVERRIDDEN:
+                r = overridden(inplace, (self,) + args, kwargs)
+                if r is not NOT_OVERRIDDEN:
                     return r
                 err = _inplace_failure(e, fn, name, self, args, kwargs)
                 if err is None:
