@@ -136,6 +136,13 @@ def test_clip_grad_value_without_any_gradient_raises_like_torch():
     raises_like_torch(lambda T: T.nn.utils.clip_grad_value_([], 0.1))
 
 
+def test_clip_grad_norm_reads_max_norm_as_a_float_even_without_gradients():
+    """torch's clip_grad_norm_ makes ``float(max_norm)`` before it looks at the gradient list: a str max_norm is
+    Python's ValueError before the first backward too (it returned 0 here)."""
+    raises_like_torch(lambda T: T.nn.utils.clip_grad_norm_(T.nn.Linear(2, 2).parameters(), max_norm="x"))
+    raises_like_torch(lambda T: T.nn.utils.clip_grads_with_norm_([], "x", T.tensor(1.0)))
+
+
 def _frozen_flags_run(lib):
     b = lib.backends
     out = [b.flags_frozen(), b.fp32_precision, b.set_flags(None)]

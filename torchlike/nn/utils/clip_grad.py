@@ -71,10 +71,11 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
 def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     """Scale gradients in place by min(1, max_norm / (total_norm + 1e-6))."""
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
+    max_norm = float(max_norm)  # (torch's first step, with or without gradients)
     if not grads:
         return
     with grad_mode.no_grad():
-        new = dispatch(_clip_f, tuple(grads) + (total_norm, float(max_norm)), (("n", len(grads)),), diff=False)
+        new = dispatch(_clip_f, tuple(grads) + (total_norm, max_norm), (("n", len(grads)),), diff=False)
         for g, v in zip(grads, new):
             g._set_value(v._value)
 
