@@ -29,9 +29,32 @@ def test_mkldnn_device_warns_like_torch():
                                              "will be deprecated and removed in the future.")
 
 
-@pytest.mark.parametrize("name", ["foo", "CPU", "cuda:x", "hpu:1:2"])
+@pytest.mark.parametrize("name", ["foo", "CPU", "cuda:x", "hpu:1:2", "float32", "cuda1", "cpu:-1", "cuda:-2", "",
+                                  "cuda:", "cuda:00", "cuda:01", "cpu ", " cpu", "cuda:2147483648"])
 def test_unknown_device_types_raise_like_torch(name):
+    """c10's parser: a name of letters and '_', then ':' and an index without sign or leading zero; a string it
+    cannot read is "Invalid device string" (``x.to('float32')``: a dtype's name where a device was meant), one it
+    reads with an unknown name is "Expected one of ..." """
     raises_like_torch(lambda m: m.device(name))
+
+
+@pytest.mark.parametrize("args", [("cuda:0", None), ("cuda:0", 0), ("cuda", -1), ("cuda", "0"), ("cuda", True),
+                                  ("cuda", 1.0)])
+def test_device_index_argument_errors_like_torch(args):
+    raises_like_torch(lambda m: m.device(*args))
+
+
+def test_device_strings_and_indices_parsed_like_torch():
+    for args in [("cuda:127",), ("cpu:0",), ("my_dev_is_not",), ("cuda", None), ("cpu", 1), ("meta:0",)]:
+        try:
+            want = repr(torch.device(*args))
+        except RuntimeError as e:
+            want = str(e)
+        try:
+            got = repr(torchlike.device(*args))
+        except RuntimeError as e:
+            got = str(e)
+        assert got == want, args
 
 
 INT_DEVICE_CALLS = {

@@ -3,6 +3,7 @@ of JAX's default backend (TPU, GPU or CPU — torch_xla's convention) and 'tpu:i
 from __future__ import annotations
 
 import functools
+import re
 import warnings
 
 import jax
@@ -17,6 +18,15 @@ _TYPES = frozenset(("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "
                     "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone", "tpu"))
 
 
+_NOT_GIVEN = object()
+_DEVICE_NAME = re.compile(r"[a-zA-Z_]+")
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+):([1-9][0-9]*|0)")
+
+
+def _type_name(v):
+    return type(v).__name__
+
+
 class device:
     """A device a tensor lives on.
 
@@ -27,11 +37,14 @@ class device:
 
     __slots__ = ("type", "index")
 
-    def __init__(self, type, index=None):
+    def __init__(self, type, index=_NOT_GIVEN):
+        given = index is not _NOT_GIVEN  # (torch: an index passed, None included, forbids one in the string)
+        if not given:
+            index = None
         if isinstance(type, device):
             self.type, self.index = type.type, type.index
             return
-        if isinstance(type, int) and index is None:  # torch: an index of the current accelerator
+        if isinstance(type, int) and not isinstance(type, bool) and not given:  # an index of the accelerator
             if type < 0:
                 raise RuntimeError("Device index must not be negative")
             if not _gpus():
@@ -39,15 +52,24 @@ class device:
             type, index = "cuda", type
         if not isinstance(type, str):
             raise TypeError(f"device() received an invalid combination of arguments - got ({type!r})")
-        if ":" in type:
-            if index is not None:
+        if index is not None:
+            if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
+                raise TypeError(f"device(): argument 'index' (position 2) must be int, not {_type_name(index)}")
+            if index < 0:
+                raise RuntimeError("Device index must not be negative")
+            index = int(index)
+        if ":" in type or not _DEVICE_NAME.fullmatch(type):  # c10's parser: a name, then ':' and a plain index
+            m = _DEVICE_STRING.fullmatch(type)
+            if not type:
+                raise RuntimeError("Device string must not be empty")
+            if m is None:
+                raise RuntimeError(f"Invalid device string: '{type}'")
+            if int(m[2]) > 2 ** 31 - 1:
+                raise RuntimeError(f"Could not parse device index '{m[2]}' in device string '{type}'")
+            if given:
                 raise RuntimeError(f"type (string) must not include an index because index was passed "
                                    f"explicitly: {type}")
-            type, _, idx = type.partition(":")
-            try:
-                index = int(idx)
-            except ValueError:
-                raise RuntimeError(f"Invalid device string: '{type}:{idx}'") from None
+            type, index = m[1], int(m[2])
         if type not in _TYPES:
             raise RuntimeError(f"Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, "
                                f"fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device "
