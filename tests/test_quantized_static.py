@@ -346,3 +346,73 @@ def test_relu6_quantized_and_converted():
         assert a[1:] == b[1:]
     assert t[1] == ours[1]
     np.testing.assert_array_equal(t[2], ours[2])
+
+
+@pytest.mark.parametrize("nd,relu,qdtype", [(4, False, "quint8"), (4, True, "quint8"), (5, False, "qint8"),
+                                            (5, True, "quint8"), (4, False, "qint8")])
+def test_quantized_batch_norm_modules_bit_exact(nd, relu, qdtype):
+    """torch.ao.nn.quantized.BatchNorm2d/3d and intrinsic.quantized.BNReLU2d/3d on random statistics and on one
+    exact-tie case (alpha 0.5, beta 0: every odd integer lands on .5), channel counts on both sides of the
+    kernel's 8/32-lane split."""
+    def run(m):
+        cls = getattr(m.ao.nn.intrinsic.quantized if relu else m.ao.nn.quantized,
+                      ("BNReLU" if relu else "BatchNorm") + f"{nd - 2}d")
+        outs = []
+        for c, ties in ((3, True), (5, False), (40, False), (33, True)):
+            r = np.random.default_rng(c)
+            x = (r.standard_normal((2, c) + (3,) * (nd - 2)) * 2).astype(np.float32)
+            bn = cls(c, eps=0.0 if ties else 1e-5)
+            with m.no_grad():
+                if not ties:
+                    bn.weight.copy_(m.tensor(r.standard_normal(c).astype(np.float32)))
+                    bn.bias.copy_(m.tensor(r.standard_normal(c).astype(np.float32)))
+                    bn.running_mean.copy_(m.tensor(r.standard_normal(c).astype(np.float32)))
+                    bn.running_var.copy_(m.tensor(r.uniform(0.1, 2, c).astype(np.float32)))
+            zy = 7 if qdtype == "quint8" else -3
+            bn.scale, bn.zero_point = m.tensor(0.1 if ties else 0.0437), m.tensor(zy)
+            zx = 128 if qdtype == "quint8" else 5
+            q = m.quantize_per_tensor(m.tensor(x), 0.05, zx, getattr(m, qdtype))
+            outs.append(_ints(bn(q)))
+        bad = cls(2)
+        errors = []
+        for shape in ((1, 2, 3), (1, 2, 3, 3, 3, 3)):
+            try:
+                bad(m.quantize_per_tensor(m.ones(shape), 0.1, 0, m.quint8))
+            except (RuntimeError, ValueError) as e:
+                errors.append((type(e).__name__, str(e)))
+        return outs, errors, repr(bad), sorted(bad.state_dict())
+    t, ours = _both(run)
+    for a, b in zip(t[0], ours[0]):
+        np.testing.assert_array_equal(a[0], b[0])
+        assert a[1:] == b[1:]
+    assert t[1:] == ours[1:]
+
+
+@pytest.mark.parametrize("fuse", [False, True])
+def test_converted_batch_norm_and_bn_relu(fuse):
+    """An eager static-quantization model with a BatchNorm2d after the conv (unfused), or BatchNorm2d+ReLU fused
+    into BNReLU2d, converts to torch's quantized modules (what bayesian-torch's bnn_to_qbnn imports) with the
+    same repr and the same output."""
+    x = np.round(rng.standard_normal((4, 3, 6, 6)) * 4).astype(np.float32) / 4  # (exact float convolutions)
+    w = np.round(rng.standard_normal((4, 3, 3, 3)) * 8).astype(np.float32) / 8
+
+    def run(m):
+        net = m.nn.Sequential(m.ao.quantization.QuantStub(), m.nn.Conv2d(3, 4, 3), m.nn.BatchNorm2d(4),
+                              m.nn.ReLU(), m.ao.quantization.DeQuantStub()).eval()
+        with m.no_grad():
+            net[1].weight.copy_(m.tensor(w))
+            net[1].bias.copy_(m.tensor([0.25, -0.5, 0.0, 1.0]))
+            net[2].running_mean.copy_(m.tensor([0.5, -1.0, 0.25, 2.0]))
+            net[2].running_var.copy_(m.tensor([4.0, 2.0, 0.5, 8.0]))
+            net[2].weight.copy_(m.tensor([1.5, -0.75, 1.0, 0.5]))
+            net[2].bias.copy_(m.tensor([0.125, 0.5, -0.25, 0.0]))
+        if fuse:
+            net = m.ao.quantization.fuse_modules(net, [["2", "3"]])
+        net.qconfig = m.ao.quantization.default_qconfig
+        prepared = m.ao.quantization.prepare(net)
+        prepared(m.tensor(x))
+        q = m.ao.quantization.convert(prepared)
+        return repr(q), q(m.tensor(x)).numpy()
+    t, ours = _both(run)
+    assert t[0] == ours[0]
+    np.testing.assert_array_equal(t[1], ours[1])

@@ -38,20 +38,21 @@ class _Unsupported:
 
 _NNQ = "torch.ao.nn.quantized."
 _STATIC_UNSUPPORTED = {
-    nn.BatchNorm2d: "BatchNorm2d", nn.BatchNorm3d: "BatchNorm3d", nn.Conv1d: "Conv1d", nn.Conv3d: "Conv3d",
+    nn.Conv1d: "Conv1d", nn.Conv3d: "Conv3d",
     nn.ConvTranspose1d: "ConvTranspose1d", nn.ConvTranspose2d: "ConvTranspose2d",
     nn.ConvTranspose3d: "ConvTranspose3d", nn.ELU: "ELU", nn.Embedding: "Embedding", nn.EmbeddingBag: "EmbeddingBag",
     nn.GroupNorm: "GroupNorm", nn.Hardswish: "Hardswish", nn.InstanceNorm1d: "InstanceNorm1d",
     nn.InstanceNorm2d: "InstanceNorm2d", nn.InstanceNorm3d: "InstanceNorm3d", nn.LayerNorm: "LayerNorm",
     nn.LeakyReLU: "LeakyReLU", nn.PReLU: "PReLU",
-    nni.BNReLU2d: "intrinsic.BNReLU2d", nni.BNReLU3d: "intrinsic.BNReLU3d", nni.ConvReLU1d: "intrinsic.ConvReLU1d",
+    nni.ConvReLU1d: "intrinsic.ConvReLU1d",
     nni.ConvReLU3d: "intrinsic.ConvReLU3d", nni.ConvAdd2d: "intrinsic.ConvAdd2d",
     nni.ConvAddReLU2d: "intrinsic.ConvAddReLU2d", nni.LinearLeakyReLU: "intrinsic.LinearLeakyReLU",
     nni.LinearTanh: "intrinsic.LinearTanh"}
 
 DEFAULT_STATIC_QUANT_MODULE_MAPPINGS = {
     QuantStub: nnq.Quantize, DeQuantStub: nnq.DeQuantize, nn.Dropout: nnq.Dropout, nn.Conv2d: nnq.Conv2d,
-    nn.ReLU6: nnq.ReLU6,
+    nn.ReLU6: nnq.ReLU6, nn.BatchNorm2d: nnq.BatchNorm2d, nn.BatchNorm3d: nnq.BatchNorm3d,
+    nni.BNReLU2d: nniq.BNReLU2d, nni.BNReLU3d: nniq.BNReLU3d,
     nn.Linear: nnq.Linear, nn.modules.linear.NonDynamicallyQuantizableLinear: nnq.Linear,
     nnq.FloatFunctional: nnq.QFunctional, nni.ConvReLU2d: nniq.ConvReLU2d, nni.LinearReLU: nniq.LinearReLU,
     nniqat.ConvBn2d: nnq.Conv2d, nniqat.ConvBnReLU2d: nniq.ConvReLU2d, nniqat.ConvReLU2d: nniq.ConvReLU2d,

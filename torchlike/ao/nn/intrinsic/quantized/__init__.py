@@ -1,4 +1,5 @@
-"""torch.ao.nn.intrinsic.quantized: the quantized fused modules (``LinearReLU``, ``ConvReLU2d``) that ``convert``
+"""torch.ao.nn.intrinsic.quantized: the quantized fused modules (``LinearReLU``, ``ConvReLU2d``,
+``BNReLU2d``/``BNReLU3d``) that ``convert``
 makes of ``torch.ao.nn.intrinsic``'s; other fused quantized modules raise a NotImplementedError naming them.
 
 >>> import torchlike
@@ -7,8 +8,8 @@ QuantizedLinearReLU(in_features=4, out_features=2, scale=1.0, zero_point=0, qsch
 """
 from ....._missing import module_getattr
 from . import modules  # noqa: F401
-from .modules import ConvReLU2d, LinearReLU
+from .modules import BNReLU2d, BNReLU3d, ConvReLU2d, LinearReLU
 
-__all__ = ["ConvReLU2d", "LinearReLU"]
+__all__ = ["BNReLU2d", "BNReLU3d", "ConvReLU2d", "LinearReLU"]
 
 __getattr__ = module_getattr("torch.ao.nn.intrinsic.quantized")

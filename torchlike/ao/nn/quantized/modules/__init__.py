@@ -11,12 +11,13 @@ from ....._creation import tensor
 from ....._quantized import dequantize, quantize_per_tensor
 from .....nn.modules.module import Module
 from .activation import ReLU6
+from .batchnorm import BatchNorm2d, BatchNorm3d
 from .conv import Conv2d
 from .dropout import Dropout
 from .functional_modules import FloatFunctional, FXFloatFunctional, QFunctional
 from .linear import Linear, LinearPackedParams
 
-__all__ = ["Linear", "LinearPackedParams", "Conv2d", "Dropout", "FloatFunctional", "FXFloatFunctional",
+__all__ = ["Linear", "LinearPackedParams", "Conv2d", "BatchNorm2d", "BatchNorm3d", "Dropout", "FloatFunctional", "FXFloatFunctional",
            "QFunctional", "Quantize", "DeQuantize", "ReLU6"]
 
 

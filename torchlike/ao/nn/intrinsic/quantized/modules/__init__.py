@@ -1,5 +1,7 @@
-"""torch.ao.nn.intrinsic.quantized.modules: ``LinearReLU`` (linear_relu) and ``ConvReLU2d`` (conv_relu)."""
+"""torch.ao.nn.intrinsic.quantized.modules: ``LinearReLU`` (linear_relu), ``ConvReLU2d`` (conv_relu) and
+``BNReLU2d``/``BNReLU3d`` (bn_relu)."""
+from .bn_relu import BNReLU2d, BNReLU3d
 from .conv_relu import ConvReLU2d
 from .linear_relu import LinearReLU
 
-__all__ = ["ConvReLU2d", "LinearReLU"]
+__all__ = ["BNReLU2d", "BNReLU3d", "ConvReLU2d", "LinearReLU"]
