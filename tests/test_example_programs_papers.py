@@ -5,7 +5,10 @@ style mixing, R1 and path-length regularisation with ``autograd.grad(create_grap
 yenchenlin/nerf-pytorch (positional encoding, the skip MLP with view directions, get_rays with the legacy
 meshgrid, raw2outputs volume rendering, hierarchical sample_pdf with ``torch.searchsorted``) and
 fxia22/pointnet.pytorch (STN3d/STNkd, ``torch.bmm`` transforms, feature_transform_regularizer, classification and
-segmentation heads on a numpy-augmenting DataLoader).
+segmentation heads on a numpy-augmenting DataLoader); facebookresearch/detr (HungarianMatcher with scipy's
+linear_sum_assignment on ``torch.cdist``/GIoU costs, SetCriterion with aux losses, the transformer with
+``query_pos``) and eriklindernoren/PyTorch-YOLOv3 (build_targets on legacy ByteTensor masks, YOLOLayer losses,
+plain-torch NMS).
 
 Each program in tests/programs/ex_*.py seeds torch, trains a few steps and prints one fact per line. It runs
 with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must
@@ -18,8 +21,9 @@ PROGRAMS_AND_TOLERANCES = [
     # PointNet's BatchNorm1d on batches of 8 after the max-pool amplifies float32 gradient rounding: torch's own
     # %f losses move up to 6e-5 relative between OMP_NUM_THREADS=1 and two threads over six Adam steps
     ("ex_nerf_pointnet.py", 2e-4),
+    ("ex_detr_yolov3.py", 1e-4),
 ]
-REQUIRES = {}
+REQUIRES = {"ex_detr_yolov3.py": ("scipy",)}
 KEY_LINES = {  # lines each program must print exactly (under both libraries)
     "ex_stylegan2_rosinality.py": [
         "kernel (4, 4) 1.0 0.140625",
@@ -41,6 +45,19 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "point feat torch.Size([4, 80, 32])",
         "eval (8, 2) 1.00000 (8, 16, 16) torch.int64 lr [0.00025]",
         "correct type Tensor torch.int64",
+    ],
+    "ex_detr_yolov3.py": [
+        "giou [[0.25, 0.25, -0.8], [0.1667, -0.4167, -0.6]]",
+        "number of params: 11044",
+        "nested torch.Size([2, 3, 32, 32]) torch.bool 640",
+        "loss keys ['cardinality_error', 'cardinality_error_0', 'class_error', 'loss_bbox', 'loss_bbox_0', 'loss_ce',"
+        " 'loss_ce_0', 'loss_giou', 'loss_giou_0']",
+        "matched [((2,), torch.int64, [0, 1]), ((3,), torch.int64, [0, 1, 2])]",
+        "uint8 index warnings True ['UserWarning']",
+        "output (4, 192, 7) torch.float32 stride 4.0 (1, 1, 8, 8) torch.float32",
+        "build_targets torch.uint8 2 94 torch.float32 [[0, 0, 1, 1], [1, 1, 0, 3]] [-0.2231, 0.0] 2 1.0",
+        "nms [(6, 7), (6, 7), (6, 7), (6, 7)] ['5.7068', '5.7277', '5.6859', '5.6806']",
+        "tensor types torch.float32 torch.uint8 True",
     ],
 }
 

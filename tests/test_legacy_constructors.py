@@ -94,3 +94,20 @@ def test_legacy_constructor_of_a_tensor_is_an_alias_like_torch(name):
         g = make(L.ones(2, requires_grad=True))
         assert (type(g.grad_fn).__name__, g.is_leaf, g.requires_grad) == ("AliasBackward0", False, True)
     assert torchlike.Tensor(torchlike.ones(2, dtype=torchlike.float64)).dtype is torchlike.float64
+
+
+@pytest.mark.parametrize("args", [
+    lambda L, x: (x.shape,), lambda L, x: (L.Size([]),), lambda L, x: (x.shape[1:],), lambda L, x: ((4, 5),),
+    lambda L, x: ([4, 5],), lambda L, x: (4, 5), lambda L, x: (),
+], ids=["size", "empty_size", "size_slice", "tuple_data", "list_data", "ints", "nothing"])
+def test_new_reads_a_size_as_a_shape_and_other_sequences_as_data_like_torch(args):
+    """``x.new(x.shape)`` (eriklindernoren/PyTorch-YOLOv3's ``xywh2xyxy``: ``y = x.new(x.shape)``) is an
+    uninitialised tensor of that shape and ``x``'s dtype, as ``torch.FloatTensor(size)``; torchlike read the
+    ``torch.Size`` as data (a 1-d tensor of the sizes)."""
+    got = []
+    for L in (torch, torchlike):
+        x = L.zeros(3, 4, 2, dtype=L.float64)
+        out = x.new(*args(L, x))
+        data = None if args(L, x) and isinstance(args(L, x)[0], (int, L.Size)) else out.tolist()
+        got.append((tuple(out.shape), str(out.dtype), data))
+    assert got[1] == got[0]

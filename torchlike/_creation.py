@@ -18,7 +18,7 @@ from ._layout import strided as _strided
 from . import _memory_format as _mfmt
 from ._device import CPU, canonical, host_to_jax, of_array, off_cpu
 from ._scalar_fit import check_scalar_fits, float_to_int_np
-from .tensor import _ALIAS_CHAIN, _PLAIN_VALUE, HOST_MAX, Tensor
+from .tensor import _ALIAS_CHAIN, _PLAIN_VALUE, HOST_MAX, Size, Tensor
 from ._mutation import write_out  # out= (layer 2)
 from ._numpy_bridge import from_numpy_shared  # (layer 2)
 from ._creation_infer import _infer_np
@@ -750,6 +750,8 @@ def _new(self, *args, **kw):  # the legacy ``t.new(sizes...)`` / ``t.new(data)``
         return _new_empty(self, 0)
     if isinstance(args[0], int):
         return _new_empty(self, *args)
+    if len(args) == 1 and isinstance(args[0], Size):  # a torch.Size is a shape, any other sequence is data
+        return _new_empty(self, args[0], **kw)
     if isinstance(args[0], (float, complex)):  # (a number is neither sizes nor data for torch's parser)
         raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
     if isinstance(args[0], Tensor):
