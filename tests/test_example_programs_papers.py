@@ -8,7 +8,8 @@ fxia22/pointnet.pytorch (STN3d/STNkd, ``torch.bmm`` transforms, feature_transfor
 segmentation heads on a numpy-augmenting DataLoader); facebookresearch/detr (HungarianMatcher with scipy's
 linear_sum_assignment on ``torch.cdist``/GIoU costs, SetCriterion with aux losses, the transformer with
 ``query_pos``) and eriklindernoren/PyTorch-YOLOv3 (build_targets on legacy ByteTensor masks, YOLOLayer losses,
-plain-torch NMS).
+plain-torch NMS); WaveNet (mu-law companding, gated dilated causal convolutions with residual/skip cuts,
+multinomial sampling) and locuslab/TCN (Chomp1d, legacy ``nn.utils.weight_norm``, the adding problem).
 
 Each program in tests/programs/ex_*.py seeds torch, trains a few steps and prints one fact per line. It runs
 with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must
@@ -22,6 +23,7 @@ PROGRAMS_AND_TOLERANCES = [
     # %f losses move up to 6e-5 relative between OMP_NUM_THREADS=1 and two threads over six Adam steps
     ("ex_nerf_pointnet.py", 2e-4),
     ("ex_detr_yolov3.py", 1e-4),
+    ("ex_wavenet_tcn.py", 1e-4),
 ]
 REQUIRES = {"ex_detr_yolov3.py": ("scipy",)}
 KEY_LINES = {  # lines each program must print exactly (under both libraries)
@@ -58,6 +60,16 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "build_targets torch.uint8 2 94 torch.float32 [[0, 0, 1, 1], [1, 1, 0, 3]] [-0.2231, 0.0] 2 1.0",
         "nms [(6, 7), (6, 7), (6, 7), (6, 7)] ['5.7068', '5.7277', '5.6859', '5.6806']",
         "tensor types torch.float32 torch.uint8 True",
+    ],
+    "ex_wavenet_tcn.py": [
+        "mu-law [171, 206, 233, 231, 237, 243] [171, 206, 233, 231, 237, 243] torch.int64 True",
+        "int encode [0, 128, 255]",
+        "causal [[[1.0, 3.0, 5.0, 7.0, 9.0, 11.0, 13.0, 15.0]]] dilated [[[4.0, 6.0, 8.0, 10.0, 12.0, 14.0]]]",
+        "receptive_fields 30 [1, 2, 4, 8, 1, 2, 4, 8]",
+        "one_hot (200, 256) float64 200",
+        "ValueError Input size has to be larger than receptive_fields (30)",
+        "weight_norm warnings ['FutureWarning']",
+        "conv1 params ['bias', 'weight_g', 'weight_v'] (12, 1, 1) Tensor True False",
     ],
 }
 
