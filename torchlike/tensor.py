@@ -92,6 +92,18 @@ class Size(tuple):
         return (Size, (tuple(self),))
 
 
+# Tensor.grad_dtype set to None: a gradient of any dtype is taken (torch 2.13's grad_dtype)
+ANY_GRAD_DTYPE = "any"
+
+
+def _grad_dtype_error(got, want):
+    return (f"attempting to assign a gradient with dtype '{_dtype.C_NAMES.get(got.name, got.name)}' to a tensor with "
+            f"grad_dtype '{_dtype.TYPE_NAMES.get(want.name, want.name)}'. The gradient must match the tensor's "
+            "grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
+            "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
+            "gradient may break downstream systems that assume they match.")
+
+
 def _concrete(x):
     """Whether ``x`` is a concrete ``jax.Array`` (not a tracer, not numpy); its type is remembered."""
     if _is_tracer(x) or not isinstance(x, jax.Array):
@@ -126,6 +138,7 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
                  "_retains", "_dev", "__weakref__", "__dict__")
     __array_priority__ = 1000
     _rereads = False  # a root whose value a numpy array holds (_numpy_bridge): its views re-read it
+    _gdt = None  # grad_dtype where set on a leaf: a dtype, or ANY_GRAD_DTYPE (None was set); None: the dtype
     _st = None  # a root's torch strides where they are not row-major (channels-last, ...: _memory_format)
 
     # ---- construction -------------------------------------------------------------------------
@@ -532,10 +545,13 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
             if not isinstance(g, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(g).__name__}")
+            want = self.dtype if self._gdt is None else self._gdt  # (grad_dtype; ANY_GRAD_DTYPE: None was set)
+            if g.dtype is not want and want is not ANY_GRAD_DTYPE:
+                raise RuntimeError(_grad_dtype_error(g.dtype, want))
             if tuple(g.shape) != tuple(self.shape):
-                raise RuntimeError("assigned grad has data of a different size")
-            if g.dtype is not self.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(f"attempting to assign a gradient of size '{list(g.shape)}' to a tensor of size "
+                                   f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the "
+                                   f"same size")
         self._grad = g
 
     @property

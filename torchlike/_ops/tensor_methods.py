@@ -25,6 +25,8 @@ from .._tensor_devices import device_move_error
 from .._missing import MissingAPI
 from .signatures import missing_method
 from ._util import Tensor, register
+from .._errors import warn_at_caller
+from ..tensor import ANY_GRAD_DTYPE, _NON_LEAF_GRAD as NON_LEAF_GRAD
 from .. import _creation
 from .._creation import tensor
 from .basic import copy_
@@ -287,10 +289,37 @@ for _k in ("is_xpu", "is_mps", "is_vulkan", "is_xla", "is_ipu", "is_maia", "is_m
         setattr(Tensor, _k, property(lambda self: False))
 
 _PROPS = {"volatile": _volatile, "output_nr": lambda self: self._oi if self._grad_fn is not None else 0,
-          "name": lambda self: None, "grad_dtype": lambda self: self.dtype}
+          "name": lambda self: None}
 for _k, _v in _PROPS.items():
     if _k not in Tensor.__dict__:
         setattr(Tensor, _k, property(_v))
+
+
+def _get_grad_dtype(self):
+    if self._grad_fn is not None:
+        raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+    g = self._gdt
+    return self.dtype if g is None else None if g is ANY_GRAD_DTYPE else g
+
+
+def _set_grad_dtype(self, value):
+    """torch 2.13's ``grad_dtype``: the dtype a leaf's gradient must have (default its own; None: any), and the
+    dtype backward accumulates it in."""
+    if self._grad_fn is not None:
+        warn_at_caller(NON_LEAF_GRAD)  # (torch's setter reads .grad first)
+        raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+    if value is not None and not isinstance(value, _dtype.dtype):
+        raise RuntimeError(f"grad_dtype must be a torch.dtype or None, but got {type(value).__name__}")
+    g = self._grad
+    if value is not None and g is not None and g.dtype is not value:
+        raise RuntimeError(f"Cannot set grad_dtype to '{_dtype.TYPE_NAMES.get(value.name, value.name)}' because there "
+                           f"is already a gradient with dtype '{_dtype.C_NAMES.get(g.dtype.name, g.dtype.name)}'. "
+                           "Please clear the gradient (.grad = None) before changing grad_dtype, or ensure the new "
+                           "grad_dtype matches the existing gradient's dtype.")
+    self._gdt = ANY_GRAD_DTYPE if value is None else None if value is self.dtype else value
+
+
+Tensor.grad_dtype = property(_get_grad_dtype, _set_grad_dtype)
 
 # methods torchlike does not provide (yet): present, raising NotImplementedError that names them
 for _k in ("set_", "to_mkldnn", "to_padded_tensor", "slice_inverse"):

@@ -9,6 +9,7 @@ tensor(2.)
 from __future__ import annotations
 
 from .. import _creation, _profiler_state as _prof
+from .._errors import warn_at_caller
 from ..tensor import Tensor
 from .._ops.registry import register
 from .._ops.shape import stack
@@ -113,12 +114,27 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if inputs is not None:
         inputs = _inputs_tuple(inputs, "backward")
     grads = _make_grads(tensors, grad_tensors, create_graph)
+    if create_graph and not _CREATE_GRAPH_WARNED:
+        _warn_create_graph_cycle()
     prev = _is_checkpoint_valid()
     grad_mode._state.checkpoint_valid = inputs is None   # reentrant checkpoints need a plain backward()
     try:
         run_backward(tensors, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
     finally:
         grad_mode._state.checkpoint_valid = prev
+
+
+_CREATE_GRAPH_WARNED = False
+
+
+def _warn_create_graph_cycle():
+    """torch's engine warns once per process when backward() accumulates with create_graph=True."""
+    global _CREATE_GRAPH_WARNED
+    _CREATE_GRAPH_WARNED = True
+    warn_at_caller("Using backward() with create_graph=True will create a reference cycle between the parameter and "
+                   "its gradient which can cause a memory leak. We recommend using autograd.grad when creating the "
+                   "graph to avoid this. If you have to use this function, make sure to reset the .grad fields of "
+                   "your parameters to None after use to break the cycle and avoid the leak.")
 
 
 @register("backward", namespaces=())

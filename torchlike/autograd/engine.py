@@ -17,7 +17,7 @@ from .._tape import ANOMALY, AccumulateGrad, NoGradViewSink, primals_read, pullb
 from ._fused import try_fused
 from ._graph_api import GradientEdge
 from ._ready_queue import ReadyQueue, Through, torch_edge_order
-from ..tensor import Tensor
+from ..tensor import ANY_GRAD_DTYPE, Tensor
 
 __all__ = ["run_backward", "on_backward"]
 
@@ -417,6 +417,8 @@ def _accumulate(node, g, create_graph):
     if type(node) is NoGradViewSink:
         return  # (torch: a no_grad view's gradient goes nowhere)
     v = node.variable
+    if v._gdt is not None and v._gdt is not ANY_GRAD_DTYPE:  # (grad_dtype set: accumulated in that dtype)
+        g = g.to(v._gdt) if create_graph else jnp.asarray(g).astype(v._gdt.np)
     if create_graph:
         v._grad = g if v._grad is None else v._grad + g
     elif v._grad is None:
