@@ -74,3 +74,22 @@ def test_int_device_without_an_accelerator_raises_like_torch(call):
     accelerator device when none is available." (RuntimeError) where a 'cuda' device gives its AssertionError
     (torch.device(0), device=0, x.cuda(0), module.cuda(0) said "Torch not compiled with CUDA enabled" here)."""
     raises_like_torch(INT_DEVICE_CALLS[call])
+
+
+def test_cpu_with_an_index_places_tensors_on_cpu_like_torch():
+    # d3rlpy's device="cpu:0": what is made or moved there is on 'cpu', so it mixes with every other CPU tensor
+    def facts(T):
+        x = T.ones(2)
+        made = [T.ones(2, device="cpu:0"), T.zeros(1, device=T.device("cpu", 0)), T.arange(3, device="cpu:0"),
+                T.empty(2, device="cpu:0"), x.new_zeros(2, device="cpu:0"), T.zeros_like(x, device="cpu:0"),
+                T.tensor([1.0], device="cpu:0"), T.as_tensor([1.0], device="cpu:0"), x.to("cpu:0"), x.cpu()]
+        lin = T.nn.Linear(2, 2).to("cpu:0")
+        out = lin(T.ones(1, 2))  # a cpu:0 module on a cpu input
+        T.set_default_device("cpu:0")
+        try:
+            default = (repr(T.get_default_device()), str(T.ones(1).device))
+        finally:
+            T.set_default_device(None)
+        return ([str(t.device) for t in made], str(lin.weight.device), str(out.device), str(made[0] + x),
+                str(T.Generator(device="cpu:0").device), default, x.device == T.device("cpu:0"))
+    assert facts(torchlike) == facts(torch)

@@ -158,14 +158,15 @@ _entered = []  # defaults to restore when ``with device(...)`` blocks exit
 
 
 def canonical(d) -> device:
-    """A device with an index for cuda ('cuda' -> 'cuda:0'), as tensors report it."""
+    """A device as tensors report it: an index for cuda ('cuda' -> 'cuda:0'), none for the CPU ('cpu:0' ->
+    'cpu', as torch's CPU tensors and generators are on ``cpu`` whatever index they were asked for)."""
     if d is None:
-        return _default[0]
-    if not isinstance(d, device):
+        d = _default[0]
+    elif not isinstance(d, device):
         d = device(d)
-    if d.type in ("cuda", "xla", "tpu") and d.index is None:
-        return device(d.type, 0)
-    return d
+    if d.index is None:
+        return device(d.type, 0) if d.type in ("cuda", "xla", "tpu") else d
+    return CPU if d.type == "cpu" else d
 
 
 def get_default_device() -> device:
@@ -174,7 +175,8 @@ def get_default_device() -> device:
 
 def set_default_device(d) -> None:
     """Tensors are created on this device unless told otherwise."""
-    _default[0] = canonical(d if d is not None else "cpu")
+    d = device(d if d is not None else "cpu")
+    _default[0] = d if d.type == "cpu" else canonical(d)  # (get_default_device keeps 'cpu:0', as torch's)
 
 
 def of_array(arr) -> device:
