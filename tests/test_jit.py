@@ -1,8 +1,10 @@
 """torch.jit entry points: trace/script keep the module, save/load round-trip, torch's errors."""
 import inspect
+import io
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -178,3 +180,36 @@ def test_torch_C_tracing_and_jit_knobs_like_torch():
     each convolution), the TorchScript executor/fuser knobs (set-and-return-previous or set-and-read-back), grad
     mode, cudnn, matmul precision and determinism."""
     assert _c_knob_calls(torchlike) == _c_knob_calls(torch)
+
+
+def test_traced_function_is_a_script_function_that_saves_like_torchs(tmp_path):
+    # d3rlpy's save_policy: trace a closure over a module, then the traced function's own save()
+    def run(T):
+        T.manual_seed(0)
+        net = T.nn.Linear(3, 2).requires_grad_(False)  # (torch traces no grad-requiring constant; d3rlpy freezes)
+
+        def greedy(x):
+            return net(x).argmax(dim=1)
+
+        f = T.jit.trace(greedy, T.rand(1, 3), check_trace=False)
+        g = T.jit.trace(lambda a, b: a @ b + 1, (T.ones(2, 3), T.ones(3, 2)))
+        path = str(tmp_path / f"{T.__name__}.pt")
+        f.save(path)
+        loaded = T.jit.load(path)
+        x = T.tensor([[1.0, -1.0, 0.5], [0.0, 2.0, -3.0], [0.3, 0.3, 0.3]])
+        buffered = T.jit.load(io.BytesIO(g.save_to_buffer()))
+        return (isinstance(f, T.jit.ScriptFunction), f.name, g.name, f(x).tolist(), loaded(x).tolist(),
+                g(T.ones(1, 3), T.ones(3, 4)).tolist(), buffered(T.ones(2, 3), T.ones(3, 2)).tolist())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        assert run(torchlike) == run(torch)
+
+
+def test_trace_of_a_function_warns_like_torch(tmp_path):
+    def messages(T):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            f = T.jit.trace(lambda x: x * 2, T.ones(2))
+            f.save(str(tmp_path / f"{T.__name__}.pt"))
+        return sorted({(x.category.__name__, str(x.message)) for x in w})
+    assert messages(torchlike) == messages(torch)

@@ -2,7 +2,8 @@
 actions trained by DiscreteCQL (conservative Q-learning, double DQN targets, a target-network update
 interval) with TD-error / value-estimation / action-match evaluators, a continuous-action dataset trained by
 TD3+BC, CQL (twin critics, learned temperature and alpha) and behaviour cloning, each through d3rlpy's own fit
-loop; greedy actions, Q values, observation/reward scalers, and a model saved and loaded."""
+loop; greedy actions, Q values, observation/reward scalers, a model saved and loaded, and greedy policies
+exported with save_policy (torch.jit.trace of a function, then its save) and run from torch.jit.load."""
 import logging
 import os
 import tempfile
@@ -74,6 +75,9 @@ cql.save(path)
 again = d3rlpy.load_learnable(path, device="cpu:0")
 print("reloaded", type(again).__name__, np.allclose(again.predict_value(probe, np.array([0, 1, 2])),
                                                      cql.predict_value(probe, np.array([0, 1, 2]))))
+cql.save_policy(os.path.join(workdir, "cql_policy.pt"))  # the greedy policy traced to TorchScript
+policy = torch.jit.load(os.path.join(workdir, "cql_policy.pt"))
+print("exported policy", policy(torch.tensor(probe)).tolist())
 
 # continuous actions with scalers: TD3+BC, CQL, behaviour cloning
 obs, actions, rewards, terminals = episodes(rng, 160, 3, discrete=False)
@@ -90,6 +94,9 @@ history = td3bc.fit(dataset, n_steps=20, n_steps_per_epoch=10, **fit_args)
 for epoch, metrics in losses(history):
     print("td3+bc", epoch, metrics)
 print("td3+bc actions", r(td3bc.predict(probe)), r(td3bc.predict_value(probe, probe_actions)))
+td3bc.save_policy(os.path.join(workdir, "td3bc_policy.pt"))  # the observation scaler is traced in
+policy = torch.jit.load(os.path.join(workdir, "td3bc_policy.pt"))
+print("exported td3+bc policy", r(policy(torch.tensor(probe))))
 
 d3rlpy.seed(2)
 cql_c = d3rlpy.algos.CQLConfig(batch_size=16, n_action_samples=4, alpha_threshold=5.0, conservative_weight=2.0,

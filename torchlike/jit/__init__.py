@@ -13,6 +13,7 @@ True
 """
 from __future__ import annotations
 
+import inspect
 import io
 import json
 import os
@@ -27,6 +28,7 @@ from ..futures import Future
 from ..nn.modules.module import Module
 from . import annotations  # noqa: F401 - torch.jit.annotations is an attribute of torch.jit
 from . import _eager_api
+from ._traced_function import TracedFunction
 from ._eager_api import (Attribute, ScriptFunction, ScriptWarning, TracerWarning, TracingCheckError, enable_onednn_fusion, fuser, interface,
                          onednn_fusion_enabled, optimized_execution, script_if_tracing, script_method,
                          set_fusion_strategy, strict_fusion)
@@ -70,10 +72,13 @@ def script(obj, *args, **kwargs):
 
 
 def trace(func, example_inputs=None, *args, example_kwarg_inputs=None, **kwargs):
-    """Return ``func`` unchanged, remembering ``example_inputs`` so ``jit.save`` can export it."""
+    """Return a module ``func`` unchanged, remembering ``example_inputs`` so ``jit.save`` can export it; a plain
+    function comes back as a ``ScriptFunction`` that calls it and has torch's ``save``."""
     _deprecated("trace")
     if example_inputs is not None:
         inputs = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
+        if inspect.isfunction(func):
+            return TracedFunction(func, inputs)
         try:
             func._torchlike_example_inputs = inputs
         except (AttributeError, TypeError):   # builtins and the like: nothing to remember
@@ -207,8 +212,12 @@ def _export_bytes(m):
 
 
 def save(m, f, _extra_files=None):
-    """Save a traced (or scripted) module for ``jit.load`` (atomically when ``f`` is a path)."""
+    """Save a traced (or scripted) module or traced function for ``jit.load`` (atomically when ``f`` is a path)."""
     _deprecated("save", "`torch.export`")
+    _write(m.as_module() if isinstance(m, TracedFunction) else m, f, _extra_files)
+
+
+def _write(m, f, _extra_files=None):
     program = _export_bytes(m)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
