@@ -9,7 +9,9 @@ segmentation heads on a numpy-augmenting DataLoader); facebookresearch/detr (Hun
 linear_sum_assignment on ``torch.cdist``/GIoU costs, SetCriterion with aux losses, the transformer with
 ``query_pos``) and eriklindernoren/PyTorch-YOLOv3 (build_targets on legacy ByteTensor masks, YOLOLayer losses,
 plain-torch NMS); WaveNet (mu-law companding, gated dilated causal convolutions with residual/skip cuts,
-multinomial sampling) and locuslab/TCN (Chomp1d, legacy ``nn.utils.weight_norm``, the adding problem).
+multinomial sampling) and locuslab/TCN (Chomp1d, legacy ``nn.utils.weight_norm``, the adding problem);
+PointNet++ (yanx27: farthest_point_sample, query_ball_point, set abstraction and feature propagation) and DGCNN
+(WangYueFt: knn by topk, get_graph_feature's flat gather, EdgeConv, label-smoothed cal_loss, sklearn metrics).
 
 Each program in tests/programs/ex_*.py seeds torch, trains a few steps and prints one fact per line. It runs
 with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must
@@ -24,8 +26,9 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_nerf_pointnet.py", 2e-4),
     ("ex_detr_yolov3.py", 1e-4),
     ("ex_wavenet_tcn.py", 1e-4),
+    ("ex_pointnet2_dgcnn.py", 1e-4),
 ]
-REQUIRES = {"ex_detr_yolov3.py": ("scipy",)}
+REQUIRES = {"ex_detr_yolov3.py": ("scipy",), "ex_pointnet2_dgcnn.py": ("sklearn",)}
 KEY_LINES = {  # lines each program must print exactly (under both libraries)
     "ex_stylegan2_rosinality.py": [
         "kernel (4, 4) 1.0 0.140625",
@@ -70,6 +73,13 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "ValueError Input size has to be larger than receptive_fields (30)",
         "weight_norm warnings ['FutureWarning']",
         "conv1 params ['bias', 'weight_g', 'weight_v'] (12, 1, 1) Tensor True False",
+    ],
+    "ex_pointnet2_dgcnn.py": [
+        "fps [[0, 6, 21, 13, 10, 4, 23, 22], [23, 4, 10, 3, 0, 12, 17, 14]]",
+        "ball [[0, 1, 2, 7, 8, 12], [6, 6, 6, 6, 6, 6], [14, 15, 17, 21, 14, 14]] torch.int64 (2, 8, 6, 3)",
+        "Train Instance Accuracy: 0.250000",
+        "  (0): ReLU(inplace=True)",
+        "lr [0.001] bn5 tracked 6",
     ],
 }
 
