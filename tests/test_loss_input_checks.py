@@ -90,3 +90,33 @@ def test_multilabel_margin_loss_shape_check_like_torch(shape):
     """torch's shape check: a non-empty vector or matrix (optional empty batch); a 3-d input leaked a JAX
     broadcasting error before."""
     raises_like_torch(lambda m: m.nn.functional.multilabel_margin_loss(m.zeros(shape), m.zeros(shape, dtype=m.long)))
+
+
+CTC_LENGTH_ERRORS = {  # (targets, input_lengths, target_lengths) against log_probs (5, 2, 3)
+    "padded targets narrower than a target length": ([[1, 2], [1, 1]], [5, 5], [3, 2]),
+    "concatenated targets shorter than the lengths' sum": ([1, 2, 1], [5, 5], [2, 2]),
+    "padded targets of another batch size": ([[1, 2], [1, 1], [2, 2]], [5, 5], [2, 2]),
+    "negative target length": ([[1, 2], [1, 1]], [5, 5], [-1, 2]),
+    "negative input length": ([1, 2, 1, 1], [5, -1], [2, 2]),
+    "input length past T": ([[1, 2], [1, 1]], [6, 5], [2, 2]),
+}
+
+
+@pytest.mark.parametrize("case", list(CTC_LENGTH_ERRORS))
+def test_ctc_loss_length_checks_like_torch(case):
+    """torch's ctc_loss_allocate_outputs checks, in its order (a padded target narrower than its length computed
+    a loss from past the row's end here)."""
+    targets, il, tl = CTC_LENGTH_ERRORS[case]
+
+    def fn(m):
+        m.manual_seed(0)
+        lp = m.randn(5, 2, 3).log_softmax(2)
+        return m.nn.functional.ctc_loss(lp, m.tensor(targets), il, tl)
+    raises_like_torch(fn)
+
+
+def test_ctc_loss_unbatched_targets_are_concatenated_like_torch():
+    def fn(m):
+        lp = m.randn(5, 3).log_softmax(1)
+        return m.nn.functional.ctc_loss(lp, m.tensor([1, 2]), [5], [3])
+    raises_like_torch(fn)

@@ -104,6 +104,28 @@ def _lengths(x):
     return Tensor._wrap(jnp.asarray(v)), v
 
 
+_CHECKING = " (while checking arguments for ctc_loss_allocate_outputs)"
+
+
+def _check_lengths(il, tl, T, N, targets_shape, concat):
+    """torch's argument checks of the lengths against the targets' and log_probs' shapes, in its order."""
+    for v in tl:
+        if v < 0:
+            raise RuntimeError(f"Expected target_lengths to have value at least 0, but got value {v}{_CHECKING}")
+    want, dim = (int(tl.sum()), 0) if concat else (N, 0)
+    if targets_shape[dim] != want:
+        raise RuntimeError(f"Expected tensor to have size {want} at dimension {dim}, but got size "
+                           f"{targets_shape[dim]} for argument #2 'targets'{_CHECKING}")
+    if not concat and len(tl) and targets_shape[1] < int(tl.max()):
+        raise RuntimeError(f"Expected tensor to have size at least {int(tl.max())} at dimension 1, but got size "
+                           f"{targets_shape[1]} for argument #2 'targets'{_CHECKING}")
+    for v in il:
+        if v < 0:
+            raise RuntimeError(f"Expected input_lengths to have value at least 0, but got value {v}{_CHECKING}")
+        if v > T:
+            raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {v}{_CHECKING}")
+
+
 @_functional()
 @_amp.fp32
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
@@ -124,13 +146,11 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         raise RuntimeError("input_lengths must be of size batch_size")
     if tl_t.shape[0] != N:
         raise RuntimeError("target_lengths must be of size batch_size")
-    if il is not None and np.any(il > T):
-        bad = int(np.argmax(il > T))
-        raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {il[bad]} (while "
-                           f"checking arguments for ctc_loss_cpu)")
     if not isinstance(targets, Tensor):
         targets = Tensor._wrap(jnp.asarray(np.asarray(targets, dtype=np.int64)), log_probs.device)
     concat = targets.ndim == 1 and not unbatched
+    if il is not None and tl is not None:
+        _check_lengths(il, tl, T, N, tuple(targets.shape), targets.ndim == 1)  # (unbatched 1-D: concatenated)
     if concat:
         # the padded width: the longest target when lengths are known, else the whole concatenation
         S = int(tl.max()) if tl is not None and tl.size else targets.shape[0]
