@@ -626,3 +626,39 @@ def test_post_accumulate_grad_hooks_dict_and_handles_like_torch():
         out += [seen, len(t._post_accumulate_grad_hooks)]
         return out
     assert run(torchlike) == run(torch)
+
+
+def test_backward_reads_saved_tensors_written_through_data():
+    """A tensor saved for backward and then rewritten through ``.data`` (no version bump, so no error): torch's
+    backward reads the saved storage, so every use sees the last write (bayesian-torch's LSTM layers and blitz's
+    sample_elbo refill their eps buffer this way at each call); an ordinary in-place write still raises."""
+    def run(m):
+        rho = m.tensor([0.1, -0.2, 0.3], requires_grad=True)
+        eps = m.zeros(3)
+        total = 0
+        for k in range(3):
+            eps.data.copy_(m.tensor([1.0 + k, -2.0 * k, 0.5]))
+            total = total + (m.log1p(rho.exp()) * eps).sum() + (rho * eps.data).sum()
+        total.backward()
+        w = m.ones(2, 2, requires_grad=True)
+        buf = m.tensor([[1.0, 2.0], [3.0, 4.0]])
+        y = (w @ buf).sum()
+        buf.data.mul_(10)
+        y.backward(retain_graph=True)
+        first = w.grad.clone()
+        buf.data.add_(1)
+        y.backward()
+        try:
+            x = m.ones(2, requires_grad=True)
+            c = m.tensor([1.0, 2.0])
+            z = (x * c).sum()
+            c.mul_(2)
+            z.backward()
+            err = None
+        except RuntimeError as e:
+            err = str(e).split(":")[0]
+        return rho.grad.numpy(), first.numpy(), w.grad.numpy(), err
+    t, ours = run(torch), run(torchlike)
+    for a, b in zip(t[:3], ours[:3]):
+        np.testing.assert_allclose(b, a, rtol=1e-6)
+    assert t[3] == ours[3] and t[3] is not None

@@ -1,7 +1,8 @@
 """bayesian-torch 0.5.0 under the drop-in runner, compared line by line with real torch: dnn_to_bnn on a trained
 CNN with MOPED priors, ELBO training (cross-entropy plus get_kl_loss), Monte Carlo predictions with predictive
 entropy and mutual information, hand-built Flipout/Reparameterization layers (Conv1d, Linear, ConvTranspose2d)
-trained with SGD, LSTMReparameterization/LSTMFlipout forwards under a trained head, and a state_dict round trip.
+trained with SGD, LSTMReparameterization/LSTMFlipout trained with a head (their rho gradients read the eps
+buffer as rewritten through .data at the last time step, as torch's backward does), and a state_dict round trip.
 (bayesian_torch imports torch.nn.quantized.BatchNorm2d, which torchlike now has: tests/test_quantized_static.py.)"""
 from conftest import lib_program_vs_torch
 

@@ -458,7 +458,7 @@ def _pack(node, args, saves):
     """saved_tensors_hooks: the node keeps the packed forms of the tensors it saves (the pullback reads the
     unpacked values) and, as torch, checks no versions for them."""
     if saves == "out":
-        tensors, positions = [t for t, _ in node.saved], [None] * len(node.saved)
+        tensors, positions = [e[0] for e in node.saved], [None] * len(node.saved)
     else:
         # torch's formulas save a lone input, and of several the ones another differentiable input's gradient
         # reads (x * y with only x requiring grad saves y): the common rule of its unary and binary ops
@@ -487,9 +487,9 @@ def _record(f, statics, args, arrays, outs, name, saves):
                 # a float tensor without grad: torch's (None, 0) edge; index/mask tensors are no edge
                 d = getattr(arrays[i], "dtype", None)
                 inputs.append(_NO_EDGE if d is not None and d.kind in "fcV" else None)
-            if saves is True:
+            if saves is True:  # (tensor, a._version inlined, argument position, writes through .data so far)
                 v = a._ver
-                saved.append((a, v[0] if len(v) == 1 else v[0] - v[1]))  # (a._version, inlined)
+                saved.append((a, v[0], i, 0) if len(v) == 1 else (a, v[0] - v[1], i, v[1]))
         else:
             inputs.append(None)
     if len(outs) == 1:  # (one output, the common case, without the generators)

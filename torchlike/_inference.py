@@ -73,7 +73,7 @@ def _check_record(f, statics, args, arrays, diff_in, diff_out, name, saves, save
         return None
     if saves is True and any(_reads(f, statics, arrays, diff_in, diff_out, k) for k in inference):
         raise RuntimeError(SAVED_ERROR)
-    return [(t, v) for t, v in saved if type(t._ver) is not InferenceVersion]
+    return [e for e in saved if type(e[0]._ver) is not InferenceVersion]
 
 
 def install():

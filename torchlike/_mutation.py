@@ -110,7 +110,7 @@ def _inplace_update(self, new, aliased=False):
     gf = new._grad_fn
     if gf is not None and gf.saved:
         # the op saw self's old (immutable) array, so overwriting self can't corrupt its gradient
-        gf.saved = tuple((t, v) for t, v in gf.saved if t._ver is not self._ver)
+        gf.saved = tuple(e for e in gf.saved if e[0]._ver is not self._ver)
     b = self._vbase
     track = _state.enabled and (new._grad_fn is not None or new._rg)
     if b is None:

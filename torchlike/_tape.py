@@ -133,7 +133,7 @@ class Node:
         self.diff_in = diff_in
         self.diff_out = diff_out
         self.out_meta = out_meta  # per differentiable output: (shape, np dtype)
-        self.saved = saved  # (tensor, version) pairs checked at backward
+        self.saved = saved  # (tensor, version[, primal index, .data writes]) entries checked at backward
         self.seq = next(_seq)
         self._name = name
         self._hooks = None
@@ -196,9 +196,13 @@ class Node:
             return
         if self._freed:
             _check_not_freed(self)
-        for k, (t, v) in enumerate(self.saved):
+        written = None
+        for k, e in enumerate(self.saved):
+            t, v = e[0], e[1]
             w = t._ver  # (``t._version`` inlined for a plain version list; any other form asks the property)
             if type(w) is list and (w[0] if len(w) == 1 else w[0] - w[1]) == v:
+                if len(w) == 2 and len(e) == 4 and w[1] != e[3]:  # written through .data since recorded
+                    written = [e] if written is None else written + [e]
                 continue
             if t._version != v:
                 raise RuntimeError(
@@ -207,6 +211,19 @@ class Node:
                     f"{t._version}; expected version {v} instead. Hint: enable anomaly detection to find the "
                     "operation that failed to compute its gradient, with "
                     "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+        if written is not None:
+            self._read_data_writes(written)
+
+    def _read_data_writes(self, written):
+        """A saved tensor written through ``.data`` after it was saved (no version bump, so no error): torch's
+        backward reads the saved tensor's storage, so it sees the new values; the pullback reads them too."""
+        primals = list(self.primals)
+        for t, _, i, _ in written:
+            new = t._value
+            old = primals[i]
+            if getattr(old, "shape", None) == new.shape and getattr(old, "dtype", None) == new.dtype:
+                primals[i] = new
+        self.primals = tuple(primals)
 
     def _unpack(self):
         """Run the unpack hooks of the tensors packed when this node was recorded; their values become the

@@ -2,7 +2,7 @@
 Reparameterization BNN with MOPED priors (posteriors initialised from the deterministic weights), trained a few
 steps on cross-entropy plus the scaled KL; Monte Carlo predictions with predictive entropy and mutual
 information; hand-built Flipout models (LinearFlipout, Conv1dFlipout, ConvTranspose2dReparameterization) returning
-(output, kl); LSTMReparameterization and LSTMFlipout sequence models under a trained
+(output, kl); LSTMReparameterization and LSTMFlipout sequence models trained with a
 reparameterized head; a state_dict round trip."""
 import io
 
@@ -104,26 +104,24 @@ for step in range(5):
     print("flipout", step, r(loss), r(kl, 2))
 print("up shape", tuple(img.shape), r(img.mean()))
 
-# LSTM variational layers: forward (outputs, states, KL) and a reparameterized head trained on the last state
-# (backward through the LSTM's own samples is left out: torch reads its eps buffer, rewritten through .data at
-# every time step, at backward time; docs/differences.md)
+# LSTM variational layers (each time step refills the ih/hh eps buffers through .data, so torch's backward reads
+# the last step's samples), trained with a reparameterized head on the last hidden state
 torch.manual_seed(5)
 seq = torch.randn(3, 7, 4)
 for cls in (LSTMReparameterization, LSTMFlipout):
     torch.manual_seed(6)
     lstm = cls(4, 5, posterior_rho_init=-3.0)
     head = LinearReparameterization(5, 1, posterior_rho_init=-3.0)
-    opt = torch.optim.Adam(head.parameters(), lr=1e-2)
-    with torch.no_grad():
-        out, (h_t, c_t), kl = lstm(seq)
-    print(cls.__name__, tuple(out.shape), tuple(h_t.shape), r(out.mean()), r(c_t[:, -1].sum()), r(kl, 2))
+    opt = torch.optim.Adam([*lstm.parameters(), *head.parameters()], lr=1e-2)
     for step in range(4):
         opt.zero_grad()
+        out, (h_t, c_t), kl = lstm(seq)
         y, kl_h = head(out[:, -1])
-        loss = (y - 1.0).pow(2).mean() + kl_h / 1e4
+        loss = (y - 1.0).pow(2).mean() + (kl + kl_h) / 1e4
         loss.backward()
         opt.step()
-    print(cls.__name__, "head", r(loss), r(kl_h, 3))
+    print(cls.__name__, tuple(out.shape), tuple(h_t.shape), r(loss), r(kl, 2))
+    print(cls.__name__, "rho grad", r(lstm.ih.rho_weight.grad.abs().sum(), 5), r(lstm.hh.rho_bias.grad.abs().sum(), 5))
 
 buf = io.BytesIO()
 torch.save(net.state_dict(), buf)
