@@ -11,7 +11,8 @@ linear_sum_assignment on ``torch.cdist``/GIoU costs, SetCriterion with aux losse
 plain-torch NMS); WaveNet (mu-law companding, gated dilated causal convolutions with residual/skip cuts,
 multinomial sampling) and locuslab/TCN (Chomp1d, legacy ``nn.utils.weight_norm``, the adding problem);
 PointNet++ (yanx27: farthest_point_sample, query_ball_point, set abstraction and feature propagation) and DGCNN
-(WangYueFt: knn by topk, get_graph_feature's flat gather, EdgeConv, label-smoothed cal_loss, sklearn metrics).
+(WangYueFt: knn by topk, get_graph_feature's flat gather, EdgeConv, label-smoothed cal_loss, sklearn metrics); Deformable DETR (the pure-PyTorch multi-scale deformable
+attention on ``grid_sample``, tensor-valued spatial shapes, reference points, sigmoid focal loss).
 
 Each program in tests/programs/ex_*.py seeds torch, trains a few steps and prints one fact per line. It runs
 with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must
@@ -27,6 +28,7 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_detr_yolov3.py", 1e-4),
     ("ex_wavenet_tcn.py", 1e-4),
     ("ex_pointnet2_dgcnn.py", 1e-4),
+    ("ex_deformable_detr.py", 1e-4),
 ]
 REQUIRES = {"ex_detr_yolov3.py": ("scipy",), "ex_pointnet2_dgcnn.py": ("sklearn",)}
 KEY_LINES = {  # lines each program must print exactly (under both libraries)
@@ -80,6 +82,13 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "Train Instance Accuracy: 0.250000",
         "  (0): ReLU(inplace=True)",
         "lr [0.001] bn5 tracked 6",
+    ],
+    "ex_deformable_detr.py": [
+        "ref (2, 30, 2, 2) 120.0000 ['UserWarning']",
+        "grid_init [1.0, 0.0, 2.0, 0.0, 1.0, 0.0, 2.0, 0.0] Parameter",
+        "inverse_sigmoid [-11.5129, -1.0986, 11.5129]",
+        "params 5384",
+        "levels [[8, 10], [4, 5]] [0, 80] torch.int64",
     ],
 }
 
