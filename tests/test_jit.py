@@ -213,3 +213,27 @@ def test_trace_of_a_function_warns_like_torch(tmp_path):
             f.save(str(tmp_path / f"{T.__name__}.pt"))
         return sorted({(x.category.__name__, str(x.message)) for x in w})
     assert messages(torchlike) == messages(torch)
+
+
+def test_traced_and_scripted_modules_save_themselves_like_torchs(tmp_path):
+    # the TorchScript tutorial's deployment step: torch.jit.trace(model, x).save(path) / torch.jit.script(m).save
+    def run(T):
+        T.manual_seed(0)
+        m = T.nn.Sequential(T.nn.Linear(3, 4), T.nn.Tanh(), T.nn.Linear(4, 2))
+        x = T.tensor([[1.0, -1.0, 0.5], [0.0, 2.0, -3.0]])
+        out = []
+        for kind, compiled in (("trace", T.jit.trace(m, T.ones(1, 3))), ("script", T.jit.script(m))):
+            path = str(tmp_path / f"{T.__name__}_{kind}.pt")
+            compiled.save(path)
+            loaded = T.jit.load(path)
+            again = T.jit.load(io.BytesIO(compiled.save_to_buffer()))
+            out.append((kind, loaded(x).tolist(), again(x).tolist(), sorted(loaded.state_dict())))
+        return out, hasattr(T.nn.Linear(2, 2), "save")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        ours, theirs = run(torchlike), run(torch)
+    assert ours[1] == theirs[1] is False
+    for (kind, a, b, keys), (_, ta, tb, tkeys) in zip(ours[0], theirs[0]):
+        np.testing.assert_allclose(a, ta, rtol=1e-5, atol=1e-6, err_msg=kind)
+        np.testing.assert_allclose(b, ta, rtol=1e-5, atol=1e-6, err_msg=kind)
+        assert keys == tkeys, kind

@@ -416,7 +416,8 @@ class ScriptModule:
 
 
 class ScriptFunction(ScriptModule):
-    """A compiled TorchScript function (``torch.ScriptFunction``); as :class:`ScriptModule`, never built."""
+    """A compiled TorchScript function (``torch.ScriptFunction``); only ``torch.jit.trace`` of a plain function
+    makes one (``torchlike.jit._traced_function.TracedFunction``, which calls the Python function)."""
 
 
 ScriptModule.__module__ = ScriptFunction.__module__ = "torch"

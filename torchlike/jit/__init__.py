@@ -18,6 +18,7 @@ import io
 import json
 import os
 import warnings
+import weakref
 import zipfile
 
 from .. import _errors
@@ -25,6 +26,7 @@ from .. import export as _export
 from .. import serialization
 from ..export._program_module import ProgramModule
 from ..futures import Future
+from ..nn.modules import module as _module
 from ..nn.modules.module import Module
 from . import annotations  # noqa: F401 - torch.jit.annotations is an attribute of torch.jit
 from . import _eager_api
@@ -64,6 +66,8 @@ def script(obj, *args, **kwargs):
     tensor([2., 2.])
     """
     _deprecated("script")
+    if isinstance(obj, Module):
+        _compiled.add(obj)
     fn = obj.forward if isinstance(obj, Module) else obj
     code = getattr(getattr(fn, "__func__", fn), "__code__", None)
     if code is not None:
@@ -79,11 +83,34 @@ def trace(func, example_inputs=None, *args, example_kwarg_inputs=None, **kwargs)
         inputs = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
         if inspect.isfunction(func):
             return TracedFunction(func, inputs)
+    if isinstance(func, Module):
+        _compiled.add(func)
         try:
             func._torchlike_example_inputs = inputs
         except (AttributeError, TypeError):   # builtins and the like: nothing to remember
             pass
     return func
+
+
+_compiled = weakref.WeakSet()  # the modules trace or script returned, which have torch's ScriptModule.save
+
+
+def _script_module_methods(m, name):
+    """``save``/``save_to_buffer`` of a module ``trace`` or ``script`` returned (no deprecation warning, as
+    torch's ``ScriptModule.save``), through ``Module.__getattr__``'s fallbacks."""
+    if name not in ("save", "save_to_buffer") or m not in _compiled:
+        raise AttributeError(name)
+    if name == "save":
+        return lambda f, _extra_files=None: _write(m, f, _extra_files)
+
+    def save_to_buffer(_extra_files=None):
+        buf = io.BytesIO()
+        _write(m, buf, _extra_files)
+        return buf.getvalue()
+    return save_to_buffer
+
+
+_module.attribute_fallbacks.append(_script_module_methods)
 
 
 def _get_trace_graph(f, args=(), kwargs=None, strict=True, _force_outplace=False, return_inputs=False,

@@ -49,6 +49,10 @@ _global_buffer_registration_hooks = _GLOBAL.buffer_registration
 _global_module_registration_hooks = _GLOBAL.module_registration
 _global_parameter_registration_hooks = _GLOBAL.parameter_registration
 
+# callables (module, name) -> value, raising AttributeError when they have none, asked by Module.__getattr__ after
+# the three tables: torch.jit gives the modules it traced or scripted their TorchScript methods (``save``)
+attribute_fallbacks = []
+
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_hook", "register_module_full_backward_pre_hook",
            "register_module_backward_hook", "register_module_buffer_registration_hook",
@@ -286,6 +290,11 @@ class Module:
             entries = state.get(table)
             if entries is not None and name in entries:
                 return entries[name]
+        for fallback in attribute_fallbacks:
+            try:
+                return fallback(self, name)
+            except AttributeError:
+                pass
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name, value):
