@@ -12,7 +12,9 @@ plain-torch NMS); WaveNet (mu-law companding, gated dilated causal convolutions 
 multinomial sampling) and locuslab/TCN (Chomp1d, legacy ``nn.utils.weight_norm``, the adding problem);
 PointNet++ (yanx27: farthest_point_sample, query_ball_point, set abstraction and feature propagation) and DGCNN
 (WangYueFt: knn by topk, get_graph_feature's flat gather, EdgeConv, label-smoothed cal_loss, sklearn metrics); Deformable DETR (the pure-PyTorch multi-scale deformable
-attention on ``grid_sample``, tensor-valued spatial shapes, reference points, sigmoid focal loss).
+attention on ``grid_sample``, tensor-valued spatial shapes, reference points, sigmoid focal loss); Swin Transformer
+(window partition, relative position bias index, shifted-window attn_mask with ``torch.roll``, PatchMerging) and
+ConvNeXt (channels_first LayerNorm, depthwise 7x7, layer scale) trained with timm-style mixup and soft targets.
 
 Each program in tests/programs/ex_*.py seeds torch, trains a few steps and prints one fact per line. It runs
 with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must
@@ -29,6 +31,7 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_wavenet_tcn.py", 1e-4),
     ("ex_pointnet2_dgcnn.py", 1e-4),
     ("ex_deformable_detr.py", 1e-4),
+    ("ex_swin_convnext.py", 1e-4),
 ]
 REQUIRES = {"ex_detr_yolov3.py": ("scipy",), "ex_pointnet2_dgcnn.py": ("sklearn",)}
 KEY_LINES = {  # lines each program must print exactly (under both libraries)
@@ -89,6 +92,17 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "inverse_sigmoid [-11.5129, -1.0986, 11.5129]",
         "params 5384",
         "levels [[8, 10], [4, 5]] [0, 80] torch.int64",
+    ],
+    "ex_swin_convnext.py": [
+        "windows (8, 4, 4, 3) True",
+        "relative_position_index (9, 9) torch.int64 [12, 11, 10, 7, 6, 5, 2, 1, 0] 24",
+        "attn_mask (4, 16, 16) 448 [0.0, 0.0, -100.0, -100.0, 0.0, 0.0]",
+        "  dim=8, window_size=(3, 3), num_heads=2",
+        ") DropPath(drop_prob=0.123)",
+        "drop_path [[2.0, 2.0], [0.0, 0.0], [0.0, 0.0], [2.0, 2.0], [0.0, 0.0], [2.0, 2.0]]",
+        "channels_first LN True",
+        "swin params 36160 groups [19, 43]",
+        "convnext params 7980 groups [12, 27]",
     ],
 }
 
