@@ -74,6 +74,29 @@ def test_einsum(eq, shapes):
     check(lambda lib, *xs: lib.einsum(eq, list(xs)), *arrays)
 
 
+EINSUM_EQUATION_ERRORS = [  # (equation, operand shapes): torch's parser errors, in its order
+    ("ij,jk->il", [(2, 3), (3, 5)]), ("ij,jk->ikk", [(2, 3), (3, 5)]), ("ij,jk->i-k", [(2, 3), (3, 5)]),
+    ("i1,jk->ik", [(2, 3), (3, 5)]), ("i...j...,jk", [(2, 3), (3, 5)]), ("ii->i", [(2, 3)]),
+    ("ij,jk->ik->", [(2, 3), (3, 5)]), ("ij,jk-ik", [(2, 3), (3, 5)]), ("ij.,jk", [(2, 3), (3, 5)]),
+    ("ij->j.i", [(2, 3)]), ("ij->j...i...", [(2, 3)]), ("ijj->i", [(3, 2, 4)]), ("ij,jk->K", [(2, 3), (3, 5)]),
+    ("i..", [(2, 3)]), ("ij,jk->ik", [(2, 3), (4, 5)]), ("ij", [(2, 3, 4)]), ("ij->", [(2, 3), (3, 5)]),
+    ("ij,jk", [(2, 3)]), ("i j ,j-k->ik", [(2, 3), (3, 5)]),
+]
+
+
+@pytest.mark.parametrize("eq,shapes", EINSUM_EQUATION_ERRORS)
+def test_einsum_equation_errors_like_torch(eq, shapes):
+    """torch's own parser messages (several were JAX's words with the shapes appended, and 'i1' was accepted)."""
+    raises_like_torch(lambda m: m.einsum(eq, *[m.ones(s) for s in shapes]))
+
+
+def test_einsum_equations_with_spaces_and_ellipses_like_torch():
+    a, b = np.random.RandomState(0).randn(2, 3, 4).astype(np.float32), np.random.RandomState(1).randn(4, 5).astype(
+        np.float32)
+    for eq in ["...ij,jk->...ik", "b i j, j k -> b i k", "...j,jk", "bij,jk->...", "b..., jk"]:
+        check(lambda lib, x, y: lib.einsum(eq, x, y), a, b)
+
+
 def test_einsum_sublist_and_int():
     a, b = arr(2, 3), arr(3, 4)
     check(lambda lib, x, y: lib.einsum(x, [0, 1], y, [1, 2], [0, 2]), a, b)

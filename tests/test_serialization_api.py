@@ -151,3 +151,25 @@ def test_storage_alignment_setting_aligns_records_like_torch(tmp_path):
                                + int.from_bytes(hdr[28:30], "little"))
         assert all(o % 256 == 0 for o in offsets), (m.__name__, offsets)
         assert torchlike.load(path)[1].tolist() == [0, 1, 2, 3, 4]
+
+
+def test_saving_unpicklable_functions_raises_the_c_picklers_error_like_torch():
+    """torch.save pickles with the C pickler: a local function or class is its AttributeError "Can't pickle local
+    object '...'" (torchlike's pure-Python pickler said PicklingError); a module-level lambda stays a PicklingError."""
+    import io
+
+    from conftest import raises_like_torch
+
+    def local():
+        pass
+
+    class Local:
+        pass
+
+    for obj in (local, Local, Local(), {"f": [local]}):
+        raises_like_torch(lambda m: m.save(obj, io.BytesIO()))
+    e = raises_like_torch(lambda m: m.save(_MODULE_LAMBDA, io.BytesIO()), match="Can't pickle <function <lambda>")
+    assert type(e).__name__ == "PicklingError"
+
+
+_MODULE_LAMBDA = lambda x: x  # noqa: E731

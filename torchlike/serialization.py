@@ -156,6 +156,16 @@ class _Pickler(pickle._Pickler):
             args = (obj.type,) if obj.index is None else (obj.type, obj.index)
             self.save_reduce(_Global("torch", "device"), args, obj=obj)
             return
+        if isinstance(obj, (types.FunctionType, type)):  # pickled by reference, through pickle's own dispatch
+            try:
+                super().save(obj, save_persistent_id)
+            except pickle.PicklingError:
+                try:  # torch pickles with the C pickler: its error (AttributeError "Can't pickle local object ...")
+                    pickle.dumps(obj, protocol=DEFAULT_PROTOCOL)
+                except Exception as c_error:  # noqa: BLE001
+                    raise c_error from None
+                raise
+            return
         super().save(obj, save_persistent_id)
 
     def _reduce_tensor(self, t):

@@ -21,6 +21,7 @@ from . import checks as C
 from ._util import Tensor, cast, check_broadcast, dispatch, register, round_to, wrap_dim
 from .. import _autocast as _amp
 from .pointwise import mul
+from .einsum_parse import check_equation
 from .einsum_dtype import einsum_dtype, int_einsum_dtype
 from .._mutation import write_out
 from .._global_settings import matmul_precision as _mm_prec
@@ -427,18 +428,16 @@ def einsum(*args):
         raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
                          "operand and its subscripts list")
     if isinstance(args[0], str):
-        eq = args[0].replace(" ", "")
+        eq = args[0]
         ops = list(args[1][0:]) if len(args) == 2 and isinstance(args[1], (list, tuple)) else list(args[1:])
     else:
         eq, ops = _sublist_to_eq(args)
     if not ops:  # (torch's Python: einsum(eq) and einsum(eq, []) have fewer than two arguments)
         raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
                          "operand and its subscripts list")
+    check_equation(eq, [op.shape for op in ops])
+    eq = eq.replace(" ", "")
     lhs = eq.split("->")[0].split(",")
-    if len(lhs) != len(ops):
-        raise RuntimeError("einsum(): more operands were provided than specified in the equation"
-                           if len(ops) > len(lhs) else
-                           "einsum(): fewer operands were provided than specified in the equation")
     sizes = {}
     mixed = any(op.dtype is not ops[0].dtype for op in ops)
     for i, (sub, op) in enumerate(zip(lhs, ops)):
