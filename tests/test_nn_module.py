@@ -651,3 +651,19 @@ def test_parametrize_register_remove_cached():
     assert type(mo) is nn.Linear and isinstance(mo.weight, nn.Parameter)
     assert_same(mo.weight.detach(), mt.weight.detach())
     assert P.type_before_parametrizations(mo) is nn.Linear
+
+
+def test_parameter_of_a_parameter_shares_its_storage():
+    """nn.Parameter(p) of a Parameter is a new Parameter on p's storage (torch's _make_subclass): an optimizer step
+    on either shows in the other (blitz's weight samplers wrap their layer's weight_mu/weight_rho so)."""
+    def run(m):
+        p = m.nn.Parameter(m.tensor([1.0, -2.0, 3.0]))
+        q = m.nn.Parameter(p)
+        opt = m.optim.SGD([q], lr=0.5)
+        (q * m.tensor([1.0, 2.0, 3.0])).sum().backward()
+        opt.step()
+        q.data.mul_(2)
+        with m.no_grad():
+            p.add_(1)
+        return q is p, p.grad is None, p.tolist(), q.tolist(), q.requires_grad, type(q).__name__
+    assert run(torchlike) == run(torch)

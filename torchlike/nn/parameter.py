@@ -1,8 +1,9 @@
 """nn.Parameter, nn.Buffer and their uninitialised (lazy) forms.
 
-A Parameter is a Tensor subclass that Module registers automatically.  Unlike torch, it does not
-share storage with the tensor it was made from (torchlike tensors are handles on immutable arrays),
-which only matters if the source tensor is later modified in place.
+A Parameter is a Tensor subclass that Module registers automatically.  Unlike torch, a Parameter made
+of a plain tensor does not share storage with it (torchlike tensors are handles on immutable arrays),
+which only matters if the source tensor is later modified in place; a Parameter made of a Parameter
+does share its storage, as torch's.
 
 >>> import torchlike as torch
 >>> p = torch.nn.Parameter(torch.ones(2))
@@ -81,6 +82,13 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
                                    f"implementation.")
             t.requires_grad_(requires_grad)
             t.__dict__["_is_param"] = True
+            return t
+        if isinstance(data, Parameter) and data._vbase is None and data._grad_fn is None:
+            # a Parameter of a Parameter shares its storage and version, as torch's _make_subclass does
+            # (blitz's weight samplers wrap their layer's parameters so): a detach() alias, made a leaf
+            t = data.detach()._retype(cls)
+            if requires_grad:
+                t._as_grad_leaf()
             return t
         return _fresh(cls, data, requires_grad)
 
