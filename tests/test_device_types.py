@@ -93,3 +93,17 @@ def test_cpu_with_an_index_places_tensors_on_cpu_like_torch():
         return ([str(t.device) for t in made], str(lin.weight.device), str(out.device), str(made[0] + x),
                 str(T.Generator(device="cpu:0").device), default, x.device == T.device("cpu:0"))
     assert facts(torchlike) == facts(torch)
+
+
+def test_to_cpu_with_an_index_copies_like_torch():
+    # torch's parser keeps 'cpu:0', which is not the tensor's 'cpu': to() copies, and the copy is on 'cpu'
+    def facts(T):
+        x = T.ones(3)
+        out = []
+        for d in ("cpu:0", T.device("cpu", 0), "cpu"):
+            y = x.to(d)
+            out.append((y is x, str(y.device)))
+        y = x.to("cpu:0", T.float32)
+        y[0] = 5.0
+        return out, x.tolist(), str(T._C._nn._parse_to("cpu:0")[0]), str(T._C._nn._parse_to("cpu")[0])
+    assert facts(torchlike) == facts(torch)

@@ -121,9 +121,18 @@ def _invalid(args, kwargs, tensor_type):
     return TypeError(f"to() received an invalid combination of arguments - got ({text}), {_EXPECTED}")
 
 
+def _parsed(d):
+    """``canonical(d)`` of a device or string, but a CPU index stays, as torch's parser keeps it: ``to('cpu:0')``
+    copies (the tensor's device, 'cpu', is not 'cpu:0'), and the copy is on 'cpu' again (``to_device_op``)."""
+    c = canonical(d)
+    if c.type == "cpu" and c is not d:
+        return d if isinstance(d, _device_type) else _device_type(d)
+    return c
+
+
 def _device_of(d):
     if isinstance(d, (str, _device_type)):
-        return canonical(d)
+        return _parsed(d)
     if isinstance(d, _INDEX):   # an accelerator index
         if d < 0:
             raise RuntimeError("Device index must not be negative")
@@ -156,7 +165,7 @@ def parse_to(tensor_type, args, kwargs):
         if type(a) is _dtype.dtype:
             return None, a, False, None, None
         if type(a) is str or type(a) is _device_type:
-            return canonical(a), None, False, None, None
+            return _parsed(a), None, False, None, None
         if isinstance(a, tensor_type):
             return a.device, a.dtype, False, None, None
     if len(args) > _MAX_POSITIONAL:

@@ -13,6 +13,7 @@ from .. import _profiler_state as _prof
 from .._grad_mode import _state as _grad_state
 from .._shape_churn import host_impl
 from .._creation import empty
+from .._device import canonical
 from .._errors import bool_arg, broadcast_shape, tp_name
 from .._to_args import parse_to
 from .._scalar_fit import check_numbers_fit
@@ -66,7 +67,7 @@ def to_device_op(t, dev):
         raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     out = dispatch(_device_impl, (t,), (("dev", dev.jax_device()),), name="ToCopyBackward0", saves=False,
                    jit=False)
-    out._dev = dev
+    out._dev = canonical(dev)  # ('cpu:0' -> 'cpu': torch's CPU tensors have no index)
     return out
 
 
