@@ -1,6 +1,7 @@
 """The legacy constructors ``torch.Tensor(...)``, ``torch.FloatTensor(...)`` & co. read their arguments as torch does:
 integers or one ``torch.Size`` are a shape (uninitialised values), any other sequence is data, nothing at all is an
 empty 1-d tensor. captum's default perturbation in ``sensitivity_max`` builds ``torch.FloatTensor(x.size())``."""
+import numpy as np
 import pytest
 import torch
 
@@ -98,16 +99,25 @@ def test_legacy_constructor_of_a_tensor_is_an_alias_like_torch(name):
 
 @pytest.mark.parametrize("args", [
     lambda L, x: (x.shape,), lambda L, x: (L.Size([]),), lambda L, x: (x.shape[1:],), lambda L, x: ((4, 5),),
-    lambda L, x: ([4, 5],), lambda L, x: (4, 5), lambda L, x: (),
-], ids=["size", "empty_size", "size_slice", "tuple_data", "list_data", "ints", "nothing"])
+    lambda L, x: ([4, 5],), lambda L, x: (4, 5), lambda L, x: (), lambda L, x: (np.int64(3),),
+    lambda L, x: (np.int64(2), np.int64(3)),
+], ids=["size", "empty_size", "size_slice", "tuple_data", "list_data", "ints", "nothing", "numpy_int",
+        "numpy_ints"])
 def test_new_reads_a_size_as_a_shape_and_other_sequences_as_data_like_torch(args):
     """``x.new(x.shape)`` (eriklindernoren/PyTorch-YOLOv3's ``xywh2xyxy``: ``y = x.new(x.shape)``) is an
     uninitialised tensor of that shape and ``x``'s dtype, as ``torch.FloatTensor(size)``; torchlike read the
-    ``torch.Size`` as data (a 1-d tensor of the sizes)."""
+    ``torch.Size`` as data (a 1-d tensor of the sizes), and numpy integers as data too (a 0-dim tensor)."""
     got = []
     for L in (torch, torchlike):
         x = L.zeros(3, 4, 2, dtype=L.float64)
         out = x.new(*args(L, x))
-        data = None if args(L, x) and isinstance(args(L, x)[0], (int, L.Size)) else out.tolist()
+        data = None if args(L, x) and isinstance(args(L, x)[0], (int, np.integer, L.Size)) else out.tolist()
         got.append((tuple(out.shape), str(out.dtype), data))
     assert got[1] == got[0]
+
+
+@pytest.mark.parametrize("args", [(True,), (2.5,), (1j,)], ids=["bool", "float", "complex"])
+def test_new_of_a_lone_number_that_is_not_an_int_is_torchs_type_error(args):
+    """``x.new(True)``: a bool is neither a size nor data for torch's parser (torchlike took it as size 1)."""
+    from conftest import raises_like_torch
+    raises_like_torch(lambda L: L.zeros(2).new(*args))

@@ -79,3 +79,20 @@ def test_accepted_calls_still_work():
         if m is torch:
             expected = shapes
     assert shapes == expected
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.zeros(2, 3.0), lambda m: m.ones((2, 3.0)), lambda m: m.randn(2, 3.0),
+    lambda m: m.zeros(2, 3).new_zeros(2, 3.0), lambda m: m.zeros(2, 3).new(2, 3.0),
+    lambda m: m.zeros(2, 3).view(2, 3.0), lambda m: m.zeros(2, 3).view((2, 3.0)),
+    lambda m: m.zeros(2, 3).reshape(2, 3.0), lambda m: m.zeros(2, 3).reshape((2, "a")),
+    lambda m: m.zeros(2, 3).expand(2, 3.0), lambda m: m.zeros(2, 3).repeat(1, 2.0),
+    lambda m: m.zeros(2, 3).tile((1, 2.0)), lambda m: m.zeros(2, 3).view(2, m.zeros(2)),
+    lambda m: m.zeros(2, 3).sum_to_size(1, 3.0),
+])
+def test_a_size_element_that_is_not_an_int_fails_to_unpack_like_torch(call):
+    """A float (or any non-int) past a size's first element is torch's 'failed to unpack' TypeError naming the
+    op's argument ('shape' for reshape, 'repeats' for repeat); the creation ops' size cache took ``(2, 3.0)`` for
+    the cached ``(2, 3)`` (equal and of equal hash) and made the tensor."""
+    torch.zeros(2, 3)  # (the (2, 3) size cached first)
+    raises_like_torch(call)

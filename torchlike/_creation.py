@@ -250,6 +250,7 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
 
 
 _SIZES = {}  # valid size tuples seen (bounded): the common repeated call skips the checks
+_ALL_INTS = {int}.issuperset  # (of the element types: C speed on the hot path)
 
 
 def _size(size, name="zeros"):
@@ -258,7 +259,8 @@ def _size(size, name="zeros"):
             hit = _SIZES.get(size)
         except TypeError:  # (an unhashable element: ``zeros([2, 3], ...)`` passed on as ``([2, 3],)``)
             hit = None
-        if hit is not None and bool not in map(type, size):  # (True hashes as 1: torch refuses it as a first size)
+        # (True and 3.0 hash and compare as 1 and 3: only a tuple of plain ints may take a cached size)
+        if hit is not None and _ALL_INTS(map(type, size)):
             return hit
         if len(_SIZES) < 4096 and all(type(s) is int and s >= 0 for s in size):
             _SIZES[size] = size
@@ -746,14 +748,14 @@ def legacy_alias(src, dtype=None, device=None):
 
 def _new(self, *args, **kw):  # the legacy ``t.new(sizes...)`` / ``t.new(data)``; ``t.new()`` is empty, as torch's
     no_other_keywords("new", kw, allowed=("device",))
-    if not args:
-        return _new_empty(self, 0)
-    if isinstance(args[0], int):
-        return _new_empty(self, *args)
-    if len(args) == 1 and isinstance(args[0], Size):  # a torch.Size is a shape, any other sequence is data
-        return _new_empty(self, args[0], **kw)
-    if isinstance(args[0], (float, complex)):  # (a number is neither sizes nor data for torch's parser)
-        raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
-    if isinstance(args[0], Tensor):
-        return legacy_alias(args[0], self.dtype, kw.get("device", self.device))
-    return _tensor_quiet(args[0], **_new_kw(self, None, None))
+    first = args[0] if args else 0
+    # as the legacy constructors (``Tensor.__new__``): integers (numpy's too) or one torch.Size are a shape, any
+    # other sequence is data
+    if isinstance(first, Size) or (isinstance(first, numbers.Integral) and not isinstance(first, bool)):
+        shape = first if len(args) == 1 and isinstance(first, Size) else args or (0,)
+        return _new_empty(self, _size(shape, "new"), **kw)
+    if isinstance(first, (float, complex, bool)):  # (a number is neither sizes nor data for torch's parser)
+        raise TypeError(f"new(): data must be a sequence (got {type(first).__name__})")
+    if isinstance(first, Tensor):
+        return legacy_alias(first, self.dtype, kw.get("device", self.device))
+    return _tensor_quiet(first, **_new_kw(self, None, None))

@@ -153,17 +153,29 @@ def shape_arg(args):
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
             if a.numel() != 1:  # torch's parser takes a one-element tensor as an int, nothing larger
-                raise TypeError(f"{caller_op()}(): argument 'size' must be tuple of ints, but found element of "
-                                f"type Tensor at pos {i}")
+                raise _size_element_error(i, a)
             a = int(a.item())
         if is_symbolic(a):  # a symbolic dimension (torchlike.export with dynamic shapes)
             out.append(a)
             continue
         if not isinstance(a, (numbers.Integral, np.integer)) or isinstance(a, bool):
-            raise TypeError(f"{caller_op()}(): argument 'size' must be tuple of ints, but found element of type "
-                            f"{type(a).__name__} at pos {i}")
+            raise _size_element_error(i, a)
         out.append(int(a))
     return tuple(out)
+
+
+_SIZE_ARG_NAMES = {"reshape": "shape", "repeat": "repeats", "tile": "dims"}  # (the rest call theirs 'size')
+
+
+def _size_element_error(i, a):
+    """torch's parser error for a size element that is not an int: past the first, it 'failed to unpack'."""
+    op = caller_op()
+    arg = _SIZE_ARG_NAMES.get(op, "size")
+    if i:
+        return TypeError(f"{op}(): argument '{arg}' failed to unpack the object at pos {i + 1} with error "
+                         f"\"type must be tuple of ints,but got {type(a).__name__}\"")
+    return TypeError(f"{op}(): argument '{arg}' must be tuple of ints, but found element of type "
+                     f"{type(a).__name__} at pos {i}")
 
 
 def is_symbolic(d):
