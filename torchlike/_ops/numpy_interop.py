@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _grad_mode, _views
+from .. import _dtype, _grad_mode, _views
 from .._creation import from_numpy
 from .._errors import to_host
 from .._numpy_bridge import numpy_of
@@ -12,9 +12,14 @@ from .registry import register
 
 __all__ = []
 
+# torch's dtypes numpy has no type for: t.numpy() / np.asarray(t) are torch's TypeError
+_NO_NUMPY_TYPE = frozenset({"bfloat16", "complex32"})
+
 
 def _host_numpy(t):
     """A tensor's numpy array: sharing a CPU tensor's memory where it can, else a writable copy."""
+    if t.dtype.name in _NO_NUMPY_TYPE or t.dtype.name.startswith("float8"):  # (ml_dtypes' types, not numpy's)
+        raise TypeError(f"Got unsupported ScalarType {_dtype.TYPE_NAMES.get(t.dtype.name, t.dtype.name)}")
     if t._dev.type == "cpu":
         a = numpy_of(t)
         if a is not None:

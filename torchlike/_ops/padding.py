@@ -24,6 +24,10 @@ from .._scalar_fit import check_scalar_fits
 __all__ = ["pad"]
 
 def _pad_impl(x, value, pads, mode):
+    lead = x.ndim - len(pads)
+    out = x.shape[:lead] + tuple(x.shape[lead + i] + a + b for i, (a, b) in enumerate(pads))
+    if 0 in out:  # (an empty result: nothing to wrap or reflect around)
+        return jnp.zeros(out, x.dtype)
     if mode == "constant":
         cfg = [(0, 0, 0)] * (x.ndim - len(pads)) + [(a, b, 0) for a, b in pads]
         return lax.pad(x, jnp.asarray(value, x.dtype), cfg)
@@ -40,6 +44,37 @@ def _pad_impl(x, value, pads, mode):
     sl = [slice(None)] * (x.ndim - len(pads)) + [slice(-min(a, 0), y.shape[x.ndim - len(pads) + i] + min(b, 0))
                                                   for i, (a, b) in enumerate(pads)]
     return y[tuple(sl)]
+
+
+def _check_cropping(sizes, pairs):
+    """constant_pad_nd crops negative pads with ``narrow`` first, dim by dim: its error where one crops too much."""
+    for size, (a, b) in zip(sizes, pairs):
+        for p in (a, b):
+            if p < 0:
+                size += p
+                if size < 0:
+                    raise RuntimeError("narrow(): length must be non-negative.")
+
+
+def _check_output_size(shape, pairs, mode):
+    """The reflection/replication kernels' check: the output may be empty in some padded dims, not in all."""
+    n = len(pairs)
+    ins = shape[len(shape) - n:]
+    outs = [s + a + b for s, (a, b) in zip(ins, pairs)]
+    if all(o < 1 for o in outs):
+        names = "DHW"[3 - n:]
+        if n == 1:
+            sizes = f"W: {ins[0]}"
+        elif n == 2:
+            sizes = f"H: {ins[0]}, W: {ins[1]}" + (" " if mode == "replicate" else "")
+        else:
+            sizes = f"D: {ins[0]} H: {ins[1]}, W: {ins[2]}"
+        raise RuntimeError(f"input ({sizes}) is too small. Calculated output "
+                           + " ".join(f"{c}: {o}" for c, o in zip(names, outs)))
+    bad = next((o for o in outs if o < 0), None)
+    if bad is not None:
+        out = list(shape[:len(shape) - n]) + outs
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {out}")
 
 
 @_functional()
@@ -62,6 +97,8 @@ def pad(input, pad, mode="constant", value=None):
                            f"got padding length {len(pad)} and input of dimension {input.ndim}")
     n = len(pad) // 2
     pairs = tuple((pad[2 * i], pad[2 * i + 1]) for i in range(n))[::-1]  # first dim .. last dim
+    if mode == "constant" and any(a < 0 or b < 0 for a, b in pairs):
+        _check_cropping(tuple(input.shape)[input.ndim - n:], pairs)
     check_alloc(tuple(input.shape)[:input.ndim - n] + tuple(s + a + b for s, (a, b) in zip(
         tuple(input.shape)[input.ndim - n:], pairs)), input.dtype)
     if mode not in ("constant", "reflect", "replicate", "circular"):
@@ -78,6 +115,9 @@ def pad(input, pad, mode="constant", value=None):
             raise NotImplementedError("Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for "
                                       "now")
         shp = tuple(input.shape)
+        if mode != "circular" and 0 in shp[1 if input.ndim == n + 2 else 0:]:
+            raise RuntimeError(f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with possibly 0 batch size and "
+                               f"other non-zero dimensions for input, but got: {list(shp)}")
         for i, (a, b) in enumerate(pairs):
             d = input.ndim - n + i
             if mode == "reflect" and (a >= shp[d] or b >= shp[d]):
@@ -85,6 +125,10 @@ def pad(input, pad, mode="constant", value=None):
                                    f"dimension, but got: padding ({a}, {b}) at dimension {d} of input {list(shp)}")
             if mode == "circular" and (a > shp[d] or b > shp[d]):
                 raise RuntimeError("Padding value causes wrapping around more than once.")
+            if mode == "circular" and shp[d] + a + b < 0:
+                raise RuntimeError("Negative padding value is resulting in an empty dimension")
+        if mode != "circular":
+            _check_output_size(shp, pairs, mode)
     return dispatch(_pad_impl, (input, 0 if value is None else value), (("pads", pairs), ("mode", mode)),
                     name="ConstantPadNdBackward0" if mode == "constant" else
                     {"reflect": "ReflectionPad", "replicate": "ReplicationPad", "circular": "CircularPad"}[mode]

@@ -619,7 +619,7 @@ def histc(input, bins=100, min=0, max=0):
         raise NotImplementedError(f'"histogram_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
     bins = int_arg(bins, "bins")
     if bins <= 0:
-        raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dim 0")
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     check_alloc((int(bins),), input.dtype)
     lo, hi = _outer_edges(input, min, max, "torch.histc")
     # edges are stored in the input dtype, so the range is rounded to it first
@@ -664,7 +664,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
         edges = bins
     else:
         if not isinstance(bins, numbers.Integral) or bins <= 0:
-            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dim 0")
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
         if range is None and isinstance(input._value, jax.core.Tracer):
             # under compile the data range stays on device: edges are computed in the same program
             edges = dispatch(_auto_edges_impl, (input, int(bins)), (("n", int(bins) + 1),), diff=False)

@@ -147,8 +147,11 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
         if isinstance(b, Tensor):
             edges.append(b)
             continue
-        if int(b) <= 0:
-            raise RuntimeError(f"torch.histogramdd: expected bin counts to be positive, but got {b} for dimension {d}")
+        if int(b) < 0:  # (torch makes the edges first: linspace of b + 1 < 1 points)
+            raise RuntimeError(f"torch.histogramdd: bins tensor should have at least 1 element, but got 0 elements "
+                               f"in the bins tensor for dimension {d}")
+        if int(b) == 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {b} for dimension {d}")
         if range is not None:
             lo, hi = float(range[2 * d]), float(range[2 * d + 1])
             if lo > hi:

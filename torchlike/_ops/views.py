@@ -261,8 +261,16 @@ def unflatten(input, dim, sizes):
                            f"dimensions")
     d = wrap_dim(dim, input.ndim)
     sh = tuple(input.shape)
-    sizes = _infer_shape(tuple(sizes), sh[d]) if sizes else sizes
-    return view(input, sh[:d] + tuple(sizes) + sh[d + 1:])
+    if not len(sizes):
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    try:
+        inferred = _infer_shape(tuple(sizes), sh[d])
+    except RuntimeError as e:  # (torch's words for the sizes; infer_size's own error otherwise)
+        if "is invalid for input of size" not in str(e):
+            raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
+                           f"({sh[d]}) in the input tensor") from None
+    return view(input, sh[:d] + tuple(inferred) + sh[d + 1:])
 
 
 @register(method_varargs=True)

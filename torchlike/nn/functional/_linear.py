@@ -6,6 +6,8 @@ torch.Size([2, 4])
 """
 from __future__ import annotations
 
+import math
+
 import jax.numpy as jnp
 from jax import lax
 
@@ -66,6 +68,18 @@ def _cap(d):
 
 
 @_functional()
+
+def _check_bias_expands(bias, rows, cols):
+    """addmm's ``bias.expand(rows, cols)``: torch's error where the bias does not expand to the output."""
+    target, have = [rows, cols], list(bias.shape)
+    if len(have) > 2:
+        raise RuntimeError(f"expand(torch.FloatTensor{{{have}}}, size={target}): the number of sizes provided (2) must "
+                           f"be greater or equal to the number of dimensions in the tensor ({len(have)})")
+    for d in range(-1, -len(have) - 1, -1):
+        if have[d] != target[d] and have[d] != 1:
+            raise RuntimeError(f"The expanded size of the tensor ({target[d]}) must match the existing size ({have[d]}) "
+                               f"at non-singleton dimension {2 + d}.  Target sizes: {target}.  Tensor sizes: {have}")
+
 @_amp.lower
 def linear(input, weight, bias=None, *, out=None):
     """y = input @ weight.T + bias.
@@ -94,6 +108,9 @@ def linear(input, weight, bias=None, *, out=None):
             rows *= s
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and "
                            f"{wshape[-1]}x{wshape[0]})")
+    if bias is not None and weight.ndim == 2 and tuple(bias.shape) != (wshape[0],) and (
+            input.ndim <= 2 or input.is_contiguous()):
+        _check_bias_expands(bias, math.prod(input.shape[:-1]), wshape[0])
     if weight.ndim == 1:
         r = dispatch(_linear_vec, (input, weight, bias), name="AddmmBackward0" if bias is not None
                      else "MvBackward0")

@@ -20,6 +20,7 @@ from ... import _autocast as _amp
 from ..._dispatch import dispatch
 from ..._ops.checks import need_tensors as _need_tensors, not_differentiable
 from ..._ops.registry import functional as _functional
+from ..._errors import broadcast_shape
 from ..._ops._util import check_broadcast, exact_div
 from ._loss import _common_float, _red, _reduce, _reduced_node, _rounds_as, _s, _up
 from ._misc import _pdist_lastdim, pairwise_distance
@@ -199,6 +200,16 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     if input1.dim() != input2.dim():
         raise RuntimeError(f"cosine_embedding_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    if target.dim() > 1:  # (at::cosine_embedding_loss's checks)
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if target.dim() == 1 and not (input1.dim() == 2 and input2.dim() == 2):
+        raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs with sizes "
+                           f"{list(input1.shape)} and {list(input2.shape)}.")
+    if target.dim() == 0 and not (input1.dim() == 1 and input2.dim() == 1):
+        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with sizes "
+                           f"{list(input1.shape)} and {list(input2.shape)}.")
+    if target.dim() == 1:  # where(target == 1, 1 - cos, 0) broadcasts the target with the batch
+        broadcast_shape(tuple(target.shape), tuple(input1.shape[:1]), tuple(input2.shape[:1]))
     dim = 1 if input1.dim() == 2 else 0
     din = _dtype.result_type(input1, input2)
     if din.is_complex:  # (torch's formula clamps the cosine)

@@ -1,0 +1,67 @@
+"""Mistakes users make every day, fed to torch and to torchlike: the same exception type and message (found by
+sweeping ~220 such calls next to torch; the ones here had JAX's words, another message, or no error)."""
+import pytest
+
+from conftest import raises_like_torch
+
+PAD_CASES = [((1, 3, 4), p, m) for p in [(-5, 0), (-4, 0), (-2, -2), (0, -5), (-5, 1), (1, -6), (0, 0, -4, 1)]
+             for m in ("constant", "reflect", "replicate", "circular")] + [
+    ((1, 1, 3, 4), (-4, 0, -3, 0), "reflect"), ((1, 1, 3, 4), (-4, 0, -3, 0), "replicate"),
+    ((1, 1, 2, 3, 4), (-4, 0, -3, 0, -2, 0), "reflect"), ((1, 1, 2, 3, 4), (0, 0, 0, 0, -3, 0), "replicate"),
+    ((1, 1, 2, 3, 4), (-5, 0, -4, 0, -3, 0), "circular"), ((1, 3, 0), (1, 1), "reflect"),
+    ((1, 3, 0), (1, 1), "replicate")]
+
+
+def _pad_call(shape, p, mode):
+    def fn(m):
+        x = m.arange(float(m.Size(shape).numel())).reshape(shape)
+        return m.nn.functional.pad(x, p, mode=mode)
+    return fn
+
+
+@pytest.mark.parametrize("shape,p,mode", PAD_CASES)
+def test_negative_and_empty_padding_like_torch(shape, p, mode):
+    """Negative pads crop: cropping past a dim is narrow()'s error (constant, was JAX's ValueError), the kernels'
+    'too small' (reflect/replicate) or 'empty dimension' (circular) error; an empty result is an empty tensor."""
+    try:
+        _pad_call(shape, p, mode)(__import__("torch"))
+    except RuntimeError:
+        raises_like_torch(_pad_call(shape, p, mode))
+    else:
+        from conftest import same_as_torch
+        same_as_torch(lambda m: _pad_call(shape, p, mode)(m), grad=False)
+
+
+MISTAKES = {
+    "unflatten sizes that do not multiply up": lambda m: m.ones(3, 4).unflatten(1, (3, 3)),
+    "unflatten with two -1": lambda m: m.ones(3, 4).unflatten(1, (-1, -1)),
+    "unflatten with no sizes": lambda m: m.ones(3, 4).unflatten(1, ()),
+    "unflatten a zero size": lambda m: m.ones(3, 4).unflatten(0, (3, 0)),
+    "histc with no bins": lambda m: m.histc(m.ones(5), bins=-1),
+    "histogramdd with zero bins": lambda m: m.histogramdd(m.ones(5, 2), bins=[0, 2]),
+    "histogramdd with negative bins": lambda m: m.histogramdd(m.ones(5, 2), bins=[2, -1]),
+    "cosine_embedding_loss target of another batch": lambda m: m.nn.functional.cosine_embedding_loss(
+        m.ones(3, 2), m.ones(3, 2), m.ones(2)),
+    "cosine_embedding_loss 2-D target": lambda m: m.nn.functional.cosine_embedding_loss(
+        m.ones(3, 2), m.ones(3, 2), m.ones(3, 1)),
+    "cosine_embedding_loss 0-D target on a batch": lambda m: m.nn.functional.cosine_embedding_loss(
+        m.ones(3, 2), m.ones(3, 2), m.tensor(1.)),
+    "cosine_embedding_loss 1-D target on vectors": lambda m: m.nn.functional.cosine_embedding_loss(
+        m.ones(2), m.ones(2), m.ones(1)),
+    "linear bias of another size": lambda m: m.nn.functional.linear(m.ones(3, 4), m.ones(2, 4), m.ones(3)),
+    "linear 2-D bias": lambda m: m.nn.functional.linear(m.ones(3, 4), m.ones(2, 4), m.ones(2, 2)),
+    "linear bias, 1-D input": lambda m: m.nn.functional.linear(m.ones(4), m.ones(2, 4), m.ones(3)),
+    "linear bias, 3-D input": lambda m: m.nn.functional.linear(m.ones(2, 3, 4), m.ones(2, 4), m.ones(5)),
+    "numpy() of bfloat16": lambda m: m.ones(2, dtype=m.bfloat16).numpy(),
+    "np.asarray of bfloat16": lambda m: __import__("numpy").asarray(m.ones(2, dtype=m.bfloat16)),
+    "numpy(force=True) of float8": lambda m: m.ones(2, dtype=m.float8_e4m3fn).numpy(force=True),
+}
+
+
+# torch's message carries its C++ stack after these words
+MATCH = {"unflatten with two -1": r"^unflatten got an unexpected error:\nonly one dimension can be inferred"}
+
+
+@pytest.mark.parametrize("case", list(MISTAKES))
+def test_common_mistakes_raise_like_torch(case):
+    raises_like_torch(MISTAKES[case], match=MATCH.get(case))
