@@ -65,3 +65,59 @@ MATCH = {"unflatten with two -1": r"^unflatten got an unexpected error:\nonly on
 @pytest.mark.parametrize("case", list(MISTAKES))
 def test_common_mistakes_raise_like_torch(case):
     raises_like_torch(MISTAKES[case], match=MATCH.get(case))
+
+
+def _hook_case(hook, leaf):
+    def fn(m):
+        x = m.ones(2, requires_grad=True)
+        y = x if leaf else x * 2
+        y.register_hook(hook(m))
+        (y * 2).sum().backward()
+    return fn
+
+
+HOOKS = {"another size": lambda m: lambda g: m.ones(3), "another dtype": lambda m: lambda g: g.double(),
+         "an int dtype": lambda m: lambda g: g.int(), "not a tensor": lambda m: lambda g: 5,
+         "another shape": lambda m: lambda g: g.reshape(2, 1)}
+
+
+@pytest.mark.parametrize("leaf", [True, False])
+@pytest.mark.parametrize("case", list(HOOKS))
+def test_tensor_hook_returning_a_gradient_that_does_not_fit_like_torch(case, leaf):
+    """torch checks a hook's result (type first, then size); JAX's VJP error leaked here, or the leaf's .grad took
+    the wrong shape or dtype."""
+    raises_like_torch(_hook_case(HOOKS[case], leaf))
+
+
+def test_save_to_a_bad_path_and_load_to_an_unknown_location_like_torch(tmp_path):
+    import io
+    for path in ("/nonexistent_dir/x.pt", str(tmp_path / "no_sub" / "x.pt"), str(tmp_path), ""):
+        raises_like_torch(lambda m: m.save({"a": 1}, path))
+
+    def load_to(m):
+        b = io.BytesIO()
+        m.save(m.ones(2), b)
+        b.seek(0)
+        return m.load(b, map_location="gpu")
+    raises_like_torch(load_to)
+
+
+MORE = {
+    "weight_norm dim out of range": lambda m: m.nn.utils.weight_norm(m.nn.Linear(2, 2), dim=5),
+    "max_unpool2d output_size out of range": lambda m: m.nn.functional.max_unpool2d(
+        m.ones(1, 1, 2, 2), m.zeros(1, 1, 2, 2, dtype=m.long), 2, output_size=(4, 9)),
+    "max_unpool2d batched output_size": lambda m: m.nn.functional.max_unpool2d(
+        m.ones(1, 1, 2, 2), m.zeros(1, 1, 2, 2, dtype=m.long), 2, output_size=[1, 1, 9, 9]),
+    "fold channels": lambda m: m.nn.functional.fold(m.ones(1, 5, 4), (3, 3), 2),
+    "affine_grid theta shape": lambda m: m.nn.functional.affine_grid(m.ones(1, 3, 3), (1, 1, 4, 4),
+                                                                     align_corners=False),
+    "sdpa mask of another size": lambda m: m.nn.functional.scaled_dot_product_attention(
+        m.ones(2, 3, 4), m.ones(2, 5, 4), m.ones(2, 5, 4), attn_mask=m.ones(3, 4, dtype=m.bool)),
+    "sdpa float mask of another batch": lambda m: m.nn.functional.scaled_dot_product_attention(
+        m.ones(2, 3, 4), m.ones(2, 5, 4), m.ones(2, 5, 4), attn_mask=m.ones(4, 3, 5)),
+}
+
+
+@pytest.mark.parametrize("case", list(MORE))
+def test_more_mistakes_raise_like_torch(case):
+    raises_like_torch(MORE[case])

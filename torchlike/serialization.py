@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import _compat_pickle
 import collections
+import errno
 import io
 import os
 import pickle
@@ -294,8 +295,23 @@ def _write_archive(fileobj, obj, archive_name):
 def write_atomically(path, write):
     """Call ``write(fh)`` on a temporary file beside ``path`` and rename it into place, so a failed write
     never corrupts an existing file (used by save, export.save and jit.save)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    name = os.fspath(path)
+    if isinstance(name, bytes):
+        name = os.fsdecode(name)
+    if not name:  # (torch's PyTorchStreamWriter's checks, in its words)
+        raise RuntimeError("[enforce fail at inline_container.cc:720] . invalid file name: ")
+    parent = os.path.dirname(name)
+    if parent and not os.path.exists(parent):
+        raise RuntimeError(f"Parent directory {parent} does not exist.")
+    if os.path.isdir(name):
+        raise RuntimeError(f"[enforce fail at inline_container.cc:747] . open file failed with strerror: "
+                           f"{os.strerror(errno.EISDIR)}")
+    folder = os.path.dirname(os.path.abspath(name))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    except OSError as e:
+        raise RuntimeError(f"[enforce fail at inline_container.cc:747] . open file failed with strerror: "
+                           f"{e.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
@@ -573,7 +589,11 @@ def _device_for(ml, location):
         location = ml.get(location, location)
     elif ml is not None:
         location = str(ml)
-    d = canonical(location)
+    try:
+        d = canonical(location)
+    except RuntimeError:  # (torch's restore functions know no such tag)
+        raise RuntimeError(f"don't know how to restore data location of torch.storage.UntypedStorage (tagged with "
+                           f"{location})") from None
     if d.type == "cuda":
         if not cuda.is_available():
             raise RuntimeError("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from .. import _grad_mode as grad_mode, _jit_cache, _profiler_state as _prof
+from .. import _dtype, _grad_mode as grad_mode, _jit_cache, _profiler_state as _prof
 from .._device import CPU, of_array
 from .._dispatch import dispatch
 from .._errors import warn_at_caller
@@ -387,6 +387,22 @@ def _release(node, deps, heap, queued):
         _arrive(e[0], deps, heap, queued)
 
 
+def _check_hook_result(hook, g, r):
+    """torch's checks of the gradient a tensor hook returned: a Tensor of the gradient's type, then its size."""
+    if not isinstance(r, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if r.dtype is not g.dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {_legacy_type(g)} got "
+                           f"{_legacy_type(r)})")
+    if tuple(r.shape) != tuple(g.shape):
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+
+
+def _legacy_type(t):
+    return f"torch.{_dtype.TYPE_NAMES.get(t.dtype.name, t.dtype.name)}Tensor"
+
+
 def _tensor_hooks(node, cts, as_tensor, create_graph):
     th, ret = node._tensor_hooks, node._retained
     if not th and not ret:
@@ -400,6 +416,7 @@ def _tensor_hooks(node, cts, as_tensor, create_graph):
             g = as_tensor(cts[idx]) if g is None else g
             r = h(g)
             if r is not None:
+                _check_hook_result(h, g, r)
                 g = r
                 cts[idx] = r if create_graph else _raw(r)
         if ret and idx in ret:

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..._errors import tp_name
+from ..._errors import broadcast_error, tp_name
 from ..._dispatch import dispatch
 from ..._ops.matmul import matmul_shape_error
 from ..._global_settings import matmul_precision as _mm_prec
@@ -208,8 +208,15 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if keep is None and query.dtype.itemsize == 2 and query.dtype.is_floating_point and query.ndim == 4 \
             and query._dev.type == "cpu":  # (torch's CPU flash kernel: its rounding, see _sdpa_core)
         statics += (("flash", True),)
-    return dispatch(_sdpa_impl, (query, key, value, attn_mask, keep, sc), statics,
-                    name="ScaledDotProductAttentionBackward0")
+    try:
+        return dispatch(_sdpa_impl, (query, key, value, attn_mask, keep, sc), statics,
+                        name="ScaledDotProductAttentionBackward0")
+    except RuntimeError:
+        if isinstance(attn_mask, Tensor):  # torch adds the mask to q @ k^T in place: that broadcast's words
+            err = broadcast_error([tuple(query.shape[:-1]) + (key.shape[-2],), tuple(attn_mask.shape)])
+            if err is not None:
+                raise err from None
+        raise
 
 
 def _linear(x, w, b):

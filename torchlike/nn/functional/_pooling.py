@@ -571,15 +571,14 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, na
     if output_size is None:
         out = default
     else:
-        out = tuple(int(o) for o in output_size)
-        if len(out) == n + 2 or len(out) == n + 1:
-            out = out[-n:]
+        given = output_size[-n:] if len(output_size) in (n + 1, n + 2) else output_size  # (shown as given)
+        out = tuple(int(o) for o in given)
         if len(out) != n:
             raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a "
                              f"length of '{len(out)}'")
-        for o, dflt, ss in zip(out, default, s):
+        for d, (o, dflt, ss) in enumerate(zip(out, default, s)):
             if not dflt - ss < o < dflt + ss:
-                raise ValueError(f"invalid output_size \"{list(out)}\" (dim 0 must be between {dflt - ss} and "
+                raise ValueError(f"invalid output_size \"{given}\" (dim {d} must be between {dflt - ss} and "
                                  f"{dflt + ss})")
     return dispatch(_unpool_impl, (input, indices), (("out", out),), name=f"MaxUnpool{n}DBackward0", saves=False)
 

@@ -194,11 +194,11 @@ def affine_grid(theta, size, align_corners=None):
     if len(size) == 4:
         if theta.ndim != 3 or tuple(theta.shape[-2:]) != (2, 3):
             raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. Got "
-                             f"{tuple(theta.shape)}.")
+                             f"{theta.shape}.")
     elif len(size) == 5:
         if theta.ndim != 3 or tuple(theta.shape[-2:]) != (3, 4):
             raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {size}. Got "
-                             f"{tuple(theta.shape)}.")
+                             f"{theta.shape}.")
     else:
         raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
                                   f"respectively. Got size {size}.")
@@ -392,7 +392,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     K = math.prod(k)
     if x.shape[1] % K:
         raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
-                           f"but got input.size(1)={x.shape[1]} and kernel_size=({k[0]}, {k[1]})")
+                           f"but got input.size(1)={x.shape[1]} and kernel_size=({k[0]}, {k[1]}).")
     blocks, _ = _im2col_tables(o, k, d, p, s)
     if math.prod(blocks) != x.shape[2]:
         raise RuntimeError(f"Given output_size=({o[0]}, {o[1]}), kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, "

@@ -26,6 +26,9 @@ def _weight_norm_f(v, g, dim):
 
 def norm_except_dim(v, dim):
     """||v||_2 over every dim except ``dim`` (kept as size-1 dims); ``dim=-1``: the whole norm."""
+    if dim != -1 and not -v.ndim <= dim < v.ndim:  # (torch transposes dim to the front: its wrap error)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-v.ndim}, {v.ndim - 1}], but got "
+                         f"{dim})")
     return dispatch(_norm_except_dim_f, (v,), (("dim", dim),), name="NormExceptDimBackward0")
 
 
