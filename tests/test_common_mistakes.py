@@ -121,3 +121,36 @@ MORE = {
 @pytest.mark.parametrize("case", list(MORE))
 def test_more_mistakes_raise_like_torch(case):
     raises_like_torch(MORE[case])
+
+
+FIFTH = {
+    "gather without dim and index": lambda m: m.gather(m.ones(2)),
+    "cumsum without dim": lambda m: m.cumsum(m.ones(2)),
+    "Tensor.cumsum without dim": lambda m: m.ones(2).cumsum(),
+    "index_select without dim and index": lambda m: m.index_select(m.ones(2)),
+    "tril_indices with negative rows": lambda m: m.tril_indices(-1, 3),
+    "triu_indices with negative cols": lambda m: m.triu_indices(2, -1),
+    "gradient spacing list without dim": lambda m: m.gradient(m.ones(3), spacing=[1., 2.]),
+    "rms_norm shape": lambda m: m.nn.functional.rms_norm(m.ones(2, 3), (2, 2)),
+    "interpolate to a zero size": lambda m: m.nn.functional.interpolate(m.ones(1, 1, 4, 4), scale_factor=0.1),
+    "interpolate 1-d to a zero size": lambda m: m.nn.functional.interpolate(m.ones(1, 1, 4), scale_factor=0.1,
+                                                                          mode="linear"),
+    "interpolate size with a zero": lambda m: m.nn.functional.interpolate(m.ones(1, 1, 4, 4), size=(0, 2)),
+    "round of an int tensor with decimals=0": lambda m: m.round(m.tensor([1]), decimals=0),
+    "round of an int tensor with decimals": lambda m: m.round(m.tensor([1], dtype=m.int32), decimals=2),
+    "isclose of two dtypes": lambda m: m.isclose(m.ones(2), m.ones(2, dtype=m.float64)),
+    "local_response_norm of 2-d": lambda m: m.nn.functional.local_response_norm(m.ones(2, 2), 2),
+    "scatter_add of another dtype": lambda m: m.zeros(3).scatter_add(0, m.tensor([0]), m.ones(1, dtype=m.float64)),
+    "div with an unknown rounding_mode": lambda m: m.div(m.ones(2), 2, rounding_mode="round"),
+    "embedding_bag mode": lambda m: m.nn.functional.embedding_bag(m.tensor([[1]]), m.ones(3, 2), mode="x"),
+}
+
+
+@pytest.mark.parametrize("case", list(FIFTH))
+def test_fifth_sweep_mistakes_raise_like_torch(case):
+    raises_like_torch(FIFTH[case])
+
+
+def test_python_level_torch_functions_keep_pythons_missing_argument_words():
+    """torch.split is Python in torch: its callers see Python's own message."""
+    raises_like_torch(lambda m: m.split(m.ones(2)))

@@ -344,6 +344,9 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
 
 def _tri_indices(numpy_fn, row, col, offset, dtype, device):
     row, col, offset = int_arg(row, "row", 1), int_arg(col, "col", 2), int_arg(offset, "offset", 3)
+    for name, v in (("row", row), ("col", col)):
+        if v < 0:  # (torch's words, its missing space included)
+            raise RuntimeError(f"{name} must be non-negative, got{v}")
     check_alloc((row, col), 8)
     r, c = numpy_fn(row, offset, col)
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64

@@ -48,6 +48,17 @@ _PYTHON_OPERAND_ERRORS = ("not supported between instances of", "unsupported ope
 _PYTHON_ARITY_ERROR = re.compile(r"[\w.<>]+\(\) (?=missing |takes |got an unexpected |got multiple )")
 
 
+# Python's words for missing arguments, and the torch functions written in Python (torch/functional.py,
+# torch/_tensor.py), whose callers see those words too
+_PYTHON_MISSING = re.compile(r"missing (\d+) required positional arguments?: (.*)$")
+_PYTHON_LEVEL_IN_TORCH = frozenset({
+    "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes", "broadcast_tensors", "cartesian_prod",
+    "cdist", "chain_matmul", "einsum", "lu", "meshgrid", "norm", "split", "stft", "istft", "tensordot", "unique",
+    "unique_consecutive", "unravel_index", "align_tensors", "unflatten", "backward", "register_hook", "resize",
+    "resize_as", "refine_names", "align_to", "rename", "rename_", "share_memory_", "module_load", "dim_order",
+    "to_sparse_coo", "storage", "__format__", "__reversed__", "__rpow__", "__rsub__", "__rdiv__", "__rfloordiv__",
+    "__rlshift__", "__rrshift__", "__rmatmul__", "__contains__", "__array__", "__array_wrap__", "__deepcopy__",
+    "__reduce_ex__", "__setstate__", "__dlpack__", "__dlpack_device__"})
 PARSER_FAILURES = (AttributeError, ValueError, TypeError)  # what an argument of the wrong Python type raises
 
 
@@ -113,6 +124,12 @@ def parser_error(e, fn, name, args, kwargs, positions=True):
             got = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
             return TypeError(f"{name}() received an invalid combination of arguments - got ({', '.join(got)})")
         arity = _PYTHON_ARITY_ERROR.match(text)  # a check's or helper's signature: torch's words name the op
+        if arity and name not in _PYTHON_LEVEL_IN_TORCH:
+            missing = _PYTHON_MISSING.match(text[arity.end():])
+            if missing is not None and "'" in missing.group(2):  # (not yet in torch's words)  # torch's parser's words (its plural and singular swapped, as its source has)
+                names = re.findall(r"'(\w+)'", missing.group(2))
+                return TypeError(f"{name}() missing {len(names)} required positional argument"
+                                 f"{'s' if len(names) == 1 else ''}: {', '.join(f'{chr(34)}{n}{chr(34)}' for n in names)}")
         return TypeError(f"{name}() {text[arity.end():]}") if arity and not text.startswith(name + "(") else None
     if isinstance(e, AttributeError):
         at = [k for k, a in (*enumerate(args), *kwargs.items()) if a is e.obj and not isinstance(a, Tensor)]

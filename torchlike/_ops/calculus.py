@@ -107,6 +107,10 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     if isinstance(spacing, (list, tuple)):
         sp = list(spacing)
+        if len(sp) != len(dims) and dim is None:
+            raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar, or a list of length "
+                               f"equal to 'self.dim() = {nd}', since dim argument was not given, but got a list "
+                               f"of length {len(sp)}")
         if len(sp) != len(dims):
             raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and "
                                f"dim arguments to have the same length, but got a spacing argument of length "

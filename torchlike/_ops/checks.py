@@ -181,10 +181,11 @@ def _rounding_error(n, d):
 ROUNDING = unary_kinds({_BOOL, _COMPLEX}, _rounding_error)  # floor, ceil, trunc, fix
 
 
-def ROUND(n, input, *a, decimals=0, **k):
-    """round of a bool or complex tensor: torch names the kernel it lacks, ``round_cpu`` with ``decimals``,
-    ``round_vml_cpu`` without."""
-    if isinstance(input, Tensor) and input.dtype._kind in (_BOOL, _COMPLEX):
+def ROUND(n, input, *a, decimals=None, **k):
+    """round of a bool or complex tensor, or of an integer one given ``decimals`` (torch's round.decimals
+    overload): torch names the kernel it lacks, ``round_cpu`` with nonzero ``decimals``, ``round_vml_cpu`` else."""
+    if isinstance(input, Tensor) and (input.dtype._kind in (_BOOL, _COMPLEX) or (
+            decimals is not None and input.dtype._kind == _INT)):
         raise not_implemented("round_cpu" if decimals else "round_vml_cpu", input.dtype)
 FRAC = unary_kinds({_BOOL, _INT, _COMPLEX}, lambda n, d: not_implemented("frac_cpu", d))
 SIGN = unary_kinds({_COMPLEX}, lambda n, d: NotImplementedError(

@@ -29,7 +29,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         if not tol >= 0:  # NaN fails too, as in torch
             raise RuntimeError(f"{name} must be greater than or equal to zero, but got {float(tol):g}")
     if isinstance(other, Tensor) and input.dtype is not other.dtype:
-        raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
+        raise RuntimeError(f"{_dtype.TYPE_NAMES[input.dtype.name]} did not match {_dtype.TYPE_NAMES[other.dtype.name]}")
     d = _dtype.result_type(input, other)
     return dispatch(_isclose_impl, (input, other), (("dt", d.np), ("rtol", float(rtol)), ("atol", float(atol)),
                                                     ("equal_nan", bool(equal_nan))), diff=False)

@@ -100,7 +100,7 @@ def _shape_error(normalized_shape):
     return argument_error(normalized_shape, "tuple of ints", "normalized_shape", op, 2)
 
 
-def check_layer_norm_inputs(input, normalized_shape, weight=None, bias=None):
+def check_layer_norm_inputs(input, normalized_shape, weight=None, bias=None, star="*, "):
     """torch's layer-norm argument checks, in its order; returns normalized_shape as a tuple of ints."""
     try:  # (what indexes: int() would take 1.5 and make a ValueError of "x")
         ns = (operator.index(normalized_shape),) if isinstance(normalized_shape, (int, np.integer)) else \
@@ -115,7 +115,7 @@ def check_layer_norm_inputs(input, normalized_shape, weight=None, bias=None):
             raise RuntimeError(f"Expected {what} to be of same shape as normalized_shape, but got {what} of shape "
                                f"{list(t.shape)} and normalized_shape = {list(ns)}")
     if input.ndim < len(ns) or tuple(input.shape[input.ndim - len(ns):]) != ns:
-        raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape [*, "
+        raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape [{star}"
                            f"{', '.join(map(str, ns))}], but got input of size{list(input.shape)}")
     return ns
 

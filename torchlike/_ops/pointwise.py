@@ -454,7 +454,7 @@ def _div(input, other, rounding_mode, diff):
     if rounding_mode is None:
         d = float_dtype_for(d)
     elif rounding_mode not in ("trunc", "floor"):
-        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                          f"'{rounding_mode}'")
     elif d.is_complex:
         raise C.not_implemented(f"div_{rounding_mode}_cpu", d)

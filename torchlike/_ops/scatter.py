@@ -230,7 +230,7 @@ def _scatter_checks(name, input, dim, index, src):
     if index.dtype not in (_dtype.int64, _dtype.int32):
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     if isinstance(src, Tensor) and src.dtype is not input.dtype:
-        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")  # (the family's words)
     if index.numel() == 0:  # torch checks nothing more: the result is the input
         return None
     _check_same_ndim(input, index, "self")

@@ -67,8 +67,6 @@ def _cap(d):
     return _dtype._CAP[d.name]
 
 
-@_functional()
-
 def _check_bias_expands(bias, rows, cols):
     """addmm's ``bias.expand(rows, cols)``: torch's error where the bias does not expand to the output."""
     target, have = [rows, cols], list(bias.shape)
@@ -80,6 +78,8 @@ def _check_bias_expands(bias, rows, cols):
             raise RuntimeError(f"The expanded size of the tensor ({target[d]}) must match the existing size ({have[d]}) "
                                f"at non-singleton dimension {2 + d}.  Target sizes: {target}.  Tensor sizes: {have}")
 
+
+@_functional()
 @_amp.lower
 def linear(input, weight, bias=None, *, out=None):
     """y = input @ weight.T + bias.

@@ -195,7 +195,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     >>> F.rms_norm(torchlike.tensor([[3., 4.]]), (2,))
     tensor([[0.8485, 1.1314]])
     """
-    ns = check_layer_norm_inputs(input, normalized_shape)
+    ns = check_layer_norm_inputs(input, normalized_shape, star="*")  # (rms_norm's message: "[*2, 3]")
     if weight is not None and tuple(weight.shape) != tuple(ns):
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                            f"{list(weight.shape)} and normalized_shape = {list(ns)}")
@@ -272,7 +272,7 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     torch.Size([1, 3, 2])
     """
     if input.ndim < 3:
-        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} dimensions)")
+        raise ValueError(f"Expected 3D or higher dimensionality{' ' * 26}input (got {input.ndim} dimensions)")
     if input.numel() == 0:
         return input
     out_dt = None if (input.dtype.is_floating_point or input.dtype.is_complex) else \

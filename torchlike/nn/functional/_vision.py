@@ -112,6 +112,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if input.shape[1] == 0 and all(input.shape[2:]) and all(out):  # (torch's meta checks: an empty batch only)
         raise RuntimeError(f"Non-empty {input.ndim}D data tensor expected but got a tensor with sizes "
                            f"{list(input.shape)}")
+    if not all(out) or not all(input.shape[2:]):  # (upsample_*d's shape check)
+        names = "DHW"[3 - n:]
+        ins = ", ".join(f"{c}: {v}" for c, v in zip(names, input.shape[2:]))
+        outs = ", ".join(f"{c}: {v}" for c, v in zip(names, out))
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({ins}) "
+                           f"{'and ' if n == 1 else ''}output ({outs})")
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         # torch's CPU kernels take integers only for uint8 nearest and 2-d bilinear/bicubic (_u8_resample); the
         # others raise from the kernel that dispatches on the dtype
