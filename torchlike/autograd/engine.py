@@ -9,7 +9,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from .. import _dtype, _grad_mode as grad_mode, _jit_cache, _profiler_state as _prof
+from .. import _grad_mode as grad_mode, _jit_cache, _profiler_state as _prof
 from .._device import CPU, of_array
 from .._dispatch import dispatch
 from .._errors import warn_at_caller
@@ -393,14 +393,9 @@ def _check_hook_result(hook, g, r):
         raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
     name = getattr(hook, "__name__", type(hook).__name__)
     if r.dtype is not g.dtype:
-        raise RuntimeError(f"hook '{name}' has changed the type of value (was {_legacy_type(g)} got "
-                           f"{_legacy_type(r)})")
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {g.type()} got {r.type()})")
     if tuple(r.shape) != tuple(g.shape):
         raise RuntimeError(f"hook '{name}' has changed the size of value")
-
-
-def _legacy_type(t):
-    return f"torch.{_dtype.TYPE_NAMES.get(t.dtype.name, t.dtype.name)}Tensor"
 
 
 def _tensor_hooks(node, cts, as_tensor, create_graph):

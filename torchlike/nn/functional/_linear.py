@@ -20,6 +20,7 @@ from ... import _autocast as _amp
 from ..._global_settings import matmul_precision as _mm_prec
 from ..._ops.registry import write_out as _write_out
 from ..._ops._util import round_to
+from ..._ops.views import expand as _expand
 
 __all__ = ["linear", "bilinear"]
 
@@ -67,18 +68,6 @@ def _cap(d):
     return _dtype._CAP[d.name]
 
 
-def _check_bias_expands(bias, rows, cols):
-    """addmm's ``bias.expand(rows, cols)``: torch's error where the bias does not expand to the output."""
-    target, have = [rows, cols], list(bias.shape)
-    if len(have) > 2:
-        raise RuntimeError(f"expand(torch.FloatTensor{{{have}}}, size={target}): the number of sizes provided (2) must "
-                           f"be greater or equal to the number of dimensions in the tensor ({len(have)})")
-    for d in range(-1, -len(have) - 1, -1):
-        if have[d] != target[d] and have[d] != 1:
-            raise RuntimeError(f"The expanded size of the tensor ({target[d]}) must match the existing size ({have[d]}) "
-                               f"at non-singleton dimension {2 + d}.  Target sizes: {target}.  Tensor sizes: {have}")
-
-
 @_functional()
 @_amp.lower
 def linear(input, weight, bias=None, *, out=None):
@@ -110,7 +99,7 @@ def linear(input, weight, bias=None, *, out=None):
                            f"{wshape[-1]}x{wshape[0]})")
     if bias is not None and weight.ndim == 2 and tuple(bias.shape) != (wshape[0],) and (
             input.ndim <= 2 or input.is_contiguous()):
-        _check_bias_expands(bias, math.prod(input.shape[:-1]), wshape[0])
+        _expand(bias, (math.prod(input.shape[:-1]), wshape[0]))  # addmm's bias.expand: torch's error if it can't
     if weight.ndim == 1:
         r = dispatch(_linear_vec, (input, weight, bias), name="AddmmBackward0" if bias is not None
                      else "MvBackward0")
