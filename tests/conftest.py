@@ -347,6 +347,17 @@ def _last_digit(a, b):
     return 10.0 ** -decimals if decimals >= 3 else 0.0
 
 
+def program_matches_torch(name, rtol, key_lines, requires=()):
+    """The example-program check: ``name`` run with real torch and under the drop-in runner prints the same lines
+    (numbers within ``rtol``; ``lib_program_vs_torch``), at least 10 of them, each of ``key_lines`` exactly in both."""
+    pytest.importorskip("torch", reason="the comparison runs the program with real torch too")
+    expected, ours = lib_program_vs_torch(name, *requires, timeout=600, rtol=rtol)
+    assert len(ours) >= 10, ours
+    for line in key_lines:
+        assert line in expected, (line, expected)
+        assert line in ours, (line, ours)
+
+
 def lib_program_vs_torch(program, *modules, env=None, timeout=600, rtol=1e-4):
     """Skip unless ``modules`` are importable; run ``tests/programs/<program>`` under torch and under the
     runner, check the printed lines agree (``same_printed_lines``), and return ``(torch_lines, ours)``."""
