@@ -30,6 +30,7 @@ from ..nn.modules import module as _module
 from ..nn.modules.module import Module
 from . import annotations  # noqa: F401 - torch.jit.annotations is an attribute of torch.jit
 from . import _eager_api
+from ._archive import MARK as _MARK, write as _write, write_to_buffer
 from ._traced_function import TracedFunction
 from ._eager_api import (Attribute, ScriptFunction, ScriptWarning, TracerWarning, TracingCheckError, enable_onednn_fusion, fuser, interface,
                          onednn_fusion_enabled, optimized_execution, script_if_tracing, script_method,
@@ -42,7 +43,6 @@ __all__ = ["script", "trace", "ignore", "unused", "export", "is_scripting", "is_
            "onednn_fusion_enabled", "TracerWarning", "ScriptWarning", "TracingCheckError", "RecursiveScriptModule",
            "TracedModule", "TopLevelTracedModule", "ScriptFunction"]
 
-_MARK = "torchlike_jit.json"
 _TORCHSCRIPT_HINT = (
     "{what} is a TorchScript archive written by torch.jit.save; TorchScript programs cannot run on torchlike. "
     "Export the model with torch.export.save(torch.export.export(model, args), path) and load it with "
@@ -102,12 +102,7 @@ def _script_module_methods(m, name):
         raise AttributeError(name)
     if name == "save":
         return lambda f, _extra_files=None: _write(m, f, _extra_files)
-
-    def save_to_buffer(_extra_files=None):
-        buf = io.BytesIO()
-        _write(m, buf, _extra_files)
-        return buf.getvalue()
-    return save_to_buffer
+    return lambda _extra_files=None: write_to_buffer(m, _extra_files)
 
 
 _module.attribute_fallbacks.append(_script_module_methods)
@@ -226,44 +221,10 @@ class TopLevelTracedModule(TracedModule):
     """The top-level traced module (never built here)."""
 
 
-def _export_bytes(m):
-    inputs = getattr(m, "_torchlike_example_inputs", None)
-    if inputs is None or not isinstance(m, Module):
-        return None
-    try:    # the batch dimension symbolic, as a traced TorchScript graph accepts other batch sizes
-        dyn = [{0: "batch"} if getattr(a, "ndim", 0) else None for a in inputs]
-        ep = _export.export(m, inputs, dynamic_shapes=dyn)
-    except Exception:  # shape-dependent Python in forward: a fixed-shape program
-        ep = _export.export(m, inputs)
-    return ep.serialize(vjp_order=1)  # the backward too: a loaded module trains, as torch's does
-
-
 def save(m, f, _extra_files=None):
     """Save a traced (or scripted) module or traced function for ``jit.load`` (atomically when ``f`` is a path)."""
     _deprecated("save", "`torch.export`")
     _write(m.as_module() if isinstance(m, TracedFunction) else m, f, _extra_files)
-
-
-def _write(m, f, _extra_files=None):
-    program = _export_bytes(m)
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
-        if program is not None:
-            zf.writestr(_MARK, json.dumps({"kind": "exported", "params": [n for n, _ in m.named_parameters()],
-                                           "training": m.training}))
-            zf.writestr("program.zip", program)
-        else:
-            pickled = io.BytesIO()
-            serialization.save(m, pickled)
-            zf.writestr(_MARK, json.dumps({"kind": "module"}))
-            zf.writestr("module.pt", pickled.getvalue())
-        for name, data in (_extra_files or {}).items():
-            zf.writestr(f"extra/{name}", data if isinstance(data, bytes) else str(data).encode())
-    data = buf.getvalue()
-    if isinstance(f, (str, os.PathLike)):
-        serialization.write_atomically(os.fspath(f), lambda fh: fh.write(data))
-    else:
-        f.write(data)
 
 
 def load(f, map_location=None, _extra_files=None, _restore_shapes=False):

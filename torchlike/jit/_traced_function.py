@@ -18,6 +18,7 @@ import functools
 import re
 
 from .._C import ScriptFunction
+from ._archive import write, write_to_buffer
 from ..nn.modules.module import Module
 
 
@@ -60,12 +61,7 @@ class TracedFunction(ScriptFunction):
         return m
 
     def save(self, f, _extra_files=None):
-        from . import _write
-        _write(self.as_module(), f, _extra_files)
+        write(self.as_module(), f, _extra_files)
 
     def save_to_buffer(self, _extra_files=None):
-        import io
-        from . import _write
-        buf = io.BytesIO()
-        _write(self.as_module(), buf, _extra_files)
-        return buf.getvalue()
+        return write_to_buffer(self.as_module(), _extra_files)
