@@ -154,3 +154,22 @@ def test_fifth_sweep_mistakes_raise_like_torch(case):
 def test_python_level_torch_functions_keep_pythons_missing_argument_words():
     """torch.split is Python in torch: its callers see Python's own message."""
     raises_like_torch(lambda m: m.split(m.ones(2)))
+
+
+SIXTH = {
+    "randint with one bound and no size": lambda m: m.randint(5),
+    "nonzero with a str as_tuple": lambda m: m.ones(3).nonzero(as_tuple="x"),
+    "torch.nonzero with as_tuple=None": lambda m: m.nonzero(m.ones(3), as_tuple=None),
+    "as_strided with a negative stride": lambda m: m.arange(4.).as_strided((2, 2), (1, -1)),
+    "resize_ to a negative size": lambda m: m.arange(4.).resize_(-1),
+    "resize_ with a negative size among others": lambda m: m.arange(4.).resize_(2, -1),
+    "set_grad_enabled of an int": lambda m: m.set_grad_enabled(1),
+    "set_grad_enabled of a numpy bool": lambda m: m.set_grad_enabled(__import__("numpy").bool_(True)),
+}
+
+
+@pytest.mark.parametrize("case", list(SIXTH))
+def test_sixth_sweep_mistakes_raise_like_torch(case):
+    """A sweep of ~180 tensor-level wrong calls (indexing, views, creation, random, linear algebra): these six
+    kinds were accepted or said other words."""
+    raises_like_torch(SIXTH[case])

@@ -5,6 +5,8 @@ import functools
 import inspect
 import threading
 
+from ._errors import tp_name
+
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "InferenceVersion", "inference_setup", "inference_used"]
 
@@ -129,6 +131,8 @@ class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode on or off; works as a function, context manager or decorator."""
 
     def __init__(self, mode: bool):
+        if mode is not True and mode is not False:
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not {tp_name(mode)}")
         self.prev = _state.enabled
         self.mode = bool(mode)
         _state.enabled = self.mode

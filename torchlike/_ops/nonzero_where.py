@@ -13,7 +13,7 @@ from jax._src.interpreters import batching as _batching
 
 from .. import _dtype
 from .. import _memory_format as _mfmt
-from .._errors import GraphBreak, torch_warn
+from .._errors import GraphBreak, torch_warn, tp_name
 from ._util import Tensor, cast, dispatch, register
 from .indexing import concrete_index
 from .._scalar_fit import check_numbers_fit
@@ -77,6 +77,8 @@ def nonzero(input, *, as_tuple=False):
     tensor([[1],
             [3]])
     """
+    if as_tuple is not False and as_tuple is not True:
+        raise TypeError(f"nonzero(): argument 'as_tuple' must be bool, not {tp_name(as_tuple)}")
     if as_tuple:
         return _nonzero_tuple(input, "nonzero(as_tuple=True)")
     return _index_matrix(_wrap_np(_nonzero_np(input), input))

@@ -187,8 +187,9 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
         high = args.pop() if args else None
     if low is None:
         low = args.pop() if args else 0
-    if high is None:
-        raise TypeError("randint() missing required argument 'high'")
+    if high is None:  # (torch's parser: no overload takes a lone bound)
+        err = _RANDINT.error(given, _given(generator=generator, out=out, dtype=dtype, layout=layout, device=device))
+        raise TypeError(err.as_function if err is not None else "randint() missing required argument 'high'")
     if not (_int_like(low) and _int_like(high)) or isinstance(size, numbers.Integral):  # (a bool or float bound,
         err = _RANDINT.error(given, _given(  # an int size: torch's parser)
             generator=generator, out=out, dtype=dtype, layout=layout, device=device))

@@ -530,6 +530,8 @@ def resize_(self, *sizes, size=None, memory_format=None):
     shape = shape_arg(keyword_shape(sizes, size, "resize_", "size"))
     for s in shape:
         if s < 0:
+            if 0 not in shape:  # (torch multiplies the sizes as unsigned 64-bit numbers first)
+                raise RuntimeError("numel: integer multiplication overflow")
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
     if self.requires_grad:
         raise RuntimeError("cannot resize variables that require grad")

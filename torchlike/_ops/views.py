@@ -490,7 +490,17 @@ def unbind(input, dim=0):
             wrap_dim(dim, 1)  # (None or a tuple: torch's parser error)
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = wrap_dim(dim, input.ndim)
-    return tuple(_select(input, d, i, "UnbindBackward0") for i in range(input.shape[d]))
+    return _multi_output(input, tuple(_select(input, d, i, "UnbindBackward0") for i in range(input.shape[d])))
+
+
+def _multi_output(input, outs):
+    """Mark the views split/chunk/unbind return (one node with several views in torch): with grad mode on and
+    ``input`` requiring grad, an in-place write to one is torch's "returns multiple views" error
+    (``Tensor._check_inplace_leaf``)."""
+    if _grad_mode._state.enabled and input.requires_grad:
+        for k, o in enumerate(outs):
+            o.__dict__["_multi_view"] = k
+    return outs
 
 
 @register()
@@ -507,6 +517,9 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def as_strided(input, size, stride, storage_offset=None):
     """A view with explicit sizes and strides over the root's storage."""
     off = input.storage_offset() if storage_offset is None else int(storage_offset)
+    if any(int(st) < 0 for st in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
+                           f"{[int(st) for st in stride]}")
     check_alloc(tuple(int(s) for s in size), 8, overflow="numel")  # JAX materialises it (via an int64 index)
     return view_step(input, ("as_strided", tuple(int(s) for s in size), tuple(int(s) for s in stride), off))
 
@@ -643,9 +656,9 @@ def split(tensor, split_size_or_sections, dim=0):
     d = wrap_dim(dim, tensor.ndim)
     sizes = _split_sizes(tensor.shape[d], split_size_or_sections)
     starts = np.cumsum([0] + sizes[:-1])
-    return _slices(tensor, d, [(int(s), int(s) + n) for s, n in zip(starts, sizes)],
-                   "SplitBackward0" if isinstance(split_size_or_sections, numbers.Integral) else
-                   "SplitWithSizesBackward0")
+    return _multi_output(tensor, _slices(tensor, d, [(int(s), int(s) + n) for s, n in zip(starts, sizes)],
+                                         "SplitBackward0" if isinstance(split_size_or_sections, numbers.Integral)
+                                         else "SplitWithSizesBackward0"))
 
 
 @register("split", namespaces=())
@@ -679,7 +692,7 @@ def chunk(input, chunks, dim=0):
     d = wrap_dim(dim, input.ndim)
     n = input.shape[d]
     if n == 0:  # torch returns `chunks` empty pieces
-        return _slices(input, d, [(0, 0)] * chunks, "SplitBackward0")
+        return _multi_output(input, _slices(input, d, [(0, 0)] * chunks, "SplitWithSizesBackward0"))
     try:
         return split(input, -(-n // chunks), d)
     except TypeError:  # a float ``chunks`` (a float piece size): torch's parser rejects the chunks first
