@@ -1,0 +1,36 @@
+"""Self-supervised, generative and sequence-model papers re-created as stand-alone programs (own code after the
+public repositories' idioms, synthetic data, no downloads) and run unmodified under the drop-in runner:
+MoCo v2 (facebookresearch/moco: momentum key encoder through ``.data`` under ``torch.no_grad``, a normalized queue
+buffer enqueued by slice assignment, shuffle-BN by ``randperm``/``argsort``, ``einsum('nc,ck->nk')``), BYOL
+(lucidrains/byol-pytorch: forward-hook NetWrapper, deepcopy target, EMA over ``.data``) and SimSiam
+(facebookresearch/simsiam: ``BatchNorm1d(affine=False)`` projector end, ``fix_lr`` param groups).
+
+Each program in tests/programs/ex_*.py seeds torch, trains a few steps and prints one fact per line. It runs
+with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must
+match, numbers within ``rtol`` (``conftest.lib_program_vs_torch``), and a few key lines are checked exactly."""
+import pytest
+from conftest import program_matches_torch
+
+PROGRAMS_AND_TOLERANCES = [
+    ("ex_moco_byol_simsiam.py", 1e-4),
+]
+REQUIRES = {}
+KEY_LINES = {  # lines each program must print exactly (under both libraries)
+    "ex_moco_byol_simsiam.py": [
+        "queue (16, 32) norms [1.0, 1.0, 1.0] ptr torch.int64 buffers ['encoder_k.bn2.running_var',"
+        " 'encoder_k.bn2.num_batches_tracked']",
+        "trainable 1484 frozen 1484",
+        "logits (8, 33) torch.float32 target [0, 0, 0] acc type Tensor ()",
+        "key grad True False q grad (8, 3, 3, 3)",
+        "einsum [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]",
+        "byol hook layer AdaptiveAvgPool2d projector Sequential target frozen True",
+        "embedding (4, 12) True hidden cache 0",
+        "simsiam last bn BatchNorm1d(16, eps=1e-05, momentum=0.1, affine=False, bias=False,"
+        " track_running_stats=True) fc bias grad False",
+    ],
+}
+
+
+@pytest.mark.parametrize("name,rtol", PROGRAMS_AND_TOLERANCES, ids=[p[0][3:-3] for p in PROGRAMS_AND_TOLERANCES])
+def test_paper_program_matches_torch(name, rtol):
+    program_matches_torch(name, rtol, KEY_LINES[name], REQUIRES.get(name, ()))
