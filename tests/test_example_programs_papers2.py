@@ -3,7 +3,10 @@ public repositories' idioms, synthetic data, no downloads) and run unmodified un
 MoCo v2 (facebookresearch/moco: momentum key encoder through ``.data`` under ``torch.no_grad``, a normalized queue
 buffer enqueued by slice assignment, shuffle-BN by ``randperm``/``argsort``, ``einsum('nc,ck->nk')``), BYOL
 (lucidrains/byol-pytorch: forward-hook NetWrapper, deepcopy target, EMA over ``.data``) and SimSiam
-(facebookresearch/simsiam: ``BatchNorm1d(affine=False)`` projector end, ``fix_lr`` param groups).
+(facebookresearch/simsiam: ``BatchNorm1d(affine=False)`` projector end, ``fix_lr`` param groups);
+CycleGAN and pix2pix (junyanz/pytorch-CycleGAN-and-pix2pix: ResnetGenerator with reflection/replication padding and
+``InstanceNorm2d`` from a ``functools.partial``, the recursive U-Net whose in-place ``LeakyReLU`` rewrites the skip
+tensor, PatchGAN, GANLoss buffers ``expand_as``, ImagePool, ``set_requires_grad``, linear-decay ``LambdaLR``).
 
 Each program in tests/programs/ex_*.py seeds torch, trains a few steps and prints one fact per line. It runs
 with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must
@@ -13,6 +16,7 @@ from conftest import program_matches_torch
 
 PROGRAMS_AND_TOLERANCES = [
     ("ex_moco_byol_simsiam.py", 1e-4),
+    ("ex_cyclegan_pix2pix.py", 1e-4),
 ]
 REQUIRES = {}
 KEY_LINES = {  # lines each program must print exactly (under both libraries)
@@ -27,6 +31,20 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "embedding (4, 12) True hidden cache 0",
         "simsiam last bn BatchNorm1d(16, eps=1e-05, momentum=0.1, affine=False, bias=False,"
         " track_running_stats=True) fc bias grad False",
+    ],
+    "ex_cyclegan_pix2pix.py": [
+        "norm partial InstanceNorm2d {'affine': False, 'track_running_stats': False} InstanceNorm2d(4, eps=1e-05,"
+        " momentum=0.1, affine=False, bias=False, track_running_stats=False)",
+        "reflect pad (1, 1, 7, 7) [8.0, 7.0, 6.0, 7.0, 8.0, 7.0, 6.0]",
+        "replicate pad [0.0, 0.0, 1.0, 1.0]",
+        "ganloss buffers [('real_label', torch.float32, ()), ('fake_label', torch.float32, ())] (0, 0, 0, 0)",
+        "G params 18019 D params 3037",
+        "learning rate 0.0001500",
+        "fake (3, 3, 16, 16) torch.float32 in tanh range True D grads during G step False",
+        "pool 3 3 (1, 3, 16, 16) False",
+        "patch (2, 1, 2, 2) lr_lambda [1.0, 1.0, 0.75, 0.5, 0.25]",
+        "unet params 16555 innermost ReLU",
+        "inplace skip (1, 4, 4, 4) changed True is leaky True True",
     ],
 }
 
