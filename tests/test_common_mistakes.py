@@ -165,11 +165,23 @@ SIXTH = {
     "resize_ with a negative size among others": lambda m: m.arange(4.).resize_(2, -1),
     "set_grad_enabled of an int": lambda m: m.set_grad_enabled(1),
     "set_grad_enabled of a numpy bool": lambda m: m.set_grad_enabled(__import__("numpy").bool_(True)),
+    "torch.fill with a 1-d value": lambda m: m.fill(m.ones(2), m.ones(1)),
+    "nn.init.constant_ with a 1-d value": lambda m: m.nn.init.constant_(m.empty(2), m.ones(2)),
+    "pad_sequence padding_side": lambda m: m.nn.utils.rnn.pad_sequence([m.ones(2), m.ones(3)], padding_side="mid"),
+    "gumbel_softmax of integers": lambda m: m.nn.functional.gumbel_softmax(m.ones(2, dtype=m.long)),
+    "autocast on an unknown device type": lambda m: m.autocast("foo"),
+    "get_autocast_dtype of an unknown device type": lambda m: m.get_autocast_dtype("gpu"),
+    "compile of a non-callable": lambda m: m.compile(3),
+    "compile with an unknown mode": lambda m: m.compile(lambda x: x, mode="fastest"),
+    "compile decorator with an unknown mode": lambda m: m.compile(mode="fast")(lambda x: x),
+    "compile with mode and options": lambda m: m.compile(lambda x: x, mode="default", options={"a": 1}),
+    "compile with an unknown backend": lambda m: m.compile(lambda x: x, backend="foo"),
 }
 
 
 @pytest.mark.parametrize("case", list(SIXTH))
 def test_sixth_sweep_mistakes_raise_like_torch(case):
-    """A sweep of ~180 tensor-level wrong calls (indexing, views, creation, random, linear algebra): these six
-    kinds were accepted or said other words."""
+    """Sweeps of ~180 tensor-level wrong calls (indexing, views, creation, random, linear algebra) and ~130 of
+    nn.init, nn.utils, distributions, amp, func, compile and functional misuse: these were accepted or said other
+    words."""
     raises_like_torch(SIXTH[case])

@@ -131,14 +131,15 @@ def test_recompile_on_shape_change_and_cache_limit():
             assert h(torch.ones(n)).item() == n
 
 
-def test_decorator_forms_and_unknown_backend_notice():
+def test_decorator_forms_and_unknown_backend():
     @torch.compile(fullgraph=True, mode="max-autotune")
     def f(x):
         return x * 3
     assert f(torch.ones(1)).item() == 3.0
-    with pytest.warns(UserWarning, match="backend"):
-        g = torch.compile(lambda x: x, backend="my_backend")
-    assert g(torch.ones(1)).item() == 1.0
+    assert torch.compile(lambda x: x, backend="aot_eager")(torch.ones(1)).item() == 1.0
+    # an unknown backend name is torch's InvalidBackend, raised by compile() itself
+    with pytest.raises(torch._dynamo.exc.InvalidBackend, match="Invalid backend: 'my_backend'"):
+        torch.compile(lambda x: x, backend="my_backend")
     m = _model()
     m.compile()
     assert m(torch.ones(2, 6)).shape == (2, 3)

@@ -4,12 +4,13 @@ from __future__ import annotations
 from .._torch_paths import home
 from ..compile import _compiled
 
-__all__ = ["TorchDynamoException", "Unsupported", "TorchRuntimeError", "BackendCompilerFailed", "InternalTorchDynamoError",
+__all__ = ["TorchDynamoException", "Unsupported", "InvalidBackend", "TorchRuntimeError", "BackendCompilerFailed", "InternalTorchDynamoError",
            "RestartAnalysis", "SkipFrame", "UserError", "UncapturedHigherOrderOpError"]
 
 
 TorchDynamoException, Unsupported = _compiled.TorchDynamoException, _compiled.Unsupported  # (torchlike.compile's)
-home(globals(), TorchDynamoException, Unsupported)  # (their torch path is here)
+InvalidBackend = _compiled.InvalidBackend
+home(globals(), TorchDynamoException, Unsupported, InvalidBackend)  # (their torch path is here)
 
 
 class TorchRuntimeError(TorchDynamoException):

@@ -237,6 +237,9 @@ def zero_(self):
 
 @register(promote="none", namespaces=("torch",), method=False)
 def fill(input, value):
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
+                           f"dimensions.")
     return dispatch(_fill_impl, (input, value), (("dt", input.dtype.np),),
                     name="FillBackward1" if isinstance(value, Tensor) else "FillBackward0", saves=False)
 

@@ -11,13 +11,14 @@ from .. import _dtype
 from .._errors import torch_warn
 from .._autocast import clear_cache, state as _state
 from ..tensor import Tensor
+from .._device import device as _device_type
 from .._device import _gpus  # (torch.cuda.is_available(): JAX sees a GPU)
 
 __all__ = ["autocast", "is_autocast_available", "get_autocast_dtype", "custom_fwd", "custom_bwd",
            "is_autocast_enabled", "set_autocast_enabled", "set_autocast_dtype", "clear_autocast_cache",
            "is_autocast_cache_enabled", "set_autocast_cache_enabled"]
 
-_DEFAULT = {"cpu": "bfloat16", "cuda": "float16", "xla": "bfloat16", "tpu": "bfloat16"}
+_DEFAULT = {"cpu": "bfloat16", "cuda": "float16", "xla": "bfloat16", "tpu": "bfloat16", "hpu": "bfloat16"}
 
 
 def is_autocast_available(device_type: str) -> bool:
@@ -27,6 +28,8 @@ def is_autocast_available(device_type: str) -> bool:
 def get_autocast_dtype(device_type="cpu"):
     """The dtype autocast casts to on ``device_type`` (torch.get_autocast_dtype)."""
     d = _state.dtype.get(device_type)
+    if d is None and device_type not in _DEFAULT:
+        _device_type(device_type)  # (not a device type: c10's parser error, as torch's)
     return d if d is not None else getattr(_dtype, _DEFAULT.get(device_type, "float16"))
 
 

@@ -14,7 +14,7 @@ each call, so an unmodified training step compiles into one computation.
 """
 from __future__ import annotations
 
-from ._compiled import CompiledFunction, Unsupported, config, set_logs
+from ._compiled import CompiledFunction, InvalidBackend, Unsupported, config, set_logs
 from ._errors import GraphBreak
 from ._trace import is_tracing, lift_scalar
 
@@ -33,6 +33,7 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     if model is None:
         return lambda m: compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
                                  options=options, disable=disable)
+    _check_arguments(model, backend, mode, options)
     kw = dict(fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options, disable=disable)
     try:
         from ..nn.modules.module import Module  # lazy: compile(fn) works without nn (imported after compile)
@@ -41,6 +42,29 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     if isinstance(model, Module):
         return _compile_module(model, kw)
     return CompiledFunction(model, **kw)
+
+
+_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
+# torch's registered backends, its debug and testing ones included (``list_backends(exclude_tags=())``): all of
+# them compile to one XLA program here
+_BACKENDS = frozenset({
+    "aot_eager", "aot_eager_decomp_partition", "aot_eager_decomp_partition_crossref",
+    "aot_eager_decomp_partition_with_mode", "aot_eager_default_partitioner", "aot_ts", "cudagraphs",
+    "dynamo_accuracy_minifier_backend", "dynamo_minifier_backend", "eager", "eager_debug", "eager_noexcept",
+    "inductor", "invoke_subgraph", "openxla", "openxla_eval", "pre_dispatch_eager", "ts", "tvm"})
+
+
+def _check_arguments(model, backend, mode, options):
+    """torch.compile's argument errors, raised where torch raises them (when the function is given)."""
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
+    if isinstance(backend, str) and backend == "inductor":
+        if mode is not None and mode not in _MODES:
+            raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
+    elif isinstance(backend, str) and backend not in _BACKENDS:
+        raise InvalidBackend(backend)
+    if not callable(model):
+        raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
 
 
 def _compile_module(module, kw):

@@ -46,6 +46,13 @@ class Unsupported(TorchDynamoException):
     """Raised with ``fullgraph=True`` when the function cannot be captured in one graph."""
 
 
+class InvalidBackend(TorchDynamoException):
+    """``compile(fn, backend=name)`` with a name no backend has (torch._dynamo.exc.InvalidBackend)."""
+
+    def __init__(self, name):
+        super().__init__(f"Invalid backend: {name!r}, see `torch._dynamo.list_backends()` for available backends.")
+
+
 _BREAK_ERRORS = (GraphBreak, jax.errors.ConcretizationTypeError, jax.errors.TracerBoolConversionError,
                  jax.errors.TracerIntegerConversionError, jax.errors.TracerArrayConversionError)
 

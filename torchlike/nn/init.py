@@ -77,6 +77,8 @@ def _normal(tensor, mean, std, generator):
 
 
 def _constant(tensor, val):
+    if isinstance(val, Tensor) and val.ndim:  # (torch's fill_)
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {val.ndim} dimensions.")
     return _write(tensor, jnp.full(tuple(tensor.shape), val, dtype=tensor._value.dtype))
 
 

@@ -540,6 +540,9 @@ def _gumbel(logits, g, tau, dim, hard):
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """Sample from the Gumbel-softmax distribution; ``hard=True`` returns one-hot (straight-through)."""
     _need_tensors("empty_like", input=logits)
+    if not logits.dtype.is_floating_point:  # (torch draws with exponential_)
+        raise RuntimeError(f"Exponential distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {_dtype._CAP[logits.dtype.name]}")
     e = draw("exponential", logits.shape, logits.dtype.np, None, args=(1.0,))
     g = Tensor._wrap(-jnp.log(e), logits.device)
     d = _wrap_dim(dim, logits.ndim)

@@ -192,7 +192,7 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
             [3, 0]])
     """
     if padding_side not in ("left", "right"):
-        raise ValueError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
+        raise RuntimeError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
     if isinstance(sequences, Tensor):
         sequences = list(sequences.unbind(0))
     sequences = list(sequences)
