@@ -176,6 +176,11 @@ SIXTH = {
     "compile decorator with an unknown mode": lambda m: m.compile(mode="fast")(lambda x: x),
     "compile with mode and options": lambda m: m.compile(lambda x: x, mode="default", options={"a": 1}),
     "compile with an unknown backend": lambda m: m.compile(lambda x: x, backend="foo"),
+    "vector_to_parameters of another size": lambda m: m.nn.utils.vector_to_parameters(
+        m.ones(3), m.nn.Linear(2, 2).parameters()),
+    "save to an int": lambda m: m.save(m.ones(2), 3),
+    "load from an int": lambda m: m.load(3),
+    "load from an object without seek": lambda m: m.load(object()),
 }
 
 

@@ -591,6 +591,12 @@ def test_clip_grad_value_and_vector_conversion():
     assert_same(mo.weight.detach(), mt.weight.detach())
     with pytest.raises(TypeError, match="expected torch.Tensor"):
         nn.utils.vector_to_parameters([1.0], mo.parameters())
+    # torch's: each parameter's data becomes a view of the vector, in the vector's dtype (was numpy's TypeError
+    # for a vector of another size, and a cast to the parameter's dtype)
+    nn.utils.vector_to_parameters(vo.double(), mo.parameters())
+    TN.utils.vector_to_parameters(vt.double(), mt.parameters())
+    assert str(mo.weight.dtype) == str(mt.weight.dtype) == "torch.float64"
+    assert_same(mo.weight.detach(), mt.weight.detach())
 
 
 def test_weight_norm_both_styles():

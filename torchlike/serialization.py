@@ -339,7 +339,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=DEFAULT_PROTOCOL, _use_new_
         write_atomically(path, lambda fh: _write_archive(fh, obj, archive))
         return
     if not hasattr(f, "write"):
-        raise AttributeError(f"'{type(f).__name__}' object has no attribute 'write'")
+        raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
     _write_archive(f, obj, "archive")
 
 
@@ -632,6 +632,13 @@ class _open_read:
             self.fh = open(path, "rb")
         else:
             self.fh = self.f
+            try:  # (torch's _check_seekable: its words after Python's)
+                self.f.seek(self.f.tell())
+            except (io.UnsupportedOperation, AttributeError) as e:
+                if "seek" in str(e) or "tell" in str(e):
+                    raise type(e)(f"{e}. You can only torch.load from a file that is seekable. Please pre-load the "
+                                  f"data into a buffer like io.BytesIO and try to load from it instead.") from None
+                raise
         return self.fh
 
     def __exit__(self, *exc):

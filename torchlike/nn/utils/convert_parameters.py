@@ -42,9 +42,9 @@ def vector_to_parameters(vec, parameters):
         raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
     pointer = 0
     dev = None
-    flat = vec.detach()._value
     for p in parameters:
         dev = _check_same_device(p, dev)
         n = p.numel()
-        p.data = Tensor._wrap(flat[pointer:pointer + n].reshape(tuple(p.shape)).astype(p._value.dtype), p.device)
+        # (torch's: the parameter's data becomes a view of ``vec``, in ``vec``'s dtype, sharing its storage)
+        p.data = vec[pointer:pointer + n].view_as(p).data
         pointer += n
