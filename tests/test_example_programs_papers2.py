@@ -6,7 +6,11 @@ buffer enqueued by slice assignment, shuffle-BN by ``randperm``/``argsort``, ``e
 (facebookresearch/simsiam: ``BatchNorm1d(affine=False)`` projector end, ``fix_lr`` param groups);
 CycleGAN and pix2pix (junyanz/pytorch-CycleGAN-and-pix2pix: ResnetGenerator with reflection/replication padding and
 ``InstanceNorm2d`` from a ``functools.partial``, the recursive U-Net whose in-place ``LeakyReLU`` rewrites the skip
-tensor, PatchGAN, GANLoss buffers ``expand_as``, ImagePool, ``set_requires_grad``, linear-decay ``LambdaLR``).
+tensor, PatchGAN, GANLoss buffers ``expand_as``, ImagePool, ``set_requires_grad``, linear-decay ``LambdaLR``);
+MAE (facebookresearch/mae: numpy 2-D sin-cos position embeddings copied into a frozen Parameter, random_masking
+with two ``argsort`` and ``gather``, ``reshape(shape=...)`` patchify with ``einsum('nchpwq->nhwpqc')``, norm-pix
+loss, timm ``add_weight_decay`` groups) and Transformer-XL (kimiyoung/transformer-xl: ``_rel_shift`` by zero column
+and view, ``einsum('ibnd,jnd->ijbn')``, ``torch.ger`` positional embedding, detached memories, LMOrderedIterator).
 
 Each program in tests/programs/ex_*.py seeds torch, trains a few steps and prints one fact per line. It runs
 with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must
@@ -17,6 +21,7 @@ from conftest import program_matches_torch
 PROGRAMS_AND_TOLERANCES = [
     ("ex_moco_byol_simsiam.py", 1e-4),
     ("ex_cyclegan_pix2pix.py", 1e-4),
+    ("ex_mae_transformer_xl.py", 1e-4),
 ]
 REQUIRES = {}
 KEY_LINES = {  # lines each program must print exactly (under both libraries)
@@ -45,6 +50,20 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "patch (2, 1, 2, 2) lr_lambda [1.0, 1.0, 0.75, 0.5, 0.25]",
         "unet params 16555 innermost ReLU",
         "inplace skip (1, 4, 4, 4) changed True is leaky True True",
+    ],
+    "ex_mae_transformer_xl.py": [
+        "pos_embed np (5, 8) float64 [0.8415, 0.01, 0.5403, 1.0, 0.0, 0.0, 1.0, 1.0]",
+        "mae params 22368 frozen ['pos_embed', 'decoder_pos_embed']",
+        "pos_embed (1, 17, 32) torch.float32 [0.0, 0.0, 0.0, 0.0]",
+        "masking (2, 2, 3) [[1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0], [0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0]]"
+        " torch.int64 [[6.0, 4.0], [4.0, 0.0]]",
+        "groups [31, 17] [0.0, 0.05]",
+        "rel_shift [[2.0, 3.0, 0.0, 4.0], [5.0, 6.0, 7.0, 0.0], [8.0, 9.0, 10.0, 11.0]]",
+        "rel_shift triu [[2.0, 3.0, 0.0, 0.0], [5.0, 6.0, 7.0, 0.0], [8.0, 9.0, 10.0, 11.0]]",
+        "ger [[3.0, 4.0, 5.0], [6.0, 8.0, 10.0]]",
+        "iterator (75, 4) True 10 [[1, 6, 16, 8], [12, 12, 7, 9]]",
+        "lm params 5524 r biases (2, 8) 0.0104",
+        "mems 3 [(8, 4, 16), (8, 4, 16)] False True",
     ],
 }
 
