@@ -10,7 +10,10 @@ tensor, PatchGAN, GANLoss buffers ``expand_as``, ImagePool, ``set_requires_grad`
 MAE (facebookresearch/mae: numpy 2-D sin-cos position embeddings copied into a frozen Parameter, random_masking
 with two ``argsort`` and ``gather``, ``reshape(shape=...)`` patchify with ``einsum('nchpwq->nhwpqc')``, norm-pix
 loss, timm ``add_weight_decay`` groups) and Transformer-XL (kimiyoung/transformer-xl: ``_rel_shift`` by zero column
-and view, ``einsum('ibnd,jnd->ijbn')``, ``torch.ger`` positional embedding, detached memories, LMOrderedIterator).
+and view, ``einsum('ibnd,jnd->ijbn')``, ``torch.ger`` positional embedding, detached memories, LMOrderedIterator); Glow (rosinality/glow-pytorch: ActNorm data-dependent init on a uint8 buffer,
+invertible 1x1 convolutions with ``torch.slogdet`` and a scipy-LU parametrisation, ZeroConv2d coupling, squeeze,
+multi-scale prior, exact reverse), the VQGAN quantizer and adaptive discriminator weight (CompVis/taming-transformers)
+and a torchdiffeq-style Neural ODE with RK4 and an adjoint ``autograd.Function`` checked against backprop.
 
 Each program in tests/programs/ex_*.py seeds torch, trains a few steps and prints one fact per line. It runs
 with plain python (real torch, the oracle) and under ``python -m torchlike run``; the printed lines must
@@ -22,8 +25,9 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_moco_byol_simsiam.py", 1e-4),
     ("ex_cyclegan_pix2pix.py", 1e-4),
     ("ex_mae_transformer_xl.py", 1e-4),
+    ("ex_glow_vqgan_neural_ode.py", 1e-4),
 ]
-REQUIRES = {}
+REQUIRES = {"ex_glow_vqgan_neural_ode.py": ("scipy",)}
 KEY_LINES = {  # lines each program must print exactly (under both libraries)
     "ex_moco_byol_simsiam.py": [
         "queue (16, 32) norms [1.0, 1.0, 1.0] ptr torch.int64 buffers ['encoder_k.bn2.running_var',"
@@ -64,6 +68,19 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "iterator (75, 4) True 10 [[1, 6, 16, 8], [12, 12, 7, 9]]",
         "lm params 5524 r biases (2, 8) 0.0104",
         "mems 3 [(8, 4, 16), (8, 4, 16)] False True",
+    ],
+    "ex_glow_vqgan_neural_ode.py": [
+        "lu buffers [('w_p', torch.float32), ('u_mask', torch.float32), ('l_mask', torch.float32)] s_sign"
+        " torch.float32 w_p perm True",
+        "plain invconv InvConv2d torch.float64 0.0000",
+        "torch lu True True True",
+        "z shapes [(6, 4, 4), (24, 2, 2)]",
+        "actnorm init [1, 1, 1, 1] torch.uint8",
+        "z outs [(2, 6, 4, 4), (2, 24, 2, 2)] reverse error True",
+        "sample (2, 3, 8, 8) True",
+        "quantize [1, 3, 0, 2, 1, 1, 2, 1, 4, 1, 3, 3] [1, 5, 2, 3, 1, 0] 4.1542 0.6952 (1, 2, 3, 4)",
+        "codes (128, 1) torch.int64 (128, 16) torch.float32 128 straight-through grad True",
+        "true_y (26, 1, 2) [-1.1885, -0.4857]",
     ],
 }
 
