@@ -88,3 +88,28 @@ def test_no_graph_without_grad_and_repr():
             assert not e(L.from_numpy(X.copy())).requires_grad
         assert not L.nn.functional.embedding(L.from_numpy(X.copy()), L.from_numpy(W.copy()), sparse=True).requires_grad
     assert repr(emb(torchlike)) == repr(emb(torch))
+
+
+@pytest.mark.filterwarnings("ignore:Sparse invariant checks:UserWarning")
+def test_sparse_data_shares_values_and_set_data_checks_the_layout():
+    """``.data`` of a sparse tensor (what hand-written optimizers read from ``p.grad``) is a detached sparse tensor
+    sharing the values, as torch's; assigning ``.data`` replaces indices, values and size, and a dense tensor is
+    refused with torch's message."""
+    def run(L):
+        s = L.sparse_coo_tensor(L.tensor([[0, 2]]), L.tensor([1.0, 2.0]), (4,)).coalesce().requires_grad_()
+        d = s.data
+        d.values().mul_(2)
+        facts = [d.is_sparse, d.requires_grad, d.is_leaf, s.detach().values().tolist()]
+        s.data = L.sparse_coo_tensor(L.tensor([[1]]), L.tensor([7.0]), (5,))
+        facts += [tuple(s.shape), s.requires_grad, s._nnz(), s.detach().to_dense().tolist()]
+        with pytest.raises(RuntimeError) as err:
+            s.data = L.zeros(4)
+        facts.append(str(err.value))
+        e = emb(L)
+        e(L.from_numpy(X.copy())).sum().backward()
+        g = -e.weight.grad.data  # cooper's ExtraSGD: d_p = p.grad.data; d_p = -d_p; p.data.add_(-lr * d_p)
+        e.weight.data.add_(-0.1 * g)
+        return facts, g.is_sparse, e.weight.detach().numpy()
+    (f, sp, w), (ft, spt, wt) = run(torchlike), run(torch)
+    assert f == ft and sp and spt
+    np.testing.assert_allclose(w, wt, rtol=1e-6)

@@ -324,6 +324,31 @@ class SparseTensor(Tensor):
             g = _values_like(self, g)
         self._vals._grad = g
 
+    @property
+    def data(self):
+        """A detached sparse tensor over the same indices and values, as torch's: a write into its values
+        reaches this tensor (optimizers read ``p.grad.data`` of a sparse gradient, e.g. ``nn.Embedding(sparse=True)``).
+
+        >>> import torchlike as torch
+        >>> s = torch.sparse_coo_tensor([[0, 2]], [1.0, 2.0], (4,)).coalesce()
+        >>> s.data.values().mul_(2)
+        tensor([2., 4.])
+        >>> s.values()
+        tensor([2., 4.])
+        """
+        return make_sparse(self._idx, self._vals.data, self._size, self._lay, self._co, self._crow)
+
+    @data.setter
+    def data(self, new):
+        if not isinstance(new, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
+        if not isinstance(new, SparseTensor) or new._lay is not self._lay:
+            raise RuntimeError("Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have "
+                               "incompatible tensor type.")
+        self._idx, self._size, self._co, self._crow = new._idx, new._size, new._co, new._crow
+        self._np_idx = self._rc = None
+        self._vals.data = new._vals
+
     def detach(self):
         return make_sparse(self._idx, self._vals.detach(), self._size, self._lay, self._co, self._crow)
 
