@@ -378,6 +378,14 @@ class Exponential(ExponentialFamily):
     def entropy(self):
         return 1.0 - torchlike.log(self.rate)
 
+    # exponential-family form (natural parameters, log-normalizer) for the Bregman KL
+    @property
+    def _natural_params(self):
+        return (-self.rate,)
+
+    def _log_normalizer(self, x):
+        return -torchlike.log(-x)
+
 
 class Gamma(ExponentialFamily):
     """Gamma distribution with shape ``concentration`` and inverse scale ``rate``.
@@ -436,6 +444,13 @@ class Gamma(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         return torchlike.special.gammainc(self.concentration, self.rate * value)
+
+    @property
+    def _natural_params(self):
+        return (self.concentration - 1, -self.rate)
+
+    def _log_normalizer(self, x, y):
+        return torchlike.lgamma(x + 1) + (x + 1) * torchlike.log(-y.reciprocal())
 
 
 class Chi2(Gamma):
@@ -519,3 +534,10 @@ class Beta(ExponentialFamily):
     @property
     def concentration0(self):
         return self._dirichlet.concentration[..., 1]
+
+    @property
+    def _natural_params(self):
+        return (self.concentration1, self.concentration0)
+
+    def _log_normalizer(self, x, y):
+        return torchlike.lgamma(x) + torchlike.lgamma(y) - torchlike.lgamma(x + y)

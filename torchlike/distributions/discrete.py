@@ -430,3 +430,10 @@ class Poisson(ExponentialFamily):
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
         return value.xlogy(rate) - rate - (value + 1).lgamma()
+
+    @property
+    def _natural_params(self):
+        return (torchlike.log(self.rate),)
+
+    def _log_normalizer(self, x):
+        return torchlike.exp(x)

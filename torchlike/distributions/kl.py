@@ -1,16 +1,18 @@
 """KL divergence between distributions: ``kl_divergence(p, q)`` and the ``register_kl`` registry."""
 from __future__ import annotations
 
-import math
 import warnings
 from functools import total_ordering
 
 import torchlike
 
+from ._kl_pairs import PAIRS, _inf_where, _zero_where
 from .continuous import Beta, Exponential, Gamma, Gumbel, Laplace, Normal, Uniform
 from .discrete import Bernoulli, Categorical, OneHotCategorical, Poisson
 from .distribution import Distribution
 from .multivariate import Dirichlet, Independent, MultivariateNormal, _mahalanobis
+from .transformed_distribution import TransformedDistribution
+from .transformed_univariate import HalfNormal
 from .utils import _sum_rightmost, euler_constant
 
 __all__ = ["register_kl", "kl_divergence"]
@@ -95,19 +97,24 @@ def kl_divergence(p, q):
     return fun(p, q)
 
 
-def _inf_where(t, cond):
-    return torchlike.where(cond, torchlike.full_like(t, math.inf), t)
-
-
-def _zero_where(t, cond):
-    return torchlike.where(cond, torchlike.zeros_like(t), t)
-
-
 @register_kl(Normal, Normal)
 def _kl_normal_normal(p, q):
     var_ratio = (p.scale / q.scale).pow(2)
     t1 = ((p.loc - q.loc) / q.scale).pow(2)
     return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p, q):
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p, q):
+    # same transforms: KL is invariant under a shared bijection
+    if p.transforms != q.transforms or p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
 
 
 @register_kl(Bernoulli, Bernoulli)
@@ -216,3 +223,8 @@ def _kl_gumbel_gumbel(p, q):
     t1 = -c1.log() - c2 + c3
     t3 = torchlike.exp(c2 + (1 + c1).lgamma() - c3)
     return t1 + c1 * euler_constant + t3 - (1 + euler_constant)
+
+
+# the cross-family, low-rank, exponential-family and remaining same-family pairs (torch registers 87 in all)
+for (_type_p, _type_q), _fn in PAIRS.items():
+    register_kl(_type_p, _type_q)(_fn)

@@ -194,6 +194,13 @@ class Dirichlet(ExponentialFamily):
         return (torchlike.lgamma(c).sum(-1) - torchlike.lgamma(a0) - (k - a0) * torchlike.digamma(a0)
                 - ((c - 1.0) * torchlike.digamma(c)).sum(-1))
 
+    @property
+    def _natural_params(self):
+        return (self.concentration,)
+
+    def _log_normalizer(self, x):
+        return x.lgamma().sum(-1) - torchlike.lgamma(x.sum(-1))
+
 
 class Independent(Distribution):
     """Reinterprets the rightmost ``reinterpreted_batch_ndims`` batch dims of a distribution as event dims
