@@ -68,8 +68,8 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = empty(0)
-        if not isinstance(data, Tensor):
-            raise TypeError(f"Parameter(): argument 'data' must be Tensor, not {tp_name(data)}")
+        if not isinstance(data, Tensor):  # (torch calls data.detach() on what is not a Tensor)
+            raise AttributeError(f"'{tp_name(data)}' object has no attribute 'detach'")
         if cls is Parameter and _keeps_class(type(data)):
             # a tensor subclass (a user's, DTensor) stays itself, flagged as a parameter: torch's rule for
             # subclasses, ``data.detach().requires_grad_(requires_grad)`` with ``_is_param`` set
@@ -142,6 +142,8 @@ class Buffer(Tensor, metaclass=_BufferMeta):
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
             data = empty(0)
+        if not isinstance(data, Tensor):  # (torch calls data.detach() first)
+            raise AttributeError(f"'{tp_name(data)}' object has no attribute 'detach'")
         t = _fresh(Tensor, data, data.requires_grad)
         t.persistent = persistent
         t._is_buffer = True
