@@ -56,3 +56,94 @@ MODULE_API = {
 def test_module_api_misuse_like_torch(case):
     """A Parameter/Buffer of a non-tensor is torch's AttributeError (it calls data.detach()), not a TypeError."""
     raises_like_torch(MODULE_API[case])
+
+
+def _function(m, forward, backward):
+    class F(m.autograd.Function):
+        pass
+    F.forward = staticmethod(forward)
+    F.backward = staticmethod(backward)
+    return F
+
+
+def _fn_case(ret, n_extra=1, extra_tensor=False):
+    def fn(m):
+        F = _function(m, lambda ctx, x, y: x * 2, lambda ctx, g: eval(ret, {"g": g, "m": m}))
+        x = m.ones(2, requires_grad=True)
+        F.apply(x, m.ones(2) if extra_tensor else 2).sum().backward()
+    return fn
+
+
+def _save_non_tensor(m):
+    def fwd(ctx, x):
+        ctx.save_for_backward(x, None, 3)
+        return x * 2
+    return _function(m, fwd, lambda ctx, g: g).apply(m.ones(2, requires_grad=True))
+
+
+def _dirty_not_returned(m):
+    def fwd(ctx, x):
+        ctx.mark_dirty(x)
+        return x * 2
+    return _function(m, fwd, lambda ctx, g: g).apply(m.ones(2))
+
+
+def _legacy_call(m):
+    F = _function(m, lambda ctx, x: x * 2, lambda ctx, g: g)
+    return F.__new__(F)(m.ones(2))
+
+
+def _materialize_conflict(m):
+    x = m.ones(2, requires_grad=True)
+    return m.autograd.grad((x * 2).sum(), [x], allow_unused=False, materialize_grads=True)
+
+
+def _mk(m):
+    return m.ones(4, 4, requires_grad=True) * 1
+
+
+AUTOGRAD = {
+    "grad: materialize_grads with allow_unused=False": _materialize_conflict,
+    "Function: too many gradients": _fn_case("(g, None, g)"),
+    "Function: too few gradients": _fn_case("(g,)"),
+    "Function: a gradient for a non-tensor input": _fn_case("(g, 3)"),
+    "Function: a gradient that is not a tensor": _fn_case("(3, None)"),
+    "Function: a number for a tensor input": _fn_case("(g, 3)", extra_tensor=True),
+    "Function: save_for_backward of a number": _save_non_tensor,
+    "Function: mark_dirty of a tensor not returned": _dirty_not_returned,
+    "Function: an instance called": _legacy_call,
+    "jacobian of a function returning a number": lambda m: m.autograd.functional.jacobian(lambda x: 3, m.ones(2)),
+    "jacobian of a list of inputs": lambda m: m.autograd.functional.jacobian(lambda x: x, [m.ones(2)]),
+    "vjp of a function returning a list": lambda m: m.autograd.functional.vjp(lambda x: [x], m.ones(2)),
+    "jvp of a function returning a number": lambda m: m.autograd.functional.jvp(lambda x: 3, m.ones(2), m.ones(2)),
+    "hessian of a list of inputs": lambda m: m.autograd.functional.hessian(lambda x: x.sum(), [m.ones(2)]),
+    "hvp of a list of inputs": lambda m: m.autograd.functional.hvp(lambda x: x.sum(), [m.ones(2)], m.ones(2)),
+    "vhp of a function returning a number": lambda m: m.autograd.functional.vhp(lambda x: 3, m.ones(2), m.ones(2)),
+    "in-place on split's output": lambda m: _mk(m).split(2)[0].mul_(2),
+    "in-place on split's output, sizes": lambda m: _mk(m).split([1, 3])[1].mul_(2),
+    "in-place on chunk's output": lambda m: _mk(m).chunk(2)[1].mul_(2),
+    "in-place on unbind's output": lambda m: _mk(m).unbind()[1].add_(2),
+    "in-place on a view of split's output": lambda m: _mk(m).split(2)[0][0].mul_(2),
+    "in-place on a reshape of split's output": lambda m: _mk(m).split(2)[0].view(-1).zero_(),
+    "in-place on split's output of a leaf": lambda m: m.ones(4, requires_grad=True).split(2)[0].mul_(2),
+    "copy_ into unbind's output": lambda m: _mk(m).unbind()[0].copy_(m.zeros(4)),
+    "out= into split's output": lambda m: m.add(m.ones(2, 4), 1, out=_mk(m).split(2)[0]),
+    # guards (matched before)
+    "backward twice": lambda m: (lambda y: (y.backward(), y.backward()))((m.ones(2, requires_grad=True).exp()).sum()),
+    "backward of a non-scalar": lambda m: (m.ones(2, requires_grad=True) * 2).backward(),
+    "grad of an unused input": lambda m: (lambda x, y: m.autograd.grad((x * 2).sum(), [x, y]))(
+        m.ones(2, requires_grad=True), m.ones(2, requires_grad=True)),
+    "in-place on a leaf": lambda m: m.ones(2, requires_grad=True).add_(1),
+    "saved tensor modified": lambda m: (lambda x: (lambda z: (z.add_(1), z.sum().backward()))((x * 2).exp()))(
+        m.ones(2, requires_grad=True)),
+    "requires_grad on an int tensor": lambda m: m.tensor([1, 2], requires_grad=True),
+    "numpy() of a tensor requiring grad": lambda m: m.ones(2, requires_grad=True).numpy(),
+}
+
+
+@pytest.mark.parametrize("case", list(AUTOGRAD))
+def test_autograd_misuse_like_torch(case):
+    """A custom Function's backward results are checked as torch's engine checks them (count, type, a gradient
+    for a non-tensor input), save_for_backward/mark_dirty/legacy calls raise torch's errors; split/chunk/unbind
+    outputs (and views of them) refuse in-place writes with torch's "returns multiple views" message."""
+    raises_like_torch(AUTOGRAD[case])

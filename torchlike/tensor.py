@@ -55,6 +55,12 @@ _FN_VIEW_TAIL = (
     "to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the custom "
     "Function.")
 FN_VIEW_INPLACE = "{} is a view and is being modified inplace." + _FN_VIEW_TAIL
+# a view that split/chunk/unbind returned (or a view of one), made with grad mode on of a tensor that requires
+# grad: torch refuses to rewrite it in place (CreationMeta::MULTI_OUTPUT_NODE); "Output k of Split"
+MULTI_VIEW_INPLACE = (
+    "Output {} of {} is a view and is being modified inplace. This view is the output of a function that returns "
+    "multiple views. Such functions do not allow the output views to be modified inplace. You should replace the "
+    "inplace operation by an out-of-place one.")
 
 _NON_LEAF_GRAD = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
@@ -354,6 +360,8 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
         out._chain = chain
         out._ver = root._ver
         out._seen = _seen_mark(root, root._ver[0])
+        if "_multi_view" in self.__dict__ and step[0] != "alias":
+            out.__dict__["_multi_view"] = 0  # (a view of split's output: torch refuses its in-place writes too)
         if not _state.enabled and step[0] != "alias" and (self._rg or self._grad_fn is not None) and \
                 out._grad_fn is None:
             # torch: a view made under no_grad / inference_mode of a tensor that requires grad requires grad
@@ -462,6 +470,10 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
             self._settle()  # (a host tensor becomes a plain device tensor: the in-place op is recorded)
         if self._vbase is not None and self._grad_fn is not None and "_fn_view" in self.__dict__:
             raise RuntimeError(FN_VIEW_INPLACE.format(self.__dict__["_fn_view"]))
+        k = self.__dict__.get("_multi_view")
+        if k is not None and self._vbase is not None and self._grad_fn is not None:
+            name = self._grad_fn.name()
+            raise RuntimeError(MULTI_VIEW_INPLACE.format(k, name[:name.rfind("Backward")] or name))
         if self._grad_fn is None and self._rg:
             made = self.__dict__.get("_acc_nograd_view")
             if made is not None:

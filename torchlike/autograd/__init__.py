@@ -175,6 +175,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grad_outputs = _seq(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
     if retain_graph is None:
         retain_graph = create_graph
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
+                         "allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
     if is_grads_batched:

@@ -102,9 +102,20 @@ class _FunctionNode(Node):
         res = self.cls.backward(self.ctx, *full)
         if not isinstance(res, tuple):
             res = (res,)
-        if len(res) < self.n_inputs:
+        n = self.n_inputs
+        if len(res) > n and all(r is None for r in res[n:]):
+            res = res[:n]  # (torch: extra results are fine when all None)
+        if len(res) != n:
             raise RuntimeError(f"function {self._name} returned an incorrect number of gradients (expected "
-                               f"{self.n_inputs}, got {len(res)})")
+                               f"{n}, got {len(res)})")
+        for i, r in enumerate(res):
+            if r is None:
+                continue
+            if self.in_shapes[i] is None:
+                raise RuntimeError(f"function {self._name} returned a gradient different than None at position "
+                                   f"{i + 1}, but the corresponding forward input was not a Variable")
+            if not isinstance(r, Tensor):
+                raise RuntimeError(f"expected Variable or None (got {type(r).__name__})")
         out = []
         for i in self.diff_in:
             g = res[i]
@@ -161,6 +172,11 @@ class Function(metaclass=_FunctionMeta):
 
     vjp = backward
 
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use "
+                           "new-style autograd function with static forward method. (Example: "
+                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
     @staticmethod
     def jvp(ctx, *grad_inputs):
         raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
@@ -201,6 +217,9 @@ class Function(metaclass=_FunctionMeta):
             else:
                 out = cls.forward(ctx, *args, **kwargs)
         is_tuple = isinstance(out, tuple)
+        if ctx.dirty and not ctx.dirty <= {id(o) for o in (out if is_tuple else (out,))}:
+            raise RuntimeError("Some elements marked as dirty during the forward method were not returned as output. "
+                               "The inputs that are modified inplace must all be outputs of the Function.")
         with DisableTorchFunction():
             outs = cls._record(ctx, args, list(out) if is_tuple else [out])
         return tuple(outs) if is_tuple else outs[0]
@@ -231,6 +250,10 @@ class Function(metaclass=_FunctionMeta):
                              (o.dtype.is_floating_point or o.dtype.is_complex) and
                              id(o) not in ctx.non_differentiable)
             all_meta = tuple((tuple(o.shape), o.dtype) if isinstance(o, Tensor) else ((), None) for o in outs)
+            for i, t in enumerate(ctx.to_save):
+                if t is not None and not isinstance(t, Tensor):
+                    raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
+                                    f"{type(t).__name__}")
             if any(isinstance(t, Tensor) and type(t._ver) is InferenceVersion for t in ctx.to_save):
                 raise RuntimeError(SAVED_ERROR)
             saved = tuple((t, t._version) for t in ctx.to_save if isinstance(t, Tensor))

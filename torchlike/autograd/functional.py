@@ -31,6 +31,15 @@ def _grad(outs, ins, gos, create_graph):
                           materialize_grads=True)
 
 
+def _checked(x, arg_name, fn_name):
+    """``x`` as a tuple of Tensors and whether it was one; a list or a non-Tensor is torch's TypeError."""
+    was_tuple, x = _as_tuple(x, arg_name, fn_name)
+    return x, was_tuple
+
+
+_OUT = "outputs of the user-provided function"
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T J).
 
@@ -38,11 +47,11 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     >>> torchlike.autograd.functional.vjp(lambda x: x * 2, torchlike.ones(2), torchlike.ones(2))[1]
     tensor([2., 2.])
     """
-    ins, was_tuple = _tupled(inputs)
+    ins, was_tuple = _checked(inputs, "inputs", "vjp")
     with grad_mode.enable_grad():
         ins = _prep(ins, create_graph)
         out = func(*ins)
-        outs, out_tuple = _tupled(out)
+        outs, out_tuple = _checked(out, _OUT, "vjp")
         vs = (None,) * len(outs) if v is None else _tupled(v)[0]
         g = _grad(outs, ins, vs, create_graph)
     if not create_graph:
@@ -53,12 +62,12 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), J v) by the double-vjp trick."""
-    ins, was_tuple = _tupled(inputs)
+    ins, was_tuple = _checked(inputs, "inputs", "jvp")
     vs = _tupled(v)[0] if v is not None else tuple(_creation.ones_like(i) for i in ins)
     with grad_mode.enable_grad():
         ins = _prep(ins, create_graph)
         out = func(*ins)
-        outs, out_tuple = _tupled(out)
+        outs, out_tuple = _checked(out, _OUT, "jvp")
         us = tuple(_creation.zeros_like(o).requires_grad_(True) for o in outs)
         g = _grad(outs, ins, us, True)
         jv = _grad(g, us, vs, create_graph)
@@ -70,11 +79,11 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
     """The Jacobian of ``func`` at ``inputs`` (shape out.shape + in.shape per pair)."""
-    ins, in_tuple = _tupled(inputs)
+    ins, in_tuple = _checked(inputs, "inputs", "jacobian")
     with grad_mode.enable_grad():
         ins = _prep(ins, create_graph)
         out = func(*ins)
-        outs, out_tuple = _tupled(out)
+        outs, out_tuple = _checked(out, _OUT, "jacobian")
         rows = []
         for o in outs:
             flat = o.reshape(-1)
@@ -99,7 +108,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
     """The Hessian of scalar ``func`` at ``inputs``."""
-    ins, in_tuple = _tupled(inputs)
+    ins, in_tuple = _checked(inputs, "inputs", "hessian")
 
     def grad_fn(*xs):
         with grad_mode.enable_grad():
@@ -112,12 +121,13 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
     return res
 
 
-def vhp(func, inputs, v=None, create_graph=False, strict=False):
-    ins, was_tuple = _tupled(inputs)
+def vhp(func, inputs, v=None, create_graph=False, strict=False, _name="vhp"):
+    ins, was_tuple = _checked(inputs, "inputs", _name)
     vs = _tupled(v)[0]
     with grad_mode.enable_grad():
         ins = _prep(ins, create_graph)
         out = func(*ins)
+        _checked(out, _OUT, _name)
         g = _grad((out,), ins, (None,), True)
         h = _grad(g, ins, vs, create_graph)
     if not create_graph:
@@ -132,7 +142,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     >>> hvp(lambda x: (x ** 3).sum(), torch.tensor([1.0, 2.0]), torch.tensor([1.0, 1.0]))[1]
     tensor([ 6., 12.])
     """
-    return vhp(func, inputs, v, create_graph, strict)
+    return vhp(func, inputs, v, create_graph, strict, "hvp")
 
 
 # torch.autograd.functional's private helpers, with torch's signatures: libraries import them by name
