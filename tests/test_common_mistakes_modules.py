@@ -147,3 +147,66 @@ def test_autograd_misuse_like_torch(case):
     for a non-tensor input), save_for_backward/mark_dirty/legacy calls raise torch's errors; split/chunk/unbind
     outputs (and views of them) refuse in-place writes with torch's "returns multiple views" message."""
     raises_like_torch(AUTOGRAD[case])
+
+
+def _p(m):
+    return m.nn.Parameter(m.ones(2))
+
+
+def _onecycle_past_end(m):
+    o = m.optim.SGD([_p(m)], lr=0.1)
+    s = m.optim.lr_scheduler.OneCycleLR(o, max_lr=1., total_steps=2)
+    for _ in range(4):
+        o.step()
+        s.step()
+
+
+def _load_other_optimizer(m):
+    a = m.optim.SGD([_p(m)], lr=0.1)
+    a.load_state_dict(m.optim.Adam([_p(m), _p(m)]).state_dict())
+
+
+OPTIM = {  # (all matched already: guards)
+    "a parameter in two groups": lambda m: (lambda p: m.optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1))(_p(m)),
+    "negative lr": lambda m: m.optim.SGD([_p(m)], lr=-1),
+    "negative momentum": lambda m: m.optim.SGD([_p(m)], lr=0.1, momentum=-0.5),
+    "beta1 of 1": lambda m: m.optim.Adam([_p(m)], betas=(1.0, 0.9)),
+    "params a tensor": lambda m: m.optim.SGD(_p(m), lr=0.1),
+    "params of a number": lambda m: m.optim.SGD([3], lr=0.1),
+    "empty params": lambda m: m.optim.SGD([], lr=0.1),
+    "add_param_group without params": lambda m: m.optim.SGD([_p(m)], lr=0.1).add_param_group({"lr": 0.1}),
+    "load_state_dict of another optimizer": _load_other_optimizer,
+    "scheduler on a module": lambda m: m.optim.lr_scheduler.StepLR(m.nn.Linear(1, 1), 2),
+    "OneCycleLR past total_steps": _onecycle_past_end,
+}
+
+
+@pytest.mark.parametrize("case", list(OPTIM))
+def test_optimizer_and_scheduler_misuse_like_torch(case):
+    raises_like_torch(OPTIM[case])
+
+
+DATA = {
+    "random_split generator not a Generator": lambda m: m.utils.data.random_split(range(10), [5, 5], generator=3),
+    "randperm generator not a Generator": lambda m: m.randperm(5, generator=3),
+    "rand generator not a Generator": lambda m: m.rand(2, generator=3),
+    "randn generator a str": lambda m: m.randn(2, generator="a"),
+    "randint generator not a Generator": lambda m: m.randint(5, (2,), generator=3),
+    "normal generator not a Generator": lambda m: m.normal(m.zeros(2), 1., generator=3),
+    "bernoulli generator not a Generator": lambda m: m.bernoulli(m.ones(2) / 2, generator=3),
+    # guards (matched before)
+    "default_collate of other sizes": lambda m: m.utils.data.default_collate([m.ones(2), m.ones(3)]),
+    "default_collate of objects": lambda m: m.utils.data.default_collate([object(), object()]),
+    "batch_size 0": lambda m: m.utils.data.DataLoader(range(3), batch_size=0),
+    "sampler and shuffle": lambda m: m.utils.data.DataLoader(range(3), sampler=range(3), shuffle=True),
+    "negative num_workers": lambda m: m.utils.data.DataLoader(range(3), num_workers=-1),
+    "random_split lengths": lambda m: m.utils.data.random_split(range(10), [3, 4]),
+    "TensorDataset sizes": lambda m: m.utils.data.TensorDataset(m.ones(3), m.ones(4)),
+}
+
+
+@pytest.mark.parametrize("case", list(DATA))
+def test_data_utilities_misuse_like_torch(case):
+    """A generator that is not a Generator is torch's parser error listing the overloads (random_split reaches
+    it through randperm), not "argument 'generator' must be Tensor"; normal/bernoulli list ``out``, as torch."""
+    raises_like_torch(DATA[case])

@@ -24,7 +24,7 @@ from .. import _dtype, _mt_kernels as _K
 from .._creation import _finish, _hostable, _host_or_put, _out, _size, by_class, class_factory
 from .._device import _default as _default_device, canonical
 from .._dispatch import dispatch
-from .._random import draw, fill_order, host_stream, in_fill_order, like_order, torch_draw
+from .._random import Generator, draw, fill_order, host_stream, in_fill_order, like_order, torch_draw
 from ..tensor import HOST_MAX
 from .. import _grad_mode as grad_mode
 from . import dropout as _dropout
@@ -210,7 +210,8 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     >>> sorted(torchlike.randperm(4).tolist())
     [0, 1, 2, 3]
     """
-    if not _int_like(n):  # (a bool, a float: torch's parser error)
+    if not _int_like(n) or generator is not None and not isinstance(generator, Generator):  # (a bool, a float,
+        # a generator that is not one: torch's parser error; random_split and the samplers call this directly)
         err = _RANDPERM.error((n,), _given(generator=generator, out=out, dtype=dtype, layout=layout, device=device))
         if err is not None:
             raise TypeError(err.as_function)
