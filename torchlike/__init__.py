@@ -76,7 +76,7 @@ from . import optim  # noqa: E402,F401
 from ._global_settings import *  # noqa: E402,F401,F403
 from . import export  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401  (torch.profiler is an attribute of torch)
-from . import cuda, amp, backends, utils, jit, onnx, accelerator, distributed  # noqa: E402,F401
+from . import cuda, amp, backends, utils, jit, onnx, accelerator, distributed, xpu, mps  # noqa: E402,F401
 # the first instance of a __torch_dispatch__ subclass loads the dispatcher of their ops (_tensor_wrapper.note_dispatch)
 _profiler_state.SUBCLASS_LOADER[0] = lambda: _torch_paths.lazy_import("torchlike.utils._python_dispatch")
 from .accelerator import Stream, Event  # noqa: E402,F401  (torch.Stream / torch.Event)

@@ -27,13 +27,26 @@ def get_num_threads() -> int:
     return _threads[0]
 
 
+def _thread_count(name, n):
+    """torch's checks of a thread count: an int (not a bool), positive."""
+    if type(n) is not int:
+        raise RuntimeError(f"{name} expects an int, but got {type(n).__name__}")
+    if n <= 0:
+        raise RuntimeError(f"{name} expects a positive integer")
+    return n
+
+
 def set_num_threads(n: int) -> None:
     """Accepted (XLA manages its own thread pool)."""
-    _threads[0] = int(n)
+    _threads[0] = _thread_count("set_num_threads", n)
+
+
+def set_num_interop_threads(n: int) -> None:
+    """Accepted (XLA manages its own thread pool)."""
+    _threads[0] = _thread_count("set_num_interop_threads", n)
 
 
 get_num_interop_threads = get_num_threads
-set_num_interop_threads = set_num_threads
 
 
 _det_warn_only = [False]
@@ -77,8 +90,12 @@ def set_float32_matmul_precision(precision: str) -> None:
     """float32 matrix products at full precision ("highest", torch's default) or faster ("high"/"medium":
     TF32 on a GPU, XLA's default precision; the CPU computes in full float32 either way).  Programs compiled
     under the previous setting are dropped, so eager ops pick the new one up."""
-    if precision not in ("highest", "high", "medium"):
-        raise RuntimeError(f"Invalid precision: {precision}")
+    if not isinstance(precision, str):
+        raise RuntimeError(f"set_float32_matmul_precision expects a str, but got {type(precision).__name__}")
+    if precision not in ("highest", "high", "medium"):  # (torch's warning: the call has no effect)
+        torch_warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+                   f"setFloat32MatmulPrecision call has no effect.", "aten/src/ATen/Context.cpp:458")
+        return
     _set_prec(precision)
     _cuda_matmul_fp32[0] = "ieee" if precision == "highest" else "tf32"
 

@@ -27,7 +27,7 @@ from . import _dtype, _jit_cache
 from . import _mt_kernels as _K
 from . import _mt_rejection as _R, _trace_hooks
 from ._errors import check_alloc
-from ._device import canonical
+from ._device import _gpus, canonical
 from ._mt import DEFAULT_SEED, MTEngine, nondeterministic_seed
 from ._mt_xla import to_device
 from ._trace_hooks import current as _current_trace
@@ -48,6 +48,16 @@ def _check_seed(seed):
     return seed & 0xffff_ffff_ffff_ffff
 
 
+_NO_CUDA_GENERATOR = (
+    "Cannot get CUDA generator without ATen_cuda library. PyTorch splits its backend into two shared libraries: a CPU "
+    "library and a CUDA library; this error has occurred because you are trying to use some CUDA functionality, but "
+    "the CUDA library has not been loaded by the dynamic linker for some reason.  The CUDA library MUST be loaded, EVEN "
+    "IF you don't directly use any symbols from the CUDA library! One common culprit is a lack of -Wl,--no-as-needed "
+    "in your link arguments; many dynamic linkers will delete dynamic library dependencies if you don't depend on any "
+    "of their symbols.  You can check if this has occurred by using ldd on your binary to see if there is a dependency "
+    "on *_cuda.so library.")
+
+
 class Generator:
     """A source of random numbers (torch.Generator); on the CPU its streams are torch's.
 
@@ -61,6 +71,8 @@ class Generator:
         self.device = canonical(device)
         if self.device.type == "meta":
             raise RuntimeError("META device type not an accelerator.")
+        if self.device.type == "cuda" and not _gpus():  # (a CPU-only torch's words)
+            raise RuntimeError(_NO_CUDA_GENERATOR)
         self._engine = MTEngine(DEFAULT_SEED)
         self._state = Tensor._wrap(_key(DEFAULT_SEED))
         _host_keyed.add(self)

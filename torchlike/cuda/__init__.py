@@ -254,6 +254,10 @@ class device(contextlib.ContextDecorator):
 
     def __enter__(self):
         self.prev = _current[0]
+        if self.idx < 0:  # (torch: a negative index selects nothing)
+            return
+        if not _gpus():
+            raise RuntimeError("PyTorch was compiled without CUDA support")
         _current[0] = self.idx
 
     def __exit__(self, *a):

@@ -10,6 +10,8 @@ False
 """
 from __future__ import annotations
 
+from .._device import _gpus
+
 __all__ = ["CUDAGraph", "graph", "graph_pool_handle", "is_current_stream_capturing", "make_graphed_callables"]
 
 _MSG = ("CUDA graph capture is not implemented in torchlike: compile the step with torchlike.compile instead "
@@ -28,7 +30,8 @@ class CUDAGraph:
     """A captured CUDA graph (cannot be captured in torchlike)."""
 
     def __init__(self, keep_graph=False):
-        pass
+        if not _gpus():  # (a CPU-only torch's placeholder class)
+            raise RuntimeError("Tried to instantiate dummy base class CUDAGraph")
 
     def capture_begin(self, pool=None, capture_error_mode="global"):
         raise NotImplementedError(_MSG)
