@@ -116,6 +116,8 @@ def test_registry_keys_match_torch():
     ours = sorted((p.__name__, q.__name__) for p, q in TKL._KL_REGISTRY)
     assert ours == TORCH_PAIRS
     assert len(ours) == 87
+    # torch appends the pair list to kl_divergence's docstring
+    assert all(f"{p} and {q}" in TD.kl_divergence.__doc__ for p, q in TORCH_PAIRS)
 
 
 @pytest.mark.parametrize("pair", [pq for pq in TORCH_PAIRS if pq != ("ExponentialFamily", "ExponentialFamily")],

@@ -228,3 +228,8 @@ def _kl_gumbel_gumbel(p, q):
 # the cross-family, low-rank, exponential-family and remaining same-family pairs (torch registers 87 in all)
 for (_type_p, _type_q), _fn in PAIRS.items():
     register_kl(_type_p, _type_q)(_fn)
+
+# like torch, kl_divergence's docstring lists the implemented pairs
+kl_divergence.__doc__ += "\n    KL divergence is implemented for these (p, q) pairs:\n\n" + "\n".join(
+    f"    * {p.__name__} and {q.__name__}"
+    for p, q in sorted(_KL_REGISTRY, key=lambda pq: (pq[0].__name__, pq[1].__name__)))
