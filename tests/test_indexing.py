@@ -379,6 +379,35 @@ def test_index_reduce(reduce, include_self):
     both(lambda m, x, i, s: x.clone().index_reduce_(1, i[:2] - i[:2], s[:, :2], reduce), x, i, src)
 
 
+_INDEX_REDUCE_WARNINGS = """
+import warnings
+import {lib} as torch
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    try:
+        torch.ones(3).index_reduce(0, torch.tensor([0]), torch.ones(1), "sum")
+    except RuntimeError:
+        pass
+    torch.ones(3).index_reduce_(0, torch.tensor([0]), torch.ones(1), "prod")
+    torch.ones(3).index_reduce(0, torch.tensor([0]), torch.ones(1), "amax")
+    torch.index_reduce(torch.ones(3), 0, torch.tensor([1]), torch.ones(1), "mean")
+print([(x.category.__name__, str(x.message)) for x in w])
+"""
+
+
+def test_index_reduce_warns_beta_once_per_process_like_torch():
+    # torch's kernel gives TORCH_WARN_ONCE "index_reduce() is in beta ..." after the reduce-name check: one
+    # warning per process, whatever the filters say (each library in a fresh process)
+    import os
+    import subprocess
+    import sys
+    pytest.importorskip("torch")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = [subprocess.run([sys.executable, "-c", _INDEX_REDUCE_WARNINGS.format(lib=lib)], capture_output=True,
+                          text=True, timeout=300, check=True, cwd=root).stdout for lib in ("torch", "torchlike")]
+    assert out[1] == out[0] and "index_reduce() is in beta" in out[0] and out[0].count("UserWarning") == 1
+
+
 # --- masked ops ------------------------------------------------------------------------------------
 def test_masked_fill():
     x = arr(2, 3)

@@ -461,6 +461,9 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
                            f"{reduce}.")
     d = _index_checks("index_reduce_", input, dim, index, source)
     _check_bounds(index, input.shape[d] if input.ndim else 1, d, IndexError, "index out of range in self")
+    # torch's index_reduce kernel (TORCH_WARN_ONCE, after the meta checks above): once per process
+    torch_warn("index_reduce() is in beta and the API may change at any time.",
+               "aten/src/ATen/native/TensorAdvancedIndexing.cpp:1523", once=True)
     return dispatch(_index_impl, (input, index.reshape(-1), source),
                     (("dim", d), ("mode", reduce), ("include_self", bool(include_self))),
                     name="IndexReduceBackward0")
