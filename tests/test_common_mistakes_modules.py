@@ -210,3 +210,136 @@ def test_data_utilities_misuse_like_torch(case):
     """A generator that is not a Generator is torch's parser error listing the overloads (random_split reaches
     it through randperm), not "argument 'generator' must be Tensor"; normal/bernoulli list ``out``, as torch."""
     raises_like_torch(DATA[case])
+
+
+def _F(m):
+    return m.nn.functional
+
+
+def _mha(m, q, k, v, **kw):
+    mods = {a: kw.pop(a) for a in ("batch_first", "add_bias_kv", "add_zero_attn", "kdim", "vdim") if a in kw}
+    return m.nn.MultiheadAttention(4, 2, **mods)(q, k, v, **kw)
+
+
+def _o(m, *s):
+    return m.ones(*s)
+
+
+LAYERS = {
+    "conv2d of a 3-D weight": lambda m: _F(m).conv2d(_o(m, 1, 3, 5, 5), _o(m, 4, 3, 3)),
+    "conv2d of a 5-D weight": lambda m: _F(m).conv2d(_o(m, 1, 3, 5, 5), _o(m, 4, 3, 3, 3, 3), stride=(2, 1)),
+    "conv1d of a 4-D weight": lambda m: _F(m).conv1d(_o(m, 1, 3, 5), _o(m, 4, 3, 3, 3)),
+    "conv3d of a 4-D weight": lambda m: _F(m).conv3d(_o(m, 1, 3, 5, 5, 5), _o(m, 4, 3, 3, 3)),
+    "conv2d bias of another size": lambda m: _F(m).conv2d(_o(m, 1, 3, 5, 5), _o(m, 4, 3, 3, 3), _o(m, 3)),
+    "conv2d 2-D bias": lambda m: _F(m).conv2d(_o(m, 1, 3, 5, 5), _o(m, 4, 3, 3, 3), _o(m, 4, 1)),
+    "conv2d 0-D bias": lambda m: _F(m).conv2d(_o(m, 1, 3, 5, 5), _o(m, 4, 3, 3, 3), m.ones(())),
+    "conv2d bias, input too small": lambda m: _F(m).conv2d(_o(m, 1, 3, 2, 2), _o(m, 4, 3, 3, 3), _o(m, 3)),
+    "conv2d unbatched, bias": lambda m: _F(m).conv2d(_o(m, 3, 5, 5), _o(m, 4, 3, 3, 3), _o(m, 3)),
+    "conv_transpose2d bias": lambda m: _F(m).conv_transpose2d(_o(m, 1, 3, 5, 5), _o(m, 3, 4, 3, 3), _o(m, 3)),
+    "conv_transpose2d bias, groups": lambda m: _F(m).conv_transpose2d(_o(m, 1, 4, 5, 5), _o(m, 4, 2, 3, 3),
+                                                                      _o(m, 2), groups=2),
+    "conv_transpose2d of a 3-D weight": lambda m: _F(m).conv_transpose2d(_o(m, 1, 3, 5, 5), _o(m, 3, 4, 3)),
+    "conv stride 0 and padding -1": lambda m: _F(m).conv2d(_o(m, 1, 3, 5, 5), _o(m, 4, 3, 3, 3), stride=0,
+                                                           padding=-1),
+    "conv1d dilation 0": lambda m: _F(m).conv1d(_o(m, 1, 3, 5), _o(m, 4, 3, 3), dilation=0),
+    "conv2d dilation (0, 1)": lambda m: _F(m).conv2d(_o(m, 1, 3, 5, 5), _o(m, 4, 3, 3, 3), dilation=(0, 1)),
+    "conv3d dilation 0": lambda m: _F(m).conv3d(_o(m, 1, 3, 5, 5, 5), _o(m, 4, 3, 3, 3, 3), dilation=0),
+    "conv2d dilation 0, wrong channels": lambda m: _F(m).conv2d(_o(m, 1, 2, 5, 5), _o(m, 4, 3, 3, 3), dilation=0),
+    "conv_transpose1d dilation 0": lambda m: _F(m).conv_transpose1d(_o(m, 1, 3, 5), _o(m, 3, 4, 3), dilation=0),
+    "conv_transpose2d dilation 0": lambda m: _F(m).conv_transpose2d(_o(m, 1, 3, 5, 5), _o(m, 3, 4, 3, 3),
+                                                                    dilation=0),
+    "conv_transpose3d dilation 0": lambda m: _F(m).conv_transpose3d(_o(m, 1, 3, 5, 5, 5), _o(m, 3, 4, 3, 3, 3),
+                                                                    dilation=0),
+    "conv_transpose2d dilation -1": lambda m: _F(m).conv_transpose2d(_o(m, 1, 3, 5, 5), _o(m, 3, 4, 3, 3),
+                                                                     dilation=-1),
+    "Conv2d wrong channels": lambda m: m.nn.Conv2d(3, 4, 3)(_o(m, 1, 4, 5, 5)),
+    "mha key and value of other lengths": lambda m: _mha(m, _o(m, 3, 1, 4), _o(m, 3, 1, 4), _o(m, 2, 1, 4)),
+    "mha key of another batch": lambda m: _mha(m, _o(m, 3, 1, 4), _o(m, 3, 2, 4), _o(m, 3, 2, 4)),
+    "mha key of another batch, bias_kv": lambda m: _mha(m, _o(m, 3, 1, 4), _o(m, 3, 2, 4), _o(m, 3, 2, 4),
+                                                        add_bias_kv=True),
+    "mha batch_first, key of another batch": lambda m: _mha(m, _o(m, 1, 3, 4), _o(m, 2, 3, 4), _o(m, 2, 3, 4),
+                                                            batch_first=True),
+    "mha 2-D key for a 3-D query": lambda m: _mha(m, _o(m, 3, 1, 4), _o(m, 3, 4), _o(m, 3, 4)),
+    "mha 3-D key for a 2-D query": lambda m: _mha(m, _o(m, 3, 4), _o(m, 3, 1, 4), _o(m, 3, 1, 4)),
+    "mha 4-D mask": lambda m: _mha(m, _o(m, 3, 1, 4), _o(m, 3, 1, 4), _o(m, 3, 1, 4),
+                                   attn_mask=m.ones(1, 2, 3, 3, dtype=m.bool)),
+    "mha padding mask length": lambda m: _mha(m, _o(m, 3, 1, 4), _o(m, 3, 1, 4), _o(m, 3, 1, 4),
+                                              key_padding_mask=m.ones(1, 2, dtype=m.bool)),
+    "mha padding mask batch": lambda m: _mha(m, _o(m, 3, 1, 4), _o(m, 3, 1, 4), _o(m, 3, 1, 4),
+                                             key_padding_mask=m.ones(2, 3, dtype=m.bool)),
+    "mha 1-D padding mask, batched": lambda m: _mha(m, _o(m, 3, 1, 4), _o(m, 3, 1, 4), _o(m, 3, 1, 4),
+                                                    key_padding_mask=m.ones(3, dtype=m.bool)),
+    "mha padding mask, unbatched": lambda m: _mha(m, _o(m, 3, 4), _o(m, 3, 4), _o(m, 3, 4),
+                                                  key_padding_mask=m.ones(2, dtype=m.bool)),
+    "mha padding mask, zero attn": lambda m: _mha(m, _o(m, 3, 1, 4), _o(m, 3, 1, 4), _o(m, 3, 1, 4),
+                                                  key_padding_mask=m.ones(1, 2, dtype=m.bool), add_zero_attn=True),
+    "mha int mask": lambda m: _mha(m, _o(m, 3, 1, 4), _o(m, 3, 1, 4), _o(m, 3, 1, 4),
+                                   attn_mask=m.ones(3, 3, dtype=m.long)),
+    "mha int padding mask": lambda m: _mha(m, _o(m, 3, 1, 4), _o(m, 3, 1, 4), _o(m, 3, 1, 4),
+                                           key_padding_mask=m.ones(1, 3, dtype=m.long)),
+    "mha unbatched 3-D mask": lambda m: _mha(m, _o(m, 3, 4), _o(m, 3, 4), _o(m, 3, 4),
+                                             attn_mask=m.ones(3, 3, 3, dtype=m.bool)),
+    "mha kdim weights": lambda m: _mha(m, _o(m, 3, 1, 4), _o(m, 3, 1, 4), _o(m, 3, 1, 6), kdim=5, vdim=6),
+    "transformer layer padding mask": lambda m: m.nn.TransformerEncoderLayer(4, 2)(
+        _o(m, 3, 1, 4), src_key_padding_mask=m.ones(1, 2, dtype=m.bool)),
+    "adaptive_max_pool2d of an empty row": lambda m: _F(m).adaptive_max_pool2d(_o(m, 1, 2, 0, 4), 2),
+    "adaptive_max_pool2d of no channels": lambda m: _F(m).adaptive_max_pool2d(_o(m, 1, 0, 4, 4), 2),
+    "adaptive_max_pool1d unbatched, empty": lambda m: _F(m).adaptive_max_pool1d(_o(m, 2, 0), 2),
+    "adaptive_max_pool3d empty width": lambda m: _F(m).adaptive_max_pool3d(_o(m, 1, 2, 4, 4, 0), 2),
+    "adaptive_avg_pool1d empty": lambda m: _F(m).adaptive_avg_pool1d(_o(m, 1, 2, 0), 2),
+    "adaptive_avg_pool2d empty": lambda m: _F(m).adaptive_avg_pool2d(_o(m, 2, 4, 0), 2),
+    "adaptive_avg_pool3d empty": lambda m: _F(m).adaptive_avg_pool3d(_o(m, 1, 2, 0, 4, 4), 2),
+    "LSTMCell hx a tensor, not a tuple": lambda m: m.nn.LSTMCell(2, 3)(_o(m, 1, 2), m.zeros(1, 3)),
+    "Bilinear inputs of other batches": lambda m: m.nn.Bilinear(2, 3, 4)(_o(m, 5, 2), _o(m, 4, 3)),
+    "multi_margin_loss target out of range": lambda m: _F(m).multi_margin_loss(_o(m, 2, 3), m.tensor([0, 5])),
+    "multi_margin_loss negative target": lambda m: _F(m).multi_margin_loss(_o(m, 2, 3), m.tensor([-1, 0])),
+    "NLLLoss 2-D weight": lambda m: m.nn.NLLLoss(weight=_o(m, 3, 1))(_o(m, 2, 3), m.zeros(2, dtype=m.long)),
+    "cross_entropy 2-D weight": lambda m: _F(m).cross_entropy(_o(m, 2, 3), m.zeros(2, dtype=m.long),
+                                                              weight=_o(m, 3, 1)),
+    "cross_entropy probabilities, 2-D weight": lambda m: _F(m).cross_entropy(_o(m, 2, 3), _o(m, 2, 3),
+                                                                             weight=_o(m, 3, 1)),
+    "cross_entropy probabilities, weight of 2": lambda m: _F(m).cross_entropy(_o(m, 2, 3), _o(m, 2, 3),
+                                                                              weight=_o(m, 2)),
+    "kl_div of other shapes": lambda m: _F(m).kl_div(_o(m, 2, 3), _o(m, 2, 4), reduction="batchmean"),
+    "hinge_embedding_loss of other shapes": lambda m: _F(m).hinge_embedding_loss(_o(m, 2), _o(m, 3)),
+    "BCEWithLogits pos_weight of another size": lambda m: m.nn.BCEWithLogitsLoss(pos_weight=_o(m, 4))(
+        _o(m, 2, 3), _o(m, 2, 3)),
+    "BCEWithLogits weight of another size": lambda m: _F(m).binary_cross_entropy_with_logits(
+        _o(m, 2, 3), _o(m, 2, 3), weight=_o(m, 4)),
+    "LSTM hidden a tensor, not a tuple": lambda m: m.nn.LSTM(2, 3)(_o(m, 5, 1, 2), m.zeros(1, 1, 3)),
+    "tensor of a number then a list": lambda m: m.tensor([1, [2]]),
+    "tensor of a list then a number": lambda m: m.tensor([[2], 1]),
+    "tensor of floats, a list inside": lambda m: m.tensor([1.5, [2]]),
+    "tensor of bools, a list inside": lambda m: m.tensor([True, [False]]),
+    "tensor with a list at depth 2": lambda m: m.tensor([[1, 2], [3, [4]]]),
+    "tensor with a number at depth 2": lambda m: m.tensor([[[1], [2]], [[3], 4]]),
+    "tensor with a tuple inside": lambda m: m.tensor([1, (2,)]),
+    "tensor ragged at dim 1": lambda m: m.tensor([[1, 2], [3, 4, 5]]),
+    "as_tensor of a number then a list": lambda m: m.as_tensor([1, [2]]),
+    # guards (matched before)
+    "BatchNorm one value per channel": lambda m: m.nn.BatchNorm1d(3)(_o(m, 1, 3)),
+    "LSTM input size": lambda m: m.nn.LSTM(2, 3)(_o(m, 5, 1, 4)),
+    "Embedding index out of range": lambda m: m.nn.Embedding(3, 2)(m.tensor([3])),
+    "cross_entropy float target": lambda m: _F(m).cross_entropy(_o(m, 3, 4), _o(m, 3)),
+    "nll_loss target out of range": lambda m: _F(m).nll_loss(_o(m, 3, 4), m.tensor([0, 1, 4])),
+    "LayerNorm shape": lambda m: m.nn.LayerNorm(5)(_o(m, 2, 4)),
+    "view incompatible": lambda m: _o(m, 2, 3).view(4, 2),
+    "item of many": lambda m: _o(m, 2).item(),
+    "bool of many": lambda m: bool(_o(m, 2)),
+}
+
+
+@pytest.mark.parametrize("case", list(LAYERS))
+def test_layer_input_checks_like_torch(case):
+    """Convolutions check their parameters against the weight's rank (torch expands stride first), the bias's
+    shape and a zero dilation (the kernel's words) as torch; MultiheadAttention checks ranks, masks, key/value
+    shapes and batches as torch's functional (JAX's reshape error leaked, an int mask passed); an LSTM's hx is
+    indexed (a Tensor hx: IndexError); torch.tensor of ragged data gives torch's words for where it breaks; an
+    adaptive pool of an empty dim is torch's error (JAX's "integer modulo by zero" leaked for max pools)."""
+    raises_like_torch(LAYERS[case])
+
+
+def test_tensor_of_ragged_data_with_an_empty_dimension_is_empty_like_torch():
+    """torch stores nothing where a size is 0, so ragged data with an empty first row is an empty tensor."""
+    from conftest import same_as_torch
+    same_as_torch(lambda m: [m.tensor([[], [1]]), m.tensor([[], 1])], grad=False)

@@ -95,9 +95,13 @@ def _infer_np(data, wide=False):
             arr = np.asarray(_rebuild(data, iter(vals)), dtype=_wide_np(d) if wide else d.np)
         except OverflowError:
             raise ValueError("Overflow when unpacking long long") from None
-        except ValueError as e:
-            raise ValueError(f"expected sequence of length {len(data[0]) if data and hasattr(data[0], '__len__') else 0}"
-                             f" at dim 1 (got {len(data[-1]) if hasattr(data[-1], '__len__') else 0})") from e
+        except ValueError:
+            err = _ragged_error(data, d)
+            if isinstance(err, tuple):  # (torch stores nothing where a size is 0: an empty tensor, no error)
+                return np.zeros(err, dtype=_dtype.promote_types(d, _dtype.get_default_dtype()).np), \
+                    _dtype.promote_types(d, _dtype.get_default_dtype())
+            raise err or ValueError(f"expected sequence of length {len(data[0]) if _is_seq(data[0]) else 0} at dim "
+                                    f"1 (got {len(data[-1]) if _is_seq(data[-1]) else 0})") from None
         return arr, d
     if isinstance(data, bool):
         return np.asarray(data), _dtype.bool
@@ -114,6 +118,44 @@ def _infer_np(data, wide=False):
     if hasattr(data, "__array__") or hasattr(data, "__dlpack__"):
         return _infer_np(np.asarray(data))
     raise _no_dtype(data)
+
+
+def _is_seq(x):
+    return isinstance(x, (list, tuple)) or _other_sequence(x) or isinstance(x, (Tensor, np.ndarray)) and x.ndim > 0
+
+
+def _ragged_error(data, d):
+    """torch's error for ragged nested data (tensor_new.cpp): the sizes come from the first elements, then a
+    depth-first walk finds the first element of another length ("expected sequence of length"), a number
+    where a sequence belongs ("not a sequence") or a sequence where a number belongs (the number conversion's
+    error). Where a size is 0 torch stores nothing and raises nothing: the sizes, as a tuple."""
+    sizes, x = [], data
+    while _is_seq(x):
+        sizes.append(len(x))
+        if not len(x):
+            break
+        x = x[0]
+    if 0 in sizes:
+        return tuple(sizes)
+
+    def walk(obj, dim):
+        if dim == len(sizes):
+            if not _is_seq(obj):
+                return None
+            tp = type(obj).__name__
+            if d.is_floating_point or d.is_complex:
+                return TypeError(f"must be real number, not {tp}")
+            return TypeError(f"'{tp}' object cannot be interpreted as an integer")
+        if not _is_seq(obj):
+            return TypeError("not a sequence")
+        if len(obj) != sizes[dim]:
+            return ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(obj)})")
+        for o in obj:
+            e = walk(o, dim + 1)
+            if e is not None:
+                return e
+        return None
+    return walk(data, 0)
 
 
 def _no_dtype(x):

@@ -148,6 +148,8 @@ def _adaptive_avg(input, output_size, n, name):
         # last n dims of any tensor (the failure path only: otherwise the kernel below gives the same)
         return input.mean(tuple(range(-n, 0)), keepdim=True)
     S, out = _adaptive_out(input, output_size, n, name)
+    shape = list(input.shape) if n > 1 else list(input.shape[:-1]) + [1, input.shape[-1]]  # (1-d: as torch's 2-d)
+    _check_not_empty(f"adaptive_avg_pool{max(n, 2)}d", shape, range(len(shape) - max(n, 2), len(shape)))
     if not (input.dtype.is_floating_point or input.dtype.is_complex):  # (1-d pools through torch's 2-d kernel)
         raise NotImplementedError(f'"{"adaptive_avg_pool3d_cpu" if n == 3 else "adaptive_avg_pool2d"}" not '
                                   f"implemented for '{_dtype._CAP[input.dtype.name]}'")
@@ -192,8 +194,17 @@ def _adaptive_max_impl(x, S, out):
     return _argmax_pool(x, idxs, valids, S)
 
 
+def _check_not_empty(name, shape, dims):
+    """torch's check that the pooled dims (avg: the spatial ones; max: all but dim 0) are not empty."""
+    for i in dims:
+        if shape[i] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input "
+                               f"has sizes {list(shape)} with dimension {i} being empty")
+
+
 def _adaptive_max(input, output_size, return_indices, n, name):
     S, out = _adaptive_out(input, output_size, n, name)
+    _check_not_empty(name, input.shape, range(1, input.ndim))
     if math.prod(out) == 0:  # empty output: no windows to reduce (kept differentiable via a slice)
         shape = tuple(input.shape[:-n]) + out
         v = input.reshape(-1)[:0].reshape(shape)

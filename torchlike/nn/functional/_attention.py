@@ -312,6 +312,43 @@ def _mismatched_masks(mask, mask_name, other, other_name, dtype):
     return as_float(mask), as_float(other)
 
 
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    """torch's ``F._mha_shape_check``: the ranks of the inputs and masks; whether the query is batched."""
+    if query.ndim == 3:
+        if key.ndim != 3 or value.ndim != 3:
+            raise AssertionError("For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
+                                 f"{key.ndim}-D and {value.ndim}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.ndim != 2:
+            raise AssertionError("For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but "
+                                 f"found {key_padding_mask.ndim}-D tensor instead")
+        if attn_mask is not None and attn_mask.ndim not in (2, 3):
+            raise AssertionError("For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
+                                 f"found {attn_mask.ndim}-D tensor instead")
+        return True
+    if query.ndim == 2:
+        if key.ndim != 2 or value.ndim != 2:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
+                                 f"{key.ndim}-D and {value.ndim}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.ndim != 1:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but "
+                                 f"found {key_padding_mask.ndim}-D tensor instead")
+        if attn_mask is not None:
+            if attn_mask.ndim not in (2, 3):
+                raise AssertionError("For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D "
+                                     f"but found {attn_mask.ndim}-D tensor instead")
+            want = (num_heads, query.shape[0], key.shape[0])
+            if attn_mask.ndim == 3 and tuple(attn_mask.shape) != want:
+                raise AssertionError(f"Expected `attn_mask` shape to be {want} but got {attn_mask.shape}")
+        return False
+    raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D query "
+                         f"tensor")
+
+
+def _mask_type_check(mask, name):
+    if mask is not None and mask.dtype.name != "bool" and not mask.dtype.is_floating_point:
+        raise AssertionError(f"only bool and floating types of {name} are supported")
+
+
 @_functional()
 @_amp.lower  # torch's decomposition: in/out projections and bmm's, all on the lower-precision list
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
@@ -330,30 +367,38 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     >>> o.shape, w.shape
     (torch.Size([3, 2, 4]), torch.Size([2, 3, 3]))
     """
+    batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    _mask_type_check(key_padding_mask, "key_padding_mask")
     key_padding_mask, attn_mask = _mismatched_masks(key_padding_mask, "key_padding_mask", attn_mask, "attn_mask",
                                                    query.dtype)
-    batched = query.ndim == 3
-    if query.ndim not in (2, 3):
-        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D "
-                             f"query tensor")
     E = query.shape[-1]
-    if E != embed_dim_to_check:
-        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {E}")
-    if E % num_heads:
-        raise AssertionError(f"embed_dim {E} not divisible by num_heads {num_heads}")
     if is_causal and attn_mask is None:
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
                            "method `generate_square_subsequent_mask` to create this mask.")
     if is_causal and key_padding_mask is None and not need_weights:
         attn_mask = None  # the sdpa call applies the causal mask itself
     else:
+        _mask_type_check(attn_mask, "attn_mask")
         if key_padding_mask is not None:
             is_causal = False
+    if E != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {E}")
+    if E % num_heads:
+        raise AssertionError(f"embed_dim {E} not divisible by num_heads {num_heads}")
+    ks, vs = (key.shape, value.shape) if batched else (key.unsqueeze(1).shape, value.unsqueeze(1).shape)
+    if use_separate_proj_weight:  # (torch compares them batched: an unbatched key as (S, 1, E))
+        if ks[:2] != vs[:2]:
+            raise AssertionError(f"key's sequence and batch dims {ks[:2]} do not match value's {vs[:2]}")
+    elif ks != vs:
+        raise AssertionError(f"key shape {ks} does not match value shape {vs}")
+    if use_separate_proj_weight:  # torch's _in_projection checks
+        Eq, Ek, Ev = query.shape[-1], key.shape[-1], value.shape[-1]
+        for what, w, want in (("query", q_proj_weight, (Eq, Eq)), ("key", k_proj_weight, (Eq, Ek)),
+                              ("value", v_proj_weight, (Eq, Ev))):
+            if w is not None and tuple(w.shape) != want:
+                raise AssertionError(f"expecting {what} weights shape of {want}, but got {w.shape}")
     if (bias_k is None) != (bias_v is None):
         raise AssertionError("bias_k and bias_v must both be given or both be None")
-    if key_padding_mask is not None and key_padding_mask.dtype.is_floating_point is False and \
-            key_padding_mask.dtype.name != "bool":
-        raise AssertionError("only bool and floating types of key_padding_mask are supported")
     L = query.shape[0]
     N = query.shape[1] if batched else 1
     S = key.shape[0]
@@ -363,6 +408,21 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             sz = "2D" if attn_mask.ndim == 2 else "3D"
             raise RuntimeError(f"The shape of the {sz} attn_mask is torch.Size({list(attn_mask.shape)}), but "
                                f"should be {want}.")
+    hd = E // num_heads
+    if bias_k is not None and batched and key.shape[1] != N:  # (torch's cat of the keys and bias_k fails)
+        raise RuntimeError(f"Sizes of tensors must match except in dimension 0. Expected size {key.shape[1]} but "
+                           f"got size {N} for tensor number 1 in the list.")
+    if static_k is None and batched and key.shape[1] != N:  # (torch's k.view(S, N * H, head_dim) fails)
+        raise RuntimeError(f"shape '[{S + (bias_k is not None)}, {N * num_heads}, {hd}]' is invalid for input of "
+                           f"size {(S + (bias_k is not None)) * key.shape[1] * E}")
+    if key_padding_mask is not None:
+        S_full = (S if static_k is None else static_k.shape[1]) + (bias_k is not None) + bool(add_zero_attn)
+        kb, ks = (key_padding_mask.shape[0] if batched else 1), key_padding_mask.shape[-1]
+        ks += (bias_k is not None) + bool(add_zero_attn)  # (torch pads the mask as it pads the keys)
+        if kb != N:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {N}, but got {kb}")
+        if ks != S_full:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {S_full}, but got {ks}")
     keep = None
     if training and dropout_p > 0:
         S_full = (S if static_k is None else static_k.shape[1]) + (bias_k is not None) + bool(add_zero_attn)

@@ -102,8 +102,11 @@ def _prep(input, weight, n, name):
     return input.ndim == n + 1
 
 
-def _conv_checks(input, weight, bias, stride, padding, dilation, groups):
-    # torch's convolution argument checks, in its order (before the channel-count check)
+def _conv_checks(input, shape, weight, bias, stride, padding, dilation, groups, output_padding=None):
+    # torch's convolution argument checks (at::_convolution, check_shape_forward), in its order, before the
+    # channel-count check: the parameters are expanded to the weight's spatial rank first (a conv2d given a
+    # 3-D or 5-D weight fails there, on its stride); ``shape``: the input's, batched; a padding string is
+    # torch's _convolution_mode, which compares the ranks first (its message lacks a space)
     if bias is not None and bias.dtype is not input.dtype:
         raise RuntimeError(f"Input type ({c_type_name(input.dtype)}) and bias type "
                            f"({c_type_name(bias.dtype)}) should be the same")
@@ -111,15 +114,52 @@ def _conv_checks(input, weight, bias, stride, padding, dilation, groups):
         raise RuntimeError("weight should have at least three dimensions")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
-    if any(v <= 0 for v in stride):
-        raise RuntimeError("non-positive stride is not supported")
+    if isinstance(padding, str) and weight.ndim != len(shape):
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight"
+                           f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size "
+                           f"{list(input.shape)} instead")
+    dim = weight.ndim - 2
+    for name, v in (("stride", stride), ("padding", padding), ("dilation", dilation),
+                    ("output_padding", output_padding)):
+        if v is not None and not isinstance(v, str) and len(v) not in (1, dim):
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of {dim} values to "
+                               f"match the convolution dimensions, but got {name}={list(v)}")
     if not isinstance(padding, str) and any(v < 0 for v in padding):
         raise RuntimeError("negative padding is not supported")
-    if any(v <= 0 for v in dilation):
+    if output_padding is not None and any(v < 0 for v in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
+    if any(v <= 0 for v in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(v < 0 for v in dilation):  # (a zero dilation passes here: the kernel's own check below)
         raise RuntimeError("dilation should be greater than zero")
+    if weight.ndim != len(shape):
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
+                           f"{list(weight.shape)}, but got {len(shape)}-dimensional input of size "
+                           f"{list(shape)} instead")
     if weight.shape[0] < groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
                            f"weight of size {list(weight.shape)} instead")
+
+
+def _check_bias(bias, weight, n_out, transposed=False):
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != n_out):
+        raise RuntimeError(f"Given {'transposed=1, ' if transposed else ''}weight of size {list(weight.shape)}, "
+                           f"expected bias to be 1-dimensional with {n_out} elements, but got bias of size "
+                           f"{list(bias.shape)} instead")
+
+
+_DIL_NAMES = {1: ("height", "width"), 2: ("height", "width"), 3: ("depth", "height", "width")}
+
+
+def _check_dilation_zero(dilation, transposed=False):
+    """torch's CPU kernels' own check, after the shape checks: a zero dilation (conv1d runs as conv2d: [1, d])."""
+    if all(d > 0 for d in dilation):
+        return
+    d = (1,) + tuple(dilation) if len(dilation) == 1 else tuple(dilation)
+    if transposed:
+        got = ", ".join(f"dilation_{k}: {v}" for k, v in zip(_DIL_NAMES[len(dilation)], d))
+        raise RuntimeError(f"dilation should be greater than zero, but got {got}")
+    raise RuntimeError(f"dilation should be greater than zero, but got {list(d)}")
 
 
 def _conv(input, weight, bias, stride, padding, dilation, groups, n, name):
@@ -127,14 +167,10 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name):
     stride, dilation = ntuple(stride, n, "stride"), ntuple(dilation, n, "dilation")
     pad_t = padding if isinstance(padding, str) else ntuple(padding, n, "padding")
     groups = int(groups)
-    _conv_checks(input, weight, bias, stride, pad_t, dilation, groups)
-    if weight.ndim != n + 2:
-        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight"
-                           f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size "
-                           f"{list(input.shape)} instead")
+    shape = (1,) + tuple(input.shape) if unbatched else tuple(input.shape)
+    _conv_checks(input, shape, weight, bias, stride, pad_t, dilation, groups)
     check_same_dtype(input, weight, bias)
     k = tuple(weight.shape[2:])
-    shape = (1,) + tuple(input.shape) if unbatched else tuple(input.shape)
     if isinstance(padding, str):
         if padding == "valid":
             pads = ((0, 0),) * n
@@ -155,12 +191,14 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name):
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
                            f"{list(shape)} to have {weight.shape[1] * groups} channels, but got {shape[1]} "
                            f"channels instead")
+    _check_bias(bias, weight, weight.shape[0])
     padded = [s + a + b for s, (a, b) in zip(shape[2:], pads)]
     eff = [d * (kk - 1) + 1 for d, kk in zip(dilation, k)]
     if any(p < e for p, e in zip(padded, eff)):
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
                            f"size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than actual "
                            f"input size")
+    _check_dilation_zero(dilation)
     return dispatch(_conv_impl, (input, weight, bias),
                     (("stride", stride), ("padding", pads), ("dilation", dilation), ("groups", int(groups)),
                      ("unbatched", unbatched)), name="ConvolutionBackward0", saves=True)
@@ -312,12 +350,16 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
         raise RuntimeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
     stride, dilation = ntuple(stride, n, "stride"), ntuple(dilation, n, "dilation")
     padding, output_padding = ntuple(padding, n, "padding"), ntuple(output_padding, n, "output_padding")
-    k = tuple(weight.shape[2:])
+    groups = int(groups)
     shape = (1,) + tuple(input.shape) if unbatched else tuple(input.shape)
+    _conv_checks(input, shape, weight, bias, stride, padding, dilation, groups, output_padding)
+    k = tuple(weight.shape[2:])
     if shape[1] != weight.shape[0]:
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input"
                            f"{list(shape)} to have {weight.shape[0]} channels, but got {shape[1]} channels "
                            f"instead")
+    _check_bias(bias, weight, weight.shape[1] * groups, transposed=True)
+    _check_dilation_zero(dilation, transposed=True)
     for op, s, d in zip(output_padding, stride, dilation):
         if op >= s and op >= d:
             raise RuntimeError("output padding must be smaller than either stride or dilation, but got "

@@ -360,6 +360,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     not_differentiable("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
     if not (input.dtype.is_floating_point and target.dtype.is_floating_point):  # (a cheap test: floats pass)
         _bce_logits_dtypes(input, target)
+    if pos_weight is not None:  # torch's (pos_weight - 1).mul(target), then loss.mul_(weight): its operand order
+        broadcast_shape(tuple(pos_weight.shape), tuple(target.shape))
+    if weight is not None:
+        broadcast_shape(tuple(input.shape), tuple(weight.shape))
     return dispatch(_bce_logits, (input, target, weight, pos_weight), (("reduction", reduction),),
                     name="BinaryCrossEntropyWithLogitsBackward0")
 
@@ -400,6 +404,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if reduction == "batchmean" and input.dim() == 0:
         reduction = "sum"
     batch = input.shape[0] if input.dim() else 1
+    broadcast_shape(tuple(target.shape), tuple(input.shape))  # (torch's target * (log(target) - input))
     return dispatch(_kl, (input, target), (("reduction", reduction), ("log_target", bool(log_target)),
                                            ("batch", batch)),
                     name="DivBackward0" if reduction == "batchmean" else _reduced_node(
@@ -536,7 +541,8 @@ def _check_targets(input, target, weight, cdim, ignore_index, kernel=None):
         raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, got "
                            f"{list(target.shape)}")
     C = input.shape[cdim]
-    if weight is not None and weight.numel() != C:
+    if weight is not None and (weight.numel() != C or input.ndim <= 2 and weight.ndim != 1):  # (torch's 1-d kernel
+        # wants a 1-D weight; its 2-d one only counts)
         raise RuntimeError(f"weight tensor should be defined either for all {C} classes or no classes but got "
                            f"weight tensor of shape: {list(weight.shape)}")
     if kernel is not None:
@@ -618,6 +624,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             raise RuntimeError("ignore_index is not supported for floating point target")
         if input.ndim == 0:
             raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+        C = input.shape[cdim]
+        if weight is not None and (weight.ndim != 1 or weight.numel() != C):
+            raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {C} classes or no "
+                               f"classes but got weight tensor of shape: {list(weight.shape)}")
         _needs_float(input, kernel)
         if label_smoothing > 1.0:
             raise bad_smoothing

@@ -15,7 +15,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from ... import _dtype
+from ... import _dtype, _views
 from ... import _autocast as _amp
 from ..._dispatch import dispatch
 from ..._ops.checks import need_tensors as _need_tensors, not_differentiable
@@ -167,6 +167,9 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError(f"inconsistent weight size, expected {classes} but got {list(weight.shape)}")
     if target.dtype is not _dtype.int64:  # (torch's kernel reads the target as int64)
         raise RuntimeError(f"expected scalar type Long but found {_dtype._CAP[target.dtype.name]}")
+    ok = _views.checked_in_range(target, classes) if target.numel() else None  # (torch's kernel; None: traced)
+    if ok is not None and not ok:
+        raise RuntimeError("target out of range")
     not_differentiable("multi_margin_loss", weight=weight)
     return dispatch(_mm, (input, target, weight, margin), (("p", int(p)), ("reduction", reduction)),
                     name="MultiMarginLossBackward0")
@@ -272,6 +275,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     if not isinstance(target, Tensor):  # (dispatch would take a number; torch's parser error, from the wrapper)
         raise TypeError("hinge_embedding_loss(): target must be a Tensor")
     reduction = _red(reduction, size_average, reduce)
+    broadcast_shape(tuple(target.shape), tuple(input.shape))  # (torch's where(target != 1, margin - input, 0))
     if not input.dtype.is_floating_point:  # torch's formula: (margin - input).clamp_min_(0) in the input's type
         if input.dtype is _dtype.bool:  # (the margin is a bool Scalar to torch: bool - bool)
             raise RuntimeError(_SUB_BOOLS)

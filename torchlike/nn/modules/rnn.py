@@ -23,6 +23,7 @@ from ..functional import _rnn as K
 from ..._torch_function import handle_torch_function, has_torch_function
 from ..functional._recurrent import KERNELS, run_cell, run_stack
 from ..parameter import Parameter
+from ...tensor import Tensor
 from ..utils.rnn import PackedSequence, packed_to_padded
 from .module import Module
 
@@ -218,7 +219,7 @@ class RNNBase(Module):
             c0 = _creation.zeros((self.num_layers * D, B, self.hidden_size), dtype=x.dtype,
                                  device=x.device) if lstm else None
         else:
-            h0, c0 = hx if lstm else (hx, None)
+            h0, c0 = (hx[0], hx[1]) if lstm else (hx, None)  # (torch indexes: a Tensor hx is IndexError)
             if not batched and not packed:
                 want = 2
                 for h in (h0,) + ((c0,) if lstm else ()):
@@ -358,7 +359,9 @@ class RNNCellBase(Module):
             z = _creation.zeros((x.shape[0], self.hidden_size), dtype=x.dtype, device=x.device)
             h, c = z, (z if lstm else None)
         else:
-            h, c = hx if lstm else (hx, None)
+            if lstm and isinstance(hx, Tensor) and batched:  # (torch hands hx to lstm_cell, whose parser refuses it)
+                raise TypeError("lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, not Tensor")
+            h, c = (hx[0], hx[1]) if lstm else (hx, None)
             if not batched:
                 h = h.unsqueeze(0)
                 c = c.unsqueeze(0) if lstm else None
