@@ -225,3 +225,16 @@ def test_dill_records_torch_modules_by_name_under_the_runner(tmp_path):
                           timeout=300)
     assert theirs.returncode == ours.returncode == 0, ours.stderr[-3000:]
     assert ours.stdout == theirs.stdout == "True [0.0, 0.0]\nTrue True\n"
+
+
+@pytest.mark.parametrize("target", ["missing.py", "a_dir", "-m no_such_module_here"])
+def test_a_script_or_module_that_is_not_there_is_reported_as_python_would(tmp_path, target):
+    """Python's own one-line message and exit status (2 for a missing file, 1 otherwise), not a traceback through
+    the runner and runpy."""
+    (tmp_path / "a_dir").mkdir()
+    args = target.split()
+    python = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    ours = subprocess.run([sys.executable, "-m", "torchlike", "run", *args], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=300)
+    assert "Traceback" not in ours.stderr
+    assert (ours.returncode, ours.stderr) == (python.returncode, python.stderr)

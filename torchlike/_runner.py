@@ -324,8 +324,17 @@ def run_module(name, args):
     torchlike's module) as ``__main__`` with torch -> torchlike."""
     install()
     _alias_children()
+    given = name
     if name == "torch" or name.startswith("torch."):
         name = "torchlike" + name[len("torch"):]
+    import importlib.util
+    try:
+        found = importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:  # (python -m's own words and status, not runpy's traceback)
+        sys.stderr.write(f"{sys.executable}: No module named {given}\n")
+        raise SystemExit(1)
     sys.argv = [name] + list(args)
     _as_python_would(lambda: runpy.run_module(name, run_name="__main__", alter_sys=True), None)
 
@@ -333,11 +342,18 @@ def run_module(name, args):
 def run(script, args):
     """Run ``script`` as ``__main__`` with ``sys.argv = [script, *args]`` and torch -> torchlike."""
     import os
+    path = os.path.abspath(script)
+    if not os.path.exists(path) or os.path.isdir(path) and not os.path.exists(os.path.join(path, "__main__.py")):
+        # (python's own words and status for a script it cannot open, not runpy's traceback)
+        why = "[Errno 2] No such file or directory" if not os.path.exists(path) else \
+            "can't find '__main__' module in"
+        sys.stderr.write(f"{sys.orig_argv[0]}: can't open file {path!r}: {why}\n" if not os.path.exists(path) else
+                         f"{sys.executable}: {why} {path!r}\n")
+        raise SystemExit(2 if not os.path.exists(path) else 1)
     install()
     _alias_children()
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
-    sys.argv = [script] + list(args)
-    path = os.path.abspath(script)  # (python names the script's code by its absolute path, as __file__)
+    sys.argv = [script] + list(args)  # (python names the script's code by its absolute path, as __file__)
     _as_python_would(lambda: runpy.run_path(path, run_name="__main__"), path)
 
 
