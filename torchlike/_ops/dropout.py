@@ -19,7 +19,7 @@ import warnings
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _random
+from .. import _dtype, _random
 from .. import _memory_format as _mfmt
 from .._dispatch import dispatch
 from .._errors import bool_arg
@@ -64,6 +64,10 @@ def _impl(input, p, training, inplace, feature, alpha):
     if p == 1:  # torch multiplies by zero without drawing
         out = dispatch(_apply_mask, (input, np.zeros((), bool), 0.0), name="MulBackward0", saves=False)
         return input._inplace_update(out) if inplace else out
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):  # torch's noise of the input's dtype is
+        # divided by (1 - p) in place (alpha: a bool's noise - 1 is Long first)
+        to = "Long" if alpha and input.dtype is _dtype.bool else _dtype._CAP[input.dtype.name]
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {to}")
     mask = _random.draw("bernoulli", shape, dt, None, args=(1.0 - p,))
     if not feature:  # torch's noise is empty_like(input): filled in the input's stride order
         mask = _random.in_fill_order(mask, _random.like_order(input))

@@ -118,11 +118,14 @@ def pad(input, pad, mode="constant", value=None):
         if mode != "circular" and 0 in shp[1 if input.ndim == n + 2 else 0:]:
             raise RuntimeError(f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with possibly 0 batch size and "
                                f"other non-zero dimensions for input, but got: {list(shp)}")
-        for i, (a, b) in enumerate(pairs):
+        for k, i in enumerate(reversed(range(len(pairs)))):  # (torch: the last dim first, its pad Argument #4)
+            a, b = pairs[i]
             d = input.ndim - n + i
             if mode == "reflect" and (a >= shp[d] or b >= shp[d]):
-                raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
+                raise RuntimeError(f"Argument #{4 + 2 * k}: Padding size should be less than the corresponding input "
                                    f"dimension, but got: padding ({a}, {b}) at dimension {d} of input {list(shp)}")
+        for i, (a, b) in enumerate(pairs):
+            d = input.ndim - n + i
             if mode == "circular" and (a > shp[d] or b > shp[d]):
                 raise RuntimeError("Padding value causes wrapping around more than once.")
             if mode == "circular" and shp[d] + a + b < 0:

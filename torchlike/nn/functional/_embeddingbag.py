@@ -9,6 +9,7 @@ from ..._ops.registry import functional as _functional
 from ... import _grad_mode as grad_mode
 from ..._creation_ranges import arange
 from ..._ops._util import exact_div
+from ... import _views
 
 __all__ = ["embedding_bag"]
 
@@ -47,6 +48,20 @@ def _renorm_impl(weight, idx, max_norm, norm_type):
     return weight.at[idx].set((rows * scale[:, None]).astype(weight.dtype))
 
 
+def _check_offsets(offsets, n):
+    """torch's kernel checks of a 1-D input's offsets (where their values are known: not while traced)."""
+    o = _views.checked_host_values(offsets) if offsets.numel() else None
+    if o is None:
+        return
+    if o[0] != 0:
+        kind = {"int64": "Long", "int32": "Int"}.get(offsets.dtype.name, "Long")
+        raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                           f"position 0. However, got {int(o[0])}\n[ torch.{kind}Tensor{{}} ]")
+    if o[-1] > n:
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {n} but got offsets[-1] of "
+                           f"{int(o[-1])}")
+
+
 @_functional()
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
@@ -68,8 +83,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if input.ndim == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
-                             "fixed length sequences. However, found offsets of type "
-                             f"{type(offsets).__name__}")
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
         B, L = input.shape
         offsets = arange(0, B * L, max(L, 1), dtype=input.dtype, device=input.device)
         input = input.reshape(-1)
@@ -80,6 +94,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
             raise ValueError("offsets has to be a 1D Tensor but got None")
         if offsets.ndim != 1:
             raise ValueError("offsets has to be a 1D Tensor")
+        _check_offsets(offsets, input.shape[0])
     else:
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
     if mode not in ("sum", "mean", "max"):

@@ -71,7 +71,14 @@ _VMAP_STATS = ("Batch norm got a batched tensor as input while the running_mean 
                "see the functorch website for resources on how to patch your module to work with vmap")
 
 
+def _not_float(input, kernel):
+    """torch's kernels take floating inputs only: an integer or bool input is their dtype-dispatch error."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+
+
 def _norm_with_stats(input, running_mean, running_var, weight, bias, training, momentum, eps, instance):
+    _not_float(input, "batch_norm")  # (instance norm runs torch's batch_norm kernel too)
     # instance norm hands its kernel running statistics of the input's dtype: only its affine parameters count
     check_param_dtypes(input, weight, bias, *(() if instance else (running_mean, running_var)))
     update = bool(training) and running_mean is not None and running_var is not None
@@ -240,6 +247,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape "
                                f"{list(input.shape)}")
+    _not_float(input, "GroupNormKernelImpl")
     check_param_dtypes(input, weight, bias)
     return dispatch(_gn_impl, (input, weight, bias, float(eps)), (("G", int(num_groups)),),
                     name="NativeGroupNormBackward0")
