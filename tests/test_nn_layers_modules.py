@@ -237,6 +237,41 @@ def test_rnn_dropout_and_init():
         tl.nn.GRU(3, 4, proj_size=2)
 
 
+
+@pytest.mark.parametrize("kind,kw,shape", [
+    ("LSTM", {}, (0, 2, 3)), ("LSTM", dict(proj_size=2), (0, 2, 3)), ("GRU", dict(batch_first=True), (2, 0, 3)),
+    ("RNN", dict(num_layers=2, bidirectional=True), (0, 3)),
+])
+def test_rnn_of_an_empty_sequence_raises_like_torch(kind, kw, shape):
+    # ATen's RNN refuses zero time steps; torchlike returned an empty output. A batch of no sequences runs.
+    raises_like_torch(lambda m, x: getattr(m.nn, kind)(3, 4, **kw)(x), np.zeros(shape, np.float32), quiet=True)
+    no_batch = (0, 2, 3) if kw.get("batch_first") else (2, 0, 3)
+    same_as_torch(lambda m, x: getattr(m.nn, kind)(3, 4, **kw)(x)[0].shape, np.zeros(no_batch, np.float32))
+
+
+_LSTM_PROJ_WARNING = """
+import warnings
+import {lib} as torch
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    torch.nn.LSTM(4, 6, proj_size=3, batch_first=True, bidirectional=True)(torch.randn(2, 5, 4))
+    torch.nn.LSTM(4, 6, proj_size=3)(torch.randn(5, 4))
+print([str(x.message) for x in w])
+"""
+
+
+def test_lstm_projection_warning_whatever_the_layout_like_torch():
+    # torch's oneDNN check (float32 padded input, any batch_first/bidirectional) warns once per process that
+    # projections take the default path; torchlike warned only for time-major one-direction input
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = [subprocess.run([sys.executable, "-c", _LSTM_PROJ_WARNING.format(lib=lib)], capture_output=True, text=True,
+                          timeout=300, check=True, cwd=root).stdout for lib in ("torch", "torchlike")]
+    assert out[1] == out[0] and out[0].count("LSTM with projections") == 1, out
+
+
 def test_rnn_utils():
     seqs = [f(4, 2), f(2, 2), f(5, 2)]
     tp = TR.pack_sequence([torch.tensor(s) for s in seqs], enforce_sorted=False)

@@ -91,7 +91,16 @@ def run_stack(mode, x, h0, c0, lengths, params, *, num_layers, dropout, train, b
     """The whole stack on the time-major padded ``x`` (``lengths``: the packed sequence's, sorted; else
     None). Returns ``(out, h_n[, c_n])``: ``out`` as packed data when ``lengths`` is given, batch-first when
     ``batch_first``; each result under the node name torch gives it."""
+    if x.shape[0] == 0:  # ATen's RNN, before any layer (a batch of 0 sequences is fine)
+        raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
     lstm = mode == "LSTM"
+    if lstm and proj and lengths is None and _onednn_lstm(x.dtype) and not _WARNED_PROJ:
+        # ATen's lstm: oneDNN takes float32 padded input whatever batch_first/bidirectional say, but not with
+        # projections (TORCH_WARN_ONCE: once per process; the packed overload has no oneDNN path)
+        _WARNED_PROJ.append(True)
+        warnings.warn("LSTM with projections is not supported with oneDNN. Using default implementation. "
+                      "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/RNN.cpp:1512.)",
+                      UserWarning, stacklevel=2)
     D = 2 if bidirectional else 1
     drop = dropout_masks(num_layers, dropout, train, x, lengths, D * h0.shape[-1])
     if lengths is not None or batch_first:
@@ -99,11 +108,6 @@ def run_stack(mode, x, h0, c0, lengths, params, *, num_layers, dropout, train, b
     elif bidirectional:
         name = "CatBackward0"
     elif lstm and _onednn_lstm(x.dtype):
-        if proj and not _WARNED_PROJ:  # TORCH_WARN_ONCE: once per process
-            _WARNED_PROJ.append(True)
-            warnings.warn("LSTM with projections is not supported with oneDNN. Using default implementation. "
-                          "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/RNN.cpp:1512.)",
-                          UserWarning, stacklevel=2)
         name = "StackBackward0" if proj else "MkldnnRnnLayerBackward0"
     else:
         name = "StackBackward0"
