@@ -30,11 +30,21 @@ def _assign_tensor_over_parameter(m):
     m.nn.Linear(2, 3).weight = m.ones(3, 2)
 
 
+def _full_hook(m, ret):
+    lin = m.nn.Linear(2, 3)
+    lin.register_full_backward_hook(lambda mod, gi, go: ret(m, gi))
+    x = m.ones(1, 2, requires_grad=True)
+    lin(x).sum().backward()
+
+
 MODULE_API = {
     "Parameter of a list": lambda m: m.nn.Parameter([1.0]),
     "Parameter of an int": lambda m: m.nn.Parameter(3),
     "Parameter of a numpy array": lambda m: m.nn.Parameter(__import__("numpy").ones(2)),
     "Buffer of a list": lambda m: m.nn.Buffer([1.0]),
+    "full backward hook changing a gradient's size": lambda m: _full_hook(m, lambda m, gi: (m.ones(5),)),
+    "full backward hook changing a gradient's dtype": lambda m: _full_hook(m, lambda m, gi: (gi[0].double(),)),
+    "full backward hook changing a gradient's shape": lambda m: _full_hook(m, lambda m, gi: (gi[0].reshape(2),)),
     # guards (matched before): the full multi-line messages of load_state_dict, names, paths
     "load_state_dict size mismatch": _sd_mismatch,
     "load_state_dict missing and unexpected keys": _sd_missing_unexpected,
@@ -54,7 +64,8 @@ MODULE_API = {
 
 @pytest.mark.parametrize("case", list(MODULE_API))
 def test_module_api_misuse_like_torch(case):
-    """A Parameter/Buffer of a non-tensor is torch's AttributeError (it calls data.detach()), not a TypeError."""
+    """A Parameter/Buffer of a non-tensor is torch's AttributeError (it calls data.detach()), not a TypeError; a
+    full backward hook that changes a gradient's type or size is torch's function-hook error (was the engine's)."""
     raises_like_torch(MODULE_API[case])
 
 
@@ -128,6 +139,12 @@ AUTOGRAD = {
     "in-place on split's output of a leaf": lambda m: m.ones(4, requires_grad=True).split(2)[0].mul_(2),
     "copy_ into unbind's output": lambda m: _mk(m).unbind()[0].copy_(m.zeros(4)),
     "out= into split's output": lambda m: m.add(m.ones(2, 4), 1, out=_mk(m).split(2)[0]),
+    "grad with fewer grad_outputs than outputs": lambda m: (lambda x: m.autograd.grad(
+        [x.sum(), x.sum()], x, grad_outputs=[m.ones(())]))(m.ones(2, requires_grad=True)),
+    "backward with fewer grad_tensors than tensors": lambda m: (lambda x: m.autograd.backward(
+        [x.sum(), x.sum()], grad_tensors=[m.ones(())]))(m.ones(2, requires_grad=True)),
+    "post-accumulate hook on a tensor not requiring grad": lambda m: m.ones(2).register_post_accumulate_grad_hook(
+        lambda t: None),
     # guards (matched before)
     "backward twice": lambda m: (lambda y: (y.backward(), y.backward()))((m.ones(2, requires_grad=True).exp()).sum()),
     "backward of a non-scalar": lambda m: (m.ones(2, requires_grad=True) * 2).backward(),

@@ -616,6 +616,8 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
     def register_post_accumulate_grad_hook(self, hook):
         """``hook(tensor)`` runs after the gradient is accumulated into this leaf's ``.grad``; the hooks live in
         ``_post_accumulate_grad_hooks`` (libraries read it) and the handle is torch's RemovableHandle."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         hooks = self.__dict__.get("_post_accumulate_grad_hooks")

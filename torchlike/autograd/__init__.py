@@ -98,6 +98,8 @@ def _make_grads(outputs, grad_outputs, create_graph):
         if g.dtype is not o.dtype:
             g = g.to(o.dtype)
         out.append(g if create_graph or type(g) in _prof.SUBCLASSES else g._value)
+    if len(out) < len(outputs):  # (fewer gradients than outputs: the engine's check; extra ones are dropped)
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(out)} gradients")
     return out
 
 

@@ -82,7 +82,15 @@ class BackwardHook:
                                    f"got {len(replaced)}, but expected {len(grad_input)}")
             grad_input = replaced
         self.pending_grad_output = None
-        return tuple(grad_input[n] for n in self.input_slots)
+        out = tuple(grad_input[n] for n in self.input_slots)
+        for was, now in zip(grads, out):  # torch's check of its function hook (named 'hook') result
+            if was is not None and now is not None and hasattr(now, "shape"):
+                if now.type() != was.type():
+                    raise RuntimeError(f"hook 'hook' has changed the type of value (was {was.type()} got "
+                                       f"{now.type()})")
+                if tuple(now.shape) != tuple(was.shape):
+                    raise RuntimeError("hook 'hook' has changed the size of value")
+        return out
 
     def _on_output_grads(self, grads):
         grad_output = _spread(self.output_slots, grads, self.output_count)
