@@ -183,7 +183,14 @@ def _load_other_optimizer(m):
     a.load_state_dict(m.optim.Adam([_p(m), _p(m)]).state_dict())
 
 
-OPTIM = {  # (all matched already: guards)
+OPTIM = {
+    "SGD lr a list": lambda m: m.optim.SGD([_p(m)], lr=[0.1]),
+    "SGD lr a str": lambda m: m.optim.SGD([_p(m)], lr="0.1"),
+    "Adam lr a str": lambda m: m.optim.Adam([_p(m)], lr="0.1"),
+    "RMSprop lr a list": lambda m: m.optim.RMSprop([_p(m)], lr=[0.1]),
+    "Adagrad lr None": lambda m: m.optim.Adagrad([_p(m)], lr=None),
+    "Adam lr NaN": lambda m: m.optim.Adam([_p(m)], lr=float("nan")),
+    # guards (matched before)
     "a parameter in two groups": lambda m: (lambda p: m.optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1))(_p(m)),
     "negative lr": lambda m: m.optim.SGD([_p(m)], lr=-1),
     "negative momentum": lambda m: m.optim.SGD([_p(m)], lr=0.1, momentum=-0.5),
@@ -200,7 +207,15 @@ OPTIM = {  # (all matched already: guards)
 
 @pytest.mark.parametrize("case", list(OPTIM))
 def test_optimizer_and_scheduler_misuse_like_torch(case):
+    """An lr that is not a number fails torch's own comparison (SGD's ``lr < 0.0``, the others' ``0.0 <= lr``),
+    not float()'s TypeError or nothing (a str was taken)."""
     raises_like_torch(OPTIM[case])
+
+
+def test_sgd_takes_a_nan_lr_like_torch():
+    """torch's SGD tests ``lr < 0.0``, which a NaN passes (the other optimizers refuse it)."""
+    from conftest import same_as_torch
+    same_as_torch(lambda m: str(m.optim.SGD([_p(m)], lr=float("nan")).param_groups[0]["lr"]), grad=False)
 
 
 DATA = {

@@ -598,10 +598,16 @@ def step_state(v=0.0):
     return _scalar_tensor(v, _scalar_dtype())
 
 
-def check_lr(lr):
-    if isinstance(lr, Tensor) and lr.numel() != 1:
-        raise ValueError("Tensor lr must be 1-element")
-    if not 0.0 <= _float(lr):
+def check_lr(lr, sgd=False):
+    """torch's test of ``lr`` as given (a list or str is Python's TypeError from the comparison, as torch); SGD's
+    is ``lr < 0.0`` (a NaN passes), the others' ``not 0.0 <= lr``."""
+    if isinstance(lr, Tensor):
+        if lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        lr_v = _float(lr)
+    else:
+        lr_v = lr
+    if (lr_v < 0.0) if sgd else not 0.0 <= lr_v:
         raise ValueError(f"Invalid learning rate: {lr}")
 
 

@@ -45,7 +45,7 @@ class SGD(_FusedOptimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
         if lr is not required:
-            check_lr(lr)
+            check_lr(lr, sgd=True)
         check_options(("momentum value", momentum, not_negative), ("weight_decay value", weight_decay, not_negative_f))
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
