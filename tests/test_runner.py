@@ -238,3 +238,16 @@ def test_a_script_or_module_that_is_not_there_is_reported_as_python_would(tmp_pa
                           cwd=tmp_path, timeout=300)
     assert "Traceback" not in ours.stderr
     assert (ours.returncode, ours.stderr) == (python.returncode, python.stderr)
+
+
+def test_sys_argv_zero_is_the_script_as_given_like_python(tmp_path):
+    """``sys.argv[0]`` keeps the path as typed (``sub/prog.py``), ``__file__`` is absolute, as python's own; runpy
+    would put the absolute path in both."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "prog.py").write_text("import sys, torch\nprint(sys.argv, __file__, __name__)\n")
+    python = subprocess.run([sys.executable, "sub/prog.py", "x"], capture_output=True, text=True, cwd=tmp_path,
+                            timeout=300)
+    ours = subprocess.run([sys.executable, "-m", "torchlike", "run", "sub/prog.py", "x"], capture_output=True,
+                          text=True, cwd=tmp_path, timeout=300)
+    assert python.returncode == ours.returncode == 0, ours.stderr
+    assert ours.stdout == python.stdout and "['sub/prog.py', 'x']" in ours.stdout

@@ -354,7 +354,29 @@ def run(script, args):
     _alias_children()
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     sys.argv = [script] + list(args)  # (python names the script's code by its absolute path, as __file__)
-    _as_python_would(lambda: runpy.run_path(path, run_name="__main__"), path)
+    _as_python_would(lambda: _run_path_keeping_argv0(path), path)
+
+
+def _run_path_keeping_argv0(path):
+    """``runpy.run_path(path)`` with ``sys.argv[0]`` left as given (python's, e.g. ``train.py``): runpy writes the
+    path it runs there, here the absolute one, which python keeps for ``__file__`` only."""
+    switch = getattr(runpy, "_ModifiedArgv0", None)
+    if switch is None:
+        return runpy.run_path(path, run_name="__main__")
+    first = [True]
+
+    class _KeepArgv0(switch):
+        def __enter__(self):
+            if first[0]:  # (runpy's own call for the script; a run_path of the script's own keeps runpy's rule)
+                first[0] = False
+                self.value = sys.argv[0]
+            return super().__enter__()
+
+    runpy._ModifiedArgv0 = _KeepArgv0
+    try:
+        return runpy.run_path(path, run_name="__main__")
+    finally:
+        runpy._ModifiedArgv0 = switch
 
 
 def run_code(source, filename, args):
