@@ -137,6 +137,9 @@ AUTOGRAD = {
     "in-place on a view of split's output": lambda m: _mk(m).split(2)[0][0].mul_(2),
     "in-place on a reshape of split's output": lambda m: _mk(m).split(2)[0].view(-1).zero_(),
     "in-place on split's output of a leaf": lambda m: m.ones(4, requires_grad=True).split(2)[0].mul_(2),
+    "setitem into split's output": lambda m: _mk(m).split(2)[0].__setitem__(0, 1.),
+    "setitem into a column of split's output": lambda m: _mk(m).split(2)[0].__setitem__((slice(None), 0), 1.),
+    "setitem of a slice of split's output": lambda m: _mk(m).split(2)[0].__setitem__(slice(0, 1), m.zeros(1, 4)),
     "copy_ into unbind's output": lambda m: _mk(m).unbind()[0].copy_(m.zeros(4)),
     "out= into split's output": lambda m: m.add(m.ones(2, 4), 1, out=_mk(m).split(2)[0]),
     "grad with fewer grad_outputs than outputs": lambda m: (lambda x: m.autograd.grad(

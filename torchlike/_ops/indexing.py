@@ -546,7 +546,8 @@ def setitem(self, index, value):
     if traced_mask(lone if one else _lone_mask(index)) and _set_through_traced_mask(self, index, value):
         return
     basic, adv, res_shape = parse_index(tuple(self.shape), index, lone is None or lone.dtype is not _dtype.uint8)
-    target = view_step(self, ("index", basic)) if basic is not None else self
+    target = view_step(self, ("index", basic), name=_basic_node(basic)) if basic is not None else self  # (torch's
+    # select/slice view, which its errors for a write through it name)
     v = _value_tensor(value, self)
     if v._dev != self._dev:
         v = v.to(self._dev)
