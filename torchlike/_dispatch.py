@@ -26,7 +26,7 @@ try:  # numpy's "ignore every floating-point error" state, made once: ``np.errst
 except ImportError:  # pragma: no cover - a numpy without them: no host fast path (_host_ops uses np.errstate)
     ERR_VAR = QUIET = None
 
-__all__ = ["dispatch", "forward_fn", "HOST_SCALAR_OPS", "record_checks", "host_int_sum", "not_implemented_node",
+__all__ = ["dispatch", "forward_fn", "HOST_SCALAR_OPS", "record_checks", "OTHERS", "host_int_sum", "not_implemented_node",
            "host_pointwise", "host_operand", "host_number", "HOST_DTYPES"]
 
 # f -> handler(args, statics) computing the op on the host when an argument is a lazy 0-d view whose value
@@ -43,6 +43,10 @@ _state = _grad_mode._state
 # to record nothing: run before a node is made (_inference.py appends torch's rules for inference tensors the
 # first time inference mode is entered; empty until then)
 record_checks = []
+# ``saves=OTHERS``: an op linear in each tensor argument (mul, mm, einsum, ...), whose torch formula saves an input
+# only when another input requires grad (``c * k[:2]`` with a constant ``c`` saves nothing of ``k``: an in-place
+# write to ``k`` afterwards is no error)
+OTHERS = "others"
 
 
 def forward_fn(f, statics, jit=True):
@@ -157,7 +161,8 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
     ``diff=False`` marks the op non-differentiable; ``diff="bincount"`` one torch records but cannot
     differentiate (``grad_fn=<NotImplemented>``, whose backward raises); ``saves=False`` marks an op whose gradient does
     not need its inputs' values (linear ops), so later in-place writes to them are not errors;
-    ``saves="out"`` one whose torch formula reads its result instead of its inputs.
+    ``saves="out"`` one whose torch formula reads its result instead of its inputs, ``saves=OTHERS`` one linear in
+    each tensor argument (an input is saved only for another input's gradient).
     """
     if _prof.SUBCLASSES and _prof.SUBCLASS_HANDLER[0].takes(args):  # a __torch_dispatch__ subclass's instance
         return _prof.SUBCLASS_HANDLER[0].op(f, args, statics, name, diff, jit, saves)
@@ -487,7 +492,7 @@ def _record(f, statics, args, arrays, outs, name, saves):
                 # a float tensor without grad: torch's (None, 0) edge; index/mask tensors are no edge
                 d = getattr(arrays[i], "dtype", None)
                 inputs.append(_NO_EDGE if d is not None and d.kind in "fcV" else None)
-            if saves is True:  # (tensor, a._version inlined, argument position, writes through .data so far)
+            if saves is True or saves is OTHERS:  # (tensor, a._version inlined, argument position, .data writes so far)
                 v = a._ver
                 saved.append((a, v[0], i, 0) if len(v) == 1 else (a, v[0] - v[1], i, v[1]))
         else:
@@ -505,6 +510,8 @@ def _record(f, statics, args, arrays, outs, name, saves):
         out_meta = tuple((outs[j]._x.shape, outs[j]._x.dtype) for j in diff_out)
     if saves == "out":  # torch's formula uses the result (exp, tanh, sigmoid, ...): guard that instead
         saved = [(o, o._version) for o in outs]
+    elif saves is OTHERS and saved:  # a product saves an input only for another input's gradient
+        saved = [e for e in saved if any(j != e[2] for j in diff_in)]
     if record_checks:
         for check in record_checks:
             saved = check(f, statics, args, arrays, tuple(diff_in), diff_out, name, saves, saved)

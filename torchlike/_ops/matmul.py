@@ -20,6 +20,7 @@ from .. import _torch_function
 from . import checks as C
 from ._util import Tensor, cast, check_broadcast, dispatch, register, round_to, wrap_dim
 from .. import _autocast as _amp
+from .._dispatch import OTHERS
 from .pointwise import mul
 from .einsum_parse import check_equation
 from .einsum_dtype import einsum_dtype, int_einsum_dtype
@@ -126,7 +127,7 @@ def matmul(input, other):
         if (da is xb.dtype or da == xb.dtype) and da.kind != "b" and 2 <= na <= 3 and 2 <= nb <= na and \
                 a[-1] == b[-2] and (nb == 2 or a[0] == b[0]):
             return dispatch(_matmul_impl, (input, other), (), name="MmBackward0" if na == 2 else
-                            "UnsafeViewBackward0")
+                            "UnsafeViewBackward0", saves=OTHERS)
     elif _torch_function.retry_with_overrides((input, other), None):  # a tensor-like (linear_operator's)
         return _torch_function.redispatch("matmul", matmul, (input, other), {})
     _check_tensor(input, "matmul", 1, "input")
@@ -154,7 +155,7 @@ def matmul(input, other):
         check_broadcast(a[:-2], b[:-2])  # the batch dimensions
     _same_mm(input, other)
     return dispatch(_matmul_impl, (input, other), (), name="MmBackward0" if na == nb == 2 else
-                    "UnsafeViewBackward0")
+                    "UnsafeViewBackward0", saves=OTHERS)
 
 
 @register("__matmul__", namespaces=(), promote="none")
@@ -193,7 +194,7 @@ def mm(input, mat2):
     if input.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied {_dims_msg(input.shape, mat2.shape)}")
     _same_mm(input, mat2)
-    return dispatch(_matmul_impl, (input, mat2), (), name="MmBackward0")
+    return dispatch(_matmul_impl, (input, mat2), (), name="MmBackward0", saves=OTHERS)
 
 
 def _check_bmm(b1, b2, n1="batch1", n2="batch2"):
@@ -223,7 +224,7 @@ def bmm(input, mat2):
     except (RuntimeError, AttributeError):  # (torch's parser rejects a non-Tensor mat2 first)
         C.reject_types("bmm", (mat2, "Tensor", "mat2", 1))
         raise
-    return dispatch(_matmul_impl, (input, mat2), (), name="BmmBackward0")
+    return dispatch(_matmul_impl, (input, mat2), (), name="BmmBackward0", saves=OTHERS)
 
 
 def _mv_check(mat, vec, out_dt=None):
@@ -254,7 +255,7 @@ def mv(input, vec):
     except (RuntimeError, AttributeError, IndexError):  # (torch's parser rejects a non-Tensor vec first)
         C.reject_types("mv", (vec, "Tensor", "vec", 1))
         raise
-    return dispatch(_matmul_impl, (input, vec), (), name="MvBackward0")
+    return dispatch(_matmul_impl, (input, vec), (), name="MvBackward0", saves=OTHERS)
 
 
 def _dot_check(a, b, name="dot"):
@@ -288,7 +289,7 @@ def dot(input, tensor):
     except (RuntimeError, AttributeError):  # (torch's parser rejects a non-Tensor tensor first)
         C.reject_types("dot", (tensor, "Tensor", "tensor", 1))
         raise
-    return dispatch(_dot_impl, (input, tensor), (), name="DotBackward0")
+    return dispatch(_dot_impl, (input, tensor), (), name="DotBackward0", saves=OTHERS)
 
 
 def _vdot_impl(a, b):
@@ -308,7 +309,7 @@ def vdot(input, other):
     except (RuntimeError, AttributeError):
         C.reject_types("vdot", (other, "Tensor", "other", 1))
         raise
-    return dispatch(_vdot_impl, (input, other), (), name="VdotBackward0")
+    return dispatch(_vdot_impl, (input, other), (), name="VdotBackward0", saves=OTHERS)
 
 
 def _inner_impl(a, b):
@@ -335,7 +336,7 @@ def inner(input, other):
                            f"{list(input.shape)} and {list(other.shape)}")
     if input.dtype is not other.dtype:
         raise RuntimeError("both inputs should have same dtype")
-    return dispatch(_inner_impl, (input, other), (), name="InnerBackward0")
+    return dispatch(_inner_impl, (input, other), (), name="InnerBackward0", saves=OTHERS)
 
 
 def _outer_impl(a, b, dt):
@@ -359,7 +360,7 @@ def outer(input, vec2):
         C.reject_types(caller_op(), (vec2, "Tensor", "vec2", 1))
         raise
     dt = _dtype.result_type(input, vec2)
-    return dispatch(_outer_impl, (input, vec2), (("dt", dt.np),), name="MulBackward0")
+    return dispatch(_outer_impl, (input, vec2), (("dt", dt.np),), name="MulBackward0", saves=OTHERS)
 
 
 # --- einsum / tensordot ------------------------------------------------------------------------
@@ -460,13 +461,13 @@ def einsum(*args):
     if mixed:  # (torch multiplies a pair with no contracted label, promoting; bmm refuses two types)
         odt = einsum_dtype(eq, [o.ndim for o in ops], [o.dtype for o in ops], _dtype.int64, _SMALL_INT,
                            _dtype.promote_types, _cap)
-        return dispatch(_einsum_impl, tuple(ops), (("eq", eq), ("odt", odt.np.name)), name="EinsumBackward")
+        return dispatch(_einsum_impl, tuple(ops), (("eq", eq), ("odt", odt.np.name)), name="EinsumBackward", saves=OTHERS)
     _check_not_bool(ops[0].dtype, "einsum")
     if ops[0].dtype in _SMALL_INT:  # torch's per-operand sums promote these to int64
         odt = int_einsum_dtype(eq, [o.ndim for o in ops], ops[0].dtype, _dtype.int64, _cap)
         if odt is not ops[0].dtype:
-            return dispatch(_einsum_impl, tuple(ops), (("eq", eq), ("odt", odt.np.name)), name="EinsumBackward")
-    return dispatch(_einsum_impl, tuple(ops), (("eq", eq),), name="EinsumBackward")
+            return dispatch(_einsum_impl, tuple(ops), (("eq", eq), ("odt", odt.np.name)), name="EinsumBackward", saves=OTHERS)
+    return dispatch(_einsum_impl, tuple(ops), (("eq", eq),), name="EinsumBackward", saves=OTHERS)
 
 
 def _tensordot_impl(a, b, axes, shapes=None):
@@ -524,7 +525,7 @@ def tensordot(a, b, dims=2, out=None):
     if a.dtype is not b.dtype:
         raise RuntimeError("both inputs should have same dtype")
     shapes = None if (sa, sb) == (list(a.shape), list(b.shape)) else (tuple(sa), tuple(sb))
-    return dispatch(_tensordot_impl, (a, b), (("axes", (da_w, db_w)), ("shapes", shapes)), name="TensordotBackward")
+    return dispatch(_tensordot_impl, (a, b), (("axes", (da_w, db_w)), ("shapes", shapes)), name="TensordotBackward", saves=OTHERS)
 
 
 # --- kron, cross, chain_matmul ----------------------------------------------------------
@@ -545,7 +546,7 @@ def kron(input, other):
     # (torch multiplies views of both with as many dims as the larger: a 0-d operand's type counts in full)
     dt = _dtype.result_type(input, other) if input.ndim == other.ndim == 0 else \
         _dtype.promote_types(input.dtype, other.dtype)
-    return dispatch(_kron_impl, (input, other), (("dt", dt.np),), name="KronBackward0")
+    return dispatch(_kron_impl, (input, other), (("dt", dt.np),), name="KronBackward0", saves=OTHERS)
 
 
 def _cross_impl(a, b, dim):
@@ -639,7 +640,7 @@ def _multi_dot(tensors, name):
             sb = (b.shape[0], 1) if b.ndim == 1 else tuple(b.shape)
             raise RuntimeError(f"{name}(): tensors {i} and {i + 1} with shapes {sa[0]}x{sa[1]} and "
                                f"{sb[0]}x{sb[1]} cannot be multiplied")
-    return dispatch(_multi_dot_impl, tuple(tensors), (), name="MmBackward0")
+    return dispatch(_multi_dot_impl, tuple(tensors), (), name="MmBackward0", saves=OTHERS)
 
 
 @register(method=False)

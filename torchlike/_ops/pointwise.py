@@ -10,7 +10,7 @@ from jax import lax
 
 from .. import _dtype, _torch_function
 from .. import _memory_format as _mfmt
-from .._dispatch import HOST_DTYPES, host_int_sum, host_pointwise
+from .._dispatch import HOST_DTYPES, OTHERS, host_int_sum, host_pointwise
 from .._scalar_fit import check_numbers_fit
 from .._mutation import check_inplace
 from .._shape_churn import as_exact, host_impl, quiet
@@ -402,7 +402,7 @@ def _rsub(input, other, *, alpha=1):
 register("rsub", method=False, checks=(C.RSUB,))(_rsub)
 
 mul = binary("mul", jnp.multiply, aliases=("multiply",), linear_with_scalar=True, numbers_ok=True,
-             host=np.multiply)
+             host=np.multiply, saves=OTHERS)
 
 
 # (the dunders are their own entries: ``mul(2, 3)`` computes, ``Tensor.__mul__(2, 3)`` is a descriptor misuse,
