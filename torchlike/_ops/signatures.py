@@ -115,6 +115,9 @@ def _problem(p, v, position, arg_index):
         return f"{where} must be {_SHOWN[p.kind]}, not {tp_name(v)}"
     for k, x in enumerate(v):
         if not fits(x):
+            if k and element == "int":  # (torch matches on the first element; the others fail as it unpacks them)
+                return (f"\1argument '{p.name}' failed to unpack the object at pos {k + 1} with error \"type must be "
+                        f"tuple of ints,but got {tp_name(x)}\"")
             if element == "Tensor":
                 return f"\0expected Tensor as element {k} in argument {arg_index}, but got {tp_name(x)}"
             return f"{where} must be {_SHOWN[p.kind]}, but found element of type {tp_name(x)} at pos {k}"
@@ -158,6 +161,13 @@ class _Overload:
         positional = [p for p in params if not p.keyword_only]
         if len(positional) == 1 and positional[0].kind == "Tensor[]" and (len(args) != 1 or isinstance(args[0], Tensor)):
             args = (tuple(args),)  # torch.meshgrid(a, b): the varargs are the list
+        elif len(positional) == 1 and positional[0].kind in ("int[]", "SymInt[]") and args and _index(args[0]):
+            # torch.randn(2, 3), x.view(2, 3): a lone int list takes the varargs (torch's rule), unpacked later
+            bad = next((k for k, a in enumerate(args) if not _index(a)), None)
+            if bad is not None:
+                return "unpack", (f"argument '{positional[0].name}' failed to unpack the object at pos {bad + 1} with "
+                                  f"error \"type must be tuple of ints,but got {tp_name(args[bad])}\"")
+            args = (tuple(args),)
         if len(args) > len(positional):
             return "many", positional
         # torch's parser goes through the parameters in order: a given one's type, or (not given, no default) the
@@ -172,7 +182,7 @@ class _Overload:
             else:
                 continue
             if text is not None:
-                return "type", text
+                return ("unpack", text[1:]) if text.startswith("\1") else ("type", text)
         names = {p.name for p in params}
         for k in kwargs:
             if k not in names or any(p.name == k for p in positional[:len(args)]):
@@ -201,6 +211,8 @@ class Signature:
             failure = o.bind(method, args, kwargs)
             if failure is None:
                 return None
+            if failure[0] == "unpack":  # (raised as the arguments are read: whichever overload)
+                return f"{name}(): {failure[1]}"
             failures.append(failure)
         count = len(args) + len(kwargs)  # (torch details the one overload taking that many arguments, if one)
         plausible = [k for k, o in enumerate(overloads) if o.takes(method, count)]

@@ -517,7 +517,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def as_strided(input, size, stride, storage_offset=None):
     """A view with explicit sizes and strides over the root's storage."""
     off = input.storage_offset() if storage_offset is None else int(storage_offset)
-    if any(int(st) < 0 for st in stride):
+    if any(isinstance(st, (int, np.integer)) and st < 0 for st in stride):
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
                            f"{[int(st) for st in stride]}")
     check_alloc(tuple(int(s) for s in size), 8, overflow="numel")  # JAX materialises it (via an int64 index)
