@@ -20,6 +20,7 @@ OPS = {
     "einsum": lambda L, c, s: L.einsum("j,jbf->bf", c, s),
     "tensordot": lambda L, c, s: L.tensordot(c, s, dims=1),
     "kron": lambda L, c, s: L.kron(c, s[:, 0, 0]),
+    "div": lambda L, c, s: s / (c[:, None, None] + 1),  # (the dividend is read only for the divisor's gradient)
 }
 
 

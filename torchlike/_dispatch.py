@@ -162,7 +162,8 @@ def dispatch(f, args, statics=(), *, name="Op", diff=True, jit=True, saves=True)
     differentiate (``grad_fn=<NotImplemented>``, whose backward raises); ``saves=False`` marks an op whose gradient does
     not need its inputs' values (linear ops), so later in-place writes to them are not errors;
     ``saves="out"`` one whose torch formula reads its result instead of its inputs, ``saves=OTHERS`` one linear in
-    each tensor argument (an input is saved only for another input's gradient).
+    each tensor argument (an input is saved only for another input's gradient), and a tuple ``saves[i]`` the
+    argument positions whose gradient formula reads argument ``i`` (``div``: ``((1,), (0, 1))``).
     """
     if _prof.SUBCLASSES and _prof.SUBCLASS_HANDLER[0].takes(args):  # a __torch_dispatch__ subclass's instance
         return _prof.SUBCLASS_HANDLER[0].op(f, args, statics, name, diff, jit, saves)
@@ -492,7 +493,7 @@ def _record(f, statics, args, arrays, outs, name, saves):
                 # a float tensor without grad: torch's (None, 0) edge; index/mask tensors are no edge
                 d = getattr(arrays[i], "dtype", None)
                 inputs.append(_NO_EDGE if d is not None and d.kind in "fcV" else None)
-            if saves is True or saves is OTHERS:  # (tensor, a._version inlined, argument position, .data writes so far)
+            if saves is True or saves is OTHERS or type(saves) is tuple:  # (tensor, a._version, position, .data writes)
                 v = a._ver
                 saved.append((a, v[0], i, 0) if len(v) == 1 else (a, v[0] - v[1], i, v[1]))
         else:
@@ -512,6 +513,8 @@ def _record(f, statics, args, arrays, outs, name, saves):
         saved = [(o, o._version) for o in outs]
     elif saves is OTHERS and saved:  # a product saves an input only for another input's gradient
         saved = [e for e in saved if any(j != e[2] for j in diff_in)]
+    elif type(saves) is tuple and saved:  # saves[i]: the arguments whose gradient formula reads argument i
+        saved = [e for e in saved if any(j in saves[e[2]] for j in diff_in)]
     if record_checks:
         for check in record_checks:
             saved = check(f, statics, args, arrays, tuple(diff_in), diff_out, name, saves, saved)

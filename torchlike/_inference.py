@@ -71,7 +71,7 @@ def _check_record(f, statics, args, arrays, diff_in, diff_out, name, saves, save
     with_numbers = sum(isinstance(a, Tensor) or (name in _WRAPS_NUMBERS and isinstance(a, Number)) for a in args)
     if len(inference) == with_numbers and name not in _COPIES:
         return None
-    if (saves is True or saves is _dispatch.OTHERS) and any(_reads(f, statics, arrays, diff_in, diff_out, k) for k in inference):
+    if (saves is True or saves is _dispatch.OTHERS or type(saves) is tuple) and any(_reads(f, statics, arrays, diff_in, diff_out, k) for k in inference):
         raise RuntimeError(SAVED_ERROR)
     return [e for e in saved if type(e[0]._ver) is not InferenceVersion]
 

@@ -443,6 +443,10 @@ def _floor_div_float(a, b):
     return lax.stop_gradient(jnp.where(b == 0, a / b, fl))  # torch: zero gradient
 
 
+# torch's DivBackward0 reads the divisor for both gradients and the dividend only for the divisor's
+_DIV_SAVES = ((1,), (0, 1))
+
+
 @register(inplace=True, out=True, promote="float", dunders=("__truediv__",), aliases=("divide", "true_divide"))
 def div(input, other, *, rounding_mode=None):
     """Division; true division (ints -> float) unless ``rounding_mode`` is 'trunc' or 'floor'."""
@@ -461,7 +465,8 @@ def _div(input, other, rounding_mode, diff):
     elif d._kind == 1 and _has_zero_int(other):
         raise RuntimeError("ZeroDivisionError")
     return laid_out(dispatch(_div_impl, (input, other), (("dt", d.np), ("mode", rounding_mode)),
-                             name="DivBackward0" if rounding_mode is None else "DivBackward2", diff=diff),
+                             name="DivBackward0" if rounding_mode is None else "DivBackward2", diff=diff,
+                             saves=_DIV_SAVES),
                     input, other)
 
 
