@@ -21,6 +21,8 @@ OPS = {
     "tensordot": lambda L, c, s: L.tensordot(c, s, dims=1),
     "kron": lambda L, c, s: L.kron(c, s[:, 0, 0]),
     "div": lambda L, c, s: s / (c[:, None, None] + 1),  # (the dividend is read only for the divisor's gradient)
+    "addcmul": lambda L, c, s: L.addcmul(s, s, c[:, None, None], value=0.5),
+    "addcdiv": lambda L, c, s: L.addcdiv(s, s, c[:, None, None] + 1, value=0.5),
 }
 
 

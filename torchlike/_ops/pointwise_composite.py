@@ -176,6 +176,12 @@ def _addc_impl(x, a, b, v, dt, div):
     return cast(x + (exact_div(cast(v, ct) * a, b) if div else cast(v, ct) * a * b), dt)
 
 
+# what torch's formulas read (dispatch's saves[i]: the arguments whose gradient reads argument i): addcmul reads
+# each factor for the other's gradient; addcdiv the numerator for the divisor's, the divisor for both; never input
+_ADDCMUL_SAVES = ((), (2,), (1,), ())
+_ADDCDIV_SAVES = ((), (2,), (1, 2), ())
+
+
 def _addc(name, div):
     @_mfmt.pointwise_follows((0, "input"), (1, "tensor1"), (2, "tensor2"))
     def fn(input, tensor1, tensor2, *legacy, value=1):
@@ -196,7 +202,7 @@ def _addc(name, div):
         # value is converted to the kernel's compute type (float for the half types), checked as c10 does
         check_numbers_fit(_dtype.float32 if d in (_dtype.float16, _dtype.bfloat16) else d, value)
         return dispatch(_addc_impl, (input, tensor1, tensor2, value), (("dt", d.np), ("div", div)),
-                        name=name.capitalize() + "Backward0")
+                        name=name.capitalize() + "Backward0", saves=_ADDCDIV_SAVES if div else _ADDCMUL_SAVES)
     fn.__name__ = name
     op = "/" if div else "*"
     fn.__doc__ = (f"``input + value * tensor1 {op} tensor2``.\n\n    >>> import torchlike\n    >>> x = "
