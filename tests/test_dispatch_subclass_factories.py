@@ -76,6 +76,7 @@ INPLACE = {
     "sub_alpha": lambda tl, y, w: (y * 2).sub_(w, alpha=2),
     "mul_tensor_wgrad": lambda tl, y, w: (y * 1).mul_(w),
     "add_wgrad": lambda tl, y, w: (y * 3).add_(w),
+    "div_tensor_wgrad": lambda tl, y, w: (y * 1).div_(w),
     "sin": lambda tl, y, w: (y * 1).sin_(),
     "exp": lambda tl, y, w: (y * 1).exp_(),
     "div_scalar": lambda tl, y, w: (y * 1).div_(2),

@@ -38,7 +38,7 @@ import contextlib
 import weakref
 
 from .. import _creation, _grad_mode, _profiler_state as _prof
-from .._dispatch import _NODE_CLASSES
+from .._dispatch import _NODE_CLASSES, OTHERS
 from .._tape import node_class
 from .._torch_function import DisableTorchFunctionSubclass as _DisableTF
 from ..autograd import grad as _autograd_grad
@@ -164,7 +164,8 @@ class _Dispatcher:
         if op is not None:
             self_._check_inplace_leaf()
         old = None
-        if op is not None and op[5] is True and _reads_self(op[3], self_, op[1]):
+        if op is not None and (op[5] is True or op[5] is OTHERS or type(op[5]) is tuple) and \
+                _reads_self(op[3], self_, op[1]):  # (saves: True, a product's OTHERS, div's per-argument tuple)
             with self.pushed():   # (torch keeps the value its formula reads: a clone, made before the write)
                 old = _aten_calls._emit(aten.clone.default, lambda x: x.clone(), self_)
         v = self_._ver[0]
