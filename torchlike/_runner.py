@@ -327,7 +327,6 @@ def run_module(name, args):
     given = name
     if name == "torch" or name.startswith("torch."):
         name = "torchlike" + name[len("torch"):]
-    import importlib.util
     try:
         found = importlib.util.find_spec(name) is not None
     except (ImportError, ValueError):

@@ -191,14 +191,19 @@ def _fill_impl(x, v, dt):
     return jnp.full(x.shape, cast(v, dt), dt)
 
 
+def check_fill_value(value):
+    """torch's fill kernels take a number or a 0-dim tensor (fill_, fill, nn.init.constant_)."""
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
+                           "dimensions.")
+
+
 @register(promote="none")  # torch.fill_ too
 def fill_(self, value):
     """Fill self with a scalar (or 0-dim tensor) in place."""
     if _prof.MODES or _prof.SUBCLASSES and type(self) in _prof.SUBCLASSES:
         return _prof.MODE_INPLACE[0](fill_, "fill_", self, (value,), {})
-    if isinstance(value, Tensor) and value.ndim:
-        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
-                           "dimensions.")
+    check_fill_value(value)
     if not isinstance(value, (Tensor, numbers.Number, np.generic)):  # (torch's parser error: no wrapper here)
         raise fill_.torch_signature.error((self, value), {}) or TypeError(f"fill_(): value of {tp_name(value)}")
     check_numbers_fit(self.dtype, value)
@@ -237,9 +242,7 @@ def zero_(self):
 
 @register(promote="none", namespaces=("torch",), method=False)
 def fill(input, value):
-    if isinstance(value, Tensor) and value.ndim:
-        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
-                           f"dimensions.")
+    check_fill_value(value)
     return dispatch(_fill_impl, (input, value), (("dt", input.dtype.np),),
                     name="FillBackward1" if isinstance(value, Tensor) else "FillBackward0", saves=False)
 

@@ -492,7 +492,7 @@ _CPP = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "sign
         "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
-def _continuous(self, name, cpp):
+def continuous_dtype(self, name, cpp):
     """torch's dtype check of exponential_/cauchy_ (after the parameter check): a floating point dtype."""
     if not self.dtype.is_floating_point:
         d = self.dtype.name
@@ -587,7 +587,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
     """Fill with exponential samples of rate ``lambd``."""
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
-    _continuous(self, "Exponential", False)
+    continuous_dtype(self, "Exponential", False)
     return _fill(self, _into(self, "exponential", generator, (float_arg(lambd, "lambd"),)), "ExponentialBackward0")
 
 
@@ -604,7 +604,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """Fill with Cauchy samples."""
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_g(sigma)}")
-    _continuous(self, "Cauchy", True)
+    continuous_dtype(self, "Cauchy", True)
     return _fill(self, _into(self, "cauchy", generator, (float_arg(median, "median"), float_arg(sigma, "sigma"))), "CauchyBackward0")
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import _random
 from .._creation import empty_like, tensor as _tensor
+from .._ops.basic import check_fill_value
 from .._ops.nonzero_where import where
 from ..autograd import grad_mode
 from ..tensor import Tensor
@@ -77,8 +78,7 @@ def _normal(tensor, mean, std, generator):
 
 
 def _constant(tensor, val):
-    if isinstance(val, Tensor) and val.ndim:  # (torch's fill_)
-        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {val.ndim} dimensions.")
+    check_fill_value(val)  # (torch's fill_)
     return _write(tensor, jnp.full(tuple(tensor.shape), val, dtype=tensor._value.dtype))
 
 

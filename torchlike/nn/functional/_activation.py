@@ -33,6 +33,7 @@ from ..._ops.special import softmax_common
 from ..._ops._util import exact_div, round_to
 from ... import _random
 from ..._random import draw
+from ..._ops.random_ops import continuous_dtype
 from ..._ops.registry import write_out as _write_out
 from ..._cpu_features import aten_vector_bytes as _aten_vector_bytes
 from ..._ops.activations import _HALF, _check_float, _s, _up, nan_no_grad, scalar_tail
@@ -540,9 +541,7 @@ def _gumbel(logits, g, tau, dim, hard):
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """Sample from the Gumbel-softmax distribution; ``hard=True`` returns one-hot (straight-through)."""
     _need_tensors("empty_like", input=logits)
-    if not logits.dtype.is_floating_point:  # (torch draws with exponential_)
-        raise RuntimeError(f"Exponential distribution is a continuous probability distribution. dtype must be a "
-                           f"floating point but you specified {_dtype._CAP[logits.dtype.name]}")
+    continuous_dtype(logits, "Exponential", False)  # (torch draws with exponential_)
     e = draw("exponential", logits.shape, logits.dtype.np, None, args=(1.0,))
     g = Tensor._wrap(-jnp.log(e), logits.device)
     d = _wrap_dim(dim, logits.ndim)
