@@ -113,3 +113,45 @@ def test_sparse_data_shares_values_and_set_data_checks_the_layout():
     (f, sp, w), (ft, spt, wt) = run(torchlike), run(torch)
     assert f == ft and sp and spt
     np.testing.assert_allclose(w, wt, rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode,padding_idx,include_last", [
+    ("sum", None, False), ("sum", 4, True), ("mean", None, False), ("mean", 4, False), ("mean", 4, True)])
+def test_embedding_bag_sparse_gradient_is_torchs(mode, padding_idx, include_last):
+    """EmbeddingBag(sparse=True): one COO entry per looked-up index in input order (padding dropped), its bag's
+    gradient (times 1 / count for mean), uncoalesced; DLRM steps such tables with SparseAdam."""
+    def run(L):
+        e = L.nn.EmbeddingBag(6, 3, mode=mode, sparse=True, padding_idx=padding_idx,
+                              include_last_offset=include_last)
+        with L.no_grad():
+            e.weight.copy_(L.from_numpy(W.copy()))
+        offsets = L.tensor([0, 2, 2, 6] if include_last else [0, 2, 2, 5])
+        out = e(L.tensor([0, 1, 1, 3, 4, 2]), offsets)
+        (out * L.arange(float(out.numel())).view(out.shape)).sum().backward()
+        g = e.weight.grad
+        idx, vals = g._indices().tolist(), g._values().detach().numpy()
+        L.optim.SparseAdam(e.parameters(), lr=0.1).step()
+        return out.detach().numpy(), g, idx, vals, e.weight.detach().numpy()
+    ours, theirs = run(torchlike), run(torch)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6)
+    check_grad(ours[1], theirs[1])
+    assert ours[2] == theirs[2]
+    np.testing.assert_array_equal(ours[3], theirs[3])
+    np.testing.assert_allclose(ours[4], theirs[4], rtol=1e-6)
+
+
+def test_embedding_bag_sparse_per_sample_weights_and_errors():
+    def run(L):
+        w = L.nn.Parameter(L.arange(10.).view(5, 2))
+        psw = L.tensor([1., 2., 3., 4.], requires_grad=True)
+        out = L.nn.functional.embedding_bag(L.tensor([0, 1, 1, 3]), w, L.tensor([0, 2]), mode="sum", sparse=True,
+                                            per_sample_weights=psw)
+        (out * L.arange(4.).view(2, 2)).sum().backward()
+        errors = []
+        for kw in (dict(mode="max", sparse=True), dict(mode="max", scale_grad_by_freq=True),
+                   dict(mode="mean", per_sample_weights=L.ones(2))):
+            with pytest.raises((ValueError, NotImplementedError)) as info:
+                L.nn.functional.embedding_bag(L.tensor([0, 1]), w, L.tensor([0]), **kw)
+            errors.append((info.type.__name__, str(info.value)))
+        return out.tolist(), w.grad._indices().tolist(), w.grad._values().tolist(), psw.grad.tolist(), errors
+    assert run(torchlike) == run(torch)

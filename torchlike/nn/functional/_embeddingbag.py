@@ -99,10 +99,14 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
-                                  f"the Pytorch GitHub.")
+                                  f"GitHub.")
     if padding_idx is not None:
         if padding_idx < 0:
             padding_idx += weight.shape[0]
@@ -111,6 +115,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         with grad_mode.no_grad():
             new = dispatch(_renorm_impl, (weight, input, float(max_norm), float(norm_type)), (), diff=False)
             weight._set_value(new._value)
-    return dispatch(_bag_impl, (input, weight, offsets, per_sample_weights),
-                    (("mode", mode), ("num_bags", int(num_bags)), ("padding_idx", padding_idx),
-                     ("include_last", bool(include_last_offset))), name="EmbeddingBagBackward0")
+    def bag(i, w, o, psw):
+        return dispatch(_bag_impl, (i, w, o, psw), (("mode", mode), ("num_bags", int(num_bags)),
+                        ("padding_idx", padding_idx), ("include_last", bool(include_last_offset))),
+                        name="EmbeddingBagBackward0")
+    if sparse:
+        from ...sparse._embedding import embedding_bag as sparse_bag
+        return sparse_bag(input, weight, offsets, per_sample_weights, bag, mode, int(num_bags), padding_idx,
+                          bool(include_last_offset))
+    return bag(input, weight, offsets, per_sample_weights)
