@@ -20,7 +20,7 @@ EXPRS = [
     "x[0]", "x[:, 1:]", "x[None]", "x.select(1, 0)", "x.chunk(2, 1)[0]", "x.split([1, 2], 1)[1]",
     "x.unbind(0)[1]", "x @ x.t()", "T.mm(x, x.t())", "T.matmul(x, s)", "T.bmm(z, z.transpose(1, 2))",
     "T.nn.functional.linear(x, x, s[:2])", "T.addmm(s[:2], x, x.t())", "T.cat([x, x])", "T.stack([x, x])",
-    "T.where(x > 1, x, s)", "x.masked_fill(x > 1, 0.)", "x.gather(0, T.zeros(1, 3, dtype=T.long))",
+    "T.where(x > 1, x, s)", "x.masked_fill(x > 1, 0.)", "x.masked_fill(x > 1, s[0])", "x.masked_fill(x > 1, T.tensor(0.))", "x.gather(0, T.zeros(1, 3, dtype=T.long))",
     "x.softmax(0)", "x.log_softmax(1)", "T.nn.functional.nll_loss(x.log_softmax(1), T.tensor([0, 2]))",
     "T.nn.functional.mse_loss(x, s.expand(2, 3))", "T.nn.functional.linear(x, x)",
     "T.nn.functional.gelu(x)", "T.nn.functional.celu(x)", "T.nn.functional.layer_norm(x, (3,))",

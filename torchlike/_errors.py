@@ -236,7 +236,7 @@ def _parsing_op(f, name):
 
 
 # ops whose torch kernel broadcasts its operands in another order than torchlike passes them
-_OPERAND_ORDER = {"MaskedFillBackward0": (1, 0)}  # masked_fill: expand_outplace(mask, self)
+_OPERAND_ORDER = {"MaskedFillBackward0": (1, 0), "MaskedFillBackward1": (1, 0)}  # masked_fill: expand_outplace(mask, self)
 
 
 def _bytes_in(text):

@@ -46,7 +46,8 @@ def masked_fill(input, mask, value):
         raise TypeError(f"masked_fill() received an invalid combination of arguments - got (Tensor, "
                         f"{type(value).__name__})")
     _check_fill_value(value, input.dtype)
-    return dispatch(_masked_fill_impl, (input, mask, value), (), name="MaskedFillBackward0", saves=False)
+    name = "MaskedFillBackward1" if isinstance(value, Tensor) else "MaskedFillBackward0"  # (torch's Tensor overload)
+    return dispatch(_masked_fill_impl, (input, mask, value), (), name=name, saves=False)
 
 
 def _masked_select_impl(x, flat, shape):
