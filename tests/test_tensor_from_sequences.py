@@ -95,3 +95,34 @@ def test_one_element_tensors_in_a_sequence_are_numbers_like_torch(call):
 def test_other_tensors_in_a_sequence_raise_like_torch(call):
     raises_like_torch(call)
 
+
+
+# torch reads a tensor that stands where a sequence belongs as the sequence of its rows, and one in the numbers'
+# place as a number (an error if it has more than one element, worded by the dtype's conversion)
+ROWS_OF_TENSORS = {
+    "a row list then a row tensor": lambda L: L.tensor([[1], L.tensor([2])]),
+    "2x2 of a list and a tensor": lambda L: L.tensor([[1, 2], L.tensor([3, 4])]),
+    "3-d of a list and a tensor": lambda L: L.tensor([[[1, 2]], L.tensor([[3, 4]])]),
+    "float rows and an int32 row tensor": lambda L: L.tensor([[1., 2], L.tensor([3, 4], dtype=L.int32)]),
+    "nested numbers and 0-d tensors": lambda L: L.tensor([[L.tensor(1), 2], [3, L.tensor(4.)]]),
+}
+ROW_ERRORS = {
+    "a row tensor of another length": lambda L: L.tensor([[1, 2], L.tensor([3, 4, 5])]),
+    "a list after a tensor number": lambda L: L.tensor([L.tensor([1]), [2]]),
+    "a float list after a tensor number": lambda L: L.tensor([L.tensor([1]), [2.]]),
+    "an int tensor of two in a number's place": lambda L: L.tensor([L.tensor([1, 2]), 3]),
+    "an int tensor of two before a list": lambda L: L.tensor([L.tensor([1, 2]), [3, 4]]),
+    "a float tensor of two in a number's place": lambda L: L.tensor([L.tensor([1., 2]), 3]),
+    "a bool tensor of two in a number's place": lambda L: L.tensor([L.tensor([True, False]), True]),
+    "an int tensor of two in a nested number's place": lambda L: L.tensor([[1], [L.tensor([1, 2])]]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROWS_OF_TENSORS))
+def test_tensors_in_a_rows_place_are_read_as_rows_like_torch(name):
+    same_as_torch(ROWS_OF_TENSORS[name], grad=False)
+
+
+@pytest.mark.parametrize("name", sorted(ROW_ERRORS))
+def test_tensors_and_lists_in_the_wrong_place_raise_like_torch(name):
+    raises_like_torch(ROW_ERRORS[name])

@@ -55,14 +55,16 @@ def _infer_np(data, wide=False):
             except OverflowError:
                 raise ValueError("Overflow when unpacking long long") from None
     if isinstance(data, (list, tuple)):
+        depth = _sequence_depth(data)
+        if depth > 1 and _tensor_above_leaves(data, depth):
+            data = _open_tensors(data, depth)
         if data and type(data[0]) is np.ndarray:
             torch_warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
                        "converting the list to a single numpy.ndarray with numpy.array() before converting to a "
                        "tensor.", "torch/csrc/utils/tensor_new.cpp:252", once=True)
         flat = []
         _flatten(data, flat)
-        if any(isinstance(x, Tensor) and x.numel() != 1 for x in flat):  # a one-element tensor is a number
-            raise ValueError("only one element tensors can be converted to Python scalars")
+        many = any(isinstance(x, Tensor) and x.numel() != 1 for x in flat)  # (a one-element tensor is a number)
         kinds = set()
         tdt = None
         for x in flat:
@@ -89,6 +91,8 @@ def _infer_np(data, wide=False):
              -1: _dtype.get_default_dtype()}[k]
         if tdt is not None:
             d = tdt if k < 0 else _dtype.promote_types(tdt, d) if k >= tdt._kind else tdt
+        if many:
+            raise _many_elements(d)
         vals = [complex(_scalar(x)) if isinstance(x, Tensor) and x.dtype.is_complex else
                 (_scalar(x) if isinstance(x, Tensor) else x) for x in flat]
         try:
@@ -120,6 +124,36 @@ def _infer_np(data, wide=False):
     raise _no_dtype(data)
 
 
+def _sequence_depth(data):
+    """How many dimensions torch reads off nested data: down its first elements while they are sequences (a
+    tensor is none: torch's ``PySequence_Check`` is false for it)."""
+    n, x = 0, data
+    while isinstance(x, (list, tuple)) or _other_sequence(x) or type(x) is np.ndarray and x.ndim:
+        n += 1
+        if not len(x):
+            break
+        x = x[0]
+    return n
+
+
+def _tensor_above_leaves(data, depth):
+    return any(isinstance(x, Tensor) and x.ndim or depth > 2 and isinstance(x, (list, tuple)) and
+               _tensor_above_leaves(x, depth - 1) for x in data)
+
+
+def _open_tensors(data, depth):
+    """``data`` with each tensor that stands where a sequence belongs read as the list of its rows (torch iterates
+    it there: ``tensor([[1, 2], tensor([3, 4])])`` is 2x2); tensors in the leaves' place stay numbers."""
+    out = []
+    for x in data:
+        if isinstance(x, Tensor) and x.ndim:
+            x = list(x)
+        if depth > 2 and isinstance(x, (list, tuple)):
+            x = _open_tensors(x, depth - 1)
+        out.append(x)
+    return out
+
+
 def _is_seq(x):
     return isinstance(x, (list, tuple)) or _other_sequence(x) or isinstance(x, (Tensor, np.ndarray)) and x.ndim > 0
 
@@ -130,7 +164,7 @@ def _ragged_error(data, d):
     where a sequence belongs ("not a sequence") or a sequence where a number belongs (the number conversion's
     error). Where a size is 0 torch stores nothing and raises nothing: the sizes, as a tuple."""
     sizes, x = [], data
-    while _is_seq(x):
+    for _ in range(_sequence_depth(data)):
         sizes.append(len(x))
         if not len(x):
             break
@@ -140,6 +174,8 @@ def _ragged_error(data, d):
 
     def walk(obj, dim):
         if dim == len(sizes):
+            if isinstance(obj, Tensor):  # (a number where it has one element)
+                return None if obj.numel() == 1 else _many_elements(d)
             if not _is_seq(obj):
                 return None
             tp = type(obj).__name__
@@ -156,6 +192,14 @@ def _ragged_error(data, d):
                 return e
         return None
     return walk(data, 0)
+
+
+def _many_elements(d):
+    """torch's error for a tensor of more than one element where a number belongs (its conversion to the dtype's
+    C type: ``__index__`` for integers and bools, ``__float__`` otherwise)."""
+    if d.is_floating_point or d.is_complex:
+        return ValueError("only one element tensors can be converted to Python scalars")
+    return TypeError("only integer tensors of a single element can be converted to an index")
 
 
 def _no_dtype(x):
