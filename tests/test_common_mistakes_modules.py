@@ -59,6 +59,8 @@ MODULE_API = {
     "get_submodule bad path": lambda m: m.nn.Sequential(m.nn.Linear(1, 1)).get_submodule("0.weight"),
     "get_parameter a module": lambda m: m.nn.Sequential(m.nn.Linear(1, 1)).get_parameter("0"),
     "Module.to an int dtype": lambda m: m.nn.Linear(2, 3).to(m.int32),
+    "named_parameters of an int prefix": lambda m: list(m.nn.Linear(1, 1).named_parameters(prefix=3)),
+    "named_modules of an int prefix": lambda m: list(m.nn.Sequential(m.nn.Linear(1, 1)).named_modules(prefix=3)),
 }
 
 

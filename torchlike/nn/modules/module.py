@@ -355,7 +355,7 @@ class Module:
                     continue
                 if remove_duplicate:
                     seen.add(id(member))
-                yield (f"{owner_name}.{name}" if owner_name else name), member
+                yield owner_name + ("." if owner_name else "") + name, member  # (torch's +: a bad prefix's TypeError)
 
     def parameters(self, recurse=True):
         """Iterator over parameters (a shared parameter once)."""
@@ -402,7 +402,7 @@ class Module:
         yield prefix, self
         for name, child in self._modules.items():
             if child is not None:
-                yield from child.named_modules(memo, f"{prefix}.{name}" if prefix else name, remove_duplicate)
+                yield from child.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
 
     # ---- modes and gradients --------------------------------------------------------------------
     def train(self, mode=True):
