@@ -19,7 +19,7 @@ from . import checks as C
 from ._util import Tensor, binary, cast, dispatch, exact_div, exact_divisor, float_dtype_for, laid_out, register, unary, \
     camel
 from .legacy_overloads import sort_scalar_args
-from .rounded_kernels import F64_HALF, erf_half, half_via_f64, rounded_from_f64, true_div
+from .rounded_kernels import F64_HALF, erf_half, half_via_f64, log_rounded_half, rounded_from_f64, true_div
 
 
 @jax.custom_jvp
@@ -696,7 +696,10 @@ _xlogy = _torch_partials(jss.xlogy, lambda x, y: (
     jnp.where((x == 0) & (y <= 0), jnp.zeros((), x.dtype), jnp.log(y)), exact_div(x, y)))
 
 
-binary("xlogy", _xlogy, promote="float", checks=(C.NO_COMPLEX,))
+# float16/bfloat16: torch's scalar kernel, x * std::log(y) with the log stored in the half type
+binary("xlogy", log_rounded_half(_xlogy, lambda x, y, lh: jnp.where(
+    jnp.isnan(y), jnp.nan, jnp.where(x == 0, 0.0, x * lh(jnp.log, y)))),
+    promote="float", checks=(C.NO_COMPLEX,), opmath_half=False)
 # torch's: 1 / (1 + exp(y - x)) and 1 / (1 + exp(x - y)): 1/2 each at a tie, also of huge or infinite values
 # (NaN at inf == inf), where JAX's gives 1 to both
 _real_logaddexp = _torch_partials(jnp.logaddexp, lambda x, y: (

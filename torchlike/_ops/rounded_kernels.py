@@ -1,7 +1,8 @@
 """Float kernels rounded as torch's CPU kernels round them, where XLA's differ by an ulp or more: float32 results
 computed in float64 and rounded once (expm1, sinh, log2, log10, log1p, with torch's float32 backward), torch's
-half-type erf (the vectorized float32 Abramowitz-Stegun kernel its float16/bfloat16 erf runs) and half-type
-results computed via float64. Used by pointwise.py and special.py.
+half-type erf (the vectorized float32 Abramowitz-Stegun kernel its float16/bfloat16 erf runs), half-type
+results computed via float64, and the half-type kernels that round a logarithm to the type before the product
+(xlogy, xlog1py, entr). Used by pointwise.py and special.py.
 
 >>> import jax.numpy as jnp
 >>> float(erf_half_kernel(jnp.float32(1e-8)))
@@ -15,7 +16,12 @@ import jax.scipy.special as jss
 import numpy as np
 from jax import lax
 
-__all__ = ["rounded_from_f64", "true_div", "erf_half_kernel", "half_via_f64", "F64_HALF", "erf_half"]
+from ._util import round_to
+
+__all__ = ["rounded_from_f64", "true_div", "erf_half_kernel", "half_via_f64", "F64_HALF", "erf_half",
+           "log_rounded_half"]
+
+_HALF = (np.dtype(jnp.float16), np.dtype(jnp.bfloat16))
 
 
 def rounded_from_f64(f, tangent=None):
@@ -91,3 +97,34 @@ def erf_half(x, dt):
     # the value is torch's half-type kernel's; the derivative stays erf's (the rounding to dt absorbs the rest)
     f = jss.erf(x)
     return f + lax.stop_gradient(erf_half_kernel(x) - f)
+
+
+def _log_half(log, y, dt):
+    # torch's std::log / std::log1p of a c10::Half or BFloat16 (c10/util/BFloat16-math.h): the float32 function,
+    # its result stored in the half type; computed in float64 and rounded to float32 first, as glibc's float
+    # log is correctly rounded where XLA's float32 log1p is up to 2 ulp off
+    return round_to(log(y.astype(np.float64)).astype(np.float32), dt)
+
+
+def log_rounded_half(f, value):
+    """``f`` (a jax function of same-dtype arrays) whose float16/bfloat16 value is torch's scalar half kernel's:
+    ``value(*args_f32, log_half)``, where ``log_half(log, y)`` is ``log(y)`` rounded to the half type as
+    torch's ``std::log(c10::Half)`` returns it (so ``x * log(y)`` rounds twice: torch's xlogy, xlog1py and entr
+    differ from a float32-then-rounded result on ~13% of float16 inputs).  The derivative stays ``f``'s in
+    float32; other dtypes run ``f`` as is.  Use with ``opmath_half=False`` (the arguments arrive in the half type).
+
+    >>> import jax.numpy as jnp
+    >>> g = log_rounded_half(lambda x, y: x * jnp.log(y), lambda x, y, lh: x * lh(jnp.log, y))
+    >>> float(g(jnp.float16(0.045013427734375), jnp.float16(0.045013427734375)))
+    -0.1396484375
+    """
+    def g(*args):
+        dt = args[0].dtype
+        if dt not in _HALF:
+            return f(*args)
+        a32 = [a.astype(np.float32) for a in args]
+        r = f(*a32)
+        v = value(*a32, lambda log, y: _log_half(log, y, dt))
+        # (where equal, r itself: an infinite r would turn r + (v - r) into NaN)
+        return jnp.where(v == r, r, r + lax.stop_gradient(v - r)).astype(dt)
+    return g

@@ -22,7 +22,7 @@ from .. import _dtype
 from ._util import Tensor, binary, dispatch, register, round_to, unary, wrap_dim
 from . import checks as C
 from .indexing import c_type_name
-from .rounded_kernels import erf_half_kernel, half_via_f64
+from .rounded_kernels import erf_half_kernel, half_via_f64, log_rounded_half
 from .registry import TABLE
 from .special_bessel_poly import _bessel_j
 from .._mutation import write_out
@@ -80,12 +80,17 @@ def _erfcx(x):
     return jss.erfcx(x)
 
 
+# float16/bfloat16 entr: torch's scalar kernel, -x * std::log(x) with the log stored in the half type
+_entr_half = log_rounded_half(_entr, lambda x, lh: jnp.where(
+    jnp.isnan(x), x, jnp.where(x > 0, -x * lh(jnp.log, x), jnp.where(x == 0, 0.0, -jnp.inf))))
+_HALF_KERNELS = {"ndtr": _ndtr_half, "entr": lambda x, dt: _entr_half(x.astype(dt)).astype(np.float32)}
+
 for _n, _f in [("expit", jax.nn.sigmoid), ("erfcx", _erfcx), ("i0e", jss.i0e), ("i1", jss.i1), ("i1e", jss.i1e),
                ("ndtr", _ndtr), ("ndtri", jss.ndtri), ("log_ndtr", _log_ndtr), ("entr", _entr),
                ("bessel_j0", lambda x: _bessel_j(x, 0)), ("bessel_j1", lambda x: _bessel_j(x, 1))]:
     # torch's bessel_j0/j1 results carry no autograd history
     unary(_n, _f, promote="float", inplace=False, method=False, namespaces=_SP,
-          half=_ndtr_half if _n == "ndtr" else half_via_f64(_f) if _n == "i0e" else None,
+          half=_HALF_KERNELS.get(_n, half_via_f64(_f) if _n == "i0e" else None),
           differentiable=not _n.startswith("bessel"), checks=() if _n == "expit" else (C.SPECIAL_UNARY,),
           aten="sigmoid" if _n == "expit" else None)
 
@@ -149,9 +154,14 @@ def _gammainc(a, x, upper):
            jnp.where(jnp.isinf(x), p1, core)))))
 
 
-for _n, _f in [("xlog1py", _xlog1py), ("zeta", _zeta), ("gammainc", lambda a, x: _gammainc(a, x, False)),
+# float16/bfloat16 xlog1py: torch's scalar kernel, x * std::log1p(y) with the log1p stored in the half type
+_xlog1py_half = log_rounded_half(_xlog1py, lambda x, y, lh: jnp.where(
+    jnp.isnan(y), jnp.nan, jnp.where(x == 0, 0.0, x * lh(jnp.log1p, y))))
+
+for _n, _f in [("xlog1py", _xlog1py_half), ("zeta", _zeta), ("gammainc", lambda a, x: _gammainc(a, x, False)),
                ("gammaincc", lambda a, x: _gammainc(a, x, True))]:
-    binary(_n, _f, promote="float", inplace=False, method=False, namespaces=_SP, checks=(C.SPECIAL_BINARY,))
+    binary(_n, _f, promote="float", inplace=False, method=False, namespaces=_SP, checks=(C.SPECIAL_BINARY,),
+           opmath_half=_n != "xlog1py")
 
 
 @register(inplace=True, out=True, promote="float", checks=(C.tensors_only, C.SPECIAL_BINARY))
