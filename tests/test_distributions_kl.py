@@ -248,3 +248,20 @@ def test_subclass_dispatch_and_ambiguity_warning():
     finally:
         del TKL._KL_REGISTRY[A, TD.Normal], TKL._KL_REGISTRY[TD.Normal, B]
         TKL._KL_MEMOIZE.clear()
+
+
+def test_gumbel_is_a_transformed_distribution_like_torch():
+    """torch's Gumbel is a TransformedDistribution of a Uniform: pairs that reach it through
+    (TransformedDistribution, TransformedDistribution) raise its message-less NotImplementedError, and its
+    reparameterised samples go through the same transforms (the same numbers)."""
+    for lib, D in ((torchlike, TD), (torch, PD)):
+        assert isinstance(D.Gumbel(0.0, 1.0), D.TransformedDistribution)
+    _raises_like_torch(lambda lib, D: D.kl_divergence(D.Gumbel(0.0, 1.0), D.LogNormal(0.0, 1.0)))
+    _raises_like_torch(lambda lib, D: D.kl_divergence(D.LogNormal(0.0, 1.0), D.Gumbel(0.0, 1.0)))
+    draws = []
+    for lib, D in ((torchlike, TD), (torch, PD)):
+        lib.manual_seed(3)
+        g = D.Gumbel(lib.tensor([0.0, 1.0]), lib.tensor([1.0, 2.0])).expand((4, 2))
+        draws.append((_np(g.rsample((3,))), _np(g.cdf(lib.tensor([0.3, -0.2]))), _np(g.icdf(lib.tensor([0.3, 0.9])))))
+    for ours, theirs in zip(*draws):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-7)

@@ -15,14 +15,14 @@ tensor([4., 4.])
 tensor([0.5000, 0.5000])
 """
 from . import constraints, transforms  # noqa: F401
-from .continuous import Beta, Cauchy, Chi2, Exponential, Gamma, Gumbel, Laplace, Normal, Uniform
+from .continuous import Beta, Cauchy, Chi2, Exponential, Gamma, Laplace, Normal, Uniform
 from .discrete import Bernoulli, Binomial, Categorical, OneHotCategorical, OneHotCategoricalStraightThrough, Poisson
 from .distribution import Distribution, ExponentialFamily
 from .kl import kl_divergence, register_kl
 from .multivariate import Dirichlet, Independent, MultivariateNormal
 from .transformed_distribution import TransformedDistribution
 from .relaxed import LogNormal, RelaxedBernoulli, RelaxedOneHotCategorical
-from .transformed_univariate import HalfCauchy, HalfNormal, InverseGamma, Kumaraswamy, Pareto, Weibull
+from .transformed_univariate import Gumbel, HalfCauchy, HalfNormal, InverseGamma, Kumaraswamy, Pareto, Weibull
 from .heavy_tailed import FisherSnedecor, GeneralizedPareto, StudentT
 from .counting import Geometric, Multinomial, NegativeBinomial
 from .constraint_registry import biject_to, transform_to

@@ -11,13 +11,13 @@ import math
 import torchlike
 
 from .bounded_support import ContinuousBernoulli
-from .continuous import Beta, Cauchy, Exponential, Gamma, Gumbel, Laplace, Normal, Uniform
+from .continuous import Beta, Cauchy, Exponential, Gamma, Laplace, Normal, Uniform
 from .discrete import Bernoulli, Binomial, Poisson
 from .counting import Geometric
 from .distribution import ExponentialFamily
 from .multivariate import MultivariateNormal, _mahalanobis
 from .multivariate_extra import LowRankMultivariateNormal, _batch_lowrank_logdet, _batch_lowrank_mahalanobis
-from .transformed_univariate import Pareto
+from .transformed_univariate import Gumbel, Pareto
 from .utils import _sum_rightmost, euler_constant
 
 PAIRS: dict = {}

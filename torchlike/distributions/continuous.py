@@ -1,4 +1,4 @@
-"""Univariate continuous distributions: Normal, Uniform, Laplace, Exponential, Gamma, Beta, Gumbel, Cauchy."""
+"""Univariate continuous distributions: Normal, Uniform, Laplace, Exponential, Gamma, Beta, Cauchy."""
 from __future__ import annotations
 
 import math
@@ -11,10 +11,10 @@ from torchlike.tensor import Size
 from . import constraints
 from .distribution import Distribution, ExponentialFamily
 from ._sampling import standard_gamma
-from .utils import _standard_normal, broadcast_all, euler_constant
+from .utils import _standard_normal, broadcast_all
 from .multivariate import Dirichlet
 
-__all__ = ["Normal", "Uniform", "Laplace", "Exponential", "Gamma", "Chi2", "Beta", "Gumbel", "Cauchy"]
+__all__ = ["Normal", "Uniform", "Laplace", "Exponential", "Gamma", "Chi2", "Beta", "Cauchy"]
 
 
 def _standard_gamma(conc):
@@ -195,56 +195,6 @@ class Cauchy(_LocScale):
 
     def entropy(self):
         return math.log(4 * math.pi) + self.scale.log()
-
-
-class Gumbel(_LocScale):
-    """Gumbel (type-I extreme value) distribution.
-
-    >>> import torchlike
-    >>> from torchlike.distributions import Gumbel
-    >>> Gumbel(0.0, 1.0).log_prob(torchlike.tensor(0.0))
-    tensor(-1.)
-    """
-
-    def __init__(self, loc, scale, validate_args=None):
-        super().__init__(loc, scale, validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.loc + self.scale * euler_constant
-
-    @property
-    def mode(self):
-        return self.loc
-
-    @property
-    def stddev(self):
-        return (math.pi / math.sqrt(6)) * self.scale
-
-    @property
-    def variance(self):
-        return self.stddev.pow(2)
-
-    def rsample(self, sample_shape=Size()):
-        shape = self._extended_shape(sample_shape)
-        fi = torchlike.finfo(self.loc.dtype)
-        u = torchlike.rand(shape, dtype=self.loc.dtype, device=self.loc.device).clamp(min=fi.tiny, max=1 - fi.eps)
-        return self.loc - self.scale * torchlike.log(-torchlike.log(u))
-
-    def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        y = (self.loc - value) / self.scale
-        return (y - y.exp()) - self.scale.log()
-
-    def cdf(self, value):
-        return torchlike.exp(-torchlike.exp(-(value - self.loc) / self.scale))
-
-    def icdf(self, value):
-        return self.loc - self.scale * torchlike.log(-torchlike.log(value))
-
-    def entropy(self):
-        return self.scale.log() + (1 + euler_constant)
 
 
 class Uniform(Distribution):

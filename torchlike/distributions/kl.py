@@ -7,12 +7,12 @@ from functools import total_ordering
 import torchlike
 
 from ._kl_pairs import PAIRS, _inf_where, _zero_where
-from .continuous import Beta, Exponential, Gamma, Gumbel, Laplace, Normal, Uniform
+from .continuous import Beta, Exponential, Gamma, Laplace, Normal, Uniform
 from .discrete import Bernoulli, Categorical, OneHotCategorical, Poisson
 from .distribution import Distribution
 from .multivariate import Dirichlet, Independent, MultivariateNormal, _mahalanobis
 from .transformed_distribution import TransformedDistribution
-from .transformed_univariate import HalfNormal
+from .transformed_univariate import Gumbel, HalfNormal
 from .utils import _sum_rightmost, euler_constant
 
 __all__ = ["register_kl", "kl_divergence"]

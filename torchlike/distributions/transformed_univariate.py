@@ -1,5 +1,5 @@
 """Univariate distributions defined as a transform of a simpler one: HalfNormal, HalfCauchy, Pareto,
-Weibull, Kumaraswamy, InverseGamma (torch.distributions builds them the same way, so ``base_dist`` and
+Weibull, Kumaraswamy, InverseGamma, Gumbel (torch.distributions builds them the same way, so ``base_dist`` and
 ``transforms`` have torch's meaning).
 
 >>> import torchlike
@@ -12,6 +12,7 @@ tensor(1.5000)
 from __future__ import annotations
 
 import math
+from numbers import Number
 
 import torchlike
 
@@ -21,7 +22,7 @@ from .transformed_distribution import TransformedDistribution
 from .transforms import AbsTransform, AffineTransform, ExpTransform, PowerTransform
 from .utils import broadcast_all, euler_constant
 
-__all__ = ["HalfNormal", "HalfCauchy", "Pareto", "Weibull", "Kumaraswamy", "InverseGamma"]
+__all__ = ["HalfNormal", "HalfCauchy", "Pareto", "Weibull", "Kumaraswamy", "InverseGamma", "Gumbel"]
 
 
 
@@ -323,3 +324,59 @@ class InverseGamma(TransformedDistribution):
     def entropy(self):
         c = self.concentration
         return c + self.rate.log() + c.lgamma() - (1 + c) * c.digamma()
+
+
+class Gumbel(TransformedDistribution):
+    """Gumbel (type-I extreme value) distribution: ``loc - scale * log(-log(U))`` for U ~ Uniform(tiny, 1 - eps).
+
+    >>> import torchlike
+    >>> from torchlike.distributions import Gumbel
+    >>> Gumbel(0.0, 1.0).log_prob(torchlike.tensor(0.0))
+    tensor(-1.)
+    """
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        fi = torchlike.finfo(self.loc.dtype)
+        if isinstance(loc, Number) and isinstance(scale, Number):
+            base = Uniform(fi.tiny, 1 - fi.eps, validate_args=validate_args)
+        else:
+            base = Uniform(torchlike.full_like(self.loc, fi.tiny), torchlike.full_like(self.loc, 1 - fi.eps),
+                           validate_args=validate_args)
+        # U -> log U -> -log U -> log(-log U) -> loc - scale * log(-log U), as torch composes it
+        transforms = [ExpTransform().inv, AffineTransform(loc=0, scale=-torchlike.ones_like(self.scale)),
+                      ExpTransform().inv, AffineTransform(loc=loc, scale=-self.scale)]
+        super().__init__(base, transforms, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Gumbel, _instance)
+        new.loc = self.loc.expand(batch_shape)
+        new.scale = self.scale.expand(batch_shape)
+        return _expand_as(self, Gumbel, batch_shape, new)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        y = (self.loc - value) / self.scale
+        return (y - y.exp()) - self.scale.log()
+
+    @property
+    def mean(self):
+        return self.loc + self.scale * euler_constant
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def stddev(self):
+        return (math.pi / math.sqrt(6)) * self.scale
+
+    @property
+    def variance(self):
+        return self.stddev.pow(2)
+
+    def entropy(self):
+        return self.scale.log() + (1 + euler_constant)
