@@ -116,7 +116,7 @@ def nonzero_static(input, *, size, fill_value=-1):
             [-1]])
     """
     if int(size) < 0:
-        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got size: {size}")
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
     return dispatch(_nonzero_static_impl, (input, int(fill_value)), (("size", int(size)),), name="NonzeroStatic",
                     diff=False)
 

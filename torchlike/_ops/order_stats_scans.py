@@ -515,8 +515,6 @@ def renorm(input, p, dim, maxnorm):
     tensor([[0.6000, 0.8000],
             [0.3000, 0.4000]])
     """
-    if not (input.dtype.is_floating_point or input.dtype.is_complex):
-        raise RuntimeError(f'"renorm_out" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
     if input.ndim < 2:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
     if p <= 0:
@@ -524,6 +522,9 @@ def renorm(input, p, dim, maxnorm):
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
     d = wrap_dim(dim, input.ndim)
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):  # (torch's norms are linalg.vector_norm)
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_dtype._CAP[input.dtype.name]}")
     return dispatch(_renorm_impl, (input, float(p), float(maxnorm)), (("dim", d), ("kind", norm_kind(p))),
                     name="RenormBackward0")
 

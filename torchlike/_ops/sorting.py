@@ -607,6 +607,40 @@ def _histc_impl(x, lo, hi, bins):
     return jnp.zeros(bins, dt).at[pos].add(inside.astype(dt))
 
 
+def check_histogram_dtypes(input, bins, auto, op="histogramdd", weight=None, shape=None):
+    """torch's histogram checks, in its order. ``auto``: int bins without a range (edges from the data), where
+    torch's range step dispatches over float32/float64 only ("histogramdd") before any other check; int bins
+    make bool's edges through linspace ("linspace_cpu"); then each edge tensor and ``weight`` must have the
+    input's dtype, ``weight`` the shape ``shape`` (the input seen as rows) without its last dim; then the kernel
+    ("histogram_cpu") takes floating types only. ``op`` "histc": torch's min/max step instead of the range step."""
+    dt = input.dtype
+    c = _dtype.C_NAMES
+    name = None
+    if dt not in (_dtype.float32, _dtype.float64) and auto and input.numel():
+        name = ("aminmax_cpu" if dt.is_complex else None) if op == "histc" else "histogramdd"
+    if name is None and dt is _dtype.bool and any(not isinstance(b, Tensor) for b in bins):
+        name = "linspace_cpu"
+    if name is not None:
+        raise NotImplementedError(f'"{name}" not implemented for \'{_dtype._CAP[dt.name]}\'')
+    for d, b in enumerate(bins):
+        if isinstance(b, Tensor) and b.dtype is not dt:
+            raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
+                               f"got input with dtype {c[dt.name]} and bins for dimension {d} with dtype "
+                               f"{c[b.dtype.name]}")
+    if weight is not None:
+        if weight.dtype is not dt:
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+                               f"should have the same dtype, but got input({c[dt.name]}), and "
+                               f"weight({c[weight.dtype.name]})")
+        shape = tuple(input.shape) if shape is None else tuple(shape)
+        if tuple(weight.shape) != shape[:-1]:
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided it should have the same shape as "
+                               f"the input tensor excluding its innermost dimension, but got input with shape "
+                               f"{list(shape)} and weight with shape {list(weight.shape)}")
+    if not dt.is_floating_point:
+        raise NotImplementedError(f'"histogram_cpu" not implemented for \'{_dtype._CAP[dt.name]}\'')
+
+
 @register(out=True, differentiable=False)
 def histc(input, bins=100, min=0, max=0):
     """Histogram with ``bins`` equal bins over [min, max] (the data range when min == max).
@@ -615,8 +649,7 @@ def histc(input, bins=100, min=0, max=0):
     >>> torchlike.histc(torchlike.tensor([1., 2., 1.]), bins=4, min=0, max=3)
     tensor([0., 2., 1., 0.])
     """
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f'"histogram_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+    check_histogram_dtypes(input, [bins], float(min) == float(max), "histc")
     bins = int_arg(bins, "bins")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
@@ -658,8 +691,8 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
     >>> torchlike.histogram(torchlike.tensor([1., 2., 1.]), bins=2).hist
     tensor([2., 1.])
     """
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f'"histogram_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+    check_histogram_dtypes(input, [bins], range is None and not isinstance(bins, Tensor),  # (torch: rows of 1)
+                           weight=None if weight is None else weight.reshape(-1), shape=(input.numel(), 1))
     if isinstance(bins, Tensor):
         edges = bins
     else:

@@ -12,7 +12,7 @@ from .. import _dtype
 from .._dispatch import not_implemented_node
 from ._util import Tensor, cast, dispatch, register
 from .. import return_types
-from .sorting import _auto_edges_impl, _linspace_np
+from .sorting import _auto_edges_impl, _linspace_np, check_histogram_dtypes
 
 __all__ = []
 
@@ -123,11 +123,10 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
     tensor([[1., 0.],
             [0., 1.]])
     """
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f'"histogramdd" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
     if input.ndim < 2:
-        raise RuntimeError(f"torch.histogramdd: input tensor should have at least 2 dimensions, but got "
-                           f"{input.ndim}")
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
     D = input.shape[-1]
     x = input.reshape(-1, D)
     w = None if weight is None else weight.reshape(-1)
@@ -139,6 +138,8 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
             raise RuntimeError(f"torch.histogramdd: expected {D} sequences of bin edges for a {D}-dimensional "
                                f"histogram but got {len(bins)}")
         raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    check_histogram_dtypes(input, bins, range is None and any(not isinstance(b, Tensor) for b in bins),
+                           weight=weight)
     edges = []
     auto = range is None and any(not isinstance(b, Tensor) for b in bins)  # edges from the data's range
     traced = auto and isinstance(x._value, jax.core.Tracer)  # under compile: computed in the same program

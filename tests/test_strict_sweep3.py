@@ -1,0 +1,97 @@
+"""Strict sweep of op_db[375:470], [500:526], [667:702]: the differences it found, each compared with torch.
+
+histc / histogram / histogramdd check the edge tensors' dtype and the kernels' dtypes in torch's order and with
+its messages (the data-range step takes float32/float64 only, the kernel the half types too), and renorm of an
+integer tensor fails in torch's norm after its argument checks.
+"""
+import pytest
+import torch
+
+import torchlike
+
+
+def _outcome(lib, fn):
+    try:
+        r = fn(lib)
+    except Exception as e:  # noqa: BLE001 - the exception is what is compared
+        return type(e).__name__, str(e)
+    return "ok", [x.tolist() for x in (r if isinstance(r, (tuple, list)) else (r,))
+                  if hasattr(x, "tolist")]
+
+
+def _same(fn):
+    want = _outcome(torch, fn)
+    got = _outcome(torchlike, fn)
+    assert got == want
+
+
+DTYPES = ["float16", "bfloat16", "int64", "bool", "complex64", "float64"]
+
+
+def _x(L, dt, rows=False):
+    x = L.tensor([[1., 2.], [0., 3.]] if rows else [1., 2., 0., 3.]).to(getattr(L, dt))
+    return x
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("case", [
+    lambda L, dt: L.histc(_x(L, dt), bins=3),
+    lambda L, dt: L.histc(_x(L, dt), bins=3, min=0, max=3),
+    lambda L, dt: L.histogram(_x(L, dt), 3),
+    lambda L, dt: L.histogram(_x(L, dt), 3, range=(0., 3.)),
+    lambda L, dt: L.histogram(_x(L, dt), L.tensor([0, 1, 3]).to(getattr(L, dt))),
+    lambda L, dt: L.histogram(_x(L, dt)[:0], 3),
+    lambda L, dt: L.histogram(_x(L, dt), 3, weight=L.ones(4)),
+    lambda L, dt: L.histogramdd(_x(L, dt, True), 3),
+    lambda L, dt: L.histogramdd(_x(L, dt, True), 3, range=[0., 3., 0., 3.]),
+    lambda L, dt: L.histogramdd(_x(L, dt, True), [L.tensor([0, 1, 3]).to(getattr(L, dt))] * 2),
+], ids=["histc", "histc_range", "histogram", "histogram_range", "histogram_edges", "histogram_empty",
+        "histogram_weight", "histogramdd", "histogramdd_range", "histogramdd_edges"])
+def test_histogram_dtypes_as_torch(case, dt):
+    _same(lambda L: case(L, dt))
+
+
+@pytest.mark.parametrize("case", [
+    lambda L: L.histogram(L.tensor([1., 2.]), bins=L.tensor([0., 1.], dtype=L.float64)),
+    lambda L: L.histogram(L.tensor([1., 2.]), bins=L.tensor([0, 1])),
+    lambda L: L.histogram(L.tensor([1, 2]), bins=L.tensor([0., 1.])),
+    lambda L: L.histogramdd(L.tensor([[1., 2.]]), bins=[L.tensor([0., 1.]), L.tensor([0., 1.], dtype=L.float16)]),
+    lambda L: L.histogramdd(L.tensor([[1, 2]]), bins=[L.tensor([0, 1])]),
+    lambda L: L.histogramdd(L.tensor([1., 2.]), bins=2),
+    lambda L: L.histogramdd(L.tensor([1, 2]), bins=2),
+    lambda L: L.histogramdd(L.tensor(1.), bins=2),
+    lambda L: L.histogram(L.ones(4, dtype=L.float64), 3, weight=L.ones(4)),
+    lambda L: L.histogram(L.ones(2, 2), 3, weight=L.ones(3)),
+    lambda L: L.histogram(L.ones(2, 2), 3, weight=L.ones(2, 2)),
+    lambda L: L.histogram(L.ones(4, dtype=L.int64), L.tensor([0, 1]), weight=L.ones(4)),
+    lambda L: L.histogram(L.ones(4), L.tensor([0, 1]), weight=L.ones(4, dtype=L.float64)),
+    lambda L: L.histogramdd(L.ones(2, 3, 2), 3, weight=L.ones(3)),
+    lambda L: L.histogramdd(L.ones(2, 3, 2), 3, weight=L.ones(2, 3, dtype=L.float64)),
+    lambda L: L.histogramdd(L.ones(2, 3, 2), 3, weight=L.ones(2, 3)),
+])
+def test_histogram_argument_checks_as_torch(case):
+    _same(case)
+
+
+@pytest.mark.parametrize("case", [
+    lambda L: L.renorm(L.ones(2, 2, dtype=L.int64), 2, 0, 1.),
+    lambda L: L.renorm(L.ones(2, 2, dtype=L.bool), 2, 0, 1.),
+    lambda L: L.ones(2, 2, dtype=L.int32).renorm_(2, 0, 1.),
+    lambda L: L.renorm(L.ones(2, 2, dtype=L.int64), 2, 0, 1., out=L.ones(2, 2, dtype=L.int64)),
+    lambda L: L.renorm(L.ones(2, dtype=L.int64), 2, 0, 1.),
+    lambda L: L.renorm(L.ones(2, 2, dtype=L.int64), -2, 0, 1.),
+    lambda L: L.renorm(L.ones(2, 2, dtype=L.int64), 2, 0, -1.),
+    lambda L: L.renorm(L.ones(2, 2, dtype=L.int64), 2, 5, 1.),
+    lambda L: L.renorm(L.tensor([[3., 4.], [0.3, 0.4]]), 2, 0, 1.),
+])
+def test_renorm_checks_in_torchs_order(case):
+    _same(case)
+
+
+@pytest.mark.parametrize("case", [
+    lambda L: L.nonzero_static(L.tensor([1, 0, 2]), size=-1),
+    lambda L: L.ones(2, 2).nonzero_static(size=-3, fill_value=2),
+    lambda L: L.nonzero_static(L.tensor([1, 0, 2]), size=4, fill_value=-7),
+])
+def test_nonzero_static_size_check_as_torch(case):
+    _same(case)
