@@ -257,9 +257,10 @@ class Function(metaclass=_FunctionMeta):
             if any(isinstance(t, Tensor) and type(t._ver) is InferenceVersion for t in ctx.to_save):
                 raise RuntimeError(SAVED_ERROR)
             saved = tuple((t, t._version) for t in ctx.to_save if isinstance(t, Tensor))
-            node = _function_node_class(cls.__name__ + "Backward")(None, (), None, tuple(inputs), tuple(diff_in), diff_out,
-                                 tuple((tuple(outs[j].shape), outs[j]._value.dtype) for j in diff_out),
-                                 cls.__name__ + "Backward", saved)
+            node_name = cls.__dict__.get("_node_name") or cls.__name__ + "Backward"
+            node = _function_node_class(node_name)(None, (), None, tuple(inputs), tuple(diff_in), diff_out,
+                                                   tuple((tuple(outs[j].shape), outs[j]._value.dtype) for j in diff_out),
+                                                   node_name, saved)
             node.cls, node.ctx, node.n_inputs = cls, ctx, len(args)
             if SAVED_HOOKS and saved:
                 positions = [i for i, t in enumerate(ctx.to_save) if isinstance(t, Tensor)]
@@ -312,11 +313,60 @@ def _is_view_output(o):
     return o._vbase is not None and bool(chain) and chain[0][0] != "alias"
 
 
+class _DelayedError(Function):
+    """torch's DelayedError node (``Error``): its outputs are its inputs' values, and a gradient through them raises."""
+    _node_name = "Error"
+
+    @staticmethod
+    def forward(ctx, message, *tensors):
+        ctx.message = message
+        return tuple(t.clone() for t in tensors)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(ctx.message)
+
+
+_function_node_class("Error")._display = "torch::autograd::Error"  # (once_differentiable's C++ node in torch)
+
+
 def once_differentiable(fn):
+    """A Function's ``backward`` that runs without recording: its results, where a gradient of them could be asked
+    for (``create_graph`` with grad outputs that require grad), raise torch's error when differentiated.
+
+    >>> import torchlike
+    >>> from torchlike.autograd.function import once_differentiable
+    >>> class Square(torchlike.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x * x
+    ...     @staticmethod
+    ...     @once_differentiable
+    ...     def backward(ctx, g):
+    ...         return 2 * ctx.saved_tensors[0] * g
+    >>> x = torchlike.tensor([3.0], requires_grad=True)
+    >>> torchlike.autograd.grad(Square.apply(x), x)
+    (tensor([6.]),)
+    """
     @functools.wraps(fn)
     def wrapper(ctx, *args):
         with grad_mode.no_grad():
-            return fn(ctx, *args)
+            outputs = fn(ctx, *args)
+        if not grad_mode.is_grad_enabled() or _trace_hooks.current() is not None or \
+                not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs  # (traced: the compiled program's JAX gradient is differentiated once)
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        at = [i for i, o in enumerate(outs) if isinstance(o, Tensor)]
+        if not at:
+            return outputs
+        err = _DelayedError.apply("trying to differentiate twice a function that was marked with @once_differentiable",
+                                  *(outs[i].detach().requires_grad_() for i in at))
+        outs = list(outs)
+        for i, o in zip(at, err if isinstance(err, tuple) else (err,)):
+            outs[i] = o
+        return outs[0] if single else tuple(outs)
     return wrapper
 
 
