@@ -14,7 +14,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from .. import _autocast as _amp
+from .. import _autocast as _amp, _dtype
 from .._dispatch import dispatch
 from .._errors import warn_at_caller
 from .checks import need_tensors
@@ -179,6 +179,12 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         warn_at_caller(ALIGN_DEFAULT)
     need_tensors("grid_sampler", input=input, grid=grid)
     _check_grid(input, grid, mode)
+    if not input.dtype.is_floating_point:  # (torch's CPU kernels dispatch on floating types only)
+        kernel = "grid_sampler3d_cpu" if input.ndim == 5 else "grid_sampler_2d_cpu_kernel_impl"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
+    if grid.dtype is not input.dtype:
+        raise RuntimeError(f"expected scalar type {_dtype._CAP[input.dtype.name]} but found "
+                           f"{_dtype._CAP[grid.dtype.name]}")
     if input.ndim == 5:
         return dispatch(_grid_sample3d_impl, (input, grid), (("mode", mode), ("padding", padding_mode),
                                                              ("align", bool(align_corners))),

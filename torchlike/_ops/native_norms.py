@@ -16,7 +16,6 @@ import math
 import operator
 
 import jax.numpy as jnp
-import numpy as np
 
 from .. import _dtype
 from .._creation import empty
@@ -102,9 +101,10 @@ def _shape_error(normalized_shape):
 
 def check_layer_norm_inputs(input, normalized_shape, weight=None, bias=None, star="*, "):
     """torch's layer-norm argument checks, in its order; returns normalized_shape as a tuple of ints."""
+    if not isinstance(normalized_shape, (list, tuple)):  # (torch's parser: a bare int is no int[] here)
+        raise _shape_error(normalized_shape)
     try:  # (what indexes: int() would take 1.5 and make a ValueError of "x")
-        ns = (operator.index(normalized_shape),) if isinstance(normalized_shape, (int, np.integer)) else \
-            tuple(operator.index(s) for s in normalized_shape)
+        ns = tuple(operator.index(s) for s in normalized_shape)
     except TypeError:
         raise _shape_error(normalized_shape) from None
     if len(ns) == 0:

@@ -89,6 +89,13 @@ def pad(input, pad, mode="constant", value=None):
     >>> F.pad(torchlike.tensor([[1., 2.]]), (1, 2), value=9.)
     tensor([[9., 1., 2., 9., 9.]])
     """
+    bad = next((i for i, p in enumerate(pad) if isinstance(p, (float, np.floating))), None)
+    if bad == 0:  # torch's parser: a float element is refused, in words that depend on where it stands
+        raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "
+                        f"{tp_name(pad[0])} at pos 0")
+    if bad is not None:
+        raise TypeError(f"pad(): argument 'pad' failed to unpack the object at pos 2 with error \"type must be "
+                        f"tuple of ints,but got {tp_name(pad[bad])}\"")
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
@@ -111,9 +118,12 @@ def pad(input, pad, mode="constant", value=None):
     if mode != "constant":
         if value is not None and value != 0:
             raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
-        if n > 3 or input.ndim < n + 1:
-            raise NotImplementedError("Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for "
-                                      "now")
+        if n > 3 or not n + 1 <= input.ndim <= n + 2:
+            raise NotImplementedError(f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+                                      "Supported combinations for non-constant padding:\n"
+                                      "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+                                      "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+                                      "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
         shp = tuple(input.shape)
         if mode != "circular" and 0 in shp[1 if input.ndim == n + 2 else 0:]:
             raise RuntimeError(f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with possibly 0 batch size and "

@@ -345,7 +345,7 @@ def celu(input, alpha=1.0, inplace=False):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     _check_float(input, "elu_cpu")
     if alpha == 0:
-        raise RuntimeError("ZeroDivisionError")
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _ret(input, dispatch(_elu, (input, alpha, 1.0, 1.0 / alpha), name="CeluBackward0"), inplace)
 
 

@@ -205,6 +205,9 @@ def _check_not_empty(name, shape, dims):
 def _adaptive_max(input, output_size, return_indices, n, name):
     S, out = _adaptive_out(input, output_size, n, name)
     _check_not_empty(name, input.shape, range(1, input.ndim))
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):  # (torch's CPU kernels: floating only; 1-d
+        kernel = "adaptive_max_pool3d_cpu" if n == 3 else "adaptive_max_pool2d"  # runs as 2-d)
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype._CAP[input.dtype.name]}'")
     if math.prod(out) == 0:  # empty output: no windows to reduce (kept differentiable via a slice)
         shape = tuple(input.shape[:-n]) + out
         v = input.reshape(-1)[:0].reshape(shape)

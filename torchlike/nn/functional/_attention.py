@@ -21,7 +21,7 @@ from ..._global_settings import matmul_precision as _mm_prec
 from ..._ops.registry import functional as _functional
 from ...tensor import Tensor
 from ... import _autocast as _amp
-from ... import _creation
+from ... import _creation, _dtype
 from ..._random import draw
 from ._linear import _xwt
 
@@ -192,7 +192,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                             f"{tp_name(t)}")
     if not (query.dtype is key.dtype is value.dtype):
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
-                           f"{query.dtype} key.dtype: {key.dtype} and value.dtype: {value.dtype} instead.")
+                           f"{_cname(query)} key.dtype: {_cname(key)} and value.dtype: {_cname(value)} instead.")
+    if isinstance(attn_mask, Tensor) and attn_mask.dtype.name not in ("bool", "float32", query.dtype.name):
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {_cname(attn_mask)} and  query.dtype: {_cname(query)} instead.")
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    if not (query.dtype.is_floating_point or query.dtype.is_complex):  # (torch's math kernel's own check)
+        raise RuntimeError(f"expected scalar type Float but found {_dtype._CAP[query.dtype.name]}")
     if query.shape[-1] != key.shape[-1]:  # torch's math path fails in its q @ k^T
         matmul_shape_error(tuple(query.shape), tuple(key.shape[:-2]) + (key.shape[-1], key.shape[-2]))
     if not enable_gqa and query.ndim >= 3 and key.ndim >= 3 and query.shape[-3] != key.shape[-3] and \
@@ -293,6 +300,10 @@ def _mha_impl(query, key, value, in_w, in_b, bias_k, bias_v, out_w, out_b, kpm, 
     o = o.transpose(2, 0, 1, 3).reshape(L * N, E)
     o = _linear(o, out_w, out_b).reshape(L, N, -1)
     return o[:, 0] if not batched else o
+
+
+def _cname(t):
+    return _dtype.C_NAMES.get(t.dtype.name, t.dtype.name)
 
 
 def _mismatched_masks(mask, mask_name, other, other_name, dtype):
@@ -397,6 +408,18 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                               ("value", v_proj_weight, (Eq, Ev))):
             if w is not None and tuple(w.shape) != want:
                 raise AssertionError(f"expecting {what} weights shape of {want}, but got {w.shape}")
+    for i, t in enumerate((query, key, value)):  # the in-projection's linear steps (addmm's / mm's checks)
+        w = (q_proj_weight, k_proj_weight, v_proj_weight)[i] if use_separate_proj_weight else in_proj_weight
+        if w is not None and t.dtype is not w.dtype:
+            if in_proj_bias is not None:
+                raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtype._CAP[t.dtype.name]} "
+                                   f"and {_dtype._CAP[w.dtype.name]}")
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_dtype.C_NAMES[t.dtype.name]} "
+                               f"!= {_dtype.C_NAMES[w.dtype.name]}")
+    if not use_separate_proj_weight and key.shape[-1] != E:  # _in_projection_packed's linear of the keys
+        n_w = 2 * E if key is value and query is not key else E
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({key.numel() // key.shape[-1]}x"
+                           f"{key.shape[-1]} and {in_proj_weight.shape[1]}x{n_w})")
     if (bias_k is None) != (bias_v is None):
         raise AssertionError("bias_k and bias_v must both be given or both be None")
     L = query.shape[0]

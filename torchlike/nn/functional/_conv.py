@@ -139,6 +139,9 @@ def _conv_checks(input, shape, weight, bias, stride, padding, dilation, groups, 
     if weight.shape[0] < groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
                            f"weight of size {list(weight.shape)} instead")
+    if weight.shape[0] % groups:  # (torch prints the sizes inside its own brackets: [[3, 2, 3, 3]])
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{list(weight.shape)}] instead")
 
 
 def _check_bias(bias, weight, n_out, transposed=False):
@@ -149,6 +152,21 @@ def _check_bias(bias, weight, n_out, transposed=False):
 
 
 _DIL_NAMES = {1: ("height", "width"), 2: ("height", "width"), 3: ("depth", "height", "width")}
+
+
+def _hw(vals, fill=1):
+    """A 1-d parameter as torch's CPU kernels see it (conv1d runs as conv2d: a leading height of ``fill``)."""
+    return ((fill,) + tuple(vals)) if len(vals) == 1 else tuple(vals)
+
+
+def _check_kernel_nonzero(k, transposed=False):
+    """torch's CPU kernels' check of an empty kernel (weight of size 0 in a spatial dim)."""
+    if all(v > 0 for v in k):
+        return
+    if len(k) == 3 and not transposed:
+        raise RuntimeError(f"kernel size should be greater than zero, but got: {' x '.join(map(str, k))} (TxHxW)")
+    got = " ".join(f"kernel_{n}: {v}" for n, v in zip(_DIL_NAMES[len(k)], _hw(k)))
+    raise RuntimeError(f"kernel size should be greater than zero, but got {got}")
 
 
 def _check_dilation_zero(dilation, transposed=False):
@@ -198,6 +216,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name):
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
                            f"size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than actual "
                            f"input size")
+    _check_kernel_nonzero(k)
     _check_dilation_zero(dilation)
     return dispatch(_conv_impl, (input, weight, bias),
                     (("stride", stride), ("padding", pads), ("dilation", dilation), ("groups", int(groups)),
@@ -347,7 +366,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     unbatched = _prep(input, weight, n, name)
     check_same_dtype(input, weight, bias)
     if isinstance(padding, str):
-        raise RuntimeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
+        raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
     stride, dilation = ntuple(stride, n, "stride"), ntuple(dilation, n, "dilation")
     padding, output_padding = ntuple(padding, n, "padding"), ntuple(output_padding, n, "output_padding")
     groups = int(groups)
@@ -359,12 +378,22 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
                            f"{list(shape)} to have {weight.shape[0]} channels, but got {shape[1]} channels "
                            f"instead")
     _check_bias(bias, weight, weight.shape[1] * groups, transposed=True)
+    if n == 3 and not all(k):
+        raise RuntimeError("non-empty 5D (n_output_plane x n_input_plane x kernel_depth x kernel_height x "
+                           f"kernel_width) tensor expected for weight, but got: {list(weight.shape)}")
+    _check_kernel_nonzero(k, transposed=True)
     _check_dilation_zero(dilation, transposed=True)
-    for op, s, d in zip(output_padding, stride, dilation):
-        if op >= s and op >= d:
-            raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
-                               f"output_padding_height: {op} output_padding_width: {op} stride_height: {s} "
-                               f"stride_width: {s} dilation_height: {d} dilation_width: {d}")
+    if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
+        names = _DIL_NAMES[n]
+        got = " ".join(f"{what}_{nm}: {v}" for what, vals, fill in (("output_padding", output_padding, 0),
+                                                                    ("stride", stride, 1), ("dilation", dilation, 1))
+                       for nm, v in zip(names, _hw(vals, fill)))
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got {got}")
+    out = [(i - 1) * s - 2 * p + d * (kk - 1) + op + 1
+           for i, s, p, d, kk, op in zip(shape[2:], stride, padding, dilation, k, output_padding)]
+    if any(o < 1 for o in out):
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, _hw(shape[2:])))}). Calculated "
+                           f"output size per channel: ({' x '.join(map(str, _hw(out)))}). Output size is too small")
     if (input.dtype.name in ("bfloat16", "float16") and input._dev.type == "cpu"
             and not (all(op < s for op, s in zip(output_padding, stride)) and _onednn_half(input.dtype.name))):
         return dispatch(_convT_half_impl, (input, weight, bias),

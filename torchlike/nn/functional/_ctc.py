@@ -140,6 +140,11 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if unbatched:
         log_probs = log_probs.unsqueeze(1)
     T, N, C = log_probs.shape
+    for name, v in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
+        if isinstance(v, Tensor) and (v.dtype.is_floating_point or v.dtype.is_complex or v.dtype.name == "bool"):
+            raise RuntimeError(f"{name} must be integral")
+    if not 0 <= int(blank) < C:
+        raise RuntimeError("blank must be in label range")
     il_t, il = _lengths(input_lengths)
     tl_t, tl = _lengths(target_lengths)
     if il_t.shape[0] != N:

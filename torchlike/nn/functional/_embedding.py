@@ -48,11 +48,37 @@ def _renorm_rows(w, idx, max_norm, norm_type):
     return w.at[idx].set(rows * scale[:, None])
 
 
+def checked_type_name(t):
+    """The type name torch's C++ argument checks print: the legacy class (torch.FloatTensor), or for a dtype that
+    has none (bool, complex) the backend's type (CPUBoolType)."""
+    if t.dtype.name == "bool" or t.dtype.is_complex:
+        return f"{t.device.type.upper()}{_dtype._CAP[t.dtype.name]}Type"
+    return t.type()
+
+
+def _check_renorm_index(input, weight):
+    """embedding_renorm_'s checks: the indices' dtype, then each referenced row (in sorted order) selected as
+    weight[i], where a negative index within range counts from the end."""
+    if input.dtype not in (_dtype.int64, _dtype.int32):
+        raise RuntimeError("Expected tensor for argument #2 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {checked_type_name(input)} instead (while checking arguments for "
+                           f"embedding_renorm_)")
+    v = _views.checked_host_values(input) if input.numel() else None
+    if v is None:
+        return
+    n = weight.shape[0]
+    for i in np.unique(v):
+        if not -n <= i < n:
+            raise IndexError(f"select(): index {int(i)} out of range for tensor of size {list(weight.shape)} at "
+                             f"dimension 0")
+
+
 def _check_index(input, num):
     """torch's index checks; True when the values were range-checked on the host."""
     if input.dtype not in (_dtype.int64, _dtype.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+                           f"Long, Int; but got {checked_type_name(input)} instead (while checking arguments for "
+                           f"embedding)")
     ok = _views.checked_in_range(input, num) if input.device.type != "cuda" and input.numel() else None
     if ok is None:
         return False
@@ -87,6 +113,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             padding_idx = n + padding_idx
     else:
         padding_idx = -1
+    if max_norm is not None:  # torch renormalises first: embedding_renorm_'s own checks
+        _check_renorm_index(input, weight)
     checked = _check_index(input, n)
     if max_norm is not None:
         # torch renormalises the referenced rows of weight in place, outside autograd

@@ -8,6 +8,7 @@ from ..._dispatch import dispatch
 from ..._ops.registry import functional as _functional
 from ... import _grad_mode as grad_mode
 from ..._creation_ranges import arange
+from ._embedding import checked_type_name
 from ..._ops._util import exact_div
 from ... import _views
 
@@ -48,6 +49,18 @@ def _renorm_impl(weight, idx, max_norm, norm_type):
     return weight.at[idx].set((rows * scale[:, None]).astype(weight.dtype))
 
 
+def _check_index_range(input, n):
+    """torch's kernel check of the indices' values (where known: not while traced): the first one outside [0, n)."""
+    v = _views.checked_host_values(input) if input.numel() else None
+    if v is None:
+        return
+    v = v.reshape(-1)
+    bad = ((v < 0) | (v >= n)).nonzero()[0]
+    if bad.size:
+        i = int(bad[0])
+        raise RuntimeError(f"Index {i} of input takes value {int(v[i])} which is not in the valid range [0, {n})")
+
+
 def _check_offsets(offsets, n):
     """torch's kernel checks of a 1-D input's offsets (where their values are known: not while traced)."""
     o = _views.checked_host_values(offsets) if offsets.numel() else None
@@ -74,11 +87,14 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     tensor([[0., 1.],
             [6., 8.]])
     """
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                         f"must have the same shape as the input ({input.shape})")
     if weight.ndim != 2:
         raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
     if input.dtype.is_floating_point or input.dtype.is_complex:
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.type()} instead (while checking arguments for "
+                           f"Long, Int; but got {checked_type_name(input)} instead (while checking arguments for "
                            f"embedding_bag)")
     if input.ndim == 2:
         if offsets is not None:
@@ -94,6 +110,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
             raise ValueError("offsets has to be a 1D Tensor but got None")
         if offsets.ndim != 1:
             raise ValueError("offsets has to be a 1D Tensor")
+        if offsets.dtype.is_floating_point or offsets.dtype.is_complex:  # (torch's kernel: the indices argument)
+            raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar "
+                               f"types: Long, Int; but got {checked_type_name(offsets)} instead (while checking "
+                               f"arguments for embedding_bag)")
         _check_offsets(offsets, input.shape[0])
     else:
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
@@ -107,6 +127,11 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
                                   f"GitHub.")
+    if per_sample_weights is not None and per_sample_weights.dtype is not weight.dtype:
+        raise RuntimeError(f"Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
+                           f"'per_sample_weights'; but type {weight.type()} does not equal "
+                           f"{per_sample_weights.type()} (while checking arguments for embedding_bag)")
+    _check_index_range(input, weight.shape[0])
     if padding_idx is not None:
         if padding_idx < 0:
             padding_idx += weight.shape[0]
@@ -122,5 +147,5 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if sparse:
         from ...sparse._embedding import embedding_bag as sparse_bag
         return sparse_bag(input, weight, offsets, per_sample_weights, bag, mode, int(num_bags), padding_idx,
-                          bool(include_last_offset))
+                          bool(include_last_offset), bool(scale_grad_by_freq))
     return bag(input, weight, offsets, per_sample_weights)

@@ -82,10 +82,20 @@ def linear(input, weight, bias=None, *, out=None):
     if (input.ndim == 0 or getattr(weight, "ndim", 1) == 0):  # (at::linear's first check)
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and "
                            f"{weight.ndim}D")
-    if input.dtype is not weight.dtype or (bias is not None and bias.dtype is not input.dtype):
-        other = weight.dtype if input.dtype is not weight.dtype else bias.dtype
+    if getattr(weight, "ndim", 2) > 2:  # (at::linear's weight.t())
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {weight.ndim}D")
+    if input.dtype is not weight.dtype and bias is None and weight.ndim == 1 == input.ndim:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_cap(input.dtype)} and "
+                           f"{_cap(weight.dtype)}")
+    if input.dtype is not weight.dtype and bias is None and weight.ndim == 2:  # mm's check
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_dtype.C_NAMES[input.dtype.name]} "
+                           f"!= {_dtype.C_NAMES[weight.dtype.name]}")
+    if input.dtype is not weight.dtype:  # addmm's checks: the factors', then the bias against them
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_cap(input.dtype)} and "
-                           f"{_cap(other)}")
+                           f"{_cap(weight.dtype)}")
+    if bias is not None and bias.dtype is not input.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_cap(bias.dtype)} and "
+                           f"{_cap(weight.dtype)}")
     wshape = weight.shape
     k = input.shape[-1] if input.ndim else 1
     if weight.ndim == 1:
@@ -122,6 +132,10 @@ def _linear_vec(x, w, b):
 @_functional(torch=True)
 def bilinear(input1, input2, weight, bias=None):
     """y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] + bias[o]."""
+    ts = (("input1", input1), ("input2", input2), ("weight", weight)) + ((("bias", bias),) if bias is not None else ())
+    if len({t.dtype for _, t in ts}) > 1:  # (torch's first check)
+        got = ", ".join(f"{n}: {_dtype.C_NAMES[t.dtype.name]}" for n, t in ts)
+        raise RuntimeError(f"All tensors must have the same dtype, got {got}")
     if input1.ndim != input2.ndim:
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
     for i, (a, b) in enumerate(zip(input1.shape[:-1], input2.shape[:-1])):

@@ -299,6 +299,19 @@ def _check_probabilities(t, what):
             raise RuntimeError(f"all elements of {what} should be between 0 and 1")
 
 
+def _check_expandable(weight, shape):
+    """torch's check that bce's weight broadcasts to the loss's shape (one way: it is never the larger one)."""
+    ws = tuple(weight.shape)
+    if len(ws) > len(shape):
+        b = broadcast_shape(shape, ws)
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(b)}")
+    for k in range(1, len(ws) + 1):
+        if ws[-k] != 1 and ws[-k] != shape[-k]:
+            raise RuntimeError(f"Attempting to broadcast a dimension of length {ws[-k]} at -{k}! Mismatching argument "
+                               f"at index 1 had torch.Size({list(ws)}); but expected shape should be broadcastable to "
+                               f"{list(shape)}")
+
+
 @_functional()
 @_amp.fp32
 @_mfmt.pointwise_follows((0, "input"), (1, "target"))
@@ -317,6 +330,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         _check_probabilities(target, "target")
     not_differentiable("binary_cross_entropy", weight=weight)
     if weight is not None:
+        _check_expandable(weight, tuple(target.shape))
         weight = weight.expand(broadcast_shape(tuple(target.shape), tuple(weight.shape)))
     return dispatch(_bce, (input, target, weight), (("reduction", reduction),), name="BinaryCrossEntropyBackward0")
 
@@ -536,6 +550,9 @@ def _check_targets(input, target, weight, cdim, ignore_index, kernel=None):
     if input.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
         raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
     if input.ndim > 2 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        if input.ndim == 4 and target.ndim != 3:
+            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: "
+                               f"{target.ndim}")
         if input.ndim == 4:  # torch's 2-d kernel words it differently
             raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
         raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, got "
@@ -615,7 +632,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     # (where smoothing at all), then log_softmax's dim and dtype (a negative smoothing is taken as given)
     cdim = 1 if input.ndim > 1 else 0
     kernel = "log_softmax_kernel_impl" if input.ndim >= 3 else "log_softmax_lastdim_kernel_impl"
-    bad_smoothing = RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    # (torch prints the smoothing as C++'s stream does: 2.0 as 2)
+    bad_smoothing = RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
     if tuple(target.shape) == tuple(input.shape):  # same shapes: torch reads class probabilities
         if not target.dtype.is_floating_point:
             raise RuntimeError(f"Expected floating point type for target with class probabilities, got "

@@ -75,6 +75,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     """Multi-label one-vs-all logistic loss, averaged over classes."""
     _need_tensors("log_sigmoid", input=input)
     reduction = _red(reduction, size_average, reduce)
+    check_broadcast(target.shape, input.shape)  # torch's formula: target * logsigmoid(input) + ...
     if not (input.dtype is target.dtype and input.dtype.is_floating_point
             and (weight is None or getattr(weight, "dtype", None) is input.dtype)):
         return _mlsm_composite(input, target, weight, reduction)
@@ -239,6 +240,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    check_broadcast(target.shape, broadcast_shape(input1.shape, input2.shape))  # torch: -target * (input1 - input2)
     din = _dtype.result_type(input1, input2, target)
     if not (input1.dtype.is_floating_point and input2.dtype.is_floating_point and target.dtype.is_floating_point):
         # torch's formula's errors, in its order: input1 - input2, -target, clamp_min

@@ -15,7 +15,7 @@ import numpy as np
 from ... import _dtype
 from ... import _memory_format as _mfmt
 from ..._dispatch import dispatch
-from ..._ops.registry import functional as _functional
+from ..._ops.registry import functional as _functional, write_out
 from ..._ops._util import check_broadcast, exact_div, round_to
 from ...tensor import _wrap_dim
 from ..._ops.checks import need_tensors as _need_tensors
@@ -107,9 +107,8 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
         _norm_float(input)
         d = _wrap_dim(dim, input.ndim)
     r = dispatch(_normalize, (input, eps), (("p", float(p)), ("dim", d)), name="DivBackward0")
-    if out is not None:
-        out._set_value(r._value)
-        return out
+    if out is not None:  # torch: div(input, denom, out=out), its casts, resize and autograd refusal
+        return write_out(out, r, "div")
     return r
 
 
@@ -135,11 +134,11 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """Cosine of the angle between x1 and x2 along ``dim`` (broadcasting)."""
     _need_tensors("cosine_similarity", x1=x1, x2=x2)
     check_broadcast(x1.shape, x2.shape)  # before the dim check, as torch
-    nd = max(x1.ndim, x2.ndim)
-    d = _wrap_dim(dim, nd)
     dt = _dtype.result_type(x1, x2)
-    if not dt.is_floating_point:
-        x1, x2 = x1.to(_dtype.get_default_dtype()), x2.to(_dtype.get_default_dtype())
+    if not (dt.is_floating_point or dt.is_complex):  # (before the dim check, as torch)
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {_dtype._CAP[dt.name]}")
+    d = _wrap_dim(dim, max(x1.ndim, x2.ndim))
+    x1, x2 = (x if x.dtype is dt else x.to(dt) for x in (x1, x2))  # an integer operand: in the common float type
     return dispatch(_cos_sim, (x1, x2, eps), (("dim", d),), name="SumBackward1")
 
 

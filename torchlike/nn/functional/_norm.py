@@ -122,8 +122,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     if eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
-    if not training and (running_mean is None or running_var is None):
-        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if not training and t is None:
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
     not_differentiable("native_batch_norm", running_mean=running_mean, running_var=running_var)
     C = input.shape[1] if input.ndim > 1 else 0  # torch counts 0 channels for a 1-D input
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
@@ -156,6 +157,12 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                              f"torch.Size({list(size)})")
     elif running_mean is None or running_var is None:
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    if input.ndim > 1:  # torch repeats the statistics and parameters over the batch: batch_norm's size check
+        N, C = input.shape[0], input.shape[1]
+        for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                        ("bias", bias)):
+            if t is not None and t.numel() != C:
+                raise RuntimeError(f"{name} should contain {N * C} elements not {N * t.numel()}")
     return _norm_with_stats(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps, True)
 
 
@@ -239,6 +246,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     if input.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
     C = input.shape[1]
+    if operator.index(num_groups) == 0:
+        raise ZeroDivisionError("integer division or modulo by zero")
     if C % operator.index(num_groups):  # (an int: torch's parser rejects 1.5)
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input "
                            f"of shape {list(input.shape)} and num_groups={num_groups}")

@@ -23,7 +23,7 @@ from ..._ops.checks import need_tensors as _need_tensors
 from ..._ops.grid_sampler import ALIGN_DEFAULT, grid_sample
 from ..._ops.padding import pad
 from ..._ops.resample import _NDIM, _interp_impl
-from ._conv import ntuple
+from ._conv import _is_index, ntuple
 from ._adaptive_pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from ._pooling import _gather_patches, _table_flat
 
@@ -78,10 +78,15 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                  f"input with spatial dimensions of {list(input.shape[2:])} and output size of "
                                  f"{size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
                                  f"output size in (o1, o2, ...,oK) format.")
+            if not all(_is_index(s) for s in size):
+                raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, "
+                                f"int], but got size with types {[type(s) for s in size]}")
             out = tuple(int(s) for s in size)
         else:
             out = (int(size),) * n
         scales = (None,) * n
+        if recompute_scale_factor:
+            raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
     elif scale_factor is not None:
         if isinstance(scale_factor, (list, tuple)):
             if len(scale_factor) != n:
@@ -98,12 +103,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     else:
         raise ValueError("either size or scale_factor should be defined")
     if antialias and not (mode in ("bilinear", "bicubic") and n == 2):
-        raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D tensor "
-                         "as input")
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                         "4-D tensor as input")
     if n < 1 or n > 3:
         raise NotImplementedError(_rank_error(input, mode))
     if mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[n - 1](input, out)
+    if mode == "bicubic" and input.ndim != 4:  # (torch's catch-all, not the 'needs 4D' of the other modes)
+        raise NotImplementedError(_rank_error(input, mode))
     if mode in _NDIM and input.ndim != _NDIM[mode]:
         need = {3: "3D", 4: "4D", 5: "5D"}[_NDIM[mode]]
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {need} input")
@@ -112,7 +119,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if input.shape[1] == 0 and all(input.shape[2:]) and all(out):  # (torch's meta checks: an empty batch only)
         raise RuntimeError(f"Non-empty {input.ndim}D data tensor expected but got a tensor with sizes "
                            f"{list(input.shape)}")
-    if not all(out) or not all(input.shape[2:]):  # (upsample_*d's shape check)
+    if min(out) <= 0 or not all(input.shape[2:]):  # (upsample_*d's shape check)
         names = "DHW"[3 - n:]
         ins = ", ".join(f"{c}: {v}" for c, v in zip(names, input.shape[2:]))
         outs = ", ".join(f"{c}: {v}" for c, v in zip(names, out))
@@ -210,6 +217,14 @@ def affine_grid(theta, size, align_corners=None):
                                   f"respectively. Got size {size}.")
     if min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    if align_corners and min(size[2:]) == 1:
+        warn_at_caller("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                       "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
+                       "of affine_grid for details.")
+    if theta.shape[0] != size[0]:  # (torch's batched matmul of the base grid and theta^T)
+        cols = theta.shape[-1]
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{size[0]}, {cols}] but "
+                           f"got: [{theta.shape[0]}, {cols}].")
     return dispatch(_affine_grid_impl, (theta,), (("size", size), ("align", bool(align_corners))),
                     name="AffineGridGeneratorBackward0", saves=False)
 
@@ -353,6 +368,27 @@ def _fold_impl(x, out_size, k, d, p, s):
     return y[(Ellipsis,) + tuple(slice(pp, pp + o) for pp, o in zip(p, out_size))]
 
 
+_IM2COL_CHECKS = (("kernel_size", "kernel size should be greater than zero", "kernel", 1),
+                  ("dilation", "dilation should be greater than zero", "dilation", 1),
+                  ("padding", "padding should be non-negative", "pad", 0),
+                  ("stride", "stride should be greater than zero", "stride", 1))
+
+
+def _im2col_args(**args):
+    """im2col/col2im's parameters as pairs, with their checks in torch's order: each one's length, then the
+    kernel, dilation, padding and stride values."""
+    out = {}
+    for name, v in args.items():
+        if isinstance(v, (list, tuple)) and len(v) != 2:
+            raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
+        out[name] = ntuple(v, 2, name)
+    for name, words, short, least in _IM2COL_CHECKS:
+        h, w = out[name]
+        if h < least or w < least:
+            raise RuntimeError(f"{words}, but got {short}_height: {h} {short}_width: {w}")
+    return tuple(out.values())
+
+
 @_functional()
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """Extract sliding blocks: (N, C, H, W) -> (N, C * kh * kw, L) (im2col).
@@ -363,10 +399,13 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     torch.Size([1, 8, 9])
     """
     _need_tensors("im2col", input=input)
-    if input.ndim not in (3, 4):
-        raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D)")
-    k, d, p, s = (ntuple(v, 2, nm) for v, nm in ((kernel_size, "kernel_size"), (dilation, "dilation"),
-                                                 (padding, "padding"), (stride, "stride")))
+    k, d, p, s = _im2col_args(kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
+    if input.ndim < 3:  # (im2col's shape check reads input.size(1) and input.size(2))
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], "
+                         f"but got {input.ndim})")
+    if input.ndim > 4:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
+                           f"dimensions for input, but got: {list(input.shape)}")
     x = input if input.ndim == 4 else input.unsqueeze(0)
     out, _ = _im2col_tables(tuple(x.shape[2:]), k, d, p, s)
     if any(o <= 0 for o in out):
@@ -388,12 +427,11 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     >>> F.fold(torchlike.ones(1, 4, 4), (3, 3), 2).sum()
     tensor(16.)
     """
+    o, k, d, p, s = _im2col_args(output_size=output_size, kernel_size=kernel_size, dilation=dilation,
+                                 padding=padding, stride=stride)
     if input.ndim not in (2, 3):
-        raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
-                                  f"(got {input.ndim}D)")
-    o, k, d, p, s = (ntuple(v, 2, nm) for v, nm in ((output_size, "output_size"), (kernel_size, "kernel_size"),
-                                                    (dilation, "dilation"), (padding, "padding"),
-                                                    (stride, "stride")))
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
+                           f"dimensions for input, but got: {list(input.shape)}")
     x = input if input.ndim == 3 else input.unsqueeze(0)
     K = math.prod(k)
     if x.shape[1] % K:

@@ -17,7 +17,7 @@ import warnings
 import weakref
 from numbers import Number
 
-from ... import _creation
+from ... import _creation, _dtype
 from .. import init
 from ..functional import _rnn as K
 from ..._torch_function import handle_torch_function, has_torch_function
@@ -55,6 +55,18 @@ def _check_rnn_args(mode, input_size, hidden_size, num_layers, bias, batch_first
         raise ValueError("proj_size has to be smaller than hidden_size")
     if mode not in K.GATES:
         raise ValueError("Unrecognized RNN mode: " + mode)
+
+
+def _check_mm_dtypes(a, w, bias):
+    """The error of a linear step whose operand ``a`` has another dtype than the weight ``w``: addmm's with a
+    bias, mm's without."""
+    if a == w:
+        return
+    if bias:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtype._CAP[a.name]} and "
+                           f"{_dtype._CAP[w.name]}")
+    raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_dtype.C_NAMES[a.name]} != "
+                       f"{_dtype.C_NAMES[w.name]}")
 
 
 def _layer_param_specs(tag, gate_rows, in_features, hidden_size, proj_size, bias):
@@ -240,6 +252,10 @@ class RNNBase(Module):
             if lstm and tuple(c0.shape) != (self.num_layers * D, B, self.hidden_size):
                 raise RuntimeError(f"Expected hidden[1] size {(self.num_layers * D, B, self.hidden_size)}, got "
                                    f"{list(c0.shape)}")
+            if lstm and (h0.dtype != w_dtype or c0.dtype != w_dtype):  # (torch's oneDNN LSTM kernel)
+                raise RuntimeError("get_mkldnn_dtype: unsupported data type")
+            if h0.dtype != w_dtype:  # the hidden state's first linear step
+                _check_mm_dtypes(h0.dtype, w_dtype, self.bias)
         flat = list(flat)
         if not packed and has_torch_function(flat):
             # a weight whose type overrides __torch_function__ sees torch's kernel call (torch.lstm, ...), as the
@@ -373,6 +389,8 @@ class RNNCellBase(Module):
             if t.shape[1] != self.hidden_size:
                 raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got {t.shape[1]}, expected "
                                    f"{self.hidden_size}")
+        for t in (x, h):  # torch's cells run linear(input, w_ih, b_ih), then linear(hx, w_hh, b_hh)
+            _check_mm_dtypes(t.dtype, self.weight_ih.dtype, self.bias)
         r = run_cell(mode, x, h, c, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         if not batched:
             r = tuple(t.squeeze(0) for t in r) if lstm else r.squeeze(0)

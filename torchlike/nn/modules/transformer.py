@@ -19,7 +19,7 @@ from ...autograd import grad_mode
 from .. import functional as F
 from .. import init
 from .activation import GELU, ReLU
-from ..functional._attention import _mismatched_masks
+from ..functional._attention import _mask_type_check, _mismatched_masks
 from .activation_attn import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
@@ -90,6 +90,8 @@ class TransformerEncoderLayer(Module):
             self.activation = F.relu
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        _mask_type_check(src_key_padding_mask, "src_key_padding_mask")  # (torch's F._canonical_mask of each)
+        _mask_type_check(src_mask, "src_mask")
         src_key_padding_mask, src_mask = _mismatched_masks(src_key_padding_mask, "src_key_padding_mask", src_mask,
                                                           "src_mask", src.dtype)
         if _prof._COLLECTING and self._torch_fast_path(src):
@@ -234,6 +236,8 @@ class TransformerEncoder(Module):
             self.use_nested_tensor = False
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        _mask_type_check(src_key_padding_mask, "src_key_padding_mask")
+        _mask_type_check(mask, "mask")
         src_key_padding_mask, mask = _mismatched_masks(src_key_padding_mask, "src_key_padding_mask", mask, "mask",
                                                       src.dtype)
         seq_len = src.shape[1] if (self.layers[0].self_attn.batch_first and src.dim() == 3) else src.shape[0]
