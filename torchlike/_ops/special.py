@@ -80,10 +80,28 @@ def _erfcx(x):
     return jss.erfcx(x)
 
 
-# float16/bfloat16 entr: torch's scalar kernel, -x * std::log(x) with the log stored in the half type
-_entr_half = log_rounded_half(_entr, lambda x, lh: jnp.where(
-    jnp.isnan(x), x, jnp.where(x > 0, -x * lh(jnp.log, x), jnp.where(x == 0, 0.0, -jnp.inf))))
-_HALF_KERNELS = {"ndtr": _ndtr_half, "entr": lambda x, dt: _entr_half(x.astype(dt)).astype(np.float32)}
+def _entr_half_grad(dt):
+    # _entr whose derivative is torch's in the half type dt: grad * -(1 + log(x)), the log and the sum each
+    # stored in dt (the product's rounding is the result's)
+    @jax.custom_jvp
+    def f(x):
+        return _entr(x)
+
+    @f.defjvp
+    def _jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return f(x), -round_to(1 + round_to(jnp.log(x), dt), dt) * t
+    return f
+
+
+def _entr_half(x, dt):
+    # float16/bfloat16 entr: torch's scalar kernel, -x * std::log(x) with the log stored in the half type
+    g = log_rounded_half(_entr_half_grad(dt), lambda x, lh: jnp.where(
+        jnp.isnan(x), x, jnp.where(x > 0, -x * lh(jnp.log, x), jnp.where(x == 0, 0.0, -jnp.inf))))
+    return g(x.astype(dt)).astype(np.float32)
+
+
+_HALF_KERNELS = {"ndtr": _ndtr_half, "entr": _entr_half}
 
 for _n, _f in [("expit", jax.nn.sigmoid), ("erfcx", _erfcx), ("i0e", jss.i0e), ("i1", jss.i1), ("i1e", jss.i1e),
                ("ndtr", _ndtr), ("ndtri", jss.ndtri), ("log_ndtr", _log_ndtr), ("entr", _entr),
