@@ -95,3 +95,18 @@ def test_renorm_checks_in_torchs_order(case):
 ])
 def test_nonzero_static_size_check_as_torch(case):
     _same(case)
+
+
+@pytest.mark.parametrize("case", [
+    lambda L: L.fill(L.tensor([1., 2.]), 1j),
+    lambda L: L.fill(L.tensor([1., 2.]), 1 + 0j),
+    lambda L: L.fill(L.tensor([1, 2]), 1e30),
+    lambda L: L.fill(L.tensor([1, 2], dtype=L.uint8), -1),
+    lambda L: L.fill(L.tensor([1, 2], dtype=L.int8), 300),
+    lambda L: L.nn.init.constant_(L.ones(2), 1j),
+    lambda L: L.nn.init.constant_(L.ones(2), 1 + 0j),
+    lambda L: L.nn.init.constant_(L.ones(2, dtype=L.int8), 300),
+    lambda L: L.nn.init.constant_(L.ones(2, dtype=L.complex64), 1j),
+])
+def test_fill_and_constant_check_the_value_fits(case):
+    _same(case)

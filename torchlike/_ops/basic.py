@@ -191,11 +191,14 @@ def _fill_impl(x, v, dt):
     return jnp.full(x.shape, cast(v, dt), dt)
 
 
-def check_fill_value(value):
-    """torch's fill kernels take a number or a 0-dim tensor (fill_, fill, nn.init.constant_)."""
+def check_fill_value(value, dtype=None):
+    """torch's fill kernels take a number or a 0-dim tensor (fill_, fill, nn.init.constant_), a number that
+    ``dtype`` holds (a complex number only with imaginary part 0 for a real dtype)."""
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                            "dimensions.")
+    if dtype is not None and isinstance(value, (numbers.Number, np.generic)):
+        check_numbers_fit(dtype, value)
 
 
 @register(promote="none")  # torch.fill_ too
@@ -242,7 +245,7 @@ def zero_(self):
 
 @register(promote="none", namespaces=("torch",), method=False)
 def fill(input, value):
-    check_fill_value(value)
+    check_fill_value(value, input.dtype)
     return dispatch(_fill_impl, (input, value), (("dt", input.dtype.np),),
                     name="FillBackward1" if isinstance(value, Tensor) else "FillBackward0", saves=False)
 

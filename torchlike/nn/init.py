@@ -78,7 +78,9 @@ def _normal(tensor, mean, std, generator):
 
 
 def _constant(tensor, val):
-    check_fill_value(val)  # (torch's fill_)
+    check_fill_value(val, tensor.dtype)  # (torch's fill_)
+    if isinstance(val, complex) and not tensor.dtype.is_complex:  # (its imaginary part is 0 here)
+        val = val.real
     return _write(tensor, jnp.full(tuple(tensor.shape), val, dtype=tensor._value.dtype))
 
 
