@@ -155,3 +155,21 @@ def test_embedding_bag_sparse_per_sample_weights_and_errors():
             errors.append((info.type.__name__, str(info.value)))
         return out.tolist(), w.grad._indices().tolist(), w.grad._values().tolist(), psw.grad.tolist(), errors
     assert run(torchlike) == run(torch)
+
+
+def test_embedding_bag_sparse_2d_input_padding_and_scale_grad_by_freq():
+    """2-D bags with per-sample weights and a padding row (its entry dropped, its weight's gradient 0), and
+    scale_grad_by_freq refused in backward with torch's RuntimeError."""
+    def run(L):
+        w = L.nn.Parameter(L.arange(10.).view(5, 2))
+        psw = L.tensor([1., 2., 3., 4.], requires_grad=True)
+        out = L.nn.functional.embedding_bag(L.tensor([[0, 4], [1, 3]]), w, mode="sum", sparse=True,
+                                            per_sample_weights=psw.view(2, 2), padding_idx=4)
+        (out * L.arange(4.).view(2, 2)).sum().backward()
+        w3 = L.nn.Parameter(L.arange(10.).view(5, 2))
+        out3 = L.nn.functional.embedding_bag(L.tensor([0, 1, 2]), w3, L.tensor([0, 1]), mode="sum", sparse=True,
+                                             scale_grad_by_freq=True)
+        with pytest.raises(RuntimeError) as info:
+            out3.sum().backward()
+        return out.tolist(), w.grad._indices().tolist(), w.grad._values().tolist(), psw.grad.tolist(), str(info.value)
+    assert run(torchlike) == run(torch)

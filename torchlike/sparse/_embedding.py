@@ -66,14 +66,17 @@ class EmbeddingBag(Function):
     its bag's output gradient, times its per-sample weight (``sum``) or over its bag's count (``mean``)."""
 
     @staticmethod
-    def forward(ctx, weight, input, offsets, psw, bag, mode, num_bags, padding_idx, include_last):
+    def forward(ctx, weight, input, offsets, psw, bag, mode, num_bags, padding_idx, include_last, scale):
         ctx.save_for_backward(psw)
+        ctx.scale = scale
         ctx.weight, ctx.input, ctx.offsets = weight, input, offsets
         ctx.mode, ctx.num_bags, ctx.padding_idx, ctx.include_last = mode, num_bags, padding_idx, include_last
         return bag(input, weight.detach(), offsets, None if psw is None else psw.detach())
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx.scale:
+            raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
         (psw,) = ctx.saved_tensors
         weight, nb = ctx.weight, ctx.num_bags
         idx = np.asarray(ctx.input.detach()._value).reshape(-1).astype(np.int64)
@@ -102,10 +105,11 @@ class EmbeddingBag(Function):
             dots = (grad.index_select(0, _idx_tensor(np.minimum(seg, nb - 1), grad.device))
                     * weight.detach().index_select(0, _idx_tensor(idx, grad.device))).sum(-1)
             psw_grad = dots * _idx_tensor(keep, grad.device).to(dots.dtype)
-        return None, None, None, psw_grad, None, None, None, None, None
+        return None, None, None, psw_grad, None, None, None, None, None, None
 
 
-def embedding_bag(input, weight, offsets, per_sample_weights, bag, mode, num_bags, padding_idx, include_last):
+def embedding_bag(input, weight, offsets, per_sample_weights, bag, mode, num_bags, padding_idx, include_last,
+                  scale_grad_by_freq=False):
     """``bag(input, weight, offsets, per_sample_weights)`` (the dense reduction) with a sparse weight gradient.
 
     >>> import torchlike as torch
@@ -119,4 +123,4 @@ def embedding_bag(input, weight, offsets, per_sample_weights, bag, mode, num_bag
     if not (wants and _grad_mode.is_grad_enabled()):
         return bag(input, weight, offsets, per_sample_weights)
     return EmbeddingBag.apply(weight, input, offsets, per_sample_weights, bag, mode, num_bags, padding_idx,
-                              include_last)
+                              include_last, scale_grad_by_freq)
