@@ -110,3 +110,17 @@ def test_nonzero_static_size_check_as_torch(case):
 ])
 def test_fill_and_constant_check_the_value_fits(case):
     _same(case)
+
+
+@pytest.mark.parametrize("case", [
+    lambda L: L.searchsorted(L.tensor([1., 2.]), L.tensor([1.5]), out=L.zeros(1, dtype=L.int32)),
+    lambda L: L.searchsorted(L.tensor([1., 2.]), L.tensor([1.5]), out_int32=True, out=L.zeros(1, dtype=L.int64)),
+    lambda L: L.searchsorted(L.tensor([1., 2.]), L.tensor([1.5]), out_int32=True, out=L.zeros(1, dtype=L.int32)),
+    lambda L: L.searchsorted(L.tensor([1., 2.]), L.tensor([1.5]), out=L.zeros(0, dtype=L.int64)),
+    lambda L: L.searchsorted(L.tensor([1., 2.]), L.tensor([1.5]), side="left", right=True, out=L.zeros(1)),
+    lambda L: L.bucketize(L.tensor([1.5]), L.tensor([1., 2.]), out=L.zeros(1)),
+    lambda L: L.bucketize(L.tensor([1.5, 3.]), L.tensor([1., 2.]), out_int32=True, out=L.zeros(2, dtype=L.int32)),
+    lambda L: L.bucketize(L.tensor([1.5, 3.]), L.tensor([1., 2.]), right=True, out=L.zeros(0, dtype=L.int64)),
+])
+def test_searchsorted_out_dtype_as_torch(case):
+    _same(case)

@@ -455,7 +455,20 @@ def _searchsorted_call(seq, values, right, side, sorter, out_int32, name):
                                                           ("out_dt", out_dt), ("nd", seq.ndim)), diff=False)
 
 
-@register(method=False, out=True, differentiable=False)
+def _searchsorted_out(fn):
+    def out_form(out, *args, out_int32=False, **kwargs):
+        """torch's out= check of searchsorted and bucketize: out is int32 with out_int32, else int64."""
+        r = fn(*args, out_int32=out_int32, **kwargs)
+        if out.dtype is not (_dtype.int32 if out_int32 else _dtype.int64):
+            raise RuntimeError(f"torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or "
+                               f"Long(int64) depending on whether out_int32 flag is True, but we got output "
+                               f"tensor's dtype {_dtype._CAP[out.dtype.name]} and out_int32 flag is "
+                               f"{bool(out_int32)}")
+        from .._mutation import write_out
+        return write_out(out, r, fn.__name__)
+    return out_form
+
+
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     """Insertion indices of ``input`` into the innermost dim of ``sorted_sequence``.
 
@@ -466,7 +479,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return _searchsorted_call(sorted_sequence, input, right, side, sorter, out_int32, "torch.searchsorted")
 
 
-@register(method=False, out=True, differentiable=False)
+register(method=False, differentiable=False, out_form=_searchsorted_out(searchsorted))(searchsorted)
+
+
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     """Bucket index of each element for 1-D ``boundaries`` (``right=False``: b[i-1] < x <= b[i]).
 
@@ -477,6 +492,9 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return _searchsorted_call(boundaries, input, right, None, None, out_int32, "torch.bucketize")
+
+
+register(method=False, differentiable=False, out_form=_searchsorted_out(bucketize))(bucketize)
 
 
 
