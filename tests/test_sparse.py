@@ -414,3 +414,22 @@ def test_compile_captured_sparse_works_and_sparse_argument_raises():
     g = torchlike.compile(lambda a, v: torchlike.sparse.mm(a, v))
     with pytest.raises(NotImplementedError, match="compiled"):
         g(s, x)
+
+
+def test_sparse_accessors_of_a_strided_tensor_are_torchs():
+    """A dense tensor's coalesce/indices/values/is_coalesced/crow_indices/... raise torch's layout RuntimeError
+    (were NotImplementedError); sparse_dim is 0 and dense_dim its ndim; the sparse tensors keep theirs."""
+
+    def run(L):
+        t, out = L.ones(2, 3), []
+        for name in ("coalesce", "indices", "values", "is_coalesced", "sparse_dim", "dense_dim", "crow_indices",
+                     "col_indices", "ccol_indices", "row_indices"):
+            try:
+                out.append((name, getattr(t, name)()))
+            except RuntimeError as e:
+                out.append((name, str(e)))
+        s = L.eye(3).to_sparse()
+        c = L.eye(3).to_sparse_csr()
+        out.append((s.sparse_dim(), s.dense_dim(), s.is_coalesced(), s.indices().tolist(), c.crow_indices().tolist()))
+        return out
+    assert run(torchlike) == run(torch)

@@ -20,9 +20,7 @@ MissingAPI.__qualname__ = MissingAPI.__name__ = "NotImplementedError"
 # torch.Tensor's public names torchlike's Tensor lacks (sparse compressed tensors): these are
 # MissingAPI, any other unknown name torch's AttributeError
 TENSOR_NAMES_MISSING = frozenset((
-    "ccol_indices coalesce col_indices crow_indices dense_dim indices is_coalesced "
-    "resize_as_sparse_ row_indices smm sparse_dim sparse_mask sparse_resize_ sparse_resize_and_clear_ sspaddmm "
-    "values").split())
+    "resize_as_sparse_ smm sparse_mask sparse_resize_ sparse_resize_and_clear_ sspaddmm").split())
 
 
 def module_getattr(public_name: str):

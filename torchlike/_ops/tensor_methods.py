@@ -338,3 +338,37 @@ _index.__code__ = _index.__code__.replace(co_name="index", co_qualname="Tensor.i
 if "index" not in Tensor.__dict__:
     Tensor.index = _index
 del _k, _v
+
+
+# the sparse accessors on a strided tensor (torch/sparse/_tensor.py's SparseTensor overrides them): the layout
+# checks' RuntimeErrors, and a strided tensor's sparse_dim 0 / dense_dim ndim
+def _sparse_accessor(name, kind):
+    def accessor(self):
+        raise RuntimeError(f"{name} expected sparse {kind} layout but got Strided")
+    accessor.__name__ = accessor.__qualname__ = name
+    accessor.__doc__ = f"torch's layout error: ``{name}`` needs a {kind} layout."
+    return accessor
+
+
+for _k, _kind in {"coalesce": "coordinate tensor", "indices": "coordinate tensor", "values": "tensor",
+                  "is_coalesced": "coordinate tensor", "crow_indices": "row compressed tensor",
+                  "col_indices": "row compressed tensor", "ccol_indices": "column compressed tensor",
+                  "row_indices": "column compressed tensor"}.items():
+    register(_k, namespaces=(), promote="none")(_sparse_accessor(_k, _kind))
+
+
+@register(namespaces=(), promote="none")
+def sparse_dim(input):
+    """The number of sparse dimensions: 0 for a strided tensor.
+
+    >>> import torchlike
+    >>> torchlike.ones(2, 3).sparse_dim(), torchlike.ones(2, 3).dense_dim()
+    (0, 2)
+    """
+    return 0
+
+
+@register(namespaces=(), promote="none")
+def dense_dim(input):
+    """The number of dense dimensions: all of a strided tensor's."""
+    return input.ndim
