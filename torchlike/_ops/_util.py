@@ -142,6 +142,7 @@ def keyword_shape(args, keyword, op, name):
 
 def shape_arg(args):
     """``f(2, 3)`` or ``f((2, 3))`` or ``f(torch.Size)`` -> (2, 3)."""
+    given = args
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = args[0]
     for a in args:  # (the common case first: plain ints, returned as they are)
@@ -153,13 +154,13 @@ def shape_arg(args):
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
             if a.numel() != 1:  # torch's parser takes a one-element tensor as an int, nothing larger
-                raise _size_element_error(i, a)
+                raise _size_element_error(i, a, given)
             a = int(a.item())
         if is_symbolic(a):  # a symbolic dimension (torchlike.export with dynamic shapes)
             out.append(a)
             continue
         if not isinstance(a, (numbers.Integral, np.integer)) or isinstance(a, bool):
-            raise _size_element_error(i, a)
+            raise _size_element_error(i, a, given)
         out.append(int(a))
     return tuple(out)
 
@@ -167,14 +168,31 @@ def shape_arg(args):
 _SIZE_ARG_NAMES = {"reshape": "shape", "repeat": "repeats", "tile": "dims"}  # (the rest call theirs 'size')
 
 
-def _size_element_error(i, a):
-    """torch's parser error for a size element that is not an int: past the first, it 'failed to unpack'."""
+def _size_element_error(i, a, given):
+    """torch's parser error for a size element that is not an int (``given``: the arguments as passed): past the
+    first, it 'failed to unpack'; a first one is not an int list at all (several arguments: then they are too
+    many; view: then no overload, its dtype one either, takes them)."""
     op = caller_op()
     arg = _SIZE_ARG_NAMES.get(op, "size")
     if i:
         return TypeError(f"{op}(): argument '{arg}' failed to unpack the object at pos {i + 1} with error "
                          f"\"type must be tuple of ints,but got {type(a).__name__}\"")
-    return TypeError(f"{op}(): argument '{arg}' must be tuple of ints, but found element of type "
+    packed = len(given) == 1 and isinstance(given[0], (tuple, list))
+    if op == "view":
+        got = ", ".join(type(g).__name__ for g in given)
+        if len(given) > 1:
+            return TypeError(f"view() received an invalid combination of arguments - got ({got}), but expected one "
+                             "of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n")
+        shown = (f"{type(given[0]).__name__} of ({', '.join(type(g).__name__ for g in given[0])},)" if packed
+                 else got)
+        why = f"      didn't match because some of the arguments have invalid types: (!{shown}!)\n"
+        return TypeError(f"view() received an invalid combination of arguments - got ({got}), but expected one "
+                         f"of:\n * (torch.dtype dtype)\n{why} * (tuple of ints size)\n{why}")
+    if len(given) > 1:
+        return TypeError(f"{op}() takes 1 positional argument but {len(given)} were given")
+    if not packed:
+        return TypeError(f"{op}(): argument '{arg}' (position 1) must be tuple of ints, not {type(a).__name__}")
+    return TypeError(f"{op}(): argument '{arg}' (position 1) must be tuple of ints, but found element of type "
                      f"{type(a).__name__} at pos {i}")
 
 

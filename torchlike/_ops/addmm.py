@@ -16,6 +16,7 @@ import numpy as np
 from .. import _dtype
 from .. import _autocast as _amp
 from ._util import Tensor, cast, dispatch, register
+from .registry import out_dtype_message
 from .legacy_overloads import sort_scalar_args
 from .matmul import _cap, _check_bmm, _dims_msg, _mm, _mm_prec, _mv_check, _same_mm
 
@@ -88,7 +89,31 @@ def _after_shapes(self, args, kwargs):
     return False
 
 
-@register(out=True, inplace=True, inplace_overlap=_after_shapes, out_overlap="partial")
+def _product_size(kind):
+    """``_after_shapes`` for addmm_ (``kind`` mm), addmv_ (mv) and baddbmm_ (bmm), with their check that self has
+    the product's size (where the operands multiply and share self's dtype): torch's "Bad in-place call"."""
+    def rule(self, args, kwargs):
+        a, b = (args + (None, None))[:2]
+        if not (isinstance(a, Tensor) and isinstance(b, Tensor)) or not a.dtype is b.dtype is self.dtype:
+            return False
+        sa, sb = tuple(a.shape), tuple(b.shape)
+        if kind == "mm" and len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0]:
+            shape = (sa[0], sb[1])
+        elif kind == "mv" and len(sa) == 2 and len(sb) == 1 and sa[1] == sb[0]:
+            shape = (sa[0],)
+        elif kind == "bmm" and len(sa) == 3 and len(sb) == 3 and sa[0] == sb[0] and sa[2] == sb[1]:
+            shape = (sa[0], sa[1], sb[2])
+        else:
+            return False
+        if tuple(self.shape) != shape:
+            raise RuntimeError(f"Bad in-place call: input tensor size {list(self.shape)} and output tensor size "
+                               f"{list(shape)} should match")
+        return False
+    return rule
+
+
+@register(out=True, inplace=True, inplace_overlap=_product_size("mm"), out_overlap="partial",
+          out_same_dtype=out_dtype_message("mm"))
 @_amp.lower
 def addmm(input, mat1, mat2, *legacy, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)``.
@@ -114,7 +139,8 @@ def addmm(input, mat1, mat2, *legacy, beta=1, alpha=1):
     return _addx(input, mat1, mat2, beta, alpha, "mm", "AddmmBackward0")
 
 
-@register(out=True, inplace=True, inplace_overlap=_after_shapes, out_overlap="partial")
+@register(out=True, inplace=True, inplace_overlap=_product_size("mv"), out_overlap="partial",
+          out_same_dtype=out_dtype_message("mm"))
 def addmv(input, mat, vec, *legacy, beta=1, alpha=1):
     """``beta * input + alpha * (mat @ vec)``.
 
@@ -130,7 +156,8 @@ def addmv(input, mat, vec, *legacy, beta=1, alpha=1):
     return _addx(input, mat, vec, beta, alpha, "mv", "AddmvBackward0")
 
 
-@register(out=True, inplace=True, inplace_overlap=_after_shapes, out_overlap="partial")
+@register(out=True, inplace=True, inplace_overlap=_product_size("bmm"), out_overlap="partial",
+          out_same_dtype=out_dtype_message("mm"))
 @_amp.lower
 def baddbmm(input, batch1, batch2, *legacy, beta=1, alpha=1):
     """``beta * input + alpha * bmm(batch1, batch2)``.
@@ -162,7 +189,8 @@ def _read_sizes(*reads):
                              f"but got {d})")
 
 
-@register(out=True, inplace=True, inplace_overlap=_after_shapes, out_overlap="partial")
+@register(out=True, inplace=True, inplace_overlap=_after_shapes, out_overlap="partial",
+          out_same_dtype=out_dtype_message("addbmm"))
 @_amp.lower
 def addbmm(input, batch1, batch2, *legacy, beta=1, alpha=1):
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``.

@@ -14,7 +14,7 @@ from .._grad_mode import _state as _grad_state
 from .._shape_churn import host_impl
 from .._creation import empty
 from .._device import canonical
-from .._errors import bool_arg, broadcast_shape, tp_name
+from .._errors import bool_arg, broadcast_shape, torch_warn, tp_name
 from .._to_args import parse_to
 from .._scalar_fit import check_numbers_fit
 from .._dispatch import ERR_VAR, HOST_DTYPES, QUIET, host_number, host_operand
@@ -41,6 +41,14 @@ def _host_cast_ok(src, dst):
     bools and integers (integers wrap, floats round to nearest), between floats (overflow to inf) and to bool
     (nonzero, NaN included); not float to integer (out-of-range values differ between the kernels)."""
     return src in HOST_DTYPES and dst in HOST_DTYPES and (src.kind in "biu" or dst.kind in "fb")
+
+
+def warn_complex_to_real(src, dt):
+    """torch's copy kernel (``to``, ``copy_``, a write through an index) warns once per process when it drops
+    an imaginary part (not when it casts to bool)."""
+    if src.is_complex and not dt.is_complex and dt.name != "bool":
+        torch_warn("Casting complex values to real discards the imaginary part", "aten/src/ATen/native/Copy.cpp:307",
+                   once=True)
 
 
 def to_dtype_op(t, dt):
@@ -83,6 +91,7 @@ def to(self, *args, **kwargs):
     dev, dt, _, copy, fmt = parse_to(Tensor, args, kwargs)
     out = self
     if dt is not None and dt is not self.dtype:
+        warn_complex_to_real(self.dtype, dt)
         out = to_dtype_op(out, dt)
     if dev is not None and dev != self._dev:
         out = to_device_op(out, dev)
@@ -173,6 +182,7 @@ def copy_(self, src, non_blocking=False):
                                f"{list(shape)}")
     if src._dev != self._dev:
         src = src.to(self._dev)
+    warn_complex_to_real(src.dtype, self.dtype)
     if src.dtype is self.dtype and src.shape == self.shape and not _prof._COLLECTING and \
             not (_grad_state.enabled and (src.requires_grad or self.requires_grad)) and \
             _FW_TANGENT not in src.__dict__ and _FW_TANGENT not in self.__dict__:

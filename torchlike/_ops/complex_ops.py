@@ -201,4 +201,5 @@ Tensor.mH = property(lambda self: matrix_transpose(self, "mH").conj())
 
 
 def _h_error(t):
-    raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {t.ndim}-D tensor.")
+    raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {t.ndim}-D tensor."
+                       + (" For batches of matrices, consider using tensor.mH" if t.ndim > 2 else ""))

@@ -113,6 +113,8 @@ def index_put_(input, indices, values, accumulate=False):
 
 def _put_indices(shape, indices):
     """index_put's indices: every tensor (0-dim ones too) is an advanced index; masks expand."""
+    if len(indices) > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)} (got {len(indices)})")
     adv, d = [], 0
     for t in indices:
         dt = t.dtype

@@ -12,7 +12,7 @@ advanced indices move to the front" rule.  An index expression is therefore spli
 """
 from __future__ import annotations
 
-from .._errors import GraphBreak, is_tracer as _is_tracer, torch_warn, warn_at_caller
+from .._errors import GraphBreak, is_tracer as _is_tracer, torch_warn
 
 import functools
 import numbers
@@ -81,13 +81,14 @@ def _as_tuple(index):
     """torch's treatSequenceAsTuple: a short list holding slices/None/sequences/tensors is a tuple."""
     if isinstance(index, tuple):
         return index
-    if isinstance(index, list) and len(index) < 32:
+    # a str is a sequence to torch too: x["key"] is a tuple of one-character strings
+    if isinstance(index, (list, str)) and len(index) < 32:
         for e in index:
-            if e is None or e is Ellipsis or isinstance(e, (slice, Tensor, list, tuple, np.ndarray)):
-                warn_at_caller("Using a non-tuple sequence for multidimensional indexing is deprecated and will "
-                               "be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this "
-                               "will be interpreted as tensor index, x[torch.tensor(seq)], which will result either "
-                               "in an error or a different result")
+            if e is None or e is Ellipsis or isinstance(e, (slice, Tensor, list, tuple, np.ndarray, str)):
+                torch_warn("Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
+                           "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+                           "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error "
+                           "or a different result", "torch/csrc/autograd/python_variable_indexing.cpp:349")
                 return tuple(index)
     return (index,)
 
@@ -144,16 +145,20 @@ def _classify(e, warn_uint8=True):
             raise TypeError("new(): invalid data type") from None
         if arr.dtype.kind in "US":
             raise TypeError("new(): invalid data type 'str'")
-        if arr.size == 0 and arr.dtype.kind == "f" and not isinstance(e, np.ndarray):
-            arr = arr.astype(np.int64)
+        if arr.dtype.kind == "f" and (arr.size or not isinstance(e, np.ndarray)):
+            arr = arr.astype(np.int64)  # torch reads a sequence's floats as int64, truncating
+        elif arr.dtype.kind == "c":
+            raise TypeError("'complex' object cannot be interpreted as an integer")
         if arr.dtype.kind == "b" or (arr.dtype == np.uint8 and isinstance(e, np.ndarray)):
             return ("bool", bool(arr)) if arr.ndim == 0 else ("mask", arr.astype(bool))
         if arr.dtype.kind not in "iu":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return ("int", int(arr)) if arr.ndim == 0 else ("array", arr.astype(np.int64))
     if isinstance(e, str):
-        raise TypeError("new(): invalid data type 'str'")
+        return "str", e  # torch counts the index first, then refuses it (parse_index)
     name = {float: "float", complex: "complex"}.get(type(e), type(e).__name__)
+    if isinstance(e, np.generic):
+        name = "numpy." + name  # the C type's tp_name
     raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
                      f"indices (got {name})")
 
@@ -191,7 +196,7 @@ def parse_index(shape, index, warn_uint8=True):
     consumed = 0
     n_ell = 0
     for k, v in entries:
-        if k in ("int", "slice", "array"):
+        if k in ("int", "slice", "array", "str"):
             consumed += 1
         elif k == "mask":
             consumed += v.ndim
@@ -205,6 +210,8 @@ def parse_index(shape, index, warn_uint8=True):
             raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    if any(k == "str" for k, _ in entries):
+        raise TypeError("new(): invalid data type 'str'")
     basic, adv, res_shape = [], [], []
     src = 0
     trivial = True
@@ -274,6 +281,7 @@ def prepare_adv(adv, res_shape):
 
     Returns (positions, arrays, broadcast shape of the index arrays)."""
     pos, arrays, shapes = [], [], []
+    bounds_errors = False
     for k, (d, a) in enumerate(adv):
         n = res_shape[d]
         v = concrete_index(a)
@@ -288,12 +296,10 @@ def prepare_adv(adv, res_shape):
             else:
                 lo, hi = int(v.min()), int(v.max())
             if lo < -n or hi >= n:
-                if n == 0:  # torch's message names neither index nor dimension then
-                    raise IndexError("index is out of bounds for dimension with size 0")
-                bad = (v < -n) | (v >= n)
-                raise IndexError(f"index {int(v[bad].reshape(-1)[0])} is out of bounds for dimension {k} with "
-                                 f"size {n}")
-            if lo < 0:
+                if len(adv) == 1:
+                    _raise_out_of_bounds([(v, n)])
+                bounds_errors = True
+            if lo < 0 and not bounds_errors:
                 v = np.where(v < 0, v + n, v)
         pos.append(d)
         arrays.append(v)
@@ -305,7 +311,21 @@ def prepare_adv(adv, res_shape):
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
                          + ", ".join(str(list(s)) for s in shapes)) from None
+    if bounds_errors:
+        _raise_out_of_bounds([(np.broadcast_to(v, bshape), res_shape[d]) for d, v in zip(pos, arrays)])
     return tuple(pos), arrays, tuple(bshape)
+
+
+def _raise_out_of_bounds(checks):
+    """torch's index kernel walks the broadcast index element by element, each element's indices in order:
+    the first out-of-bounds one met (``checks``: (index array, size) per indexed dimension, broadcast)."""
+    bad = np.stack([(v < -n) | (v >= n) for v, n in checks]).reshape(len(checks), -1)
+    first = int(np.argmax(bad.any(axis=0)))
+    k = int(np.argmax(bad[:, first]))
+    v, n = checks[k]
+    if n == 0:  # torch's message names neither index nor dimension then
+        raise IndexError("index is out of bounds for dimension with size 0")
+    raise IndexError(f"index {int(v.reshape(-1)[first])} is out of bounds for dimension {k} with size {n}")
 
 
 def indexed_shape(shape, pos, bshape):

@@ -19,6 +19,7 @@ from .._errors import broadcast_shape, caller_op, torch_warn
 from .. import _torch_function
 from . import checks as C
 from ._util import Tensor, cast, check_broadcast, dispatch, register, round_to, wrap_dim
+from .registry import out_dtype_message
 from .. import _autocast as _amp
 from .._dispatch import OTHERS
 from .pointwise import mul
@@ -108,7 +109,7 @@ def _matmul_impl(a, b):
     return _mm(a, b)
 
 
-@register(out=True, namespaces=("torch", "linalg"))
+@register(out=True, namespaces=("torch", "linalg"), out_same_dtype=out_dtype_message("matmul"))
 @_amp.lower
 def matmul(input, other):
     """Matrix product with torch's 1-D / 2-D / batched broadcasting rules.
@@ -174,7 +175,7 @@ def _matmul_operand(other):
     return isinstance(other, Tensor) or _torch_function.overloaded_args((other,)) is not None
 
 
-@register(out=True)
+@register(out=True, out_same_dtype=out_dtype_message("mm"))
 @_amp.lower
 def mm(input, mat2):
     """2-D matrix product (no broadcasting).
@@ -210,7 +211,7 @@ def _check_bmm(b1, b2, n1="batch1", n2="batch2"):
     _check_not_bool(b1.dtype, "bmm")
 
 
-@register(out=True)
+@register(out=True, out_same_dtype=out_dtype_message("mm"))
 @_amp.lower
 def bmm(input, mat2):
     """Batched 3-D matrix product.
@@ -240,7 +241,7 @@ def _mv_check(mat, vec, out_dt=None):
     _check_not_bool(mat.dtype, "addmv_impl_cpu")
 
 
-@register(out=True)
+@register(out=True, out_same_dtype=out_dtype_message("mv"))
 def mv(input, vec):
     """Matrix-vector product.
 
@@ -276,7 +277,7 @@ def _dot_impl(a, b):
     return r.astype(a.dtype) if pe is not None else r
 
 
-@register(out=True)
+@register(out=True, out_same_dtype=out_dtype_message("dot"))
 def dot(input, tensor):
     """Dot product of two 1-D tensors of the same dtype.
 
@@ -296,7 +297,7 @@ def _vdot_impl(a, b):
     return _dot_impl(jnp.conj(a), b)
 
 
-@register(out=True)
+@register(out=True, out_same_dtype=out_dtype_message("dot"))
 def vdot(input, other):
     """Dot product conjugating the first argument.
 

@@ -17,6 +17,7 @@ from .._errors import GraphBreak, torch_warn, tp_name
 from ._util import Tensor, cast, dispatch, register
 from .indexing import concrete_index
 from .._scalar_fit import check_numbers_fit
+from .._mutation import write_out
 from .._dispatch import HOST_DTYPES, host_number, host_operand
 
 __all__ = ["nonzero", "nonzero_static", "argwhere", "where"]
@@ -68,7 +69,16 @@ def _wrap_np(a, like):
     return Tensor._wrap(jnp.asarray(a), like._dev)
 
 
-@register(out=True, differentiable=False, promote="none")
+def _nonzero_out(out, input, *, as_tuple=False):
+    if as_tuple is True:
+        raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
+    if out.dtype is not _dtype.int64:
+        raise RuntimeError(f"nonzero: Expected out tensor to have scalar type Long but got scalar type"
+                           f"{_dtype._CAP[out.dtype.name]}")
+    return write_out(out, nonzero(input, as_tuple=as_tuple), "nonzero")
+
+
+@register(differentiable=False, promote="none", out_form=_nonzero_out)
 def nonzero(input, *, as_tuple=False):
     """Indices of the non-zero entries: an (n, ndim) int64 tensor, or one 1-D tensor per dim.
 

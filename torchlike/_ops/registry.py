@@ -66,7 +66,8 @@ class OpEntry:
     # default for elementwise ops), "any", "internal" (the default otherwise); "writes": no check, an expanded self
     # is written as torch's fill-like kernels do; a callable ``check(self, args, kwargs)`` -> that "writes" flag
     inplace_overlap: str | Callable | None = None
-    out_same_dtype: bool = False  # out must have the result's dtype, no cast (complex, polar)
+    out_same_dtype: object = False  # out must have the result's dtype, no cast (complex, polar; a callable:
+    # its message, out_dtype_message)
     # the op's own ``out=`` form, ``out_form(out, *args, **kwargs)``, where torch's out= kernel has checks of its
     # own (gather's dtype message, multinomial's Long out): the namespace function calls it when out is given,
     # so ``fn`` (also the Tensor method, which takes no out= in torch) has no ``out`` parameter
@@ -416,6 +417,8 @@ def _with_out(fn, name, rule=None, exact=False, own=None, called=None):
         if out is None or own is not None:
             return r
         if exact and out.dtype is not r.dtype:  # (no cast into out: torch's check names both dtypes)
+            if callable(exact):  # (the op's own words: out_dtype_message)
+                raise RuntimeError(exact(args, r.dtype, out.dtype))
             raise RuntimeError(f"Expected object of scalar type {_dtype._CAP[r.dtype.name]} but got scalar type "
                                f"{_dtype._CAP[out.dtype.name]} for argument 'out'")
         return write_out(out, r, name)
@@ -425,6 +428,24 @@ def _with_out(fn, name, rule=None, exact=False, own=None, called=None):
 # install()'s first call (its namespaces and Tensor class): the table's surfaces are generated, so a field set
 # now would not reach them
 _INSTALLED = []
+
+
+def out_dtype_message(kind):
+    """An ``out_same_dtype`` rule for the BLAS-backed products, whose out must have the result's dtype: the words
+    of torch's check for ``kind`` (mm, dot, mv, addbmm; matmul: those of the product its operands' ranks pick)."""
+    def message(args, rd, od):
+        k = kind
+        if k == "matmul":
+            k = {(1, 1): "dot", (2, 1): "mv"}.get((args[0].ndim, args[1].ndim), "mm")
+        c, n = _dtype.C_NAMES, _dtype._CAP
+        if k == "dot":
+            return f"result dtype {n[od.name]} does not match input dtype {n[rd.name]}"
+        if k == "mv":
+            return f"addmv input tensors must have the same dtype, but got {n[od.name]}, {n[rd.name]}, and {n[rd.name]}"
+        if k == "addbmm":
+            return f"self and mat2 must have the same dtype, but got {n[od.name]} and {n[rd.name]}"
+        return f"Expected out tensor to have dtype {c.get(rd.name, rd.name)}, but got {c.get(od.name, od.name)} instead"
+    return message
 
 
 def sparse_kernels(names, kernel):
@@ -538,6 +559,7 @@ def _make_inplace(fn, name, sparse=None, overlap="internal"):
             return _prof.MODE_INPLACE[0](inplace_or_sparse, name + "_", self, args, kwargs)
         if rule is not None:
             check_inplace(self, args, kwargs, rule)
+        w = check(self, args, kwargs) if check is not None else aliased
         try:
             try:
                 r = fn(self, *args, **kwargs)
@@ -549,7 +571,7 @@ def _make_inplace(fn, name, sparse=None, overlap="internal"):
                 if err is None:
                     raise
                 raise err from None
-            return self._inplace_update(r)
+            return self._inplace_update(r, w)
         except NotImplementedError:  # a dense kernel read a sparse operand's data
             kernel = sparse(name + "_", (self,) + args, kwargs)
             if kernel is None:

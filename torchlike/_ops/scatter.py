@@ -234,15 +234,23 @@ def _scatter_checks(name, input, dim, index, src):
     if index.numel() == 0:  # torch checks nothing more: the result is the input
         return None
     _check_same_ndim(input, index, "self")
-    if isinstance(src, Tensor):
-        _check_same_ndim(src, index, "src")
     x, idx = _as1d(input), _as1d(index)
     s = _as1d(src) if isinstance(src, Tensor) else None
-    for k in range(idx.ndim):
-        if (k != d and idx.shape[k] > x.shape[k]) or (s is not None and idx.shape[k] > s.shape[k]):
-            raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self {list(input.shape)} "
-                               f"apart from dimension {d}" + (f" and to be no larger size than src "
-                                                             f"{list(src.shape)}" if s is not None else ""))
+    wrong = any(k != d and idx.shape[k] > x.shape[k] for k in range(idx.ndim))
+    if s is not None and not wrong:  # torch reads src.size(k) next: a src of fewer dims fails there
+        for k in range(idx.ndim):
+            if 0 < src.ndim <= k:  # (a 0-dim src reads as size 1 everywhere)
+                raise IndexError(f"Dimension out of range (expected to be in range of [{-src.ndim}, "
+                                 f"{src.ndim - 1}], but got {k})")
+            if idx.shape[k] > (s.shape[k] if src.ndim else 1):
+                wrong = True
+                break
+    if s is not None:
+        _check_same_ndim(src, index, "src")
+    if wrong:
+        raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self {list(input.shape)} "
+                           f"apart from dimension {d}" + (f" and to be no larger size than src "
+                                                         f"{list(src.shape)}" if s is not None else ""))
     _check_bounds(idx, x.shape[d], d)
     return d, x, idx, s
 
@@ -296,6 +304,8 @@ def scatter_add(input, dim, index, src):
     >>> torchlike.zeros(3).scatter_add(0, torchlike.tensor([0, 0, 2]), torchlike.ones(3))
     tensor([2., 0., 1.])
     """
+    if not isinstance(src, Tensor):
+        raise TypeError("scatter_add(): src must be a Tensor")  # (the op table raises torch's parser error)
     return _run_scatter("scatter_add", "ScatterAddBackward0", input, dim, index, src, "sum")
 
 
@@ -324,12 +334,8 @@ def _index_checks(name, input, dim, index, source=None, int32_ok=True):
     if index.ndim > 1:
         if name == "index_fill_":
             raise RuntimeError("Index has to be a vector/scalar")
-        if name == "index_copy_":
-            raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
         raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
                          f"{_cap(index.dtype)} and size: {list(index.shape)}")
-    if name == "index_copy_" and index.dtype is not _dtype.int64:
-        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {_cap(index.dtype)}")
     if index.dtype is not _dtype.int64 and not (int32_ok and index.dtype is _dtype.int32):
         raise IndexError(f"{name}(): Expected dtype int64 for index.") if name == "index_fill_" else \
             RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: {_cap(index.dtype)}")
@@ -374,6 +380,32 @@ def _index_impl(x, idx, src, alpha=None, *, dim, mode, include_self=True):
     return out.reshape(shp)
 
 
+def _index_copy_checks(input, dim, index, source):
+    """index_copy's meta function, its checks in its order."""
+    d = wrap_dim(dim, input.ndim)
+    if index.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
+    n_idx = index.numel()
+    if source.ndim == 0 and n_idx != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element (got {n_idx})")
+    if source.ndim != input.ndim and source.ndim and input.ndim:
+        raise IndexError("index_copy_(): When source and destination are not scalars, their dimensionality must "
+                         f"match. Source dimensionality ({source.ndim}), destination dimensionality ({input.ndim})")
+    if index.dtype is not _dtype.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {_cap(index.dtype)}")
+    _src_dtype_check("index_copy_", input, source)
+    dst_slice = [n for k, n in enumerate(input.shape) if k != d]
+    src_slice = [n for k, n in enumerate(source.shape) if k != d]
+    if dst_slice != src_slice:
+        raise RuntimeError("index_copy_(): Source/destination tensor must have same slice shapes. Destination slice "
+                           f"shape: {' '.join(map(str, dst_slice))} at dimension {d} and source slice shape: "
+                           f"{' '.join(map(str, src_slice))} at dimension 0.")
+    if source.ndim and n_idx != source.shape[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({n_idx}) should be equal to source.size(dim) "
+                         f"({source.shape[d]})")
+    return d
+
+
 def _src_dtype_check(name, input, source):
     if source.dtype is not input.dtype:
         if name == "index_add_":
@@ -415,8 +447,7 @@ def index_copy(input, dim, index, source):
     >>> torchlike.zeros(3).index_copy(0, torchlike.tensor([2]), torchlike.tensor([7.]))
     tensor([0., 0., 7.])
     """
-    _src_dtype_check("index_copy_", input, source)
-    d = _index_checks("index_copy_", input, dim, index, source)
+    d = _index_copy_checks(input, dim, index, source)
     n = input.shape[d] if input.ndim else 1
     _check_bounds(index, n, d, IndexError,
                   "index_copy_(): index {i} is out of bounds for dimension " + f"{d} with size {n}")
@@ -436,6 +467,9 @@ def index_fill(input, dim, index, value):
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.ndim} dimension(s).")
+    complex_value = value.dtype.is_complex if isinstance(value, Tensor) else isinstance(value, (complex, np.complexfloating))
+    if complex_value and not input.dtype.is_complex and index.dtype is _dtype.int64:  # (torch: after the index dtype)
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     d = _index_checks("index_fill_", input, dim, index, int32_ok=False)
     check_numbers_fit(input.dtype, value)
     n = input.shape[d] if input.ndim else 1
@@ -460,10 +494,11 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
                            f"{reduce}.")
     d = _index_checks("index_reduce_", input, dim, index, source)
-    _check_bounds(index, input.shape[d] if input.ndim else 1, d, IndexError, "index out of range in self")
-    # torch's index_reduce kernel (TORCH_WARN_ONCE, after the meta checks above): once per process
+    # torch's index_reduce kernel (TORCH_WARN_ONCE, after the meta checks above, before it reads the index): once
+    # per process
     torch_warn("index_reduce() is in beta and the API may change at any time.",
                "aten/src/ATen/native/TensorAdvancedIndexing.cpp:1523", once=True)
+    _check_bounds(index, input.shape[d] if input.ndim else 1, d, IndexError, "index out of range in self")
     return dispatch(_index_impl, (input, index.reshape(-1), source),
                     (("dim", d), ("mode", reduce), ("include_self", bool(include_self))),
                     name="IndexReduceBackward0")

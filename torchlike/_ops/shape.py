@@ -73,6 +73,9 @@ def cat(tensors, dim=0, *, out=None):
         if not s:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     if out is not None:
+        if not _dtype.can_cast(_dtype.result_type(*[_Dim(t.dtype) for t in tensors]), out.dtype):
+            raise TypeError(f"torch.cat(): input types can't be cast to the desired output type "
+                            f"{_dtype._CAP[out.dtype.name]}")  # (before the sizes, as torch's meta function)
         r = cat(tensors, dim)
         check_no_overlap(out, tensors, r.shape)
         return write_out(out, r, "cat")

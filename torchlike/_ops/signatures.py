@@ -47,8 +47,8 @@ class _Param:
     def __init__(self, text, keyword_only):
         decl, _, default = text.partition("=")
         kind, name = decl.split()
-        self.is_self = name == "self"  # (torch's messages call it input)
-        name = "input" if self.is_self else name
+        self.is_self = name == "self"  # (torch's messages call a Tensor self input, a Scalar self self)
+        name = "input" if self.is_self and kind.rstrip("?") == "Tensor" else name
         self.nullable = kind.endswith("?") or default.strip() == "None"
         kind = kind.rstrip("?")
         self.size = None
@@ -392,6 +392,13 @@ SIGNATURES = {
     ("torch", "masked_scatter"): ["Tensor self, Tensor mask, Tensor source"],
     ("torch", "masked_select"): ["Tensor self, Tensor mask"],
     ("torch", "put"): ["Tensor self, Tensor index, Tensor source, bool accumulate=False"],
+    ("torch", "index_select"): ["Tensor self, int dim, Tensor index"],
+    ("torch", "gather"): ["Tensor self, int dim, Tensor index, *, bool sparse_grad=False"],
+    ("torch", "scatter_add"): ["Tensor self, int dim, Tensor index, Tensor src"],
+    ("torch", "scatter_reduce"): ["Tensor self, int dim, Tensor index, Tensor src, str reduce, *, "
+                                  "bool include_self=True"],
+    ("torch", "index_add"): ["Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1"],
+    ("torch", "select"): ["Tensor self, int dim, SymInt index"],
     ("torch", "index_put"): ["Tensor self, Tensor[] indices, Tensor values, bool accumulate=False"],
     ("torch", "index_put_"): ["Tensor self, Tensor[] indices, Tensor values, bool accumulate=False"],
     ("torch", "diagonal_scatter"): ["Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1"],
@@ -399,7 +406,7 @@ SIGNATURES = {
     ("torch", "fill"): ["Tensor self, Tensor value", "Tensor self, Scalar value"],
     ("torch", "lerp"): ["Tensor self, Tensor end, Tensor weight", "Tensor self, Tensor end, Scalar weight"],
     ("torch", "resize_as_"): ["Tensor self, Tensor the_template, *, MemoryFormat? memory_format=None"],
-    ("torch", "where"): ["Tensor condition", "Tensor condition, Tensor input, Tensor other",
+    ("torch", "where"): ["Tensor condition", "Tensor condition, Tensor input, Tensor other, *, Tensor? out=None",
                          "Tensor condition, Scalar self, Tensor other", "Tensor condition, Tensor input, Scalar other",
                          "Tensor condition, Scalar self, Scalar other"],
     ("Tensor", "where"): ["Tensor self, Tensor condition, Tensor other", "Tensor self, Tensor condition, Scalar other"],
@@ -418,9 +425,9 @@ SIGNATURES = {
                                "bool density=False"],
     ("torch", "multinomial"): ["Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None"],
     ("torch", "searchsorted"): ["Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, "
-                                "str? side=None, Tensor? sorter=None",
+                                "str? side=None, Tensor? sorter=None, Tensor? out=None",
                                 "Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, "
-                                "str? side=None, Tensor? sorter=None"],
+                                "str? side=None, Tensor? sorter=None, Tensor? out=None"],
     ("torch", "_segment_reduce"): ["Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, "
                                   "Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None"],
     ("torch", "bernoulli"): ["Tensor self, *, Generator? generator=None, Tensor? out=None",

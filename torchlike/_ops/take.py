@@ -81,6 +81,8 @@ def take(input, index):
     if dt is not _dtype.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {_dtype._CAP[index.dtype.name]}")
     n = input.numel()
+    if n == 0 and index.numel():
+        raise IndexError("take(): tried to take from an empty tensor")
     v = concrete_index(index)
     if v is not None and v.size:
         bad = (v < -n) | (v >= n)

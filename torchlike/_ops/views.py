@@ -468,6 +468,10 @@ def narrow(input, dim, start, length):
 @register()
 def select(input, dim, index):
     """Index ``dim`` at ``index``, removing the dim."""
+    if input.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    if isinstance(index, (float, complex, np.floating, np.complexfloating)):
+        raise TypeError("select(): index must be an int")  # (the op table raises torch's parser error)
     return _select(input, dim, index, "SelectBackward0")
 
 
@@ -619,10 +623,12 @@ def _sizes_error(sizes):
     return err
 
 
-def _split_sizes(n, split_size_or_sections):
+def _split_sizes(n, split_size_or_sections, dim=0):
     if isinstance(split_size_or_sections, numbers.Integral):
         s = int(split_size_or_sections)
-        if s == 0 and n != 0 or s < 0:
+        if s < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={s}")
+        if s == 0 and n != 0:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
         if n == 0:
             return [0]
@@ -631,9 +637,12 @@ def _split_sizes(n, split_size_or_sections):
         sizes = [operator.index(x) for x in split_size_or_sections]
     except TypeError:  # (int() would take a float; torch's parser takes what indexes)
         raise _sizes_error(split_size_or_sections) from None
+    if any(z < 0 for z in sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                           f"split_sizes={sizes}")
     if sum(sizes) != n:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
-                           f"dimension 0), but got split_sizes={sizes}")
+                           f"dimension {dim}), but got split_sizes={sizes}")
     return sizes
 
 
@@ -654,7 +663,7 @@ def split(tensor, split_size_or_sections, dim=0):
             wrap_dim(dim, 1)  # (torch's parser error first)
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, tensor.ndim)
-    sizes = _split_sizes(tensor.shape[d], split_size_or_sections)
+    sizes = _split_sizes(tensor.shape[d], split_size_or_sections, d)
     starts = np.cumsum([0] + sizes[:-1])
     return _multi_output(tensor, _slices(tensor, d, [(int(s), int(s) + n) for s, n in zip(starts, sizes)],
                                          "SplitBackward0" if isinstance(split_size_or_sections, numbers.Integral)
@@ -706,6 +715,12 @@ def tensor_split(input, indices_or_sections, dim=0):
     d = wrap_dim(dim, input.ndim)
     n = input.shape[d]
     if isinstance(indices_or_sections, Tensor):
+        if indices_or_sections.dtype is not _dtype.int64:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{_dtype._CAP[indices_or_sections.dtype.name]}")
+        if indices_or_sections.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor, but got a tensor with {indices_or_sections.ndim} dims")
         indices_or_sections = indices_or_sections.tolist()
     if isinstance(indices_or_sections, numbers.Integral):
         k = int(indices_or_sections)
