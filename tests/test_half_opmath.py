@@ -116,3 +116,21 @@ def test_entr_grad_matches_torch_bit_for_bit(dt):
     torch.special.entr(x).backward(gt)
     torchlike.special.entr(lx).backward(lg)
     _assert_equal(lx.grad, x.grad)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("ord", ["fro", "nuc", 1, -1, 2, -2, float("inf"), float("-inf")])
+@pytest.mark.parametrize("fn", ["matrix_norm", "norm"])
+def test_matrix_norm_of_half_types(fn, ord, dt):
+    # torch rejects float16/bfloat16 only for the SVD-based orders ('nuc', 2, -2)
+    x, lx = _dense(12, 9, dt)
+    x, lx = x.reshape(3, 4), lx.reshape(3, 4)
+    try:
+        t = getattr(torch.linalg, fn)(x, ord)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError, match=str(e)):
+            getattr(torchlike.linalg, fn)(lx, ord)
+        return
+    r = getattr(torchlike.linalg, fn)(lx, ord)
+    assert str(r.dtype) == str(t.dtype)
+    torch.testing.assert_close(torch.from_numpy(r.float().numpy()).to(t.dtype), t)

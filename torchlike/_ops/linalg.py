@@ -59,12 +59,13 @@ def check_square(A, fname, arg="A"):
                            f"{A.shape[-1]} matrices")
 
 
-def check_float(A, fname):
+def check_float(A, fname, low_precision=False):
+    """torch's checkFloatingOrComplex (``low_precision``: float16, bfloat16 and complex32 accepted)."""
     d = A.dtype
     if not (d.is_floating_point or d.is_complex):
         raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as input. Got "
                            f"{_dtype._CAP[d.name]}")
-    if d in (_dtype.float16, _dtype.bfloat16, _dtype.complex32):
+    if not low_precision and d in (_dtype.float16, _dtype.bfloat16, _dtype.complex32):
         raise RuntimeError(f"{fname}: Low precision dtypes not supported. Got {_dtype._CAP[d.name]}")
 
 

@@ -106,7 +106,7 @@ def _matrix_norm(A, ord, dim, keepdim, dtype, fname="linalg.matrix_norm"):
     else:
         ord = float(ord)
     d = _dtype.to_dtype(dtype) if dtype is not None else A.dtype
-    check_float(A, fname)
+    check_float(A, fname, low_precision=ord not in ("nuc", 2.0, -2.0))  # (half types: not through an SVD)
     if not isinstance(ord, str) and ord < 0:
         # torch reduces with amin, which has no identity: name the dim it reduces (after the sum / svd)
         if ord == -2.0:
