@@ -124,3 +124,22 @@ def test_fill_and_constant_check_the_value_fits(case):
 ])
 def test_searchsorted_out_dtype_as_torch(case):
     _same(case)
+
+
+@pytest.mark.parametrize("case", [
+    lambda L: L.norm(L.ones(2, 2, 2), p="fro", dim=(0, 1, -1)),
+    lambda L: L.norm(L.ones(2, 2, 2, dtype=L.int64), p="fro", dim=(0, 1, 2)),
+    lambda L: L.norm(L.ones(2, 2), p="fro", dim=(0, 1, 0)),
+    lambda L: L.norm(L.tensor([1., 2.]), dim=0, out=L.zeros((), dtype=L.float64)),
+    lambda L: L.norm(L.tensor([1., 2.]), out=L.zeros((), dtype=L.float16)),
+    lambda L: L.norm(L.tensor([1., 2.]), p="fro", dim=(0,), out=L.zeros((), dtype=L.float64)),
+    lambda L: L.norm(L.ones(2, 2), p="nuc", out=L.zeros((), dtype=L.float64)),
+    lambda L: L.norm(L.tensor([1., 2.], dtype=L.float64), dim=0, out=L.zeros(())),
+    lambda L: L.norm(L.tensor([1., 2.]), dim=0, dtype=L.float64, out=L.zeros(())),
+    lambda L: L.norm(L.tensor([1. + 1j, 2.]), dim=0, out=L.zeros((), dtype=L.complex64)),
+    lambda L: L.norm(L.tensor([1., 2.]), p=3, out=L.zeros((), dtype=L.float64)),
+    lambda L: L.norm(L.tensor([1., 2.]), dim=0, out=L.zeros(())),
+    lambda L: L.norm(L.eye(2), p="nuc", out=L.zeros(())),
+])
+def test_norm_fro_dims_and_out_dtype_as_torch(case):
+    _same(case)

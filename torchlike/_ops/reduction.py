@@ -665,6 +665,11 @@ def tensor_norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if isinstance(p, str):
         if p == "fro" and (dim is None or len(dim) <= 2):
             r = vector_norm_op(input, 2, rdims(dim, input.ndim), keepdim, dtype)
+        elif p == "fro":  # (torch: linalg.matrix_norm over the dims given)
+            if not (input.dtype.is_floating_point or input.dtype.is_complex):
+                raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. "
+                                   f"Got {_dtype._CAP[input.dtype.name]}")
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
         elif p == "nuc":
             if input.ndim < 2:
                 raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
@@ -696,6 +701,12 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     tensor(5.)
     """
     r = tensor_norm(input, p, dim, keepdim, dtype)
+    if out is not None and out.dtype is not r.dtype:  # (no cast into out: torch's norms' checks)
+        if p == "nuc":
+            raise RuntimeError(f"linalg.matrix_norm expected out tensor dtype {_dtype._CAP[r.dtype.name]} but got: "
+                               f"{_dtype._CAP[out.dtype.name]}")
+        raise RuntimeError(f"Expected out tensor to have dtype {_dtype.C_NAMES[r.dtype.name]}, but got "
+                           f"{_dtype.C_NAMES[out.dtype.name]} instead")
     return r if out is None else write_out(out, r)
 
 
