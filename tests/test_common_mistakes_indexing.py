@@ -230,3 +230,44 @@ SIZES = {
 @pytest.mark.parametrize("case", list(SIZES))
 def test_size_argument_mistakes_raise_like_torch(case):
     raises_like_torch(SIZES[case])
+
+
+# --- in-place writes: a mask of more dims, expand's words, softmax's saved result ------------------------------
+INPLACE = {
+    "masked_scatter_ of a mask of more dims": lambda m: _X(m).masked_scatter_(m.ones(2, 3, 4, dtype=m.bool),
+                                                                            m.ones(24)),
+    "masked_scatter_ of a mask of another size": lambda m: _X(m).masked_scatter_(m.ones(2, 4, dtype=m.bool),
+                                                                               m.ones(24)),
+    "masked_scatter_ into an expanded tensor": lambda m: m.zeros(1, 4).expand(3, 4).masked_scatter_(
+        m.ones(4, dtype=m.bool), m.ones(24)),
+    "expand of a long tensor to fewer dims": lambda m: m.ones(2, 3, dtype=m.long).expand(3),
+}
+
+
+@pytest.mark.parametrize("case", list(INPLACE))
+def test_inplace_write_mistakes_raise_like_torch(case):
+    raises_like_torch(INPLACE[case])
+
+
+def _write_after_softmax(op, written):
+    def fn(m):
+        a = m.ones(3, requires_grad=True)
+        b = a * 2
+        c = op(m, b)
+        (b if written == "input" else c).add_(1)
+        c.sum().backward()
+        return a.grad
+    return fn
+
+
+SOFTMAXES = {"softmax": lambda m, b: m.softmax(b, 0), "log_softmax": lambda m, b: m.log_softmax(b, 0),
+             "softmin": lambda m, b: m.nn.functional.softmin(b, 0),
+             "softmax to double": lambda m, b: m.softmax(b, 0, dtype=m.float64)}
+
+
+@pytest.mark.parametrize("case", list(SOFTMAXES))
+def test_softmax_saves_its_result_not_its_input_like_torch(case):
+    """torch's softmax formulas read the result: a write to the input after it is no error, one to the result is
+    the version-counter error."""
+    same_as_torch(_write_after_softmax(SOFTMAXES[case], "input"), grad=False, atol=1e-6)
+    raises_like_torch(_write_after_softmax(SOFTMAXES[case], "result"))

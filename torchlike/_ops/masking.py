@@ -17,7 +17,7 @@ from ._util import Tensor, cast, dispatch, register
 from .indexing import _check_fill_value, c_type_name, concrete_index
 from .masked_put import compiled_mask
 from .registry import check_no_overlap, write_out
-from .._mutation import expanded_warning
+from .._mutation import check_inplace, expanded_warning
 
 __all__ = ["masked_fill", "masked_select", "masked_scatter"]
 
@@ -103,7 +103,27 @@ def _masked_scatter_traced(x, m, src, shape, empty):
     return jnp.where(m, src.reshape(-1)[idx].astype(x.dtype), x)
 
 
-@register(inplace=True, promote="none")
+def _mask_expands_to_self(self, args, kwargs):
+    """masked_scatter_'s in-place rule (OpEntry.inplace_overlap): torch expands the mask to self's shape
+    (expand_inplace), so a mask of more dims than self is expand's error, not a broadcast one."""
+    check_inplace(self, args, kwargs, "internal")  # (the rule an op of no elementwise kind gets by default)
+    mask = args[0] if args else kwargs.get("mask")
+    if not isinstance(mask, Tensor) or mask.dtype is not _dtype.bool:
+        return False
+    if mask.ndim > self.ndim:
+        raise RuntimeError(f"expand(CPUBoolType{{{list(mask.shape)}}}, size={list(self.shape)}): the number of "
+                           f"sizes provided ({self.ndim}) must be greater or equal to the number of dimensions in "
+                           f"the tensor ({mask.ndim})")
+    lead = self.ndim - mask.ndim
+    for i, (m, n) in enumerate(zip(mask.shape, self.shape[lead:])):
+        if m != n and m != 1:
+            raise RuntimeError(f"The expanded size of the tensor ({n}) must match the existing size ({m}) at "
+                               f"non-singleton dimension {i + lead}.  Target sizes: {list(self.shape)}.  Tensor "
+                               f"sizes: {list(mask.shape)}")
+    return False
+
+
+@register(inplace=True, promote="none", inplace_overlap=_mask_expands_to_self)
 def masked_scatter(input, mask, source):
     """``input`` with consecutive ``source`` elements written where ``mask`` is True.
 

@@ -252,7 +252,8 @@ def softmax_common(input, dim, dtype, log, neg=False, name="softmax", dim_pos=2)
         raise NotImplementedError(f'"{"log_" if log else ""}softmax_{last}kernel_impl" not implemented for '
                                   f"'{_dtype._CAP[d.name]}'")
     return dispatch(_softmax_impl, (input,), (("dim", dim), ("dt", None if dtype is None else d.np), ("log", log),
-                                              ("neg", neg)), name="LogSoftmaxBackward0" if log else "SoftmaxBackward0")
+                                              ("neg", neg)), name="LogSoftmaxBackward0" if log else "SoftmaxBackward0",
+                    saves="out")  # (torch's formulas read the result, not the input)
 
 
 def _softmax_out(out, input, dim, dtype=None, log=False):

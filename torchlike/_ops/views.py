@@ -392,7 +392,7 @@ def expand(input, *sizes, size=None):
     sizes = shape_arg(keyword_shape(sizes, size, "expand", "size"))
     sh = tuple(input.shape)
     if len(sizes) < len(sh):
-        raise RuntimeError(f"expand(torch.FloatTensor{{{list(sh)}}}, size=[{', '.join(map(str, sizes))}]): the "
+        raise RuntimeError(f"expand({input.type()}{{{list(sh)}}}, size=[{', '.join(map(str, sizes))}]): the "
                            f"number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
                            f"dimensions in the tensor ({len(sh)})")
     lead = len(sizes) - len(sh)
