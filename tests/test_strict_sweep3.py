@@ -143,3 +143,26 @@ def test_searchsorted_out_dtype_as_torch(case):
 ])
 def test_norm_fro_dims_and_out_dtype_as_torch(case):
     _same(case)
+
+
+def _o(L, dt, n=2):
+    return L.zeros(n, dtype=getattr(L, dt))
+
+
+@pytest.mark.parametrize("dt", ["float64", "float16", "int64", "float32"])
+@pytest.mark.parametrize("case", [
+    lambda L, dt: L.scatter(L.tensor([1., 2.]), 0, L.tensor([0]), L.tensor([3.]), out=_o(L, dt)),
+    lambda L, dt: L.scatter(L.tensor([1., 2.]), 0, L.tensor([0]), 2., out=_o(L, dt)),
+    lambda L, dt: L.scatter(L.tensor([1., 2.]), 0, L.tensor([0]), L.tensor([3.]), reduce="add", out=_o(L, dt)),
+    lambda L, dt: L.scatter_add(L.tensor([1., 2.]), 0, L.tensor([0]), L.tensor([3.]), out=_o(L, dt)),
+    lambda L, dt: L.scatter_reduce(L.tensor([1., 2.]), 0, L.tensor([0]), L.tensor([3.]), "sum", out=_o(L, dt)),
+    lambda L, dt: L.index_add(L.tensor([1., 2.]), 0, L.tensor([0]), L.tensor([3.]), out=_o(L, dt)),
+    lambda L, dt: L.index_add(L.tensor([1, 2]), 0, L.tensor([0]), L.tensor([3]), out=_o(L, dt)),
+    lambda L, dt: L.index_copy(L.tensor([1., 2.]), 0, L.tensor([0]), L.tensor([3.]), out=_o(L, dt)),
+    lambda L, dt: L.index_reduce(L.tensor([1., 2.]), 0, L.tensor([0]), L.tensor([3.]), "prod", out=_o(L, dt)),
+    lambda L, dt: L.slice_scatter(L.ones(2), L.ones(1), 0, 0, 1, out=_o(L, dt)),
+    lambda L, dt: L.msort(L.tensor([2., 1.]), out=_o(L, dt)),
+    lambda L, dt: L.take_along_dim(L.tensor([1., 2.]), L.tensor([0]), out=_o(L, dt, 1)),
+])
+def test_structured_out_keeps_the_result_dtype(case, dt):
+    _same(lambda L: case(L, dt))

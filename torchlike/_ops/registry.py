@@ -448,6 +448,11 @@ def out_dtype_message(kind):
     return message
 
 
+# the out_same_dtype rule of torch's structured kernels (scatter*, index_add/copy/reduce, msort, take_along_dim):
+# out must have the result's dtype, "Expected out tensor to have dtype float, but got double instead"
+STRUCTURED_OUT = out_dtype_message("structured")
+
+
 def sparse_kernels(names, kernel):
     """Fill the ``sparse`` field of the torch ops ``names`` (see OpEntry.sparse); before ``install``."""
     if _INSTALLED:

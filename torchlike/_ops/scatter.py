@@ -18,6 +18,7 @@ from .._errors import torch_warn, tp_name
 from .. import _dtype, _views
 from .. import _memory_format as _mfmt
 from ._util import Tensor, cast, dispatch, register, wrap_dim
+from .registry import STRUCTURED_OUT
 from .indexing import c_type_name, concrete_index, set_all
 from .._creation import tensor
 from .._mutation import check_no_overlap, expanded_warning, write_out
@@ -267,7 +268,8 @@ def _run_scatter(name, node, input, dim, index, src, reduce, include_self=True):
     return out.reshape(()) if input.ndim == 0 else out
 
 
-@register(inplace=True, out=True, promote="none", inplace_overlap="any", out_overlap="partial")
+@register(inplace=True, out=True, out_same_dtype=STRUCTURED_OUT, promote="none",
+          inplace_overlap="any", out_overlap="partial")
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """``input`` with ``src`` (a tensor or a scalar ``value``) written at ``index`` along ``dim``;
     ``reduce='add'|'multiply'`` combines instead of overwriting.
@@ -296,7 +298,8 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
                         input, dim, index, src, reduce)
 
 
-@register(inplace=True, out=True, promote="none", inplace_overlap="any", out_overlap="partial")
+@register(inplace=True, out=True, out_same_dtype=STRUCTURED_OUT, promote="none",
+          inplace_overlap="any", out_overlap="partial")
 def scatter_add(input, dim, index, src):
     """``input`` with ``src`` added at ``index`` along ``dim`` (repeated indices accumulate).
 
@@ -312,7 +315,8 @@ def scatter_add(input, dim, index, src):
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 
-@register(inplace=True, out=True, promote="none", inplace_overlap="any", out_overlap="partial")
+@register(inplace=True, out=True, out_same_dtype=STRUCTURED_OUT, promote="none",
+          inplace_overlap="any", out_overlap="partial")
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """Reduce ``src`` into ``input`` at ``index`` along ``dim`` with sum/prod/mean/amax/amin.
 
@@ -418,7 +422,8 @@ def _src_dtype_check(name, input, source):
                            "same scalar type")
 
 
-@register(inplace=True, out=True, promote="none", out_overlap="partial",  # (out= may be input itself)
+@register(inplace=True, out=True, out_same_dtype=STRUCTURED_OUT, promote="none",
+          out_overlap="partial",  # (out= may be input itself)
           inplace_overlap="any")
 def index_add(input, dim, index, source, *, alpha=1):
     """``input`` with ``alpha * source`` added at rows ``index`` of ``dim``.
@@ -439,7 +444,8 @@ def index_add(input, dim, index, source, *, alpha=1):
                       name="IndexAddBackward0", saves=False)
 
 
-@register(inplace=True, out=True, promote="none", inplace_overlap="any", out_overlap="partial")
+@register(inplace=True, out=True, out_same_dtype=STRUCTURED_OUT, promote="none",
+          inplace_overlap="any", out_overlap="partial")
 def index_copy(input, dim, index, source):
     """``input`` with rows ``index`` of ``dim`` replaced by ``source``.
 
@@ -482,7 +488,7 @@ def index_fill(input, dim, index, value):
                     name="IndexFillBackward1" if isinstance(value, Tensor) else "IndexFillBackward0", saves=False)
 
 
-@register(inplace=True, out=True, promote="none", inplace_overlap="any")
+@register(inplace=True, out=True, out_same_dtype=STRUCTURED_OUT, promote="none", inplace_overlap="any")
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """Reduce rows of ``source`` into rows ``index`` of ``input`` with prod/mean/amax/amin.
 
@@ -590,7 +596,7 @@ def select_scatter(input, src, dim, index):
     return _step_scatter(input, src, step, "SelectScatterBackward0")
 
 
-@register(out=True, promote="none")
+@register(out=True, out_same_dtype=STRUCTURED_OUT, promote="none")
 @_mfmt.preserve_follows((0, "input"))
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """``input`` with ``input[..., start:end:step, ...]`` (along ``dim``) replaced by ``src``.

@@ -23,6 +23,7 @@ from .._errors import GraphBreak
 from ..return_types import make
 from .._dispatch import not_implemented_node
 from ._util import Tensor, as_tensor_arg, cast, dispatch, register, wrap_dim
+from .registry import STRUCTURED_OUT
 from .reduction import check_nonempty
 from .signatures import Signature
 from .._stl_order import REPLAY_LIMIT, quick_select_index, sort_orders, topk_order, uses_introsort
@@ -123,7 +124,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
     return dispatch(_argsort_impl, (input,), (("dim", d), ("descending", bool(descending))), diff=False)
 
 
-@register(out=True, out_overlap="partial")
+@register(out=True, out_same_dtype=STRUCTURED_OUT, out_overlap="partial")
 @_mfmt.preserve_follows((0, "input"))
 def msort(input):
     """``sort(input, dim=0).values``.

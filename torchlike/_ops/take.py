@@ -15,7 +15,7 @@ from . import checks as C
 from .._errors import broadcast_shape
 from ._util import dispatch, register, wrap_dim
 from .indexing import concrete_index
-from .registry import check_no_overlap, write_out
+from .registry import STRUCTURED_OUT, check_no_overlap, write_out
 from .scatter import gather
 
 __all__ = ["index_select", "take", "take_along_dim"]
@@ -91,7 +91,7 @@ def take(input, index):
     return dispatch(_take_impl, (input, index), (), name="TakeBackward0", saves=False)
 
 
-@register(out=True, promote="none", out_overlap="any")
+@register(out=True, out_same_dtype=STRUCTURED_OUT, promote="none", out_overlap="any")
 def take_along_dim(input, indices, dim=None):
     """Gather along ``dim`` with ``indices`` broadcast against ``input`` (flattened when dim is None).
 
