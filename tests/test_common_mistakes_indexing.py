@@ -271,3 +271,21 @@ def test_softmax_saves_its_result_not_its_input_like_torch(case):
     the version-counter error."""
     same_as_torch(_write_after_softmax(SOFTMAXES[case], "input"), grad=False, atol=1e-6)
     raises_like_torch(_write_after_softmax(SOFTMAXES[case], "result"))
+
+
+CLAMP = {
+    "clamp_ of a long by a float": lambda m: m.ones(3, dtype=m.long).clamp_(0.5, 2.5),
+    "clamp_ of a long by a float max": lambda m: m.ones(3, dtype=m.long).clamp_(max=0.5),
+    "clamp_min_ of an int by a float": lambda m: m.ones(3, dtype=m.int32).clamp_min_(0.5),
+    "clamp_max_ of a uint8 by a float": lambda m: m.ones(3, dtype=m.uint8).clamp_max_(0.5),
+    "clip_ of a bool by a float": lambda m: m.ones(3, dtype=m.bool).clip_(0.5),
+    "clamp_ of a long by a float tensor": lambda m: m.ones(3, dtype=m.long).clamp_(m.tensor(0.5)),
+    "clamp_ of a float by a complex": lambda m: m.ones(3).clamp_(1j),
+    "clamp_ of an expanded tensor": lambda m: m.ones(1, 3).expand(2, 3).clamp_(0, 1),
+}
+
+
+@pytest.mark.parametrize("case", list(CLAMP))
+def test_clamp_in_place_casts_like_torch(case):
+    """torch's Number-bound clamp kernels name self's C++ type ("long int") when the result cannot be cast."""
+    raises_like_torch(CLAMP[case])

@@ -15,7 +15,7 @@ from .._errors import float_arg, int_arg
 from ._util import Tensor, cast, dispatch, exact_div, float_dtype_for, opmath, register
 from .legacy_overloads import sort_scalar_args
 from .pointwise import _polygamma
-from .._mutation import write_out
+from .._mutation import check_inplace, write_out
 from .._scalar_fit import check_numbers_fit
 
 __all__ = ["clamp", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv", "nan_to_num", "logit", "polygamma",
@@ -116,7 +116,21 @@ _CLAMP_NODES = {"clamp": ("ClampBackward1", "ClampBackward0"), "clip": ("ClampBa
                 "clamp_max": ("ClampMaxBackward0", "ClampMaxBackward1")}
 
 
-@register(inplace=True, out=True, promote="result_type", aliases=("clip",))
+def _clamp_scalar_cast(self, args, kwargs):
+    """clamp_ & co.'s in-place rule (OpEntry.inplace_overlap): the elementwise overlap check, then torch's Number-
+    bound kernel's cast check, which names self's C++ type ("long int"); a Tensor bound is TensorIterator's."""
+    check_inplace(self, args, kwargs, "partial")
+    bounds = [*args, *kwargs.values()]
+    if not any(isinstance(b, Tensor) for b in bounds):
+        d = _dtype.result_type(self, *[b for b in bounds if b is not None])
+        if d is not self.dtype and not d.is_complex and not _dtype.can_cast(d, self.dtype):  # (a complex bound:
+            # the op's own "cannot be converted" error)
+            raise RuntimeError(f"result type {_dtype._CAP[d.name]} can't be cast to the desired output type "
+                               f"{_dtype.C_NAMES.get(self.dtype.name, self.dtype.name)}")
+    return False
+
+
+@register(inplace=True, out=True, promote="result_type", aliases=("clip",), inplace_overlap=_clamp_scalar_cast)
 @_mfmt.pointwise_follows((0, "input"), (1, "min"), (2, "max"), numbers=False)
 def clamp(input, min=None, max=None):
     """Clamp every element into ``[min, max]`` (scalars or tensors; either may be None).
@@ -128,14 +142,14 @@ def clamp(input, min=None, max=None):
     return _clamp_core(input, min, max, "clamp")
 
 
-@register(inplace=True, out=True, promote="result_type")
+@register(inplace=True, out=True, promote="result_type", inplace_overlap=_clamp_scalar_cast)
 @_mfmt.pointwise_follows((0, "input"), (1, "min"), numbers=False)
 def clamp_min(input, min):
     """``clamp(input, min=min)``."""
     return _clamp_core(input, min, None, "clamp_min")
 
 
-@register(inplace=True, out=True, promote="result_type")
+@register(inplace=True, out=True, promote="result_type", inplace_overlap=_clamp_scalar_cast)
 @_mfmt.pointwise_follows((0, "input"), (1, "max"), numbers=False)
 def clamp_max(input, max):
     """``clamp(input, max=max)``."""
