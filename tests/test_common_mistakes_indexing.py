@@ -289,3 +289,20 @@ CLAMP = {
 def test_clamp_in_place_casts_like_torch(case):
     """torch's Number-bound clamp kernels name self's C++ type ("long int") when the result cannot be cast."""
     raises_like_torch(CLAMP[case])
+
+
+EXPAND = {
+    "expand a size-1 dim to -2": lambda m: m.ones(1).expand(-2),
+    "expand a size-1 dim to -3 beside another": lambda m: m.ones(2, 1).expand(2, -3),
+    "expand to a leading -2": lambda m: m.ones(1).expand(-2, 1),
+    "expand to a leading -1": lambda m: m.ones(1).expand(-1, 1),
+    "expand a size-2 dim to -2": lambda m: m.ones(2).expand(-2),
+    "expand, a mismatch after a negative leading size": lambda m: m.ones(2).expand(-3, -3),
+}
+
+
+@pytest.mark.parametrize("case", list(EXPAND))
+def test_expand_to_negative_sizes_like_torch(case):
+    """torch checks every size first, then computes the view's numel from a negative one (an overflow error); a
+    negative size was taken (a tensor of shape (-2,))."""
+    raises_like_torch(EXPAND[case])

@@ -399,7 +399,7 @@ def expand(input, *sizes, size=None):
     out = []
     for i, s in enumerate(sizes):
         if i < lead:
-            if s < 0:
+            if s == -1:
                 raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
                                    f"non-existing dimension {i}")
             out.append(s)
@@ -413,6 +413,8 @@ def expand(input, *sizes, size=None):
                                    f"sizes: {list(sh)}")
             out.append(s)
     out = tuple(out)
+    if min(out, default=0) < 0:  # (torch computes the view's numel from the negative size, after the checks)
+        raise RuntimeError("numel: integer multiplication overflow")
     if out == sh:
         return view_step(input, ("reshape", sh))
     check_alloc(out, input.dtype, overflow="numel")  # torch's view is free; JAX materialises it
