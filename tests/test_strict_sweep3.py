@@ -166,3 +166,19 @@ def _o(L, dt, n=2):
 ])
 def test_structured_out_keeps_the_result_dtype(case, dt):
     _same(lambda L: case(L, dt))
+
+
+@pytest.mark.parametrize("case", [
+    lambda L: L.where(L.tensor([True, False]), L.tensor([1., 2.]), L.tensor([0., 1.]), out=L.zeros(2, dtype=L.int64)),
+    lambda L: L.where(L.tensor([True, False]), L.tensor([1., 2.]), L.tensor([0., 1.]),
+                      out=L.zeros(2, dtype=L.float64)),
+    lambda L: L.where(L.tensor([True, False]), L.tensor([1, 2]), L.tensor([0., 1.]), out=L.zeros(2)),
+    lambda L: L.take(L.tensor([1., 2.]), L.tensor([5]), out=L.zeros(1, dtype=L.int64)),
+    lambda L: L.take(L.tensor([1., 2.]), L.tensor([1]), out=L.zeros(1, dtype=L.float64)),
+    lambda L: L.take(L.tensor([1., 2.]), L.tensor([1]), out=L.zeros(1)),
+    lambda L: L.index_select(L.tensor([1., 2.]), 0, L.tensor([1]), out=L.zeros(1, dtype=L.float64)),
+    lambda L: L.index_select(L.tensor([1., 2.]), 0, L.tensor([1]), out=L.zeros(1, dtype=L.int64)),
+    lambda L: L.index_select(L.tensor([1., 2.]), 0, L.tensor([1]), out=L.zeros(1)),
+])
+def test_where_take_index_select_out_dtype_as_torch(case):
+    _same(case)

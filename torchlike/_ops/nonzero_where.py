@@ -172,7 +172,9 @@ def _host_where(c, input, other, dev):
     return Tensor._from_host(r if type(r) is np.ndarray else np.asarray(r), dev)
 
 
-@register(method=False, out=True, promote="result_type", out_overlap="partial")
+@register(method=False, out=True, promote="result_type", out_overlap="partial",
+          out_same_dtype=lambda args, rd, od: f"Expected out type to be {_dtype._CAP[rd.name]} but got "
+                                              f"{_dtype._CAP[od.name]}")
 @_mfmt.pointwise_follows((0, "condition"), (1, "input"), (2, "other"))
 def where(condition, input=None, other=None):
     """``input`` where ``condition`` else ``other`` (broadcast, torch promotion); one argument ->

@@ -13,7 +13,7 @@ import jax.numpy as jnp
 from .. import _dtype
 from . import checks as C
 from .._errors import broadcast_shape
-from ._util import dispatch, register, wrap_dim
+from ._util import Tensor, dispatch, register, wrap_dim
 from .indexing import concrete_index
 from .registry import STRUCTURED_OUT, check_no_overlap, write_out
 from .scatter import gather
@@ -26,7 +26,8 @@ def _take_axis_impl(x, idx, dim):
     return jnp.take(x, idx, axis=dim, mode="clip") if x.ndim else jnp.take(x.reshape(1), idx)
 
 
-@register(out=True, promote="none", out_overlap="any")
+@register(out=True, promote="none", out_overlap="any",
+          out_same_dtype=lambda args, rd, od: "index_select(): self and result must have the same scalar type")
 def index_select(input, dim, index):
     """Entries of ``input`` along ``dim`` at the positions in the 1-D ``index``.
 
@@ -60,6 +61,9 @@ def _take_impl(x, idx):
 
 
 def _take_out(out, input, index):
+    if isinstance(input, Tensor) and isinstance(out, Tensor) and out.dtype is not input.dtype:
+        raise RuntimeError(f"take(): self and out expected to have the same dtype, but got self.dtype = "
+                           f"{_dtype._CAP[input.dtype.name]} and out.dtype = {_dtype._CAP[out.dtype.name]}")
     r = take(input, index)
     check_no_overlap(out, (input, index), r.shape)
     return write_out(out, r, "take")
