@@ -134,3 +134,22 @@ def test_matrix_norm_of_half_types(fn, ord, dt):
     r = getattr(torchlike.linalg, fn)(lx, ord)
     assert str(r.dtype) == str(t.dtype)
     torch.testing.assert_close(torch.from_numpy(r.float().numpy()).to(t.dtype), t)
+
+
+@pytest.mark.parametrize("dt", DTYPES + ["float32"])
+def test_linear_of_a_vector_with_a_bias_is_torchs_addmm_of_a_row(dt):
+    """torch's linear of a 1-D input with a bias is addmm of the input viewed as one row, viewed back (ViewBackward0
+    over AddmmBackward0): the bias is added inside the product's single rounding (torchlike added it after)."""
+    rng = np.random.default_rng(0)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((64,), (40, 64), (40,)))
+    out = []
+    for lib in (torch, torchlike):
+        d = getattr(lib, dt)
+        xt = lib.from_numpy(x).to(d).requires_grad_()
+        y = lib.nn.functional.linear(xt, lib.from_numpy(w * 3).to(d), lib.from_numpy(b * 7).to(d))
+        out.append((y.detach().float().numpy(), y.grad_fn.name(), y.grad_fn.next_functions[0][0].name()))
+    if dt == "float32":  # (another summation order than torch's GEMM: equal within float32's tolerance)
+        np.testing.assert_allclose(out[1][0], out[0][0], rtol=1e-5, atol=1e-5)
+    else:
+        np.testing.assert_array_equal(out[1][0], out[0][0])
+    assert out[1][1:] == out[0][1:]

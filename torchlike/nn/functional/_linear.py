@@ -113,6 +113,8 @@ def linear(input, weight, bias=None, *, out=None):
     if weight.ndim == 1:
         r = dispatch(_linear_vec, (input, weight, bias), name="AddmmBackward0" if bias is not None
                      else "MvBackward0")
+    elif input.ndim == 1 and bias is not None:  # torch: addmm of the input viewed as a row, viewed back
+        r = linear(input.view(1, k), weight, bias).view(wshape[0])
     elif input.ndim == 2:  # torch: addmm(bias, input, weight.t()) / mm(input, weight.t())
         r = dispatch(_linear, (input, weight, bias),
                      name="AddmmBackward0:linear" if bias is not None else "MmBackward0:linear")
