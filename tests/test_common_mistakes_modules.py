@@ -398,3 +398,20 @@ def test_tensor_of_ragged_data_with_an_empty_dimension_is_empty_like_torch():
     """torch stores nothing where a size is 0, so ragged data with an empty first row is an empty tensor."""
     from conftest import same_as_torch
     same_as_torch(lambda m: [m.tensor([[], [1]]), m.tensor([[], 1])], grad=False)
+
+
+def test_no_grad_exit_without_enter_like_torch():
+    """torch's no_grad starts with ``prev = False``: an ``__exit__`` without ``__enter__`` turns grad mode off quietly
+    (torchlike raised an AttributeError naming its private attribute)."""
+    import torch
+
+    import torchlike
+
+    def run(m):
+        m.set_grad_enabled(True)
+        try:
+            m.no_grad().__exit__(None, None, None)
+            return m.is_grad_enabled()
+        finally:
+            m.set_grad_enabled(True)
+    assert run(torchlike) == run(torch)

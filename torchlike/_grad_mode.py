@@ -106,6 +106,9 @@ class no_grad(_NoParamDecorator):
     False
     """
 
+    def __init__(self, orig_func=None):
+        self.prev = False  # (torch's: an __exit__ without __enter__ turns grad mode off, as it does there)
+
     def __enter__(self):
         self.prev = _state.enabled
         _state.enabled = False
