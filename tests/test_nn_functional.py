@@ -607,3 +607,29 @@ def test_half_composite_activations_round_each_op_as_torch(name, dt):
         res.append((y.detach().float().numpy(), x.grad.float().numpy()))
     np.testing.assert_array_equal(res[1][0], res[0][0])
     np.testing.assert_array_equal(res[1][1], res[0][1])
+
+
+# --- embedding_bag's scale_grad_by_freq (dense): torch's CPU kernel divides the k-th distinct index's gradients by
+# the count of the k-th smallest index (sorted, duplicates included) -- torchlike did not scale at all ---------------
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+@pytest.mark.parametrize("inp,off,pad", [([1, 1, 2, 1, 3], [0, 2], None), ([4, 0, 4, 2, 2, 2, 0], [0, 3, 3], None),
+                                         ([1, 1, 2, 1, 3], [0, 2], 1), ([3, 3, 0, 1], [0, 1], None)])
+def test_embedding_bag_scale_grad_by_freq_like_torch(mode, inp, off, pad):
+    def run(m):
+        w = m.arange(10.0).reshape(5, 2).requires_grad_()
+        out = m.nn.functional.embedding_bag(m.tensor(inp), w, m.tensor(off), mode=mode, scale_grad_by_freq=True,
+                                            padding_idx=pad)
+        (out * m.arange(1.0, 1 + out.numel()).reshape(out.shape)).sum().backward()
+        return out.detach(), w.grad
+    same_as_torch(run, grad=False)
+
+
+def test_embedding_bag_scale_grad_by_freq_2d_input_and_weights_like_torch():
+    def run(m):
+        w = m.arange(10.0).reshape(5, 2).requires_grad_()
+        a = m.nn.functional.embedding_bag(m.tensor([[1, 1, 2], [2, 3, 3]]), w, mode="sum", scale_grad_by_freq=True)
+        b = m.nn.functional.embedding_bag(m.tensor([1, 2, 1]), w, m.tensor([0, 1]), mode="sum", scale_grad_by_freq=True,
+                                          per_sample_weights=m.tensor([2.0, 3.0, 4.0]))
+        (a.sum() + b.sum()).backward()
+        return w.grad
+    same_as_torch(run, grad=False)

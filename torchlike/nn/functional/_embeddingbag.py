@@ -15,7 +15,35 @@ from ... import _views
 __all__ = ["embedding_bag"]
 
 
-def _bag_impl(idx, weight, offsets, psw, mode, num_bags, padding_idx, include_last):
+@jax.custom_vjp
+def _grad_scaled(rows, scale):
+    return rows
+
+
+def _grad_scaled_fwd(rows, scale):
+    return rows, scale
+
+
+def _grad_scaled_bwd(scale, g):
+    return g * scale[:, None].astype(g.dtype), None
+
+
+_grad_scaled.defvjp(_grad_scaled_fwd, _grad_scaled_bwd)
+
+
+def _freq_scale(idx, num_weights):
+    """The factor torch's CPU kernel gives each entry's gradient under ``scale_grad_by_freq``: it walks the sorted
+    indices by unique value and divides the k-th value's gradients by the count of ``sorted[k]`` (not of the value
+    itself: the k-th smallest index, duplicates included)."""
+    srt = jnp.sort(idx)
+    counts = jnp.zeros((num_weights,), jnp.int32).at[idx].add(1)
+    first = jnp.concatenate([jnp.ones((1,), bool), srt[1:] != srt[:-1]])
+    group = jnp.cumsum(first) - 1  # unique-value number of each sorted position
+    k = group[jnp.searchsorted(srt, idx)]
+    return 1.0 / counts[srt[k]]
+
+
+def _bag_impl(idx, weight, offsets, psw, mode, num_bags, padding_idx, include_last, freq=False):
     n = idx.shape[0]
     seg = jnp.searchsorted(offsets, jnp.arange(n), side="right") - 1
     keep = jnp.ones((n,), bool) if padding_idx is None else idx != padding_idx
@@ -24,6 +52,8 @@ def _bag_impl(idx, weight, offsets, psw, mode, num_bags, padding_idx, include_la
     if include_last:
         seg = jnp.where(jnp.arange(n) >= offsets[-1], num_bags, seg)
     rows = jnp.take(weight, idx, axis=0)
+    if freq:
+        rows = _grad_scaled(rows, jax.lax.stop_gradient(_freq_scale(idx, weight.shape[0])))
     if mode != "max" and rows.dtype in (jnp.float16, jnp.bfloat16):
         rows = rows.astype(jnp.float32)  # torch weighs and sums half rows in float32, rounding once
     if psw is not None:
@@ -148,4 +178,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         from ...sparse._embedding import embedding_bag as sparse_bag
         return sparse_bag(input, weight, offsets, per_sample_weights, bag, mode, int(num_bags), padding_idx,
                           bool(include_last_offset), bool(scale_grad_by_freq))
+    if scale_grad_by_freq and input.numel():
+        return dispatch(_bag_impl, (input, weight, offsets, per_sample_weights),
+                        (("mode", mode), ("num_bags", int(num_bags)), ("padding_idx", padding_idx),
+                         ("include_last", bool(include_last_offset)), ("freq", True)), name="EmbeddingBagBackward0")
     return bag(input, weight, offsets, per_sample_weights)
