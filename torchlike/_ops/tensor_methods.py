@@ -346,6 +346,7 @@ def _sparse_accessor(name, kind):
     def accessor(self):
         raise RuntimeError(f"{name} expected sparse {kind} layout but got Strided")
     accessor.__name__ = accessor.__qualname__ = name
+    accessor.__code__ = accessor.__code__.replace(co_name=name, co_qualname=name)  # (Python's argument errors)
     accessor.__doc__ = f"torch's layout error: ``{name}`` needs a {kind} layout."
     return accessor
 
