@@ -23,7 +23,7 @@ from . import _views
 from ._errors import pass_through_file
 
 __all__ = ["memory_format", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
-           "strides_match", "format_strides", "check_rank", "mark", "is_contiguous", "share_tag", "set_strides",
+           "strides_match", "format_strides", "check_rank", "mark", "is_contiguous", "set_strides",
            "preserve_strides", "dense_strides_like", "numpy_strides", "non_overlapping_and_dense", "iter_strides", "pointwise", "suggest",
            "follow_input", "needs_layout", "storage_perm"]
 
@@ -115,11 +115,6 @@ def set_strides(t, strides):
     t._st = tuple(strides)
     SEEN[0] = True
     return t
-
-
-def share_tag(t, new):
-    """``t.data = new``: ``t`` takes ``new``'s strides, as torch's ``.data`` setter does."""
-    set_strides(t, new.stride() if new._vbase is not None or new._st is not None else None)
 
 
 def check_rank(ndim, fmt):
