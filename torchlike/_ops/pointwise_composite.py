@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 
 import jax
 import jax.numpy as jnp
 import jax.scipy.special as jss
+import numpy as np
 
 from .. import _dtype, return_types
 from .. import _memory_format as _mfmt
@@ -121,7 +123,8 @@ def _clamp_scalar_cast(self, args, kwargs):
     bound kernel's cast check, which names self's C++ type ("long int"); a Tensor bound is TensorIterator's."""
     check_inplace(self, args, kwargs, "partial")
     bounds = [*args, *kwargs.values()]
-    if not any(isinstance(b, Tensor) for b in bounds):
+    if all(b is None or isinstance(b, (numbers.Number, np.generic)) and not isinstance(b, str) for b in bounds):
+        # (other arguments get the op's own argument errors)
         d = _dtype.result_type(self, *[b for b in bounds if b is not None])
         if d is not self.dtype and not d.is_complex and not _dtype.can_cast(d, self.dtype):  # (a complex bound:
             # the op's own "cannot be converted" error)
