@@ -22,6 +22,7 @@ from .. import _memory_format as _mfmt
 from .._errors import GraphBreak
 from ..return_types import make
 from .._dispatch import not_implemented_node
+from .._mutation import write_out
 from ._util import Tensor, as_tensor_arg, cast, dispatch, register, wrap_dim
 from .registry import STRUCTURED_OUT
 from .reduction import check_nonempty
@@ -465,7 +466,6 @@ def _searchsorted_out(fn):
                                f"Long(int64) depending on whether out_int32 flag is True, but we got output "
                                f"tensor's dtype {_dtype._CAP[out.dtype.name]} and out_int32 flag is "
                                f"{bool(out_int32)}")
-        from .._mutation import write_out
         return write_out(out, r, fn.__name__)
     return out_form
 

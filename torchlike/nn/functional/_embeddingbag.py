@@ -175,7 +175,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                         ("padding_idx", padding_idx), ("include_last", bool(include_last_offset))),
                         name="EmbeddingBagBackward0")
     if sparse:
-        from ...sparse._embedding import embedding_bag as sparse_bag
+        from ...sparse._embedding import embedding_bag as sparse_bag  # lazy: the sparse package imports nn
         return sparse_bag(input, weight, offsets, per_sample_weights, bag, mode, int(num_bags), padding_idx,
                           bool(include_last_offset), bool(scale_grad_by_freq))
     if scale_grad_by_freq and input.numel():
