@@ -16,6 +16,7 @@ import jax
 import numpy as np
 
 from . import _dtype, _grad_mode, _trace_hooks, _views
+from . import _memory_format as _mfmt
 from . import _profiler_state as _prof
 from ._grad_mode import InferenceVersion
 from ._errors import GraphBreak, argument_error, is_tracer as _is_tracer, to_host, warn_at_caller
@@ -672,8 +673,14 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
     def data(self, new):
         if not isinstance(new, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
-        from ._storage_share import set_data  # (it builds on this module)
-        set_data(self, new)
+        strides = new.stride() if new._vbase is not None or new._st is not None else None  # (before self changes:
+        self._x = new._value  # new may be a view of self)
+        self._dev = new._dev
+        self._vbase = self._chain = None
+        self._seen = 0  # (no longer a lazy or host view: a host tensor's -2 would read a device array as one)
+        v = self._ver  # (an inference tensor's stays one: torch still refuses its in-place writes)
+        self._ver = type(v)([v[0] if len(v) == 1 else v[0] - v[1]])
+        _mfmt.set_strides(self, strides)  # (torch shares the new data's strides: its channels-last tag here)
 
     # ---- conversion to Python / numpy ---------------------------------------------------------
     def _host_scalar(self):

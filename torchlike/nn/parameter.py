@@ -1,9 +1,9 @@
 """nn.Parameter, nn.Buffer and their uninitialised (lazy) forms.
 
-A Parameter is a Tensor subclass that Module registers automatically.  As in torch, it shares the storage
-of the tensor it is made of where that tensor is its storage's only handle (``_storage_share``): an in-place
-write through either is seen by the other.  Made of a view of a storage that other tensors hold, or of a
-tensor with autograd history, it holds a copy (see docs/differences.md); made of a Parameter, it shares.
+A Parameter is a Tensor subclass that Module registers automatically.  Unlike torch, a Parameter made
+of a plain tensor does not share storage with it (torchlike tensors are handles on immutable arrays),
+which only matters if the source tensor is later modified in place; a Parameter made of a Parameter
+does share its storage, as torch's.
 
 >>> import torchlike as torch
 >>> p = torch.nn.Parameter(torch.ones(2))
@@ -21,7 +21,6 @@ from .._grad_mode import InferenceVersion
 from ..tensor import Tensor
 from .._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
 from .._creation import empty, from_numpy
-from .. import _storage_share as share
 
 __all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer", "is_lazy"]
 
@@ -91,10 +90,7 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
             if requires_grad:
                 t._as_grad_leaf()
             return t
-        t = _fresh(cls, data, requires_grad)
-        if share.plain_source(data):  # torch's Parameter shares data's storage: data, if it is its storage's only
-            share.hand_over(data, t, source_version=True)  # handle, becomes the alias of the new root (see there)
-        return t
+        return _fresh(cls, data, requires_grad)
 
     def __init__(self, *args, **kwargs):
         pass
@@ -117,9 +113,6 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
         return (_rebuild_parameter, (np.asarray(self._value), str(self._dev), self.requires_grad))
 
     __hash__ = Tensor.__hash__
-
-
-share.PLAIN_TYPES.add(Parameter)
 
 
 def _rebuild_parameter(array, device, requires_grad):
