@@ -170,16 +170,14 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         with grad_mode.no_grad():
             new = dispatch(_renorm_impl, (weight, input, float(max_norm), float(norm_type)), (), diff=False)
             weight._set_value(new._value)
+    freq = bool(scale_grad_by_freq) and not sparse and input.numel() > 0  # (the sparse path refuses it itself)
+
     def bag(i, w, o, psw):
         return dispatch(_bag_impl, (i, w, o, psw), (("mode", mode), ("num_bags", int(num_bags)),
-                        ("padding_idx", padding_idx), ("include_last", bool(include_last_offset))),
+                        ("padding_idx", padding_idx), ("include_last", bool(include_last_offset)), ("freq", freq)),
                         name="EmbeddingBagBackward0")
     if sparse:
         from ...sparse._embedding import embedding_bag as sparse_bag  # lazy: the sparse package imports nn
         return sparse_bag(input, weight, offsets, per_sample_weights, bag, mode, int(num_bags), padding_idx,
                           bool(include_last_offset), bool(scale_grad_by_freq))
-    if scale_grad_by_freq and input.numel():
-        return dispatch(_bag_impl, (input, weight, offsets, per_sample_weights),
-                        (("mode", mode), ("num_bags", int(num_bags)), ("padding_idx", padding_idx),
-                         ("include_last", bool(include_last_offset)), ("freq", True)), name="EmbeddingBagBackward0")
     return bag(input, weight, offsets, per_sample_weights)
