@@ -8,6 +8,7 @@ True
 from __future__ import annotations
 
 import functools
+import os
 
 __all__ = ["flags", "onednn_half", "aten_vector_bytes"]
 
@@ -39,5 +40,8 @@ def onednn_half(dtype_name: str) -> bool:
 
 def aten_vector_bytes() -> int:
     """The width of ATen's ``Vectorized<T>`` on this CPU: 64 bytes where torch's CPU dispatch picks its AVX512
-    kernels (AVX-512 F/BW/VL/DQ), 32 with its AVX2 ones."""
+    kernels (AVX-512 F/BW/VL/DQ), 32 with its AVX2 ones. ``ATEN_CPU_CAPABILITY`` (``avx2``, ``default``...)
+    lowers torch's choice, and ours with it."""
+    if os.environ.get("ATEN_CPU_CAPABILITY", "").lower() in ("default", "avx2", "zvector", "vsx", "sve256"):
+        return 32
     return 64 if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags() else 32
