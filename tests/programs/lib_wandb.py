@@ -20,6 +20,7 @@ os.environ["WANDB_CONSOLE"] = "off"
 
 import wandb  # noqa: E402
 from wandb.proto import wandb_internal_pb2  # noqa: E402
+from google.protobuf.message import DecodeError  # noqa: E402
 
 
 def r(x, n=4):
@@ -53,14 +54,17 @@ def scan(path):
 
 def records(run_dir):
     """The run's records, once wandb-core (which writes the file) has written the exit record: finish() can
-    return before it has."""
+    return before it has, and a record it is writing when read does not parse yet."""
     path = glob.glob(os.path.join(run_dir, "*.wandb"))[0]
     for _ in range(300):
         recs = []
-        for data in scan(path):
-            rec = wandb_internal_pb2.Record()
-            rec.ParseFromString(data)
-            recs.append(rec)
+        try:
+            for data in scan(path):
+                rec = wandb_internal_pb2.Record()
+                rec.ParseFromString(data)
+                recs.append(rec)
+        except DecodeError:  # a record wandb-core is still writing: read again
+            recs = []
         if any(rec.WhichOneof("record_type") == "exit" for rec in recs):
             return recs
         time.sleep(0.1)
