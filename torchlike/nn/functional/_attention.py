@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ..._aten_vec_sums import reduced_map2_sum
 from ..._errors import broadcast_error, tp_name
 from ..._dispatch import dispatch
 from ..._ops.matmul import matmul_shape_error
@@ -129,7 +130,7 @@ def _flash_half_bwd(is_causal, res, g):
     attn = jnp.where(jnp.isneginf(lse), 0, jnp.exp(s - lse))
     if is_causal:
         attn = jnp.where(jnp.asarray(np.tril(np.ones((L, S), bool))), attn, 0)
-    dsum = jnp.sum(gf * out.astype(f), axis=-1, keepdims=True)
+    dsum = reduced_map2_sum(gf * out.astype(f))[..., None]  # (torch's map2_reduce_all: its lanes' order)
     ds = attn * (_qkt(gf, vf) - dsum)
     attn_r, ds_r = attn.astype(dt).astype(f), ds.astype(dt).astype(f)
     qs = min(256 if L >= 768 else 64 if L >= 192 else 32, L)
