@@ -2,12 +2,16 @@
 arange kernel computes ``start + step * i`` in the accumulation type with a fused multiply-add, in vectors of
 ATen's lane count (each vector's first value rounded to the dtype, then ``+ k * step`` per lane) and the tail one
 by one, so d2l.ai's ``torch.arange(-8.0, 8.0, 0.1)`` holds -0.10000000894 and 4.4e-16 where float32(-0.1) and 0.0
-would be (and a ReLU's gradient there is 1, not 0)."""
+would be (and a ReLU's gradient there is 1, not 0). The kernel has no AVX512 build: AVX-512 CPUs run its AVX2
+one, 32-byte vectors (the last two CASES tell 4 float64 lanes from 8, and bfloat16's unfused lanes). logspace
+too, value for value (its exponents in double, C's pow, the conversions to each dtype)."""
+import math
+
 import numpy as np
 import pytest
 
 CASES = [(-8.0, 8.0, 0.1), (0, 5, 0.1), (0.0, 1.0, 0.001), (-3.3, 7.1, 0.37), (1, 2, 1 / 3), (-5, 5, 0.01),
-         (0, 100000, 0.7), (2.5, -3.0, -0.13), (0, 1, 0.5)]
+         (0, 100000, 0.7), (2.5, -3.0, -0.13), (0, 1, 0.5), (-37.19, 81.3, 0.0431), (-3.0, 50.4, 0.2)]
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -61,3 +65,30 @@ def test_deprecated_range_length_and_values_in_the_accumulation_type(case, dtype
         theirs = torch.range(*case, dtype=getattr(torch, dtype)).float().numpy()
         ours = torchlike.range(*case, dtype=getattr(torchlike, dtype)).float().numpy()
     np.testing.assert_array_equal(ours, theirs)
+
+
+LOGSPACE = [(-2.4, -0.93, 268), (1.81, 2.26, 30994), (-1.02, 2.81, 139), (5.49, -4.21, 73), (0.5, 3.7, 7),
+            (-300, 300, 7), (2, 3, 1), (300, 3, 1), (0, 30, 2), (-3, 3, 4), (0, 3, 0), (float("inf"), 3, 4)]
+
+
+@pytest.mark.parametrize("base", [10.0, 2.0, math.e, -2.0])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "int8",
+                                   "bool"])
+@pytest.mark.parametrize("case", LOGSPACE, ids=[f"{a}_{b}_{n}" for a, b, n in LOGSPACE])
+def test_logspace_is_torchs_value_for_value(case, dtype, base):
+    """torch's logspace: exponents ``start + step * i`` / ``end - step * (steps - 1 - i)`` in double from the
+    bounds in the dtype, C's correctly rounded pow (not NumPy's SIMD power, 1 ulp off in float64 at times),
+    truncated through int32 for the narrow integer types; its overflow errors where a bound (or the one
+    value) does not fit the dtype."""
+    import torch
+
+    import torchlike
+
+    def run(mod):
+        try:
+            r = mod.logspace(*case, base=base, dtype=getattr(mod, dtype))
+        except Exception as e:  # noqa: BLE001 (the error itself is compared)
+            return type(e).__name__, str(e)
+        return str(r.dtype), r.double().numpy().tobytes()
+    with np.errstate(all="ignore"):
+        assert run(torchlike) == run(torch)

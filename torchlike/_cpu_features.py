@@ -38,10 +38,18 @@ def onednn_half(dtype_name: str) -> bool:
     return "avx512_fp16" in f or "amx_fp16" in f or "asimdhp" in f
 
 
-def aten_vector_bytes() -> int:
+def aten_vector_bytes(avx512_kernel: bool = True) -> int:
     """The width of ATen's ``Vectorized<T>`` on this CPU: 64 bytes where torch's CPU dispatch picks its AVX512
     kernels (AVX-512 F/BW/VL/DQ), 32 with its AVX2 ones. ``ATEN_CPU_CAPABILITY`` (``avx2``, ``default``...)
-    lowers torch's choice, and ours with it."""
+    lowers torch's choice, and ours with it. ``avx512_kernel=False`` is for the ops whose kernel ATen
+    registers with plain ``REGISTER_DISPATCH`` (no ``ALSO_REGISTER_AVX512_DISPATCH``: arange and linspace,
+    among others): their AVX512 slot is empty, so AVX-512 CPUs run their AVX2 build, 32-byte vectors.
+
+    >>> aten_vector_bytes(avx512_kernel=False)
+    32
+    """
+    if not avx512_kernel:
+        return 32
     if os.environ.get("ATEN_CPU_CAPABILITY", "").lower() in ("default", "avx2", "zvector", "vsx", "sve256"):
         return 32
     return 64 if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags() else 32

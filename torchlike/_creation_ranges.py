@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import builtins
+import itertools
 import math
 import numbers
 
@@ -15,6 +16,7 @@ from ._creation import _finish, _host_or_put, _out
 from ._device import canonical
 from ._errors import check_alloc, int_arg, warn_at_caller
 from ._global_settings import get_num_threads
+from ._scalar_fit import check_numbers_fit, check_scalar_fits
 from ._ops.signatures import Signature, parses
 from .tensor import Tensor
 
@@ -124,16 +126,17 @@ def _aten_float_arange(start, step, n, np_dtype):
     """torch's CPU arange kernel for a floating dtype, value for value. It computes in the accumulation type
     (double for float32/float64, float for float16/bfloat16) as ``start + step * i`` with one rounding (a fused
     multiply-add), but in vectors of ``Vectorized<T>::size()`` lanes: each vector's first value is rounded to
-    the dtype, and lane ``k`` is that base plus ``k * step`` (fused as well); the tail past the last pair of
-    whole vectors is ``start + step * i``. So ``arange(-8., 8., 0.1)[79]`` is -0.10000000894 (not
-    float32(-0.1)) and ``[80]`` is 4.4e-16, as in torch (on this CPU's vector width; a range of more than 32768
-    values is split among ``get_num_threads()`` chunks, each vectorized from its own start, as
-    ``at::parallel_for`` does)."""
+    the dtype, and lane ``k`` is that base plus ``k * step`` (fused as well, but for bfloat16, whose lanes
+    round ``k * step`` to float first: ``arange(-3., 50.4, 0.2, dtype=bfloat16)[15]`` is 0); the tail past the
+    last pair of whole vectors is ``start + step * i``. So ``arange(-8., 8., 0.1)[79]`` is -0.10000000894 (not
+    float32(-0.1)) and ``[80]`` is 4.4e-16, as in torch (a range of more than 32768 values is split among
+    ``get_num_threads()`` chunks, each vectorized from its own start, as ``at::parallel_for`` does). ATen registers no AVX512 build of this kernel, so its vectors are 32 bytes on
+    AVX-512 CPUs as well: 8 float32 lanes, 4 float64, 16 float16/bfloat16."""
     t = np.dtype(np_dtype)
     if n >= 1 << 26:  # (past the exact products of _fma_int: one rounding of the float64 formula)
         return (start + np.arange(n, dtype=np.float64) * step).astype(t)
     half = t.itemsize < 4  # accumulates in float: a float product is exact in float64, one float64 add
-    lanes = aten_vector_bytes() // t.itemsize
+    lanes = aten_vector_bytes(avx512_kernel=False) // t.itemsize  # (AVX2's kernel on AVX-512 CPUs too)
     if half:
         st, s0 = float(np.float32(step)), float(np.float32(start))
     else:
@@ -153,7 +156,10 @@ def _aten_float_arange(start, step, n, np_dtype):
         m = ((e - b) // (2 * lanes)) * (2 * lanes)
         if m:
             base = out[b:b + m:lanes, None].astype(np.float64)  # each vector's first value, in the dtype
-            vec = k * st + base if half else _fma_int(k, st, base)
+            if t.name == "bfloat16":  # (its lanes round k * step to float, then add: no fused multiply-add)
+                vec = base.astype(np.float32) + (k * st).astype(np.float32)
+            else:
+                vec = k * st + base if half else _fma_int(k, st, base)
             out[b:b + m] = vec.astype(full.dtype).astype(t).reshape(-1)
     return out
 
@@ -315,9 +321,65 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
     check_alloc((steps,), d)
     check_alloc((steps, 2), 8)  # the float64 buffers built first
-    lin = np.linspace(_num(start), _num(end), steps) if steps != 1 else np.asarray([_num(start)], np.float64)
-    vals = np.power(float(base), lin)
+    start, end = _num(start), _num(end)
+    if not d.is_complex and not any(isinstance(v, complex) for v in (start, end)) and steps:
+        with np.errstate(all="ignore"):
+            vals = _logspace_real(start, end, steps, float(base), d)
+    else:
+        lin = np.linspace(start, end, steps) if steps != 1 else np.asarray([start], np.float64)
+        vals = np.power(float(base), lin)
     return _out(_host_or_put(vals.astype(d.np), canonical(device), requires_grad), out)
+
+
+def _c_pow(base, exponents):
+    """C's ``pow(base, x)`` for each float64 ``x`` (correctly rounded here; NumPy's vectorized power is not
+    always: it may use SIMD approximations)."""
+    try:
+        return np.fromiter(map(math.pow, itertools.repeat(base), exponents), np.float64, len(exponents))
+    except (OverflowError, ValueError):  # (inf, NaN: NumPy's scalar power calls C's pow too)
+        b = np.float64(base)
+        return np.array([b ** np.float64(x) for x in exponents], np.float64)
+
+
+def _logspace_real(start, end, steps, base, d):
+    """torch's CPU logspace for a real dtype, value for value. One step is ``pow(base, start)`` written as by
+    ``fill_``. Otherwise the bounds are converted to the dtype first (checked; integers truncated),
+    ``step = double(end - start) / (steps - 1)`` (the difference in the dtype's arithmetic), the exponents
+    ``start + step * i`` up to the middle and ``end - step * (steps - 1 - i)`` after it, in double (product and
+    sum rounded each), then ``pow(base, exponent)`` converted to the dtype: through float for
+    float16/bfloat16, for integers truncated as x86 converts (through int32 for the narrow types: out of range
+    is its lowest value, wrapped)."""
+    t = np.dtype(d.np)
+    if steps == 1:
+        vals = _c_pow(base, [float(start)])
+        if d not in (_dtype.float16, _dtype.bfloat16):  # (fill_'s check: but a float16 of 1e300 is inf)
+            check_scalar_fits(float(vals[0]), d)
+        if d is _dtype.bool:
+            return vals != 0
+    elif d is _dtype.bool:
+        raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
+    elif d.is_floating_point:
+        check_numbers_fit(d, start, end)
+        lo, hi = np.asarray(start).astype(t), np.asarray(end).astype(t)
+        if t.itemsize < 4:  # (c10 half arithmetic: in float, rounded to the dtype)
+            diff = (hi.astype(np.float32) - lo.astype(np.float32)).astype(t)
+        else:
+            diff = hi - lo
+        lo, hi, step = float(lo), float(hi), float(diff) / (steps - 1)
+    else:
+        check_numbers_fit(d, start, end)
+        lo, hi = (int(v) % 256 if d is _dtype.uint8 else int(v) for v in (start, end))
+        step = float(hi - lo) / (steps - 1)  # (C's integer promotion: no wrap)
+    if steps > 1:
+        i = np.arange(steps, dtype=np.float64)
+        vals = _c_pow(base, np.where(i < steps // 2, lo + step * i, hi - step * (steps - 1 - i)).tolist())
+    if d is _dtype.bfloat16:  # (c10's BFloat16 of a NaN is the positive quiet NaN, whatever its sign)
+        return np.where(np.isnan(vals), np.float32(np.nan), vals.astype(np.float32)).astype(t)
+    if d.is_floating_point:
+        return vals.astype(np.float32).astype(t) if t.itemsize < 4 else vals.astype(t)
+    lim = 2.0 ** 63 if t.itemsize == 8 or t == np.uint32 else 2.0 ** 31
+    ints = np.where((vals < lim) & (vals > -lim), np.trunc(np.nan_to_num(vals)), -lim)  # (NaN too)
+    return ints.astype(np.int64).astype(t)
 
 
 _EYE = Signature("eye", [f"int n, {m}*, Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, "
