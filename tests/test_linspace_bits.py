@@ -1,6 +1,6 @@
 """torch.linspace in float32 and float64 equals torch's bit for bit (its CPU kernel's fused multiply-adds
-from both ends), and so do float16/bfloat16 (c10's rounded Half arithmetic); integer dtypes keep their own
-checks elsewhere."""
+from both ends), and so do float16/bfloat16 (c10's rounded Half arithmetic) and the integer dtypes (truncated
+fused multiply-adds from the truncated bounds)."""
 import numpy as np
 import pytest
 
@@ -74,3 +74,27 @@ def test_half_linspace_is_torchs_bit_for_bit(case, dtype):
         assert got[1] == got[0]
     else:
         np.testing.assert_array_equal(got[1], got[0])
+
+
+INT_CASES = CASES + [(27.4, -46.0, 92), (-96.7, 62.7, 12), (-3, 3, 4), (250, -250, 5), (2.7, 3, 1), (-5, 100, 70000),
+                     (300, 3, 4), (float("nan"), 3, 4), (0, 3, 0), (-2 ** 62, 2 ** 62, 7)]
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8", "bool"])
+@pytest.mark.parametrize("case", INT_CASES, ids=[f"{a}_{b}_{n}" for a, b, n in INT_CASES])
+def test_integer_linspace_is_torchs(case, dtype):
+    """torch truncates the bounds to the dtype (uint8 wrapping -3 to 253, its overflow error past the range),
+    then truncates ``start + step * i`` / ``end - step * (steps - 1 - i)``, each a fused multiply-add in double
+    (numpy's linspace was a unit off in places: linspace(27.4, -46, 92, dtype=int64)[4] is 23 in torch); Bool
+    takes one value at most."""
+    import torch
+
+    import torchlike
+
+    def run(mod):
+        try:
+            r = mod.linspace(*case, dtype=getattr(mod, dtype))
+        except Exception as e:  # noqa: BLE001 (the error itself is compared)
+            return type(e).__name__, str(e)
+        return str(r.dtype), r.tolist()
+    assert run(torchlike) == run(torch)

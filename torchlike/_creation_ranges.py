@@ -244,10 +244,29 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         half = steps // 2
         vals = np.where(i < half, start + step * i, end - step * (steps - 1 - i)) if steps > 1 else \
             np.full(steps, start, dtype=np.float64 if not d.is_complex else np.complex128)
+    elif d is _dtype.bool and steps > 1:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    elif d._kind == 1 and isinstance(start, numbers.Real) and isinstance(end, numbers.Real) and steps:
+        vals = _linspace_int(start, end, steps, d)
     else:
         vals = np.linspace(start, end, steps)
         vals = np.trunc(vals) if d._kind == 1 else vals
     return _out(_host_or_put(np.asarray(vals).astype(d.np), canonical(device), requires_grad), out)
+
+
+def _linspace_int(start, end, steps, d):
+    """torch's integer linspace: the bounds converted to the dtype (checked, truncated; uint8 wraps -1 to
+    255), ``step = (double(end) - double(start)) / (steps - 1)``, then ``start + step * i`` up to the middle
+    and ``end - step * (steps - 1 - i)`` after it, each one fused multiply-add, truncated."""
+    check_numbers_fit(d, start, end)
+    lo, hi = (int(v) % 256 if d is _dtype.uint8 else int(v) for v in (start, end))
+    if steps == 1:
+        return np.asarray([lo])
+    step = (float(hi) - float(lo)) / (steps - 1)
+    i = np.arange(steps, dtype=np.float64)
+    one = np.ones(steps)
+    vals = np.where(i < steps // 2, _fma64(step * one, i, lo * one), _fma64(-step * one, steps - 1 - i, hi * one))
+    return np.trunc(vals).astype(np.int64)
 
 
 def _fma64(a, b, c):
