@@ -47,7 +47,9 @@ def test_default_dtype_and_relu_gradient_at_the_d2l_grid():
         got.append((x.dtype, x[78:82].tolist(), x.grad[78:82].tolist()))
     assert str(got[1][0]) == str(got[0][0])
     assert got[1][1:] == got[0][1:]
-    assert got[0][2] == [0.0, 0.0, 1.0, 1.0]
+    from torchlike._cpu_features import aten_fma
+    if aten_fma():  # (x86's DEFAULT build of torch, unfused, gives -0.1 and 0.0 there)
+        assert got[0][2] == [0.0, 0.0, 1.0, 1.0]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
@@ -92,3 +94,36 @@ def test_logspace_is_torchs_value_for_value(case, dtype, base):
         return str(r.dtype), r.double().numpy().tobytes()
     with np.errstate(all="ignore"):
         assert run(torchlike) == run(torch)
+
+
+_DEFAULT_BUILD_CHECK = """
+import numpy as np, torch, torchlike
+assert torch.backends.cpu.get_cpu_capability() == "DEFAULT"
+bad = []
+for dt in ("float32", "float64", "float16", "bfloat16", "int64", "int16"):
+    for a, b, n in [(-8.0, 8.0, 0.1), (-3.3, 7.1, 0.37), (0, 100000, 0.7), (-37.19, 81.3, 0.0431)]:
+        for fn, args in (("arange", (a, b, n)), ("linspace", (a, b, int(abs(b - a) / n)))):
+            if (fn == "arange" and dt.startswith("int")) or (fn == "linspace" and b > 60000):
+                continue
+            x, y = (getattr(m, fn)(*args, dtype=getattr(m, dt)).double().numpy() for m in (torch, torchlike))
+            if not np.array_equal(x, y):
+                bad.append((fn, args, dt))
+print(bad)
+"""
+
+
+def test_default_build_rounds_each_product_and_sum():
+    """torch's DEFAULT CPU build (x86 without AVX2/FMA, or ATEN_CPU_CAPABILITY=default) has no fused
+    multiply-adds: arange and linspace round each product and sum there, and torchlike follows
+    (_cpu_features.aten_fma); run in a child process, as torch reads the variable once."""
+    import os
+    import platform
+    import subprocess
+    import sys
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("torch's DEFAULT build fuses on other architectures")
+    env = dict(os.environ, ATEN_CPU_CAPABILITY="default")
+    r = subprocess.run([sys.executable, "-c", _DEFAULT_BUILD_CHECK], env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == "[]"

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import functools
 import os
+import platform
 
-__all__ = ["flags", "onednn_half", "aten_vector_bytes"]
+__all__ = ["flags", "onednn_half", "aten_vector_bytes", "aten_fma"]
 
 
 @functools.cache
@@ -53,3 +54,19 @@ def aten_vector_bytes(avx512_kernel: bool = True) -> int:
     if os.environ.get("ATEN_CPU_CAPABILITY", "").lower() in ("default", "avx2", "zvector", "vsx", "sve256"):
         return 32
     return 64 if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags() else 32
+
+
+def aten_fma() -> bool:
+    """Whether torch's CPU kernels here are builds that fuse ``a * b + c`` into one rounding: its AVX2 and
+    AVX512 builds are compiled with FMA (and GCC contracts), its DEFAULT build for x86 (a CPU without AVX2/FMA,
+    or ``ATEN_CPU_CAPABILITY=default``) is not; other architectures have FMA in their base instruction set.
+
+    >>> aten_fma() in (True, False)
+    True
+    """
+    if platform.machine().lower() not in ("x86_64", "amd64", "i386", "i686", "x86"):
+        return True
+    if os.environ.get("ATEN_CPU_CAPABILITY", "").lower() == "default":
+        return False
+    f = flags()
+    return not f or {"avx2", "fma"} <= f

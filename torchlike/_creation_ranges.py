@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype
-from ._cpu_features import aten_vector_bytes
+from ._cpu_features import aten_fma, aten_vector_bytes
 from ._creation import _finish, _host_or_put, _out
 from ._device import canonical
 from ._errors import check_alloc, int_arg, warn_at_caller
@@ -130,8 +130,9 @@ def _aten_float_arange(start, step, n, np_dtype):
     round ``k * step`` to float first: ``arange(-3., 50.4, 0.2, dtype=bfloat16)[15]`` is 0); the tail past the
     last pair of whole vectors is ``start + step * i``. So ``arange(-8., 8., 0.1)[79]`` is -0.10000000894 (not
     float32(-0.1)) and ``[80]`` is 4.4e-16, as in torch (a range of more than 32768 values is split among
-    ``get_num_threads()`` chunks, each vectorized from its own start, as ``at::parallel_for`` does). ATen registers no AVX512 build of this kernel, so its vectors are 32 bytes on
-    AVX-512 CPUs as well: 8 float32 lanes, 4 float64, 16 float16/bfloat16."""
+    ``get_num_threads()`` chunks, each vectorized from its own start, as ``at::parallel_for`` does). torch's x86
+    DEFAULT build fuses nothing: each product and sum is rounded there. ATen registers no AVX512 build of this
+    kernel, so its vectors are 32 bytes on AVX-512 CPUs as well: 8 float32 lanes, 4 float64, 16 float16/bfloat16."""
     t = np.dtype(np_dtype)
     if n >= 1 << 26:  # (past the exact products of _fma_int: one rounding of the float64 formula)
         return (start + np.arange(n, dtype=np.float64) * step).astype(t)
@@ -142,7 +143,11 @@ def _aten_float_arange(start, step, n, np_dtype):
     else:
         st, s0 = float(step), float(start)
     i = np.arange(n, dtype=np.float64)
-    full = i * st + s0 if half else _fma_int(i, st, s0)
+    fused = aten_fma()  # (x86's DEFAULT build rounds the product and the sum each)
+    if not fused:
+        full = np.float32(s0) + (i * st).astype(np.float32) if half else s0 + i * st
+    else:
+        full = i * st + s0 if half else _fma_int(i, st, s0)
     full = full.astype(np.float32) if half else full  # start + step * i in the accumulation type
     out = full.astype(t)
     if n < _GRAIN:
@@ -156,8 +161,10 @@ def _aten_float_arange(start, step, n, np_dtype):
         m = ((e - b) // (2 * lanes)) * (2 * lanes)
         if m:
             base = out[b:b + m:lanes, None].astype(np.float64)  # each vector's first value, in the dtype
-            if t.name == "bfloat16":  # (its lanes round k * step to float, then add: no fused multiply-add)
+            if t.name == "bfloat16" or (half and not fused):  # (rounding k * step to float, then the sum)
                 vec = base.astype(np.float32) + (k * st).astype(np.float32)
+            elif not fused:
+                vec = base + k * st
             else:
                 vec = k * st + base if half else _fma_int(k, st, base)
             out[b:b + m] = vec.astype(full.dtype).astype(t).reshape(-1)
@@ -257,7 +264,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
 def _linspace_int(start, end, steps, d):
     """torch's integer linspace: the bounds converted to the dtype (checked, truncated; uint8 wraps -1 to
     255), ``step = (double(end) - double(start)) / (steps - 1)``, then ``start + step * i`` up to the middle
-    and ``end - step * (steps - 1 - i)`` after it, each one fused multiply-add, truncated."""
+    and ``end - step * (steps - 1 - i)`` after it, each one fused multiply-add (but in torch's x86 DEFAULT
+    build), truncated."""
     check_numbers_fit(d, start, end)
     lo, hi = (int(v) % 256 if d is _dtype.uint8 else int(v) for v in (start, end))
     if steps == 1:
@@ -265,7 +273,10 @@ def _linspace_int(start, end, steps, d):
     step = (float(hi) - float(lo)) / (steps - 1)
     i = np.arange(steps, dtype=np.float64)
     one = np.ones(steps)
-    vals = np.where(i < steps // 2, _fma64(step * one, i, lo * one), _fma64(-step * one, steps - 1 - i, hi * one))
+    if aten_fma():
+        vals = np.where(i < steps // 2, _fma64(step * one, i, lo * one), _fma64(-step * one, steps - 1 - i, hi * one))
+    else:  # (x86's DEFAULT build rounds the product and the sum each)
+        vals = np.where(i < steps // 2, lo + step * i, hi - step * (steps - 1 - i))
     return np.trunc(vals).astype(np.int64)
 
 
@@ -286,9 +297,13 @@ def _fma64(a, b, c):
 
 def _linspace_fma(start, end, steps, dt):
     """torch's float32/float64 linspace bit for bit: bounds and step in the output dtype, the first half
-    ``start + step * i`` and the second ``end - step * (steps - 1 - i)``, each one fused multiply-add."""
+    ``start + step * i`` and the second ``end - step * (steps - 1 - i)``, each one fused multiply-add (each
+    product and sum rounded to the dtype in torch's x86 DEFAULT build)."""
     lo, hi = dt(start), dt(end)
     step = (hi - lo) / dt(steps - 1)
+    if not aten_fma():  # (x86's DEFAULT build: each product and sum rounded to the dtype)
+        i = np.arange(steps).astype(dt)
+        return np.where(np.arange(steps) < steps // 2, lo + step * i, hi - step * (dt(steps - 1) - i))
     i = np.arange(steps, dtype=np.float64)
     up, down = i, steps - 1 - i
     st, lo64, hi64 = np.float64(step), np.float64(lo), np.float64(hi)
