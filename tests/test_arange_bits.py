@@ -127,3 +127,21 @@ def test_default_build_rounds_each_product_and_sum():
                        timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "bool"])
+@pytest.mark.parametrize("fn,args", [("arange", (0, 3, 0.5)), ("arange", (3,)), ("range", (0, 3, 0.5))])
+def test_arange_and_range_refuse_complex_and_bool(fn, args, dtype):
+    """torch's arange/range kernels take no complex or Bool dtype: NotImplementedError naming it."""
+    import warnings
+
+    import torch
+
+    import torchlike
+    got = []
+    for mod in (torch, torchlike):
+        with warnings.catch_warnings(), pytest.raises(NotImplementedError) as e:
+            warnings.simplefilter("ignore")
+            getattr(mod, fn)(*args, dtype=getattr(mod, dtype))
+        got.append(str(e.value))
+    assert got[1] == got[0]

@@ -70,8 +70,8 @@ def _arange(start, end, step, out, dtype, device, requires_grad):
     if dtype is None:
         dtype = out.dtype if out is not None else _dtype.int64 if allint else _dtype.get_default_dtype()
     d = _dtype.to_dtype(dtype)
-    if d is _dtype.bool:  # (torch's kernel refuses the dtype before it reads the bounds)
-        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if d is _dtype.bool or d.is_complex:  # (torch's kernel refuses the dtype before it reads the bounds)
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_dtype.TYPE_NAMES[d.name]}'")
     if any(isinstance(v, complex) for v in (start, end, step)):  # (torch reads each bound as a double)
         if any(isinstance(v, complex) and v.imag != 0 for v in (start, end, step)):
             raise RuntimeError("value cannot be converted to type double without overflow")
@@ -80,7 +80,7 @@ def _arange(start, end, step, out, dtype, device, requires_grad):
         raise RuntimeError("step must be nonzero")
     if not (math.isfinite(start) and math.isfinite(end)):
         raise RuntimeError(f"unsupported range: {_fmt_num(start)} -> {_fmt_num(end)}")
-    integral = not (d.is_floating_point or d.is_complex)
+    integral = not d.is_floating_point
     if d is _dtype.int64 or allint:
         # torch truncates the bounds and step to integers first for int64 results (length included)
         start, end, step = int(start), int(end), int(step)
@@ -98,8 +98,6 @@ def _arange(start, end, step, out, dtype, device, requires_grad):
     check_alloc((n,), d)
     if integral:  # values start + i * step with both truncated (other integer dtypes keep the float length)
         vals = int(start) + np.arange(n, dtype=np.int64) * int(step)
-    elif d.is_complex:
-        vals = start + np.arange(n, dtype=np.complex128) * step
     else:
         with np.errstate(over="ignore"):  # (float16's inf past 65504, as torch)
             vals = _aten_float_arange(start, step, n, d.np)
@@ -186,6 +184,8 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     if end is None:
         start, end = 0, start
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    if d is _dtype.bool or d.is_complex:
+        raise NotImplementedError(f"\"range_cpu\" not implemented for '{_dtype.TYPE_NAMES[d.name]}'")
     # torch computes the length and the values in the accumulation type: float for float16/bfloat16, so
     # range(0, 1, 0.001, dtype=float16) has 1000 values (1 / 0.001 is 999.99994 in float32), not 1001
     acc = np.float32 if d.is_floating_point and d.itemsize < 4 else np.float64
