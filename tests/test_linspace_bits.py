@@ -98,3 +98,38 @@ def test_integer_linspace_is_torchs(case, dtype):
             return type(e).__name__, str(e)
         return str(r.dtype), r.tolist()
     assert run(torchlike) == run(torch)
+
+
+COMPLEX_CASES = [(-3, 3 + 4j, 64), (1 + 2j, -5.5 - 0.25j, 1000), (0.1j, 7.3, 33), (2.5 + 1j, 2.5 + 1j, 4), (0, 1j, 2)]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("case", COMPLEX_CASES, ids=[f"{a}_{b}_{n}" for a, b, n in COMPLEX_CASES])
+def test_complex_linspace_is_torchs_bit_for_bit(case, dtype):
+    """torch's complex linspace is the real one on each part (bounds and step in the part's dtype, fused
+    multiply-adds from both ends)."""
+    import torch
+
+    import torchlike
+    theirs = torch.linspace(*case, dtype=getattr(torch, dtype)).numpy()
+    ours = torchlike.linspace(*case, dtype=getattr(torchlike, dtype)).numpy()
+    assert ours.dtype == theirs.dtype
+    np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("fn", ["linspace", "logspace"])
+@pytest.mark.parametrize("dtype", [None, "float32", "int64", "bool"])
+def test_complex_bound_and_real_dtype(fn, dtype):
+    """A complex bound infers the default complex dtype (also for logspace), which torch refuses to cast to a
+    real ``dtype=``."""
+    import torch
+
+    import torchlike
+
+    def run(mod):
+        try:
+            r = getattr(mod, fn)(1 + 2j, 3, 5, **({"dtype": getattr(mod, dtype)} if dtype else {}))
+        except RuntimeError as e:
+            return str(e)
+        return str(r.dtype)
+    assert run(torchlike) == run(torch)

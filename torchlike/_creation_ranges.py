@@ -213,6 +213,14 @@ def _steps_arg(op, start, end, steps, extra):
                      + sigs)
 
 
+def _check_complex_bounds(name, start, end, d):
+    """torch's error for a complex bound and a real ``dtype``: the dtype it infers (the default complex one)
+    cannot be cast to it."""
+    if not d.is_complex and any(isinstance(v, complex) for v in (start, end)):
+        raise RuntimeError(f"torch.{name}(): inferred dtype {_dtype.C_NAMES[_dtype.default_complex().name]} can't be "
+                           f"safely cast to passed dtype {_dtype.TYPE_NAMES[d.name]}")
+
+
 def _check_0d_bounds(name, start, end):
     """torch's error for tensor bounds that are not 0-d, naming each bound given as a tensor."""
     given = [(k, v.ndim) for k, v in (("start", start), ("end", end)) if isinstance(v, Tensor)]
@@ -236,10 +244,15 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     d = _dtype.to_dtype(dtype) if dtype is not None else (
         _dtype.default_complex() if isinstance(start, complex) or isinstance(end, complex)
         else _dtype.get_default_dtype())
+    _check_complex_bounds("linspace", start, end, d)
     check_alloc((steps,), d)
     check_alloc((steps, 2), 16)  # the float64 index and value buffers built first
     if d in (_dtype.float32, _dtype.float64) and steps > 1:
         vals = _linspace_fma(start, end, steps, np.dtype(d.np).type)
+    elif d in (_dtype.complex64, _dtype.complex128) and steps > 1:  # (each part as a real linspace)
+        ft = np.float32 if d is _dtype.complex64 else np.float64
+        lo, hi = complex(start), complex(end)
+        vals = _linspace_fma(lo.real, hi.real, steps, ft) + 1j * _linspace_fma(lo.imag, hi.imag, steps, ft)
     elif d in (_dtype.float16, _dtype.bfloat16) and steps > 1 and isinstance(start, numbers.Real) and \
             isinstance(end, numbers.Real):
         with np.errstate(over="ignore", invalid="ignore"):
@@ -352,11 +365,14 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     _check_0d_bounds("logspace", start, end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    start, end = _num(start), _num(end)
+    d = _dtype.to_dtype(dtype) if dtype is not None else (
+        _dtype.default_complex() if isinstance(start, complex) or isinstance(end, complex)
+        else _dtype.get_default_dtype())
     check_alloc((steps,), d)
     check_alloc((steps, 2), 8)  # the float64 buffers built first
-    start, end = _num(start), _num(end)
-    if not d.is_complex and not any(isinstance(v, complex) for v in (start, end)) and steps:
+    _check_complex_bounds("logspace", start, end, d)
+    if not d.is_complex and steps:
         with np.errstate(all="ignore"):
             vals = _logspace_real(start, end, steps, float(base), d)
     else:
