@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import types
 
-__all__ = ["built_from"]
+__all__ = ["built_from", "own_copies"]
 
 # what every class has of its own: not members to copy
 _CLASS_OWN = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__annotations__",
@@ -55,5 +55,28 @@ def built_from(*parts):
                     elif func.__qualname__ == f"{cls.__qualname__}.{name}" and func.__module__ == part.__module__:
                         func.__module__ = cls.__module__  # (named for the class already: ``renamed``)
                 setattr(cls, name, member)
+        return cls
+    return build
+
+
+def own_copies(*names):
+    """Class decorator: give the class its own copy of the inherited methods ``names``, named
+    ``<class>.<name>`` in the class's module, where torch's class defines the method in its body and ours shares
+    a private base's (``Conv2d.forward``: its ``__qualname__``, ``vars(Conv2d)`` and Python's argument errors,
+    "Conv2d.forward() takes 2 positional arguments but 5 were given").  A user's subclass still inherits the
+    copy, as it inherits torch's."""
+    def build(cls):
+        for name in names:
+            func = getattr(cls, name)
+            qualname = f"{cls.__qualname__}.{name}"
+            code = func.__code__
+            if hasattr(code, "co_qualname"):
+                code = code.replace(co_qualname=qualname)
+            own = types.FunctionType(code, func.__globals__, func.__name__, func.__defaults__, func.__closure__)
+            own.__kwdefaults__ = func.__kwdefaults__
+            own.__dict__.update(func.__dict__)
+            own.__doc__, own.__annotations__ = func.__doc__, dict(func.__annotations__)
+            own.__qualname__, own.__module__ = qualname, cls.__module__
+            setattr(cls, name, own)
         return cls
     return build

@@ -9,6 +9,7 @@ from __future__ import annotations
 import warnings
 
 from ... import _creation
+from ..._class_parts import own_copies
 from .. import functional as F
 from .. import init as _init  # PReLU.__init__ has a parameter named init
 from ..parameter import Parameter
@@ -116,11 +117,13 @@ class _Simple(Module):
         return type(self)._fn(input)
 
 
+@own_copies("forward")
 class Sigmoid(_Simple):
     """1 / (1 + exp(-x))."""
     _fn = staticmethod(F.sigmoid)
 
 
+@own_copies("forward")
 class Tanh(_Simple):
     """tanh(x)."""
     _fn = staticmethod(F.tanh)

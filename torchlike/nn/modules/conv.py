@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from ... import _creation
+from ..._class_parts import own_copies
 from .. import init
 from ..functional import _conv as Fc
 from .. import functional as F
@@ -133,6 +134,7 @@ class _Conv(_ConvNd):
         return self._conv_forward(input, self.weight, self.bias)
 
 
+@own_copies("forward")
 class Conv1d(_Conv):
     """1-D convolution over (N, C_in, L).
 
@@ -144,6 +146,7 @@ class Conv1d(_Conv):
     _fn = functional_ref("conv1d")
 
 
+@own_copies("forward")
 class Conv2d(_Conv):
     """2-D convolution over (N, C_in, H, W).
 
@@ -155,6 +158,7 @@ class Conv2d(_Conv):
     _fn = functional_ref("conv2d")
 
 
+@own_copies("forward")
 class Conv3d(_Conv):
     """3-D convolution over (N, C_in, D, H, W).
 
@@ -209,6 +213,7 @@ class _ConvTransposeNd(_ConvNd):
                               self.dilation)
 
 
+@own_copies("forward")
 class ConvTranspose1d(_ConvTransposeNd):
     """1-D transposed convolution.
 
@@ -220,6 +225,7 @@ class ConvTranspose1d(_ConvTransposeNd):
     _fn = functional_ref("conv_transpose1d")
 
 
+@own_copies("forward")
 class ConvTranspose2d(_ConvTransposeNd):
     """2-D transposed convolution; ``forward(input, output_size=...)`` picks the output padding.
 
@@ -231,6 +237,7 @@ class ConvTranspose2d(_ConvTransposeNd):
     _fn = functional_ref("conv_transpose2d")
 
 
+@own_copies("forward")
 class ConvTranspose3d(_ConvTransposeNd):
     """3-D transposed convolution."""
     _n = 3

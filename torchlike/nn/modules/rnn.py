@@ -18,6 +18,7 @@ import weakref
 from numbers import Number
 
 from ... import _creation, _dtype
+from ..._class_parts import own_copies
 from .. import init
 from ..functional import _rnn as K
 from ..._torch_function import handle_torch_function, has_torch_function
@@ -282,6 +283,7 @@ class RNNBase(Module):
         return self._run(input, hx)
 
 
+@own_copies("forward")
 class RNN(RNNBase):
     """Elman RNN: ``h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)`` (or relu).
 
@@ -305,6 +307,7 @@ def _reject_proj_size(kwargs):
         raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
 
 
+@own_copies("forward")
 class LSTM(RNNBase):
     """Long short-term memory (gates i, f, g, o), optional ``proj_size`` projection of h.
 
@@ -317,6 +320,7 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
 
+@own_copies("forward")
 class GRU(RNNBase):
     """Gated recurrent unit (gates r, z, n).
 
@@ -328,6 +332,9 @@ class GRU(RNNBase):
     def __init__(self, *args, **kwargs):
         _reject_proj_size(kwargs)
         super().__init__("GRU", *args, **kwargs)
+
+
+del RNNBase.forward  # each of RNN, LSTM, GRU has its own, as in torch; RNNBase itself has none
 
 
 class RNNCellBase(Module):
