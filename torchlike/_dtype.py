@@ -183,6 +183,9 @@ def to_dtype(d) -> dtype:
         return bool
     if d is _builtin_complex:
         return complex128
+    if isinstance(d, (str, np.dtype)) or isinstance(d, type) and issubclass(d, np.generic):
+        # torch's parser takes a torch.dtype or a Python type only: 'float32', np.float32 are TypeErrors
+        raise argument_error(d, "torch.dtype", "dtype")
     try:
         d = np.dtype(d)
     except (TypeError, ValueError):  # not a dtype at all ('x', a Tensor): torch's argument-parser error

@@ -202,6 +202,8 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     if x is not None and dx is not None:
         raise TypeError("cumulative_trapezoid() received an invalid combination of arguments")
     _check_not_bool("cumulative_trapezoid", y, x)
+    if x is not None and x.ndim == 1 and x.shape[0] != y.shape[d]:
+        raise RuntimeError("cumulative_trapezoid: There must be one `x` value for each sample point")
     if y.shape[d] == 0:
         y2 = y if (y.dtype.is_floating_point or y.dtype.is_complex) else y.to(_dtype.get_default_dtype())
         return y2.narrow(d, 0, 0) * 1
@@ -228,6 +230,8 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     if x is not None and not isinstance(x, Tensor):  # a number is ``dx=``, keyword-only in torch's signatures (the
         raise TypeError(f"trapezoid(): x must be a Tensor, not {type(x).__name__}")  # wrapper: torch's parser error)
     _check_not_bool("trapezoid", y, x)
+    if x is not None and x.ndim == 1 and x.shape[0] != y.shape[d]:
+        raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
     return dispatch(_trapz_impl, (y, x if x is not None else 0.0),
                     (("dx", 1.0 if dx is None else float(dx)), ("dim", d), ("has_x", x is not None))
                     + _trapz_dtypes(y, x), name="TrapezoidBackward0")

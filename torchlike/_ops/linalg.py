@@ -75,18 +75,19 @@ def check_same(A, B, fname):
                            f"{_dtype._CAP[A.dtype.name]} and B of type {_dtype._CAP[B.dtype.name]} instead")
 
 
-def raise_info(info, msg):
-    """Raise LinAlgError if any entry of the int ``info`` tensor is non-zero; ``msg(k)`` words it."""
+def raise_info(info, msg, exc=None):
+    """Raise LinAlgError (or ``exc``) if any entry of the int ``info`` tensor is non-zero; ``msg(k)`` words it."""
     v = info._value
     if isinstance(v, jax.core.Tracer):
         return
     a = np.asarray(v)
     if not a.any():
         return
+    exc = exc or LinAlgError
     if a.ndim == 0:
-        raise LinAlgError(msg(int(a)))
+        raise exc(msg(int(a)))
     idx = int(np.flatnonzero(a.reshape(-1))[0])
-    raise LinAlgError(msg(int(a.reshape(-1)[idx]), f"(Batch element {idx}): "))
+    raise exc(msg(int(a.reshape(-1)[idx]), f"(Batch element {idx}): "))
 
 
 def mT(x):
@@ -460,6 +461,9 @@ def _chol_msg(fname):
 def _cholesky(A, upper, fname):
     check_square(A, fname)
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        if fname.startswith("linalg."):
+            raise RuntimeError(f"linalg.cholesky: Expected a floating point or complex tensor as input. Got "
+                               f"{_dtype._CAP[A.dtype.name]}")
         raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{_dtype._CAP[A.dtype.name]}'")
     check_float(A, fname)
     L, bad = dispatch(_chol_impl, (A,), (("upper", bool(upper)),), name="LinalgCholeskyExBackward0")
@@ -537,7 +541,8 @@ def _chol_solve_impl(b, l, upper):
     x = lax.linalg.triangular_solve(L, y, left_side=True, lower=True, transpose_a=True, conjugate_a=True)
     # torch differentiates as if A = L L^H with the full (not masked) factor: route the gradient there
     xg = jnp.linalg.solve(jnp.matmul(L, mH(L), precision=HI), b)
-    return lax.stop_gradient(x) + (xg - lax.stop_gradient(xg))
+    d = xg - lax.stop_gradient(xg)  # (zero, but not finite where the full factor is singular: the forward
+    return lax.stop_gradient(x) + jnp.where(jnp.isfinite(d), d, 0)  # value stays the masked factor's)
 
 
 @register(method=True, namespaces=("torch",), out=True)
@@ -548,6 +553,21 @@ def cholesky_solve(input, input2, upper=False):
     >>> torch.cholesky_solve(torch.ones(2, 1), torch.eye(2)).tolist()
     [[1.0], [1.0]]
     """
+    for t, arg in ((input, "b"), (input2, "u")):
+        if isinstance(t, Tensor) and t.ndim < 2:
+            raise RuntimeError(f"{arg} should have at least 2 dimensions, but has {t.ndim} dimensions instead")
+    if isinstance(input, Tensor) and isinstance(input2, Tensor):
+        if input.dtype is not input2.dtype:
+            raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                               f"{_dtype._CAP[input.dtype.name]} and A of type {_dtype._CAP[input2.dtype.name]} instead.")
+        a, b = input2.shape, input.shape
+        if a[-1] != a[-2]:
+            raise RuntimeError(f"A must be batches of square matrices, but they are {a[-2]} by {a[-1]} matrices")
+        if a[-1] != b[-2]:
+            raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {a[-1]} by {a[-1]} "
+                               f"but each b matrix is {b[-2]} by {b[-1]}")
+        if not (input.dtype.is_floating_point or input.dtype.is_complex):
+            raise NotImplementedError(f"\"cholesky_solve_cpu\" not implemented for '{_dtype._CAP[input.dtype.name]}'")
     return column_major(dispatch(_chol_solve_impl, (input, input2), (("upper", bool(upper)),),
                                  name="CholeskySolveBackward0"))
 
@@ -565,9 +585,13 @@ def cholesky_inverse(input, upper=False):
     >>> torch.cholesky_inverse(2 * torch.eye(2)).tolist()
     [[0.25, 0.0], [0.0, 0.25]]
     """
-    return column_major(dispatch(_chol_inv_impl, (input,), (("upper", bool_arg(upper, "upper", "cholesky_inverse",
-                                                                               1)),),
-                                 name="CholeskyInverseBackward0"))
+    upper = bool_arg(upper, "upper", "cholesky_inverse", 1)  # (the parser's error first)
+    if isinstance(input, Tensor):
+        check_square(input, "cholesky_inverse")
+        if not (input.dtype.is_floating_point or input.dtype.is_complex):
+            raise NotImplementedError(f"\"cholesky_inverse_out_cpu\" not implemented for "
+                                      f"'{_dtype._CAP[input.dtype.name]}'")
+    return column_major(dispatch(_chol_inv_impl, (input,), (("upper", upper),), name="CholeskyInverseBackward0"))
 
 
 # --- LU ----------------------------------------------------------------------------------------
@@ -579,7 +603,9 @@ def _lu_factor_impl(a):
 
 
 def _lu_factor(A, fname, pivot):
-    check_matrix(A, fname)
+    if A.ndim < 2:  # (torch's linalg_lu_factor_ex_out check, in torch.lu_factor's words)
+        raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} "
+                           "instead")
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_dtype._CAP[A.dtype.name]}'")
     if not pivot:
@@ -599,7 +625,7 @@ def lu_factor(A, *, pivot=True):
     raise_info(info, lambda k, pre="": f"torch.linalg.lu_factor: {pre}U[{k},{k}] is zero and using it on "
                                        "lu_solve would result in a division by zero. If you still want to perform "
                                        "the factorization, consider calling linalg.lu(A, pivot) or "
-                                       "linalg.lu_factor_ex(A, pivot)")
+                                       "linalg.lu_factor_ex(A, pivot)", RuntimeError)  # (torch's TORCH_CHECK)
     return return_types.linalg_lu_factor(LU, piv)
 
 
@@ -672,7 +698,8 @@ def linalg_lu(A, *, pivot=True, out=None):
     >>> [t.shape for t in torch.linalg.lu(torch.ones(3, 2))]
     [torch.Size([3, 3]), torch.Size([3, 2]), torch.Size([2, 2])]
     """
-    check_matrix(A, "linalg.lu")
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.lu: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_dtype._CAP[A.dtype.name]}'")
     r = return_types.linalg_lu(*dispatch(_lu_impl, (A,), (), name="LinalgLuBackward0"))

@@ -19,7 +19,7 @@ from .. import _dtype, return_types
 from .._errors import bool_arg, torch_warn
 from .._grad_mode import is_grad_enabled
 from ._util import dispatch, register
-from .linalg import _linalg, check_float, check_matrix, check_square, mH, raise_info
+from .linalg import LinAlgError, _linalg, check_float, check_matrix, check_square, mH, raise_info
 from .. import _autocast as _amp
 from .._mutation import write_out
 from .lapack_layout import column_major
@@ -33,6 +33,23 @@ def _check_decomp(A, fname, kernel=None):
     if kernel and not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype._CAP[A.dtype.name]}'")
     check_float(A, fname)
+
+
+def _nan_matrices(A):
+    """Per matrix of ``A`` (batch dims only): whether it holds a NaN; None while tracing or for an empty ``A``."""
+    v = A._value
+    if isinstance(v, jax.core.Tracer) or A.numel() == 0 or not (A.dtype.is_floating_point or A.dtype.is_complex):
+        return None
+    return np.asarray(jnp.isnan(v).any(axis=(-2, -1)))
+
+
+def _check_svd_input(A):
+    """LAPACK's gesdd refuses a matrix with a NaN (info < 0): torch's LinAlgError, naming the batch element."""
+    bad = _nan_matrices(A)
+    if bad is not None and bad.any():
+        where = f": (Batch element {int(np.flatnonzero(bad.reshape(-1))[0])})" if bad.ndim else ""
+        raise LinAlgError(f"linalg.svd{where}: The algorithm failed to converge because the input matrix contained "
+                          "non-finite values.")
 
 
 # --- SVD ---------------------------------------------------------------------------------------
@@ -62,6 +79,7 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     [torch.Size([2, 2]), torch.Size([2]), torch.Size([2, 3])]
     """
     _check_decomp(A, "linalg.svd")
+    _check_svd_input(A)
     r = column_major(return_types.linalg_svd(*dispatch(_svd_impl, (A,), (("full", bool(full_matrices)),),
                                                        name="LinalgSvdBackward0")), (0, 2))
     if out is not None:
@@ -90,6 +108,7 @@ def svd(input, some=True, compute_uv=True):
     torch.Size([3, 2])
     """
     _check_decomp(input, "linalg.svd")
+    _check_svd_input(input)
     some, compute_uv = bool_arg(some, "some", "svd", 1), bool_arg(compute_uv, "compute_uv", "svd", 2)
     # U is LAPACK's; V is Vh^H (row-major), or without compute_uv a column-major block of zeros
     return column_major(return_types.svd(*dispatch(_svd_old_impl, (input,), (("some", some),
@@ -128,6 +147,7 @@ def svdvals(A, *, driver=None):
     [2.0, 2.0]
     """
     _check_decomp(A, "linalg.svd")
+    _check_svd_input(A)
     if A.requires_grad and is_grad_enabled():
         # torch's _linalg_svd computes U and Vh too when A requires grad: S is output 1 of its node
         return dispatch(_svd_for_svdvals, (A,), (), name="LinalgSvdBackward0")[1]
@@ -276,6 +296,9 @@ def eig(A):
     torch.complex64
     """
     cdt = _check_eig(A, "linalg.eig")
+    bad = _nan_matrices(A)  # (torch's check before geev: infs too)
+    if bad is not None and (bad.any() or not bool(jnp.isfinite(A._value).all())):
+        raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
     return column_major(return_types.linalg_eig(*dispatch(_eig_impl, (A,), (("cdt", cdt.np), ("vectors", True)),
                                                           name="LinalgEigBackward0")), (1,))
 

@@ -512,7 +512,7 @@ def tensordot(a, b, dims=2, out=None):
         da = [da] if isinstance(da, int) else list(da)
         db = [db] if isinstance(db, int) else list(db)
         if len(da) != len(db):
-            raise RuntimeError(f"both dimension lists should have same length, but got {len(da)} and {len(db)}")
+            raise RuntimeError("both dimension lists should have same length")
     da_w = tuple(wrap_dim(d, a.ndim) for d in da)
     db_w = tuple(wrap_dim(d, b.ndim) for d in db)
     sa, sb = list(a.shape), list(b.shape)
@@ -574,12 +574,12 @@ def _cross(input, other, dim, linalg):
         raise RuntimeError("linalg.cross: inputs cannot be broadcast") from None
     if dim is None:
         ds = [i for i, s in enumerate(shape) if s == 3]
-        if not ds:
-            raise RuntimeError("no dimension of size 3 in input")
         torch_warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
                    "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to "
                    "agree with that of linalg.cross in a future release.", "aten/src/ATen/native/Cross.cpp:63",
                    once=True)
+        if not ds:  # (after the warning, as torch)
+            raise RuntimeError("no dimension of size 3 in input")
         d = ds[0]
     else:
         d = wrap_dim(dim, len(shape))
@@ -620,6 +620,16 @@ def _multi_dot_impl(*xs):
     return jnp.linalg.multi_dot(xs, precision=_mm_prec())
 
 
+# the C++ type names torch's TypeMeta gives (its multi_dot dtype message)
+_TYPE_META = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+              "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _type_meta(d):
+    return _TYPE_META.get(d.name, _cap(d))
+
+
 def _multi_dot(tensors, name):
     n = len(tensors)
     if n < 2:
@@ -633,14 +643,12 @@ def _multi_dot(tensors, name):
             raise RuntimeError(f"{name}(): tensor {i} must be 2D but got {t.ndim}D")
         if t.dtype is not tensors[0].dtype:
             raise RuntimeError(f"{name}(): all tensors must have be the same dtype but tensor 0 is "
-                               f"{_cap(tensors[0].dtype)} and tensor {i} {_cap(t.dtype)}")
+                               f"{_type_meta(tensors[0].dtype)} and tensor {i} {_type_meta(t.dtype)}")
     for i in range(n - 1):
         a, b = tensors[i], tensors[i + 1]
         if a.shape[-1] != b.shape[0]:
-            sa = (1, a.shape[0]) if a.ndim == 1 else tuple(a.shape)
-            sb = (b.shape[0], 1) if b.ndim == 1 else tuple(b.shape)
-            raise RuntimeError(f"{name}(): tensors {i} and {i + 1} with shapes {sa[0]}x{sa[1]} and "
-                               f"{sb[0]}x{sb[1]} cannot be multiplied")
+            raise RuntimeError(f"{name}(): tensors {i} and {i + 1} with shapes {list(a.shape)} and "
+                               f"{list(b.shape)} cannot be multiplied")
     return dispatch(_multi_dot_impl, tuple(tensors), (), name="MmBackward0", saves=OTHERS)
 
 
@@ -656,11 +664,14 @@ def chain_matmul(*matrices, out=None):
     torch_warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
                "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
                "parameters.", "aten/src/ATen/native/LinearAlgebra.cpp:1102", once=True)
+    for t in matrices:  # (torch's checkAllSameDim, then linalg_multi_dot with its words)
+        if isinstance(t, Tensor) and t.ndim != 2:
+            raise RuntimeError(f"Tensor dimension is {t.ndim}, expected 2 instead.")
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
     if len(matrices) == 1:
-        if matrices[0].ndim != 2:
-            raise RuntimeError(f"chain_matmul(): tensor 0 must be 2D but got {matrices[0].ndim}D")
         return matrices[0].clone()
-    r = _multi_dot(list(matrices), "chain_matmul")
+    r = _multi_dot(list(matrices), "multi_dot")
     if out is not None:
         return write_out(out, r, "mm")
     return r
@@ -694,6 +705,9 @@ def vecdot(x, y, *, dim=-1):
     if x.dtype is not y.dtype:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
                            f"{_cap(x.dtype)} and y of type {_cap(y.dtype)} instead")
+    if x.ndim == 1 and y.ndim == 1 and x.shape[0] != y.shape[0]:  # (torch's vecdot of vectors is a dot)
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src [{y.shape[0]}] to have "
+                           f"the same number of elements, but got {x.shape[0]} and {y.shape[0]} elements respectively")
     shape = broadcast_shape(tuple(x.shape), tuple(y.shape))
     d = wrap_dim(dim, len(shape)) - len(shape)
     return dispatch(_vecdot_impl, (x, y), (("dim", d),), name="LinalgVecdotBackward0")

@@ -30,7 +30,7 @@ from .. import _grad_mode as grad_mode
 from . import dropout as _dropout
 from ._util import Tensor, register
 from .signatures import Signature
-from .._errors import argument_error, broadcast_shape, float_arg, int_arg, is_tracer, no_other_keywords
+from .._errors import argument_error, broadcast_shape, float_arg, int_arg, is_tracer, no_other_keywords, torch_warn
 from .._mutation import check_inplace, write_out
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson", "rand_like",
@@ -142,8 +142,34 @@ def _check_from_to(low, high):
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
 
 
+def _check_random_bounds(low, high, d):
+    """torch's ``check_from_to`` (DistributionTemplates.h) for draws on ``[low, high)`` into dtype ``d``: ``from``
+    and ``to - 1`` within the dtype's range (a RuntimeError), and for a float dtype a warning where they pass the
+    integers it holds exactly."""
+    if d.is_complex:
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
+    ends = ((low, "from"), (high - 1, "to - 1"))
+    if d.is_floating_point:
+        fi = jnp.finfo(d.np)
+        top, digits = float(fi.max), fi.nmant + 1
+    else:
+        top, digits = (1, None) if d is _dtype.bool else (int(np.iinfo(d.np).max), None)
+    bottom = 0 if d is _dtype.bool else -top if d.is_floating_point else int(np.iinfo(d.np).min)
+    for v, what in ends:
+        if not bottom <= v <= top:
+            raise RuntimeError(f"{what} is out of bounds for {_CNAME.get(d.name, d.name)}")
+    if digits is not None:
+        for (v, what), line in zip(ends, (110, 111)):
+            if v < -(1 << digits) or v > (1 << digits):
+                torch_warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
+                           f"{_CNAME.get(d.name, d.name)} can support discrete uniform distribution only within this "
+                           "range. This warning will become an error in version 1.7 release, please fix the code in "
+                           "advance", f"aten/src/ATen/native/DistributionTemplates.h:{line}")
+
+
 def _randint_array(low, high, shape, d, generator, host=False, device=None):
     _check_from_to(low, high)
+    _check_random_bounds(low, high, d)
     return draw("randint", shape, d.np, generator, args=(int(low), int(high)), host=host, device=device)
 
 
@@ -219,8 +245,24 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     d, device = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64, canonical(device)
+    _check_randperm(n, d)
     x = draw("perm", (n,), d.np, generator, host=True, device=device) if n else jnp.zeros((0,), d.np)
     return _out(_new(x, device, requires_grad), out)
+
+
+_PERM_CTYPE = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t"}
+
+
+def _check_randperm(n, d):
+    """torch's randperm kernel's checks: no bool or complex kernel; ``n`` that the dtype counts up to exactly."""
+    if d is _dtype.bool or d.is_complex:
+        raise NotImplementedError(f'"randperm" not implemented for \'{_dtype._CAP[d.name]}\'')
+    if d is _dtype.float16 and n > 2049:
+        raise RuntimeError("n cannot be greater than 2049 for Half type.")
+    if d is _dtype.float32 and n > 2 ** 24 + 1:
+        raise RuntimeError("n cannot be greater than 2^24+1 for Float type.")
+    if d.name in _PERM_CTYPE and n - 1 > np.iinfo(d.np).max:
+        raise RuntimeError(f"value cannot be converted to type {_PERM_CTYPE[d.name]} without overflow")
 
 
 def _like_dev(input, device):
@@ -570,17 +612,13 @@ def random_(self, *args, generator=None, **kw):
     else:
         low, high = int_arg(from_ or 0, "from"), int_arg(to, "to")
         _check_from_to(low, high)
-        if not d.is_floating_point:
-            lo_b, hi_b = (0, 1) if d is _dtype.bool else (int(np.iinfo(d.np).min), int(np.iinfo(d.np).max))
-            if high - 1 > hi_b or high - 1 < lo_b:
-                raise RuntimeError(f"to - 1 is out of bounds for {_CNAME.get(d.name, d.name)}")
-            if low < lo_b or low > hi_b:
-                raise RuntimeError(f"from is out of bounds for {_CNAME.get(d.name, d.name)}")
+        _check_random_bounds(low, high, d)
     return _fill(self, _into(self, "randint", generator, (low, high)))
 
 
 _CNAME = {"int8": "signed char", "uint8": "unsigned char", "int16": "short", "int32": "int", "int64": "long",
-          "bool": "bool", "uint16": "unsigned short", "uint32": "unsigned int", "uint64": "unsigned long"}
+          "bool": "bool", "uint16": "unsigned short", "uint32": "unsigned int", "uint64": "unsigned long",
+          "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double"}
 
 
 def exponential_(self, lambd=1.0, *, generator=None):

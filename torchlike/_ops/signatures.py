@@ -87,7 +87,7 @@ _SCALAR_FITS = {
     "str": lambda v: isinstance(v, str),
     "Scalar": lambda v: isinstance(v, (numbers.Number, np.generic)) and not isinstance(v, str) or (
         isinstance(v, Tensor) and v.ndim == 0),
-    "ScalarType": lambda v: isinstance(v, _dtype.dtype),
+    "ScalarType": lambda v: isinstance(v, _dtype.dtype) or v is float or v is int or v is bool or v is complex,
     "Device": lambda v: isinstance(v, (_device_type, str)) or _index(v),
     "Generator": lambda v: type(v).__name__ == "Generator",
     "Layout": lambda v: type(v).__name__ == "layout",
@@ -139,7 +139,8 @@ class _Overload:
         self.method = bool(params) and params[0].is_self and params[0].kind == "Tensor"
 
     def surface(self, method):
-        return self.params[1:] if method else self.params
+        # (a method form has no ``out``: torch's Tensor methods take none, and their messages show none)
+        return [p for p in self.params[1:] if not (p.keyword_only and p.name == "out")] if method else self.params
 
     def shown(self, method):
         params, out, star = self.surface(method), [], False
@@ -196,6 +197,35 @@ def _got(args, kwargs):
     return ", ".join(items + kw) + (", " if kw and not items else "")
 
 
+_INDENT = "      didn't match because some of the "
+_PY_TYPES = {"float": ("float", "int", "long"), "int": ("int", "long")}
+
+
+def _why(shown, args, kwargs):
+    """The line torch's ``format_invalid_args`` adds under an overload it lists where the number of arguments given
+    equals the number of ``", "``-separated parts of the overload as shown (its parser's count: ``*`` is a part, the
+    empty ``()`` one, a default's value is the part's name); '' elsewhere."""
+    parts = shown.split(", ")
+    if len(args) + len(kwargs) != len(parts):
+        return ""
+    names = [p[p.rfind(" ") + 1:] for p in parts]
+    if kwargs:
+        bad = [k for k in kwargs if k not in names[max(len(parts) - len(kwargs), 0):]]
+        if bad:
+            return f"{_INDENT}keywords were incorrect: {', '.join(bad)}\n"
+    shown_args = []
+    for k, part in enumerate(parts):
+        is_kwarg = k >= len(args)
+        if is_kwarg and names[k] not in kwargs:
+            return ""  # (torch's C++ looks the keyword up by the part's name here and would fail)
+        v = kwargs[names[k]] if is_kwarg else args[k]
+        typ = "Tensor" if isinstance(v, Tensor) else tp_name(v)
+        kind = part[:part.rfind(" ")] if " " in part else ""
+        ok = typ in _PY_TYPES.get(kind, (kind,))
+        shown_args.append(("" if ok else "!") + (f"{names[k]}=" if is_kwarg else "") + typ + ("" if ok else "!"))
+    return f"{_INDENT}arguments have invalid types: ({', '.join(shown_args)}{'' if args else ', '})\n"
+
+
 class Signature:
     """An op's torch overloads (schema text, ``self`` first for those with a Tensor method form)."""
 
@@ -218,7 +248,8 @@ class Signature:
         plausible = [k for k, o in enumerate(overloads) if o.takes(method, count)]
         if len(overloads) > 1 and len(plausible) != 1:
             return (f"{name}() received an invalid combination of arguments - got ({_got(args, kwargs)}), but "
-                    "expected one of:\n" + "".join(f" * ({o.shown(method)})\n" for o in overloads))
+                    "expected one of:\n" + "".join(f" * ({o.shown(method)})\n{_why(o.shown(method), args, kwargs)}"
+                                                   for o in overloads))
         kind, detail = failures[plausible[0] if len(overloads) > 1 else 0]
         if kind == "type":
             return detail[1:] if detail.startswith("\0") else f"{name}(): {detail}"
@@ -350,10 +381,12 @@ def missing_method(name, error, overloads=()):
     return method
 
 
-# the wrappers' frames count as torchlike's and are skipped by a warning's stacklevel (see pass_through_file)
-parses.__code__ = parses.__code__.replace(co_consts=tuple(
-    c.replace(co_filename=pass_through_file(__file__, "argument parser")) if hasattr(c, "co_filename") else c
-    for c in parses.__code__.co_consts))
+# the wrappers' frames count as torchlike's and are skipped by a warning's stacklevel and by ``caller_op`` (a
+# body's parser error names the op, not ``guarded``; see pass_through_file)
+for _f in (parses, rejecting_none):
+    _f.__code__ = _f.__code__.replace(co_consts=tuple(
+        c.replace(co_filename=pass_through_file(__file__, "argument parser")) if hasattr(c, "co_filename") else c
+        for c in _f.__code__.co_consts))
 
 
 def signature_of(fn):
@@ -461,6 +494,13 @@ SIGNATURES = {
                                      "Tensor repeats, *, int? output_size=None",
                                      "Tensor self, int repeats, int? dim=None, *, int? output_size=None"],
     ("torch", "roll"): ["Tensor self, int[1] shifts, int[1]? dims=[]"],  # (torch takes dims=None too)
+    # reductions with a whole-tensor overload beside the one taking dims
+    ("torch", "sum"): ["Tensor self, *, ScalarType? dtype=None",
+                       "Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None"],
+    ("torch", "mean"): ["Tensor self, *, ScalarType? dtype=None, Tensor? out=None",
+                        "Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None"],
+    ("torch", "prod"): ["Tensor self, *, ScalarType? dtype=None",
+                        "Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None"],
     # ops with several overloads taking an ``int dim`` (a tuple or None given for it: torch's "invalid combination")
     ("torch", "max"): ["Tensor self, *, Tensor? out=None", "Tensor self, Tensor other, *, Tensor? out=None",
                        "Tensor self, int dim, bool keepdim=False, *, Tensor[]? out=None"],

@@ -76,6 +76,9 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 @register()
 def corrcoef(input):
     """Pearson correlation coefficients of the rows of ``input``."""
+    if isinstance(input, Tensor) and input.ndim > 2:
+        raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
     c = cov(input)
     if c.ndim == 0:
         return c / c

@@ -214,7 +214,13 @@ def reshape(input, *sizes, shape=None):
     shape = _infer_shape(shape_arg(keyword_shape(sizes, shape, "reshape", "shape")), input.numel())
     if _viewable(input, shape):
         return view_step(input, ("reshape", shape))
-    return view_step(clone(input, memory_format=_mfmt.contiguous_format), ("reshape", shape))
+    # torch's _unsafe_view of a clone: a new tensor, no view of anything (``_base`` None, writes stay in it)
+    return dispatch(_reshape_impl, (clone(input, memory_format=_mfmt.contiguous_format),), (("shape", shape),),
+                    name="UnsafeViewBackward0", saves=False)
+
+
+def _reshape_impl(x, shape):
+    return x.reshape(shape)
 
 
 def view_as(input, other):
@@ -397,7 +403,8 @@ def expand(input, *sizes, size=None):
                            f"dimensions in the tensor ({len(sh)})")
     lead = len(sizes) - len(sh)
     out = []
-    for i, s in enumerate(sizes):
+    for i in range(len(sizes) - 1, -1, -1):  # (from the last dim, as torch's inferExpandGeometry: it names the
+        s = sizes[i]  # last mismatch)
         if i < lead:
             if s == -1:
                 raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
@@ -412,7 +419,7 @@ def expand(input, *sizes, size=None):
                                    f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor "
                                    f"sizes: {list(sh)}")
             out.append(s)
-    out = tuple(out)
+    out = tuple(reversed(out))
     if min(out, default=0) < 0:  # (torch computes the view's numel from the negative size, after the checks)
         raise RuntimeError("numel: integer multiplication overflow")
     if out == sh:
@@ -714,6 +721,8 @@ def chunk(input, chunks, dim=0):
 @register()
 def tensor_split(input, indices_or_sections, dim=0):
     """numpy.array_split semantics along ``dim`` (views)."""
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = wrap_dim(dim, input.ndim)
     n = input.shape[d]
     if isinstance(indices_or_sections, Tensor):
