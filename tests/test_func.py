@@ -245,9 +245,20 @@ def test_error_messages_match_torch():
                                                 (lib.ones(1, 2),), strict=True),
         lambda lib, x: lib.func.functional_call(lib.nn.Linear(2, 2), ({"weight": lib.ones(2, 2)},
                                                                       {"weight": lib.ones(2, 2)}), (lib.ones(1, 2),)),
+        # several missing / unexpected keys are listed sorted, as torch's check_keys does (a Sequential's were
+        # in module order: '0.bias', '2.weight', '2.bias' where torch says '0.bias', '2.bias', '2.weight')
+        lambda lib, x: lib.func.functional_call(_seq(lib), {"0.weight": lib.ones(3, 2), "zb": lib.ones(1),
+                                                            "za": lib.ones(1)}, (lib.ones(1, 2),), strict=True),
+        lambda lib, x: lib.nn.utils.stateless.functional_call(_seq(lib), {"0.weight": lib.ones(3, 2), "zb": lib.ones(1),
+                                                                          "za": lib.ones(1)}, (lib.ones(1, 2),),
+                                                              strict=True),
     ]
     for make in cases:  # same exception type and message as torch
         raises_like_torch(lambda lib: make(lib, x_t if lib is torch else x_l))
+
+
+def _seq(lib):
+    return lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.ReLU(), lib.nn.Linear(3, 1))
 
 
 def test_functional_call_ties_strict_and_restores():

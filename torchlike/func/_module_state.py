@@ -76,8 +76,8 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
             for n in group:
                 values.setdefault(n, values[given[0]])
     if strict:
-        missing = [n for n in names if n not in values]
-        unexpected = [k for k in values if k not in names]
+        missing = sorted(n for n in names if n not in values)  # sorted, as torch's NamedMemberAccessor.check_keys
+        unexpected = sorted(k for k in values if k not in names)
         if missing or unexpected:
             msg = f"Error(s) in reparametrizing for {type(module).__name__}:"
             if unexpected:

@@ -31,14 +31,14 @@ def _swapped(module, tensors, tie_weights, strict):
         for names in by_id.values():
             given = [n for n in names if n in tensors]
             if len(given) > 1 and any(tensors[g] is not tensors[given[0]] for g in given):
-                raise ValueError(f"functional_call got multiple values for keys {given}, which are tied. "
+                raise ValueError(f"functional_call got multiple values for keys {sorted(given)}, which are tied. "
                                  "Consider using tie_weights=False")
             if given:
                 for n in names:
                     tensors.setdefault(n, tensors[given[0]])
     if strict:
-        missing = [n for n in own if n not in tensors]
-        unexpected = [n for n in tensors if n not in own]
+        missing = sorted(n for n in own if n not in tensors)  # sorted, as torch's NamedMemberAccessor.check_keys
+        unexpected = sorted(n for n in tensors if n not in own)
         if missing or unexpected:
             msgs = []
             if unexpected:
