@@ -145,3 +145,21 @@ def test_arange_and_range_refuse_complex_and_bool(fn, args, dtype):
             getattr(mod, fn)(*args, dtype=getattr(mod, dtype))
         got.append(str(e.value))
     assert got[1] == got[0]
+
+
+COMPLEX_LOGSPACE = [(1 + 2j, 3, 5), (-2.5, 1.5 - 0.75j, 100), (0.5j, -3j, 37), (2, 2 + 1j, 2), (-4 - 1j, 4 + 1j, 300)]
+
+
+@pytest.mark.parametrize("base", [10.0, math.e, 0.5, 0.0])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("case", COMPLEX_LOGSPACE, ids=[f"{a}_{b}_{n}" for a, b, n in COMPLEX_LOGSPACE])
+def test_complex_logspace_is_torchs_bit_for_bit(case, dtype, base):
+    """torch's complex logspace: exponents in the parts' dtype (the step multiplied by 1 / (steps - 1), as
+    c10's complex division does), then exp(z * log(base)) with the C library's float functions for complex64."""
+    import torch
+
+    import torchlike
+    theirs = torch.logspace(*case, base=base, dtype=getattr(torch, dtype)).numpy()
+    ours = torchlike.logspace(*case, base=base, dtype=getattr(torchlike, dtype)).numpy()
+    assert ours.dtype == theirs.dtype
+    np.testing.assert_array_equal(ours, theirs)

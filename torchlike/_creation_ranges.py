@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import builtins
+import ctypes
+import functools
 import itertools
 import math
 import numbers
@@ -375,10 +377,58 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     if not d.is_complex and steps:
         with np.errstate(all="ignore"):
             vals = _logspace_real(start, end, steps, float(base), d)
+    elif d in (_dtype.complex64, _dtype.complex128) and steps > 1 and float(base) > 0:
+        with np.errstate(all="ignore"):
+            vals = _logspace_complex(complex(start), complex(end), steps, float(base), d)
     else:
-        lin = np.linspace(start, end, steps) if steps != 1 else np.asarray([start], np.float64)
-        vals = np.power(float(base), lin)
+        lin = np.linspace(start, end, steps) if steps != 1 else np.asarray([start], np.result_type(start, 1.0))
+        with np.errstate(all="ignore"):  # (0 ** complex: NaN as in torch, no warning)
+            vals = np.power(complex(base) if d.is_complex else float(base), lin)
     return _out(_host_or_put(vals.astype(d.np), canonical(device), requires_grad), out)
+
+
+@functools.cache
+def _libm():
+    """The C library's float functions (expf, sinf, cosf, logf) torch's complex64 logspace calls; None where
+    there is no glibc to load."""
+    try:
+        lib = ctypes.CDLL("libm.so.6")
+        for name in ("expf", "sinf", "cosf", "logf"):
+            fn = getattr(lib, name)
+            fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+        return lib
+    except (OSError, AttributeError):
+        return None
+
+
+def _logspace_complex(lo, hi, steps, base, d):
+    """torch's complex logspace: each part of the bounds in the part's dtype, the step ``(end - start) *
+    (1 / (steps - 1))`` (c10's complex division), the exponents ``z`` from both ends in that dtype (each
+    product and sum rounded), then ``exp(z * log(base))`` in the dtype: glibc's expf/cosf/sinf for complex64
+    (its cexpf), exp/cos/sin for complex128."""
+    ft = np.float32 if d is _dtype.complex64 else np.float64
+    ar, ai, er, ei = ft(lo.real), ft(lo.imag), ft(hi.real), ft(hi.imag)
+    scl = ft(1) / ft(steps - 1)
+    sr, si = (er - ar) * scl, (ei - ai) * scl
+    i = np.arange(steps)
+    up, down = i.astype(ft), (steps - 1 - i).astype(ft)
+    zr = np.where(i < steps // 2, ar + sr * up, er - sr * down)
+    zi = np.where(i < steps // 2, ai + si * up, ei - si * down)
+    lib = _libm() if ft is np.float32 else None
+    if lib is not None:
+        lb = ft(lib.logf(float(ft(base))))
+        exp, cos, sin = (lambda x: float(ft(lib.expf(x)))), lib.cosf, lib.sinf
+    else:
+        lb = ft(math.log(float(ft(base))))
+        exp, cos, sin = (lambda x: math.exp(x) if x < 709.0 else math.inf), math.cos, math.sin
+    out = []
+    for wr, wi in zip((zr * lb).tolist(), (zi * lb).tolist()):
+        e = exp(wr)
+        out.append((e * cos(wi), e * sin(wi)) if wi else (e, wi))  # (C's cexp of a real: the imaginary 0 kept)
+    parts = np.array(out, dtype=np.float64).astype(ft).reshape(steps, 2)
+    vals = np.empty(steps, np.complex64 if ft is np.float32 else np.complex128)
+    vals.real, vals.imag = parts[:, 0], parts[:, 1]  # (not re + 1j * im: 0 * inf would be NaN)
+    return vals
 
 
 def _c_pow(base, exponents):
