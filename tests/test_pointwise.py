@@ -356,3 +356,12 @@ def test_half_unary_rounds_torchs_float32_value(name, dt):
                      .float().numpy())
     differ = (got != want) & ~(np.isnan(got) & np.isnan(want))
     assert differ.sum() <= _HALF_F64_LEFT.get((name, dt), 0), x.float().numpy()[differ][:5]
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_angle_gradient_is_zero_at_zero(dtype):
+    # torch's angle_backward is 0 where the input is 0 (atan2's derivative there, 0/0, made it NaN: a RotatE /
+    # phase model with a zero entry got NaN gradients); elsewhere grad * z / |z|^2 * i
+    z = np.array([0, 1 + 1j, -2, 3j, complex(0, -0.0), -1 - 0.5j], dtype=dtype)
+    same_as_torch(lambda lib, t: t.angle(), z)
+    same_as_torch(lambda lib, t: (t * t.angle()).abs(), z)

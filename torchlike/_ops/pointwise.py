@@ -223,7 +223,17 @@ def _relu_host(dt):
 
 unary("relu", _relu, namespaces=("torch",), saves="out", checks=(C.RELU,),
       host={dt: _relu_host(dt) for dt in HOST_DTYPES if dt.kind in "iuf"})
-unary("angle", lambda x: jnp.angle(x).astype(jnp.real(x).dtype) if jnp.iscomplexobj(x) else
+
+
+def _complex_angle(x):
+    # torch's angle_backward is 0 where x == 0; atan2's derivative there is 0/0 (NaN): the zeros take their
+    # angle through stop_gradient, the rest from an input with the zeros replaced
+    zero = x == 0
+    safe = jnp.angle(jnp.where(zero, jnp.ones_like(x), x))
+    return jnp.where(zero, lax.stop_gradient(jnp.angle(x)), safe).astype(jnp.real(x).dtype)
+
+
+unary("angle", lambda x: _complex_angle(x) if jnp.iscomplexobj(x) else
       jnp.where(x < 0, jnp.pi, jnp.where(jnp.isnan(x), lax.stop_gradient(x), 0.0)).astype(x.dtype) if jnp.issubdtype(x.dtype, jnp.floating)
       else jnp.where(x < 0, jnp.pi, 0.0), promote="float", inplace=False)
 
