@@ -1,7 +1,13 @@
 """Static quantization pieces against torch 2.13 (x86 backend): the observers' qparams, the quantized kernels
-(linear via fbgemm, conv2d via oneDNN, add/mul/cat/add_relu, relu, max_pool2d) bit for bit on values chosen to hit
-rounding ties, the converted modules' repr/state_dict, and the NotImplementedError of what is left out."""
+(linear via fbgemm, conv2d via oneDNN or, past 100 groups, fbgemm, add/mul/cat/add_relu, relu, max_pool2d) bit for
+bit on values chosen to hit rounding ties, the converted modules' repr/state_dict, and the NotImplementedError of
+what is left out."""
 import io
+import os
+import platform
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -416,3 +422,85 @@ def test_converted_batch_norm_and_bn_relu(fuse):
     t, ours = _both(run)
     assert t[0] == ours[0]
     np.testing.assert_array_equal(t[1], ours[1])
+
+
+def _random_conv(m, g, cin, cout, groups, k, stride, pad, dil, wide=False):
+    """A quantized (ReLU)Conv2d of this geometry on random values, scales and zero points drawn from ``g`` (so torch
+    and torchlike see the same ones), per tensor or per channel, with or without bias; returns the output's ints."""
+    x = g.standard_normal((2, cin, 10, 10)).astype(np.float32) * (3 if wide else 2)
+    w = g.standard_normal((cout, cin // groups, k, k)).astype(np.float32) * (0.6 if wide else 0.3)
+    b = g.standard_normal(cout).astype(np.float32) * 3
+    pc, relu, has_bias = (bool(v) for v in g.integers(0, 2, 3))
+    sw = g.uniform(0.001, 0.02, cout if pc else 1)
+    sx, sy, zx, zy = g.uniform(0.01, 0.05), g.uniform(0.02, 0.08), int(g.integers(0, 256)), int(g.integers(0, 256))
+    qw = (m.quantize_per_channel(m.tensor(w), m.tensor(sw, dtype=m.float64), m.zeros(cout, dtype=m.long), 0, m.qint8)
+          if pc else m.quantize_per_tensor(m.tensor(w), float(sw[0]), 0, m.qint8))
+    cls = m.ao.nn.intrinsic.quantized.ConvReLU2d if relu else m.ao.nn.quantized.Conv2d
+    mod = cls(cin, cout, k, stride=stride, padding=pad, dilation=dil, groups=groups)
+    mod.set_weight_bias(qw, m.tensor(b) if has_bias else None)
+    mod.scale, mod.zero_point = float(sy), zy
+    return _ints(mod(m.quantize_per_tensor(m.tensor(x), float(sx), zx, m.quint8)))
+
+
+@pytest.mark.parametrize("cin,cout,groups,k,stride,pad,dil,seed", [
+    (4, 16, 1, 3, 1, 1, 1, 9), (4, 16, 2, 3, 2, 1, 1, 307), (5, 6, 1, 1, 1, 0, 1, 116), (32, 48, 1, 3, 1, 1, 2, 11),
+    (16, 16, 16, 5, 1, 2, 1, 15), (100, 100, 100, 3, 1, 1, 1, 3)])
+def test_quantized_conv2d_random_scales_bit_exact(cin, cout, groups, k, stride, pad, dil, seed):
+    # random scales: on a VNNI CPU oneDNN scales the accumulator by the source scale, then by the weight's, and
+    # torch hands it the reciprocals of the source and output scales (each rounded to float32 and inverted again);
+    # the seeds give outputs within an ulp of a rounding tie, where one rounding with f32(sx*sw) is off by one
+    def run(m):
+        g = np.random.default_rng(seed)
+        return [_random_conv(m, g, cin, cout, groups, k, stride, pad, dil) for _ in range(6)]
+    for a, b in zip(*_both(run)):
+        np.testing.assert_array_equal(a[0], b[0])
+        assert a[1:] == b[1:]
+
+
+@pytest.mark.parametrize("cin,cout,groups,k,stride,pad", [
+    (104, 104, 104, 3, 1, 1), (104, 208, 104, 5, 2, 2), (104, 104, 104, 3, 1, 0), (101, 101, 101, 3, 1, 1),
+    (208, 208, 104, 3, 1, 1), (208, 104, 104, 3, 1, 1)])
+def test_quantized_conv2d_past_100_groups_bit_exact(cin, cout, groups, k, stride, pad):
+    # past 100 groups the x86 engine gives convolutions to fbgemm even on a VNNI CPU: its depthwise kernels
+    # (groups a multiple of 8, 3x3/5x5/7x7 "same" padding) saturate neighbouring products to int16 there too, its
+    # groupwise and im2col ones do not (wide values make the pairs overflow)
+    def run(m):
+        g = np.random.default_rng(cin + cout + k + pad)
+        return [_random_conv(m, g, cin, cout, groups, k, stride, pad, 1, wide=True) for _ in range(3)]
+    for a, b in zip(*_both(run)):
+        np.testing.assert_array_equal(a[0], b[0])
+
+
+def test_fbgemm_enable_instructions_avx2_bit_exact():
+    # FBGEMM_ENABLE_INSTRUCTIONS=AVX2 makes fbgemm use its AVX2 kernels (int16-saturating products) on any x86 CPU,
+    # and torchlike with it: linear and a past-100-groups im2col convolution compared in a child process
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("FBGEMM_ENABLE_INSTRUCTIONS steers fbgemm on x86 only")
+    child = textwrap.dedent("""
+        import warnings
+        import numpy as np
+        import torch
+        import torchlike
+        warnings.simplefilter("ignore")
+        g = np.random.default_rng(5)
+        x = g.standard_normal((500, 64)).astype(np.float32) * 3
+        w = g.standard_normal((40, 64)).astype(np.float32) * 0.6
+        b = g.standard_normal(40).astype(np.float32)
+        xc = g.standard_normal((2, 208, 8, 8)).astype(np.float32) * 3
+        wc = g.standard_normal((104, 2, 3, 3)).astype(np.float32) * 0.6
+        def run(m):
+            lin = m.ao.nn.quantized.Linear(64, 40)
+            lin.set_weight_bias(m.quantize_per_tensor(m.tensor(w), 0.01, 0, m.qint8), m.tensor(b))
+            lin.scale, lin.zero_point = 0.05, 100
+            conv = m.ao.nn.quantized.Conv2d(208, 104, 3, padding=1, groups=104)
+            conv.set_weight_bias(m.quantize_per_tensor(m.tensor(wc), 0.01, 0, m.qint8), None)
+            conv.scale, conv.zero_point = 0.05, 100
+            return (lin(m.quantize_per_tensor(m.tensor(x), 0.03, 20, m.quint8)).int_repr().numpy(),
+                    conv(m.quantize_per_tensor(m.tensor(xc), 0.03, 20, m.quint8)).int_repr().numpy())
+        for a, b in zip(run(torch), run(torchlike)):
+            assert (a == b).all(), int((a != b).sum())
+        print("ok")
+    """)
+    env = dict(os.environ, FBGEMM_ENABLE_INSTRUCTIONS="AVX2")
+    out = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-3000:]

@@ -1,12 +1,16 @@
-"""fbgemm's uint8 x int8 accumulation on CPUs without AVX512-VNNI, where torch's x86 backend runs both quantized
-linear and quantized convolution through fbgemm (oneDNN takes convolutions only on VNNI CPUs).
+"""fbgemm's uint8 x int8 accumulation, and which library torch's x86 backend gives a quantized op to: linear always
+runs through fbgemm, a convolution through oneDNN on CPUs with AVX512-VNNI when it has at most 100 groups
+(``onednn_conv``), through fbgemm otherwise.
 
-There fbgemm multiplies with ``vpmaddubsw``: the products of two neighbouring reduction elements (the reduction
-ordered input-channel fastest, as fbgemm's NHWC im2col lays it out, and padded with zeros to an even length) are
-added and *saturated to int16* before they reach the int32 sum.  Raw (not zero-point shifted) activations enter the
-products; the zero points are taken out afterwards with row/column sums, and padded pixels hold the activation's zero
-point.  On VNNI CPUs (``vpdpbusd``) the sum is exact.  Measured against torch 2.13 on an AVX2 EPYC
-(tests/test_quantized_static.py): every output that differs from the exact sum is one whose pairs saturate.
+Without AVX512-VNNI fbgemm multiplies with ``vpmaddubsw``: the products of two neighbouring reduction elements
+(the reduction ordered input-channel fastest, as fbgemm's NHWC im2col lays it out, and padded with zeros to an even
+length) are added and *saturated to int16* before they reach the int32 sum.  Raw (not zero-point shifted) activations
+enter the products; the zero points are taken out afterwards with row/column sums, and padded pixels hold the
+activation's zero point.  On VNNI CPUs (``vpdpbusd``) the sum is exact, but for fbgemm's depthwise convolution kernels:
+those are AVX2 code on every CPU and saturate there too (``conv_saturates``).  Measured against torch 2.13 on an AVX2
+EPYC and on an AVX-512 (VNNI) EPYC (tests/test_quantized_static.py): every output that differs from the exact sum is
+one whose pairs saturate.  ``FBGEMM_ENABLE_INSTRUCTIONS`` (``AVX2``, ``AVX512``, ``AVX512_256``: ISAs without VNNI)
+lowers fbgemm's choice of GEMM kernels, and ours with it; it does not move convolutions off oneDNN.
 
 >>> import numpy as np
 >>> from torchlike.ao.nn.quantized._fbgemm import saturated_acc
@@ -17,17 +21,63 @@ point.  On VNNI CPUs (``vpdpbusd``) the sum is exact.  Measured against torch 2.
 """
 from __future__ import annotations
 
+import os
+
 import jax
 import jax.numpy as jnp
 
 from .... import _cpu_features
 
-__all__ = ["saturates", "saturated_acc"]
+__all__ = ["saturates", "saturated_acc", "onednn_conv", "conv_saturates"]
+
+# the ISAs FBGEMM_ENABLE_INSTRUCTIONS can force that have no VNNI (fbgemm takes a forced ISA the CPU has)
+_FORCED_NO_VNNI = ("AVX2", "AVX512", "AVX512_256")
+
+
+def _vnni() -> bool:
+    return "avx512_vnni" in _cpu_features.flags()
 
 
 def saturates() -> bool:
-    """Whether this CPU's fbgemm kernels saturate neighbouring products to int16 (no AVX512-VNNI)."""
-    return "avx512_vnni" not in _cpu_features.flags()
+    """Whether fbgemm's GEMM kernels here saturate neighbouring products to int16: on CPUs without AVX512-VNNI, or
+    where ``FBGEMM_ENABLE_INSTRUCTIONS`` forces an ISA without it (as fbgemm's ``fbgemmInstructionSet`` reads it)."""
+    return not _vnni() or os.environ.get("FBGEMM_ENABLE_INSTRUCTIONS", "").upper() in _FORCED_NO_VNNI
+
+
+def onednn_conv(groups) -> bool:
+    """Whether torch's x86 engine gives a convolution with symmetric weights to oneDNN (``should_use_onednn_quant``:
+    an AVX512-VNNI CPU as cpuinfo reports it, at most 100 groups) rather than to fbgemm."""
+    return _vnni() and groups <= 100
+
+
+def _depthwise_fast_path(cin, cout, kernel, stride, padding, dilation, groups) -> bool:
+    # fbgemm's takeDepthWiseFastPath (measured): one input channel per group, one or two outputs per group, groups a
+    # multiple of 8, a square 3x3/5x5/7x7 kernel with "same" padding (k - 1) // 2, strides 1 or 2, no dilation
+    return (cin == groups and cout in (groups, 2 * groups) and groups % 8 == 0 and kernel[0] == kernel[1]
+            and kernel[0] in (3, 5, 7) and all(s in (1, 2) for s in stride) and all(d == 1 for d in dilation)
+            and all(p == (k - 1) // 2 for p, k in zip(padding, kernel)))
+
+
+def _groupwise_fast_path(cin, cout, kernel, stride, padding, dilation, groups) -> bool:
+    # fbgemm's fbgemmOptimizedGConv: as many inputs as outputs per group, 2/4/8/16 of them, 3x3, padding 1, no
+    # dilation, equal strides of 1 or 2 (and enough groups to fill a vector: always so past 100 groups)
+    return (cin == cout and cin // groups in (2, 4, 8, 16) and tuple(kernel) == (3, 3) and tuple(padding) == (1, 1)
+            and tuple(dilation) == (1, 1) and stride[0] == stride[1] and stride[0] in (1, 2))
+
+
+def conv_saturates(cin, cout, kernel, stride, padding, dilation, groups) -> bool:
+    """Whether fbgemm's convolution of this geometry saturates neighbouring products: its depthwise kernels always
+    do (AVX2 code on every CPU); on a VNNI CPU its groupwise kernels never do (they pick their ISA from the CPU, not
+    from ``FBGEMM_ENABLE_INSTRUCTIONS``), the others (im2col/pointwise GEMM) as ``saturates``.  Measured against
+    torch 2.13 on an AVX-512 (VNNI) EPYC, with and without ``FBGEMM_ENABLE_INSTRUCTIONS=AVX2``.  On CPUs without
+    VNNI every path saturates (measured on an AVX2 EPYC for im2col and depthwise convolutions; its groupwise
+    kernels there are not measured)."""
+    geometry = (cin, cout, kernel, stride, padding, dilation, groups)
+    if _depthwise_fast_path(*geometry):
+        return True
+    if _vnni() and _groupwise_fast_path(*geometry):
+        return False
+    return saturates()
 
 
 def saturated_acc(x, w):

@@ -1,13 +1,15 @@
 """torch.ao.nn.quantized.functional: ops on quantized tensors, with the numerics of torch's x86 CPU backend.
 
 The integer accumulation is exact (int32 for linear, float64 for convolutions: exact for any realistic size) on CPUs
-with AVX512-VNNI; without it fbgemm saturates neighbouring products to int16, and so does torchlike (``_fbgemm``);
-the float epilogues run on the host in numpy, one IEEE float32 rounding per step as the backends' vector code does
-(XLA could contract a multiply-add).  Measured against torch 2.13 (tests/test_quantized_static.py):
+with AVX512-VNNI; without it (and in its depthwise convolutions everywhere) fbgemm saturates neighbouring products
+to int16, and so does torchlike (``_fbgemm``); the float epilogues run on the host in numpy, one IEEE float32
+rounding per step as the backends' vector code does (XLA could contract a multiply-add).  Measured against torch
+2.13 (tests/test_quantized_static.py):
 
 - ``linear`` (fbgemm): ``clamp(rint(f32(f32(acc) + f32(bias / (sx*sw))) * f32(sx*sw / sy)) + zy)``;
-- ``conv2d`` (oneDNN, which the x86 engine picks for symmetric weights on a VNNI CPU):
-  ``clamp(rint(f32(f32(acc * f32(sx*sw)) + bias) * (1/sy) + zy))``; on other CPUs fbgemm's, as ``linear``;
+- ``conv2d`` (oneDNN, which the x86 engine picks for symmetric weights and at most 100 groups on a VNNI CPU):
+  ``clamp(rint(f32(f32(f32(acc * sx) * sw) + bias) * (1/sy) + zy))`` (``_onednn_requantize``); otherwise fbgemm's,
+  as ``linear``, its depthwise kernels saturating on every CPU;
 - ``add`` (the ATen kernel): vectorised elements dequantize with ``fma(s, q, -z*s)``, add, and quantize as
   ``rint(y * (1/sy)) + zy``; the scalar tail (past the last multiple of 64 in each thread's chunk) does ``(q - z) * s`` and
   ``rint(y * (1/sy) + zy)``; ``mul`` requantizes the integer product ``rint((qa-za)(qb-zb) * m) + zy``.
@@ -166,23 +168,35 @@ def conv2d(input, weight, bias, stride=1, padding=0, dilation=1, groups=1, paddi
     if not symmetric:
         raise NotImplementedError("torchlike's quantized conv2d needs symmetric weights (zero points 0: the x86 "
                                   "backend's oneDNN path); affine weights are not supported")
-    geometry = (("stride", _pair(stride)), ("padding", _pair(padding)), ("dilation", _pair(dilation)),
-                ("groups", groups))
-    if _fbgemm.saturates():  # (the x86 engine's fbgemm path: no VNNI, no oneDNN)
-        acc = dispatch(_conv_acc_saturated, (int_repr(input), int_repr(weight), np.int32(input._q[3])), geometry,
-                       diff=False)
+    stride, padding, dilation = _pair(stride), _pair(padding), _pair(dilation)
+    geometry = (("stride", stride), ("padding", padding), ("dilation", dilation), ("groups", groups))
+    if not _fbgemm.onednn_conv(groups):  # (the x86 engine's fbgemm path)
+        if _fbgemm.conv_saturates(input.shape[1], n, tuple(weight.shape[2:]), stride, padding, dilation, groups):
+            acc = dispatch(_conv_acc_saturated, (int_repr(input), int_repr(weight), np.int32(input._q[3])),
+                           geometry, diff=False)
+        else:
+            acc = dispatch(_conv_acc, (int_repr(input), int_repr(weight), np.float64(input._q[3])), geometry,
+                           diff=False)
         return _fbgemm_requantize(np.asarray(acc._value), f32(input._q[2]) * sw, bias, scale, zero_point, relu,
                                   input._dev, 1, weight._q[4] is not None)
     acc = dispatch(_conv_acc, (int_repr(input), int_repr(weight), np.float64(input._q[3])), geometry, diff=False)
-    acc = np.asarray(acc._value).astype(f32)  # (exact integers; to float32 with one rounding)
-    s = (f32(input._q[2]) * sw).astype(f32)[:, None, None]
-    y = (acc * s).astype(f32)
+    return _onednn_requantize(np.asarray(acc._value), input._q[2], sw, bias, scale, zero_point, relu, input._dev)
+
+
+def _onednn_requantize(acc, sx, sw, bias, scale, zero_point, relu, dev):
+    """oneDNN's epilogue (its brgemm convolution): the exact accumulator to float32, times the source scale, times
+    each channel's weight scale, plus the bias, (relu), times the inverse destination scale, plus the zero point, one
+    float32 rounding each; torch hands oneDNN the reciprocals of the source and destination scales (rounded to
+    float32) and oneDNN inverts them again in float32."""
+    src = f32(1) / f32(1 / sx)
+    inv = f32(1) / (f32(1) / f32(1 / scale))
+    y = ((acc.astype(f32) * src).astype(f32) * sw[:, None, None]).astype(f32)
     if bias is not None:
         y = (y + np.asarray(bias.detach().float()._value)[:, None, None]).astype(f32)
     if relu:
         y = np.maximum(y, f32(0))
-    t = np.rint(((y * (f32(1) / f32(scale))).astype(f32) + f32(zero_point)).astype(f32))
-    return _quint8(np.clip(t, 0, 255), scale, zero_point, input._dev)
+    t = np.rint(((y * inv).astype(f32) + f32(zero_point)).astype(f32))
+    return _quint8(np.clip(t, 0, 255), scale, zero_point, dev)
 
 
 def _chunks(n):
