@@ -415,6 +415,10 @@ def bernoulli(input, p=None, *, generator=None):
     tensor([1., 1., 1.])
     """
     if p is None:
+        d = input.dtype
+        if not d.is_floating_point:  # (torch's kernel draws into floating p only)
+            kernel = "bernoulli_tensor_cpu_self_" if d.is_complex else "bernoulli_tensor_cpu_p_"
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype._CAP[d.name]}\'')
         probs = _concrete(input)
         _check_p(probs)
         arg = input._value

@@ -81,8 +81,9 @@ def _rep_counts(repeats):
     if isinstance(repeats, Tensor):
         if repeats.ndim > 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-        if repeats.dtype not in (_dtype.int64, _dtype.int32):
-            raise RuntimeError("repeats has to be Long or Int tensor")
+        if repeats.dtype not in (_dtype.int64, _dtype.int32):  # (the CPU kernel's dispatch, before its check)
+            raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for "
+                                      f"'{_dtype._CAP[repeats.dtype.name]}'")
         r = np.asarray(repeats._value).astype(np.int64).reshape(-1)
     else:
         r = np.asarray([operator.index(repeats)], dtype=np.int64)  # (1.5: torch's parser error, from the wrapper)
@@ -116,6 +117,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     else:
         d = wrap_dim(dim, input.ndim)
     n = x.shape[d] if x.ndim else 1
+    if isinstance(repeats, Tensor) and repeats.ndim > 1:  # (the self overload's words; repeats alone: _rep_counts')
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
     r = _rep_counts(repeats)
     if r.size == 1:
         r = np.repeat(r, n)
@@ -389,23 +392,21 @@ def broadcast_shapes(*shapes):
         if not isinstance(s, collections.abc.Sequence):
             raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}")
     for s in shapes:
-        s = tuple(int(v) for v in s)
-        for v in s:
-            if v < 0:
-                raise RuntimeError(f"Trying to create tensor with negative dimension {v}: {list(s)}")
-        norm.append(s)
+        norm.append(tuple(int(v) for v in s))
     nd = max((len(s) for s in norm), default=0)
     out = [1] * nd
-    for s in norm:
-        for i, v in enumerate(s):
-            j = nd - len(s) + i
-            if v == 1:
+    for k, s in enumerate(norm):  # (from the last dim, as torch._refs._broadcast_shapes, in its words)
+        for i in range(-1, -1 - len(s), -1):
+            v = s[i]
+            if v == out[i] or v == 1:
                 continue
-            if out[j] == 1:
-                out[j] = v
-            elif out[j] != v:
-                raise RuntimeError("shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is "
-                                   f"between arg {norm.index(s)} and arg 0.")
+            if out[i] == 1:
+                if v < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                out[i] = v
+                continue
+            raise RuntimeError(f"Attempting to broadcast a dimension of length {v} at {i}! Mismatching argument at "
+                               f"index {k} had {shapes[k]}; but expected shape should be broadcastable to {out}")
     return Size(out)
 
 

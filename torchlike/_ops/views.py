@@ -259,15 +259,29 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, sh[:s] + (math.prod(sh[s:e + 1]),) + sh[e + 1:])
 
 
+def _int_size(v):  # an int of torch's int lists: no bool; a 0-dim integer tensor
+    if isinstance(v, Tensor):
+        return v.ndim == 0 and not (v.dtype.is_floating_point or v.dtype.is_complex or v.dtype is _dtype.bool)
+    return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, bool)
+
+
 @register()
 def unflatten(input, dim, sizes):
     """Split dim ``dim`` into ``sizes``."""
     if input.ndim == 0 and isinstance(dim, int):  # (torch wraps without the scalar allowance here)
         raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {dim} but tensor has no "
                            f"dimensions")
+    if sizes is not None and not isinstance(sizes, (tuple, list, Tensor)):  # (torch's parser: an int list; the
+        raise TypeError(f"unflatten(): argument 'sizes' must be tuple of ints, not {tp_name(sizes)}")  # wrapper
+    for i, v in enumerate(sizes if isinstance(sizes, (tuple, list)) else ()):  # places the position)
+        if not _int_size(v):
+            raise TypeError(f"unflatten(): argument 'sizes' must be tuple of ints, but found element of type "
+                            f"{tp_name(v)} at pos {i}" if i == 0 else f"unflatten(): argument 'sizes' failed to "
+                            f"unpack the object at pos {i + 1} with error \"type must be tuple of ints,but got "
+                            f"{tp_name(v)}\"")
     d = wrap_dim(dim, input.ndim)
     sh = tuple(input.shape)
-    if not len(sizes):
+    if sizes is None or not len(sizes):
         raise RuntimeError("unflatten: sizes must be non-empty")
     try:
         inferred = _infer_shape(tuple(sizes), sh[d])
