@@ -163,3 +163,33 @@ def test_complex_logspace_is_torchs_bit_for_bit(case, dtype, base):
     ours = torchlike.logspace(*case, base=base, dtype=getattr(torchlike, dtype)).numpy()
     assert ours.dtype == theirs.dtype
     np.testing.assert_array_equal(ours, theirs)
+
+
+RANGE_EDGES = [(14.0, 35.33333333333333, 1 / 3), (0, -1, 1), (0, 0, 1), (1, 0, -0.5), (0, 5.5, 1.5), (-3.7, 4.2, 2),
+               (5, -5, -3), (0, float("inf"), 1), (float("nan"), 3, 1), (0, 3, 0), (0, 3, float("nan")), (10, 3, -2.5),
+               (0, 1e39, 1e38)]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64", "int64", "int32", "uint8"])
+@pytest.mark.parametrize("case", RANGE_EDGES, ids=[f"{a}_{b}_{s}" for a, b, s in RANGE_EDGES])
+def test_deprecated_range_length_checks_and_integers(case, dtype):
+    """torch.range's length is ``int((end - start) / step + 1)`` in the accumulation type (the + 1 rounded
+    there: range(14, 35.333, 1/3, dtype=float16) has 65 values), its bounds are converted to that type first
+    (int64 for the integer dtypes: truncated, C's integer division; an overflow error for inf/NaN) and checked
+    as arange's are."""
+    import warnings
+
+    import torch
+
+    import torchlike
+    if not case[2] != case[2] and case[2] and dtype.startswith(("int", "uint")) and int(case[2]) == 0:
+        pytest.skip("torch divides by an integer step of 0 here (the process dies of SIGFPE)")
+
+    def run(mod):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                return mod.range(*case, dtype=getattr(mod, dtype)).tolist()
+            except RuntimeError as e:
+                return str(e)
+    assert run(torchlike) == run(torch)

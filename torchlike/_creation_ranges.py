@@ -183,16 +183,35 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     warn_at_caller("torch.range is deprecated and will be removed in a future release because its behavior is "
                    "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
                    "[start, end).")
-    if end is None:
-        start, end = 0, start
+    if end is None:  # (torch's parser: end has no default)
+        raise TypeError('range() missing 1 required positional arguments: "end"')
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
     if d is _dtype.bool or d.is_complex:
         raise NotImplementedError(f"\"range_cpu\" not implemented for '{_dtype.TYPE_NAMES[d.name]}'")
+    start, end, step = _num(start), _num(end), _num(step)
+    # (converted to the accumulation type first: int64 for the integer dtypes, float for float16/bfloat16)
+    check_numbers_fit(_dtype.float32 if d in (_dtype.float16, _dtype.bfloat16) else
+                      _dtype.float64 if d.is_floating_point else _dtype.int64, start, end, step)
+    if not (step > 0 or step < 0):  # (torch's checks on the numbers as given)
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {_fmt_num(start)} -> {_fmt_num(end)}")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if not d.is_floating_point:  # integers: truncated bounds and step, C's integer division
+        s0, e0, st = int(start), int(end), int(step)
+        if st == 0:  # (torch divides by zero here)
+            raise RuntimeError("step must be nonzero")
+        q = abs(e0 - s0) // abs(st)
+        n = (q if (e0 - s0 >= 0) == (st > 0) else -q) + 1
+        check_alloc((max(n, 0),), d)
+        return _out(_host_or_put((s0 + np.arange(max(n, 0), dtype=np.int64) * st).astype(d.np), canonical(device),
+                                 requires_grad), out)
     # torch computes the length and the values in the accumulation type: float for float16/bfloat16, so
     # range(0, 1, 0.001, dtype=float16) has 1000 values (1 / 0.001 is 999.99994 in float32), not 1001
-    acc = np.float32 if d.is_floating_point and d.itemsize < 4 else np.float64
+    acc = np.float32 if d.itemsize < 4 else np.float64
     s0, e0, st = acc(start), acc(end), acc(step)
-    n = int(math.floor((e0 - s0) / st)) + 1
+    n = int((e0 - s0) / st + acc(1))  # (+ 1 in the accumulation type: 63.999996f + 1 is 65; truncated)
     check_alloc((max(n, 0), 8), 8)  # built in float64 first
     vals = s0 + np.arange(n, dtype=acc) * st
     return _out(_host_or_put(vals.astype(d.np), canonical(device), requires_grad), out)
