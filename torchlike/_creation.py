@@ -471,6 +471,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
         if t is not None:
             return t
     if isinstance(fill_value, Tensor):
+        if fill_value.ndim or fill_value.requires_grad:  # (torch's parser takes a 0-dim tensor without grad only)
+            raise argument_error(fill_value, "Number", "fill_value", "full", 2)
         fill_value = fill_value.item()
     if dtype is None:
         try:

@@ -46,11 +46,13 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         n = (b - a + step - 1) // step if step > 0 else (b - a + step + 1) // step if step < 0 else -1
         if 0 <= n <= _SMALL and -_BIG < a < _BIG and -_BIG < b < _BIG and (b >= a if step > 0 else b <= a):
             return _host_or_put(np.arange(a, a + n * step, step, dtype=np.int64), canonical(None), False)
+    given = (start,) if end is None else (start, end) if type(step) is int and step == 1 else (start, end, step)
+    if any(isinstance(v, Tensor) for v in given):  # (torch's parser takes a 0-dim tensor without grad only)
+        ARANGE.raise_if_unparsed(given, {})
     try:
         return _arange(start, end, step, out, dtype, device, requires_grad)
     except Exception:  # torch's parser error where an argument's type is wrong (its parser runs first)
-        ARANGE.raise_if_unparsed((start,) if end is None else (start, end) if type(step) is int and step == 1 else
-                                 (start, end, step), {})
+        ARANGE.raise_if_unparsed(given, {})
         raise
 
 

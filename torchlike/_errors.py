@@ -32,7 +32,7 @@ import warnings
 import jax
 import numpy as np
 
-__all__ = ["PACKAGE_DIR", "warn_at_caller", "argument_error", "method_argument_error", "bool_arg", "no_other_keywords", "as_tensor_methods", "renamed", "caller_op", "called_op", "int_arg", "float_arg", "translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit",
+__all__ = ["PACKAGE_DIR", "warn_at_caller", "argument_error", "method_argument_error", "bool_arg", "no_other_keywords", "as_tensor_methods", "renamed", "caller_op", "called_op", "int_arg", "torch_index", "float_arg", "translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit",
            "GraphBreak", "OutOfMemoryError", "AcceleratorError"]
 
 
@@ -489,6 +489,15 @@ def bool_arg(value, arg, op, position=None):
     if value is True or value is False:
         return value
     raise method_argument_error(value, "bool", arg, op, position)
+
+
+def torch_index(value):
+    """``operator.index(value)`` under torch's parser's rule for an ``int`` (a dim; not a ``SymInt``, which takes
+    any one-element integer tensor): a tensor only where it is 0-dim and of an integer dtype, not bool (a
+    one-element 1-dim tensor or a bool one: TypeError, as a float one)."""
+    if hasattr(value, "requires_grad") and (value.ndim != 0 or value.dtype.name == "bool"):
+        raise TypeError(type(value).__name__)
+    return operator.index(value)
 
 
 def int_arg(value, arg, position=None):

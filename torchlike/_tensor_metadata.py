@@ -12,14 +12,13 @@ shape and dtype never change. Imports layer 0 only.
 """
 from __future__ import annotations
 
-import operator
 
 import jax
 import numpy as np
 
 from . import _dtype, _views
 from . import _memory_format as _mfmt
-from ._errors import argument_error, renamed
+from ._errors import argument_error, renamed, torch_index
 from ._layout import strided as _strided
 
 __all__ = ["TensorMetadata", "wrap_dim"]
@@ -123,7 +122,7 @@ def wrap_dim(dim, ndim):
     if dim.__class__ is int and -n <= dim < n:
         return dim % n
     try:  # not a plain int in range: numpy's integers and 0-d tensors index; torch's parser rejects the rest
-        dim = operator.index(dim)
+        dim = torch_index(dim)
     except TypeError:
         raise argument_error(dim, "int", "dim") from None
     if not -n <= dim < n:

@@ -117,6 +117,8 @@ def dims_arg(dim, ndim):
         return None
     if isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):
         return (_wrap_dim(int(dim), ndim),)
+    if isinstance(dim, Tensor) and dim.numel() == 1 and not (dim.dtype.is_floating_point or dim.dtype.is_complex):
+        return (_wrap_dim(int(dim.item()), ndim),)  # (torch's parser: a one-element integer or bool tensor is a dim)
     try:
         dims = tuple(_wrap_dim(operator.index(d), ndim) for d in dim)
     except TypeError:  # a str, a float, None, or a sequence holding one: torch's parser error

@@ -46,6 +46,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     >>> torch.linalg.vector_norm(torch.tensor([[3., 4.]]), ord=1, dim=1).tolist()
     [7.0]
     """
+    if isinstance(ord, Tensor) and ord.ndim == 0 and not ord.requires_grad:  # (torch's parser takes it as a Number)
+        ord = ord.item()
     if isinstance(ord, str) or not isinstance(ord, numbers.Number):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
     d = _dtype.to_dtype(dtype) if dtype is not None else x.dtype

@@ -323,6 +323,8 @@ def _tensor_alpha_impl(x, y, alpha, dt, sub):
 def _tensor_alpha(name, node_name, input, other, alpha, d, sub):
     if alpha.dim() != 0 or alpha.requires_grad:
         raise TypeError(f"{name}(): argument 'alpha' must be Number, not Tensor")
+    if alpha.dtype is _dtype.bool and d is not _dtype.bool:  # (as a Python bool's: the Number it parses to)
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
     if (alpha.dtype.is_floating_point or alpha.dtype.is_complex) and not (d.is_floating_point or d.is_complex):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if d is _dtype.bool:

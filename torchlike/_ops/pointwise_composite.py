@@ -205,6 +205,8 @@ def _addc(name, div):
         if legacy:  # torch's deprecated addcmul(input, Number value, tensor1, tensor2)
             (input, tensor1, tensor2), kw = sort_scalar_args(name, (input, tensor1, tensor2) + legacy, 3, ("value",))
             value = kw["value"]
+        if isinstance(value, Tensor) and (value.ndim or value.requires_grad):  # (torch's parser: a Number, or a
+            raise TypeError(f"{name}(): argument 'value' must be Number, not Tensor")  # 0-dim tensor without grad)
         d = _dtype.result_type(input, tensor1, tensor2)
         if not div and d is _dtype.bool:
             raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")

@@ -684,6 +684,8 @@ def tensor_norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         else:
             raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     else:
+        if isinstance(p, Tensor) and (p.ndim or p.requires_grad):  # (torch's linalg_vector_norm parses it: a Number,
+            raise TypeError("linalg_vector_norm(): argument 'ord' (position 2) must be Number, not Tensor")  # 0-dim)
         r = vector_norm_op(input, 2.0 if p is None else p, rdims(dim, input.ndim), keepdim, dtype)
     return r
 

@@ -26,7 +26,7 @@ from .. import _dtype
 from ..tensor import Tensor
 from ._parser_errors import (ATTRIBUTE_ERROR_LIKE_TORCH, NOT_OVERRIDDEN, PARSER_FAILURES,
                              overridden, parser_error, raise_if_unparsed, raise_parser_error, unparsed)
-from .signatures import SIGNATURES, Signature, none_rejected, rejecting_none
+from .signatures import SIGNATURES, Signature, none_rejected, number_slots, rejecting_none, rejecting_tensors
 from .tensor_operators import BINARY_OPERATORS, OWN_OPERATORS, _operator, _own_function  # noqa: F401  (re-exported)
 from .._mutation import check_inplace, check_no_overlap, check_out_overlap, write_out  # noqa: F401  (re-exported: the ops' import path)
 
@@ -328,6 +328,9 @@ def register(name=None, *, namespaces=("torch",), method=True, inplace=False, ou
         at = none_rejected(fn.torch_signature, fn) if overloads is not None else ()
         if at:  # (an explicit None where the op's default None means "not given": torch's parser error)
             fn = rejecting_none(fn, fn.torch_signature, at)
+        slots = number_slots(fn.torch_signature) if overloads is not None else ((), ())
+        if slots[0]:  # (a tensor where torch takes only a number: its parser's rule, see signatures.number_slots)
+            fn = rejecting_tensors(fn, fn.torch_signature, slots)
         ns = tuple(namespaces)
         functional = bool(ns) and ns[0] == "nn.functional"  # torch's Python-level F.X: its own argument names
         if _takes(fn, ("dim", "keepdim")) and not functional:

@@ -31,7 +31,8 @@ from .._device import device as _device_type
 from .._errors import pass_through_file, tp_name
 from ..tensor import Tensor
 
-__all__ = ["Signature", "SIGNATURES", "signature_of", "parses", "missing_method", "none_rejected", "rejecting_none"]
+__all__ = ["Signature", "SIGNATURES", "signature_of", "parses", "missing_method", "none_rejected", "rejecting_none",
+           "number_slots", "rejecting_tensors"]
 
 # schema type -> the words torch's messages give it
 _SHOWN = {"Tensor": "Tensor", "int": "int", "SymInt": "int", "float": "float", "bool": "bool", "str": "str",
@@ -63,9 +64,12 @@ class _Param:
         return text if self.default is None else f"{text} = {self.default}"
 
 
-def _index(v):
+def _index(v):  # torch's ``int``: a Python or numpy integer (no bool), or a 0-dim integer tensor not requiring grad
     if v is True or v is False:
         return False
+    if isinstance(v, Tensor):
+        return v.ndim == 0 and not v.requires_grad and not v.dtype.is_floating_point and not v.dtype.is_complex \
+            and v.dtype is not _dtype.bool
     try:
         operator.index(v)
     except (TypeError, RuntimeError, ValueError):
@@ -73,20 +77,31 @@ def _index(v):
     return True
 
 
-def _real(v):  # (a tensor: torch's parser takes a 0-dim one that does not require grad)
+def _sym_index(v):  # torch's ``SymInt``: also a one-element integer or bool tensor (of any rank)
+    if isinstance(v, Tensor):
+        return v.numel() == 1 and not v.dtype.is_floating_point and not v.dtype.is_complex
+    return _index(v)
+
+
+def _real(v):  # (a tensor: torch's parser takes a 0-dim one that does not require grad, of any dtype)
     if isinstance(v, Tensor):
         return v.ndim == 0 and not v.requires_grad
     return isinstance(v, (numbers.Real, np.bool_)) and not isinstance(v, np.complexfloating)
 
 
+def _number(v):
+    if isinstance(v, Tensor):
+        return v.ndim == 0 and not v.requires_grad
+    return isinstance(v, (numbers.Number, np.generic)) and not isinstance(v, str)
+
+
 _SCALAR_FITS = {
     "Tensor": lambda v: isinstance(v, Tensor),
-    "int": _index, "SymInt": _index,
+    "int": _index, "SymInt": _sym_index,
     "float": _real,
     "bool": lambda v: v is True or v is False,
     "str": lambda v: isinstance(v, str),
-    "Scalar": lambda v: isinstance(v, (numbers.Number, np.generic)) and not isinstance(v, str) or (
-        isinstance(v, Tensor) and v.ndim == 0),
+    "Scalar": _number,
     "ScalarType": lambda v: isinstance(v, _dtype.dtype) or v is float or v is int or v is bool or v is complex,
     "Device": lambda v: isinstance(v, (_device_type, str)) or _index(v),
     "Generator": lambda v: type(v).__name__ == "Generator",
@@ -95,7 +110,7 @@ _SCALAR_FITS = {
     "object": lambda v: True,
     "Storage": lambda v: "Storage" in type(v).__name__,
 }
-_ELEMENT = {"int[]": "int", "SymInt[]": "int", "float[]": "float", "Tensor[]": "Tensor"}
+_ELEMENT = {"int[]": "int", "SymInt[]": "SymInt", "float[]": "float", "Tensor[]": "Tensor"}
 
 
 def _problem(p, v, position, arg_index):
@@ -109,8 +124,8 @@ def _problem(p, v, position, arg_index):
     fits = _SCALAR_FITS[element]
     if p.size is not None and element != "Tensor" and fits(v):
         return None
-    if element == "int" and isinstance(v, Tensor):  # (a tensor of integers is taken as the list)
-        return None
+    if element in ("int", "SymInt") and isinstance(v, Tensor) and not (v.dtype.is_floating_point or v.dtype.is_complex):
+        return None  # (a tensor of integers is taken as the list)
     if not isinstance(v, (tuple, list)):
         return f"{where} must be {_SHOWN[p.kind]}, not {tp_name(v)}"
     for k, x in enumerate(v):
@@ -193,7 +208,8 @@ class _Overload:
 
 def _got(args, kwargs):
     items = ["Tensor" if isinstance(a, Tensor) else tp_name(a) for a in args]
-    kw = [f"{k}={'Tensor' if isinstance(v, Tensor) else tp_name(v)}" for k, v in kwargs.items()]
+    kw = [f"{k}={'Tensor' if isinstance(v, Tensor) else tp_name(v)}"  # (torch reads them from an unordered_map:
+          for k, v in reversed(kwargs.items())]  # the last given first)
     return ", ".join(items + kw) + (", " if kw and not items else "")
 
 
@@ -231,6 +247,9 @@ class Signature:
 
     def __init__(self, op, overloads):
         self.op, self.overloads = op, [_Overload(o) for o in overloads]
+        params = self.overloads[0].params if len(self.overloads) == 1 else ()
+        self.inplace_at = next((k for k, p in enumerate(params) if p.name == "inplace" and p.kind == "object"), None)
+        self.positional = self.inplace_at is not None  # (F.X in Python, calling torch's C function)
 
     def _message(self, name, method, args, kwargs):
         overloads = [o for o in self.overloads if o.method or not method]
@@ -279,6 +298,17 @@ class Signature:
                for a in (*args, *kwargs.values())):
             return None  # a tensor-like: its override decides
         name = name or self.op
+        if self.positional and kwargs:  # (torch's Python-level F.X passes its arguments on by position)
+            args, kwargs = list(args), dict(kwargs)
+            for p in self.overloads[0].params[len(args):]:
+                if p.keyword_only or p.name not in kwargs:
+                    break
+                args.append(kwargs.pop(p.name))
+            args = tuple(args)
+        if self.inplace_at is not None and not name.endswith("_"):  # (F.X(..., inplace=True) calls torch's X_)
+            k = self.inplace_at
+            if (args[k] if k < len(args) else kwargs.get("inplace", False)) is True:
+                name += "_"
         function = self._message(name, False, args, kwargs)
         if function is None:
             return None
@@ -305,8 +335,9 @@ def parses(*overloads, name=None):
     """
     def deco(fn):
         sig = Signature(name or fn.__name__, overloads)
-        at = none_rejected(sig, fn)
+        at, slots = none_rejected(sig, fn), number_slots(sig)
         body = rejecting_none(fn, sig, at) if at else fn
+        body = rejecting_tensors(body, sig, slots) if slots[0] else body
 
         @functools.wraps(fn)
         def parsed(*args, **kwargs):
@@ -367,6 +398,58 @@ def rejecting_none(fn, sig, at):
     return guarded
 
 
+_NUMBER_KINDS = frozenset({"Scalar", "float", "int", "SymInt", "bool"})
+# the kinds that make an op's calls check their number positions: a tensor given for a Number or float would be
+# used as the value, one given for an int mostly fails where the op reads it (``wrap_dim``'s torch_index), so ops
+# whose numbers are all ints (``transpose``, ``select``) pay no wrapper
+_CHECKED_KINDS = frozenset({"Scalar", "float"})
+
+
+def number_slots(sig):
+    """The positions (``self`` or the input 0) and keywords where every overload of ``sig`` that has the argument
+    takes a number, never a Tensor: a tensor given there is torch's parser error unless it fits (a 0-dim one not
+    requiring grad; for an int, of an integer dtype).  ``((), frozenset())`` for most ops, and for those without
+    such a position taking a Number or float (ints only: ``transpose``; keywords only: ``addmm``'s ``alpha``,
+    ``where``'s ``self``), hot ops whose calls then pay no wrapper."""
+    at, kinds = {}, {}
+    for o in sig.overloads:
+        for k, p in enumerate(q for q in o.params if not q.keyword_only):
+            at.setdefault(k, set()).add(p.kind)
+        for p in o.params:
+            kinds.setdefault(p.name if not p.is_self else "self", set()).add(p.kind)
+    if any(len([p for p in o.params if not p.keyword_only]) == 1 and o.params[0].kind.endswith("[]")
+           for o in sig.overloads):
+        at = {}  # (varargs that are a list: ``x.view(2, 3)``, ``torch.meshgrid(a, b)``)
+    numbers = sorted(k for k, ks in at.items() if ks <= _NUMBER_KINDS)
+    if not any(at[k] & _CHECKED_KINDS for k in numbers):
+        return (), frozenset()
+    return tuple(numbers), frozenset(n for n, ks in kinds.items() if ks <= _NUMBER_KINDS)
+
+
+def rejecting_tensors(fn, sig, slots):
+    """``fn`` raising ``sig``'s parser error (the function form's; the op table's wrappers give the method's) where
+    a tensor sits at one of ``slots`` (``number_slots``) and torch's parser does not take it as a number (it
+    requires grad, has dimensions, or is a float for an int).  The success path pays an ``isinstance`` per slot."""
+    at, names = slots
+
+    def reject(args, kwargs):
+        err = sig.error(args, kwargs)
+        if err is not None:
+            raise TypeError(err.as_function)
+
+    @functools.wraps(fn)
+    def guarded(*args, **kwargs):
+        for k in at:
+            if k < len(args) and isinstance(args[k], Tensor):
+                reject(args, kwargs)
+        if kwargs and not names.isdisjoint(kwargs):
+            for n in names:
+                if isinstance(kwargs.get(n), Tensor):
+                    reject(args, kwargs)
+        return fn(*args, **kwargs)
+    return guarded
+
+
 def missing_method(name, error, overloads=()):
     """A Tensor method torchlike lacks: torch's parser error for arguments its ``overloads`` reject (what torch
     raises for them), else ``error()`` (the not-implemented one)."""
@@ -383,7 +466,7 @@ def missing_method(name, error, overloads=()):
 
 # the wrappers' frames count as torchlike's and are skipped by a warning's stacklevel and by ``caller_op`` (a
 # body's parser error names the op, not ``guarded``; see pass_through_file)
-for _f in (parses, rejecting_none):
+for _f in (parses, rejecting_none, rejecting_tensors):
     _f.__code__ = _f.__code__.replace(co_consts=tuple(
         c.replace(co_filename=pass_through_file(__file__, "argument parser")) if hasattr(c, "co_filename") else c
         for c in _f.__code__.co_consts))
@@ -437,7 +520,8 @@ SIGNATURES = {
     ("torch", "diagonal_scatter"): ["Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1"],
     ("torch", "fill_"): ["Tensor self, Tensor value", "Tensor self, Scalar value"],
     ("torch", "fill"): ["Tensor self, Tensor value", "Tensor self, Scalar value"],
-    ("torch", "lerp"): ["Tensor self, Tensor end, Tensor weight", "Tensor self, Tensor end, Scalar weight"],
+    ("torch", "lerp"): ["Tensor self, Tensor end, Tensor weight, *, Tensor? out=None",
+                       "Tensor self, Tensor end, Scalar weight, *, Tensor? out=None"],
     ("torch", "resize_as_"): ["Tensor self, Tensor the_template, *, MemoryFormat? memory_format=None"],
     ("torch", "where"): ["Tensor condition", "Tensor condition, Tensor input, Tensor other, *, Tensor? out=None",
                          "Tensor condition, Scalar self, Tensor other", "Tensor condition, Tensor input, Scalar other",
@@ -478,7 +562,7 @@ SIGNATURES = {
     **{("torch", k): [f"{a}, *, {g}Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
                       "bool pin_memory=False, bool requires_grad=False" for a in args
                       for g in ("Generator generator, ", "")]
-       for k, args in (("rand", ("SymInt[] size",)), ("randn", ("SymInt[] size",)), ("randperm", ("int n",)),
+       for k, args in (("rand", ("SymInt[] size",)), ("randn", ("SymInt[] size",)), ("randperm", ("SymInt n",)),
                        ("randint", ("int high, SymInt[] size", "int low, int high, SymInt[] size")))},
     ("torch", "randint_like"): [f"Tensor self, {a}, *, {g}MemoryFormat? memory_format=None, ScalarType? dtype=None, "
                                 "Layout? layout=None, Device? device=None, bool pin_memory=False, "
@@ -601,6 +685,27 @@ SIGNATURES = {
                                       "int[2] dilation=1, bool ceil_mode=False, bool return_indices=False"],
     ("nn.functional", "max_pool3d"): ["Tensor input, int[3] kernel_size, int[3]? stride=None, int[3] padding=0, "
                                       "int[3] dilation=1, bool ceil_mode=False, bool return_indices=False"],
+    # ops whose Number arguments take a tensor only as torch's parser does (0-dim, not requiring grad): F.X's
+    # ``object inplace``: the Python parameter torch's C function lacks, whose True calls (and names) ``X_``
+    # (F.hardtanh compares its bounds first, then parses them: its body checks them)
+    **{("nn.functional", k): [f"Tensor input, {a}, object inplace=False"] for k, a in (
+        ("leaky_relu", "Scalar negative_slope=0.01"), ("elu", "Scalar alpha=1"), ("celu", "Scalar alpha=1."),
+        ("threshold", "Scalar threshold, Scalar value"),
+        ("rrelu", "Scalar lower=0.125, Scalar upper=0.3333333333333333, object training=False"))},
+    **{("nn.functional", k): [f"Tensor input, {a}"] for k, a in (
+        ("leaky_relu_", "Scalar negative_slope=0.01"), ("hardtanh_", "Scalar min_val=-1, Scalar max_val=1"),
+        ("elu_", "Scalar alpha=1"), ("celu_", "Scalar alpha=1."), ("threshold_", "Scalar threshold, Scalar value"),
+        ("rrelu_", "Scalar lower=0.125, Scalar upper=0.3333333333333333, object training=False"),
+        ("softplus", "Scalar beta=1, Scalar threshold=20"), ("softshrink", "Scalar lambd=0.5"), ("glu", "int dim=-1"))},
+    ("torch", "hardshrink"): ["Tensor self, Scalar lambd=0.5"],
+    ("torch", "renorm"): ["Tensor self, Scalar p, int dim, Scalar maxnorm"],
+    ("torch", "nan_to_num"): ["Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor? out=None"],
+    ("Tensor", "new_full"): ["Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, "
+                             "Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False"],
+    ("torch", "diff"): ["Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, "
+                        "Tensor? out=None"],
+    ("torch", "dist"): ["Tensor self, Tensor other, Scalar p=2"],
+    ("torch", "mvlgamma"): ["Tensor self, int p, *, Tensor? out=None"],
     # spectral
     ("torch", "istft"): ["Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, "
                          "bool center=True, bool normalized=False, bool? onesided=None, int? length=None, "

@@ -244,6 +244,10 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     _need_tensors("hardtanh_" if inplace else "hardtanh", input=input)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    for k, (n, v) in enumerate((("min_val", min_val), ("max_val", max_val)), 2):  # (then torch's C parser)
+        if isinstance(v, Tensor) and (v.ndim or v.requires_grad):
+            raise TypeError(f"hardtanh{'_' if inplace else ''}(): argument '{n}' (position {k}) must be Number, "
+                            "not Tensor")
     if input.dtype is _dtype.bool:
         raise RuntimeError("Bool inputs not supported for hardtanh")
     if input.dtype.is_complex:
