@@ -180,3 +180,21 @@ def test_parameter_dtypes_like_torch(entry, dtypes):
         # "mixed"; docs/differences.md)
         half = dtypes[0] in ("float16", "bfloat16")
         same_as_torch(call, grad=False, rtol=1e-2 if half else None, atol=1e-2 if half else None)
+
+
+@pytest.mark.parametrize("shape,ns", [((48, 16), (16,)), ((4, 5, 16), (16,)), ((7, 33), (33,)), ((3, 100), (100,)),
+                                      ((5, 6), (6,)), ((2, 3, 4, 8), (4, 8)), ((3, 128), (128,))])
+def test_float32_layer_norm_rounds_as_torchs_cpu_kernel(shape, ns):
+    """torch's float32 CPU layer norm takes Welford moments over 8-lane vectors (its AVX2 build, on AVX-512 CPUs
+    too) and fuses the last multiply-add of (x - mean) * rstd * w + b: bit-equal for rows up to 128 values
+    (XLA's two-pass mean and variance differed in a third of the rows; an MLP's loss under optimi differed)."""
+    x = rng.standard_normal(shape).astype(np.float32) * 3 + 1
+    w, b = (rng.standard_normal(ns).astype(np.float32) for _ in range(2))
+    out = []
+    for L in (torch, torchlike):
+        f = L.nn.functional.layer_norm
+        X, W, B = L.tensor(x), L.tensor(w), L.tensor(b)
+        out.append([f(X, ns), f(X, ns, W), f(X, ns, W, B), f(X, ns, None, B),
+                    *L.native_layer_norm(X, list(ns), W, B, 1e-5)])
+    for theirs, ours in zip(*out):
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

@@ -16,8 +16,10 @@ import math
 import operator
 
 import jax.numpy as jnp
+from jax import lax
 
 from .. import _dtype
+from .._aten_vec_sums import _r, rowwise_moments
 from .._creation import empty
 from .._errors import argument_error, caller_op, tp_name
 from .._grad_mode import no_grad
@@ -66,10 +68,31 @@ def _affine(y, rest, has_w, has_b, shape):
     return y
 
 
+_EXACT_MAX = 128  # rows up to one chunk of torch's moments: its rounding, longer ones two-pass formulas
+
+
 def layer_norm_impl(x, *rest, axes, eps, has_w, has_b, wshape):
     """The one layer-norm kernel (native_layer_norm and F.layer_norm): (y, mean, rstd), as torch's CPU
     kernel, in float32 for the half types, ``rstd = 1 / sqrt(var + eps)``."""
     xf = _opmath(x)
+    if x.dtype == jnp.float32 and x.size and math.prod(x.shape[x.ndim - len(axes):]) <= _EXACT_MAX:
+        # torch's float32 kernel: Welford moments in its vector order, rstd = 1 / sqrt(var + eps) and
+        # y = (x - mean) * rstd * w + b, its last multiply-add fused; each rounded as torch's (see _aten_vec_sums)
+        f64 = jnp.float64
+        rows = xf.reshape(xf.shape[:xf.ndim - len(axes)] + (-1,))
+        mean, var = (v.reshape(v.shape + (1,) * len(axes)) for v in rowwise_moments(lax.stop_gradient(rows)))
+        # (the values are the model's; the gradients those of the two-pass formulas)
+        mean_p = jnp.mean(xf, axis=axes, keepdims=True)
+        var_p = jnp.mean(jnp.square(xf - mean_p), axis=axes, keepdims=True)
+        mean = mean_p.astype(f64) + (mean - lax.stop_gradient(mean_p))
+        var = var_p.astype(f64) + (var - lax.stop_gradient(var_p))
+        rstd = _r(1.0 / _r(jnp.sqrt(_r(var + _r(jnp.asarray(eps, f64))))))
+        y = _r(x.astype(f64) - mean) * rstd  # (without a weight, its multiply by 1 is folded away)
+        if has_w:
+            y = _r(y) * rest[0].reshape(wshape).astype(f64)
+        if has_b:
+            y = y + rest[int(has_w)].reshape(wshape).astype(f64)
+        return y.astype(x.dtype), mean.astype(x.dtype), rstd.astype(x.dtype)
     mean = jnp.mean(xf, axis=axes, keepdims=True)
     var = jnp.mean(jnp.square(xf - mean), axis=axes, keepdims=True)
     rstd = 1.0 / jnp.sqrt(var + eps)
