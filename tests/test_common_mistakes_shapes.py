@@ -96,6 +96,11 @@ MISTAKES = {
     "repeat_interleave of bool repeats": lambda m: m.ones(3).repeat_interleave(m.tensor([True, False, True])),
     "torch.repeat_interleave of float counts": lambda m: m.repeat_interleave(m.tensor([1., 2.])),
     "repeat_interleave of 2-D repeats": lambda m: m.ones(3).repeat_interleave(m.ones(1, 3, dtype=m.long)),
+    "atleast_2d of a list of ints": lambda m: m.atleast_2d([1, 2]),
+    "atleast_2d of an int": lambda m: m.atleast_2d(1),
+    "atleast_1d of a str": lambda m: m.atleast_1d("a"),
+    "atleast_3d of a tensor and a str": lambda m: m.atleast_3d((m.ones(1), "a")),
+    "atleast_2d of a tensor and an int": lambda m: m.atleast_2d(m.ones(1), 2),
     "Tensor of a negative size": lambda m: m.Tensor(-1),
     "LongTensor of a negative size": lambda m: m.LongTensor(2, -1),
     # random draws

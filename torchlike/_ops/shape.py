@@ -176,7 +176,16 @@ def _atleast(n):
     def fn(*tensors):
         if len(tensors) == 1 and isinstance(tensors[0], Tensor):
             return one(tensors[0])
-        return tuple(one(t) for t in _tensors_arg(tensors))
+        if len(tensors) == 1 and not isinstance(tensors[0], (list, tuple)):  # (torch's parser: no overload takes it)
+            why = f"      didn't match because some of the arguments have invalid types: (!{tp_name(tensors[0])}!)\n"
+            raise TypeError(f"atleast_{n}d() received an invalid combination of arguments - got "
+                            f"({tp_name(tensors[0])}), but expected one of:\n * (Tensor input)\n{why} * (tuple of "
+                            f"Tensors tensors)\n{why}")
+        items = _tensors_arg(tensors)
+        for k, t in enumerate(items):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"expected Tensor as element {k} in argument 0, but got {tp_name(t)}")
+        return tuple(one(t) for t in items)
     fn.__name__ = f"atleast_{n}d"
     fn.__doc__ = (f"View each input with at least {n} dims (one tensor in, one out; otherwise a tuple).\n\n"
                   f"    >>> import torchlike\n    >>> torchlike.atleast_{n}d(torchlike.tensor(1.)).ndim\n    {n}\n    ")
