@@ -139,6 +139,8 @@ WRONG = [
     "m.masked_fill(x, x > 0, None)", "m.masked_fill(x, 1, 1)", "m.masked_fill(x, x > 0, value=None)",
     "m.masked_fill(x, x > 0, v=None)", "m.squeeze(x, foo=1)", "m.squeeze(x, dim='a')", "x.squeeze(None)",
     "m.max(x, 1, 'a')", "x.max('a')", "x.max(None)", "m.sum(x, dim='a')", "m.sum(x, 'a')", "m.mean(x, 'a')",
+    "m.std(x, 'a')", "m.var(x, 'a')", "m.all(x, 'a')", "m.any(x, 'a')", "x.std('a')", "x.all('a')",
+    "m.std(x, 0, unbiased=True, correction=1)", "m.var(x, 0, True, correction=1)",
 ]
 
 

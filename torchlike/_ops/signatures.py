@@ -585,6 +585,12 @@ SIGNATURES = {
                         "Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None"],
     ("torch", "prod"): ["Tensor self, *, ScalarType? dtype=None",
                         "Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None"],
+    **{("torch", k): ["Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None",
+                      "Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None",
+                      "Tensor self, bool unbiased=True"] for k in ("std", "var")},
+    **{("torch", k): ["Tensor self, *, Tensor? out=None",
+                      "Tensor self, int[1]? dim=None, bool keepdim=False, *, Tensor? out=None",
+                      "Tensor self, int dim, bool keepdim=False, *, Tensor? out=None"] for k in ("all", "any")},
     # ops with several overloads taking an ``int dim`` (a tuple or None given for it: torch's "invalid combination")
     ("torch", "max"): ["Tensor self, *, Tensor? out=None", "Tensor self, Tensor other, *, Tensor? out=None",
                        "Tensor self, int dim, bool keepdim=False, *, Tensor[]? out=None"],
