@@ -13,3 +13,15 @@ from . import view_copies, splits, inplace_views, pointwise_methods, vander  # n
 from . import special_bessel_poly, grid_sampler, spectral, native_norms, aten_ops, segment_reduce  # noqa: F401
 from . import aten_forms  # noqa: F401
 from . import tensor_methods  # noqa: F401
+
+# torch._ops resolves to this package under the runner: its operator classes (``torch._ops.OpOverload`` in
+# isinstance checks and annotations, ``torch._ops._OpNamespace``) are torchlike.library's
+_LIBRARY_NAMES = {"OpOverload": "_OpOverload", "OpOverloadPacket": "_OpOverloadPacket",
+                  "_OpNamespace": "_OpNamespace", "_Ops": "_Ops", "ops": "ops"}
+
+
+def __getattr__(name):
+    if name in _LIBRARY_NAMES:
+        from .. import library
+        return getattr(library, _LIBRARY_NAMES[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

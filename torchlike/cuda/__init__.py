@@ -29,7 +29,7 @@ from ._legacy_types import (  # noqa: F401 - torch.cuda's names
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize", "manual_seed",
            "manual_seed_all", "is_bf16_supported", "get_device_name", "empty_cache", "memory_allocated",
            "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_stats", "mem_get_info",
-           "reset_peak_memory_stats", "reset_max_memory_allocated", "amp", "device", "Stream", "Event", "stream",
+           "reset_peak_memory_stats", "reset_max_memory_allocated", "amp", "device", "Stream", "Event", "ExternalStream", "stream",
            "current_stream", "get_device_capability", "get_device_properties", "get_rng_state", "set_rng_state", "is_initialized", "init",
            "get_rng_state_all", "set_rng_state_all", "seed", "seed_all", "initial_seed", "ipc_collect", "get_arch_list",
            "get_gencode_flags", "memory_summary", "set_per_process_memory_fraction", "reset_accumulated_memory_stats",
@@ -354,4 +354,5 @@ default_generators = ()  # per-GPU generators: torchlike's RNG is one global gen
 
 default_stream = current_stream
 
-from . import memory, random  # noqa: E402,F401 - torch.cuda.random / torch.cuda.memory (they import this package)
+from . import memory, random, streams  # noqa: E402,F401 - torch.cuda.random/.memory/.streams (they import this package)
+from .streams import ExternalStream  # noqa: E402

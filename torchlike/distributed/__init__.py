@@ -54,3 +54,5 @@ __all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_ga
            "FileStore", "HashStore", "PrefixStore", "Store", "TCPStore", "timedelta", "log", "reduce_op"]
 
 __getattr__ = module_getattr("torch.distributed")
+
+from . import distributed_c10d  # noqa: E402,F401 (torch.distributed.distributed_c10d)

@@ -20,16 +20,19 @@ from __future__ import annotations
 
 from ..._missing import module_getattr
 from . import api, filesystem, format_utils, metadata, state_dict, state_dict_loader, state_dict_saver, stateful
+from . import default_planner, planner, storage  # noqa: F401
 from .api import CheckpointException
 from ._planners import DefaultLoadPlanner, DefaultSavePlanner, LoadPlanner, SavePlanner
 from .filesystem import FileSystemReader, FileSystemWriter
 from .metadata import BytesStorageMetadata, ChunkStorageMetadata, Metadata, TensorStorageMetadata
 from .state_dict_loader import load, load_state_dict
 from .state_dict_saver import async_save, save, save_state_dict
+from .storage import StorageReader, StorageWriter
 
 __all__ = ["BytesStorageMetadata", "CheckpointException", "ChunkStorageMetadata", "DefaultLoadPlanner", "DefaultSavePlanner",
            "FileSystemReader", "FileSystemWriter", "LoadPlanner", "Metadata", "SavePlanner",
            "TensorStorageMetadata", "async_save", "filesystem", "format_utils", "load", "load_state_dict", "metadata", "save",
-           "save_state_dict", "state_dict", "state_dict_loader", "state_dict_saver", "stateful"]
+           "save_state_dict", "state_dict", "state_dict_loader", "state_dict_saver", "stateful", "StorageReader",
+           "StorageWriter", "default_planner", "planner", "storage"]
 
 __getattr__ = module_getattr("torch.distributed.checkpoint")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Optional
 from ...serialization import _Pickler
 from ...serialization import _Unpickler
+from .storage import StorageReader, StorageWriter
 
 __all__ = ["FileSystem", "FileSystemBase", "FileSystemReader", "FileSystemWriter", "SerializationFormat"]
 
@@ -49,7 +50,7 @@ class FileSystem(FileSystemBase):
         return Path(path)
 
 
-class FileSystemWriter:
+class FileSystemWriter(StorageWriter):
     """Writes a checkpoint directory (``single_file_per_rank``: one ``.distcp`` file per rank)."""
 
     def __init__(self, path, single_file_per_rank=True, sync_files=True, thread_count=1,
@@ -104,7 +105,7 @@ class FileSystemWriter:
         return True
 
 
-class FileSystemReader:
+class FileSystemReader(StorageReader):
     """Reads a checkpoint directory written by ``dcp.save`` (torch's or torchlike's)."""
 
     def __init__(self, path, _extension_registry=None):

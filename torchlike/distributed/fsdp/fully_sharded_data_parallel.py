@@ -23,9 +23,12 @@ from ..device_mesh import DeviceMesh, init_device_mesh
 from ..tensor._dtensor import DTensor
 from ...nn import Module
 from ...nn.modules._module_state import _IncompatibleKeys
+from ._common_utils import _FSDPState
 from ._fully_shard import MixedPrecisionPolicy, _State, clip_grad_norm_sharded
-from .api import (FullOptimStateDictConfig, FullStateDictConfig, ShardedOptimStateDictConfig,
-                  ShardedStateDictConfig, ShardingStrategy, StateDictSettings, StateDictType)
+from .api import (BackwardPrefetch, CPUOffload, FullOptimStateDictConfig, FullStateDictConfig,  # noqa: F401
+                  LocalOptimStateDictConfig, LocalStateDictConfig, MixedPrecision, OptimStateDictConfig,
+                  ShardedOptimStateDictConfig, ShardedStateDictConfig, ShardingStrategy, StateDictConfig,
+                  StateDictSettings, StateDictType)  # (torch's module imports api's names too: libraries import them here)
 from ..checkpoint.state_dict import StateDictOptions, _loadable_optim_state, get_optimizer_state_dict
 
 __all__ = ["FullyShardedDataParallel", "FLAT_PARAM", "FSDP_WRAPPED_MODULE"]
@@ -118,7 +121,7 @@ class _HybridMesh:
         self.mesh, self.replicate_group = mesh, replicate_group
 
 
-class FullyShardedDataParallel(Module):
+class FullyShardedDataParallel(Module, _FSDPState):
     """Shard ``module``'s parameters over the ranks (FSDP1's wrapper).
 
     >>> import torchlike

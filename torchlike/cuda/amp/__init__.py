@@ -1,12 +1,13 @@
-"""Legacy torch.cuda.amp: autocast (device 'cuda') and GradScaler."""
+"""Legacy torch.cuda.amp: autocast (device 'cuda') and GradScaler (also under torch's submodule names
+``torch.cuda.amp.autocast_mode`` / ``.grad_scaler`` / ``.common``)."""
 from __future__ import annotations
 
 import warnings
 
-from .. import _dtype
-from ..amp import GradScaler as _GradScaler
-from ..amp import autocast_mode as _am
-from ..amp.autocast_mode import autocast as _autocast
+from ... import _dtype
+from ...amp import GradScaler as _GradScaler
+from ...amp import autocast_mode as _am
+from ...amp.autocast_mode import autocast as _autocast
 
 __all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd"]
 
@@ -30,7 +31,7 @@ class autocast(_autocast):
 
     def __init__(self, enabled=True, dtype=_dtype.float16, cache_enabled=True):
         _deprecated("autocast", "torch.amp.autocast('cuda', args...)")
-        from . import is_available  # lazy: torchlike.cuda imports this module
+        from .. import is_available  # lazy: torchlike.cuda imports this module
         if enabled and not is_available():
             warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.")
             enabled = False
