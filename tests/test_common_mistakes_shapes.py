@@ -101,6 +101,12 @@ MISTAKES = {
     "atleast_1d of a str": lambda m: m.atleast_1d("a"),
     "atleast_3d of a tensor and a str": lambda m: m.atleast_3d((m.ones(1), "a")),
     "atleast_2d of a tensor and an int": lambda m: m.atleast_2d(m.ones(1), 2),
+    "cat of a meta and a cpu tensor": lambda m: m.cat([m.ones(2, device="meta"), m.ones(3)]),
+    "cat of a cpu and a meta tensor": lambda m: m.cat([m.ones(2), m.ones(3, device="meta")]),
+    "stack of a meta and a cpu tensor": lambda m: m.stack([m.ones(2, device="meta"), m.ones(2)]),
+    "meta plus cpu": lambda m: m.ones(2, device="meta") + m.ones(2),
+    "cpu plus meta": lambda m: m.ones(2) + m.ones(2, device="meta"),
+    "where of meta and cpu": lambda m: m.where(m.ones(2, dtype=m.bool), m.ones(2, device="meta"), m.ones(2)),
     "Tensor of a negative size": lambda m: m.Tensor(-1),
     "LongTensor of a negative size": lambda m: m.LongTensor(2, -1),
     # random draws

@@ -103,6 +103,8 @@ _DEVICE_CHECKED = {"MmBackward0": ("mm", ("self", "mat2")), "AddmmBackward0": ("
 
 def _mixed_devices(devs, name=None, args=(), f=None):
     a, b = devs[0], devs[1]
+    if "meta" in (a.type, b.type):  # (torch's meta kernels check each tensor against the first one's device)
+        raise RuntimeError(f"Tensor on device {b} is not on the expected device {a}!")
     named = _DEVICE_CHECKED.get(name.partition(":")[0] if name else name)
     if named is not None:
         op, names = named
