@@ -58,6 +58,8 @@ CALLS = {
     "mvlgamma": lambda m, x, v: m.mvlgamma(x + 3, v),
     "cumsum_dim": lambda m, x, v: m.cumsum(x, v),
     "sum_dim": lambda m, x, v: m.sum(x.view(2, 2), v),
+    "roll_shifts": lambda m, x, v: m.roll(x, v),
+    "roll_dims": lambda m, x, v: m.roll(x.view(2, 2), 1, v),
     "flatten_dim": lambda m, x, v: m.flatten(x, v),
     "randperm": lambda m, x, v: m.randperm(v).sort().values,
     "clamp": lambda m, x, v: m.clamp(x, v),
@@ -141,6 +143,7 @@ WRONG = [
     "m.max(x, 1, 'a')", "x.max('a')", "x.max(None)", "m.sum(x, dim='a')", "m.sum(x, 'a')", "m.mean(x, 'a')",
     "m.std(x, 'a')", "m.var(x, 'a')", "m.all(x, 'a')", "m.any(x, 'a')", "x.std('a')", "x.all('a')",
     "m.std(x, 0, unbiased=True, correction=1)", "m.var(x, 0, True, correction=1)",
+    "m.roll(x, m.tensor([1, 2]), (0, 0))", "x.roll(m.tensor(1.))",
 ]
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _dtype
 from .. import _memory_format as _mfmt
-from .._errors import check_alloc, int_arg, torch_warn
+from .._errors import argument_error, check_alloc, int_arg, torch_warn
 from ..tensor import _ALIAS_CHAIN, _NUMPY_CHAIN, _SHARED_CHAIN, Size
 from ._util import Tensor, cast, dispatch, keyword_shape, register, shape_arg, wrap_dim
 from .._creation import empty
@@ -194,6 +194,18 @@ def _roll_impl(x, *shifts, dims):
     return x
 
 
+def _int1(v, name):
+    """An ``int[1]`` argument as a tuple: torch's parser takes an int, a sequence of them, or a one-element integer
+    tensor (a larger or floating one is its TypeError)."""
+    if isinstance(v, numbers.Integral):
+        return (v,)
+    if isinstance(v, Tensor):
+        if v.numel() == 1 and not (v.dtype.is_floating_point or v.dtype.is_complex):
+            return (int(v.item()),)
+        raise argument_error(v, "tuple of ints", name, "roll")
+    return tuple(v)
+
+
 @register()
 @_mfmt.preserve_follows((0, "input"), unless=((2, "dims"), None))
 def roll(input, shifts, dims=None):
@@ -203,7 +215,8 @@ def roll(input, shifts, dims=None):
     >>> torchlike.roll(torchlike.tensor([1, 2, 3]), 1)
     tensor([3, 1, 2])
     """
-    shifts = (shifts,) if isinstance(shifts, numbers.Integral) else tuple(shifts)
+    shifts = _int1(shifts, "shifts")
+    dims = dims if dims is None else _int1(dims, "dims")
     if not shifts:
         raise RuntimeError("`shifts` required")
     if dims is None:
