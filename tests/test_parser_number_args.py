@@ -143,7 +143,8 @@ WRONG = [
     "m.max(x, 1, 'a')", "x.max('a')", "x.max(None)", "m.sum(x, dim='a')", "m.sum(x, 'a')", "m.mean(x, 'a')",
     "m.std(x, 'a')", "m.var(x, 'a')", "m.all(x, 'a')", "m.any(x, 'a')", "x.std('a')", "x.all('a')",
     "m.std(x, 0, unbiased=True, correction=1)", "m.var(x, 0, True, correction=1)",
-    "m.roll(x, m.tensor([1, 2]), (0, 0))", "x.roll(m.tensor(1.))",
+    "m.roll(x, m.tensor([1, 2]), (0, 0))", "x.roll(m.tensor(1.))", "m.where(x > 0, (1,), [1, 'a'])",
+    "m.narrow(x, (1,), 0, 1)", "m.where(x > 0, (), [x])",
 ]
 
 

@@ -238,6 +238,9 @@ def _why(shown, args, kwargs):
         typ = "Tensor" if isinstance(v, Tensor) else tp_name(v)
         kind = part[:part.rfind(" ")] if " " in part else ""
         ok = typ in _PY_TYPES.get(kind, (kind,))
+        if isinstance(v, (tuple, list)):  # (torch shows a sequence's element types: "tuple of (int,)")
+            inner = ", ".join("Tensor" if isinstance(e, Tensor) else tp_name(e) for e in v)
+            typ += f" of ({inner}{',' if len(v) == 1 else ''})" if isinstance(v, tuple) else f" of [{inner}]"
         shown_args.append(("" if ok else "!") + (f"{names[k]}=" if is_kwarg else "") + typ + ("" if ok else "!"))
     return f"{_INDENT}arguments have invalid types: ({', '.join(shown_args)}{'' if args else ', '})\n"
 
