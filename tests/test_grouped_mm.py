@@ -107,9 +107,14 @@ def _i32(m, v):
     lambda m: m.nn.functional.grouped_mm(m.ones(2, 3, 10, 8), m.ones(3, 8, 4)),
     lambda m: m.nn.functional.grouped_mm(m.ones(10, 8), m.ones(3, 4, 8).transpose(0, 1), offs=_i32(m, [3, 7, 10])),
     lambda m: m._grouped_mm(m.ones(4, 4)),
+    lambda m: m.nn.functional.grouped_mm(1, m.ones(2, 2)),
+    lambda m: m.nn.functional.grouped_mm(m.ones(4, 4), 2.0),
+    lambda m: m._grouped_mm(m.ones(8, 4), m.ones(2, 4, 4), [4, 8]),
+    lambda m: m._grouped_mm(m.ones(2, 4, 4), m.ones(2, 4, 4), None, None, "a"),
 ], ids=["offs_int64", "no_offs", "offs_with_3d", "2d2d_unaligned", "unaligned_b", "double", "int", "mixed_half",
         "mixed_bf16", "contraction", "offs_2d", "batch_mismatch", "bias", "out_dtype", "bmm_batch", "4d", "bad_strides",
-        "missing_mat2"])
+        "missing_mat2",
+        "int_input", "float_mat2", "list_offs", "str_out_dtype"])
 def test_errors_match_torch(call):
     raises_like_torch(call)
 

@@ -22,7 +22,7 @@ from jax import lax
 
 from .. import _dtype
 from .. import _memory_format as _mfmt
-from ._util import dispatch, register
+from ._util import Tensor, dispatch, register
 from .matmul import _CNAME, _cap, _mm_prec
 from .registry import functional
 
@@ -155,6 +155,10 @@ def _grouped_mm(input, mat2, offs=None, bias=None, out_dtype=None):
     >>> torch._grouped_mm(torch.ones(2, 3, 4), torch.ones(2, 4, 8)).shape
     torch.Size([2, 3, 8])
     """
+    for pos, (name, value) in enumerate((("input", input), ("mat2", mat2), ("offs", offs), ("bias", bias)), 1):
+        if not isinstance(value, Tensor) and (pos < 3 or value is not None):  # (torch's parser, before the checks)
+            raise TypeError(f"_grouped_mm(): argument '{name}' (position {pos}) must be Tensor, not "
+                            f"{type(value).__name__}")
     _validate(input, mat2, offs, bias, out_dtype)
     shape = _out_shape(input, mat2, offs)
     if input.dtype is not mat2.dtype:  # (the per-group mm's check)

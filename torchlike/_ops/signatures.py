@@ -548,6 +548,8 @@ SIGNATURES = {
                                 "str? side=None, Tensor? sorter=None, Tensor? out=None",
                                 "Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, "
                                 "str? side=None, Tensor? sorter=None, Tensor? out=None"],
+    ("torch", "_grouped_mm"): ["Tensor self, Tensor mat2, Tensor? offs=None, Tensor? bias=None, "
+                               "ScalarType? out_dtype=None"],
     ("torch", "_segment_reduce"): ["Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, "
                                   "Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None"],
     ("torch", "bernoulli"): ["Tensor self, *, Generator? generator=None, Tensor? out=None",
