@@ -111,4 +111,7 @@ def test_the_dist_package_calls_torchs_dist_op_with_its_errors():
                   torch.randn(5).numpy(), torch.randn(5).numpy())
     for call in (lambda m: m.dist("x"), lambda m: m.dist(m.ones(3)), lambda m: m.dist()):
         raises_like_torch(call, match=r"^dist\(\)")
+    # the function form's argument positions (the table's function counted the method's: CI at 9bc30dc)
+    for call in (lambda m: m.dist(m.ones(3), 2), lambda m: m.dist(m.ones(3), m.ones(3), m.tensor(2., requires_grad=True))):
+        raises_like_torch(call)
     assert isinstance(torchlike.dist, type(torchlike))

@@ -16,6 +16,7 @@ import sys as _sys
 import types as _types
 
 from .._ops.reduction import dist as _dist_op
+from .._ops.registry import TABLE as _TABLE
 from ._spmd import bytes_per_device, data_parallel, fully_shard, make_mesh, replicate
 
 __all__ = ["bytes_per_device", "data_parallel", "fully_shard", "make_mesh", "replicate"]
@@ -25,8 +26,8 @@ class _CallableModule(_types.ModuleType):
     """Importing this package rebinds ``torchlike.dist`` (torch.dist, the p-norm distance) to the module, so the
     module calls the op."""
 
-    def __call__(self, /, *args, **kwargs):  # the op's own signature checks (its errors name dist())
-        return _dist_op(*args, **kwargs)
+    def __call__(self, /, *args, **kwargs):  # torch.dist as the op table installed it (its parser errors name
+        return _TABLE["torch", "dist"].public(*args, **kwargs)  # dist() and count the function's positions)
 
 
 _sys.modules[__name__].__class__ = _CallableModule
