@@ -130,7 +130,8 @@ def _problem(p, v, position, arg_index):
         return f"{where} must be {_SHOWN[p.kind]}, not {tp_name(v)}"
     for k, x in enumerate(v):
         if not fits(x):
-            if k and element == "int":  # (torch matches on the first element; the others fail as it unpacks them)
+            if k and element in ("int", "SymInt"):  # (torch matches on the first element; the others fail as it
+                # unpacks them)
                 return (f"\1argument '{p.name}' failed to unpack the object at pos {k + 1} with error \"type must be "
                         f"tuple of ints,but got {tp_name(x)}\"")
             if element == "Tensor":
