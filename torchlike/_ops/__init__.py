@@ -22,6 +22,6 @@ _LIBRARY_NAMES = {"OpOverload": "_OpOverload", "OpOverloadPacket": "_OpOverloadP
 
 def __getattr__(name):
     if name in _LIBRARY_NAMES:
-        from .. import library
+        from .. import library  # lazy: library builds on the autograd layer, which imports this package
         return getattr(library, _LIBRARY_NAMES[name])
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
