@@ -22,7 +22,9 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_build_nanogpt.py", 0.002),
     ("ex_gpt_fast_generate.py", 0.0001),
     ("ex_llama2c.py", 0.0001),
-    ("ex_ng_video_gpt.py", 0.0001),
+    # torch's own iter-18 loss is 2.8428 on one intra-op thread (the oracle's here) and 2.8432 on two (its matmul
+    # sums split by thread), torchlike's 2.8432 since layer_norm rounds as torch's kernel (e248216)
+    ("ex_ng_video_gpt.py", 0.0003),
     # llm.c's train_gpt2.py: torch.compile + bf16 autocast on CPU (the same last-bit attention differences)
     ("ex_llmc_train_gpt2.py", 0.002),
 ]
