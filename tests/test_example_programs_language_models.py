@@ -22,9 +22,10 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_build_nanogpt.py", 0.002),
     ("ex_gpt_fast_generate.py", 0.0001),
     ("ex_llama2c.py", 0.0001),
-    # torch's own iter-18 loss is 2.8428 on one intra-op thread (the oracle's here) and 2.8432 on two (its matmul
-    # sums split by thread), torchlike's 2.8432 since layer_norm rounds as torch's kernel (e248216)
-    ("ex_ng_video_gpt.py", 0.0003),
+    # torch's own losses on one intra-op thread (the oracle's here) and on two differ by up to 5.6e-4 from iter 18
+    # on (2.5088 / 2.5102 at iter 26: its sums split by thread); torchlike prints the two-thread run's lines since
+    # layer_norm rounds as torch's kernel (e248216)
+    ("ex_ng_video_gpt.py", 0.001),
     # llm.c's train_gpt2.py: torch.compile + bf16 autocast on CPU (the same last-bit attention differences)
     ("ex_llmc_train_gpt2.py", 0.002),
 ]
