@@ -22,31 +22,26 @@ from jax import lax
 
 from .. import _dtype
 from .. import _memory_format as _mfmt
-from ._util import Tensor, dispatch, register
-from .matmul import _CNAME, _cap, _mm_prec
-from .registry import functional
+from ._util import dispatch, register
+from .matmul import _CNAME, _acc, _cap, _mm, _mm_prec
+from .registry import TABLE, functional
 
 __all__ = ["_grouped_mm", "grouped_mm"]
 
-_HALF = (jnp.float16, jnp.bfloat16)
-
-
-def _slice_bounds(offs, size):
-    """Each group's ``[start, end)`` along a dimension of ``size``: ATen's ``slice(prev_end, end)`` (a negative
-    bound counts from the end, then both are clamped; an end before its start is an empty group)."""
+def _member(offs, size):
+    """(G, size) booleans: which indices of a dimension of ``size`` group ``g``'s ATen ``slice(prev_end, end)``
+    covers (a negative bound counts from the end, then both are clamped; an end before its start is empty)."""
     o = offs.astype(jnp.int64)
     ends = jnp.clip(jnp.where(o < 0, o + size, o), 0, size)
     starts = jnp.concatenate([jnp.zeros((1,), jnp.int64), ends[:-1]])
-    return starts, ends
+    pos = jnp.arange(size, dtype=jnp.int64)[None, :]
+    return (starts[:, None] <= pos) & (pos < ends[:, None])
 
 
 def _owner(offs, size):
     """The group whose ``mm`` writes each index last (groups run in order), ``G`` where none writes it."""
-    starts, ends = _slice_bounds(offs, size)
     g = offs.shape[0]
-    pos = jnp.arange(size, dtype=jnp.int64)[None, :]
-    member = (starts[:, None] <= pos) & (pos < ends[:, None])                      # (G, size)
-    last = jnp.max(jnp.where(member, jnp.arange(g, dtype=jnp.int64)[:, None], -1), axis=0)
+    last = jnp.max(jnp.where(_member(offs, size), jnp.arange(g, dtype=jnp.int64)[:, None], -1), axis=0)
     return jnp.where(last < 0, g, last)
 
 
@@ -56,27 +51,22 @@ def _ragged(lhs, rhs, offs):
     owner = _owner(offs, lhs.shape[0])
     order = jnp.argsort(owner, stable=True)
     sizes = jnp.bincount(owner, length=g + 1)[:g].astype(jnp.int32)
-    pe = jnp.float32 if lhs.dtype in _HALF else None
-    r = lax.ragged_dot(lhs[order], rhs, sizes, precision=_mm_prec(), preferred_element_type=pe)
+    r = lax.ragged_dot(lhs[order], rhs, sizes, precision=_mm_prec(), preferred_element_type=_acc(lhs.dtype))
     r = jnp.zeros_like(r).at[order].set(r)  # (back in the rows' order; ragged_dot leaves the unowned rows 0)
     return r.astype(lhs.dtype)
 
 
 def _grouped_impl(a, b, offs=None, *, kind):
-    pe = jnp.float32 if a.dtype in _HALF else None
     if kind == "2d3d":
         return _ragged(a, b, offs)
     if kind == "3d2d":  # column groups of b: the transposed problem is a row-grouped one
         return _ragged(b.T, jnp.swapaxes(a, 1, 2), offs).T
     if kind == "2d2d":  # slices of the contraction dimension, one output matrix each
-        starts, ends = _slice_bounds(offs, a.shape[1])
-        k = jnp.arange(a.shape[1], dtype=jnp.int64)[None, :]
-        mask = ((starts[:, None] <= k) & (k < ends[:, None])).astype(a.dtype)      # (G, K)
+        mask = _member(offs, a.shape[1]).astype(a.dtype)                          # (G, K)
         r = jnp.einsum("gmk,kn->gmn", a[None] * mask[:, None, :], b, precision=_mm_prec(),
-                       preferred_element_type=pe)
+                       preferred_element_type=_acc(a.dtype))
         return r.astype(a.dtype)
-    r = jnp.matmul(a, b, precision=_mm_prec(), preferred_element_type=pe)
-    return r.astype(a.dtype)
+    return _mm(a, b)  # (3-D x 3-D: bmm)
 
 
 def _check_strides(mat):
@@ -155,10 +145,6 @@ def _grouped_mm(input, mat2, offs=None, bias=None, out_dtype=None):
     >>> torch._grouped_mm(torch.ones(2, 3, 4), torch.ones(2, 4, 8)).shape
     torch.Size([2, 3, 8])
     """
-    for pos, (name, value) in enumerate((("input", input), ("mat2", mat2), ("offs", offs), ("bias", bias)), 1):
-        if not isinstance(value, Tensor) and (pos < 3 or value is not None):  # (torch's parser, before the checks)
-            raise TypeError(f"_grouped_mm(): argument '{name}' (position {pos}) must be Tensor, not "
-                            f"{type(value).__name__}")
     _validate(input, mat2, offs, bias, out_dtype)
     shape = _out_shape(input, mat2, offs)
     if input.dtype is not mat2.dtype:  # (the per-group mm's check)
@@ -179,4 +165,6 @@ def grouped_mm(mat_a, mat_b, *, offs=None, bias=None, out_dtype=None):
     >>> torch.nn.functional.grouped_mm(x, w, offs=torch.tensor([1, 3], dtype=torch.int32)).shape
     torch.Size([3, 4])
     """
-    return _grouped_mm(mat_a, mat_b, offs=offs, bias=bias, out_dtype=out_dtype)
+    # torch._grouped_mm as the table installed it: its parser names a non-Tensor argument (the declared function
+    # would read its attributes first)
+    return TABLE["torch", "_grouped_mm"].public(mat_a, mat_b, offs=offs, bias=bias, out_dtype=out_dtype)
