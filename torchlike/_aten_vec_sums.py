@@ -9,7 +9,9 @@ float32 terms along the last axis of a JAX array (a static length) and adds them
 """
 from __future__ import annotations
 
+import jax.numpy as jnp
 import numpy as _np
+from jax import lax
 
 from ._cpu_features import aten_vector_bytes
 
@@ -64,7 +66,6 @@ def _r(x):
     """A float64 value rounded to float32's precision, staying float64. The models below compute in float64
     and round after every operation: XLA's CPU float32 code fuses ``a * b + c``, divides through a reciprocal
     and takes ``1 / sqrt`` as an approximate ``rsqrt``, none of which torch's kernels do."""
-    from jax import lax
     return lax.reduce_precision(x, exponent_bits=8, mantissa_bits=23)
 
 
@@ -81,9 +82,8 @@ def rowwise_moments(x):
     >>> float(m[0]), float(v[0])
     (9.5, 33.25)
     """
-    import jax.numpy as jnp
     x = x.astype(jnp.float64)
-    lanes, chunk = 8, 16
+    lanes, chunk = aten_vector_bytes(avx512_kernel=False) // 4, 16
     n_all = x.shape[-1]
     n = n_all // lanes
     m = -(-n // chunk)
