@@ -4,7 +4,7 @@ from . import basic, views, pointwise, shape, reduction, indexing, index_put, no
 from . import matmul, addmm, grouped_mm  # noqa: F401
 from . import rearrange, pointwise_composite, special, random_ops, activations  # noqa: F401
 from . import order_stats_scans, sorting  # noqa: F401
-from . import linalg, linalg_decomp, linalg_norms, matrix_exp  # noqa: F401
+from . import linalg, linalg_decomp, linalg_lu, linalg_norms, matrix_exp  # noqa: F401
 from . import lowrank  # noqa: F401
 from . import numpy_interop  # noqa: F401
 from . import fft  # noqa: F401
