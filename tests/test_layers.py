@@ -226,8 +226,6 @@ UNJUSTIFIED_LOCAL = {  # (importer, imported): function-local imports without a 
 # (torchvision's operators, the data fork server). Break one (a hook the lower layer exposes,
 # or move the shared piece down a layer) and remove its entry; a new function-local import fails the test.
 LAZY_ALLOWED = {  # (module, function): the reason its comment gives
-    ('.nn.functional._embeddingbag', 'embedding_bag'): 'the sparse package imports nn',
-    ('._ops', '__getattr__'): 'library builds on the autograd layer, which imports this package',
 ('._legacy_serialization', 'legacy_load'): "serialization imports this module (torch.load's legacy branch)",
     ('._vision_ops', '_out'): 'the kernels build tensors; this module is imported only when torchvision loads',
     ('._vision_ops', 'register'): 'library imports the autograd layer',
@@ -254,7 +252,6 @@ LAZY_ALLOWED = {  # (module, function): the reason its comment gives
     ('.masked', '_t'): "the facade's functions (torch.sum & co. take sparse operands there), built later",
     ('.multiprocessing._process', '_context_for_start'): "the data package's fork server, started on first use",
     ('.nn.functional._margin_loss', '_mlsm_composite'): "_activation's import chain reaches the losses",
-    ('.nn.functional._embedding', 'embedding'): 'an autograd.Function (layer 5)',
     ('.nn.modules._module_hooks', '_ModuleHooks.compile'): 'the top package (and its ``compile``) is still importing when nn loads',
     ('.nn.utils.prune', '_torch'): "pruning is written against the public API (the facade, layer 6), as torch's is",
     ('.random', 'thread_safe_generator'): 'torchlike.utils.data is built on torchlike (layer above)',

@@ -28,6 +28,7 @@ from ._errors import GraphBreak, is_tracer
 from .tensor import Tensor
 from ._library_schema import infer_schema
 from .autograd.function import Function
+from . import _ops as _ops_package
 from ._ops.aten_ops import ATEN
 
 __all__ = ["Library", "custom_op", "CustomOpDef", "define", "impl", "register_fake", "impl_abstract",
@@ -578,3 +579,9 @@ class _Ops:
 
 
 ops = _Ops()
+
+# torch._ops (torchlike._ops under the runner) names the operator classes: this package's hook (see there)
+for _name, _value in {"OpOverload": _OpOverload, "OpOverloadPacket": _OpOverloadPacket,
+                      "_OpNamespace": _OpNamespace, "_Ops": _Ops, "ops": ops}.items():
+    setattr(_ops_package, _name, _value)
+del _name, _value

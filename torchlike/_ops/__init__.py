@@ -15,13 +15,6 @@ from . import aten_forms  # noqa: F401
 from . import tensor_methods  # noqa: F401
 
 # torch._ops resolves to this package under the runner: its operator classes (``torch._ops.OpOverload`` in
-# isinstance checks and annotations, ``torch._ops._OpNamespace``) are torchlike.library's
-_LIBRARY_NAMES = {"OpOverload": "_OpOverload", "OpOverloadPacket": "_OpOverloadPacket",
-                  "_OpNamespace": "_OpNamespace", "_Ops": "_Ops", "ops": "ops"}
-
-
-def __getattr__(name):
-    if name in _LIBRARY_NAMES:
-        from .. import library  # lazy: library builds on the autograd layer, which imports this package
-        return getattr(library, _LIBRARY_NAMES[name])
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# isinstance checks and annotations, ``torch._ops._OpNamespace``, ``torch._ops.ops``) are torchlike.library's,
+# which sets OpOverload, OpOverloadPacket, _OpNamespace, _Ops and ops here when it loads (the facade imports it;
+# library builds on the autograd layer, above this package)

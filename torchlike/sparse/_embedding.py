@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _grad_mode
 from ..autograd.function import Function
-from ..nn.functional import embedding as dense
+from ..nn.functional import _embedding as _dense_module, embedding as dense
 from ..tensor import Tensor
 from ._ops import _idx_tensor, make_sparse, sparse_coo
 
@@ -124,3 +124,6 @@ def embedding_bag(input, weight, offsets, per_sample_weights, bag, mode, num_bag
         return bag(input, weight, offsets, per_sample_weights)
     return EmbeddingBag.apply(weight, input, offsets, per_sample_weights, bag, mode, num_bags, padding_idx,
                               include_last, scale_grad_by_freq)
+
+
+_dense_module.SPARSE_GRAD.update(embedding=embedding, embedding_bag=embedding_bag)  # (nn.functional's hook)

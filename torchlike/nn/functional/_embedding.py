@@ -21,6 +21,11 @@ from ..._ops.checks import need_tensors as _need_tensors
 
 __all__ = ["embedding", "one_hot"]
 
+# embedding(..., sparse=True) and embedding_bag(..., sparse=True) hand the lookup to torchlike.sparse._embedding,
+# whose autograd.Functions sit a layer above this package; that module fills this table when it loads (the
+# facade imports it through nn.modules)
+SPARSE_GRAD = {}
+
 
 def _embedding(w, idx, padding_idx, scale_by_freq, checked=False):
     # indices range-checked on the host (eager CPU): a plain clamped gather, ~5x faster on XLA's CPU than
@@ -100,8 +105,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if weight.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
     if sparse and weight.requires_grad:  # weight.grad becomes a sparse COO tensor (torchlike/sparse/_embedding.py)
-        from ...sparse._embedding import embedding as sparse_embedding  # lazy: an autograd.Function (layer 5)
-        return sparse_embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
+        return SPARSE_GRAD["embedding"](input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
     n = weight.shape[0]
     if padding_idx is not None:
         if padding_idx > 0:

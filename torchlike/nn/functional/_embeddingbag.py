@@ -8,7 +8,7 @@ from ..._dispatch import dispatch
 from ..._ops.registry import functional as _functional
 from ... import _grad_mode as grad_mode
 from ..._creation_ranges import arange
-from ._embedding import checked_type_name
+from ._embedding import SPARSE_GRAD, checked_type_name
 from ..._ops._util import exact_div
 from ... import _views
 
@@ -177,7 +177,6 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                         ("padding_idx", padding_idx), ("include_last", bool(include_last_offset)), ("freq", freq)),
                         name="EmbeddingBagBackward0")
     if sparse:
-        from ...sparse._embedding import embedding_bag as sparse_bag  # lazy: the sparse package imports nn
-        return sparse_bag(input, weight, offsets, per_sample_weights, bag, mode, int(num_bags), padding_idx,
-                          bool(include_last_offset), bool(scale_grad_by_freq))
+        return SPARSE_GRAD["embedding_bag"](input, weight, offsets, per_sample_weights, bag, mode, int(num_bags),
+                                            padding_idx, bool(include_last_offset), bool(scale_grad_by_freq))
     return bag(input, weight, offsets, per_sample_weights)
