@@ -79,6 +79,29 @@ class _FunctionNode(Node):
     def __repr__(self):  # a Python class in torch, so its default repr names the module
         return f"<{type(self).__module__}.{type(self).__qualname__} object at {hex(id(self))}>"
 
+    # torch's node of a custom Function is its ctx (a BackwardCFunction): ``grad_fn.saved_tensors``,
+    # ``grad_fn.needs_input_grad`` and whatever forward stored on ctx are read (and written) on the node;
+    # torchlike keeps the ctx beside the node, so the names the node lacks are the ctx's
+    def __getattr__(self, name):
+        if name == "ctx" or name.startswith("__"):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        try:
+            ctx = self.ctx
+        except AttributeError:
+            ctx = None
+        if ctx is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        try:
+            return getattr(ctx, name)
+        except AttributeError:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'") from None
+
+    def __setattr__(self, name, value):
+        if name in _NODE_SLOTS:
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self.ctx, name, value)
+
     @property
     def next_functions(self):  # one edge per tensor argument, as torch's BackwardCFunction
         return tuple(e if e is not None else (None, 0) for e, m in zip(self.inputs, self.in_shapes) if m is not None)
@@ -135,6 +158,9 @@ class _FunctionNode(Node):
     @property
     def n_outputs(self):
         return len(self.all_meta)
+
+
+_NODE_SLOTS = frozenset({"__class__"}.union(*(getattr(c, "__slots__", ()) for c in _FunctionNode.__mro__)))
 
 
 class _FunctionMeta(type):
