@@ -20,7 +20,7 @@ import warnings
 import jax.numpy as jnp
 import numpy as np
 
-from ... import _dtype
+from ... import _autocast, _dtype
 from ..._dispatch import dispatch
 from ..._tape import relabel
 from ..._cpu_features import onednn_half as _onednn_half
@@ -70,13 +70,29 @@ def _onednn_lstm(dtype):
     return dtype is _dtype.float32 or (dtype is _dtype.bfloat16 and _onednn_half("bfloat16"))
 
 
-def dropout_masks(num_layers, dropout, train, x, lengths, width):
+def autocast_dtype(x):
+    """The autocast dtype for ``x``'s device (None where autocast is off there): torch's recurrent modules and
+    kernels are decompositions whose linear steps autocast casts."""
+    st = _autocast.state
+    return st.dtype[x._dev.type] if st.on and st.enabled.get(x._dev.type) else None
+
+
+def _onednn_failure(lower):
+    """oneDNN's refusal of an LSTM layer in a half dtype this CPU has no kernels for (torch's autocast casts the
+    float32 LSTM oneDNN took to the autocast dtype; bfloat16 needs AVX-512 BW/VL/DQ, float16 AVX512-FP16)."""
+    if lower is not None and not _onednn_half(lower.name):
+        raise RuntimeError("could not create a primitive descriptor for the LSTM forward propagation primitive. "
+                           "Run workload with environment variable ONEDNN_VERBOSE=all to get additional diagnostic "
+                           "information.")
+
+
+def dropout_masks(num_layers, dropout, train, x, lengths, width, dt=None):
     """The keep masks between layers (``(num_layers - 1, T, B, width)``) or None. torch drops each layer's
     output with one ``bernoulli_`` draw over its rows: the (T, B) steps, or for a packed sequence the packed
     rows only (drawn in packed order, then laid out padded here)."""
     if not (train and dropout > 0 and num_layers > 1):
         return None
-    dt = np.dtype(x.dtype.np)
+    dt = np.dtype(x.dtype.np) if dt is None else dt
     if lengths is None:
         return _keep_mask((num_layers - 1, x.shape[0], x.shape[1], width), dropout, dt)
     rows, _ = _pack_table(lengths)
@@ -102,7 +118,16 @@ def run_stack(mode, x, h0, c0, lengths, params, *, num_layers, dropout, train, b
                       "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/RNN.cpp:1512.)",
                       UserWarning, stacklevel=2)
     D = 2 if bidirectional else 1
-    drop = dropout_masks(num_layers, dropout, train, x, lengths, D * h0.shape[-1])
+    lower = autocast_dtype(x)
+    fused = lstm and not proj and lengths is None and _onednn_lstm(x.dtype)  # (oneDNN's layer, an autocast op)
+    statics = ()
+    out_dt = None
+    if lower is not None:
+        if fused:
+            _onednn_failure(lower)
+        out_dt = K.autocast_states(mode, proj, fused, lower.np, h0.dtype.np, c0.dtype.np if lstm else None)[0]
+        statics = (("lower", lower.name), ("fused", fused))
+    drop = dropout_masks(num_layers, dropout, train, x, lengths, D * h0.shape[-1], out_dt)
     if lengths is not None or batch_first:
         name = "StackBackward0"  # out gets the pack/transpose node; the hidden states keep the stack's
     elif bidirectional:
@@ -114,7 +139,7 @@ def run_stack(mode, x, h0, c0, lengths, params, *, num_layers, dropout, train, b
     lens = None if lengths is None else K.np_index(lengths)
     outs = dispatch(K.rnn_impl, (x, h0, c0, lens, drop) + tuple(params),
                     (("mode", mode), ("num_layers", int(num_layers)), ("bidirectional", bool(bidirectional)),
-                     ("has_bias", bool(has_bias)), ("proj", bool(proj))), name=name)
+                     ("has_bias", bool(has_bias)), ("proj", bool(proj))) + statics, name=name)
     out, hs = outs[0], tuple(outs[1:])
     if name != "StackBackward0":
         hs = tuple(_named(h, "StackBackward0") for h in hs)
@@ -129,5 +154,7 @@ def run_stack(mode, x, h0, c0, lengths, params, *, num_layers, dropout, train, b
 
 def run_cell(mode, x, h, c, w_ih, w_hh, b_ih, b_hh):
     """One step of a cell: ``h'``, or ``(h', c')`` for an LSTM."""
-    r = dispatch(K.cell_impl, (x, h, c, w_ih, w_hh, b_ih, b_hh), (("mode", mode),), name=_CELL_NODE[mode])
+    lower = autocast_dtype(x)
+    statics = (("mode", mode),) + ((("lower", lower.name),) if lower is not None else ())
+    r = dispatch(K.cell_impl, (x, h, c, w_ih, w_hh, b_ih, b_hh), statics, name=_CELL_NODE[mode])
     return (r[0], _named(r[1], "AddBackward0")) if mode == "LSTM" else r

@@ -19,7 +19,33 @@ GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
 def _mm(x, w):
-    return jnp.matmul(x, w.T, precision=_HI)
+    # (a state of another dtype than the weight reaches a matmul only under autocast, whose linear casts it)
+    return jnp.matmul(x.astype(w.dtype), w.T, precision=_HI)
+
+
+_CASTABLE = (jnp.dtype(jnp.float32), jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16))
+
+
+def _ac(a, L):
+    """Autocast's cast of one operand to ``L`` (float32/float16/bfloat16 ones; float64 stays)."""
+    return a.astype(L) if a is not None and a.dtype in _CASTABLE else a
+
+
+def autocast_states(mode, proj, fused, L, h_dt, c_dt):
+    """The dtypes the hidden (and cell) state carry under autocast to ``L``, as torch's decomposition gives them:
+    oneDNN's LSTM layer (``fused``: an autocast op) casts everything to ``L``; elsewhere only the linear steps
+    are cast, so a state that an elementwise step mixes with the previous one promotes (the GRU's ``h``, the
+    LSTM's ``c`` and, without a projection, its ``h = o * tanh(c)``) and the others come out of a linear step
+    or an activation of one, in ``L`` (the Elman RNN's ``h``, a projected LSTM ``h``)."""
+    L = jnp.dtype(L)
+    if fused:
+        return L, (L if mode == "LSTM" else None)
+    if mode == "GRU":
+        return jnp.promote_types(h_dt, L), None
+    if mode == "LSTM":
+        c = jnp.promote_types(c_dt, L)
+        return (L if proj else c), c
+    return L, None
 
 
 def cell_step(mode, xp, h, c, w_hh, b_hh, w_hr):
@@ -67,6 +93,7 @@ def _run_direction(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, lengths, rever
         h, c = carry
         xt, mt = inp
         h2, c2 = cell_step(mode, xt, h, c, w_hh, b_hh, w_hr)
+        h2, c2 = h2.astype(h.dtype), c2.astype(c.dtype)  # (a fused autocast LSTM keeps c in float32 between steps)
         if mt is not None:
             h2 = jnp.where(mt, h2, h)
             c2 = jnp.where(mt, c2, c) if mode == "LSTM" else c
@@ -79,11 +106,23 @@ def _run_direction(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, lengths, rever
     return ys, hT, cT
 
 
-def rnn_impl(x, h0, c0, lengths, drop, *weights, mode, num_layers, bidirectional, has_bias, proj):
-    """x: (T, B, I); h0: (L*D, B, Hout); c0: (L*D, B, H) or None; weights in torch's parameter order."""
+def rnn_impl(x, h0, c0, lengths, drop, *weights, mode, num_layers, bidirectional, has_bias, proj, lower=None,
+             fused=False):
+    """x: (T, B, I); h0: (L*D, B, Hout); c0: (L*D, B, H) or None; weights in torch's parameter order.
+    ``lower``: the autocast dtype's name (None: autocast off); ``fused``: the LSTM is oneDNN's layer."""
     D = 2 if bidirectional else 1
     per = 2 + (2 if has_bias else 0) + (1 if proj else 0)
     lstm = mode == "LSTM"
+    c_out = None
+    if lower is not None:
+        L = jnp.dtype(lower)
+        x, weights = _ac(x, L), tuple(_ac(w, L) for w in weights)
+        h_dt, c_dt = autocast_states(mode, proj, fused, L, h0.dtype, c0.dtype if lstm else None)
+        h0 = _ac(h0, h_dt)
+        if lstm:
+            c0 = _ac(c0, c_dt)
+            if fused:  # oneDNN takes cx in L and keeps the cell state in float32 between steps
+                c0, c_out = c0.astype(jnp.float32), c_dt
     hs, cs = [], []
     inp = x
     for layer in range(num_layers):
@@ -104,11 +143,17 @@ def rnn_impl(x, h0, c0, lengths, drop, *weights, mode, num_layers, bidirectional
             inp = inp * drop[layer]
     h_n = jnp.stack(hs)
     if lstm:
-        return inp, h_n, jnp.stack(cs)
+        c_n = jnp.stack(cs)
+        return inp, h_n, (c_n if c_out is None else c_n.astype(c_out))
     return inp, h_n
 
 
-def cell_impl(x, h, c, w_ih, w_hh, b_ih, b_hh, mode):
+def cell_impl(x, h, c, w_ih, w_hh, b_ih, b_hh, mode, lower=None):
+    if lower is not None:  # the cells' linear steps cast (torch's cells are decompositions, not autocast ops)
+        L = jnp.dtype(lower)
+        x, w_ih, w_hh, b_ih, b_hh = (_ac(a, L) for a in (x, w_ih, w_hh, b_ih, b_hh))
+        if mode in ("RNN_TANH", "RNN_RELU"):
+            h = _ac(h, L)
     xp = _mm(x, w_ih)
     if b_ih is not None:
         xp = xp + b_ih

@@ -17,12 +17,12 @@ import warnings
 import weakref
 from numbers import Number
 
-from ... import _creation, _dtype
+from ... import _autocast, _creation, _dtype
 from ..._class_parts import own_copies
 from .. import init
 from ..functional import _rnn as K
 from ..._torch_function import handle_torch_function, has_torch_function
-from ..functional._recurrent import KERNELS, run_cell, run_stack
+from ..functional._recurrent import KERNELS, autocast_dtype, run_cell, run_stack
 from ..parameter import Parameter
 from ...tensor import Tensor
 from ..utils.rnn import PackedSequence, packed_to_padded
@@ -221,7 +221,7 @@ class RNNBase(Module):
             B = x.shape[1]
         flat = self._forward_weights()
         w_dtype = flat[0].dtype
-        if x.dtype != w_dtype:
+        if x.dtype != w_dtype and not any(_autocast.state.enabled.values()):  # (torch's _is_any_autocast_enabled)
             raise ValueError(f"RNN input dtype ({x.dtype}) does not match weight dtype ({w_dtype}). Convert input: "
                              f"input.to({w_dtype}), or convert model: model.to({x.dtype})")
         if x.shape[-1] != self.input_size:
@@ -253,9 +253,11 @@ class RNNBase(Module):
             if lstm and tuple(c0.shape) != (self.num_layers * D, B, self.hidden_size):
                 raise RuntimeError(f"Expected hidden[1] size {(self.num_layers * D, B, self.hidden_size)}, got "
                                    f"{list(c0.shape)}")
-            if lstm and (h0.dtype != w_dtype or c0.dtype != w_dtype):  # (torch's oneDNN LSTM kernel)
+            if autocast_dtype(x) is not None:
+                pass  # autocast casts the states with the weights (oneDNN's LSTM layer) or in the linear steps
+            elif lstm and (h0.dtype != w_dtype or c0.dtype != w_dtype):  # (torch's oneDNN LSTM kernel)
                 raise RuntimeError("get_mkldnn_dtype: unsupported data type")
-            if h0.dtype != w_dtype:  # the hidden state's first linear step
+            elif h0.dtype != w_dtype:  # the hidden state's first linear step
                 _check_mm_dtypes(h0.dtype, w_dtype, self.bias)
         flat = list(flat)
         if not packed and has_torch_function(flat):
@@ -396,7 +398,8 @@ class RNNCellBase(Module):
             if t.shape[1] != self.hidden_size:
                 raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got {t.shape[1]}, expected "
                                    f"{self.hidden_size}")
-        for t in (x, h):  # torch's cells run linear(input, w_ih, b_ih), then linear(hx, w_hh, b_hh)
+        # torch's cells run linear(input, w_ih, b_ih), then linear(hx, w_hh, b_hh) (which autocast casts)
+        for t in (x, h) if autocast_dtype(x) is None else ():
             _check_mm_dtypes(t.dtype, self.weight_ih.dtype, self.bias)
         r = run_cell(mode, x, h, c, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         if not batched:
