@@ -373,6 +373,14 @@ def lib_program_vs_torch(program, *modules, env=None, timeout=600, rtol=1e-4):
     return expected, ours
 
 
+@pytest.fixture
+def sb3_env(tmp_path):
+    """The environment for a Stable-Baselines3 program: its learn() logs into $SB3_LOGDIR, else into a new
+    tempdir/SB3-<date> folder per call that nothing removes."""
+    import os
+    return dict(os.environ, SB3_LOGDIR=str(tmp_path))
+
+
 @pytest.fixture(autouse=True)
 def _no_process_group_left_behind():
     """Each test starts without a default process group: an in-process test that makes one (a DeviceMesh

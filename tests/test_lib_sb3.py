@@ -5,9 +5,9 @@ spaces) under the drop-in runner, compared line by line with the same program un
 from conftest import lib_program_vs_torch
 
 
-def test_sb3_algorithms_train_save_load_and_predict_like_torch():
-    _, ours = lib_program_vs_torch("lib_sb3_rl.py", "torch", "stable_baselines3", "gymnasium", timeout=600,
-                                   rtol=1e-4)
+def test_sb3_algorithms_train_save_load_and_predict_like_torch(sb3_env):
+    _, ours = lib_program_vs_torch("lib_sb3_rl.py", "torch", "stable_baselines3", "gymnasium", env=sb3_env,
+                                   timeout=600, rtol=1e-4)
     assert len(ours) == 28, ours
     line = {text.split(" losses")[0]: text for text in ours if " losses " in text}
     for name in ("ppo", "a2c", "dqn", "sac", "ppo sde", "td3", "dict ppo", "multibinary a2c"):

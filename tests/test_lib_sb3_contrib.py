@@ -4,8 +4,9 @@ discrete and a continuous env, MaskablePPO with action masks, and save/load."""
 from conftest import lib_program_vs_torch
 
 
-def test_sb3_contrib_like_torch():
-    _, ours = lib_program_vs_torch("lib_sb3_contrib.py", "sb3_contrib", "gymnasium", timeout=600, rtol=1e-4)
+def test_sb3_contrib_like_torch(sb3_env):
+    _, ours = lib_program_vs_torch("lib_sb3_contrib.py", "sb3_contrib", "gymnasium", env=sb3_env, timeout=600,
+                                   rtol=1e-4)
     assert len(ours) == 17, ours
     assert ours[2].startswith("rppo step 0 [1, 1, 1]"), ours[2]
     assert ours[6].startswith("qrdqn quantiles (3, 8, 2)"), ours[6]
