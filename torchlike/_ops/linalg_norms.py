@@ -20,8 +20,8 @@ from .linalg import _inv_msg, _linalg, _lu_info, check_float, check_matrix, chec
     raise_info
 from .. import _autocast as _amp
 from . import reduction
-from .linalg_decomp import svdvals
-from .linalg import inv, solve
+from .linalg_decomp import _check_svd_input, _nan_matrices, svdvals
+from .linalg import inv, inv_ex, solve
 from .._mutation import write_out
 from .lapack_layout import column_major
 from .._errors import method_argument_error
@@ -264,6 +264,8 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
                            "more dimensions of float, double, cfloat or cdouble types")
     if hermitian:
         check_square(A, "linalg.eigh")
+    else:
+        _check_svd_input(A)  # (torch's pinv runs linalg.svd, which refuses a NaN)
     return dispatch(_pinv_impl, (A, _tol_arg(atol), _tol_arg(rtol)),
                     (("hermitian", bool(hermitian)), ("atol_given", atol is not None),
                      ("rtol_given", rtol is not None)), name="LinalgPinvBackward0")
@@ -310,6 +312,10 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError("This function doesn't handle types other than float and double")
     check_matrix(A, "linalg.matrix_rank")
+    if hermitian:
+        check_square(A, "linalg.eigh")
+    else:
+        _check_svd_input(A)  # (torch's matrix_rank runs linalg.svdvals, which refuses a NaN)
     return dispatch(_rank_impl, (A, _tol_arg(atol), _tol_arg(rtol)),
                     (("hermitian", bool(hermitian)), ("atol_given", atol is not None),
                      ("rtol_given", rtol is not None)), name="LinalgMatrixRankBackward0", diff=False)
@@ -361,6 +367,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if (B.shape[-1] if vector else B.shape[-2]) != A.shape[-2]:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)" if not vector else
                            "torch.linalg.lstsq: input.size(-2) should match other.size(-1)")
+    _check_lapack_nan(A, B, driver)
     x, res, rank, s = dispatch(_lstsq_impl, (A, B, 0.0 if rcond is None else float(rcond)),
                                (("vector", vector), ("driver", driver), ("rcond_given", rcond is not None)),
                                name="LinalgLstsqBackward0")
@@ -378,6 +385,35 @@ def lstsq(A, B, rcond=None, *, driver=None):
         # buffer (strides with gaps: docs/differences.md), and a vector solution is row-major (with a gap then)
         column_major(x)
     return return_types.linalg_lstsq(x, res, rank, s)
+
+
+def _check_lapack_nan(A, B, driver):
+    """oneMKL's LAPACK least-squares drivers refuse a NaN in A (argument 4, gels: 5) or B (6, gels: 7): they
+    print their complaint to stdout once per refused matrix, and torch's check of the info raises on the first
+    (torch.linalg.lstsq's internal assert, naming the batch element)."""
+    bad_a, bad_b = _nan_matrices(A), _nan_matrices(B if B.ndim == A.ndim else B.unsqueeze(-1))
+    if bad_a is None or bad_b is None or not (bad_a.any() or bad_b.any()):
+        return
+    batch = np.broadcast_shapes(bad_a.shape, bad_b.shape)
+    bad_a, bad_b = np.broadcast_to(bad_a, batch).reshape(-1), np.broadcast_to(bad_b, batch).reshape(-1)
+    gels = driver == "gels"
+    args = np.where(bad_a, 5 if gels else 4, np.where(bad_b, 7 if gels else 6, 0))
+    routine = {"float32": "S", "float64": "D", "complex64": "C", "complex128": "Z"}[A.dtype.name] + driver.upper()
+    for arg in args[args > 0]:
+        print(f"\nIntel oneMKL ERROR: Parameter {arg} was incorrect on entry to {routine}.", flush=True)
+    first = int(np.flatnonzero(args)[0])
+    where = f"(Batch element {first}): " if batch else ""
+    raise RuntimeError('false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.'
+                       'cpp":1613, please report a bug to PyTorch. torch.linalg.lstsq: ' + where + f"Argument "
+                       f"{args[first]} has illegal value. Most certainly there is a bug in the implementation calling "
+                       "the backend library.")
+
+
+def _ord_text(p):
+    # c10's printing of the Scalar ord in linalg.cond's messages: 1, inf, 1.000000
+    if isinstance(p, float) and not math.isinf(p):
+        return f"{p:f}"
+    return str(p)
 
 
 # --- matrix_power, cond ------------------------------------------------------------------------
@@ -440,11 +476,19 @@ def cond(A, p=None):
     check_matrix(A, "linalg.cond")
     check_float(A, "linalg.cond")
     if p is None or p in (2, -2):
+        _check_svd_input(A)  # (torch's cond runs linalg.svdvals, which refuses a NaN)
         s = dispatch(_svdvals_for_cond, (A,), (), name="LinalgCondBackward0")
         smax, smin = s.select(-1, 0), s.select(-1, -1)
         return smax / smin if p in (None, 2) else smin / smax
-    check_square(A, "linalg.cond")
-    return matrix_norm(A, p) * matrix_norm(inv(A), p)
+    check_square(A, f"linalg.cond(ord={_ord_text(p)})")
+    if p == "nuc":  # from the singular values: sum(s) * sum(1 / s), with no nan fix (0 * inf stays nan)
+        s = svdvals(A)
+        return s.sum(-1) * s.reciprocal().sum(-1)
+    # ATen's _linalg_cond_helper: a singular matrix's inverse is all inf (no error), and the product's nan
+    # (0 * inf, or a NaN input) is inf
+    inverse, info = inv_ex(A)
+    inverse = inverse.masked_fill((info > 0).unsqueeze(-1).unsqueeze(-1), float("inf"))
+    return (matrix_norm(A, p) * matrix_norm(inverse, p)).nan_to_num(float("inf"), float("inf"), float("-inf"))
 
 
 def _svdvals_for_cond(a):
