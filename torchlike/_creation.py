@@ -297,6 +297,8 @@ def _size(size, name="zeros"):
 def _size_arg(name, args, size):
     """The sizes of ``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))`` (torch accepts all three)."""
     if size is None:
+        if not args:  # (torch's parser's words, its plural and singular swapped as in its source)
+            raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
         return args
     if args:
         raise TypeError(f"{name}() got multiple values for argument 'size'")
@@ -463,9 +465,36 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     return t.requires_grad_() if requires_grad else t
 
 
+_FULL_SIGNATURE = []
+
+
+def _parsed_full(fn):
+    """``fn`` raising torch's parser error where its call fits full's signature nowhere (a lone int size, a missing
+    argument, a wrong keyword's type: with the position where the argument came positionally); ``_ops.signatures``'s
+    ``parses``, built on first failure (this module loads before the op table)."""
+    @functools.wraps(fn)
+    def full(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Exception:
+            if not _FULL_SIGNATURE:
+                from ._ops.signatures import Signature
+                _FULL_SIGNATURE.append(Signature("full", [
+                    "SymInt[] size, Scalar fill_value, *, Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, "
+                    "Device? device=None, bool? pin_memory=False, bool requires_grad=False"]))
+            err = _FULL_SIGNATURE[0].error(args, kwargs)
+            if err is None:
+                raise
+            raise TypeError(err.as_function) from None
+    return full
+
+
+@_parsed_full
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     """A tensor filled with ``fill_value`` (dtype inferred from it like torch)."""
+    if not isinstance(size, (tuple, list, Tensor)):  # (an int list, never a lone int: torch's parser error, by
+        raise TypeError("full")  # ``parses``, with a position where size came positionally)
     if out is None and dtype is None and device is None and not requires_grad:
         t = _full_host(size, fill_value)
         if t is not None:

@@ -136,6 +136,8 @@ def keyword_shape(args, keyword, op, name):
     ((2, 3),)
     """
     if keyword is None:
+        if not args:  # (torch's parser's words, its plural and singular swapped as in its source)
+            raise TypeError(f'{op}() missing 1 required positional arguments: "{name}"')
         return args
     if args:
         raise TypeError(f"{op}() got multiple values for argument '{name}'")
@@ -181,11 +183,11 @@ def _size_element_error(i, a, given):
                          f"\"type must be tuple of ints,but got {type(a).__name__}\"")
     packed = len(given) == 1 and isinstance(given[0], (tuple, list))
     if op == "view":
-        got = ", ".join(type(g).__name__ for g in given)
+        got = ", ".join(tp_name(g) for g in given)
         if len(given) > 1:
             return TypeError(f"view() received an invalid combination of arguments - got ({got}), but expected one "
                              "of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n")
-        shown = (f"{type(given[0]).__name__} of ({', '.join(type(g).__name__ for g in given[0])},)" if packed
+        shown = (f"{tp_name(given[0])} of ({', '.join(tp_name(g) for g in given[0])},)" if packed
                  else got)
         why = f"      didn't match because some of the arguments have invalid types: (!{shown}!)\n"
         return TypeError(f"view() received an invalid combination of arguments - got ({got}), but expected one "

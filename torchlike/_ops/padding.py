@@ -20,6 +20,7 @@ from .._dispatch import dispatch
 from .registry import functional as _functional
 from .._errors import check_alloc, tp_name
 from .._scalar_fit import check_scalar_fits
+from ..tensor import Tensor
 
 __all__ = ["pad"]
 
@@ -89,6 +90,8 @@ def pad(input, pad, mode="constant", value=None):
     >>> F.pad(torchlike.tensor([[1., 2.]]), (1, 2), value=9.)
     tensor([[9., 1., 2., 9., 9.]])
     """
+    if not isinstance(pad, (tuple, list, Tensor)):  # (torch's parser: an int list, never a lone int)
+        raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, not {tp_name(pad)}")
     bad = next((i for i, p in enumerate(pad) if isinstance(p, (float, np.floating))), None)
     if bad == 0:  # torch's parser: a float element is refused, in words that depend on where it stands
         raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "

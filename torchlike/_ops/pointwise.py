@@ -1,6 +1,8 @@
 """Pointwise math: one declaration per op; surfaces come from the op table."""
 from __future__ import annotations
 
+import numbers
+
 import jax
 import jax.numpy as jnp
 import jax.scipy.special as jss
@@ -366,6 +368,8 @@ def _alpha_op(name, sub):
                                "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
         if isinstance(alpha, Tensor):  # a one-element tensor is a Scalar to torch (optimizers pass these)
             return _tensor_alpha(name, node_name, input, other, alpha, d, sub)
+        if not isinstance(alpha, (numbers.Number, np.generic)):  # (torch's parser: a Number, or a tensor above)
+            raise TypeError(f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
         if (alpha is True or alpha is False) and d is not _dtype.bool:
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
         if alpha != 1:

@@ -108,6 +108,8 @@ def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, de
         t = _quick("uniform", args if size is None else (size,), _float_dtype(dtype, "check_uniform_bounds").np, _UNIT, generator)
         if t is not None:
             return t
+    if size is None and not args:  # (no size at all: torch's parser error, from the op's signatures)
+        raise TypeError("rand() missing 1 required positional arguments: \"size\"")
     d, device = _float_dtype(dtype, "check_uniform_bounds"), canonical(device)
     x = draw("uniform", _shape(args if size is None else (size,)), d.np, generator, args=(0.0, 1.0), host=True,
              device=device)
@@ -126,6 +128,8 @@ def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, d
         t = _quick("normal", args if size is None else (size,), _float_dtype(dtype, "normal_kernel_cpu").np, _UNIT, generator)
         if t is not None:
             return t
+    if size is None and not args:  # (no size at all: torch's parser error, from the op's signatures)
+        raise TypeError("randn() missing 1 required positional arguments: \"size\"")
     d, device = _float_dtype(dtype, "normal_kernel_cpu"), canonical(device)
     x = draw("normal", _shape(args if size is None else (size,)), d.np, generator, args=(0.0, 1.0), host=True,
              device=device)

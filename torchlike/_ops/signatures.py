@@ -509,6 +509,12 @@ SIGNATURES = {
     ("torch", "lu_unpack"): ["Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True"],
     # masking, scattering, filling
     ("torch", "masked_fill"): ["Tensor self, Tensor mask, Tensor value", "Tensor self, Tensor mask, Scalar value"],
+    ("torch", "clamp"): ["Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor? out=None",
+                         "Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor? out=None"],
+    ("torch", "pow"): ["Tensor self, Tensor exponent, *, Tensor? out=None", "Scalar self, Tensor exponent, *, Tensor? out=None",
+                       "Tensor self, Scalar exponent, *, Tensor? out=None"],
+    ("torch", "mm"): ["Tensor self, Tensor mat2, *, Tensor? out=None",
+                      "Tensor input, Tensor mat2, ScalarType out_dtype, *, Tensor? out=None"],  # (no method form)
     ("torch", "masked_scatter"): ["Tensor self, Tensor mask, Tensor source"],
     ("torch", "masked_select"): ["Tensor self, Tensor mask"],
     ("torch", "put"): ["Tensor self, Tensor index, Tensor source, bool accumulate=False"],

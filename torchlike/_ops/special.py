@@ -236,12 +236,15 @@ def _softmax_impl(x, dim, dt, log, neg):
     return r.astype(y.dtype)
 
 
-def softmax_common(input, dim, dtype, log, neg=False, name="softmax", dim_pos=2):
+def softmax_common(input, dim, dtype, log, neg=False, name="softmax", dim_pos=None):
     """softmax / log_softmax / softmin of ``input`` along ``dim`` (computed in ``dtype`` when given)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if dim is None or isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
-        raise TypeError(f"{name}(): argument 'dim' (position {dim_pos}) must be int, not {type(dim).__name__}")
+        # (no position here: the op table's wrapper adds the one torch's parser gives where dim came positionally,
+        # the method's counted without self; a keyword has none)
+        raise TypeError(f"{name}(): argument 'dim'" + (f" (position {dim_pos})" if dim_pos else "") +
+                        f" must be int, not {type(dim).__name__}")
     dim = wrap_dim(dim, input.ndim)
     if neg and input.dtype is _dtype.bool:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "

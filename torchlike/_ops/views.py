@@ -162,6 +162,9 @@ def view(input, *shape, dtype=None, size=None):
         shape = (dtype,) if dtype is not None else (size,)
     if len(shape) == 1 and isinstance(shape[0], (_dtype.dtype, type)) and not isinstance(shape[0], tuple):
         return _view_dtype(input, _dtype.to_dtype(shape[0]))
+    if not shape:  # (neither overload takes no argument)
+        raise TypeError("view() received an invalid combination of arguments - got (), but expected one of:\n"
+                        " * (torch.dtype dtype)\n * (tuple of ints size)\n")
     shape = _infer_shape(shape_arg(shape), input.numel())
     if not _viewable(input, shape):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
@@ -466,6 +469,8 @@ def broadcast_to(input, size):
 @register()
 def narrow(input, dim, start, length):
     """Slice ``length`` elements of ``dim`` starting at ``start``."""
+    if any(isinstance(a, (float, np.floating)) for a in (dim, start, length)):
+        raise TypeError("narrow")  # (a float for an int: the op table's wrapper gives torch's parser error)
     if input.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     if isinstance(start, Tensor):  # torch's Tensor-start overload (for XLA)

@@ -491,7 +491,9 @@ def _softmax_common(input, dim, dtype, log, neg, name):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {tp_name(input)}")
     if dim is None:
         dim = _get_softmax_dim(name, input.ndim, 4)
-    return softmax_common(input, dim, dtype, log, neg, name)  # the one implementation (torchlike._ops.special)
+    # the one implementation (torchlike._ops.special); torch's F.X calls ``input.X(dim)`` (softmin: ``softmax``), so
+    # a dim of the wrong type is the method's parser error, at position 1
+    return softmax_common(input, dim, dtype, log, neg, "softmax" if name == "softmin" else name, dim_pos=1)
 
 
 @_functional()
