@@ -284,3 +284,62 @@ def test_gcn_normalisation_idiom_from_scipy_style_arrays_matches_torch():
         return adj, out, w.grad
     for o, t in zip(run(torchlike), run(torch)):
         same(o, t)
+
+
+def _pieces(L):
+    """Iteration and unbind of COO tensors (sparse rows, hybrid pieces, a dense row of a 1-sparse-dim tensor)."""
+    d = L.tensor([[[0., 2.], [0., 0.], [1., 1.]], [[1., 0.], [0., 3.], [2., 2.]]])
+    out = list(d.to_sparse(2)) + list(d.to_sparse()) + list(d.to_sparse(1))
+    for sd in (1, 2, 3):
+        for dim in range(3):
+            out += d.to_sparse(sd).unbind(dim)
+    return out + list(sp(L)) + list(sp(L, True)) + list(sp(L, hybrid=True))
+
+
+def test_iteration_and_unbind_give_torchs_pieces():
+    """``iter(s)`` is ``s.unbind(0)`` as in torch; each piece's is_coalesced is torch's (fewer than two entries),
+    and gradients reach the values through the pieces."""
+    ours, theirs = _pieces(torchlike), _pieces(torch)
+    assert len(ours) == len(theirs) == 36
+    for o, t in zip(ours, theirs):
+        same(o, t)
+
+    def grad(L):
+        v = L.from_numpy(VAL.copy()).requires_grad_()
+        s = L.sparse_coo_tensor(L.from_numpy(IDX.copy()), v, (3, 3))
+        sum(row.to_dense().sum() * (k + 1) for k, row in enumerate(s)).backward()
+        return v.grad
+    same(grad(torchlike), grad(torch))
+    with pytest.raises(TypeError) as theirs:
+        iter(torch.sparse_coo_tensor(torch.zeros(0, 1, dtype=torch.long), torch.tensor([1.]), ()))
+    with pytest.raises(TypeError) as ours:
+        iter(torchlike.sparse_coo_tensor(torchlike.zeros(0, 1, dtype=torchlike.long), torchlike.tensor([1.]), ()))
+    assert str(ours.value) == str(theirs.value)
+
+
+def _in_place(L):
+    out = []
+    for op in ("iadd", "add_", "sub_", "isub"):
+        for other in (sp(L, True), L.tensor([[1., 0., 0.], [0., 0., 0.], [0., 2., 0.]]).to_sparse()):
+            x = sp(L, True).clone()
+            y = {"iadd": lambda: x.__iadd__(other), "add_": lambda: x.add_(other, alpha=2),
+                 "sub_": lambda: x.sub_(other), "isub": lambda: x.__isub__(other)}[op]()
+            assert y is x
+            out.append(x)
+    x = sp(L, True).clone()
+    x += sp(L)  # an uncoalesced operand: the sum is uncoalesced
+    return out + [x]
+
+
+def test_in_place_sparse_plus_sparse_like_torch():
+    """``s += s2``, ``s.add_(s2, alpha=)``, ``s.sub_``, ``s -= s2`` update ``s`` itself to torch's sum (values,
+    is_coalesced); a leaf that requires grad refuses as torch does."""
+    ours, theirs = _in_place(torchlike), _in_place(torch)
+    for o, t in zip(ours, theirs):
+        same(o, t)
+    for L in (torch, torchlike):
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+            leaf = sp(L, True).clone().requires_grad_()
+            leaf += sp(L, True)
+        with pytest.raises(RuntimeError, match=r"add\(sparse, dense\) is not supported"):
+            sp(L, True).clone().add_(dn(L))

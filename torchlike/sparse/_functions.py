@@ -18,6 +18,7 @@ import numpy as np
 from .. import _creation, _dtype
 from .._mutation import write_out
 from .._dispatch import dispatch
+from .._grad_mode import is_grad_enabled
 from .._layout import sparse_coo
 from ..tensor import Tensor
 from . import _ops
@@ -55,15 +56,16 @@ def select(x, dim, index):
                          f"{dim}")
     index %= size
     new_size = [s for k, s in enumerate(x._size) if k != dim]
+    # (torch's result counts as coalesced only when it has fewer than 2 entries, whatever ``x`` was)
     if dim >= sd:
-        return make_sparse(x._idx, x._vals.select(dim - sd + 1, index), new_size, sparse_coo, x._co)
+        return make_sparse(x._idx, x._vals.select(dim - sd + 1, index), new_size, sparse_coo, x._nnz() < 2)
     ii = x._host_indices()
     pos = np.nonzero(ii[dim] == index)[0]
     vals = _take(x._vals, pos, x.device)
     if sd == 1:  # no sparse dimension left: the (dense) sum of the selected entries
         return vals.sum(0)
     keep = [d for d in range(sd) if d != dim]
-    return _sparse_from(x, ii[keep][:, pos], vals, new_size, x._co and dim == 0)
+    return _sparse_from(x, ii[keep][:, pos], vals, new_size, len(pos) < 2)
 
 
 def index_select(x, dim, index):
@@ -110,6 +112,24 @@ def getitem(x, key):
     for k in keys:
         out = select(out, 0, int(k)) if isinstance(out, SparseTensor) else out[int(k)]
     return out
+
+
+def unbind(x, dim=0):
+    """Tensor.unbind on a COO tensor: one ``select`` per index along ``dim`` (sparse pieces, dense past the
+    sparse dims of a 1-sparse-dim tensor), as torch's."""
+    if x._lay is not sparse_coo:
+        raise unsupported("unbind.int", "SparseCsrCPU")
+    if x.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    dim = _wrap(dim, x.ndim)
+    return tuple(select(x, dim, i) for i in range(x._size[dim]))
+
+
+def iterate(x):
+    """``iter(s)``: the pieces of ``unbind(0)``, as torch's ``Tensor.__iter__``."""
+    if x.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(unbind(x, 0))
 
 
 # ---- joining ---------------------------------------------------------------------------------------------
@@ -289,23 +309,30 @@ def _dense_sub(a, b, alpha=1):
     return _ops.add(a, b, alpha=-alpha)
 
 
-def _sparse_self(self, other, op):
-    """sparse.add_(x): torch's error for a dense ``x``; in-place arithmetic on a sparse tensor is not supported
-    (it used to recurse through the dense-first form below)."""
-    if isinstance(other, SparseTensor):
-        raise unsupported(f"{op} (in place on a sparse tensor)")
-    raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+def _sparse_self(self, other, op, alpha):
+    """sparse.add_(sparse) / sub_: ``self`` becomes the sparse sum (torch's add_out into self: the same
+    indices, values and coalesced flag as the out-of-place sum); torch's error for a dense ``other``."""
+    if not isinstance(other, SparseTensor):
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+    if self._lay is not sparse_coo or other._lay is not sparse_coo:
+        raise unsupported(f"{op} (in place on a CSR tensor)", "SparseCsrCPU")
+    if self.requires_grad and self.grad_fn is None and is_grad_enabled():
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    res = _ops.add(self, other, alpha=alpha)
+    self._idx, self._vals, self._size, self._co = res._idx, res._vals, res._size, res._co
+    self._crow, self._np_idx, self._rc = res._crow, res._np_idx, res._rc
+    return self
 
 
 def _dense_add_(self, other, alpha=1):
     if isinstance(self, SparseTensor):
-        _sparse_self(self, other, "add_")
+        return _sparse_self(self, other, "add_", alpha)
     return self.add_(to_dense(other), alpha=alpha)
 
 
 def _dense_sub_(self, other, alpha=1):
     if isinstance(self, SparseTensor):
-        _sparse_self(self, other, "sub_")
+        return _sparse_self(self, other, "sub_", -alpha)
     return self.sub_(to_dense(other), alpha=alpha)
 
 
