@@ -68,6 +68,34 @@ def test_sparse_adam_trains_a_sparse_embedding_like_torch():
     np.testing.assert_allclose(run(torchlike), run(torch), rtol=1e-5, atol=1e-6)
 
 
+def test_sparse_adam_with_changing_nnz_is_torchs_and_compiles_per_size_class():
+    """Each batch's embedding gradient has another nnz (5, 6, 7, 8, 3, 4 rows here; a hybrid COO gradient with
+    3-wide values): SparseAdam pads the update to the next power of two with out-of-range rows that are dropped,
+    so the values are those of the unpadded update (torch's within a float32 ulp: XLA's CPU division and fused
+    multiply-adds round differently in a few elements) and its jitted update compiles once per size class, not
+    once per nnz."""
+    from torchlike.optim import sparse_adam
+    batches = [[0, 1, 3, 3, 5, 9], [4, 4, 8, 1, 2, 0, 6], [0, 2, 3, 5, 6, 7, 9], [1, 2, 3, 4, 5, 6, 7, 8],
+               [7, 0, 7, 2], [9, 8, 7, 7, 6]]
+    w0 = np.random.default_rng(5).standard_normal((10, 3)).astype(np.float32)
+
+    def run(L):
+        e = L.nn.Embedding(10, 3, sparse=True)
+        with L.no_grad():
+            e.weight.copy_(L.from_numpy(w0.copy()))
+        opt = L.optim.SparseAdam(e.parameters(), lr=0.1)
+        for b in batches:
+            opt.zero_grad()
+            (e(L.tensor(b)) ** 3).sum().backward()
+            opt.step()
+        return e.weight.detach().numpy(), opt.state[e.weight]["exp_avg_sq"].numpy()
+    sparse_adam._sparse_adam_group.clear_cache()
+    ours, theirs = run(torchlike), run(torch)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-6, atol=1e-7)
+    assert sparse_adam._sparse_adam_group._cache_size() == 2  # nnz 3-4 and 5-8
+
+
 @pytest.mark.parametrize("case", ["adam", "scale_grad_by_freq"])
 def test_errors_match_torch(case):
     def run(L):

@@ -17,20 +17,34 @@ __all__ = ["SparseAdam"]
 def _sparse_adam_one(p, idx, vals, exp_avg, exp_avg_sq, step, lr, beta1, beta2, eps, maximize):
     if maximize:
         vals = -vals
-    ix = tuple(idx)
-    old_exp_avg_values = exp_avg[ix]
+    ix = tuple(idx)  # padding entries (_padded) index one past the end: their updates are dropped
+    old_exp_avg_values = exp_avg.at[ix].get(mode="clip")
     exp_avg_update_values = (vals - old_exp_avg_values) * c(1 - beta1, p)
-    exp_avg = exp_avg.at[ix].add(exp_avg_update_values)
-    old_exp_avg_sq_values = exp_avg_sq[ix]
+    exp_avg = exp_avg.at[ix].add(exp_avg_update_values, mode="drop")
+    old_exp_avg_sq_values = exp_avg_sq.at[ix].get(mode="clip")
     exp_avg_sq_update_values = (vals ** 2 - old_exp_avg_sq_values) * c(1 - beta2, p)
-    exp_avg_sq = exp_avg_sq.at[ix].add(exp_avg_sq_update_values)
+    exp_avg_sq = exp_avg_sq.at[ix].add(exp_avg_sq_update_values, mode="drop")
     numer = exp_avg_update_values + old_exp_avg_values
     denom = jnp.sqrt(exp_avg_sq_update_values + old_exp_avg_sq_values) + c(eps, p)
     bias_correction1 = 1 - beta1 ** step
     bias_correction2 = 1 - beta2 ** step
     step_size = lr * jnp.sqrt(bias_correction2) / bias_correction1
-    p = p.at[ix].add(c(-step_size, p) * (numer / denom))
+    p = p.at[ix].add(c(-step_size, p) * (numer / denom), mode="drop")
     return p, exp_avg, exp_avg_sq
+
+
+def _padded(shape, idx, vals):
+    """``idx`` (sparse dims, nnz) and ``vals`` (nnz, dense dims...) padded to the next power of two of nnz, with
+    out-of-range indices and zero values, so that the jitted update compiles once per size class instead of once
+    per nnz (an embedding's gradient has a different nnz each batch)."""
+    nnz = idx.shape[1]
+    size = 1 << max(nnz - 1, 0).bit_length()
+    if size == nnz:
+        return idx, vals
+    pad = np.broadcast_to(np.asarray(shape[:idx.shape[0]], dtype=idx.dtype)[:, None], (idx.shape[0], size - nnz))
+    idx = np.concatenate([idx, pad], axis=1)
+    vals = jnp.concatenate([vals, jnp.zeros((size - nnz,) + tuple(vals.shape[1:]), vals.dtype)])
+    return idx, vals
 
 
 @jax.jit
@@ -116,9 +130,11 @@ class SparseAdam(Optimizer):
                     if v.numel() == 0:
                         continue
                     ps.append(p._value)
-                    idxs.append(np.asarray(g._indices()._value if isinstance(g._indices(), Tensor)
-                                           else g._indices()))
-                    vals.append(v._value if isinstance(v, Tensor) else jnp.asarray(v))
+                    i, v = _padded(p.shape, np.asarray(g._indices()._value if isinstance(g._indices(), Tensor)
+                                                       else g._indices()),
+                                   v._value if isinstance(v, Tensor) else jnp.asarray(v))
+                    idxs.append(i)
+                    vals.append(v)
                     eas.append(state["exp_avg"]._value)
                     easqs.append(state["exp_avg_sq"]._value)
                     steps.append(float(state["step"]))
