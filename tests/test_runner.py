@@ -120,6 +120,21 @@ def test_code_from_the_command_line_or_stdin_runs_as_python_would(form):
     assert ours.stderr.strip().splitlines()[-1] == theirs.stderr.strip().splitlines()[-1]
 
 
+@pytest.mark.parametrize("configure_first", [False, True])
+def test_a_script_logging_at_info_or_debug_prints_what_torch_prints(configure_first):
+    """A script that turns on the root logger (``logging.basicConfig(level=INFO/DEBUG)``, before or after
+    ``import torch``) sees only its own records, as under torch: JAX's backend start and compile logs stay out."""
+    setup = "import logging, sys\nlogging.basicConfig(stream=sys.stdout, level=logging.{}, format='%(name)s %(message)s')\n"
+    body = ("import torch\nlogging.getLogger('train').info('loss %.4f', (torch.ones(3) * 2).sum().item())\n"
+            "torch.nn.Linear(2, 2)(torch.ones(1, 2)).sum().backward()\nlogging.getLogger('train').debug('done')\n")
+    for level in ("INFO", "DEBUG"):
+        code = setup.format(level) + body if configure_first else "import torch\n" + setup.format(level) + body
+        theirs, ours = (subprocess.run(prefix + ["-c", code], capture_output=True, text=True, timeout=300)
+                        for prefix in ([sys.executable], [sys.executable, "-m", "torchlike", "run"]))
+        assert theirs.returncode == ours.returncode == 0, ours.stderr[-2000:]
+        assert ours.stdout == theirs.stdout == "train loss 6.0000\n" + ("train done\n" if level == "DEBUG" else "")
+
+
 _PATCHED_INIT = """
 import sys
 import torch

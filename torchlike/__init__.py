@@ -7,7 +7,14 @@
 """
 from __future__ import annotations
 
-import jax as _jax
+# JAX logs its backend start ("Unable to initialize backend 'tpu'") at INFO, and at import and each compile at
+# DEBUG: a script that calls logging.basicConfig(level=logging.INFO) would print lines torch never prints. So,
+# before JAX is imported, only its WARNING and up pass, unless the user asked JAX for its logs (JAX_LOGGING_LEVEL,
+# or a level already set on the "jax" logger).
+if not __import__("os").environ.get("JAX_LOGGING_LEVEL") and __import__("logging").getLogger("jax").level == 0:
+    __import__("logging").getLogger("jax").setLevel(__import__("logging").WARNING)
+
+import jax as _jax  # noqa: E402
 
 # torch's dtypes need real int64/float64; every op passes its result dtype explicitly.
 _jax.config.update("jax_enable_x64", True)
