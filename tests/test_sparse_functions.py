@@ -343,3 +343,23 @@ def test_in_place_sparse_plus_sparse_like_torch():
             leaf += sp(L, True)
         with pytest.raises(RuntimeError, match=r"add\(sparse, dense\) is not supported"):
             sp(L, True).clone().add_(dn(L))
+
+
+def _sums(L):
+    a = L.tensor([[0., 2., 0.], [1., 0., 0.], [0., 0., 5.]]).to_sparse()
+    h = L.sparse_coo_tensor([[2, 0, 2]], [[1., 2.], [3., 4.], [5., 6.]], (3, 2))
+    out = [a + sp(L), sp(L) + a, sp(L) + sp(L), L.add(sp(L), a, alpha=-2), sp(L) - a, h + h,
+           h + h.coalesce(), L.sparse_coo_tensor(L.zeros(2, 0, dtype=L.long), L.zeros(0), (3, 3)) + sp(L)]
+    x = a.clone()
+    x += sp(L)
+    v = L.from_numpy(VAL.copy()).requires_grad_()
+    s = L.sparse_coo_tensor(L.from_numpy(IDX.copy()), v, (3, 3))
+    ((s + a) * L.arange(9.).reshape(3, 3)).to_dense().sum().backward()
+    return [(t._nnz(), t.is_coalesced(), t._indices().tolist(), t._values().tolist()) for t in out + [x]] + \
+        [v.grad.tolist()]
+
+
+def test_sum_of_uncoalesced_operands_has_torchs_entries():
+    """torch adds sparse tensors that are not both coalesced by one merge pass over their stored entries (equal
+    current indices are summed, the rest kept in order): the same nnz, indices and values order here."""
+    assert _sums(torchlike) == _sums(torch)

@@ -455,11 +455,36 @@ def add(a, b, alpha=1):
     if a._lay is not sparse_coo or b._lay is not sparse_coo:
         raise unsupported("add (of CSR tensors)", "SparseCsrCPU")
     bv = b._vals if alpha == 1 else b._vals * alpha
-    ii = np.concatenate([a._host_indices(), b._host_indices()], axis=1)
-    t = make_sparse(_idx_tensor(ii, a.device), _dense_cat([a._vals, bv.to(a.dtype) if bv.dtype is not a.dtype else bv]),
-                    a._size, sparse_coo, False)
+    ai, bi = a._host_indices(), b._host_indices()
+    ii = np.concatenate([ai, bi], axis=1)
+    vals = _dense_cat([a._vals, bv.to(a.dtype) if bv.dtype is not a.dtype else bv])
+    if not (a._co and b._co) and ai.shape[1] and bi.shape[1]:
+        pos, ii = _merge_positions(ai, bi)
+        vals = dispatch(_segsum, (vals, _idx_tensor(pos, a.device)), (("n", ii.shape[1]),), name="AddBackward0")
+    t = make_sparse(_idx_tensor(ii, a.device), vals, a._size, sparse_coo, False)
     t._np_idx = ii
     return coalesce(t) if a._co and b._co else t  # torch: coalesced only when both operands are
+
+
+def _merge_positions(ai, bi):
+    """torch's sparse add of operands that are not both coalesced (add_out_sparse_contiguous): one merge pass over
+    the two entry lists as stored, taking the smaller index first and summing the two current entries when their
+    indices are equal. The result slot of each entry of ``a`` then ``b``, and the result's indices."""
+    na, nb = ai.shape[1], bi.shape[1]
+    ka, kb = [tuple(c) for c in ai.T.tolist()], [tuple(c) for c in bi.T.tolist()]
+    pos = np.empty(na + nb, np.int64)
+    out = []
+    i = j = 0
+    while i < na or j < nb:
+        cmp = -1 if i >= na else 1 if j >= nb else (ka[i] < kb[j]) - (ka[i] > kb[j])
+        out.append(ka[i] if cmp >= 0 else kb[j])
+        if cmp >= 0:
+            pos[i] = len(out) - 1
+            i += 1
+        if cmp <= 0:
+            pos[na + j] = len(out) - 1
+            j += 1
+    return pos, np.asarray(out, np.int64).T.reshape(ai.shape[0], len(out))
 
 
 def mul(a, b):
