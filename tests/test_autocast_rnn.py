@@ -197,3 +197,27 @@ def test_toplevel_kernels():
     with torchlike.autocast("cpu", dtype=torchlike.bfloat16):
         ol = torchlike.gru_cell(to_tl(xt[0]), to_tl(h[0]), *cl.parameters())
     _compare(ot, ol, 4e-2)
+
+
+@pytest.mark.parametrize("case", ["rnn_f64_h", "gru_f64_x", "gru_f64_x_nobias", "cell_f64_h", "lstm_bf16_hx",
+                                  "lstm_proj_bf16_c", "lstmcell_bf16_h"])
+def test_mixed_state_dtypes(case):
+    """A float64 input or state meets the autocast-cast weight in a linear step (addmm's or mm's dtype error); a
+    half state is cast with the rest."""
+    def run(L):
+        x = L.ones(5, 3, 4)
+        kind, kw = {"rnn_f64_h": ("RNN", {}), "gru_f64_x": ("GRU", {}), "gru_f64_x_nobias": ("GRU", {"bias": False}),
+                    "cell_f64_h": ("RNNCell", {}), "lstm_bf16_hx": ("LSTM", {}),
+                    "lstm_proj_bf16_c": ("LSTM", {"proj_size": 2}), "lstmcell_bf16_h": ("LSTMCell", {})}[case]
+        L.manual_seed(0)
+        m = getattr(L.nn, kind)(4, 6, **kw)
+        args = {"rnn_f64_h": (x, L.zeros(1, 3, 6, dtype=L.float64)), "gru_f64_x": (x.double(),),
+                "gru_f64_x_nobias": (x.double(),), "cell_f64_h": (x[0], L.zeros(3, 6, dtype=L.float64)),
+                "lstm_bf16_hx": (x, (L.zeros(1, 3, 6, dtype=L.bfloat16), L.zeros(1, 3, 6))),
+                "lstm_proj_bf16_c": (x, (L.zeros(1, 3, 2), L.zeros(1, 3, 6, dtype=L.bfloat16))),
+                "lstmcell_bf16_h": (x[0], (L.zeros(3, 6, dtype=L.bfloat16), L.zeros(3, 6)))}[case]
+        try:
+            return [_name(t.dtype) for t in _flat(_run(L, m, args, L.bfloat16))]
+        except RuntimeError as e:
+            return str(e)
+    assert run(torchlike) == run(torch)

@@ -77,6 +77,29 @@ def autocast_dtype(x):
     return st.dtype[x._dev.type] if st.on and st.enabled.get(x._dev.type) else None
 
 
+def check_mm_dtypes(a, w, bias):
+    """The error of a linear step whose operand ``a`` has another dtype than the weight ``w``: addmm's with a
+    bias, mm's without."""
+    if a == w:
+        return
+    if bias:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtype._CAP[a.name]} and "
+                           f"{_dtype._CAP[w.name]}")
+    raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_dtype.C_NAMES[a.name]} != "
+                       f"{_dtype.C_NAMES[w.name]}")
+
+
+_CASTABLE = frozenset({"float32", "float16", "bfloat16"})
+
+
+def _autocast_operands(lower, w, bias, *operands):
+    """Under autocast the linear steps cast float32/float16/bfloat16 operands and weights to ``lower``, never a
+    float64 one: a float64 input or state then meets a ``lower`` weight (addmm's/mm's dtype error, as in torch)."""
+    w = lower if w.name in _CASTABLE else w
+    for a in operands:
+        check_mm_dtypes(lower if a.name in _CASTABLE else a, w, bias)
+
+
 def _onednn_failure(lower):
     """oneDNN's refusal of an LSTM layer in a half dtype this CPU has no kernels for (torch's autocast casts the
     float32 LSTM oneDNN took to the autocast dtype; bfloat16 needs AVX-512 BW/VL/DQ, float16 AVX512-FP16)."""
@@ -123,6 +146,7 @@ def run_stack(mode, x, h0, c0, lengths, params, *, num_layers, dropout, train, b
     statics = ()
     out_dt = None
     if lower is not None:
+        _autocast_operands(lower, params[0].dtype, has_bias, x.dtype, h0.dtype)
         if fused:
             _onednn_failure(lower)
         out_dt = K.autocast_states(mode, proj, fused, lower.np, h0.dtype.np, c0.dtype.np if lstm else None)[0]
@@ -155,6 +179,8 @@ def run_stack(mode, x, h0, c0, lengths, params, *, num_layers, dropout, train, b
 def run_cell(mode, x, h, c, w_ih, w_hh, b_ih, b_hh):
     """One step of a cell: ``h'``, or ``(h', c')`` for an LSTM."""
     lower = autocast_dtype(x)
+    if lower is not None:
+        _autocast_operands(lower, w_ih.dtype, b_ih is not None, x.dtype, h.dtype)
     statics = (("mode", mode),) + ((("lower", lower.name),) if lower is not None else ())
     r = dispatch(K.cell_impl, (x, h, c, w_ih, w_hh, b_ih, b_hh), statics, name=_CELL_NODE[mode])
     return (r[0], _named(r[1], "AddBackward0")) if mode == "LSTM" else r

@@ -17,12 +17,12 @@ import warnings
 import weakref
 from numbers import Number
 
-from ... import _autocast, _creation, _dtype
+from ... import _autocast, _creation
 from ..._class_parts import own_copies
 from .. import init
 from ..functional import _rnn as K
 from ..._torch_function import handle_torch_function, has_torch_function
-from ..functional._recurrent import KERNELS, autocast_dtype, run_cell, run_stack
+from ..functional._recurrent import KERNELS, autocast_dtype, check_mm_dtypes as _check_mm_dtypes, run_cell, run_stack
 from ..parameter import Parameter
 from ...tensor import Tensor
 from ..utils.rnn import PackedSequence, packed_to_padded
@@ -58,16 +58,6 @@ def _check_rnn_args(mode, input_size, hidden_size, num_layers, bias, batch_first
         raise ValueError("Unrecognized RNN mode: " + mode)
 
 
-def _check_mm_dtypes(a, w, bias):
-    """The error of a linear step whose operand ``a`` has another dtype than the weight ``w``: addmm's with a
-    bias, mm's without."""
-    if a == w:
-        return
-    if bias:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtype._CAP[a.name]} and "
-                           f"{_dtype._CAP[w.name]}")
-    raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_dtype.C_NAMES[a.name]} != "
-                       f"{_dtype.C_NAMES[w.name]}")
 
 
 def _layer_param_specs(tag, gate_rows, in_features, hidden_size, proj_size, bias):
