@@ -48,14 +48,16 @@ def _caller():
     return level, surface
 
 
-def _message(op, args, names, surface):
-    """torch's text for the deprecated call ``args`` (tensors and scalars in call order) of ``op``."""
+def _message(op, args, names, surface, last_is_tensor=False):
+    """torch's text for the deprecated call ``args`` (tensors and scalars in call order) of ``op``; with
+    ``last_is_tensor`` the last argument (a number) stands in the Tensor ``other``."""
     tnames = _TENSORS[op]
     method = surface != "function"
     shown = op + "_" if surface == "inplace" else op
     tn, nn = iter(tnames if method else ("input",) + tnames), iter(names)
-    called = ", ".join(f"Tensor {next(tn)}" if isinstance(a, Tensor) else f"Number {next(nn)}"
-                       for a in (args[1:] if method else args))
+    shown_args = args[1:] if method else args
+    called = ", ".join(f"Tensor {next(tn)}" if isinstance(a, Tensor) or (last_is_tensor and k == len(shown_args) - 1)
+                       else f"Number {next(nn)}" for k, a in enumerate(shown_args))
     tail = "" if method else ", *, Tensor out = None"
     keywords = ", ".join(f"Number {n} = 1" for n in names)
     tensors = ", ".join(f"Tensor {n}" for n in (tnames if method else ("input",) + tnames))
@@ -67,7 +69,7 @@ def _message(op, args, names, surface):
             " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/python_arg_parser.cpp:1841.)")
 
 
-def sort_scalar_args(op, args, ntensors, names):
+def sort_scalar_args(op, args, ntensors, names, number_other=False):
     """Split the positional ``args`` of a deprecated overload into its tensors and its named scalars.
 
     The scalars keep their order and take ``names`` in turn (``beta`` then ``alpha``); anything else is
@@ -82,6 +84,12 @@ def sort_scalar_args(op, args, ntensors, names):
     """
     tensors = [a for a in args if isinstance(a, Tensor)]
     nums = [a for a in args if not isinstance(a, Tensor)]
+    last_is_tensor = number_other and len(tensors) == ntensors - 1 and len(nums) > 1 and \
+        isinstance(args[-1], numbers.Number)
+    if last_is_tensor:
+        # (add/sub take a number where the deprecated form has its Tensor ``other``: torch's parser wraps numbers
+        # as tensors for them, ``x.add(1, 2)`` is ``x + 1 * 2``)
+        tensors, nums = tensors + [args[-1]], nums[:-1]
     if (len(tensors) != ntensors or not 1 <= len(nums) <= len(names)
             or not all(isinstance(n, numbers.Number) for n in nums)):
         raise TypeError(f"{called_op(op)}() received an invalid combination of arguments - got "
@@ -89,5 +97,5 @@ def sort_scalar_args(op, args, ntensors, names):
     if not _warned:
         _warned.append(True)
         level, surface = _caller()
-        warnings.warn(_message(op, args, names, surface), UserWarning, stacklevel=level)
+        warnings.warn(_message(op, args, names, surface, last_is_tensor), UserWarning, stacklevel=level)
     return tensors, dict(zip(names, nums))

@@ -351,7 +351,7 @@ def _alpha_op(name, sub):
             if r is not None:
                 return r
         if legacy:  # torch's deprecated add(input, Number alpha, other)
-            (input, other), kw = sort_scalar_args(name, (input, other) + legacy, 2, ("alpha",))
+            (input, other), kw = sort_scalar_args(name, (input, other) + legacy, 2, ("alpha",), number_other=True)
             alpha = kw["alpha"]
         try:
             d = _dtype.result_type(input, other)
