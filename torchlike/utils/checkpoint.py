@@ -2,9 +2,10 @@
 
 ``use_reentrant=True`` (torch's default when the argument is omitted, with torch's warning) is torch's
 reentrant algorithm: the forward runs without recording, and the backward re-runs it with the CPU RNG state
-of the forward restored, then back-propagates through the recomputation (one ``CheckpointFunctionBackward``
+and autocast state of the forward restored, then back-propagates through the recomputation (one ``CheckpointFunctionBackward``
 node; incompatible with ``autograd.grad`` as in torch). ``use_reentrant=False`` gives the same values and
-gradients with the ops' own nodes.
+gradients with the ops' own nodes, and runs the function again when the backward reaches it, as torch's
+recomputation does, so module state it changes (BatchNorm running statistics) changes twice as in torch.
 
 Inside ``torchlike.compile``, a checkpointed Module (or a bound method of one) becomes one op whose gradient
 is taken through ``jax.checkpoint``: XLA recomputes its activations in the backward pass instead of keeping
@@ -39,6 +40,9 @@ from ..func import to_jax
 from ..func._common import flatten_arrays, unflatten
 from ..compile import is_compiling
 from ..nn.modules.container import Sequential
+from .. import amp
+from ..amp.autocast_mode import get_autocast_dtype, is_autocast_enabled
+from . import _pytree
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointFunction", "noop_context_fn", "detach_variable",
            "check_backward_validity", "CheckpointError"]
@@ -89,6 +93,7 @@ class CheckpointFunction(Function):
         ctx.run_function, ctx.preserve_rng_state = run_function, preserve_rng_state
         if preserve_rng_state:
             ctx.fwd_cpu_state = _random.get_rng_state()
+        ctx.autocast = {d: (is_autocast_enabled(d), get_autocast_dtype(d)) for d in ("cpu", "cuda")}
         ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
         ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
@@ -106,7 +111,7 @@ class CheckpointFunction(Function):
         with _random.fork_rng(enabled=ctx.preserve_rng_state, devices=[]):
             if ctx.preserve_rng_state:
                 _random.set_rng_state(ctx.fwd_cpu_state)
-            with enable_grad():
+            with enable_grad(), _autocast_as(ctx.autocast):
                 outputs = ctx.run_function(*detached)
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
         pairs = [(o, g) for o, g in zip(outputs, grads) if isinstance(o, Tensor) and o.requires_grad]
@@ -114,6 +119,15 @@ class CheckpointFunction(Function):
             raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not necessary")
         _backward([o for o, _ in pairs], [g for _, g in pairs])
         return (None, None) + tuple(x.grad if isinstance(x, Tensor) else None for x in detached)
+
+
+@contextlib.contextmanager
+def _autocast_as(states):
+    """The autocast state of the forward (``{device_type: (enabled, dtype)}``), for its recomputation."""
+    with contextlib.ExitStack() as stack:
+        for device_type, (enabled, dtype) in states.items():
+            stack.enter_context(amp.autocast(device_type=device_type, dtype=dtype, enabled=enabled))
+        yield
 
 
 def _owner_module(function):
@@ -163,9 +177,46 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn, 
             return out
     if use_reentrant:
         return CheckpointFunction.apply(function, preserve, *args)
-    forward_ctx, _ = context_fn()
+    forward_ctx, recompute_ctx = context_fn()
+    from ..autograd.grad_mode import is_grad_enabled
+    if not is_grad_enabled():
+        with forward_ctx:
+            return function(*args, **kwargs)
+    rng_state = _random.get_rng_state() if preserve else None
+    autocast = {d: (is_autocast_enabled(d), get_autocast_dtype(d)) for d in ("cpu", "cuda")}
     with forward_ctx:
-        return function(*args, **kwargs)
+        out = function(*args, **kwargs)
+    _recompute_in_backward(out, function, args, kwargs, rng_state, autocast, recompute_ctx)
+    return out
+
+
+def _recompute_in_backward(out, function, args, kwargs, rng_state, autocast, recompute_ctx):
+    """torch's non-reentrant checkpoint runs ``function`` again when the backward first reaches the region
+    (its saved tensors are recomputed), with the forward's CPU RNG state and autocast state: module state the
+    forward changes (BatchNorm's running statistics and ``num_batches_tracked``, counters, forward hooks) changes
+    a second time. torchlike keeps the forward's activations, so the gradients come from them; the forward is
+    run again, without recording, for those effects, when the gradient of the region's first output arrives
+    (once per backward pass; torch's early stop would skip the code after the region's last saving op)."""
+    outs = [t for t in _pytree.tree_leaves(out) if isinstance(t, Tensor) and t.requires_grad]
+    fired = set()
+
+    def rerun():
+        with _random.fork_rng(enabled=rng_state is not None, devices=[]):
+            if rng_state is not None:
+                _random.set_rng_state(rng_state)
+            with _autocast_as(autocast), recompute_ctx, no_grad():
+                function(*args, **kwargs)
+
+    def make_hook(i):
+        def hook(grad):
+            if not fired or i in fired:  # the first gradient into the region in this backward pass
+                fired.clear()
+                rerun()
+            fired.add(i)
+        return hook
+
+    for i, t in enumerate(outs):
+        t.register_hook(make_hook(i))
 
 
 class CheckpointPolicy(enum.Enum):
@@ -188,8 +239,9 @@ class SelectiveCheckpointContext:
 class _SelectiveCheckpointMode:
     """The forward (caching) and recompute (cached) contexts of ``create_selective_checkpoint_contexts``.
 
-    torchlike's non-reentrant checkpoint keeps the forward's activations (nothing is recomputed; results are
-    the same, see docs/differences.md), so neither context has ops to save or replay."""
+    torchlike's non-reentrant checkpoint keeps the forward's activations (the gradients come from them; the
+    function runs again in backward only for its side effects, see docs/differences.md), so neither context has
+    ops to save or replay."""
 
     def __init__(self, policy_fn, storage):
         self.policy_fn, self.storage = policy_fn, storage
