@@ -44,12 +44,11 @@ CALLS = [
     "x.view(L.device('cpu'), 1)", 'x.view(L.Size([2]), 1)', "L.clamp(x, 1, 'a')", "x.clamp_('a')",
     'L.clamp(x, min=x, max=1)', 'L.pow(x)', "x.pow('a')", "L.pow('a', x)", "L.mm(x, 'a')", 'x.mm()',
     'x.mm(x.t(), L.float32)', 'F.pad(x, None)', 'L.full(size=2, fill_value=1.)', 'x.narrow(0, 0, 1.0)',
-    'L.narrow(x, 0, 0.5, 1)', 'x.add(1, True)', 'L.sub(x, 2, 3.5)', 'x.add(1.5, 2)',
+    'L.narrow(x, 0, 0.5, 1)', 'x.add(1, True)', 'L.sub(x, 2, 3.5)', 'x.add(1.5, 2)', 'L.eye(2, None)', 'L.eye(None)', 'L.eye(2, True)',
 ]
 
 # call -> what torchlike still does differently (torch's result first)
 KNOWN = {
-    'L.eye(2, 2.5)': "torch lists eye's two overloads; torchlike: eye(): argument 'm' (position 2) must be int",
     'x.masked_fill(x > 1)': "a method without a parser wrapper: Python's missing-argument words, not torch's listing",
     'x.matmul()': "a method without a parser wrapper: Python's missing-argument words, not torch's",
     'x.triu(1.5)': "the method form (no wrapper) gives no '(position 1)'",

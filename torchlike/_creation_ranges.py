@@ -507,13 +507,28 @@ _EYE = Signature("eye", [f"int n, {m}*, Tensor? out=None, ScalarType? dtype=None
                          "Device? device=None, bool pin_memory=False, bool requires_grad=False" for m in ("", "int m, ")])
 
 
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+class _NoM:
+    def __repr__(self):
+        return "<not given>"
+
+
+_NO_M = _NoM()  # (eye's m not given: an explicit None is torch's parser error)
+
+
+def eye(n, m=_NO_M, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The identity matrix (n x m)."""
-    if n is True or n is False or m is True or m is False:  # (torch's parser takes no bool for an int)
-        err = _EYE.error((n,) if m is None else (n, m), {})
+    args = (n,) if m is _NO_M else (n, m)
+    try:
+        if any(a is True or a is False or a is None for a in args):  # (torch's parser takes no bool or None
+            raise TypeError("eye")  # for an int)
+        n, m = int_arg(n, "n", 1), None if m is _NO_M else int_arg(m, "m", 2)
+    except TypeError:  # torch's parser error: the overload listing where both overloads could take the call
+        given = {k: v for k, v in (("out", out), ("dtype", dtype), ("layout", layout), ("device", device))
+                 if v is not None}
+        err = _EYE.error(args, {**given, **({"requires_grad": True} if requires_grad else {})})
         if err is not None:
-            raise TypeError(err.as_function)
-    n, m = int_arg(n, "n", 1), m if m is None else int_arg(m, "m", 2)
+            raise TypeError(err.as_function) from None
+        raise
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     m = n if m is None else m
