@@ -293,14 +293,17 @@ def _pieces(L):
     for sd in (1, 2, 3):
         for dim in range(3):
             out += d.to_sparse(sd).unbind(dim)
+    m = L.tensor([[0., 2., 4.], [1., 0., 3.], [5., 6., 0.]])
+    for c in (m.to_sparse_csr(), m.to_sparse_csc()):
+        out += list(c) + list(c.unbind(1)) + [c[1], c.select(1, -1)]
     return out + list(sp(L)) + list(sp(L, True)) + list(sp(L, hybrid=True))
 
 
 def test_iteration_and_unbind_give_torchs_pieces():
-    """``iter(s)`` is ``s.unbind(0)`` as in torch; each piece's is_coalesced is torch's (fewer than two entries),
-    and gradients reach the values through the pieces."""
+    """``iter(s)`` is ``s.unbind(0)`` as in torch; each piece's is_coalesced is torch's (fewer than two entries;
+    always for the COO pieces of a CSR/CSC tensor), and gradients reach the values through the pieces."""
     ours, theirs = _pieces(torchlike), _pieces(torch)
-    assert len(ours) == len(theirs) == 36
+    assert len(ours) == len(theirs) == 52
     for o, t in zip(ours, theirs):
         same(o, t)
 

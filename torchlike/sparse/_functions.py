@@ -19,7 +19,7 @@ from .. import _creation, _dtype
 from .._mutation import write_out
 from .._dispatch import dispatch
 from .._grad_mode import is_grad_enabled
-from .._layout import sparse_coo
+from .._layout import sparse_coo, sparse_csc, sparse_csr
 from ..tensor import Tensor
 from . import _ops
 from ._ops import _gather, _idx_tensor, _linear, _with_values, _wrap, coalesce, make_sparse, mm, to_dense, to_sparse
@@ -43,9 +43,14 @@ def _take(v, pos, dev):
 
 # ---- indexing -------------------------------------------------------------------------------------------
 def select(x, dim, index):
-    """Tensor.select on a COO tensor: sparse unless no sparse dimension is left (then dense)."""
+    """Tensor.select on a COO tensor: sparse unless no sparse dimension is left (then dense). A 2-D CSR/CSC tensor's
+    piece is a coalesced COO tensor, as torch's."""
     if x._lay is not sparse_coo:
-        raise unsupported("select", "SparseCsrCPU")
+        if x.ndim != 2 or x.dense_dim() or x._lay not in (sparse_csr, sparse_csc):
+            raise unsupported("select", "SparseCsrCPU")
+        piece = select(x.to_sparse_coo().coalesce(), dim, index)
+        piece._co = True
+        return piece
     n, sd = x.ndim, x.sparse_dim()
     if n == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -117,7 +122,7 @@ def getitem(x, key):
 def unbind(x, dim=0):
     """Tensor.unbind on a COO tensor: one ``select`` per index along ``dim`` (sparse pieces, dense past the
     sparse dims of a 1-sparse-dim tensor), as torch's."""
-    if x._lay is not sparse_coo:
+    if x._lay is not sparse_coo and (x.ndim != 2 or x.dense_dim() or x._lay not in (sparse_csr, sparse_csc)):
         raise unsupported("unbind.int", "SparseCsrCPU")
     if x.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
