@@ -12,7 +12,9 @@ categorical embeddings, BatchNorm and k-fold CV; a Mask-R-CNN-style RoI head by 
 smooth-L1, NMS, RoIAlign through ``grid_sample``); a packed-sequence bidirectional LSTM text classifier with
 attention pooling; a seq2seq forecaster with teacher forcing and scheduled sampling; a spectral-norm GAN with
 hinge loss and TTUR; Deep SVDD / autoencoder anomaly detection; knowledge distillation with temperature-scaled
-KL and a hint loss through forward hooks.
+KL and a hint loss through forward hooks; an image classifier with the generic plumbing (device selection,
+random_split + ConcatDataset, DistributedSampler on one replica, worker_init_fn, weight_norm, activation
+checkpointing of BatchNorm blocks, bfloat16 autocast with a disabled GradScaler, SWA with update_bn, fork_rng).
 
 Each program (tests/programs/ex_script_*.py, own code) runs with plain python (real torch, the oracle) and under
 ``python -m torchlike run``; the printed lines must match, numbers within ``rtol`` (``conftest.lib_program_vs_torch``),
@@ -29,6 +31,7 @@ PROGRAMS_AND_TOLERANCES = [
     ("ex_script_sngan_hinge_ttur.py", 1e-4),
     ("ex_script_anomaly_svdd_ae.py", 1e-4),
     ("ex_script_knowledge_distillation.py", 1e-4),
+    ("ex_script_image_classifier_swa.py", 1e-4),
 ]
 KEY_LINES = {  # lines each program must print exactly (under both libraries)
     "ex_script_keyword_spotter.py": [
@@ -83,6 +86,14 @@ KEY_LINES = {  # lines each program must print exactly (under both libraries)
         "kd check 0.36156 0.36156",
         "hooks left 0 0",
         "teacher 28517 student 1357 compression 21.01x frozen True",
+    ],
+    "ex_script_image_classifier_swa.py": [
+        "device cpu 0 True",
+        "split 144 108 36 [96, 144]",
+        "weight_norm ['bias', 'parametrizations.weight.original0', 'parametrizations.weight.original1']",
+        "swalr {'anneal_epochs': 1, 'last_epoch': 2}",
+        "resume 4 <All keys matched successfully> ['module.body.bn.bias', 'module.body.bn.num_batches_tracked']",
+        "Total params: 2,904  Trainable params: 2,904",
     ],
 }
 
