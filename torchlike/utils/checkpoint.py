@@ -179,7 +179,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn, 
         return CheckpointFunction.apply(function, preserve, *args)
     forward_ctx, recompute_ctx = context_fn()
     from ..autograd.grad_mode import is_grad_enabled
-    if not is_grad_enabled():
+    if not is_grad_enabled() or is_compiling():  # (traced: no tensor hooks; the compiled graph is the region)
         with forward_ctx:
             return function(*args, **kwargs)
     rng_state = _random.get_rng_state() if preserve else None
