@@ -91,6 +91,22 @@ def test_file_objects_mmap_and_map_location(tmp_path):
         torchlike.load(tmp_path / "missing.pt")
 
 
+
+@pytest.mark.parametrize("map_location", [None, "cpu", "device", "dict", "callable"])
+def test_state_dict_metadata_survives_every_map_location_like_torch(map_location):
+    """A saved ``state_dict`` loads with its ``_metadata`` (the modules' versions) whatever ``map_location``
+    is, a callable (``lambda storage, loc: storage``, common in training scripts) included, as in torch."""
+    def run(T):
+        ml = {"device": T.device("cpu"), "dict": {"cpu": "cpu"},
+              "callable": lambda storage, loc: storage}.get(map_location, map_location)
+        buf = io.BytesIO()
+        T.save({"model": T.nn.Sequential(T.nn.Linear(2, 3), T.nn.BatchNorm1d(3)).state_dict(), "epoch": 2}, buf)
+        buf.seek(0)
+        ck = T.load(buf, map_location=ml)
+        sd = ck["model"]
+        return type(sd).__name__, list(sd), getattr(sd, "_metadata", None), ck["epoch"], sd["1.running_var"].tolist()
+    assert run(torchlike) == run(torch)
+
 def test_plain_pickle_of_tensors():
     t = torchlike.tensor([1.0, 2.0], requires_grad=True)
     u = pickle.loads(pickle.dumps(t))

@@ -750,7 +750,10 @@ def _apply_map_location(obj, fn):
         r = fn(obj, "cpu")
         return obj if r is None else r
     if isinstance(obj, dict):
-        return type(obj)((k, _apply_map_location(v, fn)) for k, v in obj.items())
+        new = type(obj)((k, _apply_map_location(v, fn)) for k, v in obj.items())
+        if hasattr(obj, "__dict__"):  # (a state_dict's _metadata: the modules' versions, kept as torch keeps it)
+            new.__dict__.update(vars(obj))
+        return new
     if isinstance(obj, (list, tuple)) and not hasattr(obj, "_fields"):
         return type(obj)(_apply_map_location(v, fn) for v in obj)
     return obj
