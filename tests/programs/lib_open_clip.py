@@ -3,7 +3,6 @@ with add_model_config, no pretrained weights; the bundled BPE tokenizer, the pre
 image, encode_image / encode_text, logits, and a few training steps with ClipLoss.  Prints one line per
 measurement; run the same script with real torch and under ``python -m torchlike run`` and compare.
 """
-import importlib.util
 import json
 import os
 import tempfile
@@ -12,21 +11,9 @@ import numpy as np
 import torch
 
 
-def _torchvision_ops_for_cpu_torch():
-    # a torchvision wheel whose compiled operators do not load with this torch: define the two operators its
-    # import registers fake kernels for (see tests/programs/tv_ops.py); under torchlike the load succeeds
-    lib_path = os.path.join(os.path.dirname(importlib.util.find_spec("torchvision").origin), "_C.so")
-    try:
-        torch.ops.load_library(lib_path)
-        return None
-    except OSError:
-        lib = torch.library.Library("torchvision", "DEF")
-        lib.define("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
-        lib.define("qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
-        return lib
+from _torchvision_schemas import load_or_define  # noqa: E402
 
-
-_LIB = _torchvision_ops_for_cpu_torch()
+_LIB = load_or_define()
 
 import open_clip  # noqa: E402
 from PIL import Image  # noqa: E402
@@ -78,7 +65,10 @@ for name in CONFIGS:
               f"logit_scale {float(out[2] if isinstance(out, tuple) else out['logit_scale']):.5f}")
     model.train()
     loss_fn = open_clip.ClipLoss()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    # eps 1e-4, not AdamW's 1e-8: Adam's first steps move a weight by ~lr however small its gradient, so gradients
+    # that are rounding noise (attnpool's key bias has none in exact arithmetic; ~3e-8 here) would move by ~lr in
+    # each framework's own direction (with eps 1e-8 the loss after one step differed by 4e-4)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, eps=1e-4)
     for step in range(3):
         image_features, text_features, logit_scale = model(images, tokens)[:3]
         loss = loss_fn(image_features, text_features, logit_scale)

@@ -6,28 +6,16 @@ the weights (``timm.utils.ModelEmaV3``); then ``timm.data.create_transform`` (ev
 image. Prints values rounded, to compare between real torch and ``python -m torchlike run``.
 
 timm imports torchvision; the torchvision wheel here may be a CUDA build whose ``_C`` cannot load on a CPU-only
-torch, so the two operator schemas its import names are defined first (as tests/programs/tv_resnet_train.py does)."""
-import importlib.util
-import os
+torch, so the two operator schemas its import names are defined first (tests/programs/_torchvision_schemas.py)."""
 import random
 
 import numpy as np
 import torch
 
 
-def _ops_for_cpu_torch():
-    lib_path = os.path.join(os.path.dirname(importlib.util.find_spec("torchvision").origin), "_C.so")
-    try:
-        torch.ops.load_library(lib_path)
-        return None
-    except OSError:
-        lib = torch.library.Library("torchvision", "DEF")
-        lib.define("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
-        lib.define("qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
-        return lib
+from _torchvision_schemas import load_or_define  # noqa: E402
 
-
-_LIB = _ops_for_cpu_torch()
+_LIB = load_or_define()
 
 import timm  # noqa: E402
 from PIL import Image  # noqa: E402

@@ -5,7 +5,6 @@ values to compare between real torch and ``python -m torchlike run``.
 
 Usage: tv_resnet_train.py INIT_DIR   (the first run writes the initial weights there, the second reads them)
 """
-import importlib.util
 import os
 import sys
 import tempfile
@@ -14,22 +13,9 @@ import numpy as np
 import torch
 
 
-def _ops_for_cpu_torch():
-    """torchvision's wheel here may be a CUDA build whose ``_C`` cannot load on a CPU-only torch; torchvision's
-    import then fails (its shape functions name operators that do not exist). Define those two schemas so the
-    program runs on such a torch too; torchlike answers torchvision's ``_C`` with its own operators."""
-    lib_path = os.path.join(os.path.dirname(importlib.util.find_spec("torchvision").origin), "_C.so")
-    try:
-        torch.ops.load_library(lib_path)
-        return None
-    except OSError:
-        lib = torch.library.Library("torchvision", "DEF")
-        lib.define("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
-        lib.define("qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
-        return lib
+from _torchvision_schemas import load_or_define  # noqa: E402
 
-
-_LIB = _ops_for_cpu_torch()
+_LIB = load_or_define()
 
 import torchvision  # noqa: E402
 from PIL import Image  # noqa: E402
