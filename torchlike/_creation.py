@@ -478,7 +478,7 @@ def _parsed_full(fn):
             return fn(*args, **kwargs)
         except Exception:
             if not _FULL_SIGNATURE:
-                from ._ops.signatures import Signature
+                from ._ops.signatures import Signature  # lazy: the _ops package's op modules import this one
                 _FULL_SIGNATURE.append(Signature("full", [
                     "SymInt[] size, Scalar fill_value, *, Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, "
                     "Device? device=None, bool? pin_memory=False, bool requires_grad=False"]))

@@ -166,7 +166,7 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
                 raise TypeError(f"new(): data must be a sequence (got {_tp_name(src)})")
         else:
             shape = args[0] if len(args) == 1 and isinstance(args[0], Size) else args or (0,)
-            t = _creation.empty(*shape, dtype=dt, device=device)  # (torch's: empty, and empty's size errors)
+            t = _creation.empty(*(shape or ((),)), dtype=dt, device=device)  # (torch's empty; Size([]) is 0-d)
         if cls is not Tensor:
             t = t._retype(cls)
         return t

@@ -13,7 +13,6 @@ from . import view_copies, splits, inplace_views, pointwise_methods, vander  # n
 from . import special_bessel_poly, grid_sampler, spectral, native_norms, aten_ops, segment_reduce  # noqa: F401
 from . import aten_forms  # noqa: F401
 from . import tensor_methods  # noqa: F401
-from . import tensor_set  # noqa: F401  (Tensor.set_, over tensor_methods' not-implemented one)
 
 # torch._ops resolves to this package under the runner: its operator classes (``torch._ops.OpOverload`` in
 # isinstance checks and annotations, ``torch._ops._OpNamespace``, ``torch._ops.ops``) are torchlike.library's,

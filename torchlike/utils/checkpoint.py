@@ -33,7 +33,7 @@ from .. import _random
 from .._dispatch import dispatch
 from ..autograd import _is_checkpoint_valid, backward as _backward
 from ..autograd.function import Function
-from ..autograd.grad_mode import enable_grad, no_grad
+from ..autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 from ..tensor import Tensor
 from ..nn.modules.module import Module
 from ..func import to_jax
@@ -178,7 +178,6 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn, 
     if use_reentrant:
         return CheckpointFunction.apply(function, preserve, *args)
     forward_ctx, recompute_ctx = context_fn()
-    from ..autograd.grad_mode import is_grad_enabled
     if not is_grad_enabled() or is_compiling():  # (traced: no tensor hooks; the compiled graph is the region)
         with forward_ctx:
             return function(*args, **kwargs)
