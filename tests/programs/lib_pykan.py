@@ -64,7 +64,10 @@ def main():
     res = refined.fit(dataset, opt="Adam", steps=5, lr=0.01, update_grid=False)
     print("refined fit", [r(v) for v in res["train_loss"]], last(res, "test_loss"))
 
-    lib = ["x", "x^2", "sin", "exp", "tanh"]
+    # no "exp": on these samples x^2 and exp fit the first edge equally well (both R^2 0.999), so which one wins
+    # turned on the last bits, and torch itself printed either on different runs (its CPU lstsq reads
+    # uninitialised pivots on rank-deficient systems, see above)
+    lib = ["x", "x^2", "sin", "tanh"]
     best = refined.suggest_symbolic(0, 0, 0, lib=lib, verbose=False, topk=2)
     print("suggest", best[0], r(best[2], 3))
     refined.auto_symbolic(lib=lib, verbose=0)
