@@ -230,7 +230,6 @@ LAZY_ALLOWED = {  # (module, function): the reason its comment gives
     ('._vision_ops', '_out'): 'the kernels build tensors; this module is imported only when torchvision loads',
     ('._vision_ops', 'register'): 'library imports the autograd layer',
     ('._weights_only', 'default_allowed_globals'): 'serialization imports this module (its unpickler)',
-    ('._creation', '_parsed_full.full'): "the _ops package's op modules import this one (full's parser error, on failure only)",
     ('._weights_only', 'user_allowed_globals'): 'serialization imports this module',
     ('.serialization', 'load'): 'jit imports serialization (it saves with it); load hands a TorchScript archive to jit.load',
     ('._inductor.utils', 'triton_type_to_torch'): 'torch.<name> as the facade has it (aliases too), built after this module',

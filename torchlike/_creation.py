@@ -465,24 +465,21 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     return t.requires_grad_() if requires_grad else t
 
 
-_FULL_SIGNATURE = []
+# torch.full's declared signature, for its parser error: filled by torchlike._ops.signatures when the op table
+# loads (that package's op modules import this one, so it cannot be imported from here)
+FULL_SIGNATURE = []
 
 
 def _parsed_full(fn):
     """``fn`` raising torch's parser error where its call fits full's signature nowhere (a lone int size, a missing
-    argument, a wrong keyword's type: with the position where the argument came positionally); ``_ops.signatures``'s
-    ``parses``, built on first failure (this module loads before the op table)."""
+    argument, a wrong keyword's type: with the position where the argument came positionally), as
+    ``_ops.signatures.parses`` does for the functions above this module."""
     @functools.wraps(fn)
     def full(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except Exception:
-            if not _FULL_SIGNATURE:
-                from ._ops.signatures import Signature  # lazy: the _ops package's op modules import this one
-                _FULL_SIGNATURE.append(Signature("full", [
-                    "SymInt[] size, Scalar fill_value, *, Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, "
-                    "Device? device=None, bool? pin_memory=False, bool requires_grad=False"]))
-            err = _FULL_SIGNATURE[0].error(args, kwargs)
+            err = FULL_SIGNATURE[0].error(args, kwargs) if FULL_SIGNATURE else None
             if err is None:
                 raise
             raise TypeError(err.as_function) from None

@@ -26,7 +26,7 @@ import re
 
 import numpy as np
 
-from .. import _dtype
+from .. import _creation, _dtype
 from .._device import device as _device_type
 from .._errors import pass_through_file, tp_name
 from ..tensor import Tensor
@@ -732,3 +732,10 @@ SIGNATURES = {
                         "bool center=True, str pad_mode=\"reflect\", bool normalized=False, bool? onesided=None, "
                         "bool? return_complex=None, bool? align_to_window=None"],
 }
+
+# torch.full lives in torchlike._creation, below this package (its op modules import it): its parser error reads
+# this signature
+_creation.FULL_SIGNATURE.append(Signature("full", [
+    "SymInt[] size, Scalar fill_value, *, Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, "
+    "Device? device=None, bool? pin_memory=False, bool requires_grad=False"]))
+
