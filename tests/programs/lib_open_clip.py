@@ -9,9 +9,7 @@ import tempfile
 
 import numpy as np
 import torch
-
-
-from _torchvision_schemas import load_or_define  # noqa: E402
+from _torchvision_schemas import load_or_define
 
 _LIB = load_or_define()
 

@@ -5,33 +5,21 @@ cutmix, label smoothing) with ``timm.loss.SoftTargetCrossEntropy``, ``LabelSmoot
 the weights (``timm.utils.ModelEmaV3``); then ``timm.data.create_transform`` (eval and training pipelines) on a PIL
 image. Prints values rounded, to compare between real torch and ``python -m torchlike run``.
 
-timm imports torchvision; the torchvision wheel here may be a CUDA build whose ``_C`` cannot load on a CPU-only
-torch, so the two operator schemas its import names are defined first (tests/programs/_torchvision_schemas.py)."""
+The rounding helpers and the torchvision schemas timm's import needs on a CPU-only torch are in
+tests/programs/_timm_common.py."""
 import random
 
 import numpy as np
 import torch
+from _timm_common import r, rl
 
-
-from _torchvision_schemas import load_or_define  # noqa: E402
-
-_LIB = load_or_define()
-
-import timm  # noqa: E402
-from PIL import Image  # noqa: E402
-from timm.data import Mixup, create_transform, resolve_data_config  # noqa: E402
-from timm.loss import LabelSmoothingCrossEntropy, SoftTargetCrossEntropy  # noqa: E402
-from timm.optim import create_optimizer_v2  # noqa: E402
-from timm.scheduler import create_scheduler_v2  # noqa: E402
-from timm.utils import ModelEmaV3  # noqa: E402
-
-
-def r(x, n=4):
-    return float(f"{float(x):.{n}g}")
-
-
-def rl(t, k=4):
-    return [r(v) for v in t.detach().flatten()[:k]]
+import timm
+from PIL import Image
+from timm.data import Mixup, create_transform, resolve_data_config
+from timm.loss import LabelSmoothingCrossEntropy, SoftTargetCrossEntropy
+from timm.optim import create_optimizer_v2
+from timm.scheduler import create_scheduler_v2
+from timm.utils import ModelEmaV3
 
 
 def model():

@@ -12,9 +12,7 @@ import io
 
 import torch
 import torch.nn.functional as F
-
-
-from _torchvision_schemas import load_or_define  # noqa: E402
+from _torchvision_schemas import load_or_define
 
 _LIB = load_or_define()
 
