@@ -19,11 +19,12 @@ import jax.numpy as jnp
 from jax import lax
 
 from .. import _dtype
-from .._aten_vec_sums import _r, rowwise_moments
+from .._aten_vec_sums import _r, lane_tree_sum, rowwise_moments
+from .._cpu_features import aten_vector_bytes
 from .._creation import empty
 from .._errors import argument_error, caller_op, tp_name
 from .._grad_mode import no_grad
-from ._util import Tensor, dispatch, register
+from ._util import Tensor, dispatch, register, round_to
 
 __all__ = ["native_layer_norm", "native_batch_norm", "_native_batch_norm_legit", "native_group_norm",
            "layer_norm_impl", "group_norm_impl", "check_param_dtypes"]
@@ -161,7 +162,76 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
                                 ("wshape", shape)), name="NativeLayerNormBackward0"))
 
 
+def _seq_sum(t):
+    """float32 terms along the last axis added one after another (a scan: a C loop's rounding)."""
+    if t.shape[-1] == 0:
+        return jnp.zeros(t.shape[:-1], t.dtype)
+    return lax.scan(lambda acc, v: (acc + v, None), t[..., 0], jnp.moveaxis(t[..., 1:], -1, 0))[0]
+
+
+def _channel_sum(xf, term):
+    """aten's batch_norm_cpu_collect_stats_contiguous_internal sum per channel of ``term(x)`` over a
+    contiguous half-type (N, C, *) input: each row's whole half vectors into a float vector (lane i takes the
+    elements i and i + f of each block), the rest one by one, then the vector's lanes as a tree."""
+    f = aten_vector_bytes() // 4
+    n, c = xf.shape[0], xf.shape[1]
+    rows = jnp.moveaxis(xf.reshape(n, c, -1), 1, 0)  # (C, N, image)
+    v = term(rows)
+    size = v.shape[-1]
+    cut = size - size % (2 * f)
+    tail = _seq_sum(v[..., cut:].reshape(c, -1))
+    if not cut:
+        return tail
+    lanes = _seq_sum(jnp.moveaxis(v[..., :cut].reshape(c, -1, f), 1, 2))  # (C, f), in row order
+    return tail + lane_tree_sum([lanes[:, k] for k in range(f)])
+
+
+def _batch_norm_half(x, rest, use_batch, eps, has_w, has_b):
+    """torch's float16/bfloat16 CPU batch norm (contiguous input): the statistics in float32, stored in the
+    parameters' dtype (the input's, or float32 for "mixed" float32 parameters), the variance ``var_sum / n``
+    in that dtype, then ``y = x * alpha + beta`` with ``alpha = invstd * w`` and ``beta = b - mean * alpha`` in
+    float32 (aten's batch_norm_cpu_collect_linear_and_constant_terms), rounded once."""
+    f32 = jnp.float32
+    mixed = any(r.dtype != x.dtype for r in rest)
+    pdt = f32 if mixed else x.dtype
+
+    def rp(v):  # a float64 value stored as float32, then in the parameters' dtype
+        v = _r(v)
+        return v if mixed else round_to(v, pdt)
+
+    # (float64 with float32 roundings, _r: XLA's float32 divides through a reciprocal, takes 1 / sqrt as rsqrt
+    # and fuses multiply-adds, none of which aten's kernel does)
+    f64 = jnp.float64
+    xf = x.astype(f32)
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    i = int(has_w) + int(has_b)
+    if use_batch:
+        n = max(x.size // max(x.shape[1], 1), 1)
+        mean_f = _r(_channel_sum(xf, lambda v: v).astype(f64) / n).astype(f32)
+        var_sum = _channel_sum(xf, lambda v: (v - mean_f[:, None, None]) * (v - mean_f[:, None, None]))
+        if pdt == jnp.bfloat16:  # (measured against torch: bfloat16 stores var_sum and var_sum / n as
+            var = rp(rp(var_sum) / rp(jnp.asarray(n, f64)))  # bfloat16, float16 keeps both in float32)
+        else:
+            var = _r(var_sum.astype(f64) / n)
+        # (aten's InvStd adds the double eps: computed in double, stored as float, then in the param dtype)
+        invstd = rp(jnp.where((var != 0) | (eps != 0), 1 / jnp.sqrt(var + eps), 0))
+        mean = rp(mean_f.astype(f64))
+    else:
+        var = rest[i + 1].astype(f64)
+        mean = rest[i].astype(f64)
+        invstd = _r(1 / _r(jnp.sqrt(_r(var + _r(jnp.asarray(eps, f64))))))
+    w = rest[0].astype(f64) if has_w else jnp.ones((), f64)
+    b = rest[int(has_w)].astype(f64) if has_b else jnp.zeros((), f64)
+    alpha = _r(invstd * w)
+    beta = _r(b - _r(mean * alpha))
+    y = _r(x.astype(f64) * alpha.reshape(shape)) + beta.reshape(shape)
+    mean, invstd, var = (v.astype(f32) for v in (mean, invstd, var))
+    return y.astype(x.dtype), mean, invstd, var
+
+
 def _batch_norm_impl(x, *rest, use_batch, eps, has_w, has_b, has_stats):
+    if x.dtype in (jnp.float16, jnp.bfloat16):
+        return _batch_norm_half(x, rest, use_batch, eps, has_w, has_b)
     xf = _opmath(x)
     axes = (0,) + tuple(range(2, x.ndim))
     shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)

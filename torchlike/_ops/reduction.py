@@ -20,7 +20,7 @@ from .. import _dtype
 from .._errors import torch_warn
 from ..return_types import make
 from . import checks as C
-from ._util import Tensor, cast, dims_arg, dispatch, exact_mean, float_dtype_for, register, wrap_dim
+from ._util import Tensor, cast, dims_arg, dispatch, exact_mean, float_dtype_for, register, round_to, wrap_dim
 from .. import _autocast as _amp
 from .registry import TABLE
 from .signatures import Signature
@@ -731,7 +731,11 @@ def dist(input, other, p=2):
 
 
 def _dist_impl(x, y, p, kind, dt):
-    # the difference in the input dtype, its norm accumulated as vector_norm's
+    # the difference in the input dtype, its norm accumulated as vector_norm's; a half type's difference is
+    # formed in float32 and rounded by round_to (XLA would drop an astype(dt) before vnorm_in's float32 cast)
+    acc = acc_np(np.dtype(dt))
+    if acc != np.dtype(dt):
+        return vnorm_in(round_to(cast(x, acc) - cast(y, acc), dt), p, None, False, kind, acc).astype(dt)
     return vnorm_in(cast(x, dt) - cast(y, dt), p, None, False, kind, dt)
 
 
