@@ -10,7 +10,7 @@ import torch
 
 import torchlike
 
-from conftest import same_as_torch
+from conftest import raises_like_torch, same_as_torch
 
 
 def _to_tl(t):
@@ -58,3 +58,16 @@ def test_batch_norm_functional_half_training():
         x = m.arange(60, dtype=m.float32).reshape(3, 4, 5).sin().mul(4).to(m.bfloat16)
         return m.nn.functional.batch_norm(x, None, None, training=True)
     same_as_torch(f)
+
+
+def test_constant_pad_nd_complex_value():
+    # torch.constant_pad_nd's value is a Scalar: a complex fill pads a complex tensor (F.pad's float refuses it)
+    def f(m):
+        x = m.tensor([1 + 1j, -2j, 3.0], dtype=m.complex64)
+        return m.constant_pad_nd(x, (1, 2), 1 + 2j), m.constant_pad_nd(x, (-1, 1), 3 - 2j), \
+            m.constant_pad_nd(m.ones(2), (1, 1), 2 + 0j)
+    same_as_torch(f)
+
+
+def test_constant_pad_nd_complex_value_into_real_raises():
+    raises_like_torch(lambda m: m.constant_pad_nd(m.ones(2), (1, 1), 1 + 2j))

@@ -14,7 +14,8 @@ from .. import _dtype, _views
 from .. import _memory_format as _mfmt
 from ._util import Tensor, dispatch, register
 from .._creation import tensor
-from .padding import pad as _pad
+from .padding import _pad_impl, pad as _pad
+from .._scalar_fit import check_scalar_fits
 
 __all__ = ["unravel_index", "constant_pad_nd", "as_strided_scatter"]
 
@@ -57,7 +58,17 @@ def constant_pad_nd(input, pad, value=0):
     >>> torchlike.constant_pad_nd(torchlike.tensor([1, 2]), (1, 0), 7).tolist()
     [7, 1, 2]
     """
-    return _pad(input, tuple(map(operator.index, pad)), mode="constant", value=value)  # (ints: torch's parser)
+    pad = tuple(map(operator.index, pad))  # (ints: torch's parser)
+    if isinstance(value, (complex, np.complexfloating)):  # (torch's Scalar value: F.pad's float refuses it)
+        check_scalar_fits(value, input.dtype)  # (an imaginary part fits only a complex tensor)
+        r = _pad(input, pad, mode="constant", value=value.real)  # (F.pad's checks, and a real fill)
+        if not (input.dtype.is_complex and value.imag):
+            return r
+        n = len(pad) // 2
+        pairs = tuple((pad[2 * i], pad[2 * i + 1]) for i in range(n))[::-1]
+        return dispatch(_pad_impl, (input, complex(value)), (("pads", pairs), ("mode", "constant")),
+                        name="ConstantPadNdBackward0")
+    return _pad(input, pad, mode="constant", value=value)
 
 
 def _ass_impl(x, src, chain, root_shape, step, grad_step):
