@@ -71,3 +71,23 @@ def test_constant_pad_nd_complex_value():
 
 def test_constant_pad_nd_complex_value_into_real_raises():
     raises_like_torch(lambda m: m.constant_pad_nd(m.ones(2), (1, 1), 1 + 2j))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("affine", [False, True])
+def test_functional_batch_and_instance_norm_half(dtype, training, affine):
+    # F.batch_norm / F.instance_norm of half types: torch's half-type batch-norm kernel (instance norm runs it
+    # over the (1, N * C, ...) view), statistics in float32, y = x * alpha + beta rounded once
+    def f(m):
+        dt = getattr(m, dtype)
+        g = m.Generator().manual_seed(3)
+        x = (m.randn(4, 3, 7, 5, generator=g) * 3 + 1).to(dt)
+        w = m.randn(3, generator=g).to(dt) if affine else None
+        b = m.randn(3, generator=g).to(dt) if affine else None
+        rm = m.randn(3, generator=g).to(dt)
+        rv = (m.rand(3, generator=g) + 0.5).to(dt)
+        bn = m.nn.functional.batch_norm(x, rm.clone(), rv.clone(), w, b, training=training)
+        inn = m.nn.functional.instance_norm(x, rm.clone(), rv.clone(), w, b, use_input_stats=training)
+        return bn, inn
+    same_as_torch(f, grad=False)

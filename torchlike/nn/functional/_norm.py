@@ -22,7 +22,8 @@ from ..._ops.indexing import c_type_name
 from ..._ops.registry import functional as _functional
 from ..._ops._util import exact_mean
 from ..._ops.checks import not_differentiable
-from ..._ops.native_norms import check_layer_norm_inputs, check_param_dtypes, group_norm_impl, layer_norm_impl
+from ..._ops.native_norms import (_batch_norm_half, check_layer_norm_inputs, check_param_dtypes, group_norm_impl,
+                                   layer_norm_impl)
 from ... import _grad_mode as grad_mode
 from ... import _autocast as _amp
 
@@ -31,6 +32,17 @@ __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm"
 
 def _acc(dt):
     return jnp.promote_types(dt, jnp.float32)
+
+
+def _bn_half(x, w, b, rm, rv, eps, training, instance):
+    """A float16/bfloat16 output as torch's half-type batch-norm kernel gives it (native_norms); instance norm
+    is that kernel over the ``(1, N * C, ...)`` view with the parameters repeated N times, as torch runs it."""
+    n = x.shape[0] if instance else 1
+    xs = x.reshape((1, n * x.shape[1]) + x.shape[2:]) if instance else x
+    params = tuple(jnp.tile(p, n) for p in (w, b) if p is not None)
+    if not training:
+        params += tuple(jnp.tile(p, n) for p in (rm, rv))
+    return _batch_norm_half(xs, params, training, eps, w is not None, b is not None)[0].reshape(x.shape)
 
 
 def _bn_impl(x, w, b, rm, rv, momentum, eps, training, update, instance):
@@ -49,7 +61,8 @@ def _bn_impl(x, w, b, rm, rv, momentum, eps, training, update, instance):
         y = y * w.astype(acc).reshape(shp)
     if b is not None:
         y = y + b.astype(acc).reshape(shp)
-    y = y.astype(x.dtype)
+    y = y.astype(x.dtype) if x.dtype not in (jnp.float16, jnp.bfloat16) else _bn_half(x, w, b, rm, rv, eps, training,
+                                                                                   instance)
     if not update:
         return y
     n = x.size // (C * (x.shape[0] if instance else 1))
