@@ -69,6 +69,7 @@ import sys as _sys  # noqa: E402
 
 from . import _storage, _shared_memory  # noqa: E402,F401  (declare the Tensor's storage methods, so before install)
 from ._ops import tensor_set  # noqa: E402,F401  (Tensor.set_ on storages: after _storage, over the op table's stub)
+from . import _param_alias  # noqa: E402,F401  (``p.data = t`` shares t's storage)
 from . import sparse  # noqa: E402  (torch.sparse; declares the table's sparse kernels, so before install)
 from ._quantized import (qscheme, per_tensor_affine, per_channel_affine, per_tensor_symmetric,  # noqa: E402,F401
                          per_channel_symmetric, per_channel_affine_float_qparams)  # (declares quantized ops too)

@@ -124,6 +124,7 @@ _DATA_STEP = ("alias", "data")  # ``.data``: an alias whose writes autograd's ve
 _DETACH_STEP = ("alias", "detach")
 _SUBCLASS_STEP = ("alias", "as_subclass")  # ``as_subclass``: torch's alias(), a view (its ``_base`` is the root)
 _DETACH_CHAIN = (_DETACH_STEP,)
+_PARAM_CHAIN, _UNTRACKED = (_DETACH_STEP,), ((_DATA_STEP,), _DETACH_CHAIN)  # (_PARAM_CHAIN: see _param_alias)
 _SHARED_CHAIN = (("alias", "shared"),)  # a tensor in shared memory (_shared_memory): an alias of its mapping
 _NUMPY_CHAIN = (("alias", "numpy"),)  # a tensor sharing a numpy array's memory (_numpy_bridge): the same
 _CONCRETE = set()  # array types seen that are concrete jax arrays (a faster check than isinstance)
@@ -353,7 +354,8 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
         if (self._chain is _SHARED_CHAIN or self._chain is _NUMPY_CHAIN) and step[0] == "alias":
             out._vbase, out._chain, out._ver, out._seen = root, self._chain, root._ver, -1  # (shared as well)
             return out
-        chain = (self._chain or ()) + (step,) if step[0] != "as_strided" else (step,)
+        c = self._chain or ()  # (as_strided reads the root: a leading .data/detach() tag stays)
+        chain = c + (step,) if step[0] != "as_strided" else (c[:1] if c[:1] in _UNTRACKED else ()) + (step,)
         if chain and chain[0][0] == "alias" and len(chain) > 1 and chain[0] not in (_DATA_STEP, _DETACH_STEP):
             chain = chain[1:]  # (an alias's view is the root's view; one of .data or detach() keeps the tag)
         out._vbase = root
@@ -428,7 +430,7 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
     def _store(self, new):
         """Replace this tensor's whole value with array ``new`` (a root's, or a root's alias's: a tensor in
         shared memory or sharing a numpy array writes its storage of record), without autograd or versions."""
-        if self._chain is _SHARED_CHAIN or self._chain is _NUMPY_CHAIN:
+        if self._chain is _SHARED_CHAIN or self._chain is _NUMPY_CHAIN or self._chain is _PARAM_CHAIN:
             self._vbase._x = new
         self._x = new
 

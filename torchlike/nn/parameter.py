@@ -1,9 +1,7 @@
 """nn.Parameter, nn.Buffer and their uninitialised (lazy) forms.
 
-A Parameter is a Tensor subclass that Module registers automatically.  Unlike torch, a Parameter made
-of a plain tensor does not share storage with it (torchlike tensors are handles on immutable arrays),
-which only matters if the source tensor is later modified in place; a Parameter made of a Parameter
-does share its storage, as torch's.
+A Parameter is a Tensor subclass that Module registers automatically.  As torch's, ``Parameter(t)`` shares
+``t``'s storage (``_param_alias``): an in-place write to either shows in the other.
 
 >>> import torchlike as torch
 >>> p = torch.nn.Parameter(torch.ones(2))
@@ -21,6 +19,8 @@ from .._grad_mode import InferenceVersion
 from ..tensor import Tensor
 from .._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
 from .._creation import empty, from_numpy
+from .._errors import is_tracer
+from .._param_alias import adoptable, alias_of, take_storage
 
 __all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer", "is_lazy"]
 
@@ -83,10 +83,16 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
             t.requires_grad_(requires_grad)
             t.__dict__["_is_param"] = True
             return t
-        if isinstance(data, Parameter) and data._vbase is None and data._grad_fn is None:
-            # a Parameter of a Parameter shares its storage and version, as torch's _make_subclass does
-            # (blitz's weight samplers wrap their layer's parameters so): a detach() alias, made a leaf
-            t = data.detach()._retype(cls)
+        if adoptable(data):  # (torch.empty(...) in every layer: the parameter becomes the storage's root)
+            t = Tensor._wrap(data._x, data._dev)._retype(cls)
+            take_storage(t, data)
+            if requires_grad:
+                t._as_grad_leaf()
+            return t
+        if type(data).detach is Tensor.detach and not is_tracer(data._value):
+            # a view, a tensor with autograd, a Parameter: the parameter is a detach() alias of its storage, as
+            # torch's _make_subclass shares it (blitz's weight samplers wrap their layer's parameters so)
+            t = alias_of(data)._retype(cls)
             if requires_grad:
                 t._as_grad_leaf()
             return t
