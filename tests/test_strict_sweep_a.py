@@ -91,3 +91,26 @@ def test_functional_batch_and_instance_norm_half(dtype, training, affine):
         inn = m.nn.functional.instance_norm(x, rm.clone(), rv.clone(), w, b, use_input_stats=training)
         return bn, inn
     same_as_torch(f, grad=False)
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_native_batch_norm_out(training):
+    # out=(output, save_mean, save_invstd): filled and returned; in eval mode the statistics' out tensors are
+    # left alone (torch neither resizes nor writes them)
+    def f(m):
+        x = m.arange(24.).reshape(2, 3, 4).sin()
+        rm, rv = m.zeros(3), m.ones(3)
+        o = (m.empty(0), m.full((3,), 7.0), m.full((3,), 8.0))
+        r = m.native_batch_norm(x, None, None, rm, rv, training, 0.1, 1e-5, out=o)
+        assert all(a is b for a, b in zip(r, o))
+        o2 = (m.empty(0), m.empty(0), m.empty(0))
+        r2 = m._native_batch_norm_legit(x, None, None, True, 0.1, 1e-5, out=o2)
+        assert all(a is b for a, b in zip(r2, o2))
+        return tuple(r) + tuple(r2) + (rm, rv)
+    same_as_torch(f, grad=False)
+
+
+def test_native_batch_norm_out_dtype_raises():
+    raises_like_torch(lambda m: m.native_batch_norm(
+        m.ones(2, 3), None, None, m.zeros(3), m.ones(3), True, 0.1, 1e-5,
+        out=(m.empty(0, dtype=m.float64), m.empty(0), m.empty(0))))

@@ -25,6 +25,7 @@ from .._creation import empty
 from .._errors import argument_error, caller_op, tp_name
 from .._grad_mode import no_grad
 from ._util import Tensor, dispatch, register, round_to
+from .._mutation import write_out
 
 __all__ = ["native_layer_norm", "native_batch_norm", "_native_batch_norm_legit", "native_group_norm",
            "layer_norm_impl", "group_norm_impl", "check_param_dtypes"]
@@ -271,7 +272,21 @@ def _batch_norm(input, weight, bias, running_mean, running_var, training, moment
     return y, mean.detach().to(sdt), invstd.detach().to(sdt)
 
 
-@register("native_batch_norm", method=False)
+def _bn_out(fn, out, args, kwargs):
+    """The batch norms' ``out=(output, save_mean, save_invstd)``: no cast into them (torch's typed kernel
+    raises), and in eval mode the statistics' out tensors are left as they are (torch neither resizes nor
+    writes them)."""
+    res = fn(*args, **kwargs)
+    out = tuple(out)
+    for o, r in zip(out, res):
+        if o.dtype is not r.dtype:
+            raise RuntimeError(f"expected scalar type {_dtype._CAP[r.dtype.name]} but found {_dtype._CAP[o.dtype.name]}")
+    if res[1].numel() == 0:
+        return (write_out(out[0], res[0]),) + out[1:]
+    return tuple(write_out(out, res))
+
+
+@register("native_batch_norm", method=False, out_form=lambda out, *a, **k: _bn_out(native_batch_norm, out, a, k))
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """Batch norm returning ``(output, save_mean, save_invstd)`` (empty statistics in eval mode).
 
@@ -285,7 +300,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
                        "NativeBatchNormBackward0")
 
 
-@register("_native_batch_norm_legit", method=False)
+@register("_native_batch_norm_legit", method=False,
+          out_form=lambda out, *a, **k: _bn_out(_native_batch_norm_legit, out, a, k))
 def _native_batch_norm_legit(input, weight, bias, *args):
     """torch's functional batch norm overloads: ``(input, weight, bias, running_mean, running_var, training,
     momentum, eps)`` and, without running statistics, ``(input, weight, bias, training, momentum, eps)``.
