@@ -114,3 +114,15 @@ def test_native_batch_norm_out_dtype_raises():
     raises_like_torch(lambda m: m.native_batch_norm(
         m.ones(2, 3), None, None, m.zeros(3), m.ones(3), True, 0.1, 1e-5,
         out=(m.empty(0, dtype=m.float64), m.empty(0), m.empty(0))))
+
+
+def test_native_group_norm_noncontiguous_raises():
+    # torch's native_group_norm kernel requires X contiguous in its suggested memory format
+    raises_like_torch(lambda m: m.native_group_norm(m.randn(2, 4, 3).transpose(1, 2).contiguous().transpose(1, 2),
+                                                    None, None, 2, 4, 3, 2, 1e-5))
+
+    def f(m):  # a channels-last input is contiguous in its suggested format; F.group_norm copies
+        x = m.arange(72.).reshape(2, 4, 3, 3).sin().to(memory_format=m.channels_last)
+        return m.native_group_norm(x, None, None, 2, 4, 9, 2, 1e-5), \
+            m.nn.functional.group_norm(m.arange(48.).reshape(2, 4, 6).cos()[:, :, ::2], 2)
+    same_as_torch(f, grad=False)

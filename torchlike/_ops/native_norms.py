@@ -19,6 +19,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from .. import _dtype
+from .. import _memory_format as _mfmt
 from .._aten_vec_sums import _r, lane_tree_sum, rowwise_moments
 from .._cpu_features import aten_vector_bytes
 from .._creation import empty
@@ -344,6 +345,9 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     if input.numel() != N * C * HxW:
         raise RuntimeError(f"Expected the input to have {N * C * HxW} elements, but got {input.numel()}")
     check_param_dtypes(input, weight, bias)
+    if not input.is_contiguous(memory_format=_mfmt.suggest(input)):  # (torch's kernel reads X's memory)
+        raise RuntimeError("Expected X.is_contiguous(memory_format) to be true, but got false.  (Could this error "
+                           "message be improved?  If so, please report an enhancement request to PyTorch.)")
     rest, has_w, has_b = _extra(weight, bias)
     return dispatch(group_norm_impl, (input,) + rest,  # (torch differentiates all three outputs here)
                     (("n", int(N)), ("c", int(C)), ("group", int(group)), ("eps", float(eps)),
