@@ -17,7 +17,8 @@ def _parameter_of_a_named_tensor(m):
     t.add_(1)
     t.add_(1)
     p = m.nn.Parameter(t)
-    out = [p._version, t._version, p.data_ptr() == t.data_ptr(), p._base is None, p.is_leaf, t.requires_grad]
+    out = [p._version, t._version, p.data_ptr() == t.data_ptr(), p._base is None, p.is_leaf, t.requires_grad,
+           sorted(vars(p)), sorted(vars(m.nn.Linear(2, 2).weight))]
     t.add_(1)
     out += [p.detach().clone(), p._version, t._version]
     with m.no_grad():

@@ -25,6 +25,8 @@ from .tensor import _PARAM_CHAIN, Tensor
 __all__ = ["adoptable", "take_storage", "alias_of", "set_data"]
 
 _OLD_DATA = Tensor.data  # (the property: its getter stays)
+_LIMIT = [4096]
+_LENT: dict = {}  # id(a root take_storage made) -> weakrefs to it and to the tensor it took its storage from
 
 
 def adoptable(t) -> bool:
@@ -49,14 +51,18 @@ def take_storage(owner, t):
     t._chain = _PARAM_CHAIN
     t._seen = t._ver[0]
     t.__dict__.pop("_st", None)
-    owner.__dict__["_lent"] = weakref.ref(t)
+    _LENT[id(owner)] = (weakref.ref(owner), weakref.ref(t))
+    if len(_LENT) > _LIMIT[0]:  # drop the entries of collected roots and sources now and then
+        for k in [k for k, (o, s) in _LENT.items() if o() is None or s() is None]:
+            del _LENT[k]
+        _LIMIT[0] = max(4096, 2 * len(_LENT))
 
 
 def _release(self):
     """Before root ``self`` takes another storage: the tensor it took its storage from (still alive, still its
     alias) keeps the old storage, under a hidden root of its own (torch's keeps its storage too)."""
-    ref = self.__dict__.pop("_lent", None)
-    t = ref() if ref is not None else None
+    refs = _LENT.pop(id(self), None)
+    t = refs[1]() if refs is not None and refs[0]() is self else None
     if t is None or t._vbase is not self or self._vbase is not None:
         return
     old = Tensor._wrap(self._x, self._dev)
