@@ -126,3 +126,15 @@ def test_native_group_norm_noncontiguous_raises():
         return m.native_group_norm(x, None, None, 2, 4, 9, 2, 1e-5), \
             m.nn.functional.group_norm(m.arange(48.).reshape(2, 4, 6).cos()[:, :, ::2], 2)
     same_as_torch(f, grad=False)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("swap", [False, True])
+def test_triplet_margin_loss_half_rounds_each_op(dtype, swap):
+    # torch's formula runs op by op in the half type: pairwise distances, margin + d_pos, - d_neg each rounded
+    def f(m):
+        g = m.Generator().manual_seed(5)
+        a, p, n = ((m.randn(6, 10, generator=g) * 4).to(getattr(m, dtype)) for _ in range(3))
+        return (m.nn.functional.triplet_margin_loss(a, p, n, margin=1e-6, swap=swap),
+                m.nn.functional.triplet_margin_loss(a, p, n, margin=0.5, swap=swap, reduction="none"))
+    same_as_torch(f, grad=False)

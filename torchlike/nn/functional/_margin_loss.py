@@ -294,14 +294,17 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def _triplet(a, pz, n, margin, eps, p, swap, reduction, dins, dt):
     # torch: pairwise_distance of each pair (the difference in the pair's promoted dtype, so integers
     # wrap; + eps gives integers the default float dtype; complex differences have real norms)
+    # (a half type's every op rounds to it, as torch's op-by-op formula: r)
+    r = _rounds_as(dt)
+
     def dist(x, y, din):
-        d = _up((x.astype(din) - y.astype(din)).astype(dt))
-        return _pdist_lastdim(d + _s(eps, d), p)
+        d = r(_up((x.astype(din) - y.astype(din)).astype(dt)))
+        return r(_pdist_lastdim(r(d + _s(eps, d)), p))
     dp = dist(a, pz, dins[0])
     dn = dist(a, n, dins[1])
     if swap:
         dn = jnp.minimum(dn, dist(pz, n, dins[2]))
-    l = _hinge(_s(margin, dp) + dp - dn)
+    l = _hinge(r(r(_s(margin, dp) + dp) - dn))
     return _reduce(l, reduction).astype(jnp.finfo(dt).dtype)
 
 
