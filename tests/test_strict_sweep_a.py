@@ -138,3 +138,17 @@ def test_triplet_margin_loss_half_rounds_each_op(dtype, swap):
         return (m.nn.functional.triplet_margin_loss(a, p, n, margin=1e-6, swap=swap),
                 m.nn.functional.triplet_margin_loss(a, p, n, margin=0.5, swap=swap, reduction="none"))
     same_as_torch(f, grad=False)
+
+
+def test_triangular_solve_out():
+    # torch.triangular_solve(b, A, out=(X, M)): filled, returned as triangular_solve_out; no cast into out
+    def f(m):
+        A = m.tensor([[2., 1.], [0., 3.]])
+        b = m.tensor([[1.], [2.]])
+        o = (m.empty(0), m.empty(0))
+        r = m.triangular_solve(b, A, out=o)
+        assert r[0] is o[0] and r[1] is o[1]
+        return r
+    same_as_torch(f, grad=False, quiet=True)
+    raises_like_torch(lambda m: m.triangular_solve(m.ones(2, 1), m.eye(2), out=(m.empty(0, dtype=m.float64),
+                                                                              m.empty(0))), quiet=True)

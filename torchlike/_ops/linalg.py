@@ -296,7 +296,17 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
                                  name="LinalgSolveTriangularBackward0"))
 
 
-@register(method=True, namespaces=("torch",))
+def _triangular_solve_out(out, input, A, upper=True, transpose=False, unitriangular=False):
+    r = triangular_solve(input, A, upper, transpose, unitriangular)  # (its argument errors first, as torch's)
+    for o in out:
+        if o.dtype is not r[0].dtype:  # (torch writes no cast into triangular_solve's out)
+            raise RuntimeError(f"Expected out tensor to have dtype {_dtype.C_NAMES[r[0].dtype.name]}, but got "
+                               f"{_dtype.C_NAMES[o.dtype.name]} instead")
+    return return_types.make("triangular_solve_out", ("solution", "cloned_coefficient"))(
+        *write_out(tuple(out), tuple(r), "triangular_solve"))
+
+
+@register(method=True, namespaces=("torch",), out_form=_triangular_solve_out)
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
     """Deprecated torch.triangular_solve(b, A): returns (solution, cloned_coefficient).
 
