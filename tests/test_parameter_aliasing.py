@@ -319,3 +319,73 @@ def test_source_kept_after_conversion_keeps_its_storage():
             p.add_(5)
         return w.clone(), p.detach().clone(), p.data_ptr() == w.data_ptr()
     same_as_torch(fn, grad=False)
+
+
+def _view_of_a_parameter_of_a_grad_tensor(m):
+    return m.nn.Parameter(m.ones(3, requires_grad=True))[0:2]
+
+
+def _view_of_a_parameter_of_a_view(m):
+    return m.nn.Parameter(m.arange(6.0)[0:3])[0:2]
+
+
+def _view_of_a_view_of_a_parameter_of_a_view(m):
+    return m.nn.Parameter(m.arange(6.0)[0:3])[0:2][0:1]
+
+
+def _view_of_a_flat_buffer_parameter(m):
+    lin = m.nn.Linear(3, 2)
+    flat = m.zeros(8)
+    lin.weight.data = flat[:6].view(2, 3)
+    return lin.weight[0]
+
+
+def _view_of_a_detached_alias_that_requires_grad(m):
+    return m.ones(3, requires_grad=True).detach().requires_grad_()[1:]
+
+
+def _view_of_a_view_made_a_leaf(m):
+    v = m.ones(3)[0:2]
+    v.requires_grad_()
+    return v[0:1]
+
+
+VIEWS_OF_LEAVES = {
+    "Parameter(x that requires grad)[0:2]": _view_of_a_parameter_of_a_grad_tensor,
+    "Parameter(flat[0:3])[0:2]": _view_of_a_parameter_of_a_view,
+    "Parameter(flat[0:3])[0:2][0:1]": _view_of_a_view_of_a_parameter_of_a_view,
+    "p.data = flat[:6].view(2, 3); p[0]": _view_of_a_flat_buffer_parameter,
+    "x.detach().requires_grad_()[1:]": _view_of_a_detached_alias_that_requires_grad,
+    "v = t[0:2]; v.requires_grad_(); v[0:1]": _view_of_a_view_made_a_leaf,
+}
+
+
+@pytest.mark.parametrize("name", list(VIEWS_OF_LEAVES))
+def test_in_place_write_to_a_view_of_a_leaf_alias_is_refused(name):
+    raises_like_torch(lambda m: VIEWS_OF_LEAVES[name](m).mul_(2))
+
+
+@pytest.mark.parametrize("name", list(VIEWS_OF_LEAVES))
+def test_in_place_write_to_a_view_of_a_leaf_alias_under_no_grad(name):
+    def fn(m):
+        with m.no_grad():
+            v = VIEWS_OF_LEAVES[name](m)
+            v.mul_(2)
+        return v.detach().clone()
+    same_as_torch(fn, grad=False)
+
+
+def test_data_assignment_of_a_view_keeps_the_parameter_version():
+    def fn(m):
+        q = m.nn.Parameter(m.zeros(2))
+        with m.no_grad():
+            q.add_(1)
+            q.add_(1)
+        y = (q * q).sum()
+        flat = m.arange(6.0)
+        flat.add_(0)
+        q.data = flat[2:4]
+        v = q._version
+        y.backward()  # autograd's check of the saved q passes (torch's q keeps its own counter)
+        return v, q.grad, q.is_leaf, q.data_ptr() == flat.data_ptr() + 8
+    same_as_torch(fn, grad=False)

@@ -63,7 +63,11 @@ def _release(self):
     alias) keeps the old storage, under a hidden root of its own (torch's keeps its storage too)."""
     refs = _LENT.pop(id(self), None)
     t = refs[1]() if refs is not None and refs[0]() is self else None
-    if t is None or t._vbase is not self or self._vbase is not None:
+    if t is None or t._vbase is not self:
+        return
+    if self._vbase is not None:  # self has since lent the storage on (``Buffer(Buffer(t))``): t follows its root
+        if self._chain is _PARAM_CHAIN:
+            t._vbase = self._vbase
         return
     old = Tensor._wrap(self._x, self._dev)
     old._ver = self._ver
@@ -94,17 +98,19 @@ def set_data(self, new):
     mine = v[0] if len(v) == 1 else v[0] - v[1]
     if adoptable(new):
         take_storage(self, new)
-        ver = self._ver  # self's version stays its own (torch's keeps its counter): counted apart in ver[1]
-        if len(ver) == 1:
-            ver.append(0)
-        ver[1] = ver[0] - mine
-        return
-    d = alias_of(new)
-    d._value  # noqa: B018
-    for slot in ("_x", "_vbase", "_chain", "_seen", "_ver", "_dev"):
-        object.__setattr__(self, slot, getattr(d, slot))
-    for k in ("_st", "_multi_view", "_fn_view"):
-        self.__dict__.pop(k, None)
+    else:
+        d = alias_of(new)
+        d._value  # noqa: B018
+        for slot in ("_x", "_vbase", "_chain", "_seen", "_ver", "_dev"):
+            object.__setattr__(self, slot, getattr(d, slot))
+        for k in ("_st", "_multi_view", "_fn_view"):
+            self.__dict__.pop(k, None)
+    # self's version stays what it was (torch's keeps its own counter; autograd's check of a saved self passes):
+    # torchlike's one counter per storage is offset in ver[1], so ``new``'s _version reads the same from now on
+    ver = self._ver
+    if len(ver) == 1:
+        ver.append(0)
+    ver[1] = ver[0] - mine
 
 
 Tensor.data = property(_OLD_DATA.fget, set_data, doc=_OLD_DATA.__doc__)

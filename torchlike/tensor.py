@@ -483,7 +483,10 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
                 raise RuntimeError(_NOGRAD_VIEW_INPLACE[made])
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         b = self._vbase
-        if b is not None and b._grad_fn is None and b._rg and self._chain[0][0] != "alias":
+        c = self._chain  # (torch: a view that requires grad of a leaf: the root, or the detach()/.data alias it was
+        # made of, a parameter sharing a view's storage (a leaf: a write through an alias is never recorded))
+        if b is not None and (b._grad_fn is None and c[0][0] != "alias" and (b._rg or self._grad_fn is not None) or
+                              self._grad_fn is not None and any(s is _DETACH_STEP or s is _DATA_STEP for s in c[:-1])):
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
 

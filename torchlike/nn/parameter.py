@@ -136,7 +136,8 @@ class _BufferMeta(type):
 
 
 class Buffer(Tensor, metaclass=_BufferMeta):
-    """A marker: ``module.x = nn.Buffer(t, persistent=True)`` registers ``t`` as a buffer.
+    """A marker: ``module.x = nn.Buffer(t, persistent=True)`` registers a buffer sharing ``t``'s storage (a plain
+    tensor, as torch's ``t.detach()``; ``isinstance(b, nn.Buffer)`` by its ``_is_buffer`` flag).
 
     >>> import torchlike as torch
     >>> m = torch.nn.Module(); m.b = torch.nn.Buffer(torch.ones(1))
@@ -150,7 +151,14 @@ class Buffer(Tensor, metaclass=_BufferMeta):
             data = empty(0)
         if not isinstance(data, Tensor):  # (torch calls data.detach() first)
             raise AttributeError(f"'{tp_name(data)}' object has no attribute 'detach'")
-        t = _fresh(Tensor, data, data.requires_grad)
+        if adoptable(data):  # (the buffer becomes the storage's root, ``data`` its alias: see Parameter)
+            t = Tensor._wrap(data._x, data._dev)
+            take_storage(t, data)
+        else:  # torch's ``data.detach().requires_grad_(data.requires_grad)``: the storage and version shared
+            rg = data.requires_grad
+            t = data.detach()
+            if rg:
+                t.requires_grad_(True)
         t.persistent = persistent
         t._is_buffer = True
         return t
