@@ -18,8 +18,8 @@ from .._mutation import check_inplace
 from .._shape_churn import as_exact, host_impl, quiet
 from .._tape import node_class
 from . import checks as C
-from ._util import Tensor, binary, cast, dispatch, exact_div, exact_divisor, float_dtype_for, laid_out, register, unary, \
-    camel
+from ._util import Tensor, binary, cast, dispatch, exact_div, exact_divisor, float_dtype_for, is_symbolic, laid_out, \
+    register, unary, camel
 from .legacy_overloads import sort_scalar_args
 from .rounded_kernels import F64_HALF, erf_half, half_via_f64, log_rounded_half, rounded_from_f64, true_div
 
@@ -443,7 +443,15 @@ def _div_impl(x, y, dt, mode):
             return lax.div(*jnp.broadcast_arrays(x, y))  # lax.div does not broadcast
         return jnp.floor_divide(x, y)
     if dt in (jnp.float16, jnp.bfloat16):  # torch rounds half-precision quotients from float32 arithmetic
-        return _div_impl(x.astype(jnp.float32), y.astype(jnp.float32), jnp.float32, mode).astype(dt)
+        wide = _div_impl(x.astype(jnp.float32), y.astype(jnp.float32), jnp.float32, mode).astype(dt)
+        if mode != "trunc" or (not is_symbolic(jnp.size(y)) and jnp.size(y) == 1):
+            return wide
+        # aten's div_trunc of a tensor divisor computes trunc(a / b) in the half type: the float32 quotient is
+        # rounded to it before trunc (a one-element divisor takes its opmath scalar path: trunc in float32)
+        rounded = jnp.trunc(exact_div(x.astype(jnp.float32), y.astype(jnp.float32)).astype(dt))
+        if is_symbolic(jnp.size(y)):  # (a symbolic size: row buckets or export) decided by the value
+            return jnp.where(jnp.asarray(jnp.size(y)) == 1, wide, rounded)
+        return rounded
     y = exact_divisor(x, y)
     if mode == "trunc":
         return jnp.trunc(x / y)

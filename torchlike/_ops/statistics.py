@@ -10,7 +10,8 @@ import jax
 from .. import _autocast as _amp
 from .. import _dtype
 from .._dispatch import not_implemented_node
-from ._util import Tensor, cast, dispatch, register
+from .._errors import torch_warn
+from ._util import Tensor, cast, dispatch, exact_div, register
 from .. import return_types
 from .sorting import _auto_edges_impl, _linspace_np, check_histogram_dtypes
 
@@ -18,22 +19,29 @@ __all__ = []
 
 
 def _cov_impl(x, fw, aw, correction, has_fw, has_aw):
+    """aten's cov step by step, each in torch's dtype: the weights, their sums and the normalization factor in
+    the weights' dtype (float32 aweights of a float64 input: a float32 factor), a 0-dim sum or factor cast to
+    the dtype of what it divides (it does not promote), and ``in @ (in * w).conj().T``."""
     x = x if x.ndim == 2 else x[None, :]
     n = x.shape[1]
-    w = jnp.ones((n,), x.dtype if jnp.issubdtype(x.dtype, jnp.inexact) else jnp.float32)
-    if has_fw:
-        w = w * fw
+    w = fw if has_fw else None
     if has_aw:
-        w = w * aw
-    wsum = jnp.sum(w)
-    avg = jnp.sum(x * w, axis=1) / wsum
-    if has_aw:
-        norm = wsum - correction * (jnp.sum(w * aw) / wsum if correction else 0)
+        w = aw if w is None else w * aw
+    if w is None:
+        avg = exact_div(jnp.sum(x, axis=1), n)
+        norm = jnp.asarray(n - correction, jnp.int64)
     else:
-        norm = wsum - correction
+        wsum = jnp.sum(w)
+        s = jnp.sum(x * w, axis=1)
+        avg = exact_div(s, wsum.astype(s.dtype))
+        if has_aw and correction:
+            norm = wsum - exact_div(correction * jnp.sum(w * aw), wsum)
+        else:
+            norm = wsum - correction
     xc = x - avg[:, None]
-    c = (xc * w) @ jnp.conj(xc).T / jnp.maximum(norm, 0)
-    return jnp.squeeze(c)
+    c = xc @ jnp.conj(xc if w is None else xc * w).T
+    norm = jnp.where(norm <= 0, jnp.zeros_like(norm), norm)  # torch warns and zeroes the factor
+    return jnp.squeeze(exact_div(c, norm.astype(c.dtype)))
 
 
 def _check_cov_weights(name, w, n_obs):
@@ -56,6 +64,24 @@ def _check_cov_weights(name, w, n_obs):
         raise RuntimeError(f"cov(): {name} cannot be negative")
 
 
+def _warn_cov_dof(n_obs, correction, fweights, aweights):
+    """torch's warning when cov's normalization factor (its degrees of freedom) is <= 0 (it then zeroes it)."""
+    ws = [w for w in (fweights, aweights) if w is not None]
+    if any(isinstance(w._value, jax.core.Tracer) for w in ws):
+        return
+    norm = n_obs - correction
+    if ws:
+        w = np.ones(n_obs)
+        for v in ws:
+            w = w * np.asarray(v._value, np.float64).reshape(-1)
+        wsum = w.sum()
+        norm = wsum - (correction * (w * np.asarray(aweights._value, np.float64).reshape(-1)).sum() / wsum
+                       if aweights is not None and correction else correction)
+    if norm <= 0:
+        torch_warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                   "observations.", "aten/src/ATen/native/Correlation.cpp:129")
+
+
 @register()
 @_amp.lower_result()  # torch's cov ends in an mm: its result is in the autocast dtype
 def cov(input, *, correction=1, fweights=None, aweights=None):
@@ -67,6 +93,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     for name, w in (("fweights", fweights), ("aweights", aweights)):
         if w is not None:
             _check_cov_weights(name, w, n_obs)
+    _warn_cov_dof(n_obs, int(correction), fweights, aweights)
     x = input if (input.dtype.is_floating_point or input.dtype.is_complex) else input.to(_dtype.get_default_dtype())
     args = (x, fweights if fweights is not None else 1.0, aweights if aweights is not None else 1.0)
     return dispatch(_cov_impl, args, (("correction", int(correction)), ("has_fw", fweights is not None),

@@ -1,0 +1,102 @@
+"""Fixes from the strict OpInfo sweep of op_db[0:350] with 8 samples per dtype
+(``python -m conformance --strict --max-samples 8``), each compared with real torch.
+
+- ``div(rounding_mode='trunc')`` of float16/bfloat16 by a tensor divisor rounds the float32 quotient to the half
+  type before truncating (aten's kernel computes ``trunc(a / b)`` in the half type); a one-element divisor takes
+  aten's opmath scalar path (trunc of the float32 quotient);
+- ``cov`` with weights computes the weights' sums and the normalization factor in the weights' dtype (float32
+  aweights of a float64 input give a float32 factor) and warns when the factor is <= 0.
+"""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import torchlike
+from conftest import same_as_torch
+
+
+def _tl(t):
+    return torchlike.tensor(t.float().numpy()).to(getattr(torchlike, str(t.dtype).split(".")[1]))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("shapes", [((300,), (300,)), ((3,), (3,)), ((1,), (1,)), ((60,), ()), ((60,), (1,)),
+                                    ((), (60,)), ((5, 12), (12,)), ((6, 1), (1, 7)), ((4, 1, 5), (1, 5))])
+def test_div_trunc_half_rounds_the_quotient_first(dtype, shapes):
+    g = torch.Generator().manual_seed(0)
+    sa, sb = shapes
+    a = (torch.randn(sa, generator=g) * 30).to(dtype)
+    b = (torch.randn(sb, generator=g) * 0.7).to(dtype)
+    for other in ([b, b.item()] if b.numel() == 1 else [b]):
+        theirs = torch.div(a, other, rounding_mode="trunc")
+        ours = torchlike.div(_tl(a), _tl(other) if isinstance(other, torch.Tensor) else other, rounding_mode="trunc")
+        assert str(ours.dtype) == str(theirs.dtype)
+        assert torch.equal(torch.tensor(ours.float().numpy()), theirs.float())
+
+
+@pytest.mark.parametrize("dtype, a, b", [(torch.float16, -8.4765625, -0.061004638671875),
+                                         (torch.bfloat16, 8.375, 0.55859375)])
+def test_div_trunc_half_sweep_values(dtype, a, b):
+    # the strict sweep's samples: the float32 quotient (138.949, 14.993) rounds up to 139 / 15 in the half type
+    def f(m, n):
+        d = getattr(m, str(dtype).split(".")[1])
+        x, y = m.full((n,), a, dtype=d), m.full((n,), b, dtype=d)
+        out = m.empty(n, dtype=d)
+        z = x.clone()
+        z.div_(y, rounding_mode="trunc")
+        return m.div(x, y, rounding_mode="trunc"), m.div(x, y[:1], rounding_mode="trunc"), \
+            m.div(x, y, rounding_mode="trunc", out=out), z, m.div(x, y, rounding_mode="floor")
+    for n in (1, 2, 40):
+        same_as_torch(lambda m: f(m, n), grad=False)
+
+
+def test_div_trunc_half_one_element_divisor_after_changing_sizes():
+    # sizes that keep changing run padded programs (row buckets): a one-element divisor must still take the
+    # float32 path there, a longer one the rounded path
+    g = torch.Generator().manual_seed(0)
+    for n in (300, 3, 1, 5, 1, 2, 1, 7, 1):
+        a = (torch.randn(n, generator=g) * 30).half()
+        b = (torch.randn(n, generator=g) * 0.7).half()
+        a[0], b[0] = 46.21875, -0.2054443359375  # 224.97: 225 rounded first, 224 in float32
+        ours = torchlike.div(_tl(a), _tl(b), rounding_mode="trunc")
+        assert torch.equal(torch.tensor(ours.float().numpy()), torch.div(a, b, rounding_mode="trunc").float()), n
+
+
+@pytest.mark.parametrize("xdt", [torch.float32, torch.float64, torch.float16])
+@pytest.mark.parametrize("awdt", [None, torch.float32, torch.float64])
+@pytest.mark.parametrize("fw", [False, True])
+@pytest.mark.parametrize("correction", [0, 1, 2])
+def test_cov_weights_in_their_dtype(xdt, awdt, fw, correction):
+    g = torch.Generator().manual_seed(3)
+    x = (torch.randn(3, 9, generator=g, dtype=torch.float64) * 5).to(xdt).numpy()
+    f = torch.randint(1, 4, (9,), generator=g).numpy() if fw else None
+    a = torch.rand(9, generator=g, dtype=torch.float64).to(awdt).numpy() if awdt else None
+
+    def fn(m, x, f, a):
+        return m.cov(x, correction=correction, fweights=f, aweights=a)
+    tol = {torch.float64: 1e-13, torch.float32: 1e-5, torch.float16: 1e-5}
+    rt = tol[xdt] if awdt != torch.float32 else max(tol[xdt], 2e-7)  # torch's float32 sums' order
+    same_as_torch(fn, x, f, a, rtol=rt, atol=0, grad_inputs={1}, grad_rtol=max(rt, 1e-6), grad_atol=0)
+
+
+def test_cov_float32_aweights_of_float64_input_sweep_sample():
+    # the strict sweep's grad sample 6: the normalization factor is float32 in torch
+    same_as_torch(lambda m: m.cov(m.tensor([-4.8270, -7.5824], dtype=m.float64, requires_grad=True),
+                                  correction=1, aweights=m.tensor([0.2598, 0.3666])), rtol=0, atol=0,
+                  grad_rtol=0, grad_atol=0)
+
+
+@pytest.mark.parametrize("kw", [dict(correction=2), dict(correction=1), dict(correction=3, fweights=[1, 2]),
+                                dict(correction=1, aweights=[1., 0.]), dict(correction=1, aweights=[1., 1.])])
+def test_cov_warns_when_dof_not_positive(kw):
+    res = {}
+    for m in (torch, torchlike):
+        args = {k: (m.tensor(v) if isinstance(v, list) else v) for k, v in kw.items()}
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            r = m.cov(m.tensor([1., 2.]), **args)
+        res[m] = (np.asarray(r.numpy()).tolist(), [(x.category, str(x.message)) for x in w])
+    assert res[torch][1] == res[torchlike][1]
+    np.testing.assert_array_equal(res[torch][0], res[torchlike][0])
