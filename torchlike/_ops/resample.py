@@ -26,7 +26,7 @@ from jax import lax
 
 from .._dispatch import dispatch
 
-__all__ = ["aa_matrix", "u8_matrix", "upsample_aa"]
+__all__ = ["aa_matrix", "u8_matrix", "upsample_aa", "half_weights_kernel"]
 
 _HI = lax.Precision.HIGHEST
 
@@ -83,8 +83,10 @@ def _source_index(sc, dst, ft):
     return (sc.astype(np.float64) * (dst + ft(0.5)).astype(np.float64) - 0.5).astype(ft)
 
 
-def _interp_matrix(L, o, mode, align_corners, scale, ft):
-    """(o, L) resampling weights for one dim, computed in float type ``ft`` like torch's kernels."""
+def _interp_matrix(L, o, mode, align_corners, scale, ft, wt=None):
+    """(o, L) resampling weights for one dim, computed in float type ``ft`` like torch's kernels; ``wt`` a half
+    type the weights are stored in (aten's float16/bfloat16 kernels keep their lambdas and cubic coefficients
+    in the input's type, ``lambda0 = 1 - lambda1`` rounded from the rounded ``lambda1``)."""
     sc = _src_scale(L, o, align_corners, scale, ft)
     dst = np.arange(o).astype(ft)
     W = np.zeros((o, L), np.float64)
@@ -94,7 +96,11 @@ def _interp_matrix(L, o, mode, align_corners, scale, ft):
         i0 = src.astype(np.int64)
         i1 = i0 + (i0 < L - 1)
         l1 = (src - i0.astype(ft)).astype(ft)
-        np.add.at(W, (rows, i0), ft(1) - l1)
+        l0 = ft(1) - l1
+        if wt is not None:
+            l1 = l1.astype(wt).astype(ft)
+            l0 = (ft(1) - l1).astype(wt).astype(ft)
+        np.add.at(W, (rows, i0), l0)
         np.add.at(W, (rows, i1), l1)
     else:  # cubic, A = -0.75; taps at floor(src) - 1 .. + 2, clamped to the border
         A = -0.75
@@ -107,8 +113,10 @@ def _interp_matrix(L, o, mode, align_corners, scale, ft):
 
         def c2(x):
             return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+        if wt is not None:  # the coefficients in float (aten's opmath), stored in the half type
+            t = t.astype(ft)
         for j, c in enumerate((c2(t + 1), c1(t), c1(1 - t), c2(2 - t))):
-            np.add.at(W, (rows, np.clip(i0 - 1 + j, 0, L - 1)), c)
+            np.add.at(W, (rows, np.clip(i0 - 1 + j, 0, L - 1)), c if wt is None else c.astype(wt).astype(ft))
     return W
 
 
@@ -183,7 +191,9 @@ def _u8_resample(x, out, mode, align_corners, scales):
     return y
 
 
-def _interp_impl(x, out, mode, align_corners, scales):
+def _interp_impl(x, out, mode, align_corners, scales, half_weights=False):
+    """``half_weights``: a float16/bfloat16 input takes aten's generic kernel, whose weights are stored in its
+    type (``half_weights_kernel``); otherwise (bilinear's channels-last kernel) they stay float."""
     n = len(out)
     S = x.shape[-n:]
     ft = np.float64 if x.dtype == jnp.float64 else np.float32
@@ -197,15 +207,35 @@ def _interp_impl(x, out, mode, align_corners, scales):
         return y
     acc = jnp.promote_types(x.dtype, jnp.float32)
     y = y.astype(acc)
-    for j in range(n):
+    # aten's generic kernel nests the dims, the last innermost: with half weights, the last dim is contracted first
+    for j in (reversed(range(n)) if half_weights else range(n)):
         kind = "cubic" if mode.startswith("bicubic") else "linear"
-        W = (aa_matrix if mode.endswith("_aa") else _interp_matrix)(S[j], out[j], kind, align_corners, scales[j], ft)
+        if mode.endswith("_aa"):
+            W = aa_matrix(S[j], out[j], kind, align_corners, scales[j], ft)
+        else:
+            W = _interp_matrix(S[j], out[j], kind, align_corners, scales[j], ft,
+                               x.dtype.type if half_weights else None)
         ax = x.ndim - n + j
         y = jnp.moveaxis(jnp.tensordot(y, jnp.asarray(W, acc), axes=([ax], [1]), precision=_HI), -1, ax)
     return y.astype(x.dtype)
 
 
 _NDIM = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+
+
+def half_weights_kernel(mode, shape, out, channels_last, threads):
+    """Whether aten's CPU upsampling of a float16/bfloat16 input of ``shape`` runs its generic kernel (weights in
+    the input's type) rather than the channels-last one (float weights): linear and bicubic always; bilinear
+    unless the input is channels-last with C > 3, the output's H + W <= 128, or one thread resizes C == 3;
+    trilinear unless the input is channels-last-3d with C > 3."""
+    c = shape[1]
+    if mode in ("linear", "bicubic"):
+        return True
+    if mode == "bilinear":
+        return not ((channels_last and c > 3) or sum(out) <= 128 or (threads == 1 and c == 3))
+    if mode == "trilinear":
+        return not (channels_last and c > 3)
+    return False
 
 
 def upsample_aa(input, out, align_corners, scales):

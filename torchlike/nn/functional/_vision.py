@@ -16,13 +16,14 @@ from jax import lax
 
 from ... import _dtype
 from ... import _memory_format as _mfmt
+from ..._global_settings import get_num_threads
 from ..._dispatch import dispatch
 from ..._errors import int_arg, warn_at_caller
 from ..._ops.registry import functional as _functional
 from ..._ops.checks import need_tensors as _need_tensors
 from ..._ops.grid_sampler import ALIGN_DEFAULT, grid_sample
 from ..._ops.padding import pad
-from ..._ops.resample import _NDIM, _interp_impl
+from ..._ops.resample import _NDIM, _interp_impl, half_weights_kernel
 from ._conv import _is_index, ntuple
 from ._adaptive_pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from ._pooling import _gather_patches, _table_flat
@@ -134,8 +135,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     name = "Upsample" + mode.replace("-", "_").title().replace("_", "") + f"{n}DBackward0"
     if antialias:  # _interp_impl takes the anti-aliased weights for a "_aa" mode
         mode, name = mode + "_aa", name.replace("Backward0", "AaBackward0")
-    return dispatch(_interp_impl, (input,), (("out", out), ("mode", mode), ("align_corners", bool(align_corners)),
-                                             ("scales", scales)), name=name, saves=False)
+    statics = (("out", out), ("mode", mode), ("align_corners", bool(align_corners)), ("scales", scales))
+    if input.dtype.name in ("float16", "bfloat16") and not antialias:
+        fmt = _mfmt.channels_last if input.ndim == 4 else _mfmt.channels_last_3d
+        cl = input.ndim in (4, 5) and input.is_contiguous(memory_format=fmt)
+        if half_weights_kernel(mode, input.shape, out, cl, get_num_threads()):
+            statics += (("half_weights", True),)
+    return dispatch(_interp_impl, (input,), statics, name=name, saves=False)
 
 
 @_functional()
