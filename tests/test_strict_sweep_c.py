@@ -5,7 +5,9 @@
   type before truncating (aten's kernel computes ``trunc(a / b)`` in the half type); a one-element divisor takes
   aten's opmath scalar path (trunc of the float32 quotient);
 - ``cov`` with weights computes the weights' sums and the normalization factor in the weights' dtype (float32
-  aweights of a float64 input give a float32 factor) and warns when the factor is <= 0.
+  aweights of a float64 input give a float32 factor) and warns when the factor is <= 0;
+- ``interpolate`` of float16/bfloat16 through aten's generic upsampling kernel (linear, bicubic, trilinear, and
+  bilinear with a large output) keeps its weights in the half type and nests the dims, the last innermost.
 """
 import warnings
 
