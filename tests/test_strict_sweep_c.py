@@ -90,6 +90,18 @@ def test_cov_float32_aweights_of_float64_input_sweep_sample():
                   grad_rtol=0, grad_atol=0)
 
 
+@pytest.mark.parametrize("awdt", [None, torch.float16, torch.bfloat16, torch.float32, torch.float64])
+@pytest.mark.parametrize("fw", [False, True])
+def test_cov_integer_input_takes_the_aweights_dtype(awdt, fw):
+    x = np.array([[1, 5, 2, 7], [3, 1, 4, -2]])
+    f = np.array([1, 2, 1, 3]) if fw else None
+    a = torch.tensor([0.5, 1.0, 2.0, 0.25], dtype=awdt).float().numpy() if awdt else None
+
+    def fn(m, x, f, a):
+        return m.cov(x, fweights=f, aweights=None if a is None else a.to(getattr(m, str(awdt).split(".")[1])))
+    same_as_torch(fn, x, f, a, grad=False)
+
+
 @pytest.mark.parametrize("kw", [dict(correction=2), dict(correction=1), dict(correction=3, fweights=[1, 2]),
                                 dict(correction=1, aweights=[1., 0.]), dict(correction=1, aweights=[1., 1.])])
 def test_cov_warns_when_dof_not_positive(kw):

@@ -94,7 +94,10 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         if w is not None:
             _check_cov_weights(name, w, n_obs)
     _warn_cov_dof(n_obs, int(correction), fweights, aweights)
-    x = input if (input.dtype.is_floating_point or input.dtype.is_complex) else input.to(_dtype.get_default_dtype())
+    # an integer input promotes with float aweights (int * half weights: a half result), else true division by
+    # the count makes it the default dtype
+    x = input if (input.dtype.is_floating_point or input.dtype.is_complex) else \
+        input.to(aweights.dtype if aweights is not None else _dtype.get_default_dtype())
     args = (x, fweights if fweights is not None else 1.0, aweights if aweights is not None else 1.0)
     return dispatch(_cov_impl, args, (("correction", int(correction)), ("has_fw", fweights is not None),
                                       ("has_aw", aweights is not None)), name="CovBackward0")
