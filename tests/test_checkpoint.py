@@ -141,13 +141,18 @@ def test_recomputation_side_effects_match_torch(reentrant):
         out.sum().backward()
         with T.no_grad():
             T.utils.checkpoint.checkpoint(m, x, use_reentrant=reentrant)
+        g32 = x.grad.numpy().copy()
         with T.autocast("cpu", dtype=T.bfloat16):
             y = T.utils.checkpoint.checkpoint(m, x, use_reentrant=reentrant)
         y.float().sum().backward()
         return (after_fwd, state, m[1].num_batches_tracked.item(), len(calls), calls[:4],
-                np.round(m[1].running_mean.numpy(), 4).tolist(), np.round(x.grad.numpy().sum(), 3), y.dtype)
+                np.round(m[1].running_mean.numpy(), 4).tolist(), np.round(g32.sum(), 3), y.dtype,
+                x.grad.numpy() - g32)
     ours, theirs = run(torchlike), run(torch)
     assert ours[:5] == theirs[:5]
     np.testing.assert_allclose(ours[5], theirs[5], atol=2e-4)  # (bfloat16 batches among them)
-    assert ours[6] == pytest.approx(theirs[6], abs=2e-3)
-    assert str(ours[-1]) == str(theirs[-1])
+    assert ours[6] == pytest.approx(theirs[6], abs=2e-3)  # the float32 backwards
+    assert str(ours[7]) == str(theirs[7])
+    # the bfloat16 region's gradient: within a bfloat16 ulp of its magnitude (~1.5) element by element (its sum over
+    # 200 elements moved by 5e-3 with a one-ulp change in the half-type batch-norm kernel's rounding)
+    np.testing.assert_allclose(ours[8], theirs[8], atol=1.6e-2)
