@@ -11,6 +11,11 @@ import pytest
 
 from conftest import raises_like_torch, same_as_torch
 
+VIEW_SOURCE = pytest.mark.xfail(strict=True, reason=(
+    "a grad-requiring Parameter, or .data of one, made of a view or of a tensor with autograd takes the value, not "
+    "the storage: torchlike.compile roots such an alias at its storage's root, whose gradient never reached the "
+    "parameter (test_compile_autograd_function's broadcast_grad case); see docs/differences.md"))
+
 
 def _parameter_of_a_named_tensor(m):
     t = m.zeros(3)
@@ -108,6 +113,7 @@ def _data_assignment_of_a_fresh_tensor(m):
     return p.detach().clone(), p._version, p.dtype
 
 
+@VIEW_SOURCE
 @pytest.mark.parametrize("foreach", [False, True])
 def test_optimizer_writes_reach_the_source(foreach):
     def fn(m):
@@ -278,7 +284,11 @@ SCENARIOS = {
 }
 
 
-@pytest.mark.parametrize("name", list(SCENARIOS))
+_VIEW_SCENARIOS = {"Parameter of a view", "Parameter of a tensor that requires grad", "p.data = flat[a:b].view_as(p)",
+                   "Parameter of a numpy-sharing tensor", "a compiled step on flat-buffer parameters"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=VIEW_SOURCE) if n in _VIEW_SCENARIOS else n for n in SCENARIOS])
 def test_parameter_shares_storage_like_torch(name):
     same_as_torch(lambda m: SCENARIOS[name](m), grad=False)
 
@@ -375,6 +385,7 @@ def test_in_place_write_to_a_view_of_a_leaf_alias_under_no_grad(name):
     same_as_torch(fn, grad=False)
 
 
+@VIEW_SOURCE
 def test_data_assignment_of_a_view_keeps_the_parameter_version():
     def fn(m):
         q = m.nn.Parameter(m.zeros(2))
@@ -389,3 +400,30 @@ def test_data_assignment_of_a_view_keeps_the_parameter_version():
         y.backward()  # autograd's check of the saved q passes (torch's q keeps its own counter)
         return v, q.grad, q.is_leaf, q.data_ptr() == flat.data_ptr() + 8
     same_as_torch(fn, grad=False)
+
+
+@pytest.mark.parametrize("source", ["view", "requires grad", "data = view", "plain"])
+def test_compiled_code_reaches_the_gradient_of_a_parameter_whatever_its_source(source):
+    """``Parameter(t.reshape(...))``, ``Parameter(t)`` of a tensor requiring grad and ``p.data = flat[a:b]``: a compiled
+    function's backward fills the parameter's ``.grad`` as torch's eager backward does (it was None, or the
+    backward raised, while such parameters aliased their source's storage)."""
+    import torch
+
+    import torchlike
+
+    def fn(m, compiled):
+        x = m.linspace(-1, 1, 12).reshape(3, 4)
+        if source == "view":
+            w = m.nn.Parameter(m.linspace(0.5, 1.5, 4).reshape(1, 4))
+        elif source == "requires grad":
+            w = m.nn.Parameter(m.linspace(0.5, 1.5, 4, requires_grad=True))
+        elif source == "data = view":
+            flat = m.zeros(8)
+            w = m.nn.Parameter(m.ones(4))
+            w.data = flat[4:]
+        else:
+            w = m.nn.Parameter(m.linspace(0.5, 1.5, 4))
+        f = (lambda x: (x * w).pow(2).sum())
+        (m.compile(f) if compiled else f)(x).backward()
+        return w.grad.numpy()
+    np.testing.assert_allclose(fn(torchlike, True), fn(torch, False), rtol=1e-6)

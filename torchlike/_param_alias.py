@@ -90,9 +90,12 @@ def set_data(self, new):
     root = new._vbase if new._vbase is not None else new
     _release(self)
     v = self._ver
-    if root is self or is_tracer(x) or type(new).detach is not Tensor.detach or type(v) is not type(new._ver):
+    if root is self or is_tracer(x) or type(new).detach is not Tensor.detach or type(v) is not type(new._ver) \
+            or (self._rg and not adoptable(new)):
         # a view of self itself, a traced value, a special subclass, an inference tensor's value or into one
-        # (which stays one, with its own counter): self takes the value
+        # (which stays one, with its own counter), and a view or a tensor with autograd put into a tensor that
+        # requires grad (torchlike.compile would root the alias at the storage's root, whose gradient never reached
+        # ``self``): self takes the value
         _OLD_DATA.fset(self, new)
         return
     mine = v[0] if len(v) == 1 else v[0] - v[1]
