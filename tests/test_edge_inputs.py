@@ -12,6 +12,21 @@ import pytest
 torch = pytest.importorskip("torch", reason="torch is the oracle of every edge case")
 import _edge_fuzz  # noqa: E402
 
+
+@pytest.fixture(autouse=True)
+def _distributions_validate_their_arguments():
+    """The fuzzer's distribution cases expect both sides to validate arguments (the default): torch's first
+    ``torch.compile`` in a process turns torch.distributions' validation off for good (torch._dynamo's
+    TorchPatcher), so an earlier test in the same worker that compiled something changed torch's answers."""
+    import torchlike
+    dists = (torch.distributions.Distribution, torchlike.distributions.Distribution)
+    before = [d._validate_args for d in dists]
+    for d in dists:
+        d.set_default_validate_args(True)
+    yield
+    for d, b in zip(dists, before):
+        d.set_default_validate_args(b)
+
 FIXED = [
     # a legacy empty tensor skipped by cat still takes part in its result type; sum(out=) reduces in out's dtype
     "t.cat([t.tensor([100, 127], dtype=t.int8), t.zeros(0)])", "t.hstack([t.zeros(0), t.tensor(True)])",
