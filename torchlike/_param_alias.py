@@ -1,17 +1,19 @@
 """Storage sharing of ``nn.Parameter(t)`` and ``p.data = t``, as torch's: the parameter holds ``t``'s storage, so
-an in-place write through either shows in the other (flat-buffer optimizers, ``p.data = flat[a:b].view_as(p)``).
+an in-place write through either shows in the other.
 
 torchlike keeps one root per family of views (``Tensor._vbase``).  Where ``t`` is a plain root with no autograd
 history (``torch.empty(...)`` in every layer's constructor) the parameter becomes the root and ``t`` a ``detach()``
 alias of it (:func:`take_storage`), so the parameter is an ordinary leaf and costs nothing more; views made of
 ``t`` before keep reaching the storage through it (``Tensor._store``).  Any other source (a view, a tensor that
-requires grad or has a ``grad_fn``) is aliased the other way: the parameter is a ``detach()`` alias of its root.
+requires grad or has a ``grad_fn``) is aliased the other way where the parameter does not require grad (or is made
+of a Parameter): the parameter is a ``detach()`` alias of its root.  A grad-requiring parameter of such a source
+takes its value (torchlike.compile roots an alias at its storage's root, whose gradient would not reach the
+parameter; docs/differences.md).
 
 >>> import torchlike as torch
->>> flat = torch.zeros(4)
->>> p = torch.nn.Parameter(torch.ones(2))
->>> p.data = flat[2:].view_as(p)
->>> _ = flat.fill_(3.); p.tolist()
+>>> w = torch.ones(2)
+>>> p = torch.nn.Parameter(w)
+>>> _ = w.fill_(3.); p.tolist()
 [3.0, 3.0]
 """
 from __future__ import annotations
