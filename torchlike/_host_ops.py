@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from ._dispatch import HOST_SCALAR_OPS
-from ._ops import indexing as _indexing, matmul as _products, pointwise as _pw, reduction as _reductions, \
+from ._ops import division as _division, indexing as _indexing, matmul as _products, pointwise as _pw, reduction as _reductions, \
     registry as _registry
 from .tensor import _ALIAS_CHAIN, _PLAIN_VALUE, HOST_MAX, Tensor
 
@@ -318,8 +318,8 @@ def _install():
     found = {}
     HOST_SCALAR_OPS[_pw._alpha_impl] = _alpha(HOST_SCALAR_OPS.get(_pw._alpha_impl))
     HOST_SCALAR_OPS.setdefault(_indexing._adv_get_impl, _gather)
-    if _pw._div_impl not in HOST_SCALAR_OPS:
-        HOST_SCALAR_OPS[_pw._div_impl] = _true_div
+    if _division._div_impl not in HOST_SCALAR_OPS:
+        HOST_SCALAR_OPS[_division._div_impl] = _true_div
     HOST_SCALAR_OPS.setdefault(_products._matmul_impl, _matmul)
     HOST_SCALAR_OPS.setdefault(_reductions._sum_impl, _sum)
     for name, uf in HOST_UFUNCS.items():

@@ -1,6 +1,6 @@
 """Op declarations.  Importing this package fills ``registry.TABLE``."""
 from . import registry  # noqa: F401
-from . import basic, views, pointwise, shape, reduction, indexing, index_put, nonzero_where, scatter, take, masking  # noqa: F401
+from . import basic, views, pointwise, division, shape, reduction, indexing, index_put, nonzero_where, scatter, take, masking  # noqa: F401
 from . import matmul, addmm, grouped_mm  # noqa: F401
 from . import rearrange, pointwise_composite, special, random_ops, activations  # noqa: F401
 from . import order_stats_scans, sorting  # noqa: F401

@@ -18,7 +18,7 @@ from .._mutation import check_inplace
 from .._shape_churn import as_exact, host_impl, quiet
 from .._tape import node_class
 from . import checks as C
-from ._util import Tensor, binary, cast, dispatch, exact_div, exact_divisor, float_dtype_for, is_symbolic, laid_out, \
+from ._util import Tensor, binary, cast, dispatch, exact_div, laid_out, \
     register, unary, camel
 from .legacy_overloads import sort_scalar_args
 from .rounded_kernels import F64_HALF, erf_half, half_via_f64, log_rounded_half, rounded_from_f64, true_div
@@ -430,98 +430,8 @@ register("__mul__", namespaces=(), promote="result_type")(lambda self, other: mu
 register("__rmul__", namespaces=(), promote="result_type")(lambda self, other: mul(self, other))
 
 
-def _true_div(x, y):
-    return jnp.true_divide(x, y)
-
-
-def _div_impl(x, y, dt, mode):
-    x, y = cast(x, dt), cast(y, dt)
-    if mode is None:
-        return exact_div(x, y)
-    if jnp.issubdtype(dt, jnp.integer):
-        if mode == "trunc":
-            return lax.div(*jnp.broadcast_arrays(x, y))  # lax.div does not broadcast
-        return jnp.floor_divide(x, y)
-    if dt in (jnp.float16, jnp.bfloat16):  # torch rounds half-precision quotients from float32 arithmetic
-        wide = _div_impl(x.astype(jnp.float32), y.astype(jnp.float32), jnp.float32, mode).astype(dt)
-        if mode != "trunc" or (not is_symbolic(jnp.size(y)) and jnp.size(y) == 1):
-            return wide
-        # aten's div_trunc of a tensor divisor computes trunc(a / b) in the half type: the float32 quotient is
-        # rounded to it before trunc (a one-element divisor takes its opmath scalar path: trunc in float32)
-        rounded = jnp.trunc(exact_div(x.astype(jnp.float32), y.astype(jnp.float32)).astype(dt))
-        if is_symbolic(jnp.size(y)):  # (a symbolic size: row buckets or export) decided by the value
-            return jnp.where(jnp.asarray(jnp.size(y)) == 1, wide, rounded)
-        return rounded
-    y = exact_divisor(x, y)
-    if mode == "trunc":
-        return jnp.trunc(x / y)
-    return _floor_div_float(*jnp.broadcast_arrays(x, y))
-
-
-def _floor_div_float(a, b):
-    """torch's floating floor division: from fmod (so 1 // 0.001 is 999, not floor(1000.0000000000001)),
-    the nearest integer of (a - fmod(a, b)) / b, one less when the remainder's sign differs from b's."""
-    mod = lax.rem(a, b)
-    div = (a - mod) / b
-    div = jnp.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
-    fl = jnp.floor(div)
-    fl = jnp.where(div - fl > 0.5, fl + 1, fl)
-    fl = jnp.where(div == 0, jnp.copysign(jnp.zeros_like(div), a / b), fl)
-    return lax.stop_gradient(jnp.where(b == 0, a / b, fl))  # torch: zero gradient
-
-
-# torch's DivBackward0 reads the divisor for both gradients and the dividend only for the divisor's
-_DIV_SAVES = ((1,), (0, 1))
-
-
-@register(inplace=True, out=True, promote="float", dunders=("__truediv__",), aliases=("divide", "true_divide"))
-def div(input, other, *, rounding_mode=None):
-    """Division; true division (ints -> float) unless ``rounding_mode`` is 'trunc' or 'floor'."""
-    return _div(input, other, rounding_mode, True)
-
-
-def _div(input, other, rounding_mode, diff):
-    d = _dtype.result_type(input, other)
-    if rounding_mode is None:
-        d = float_dtype_for(d)
-    elif rounding_mode not in ("trunc", "floor"):
-        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
-                         f"'{rounding_mode}'")
-    elif d.is_complex:
-        raise C.not_implemented(f"div_{rounding_mode}_cpu", d)
-    elif d._kind == 1 and _has_zero_int(other):
-        raise RuntimeError("ZeroDivisionError")
-    return laid_out(dispatch(_div_impl, (input, other), (("dt", d.np), ("mode", rounding_mode)),
-                             name="DivBackward0" if rounding_mode is None else "DivBackward2", diff=diff,
-                             saves=_DIV_SAVES),
-                    input, other)
-
-
-def _has_zero_int(other):
-    if isinstance(other, Tensor):
-        if isinstance(other._value, jax.core.Tracer):
-            return False
-        return bool(np.any(np.asarray(other._value) == 0))
-    return other == 0
-
-
-register("__itruediv__", namespaces=(), promote="none")(lambda self, other: self.div_(other))
-register("__imul__", namespaces=(), promote="none")(lambda self, other: self.mul_(other))
-
-
-@register(inplace=True, out=True, dunders=("__floordiv__",), checks=(C.DIVISION,), differentiable="floor_divide")
-def floor_divide(input, other):
-    """Floor division (torch.floor_divide); unlike div(rounding_mode='floor') torch has no derivative for it.
-
-    >>> import torchlike
-    >>> torchlike.floor_divide(torchlike.tensor([5., -5.]), 2)
-    tensor([ 2., -3.])
-    """
-    return _div(input, other, "floor", "floor_divide")
-
-
-register("__rfloordiv__", namespaces=(), promote="none")(lambda self, other: floor_divide(other, self))
-register("__ifloordiv__", namespaces=(), promote="none")(lambda self, other: self.floor_divide_(other))
+# division (its own module; imported here, so the op table keeps its order of registration)
+from .division import _floor_div_float, div, floor_divide  # noqa: E402,F401 - div, floor_divide: explicit re-exports
 
 
 def _int_pow(x, e):

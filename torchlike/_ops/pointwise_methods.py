@@ -6,7 +6,8 @@ from __future__ import annotations
 from .. import _dtype
 from .._mutation import check_inplace
 from ._util import register
-from .pointwise import _float_power, div
+from .division import div
+from .pointwise import _float_power
 
 __all__ = []
 

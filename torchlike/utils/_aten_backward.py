@@ -44,7 +44,8 @@ from ..nn.functional._loss import _ce_index, _nll
 from ..nn.functional._norm import _ln_impl
 from .._ops.addmm import _axpby_impl
 from .._ops.matmul import _matmul_impl
-from .._ops.pointwise import _alpha_impl, _div_impl
+from .._ops.division import _div_impl
+from .._ops.pointwise import _alpha_impl
 from .._ops.reduction import _mean_impl, _sum_impl
 from .._ops.special import _softmax_impl
 from . import _aten_calls
