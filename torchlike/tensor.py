@@ -19,7 +19,7 @@ from . import _dtype, _grad_mode, _trace_hooks, _views
 from . import _memory_format as _mfmt
 from . import _profiler_state as _prof
 from ._grad_mode import InferenceVersion
-from ._errors import GraphBreak, argument_error, is_tracer as _is_tracer, to_host, warn_at_caller
+from ._errors import GraphBreak, argument_error, is_tracer as _is_tracer, no_arguments_error, to_host, warn_at_caller
 from ._errors import tp_name as _tp_name
 from ._missing import TENSOR_NAMES_MISSING, MissingAPI
 from ._device import CPU, host_to_jax, of_array
@@ -31,6 +31,8 @@ from ._tensor_devices import TensorDevices
 from ._tensor_inference import TensorInference
 from ._tensor_metadata import TensorMetadata, wrap_dim as _wrap_dim
 from ._tensor_wrapper import TensorWrapper, note_dispatch
+from ._tensor_messages import FN_VIEW_INPLACE, MULTI_VIEW_INPLACE, NON_LEAF_GRAD as _NON_LEAF_GRAD, \
+    NOGRAD_VIEW_INPLACE as _NOGRAD_VIEW_INPLACE
 # (HOST_MAX: _creation's import path; _rebuild_pickled: the path pickles name)
 from ._tensor_pickling import HOST_MAX, TensorPickling, _rebuild_pickled  # noqa: F401
 
@@ -38,36 +40,6 @@ __all__ = ["Tensor", "Size"]
 
 _state = _grad_mode._state
 _INFERENCE_USED = _grad_mode.inference_used  # (so a program that never enters inference mode reads no thread-local)
-
-_NOGRAD_VIEW_INPLACE = {mode: (
-    f"A view was created in {mode} mode and is being modified inplace with grad mode enabled. Given that this use "
-    f"case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and "
-    f"the inplace either both inside the {mode} block (if you don't want the inplace to be tracked) or both "
-    f"outside (if you want the inplace to be tracked).") for mode in ("no_grad", "inference")}
-_NOGRAD_VIEW_INPLACE["inference"] = _NOGRAD_VIEW_INPLACE["inference"].replace(
-    "with grad mode enabled", "in normal mode").replace("inside the inference block", "inside the inference_mode block")
-
-# the view an autograd.Function returned (an input as-is, or a view of one made in forward) is wired to the
-# Function's node: torch forbids rewriting it in place (CreationMeta::IN_CUSTOM_FUNCTION)
-_FN_VIEW_TAIL = (
-    " This view was created inside a custom Function (or because an input was returned as-is) and the autograd "
-    "logic to handle view+inplace would override the custom backward associated with the custom Function, leading "
-    "to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the custom "
-    "Function.")
-FN_VIEW_INPLACE = "{} is a view and is being modified inplace." + _FN_VIEW_TAIL
-# a view that split/chunk/unbind returned (or a view of one), made with grad mode on of a tensor that requires
-# grad: torch refuses to rewrite it in place (CreationMeta::MULTI_OUTPUT_NODE); "Output k of Split"
-MULTI_VIEW_INPLACE = (
-    "Output {} of {} is a view and is being modified inplace. This view is the output of a function that returns "
-    "multiple views. Such functions do not allow the output views to be modified inplace. You should replace the "
-    "inplace operation by an out-of-place one.")
-
-_NON_LEAF_GRAD = (
-    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
-    "populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf "
-    "Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you "
-    "access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information. (Triggered "
-    "internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
 
 
 class Size(tuple):
@@ -496,11 +468,14 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
     def shape(self):
         return Size(self._x.shape)
 
-    def size(self, dim=None):
+    def size(self, d=None, /, *, dim=None):  # (d: a dim given by position, whose parser error gives it)
         s = self._x.shape
-        if dim is None:
-            return Size(s)
-        return s[_wrap_dim(dim, len(s))]
+        if d is None:
+            return Size(s) if dim is None else s[_wrap_dim(dim, len(s))]
+        try:
+            return s[_wrap_dim(d, len(s))]
+        except TypeError:
+            raise argument_error(d, "int", "dim", "size", 1) from None
 
     # ---- autograd -----------------------------------------------------------------------------
     @property
@@ -700,7 +675,9 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
             h = p.host = _views.host_read(p.src, self._chain)
         return h
 
-    def item(self):
+    def item(self, *args):  # (args: CPython's words for torch's C method given some)
+        if args:
+            raise no_arguments_error("item", len(args))
         if _prof.SUBCLASSES and type(self) in _prof.SUBCLASSES:  # its __torch_dispatch__ sees _local_scalar_dense
             return _prof.SUBCLASS_HANDLER[0].item(self)
         if self._dev is not CPU and self._dev.type == "meta":
@@ -717,7 +694,9 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
             raise RuntimeError(f"a Tensor with {x.size} elements cannot be converted to Scalar")
         return to_host(x).item()
 
-    def tolist(self):
+    def tolist(self, *args):
+        if args:
+            raise no_arguments_error("tolist", len(args))
         if self._dev is not CPU and self._dev.type == "meta":
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         h = self._host_array()

@@ -26,7 +26,8 @@ from .._missing import MissingAPI
 from .signatures import missing_method
 from ._util import Tensor, register
 from .._errors import warn_at_caller
-from ..tensor import ANY_GRAD_DTYPE, _NON_LEAF_GRAD as NON_LEAF_GRAD
+from .._tensor_messages import NON_LEAF_GRAD
+from ..tensor import ANY_GRAD_DTYPE
 from .. import _creation
 from .._creation import tensor
 from .basic import copy_
