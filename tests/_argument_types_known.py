@@ -6,9 +6,7 @@ lists with ``python tests/test_argument_types.py --known``.
 
 NOT_REJECTED = ("torchlike takes the call: result_type skips a None (its internal callers pass optional operands), "
                 "and batch_norm_stats runs on CPU tensors where torch's CPU build has no kernel")
-METHOD_ATTRIBUTE = ("masked_fill, a hot Tensor method kept without the op table's parser wrapper "
-                    "(registry._BARE_METHODS), reads the dtype of a non-Tensor mask (Python's AttributeError); "
-                    "Tensor.index and to_padded_tensor are methods torchlike lacks (its NotImplementedError is an "
+METHOD_ATTRIBUTE = ("Tensor.index and to_padded_tensor are methods torchlike lacks (its NotImplementedError is an "
                     "AttributeError too)")
 
 _LISTS = {
@@ -16,9 +14,9 @@ _LISTS = {
     NOT_REJECTED: """
     function:batch_norm_stats:float function:result_type:none
     """,
-    # 3 cases
+    # 2 cases
     METHOD_ATTRIBUTE: """
-    method:index:int_str method:masked_fill:int_str method:to_padded_tensor:float
+    method:index:int_str method:to_padded_tensor:float
     """,
 }
 

@@ -49,25 +49,6 @@ CALLS = [
 
 # call -> what torchlike still does differently (torch's result first)
 KNOWN = {
-    'x.masked_fill(x > 1)': "a method without a parser wrapper: Python's missing-argument words, not torch's listing",
-    'x.matmul()': "a method without a parser wrapper: Python's missing-argument words, not torch's",
-    'x.triu(1.5)': "the method form (no wrapper) gives no '(position 1)'",
-    "x.tril('a')": "the method form (no wrapper) gives no '(position 1)'",
-    'F.linear(x)': "torch's C linear: its parser's missing-argument words; torchlike's Python F.linear: Python's",
-    'x.numpy(1)': "Python's arity words count self; torch's: takes 0 positional arguments but 1 was given",
-    'x.item(1)': "torch's C method: TensorBase.item() takes no arguments (1 given); torchlike: Python's words",
-    'x.tolist(1)': "torch's C method: TensorBase.tolist() takes no arguments (1 given); torchlike: Python's words",
-    'x.size(1.5)': "torchlike's size() gives no '(position 1)'",
-    "x.size('a')": "torchlike's size() gives no '(position 1)'",
-    'x.stride(1.5)': "torchlike's stride() gives no '(position 1)'",
-    'x.dim(1)': "torch's C method: TensorBase.dim() takes no arguments (1 given); torchlike: Python's words",
-    'x.contiguous(1)': "Python's arity words count self; torch's: takes 0 positional arguments but 1 was given",
-    'x.clone(1)': "Python's arity words count self; torch's: takes 0 positional arguments but 1 was given",
-    'x.t(1)': "torch's C method: TensorBase.t() takes no arguments (1 given); torchlike: Python's words",
-    'x.new_tensor()': 'Python\'s missing-argument words, not torch\'s (\'arguments: "data"\')',
-    'x.broadcast_to()': 'Python\'s missing-argument words, not torch\'s (\'arguments: "size"\')',
-    'x.unflatten(0)': "torch's Python method names 'Tensor.unflatten()'; torchlike's 'unflatten()'",
-    'x.mm(x.t(), L.float32)': "Python's arity words count self; torch's: takes 1 positional argument but 2 were given",
 }
 
 

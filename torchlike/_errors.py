@@ -32,7 +32,7 @@ import warnings
 import jax
 import numpy as np
 
-__all__ = ["PACKAGE_DIR", "warn_at_caller", "argument_error", "method_argument_error", "bool_arg", "no_other_keywords", "as_tensor_methods", "renamed", "caller_op", "called_op", "int_arg", "torch_index", "float_arg", "translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit",
+__all__ = ["PACKAGE_DIR", "warn_at_caller", "argument_error", "no_arguments_error", "extra_arguments_error", "method_argument_error", "bool_arg", "no_other_keywords", "as_tensor_methods", "renamed", "caller_op", "called_op", "int_arg", "torch_index", "float_arg", "translate", "to_host", "broadcast_shape", "inplace_error", "check_alloc", "alloc_error", "broadcast_error", "is_foreign", "memory_limit",
            "GraphBreak", "OutOfMemoryError", "AcceleratorError"]
 
 
@@ -396,6 +396,36 @@ def argument_error(value, expected, arg, op=None, position=None):
     """
     where = f" (position {position})" if position is not None else ""
     return TypeError(f"{op or caller_op()}(): argument '{arg}'{where} must be {expected}, not {tp_name(value)}")
+
+
+def no_arguments_error(name, given):
+    """CPython's TypeError for torch's C method ``name`` (one of _parser_errors.NO_ARGUMENT_METHODS) given ``given``
+    positional arguments (0: keywords).
+
+    >>> str(no_arguments_error("item", 1))
+    'TensorBase.item() takes no arguments (1 given)'
+    """
+    if not given:
+        return TypeError(f"TensorBase.{name}() takes no keyword arguments")
+    return TypeError(f"TensorBase.{name}() takes no arguments ({given} given)")
+
+
+def extra_arguments_error(name, given, takes=1, no_arguments=False):
+    """torch's TypeError for a hot Tensor method kept without a wrapper frame (its body gathers ``*args`` to see
+    them) given ``given`` positional arguments past ``self``: its parser's, counted without ``self`` (or, with
+    ``no_arguments``, CPython's for a C method taking none), with the namespace function's (``takes`` positional
+    arguments, the input counted) in ``as_function``, which the op table's namespace wrapper raises instead.
+
+    >>> e = extra_arguments_error("clone", 1)
+    >>> str(e), e.as_function
+    ('clone() takes 0 positional arguments but 1 was given', 'clone() takes 1 positional argument but 2 were given')
+    """
+    err = no_arguments_error(name, given) if no_arguments else \
+        TypeError(f"{name}() takes 0 positional arguments but {given} {'was' if given == 1 else 'were'} given")
+    err.as_function = (f"{name}() takes {takes} positional argument{'' if takes == 1 else 's'} but {given + takes} "
+                       f"{'was' if given + takes == 1 else 'were'} given")
+    err.extra_arguments = given  # (the in-place method's wrapper words its own: _parser_errors.parser_error)
+    return err
 
 
 def no_other_keywords(op, kwargs, allowed=()):

@@ -12,13 +12,14 @@ shape and dtype never change. Imports layer 0 only.
 """
 from __future__ import annotations
 
+import sys
 
 import jax
 import numpy as np
 
 from . import _dtype, _views
 from . import _memory_format as _mfmt
-from ._errors import argument_error, renamed, torch_index
+from ._errors import argument_error, no_arguments_error, renamed, torch_index
 from ._layout import strided as _strided
 
 __all__ = ["TensorMetadata", "wrap_dim"]
@@ -62,7 +63,9 @@ class TensorMetadata:
     def ndim(self):
         return self._x.ndim
 
-    def dim(self):
+    def dim(self, *args):  # (args: CPython's words for torch's C method given some)
+        if args:
+            raise no_arguments_error(sys._getframe().f_code.co_name, len(args))  # (dim or ndimension)
         return self._x.ndim
 
     ndimension = renamed(dim, "ndimension", "Tensor.ndimension")  # (its own name in argument errors)
@@ -95,7 +98,12 @@ class TensorMetadata:
     def is_signed(self):
         return self.dtype.is_signed
 
-    def stride(self, dim=None):
+    def stride(self, d=None, /, *, dim=None):  # (d: a dim given by position, whose parser error gives it)
+        if d is not None:
+            try:
+                return self.stride()[wrap_dim(d, self._x.ndim)]
+            except TypeError:
+                raise argument_error(d, "int", "dim", "stride", 1) from None
         b = self._vbase
         if b is None:
             st = self._st

@@ -16,11 +16,12 @@ import inspect
 import re
 
 from .. import _torch_function
-from .._errors import argument_error
+from .._errors import argument_error, no_arguments_error
 from ..tensor import Tensor
 
 __all__ = ["not_a_tensor", "PARSER_FAILURES", "NOT_OVERRIDDEN", "overridden", "raise_parser_error", "parser_error",
-           "raise_if_unparsed", "unparsed", "ATTRIBUTE_ERROR_LIKE_TORCH"]
+           "raise_if_unparsed", "unparsed", "ATTRIBUTE_ERROR_LIKE_TORCH", "NO_ARGUMENT_METHODS", "method_arity_error",
+           "PYTHON_LEVEL_IN_TORCH"]
 
 
 def not_a_tensor(fn, name, arg):
@@ -51,7 +52,7 @@ _PYTHON_ARITY_ERROR = re.compile(r"[\w.<>]+\(\) (?=missing |takes |got an unexpe
 # Python's words for missing arguments, and the torch functions written in Python (torch/functional.py,
 # torch/_tensor.py), whose callers see those words too
 _PYTHON_MISSING = re.compile(r"missing (\d+) required positional arguments?: (.*)$")
-_PYTHON_LEVEL_IN_TORCH = frozenset({
+PYTHON_LEVEL_IN_TORCH = frozenset({
     "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes", "broadcast_tensors", "cartesian_prod",
     "cdist", "chain_matmul", "einsum", "lu", "meshgrid", "norm", "split", "stft", "istft", "tensordot", "unique",
     "unique_consecutive", "unravel_index", "align_tensors", "unflatten", "backward", "register_hook", "resize",
@@ -60,6 +61,71 @@ _PYTHON_LEVEL_IN_TORCH = frozenset({
     "__rlshift__", "__rrshift__", "__rmatmul__", "__contains__", "__array__", "__array_wrap__", "__deepcopy__",
     "__reduce_ex__", "__setstate__", "__dlpack__", "__dlpack_device__"})
 PARSER_FAILURES = (AttributeError, ValueError, TypeError)  # what an argument of the wrong Python type raises
+
+# torch's Tensor methods that are C functions taking no arguments (METH_NOARGS): CPython's words for an argument
+# given, naming the C base class (``x.item(1)``: "TensorBase.item() takes no arguments (1 given)")
+NO_ARGUMENT_METHODS = frozenset({
+    "abs", "abs_", "absolute", "absolute_", "acos", "acos_", "acosh", "acosh_", "adjoint", "angle", "arccos",
+    "arccos_", "arccosh", "arccosh_", "arcsin", "arcsin_", "arcsinh", "arcsinh_", "arctan", "arctan_", "arctanh",
+    "arctanh_", "argwhere", "asin", "asin_", "asinh", "asinh_", "atan", "atan_", "atanh", "atanh_", "bitwise_not",
+    "bitwise_not_", "ccol_indices", "ceil", "ceil_", "coalesce", "col_indices", "conj", "conj_physical",
+    "conj_physical_", "const_data_ptr", "corrcoef", "cos", "cos_", "cosh", "cosh_", "crow_indices", "data_ptr",
+    "deg2rad", "deg2rad_", "dense_dim", "dequantize", "det", "detach", "detach_", "digamma", "digamma_", "dim",
+    "element_size", "erf", "erf_", "erfc", "erfc_", "erfinv", "erfinv_", "exp", "exp2", "exp2_", "exp_", "expm1",
+    "expm1_", "fix", "fix_", "fliplr", "flipud", "floor", "floor_", "frac", "frac_", "frexp", "geqrf", "get_device",
+    "i0", "i0_", "indices", "int_repr", "inverse", "is_coalesced", "is_complex", "is_conj", "is_distributed",
+    "is_floating_point", "is_inference", "is_neg", "is_nonzero", "is_signed", "isfinite", "isinf", "isnan",
+    "isneginf", "isposinf", "isreal", "item", "lgamma", "lgamma_", "log", "log10", "log10_", "log1p", "log1p_",
+    "log2", "log2_", "log_", "logdet", "logical_not", "logical_not_", "matrix_exp", "msort", "ndimension", "neg",
+    "neg_", "negative", "negative_", "nelement", "numel", "positive", "q_per_channel_axis", "q_per_channel_scales",
+    "q_per_channel_zero_points", "q_scale", "q_zero_point", "qscheme", "rad2deg", "rad2deg_", "ravel", "reciprocal",
+    "reciprocal_", "relu", "relu_", "resolve_conj", "resolve_neg", "retain_grad", "row_indices", "rsqrt", "rsqrt_",
+    "sgn", "sgn_", "sigmoid", "sigmoid_", "sign", "sign_", "signbit", "sin", "sin_", "sinc", "sinc_", "sinh",
+    "sinh_", "slogdet", "sparse_dim", "sqrt", "sqrt_", "square", "square_", "storage_offset", "t", "t_", "tan",
+    "tan_", "tanh", "tanh_", "tolist", "trace", "trunc", "trunc_", "untyped_storage", "values", "zero_"})
+_PYTHON_TAKES = re.compile(r"takes (?:from (\d+) to )?(\d+) positional arguments? but (\d+) (?:was|were) given$")
+
+
+def _own_call(e):
+    """Whether ``e`` (caught by a wrapper) was raised calling the op itself, not in its body: the frames past the
+    wrapper's are pass-through wrappers' (an autocast policy's) only, so a Python arity error is about the op's
+    own parameters."""
+    tb = e.__traceback__.tb_next if e.__traceback__ is not None else None
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.endswith("importlib_bootstrap>"):
+            return False
+        tb = tb.tb_next
+    return True
+
+
+def method_arity_error(name, rest):
+    """torch's words for Python's arity error ``rest`` (the text after ``f() ``) of Tensor method ``name``'s own
+    call, whose counts include ``self``: CPython's for a C method taking no arguments, the Python method's own
+    (``Tensor.unflatten() missing ...``) where torch's method is Python (torch/_tensor.py), else its parser's,
+    which counts without ``self`` (``x.clone(1)``: "clone() takes 0 positional arguments but 1 was given").
+
+    >>> str(method_arity_error("mm", "takes 2 positional arguments but 3 were given"))
+    'mm() takes 1 positional argument but 2 were given'
+    """
+    takes = _PYTHON_TAKES.match(rest)
+    if name in NO_ARGUMENT_METHODS:
+        if takes is not None:
+            return no_arguments_error(name, int(takes.group(3)) - 1)
+        if rest.startswith("got an unexpected keyword"):
+            return no_arguments_error(name, 0)
+    if name in PYTHON_LEVEL_IN_TORCH:
+        return TypeError(f"Tensor.{name}() {rest}")
+    if takes is not None:
+        low, high, given = (int(n) - 1 if n is not None else None for n in takes.groups())
+        span = f"{high}" if low is None else f"from {low} to {high}"
+        return TypeError(f"{name}() takes {span} positional argument{'' if span == '1' else 's'} but {given} "
+                         f"{'was' if given == 1 else 'were'} given")
+    missing = _PYTHON_MISSING.match(rest)
+    if missing is not None:  # torch's parser's words (its plural and singular swapped, as its source has)
+        names = re.findall(r"'(\w+)'", missing.group(2))
+        return TypeError(f"{name}() missing {len(names)} required positional argument"
+                         f"{'s' if len(names) == 1 else ''}: {', '.join(f'{chr(34)}{n}{chr(34)}' for n in names)}")
+    return TypeError(f"{name}() {rest}")
 
 
 NOT_OVERRIDDEN = object()
@@ -116,6 +182,9 @@ def parser_error(e, fn, name, args, kwargs, positions=True):
             return None
         if positions and hasattr(e, "as_function"):  # a method-form parser error (method_argument_error)
             return TypeError(e.as_function)
+        if getattr(e, "extra_arguments", None) is not None:  # a hot method's own count (extra_arguments_error),
+            return method_arity_error(name, f"takes 1 positional argument but {e.extra_arguments + 1} were given")
+            # raised for the in-place method that called it
         text = str(e)
         placed = _with_position(fn, name, text, args, positions)
         if placed is not None:
@@ -124,7 +193,9 @@ def parser_error(e, fn, name, args, kwargs, positions=True):
             got = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
             return TypeError(f"{name}() received an invalid combination of arguments - got ({', '.join(got)})")
         arity = _PYTHON_ARITY_ERROR.match(text)  # a check's or helper's signature: torch's words name the op
-        if arity and name not in _PYTHON_LEVEL_IN_TORCH:
+        if arity and not positions and args and isinstance(args[0], Tensor) and _own_call(e):
+            return method_arity_error(name, text[arity.end():])  # (the method's own counts include self)
+        if arity and name not in PYTHON_LEVEL_IN_TORCH:
             missing = _PYTHON_MISSING.match(text[arity.end():])
             if missing is not None and "'" in missing.group(2):  # (not yet in torch's words)  # torch's parser's words (its plural and singular swapped, as its source has)
                 names = re.findall(r"'(\w+)'", missing.group(2))

@@ -17,8 +17,9 @@ from .._shape_churn import as_exact, host_impl, quiet
 from .._scalar_fit import float_to_int
 from .. import _torch_function
 from .._dispatch import HOST_DTYPES, dispatch, host_operand, host_pointwise
-from .._errors import argument_error, caller_op, tp_name
+from .._errors import argument_error, caller_op, extra_arguments_error, tp_name
 from ..tensor import Tensor, _wrap_dim
+from ._parser_errors import NO_ARGUMENT_METHODS
 from .registry import register
 from .._creation import tensor
 
@@ -321,7 +322,9 @@ def unary(name, jfn, *, promote="same", inplace=True, out=True, method=True, nam
     kind_checks = tuple(c for c in checks if hasattr(c, "kinds"))
     bad = frozenset().union(*(c.kinds for c in kind_checks))
 
-    def public(input):  # (no out=: this is the Tensor method too; the namespace function's out= is the table's)
+    def public(input, *args):  # (no out=: this is the Tensor method too; the namespace function's out= is the
+        if args:  # table's; args: torch's words for those given, see extra_arguments_error)
+            raise extra_arguments_error(caller_op(), len(args), no_arguments=caller_op() in NO_ARGUMENT_METHODS)
         if host is not None:
             h = host_operand(input)
             if h is not None:

@@ -14,7 +14,7 @@ from .._grad_mode import _state as _grad_state
 from .._shape_churn import host_impl
 from .._creation import empty
 from .._device import canonical
-from .._errors import bool_arg, broadcast_shape, torch_warn, tp_name
+from .._errors import bool_arg, broadcast_shape, extra_arguments_error, torch_warn, tp_name
 from .._to_args import parse_to
 from .._scalar_fit import check_numbers_fit
 from .._dispatch import ERR_VAR, HOST_DTYPES, QUIET, host_number, host_operand
@@ -118,7 +118,7 @@ host_impl(_clone_impl, lambda x: np.array(x, copy=True))  # (_shape_churn: a cop
 
 
 @register(promote="none")
-def clone(input, *, memory_format=None):
+def clone(input, *args, memory_format=None):  # (args: torch's words for those given, see extra_arguments_error)
     """A copy with its own storage (differentiable), laid out in ``memory_format`` (preserve_format: as
     ``empty_like``, see ``_memory_format``).
 
@@ -126,6 +126,8 @@ def clone(input, *, memory_format=None):
     >>> torch.zeros(1, 2, 3, 3).clone(memory_format=torch.channels_last).stride()
     (18, 1, 6, 2)
     """
+    if args:
+        raise extra_arguments_error("clone", len(args))
     if memory_format is None:
         h = host_operand(input)
         if h is not None:  # a host tensor: a host copy (its own array: numpy() of either one shares only its own)
@@ -137,7 +139,7 @@ def clone(input, *, memory_format=None):
 
 
 @register(method=True, namespaces=())
-def contiguous(input, *, memory_format=None):
+def contiguous(input, *args, memory_format=None):
     """self if contiguous in ``memory_format``, else a copy that is (see ``_memory_format``).
 
     >>> import torchlike as torch
@@ -145,6 +147,8 @@ def contiguous(input, *, memory_format=None):
     ...     memory_format=torch.channels_last)
     True
     """
+    if args:
+        raise extra_arguments_error("contiguous", len(args))
     if memory_format is None or memory_format is _mfmt.contiguous_format or \
             memory_format is _mfmt.preserve_format:
         return input if input.is_contiguous() else clone(input, memory_format=_mfmt.contiguous_format)

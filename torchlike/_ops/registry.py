@@ -24,7 +24,7 @@ from .._errors import inplace_error, method_argument_error, renamed
 from .. import _profiler_state as _prof, _torch_function
 from .. import _dtype
 from ..tensor import Tensor
-from ._parser_errors import (ATTRIBUTE_ERROR_LIKE_TORCH, NOT_OVERRIDDEN, PARSER_FAILURES,
+from ._parser_errors import (ATTRIBUTE_ERROR_LIKE_TORCH, NOT_OVERRIDDEN, PARSER_FAILURES, PYTHON_LEVEL_IN_TORCH,
                              overridden, parser_error, raise_if_unparsed, raise_parser_error, unparsed)
 from .signatures import SIGNATURES, Signature, none_rejected, number_slots, rejecting_none, rejecting_tensors
 from .tensor_operators import BINARY_OPERATORS, OWN_OPERATORS, _operator, _own_function  # noqa: F401  (re-exported)
@@ -594,9 +594,15 @@ def _make_inplace(fn, name, sparse=None, overlap="internal"):
 
 
 # methods of ops with torch signatures that stay the declared function itself (no wrapper frame): the hot ones,
-# called per step by models (attention masks, state copies, ``torch.where``); their namespace functions and
-# in-place forms still raise torch's parser errors
-_BARE_METHODS = frozenset({"copy_", "fill_", "where", "masked_fill"})
+# called per step by models (state copies, ``torch.where``); their namespace functions and in-place forms still
+# raise torch's parser errors
+_BARE_METHODS = frozenset({"copy_", "fill_", "where"})
+# the other methods kept without a wrapper frame (see ``method_parses``): the cheap per-step ones, whose wrapper
+# would cost a measurable share of the call (``x.t()``: 8%), and the dunders (Python's protocols call them)
+_HOT_METHODS = _BARE_METHODS | frozenset({
+    "clone", "contiguous", "to", "zero_", "t", "view", "view_as", "reshape", "expand", "expand_as", "as_strided",
+    "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "square", "backward", "data_ptr",
+    "untyped_storage", "storage"})
 
 
 def _parses_late(fn):
@@ -604,6 +610,21 @@ def _parses_late(fn):
     torch signatures and no checks/flag wrapper (which do it already).  Its cost: one call frame, on the ops that
     declare signatures (failure-prone ones: value checks that would otherwise come first)."""
     return getattr(fn, "torch_signature", None) is not None and not getattr(fn, "parses_on_failure", False)
+
+
+def method_parses(fn, name):
+    """Whether install makes Tensor method ``name`` (op function ``fn``) ``_typed``'s wrapper, which raises torch's
+    parser errors on the failure path: the ops with torch signatures (``_parses_late``) but ``_BARE_METHODS``, and
+    the others with no wrapper of their own but the hot ones (``_HOT_METHODS``, the elementwise factories'), so
+    that a call that does not fit says what torch's says (``x.triu(1.5)``: the argument's position; ``x.matmul()``:
+    its parser's missing-argument words; ``x.numpy(1)``: counts without ``self``; see _parser_errors)."""
+    if name in _BARE_METHODS:
+        return False
+    if _parses_late(fn):
+        return True
+    return not (getattr(fn, "parses_on_failure", False) or name in _HOT_METHODS or name.startswith("__")
+                or name in PYTHON_LEVEL_IN_TORCH  # (torch's own Python: its errors are Python's, as torchlike's)
+                or getattr(fn, "__module__", None) == "torchlike._ops._util")
 
 
 def install(namespaces: dict, tensor_cls=None):
@@ -644,7 +665,7 @@ def install(namespaces: dict, tensor_cls=None):
         method = None
         if e.method:
             method = _operator(fn, name) if name in BINARY_OPERATORS else _spread(fn) if e.method_varargs else \
-                _typed(fn, name if e.alias else e.aten, positions=False) if _parses_late(fn) and name not in _BARE_METHODS else fn
+                _typed(fn, name if e.alias else e.aten, positions=False) if method_parses(fn, name) else fn
             put(tensor_cls, name, method, "Tensor")
         if e.inplace:
             put(tensor_cls, name + "_", _make_inplace(fn, name, e.sparse, e.inplace_overlap), "Tensor")

@@ -682,6 +682,7 @@ SIGNATURES = {
                                             "int[1] padding=0, int[1] output_padding=0, int groups=1, "
                                             "int[1] dilation=1"],
     ("nn.functional", "bilinear"): ["Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None"],
+    ("nn.functional", "linear"): ["Tensor input, Tensor weight, Tensor? bias=None, *, Tensor? out=None"],
     ("nn.functional", "cosine_embedding_loss"): ["Tensor input1, Tensor input2, Tensor target, float margin=0, "
                                                  "object size_average=None, object reduce=None, "
                                                  "object reduction=None"],

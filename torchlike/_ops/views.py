@@ -11,7 +11,7 @@ from jax import lax
 from .. import _dtype, _grad_mode, _views
 from .. import _profiler_state as _prof
 from .. import _memory_format as _mfmt
-from .._errors import argument_error, caller_op, check_alloc, int_arg, method_argument_error, tp_name, warn_at_caller
+from .._errors import argument_error, caller_op, check_alloc, extra_arguments_error, int_arg, method_argument_error, tp_name, warn_at_caller
 from . import checks as C
 from .._tape import FORWARD_AD
 from .._mutation import alias_op, copy_slices, view_of_root  # noqa: F401  (one copy, in layer 2; re-exported)
@@ -373,8 +373,10 @@ def _transpose(input, dim0, dim1, node):
 
 
 @register()
-def t(input):
+def t(input, *args):  # (args: torch's words for those given, see extra_arguments_error)
     """Transpose a tensor of at most 2 dims."""
+    if args:
+        raise extra_arguments_error("t", len(args), no_arguments=True)
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
     return _transpose(input, 0, -1, "TBackward0") if input.ndim == 2 else \
