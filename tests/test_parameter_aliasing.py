@@ -11,10 +11,6 @@ import pytest
 
 from conftest import raises_like_torch, same_as_torch
 
-VIEW_SOURCE = pytest.mark.xfail(strict=True, reason=(
-    "a grad-requiring Parameter, or .data of one, made of a view or of a tensor with autograd takes the value, not "
-    "the storage: torchlike.compile roots such an alias at its storage's root, whose gradient never reached the "
-    "parameter (test_compile_autograd_function's broadcast_grad case); see docs/differences.md"))
 
 
 def _parameter_of_a_named_tensor(m):
@@ -113,7 +109,6 @@ def _data_assignment_of_a_fresh_tensor(m):
     return p.detach().clone(), p._version, p.dtype
 
 
-@VIEW_SOURCE
 @pytest.mark.parametrize("foreach", [False, True])
 def test_optimizer_writes_reach_the_source(foreach):
     def fn(m):
@@ -284,11 +279,7 @@ SCENARIOS = {
 }
 
 
-_VIEW_SCENARIOS = {"Parameter of a view", "Parameter of a tensor that requires grad", "p.data = flat[a:b].view_as(p)",
-                   "Parameter of a numpy-sharing tensor", "a compiled step on flat-buffer parameters"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=VIEW_SOURCE) if n in _VIEW_SCENARIOS else n for n in SCENARIOS])
+@pytest.mark.parametrize("name", list(SCENARIOS))
 def test_parameter_shares_storage_like_torch(name):
     same_as_torch(lambda m: SCENARIOS[name](m), grad=False)
 
@@ -385,7 +376,6 @@ def test_in_place_write_to_a_view_of_a_leaf_alias_under_no_grad(name):
     same_as_torch(fn, grad=False)
 
 
-@VIEW_SOURCE
 def test_data_assignment_of_a_view_keeps_the_parameter_version():
     def fn(m):
         q = m.nn.Parameter(m.zeros(2))
@@ -427,3 +417,76 @@ def test_compiled_code_reaches_the_gradient_of_a_parameter_whatever_its_source(s
         (m.compile(f) if compiled else f)(x).backward()
         return w.grad.numpy()
     np.testing.assert_allclose(fn(torchlike, True), fn(torch, False), rtol=1e-6)
+
+
+@pytest.mark.parametrize("source", ["view", "requires grad", "data = view", "plain"])
+def test_compiled_code_reaches_the_gradient_of_a_parameter_argument_whatever_its_source(source):
+    """The parameter as an argument of the compiled function: its gradient reaches ``.grad`` through views made of
+    it (none through its ``detach()``), and a compiled step's in-place update of it reaches the buffer it shares
+    (``flat``), as torch's eager code does."""
+    import torch
+
+    import torchlike
+
+    def fn(m, compiled):
+        x = m.linspace(-1, 1, 12).reshape(3, 4)
+        flat = m.zeros(8)
+        if source == "view":
+            w = m.nn.Parameter(flat[2:6].reshape(1, 4))
+        elif source == "requires grad":
+            w = m.nn.Parameter(m.linspace(0.5, 1.5, 4, requires_grad=True))
+        elif source == "data = view":
+            w = m.nn.Parameter(m.ones(4))
+            w.data = flat[4:]
+        else:
+            w = m.nn.Parameter(m.linspace(0.5, 1.5, 4))
+        with m.no_grad():
+            flat.copy_(m.linspace(-1, 1, 8))
+        f = (lambda x, w: (x * w).pow(2).sum() + (x * w.t().t()).sum() + (x * w.detach()).sum())
+        (m.compile(f) if compiled else f)(x, w).backward()
+        grads = [w.grad.clone()]
+
+        def step(x, w):
+            (x * w).pow(2).sum().backward()
+            with m.no_grad():
+                w.sub_(0.1 * w.grad)
+        step = m.compile(step) if compiled else step
+        for _ in range(2):
+            w.grad = None
+            step(x, w)
+            grads.append(w.grad.clone())
+        return [g.numpy() for g in grads] + [w.detach().numpy(), flat.numpy()]
+    for a, b in zip(fn(torchlike, True), fn(torch, False)):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("read_first", [False, True])
+def test_compiled_writes_to_the_buffer_show_in_a_parameter_viewing_it(read_first):
+    """A compiled function writes the buffer a parameter views (``flat.mul_``, ``p.add_`` under no_grad) before or
+    after reading the parameter: its value follows the writes and its gradient (through a view made of it) still
+    reaches ``p.grad``, call after call, as torch's eager code does."""
+    import torch
+
+    import torchlike
+
+    def fn(m, compiled):
+        x = m.linspace(-1, 1, 12).reshape(3, 4)
+        flat = m.linspace(0.5, 1.5, 8)
+        p = m.nn.Parameter(m.ones(4))
+        p.data = flat[4:]
+
+        def f(x):
+            y = (x * p).pow(2).sum() if read_first else 0
+            flat.mul_(2)
+            with m.no_grad():
+                p.add_(1)
+            return y + (x * p.view(2, 2).reshape(4)).pow(2).sum()
+        f = m.compile(f) if compiled else f
+        outs = []
+        for _ in range(2):
+            out = f(x)
+            out.backward()
+            outs += [out.detach().numpy(), p.grad.numpy().copy(), flat.numpy().copy()]
+        return outs
+    for a, b in zip(fn(torchlike, True), fn(torch, False)):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

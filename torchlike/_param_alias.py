@@ -1,19 +1,18 @@
 """Storage sharing of ``nn.Parameter(t)`` and ``p.data = t``, as torch's: the parameter holds ``t``'s storage, so
-an in-place write through either shows in the other.
+an in-place write through either shows in the other (flat-buffer optimizers, ``p.data = flat[a:b].view_as(p)``).
 
 torchlike keeps one root per family of views (``Tensor._vbase``).  Where ``t`` is a plain root with no autograd
 history (``torch.empty(...)`` in every layer's constructor) the parameter becomes the root and ``t`` a ``detach()``
 alias of it (:func:`take_storage`), so the parameter is an ordinary leaf and costs nothing more; views made of
 ``t`` before keep reaching the storage through it (``Tensor._store``).  Any other source (a view, a tensor that
-requires grad or has a ``grad_fn``) is aliased the other way where the parameter does not require grad (or is made
-of a Parameter): the parameter is a ``detach()`` alias of its root.  A grad-requiring parameter of such a source
-takes its value (torchlike.compile roots an alias at its storage's root, whose gradient would not reach the
-parameter; docs/differences.md).
+requires grad or has a ``grad_fn``) is aliased the other way: the parameter is a ``detach()`` alias of its root
+(torchlike.compile gives such a grad-requiring leaf an input of its own for its gradient, ``compile/_trace.py``).
 
 >>> import torchlike as torch
->>> w = torch.ones(2)
->>> p = torch.nn.Parameter(w)
->>> _ = w.fill_(3.); p.tolist()
+>>> flat = torch.zeros(4)
+>>> p = torch.nn.Parameter(torch.ones(2))
+>>> p.data = flat[2:].view_as(p)
+>>> _ = flat.fill_(3.); p.tolist()
 [3.0, 3.0]
 """
 from __future__ import annotations
@@ -92,12 +91,9 @@ def set_data(self, new):
     root = new._vbase if new._vbase is not None else new
     _release(self)
     v = self._ver
-    if root is self or is_tracer(x) or type(new).detach is not Tensor.detach or type(v) is not type(new._ver) \
-            or (self._rg and not adoptable(new)):
+    if root is self or is_tracer(x) or type(new).detach is not Tensor.detach or type(v) is not type(new._ver):
         # a view of self itself, a traced value, a special subclass, an inference tensor's value or into one
-        # (which stays one, with its own counter), and a view or a tensor with autograd put into a tensor that
-        # requires grad (torchlike.compile would root the alias at the storage's root, whose gradient never reached
-        # ``self``): self takes the value
+        # (which stays one, with its own counter): self takes the value
         _OLD_DATA.fset(self, new)
         return
     mine = v[0] if len(v) == 1 else v[0] - v[1]

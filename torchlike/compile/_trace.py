@@ -15,10 +15,11 @@ import threading
 import weakref
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from .. import _trace_hooks, _views
-from .._errors import is_tracer as _is_tracer
+from .._errors import GraphBreak, is_tracer as _is_tracer
 from ..autograd import engine as _engine
 from ..tensor import _ALIAS_CHAIN, _NUMPY_CHAIN, _SHARED_CHAIN, Tensor
 
@@ -74,7 +75,77 @@ def _value_tracing(self):
             tr.record_read(b, x)
         return x
     root = _value_tracing(b)
-    return _views.chain_fn(self._chain)(root)
+    la = tr.leaf_alias.get(id(b))
+    if la is None and not self._rg and self._grad_fn is None:
+        return _views.chain_fn(self._chain)(root)
+    return _leaf_alias_value(tr, self, b, root, la)
+
+
+_DETACHED = (("alias", "detach"), ("alias", "data"))
+
+
+@jax.custom_jvp
+def _attach(v, g):
+    """``v``, whose gradient goes to ``g`` (of the same shape and dtype) instead of to what ``v`` was read from."""
+    return v
+
+
+@_attach.defjvp
+def _attach_jvp(primals, tangents):
+    return primals[0], tangents[1]
+
+
+def _through(entry, root):
+    """The value of the leaf of ``entry`` (``(id, chain, its input, the root's array then)``) over ``root``: its
+    input itself while the root keeps the array it had (any order of gradient is the leaf's), else the root's
+    array read through its chain (the trace wrote the storage) with the first-order gradient going to the input."""
+    _, cp, gi, r0 = entry
+    if root is r0:
+        return gi
+    return _attach(_views.chain_fn(cp)(root), gi)
+
+
+def _leaf_alias_value(tr, t, b, root, la):
+    """The traced value of view ``t`` of root ``b`` where ``t`` is a grad-requiring leaf sharing ``b``'s storage (a
+    Parameter of a view, ``p.data = flat[a:b]``), or a view of one: the leaf is an input of the program of its own
+    (torch's leaf is its own tensor for autograd; the root's gradient never reached it), whose value the trace's
+    writes to the storage replace (``_through``).  A leaf that existed before the trace gets its input here (its
+    current value is passed at each call); argument leaves get theirs from the argument plan
+    (``_writeback.ArgPlan``)."""
+    chain = t._chain
+    for entry in la or ():
+        if entry[0] == id(t) and entry[1] == chain:
+            return _through(entry, root)
+    if t._rg and t._grad_fn is None and id(t) not in tr.created_ids:
+        r0 = None if _is_tracer(root) else root
+        with jax.ensure_compile_time_eval():  # a concrete array: a jaxpr constant swapped for t's value per call
+            if r0 is not None:
+                gi = _views.chain_fn(chain)(root)
+            else:  # (the storage was written earlier in the trace: only gi's shape and dtype count)
+                v = jax.eval_shape(_views.chain_fn(chain), root)
+                gi = jnp.zeros(v.shape, v.dtype)
+        tr.lift_leaf_alias(t, gi)
+        entry = (id(t), chain, gi, r0)
+        tr.leaf_alias.setdefault(id(b), []).append(entry)
+        return _through(entry, root)
+    best, hits = None, 0  # a view of such a leaf, made from it (its chain goes on from the leaf's)
+    for entry in la or ():
+        n = len(entry[1])
+        if n < len(chain) and chain[:n] == entry[1]:
+            if best is None or n > len(best[1]):
+                best, hits = entry, 1
+            elif n == len(best[1]):
+                hits += 1
+    if hits > 1:
+        raise GraphBreak("a view of one of several grad-requiring tensors that alias the same part of a storage")
+    if best is not None:
+        return _views.chain_fn(chain[len(best[1]):])(_through(best, root))
+    if (t._rg or t._grad_fn is not None) and not (b._rg or b._grad_fn is not None) and (
+            la or (id(t) not in tr.created_ids and any(st in _DETACHED for st in chain))):
+        # a view requiring grad that is not read through its leaf (``as_strided`` of it, or a view made before the
+        # trace, read before the leaf): its gradient would stop at the root, which does not require grad
+        raise GraphBreak("a view requiring grad of a storage shared with a grad-requiring leaf, not read through it")
+    return _views.chain_fn(chain)(root)
 
 
 def _wrap_tracing(cls, x, dev=None):
@@ -148,6 +219,9 @@ class Trace:
         # tensor hook): then its outputs cannot be differentiated later as one program (_compiled.py)
         self.custom_grad = None
         self.spmd = None  # compile._spmd._Ctx: collectives lower to XLA collectives over the world axis
+        # id(root) -> [(id(leaf), its chain, its input, the root's array then)]: grad-requiring leaves sharing that
+        # root's storage, each an input of the program of its own (_leaf_alias_value)
+        self.leaf_alias = {}
 
     def record_read(self, t, x):
         snap = self.snap.get(id(t))
@@ -169,6 +243,12 @@ class Trace:
         if id(t) not in self.snap:
             self.order.append(t)
             self.snap[id(t)] = _snapshot(t)
+
+    def lift_leaf_alias(self, t, gi):
+        """``gi`` (a concrete array) is the program input of grad-requiring leaf ``t``, a view of another storage:
+        each call passes ``t``'s value, the leaf's value and gradient in the program (``_leaf_alias_value``)."""
+        self.reads[id(gi)] = [t]
+        self.record_write(t)
 
     def lift_scalar(self, key, getter):
         """A concrete 0-d float64 array for ``getter()`` that becomes an input of the compiled program;

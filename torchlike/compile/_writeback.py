@@ -86,6 +86,15 @@ class ArgPlan:
         self.views = [i for i in tensor_pos if leaves[i]._vbase is not None and not self._stands_for(i)]
         # slots an alias stands for: a ``.data =`` on it in the program detaches it from the array, as in eager
         self.alias_slots = {s for s, (i, via) in enumerate(self.slots) if not via and leaves[i]._vbase is not None}
+        # a grad-requiring leaf sharing another tensor's storage (a Parameter of a view, ``p.data = flat[a:b]``)
+        # reads and writes that storage through its root's slot, and has an input of its own, after the roots',
+        # that its gradient goes to (``_trace._leaf_alias_value``): slot (leaf index, None), the leaf itself
+        self.grad_slot_of = {}
+        for i in self.views:
+            x = leaves[i]
+            if x._rg and x._grad_fn is None:
+                self.grad_slot_of[i] = len(self.slots)
+                self.slots.append((i, None))
         self.writes = []  # ("x", slot) / ("detach", leaf) / ("grad", slot): one output each
         self.meta = []  # ("rg", slot, flag) / ("leafrg", leaf, flag)
 
@@ -124,6 +133,11 @@ class ArgPlan:
                 fresh = view_of_root(rt, src._chain)
                 v._grad_fn, v._oi = fresh._grad_fn, fresh._oi
             new_leaves[i] = v
+            g = self.grad_slot_of.get(i)
+            if g is not None:
+                tr = _trace.current()
+                tr.leaf_alias.setdefault(id(rt), []).append((id(v), v._chain, arrays[g], rt._x))
+                rts[g] = v
         self._init = (rts, list(arrays), [t._rg for t in rts], {i: new_leaves[i]._rg for i in self.views},
                       [t._ver for t in rts])
         return rts, new_leaves
@@ -134,6 +148,8 @@ class ArgPlan:
         self._init = None
         out = []
         for s, (rt, a, rg) in enumerate(zip(rts, arrays, rg0)):
+            if self.slots[s][1] is None:  # (a leaf's gradient input: the leaf is one of the views)
+                continue
             if rt._vbase is not None:
                 raise GraphBreak("an argument was turned into a view of another tensor")
             if s in self.alias_slots and rt._ver is not vers[s]:  # ``.data =`` (it gives a new version counter)

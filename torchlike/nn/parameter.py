@@ -89,13 +89,9 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
             if requires_grad:
                 t._as_grad_leaf()
             return t
-        if type(data).detach is Tensor.detach and not is_tracer(data._value) and (
-                not requires_grad or (isinstance(data, Parameter) and data._vbase is None and data._grad_fn is None)):
-            # a Parameter of a Parameter, or a parameter without grad, of a view or a tensor with autograd: a
-            # detach() alias of its storage, as torch's _make_subclass shares it (blitz's weight samplers wrap their
-            # layer's parameters so).  A grad-requiring parameter of a view or of a tensor with autograd takes the
-            # value: torchlike.compile roots an alias's inputs at its storage's root, whose gradient never reached
-            # the parameter (docs/differences.md)
+        if type(data).detach is Tensor.detach and not is_tracer(data._value):
+            # a view, a tensor with autograd, a Parameter: the parameter is a detach() alias of its storage, as
+            # torch's _make_subclass shares it (blitz's weight samplers wrap their layer's parameters so)
             t = alias_of(data)._retype(cls)
             if requires_grad:
                 t._as_grad_leaf()
