@@ -45,10 +45,42 @@ CALLS = [
     'L.clamp(x, min=x, max=1)', 'L.pow(x)', "x.pow('a')", "L.pow('a', x)", "L.mm(x, 'a')", 'x.mm()',
     'x.mm(x.t(), L.float32)', 'F.pad(x, None)', 'L.full(size=2, fill_value=1.)', 'x.narrow(0, 0, 1.0)',
     'L.narrow(x, 0, 0.5, 1)', 'x.add(1, True)', 'L.sub(x, 2, 3.5)', 'x.add(1.5, 2)', 'L.eye(2, None)', 'L.eye(None)', 'L.eye(2, True)',
+    # the classes behind the rows above: methods with no parser wrapper of their own, torch's C methods taking no
+    # arguments (their in-place forms, aliases and namespace functions too), Python's counts that include self
+    'x.bmm()', 'x.dot()', 'x.equal()', 'x.outer()', 'x.take()', 'x.fill_diagonal_()', 'x.ndimension(1)',
+    'x.dim(1, 2)', 'x.abs(1)', 'x.abs_(1)', 'x.sigmoid(1, 2)', 'x.absolute(1)', 'L.abs(x, 1)', 'L.t(x, 1)',
+    'L.clone(x, 1)', 'x.contiguous(1, 2)', 'x.size(dim=1.5)', 'x.size(0, 1)', 'x.stride(dim=0)', 'x.trace(1)',
+    "F.linear(x, 'a')", 'F.linear(x, x, x, x)', 'F.linear()', 'F.linear(weight=x)', 'x.split()', 'x.t_(1)',
+    'x.tolist(1, 2)', 'x.detach(1)', 'x.numel(1)', 'x.is_complex(1)', 'x.zero_(1)', 'x.item(a=1)', 'x.fill_()',
+    'x.expand_as()', 'x.add()',
 ]
+
+_HOT_NO_ARGUMENTS = ("torch's C method: 'TensorBase.X() takes no arguments (N given)'; torchlike's keeps Python's "
+                     "words: a parameter to see the argument would cost the hot call ~13 ns (10% of x.dim())")
 
 # call -> what torchlike still does differently (torch's result first)
 KNOWN = {
+    'x.item(1)': _HOT_NO_ARGUMENTS,
+    'x.dim(1)': _HOT_NO_ARGUMENTS,
+    'x.ndimension(1)': _HOT_NO_ARGUMENTS,
+    'x.dim(1, 2)': _HOT_NO_ARGUMENTS,
+    'x.detach(1)': "torch's C method: 'TensorBase.detach() takes no arguments (1 given)'; torchlike's Tensor-class "
+                   "method (no wrapper): Python's words",
+    'x.numel(1)': "torch's C method: 'TensorBase.numel() takes no arguments (1 given)'; torchlike: Python's words",
+    'x.is_complex(1)': "torch's C method: 'TensorBase.is_complex() takes no arguments'; torchlike: Python's words",
+    'x.zero_(1)': "torch's C method: 'TensorBase.zero_() takes no arguments (1 given)'; torchlike's zero_ is a hot "
+                  "method kept without a wrapper (registry._HOT_METHODS): Python's words",
+    'x.item(a=1)': "torch's C method: 'TensorBase.item() takes no keyword arguments'; torchlike: Python's "
+                   "unexpected-keyword words",
+    'x.fill_()': "torch lists fill_'s two overloads; torchlike's fill_ keeps no wrapper (registry._BARE_METHODS): "
+                 "Python's missing-argument words",
+    'x.expand_as()': "torch's parser's missing-argument words; torchlike's expand_as is a hot method kept without a "
+                     "wrapper: Python's",
+    'x.add()': "torch's 'received an invalid combination of arguments' listing; torchlike's add keeps no wrapper "
+               "(hot): Python's missing-argument words",
+    'F.linear(weight=x)': "torch's parser lists every required parameter from the first missing one on "
+                          "('\"input\", \"weight\"', the keyword given too); torchlike's signatures.py leaves out "
+                          "those given by keyword",
 }
 
 

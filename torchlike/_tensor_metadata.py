@@ -12,14 +12,12 @@ shape and dtype never change. Imports layer 0 only.
 """
 from __future__ import annotations
 
-import sys
-
 import jax
 import numpy as np
 
 from . import _dtype, _views
 from . import _memory_format as _mfmt
-from ._errors import argument_error, no_arguments_error, renamed, torch_index
+from ._errors import argument_error, renamed, torch_index
 from ._layout import strided as _strided
 
 __all__ = ["TensorMetadata", "wrap_dim"]
@@ -63,10 +61,8 @@ class TensorMetadata:
     def ndim(self):
         return self._x.ndim
 
-    def dim(self, *args):  # (args: CPython's words for torch's C method given some)
-        if args:
-            raise no_arguments_error(sys._getframe().f_code.co_name, len(args))  # (dim or ndimension)
-        return self._x.ndim
+    def dim(self):  # (an argument given: Python's words, not CPython's for torch's C method: a parameter to see it
+        return self._x.ndim  # would cost x.dim(), a hot call, 10%)
 
     ndimension = renamed(dim, "ndimension", "Tensor.ndimension")  # (its own name in argument errors)
 
@@ -98,12 +94,7 @@ class TensorMetadata:
     def is_signed(self):
         return self.dtype.is_signed
 
-    def stride(self, d=None, /, *, dim=None):  # (d: a dim given by position, whose parser error gives it)
-        if d is not None:
-            try:
-                return self.stride()[wrap_dim(d, self._x.ndim)]
-            except TypeError:
-                raise argument_error(d, "int", "dim", "stride", 1) from None
+    def stride(self, d=None, /, dim=None):  # (d: a dim given by position, whose parser error gives it)
         b = self._vbase
         if b is None:
             st = self._st
@@ -111,7 +102,14 @@ class TensorMetadata:
                 st = _views.contiguous_strides(self._x.shape)
         else:
             st = _views.strides_of(self._chain, tuple(b._x.shape), b._st)[0]
-        return st if dim is None else st[wrap_dim(dim, len(st))]
+        if d is None:
+            return st if dim is None else st[wrap_dim(dim, len(st))]
+        if dim is not None:  # (no keyword-only parameter nor *args: they would cost the call its specialisation)
+            raise TypeError("stride() takes from 0 to 1 positional arguments but 2 were given")
+        try:
+            return st[wrap_dim(d, len(st))]
+        except TypeError:
+            raise argument_error(d, "int", "dim", "stride", 1) from None
 
     def storage_offset(self):
         b = self._vbase

@@ -468,10 +468,12 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
     def shape(self):
         return Size(self._x.shape)
 
-    def size(self, d=None, /, *, dim=None):  # (d: a dim given by position, whose parser error gives it)
+    def size(self, d=None, /, dim=None):  # (d: a dim given by position, whose parser error gives it)
         s = self._x.shape
         if d is None:
             return Size(s) if dim is None else s[_wrap_dim(dim, len(s))]
+        if dim is not None:  # (no keyword-only parameter nor *args: they would cost the call its specialisation)
+            raise TypeError("size() takes from 0 to 1 positional arguments but 2 were given")
         try:
             return s[_wrap_dim(d, len(s))]
         except TypeError:
@@ -675,9 +677,7 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
             h = p.host = _views.host_read(p.src, self._chain)
         return h
 
-    def item(self, *args):  # (args: CPython's words for torch's C method given some)
-        if args:
-            raise no_arguments_error("item", len(args))
+    def item(self):  # (an argument given: Python's words, not CPython's for torch's C method, as for dim)
         if _prof.SUBCLASSES and type(self) in _prof.SUBCLASSES:  # its __torch_dispatch__ sees _local_scalar_dense
             return _prof.SUBCLASS_HANDLER[0].item(self)
         if self._dev is not CPU and self._dev.type == "meta":
