@@ -13,8 +13,8 @@ import numpy as np
 from ..tensor import Tensor
 from . import _collectives_traced as _traced
 from ._process_group import Work, _group
-from ._programs import (_all_reduce_call, _blockwise, _done, _gathered, _in_program, _lowered, _member, _scatter_reduce,
-                        _spmd_needs_callbacks, _src_index, _tracing, _work, _x)
+from ._programs import (_all_reduce_call, _blockwise, _done, _gathered, _host, _in_program, _lowered, _member, _put,
+                        _scatter_reduce, _spmd_needs_callbacks, _src_index, _tracing, _work, _x, _xp)
 from ._reduce_op import ReduceOp, _op, _reducer
 
 __all__ = [
@@ -56,13 +56,12 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     if not _member(g):
         return None
     call = _all_reduce_call(g, _x(tensor), op)
-    return _done(call, async_op, tensor._set_value)
+    return _done(call, async_op, lambda out: _put(tensor, out))
 
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     """Copy rank ``src``'s ``tensor`` into every rank's ``tensor``."""
-    import jax.numpy as jnp
     if _tracing(tensor):
         lo = _lowered(group)
         if lo:
@@ -76,9 +75,9 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     s = _src_index(g, src, group_src)
     x = _x(tensor)
     if g.rank() != s:
-        x = jnp.zeros_like(x)
+        x = _xp(_host(x)).zeros_like(_host(x))
     call = _all_reduce_call(g, x, ReduceOp.SUM, "broadcast", "BROADCAST")
-    return _done(call, async_op, tensor._set_value)
+    return _done(call, async_op, lambda out: _put(tensor, out))
 
 
 
@@ -105,7 +104,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
 
     def finish(out):
         for i, t in enumerate(tensor_list):
-            t._set_value(out[i].astype(t._value.dtype))
+            _put(t, out[i].astype(t._value.dtype))
     return _done(_gathered(g, _x(tensor)), async_op, finish)
 
 
@@ -130,7 +129,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
                          f"(got {list(oshape)} for input {list(x.shape)} and world size {n})")
     call = _gathered(g, x, "all_gather_into_tensor", "_ALLGATHER_BASE")
     return _done(call, async_op,
-                 lambda out: output_tensor._set_value(out.reshape(oshape).astype(output_tensor._value.dtype)))
+                 lambda out: _put(output_tensor, out.reshape(oshape).astype(output_tensor._value.dtype)))
 
 
 _all_gather_base = all_gather_into_tensor
@@ -149,7 +148,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     g = _group(group)
     if not _member(g):
         return None
-    x = _x(input)
+    x = _host(_x(input))
     n = g.size()
     if x.size != n * output.numel():
         raise ValueError(f"input tensor must be the same size as output size times world size "
@@ -157,7 +156,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     xs = x.reshape((n * (output.shape[0] if output.ndim else 1),) + tuple(output.shape[1:]))
     oshape = tuple(output.shape)
     call = _scatter_reduce(g, xs, op, fp_of=x)
-    return _done(call, async_op, lambda out: output._set_value(out.reshape(oshape)))
+    return _done(call, async_op, lambda out: _put(output, out.reshape(oshape)))
 
 
 _reduce_scatter_base = reduce_scatter_tensor
@@ -184,18 +183,18 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
             return _work(async_op)
         return _in_program(lambda o, *ts: reduce_scatter(o, list(ts), op, group), [output, *input_list], [0],
                            async_op)
-    import jax.numpy as jnp
     g = _group(group)
     if not _member(g):
         return None
-    x = jnp.concatenate([_x(t).reshape((1,) + tuple(t.shape)) for t in input_list])
+    blocks = [_host(_x(t)).reshape((1,) + tuple(t.shape)) for t in input_list]
+    x = (_xp(blocks[0]) if blocks else np).concatenate(blocks)
     oshape = tuple(output.shape)
     if x.size != g.size() * output.numel():
         raise ValueError(f"input tensor must be the same size as output size times world size "
                          f"(got {list(x.shape)} and {list(output.shape)})")
     call = _scatter_reduce(g, x.reshape((g.size() * (oshape[0] if oshape else 1),) + oshape[1:]), op,
                            "reduce_scatter", "REDUCE_SCATTER", fp_of=_x(output))
-    return _done(call, async_op, lambda out: output._set_value(out.reshape(oshape)))
+    return _done(call, async_op, lambda out: _put(output, out.reshape(oshape)))
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
@@ -213,7 +212,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
         return None
     d = _src_index(g, dst, group_dst, "dst")
     call = _all_reduce_call(g, _x(tensor), op, "reduce", "REDUCE")
-    return _done(call, async_op, tensor._set_value if g.rank() == d else None)
+    return _done(call, async_op, (lambda out: _put(tensor, out)) if g.rank() == d else None)
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
@@ -245,7 +244,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     def finish(out):
         if g.rank() == d:
             for i, t in enumerate(gather_list):
-                t._set_value(out[i].astype(t._value.dtype))
+                _put(t, out[i].astype(t._value.dtype))
     return _done(_gathered(g, _x(tensor), "gather", "GATHER"), async_op, finish)
 
 
@@ -274,19 +273,20 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         return None
     s = _src_index(g, 0 if src is None and group_src is None else src, group_src)
     n = g.size()
-    x = _x(tensor)
+    x = _host(_x(tensor))
+    xp = _xp(x)
     if g.rank() == s:
         if scatter_list is None or len(scatter_list) != n:
             raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-        stacked = jnp.stack([_x(t).astype(x.dtype) for t in scatter_list])
+        stacked = xp.stack([_host(_x(t)).astype(x.dtype) for t in scatter_list])
     else:
         if scatter_list:
             raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
-        stacked = jnp.zeros((n,) + tuple(x.shape), x.dtype)
+        stacked = xp.zeros((n,) + tuple(x.shape), x.dtype)
     is_bool = x.dtype == np.bool_
     call = _scatter_reduce(g, stacked.astype(jnp.int32) if is_bool else stacked, ReduceOp.SUM, "scatter",
                            "SCATTER", fp_of=x)
-    return _done(call, async_op, lambda out: tensor._set_value(out.astype(np.bool_) if is_bool else out))
+    return _done(call, async_op, lambda out: _put(tensor, out.astype(np.bool_) if is_bool else out))
 
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,
@@ -311,7 +311,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     if not _member(g):
         return None
     n = g.size()
-    x = _x(input)
+    x = _host(_x(input))
     oshape = tuple(output.shape)
     splits = []
     for sizes, rows in ((input_split_sizes, x.shape[0]), (output_split_sizes, oshape[0] if oshape else 0)):
@@ -331,7 +331,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
                       lambda a: jax.lax.all_to_all(a, "r", 1, 1, tiled=True), ("a2a",),
                       post=lambda out, m: out[:, :m])
     return _done(call, async_op,
-                 lambda out: output._set_value(out.reshape(oshape).astype(output._value.dtype)))
+                 lambda out: _put(output, out.reshape(oshape).astype(output._value.dtype)))
 
 
 def _all_to_all_uneven(g, output, x, isz, osz, async_op):
@@ -344,13 +344,13 @@ def _all_to_all_uneven(g, output, x, isz, osz, async_op):
     B = max(int(big[0]), 1)
     rest = tuple(x.shape[1:])
     offs = np.concatenate([[0], np.cumsum(isz)])
-    blocks = [jnp.pad(x[offs[j]:offs[j + 1]], [(0, B - isz[j])] + [(0, 0)] * len(rest)) for j in range(n)]
-    xp = jnp.concatenate(blocks)
+    blocks = [_xp(x).pad(x[offs[j]:offs[j + 1]], [(0, B - isz[j])] + [(0, 0)] * len(rest)) for j in range(n)]
+    xp = _xp(x).concatenate(blocks)
     dtype = output._value.dtype
 
     def finish(out):
         out = out.reshape((n, B) + rest)
-        output._set_value(jnp.concatenate([out[j, :osz[j]] for j in range(n)]).astype(dtype))
+        _put(output, _xp(out).concatenate([out[j, :osz[j]] for j in range(n)]).astype(dtype))
     call = _blockwise("all_to_all_single", "ALLTOALL_BASE", g, xp, n,
                       lambda a: jax.lax.all_to_all(a, "r", 1, 1, tiled=True), ("a2a",),
                       post=lambda out, m: out[:, :m])

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from . import _p2p_any
 from ._process_group import ProcessGroup, _group, _state
-from ._programs import _done, _elementwise, _x
+from ._programs import _done, _elementwise, _put, _x
 
 __all__ = ["irecv", "isend", "recv", "send"]
 
@@ -59,7 +59,7 @@ def _recv_src(src, group, group_src, name):
 
 def _received(tensor, src):
     def finish(out):
-        tensor._set_value(out)
+        _put(tensor, out)
         _p2p_any.consumed(_state["rank"], src)
     return finish
 

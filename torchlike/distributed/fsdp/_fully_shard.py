@@ -20,6 +20,7 @@ import numpy as np
 from ... import _grad_mode
 from .. import _collectives
 from .._process_group import get_world_size, init_process_group, is_initialized
+from .._programs import _host, _on_device, _xp
 from ..device_mesh import DeviceMesh, init_device_mesh
 from ..tensor._dtensor import DTensor, _shard_axis, _to_shard_backed
 from ..tensor.placement_types import Replicate, Shard
@@ -137,7 +138,6 @@ class _State:
     def _gather_all(self):
         """The full value of every managed parameter: one all-gather of all shards (padded to equal rows, laid
         end to end) when they share a dtype, else one per parameter."""
-        import jax.numpy as jnp  # lazy: array packing only
         ds = [d for _, _, d in self.params]
         if len({d._value.dtype for d in ds}) != 1 or len(ds) < 2:
             return [d.full_tensor() for d in ds]
@@ -147,16 +147,17 @@ class _State:
         sizes = [r * int(np.prod(rest, dtype=np.int64)) for r, rest in zip(rows, rests)]
         parts = []
         for d, r in zip(ds, rows):
-            x = d._value
-            parts.append(jnp.pad(x, [(0, r - x.shape[0])] + [(0, 0)] * (x.ndim - 1)).reshape(-1))
-        flat = Tensor._wrap(jnp.concatenate(parts), ds[0]._dev)
-        out = Tensor._wrap(jnp.empty((n * flat._value.shape[0],), flat._value.dtype), flat._dev)
+            x = _host(d._value)  # (packing in numpy on a CPU rank: a new shape compiles nothing)
+            parts.append(_xp(x).pad(x, [(0, r - x.shape[0])] + [(0, 0)] * (x.ndim - 1)).reshape(-1))
+        packed = _xp(parts[0]).concatenate(parts)
+        flat = Tensor._wrap(_on_device(packed), ds[0]._dev)
+        out = Tensor._wrap(_on_device(_xp(packed).zeros((n * packed.shape[0],), packed.dtype)), flat._dev)
         _collectives.all_gather_into_tensor(out, flat, group=self.group)
-        blocks = out._value.reshape(n, -1)
+        blocks = _host(out._value).reshape(n, -1)
         fulls, off = [], 0
         for d, r, rest, k in zip(ds, rows, rests, sizes):
             piece = blocks[:, off:off + k].reshape((n * r,) + rest)[:d.__dict__["_gshape"][0]]
-            fulls.append(Tensor._wrap(piece, d._dev))
+            fulls.append(Tensor._wrap(_on_device(piece), d._dev))
             off += k
         return fulls
 
@@ -214,9 +215,8 @@ def _pad0(t, rows):
     """``t`` with zero rows appended on dim 0 up to ``rows`` (a new Tensor; no autograd)."""
     if t.shape[0] == rows:
         return t
-    import jax.numpy as jnp
-    x = t._value
-    return Tensor._wrap(jnp.pad(x, [(0, rows - x.shape[0])] + [(0, 0)] * (x.ndim - 1)), t._dev)
+    x = _host(t._value)
+    return Tensor._wrap(_on_device(_xp(x).pad(x, [(0, rows - x.shape[0])] + [(0, 0)] * (x.ndim - 1))), t._dev)
 
 
 class FSDPModule:
