@@ -490,3 +490,25 @@ def test_compiled_writes_to_the_buffer_show_in_a_parameter_viewing_it(read_first
         return outs
     for a, b in zip(fn(torchlike, True), fn(torch, False)):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_compiled_call_on_a_view_of_a_parameter_viewing_a_buffer_reaches_its_gradient():
+    """``f(x, p.reshape(1, 4))`` where ``p.data = flat[4:]``: the argument's gradient goes to ``p``, which is not an
+    argument; torchlike.compile runs such a call eagerly (a graph break, warned) and ``p.grad`` is torch's."""
+    import warnings
+
+    import torch
+
+    import torchlike
+
+    def fn(m, compiled):
+        x = m.linspace(-1, 1, 12).reshape(3, 4)
+        flat = m.linspace(0.5, 1.5, 8)
+        p = m.nn.Parameter(m.ones(4))
+        p.data = flat[4:]
+        f = (lambda x, v: (x * v).pow(2).sum())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            (m.compile(f) if compiled else f)(x, p.reshape(1, 4)).backward()
+        return p.grad.numpy()
+    np.testing.assert_allclose(fn(torchlike, True), fn(torch, False), rtol=1e-6)

@@ -7,7 +7,7 @@ with metadata changes (``requires_grad_``, ``.data =``, ``.grad = None``).
 """
 from __future__ import annotations
 
-from .. import _views
+from .. import _grad_mode as grad_mode, _views
 from .._mutation import view_of_root
 from ..tensor import _NUMPY_CHAIN, _SHARED_CHAIN, Tensor
 from . import _trace
@@ -132,6 +132,10 @@ class ArgPlan:
             if src._grad_fn is not None and rt.requires_grad and src._chain[0][0] != "alias":
                 fresh = view_of_root(rt, src._chain)
                 v._grad_fn, v._oi = fresh._grad_fn, fresh._oi
+            if src._grad_fn is not None and v._grad_fn is None and grad_mode.is_grad_enabled():
+                # (a view made of a leaf that shares another tensor's storage, ``p.reshape(1, 4)`` of a Parameter of
+                # a view: its gradient goes to that leaf, which the program has no input for)
+                raise GraphBreak("a view argument whose gradient goes to a tensor that is not an argument")
             new_leaves[i] = v
             g = self.grad_slot_of.get(i)
             if g is not None:
