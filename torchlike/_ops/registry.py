@@ -225,11 +225,14 @@ def _argument_checks(fn):
     return flags, dim
 
 
-def _numpy_names(fn):
+def _numpy_names(fn, serves_method=True):
     """``fn`` also taking numpy's keyword names, as torch's argument parser does: ``axis=`` for ``dim=``,
     ``keepdims=`` for ``keepdim=`` (``x.sum(axis=1, keepdims=True)``), and rejecting what torch's parser rejects
     in its bool arguments (``_FLAGS``) and required dims (``_DIM_REQUIRED``); the success path pays a length
-    test (and, with keywords, a dict look-up per flag)."""
+    test (and, with keywords, a dict look-up per flag).  ``serves_method``: ``fn`` is the Tensor method too, so
+    its errors give no positions and its arity errors are the method's (``torch.split(x)``, a function only,
+    keeps Python's ``split() missing ...``)."""
+    positions = not serves_method
     flags, dim_at = _argument_checks(fn)
     at = tuple(k for k, _ in flags if k is not None)
     dim_required = dim_at is not None
@@ -281,9 +284,9 @@ def _numpy_names(fn):
             r = overridden(numpy_names, args, kwargs)
             if r is not NOT_OVERRIDDEN:
                 return r
-            raise_parser_error(e, fn, fn.__name__, args, kwargs, positions=False)
+            raise_parser_error(e, fn, fn.__name__, args, kwargs, positions=positions)
         except Exception:
-            raise_if_unparsed(fn, fn.__name__, args, kwargs, positions=False)
+            raise_if_unparsed(fn, fn.__name__, args, kwargs, positions=positions)
             raise
     # the op's own name on the frame too (sparse's "Could not run 'aten::<op>'" reads the calling frame)
     numpy_names.__code__ = numpy_names.__code__.replace(co_name=fn.__name__,
@@ -334,7 +337,7 @@ def register(name=None, *, namespaces=("torch",), method=True, inplace=False, ou
         ns = tuple(namespaces)
         functional = bool(ns) and ns[0] == "nn.functional"  # torch's Python-level F.X: its own argument names
         if _takes(fn, ("dim", "keepdim")) and not functional:
-            fn = _numpy_names(fn)
+            fn = _numpy_names(fn, serves_method=bool(method))
         elementwise = getattr(fn, "__module__", None) in _ELEMENTWISE_MODULES
         entry = OpEntry(n, _checked(fn, checks, n) if checks else fn, ns, method, inplace,
                         out or out_form is not None, promote,
