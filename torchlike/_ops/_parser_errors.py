@@ -141,10 +141,10 @@ def overridden(public, args, kwargs):
     return NOT_OVERRIDDEN
 
 
-def raise_parser_error(e, fn, name, args, kwargs, positions=True):
+def raise_parser_error(e, fn, name, args, kwargs, positions=True, method=True):
     """Raise torch's TypeError for ``e`` (see ``parser_error``) or, where it is something else, ``e`` itself:
     the except clause of every wrapper that is on the call path anyway (the success path pays nothing)."""
-    err = parser_error(e, fn, name, args, kwargs, positions)
+    err = parser_error(e, fn, name, args, kwargs, positions, method)
     if err is None:
         raise e
     raise err from None
@@ -168,12 +168,13 @@ def raise_if_unparsed(fn, name, args, kwargs, positions=True):
         raise err from None
 
 
-def parser_error(e, fn, name, args, kwargs, positions=True):
+def parser_error(e, fn, name, args, kwargs, positions=True, method=True):
     """torch's TypeError when ``e`` came from an argument of the wrong Python type: an AttributeError from
     reading a tensor attribute of an argument that is not a Tensor, a ValueError from making a number of a
     str, a TypeError in Python's words about an operand; None when ``e`` is something else.  ``positions``:
     the message gives the argument's position (a namespace function's; a wrapper that serves the method too,
-    whose positions count from 0, gives none)."""
+    whose positions count from 0, gives none).  ``method``: False for a wrapper that serves no Tensor method (its
+    own arity errors stay a function's)."""
     err = unparsed(fn, name, args, kwargs, positions)
     if err is not None:
         return err
@@ -193,7 +194,7 @@ def parser_error(e, fn, name, args, kwargs, positions=True):
             got = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
             return TypeError(f"{name}() received an invalid combination of arguments - got ({', '.join(got)})")
         arity = _PYTHON_ARITY_ERROR.match(text)  # a check's or helper's signature: torch's words name the op
-        if arity and not positions and args and isinstance(args[0], Tensor) and _own_call(e):
+        if arity and method and not positions and args and isinstance(args[0], Tensor) and _own_call(e):
             return method_arity_error(name, text[arity.end():])  # (the method's own counts include self)
         if arity and name not in PYTHON_LEVEL_IN_TORCH:
             missing = _PYTHON_MISSING.match(text[arity.end():])

@@ -162,8 +162,12 @@ def matmul(input, other):
 @register("__matmul__", namespaces=(), promote="none")
 def _matmul_dunder(self, other):
     """``self @ other``; NotImplemented for a non-tensor (Python then tries ``other.__rmatmul__``) other than a
-    tensor-like overriding ``__torch_function__`` (keras's ``Variable``), which matmul hands to its override."""
-    return matmul(self, other) if _matmul_operand(other) else NotImplemented
+    tensor-like overriding ``__torch_function__`` (keras's ``Variable``), which matmul hands to its override.
+    With the protocol on it goes through the method, which dispatches as ``Tensor.matmul`` (torch binds ``@`` to
+    it): the method is a parser wrapper of its own, so ``matmul`` itself does not dispatch."""
+    if not _matmul_operand(other):
+        return NotImplemented
+    return Tensor.matmul(self, other) if _torch_function.enabled() else matmul(self, other)
 
 
 @register("__rmatmul__", namespaces=(), promote="none")

@@ -230,9 +230,8 @@ def _numpy_names(fn, serves_method=True):
     ``keepdims=`` for ``keepdim=`` (``x.sum(axis=1, keepdims=True)``), and rejecting what torch's parser rejects
     in its bool arguments (``_FLAGS``) and required dims (``_DIM_REQUIRED``); the success path pays a length
     test (and, with keywords, a dict look-up per flag).  ``serves_method``: ``fn`` is the Tensor method too, so
-    its errors give no positions and its arity errors are the method's (``torch.split(x)``, a function only,
-    keeps Python's ``split() missing ...``)."""
-    positions = not serves_method
+    its arity errors are the method's (``torch.split(x)``, a function only, keeps Python's ``split() missing
+    ...``); either way its errors give no positions (torch's Python-level functions call the method form)."""
     flags, dim_at = _argument_checks(fn)
     at = tuple(k for k, _ in flags if k is not None)
     dim_required = dim_at is not None
@@ -284,9 +283,9 @@ def _numpy_names(fn, serves_method=True):
             r = overridden(numpy_names, args, kwargs)
             if r is not NOT_OVERRIDDEN:
                 return r
-            raise_parser_error(e, fn, fn.__name__, args, kwargs, positions=positions)
+            raise_parser_error(e, fn, fn.__name__, args, kwargs, positions=False, method=serves_method)
         except Exception:
-            raise_if_unparsed(fn, fn.__name__, args, kwargs, positions=positions)
+            raise_if_unparsed(fn, fn.__name__, args, kwargs, positions=False)
             raise
     # the op's own name on the frame too (sparse's "Could not run 'aten::<op>'" reads the calling frame)
     numpy_names.__code__ = numpy_names.__code__.replace(co_name=fn.__name__,
