@@ -75,7 +75,8 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     s = _src_index(g, src, group_src)
     x = _x(tensor)
     if g.rank() != s:
-        x = _xp(_host(x)).zeros_like(_host(x))
+        h = _host(x)
+        x = _xp(h).zeros_like(h)
     call = _all_reduce_call(g, x, ReduceOp.SUM, "broadcast", "BROADCAST")
     return _done(call, async_op, lambda out: _put(tensor, out))
 
