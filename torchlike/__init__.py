@@ -57,6 +57,8 @@ from ._printing import set_printoptions  # noqa: E402
 from ._jit_cache import cache_info, clear_caches, set_cache_size, set_tiered_compile, set_eager_compile_options  # noqa: E402,F401  (torchlike-only)
 from . import _jit_cache as _jc  # noqa: E402
 _jc.setup_persistent_cache()
+from . import _ir_context  # noqa: E402
+_ir_context.install()
 from ._memory_format import (channels_last, channels_last_3d, contiguous_format, memory_format,  # noqa
                              preserve_format)
 from . import _ops  # noqa: E402
