@@ -71,3 +71,50 @@ def test_distributed_nn_module_surface():
     assert functional.all_reduce.__module__ == "torchlike.distributed.nn.functional"
     with pytest.raises(NotImplementedError, match="torch.distributed.nn.RemoteModule is not implemented"):
         lnn.RemoteModule
+
+
+def _funcol_errors(mod, dist, funcol):
+    """What each functional collective says about a bad reduce op, group or split list on a one-rank group."""
+    x = mod.arange(6.0).reshape(2, 3)
+    g = dist.group.WORLD
+    calls = {
+        "bad op": lambda: funcol.all_reduce(x, "mean", g),
+        "bad group": lambda: funcol.all_reduce(x, "sum", 3),
+        "bad tuple": lambda: funcol.all_reduce(x, "sum", (g, 0)),
+        "one split list": lambda: funcol.all_to_all_single(x, [2], None, g),
+        "float splits": lambda: funcol.all_to_all_single(x, [2.0], [2], g),
+        "max backward": lambda: funcol.all_reduce(x.clone().requires_grad_(), "max", g).sum().backward(),
+        "avg rs backward": lambda: funcol.reduce_scatter_single(x.clone().requires_grad_(), "avg", 0, g).sum().backward(),
+        "coalesced dims": lambda: funcol.reduce_scatter_single_coalesced([x], "sum", [0, 1], g),
+    }
+    out = {}
+    for name, call in calls.items():
+        try:
+            call()
+            out[name] = None
+        except Exception as e:  # compared with torch's below
+            out[name] = (type(e).__name__, str(e).replace(f"<class '{type(g).__module__}.", "<class '"))
+    y = funcol.wait_tensor(funcol.all_gather_single(x, 1, g))
+    out["gather dim 1"] = (tuple(y.shape), y.tolist())
+    out["name"] = funcol.all_reduce(x, "sum", g.group_name).tolist()
+    return out
+
+
+def test_functional_collectives_errors_like_torch():
+    torch = pytest.importorskip("torch", reason="torch is the oracle")
+    import torch.distributed as tdist
+    import torch.distributed._functional_collectives as tfc
+
+    import torchlike
+    import torchlike.distributed as dist
+    import torchlike.distributed._functional_collectives as lfc
+    results = []
+    for mod, d, fc, url in ((torch, tdist, tfc, f"tcp://127.0.0.1:{free_port()}"),
+                            (torchlike, dist, lfc, "tcp://127.0.0.1:0")):
+        d.init_process_group("gloo", rank=0, world_size=1, init_method=url)
+        try:
+            results.append(_funcol_errors(mod, d, fc))
+        finally:
+            d.destroy_process_group()
+    theirs, ours = results
+    assert ours == theirs

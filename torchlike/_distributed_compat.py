@@ -14,7 +14,6 @@ _NAMES = {
     "torch.distributed": {"init_device_mesh": "function"},
     "torch.distributed.tensor._utils": {"compute_local_shape_and_global_offset": "function"},
     "torch.distributed.tensor.placement_types": {"_StridedShard": "class"},
-    "torch.distributed._functional_collectives": {"wait_tensor": "function", "all_to_all_single_autograd": "function"},
     "torch.distributed.checkpoint.hf_storage": {"HuggingFaceStorageReader": "class",
                                                 "HuggingFaceStorageWriter": "class"},
     "torch.distributed.checkpoint.default_planner": {"DefaultLoadPlanner": "class"},

@@ -40,6 +40,43 @@ def plan(mode):
             "1.0": ColwiseParallel(), "1.2": RowwiseParallel(output_layouts=Shard(1))}
 
 
+def funcol_lines(rank, world, mesh):
+    """torch.distributed._functional_collectives on the 2 ranks: values, types and gradients of each collective
+    (transformers' expert parallelism calls all_to_all_single_autograd, diffusers all_gather_tensor and
+    permute_tensor, litgpt all_reduce with a list of ranks)."""
+    import warnings
+    import torch.distributed._functional_collectives as funcol
+    out = []
+    base = torch.arange(6.0).reshape(3, 2) + 10 * rank
+
+    def case(name, fn):
+        x = base.clone().requires_grad_(True)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            y = funcol.wait_tensor(fn(x * (rank + 1)))
+        (y * torch.arange(y.numel(), dtype=y.dtype).reshape(y.shape)).sum().backward()
+        out.append(f"R{rank} funcol {name} {tuple(y.shape)} {y.flatten().tolist()} grad {x.grad.flatten().tolist()} "
+                   f"warn {sorted({m.category.__name__ for m in w})}")
+
+    g = dist.group.WORLD
+    case("all_reduce", lambda t: funcol.all_reduce(t, "sum", g))
+    case("all_reduce list", lambda t: funcol.all_reduce(t, "SUM", list(range(world))))
+    case("all_reduce mesh avg", lambda t: funcol.all_reduce(t, "avg", mesh).detach() + 0 * t)
+    case("broadcast", lambda t: funcol.broadcast(t, 1, g))
+    case("all_gather 0", lambda t: funcol.all_gather_single(t, 0, g))
+    case("all_gather 1", lambda t: funcol.all_gather_tensor(t, 1, (mesh, 0)))
+    case("reduce_scatter 1", lambda t: funcol.reduce_scatter_single(t, "sum", 1, g))
+    case("reduce_scatter 0", lambda t: funcol.reduce_scatter_tensor(t.repeat(2, 1)[:4], "sum", 0, g))
+    case("all_to_all even", lambda t: funcol.all_to_all_single(t.repeat(2, 1)[:4], None, None, g))
+    sizes = [[1, 2], [2, 1]]  # rank r sends sizes[r][j] rows to rank j
+    case("all_to_all uneven", lambda t: funcol.all_to_all_single_autograd(
+        t, [sizes[j][rank] for j in range(world)], sizes[rank], g))
+    case("permute", lambda t: funcol.permute_tensor(t.flatten(), [1, 0], g))
+    ys = funcol.all_reduce_coalesced([base, base * 2], "max", g)
+    out.append(f"R{rank} funcol coalesced {[y.flatten().tolist() for y in ys]}")
+    return out
+
+
 def full(t):
     return t.full_tensor() if isinstance(t, DTensor) else t
 
@@ -93,6 +130,8 @@ def main():
         ref_opt.step()
         out.append(f"R{rank} step {step} ref loss {ref_loss.item():.6f}")
     out.append(f"R{rank} final {[round(full(p).sum().item(), 5) for p in model.parameters()]}")
+    if mode == "mlp":
+        out += funcol_lines(rank, world, mesh)
     os.write(1, ("\n".join(out) + "\n").encode())
     dist.barrier()
     dist.destroy_process_group()

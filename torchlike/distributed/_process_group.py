@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime
 import os
 import sys
+import weakref
 
 from . import _rendezvous, _runtime
 
@@ -92,6 +93,11 @@ class ProcessGroup:
 
     def name(self):
         return self._backend
+
+    @property
+    def group_name(self):
+        """This process's name for the group (functional collectives accept it in place of the group)."""
+        return str(self._id)
 
     def __repr__(self):
         return f"<torchlike.distributed.ProcessGroup ranks={self.ranks} backend={self._backend}>"
@@ -250,6 +256,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     _state.update(initialized=True, rank=rank, world=world_size, backend=backend, timeout=timeout,
                   devices=devices, seq=0, broken=None, store=store)
     group.WORLD = GroupMember.WORLD = ProcessGroup(range(world_size), backend)
+    _register(group.WORLD)
     for hook in on_world_change:
         hook(group.WORLD)
     _install_excepthook()
@@ -267,6 +274,16 @@ def destroy_process_group(group=None):
         globals()["group"].WORLD = GroupMember.WORLD = None
         for hook in on_world_change:
             hook(None)
+
+
+# the groups a user made (the world, new_group, a DeviceMesh's dimensions), by their ranks and by their names:
+# functional collectives name a group by either (torch.distributed._functional_collectives)
+_registered = weakref.WeakValueDictionary()
+
+
+def _register(g):
+    _registered[tuple(g.ranks)] = g
+    _registered[g.group_name] = g
 
 
 def _need():
@@ -320,6 +337,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
             raise ValueError(f"The new group's rank should be within the world_size set by init_process_group, "
                              f"but got rank {r}")
     g = ProcessGroup(ranks, backend or _state["backend"])
+    _register(g)
     return g if _state["rank"] in ranks else GroupMember.NON_GROUP_MEMBER
 
 

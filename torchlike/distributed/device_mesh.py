@@ -212,6 +212,7 @@ def _subgroup(ranks):
     g = _SUBGROUPS.get(key)
     if g is None:
         g = _SUBGROUPS[key] = _process_group.ProcessGroup(list(ranks), _process_group.get_backend())
+        _process_group._register(g)
     return g
 
 
