@@ -80,6 +80,53 @@ def test_assert_close_tolerances_and_equal_nan():
         torchlike.testing.assert_close(a, a, rtol=0.1)
 
 
+_MORE_CLOSE_CASES = {  # name: (call on a module -> (fn, args, kwargs))
+    "allclose_float32_defaults": lambda m: (m.testing.assert_allclose, (m.tensor([1., 2.]), m.tensor([1., 2.5])), {}),
+    "allclose_bf16_no_tolerance": lambda m: (m.testing.assert_allclose, (
+        m.ones(2, dtype=m.bfloat16), m.ones(2, dtype=m.bfloat16) * 1.01), {}),
+    "bf16_differences": lambda m: (m.testing.assert_close, (
+        m.tensor([1., 2.], dtype=m.bfloat16), m.tensor([1.1, 2.], dtype=m.bfloat16)), {}),
+    "zero_tolerances_say_equal": lambda m: (m.testing.assert_close, (m.tensor([1., 2.]), m.tensor([1.1, 2.])),
+                                            dict(rtol=0, atol=0)),
+    "int_with_tolerances": lambda m: (m.testing.assert_close, (m.tensor([1, 2]), m.tensor([1, 5])),
+                                      dict(rtol=0.1, atol=1)),
+    "int_scalars": lambda m: (m.testing.assert_close, (m.tensor(1), m.tensor(5)), {}),
+    "python_int_scalars": lambda m: (m.testing.assert_close, (1, 5), {}),
+    "int_vs_float_number": lambda m: (m.testing.assert_close, (3, 5.0), dict(check_dtype=False)),
+    "bool_tensors_0d": lambda m: (m.testing.assert_close, (m.tensor(True), m.tensor(False)), {}),
+    "python_bools": lambda m: (m.testing.assert_close, (True, False), {}),
+    "stride_before_dtype": lambda m: (m.testing.assert_close, (
+        m.ones(2, 3).t(), m.ones(3, 2, dtype=m.float64)), dict(check_stride=True)),
+    "sparse_layout": lambda m: (m.testing.assert_close, (m.sparse_coo_tensor([[0]], [1.], (2,)), m.ones(2)), {}),
+    "sparse_unchecked_layout": lambda m: (m.testing.assert_close, (
+        m.sparse_coo_tensor([[0]], [1.], (2,)), m.tensor([1., 1.])), dict(check_layout=False)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_MORE_CLOSE_CASES))
+def test_assert_close_and_allclose_messages_match_torch(name, recwarn):
+    """The message's wording follows torch's: "equal" where both tolerances are 0 (any dtype), integers shown
+    as ints, bfloat16 differences rounded to bfloat16, assert_allclose's own default tolerances, layout checked
+    before device and dtype, stride before dtype, Python bools as torch's BooleanPair."""
+    fn_t, args_t, kw = _MORE_CLOSE_CASES[name](torch)
+    fn_l, args_l, _ = _MORE_CLOSE_CASES[name](torchlike)
+    assert _message(fn_l, *args_l, **kw) == _message(fn_t, *args_t, **kw)
+
+
+def test_assert_close_subclass_pairs_as_torch():
+    for allow in (True, False):
+        outcomes = []
+        for m in (torch, torchlike):
+            a = m.tensor([1., 2.])
+            try:
+                m.testing.assert_close(m.nn.Parameter(a), a, allow_subclasses=allow)
+                outcomes.append(None)
+            except TypeError as e:
+                outcomes.append(str(e).replace("torchlike.nn.parameter", "torch.nn.parameter")
+                                .replace("torchlike.tensor", "torch"))
+        assert outcomes[1] == outcomes[0]
+
+
 def test_make_tensor_ranges_and_seeding():
     torchlike.manual_seed(0)
     a = torchlike.testing.make_tensor(3, 4, dtype=torchlike.float32, low=-2, high=3)

@@ -21,13 +21,18 @@ _TOLS = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6
          "complex128": (1e-7, 1e-7)}
 
 
-def _tols(dtypes, rtol, atol):
+# assert_allclose's own defaults (torch passes these dtype_precisions to default_tolerances: any other dtype,
+# bfloat16 and complex ones included, gets (0, 0))
+_ALLCLOSE_TOLS = {"float16": (1e-3, 1e-3), "float32": (1e-4, 1e-5), "float64": (1e-5, 1e-8)}
+
+
+def _tols(dtypes, rtol, atol, table=_TOLS):
     if (rtol is None) != (atol is None):
         raise ValueError(f"Both 'rtol' and 'atol' must be either specified or omitted, but got no "
                          f"{'rtol' if rtol is None else 'atol'}.")
     if rtol is not None:
         return rtol, atol
-    pairs = [_TOLS.get(d.name, (0.0, 0.0)) for d in dtypes]
+    pairs = [table.get(d.name, (0.0, 0.0)) for d in dtypes]
     return max(p[0] for p in pairs), max(p[1] for p in pairs)
 
 
@@ -62,6 +67,10 @@ def _compare_arrays(a, e, rtol, atol, equal_nan, exact, msg, path, scalar):
             ok |= np.isnan(a64) & np.isnan(e64)
     if ok.all():
         return
+    # torch says "equal" (and no tolerances) where both tolerances are 0, whatever the dtype; an integer
+    # difference shows as an int
+    equality = rtol == 0 and atol == 0
+    integral = a.dtype.kind in "biu" and e.dtype.kind in "biu"
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         absdiff = np.abs(a64 - e64)
         if work == np.int64:
@@ -70,13 +79,15 @@ def _compare_arrays(a, e, rtol, atol, equal_nan, exact, msg, path, scalar):
             reldiff = absdiff / np.abs(e64)
     if scalar:
         av, ev = a64.reshape(-1)[0], e64.reshape(-1)[0]
-        cast = (lambda v: v) if np.iscomplexobj(a64) else float
-        kind = "equal" if exact else "close"
-        text = (f"Scalars are not {kind}!\n\nExpected {cast(ev)} but got {cast(av)}.\n"
+        cast = (lambda v: v) if np.iscomplexobj(a64) else int if integral else float  # (torch's .item())
+        def shown(v, arr):  # each value as its own .item() / Python number
+            return {"b": bool, "i": int, "u": int, "c": complex}.get(arr.dtype.kind, float)(v)
+        kind = "equal" if equality else "close"
+        text = (f"Scalars are not {kind}!\n\nExpected {shown(ev, e)} but got {shown(av, a)}.\n"
                 f"Absolute difference: {cast(absdiff.reshape(-1)[0])}"
-                + ("" if exact else f" (up to {atol} allowed)")
-                + f"\nRelative difference: {cast(reldiff.reshape(-1)[0])}"
-                + ("" if exact else f" (up to {rtol} allowed)"))
+                + ("" if equality else f" (up to {atol} allowed)")
+                + f"\nRelative difference: {(float if integral else cast)(reldiff.reshape(-1)[0])}"
+                + ("" if equality else f" (up to {rtol} allowed)"))
         _fail(msg, text, path)
     bad = ~ok
     n_bad, total = int(bad.sum()), ok.size
@@ -87,42 +98,49 @@ def _compare_arrays(a, e, rtol, atol, equal_nan, exact, msg, path, scalar):
 
     def show(v):
         v = float(v)
-        return str(int(v)) if exact and v == int(v) and not math.isinf(v) else str(v)
-    kind = "equal" if exact else "close"
+        return str(int(v)) if integral and v == int(v) and not math.isinf(v) else str(v)
+    kind = "equal" if equality else "close"
     text = (f"Tensor-likes are not {kind}!\n\nMismatched elements: {n_bad} / {total} "
             f"({100.0 * n_bad / total:.1f}%)\n"
             f"Greatest absolute difference: {show(absdiff[ia])} at index {_fmt_index(ia)}"
-            + ("" if exact else f" (up to {atol} allowed)")
+            + ("" if equality else f" (up to {atol} allowed)")
             + f"\nGreatest relative difference: {float(reldiff[ir])} at index {_fmt_index(ir)}"
-            + ("" if exact else f" (up to {rtol} allowed)"))
+            + ("" if equality else f" (up to {rtol} allowed)"))
     _fail(msg, text, path)
 
 
 def _as_np(t):
-    x = np.asarray(t.detach()._value)
-    if x.dtype.name == "bfloat16":
-        x = x.astype(np.float32)
-    return x
+    t = t.detach()
+    if str(t.layout) != "torch.strided":  # (compared by value: torch's pairs compare the dense values too)
+        t = t.to_dense()
+    return np.asarray(t._value)  # (bfloat16 stays bfloat16: torch's differences round to it as float16's do)
 
 
 def _compare(actual, expected, path, opts):
     msg = opts["msg"]
     if isinstance(actual, Tensor) or isinstance(expected, Tensor):
-        if not (isinstance(actual, Tensor) and isinstance(expected, Tensor)):
+        # torch's TensorLikePair takes two related tensors only (one's class an instance of the other's; the
+        # same class where allow_subclasses=False)
+        if not (isinstance(actual, Tensor) and isinstance(expected, Tensor)) or not (
+                isinstance(actual, type(expected)) or isinstance(expected, type(actual))) or (
+                not opts["allow_subclasses"] and type(actual) is not type(expected)):
             raise TypeError(f"No comparison pair was able to handle inputs of type {type(actual)} and "
                             f"{type(expected)}.")
-        for attr, a, e in (("shape", actual.shape, expected.shape),):
-            if a != e:
-                _fail(msg, f"The values for attribute '{attr}' do not match: {a} != {e}.", path)
+        if actual.shape != expected.shape:
+            _fail(msg, f"The values for attribute 'shape' do not match: {actual.shape} != {expected.shape}.", path)
+        if actual.layout != expected.layout:  # (torch's order: shape, layout or stride, device, dtype)
+            if opts["check_layout"]:
+                _fail(msg, f"The values for attribute 'layout' do not match: {actual.layout} != "
+                           f"{expected.layout}.", path)
+        elif opts["check_stride"] and str(actual.layout) == "torch.strided" and actual.stride() != expected.stride():
+            _fail(msg, f"The values for attribute 'stride()' do not match: {actual.stride()} != "
+                       f"{expected.stride()}.", path)
         if opts["check_device"] and actual.device != expected.device:
             _fail(msg, f"The values for attribute 'device' do not match: {actual.device} != {expected.device}.",
                   path)
         if opts["check_dtype"] and actual.dtype is not expected.dtype:
             _fail(msg, f"The values for attribute 'dtype' do not match: {actual.dtype} != {expected.dtype}.",
                   path)
-        if opts["check_stride"] and actual.stride() != expected.stride():
-            _fail(msg, f"The values for attribute 'stride()' do not match: {actual.stride()} != "
-                       f"{expected.stride()}.", path)
         dts = [actual.dtype, expected.dtype]
         exact = all(not (d.is_floating_point or d.is_complex) for d in dts) and opts["rtol"] is None
         rtol, atol = _tols(dts, opts["rtol"], opts["atol"])
@@ -131,6 +149,10 @@ def _compare(actual, expected, path, opts):
         return
     numbers = (int, float, complex, bool, np.number, np.bool_)
     if isinstance(actual, numbers) and isinstance(expected, numbers):
+        if isinstance(actual, (bool, np.bool_)) and isinstance(expected, (bool, np.bool_)):  # torch's BooleanPair
+            if bool(actual) is not bool(expected):
+                _fail(msg, f"Booleans mismatch: {actual} is not {expected}", path)
+            return
         if opts["check_dtype"] and type(actual) is not type(expected) and not (
                 isinstance(actual, np.number) or isinstance(expected, np.number)):
             _fail(msg, f"The values for attribute 'dtype' do not match: {type(actual)} != {type(expected)}.", path)
@@ -175,7 +197,8 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
     >>> torch.testing.assert_close(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.0 + 1e-7]))
     """
     _compare(actual, expected, [], dict(rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=check_device,
-                                        check_dtype=check_dtype, check_stride=check_stride, msg=msg))
+                                        check_dtype=check_dtype, check_stride=check_stride, msg=msg,
+                                        allow_subclasses=allow_subclasses, check_layout=check_layout))
 
 
 def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
@@ -187,6 +210,8 @@ def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=
         actual = as_tensor(actual)
     if not isinstance(expected, Tensor):
         expected = as_tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        rtol, atol = _tols([actual.dtype, expected.dtype], None, None, _ALLCLOSE_TOLS)
     assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_dtype=False,
                  check_device=True, msg=msg or None)
 
