@@ -91,3 +91,20 @@ def test_python_numbers_written_into_integer_tensors_match_torch(write, dtype):
 def test_fill_with_a_tensor_value_casts_without_the_check():
     want = torch.zeros(2, dtype=torch.uint8).fill_(torch.tensor(-1.5)).tolist()
     assert torchlike.zeros(2, dtype=torchlike.uint8).fill_(torchlike.tensor(-1.5)).tolist() == want == [255, 255]
+
+
+@pytest.mark.parametrize("value", [2 + 3j, 2 - 0j, 2.7 + 0j, complex(math.nan, 0), complex(math.inf, 0), 1e30 + 0j,
+                                   complex(0, 1)])
+@pytest.mark.parametrize("convert", ["float", "int", "%d", "%.1f", "math.floor"])
+def test_python_number_of_complex_tensor_matches_torch(value, convert):
+    """float(t) / int(t) of a complex tensor: c10's checked conversion (its real part where the imaginary part
+    is 0; else torch's RuntimeError, also for a NaN/inf/huge real part to int)."""
+    fn = {"float": float, "int": int, "%d": lambda t: "%d" % t, "%.1f": lambda t: "%.1f" % t,
+          "math.floor": math.floor}[convert]
+
+    def outcome(lib):
+        try:
+            return fn(lib.tensor(value))
+        except Exception as e:  # noqa: BLE001 (the exception is the outcome compared)
+            return type(e).__name__, str(e)
+    assert repr(outcome(torchlike)) == repr(outcome(torch))

@@ -61,6 +61,14 @@ def _legacy_type_name(dt, dev, layout=_layout.strided):
     return prefix + _LEGACY_NAMES.get(dt.name, dt.name)
 
 
+def _real_part(v, ctype):
+    """float(t) / int(t) of a complex tensor: its real part where the imaginary part is 0, else torch's
+    RuntimeError (``float(torch.tensor(2+3j))``)."""
+    if v.imag != 0:
+        raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
+    return v.real
+
+
 class TensorCasts:
     """Mixin of ``Tensor`` (no state of its own): the methods that move a tensor to a named dtype."""
 
@@ -136,10 +144,17 @@ class TensorCasts:
         return self.to(_dtype.complex32)
 
     def __float__(self):
-        return float(self._python_scalar(True))
+        v = self._python_scalar(True)
+        return _real_part(v, "double") if isinstance(v, complex) else float(v)
 
     def __int__(self):
-        return int(self._python_scalar(False))
+        v = self._python_scalar(False)
+        if isinstance(v, complex):  # torch's checked conversion of a complex value (truncating its real part)
+            r = _real_part(v, "int64_t")
+            if r != r or not -2.0 ** 63 <= r <= 2.0 ** 63:
+                raise RuntimeError("value cannot be converted to type int64_t without overflow")
+            return int(r)
+        return int(v)
 
     __long__ = __int__  # torch's TensorBase keeps Python 2's name for int()
 
