@@ -383,6 +383,34 @@ def test_radd_descriptor():
     assert (2 + lt).tolist() == (2 + t).tolist() and (2.5 + lt).tolist() == (2.5 + t).tolist()
 
 
+_EXTRA_ARG_OPERATORS = sorted(n for n in BINARY_OPERATORS if hasattr(torch.Tensor, n))
+
+
+@pytest.mark.parametrize("name", _EXTRA_ARG_OPERATORS)
+def test_operator_with_an_extra_argument_is_torchs(name):
+    """``t.__pow__(2, 5)`` (what ``pow(t, 2, 5)`` calls): torch's parser TypeError becomes NotImplemented, so
+    Python raises "unsupported operand type(s) for ** or pow()"; add/sub take it as the legacy alpha."""
+    outcomes = []
+    for m in (torch, torchlike):
+        t = m.tensor(3)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = getattr(t, name)(2, 5)
+        outcomes.append(r if r is NotImplemented else r.tolist())
+    assert outcomes[1] == outcomes[0]
+
+
+def test_three_argument_pow_is_pythons_type_error():
+    for args in ((2, 5), (torch.tensor(2), torch.tensor(5))):
+        with pytest.raises(TypeError) as theirs:
+            pow(torch.tensor(3), *args)
+        largs = tuple(torchlike.tensor(a.item()) if isinstance(a, torch.Tensor) else a for a in args)
+        with pytest.raises(TypeError) as ours:
+            pow(torchlike.tensor(3), *largs)
+        assert str(ours.value) == str(theirs.value)
+    assert pow(torchlike.tensor(3), 2, None).tolist() == pow(torch.tensor(3), 2, None).tolist()
+
+
 @pytest.mark.parametrize("args", [(torch.rand(3).long(), torch.rand(3).long()), (torch.rand(3), torch.rand(3).double()),
                                   (torch.rand(3).long(), torch.rand(3).double())])
 def test_polar_dtypes(args):
@@ -518,6 +546,14 @@ def test_arange_out_dtype():
                                   (torch.tensor(1), torch.tensor([1, 2]), 1)])
 def test_logspace_errors(args):
     same_error(torch.logspace, torchlike.logspace, *args)
+
+
+@pytest.mark.parametrize("name", ["linspace", "logspace"])
+@pytest.mark.parametrize("args", [(0, 1), (torch.tensor(0.), 1), (0, 1, None)])
+def test_range_without_steps_is_the_parsers_error(name, args):
+    """``torch.linspace(0, 1)``: torch's parser lists the overloads (got (int, int)), not Python's 'missing 1
+    required positional argument'."""
+    same_error(*both(name), *args)
 
 
 def test_logspace_float_steps():

@@ -219,6 +219,9 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     return _out(_host_or_put(vals.astype(d.np), canonical(device), requires_grad), out)
 
 
+_NO_STEPS = type("_NoSteps", (), {"__repr__": lambda self: "<required>"})()  # linspace(0, 1): no steps given
+
+
 def _steps_arg(op, start, end, steps, extra):
     """``steps`` of linspace/logspace as an int: torch's parser takes an int or a 0-d integer tensor (a
     library may pass an element of a levels tensor); anything else is its invalid-combination TypeError."""
@@ -227,7 +230,8 @@ def _steps_arg(op, start, end, steps, extra):
         return int(steps)
     if isinstance(steps, numbers.Integral) and not isinstance(steps, bool):
         return int(steps)
-    got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (start, end, steps))
+    given = (start, end) if steps is _NO_STEPS else (start, end, steps)  # (no steps: the parser's error too)
+    got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in given)
     tail = ("*, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
             "bool pin_memory = False, bool requires_grad = False)\n")
     sigs = "".join(f" * ({a} start, {b} end, int steps, {extra}{tail}"
@@ -252,7 +256,7 @@ def _check_0d_bounds(name, start, end):
         raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got {got}.")
 
 
-def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def linspace(start, end, steps=_NO_STEPS, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from start to end inclusive."""
     steps = _steps_arg("linspace", start, end, steps, "")
     _check_0d_bounds("linspace", start, end)
@@ -381,7 +385,7 @@ def _linspace_traced(start, end, steps, d):
     return (jnp.trunc(vals) if d._kind == 1 else vals).astype(d.np)
 
 
-def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+def logspace(start, end, steps=_NO_STEPS, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     """``base ** linspace(start, end, steps)``."""
     steps = _steps_arg("logspace", start, end, steps, "float base = 10.0, ")

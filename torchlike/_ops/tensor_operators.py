@@ -49,6 +49,10 @@ _DESCRIPTOR_MISUSE.update({n: n for n in ("__eq__", "__ne__", "__lt__", "__le__"
 
 _NO_CHECK = object()
 
+# the operators whose extra positional argument torch's add/sub parse as the legacy ``alpha``
+# (``t.__iadd__(2, 5)`` is ``t.add_(2, 5)``); the others' is a TypeError, so NotImplemented
+_LEGACY_ALPHA = {"__radd__": "add", "__iadd__": "add_", "__isub__": "sub_"}
+
 
 def _misused(torch_name, self):
     if torch_name is None:
@@ -73,9 +77,15 @@ def _operator(fn, name):
     eq_takes_arrays = name == "__eq__"
     misuse = _DESCRIPTOR_MISUSE.get(name, _NO_CHECK)
 
-    def operator(self, other):
+    def operator(self, other, *more):
         if misuse is not _NO_CHECK and not isinstance(self, Tensor):  # ``Tensor.__sub__(2, t)``: see _DESCRIPTOR_MISUSE
             return _misused(misuse, self)
+        if more:  # ``pow(t, 2, 5)``, ``t.__add__(2, 5)``: torch's op with the extra arguments (add/sub take
+            try:  # a legacy alpha), its TypeError NotImplemented, so Python raises its own "unsupported operand"
+                legacy = _LEGACY_ALPHA.get(name)
+                return getattr(self, legacy)(other, *more) if legacy else fn(self, other, *more)
+            except TypeError:
+                return NotImplemented
         try:
             return fn(self, other)
         except (TypeError, ValueError, NotImplementedError, RuntimeError):
