@@ -138,3 +138,25 @@ def test_bad_combination_is_type_error_like_torch(call):
         call(torch, torch.ones(2, 2))
     with pytest.raises(TypeError, match="invalid combination of arguments"):
         call(torchlike, torchlike.ones(2, 2))
+
+
+_TRAILING = [lambda t, m, v: t.addmm(m, m, m, 2, 3), lambda t, m, v: t.addmv(v, m, v, 2, 3),
+             lambda t, m, v: t.addr(m, v, v, 2, 3), lambda t, m, v: t.baddbmm(m[None], m[None], m[None], 2, 3),
+             lambda t, m, v: t.addbmm(m, m[None], m[None], 2, 3), lambda t, m, v: t.addcmul(v, v, v, 2),
+             lambda t, m, v: t.addcdiv(v, v, v, 2), lambda t, m, v: m.addmm(m, m, 2, 3),
+             lambda t, m, v: v.addmv(m, v, 2, 3), lambda t, m, v: t.addmv(v, m, v, 2)]
+
+
+@pytest.mark.parametrize("k", range(len(_TRAILING)))
+def test_trailing_scalars_are_no_overload_as_in_torch(k):
+    """torch 2.x's deprecated forms put beta before input and alpha before the tensors: trailing scalars
+    (``addmm(input, mat1, mat2, beta, alpha)``) are its parser's TypeError, whose message lists no deprecated
+    overload ("addmv() takes 3 positional arguments but 5 were given")."""
+    messages = []
+    for t in (torch, torchlike):
+        m, v = t.ones(2, 2), t.ones(2)
+        with pytest.raises(TypeError) as e, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _TRAILING[k](t, m, v)
+        messages.append(str(e.value))
+    assert messages[1] == messages[0]

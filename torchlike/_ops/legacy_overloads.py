@@ -69,6 +69,22 @@ def _message(op, args, names, surface, last_is_tensor=False):
             " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/python_arg_parser.cpp:1841.)")
 
 
+def _in_place(op, args, last_is_tensor):
+    """Whether the scalars of ``args`` stand where torch's deprecated signatures put them: ``beta`` before
+    ``input`` (a method's: right after self) and ``alpha`` after it, before the tensors (``addmm(beta, input,
+    alpha, mat1, mat2)``); add/sub/addcmul/addcdiv's one scalar right after ``input``.  Trailing scalars
+    (``addmm(input, mat1, mat2, beta, alpha)``) are no overload of torch 2.x's."""
+    kinds = "".join("T" if isinstance(a, Tensor) else "N" for a in args)
+    if last_is_tensor:
+        kinds = kinds[:-1] + "T"
+    if op not in _BETA_OPS:
+        return kinds in ("TNT", "TNTT")
+    return kinds in (("NTTT", "NTNTT") if _caller()[1] == "function" else ("TNTT", "TNNTT"))
+
+
+_BETA_OPS = ("addmm", "addmv", "baddbmm", "addbmm", "addr")
+
+
 def sort_scalar_args(op, args, ntensors, names, number_other=False):
     """Split the positional ``args`` of a deprecated overload into its tensors and its named scalars.
 
@@ -91,7 +107,7 @@ def sort_scalar_args(op, args, ntensors, names, number_other=False):
         # as tensors for them, ``x.add(1, 2)`` is ``x + 1 * 2``)
         tensors, nums = tensors + [args[-1]], nums[:-1]
     if (len(tensors) != ntensors or not 1 <= len(nums) <= len(names)
-            or not all(isinstance(n, numbers.Number) for n in nums)):
+            or not all(isinstance(n, numbers.Number) for n in nums) or not _in_place(op, args, last_is_tensor)):
         raise TypeError(f"{called_op(op)}() received an invalid combination of arguments - got "
                         f"({', '.join(_tname(a) for a in args)}), but expected one of the documented overloads")
     if not _warned:

@@ -143,8 +143,13 @@ def _problem(p, v, position, arg_index):
 _SPLIT = re.compile(r",(?![^\[]*\])")  # the commas between parameters (not those of a default: dims=[0, 1])
 
 
+_HIDDEN = "[deprecated] "  # an overload's prefix: torch's parser binds it but lists it in no message
+
+
 class _Overload:
     def __init__(self, text):
+        self.hidden = text.startswith(_HIDDEN)
+        text = text[len(_HIDDEN):] if self.hidden else text
         params, keyword_only = [], False
         for part in (s.strip() for s in _SPLIT.split(text)):
             if part == "*":
@@ -214,6 +219,19 @@ def _got(args, kwargs):
     return ", ".join(items + kw) + (", " if kw and not items else "")
 
 
+def _marked(shown, args):
+    """torch's ``got (...)`` against a lone overload: each positional argument's type, between ``!`` where the
+    overload's parameter at its position (``*`` skipped) does not take it or there is none."""
+    parts = [p.split(" = ")[0] for p in shown.split(", ") if p != "*"]
+    out = []
+    for k, v in enumerate(args):
+        typ = "Tensor" if isinstance(v, Tensor) else tp_name(v)
+        kind = parts[k][:parts[k].rfind(" ")] if k < len(parts) and " " in parts[k] else None
+        ok = kind is not None and typ in _PY_TYPES.get(kind, (kind,))
+        out.append(typ if ok else f"!{typ}!")
+    return "(" + ", ".join(out) + ")"
+
+
 _INDENT = "      didn't match because some of the "
 _PY_TYPES = {"float": ("float", "int", "long"), "int": ("int", "long")}
 
@@ -267,8 +285,17 @@ class Signature:
             if failure[0] == "unpack":  # (raised as the arguments are read: whichever overload)
                 return f"{name}(): {failure[1]}"
             failures.append(failure)
+        shown = [k for k, o in enumerate(overloads) if not o.hidden]  # (torch's messages skip the deprecated)
+        hidden = len(shown) < len(overloads)
+        overloads, failures = [overloads[k] for k in shown], [failures[k] for k in shown]
+        if not overloads:
+            return None
         count = len(args) + len(kwargs)  # (torch details the one overload taking that many arguments, if one)
         plausible = [k for k, o in enumerate(overloads) if o.takes(method, count)]
+        if len(overloads) == 1 and not plausible and hidden:
+            # (one overload listed, none taking that many arguments: torch marks each argument against it)
+            return (f"{name}() received an invalid combination of arguments - got "
+                    f"{_marked(overloads[0].shown(method), args)}, but expected ({overloads[0].shown(method)})")
         if len(overloads) > 1 and len(plausible) != 1:
             return (f"{name}() received an invalid combination of arguments - got ({_got(args, kwargs)}), but "
                     "expected one of:\n" + "".join(f" * ({o.shown(method)})\n{_why(o.shown(method), args, kwargs)}"
@@ -485,21 +512,31 @@ def signature_of(fn):
 # ``=None``: None is taken); torch's order, as its messages list them
 SIGNATURES = {
     # linear algebra products (the add* family: ``x.addmm(0, "x")``)
-    ("torch", "addbmm"): ["Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1",  # (+ the deprecated
-                      "Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor batch2",  # beta/alpha-first forms)
-                      "Scalar beta, Tensor self, Tensor batch1, Tensor batch2"],
-    ("torch", "addmm"): ["Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1",  # (+ the deprecated
-                      "Scalar beta, Tensor self, Scalar alpha, Tensor mat1, Tensor mat2",  # beta/alpha-first forms)
-                      "Scalar beta, Tensor self, Tensor mat1, Tensor mat2"],
-    ("torch", "addmv"): ["Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1",  # (+ the deprecated
-                      "Scalar beta, Tensor self, Scalar alpha, Tensor mat, Tensor vec",  # beta/alpha-first forms)
-                      "Scalar beta, Tensor self, Tensor mat, Tensor vec"],
-    ("torch", "addr"): ["Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1",  # (+ the deprecated
-                      "Scalar beta, Tensor self, Scalar alpha, Tensor vec1, Tensor vec2",  # beta/alpha-first forms)
-                      "Scalar beta, Tensor self, Tensor vec1, Tensor vec2"],
-    ("torch", "baddbmm"): ["Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1",  # (+ the deprecated
-                      "Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor batch2",  # beta/alpha-first forms)
-                      "Scalar beta, Tensor self, Tensor batch1, Tensor batch2"],
+    # (+ the deprecated beta/alpha-first forms, which bind but which torch's messages do not list)
+    ("torch", "addbmm"): ["Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None",
+                          _HIDDEN + "Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor batch2",
+                          _HIDDEN + "Scalar beta, Tensor self, Tensor batch1, Tensor batch2"],
+    ("torch", "addmm"): ["Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None",
+                         "Tensor input, Tensor mat1, Tensor mat2, ScalarType out_dtype, *, Scalar beta=1, "
+                         "Scalar alpha=1, Tensor? out=None",  # (no method form)
+                         _HIDDEN + "Scalar beta, Tensor self, Scalar alpha, Tensor mat1, Tensor mat2",
+                         _HIDDEN + "Scalar beta, Tensor self, Tensor mat1, Tensor mat2"],
+    ("torch", "addmv"): ["Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None",
+                         _HIDDEN + "Scalar beta, Tensor self, Scalar alpha, Tensor mat, Tensor vec",
+                         _HIDDEN + "Scalar beta, Tensor self, Tensor mat, Tensor vec"],
+    ("torch", "addr"): ["Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None",
+                        _HIDDEN + "Scalar beta, Tensor self, Scalar alpha, Tensor vec1, Tensor vec2",
+                        _HIDDEN + "Scalar beta, Tensor self, Tensor vec1, Tensor vec2"],
+    ("torch", "baddbmm"): ["Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, "
+                           "Tensor? out=None",
+                           "Tensor input, Tensor batch1, Tensor batch2, ScalarType out_dtype, *, Scalar beta=1, "
+                           "Scalar alpha=1, Tensor? out=None",  # (no method form)
+                           _HIDDEN + "Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor batch2",
+                           _HIDDEN + "Scalar beta, Tensor self, Tensor batch1, Tensor batch2"],
+    ("torch", "addcmul"): ["Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None",
+                           _HIDDEN + "Tensor self, Scalar value, Tensor tensor1, Tensor tensor2"],
+    ("torch", "addcdiv"): ["Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None",
+                           _HIDDEN + "Tensor self, Scalar value, Tensor tensor1, Tensor tensor2"],
     ("torch", "inner"): ["Tensor self, Tensor other"],
     ("torch", "cholesky_solve"): ["Tensor self, Tensor input2, bool upper=False"],
     ("torch", "orgqr"): ["Tensor self, Tensor input2"],
