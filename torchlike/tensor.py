@@ -50,8 +50,27 @@ class Size(tuple):
     torch.Size([2, 3])
     """
 
-    def __repr__(self):
-        return f"torch.Size({list(self)})"
+    __slots__ = ()
+
+    def __new__(cls, seq=()):
+        t = tuple.__new__(cls, seq)
+        for v in t:
+            if v.__class__ is not int:  # (the common case, all ints, costs one pass)
+                return tuple.__new__(cls, [_size_item(v, k) for k, v in enumerate(t)])
+        return t
+
+    def __repr__(self):  # (a numpy integer element shows as torch shows it: its number)
+        return f"torch.Size({[int(v) if isinstance(v, np.integer) else v for v in self]})"
+
+    def __mul__(self, n):  # ``shape * 2`` and ``(1,) + shape`` are torch.Size too, as torch's
+        if not hasattr(type(n), "__index__"):  # (a tuple's words)
+            raise TypeError(f"can't multiply sequence by non-int of type '{type(n).__name__}'")
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self)) if isinstance(other, tuple) else NotImplemented
 
     def numel(self):
         n = 1
@@ -68,6 +87,26 @@ class Size(tuple):
 
     def __reduce__(self):
         return (Size, (tuple(self),))
+
+
+_tuple_new = tuple.__new__
+
+
+def _size_item(v, k):
+    """An element of ``torch.Size(seq)``: a bool as its int, an integer tensor of one element as its int (as torch
+    reads it through __index__); a float, string, None or any other tensor is torch's TypeError; other integer
+    likes (numpy ints, symbolic sizes) stay as given."""
+    if isinstance(v, bool):
+        return int(v)
+    bad = isinstance(v, (float, complex, str, bytes, type(None)))
+    if isinstance(v, Tensor):
+        try:
+            return v.__index__()
+        except TypeError:
+            bad = True
+    if bad:
+        raise TypeError(f"torch.Size() takes an iterable of 'int' (item {k} is '{type(v).__name__}')")
+    return v
 
 
 # Tensor.grad_dtype set to None: a gradient of any dtype is taken (torch 2.13's grad_dtype)
@@ -466,12 +505,12 @@ class Tensor(TensorCasts, TensorDevices, TensorPickling, TensorInference, Tensor
     # (read from ``_x`` without refreshing a stale view: a view's shape and dtype never change)
     @property
     def shape(self):
-        return Size(self._x.shape)
+        return _tuple_new(Size, self._x.shape)  # (an array's shape is ints: Size's checks are not needed)
 
     def size(self, d=None, /, dim=None):  # (d: a dim given by position, whose parser error gives it)
         s = self._x.shape
         if d is None:
-            return Size(s) if dim is None else s[_wrap_dim(dim, len(s))]
+            return _tuple_new(Size, s) if dim is None else s[_wrap_dim(dim, len(s))]
         if dim is not None:  # (no keyword-only parameter nor *args: they would cost the call its specialisation)
             raise TypeError("size() takes from 0 to 1 positional arguments but 2 were given")
         try:
