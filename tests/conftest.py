@@ -391,6 +391,18 @@ def _no_process_group_left_behind():
         d.destroy_process_group()
 
 
+@pytest.fixture(autouse=True)
+def _distribution_validation_as_at_start():
+    """Each test starts with torch.distributions' argument validation on, in both frameworks: the process's first
+    ``torch.compile`` / ``torchlike.compile`` call turns it off for good, as torch does, and an earlier test's
+    compile must not change what a later test in the same worker sees."""
+    yield
+    for name in ("torchlike.distributions.distribution", "torch.distributions.distribution"):
+        m = sys.modules.get(name)
+        if m is not None:
+            m.Distribution._validate_args = __debug__
+
+
 def example_program_vs_torch(name, rtol, *modules):
     """``tests/programs/<name>`` (a pytorch/examples-style program) prints under the runner what it prints
     under real torch (``same_printed_lines`` within ``rtol``), at least five lines; skipped unless ``modules``

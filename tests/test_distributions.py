@@ -307,6 +307,44 @@ def _validation_errors_match_torch():
         TD.Distribution.set_default_validate_args(True)
 
 
+def test_first_compile_call_turns_validation_off_like_torch():
+    """torch's first torch.compile(...) call (module.compile() too; not a disabled compile, nor torch.export) turns
+    distributions' default argument validation off for the process; replayed in both from a fresh state."""
+    from torch._dynamo.eval_frame import TorchPatcher
+    from torchlike import _trace_hooks
+
+    def states(mod, dist_mod, note_reset):
+        out = []
+        for how in ("disabled", "decorator factory", "compile(fn)", "again"):
+            if how == "disabled":
+                dist_mod.Distribution.set_default_validate_args(True)
+                note_reset()
+                mod.compile(lambda x: x + 1, disable=True)
+            elif how == "decorator factory":
+                mod.compile(fullgraph=True)
+            else:
+                mod.compile(lambda x: x + 1)
+            try:
+                dist_mod.Normal(mod.tensor([0.0]), mod.tensor([-1.0]))
+                raised = False
+            except ValueError:
+                raised = True
+            out.append((how, dist_mod.Distribution._validate_args, raised))
+        dist_mod.Distribution.set_default_validate_args(True)
+        note_reset()
+        mod.nn.Linear(2, 2).compile()
+        out.append(("module.compile()", dist_mod.Distribution._validate_args))
+        return out
+
+    def reset_ours():
+        _trace_hooks.compile_called = False
+
+    theirs = states(torch, PD, TorchPatcher.patch.cache_clear)
+    ours = states(torchlike, TD, reset_ours)
+    assert ours == theirs
+    assert theirs[2] == ("compile(fn)", False, False)
+
+
 def test_repr_and_constraints():
     for args in ((0.0, 1.0), (torch.zeros(3), torch.ones(3))):
         targs = [torchlike.tensor(a.numpy()) if isinstance(a, torch.Tensor) else a for a in args]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["before_trace", "run_before_trace", "current"]
+__all__ = ["before_trace", "run_before_trace", "current", "on_compile_call", "note_compile_call", "compile_called"]
 
 _local = threading.local()  # .stack: the thread's active traces, innermost last
 
@@ -27,3 +27,18 @@ before_trace = []
 def run_before_trace():
     for f in before_trace:
         f()
+
+
+# torch's first ``torch.compile(...)`` call (not a disabled one) turns torch.distributions' argument validation off
+# for the rest of the process (torch._dynamo's TorchPatcher).  ``torchlike.compile`` calls note_compile_call();
+# torchlike.distributions registers its hook here when it is imported, and reads compile_called then.
+compile_called = False
+on_compile_call = []
+
+
+def note_compile_call():
+    global compile_called
+    if not compile_called:
+        compile_called = True
+        for f in on_compile_call:
+            f()

@@ -14,6 +14,7 @@ each call, so an unmodified training step compiles into one computation.
 """
 from __future__ import annotations
 
+from .. import _trace_hooks
 from ._compiled import CompiledFunction, InvalidBackend, Unsupported, config, set_logs
 from ._errors import GraphBreak
 from ._trace import is_tracing, lift_scalar
@@ -34,6 +35,8 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
         return lambda m: compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
                                  options=options, disable=disable)
     _check_arguments(model, backend, mode, options)
+    if not disable:
+        _trace_hooks.note_compile_call()  # torch's first compile turns distributions' validation off
     kw = dict(fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options, disable=disable)
     try:
         from ..nn.modules.module import Module  # lazy: compile(fn) works without nn (imported after compile)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import warnings
 
 import torchlike
+from torchlike import _trace_hooks
 from torchlike.tensor import Size, Tensor
 
 from . import constraints
@@ -17,7 +18,8 @@ class Distribution:
 
     Subclasses set ``arg_constraints``/``support`` and implement ``log_prob``, ``sample`` or ``rsample``
     and the moments they have.  Argument validation is on by default (``python -O`` turns it off) and
-    is switched with :meth:`set_default_validate_args` or ``validate_args=`` per instance.
+    is switched with :meth:`set_default_validate_args` or ``validate_args=`` per instance; as in torch, the
+    process's first ``torchlike.compile(...)`` call turns it off.
 
     >>> import torchlike
     >>> from torchlike.distributions import Normal
@@ -193,3 +195,12 @@ class ExponentialFamily(Distribution):
     @property
     def _mean_carrier_measure(self):
         raise NotImplementedError
+
+
+def _validation_off_after_compile():
+    Distribution.set_default_validate_args(False)
+
+
+_trace_hooks.on_compile_call.append(_validation_off_after_compile)
+if _trace_hooks.compile_called:
+    _validation_off_after_compile()
