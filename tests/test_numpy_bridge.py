@@ -238,6 +238,26 @@ def test_ufunc_of_a_tensor_warns_as_torch_does(call):
     assert tl == t
 
 
+@pytest.mark.parametrize("call", ["array", "asarray", "array-copy-false", "array-copy-true", "array-dtype",
+                                  "asarray-copy-true", "list-of-tensors", "meta", "requires-grad"])
+def test_array_of_a_tensor_warns_and_refuses_as_torch_does(call):
+    """torch's ``Tensor.__array__`` takes no ``copy`` keyword: numpy 2 warns ("__array__ implementation doesn't
+    accept a copy keyword") where it passes one, ``np.array(t, copy=False)`` is its ValueError, and a meta
+    tensor is refused as ``t.numpy()`` refuses it."""
+    def f(m):
+        t = m.ones(2, device="meta") if call == "meta" else m.ones(2, requires_grad=call == "requires-grad")
+        fn = {"array": np.array, "asarray": np.asarray, "array-copy-false": lambda t: np.array(t, copy=False),
+              "array-copy-true": lambda t: np.array(t, copy=True), "array-dtype": lambda t: np.array(t, dtype=np.float64),
+              "asarray-copy-true": lambda t: np.asarray(t, copy=True), "list-of-tensors": lambda t: np.array([t, t]),
+              "meta": np.array, "requires-grad": np.array}[call]
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            r = _outcome(lambda: fn(t))
+        return r, [(x.category.__name__, str(x.message)) for x in w]
+    t, tl = both(f)
+    assert tl == t
+
+
 def test_writes_through_views_made_before_numpy_reach_the_array():
     def f(m):
         x = m.arange(6.0)

@@ -66,11 +66,12 @@ def numpy(self, *, force=False):
 
 
 @register("__array__", namespaces=())
-def __array__(self, dtype=None, copy=None):
+def __array__(self, dtype=None):
     """``np.asarray(tensor)``: ``numpy()`` (so the same sharing and the same refusal of a tensor that
-    requires grad), converted to ``dtype`` if one is given."""
-    _refuse_grad(self)
-    a = _host_numpy(self)
+    requires grad), converted to ``dtype`` if one is given.  No ``copy`` keyword, as torch's: numpy 2 then
+    warns as it does for torch (``np.array(t)``: "__array__ implementation doesn't accept a copy keyword") and
+    ``np.array(t, copy=False)`` is its ValueError."""
+    a = numpy(self)  # (torch's is ``self.numpy()``: a tensor on the meta or a GPU device is refused too)
     return a.astype(dtype, copy=False) if dtype is not None else a
 
 
