@@ -407,14 +407,19 @@ def host_number(dt, y):
     return None
 
 
-def host_pointwise(ufunc, x, y, dtypes):
+def host_pointwise(ufunc, x, y, dtypes, into=False):
     """``ufunc(x, y)`` computed by numpy as a host tensor, before any promotion or dispatch, in the common case
     whose result dtype is ``x``'s own: ``x`` a plain Tensor resident on the host (``Tensor._from_host``, not read
     onto the device, not written, no autograd history) of a dtype in ``dtypes``, and ``y`` either such a tensor
     of the same dtype, shape and device or a Python int (float) that an integer (floating) dtype holds exactly.
     None for everything else, which the op's general path handles (broadcasting, promotion, errors, autograd,
     profiling and dispatch modes, JAX transforms and compile tracing).  ``a + b`` of two 4x4 float32 tensors:
-    ~2 us instead of ~4 through ``dispatch``'s host handler (_host_ops)."""
+    ~2 us instead of ~4 through ``dispatch``'s host handler (_host_ops).
+
+    ``into``: the in-place form (``x.add_(y)``, for ufuncs whose result has their operands' dtype): the result
+    becomes ``x``'s value as ``_mutation._host_write`` would make it (``x`` and its hidden root take the new
+    array, ``x``'s version moves) and ``x`` is returned, without the out-of-place result tensor; None (nothing
+    done) also for an inference tensor, whose write the general path checks."""
     if type(x) is not Tensor or _prof._COLLECTING or Tensor._value is not _PLAIN_VALUE or ERR_VAR is None or \
             type(_trace_ref.value) is not _EvalTrace:
         return None
@@ -446,7 +451,24 @@ def host_pointwise(ufunc, x, y, dtypes):
         r = ufunc(h, g)
     if type(r) is not np.ndarray:  # a 0-d result comes back as a numpy scalar
         r = np.asarray(r)
+    if into:
+        return host_assign(x, r)
     return Tensor._from_host(r, x._dev)
+
+
+def host_assign(x, r):
+    """Write numpy array ``r`` (of ``x``'s dtype and shape, owned by nobody else) into host tensor ``x``, as
+    ``_mutation._host_write`` does with an op's host result: ``x`` and its hidden root take ``r``, ``x``'s
+    version moves as a device write's would.  ``x`` must be what ``host_operand`` accepts (a plain, unwritten
+    host tensor without autograd history).  None (nothing done) for an inference tensor; else ``x``."""
+    v = x._ver
+    if type(v) is not list:
+        return None
+    x._vbase._x = r
+    x._x = r
+    v[0] += 1
+    x._seen = -2 - v[0]
+    return x
 
 
 def _user_stack():
@@ -513,8 +535,9 @@ def _record(f, statics, args, arrays, outs, name, saves):
         out_meta = tuple((outs[j]._x.shape, outs[j]._x.dtype) for j in diff_out)
     if saves == "out":  # torch's formula uses the result (exp, tanh, sigmoid, ...): guard that instead
         saved = [(o, o._version) for o in outs]
-    elif saves is OTHERS and saved:  # a product saves an input only for another input's gradient
-        saved = [e for e in saved if any(j != e[2] for j in diff_in)]
+    elif saves is OTHERS and saved and len(diff_in) < 2:  # a product saves an input only for another input's
+        # gradient (with two or more differentiable inputs, every input is some other one's: all are kept)
+        saved = [e for e in saved if e[2] != diff_in[0]] if diff_in else []
     elif type(saves) is tuple and saved:  # saves[i]: the arguments whose gradient formula reads argument i
         saved = [e for e in saved if any(j in saves[e[2]] for j in diff_in)]
     if record_checks:

@@ -23,7 +23,7 @@ from . import _dtype, _grad_mode, _views
 from ._errors import torch_warn, warn_at_caller
 from ._view_strides import contiguous_strides
 from ._dispatch import dispatch
-from .tensor import _ALIAS_CHAIN, _DATA_STEP, _DETACH_STEP, Tensor, _seen_mark
+from .tensor import _ALIAS_CHAIN, _DATA_STEP, _DETACH_STEP, _PLAIN_VALUE, Tensor, _seen_mark
 
 __all__ = ["view_of_root", "copy_slices", "alias_op", "write_out", "check_no_overlap", "check_out_overlap", "overlap",
            "on_inplace", "on_inference_write", "check_inplace", "check_operands", "internal_overlap", "warn_if_expanded", "expanded_warning"]
@@ -86,7 +86,17 @@ def _inplace_update(self, new, aliased=False):
     the last value that changed it); otherwise such a write raises torch's internal-overlap error."""
     if new is self:
         return self
-    if self._chain is _ALIAS_CHAIN and new._chain is _ALIAS_CHAIN and not on_inplace and _host_write(self, new):
+    if self._vbase is None:
+        if new._vbase is None and new._grad_fn is None and not new._rg and self._grad_fn is None and \
+                not self._rg and not on_inplace and type(self._ver) is list and Tensor._value is _PLAIN_VALUE:
+            # two device roots without autograd history (``y.add_(x)`` on device tensors): nothing to check,
+            # record or write back; what the general path below does for them when dtype and shape agree
+            x, s = new._x, self._x
+            if x.dtype == s.dtype and x.shape == s.shape:
+                self._x = x
+                self._ver[0] += 1
+                return self
+    elif self._chain is _ALIAS_CHAIN and new._chain is _ALIAS_CHAIN and not on_inplace and _host_write(self, new):
         return self
     if on_inplace:
         for check in on_inplace:

@@ -433,6 +433,8 @@ def binary(name, jfn, *, promote="result_type", inplace=True, out=True, method=T
                                                                isinstance(other, Tensor)) else False)
         return laid_out(r, input, other)
     fn.__name__ = name
+    if host is not None and promote == "result_type":  # (the result keeps the operands' dtype: mul, not the
+        fn.host_ufunc = host, HOST_DTYPES              # comparisons) the in-place method's host path
     fn.__doc__ = doc or f"Elementwise ``{name}`` with broadcasting and torch type promotion.\n\n" \
                         f"    >>> import torchlike\n    >>> torchlike.{name}(torchlike.tensor([1., 2.]), " \
                         f"torchlike.tensor([3., 4.])).shape\n    torch.Size([2])\n    "

@@ -17,8 +17,8 @@ from .._device import canonical
 from .._errors import bool_arg, broadcast_shape, extra_arguments_error, torch_warn, tp_name
 from .._to_args import parse_to
 from .._scalar_fit import check_numbers_fit
-from .._dispatch import ERR_VAR, HOST_DTYPES, QUIET, host_number, host_operand
-from .._mutation import check_inplace
+from .._dispatch import ERR_VAR, HOST_DTYPES, QUIET, host_assign, host_number, host_operand
+from .._mutation import check_inplace, on_inplace
 from .._views import HOST_CHAIN as _HOST_CHAIN
 from .. import _memory_format as _mfmt
 
@@ -173,6 +173,15 @@ def copy_(self, src, non_blocking=False):
     # a dispatch mode (or a __torch_dispatch__ subclass) sees aten.copy_, not the op that computes the new value
     if _prof.MODES or _prof.SUBCLASSES and type(self) in _prof.SUBCLASSES:
         return _prof.MODE_INPLACE[0](copy_, "copy_", self, (src, non_blocking) if non_blocking else (src,), {})
+    if src.__class__ is Tensor and type(self) is Tensor and self._chain is _HOST_CHAIN and src is not self and \
+            not on_inplace:
+        # both host-resident, one dtype, shape and device (load_state_dict's copies): self takes src's array
+        # (arrays are immutable), nothing to check (two host tensors never share memory), cast or record
+        h, g = host_operand(self), host_operand(src)
+        if h is not None and g is not None and g.dtype is h.dtype and g.shape == h.shape and \
+                (src._dev is self._dev or src._dev == self._dev) and _FW_TANGENT not in src.__dict__ and \
+                _FW_TANGENT not in self.__dict__ and host_assign(self, g) is not None:
+            return self
     if src.__class__ is not Tensor and not isinstance(src, (Tensor, numbers.Number, np.generic)):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {tp_name(src)}")
     src = as_tensor_arg(src)
@@ -220,6 +229,15 @@ def fill_(self, value):
     """Fill self with a scalar (or 0-dim tensor) in place."""
     if _prof.MODES or _prof.SUBCLASSES and type(self) in _prof.SUBCLASSES:
         return _prof.MODE_INPLACE[0](fill_, "fill_", self, (value,), {})
+    if type(self) is Tensor and self._chain is _HOST_CHAIN and not on_inplace:  # a host tensor filled with a
+        h = host_operand(self)  # number its dtype holds exactly (so it passes the checks below): numpy
+        if h is not None:
+            v = host_number(h.dtype, value)
+            if v is not None:
+                r = np.empty(h.shape, h.dtype)  # (np.full is a Python function: ~3x the cost)
+                r.fill(v)
+                if host_assign(self, r) is not None:
+                    return self
     check_fill_value(value)
     if not isinstance(value, (Tensor, numbers.Number, np.generic)):  # (torch's parser error: no wrapper here)
         raise fill_.torch_signature.error((self, value), {}) or TypeError(f"fill_(): value of {tp_name(value)}")
@@ -250,9 +268,9 @@ def zero_(self):
     """
     if _prof.MODES or _prof.SUBCLASSES and type(self) in _prof.SUBCLASSES:
         return _prof.MODE_INPLACE[0](zero_, "zero_", self, (), {})
-    h = host_operand(self) if type(self) is Tensor and self._chain is _HOST_CHAIN else None
-    if h is not None:  # a host tensor stays on the host (_mutation._host_write)
-        return self._inplace_update(Tensor._from_host(np.zeros(h.shape, h.dtype), self._dev), True)
+    h = host_operand(self) if type(self) is Tensor and self._chain is _HOST_CHAIN and not on_inplace else None
+    if h is not None and host_assign(self, np.zeros(h.shape, h.dtype)) is not None:
+        return self  # a host tensor stays on the host (as _mutation._host_write)
     new = dispatch(_fill_impl, (self, 0), (("dt", self.dtype.np),), name="ZeroBackward0", saves=False)
     return self._inplace_update(new, True)
 

@@ -369,29 +369,31 @@ def _alpha_op(name, sub):
                        for a in (input, other)):
             raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
                                "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-        if isinstance(alpha, Tensor):  # a one-element tensor is a Scalar to torch (optimizers pass these)
-            return _tensor_alpha(name, node_name, input, other, alpha, d, sub)
-        if not isinstance(alpha, (numbers.Number, np.generic)):  # (torch's parser: a Number, or a tensor above)
-            raise TypeError(f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
-        if (alpha is True or alpha is False) and d is not _dtype.bool:
-            raise RuntimeError("Boolean alpha only supported for Boolean results.")
-        if alpha != 1:
-            if isinstance(alpha, float) and not (d.is_floating_point or d.is_complex):
-                raise RuntimeError("For integral input tensors, argument alpha must not be a floating point "
-                                   "number.")
-            if not (type(alpha) is float and d.is_floating_point and -65504.0 <= alpha <= 65504.0):
-                check_numbers_fit(d, alpha)  # c10's checked conversion into the result's dtype (a learning
-                # rate, which fits every floating dtype, skips it: this is the optimizers' hot path)
-            if isinstance(alpha, int) and alpha < 0 and np.dtype(d.np).kind == "u":  # (-255..-1 wrap, as in C++)
-                alpha = int(np.asarray(alpha).astype(d.np))
-            if type(alpha) is float and (d.is_floating_point or d.is_complex):
-                # an argument of the program, not a constant in it: a learning rate that changes every step
-                # (``p.add_(g, alpha=-lr)`` under a scheduler) must not compile a new program per value
-                return dispatch(_tensor_alpha_impl, (input, other, alpha), (("dt", d.np), ("sub", sub)),
-                                name=node_name, saves=False)
+        if alpha.__class__ is not int or alpha != 1:  # (the default alpha: nothing to check)
+            if isinstance(alpha, Tensor):  # a one-element tensor is a Scalar to torch (optimizers pass these)
+                return _tensor_alpha(name, node_name, input, other, alpha, d, sub)
+            if not isinstance(alpha, (numbers.Number, np.generic)):  # (torch's parser: a Number, or a tensor above)
+                raise TypeError(f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+            if (alpha is True or alpha is False) and d is not _dtype.bool:
+                raise RuntimeError("Boolean alpha only supported for Boolean results.")
+            if alpha != 1:
+                if isinstance(alpha, float) and not (d.is_floating_point or d.is_complex):
+                    raise RuntimeError("For integral input tensors, argument alpha must not be a floating point "
+                                       "number.")
+                if not (type(alpha) is float and d.is_floating_point and -65504.0 <= alpha <= 65504.0):
+                    check_numbers_fit(d, alpha)  # c10's checked conversion into the result's dtype (a learning
+                    # rate, which fits every floating dtype, skips it: this is the optimizers' hot path)
+                if isinstance(alpha, int) and alpha < 0 and np.dtype(d.np).kind == "u":  # (-255..-1 wrap, as in C++)
+                    alpha = int(np.asarray(alpha).astype(d.np))
+                if type(alpha) is float and (d.is_floating_point or d.is_complex):
+                    # an argument of the program, not a constant in it: a learning rate that changes every step
+                    # (``p.add_(g, alpha=-lr)`` under a scheduler) must not compile a new program per value
+                    return dispatch(_tensor_alpha_impl, (input, other, alpha), (("dt", d.np), ("sub", sub)),
+                                    name=node_name, saves=False)
         return laid_out(dispatch(_alpha_impl, (input, other), (("alpha", alpha), ("dt", d.np), ("sub", sub)),
                                  name=node_name, saves=False), input, other)
     fn.__name__ = name
+    fn.host_ufunc = ufunc, host_dtypes  # (the in-place method's host path: registry._make_inplace)
     fn.__doc__ = f"``input {'-' if sub else '+'} alpha * other`` with broadcasting and type promotion.\n\n" \
                  f"    >>> import torchlike\n    >>> torchlike.{name}(torchlike.tensor([1, 2]), 1)\n" \
                  f"    tensor([{'0, 1' if sub else '2, 3'}])\n    "

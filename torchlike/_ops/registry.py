@@ -29,6 +29,8 @@ from ._parser_errors import (ATTRIBUTE_ERROR_LIKE_TORCH, NOT_OVERRIDDEN, PARSER_
 from .signatures import SIGNATURES, Signature, none_rejected, number_slots, rejecting_none, rejecting_tensors
 from .tensor_operators import BINARY_OPERATORS, OWN_OPERATORS, _operator, _own_function  # noqa: F401  (re-exported)
 from .._mutation import check_inplace, check_no_overlap, check_out_overlap, write_out  # noqa: F401  (re-exported: the ops' import path)
+from .._mutation import on_inplace
+from .._dispatch import host_pointwise
 
 __all__ = ["OpEntry", "TABLE", "register", "functional", "declares", "install", "sparse_kernels", "write_out",
            "check_no_overlap"]
@@ -544,11 +546,17 @@ def _make_inplace(fn, name, sparse=None, overlap="internal"):
     rule = overlap if isinstance(overlap, str) and overlap != "writes" else None  # (see OpEntry.inplace_overlap)
     check = overlap if callable(overlap) else None
     aliased = overlap == "writes"
+    # (ufunc, dtypes) of an op whose host result keeps its operands' dtype (add, sub, mul: ``host_ufunc``)
+    ufunc, dtypes = getattr(fn, "host_ufunc", (None, None))
 
     def inplace(self, *args, **kwargs):
         # a dispatch mode (or a __torch_dispatch__ subclass) sees torch's in-place overload (aten.add_.Tensor)
         if _prof.MODES or _prof.SUBCLASSES and type(self) in _prof.SUBCLASSES:
             return _prof.MODE_INPLACE[0](inplace, name + "_", self, args, kwargs)
+        if ufunc is not None and self._x.__class__ is np.ndarray and len(args) == 1 and not kwargs and \
+                not on_inplace and host_pointwise(ufunc, self, args[0], dtypes, True) is not None:
+            return self  # host tensors of one dtype and shape (or one and a number): numpy, self stays on the host
+            # (two host tensors never share memory but as self.add_(self), which the overlap rules allow)
         if rule is not None:
             check_inplace(self, args, kwargs, rule)
         w = check(self, args, kwargs) if check is not None else aliased
@@ -567,6 +575,9 @@ def _make_inplace(fn, name, sparse=None, overlap="internal"):
     def inplace_or_sparse(self, *args, **kwargs):  # the same, falling back to the sparse kernel (dense.add_(sparse))
         if _prof.MODES or _prof.SUBCLASSES and type(self) in _prof.SUBCLASSES:
             return _prof.MODE_INPLACE[0](inplace_or_sparse, name + "_", self, args, kwargs)
+        if ufunc is not None and self._x.__class__ is np.ndarray and len(args) == 1 and not kwargs and \
+                not on_inplace and host_pointwise(ufunc, self, args[0], dtypes, True) is not None:
+            return self  # (as inplace's)
         if rule is not None:
             check_inplace(self, args, kwargs, rule)
         w = check(self, args, kwargs) if check is not None else aliased
