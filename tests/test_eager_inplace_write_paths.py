@@ -161,3 +161,18 @@ def test_products_with_one_differentiable_input_save_only_what_its_gradient_read
         a.add_(1)
         z.backward()
     raises_like_torch(both)
+
+
+def test_leaves_recorded_again_after_their_graph_is_freed_match_torch():
+    # each op makes a leaf's AccumulateGrad again once the previous graph is gone (_record, inline); a view made
+    # under no_grad of a leaf requiring grad requires grad, and its gradient goes nowhere
+    def fn(m):
+        w = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        for _ in range(3):
+            (w * 2).sum()  # (freed at once)
+        with m.no_grad():
+            v = w[:2]
+        z = (v * 3).sum() + (w * w).sum()
+        z.backward()
+        return w.grad, v.grad, v.requires_grad, v.is_leaf, type(z.grad_fn.next_functions[1][0]).__name__
+    same_as_torch(fn, grad=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 
 import traceback
+from weakref import ref as _weakref
 
 import jax
 import numpy as np
@@ -12,7 +13,7 @@ from jax._src.interpreters.partial_eval import DynamicJaxprTracer as _JaxprTrace
 from . import _errors, _grad_mode, _jit_cache, _row_buckets, _shape_churn, _trace_hooks, _views  # noqa: F401 (_row_buckets: its hook)
 from ._device import CPU, OFF_CPU, commit_to, off_cpu
 from . import _profiler_state as _prof
-from ._tape import _NODE_CLASSES, ANOMALY, FORWARD_AD, SAVED_HOOKS, node_class, pack_saved
+from ._tape import _NODE_CLASSES, ANOMALY, FORWARD_AD, SAVED_HOOKS, AccumulateGrad, NoGradViewSink, node_class, pack_saved
 from .tensor import _ALIAS_CHAIN, _PLAIN_VALUE, Tensor
 
 try:  # JAX transforms (jax.vmap/grad around torchlike code) keep the device path
@@ -375,12 +376,12 @@ def host_operand(x):
     the device, not written, no autograd history; the array is read-only, the tensor owns it) and nothing traces,
     profiles or dispatches to a mode: a unary op's fast path computes on it (``relu``, ``clone``, ``to``).  Else
     None."""
-    if type(x) is not Tensor or _prof._COLLECTING or Tensor._value is not _PLAIN_VALUE or ERR_VAR is None or \
-            type(_trace_ref.value) is not _EvalTrace:
+    if type(x) is not Tensor:
         return None
-    h = x._x
-    if type(h) is not np.ndarray or x._chain is not _ALIAS_CHAIN or x._seen != -2 - x._ver[0] or x._rg or \
-            x._grad_fn is not None:
+    h = x._x  # (a device tensor's array first: its ops leave here after two tests)
+    if type(h) is not np.ndarray or _prof._COLLECTING or Tensor._value is not _PLAIN_VALUE or ERR_VAR is None or \
+            type(_trace_ref.value) is not _EvalTrace or x._chain is not _ALIAS_CHAIN or x._seen != -2 - x._ver[0] or \
+            x._rg or x._grad_fn is not None:
         return None
     return h
 
@@ -420,12 +421,12 @@ def host_pointwise(ufunc, x, y, dtypes, into=False):
     becomes ``x``'s value as ``_mutation._host_write`` would make it (``x`` and its hidden root take the new
     array, ``x``'s version moves) and ``x`` is returned, without the out-of-place result tensor; None (nothing
     done) also for an inference tensor, whose write the general path checks."""
-    if type(x) is not Tensor or _prof._COLLECTING or Tensor._value is not _PLAIN_VALUE or ERR_VAR is None or \
-            type(_trace_ref.value) is not _EvalTrace:
+    if type(x) is not Tensor:
         return None
-    h = x._x
-    if type(h) is not np.ndarray or x._chain is not _ALIAS_CHAIN or x._seen != -2 - x._ver[0] or x._rg or \
-            x._grad_fn is not None:
+    h = x._x  # (a device tensor's array first: its ops leave here after two tests)
+    if type(h) is not np.ndarray or _prof._COLLECTING or Tensor._value is not _PLAIN_VALUE or ERR_VAR is None or \
+            type(_trace_ref.value) is not _EvalTrace or x._chain is not _ALIAS_CHAIN or x._seen != -2 - x._ver[0] or \
+            x._rg or x._grad_fn is not None:
         return None
     dt = h.dtype
     if dt not in dtypes:
@@ -510,9 +511,12 @@ def _record(f, statics, args, arrays, outs, name, saves):
                 inputs.append((gf, a._oi))
             elif a._rg:
                 diff_in.append(i)
-                acc = a._acc  # (``a._accumulator()`` inlined while the leaf's node is alive)
+                acc = a._acc  # (``a._accumulator()`` inlined)
                 acc = acc() if acc is not None else None
-                inputs.append((acc if acc is not None else a._accumulator(), 0))
+                if acc is None:  # the graph that held the leaf's node is gone (the last op's result freed)
+                    acc = (AccumulateGrad if a.__dict__.get("_acc_nograd_view") is None else NoGradViewSink)(a)
+                    a._acc = _weakref(acc)
+                inputs.append((acc, 0))
             else:
                 # a float tensor without grad: torch's (None, 0) edge; index/mask tensors are no edge
                 d = getattr(arrays[i], "dtype", None)
