@@ -381,6 +381,42 @@ def test_copy_copy_shares_values_like_torch():
     same(f)
 
 
+@pytest.mark.parametrize("case", ["view", "transpose", "expand", "view-with-base", "base-then-view", "narrow-2d",
+                                  "view-of-no-grad-parameter", "requires-grad-view"])
+def test_deepcopy_of_a_view_keeps_strides_and_sharing_like_torch(case):
+    """torch's deepcopy copies the storage (memoised) and sets the copy on it with the view's size, strides and
+    offset: ``deepcopy(t.T)`` is not contiguous, a view and its base copied together still share values."""
+    import copy
+
+    def f(m):
+        t = m.arange(12.).reshape(3, 4)
+        if case == "view-of-no-grad-parameter":
+            p = m.nn.Parameter(m.ones(2, 3))
+            with m.no_grad():
+                v = p[:, 1]
+                w = p[1]
+            c = copy.deepcopy([p, v, w])
+            with m.no_grad():
+                c[1][0] = 5.  # (torch: the parameter's copy is a clone, the views' copies share a storage)
+            return [c[1].stride(), c[1].storage_offset(), type(c[0]).__name__, c[0].detach(), c[1].requires_grad,
+                    c[2].detach(), c[1].is_leaf]
+        if case == "requires-grad-view":
+            v = t[1].requires_grad_()
+            c = copy.deepcopy(v)
+            return [c.stride(), c.storage_offset(), c.requires_grad, c.is_leaf, c]
+        v = {"view": lambda: t[:, 1], "transpose": lambda: t.T, "expand": lambda: t[0].expand(2, 4),
+             "view-with-base": lambda: t[1:], "base-then-view": lambda: t[1:], "narrow-2d": lambda: t[1:, 2:]}[case]()
+        if case in ("view-with-base", "base-then-view"):
+            pair = [v, t] if case == "view-with-base" else [t, v]
+            c = copy.deepcopy(pair)
+            cv, ct = (c[0], c[1]) if case == "view-with-base" else (c[1], c[0])
+            cv[0, 0] = -1.  # reaches the copied base, not the original
+            return [ct, cv.stride(), cv.storage_offset(), t]
+        c = copy.deepcopy(v)
+        return [c, c.stride(), c.storage_offset(), c.is_contiguous(), c.untyped_storage().nbytes()]
+    same(f)
+
+
 def test_copy_copy_keeps_subclass_and_attributes():
     import copy
 

@@ -115,6 +115,16 @@ def _case_resized_source(L):
     return x.tolist()
 
 
+def _case_no_view_of_a_parameter_storage(L):
+    # (torch's result shares the storage but is no view in autograd's sense: no _base, writable)
+    p = L.nn.Parameter(L.ones(2, 3))
+    x = L.empty(0).set_(p.untyped_storage(), 1, (2,), (3,))
+    x[0] = 5.
+    y = L.arange(4.)
+    z = L.zeros(1).set_(y[1:])
+    return p.tolist(), x._base is None, x.requires_grad, x.is_leaf, z._base is None, z.stride(), z.storage_offset()
+
+
 CASES = [v for k, v in sorted(globals().items()) if k.startswith("_case_")]
 
 

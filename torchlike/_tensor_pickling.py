@@ -68,6 +68,30 @@ def with_bits(t, conj, neg):
 _rebuild_pickled.__module__ = "torchlike.tensor"
 
 
+def _deepcopy_view(t, memo):
+    """``copy.deepcopy`` of a view, as torch's (which copies the storage, memoised, and sets the copy on it):
+    a tensor with the view's size, strides and offset on the copy of its base, so views and bases copied
+    together still share their values (``deepcopy([t, t[:, 1]])``) and ``deepcopy(t.T)`` keeps its strides."""
+    b = t._base
+    if type(b) is type(t):
+        root = copy.deepcopy(b, memo)  # (the base's copy: made now, or the one made before)
+    else:  # (a Parameter's deepcopy clones its data: torch's view copy has a storage of its own, shared by the
+        key = ("storage of", id(b))  # other views of that base copied with it)
+        root = memo.get(key)
+        if root is None:
+            root = memo[key] = b.detach().clone()
+    new = t.new_empty(0).set_(root.untyped_storage(), t.storage_offset(), t.size(), t.stride())
+    if t.requires_grad:
+        new.requires_grad_(True)
+    if t._grad is not None:
+        new._grad = t._grad.__deepcopy__(memo)
+    for k, v in t.__dict__.items():
+        if not k.startswith("_acc"):
+            new.__dict__[k] = copy.deepcopy(v, memo)
+    memo[id(t)] = new
+    return new
+
+
 class TensorPickling:
     """Mixin of ``Tensor`` (no state of its own): ``__reduce_ex__`` and ``__deepcopy__``."""
 
@@ -97,6 +121,9 @@ class TensorPickling:
             return memo[id(self)]
         cls = type(self)
         base = _tensor_class(cls)
+        if cls is base and self._base is not None and self._base.dtype is self.dtype and \
+                not any(_views.conj_neg_bits(self)):
+            return _deepcopy_view(self, memo)
         new = base._wrap(self._value, self._dev)
         new = new._retype(cls) if cls is not base else new
         new._rg = self._rg

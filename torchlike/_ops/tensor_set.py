@@ -110,7 +110,9 @@ def _set(self, *args, **kwargs):
     if end > root.numel():
         raise MissingAPI("Tensor.set_ past the end of the storage (torch grows it with uninitialized memory) is not "
                          "implemented in torchlike")
-    _become(self, root.as_strided(size, stride, offset))
+    # (over the root's detached alias: as torch's, the result shares the memory but is no view in autograd's
+    # sense (its ``_base`` is None; a write to it is no in-place op on a leaf that requires grad))
+    _become(self, root.detach().as_strided(size, stride, offset))
     return self
 
 
