@@ -195,6 +195,19 @@ def test_typed_storages_like_torch():
     assert a == b
 
 
+def test_storage_str_like_torch():
+    """``print(t.untyped_storage())``: a byte a line and ``[... of size n]`` as torch prints it (typed storages an
+    element a line; ``...`` for a meta storage; a lone space for an empty one)."""
+    def f(T):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return [(str(t.untyped_storage()), repr(t.storage())) for t in (
+                T.ones(2), T.empty(0), T.arange(3), T.tensor([True]), T.ones(1, dtype=T.float16),
+                T.empty(2, device="meta"))]
+    a, b = _both(f)
+    assert a == b
+
+
 def test_legacy_autocast_functions_like_torch():
     def f(T):
         with warnings.catch_warnings(record=True) as w:

@@ -148,7 +148,15 @@ class UntypedStorage(StorageBase):
         return self._numpy().tolist()
 
     def __repr__(self):
-        return f"torch.storage.UntypedStorage(device={self.device}) of size {self.nbytes()}"
+        return _storage_str(self, f"torch.storage.UntypedStorage(device={self.device}) of size {self.nbytes()}")
+
+
+def _storage_str(storage, info):
+    """torch's ``str()`` of a storage: each element on a line of its own (each byte of an untyped one), then
+    ``[info]``; ``...`` for a meta storage's values."""
+    if storage.device.type == "meta":
+        return f"...\n[{info}]"
+    return " " + "\n ".join(str(v) for v in storage.tolist()) + f"\n[{info}]"
 
 
 # ---- typed storages (torch.storage.TypedStorage and the legacy torch.FloatStorage & co.) -------------------
@@ -267,9 +275,8 @@ class TypedStorage:
         return "torch." + self.pickle_storage_type() if dtype is None else self._tensor.type(dtype)
 
     def __repr__(self):
-        body = "\n".join(f" {v}" for v in self.tolist())
-        return (f"{body}\n[torch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size "
-                f"{self.size()}]").lstrip("\n")
+        return _storage_str(self, f"torch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size "
+                                  f"{self.size()}")
 
 
 class _LegacyStorageMeta(type):
