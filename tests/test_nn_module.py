@@ -347,6 +347,45 @@ def test_full_backward_hooks_order_and_values():
                                        rtol=1e-5)
 
 
+def _non_full_hook_warnings(m, case):
+    import warnings
+
+    class Two(m.nn.Module):
+        def forward(self, a, b):
+            return a * 2, b * 3
+
+    class Listed(m.nn.Module):
+        def forward(self, a):
+            return [a * 2]
+
+    class Keyed(m.nn.Module):
+        def forward(self, a, k=1):
+            return a * k
+
+    make, args = {
+        "linear leaf input": (lambda: m.nn.Linear(2, 2), lambda: (m.ones(1, 2, requires_grad=True),)),
+        "relu non-leaf input": (lambda: m.nn.ReLU(), lambda: (m.ones(2, requires_grad=True) * 1,)),
+        "lstm tuple of tuple": (lambda: m.nn.LSTM(2, 2), lambda: (m.ones(1, 1, 2, requires_grad=True) * 1,)),
+        "two outputs": (Two, lambda: (m.ones(1, requires_grad=True) * 1, m.ones(1, requires_grad=True) * 1)),
+        "list output": (Listed, lambda: (m.ones(1, requires_grad=True) * 1,)),
+        "number input": (Keyed, lambda: (m.ones(1, requires_grad=True) * 1, 2)),
+    }[case]
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        mod = make()
+        mod.register_backward_hook(lambda *a: None)
+        mod(*args())
+    return [(x.category.__name__, str(x.message)) for x in w]
+
+
+@pytest.mark.parametrize("case", ["linear leaf input", "relu non-leaf input", "lstm tuple of tuple", "two outputs",
+                                  "list output", "number input"])
+def test_non_full_backward_hook_warns_as_torch(case):
+    """A module with a (deprecated) non-full backward hook warns as torch's ``_maybe_warn_non_full_backward_hook``
+    where the hook will miss gradients: the same FutureWarnings, or none (a one-node forward of a non-leaf)."""
+    assert _non_full_hook_warnings(torchlike, case) == _non_full_hook_warnings(torch, case)
+
+
 def test_state_dict_and_load_hooks():
     for mod, lib in ((nn, torchlike), (TN, torch)):
         log = []
