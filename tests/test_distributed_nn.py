@@ -118,3 +118,40 @@ def test_functional_collectives_errors_like_torch():
             d.destroy_process_group()
     theirs, ours = results
     assert ours == theirs
+
+
+def _single_names(mod, dist):
+    """torch 2.13's all_gather_single / reduce_scatter_single and the deprecated names that forward to them, with
+    the FutureWarnings they give, on a one-rank group."""
+    out = []
+    x = mod.arange(4.0)
+    for name, call in (("all_gather_single", lambda o: dist.all_gather_single(o, x)),
+                       ("all_gather_into_tensor", lambda o: dist.all_gather_into_tensor(o, x)),
+                       ("_all_gather_base", lambda o: dist._all_gather_base(o, x)),
+                       ("reduce_scatter_single", lambda o: dist.reduce_scatter_single(o, x * 2)),
+                       ("reduce_scatter_tensor", lambda o: dist.reduce_scatter_tensor(o, x * 2)),
+                       ("_reduce_scatter_base", lambda o: dist._reduce_scatter_base(o, x * 3))):
+        o = mod.zeros(4)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            r = call(o)
+        out.append((name, r, o.tolist(), [(m.category.__name__, str(m.message)) for m in w]))
+    return out
+
+
+def test_single_collective_names_and_deprecations_like_torch():
+    torch = pytest.importorskip("torch", reason="torch is the oracle")
+    import torch.distributed as tdist
+
+    import torchlike
+    import torchlike.distributed as dist
+    results = []
+    for mod, d, url in ((torch, tdist, f"tcp://127.0.0.1:{free_port()}"), (torchlike, dist, "tcp://127.0.0.1:0")):
+        d.init_process_group("gloo", rank=0, world_size=1, init_method=url)
+        try:
+            results.append(_single_names(mod, d))
+        finally:
+            d.destroy_process_group()
+    theirs, ours = results
+    assert ours == theirs
+    assert sum(1 for *_, w in theirs if w) == 4

@@ -11,8 +11,8 @@ collective in a jitted ``shard_map`` over the group's devices. Launch with
 from __future__ import annotations
 
 from .._missing import module_getattr
-from ._collectives import (all_gather, all_gather_into_tensor, all_reduce, all_to_all, all_to_all_single, broadcast,
-                           gather, reduce, reduce_scatter, reduce_scatter_tensor, scatter)
+from ._collectives import (all_gather, all_gather_into_tensor, all_gather_single, all_reduce, all_to_all, all_to_all_single, broadcast,
+                           gather, reduce, reduce_scatter, reduce_scatter_single, reduce_scatter_tensor, scatter)
 from ._object_collectives import all_gather_object, broadcast_object_list, gather_object, scatter_object_list
 from ._p2p import irecv, isend, recv, send
 from ._reduce_op import ReduceOp
@@ -38,13 +38,13 @@ import logging as _logging
 log = _logging.getLogger("torch.distributed")
 reduce_op = ReduceOp  # torch's deprecated alias of the reduction names
 
-__all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather", "all_gather_into_tensor",
+__all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather", "all_gather_into_tensor", "all_gather_single",
            "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single", "barrier", "broadcast",
            "broadcast_object_list", "default_pg_timeout", "destroy_process_group", "gather", "gather_object",
            "get_backend", "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_rank",
            "get_world_size", "group", "init_process_group", "irecv", "is_available", "is_gloo_available",
            "is_initialized", "is_mpi_available", "is_nccl_available", "is_torchelastic_launched", "isend",
-           "new_group", "recv", "reduce", "reduce_scatter", "reduce_scatter_tensor", "scatter",
+           "new_group", "recv", "reduce", "reduce_scatter", "reduce_scatter_single", "reduce_scatter_tensor", "scatter",
            "scatter_object_list", "send", "DebugLevel", "breakpoint", "get_debug_level", "set_debug_level",
            "set_debug_level_from_env", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError",
            "QueueEmptyError", "get_default_backend_for_device", "get_node_local_rank", "get_pg_count",

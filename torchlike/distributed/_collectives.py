@@ -8,6 +8,8 @@ call the same collectives in the same order, as with NCCL.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..tensor import Tensor
@@ -23,6 +25,7 @@ __all__ = [
     "_reduce_scatter_base",
     "all_gather",
     "all_gather_into_tensor",
+    "all_gather_single",
     "all_reduce",
     "all_to_all",
     "all_to_all_single",
@@ -30,6 +33,7 @@ __all__ = [
     "gather",
     "reduce",
     "reduce_scatter",
+    "reduce_scatter_single",
     "reduce_scatter_tensor",
     "scatter",
 ]
@@ -109,7 +113,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     return _done(_gathered(g, _x(tensor)), async_op, finish)
 
 
-def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+def all_gather_single(output_tensor, input_tensor, group=None, async_op=False):
     """Rank i's ``input_tensor`` lands in block i of ``output_tensor`` (concatenated on dim 0, or stacked)."""
     if _tracing(output_tensor, input_tensor):
         lo = _lowered(group)
@@ -117,7 +121,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
             out = _traced.all_gather(input_tensor._value, lo[1])
             output_tensor._set_value(out.reshape(tuple(output_tensor.shape)).astype(output_tensor._value.dtype))
             return _work(async_op)
-        return _in_program(lambda o, i: all_gather_into_tensor(o, i, group), [output_tensor, input_tensor], [0],
+        return _in_program(lambda o, i: all_gather_single(o, i, group), [output_tensor, input_tensor], [0],
                            async_op)
     g = _group(group)
     if not _member(g):
@@ -133,19 +137,30 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
                  lambda out: _put(output_tensor, out.reshape(oshape).astype(output_tensor._value.dtype)))
 
 
-_all_gather_base = all_gather_into_tensor
+def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+    """Deprecated name of :func:`all_gather_single` (torch 2.13 warns)."""
+    warnings.warn("`torch.distributed.all_gather_into_tensor` is deprecated. Please use "
+                  "`torch.distributed.all_gather_single` instead.", FutureWarning, stacklevel=2)
+    return all_gather_single(output_tensor, input_tensor, group, async_op)
+
+
+def _all_gather_base(output_tensor, input_tensor, group=None, async_op=False):
+    """torch's private name of :func:`all_gather_single` (torch 2.13 warns)."""
+    warnings.warn("`torch.distributed._all_gather_base` is a private function and will be deprecated. Please use "
+                  "`torch.distributed.all_gather_single` instead.", FutureWarning, stacklevel=2)
+    return all_gather_single(output_tensor, input_tensor, group, async_op)
 
 
 
 
-def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+def reduce_scatter_single(output, input, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduce ``input`` (group_size blocks on dim 0) over ranks; rank i gets block i in ``output``."""
     if _tracing(output, input):
         lo = _lowered(group)
         if lo and input.numel() == lo[0].size() * output.numel():
             output._set_value(_rs_traced(lo, input._value, output, op))
             return _work(async_op)
-        return _in_program(lambda o, i: reduce_scatter_tensor(o, i, op, group), [output, input], [0], async_op)
+        return _in_program(lambda o, i: reduce_scatter_single(o, i, op, group), [output, input], [0], async_op)
     g = _group(group)
     if not _member(g):
         return None
@@ -160,7 +175,18 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     return _done(call, async_op, lambda out: _put(output, out.reshape(oshape)))
 
 
-_reduce_scatter_base = reduce_scatter_tensor
+def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    """Deprecated name of :func:`reduce_scatter_single` (torch 2.13 warns)."""
+    warnings.warn("`torch.distributed.reduce_scatter_tensor` is deprecated. Please use "
+                  "`torch.distributed.reduce_scatter_single` instead.", FutureWarning, stacklevel=2)
+    return reduce_scatter_single(output, input, op, group, async_op)
+
+
+def _reduce_scatter_base(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    """torch's private name of :func:`reduce_scatter_single` (torch 2.13 warns)."""
+    warnings.warn("`torch.distributed._reduce_scatter_base` is a private function and will be deprecated. Please "
+                  "use `torch.distributed.reduce_scatter_single` instead.", FutureWarning, stacklevel=2)
+    return reduce_scatter_single(output, input, op, group, async_op)
 
 
 def _rs_traced(lo, x, output, op):

@@ -152,7 +152,7 @@ def _gather_fw(ctx, x, g):
     x = x.contiguous()
     out = _creation.empty((x.shape[0] * n,) + tuple(x.shape[1:]) if x.dim() else (n,), dtype=x.dtype,
                           device=x.device)
-    _c.all_gather_into_tensor(out, x, g)
+    _c.all_gather_single(out, x, g)
     return out
 
 
@@ -164,7 +164,7 @@ def _reduce_scatter_fw(ctx, x, op, name, g):
     ctx.op, ctx.name, ctx.g = op, name, g
     x = x.contiguous()
     out = _creation.empty((x.shape[0] // g.size(),) + tuple(x.shape[1:]), dtype=x.dtype, device=x.device)
-    _c.reduce_scatter_tensor(out, x, op, g)
+    _c.reduce_scatter_single(out, x, op, g)
     return out
 
 

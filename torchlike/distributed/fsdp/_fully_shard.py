@@ -152,7 +152,7 @@ class _State:
         packed = _xp(parts[0]).concatenate(parts)
         flat = Tensor._wrap(_on_device(packed), ds[0]._dev)
         out = Tensor._wrap(_on_device(_xp(packed).zeros((n * packed.shape[0],), packed.dtype)), flat._dev)
-        _collectives.all_gather_into_tensor(out, flat, group=self.group)
+        _collectives.all_gather_single(out, flat, group=self.group)
         blocks = _host(out._value).reshape(n, -1)
         fulls, off = [], 0
         for d, r, rest, k in zip(ds, rows, rests, sizes):
@@ -184,7 +184,7 @@ class _State:
         rows = -(-g.shape[0] // n)
         g = _pad0(g, rows * n)
         out = g.new_empty((rows,) + tuple(g.shape[1:]))
-        _collectives.reduce_scatter_tensor(out, g.contiguous(), op=_collectives.ReduceOp.AVG,
+        _collectives.reduce_scatter_single(out, g.contiguous(), op=_collectives.ReduceOp.AVG,
                                            group=self.group)
         if self.replicate_group is not None:
             _collectives.all_reduce(out, op=_collectives.ReduceOp.AVG, group=self.replicate_group)

@@ -16,7 +16,7 @@ from ...tensor import Tensor
 from ..._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
 from .placement_types import Partial, Placement, Replicate, Shard
 from ..._mutation import alias_op
-from .._collectives import all_gather_into_tensor
+from .._collectives import all_gather_single
 from .._process_group import get_world_size, init_process_group, is_initialized
 from ..device_mesh import init_device_mesh
 
@@ -287,7 +287,7 @@ def _gather_shards(d):
         x = moved._value
         moved = Tensor._wrap(jnp.pad(x, [(0, pad)] + [(0, 0)] * (x.ndim - 1)), moved._dev)
     out = moved.new_empty((rows * n,) + tuple(moved.shape[1:]))
-    all_gather_into_tensor(out, moved.contiguous(), group=group)
+    all_gather_single(out, moved.contiguous(), group=group)
     return out[:gshape[k]].movedim(0, k).contiguous()
 
 

@@ -19,14 +19,14 @@ def _all_reduce(t, group):
 def _gather(t, dim, group, n):
     x = t.detach().movedim(dim, 0).contiguous()
     out = x.new_empty((x.shape[0] * n,) + tuple(x.shape[1:]))
-    _collectives.all_gather_into_tensor(out, x, group=group)
+    _collectives.all_gather_single(out, x, group=group)
     return out.movedim(0, dim).contiguous()
 
 
 def _reduce_scatter(t, dim, group, n):
     x = t.detach().movedim(dim, 0).contiguous()
     out = x.new_empty((x.shape[0] // n,) + tuple(x.shape[1:]))
-    _collectives.reduce_scatter_tensor(out, x, group=group)
+    _collectives.reduce_scatter_single(out, x, group=group)
     return out.movedim(0, dim).contiguous()
 
 
