@@ -113,6 +113,27 @@ def test_plain_pickle_of_tensors():
     assert u.tolist() == [1.0, 2.0] and u.requires_grad
 
 
+def test_pickle_of_a_non_leaf_and_forking_pickler_like_torch():
+    """A pickled non-leaf that requires grad loads as a leaf that requires grad (torch's rebuild passes
+    requires_grad); multiprocessing's ForkingPickler refuses it with torch's 'Cowardly refusing' error."""
+    from multiprocessing.reduction import ForkingPickler
+
+    def run(T):
+        import torchlike.multiprocessing  # noqa: F401  (torch's reductions are registered on import)
+        import torch.multiprocessing  # noqa: F401
+        out = []
+        for t in (T.ones(2, requires_grad=True) * 2, T.ones(2, requires_grad=True), T.ones(2)):
+            r = pickle.loads(pickle.dumps(t))
+            try:
+                ForkingPickler(io.BytesIO(), 2).dump(t)
+                forked = "ok"
+            except RuntimeError as e:
+                forked = str(e)
+            out.append((r.tolist(), r.is_leaf, r.requires_grad, forked))
+        return out
+    assert run(torchlike) == run(torch)
+
+
 def test_safetensors_roundtrip(tmp_path):
     from safetensors.numpy import load_file
     sd = {"a": torchlike.arange(6.0).reshape(2, 3), "b": torchlike.ones(2, dtype=torchlike.bfloat16)}

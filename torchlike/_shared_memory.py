@@ -151,6 +151,10 @@ def _rebuild(cls, dupfd, dtype, shape, requires_grad, extra):
 
 def _reduce(t):
     """How multiprocessing pickles a tensor: a shared one as its mapping's descriptor, others by value."""
+    if t.requires_grad and not t.is_leaf:  # (torch.multiprocessing's reduce_tensor)
+        raise RuntimeError("Cowardly refusing to serialize non-leaf tensor which requires_grad, since autograd does "
+                           "not support crossing process boundaries.  If you just want to transfer the data, call "
+                           "detach() on the tensor before serializing (e.g., putting it on the queue).")
     if not t.is_shared():
         return t.__reduce_ex__(4)
     m = t._vbase.__dict__["_map"]

@@ -109,7 +109,8 @@ class TensorPickling:
             arr = np.conj(arr) if conj else arr
             arr = -arr if neg else arr
             extra[_BITS] = (conj, neg)
-        return (_rebuild_pickled, (type(self), arr, self._rg and self._grad_fn is None, str(self._dev), extra))
+        # (a non-leaf that requires grad unpickles as a leaf that requires grad, as torch's)
+        return (_rebuild_pickled, (type(self), arr, self.requires_grad, str(self._dev), extra))
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
