@@ -176,3 +176,38 @@ def test_leaves_recorded_again_after_their_graph_is_freed_match_torch():
         z.backward()
         return w.grad, v.grad, v.requires_grad, v.is_leaf, type(z.grad_fn.next_functions[1][0]).__name__
     same_as_torch(fn, grad=False)
+
+
+def test_copy_of_self_is_an_in_place_write_like_torchs():
+    # torch's copy_ kernel returns at once for src is self, after the in-place dispatch moved the version and
+    # autograd recorded the op: no overlap check (an expanded self is fine), the leaf and saved-tensor errors
+    def fn(m):
+        y = m.tensor([1.0, 2.0])  # host-resident in torchlike
+        y.copy_(y)
+        d = m.tensor([[1, 2]]) * 1
+        d.copy_(d)
+        e = m.tensor([3.0]).expand(3)
+        e.copy_(e)
+        w = m.tensor([1.0, 2.0], requires_grad=True)
+        h = w * 2
+        h.copy_(h)
+        (h * w).sum().backward()
+        b = w * 1
+        v = b[:1].expand(2)
+        v.copy_(v)  # (an expanded view with history: recorded, no overlap error; its backward is not compared)
+        return y, d, e, h, v, w.grad, h.grad_fn.name(), v.grad_fn.name(), b.grad_fn.name(), \
+            m.tensor([y._version, d._version, e._version, h._version, b._version])
+    same_as_torch(fn, grad=False)
+
+    def leaf(m):
+        w = m.tensor([1.0, 2.0], requires_grad=True)
+        w.copy_(w)
+    raises_like_torch(leaf)
+
+    def saved(m):
+        w = m.tensor([1.0, 2.0], requires_grad=True)
+        x = m.tensor([3.0, 4.0])
+        z = (w * x).sum()
+        x.copy_(x)
+        z.backward()
+    raises_like_torch(saved)

@@ -185,9 +185,10 @@ def copy_(self, src, non_blocking=False):
     if src.__class__ is not Tensor and not isinstance(src, (Tensor, numbers.Number, np.generic)):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {tp_name(src)}")
     src = as_tensor_arg(src)
-    if src is self:  # (torch returns at once: no overlap check, no write)
-        return self
-    check_inplace(self, (src,), None, "partial")  # torch's TensorIterator, before its broadcast check
+    same = src is self  # torch's kernel returns at once (no overlap check: an expanded self too), after the
+    # in-place dispatch moved the version and autograd recorded CopyBackwards: the general write below, as is
+    if not same:
+        check_inplace(self, (src,), None, "partial")  # torch's TensorIterator, before its broadcast check
     if tuple(src.shape) != tuple(self.shape):
         shape = broadcast_shape(tuple(self.shape), tuple(src.shape))
         if shape != tuple(self.shape):
@@ -203,10 +204,10 @@ def copy_(self, src, non_blocking=False):
         # (arrays are immutable), so no program compiles for each new shape
         h = src._host_array() if self._chain is _HOST_CHAIN and host_operand(self) is not None else None
         if h is not None:  # both host-resident: self takes src's numpy array and stays on the host (_host_write)
-            return self._inplace_update(Tensor._from_host(h, self._dev))
-        return self._inplace_update(Tensor._wrap(src._value, self._dev))
+            return self._inplace_update(Tensor._from_host(h, self._dev), same)
+        return self._inplace_update(Tensor._wrap(src._value, self._dev), same)
     new = dispatch(_copy_impl, (self, src), (("dt", self.dtype.np),), name="CopyBackwards", saves=False)
-    return self._inplace_update(new)
+    return self._inplace_update(new, same)
 
 
 
