@@ -104,3 +104,37 @@ def test_register_multi_grad_hook_matches_torch():
         return seen
     a, b = _both(f)
     assert a == b
+
+
+def _helper_names(mod):
+    """torch.nn.factory_kwargs, F's grid_sample mode tables, F.assert_int_or_pair and boolean_dispatch, and
+    torch._jit_internal's is_scripting: results and errors."""
+    import importlib
+    F = mod.nn.functional
+    ji = importlib.import_module(f"{mod.__name__}._jit_internal")
+    out = [mod.nn.factory_kwargs(None), mod.nn.factory_kwargs({"dtype": mod.float64}) == {"dtype": mod.float64},
+           sorted(mod.nn.factory_kwargs({"device": "cpu", "factory_kwargs": {"memory_format": None}}).items()),
+           F.GRID_SAMPLE_INTERPOLATION_MODES, F.GRID_SAMPLE_PADDING_MODES, ji.is_scripting()]
+    for call in (lambda: mod.nn.factory_kwargs({"bias": True}),
+                 lambda: mod.nn.factory_kwargs({"device": "cpu", "factory_kwargs": {"device": "cpu"}}),
+                 lambda: F.assert_int_or_pair((1, 2, 3), "kernel_size", "{} must be int or pair"),
+                 lambda: F.assert_int_or_pair(3, "kernel_size", "{} must be int or pair")):
+        try:
+            out.append(("ok", call()))
+        except Exception as e:  # compared with torch's
+            out.append((type(e).__name__, str(e)))
+
+    def if_true(x, flag=False):
+        return ("true", x)
+
+    def if_false(x, flag=False):
+        """doc of if_false"""
+        return ("false", x)
+    f = F.boolean_dispatch("flag", 1, False, if_true, if_false, "my.mod", "pick")
+    out += [f(1), f(1, True), f(1, flag=True), f.__name__, f.__module__, f.__doc__, if_true.__doc__,
+            ji.boolean_dispatched[f]["index"]]
+    return out
+
+
+def test_nn_helper_names_like_torch():
+    assert _helper_names(torchlike) == _helper_names(torch)

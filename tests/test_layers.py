@@ -32,7 +32,7 @@ LAYERS = {
     "torchlike._memory_format": L0, "torchlike._missing": L0, "torchlike._torch_paths": L0, "torchlike._class_parts": L0,
     "torchlike.version": L0, "torchlike.torch_version": L0, "torchlike._trace_hooks": L0, "torchlike.autograd.grad_mode": L0, "torchlike.autograd.graph": L0,
     "torchlike.autograd._node_names": L0, "torchlike.autograd.anomaly_mode": L0,
-    "torchlike._tensor_messages": L0, "torchlike._ir_context": L0,
+    "torchlike._tensor_messages": L0, "torchlike._ir_context": L0, "torchlike._jit_internal": L0,
     "torchlike.compile._errors": L0, "torchlike._hooks": L0, "torchlike._profiler_state": L0,
     "torchlike._to_args": L0, "torchlike._config_module": L0, "torchlike._pybind_enum": L0, "torchlike._cpu_features": L0, "torchlike._aten_vec_sums": L0, "torchlike._stl_order": L0, "torchlike._shape_churn": L0, "torchlike._row_buckets": L0, "torchlike._fork_guard": L0, "torchlike.nn._loader": L0,  # _loader: a star-import helper, no torchlike import
     # L1: the Tensor (state and metadata)

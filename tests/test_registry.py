@@ -400,7 +400,9 @@ def test_hardshrink_and_prelu_are_entries_on_every_surface():
 
 # torch.overrides' helpers that torch.nn.functional re-exports (functions of the protocol, not ops)
 _PROTOCOL_HELPERS = ("handle_torch_function", "has_torch_function", "has_torch_function_unary",
-                     "has_torch_function_variadic")
+                     "has_torch_function_variadic",
+                     # helpers torch's F holds that are no ops (tests/test_api_surface.py checks them)
+                     "assert_int_or_pair", "boolean_dispatch")
 
 
 def _functional_names():

@@ -23,3 +23,26 @@ try:
     from .parallel import DataParallel  # noqa: F401
 except ImportError:  # pragma: no cover
     pass
+
+
+def factory_kwargs(kwargs):
+    """torch.nn.factory_kwargs: the ``device``/``dtype``/``memory_format`` of ``kwargs`` (and of its
+    ``factory_kwargs`` entry) as one dict for a factory call; TypeError for any other key or one given twice.
+
+    >>> import torchlike as torch
+    >>> torch.nn.factory_kwargs({"dtype": torch.float64, "factory_kwargs": {"device": "cpu"}})
+    {'device': 'cpu', 'dtype': torch.float64}
+    """
+    if kwargs is None:
+        return {}
+    simple = {"device", "dtype", "memory_format"}
+    allowed = simple | {"factory_kwargs"}
+    if not kwargs.keys() <= allowed:
+        raise TypeError(f"unexpected kwargs {kwargs.keys() - allowed}")
+    out = dict(kwargs.get("factory_kwargs", {}))
+    for k in simple:
+        if k in kwargs:
+            if k in out:
+                raise TypeError(f"{k} specified twice, in **kwargs and in factory_kwargs")
+            out[k] = kwargs[k]
+    return out

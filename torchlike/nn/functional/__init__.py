@@ -24,3 +24,14 @@ _star_import(__name__, [
     "_conv", "_pooling", "_adaptive_pooling", "_norm", "_rnn", "_attention", "_vision", "_embeddingbag", "_linear_ce",
 ], globals(), __all__, skip=lambda name: _registry.declares("nn.functional", name))
 _registry.install({"nn.functional": _sys.modules[__name__]})
+
+# torch's F names outside its families: the grid_sample mode tables, its argument assertion, and the dispatcher of
+# functions with a boolean argument (torch._jit_internal's, re-exported by torch's F)
+from ..._jit_internal import boolean_dispatch  # noqa: E402,F401
+from ._vision import GRID_SAMPLE_INTERPOLATION_MODES, GRID_SAMPLE_PADDING_MODES  # noqa: E402,F401
+
+
+def assert_int_or_pair(arg, arg_name, message):
+    """AssertionError ``message.format(arg_name)`` unless ``arg`` is an int or has two elements."""
+    if not (isinstance(arg, int) or len(arg) == 2):
+        raise AssertionError(message.format(arg_name))

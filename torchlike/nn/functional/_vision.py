@@ -32,6 +32,10 @@ __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilin
            "affine_grid", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold", "channel_shuffle",
            "native_channel_shuffle"]
 
+# torch.nn.functional's tables of grid_sample's modes (the numbers its kernels take)
+GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
+
 _HI = lax.Precision.HIGHEST
 
 
