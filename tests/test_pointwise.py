@@ -78,6 +78,8 @@ CASES = [
     (lambda m, x: m.nan_to_num(x, 1.0, 2.0, -3.0), SPECIAL),
     (lambda m, x: m.nan_to_num(x.double(), posinf=7.0), SPECIAL),
     (lambda m, x: m.nan_to_num(x.half()), SPECIAL),
+    (lambda m, x: m.nan_to_num(x, None, None, None), SPECIAL),  # float? nan=None: 0, as the default
+    (lambda m, x: x.nan_to_num(nan=None, posinf=5.0), SPECIAL),
     (lambda m, x: m.nan_to_num(x), I),
     (lambda m, x: m.nan_to_num(x), C),
     (lambda m, x: m.logit(x), P),

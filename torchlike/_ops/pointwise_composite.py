@@ -254,6 +254,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     >>> torchlike.nan_to_num(torchlike.tensor([float('nan'), 1.]))
     tensor([0., 1.])
     """
+    if nan is None:  # torch's schema: float? nan=None, meaning 0
+        nan = 0.0
     d = input.dtype.to_real()
     if d.is_floating_point:
         fi = _dtype.finfo(d)
