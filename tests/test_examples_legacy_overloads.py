@@ -140,6 +140,29 @@ def test_bad_combination_is_type_error_like_torch(call):
         call(torchlike, torchlike.ones(2, 2))
 
 
+@pytest.mark.parametrize("call", [lambda t, v: v.add(t.tensor(2.), t.tensor(5.)),
+                                  lambda t, v: t.addcmul(v, t.tensor(2.), v, v),
+                                  lambda t, v: t.addmm(t.tensor(2.), v[None].T @ v[None], t.tensor(3), v[None].T @ v[None],
+                                                       v[None].T @ v[None]),
+                                  lambda t, v: v.clone().sub_(t.tensor(3), v)])
+def test_zero_d_tensor_stands_for_the_scalar_like_torch(call):
+    """A 0-d tensor that requires no grad stands for the deprecated overloads' Number (``x.add(tensor(2.), y)``),
+    as torch's parser takes it."""
+    def run(t):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return call(t, t.ones(2)).tolist()
+    assert run(torchlike) == run(torch)
+
+
+@pytest.mark.parametrize("call", [lambda t, v: v.add(t.tensor(2., requires_grad=True), t.tensor(5.)),
+                                  lambda t, v: v.add(t.tensor([2.]), t.tensor(5.))])
+def test_tensor_that_cannot_be_the_scalar_is_type_error(call):
+    for t in (torch, torchlike):
+        with pytest.raises(TypeError):
+            call(t, t.ones(2))
+
+
 _TRAILING = [lambda t, m, v: t.addmm(m, m, m, 2, 3), lambda t, m, v: t.addmv(v, m, v, 2, 3),
              lambda t, m, v: t.addr(m, v, v, 2, 3), lambda t, m, v: t.baddbmm(m[None], m[None], m[None], 2, 3),
              lambda t, m, v: t.addbmm(m, m[None], m[None], 2, 3), lambda t, m, v: t.addcmul(v, v, v, 2),

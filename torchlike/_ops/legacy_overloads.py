@@ -99,6 +99,11 @@ def sort_scalar_args(op, args, ntensors, names, number_other=False):
     [3.0, 3.0]
     """
     tensors = [a for a in args if isinstance(a, Tensor)]
+    if len(tensors) > ntensors:  # (torch's parser takes a 0-d tensor that requires no grad for a Number)
+        at = (1,) if op not in _BETA_OPS else (0 if _caller()[1] == "function" else 1, 2)[:len(args) - 3]
+        args = tuple(a.item() if k in at and isinstance(a, Tensor) and a.ndim == 0 and not a.requires_grad else a
+                     for k, a in enumerate(args))
+        tensors = [a for a in args if isinstance(a, Tensor)]
     nums = [a for a in args if not isinstance(a, Tensor)]
     last_is_tensor = number_other and len(tensors) == ntensors - 1 and len(nums) > 1 and \
         isinstance(args[-1], numbers.Number)

@@ -394,7 +394,7 @@ def none_rejected(sig, fn):
         params = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
         return ()
-    lists = [[p for p in o.params if not p.keyword_only] for o in sig.overloads]
+    lists = [[p for p in o.params if not p.keyword_only] for o in sig.overloads if not o.hidden]
     if any(len(ps) == 1 and ps[0].kind == "Tensor[]" for ps in lists):
         return ()  # (varargs that are a list: torch.meshgrid(a, b))
     out = []
