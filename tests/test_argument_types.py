@@ -21,7 +21,7 @@ import warnings
 import pytest
 
 import torchlike
-from conftest import raises_like_torch, torch
+from conftest import raises_like_torch, same_as_torch, torch
 from _argument_types_known import KNOWN
 
 # pattern -> (positional args after the tensor, keyword args)
@@ -258,3 +258,77 @@ def main(argv):
 
 if __name__ == "__main__":
     main(sys.argv[1:])
+
+
+# one wrong argument of a common function (a fuzz of torch.*'s functions): torch's exception type, and its message
+# where it has no C++ trace or overload list (``match``: a regex both messages meet; "" for the type only)
+_X = lambda m: m.ones(2, 3)  # noqa: E731
+ONE_WRONG_ARGUMENT = [
+    # a Tensor where torch's parser takes an int list: none, whatever its shape (a one-element integer one is an int)
+    (lambda m: m.logsumexp(_X(m), m.ones(0, 3)), None), (lambda m: m.amax(_X(m), m.ones(0, 3)), None),
+    (lambda m: m.sum(_X(m), m.ones(0, 3)), r"^sum\(\) received an invalid combination of arguments - got \(Tensor, "),
+    (lambda m: m.mean(_X(m), m.ones(0, 3)), r"^mean\(\) received an invalid combination"),
+    (lambda m: m.std(_X(m), m.ones(0, 3)), r"^std\(\) received an invalid combination"),
+    (lambda m: m.all(_X(m), m.ones(0, 3)), r"^all\(\) received an invalid combination"),
+    (lambda m: m.count_nonzero(_X(m), m.ones(0, 3)), ""), (lambda m: m.sum(_X(m), m.tensor([0, 1])), ""),
+    (lambda m: m.squeeze(_X(m), m.ones(0)), r"^squeeze\(\) received an invalid combination"),
+    (lambda m: m.squeeze(_X(m), m.tensor(1.)), r"^squeeze\(\) received an invalid combination"),
+    (lambda m: m.tile(_X(m), m.tensor(2)), None), (lambda m: m.tile(_X(m), m.tensor(1.5)), None),
+    (lambda m: m.reshape(_X(m), m.tensor(6)), None), (lambda m: m.reshape(_X(m), m.tensor(6.)), None),
+    (lambda m: m.permute(_X(m), m.tensor(1)), None), (lambda m: m.broadcast_to(_X(m), m.ones(0)), None),
+    (lambda m: m.constant_pad_nd(_X(m), m.ones(0)), None),
+    # a Scalar: a 0-d tensor that needs no grad
+    (lambda m: m.full_like(_X(m), _X(m)), None), (lambda m: m.full_like(_X(m), m.tensor([1.])), None),
+    (lambda m: m.full_like(_X(m), m.tensor(1., requires_grad=True)), None),
+    # a size or a Scalar past int64 (uint64 for a Scalar): torch's parser fails to unpack it
+    (lambda m: m.zeros(10**30), r"^zeros\(\): argument 'size' failed to unpack the object at pos 1 with error "
+                                r"\"Overflow when unpacking long long"),
+    (lambda m: m.ones(2, 10**30), r"^ones\(\): argument 'size' failed to unpack the object at pos 2 with error "
+                                  r"\"Overflow when unpacking long long"),
+    (lambda m: m.randn(-10**30), r"^randn\(\): argument 'size' failed to unpack the object at pos 1 "),
+    (lambda m: _X(m).view(10**30), r"^view\(\): argument 'size' failed to unpack the object at pos 1 "),
+    (lambda m: m.reshape(_X(m), (3, 10**30)), r"^reshape\(\): argument 'shape' failed to unpack the object at pos 2 "),
+    (lambda m: m.add(_X(m), 10**30), None), (lambda m: m.eq(_X(m), -10**30), None),
+    (lambda m: _X(m).masked_fill(_X(m) > 0, 10**30), None), (lambda m: m.isin(_X(m), 10**30), None),
+    (lambda m: m.isin(10**30, _X(m)), None), (lambda m: m.full_like(_X(m), 10**30), None),
+    (lambda m: m.scalar_tensor(10**30), None),
+    # a number or a list where the first argument is a Tensor
+    (lambda m: m.round(-7), None), (lambda m: m.round([[1, 2], [3]]), None), (lambda m: m.round(10**30), None),
+    (lambda m: m.clone(10**30), None),
+    # a ragged list among the tensors of a tensor list
+    (lambda m: m.column_stack([[1, 2], [3]]), None), (lambda m: m.broadcast_tensors([[1, 2], [3]]), None),
+    (lambda m: m.broadcast_tensors(m.ones(1), [1]), None), (lambda m: m.hstack([m.ones(1), [1]]), None),
+    # aten's binary_cross_entropy_with_logits: the loss has target's shape, input broadcast to it in place
+    (lambda m: m.binary_cross_entropy_with_logits(_X(m), m.tensor(1.5)), None),
+    (lambda m: m.binary_cross_entropy_with_logits(_X(m), m.ones(0, 3)), None),
+    (lambda m: m.binary_cross_entropy_with_logits(m.ones(2), m.ones(3, 2), None, m.ones(2), 1), None),
+    # take_along_dim checks the index dtype with a dim; without one, gather's check
+    (lambda m: m.take_along_dim(_X(m), m.ones(0, 3), 1), None), (lambda m: m.take_along_dim(_X(m), m.ones(3)), None),
+    (lambda m: m.randint_like(_X(m), m.tensor([5])), None),
+]
+
+
+@pytest.mark.parametrize("k", range(len(ONE_WRONG_ARGUMENT)))
+def test_one_wrong_argument_raises_like_torch(k):
+    fn, match = ONE_WRONG_ARGUMENT[k]
+    raises_like_torch(fn, match=match, quiet=True)
+
+
+# ... and the calls of those functions torch takes
+ONE_ARGUMENT_TAKEN = [
+    lambda m: m.take_along_dim(_X(m), m.ones(0, 3)), lambda m: m.cholesky(m.ones(0, 3)),
+    lambda m: m.cholesky(m.ones(2, 0, 3).long()), lambda m: m.cov(m.tensor(1.5)), lambda m: m.corrcoef(m.tensor(2)),
+    lambda m: m.cov(m.tensor(1.5), correction=0), lambda m: m.cov(m.tensor(1.5), fweights=m.tensor(2)),
+    lambda m: m.binary_cross_entropy_with_logits(m.tensor(1.5), _X(m) / 4),
+    lambda m: [m.binary_cross_entropy_with_logits(m.tensor([0.3, -1.2]), m.tensor([[0.25, 1.], [0., 0.5], [1., 1.]]),
+                                                  m.tensor([2., 1.]), None, r) for r in (0, 1, 2)],
+    lambda m: m.sum(_X(m), m.tensor(1)), lambda m: m.sum(_X(m), m.tensor([1])), lambda m: m.squeeze(m.ones(2, 1), m.tensor(1)),
+    lambda m: m.ones(2, 1).squeeze(m.tensor([1])), lambda m: _X(m).reshape(m.tensor(6)), lambda m: _X(m).tile(m.tensor(2)),
+    lambda m: m.zeros(m.tensor(2), 3), lambda m: m.full_like(_X(m), m.tensor(2.)), lambda m: m.full_like(_X(m), m.tensor(2)),
+    lambda m: m.randint_like(_X(m), m.tensor(5)).shape, lambda m: m.add(_X(m), 2**63 - 1),
+]
+
+
+@pytest.mark.parametrize("k", range(len(ONE_ARGUMENT_TAKEN)))
+def test_one_argument_taken_like_torch(k):
+    same_as_torch(ONE_ARGUMENT_TAKEN[k], grad=False)

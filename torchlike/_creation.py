@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype, _jit_cache
-from ._errors import PACKAGE_DIR, argument_error, called_op, check_alloc, no_other_keywords, torch_warn, tp_name
+from ._errors import PACKAGE_DIR, argument_error, called_op, check_alloc, check_int64_sizes, no_other_keywords, torch_warn, tp_name
 from ._layout import strided as _strided
 from . import _memory_format as _mfmt
 from ._device import CPU, canonical, host_to_jax, of_array, off_cpu
@@ -286,6 +286,7 @@ def _size(size, name="zeros"):
             raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, " +
                             (f"but found element of type {kind} at pos 0" if packed else f"not {kind}"))
         if s < 0:
+            check_int64_sizes(size)
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
         out.append(int(s))
     out = tuple(out)
@@ -345,7 +346,7 @@ def _filled(size, value, dtype, device, requires_grad):
     elif d.name == "complex32" and type(value) in (int, float, complex):
         value = complex(_chalf_parts(value))
     dev = canonical(device)
-    check_alloc(size, d)
+    check_alloc(size, d, given=True)
     if not requires_grad and math.prod(size) <= HOST_MAX and _hostable(dev) and _host_fill_ok(value, d) \
             and _cpu_default():
         if type(value) is int and value == 0:
@@ -663,7 +664,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     d, dev = _like(input, dtype, device)
     if isinstance(fill_value, numbers.Number):
         check_scalar_fits(fill_value, _dtype.to_dtype(d))
-    elif isinstance(fill_value, _NOT_NUMBERS):  # (torch's parser error, not JAX's or numpy's words)
+    elif isinstance(fill_value, _NOT_NUMBERS) or (  # (torch's parser error, not JAX's or numpy's words; a Scalar
+            isinstance(fill_value, Tensor) and (fill_value.ndim or fill_value.requires_grad)):  # tensor: 0-d, no grad)
         raise argument_error(fill_value, "Number", "fill_value", "full_like", 2)
     return _mfmt.mark(_filled(tuple(input.shape), fill_value, d, dev, requires_grad), memory_format, input)
 

@@ -103,10 +103,24 @@ def _itemsize(dtype):
     return np.dtype(np_dtype).itemsize
 
 
-def check_alloc(shape, dtype, *, overflow="storage"):
+SIZE_ARG_NAMES = {"reshape": "shape", "repeat": "repeats", "tile": "dims"}  # torch's size arguments (others': 'size')
+
+
+def check_int64_sizes(shape):
+    """torch's parser error for a size past int64 (``torch.zeros(10**30)``), which it fails to unpack before any
+    check of the op: for the failure paths of the size checks (a storage overflow, a negative or wrong size)."""
+    for i, s in enumerate(shape):
+        if isinstance(s, int) and not -_INT64_MAX - 1 <= s <= _INT64_MAX:
+            op = caller_op()
+            raise TypeError(f"{op}(): argument '{SIZE_ARG_NAMES.get(op, 'size')}' failed to unpack the object at pos "
+                            f"{i + 1} with error \"Overflow when unpacking long long\"")
+
+
+def check_alloc(shape, dtype, *, overflow="storage", given=False):
     """Raise torch's error if allocating ``shape`` x ``dtype`` overflows int64 or exceeds memory.
 
-    ``overflow="numel"`` gives the message torch uses where it only counts elements (``expand``).
+    ``overflow="numel"`` gives the message torch uses where it only counts elements (``expand``); ``given``: the
+    sizes are the user's (a factory's), where one past int64 is torch's parser error instead.
     Cheap: one ``math.prod`` and a comparison for any request under a gibibyte.  Symbolic (export) dims
     are skipped."""
     try:
@@ -117,6 +131,8 @@ def check_alloc(shape, dtype, *, overflow="storage"):
         return
     if not all(isinstance(s, (int, np.integer)) for s in shape):
         return
+    if given:  # (sizes as the user gave them, not computed: one past int64 is torch's parser error)
+        check_int64_sizes(shape)
     numel = math.prod(int(s) for s in shape)
     if numel > _INT64_MAX:
         if overflow == "numel":
@@ -274,6 +290,10 @@ def translate(exc, f=None, name=None, arrays=()):
         if at is not None:  # an operand neither a Tensor nor a number (``x.sub(None)``): torch's parser error
             return TypeError(f"{_parsing_op(f, name)}(): argument '{'other' if at else 'input'}' must be Tensor, "
                              f"not {type(exc.obj).__name__}")
+    if isinstance(exc, OverflowError):  # JAX met a Python int past int64: the words of torch's Scalar conversion
+        big = next((a for a in arrays if type(a) is int and not -_INT64_MAX - 1 <= a <= _INT64_MAX), None)
+        if big is not None:  # (torch takes one up to 2**64 - 1 as an unsigned Scalar; torchlike does not)
+            return OverflowError("can't convert negative int to unsigned" if big < 0 else "int too big to convert")
     if not is_foreign(exc):
         return _clean(exc)
     # JAX met a str, list or None where the op takes a tensor: torch's parser rejects its type. (None is also an

@@ -299,7 +299,7 @@ def draw(kind, shape, dtype, generator=None, args=(), params=(), host=False, dev
     """
     if vmap_modes and "error" in vmap_modes:
         raise RuntimeError(_VMAP_RANDOM_ERROR)
-    check_alloc(shape, dtype)
+    check_alloc(shape, dtype, given=True)
     if device is not None and getattr(device, "type", device) == "meta":
         z = np.zeros(tuple(shape), np.dtype(dtype))
         return z if host and z.size <= HOST_MAX else to_device(z)

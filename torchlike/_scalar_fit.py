@@ -35,6 +35,8 @@ def check_scalar_fits(value, dt):
     Integers fit a signed type's range, and an unsigned one's from -max (those wrap); floats must be finite
     and within [min, max] compared in double (so -0.5 does not fit uint8, and 2.0**63 fits int64); a complex
     number with an imaginary part fits no real dtype."""
+    if type(value) is int and not -2 ** 63 <= value < 2 ** 64:  # (torch's Scalar of it fails first: int64 or uint64)
+        raise OverflowError("can't convert negative int to unsigned" if value < 0 else "int too big to convert")
     if dt.is_complex or dt is _dtype.bool or isinstance(value, bool):
         return
     v = complex(value)

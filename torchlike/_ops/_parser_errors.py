@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import sys
 
 from .. import _torch_function
 from .._errors import argument_error, no_arguments_error
@@ -166,6 +167,10 @@ def raise_if_unparsed(fn, name, args, kwargs, positions=True):
     err = unparsed(fn, name, args, kwargs, positions)
     if err is not None:
         raise err from None
+    e = sys.exc_info()[1]
+    if isinstance(e, OverflowError) and args and type(args[0]) is int and not any(
+            isinstance(a, Tensor) for a in (*args, *kwargs.values())):  # (``torch.clone(10**30)``: the int met
+        raise not_a_tensor(fn, name, args[0]) from None  # JAX where torch's parser wants a Tensor first)
 
 
 def parser_error(e, fn, name, args, kwargs, positions=True, method=True):

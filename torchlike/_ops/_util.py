@@ -5,6 +5,7 @@ import math
 import numbers
 import operator
 import re
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -17,7 +18,7 @@ from .._shape_churn import as_exact, host_impl, quiet
 from .._scalar_fit import float_to_int
 from .. import _torch_function
 from .._dispatch import HOST_DTYPES, dispatch, host_operand, host_pointwise
-from .._errors import argument_error, caller_op, extra_arguments_error, tp_name
+from .._errors import PACKAGE_DIR, SIZE_ARG_NAMES, argument_error, caller_op, extra_arguments_error, tp_name
 from ..tensor import Tensor, _wrap_dim
 from ._parser_errors import NO_ARGUMENT_METHODS
 from .registry import register
@@ -118,8 +119,10 @@ def dims_arg(dim, ndim):
         return None
     if isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):
         return (_wrap_dim(int(dim), ndim),)
-    if isinstance(dim, Tensor) and dim.numel() == 1 and not (dim.dtype.is_floating_point or dim.dtype.is_complex):
-        return (_wrap_dim(int(dim.item()), ndim),)  # (torch's parser: a one-element integer or bool tensor is a dim)
+    if isinstance(dim, Tensor):  # (torch's parser: a one-element integer or bool tensor is a dim; no tensor a list)
+        if dim.numel() == 1 and not (dim.dtype.is_floating_point or dim.dtype.is_complex):
+            return (_wrap_dim(int(dim.item()), ndim),)
+        raise argument_error(dim, "tuple of ints", "dim")
     try:
         dims = tuple(_wrap_dim(operator.index(d), ndim) for d in dim)
     except TypeError:  # a str, a float, None, or a sequence holding one: torch's parser error
@@ -158,6 +161,9 @@ def shape_arg(args):
     out = []
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
+            if args is given and len(args) == 1 and _namespace_call():  # torch.reshape(x, t): one int-list argument
+                op = caller_op()
+                raise argument_error(a, "tuple of ints", _SIZE_ARG_NAMES.get(op, "size"), op, 2)
             if a.numel() != 1:  # torch's parser takes a one-element tensor as an int, nothing larger
                 raise _size_element_error(i, a, given)
             a = int(a.item())
@@ -170,7 +176,17 @@ def shape_arg(args):
     return tuple(out)
 
 
-_SIZE_ARG_NAMES = {"reshape": "shape", "repeat": "repeats", "tile": "dims"}  # (the rest call theirs 'size')
+_SIZE_ARG_NAMES = SIZE_ARG_NAMES  # (the rest call theirs 'size')
+
+
+def _namespace_call():
+    """Whether the user called the namespace function of a size-taking op (``torch.reshape(x, t)``, ``torch.tile``:
+    the op table's wrapper counting positions with ``self``) rather than its method, whose varargs torch's parser
+    reads a lone one-element tensor from as a size (``x.reshape(t)``).  Read on the rare path of a Tensor size."""
+    f = outer = sys._getframe(1)
+    while f is not None and f.f_code.co_filename.startswith(PACKAGE_DIR):
+        outer, f = f, f.f_back
+    return outer.f_code.co_name == "typed" and outer.f_locals.get("positions") is True
 
 
 def _size_element_error(i, a, given):

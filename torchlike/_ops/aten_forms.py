@@ -22,6 +22,7 @@ import operator
 import warnings
 
 from . import dropout as _dropout
+from .._errors import broadcast_shape
 from .registry import TABLE, register
 from .signatures import SIGNATURES
 
@@ -156,6 +157,17 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
 @_form("Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, "
        "int reduction=at::Reduction::Mean")
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
+    ts = getattr(target, "shape", None)
+    if ts is not None and getattr(input, "shape", ts) != ts:  # (aten's (1 - target).mul_(input): the loss has
+        b = broadcast_shape(tuple(ts), tuple(input.shape))  # target's shape, input broadcast to it; F's
+        if b != tuple(ts):  # ValueError for unequal shapes is its Python's)
+            raise RuntimeError(f"output with shape {list(ts)} doesn't match the broadcast shape {list(b)}")
+        if pos_weight is not None:  # (its log_sigmoid(input).mul_((pos_weight - 1).mul(target) + 1): input's shape)
+            w = broadcast_shape(tuple(pos_weight.shape), b)
+            if broadcast_shape(tuple(input.shape), w) != tuple(input.shape):
+                raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape "
+                                   f"{list(broadcast_shape(tuple(input.shape), w))}")
+        input = input.expand(b)
     return _F("binary_cross_entropy_with_logits")(input, target, weight, reduction=_reduction(reduction),
                                                   pos_weight=pos_weight)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import operator
 
-from .._errors import broadcast_error, is_tracer, method_argument_error, tp_name
+from .._errors import argument_error, broadcast_error, is_tracer, method_argument_error, tp_name
 from .. import _dtype
 from .._grad_mode import is_grad_enabled
 from ..tensor import Tensor
@@ -184,8 +184,9 @@ ROUNDING = unary_kinds({_BOOL, _COMPLEX}, _rounding_error)  # floor, ceil, trunc
 def ROUND(n, input, *a, decimals=None, **k):
     """round of a bool or complex tensor, or of an integer one given ``decimals`` (torch's round.decimals
     overload): torch names the kernel it lacks, ``round_cpu`` with nonzero ``decimals``, ``round_vml_cpu`` else."""
-    if isinstance(input, Tensor) and (input.dtype._kind in (_BOOL, _COMPLEX) or (
-            decimals is not None and input.dtype._kind == _INT)):
+    if not isinstance(input, Tensor):  # (a number, a list: torch's parser error; a method's self is a Tensor)
+        raise argument_error(input, "Tensor", "input", n, 1)
+    if input.dtype._kind in (_BOOL, _COMPLEX) or (decimals is not None and input.dtype._kind == _INT):
         raise not_implemented("round_cpu" if decimals else "round_vml_cpu", input.dtype)
 FRAC = unary_kinds({_BOOL, _INT, _COMPLEX}, lambda n, d: not_implemented("frac_cpu", d))
 SIGN = unary_kinds({_COMPLEX}, lambda n, d: NotImplementedError(

@@ -78,6 +78,8 @@ host_impl(_isin_impl, _isin_host)
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """Whether each element of ``elements`` is in ``test_elements``."""
     if not isinstance(elements, Tensor):
+        if type(elements) is int and not -2 ** 63 <= elements < 2 ** 64:  # (torch's Scalar conversion of it)
+            raise OverflowError("can't convert negative int to unsigned" if elements < 0 else "int too big to convert")
         elements = Tensor._wrap(jnp.asarray(elements)) if not isinstance(test_elements, Tensor) else \
             test_elements.new_tensor(elements)
     return dispatch(_isin_impl, (elements, test_elements), (("invert", bool(invert)),), diff=False)

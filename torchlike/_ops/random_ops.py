@@ -337,6 +337,8 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
         if t is not None:
             return t
     if high is None:
+        if isinstance(low, Tensor) and low.ndim:  # (torch's Tensor-high overload takes a 0-d one only)
+            raise RuntimeError("high must be a scalar tensor and on CPU")
         low, high = 0, low
     shape, d = tuple(input.shape), _dtype.to_dtype(dtype or input.dtype)
     x = _randint_array(_integer(low), _integer(high), shape, d, generator, True, _like_dev(input, device))

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _dtype
 from .. import _memory_format as _mfmt
-from .._errors import argument_error, check_alloc, int_arg, torch_warn
+from .._errors import argument_error, check_alloc, int_arg, torch_warn, tp_name
 from ..tensor import _ALIAS_CHAIN, _NUMPY_CHAIN, _SHARED_CHAIN, Size
 from ._util import Tensor, cast, dispatch, keyword_shape, register, shape_arg, wrap_dim
 from .._creation import empty
@@ -431,7 +431,11 @@ def broadcast_tensors(*tensors):
     [torch.Size([2, 3]), torch.Size([2, 3])]
     """
     ts = _tensors_arg(tensors)
-    shapes = [tuple(t.shape) for t in ts]
+    try:
+        shapes = [tuple(t.shape) for t in ts]
+    except AttributeError:  # (a list, a number: torch's parser error)
+        k = next(k for k, t in enumerate(ts) if not isinstance(t, Tensor))
+        raise TypeError(f"expected Tensor as element {k} in argument 0, but got {tp_name(ts[k])}") from None
     try:
         shape = tuple(broadcast_shapes(*shapes))
     except RuntimeError:

@@ -149,6 +149,9 @@ def _stack_seq(tensors, name):
                         f"{type(tensors).__name__}")  # (called_op: an alias's name, ``concat``)
     if len(tensors) == 0:
         raise RuntimeError(f"{name} expects a non-empty TensorList")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):  # (torch's parser error, not an attribute error of the element later)
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {tp_name(t)}")
     return list(tensors)
 
 

@@ -12,6 +12,7 @@ from jax import lax
 
 from .. import _dtype, _views
 from .. import _memory_format as _mfmt
+from .._errors import argument_error
 from ._util import Tensor, dispatch, register
 from .._creation import tensor
 from .padding import _pad_impl, pad as _pad
@@ -58,6 +59,8 @@ def constant_pad_nd(input, pad, value=0):
     >>> torchlike.constant_pad_nd(torchlike.tensor([1, 2]), (1, 0), 7).tolist()
     [7, 1, 2]
     """
+    if isinstance(pad, Tensor):  # (torch's parser takes no Tensor for the int list, whatever its shape)
+        raise argument_error(pad, "tuple of ints", "pad", "constant_pad_nd", 2)
     pad = tuple(map(operator.index, pad))  # (ints: torch's parser)
     if isinstance(value, (complex, np.complexfloating)):  # (torch's Scalar value: F.pad's float refuses it)
         check_scalar_fits(value, input.dtype)  # (an imaginary part fits only a complex tensor)

@@ -89,7 +89,9 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if input.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                            f"{input.ndim} dimensions")
-    n_obs = 1 if input.ndim == 0 else input.shape[-1]
+    if input.ndim == 0:  # (one observation of one variable, as torch's view of it as a row)
+        input = input.reshape(1)
+    n_obs = input.shape[-1]
     for name, w in (("fweights", fweights), ("aweights", aweights)):
         if w is not None:
             _check_cov_weights(name, w, n_obs)

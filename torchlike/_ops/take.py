@@ -105,11 +105,11 @@ def take_along_dim(input, indices, dim=None):
     tensor([[30],
             [60]])
     """
+    if dim is None:  # (torch checks no dtype here: gather's check, which an empty index passes)
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
     if indices.dtype is not _dtype.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{_dtype._CAP[indices.dtype.name]}")
-    if dim is None:
-        return gather(input.reshape(-1), 0, indices.reshape(-1))
     if input.ndim != indices.ndim:
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
                            f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")

@@ -11,7 +11,7 @@ from jax import lax
 from .. import _dtype, _grad_mode, _views
 from .. import _profiler_state as _prof
 from .. import _memory_format as _mfmt
-from .._errors import argument_error, caller_op, check_alloc, extra_arguments_error, int_arg, method_argument_error, tp_name, warn_at_caller
+from .._errors import argument_error, caller_op, check_alloc, check_int64_sizes, extra_arguments_error, int_arg, method_argument_error, tp_name, warn_at_caller
 from . import checks as C
 from .._tape import FORWARD_AD
 from .._mutation import alias_op, copy_slices, view_of_root  # noqa: F401  (one copy, in layer 2; re-exported)
@@ -106,6 +106,7 @@ def _infer_shape(shape, numel):
         else:
             if neg is None:
                 if math.prod(shape) != numel:
+                    check_int64_sizes(shape)
                     raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
                 return tuple(shape)
             rest = -math.prod(shape)
@@ -125,6 +126,7 @@ def _infer_shape(shape, numel):
                 raise RuntimeError("only one dimension can be inferred")
             neg.append(i)
         elif s < -1:
+            check_int64_sizes(shape)
             raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
     if neg:
         rest = math.prod(s for s in shape if s != -1)
@@ -135,6 +137,7 @@ def _infer_shape(shape, numel):
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape[neg[0]] = numel // rest
     if math.prod(shape) != numel:
+        check_int64_sizes(shape)
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
     return tuple(shape)
 
@@ -303,6 +306,10 @@ def squeeze(input, dim=None):
     if dim is None:
         dims = {i for i, s in enumerate(sh) if s == 1}
     else:
+        if isinstance(dim, Tensor):  # (torch's parser: a one-element integer tensor is an int dim, none a list)
+            if dim.numel() != 1 or dim.dtype.is_floating_point or dim.dtype.is_complex:
+                raise argument_error(dim, "tuple of ints", "dim", "squeeze")
+            dim = int(dim)
         dd = (dim,) if isinstance(dim, int) else tuple(dim)
         if len(dd) > 1:
             w = [wrap_dim(d, len(sh)) for d in dd]
@@ -335,7 +342,7 @@ def permute(input, dims):
     >>> torchlike.permute(torchlike.zeros(2, 3), (1, 0)).shape
     torch.Size([3, 2])
     """
-    if isinstance(dims, numbers.Integral):  # (the method's lone int is made a list by its wrapper)
+    if isinstance(dims, (numbers.Integral, Tensor)):  # (the method's lone int is made a list by its wrapper)
         raise TypeError(f"permute(): argument 'dims' must be tuple of ints, not {type(dims).__name__}")
     dims = shape_arg((dims,)) if not isinstance(dims, (tuple, list)) else tuple(dims)
     nd = input.ndim
@@ -461,6 +468,8 @@ register("expand_as", namespaces=())(expand_as)
 
 @register()
 def broadcast_to(input, size):
+    if isinstance(size, Tensor):  # (torch's parser takes no Tensor for the size, whatever its shape)
+        raise method_argument_error(size, "tuple of ints", "size", "broadcast_to", 1)
     try:
         size = tuple(size)
     except TypeError:  # (a float, None: torch's parser error, not Python's "not iterable")
