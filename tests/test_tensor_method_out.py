@@ -129,3 +129,19 @@ def test_namespace_out_still_writes(fn):
 ])
 def test_out_errors_like_torch(fn):
     raises_like_torch(fn)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m: m.mm(m.ones(2, 2), m.ones(2, 2), out=1),
+    lambda m: m.sum(m.ones(2, 2), 0, out=1),
+    lambda m: m.add(m.ones(2, 2), m.ones(2, 2), out="a"),
+    lambda m: m.mul(m.ones(2, 2), 2, out=[m.ones(2, 2)]),
+    lambda m: m.exp(m.ones(2), out=(m.ones(2),)),
+    lambda m: m.max(m.ones(2, 2), 0, out=1),
+    lambda m: m.cat([m.ones(2), m.ones(2)], out=3),
+], ids=["mm int", "sum int", "add str", "mul list", "exp tuple", "max int", "cat int"])
+def test_out_that_is_no_tensor_is_torchs_type_error(fn):
+    # torch's parser refuses it before the kernel runs (torchlike met it as an AttributeError of the int, or wrote
+    # a one-tensor result into a list); the message names the argument or lists the overloads
+    e = raises_like_torch(fn, match=r"argument 'out'|invalid combination of arguments|incorrect|out")
+    assert isinstance(e, TypeError)

@@ -401,6 +401,16 @@ def _checks_operands(e):
             or e.namespaces[:1] == ("nn.functional",))
 
 
+def _check_out_type(fn, name, args, kwargs, out):
+    """An ``out=`` that is not a Tensor: torch's parser error where the op's signatures take none (a tuple or list
+    only where they declare several outputs; ``torch.mm(a, b, out=1)``, ``torch.exp(a, out=(t,))``)."""
+    err = unparsed(fn, name, args, {**kwargs, "out": out}, True)
+    if err is not None:
+        raise err
+    if getattr(fn, "torch_signature", None) is None and not isinstance(out, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+
+
 def _with_out(fn, name, rule=None, exact=False, own=None, called=None):
     """``fn`` with torch's ``out=`` keyword; ``rule``/``exact``/``own``: the entry's out_overlap/out_same_dtype/
     out_form.  ``name``: the op its kernel's errors name (``div``), ``called`` (default ``name``) the one its
@@ -410,6 +420,8 @@ def _with_out(fn, name, rule=None, exact=False, own=None, called=None):
     @functools.wraps(fn)
     def wrapper(*args, out=None, **kwargs):
         if out is not None:
+            if not isinstance(out, Tensor):
+                _check_out_type(fn, parsed, args, kwargs, out)
             check_out_overlap(out, args, rule)
         try:
             r = fn(*args, **kwargs) if out is None or own is None else own(out, *args, **kwargs)
@@ -423,6 +435,8 @@ def _with_out(fn, name, rule=None, exact=False, own=None, called=None):
             raise
         if out is None or own is not None:
             return r
+        if isinstance(out, (tuple, list)) and isinstance(r, Tensor):  # (several outs for one result)
+            raise TypeError(f"{parsed}(): argument 'out' must be Tensor, not {type(out).__name__}")
         if exact and out.dtype is not r.dtype:  # (no cast into out: torch's check names both dtypes)
             if callable(exact):  # (the op's own words: out_dtype_message)
                 raise RuntimeError(exact(args, r.dtype, out.dtype))
