@@ -223,6 +223,15 @@ def test_tensor_split_takes_torchs_method_keyword():
                                 m.split(x, split_size_or_sections=[1, 1], dim=0)), np.arange(12.0).reshape(2, 6))
 
 
+def test_split_size_given_as_a_tensor_like_torch():
+    # torch's Tensor.split takes int() of a one-element tensor (a size computed with tensor ops); a longer one goes
+    # on as the sizes, which split_with_sizes' parser refuses
+    same_as_torch(lambda m, x: (x.split(m.tensor(2)), m.split(x, m.tensor(4)), x.split(m.tensor([3])),
+                                x.split(m.tensor(2.0)), x.split(m.tensor(2), dim=0)[0].grad_fn is None),
+                  np.arange(6.0))
+    raises_like_torch(lambda m: m.arange(6).split(m.tensor([2, 4])))
+
+
 def test_tensor_methods_take_torchs_keyword_names():
     # torch's Python-level Tensor methods (torch/_tensor.py): each parameter name they accept by keyword is
     # accepted by torchlike's method of that name

@@ -685,6 +685,14 @@ def _split_sizes(n, split_size_or_sections, dim=0):
     return sizes
 
 
+def _split_size_of_tensor(t):
+    """A Tensor given as ``split``'s size: torch's ``Tensor.split`` takes ``int(t)`` (a one-element tensor), else passes
+    it on as the sizes, which its parser refuses (a tuple of ints, not a Tensor)."""
+    if t.numel() == 1:
+        return int(t)
+    raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not Tensor")
+
+
 def _slices(input, d, bounds, node="SliceBackward0"):
     out = []
     for a, b in bounds:
@@ -702,6 +710,8 @@ def split(tensor, split_size_or_sections, dim=0):
             wrap_dim(dim, 1)  # (torch's parser error first)
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, tensor.ndim)
+    if isinstance(split_size_or_sections, Tensor):  # torch's Tensor.split: int() of it, else the sizes it lists
+        split_size_or_sections = _split_size_of_tensor(split_size_or_sections)
     sizes = _split_sizes(tensor.shape[d], split_size_or_sections, d)
     starts = np.cumsum([0] + sizes[:-1])
     return _multi_output(tensor, _slices(tensor, d, [(int(s), int(s) + n) for s, n in zip(starts, sizes)],
