@@ -305,6 +305,15 @@ ONE_WRONG_ARGUMENT = [
     # take_along_dim checks the index dtype with a dim; without one, gather's check
     (lambda m: m.take_along_dim(_X(m), m.ones(0, 3), 1), None), (lambda m: m.take_along_dim(_X(m), m.ones(3)), None),
     (lambda m: m.randint_like(_X(m), m.tensor([5])), None),
+    # torch parses before the op's value checks (an input's rank, an index's dtype, an integer std)
+    (lambda m: m.tril(m.tensor(1.5), _X(m)), None), (lambda m: m.triu(m.tensor(1.5), "x"), None),
+    (lambda m: m.diag(m.tensor(1.5), _X(m)), None), (lambda m: m.diag_embed(m.tensor(1.5), None), None),
+    (lambda m: m.diagonal_copy(m.tensor(1.5), "x"), None), (lambda m: m.take(-7, _X(m)), None),
+    (lambda m: m.nanmean(_X(m).long(), _X(m)), None),
+    (lambda m: m.std_mean(_X(m).long(), _X(m)), r"^std_mean\(\) received an invalid combination of arguments - got "
+                                                r"\(Tensor, Tensor\), but expected one of:\n"),
+    (lambda m: m.var_mean(_X(m).long(), "x"), r"^var_mean\(\) received an invalid combination of arguments - got "
+                                              r"\(Tensor, str\), but expected one of:\n"),
 ]
 
 

@@ -769,6 +769,17 @@ SIGNATURES = {
     ("torch", "stft"): ["Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, "
                         "bool center=True, str pad_mode=\"reflect\", bool normalized=False, bool? onesided=None, "
                         "bool? return_complex=None, bool? align_to_window=None"],
+    # ops whose value checks (an input's rank, an index's dtype) would come before torch's parser
+    **{("torch", n): ["Tensor self, SymInt diagonal=0, *, Tensor? out=None"] for n in ("tril", "triu")},
+    ("torch", "diag"): ["Tensor self, int diagonal=0, *, Tensor? out=None"],
+    ("torch", "diag_embed"): ["Tensor self, int offset=0, int dim1=-2, int dim2=-1"],
+    ("torch", "diagonal_copy"): ["Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor? out=None"],
+    ("torch", "take"): ["Tensor self, Tensor index, *, Tensor? out=None"],
+    ("torch", "nanmean"): ["Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, "
+                           "Tensor? out=None"],
+    **{("torch", n): ["Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False",
+                      "Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False",
+                      "Tensor self, bool unbiased=True"] for n in ("std_mean", "var_mean")},
 }
 
 # torch.full lives in torchlike._creation, below this package (its op modules import it): its parser error reads
