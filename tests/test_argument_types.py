@@ -312,6 +312,12 @@ ONE_WRONG_ARGUMENT = [
     (lambda m: m.nanmean(_X(m).long(), _X(m)), None),
     (lambda m: m.std_mean(_X(m).long(), _X(m)), r"^std_mean\(\) received an invalid combination of arguments - got "
                                                 r"\(Tensor, Tensor\), but expected one of:\n"),
+    # a factory's sizes are all parsed before its negative-size check; randperm's n is a SymInt
+    (lambda m: m.zeros(-7, _X(m)), r"^zeros\(\): argument 'size' failed to unpack the object at pos 2 "),
+    (lambda m: m.ones(2, -7, "a"), r"^ones\(\): argument 'size' failed to unpack the object at pos 3 "),
+    (lambda m: m.zeros(-7), None), (lambda m: m.randperm(m.tensor(1.5)), None), (lambda m: m.randperm(10**30), None),
+    (lambda m: m.randperm(m.tensor([3, 4])), None),
+    (lambda m: m.binary_cross_entropy_with_logits(_X(m).long(), m.tensor(1.5)), None),
     (lambda m: m.var_mean(_X(m).long(), "x"), r"^var_mean\(\) received an invalid combination of arguments - got "
                                               r"\(Tensor, str\), but expected one of:\n"),
 ]
@@ -335,6 +341,7 @@ ONE_ARGUMENT_TAKEN = [
     lambda m: m.ones(2, 1).squeeze(m.tensor([1])), lambda m: _X(m).reshape(m.tensor(6)), lambda m: _X(m).tile(m.tensor(2)),
     lambda m: m.zeros(m.tensor(2), 3), lambda m: m.full_like(_X(m), m.tensor(2.)), lambda m: m.full_like(_X(m), m.tensor(2)),
     lambda m: m.randint_like(_X(m), m.tensor(5)).shape, lambda m: m.add(_X(m), 2**63 - 1),
+    lambda m: m.randperm(m.tensor([3])).shape, lambda m: m.randperm(m.tensor(3)).shape,
 ]
 
 

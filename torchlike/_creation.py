@@ -268,7 +268,7 @@ def _size(size, name="zeros"):
     packed = len(size) == 1 and isinstance(size[0], (tuple, list))
     if packed:
         size = tuple(size[0])
-    out = []
+    out, negative = [], None
     for i, s in enumerate(size):
         if isinstance(s, Tensor) and s.numel() == 1:  # (a larger tensor: torch's parser error below)
             s = s.item()
@@ -285,10 +285,12 @@ def _size(size, name="zeros"):
                                 f"\"type must be tuple of ints,but got {kind}\"")
             raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, " +
                             (f"but found element of type {kind} at pos 0" if packed else f"not {kind}"))
-        if s < 0:
-            check_int64_sizes(size)
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+        if s < 0 and negative is None:  # (torch's parser reads every size before the check)
+            negative = s
         out.append(int(s))
+    if negative is not None:
+        check_int64_sizes(size)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {negative}: {list(size)}")
     out = tuple(out)
     if len(_SIZES) < 4096:
         _SIZES[out] = out
@@ -418,6 +420,10 @@ def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
     size = _size_arg("zeros", args, size)
     if any(isinstance(s, (int, np.integer)) and s < 0 for s in (size[0] if len(size) == 1 and isinstance(
             size[0], (tuple, list)) else size)):
+        try:  # (torch's parser error for a later size that is no int comes first)
+            _size(size)
+        except RuntimeError:
+            pass
         raise RuntimeError("zeros: Dimension size must be non-negative.")
     t = _filled(_size(size), 0, dtype, device, requires_grad)
     return _out(t if memory_format is None else _mfmt.mark(t, memory_format), out)

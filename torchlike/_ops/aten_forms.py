@@ -22,6 +22,7 @@ import operator
 import warnings
 
 from . import dropout as _dropout
+from .. import _dtype
 from .._errors import broadcast_shape
 from .registry import TABLE, register
 from .signatures import SIGNATURES
@@ -159,6 +160,8 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
     ts = getattr(target, "shape", None)
     if ts is not None and getattr(input, "shape", ts) != ts:  # (aten's (1 - target).mul_(input): the loss has
+        if not (input.dtype.is_floating_point or input.dtype.is_complex):  # (its log_sigmoid(input) fails first)
+            raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for \'{_dtype._CAP[input.dtype.name]}\'')
         b = broadcast_shape(tuple(ts), tuple(input.shape))  # target's shape, input broadcast to it; F's
         if b != tuple(ts):  # ValueError for unequal shapes is its Python's)
             raise RuntimeError(f"output with shape {list(ts)} doesn't match the broadcast shape {list(b)}")

@@ -181,7 +181,7 @@ _FACTORY = ("Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, Devi
             "bool requires_grad=False")
 _RANDINT = Signature("randint", [f"{b}, SymInt[] size, *, {g}{_FACTORY}" for b in ("int high", "int low, int high")
                                  for g in ("Generator generator, ", "")])
-_RANDPERM = Signature("randperm", [f"int n, *, {g}{_FACTORY}" for g in ("Generator generator, ", "")])
+_RANDPERM = Signature("randperm", [f"SymInt n, *, {g}{_FACTORY}" for g in ("Generator generator, ", "")])
 
 
 def _int_like(v):
@@ -240,13 +240,16 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     >>> sorted(torchlike.randperm(4).tolist())
     [0, 1, 2, 3]
     """
-    if not _int_like(n) or generator is not None and not isinstance(generator, Generator):  # (a bool, a float,
+    if not _int_like(n) or isinstance(n, Tensor) or generator is not None and not isinstance(generator, Generator):
+        # (a bool, a float, a tensor that is not a 0-d integer one,
         # a generator that is not one: torch's parser error; random_split and the samplers call this directly)
         err = _RANDPERM.error((n,), _given(generator=generator, out=out, dtype=dtype, layout=layout, device=device))
         if err is not None:
             raise TypeError(err.as_function)
     n = int(n)
-    if n < 0:
+    if not 0 <= n <= 2 ** 63 - 1:
+        if n > 0 or n < -2 ** 63:  # (torch's parser fails to unpack it)
+            raise ValueError("Overflow when unpacking long long")
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     d, device = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64, canonical(device)
     _check_randperm(n, d)
