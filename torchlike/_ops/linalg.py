@@ -16,7 +16,7 @@ import numpy as np
 from jax import lax
 
 from .. import _dtype, return_types
-from .._errors import bool_arg, torch_warn
+from .._errors import argument_error, bool_arg, torch_warn
 from .. import linalg as _ns
 from .._tape import relabel
 from ._util import Tensor, dispatch, register, wrap_dim
@@ -597,11 +597,12 @@ def cholesky_inverse(input, upper=False):
     [[0.25, 0.0], [0.0, 0.25]]
     """
     upper = bool_arg(upper, "upper", "cholesky_inverse", 1)  # (the parser's error first)
-    if isinstance(input, Tensor):
-        check_square(input, "cholesky_inverse")
-        if not (input.dtype.is_floating_point or input.dtype.is_complex):
-            raise NotImplementedError(f"\"cholesky_inverse_out_cpu\" not implemented for "
-                                      f"'{_dtype._CAP[input.dtype.name]}'")
+    if not isinstance(input, Tensor):  # (a number, a list: torch's parser error)
+        raise argument_error(input, "Tensor", "input", "cholesky_inverse", 1)
+    check_square(input, "cholesky_inverse")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(f"\"cholesky_inverse_out_cpu\" not implemented for "
+                                  f"'{_dtype._CAP[input.dtype.name]}'")
     return column_major(dispatch(_chol_inv_impl, (input,), (("upper", upper),), name="CholeskyInverseBackward0"))
 
 

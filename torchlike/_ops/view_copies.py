@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import functools
 
-from ._util import register, wrap_dim
+from .._errors import argument_error
+from ._util import Tensor, register, wrap_dim
 from .registry import write_out
 from . import views as _v
 from . import complex_ops as _complex
@@ -26,6 +27,8 @@ __all__ = []
 # --- X_copy -----------------------------------------------------------------------------------------
 def _copying(name, view_fn):
     def fn(input, *args, **kwargs):
+        if not isinstance(input, Tensor):  # (alias_copy(-7) would make a tensor of it: torch's parser error)
+            raise argument_error(input, "Tensor", "input", name, 1)
         r = view_fn(input, *args, **kwargs)
         # torch's node is the view's, suffixed: TBackward0_copy (its child here is the view node itself)
         view_node = type(getattr(r[0] if isinstance(r, tuple) and r else r, "_grad_fn", None)).__name__

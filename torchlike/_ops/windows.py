@@ -6,7 +6,7 @@ import numpy as np
 import math
 
 from .. import _dtype
-from .._errors import int_arg
+from .._errors import caller_op, int_arg
 from ._util import register
 from .._creation import tensor
 
@@ -18,6 +18,9 @@ def _window(n, fn, periodic, dtype, device, requires_grad):
     it: op by op in that precision (a float32 Blackman window ends at -2.98e-08, not 0)."""
     n = int_arg(n, "window_length", 1)
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    if n < 0:
+        op = caller_op()  # (the window called: hann_window, not the hamming_window it is)
+        raise RuntimeError(f"{op} requires non-negative window_length, got window_length={n}")
     if n == 0:
         vals = np.zeros(0)
     elif n == 1:
