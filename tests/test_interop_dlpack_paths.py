@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import torchlike
-from conftest import torch
+from conftest import raises_like_torch, torch
 
 
 def test_dlpack_device_matches_torch():
@@ -67,3 +67,10 @@ def test_amp_autocast_paths_cast_like_torch(make):
                 off = lib.mm(lib.ones(2, 2), lib.ones(2, 2))
         got.append((str(mm.dtype), str(sm.dtype), str(off.dtype), lib.is_autocast_enabled("cpu")))
     assert got[1] == got[0]
+
+
+@pytest.mark.parametrize("value", [None, -7, "abc", np.ones(2)], ids=["none", "int", "str", "ndarray"])
+def test_to_dlpack_of_no_tensor_raises_like_torch(value):
+    """torch's _to_dlpack is a C function: its parser's TypeError, not an AttributeError (nor numpy's capsule)."""
+    raises_like_torch(lambda m: m.to_dlpack(value))
+    raises_like_torch(lambda m: m.utils.dlpack.to_dlpack(value))

@@ -6,6 +6,7 @@ import ctypes
 import jax.numpy as jnp
 
 from .._device import of_array
+from .._errors import tp_name
 from ..tensor import Tensor
 
 __all__ = ["from_dlpack", "to_dlpack"]
@@ -65,4 +66,6 @@ def to_dlpack(tensor):
     >>> torchlike.from_dlpack(torchlike.utils.dlpack.to_dlpack(torchlike.ones(2)))
     tensor([1., 1.])
     """
+    if not isinstance(tensor, Tensor):  # (torch's C function's parser error)
+        raise TypeError(f"_to_dlpack(): argument 'data' (position 1) must be Tensor, not {tp_name(tensor)}")
     return tensor.__dlpack__()
