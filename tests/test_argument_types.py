@@ -320,6 +320,7 @@ ONE_WRONG_ARGUMENT = [
     (lambda m: m.binary_cross_entropy_with_logits(_X(m).long(), m.tensor(1.5)), None),
     (lambda m: m.alias_copy(-7), None), (lambda m: m.t_copy(None), None), (lambda m: m.cholesky_inverse(-7), None),
     (lambda m: m.cholesky_inverse([[1, 2], [3]]), None), (lambda m: m.view_copy(-7, (1,)), ""),
+    (lambda m: m.arange(10**30), None), (lambda m: m.arange(-10**30, 0), None),
     (lambda m: m.hann_window(-7), None), (lambda m: m.kaiser_window(-7, True, 12.0), None),
     (lambda m: m.bartlett_window(-1), None), (lambda m: m.hamming_window(-3, False), None),
     (lambda m: m.var_mean(_X(m).long(), "x"), r"^var_mean\(\) received an invalid combination of arguments - got "

@@ -97,6 +97,9 @@ def _arange(start, end, step, out, dtype, device, requires_grad):
     else:
         n = math.ceil((end - start) / step)
     if n > 2 ** 63 - 1:
+        big = next((v for v in (start, end, step) if type(v) is int and not -2 ** 63 <= v < 2 ** 64), None)
+        if big is not None:  # (a bound past int64 and uint64: torch's Scalar conversion of it fails first)
+            raise OverflowError("can't convert negative int to unsigned" if big < 0 else "int too big to convert")
         raise RuntimeError("invalid size, possible overflow?")
     n = max(0, n)
     check_alloc((n,), d)
