@@ -404,10 +404,12 @@ def _checks_operands(e):
 def _check_out_type(fn, name, args, kwargs, out):
     """An ``out=`` that is not a Tensor: torch's parser error where the op's signatures take none (a tuple or list
     only where they declare several outputs; ``torch.mm(a, b, out=1)``, ``torch.exp(a, out=(t,))``)."""
-    err = unparsed(fn, name, args, {**kwargs, "out": out}, True)
-    if err is not None:
-        raise err
-    if getattr(fn, "torch_signature", None) is None and not isinstance(out, (tuple, list)):
+    sig = getattr(fn, "torch_signature", None)
+    if sig is not None and any(p.name == "out" for o in sig.overloads for p in o.params):  # (declared: its words)
+        err = unparsed(fn, name, args, {**kwargs, "out": out}, True)
+        if err is not None:
+            raise err
+    elif not isinstance(out, (tuple, list)):  # (a tuple or list: checked against the result's count after the call)
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
 
 
