@@ -230,6 +230,12 @@ def test_split_size_given_as_a_tensor_like_torch():
                                 x.split(m.tensor(2.0)), x.split(m.tensor(2), dim=0)[0].grad_fn is None),
                   np.arange(6.0))
     raises_like_torch(lambda m: m.arange(6).split(m.tensor([2, 4])))
+    # the ATen ops parse it as an int: a one-element integer tensor, not a float one
+    same_as_torch(lambda m, x: (m.split_copy(x, m.tensor(2)), m.unsafe_split(x, m.tensor(2)),
+                                m.unsafe_chunk(x, m.tensor(2)), m.chunk(x, m.tensor(2))), np.arange(6.0))
+    for call in (lambda m: m.split_copy(m.arange(6.0), m.tensor(1.5)), lambda m: m.unsafe_split(m.arange(6.0), m.tensor(1.5)),
+                 lambda m: m.unsafe_chunk(m.arange(6.0), m.tensor(1.5)), lambda m: m.chunk(m.arange(6.0), m.tensor(2.0))):
+        raises_like_torch(call)
 
 
 def test_tensor_methods_take_torchs_keyword_names():

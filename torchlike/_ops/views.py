@@ -686,11 +686,17 @@ def _split_sizes(n, split_size_or_sections, dim=0):
 
 
 def _split_size_of_tensor(t):
-    """A Tensor given as ``split``'s size: torch's ``Tensor.split`` takes ``int(t)`` (a one-element tensor), else passes
-    it on as the sizes, which its parser refuses (a tuple of ints, not a Tensor)."""
-    if t.numel() == 1:
+    """A Tensor given as a split's size.  torch's Python ``torch.split``/``Tensor.split`` take ``int(t)`` of a
+    one-element tensor, else pass it on as the sizes, which the parser refuses (a tuple of ints, not a Tensor); the
+    ATen ops built on split (``split_copy``, ``unsafe_split``) parse it as an int: a one-element integer tensor."""
+    op = caller_op()
+    if op == "split":
+        if t.numel() == 1:
+            return int(t)
+        raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not Tensor")
+    if t.numel() == 1 and not t.dtype.is_floating_point and not t.dtype.is_complex:
         return int(t)
-    raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not Tensor")
+    raise TypeError(f"{op}(): argument 'split_size' (position 2) must be int, not Tensor")
 
 
 def _slices(input, d, bounds, node="SliceBackward0"):
