@@ -37,23 +37,26 @@ def _run(mod, dist, dnn):
     return out
 
 
-def test_distributed_nn_collectives_and_gradients_like_torch():
+def _on_one_rank_group(run, module):
+    """``run(mod, dist, extra)`` on a one-rank gloo group of torch, then of torchlike (``extra``: each one's
+    ``module``, a torch.distributed submodule name, or None): (torch's result, torchlike's)."""
+    import importlib
     torch = pytest.importorskip("torch", reason="torch is the oracle")
-    import torch.distributed as tdist
-    import torch.distributed.nn as tnn
-
     import torchlike
-    import torchlike.distributed as dist
-    from torchlike.distributed import nn as lnn
     results = []
-    for mod, d, dnn, url in ((torch, tdist, tnn, f"tcp://127.0.0.1:{free_port()}"),
-                             (torchlike, dist, lnn, "tcp://127.0.0.1:0")):
+    for mod, url in ((torch, f"tcp://127.0.0.1:{free_port()}"), (torchlike, "tcp://127.0.0.1:0")):
+        d = importlib.import_module(f"{mod.__name__}.distributed")
+        extra = importlib.import_module(f"{mod.__name__}.distributed.{module}") if module else None
         d.init_process_group("gloo", rank=0, world_size=1, init_method=url)
         try:
-            results.append(_run(mod, d, dnn))
+            results.append(run(mod, d, extra))
         finally:
             d.destroy_process_group()
-    theirs, ours = results
+    return results
+
+
+def test_distributed_nn_collectives_and_gradients_like_torch():
+    theirs, ours = _on_one_rank_group(_run, "nn")
     assert len(ours) == len(theirs) == 10
     for (name, v, g, fn, w), (n2, v2, g2, fn2, w2) in zip(theirs, ours):
         assert name == n2
@@ -101,22 +104,7 @@ def _funcol_errors(mod, dist, funcol):
 
 
 def test_functional_collectives_errors_like_torch():
-    torch = pytest.importorskip("torch", reason="torch is the oracle")
-    import torch.distributed as tdist
-    import torch.distributed._functional_collectives as tfc
-
-    import torchlike
-    import torchlike.distributed as dist
-    import torchlike.distributed._functional_collectives as lfc
-    results = []
-    for mod, d, fc, url in ((torch, tdist, tfc, f"tcp://127.0.0.1:{free_port()}"),
-                            (torchlike, dist, lfc, "tcp://127.0.0.1:0")):
-        d.init_process_group("gloo", rank=0, world_size=1, init_method=url)
-        try:
-            results.append(_funcol_errors(mod, d, fc))
-        finally:
-            d.destroy_process_group()
-    theirs, ours = results
+    theirs, ours = _on_one_rank_group(_funcol_errors, "_functional_collectives")
     assert ours == theirs
 
 
@@ -140,18 +128,6 @@ def _single_names(mod, dist):
 
 
 def test_single_collective_names_and_deprecations_like_torch():
-    torch = pytest.importorskip("torch", reason="torch is the oracle")
-    import torch.distributed as tdist
-
-    import torchlike
-    import torchlike.distributed as dist
-    results = []
-    for mod, d, url in ((torch, tdist, f"tcp://127.0.0.1:{free_port()}"), (torchlike, dist, "tcp://127.0.0.1:0")):
-        d.init_process_group("gloo", rank=0, world_size=1, init_method=url)
-        try:
-            results.append(_single_names(mod, d))
-        finally:
-            d.destroy_process_group()
-    theirs, ours = results
+    theirs, ours = _on_one_rank_group(lambda mod, d, _: _single_names(mod, d), None)
     assert ours == theirs
     assert sum(1 for *_, w in theirs if w) == 4
