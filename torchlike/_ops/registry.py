@@ -569,8 +569,8 @@ def _make_inplace(fn, name, sparse=None, overlap="internal"):
         # a dispatch mode (or a __torch_dispatch__ subclass) sees torch's in-place overload (aten.add_.Tensor)
         if _prof.MODES or _prof.SUBCLASSES and type(self) in _prof.SUBCLASSES:
             return _prof.MODE_INPLACE[0](inplace, name + "_", self, args, kwargs)
-        if ufunc is not None and self._x.__class__ is np.ndarray and len(args) == 1 and not kwargs and \
-                not on_inplace and host_pointwise(ufunc, self, args[0], dtypes, True) is not None:
+        if ufunc is not None and self.__class__ is Tensor and self._x.__class__ is np.ndarray and len(args) == 1 \
+                and not kwargs and not on_inplace and host_pointwise(ufunc, self, args[0], dtypes, True) is not None:
             return self  # host tensors of one dtype and shape (or one and a number): numpy, self stays on the host
             # (two host tensors never share memory but as self.add_(self), which the overlap rules allow)
         if rule is not None:
@@ -591,8 +591,8 @@ def _make_inplace(fn, name, sparse=None, overlap="internal"):
     def inplace_or_sparse(self, *args, **kwargs):  # the same, falling back to the sparse kernel (dense.add_(sparse))
         if _prof.MODES or _prof.SUBCLASSES and type(self) in _prof.SUBCLASSES:
             return _prof.MODE_INPLACE[0](inplace_or_sparse, name + "_", self, args, kwargs)
-        if ufunc is not None and self._x.__class__ is np.ndarray and len(args) == 1 and not kwargs and \
-                not on_inplace and host_pointwise(ufunc, self, args[0], dtypes, True) is not None:
+        if ufunc is not None and self.__class__ is Tensor and self._x.__class__ is np.ndarray and len(args) == 1 \
+                and not kwargs and not on_inplace and host_pointwise(ufunc, self, args[0], dtypes, True) is not None:
             return self  # (as inplace's)
         if rule is not None:
             check_inplace(self, args, kwargs, rule)
