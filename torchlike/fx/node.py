@@ -68,6 +68,10 @@ def map_arg(a, fn):
     return map_aggregate(a, lambda x: fn(x) if isinstance(x, Node) else x)
 
 
+# modules whose functions torch re-exports but names at home (F.boolean_dispatch is torch._jit_internal's)
+_NAMED_BY_HOME = frozenset({"torchlike._jit_internal"})
+
+
 def _public_functions():
     """torch's dotted name of each public torchlike function (``torchlike.relu`` -> ``torch.relu``)."""
     if not _QUALNAMES:
@@ -78,7 +82,8 @@ def _public_functions():
                 mod = getattr(mod, part)
             prefix = "torch." + (ns + "." if ns else "")
             for name, obj in list(vars(mod).items()):
-                if callable(obj) and not name.startswith("__") and not isinstance(obj, type):
+                if callable(obj) and not name.startswith("__") and not isinstance(obj, type) and \
+                        getattr(obj, "__module__", None) not in _NAMED_BY_HOME:
                     _QUALNAMES.setdefault(id(obj), prefix + name)
         functional = import_root.nn.functional
         for name in _FUNCTIONAL_NAMED:
