@@ -94,7 +94,7 @@ def _resolve(group):
         if not is_compiling():
             warnings.warn("The combination of ranks + tag as process group identifier has been deprecated. "
                           "Please switch to using ProcessGroup, DeviceMesh, or group name instead.",
-                          FutureWarning, stacklevel=4)
+                          FutureWarning, stacklevel=3)  # (the line that called the collective, as torch's)
         _pg._need()
         ranks = tuple(sorted(int(r) for r in group))
         g = _pg._registered.get(ranks)
@@ -262,13 +262,15 @@ def reduce_scatter_tensor_autograd(self: Tensor, reduceOp: str, scatter_dim: int
 
 
 def all_reduce_coalesced(self: list, reduceOp: str, group, tag: str = ""):
-    """:func:`all_reduce` of each tensor of the list."""
-    return [all_reduce(t, reduceOp, group, tag) for t in self]
+    """:func:`all_reduce` of each tensor of the list (the group resolved once, as torch's)."""
+    g = _resolve(group)
+    return [all_reduce(t, reduceOp, g, tag) for t in self]
 
 
 def all_gather_single_coalesced(self: list, group, tag: str = ""):
-    """:func:`all_gather_single` along dim 0 of each tensor of the list."""
-    return [all_gather_single(t, 0, group, tag) for t in self]
+    """:func:`all_gather_single` along dim 0 of each tensor of the list (the group resolved once)."""
+    g = _resolve(group)
+    return [all_gather_single(t, 0, g, tag) for t in self]
 
 
 def all_gather_into_tensor_coalesced(self: list, group, tag: str = ""):
@@ -279,7 +281,8 @@ def all_gather_into_tensor_coalesced(self: list, group, tag: str = ""):
 
 def reduce_scatter_single_coalesced(inputs: list, reduceOp: str, scatter_dim: list, group, tag: str = ""):
     """:func:`reduce_scatter_single` of each tensor of ``inputs`` along its ``scatter_dim``."""
-    n = _resolve(group).size()
+    g = _resolve(group)
+    n = g.size()
     if len(scatter_dim) != len(inputs):
         raise AssertionError(f"Length of scatter_dim ({len(scatter_dim)}) must equal length of inputs "
                              f"({len(inputs)})")
@@ -287,7 +290,7 @@ def reduce_scatter_single_coalesced(inputs: list, reduceOp: str, scatter_dim: li
         if t.size(dim) % n != 0:
             raise AssertionError(f"input dimension {dim} ({t.size(dim)} must be a multiple of group_size {n} "
                                  f"for tensor at index {idx}")
-    return [reduce_scatter_single(t, reduceOp, dim, group, tag) for dim, t in zip(scatter_dim, inputs)]
+    return [reduce_scatter_single(t, reduceOp, dim, g, tag) for dim, t in zip(scatter_dim, inputs)]
 
 
 def reduce_scatter_tensor_coalesced(inputs: list, reduceOp: str, scatter_dim: list, group, tag: str = ""):
